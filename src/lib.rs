@@ -1,0 +1,19 @@
+//! estx: the library behind `estx-tui`.
+//!
+//! Operators of Elasticsearch/OpenSearch clusters whose application emulates
+//! multi-document transactions with the two-phase-commit protocol use this
+//! crate to see stuck transactions and repair them safely. The crate is split
+//! so that nothing that decides about money knows about terminals:
+//!
+//! - [`protocol`]: every step of the protocol as a pure decision over one
+//!   document, one optimistic-concurrency executor, and the procedures built
+//!   from them (transfer, rollback, recovery, locks, audit).
+//! - [`cluster`]: the thin layer over the official `elasticsearch` client.
+//! - [`cli`]: the headless commands, which call the protocol module.
+
+pub mod cli;
+pub mod cluster;
+pub mod error;
+pub mod protocol;
+
+pub use error::{Error, Result};

@@ -1,0 +1,1 @@
+//! Audit placeholder (being written).

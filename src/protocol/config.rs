@@ -1,0 +1,89 @@
+//! Settings of the protocol module: index names, the recovery window, the
+//! retention of fencing records, and how hard to retry.
+
+use super::decide::Fencing;
+use std::time::Duration;
+
+/// Names of the three indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Indices {
+    /// Transaction documents.
+    pub transactions: String,
+    /// Account documents.
+    pub accounts: String,
+    /// Lock documents (id = locked resource).
+    pub locks: String,
+}
+
+impl Default for Indices {
+    fn default() -> Self {
+        Indices {
+            transactions: "transactions".into(),
+            accounts: "accounts".into(),
+            locks: "locks".into(),
+        }
+    }
+}
+
+/// How the executor retries.
+///
+/// Conflicts mean someone else made progress, so many are allowed; unknown
+/// outcomes (timeouts, dropped connections, 5xx) mean the cluster is unwell,
+/// so after a few the step gives up and leaves the transaction where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Attempts allowed after an unknown outcome or failed read.
+    pub max_unknown: u32,
+    /// 409s tolerated on one step before giving up.
+    pub max_conflicts: u32,
+    /// First backoff; doubles per unknown outcome (capped at 2 s).
+    pub base_backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_unknown: 5,
+            max_conflicts: 100,
+            base_backoff: Duration::from_millis(50),
+        }
+    }
+}
+
+/// Everything the procedures need to know besides the cluster.
+#[derive(Debug, Clone)]
+pub struct ProtocolConfig {
+    /// Index names.
+    pub indices: Indices,
+    /// A transaction modified more recently than this may still have a live
+    /// worker: recovery and rollback refuse it unless forced (article: 2 min).
+    pub recovery_window: Duration,
+    /// Non-terminal transactions older than this need an operator (1 h).
+    pub investigate_after: Duration,
+    /// How long settled records are kept for terminal transactions (24 h):
+    /// the fence holds against a worker delayed by less than this.
+    pub settled_retention: Duration,
+    /// Executor retries.
+    pub retry: RetryPolicy,
+    /// Always `On` outside tests that demonstrate the reference's holes.
+    pub fencing: Fencing,
+    /// Lease written into locks taken by transfers.
+    pub lock_lease: Duration,
+    /// How long a transfer waits for a held lock before giving up.
+    pub lock_wait: Duration,
+}
+
+impl Default for ProtocolConfig {
+    fn default() -> Self {
+        ProtocolConfig {
+            indices: Indices::default(),
+            recovery_window: Duration::from_secs(120),
+            investigate_after: Duration::from_secs(3600),
+            settled_retention: Duration::from_secs(24 * 3600),
+            retry: RetryPolicy::default(),
+            fencing: Fencing::On,
+            lock_lease: Duration::from_secs(120),
+            lock_wait: Duration::from_secs(10),
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The shared protocol module: everything that moves money or touches
+//! transaction, account and lock documents. It knows nothing of terminals.
+//!
+//! Layers, from the bottom:
+//! - [`transaction`], [`account`], [`lock`]: documents read tolerantly.
+//! - [`decide`]: each step as a pure decision (the model checker runs these).
+//! - [`executor`]: the one optimistic-concurrency loop that executes them.
+//! - [`steps`]: named steps, plans, and JSON adapters.
+//! - [`procedures`], [`locks`], [`stuck`], [`audit`], [`views`]: what the
+//!   headless commands and the dashboard call, all through [`Protocol`].
+
+pub mod account;
+pub mod audit;
+pub mod config;
+pub mod decide;
+pub mod executor;
+pub mod lock;
+pub mod locks;
+pub mod procedures;
+pub mod report;
+pub mod steps;
+pub mod stuck;
+pub mod time;
+pub mod transaction;
+pub mod views;
+
+pub use config::{Indices, ProtocolConfig, RetryPolicy};
+pub use procedures::{NewTransfer, RunLimits};
+pub use report::{ProcedureReport, StepObserver, StepReport, StepResult, Verdict};
+pub use steps::{Procedure, Refusal, Step};
+pub use transaction::{Transaction, Transfer, TxnState};
+
+use crate::cluster::{Cluster, VersionedDoc};
+use crate::error::Result;
+use executor::Executor;
+use std::sync::Arc;
+
+/// The entry point: a cluster, the settings, and an optional observer that
+/// hears every step as it ends. Cheap to clone; clones share the observer.
+#[derive(Clone)]
+pub struct Protocol {
+    exec: Executor,
+    config: Arc<ProtocolConfig>,
+    observer: Option<StepObserver>,
+    holder: String,
+}
+
+impl std::fmt::Debug for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Protocol")
+            .field("cluster", self.exec.cluster())
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Protocol {
+    /// A protocol handle over `cluster`.
+    pub fn new(cluster: Cluster, config: ProtocolConfig) -> Protocol {
+        let exec = Executor::new(cluster, config.retry);
+        Protocol {
+            exec,
+            config: Arc::new(config),
+            observer: None,
+            holder: default_holder(),
+        }
+    }
+
+    /// Reports every step to `observer` as soon as it ends.
+    pub fn with_observer(mut self, observer: StepObserver) -> Protocol {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Names the process written into the locks this handle takes.
+    pub fn with_holder(mut self, holder: impl Into<String>) -> Protocol {
+        self.holder = holder.into();
+        self
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &Cluster {
+        self.exec.cluster()
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ProtocolConfig {
+        &self.config
+    }
+
+    /// The process id written into locks.
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// Reads a transaction by id (realtime), tolerant of every malformation.
+    pub async fn read_transaction(&self, id: &str) -> Result<Option<(Transaction, VersionedDoc)>> {
+        let doc = self.cluster().get(&self.config.indices.transactions, id).await?;
+        Ok(doc.map(|d| (Transaction::from_source(id, &d.source), d)))
+    }
+
+    fn notify(&self, report: &StepReport) {
+        tracing::info!(txn = %report.txn, step = %report.label, target = %report.target, result = ?report.result, "step");
+        if let Some(obs) = &self.observer {
+            obs(report);
+        }
+    }
+}
+
+fn default_holder() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into());
+    format!("estx-tui:{}@{host}", std::process::id())
+}

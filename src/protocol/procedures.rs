@@ -1,0 +1,422 @@
+//! Procedures built from the steps: create, transfer (optionally under
+//! locks), rollback and recovery. Each re-reads the transaction by id,
+//! refuses what it must (with the reason), then follows its plan step by step
+//! through the executor, reporting each step as it ends.
+
+use super::account::AccountState;
+use super::decide;
+use super::executor::{Executed, Outcome};
+use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
+use super::steps::{self, next_after, plan, Next, Procedure, Refusal, Step};
+use super::time::format_timestamp;
+use super::transaction::{Transaction, Transfer, TxnState};
+use super::Protocol;
+use crate::cluster::CreateOutcome;
+use crate::error::{Error, Result};
+use chrono::Utc;
+use serde_json::{json, Map, Value};
+
+/// A transfer to create.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTransfer {
+    /// Transaction id; generated when `None`.
+    pub id: Option<String>,
+    /// Source account id.
+    pub src: String,
+    /// Destination account id.
+    pub dest: String,
+    /// Units to move; must be positive.
+    pub amount: i64,
+}
+
+/// Limits on a run, to simulate a worker that dies (tests and the demo).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Stop (as if the process died) after this many protocol steps.
+    pub max_steps: Option<usize>,
+}
+
+/// How many times a rollback may find the transaction elsewhere than planned.
+const MAX_REPLANS: usize = 3;
+
+impl Protocol {
+    /// Creates a transaction in state `created` with `op_type=create`.
+    ///
+    /// Refuses a non-positive amount, identical accounts, and accounts that
+    /// do not exist or are malformed. Returns `Ok(Err(Refusal::AlreadyExists))`
+    /// when the id is taken: the article says not to run it then.
+    pub async fn create_transaction(&self, req: &NewTransfer) -> Result<std::result::Result<String, Refusal>> {
+        if req.amount <= 0 {
+            return Err(Error::Invalid(format!("amount must be positive, got {}", req.amount)));
+        }
+        if req.src == req.dest {
+            return Err(Error::Invalid(format!("source and destination are both `{}`", req.src)));
+        }
+        for acct in [&req.src, &req.dest] {
+            let doc = self
+                .cluster()
+                .get(&self.config.indices.accounts, acct)
+                .await?
+                .ok_or_else(|| Error::NotFound {
+                    kind: "account",
+                    index: self.config.indices.accounts.clone(),
+                    id: acct.clone(),
+                })?;
+            AccountState::from_source(&doc.source).map_err(|p| Error::Malformed {
+                kind: "account",
+                id: acct.clone(),
+                problems: p.join("; "),
+            })?;
+        }
+        let id = req.id.clone().unwrap_or_else(new_transaction_id);
+        if id.is_empty() {
+            return Err(Error::Invalid("transaction id must not be empty".into()));
+        }
+        let now = format_timestamp(Utc::now());
+        let doc: Map<String, Value> = json!({
+            "src_acct": req.src,
+            "dest_acct": req.dest,
+            "amount": req.amount,
+            "transaction_state": "created",
+            "creation_time": now,
+            "modification_time": now,
+        })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+        let index = &self.config.indices.transactions;
+        let mut attempts = 0;
+        let mut unsure = false;
+        loop {
+            attempts += 1;
+            match self.cluster().create(index, &id, &doc).await {
+                Ok(CreateOutcome::Created) => return Ok(Ok(id)),
+                Ok(CreateOutcome::AlreadyExists) => {
+                    // After a lost response the document may be ours.
+                    if unsure {
+                        if let Some(existing) = self.cluster().get(index, &id).await? {
+                            if existing.source == doc {
+                                return Ok(Ok(id));
+                            }
+                        }
+                    }
+                    return Ok(Err(Refusal::AlreadyExists(id)));
+                }
+                Err(e) if e.is_transient() && attempts <= self.config.retry.max_unknown => {
+                    unsure = true;
+                    tokio::time::sleep(self.config.retry.base_backoff * attempts).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Creates a transaction and runs it to the end (core steps 1–7),
+    /// optionally holding locks on both accounts (taken in a fixed order,
+    /// released at the end).
+    pub async fn transfer(&self, req: &NewTransfer, with_locks: bool, limits: RunLimits) -> ProcedureReport {
+        let mut report = ProcedureReport::new(req.id.as_deref().unwrap_or(""));
+        let id = match self.create_transaction(req).await {
+            Ok(Ok(id)) => id,
+            Ok(Err(refusal)) => {
+                report.verdict = Verdict::Refused(refusal);
+                return report;
+            }
+            Err(e) => {
+                report.verdict = Verdict::Failed(e);
+                return report;
+            }
+        };
+        report.txn = id.clone();
+        report.started_in = Some(TxnState::Created);
+        let transfer = Transfer {
+            id: id.clone(),
+            src: req.src.clone(),
+            dest: req.dest.clone(),
+            amount: req.amount,
+        };
+        if with_locks {
+            if let Err(verdict) = self.lock_for_transfer(&transfer, &mut report).await {
+                report.verdict = verdict;
+                return report;
+            }
+        }
+        self.execute(&transfer, Procedure::Recover, TxnState::Created, limits, &mut report)
+            .await;
+        report
+    }
+
+    /// Rolls a transaction back from wherever it is (see [`plan`]).
+    pub async fn rollback(&self, id: &str, force: bool) -> ProcedureReport {
+        self.run_procedure(id, Procedure::Rollback, force, RunLimits::default())
+            .await
+    }
+
+    /// Moves a transaction forward from where it stopped (article's recovery).
+    pub async fn recover(&self, id: &str, force: bool) -> ProcedureReport {
+        self.run_procedure(id, Procedure::Recover, force, RunLimits::default())
+            .await
+    }
+
+    /// Re-reads the transaction, checks it may be touched, and runs the
+    /// procedure's plan. Without `force`, a transaction modified within the
+    /// recovery window is refused: its worker may still be alive.
+    pub async fn run_procedure(&self, id: &str, procedure: Procedure, force: bool, limits: RunLimits) -> ProcedureReport {
+        let mut report = ProcedureReport::new(id);
+        let txn = match self.read_transaction(id).await {
+            Ok(Some((t, _))) => t,
+            Ok(None) => {
+                report.verdict = Verdict::Failed(Error::NotFound {
+                    kind: "transaction",
+                    index: self.config.indices.transactions.clone(),
+                    id: id.to_string(),
+                });
+                return report;
+            }
+            Err(e) => {
+                report.verdict = Verdict::Failed(e);
+                return report;
+            }
+        };
+        report.started_in = txn.state.clone();
+        let (state, transfer) = match self.check_actionable(&txn, force) {
+            Ok(Some(ok)) => ok,
+            Ok(None) => {
+                let state = txn.state.clone().unwrap_or(TxnState::Finished);
+                report.verdict = Verdict::NothingToDo(state);
+                return report;
+            }
+            Err(refusal) => {
+                report.verdict = Verdict::Refused(refusal);
+                return report;
+            }
+        };
+        self.execute(&transfer, procedure, state, limits, &mut report).await;
+        report
+    }
+
+    /// Whether `txn` may be acted on: `Ok(None)` when terminal, the state and
+    /// transfer when it may, the refusal otherwise.
+    pub fn check_actionable(
+        &self,
+        txn: &Transaction,
+        force: bool,
+    ) -> std::result::Result<Option<(TxnState, Transfer)>, Refusal> {
+        let state = match &txn.state {
+            Some(TxnState::Unknown(s)) => return Err(Refusal::UnknownState(s.clone())),
+            Some(s) if s.is_terminal() => return Ok(None),
+            Some(s) => s.clone(),
+            None => return Err(Refusal::Malformed(txn.problems.join("; "))),
+        };
+        let transfer = txn.transfer().map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
+        if !force {
+            let window = self.config.recovery_window;
+            if let Some(age) = txn.age_seconds(Utc::now()) {
+                if age < window.as_secs() as i64 {
+                    return Err(Refusal::Recent {
+                        age_seconds: age,
+                        window_seconds: window.as_secs(),
+                    });
+                }
+            }
+        }
+        Ok(Some((state, transfer)))
+    }
+
+    /// Follows the plan from `state`, re-planning (rollback only) when a
+    /// transition finds the transaction elsewhere. Releases the transaction's
+    /// locks once it is terminal.
+    async fn execute(
+        &self,
+        t: &Transfer,
+        procedure: Procedure,
+        state: TxnState,
+        limits: RunLimits,
+        report: &mut ProcedureReport,
+    ) {
+        let mut todo = match plan(procedure, &state) {
+            Ok(steps) if steps.is_empty() => {
+                report.verdict = Verdict::NothingToDo(state);
+                return;
+            }
+            Ok(steps) => steps,
+            Err(refusal) => {
+                report.verdict = Verdict::Refused(refusal);
+                return;
+            }
+        };
+        let mut executed = 0usize;
+        let mut replans = 0usize;
+        let mut final_state = state;
+        'plan: loop {
+            for step in todo.clone() {
+                if limits.max_steps == Some(executed) {
+                    report.verdict = Verdict::Stopped(format!("simulated crash after {executed} step(s)"));
+                    return;
+                }
+                executed += 1;
+                let executed_step = match self.run_step(t, step).await {
+                    Ok(ex) => ex,
+                    Err(e) => {
+                        self.record(report, t, Some(step), step.label(), self.target_of(t, step), StepResult::Error(e.to_string()));
+                        report.verdict = Verdict::Failed(e);
+                        return;
+                    }
+                };
+                let result = StepResult::from(&executed_step.outcome);
+                self.record(report, t, Some(step), step.label(), self.target_of(t, step), result);
+                if let (Some(on_source), Outcome::Updated(_)) = (step.on_source(), &executed_step.outcome) {
+                    let acct = if on_source { &t.src } else { &t.dest };
+                    self.prune_settled(t, acct, &executed_step.after, report).await;
+                }
+                match next_after(procedure, step, &executed_step.outcome) {
+                    Next::Continue => {
+                        if let Some((_, to)) = step.transition() {
+                            final_state = to;
+                        }
+                    }
+                    Next::Stop(why) => {
+                        report.verdict = Verdict::Stopped(why);
+                        return;
+                    }
+                    Next::Replan(found) => {
+                        replans += 1;
+                        match plan(procedure, &found) {
+                            _ if replans > MAX_REPLANS => {
+                                report.verdict = Verdict::Stopped(format!("state keeps changing (now {found})"));
+                                return;
+                            }
+                            Ok(steps) if steps.is_empty() => {
+                                report.verdict = Verdict::NothingToDo(found);
+                                return;
+                            }
+                            Ok(steps) => {
+                                todo = steps;
+                                continue 'plan;
+                            }
+                            Err(refusal) => {
+                                report.verdict = Verdict::Refused(refusal);
+                                return;
+                            }
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        report.verdict = Verdict::Completed(final_state.clone());
+        if final_state.is_terminal() {
+            self.release_transfer_locks(t, report).await;
+        }
+    }
+
+    /// Executes one step of `t` through the OCC executor.
+    pub async fn run_step(&self, t: &Transfer, step: Step) -> Result<Executed> {
+        let now = Utc::now();
+        if let Some((from, to)) = step.transition() {
+            let id = t.id.clone();
+            return self
+                .exec
+                .run("transaction", &self.config.indices.transactions, &t.id, |src| {
+                    steps::transition_doc(&id, src, &from, &to, now)
+                })
+                .await;
+        }
+        let on_source = step
+            .on_source()
+            .ok_or_else(|| Error::Invalid(format!("{step} is neither a state nor an account step")))?;
+        let acct = if on_source { &t.src } else { &t.dest };
+        let fencing = self.config.fencing;
+        self.exec
+            .run("account", &self.config.indices.accounts, acct, |src| {
+                steps::account_doc(acct, src, |a| steps::account_step(step, t, a, fencing, now))
+            })
+            .await
+    }
+
+    /// Drops fencing records older than the retention whose transactions are
+    /// terminal. Best effort: a failure is reported and otherwise ignored.
+    async fn prune_settled(&self, t: &Transfer, acct: &str, after: &Map<String, Value>, report: &mut ProcedureReport) {
+        let Ok(state) = AccountState::from_source(after) else { return };
+        let retention = chrono::Duration::from_std(self.config.settled_retention).unwrap_or(chrono::Duration::MAX);
+        let cutoff = Utc::now() - retention;
+        let old: Vec<String> = state
+            .settled
+            .iter()
+            .filter(|s| s.at < cutoff)
+            .map(|s| s.txn.clone())
+            .collect();
+        if old.is_empty() {
+            return;
+        }
+        let prunable: Vec<String> = match self.cluster().mget(&self.config.indices.transactions, &old).await {
+            Ok(docs) => old
+                .iter()
+                .zip(docs)
+                .filter(|(id, d)| {
+                    d.as_ref()
+                        .map(|d| Transaction::from_source(id, &d.source))
+                        .and_then(|t| t.state)
+                        .is_some_and(|s| s.is_terminal())
+                })
+                .map(|(id, _)| id.clone())
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read transactions for pruning");
+                return;
+            }
+        };
+        if prunable.is_empty() {
+            return;
+        }
+        let target = format!("{}/{acct}", self.config.indices.accounts);
+        let res = self
+            .exec
+            .run("account", &self.config.indices.accounts, acct, |src| {
+                steps::account_doc(acct, src, |a| Ok(decide::prune(a, &prunable, cutoff)))
+            })
+            .await;
+        let result = match res {
+            Ok(ex) => StepResult::from(&ex.outcome),
+            Err(e) => StepResult::Error(e.to_string()),
+        };
+        self.record(report, t, None, "prune settled records", target, result);
+    }
+
+    pub(crate) fn record(
+        &self,
+        report: &mut ProcedureReport,
+        t: &Transfer,
+        step: Option<Step>,
+        label: &str,
+        target: String,
+        result: StepResult,
+    ) {
+        let r = StepReport {
+            txn: t.id.clone(),
+            step,
+            label: label.to_string(),
+            target,
+            result,
+        };
+        self.notify(&r);
+        report.steps.push(r);
+    }
+
+    fn target_of(&self, t: &Transfer, step: Step) -> String {
+        match step.on_source() {
+            Some(true) => format!("{}/{}", self.config.indices.accounts, t.src),
+            Some(false) => format!("{}/{}", self.config.indices.accounts, t.dest),
+            None => format!("{}/{}", self.config.indices.transactions, t.id),
+        }
+    }
+}
+
+/// A fresh transaction id: time-ordered and unique enough to never collide.
+pub fn new_transaction_id() -> String {
+    format!(
+        "txn-{}-{:08x}",
+        Utc::now().format("%Y%m%d%H%M%S"),
+        rand::random::<u32>()
+    )
+}

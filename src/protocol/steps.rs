@@ -1,0 +1,334 @@
+//! The named steps of the protocol, the plans procedures follow, and the
+//! JSON-level adapters that run a pure decision on a whole document.
+//!
+//! `plan` is pure, so the dashboard can show "what rollback would do from
+//! here" with exactly the list the procedure will execute.
+
+use super::account::AccountState;
+use super::decide::{self, Decision, Effect, Fencing, NoopReason};
+use super::executor::{DocDecision, Outcome};
+use super::time::format_timestamp;
+use super::transaction::{Transfer, TxnState};
+use crate::error::{Error, Result};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// One step of the reference protocol (numbered as in the article).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Step {
+    /// Core step 1: created -> pending.
+    Begin,
+    /// Core step 2: apply to the source account.
+    ApplySource,
+    /// Core step 3: apply to the destination account.
+    ApplyDestination,
+    /// Core step 4: pending -> committed.
+    Commit,
+    /// Core step 5: remove the id from the source account.
+    RemoveSource,
+    /// Core step 6: remove the id from the destination account.
+    RemoveDestination,
+    /// Core step 7: committed -> finished.
+    Finish,
+    /// Rollback of a created transaction: created -> rolled-back.
+    CancelCreated,
+    /// Rollback step 1: pending -> terminating.
+    Terminate,
+    /// Rollback step 2: undo on the source account.
+    UndoSource,
+    /// Rollback step 3: undo on the destination account.
+    UndoDestination,
+    /// Rollback step 4: terminating -> rolled-back.
+    RolledBack,
+}
+
+impl Step {
+    /// How operators read it, e.g. `core 2: apply to source`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Step::Begin => "core 1: created -> pending",
+            Step::ApplySource => "core 2: apply to source",
+            Step::ApplyDestination => "core 3: apply to destination",
+            Step::Commit => "core 4: pending -> committed",
+            Step::RemoveSource => "core 5: remove from source",
+            Step::RemoveDestination => "core 6: remove from destination",
+            Step::Finish => "core 7: committed -> finished",
+            Step::CancelCreated => "rollback: created -> rolled-back",
+            Step::Terminate => "rollback 1: pending -> terminating",
+            Step::UndoSource => "rollback 2: undo on source",
+            Step::UndoDestination => "rollback 3: undo on destination",
+            Step::RolledBack => "rollback 4: terminating -> rolled-back",
+        }
+    }
+
+    /// For account steps, whether it targets the source (`true`) or the
+    /// destination (`false`); `None` for transaction-state steps.
+    pub fn on_source(self) -> Option<bool> {
+        match self {
+            Step::ApplySource | Step::RemoveSource | Step::UndoSource => Some(true),
+            Step::ApplyDestination | Step::RemoveDestination | Step::UndoDestination => Some(false),
+            _ => None,
+        }
+    }
+
+    /// For state steps, the `(from, to)` transition.
+    pub fn transition(self) -> Option<(TxnState, TxnState)> {
+        use TxnState::*;
+        match self {
+            Step::Begin => Some((Created, Pending)),
+            Step::Commit => Some((Pending, Committed)),
+            Step::Finish => Some((Committed, Finished)),
+            Step::CancelCreated => Some((Created, RolledBack)),
+            Step::Terminate => Some((Pending, Terminating)),
+            Step::RolledBack => Some((Terminating, RolledBack)),
+            _ => None,
+        }
+    }
+
+    /// The balance change this step makes on its account when it applies or
+    /// undoes (`None` for removes and state steps).
+    pub fn balance_delta(self, t: &Transfer) -> Option<i64> {
+        match self {
+            Step::ApplySource => Some(-t.amount),
+            Step::ApplyDestination => Some(t.amount),
+            Step::UndoSource => Some(t.amount),
+            Step::UndoDestination => Some(-t.amount),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// The two interventions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Procedure {
+    /// Move the transaction forward from where it stopped (article's recovery).
+    Recover,
+    /// Undo the transaction.
+    Rollback,
+}
+
+/// Why a procedure will not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// Rollback of a committed transaction: it must finish, then be reversed
+    /// by a new transfer.
+    Committed,
+    /// The state is not one this tool knows.
+    UnknownState(String),
+    /// Modified within the recovery window: a worker may still be running.
+    Recent {
+        /// Seconds since the last modification.
+        age_seconds: i64,
+        /// The recovery window in seconds.
+        window_seconds: u64,
+    },
+    /// The document cannot be understood.
+    Malformed(String),
+    /// A transaction with this id already exists; running it again from here
+    /// could race its owner, so recovery is left to handle it (as the article says).
+    AlreadyExists(String),
+    /// A lock a transfer needs is held by someone else.
+    LockHeld {
+        /// The locked resource.
+        resource: String,
+        /// Who holds it (transaction id or process id), if known.
+        holder: String,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Committed => f.write_str(
+                "transaction is committed: both accounts are already updated, so it must be allowed to finish \
+                 (recover it) and then be reversed by a new transfer",
+            ),
+            Refusal::UnknownState(s) => write!(f, "transaction is in unknown state `{s}`; refusing to guess"),
+            Refusal::Recent { age_seconds, window_seconds } => write!(
+                f,
+                "transaction was modified {age_seconds}s ago, within the {window_seconds}s recovery window: \
+                 a worker may still be running it (use --force to act anyway)"
+            ),
+            Refusal::Malformed(p) => write!(f, "transaction is malformed: {p}"),
+            Refusal::AlreadyExists(id) => write!(
+                f,
+                "transaction `{id}` already exists; not starting it twice (recovery will pick it up if it is stuck)"
+            ),
+            Refusal::LockHeld { resource, holder } => {
+                write!(f, "resource `{resource}` is locked by {holder}; the transfer was cancelled")
+            }
+        }
+    }
+}
+
+/// What a procedure would do from `state`: the steps in order, nothing
+/// (`Ok(vec![])`, terminal state), or a refusal.
+pub fn plan(procedure: Procedure, state: &TxnState) -> Result<Vec<Step>, Refusal> {
+    use Step::*;
+    let forward_from_pending = [ApplySource, ApplyDestination, Commit, RemoveSource, RemoveDestination, Finish];
+    let undo = [UndoSource, UndoDestination, RolledBack];
+    Ok(match (procedure, state) {
+        (_, TxnState::Finished | TxnState::RolledBack) => vec![],
+        (_, TxnState::Unknown(s)) => return Err(Refusal::UnknownState(s.clone())),
+        (_, TxnState::Terminating) => undo.to_vec(),
+        (Procedure::Recover, TxnState::Created) => {
+            let mut v = vec![Begin];
+            v.extend(forward_from_pending);
+            v
+        }
+        (Procedure::Recover, TxnState::Pending) => forward_from_pending.to_vec(),
+        (Procedure::Recover, TxnState::Committed) => vec![RemoveSource, RemoveDestination, Finish],
+        (Procedure::Rollback, TxnState::Created) => vec![CancelCreated],
+        (Procedure::Rollback, TxnState::Pending) => {
+            let mut v = vec![Terminate];
+            v.extend(undo);
+            v
+        }
+        (Procedure::Rollback, TxnState::Committed) => return Err(Refusal::Committed),
+    })
+}
+
+/// Whether the procedure carries on after `step` ended with `outcome`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// Run the next step of the plan.
+    Continue,
+    /// The transaction is somewhere else than the plan assumed; re-plan from this state.
+    Replan(TxnState),
+    /// Stop here (another process owns what comes next); the reason in words.
+    Stop(String),
+}
+
+/// The article's rules for what to do after each step's outcome.
+pub fn next_after(procedure: Procedure, step: Step, outcome: &Outcome) -> Next {
+    match (step, outcome) {
+        (_, Outcome::Updated(_)) => Next::Continue,
+        (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(NoopReason::AlreadyApplied)) => Next::Continue,
+        (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(r)) => {
+            Next::Stop(format!("{step}: {r}; the transaction has moved on without this process"))
+        }
+        (Step::RemoveSource | Step::RemoveDestination, _) => Next::Continue,
+        (Step::UndoSource | Step::UndoDestination, _) => Next::Continue,
+        (Step::RolledBack, Outcome::Noop(NoopReason::StateIs(TxnState::RolledBack))) => Next::Continue,
+        (Step::Finish, Outcome::Noop(NoopReason::StateIs(TxnState::Finished))) => Next::Continue,
+        (_, Outcome::Noop(NoopReason::StateIs(found))) => match procedure {
+            Procedure::Rollback => Next::Replan(found.clone()),
+            Procedure::Recover => Next::Stop(format!(
+                "{step}: transaction is {found}; another process has moved it"
+            )),
+        },
+        (_, Outcome::Noop(r)) => Next::Stop(format!("{step}: {r}")),
+    }
+}
+
+/// Decides a state transition on a whole transaction document, stamping
+/// `modification_time` with `now` when it writes.
+pub fn transition_doc(
+    id: &str,
+    src: &Map<String, Value>,
+    from: &TxnState,
+    to: &TxnState,
+    now: DateTime<Utc>,
+) -> Result<DocDecision> {
+    let current = match src.get("transaction_state") {
+        Some(Value::String(s)) => TxnState::parse(s),
+        other => {
+            return Err(Error::Malformed {
+                kind: "transaction",
+                id: id.to_string(),
+                problems: format!("`transaction_state` is missing or not a string: {other:?}"),
+            })
+        }
+    };
+    Ok(match decide::transition(&current, from, to) {
+        Decision::Noop(r) => DocDecision::Noop(r),
+        Decision::Write(next, effect) => {
+            let mut doc = src.clone();
+            doc.insert("transaction_state".into(), Value::String(next.as_str().to_string()));
+            doc.insert("modification_time".into(), Value::String(format_timestamp(now)));
+            DocDecision::Write(doc, effect)
+        }
+    })
+}
+
+/// Runs a pure account decision on a whole account document, keeping every
+/// field it does not know.
+pub fn account_doc<F>(id: &str, src: &Map<String, Value>, decide: F) -> Result<DocDecision>
+where
+    F: FnOnce(&AccountState) -> Result<Decision<AccountState>, decide::Contradiction>,
+{
+    let state = AccountState::from_source(src).map_err(|p| Error::Malformed {
+        kind: "account",
+        id: id.to_string(),
+        problems: p.join("; "),
+    })?;
+    match decide(&state) {
+        Err(decide::Contradiction(why)) => Err(Error::Malformed {
+            kind: "account",
+            id: id.to_string(),
+            problems: why,
+        }),
+        Ok(Decision::Noop(r)) => Ok(DocDecision::Noop(r)),
+        Ok(Decision::Write(next, effect)) => {
+            let mut doc = src.clone();
+            next.write_into(&mut doc);
+            Ok(DocDecision::Write(doc, effect))
+        }
+    }
+}
+
+/// The pure decision of an account step of `t`.
+pub fn account_step(
+    step: Step,
+    t: &Transfer,
+    acct: &AccountState,
+    fencing: Fencing,
+    now: DateTime<Utc>,
+) -> Result<Decision<AccountState>, decide::Contradiction> {
+    match step {
+        Step::ApplySource => decide::apply(acct, &t.id, -t.amount, fencing),
+        Step::ApplyDestination => decide::apply(acct, &t.id, t.amount, fencing),
+        Step::RemoveSource | Step::RemoveDestination => Ok(decide::remove(acct, &t.id, fencing, now)),
+        Step::UndoSource => decide::undo(acct, &t.id, -t.amount, fencing, now),
+        Step::UndoDestination => decide::undo(acct, &t.id, t.amount, fencing, now),
+        other => Err(decide::Contradiction(format!("{other} is not an account step"))),
+    }
+}
+
+/// Convenience for reports: the effect of an outcome, if it wrote.
+pub fn effect_of(outcome: &Outcome) -> Option<&Effect> {
+    match outcome {
+        Outcome::Updated(e) => Some(e),
+        Outcome::Noop(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_follow_the_article() {
+        assert_eq!(plan(Procedure::Recover, &TxnState::Created).unwrap().len(), 7);
+        assert_eq!(plan(Procedure::Recover, &TxnState::Committed).unwrap()[0], Step::RemoveSource);
+        assert_eq!(plan(Procedure::Recover, &TxnState::Terminating).unwrap()[0], Step::UndoSource);
+        assert_eq!(plan(Procedure::Rollback, &TxnState::Created).unwrap(), vec![Step::CancelCreated]);
+        assert_eq!(plan(Procedure::Rollback, &TxnState::Committed), Err(Refusal::Committed));
+        assert!(plan(Procedure::Rollback, &TxnState::Finished).unwrap().is_empty());
+        assert!(plan(Procedure::Recover, &TxnState::Unknown("x".into())).is_err());
+    }
+
+    #[test]
+    fn rollback_replans_when_the_state_moved() {
+        let noop = Outcome::Noop(NoopReason::StateIs(TxnState::Committed));
+        assert_eq!(next_after(Procedure::Rollback, Step::Terminate, &noop), Next::Replan(TxnState::Committed));
+        assert!(matches!(next_after(Procedure::Recover, Step::Commit, &noop), Next::Stop(_)));
+    }
+}

@@ -1,0 +1,74 @@
+//! The stuck query and recovery of every stuck transaction.
+//!
+//! "Stuck" is the article's definition: in created, pending, committed or
+//! terminating, and not modified within the recovery window. The query pages
+//! through every hit (never capped at 100), oldest first; each transaction is
+//! then re-read by id before anything is done to it.
+
+use super::report::ProcedureReport;
+use super::transaction::{Transaction, TxnState};
+use super::Protocol;
+use crate::error::Result;
+use futures::stream::{self, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// The query body for non-terminal transactions last modified more than
+/// `older_than` ago (by the cluster's clock), oldest first.
+pub fn stuck_query(older_than: Duration) -> Value {
+    json!({
+        "query": {"bool": {"filter": [
+            {"terms": {"transaction_state": TxnState::NON_TERMINAL_NAMES}},
+            {"range": {"modification_time": {"lte": format!("now-{}s", older_than.as_secs())}}}
+        ]}},
+        "sort": [{"modification_time": {"order": "asc"}}]
+    })
+}
+
+/// Query for transactions by state (all when `states` is empty) and age.
+pub fn list_query(states: &[String], older_than: Option<Duration>) -> Value {
+    let mut filter = Vec::new();
+    if !states.is_empty() {
+        filter.push(json!({"terms": {"transaction_state": states}}));
+    }
+    if let Some(d) = older_than {
+        filter.push(json!({"range": {"modification_time": {"lte": format!("now-{}s", d.as_secs())}}}));
+    }
+    json!({
+        "query": {"bool": {"filter": filter}},
+        "sort": [{"modification_time": {"order": "asc", "missing": "_first", "unmapped_type": "date"}}]
+    })
+}
+
+impl Protocol {
+    /// Every stuck transaction, oldest first, as found by search.
+    pub async fn stuck_transactions(&self) -> Result<Vec<Transaction>> {
+        let hits = self
+            .cluster()
+            .scan(&self.config.indices.transactions, stuck_query(self.config.recovery_window))
+            .await?;
+        Ok(hits.iter().map(|h| Transaction::from_source(&h.id, &h.source)).collect())
+    }
+
+    /// Transactions matching `states` (all when empty) older than `older_than`.
+    pub async fn list_transactions(&self, states: &[String], older_than: Option<Duration>) -> Result<Vec<Transaction>> {
+        let hits = self
+            .cluster()
+            .scan(&self.config.indices.transactions, list_query(states, older_than))
+            .await?;
+        Ok(hits.iter().map(|h| Transaction::from_source(&h.id, &h.source)).collect())
+    }
+
+    /// Recovers every stuck transaction, at most `concurrency` at a time.
+    /// Each one is re-read and re-checked against the recovery window, so a
+    /// transaction that moved since the search is left alone.
+    pub async fn recover_all_stuck(&self, concurrency: usize) -> Result<Vec<ProcedureReport>> {
+        let ids: Vec<String> = self.stuck_transactions().await?.into_iter().map(|t| t.id).collect();
+        let reports = stream::iter(ids)
+            .map(|id| async move { self.recover(&id, false).await })
+            .buffer_unordered(concurrency.max(1))
+            .collect::<Vec<_>>()
+            .await;
+        Ok(reports)
+    }
+}

@@ -1,0 +1,326 @@
+//! Read-only views for operators: one transaction with its accounts and
+//! locks, where exactly the protocol stopped, and what each intervention
+//! would do from here — computed with the same pure decisions the
+//! procedures execute, so the preview cannot disagree with the action.
+
+use super::account::{AccountState, SettledOutcome};
+use super::decide::{Decision, Fencing};
+use super::executor::Outcome;
+use super::locks::LockView;
+use super::steps::{account_step, next_after, plan, Next, Procedure, Refusal, Step};
+use super::time::format_timestamp;
+use super::transaction::{Transaction, TxnState};
+use super::Protocol;
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// An account as it concerns one transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccountView {
+    /// Account id.
+    pub id: String,
+    /// The protocol fields, or `None` when missing (`problems` says which).
+    pub state: Option<AccountState>,
+    /// Whether the transaction is in its `pending_transactions`.
+    pub carries: bool,
+    /// How it settled the transaction, if it did.
+    pub settled: Option<SettledOutcome>,
+    /// Missing or malformed, in words.
+    pub problems: Vec<String>,
+}
+
+/// What one step of a preview would do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreviewStep {
+    /// The step.
+    pub step: Step,
+    /// Would write (with its effect), or no-op (with why).
+    pub outcome: Outcome,
+}
+
+/// What a procedure would do from the current documents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Preview {
+    /// The procedure previewed.
+    pub procedure: Procedure,
+    /// Steps in order with their predicted outcome (empty when refused or terminal).
+    pub steps: Vec<PreviewStep>,
+    /// Why it would refuse, if it would.
+    pub refusal: Option<Refusal>,
+    /// Predicted balance change of the source and destination accounts.
+    pub balance_change: (i64, i64),
+    /// Where the run would end if nobody else interferes.
+    pub ends_in: Option<TxnState>,
+}
+
+/// A transaction with everything an operator needs to decide.
+#[derive(Debug, Clone)]
+pub struct TransactionDetail {
+    /// The transaction.
+    pub txn: Transaction,
+    /// Source then destination (absent when the transaction names none).
+    pub accounts: Vec<AccountView>,
+    /// Locks owned by it on its accounts.
+    pub locks: Vec<LockView>,
+    /// First step that would change something if it were recovered now.
+    pub next_step: Option<Step>,
+    /// Recovery preview.
+    pub recover: Preview,
+    /// Rollback preview.
+    pub rollback: Preview,
+}
+
+/// Simulates `procedure` on in-memory copies of the documents, step by step,
+/// with the same decisions and continuation rules the procedure uses.
+pub fn preview(
+    procedure: Procedure,
+    txn: &Transaction,
+    src: Option<&AccountState>,
+    dest: Option<&AccountState>,
+    fencing: Fencing,
+    now: DateTime<Utc>,
+) -> Preview {
+    let mut out = Preview {
+        procedure,
+        steps: Vec::new(),
+        refusal: None,
+        balance_change: (0, 0),
+        ends_in: txn.state.clone(),
+    };
+    let state = match &txn.state {
+        Some(TxnState::Unknown(s)) => {
+            out.refusal = Some(Refusal::UnknownState(s.clone()));
+            return out;
+        }
+        Some(s) if s.is_terminal() => return out,
+        Some(s) => s.clone(),
+        None => {
+            out.refusal = Some(Refusal::Malformed(txn.problems.join("; ")));
+            return out;
+        }
+    };
+    let t = match txn.transfer() {
+        Ok(t) => t,
+        Err(_) => {
+            out.refusal = Some(Refusal::Malformed(txn.problems.join("; ")));
+            return out;
+        }
+    };
+    let (Some(src), Some(dest)) = (src, dest) else {
+        out.refusal = Some(Refusal::Malformed("an account it names is missing or malformed".into()));
+        return out;
+    };
+    let mut accts = [src.clone(), dest.clone()];
+    let mut current = state;
+    let mut todo = match plan(procedure, &current) {
+        Ok(v) => v,
+        Err(r) => {
+            out.refusal = Some(r);
+            return out;
+        }
+    };
+    let mut i = 0;
+    while i < todo.len() {
+        let step = todo[i];
+        i += 1;
+        let outcome = if let Some((from, to)) = step.transition() {
+            match super::decide::transition(&current, &from, &to) {
+                Decision::Write(next, e) => {
+                    current = next;
+                    Outcome::Updated(e)
+                }
+                Decision::Noop(r) => Outcome::Noop(r),
+            }
+        } else {
+            let k = usize::from(step.on_source() != Some(true));
+            match account_step(step, &t, &accts[k], fencing, now) {
+                Ok(Decision::Write(next, e)) => {
+                    let delta = next.balance - accts[k].balance;
+                    if k == 0 {
+                        out.balance_change.0 += delta;
+                    } else {
+                        out.balance_change.1 += delta;
+                    }
+                    accts[k] = next;
+                    Outcome::Updated(e)
+                }
+                Ok(Decision::Noop(r)) => Outcome::Noop(r),
+                Err(steps_err) => {
+                    out.refusal = Some(Refusal::Malformed(steps_err.0));
+                    break;
+                }
+            }
+        };
+        let next = next_after(procedure, step, &outcome);
+        out.steps.push(PreviewStep { step, outcome });
+        match next {
+            Next::Continue => {}
+            Next::Stop(_) => break,
+            Next::Replan(s) => match plan(procedure, &s) {
+                Ok(v) => {
+                    todo = v;
+                    i = 0;
+                }
+                Err(r) => {
+                    out.refusal = Some(r);
+                    break;
+                }
+            },
+        }
+    }
+    out.ends_in = Some(current);
+    out
+}
+
+impl Protocol {
+    /// Reads a transaction, its two accounts and their locks (realtime).
+    pub async fn transaction_detail(&self, id: &str) -> Result<Option<TransactionDetail>> {
+        let Some((txn, _)) = self.read_transaction(id).await? else {
+            return Ok(None);
+        };
+        let mut accounts = Vec::new();
+        let mut locks = Vec::new();
+        for acct in [&txn.src, &txn.dest].into_iter().flatten() {
+            let doc = self.cluster().get(&self.config.indices.accounts, acct).await?;
+            accounts.push(match doc {
+                None => AccountView {
+                    id: acct.clone(),
+                    state: None,
+                    carries: false,
+                    settled: None,
+                    problems: vec!["account does not exist".into()],
+                },
+                Some(d) => match AccountState::from_source(&d.source) {
+                    Ok(s) => AccountView {
+                        id: acct.clone(),
+                        carries: s.carries(id),
+                        settled: s.settled_of(id).map(|r| r.outcome),
+                        state: Some(s),
+                        problems: vec![],
+                    },
+                    Err(p) => AccountView {
+                        id: acct.clone(),
+                        state: None,
+                        carries: false,
+                        settled: None,
+                        problems: p,
+                    },
+                },
+            });
+            match self.lock_view(acct).await {
+                Ok(Some(l)) if l.info.owner.as_deref() == Some(id) => locks.push(l),
+                Ok(_) | Err(crate::Error::IndexMissing(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
+        let now = Utc::now();
+        let fencing = self.config.fencing;
+        let recover = preview(Procedure::Recover, &txn, state_of(0), state_of(1), fencing, now);
+        let rollback = preview(Procedure::Rollback, &txn, state_of(0), state_of(1), fencing, now);
+        let next_step = recover
+            .steps
+            .iter()
+            .find(|s| matches!(s.outcome, Outcome::Updated(_)))
+            .map(|s| s.step);
+        Ok(Some(TransactionDetail {
+            txn,
+            accounts,
+            locks,
+            next_step,
+            recover,
+            rollback,
+        }))
+    }
+}
+
+/// The JSON of one transaction in `list --json` (and in `show --json`).
+pub fn transaction_json(t: &Transaction, now: DateTime<Utc>, recovery_window: Duration, investigate_after: Duration) -> Value {
+    let age = t.age_seconds(now);
+    let in_flight = t.state.as_ref().is_some_and(TxnState::is_in_flight);
+    let older = |d: Duration| in_flight && age.is_some_and(|a| a >= d.as_secs() as i64);
+    json!({
+        "id": t.id,
+        "state": t.state.as_ref().map(|s| s.as_str().to_string()),
+        "src_acct": t.src,
+        "dest_acct": t.dest,
+        "amount": t.amount,
+        "creation_time": t.creation_time.map(format_timestamp),
+        "modification_time": t.modification_time.map(format_timestamp),
+        "age_seconds": age,
+        "stuck": older(recovery_window),
+        "needs_investigation": older(investigate_after),
+        "problems": t.problems,
+    })
+}
+
+/// The JSON of a preview.
+pub fn preview_json(p: &Preview) -> Value {
+    json!({
+        "refused": p.refusal.as_ref().map(|r| r.to_string()),
+        "steps": p.steps.iter().map(|s| json!({
+            "step": s.step.label(),
+            "outcome": match &s.outcome { Outcome::Updated(e) => format!("updated: {e}"), Outcome::Noop(r) => format!("noop: {r}") },
+        })).collect::<Vec<_>>(),
+        "balance_change": {"source": p.balance_change.0, "destination": p.balance_change.1},
+        "ends_in": p.ends_in.as_ref().map(|s| s.as_str().to_string()),
+    })
+}
+
+/// The JSON of `show --json`.
+pub fn detail_json(d: &TransactionDetail, now: DateTime<Utc>, recovery_window: Duration, investigate_after: Duration) -> Value {
+    json!({
+        "transaction": transaction_json(&d.txn, now, recovery_window, investigate_after),
+        "accounts": d.accounts.iter().map(|a| json!({
+            "id": a.id,
+            "balance": a.state.as_ref().map(|s| s.balance),
+            "pending_transactions": a.state.as_ref().map(|s| s.pending.clone()).unwrap_or_default(),
+            "has_this_transaction": a.carries,
+            "settled_this_transaction": a.settled.map(SettledOutcome::as_str),
+            "problems": a.problems,
+        })).collect::<Vec<_>>(),
+        "locks": d.locks.iter().map(|l| super::locks::lock_json(l, now)).collect::<Vec<_>>(),
+        "next_step": d.next_step.map(Step::label),
+        "recover": preview_json(&d.recover),
+        "rollback": preview_json(&d.rollback),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn txn(state: &str) -> Transaction {
+        Transaction::from_source(
+            "t",
+            json!({"src_acct":"A","dest_acct":"B","amount":100,"transaction_state":state,"modification_time":"2020-01-01T00:00:00Z"})
+                .as_object()
+                .unwrap(),
+        )
+    }
+
+    #[test]
+    fn preview_of_half_applied_pending() {
+        let mut a = AccountState::new(400);
+        a.pending.push("t".into());
+        let b = AccountState::new(500);
+        let p = preview(Procedure::Recover, &txn("pending"), Some(&a), Some(&b), Fencing::On, Utc::now());
+        assert_eq!(p.balance_change, (0, 100));
+        assert_eq!(p.ends_in, Some(TxnState::Finished));
+        assert!(matches!(p.steps[0].outcome, Outcome::Noop(_)));
+        let r = preview(Procedure::Rollback, &txn("pending"), Some(&a), Some(&b), Fencing::On, Utc::now());
+        assert_eq!(r.balance_change, (100, 0));
+        assert_eq!(r.ends_in, Some(TxnState::RolledBack));
+    }
+
+    #[test]
+    fn preview_refuses_rollback_of_committed() {
+        let a = AccountState::new(0);
+        let p = preview(Procedure::Rollback, &txn("committed"), Some(&a), Some(&a), Fencing::On, Utc::now());
+        assert_eq!(p.refusal, Some(Refusal::Committed));
+        assert!(p.steps.is_empty());
+    }
+}
