@@ -1,0 +1,467 @@
+//! `FaultProxy`: a tiny HTTP/1.1 proxy for "lost response" tests.
+//!
+//! It sits on `127.0.0.1:<free port>` in front of an upstream cluster. Every
+//! client request is forwarded in full over a new upstream connection (with
+//! `Connection: close`), and the upstream response is read to EOF. Normally
+//! that response is passed back to the client; when a drop rule matches, it
+//! is discarded and the client connection is closed without a single byte of
+//! response, so the upstream has applied the request but the client cannot
+//! know. Each client connection carries exactly one request: responses always
+//! say `Connection: close`, so clients never reuse a connection (and
+//! therefore never silently retry a request on a "stale" pooled connection).
+//!
+//! Only `std` is used: one thread accepts, one thread serves each connection.
+
+use std::collections::HashMap;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How long the proxy waits on a silent client or upstream before giving up.
+const IO_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Hop-by-hop request headers the proxy replaces or strips when forwarding.
+const STRIPPED_REQUEST_HEADERS: &[&str] = &[
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "expect",
+    "host",
+];
+
+/// An HTTP/1.1 proxy in front of one upstream, with rules that make it
+/// swallow responses. Stops (and closes every client connection) when dropped.
+pub struct FaultProxy {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept_thread: Option<JoinHandle<()>>,
+}
+
+/// State shared between the handle and the proxy threads.
+struct Shared {
+    upstream_addr: SocketAddr,
+    upstream_host: String,
+    rules: Mutex<Vec<DropRule>>,
+    dropped: AtomicUsize,
+    forwarded: AtomicUsize,
+    log: Mutex<Vec<String>>,
+    stopping: AtomicBool,
+    next_conn_id: AtomicU64,
+    clients: Mutex<HashMap<u64, TcpStream>>,
+}
+
+/// "Swallow the responses to the next `remaining` matching requests."
+struct DropRule {
+    method: String,
+    path_contains: String,
+    remaining: usize,
+}
+
+/// One request as read from the client.
+struct Request {
+    method: String,
+    target: String,
+    version: String,
+    headers: Vec<(String, String)>,
+    /// The body exactly as received (still chunked if it was chunked).
+    body: Vec<u8>,
+}
+
+impl FaultProxy {
+    /// Starts a proxy in front of `upstream` (e.g. `http://127.0.0.1:40113`;
+    /// only the scheme `http`, host and port are used). Panics if the upstream
+    /// URL is unusable or no local port can be bound.
+    pub fn start(upstream: &str) -> FaultProxy {
+        let parsed = url::Url::parse(upstream)
+            .unwrap_or_else(|e| panic!("FaultProxy: bad upstream url {upstream}: {e}"));
+        assert_eq!(
+            parsed.scheme(),
+            "http",
+            "FaultProxy only proxies plain http, not {upstream}"
+        );
+        let host = parsed
+            .host_str()
+            .unwrap_or_else(|| panic!("FaultProxy: no host in {upstream}"))
+            .to_string();
+        let port = parsed.port_or_known_default().unwrap_or(80);
+        let upstream_addr = (host.as_str(), port)
+            .to_socket_addrs()
+            .ok()
+            .and_then(|mut addrs| addrs.next())
+            .unwrap_or_else(|| panic!("FaultProxy: cannot resolve {host}:{port}"));
+
+        let listener = TcpListener::bind("127.0.0.1:0").expect("FaultProxy: bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("FaultProxy: local_addr");
+        let shared = Arc::new(Shared {
+            upstream_addr,
+            upstream_host: format!("{host}:{port}"),
+            rules: Mutex::new(Vec::new()),
+            dropped: AtomicUsize::new(0),
+            forwarded: AtomicUsize::new(0),
+            log: Mutex::new(Vec::new()),
+            stopping: AtomicBool::new(false),
+            next_conn_id: AtomicU64::new(0),
+            clients: Mutex::new(HashMap::new()),
+        });
+        let accept_shared = Arc::clone(&shared);
+        let accept_thread = std::thread::Builder::new()
+            .name("fault-proxy-accept".into())
+            .spawn(move || accept_loop(&listener, &accept_shared))
+            .expect("FaultProxy: spawn accept thread");
+        FaultProxy {
+            addr,
+            shared,
+            accept_thread: Some(accept_thread),
+        }
+    }
+
+    /// Base URL of the proxy, e.g. `http://127.0.0.1:45678`; point the client
+    /// under test here.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Swallows the responses to the next `count` requests whose method equals
+    /// `method` (case-insensitive) and whose path (including the query string)
+    /// contains `path_contains`. Such a request is still forwarded to the
+    /// upstream in full and its response read completely, so the upstream
+    /// applies it; then the client connection is closed without a response.
+    /// Rules accumulate; the first matching rule with requests left is used.
+    pub fn drop_responses(&self, method: &str, path_contains: &str, count: usize) {
+        lock(&self.shared.rules).push(DropRule {
+            method: method.to_string(),
+            path_contains: path_contains.to_string(),
+            remaining: count,
+        });
+    }
+
+    /// Removes every drop rule (including partially used ones).
+    pub fn clear_rules(&self) {
+        lock(&self.shared.rules).clear();
+    }
+
+    /// How many responses have been swallowed so far. A request is counted
+    /// only after the upstream response has been read in full, and before the
+    /// client connection is closed: once the client sees its error, the
+    /// upstream has applied the request and this counter includes it.
+    pub fn dropped(&self) -> usize {
+        self.shared.dropped.load(Ordering::SeqCst)
+    }
+
+    /// How many requests were relayed with their response passed back to the
+    /// client (dropped ones are not included).
+    pub fn forwarded(&self) -> usize {
+        self.shared.forwarded.load(Ordering::SeqCst)
+    }
+
+    /// One line per request seen, in completion order, such as
+    /// `PUT /accounts/_doc/a1?if_seq_no=3 -> 200` or `... -> dropped`;
+    /// useful in assertion messages.
+    pub fn log(&self) -> Vec<String> {
+        lock(&self.shared.log).clone()
+    }
+}
+
+impl Drop for FaultProxy {
+    fn drop(&mut self) {
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        // Wake the accept loop with a throwaway connection.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(handle) = self.accept_thread.take() {
+            let _ = handle.join();
+        }
+        for (_, client) in lock(&self.shared.clients).drain() {
+            let _ = client.shutdown(Shutdown::Both);
+        }
+    }
+}
+
+/// Locks a mutex, ignoring poisoning (a panicking test thread must not take
+/// the proxy down with it).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
+    for stream in listener.incoming() {
+        if shared.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let Ok(stream) = stream else { continue };
+        let id = shared.next_conn_id.fetch_add(1, Ordering::SeqCst);
+        if let Ok(clone) = stream.try_clone() {
+            lock(&shared.clients).insert(id, clone);
+        }
+        let conn_shared = Arc::clone(shared);
+        let spawned = std::thread::Builder::new()
+            .name(format!("fault-proxy-conn-{id}"))
+            .spawn(move || {
+                let _ = serve_connection(stream, &conn_shared);
+                lock(&conn_shared.clients).remove(&id);
+            });
+        if spawned.is_err() {
+            lock(&shared.clients).remove(&id);
+        }
+    }
+}
+
+/// Serves the single request of one client connection.
+fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
+    client.set_read_timeout(Some(IO_TIMEOUT))?;
+    client.set_write_timeout(Some(IO_TIMEOUT))?;
+    let _ = client.set_nodelay(true);
+    let mut writer = client.try_clone()?;
+    let mut reader = BufReader::new(client);
+
+    let Some(request) = read_request(&mut reader, &mut writer)? else {
+        return Ok(()); // client connected and left (or the proxy's wake-up call)
+    };
+    let path = request.target.clone();
+    let drop_it = take_rule(shared, &request.method, &path);
+
+    let response = match forward(shared, &request) {
+        Ok(response) if !response.is_empty() => response,
+        outcome => {
+            if drop_it {
+                restore_rule(shared, &request.method, &path);
+            }
+            let why = match outcome {
+                Ok(_) => "upstream closed without a response".to_string(),
+                Err(e) => e.to_string(),
+            };
+            lock(&shared.log).push(format!("{} {path} -> 502 ({why})", request.method));
+            let body = format!("FaultProxy: upstream failed: {why}");
+            let _ = write!(
+                writer,
+                "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            return close_gracefully(&writer, &mut reader);
+        }
+    };
+
+    if drop_it {
+        lock(&shared.log).push(format!("{} {path} -> dropped", request.method));
+        shared.dropped.fetch_add(1, Ordering::SeqCst);
+        let _ = writer.shutdown(Shutdown::Both);
+        return Ok(());
+    }
+
+    let status = String::from_utf8_lossy(&response[..response.len().min(64)])
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("?")
+        .to_string();
+    lock(&shared.log).push(format!("{} {path} -> {status}", request.method));
+    shared.forwarded.fetch_add(1, Ordering::SeqCst);
+    writer.write_all(&ensure_connection_close(&response))?;
+    writer.flush()?;
+    close_gracefully(&writer, &mut reader)
+}
+
+/// Half-closes towards the client, then waits for the client to close its
+/// side, so that closing the socket cannot reset the connection and destroy
+/// response bytes the client has not read yet.
+fn close_gracefully(writer: &TcpStream, reader: &mut BufReader<TcpStream>) -> io::Result<()> {
+    writer.shutdown(Shutdown::Write)?;
+    let _ = writer.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut sink = [0u8; 4096];
+    while matches!(reader.read(&mut sink), Ok(n) if n > 0) {}
+    Ok(())
+}
+
+/// Consumes one use of the first rule matching the request, if any.
+fn take_rule(shared: &Shared, method: &str, path: &str) -> bool {
+    let mut rules = lock(&shared.rules);
+    match rules.iter_mut().find(|r| {
+        r.remaining > 0 && r.method.eq_ignore_ascii_case(method) && path.contains(&r.path_contains)
+    }) {
+        Some(rule) => {
+            rule.remaining -= 1;
+            true
+        }
+        None => false,
+    }
+}
+
+/// Gives back the use taken by [`take_rule`] when the upstream never saw the
+/// request (so the write was not applied and the drop must not count).
+fn restore_rule(shared: &Shared, method: &str, path: &str) {
+    let mut rules = lock(&shared.rules);
+    if let Some(rule) = rules
+        .iter_mut()
+        .find(|r| r.method.eq_ignore_ascii_case(method) && path.contains(&r.path_contains))
+    {
+        rule.remaining += 1;
+    }
+}
+
+/// Reads one request (head and body). `Ok(None)` on EOF before any byte.
+fn read_request(
+    reader: &mut BufReader<TcpStream>,
+    writer: &mut TcpStream,
+) -> io::Result<Option<Request>> {
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line)? == 0 {
+        return Ok(None);
+    }
+    let request_line = request_line.trim_end().to_string();
+    if request_line.is_empty() {
+        return Ok(None);
+    }
+    let mut parts = request_line.split_whitespace();
+    let (Some(method), Some(target), version) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(bad_data(format!("malformed request line {request_line:?}")));
+    };
+
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Err(bad_data("EOF inside request head".into()));
+        }
+        let line = line.trim_end_matches(['\r', '\n']);
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line
+            .split_once(':')
+            .ok_or_else(|| bad_data(format!("malformed header {line:?}")))?;
+        headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
+
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    };
+    if header("expect").is_some_and(|v| v.eq_ignore_ascii_case("100-continue")) {
+        writer.write_all(b"HTTP/1.1 100 Continue\r\n\r\n")?;
+    }
+    let body = if header("transfer-encoding")
+        .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
+    {
+        read_chunked_raw(reader)?
+    } else if let Some(length) = header("content-length") {
+        let length: usize = length
+            .parse()
+            .map_err(|_| bad_data(format!("bad Content-Length {length:?}")))?;
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body)?;
+        body
+    } else {
+        Vec::new()
+    };
+
+    Ok(Some(Request {
+        method: method.to_string(),
+        target: target.to_string(),
+        version: version.unwrap_or("HTTP/1.1").to_string(),
+        headers,
+        body,
+    }))
+}
+
+/// Reads a chunked body verbatim (chunk framing included) so it can be
+/// forwarded unchanged with its `Transfer-Encoding` header.
+fn read_chunked_raw(reader: &mut BufReader<TcpStream>) -> io::Result<Vec<u8>> {
+    let mut raw = Vec::new();
+    loop {
+        let mut size_line = String::new();
+        if reader.read_line(&mut size_line)? == 0 {
+            return Err(bad_data("EOF inside chunked body".into()));
+        }
+        raw.extend_from_slice(size_line.as_bytes());
+        let size_text = size_line
+            .trim()
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        let size = usize::from_str_radix(&size_text, 16)
+            .map_err(|_| bad_data(format!("bad chunk size {size_text:?}")))?;
+        if size == 0 {
+            // Trailers, up to and including the empty line.
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line)? == 0 {
+                    return Ok(raw);
+                }
+                raw.extend_from_slice(line.as_bytes());
+                if line.trim().is_empty() {
+                    return Ok(raw);
+                }
+            }
+        }
+        let mut chunk = vec![0; size + 2]; // data + CRLF
+        reader.read_exact(&mut chunk)?;
+        raw.extend_from_slice(&chunk);
+    }
+}
+
+/// Sends `request` over a new upstream connection and reads the response
+/// until the upstream closes it.
+fn forward(shared: &Shared, request: &Request) -> io::Result<Vec<u8>> {
+    let mut upstream = TcpStream::connect_timeout(&shared.upstream_addr, Duration::from_secs(10))?;
+    upstream.set_read_timeout(Some(IO_TIMEOUT))?;
+    upstream.set_write_timeout(Some(IO_TIMEOUT))?;
+    let _ = upstream.set_nodelay(true);
+
+    let mut head = format!(
+        "{} {} {}\r\nHost: {}\r\n",
+        request.method, request.target, request.version, shared.upstream_host
+    );
+    for (name, value) in &request.headers {
+        if !STRIPPED_REQUEST_HEADERS
+            .iter()
+            .any(|h| name.eq_ignore_ascii_case(h))
+        {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    let mut message = head.into_bytes();
+    message.extend_from_slice(&request.body);
+    upstream.write_all(&message)?;
+    upstream.flush()?;
+
+    let mut response = Vec::new();
+    upstream.read_to_end(&mut response)?;
+    Ok(response)
+}
+
+/// Makes sure the response head carries `Connection: close` (the proxy serves
+/// one request per client connection).
+fn ensure_connection_close(response: &[u8]) -> Vec<u8> {
+    let Some(head_end) = super::find(response, b"\r\n\r\n") else {
+        return response.to_vec();
+    };
+    let head = String::from_utf8_lossy(&response[..head_end]);
+    let mut lines = head.split("\r\n");
+    let mut out = String::from(lines.next().unwrap_or(""));
+    for line in lines {
+        let is_connection = line.split_once(':').is_some_and(|(name, _)| {
+            let name = name.trim();
+            name.eq_ignore_ascii_case("connection") || name.eq_ignore_ascii_case("keep-alive")
+        });
+        if !is_connection {
+            out.push_str("\r\n");
+            out.push_str(line);
+        }
+    }
+    out.push_str("\r\nConnection: close\r\n\r\n");
+    let mut bytes = out.into_bytes();
+    bytes.extend_from_slice(&response[head_end + 4..]);
+    bytes
+}
+
+fn bad_data(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
+}
