@@ -1,0 +1,163 @@
+//! A fresh set of indices on the shared test server, a `Protocol` over them,
+//! and helpers to seed and inspect documents.
+
+use crate::common::{TestIndices, TestServer};
+use chrono::{Duration as ChronoDuration, Utc};
+use estx::cluster::{Cluster, ConnectOptions};
+use estx::protocol::account::AccountState;
+use estx::protocol::time::format_timestamp;
+use estx::protocol::{Indices, Protocol, ProtocolConfig, Transaction, TxnState};
+use serde_json::{json, Map, Value};
+
+/// One test's world: unique indices and a protocol handle.
+pub struct Fx {
+    /// The indices of this test.
+    pub ix: TestIndices,
+    /// Protocol over the server directly.
+    pub proto: Protocol,
+    /// The server URL.
+    pub url: String,
+    config: ProtocolConfig,
+}
+
+/// The mappings `estx-tui init` creates (see assets/mappings).
+pub fn mappings() -> [(fn(&TestIndices) -> &String, Value); 3] {
+    [
+        (
+            |i| &i.transactions,
+            json!({"mappings": {"properties": {
+                "src_acct": {"type": "keyword"}, "dest_acct": {"type": "keyword"},
+                "src_account": {"type": "keyword"}, "dest_account": {"type": "keyword"},
+                "transaction_state": {"type": "keyword"}, "amount": {"type": "long"},
+                "creation_time": {"type": "date"}, "modification_time": {"type": "date"}}}}),
+        ),
+        (
+            |i| &i.accounts,
+            json!({"mappings": {"properties": {
+                "balance": {"type": "long"}, "pending_transactions": {"type": "keyword"},
+                "settled_transactions": {"properties": {"id": {"type": "keyword"}, "outcome": {"type": "keyword"}, "at": {"type": "date"}}}}}}),
+        ),
+        (
+            |i| &i.locks,
+            json!({"mappings": {"properties": {
+                "owner": {"type": "keyword"}, "process_id": {"type": "keyword"}, "lock_type": {"type": "keyword"},
+                "lock_count": {"type": "long"}, "created_at": {"type": "date"}, "expires_at": {"type": "date"}}}}),
+        ),
+    ]
+}
+
+impl Fx {
+    /// A fresh world with the default protocol settings.
+    pub async fn new() -> Fx {
+        Fx::with(|_| {}).await
+    }
+
+    /// A fresh world with adjusted settings.
+    pub async fn with(adjust: impl FnOnce(&mut ProtocolConfig)) -> Fx {
+        let server = TestServer::shared();
+        let ix = TestIndices::unique();
+        let mut config = ProtocolConfig {
+            indices: Indices {
+                transactions: ix.transactions.clone(),
+                accounts: ix.accounts.clone(),
+                locks: ix.locks.clone(),
+            },
+            ..ProtocolConfig::default()
+        };
+        adjust(&mut config);
+        let cluster = Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
+        for (name, body) in mappings() {
+            cluster.create_index(name(&ix), body).await.unwrap();
+        }
+        let proto = Protocol::new(cluster, config.clone());
+        Fx {
+            ix,
+            proto,
+            url: server.url().to_string(),
+            config,
+        }
+    }
+
+    /// A protocol handle on the same indices through another URL (a proxy).
+    pub fn proto_via(&self, url: &str) -> Protocol {
+        let mut opts = ConnectOptions::new(url);
+        opts.timeout = std::time::Duration::from_secs(5);
+        Protocol::new(Cluster::connect(&opts).unwrap(), self.config.clone())
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &Cluster {
+        self.proto.cluster()
+    }
+
+    /// Writes an account with `balance` and no pending transactions.
+    pub async fn account(&self, id: &str, balance: i64) {
+        self.cluster()
+            .put(&self.ix.accounts, id, &json!({"balance": balance, "pending_transactions": []}))
+            .await
+            .unwrap();
+    }
+
+    /// Writes a raw document into an index.
+    pub async fn put(&self, index: &str, id: &str, doc: Value) {
+        self.cluster().put(index, id, &doc).await.unwrap();
+    }
+
+    /// Writes a raw transaction document as an application would have.
+    pub async fn put_txn(&self, id: &str, doc: Value) {
+        self.put(&self.ix.transactions, id, doc).await;
+    }
+
+    /// The source of a document (panics if missing).
+    pub async fn source(&self, index: &str, id: &str) -> Map<String, Value> {
+        self.cluster()
+            .get(index, id)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("{index}/{id} missing"))
+            .source
+    }
+
+    /// The account's protocol fields.
+    pub async fn acct(&self, id: &str) -> AccountState {
+        AccountState::from_source(&self.source(&self.ix.accounts, id).await).unwrap()
+    }
+
+    /// The transaction as read.
+    pub async fn txn(&self, id: &str) -> Transaction {
+        Transaction::from_source(id, &self.source(&self.ix.transactions, id).await)
+    }
+
+    /// The transaction's state.
+    pub async fn state(&self, id: &str) -> TxnState {
+        self.txn(id).await.state.unwrap()
+    }
+
+    /// Sets the transaction's modification time `minutes` into the past, as if
+    /// its worker had died that long ago.
+    pub async fn backdate(&self, id: &str, minutes: i64) {
+        let mut src = self.source(&self.ix.transactions, id).await;
+        let t = format_timestamp(Utc::now() - ChronoDuration::minutes(minutes));
+        src.insert("modification_time".into(), Value::String(t));
+        self.cluster()
+            .put(&self.ix.transactions, id, &Value::Object(src))
+            .await
+            .unwrap();
+    }
+
+    /// Makes every write visible to search (osmem has no refresh interval).
+    pub async fn refresh(&self) {
+        for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {
+            self.cluster().refresh(index).await.unwrap();
+        }
+    }
+
+    /// Sum of the balances of `ids`.
+    pub async fn total(&self, ids: &[&str]) -> i64 {
+        let mut sum = 0;
+        for id in ids {
+            sum += self.acct(id).await.balance;
+        }
+        sum
+    }
+}

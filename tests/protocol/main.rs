@@ -1,0 +1,16 @@
+//! Integration tests of the protocol module against a real server
+//! (osmem-server, or the cluster at `ESTX_TEST_URL`). One test binary, so the
+//! suite links once and shares one server.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod audit;
+mod concurrency;
+mod crashes;
+mod fixture;
+mod locks;
+mod lost_responses;
+mod malformed;
+mod procedures;
+mod stuck;
