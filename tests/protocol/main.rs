@@ -7,7 +7,6 @@ mod common;
 
 mod audit;
 mod concurrency;
-mod crashes;
 mod fixture;
 mod locks;
 mod lost_responses;
