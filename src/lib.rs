@@ -13,6 +13,7 @@
 
 pub mod cli;
 pub mod cluster;
+pub mod dashboard;
 pub mod error;
 pub mod protocol;
 

@@ -1,0 +1,138 @@
+//! The dashboard: live panes of transactions by state, accounts and locks,
+//! with rollback, forced recovery and lock release on the selected
+//! transaction — every action through the protocol module.
+//!
+//! Shape (after gitui/oxker): one event channel fed by the terminal, the
+//! poller and action tasks; [`update::update`] changes [`app::App`] and
+//! returns commands; [`ui::render`] is a pure function of the state; the
+//! loop below turns commands into tasks. The UI never awaits the network.
+
+pub mod actions;
+pub mod app;
+pub mod event;
+pub mod poller;
+pub mod snapshot;
+pub mod terminal;
+pub mod ui;
+pub mod update;
+
+use crate::protocol::Protocol;
+use app::{App, Settings};
+use chrono::Utc;
+use crossterm::event::{Event as TermEvent, EventStream};
+use event::{Command, Event};
+use futures::StreamExt;
+use poller::PollControl;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How the dashboard runs.
+#[derive(Debug, Clone)]
+pub struct DashboardOptions {
+    /// Poll interval (`--interval`).
+    pub interval: Duration,
+    /// Disable the three actions (`--read-only`).
+    pub read_only: bool,
+    /// Most in-flight transactions listed per poll.
+    pub cap: usize,
+}
+
+/// Runs the dashboard until the operator quits. The terminal is restored on
+/// every path out, including errors; panics are covered by the hook in
+/// [`terminal::init`].
+pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()> {
+    let config = proto.config().clone();
+    let settings = Settings {
+        url: proto.cluster().url().to_string(),
+        recovery_window: config.recovery_window,
+        investigate_after: config.investigate_after,
+        read_only: opts.read_only,
+        transactions_index: config.indices.transactions.clone(),
+    };
+    let mut app = App::new(settings, opts.interval, Utc::now());
+    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+    let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
+
+    tokio::spawn(poller::run(
+        proto.cluster().clone(),
+        config.indices.clone(),
+        opts.cap,
+        opts.interval,
+        tx.clone(),
+        ctrl_rx,
+    ));
+    spawn_ticker(tx.clone());
+
+    let mut terminal = terminal::init()?;
+    spawn_input(tx.clone());
+    if let Ok(size) = terminal.size() {
+        app.size = (size.width, size.height);
+    }
+    let result = async {
+        loop {
+            terminal.draw(|f| ui::render(f, &app))?;
+            let Some(first) = rx.recv().await else { break };
+            let mut commands = update::update(&mut app, first);
+            // Apply everything already queued before drawing again.
+            while let Ok(ev) = rx.try_recv() {
+                commands.extend(update::update(&mut app, ev));
+            }
+            for c in commands {
+                match c {
+                    Command::Quit => {}
+                    Command::PollNow => {
+                        let _ = ctrl_tx.send(PollControl::Now);
+                    }
+                    Command::SetPaused(p) => {
+                        let _ = ctrl_tx.send(PollControl::Pause(p));
+                    }
+                    Command::SetInterval(d) => {
+                        let _ = ctrl_tx.send(PollControl::Interval(d));
+                    }
+                    Command::LoadPreview(action, id) => actions::spawn_preview(proto.clone(), action, id, tx.clone()),
+                    Command::Run(action, id) => actions::spawn_action(proto.clone(), action, id, tx.clone()),
+                }
+            }
+            if app.should_quit {
+                break;
+            }
+        }
+        Ok::<(), std::io::Error>(())
+    }
+    .await;
+    terminal::restore();
+    result
+}
+
+fn spawn_ticker(tx: mpsc::UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            if tx.send(Event::Tick(Utc::now())).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+fn spawn_input(tx: mpsc::UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let mut stream = EventStream::new();
+        while let Some(ev) = stream.next().await {
+            let ev = match ev {
+                Ok(TermEvent::Key(k)) => Event::Key(k),
+                Ok(TermEvent::Mouse(m)) => Event::Mouse(m),
+                Ok(TermEvent::Resize(w, h)) => Event::Resize(w, h),
+                Ok(_) => continue,
+                Err(e) => {
+                    tracing::error!(error = %e, "terminal input failed");
+                    return;
+                }
+            };
+            if tx.send(ev).is_err() {
+                return;
+            }
+        }
+    });
+}

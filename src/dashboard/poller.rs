@@ -1,0 +1,141 @@
+//! The polling task: loads a snapshot every interval, one poll at a time (a
+//! poll never overlaps the previous one: they run in sequence in this one
+//! task). On failure the last snapshot stays on screen while it retries with
+//! exponential backoff; a refused login stops retrying until the operator
+//! asks (`r`), so a bad password never turns into a retry storm.
+
+use super::event::{Event, PollFailure};
+use super::snapshot;
+use crate::cluster::Cluster;
+use crate::error::Error;
+use crate::protocol::Indices;
+use std::time::Duration;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::time::Instant;
+
+/// Instructions to the poller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PollControl {
+    /// Poll as soon as the current poll (if any) ends; resets backoff.
+    Now,
+    /// Stop or resume periodic polls (`Now` still polls).
+    Pause(bool),
+    /// New interval.
+    Interval(Duration),
+}
+
+/// Longest wait between retries after failures.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Classifies an error for retrying.
+pub fn classify(e: &Error) -> PollFailure {
+    match e {
+        Error::Auth { .. } => PollFailure::Auth(e.to_string()),
+        Error::Unreachable(_) | Error::GaveUp { .. } => PollFailure::Transient(e.to_string()),
+        Error::Cluster { status, .. } if *status == 429 || *status >= 500 => PollFailure::Transient(e.to_string()),
+        _ => PollFailure::Other(e.to_string()),
+    }
+}
+
+/// Next wait after a failure: doubles from the interval up to [`MAX_BACKOFF`].
+pub fn next_backoff(previous: Option<Duration>, interval: Duration) -> Duration {
+    match previous {
+        None => interval,
+        Some(d) => (d * 2).min(MAX_BACKOFF).max(interval),
+    }
+}
+
+/// Runs until the control channel closes.
+pub async fn run(
+    cluster: Cluster,
+    indices: Indices,
+    cap: usize,
+    mut interval: Duration,
+    events: UnboundedSender<Event>,
+    mut control: UnboundedReceiver<PollControl>,
+) {
+    let mut paused = false;
+    let mut backoff: Option<Duration> = None;
+    let mut blocked = false;
+    let mut due = Some(Instant::now());
+    loop {
+        if due.is_some_and(|d| d <= Instant::now()) {
+            if events.send(Event::PollStarted).is_err() {
+                return;
+            }
+            let result = snapshot::load(&cluster, &indices, cap).await;
+            let event = match result {
+                Ok(s) => {
+                    backoff = None;
+                    Event::Polled(Ok(Box::new(s)))
+                }
+                Err(e) => {
+                    let failure = classify(&e);
+                    tracing::warn!(error = %e, "poll failed");
+                    if matches!(failure, PollFailure::Auth(_)) {
+                        blocked = true;
+                    } else {
+                        backoff = Some(next_backoff(backoff, interval));
+                    }
+                    Event::Polled(Err(failure))
+                }
+            };
+            if events.send(event).is_err() {
+                return;
+            }
+            due = if blocked || (paused && backoff.is_none()) {
+                None
+            } else {
+                Some(Instant::now() + backoff.unwrap_or(interval))
+            };
+        }
+        let sleep = async {
+            match due {
+                Some(d) => tokio::time::sleep_until(d).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            ctrl = control.recv() => match ctrl {
+                None => return,
+                Some(PollControl::Now) => {
+                    blocked = false;
+                    backoff = None;
+                    due = Some(Instant::now());
+                }
+                Some(PollControl::Pause(p)) => {
+                    paused = p;
+                    due = if p || blocked { None } else { Some(Instant::now()) };
+                }
+                Some(PollControl::Interval(d)) => {
+                    interval = d;
+                    if !paused && !blocked && backoff.is_none() {
+                        due = Some(Instant::now() + d);
+                    }
+                }
+            },
+            _ = sleep => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_caps() {
+        let i = Duration::from_secs(2);
+        let b1 = next_backoff(None, i);
+        let b2 = next_backoff(Some(b1), i);
+        assert_eq!((b1, b2), (Duration::from_secs(2), Duration::from_secs(4)));
+        assert_eq!(next_backoff(Some(Duration::from_secs(25)), i), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn auth_failures_are_not_retried() {
+        let e = Error::Auth { status: 401, reason: "bad".into() };
+        assert!(matches!(classify(&e), PollFailure::Auth(_)));
+        assert!(matches!(classify(&Error::Unreachable("x".into())), PollFailure::Transient(_)));
+    }
+}
