@@ -12,4 +12,5 @@ mod locks;
 mod lost_responses;
 mod malformed;
 mod procedures;
+mod snapshot_poll;
 mod stuck;
