@@ -52,22 +52,7 @@ impl Protocol {
         if req.src == req.dest {
             return Err(Error::Invalid(format!("source and destination are both `{}`", req.src)));
         }
-        for acct in [&req.src, &req.dest] {
-            let doc = self
-                .cluster()
-                .get(&self.config.indices.accounts, acct)
-                .await?
-                .ok_or_else(|| Error::NotFound {
-                    kind: "account",
-                    index: self.config.indices.accounts.clone(),
-                    id: acct.clone(),
-                })?;
-            AccountState::from_source(&doc.source).map_err(|p| Error::Malformed {
-                kind: "account",
-                id: acct.clone(),
-                problems: p.join("; "),
-            })?;
-        }
+        self.check_accounts(&req.src, &req.dest).await?;
         let id = req.id.clone().unwrap_or_else(new_transaction_id);
         if id.is_empty() {
             return Err(Error::Invalid("transaction id must not be empty".into()));
@@ -245,6 +230,13 @@ impl Protocol {
                 return;
             }
         };
+        if let Err(e) = self.check_accounts(&t.src, &t.dest).await {
+            report.verdict = match e {
+                Error::Malformed { .. } | Error::NotFound { .. } => Verdict::Refused(Refusal::Malformed(e.to_string())),
+                other => Verdict::Failed(other),
+            };
+            return;
+        }
         let mut executed = 0usize;
         let mut replans = 0usize;
         let mut final_state = state;
@@ -308,6 +300,27 @@ impl Protocol {
         if final_state.is_terminal() {
             self.release_transfer_locks(t, report).await;
         }
+    }
+
+    /// Both accounts must exist and be readable before any step runs, so a
+    /// transaction naming a missing or malformed account is refused whole
+    /// instead of being half applied.
+    async fn check_accounts(&self, src: &str, dest: &str) -> Result<()> {
+        let ids = [src.to_string(), dest.to_string()];
+        let docs = self.cluster().mget(&self.config.indices.accounts, &ids).await?;
+        for (id, doc) in ids.iter().zip(docs) {
+            let doc = doc.ok_or_else(|| Error::NotFound {
+                kind: "account",
+                index: self.config.indices.accounts.clone(),
+                id: id.clone(),
+            })?;
+            AccountState::from_source(&doc.source).map_err(|p| Error::Malformed {
+                kind: "account",
+                id: id.clone(),
+                problems: p.join("; "),
+            })?;
+        }
+        Ok(())
     }
 
     /// Executes one step of `t` through the OCC executor.
