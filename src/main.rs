@@ -1,1 +1,82 @@
-fn main() {}
+//! `estx-tui`: parses the command line, sends logs to a file (never to the
+//! terminal), and runs the command on a tokio runtime. Everything else lives
+//! in the library (`estx::cli`).
+
+use clap::Parser;
+use estx::cli::{self, Cli};
+use std::fs::OpenOptions;
+use std::path::Path;
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::EnvFilter;
+
+fn main() {
+    let cli = Cli::parse();
+    let log_path = cli.global.log_path();
+    let guard = init_logging(&log_path);
+    install_panic_report(&log_path);
+    let code = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => {
+            let code = rt.block_on(cli::run(cli));
+            drop(rt);
+            code
+        }
+        Err(e) => {
+            cli::output::err(format_args!("cannot start the async runtime: {e}"));
+            1
+        }
+    };
+    tracing::info!(code, "exit");
+    // Flush the log before exiting: `process::exit` runs no destructors.
+    drop(guard);
+    std::process::exit(code);
+}
+
+/// Logs to `path` (appending), filtered by `ESTX_LOG` (default `info`).
+/// If the file cannot be opened, says so once on stderr and logs nothing.
+fn init_logging(path: &Path) -> Option<WorkerGuard> {
+    let file = match OpenOptions::new().create(true).append(true).open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            cli::output::err(format_args!(
+                "warning: cannot open log file {}: {e}; not logging",
+                path.display()
+            ));
+            return None;
+        }
+    };
+    let (writer, guard) = tracing_appender::non_blocking(file);
+    let filter = EnvFilter::try_from_env("ESTX_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let installed = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer)
+        .with_ansi(false)
+        .try_init();
+    installed.ok().map(|_| guard)
+}
+
+/// Installs color-eyre's error-report hook, and a panic hook that writes
+/// color-eyre's full panic report to the log file but shows the user one
+/// line, so no panic spills a backtrace onto the terminal.
+fn install_panic_report(log_path: &Path) {
+    let (panic_hook, eyre_hook) = color_eyre::config::HookBuilder::default()
+        .display_env_section(false)
+        .theme(color_eyre::config::Theme::new())
+        .into_hooks();
+    // Only fails if a hook is already installed, which is harmless.
+    let _ = eyre_hook.install();
+    let log = log_path.display().to_string();
+    std::panic::set_hook(Box::new(move |info| {
+        let report = panic_hook.panic_report(info);
+        tracing::error!("panic: {report}");
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        cli::output::err(format_args!("internal error: {msg} (details in {log})"));
+    }));
+}

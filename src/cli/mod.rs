@@ -1,0 +1,57 @@
+//! The command line: argument types ([`args`]), building the protocol handle
+//! ([`context`]), one module per command, and [`run`], the single place
+//! where a parsed command line is dispatched to what it asks for.
+//!
+//! Every command returns its process exit code: 0 done or nothing to do;
+//! 1 refused, audit findings, not found or malformed; 2 usage (clap's own);
+//! 3 cluster unreachable or cluster error. Nothing is printed with a panic:
+//! stdout writes ignore closed pipes, errors are one `estx-tui: ...` line.
+
+pub mod actions;
+pub mod args;
+pub mod audit;
+pub mod commands;
+pub mod context;
+pub mod init;
+pub mod output;
+pub mod release;
+pub mod render;
+pub mod show;
+pub mod subcommands;
+
+pub use args::{Cli, Command};
+
+use output::{err, fail};
+
+/// Exit code of a usage error (what clap itself uses).
+pub const EXIT_USAGE: i32 = 2;
+
+/// Runs what the command line asks for and returns the process exit code.
+pub async fn run(cli: Cli) -> i32 {
+    let Some(command) = &cli.command else {
+        return dashboard(&cli).await;
+    };
+    let p = match context::protocol(&cli.global) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    tracing::info!(?command, "command");
+    match command {
+        Command::Init => init::run(&p).await,
+        Command::Transfer(a) => actions::transfer(p, a).await,
+        Command::List(a) => commands::list(&p, a).await,
+        Command::Show(a) => commands::show(&p, a).await,
+        Command::Rollback(a) => actions::rollback(p, a).await,
+        Command::Recover(a) => actions::recover(p, a).await,
+        Command::Locks(a) => commands::locks(&p, a).await,
+        Command::ReleaseLock(a) => release::run(&p, a).await,
+        Command::Audit(a) => audit::run(&p, a).await,
+    }
+}
+
+/// No subcommand: the dashboard. Not built yet; a later change replaces
+/// this function (and only this function) with the real one.
+async fn dashboard(_cli: &Cli) -> i32 {
+    err("the dashboard is not built yet; see `estx-tui --help` for the headless commands");
+    EXIT_USAGE
+}

@@ -1,0 +1,195 @@
+//! Command-line arguments: the global connection and protocol options and
+//! the dashboard's options; the subcommands live in [`super::subcommands`].
+//!
+//! Every global option can also come from an `ESTX_*` environment variable.
+//! Secrets never come from flags (they would land in shell history): the
+//! password is read from `ESTX_PASSWORD` and the API key from `ESTX_API_KEY`
+//! by [`crate::cli::context`].
+
+use crate::protocol::time::parse_duration;
+use clap::builder::FalseyValueParser;
+use clap::{Args, Parser};
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use super::subcommands::{
+    AuditArgs, Command, ListArgs, LocksArgs, RecoverArgs, ReleaseLockArgs, RollbackArgs, ShowArgs,
+    TransferArgs,
+};
+
+/// Inspect and repair two-phase-commit transactions stored in
+/// Elasticsearch/OpenSearch.
+///
+/// Without a subcommand, opens the dashboard. The subcommands are headless:
+/// they print to stdout, explain refusals on stderr, and exit with 0 (done or
+/// nothing to do), 1 (refused, findings, not found or malformed), 2 (usage)
+/// or 3 (cluster unreachable or cluster error).
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "estx-tui",
+    version,
+    about,
+    long_about,
+    after_help = "Secrets are read from the environment only: ESTX_PASSWORD (with --user) \
+                  and ESTX_API_KEY (takes precedence). Logs go to --log-file, never to the terminal."
+)]
+pub struct Cli {
+    /// Options shared by every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    /// Options of the dashboard.
+    #[command(flatten)]
+    pub dashboard: DashboardArgs,
+
+    /// The headless command to run; none opens the dashboard.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Connection and protocol options, accepted before or after the subcommand.
+#[derive(Debug, Clone, Args)]
+pub struct GlobalArgs {
+    /// Base URL of the cluster.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_URL",
+        default_value = "http://localhost:9200"
+    )]
+    pub url: String,
+
+    /// Basic-auth user (the password is read from ESTX_PASSWORD; an API key
+    /// from ESTX_API_KEY takes precedence).
+    #[arg(long, global = true, env = "ESTX_USER")]
+    pub user: Option<String>,
+
+    /// PEM file of the CA that signed the cluster's certificate.
+    #[arg(long, global = true, env = "ESTX_CA_CERT", value_name = "PATH")]
+    pub ca_cert: Option<PathBuf>,
+
+    /// Skip TLS certificate validation (testing only).
+    #[arg(long, global = true, env = "ESTX_INSECURE", value_parser = FalseyValueParser::new())]
+    pub insecure: bool,
+
+    /// Index holding the transaction documents.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_TRANSACTIONS_INDEX",
+        default_value = "transactions",
+        value_name = "INDEX"
+    )]
+    pub transactions_index: String,
+
+    /// Index holding the account documents.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_ACCOUNTS_INDEX",
+        default_value = "accounts",
+        value_name = "INDEX"
+    )]
+    pub accounts_index: String,
+
+    /// Index holding the lock documents.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_LOCKS_INDEX",
+        default_value = "locks",
+        value_name = "INDEX"
+    )]
+    pub locks_index: String,
+
+    /// A transaction modified more recently than this may still have a live
+    /// worker: it is not stuck, and rollback/recover refuse it unless forced.
+    #[arg(long, global = true, env = "ESTX_RECOVERY_WINDOW", default_value = "2m", value_parser = parse_duration, value_name = "DURATION")]
+    pub recovery_window: Duration,
+
+    /// Non-terminal transactions older than this need an operator.
+    #[arg(long, global = true, env = "ESTX_INVESTIGATE_AFTER", default_value = "1h", value_parser = parse_duration, value_name = "DURATION")]
+    pub investigate_after: Duration,
+
+    /// How long accounts keep the fencing records of settled transactions.
+    #[arg(long, global = true, env = "ESTX_SETTLED_RETENTION", default_value = "24h", value_parser = parse_duration, value_name = "DURATION")]
+    pub settled_retention: Duration,
+
+    /// Per-request timeout (a timed-out write has an unknown outcome and is retried).
+    #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+
+    /// Where logs go (never to the terminal) [default: estx-tui.log in the
+    /// OS temporary directory].
+    #[arg(long, global = true, env = "ESTX_LOG_FILE", value_name = "PATH")]
+    pub log_file: Option<PathBuf>,
+}
+
+impl GlobalArgs {
+    /// The log file: `--log-file`, else `estx-tui.log` in the OS temp dir.
+    pub fn log_path(&self) -> PathBuf {
+        self.log_file
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("estx-tui.log"))
+    }
+}
+
+/// Options of the dashboard (ignored by the headless commands).
+#[derive(Debug, Clone, Args)]
+pub struct DashboardArgs {
+    /// How often the dashboard refreshes.
+    #[arg(long, env = "ESTX_INTERVAL", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    pub interval: Duration,
+
+    /// Show only; disable every action that writes.
+    #[arg(long, env = "ESTX_READ_ONLY", value_parser = FalseyValueParser::new())]
+    pub read_only: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn recover_needs_exactly_one_target() {
+        assert!(Cli::try_parse_from(["estx-tui", "recover"]).is_err());
+        assert!(Cli::try_parse_from(["estx-tui", "recover", "t1", "--all-stuck"]).is_err());
+        assert!(
+            Cli::try_parse_from(["estx-tui", "recover", "--all-stuck", "--concurrency", "8"])
+                .is_ok()
+        );
+        assert!(Cli::try_parse_from(["estx-tui", "recover", "t1", "--concurrency", "8"]).is_err());
+        assert!(Cli::try_parse_from(["estx-tui", "recover", "t1", "--force"]).is_ok());
+        assert!(Cli::try_parse_from(["estx-tui", "recover", "--all-stuck", "--force"]).is_err());
+    }
+
+    #[test]
+    fn release_lock_needs_exactly_one_target() {
+        assert!(Cli::try_parse_from(["estx-tui", "release-lock"]).is_err());
+        assert!(Cli::try_parse_from(["estx-tui", "release-lock", "A", "--txn", "t"]).is_err());
+        assert!(Cli::try_parse_from(["estx-tui", "release-lock", "--txn", "t", "--force"]).is_ok());
+    }
+
+    #[test]
+    fn global_options_after_the_subcommand() {
+        let cli = Cli::try_parse_from([
+            "estx-tui",
+            "list",
+            "--recovery-window",
+            "90s",
+            "--url",
+            "http://x:1",
+        ])
+        .unwrap();
+        assert_eq!(cli.global.recovery_window, Duration::from_secs(90));
+        assert_eq!(cli.global.url, "http://x:1");
+        assert!(Cli::try_parse_from(["estx-tui", "list", "--timeout", "soon"]).is_err());
+        assert!(Cli::try_parse_from(["estx-tui", "transfer", "A", "B", "0"]).is_err());
+    }
+}

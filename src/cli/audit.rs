@@ -1,0 +1,95 @@
+//! `audit`: conservation of money and agreement between accounts,
+//! transactions and locks, as text or JSON; `--repair` fixes what is safe.
+
+use super::args::AuditArgs;
+use super::output::{fail, out, plural, print_json, Table};
+use crate::protocol::audit::{audit_json, AuditReport};
+use crate::protocol::Protocol;
+
+/// The human text of an audit report.
+pub fn audit_lines(r: &AuditReport, expect_total: Option<i64>) -> Vec<String> {
+    let mut lines = vec![format!("{:<16} {}", "total balance", r.total_balance)];
+    if r.in_flight_delta != 0 {
+        lines.push(format!(
+            "{:<16} {:+} (transfers half applied; {} once they complete or are undone)",
+            "in flight",
+            r.in_flight_delta,
+            r.total_balance - r.in_flight_delta
+        ));
+    }
+    if let Some(n) = expect_total {
+        lines.push(format!("{:<16} {n}", "expected total"));
+    }
+    if !r.repairs.is_empty() {
+        lines.push(String::new());
+        lines.push(format!("{}:", plural(r.repairs.len(), "repair")));
+        lines.extend(r.repairs.iter().map(|x| format!("  {x}")));
+    }
+    lines.push(String::new());
+    if r.findings.is_empty() {
+        lines.push("no findings".into());
+    } else {
+        let mut t = Table::new(["KIND", "ID", "DETAIL"]);
+        for f in &r.findings {
+            t.row([f.kind.clone(), f.id.clone(), f.detail.clone()]);
+        }
+        lines.extend(t.render());
+        lines.push(String::new());
+        lines.push(plural(r.findings.len(), "finding"));
+    }
+    lines
+}
+
+/// `audit`: exit 0 when clean, 1 when findings remain.
+pub async fn run(p: &Protocol, a: &AuditArgs) -> i32 {
+    let report = match p.audit(a.expect_total, a.repair).await {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    tracing::info!(
+        findings = report.findings.len(),
+        repairs = report.repairs.len(),
+        "audit"
+    );
+    if a.json {
+        print_json(&audit_json(&report));
+    } else {
+        for l in audit_lines(&report, a.expect_total) {
+            out(l);
+        }
+    }
+    i32::from(!report.findings.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::audit::Finding;
+
+    #[test]
+    fn clean_and_dirty_reports() {
+        let mut r = AuditReport {
+            total_balance: 1000,
+            in_flight_delta: 0,
+            findings: vec![],
+            repairs: vec![],
+        };
+        assert_eq!(
+            audit_lines(&r, None).last().map(String::as_str),
+            Some("no findings")
+        );
+        r.findings.push(Finding {
+            kind: "stale_lock".into(),
+            id: "A".into(),
+            detail: "held by txn t".into(),
+        });
+        r.in_flight_delta = -100;
+        let lines = audit_lines(&r, Some(1000));
+        assert!(lines[1].contains("-100"), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.starts_with("stale_lock  A")),
+            "{lines:?}"
+        );
+        assert_eq!(lines.last().map(String::as_str), Some("1 finding"));
+    }
+}

@@ -1,0 +1,94 @@
+//! From arguments to a connected [`Protocol`]: connection options (secrets
+//! from the environment only), protocol settings, and the step observer that
+//! prints each step as it happens.
+
+use super::args::GlobalArgs;
+use super::output::out;
+use crate::cluster::{Cluster, ConnectOptions};
+use crate::error::Result;
+use crate::protocol::{Indices, Protocol, ProtocolConfig, StepObserver, StepReport};
+use std::sync::Arc;
+
+/// Environment variable holding the basic-auth password.
+pub const PASSWORD_ENV: &str = "ESTX_PASSWORD";
+/// Environment variable holding the API key (base64 `id:key`).
+pub const API_KEY_ENV: &str = "ESTX_API_KEY";
+
+/// A non-empty environment variable.
+fn secret(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Connection options from the global arguments and the environment.
+pub fn connect_options(g: &GlobalArgs) -> ConnectOptions {
+    ConnectOptions {
+        url: g.url.clone(),
+        user: g.user.clone().filter(|u| !u.is_empty()),
+        password: secret(PASSWORD_ENV),
+        api_key: secret(API_KEY_ENV),
+        ca_cert: g.ca_cert.clone(),
+        insecure: g.insecure,
+        timeout: g.timeout,
+    }
+}
+
+/// Protocol settings from the global arguments.
+pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
+    ProtocolConfig {
+        indices: Indices {
+            transactions: g.transactions_index.clone(),
+            accounts: g.accounts_index.clone(),
+            locks: g.locks_index.clone(),
+        },
+        recovery_window: g.recovery_window,
+        investigate_after: g.investigate_after,
+        settled_retention: g.settled_retention,
+        ..ProtocolConfig::default()
+    }
+}
+
+/// A protocol handle over the cluster the arguments name. Touches no network.
+pub fn protocol(g: &GlobalArgs) -> Result<Protocol> {
+    let cluster = Cluster::connect(&connect_options(g))?;
+    tracing::info!(url = %cluster.url(), "connecting");
+    Ok(Protocol::new(cluster, protocol_config(g)))
+}
+
+/// An observer printing each step to stdout as it ends; with `with_txn`,
+/// each line starts with the transaction id (for concurrent runs).
+pub fn printing_observer(with_txn: bool) -> StepObserver {
+    Arc::new(move |r: &StepReport| {
+        if with_txn {
+            out(format_args!("{}  {r}", r.txn));
+        } else {
+            out(format_args!("  {r}"));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::Cli;
+    use clap::Parser;
+    use std::time::Duration;
+
+    #[test]
+    fn settings_follow_the_arguments() {
+        let cli = Cli::try_parse_from([
+            "estx-tui",
+            "--transactions-index",
+            "t2",
+            "--investigate-after",
+            "30m",
+            "--timeout",
+            "3s",
+            "list",
+        ])
+        .unwrap();
+        let c = protocol_config(&cli.global);
+        assert_eq!(c.indices.transactions, "t2");
+        assert_eq!(c.investigate_after, Duration::from_secs(1800));
+        assert_eq!(connect_options(&cli.global).timeout, Duration::from_secs(3));
+    }
+}

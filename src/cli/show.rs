@@ -1,0 +1,161 @@
+//! Human text for `show`: the transaction, its two accounts, its locks,
+//! where the protocol stopped, and what recover and rollback would do from
+//! here (the same previews the JSON output carries).
+
+use super::output::{cell, problems_cell, Table};
+use super::render::{lock_mark, transaction_mark};
+use crate::protocol::executor::Outcome;
+use crate::protocol::locks::lock_json;
+use crate::protocol::time::human_age;
+use crate::protocol::views::{transaction_json, Preview, TransactionDetail};
+use chrono::{DateTime, Utc};
+use std::time::Duration;
+
+/// The `show` text of one transaction.
+pub fn detail_lines(
+    d: &TransactionDetail,
+    now: DateTime<Utc>,
+    recovery_window: Duration,
+    investigate_after: Duration,
+) -> Vec<String> {
+    let tj = transaction_json(&d.txn, now, recovery_window, investigate_after);
+    let age = tj["age_seconds"].as_i64();
+    let mut lines = Vec::new();
+    let mut field = |name: &str, value: String| lines.push(format!("{name:<12} {value}"));
+    field("transaction", d.txn.id.clone());
+    let state = d
+        .txn
+        .state
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| "-".into());
+    let flag = match transaction_mark(&tj) {
+        "!!" => format!(
+            "   !! needs investigation: unchanged for over {}",
+            human_age(investigate_after.as_secs() as i64)
+        ),
+        "!" => format!(
+            "   ! stuck: unchanged for over {}",
+            human_age(recovery_window.as_secs() as i64)
+        ),
+        _ => String::new(),
+    };
+    field("state", format!("{state}{flag}"));
+    field("source", cell(&tj["src_acct"]));
+    field("destination", cell(&tj["dest_acct"]));
+    field("amount", cell(&tj["amount"]));
+    field("created", cell(&tj["creation_time"]));
+    let modified = match age {
+        Some(a) => format!("{} ({} ago)", cell(&tj["modification_time"]), human_age(a)),
+        None => cell(&tj["modification_time"]),
+    };
+    field("modified", modified);
+    let problems = problems_cell(&tj["problems"]);
+    if !problems.is_empty() {
+        field("problems", problems);
+    }
+
+    lines.push(String::new());
+    lines.push("accounts".into());
+    if d.accounts.is_empty() {
+        lines.push("  (the transaction names no account)".into());
+    } else {
+        let mut t = Table::new([
+            "ROLE", "ID", "BALANCE", "PENDING", "HAS THIS", "SETTLED", "PROBLEMS",
+        ]);
+        for (i, a) in d.accounts.iter().enumerate() {
+            let role = if Some(&a.id) == d.txn.src.as_ref() && i == 0 {
+                "source"
+            } else {
+                "destination"
+            };
+            let (balance, pending) = match &a.state {
+                Some(s) => (
+                    s.balance.to_string(),
+                    if s.pending.is_empty() {
+                        "-".to_string()
+                    } else {
+                        s.pending.join(",")
+                    },
+                ),
+                None => ("-".into(), "-".into()),
+            };
+            t.row([
+                role.to_string(),
+                a.id.clone(),
+                balance,
+                pending,
+                if a.carries { "yes" } else { "no" }.to_string(),
+                a.settled.map(|s| s.as_str()).unwrap_or("-").to_string(),
+                a.problems.join("; "),
+            ]);
+        }
+        lines.extend(t.render().into_iter().map(|l| format!("  {l}")));
+    }
+
+    lines.push(String::new());
+    lines.push("locks".into());
+    if d.locks.is_empty() {
+        lines.push("  (none held by this transaction)".into());
+    } else {
+        let mut t = Table::new(["", "RESOURCE", "HOLDER", "AGE", "STATUS"]);
+        for l in &d.locks {
+            let j = lock_json(l, now);
+            t.row([
+                lock_mark(&j).to_string(),
+                cell(&j["resource"]),
+                cell(&j["holder"]),
+                j["age_seconds"]
+                    .as_i64()
+                    .map(human_age)
+                    .unwrap_or_else(|| "-".into()),
+                cell(&j["staleness"]),
+            ]);
+        }
+        lines.extend(t.render().into_iter().map(|l| format!("  {l}")));
+    }
+
+    lines.push(String::new());
+    let next = match (&d.next_step, &d.txn.state) {
+        (Some(s), _) => s.label().to_string(),
+        (None, Some(s)) if s.is_terminal() => format!("none: the transaction is {s}"),
+        (None, _) if d.recover.refusal.is_some() => {
+            "none: recovery would refuse (see below)".into()
+        }
+        (None, _) => "none: every step is already done".into(),
+    };
+    lines.push(format!("{:<12} {next}", "next step"));
+    lines.push(String::new());
+    lines.extend(preview_lines("recover", &d.recover));
+    lines.push(String::new());
+    lines.extend(preview_lines("rollback", &d.rollback));
+    lines
+}
+
+/// What one procedure would do, as text.
+fn preview_lines(name: &str, p: &Preview) -> Vec<String> {
+    let mut lines = vec![format!("{name} would:")];
+    for (i, s) in p.steps.iter().enumerate() {
+        let what = match &s.outcome {
+            Outcome::Updated(e) => format!("write: {e}"),
+            Outcome::Noop(r) => format!("noop: {r}"),
+        };
+        lines.push(format!("  {:>2}. {:<40} {what}", i + 1, s.step.label()));
+    }
+    if let Some(r) = &p.refusal {
+        lines.push(format!("  refuse: {r}"));
+    } else if p.steps.is_empty() {
+        lines.push("  nothing: the transaction is already terminal".into());
+    } else {
+        let ends = p
+            .ends_in
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| "-".into());
+        lines.push(format!(
+            "  balance change: source {:+}, destination {:+}; ends {ends}",
+            p.balance_change.0, p.balance_change.1
+        ));
+    }
+    lines
+}

@@ -1,0 +1,146 @@
+//! The subcommands and their arguments: one variant per headless command.
+//! Where a command takes one of two targets (`recover ID` / `--all-stuck`,
+//! `release-lock RESOURCE` / `--txn ID`), an argument group makes exactly
+//! one of them required.
+
+use crate::protocol::time::parse_duration;
+use clap::{Args, Subcommand};
+use std::time::Duration;
+
+/// The headless commands.
+#[derive(Debug, Clone, Subcommand)]
+pub enum Command {
+    /// Create the transactions, accounts and locks indices (idempotent).
+    Init,
+
+    /// Move AMOUNT from account SRC to account DEST with the full protocol.
+    Transfer(TransferArgs),
+
+    /// List transactions, oldest modification first.
+    List(ListArgs),
+
+    /// Show one transaction with its accounts, locks and what each
+    /// intervention would do from here.
+    Show(ShowArgs),
+
+    /// Roll a transaction back from wherever it stopped.
+    Rollback(RollbackArgs),
+
+    /// Move a stuck transaction forward (or every stuck one with --all-stuck).
+    Recover(RecoverArgs),
+
+    /// List the locks with their owners and whether they are stale.
+    Locks(LocksArgs),
+
+    /// Release a lock by resource, or every lock of a transaction.
+    ReleaseLock(ReleaseLockArgs),
+
+    /// Check that money is conserved and that accounts and transactions agree.
+    Audit(AuditArgs),
+}
+
+/// `transfer SRC DEST AMOUNT`.
+#[derive(Debug, Clone, Args)]
+pub struct TransferArgs {
+    /// Source account id.
+    pub src: String,
+    /// Destination account id.
+    pub dest: String,
+    /// Units to move (a positive integer).
+    #[arg(value_parser = clap::value_parser!(i64).range(1..), allow_negative_numbers = true)]
+    pub amount: i64,
+    /// Transaction id [default: generated].
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Hold locks on both accounts for the duration of the transfer.
+    #[arg(long)]
+    pub locks: bool,
+}
+
+/// `list`.
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {
+    /// Only transactions in this state (repeatable): created, pending,
+    /// committed, terminating, finished, rolled-back.
+    #[arg(long = "state", value_name = "STATE")]
+    pub states: Vec<String>,
+    /// Only transactions last modified longer ago than this.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub older_than: Option<Duration>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `show ID`.
+#[derive(Debug, Clone, Args)]
+pub struct ShowArgs {
+    /// Transaction id.
+    pub id: String,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `rollback ID`.
+#[derive(Debug, Clone, Args)]
+pub struct RollbackArgs {
+    /// Transaction id.
+    pub id: String,
+    /// Act even if the transaction was modified within the recovery window.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `recover ID` or `recover --all-stuck`.
+#[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["id", "all_stuck"])))]
+pub struct RecoverArgs {
+    /// Transaction id.
+    pub id: Option<String>,
+    /// Recover every stuck transaction instead of one.
+    #[arg(long)]
+    pub all_stuck: bool,
+    /// How many transactions to recover at once with --all-stuck.
+    #[arg(long, default_value_t = 4, conflicts_with = "id", value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: u16,
+    /// Act even if the transaction was modified within the recovery window.
+    #[arg(long, conflicts_with = "all_stuck")]
+    pub force: bool,
+}
+
+/// `locks`.
+#[derive(Debug, Clone, Args)]
+pub struct LocksArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `release-lock RESOURCE` or `release-lock --txn ID`.
+#[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["resource", "txn"])))]
+pub struct ReleaseLockArgs {
+    /// The locked resource (the lock document's id).
+    pub resource: Option<String>,
+    /// Release every lock owned by this transaction instead.
+    #[arg(long, value_name = "ID")]
+    pub txn: Option<String>,
+    /// Release even a lock whose holder may still be running.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `audit`.
+#[derive(Debug, Clone, Args)]
+pub struct AuditArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The total balance all accounts should add up to.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub expect_total: Option<i64>,
+    /// Repair what can be repaired safely.
+    #[arg(long)]
+    pub repair: bool,
+}
