@@ -1,6 +1,8 @@
 //! Unit tests of the dashboard's `update` function: events in, state and
 //! commands out. No terminal, no server.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use estx::dashboard::app::{App, LogLevel, Pane, Settings};

@@ -16,7 +16,7 @@ use elasticsearch::http::response::Response;
 use elasticsearch::indices::{IndicesCreateParts, IndicesExistsParts, IndicesRefreshParts};
 use elasticsearch::params::OpType;
 use elasticsearch::{
-    ClearScrollParts, CountParts, CreateParts, DeleteParts, Elasticsearch, GetParts, IndexParts, MgetParts,
+    BulkParts, ClearScrollParts, CountParts, CreateParts, DeleteParts, Elasticsearch, GetParts, IndexParts, MgetParts,
     MsearchParts, ScrollParts, SearchParts,
 };
 use serde_json::{json, Map, Value};
@@ -215,6 +215,39 @@ impl Cluster {
             .await
             .map_err(transport)?;
         check(resp, index).await.map(|_| ())
+    }
+
+    /// Indexes many documents in one `_bulk` request (seeding, benchmarks).
+    /// Fails if any item failed.
+    pub async fn bulk_index(&self, index: &str, docs: &[(String, Value)]) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::with_capacity(docs.len() * 2);
+        for (id, doc) in docs {
+            lines.push(json!({"index": {"_index": index, "_id": id}}).into());
+            lines.push(doc.clone().into());
+        }
+        let resp = self
+            .client
+            .bulk(BulkParts::None)
+            .body(lines)
+            .send()
+            .await
+            .map_err(transport)?;
+        let body = check(resp, index).await?;
+        if body.get("errors").and_then(Value::as_bool) == Some(true) {
+            let first = body
+                .get("items")
+                .and_then(Value::as_array)
+                .and_then(|items| items.iter().find_map(|i| i.pointer("/index/error").cloned()))
+                .unwrap_or(Value::Null);
+            return Err(Error::Cluster {
+                status: 400,
+                reason: format!("bulk indexing failed: {}", truncate(&first.to_string())),
+            });
+        }
+        Ok(())
     }
 
     /// Deletes the document only if it is still at `seq_no`/`primary_term`.

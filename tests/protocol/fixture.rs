@@ -20,29 +20,13 @@ pub struct Fx {
     config: ProtocolConfig,
 }
 
-/// The mappings `estx-tui init` creates (see assets/mappings).
-pub fn mappings() -> [(fn(&TestIndices) -> &String, Value); 3] {
+/// The mappings `estx-tui init` creates, by index.
+pub fn mappings(ix: &TestIndices) -> [(String, Value); 3] {
+    let parse = |s: &str| serde_json::from_str::<Value>(s).unwrap();
     [
-        (
-            |i| &i.transactions,
-            json!({"mappings": {"properties": {
-                "src_acct": {"type": "keyword"}, "dest_acct": {"type": "keyword"},
-                "src_account": {"type": "keyword"}, "dest_account": {"type": "keyword"},
-                "transaction_state": {"type": "keyword"}, "amount": {"type": "long"},
-                "creation_time": {"type": "date"}, "modification_time": {"type": "date"}}}}),
-        ),
-        (
-            |i| &i.accounts,
-            json!({"mappings": {"properties": {
-                "balance": {"type": "long"}, "pending_transactions": {"type": "keyword"},
-                "settled_transactions": {"properties": {"id": {"type": "keyword"}, "outcome": {"type": "keyword"}, "at": {"type": "date"}}}}}}),
-        ),
-        (
-            |i| &i.locks,
-            json!({"mappings": {"properties": {
-                "owner": {"type": "keyword"}, "process_id": {"type": "keyword"}, "lock_type": {"type": "keyword"},
-                "lock_count": {"type": "long"}, "created_at": {"type": "date"}, "expires_at": {"type": "date"}}}}),
-        ),
+        (ix.transactions.clone(), parse(include_str!("../../assets/mappings/transactions.json"))),
+        (ix.accounts.clone(), parse(include_str!("../../assets/mappings/accounts.json"))),
+        (ix.locks.clone(), parse(include_str!("../../assets/mappings/locks.json"))),
     ]
 }
 
@@ -66,8 +50,8 @@ impl Fx {
         };
         adjust(&mut config);
         let cluster = Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
-        for (name, body) in mappings() {
-            cluster.create_index(name(&ix), body).await.unwrap();
+        for (name, body) in mappings(&ix) {
+            cluster.create_index(&name, body).await.unwrap();
         }
         let proto = Protocol::new(cluster, config.clone());
         Fx {

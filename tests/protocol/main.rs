@@ -2,6 +2,8 @@
 //! (osmem-server, or the cluster at `ESTX_TEST_URL`). One test binary, so the
 //! suite links once and shares one server.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "../common/mod.rs"]
 mod common;
 
