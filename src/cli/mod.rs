@@ -49,9 +49,26 @@ pub async fn run(cli: Cli) -> i32 {
     }
 }
 
-/// No subcommand: the dashboard. Not built yet; a later change replaces
-/// this function (and only this function) with the real one.
-async fn dashboard(_cli: &Cli) -> i32 {
-    err("the dashboard is not built yet; see `estx-tui --help` for the headless commands");
-    EXIT_USAGE
+/// No subcommand: the dashboard, with the same connection options. It
+/// opens even when the cluster is unreachable (and keeps retrying).
+async fn dashboard(cli: &Cli) -> i32 {
+    let p = match context::protocol(&cli.global) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    let opts = crate::dashboard::DashboardOptions {
+        interval: cli.dashboard.interval.max(std::time::Duration::from_secs(1)),
+        read_only: cli.dashboard.read_only,
+        cap: crate::dashboard::snapshot::DEFAULT_CAP,
+    };
+    match crate::dashboard::run(p, opts).await {
+        Ok(()) => 0,
+        Err(e) => {
+            err(format_args!("terminal error: {e}"));
+            EXIT_TERMINAL
+        }
+    }
 }
+
+/// Exit code when the terminal itself fails (not a tty, I/O error).
+pub const EXIT_TERMINAL: i32 = 4;

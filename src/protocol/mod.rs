@@ -18,6 +18,7 @@ pub mod lock;
 pub mod locks;
 pub mod procedures;
 pub mod report;
+pub mod setup;
 pub mod steps;
 pub mod stuck;
 pub mod time;

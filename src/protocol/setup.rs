@@ -1,0 +1,59 @@
+//! Creating the three indices with the mappings the tool ships
+//! (`assets/mappings/`), idempotently. Used by `init`, `seed` and the demo.
+
+use super::{Indices, Protocol};
+use crate::error::{Error, Result};
+use serde_json::Value;
+
+/// Mapping of the transactions index.
+pub const TRANSACTIONS_MAPPING: &str = include_str!("../../assets/mappings/transactions.json");
+/// Mapping of the accounts index.
+pub const ACCOUNTS_MAPPING: &str = include_str!("../../assets/mappings/accounts.json");
+/// Mapping of the locks index.
+pub const LOCKS_MAPPING: &str = include_str!("../../assets/mappings/locks.json");
+
+/// The index-creation bodies by index name.
+pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
+    [
+        (&ix.transactions, TRANSACTIONS_MAPPING),
+        (&ix.accounts, ACCOUNTS_MAPPING),
+        (&ix.locks, LOCKS_MAPPING),
+    ]
+    .into_iter()
+    .map(|(name, text)| {
+        serde_json::from_str(text)
+            .map(|body| (name.clone(), body))
+            .map_err(|e| Error::Invalid(format!("bundled mapping for `{name}` is not valid JSON: {e}")))
+    })
+    .collect()
+}
+
+impl Protocol {
+    /// Creates whichever of the three indices is missing; returns each index
+    /// with `true` if it was created now, `false` if it already existed.
+    pub async fn ensure_indices(&self) -> Result<Vec<(String, bool)>> {
+        let mut out = Vec::new();
+        for (name, body) in index_bodies(&self.config.indices)? {
+            let created = self.cluster().create_index(&name, body).await?;
+            out.push((name, created));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_mappings_type_the_protocol_fields() {
+        let bodies = index_bodies(&Indices::default()).unwrap();
+        let t = &bodies[0].1["mappings"]["properties"];
+        for f in ["src_acct", "dest_acct", "src_account", "dest_account", "transaction_state"] {
+            assert_eq!(t[f]["type"], "keyword", "{f}");
+        }
+        assert_eq!(t["modification_time"]["type"], "date");
+        assert_eq!(bodies[1].1["mappings"]["properties"]["pending_transactions"]["type"], "keyword");
+        assert_eq!(bodies[2].1["mappings"]["properties"]["owner"]["type"], "keyword");
+    }
+}
