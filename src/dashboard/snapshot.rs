@@ -8,7 +8,7 @@
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
-use crate::protocol::lock::LockInfo;
+use crate::protocol::lock::{LockInfo, Owner};
 use crate::protocol::locks::LockView;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::Indices;
@@ -173,14 +173,17 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     if !unknown_owners.is_empty() && !missing.contains(&ix.transactions) {
         requests += 1;
         for (id, doc) in unknown_owners.iter().zip(cluster.mget(&ix.transactions, &unknown_owners).await?) {
-            owner_states.insert(id.clone(), doc.and_then(|d| Transaction::from_source(id, &d.source).state));
+            if let Some(d) = doc {
+                owner_states.insert(id.clone(), Transaction::from_source(id, &d.source).state);
+            }
         }
     }
     let locks = infos
         .into_iter()
         .map(|info| {
-            let owner_state = info.owner.as_ref().and_then(|o| owner_states.get(o).cloned().flatten());
-            let staleness = info.staleness(owner_state.as_ref(), taken_at);
+            let found = info.owner.as_ref().and_then(|o| owner_states.get(o));
+            let staleness = info.staleness(Owner::from_lookup(found.map(Option::as_ref)), taken_at);
+            let owner_state = found.cloned().flatten();
             LockView { info, owner_state, staleness }
         })
         .collect();

@@ -60,6 +60,18 @@ impl Protocol {
         let mut findings = Vec::new();
         let mut repairs = Vec::new();
 
+        // The sum of balances, read before any repair; repairs then adjust it
+        // by exactly what they changed (a search may not see them yet).
+        let sum = self
+            .cluster()
+            .search(&ix.accounts, json!({"size": 0, "aggs": {"total": {"sum": {"field": "balance"}}}}))
+            .await?;
+        let mut total_balance = sum
+            .pointer("/aggregations/total/value")
+            .and_then(Value::as_f64)
+            .map(|f| f.round() as i64)
+            .ok_or_else(|| Error::Decode("sum aggregation without a value".into()))?;
+
         // Accounts carrying pending entries, and malformed accounts.
         let accounts = self
             .cluster()
@@ -127,8 +139,9 @@ impl Protocol {
                         };
                         let detail = format!("carries `{txn_id}` ({s}, amount {}): {what}", t.amount.unwrap_or(0));
                         if repair && repairable {
-                            match self.undo_dangling(t, acct, on_source).await {
-                                Ok(msg) => {
+                            match self.undo_dangling(t, acct, on_source, *s == TxnState::Finished).await {
+                                Ok((msg, delta)) => {
+                                    total_balance += delta;
                                     repairs.push(format!("{acct}: {msg}"));
                                     continue;
                                 }
@@ -200,16 +213,6 @@ impl Protocol {
             Err(e) => return Err(e),
         }
 
-        // The sum of balances.
-        let sum = self
-            .cluster()
-            .search(&ix.accounts, json!({"size": 0, "aggs": {"total": {"sum": {"field": "balance"}}}}))
-            .await?;
-        let total_balance = sum
-            .pointer("/aggregations/total/value")
-            .and_then(Value::as_f64)
-            .map(|f| f.round() as i64)
-            .ok_or_else(|| Error::Decode("sum aggregation without a value".into()))?;
         if let Some(expected) = expect_total {
             let settled_total = total_balance - in_flight_delta;
             if settled_total != expected {
@@ -245,9 +248,12 @@ impl Protocol {
         Ok(out)
     }
 
-    /// Undoes a dangling apply of a terminal transaction on one account, with
-    /// the same undo decision rollback uses (re-read, conditional write).
-    async fn undo_dangling(&self, t: &Transaction, acct: &str, on_source: bool) -> Result<String> {
+    /// Undoes a dangling apply of a terminal transaction on one account with
+    /// a conditional write: for a rolled-back transaction with the same undo
+    /// rollback uses; for a finished one (a duplicate apply after the account
+    /// settled it) keeping the account's `applied` record. Returns what it
+    /// did and the balance change it made.
+    async fn undo_dangling(&self, t: &Transaction, acct: &str, on_source: bool, finished: bool) -> Result<(String, i64)> {
         let transfer = t.transfer()?;
         let applied = if on_source { -transfer.amount } else { transfer.amount };
         let now = Utc::now();
@@ -255,12 +261,24 @@ impl Protocol {
         let ex = self
             .exec
             .run("account", &self.config.indices.accounts, acct, |src| {
-                steps::account_doc(acct, src, |a| decide::undo(a, &t.id, applied, fencing, now))
+                steps::account_doc(acct, src, |a| {
+                    if finished {
+                        decide::reverse_duplicate(a, &t.id, applied)
+                    } else {
+                        decide::undo(a, &t.id, applied, fencing, now)
+                    }
+                })
             })
             .await?;
         Ok(match ex.outcome {
-            Outcome::Updated(e) => format!("`{}`: {e}", t.id),
-            Outcome::Noop(r) => format!("`{}`: {r}", t.id),
+            Outcome::Updated(e) => {
+                let delta = match e {
+                    decide::Effect::Undone { delta } => delta,
+                    _ => 0,
+                };
+                (format!("`{}`: {e}", t.id), delta)
+            }
+            Outcome::Noop(r) => (format!("`{}`: {r}", t.id), 0),
         })
     }
 }

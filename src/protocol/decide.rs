@@ -221,6 +221,26 @@ pub fn undo(
     }
 }
 
+/// Repair of an apply that came after the account had settled the
+/// transaction (a late duplicate by an unfenced writer): reverses it and drops
+/// the id, keeping whatever settled record the account has — the account did
+/// settle it, once, and the fence must keep saying so.
+pub fn reverse_duplicate(acct: &AccountState, txn: &str, applied_delta: i64) -> Result<Decision<AccountState>, Contradiction> {
+    if !acct.carries(txn) {
+        return Ok(Decision::Noop(NoopReason::NotPending));
+    }
+    let mut next = acct.clone();
+    let delta = applied_delta
+        .checked_neg()
+        .ok_or_else(|| Contradiction(format!("cannot negate {applied_delta}")))?;
+    next.balance = acct
+        .balance
+        .checked_add(delta)
+        .ok_or_else(|| Contradiction(format!("balance {} {delta:+} overflows", acct.balance)))?;
+    next.pending.retain(|p| p != txn);
+    Ok(Decision::Write(next, Effect::Undone { delta }))
+}
+
 /// Drops the settled records of `prunable` transactions written before
 /// `cutoff`. The caller decides which transactions are prunable (terminal and
 /// older than the retention); this only never prunes a record younger than

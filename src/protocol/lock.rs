@@ -29,6 +29,28 @@ pub struct LockInfo {
     pub problems: Vec<String>,
 }
 
+/// What is known of a lock's owner transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner<'a> {
+    /// No such transaction document.
+    Missing,
+    /// The document exists but its state cannot be read.
+    Unreadable,
+    /// The document is in this state.
+    Is(&'a TxnState),
+}
+
+impl<'a> Owner<'a> {
+    /// From a lookup: `None` = no document; `Some(None)` = no readable state.
+    pub fn from_lookup(found: Option<Option<&'a TxnState>>) -> Owner<'a> {
+        match found {
+            None => Owner::Missing,
+            Some(None) => Owner::Unreadable,
+            Some(Some(s)) => Owner::Is(s),
+        }
+    }
+}
+
 /// Whether a lock's holder can be presumed gone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Staleness {
@@ -107,19 +129,22 @@ impl LockInfo {
         self.created_at.map(|t| (now - t).num_seconds())
     }
 
-    /// Staleness given the owner transaction's state (`None` = it does not
-    /// exist; only consulted when the lock names an owner).
-    pub fn staleness(&self, owner_state: Option<&TxnState>, now: DateTime<Utc>) -> Staleness {
+    /// Staleness given what is known of the owner transaction (only
+    /// consulted when the lock names an owner).
+    pub fn staleness(&self, owner: Owner<'_>, now: DateTime<Utc>) -> Staleness {
         if let Some(exp) = self.expires_at {
             if exp <= now {
                 return Staleness::Stale(format!("lease expired {}s ago", (now - exp).num_seconds()));
             }
         }
         match &self.owner {
-            Some(owner) => match owner_state {
-                None => Staleness::Stale(format!("owner transaction `{owner}` does not exist")),
-                Some(s) if s.is_terminal() => Staleness::Stale(format!("owner transaction `{owner}` is {s}")),
-                Some(_) => Staleness::Live,
+            Some(id) => match owner {
+                Owner::Missing => Staleness::Stale(format!("owner transaction `{id}` does not exist")),
+                Owner::Unreadable => {
+                    Staleness::Unknown(format!("owner transaction `{id}` has no readable state"))
+                }
+                Owner::Is(s) if s.is_terminal() => Staleness::Stale(format!("owner transaction `{id}` is {s}")),
+                Owner::Is(_) => Staleness::Live,
             },
             None => Staleness::Unknown("the lock does not name an owner transaction".into()),
         }
@@ -149,11 +174,12 @@ mod tests {
     fn staleness_rules() {
         let now = parse_timestamp(&json!("2026-01-01T00:05:00Z")).unwrap();
         let l = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:10:00Z"}));
-        assert_eq!(l.staleness(Some(&TxnState::Pending), now), Staleness::Live);
-        assert!(l.staleness(Some(&TxnState::Finished), now).is_stale());
-        assert!(l.staleness(None, now).is_stale());
+        assert_eq!(l.staleness(Owner::Is(&TxnState::Pending), now), Staleness::Live);
+        assert!(l.staleness(Owner::Is(&TxnState::Finished), now).is_stale());
+        assert!(l.staleness(Owner::Missing, now).is_stale());
         let expired = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:01:00Z"}));
-        assert!(expired.staleness(Some(&TxnState::Pending), now).is_stale());
-        assert!(matches!(lock(json!({"process_id":1})).staleness(None, now), Staleness::Unknown(_)));
+        assert!(expired.staleness(Owner::Is(&TxnState::Pending), now).is_stale());
+        assert!(matches!(lock(json!({"process_id":1})).staleness(Owner::Missing, now), Staleness::Unknown(_)));
+        assert!(matches!(l.staleness(Owner::Unreadable, now), Staleness::Unknown(_)));
     }
 }

@@ -3,7 +3,7 @@
 //! when ownership was checked, forced release by an operator, and staleness
 //! (owner transaction terminal or missing, or lease expired).
 
-use super::lock::{LockInfo, Staleness};
+use super::lock::{LockInfo, Owner, Staleness};
 use super::report::{ProcedureReport, StepResult, Verdict};
 use super::steps::{Refusal, Step};
 use super::time::format_timestamp;
@@ -231,11 +231,12 @@ impl Protocol {
             return Ok(None);
         };
         let info = LockInfo::from_source(resource, &doc.source);
-        let owner_state = match &info.owner {
-            Some(o) => self.read_transaction(o).await?.and_then(|(t, _)| t.state),
+        let found: Option<Option<TxnState>> = match &info.owner {
+            Some(o) => self.read_transaction(o).await?.map(|(t, _)| t.state),
             None => None,
         };
-        let staleness = info.staleness(owner_state.as_ref(), Utc::now());
+        let staleness = info.staleness(Owner::from_lookup(found.as_ref().map(Option::as_ref)), Utc::now());
+        let owner_state = found.flatten();
         Ok(Some(LockView { info, owner_state, staleness }))
     }
 
@@ -253,13 +254,13 @@ impl Protocol {
             .into_iter()
             .collect();
         let docs = self.cluster().mget(&self.config.indices.transactions, &owners).await;
-        let states: HashMap<String, TxnState> = match docs {
+        let states: HashMap<String, Option<TxnState>> = match docs {
             Ok(docs) => owners
                 .iter()
                 .zip(docs)
                 .filter_map(|(id, d)| {
                     let d = d?;
-                    Transaction::from_source(id, &d.source).state.map(|s| (id.clone(), s))
+                    Some((id.clone(), Transaction::from_source(id, &d.source).state))
                 })
                 .collect(),
             Err(crate::Error::IndexMissing(_)) => HashMap::new(),
@@ -269,8 +270,9 @@ impl Protocol {
         let mut views: Vec<LockView> = infos
             .into_iter()
             .map(|info| {
-                let owner_state = info.owner.as_ref().and_then(|o| states.get(o).cloned());
-                let staleness = info.staleness(owner_state.as_ref(), now);
+                let found = info.owner.as_ref().and_then(|o| states.get(o));
+                let staleness = info.staleness(Owner::from_lookup(found.map(Option::as_ref)), now);
+                let owner_state = found.cloned().flatten();
                 LockView { info, owner_state, staleness }
             })
             .collect();

@@ -91,6 +91,14 @@ impl Protocol {
                     unsure = true;
                     tokio::time::sleep(self.config.retry.base_backoff * attempts).await;
                 }
+                Err(e) if unsure || e.is_transient() => {
+                    return Err(Error::GaveUp {
+                        index: index.clone(),
+                        id,
+                        attempts,
+                        last: format!("{e}; the transaction may exist in `created` (recovery will run it)"),
+                    })
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -230,11 +238,8 @@ impl Protocol {
                 return;
             }
         };
-        if let Err(e) = self.check_accounts(&t.src, &t.dest).await {
-            report.verdict = match e {
-                Error::Malformed { .. } | Error::NotFound { .. } => Verdict::Refused(Refusal::Malformed(e.to_string())),
-                other => Verdict::Failed(other),
-            };
+        if let Err(verdict) = self.accounts_ready(t, &todo).await {
+            report.verdict = verdict;
             return;
         }
         let mut executed = 0usize;
@@ -269,6 +274,7 @@ impl Protocol {
                     }
                     Next::Stop(why) => {
                         report.verdict = Verdict::Stopped(why);
+                        self.release_if_terminal(t, report).await;
                         return;
                     }
                     Next::Replan(found) => {
@@ -280,9 +286,14 @@ impl Protocol {
                             }
                             Ok(steps) if steps.is_empty() => {
                                 report.verdict = Verdict::NothingToDo(found);
+                                self.release_transfer_locks(t, report).await;
                                 return;
                             }
                             Ok(steps) => {
+                                if let Err(verdict) = self.accounts_ready(t, &steps).await {
+                                    report.verdict = verdict;
+                                    return;
+                                }
                                 todo = steps;
                                 continue 'plan;
                             }
@@ -299,6 +310,29 @@ impl Protocol {
         report.verdict = Verdict::Completed(final_state.clone());
         if final_state.is_terminal() {
             self.release_transfer_locks(t, report).await;
+        }
+    }
+
+    /// Refuses a plan with account steps when an account is missing or
+    /// malformed (cancelling a created transaction touches no account).
+    async fn accounts_ready(&self, t: &Transfer, plan: &[Step]) -> std::result::Result<(), Verdict> {
+        if !plan.iter().any(|s| s.on_source().is_some()) {
+            return Ok(());
+        }
+        self.check_accounts(&t.src, &t.dest).await.map_err(|e| match e {
+            Error::Malformed { .. } | Error::NotFound { .. } => Verdict::Refused(Refusal::Malformed(e.to_string())),
+            other => Verdict::Failed(other),
+        })
+    }
+
+    /// After stopping because another process moved the transaction: if it
+    /// is now terminal, the locks this transfer may hold are released (the
+    /// process that ended it may have run before they were taken).
+    async fn release_if_terminal(&self, t: &Transfer, report: &mut ProcedureReport) {
+        if let Ok(Some((txn, _))) = self.read_transaction(&t.id).await {
+            if txn.state.as_ref().is_some_and(TxnState::is_terminal) {
+                self.release_transfer_locks(t, report).await;
+            }
         }
     }
 

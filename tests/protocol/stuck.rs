@@ -1,1 +1,197 @@
-//! (being written)
+//! The stuck query (every hit, not the article's first 100, oldest first) and
+//! recovery of every stuck transaction.
+
+use crate::fixture::Fx;
+use crate::procedures::stage;
+use chrono::{Duration as ChronoDuration, Utc};
+use estx::protocol::time::format_timestamp;
+use estx::protocol::{NewTransfer, Procedure, RunLimits, TxnState, Verdict};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+
+fn seconds_ago(s: i64) -> chrono::DateTime<Utc> {
+    Utc::now() - ChronoDuration::seconds(s)
+}
+
+#[tokio::test]
+async fn every_stuck_transaction_is_listed_oldest_first() {
+    let fx = Fx::new().await;
+    fx.account("S", 1_000_000).await;
+    fx.account("D", 0).await;
+    let states = ["created", "pending", "committed", "terminating"];
+    // Written in an order unrelated to their age.
+    let mut stuck: Vec<(i64, String)> = Vec::new();
+    for i in 0..250i64 {
+        let age = 600 + ((i * 7919) % 250) * 37; // 10 min .. ~2.6 h, all distinct
+        let id = format!("stuck-{i:03}");
+        let t = seconds_ago(age);
+        // Timestamps as applications write them: ours, nanoseconds, epoch millis.
+        let modified: Value = match i % 3 {
+            0 => json!(format_timestamp(t)),
+            1 => json!(t.format("%Y-%m-%dT%H:%M:%S%.9fZ").to_string()),
+            _ => json!(t.timestamp_millis()),
+        };
+        fx.put_txn(
+            &id,
+            json!({"src_acct": "S", "dest_acct": "D", "amount": 1, "transaction_state": states[i as usize % 4],
+                   "creation_time": format_timestamp(t), "modification_time": modified}),
+        )
+        .await;
+        stuck.push((age, id));
+    }
+    // Old but terminal, and non-terminal but recent: none of them is stuck.
+    for i in 0..20i64 {
+        let old = format_timestamp(seconds_ago(3600 + i * 60));
+        let state = if i % 2 == 0 {
+            "finished"
+        } else {
+            "rolled-back"
+        };
+        fx.put_txn(
+            &format!("done-{i:02}"),
+            json!({"src_acct": "S", "dest_acct": "D", "amount": 1, "transaction_state": state, "modification_time": old}),
+        )
+        .await;
+        let fresh = format_timestamp(seconds_ago(2 + i * 5)); // well within 2 min
+        fx.put_txn(
+            &format!("fresh-{i:02}"),
+            json!({"src_acct": "S", "dest_acct": "D", "amount": 1, "transaction_state": states[i as usize % 4], "modification_time": fresh}),
+        )
+        .await;
+    }
+    fx.refresh().await;
+
+    stuck.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let expected: Vec<String> = stuck.into_iter().map(|(_, id)| id).collect();
+    let found = fx.proto.stuck_transactions().await.unwrap();
+    let ids: Vec<String> = found.iter().map(|t| t.id.clone()).collect();
+    assert_eq!(ids.len(), 250, "stuck query capped or leaky");
+    assert_eq!(ids, expected, "not exactly the stuck ones, oldest first");
+    assert!(found
+        .iter()
+        .all(|t| t.is_well_formed() && t.state.as_ref().is_some_and(TxnState::is_in_flight)));
+    // Oldest first, also by the times as parsed.
+    let times: Vec<_> = found.iter().map(|t| t.modification_time.unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[tokio::test]
+async fn recover_all_stuck_finishes_or_undoes_every_one() {
+    let fx = Fx::new().await;
+    let mut expected: Vec<(String, String, String, TxnState)> = Vec::new();
+    // Crashed forward at every core step (twice for some).
+    for (n, k) in [0, 1, 2, 3, 4, 5, 6, 2, 5].into_iter().enumerate() {
+        let (id, src, dest) = stage(&fx, &format!("f{n}k{k}"), k).await;
+        expected.push((id, src, dest, TxnState::Finished));
+    }
+    // Crashed while rolling back, after 1, 2 and 3 rollback steps.
+    for j in 1..=3 {
+        let (id, src, dest) = stage(&fx, &format!("u{j}"), 3).await;
+        let r = fx
+            .proto
+            .run_procedure(
+                &id,
+                Procedure::Rollback,
+                false,
+                RunLimits { max_steps: Some(j) },
+            )
+            .await;
+        assert!(matches!(r.verdict, Verdict::Stopped(_)), "{:?}", r.verdict);
+        assert_eq!(fx.state(&id).await, TxnState::Terminating);
+        fx.backdate(&id, 5).await;
+        expected.push((id, src, dest, TxnState::RolledBack));
+    }
+    assert_eq!(expected.len(), 12);
+    // Already finished: not stuck.
+    let (done, done_src, done_dest) = stage(&fx, "done", 7).await;
+    // Stuck-looking, but its worker may be alive (modified just now).
+    fx.account("Alive", 500).await;
+    fx.account("Balive", 500).await;
+    let req = NewTransfer {
+        id: Some("alive".into()),
+        src: "Alive".into(),
+        dest: "Balive".into(),
+        amount: 100,
+    };
+    let r = fx
+        .proto
+        .transfer(&req, false, RunLimits { max_steps: Some(2) })
+        .await;
+    assert!(matches!(r.verdict, Verdict::Stopped(_)));
+    let alive_before = (
+        fx.source(&fx.ix.transactions, "alive").await,
+        fx.source(&fx.ix.accounts, "Alive").await,
+        fx.source(&fx.ix.accounts, "Balive").await,
+    );
+    fx.refresh().await;
+
+    let stuck: BTreeSet<String> = fx
+        .proto
+        .stuck_transactions()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(
+        stuck,
+        expected
+            .iter()
+            .map(|e| e.0.clone())
+            .collect::<BTreeSet<_>>()
+    );
+
+    let reports = fx.proto.recover_all_stuck(4).await.unwrap();
+    assert_eq!(reports.len(), 12);
+    for r in &reports {
+        let want = &expected
+            .iter()
+            .find(|e| e.0 == r.txn)
+            .unwrap_or_else(|| panic!("{} recovered", r.txn))
+            .3;
+        assert!(
+            matches!(&r.verdict, Verdict::Completed(s) if s == want),
+            "{}: {:?}",
+            r.txn,
+            r.verdict
+        );
+    }
+    let mut total = 0;
+    for (id, src, dest, end) in &expected {
+        assert_eq!(&fx.state(id).await, end, "{id}");
+        let (a, b) = (fx.acct(src).await, fx.acct(dest).await);
+        let want = if *end == TxnState::Finished {
+            (400, 600)
+        } else {
+            (500, 500)
+        };
+        assert_eq!((a.balance, b.balance), want, "{id}");
+        assert!(
+            a.pending.is_empty() && b.pending.is_empty(),
+            "{id}: {a:?} {b:?}"
+        );
+        total += a.balance + b.balance;
+    }
+    assert_eq!(total, 12 * 1000, "money created or destroyed");
+    assert_eq!(fx.state(&done).await, TxnState::Finished);
+    assert_eq!(
+        (
+            fx.acct(&done_src).await.balance,
+            fx.acct(&done_dest).await.balance
+        ),
+        (400, 600)
+    );
+    // The live one is left exactly as it was.
+    let alive_after = (
+        fx.source(&fx.ix.transactions, "alive").await,
+        fx.source(&fx.ix.accounts, "Alive").await,
+        fx.source(&fx.ix.accounts, "Balive").await,
+    );
+    assert_eq!(alive_after, alive_before);
+    assert_eq!(fx.state("alive").await, TxnState::Pending);
+
+    // Nothing is stuck any more; a second pass does nothing.
+    fx.refresh().await;
+    assert!(fx.proto.stuck_transactions().await.unwrap().is_empty());
+    assert!(fx.proto.recover_all_stuck(4).await.unwrap().is_empty());
+}
