@@ -14,6 +14,7 @@
 pub mod cli;
 pub mod cluster;
 pub mod dashboard;
+pub mod demo;
 pub mod error;
 pub mod protocol;
 

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use super::subcommands::{
-    AuditArgs, Command, ListArgs, LocksArgs, RecoverArgs, ReleaseLockArgs, RollbackArgs, ShowArgs,
+    AuditArgs, Command, DemoArgs, ListArgs, LocksArgs, RecoverArgs, ReleaseLockArgs, RollbackArgs, SeedArgs, ShowArgs,
     TransferArgs,
 };
 

@@ -12,6 +12,7 @@ pub mod args;
 pub mod audit;
 pub mod commands;
 pub mod context;
+pub mod demo;
 pub mod init;
 pub mod output;
 pub mod release;
@@ -46,6 +47,8 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Locks(a) => commands::locks(&p, a).await,
         Command::ReleaseLock(a) => release::run(&p, a).await,
         Command::Audit(a) => audit::run(&p, a).await,
+        Command::Seed(a) => demo::seed(&p, a).await,
+        Command::Demo(a) => demo::demo(&cli, a).await,
     }
 }
 

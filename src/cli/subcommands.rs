@@ -37,6 +37,51 @@ pub enum Command {
 
     /// Check that money is conserved and that accounts and transactions agree.
     Audit(AuditArgs),
+
+    /// Write a realistic mess into the cluster at --url: accounts, transactions
+    /// stuck in every state (some for hours), stale locks, a dangling entry.
+    Seed(SeedArgs),
+
+    /// Start a local in-memory cluster (osmem-server) with that mess and a live
+    /// workload of crashing workers, and open the dashboard on it.
+    Demo(DemoArgs),
+}
+
+/// `seed`.
+#[derive(Debug, Clone, Args)]
+pub struct SeedArgs {
+    /// Accounts to create (at least 4).
+    #[arg(long, default_value_t = 8)]
+    pub accounts: usize,
+    /// Starting balance of each account.
+    #[arg(long, default_value_t = 1000)]
+    pub balance: i64,
+    /// Seed even though the indices already hold documents.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `demo`.
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Accounts to create (at least 4).
+    #[arg(long, default_value_t = 8)]
+    pub accounts: usize,
+    /// Starting balance of each account.
+    #[arg(long, default_value_t = 1000)]
+    pub balance: i64,
+    /// Workers making transfers in the background.
+    #[arg(long, default_value_t = 3)]
+    pub workers: usize,
+    /// Share of transfers whose worker dies part-way (0 to 1).
+    #[arg(long, default_value_t = 0.2)]
+    pub crash_rate: f64,
+    /// Run without the dashboard (for scripts and tests); prints a summary.
+    #[arg(long)]
+    pub no_ui: bool,
+    /// With --no-ui: how long to run the workload.
+    #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = crate::protocol::time::parse_duration)]
+    pub run_for: std::time::Duration,
 }
 
 /// `transfer SRC DEST AMOUNT`.

@@ -1,0 +1,230 @@
+//! The header line (title, cluster, health, freshness, poll cost, polling
+//! state, `READ-ONLY`), the alert line under it (stale data, auth failure,
+//! missing indices — or a one-line summary of what needs attention), and
+//! the big message shown in place of the panes before the first snapshot.
+
+use super::theme::{
+    bold, clock, dim, fit_segments, severity, wrapped_rows, Segment, Severity, DANGER, GOOD, ODD,
+    WARN,
+};
+use crate::dashboard::app::App;
+use crate::dashboard::event::PollFailure;
+use crate::dashboard::snapshot::Snapshot;
+use crate::protocol::time::human_age;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::Frame;
+
+/// Data older than this while polls fail turns the stale line from yellow to red.
+const STALE_RED_SECS: i64 = 60;
+
+/// Draws the header and alert lines.
+pub fn render(frame: &mut Frame, app: &App, header: Rect, alert: Rect) {
+    frame.render_widget(Paragraph::new(header_line(app, header.width)), header);
+    frame.render_widget(Paragraph::new(alert_line(app, alert.width)), alert);
+}
+
+fn header_line(app: &App, width: u16) -> Line<'static> {
+    let mut segs = vec![Segment::new(
+        0,
+        vec![Span::styled(
+            " estx-tui ",
+            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+        )],
+    )];
+    segs.push(Segment::new(3, vec![Span::raw(app.settings.url.clone())]));
+    if let Some(snap) = &app.snapshot {
+        let (text, colour) = match snap.health.as_deref() {
+            Some("green") => ("green", GOOD),
+            Some("yellow") => ("yellow", WARN),
+            Some("red") => ("red", DANGER),
+            Some(other) => (other, ODD),
+            None => ("health ?", Color::DarkGray),
+        };
+        segs.push(Segment::new(
+            2,
+            vec![Span::styled(format!("● {text}"), Style::new().fg(colour))],
+        ));
+        let ago = (app.now - snap.taken_at).num_seconds();
+        let style = if app.poll_error.is_some() {
+            Style::new().fg(WARN).add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        };
+        segs.push(Segment::new(
+            1,
+            vec![Span::styled(
+                format!("as of {} ({} ago)", clock(snap.taken_at), human_age(ago)),
+                style,
+            )],
+        ));
+        segs.push(Segment::new(
+            4,
+            vec![Span::styled(
+                format!(
+                    "poll {}ms · {} req",
+                    snap.duration.as_millis(),
+                    snap.requests
+                ),
+                dim(),
+            )],
+        ));
+    }
+    let polling = if app.paused {
+        Span::styled("paused", Style::new().fg(WARN).add_modifier(Modifier::BOLD))
+    } else if app.polling {
+        Span::raw("polling…")
+    } else {
+        Span::raw(format!("every {}s", app.interval.as_secs()))
+    };
+    segs.push(Segment::new(1, vec![polling]));
+    if let Some((action, id)) = &app.running {
+        segs.push(Segment::new(
+            1,
+            vec![Span::styled(
+                format!("running: {} {id}", action.title()),
+                bold(),
+            )],
+        ));
+    }
+    if app.settings.read_only {
+        segs.push(Segment::new(
+            0,
+            vec![Span::styled(
+                " READ-ONLY ",
+                Style::new()
+                    .fg(Color::Black)
+                    .bg(WARN)
+                    .add_modifier(Modifier::BOLD),
+            )],
+        ));
+    }
+    fit_segments(segs, "  ", width)
+}
+
+fn alert_line(app: &App, width: u16) -> Line<'static> {
+    match (&app.poll_error, &app.snapshot) {
+        (Some(failure), Some(_)) => {
+            let age = human_age(app.stale_for().unwrap_or(0));
+            match failure {
+                PollFailure::Auth(m) => Line::styled(
+                    format!(
+                        " STALE: data is {age} old — authentication failed — not retrying; fix credentials and press r ({m})"
+                    ),
+                    Style::new().fg(Color::White).bg(DANGER).add_modifier(Modifier::BOLD),
+                ),
+                PollFailure::Transient(m) | PollFailure::Other(m) => {
+                    let colour = if app.stale_for().unwrap_or(0) >= STALE_RED_SECS { DANGER } else { WARN };
+                    Line::styled(
+                        format!(" STALE: data is {age} old — {m} (retrying)"),
+                        Style::new().fg(colour).add_modifier(Modifier::BOLD),
+                    )
+                }
+            }
+        }
+        (Some(_), None) => Line::styled(" no data yet", dim()),
+        (None, Some(snap)) if !snap.missing_indices.is_empty() => missing_line(snap),
+        (None, Some(snap)) => summary_line(app, snap, width),
+        (None, None) => Line::default(),
+    }
+}
+
+fn missing_line(snap: &Snapshot) -> Line<'static> {
+    Line::styled(
+        format!(
+            " MISSING INDICES: {} — run `estx-tui init` to create them",
+            snap.missing_indices.join(", ")
+        ),
+        Style::new()
+            .fg(Color::White)
+            .bg(DANGER)
+            .add_modifier(Modifier::BOLD),
+    )
+}
+
+fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
+    let count = |s: Severity| {
+        snap.transactions
+            .iter()
+            .filter(|t| severity(app, t) == s)
+            .count()
+    };
+    let (stuck, investigate, odd) = (
+        count(Severity::Stuck),
+        count(Severity::Investigate),
+        count(Severity::Odd),
+    );
+    let stale_locks = snap.locks.iter().filter(|l| l.staleness.is_stale()).count();
+    let part = |prio: u8, n: usize, text: String, colour: Color| {
+        let style = if n == 0 {
+            dim()
+        } else {
+            Style::new().fg(colour).add_modifier(Modifier::BOLD)
+        };
+        Segment::new(prio, vec![Span::styled(text, style)])
+    };
+    let in_flight = match super::overview::capped(snap) {
+        Some((total, listed)) => format!(" in flight: {total} (showing {listed})"),
+        None => format!(" in flight: {}", snap.in_flight_total),
+    };
+    let segs = vec![
+        Segment::new(0, vec![Span::raw(in_flight)]),
+        part(
+            0,
+            investigate,
+            format!("!! investigate {investigate}"),
+            DANGER,
+        ),
+        part(0, stuck, format!("! stuck {stuck}"), WARN),
+        part(1, odd, format!("? odd {odd}"), ODD),
+        part(
+            2,
+            stale_locks,
+            format!("locks {} ({stale_locks} stale)", snap.locks.len()),
+            WARN,
+        ),
+    ];
+    fit_segments(segs, " · ", width)
+}
+
+/// The message in place of the panes before the first snapshot arrives.
+pub fn render_no_data(frame: &mut Frame, app: &App, area: Rect) {
+    let url = &app.settings.url;
+    let (lines, colour) = match &app.poll_error {
+        None => (vec![Line::from(format!("connecting to {url}…"))], Color::Reset),
+        Some(PollFailure::Auth(m)) => (
+            vec![
+                Line::styled(
+                    format!("authentication failed at {url} — not retrying; fix credentials and press r"),
+                    bold(),
+                ),
+                Line::from(""),
+                Line::from(m.clone()),
+            ],
+            DANGER,
+        ),
+        Some(f) => (
+            vec![Line::styled(format!("cannot reach {url}: {} — retrying", f.message()), bold())],
+            DANGER,
+        ),
+    };
+    let width = area.width.saturating_sub(8).min(90);
+    let rows = wrapped_rows(&lines, width.saturating_sub(4) as usize);
+    let target = area.centered(
+        Constraint::Length(width),
+        Constraint::Length(rows as u16 + 2),
+    );
+    let block = Block::bordered()
+        .border_style(Style::new().fg(colour))
+        .title(" estx-tui ");
+    frame.render_widget(
+        Paragraph::new(lines)
+            .style(Style::new().fg(colour))
+            .centered()
+            .wrap(Wrap { trim: true })
+            .block(block.padding(ratatui::widgets::Padding::horizontal(1))),
+        target,
+    );
+}

@@ -1,0 +1,211 @@
+//! The shared look of every pane: colours, the pane border (thick and cyan
+//! when focused), the row marks (`!` stuck, `!!` investigate, `?` odd) and
+//! small text helpers (times, ages, signed amounts, segments that fit).
+
+use crate::dashboard::app::App;
+use crate::protocol::time::human_age;
+use crate::protocol::transaction::Transaction;
+use chrono::{DateTime, Utc};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType};
+
+/// Destructive actions, failures, transactions needing investigation.
+pub const DANGER: Color = Color::Red;
+/// Stuck transactions, stale locks and data, forced recovery.
+pub const WARN: Color = Color::Yellow;
+/// Malformed documents and unknown states.
+pub const ODD: Color = Color::Magenta;
+/// Writes that happened, live locks, green health.
+pub const GOOD: Color = Color::Green;
+/// The focused pane and the active filter.
+pub const FOCUS: Color = Color::Cyan;
+/// Secondary text.
+pub const DIM: Color = Color::DarkGray;
+
+/// Bold text.
+pub fn bold() -> Style {
+    Style::new().add_modifier(Modifier::BOLD)
+}
+
+/// Dim text.
+pub fn dim() -> Style {
+    Style::new().fg(DIM)
+}
+
+/// The bordered block of a pane; focused panes get a thick cyan border.
+pub fn pane_block<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+    let block = Block::bordered().title(title);
+    if focused {
+        block
+            .border_type(BorderType::Thick)
+            .border_style(Style::new().fg(FOCUS))
+            .title_style(Style::new().fg(FOCUS).add_modifier(Modifier::BOLD))
+    } else {
+        block.border_style(dim())
+    }
+}
+
+/// How a transaction row reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// Nothing to worry about (yet).
+    Normal,
+    /// Older than the recovery window (`!`).
+    Stuck,
+    /// Older than `investigate_after` (`!!`).
+    Investigate,
+    /// Malformed or in an unknown state (`?`).
+    Odd,
+}
+
+/// The severity of a transaction by the screen's clock.
+pub fn severity(app: &App, t: &Transaction) -> Severity {
+    if !t.problems.is_empty() {
+        Severity::Odd
+    } else if app.needs_investigation(t) {
+        Severity::Investigate
+    } else if app.is_stuck(t) {
+        Severity::Stuck
+    } else {
+        Severity::Normal
+    }
+}
+
+/// The mark in the first column of a transaction row.
+pub fn mark(s: Severity) -> &'static str {
+    match s {
+        Severity::Normal => "",
+        Severity::Stuck => "!",
+        Severity::Investigate => "!!",
+        Severity::Odd => "?",
+    }
+}
+
+/// The style of a transaction row. Odd rows that are also old take the age colour.
+pub fn txn_style(app: &App, t: &Transaction) -> Style {
+    match severity(app, t) {
+        Severity::Normal => Style::new(),
+        Severity::Stuck => Style::new().fg(WARN),
+        Severity::Investigate => Style::new().fg(DANGER),
+        Severity::Odd if app.needs_investigation(t) => Style::new().fg(DANGER),
+        Severity::Odd if app.is_stuck(t) => Style::new().fg(WARN),
+        Severity::Odd => Style::new().fg(ODD),
+    }
+}
+
+/// Age of a transaction (`-` when its modification time is unknown).
+pub fn txn_age(app: &App, t: &Transaction) -> String {
+    app.age_of(t).map(human_age).unwrap_or_else(|| "-".into())
+}
+
+/// `HH:MM:SS` (UTC).
+pub fn clock(t: DateTime<Utc>) -> String {
+    t.format("%H:%M:%S").to_string()
+}
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC).
+pub fn datetime(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// A balance change: `+100`, `-100`, `±0`.
+pub fn signed(n: i64) -> String {
+    if n == 0 {
+        "±0".into()
+    } else {
+        format!("{n:+}")
+    }
+}
+
+/// `src → dest` with `?` for what the document does not say.
+pub fn route(t: &Transaction) -> String {
+    format!(
+        "{} → {}",
+        t.src.as_deref().unwrap_or("?"),
+        t.dest.as_deref().unwrap_or("?")
+    )
+}
+
+/// The state as shown (`unknown(x)`, or `(no state)` when the field is missing).
+pub fn state_text(t: &Transaction) -> String {
+    t.state
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| "(no state)".into())
+}
+
+/// The amount as shown (`?` when unreadable).
+pub fn amount_text(t: &Transaction) -> String {
+    t.amount
+        .map(|a| a.to_string())
+        .unwrap_or_else(|| "?".into())
+}
+
+/// One piece of a line that may be left out when space is short.
+pub struct Segment<'a> {
+    /// Lower is more important; kept first.
+    pub priority: u8,
+    /// The text.
+    pub spans: Vec<Span<'a>>,
+}
+
+impl<'a> Segment<'a> {
+    /// A segment.
+    pub fn new(priority: u8, spans: Vec<Span<'a>>) -> Segment<'a> {
+        Segment { priority, spans }
+    }
+
+    fn width(&self) -> usize {
+        self.spans.iter().map(Span::width).sum()
+    }
+}
+
+/// Keeps the most important segments that fit in `width` (joined by `sep`),
+/// in their original order.
+pub fn fit_segments<'a>(segments: Vec<Segment<'a>>, sep: &'a str, width: u16) -> Line<'a> {
+    let mut order: Vec<usize> = (0..segments.len()).collect();
+    order.sort_by_key(|&i| segments[i].priority);
+    let sep_w = Span::raw(sep).width();
+    let mut keep = vec![false; segments.len()];
+    let mut used = 0usize;
+    for i in order {
+        let w = segments[i].width() + if used == 0 { 0 } else { sep_w };
+        if used + w <= width as usize {
+            used += w;
+            keep[i] = true;
+        }
+    }
+    let mut spans = Vec::new();
+    for (seg, _) in segments.into_iter().zip(&keep).filter(|(_, k)| **k) {
+        if !spans.is_empty() {
+            spans.push(Span::raw(sep));
+        }
+        spans.extend(seg.spans);
+    }
+    Line::from(spans)
+}
+
+/// Rows `lines` take when word-wrapped to `width` columns (as `Wrap` does,
+/// near enough to size a box around them).
+pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
+    let width = width.max(1);
+    lines
+        .iter()
+        .map(|l| {
+            let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+            let (mut rows, mut used) = (1, 0usize);
+            for word in text.split(' ') {
+                let w = Span::raw(word).width();
+                let need = if used == 0 { w } else { used + 1 + w };
+                if need <= width {
+                    used = need;
+                } else {
+                    rows += 1 + w.saturating_sub(1) / width;
+                    used = w % width;
+                }
+            }
+            rows
+        })
+        .sum()
+}

@@ -1,0 +1,215 @@
+//! The transaction table: mark, id, state, source → destination, amount,
+//! age. Stuck rows are yellow and marked `!`, rows older than
+//! `investigate_after` red and `!!`, malformed or unknown-state rows `?`
+//! (the problem is spelled out in the detail pane). The title carries the
+//! row count, sort key and direction, the text filter (with a cursor while
+//! typing) and the state filter.
+
+use super::theme::{
+    amount_text, dim, mark, pane_block, route, severity, state_text, txn_age, txn_style, FOCUS,
+    WARN,
+};
+use crate::dashboard::app::{App, Pane};
+use crate::dashboard::snapshot::Snapshot;
+use crate::protocol::transaction::{Transaction, TxnState};
+use ratatui::layout::{Alignment, Constraint, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Cell, HighlightSpacing, Paragraph, Row, Table, TableState, Wrap};
+use ratatui::Frame;
+
+/// Draws the table.
+pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
+    let rows = app.visible();
+    let block = pane_block(
+        title(app, snap, rows.len()),
+        app.focus == Pane::Transactions,
+    );
+    if rows.is_empty() {
+        let text = if snap
+            .missing_indices
+            .contains(&app.settings.transactions_index)
+        {
+            format!(
+                "index `{}` does not exist — run `estx-tui init`",
+                app.settings.transactions_index
+            )
+        } else if !app.filter.is_empty() || app.state_filter().is_some() {
+            "no transaction matches the filter (Esc clears the text, s cycles states)".into()
+        } else {
+            "nothing in flight".into()
+        };
+        frame.render_widget(
+            Paragraph::new(text)
+                .style(dim())
+                .wrap(Wrap { trim: true })
+                .block(block),
+            area,
+        );
+        return;
+    }
+    let texts: Vec<[String; 6]> = rows
+        .iter()
+        .map(|t| {
+            let m = mark(severity(app, t)).to_string();
+            [
+                m,
+                t.id.clone(),
+                table_state(t),
+                route(t),
+                amount_text(t),
+                txn_age(app, t),
+            ]
+        })
+        .collect();
+    let widest = |k: usize, min: usize, max: usize| {
+        texts
+            .iter()
+            .map(|r| Span::raw(r[k].as_str()).width())
+            .max()
+            .unwrap_or(0)
+            .clamp(min, max) as u16
+    };
+    let cols = columns(
+        area.width.saturating_sub(3),
+        widest(1, 2, 24),
+        widest(2, 5, 11),
+        widest(4, 6, 12),
+        widest(5, 3, 6),
+    );
+    let right = |text: &str| Cell::from(Line::from(text.to_string()).alignment(Alignment::Right));
+    let header = Row::new(
+        cols.keep(["", "id", "state", "src → dest", "amount", "age"].map(|h| {
+            if h == "amount" || h == "age" {
+                right(h)
+            } else {
+                Cell::from(h)
+            }
+        })),
+    )
+    .style(Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED));
+    let body: Vec<Row> = rows
+        .iter()
+        .zip(texts)
+        .map(|(t, [m, id, state, route, amount, age])| {
+            let cells = [
+                Cell::from(m),
+                Cell::from(id),
+                Cell::from(state),
+                Cell::from(route),
+                right(&amount),
+                right(&age),
+            ];
+            Row::new(cols.keep(cells)).style(txn_style(app, t))
+        })
+        .collect();
+    let widths = cols.widths.clone();
+    let table = Table::new(body, widths)
+        .header(header)
+        .block(block)
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .highlight_symbol(Text::from("▶"))
+        .highlight_spacing(HighlightSpacing::Always);
+    let mut state = TableState::default().with_selected(app.selected_index());
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+fn title(app: &App, snap: &Snapshot, shown: usize) -> Line<'static> {
+    let mut spans = vec![
+        Span::raw(format!(
+            " transactions {shown}/{} ",
+            snap.transactions.len()
+        )),
+        Span::styled(
+            format!(
+                "· sort {} {} ",
+                app.sort.name(),
+                if app.sort_desc { "↓" } else { "↑" }
+            ),
+            Style::new(),
+        ),
+    ];
+    if app.editing_filter {
+        spans.push(Span::styled(
+            format!("· /{}█ ", app.filter),
+            Style::new().fg(FOCUS).add_modifier(Modifier::BOLD),
+        ));
+    } else if !app.filter.is_empty() {
+        spans.push(Span::styled(
+            format!("· /{} ", app.filter),
+            Style::new().fg(FOCUS),
+        ));
+    }
+    if let Some(s) = app.state_filter() {
+        spans.push(Span::styled(
+            format!("· state {s} "),
+            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+        ));
+    }
+    Line::from(spans)
+}
+
+/// The columns that fit: mark, id, state and age always; the route and
+/// then the amount are dropped when the table is too narrow for them.
+struct Columns {
+    widths: Vec<Constraint>,
+    route: bool,
+    amount: bool,
+}
+
+impl Columns {
+    fn keep<T>(&self, cells: [T; 6]) -> Vec<T> {
+        let [mark, id, state, route, amount, age] = cells;
+        let mut out = vec![mark, id, state];
+        if self.route {
+            out.push(route);
+        }
+        if self.amount {
+            out.push(amount);
+        }
+        out.push(age);
+        out
+    }
+}
+
+/// Smallest useful width of the route column.
+const ROUTE_MIN: u16 = 10;
+
+fn columns(inner: u16, id: u16, state: u16, amount: u16, age: u16) -> Columns {
+    // Mark, id, state, age and the spaces between them.
+    let base = 2 + id + state + age + 3;
+    let rest = inner.saturating_sub(base);
+    let (route, amount_shown) = if rest > ROUTE_MIN + amount + 2 {
+        (true, true)
+    } else {
+        (rest > ROUTE_MIN, false)
+    };
+    // The id takes the slack when there is no route to take it.
+    let id_width = if route {
+        Constraint::Length(id)
+    } else {
+        Constraint::Fill(1)
+    };
+    let mut widths = vec![Constraint::Length(2), id_width, Constraint::Length(state)];
+    if route {
+        widths.push(Constraint::Fill(1));
+    }
+    if amount_shown {
+        widths.push(Constraint::Length(amount));
+    }
+    widths.push(Constraint::Length(age));
+    Columns {
+        widths,
+        route,
+        amount: amount_shown,
+    }
+}
+
+/// The state column: unknown states verbatim (the row is marked `?` and the
+/// detail says it is unknown), so they fit the column.
+fn table_state(t: &Transaction) -> String {
+    match &t.state {
+        Some(TxnState::Unknown(s)) => s.clone(),
+        _ => state_text(t),
+    }
+}
