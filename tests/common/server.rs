@@ -1,37 +1,27 @@
-//! The cluster under test: a spawned `osmem-server`, or the real cluster
-//! named by `ESTX_TEST_URL`, plus collision-free index names.
-//!
-//! The binary is looked up in this order: `$OSMEM_SERVER_BIN`, `osmem-server`
-//! on `PATH`, then the `osmem_server` Python package
-//! (`python3 -c 'import osmem_server; print(osmem_server.resolve_binary())'`).
-//! If none is found the test fails with install instructions; it never skips.
+//! The cluster under test: an `osmem-server` started through the library's
+//! own launcher ([`estx::demo::OsmemServer`], the one `estx-tui demo` uses),
+//! or the real cluster named by `ESTX_TEST_URL`, plus collision-free index
+//! names. If no server can be found the test fails with install
+//! instructions; it never skips.
 
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use estx::demo::{OsmemServer, INSTALL_COMMAND};
+use std::sync::OnceLock;
 
 /// Environment variable naming an external cluster to test against instead of
 /// spawning `osmem-server`.
 pub const TEST_URL_ENV: &str = "ESTX_TEST_URL";
 
 /// Environment variable naming the `osmem-server` binary explicitly.
-pub const SERVER_BIN_ENV: &str = "OSMEM_SERVER_BIN";
+pub const SERVER_BIN_ENV: &str = estx::demo::server::BIN_ENV;
 
-/// The pinned `osmem-server` release the tests are written against.
-pub const OSMEM_SERVER_PIP_SPEC: &str = "osmem-server==0.1.6";
-
-/// How long the spawned server may take to announce its URL.
-const STARTUP_DEADLINE: Duration = Duration::from_secs(20);
+/// How long the spawned server may take to answer after announcing its URL.
+const STARTUP_DEADLINE: std::time::Duration = estx::demo::server::STARTUP_DEADLINE;
 
 /// A cluster for one test (or, via [`TestServer::shared`], for a whole test
 /// binary). A spawned server is killed and reaped when this value is dropped.
 pub struct TestServer {
     url: String,
-    child: Option<Child>,
-    stderr: Arc<Mutex<String>>,
+    server: Option<OsmemServer>,
 }
 
 impl TestServer {
@@ -40,16 +30,19 @@ impl TestServer {
     /// If `ESTX_TEST_URL` is set (and non-empty) that cluster is used and
     /// nothing is spawned; otherwise a fresh `osmem-server` is started on
     /// `127.0.0.1:<free port>`. Panics (with install instructions) if the
-    /// server cannot be found or does not come up within 20 s.
+    /// server cannot be found or does not come up.
     pub fn start() -> TestServer {
         if let Some(url) = external_url() {
-            return TestServer {
-                url,
-                child: None,
-                stderr: Arc::default(),
-            };
+            return TestServer { url, server: None };
         }
-        spawn(&find_binary())
+        let server = OsmemServer::start().unwrap_or_else(|e| panic!("{e}\n{}", install_hint()));
+        let url = server.url().to_string();
+        // The banner is printed once the socket listens; make sure the HTTP
+        // layer answers before handing the server to a test.
+        super::wait_until_blocking("osmem-server answers GET /", STARTUP_DEADLINE, || {
+            matches!(super::try_http("GET", &format!("{url}/"), None), Ok((200, _)))
+        });
+        TestServer { url, server: Some(server) }
     }
 
     /// One server per test binary, started on first use and shared by every
@@ -69,22 +62,17 @@ impl TestServer {
     /// `true` when this is the cluster from `ESTX_TEST_URL` rather than a
     /// server spawned (and owned) by this process.
     pub fn is_external(&self) -> bool {
-        self.child.is_none()
+        self.server.is_none()
     }
 
-    /// Everything the spawned server has written to stderr so far (empty for
-    /// an external cluster); handy in assertion messages.
+    /// What the spawned server has written to its log so far (empty for an
+    /// external cluster); handy in assertion messages.
     pub fn server_log(&self) -> String {
-        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.server
+            .as_ref()
+            .and_then(|s| s.log_path())
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .unwrap_or_default()
     }
 }
 
@@ -130,7 +118,7 @@ impl TestIndices {
 /// The message every "cannot find / start the server" panic carries.
 fn install_hint() -> String {
     format!(
-        "the integration tests need osmem-server: install it with `pip install {OSMEM_SERVER_PIP_SPEC}` \
+        "the integration tests need osmem-server: install it with `{INSTALL_COMMAND}` \
          (or set {SERVER_BIN_ENV}=/path/to/osmem-server, or {TEST_URL_ENV}=http://host:9200 to test \
          against a real cluster)"
     )
@@ -141,179 +129,4 @@ fn external_url() -> Option<String> {
     let url = std::env::var(TEST_URL_ENV).ok()?;
     let url = url.trim().trim_end_matches('/');
     (!url.is_empty()).then(|| url.to_string())
-}
-
-/// Finds the `osmem-server` binary or panics with [`install_hint`].
-fn find_binary() -> PathBuf {
-    if let Some(bin) = std::env::var_os(SERVER_BIN_ENV).filter(|v| !v.is_empty()) {
-        let bin = PathBuf::from(bin);
-        assert!(
-            bin.is_file(),
-            "{SERVER_BIN_ENV}={} does not name a file; {}",
-            bin.display(),
-            install_hint()
-        );
-        return bin;
-    }
-    if let Some(bin) = find_on_path("osmem-server") {
-        return bin;
-    }
-    let mut problems = Vec::new();
-    for python in ["python3", "python"] {
-        let output = Command::new(python)
-            .args([
-                "-c",
-                "import osmem_server; print(osmem_server.resolve_binary())",
-            ])
-            .stdin(Stdio::null())
-            .output();
-        match output {
-            Ok(out) if out.status.success() => {
-                let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-                let bin = PathBuf::from(&path);
-                if bin.is_file() {
-                    return bin;
-                }
-                problems.push(format!("{python} reported {path:?}, which is not a file"));
-            }
-            Ok(out) => problems.push(format!(
-                "{python}: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            )),
-            Err(e) => problems.push(format!("{python}: {e}")),
-        }
-    }
-    panic!(
-        "osmem-server not found ({SERVER_BIN_ENV} unset, not on PATH, Python package missing: {}); {}",
-        problems.join("; "),
-        install_hint()
-    );
-}
-
-/// Looks for an executable file called `name` in the directories of `PATH`.
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
-#[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
-    path.is_file()
-}
-
-/// Spawns `bin`, waits (up to [`STARTUP_DEADLINE`]) for its JSON banner and
-/// returns the running server.
-fn spawn(bin: &Path) -> TestServer {
-    let mut child = Command::new(bin)
-        .args([
-            "-addr",
-            "127.0.0.1:0",
-            "-no-stdin-watch",
-            "-parent-pid",
-            &std::process::id().to_string(),
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}; {}", bin.display(), install_hint()));
-
-    // Collect stderr in the background so failures can show it and the child
-    // can never block on a full pipe.
-    let stderr = Arc::new(Mutex::new(String::new()));
-    if let Some(mut pipe) = child.stderr.take() {
-        let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                if let Ok(mut s) = sink.lock() {
-                    if s.len() < 1 << 20 {
-                        s.push_str(&String::from_utf8_lossy(&buf[..n]));
-                    }
-                }
-            }
-        });
-    }
-
-    // Read the banner line on a thread so that we can apply a deadline, then
-    // keep draining stdout for the lifetime of the child.
-    let (tx, rx) = mpsc::channel();
-    if let Some(pipe) = child.stdout.take() {
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(pipe);
-            let mut line = String::new();
-            let result = reader.read_line(&mut line).map(|_| line);
-            let _ = tx.send(result);
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        });
-    }
-
-    let started = Instant::now();
-    let fail = |child: &mut Child, why: String| -> ! {
-        let _ = child.kill();
-        let _ = child.wait();
-        // Give the stderr thread a moment to collect what the child printed.
-        let log_deadline = Instant::now() + Duration::from_millis(500);
-        while Instant::now() < log_deadline && stderr.lock().map(|s| s.is_empty()).unwrap_or(false)
-        {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let log = stderr.lock().map(|s| s.clone()).unwrap_or_default();
-        panic!(
-            "osmem-server at {} did not start: {why}\n--- server stderr ---\n{log}\n---\n{}",
-            bin.display(),
-            install_hint()
-        );
-    };
-    let line = match rx.recv_timeout(STARTUP_DEADLINE) {
-        Ok(Ok(line)) if !line.trim().is_empty() => line,
-        Ok(Ok(_)) => fail(&mut child, "it exited without printing its URL".into()),
-        Ok(Err(e)) => fail(&mut child, format!("reading its stdout failed: {e}")),
-        Err(_) => fail(
-            &mut child,
-            format!("no URL on stdout within {:?}", started.elapsed()),
-        ),
-    };
-    let banner: serde_json::Value = match serde_json::from_str(line.trim()) {
-        Ok(v) => v,
-        Err(e) => fail(
-            &mut child,
-            format!("first stdout line {line:?} is not JSON: {e}"),
-        ),
-    };
-    let url = match banner.get("url").and_then(|u| u.as_str()) {
-        Some(url) => url.trim_end_matches('/').to_string(),
-        None => fail(
-            &mut child,
-            format!("first stdout line {line:?} has no \"url\""),
-        ),
-    };
-
-    let server = TestServer {
-        url,
-        child: Some(child),
-        stderr,
-    };
-    // The banner is printed once the socket listens, but make sure the HTTP
-    // layer answers before handing the server to a test.
-    super::wait_until_blocking("osmem-server answers GET /", STARTUP_DEADLINE, || {
-        matches!(
-            super::try_http("GET", &format!("{}/", server.url), None),
-            Ok((200, _))
-        )
-    });
-    server
 }
