@@ -248,3 +248,21 @@ fn keys_for_polling_focus_help_and_quit() {
     assert_eq!(update(&mut app, key('q')), vec![Command::Quit]);
     assert!(app.should_quit);
 }
+
+#[test]
+fn a_click_focuses_a_pane_and_selects_a_table_row() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = app(false);
+    update(&mut app, Event::Resize(100, 30));
+    let areas = estx::dashboard::ui::layout(ratatui::layout::Rect::new(0, 0, 100, 30));
+    let click = |col: u16, row: u16| {
+        Event::Mouse(MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: col, row, modifiers: KeyModifiers::NONE })
+    };
+    // Third data row of the table: border, header, then rows.
+    update(&mut app, click(areas.transactions.x + 3, areas.transactions.y + 4));
+    assert_eq!(app.focus, Pane::Transactions);
+    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    update(&mut app, click(areas.locks.x + 2, areas.locks.y + 1));
+    assert_eq!(app.focus, Pane::Locks);
+    assert_eq!(app.selected.as_deref(), Some("t-new"), "clicking elsewhere keeps the selection");
+}

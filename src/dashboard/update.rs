@@ -4,7 +4,9 @@
 use super::app::{App, Dialog, LogLevel, Pane, STATE_FILTERS};
 use super::event::{Action, Command, Event, PollFailure};
 use crate::protocol::report::StepResult;
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind};
+use super::ui;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind};
+use ratatui::layout::Rect;
 use std::time::Duration;
 
 /// Shortest and longest poll intervals `-`/`+` allow.
@@ -15,9 +17,13 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
     match event {
         Event::Key(key) => on_key(app, key),
         Event::Mouse(m) => {
+            if app.dialog.is_some() || app.help {
+                return vec![];
+            }
             match m.kind {
                 MouseEventKind::ScrollDown => move_selection(app, 1),
                 MouseEventKind::ScrollUp => move_selection(app, -1),
+                MouseEventKind::Down(MouseButton::Left) => click(app, m.column, m.row),
                 _ => {}
             }
             vec![]
@@ -303,5 +309,29 @@ fn move_selection(app: &mut App, delta: isize) {
             let cur = app.scroll[k] as isize;
             app.scroll[k] = cur.saturating_add(delta).clamp(0, 100_000) as usize;
         }
+    }
+}
+
+/// A left click focuses the pane under the pointer; in the transaction table
+/// it also selects the row (the table scrolls the way ratatui does: just
+/// enough to keep the selection visible).
+fn click(app: &mut App, column: u16, row: u16) {
+    let areas = ui::layout(Rect::new(0, 0, app.size.0, app.size.1));
+    let Some(pane) = areas.pane_at(column, row) else { return };
+    app.focus = pane;
+    if pane != Pane::Transactions {
+        return;
+    }
+    let t = areas.transactions;
+    let first = t.y + 2; // border and header line
+    let last = t.y + t.height.saturating_sub(1);
+    if row < first || row >= last {
+        return;
+    }
+    let visible = usize::from(t.height.saturating_sub(3)).max(1);
+    let offset = (app.selected_index().unwrap_or(0) + 1).saturating_sub(visible);
+    let index = offset + usize::from(row - first);
+    if index < app.visible().len() {
+        app.select_index(index);
     }
 }

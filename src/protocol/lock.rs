@@ -134,7 +134,7 @@ impl LockInfo {
     pub fn staleness(&self, owner: Owner<'_>, now: DateTime<Utc>) -> Staleness {
         if let Some(exp) = self.expires_at {
             if exp <= now {
-                return Staleness::Stale(format!("lease expired {}s ago", (now - exp).num_seconds()));
+                return Staleness::Stale(format!("lease expired {} ago", super::time::human_age((now - exp).num_seconds())));
             }
         }
         match &self.owner {
