@@ -461,8 +461,25 @@ fn transport(e: elasticsearch::Error) -> Error {
             status: s.as_u16(),
             reason: e.to_string(),
         },
-        None => Error::Unreachable(e.to_string()),
+        None => Error::Unreachable(with_causes(&e)),
     }
+}
+
+/// The error and its chain of causes ("error sending request: ...:
+/// Connection refused"), so operators can tell a refused connection from
+/// DNS, TLS or a timeout.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut msg = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !msg.contains(&text) {
+            msg.push_str(": ");
+            msg.push_str(&text);
+        }
+        cause = c.source();
+    }
+    msg
 }
 
 async fn read_json(resp: Response) -> Result<Value> {
