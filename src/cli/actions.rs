@@ -30,6 +30,9 @@ pub fn print_verdict(report: &ProcedureReport, batch: bool) -> i32 {
         Verdict::Stopped(why) => err(format_args!(
             "{txn}: stopped: {why}; the transaction is left as it is (see `estx-tui show {txn}`)"
         )),
+        Verdict::Failed(e @ crate::Error::Unreachable(_)) if report.steps.is_empty() => {
+            err(format_args!("{prefix}{e} (is --url / ESTX_URL right, and the cluster up?)"))
+        }
         Verdict::Failed(e) if report.steps.is_empty() => err(format_args!("{prefix}{e}")),
         Verdict::Failed(e) => err(format_args!(
             "{txn}: failed: {e}; the transaction is left where it stopped for recovery (see `estx-tui show {txn}`)"

@@ -1,9 +1,10 @@
 //! One poll of the cluster: what the dashboard shows, loaded with a fixed,
 //! small number of requests whatever the number of finished transactions —
 //! an aggregation for the per-state counts, filtered queries for the
-//! transactions in flight, the odd documents, the accounts with pending
-//! entries and the locks (all in one `_msearch`), one multi-get for the
-//! accounts those transactions name, and the cluster health.
+//! transactions in flight, the accounts with pending entries and the locks
+//! (all in one `_msearch`), one multi-get for the accounts those
+//! transactions name, and the cluster health; documents in unknown states
+//! cost one more search, only when the aggregation shows there are some.
 
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
@@ -74,7 +75,6 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     let mut requests = 0u32;
     let mut missing = BTreeSet::new();
 
-    let known: Vec<&str> = TxnState::KNOWN.iter().map(TxnState::as_str).collect();
     let searches = vec![
         (
             ix.transactions.clone(),
@@ -87,10 +87,6 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
             json!({"size": cap, "track_total_hits": true,
                 "query": {"terms": {"transaction_state": TxnState::NON_TERMINAL_NAMES}},
                 "sort": [{"modification_time": {"order": "asc", "unmapped_type": "date"}}]}),
-        ),
-        (
-            ix.transactions.clone(),
-            json!({"size": 100, "query": {"bool": {"must_not": {"terms": {"transaction_state": known}}}}}),
         ),
         (
             ix.accounts.clone(),
@@ -116,7 +112,6 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     };
     let counts = next(&mut missing)?;
     let in_flight = next(&mut missing)?;
-    let odd = next(&mut missing)?;
     let pending_accounts = next(&mut missing)?;
     let locks = next(&mut missing)?;
 
@@ -127,8 +122,25 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
         in_flight_total = total_hits(v);
         transactions.extend(crate::cluster::hits(v)?.iter().map(|h| Transaction::from_source(&h.id, &h.source)));
     }
-    if let Some(v) = &odd {
-        transactions.extend(crate::cluster::hits(v)?.iter().map(|h| Transaction::from_source(&h.id, &h.source)));
+    // Documents in unknown states or with no state: fetched only when the
+    // aggregation says there are some, so a healthy cluster pays nothing.
+    let odd_states: Vec<&str> = state_counts
+        .iter()
+        .filter(|c| c.count > 0)
+        .filter_map(|c| match &c.state {
+            Some(TxnState::Unknown(s)) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    let stateless = state_counts.iter().any(|c| c.state.is_none() && c.count > 0);
+    if !odd_states.is_empty() || stateless {
+        requests += 1;
+        let query = json!({"size": 100, "query": {"bool": {"should": [
+            {"terms": {"transaction_state": odd_states}},
+            {"bool": {"must_not": {"exists": {"field": "transaction_state"}}}}
+        ], "minimum_should_match": 1}}});
+        let odd = cluster.search(&ix.transactions, query).await?;
+        transactions.extend(crate::cluster::hits(&odd)?.iter().map(|h| Transaction::from_source(&h.id, &h.source)));
     }
 
     let mut accounts: BTreeMap<String, AccountEntry> = BTreeMap::new();

@@ -27,7 +27,7 @@ pub enum DemoError {
     /// Seeding refused: the index already holds documents.
     #[error(
         "index `{index}` already holds {count} document(s); seeding would mix the demo \
-         with existing data (seed with force to add to it anyway)"
+         with existing data (use `seed --force` to add to it anyway)"
     )]
     NotEmpty {
         /// The index that is not empty.
