@@ -44,25 +44,52 @@ async fn main() {
     };
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
     for (name, body) in [
-        (&ix.transactions, include_str!("../assets/mappings/transactions.json")),
-        (&ix.accounts, include_str!("../assets/mappings/accounts.json")),
+        (
+            &ix.transactions,
+            include_str!("../assets/mappings/transactions.json"),
+        ),
+        (
+            &ix.accounts,
+            include_str!("../assets/mappings/accounts.json"),
+        ),
         (&ix.locks, include_str!("../assets/mappings/locks.json")),
     ] {
         let body: Value = serde_json::from_str(body).expect("mapping");
-        cluster.create_index(name, body).await.expect("create index");
+        cluster
+            .create_index(name, body)
+            .await
+            .expect("create index");
     }
 
     let seed_start = Instant::now();
     let now = Utc::now();
     let accounts: Vec<(String, Value)> = (0..ACCOUNTS)
-        .map(|i| (format!("acct-{i:04}"), json!({"balance": 1000, "pending_transactions": []})))
+        .map(|i| {
+            (
+                format!("acct-{i:04}"),
+                json!({"balance": 1000, "pending_transactions": []}),
+            )
+        })
         .collect();
-    cluster.bulk_index(&ix.accounts, &accounts).await.expect("seed accounts");
-    let states = ["created", "pending", "committed", "terminating", "rolled-back"];
+    cluster
+        .bulk_index(&ix.accounts, &accounts)
+        .await
+        .expect("seed accounts");
+    let states = [
+        "created",
+        "pending",
+        "committed",
+        "terminating",
+        "rolled-back",
+    ];
     let mut batch = Vec::with_capacity(5_000);
     for i in 0..TRANSACTIONS {
         // 95 % finished; the rest spread over the other states.
-        let state = if i % 20 == 0 { states[(i / 20) % states.len()] } else { "finished" };
+        let state = if i % 20 == 0 {
+            states[(i / 20) % states.len()]
+        } else {
+            "finished"
+        };
         let t = format_timestamp(now - ChronoDuration::seconds((i % 86_400) as i64));
         batch.push((
             format!("txn-{i:06}"),
@@ -70,22 +97,33 @@ async fn main() {
                    "amount": 1 + i % 50, "transaction_state": state, "creation_time": t, "modification_time": t}),
         ));
         if batch.len() == 5_000 {
-            cluster.bulk_index(&ix.transactions, &batch).await.expect("seed transactions");
+            cluster
+                .bulk_index(&ix.transactions, &batch)
+                .await
+                .expect("seed transactions");
             batch.clear();
         }
     }
-    cluster.bulk_index(&ix.transactions, &batch).await.expect("seed transactions");
+    cluster
+        .bulk_index(&ix.transactions, &batch)
+        .await
+        .expect("seed transactions");
     for index in [&ix.transactions, &ix.accounts, &ix.locks] {
         cluster.refresh(index).await.expect("refresh");
     }
-    println!("seeded {TRANSACTIONS} transactions and {ACCOUNTS} accounts in {:.1?}", seed_start.elapsed());
+    println!(
+        "seeded {TRANSACTIONS} transactions and {ACCOUNTS} accounts in {:.1?}",
+        seed_start.elapsed()
+    );
 
     let mut latencies = Vec::new();
     let mut requests = 0;
     let mut last = None;
     for _ in 0..POLLS {
         let started = Instant::now();
-        let snap = snapshot::load(&cluster, &ix, snapshot::DEFAULT_CAP).await.expect("poll");
+        let snap = snapshot::load(&cluster, &ix, snapshot::DEFAULT_CAP)
+            .await
+            .expect("poll");
         latencies.push(started.elapsed());
         requests = snap.requests;
         last = Some(snap);
@@ -111,9 +149,15 @@ async fn main() {
     for i in 0..FRAMES {
         let started = Instant::now();
         update(&mut app, Event::Polled(Ok(Box::new(snap.clone()))));
-        update(&mut app, Event::Tick(now + ChronoDuration::seconds(i as i64)));
+        update(
+            &mut app,
+            Event::Tick(now + ChronoDuration::seconds(i as i64)),
+        );
         terminal.draw(|f| ui::render(f, &app)).expect("draw");
         frames.push(started.elapsed());
     }
-    println!("frame (apply snapshot + render 160x48): median {:.2?} over {FRAMES} frames", median(frames));
+    println!(
+        "frame (apply snapshot + render 160x48): median {:.2?} over {FRAMES} frames",
+        median(frames)
+    );
 }

@@ -99,7 +99,10 @@ fn selection_moves_and_survives_a_poll() {
     // A poll that reorders rows keeps the same transaction selected.
     update(
         &mut app,
-        Event::Polled(Ok(Box::new(snapshot(vec![txn("t-x", "pending", 200), txn("t-mid", "committed", 10)])))),
+        Event::Polled(Ok(Box::new(snapshot(vec![
+            txn("t-x", "pending", 200),
+            txn("t-mid", "committed", 10),
+        ])))),
     );
     assert_eq!(app.selected.as_deref(), Some("t-mid"));
     assert_eq!(app.selected_index(), Some(1));
@@ -119,7 +122,13 @@ fn text_and_state_filters_narrow_the_rows() {
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.visible().len(), 3);
     update(&mut app, key('s')); // created
-    assert_eq!(app.visible().iter().map(|t| t.id.as_str()).collect::<Vec<_>>(), vec!["t-new"]);
+    assert_eq!(
+        app.visible()
+            .iter()
+            .map(|t| t.id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["t-new"]
+    );
     update(&mut app, key('s')); // pending
     assert_eq!(app.visible()[0].id, "t-old");
 }
@@ -139,7 +148,10 @@ fn sort_cycles_and_reverses() {
 fn actions_open_a_dialog_focused_on_cancel_and_ask_for_a_reread() {
     let mut app = app(false);
     let cmds = update(&mut app, key('R'));
-    assert_eq!(cmds, vec![Command::LoadPreview(Action::Rollback, "t-old".into())]);
+    assert_eq!(
+        cmds,
+        vec![Command::LoadPreview(Action::Rollback, "t-old".into())]
+    );
     let d = app.dialog.as_ref().unwrap();
     assert!(!d.confirm_focused);
     assert!(d.detail.is_none());
@@ -158,7 +170,9 @@ fn lowercase_letters_never_trigger_actions() {
     for c in ['r', 'f', 'l'] {
         let cmds = update(&mut app, key(c));
         assert!(app.dialog.is_none(), "{c} opened a dialog");
-        assert!(!cmds.iter().any(|c| matches!(c, Command::Run(..) | Command::LoadPreview(..))));
+        assert!(!cmds
+            .iter()
+            .any(|c| matches!(c, Command::Run(..) | Command::LoadPreview(..))));
     }
 }
 
@@ -185,17 +199,41 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         estx::protocol::decide::Fencing::On,
         now(),
     );
-    let detail = TransactionDetail { txn: t, accounts: vec![], locks: vec![], next_step: None, recover, rollback };
-    update(&mut app, Event::Preview { action: Action::ForceRecover, detail: Ok(Box::new(detail)) });
+    let detail = TransactionDetail {
+        txn: t,
+        accounts: vec![],
+        locks: vec![],
+        next_step: None,
+        recover,
+        rollback,
+    };
+    update(
+        &mut app,
+        Event::Preview {
+            action: Action::ForceRecover,
+            detail: Ok(Box::new(detail)),
+        },
+    );
     assert!(app.dialog.as_ref().unwrap().detail.is_some());
     let cmds = update(&mut app, key('y'));
-    assert_eq!(cmds, vec![Command::Run(Action::ForceRecover, "t-old".into())]);
+    assert_eq!(
+        cmds,
+        vec![Command::Run(Action::ForceRecover, "t-old".into())]
+    );
     assert!(app.dialog.is_none());
     assert_eq!(app.running, Some((Action::ForceRecover, "t-old".into())));
     // A second action waits for the first.
     assert!(update(&mut app, key('R')).is_empty());
-    let done = ActionOutcome { action: Action::ForceRecover, txn: "t-old".into(), summary: "completed".into(), ok: true };
-    assert_eq!(update(&mut app, Event::ActionDone(done)), vec![Command::PollNow]);
+    let done = ActionOutcome {
+        action: Action::ForceRecover,
+        txn: "t-old".into(),
+        summary: "completed".into(),
+        ok: true,
+    };
+    assert_eq!(
+        update(&mut app, Event::ActionDone(done)),
+        vec![Command::PollNow]
+    );
     assert!(app.running.is_none());
     assert_eq!(app.log.back().unwrap().level, LogLevel::Updated);
 }
@@ -217,7 +255,13 @@ fn poll_failures_keep_the_last_snapshot_and_log_once() {
     update(&mut app, Event::Polled(Err(fail.clone())));
     update(&mut app, Event::Polled(Err(fail)));
     assert!(app.snapshot.is_some());
-    assert_eq!(app.log.iter().filter(|l| l.level == LogLevel::Error).count(), 1);
+    assert_eq!(
+        app.log
+            .iter()
+            .filter(|l| l.level == LogLevel::Error)
+            .count(),
+        1
+    );
     update(&mut app, Event::Tick(now() + chrono::Duration::seconds(30)));
     assert_eq!(app.stale_for(), Some(30));
     update(&mut app, Event::Polled(Ok(Box::new(snapshot(vec![])))));
@@ -231,7 +275,10 @@ fn keys_for_polling_focus_help_and_quit() {
     assert_eq!(update(&mut app, key('r')), vec![Command::PollNow]);
     assert_eq!(update(&mut app, key('p')), vec![Command::SetPaused(true)]);
     assert_eq!(update(&mut app, key('p')), vec![Command::SetPaused(false)]);
-    assert_eq!(update(&mut app, key('+')), vec![Command::SetInterval(Duration::from_secs(3))]);
+    assert_eq!(
+        update(&mut app, key('+')),
+        vec![Command::SetInterval(Duration::from_secs(3))]
+    );
     for _ in 0..10 {
         update(&mut app, key('-'));
     }
@@ -243,7 +290,10 @@ fn keys_for_polling_focus_help_and_quit() {
     assert_eq!(app.focus, Pane::Log);
     update(&mut app, key('?'));
     assert!(app.help);
-    assert!(update(&mut app, key('q')).is_empty(), "a key closes help first");
+    assert!(
+        update(&mut app, key('q')).is_empty(),
+        "a key closes help first"
+    );
     assert!(!app.help);
     assert_eq!(update(&mut app, key('q')), vec![Command::Quit]);
     assert!(app.should_quit);
@@ -256,13 +306,25 @@ fn a_click_focuses_a_pane_and_selects_a_table_row() {
     update(&mut app, Event::Resize(100, 30));
     let areas = estx::dashboard::ui::layout(ratatui::layout::Rect::new(0, 0, 100, 30));
     let click = |col: u16, row: u16| {
-        Event::Mouse(MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: col, row, modifiers: KeyModifiers::NONE })
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: col,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
     };
     // Third data row of the table: border, header, then rows.
-    update(&mut app, click(areas.transactions.x + 3, areas.transactions.y + 4));
+    update(
+        &mut app,
+        click(areas.transactions.x + 3, areas.transactions.y + 4),
+    );
     assert_eq!(app.focus, Pane::Transactions);
     assert_eq!(app.selected.as_deref(), Some("t-new"));
     update(&mut app, click(areas.locks.x + 2, areas.locks.y + 1));
     assert_eq!(app.focus, Pane::Locks);
-    assert_eq!(app.selected.as_deref(), Some("t-new"), "clicking elsewhere keeps the selection");
+    assert_eq!(
+        app.selected.as_deref(),
+        Some("t-new"),
+        "clicking elsewhere keeps the selection"
+    );
 }

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use super::subcommands::{
-    AuditArgs, Command, DemoArgs, ListArgs, LocksArgs, RecoverArgs, ReleaseLockArgs, RollbackArgs, SeedArgs, ShowArgs,
-    TransferArgs,
+    AuditArgs, Command, DemoArgs, ListArgs, LocksArgs, RecoverArgs, ReleaseLockArgs, RollbackArgs,
+    SeedArgs, ShowArgs, TransferArgs,
 };
 
 /// Inspect and repair two-phase-commit transactions stored in

@@ -103,7 +103,10 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str) -> i32 {
     );
     if a.no_ui {
         print_report(&report);
-        out(format_args!("demo cluster at {url}; running the workload for {}s", a.run_for.as_secs()));
+        out(format_args!(
+            "demo cluster at {url}; running the workload for {}s",
+            a.run_for.as_secs()
+        ));
         tokio::time::sleep(a.run_for).await;
         let stats = workload.stats();
         workload.stop().await;
@@ -132,19 +135,32 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str) -> i32 {
 
 /// Prints the per-state counts the dashboard would show.
 async fn summary(proto: &Protocol) -> i32 {
-    for index in [&proto.config().indices.transactions, &proto.config().indices.accounts] {
+    for index in [
+        &proto.config().indices.transactions,
+        &proto.config().indices.accounts,
+    ] {
         if let Err(e) = proto.cluster().refresh(index).await {
             return fail(&e);
         }
     }
-    match snapshot::load(proto.cluster(), &proto.config().indices, snapshot::DEFAULT_CAP).await {
+    match snapshot::load(
+        proto.cluster(),
+        &proto.config().indices,
+        snapshot::DEFAULT_CAP,
+    )
+    .await
+    {
         Ok(s) => {
             let counts: Vec<String> = s
                 .state_counts
                 .iter()
                 .filter(|c| c.count > 0)
                 .map(|c| {
-                    let name = c.state.as_ref().map(|s| s.as_str().to_string()).unwrap_or_else(|| "(missing)".into());
+                    let name = c
+                        .state
+                        .as_ref()
+                        .map(|s| s.as_str().to_string())
+                        .unwrap_or_else(|| "(missing)".into());
                     format!("{name} {}", c.count)
                 })
                 .collect();

@@ -60,7 +60,10 @@ async fn dashboard(cli: &Cli) -> i32 {
         Err(e) => return fail(&e),
     };
     let opts = crate::dashboard::DashboardOptions {
-        interval: cli.dashboard.interval.max(std::time::Duration::from_secs(1)),
+        interval: cli
+            .dashboard
+            .interval
+            .max(std::time::Duration::from_secs(1)),
         read_only: cli.dashboard.read_only,
         cap: crate::dashboard::snapshot::DEFAULT_CAP,
     };

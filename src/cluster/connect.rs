@@ -49,22 +49,31 @@ pub(super) fn build_client(opts: &ConnectOptions) -> Result<Elasticsearch> {
     let url = url::Url::parse(&opts.url)
         .map_err(|e| Error::Invalid(format!("invalid --url `{}`: {e}", opts.url)))?;
     let pool = SingleNodeConnectionPool::new(url);
-    let mut builder = TransportBuilder::new(pool).timeout(opts.timeout).disable_proxy();
+    let mut builder = TransportBuilder::new(pool)
+        .timeout(opts.timeout)
+        .disable_proxy();
     if let Some(key) = &opts.api_key {
         builder = builder.auth(Credentials::EncodedApiKey(key.clone()));
     } else if let Some(user) = &opts.user {
         let password = opts.password.clone().ok_or_else(|| {
-            Error::Invalid(format!("--user `{user}` given but ESTX_PASSWORD is not set"))
+            Error::Invalid(format!(
+                "--user `{user}` given but ESTX_PASSWORD is not set"
+            ))
         })?;
         builder = builder.auth(Credentials::Basic(user.clone(), password));
     }
     if opts.insecure {
         builder = builder.cert_validation(CertificateValidation::None);
     } else if let Some(path) = &opts.ca_cert {
-        let pem = std::fs::read(path)
-            .map_err(|e| Error::Invalid(format!("cannot read --ca-cert {}: {e}", path.display())))?;
-        let cert = Certificate::from_pem(&pem)
-            .map_err(|e| Error::Invalid(format!("--ca-cert {} is not a PEM certificate: {e}", path.display())))?;
+        let pem = std::fs::read(path).map_err(|e| {
+            Error::Invalid(format!("cannot read --ca-cert {}: {e}", path.display()))
+        })?;
+        let cert = Certificate::from_pem(&pem).map_err(|e| {
+            Error::Invalid(format!(
+                "--ca-cert {} is not a PEM certificate: {e}",
+                path.display()
+            ))
+        })?;
         builder = builder.cert_validation(CertificateValidation::Full(cert));
     }
     let transport = builder

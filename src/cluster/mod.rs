@@ -16,8 +16,8 @@ use elasticsearch::http::response::Response;
 use elasticsearch::indices::{IndicesCreateParts, IndicesExistsParts, IndicesRefreshParts};
 use elasticsearch::params::OpType;
 use elasticsearch::{
-    BulkParts, ClearScrollParts, CountParts, CreateParts, DeleteParts, Elasticsearch, GetParts, IndexParts, MgetParts,
-    MsearchParts, ScrollParts, SearchParts,
+    BulkParts, ClearScrollParts, CountParts, CreateParts, DeleteParts, Elasticsearch, GetParts,
+    IndexParts, MgetParts, MsearchParts, ScrollParts, SearchParts,
 };
 use serde_json::{json, Map, Value};
 
@@ -151,7 +151,11 @@ impl Cluster {
                     return Err(error_from(500, &json!({ "error": err }), index));
                 }
                 if d.get("found") == Some(&Value::Bool(true)) {
-                    let id = d.get("_id").and_then(Value::as_str).unwrap_or_default().to_string();
+                    let id = d
+                        .get("_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
                     versioned(&id, d).map(Some)
                 } else {
                     Ok(None)
@@ -184,12 +188,20 @@ impl Cluster {
         let body = check(resp, index).await?;
         Ok(WriteOutcome::Written {
             seq_no: body.get("_seq_no").and_then(Value::as_i64).unwrap_or(-1),
-            primary_term: body.get("_primary_term").and_then(Value::as_i64).unwrap_or(-1),
+            primary_term: body
+                .get("_primary_term")
+                .and_then(Value::as_i64)
+                .unwrap_or(-1),
         })
     }
 
     /// Creates the document only if no document has this id (`op_type=create`).
-    pub async fn create(&self, index: &str, id: &str, source: &Map<String, Value>) -> Result<CreateOutcome> {
+    pub async fn create(
+        &self,
+        index: &str,
+        id: &str,
+        source: &Map<String, Value>,
+    ) -> Result<CreateOutcome> {
         let resp = self
             .client
             .create(CreateParts::IndexId(index, id))
@@ -223,7 +235,8 @@ impl Cluster {
         if docs.is_empty() {
             return Ok(());
         }
-        let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::with_capacity(docs.len() * 2);
+        let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> =
+            Vec::with_capacity(docs.len() * 2);
         for (id, doc) in docs {
             lines.push(json!({"index": {"_index": index, "_id": id}}).into());
             lines.push(doc.clone().into());
@@ -240,7 +253,11 @@ impl Cluster {
             let first = body
                 .get("items")
                 .and_then(Value::as_array)
-                .and_then(|items| items.iter().find_map(|i| i.pointer("/index/error").cloned()))
+                .and_then(|items| {
+                    items
+                        .iter()
+                        .find_map(|i| i.pointer("/index/error").cloned())
+                })
                 .unwrap_or(Value::Null);
             return Err(Error::Cluster {
                 status: 400,
@@ -251,7 +268,13 @@ impl Cluster {
     }
 
     /// Deletes the document only if it is still at `seq_no`/`primary_term`.
-    pub async fn delete_if(&self, index: &str, id: &str, seq_no: i64, primary_term: i64) -> Result<DeleteOutcome> {
+    pub async fn delete_if(
+        &self,
+        index: &str,
+        id: &str,
+        seq_no: i64,
+        primary_term: i64,
+    ) -> Result<DeleteOutcome> {
         let resp = self
             .client
             .delete(DeleteParts::IndexId(index, id))
@@ -355,7 +378,9 @@ impl Cluster {
                 break;
             }
             hits.extend(batch);
-            let Some(sid) = scroll_ids.last().cloned() else { break };
+            let Some(sid) = scroll_ids.last().cloned() else {
+                break;
+            };
             let resp = self
                 .client
                 .scroll(ScrollParts::None)
@@ -433,7 +458,10 @@ impl Cluster {
             .map_err(transport)?;
         if resp.status_code().as_u16() == 400 {
             let body = read_json(resp).await?;
-            let kind = body.pointer("/error/type").and_then(Value::as_str).unwrap_or_default();
+            let kind = body
+                .pointer("/error/type")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             if kind.contains("already_exists") {
                 return Ok(false);
             }
@@ -501,12 +529,19 @@ async fn check(resp: Response, index: &str) -> Result<Value> {
 }
 
 fn error_from(status: u16, body: &Value, index: &str) -> Error {
-    let kind = body.pointer("/error/type").and_then(Value::as_str).unwrap_or_default();
+    let kind = body
+        .pointer("/error/type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
     let reason = body
         .pointer("/error/reason")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .or_else(|| body.get("error").and_then(Value::as_str).map(str::to_string))
+        .or_else(|| {
+            body.get("error")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
         .unwrap_or_else(|| truncate(&body.to_string()));
     if kind == "index_not_found_exception" {
         let missing = body
@@ -548,8 +583,16 @@ fn hits_of(page: &Value) -> Result<Vec<Hit>> {
     Ok(hits
         .iter()
         .map(|h| Hit {
-            id: h.get("_id").and_then(Value::as_str).unwrap_or_default().to_string(),
-            source: h.get("_source").and_then(Value::as_object).cloned().unwrap_or_default(),
+            id: h
+                .get("_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            source: h
+                .get("_source")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
         })
         .collect())
 }

@@ -42,13 +42,18 @@ async fn run(proto: &Protocol, action: Action, id: &str) -> ActionOutcome {
             } else {
                 proto.recover(id, true).await
             };
-            let ok = matches!(report.verdict, Verdict::Completed(_) | Verdict::NothingToDo(_));
+            let ok = matches!(
+                report.verdict,
+                Verdict::Completed(_) | Verdict::NothingToDo(_)
+            );
             (report.verdict.to_string(), ok)
         }
         Action::ReleaseLocks => match proto.release_transaction_locks(id, true).await {
             Ok(released) if released.is_empty() => ("no locks held".to_string(), true),
             Ok(released) => {
-                let ok = released.iter().all(|(_, o)| !matches!(o, ReleaseOutcome::Refused(_)));
+                let ok = released
+                    .iter()
+                    .all(|(_, o)| !matches!(o, ReleaseOutcome::Refused(_)));
                 let text = released
                     .iter()
                     .map(|(r, o)| match o {

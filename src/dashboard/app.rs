@@ -28,7 +28,13 @@ pub enum Pane {
 
 impl Pane {
     /// Tab order.
-    pub const ORDER: [Pane; 5] = [Pane::Transactions, Pane::Detail, Pane::Accounts, Pane::Locks, Pane::Log];
+    pub const ORDER: [Pane; 5] = [
+        Pane::Transactions,
+        Pane::Detail,
+        Pane::Accounts,
+        Pane::Locks,
+        Pane::Log,
+    ];
 }
 
 /// Transaction table sort keys (`o` cycles, `O` reverses).
@@ -218,22 +224,31 @@ impl App {
 
     /// The state filter in force.
     pub fn state_filter(&self) -> Option<&TxnState> {
-        STATE_FILTERS.get(self.state_filter).and_then(Option::as_ref)
+        STATE_FILTERS
+            .get(self.state_filter)
+            .and_then(Option::as_ref)
     }
 
     /// The transaction rows after filter and sort.
     pub fn visible(&self) -> Vec<&Transaction> {
-        let Some(snap) = &self.snapshot else { return Vec::new() };
+        let Some(snap) = &self.snapshot else {
+            return Vec::new();
+        };
         let needle = self.filter.to_lowercase();
         let mut rows: Vec<&Transaction> = snap
             .transactions
             .iter()
-            .filter(|t| self.state_filter().is_none_or(|s| t.state.as_ref() == Some(s)))
+            .filter(|t| {
+                self.state_filter()
+                    .is_none_or(|s| t.state.as_ref() == Some(s))
+            })
             .filter(|t| needle.is_empty() || matches_text(t, &needle))
             .collect();
         match self.sort {
             SortKey::Age => rows.sort_by_key(|t| t.modification_time),
-            SortKey::State => rows.sort_by_key(|t| (state_rank(t.state.as_ref()), t.modification_time)),
+            SortKey::State => {
+                rows.sort_by_key(|t| (state_rank(t.state.as_ref()), t.modification_time))
+            }
             SortKey::Amount => rows.sort_by_key(|t| (t.amount, t.modification_time)),
             SortKey::Id => rows.sort_by(|a, b| a.id.cmp(&b.id)),
         }
@@ -287,7 +302,14 @@ impl App {
             Some(AccountEntry::Ok(s)) => Some(s),
             _ => None,
         };
-        preview(procedure, t, acct(&t.src), acct(&t.dest), Fencing::On, self.now)
+        preview(
+            procedure,
+            t,
+            acct(&t.src),
+            acct(&t.dest),
+            Fencing::On,
+            self.now,
+        )
     }
 
     /// Seconds since `t` was modified, by the screen's clock.
@@ -306,7 +328,8 @@ impl App {
     }
 
     fn older_than(&self, t: &Transaction, d: Duration) -> bool {
-        t.state.as_ref().is_some_and(TxnState::is_in_flight) && self.age_of(t).is_some_and(|a| a >= d.as_secs() as i64)
+        t.state.as_ref().is_some_and(TxnState::is_in_flight)
+            && self.age_of(t).is_some_and(|a| a >= d.as_secs() as i64)
     }
 
     /// Seconds the data on screen is old when the last poll failed.
@@ -324,16 +347,27 @@ impl App {
 }
 
 fn matches_text(t: &Transaction, needle: &str) -> bool {
-    let state = t.state.as_ref().map(|s| s.as_str().to_lowercase()).unwrap_or_default();
+    let state = t
+        .state
+        .as_ref()
+        .map(|s| s.as_str().to_lowercase())
+        .unwrap_or_default();
     t.id.to_lowercase().contains(needle)
         || state.contains(needle)
-        || t.src.as_deref().is_some_and(|s| s.to_lowercase().contains(needle))
-        || t.dest.as_deref().is_some_and(|s| s.to_lowercase().contains(needle))
+        || t.src
+            .as_deref()
+            .is_some_and(|s| s.to_lowercase().contains(needle))
+        || t.dest
+            .as_deref()
+            .is_some_and(|s| s.to_lowercase().contains(needle))
 }
 
 fn state_rank(s: Option<&TxnState>) -> usize {
     match s {
-        Some(s) => TxnState::KNOWN.iter().position(|k| k == s).unwrap_or(TxnState::KNOWN.len()),
+        Some(s) => TxnState::KNOWN
+            .iter()
+            .position(|k| k == s)
+            .unwrap_or(TxnState::KNOWN.len()),
         None => TxnState::KNOWN.len() + 1,
     }
 }

@@ -89,8 +89,12 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
                     Command::SetInterval(d) => {
                         let _ = ctrl_tx.send(PollControl::Interval(d));
                     }
-                    Command::LoadPreview(action, id) => actions::spawn_preview(proto.clone(), action, id, tx.clone()),
-                    Command::Run(action, id) => actions::spawn_action(proto.clone(), action, id, tx.clone()),
+                    Command::LoadPreview(action, id) => {
+                        actions::spawn_preview(proto.clone(), action, id, tx.clone())
+                    }
+                    Command::Run(action, id) => {
+                        actions::spawn_action(proto.clone(), action, id, tx.clone())
+                    }
                 }
             }
             if app.should_quit {

@@ -32,7 +32,9 @@ pub fn classify(e: &Error) -> PollFailure {
     match e {
         Error::Auth { .. } => PollFailure::Auth(e.to_string()),
         Error::Unreachable(_) | Error::GaveUp { .. } => PollFailure::Transient(e.to_string()),
-        Error::Cluster { status, .. } if *status == 429 || *status >= 500 => PollFailure::Transient(e.to_string()),
+        Error::Cluster { status, .. } if *status == 429 || *status >= 500 => {
+            PollFailure::Transient(e.to_string())
+        }
         _ => PollFailure::Other(e.to_string()),
     }
 }
@@ -134,8 +136,14 @@ mod tests {
 
     #[test]
     fn auth_failures_are_not_retried() {
-        let e = Error::Auth { status: 401, reason: "bad".into() };
+        let e = Error::Auth {
+            status: 401,
+            reason: "bad".into(),
+        };
         assert!(matches!(classify(&e), PollFailure::Auth(_)));
-        assert!(matches!(classify(&Error::Unreachable("x".into())), PollFailure::Transient(_)));
+        assert!(matches!(
+            classify(&Error::Unreachable("x".into())),
+            PollFailure::Transient(_)
+        ));
     }
 }

@@ -107,7 +107,9 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
                 Ok(None)
             }
             Some(Err(e)) => Err(e),
-            None => Err(Error::Decode("msearch returned fewer answers than asked".into())),
+            None => Err(Error::Decode(
+                "msearch returned fewer answers than asked".into(),
+            )),
         }
     };
     let counts = next(&mut missing)?;
@@ -120,7 +122,11 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     let mut in_flight_total = 0;
     if let Some(v) = &in_flight {
         in_flight_total = total_hits(v);
-        transactions.extend(crate::cluster::hits(v)?.iter().map(|h| Transaction::from_source(&h.id, &h.source)));
+        transactions.extend(
+            crate::cluster::hits(v)?
+                .iter()
+                .map(|h| Transaction::from_source(&h.id, &h.source)),
+        );
     }
     // Documents in unknown states or with no state: fetched only when the
     // aggregation says there are some, so a healthy cluster pays nothing.
@@ -132,7 +138,9 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
             _ => None,
         })
         .collect();
-    let stateless = state_counts.iter().any(|c| c.state.is_none() && c.count > 0);
+    let stateless = state_counts
+        .iter()
+        .any(|c| c.state.is_none() && c.count > 0);
     if !odd_states.is_empty() || stateless {
         requests += 1;
         let query = json!({"size": 100, "query": {"bool": {"should": [
@@ -140,7 +148,11 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
             {"bool": {"must_not": {"exists": {"field": "transaction_state"}}}}
         ], "minimum_should_match": 1}}});
         let odd = cluster.search(&ix.transactions, query).await?;
-        transactions.extend(crate::cluster::hits(&odd)?.iter().map(|h| Transaction::from_source(&h.id, &h.source)));
+        transactions.extend(
+            crate::cluster::hits(&odd)?
+                .iter()
+                .map(|h| Transaction::from_source(&h.id, &h.source)),
+        );
     }
 
     let mut accounts: BTreeMap<String, AccountEntry> = BTreeMap::new();
@@ -160,7 +172,11 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     if !named.is_empty() && !missing.contains(&ix.accounts) {
         requests += 1;
         for (id, doc) in named.iter().zip(cluster.mget(&ix.accounts, &named).await?) {
-            accounts.insert(id.clone(), doc.map(|d| entry(&d.source)).unwrap_or(AccountEntry::Missing));
+            accounts.insert(
+                id.clone(),
+                doc.map(|d| entry(&d.source))
+                    .unwrap_or(AccountEntry::Missing),
+            );
         }
     }
 
@@ -184,7 +200,10 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
         .collect();
     if !unknown_owners.is_empty() && !missing.contains(&ix.transactions) {
         requests += 1;
-        for (id, doc) in unknown_owners.iter().zip(cluster.mget(&ix.transactions, &unknown_owners).await?) {
+        for (id, doc) in unknown_owners
+            .iter()
+            .zip(cluster.mget(&ix.transactions, &unknown_owners).await?)
+        {
             if let Some(d) = doc {
                 owner_states.insert(id.clone(), Transaction::from_source(id, &d.source).state);
             }
@@ -196,7 +215,11 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
             let found = info.owner.as_ref().and_then(|o| owner_states.get(o));
             let staleness = info.staleness(Owner::from_lookup(found.map(Option::as_ref)), taken_at);
             let owner_state = found.cloned().flatten();
-            LockView { info, owner_state, staleness }
+            LockView {
+                info,
+                owner_state,
+                staleness,
+            }
         })
         .collect();
 
@@ -245,14 +268,29 @@ fn state_counts(v: &Value) -> Vec<StateCount> {
         .into_iter()
         .flatten()
     {
-        let name = b.get("key").and_then(Value::as_str).unwrap_or_default().to_string();
+        let name = b
+            .get("key")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
         let count = b.get("doc_count").and_then(Value::as_u64).unwrap_or(0);
         let oldest = b
             .pointer("/oldest/value")
             .and_then(Value::as_f64)
             .and_then(|ms| DateTime::from_timestamp_millis(ms as i64));
-        let state = if name == "\u{0}missing" { None } else { Some(TxnState::parse(&name)) };
-        by_name.insert(name, StateCount { state, count, oldest });
+        let state = if name == "\u{0}missing" {
+            None
+        } else {
+            Some(TxnState::parse(&name))
+        };
+        by_name.insert(
+            name,
+            StateCount {
+                state,
+                count,
+                oldest,
+            },
+        );
     }
     let mut out: Vec<StateCount> = TxnState::KNOWN
         .iter()

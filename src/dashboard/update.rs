@@ -3,9 +3,11 @@
 
 use super::app::{App, Dialog, LogLevel, Pane, STATE_FILTERS};
 use super::event::{Action, Command, Event, PollFailure};
-use crate::protocol::report::StepResult;
 use super::ui;
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind};
+use crate::protocol::report::StepResult;
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+};
 use ratatui::layout::Rect;
 use std::time::Duration;
 
@@ -59,7 +61,10 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
                     PollFailure::Auth(_) => " (not retrying: fix the credentials, then press r)",
                     _ => " (retrying with backoff)",
                 };
-                app.push_log(LogLevel::Error, format!("poll failed: {}{hint}", failure.message()));
+                app.push_log(
+                    LogLevel::Error,
+                    format!("poll failed: {}{hint}", failure.message()),
+                );
             }
             app.poll_error = Some(failure);
             vec![]
@@ -87,8 +92,20 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
         }
         Event::ActionDone(outcome) => {
             app.running = None;
-            let level = if outcome.ok { LogLevel::Updated } else { LogLevel::Error };
-            app.push_log(level, format!("{} {}: {}", outcome.action.title(), outcome.txn, outcome.summary));
+            let level = if outcome.ok {
+                LogLevel::Updated
+            } else {
+                LogLevel::Error
+            };
+            app.push_log(
+                level,
+                format!(
+                    "{} {}: {}",
+                    outcome.action.title(),
+                    outcome.txn,
+                    outcome.summary
+                ),
+            );
             vec![Command::PollNow]
         }
     }
@@ -204,7 +221,14 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         }
         KeyCode::Char('p') => {
             app.paused = !app.paused;
-            app.push_log(LogLevel::Info, if app.paused { "polling paused" } else { "polling resumed" });
+            app.push_log(
+                LogLevel::Info,
+                if app.paused {
+                    "polling paused"
+                } else {
+                    "polling resumed"
+                },
+            );
             vec![Command::SetPaused(app.paused)]
         }
         KeyCode::Char('+') | KeyCode::Char('=') => change_interval(app, 1),
@@ -217,15 +241,26 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
 }
 
 fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
-    let Some(dialog) = app.dialog.as_mut() else { return vec![] };
+    let Some(dialog) = app.dialog.as_mut() else {
+        return vec![];
+    };
     match key.code {
         KeyCode::Char('y') | KeyCode::Char('Y') => confirm(app),
         KeyCode::Enter if dialog.confirm_focused => confirm(app),
-        KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc | KeyCode::Enter | KeyCode::Char('q') => {
+        KeyCode::Char('n')
+        | KeyCode::Char('N')
+        | KeyCode::Esc
+        | KeyCode::Enter
+        | KeyCode::Char('q') => {
             app.dialog = None;
             vec![]
         }
-        KeyCode::Tab | KeyCode::BackTab | KeyCode::Left | KeyCode::Right | KeyCode::Char('h') | KeyCode::Char('l') => {
+        KeyCode::Tab
+        | KeyCode::BackTab
+        | KeyCode::Left
+        | KeyCode::Right
+        | KeyCode::Char('h')
+        | KeyCode::Char('l') => {
             dialog.confirm_focused = !dialog.confirm_focused;
             vec![]
         }
@@ -236,31 +271,57 @@ fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
 /// Whether the dialog's documents allow confirming (loaded, and not refused).
 pub fn dialog_can_confirm(d: &Dialog) -> bool {
     match (&d.detail, d.action) {
-        (Some(Ok(det)), Action::Rollback) => det.rollback.refusal.is_none() && !det.rollback.steps.is_empty(),
-        (Some(Ok(det)), Action::ForceRecover) => det.recover.refusal.is_none() && !det.recover.steps.is_empty(),
+        (Some(Ok(det)), Action::Rollback) => {
+            det.rollback.refusal.is_none() && !det.rollback.steps.is_empty()
+        }
+        (Some(Ok(det)), Action::ForceRecover) => {
+            det.recover.refusal.is_none() && !det.recover.steps.is_empty()
+        }
         (Some(Ok(det)), Action::ReleaseLocks) => !det.locks.is_empty(),
         _ => false,
     }
 }
 
 fn confirm(app: &mut App) -> Vec<Command> {
-    let Some(dialog) = app.dialog.take() else { return vec![] };
+    let Some(dialog) = app.dialog.take() else {
+        return vec![];
+    };
     if !dialog_can_confirm(&dialog) {
-        app.push_log(LogLevel::Error, format!("{} {}: nothing to confirm", dialog.action.title(), dialog.txn));
+        app.push_log(
+            LogLevel::Error,
+            format!(
+                "{} {}: nothing to confirm",
+                dialog.action.title(),
+                dialog.txn
+            ),
+        );
         return vec![];
     }
     app.running = Some((dialog.action, dialog.txn.clone()));
-    app.push_log(LogLevel::Info, format!("{} {}: confirmed, running", dialog.action.title(), dialog.txn));
+    app.push_log(
+        LogLevel::Info,
+        format!(
+            "{} {}: confirmed, running",
+            dialog.action.title(),
+            dialog.txn
+        ),
+    );
     vec![Command::Run(dialog.action, dialog.txn)]
 }
 
 fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
     if app.settings.read_only {
-        app.push_log(LogLevel::Error, "read-only mode: rollback, recovery and lock release are disabled");
+        app.push_log(
+            LogLevel::Error,
+            "read-only mode: rollback, recovery and lock release are disabled",
+        );
         return vec![];
     }
     if let Some((a, id)) = &app.running {
-        app.push_log(LogLevel::Error, format!("wait: {} {id} is still running", a.title()));
+        app.push_log(
+            LogLevel::Error,
+            format!("wait: {} {id} is still running", a.title()),
+        );
         return vec![];
     }
     let Some(id) = app.selected_transaction().map(|t| t.id.clone()) else {
@@ -277,15 +338,20 @@ fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
 }
 
 fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {
-    let secs = (app.interval.as_secs() as i64 + delta)
-        .clamp(INTERVAL_RANGE.0.as_secs() as i64, INTERVAL_RANGE.1.as_secs() as i64);
+    let secs = (app.interval.as_secs() as i64 + delta).clamp(
+        INTERVAL_RANGE.0.as_secs() as i64,
+        INTERVAL_RANGE.1.as_secs() as i64,
+    );
     app.interval = Duration::from_secs(secs as u64);
     vec![Command::SetInterval(app.interval)]
 }
 
 fn cycle_focus(app: &mut App, step: isize) {
     let n = Pane::ORDER.len() as isize;
-    let i = Pane::ORDER.iter().position(|p| *p == app.focus).unwrap_or(0) as isize;
+    let i = Pane::ORDER
+        .iter()
+        .position(|p| *p == app.focus)
+        .unwrap_or(0) as isize;
     app.focus = Pane::ORDER[((i + step).rem_euclid(n)) as usize];
 }
 
@@ -317,7 +383,9 @@ fn move_selection(app: &mut App, delta: isize) {
 /// enough to keep the selection visible).
 fn click(app: &mut App, column: u16, row: u16) {
     let areas = ui::layout(Rect::new(0, 0, app.size.0, app.size.1));
-    let Some(pane) = areas.pane_at(column, row) else { return };
+    let Some(pane) = areas.pane_at(column, row) else {
+        return;
+    };
     app.focus = pane;
     if pane != Pane::Transactions {
         return;

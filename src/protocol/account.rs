@@ -101,7 +101,9 @@ impl AccountState {
                 .filter_map(|i| match i {
                     Value::String(s) => Some(s.clone()),
                     other => {
-                        problems.push(format!("`pending_transactions` holds a non-string: {other}"));
+                        problems.push(format!(
+                            "`pending_transactions` holds a non-string: {other}"
+                        ));
                         None
                     }
                 })
@@ -186,7 +188,10 @@ mod tests {
 
     #[test]
     fn article_shaped_account_reads_and_stays_article_shaped() {
-        let mut doc = json!({"balance": 500, "pending_transactions": []}).as_object().unwrap().clone();
+        let mut doc = json!({"balance": 500, "pending_transactions": []})
+            .as_object()
+            .unwrap()
+            .clone();
         let st = AccountState::from_source(&doc).unwrap();
         st.write_into(&mut doc);
         assert!(!doc.contains_key(SETTLED_FIELD));

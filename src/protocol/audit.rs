@@ -64,7 +64,10 @@ impl Protocol {
         // by exactly what they changed (a search may not see them yet).
         let sum = self
             .cluster()
-            .search(&ix.accounts, json!({"size": 0, "aggs": {"total": {"sum": {"field": "balance"}}}}))
+            .search(
+                &ix.accounts,
+                json!({"size": 0, "aggs": {"total": {"sum": {"field": "balance"}}}}),
+            )
             .await?;
         let mut total_balance = sum
             .pointer("/aggregations/total/value")
@@ -88,7 +91,10 @@ impl Protocol {
             match AccountState::from_source(&hit.source) {
                 Ok(state) => {
                     for txn in &state.pending {
-                        carried.entry(txn.clone()).or_default().push((hit.id.clone(), state.clone()));
+                        carried
+                            .entry(txn.clone())
+                            .or_default()
+                            .push((hit.id.clone(), state.clone()));
                     }
                 }
                 Err(p) => findings.push(finding("malformed_account", &hit.id, p.join("; "))),
@@ -116,17 +122,22 @@ impl Protocol {
                     continue;
                 };
                 let Some(on_source) = role else {
-                    findings.push(finding("dangling_pending", acct, format!(
-                        "carries `{txn_id}`, which names other accounts; repair by hand"
-                    )));
+                    findings.push(finding(
+                        "dangling_pending",
+                        acct,
+                        format!("carries `{txn_id}`, which names other accounts; repair by hand"),
+                    ));
                     continue;
                 };
                 let signed = t.amount.map(|a| if on_source { -a } else { a });
                 match &t.state {
-                    Some(TxnState::Pending | TxnState::Terminating) => in_flight_delta += signed.unwrap_or(0),
+                    Some(TxnState::Pending | TxnState::Terminating) => {
+                        in_flight_delta += signed.unwrap_or(0)
+                    }
                     Some(TxnState::Committed) => {}
                     Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
-                        let settled_before = state.settled_of(txn_id).map(|r| r.outcome) == Some(SettledOutcome::Applied);
+                        let settled_before = state.settled_of(txn_id).map(|r| r.outcome)
+                            == Some(SettledOutcome::Applied);
                         let repairable = *s == TxnState::RolledBack || settled_before;
                         let what = if *s == TxnState::RolledBack {
                             "applied after its rollback".to_string()
@@ -137,24 +148,46 @@ impl Protocol {
                              check the balance history and repair by hand"
                                 .to_string()
                         };
-                        let detail = format!("carries `{txn_id}` ({s}, amount {}): {what}", t.amount.unwrap_or(0));
+                        let detail = format!(
+                            "carries `{txn_id}` ({s}, amount {}): {what}",
+                            t.amount.unwrap_or(0)
+                        );
                         if repair && repairable {
-                            match self.undo_dangling(t, acct, on_source, *s == TxnState::Finished).await {
+                            match self
+                                .undo_dangling(t, acct, on_source, *s == TxnState::Finished)
+                                .await
+                            {
                                 Ok((msg, delta)) => {
                                     total_balance += delta;
                                     repairs.push(format!("{acct}: {msg}"));
                                     continue;
                                 }
-                                Err(e) => findings.push(finding("dangling_pending", acct, format!("{detail}; repair failed: {e}"))),
+                                Err(e) => findings.push(finding(
+                                    "dangling_pending",
+                                    acct,
+                                    format!("{detail}; repair failed: {e}"),
+                                )),
                             }
                         } else {
-                            let hint = if repairable { "; `audit --repair` undoes it" } else { "" };
-                            findings.push(finding("dangling_pending", acct, format!("{detail}{hint}")));
+                            let hint = if repairable {
+                                "; `audit --repair` undoes it"
+                            } else {
+                                ""
+                            };
+                            findings.push(finding(
+                                "dangling_pending",
+                                acct,
+                                format!("{detail}{hint}"),
+                            ));
                         }
                     }
-                    Some(TxnState::Created) => findings.push(finding("dangling_pending", acct, format!(
+                    Some(TxnState::Created) => findings.push(finding(
+                        "dangling_pending",
+                        acct,
+                        format!(
                         "carries `{txn_id}`, which is still created (never pending); repair by hand"
-                    ))),
+                    ),
+                    )),
                     Some(TxnState::Unknown(_)) | None => {}
                 }
             }
@@ -170,7 +203,11 @@ impl Protocol {
             .await?;
         for hit in &odd {
             let t = Transaction::from_source(&hit.id, &hit.source);
-            let kind = if matches!(t.state, Some(TxnState::Unknown(_))) { "unknown_state" } else { "malformed_transaction" };
+            let kind = if matches!(t.state, Some(TxnState::Unknown(_))) {
+                "unknown_state"
+            } else {
+                "malformed_transaction"
+            };
             findings.push(finding(kind, &t.id, t.problems.join("; ")));
         }
         let in_flight = self
@@ -181,21 +218,37 @@ impl Protocol {
             )
             .await?;
         let mut named: BTreeSet<String> = BTreeSet::new();
-        let in_flight: Vec<Transaction> = in_flight.iter().map(|h| Transaction::from_source(&h.id, &h.source)).collect();
+        let in_flight: Vec<Transaction> = in_flight
+            .iter()
+            .map(|h| Transaction::from_source(&h.id, &h.source))
+            .collect();
         for t in &in_flight {
             if !t.problems.is_empty() {
-                findings.push(finding("malformed_transaction", &t.id, t.problems.join("; ")));
+                findings.push(finding(
+                    "malformed_transaction",
+                    &t.id,
+                    t.problems.join("; "),
+                ));
             }
             named.extend(t.src.iter().cloned());
             named.extend(t.dest.iter().cloned());
         }
         let named: Vec<String> = named.into_iter().collect();
         let existing = self.cluster().mget(&ix.accounts, &named).await?;
-        let missing: BTreeSet<&String> = named.iter().zip(&existing).filter(|(_, d)| d.is_none()).map(|(id, _)| id).collect();
+        let missing: BTreeSet<&String> = named
+            .iter()
+            .zip(&existing)
+            .filter(|(_, d)| d.is_none())
+            .map(|(id, _)| id)
+            .collect();
         for t in &in_flight {
             for acct in [&t.src, &t.dest].into_iter().flatten() {
                 if missing.contains(acct) {
-                    findings.push(finding("missing_account", &t.id, format!("names account `{acct}`, which does not exist")));
+                    findings.push(finding(
+                        "missing_account",
+                        &t.id,
+                        format!("names account `{acct}`, which does not exist"),
+                    ));
                 }
             }
         }
@@ -205,7 +258,11 @@ impl Protocol {
             Ok(locks) => {
                 for l in locks.iter().filter(|l| l.staleness.is_stale()) {
                     if let super::lock::Staleness::Stale(why) = &l.staleness {
-                        findings.push(finding("stale_lock", &l.info.resource, format!("held by {}: {why}", l.info.holder_label())));
+                        findings.push(finding(
+                            "stale_lock",
+                            &l.info.resource,
+                            format!("held by {}: {why}", l.info.holder_label()),
+                        ));
                     }
                 }
             }
@@ -238,7 +295,10 @@ impl Protocol {
     async fn transactions_by_id(&self, ids: &[String]) -> Result<HashMap<String, Transaction>> {
         let mut out = HashMap::new();
         for chunk in ids.chunks(500) {
-            let docs = self.cluster().mget(&self.config.indices.transactions, chunk).await?;
+            let docs = self
+                .cluster()
+                .mget(&self.config.indices.transactions, chunk)
+                .await?;
             for (id, doc) in chunk.iter().zip(docs) {
                 if let Some(d) = doc {
                     out.insert(id.clone(), Transaction::from_source(id, &d.source));
@@ -253,9 +313,19 @@ impl Protocol {
     /// rollback uses; for a finished one (a duplicate apply after the account
     /// settled it) keeping the account's `applied` record. Returns what it
     /// did and the balance change it made.
-    async fn undo_dangling(&self, t: &Transaction, acct: &str, on_source: bool, finished: bool) -> Result<(String, i64)> {
+    async fn undo_dangling(
+        &self,
+        t: &Transaction,
+        acct: &str,
+        on_source: bool,
+        finished: bool,
+    ) -> Result<(String, i64)> {
         let transfer = t.transfer()?;
-        let applied = if on_source { -transfer.amount } else { transfer.amount };
+        let applied = if on_source {
+            -transfer.amount
+        } else {
+            transfer.amount
+        };
         let now = Utc::now();
         let fencing = self.config.fencing;
         let ex = self

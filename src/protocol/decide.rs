@@ -168,7 +168,12 @@ pub fn apply(
 
 /// `remove_transaction_from_account`: drop the id from pending after commit,
 /// recording the account as having settled it.
-pub fn remove(acct: &AccountState, txn: &str, fencing: Fencing, now: DateTime<Utc>) -> Decision<AccountState> {
+pub fn remove(
+    acct: &AccountState,
+    txn: &str,
+    fencing: Fencing,
+    now: DateTime<Utc>,
+) -> Decision<AccountState> {
     if !acct.carries(txn) {
         return Decision::Noop(NoopReason::NotPending);
     }
@@ -195,10 +200,9 @@ pub fn undo(
             .checked_neg()
             .ok_or_else(|| Contradiction(format!("cannot negate {applied_delta}")))?;
         let mut next = acct.clone();
-        next.balance = acct
-            .balance
-            .checked_add(delta)
-            .ok_or_else(|| Contradiction(format!("balance {} {delta:+} overflows", acct.balance)))?;
+        next.balance = acct.balance.checked_add(delta).ok_or_else(|| {
+            Contradiction(format!("balance {} {delta:+} overflows", acct.balance))
+        })?;
         next.pending.retain(|p| p != txn);
         if fencing == Fencing::On {
             record(&mut next, txn, SettledOutcome::Undone, now);
@@ -225,7 +229,11 @@ pub fn undo(
 /// transaction (a late duplicate by an unfenced writer): reverses it and drops
 /// the id, keeping whatever settled record the account has — the account did
 /// settle it, once, and the fence must keep saying so.
-pub fn reverse_duplicate(acct: &AccountState, txn: &str, applied_delta: i64) -> Result<Decision<AccountState>, Contradiction> {
+pub fn reverse_duplicate(
+    acct: &AccountState,
+    txn: &str,
+    applied_delta: i64,
+) -> Result<Decision<AccountState>, Contradiction> {
     if !acct.carries(txn) {
         return Ok(Decision::Noop(NoopReason::NotPending));
     }
@@ -245,7 +253,11 @@ pub fn reverse_duplicate(acct: &AccountState, txn: &str, applied_delta: i64) -> 
 /// `cutoff`. The caller decides which transactions are prunable (terminal and
 /// older than the retention); this only never prunes a record younger than
 /// `cutoff`.
-pub fn prune(acct: &AccountState, prunable: &[String], cutoff: DateTime<Utc>) -> Decision<AccountState> {
+pub fn prune(
+    acct: &AccountState,
+    prunable: &[String],
+    cutoff: DateTime<Utc>,
+) -> Decision<AccountState> {
     let mut next = acct.clone();
     next.settled
         .retain(|s| !(s.at < cutoff && prunable.iter().any(|p| p == &s.txn)));
@@ -289,7 +301,11 @@ mod tests {
             Decision::Write(TxnState::Pending, _)
         ));
         assert_eq!(
-            transition(&TxnState::Committed, &TxnState::Pending, &TxnState::Terminating),
+            transition(
+                &TxnState::Committed,
+                &TxnState::Pending,
+                &TxnState::Terminating
+            ),
             Decision::Noop(NoopReason::StateIs(TxnState::Committed))
         );
     }
@@ -315,7 +331,10 @@ mod tests {
         // Without fencing the reference protocol debits twice.
         let b = written(apply(&AccountState::new(500), "t", -100, Fencing::Off).unwrap());
         let b = written(remove(&b, "t", Fencing::Off, now()));
-        assert_eq!(written(apply(&b, "t", -100, Fencing::Off).unwrap()).balance, 300);
+        assert_eq!(
+            written(apply(&b, "t", -100, Fencing::Off).unwrap()).balance,
+            300
+        );
     }
 
     #[test]
@@ -366,6 +385,9 @@ mod tests {
         let pruned = written(prune(&a, &names, cutoff));
         assert_eq!(pruned.settled.len(), 1);
         assert_eq!(pruned.settled[0].txn, "young");
-        assert_eq!(prune(&pruned, &names, cutoff), Decision::Noop(NoopReason::NothingToPrune));
+        assert_eq!(
+            prune(&pruned, &names, cutoff),
+            Decision::Noop(NoopReason::NothingToPrune)
+        );
     }
 }

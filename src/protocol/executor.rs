@@ -68,7 +68,13 @@ impl Executor {
     ///
     /// `decide` must be pure and idempotent: it is called again after every
     /// conflict and unknown outcome, on the freshly read document.
-    pub async fn run<F>(&self, kind: &'static str, index: &str, id: &str, mut decide: F) -> Result<Executed>
+    pub async fn run<F>(
+        &self,
+        kind: &'static str,
+        index: &str,
+        id: &str,
+        mut decide: F,
+    ) -> Result<Executed>
     where
         F: FnMut(&Map<String, Value>) -> Result<DocDecision>,
     {

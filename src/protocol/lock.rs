@@ -134,16 +134,23 @@ impl LockInfo {
     pub fn staleness(&self, owner: Owner<'_>, now: DateTime<Utc>) -> Staleness {
         if let Some(exp) = self.expires_at {
             if exp <= now {
-                return Staleness::Stale(format!("lease expired {} ago", super::time::human_age((now - exp).num_seconds())));
+                return Staleness::Stale(format!(
+                    "lease expired {} ago",
+                    super::time::human_age((now - exp).num_seconds())
+                ));
             }
         }
         match &self.owner {
             Some(id) => match owner {
-                Owner::Missing => Staleness::Stale(format!("owner transaction `{id}` does not exist")),
+                Owner::Missing => {
+                    Staleness::Stale(format!("owner transaction `{id}` does not exist"))
+                }
                 Owner::Unreadable => {
                     Staleness::Unknown(format!("owner transaction `{id}` has no readable state"))
                 }
-                Owner::Is(s) if s.is_terminal() => Staleness::Stale(format!("owner transaction `{id}` is {s}")),
+                Owner::Is(s) if s.is_terminal() => {
+                    Staleness::Stale(format!("owner transaction `{id}` is {s}"))
+                }
                 Owner::Is(_) => Staleness::Live,
             },
             None => Staleness::Unknown("the lock does not name an owner transaction".into()),
@@ -162,24 +169,46 @@ mod tests {
 
     #[test]
     fn reads_every_shape() {
-        let ours = lock(json!({"owner":"t1","process_id":"w:1","created_at":"2026-01-01T00:00:00Z","expires_at":"2026-01-01T00:02:00Z"}));
+        let ours = lock(
+            json!({"owner":"t1","process_id":"w:1","created_at":"2026-01-01T00:00:00Z","expires_at":"2026-01-01T00:02:00Z"}),
+        );
         assert_eq!(ours.owner.as_deref(), Some("t1"));
         assert!(ours.problems.is_empty());
-        assert_eq!(lock(json!({"process_id":123})).holder_label(), "process 123");
-        assert_eq!(lock(json!({"lock_type":"shared","lock_count":2})).holder_label(), "shared lock x2");
-        assert_eq!(lock(json!({"lock_type":"exclusive"})).holder_label(), "exclusive lock");
+        assert_eq!(
+            lock(json!({"process_id":123})).holder_label(),
+            "process 123"
+        );
+        assert_eq!(
+            lock(json!({"lock_type":"shared","lock_count":2})).holder_label(),
+            "shared lock x2"
+        );
+        assert_eq!(
+            lock(json!({"lock_type":"exclusive"})).holder_label(),
+            "exclusive lock"
+        );
     }
 
     #[test]
     fn staleness_rules() {
         let now = parse_timestamp(&json!("2026-01-01T00:05:00Z")).unwrap();
         let l = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:10:00Z"}));
-        assert_eq!(l.staleness(Owner::Is(&TxnState::Pending), now), Staleness::Live);
+        assert_eq!(
+            l.staleness(Owner::Is(&TxnState::Pending), now),
+            Staleness::Live
+        );
         assert!(l.staleness(Owner::Is(&TxnState::Finished), now).is_stale());
         assert!(l.staleness(Owner::Missing, now).is_stale());
         let expired = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:01:00Z"}));
-        assert!(expired.staleness(Owner::Is(&TxnState::Pending), now).is_stale());
-        assert!(matches!(lock(json!({"process_id":1})).staleness(Owner::Missing, now), Staleness::Unknown(_)));
-        assert!(matches!(l.staleness(Owner::Unreadable, now), Staleness::Unknown(_)));
+        assert!(expired
+            .staleness(Owner::Is(&TxnState::Pending), now)
+            .is_stale());
+        assert!(matches!(
+            lock(json!({"process_id":1})).staleness(Owner::Missing, now),
+            Staleness::Unknown(_)
+        ));
+        assert!(matches!(
+            l.staleness(Owner::Unreadable, now),
+            Staleness::Unknown(_)
+        ));
     }
 }

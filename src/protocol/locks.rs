@@ -54,7 +54,8 @@ impl Protocol {
     /// Tries once to take the lock on `resource` for transaction `owner`.
     pub async fn acquire_lock(&self, resource: &str, owner: &str) -> Result<AcquireOutcome> {
         let now = Utc::now();
-        let lease = chrono::Duration::from_std(self.config.lock_lease).unwrap_or(chrono::Duration::MAX);
+        let lease =
+            chrono::Duration::from_std(self.config.lock_lease).unwrap_or(chrono::Duration::MAX);
         let doc = json!({
             "owner": owner,
             "process_id": self.holder,
@@ -81,7 +82,10 @@ impl Protocol {
                     }
                 }
                 // Released between our create and our read: try again later.
-                None => Ok(AcquireOutcome::Held(LockInfo::from_source(resource, &Default::default()))),
+                None => Ok(AcquireOutcome::Held(LockInfo::from_source(
+                    resource,
+                    &Default::default(),
+                ))),
             },
         }
     }
@@ -89,7 +93,11 @@ impl Protocol {
     /// Takes the locks on both accounts of `t`, in a fixed (sorted) order so
     /// two transfers never wait on each other in a cycle. On failure, releases
     /// what it took and rolls the still-`created` transaction back.
-    pub(crate) async fn lock_for_transfer(&self, t: &Transfer, report: &mut ProcedureReport) -> std::result::Result<(), Verdict> {
+    pub(crate) async fn lock_for_transfer(
+        &self,
+        t: &Transfer,
+        report: &mut ProcedureReport,
+    ) -> std::result::Result<(), Verdict> {
         let resources: BTreeSet<&str> = [t.src.as_str(), t.dest.as_str()].into_iter().collect();
         let deadline = Instant::now() + self.config.lock_wait;
         let mut taken: Vec<&str> = Vec::new();
@@ -98,7 +106,14 @@ impl Protocol {
             loop {
                 match self.acquire_lock(resource, &t.id).await {
                     Ok(AcquireOutcome::Acquired) => {
-                        self.record(report, t, None, "acquire lock", target.clone(), StepResult::Updated(super::decide::Effect::LockAcquired));
+                        self.record(
+                            report,
+                            t,
+                            None,
+                            "acquire lock",
+                            target.clone(),
+                            StepResult::Updated(super::decide::Effect::LockAcquired),
+                        );
                         taken.push(resource);
                         break;
                     }
@@ -129,13 +144,27 @@ impl Protocol {
                 Ok(o) => release_result(&o),
                 Err(e) => StepResult::Error(e.to_string()),
             };
-            self.record(report, t, None, "release lock", format!("{}/{resource}", self.config.indices.locks), result);
+            self.record(
+                report,
+                t,
+                None,
+                "release lock",
+                format!("{}/{resource}", self.config.indices.locks),
+                result,
+            );
         }
         let result = match self.run_step(t, Step::CancelCreated).await {
             Ok(ex) => StepResult::from(&ex.outcome),
             Err(e) => StepResult::Error(e.to_string()),
         };
-        self.record(report, t, Some(Step::CancelCreated), Step::CancelCreated.label(), format!("{}/{}", self.config.indices.transactions, t.id), result);
+        self.record(
+            report,
+            t,
+            Some(Step::CancelCreated),
+            Step::CancelCreated.label(),
+            format!("{}/{}", self.config.indices.transactions, t.id),
+            result,
+        );
     }
 
     /// Releases the locks a finished or rolled-back transfer holds on its two
@@ -152,7 +181,14 @@ impl Protocol {
                 Err(crate::Error::IndexMissing(_)) => return,
                 Err(e) => {
                     let target = format!("{}/{resource}", self.config.indices.locks);
-                    self.record(report, t, None, "release lock", target, StepResult::Error(e.to_string()));
+                    self.record(
+                        report,
+                        t,
+                        None,
+                        "release lock",
+                        target,
+                        StepResult::Error(e.to_string()),
+                    );
                 }
             }
         }
@@ -195,7 +231,11 @@ impl Protocol {
     /// by a search on `owner` plus the transaction's two accounts (read by id,
     /// so a lock not yet searchable is not missed). Without `force`, only when
     /// they are stale (the transaction terminal or missing, or lease expired).
-    pub async fn release_transaction_locks(&self, txn: &str, force: bool) -> Result<Vec<(String, ReleaseOutcome)>> {
+    pub async fn release_transaction_locks(
+        &self,
+        txn: &str,
+        force: bool,
+    ) -> Result<Vec<(String, ReleaseOutcome)>> {
         let mut resources: BTreeSet<String> = BTreeSet::new();
         if let Some((t, _)) = self.read_transaction(txn).await? {
             resources.extend(t.src.clone());
@@ -211,7 +251,9 @@ impl Protocol {
         }
         let mut out = Vec::new();
         for resource in resources {
-            let Some(view) = self.lock_view(&resource).await? else { continue };
+            let Some(view) = self.lock_view(&resource).await? else {
+                continue;
+            };
             if view.info.owner.as_deref() != Some(txn) {
                 continue;
             }
@@ -227,7 +269,11 @@ impl Protocol {
 
     /// One lock with its owner's state and staleness.
     pub async fn lock_view(&self, resource: &str) -> Result<Option<LockView>> {
-        let Some(doc) = self.cluster().get(&self.config.indices.locks, resource).await? else {
+        let Some(doc) = self
+            .cluster()
+            .get(&self.config.indices.locks, resource)
+            .await?
+        else {
             return Ok(None);
         };
         let info = LockInfo::from_source(resource, &doc.source);
@@ -235,25 +281,41 @@ impl Protocol {
             Some(o) => self.read_transaction(o).await?.map(|(t, _)| t.state),
             None => None,
         };
-        let staleness = info.staleness(Owner::from_lookup(found.as_ref().map(Option::as_ref)), Utc::now());
+        let staleness = info.staleness(
+            Owner::from_lookup(found.as_ref().map(Option::as_ref)),
+            Utc::now(),
+        );
         let owner_state = found.flatten();
-        Ok(Some(LockView { info, owner_state, staleness }))
+        Ok(Some(LockView {
+            info,
+            owner_state,
+            staleness,
+        }))
     }
 
     /// Every lock, oldest first, with staleness (one scan plus one multi-get).
     pub async fn list_locks(&self) -> Result<Vec<LockView>> {
         let hits = self
             .cluster()
-            .scan(&self.config.indices.locks, json!({"query": {"match_all": {}}}))
+            .scan(
+                &self.config.indices.locks,
+                json!({"query": {"match_all": {}}}),
+            )
             .await?;
-        let infos: Vec<LockInfo> = hits.iter().map(|h| LockInfo::from_source(&h.id, &h.source)).collect();
+        let infos: Vec<LockInfo> = hits
+            .iter()
+            .map(|h| LockInfo::from_source(&h.id, &h.source))
+            .collect();
         let owners: Vec<String> = infos
             .iter()
             .filter_map(|i| i.owner.clone())
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let docs = self.cluster().mget(&self.config.indices.transactions, &owners).await;
+        let docs = self
+            .cluster()
+            .mget(&self.config.indices.transactions, &owners)
+            .await;
         let states: HashMap<String, Option<TxnState>> = match docs {
             Ok(docs) => owners
                 .iter()
@@ -273,7 +335,11 @@ impl Protocol {
                 let found = info.owner.as_ref().and_then(|o| states.get(o));
                 let staleness = info.staleness(Owner::from_lookup(found.map(Option::as_ref)), now);
                 let owner_state = found.cloned().flatten();
-                LockView { info, owner_state, staleness }
+                LockView {
+                    info,
+                    owner_state,
+                    staleness,
+                }
             })
             .collect();
         views.sort_by_key(|v| v.info.created_at);
@@ -293,7 +359,11 @@ impl Protocol {
             if let Err(why) = allowed(&info, &doc) {
                 return Ok(ReleaseOutcome::Refused(why));
             }
-            match self.cluster().delete_if(index, resource, doc.seq_no, doc.primary_term).await {
+            match self
+                .cluster()
+                .delete_if(index, resource, doc.seq_no, doc.primary_term)
+                .await
+            {
                 Ok(DeleteOutcome::Deleted) => return Ok(ReleaseOutcome::Released),
                 Ok(DeleteOutcome::NotFound) => return Ok(ReleaseOutcome::NotHeld),
                 Ok(DeleteOutcome::Conflict) => continue,
@@ -302,14 +372,18 @@ impl Protocol {
                 Err(e) => return Err(e),
             }
         }
-        Ok(ReleaseOutcome::Refused("the lock kept changing; not released".into()))
+        Ok(ReleaseOutcome::Refused(
+            "the lock kept changing; not released".into(),
+        ))
     }
 }
 
 fn refusal_text(view: &LockView) -> String {
     let why = match &view.staleness {
         Staleness::Live => match (&view.info.owner, &view.owner_state) {
-            (Some(o), Some(s)) => format!("its owner transaction `{o}` is {s} and may still be running"),
+            (Some(o), Some(s)) => {
+                format!("its owner transaction `{o}` is {s} and may still be running")
+            }
             _ => "its holder may still be running".into(),
         },
         Staleness::Unknown(why) => why.clone(),

@@ -96,7 +96,10 @@ impl Protocol {
 
     /// Reads a transaction by id (realtime), tolerant of every malformation.
     pub async fn read_transaction(&self, id: &str) -> Result<Option<(Transaction, VersionedDoc)>> {
-        let doc = self.cluster().get(&self.config.indices.transactions, id).await?;
+        let doc = self
+            .cluster()
+            .get(&self.config.indices.transactions, id)
+            .await?;
         Ok(doc.map(|d| (Transaction::from_source(id, &d.source), d)))
     }
 

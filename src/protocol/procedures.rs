@@ -45,12 +45,21 @@ impl Protocol {
     /// Refuses a non-positive amount, identical accounts, and accounts that
     /// do not exist or are malformed. Returns `Ok(Err(Refusal::AlreadyExists))`
     /// when the id is taken: the article says not to run it then.
-    pub async fn create_transaction(&self, req: &NewTransfer) -> Result<std::result::Result<String, Refusal>> {
+    pub async fn create_transaction(
+        &self,
+        req: &NewTransfer,
+    ) -> Result<std::result::Result<String, Refusal>> {
         if req.amount <= 0 {
-            return Err(Error::Invalid(format!("amount must be positive, got {}", req.amount)));
+            return Err(Error::Invalid(format!(
+                "amount must be positive, got {}",
+                req.amount
+            )));
         }
         if req.src == req.dest {
-            return Err(Error::Invalid(format!("source and destination are both `{}`", req.src)));
+            return Err(Error::Invalid(format!(
+                "source and destination are both `{}`",
+                req.src
+            )));
         }
         self.check_accounts(&req.src, &req.dest).await?;
         let id = req.id.clone().unwrap_or_else(new_transaction_id);
@@ -96,7 +105,9 @@ impl Protocol {
                         index: index.clone(),
                         id,
                         attempts,
-                        last: format!("{e}; the transaction may exist in `created` (recovery will run it)"),
+                        last: format!(
+                            "{e}; the transaction may exist in `created` (recovery will run it)"
+                        ),
                     })
                 }
                 Err(e) => return Err(e),
@@ -107,7 +118,12 @@ impl Protocol {
     /// Creates a transaction and runs it to the end (core steps 1–7),
     /// optionally holding locks on both accounts (taken in a fixed order,
     /// released at the end).
-    pub async fn transfer(&self, req: &NewTransfer, with_locks: bool, limits: RunLimits) -> ProcedureReport {
+    pub async fn transfer(
+        &self,
+        req: &NewTransfer,
+        with_locks: bool,
+        limits: RunLimits,
+    ) -> ProcedureReport {
         let mut report = ProcedureReport::new(req.id.as_deref().unwrap_or(""));
         let id = match self.create_transaction(req).await {
             Ok(Ok(id)) => id,
@@ -134,8 +150,14 @@ impl Protocol {
                 return report;
             }
         }
-        self.execute(&transfer, Procedure::Recover, TxnState::Created, limits, &mut report)
-            .await;
+        self.execute(
+            &transfer,
+            Procedure::Recover,
+            TxnState::Created,
+            limits,
+            &mut report,
+        )
+        .await;
         report
     }
 
@@ -154,7 +176,13 @@ impl Protocol {
     /// Re-reads the transaction, checks it may be touched, and runs the
     /// procedure's plan. Without `force`, a transaction modified within the
     /// recovery window is refused: its worker may still be alive.
-    pub async fn run_procedure(&self, id: &str, procedure: Procedure, force: bool, limits: RunLimits) -> ProcedureReport {
+    pub async fn run_procedure(
+        &self,
+        id: &str,
+        procedure: Procedure,
+        force: bool,
+        limits: RunLimits,
+    ) -> ProcedureReport {
         let mut report = ProcedureReport::new(id);
         let txn = match self.read_transaction(id).await {
             Ok(Some((t, _))) => t,
@@ -184,7 +212,8 @@ impl Protocol {
                 return report;
             }
         };
-        self.execute(&transfer, procedure, state, limits, &mut report).await;
+        self.execute(&transfer, procedure, state, limits, &mut report)
+            .await;
         report
     }
 
@@ -201,7 +230,9 @@ impl Protocol {
             Some(s) => s.clone(),
             None => return Err(Refusal::Malformed(txn.problems.join("; "))),
         };
-        let transfer = txn.transfer().map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
+        let transfer = txn
+            .transfer()
+            .map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
         if !force {
             let window = self.config.recovery_window;
             if let Some(age) = txn.age_seconds(Utc::now()) {
@@ -248,23 +279,41 @@ impl Protocol {
         'plan: loop {
             for step in todo.clone() {
                 if limits.max_steps == Some(executed) {
-                    report.verdict = Verdict::Stopped(format!("simulated crash after {executed} step(s)"));
+                    report.verdict =
+                        Verdict::Stopped(format!("simulated crash after {executed} step(s)"));
                     return;
                 }
                 executed += 1;
                 let executed_step = match self.run_step(t, step).await {
                     Ok(ex) => ex,
                     Err(e) => {
-                        self.record(report, t, Some(step), step.label(), self.target_of(t, step), StepResult::Error(e.to_string()));
+                        self.record(
+                            report,
+                            t,
+                            Some(step),
+                            step.label(),
+                            self.target_of(t, step),
+                            StepResult::Error(e.to_string()),
+                        );
                         report.verdict = Verdict::Failed(e);
                         return;
                     }
                 };
                 let result = StepResult::from(&executed_step.outcome);
-                self.record(report, t, Some(step), step.label(), self.target_of(t, step), result);
-                if let (Some(on_source), Outcome::Updated(_)) = (step.on_source(), &executed_step.outcome) {
+                self.record(
+                    report,
+                    t,
+                    Some(step),
+                    step.label(),
+                    self.target_of(t, step),
+                    result,
+                );
+                if let (Some(on_source), Outcome::Updated(_)) =
+                    (step.on_source(), &executed_step.outcome)
+                {
                     let acct = if on_source { &t.src } else { &t.dest };
-                    self.prune_settled(t, acct, &executed_step.after, report).await;
+                    self.prune_settled(t, acct, &executed_step.after, report)
+                        .await;
                 }
                 match next_after(procedure, step, &executed_step.outcome) {
                     Next::Continue => {
@@ -281,7 +330,8 @@ impl Protocol {
                         replans += 1;
                         match plan(procedure, &found) {
                             _ if replans > MAX_REPLANS => {
-                                report.verdict = Verdict::Stopped(format!("state keeps changing (now {found})"));
+                                report.verdict =
+                                    Verdict::Stopped(format!("state keeps changing (now {found})"));
                                 return;
                             }
                             Ok(steps) if steps.is_empty() => {
@@ -315,14 +365,22 @@ impl Protocol {
 
     /// Refuses a plan with account steps when an account is missing or
     /// malformed (cancelling a created transaction touches no account).
-    async fn accounts_ready(&self, t: &Transfer, plan: &[Step]) -> std::result::Result<(), Verdict> {
+    async fn accounts_ready(
+        &self,
+        t: &Transfer,
+        plan: &[Step],
+    ) -> std::result::Result<(), Verdict> {
         if !plan.iter().any(|s| s.on_source().is_some()) {
             return Ok(());
         }
-        self.check_accounts(&t.src, &t.dest).await.map_err(|e| match e {
-            Error::Malformed { .. } | Error::NotFound { .. } => Verdict::Refused(Refusal::Malformed(e.to_string())),
-            other => Verdict::Failed(other),
-        })
+        self.check_accounts(&t.src, &t.dest)
+            .await
+            .map_err(|e| match e {
+                Error::Malformed { .. } | Error::NotFound { .. } => {
+                    Verdict::Refused(Refusal::Malformed(e.to_string()))
+                }
+                other => Verdict::Failed(other),
+            })
     }
 
     /// After stopping because another process moved the transaction: if it
@@ -341,7 +399,10 @@ impl Protocol {
     /// instead of being half applied.
     async fn check_accounts(&self, src: &str, dest: &str) -> Result<()> {
         let ids = [src.to_string(), dest.to_string()];
-        let docs = self.cluster().mget(&self.config.indices.accounts, &ids).await?;
+        let docs = self
+            .cluster()
+            .mget(&self.config.indices.accounts, &ids)
+            .await?;
         for (id, doc) in ids.iter().zip(docs) {
             let doc = doc.ok_or_else(|| Error::NotFound {
                 kind: "account",
@@ -364,14 +425,17 @@ impl Protocol {
             let id = t.id.clone();
             return self
                 .exec
-                .run("transaction", &self.config.indices.transactions, &t.id, |src| {
-                    steps::transition_doc(&id, src, &from, &to, now)
-                })
+                .run(
+                    "transaction",
+                    &self.config.indices.transactions,
+                    &t.id,
+                    |src| steps::transition_doc(&id, src, &from, &to, now),
+                )
                 .await;
         }
-        let on_source = step
-            .on_source()
-            .ok_or_else(|| Error::Invalid(format!("{step} is neither a state nor an account step")))?;
+        let on_source = step.on_source().ok_or_else(|| {
+            Error::Invalid(format!("{step} is neither a state nor an account step"))
+        })?;
         let acct = if on_source { &t.src } else { &t.dest };
         let fencing = self.config.fencing;
         self.exec
@@ -383,9 +447,18 @@ impl Protocol {
 
     /// Drops fencing records older than the retention whose transactions are
     /// terminal. Best effort: a failure is reported and otherwise ignored.
-    async fn prune_settled(&self, t: &Transfer, acct: &str, after: &Map<String, Value>, report: &mut ProcedureReport) {
-        let Ok(state) = AccountState::from_source(after) else { return };
-        let retention = chrono::Duration::from_std(self.config.settled_retention).unwrap_or(chrono::Duration::MAX);
+    async fn prune_settled(
+        &self,
+        t: &Transfer,
+        acct: &str,
+        after: &Map<String, Value>,
+        report: &mut ProcedureReport,
+    ) {
+        let Ok(state) = AccountState::from_source(after) else {
+            return;
+        };
+        let retention = chrono::Duration::from_std(self.config.settled_retention)
+            .unwrap_or(chrono::Duration::MAX);
         let cutoff = Utc::now() - retention;
         let old: Vec<String> = state
             .settled
@@ -396,7 +469,11 @@ impl Protocol {
         if old.is_empty() {
             return;
         }
-        let prunable: Vec<String> = match self.cluster().mget(&self.config.indices.transactions, &old).await {
+        let prunable: Vec<String> = match self
+            .cluster()
+            .mget(&self.config.indices.transactions, &old)
+            .await
+        {
             Ok(docs) => old
                 .iter()
                 .zip(docs)

@@ -51,7 +51,11 @@ impl fmt::Display for StepReport {
             StepResult::Noop(r) => ("noop", r.to_string()),
             StepResult::Error(m) => ("error", m.clone()),
         };
-        write!(f, "{:<40} {:<24} {:<7} {}", self.label, self.target, word, detail)
+        write!(
+            f,
+            "{:<40} {:<24} {:<7} {}",
+            self.label, self.target, word, detail
+        )
     }
 }
 

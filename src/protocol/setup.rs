@@ -23,7 +23,11 @@ pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
     .map(|(name, text)| {
         serde_json::from_str(text)
             .map(|body| (name.clone(), body))
-            .map_err(|e| Error::Invalid(format!("bundled mapping for `{name}` is not valid JSON: {e}")))
+            .map_err(|e| {
+                Error::Invalid(format!(
+                    "bundled mapping for `{name}` is not valid JSON: {e}"
+                ))
+            })
     })
     .collect()
 }
@@ -49,11 +53,23 @@ mod tests {
     fn bundled_mappings_type_the_protocol_fields() {
         let bodies = index_bodies(&Indices::default()).unwrap();
         let t = &bodies[0].1["mappings"]["properties"];
-        for f in ["src_acct", "dest_acct", "src_account", "dest_account", "transaction_state"] {
+        for f in [
+            "src_acct",
+            "dest_acct",
+            "src_account",
+            "dest_account",
+            "transaction_state",
+        ] {
             assert_eq!(t[f]["type"], "keyword", "{f}");
         }
         assert_eq!(t["modification_time"]["type"], "date");
-        assert_eq!(bodies[1].1["mappings"]["properties"]["pending_transactions"]["type"], "keyword");
-        assert_eq!(bodies[2].1["mappings"]["properties"]["owner"]["type"], "keyword");
+        assert_eq!(
+            bodies[1].1["mappings"]["properties"]["pending_transactions"]["type"],
+            "keyword"
+        );
+        assert_eq!(
+            bodies[2].1["mappings"]["properties"]["owner"]["type"],
+            "keyword"
+        );
     }
 }

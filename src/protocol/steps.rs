@@ -172,7 +172,14 @@ impl fmt::Display for Refusal {
 /// (`Ok(vec![])`, terminal state), or a refusal.
 pub fn plan(procedure: Procedure, state: &TxnState) -> Result<Vec<Step>, Refusal> {
     use Step::*;
-    let forward_from_pending = [ApplySource, ApplyDestination, Commit, RemoveSource, RemoveDestination, Finish];
+    let forward_from_pending = [
+        ApplySource,
+        ApplyDestination,
+        Commit,
+        RemoveSource,
+        RemoveDestination,
+        Finish,
+    ];
     let undo = [UndoSource, UndoDestination, RolledBack];
     Ok(match (procedure, state) {
         (_, TxnState::Finished | TxnState::RolledBack) => vec![],
@@ -210,13 +217,17 @@ pub enum Next {
 pub fn next_after(procedure: Procedure, step: Step, outcome: &Outcome) -> Next {
     match (step, outcome) {
         (_, Outcome::Updated(_)) => Next::Continue,
-        (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(NoopReason::AlreadyApplied)) => Next::Continue,
-        (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(r)) => {
-            Next::Stop(format!("{step}: {r}; the transaction has moved on without this process"))
+        (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(NoopReason::AlreadyApplied)) => {
+            Next::Continue
         }
+        (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(r)) => Next::Stop(format!(
+            "{step}: {r}; the transaction has moved on without this process"
+        )),
         (Step::RemoveSource | Step::RemoveDestination, _) => Next::Continue,
         (Step::UndoSource | Step::UndoDestination, _) => Next::Continue,
-        (Step::RolledBack, Outcome::Noop(NoopReason::StateIs(TxnState::RolledBack))) => Next::Continue,
+        (Step::RolledBack, Outcome::Noop(NoopReason::StateIs(TxnState::RolledBack))) => {
+            Next::Continue
+        }
         (Step::Finish, Outcome::Noop(NoopReason::StateIs(TxnState::Finished))) => Next::Continue,
         (_, Outcome::Noop(NoopReason::StateIs(found))) => match procedure {
             Procedure::Rollback => Next::Replan(found.clone()),
@@ -251,8 +262,14 @@ pub fn transition_doc(
         Decision::Noop(r) => DocDecision::Noop(r),
         Decision::Write(next, effect) => {
             let mut doc = src.clone();
-            doc.insert("transaction_state".into(), Value::String(next.as_str().to_string()));
-            doc.insert("modification_time".into(), Value::String(format_timestamp(now)));
+            doc.insert(
+                "transaction_state".into(),
+                Value::String(next.as_str().to_string()),
+            );
+            doc.insert(
+                "modification_time".into(),
+                Value::String(format_timestamp(now)),
+            );
             DocDecision::Write(doc, effect)
         }
     })
@@ -295,10 +312,14 @@ pub fn account_step(
     match step {
         Step::ApplySource => decide::apply(acct, &t.id, -t.amount, fencing),
         Step::ApplyDestination => decide::apply(acct, &t.id, t.amount, fencing),
-        Step::RemoveSource | Step::RemoveDestination => Ok(decide::remove(acct, &t.id, fencing, now)),
+        Step::RemoveSource | Step::RemoveDestination => {
+            Ok(decide::remove(acct, &t.id, fencing, now))
+        }
         Step::UndoSource => decide::undo(acct, &t.id, -t.amount, fencing, now),
         Step::UndoDestination => decide::undo(acct, &t.id, t.amount, fencing, now),
-        other => Err(decide::Contradiction(format!("{other} is not an account step"))),
+        other => Err(decide::Contradiction(format!(
+            "{other} is not an account step"
+        ))),
     }
 }
 
@@ -316,19 +337,42 @@ mod tests {
 
     #[test]
     fn plans_follow_the_article() {
-        assert_eq!(plan(Procedure::Recover, &TxnState::Created).unwrap().len(), 7);
-        assert_eq!(plan(Procedure::Recover, &TxnState::Committed).unwrap()[0], Step::RemoveSource);
-        assert_eq!(plan(Procedure::Recover, &TxnState::Terminating).unwrap()[0], Step::UndoSource);
-        assert_eq!(plan(Procedure::Rollback, &TxnState::Created).unwrap(), vec![Step::CancelCreated]);
-        assert_eq!(plan(Procedure::Rollback, &TxnState::Committed), Err(Refusal::Committed));
-        assert!(plan(Procedure::Rollback, &TxnState::Finished).unwrap().is_empty());
+        assert_eq!(
+            plan(Procedure::Recover, &TxnState::Created).unwrap().len(),
+            7
+        );
+        assert_eq!(
+            plan(Procedure::Recover, &TxnState::Committed).unwrap()[0],
+            Step::RemoveSource
+        );
+        assert_eq!(
+            plan(Procedure::Recover, &TxnState::Terminating).unwrap()[0],
+            Step::UndoSource
+        );
+        assert_eq!(
+            plan(Procedure::Rollback, &TxnState::Created).unwrap(),
+            vec![Step::CancelCreated]
+        );
+        assert_eq!(
+            plan(Procedure::Rollback, &TxnState::Committed),
+            Err(Refusal::Committed)
+        );
+        assert!(plan(Procedure::Rollback, &TxnState::Finished)
+            .unwrap()
+            .is_empty());
         assert!(plan(Procedure::Recover, &TxnState::Unknown("x".into())).is_err());
     }
 
     #[test]
     fn rollback_replans_when_the_state_moved() {
         let noop = Outcome::Noop(NoopReason::StateIs(TxnState::Committed));
-        assert_eq!(next_after(Procedure::Rollback, Step::Terminate, &noop), Next::Replan(TxnState::Committed));
-        assert!(matches!(next_after(Procedure::Recover, Step::Commit, &noop), Next::Stop(_)));
+        assert_eq!(
+            next_after(Procedure::Rollback, Step::Terminate, &noop),
+            Next::Replan(TxnState::Committed)
+        );
+        assert!(matches!(
+            next_after(Procedure::Recover, Step::Commit, &noop),
+            Next::Stop(_)
+        ));
     }
 }

@@ -32,7 +32,9 @@ pub fn list_query(states: &[String], older_than: Option<Duration>) -> Value {
         filter.push(json!({"terms": {"transaction_state": states}}));
     }
     if let Some(d) = older_than {
-        filter.push(json!({"range": {"modification_time": {"lte": format!("now-{}s", d.as_secs())}}}));
+        filter.push(
+            json!({"range": {"modification_time": {"lte": format!("now-{}s", d.as_secs())}}}),
+        );
     }
     json!({
         "query": {"bool": {"filter": filter}},
@@ -45,25 +47,46 @@ impl Protocol {
     pub async fn stuck_transactions(&self) -> Result<Vec<Transaction>> {
         let hits = self
             .cluster()
-            .scan(&self.config.indices.transactions, stuck_query(self.config.recovery_window))
+            .scan(
+                &self.config.indices.transactions,
+                stuck_query(self.config.recovery_window),
+            )
             .await?;
-        Ok(hits.iter().map(|h| Transaction::from_source(&h.id, &h.source)).collect())
+        Ok(hits
+            .iter()
+            .map(|h| Transaction::from_source(&h.id, &h.source))
+            .collect())
     }
 
     /// Transactions matching `states` (all when empty) older than `older_than`.
-    pub async fn list_transactions(&self, states: &[String], older_than: Option<Duration>) -> Result<Vec<Transaction>> {
+    pub async fn list_transactions(
+        &self,
+        states: &[String],
+        older_than: Option<Duration>,
+    ) -> Result<Vec<Transaction>> {
         let hits = self
             .cluster()
-            .scan(&self.config.indices.transactions, list_query(states, older_than))
+            .scan(
+                &self.config.indices.transactions,
+                list_query(states, older_than),
+            )
             .await?;
-        Ok(hits.iter().map(|h| Transaction::from_source(&h.id, &h.source)).collect())
+        Ok(hits
+            .iter()
+            .map(|h| Transaction::from_source(&h.id, &h.source))
+            .collect())
     }
 
     /// Recovers every stuck transaction, at most `concurrency` at a time.
     /// Each one is re-read and re-checked against the recovery window, so a
     /// transaction that moved since the search is left alone.
     pub async fn recover_all_stuck(&self, concurrency: usize) -> Result<Vec<ProcedureReport>> {
-        let ids: Vec<String> = self.stuck_transactions().await?.into_iter().map(|t| t.id).collect();
+        let ids: Vec<String> = self
+            .stuck_transactions()
+            .await?
+            .into_iter()
+            .map(|t| t.id)
+            .collect();
         let reports = stream::iter(ids)
             .map(|id| async move { self.recover(&id, false).await })
             .buffer_unordered(concurrency.max(1))

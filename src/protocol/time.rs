@@ -14,7 +14,9 @@ use std::time::Duration;
 /// as a number or a numeric string. Returns `None` for anything else.
 pub fn parse_timestamp(value: &Value) -> Option<DateTime<Utc>> {
     match value {
-        Value::Number(n) => n.as_i64().and_then(|ms| Utc.timestamp_millis_opt(ms).single()),
+        Value::Number(n) => n
+            .as_i64()
+            .and_then(|ms| Utc.timestamp_millis_opt(ms).single()),
         Value::String(s) => parse_timestamp_str(s),
         _ => None,
     }
@@ -32,7 +34,10 @@ fn parse_timestamp_str(s: &str) -> Option<DateTime<Utc>> {
         return d.and_hms_opt(0, 0, 0).map(|t| Utc.from_utc_datetime(&t));
     }
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-        return s.parse::<i64>().ok().and_then(|ms| Utc.timestamp_millis_opt(ms).single());
+        return s
+            .parse::<i64>()
+            .ok()
+            .and_then(|ms| Utc.timestamp_millis_opt(ms).single());
     }
     None
 }
@@ -57,7 +62,11 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         "m" | "min" | "mins" => n * 60,
         "h" | "hour" | "hours" => n * 3600,
         "d" | "day" | "days" => n * 86_400,
-        other => return Err(format!("invalid duration unit `{other}` in `{s}` (use ms, s, m, h or d)")),
+        other => {
+            return Err(format!(
+                "invalid duration unit `{other}` in `{s}` (use ms, s, m, h or d)"
+            ))
+        }
     };
     Ok(Duration::from_secs(secs))
 }

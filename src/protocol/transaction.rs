@@ -129,7 +129,11 @@ pub struct Transfer {
     pub amount: i64,
 }
 
-fn read_string(src: &Map<String, Value>, keys: &[&str], problems: &mut Vec<String>) -> Option<String> {
+fn read_string(
+    src: &Map<String, Value>,
+    keys: &[&str],
+    problems: &mut Vec<String>,
+) -> Option<String> {
     for key in keys {
         match src.get(*key) {
             None | Some(Value::Null) => continue,
@@ -286,11 +290,15 @@ mod tests {
     fn reads_both_field_spellings() {
         let a = Transaction::from_source(
             "t1",
-            &map(json!({"src_acct":"A","dest_acct":"B","amount":100,"transaction_state":"pending","modification_time":"2019-12-05T10:00:00.123456789Z"})),
+            &map(
+                json!({"src_acct":"A","dest_acct":"B","amount":100,"transaction_state":"pending","modification_time":"2019-12-05T10:00:00.123456789Z"}),
+            ),
         );
         let b = Transaction::from_source(
             "t1",
-            &map(json!({"src_account":"A","dest_account":"B","amount":"100","transaction_state":"pending","modification_time":1575540000123i64})),
+            &map(
+                json!({"src_account":"A","dest_account":"B","amount":"100","transaction_state":"pending","modification_time":1575540000123i64}),
+            ),
         );
         assert!(a.is_well_formed(), "{:?}", a.problems);
         assert!(b.is_well_formed(), "{:?}", b.problems);
@@ -312,7 +320,9 @@ mod tests {
     fn same_account_on_both_sides_is_a_problem() {
         let t = Transaction::from_source(
             "t3",
-            &map(json!({"src_acct":"A","dest_acct":"A","amount":1,"transaction_state":"created","modification_time":"2020-01-01T00:00:00Z"})),
+            &map(
+                json!({"src_acct":"A","dest_acct":"A","amount":1,"transaction_state":"created","modification_time":"2020-01-01T00:00:00Z"}),
+            ),
         );
         assert!(t.transfer().is_err());
     }

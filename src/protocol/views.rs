@@ -109,7 +109,9 @@ pub fn preview(
         }
     };
     let (Some(src), Some(dest)) = (src, dest) else {
-        out.refusal = Some(Refusal::Malformed("an account it names is missing or malformed".into()));
+        out.refusal = Some(Refusal::Malformed(
+            "an account it names is missing or malformed".into(),
+        ));
         return out;
     };
     let mut accts = [src.clone(), dest.clone()];
@@ -183,7 +185,10 @@ impl Protocol {
         let mut accounts = Vec::new();
         let mut locks = Vec::new();
         for acct in [&txn.src, &txn.dest].into_iter().flatten() {
-            let doc = self.cluster().get(&self.config.indices.accounts, acct).await?;
+            let doc = self
+                .cluster()
+                .get(&self.config.indices.accounts, acct)
+                .await?;
             accounts.push(match doc {
                 None => AccountView {
                     id: acct.clone(),
@@ -218,8 +223,22 @@ impl Protocol {
         let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
         let now = Utc::now();
         let fencing = self.config.fencing;
-        let recover = preview(Procedure::Recover, &txn, state_of(0), state_of(1), fencing, now);
-        let rollback = preview(Procedure::Rollback, &txn, state_of(0), state_of(1), fencing, now);
+        let recover = preview(
+            Procedure::Recover,
+            &txn,
+            state_of(0),
+            state_of(1),
+            fencing,
+            now,
+        );
+        let rollback = preview(
+            Procedure::Rollback,
+            &txn,
+            state_of(0),
+            state_of(1),
+            fencing,
+            now,
+        );
         let next_step = recover
             .steps
             .iter()
@@ -237,7 +256,12 @@ impl Protocol {
 }
 
 /// The JSON of one transaction in `list --json` (and in `show --json`).
-pub fn transaction_json(t: &Transaction, now: DateTime<Utc>, recovery_window: Duration, investigate_after: Duration) -> Value {
+pub fn transaction_json(
+    t: &Transaction,
+    now: DateTime<Utc>,
+    recovery_window: Duration,
+    investigate_after: Duration,
+) -> Value {
     let age = t.age_seconds(now);
     let in_flight = t.state.as_ref().is_some_and(TxnState::is_in_flight);
     let older = |d: Duration| in_flight && age.is_some_and(|a| a >= d.as_secs() as i64);
@@ -270,7 +294,12 @@ pub fn preview_json(p: &Preview) -> Value {
 }
 
 /// The JSON of `show --json`.
-pub fn detail_json(d: &TransactionDetail, now: DateTime<Utc>, recovery_window: Duration, investigate_after: Duration) -> Value {
+pub fn detail_json(
+    d: &TransactionDetail,
+    now: DateTime<Utc>,
+    recovery_window: Duration,
+    investigate_after: Duration,
+) -> Value {
     json!({
         "transaction": transaction_json(&d.txn, now, recovery_window, investigate_after),
         "accounts": d.accounts.iter().map(|a| json!({
@@ -307,11 +336,25 @@ mod tests {
         let mut a = AccountState::new(400);
         a.pending.push("t".into());
         let b = AccountState::new(500);
-        let p = preview(Procedure::Recover, &txn("pending"), Some(&a), Some(&b), Fencing::On, Utc::now());
+        let p = preview(
+            Procedure::Recover,
+            &txn("pending"),
+            Some(&a),
+            Some(&b),
+            Fencing::On,
+            Utc::now(),
+        );
         assert_eq!(p.balance_change, (0, 100));
         assert_eq!(p.ends_in, Some(TxnState::Finished));
         assert!(matches!(p.steps[0].outcome, Outcome::Noop(_)));
-        let r = preview(Procedure::Rollback, &txn("pending"), Some(&a), Some(&b), Fencing::On, Utc::now());
+        let r = preview(
+            Procedure::Rollback,
+            &txn("pending"),
+            Some(&a),
+            Some(&b),
+            Fencing::On,
+            Utc::now(),
+        );
         assert_eq!(r.balance_change, (100, 0));
         assert_eq!(r.ends_in, Some(TxnState::RolledBack));
     }
@@ -319,7 +362,14 @@ mod tests {
     #[test]
     fn preview_refuses_rollback_of_committed() {
         let a = AccountState::new(0);
-        let p = preview(Procedure::Rollback, &txn("committed"), Some(&a), Some(&a), Fencing::On, Utc::now());
+        let p = preview(
+            Procedure::Rollback,
+            &txn("committed"),
+            Some(&a),
+            Some(&a),
+            Fencing::On,
+            Utc::now(),
+        );
         assert_eq!(p.refusal, Some(Refusal::Committed));
         assert!(p.steps.is_empty());
     }

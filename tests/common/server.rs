@@ -40,9 +40,15 @@ impl TestServer {
         // The banner is printed once the socket listens; make sure the HTTP
         // layer answers before handing the server to a test.
         super::wait_until_blocking("osmem-server answers GET /", STARTUP_DEADLINE, || {
-            matches!(super::try_http("GET", &format!("{url}/"), None), Ok((200, _)))
+            matches!(
+                super::try_http("GET", &format!("{url}/"), None),
+                Ok((200, _))
+            )
         });
-        TestServer { url, server: Some(server) }
+        TestServer {
+            url,
+            server: Some(server),
+        }
     }
 
     /// One server per test binary, started on first use and shared by every

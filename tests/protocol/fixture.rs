@@ -24,9 +24,18 @@ pub struct Fx {
 pub fn mappings(ix: &TestIndices) -> [(String, Value); 3] {
     let parse = |s: &str| serde_json::from_str::<Value>(s).unwrap();
     [
-        (ix.transactions.clone(), parse(include_str!("../../assets/mappings/transactions.json"))),
-        (ix.accounts.clone(), parse(include_str!("../../assets/mappings/accounts.json"))),
-        (ix.locks.clone(), parse(include_str!("../../assets/mappings/locks.json"))),
+        (
+            ix.transactions.clone(),
+            parse(include_str!("../../assets/mappings/transactions.json")),
+        ),
+        (
+            ix.accounts.clone(),
+            parse(include_str!("../../assets/mappings/accounts.json")),
+        ),
+        (
+            ix.locks.clone(),
+            parse(include_str!("../../assets/mappings/locks.json")),
+        ),
     ]
 }
 
@@ -77,7 +86,11 @@ impl Fx {
     /// Writes an account with `balance` and no pending transactions.
     pub async fn account(&self, id: &str, balance: i64) {
         self.cluster()
-            .put(&self.ix.accounts, id, &json!({"balance": balance, "pending_transactions": []}))
+            .put(
+                &self.ix.accounts,
+                id,
+                &json!({"balance": balance, "pending_transactions": []}),
+            )
             .await
             .unwrap();
     }

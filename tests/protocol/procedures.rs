@@ -23,7 +23,11 @@ pub async fn stage(fx: &Fx, tag: &str, k: usize) -> (String, String, String) {
         .transfer(&req, false, RunLimits { max_steps: Some(k) })
         .await;
     if k < 7 {
-        assert!(matches!(report.verdict, Verdict::Stopped(_)), "{:?}", report.verdict);
+        assert!(
+            matches!(report.verdict, Verdict::Stopped(_)),
+            "{:?}",
+            report.verdict
+        );
     }
     assert_eq!(report.steps.len(), k);
     fx.backdate(&id, 5).await;
@@ -40,10 +44,20 @@ pub fn state_after(k: usize) -> TxnState {
     }
 }
 
-async fn assert_settled(fx: &Fx, id: &str, src: &str, dest: &str, balances: (i64, i64), outcome: SettledOutcome) {
+async fn assert_settled(
+    fx: &Fx,
+    id: &str,
+    src: &str,
+    dest: &str,
+    balances: (i64, i64),
+    outcome: SettledOutcome,
+) {
     let (a, b) = (fx.acct(src).await, fx.acct(dest).await);
     assert_eq!((a.balance, b.balance), balances, "balances of {src}/{dest}");
-    assert!(a.pending.is_empty() && b.pending.is_empty(), "pending left: {a:?} {b:?}");
+    assert!(
+        a.pending.is_empty() && b.pending.is_empty(),
+        "pending left: {a:?} {b:?}"
+    );
     assert_eq!(a.settled_of(id).map(|s| s.outcome), Some(outcome), "{a:?}");
     assert_eq!(b.settled_of(id).map(|s| s.outcome), Some(outcome), "{b:?}");
 }
@@ -53,13 +67,37 @@ async fn a_transfer_runs_all_seven_core_steps() {
     let fx = Fx::new().await;
     fx.account("A", 500).await;
     fx.account("B", 500).await;
-    let req = NewTransfer { id: None, src: "A".into(), dest: "B".into(), amount: 120 };
+    let req = NewTransfer {
+        id: None,
+        src: "A".into(),
+        dest: "B".into(),
+        amount: 120,
+    };
     let report = fx.proto.transfer(&req, false, RunLimits::default()).await;
-    assert!(matches!(report.verdict, Verdict::Completed(TxnState::Finished)), "{:?}", report.verdict);
+    assert!(
+        matches!(report.verdict, Verdict::Completed(TxnState::Finished)),
+        "{:?}",
+        report.verdict
+    );
     assert_eq!(report.steps.len(), 7);
-    assert!(report.steps.iter().all(|s| matches!(s.result, StepResult::Updated(_))), "{:#?}", report.steps);
+    assert!(
+        report
+            .steps
+            .iter()
+            .all(|s| matches!(s.result, StepResult::Updated(_))),
+        "{:#?}",
+        report.steps
+    );
     assert_eq!(fx.state(&report.txn).await, TxnState::Finished);
-    assert_settled(&fx, &report.txn, "A", "B", (380, 620), SettledOutcome::Applied).await;
+    assert_settled(
+        &fx,
+        &report.txn,
+        "A",
+        "B",
+        (380, 620),
+        SettledOutcome::Applied,
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -70,11 +108,23 @@ async fn recovery_finishes_a_transfer_stopped_after_any_core_step() {
         assert_eq!(fx.state(&id).await, state_after(k), "after {k} steps");
         let report = fx.proto.recover(&id, false).await;
         let expected_steps = [7, 6, 6, 6, 3, 3, 3, 0][k];
-        assert_eq!(report.steps.len(), expected_steps, "k={k}: {:#?}", report.steps);
+        assert_eq!(
+            report.steps.len(),
+            expected_steps,
+            "k={k}: {:#?}",
+            report.steps
+        );
         if k == 7 {
-            assert!(matches!(report.verdict, Verdict::NothingToDo(TxnState::Finished)));
+            assert!(matches!(
+                report.verdict,
+                Verdict::NothingToDo(TxnState::Finished)
+            ));
         } else {
-            assert!(matches!(report.verdict, Verdict::Completed(TxnState::Finished)), "k={k}: {:?}", report.verdict);
+            assert!(
+                matches!(report.verdict, Verdict::Completed(TxnState::Finished)),
+                "k={k}: {:?}",
+                report.verdict
+            );
         }
         assert_eq!(fx.state(&id).await, TxnState::Finished);
         assert_settled(&fx, &id, &src, &dest, (400, 600), SettledOutcome::Applied).await;
@@ -90,24 +140,49 @@ async fn rollback_from_every_core_state() {
         let report = fx.proto.rollback(&id, false).await;
         match k {
             0 => {
-                assert!(matches!(report.verdict, Verdict::Completed(TxnState::RolledBack)), "{:?}", report.verdict);
+                assert!(
+                    matches!(report.verdict, Verdict::Completed(TxnState::RolledBack)),
+                    "{:?}",
+                    report.verdict
+                );
                 assert_eq!(fx.state(&id).await, TxnState::RolledBack);
-                assert_eq!((fx.acct(&src).await.balance, fx.acct(&dest).await.balance), (500, 500));
+                assert_eq!(
+                    (fx.acct(&src).await.balance, fx.acct(&dest).await.balance),
+                    (500, 500)
+                );
             }
             1..=3 => {
-                assert!(matches!(report.verdict, Verdict::Completed(TxnState::RolledBack)), "k={k}: {:?}", report.verdict);
+                assert!(
+                    matches!(report.verdict, Verdict::Completed(TxnState::RolledBack)),
+                    "k={k}: {:?}",
+                    report.verdict
+                );
                 assert_eq!(report.steps.len(), 4, "{:#?}", report.steps);
                 assert_eq!(fx.state(&id).await, TxnState::RolledBack);
                 assert_settled(&fx, &id, &src, &dest, (500, 500), SettledOutcome::Undone).await;
             }
             4..=6 => {
-                assert!(matches!(report.verdict, Verdict::Refused(Refusal::Committed)), "k={k}: {:?}", report.verdict);
+                assert!(
+                    matches!(report.verdict, Verdict::Refused(Refusal::Committed)),
+                    "k={k}: {:?}",
+                    report.verdict
+                );
                 assert!(report.steps.is_empty());
-                assert_eq!((fx.acct(&src).await, fx.acct(&dest).await, fx.txn(&id).await), before, "refusal changed something");
+                assert_eq!(
+                    (fx.acct(&src).await, fx.acct(&dest).await, fx.txn(&id).await),
+                    before,
+                    "refusal changed something"
+                );
             }
             _ => {
-                assert!(matches!(report.verdict, Verdict::NothingToDo(TxnState::Finished)));
-                assert_eq!((fx.acct(&src).await, fx.acct(&dest).await, fx.txn(&id).await), before);
+                assert!(matches!(
+                    report.verdict,
+                    Verdict::NothingToDo(TxnState::Finished)
+                ));
+                assert_eq!(
+                    (fx.acct(&src).await, fx.acct(&dest).await, fx.txn(&id).await),
+                    before
+                );
             }
         }
     }
@@ -121,19 +196,37 @@ async fn an_interrupted_rollback_is_resumed_by_recovery_or_rollback() {
             let (id, src, dest) = stage(&fx, &format!("t{j}{resume:?}"), 3).await;
             let report = fx
                 .proto
-                .run_procedure(&id, Procedure::Rollback, false, RunLimits { max_steps: Some(j) })
+                .run_procedure(
+                    &id,
+                    Procedure::Rollback,
+                    false,
+                    RunLimits { max_steps: Some(j) },
+                )
                 .await;
             assert!(matches!(report.verdict, Verdict::Stopped(_)));
             assert_eq!(fx.state(&id).await, TxnState::Terminating);
             fx.backdate(&id, 5).await;
-            let report = fx.proto.run_procedure(&id, resume, false, RunLimits::default()).await;
-            assert!(matches!(report.verdict, Verdict::Completed(TxnState::RolledBack)), "{:?}", report.verdict);
+            let report = fx
+                .proto
+                .run_procedure(&id, resume, false, RunLimits::default())
+                .await;
+            assert!(
+                matches!(report.verdict, Verdict::Completed(TxnState::RolledBack)),
+                "{:?}",
+                report.verdict
+            );
             assert_eq!(report.steps.len(), 3);
             assert_settled(&fx, &id, &src, &dest, (500, 500), SettledOutcome::Undone).await;
             let again = fx.proto.rollback(&id, false).await;
-            assert!(matches!(again.verdict, Verdict::NothingToDo(TxnState::RolledBack)));
+            assert!(matches!(
+                again.verdict,
+                Verdict::NothingToDo(TxnState::RolledBack)
+            ));
             let again = fx.proto.recover(&id, false).await;
-            assert!(matches!(again.verdict, Verdict::NothingToDo(TxnState::RolledBack)));
+            assert!(matches!(
+                again.verdict,
+                Verdict::NothingToDo(TxnState::RolledBack)
+            ));
         }
     }
 }
@@ -143,12 +236,25 @@ async fn the_recovery_window_protects_a_live_worker_unless_forced() {
     let fx = Fx::new().await;
     fx.account("A", 500).await;
     fx.account("B", 500).await;
-    let req = NewTransfer { id: Some("live".into()), src: "A".into(), dest: "B".into(), amount: 100 };
-    fx.proto.transfer(&req, false, RunLimits { max_steps: Some(2) }).await;
+    let req = NewTransfer {
+        id: Some("live".into()),
+        src: "A".into(),
+        dest: "B".into(),
+        amount: 100,
+    };
+    fx.proto
+        .transfer(&req, false, RunLimits { max_steps: Some(2) })
+        .await;
     let before = (fx.acct("A").await, fx.acct("B").await, fx.txn("live").await);
-    for report in [fx.proto.recover("live", false).await, fx.proto.rollback("live", false).await] {
+    for report in [
+        fx.proto.recover("live", false).await,
+        fx.proto.rollback("live", false).await,
+    ] {
         match &report.verdict {
-            Verdict::Refused(Refusal::Recent { age_seconds, window_seconds }) => {
+            Verdict::Refused(Refusal::Recent {
+                age_seconds,
+                window_seconds,
+            }) => {
                 assert!(*age_seconds < 120);
                 assert_eq!(*window_seconds, 120);
             }
@@ -156,10 +262,20 @@ async fn the_recovery_window_protects_a_live_worker_unless_forced() {
         }
         assert_eq!(report.verdict.exit_code(), 1);
     }
-    assert_eq!((fx.acct("A").await, fx.acct("B").await, fx.txn("live").await), before);
+    assert_eq!(
+        (fx.acct("A").await, fx.acct("B").await, fx.txn("live").await),
+        before
+    );
     let forced = fx.proto.rollback("live", true).await;
-    assert!(matches!(forced.verdict, Verdict::Completed(TxnState::RolledBack)), "{:?}", forced.verdict);
-    assert_eq!((fx.acct("A").await.balance, fx.acct("B").await.balance), (500, 500));
+    assert!(
+        matches!(forced.verdict, Verdict::Completed(TxnState::RolledBack)),
+        "{:?}",
+        forced.verdict
+    );
+    assert_eq!(
+        (fx.acct("A").await.balance, fx.acct("B").await.balance),
+        (500, 500)
+    );
 }
 
 #[tokio::test]
@@ -167,22 +283,53 @@ async fn an_existing_id_is_never_run_twice() {
     let fx = Fx::new().await;
     let (id, src, dest) = stage(&fx, "dup", 2).await;
     let before = (fx.acct(&src).await, fx.acct(&dest).await, fx.txn(&id).await);
-    let req = NewTransfer { id: Some(id.clone()), src: src.clone(), dest: dest.clone(), amount: 100 };
+    let req = NewTransfer {
+        id: Some(id.clone()),
+        src: src.clone(),
+        dest: dest.clone(),
+        amount: 100,
+    };
     let report = fx.proto.transfer(&req, false, RunLimits::default()).await;
-    assert!(matches!(report.verdict, Verdict::Refused(Refusal::AlreadyExists(_))), "{:?}", report.verdict);
-    assert_eq!((fx.acct(&src).await, fx.acct(&dest).await, fx.txn(&id).await), before);
+    assert!(
+        matches!(report.verdict, Verdict::Refused(Refusal::AlreadyExists(_))),
+        "{:?}",
+        report.verdict
+    );
+    assert_eq!(
+        (fx.acct(&src).await, fx.acct(&dest).await, fx.txn(&id).await),
+        before
+    );
 }
 
 #[tokio::test]
 async fn invalid_transfers_are_refused_before_anything_is_written() {
     let fx = Fx::new().await;
     fx.account("A", 500).await;
-    for (src, dest, amount) in [("A", "A", 10), ("A", "nope", 10), ("A", "B", 0), ("A", "B", -5)] {
-        let req = NewTransfer { id: Some("bad".into()), src: src.into(), dest: dest.into(), amount };
+    for (src, dest, amount) in [
+        ("A", "A", 10),
+        ("A", "nope", 10),
+        ("A", "B", 0),
+        ("A", "B", -5),
+    ] {
+        let req = NewTransfer {
+            id: Some("bad".into()),
+            src: src.into(),
+            dest: dest.into(),
+            amount,
+        };
         let report = fx.proto.transfer(&req, false, RunLimits::default()).await;
-        assert!(matches!(report.verdict, Verdict::Failed(_)), "{src}->{dest} {amount}: {:?}", report.verdict);
+        assert!(
+            matches!(report.verdict, Verdict::Failed(_)),
+            "{src}->{dest} {amount}: {:?}",
+            report.verdict
+        );
         assert_eq!(report.verdict.exit_code(), 1);
-        assert!(fx.cluster().get(&fx.ix.transactions, "bad").await.unwrap().is_none());
+        assert!(fx
+            .cluster()
+            .get(&fx.ix.transactions, "bad")
+            .await
+            .unwrap()
+            .is_none());
     }
     assert_eq!(fx.acct("A").await.balance, 500);
 }

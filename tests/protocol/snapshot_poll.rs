@@ -15,16 +15,40 @@ async fn a_poll_sees_every_state_in_a_fixed_number_of_requests() {
     for k in [0, 2, 4, 7] {
         stage(&fx, &format!("s{k}"), k).await;
     }
-    fx.put_txn("odd", json!({"src_acct": "As0", "dest_acct": "Bs0", "amount": 5, "transaction_state": "paused",
-        "modification_time": "2020-01-01T00:00:00Z"})).await;
-    fx.put(&fx.ix.locks, "As2", json!({"owner": "ts7", "process_id": "w:1", "created_at": "2026-01-01T00:00:00Z"})).await;
+    fx.put_txn(
+        "odd",
+        json!({"src_acct": "As0", "dest_acct": "Bs0", "amount": 5, "transaction_state": "paused",
+        "modification_time": "2020-01-01T00:00:00Z"}),
+    )
+    .await;
+    fx.put(
+        &fx.ix.locks,
+        "As2",
+        json!({"owner": "ts7", "process_id": "w:1", "created_at": "2026-01-01T00:00:00Z"}),
+    )
+    .await;
     fx.refresh().await;
-    let ix = Indices { transactions: fx.ix.transactions.clone(), accounts: fx.ix.accounts.clone(), locks: fx.ix.locks.clone() };
+    let ix = Indices {
+        transactions: fx.ix.transactions.clone(),
+        accounts: fx.ix.accounts.clone(),
+        locks: fx.ix.locks.clone(),
+    };
     let snap = snapshot::load(fx.cluster(), &ix, 500).await.unwrap();
     assert!(snap.missing_indices.is_empty());
-    let count = |s: TxnState| snap.state_counts.iter().find(|c| c.state.as_ref() == Some(&s)).map(|c| c.count).unwrap_or(0);
+    let count = |s: TxnState| {
+        snap.state_counts
+            .iter()
+            .find(|c| c.state.as_ref() == Some(&s))
+            .map(|c| c.count)
+            .unwrap_or(0)
+    };
     assert_eq!(
-        [count(TxnState::Created), count(TxnState::Pending), count(TxnState::Committed), count(TxnState::Finished)],
+        [
+            count(TxnState::Created),
+            count(TxnState::Pending),
+            count(TxnState::Committed),
+            count(TxnState::Finished)
+        ],
         [1, 1, 1, 1]
     );
     assert_eq!(count(TxnState::Unknown("paused".into())), 1);
@@ -39,9 +63,23 @@ async fn a_poll_sees_every_state_in_a_fixed_number_of_requests() {
     // is one), health.
     assert_eq!(snap.requests, 5, "requests per poll");
     // Without odd documents or foreign lock owners, three requests.
-    fx.cluster().put(&fx.ix.transactions, "odd", &json!({"src_acct": "As0", "dest_acct": "Bs0", "amount": 5,
-        "transaction_state": "finished", "modification_time": "2020-01-01T00:00:00Z"})).await.unwrap();
-    fx.cluster().put(&fx.ix.locks, "As2", &json!({"owner": "ts2", "process_id": "w:1"})).await.unwrap();
+    fx.cluster()
+        .put(
+            &fx.ix.transactions,
+            "odd",
+            &json!({"src_acct": "As0", "dest_acct": "Bs0", "amount": 5,
+        "transaction_state": "finished", "modification_time": "2020-01-01T00:00:00Z"}),
+        )
+        .await
+        .unwrap();
+    fx.cluster()
+        .put(
+            &fx.ix.locks,
+            "As2",
+            &json!({"owner": "ts2", "process_id": "w:1"}),
+        )
+        .await
+        .unwrap();
     fx.refresh().await;
     let healthy = snapshot::load(fx.cluster(), &ix, 500).await.unwrap();
     assert_eq!(healthy.requests, 3, "requests per poll");
@@ -50,17 +88,31 @@ async fn a_poll_sees_every_state_in_a_fixed_number_of_requests() {
 #[tokio::test]
 async fn a_poll_names_missing_indices() {
     let fx = Fx::new().await;
-    let ix = Indices { transactions: format!("{}-nope", fx.ix.transactions), accounts: fx.ix.accounts.clone(), locks: format!("{}-nope", fx.ix.locks) };
+    let ix = Indices {
+        transactions: format!("{}-nope", fx.ix.transactions),
+        accounts: fx.ix.accounts.clone(),
+        locks: format!("{}-nope", fx.ix.locks),
+    };
     let snap = snapshot::load(fx.cluster(), &ix, 500).await.unwrap();
-    assert_eq!(snap.missing_indices, vec![ix.locks.clone(), ix.transactions.clone()]);
+    assert_eq!(
+        snap.missing_indices,
+        vec![ix.locks.clone(), ix.transactions.clone()]
+    );
 }
 
 #[tokio::test]
 async fn an_unreachable_cluster_is_a_transient_poll_failure() {
-    let cluster = estx::cluster::Cluster::connect(&estx::cluster::ConnectOptions::new("http://127.0.0.1:9")).unwrap();
-    let err = snapshot::load(&cluster, &Indices::default(), 10).await.unwrap_err();
-    assert!(matches!(
-        estx::dashboard::poller::classify(&err),
-        estx::dashboard::event::PollFailure::Transient(_)
-    ), "{err}");
+    let cluster =
+        estx::cluster::Cluster::connect(&estx::cluster::ConnectOptions::new("http://127.0.0.1:9"))
+            .unwrap();
+    let err = snapshot::load(&cluster, &Indices::default(), 10)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            estx::dashboard::poller::classify(&err),
+            estx::dashboard::event::PollFailure::Transient(_)
+        ),
+        "{err}"
+    );
 }
