@@ -92,6 +92,7 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str) -> i32 {
         Ok(r) => r,
         Err(e) => return demo_failure(&e),
     };
+    let refresher = spawn_refresher(proto.clone());
     let workload = demo::spawn(
         proto.clone(),
         report.accounts.clone(),
@@ -101,6 +102,19 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str) -> i32 {
             ..WorkloadOptions::default()
         },
     );
+    let code = run_workload(cli, a, url, proto, &report, workload).await;
+    refresher.abort();
+    code
+}
+
+async fn run_workload(
+    cli: &Cli,
+    a: &DemoArgs,
+    url: &str,
+    proto: Protocol,
+    report: &SeedReport,
+    workload: demo::WorkloadHandle,
+) -> i32 {
     if a.no_ui {
         print_report(&report);
         out(format_args!(
@@ -122,6 +136,7 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str) -> i32 {
             cap: snapshot::DEFAULT_CAP,
         };
         let result = dashboard::run(proto, opts).await;
+        out("stopping the demo workload and server...");
         workload.stop().await;
         match result {
             Ok(()) => 0,
@@ -131,6 +146,24 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str) -> i32 {
             }
         }
     }
+}
+
+/// osmem-server has no refresh interval; Elasticsearch refreshes every
+/// second. The demo does that for it, so searches (the dashboard's polls)
+/// see the workload move as they would on a real cluster.
+fn spawn_refresher(proto: Protocol) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            let ix = &proto.config().indices;
+            for index in [&ix.transactions, &ix.accounts, &ix.locks] {
+                if let Err(e) = proto.cluster().refresh(index).await {
+                    tracing::debug!(error = %e, %index, "demo refresh failed");
+                }
+            }
+        }
+    })
 }
 
 /// Prints the per-state counts the dashboard would show.

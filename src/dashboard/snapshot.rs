@@ -75,18 +75,27 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     let mut requests = 0u32;
     let mut missing = BTreeSet::new();
 
+    let by_state = json!({"states": {
+        "terms": {"field": "transaction_state", "size": 100, "missing": MISSING_KEY},
+        "aggs": {"oldest": {"min": {"field": "modification_time"}}}}});
+    let count_of = |state: &str| json!({"size": 0, "track_total_hits": true, "query": {"term": {"transaction_state": state}}});
     let searches = vec![
-        (
-            ix.transactions.clone(),
-            json!({"size": 0, "track_total_hits": true, "aggs": {"states": {
-                "terms": {"field": "transaction_state", "size": 100, "missing": "\u{0}missing"},
-                "aggs": {"oldest": {"min": {"field": "modification_time"}}}}}}),
-        ),
+        // In flight: the listed rows plus counts and oldest per state; the
+        // aggregation only walks the (few) non-terminal documents.
         (
             ix.transactions.clone(),
             json!({"size": cap, "track_total_hits": true,
                 "query": {"terms": {"transaction_state": TxnState::NON_TERMINAL_NAMES}},
-                "sort": [{"modification_time": {"order": "asc", "unmapped_type": "date"}}]}),
+                "sort": [{"modification_time": {"order": "asc", "unmapped_type": "date"}}],
+                "aggs": by_state.clone()}),
+        ),
+        // Terminal states and the grand total are plain counts (the index,
+        // not the documents, answers them).
+        (ix.transactions.clone(), count_of("finished")),
+        (ix.transactions.clone(), count_of("rolled-back")),
+        (
+            ix.transactions.clone(),
+            json!({"size": 0, "track_total_hits": true}),
         ),
         (
             ix.accounts.clone(),
@@ -112,12 +121,26 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
             )),
         }
     };
-    let counts = next(&mut missing)?;
     let in_flight = next(&mut missing)?;
+    let finished = next(&mut missing)?;
+    let rolled_back = next(&mut missing)?;
+    let total = next(&mut missing)?;
     let pending_accounts = next(&mut missing)?;
     let locks = next(&mut missing)?;
 
-    let state_counts = counts.as_ref().map(state_counts).unwrap_or_default();
+    let mut buckets = in_flight.as_ref().map(buckets).unwrap_or_default();
+    for (state, v) in [
+        (TxnState::Finished, &finished),
+        (TxnState::RolledBack, &rolled_back),
+    ] {
+        if let Some(v) = v {
+            buckets.push(StateCount {
+                state: Some(state),
+                count: total_hits(v),
+                oldest: None,
+            });
+        }
+    }
     let mut transactions = Vec::new();
     let mut in_flight_total = 0;
     if let Some(v) = &in_flight {
@@ -128,32 +151,25 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
                 .map(|h| Transaction::from_source(&h.id, &h.source)),
         );
     }
-    // Documents in unknown states or with no state: fetched only when the
-    // aggregation says there are some, so a healthy cluster pays nothing.
-    let odd_states: Vec<&str> = state_counts
-        .iter()
-        .filter(|c| c.count > 0)
-        .filter_map(|c| match &c.state {
-            Some(TxnState::Unknown(s)) => Some(s.as_str()),
-            _ => None,
-        })
-        .collect();
-    let stateless = state_counts
-        .iter()
-        .any(|c| c.state.is_none() && c.count > 0);
-    if !odd_states.is_empty() || stateless {
+    // Documents in unknown states or with no state: whatever the counts do
+    // not explain. Fetched (with their own counts) only when there are some,
+    // so a healthy cluster pays nothing for them.
+    let known: u64 = buckets.iter().map(|c| c.count).sum();
+    if total.as_ref().map(total_hits).unwrap_or(0) > known {
         requests += 1;
-        let query = json!({"size": 100, "query": {"bool": {"should": [
-            {"terms": {"transaction_state": odd_states}},
-            {"bool": {"must_not": {"exists": {"field": "transaction_state"}}}}
-        ], "minimum_should_match": 1}}});
+        let names: Vec<&str> = TxnState::KNOWN.iter().map(TxnState::as_str).collect();
+        let query = json!({"size": 100,
+            "query": {"bool": {"must_not": {"terms": {"transaction_state": names}}}},
+            "aggs": by_state});
         let odd = cluster.search(&ix.transactions, query).await?;
+        buckets.extend(self::buckets(&odd));
         transactions.extend(
             crate::cluster::hits(&odd)?
                 .iter()
                 .map(|h| Transaction::from_source(&h.id, &h.source)),
         );
     }
+    let state_counts = ordered(buckets);
 
     let mut accounts: BTreeMap<String, AccountEntry> = BTreeMap::new();
     if let Some(v) = &pending_accounts {
@@ -260,48 +276,45 @@ fn total_hits(v: &Value) -> u64 {
         .unwrap_or(0)
 }
 
-fn state_counts(v: &Value) -> Vec<StateCount> {
-    let mut by_name: BTreeMap<String, StateCount> = BTreeMap::new();
-    for b in v
-        .pointer("/aggregations/states/buckets")
+/// Key the aggregation gives documents without a state.
+const MISSING_KEY: &str = "\u{0}missing";
+
+fn buckets(v: &Value) -> Vec<StateCount> {
+    v.pointer("/aggregations/states/buckets")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-    {
-        let name = b
-            .get("key")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        let count = b.get("doc_count").and_then(Value::as_u64).unwrap_or(0);
-        let oldest = b
-            .pointer("/oldest/value")
-            .and_then(Value::as_f64)
-            .and_then(|ms| DateTime::from_timestamp_millis(ms as i64));
-        let state = if name == "\u{0}missing" {
-            None
-        } else {
-            Some(TxnState::parse(&name))
-        };
-        by_name.insert(
-            name,
+        .map(|b| {
+            let name = b.get("key").and_then(Value::as_str).unwrap_or_default();
             StateCount {
-                state,
-                count,
-                oldest,
-            },
-        );
-    }
+                state: (name != MISSING_KEY).then(|| TxnState::parse(name)),
+                count: b.get("doc_count").and_then(Value::as_u64).unwrap_or(0),
+                oldest: b
+                    .pointer("/oldest/value")
+                    .and_then(Value::as_f64)
+                    .and_then(|ms| DateTime::from_timestamp_millis(ms as i64)),
+            }
+        })
+        .collect()
+}
+
+/// Known states in protocol order (zero where absent), then unknown ones,
+/// then "no state".
+fn ordered(mut found: Vec<StateCount>) -> Vec<StateCount> {
     let mut out: Vec<StateCount> = TxnState::KNOWN
         .iter()
-        .map(|s| {
-            by_name.remove(s.as_str()).unwrap_or(StateCount {
-                state: Some(s.clone()),
-                count: 0,
-                oldest: None,
-            })
-        })
+        .map(
+            |s| match found.iter().position(|c| c.state.as_ref() == Some(s)) {
+                Some(i) => found.remove(i),
+                None => StateCount {
+                    state: Some(s.clone()),
+                    count: 0,
+                    oldest: None,
+                },
+            },
+        )
         .collect();
-    out.extend(by_name.into_values());
+    found.sort_by(|a, b| (a.state.is_none(), &a.state).cmp(&(b.state.is_none(), &b.state)));
+    out.extend(found);
     out
 }
