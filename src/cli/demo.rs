@@ -116,7 +116,7 @@ async fn run_workload(
     workload: demo::WorkloadHandle,
 ) -> i32 {
     if a.no_ui {
-        print_report(&report);
+        print_report(report);
         out(format_args!(
             "demo cluster at {url}; running the workload for {}s",
             a.run_for.as_secs()
