@@ -138,11 +138,11 @@ impl GlobalArgs {
 #[derive(Debug, Clone, Args)]
 pub struct DashboardArgs {
     /// How often the dashboard refreshes.
-    #[arg(long, env = "ESTX_INTERVAL", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, global = true, env = "ESTX_INTERVAL", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
     pub interval: Duration,
 
     /// Show only; disable every action that writes.
-    #[arg(long, env = "ESTX_READ_ONLY", value_parser = FalseyValueParser::new())]
+    #[arg(long, global = true, env = "ESTX_READ_ONLY", value_parser = FalseyValueParser::new())]
     pub read_only: bool,
 }
 

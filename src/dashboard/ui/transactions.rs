@@ -70,13 +70,20 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
             .unwrap_or(0)
             .clamp(min, max) as u16
     };
-    let cols = columns(
-        area.width.saturating_sub(3),
-        widest(1, 2, 24),
-        widest(2, 5, 11),
-        widest(4, 6, 12),
-        widest(5, 3, 6),
-    );
+    let inner = area.width.saturating_sub(3);
+    let (state_w, amount_w, age_w) = (widest(2, 5, 11), widest(4, 6, 12), widest(5, 3, 6));
+    // Ids give way to a readable route, down to 12 columns; a shortened id
+    // keeps its head and its (distinguishing) tail.
+    let room = inner.saturating_sub(2 + state_w + amount_w + age_w + widest(3, 8, 24) + 5);
+    let id_w = widest(1, 2, 32).min(room.max(12));
+    let texts: Vec<[String; 6]> = texts
+        .into_iter()
+        .map(|mut r| {
+            r[1] = middle_ellipsis(&r[1], usize::from(id_w));
+            r
+        })
+        .collect();
+    let cols = columns(inner, id_w, state_w, amount_w, age_w);
     let right = |text: &str| Cell::from(Line::from(text.to_string()).alignment(Alignment::Right));
     let header = Row::new(
         cols.keep(["", "id", "state", "src → dest", "amount", "age"].map(|h| {
@@ -211,5 +218,30 @@ fn table_state(t: &Transaction) -> String {
     match &t.state {
         Some(TxnState::Unknown(s)) => s.clone(),
         _ => state_text(t),
+    }
+}
+
+/// `txn-2026…8c484f44`: head and tail of a text too wide for `width`.
+fn middle_ellipsis(text: &str, width: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= width || width < 5 {
+        return text.to_string();
+    }
+    let tail = (width - 1) / 2;
+    let head = width - 1 - tail;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::middle_ellipsis;
+
+    #[test]
+    fn long_ids_keep_head_and_tail() {
+        assert_eq!(middle_ellipsis("txn-20261121004318-8c484f44", 15), "txn-202…c484f44");
+        assert_eq!(middle_ellipsis("short", 15), "short");
     }
 }
