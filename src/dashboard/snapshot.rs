@@ -9,7 +9,7 @@
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
-use crate::protocol::lock::{LockInfo, Owner};
+use crate::protocol::lock::LockInfo;
 use crate::protocol::locks::LockView;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::Indices;
@@ -227,16 +227,7 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     }
     let locks = infos
         .into_iter()
-        .map(|info| {
-            let found = info.owner.as_ref().and_then(|o| owner_states.get(o));
-            let staleness = info.staleness(Owner::from_lookup(found.map(Option::as_ref)), taken_at);
-            let owner_state = found.cloned().flatten();
-            LockView {
-                info,
-                owner_state,
-                staleness,
-            }
-        })
+        .map(|info| LockView::judge(info, &owner_states, taken_at))
         .collect();
 
     requests += 1;

@@ -47,6 +47,26 @@ pub struct LockView {
     pub staleness: Staleness,
 }
 
+impl LockView {
+    /// Judges a lock given what was found of owner transactions: a missing
+    /// key means no such document, a `None` value a document with no
+    /// readable state.
+    pub fn judge(
+        info: LockInfo,
+        owners: &HashMap<String, Option<TxnState>>,
+        now: chrono::DateTime<Utc>,
+    ) -> LockView {
+        let found = info.owner.as_ref().and_then(|o| owners.get(o));
+        let staleness = info.staleness(Owner::from_lookup(found.map(Option::as_ref)), now);
+        let owner_state = found.cloned().flatten();
+        LockView {
+            info,
+            owner_state,
+            staleness,
+        }
+    }
+}
+
 /// How many times a release re-reads after the lock changed under it.
 const RELEASE_ATTEMPTS: usize = 5;
 
@@ -331,16 +351,7 @@ impl Protocol {
         let now = Utc::now();
         let mut views: Vec<LockView> = infos
             .into_iter()
-            .map(|info| {
-                let found = info.owner.as_ref().and_then(|o| states.get(o));
-                let staleness = info.staleness(Owner::from_lookup(found.map(Option::as_ref)), now);
-                let owner_state = found.cloned().flatten();
-                LockView {
-                    info,
-                    owner_state,
-                    staleness,
-                }
-            })
+            .map(|info| LockView::judge(info, &states, now))
             .collect();
         views.sort_by_key(|v| v.info.created_at);
         Ok(views)

@@ -241,7 +241,10 @@ mod tests {
 
     #[test]
     fn long_ids_keep_head_and_tail() {
-        assert_eq!(middle_ellipsis("txn-20261121004318-8c484f44", 15), "txn-202…c484f44");
+        assert_eq!(
+            middle_ellipsis("txn-20261121004318-8c484f44", 15),
+            "txn-202…c484f44"
+        );
         assert_eq!(middle_ellipsis("short", 15), "short");
     }
 }
