@@ -6,7 +6,7 @@
 use super::args::{RecoverArgs, RollbackArgs, TransferArgs};
 use super::context::printing_observer;
 use super::output::{err, fail, out, plural};
-use crate::protocol::procedures::new_transaction_id;
+use crate::protocol::create::new_transaction_id;
 use crate::protocol::{NewTransfer, ProcedureReport, Protocol, RunLimits, Verdict};
 
 /// Prints the verdict of one procedure and returns its exit code. With

@@ -12,6 +12,7 @@
 pub mod account;
 pub mod audit;
 pub mod config;
+pub mod create;
 pub mod decide;
 pub mod executor;
 pub mod lock;
@@ -26,7 +27,8 @@ pub mod transaction;
 pub mod views;
 
 pub use config::{Indices, ProtocolConfig, RetryPolicy};
-pub use procedures::{NewTransfer, RunLimits};
+pub use create::NewTransfer;
+pub use procedures::RunLimits;
 pub use report::{ProcedureReport, StepObserver, StepReport, StepResult, Verdict};
 pub use steps::{Procedure, Refusal, Step};
 pub use transaction::{Transaction, Transfer, TxnState};

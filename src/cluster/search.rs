@@ -1,0 +1,155 @@
+//! Searches: one search, several in one round trip (`_msearch`), full scans
+//! with the scroll API, counts, and reading hits.
+
+use super::response::{check, error_from, transport};
+use super::{Cluster, Hit, SCAN_PAGE};
+use crate::error::{Error, Result};
+use elasticsearch::{ClearScrollParts, CountParts, MsearchParts, ScrollParts, SearchParts};
+use serde_json::{json, Value};
+
+impl Cluster {
+    /// One search request; returns the raw answer.
+    pub async fn search(&self, index: &str, body: Value) -> Result<Value> {
+        let resp = self
+            .client
+            .search(SearchParts::Index(&[index]))
+            .body(body)
+            .send()
+            .await
+            .map_err(transport)?;
+        check(resp, index).await
+    }
+
+    /// Several searches in one round trip (`_msearch`); one answer per body,
+    /// in order. A failed sub-search becomes an `Err` in its slot.
+    pub async fn msearch(&self, searches: &[(String, Value)]) -> Result<Vec<Result<Value>>> {
+        if searches.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::new();
+        for (index, body) in searches {
+            lines.push(json!({ "index": index }).into());
+            lines.push(body.clone().into());
+        }
+        let resp = self
+            .client
+            .msearch(MsearchParts::None)
+            .body(lines)
+            .send()
+            .await
+            .map_err(transport)?;
+        let body = check(resp, "_msearch").await?;
+        let answers = body
+            .get("responses")
+            .and_then(Value::as_array)
+            .ok_or_else(|| Error::Decode("msearch answer without responses".into()))?;
+        Ok(searches
+            .iter()
+            .zip(answers)
+            .map(|((index, _), a)| {
+                if a.get("error").is_some() {
+                    let status = a.get("status").and_then(Value::as_u64).unwrap_or(500) as u16;
+                    Err(error_from(status, a, index))
+                } else {
+                    Ok(a.clone())
+                }
+            })
+            .collect())
+    }
+
+    /// Every hit of `body` (its `query`, `sort` and `_source`), paging with
+    /// the scroll API so no result set is capped. Meant for operator-driven
+    /// batch work (listing, recovery, audit), not for the dashboard's polls.
+    pub async fn scan(&self, index: &str, mut body: Value) -> Result<Vec<Hit>> {
+        if let Some(o) = body.as_object_mut() {
+            o.entry("size").or_insert(json!(SCAN_PAGE));
+        }
+        let resp = self
+            .client
+            .search(SearchParts::Index(&[index]))
+            .scroll("2m")
+            .body(body)
+            .send()
+            .await
+            .map_err(transport)?;
+        let mut page = check(resp, index).await?;
+        let mut hits = Vec::new();
+        let mut scroll_ids: Vec<String> = Vec::new();
+        loop {
+            let batch = hits_of(&page)?;
+            if let Some(sid) = page.get("_scroll_id").and_then(Value::as_str) {
+                if scroll_ids.last().map(String::as_str) != Some(sid) {
+                    scroll_ids.push(sid.to_string());
+                }
+            }
+            if batch.is_empty() {
+                break;
+            }
+            hits.extend(batch);
+            let Some(sid) = scroll_ids.last().cloned() else {
+                break;
+            };
+            let resp = self
+                .client
+                .scroll(ScrollParts::None)
+                .body(json!({ "scroll": "2m", "scroll_id": sid }))
+                .send()
+                .await
+                .map_err(transport)?;
+            page = check(resp, index).await?;
+        }
+        if !scroll_ids.is_empty() {
+            let ids: Vec<&str> = scroll_ids.iter().map(String::as_str).collect();
+            // Best effort: scroll contexts expire on their own anyway.
+            let _ = self
+                .client
+                .clear_scroll(ClearScrollParts::None)
+                .body(json!({ "scroll_id": ids }))
+                .send()
+                .await;
+        }
+        Ok(hits)
+    }
+
+    /// Number of documents matching `query`.
+    pub async fn count(&self, index: &str, query: Value) -> Result<u64> {
+        let resp = self
+            .client
+            .count(CountParts::Index(&[index]))
+            .body(json!({ "query": query }))
+            .send()
+            .await
+            .map_err(transport)?;
+        let body = check(resp, index).await?;
+        body.get("count")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| Error::Decode("count answer without count".into()))
+    }
+}
+
+fn hits_of(page: &Value) -> Result<Vec<Hit>> {
+    let hits = page
+        .pointer("/hits/hits")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Error::Decode("search answer without hits".into()))?;
+    Ok(hits
+        .iter()
+        .map(|h| Hit {
+            id: h
+                .get("_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            source: h
+                .get("_source")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// The hits of one search answer.
+pub fn hits(page: &Value) -> Result<Vec<Hit>> {
+    hits_of(page)
+}

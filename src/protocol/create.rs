@@ -1,0 +1,135 @@
+//! Creating a transaction: `op_type=create` so a retried or duplicated
+//! submission can never overwrite one that was already accepted, with both
+//! accounts checked first.
+
+use super::account::AccountState;
+use super::steps::Refusal;
+use super::time::format_timestamp;
+use super::Protocol;
+use crate::cluster::CreateOutcome;
+use crate::error::{Error, Result};
+use chrono::Utc;
+use serde_json::{json, Map, Value};
+
+/// A transfer to create.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTransfer {
+    /// Transaction id; generated when `None`.
+    pub id: Option<String>,
+    /// Source account id.
+    pub src: String,
+    /// Destination account id.
+    pub dest: String,
+    /// Units to move; must be positive.
+    pub amount: i64,
+}
+
+impl Protocol {
+    /// Creates a transaction in state `created` with `op_type=create`.
+    ///
+    /// Refuses a non-positive amount, identical accounts, and accounts that
+    /// do not exist or are malformed. Returns `Ok(Err(Refusal::AlreadyExists))`
+    /// when the id is taken: the article says not to run it then.
+    pub async fn create_transaction(
+        &self,
+        req: &NewTransfer,
+    ) -> Result<std::result::Result<String, Refusal>> {
+        if req.amount <= 0 {
+            return Err(Error::Invalid(format!(
+                "amount must be positive, got {}",
+                req.amount
+            )));
+        }
+        if req.src == req.dest {
+            return Err(Error::Invalid(format!(
+                "source and destination are both `{}`",
+                req.src
+            )));
+        }
+        self.check_accounts(&req.src, &req.dest).await?;
+        let id = req.id.clone().unwrap_or_else(new_transaction_id);
+        if id.is_empty() {
+            return Err(Error::Invalid("transaction id must not be empty".into()));
+        }
+        let now = format_timestamp(Utc::now());
+        let doc: Map<String, Value> = json!({
+            "src_acct": req.src,
+            "dest_acct": req.dest,
+            "amount": req.amount,
+            "transaction_state": "created",
+            "creation_time": now,
+            "modification_time": now,
+        })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+        let index = &self.config.indices.transactions;
+        let mut attempts = 0;
+        let mut unsure = false;
+        loop {
+            attempts += 1;
+            match self.cluster().create(index, &id, &doc).await {
+                Ok(CreateOutcome::Created) => return Ok(Ok(id)),
+                Ok(CreateOutcome::AlreadyExists) => {
+                    // After a lost response the document may be ours.
+                    if unsure {
+                        if let Some(existing) = self.cluster().get(index, &id).await? {
+                            if existing.source == doc {
+                                return Ok(Ok(id));
+                            }
+                        }
+                    }
+                    return Ok(Err(Refusal::AlreadyExists(id)));
+                }
+                Err(e) if e.is_transient() && attempts <= self.config.retry.max_unknown => {
+                    unsure = true;
+                    tokio::time::sleep(self.config.retry.base_backoff * attempts).await;
+                }
+                Err(e) if unsure || e.is_transient() => {
+                    return Err(Error::GaveUp {
+                        index: index.clone(),
+                        id,
+                        attempts,
+                        last: format!(
+                            "{e}; the transaction may exist in `created` (recovery will run it)"
+                        ),
+                    })
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Both accounts must exist and be readable before any step runs, so a
+    /// transaction naming a missing or malformed account is refused whole
+    /// instead of being half applied.
+    pub(crate) async fn check_accounts(&self, src: &str, dest: &str) -> Result<()> {
+        let ids = [src.to_string(), dest.to_string()];
+        let docs = self
+            .cluster()
+            .mget(&self.config.indices.accounts, &ids)
+            .await?;
+        for (id, doc) in ids.iter().zip(docs) {
+            let doc = doc.ok_or_else(|| Error::NotFound {
+                kind: "account",
+                index: self.config.indices.accounts.clone(),
+                id: id.clone(),
+            })?;
+            AccountState::from_source(&doc.source).map_err(|p| Error::Malformed {
+                kind: "account",
+                id: id.clone(),
+                problems: p.join("; "),
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// A fresh transaction id: time-ordered and unique enough to never collide.
+pub fn new_transaction_id() -> String {
+    format!(
+        "txn-{}-{:08x}",
+        Utc::now().format("%Y%m%d%H%M%S"),
+        rand::random::<u32>()
+    )
+}
