@@ -333,3 +333,57 @@ async fn invalid_transfers_are_refused_before_anything_is_written() {
     }
     assert_eq!(fx.acct("A").await.balance, 500);
 }
+
+#[tokio::test]
+async fn settled_records_are_pruned_only_for_terminal_transactions_past_the_retention() {
+    for (retention, pruned) in [
+        (std::time::Duration::ZERO, true),
+        (std::time::Duration::from_secs(86_400), false),
+    ] {
+        let fx = Fx::with(|c| c.settled_retention = retention).await;
+        fx.account("A", 500).await;
+        fx.account("B", 500).await;
+        let first = NewTransfer {
+            id: Some("t1".into()),
+            src: "A".into(),
+            dest: "B".into(),
+            amount: 10,
+        };
+        fx.proto.transfer(&first, false, RunLimits::default()).await;
+        // A second transfer whose first step stops before its own records exist.
+        let second = NewTransfer {
+            id: Some("t2".into()),
+            src: "A".into(),
+            dest: "B".into(),
+            amount: 10,
+        };
+        let report = fx
+            .proto
+            .transfer(&second, false, RunLimits::default())
+            .await;
+        assert!(matches!(
+            report.verdict,
+            Verdict::Completed(TxnState::Finished)
+        ));
+        let prunes = report
+            .steps
+            .iter()
+            .filter(|s| s.label == "prune settled records")
+            .count();
+        let (a, b) = (fx.acct("A").await, fx.acct("B").await);
+        assert_eq!(
+            a.settled_of("t1").is_none(),
+            pruned,
+            "retention {retention:?}: {a:?}"
+        );
+        assert_eq!(
+            b.settled_of("t1").is_none(),
+            pruned,
+            "retention {retention:?}: {b:?}"
+        );
+        // The record of the transaction still running when pruning happened stays.
+        assert!(a.settled_of("t2").is_some() && b.settled_of("t2").is_some());
+        assert_eq!(prunes > 0, pruned);
+        assert_eq!((a.balance, b.balance), (480, 520));
+    }
+}
