@@ -1,0 +1,52 @@
+//! `estx-tui` CLI tests: connection and usage errors.
+
+use super::*;
+
+#[test]
+fn an_unreachable_cluster_exits_3() {
+    let w = World::bare();
+    let mut g = w.g.clone();
+    g.url = "http://127.0.0.1:9".into();
+    let started = Instant::now();
+    let out = g.run(&["list"]);
+    out.code(3).stderr_has("unreachable");
+    assert!(out.stdout.is_empty(), "{out}");
+    assert!(started.elapsed() < Duration::from_secs(15), "{out}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let w = World::bare();
+    w.run(&["frobnicate"]).code(2);
+    w.run(&["list", "--frobnicate"]).code(2);
+    w.run(&["show"]).code(2);
+    w.run(&["list", "--timeout", "soon"]).code(2);
+    let help = w.run(&["--help"]);
+    help.code(0)
+        .stdout_has("release-lock")
+        .stdout_has("ESTX_PASSWORD");
+}
+
+#[test]
+fn a_missing_index_points_at_init() {
+    let w = World::new();
+    let mut g = w.g.clone();
+    g.transactions = format!("{}nosuch", w.ix.prefix);
+    let out = g.run(&["list"]);
+    assert_ne!(out.code, 0, "{out}");
+    out.stderr_has("estx-tui init");
+    // README: 3 for a cluster error "including a missing index".
+    out.code(3);
+    g.run(&["show", "x"]).code(3).stderr_has("estx-tui init");
+}
+
+#[test]
+fn a_user_without_a_password_is_refused() {
+    let w = World::new();
+    let out = w.g.run(&["--user", "u", "list"]);
+    out.code(1).stderr_has("ESTX_PASSWORD");
+    // An empty password counts as none.
+    let out =
+        w.g.run_env(&[("ESTX_PASSWORD", "")], &["--user", "u", "list"]);
+    out.code(1).stderr_has("ESTX_PASSWORD");
+}

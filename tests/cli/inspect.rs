@@ -1,0 +1,178 @@
+//! `estx-tui` CLI tests: list and show.
+
+use super::*;
+
+#[test]
+fn list_json_shape_and_filters() {
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    w.run(&["transfer", "A", "B", "10", "--id", "done"]).code(0);
+    w.stage("half", "C", "D", 20, 2); // pending, fresh
+    w.stage("old", "A", "C", 30, 0); // created, two hours old
+    w.backdate("old", 120);
+    w.put(
+        &w.ix.transactions,
+        "bad",
+        &json!({"transaction_state": "pending", "dest_acct": "B", "modification_time": ago(0)}),
+    );
+    w.refresh();
+
+    let out = w.run(&["list", "--json"]);
+    out.code(0);
+    let rows = out.json();
+    let arr = rows.as_array().expect("list --json prints an array");
+    assert_eq!(ids(&rows), set(&["done", "half", "old", "bad"]), "{out}");
+    for row in arr {
+        for key in [
+            "id",
+            "state",
+            "src_acct",
+            "dest_acct",
+            "amount",
+            "modification_time",
+            "age_seconds",
+            "stuck",
+            "needs_investigation",
+            "problems",
+        ] {
+            assert!(row.get(key).is_some(), "{key} missing in {row}");
+        }
+        assert!(row["problems"].is_array(), "{row}");
+    }
+    // Oldest modification first.
+    assert_eq!(arr[0]["id"], "old", "{out}");
+    let by_id = |id: &str| arr.iter().find(|r| r["id"] == id).unwrap().clone();
+    let old = by_id("old");
+    assert_eq!(old["state"], "created");
+    assert_eq!(
+        (old["src_acct"].clone(), old["amount"].clone()),
+        (json!("A"), json!(30))
+    );
+    assert!(old["age_seconds"].as_i64().unwrap() >= 7190, "{old}");
+    assert_eq!(
+        (old["stuck"].clone(), old["needs_investigation"].clone()),
+        (json!(true), json!(true))
+    );
+    let half = by_id("half");
+    assert_eq!(half["state"], "pending");
+    assert_eq!(half["stuck"], false, "fresh is not stuck: {half}");
+    assert_eq!(half["problems"], json!([]));
+    let done = by_id("done");
+    assert_eq!(
+        (done["state"].clone(), done["stuck"].clone()),
+        (json!("finished"), json!(false))
+    );
+    let bad = by_id("bad");
+    let problems = bad["problems"].as_array().unwrap();
+    assert!(!problems.is_empty(), "{bad}");
+    let text = bad["problems"].to_string();
+    assert!(
+        text.contains("amount") && text.contains("src_acct"),
+        "{bad}"
+    );
+
+    let out = w.run(&["list", "--json", "--state", "pending"]);
+    out.code(0);
+    let pending = out.json();
+    assert_eq!(ids(&pending), set(&["half", "bad"]), "{out}");
+    assert!(pending
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["state"] == "pending"));
+
+    let out = w.run(&[
+        "list", "--json", "--state", "created", "--state", "finished",
+    ]);
+    out.code(0);
+    assert_eq!(ids(&out.json()), set(&["old", "done"]), "{out}");
+
+    let out = w.run(&["list", "--json", "--older-than", "1h"]);
+    out.code(0);
+    assert_eq!(ids(&out.json()), set(&["old"]), "{out}");
+
+    let out = w.run(&["list", "--json", "--older-than", "3h"]);
+    out.code(0);
+    assert_eq!(out.json(), json!([]), "{out}");
+
+    // The table: the same rows, `!!` on the old one, a summary line.
+    let out = w.run(&["list"]);
+    out.code(0)
+        .stdout_has("4 transactions")
+        .stdout_has("need investigation");
+    let old_line = out.stdout.lines().find(|l| l.contains(" old ")).unwrap();
+    assert!(old_line.starts_with("!!"), "{out}");
+
+    let out = w.run(&["list", "--state", "terminating"]);
+    out.code(0).stdout_has("no transactions match");
+
+    let out = w.run(&["list", "--older-than", "soon"]);
+    out.code(2);
+}
+
+#[test]
+fn show_json_of_a_half_applied_transfer() {
+    let w = World::new();
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("half", "A", "B", 100, 2); // pending, applied to the source only
+
+    let out = w.run(&["show", "half", "--json"]);
+    out.code(0);
+    let d = out.json();
+    for key in ["transaction", "accounts", "locks", "next_step"] {
+        assert!(d.get(key).is_some(), "{key} missing: {out}");
+    }
+    assert_eq!(d["transaction"]["id"], "half");
+    assert_eq!(d["transaction"]["state"], "pending");
+    assert_eq!(d["transaction"]["amount"], 100);
+    let accounts = d["accounts"].as_array().unwrap();
+    assert_eq!(accounts.len(), 2, "{out}");
+    for a in accounts {
+        for key in [
+            "id",
+            "balance",
+            "pending_transactions",
+            "has_this_transaction",
+        ] {
+            assert!(a.get(key).is_some(), "{key} missing in {a}");
+        }
+    }
+    assert_eq!(accounts[0]["id"], "A");
+    assert_eq!(accounts[0]["balance"], 400);
+    assert_eq!(accounts[0]["pending_transactions"], json!(["half"]));
+    assert_eq!(accounts[0]["has_this_transaction"], true);
+    assert_eq!(accounts[1]["id"], "B");
+    assert_eq!(accounts[1]["balance"], 500);
+    assert_eq!(accounts[1]["has_this_transaction"], false);
+    assert_eq!(d["locks"], json!([]));
+    let next = d["next_step"].as_str().expect("a next step");
+    assert!(next.contains("apply to destination"), "{out}");
+    assert_eq!(d["recover"]["ends_in"], "finished", "{out}");
+    assert_eq!(d["rollback"]["ends_in"], "rolled-back", "{out}");
+
+    let text = w.run(&["show", "half"]);
+    text.code(0)
+        .stdout_has("half")
+        .stdout_has("pending")
+        .stdout_has("next step")
+        .stdout_has("apply to destination")
+        .stdout_has("recover would:")
+        .stdout_has("rollback would:");
+
+    // Read-only: nothing changed.
+    assert_eq!((w.balance("A"), w.balance("B")), (400, 500));
+    assert_eq!(w.state("half"), "pending");
+
+    for json_flag in [true, false] {
+        let mut args = vec!["show", "nope"];
+        if json_flag {
+            args.push("--json");
+        }
+        let out = w.run(&args);
+        out.code(1).stderr_has("`nope`").stderr_has("not found");
+        assert!(out.stdout.is_empty(), "{out}");
+    }
+}

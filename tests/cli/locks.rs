@@ -1,0 +1,117 @@
+//! `estx-tui` CLI tests: locks and release-lock.
+
+use super::*;
+
+#[test]
+fn locks_and_release_lock() {
+    let w = World::new();
+    for a in ["A", "B", "D", "E"] {
+        w.account(a, 500);
+    }
+    w.stage("live", "A", "B", 100, 2);
+    w.run(&["transfer", "D", "E", "10", "--id", "fin"]).code(0);
+    let lock = |resource: &str, owner: &str, created_min_ago: i64| {
+        w.put(
+            &w.ix.locks,
+            resource,
+            &json!({"owner": owner, "process_id": "worker-1", "created_at": ago(created_min_ago),
+                    "expires_at": ago(-60)}),
+        );
+    };
+    lock("A", "live", 1); // owner pending: live
+    lock("C", "ghost", 30); // owner does not exist: stale
+    lock("D", "fin", 20); // owner finished: stale
+    lock("E", "fin", 20);
+    w.refresh();
+
+    let out = w.run(&["locks", "--json"]);
+    out.code(0);
+    let rows = out.json();
+    let arr = rows.as_array().expect("locks --json prints an array");
+    assert_eq!(arr.len(), 4, "{out}");
+    for row in arr {
+        for key in ["resource", "owner", "age_seconds", "stale"] {
+            assert!(row.get(key).is_some(), "{key} missing in {row}");
+        }
+    }
+    let by = |r: &str| arr.iter().find(|x| x["resource"] == r).unwrap().clone();
+    assert_eq!(
+        (by("A")["owner"].clone(), by("A")["stale"].clone()),
+        (json!("live"), json!(false))
+    );
+    assert!(by("A")["age_seconds"].as_i64().unwrap() >= 50, "{out}");
+    assert_eq!(by("C")["stale"], true, "{out}");
+    assert_eq!(by("D")["stale"], true, "{out}");
+    // Oldest first.
+    assert_eq!(arr[0]["resource"], "C", "{out}");
+
+    let out = w.run(&["locks"]);
+    out.code(0).stdout_has("4 locks: 3 stale");
+
+    // A live lock is refused without --force.
+    let out = w.run(&["release-lock", "A"]);
+    out.code(1).stderr_has("--force").stderr_has("`A`");
+    assert!(w.source(&w.ix.locks, "A").is_some());
+    let out = w.run(&["release-lock", "--txn", "live"]);
+    out.code(1).stderr_has("--force");
+    assert!(w.source(&w.ix.locks, "A").is_some());
+
+    // A stale one is released.
+    let out = w.run(&["release-lock", "C"]);
+    out.code(0).stdout_has("C: released");
+    assert!(w.source(&w.ix.locks, "C").is_none());
+
+    // --force releases a live one.
+    let out = w.run(&["release-lock", "A", "--force"]);
+    out.code(0).stdout_has("A: released");
+    assert!(w.source(&w.ix.locks, "A").is_none());
+
+    // --txn releases every lock of the transaction.
+    let out = w.run(&["release-lock", "--txn", "fin"]);
+    out.code(0)
+        .stdout_has("D: released")
+        .stdout_has("E: released");
+    assert!(w.source(&w.ix.locks, "D").is_none() && w.source(&w.ix.locks, "E").is_none());
+
+    // Nothing held: nothing to do.
+    w.run(&["release-lock", "A"]).code(0).stdout_has("not held");
+    w.refresh();
+    w.run(&["release-lock", "--txn", "fin"])
+        .code(0)
+        .stdout_has("no locks held");
+    w.run(&["locks", "--json"]).code(0);
+    assert_eq!(w.run(&["locks", "--json"]).json(), json!([]));
+    w.run(&["locks"]).code(0).stdout_has("no locks held");
+    // The transfer's documents were not touched by any of it.
+    assert_eq!(w.state("live"), "pending");
+    assert_eq!(w.balance("A"), 400);
+}
+
+#[test]
+fn release_lock_with_txn_and_force_releases_live_locks() {
+    let w = World::new();
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("live", "A", "B", 100, 2);
+    for r in ["A", "B"] {
+        w.put(
+            &w.ix.locks,
+            r,
+            &json!({"owner": "live", "process_id": "worker-1", "created_at": ago(0), "expires_at": ago(-60)}),
+        );
+    }
+    w.refresh();
+    let out = w.run(&["release-lock", "--txn", "live", "--force"]);
+    out.code(0)
+        .stdout_has("A: released")
+        .stdout_has("B: released");
+    assert!(w.source(&w.ix.locks, "A").is_none() && w.source(&w.ix.locks, "B").is_none());
+}
+
+#[test]
+fn release_lock_needs_exactly_one_target() {
+    let w = World::new();
+    w.run(&["release-lock", "A", "--txn", "t"]).code(2);
+    w.run(&["release-lock"]).code(2);
+    w.run(&["release-lock", "--force"]).code(2);
+}
