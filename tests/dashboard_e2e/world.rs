@@ -1,0 +1,218 @@
+//! A test's world: unique indices on the shared test server, a protocol
+//! handle to seed transfers stopped part-way and read the documents back, and
+//! the `estx-tui` binary started on them in a tmux session of fixed size.
+
+use crate::common;
+use crate::tmux::Tmux;
+use chrono::{Duration as ChronoDuration, Utc};
+use estx::cluster::{Cluster, ConnectOptions, VersionedDoc};
+use estx::protocol::account::AccountState;
+use estx::protocol::time::format_timestamp;
+use estx::protocol::{
+    Indices, NewTransfer, Protocol, ProtocolConfig, RunLimits, TxnState, Verdict,
+};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// Terminal size of every session: the standard (not wide) layout.
+const COLS: u16 = 140;
+const ROWS: u16 = 40;
+
+/// A test's world: unique indices on the shared server, a protocol handle
+/// over them, and a runtime to drive it from these synchronous tests.
+pub(crate) struct World {
+    rt: tokio::runtime::Runtime,
+    proto: Protocol,
+    ix: common::TestIndices,
+    url: String,
+    tmp: tempfile::TempDir,
+}
+
+/// A transfer stopped part-way, as its crashed worker left it.
+pub(crate) struct Staged {
+    pub(crate) id: String,
+    pub(crate) src: String,
+    pub(crate) dest: String,
+}
+
+impl World {
+    pub(crate) fn new() -> World {
+        let server = common::TestServer::shared();
+        let ix = common::TestIndices::unique();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let config = ProtocolConfig {
+            indices: Indices {
+                transactions: ix.transactions.clone(),
+                accounts: ix.accounts.clone(),
+                locks: ix.locks.clone(),
+            },
+            ..ProtocolConfig::default()
+        };
+        let proto = rt.block_on(async {
+            let cluster = Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
+            let proto = Protocol::new(cluster, config);
+            proto.ensure_indices().await.unwrap();
+            proto
+        });
+        World {
+            rt,
+            proto,
+            ix,
+            url: server.url().to_string(),
+            tmp: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// Accounts `src-<tag>` and `dst-<tag>` with 500 each, and a transfer
+    /// `e2e-<tag>` of 100 between them stopped after `steps` core steps (as if
+    /// its worker died there), optionally under locks, optionally backdated.
+    pub(crate) fn stage(
+        &self,
+        tag: &str,
+        steps: usize,
+        with_locks: bool,
+        backdate_minutes: Option<i64>,
+    ) -> Staged {
+        let s = Staged {
+            id: format!("e2e-{tag}"),
+            src: format!("src-{tag}"),
+            dest: format!("dst-{tag}"),
+        };
+        self.rt.block_on(async {
+            let cluster = self.proto.cluster();
+            for acct in [&s.src, &s.dest] {
+                cluster
+                    .put(
+                        &self.ix.accounts,
+                        acct,
+                        &json!({"balance": 500, "pending_transactions": []}),
+                    )
+                    .await
+                    .unwrap();
+            }
+            let req = NewTransfer {
+                id: Some(s.id.clone()),
+                src: s.src.clone(),
+                dest: s.dest.clone(),
+                amount: 100,
+            };
+            let report = self
+                .proto
+                .transfer(
+                    &req,
+                    with_locks,
+                    RunLimits {
+                        max_steps: Some(steps),
+                    },
+                )
+                .await;
+            assert!(
+                matches!(report.verdict, Verdict::Stopped(_)),
+                "{:?}",
+                report.verdict
+            );
+            if let Some(minutes) = backdate_minutes {
+                let mut src = cluster
+                    .get(&self.ix.transactions, &s.id)
+                    .await
+                    .unwrap()
+                    .unwrap()
+                    .source;
+                let t = format_timestamp(Utc::now() - ChronoDuration::minutes(minutes));
+                src.insert("modification_time".into(), Value::String(t));
+                cluster
+                    .put(&self.ix.transactions, &s.id, &Value::Object(src))
+                    .await
+                    .unwrap();
+            }
+        });
+        s
+    }
+
+    /// Makes every write visible to search (osmem never refreshes by itself).
+    pub(crate) fn refresh(&self) {
+        for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {
+            common::refresh(&self.url, index);
+        }
+    }
+
+    /// A document by id (realtime).
+    fn doc(&self, index: &str, id: &str) -> Option<VersionedDoc> {
+        self.rt
+            .block_on(self.proto.cluster().get(index, id))
+            .unwrap()
+    }
+
+    /// The transaction's state.
+    pub(crate) fn state(&self, id: &str) -> Option<TxnState> {
+        let (t, _) = self
+            .rt
+            .block_on(self.proto.read_transaction(id))
+            .unwrap()
+            .unwrap();
+        t.state
+    }
+
+    /// The account's protocol fields.
+    pub(crate) fn account(&self, id: &str) -> AccountState {
+        let doc = self
+            .doc(&self.ix.accounts, id)
+            .unwrap_or_else(|| panic!("account {id} missing"));
+        AccountState::from_source(&doc.source).unwrap()
+    }
+
+    /// Whether a lock document exists on `resource`.
+    pub(crate) fn lock_exists(&self, resource: &str) -> bool {
+        self.doc(&self.ix.locks, resource).is_some()
+    }
+
+    /// The transaction and both its accounts as stored (with `_seq_no`), to
+    /// prove that something did not change them.
+    pub(crate) fn documents_of(&self, s: &Staged) -> [Option<VersionedDoc>; 3] {
+        [
+            self.doc(&self.ix.transactions, &s.id),
+            self.doc(&self.ix.accounts, &s.src),
+            self.doc(&self.ix.accounts, &s.dest),
+        ]
+    }
+
+    fn log_file(&self) -> PathBuf {
+        self.tmp.path().join("estx-tui.log")
+    }
+
+    /// The dashboard on this world's indices, polling every second.
+    pub(crate) fn dashboard(&self, tag: &str, extra: &[&str]) -> Tmux {
+        start_dashboard(tag, &self.url, &self.ix, &self.log_file(), extra)
+    }
+}
+
+pub(crate) fn start_dashboard(
+    tag: &str,
+    url: &str,
+    ix: &common::TestIndices,
+    log: &std::path::Path,
+    extra: &[&str],
+) -> Tmux {
+    let mut args: Vec<String> = [
+        "--url",
+        url,
+        "--transactions-index",
+        &ix.transactions,
+        "--accounts-index",
+        &ix.accounts,
+        "--locks-index",
+        &ix.locks,
+        "--log-file",
+        &log.display().to_string(),
+        "--interval",
+        "1s",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.extend(extra.iter().map(|s| s.to_string()));
+    Tmux::start(tag, COLS, ROWS, env!("CARGO_BIN_EXE_estx-tui"), &args, log)
+}

@@ -1,0 +1,83 @@
+//! Snapshots of what the dashboard shows when the cluster is not simply
+//! healthy: stale data with a poll error, no data yet, authentication
+//! failures and missing indices.
+
+use crate::drawing::screen;
+use crate::fixtures::{ago, app, now, settings};
+use estx::dashboard::app::App;
+use estx::dashboard::event::PollFailure;
+use estx::dashboard::snapshot::Snapshot;
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+#[test]
+fn stale_data_with_error() {
+    let mut a = app();
+    a.snapshot.as_mut().unwrap().taken_at = ago(95);
+    a.poll_error = Some(PollFailure::Transient(
+        "cluster unreachable: connection refused".into(),
+    ));
+    a.polling = true;
+    let s = screen(&a, 100, 30);
+    assert!(
+        s.contains("STALE: data is 1m35s old — cluster unreachable: connection refused (retrying)"),
+        "{s}"
+    );
+    assert_snapshot!("stale_with_error", s);
+}
+
+#[test]
+fn no_data_yet() {
+    let mut a = App::new(settings(), Duration::from_secs(5), now());
+    assert_snapshot!("no_data_connecting", screen(&a, 100, 30));
+    a.poll_error = Some(PollFailure::Transient(
+        "cluster unreachable: connection refused".into(),
+    ));
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("cannot reach http://es.example:9200"), "{s}");
+    assert_snapshot!("no_data_unreachable", s);
+}
+
+#[test]
+fn auth_failure() {
+    let failure = PollFailure::Auth(
+        "authentication or authorisation failed (HTTP 401): unable to authenticate user [ops]"
+            .into(),
+    );
+    let mut a = app();
+    a.poll_error = Some(failure.clone());
+    a.snapshot.as_mut().unwrap().taken_at = ago(20);
+    a.paused = true;
+    let s = screen(&a, 100, 30);
+    assert!(
+        s.contains("authentication failed — not retrying; fix credentials and press r"),
+        "{s}"
+    );
+    assert_snapshot!("auth_failure_stale", s);
+    let mut b = App::new(settings(), Duration::from_secs(5), now());
+    b.poll_error = Some(failure);
+    assert_snapshot!("auth_failure_no_data", screen(&b, 100, 30));
+}
+
+#[test]
+fn missing_indices() {
+    let mut a = App::new(settings(), Duration::from_secs(5), now());
+    a.snapshot = Some(Snapshot {
+        taken_at: ago(1),
+        duration: Duration::from_millis(7),
+        requests: 2,
+        health: Some("green".into()),
+        state_counts: vec![],
+        transactions: vec![],
+        in_flight_total: 0,
+        accounts: BTreeMap::new(),
+        locks: vec![],
+        missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],
+    });
+    let s = screen(&a, 100, 30);
+    assert!(
+        s.contains("MISSING INDICES: accounts, locks, transactions — run `estx-tui init`"),
+        "{s}"
+    );
+    assert_snapshot!("missing_indices", s);
+}

@@ -1,0 +1,62 @@
+//! Cell colours that carry meaning: destructive dialogs are red with Cancel
+//! focused, a focused Confirm is filled red, force recovery is yellow, and stuck
+//! transactions are coloured in the list.
+
+use crate::drawing::{assert_danger_dialog, draw, find, is_red};
+use crate::fixtures::{app, open_dialog};
+use estx::dashboard::event::Action;
+use ratatui::style::{Color, Modifier};
+
+#[test]
+fn rollback_dialog_is_red_and_cancel_is_focused() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    assert_danger_dialog(&draw(&a, 100, 30), "Roll back t-pend-1?");
+}
+
+#[test]
+fn release_dialog_is_red_and_cancel_is_focused() {
+    let mut a = app();
+    open_dialog(&mut a, Action::ReleaseLocks, "t-pend-1", true);
+    assert_danger_dialog(&draw(&a, 100, 30), "Release the locks of t-pend-1?");
+}
+
+#[test]
+fn focused_confirm_is_filled_red() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    a.dialog.as_mut().unwrap().confirm_focused = true;
+    let buf = draw(&a, 100, 30);
+    let (cx, cy) = find(&buf, "[ Confirm (y) ]").unwrap();
+    assert!(
+        is_red(buf[(cx, cy)].bg),
+        "focused Confirm bg {:?}",
+        buf[(cx, cy)].bg
+    );
+    let (kx, ky) = find(&buf, "[ Cancel ]").unwrap();
+    assert!(!buf[(kx, ky)].modifier.contains(Modifier::REVERSED));
+}
+
+#[test]
+fn force_recover_dialog_is_not_red() {
+    let mut a = app();
+    open_dialog(&mut a, Action::ForceRecover, "t-pend-1", true);
+    let buf = draw(&a, 100, 30);
+    let (cx, cy) = find(&buf, "[ Confirm (y) ]").unwrap();
+    assert_eq!(buf[(cx, cy)].fg, Color::Yellow);
+}
+
+#[test]
+fn stuck_rows_are_coloured() {
+    let buf = draw(&app(), 100, 30);
+    let (x, y) = find(&buf, "▶!! t-pend-1").unwrap();
+    assert_eq!(buf[(x + 4, y)].fg, Color::Red, "over investigate_after");
+    assert!(
+        buf[(x + 4, y)].modifier.contains(Modifier::REVERSED),
+        "selected"
+    );
+    let (x, y) = find(&buf, "t-commit-1").unwrap();
+    assert_eq!(buf[(x, y)].fg, Color::Yellow, "stuck");
+    let (x, y) = find(&buf, "t-created-1").unwrap();
+    assert_eq!(buf[(x, y)].fg, Color::Reset, "fresh");
+}

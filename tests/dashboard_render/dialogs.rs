@@ -1,0 +1,77 @@
+//! Snapshots of the confirmation dialogs (rollback, force recovery, lock
+//! release): loading, loaded, refused, warning, read error, and the rollback
+//! dialog at the minimum terminal size.
+
+use crate::drawing::{assert_danger_dialog, draw, find, screen, text};
+use crate::fixtures::{app, open_dialog};
+use estx::dashboard::event::Action;
+
+#[test]
+fn rollback_dialog_loading() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", false);
+    assert_snapshot!("dialog_rollback_loading", screen(&a, 100, 30));
+}
+
+#[test]
+fn rollback_dialog_loaded() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("alice: 400 → 500 (+100)"), "{s}");
+    assert_snapshot!("dialog_rollback_loaded", s);
+}
+
+#[test]
+fn rollback_dialog_refused_for_committed() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-commit-1", true);
+    let buf = draw(&a, 100, 30);
+    assert!(find(&buf, "[ Close ]").is_some());
+    assert!(find(&buf, "Confirm").is_none());
+    assert_snapshot!("dialog_rollback_refused_committed", text(&buf));
+}
+
+#[test]
+fn rollback_dialog_warns_of_recent_modification() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-2", true);
+    let s = screen(&a, 100, 30);
+    assert!(
+        s.contains("modified 10s ago: a worker may still be running it"),
+        "{s}"
+    );
+    assert_snapshot!("dialog_rollback_recent_warning", s);
+}
+
+#[test]
+fn rollback_dialog_read_error() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", false);
+    a.dialog.as_mut().unwrap().detail = Some(Err("cluster unreachable: connection refused".into()));
+    assert_snapshot!("dialog_rollback_error", screen(&a, 100, 30));
+}
+
+#[test]
+fn force_recover_dialog() {
+    let mut a = app();
+    open_dialog(&mut a, Action::ForceRecover, "t-pend-1", true);
+    assert_snapshot!("dialog_force_recover", screen(&a, 100, 30));
+}
+
+#[test]
+fn release_locks_dialog() {
+    let mut a = app();
+    open_dialog(&mut a, Action::ReleaseLocks, "t-pend-1", true);
+    assert_snapshot!("dialog_release_locks", screen(&a, 100, 30));
+}
+
+#[test]
+fn rollback_dialog_fits_the_minimum_size() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    let buf = draw(&a, 80, 24);
+    assert!(find(&buf, "[ Confirm (y) ]").is_some(), "{}", text(&buf));
+    assert_danger_dialog(&buf, "Roll back t-pend-1?");
+    assert_snapshot!("dialog_rollback_80x24", text(&buf));
+}

@@ -1,0 +1,209 @@
+//! More lost responses than the retry policy allows: the procedure gives up,
+//! the write it could not confirm is applied anyway, and recovery later
+//! finishes the transaction.
+
+use super::{assert_outcome, prepare, rules, run, Run, Write};
+use crate::common::FaultProxy;
+use crate::fixture::Fx;
+use estx::protocol::account::SettledOutcome;
+use estx::protocol::{Procedure, Step, StepResult, TxnState, Verdict};
+use estx::Error;
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tracing::field::{Field, Visit};
+use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+
+/// A tracing layer that, the first time the executor reports an unknown
+/// outcome on document `doc_id`, adds a drop rule to the proxy: so the write
+/// is applied and its response lost, and then the re-reads that would have
+/// recognised it are lost too. The executor logs before it waits and re-reads,
+/// so the rule is always in place in time (no timing involved).
+struct ArmOnUnknown {
+    proxy: Arc<FaultProxy>,
+    doc_id: String,
+    then: (&'static str, String, usize),
+    armed: AtomicBool,
+}
+
+#[derive(Default)]
+struct EventFields {
+    message: String,
+    id: String,
+}
+
+impl Visit for EventFields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.record_debug(field, &value);
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+        match field.name() {
+            "message" => self.message = format!("{value:?}"),
+            "id" => self.id = format!("{value:?}").trim_matches('"').to_string(),
+            _ => {}
+        }
+    }
+}
+
+impl<S: tracing::Subscriber> Layer<S> for ArmOnUnknown {
+    fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
+        let mut fields = EventFields::default();
+        event.record(&mut fields);
+        if fields.message.contains("unknown outcome")
+            && fields.id == self.doc_id
+            && !self.armed.swap(true, Ordering::SeqCst)
+        {
+            let (method, path, count) = &self.then;
+            self.proxy.drop_responses(method, path, *count);
+        }
+    }
+}
+
+/// A procedure that gives up on one step.
+struct GiveUp {
+    name: &'static str,
+    staged: Option<usize>,
+    run: Run,
+    /// The write that loses its response.
+    lost: Write,
+    /// Whether the re-reads of that document lose theirs too (armed on the
+    /// first unknown outcome); without, the write is re-sent (create only).
+    lose_rereads: bool,
+    /// Lost responses in all.
+    dropped: usize,
+    /// The step that gives up (`None`: the create).
+    step: Option<Step>,
+    /// Where the transaction is left.
+    left_in: TxnState,
+    /// Where recovery takes it.
+    end: TxnState,
+}
+
+#[tokio::test]
+async fn more_lost_responses_than_the_policy_allows_leave_work_for_recovery() {
+    let fx = Fx::with(|c| c.retry.max_unknown = 2).await;
+    let transfer = Run::Transfer { locks: false };
+    let cases = [
+        GiveUp {
+            name: "create",
+            staged: None,
+            run: transfer,
+            lost: Write::CreateTxn,
+            lose_rereads: false,
+            dropped: 3,
+            step: None,
+            left_in: TxnState::Created,
+            end: TxnState::Finished,
+        },
+        GiveUp {
+            name: "created->pending",
+            staged: None,
+            run: transfer,
+            lost: Write::TxnDoc,
+            lose_rereads: true,
+            dropped: 3,
+            step: Some(Step::Begin),
+            left_in: TxnState::Pending,
+            end: TxnState::Finished,
+        },
+        GiveUp {
+            name: "apply to source",
+            staged: Some(1),
+            run: Run::Proc(Procedure::Recover),
+            lost: Write::Src,
+            lose_rereads: true,
+            dropped: 3,
+            step: Some(Step::ApplySource),
+            left_in: TxnState::Pending,
+            end: TxnState::Finished,
+        },
+        GiveUp {
+            name: "pending->committed",
+            staged: Some(3),
+            run: Run::Proc(Procedure::Recover),
+            lost: Write::TxnDoc,
+            lose_rereads: true,
+            dropped: 3,
+            step: Some(Step::Commit),
+            left_in: TxnState::Committed,
+            end: TxnState::Finished,
+        },
+        GiveUp {
+            name: "undo on source",
+            staged: Some(3),
+            run: Run::Proc(Procedure::Rollback),
+            lost: Write::Src,
+            lose_rereads: true,
+            dropped: 3,
+            step: Some(Step::UndoSource),
+            left_in: TxnState::Terminating,
+            end: TxnState::RolledBack,
+        },
+    ];
+    for (i, c) in cases.iter().enumerate() {
+        let n = prepare(&fx, &format!("g{i}"), c.staged, 0).await;
+        let proxy = Arc::new(FaultProxy::start(&fx.url));
+        let [(method, path)] = rules(&fx, &n, c.lost).try_into().unwrap();
+        let guard = if c.lose_rereads {
+            // The write's own response, then the two re-reads the policy allows.
+            proxy.drop_responses(method, &path, 1);
+            let doc_id = match c.lost {
+                Write::Src => n.src.clone(),
+                Write::Dest => n.dest.clone(),
+                _ => n.id.clone(),
+            };
+            let layer = ArmOnUnknown {
+                proxy: Arc::clone(&proxy),
+                doc_id,
+                then: ("GET", path.clone(), 2),
+                armed: AtomicBool::new(false),
+            };
+            Some(tracing::subscriber::set_default(
+                tracing_subscriber::registry().with(layer),
+            ))
+        } else {
+            proxy.drop_responses(method, &path, 100);
+            None
+        };
+        let report = run(&fx.proto_via(&proxy.url()), &n, c.run).await;
+        drop(guard);
+        let ctx = format!(
+            "case `{}`: {:?}\nsteps: {:#?}\nproxy log: {:#?}",
+            c.name,
+            report.verdict,
+            report.steps,
+            proxy.log()
+        );
+        assert_eq!(proxy.dropped(), c.dropped, "{ctx}");
+        match (&report.verdict, c.step) {
+            (Verdict::Failed(Error::GaveUp { attempts, .. }), Some(step)) => {
+                assert_eq!(*attempts, 3, "{ctx}");
+                let last = report.steps.last().unwrap();
+                assert_eq!(last.step, Some(step), "{ctx}");
+                assert!(matches!(last.result, StepResult::Error(_)), "{ctx}");
+            }
+            (Verdict::Failed(e), None) => assert!(e.is_transient(), "{ctx}"),
+            _ => panic!("expected the procedure to give up: {ctx}"),
+        }
+        // The write was applied even though the procedure gave up.
+        assert_eq!(fx.state(&n.id).await, c.left_in, "{ctx}");
+
+        // Later, recovery (directly, forced: the window has not passed) finishes it.
+        let recovered = fx.proto.recover(&n.id, true).await;
+        let ctx = format!(
+            "{ctx}\nrecovery: {:?}\n{:#?}",
+            recovered.verdict, recovered.steps
+        );
+        assert!(
+            matches!(&recovered.verdict, Verdict::Completed(s) if *s == c.end),
+            "{ctx}"
+        );
+        let settled = if c.end == TxnState::Finished {
+            SettledOutcome::Applied
+        } else {
+            SettledOutcome::Undone
+        };
+        assert_outcome(&fx, &n, &c.end, Some(settled), &ctx).await;
+    }
+}
