@@ -58,6 +58,8 @@ struct DropRule {
     method: String,
     path_contains: String,
     remaining: usize,
+    /// Armed once this rule's last use is taken.
+    then: Option<Box<DropRule>>,
 }
 
 /// One request as read from the client.
@@ -135,6 +137,32 @@ impl FaultProxy {
             method: method.to_string(),
             path_contains: path_contains.to_string(),
             remaining: count,
+            then: None,
+        });
+    }
+
+    /// Like [`drop_responses`](Self::drop_responses), and once those `count`
+    /// responses are swallowed, swallows the next `then.2` responses of
+    /// `then.0` requests whose path contains `then.1` — armed at the moment
+    /// the last matching request arrives, so nothing depends on timing (e.g.
+    /// a write's response, then the re-reads that would confirm it).
+    pub fn drop_responses_then(
+        &self,
+        method: &str,
+        path_contains: &str,
+        count: usize,
+        then: (&str, &str, usize),
+    ) {
+        lock(&self.shared.rules).push(DropRule {
+            method: method.to_string(),
+            path_contains: path_contains.to_string(),
+            remaining: count,
+            then: Some(Box::new(DropRule {
+                method: then.0.to_string(),
+                path_contains: then.1.to_string(),
+                remaining: then.2,
+                then: None,
+            })),
         });
     }
 
@@ -283,6 +311,11 @@ fn take_rule(shared: &Shared, method: &str, path: &str) -> bool {
     }) {
         Some(rule) => {
             rule.remaining -= 1;
+            if rule.remaining == 0 {
+                if let Some(next) = rule.then.take() {
+                    rules.push(*next);
+                }
+            }
             true
         }
         None => false,

@@ -8,57 +8,7 @@ use crate::fixture::Fx;
 use estx::protocol::account::SettledOutcome;
 use estx::protocol::{Procedure, Step, StepResult, TxnState, Verdict};
 use estx::Error;
-use std::fmt::Debug;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use tracing::field::{Field, Visit};
-use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
-
-/// A tracing layer that, the first time the executor reports an unknown
-/// outcome on document `doc_id`, adds a drop rule to the proxy: so the write
-/// is applied and its response lost, and then the re-reads that would have
-/// recognised it are lost too. The executor logs before it waits and re-reads,
-/// so the rule is always in place in time (no timing involved).
-struct ArmOnUnknown {
-    proxy: Arc<FaultProxy>,
-    doc_id: String,
-    then: (&'static str, String, usize),
-    armed: AtomicBool,
-}
-
-#[derive(Default)]
-struct EventFields {
-    message: String,
-    id: String,
-}
-
-impl Visit for EventFields {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.record_debug(field, &value);
-    }
-
-    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
-        match field.name() {
-            "message" => self.message = format!("{value:?}"),
-            "id" => self.id = format!("{value:?}").trim_matches('"').to_string(),
-            _ => {}
-        }
-    }
-}
-
-impl<S: tracing::Subscriber> Layer<S> for ArmOnUnknown {
-    fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
-        let mut fields = EventFields::default();
-        event.record(&mut fields);
-        if fields.message.contains("unknown outcome")
-            && fields.id == self.doc_id
-            && !self.armed.swap(true, Ordering::SeqCst)
-        {
-            let (method, path, count) = &self.then;
-            self.proxy.drop_responses(method, path, *count);
-        }
-    }
-}
 
 /// A procedure that gives up on one step.
 struct GiveUp {
@@ -145,29 +95,14 @@ async fn more_lost_responses_than_the_policy_allows_leave_work_for_recovery() {
         let n = prepare(&fx, &format!("g{i}"), c.staged, 0).await;
         let proxy = Arc::new(FaultProxy::start(&fx.url));
         let [(method, path)] = rules(&fx, &n, c.lost).try_into().unwrap();
-        let guard = if c.lose_rereads {
-            // The write's own response, then the two re-reads the policy allows.
-            proxy.drop_responses(method, &path, 1);
-            let doc_id = match c.lost {
-                Write::Src => n.src.clone(),
-                Write::Dest => n.dest.clone(),
-                _ => n.id.clone(),
-            };
-            let layer = ArmOnUnknown {
-                proxy: Arc::clone(&proxy),
-                doc_id,
-                then: ("GET", path.clone(), 2),
-                armed: AtomicBool::new(false),
-            };
-            Some(tracing::subscriber::set_default(
-                tracing_subscriber::registry().with(layer),
-            ))
+        if c.lose_rereads {
+            // The write's own response, then the two re-reads the policy
+            // allows, armed by the proxy as the write goes through.
+            proxy.drop_responses_then(method, &path, 1, ("GET", &path, 2));
         } else {
             proxy.drop_responses(method, &path, 100);
-            None
-        };
+        }
         let report = run(&fx.proto_via(&proxy.url()), &n, c.run).await;
-        drop(guard);
         let ctx = format!(
             "case `{}`: {:?}\nsteps: {:#?}\nproxy log: {:#?}",
             c.name,
