@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph};
 use ratatui::Frame;
 
-const NAVIGATION: [(&str, &str); 14] = [
+const NAVIGATION: [(&str, &str); 15] = [
     ("?", "this help"),
     ("Tab S-Tab", "next / previous pane"),
     ("↑ ↓ j k", "move selection / scroll"),
@@ -24,6 +24,7 @@ const NAVIGATION: [(&str, &str); 14] = [
     ("r", "refresh now"),
     ("p", "pause / resume polling"),
     ("+ -", "poll interval ±1s"),
+    ("mouse", "click: pane / row; wheel: move"),
     ("q Ctrl-C", "quit"),
 ];
 
