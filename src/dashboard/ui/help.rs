@@ -24,7 +24,7 @@ const NAVIGATION: [(&str, &str); 15] = [
     ("r", "refresh now"),
     ("p", "pause / resume polling"),
     ("+ -", "poll interval ±1s"),
-    ("mouse", "click: pane / row; wheel: move"),
+    ("mouse", "click pane/row, wheel"),
     ("q Ctrl-C", "quit"),
 ];
 
