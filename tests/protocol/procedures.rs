@@ -9,6 +9,17 @@ use estx::protocol::{NewTransfer, Procedure, Refusal, RunLimits, StepResult, Txn
 /// Starts a transfer of 100 from `src` (500) to `dest` (500) and stops it
 /// after `k` core steps; backdates it past the recovery window.
 pub async fn stage(fx: &Fx, tag: &str, k: usize) -> (String, String, String) {
+    stage_with(fx, tag, k, false).await
+}
+
+/// [`stage`], optionally holding locks on both accounts (a crashed locked
+/// worker leaves them behind).
+pub async fn stage_with(
+    fx: &Fx,
+    tag: &str,
+    k: usize,
+    with_locks: bool,
+) -> (String, String, String) {
     let (src, dest, id) = (format!("A{tag}"), format!("B{tag}"), format!("t{tag}"));
     fx.account(&src, 500).await;
     fx.account(&dest, 500).await;
@@ -20,7 +31,7 @@ pub async fn stage(fx: &Fx, tag: &str, k: usize) -> (String, String, String) {
     };
     let report = fx
         .proto
-        .transfer(&req, false, RunLimits { max_steps: Some(k) })
+        .transfer(&req, with_locks, RunLimits { max_steps: Some(k) })
         .await;
     if k < 7 {
         assert!(
@@ -29,7 +40,8 @@ pub async fn stage(fx: &Fx, tag: &str, k: usize) -> (String, String, String) {
             report.verdict
         );
     }
-    assert_eq!(report.steps.len(), k);
+    // With locks, the two acquisitions come first.
+    assert_eq!(report.steps.len(), k + if with_locks { 2 } else { 0 });
     fx.backdate(&id, 5).await;
     (id, src, dest)
 }

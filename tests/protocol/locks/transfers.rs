@@ -5,6 +5,7 @@
 
 use super::{lock_owner, txn};
 use crate::fixture::Fx;
+use crate::procedures::stage_with;
 use estx::protocol::lock::Staleness;
 use estx::protocol::locks::{AcquireOutcome, ReleaseOutcome};
 use estx::protocol::{NewTransfer, Refusal, RunLimits, StepResult, TxnState, Verdict};
@@ -246,25 +247,7 @@ async fn recovery_or_rollback_of_a_crashed_locked_transfer_releases_its_locks() 
         ("c2", 2, false),
         ("c5", 5, false),
     ] {
-        let (src, dest, id) = (format!("A{tag}"), format!("B{tag}"), format!("t{tag}"));
-        fx.account(&src, 500).await;
-        fx.account(&dest, 500).await;
-        let req = NewTransfer {
-            id: Some(id.clone()),
-            src: src.clone(),
-            dest: dest.clone(),
-            amount: 100,
-        };
-        let report = fx
-            .proto
-            .transfer(&req, true, RunLimits { max_steps: Some(k) })
-            .await;
-        assert!(
-            matches!(report.verdict, Verdict::Stopped(_)),
-            "{tag}: {:?}",
-            report.verdict
-        );
-        fx.backdate(&id, 5).await;
+        let (id, src, dest) = stage_with(&fx, tag, k, true).await;
         // The dead worker's locks are still there, and still live (lease).
         for r in [&src, &dest] {
             assert_eq!(lock_owner(&fx, r).await, Some(Some(id.clone())), "{tag}");
