@@ -61,10 +61,12 @@ impl Protocol {
                 return report;
             }
         }
-        self.execute(
+        // `create_transaction` has just checked both accounts.
+        self.follow_plan(
             &transfer,
             Procedure::Recover,
             TxnState::Created,
+            false,
             limits,
             &mut report,
         )
@@ -123,7 +125,7 @@ impl Protocol {
                 return report;
             }
         };
-        self.execute(&transfer, procedure, state, limits, &mut report)
+        self.follow_plan(&transfer, procedure, state, true, limits, &mut report)
             .await;
         report
     }
@@ -160,12 +162,14 @@ impl Protocol {
 
     /// Follows the plan from `state`, re-planning (rollback only) when a
     /// transition finds the transaction elsewhere. Releases the transaction's
-    /// locks once it is terminal.
-    async fn execute(
+    /// locks once it is terminal. `check_accounts` is false only when the
+    /// caller has just checked them (a transfer right after its create).
+    async fn follow_plan(
         &self,
         t: &Transfer,
         procedure: Procedure,
         state: TxnState,
+        check_accounts: bool,
         limits: RunLimits,
         report: &mut ProcedureReport,
     ) {
@@ -180,9 +184,11 @@ impl Protocol {
                 return;
             }
         };
-        if let Err(verdict) = self.accounts_ready(t, &todo).await {
-            report.verdict = verdict;
-            return;
+        if check_accounts {
+            if let Err(verdict) = self.accounts_ready(t, &todo).await {
+                report.verdict = verdict;
+                return;
+            }
         }
         let mut executed = 0usize;
         let mut replans = 0usize;
