@@ -14,7 +14,7 @@
 //! - `operator`: an operator that reads the transaction and runs
 //!   `Procedure::Rollback`.
 //!
-//! Each process mirrors `procedures.rs::execute`: reading the transaction is
+//! Each process mirrors `procedures.rs::follow_plan`: reading the transaction is
 //! one atomic action, and so is every step (the OCC executor makes each step an
 //! atomic read-decide-write on ONE document). Between steps a process follows
 //! the plan computed from its (possibly stale) read; it never re-reads the
@@ -125,7 +125,7 @@ impl Pc {
         !matches!(self, Pc::Ended(_))
     }
 
-    /// The `Pc` after (re-)planning from `state`, as `execute` does.
+    /// The `Pc` after (re-)planning from `state`, as `follow_plan` does.
     fn planned(procedure: Procedure, state: &TxnState, replans: usize) -> Pc {
         match plan(procedure, state) {
             Err(_) => Pc::Ended(End::Refused),

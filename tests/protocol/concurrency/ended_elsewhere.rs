@@ -14,7 +14,7 @@ use std::time::Duration;
 /// up, the transfer takes both locks, finds its transaction terminal at its
 /// first step and stops... and must release the locks it took.
 ///
-/// Found by the concurrency test: `Protocol::execute` used to release the
+/// Found by the concurrency test: `Protocol::execute` (now `follow_plan`) used to release the
 /// transfer's locks only when it ran its plan to a terminal state itself; on
 /// `Verdict::Stopped` ("another process has moved it") it returned without
 /// releasing them, leaving locks owned by a finished/rolled-back transaction
