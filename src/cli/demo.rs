@@ -125,7 +125,7 @@ async fn run_workload(
         let stats = workload.stats();
         workload.stop().await;
         out(format_args!(
-            "workload: {} transfers, {} crashed part-way, {} recovered, {} failed",
+            "workload: {} transfers, {} crashed part-way, {} recovered, {} refused or failed (a held lock refuses a locked transfer)",
             stats.transfers, stats.crashed, stats.recovered, stats.failed
         ));
         summary(&proto).await
