@@ -19,9 +19,7 @@ use chrono::{Duration as ChronoDuration, Utc};
 use common::{TestIndices, TestServer};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::time::format_timestamp;
-use estx::protocol::{
-    Indices, NewTransfer, Procedure, Protocol, ProtocolConfig, RunLimits, Verdict,
-};
+use estx::protocol::{NewTransfer, Procedure, Protocol, ProtocolConfig, RunLimits, Verdict};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -210,11 +208,7 @@ impl World {
             .build()
             .unwrap();
         let config = ProtocolConfig {
-            indices: Indices {
-                transactions: ix.transactions.clone(),
-                accounts: ix.accounts.clone(),
-                locks: ix.locks.clone(),
-            },
+            indices: ix.indices(),
             ..ProtocolConfig::default()
         };
         let proto = rt.block_on(async {

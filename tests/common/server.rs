@@ -109,6 +109,15 @@ pub struct TestIndices {
 }
 
 impl TestIndices {
+    /// The same names as the library's [`Indices`](estx::protocol::Indices).
+    pub fn indices(&self) -> estx::protocol::Indices {
+        estx::protocol::Indices {
+            transactions: self.transactions.clone(),
+            accounts: self.accounts.clone(),
+            locks: self.locks.clone(),
+        }
+    }
+
     /// Fresh names under a new random prefix.
     pub fn unique() -> TestIndices {
         let prefix = unique_prefix();

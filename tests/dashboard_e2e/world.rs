@@ -8,9 +8,7 @@ use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions, VersionedDoc};
 use estx::protocol::account::AccountState;
 use estx::protocol::time::format_timestamp;
-use estx::protocol::{
-    Indices, NewTransfer, Protocol, ProtocolConfig, RunLimits, TxnState, Verdict,
-};
+use estx::protocol::{NewTransfer, Protocol, ProtocolConfig, RunLimits, TxnState, Verdict};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -44,11 +42,7 @@ impl World {
             .build()
             .unwrap();
         let config = ProtocolConfig {
-            indices: Indices {
-                transactions: ix.transactions.clone(),
-                accounts: ix.accounts.clone(),
-                locks: ix.locks.clone(),
-            },
+            indices: ix.indices(),
             ..ProtocolConfig::default()
         };
         let proto = rt.block_on(async {

@@ -6,7 +6,7 @@ use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::account::AccountState;
 use estx::protocol::time::format_timestamp;
-use estx::protocol::{Indices, Protocol, ProtocolConfig, Transaction, TxnState};
+use estx::protocol::{Protocol, ProtocolConfig, Transaction, TxnState};
 use serde_json::{json, Map, Value};
 
 /// One test's world: unique indices and a protocol handle.
@@ -50,11 +50,7 @@ impl Fx {
         let server = TestServer::shared();
         let ix = TestIndices::unique();
         let mut config = ProtocolConfig {
-            indices: Indices {
-                transactions: ix.transactions.clone(),
-                accounts: ix.accounts.clone(),
-                locks: ix.locks.clone(),
-            },
+            indices: ix.indices(),
             ..ProtocolConfig::default()
         };
         adjust(&mut config);

@@ -28,11 +28,7 @@ async fn a_poll_sees_every_state_in_a_fixed_number_of_requests() {
     )
     .await;
     fx.refresh().await;
-    let ix = Indices {
-        transactions: fx.ix.transactions.clone(),
-        accounts: fx.ix.accounts.clone(),
-        locks: fx.ix.locks.clone(),
-    };
+    let ix = fx.ix.indices();
     let snap = snapshot::load(fx.cluster(), &ix, 500).await.unwrap();
     assert!(snap.missing_indices.is_empty());
     let count = |s: TxnState| {
