@@ -9,6 +9,7 @@
 
 mod admin;
 mod connect;
+mod introspect;
 mod response;
 mod search;
 

@@ -8,6 +8,8 @@
 //! - [`steps`]: named steps, plans, and JSON adapters.
 //! - [`procedures`], [`locks`], [`stuck`], [`audit`], [`views`]: what the
 //!   headless commands and the dashboard call, all through [`Protocol`].
+//! - [`read`]: the one read side: discovery of the real mappings, every
+//!   query, the poll's read model, partial results, the write check.
 
 pub mod account;
 pub mod audit;
@@ -18,6 +20,7 @@ pub mod executor;
 pub mod lock;
 pub mod locks;
 pub mod procedures;
+pub mod read;
 pub mod report;
 pub mod setup;
 pub mod steps;
@@ -46,6 +49,7 @@ pub struct Protocol {
     config: Arc<ProtocolConfig>,
     observer: Option<StepObserver>,
     holder: String,
+    read_cache: Arc<read::ReadCache>,
 }
 
 impl std::fmt::Debug for Protocol {
@@ -66,6 +70,7 @@ impl Protocol {
             config: Arc::new(config),
             observer: None,
             holder: default_holder(),
+            read_cache: Arc::default(),
         }
     }
 
