@@ -188,4 +188,7 @@ pub struct AuditArgs {
     /// Repair what can be repaired safely.
     #[arg(long)]
     pub repair: bool,
+    /// Audit (and repair) even when some shards failed to answer.
+    #[arg(long)]
+    pub allow_partial: bool,
 }

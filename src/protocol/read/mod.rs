@@ -21,7 +21,7 @@ pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target
 pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
-pub use scan::ScanSummary;
+pub use scan::{Scan, ScanSummary};
 
 use super::transaction::Transaction;
 use super::Protocol;
@@ -112,8 +112,11 @@ impl Protocol {
         scan::scan(
             self.cluster(),
             &self.config.indices.transactions,
-            query,
-            sort,
+            scan::Scan {
+                query,
+                sort,
+                aggs: None,
+            },
             |hits| {
                 let page: Vec<Transaction> = hits
                     .iter()

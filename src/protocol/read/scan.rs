@@ -17,7 +17,7 @@ pub const PAGE: usize = 1000;
 const KEEP_ALIVE: &str = "2m";
 
 /// What a scan saw besides its hits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ScanSummary {
     /// Hits matching the query in the view (exact).
     pub total: u64,
@@ -27,27 +27,35 @@ pub struct ScanSummary {
     pub coverage: Coverage,
     /// Whether total and hits came from one point-in-time view.
     pub point_in_time: bool,
+    /// The first page's `aggregations` (asked with [`Scan::aggs`]): from the
+    /// same view as the hits.
+    pub aggregations: Option<Value>,
+}
+
+/// What to scan.
+#[derive(Debug, Clone)]
+pub struct Scan {
+    /// The query.
+    pub query: Value,
+    /// The order (a tie-breaker is added).
+    pub sort: Vec<Value>,
+    /// Aggregations computed on the first page, in the same view.
+    pub aggs: Option<Value>,
 }
 
 /// Pages through every hit of `query` sorted by `sort`, calling `on_page`
 /// with each page; stops early if it returns `false`.
-pub async fn scan<F>(
-    cluster: &Cluster,
-    index: &str,
-    query: Value,
-    sort: Vec<Value>,
-    mut on_page: F,
-) -> Result<ScanSummary>
+pub async fn scan<F>(cluster: &Cluster, index: &str, what: Scan, mut on_page: F) -> Result<ScanSummary>
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
     match open_pit(cluster, index).await {
         Some(pit) => {
-            let r = scan_pit(cluster, &pit, query, sort, &mut on_page).await;
+            let r = scan_pit(cluster, &pit, what, &mut on_page).await;
             close_pit(cluster, &pit).await;
             r
         }
-        None => scan_scroll(cluster, index, query, sort, &mut on_page).await,
+        None => scan_scroll(cluster, index, what, &mut on_page).await,
     }
 }
 
@@ -94,22 +102,19 @@ async fn close_pit(cluster: &Cluster, pit: &Pit) {
     };
 }
 
-async fn scan_pit<F>(
-    cluster: &Cluster,
-    pit: &Pit,
-    query: Value,
-    mut sort: Vec<Value>,
-    on_page: &mut F,
-) -> Result<ScanSummary>
+async fn scan_pit<F>(cluster: &Cluster, pit: &Pit, what: Scan, on_page: &mut F) -> Result<ScanSummary>
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
+    let Scan {
+        query,
+        mut sort,
+        aggs,
+    } = what;
     sort.push(json!({"_shard_doc": "asc"}));
     let mut summary = ScanSummary {
-        total: 0,
-        seen: 0,
-        coverage: Coverage::default(),
         point_in_time: true,
+        ..ScanSummary::default()
     };
     let mut pit_id = pit.id.clone();
     let mut after: Option<Value> = None;
@@ -121,12 +126,16 @@ where
         if let Some(a) = &after {
             body["search_after"] = a.clone();
         }
+        if let (true, Some(aggs)) = (first, &aggs) {
+            body["aggs"] = aggs.clone();
+        }
         let page = cluster
             .send_json(Method::Post, "/_search", body, "_search")
             .await?;
         summary.coverage.add(Coverage::of(&page));
         if first {
             summary.total = total_hits(&page);
+            summary.aggregations = page.get("aggregations").cloned();
             first = false;
         }
         if let Some(id) = page.get("pit_id").and_then(Value::as_str) {
@@ -151,16 +160,18 @@ where
 async fn scan_scroll<F>(
     cluster: &Cluster,
     index: &str,
-    query: Value,
-    sort: Vec<Value>,
+    what: Scan,
     on_page: &mut F,
 ) -> Result<ScanSummary>
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
-    let mut body = json!({"size": PAGE, "query": query, "track_total_hits": true});
-    if !sort.is_empty() {
-        body["sort"] = Value::Array(sort);
+    let mut body = json!({"size": PAGE, "query": what.query, "track_total_hits": true});
+    if !what.sort.is_empty() {
+        body["sort"] = Value::Array(what.sort);
+    }
+    if let Some(aggs) = what.aggs {
+        body["aggs"] = aggs;
     }
     let mut page = cluster
         .send_json(
@@ -172,9 +183,8 @@ where
         .await?;
     let mut summary = ScanSummary {
         total: total_hits(&page),
-        seen: 0,
-        coverage: Coverage::default(),
-        point_in_time: false,
+        aggregations: page.get("aggregations").cloned(),
+        ..ScanSummary::default()
     };
     let mut scroll_id: Option<String> = None;
     loop {
