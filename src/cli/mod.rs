@@ -13,6 +13,7 @@ pub mod audit;
 pub mod commands;
 pub mod context;
 pub mod demo;
+pub mod doctor;
 pub mod init;
 pub mod output;
 pub mod release;
@@ -38,7 +39,8 @@ pub async fn run(cli: Cli) -> i32 {
     };
     tracing::info!(?command, "command");
     match command {
-        Command::Init => init::run(&p).await,
+        Command::Init(a) => init::run(&p, a).await,
+        Command::Doctor(a) => doctor::run(&p, a).await,
         Command::Transfer(a) => actions::transfer(p, a).await,
         Command::List(a) => commands::list(&p, a).await,
         Command::Show(a) => commands::show(&p, a).await,

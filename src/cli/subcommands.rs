@@ -11,7 +11,11 @@ use std::time::Duration;
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Create the transactions, accounts and locks indices (idempotent).
-    Init,
+    Init(InitArgs),
+
+    /// Tell what will work on this cluster: product, indices, mappings and
+    /// how each field the tool uses resolved, privileges, shard health.
+    Doctor(DoctorArgs),
 
     /// Move AMOUNT from account SRC to account DEST with the full protocol.
     Transfer(TransferArgs),
@@ -45,6 +49,23 @@ pub enum Command {
     /// Start a local in-memory cluster (osmem-server) with that mess and a live
     /// workload of crashing workers, and open the dashboard on it.
     Demo(DemoArgs),
+}
+
+/// `init`.
+#[derive(Debug, Clone, Args)]
+pub struct InitArgs {
+    /// Also add to existing indices every field of the shipped mappings
+    /// they lack (idempotent; only adds, never changes a field).
+    #[arg(long)]
+    pub upgrade_mappings: bool,
+}
+
+/// `doctor`.
+#[derive(Debug, Clone, Args)]
+pub struct DoctorArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `seed`.

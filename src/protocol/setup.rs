@@ -35,12 +35,18 @@ pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
 impl Protocol {
     /// Creates whichever of the three indices is missing; returns each index
     /// with `true` if it was created now, `false` if it already existed.
+    /// An existing alias or data stream of that name counts as existing.
     pub async fn ensure_indices(&self) -> Result<Vec<(String, bool)>> {
+        let d = self.rediscover().await?;
         let mut out = Vec::new();
-        for (name, body) in index_bodies(&self.config.indices)? {
-            let created = self.cluster().create_index(&name, body).await?;
+        for ((name, body), info) in index_bodies(&self.config.indices)?
+            .into_iter()
+            .zip(d.indices())
+        {
+            let created = !info.exists() && self.cluster().create_index(&name, body).await?;
             out.push((name, created));
         }
+        self.rediscover().await?;
         Ok(out)
     }
 }

@@ -10,6 +10,7 @@
 
 pub mod coverage;
 pub mod discovery;
+pub mod doctor;
 pub mod poll;
 pub mod queries;
 pub mod rules;
