@@ -15,6 +15,7 @@ pub mod context;
 pub mod demo;
 pub mod doctor;
 pub mod init;
+pub mod list;
 pub mod output;
 pub mod release;
 pub mod render;

@@ -20,7 +20,8 @@ pub enum Command {
     /// Move AMOUNT from account SRC to account DEST with the full protocol.
     Transfer(TransferArgs),
 
-    /// List transactions, oldest modification first.
+    /// List transactions not finished or rolled back (or --all, --stuck,
+    /// --investigate), oldest modification first, printed as they are read.
     List(ListArgs),
 
     /// Show one transaction with its accounts, locks and what each
@@ -133,6 +134,19 @@ pub struct ListArgs {
     /// Only transactions last modified longer ago than this.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub older_than: Option<Duration>,
+    /// The whole history, finished and rolled back included (default:
+    /// everything not finished or rolled back).
+    #[arg(long, conflicts_with_all = ["states", "stuck", "investigate"])]
+    pub all: bool,
+    /// Only stuck transactions (in flight, untouched for the recovery window).
+    #[arg(long, conflicts_with_all = ["states", "investigate"])]
+    pub stuck: bool,
+    /// Only transactions needing investigation (stuck for over --investigate-after).
+    #[arg(long, conflicts_with = "states")]
+    pub investigate: bool,
+    /// List even when some shards failed to answer (rows may be missing).
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -114,6 +114,7 @@ impl Protocol {
                 aggs: Some(
                     json!({"all": {"global": {}, "aggs": {"total": {"sum": {"field": "balance"}}}}}),
                 ),
+                complete_only: false,
             },
             |page| {
                 accounts.extend(page);
@@ -281,11 +282,7 @@ impl Protocol {
         let odd = super::read::scan::scan(
             self.cluster(),
             &ix.transactions,
-            Scan {
-                query: q.odd_states(),
-                sort: vec![],
-                aggs: None,
-            },
+            Scan::new(q.odd_states(), vec![]),
             |page| {
                 odd_hits.extend(page.into_iter().map(|h| h.id));
                 true

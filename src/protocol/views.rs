@@ -263,8 +263,7 @@ pub fn transaction_json(
     investigate_after: Duration,
 ) -> Value {
     let age = t.age_seconds(now);
-    let in_flight = t.state.as_ref().is_some_and(TxnState::is_in_flight);
-    let older = |d: Duration| in_flight && age.is_some_and(|a| a >= d.as_secs() as i64);
+    let u = super::read::rules::urgency_with(t, now, recovery_window, investigate_after);
     json!({
         "id": t.id,
         "state": t.state.as_ref().map(|s| s.as_str().to_string()),
@@ -274,8 +273,8 @@ pub fn transaction_json(
         "creation_time": t.creation_time.map(format_timestamp),
         "modification_time": t.modification_time.map(format_timestamp),
         "age_seconds": age,
-        "stuck": older(recovery_window),
-        "needs_investigation": older(investigate_after),
+        "stuck": u.is_stuck(),
+        "needs_investigation": u.needs_investigation(),
         "problems": t.problems,
     })
 }

@@ -42,6 +42,21 @@ pub struct ReadCache {
     writable: AtomicBool,
 }
 
+/// Which transactions `list` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListScope {
+    /// Everything not finished or rolled back (the default).
+    NotFinished,
+    /// The whole history.
+    All,
+    /// These states.
+    States(Vec<String>),
+    /// Stuck ones (see [`rules::urgency`]).
+    Stuck,
+    /// Ones needing investigation.
+    NeedsInvestigation,
+}
+
 /// Transactions found by a scan, with what the scan saw.
 #[derive(Debug, Clone)]
 pub struct Listing {
@@ -103,7 +118,21 @@ impl Protocol {
     /// Pages through the transactions matching `query` (oldest modification
     /// first) from one consistent view, handing each page to `on_page`
     /// (return `false` to stop).
-    pub async fn scan_transactions<F>(&self, query: Value, mut on_page: F) -> Result<ScanSummary>
+    pub async fn scan_transactions<F>(&self, query: Value, on_page: F) -> Result<ScanSummary>
+    where
+        F: FnMut(Vec<Transaction>) -> bool,
+    {
+        self.scan_transactions_with(query, false, on_page).await
+    }
+
+    /// [`Self::scan_transactions`]; with `complete_only`, stops before the
+    /// first page some shards failed to fill.
+    pub async fn scan_transactions_with<F>(
+        &self,
+        query: Value,
+        complete_only: bool,
+        mut on_page: F,
+    ) -> Result<ScanSummary>
     where
         F: FnMut(Vec<Transaction>) -> bool,
     {
@@ -117,6 +146,7 @@ impl Protocol {
                 query,
                 sort,
                 aggs: None,
+                complete_only,
             },
             |hits| {
                 let page: Vec<Transaction> = hits
@@ -150,6 +180,51 @@ impl Protocol {
             transactions,
             summary,
         })
+    }
+
+    /// `list`: the transactions of `scope` older than `older_than`, oldest
+    /// first, page by page as they arrive; stops before a partial page
+    /// unless `allow_partial` (the summary's coverage says so).
+    pub async fn list_scope<F>(
+        &self,
+        scope: &ListScope,
+        older_than: Option<Duration>,
+        allow_partial: bool,
+        mut on_page: F,
+    ) -> Result<ScanSummary>
+    where
+        F: FnMut(Vec<Transaction>) -> bool,
+    {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let c = &self.config;
+        let mut filter = vec![match scope {
+            ListScope::NotFinished => q.not_terminal(),
+            ListScope::All => serde_json::json!({"match_all": {}}),
+            ListScope::States(s) => q.state_in(s),
+            ListScope::Stuck => q.stuck(c.recovery_window),
+            ListScope::NeedsInvestigation => q.stuck(c.investigate_after),
+        }];
+        if let Some(age) = older_than {
+            filter.extend(q.older_than(age));
+        }
+        let query = serde_json::json!({"bool": {"filter": filter}});
+        let now = chrono::Utc::now();
+        let keep = |t: &Transaction| {
+            let u = urgency(t, now, c);
+            let old_enough = older_than
+                .is_none_or(|a| t.age_seconds(now).is_none_or(|s| s >= a.as_secs() as i64));
+            old_enough
+                && match scope {
+                    ListScope::Stuck => u.is_stuck(),
+                    ListScope::NeedsInvestigation => u.needs_investigation(),
+                    _ => true,
+                }
+        };
+        self.scan_transactions_with(query, !allow_partial, |page| {
+            on_page(page.into_iter().filter(|t| keep(t)).collect())
+        })
+        .await
     }
 
     /// Transactions by state (all when `states` is empty) and age, oldest

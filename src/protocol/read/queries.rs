@@ -46,6 +46,12 @@ impl<'a> Queries<'a> {
         self.state_in(&TxnState::NON_TERMINAL_NAMES)
     }
 
+    /// Everything not finished or rolled back (unknown and missing states
+    /// included): `list`'s default.
+    pub fn not_terminal(&self) -> Value {
+        json!({"bool": {"must_not": [self.state_in(&["finished", "rolled-back"])]}})
+    }
+
     /// Transactions in none of the six protocol states (unknown or none).
     pub fn odd_states(&self) -> Value {
         let names: Vec<&str> = TxnState::KNOWN.iter().map(TxnState::as_str).collect();

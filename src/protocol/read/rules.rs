@@ -7,6 +7,7 @@ use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::ProtocolConfig;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use std::time::Duration;
 
 /// How urgently a transaction needs an operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -38,13 +39,23 @@ impl Urgency {
 
 /// The urgency of `t` at `now` under the configured windows.
 pub fn urgency(t: &Transaction, now: DateTime<Utc>, config: &ProtocolConfig) -> Urgency {
+    urgency_with(t, now, config.recovery_window, config.investigate_after)
+}
+
+/// [`urgency`] with the two windows given directly.
+pub fn urgency_with(
+    t: &Transaction,
+    now: DateTime<Utc>,
+    recovery_window: Duration,
+    investigate_after: Duration,
+) -> Urgency {
     if !t.state.as_ref().is_some_and(TxnState::is_in_flight) {
         return Urgency::Settled;
     }
     match t.age_seconds(now) {
         None => Urgency::Undated,
-        Some(a) if a >= config.investigate_after.as_secs() as i64 => Urgency::NeedsInvestigation,
-        Some(a) if a >= config.recovery_window.as_secs() as i64 => Urgency::Stuck,
+        Some(a) if a >= investigate_after.as_secs() as i64 => Urgency::NeedsInvestigation,
+        Some(a) if a >= recovery_window.as_secs() as i64 => Urgency::Stuck,
         Some(_) => Urgency::Recent,
     }
 }

@@ -41,6 +41,21 @@ pub struct Scan {
     pub sort: Vec<Value>,
     /// Aggregations computed on the first page, in the same view.
     pub aggs: Option<Value>,
+    /// Stop before handing over a page some shards failed to fill (the
+    /// summary's coverage says so), instead of acting on a partial view.
+    pub complete_only: bool,
+}
+
+impl Scan {
+    /// Every hit of `query` in `sort` order, partial pages included.
+    pub fn new(query: Value, sort: Vec<Value>) -> Scan {
+        Scan {
+            query,
+            sort,
+            aggs: None,
+            complete_only: false,
+        }
+    }
 }
 
 /// Pages through every hit of `query` sorted by `sort`, calling `on_page`
@@ -110,6 +125,7 @@ where
         query,
         mut sort,
         aggs,
+        complete_only,
     } = what;
     sort.push(json!({"_shard_doc": "asc"}));
     let mut summary = ScanSummary {
@@ -133,6 +149,9 @@ where
             .send_json(Method::Post, "/_search", body, "_search")
             .await?;
         summary.coverage.add(Coverage::of(&page));
+        if complete_only && summary.coverage.is_partial() {
+            break;
+        }
         if first {
             summary.total = total_hits(&page);
             summary.aggregations = page.get("aggregations").cloned();
@@ -166,12 +185,12 @@ async fn scan_scroll<F>(
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
-    let mut body = json!({"size": PAGE, "query": what.query, "track_total_hits": true});
+    let mut body = json!({"size": PAGE, "query": what.query.clone(), "track_total_hits": true});
     if !what.sort.is_empty() {
-        body["sort"] = Value::Array(what.sort);
+        body["sort"] = Value::Array(what.sort.clone());
     }
-    if let Some(aggs) = what.aggs {
-        body["aggs"] = aggs;
+    if let Some(aggs) = &what.aggs {
+        body["aggs"] = aggs.clone();
     }
     let mut page = cluster
         .send_json(
@@ -191,6 +210,9 @@ where
         summary.coverage.add(Coverage::of(&page));
         if let Some(s) = page.get("_scroll_id").and_then(Value::as_str) {
             scroll_id = Some(s.to_string());
+        }
+        if what.complete_only && summary.coverage.is_partial() {
+            break;
         }
         let batch = hits(&page)?;
         let n = batch.len();
