@@ -86,7 +86,7 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
             let report = p.recover(id, a.force).await;
             print_verdict(&report, false)
         }
-        _ => recover_all(p, usize::from(a.concurrency)).await,
+        _ => recover_all(p, usize::from(a.concurrency), a.allow_partial).await,
     }
 }
 
@@ -142,13 +142,16 @@ pub fn combined_exit_code(reports: &[ProcedureReport]) -> i32 {
 }
 
 /// `recover --all-stuck`: every stuck transaction, `concurrency` at a time.
-async fn recover_all(p: Protocol, concurrency: usize) -> i32 {
+async fn recover_all(p: Protocol, concurrency: usize, allow_partial: bool) -> i32 {
     let p = p.with_observer(printing_observer(true));
     let window = p.config().recovery_window.as_secs();
     out(format_args!(
         "recovering every transaction stuck for over {window}s, {concurrency} at a time"
     ));
-    let mut reports = match p.recover_all_stuck(concurrency).await {
+    let mut reports = match p
+        .recover_all_stuck_allowing(concurrency, allow_partial)
+        .await
+    {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };

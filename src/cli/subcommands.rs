@@ -187,6 +187,10 @@ pub struct RecoverArgs {
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long, conflicts_with = "all_stuck")]
     pub force: bool,
+    /// With --all-stuck: act even when some shards failed to answer the
+    /// stuck query (stuck transactions on them are left alone).
+    #[arg(long, requires = "all_stuck")]
+    pub allow_partial: bool,
 }
 
 /// `locks`.

@@ -1,6 +1,7 @@
-//! The header line (title, cluster, health, freshness, poll cost, polling
-//! state, `READ-ONLY`), the alert line under it (stale data, auth failure,
-//! missing indices — or a one-line summary of what needs attention), and
+//! The header line (title, cluster, health, freshness with the refresh lag,
+//! poll cost, polling state, `READ-ONLY`), the alert line under it (stale
+//! data, auth failure, missing indices — or a one-line summary of what needs
+//! attention: partial results, caps with totals, discovery's warnings), and
 //! the big message shown in place of the panes before the first snapshot.
 
 use super::theme::{
@@ -10,6 +11,7 @@ use super::theme::{
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
 use crate::dashboard::snapshot::Snapshot;
+use crate::protocol::read::Refresh;
 use crate::protocol::time::human_age;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -53,10 +55,21 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         } else {
             Style::new()
         };
+        // Searches lag writes by up to one refresh interval (read from the
+        // index settings): the data's age includes it.
+        let lag = match snap.read.refresh {
+            Some(Refresh::Never) => " · refresh off: new writes unseen".to_string(),
+            Some(Refresh::Every(d)) => format!(" + ≤{}s refresh", d.as_secs_f64()),
+            None => String::new(),
+        };
         segs.push(Segment::new(
             1,
             vec![Span::styled(
-                format!("as of {} ({} ago)", clock(snap.taken_at), human_age(ago)),
+                format!(
+                    "as of {} ({} ago{lag})",
+                    clock(snap.taken_at),
+                    human_age(ago)
+                ),
                 style,
             )],
         ));
@@ -169,7 +182,22 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         Some((total, listed)) => format!(" in flight: {total} (showing {listed})"),
         None => format!(" in flight: {}", snap.in_flight_total),
     };
-    let segs = vec![
+    let locks = if snap.read.locks_total > snap.locks.len() as u64 {
+        format!("locks {} of {}", snap.locks.len(), snap.read.locks_total)
+    } else {
+        format!("locks {}", snap.locks.len())
+    };
+    let mut segs = Vec::new();
+    if let Some(p) = snap.read.coverage.describe() {
+        segs.push(Segment::new(
+            0,
+            vec![Span::styled(
+                format!(" {}", p.to_uppercase()),
+                Style::new().fg(Color::White).bg(DANGER).add_modifier(Modifier::BOLD),
+            )],
+        ));
+    }
+    segs.extend([
         Segment::new(0, vec![Span::raw(in_flight)]),
         part(
             0,
@@ -179,13 +207,26 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         ),
         part(0, stuck, format!("! stuck {stuck}"), WARN),
         part(1, odd, format!("? odd {odd}"), ODD),
-        part(
-            2,
-            stale_locks,
-            format!("locks {} ({stale_locks} stale)", snap.locks.len()),
-            WARN,
-        ),
-    ];
+        part(2, stale_locks, format!("{locks} ({stale_locks} stale)"), WARN),
+    ]);
+    let undated = snap.read.undated_in_flight as usize;
+    if undated > 0 {
+        segs.push(part(
+            1,
+            undated,
+            format!("? no modification time {undated}"),
+            ODD,
+        ));
+    }
+    if let Some(first) = snap.read.warnings.first() {
+        let more = snap.read.warnings.len() - 1;
+        let text = if more > 0 {
+            format!("⚠ {first} (+{more}; see `estx-tui doctor`)")
+        } else {
+            format!("⚠ {first}")
+        };
+        segs.push(part(3, 1, text, WARN));
+    }
     fit_segments(segs, " · ", width)
 }
 
