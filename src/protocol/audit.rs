@@ -359,6 +359,9 @@ impl Protocol {
                     let Some(fresh) = self.lock_view(&l.info.resource).await? else {
                         continue;
                     };
+                    if self.owner_just_ended(&fresh).await? {
+                        continue;
+                    }
                     if let super::lock::Staleness::Stale(why) = &fresh.staleness {
                         findings.push(finding(
                             "stale_lock",
@@ -393,6 +396,23 @@ impl Protocol {
             repairs,
             consistent_view: scanned_view,
             coverage,
+        })
+    }
+
+    /// Whether the lock's owner ended within the recovery window: its
+    /// worker releases its locks right after, so under live traffic such a
+    /// lock is not (yet) a finding.
+    async fn owner_just_ended(&self, lock: &super::locks::LockView) -> Result<bool> {
+        let Some(owner) = &lock.info.owner else {
+            return Ok(false);
+        };
+        if !lock.owner_state.as_ref().is_some_and(TxnState::is_terminal) {
+            return Ok(false);
+        }
+        let window = self.config.recovery_window.as_secs() as i64;
+        Ok(match self.read_transaction(owner).await? {
+            Some((t, _)) => t.age_seconds(Utc::now()).is_some_and(|a| a < window),
+            None => false,
         })
     }
 
