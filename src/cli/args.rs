@@ -23,7 +23,9 @@ pub use super::subcommands::{
 /// Without a subcommand, opens the dashboard. The subcommands are headless:
 /// they print to stdout, explain refusals on stderr, and exit with 0 (done or
 /// nothing to do), 1 (refused, findings, not found or malformed), 2 (usage)
-/// or 3 (cluster unreachable or cluster error).
+/// or 3 (cluster unreachable or cluster error). The dashboard and `demo` stop
+/// cleanly on SIGTERM, SIGHUP and SIGINT (terminal restored, demo workload
+/// and server stopped) and exit with 128 + the signal number (143, 129, 130).
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "estx-tui",
