@@ -75,7 +75,9 @@ pub async fn demo(cli: &Cli, a: &DemoArgs) -> i32 {
         }
     };
     progress("looking for osmem-server...");
-    let starting = tokio::task::spawn_blocking(|| OsmemServer::start_reporting(&mut |step: &str| progress(step)));
+    let starting = tokio::task::spawn_blocking(|| {
+        OsmemServer::start_reporting(&mut |step: &str| progress(step))
+    });
     // A signal while the server starts: the blocking start cannot be
     // interrupted; its server is killed when the finished start is dropped
     // (and it was started with -parent-pid, so it dies with us anyway).

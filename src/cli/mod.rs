@@ -21,6 +21,7 @@ pub mod release;
 pub mod render;
 pub mod show;
 pub mod subcommands;
+pub mod values;
 
 pub use args::{Cli, Command};
 
@@ -62,10 +63,7 @@ async fn dashboard(cli: &Cli) -> i32 {
         Err(e) => return fail(&e),
     };
     let opts = crate::dashboard::DashboardOptions {
-        interval: cli
-            .dashboard
-            .interval
-            .max(std::time::Duration::from_secs(1)),
+        interval: cli.dashboard.interval,
         read_only: cli.dashboard.read_only,
         cap: crate::dashboard::snapshot::DEFAULT_CAP,
     };

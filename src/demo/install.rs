@@ -40,7 +40,11 @@ pub fn install_dir() -> Option<PathBuf> {
                 .filter(|h| !h.is_empty())
                 .map(|h| PathBuf::from(h).join(".cache"))
         })?;
-    Some(cache.join("estx-tui").join(format!("osmem-server-{VERSION}")))
+    Some(
+        cache
+            .join("estx-tui")
+            .join(format!("osmem-server-{VERSION}")),
+    )
 }
 
 /// The command that installs the server where [`find_or_install`] looks for

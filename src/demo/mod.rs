@@ -19,7 +19,7 @@ pub mod server;
 pub mod workload;
 
 pub use error::DemoError;
-pub use seed::{account_ids, ensure_indices, seed, SeedOptions, SeedReport};
 pub use install::{find_or_install, install_command};
+pub use seed::{account_ids, ensure_indices, seed, SeedOptions, SeedReport};
 pub use server::OsmemServer;
 pub use workload::{spawn, RecoveryScope, WorkloadHandle, WorkloadOptions, WorkloadStats};

@@ -214,10 +214,7 @@ mod tests {
         let e = DemoError::ServerNotFound {
             detail: "nowhere".into(),
         };
-        assert!(
-            e.to_string().contains("pip install --target "),
-            "{e}"
-        );
+        assert!(e.to_string().contains("pip install --target "), "{e}");
     }
 
     #[test]
