@@ -21,8 +21,7 @@ pub enum DemoError {
     /// No `osmem-server` was found and installing it failed.
     #[error(
         "osmem-server not found ({looked}) and installing it failed: {reason}; install it \
-         by hand with `{command}` (needs python3 with pip: apt-get install python3-pip) \
-         or set OSMEM_SERVER_BIN=/path/to/osmem-server"
+         by hand with `{command}` or set OSMEM_SERVER_BIN=/path/to/osmem-server"
     )]
     ServerInstall {
         /// Where it was looked for before installing.

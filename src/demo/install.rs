@@ -85,6 +85,9 @@ pub fn find_or_install(progress: &mut dyn FnMut(&str)) -> Result<PathBuf, DemoEr
         return Ok(bin);
     }
     let mut looked = vec![format!("{BIN_ENV} unset, not on PATH")];
+    if let Some(dir) = &dir {
+        looked.push(format!("not in {}", dir.display()));
+    }
     match python_package() {
         Ok(bin) => return Ok(bin),
         Err(why) => looked.push(why),
@@ -95,10 +98,15 @@ pub fn find_or_install(progress: &mut dyn FnMut(&str)) -> Result<PathBuf, DemoEr
             detail: looked.join("; "),
         });
     };
-    install(&dir, progress).map_err(|reason| DemoError::ServerInstall {
-        looked: looked.join("; "),
-        reason,
-        command: install_command(),
+    install(&dir, progress).map_err(|mut reason| {
+        if reason.contains("No module named pip") {
+            reason.push_str(" (Debian/Ubuntu: apt-get install python3-pip)");
+        }
+        DemoError::ServerInstall {
+            looked: looked.join("; "),
+            reason,
+            command: install_command(),
+        }
     })
 }
 
