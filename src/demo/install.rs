@@ -177,11 +177,11 @@ fn install_locked(
         "installing osmem-server {VERSION} into {} (first run only)...",
         dir.display()
     ));
+    remove_partial_installs(parent);
     let staging = parent.join(format!(
         ".osmem-server-{VERSION}.{}.partial",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&staging);
     let outcome = pip_install(&staging).and_then(|()| {
         if !is_executable(&binary_in(&staging)) {
             return Err(format!(
@@ -201,6 +201,21 @@ fn install_locked(
     outcome?;
     progress(&format!("installed osmem-server {VERSION}"));
     Ok(bin)
+}
+
+/// Removes what killed installs left behind (safe: we hold the lock, so no
+/// install is running).
+fn remove_partial_installs(parent: &Path) {
+    let prefix = format!(".osmem-server-{VERSION}.");
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&prefix) && name.ends_with(".partial") {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// `python3 -m pip install --target <into> osmem-server==0.1.6` (then `python`).
