@@ -22,6 +22,7 @@ pub mod output;
 pub mod release;
 pub mod render;
 pub mod show;
+pub mod show_json;
 pub mod subcommands;
 pub mod values;
 
