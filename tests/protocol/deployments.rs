@@ -396,3 +396,53 @@ async fn a_transaction_without_modification_time_is_counted_and_stuck() {
     let ids: Vec<&str> = stuck.transactions.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, ["undated", "stuck"]);
 }
+
+/// An alias over two transactions indices mapped differently (one lost its
+/// template and was auto-created: `transaction_state` is `text` there): the
+/// shards of the odd index fail the per-state aggregation, as on a real
+/// cluster, and the poll says it is partial instead of showing short counts.
+/// (osmem-server answers a *sort* on such a field with "all shards failed"
+/// where Elasticsearch fails only that index's shards, so the refusal of
+/// the stuck list and `recover --all-stuck` is shown on a rewritten answer
+/// in the unit tests of `read::coverage`, not here.)
+#[tokio::test]
+async fn shard_failures_make_the_poll_say_it_is_partial() {
+    let d = Deployed::new(Shape::AliasOverTwo).await;
+    let (v1, v2) = (
+        format!("{}-v1", d.ix.transactions),
+        format!("{}-v2-text", d.ix.transactions),
+    );
+    d.cluster()
+        .create_index(
+            &v2,
+            json!({"mappings": {"properties": {"transaction_state": {"type": "text"},
+                "modification_time": {"type": "date"}}}}),
+        )
+        .await
+        .unwrap();
+    alias(d.cluster(), &v2, &d.ix.transactions).await;
+    d.seed_the_application(&v1).await;
+    d.put(
+        &v2,
+        "elsewhere",
+        json!({"src_acct": "C", "dest_acct": "D", "amount": 1, "transaction_state": "pending",
+            "modification_time": format_timestamp(Utc::now() - ChronoDuration::hours(3))}),
+    )
+    .await;
+    d.refresh().await;
+
+    let snap = d.proto.poll_snapshot(500).await.unwrap();
+    let partial = snap.read.coverage.describe().unwrap_or_default();
+    assert!(
+        partial.starts_with("partial: ") && partial.contains("shards failed"),
+        "{partial:?}"
+    );
+    assert!(
+        snap.read
+            .warnings
+            .iter()
+            .any(|w| w.contains("spans indices mapping transaction_state")),
+        "{:?}",
+        snap.read.warnings
+    );
+}

@@ -113,6 +113,9 @@ pub struct IndexInfo {
     /// The mapping's root `properties` (of the first concrete index).
     #[serde(skip)]
     pub properties: Map<String, Value>,
+    /// Queried fields mapped differently in the indices behind an alias:
+    /// searches on them fail on some shards (partial results).
+    pub mixed: Vec<String>,
 }
 
 impl IndexInfo {
@@ -274,6 +277,7 @@ impl Discovery {
             dynamic: "true".into(),
             refresh: Refresh::Every(DEFAULT_REFRESH),
             properties: Map::new(),
+            mixed: Vec::new(),
         };
         let transactions = info(&ix.transactions);
         let accounts = info(&ix.accounts);
@@ -310,6 +314,13 @@ impl Discovery {
         for i in self.indices() {
             if let Some(p) = i.id_problem() {
                 out.push(p);
+            }
+            if !i.mixed.is_empty() {
+                out.push(format!(
+                    "`{}` spans indices mapping {} differently: searches fail on some shards",
+                    i.name,
+                    i.mixed.join(", ")
+                ));
             }
             if i.exists() && i.refresh == Refresh::Never {
                 out.push(format!(
@@ -467,7 +478,7 @@ pub fn index_info(
             .and_then(Value::as_str)
             .map(str::to_string)
     });
-    IndexInfo {
+    let mut info = IndexInfo {
         name: name.into(),
         target,
         concrete,
@@ -477,8 +488,40 @@ pub fn index_info(
             .map(parse_refresh)
             .unwrap_or(Refresh::Every(DEFAULT_REFRESH)),
         properties,
+        mixed: Vec::new(),
+    };
+    for other in info.concrete.iter().skip(1) {
+        let props = mappings
+            .pointer(&format!("/{}/mappings/properties", escape(other)))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let peer = IndexInfo {
+            properties: props,
+            ..info.clone()
+        };
+        for f in QUERIED {
+            let (a, b) = (info.resolve(f), peer.resolve(f));
+            if a.is_mapped() && b.is_mapped() && a != b && !info.mixed.iter().any(|m| m == f) {
+                info.mixed.push(f.to_string());
+            }
+        }
     }
+    info
 }
+
+/// Every field name the tool queries, in any index.
+const QUERIED: [&str; 9] = [
+    "transaction_state",
+    "modification_time",
+    "src_acct",
+    "src_account",
+    "dest_acct",
+    "dest_account",
+    "owner",
+    "created_at",
+    "pending_transactions",
+];
 
 fn escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
@@ -549,6 +592,7 @@ mod tests {
             dynamic: "true".into(),
             refresh: Refresh::Every(DEFAULT_REFRESH),
             properties: props.as_object().cloned().unwrap_or_default(),
+            mixed: Vec::new(),
         }
     }
 

@@ -158,6 +158,7 @@ mod tests {
             dynamic: "true".into(),
             refresh: Refresh::Never,
             properties: props.as_object().cloned().unwrap_or_default(),
+            mixed: Vec::new(),
         };
         resolve_fields(&i, &i, &i)
     }

@@ -213,6 +213,7 @@ mod tests {
             dynamic: dynamic.into(),
             refresh: Refresh::Never,
             properties: props.as_object().cloned().unwrap_or_default(),
+            mixed: Vec::new(),
         }
     }
 
