@@ -3,10 +3,10 @@
 
 use super::args::{ListArgs, LocksArgs, ShowArgs};
 use super::output::{fail, out, print_json};
+use super::show_json::detail_json;
 use super::{render, show};
 use crate::error::Error;
 use crate::protocol::locks::lock_json;
-use super::show_json::detail_json;
 use crate::protocol::Protocol;
 use chrono::Utc;
 use serde_json::Value;

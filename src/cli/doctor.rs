@@ -40,7 +40,10 @@ pub async fn run(p: &Protocol, a: &DoctorArgs) -> i32 {
 pub fn lines(r: &DoctorReport) -> Vec<String> {
     let mut l = Vec::new();
     let product = match &r.product {
-        Some(p) => format!("{} {} (cluster `{}`)", p.distribution, p.version, p.cluster_name),
+        Some(p) => format!(
+            "{} {} (cluster `{}`)",
+            p.distribution, p.version, p.cluster_name
+        ),
         None => "unknown product".into(),
     };
     l.push(format!("{:<14} {} at {}", "cluster", product, r.url));
@@ -117,7 +120,11 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
     if r.checks.iter().all(|c| c.severity == Severity::Ok) {
         l.push("everything the tool needs works here".into());
     }
-    for c in r.checks.iter().filter(|c| c.severity != Severity::Ok && !c.text.starts_with("security off")) {
+    for c in r
+        .checks
+        .iter()
+        .filter(|c| c.severity != Severity::Ok && !c.text.starts_with("security off"))
+    {
         let mark = match c.severity {
             Severity::Error => "ERROR",
             _ => "warn ",

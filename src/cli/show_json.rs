@@ -72,4 +72,3 @@ pub fn detail_json(
         "rollback": preview_json(&d.rollback),
     })
 }
-

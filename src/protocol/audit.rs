@@ -68,8 +68,7 @@ fn finding(kind: &str, id: &str, detail: String) -> Finding {
 
 /// Whether a transaction's only problem is its modification time.
 fn only_undated(t: &Transaction) -> bool {
-    super::read::rules::is_undated(t)
-        && t.problems.iter().all(|p| p.contains("modification_time"))
+    super::read::rules::is_undated(t) && t.problems.iter().all(|p| p.contains("modification_time"))
 }
 
 impl Protocol {
@@ -149,10 +148,11 @@ impl Protocol {
             }
         }
         // Confirm malformed accounts by id.
-        for (id, doc) in malformed_accounts
-            .iter()
-            .zip(self.cluster().mget(&ix.accounts, &malformed_accounts).await?)
-        {
+        for (id, doc) in malformed_accounts.iter().zip(
+            self.cluster()
+                .mget(&ix.accounts, &malformed_accounts)
+                .await?,
+        ) {
             if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
                 findings.push(finding("malformed_account", id, p.join("; ")));
             }

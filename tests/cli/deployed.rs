@@ -58,7 +58,11 @@ fn a_strict_accounts_index_is_refused_before_step_one_until_upgraded() {
         .stderr_has("dynamic: strict")
         .stderr_has("settled_transactions")
         .stderr_has("init --upgrade-mappings");
-    assert_eq!(before, (w.txn("stuck"), w.acct("A"), w.acct("B")), "nothing written");
+    assert_eq!(
+        before,
+        (w.txn("stuck"), w.acct("A"), w.acct("B")),
+        "nothing written"
+    );
     w.run(&["doctor"])
         .code(3)
         .stdout_has("dynamic strict")
@@ -86,8 +90,7 @@ fn doctor_on_an_auto_created_cluster_names_the_keyword_fields() {
         .stdout_has("security       off");
     let j = w.run(&["doctor", "--json"]).json();
     assert_eq!(
-        j["indices"][0]["fields"][0]["exact"],
-        "transaction_state.keyword",
+        j["indices"][0]["fields"][0]["exact"], "transaction_state.keyword",
         "{j}"
     );
     assert_eq!(j["indices"][0]["doc_count"], 2);

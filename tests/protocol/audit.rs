@@ -458,5 +458,7 @@ async fn under_live_traffic_the_audit_reports_nothing_that_is_not_there() {
     fx.refresh().await;
     let settled = fx.proto.audit(Some(6000), false).await.unwrap();
     assert!(settled.findings.is_empty(), "{:?}", settled.findings);
-    eprintln!("{audits} audits under traffic, {in_flight_seen} saw transfers half applied; {stats:?}");
+    eprintln!(
+        "{audits} audits under traffic, {in_flight_seen} saw transfers half applied; {stats:?}"
+    );
 }

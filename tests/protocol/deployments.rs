@@ -33,8 +33,7 @@ pub enum Shape {
 }
 
 /// The article's accounts mapping, verbatim.
-pub const ARTICLE_ACCOUNTS: &str =
-    r#"{"mappings":{"properties":{"balance":{"type":"long"},"pending_transactions":{"type":"keyword"}}}}"#;
+pub const ARTICLE_ACCOUNTS: &str = r#"{"mappings":{"properties":{"balance":{"type":"long"},"pending_transactions":{"type":"keyword"}}}}"#;
 /// The article's transactions mapping, verbatim (note `src_account`).
 pub const ARTICLE_TRANSACTIONS: &str = r#"{"mappings":{"properties":{"amount":{"type":"long"},"creation_time":{"type":"date"},"modification_time":{"type":"date"},"dest_account":{"type":"keyword"},"src_account":{"type":"keyword"},"transaction_state":{"type":"keyword"}}}}"#;
 
@@ -202,7 +201,10 @@ impl Deployed {
         let mut out = Vec::new();
         for id in ids {
             let d = self.cluster().get(index, id).await.unwrap();
-            out.push(d.map(|d| json!([d.seq_no, d.source])).unwrap_or(Value::Null));
+            out.push(
+                d.map(|d| json!([d.seq_no, d.source]))
+                    .unwrap_or(Value::Null),
+            );
         }
         out
     }
@@ -245,7 +247,15 @@ async fn the_operator_sees_the_same(d: &Deployed) {
         .unwrap();
     assert_eq!(rolled.len(), 1);
     let audit = match d.proto.audit(Some(2000), false).await {
-        Err(e) if d.proto.discovery().await.unwrap().transactions.id_problem().is_some() => {
+        Err(e)
+            if d.proto
+                .discovery()
+                .await
+                .unwrap()
+                .transactions
+                .id_problem()
+                .is_some() =>
+        {
             assert!(e.to_string().contains("cannot audit"), "{e}");
             return;
         }
@@ -349,7 +359,10 @@ async fn aliases_over_one_index_work_and_over_two_are_refused_for_writes() {
     the_operator_sees_the_same(&two).await;
     let snap = two.proto.poll_snapshot(500).await.unwrap();
     assert!(
-        snap.read.warnings.iter().any(|w| w.contains("alias over 2")),
+        snap.read
+            .warnings
+            .iter()
+            .any(|w| w.contains("alias over 2")),
         "{:?}",
         snap.read.warnings
     );
@@ -391,7 +404,10 @@ async fn a_transaction_without_modification_time_is_counted_and_stuck() {
     d.refresh().await;
     let snap = d.proto.poll_snapshot(500).await.unwrap();
     assert_eq!(snap.read.undated_in_flight, 1);
-    assert_eq!(snap.transactions[0].id, "undated", "undated rows come first");
+    assert_eq!(
+        snap.transactions[0].id, "undated",
+        "undated rows come first"
+    );
     let stuck = d.proto.stuck().await.unwrap();
     let ids: Vec<&str> = stuck.transactions.iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, ["undated", "stuck"]);

@@ -193,7 +193,10 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
             0,
             vec![Span::styled(
                 format!(" {}", p.to_uppercase()),
-                Style::new().fg(Color::White).bg(DANGER).add_modifier(Modifier::BOLD),
+                Style::new()
+                    .fg(Color::White)
+                    .bg(DANGER)
+                    .add_modifier(Modifier::BOLD),
             )],
         ));
     }
@@ -207,7 +210,12 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         ),
         part(0, stuck, format!("! stuck {stuck}"), WARN),
         part(1, odd, format!("? odd {odd}"), ODD),
-        part(2, stale_locks, format!("{locks} ({stale_locks} stale)"), WARN),
+        part(
+            2,
+            stale_locks,
+            format!("{locks} ({stale_locks} stale)"),
+            WARN,
+        ),
     ]);
     let undated = snap.read.undated_in_flight as usize;
     if undated > 0 {

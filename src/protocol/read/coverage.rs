@@ -81,9 +81,15 @@ mod tests {
 
     #[test]
     fn failed_shards_and_timeouts_are_partial() {
-        let mut c = Coverage::of(&json!({"_shards": {"total": 5, "failed": 1}, "timed_out": false}));
-        assert_eq!(c.describe().as_deref(), Some("partial: 1 of 5 shards failed"));
-        c.add(Coverage::of(&json!({"_shards": {"total": 1, "failed": 0}, "timed_out": true})));
+        let mut c =
+            Coverage::of(&json!({"_shards": {"total": 5, "failed": 1}, "timed_out": false}));
+        assert_eq!(
+            c.describe().as_deref(),
+            Some("partial: 1 of 5 shards failed")
+        );
+        c.add(Coverage::of(
+            &json!({"_shards": {"total": 1, "failed": 0}, "timed_out": true}),
+        ));
         assert!(c.is_partial());
         assert!(c.require_complete(false, "list").is_err());
         assert!(c.require_complete(true, "list").is_ok());

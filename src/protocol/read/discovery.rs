@@ -414,7 +414,11 @@ async fn discover_index(cluster: &Cluster, name: &str) -> Result<IndexInfo> {
             }),
         }
     };
-    let mappings = answer(cluster.raw(Method::Get, &format!("/{name}/_mapping"), None).await?)?;
+    let mappings = answer(
+        cluster
+            .raw(Method::Get, &format!("/{name}/_mapping"), None)
+            .await?,
+    )?;
     let settings = answer(
         cluster
             .raw(
@@ -472,9 +476,7 @@ pub fn index_info(
     let refresh_text = ["settings", "defaults"].iter().find_map(|k| {
         settings
             .pointer(&format!("/{}/{k}/index/refresh_interval", escape(first)))
-            .or_else(|| {
-                settings.pointer(&format!("/{}/{k}/index.refresh_interval", escape(first)))
-            })
+            .or_else(|| settings.pointer(&format!("/{}/{k}/index.refresh_interval", escape(first))))
             .and_then(Value::as_str)
             .map(str::to_string)
     });

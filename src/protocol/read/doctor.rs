@@ -145,7 +145,10 @@ impl Protocol {
         let mut checks = Vec::new();
         let gaps = writes::gaps(&self.config.indices, &d)?;
         let mut indices = Vec::new();
-        for (role, info) in ["transactions", "accounts", "locks"].into_iter().zip(d.indices()) {
+        for (role, info) in ["transactions", "accounts", "locks"]
+            .into_iter()
+            .zip(d.indices())
+        {
             let mut r = IndexReport {
                 role,
                 info: info.clone(),
@@ -176,7 +179,7 @@ impl Protocol {
                 text: e.to_string(),
             });
         }
-        checks.sort_by(|a, b| b.severity.cmp(&a.severity));
+        checks.sort_by_key(|c| std::cmp::Reverse(c.severity));
         Ok(DoctorReport {
             url: cluster.url().to_string(),
             product,
@@ -302,19 +305,21 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
         if !r.info.exists() {
             add(
                 Severity::Error,
-                format!("{} index `{name}` does not exist: run `estx-tui init`", r.role),
+                format!(
+                    "{} index `{name}` does not exist: run `estx-tui init`",
+                    r.role
+                ),
             );
             continue;
         }
-        match r.health.as_deref() {
-            Some("red") => add(
+        if r.health.as_deref() == Some("red") {
+            add(
                 Severity::Error,
                 format!(
                     "`{name}` is red ({} unassigned shards): searches miss documents (partial results)",
                     r.unassigned_shards.unwrap_or(0)
                 ),
-            ),
-            Some(_) | None => {}
+            );
         }
         if r.info.dynamic == "strict" && r.mapping_change.is_none() {
             add(

@@ -206,7 +206,6 @@ pub async fn load_with(
             }
         }
     }
-    drop(next);
 
     let mut transactions = Vec::new();
     let mut in_flight_total = 0;

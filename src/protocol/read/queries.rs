@@ -112,7 +112,8 @@ impl<'a> Queries<'a> {
         let mut states = json!({"terms": {
             "field": self.fields.state.query_name(), "size": 100, "missing": MISSING_STATE_KEY}});
         if self.fields.ages_queryable() {
-            states["aggs"] = json!({"oldest": {"min": {"field": self.fields.modification_time.query_name()}}});
+            states["aggs"] =
+                json!({"oldest": {"min": {"field": self.fields.modification_time.query_name()}}});
         }
         json!({"states": states})
     }
@@ -174,7 +175,10 @@ mod tests {
         );
         assert!(q.states_aggregatable());
         let stuck = q.stuck(Duration::from_secs(60)).to_string();
-        assert!(stuck.contains("now-60s") && stuck.contains("must_not"), "{stuck}");
+        assert!(
+            stuck.contains("now-60s") && stuck.contains("must_not"),
+            "{stuck}"
+        );
     }
 
     #[test]

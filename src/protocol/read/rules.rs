@@ -80,7 +80,8 @@ mod tests {
         let now = Utc::now();
         let at = |secs: i64| (now - chrono::Duration::seconds(secs)).to_rfc3339();
         let t = |state: &str, m: Option<String>| {
-            let mut v = json!({"transaction_state": state, "src_acct": "A", "dest_acct": "B", "amount": 1});
+            let mut v =
+                json!({"transaction_state": state, "src_acct": "A", "dest_acct": "B", "amount": 1});
             if let Some(m) = m {
                 v["modification_time"] = json!(m);
             }

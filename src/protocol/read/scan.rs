@@ -60,7 +60,12 @@ impl Scan {
 
 /// Pages through every hit of `query` sorted by `sort`, calling `on_page`
 /// with each page; stops early if it returns `false`.
-pub async fn scan<F>(cluster: &Cluster, index: &str, what: Scan, mut on_page: F) -> Result<ScanSummary>
+pub async fn scan<F>(
+    cluster: &Cluster,
+    index: &str,
+    what: Scan,
+    mut on_page: F,
+) -> Result<ScanSummary>
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
@@ -117,7 +122,12 @@ async fn close_pit(cluster: &Cluster, pit: &Pit) {
     };
 }
 
-async fn scan_pit<F>(cluster: &Cluster, pit: &Pit, what: Scan, on_page: &mut F) -> Result<ScanSummary>
+async fn scan_pit<F>(
+    cluster: &Cluster,
+    pit: &Pit,
+    what: Scan,
+    on_page: &mut F,
+) -> Result<ScanSummary>
 where
     F: FnMut(Vec<Hit>) -> bool,
 {

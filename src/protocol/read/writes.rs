@@ -121,13 +121,7 @@ pub fn gap(shipped: &Value, live: &IndexInfo) -> MappingGap {
         .pointer("/mappings/properties")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    g.add = compare(
-        props,
-        Some(&live.properties),
-        &live.dynamic,
-        "",
-        &mut g,
-    );
+    g.add = compare(props, Some(&live.properties), &live.dynamic, "", &mut g);
     g
 }
 
@@ -231,14 +225,20 @@ mod tests {
         assert!(g.add.contains_key("settled_transactions"));
         assert!(!g.add.contains_key("balance"));
         assert!(g.request().starts_with("PUT accounts/_mapping"));
-        let same = gap(&shipped, &live("strict", shipped["mappings"]["properties"].clone()));
+        let same = gap(
+            &shipped,
+            &live("strict", shipped["mappings"]["properties"].clone()),
+        );
         assert!(same.is_empty(), "{same:?}");
     }
 
     #[test]
     fn dynamic_indices_accept_writes_and_conflicts_are_named() {
         let shipped: Value = serde_json::from_str(ACCOUNTS_MAPPING).unwrap();
-        let g = gap(&shipped, &live("true", json!({"balance": {"type": "long"}})));
+        let g = gap(
+            &shipped,
+            &live("true", json!({"balance": {"type": "long"}})),
+        );
         assert!(!g.rejects_writes && !g.add.is_empty());
         let c = gap(
             &shipped,
