@@ -229,11 +229,11 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
     if let Some(first) = snap.read.warnings.first() {
         let more = snap.read.warnings.len() - 1;
         let text = if more > 0 {
-            format!("⚠ {first} (+{more}; see `estx-tui doctor`)")
+            format!("⚠ {first} (+{more}: estx-tui doctor)")
         } else {
             format!("⚠ {first}")
         };
-        segs.push(part(3, 1, text, WARN));
+        segs.push(part(1, 1, text, WARN));
     }
     fit_segments(segs, " · ", width)
 }

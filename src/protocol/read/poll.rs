@@ -288,11 +288,14 @@ pub async fn load_with(
         .collect();
     if !named.is_empty() && !missing.contains(&ix.accounts) {
         requests += 1;
-        for (id, doc) in named.iter().zip(cluster.mget(&ix.accounts, &named).await?) {
+        let by_search = d.accounts.id_problem().is_some();
+        for (id, doc) in named
+            .iter()
+            .zip(by_ids(cluster, &ix.accounts, &named, by_search, &mut coverage).await?)
+        {
             accounts.insert(
                 id.clone(),
-                doc.map(|d| entry(&d.source))
-                    .unwrap_or(AccountEntry::Missing),
+                doc.map(|src| entry(&src)).unwrap_or(AccountEntry::Missing),
             );
         }
     }
@@ -321,12 +324,19 @@ pub async fn load_with(
         .collect();
     if !unknown_owners.is_empty() && !missing.contains(&ix.transactions) {
         requests += 1;
-        for (id, doc) in unknown_owners
-            .iter()
-            .zip(cluster.mget(&ix.transactions, &unknown_owners).await?)
-        {
-            if let Some(d) = doc {
-                owner_states.insert(id.clone(), Transaction::from_source(id, &d.source).state);
+        let by_search = d.transactions.id_problem().is_some();
+        for (id, doc) in unknown_owners.iter().zip(
+            by_ids(
+                cluster,
+                &ix.transactions,
+                &unknown_owners,
+                by_search,
+                &mut coverage,
+            )
+            .await?,
+        ) {
+            if let Some(src) = doc {
+                owner_states.insert(id.clone(), Transaction::from_source(id, &src).state);
             }
         }
     }
@@ -361,9 +371,44 @@ pub async fn load_with(
             pending_accounts_total,
             undated_in_flight: undated.as_ref().map(total_hits).unwrap_or(0),
             refresh: d.transactions.exists().then_some(d.transactions.refresh),
-            warnings: d.warnings(),
+            warnings: {
+                let mut w = super::writes::short_warnings(ix, d);
+                w.extend(d.warnings());
+                w
+            },
         },
     })
+}
+
+/// Documents by id: a realtime multi-get, or (behind an alias over several
+/// indices, which a multi-get cannot read) an `ids` search.
+async fn by_ids(
+    cluster: &Cluster,
+    index: &str,
+    ids: &[String],
+    by_search: bool,
+    coverage: &mut Coverage,
+) -> Result<Vec<Option<serde_json::Map<String, Value>>>> {
+    if !by_search {
+        return Ok(cluster
+            .mget(index, ids)
+            .await?
+            .into_iter()
+            .map(|d| d.map(|d| d.source))
+            .collect());
+    }
+    let answer = cluster
+        .search(
+            index,
+            json!({"size": ids.len(), "query": {"ids": {"values": ids}}}),
+        )
+        .await?;
+    coverage.add(Coverage::of(&answer));
+    let found: HashMap<String, serde_json::Map<String, Value>> = crate::cluster::hits(&answer)?
+        .into_iter()
+        .map(|h| (h.id, h.source))
+        .collect();
+    Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
 }
 
 fn entry(src: &serde_json::Map<String, Value>) -> AccountEntry {

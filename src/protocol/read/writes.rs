@@ -172,6 +172,22 @@ pub fn check(ix: &Indices, d: &Discovery) -> Result<()> {
     }
 }
 
+/// Short warnings for the dashboard's header: indices that would refuse a
+/// procedure's writes today.
+pub fn short_warnings(ix: &Indices, d: &Discovery) -> Vec<String> {
+    gaps(ix, d)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|g| g.rejects_writes || !g.conflicts.is_empty())
+        .map(|g| {
+            format!(
+                "`{}` rejects the protocol's writes: run init --upgrade-mappings",
+                g.index
+            )
+        })
+        .collect()
+}
+
 /// Applies every gap's additions (`init --upgrade-mappings`); returns what
 /// it applied, as requests. Conflicts are left for an operator.
 pub async fn upgrade(cluster: &Cluster, ix: &Indices, d: &Discovery) -> Result<Vec<String>> {
