@@ -207,4 +207,19 @@ mod tests {
         assert!(problem(&opts(Some("u"), Some("p\u{7}w"), None)).contains("control"));
         assert!(build_client(&opts(None, None, Some("a b"))).is_err());
     }
+
+    #[test]
+    fn https_builds_with_the_system_store_and_a_ca_file_is_checked() {
+        let mut o = ConnectOptions::new("https://es.internal:9200");
+        assert!(build_client(&o).is_ok(), "system and built-in roots load");
+        let dir = tempfile::tempdir().unwrap();
+        let not_pem = dir.path().join("ca.pem");
+        std::fs::write(&not_pem, "not a certificate").unwrap();
+        o.ca_cert = Some(not_pem);
+        let e = build_client(&o).err().unwrap().to_string();
+        assert!(e.contains("--ca-cert"), "{e}");
+        o.ca_cert = Some(dir.path().join("missing.pem"));
+        let e = build_client(&o).err().unwrap().to_string();
+        assert!(e.contains("cannot read --ca-cert"), "{e}");
+    }
 }

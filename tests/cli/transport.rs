@@ -116,3 +116,18 @@ fn proxy_variables_are_honoured_and_no_proxy_bypasses_them() {
     assert_eq!(proxy.proxied_requests(), before);
     assert_eq!((w.balance("A"), w.balance("B")), (70, 130));
 }
+
+#[test]
+fn a_local_clock_an_hour_off_is_warned_about() {
+    let w = seeded();
+    w.run(&["list"]).code(0);
+    let proxy = FaultProxy::start(&w.g.url);
+    proxy.shift_date(3600);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let out = g.run(&["list"]);
+    out.code(0).stderr_has("warning: local clock is 3");
+    out.stderr_has("behind the cluster's");
+    let direct = w.run(&["list"]);
+    assert!(!direct.stderr.contains("clock"), "{direct}");
+}
