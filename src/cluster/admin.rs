@@ -34,6 +34,27 @@ pub enum ClusterHealth {
     },
 }
 
+/// A `_cluster/health` request running alongside other work (the poll's
+/// searches); dropping it cancels the request, so nothing outlives the poll.
+#[derive(Debug)]
+pub struct HealthProbe(tokio::task::JoinHandle<Result<ClusterHealth>>);
+
+impl HealthProbe {
+    /// Waits for the answer (at most [`HEALTH_TIMEOUT`] plus a second).
+    pub async fn finish(mut self) -> Result<ClusterHealth> {
+        match (&mut self.0).await {
+            Ok(answer) => answer,
+            Err(e) => Err(Error::Unreachable(format!("health request stopped: {e}"))),
+        }
+    }
+}
+
+impl Drop for HealthProbe {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 impl ClusterHealth {
     /// The short label the dashboard header shows: the colour, or `no master`.
     pub fn label(&self) -> &str {
@@ -130,6 +151,12 @@ impl Cluster {
             return Err(error_from(400, &body, index));
         }
         check(resp, index).await.map(|_| true)
+    }
+
+    /// Starts [`Cluster::health`] in the background (needs a tokio runtime).
+    pub fn start_health(&self) -> HealthProbe {
+        let cluster = self.clone();
+        HealthProbe(tokio::spawn(async move { cluster.health().await }))
     }
 
     /// `_cluster/health`, waiting at most [`HEALTH_TIMEOUT`] for the master

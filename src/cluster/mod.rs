@@ -17,7 +17,7 @@ mod response;
 mod search;
 mod send;
 
-pub use admin::{ClusterHealth, HEALTH_TIMEOUT};
+pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
 pub use clock::{ClockSkew, SKEW_WARNING_MS};
 pub use connect::ConnectOptions;
 pub use search::hits;

@@ -73,10 +73,7 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     let started = Instant::now();
     // Health runs alongside the searches and waits at most a few seconds
     // for the master: it can never hold the poll up.
-    let health_task = {
-        let cluster = cluster.clone();
-        tokio::spawn(async move { cluster.health().await })
-    };
+    let health = cluster.start_health();
     let taken_at = cluster.now();
     let mut requests = 0u32;
     let mut missing = BTreeSet::new();
@@ -237,14 +234,10 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
         .collect();
 
     requests += 1;
-    let health = match health_task.await {
-        Ok(Ok(h)) => Some(h.label().to_string()),
-        Ok(Err(e)) => {
-            tracing::debug!(error = %e, "health unavailable");
-            None
-        }
+    let health = match health.finish().await {
+        Ok(h) => Some(h.label().to_string()),
         Err(e) => {
-            tracing::debug!(error = %e, "health task failed");
+            tracing::debug!(error = %e, "health unavailable");
             None
         }
     };
