@@ -131,3 +131,19 @@ fn a_local_clock_an_hour_off_is_warned_about() {
     let direct = w.run(&["list"]);
     assert!(!direct.stderr.contains("clock"), "{direct}");
 }
+
+#[test]
+fn https_signed_by_a_company_ca_works_with_ca_cert_or_the_system_store() {
+    let w = World::new();
+    let front = common::tls::TlsFront::start(&w.g.url);
+    let mut g = w.g.clone();
+    g.url = front.url();
+    let ca = front.ca_file().display().to_string();
+    // Unknown CA: refused, and the message says why.
+    let out = g.run(&["list"]);
+    out.code(3).stderr_has("unreachable");
+    assert!(out.stderr.to_lowercase().contains("certificate"), "{out}");
+    g.run(&["--ca-cert", &ca, "list"]).code(0);
+    // The operating system's store (here: its `SSL_CERT_FILE` override).
+    g.run_env(&[("SSL_CERT_FILE", &ca)], &["list"]).code(0);
+}
