@@ -107,3 +107,22 @@ async fn the_recovery_window_keeps_its_milliseconds() {
     );
     assert_eq!(fx.state("ms").await, TxnState::Created);
 }
+
+#[tokio::test]
+async fn a_refused_clock_sync_still_reads_the_date() {
+    let fx = two_accounts().await;
+    let proxy = FaultProxy::start(&fx.url);
+    proxy.shift_date(-3600);
+    proxy.answer(
+        "GET",
+        "",
+        1,
+        crate::common::proxy::Canned::text(403, "Forbidden"),
+    );
+    let behind = via(&proxy);
+    assert_eq!(behind.clock_offset(), ChronoDuration::zero());
+    behind.sync_clock().await;
+    let offset = behind.clock_offset().num_seconds();
+    assert!((-3602..=-3598).contains(&offset), "{offset}");
+    assert_eq!(proxy.canned(), 1, "{:?}", proxy.log());
+}
