@@ -8,7 +8,6 @@ use super::{render, show};
 use crate::error::Error;
 use crate::protocol::locks::lock_json;
 use crate::protocol::Protocol;
-use chrono::Utc;
 use serde_json::Value;
 
 /// `list`: see [`super::list`].
@@ -29,7 +28,7 @@ pub async fn show(p: &Protocol, a: &ShowArgs) -> i32 {
         }
         Err(e) => return fail(&e),
     };
-    let now = Utc::now();
+    let now = p.cluster().now();
     let c = p.config();
     if a.json {
         print_json(&detail_json(
@@ -52,7 +51,7 @@ pub async fn locks(p: &Protocol, a: &LocksArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return fail(&e),
     };
-    let now = Utc::now();
+    let now = p.cluster().now();
     let rows: Vec<Value> = views.iter().map(|v| lock_json(v, now)).collect();
     if a.json {
         print_json(&Value::Array(rows));

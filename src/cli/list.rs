@@ -145,7 +145,7 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
     } else {
         ListScope::NotFinished
     };
-    let now = Utc::now();
+    let now = p.cluster().now();
     let c = p.config().clone();
     let mut tally = Tally::default();
     let mut first = true;

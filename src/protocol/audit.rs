@@ -24,7 +24,6 @@ use super::steps;
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
-use chrono::Utc;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -411,7 +410,9 @@ impl Protocol {
         }
         let window = self.config.recovery_window.as_secs() as i64;
         Ok(match self.read_transaction(owner).await? {
-            Some((t, _)) => t.age_seconds(Utc::now()).is_some_and(|a| a < window),
+            Some((t, _)) => t
+                .age_seconds(self.cluster().now())
+                .is_some_and(|a| a < window),
             None => false,
         })
     }
@@ -450,7 +451,7 @@ impl Protocol {
         } else {
             transfer.amount
         };
-        let now = Utc::now();
+        let now = self.cluster().now();
         let fencing = self.config.fencing;
         let ex = self
             .exec

@@ -17,3 +17,4 @@ mod malformed;
 mod procedures;
 mod snapshot_poll;
 mod stuck;
+mod transport;

@@ -404,14 +404,7 @@ async fn discover_index(cluster: &Cluster, name: &str) -> Result<IndexInfo> {
         match status {
             200 => Ok(v),
             404 => Ok(Value::Null),
-            401 | 403 => Err(crate::Error::Auth {
-                status,
-                reason: v.to_string(),
-            }),
-            _ => Err(crate::Error::Cluster {
-                status,
-                reason: v.to_string(),
-            }),
+            _ => Err(cluster.error_for(status, &v, name)),
         }
     };
     let mappings = answer(

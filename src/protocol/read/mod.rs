@@ -165,7 +165,7 @@ impl Protocol {
         let d = self.discovery().await?;
         let q = Queries::new(&d.fields);
         let query = q.stuck(self.config.recovery_window);
-        let now = chrono::Utc::now();
+        let now = self.cluster().now();
         let mut transactions = Vec::new();
         let summary = self
             .scan_transactions(query, |page| {
@@ -209,7 +209,7 @@ impl Protocol {
             filter.extend(q.older_than(age));
         }
         let query = serde_json::json!({"bool": {"filter": filter}});
-        let now = chrono::Utc::now();
+        let now = self.cluster().now();
         let keep = |t: &Transaction| {
             let u = urgency(t, now, c);
             let old_enough = older_than
@@ -242,7 +242,7 @@ impl Protocol {
         let q = Queries::new(&d.fields);
         let query = q.list(states, older_than);
         let client_age = older_than.filter(|_| !d.fields.ages_queryable());
-        let now = chrono::Utc::now();
+        let now = self.cluster().now();
         self.scan_transactions(query, |page| {
             let page = match client_age {
                 // The mapping cannot compare dates: filter here.
