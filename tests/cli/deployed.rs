@@ -104,3 +104,42 @@ fn doctor_without_indices_is_an_error() {
         .code(3)
         .stdout_has("does not exist: run `estx-tui init`");
 }
+
+#[test]
+fn list_refuses_a_partial_view_unless_allowed() {
+    use common::proxy::{Canned, FaultProxy};
+    let w = World::new();
+    seed(&w);
+    let proxy = FaultProxy::start(&w.g.url);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1},
+        "timed_out": false,
+        "hits": {"total": {"value": 1, "relation": "eq"},
+            "hits": [{"_id": "stuck", "_index": w.ix.transactions, "_source": w.txn("stuck")}]}});
+    let arm = || {
+        let none = Canned::json(404, json!({"error": "no handler found"}));
+        proxy.answer("POST", "/_pit", 1, none.clone());
+        proxy.answer("POST", "point_in_time", 1, none);
+        proxy.answer(
+            "POST",
+            "_search?scroll",
+            1,
+            Canned::json(200, partial.clone()),
+        );
+    };
+    arm();
+    let out = g.run(&["list"]);
+    out.code(1)
+        .stderr_has("partial: 1 of 2 shards failed")
+        .stderr_has("--allow-partial");
+    assert!(
+        !out.stdout.contains("stuck"),
+        "no row of a partial page: {out}"
+    );
+    arm();
+    g.run(&["list", "--allow-partial"])
+        .code(0)
+        .stdout_has("stuck")
+        .stderr_has("rows may be missing");
+}
