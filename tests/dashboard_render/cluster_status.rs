@@ -102,6 +102,11 @@ fn partial_results_caps_and_refresh_lag_are_shown() {
     assert!(s.contains(&locks), "{locks}: {s}");
     assert!(s.contains("+ ≤1s refresh"), "{s}");
     assert!(s.contains("⚠ `transaction_state`"), "{s}");
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.read.warnings.clear();
+    snap.read.pending_accounts_total = 350;
+    let s = screen(&a, 200, 45);
+    assert!(s.contains("accounts with pending 200 of 350"), "{s}");
 }
 
 fn a_locks(a: &App) -> usize {

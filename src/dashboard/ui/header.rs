@@ -217,6 +217,18 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
             WARN,
         ),
     ]);
+    let cap = crate::dashboard::snapshot::PENDING_ACCOUNTS_CAP as u64;
+    if snap.read.pending_accounts_total > cap {
+        segs.push(part(
+            2,
+            1,
+            format!(
+                "accounts with pending {cap} of {}",
+                snap.read.pending_accounts_total
+            ),
+            WARN,
+        ));
+    }
     let undated = snap.read.undated_in_flight as usize;
     if undated > 0 {
         segs.push(part(

@@ -11,6 +11,7 @@
 pub mod coverage;
 pub mod discovery;
 pub mod doctor;
+pub mod fetch;
 pub mod poll;
 pub mod queries;
 pub mod rules;
