@@ -190,7 +190,7 @@ async fn run_workload(
     } else {
         let opts = DashboardOptions {
             interval: cli.dashboard.interval,
-            read_only: cli.dashboard.read_only,
+            read_only: cli.dashboard.is_read_only(),
             cap: snapshot::DEFAULT_CAP,
         };
         progress("opening the dashboard (q quits and stops the demo)...");

@@ -11,6 +11,7 @@ mod admin;
 mod connect;
 mod response;
 mod search;
+mod security;
 
 pub use connect::ConnectOptions;
 pub use search::hits;
