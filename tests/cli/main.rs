@@ -48,6 +48,9 @@ const ESTX_ENV: &[&str] = &[
     "ESTX_LOG_FILE",
     "ESTX_INTERVAL",
     "ESTX_READ_ONLY",
+    "ESTX_AUDIT_INDEX",
+    "ESTX_PROFILE",
+    "ESTX_REASON",
 ];
 
 /// The non-terminal states, as `list`/`demo` print them.
@@ -119,6 +122,7 @@ struct Globals {
     transactions: String,
     accounts: String,
     locks: String,
+    audit: String,
     log: PathBuf,
 }
 
@@ -133,6 +137,8 @@ impl Globals {
             self.accounts.clone(),
             "--locks-index".into(),
             self.locks.clone(),
+            "--audit-index".into(),
+            self.audit.clone(),
             "--log-file".into(),
             self.log.display().to_string(),
         ]
@@ -144,6 +150,10 @@ impl Globals {
         for var in ESTX_ENV {
             c.env_remove(var);
         }
+        // Interventions need a reason; tests about reasons override this.
+        // No developer's config file (profiles) may leak in.
+        c.env("ESTX_REASON", "test harness")
+            .env("XDG_CONFIG_HOME", self.log.with_file_name("config"));
         for (k, v) in envs {
             c.env(k, v);
         }
@@ -226,6 +236,7 @@ impl World {
                 transactions: ix.transactions.clone(),
                 accounts: ix.accounts.clone(),
                 locks: ix.locks.clone(),
+                audit: ix.audit.clone(),
                 log: dir.path().join("estx-tui.log"),
             },
             ix,
@@ -401,4 +412,6 @@ mod errors;
 mod inspect;
 mod locks;
 mod procedures;
+mod profile;
+mod trail;
 mod transfer;
