@@ -9,7 +9,9 @@ use super::intervention::{self, begin, begin_procedure};
 use super::output::{err, fail, out, plural};
 use crate::protocol::create::new_transaction_id;
 use crate::protocol::trail::{plan_labels, ActionKind, Interface, Intervention, Outcome};
-use crate::protocol::{NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState, Verdict};
+use crate::protocol::{
+    NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState, Verdict,
+};
 
 /// Prints the verdict of one procedure and returns its exit code. With
 /// `batch`, every line names the transaction (many are reported together).

@@ -10,10 +10,11 @@ use super::EXIT_USAGE;
 use crate::error::Error;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::trail::run::procedure_intervention;
 use crate::protocol::trail::{
-    plan_labels, ActionKind, Interface, Intervention, Outcome, RecordId, Trail, TrailStep,
+    release_outcome, ActionKind, Interface, Intervention, Outcome, RecordId, Trail, TrailStep,
 };
-use crate::protocol::{ProcedureReport, Procedure, Protocol, Verdict};
+use crate::protocol::{Procedure, ProcedureReport, Protocol, Verdict};
 use clap::Args;
 
 /// Exit code of an intervention refused before anything was written.
@@ -71,22 +72,11 @@ pub struct Recording {
 /// Checks the reason, opens the trail (refusing when the audit index is
 /// missing) and writes the unfinished record. `Err` carries the exit code
 /// after the refusal was printed; nothing was written then.
-pub async fn begin(
-    p: &Protocol,
-    mut i: Intervention,
-    why: &ReasonArgs,
-) -> Result<Recording, i32> {
+pub async fn begin(p: &Protocol, mut i: Intervention, why: &ReasonArgs) -> Result<Recording, i32> {
     i.reason = why.reason.clone();
-    if i.needs_reason() && i.reason_text().is_none() {
-        let when = if i.action == ActionKind::Rollback {
-            ""
-        } else {
-            " when forced or bulk"
-        };
+    if let Some(refusal) = i.missing_reason() {
         err(format_args!(
-            "refused: {}{when} needs a reason for the audit trail: pass --reason TEXT \
-             (or set ESTX_REASON); nothing was done",
-            i.action
+            "refused: {refusal}. Pass --reason TEXT (or set ESTX_REASON)."
         ));
         return Err(EXIT_USAGE);
     }
@@ -122,17 +112,7 @@ pub async fn begin_procedure(
     force: bool,
     why: &ReasonArgs,
 ) -> Result<Recording, i32> {
-    let action = match procedure {
-        Procedure::Rollback => ActionKind::Rollback,
-        Procedure::Recover => ActionKind::Recover,
-    };
-    let mut i = Intervention::new(action, vec![id.to_string()], Interface::Cli);
-    i.forced = force;
-    // A transaction that cannot be read gets an empty plan; the procedure
-    // itself reports why it could not run.
-    if let Ok(Some((t, _))) = p.read_transaction(id).await {
-        i.plan = plan_labels(procedure, t.state.as_ref());
-    }
+    let i = procedure_intervention(p, procedure, id, force, Interface::Cli).await;
     begin(p, i, why).await
 }
 
@@ -179,31 +159,7 @@ impl Recording {
             .iter()
             .map(|(r, o)| TrailStep::release(locks, &txn, r, o))
             .collect();
-        let outcome = if outcomes
-            .iter()
-            .any(|(_, o)| matches!(o, ReleaseOutcome::Refused(_)))
-        {
-            Outcome::Refused
-        } else if outcomes
-            .iter()
-            .any(|(_, o)| matches!(o, ReleaseOutcome::Released))
-        {
-            Outcome::Completed
-        } else if code == 0 {
-            Outcome::NothingToDo
-        } else {
-            Outcome::Failed
-        };
-        let summary = steps
-            .iter()
-            .map(|s| format!("{}: {}", s.target, s.detail))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let summary = if summary.is_empty() {
-            "no locks released".to_string()
-        } else {
-            summary
-        };
+        let (outcome, summary) = release_outcome(outcomes, code != 0 && outcomes.is_empty());
         self.finish(outcome, &summary, steps, code).await
     }
 
@@ -211,7 +167,8 @@ impl Recording {
     pub async fn finish_repair(self, result: &crate::error::Result<AuditReport>, code: i32) -> i32 {
         match result {
             Ok(r) => {
-                let steps: Vec<TrailStep> = r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
+                let steps: Vec<TrailStep> =
+                    r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
                 let outcome = if steps.is_empty() {
                     Outcome::NothingToDo
                 } else {

@@ -246,7 +246,11 @@ pub fn apply(
             &profile.transactions_index,
             &mut g.transactions_index,
         ),
-        ("accounts_index", &profile.accounts_index, &mut g.accounts_index),
+        (
+            "accounts_index",
+            &profile.accounts_index,
+            &mut g.accounts_index,
+        ),
         ("locks_index", &profile.locks_index, &mut g.locks_index),
         ("audit_index", &profile.audit_index, &mut g.audit_index),
     ];
@@ -256,7 +260,11 @@ pub fn apply(
         }
     }
     let durations: [(&str, &Option<String>, &mut Duration); 3] = [
-        ("recovery_window", &profile.recovery_window, &mut g.recovery_window),
+        (
+            "recovery_window",
+            &profile.recovery_window,
+            &mut g.recovery_window,
+        ),
         (
             "investigate_after",
             &profile.investigate_after,
@@ -266,9 +274,8 @@ pub fn apply(
     ];
     for (id, value, slot) in durations {
         if let (Some(v), true) = (value, unset(m, id)) {
-            *slot = parse_duration(v).map_err(|e| {
-                ProfileError(format!("profile `{name}`: {id} = \"{v}\": {e}"))
-            })?;
+            *slot = parse_duration(v)
+                .map_err(|e| ProfileError(format!("profile `{name}`: {id} = \"{v}\": {e}")))?;
         }
     }
     if unset(m, "user") && profile.user.is_some() {
@@ -329,7 +336,13 @@ mod tests {
         assert!(cli.dashboard.is_read_only(), "production starts read-only");
         let cli = with(
             PROD,
-            &["estx-tui", "list", "--url", "http://x:1", "--read-only=false"],
+            &[
+                "estx-tui",
+                "list",
+                "--url",
+                "http://x:1",
+                "--read-only=false",
+            ],
         );
         assert_eq!(cli.global.url, "http://x:1");
         assert!(!cli.dashboard.is_read_only());
@@ -352,10 +365,7 @@ mod tests {
             "[profiles.p]\nurl = \"https://u:pw@h:9200\"",
         ] {
             let e = config(bad).unwrap_err().0;
-            assert!(
-                e.contains("secret") || e.contains("password"),
-                "{bad}: {e}"
-            );
+            assert!(e.contains("secret") || e.contains("password"), "{bad}: {e}");
         }
         assert!(config("[profiles.p]\npassword_env = \"PW\"").is_ok());
         let e = config("[profiles.p]\nulr = \"x\"").unwrap_err().0;

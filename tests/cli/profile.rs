@@ -102,7 +102,12 @@ fn a_profile_holding_a_secret_is_refused() {
         &w,
         "[profiles.p]\nurl = \"http://localhost:9200\"\npassword = \"hunter2\"\n",
     );
-    let out = bare_run(&w, &[("XDG_CONFIG_HOME", xdg.as_str())], &["--profile", "p", "list"]);
-    out.code(2).stderr_has("`profiles.p.password` looks like a secret");
+    let out = bare_run(
+        &w,
+        &[("XDG_CONFIG_HOME", xdg.as_str())],
+        &["--profile", "p", "list"],
+    );
+    out.code(2)
+        .stderr_has("`profiles.p.password` looks like a secret");
     assert!(!out.stderr.contains("hunter2"), "{out}");
 }

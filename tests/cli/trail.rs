@@ -91,7 +91,9 @@ fn a_crash_part_way_leaves_an_unfinished_record_that_history_shows() {
     pending(&w);
     // What the CLI does, with the process "dying" after two steps: the
     // record is written first, and nothing completes it.
-    let trail = w.block(estx::protocol::trail::Trail::open(&w.proto)).unwrap();
+    let trail = w
+        .block(estx::protocol::trail::Trail::open(&w.proto))
+        .unwrap();
     let mut i = estx::protocol::trail::Intervention::new(
         estx::protocol::trail::ActionKind::Rollback,
         vec!["t1".into()],
@@ -123,8 +125,11 @@ fn read_only_writes_nothing_not_even_the_trail() {
     w.run(&["rollback", "t1", "--read-only"])
         .code(1)
         .stderr_has("read-only");
-    w.g.run_env(&[("ESTX_READ_ONLY", "1")], &["release-lock", "A", "--force"])
-        .code(1);
+    w.g.run_env(
+        &[("ESTX_READ_ONLY", "1")],
+        &["release-lock", "A", "--force"],
+    )
+    .code(1);
     assert_eq!(w.txn("t1"), before);
     assert!(w.records().is_empty());
 }
@@ -144,12 +149,16 @@ fn a_missing_reason_is_refused_with_nothing_written() {
             .code(2)
             .stderr_has("--reason");
     }
-    w.g.run_env(&[("ESTX_REASON", "")], &["rollback", "t1", "--reason", "  "])
-        .code(2);
+    w.g.run_env(
+        &[("ESTX_REASON", "")],
+        &["rollback", "t1", "--reason", "  "],
+    )
+    .code(2);
     assert_eq!(w.txn("t1"), before);
     assert!(w.records().is_empty());
     // A plain recovery needs no reason (recorded without one).
-    w.g.run_env(&[("ESTX_REASON", "")], &["recover", "t1"]).code(0);
+    w.g.run_env(&[("ESTX_REASON", "")], &["recover", "t1"])
+        .code(0);
     assert_eq!(w.records().len(), 1);
 }
 
@@ -164,6 +173,8 @@ fn a_missing_audit_index_refuses_up_front() {
         .code(1)
         .stderr_has("estx-tui init");
     assert_eq!(w.txn("t1"), before);
-    w.run(&["init"]).code(0).stdout_has(&format!("{}: created", w.ix.audit));
+    w.run(&["init"])
+        .code(0)
+        .stdout_has(&format!("{}: created", w.ix.audit));
     w.run(&["rollback", "t1"]).code(0);
 }
