@@ -73,6 +73,7 @@ async fn dashboard(cli: &Cli) -> i32 {
         interval: cli.dashboard.interval,
         read_only: cli.dashboard.is_read_only(),
         cap: crate::dashboard::snapshot::DEFAULT_CAP,
+        profile: cli.global.resolved.name.clone(),
     };
     match crate::dashboard::run(p, opts).await {
         Ok(None) => 0,
