@@ -35,7 +35,10 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         )],
     )];
     if let Some(name) = &app.settings.profile {
-        segs.push(Segment::new(1, vec![Span::styled(format!("[{name}]"), bold())]));
+        segs.push(Segment::new(
+            1,
+            vec![Span::styled(format!("[{name}]"), bold())],
+        ));
     }
     segs.push(Segment::new(3, vec![Span::raw(app.settings.url.clone())]));
     if let Some(snap) = &app.snapshot {
