@@ -70,16 +70,24 @@ pub fn record_lines(r: &Record) -> Vec<String> {
         if r.plan.is_empty() {
             "(nothing to do when previewed)".to_string()
         } else {
-            r.plan.join(" → ")
+            r.plan.join("; ")
         }
     ));
     match (r.status, r.outcome, r.finished_at) {
-        (RecordStatus::Finished, Some(o), Some(end)) => lines.push(format!(
-            "  outcome: {o}: {} (ended {}, tool {})",
-            r.summary.as_deref().unwrap_or(""),
-            format_timestamp(end),
-            r.tool_version
-        )),
+        (RecordStatus::Finished, Some(o), Some(end)) => {
+            let said = r.summary.as_deref().unwrap_or_default();
+            // A verdict's summary already starts with its outcome.
+            let text = if said.starts_with(&o.to_string()) {
+                said.to_string()
+            } else {
+                format!("{o}: {said}")
+            };
+            lines.push(format!(
+                "  outcome: {text} (ended {}, tool {})",
+                format_timestamp(end),
+                r.tool_version
+            ))
+        }
         _ => lines.push(format!(
             "  outcome: UNFINISHED: no end was recorded (the process may have died part-way; \
              see `estx-tui show {}`) (tool {})",

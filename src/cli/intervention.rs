@@ -76,7 +76,7 @@ pub async fn begin(p: &Protocol, mut i: Intervention, why: &ReasonArgs) -> Resul
     i.reason = why.reason.clone();
     if let Some(refusal) = i.missing_reason() {
         err(format_args!(
-            "refused: {refusal}. Pass --reason TEXT (or set ESTX_REASON)."
+            "refused: {refusal}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
         ));
         return Err(EXIT_USAGE);
     }

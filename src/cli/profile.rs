@@ -34,7 +34,8 @@ const SECRET_WORDS: [&str; 8] = [
     "private_key",
 ];
 
-/// The config file.
+/// The config file. Profiles stay raw until one is chosen, so a mistake in
+/// one profile does not stop the others from being used.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
@@ -42,7 +43,7 @@ pub struct ConfigFile {
     pub default_profile: Option<String>,
     /// Profiles by name (`[profiles.NAME]` tables).
     #[serde(default)]
-    pub profiles: BTreeMap<String, Profile>,
+    pub profiles: BTreeMap<String, toml::Table>,
 }
 
 /// One cluster's settings; every field is optional.
@@ -111,23 +112,50 @@ pub fn config_path() -> Option<PathBuf> {
     Some(base.join("estx-tui").join("config.toml"))
 }
 
-/// Parses a config file's text; refuses secret-looking keys and credentials
-/// in URLs before anything else, then unknown keys.
+/// Parses a config file's text (valid TOML, known top-level keys).
 pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, ProfileError> {
-    let at = path.display();
-    let table: toml::Table = toml::from_str(text)
-        .map_err(|e| ProfileError(format!("config file {at} is not valid TOML: {e}")))?;
-    if let Some(key) = secret_key(&table, "") {
-        return Err(ProfileError(format!(
-            "config file {at}: `{key}` looks like a secret; profiles hold only the NAME of the \
-             environment variable holding it (e.g. password_env = \"PROD_ES_PASSWORD\", \
-             api_key_env = \"PROD_ES_API_KEY\"), never the secret itself"
-        )));
-    }
-    let config: ConfigFile = toml::from_str(text)
-        .map_err(|e| ProfileError(format!("config file {at}: {}", e.message().trim())))?;
-    for (name, p) in &config.profiles {
-        if let Some(url) = p.url.as_deref().and_then(|u| url::Url::parse(u).ok()) {
+    toml::from_str(text).map_err(|e| {
+        ProfileError(format!(
+            "config file {}: {}",
+            path.display(),
+            e.message().trim()
+        ))
+    })
+}
+
+impl ConfigFile {
+    /// The profile `name`; refuses secret-looking keys and credentials in
+    /// its URL before anything else, then unknown keys and bad values.
+    pub fn profile(&self, name: &str, path: &Path) -> Result<Profile, ProfileError> {
+        let at = path.display();
+        let Some(table) = self.profiles.get(name) else {
+            let known: Vec<&str> = self.profiles.keys().map(String::as_str).collect();
+            let known = if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            };
+            return Err(ProfileError(format!(
+                "no profile `{name}` in {at} (profiles: {known})"
+            )));
+        };
+        if let Some(key) = secret_key(table, &format!("profiles.{name}.")) {
+            return Err(ProfileError(format!(
+                "config file {at}: `{key}` looks like a secret; profiles hold only the NAME of \
+                 the environment variable holding it (e.g. password_env = \"PROD_ES_PASSWORD\", \
+                 api_key_env = \"PROD_ES_API_KEY\"), never the secret itself"
+            )));
+        }
+        let profile: Profile =
+            toml::Value::Table(table.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    ProfileError(format!(
+                        "config file {at}: profile `{name}`: {}",
+                        e.message().trim()
+                    ))
+                })?;
+        if let Some(url) = profile.url.as_deref().and_then(|u| url::Url::parse(u).ok()) {
             if url.password().is_some() {
                 return Err(ProfileError(format!(
                     "config file {at}: profile `{name}` has a password in its url; \
@@ -135,8 +163,8 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, ProfileError> {
                 )));
             }
         }
+        Ok(profile)
     }
-    Ok(config)
 }
 
 /// The first key (dotted path) under `table` that looks like a secret.
@@ -197,19 +225,10 @@ where
             "profile `{name}` requested but there is no config file at {shown}"
         ))));
     };
-    let profile = config.profiles.get(&name).ok_or_else(|| {
-        let known: Vec<&str> = config.profiles.keys().map(String::as_str).collect();
-        ParseFailure::Profile(ProfileError(format!(
-            "no profile `{name}` in {} (profiles: {})",
-            path.display(),
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        )))
-    })?;
-    apply(&mut cli, &matches, &name, profile).map_err(ParseFailure::Profile)?;
+    let profile = config
+        .profile(&name, &path)
+        .map_err(ParseFailure::Profile)?;
+    apply(&mut cli, &matches, &name, &profile).map_err(ParseFailure::Profile)?;
     Ok(cli)
 }
 
@@ -301,16 +320,17 @@ pub fn apply(
 mod tests {
     use super::*;
 
-    fn config(text: &str) -> Result<ConfigFile, ProfileError> {
-        parse(text, Path::new("/x/config.toml"))
+    /// Profile `p` of a config file's text.
+    fn config(text: &str) -> Result<Profile, ProfileError> {
+        let path = Path::new("/x/config.toml");
+        parse(text, path)?.profile("p", path)
     }
 
     fn with(text: &str, args: &[&str]) -> Cli {
-        let c = config(text).unwrap();
+        let p = config(text).unwrap();
         let m = Cli::command().try_get_matches_from(args).unwrap();
         let mut cli = Cli::from_arg_matches(&m).unwrap();
-        let name = cli.global.profile.clone().unwrap_or("p".into());
-        apply(&mut cli, &m, &name, &c.profiles[&name]).unwrap();
+        apply(&mut cli, &m, "p", &p).unwrap();
         cli
     }
 
@@ -368,6 +388,8 @@ mod tests {
             assert!(e.contains("secret") || e.contains("password"), "{bad}: {e}");
         }
         assert!(config("[profiles.p]\npassword_env = \"PW\"").is_ok());
+        // A mistake in another profile does not stop this one.
+        assert!(config("[profiles.p]\n[profiles.q]\npassword = \"x\"").is_ok());
         let e = config("[profiles.p]\nulr = \"x\"").unwrap_err().0;
         assert!(e.contains("ulr"), "{e}");
     }

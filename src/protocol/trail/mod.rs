@@ -208,12 +208,30 @@ pub fn os_operator() -> Operator {
     let user = ["USER", "LOGNAME", "USERNAME"]
         .iter()
         .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+        .or_else(passwd_user)
         .unwrap_or_else(|| "unknown".into());
     Operator {
         user,
         source: OperatorSource::Os,
         host: host_name(),
     }
+}
+
+/// The name of this process's user in `/etc/passwd` (Linux; when `USER`
+/// and friends are not set, e.g. under cron or systemd).
+fn passwd_user() -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let uid = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))?
+        .split_whitespace()
+        .next()?
+        .to_string();
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    passwd.lines().find_map(|l| {
+        let fields: Vec<&str> = l.split(':').collect();
+        (fields.len() > 2 && fields[2] == uid).then(|| fields[0].to_string())
+    })
 }
 
 /// This machine's host name (`localhost` when it cannot be found).

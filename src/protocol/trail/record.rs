@@ -141,7 +141,7 @@ impl Intervention {
             " when forced or bulk"
         };
         Some(format!(
-            "{}{when} needs a reason for the audit trail; nothing was done",
+            "{}{when} needs a reason for the audit trail",
             self.action
         ))
     }

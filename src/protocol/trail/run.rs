@@ -59,7 +59,7 @@ impl Trail {
         let mut i = procedure_intervention(p, procedure, id, force, interface).await;
         i.reason = reason;
         if let Some(why) = i.missing_reason() {
-            return Err(Error::Invalid(why));
+            return Err(Error::Invalid(format!("{why}; nothing was done")));
         }
         let record = self.begin(&i).await?;
         let report = p
@@ -97,7 +97,7 @@ impl Trail {
         i.reason = reason;
         i.plan = vec!["release lock".into()];
         if let Some(why) = i.missing_reason() {
-            return Err(Error::Invalid(why));
+            return Err(Error::Invalid(format!("{why}; nothing was done")));
         }
         let record = self.begin(&i).await?;
         let released = p.release_transaction_locks(txn, force).await;
