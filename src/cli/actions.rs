@@ -166,11 +166,19 @@ pub fn combined_exit_code(reports: &[ProcedureReport]) -> i32 {
 /// `recover --all-stuck`: every stuck transaction, `concurrency` at a time.
 async fn recover_all(p: Protocol, concurrency: usize, why: &intervention::ReasonArgs) -> i32 {
     let stuck = match p.stuck_transactions().await {
-        Ok(t) => t.into_iter().map(|t| t.id).collect(),
+        Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    let mut i = Intervention::new(ActionKind::Recover, stuck, Interface::Cli);
+    let ids = stuck.iter().map(|t| t.id.clone()).collect();
+    let mut i = Intervention::new(ActionKind::Recover, ids, Interface::Cli);
     i.bulk = true;
+    i.plan = stuck
+        .iter()
+        .map(|t| {
+            let steps = plan_labels(Procedure::Recover, t.state.as_ref()).join(", ");
+            format!("{}: {steps}", t.id)
+        })
+        .collect();
     i.targets = vec!["--all-stuck".into()];
     let rec = match begin(&p, i, why).await {
         Ok(r) => r,

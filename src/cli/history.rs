@@ -39,7 +39,7 @@ pub async fn run(p: &Protocol, a: &HistoryArgs) -> i32 {
             if n > 0 {
                 out("");
             }
-            for l in record_lines(r) {
+            for l in record_lines(r, &a.id) {
                 out(l);
             }
         }
@@ -47,8 +47,9 @@ pub async fn run(p: &Protocol, a: &HistoryArgs) -> i32 {
     0
 }
 
-/// The text of one record.
-pub fn record_lines(r: &Record) -> Vec<String> {
+/// The text of one record, with the steps that concern transaction `txn`
+/// (a bulk record holds every transaction's steps).
+pub fn record_lines(r: &Record, txn: &str) -> Vec<String> {
     let forced = if r.forced { " (forced)" } else { "" };
     let mut lines = vec![format!(
         "{}  {}{forced}  by {}  via {}  [{}]",
@@ -65,14 +66,14 @@ pub fn record_lines(r: &Record) -> Vec<String> {
     if !r.targets.is_empty() {
         lines.push(format!("  targets: {}", r.targets.join(", ")));
     }
-    lines.push(format!(
-        "  plan:    {}",
-        if r.plan.is_empty() {
-            "(nothing to do when previewed)".to_string()
-        } else {
-            r.plan.join("; ")
-        }
-    ));
+    // A bulk record's plan has one entry per transaction, `ID: steps`.
+    let prefix = format!("{txn}: ");
+    let plan = match r.plan.iter().find_map(|p| p.strip_prefix(&prefix)) {
+        Some(own) => own.to_string(),
+        None if r.plan.is_empty() => "(nothing to do when previewed)".to_string(),
+        None => r.plan.join("; "),
+    };
+    lines.push(format!("  plan:    {plan}"));
     match (r.status, r.outcome, r.finished_at) {
         (RecordStatus::Finished, Some(o), Some(end)) => {
             let said = r.summary.as_deref().unwrap_or_default();
@@ -95,9 +96,20 @@ pub fn record_lines(r: &Record) -> Vec<String> {
             r.tool_version
         )),
     }
-    if !r.steps.is_empty() {
+    let others = r.transactions.iter().filter(|t| *t != txn).count();
+    if others > 0 {
+        lines.push(format!(
+            "  also:    {others} other transaction(s) (see --json for all steps)"
+        ));
+    }
+    let steps: Vec<_> = r
+        .steps
+        .iter()
+        .filter(|s| s.txn.is_empty() || s.txn == txn)
+        .collect();
+    if !steps.is_empty() {
         let mut t = Table::new(["STEP", "TARGET", "RESULT", "DETAIL"]);
-        for s in &r.steps {
+        for s in steps {
             t.row([
                 s.label.clone(),
                 s.target.clone(),
