@@ -46,7 +46,8 @@ pub async fn run(cli: Cli) -> i32 {
     if let Some(code) = intervention::refuse_if_read_only(&cli, command) {
         return code;
     }
-    match command {
+    let cluster = p.cluster().clone();
+    let code = match command {
         Command::Init => init::run(&p).await,
         Command::Transfer(a) => actions::transfer(p, a).await,
         Command::List(a) => commands::list(&p, a).await,
@@ -59,7 +60,12 @@ pub async fn run(cli: Cli) -> i32 {
         Command::History(a) => history::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
+    };
+    // Times were taken from the cluster's clock anyway; say so when ours is off.
+    if let Some(skew) = cluster.clock_skew() {
+        err(format_args!("warning: {skew}"));
     }
+    code
 }
 
 /// No subcommand: the dashboard, with the same connection options. It

@@ -3,9 +3,9 @@
 //! security plugin answers `_plugins/_security/authinfo`. A cluster without
 //! security answers neither (an error or 404), which is not a failure.
 
-use super::response::{read_json, transport};
+use super::response::Answer;
 use super::Cluster;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use elasticsearch::http::headers::HeaderMap;
 use elasticsearch::http::Method;
 use serde_json::Value;
@@ -19,27 +19,28 @@ const ENDPOINTS: [(&str, &str); 2] = [
 impl Cluster {
     /// The user the cluster authenticated this handle as; `None` when
     /// security is off (no endpoint answers with a user). Credentials the
-    /// cluster refuses (401) are an [`Error::Auth`]; a 403 only means this
+    /// cluster refuses (401) are an [`crate::Error::Auth`]; a 403 only means this
     /// user may not call that endpoint, so the next one is tried.
     pub async fn authenticated_user(&self) -> Result<Option<String>> {
         for (path, field) in ENDPOINTS {
             let resp = self
-                .client
-                .send::<(), ()>(Method::Get, path, HeaderMap::new(), None, None, None)
-                .await
-                .map_err(transport)?;
-            let status = resp.status_code().as_u16();
-            let body = read_json(resp).await.unwrap_or(Value::Null);
-            if status == 401 {
-                let reason = body
-                    .pointer("/error/reason")
-                    .and_then(Value::as_str)
-                    .unwrap_or("credentials refused")
-                    .to_string();
-                return Err(Error::Auth { status, reason });
+                .send_read(|| {
+                    self.client.send::<(), ()>(
+                        Method::Get,
+                        path,
+                        HeaderMap::new(),
+                        None,
+                        None,
+                        None,
+                    )
+                })
+                .await?;
+            let answer = Answer::read(resp).await?;
+            if answer.status == 401 {
+                return Err(answer.into_error("_security"));
             }
-            if (200..300).contains(&status) {
-                if let Some(user) = body.get(field).and_then(Value::as_str) {
+            if answer.is_success() {
+                if let Some(user) = answer.json.get(field).and_then(Value::as_str) {
                     return Ok(Some(user.to_string()));
                 }
             }

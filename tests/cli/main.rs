@@ -51,6 +51,14 @@ const ESTX_ENV: &[&str] = &[
     "ESTX_AUDIT_INDEX",
     "ESTX_PROFILE",
     "ESTX_REASON",
+    // The HTTP client honours proxy variables: a developer's proxy must not
+    // stand between the tests and the local server.
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
 ];
 
 /// The non-terminal states, as `list`/`demo` print them.
@@ -415,3 +423,4 @@ mod procedures;
 mod profile;
 mod trail;
 mod transfer;
+mod transport;

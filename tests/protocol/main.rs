@@ -17,3 +17,4 @@ mod procedures;
 mod snapshot_poll;
 mod stuck;
 mod trail;
+mod transport;
