@@ -37,6 +37,7 @@ fn a_profile_is_used_and_overridden_by_flags_and_env() {
     w.account("A", 500);
     w.account("B", 500);
     w.stage("t1", "A", "B", 100, 2);
+    w.backdate("t1", 10);
     w.refresh();
     let text = format!(
         "[profiles.test]\nurl = \"{}\"\ntransactions_index = \"{}\"\naccounts_index = \"{}\"\n\
@@ -49,13 +50,14 @@ fn a_profile_is_used_and_overridden_by_flags_and_env() {
     // The profile's cluster and indices are used.
     let out = bare_run(&w, &env, &["--profile", "test", "list", "--json"]);
     assert_eq!(ids(&out.code(0).json()), set(&["t1"]));
-    // ESTX_PROFILE chooses it too; its recovery window (1h) makes t1 recent.
+    // ESTX_PROFILE chooses it too; its recovery window (1h) makes t1 (10
+    // minutes old) recent.
     let env2 = [("XDG_CONFIG_HOME", xdg.as_str()), ("ESTX_PROFILE", "test")];
     bare_run(&w, &env2, &["recover", "t1"])
         .code(1)
         .stderr_has("refused");
     // A flag overrides the profile's window.
-    bare_run(&w, &env2, &["recover", "t1", "--recovery-window", "0s"]).code(0);
+    bare_run(&w, &env2, &["recover", "t1", "--recovery-window", "1m"]).code(0);
     // An environment variable overrides the profile's URL.
     let env3 = [
         ("XDG_CONFIG_HOME", xdg.as_str()),
