@@ -16,6 +16,7 @@ mod connect;
 mod introspect;
 mod response;
 mod search;
+mod security;
 mod send;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
