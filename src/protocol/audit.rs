@@ -299,56 +299,68 @@ impl Protocol {
             };
             findings.push(finding(kind, &t.id, t.problems.join("; ")));
         }
-        // In-flight transactions: malformed or undated ones, and the
-        // accounts they name (checked by id).
-        let mut in_flight: Vec<Transaction> = Vec::new();
+        // In-flight transactions, folded page by page (memory does not grow
+        // with their number): malformed or undated ones, and the accounts
+        // they name, checked by id; the transactions naming a missing
+        // account are found by a second query, only when there is one.
+        let mut named: BTreeSet<String> = BTreeSet::new();
         let scanned = self
             .scan_transactions(q.in_flight(), |page| {
-                in_flight.extend(page);
+                for t in &page {
+                    if only_undated(t) {
+                        findings.push(finding(
+                            "undated_transaction",
+                            &t.id,
+                            format!(
+                                "{}: its age is unknown, so it counts as stuck",
+                                t.problems.join("; ")
+                            ),
+                        ));
+                    } else if !t.problems.is_empty() {
+                        findings.push(finding(
+                            "malformed_transaction",
+                            &t.id,
+                            t.problems.join("; "),
+                        ));
+                    }
+                    named.extend(t.src.iter().cloned());
+                    named.extend(t.dest.iter().cloned());
+                }
                 true
             })
             .await?;
         coverage.add(scanned.coverage);
         coverage.require_complete(allow_partial, "audit")?;
-        let mut named: BTreeSet<String> = BTreeSet::new();
-        for t in &in_flight {
-            if only_undated(t) {
-                findings.push(finding(
-                    "undated_transaction",
-                    &t.id,
-                    format!(
-                        "{}: its age is unknown, so it counts as stuck",
-                        t.problems.join("; ")
-                    ),
-                ));
-            } else if !t.problems.is_empty() {
-                findings.push(finding(
-                    "malformed_transaction",
-                    &t.id,
-                    t.problems.join("; "),
-                ));
-            }
-            named.extend(t.src.iter().cloned());
-            named.extend(t.dest.iter().cloned());
-        }
         let named: Vec<String> = named.into_iter().collect();
-        let existing = self.cluster().mget(&ix.accounts, &named).await?;
-        let missing: BTreeSet<&String> = named
-            .iter()
-            .zip(&existing)
-            .filter(|(_, d)| d.is_none())
-            .map(|(id, _)| id)
-            .collect();
-        for t in &in_flight {
-            for acct in [&t.src, &t.dest].into_iter().flatten() {
-                if missing.contains(acct) {
-                    findings.push(finding(
-                        "missing_account",
-                        &t.id,
-                        format!("names account `{acct}`, which does not exist"),
-                    ));
+        let mut missing: BTreeSet<String> = BTreeSet::new();
+        for chunk in named.chunks(1000) {
+            let existing = self.cluster().mget(&ix.accounts, chunk).await?;
+            missing.extend(
+                chunk
+                    .iter()
+                    .zip(&existing)
+                    .filter(|(_, d)| d.is_none())
+                    .map(|(id, _)| id.clone()),
+            );
+        }
+        if !missing.is_empty() {
+            let ids: Vec<String> = missing.iter().cloned().collect();
+            let query = json!({"bool": {"filter": [q.in_flight(), q.naming_accounts(&ids)]}});
+            self.scan_transactions(query, |page| {
+                for t in &page {
+                    for acct in [&t.src, &t.dest].into_iter().flatten() {
+                        if missing.contains(acct) {
+                            findings.push(finding(
+                                "missing_account",
+                                &t.id,
+                                format!("names account `{acct}`, which does not exist"),
+                            ));
+                        }
+                    }
                 }
-            }
+                true
+            })
+            .await?;
         }
 
         // Stale locks, each re-judged from a fresh read by id.
