@@ -112,7 +112,10 @@ fn measure(url: &str, ix: &Indices, args: &[&str]) -> (u64, Duration, i32) {
             &log.display().to_string(),
         ])
         .args(args)
-        .env("XDG_CONFIG_HOME", std::env::temp_dir().join("estx-bench-none"))
+        .env(
+            "XDG_CONFIG_HOME",
+            std::env::temp_dir().join("estx-bench-none"),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .output()
@@ -121,7 +124,10 @@ fn measure(url: &str, ix: &Indices, args: &[&str]) -> (u64, Duration, i32) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let rss = stderr
         .lines()
-        .find_map(|l| l.trim().strip_prefix("Maximum resident set size (kbytes): "))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or_else(|| panic!("no peak RSS in: {stderr}"));
     let code = stderr

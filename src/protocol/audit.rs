@@ -9,9 +9,10 @@
 //! is given (corrected for transfers in flight).
 //!
 //! Right under live traffic: every query comes from the read side (resolved
-//! fields); the total and the accounts scan come from one point-in-time view
-//! where the server has one (otherwise the report says the total is
-//! approximate); and a finding is reported only after the documents involved
+//! fields); the total, the accounts scan and the correction for transfers
+//! in flight (`audit_view.rs`: which accounts had applied each transfer)
+//! come from one point-in-time view where the server has one (otherwise the
+//! report says the total is approximate); and a finding is reported only after the documents involved
 //! were re-read by id (realtime), in an order that cannot mistake a transfer
 //! in progress for a dangling entry: the transaction first (terminal states
 //! are final), then the account again.
@@ -19,6 +20,7 @@
 use super::account::{AccountState, SettledOutcome};
 use super::decide;
 use super::executor::Outcome;
+use super::read::scan::View;
 use super::read::{Coverage, Queries, Scan};
 use super::steps;
 use super::transaction::{Transaction, TxnState};
@@ -100,9 +102,10 @@ impl Protocol {
         // Accounts carrying pending entries, and malformed accounts, with the
         // sum of every balance from the same view (a global aggregation).
         let mut accounts = Vec::new();
-        let scanned = super::read::scan::scan(
+        let view_at = self.cluster().now();
+        let mut view = View::open(self.cluster(), &ix.accounts).await;
+        let scanned = view.scan(
             self.cluster(),
-            &ix.accounts,
             Scan {
                 query: json!({"bool": {"should": [
                     q.accounts_with_pending(),
@@ -119,7 +122,14 @@ impl Protocol {
                 true
             },
         )
-        .await?;
+        .await;
+        let scanned = match scanned {
+            Ok(s) => s,
+            Err(e) => {
+                view.close(self.cluster()).await;
+                return Err(e);
+            }
+        };
         coverage.add(scanned.coverage);
         let scanned_view = scanned.point_in_time;
         let mut total_balance = scanned
@@ -160,7 +170,26 @@ impl Protocol {
         // seen terminal stays terminal, so an account still carrying it
         // after that read really is dangling.
         let carried_ids: Vec<String> = carried.keys().cloned().collect();
-        let carried_txns = self.transactions_by_id(&carried_ids).await?;
+        let carried_txns = self.transactions_by_id(&carried_ids).await;
+        let in_view = carried.values().flatten().cloned().collect();
+        let corrected = match &carried_txns {
+            Ok(txns) => {
+                super::audit_view::one_sided_delta(
+                    self.cluster(),
+                    &mut view,
+                    in_view,
+                    txns,
+                    view_at,
+                )
+                .await
+            }
+            Err(_) => Ok((0, Coverage::default())),
+        };
+        view.close(self.cluster()).await;
+        let carried_txns = carried_txns?;
+        let (in_flight_delta, view_coverage) = corrected?;
+        coverage.add(view_coverage);
+        coverage.require_complete(allow_partial, "audit")?;
         let holders: Vec<String> = carried
             .values()
             .flatten()
@@ -185,7 +214,6 @@ impl Protocol {
                 _ => false,
             });
         }
-        let mut in_flight_delta = 0i64;
         for (txn_id, holders) in &carried {
             let txn = carried_txns.get(txn_id);
             for (acct, state) in holders {
@@ -212,12 +240,9 @@ impl Protocol {
                     ));
                     continue;
                 };
-                let signed = t.amount.map(|a| if on_source { -a } else { a });
                 match &t.state {
-                    Some(TxnState::Pending | TxnState::Terminating) => {
-                        in_flight_delta += signed.unwrap_or(0)
-                    }
-                    Some(TxnState::Committed) => {}
+                    // In flight: counted from the view (see audit_view.rs).
+                    Some(TxnState::Pending | TxnState::Terminating | TxnState::Committed) => {}
                     Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
                         let settled_before = state.settled_of(txn_id).map(|r| r.outcome)
                             == Some(SettledOutcome::Applied);
