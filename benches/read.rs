@@ -31,7 +31,7 @@ const SIZES: [usize; 3] = [10_000, 100_000, 500_000];
 /// Sizes at which the binary's peak memory is measured.
 const RSS_SIZES: [usize; 2] = [10_000, 100_000];
 const POLLS: usize = 11;
-const BULK: usize = 5_000;
+const BULK: usize = 2_000;
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -148,7 +148,12 @@ async fn main() {
         locks: format!("{prefix}locks"),
         audit: format!("{prefix}audit"),
     };
-    let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
+    // osmem slows down as it grows: seeding must not time out.
+    let cluster = Cluster::connect(&ConnectOptions {
+        timeout: Duration::from_secs(300),
+        ..ConnectOptions::new(server.url())
+    })
+    .expect("client");
     for (name, body) in [
         (
             &ix.transactions,
