@@ -6,9 +6,12 @@
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use estx::dashboard::app::{App, LogLevel, Pane, Settings};
-use estx::dashboard::event::{Action, ActionOutcome, Command, Event, PollFailure};
+use estx::dashboard::event::{
+    Action, ActionOutcome, Checked, Command, Event, Expected, PollFailure, Reread, Run,
+};
 use estx::dashboard::snapshot::{AccountEntry, Snapshot};
 use estx::dashboard::update::update;
+use estx::dashboard::view::Fate;
 use estx::protocol::account::AccountState;
 use estx::protocol::transaction::Transaction;
 use estx::protocol::views::TransactionDetail;
@@ -118,7 +121,16 @@ fn text_and_state_filters_narrow_the_rows() {
     update(&mut app, code(KeyCode::Enter));
     assert!(!app.editing_filter);
     assert_eq!(app.visible().len(), 1);
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    // The filter hides the selection without moving it to another row.
+    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selected_index(), None);
+    assert_eq!(app.view.detail.as_ref().unwrap().fate, Fate::Filtered);
+    update(&mut app, key('j'));
+    assert_eq!(
+        app.selected.as_deref(),
+        Some("t-mid"),
+        "j picks a visible row"
+    );
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.visible().len(), 3);
     update(&mut app, key('s')); // created
@@ -181,6 +193,10 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     let mut app = app(false);
     update(&mut app, key('F'));
     let t = txn("t-old", "pending", 90);
+    let expected = Expected {
+        state: t.state.clone(),
+        modified: t.modification_time,
+    };
     let a = AccountState::new(400);
     let b = AccountState::new(500);
     let recover = estx::protocol::views::preview(
@@ -210,22 +226,36 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     update(
         &mut app,
         Event::Preview {
-            action: Action::ForceRecover,
-            detail: Ok(Box::new(detail)),
+            action: Action::Recover,
+            target: "t-old".into(),
+            checked: Ok(Checked {
+                reread: Reread::Transaction(Box::new(detail)),
+                refusal: None,
+            }),
         },
     );
     assert!(app.dialog.as_ref().unwrap().detail.is_some());
     let cmds = update(&mut app, key('y'));
     assert_eq!(
         cmds,
-        vec![Command::Run(Action::ForceRecover, "t-old".into())]
+        vec![Command::Run(Run {
+            action: Action::Recover,
+            target: "t-old".into(),
+            force: false,
+            expected,
+        })]
     );
     assert!(app.dialog.is_none());
-    assert_eq!(app.running, Some((Action::ForceRecover, "t-old".into())));
+    let running = app.running.as_ref().unwrap();
+    assert_eq!(
+        (running.action, running.target.as_str()),
+        (Action::Recover, "t-old")
+    );
+    assert!(!running.forced);
     // A second action waits for the first.
     assert!(update(&mut app, key('R')).is_empty());
     let done = ActionOutcome {
-        action: Action::ForceRecover,
+        action: Action::Recover,
         txn: "t-old".into(),
         summary: "completed".into(),
         ok: true,

@@ -2,11 +2,12 @@
 //! the selected transaction, its preview). Nothing here does I/O; the
 //! renderer reads it, `update` changes it.
 
-use super::event::{Action, PollFailure};
+use super::event::{Action, Checked, PollFailure};
 use super::snapshot::{AccountEntry, Snapshot};
+use super::ui;
+use super::view::{self, keep_visible, matches_text, state_rank, Fate, View};
 use crate::protocol::transaction::{Transaction, TxnState};
-use crate::protocol::views::{preview, Preview, TransactionDetail};
-use crate::protocol::{decide::Fencing, Procedure};
+use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -71,13 +72,17 @@ impl SortKey {
     }
 }
 
-/// The state filters `s` cycles through (`None` = all).
-pub const STATE_FILTERS: [Option<TxnState>; 5] = [
+/// The state filters `s` cycles through (`None` = all), every state
+/// including the terminal ones (the poll lists only transactions in flight;
+/// a terminal one shows when it was selected before it ended, or looked up).
+pub const STATE_FILTERS: [Option<TxnState>; 7] = [
     None,
     Some(TxnState::Created),
     Some(TxnState::Pending),
     Some(TxnState::Committed),
     Some(TxnState::Terminating),
+    Some(TxnState::Finished),
+    Some(TxnState::RolledBack),
 ];
 
 /// A confirmation dialog.
@@ -85,13 +90,34 @@ pub const STATE_FILTERS: [Option<TxnState>; 5] = [
 pub struct Dialog {
     /// What it confirms.
     pub action: Action,
-    /// On which transaction.
+    /// On which transaction (or, for [`Action::ReleaseLock`], which lock resource).
     pub txn: String,
-    /// The freshly re-read documents (`None` while loading).
-    pub detail: Option<Result<Box<TransactionDetail>, String>>,
+    /// The freshly re-read documents and the protocol's verdict on an
+    /// unforced run (`None` while loading).
+    pub detail: Option<Result<Checked, String>>,
     /// `false`: Cancel has focus (the default); `true`: Confirm has.
     pub confirm_focused: bool,
+    /// Lines its text is scrolled down (long previews at 80×24).
+    pub scroll: usize,
 }
+
+/// The action running (one at a time) and what its dialog previewed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Running {
+    /// What.
+    pub action: Action,
+    /// Transaction id or lock resource.
+    pub target: String,
+    /// Run with the dialog's force key.
+    pub forced: bool,
+    /// The lines the dialog previewed (`step: write|no-op`), in order.
+    pub planned: Vec<String>,
+    /// The steps reported so far, in the same form.
+    pub seen: Vec<String>,
+}
+
+/// A transaction read by id: the id, and what the read found.
+pub type LookedUp = (String, Result<Option<Box<TransactionDetail>>, String>);
 
 /// Severity of a log line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,8 +180,27 @@ pub struct App {
     pub interval: Duration,
     /// Focused pane.
     pub focus: Pane,
-    /// Selected transaction (by id, so a poll does not move the selection).
+    /// Selected transaction (by id, so a poll, a sort or a filter never
+    /// moves the selection to another transaction).
     pub selected: Option<String>,
+    /// The selected transaction read by id when it is not in the snapshot.
+    pub looked_up: Option<LookedUp>,
+    /// The id a read by id was last asked for (so it is asked once).
+    pub lookup_asked: Option<String>,
+    /// Typing a transaction id to look up (`#`).
+    pub editing_lookup: Option<String>,
+    /// Selected account (by id).
+    pub selected_account: Option<String>,
+    /// Selected lock (by resource).
+    pub selected_lock: Option<String>,
+    /// First log line shown; `None` follows the newest.
+    pub log_top: Option<usize>,
+    /// Lines the detail pane is scrolled down.
+    pub detail_scroll: usize,
+    /// Only stuck transactions (older than the recovery window).
+    pub stuck_only: bool,
+    /// Only transactions older than `--investigate-after`.
+    pub old_only: bool,
     /// Text filter (`/`).
     pub filter: String,
     /// Typing into the filter.
@@ -166,20 +211,22 @@ pub struct App {
     pub sort: SortKey,
     /// Reverse order.
     pub sort_desc: bool,
-    /// Scroll offsets of the accounts, locks and log panes.
-    pub scroll: [usize; 3],
     /// Open confirmation dialog.
     pub dialog: Option<Dialog>,
     /// Help overlay shown.
     pub help: bool,
+    /// Lines the help overlay is scrolled down (when it does not fit).
+    pub help_scroll: usize,
     /// Event log, newest last.
     pub log: VecDeque<LogEntry>,
     /// The action running, if any (one at a time).
-    pub running: Option<(Action, String)>,
+    pub running: Option<Running>,
     /// Terminal size.
     pub size: (u16, u16),
     /// Set when the operator quits.
     pub should_quit: bool,
+    /// What the screen shows, derived by [`App::refresh_view`].
+    pub view: View,
 }
 
 impl App {
@@ -195,18 +242,28 @@ impl App {
             interval,
             focus: Pane::Transactions,
             selected: None,
+            looked_up: None,
+            lookup_asked: None,
+            editing_lookup: None,
+            selected_account: None,
+            selected_lock: None,
+            log_top: None,
+            detail_scroll: 0,
+            stuck_only: false,
+            old_only: false,
             filter: String::new(),
             editing_filter: false,
             state_filter: 0,
             sort: SortKey::Age,
             sort_desc: false,
-            scroll: [0; 3],
             dialog: None,
             help: false,
+            help_scroll: 0,
             log: VecDeque::new(),
             running: None,
             size: (80, 24),
             should_quit: false,
+            view: View::default(),
         }
     }
 
@@ -229,53 +286,27 @@ impl App {
             .and_then(Option::as_ref)
     }
 
-    /// The transaction rows after filter and sort.
+    /// The transaction rows after filter and sort (as of the last [`App::refresh_view`]).
     pub fn visible(&self) -> Vec<&Transaction> {
         let Some(snap) = &self.snapshot else {
             return Vec::new();
         };
-        let needle = self.filter.to_lowercase();
-        let mut rows: Vec<&Transaction> = snap
-            .transactions
+        self.view
+            .rows
             .iter()
-            .filter(|t| {
-                self.state_filter()
-                    .is_none_or(|s| t.state.as_ref() == Some(s))
-            })
-            .filter(|t| needle.is_empty() || matches_text(t, &needle))
-            .collect();
-        match self.sort {
-            SortKey::Age => rows.sort_by_key(|t| t.modification_time),
-            SortKey::State => {
-                rows.sort_by_key(|t| (state_rank(t.state.as_ref()), t.modification_time))
-            }
-            SortKey::Amount => rows.sort_by_key(|t| (t.amount, t.modification_time)),
-            SortKey::Id => rows.sort_by(|a, b| a.id.cmp(&b.id)),
-        }
-        if self.sort_desc {
-            rows.reverse();
-        }
-        rows
+            .filter_map(|&i| snap.transactions.get(i))
+            .collect()
     }
 
-    /// Position of the selection in the visible rows (first row if unset or gone).
+    /// Position of the selection among the visible rows (`None` when it is
+    /// not one of them: nothing selected, filtered out, or left the list).
     pub fn selected_index(&self) -> Option<usize> {
-        let rows = self.visible();
-        if rows.is_empty() {
-            return None;
-        }
-        Some(
-            self.selected
-                .as_ref()
-                .and_then(|id| rows.iter().position(|t| &t.id == id))
-                .unwrap_or(0),
-        )
+        self.view.cursor
     }
 
-    /// The selected transaction, if any row is visible.
+    /// The selected transaction as the detail shows it (listed or not).
     pub fn selected_transaction(&self) -> Option<&Transaction> {
-        let rows = self.visible();
-        self.selected_index().and_then(|i| rows.get(i).copied())
+        self.view.detail.as_ref().map(|d| &d.txn)
     }
 
     /// Selects the visible row at `i` (clamped).
@@ -287,7 +318,16 @@ impl App {
             }
             rows[i.min(rows.len() - 1)].id.clone()
         };
+        self.select(id);
+    }
+
+    /// Selects a transaction by id (listed or not); the detail starts at its top.
+    pub fn select(&mut self, id: String) {
+        if self.selected.as_ref() != Some(&id) {
+            self.detail_scroll = 0;
+        }
         self.selected = Some(id);
+        self.refresh_view();
     }
 
     /// An account from the snapshot.
@@ -295,21 +335,130 @@ impl App {
         self.snapshot.as_ref().and_then(|s| s.accounts.get(id))
     }
 
-    /// What `procedure` would do to `t` according to the last snapshot (the
-    /// confirmation dialog re-reads before anything runs).
-    pub fn preview(&self, t: &Transaction, procedure: Procedure) -> Preview {
-        let acct = |id: &Option<String>| match id.as_ref().and_then(|i| self.account(i)) {
-            Some(AccountEntry::Ok(s)) => Some(s),
-            _ => None,
+    /// Re-derives what the screen shows from the state: call after the data,
+    /// filter, sort, selection or size changed (`update` does).
+    pub fn refresh_view(&mut self) {
+        let fit = ui::pane_rows(self.size);
+        let prev = std::mem::take(&mut self.view);
+        let mut v = View::default();
+        if let Some(snap) = &self.snapshot {
+            v.rows = self.filtered_rows(snap);
+            v.cursor = self.selected.as_ref().and_then(|id| {
+                v.rows
+                    .iter()
+                    .position(|&i| snap.transactions.get(i).is_some_and(|t| &t.id == id))
+            });
+            v.accounts = view::account_order(snap);
+            v.account_cursor = self
+                .selected_account
+                .as_ref()
+                .and_then(|id| v.accounts.iter().position(|a| a == id));
+            v.lock_cursor = self
+                .selected_lock
+                .as_ref()
+                .and_then(|r| snap.locks.iter().position(|l| &l.info.resource == r));
+            v.account_offset = keep_visible(
+                prev.account_offset,
+                v.account_cursor,
+                v.accounts.len(),
+                fit.accounts,
+            );
+            v.lock_offset =
+                keep_visible(prev.lock_offset, v.lock_cursor, snap.locks.len(), fit.locks);
+        }
+        v.table_offset = keep_visible(prev.table_offset, v.cursor, v.rows.len(), fit.table);
+        v.log_top = match self.log_top {
+            None => self.log.len().saturating_sub(fit.log),
+            Some(top) => top.min(self.log.len().saturating_sub(fit.log)),
         };
-        preview(
-            procedure,
-            t,
-            acct(&t.src),
-            acct(&t.dest),
-            Fencing::On,
-            self.now,
-        )
+        v.detail = self.detail_of_selection(v.cursor.is_some(), prev.detail);
+        self.view = v;
+    }
+
+    fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
+        let needle = self.filter.to_lowercase();
+        let txns = &snap.transactions;
+        let mut rows: Vec<usize> = (0..txns.len())
+            .filter(|&i| {
+                let t = &txns[i];
+                self.state_filter()
+                    .is_none_or(|s| t.state.as_ref() == Some(s))
+                    && (!self.stuck_only || self.is_stuck(t))
+                    && (!self.old_only || self.needs_investigation(t))
+                    && matches_text(t, &needle)
+            })
+            .collect();
+        match self.sort {
+            SortKey::Age => rows.sort_by_key(|&i| txns[i].modification_time),
+            SortKey::State => rows.sort_by_key(|&i| {
+                (
+                    state_rank(txns[i].state.as_ref()),
+                    txns[i].modification_time,
+                )
+            }),
+            SortKey::Amount => rows.sort_by_key(|&i| (txns[i].amount, txns[i].modification_time)),
+            SortKey::Id => rows.sort_by(|&a, &b| txns[a].id.cmp(&txns[b].id)),
+        }
+        if self.sort_desc {
+            rows.reverse();
+        }
+        rows
+    }
+
+    /// The detail of the selected transaction: from the snapshot when it is
+    /// there, else from its read by id (the previous detail, marked as being
+    /// re-read, until that read answers).
+    fn detail_of_selection(
+        &self,
+        listed: bool,
+        prev: Option<view::DetailView>,
+    ) -> Option<view::DetailView> {
+        let id = self.selected.as_ref()?;
+        if let Some(snap) = &self.snapshot {
+            if let Some(t) = snap.transactions.iter().find(|t| &t.id == id) {
+                let fate = if listed { Fate::Listed } else { Fate::Filtered };
+                return Some(view::from_snapshot(snap, t, fate, self.now));
+            }
+        }
+        let prev = prev.filter(|d| &d.txn.id == id);
+        let with = |fate: Fate| {
+            prev.map(|mut d| {
+                d.fate = fate;
+                d
+            })
+        };
+        match &self.looked_up {
+            Some((looked, found)) if looked == id => match found {
+                Ok(Some(d)) => Some(view::from_detail(d)),
+                Ok(None) => with(Fate::Vanished),
+                Err(e) => with(Fate::ReadFailed(e.clone())),
+            },
+            _ => with(Fate::Reading),
+        }
+    }
+
+    /// The id to read by id now, if the selection needs it and it was not
+    /// asked for yet (recorded as asked).
+    pub fn take_lookup(&mut self) -> Option<String> {
+        let id = self.selected.clone()?;
+        let listed = self
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.transactions.iter().any(|t| t.id == id));
+        if listed {
+            // Read again by id if it leaves the list again.
+            self.lookup_asked = None;
+            self.looked_up = None;
+            return None;
+        }
+        if self.lookup_asked.as_ref() == Some(&id) {
+            return None;
+        }
+        if self.looked_up.as_ref().is_some_and(|(l, _)| l != &id) {
+            self.looked_up = None;
+        }
+        self.lookup_asked = Some(id.clone());
+        Some(id)
     }
 
     /// Seconds since `t` was modified, by the screen's clock.
@@ -343,31 +492,5 @@ impl App {
     /// Cycles the sort key.
     pub fn cycle_sort(&mut self) {
         self.sort = self.sort.next();
-    }
-}
-
-fn matches_text(t: &Transaction, needle: &str) -> bool {
-    let state = t
-        .state
-        .as_ref()
-        .map(|s| s.as_str().to_lowercase())
-        .unwrap_or_default();
-    t.id.to_lowercase().contains(needle)
-        || state.contains(needle)
-        || t.src
-            .as_deref()
-            .is_some_and(|s| s.to_lowercase().contains(needle))
-        || t.dest
-            .as_deref()
-            .is_some_and(|s| s.to_lowercase().contains(needle))
-}
-
-fn state_rank(s: Option<&TxnState>) -> usize {
-    match s {
-        Some(s) => TxnState::KNOWN
-            .iter()
-            .position(|k| k == s)
-            .unwrap_or(TxnState::KNOWN.len()),
-        None => TxnState::KNOWN.len() + 1,
     }
 }

@@ -9,12 +9,15 @@
 
 pub mod actions;
 pub mod app;
+pub mod confirm;
 pub mod event;
+pub mod keymap;
 pub mod poller;
 pub mod snapshot;
 pub mod terminal;
 pub mod ui;
 pub mod update;
+pub mod view;
 
 use crate::protocol::Protocol;
 use app::{App, Settings};
@@ -92,9 +95,8 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
                     Command::LoadPreview(action, id) => {
                         actions::spawn_preview(proto.clone(), action, id, tx.clone())
                     }
-                    Command::Run(action, id) => {
-                        actions::spawn_action(proto.clone(), action, id, tx.clone())
-                    }
+                    Command::LookUp(id) => actions::spawn_lookup(proto.clone(), id, tx.clone()),
+                    Command::Run(run) => actions::spawn_action(proto.clone(), run, tx.clone()),
                 }
             }
             if app.should_quit {

@@ -33,13 +33,19 @@ fn rollback_dialog_refused_for_committed() {
 }
 
 #[test]
-fn rollback_dialog_warns_of_recent_modification() {
+fn rollback_dialog_of_a_recent_transaction_offers_only_force() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-2", true);
-    let s = screen(&a, 100, 30);
+    let buf = draw(&a, 100, 30);
+    let s = text(&buf);
     assert!(
-        s.contains("modified 10s ago: a worker may still be running it"),
+        s.contains("y is refused: transaction was modified 10s ago"),
         "{s}"
+    );
+    let (x, y) = find(&buf, "[ FORCE (!) ]").expect("a force button");
+    assert!(
+        crate::drawing::is_red(buf[(x, y)].fg),
+        "the force button is red"
     );
     assert_snapshot!("dialog_rollback_recent_warning", s);
 }
@@ -53,9 +59,9 @@ fn rollback_dialog_read_error() {
 }
 
 #[test]
-fn force_recover_dialog() {
+fn recover_dialog() {
     let mut a = app();
-    open_dialog(&mut a, Action::ForceRecover, "t-pend-1", true);
+    open_dialog(&mut a, Action::Recover, "t-pend-1", true);
     assert_snapshot!("dialog_force_recover", screen(&a, 100, 30));
 }
 

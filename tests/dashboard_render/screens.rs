@@ -51,10 +51,10 @@ fn each_pane_focused() {
             select(&mut a, "t-term-1");
         }
         if pane == Pane::Accounts {
-            a.scroll[0] = 2;
+            a.selected_account = Some(a.view.accounts[2].clone());
         }
         if pane == Pane::Log {
-            a.scroll[2] = 1;
+            a.log_top = Some(1);
         }
         assert_snapshot!(
             format!("focus_{pane:?}").to_lowercase(),
@@ -95,6 +95,7 @@ fn help_overlay() {
 fn read_only_mode() {
     let mut a = app();
     a.settings.read_only = true;
+    a.focus = Pane::Detail;
     let s = screen(&a, 100, 30);
     assert!(s.contains("READ-ONLY"), "{s}");
     assert!(s.contains("read-only: actions disabled"), "{s}");

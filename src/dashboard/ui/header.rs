@@ -80,11 +80,12 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         Span::raw(format!("every {}s", app.interval.as_secs()))
     };
     segs.push(Segment::new(1, vec![polling]));
-    if let Some((action, id)) = &app.running {
+    if let Some(r) = &app.running {
+        let forced = if r.forced { " (forced)" } else { "" };
         segs.push(Segment::new(
             1,
             vec![Span::styled(
-                format!("running: {} {id}", action.title()),
+                format!("running: {} {}{forced}", r.action.title(), r.target),
                 bold(),
             )],
         ));
