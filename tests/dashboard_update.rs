@@ -685,3 +685,37 @@ fn every_pane_scrolls_within_its_rows() {
     assert_eq!(app.focus, Pane::Transactions);
     assert_eq!(app.view.table_offset, 0);
 }
+
+#[test]
+fn enter_on_an_account_drills_into_it_and_esc_comes_back() {
+    let mut app = app(false);
+    let mut snap = snapshot(vec![
+        txn("t-old", "pending", 90),
+        txn("t-new", "created", 1),
+    ]);
+    let mut a = AccountState::new(400);
+    a.pending.push("t-old".into());
+    snap.accounts.insert("A".into(), AccountEntry::Ok(a));
+    update(&mut app, Event::Polled(Ok(Box::new(snap))));
+    update(&mut app, code(KeyCode::Tab));
+    update(&mut app, code(KeyCode::Tab));
+    assert_eq!(app.focus, Pane::Accounts);
+    update(&mut app, key('j')); // A (it carries a pending entry: listed first)
+    assert_eq!(app.selected_account.as_deref(), Some("A"));
+    update(&mut app, code(KeyCode::Enter));
+    assert_eq!(app.focus, Pane::Detail);
+    let d = app.view.account.as_ref().unwrap();
+    assert_eq!(d.id, "A");
+    assert_eq!(
+        d.pending,
+        vec![("t-old".to_string(), Some(TxnState::Pending))]
+    );
+    assert_eq!(d.naming.len(), 2, "both transactions name A");
+    assert_eq!(
+        app.filter, "A",
+        "the table shows the transactions naming it"
+    );
+    update(&mut app, code(KeyCode::Esc));
+    assert_eq!(app.focus, Pane::Accounts);
+    assert!(app.view.account.is_none());
+}

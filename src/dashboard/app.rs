@@ -193,6 +193,9 @@ pub struct App {
     pub selected_account: Option<String>,
     /// Selected lock (by resource).
     pub selected_lock: Option<String>,
+    /// The account drilled into (`Enter` in the accounts pane); the detail
+    /// pane shows it until a transaction is selected or `Esc`.
+    pub account_drill: Option<String>,
     /// First log line shown; `None` follows the newest.
     pub log_top: Option<usize>,
     /// Lines the detail pane is scrolled down.
@@ -247,6 +250,7 @@ impl App {
             editing_lookup: None,
             selected_account: None,
             selected_lock: None,
+            account_drill: None,
             log_top: None,
             detail_scroll: 0,
             stuck_only: false,
@@ -326,6 +330,7 @@ impl App {
         if self.selected.as_ref() != Some(&id) {
             self.detail_scroll = 0;
         }
+        self.account_drill = None;
         self.selected = Some(id);
         self.refresh_view();
     }
@@ -365,6 +370,10 @@ impl App {
             );
             v.lock_offset =
                 keep_visible(prev.lock_offset, v.lock_cursor, snap.locks.len(), fit.locks);
+            v.account = self
+                .account_drill
+                .as_ref()
+                .map(|id| view::account_detail(snap, id));
         }
         v.table_offset = keep_visible(prev.table_offset, v.cursor, v.rows.len(), fit.table);
         v.log_top = match self.log_top {

@@ -66,6 +66,7 @@ fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
 
 /// Keys while the dialog is open (from the one key table).
 pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    let max = super::ui::dialog_scroll_max(app);
     let Some(dialog) = app.dialog.as_mut() else {
         return vec![];
     };
@@ -82,7 +83,7 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
             vec![]
         }
         Some(DialogOp::ScrollDown) => {
-            dialog.scroll = dialog.scroll.saturating_add(1).min(200);
+            dialog.scroll = dialog.scroll.saturating_add(1).min(max);
             vec![]
         }
         Some(DialogOp::ScrollUp) => {

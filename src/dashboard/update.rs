@@ -224,7 +224,11 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         },
         Op::Back => {
             if app.focus == Pane::Detail {
-                app.focus = Pane::Transactions;
+                app.focus = if app.account_drill.take().is_some() {
+                    Pane::Accounts
+                } else {
+                    Pane::Transactions
+                };
             } else {
                 app.filter.clear();
             }
@@ -269,8 +273,9 @@ pub fn lock_at_cursor(app: &App) -> Option<&crate::protocol::locks::LockView> {
     app.snapshot.as_ref()?.locks.get(i)
 }
 
-/// `Enter` on an account: filter the table to the transactions naming it
-/// (its pending entries are in-flight transactions, so they are among them).
+/// `Enter` on an account: the detail pane shows the account (balance,
+/// pending and settled records, the transactions naming it) and the table
+/// is filtered to the transactions naming it; `Esc` goes back.
 fn drill_into_account(app: &mut App) {
     let Some(id) = app
         .view
@@ -282,11 +287,9 @@ fn drill_into_account(app: &mut App) {
     };
     app.filter = id.clone();
     app.state_filter = 0;
-    app.focus = Pane::Transactions;
-    app.push_log(
-        LogLevel::Info,
-        format!("showing the transactions naming {id} (Esc clears)"),
-    );
+    app.account_drill = Some(id);
+    app.detail_scroll = 0;
+    app.focus = Pane::Detail;
 }
 
 fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {
@@ -362,9 +365,12 @@ fn move_selection(app: &mut App, delta: isize) {
 
 /// How far the detail can scroll: its lines less the pane's height.
 fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
-    let Some(d) = d else { return 0 };
     let area = ui::layout_for(Rect::new(0, 0, app.size.0, app.size.1), Pane::Detail).detail;
-    let lines = ui::detail_line_count(app, d, area.width);
+    let lines = match (&app.view.account, d) {
+        (Some(a), _) => ui::account_line_count(a, area.width),
+        (None, Some(d)) => ui::detail_line_count(app, d, area.width),
+        (None, None) => 0,
+    };
     lines.saturating_sub(usize::from(area.height.saturating_sub(2)))
 }
 

@@ -58,6 +58,47 @@ pub struct DetailView {
     pub rollback: Preview,
 }
 
+/// An account drilled into (`Enter` in the accounts pane): the account and
+/// the in-flight transactions that name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccountDetail {
+    /// Account id.
+    pub id: String,
+    /// The account (`None`: not in the snapshot).
+    pub entry: Option<AccountEntry>,
+    /// Each pending entry, with the state of that transaction when it is listed.
+    pub pending: Vec<(String, Option<TxnState>)>,
+    /// Listed transactions naming it as source or destination: id and state.
+    pub naming: Vec<(String, Option<TxnState>)>,
+}
+
+/// The drill-down of account `id` from the snapshot.
+pub fn account_detail(snap: &Snapshot, id: &str) -> AccountDetail {
+    let state_of = |t: &str| {
+        snap.transactions
+            .iter()
+            .find(|x| x.id == t)
+            .and_then(|x| x.state.clone())
+    };
+    let entry = snap.accounts.get(id).cloned();
+    let pending = match &entry {
+        Some(AccountEntry::Ok(s)) => s.pending.iter().map(|p| (p.clone(), state_of(p))).collect(),
+        _ => Vec::new(),
+    };
+    let naming = snap
+        .transactions
+        .iter()
+        .filter(|t| t.src.as_deref() == Some(id) || t.dest.as_deref() == Some(id))
+        .map(|t| (t.id.clone(), t.state.clone()))
+        .collect();
+    AccountDetail {
+        id: id.to_string(),
+        entry,
+        pending,
+        naming,
+    }
+}
+
 /// Everything derived.
 #[derive(Debug, Clone, Default)]
 pub struct View {
@@ -69,6 +110,8 @@ pub struct View {
     pub table_offset: usize,
     /// The selected transaction's detail.
     pub detail: Option<DetailView>,
+    /// The account drilled into, shown in the detail pane instead.
+    pub account: Option<AccountDetail>,
     /// Account ids in the order of the accounts pane.
     pub accounts: Vec<String>,
     /// Position of the selected account among `accounts`.

@@ -9,11 +9,11 @@
 //! is the only way on. Rollback and lock release are destructive: red
 //! border and red Confirm button.
 
-use super::theme::short_id;
 use super::theme::{
     amount_text, bold, datetime, dim, route, signed, state_text, txn_age, wrapped_rows, DANGER,
     GOOD, ODD, WARN,
 };
+use super::theme::{more_hint, short_id};
 use crate::dashboard::app::{App, Dialog};
 use crate::dashboard::confirm::{dialog_can_confirm, needs_force};
 use crate::dashboard::event::{Action, Checked, Reread};
@@ -44,6 +44,14 @@ pub fn is_destructive(action: Action) -> bool {
     )
 }
 
+/// How far the dialog's text can scroll on a screen of `size`.
+pub fn scroll_max(app: &App, d: &Dialog, size: (u16, u16)) -> usize {
+    let width = size.0.saturating_sub(4).min(84);
+    let body_h = wrapped_rows(&body(app, d), width.saturating_sub(4).max(1) as usize);
+    let text_h = usize::from(size.1.saturating_sub(2).saturating_sub(4));
+    body_h.saturating_sub(text_h)
+}
+
 /// Draws the dialog over `area`.
 pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let colour = if is_destructive(d.action) {
@@ -68,7 +76,7 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let inner = block.inner(rect);
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);
-    let [text, _, buttons] = inner.layout(&Layout::vertical([
+    let [text, hint, buttons] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(1),
         Constraint::Length(1),
@@ -81,6 +89,13 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
             .scroll((scroll as u16, 0)),
         text,
     );
+    let more = more_hint(scroll, text_h.min(body_h), body_h);
+    if !more.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled(format!("{more}· j/k scroll"), dim())).right_aligned(),
+            hint,
+        );
+    }
     frame.render_widget(Paragraph::new(buttons_line(d, colour)).centered(), buttons);
 }
 

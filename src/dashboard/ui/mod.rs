@@ -9,6 +9,7 @@
 //! they have room to be read), then the event log and the key hint bar. Help and the confirmation dialog are
 //! drawn over everything. Below [`MIN_SIZE`] only a message is drawn.
 
+mod account_detail;
 mod accounts;
 mod detail;
 mod dialog;
@@ -114,6 +115,18 @@ pub fn detail_line_count(app: &App, d: &crate::dashboard::view::DetailView, widt
     detail::line_count(app, d, width)
 }
 
+/// Lines of the account drill-down at `width` (so `update` bounds its scroll).
+pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16) -> usize {
+    account_detail::line_count(a, width)
+}
+
+/// How far the open dialog's text can scroll on the current screen.
+pub fn dialog_scroll_max(app: &App) -> usize {
+    app.dialog
+        .as_ref()
+        .map_or(0, |d| dialog::scroll_max(app, d, app.size))
+}
+
 /// How far the help overlay can scroll on the current screen.
 pub fn help_scroll_max(app: &App) -> usize {
     help::rows(app).saturating_sub(help::visible_rows(app.size.1))
@@ -211,7 +224,10 @@ pub fn render(frame: &mut Frame, app: &App) {
                 transactions::render(frame, app, snap, a.transactions);
             }
             if !a.detail.is_empty() {
-                detail::render(frame, app, a.detail);
+                match &app.view.account {
+                    Some(acct) => account_detail::render(frame, app, acct, a.detail),
+                    None => detail::render(frame, app, a.detail),
+                }
             }
             accounts::render(frame, app, snap, a.accounts);
             locks::render(frame, app, snap, a.locks);
