@@ -171,6 +171,9 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                 if !id.is_empty() {
                     app.focus = Pane::Detail;
                     app.push_log(LogLevel::Info, format!("looking up {id}"));
+                    // Read it again even if it was read before.
+                    app.lookup_asked = None;
+                    app.looked_up = None;
                     app.select(id);
                 }
             }

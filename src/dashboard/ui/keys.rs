@@ -19,6 +19,7 @@ const READ_ONLY_KEYS: &str = "R F L";
 
 /// Draws the key bar.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let typed = format!("{}█", app.editing_lookup.as_deref().unwrap_or_default());
     let hints: Vec<(u8, &str, &str)> = if let Some(d) = &app.dialog {
         keymap::DIALOG
             .iter()
@@ -30,14 +31,15 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             (0, "↓ ↑ j k", "scroll"),
             (0, "any other key", "closes help"),
         ]
-    } else if app.editing_filter || app.editing_lookup.is_some() {
-        let what = if app.editing_filter {
-            "to filter"
-        } else {
-            "a transaction id"
-        };
+    } else if app.editing_lookup.is_some() {
         vec![
-            (0, "type", what),
+            (0, "look up #", typed.as_str()),
+            (0, "Enter", "look it up"),
+            (0, "Esc", "cancel"),
+        ]
+    } else if app.editing_filter {
+        vec![
+            (0, "type", "to filter"),
             (0, "Enter", "keep"),
             (0, "Esc", "clear"),
             (1, "Backspace", "delete"),

@@ -64,13 +64,14 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .map(|l| l.info.resource.chars().count())
         .max()
         .unwrap_or(8);
-    let id_w = if wide {
+    let (id_w, holder_w) = if wide {
         let fixed = 1 + 6 + 7 + 4 + if owner_col { 12 } else { 0 };
-        (usize::from(inner.saturating_sub(fixed)) / 3)
-            .min(longest)
-            .max(8)
+        let rest = usize::from(inner.saturating_sub(fixed));
+        let id_w = (rest / 3).min(longest).max(8);
+        (id_w, rest.saturating_sub(id_w))
     } else {
-        usize::from(inner.saturating_sub(16)).max(6)
+        let w = usize::from(inner.saturating_sub(16)).max(6);
+        (w, w)
     };
     let rows: Vec<Row> = snap
         .locks
@@ -78,7 +79,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .enumerate()
         .skip(skip)
         .take(height)
-        .map(|(_, l)| row(app, l, wide, owner_col, id_w))
+        .map(|(_, l)| row(app, l, wide, owner_col, (id_w, holder_w)))
         .collect();
     let table = if wide {
         let mut header = vec![Cell::from("resource"), Cell::from("holder")];
@@ -120,11 +121,22 @@ fn status(s: &Staleness) -> (&'static str, Style) {
     }
 }
 
-fn row<'a>(app: &App, l: &'a LockView, wide: bool, owner_col: bool, id_w: usize) -> Row<'a> {
+/// One lock; `(id_w, holder_w)` are the resource and holder column widths.
+fn row<'a>(
+    app: &App,
+    l: &'a LockView,
+    wide: bool,
+    owner_col: bool,
+    (id_w, holder_w): (usize, usize),
+) -> Row<'a> {
     let resource = short_id(&l.info.resource, id_w);
+    // The owner id gives way to the process, down to 12 columns.
     let holder = match (&l.info.owner, &l.info.process_id) {
-        (Some(o), Some(p)) => format!("txn {} ({p})", short_id(o, id_w * 3 / 2)),
-        (Some(o), None) => format!("txn {}", short_id(o, id_w * 2)),
+        (Some(o), Some(p)) => {
+            let room = holder_w.saturating_sub(7 + p.chars().count()).max(12);
+            format!("txn {} ({p})", short_id(o, room))
+        }
+        (Some(o), None) => format!("txn {}", short_id(o, holder_w.saturating_sub(4).max(12))),
         _ => l.info.holder_label(),
     };
     let age = l
