@@ -262,7 +262,8 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     };
     assert_eq!(
         update(&mut app, Event::ActionDone(done)),
-        vec![Command::PollNow]
+        vec![Command::PollNow, Command::Audit],
+        "an action is followed by a poll and an audit"
     );
     assert!(app.running.is_none());
     assert_eq!(app.log.back().unwrap().level, LogLevel::Updated);
@@ -718,4 +719,64 @@ fn enter_on_an_account_drills_into_it_and_esc_comes_back() {
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.focus, Pane::Accounts);
     assert!(app.view.account.is_none());
+}
+
+fn audit_report(findings: &[(&str, &str)]) -> estx::protocol::audit::AuditReport {
+    estx::protocol::audit::AuditReport {
+        total_balance: 900,
+        in_flight_delta: 0,
+        findings: findings
+            .iter()
+            .map(|(kind, id)| estx::protocol::audit::Finding {
+                kind: kind.to_string(),
+                id: id.to_string(),
+                detail: "found".into(),
+            })
+            .collect(),
+        repairs: vec![],
+    }
+}
+
+#[test]
+fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
+    let mut app = app(false);
+    // The first tick with data audits; the next ones wait for the cadence.
+    let tick = |s: i64| Event::Tick(now() + chrono::Duration::seconds(s));
+    assert_eq!(update(&mut app, tick(1)), vec![Command::Audit]);
+    assert!(update(&mut app, tick(2)).is_empty(), "one at a time");
+    update(
+        &mut app,
+        Event::Audited(Ok(Box::new(audit_report(&[
+            ("dangling_pending", "A"),
+            ("stale_lock", "res-1"),
+        ])))),
+    );
+    assert!(update(&mut app, tick(10)).is_empty(), "not due yet");
+    assert_eq!(update(&mut app, tick(40)), vec![Command::Audit]);
+    update(
+        &mut app,
+        Event::Audited(Ok(Box::new(audit_report(&[
+            ("dangling_pending", "A"),
+            ("stale_lock", "res-1"),
+        ])))),
+    );
+    // A opens the pane (and audits now); Enter on the stale lock opens the
+    // lock's release dialog; on the dangling entry, the repair's dialog.
+    assert_eq!(update(&mut app, key('A')), vec![Command::Audit]);
+    assert!(app.audit.open);
+    update(&mut app, key('j'));
+    assert_eq!(
+        update(&mut app, code(KeyCode::Enter)),
+        vec![Command::LoadPreview(Action::ReleaseLock, "res-1".into())]
+    );
+    update(&mut app, code(KeyCode::Esc)); // closes the dialog
+    assert!(app.dialog.is_none() && app.audit.open);
+    update(&mut app, key('k'));
+    assert_eq!(
+        update(&mut app, code(KeyCode::Enter)),
+        vec![Command::LoadPreview(Action::AuditRepair, "A".into())]
+    );
+    update(&mut app, code(KeyCode::Esc));
+    update(&mut app, code(KeyCode::Esc));
+    assert!(!app.audit.open);
 }

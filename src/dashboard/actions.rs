@@ -29,6 +29,13 @@ pub fn spawn_preview(proto: Protocol, action: Action, id: String, events: Unboun
 }
 
 async fn check(proto: &Protocol, action: Action, id: &str) -> Result<Checked, String> {
+    if action == Action::AuditRepair {
+        let report = proto.audit(None, false).await.map_err(|e| e.to_string())?;
+        return Ok(Checked {
+            reread: Reread::Audit(Box::new(report)),
+            refusal: None,
+        });
+    }
     if action.on_lock() {
         let view = proto.lock_view(id).await.map_err(|e| e.to_string())?;
         let refusal = match &view {
@@ -70,6 +77,16 @@ async fn check(proto: &Protocol, action: Action, id: &str) -> Result<Checked, St
     })
 }
 
+/// Runs the audit (read-only) for the audit pane.
+pub fn spawn_audit(proto: Protocol, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let report = proto.audit(None, false).await;
+        let _ = events.send(Event::Audited(
+            report.map(Box::new).map_err(|e| e.to_string()),
+        ));
+    });
+}
+
 /// Reads one transaction by id (any state) for the detail pane.
 pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
@@ -104,6 +121,10 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
 /// Re-reads the target; says what changed if it is no longer what the
 /// dialog showed (then nothing is done).
 async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
+    if run.action == Action::AuditRepair {
+        // The repair re-reads and re-decides every entry itself.
+        return None;
+    }
     let now = if run.action.on_lock() {
         match proto.lock_view(&run.target).await {
             Ok(Some(v)) => Expected {
@@ -165,6 +186,11 @@ async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
                     .join(", ");
                 (text, ok)
             }
+            Err(e) => (format!("failed: {e}"), false),
+        },
+        Action::AuditRepair => match proto.audit(None, true).await {
+            Ok(r) if r.repairs.is_empty() => ("nothing was repairable".to_string(), true),
+            Ok(r) => (format!("repaired: {}", r.repairs.join("; ")), true),
             Err(e) => (format!("failed: {e}"), false),
         },
         Action::ReleaseLock => match proto.release_lock(id, run.force).await {

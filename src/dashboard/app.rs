@@ -6,6 +6,7 @@ use super::event::{Action, Checked, PollFailure};
 use super::snapshot::{AccountEntry, Snapshot};
 use super::ui;
 use super::view::{self, keep_visible, matches_text, state_rank, Fate, View};
+use crate::protocol::audit::{AuditReport, Finding};
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
@@ -158,6 +159,35 @@ pub struct Settings {
     pub transactions_index: String,
 }
 
+/// How often the audit runs in the background (much slower than the poll:
+/// it pages through every account carrying entries and every lock).
+pub const AUDIT_EVERY: Duration = Duration::from_secs(30);
+
+/// The invariant audit as the dashboard knows it.
+#[derive(Debug, Clone, Default)]
+pub struct AuditState {
+    /// The last audit's report, or why it failed.
+    pub report: Option<Result<Box<AuditReport>, String>>,
+    /// When the last audit was asked for.
+    pub asked_at: Option<DateTime<Utc>>,
+    /// One is running.
+    pub running: bool,
+    /// The audit pane is open (`A`).
+    pub open: bool,
+    /// Selected finding.
+    pub cursor: usize,
+}
+
+impl AuditState {
+    /// The findings of the last good report.
+    pub fn findings(&self) -> &[Finding] {
+        match &self.report {
+            Some(Ok(r)) => &r.findings,
+            _ => &[],
+        }
+    }
+}
+
 /// Most log lines kept.
 pub const LOG_CAPACITY: usize = 500;
 
@@ -216,6 +246,8 @@ pub struct App {
     pub sort_desc: bool,
     /// Open confirmation dialog.
     pub dialog: Option<Dialog>,
+    /// The invariant audit (background, and on demand).
+    pub audit: AuditState,
     /// Help overlay shown.
     pub help: bool,
     /// Lines the help overlay is scrolled down (when it does not fit).
@@ -261,6 +293,7 @@ impl App {
             sort: SortKey::Age,
             sort_desc: false,
             dialog: None,
+            audit: AuditState::default(),
             help: false,
             help_scroll: 0,
             log: VecDeque::new(),

@@ -37,6 +37,14 @@ pub fn open_lock_dialog(app: &mut App) -> Vec<Command> {
     show(app, Action::ReleaseLock, resource)
 }
 
+/// Opens the dialog for `action` on `target` (from the audit pane).
+pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<Command> {
+    if !may_act(app) {
+        return vec![];
+    }
+    show(app, action, target)
+}
+
 fn may_act(app: &mut App) -> bool {
     if app.settings.read_only {
         app.push_log(
@@ -107,6 +115,9 @@ pub fn dialog_can_confirm(d: &Dialog) -> bool {
             }
             (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
             (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
+            (Reread::Audit(r), Action::AuditRepair) => {
+                r.findings.iter().any(|f| f.kind == "dangling_pending")
+            }
             _ => false,
         },
         _ => false,
@@ -153,6 +164,13 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
                 modified: det.txn.modification_time,
             },
             planned_steps(det, dialog.action),
+        ),
+        Reread::Audit(_) => (
+            Expected {
+                state: None,
+                modified: None,
+            },
+            Vec::new(),
         ),
         Reread::Lock(l) => (
             Expected {

@@ -3,6 +3,7 @@
 //! function asks the loop to do in return (`Command`).
 
 use super::snapshot::Snapshot;
+use crate::protocol::audit::AuditReport;
 use crate::protocol::locks::LockView;
 use crate::protocol::report::StepReport;
 use crate::protocol::transaction::TxnState;
@@ -24,6 +25,9 @@ pub enum Action {
     ReleaseLocks,
     /// `L` on a lock row: release that one lock (the target is its resource).
     ReleaseLock,
+    /// Enter on a dangling-pending audit finding: the audit's repair (undo
+    /// dangling applies where that is unambiguous; the target is the account).
+    AuditRepair,
 }
 
 impl Action {
@@ -34,6 +38,7 @@ impl Action {
             Action::Recover => "Recover",
             Action::ReleaseLocks => "Release the locks of",
             Action::ReleaseLock => "Release the lock on",
+            Action::AuditRepair => "Repair the dangling entries of",
         }
     }
 
@@ -50,6 +55,8 @@ pub enum Reread {
     Transaction(Box<TransactionDetail>),
     /// One lock with its owner's state (`None`: no such lock any more).
     Lock(Option<Box<LockView>>),
+    /// A fresh audit (what its repair would address).
+    Audit(Box<AuditReport>),
 }
 
 /// A dialog's re-read, and what the protocol says an unforced run would do.
@@ -155,6 +162,8 @@ pub enum Event {
     Step(StepReport),
     /// An action ended.
     ActionDone(ActionOutcome),
+    /// A background (or asked-for) audit ended.
+    Audited(Result<Box<AuditReport>, String>),
 }
 
 /// What `update` asks the loop to do (the only way state turns into I/O).
@@ -174,4 +183,6 @@ pub enum Command {
     LookUp(String),
     /// Run a confirmed action.
     Run(Run),
+    /// Run the invariant audit (read-only).
+    Audit,
 }

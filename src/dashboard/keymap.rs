@@ -58,6 +58,8 @@ pub enum Op {
     Recover,
     /// Release the selected lock, or the selected transaction's locks.
     Release,
+    /// Open / close the audit pane (and audit now).
+    Audit,
     /// Quit.
     Quit,
 }
@@ -268,6 +270,14 @@ pub const MAIN: &[Binding<Op>] = &[
         "O",
         "reverse order",
         None,
+        Look,
+    ),
+    b(
+        Op::Audit,
+        &[KeyCode::Char('A')],
+        "A",
+        "audit: findings, repairs",
+        Some((1, "audit")),
         Look,
     ),
     b(

@@ -97,6 +97,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
                     }
                     Command::LookUp(id) => actions::spawn_lookup(proto.clone(), id, tx.clone()),
                     Command::Run(run) => actions::spawn_action(proto.clone(), run, tx.clone()),
+                    Command::Audit => actions::spawn_audit(proto.clone(), tx.clone()),
                 }
             }
             if app.should_quit {

@@ -146,3 +146,46 @@ fn account_drill_down_at_80x24() {
     assert!(s.contains("account: erin"), "{s}");
     assert_snapshot!("account_drill_80x24", s);
 }
+
+#[test]
+fn audit_pane_lists_findings_and_the_header_counts_them() {
+    use estx::protocol::audit::{AuditReport, Finding};
+    let mut a = app();
+    let f = |kind: &str, id: &str, detail: &str| Finding {
+        kind: kind.into(),
+        id: id.into(),
+        detail: detail.into(),
+    };
+    a.audit.report = Some(Ok(Box::new(AuditReport {
+        total_balance: 8_150,
+        in_flight_delta: -100,
+        findings: vec![
+            f(
+                "dangling_pending",
+                "carol",
+                "carries `t-gone`, which is rolled-back: a late apply; the repair undoes it",
+            ),
+            f(
+                "missing_account",
+                "t-broken",
+                "names account `heidi`, which does not exist",
+            ),
+            f(
+                "stale_lock",
+                "alice",
+                "held by txn t-pend-1 (worker-7:4242): lease expired",
+            ),
+        ],
+        repairs: vec![],
+    })));
+    a.audit.asked_at = Some(crate::fixtures::now());
+    a.audit.open = true;
+    a.audit.cursor = 2;
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("audit: 3 finding(s)"), "{s}");
+    assert!(s.contains("Enter: release it"), "{s}");
+    assert_snapshot!("audit_80x24", s);
+    a.audit.open = false;
+    let s = screen(&a, 160, 48);
+    assert!(s.contains("audit 3 (A)"), "{s}");
+}

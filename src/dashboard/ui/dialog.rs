@@ -17,6 +17,7 @@ use super::theme::{more_hint, short_id};
 use crate::dashboard::app::{App, Dialog};
 use crate::dashboard::confirm::{dialog_can_confirm, needs_force};
 use crate::dashboard::event::{Action, Checked, Reread};
+use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::Outcome;
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
@@ -40,7 +41,7 @@ pub const FORCE: &str = "[ FORCE (!) ]";
 pub fn is_destructive(action: Action) -> bool {
     matches!(
         action,
-        Action::Rollback | Action::ReleaseLocks | Action::ReleaseLock
+        Action::Rollback | Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair
     )
 }
 
@@ -161,6 +162,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
             out.extend(match &c.reread {
                 Reread::Transaction(det) => loaded(app, d.action, det),
                 Reread::Lock(l) => lock_dialog(app, l.as_deref()),
+                Reread::Audit(r) => audit_dialog(r),
             });
             out
         }
@@ -222,6 +224,37 @@ fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>> {
     out
 }
 
+fn audit_dialog(r: &AuditReport) -> Vec<Line<'static>> {
+    let dangling: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == "dangling_pending")
+        .collect();
+    if dangling.is_empty() {
+        return vec![Line::styled(
+            "the audit no longer finds dangling pending entries; nothing to repair",
+            dim(),
+        )];
+    }
+    let mut out = vec![Line::styled(
+        "dangling pending entries found by the audit just now:",
+        bold(),
+    )];
+    out.extend(
+        dangling
+            .iter()
+            .map(|f| Line::from(format!(" {}: {}", f.id, f.detail))),
+    );
+    out.push(Line::from(""));
+    out.push(Line::styled(
+        "the repair undoes each one whose repair is unambiguous (its transaction rolled back, \
+         or finished and already settled by the account), re-reading every account; the rest \
+         are left for you. The log lists each write.",
+        Style::new().fg(WARN),
+    ));
+    out
+}
+
 fn staleness_text(l: &LockView) -> (String, Style) {
     match &l.staleness {
         Staleness::Stale(why) => (format!("stale ({why})"), Style::new().fg(WARN)),
@@ -249,7 +282,9 @@ fn loaded(app: &App, action: Action, det: &TransactionDetail) -> Vec<Line<'stati
     match action {
         Action::Rollback => out.extend(preview_lines(det, &det.rollback, "rollback")),
         Action::Recover => out.extend(preview_lines(det, &det.recover, "recovery")),
-        Action::ReleaseLocks | Action::ReleaseLock => out.extend(lock_lines(det)),
+        Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair => {
+            out.extend(lock_lines(det))
+        }
     }
     out
 }

@@ -170,6 +170,12 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         Some((total, listed)) => format!(" in flight: {total} (showing {listed})"),
         None => format!(" in flight: {}", snap.in_flight_total),
     };
+    let findings = app.audit.findings().len();
+    let audit = match &app.audit.report {
+        None => Segment::new(3, vec![Span::styled("audit …", dim())]),
+        Some(Err(_)) => part(1, 1, "audit failed (A)".into(), DANGER),
+        Some(Ok(_)) => part(1, findings, format!("audit {findings} (A)"), WARN),
+    };
     let segs = vec![
         Segment::new(0, vec![Span::raw(in_flight)]),
         part(
@@ -186,6 +192,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
             format!("locks {} ({stale_locks} stale)", snap.locks.len()),
             WARN,
         ),
+        audit,
     ];
     fit_segments(segs, " · ", width)
 }

@@ -26,6 +26,13 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             .filter(|b| b.op != DialogOp::Force || needs_force(d))
             .filter_map(|b| b.bar.map(|(p, w)| (p, b.label, w)))
             .collect()
+    } else if app.audit.open {
+        vec![
+            (0, "j/k", "select"),
+            (0, "Enter", "act on it"),
+            (0, "r", "audit now"),
+            (0, "Esc", "close"),
+        ]
     } else if app.help {
         vec![
             (0, "↓ ↑ j k", "scroll"),

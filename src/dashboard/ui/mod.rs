@@ -11,6 +11,7 @@
 
 mod account_detail;
 mod accounts;
+mod audit;
 mod detail;
 mod dialog;
 mod header;
@@ -235,6 +236,9 @@ pub fn render(frame: &mut Frame, app: &App) {
     }
     log::render(frame, app, a.log);
     keys::render(frame, app, a.keys);
+    if app.audit.open {
+        audit::render(frame, app, area);
+    }
     if app.help {
         help::render(frame, app, area);
     }
