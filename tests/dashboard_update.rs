@@ -780,3 +780,32 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     update(&mut app, code(KeyCode::Esc));
     assert!(!app.audit.open);
 }
+
+#[test]
+fn a_click_selects_an_account_or_a_lock_row() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = app(false);
+    update(&mut app, Event::Resize(160, 48));
+    many_accounts_and_locks(&mut app, 5);
+    let areas = estx::dashboard::ui::areas(&app);
+    let click = |col: u16, row: u16| {
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: col,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    // Border, header, then the second lock row.
+    update(&mut app, click(areas.locks.x + 3, areas.locks.y + 3));
+    assert_eq!(app.focus, Pane::Locks);
+    assert_eq!(app.selected_lock.as_deref(), Some("res-001"));
+    update(&mut app, click(areas.accounts.x + 3, areas.accounts.y + 2));
+    assert_eq!(app.focus, Pane::Accounts);
+    assert_eq!(app.selected_account, Some(app.view.accounts[0].clone()));
+    assert_eq!(
+        app.selected.as_deref(),
+        Some("t-old"),
+        "the transaction stays selected"
+    );
+}

@@ -477,30 +477,47 @@ fn click(app: &mut App, column: u16, row: u16) {
         return;
     };
     app.focus = pane;
-    let (area, offset, len) = match pane {
+    let locks = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
+    // Area, first row on screen, rows, lines per row, header lines.
+    let (area, offset, len, per_row, header) = match pane {
         Pane::Transactions => (
             areas.transactions,
             app.view.table_offset,
             app.view.rows.len(),
+            1,
+            1,
         ),
         Pane::Accounts => (
             areas.accounts,
             app.view.account_offset,
             app.view.accounts.len(),
+            1,
+            1,
         ),
+        Pane::Locks if ui::locks_one_line(areas.locks) => {
+            (areas.locks, app.view.lock_offset, locks, 1, 1)
+        }
+        Pane::Locks => (areas.locks, app.view.lock_offset, locks, 2, 0),
         _ => return,
     };
-    let first = area.y + 2; // border and header line
+    let first = area.y + 1 + header;
     let last = area.y + area.height.saturating_sub(1);
     if row < first || row >= last {
         return;
     }
-    let index = offset + usize::from(row - first);
+    let index = offset + usize::from((row - first) / per_row);
     if index >= len {
         return;
     }
     match pane {
         Pane::Transactions => app.select_index(index),
-        _ => app.selected_account = app.view.accounts.get(index).cloned(),
+        Pane::Accounts => app.selected_account = app.view.accounts.get(index).cloned(),
+        _ => {
+            app.selected_lock = app
+                .snapshot
+                .as_ref()
+                .and_then(|s| s.locks.get(index))
+                .map(|l| l.info.resource.clone())
+        }
     }
 }

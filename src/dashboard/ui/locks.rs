@@ -22,6 +22,11 @@ const WIDE: u16 = 40;
 /// Inner width from which the owner's state gets a column.
 const WIDER: u16 = 64;
 
+/// Whether a lock fits on one line in `area`.
+pub fn one_line(area: Rect) -> bool {
+    area.width.saturating_sub(2) >= WIDE
+}
+
 /// Lock rows that fit in `area` (one line each when wide, else two).
 pub fn rows_that_fit(area: Rect) -> usize {
     let inner_h = area.height.saturating_sub(2);

@@ -121,6 +121,11 @@ pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16)
     account_detail::line_count(a, width)
 }
 
+/// Whether the locks pane at `area` shows one line per lock.
+pub fn locks_one_line(area: Rect) -> bool {
+    locks::one_line(area)
+}
+
 /// How far the open dialog's text can scroll on the current screen.
 pub fn dialog_scroll_max(app: &App) -> usize {
     app.dialog
