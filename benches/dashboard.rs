@@ -42,7 +42,10 @@ async fn main() {
         accounts: format!("{prefix}accounts"),
         locks: format!("{prefix}locks"),
     };
-    let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
+    // Seeding sends 5 000 documents per request: allow a busy machine time.
+    let mut options = ConnectOptions::new(server.url());
+    options.timeout = Duration::from_secs(120);
+    let cluster = Cluster::connect(&options).expect("client");
     for (name, body) in [
         (
             &ix.transactions,

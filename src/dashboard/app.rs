@@ -3,9 +3,8 @@
 //! renderer reads it, `update` changes it.
 
 use super::event::{Action, Checked, PollFailure};
-use super::snapshot::{AccountEntry, Snapshot};
-use super::ui;
-use super::view::{self, keep_visible, matches_text, state_rank, Fate, View};
+use super::snapshot::Snapshot;
+use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::TransactionDetail;
@@ -366,141 +365,6 @@ impl App {
         self.account_drill = None;
         self.selected = Some(id);
         self.refresh_view();
-    }
-
-    /// An account from the snapshot.
-    pub fn account(&self, id: &str) -> Option<&AccountEntry> {
-        self.snapshot.as_ref().and_then(|s| s.accounts.get(id))
-    }
-
-    /// Re-derives what the screen shows from the state: call after the data,
-    /// filter, sort, selection or size changed (`update` does).
-    pub fn refresh_view(&mut self) {
-        let fit = ui::pane_rows(self.size);
-        let prev = std::mem::take(&mut self.view);
-        let mut v = View::default();
-        if let Some(snap) = &self.snapshot {
-            v.rows = self.filtered_rows(snap);
-            v.cursor = self.selected.as_ref().and_then(|id| {
-                v.rows
-                    .iter()
-                    .position(|&i| snap.transactions.get(i).is_some_and(|t| &t.id == id))
-            });
-            v.accounts = view::account_order(snap);
-            v.account_cursor = self
-                .selected_account
-                .as_ref()
-                .and_then(|id| v.accounts.iter().position(|a| a == id));
-            v.lock_cursor = self
-                .selected_lock
-                .as_ref()
-                .and_then(|r| snap.locks.iter().position(|l| &l.info.resource == r));
-            v.account_offset = keep_visible(
-                prev.account_offset,
-                v.account_cursor,
-                v.accounts.len(),
-                fit.accounts,
-            );
-            v.lock_offset =
-                keep_visible(prev.lock_offset, v.lock_cursor, snap.locks.len(), fit.locks);
-            v.account = self
-                .account_drill
-                .as_ref()
-                .map(|id| view::account_detail(snap, id));
-        }
-        v.table_offset = keep_visible(prev.table_offset, v.cursor, v.rows.len(), fit.table);
-        v.log_top = match self.log_top {
-            None => self.log.len().saturating_sub(fit.log),
-            Some(top) => top.min(self.log.len().saturating_sub(fit.log)),
-        };
-        v.detail = self.detail_of_selection(v.cursor.is_some(), prev.detail);
-        self.view = v;
-    }
-
-    fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
-        let needle = self.filter.to_lowercase();
-        let txns = &snap.transactions;
-        let mut rows: Vec<usize> = (0..txns.len())
-            .filter(|&i| {
-                let t = &txns[i];
-                self.state_filter()
-                    .is_none_or(|s| t.state.as_ref() == Some(s))
-                    && (!self.stuck_only || self.is_stuck(t))
-                    && (!self.old_only || self.needs_investigation(t))
-                    && matches_text(t, &needle)
-            })
-            .collect();
-        match self.sort {
-            SortKey::Age => rows.sort_by_key(|&i| txns[i].modification_time),
-            SortKey::State => rows.sort_by_key(|&i| {
-                (
-                    state_rank(txns[i].state.as_ref()),
-                    txns[i].modification_time,
-                )
-            }),
-            SortKey::Amount => rows.sort_by_key(|&i| (txns[i].amount, txns[i].modification_time)),
-            SortKey::Id => rows.sort_by(|&a, &b| txns[a].id.cmp(&txns[b].id)),
-        }
-        if self.sort_desc {
-            rows.reverse();
-        }
-        rows
-    }
-
-    /// The detail of the selected transaction: from the snapshot when it is
-    /// there, else from its read by id (the previous detail, marked as being
-    /// re-read, until that read answers).
-    fn detail_of_selection(
-        &self,
-        listed: bool,
-        prev: Option<view::DetailView>,
-    ) -> Option<view::DetailView> {
-        let id = self.selected.as_ref()?;
-        if let Some(snap) = &self.snapshot {
-            if let Some(t) = snap.transactions.iter().find(|t| &t.id == id) {
-                let fate = if listed { Fate::Listed } else { Fate::Filtered };
-                return Some(view::from_snapshot(snap, t, fate, self.now));
-            }
-        }
-        let prev = prev.filter(|d| &d.txn.id == id);
-        let with = |fate: Fate| {
-            prev.map(|mut d| {
-                d.fate = fate;
-                d
-            })
-        };
-        match &self.looked_up {
-            Some((looked, found)) if looked == id => match found {
-                Ok(Some(d)) => Some(view::from_detail(d)),
-                Ok(None) => with(Fate::Vanished),
-                Err(e) => with(Fate::ReadFailed(e.clone())),
-            },
-            _ => with(Fate::Reading),
-        }
-    }
-
-    /// The id to read by id now, if the selection needs it and it was not
-    /// asked for yet (recorded as asked).
-    pub fn take_lookup(&mut self) -> Option<String> {
-        let id = self.selected.clone()?;
-        let listed = self
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.transactions.iter().any(|t| t.id == id));
-        if listed {
-            // Read again by id if it leaves the list again.
-            self.lookup_asked = None;
-            self.looked_up = None;
-            return None;
-        }
-        if self.lookup_asked.as_ref() == Some(&id) {
-            return None;
-        }
-        if self.looked_up.as_ref().is_some_and(|(l, _)| l != &id) {
-            self.looked_up = None;
-        }
-        self.lookup_asked = Some(id.clone());
-        Some(id)
     }
 
     /// Seconds since `t` was modified, by the screen's clock.

@@ -9,6 +9,7 @@
 
 pub mod actions;
 pub mod app;
+pub mod audit;
 pub mod confirm;
 pub mod event;
 pub mod keymap;

@@ -4,7 +4,7 @@
 //! is derived again, so drawing only reads. Keys go through the one key
 //! table ([`keymap`]); the confirmation dialog's keys are in [`super::confirm`].
 
-use super::app::{App, LogLevel, Pane, AUDIT_EVERY, STATE_FILTERS};
+use super::app::{App, LogLevel, Pane, STATE_FILTERS};
 use super::confirm::{on_dialog_key, open_dialog, open_lock_dialog, step_seen};
 use super::event::{Action, Command, Event, PollFailure};
 use super::keymap::{self, Op};
@@ -54,7 +54,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
         }
         Event::Tick(now) => {
             app.now = now;
-            audit_if_due(app, false)
+            super::audit::audit_if_due(app, false)
         }
         Event::PollStarted => {
             app.polling = true;
@@ -121,7 +121,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
         }
         Event::ActionDone(outcome) => {
             let mut cmds = super::confirm::action_done(app, outcome);
-            cmds.extend(audit_if_due(app, true));
+            cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }
         Event::Audited(report) => {
@@ -212,72 +212,9 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         return vec![];
     };
     if app.audit.open {
-        return on_audit_op(app, op);
+        return super::audit::on_audit_op(app, op);
     }
     on_op(app, op)
-}
-
-/// Asks for an audit when the last one is [`AUDIT_EVERY`] old (or `now`),
-/// unless one is running or there is no data yet.
-fn audit_if_due(app: &mut App, now: bool) -> Vec<Command> {
-    let due = app
-        .audit
-        .asked_at
-        .is_none_or(|t| app.now - t >= chrono::Duration::from_std(AUDIT_EVERY).unwrap_or_default());
-    if app.audit.running || app.snapshot.is_none() || !(due || now) {
-        return vec![];
-    }
-    app.audit.running = true;
-    app.audit.asked_at = Some(app.now);
-    vec![Command::Audit]
-}
-
-/// Keys while the audit pane is open: move among the findings, act on one
-/// (through the same confirmation dialog), close.
-fn on_audit_op(app: &mut App, op: Op) -> Vec<Command> {
-    let n = app.audit.findings().len();
-    match op {
-        Op::Down | Op::PageDown => {
-            app.audit.cursor = (app.audit.cursor + 1).min(n.saturating_sub(1))
-        }
-        Op::Up | Op::PageUp => app.audit.cursor = app.audit.cursor.saturating_sub(1),
-        Op::Top => app.audit.cursor = 0,
-        Op::Bottom => app.audit.cursor = n.saturating_sub(1),
-        Op::Refresh => return audit_if_due(app, true),
-        Op::Open => return act_on_finding(app),
-        Op::Quit => {
-            app.should_quit = true;
-            return vec![Command::Quit];
-        }
-        _ => app.audit.open = false,
-    }
-    vec![]
-}
-
-fn act_on_finding(app: &mut App) -> Vec<Command> {
-    let Some(f) = app.audit.findings().get(app.audit.cursor).cloned() else {
-        return vec![];
-    };
-    match f.kind.as_str() {
-        "stale_lock" => super::confirm::open_on(app, Action::ReleaseLock, f.id),
-        "dangling_pending" => super::confirm::open_on(app, Action::AuditRepair, f.id),
-        "malformed_account" => {
-            app.audit.open = false;
-            app.selected_account = Some(f.id);
-            app.focus = Pane::Accounts;
-            vec![]
-        }
-        "missing_account" | "unknown_state" | "malformed_transaction" => {
-            app.audit.open = false;
-            app.focus = Pane::Detail;
-            app.select(f.id);
-            vec![]
-        }
-        _ => {
-            app.push_log(LogLevel::Info, format!("{}: {}", f.kind, f.detail));
-            vec![]
-        }
-    }
 }
 
 fn on_op(app: &mut App, op: Op) -> Vec<Command> {
@@ -354,7 +291,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         Op::Recover => return open_dialog(app, Action::Recover),
         Op::Audit => {
             app.audit.open = true;
-            return audit_if_due(app, true);
+            return super::audit::audit_if_due(app, true);
         }
         Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
         Op::Release => return open_dialog(app, Action::ReleaseLocks),
