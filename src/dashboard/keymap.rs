@@ -339,8 +339,8 @@ pub const MAIN: &[Binding<Op>] = &[
     b(
         Op::Quit,
         &[KeyCode::Char('q')],
-        "q C-c",
-        "quit",
+        "q",
+        "quit (also Ctrl-C)",
         Some((0, "quit")),
         Navigate,
     ),
