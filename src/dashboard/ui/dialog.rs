@@ -148,14 +148,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
         ],
         Some(Ok(c)) => {
             let mut out = vec![Line::from(vec![
-                Span::styled(
-                    if d.action.on_lock() {
-                        "lock "
-                    } else {
-                        "transaction "
-                    },
-                    dim(),
-                ),
+                Span::styled(target_kind(d.action), dim()),
                 Span::styled(d.txn.clone(), bold()),
             ])];
             out.extend(refusal_lines(c));
@@ -166,6 +159,15 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
             });
             out
         }
+    }
+}
+
+/// What the dialog's target is.
+fn target_kind(action: Action) -> &'static str {
+    match action {
+        Action::ReleaseLock => "lock ",
+        Action::AuditRepair => "account ",
+        _ => "transaction ",
     }
 }
 
@@ -249,7 +251,7 @@ fn audit_dialog(r: &AuditReport) -> Vec<Line<'static>> {
     out.push(Line::styled(
         "the repair undoes each one whose repair is unambiguous (its transaction rolled back, \
          or finished and already settled by the account), re-reading every account; the rest \
-         are left for you. The log lists each write.",
+         are left for you. The log lists each repair.",
         Style::new().fg(WARN),
     ));
     out
