@@ -41,6 +41,7 @@ async fn main() {
         transactions: format!("{prefix}transactions"),
         accounts: format!("{prefix}accounts"),
         locks: format!("{prefix}locks"),
+        audit: format!("{prefix}audit"),
     };
     // Seeding sends 5 000 documents per request: allow a busy machine time.
     let mut options = ConnectOptions::new(server.url());
@@ -145,6 +146,7 @@ async fn main() {
         investigate_after: Duration::from_secs(3600),
         read_only: false,
         transactions_index: ix.transactions.clone(),
+        profile: None,
     };
     let mut app = App::new(settings, Duration::from_secs(2), now);
     app.size = (160, 48);

@@ -156,6 +156,8 @@ pub struct Settings {
     pub read_only: bool,
     /// `estx-tui init` hint uses these.
     pub transactions_index: String,
+    /// The config profile in use (shown in the header).
+    pub profile: Option<String>,
 }
 
 /// How often the audit runs in the background (much slower than the poll:

@@ -189,3 +189,14 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
     let s = screen(&a, 160, 48);
     assert!(s.contains("audit 3 (A)"), "{s}");
 }
+
+#[test]
+fn the_header_names_the_profile() {
+    let mut a = app();
+    a.settings.profile = Some("prod-eu".into());
+    a.settings.read_only = true;
+    let s = screen(&a, 100, 30);
+    let header = s.lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("[prod-eu]"), "{s}");
+    assert!(header.contains("READ-ONLY"), "{s}");
+}
