@@ -176,6 +176,7 @@ impl Protocol {
             Ok(txns) => {
                 super::audit_view::one_sided_delta(
                     self.cluster(),
+                    self.config.fencing == super::decide::Fencing::On,
                     &mut view,
                     in_view,
                     txns,

@@ -25,8 +25,10 @@ const MARGIN_SECONDS: i64 = 60;
 /// (read by id: their accounts and amount never change) that are applied on
 /// one side only. `in_view` holds the accounts already read from the view;
 /// the other accounts those transactions name are read from it here.
+/// `records` says whether accounts keep fencing records (fencing on).
 pub(super) async fn one_sided_delta(
     cluster: &Cluster,
+    records: bool,
     view: &mut View,
     mut in_view: HashMap<String, AccountState>,
     txns: &HashMap<String, Transaction>,
@@ -58,7 +60,10 @@ pub(super) async fn one_sided_delta(
             .await?;
         coverage.add(scanned.coverage);
     }
-    let delta = txns.values().map(|t| delta_of(t, &in_view, view_at)).sum();
+    let delta = txns
+        .values()
+        .map(|t| delta_of(t, &in_view, view_at, records))
+        .sum();
     Ok((delta, coverage))
 }
 
@@ -68,6 +73,7 @@ fn delta_of(
     t: &Transaction,
     in_view: &HashMap<String, AccountState>,
     view_at: DateTime<Utc>,
+    records: bool,
 ) -> i64 {
     let (Some(amount), Some(src), Some(dest)) = (t.amount, &t.src, &t.dest) else {
         return 0;
@@ -76,8 +82,10 @@ fn delta_of(
         .modification_time
         .is_some_and(|m| m < view_at - Duration::seconds(MARGIN_SECONDS));
     // Finished or rolled back before the view: an account still carrying
-    // it is an anomaly for the findings, not a transfer in flight.
-    if before_view && t.state.as_ref().is_some_and(TxnState::is_terminal) {
+    // it is an anomaly for the findings, not a transfer in flight. Without
+    // fencing records the view cannot tell which accounts had applied a
+    // transfer that has since ended: it is not corrected for.
+    if (before_view || !records) && t.state.as_ref().is_some_and(TxnState::is_terminal) {
         return 0;
     }
     let applied = |acct: &String| {
