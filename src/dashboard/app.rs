@@ -308,7 +308,6 @@ impl App {
             acct(&t.src),
             acct(&t.dest),
             Fencing::On,
-            self.now,
         )
     }
 

@@ -14,7 +14,6 @@ use super::steps;
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
-use chrono::Utc;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -326,7 +325,6 @@ impl Protocol {
         } else {
             transfer.amount
         };
-        let now = Utc::now();
         let fencing = self.config.fencing;
         let ex = self
             .exec
@@ -335,7 +333,7 @@ impl Protocol {
                     if finished {
                         decide::reverse_duplicate(a, &t.id, applied)
                     } else {
-                        decide::undo(a, &t.id, applied, fencing, now)
+                        decide::undo(a, &t.id, applied, fencing)
                     }
                 })
             })

@@ -80,7 +80,6 @@ pub fn preview(
     src: Option<&AccountState>,
     dest: Option<&AccountState>,
     fencing: Fencing,
-    now: DateTime<Utc>,
 ) -> Preview {
     let mut out = Preview {
         procedure,
@@ -137,7 +136,7 @@ pub fn preview(
             }
         } else {
             let k = usize::from(step.on_source() != Some(true));
-            match account_step(step, &t, &accts[k], fencing, now) {
+            match account_step(step, &t, &accts[k], fencing) {
                 Ok(Decision::Write(next, e)) => {
                     let delta = next.balance - accts[k].balance;
                     if k == 0 {
@@ -221,7 +220,6 @@ impl Protocol {
             }
         }
         let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
-        let now = Utc::now();
         let fencing = self.config.fencing;
         let recover = preview(
             Procedure::Recover,
@@ -229,7 +227,6 @@ impl Protocol {
             state_of(0),
             state_of(1),
             fencing,
-            now,
         );
         let rollback = preview(
             Procedure::Rollback,
@@ -237,7 +234,6 @@ impl Protocol {
             state_of(0),
             state_of(1),
             fencing,
-            now,
         );
         let next_step = recover
             .steps
@@ -342,7 +338,6 @@ mod tests {
             Some(&a),
             Some(&b),
             Fencing::On,
-            Utc::now(),
         );
         assert_eq!(p.balance_change, (0, 100));
         assert_eq!(p.ends_in, Some(TxnState::Finished));
@@ -353,7 +348,6 @@ mod tests {
             Some(&a),
             Some(&b),
             Fencing::On,
-            Utc::now(),
         );
         assert_eq!(r.balance_change, (100, 0));
         assert_eq!(r.ends_in, Some(TxnState::RolledBack));
@@ -368,7 +362,6 @@ mod tests {
             Some(&a),
             Some(&a),
             Fencing::On,
-            Utc::now(),
         );
         assert_eq!(p.refusal, Some(Refusal::Committed));
         assert!(p.steps.is_empty());
