@@ -5,7 +5,8 @@
 //! a 409, read and decide again. A timeout or transport error leaves the
 //! outcome unknown: read and decide again too, which is safe because every
 //! decision is idempotent — and if the re-read shows exactly the document we
-//! tried to write, the write was ours and is reported as `Updated`. After a
+//! tried to write at a newer version than the one we wrote against, the write
+//! was ours and is reported as `Updated`. After a
 //! bounded number of unknown outcomes the step gives up, leaving the document
 //! where it is for recovery, as the protocol prescribes.
 //!
@@ -145,12 +146,17 @@ impl Executor {
         F: FnMut(&Map<String, Value>) -> Result<DocDecision>,
     {
         let mut tries = Tries::default();
-        // The source of our last write whose outcome we never learned.
-        let mut maybe_written: Option<(Map<String, Value>, Effect)> = None;
+        // Our last write whose outcome we never learned, with the version it
+        // was conditional on.
+        let mut maybe_written: Option<(Map<String, Value>, Effect, (i64, i64))> = None;
         loop {
             let doc = self.read(kind, index, id, &mut tries).await?;
-            if let Some((source, effect)) = maybe_written.take() {
-                if source == doc.source {
+            if let Some((source, effect, at)) = maybe_written.take() {
+                // It landed only if the document moved past the version it
+                // was conditional on: an unchanged source at that very version
+                // (a fencing undo writes the source it read) means it did not
+                // (yet), and it must be decided and sent again.
+                if source == doc.source && at != (doc.seq_no, doc.primary_term) {
                     return Ok(Executed {
                         outcome: Outcome::Updated(effect),
                         seen: doc.source.clone(),
@@ -190,7 +196,7 @@ impl Executor {
                 }
                 Ok(WriteOutcome::Conflict) => self.conflicted(index, id, &mut tries).await?,
                 Err(e) if e.is_transient() => {
-                    maybe_written = Some((source, effect));
+                    maybe_written = Some((source, effect, (doc.seq_no, doc.primary_term)));
                     self.unknown(index, id, &mut tries, &e).await?;
                 }
                 Err(e) => return Err(e),

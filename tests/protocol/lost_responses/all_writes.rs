@@ -4,7 +4,6 @@
 use super::{assert_outcome, prepare};
 use crate::common::FaultProxy;
 use crate::fixture::Fx;
-use estx::protocol::account::SettledOutcome;
 use estx::protocol::{RunLimits, StepResult, TxnState, Verdict};
 
 #[tokio::test]
@@ -36,14 +35,7 @@ async fn every_account_write_losing_its_response_still_moves_the_amount_once() {
             .all(|s| matches!(s.result, StepResult::Updated(_))),
         "{ctx}"
     );
-    assert_outcome(
-        &fx,
-        &n,
-        &TxnState::Finished,
-        Some(SettledOutcome::Applied),
-        &ctx,
-    )
-    .await;
+    assert_outcome(&fx, &n, &TxnState::Finished, &ctx).await;
 }
 
 #[tokio::test]
@@ -76,12 +68,5 @@ async fn every_write_of_a_locked_transfer_losing_its_response_still_ends_right()
     );
     // create + 2 lock acquires + 3 transitions + 4 account writes + 2 lock releases
     assert_eq!(proxy.dropped(), 12, "{ctx}");
-    assert_outcome(
-        &fx,
-        &n,
-        &TxnState::Finished,
-        Some(SettledOutcome::Applied),
-        &ctx,
-    )
-    .await;
+    assert_outcome(&fx, &n, &TxnState::Finished, &ctx).await;
 }
