@@ -58,6 +58,17 @@ fn cases() -> Vec<Case> {
             Some(Step::Begin),
             Finished,
         ),
+        // The claim before the apply loses its answer: it is claimed again
+        // (only a claim whose success was heard counts), then applied once.
+        case(
+            "claim before apply",
+            Some(1),
+            0,
+            Run::Proc(Recover),
+            Write::TxnDoc,
+            Some(Step::ApplySource),
+            Finished,
+        ),
         case(
             "apply to source",
             None,
@@ -148,7 +159,9 @@ fn cases() -> Vec<Case> {
             Some(Step::UndoDestination),
             RolledBack,
         ),
-        // Nothing was applied yet: the undo only writes the fence.
+        // Nothing was applied yet: the undo only rewrites the account
+        // unchanged (the fence); its lost answer is recognised by the newer
+        // version.
         case(
             "fence on source",
             Some(1),

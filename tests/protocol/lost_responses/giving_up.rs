@@ -56,6 +56,19 @@ async fn more_lost_responses_than_the_policy_allows_leave_work_for_recovery() {
             left_in: TxnState::Pending,
             end: TxnState::Finished,
         },
+        // A claim counts only once its success is heard: its answer and the
+        // re-reads lost, the apply gives up before touching the account.
+        GiveUp {
+            name: "claim before apply",
+            staged: Some(1),
+            run: Run::Proc(Procedure::Recover),
+            lost: Write::TxnDoc,
+            lose_rereads: true,
+            dropped: 3,
+            step: Some(Step::ApplySource),
+            left_in: TxnState::Pending,
+            end: TxnState::Finished,
+        },
         GiveUp {
             name: "apply to source",
             staged: Some(1),
