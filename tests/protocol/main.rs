@@ -7,9 +7,11 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod amounts;
 mod audit;
 mod concurrency;
 mod fixture;
+mod ids;
 mod locks;
 mod lost_responses;
 mod malformed;
