@@ -9,6 +9,7 @@
 
 mod admin;
 mod connect;
+mod dotted;
 mod response;
 mod search;
 
@@ -112,6 +113,9 @@ impl Cluster {
 
     /// Realtime GET by id: the latest write, refreshed or not.
     pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
+        if dotted::needs_body(id) {
+            return self.get_by_body(index, id).await;
+        }
         let resp = self
             .client
             .get(GetParts::IndexId(index, id))
@@ -176,6 +180,10 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<WriteOutcome> {
+        if dotted::needs_body(id) {
+            let action = dotted::Action::IndexIf(source, seq_no, primary_term);
+            return self.index_by_body(index, id, action).await;
+        }
         let resp = self
             .client
             .index(IndexParts::IndexId(index, id))
@@ -205,6 +213,9 @@ impl Cluster {
         id: &str,
         source: &Map<String, Value>,
     ) -> Result<CreateOutcome> {
+        if dotted::needs_body(id) {
+            return self.create_by_body(index, id, source).await;
+        }
         let resp = self
             .client
             .create(CreateParts::IndexId(index, id))
@@ -221,6 +232,10 @@ impl Cluster {
 
     /// Plain index (create or overwrite) with `op_type=index`; for seeding and tests.
     pub async fn put(&self, index: &str, id: &str, source: &Value) -> Result<()> {
+        if dotted::needs_body(id) {
+            let action = dotted::Action::Index(source);
+            return self.index_by_body(index, id, action).await.map(|_| ());
+        }
         let resp = self
             .client
             .index(IndexParts::IndexId(index, id))
@@ -278,6 +293,9 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<DeleteOutcome> {
+        if dotted::needs_body(id) {
+            return self.delete_by_body(index, id, seq_no, primary_term).await;
+        }
         let resp = self
             .client
             .delete(DeleteParts::IndexId(index, id))
