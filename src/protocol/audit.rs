@@ -11,7 +11,7 @@ use super::account::{AccountState, SettledOutcome};
 use super::decide;
 use super::executor::Outcome;
 use super::steps;
-use super::transaction::{Transaction, TxnState};
+use super::transaction::{amount_problem, read_integer, Transaction, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
 use serde_json::{json, Value};
@@ -31,7 +31,7 @@ pub struct Finding {
 /// Result of an audit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuditReport {
-    /// Sum of all balances (from an aggregation; exact below 2^53).
+    /// Sum of all balances, exact.
     pub total_balance: i64,
     /// Net change that transfers still in flight (pending/terminating with
     /// only some of their applies done) contribute to `total_balance`.
@@ -60,19 +60,22 @@ impl Protocol {
         let mut repairs = Vec::new();
 
         // The sum of balances, read before any repair; repairs then adjust it
-        // by exactly what they changed (a search may not see them yet).
-        let sum = self
+        // by exactly what they changed (a search may not see them yet). Summed
+        // exactly, in integers: a `sum` aggregation is a double and rounds.
+        let balances = self
             .cluster()
-            .search(
+            .scan(
                 &ix.accounts,
-                json!({"size": 0, "aggs": {"total": {"sum": {"field": "balance"}}}}),
+                json!({"query": {"match_all": {}}, "_source": ["balance"]}),
             )
             .await?;
-        let mut total_balance = sum
-            .pointer("/aggregations/total/value")
-            .and_then(Value::as_f64)
-            .map(|f| f.round() as i64)
-            .ok_or_else(|| Error::Decode("sum aggregation without a value".into()))?;
+        let exact: i128 = balances
+            .iter()
+            .filter_map(|h| h.source.get("balance").and_then(read_integer))
+            .map(i128::from)
+            .sum();
+        let mut total_balance = i64::try_from(exact)
+            .map_err(|_| Error::Decode(format!("sum of balances {exact} does not fit in 64 bits")))?;
 
         // Accounts carrying pending entries, and malformed accounts.
         let accounts = self
@@ -128,7 +131,11 @@ impl Protocol {
                     ));
                     continue;
                 };
-                let signed = t.amount.map(|a| if on_source { -a } else { a });
+                // Out-of-range amounts are malformed; they count for nothing.
+                let signed = t
+                    .amount
+                    .filter(|a| amount_problem(*a).is_none())
+                    .map(|a| if on_source { -a } else { a });
                 match &t.state {
                     Some(TxnState::Pending | TxnState::Terminating) => {
                         in_flight_delta += signed.unwrap_or(0)

@@ -145,3 +145,17 @@ async fn an_amount_edited_after_it_was_applied_is_refused_with_a_finding() {
     assert_eq!(versions(&fx, &docs).await, before, "something was written");
     assert_eq!(fx.acct(&src).await.balance, 400);
 }
+
+#[tokio::test]
+async fn the_audit_sums_balances_exactly() {
+    let fx = Fx::new().await;
+    // Past 2^53 a double cannot hold every integer: a floating-point sum is off.
+    let big = (1i64 << 53) + 1;
+    fx.account("A", big).await;
+    fx.account("B", 2).await;
+    fx.account("C", big).await;
+    fx.refresh().await;
+    let audit = fx.proto.audit(Some(2 * big + 2), false).await.unwrap();
+    assert_eq!(audit.total_balance, 2 * big + 2);
+    assert!(audit.findings.is_empty(), "{:?}", audit.findings);
+}
