@@ -7,7 +7,7 @@ use estx::protocol::{NewTransfer, RunLimits, TxnState, Verdict};
 
 const ACCOUNTS: [&str; 4] = ["a0", "a1", "a2", "a3"];
 const TRANSFERS: usize = 1000;
-const INITIAL: i64 = 1_000_000;
+const INITIAL: i64 = 5_000_000;
 
 async fn sizes(fx: &Fx) -> Vec<usize> {
     let mut out = Vec::new();
