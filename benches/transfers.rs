@@ -14,7 +14,9 @@ mod common;
 use common::server;
 
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::protocol::{Indices, NewTransfer, Protocol, ProtocolConfig, RunLimits, TxnState, Verdict};
+use estx::protocol::{
+    Indices, NewTransfer, Protocol, ProtocolConfig, RunLimits, TxnState, Verdict,
+};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -42,16 +44,29 @@ async fn main() {
     };
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
     for (name, body) in [
-        (&ix.transactions, include_str!("../assets/mappings/transactions.json")),
-        (&ix.accounts, include_str!("../assets/mappings/accounts.json")),
+        (
+            &ix.transactions,
+            include_str!("../assets/mappings/transactions.json"),
+        ),
+        (
+            &ix.accounts,
+            include_str!("../assets/mappings/accounts.json"),
+        ),
         (&ix.locks, include_str!("../assets/mappings/locks.json")),
     ] {
         let body: Value = serde_json::from_str(body).expect("mapping");
-        cluster.create_index(name, body).await.expect("create index");
+        cluster
+            .create_index(name, body)
+            .await
+            .expect("create index");
     }
     for id in ACCOUNTS {
         cluster
-            .put(&ix.accounts, id, &json!({"balance": 5_000_000, "pending_transactions": []}))
+            .put(
+                &ix.accounts,
+                id,
+                &json!({"balance": 5_000_000, "pending_transactions": []}),
+            )
             .await
             .expect("seed account");
     }
@@ -86,9 +101,15 @@ async fn main() {
     let rate = |w: &[Duration]| w.len() as f64 / w.iter().sum::<Duration>().as_secs_f64();
     let first = rate(&times[..WINDOW]);
     let last = rate(&times[TRANSFERS - WINDOW..]);
-    println!("sequential transfers over {} accounts: {TRANSFERS}", ACCOUNTS.len());
+    println!(
+        "sequential transfers over {} accounts: {TRANSFERS}",
+        ACCOUNTS.len()
+    );
     println!("first {WINDOW}: {first:.1} transfers/s");
-    println!("last {WINDOW}:  {last:.1} transfers/s (start/end {:.2}x)", first / last);
+    println!(
+        "last {WINDOW}:  {last:.1} transfers/s (start/end {:.2}x)",
+        first / last
+    );
     println!(
         "largest account document: {size_after_first_window} B after {WINDOW}, {} B at the end",
         largest_account(&cluster, &ix).await

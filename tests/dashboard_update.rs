@@ -189,7 +189,6 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         Some(&a),
         Some(&b),
         estx::protocol::decide::Fencing::On,
-        now(),
     );
     let rollback = estx::protocol::views::preview(
         estx::protocol::Procedure::Rollback,
@@ -197,7 +196,6 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         Some(&a),
         Some(&b),
         estx::protocol::decide::Fencing::On,
-        now(),
     );
     let detail = TransactionDetail {
         txn: t,

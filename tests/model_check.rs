@@ -243,7 +243,10 @@ impl State {
         if seq != f.if_seq {
             return false;
         }
-        let next = seq.checked_add(1).filter(|s| *s < 200).expect("seq_no bound");
+        let next = seq
+            .checked_add(1)
+            .filter(|s| *s < 200)
+            .expect("seq_no bound");
         match (f.doc, &f.val) {
             (Doc::Txn, Val::Txn(t)) => self.txn = (next, t.clone()),
             (Doc::A, Val::Acct(a)) => self.a = (next, a.clone()),
@@ -282,7 +285,9 @@ impl fmt::Debug for Action {
             Action::Read(w) => write!(f, "{w:?} reads txn"),
             Action::Step(w, s) => write!(f, "{w:?} [{s}] reads+decides"),
             Action::Claim(w, s) => write!(f, "{w:?} [{s}] reads txn+claims"),
-            Action::Deliver(fl) => write!(f, "deliver {:?}@{} from {:?}", fl.doc, fl.if_seq, fl.waiter),
+            Action::Deliver(fl) => {
+                write!(f, "deliver {:?}@{} from {:?}", fl.doc, fl.if_seq, fl.waiter)
+            }
             Action::Drop(fl) => write!(f, "drop {:?}@{}", fl.doc, fl.if_seq),
             Action::Lose(w) => write!(f, "{w:?} loses its answer"),
             Action::Crash(w) => write!(f, "{w:?} crashes"),
@@ -361,9 +366,7 @@ impl TransferModel {
             }
         }
         let decision = match (&val, step.transition()) {
-            (Val::Txn(t), Some((from, to))) => {
-                decide::transition(t, &from, &to).map_val(Val::Txn)
-            }
+            (Val::Txn(t), Some((from, to))) => decide::transition(t, &from, &to).map_val(Val::Txn),
             (Val::Acct(a), None) => match account_step(step, &self.transfer, a, self.fencing) {
                 Ok(d) => d.map_val(Val::Acct),
                 Err(_) => {
@@ -378,7 +381,14 @@ impl TransferModel {
             Decision::Write(Val::Acct(next), Effect::Applied { .. })
                 if self.fencing == Fencing::On =>
             {
-                Self::set_at(s, who, At::ToClaim { acct_seq: seq, next });
+                Self::set_at(
+                    s,
+                    who,
+                    At::ToClaim {
+                        acct_seq: seq,
+                        next,
+                    },
+                );
             }
             Decision::Write(val, effect) => {
                 s.send(Flight {
@@ -387,7 +397,15 @@ impl TransferModel {
                     val: val.clone(),
                     waiter: Some(who),
                 });
-                Self::set_at(s, who, At::Writing { effect, val, if_seq: seq });
+                Self::set_at(
+                    s,
+                    who,
+                    At::Writing {
+                        effect,
+                        val,
+                        if_seq: seq,
+                    },
+                );
             }
         }
     }
@@ -760,9 +778,7 @@ fn unfenced_reference_protocol_is_caught() {
         .get("no account applied twice")
         .expect("hole 1 (double apply by a stale forward process) not found")
         .last_state();
-    assert!(
-        hole1.a.1.balance == START - 2 * AMOUNT || hole1.b.1.balance == START + 2 * AMOUNT
-    );
+    assert!(hole1.a.1.balance == START - 2 * AMOUNT || hole1.b.1.balance == START + 2 * AMOUNT);
     // Hole 2: a slow worker applies after the rollback's undo was a no-op, so
     // the rolled-back transaction leaves units (and a pending id) behind.
     let hole2 = shortest

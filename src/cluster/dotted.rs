@@ -41,7 +41,12 @@ impl Cluster {
     }
 
     /// Runs one action through `_bulk`; returns the item's status and body.
-    pub(super) async fn bulk_one(&self, index: &str, id: &str, action: Action<'_>) -> Result<(u16, Value)> {
+    pub(super) async fn bulk_one(
+        &self,
+        index: &str,
+        id: &str,
+        action: Action<'_>,
+    ) -> Result<(u16, Value)> {
         let (name, mut meta, source): (&str, Value, Option<Value>) = match action {
             Action::IndexIf(src, seq_no, term) => (
                 "index",
@@ -84,12 +89,20 @@ impl Cluster {
     }
 
     /// A conditional or plain index through `_bulk`.
-    pub(super) async fn index_by_body(&self, index: &str, id: &str, action: Action<'_>) -> Result<WriteOutcome> {
+    pub(super) async fn index_by_body(
+        &self,
+        index: &str,
+        id: &str,
+        action: Action<'_>,
+    ) -> Result<WriteOutcome> {
         match self.bulk_one(index, id, action).await? {
             (409, _) => Ok(WriteOutcome::Conflict),
             (s, item) if (200..300).contains(&s) => Ok(WriteOutcome::Written {
                 seq_no: item.get("_seq_no").and_then(Value::as_i64).unwrap_or(-1),
-                primary_term: item.get("_primary_term").and_then(Value::as_i64).unwrap_or(-1),
+                primary_term: item
+                    .get("_primary_term")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(-1),
             }),
             (s, item) => Err(error_from(s, &item, index)),
         }
@@ -117,7 +130,10 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<DeleteOutcome> {
-        match self.bulk_one(index, id, Action::DeleteIf(seq_no, primary_term)).await? {
+        match self
+            .bulk_one(index, id, Action::DeleteIf(seq_no, primary_term))
+            .await?
+        {
             (409, _) => Ok(DeleteOutcome::Conflict),
             (404, _) => Ok(DeleteOutcome::NotFound),
             (s, _) if (200..300).contains(&s) => Ok(DeleteOutcome::Deleted),

@@ -302,13 +302,7 @@ impl App {
             Some(AccountEntry::Ok(s)) => Some(s),
             _ => None,
         };
-        preview(
-            procedure,
-            t,
-            acct(&t.src),
-            acct(&t.dest),
-            Fencing::On,
-        )
+        preview(procedure, t, acct(&t.src), acct(&t.dest), Fencing::On)
     }
 
     /// Seconds since `t` was modified, by the screen's clock.

@@ -74,8 +74,9 @@ impl Protocol {
             .filter_map(|h| h.source.get("balance").and_then(read_integer))
             .map(i128::from)
             .sum();
-        let mut total_balance = i64::try_from(exact)
-            .map_err(|_| Error::Decode(format!("sum of balances {exact} does not fit in 64 bits")))?;
+        let mut total_balance = i64::try_from(exact).map_err(|_| {
+            Error::Decode(format!("sum of balances {exact} does not fit in 64 bits"))
+        })?;
 
         // Accounts carrying pending entries, and malformed accounts.
         let accounts = self
@@ -132,10 +133,13 @@ impl Protocol {
                     continue;
                 };
                 // Out-of-range amounts are malformed; they count for nothing.
-                let signed = t
-                    .amount
-                    .filter(|a| amount_problem(*a).is_none())
-                    .map(|a| if on_source { -a } else { a });
+                let signed = t.amount.filter(|a| amount_problem(*a).is_none()).map(|a| {
+                    if on_source {
+                        -a
+                    } else {
+                        a
+                    }
+                });
                 match &t.state {
                     Some(TxnState::Pending | TxnState::Terminating) => {
                         in_flight_delta += signed.unwrap_or(0)

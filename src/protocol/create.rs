@@ -4,8 +4,8 @@
 
 use super::account::AccountState;
 use super::steps::{self, Refusal, Step};
-use super::transaction::{amount_problem, Transfer};
 use super::time::format_timestamp;
+use super::transaction::{amount_problem, Transfer};
 use super::Protocol;
 use crate::cluster::CreateOutcome;
 use crate::error::{Error, Result};
@@ -58,7 +58,12 @@ impl Protocol {
         };
         let checked = steps::check_fresh_id(&t, (&accounts.0, &accounts.1)).and_then(|()| {
             let applies = [Step::ApplySource, Step::ApplyDestination];
-            steps::preflight(&t, &applies, (&accounts.0, &accounts.1), self.config.fencing)
+            steps::preflight(
+                &t,
+                &applies,
+                (&accounts.0, &accounts.1),
+                self.config.fencing,
+            )
         });
         if let Err(refusal) = checked {
             return Ok(Err(refusal));
@@ -142,7 +147,9 @@ impl Protocol {
         }
         match <[AccountState; 2]>::try_from(states) {
             Ok([s, d]) => Ok((s, d)),
-            Err(_) => Err(Error::Decode("mget answered the wrong number of documents".into())),
+            Err(_) => Err(Error::Decode(
+                "mget answered the wrong number of documents".into(),
+            )),
         }
     }
 }

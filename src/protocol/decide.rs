@@ -342,7 +342,11 @@ mod tests {
             claim(&TxnState::Pending),
             Decision::Write(TxnState::Pending, Effect::Claimed)
         );
-        for s in [TxnState::Committed, TxnState::Terminating, TxnState::Created] {
+        for s in [
+            TxnState::Committed,
+            TxnState::Terminating,
+            TxnState::Created,
+        ] {
             assert_eq!(claim(&s), Decision::Noop(NoopReason::StateIs(s.clone())));
         }
     }

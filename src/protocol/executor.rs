@@ -60,14 +60,21 @@ pub struct Executed {
 /// processes run; it does nothing in production.
 pub type ApplyGate = Arc<dyn Fn(&str) -> BoxFuture<'static, ()> + Send + Sync>;
 
-/// The document a claim is made on (the transaction of an apply).
-#[derive(Debug, Clone, Copy)]
+/// The claim an apply makes before its account write: on which document,
+/// and the decision that writes it back unchanged while it is pending.
+#[derive(Clone, Copy)]
 pub struct ClaimOn<'a> {
-    /// Its index.
+    /// The transaction's index.
     pub index: &'a str,
-    /// Its id.
+    /// The transaction's id.
     pub id: &'a str,
+    /// `steps::claim_doc` (a parameter so the executor stays generic).
+    pub decide: fn(&str, &Map<String, Value>) -> Result<DocDecision>,
 }
+
+/// A write whose outcome we never learned: the source sent, what it does,
+/// and the `(_seq_no, _primary_term)` it was conditional on.
+type Unsure = (Map<String, Value>, Effect, (i64, i64));
 
 /// Runs decisions against one document with optimistic concurrency.
 #[derive(Clone)]
@@ -119,7 +126,13 @@ impl Executor {
     ///
     /// `decide` must be pure and idempotent: it is called again after every
     /// conflict and unknown outcome, on the freshly read document.
-    pub async fn run<F>(&self, kind: &'static str, index: &str, id: &str, decide: F) -> Result<Executed>
+    pub async fn run<F>(
+        &self,
+        kind: &'static str,
+        index: &str,
+        id: &str,
+        decide: F,
+    ) -> Result<Executed>
     where
         F: FnMut(&Map<String, Value>) -> Result<DocDecision>,
     {
@@ -139,7 +152,7 @@ impl Executor {
         kind: &'static str,
         index: &str,
         id: &str,
-        claim: Option<(ClaimOn<'_>, fn(&str, &Map<String, Value>) -> Result<DocDecision>)>,
+        claim: Option<ClaimOn<'_>>,
         mut decide: F,
     ) -> Result<Executed>
     where
@@ -148,7 +161,7 @@ impl Executor {
         let mut tries = Tries::default();
         // Our last write whose outcome we never learned, with the version it
         // was conditional on.
-        let mut maybe_written: Option<(Map<String, Value>, Effect, (i64, i64))> = None;
+        let mut maybe_written: Option<Unsure> = None;
         loop {
             let doc = self.read(kind, index, id, &mut tries).await?;
             if let Some((source, effect, at)) = maybe_written.take() {
@@ -169,9 +182,9 @@ impl Executor {
                 DocDecision::Noop(reason) => return Ok(noop(doc.source, reason, &tries)),
                 DocDecision::Write(source, effect) => (source, effect),
             };
-            if let Some((on, claim_decide)) = claim {
+            if let Some(on) = claim {
                 let mut claim_tries = Tries::default();
-                let moved_on = self.claim(on, claim_decide, &mut claim_tries).await;
+                let moved_on = self.claim(on, &mut claim_tries).await;
                 tries.requests += claim_tries.requests;
                 if let Some(reason) = moved_on? {
                     return Ok(noop(doc.source, reason, &tries));
@@ -206,15 +219,10 @@ impl Executor {
 
     /// Claims the transaction `on`: `Ok(None)` once a claim write is known to
     /// have succeeded, `Ok(Some(reason))` when it is no longer pending.
-    async fn claim(
-        &self,
-        on: ClaimOn<'_>,
-        decide: fn(&str, &Map<String, Value>) -> Result<DocDecision>,
-        tries: &mut Tries,
-    ) -> Result<Option<NoopReason>> {
+    async fn claim(&self, on: ClaimOn<'_>, tries: &mut Tries) -> Result<Option<NoopReason>> {
         loop {
             let doc = self.read("transaction", on.index, on.id, tries).await?;
-            let source = match decide(on.id, &doc.source)? {
+            let source = match (on.decide)(on.id, &doc.source)? {
                 DocDecision::Noop(reason) => return Ok(Some(reason)),
                 DocDecision::Write(source, _) => source,
             };

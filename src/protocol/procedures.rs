@@ -334,13 +334,11 @@ impl Protocol {
         let acct = if on_source { &t.src } else { &t.dest };
         let fencing = self.config.fencing;
         let is_apply = matches!(step, Step::ApplySource | Step::ApplyDestination);
-        let claim = (is_apply && fencing == Fencing::On).then_some((
-            ClaimOn {
-                index: &self.config.indices.transactions,
-                id: &t.id,
-            },
-            steps::claim_doc as fn(&str, &_) -> Result<_>,
-        ));
+        let claim = (is_apply && fencing == Fencing::On).then_some(ClaimOn {
+            index: &self.config.indices.transactions,
+            id: &t.id,
+            decide: steps::claim_doc,
+        });
         self.exec
             .run_claimed(
                 "account",

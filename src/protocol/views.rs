@@ -221,20 +221,8 @@ impl Protocol {
         }
         let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
         let fencing = self.config.fencing;
-        let recover = preview(
-            Procedure::Recover,
-            &txn,
-            state_of(0),
-            state_of(1),
-            fencing,
-        );
-        let rollback = preview(
-            Procedure::Rollback,
-            &txn,
-            state_of(0),
-            state_of(1),
-            fencing,
-        );
+        let recover = preview(Procedure::Recover, &txn, state_of(0), state_of(1), fencing);
+        let rollback = preview(Procedure::Rollback, &txn, state_of(0), state_of(1), fencing);
         let next_step = recover
             .steps
             .iter()

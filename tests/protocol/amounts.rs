@@ -50,7 +50,10 @@ async fn amounts_out_of_range_and_overflows_are_refused_before_any_write() {
         let text = report.verdict.to_string();
         match &report.verdict {
             Verdict::Failed(estx::Error::Invalid(why)) => {
-                assert!(why.contains("amount must be between 1 and"), "{name}: {why}")
+                assert!(
+                    why.contains("amount must be between 1 and"),
+                    "{name}: {why}"
+                )
             }
             Verdict::Refused(Refusal::Unsafe(why)) => {
                 assert!(why.contains("overflows"), "{name}: {why}")
@@ -59,7 +62,11 @@ async fn amounts_out_of_range_and_overflows_are_refused_before_any_write() {
         }
         assert_eq!(report.verdict.exit_code(), 1, "{name}: {text}");
         assert!(report.steps.is_empty(), "{name}: {:?}", report.steps);
-        assert_eq!(versions(&fx, &docs).await, before, "{name}: something was written");
+        assert_eq!(
+            versions(&fx, &docs).await,
+            before,
+            "{name}: something was written"
+        );
     }
     // The bound itself is accepted.
     fx.account("rich", 2_000_000_000_000_000).await;
@@ -102,15 +109,25 @@ async fn stored_amounts_that_are_not_positive_and_bounded_are_malformed() {
             (fx.ix.transactions.as_str(), id.as_str()),
         ];
         let before = versions(&fx, &docs).await;
-        for report in [fx.proto.recover(&id, true).await, fx.proto.rollback(&id, true).await] {
+        for report in [
+            fx.proto.recover(&id, true).await,
+            fx.proto.rollback(&id, true).await,
+        ] {
             match &report.verdict {
                 Verdict::Refused(Refusal::Malformed(why)) => {
-                    assert!(why.contains("amount must be between 1 and"), "{amount}: {why}")
+                    assert!(
+                        why.contains("amount must be between 1 and"),
+                        "{amount}: {why}"
+                    )
                 }
                 other => panic!("{amount}: expected malformed, got {other:?}"),
             }
         }
-        assert_eq!(versions(&fx, &docs).await, before, "{amount}: something was written");
+        assert_eq!(
+            versions(&fx, &docs).await,
+            before,
+            "{amount}: something was written"
+        );
     }
 }
 
@@ -129,7 +146,10 @@ async fn an_amount_edited_after_it_was_applied_is_refused_with_a_finding() {
         (fx.ix.transactions.as_str(), id.as_str()),
     ];
     let before = versions(&fx, &docs).await;
-    for report in [fx.proto.rollback(&id, true).await, fx.proto.recover(&id, true).await] {
+    for report in [
+        fx.proto.rollback(&id, true).await,
+        fx.proto.recover(&id, true).await,
+    ] {
         match &report.verdict {
             Verdict::Refused(r @ Refusal::Unsafe(_)) => assert_eq!(
                 r.to_string(),

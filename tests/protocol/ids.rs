@@ -65,9 +65,17 @@ async fn ids_that_need_encoding_work_end_to_end() {
             let (src, dest) = accounts(&fx, id).await;
             let report = fx
                 .proto
-                .transfer(&request(id, &src, &dest), false, RunLimits { max_steps: Some(2) })
+                .transfer(
+                    &request(id, &src, &dest),
+                    false,
+                    RunLimits { max_steps: Some(2) },
+                )
                 .await;
-            assert!(matches!(report.verdict, Verdict::Stopped(_)), "`{id}`: {:?}", report.verdict);
+            assert!(
+                matches!(report.verdict, Verdict::Stopped(_)),
+                "`{id}`: {:?}",
+                report.verdict
+            );
             assert_eq!(fx.acct(&src).await.balance, 400, "`{id}`");
             let report = if recover {
                 fx.proto.recover(id, true).await

@@ -52,8 +52,14 @@ async fn account_documents_stay_the_same_size_after_a_thousand_transfers() {
     let mut total = 0;
     for id in ACCOUNTS {
         let a = fx.acct(id).await;
-        assert!(a.pending.is_empty() && a.deltas.is_empty() && a.settled.is_empty(), "{a:?}");
-        assert!((INITIAL - 9_000..INITIAL + 9_000).contains(&a.balance), "{a:?}");
+        assert!(
+            a.pending.is_empty() && a.deltas.is_empty() && a.settled.is_empty(),
+            "{a:?}"
+        );
+        assert!(
+            (INITIAL - 9_000..INITIAL + 9_000).contains(&a.balance),
+            "{a:?}"
+        );
         total += a.balance;
     }
     assert_eq!(total, 4 * INITIAL);

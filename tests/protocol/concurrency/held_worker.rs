@@ -104,12 +104,16 @@ async fn race(n: usize, held_at: Step, other: Procedure, o: Options) {
         dest: dest.clone(),
         amount: 100,
     };
-    let running = tokio::spawn(async move { worker.transfer(&req, o.locks, RunLimits::default()).await });
+    let running =
+        tokio::spawn(async move { worker.transfer(&req, o.locks, RunLimits::default()).await });
     hold.reached.notified().await;
 
     // The worker has read the account, claimed the transaction while pending,
     // and decided its write. Another actor now moves the transaction on.
-    let report = fx.proto.run_procedure(&id, other, o.force, RunLimits::default()).await;
+    let report = fx
+        .proto
+        .run_procedure(&id, other, o.force, RunLimits::default())
+        .await;
     let end = match other {
         Procedure::Recover => TxnState::Finished,
         Procedure::Rollback => TxnState::RolledBack,
@@ -125,12 +129,7 @@ async fn race(n: usize, held_at: Step, other: Procedure, o: Options) {
     let held = running.await.unwrap();
     let ctx = format!("{ctx}\nworker: {:?}\n{:#?}", held.verdict, held.steps);
     assert!(matches!(held.verdict, Verdict::Stopped(_)), "{ctx}");
-    let last = held
-        .steps
-        .iter()
-        .rev()
-        .find(|s| s.step.is_some())
-        .unwrap();
+    let last = held.steps.iter().rev().find(|s| s.step.is_some()).unwrap();
     assert_eq!(last.step, Some(held_at), "{ctx}");
     assert_eq!(
         last.result,
@@ -148,7 +147,10 @@ async fn race(n: usize, held_at: Step, other: Procedure, o: Options) {
     assert_eq!((a.balance, b.balance), expected, "{ctx}");
     assert_eq!(a.balance + b.balance, 1000, "{ctx}: total not conserved");
     for acct in [&a, &b] {
-        assert!(acct.pending.is_empty() && acct.deltas.is_empty(), "{ctx}: {acct:?}");
+        assert!(
+            acct.pending.is_empty() && acct.deltas.is_empty(),
+            "{ctx}: {acct:?}"
+        );
     }
     assert_eq!(fx.state(&id).await, end, "{ctx}");
 }
