@@ -18,3 +18,4 @@ mod malformed;
 mod procedures;
 mod snapshot_poll;
 mod stuck;
+mod transport;
