@@ -20,10 +20,9 @@
 use super::account::{AccountState, SettledOutcome};
 use super::decide;
 use super::executor::Outcome;
-use super::read::scan::View;
 use super::read::{Coverage, Queries, Scan};
 use super::steps;
-use super::transaction::{Transaction, TxnState};
+use super::transaction::{read_integer, Transaction, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
 use serde_json::{json, Value};
@@ -43,7 +42,7 @@ pub struct Finding {
 /// Result of an audit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuditReport {
-    /// Sum of all balances (from an aggregation; exact below 2^53).
+    /// Sum of all balances, exact.
     pub total_balance: i64,
     /// Net change that transfers still in flight (pending/terminating with
     /// only some of their applies done) contribute to `total_balance`.
@@ -99,46 +98,44 @@ impl Protocol {
         let mut repairs = Vec::new();
         let mut coverage = Coverage::default();
 
-        // Accounts carrying pending entries, and malformed accounts, with the
-        // sum of every balance from the same view (a global aggregation).
+        // Every account from one view: the sum of balances, summed exactly in
+        // integers as the pages go by (a `sum` aggregation is a double and
+        // rounds), keeping only the accounts that carry pending entries or are
+        // malformed. Repairs then adjust the total by exactly what they change
+        // (a search may not see them yet).
         let mut accounts = Vec::new();
+        let mut exact: i128 = 0;
         let view_at = self.cluster().now();
-        let mut view = View::open(self.cluster(), &ix.accounts).await;
-        let scanned = view.scan(
+        let scanned = super::read::scan::scan(
             self.cluster(),
+            &ix.accounts,
             Scan {
-                query: json!({"bool": {"should": [
-                    q.accounts_with_pending(),
-                    {"bool": {"must_not": {"exists": {"field": "balance"}}}}
-                ], "minimum_should_match": 1}}),
+                query: json!({"match_all": {}}),
                 sort: vec![],
-                aggs: Some(
-                    json!({"all": {"global": {}, "aggs": {"total": {"sum": {"field": "balance"}}}}}),
-                ),
+                aggs: None,
                 complete_only: false,
             },
             |page| {
-                accounts.extend(page);
+                for hit in page {
+                    let balance = hit.source.get("balance").and_then(read_integer);
+                    exact += balance.map(i128::from).unwrap_or(0);
+                    let carries = hit
+                        .source
+                        .get("pending_transactions")
+                        .is_some_and(|p| !matches!(p, Value::Null) && p != &json!([]));
+                    if balance.is_none() || carries {
+                        accounts.push(hit);
+                    }
+                }
                 true
             },
         )
-        .await;
-        let scanned = match scanned {
-            Ok(s) => s,
-            Err(e) => {
-                view.close(self.cluster()).await;
-                return Err(e);
-            }
-        };
+        .await?;
         coverage.add(scanned.coverage);
         let scanned_view = scanned.point_in_time;
-        let mut total_balance = scanned
-            .aggregations
-            .as_ref()
-            .and_then(|a| a.pointer("/all/total/value"))
-            .and_then(Value::as_f64)
-            .map(|f| f.round() as i64)
-            .ok_or_else(|| Error::Decode("sum aggregation without a value".into()))?;
+        let mut total_balance = i64::try_from(exact).map_err(|_| {
+            Error::Decode(format!("sum of balances {exact} does not fit in 64 bits"))
+        })?;
         coverage.require_complete(allow_partial, "audit")?;
 
         let mut carried: BTreeMap<String, Vec<(String, AccountState)>> = BTreeMap::new();
@@ -170,27 +167,15 @@ impl Protocol {
         // seen terminal stays terminal, so an account still carrying it
         // after that read really is dangling.
         let carried_ids: Vec<String> = carried.keys().cloned().collect();
-        let carried_txns = self.transactions_by_id(&carried_ids).await;
-        let in_view = carried.values().flatten().cloned().collect();
-        let corrected = match &carried_txns {
-            Ok(txns) => {
-                super::audit_view::one_sided_delta(
-                    self.cluster(),
-                    self.config.fencing == super::decide::Fencing::On,
-                    &mut view,
-                    in_view,
-                    txns,
-                    view_at,
-                )
-                .await
-            }
-            Err(_) => Ok((0, Coverage::default())),
-        };
-        view.close(self.cluster()).await;
-        let carried_txns = carried_txns?;
-        let (in_flight_delta, view_coverage) = corrected?;
-        coverage.add(view_coverage);
-        coverage.require_complete(allow_partial, "audit")?;
+        let carried_txns = self.transactions_by_id(&carried_ids).await?;
+        // The correction for transfers in flight, from the same view as the
+        // total (see audit_view.rs).
+        let in_flight_delta = super::audit_view::one_sided_delta(
+            &carried,
+            &carried_txns,
+            view_at,
+            self.config.fencing == super::decide::Fencing::On,
+        );
         let holders: Vec<String> = carried
             .values()
             .flatten()
@@ -489,7 +474,6 @@ impl Protocol {
         } else {
             transfer.amount
         };
-        let now = self.cluster().now();
         let fencing = self.config.fencing;
         let ex = self
             .exec
@@ -498,7 +482,7 @@ impl Protocol {
                     if finished {
                         decide::reverse_duplicate(a, &t.id, applied)
                     } else {
-                        decide::undo(a, &t.id, applied, fencing, now)
+                        decide::undo(a, &t.id, applied, fencing)
                     }
                 })
             })

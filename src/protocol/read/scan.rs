@@ -60,59 +60,22 @@ impl Scan {
 
 /// Pages through every hit of `query` sorted by `sort`, calling `on_page`
 /// with each page; stops early if it returns `false`.
-pub async fn scan<F>(cluster: &Cluster, index: &str, what: Scan, on_page: F) -> Result<ScanSummary>
+pub async fn scan<F>(
+    cluster: &Cluster,
+    index: &str,
+    what: Scan,
+    mut on_page: F,
+) -> Result<ScanSummary>
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
-    let mut view = View::open(cluster, index).await;
-    let r = view.scan(cluster, what, on_page).await;
-    view.close(cluster).await;
-    r
-}
-
-/// One view of an index kept open across several scans (a point-in-time
-/// where the server has one), so that they all see the same documents.
-/// Without a point-in-time each scan is a scroll of its own.
-pub struct View {
-    index: String,
-    pit: Option<Pit>,
-}
-
-impl View {
-    /// Opens a view of `index`.
-    pub async fn open(cluster: &Cluster, index: &str) -> View {
-        View {
-            index: index.to_string(),
-            pit: open_pit(cluster, index).await,
+    match open_pit(cluster, index).await {
+        Some(pit) => {
+            let r = scan_pit(cluster, &pit, what, &mut on_page).await;
+            close_pit(cluster, &pit).await;
+            r
         }
-    }
-
-    /// Whether the scans of this view see one point in time.
-    pub fn is_point_in_time(&self) -> bool {
-        self.pit.is_some()
-    }
-
-    /// [`scan`] in this view.
-    pub async fn scan<F>(
-        &mut self,
-        cluster: &Cluster,
-        what: Scan,
-        mut on_page: F,
-    ) -> Result<ScanSummary>
-    where
-        F: FnMut(Vec<Hit>) -> bool,
-    {
-        match &mut self.pit {
-            Some(pit) => scan_pit(cluster, pit, what, &mut on_page).await,
-            None => scan_scroll(cluster, &self.index, what, &mut on_page).await,
-        }
-    }
-
-    /// Closes the view (best effort: a point-in-time expires by itself).
-    pub async fn close(self, cluster: &Cluster) {
-        if let Some(pit) = &self.pit {
-            close_pit(cluster, pit).await;
-        }
+        None => scan_scroll(cluster, index, what, &mut on_page).await,
     }
 }
 
@@ -161,7 +124,7 @@ async fn close_pit(cluster: &Cluster, pit: &Pit) {
 
 async fn scan_pit<F>(
     cluster: &Cluster,
-    pit: &mut Pit,
+    pit: &Pit,
     what: Scan,
     on_page: &mut F,
 ) -> Result<ScanSummary>
@@ -179,11 +142,12 @@ where
         point_in_time: true,
         ..ScanSummary::default()
     };
+    let mut pit_id = pit.id.clone();
     let mut after: Option<Value> = None;
     let mut first = true;
     loop {
         let mut body = json!({"size": PAGE, "query": query, "sort": sort,
-            "pit": {"id": pit.id, "keep_alive": KEEP_ALIVE},
+            "pit": {"id": pit_id, "keep_alive": KEEP_ALIVE},
             "track_total_hits": first});
         if let Some(a) = &after {
             body["search_after"] = a.clone();
@@ -204,8 +168,7 @@ where
             first = false;
         }
         if let Some(id) = page.get("pit_id").and_then(Value::as_str) {
-            // Elasticsearch may hand back a new id: the latest one is used.
-            pit.id = id.to_string();
+            pit_id = id.to_string();
         }
         after = page
             .pointer("/hits/hits")
