@@ -8,11 +8,13 @@
 //! [`Error::Unreachable`] (for a write: unknown outcome).
 
 mod admin;
+mod bulk;
 mod connect;
 mod dotted;
 mod response;
 mod search;
 
+pub use bulk::{CondWrite, ItemOutcome};
 pub use connect::ConnectOptions;
 pub use search::hits;
 

@@ -11,6 +11,7 @@
 
 pub mod account;
 pub mod audit;
+pub mod batch;
 pub mod config;
 pub mod create;
 pub mod decide;
