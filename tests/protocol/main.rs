@@ -8,6 +8,7 @@
 mod common;
 
 mod amounts;
+mod batch;
 mod audit;
 mod concurrency;
 mod fixture;
