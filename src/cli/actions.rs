@@ -6,6 +6,7 @@
 use super::args::{RecoverArgs, RollbackArgs, TransferArgs};
 use super::context::printing_observer;
 use super::output::{err, fail, out, plural};
+use crate::protocol::batch::BatchOptions;
 use crate::protocol::create::new_transaction_id;
 use crate::protocol::{NewTransfer, ProcedureReport, Protocol, RunLimits, Verdict};
 
@@ -86,7 +87,14 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
             let report = p.recover(id, a.force).await;
             print_verdict(&report, false)
         }
-        _ => recover_all(p, usize::from(a.concurrency)).await,
+        _ => {
+            let batch = (!a.sequential).then(|| BatchOptions {
+                batch_size: usize::from(a.batch_size),
+                concurrency: usize::from(a.concurrency),
+                ..BatchOptions::default()
+            });
+            recover_all(p, usize::from(a.concurrency), batch).await
+        }
     }
 }
 
@@ -141,14 +149,27 @@ pub fn combined_exit_code(reports: &[ProcedureReport]) -> i32 {
         .unwrap_or(0)
 }
 
-/// `recover --all-stuck`: every stuck transaction, `concurrency` at a time.
-async fn recover_all(p: Protocol, concurrency: usize) -> i32 {
+/// `recover --all-stuck`: every stuck transaction, in batches (`batch`) or
+/// one at a time per worker, `concurrency` at a time.
+async fn recover_all(p: Protocol, concurrency: usize, batch: Option<BatchOptions>) -> i32 {
     let p = p.with_observer(printing_observer(true));
     let window = p.config().recovery_window.as_secs();
-    out(format_args!(
-        "recovering every transaction stuck for over {window}s, {concurrency} at a time"
-    ));
-    let mut reports = match p.recover_all_stuck(concurrency).await {
+    let found = match batch {
+        Some(opts) => {
+            out(format_args!(
+                "recovering every transaction stuck for over {window}s, in batches of {}, {concurrency} at a time",
+                opts.batch_size
+            ));
+            p.recover_all_stuck_batched(opts).await
+        }
+        None => {
+            out(format_args!(
+                "recovering every transaction stuck for over {window}s, {concurrency} at a time"
+            ));
+            p.recover_all_stuck(concurrency).await
+        }
+    };
+    let mut reports = match found {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
