@@ -88,12 +88,14 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
             print_verdict(&report, false)
         }
         _ => {
+            let default = if a.sequential { 4 } else { 1 };
+            let concurrency = usize::from(a.concurrency.unwrap_or(default));
             let batch = (!a.sequential).then(|| BatchOptions {
                 batch_size: usize::from(a.batch_size),
-                concurrency: usize::from(a.concurrency),
+                concurrency,
                 ..BatchOptions::default()
             });
-            recover_all(p, usize::from(a.concurrency), batch).await
+            recover_all(p, concurrency, batch).await
         }
     }
 }

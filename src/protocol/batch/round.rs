@@ -64,11 +64,15 @@ impl Protocol {
 
         // 1. The accounts, then (after them) the transactions.
         let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut group_of: HashMap<&str, usize> = HashMap::new();
         for &i in &live {
             if let Some(acct) = items[i].account() {
-                match groups.iter_mut().find(|(a, _)| a == acct) {
-                    Some((_, members)) => members.push(i),
-                    None => groups.push((acct.to_string(), vec![i])),
+                match group_of.get(acct) {
+                    Some(&g) => groups[g].1.push(i),
+                    None => {
+                        group_of.insert(acct, groups.len());
+                        groups.push((acct.to_string(), vec![i]));
+                    }
                 }
             }
         }
@@ -294,7 +298,16 @@ impl Protocol {
             }
         }
 
-        // 7. One bulk of account writes.
+        // 7. One bulk of account writes (tests may hold the batch here, after
+        // its claims, as they hold a one-at-a-time apply).
+        if let Some(gate) = self.exec.gate() {
+            for w in &acct_writes {
+                let applies = w.members.iter().any(|(_, e)| matches!(e, Effect::Applied { .. }));
+                if applies {
+                    gate(&w.acct).await;
+                }
+            }
+        }
         if !acct_writes.is_empty() {
             let writes: Vec<CondWrite<'_>> = acct_writes
                 .iter()

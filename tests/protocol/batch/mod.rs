@@ -10,6 +10,7 @@ use estx::protocol::{ProcedureReport, RunLimits, Verdict};
 use serde_json::json;
 
 mod fleet;
+mod held;
 pub mod seed;
 
 /// What a report says, without the ids that differ between two seeded twins:
