@@ -120,15 +120,17 @@ async fn main() {
     check(&cluster, &ix, &seeded, &reports).await;
 
     // The server's own limit: the same number of document writes through
-    // `_bulk` (account-sized documents, 1 000 per request, over 1 000 ids).
+    // `_bulk` (small documents, 1 000 per request), spread over as many
+    // documents as the stuck set has (transactions and accounts).
     let ix = fresh_indices(&cluster, &prefix, "raw").await;
+    let ids = txns + ACCOUNTS;
     let started = Instant::now();
     let mut written = 0;
     while written < writes {
         let n = (writes - written).min(1_000);
         let docs: Vec<(String, Value)> = (0..n)
             .map(|k| {
-                let id = format!("r{}", (written + k) % ACCOUNTS);
+                let id = format!("r{}", (written + k) % ids);
                 (id, json!({"balance": written + k, "pending_transactions": []}))
             })
             .collect();
