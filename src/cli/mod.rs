@@ -4,7 +4,9 @@
 //!
 //! Every command returns its process exit code: 0 done or nothing to do;
 //! 1 refused, audit findings, not found or malformed; 2 usage (clap's own);
-//! 3 cluster unreachable or cluster error. Nothing is printed with a panic:
+//! 3 cluster unreachable or cluster error; 4 terminal error; 128 + the
+//! signal's number when the dashboard or the demo stopped on SIGHUP (129),
+//! SIGINT (130) or SIGTERM (143), after restoring the terminal. Nothing is printed with a panic:
 //! stdout writes ignore closed pipes, errors are one `estx-tui: ...` line.
 
 pub mod actions;
@@ -19,6 +21,7 @@ pub mod release;
 pub mod render;
 pub mod show;
 pub mod subcommands;
+pub mod values;
 
 pub use args::{Cli, Command};
 
@@ -37,7 +40,8 @@ pub async fn run(cli: Cli) -> i32 {
         Err(e) => return fail(&e),
     };
     tracing::info!(?command, "command");
-    match command {
+    let cluster = p.cluster().clone();
+    let code = match command {
         Command::Init => init::run(&p).await,
         Command::Transfer(a) => actions::transfer(p, a).await,
         Command::List(a) => commands::list(&p, a).await,
@@ -49,7 +53,12 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Audit(a) => audit::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
+    };
+    // Times were taken from the cluster's clock anyway; say so when ours is off.
+    if let Some(skew) = cluster.clock_skew() {
+        err(format_args!("warning: {skew}"));
     }
+    code
 }
 
 /// No subcommand: the dashboard, with the same connection options. It
@@ -60,15 +69,13 @@ async fn dashboard(cli: &Cli) -> i32 {
         Err(e) => return fail(&e),
     };
     let opts = crate::dashboard::DashboardOptions {
-        interval: cli
-            .dashboard
-            .interval
-            .max(std::time::Duration::from_secs(1)),
+        interval: cli.dashboard.interval,
         read_only: cli.dashboard.read_only,
         cap: crate::dashboard::snapshot::DEFAULT_CAP,
     };
     match crate::dashboard::run(p, opts).await {
-        Ok(()) => 0,
+        Ok(None) => 0,
+        Ok(Some(signal)) => signal.exit_code(),
         Err(e) => {
             err(format_args!("terminal error: {e}"));
             EXIT_TERMINAL

@@ -6,7 +6,7 @@
 //! if it had been sent alone. A transport failure of the whole request leaves
 //! the outcome of EVERY item unknown; the caller re-reads them all.
 
-use super::response::{check, error_from, transport};
+use super::response::{check, error_from};
 use super::Cluster;
 use crate::error::{Error, Result};
 use elasticsearch::http::request::JsonBody;
@@ -62,13 +62,9 @@ impl Cluster {
             );
             lines.push(Value::Object(w.source.clone()).into());
         }
-        let resp = self
-            .client
-            .bulk(BulkParts::None)
-            .body(lines)
-            .send()
-            .await
-            .map_err(transport)?;
+        // Sent once: a write is never retried here (its outcome is unknown).
+        let resp = self.client.bulk(BulkParts::None).body(lines).send();
+        let resp = self.send(resp).await?;
         let body = check(resp, writes[0].index).await?;
         let items = body
             .get("items")

@@ -17,8 +17,8 @@ pub mod ui;
 pub mod update;
 
 use crate::protocol::Protocol;
+use crate::signals::{StopSignal, StopSignals};
 use app::{App, Settings};
-use chrono::Utc;
 use crossterm::event::{Event as TermEvent, EventStream};
 use event::{Command, Event};
 use futures::StreamExt;
@@ -37,10 +37,11 @@ pub struct DashboardOptions {
     pub cap: usize,
 }
 
-/// Runs the dashboard until the operator quits. The terminal is restored on
-/// every path out, including errors; panics are covered by the hook in
-/// [`terminal::init`].
-pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()> {
+/// Runs the dashboard until the operator quits (`Ok(None)`) or a stop signal
+/// arrives (`Ok(Some(signal))`: SIGTERM, SIGHUP or SIGINT, see
+/// [`crate::signals`]). The terminal is restored on every path out,
+/// including errors; panics are covered by the hook in [`terminal::init`].
+pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Option<StopSignal>> {
     let config = proto.config().clone();
     let settings = Settings {
         url: proto.cluster().url().to_string(),
@@ -49,7 +50,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
         read_only: opts.read_only,
         transactions_index: config.indices.transactions.clone(),
     };
-    let mut app = App::new(settings, opts.interval, Utc::now());
+    let mut app = App::new(settings, opts.interval, proto.cluster().now());
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
 
@@ -61,8 +62,11 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
         tx.clone(),
         ctrl_rx,
     ));
-    spawn_ticker(tx.clone());
+    spawn_ticker(tx.clone(), proto.cluster().clone());
 
+    // Caught before the terminal changes, so no signal can leave it changed.
+    let mut signals = StopSignals::install()?;
+    let mut stopped_by = None;
     let mut terminal = terminal::init()?;
     spawn_input(tx.clone());
     if let Ok(size) = terminal.size() {
@@ -71,7 +75,17 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
     let result = async {
         loop {
             terminal.draw(|f| ui::render(f, &app))?;
-            let Some(first) = rx.recv().await else { break };
+            let first = tokio::select! {
+                ev = rx.recv() => match ev {
+                    Some(ev) => ev,
+                    None => break,
+                },
+                signal = signals.recv() => {
+                    tracing::info!(signal = signal.name(), "stopping on a signal");
+                    stopped_by = Some(signal);
+                    break;
+                }
+            };
             let mut commands = update::update(&mut app, first);
             // Apply everything already queued before drawing again.
             while let Ok(ev) = rx.try_recv() {
@@ -105,15 +119,17 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
     }
     .await;
     terminal::restore();
-    result
+    result.map(|()| stopped_by)
 }
 
-fn spawn_ticker(tx: mpsc::UnboundedSender<Event>) {
+/// Ticks once a second with the cluster's time, so ages on screen are
+/// measured on the clock the documents were stamped with.
+fn spawn_ticker(tx: mpsc::UnboundedSender<Event>, cluster: crate::cluster::Cluster) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tick.tick().await;
-            if tx.send(Event::Tick(Utc::now())).is_err() {
+            if tx.send(Event::Tick(cluster.now())).is_err() {
                 return;
             }
         }

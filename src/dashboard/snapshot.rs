@@ -71,7 +71,10 @@ pub const DEFAULT_CAP: usize = 500;
 /// Loads a snapshot; `cap` bounds the listed transactions.
 pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
     let started = Instant::now();
-    let taken_at = Utc::now();
+    // Health runs alongside the searches and waits at most a few seconds
+    // for the master: it can never hold the poll up.
+    let health = cluster.start_health();
+    let taken_at = cluster.now();
     let mut requests = 0u32;
     let mut missing = BTreeSet::new();
 
@@ -231,8 +234,8 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
         .collect();
 
     requests += 1;
-    let health = match cluster.health().await {
-        Ok(h) => h.get("status").and_then(Value::as_str).map(str::to_string),
+    let health = match health.finish().await {
+        Ok(h) => Some(h.label().to_string()),
         Err(e) => {
             tracing::debug!(error = %e, "health unavailable");
             None

@@ -73,7 +73,9 @@ const RELEASE_ATTEMPTS: usize = 5;
 impl Protocol {
     /// Tries once to take the lock on `resource` for transaction `owner`.
     pub async fn acquire_lock(&self, resource: &str, owner: &str) -> Result<AcquireOutcome> {
-        let now = Utc::now();
+        // The lease is judged by other processes: stamp it on the cluster's clock.
+        self.cluster().sync_clock().await;
+        let now = self.cluster().now();
         let lease =
             chrono::Duration::from_std(self.config.lock_lease).unwrap_or(chrono::Duration::MAX);
         let doc = json!({
@@ -303,7 +305,7 @@ impl Protocol {
         };
         let staleness = info.staleness(
             Owner::from_lookup(found.as_ref().map(Option::as_ref)),
-            Utc::now(),
+            self.cluster().now(),
         );
         let owner_state = found.flatten();
         Ok(Some(LockView {
@@ -348,7 +350,7 @@ impl Protocol {
             Err(crate::Error::IndexMissing(_)) => HashMap::new(),
             Err(e) => return Err(e),
         };
-        let now = Utc::now();
+        let now = self.cluster().now();
         let mut views: Vec<LockView> = infos
             .into_iter()
             .map(|info| LockView::judge(info, &states, now))

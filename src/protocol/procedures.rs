@@ -11,7 +11,6 @@ use super::steps::{self, next_after, plan, Next, Procedure, Refusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
-use chrono::Utc;
 
 /// Limits on a run, to simulate a worker that dies (tests and the demo).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -152,11 +151,14 @@ impl Protocol {
             .transfer()
             .map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
         if !force {
+            // Judged on the cluster's clock (the one `modification_time` is
+            // written with), to the millisecond: a `500ms` window is not 0.
             let window = self.config.recovery_window;
-            if let Some(age) = txn.age_seconds(Utc::now()) {
-                if age < window.as_secs() as i64 {
+            if let Some(modified) = txn.modification_time {
+                let age = self.cluster().now() - modified;
+                if age < chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX) {
                     return Err(Refusal::Recent {
-                        age_seconds: age,
+                        age_seconds: age.num_seconds(),
                         window_seconds: window.as_secs(),
                     });
                 }
@@ -315,7 +317,7 @@ impl Protocol {
 
     /// Executes one step of `t` through the OCC executor.
     pub async fn run_step(&self, t: &Transfer, step: Step) -> Result<Executed> {
-        let now = Utc::now();
+        let now = self.cluster().now();
         if let Some((from, to)) = step.transition() {
             let id = t.id.clone();
             return self

@@ -93,6 +93,8 @@ impl Verdict {
 pub fn exit_code_of(e: &Error) -> i32 {
     match e {
         Error::NotFound { .. } | Error::Malformed { .. } | Error::Invalid(_) => 1,
+        // Bad credentials in the environment: like a usage error, nothing was sent.
+        Error::Credentials { .. } => 2,
         _ => 3,
     }
 }

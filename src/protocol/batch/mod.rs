@@ -189,7 +189,7 @@ impl Protocol {
             Err(e) => {
                 for id in ids {
                     let mut report = ProcedureReport::new(id);
-                    report.verdict = Verdict::Failed(dup(&e));
+                    report.verdict = Verdict::Failed(e.clone());
                     reports.push(report);
                 }
                 return Vec::new();
@@ -251,7 +251,7 @@ impl Protocol {
             Ok(docs) => docs,
             Err(e) => {
                 for it in items.iter_mut().filter(|it| seen.contains(&it.t.src)) {
-                    it.report.verdict = Verdict::Failed(dup(&e));
+                    it.report.verdict = Verdict::Failed(e.clone());
                     it.done = true;
                 }
                 return;
@@ -366,44 +366,5 @@ impl Protocol {
                 self.release_transfer_locks(&it.t, &mut it.report).await;
             }
         }
-    }
-}
-
-/// A copy of `e` for each of several steps that one failed request ended.
-pub(super) fn dup(e: &Error) -> Error {
-    match e {
-        Error::Unreachable(s) => Error::Unreachable(s.clone()),
-        Error::Cluster { status, reason } => Error::Cluster {
-            status: *status,
-            reason: reason.clone(),
-        },
-        Error::Auth { status, reason } => Error::Auth {
-            status: *status,
-            reason: reason.clone(),
-        },
-        Error::IndexMissing(s) => Error::IndexMissing(s.clone()),
-        Error::NotFound { kind, index, id } => Error::NotFound {
-            kind,
-            index: index.clone(),
-            id: id.clone(),
-        },
-        Error::Malformed { kind, id, problems } => Error::Malformed {
-            kind,
-            id: id.clone(),
-            problems: problems.clone(),
-        },
-        Error::GaveUp {
-            index,
-            id,
-            attempts,
-            last,
-        } => Error::GaveUp {
-            index: index.clone(),
-            id: id.clone(),
-            attempts: *attempts,
-            last: last.clone(),
-        },
-        Error::Invalid(s) => Error::Invalid(s.clone()),
-        Error::Decode(s) => Error::Decode(s.clone()),
     }
 }

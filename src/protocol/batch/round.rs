@@ -3,7 +3,7 @@
 //! reads and writes and why it keeps the fence).
 
 use super::item::Item;
-use super::{dup, Batch};
+use super::Batch;
 use crate::cluster::{CondWrite, ItemOutcome, VersionedDoc};
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
@@ -347,7 +347,7 @@ impl Protocol {
                     }
                     ItemOutcome::Failed(e) => {
                         for (m, _) in &w.members {
-                            self.fail(&mut items[*m], dup(&e));
+                            self.fail(&mut items[*m], e.clone());
                         }
                     }
                 }
@@ -389,7 +389,7 @@ impl Protocol {
                 trouble.unknown = trouble.unknown.max(it.unknown + 1);
                 self.unknown(it, &self.config.retry, (&index, &id), &e);
             } else {
-                self.fail(it, dup(&e));
+                self.fail(it, e.clone());
             }
         }
         self.back_off(trouble).await;
@@ -433,6 +433,6 @@ struct Trouble {
 fn each(outcomes: Result<Vec<ItemOutcome>>, n: usize) -> Vec<ItemOutcome> {
     match outcomes {
         Ok(v) => v,
-        Err(e) => (0..n).map(|_| ItemOutcome::Failed(dup(&e))).collect(),
+        Err(e) => (0..n).map(|_| ItemOutcome::Failed(e.clone())).collect(),
     }
 }
