@@ -47,20 +47,40 @@ async fn fresh_indices(cluster: &Cluster, prefix: &str, tag: &str) -> Indices {
             &ix.transactions,
             include_str!("../assets/mappings/transactions.json"),
         ),
-        (&ix.accounts, include_str!("../assets/mappings/accounts.json")),
+        (
+            &ix.accounts,
+            include_str!("../assets/mappings/accounts.json"),
+        ),
         (&ix.locks, include_str!("../assets/mappings/locks.json")),
     ] {
         let body: Value = serde_json::from_str(body).expect("mapping");
-        cluster.create_index(name, body).await.expect("create index");
+        cluster
+            .create_index(name, body)
+            .await
+            .expect("create index");
     }
     ix
 }
 
 /// Every report completed, every account as expected and carrying nothing.
-async fn check(cluster: &Cluster, ix: &Indices, seeded: &seed::Seeded, reports: &[ProcedureReport]) {
-    assert_eq!(reports.len(), seeded.txns.len(), "one report per transaction");
+async fn check(
+    cluster: &Cluster,
+    ix: &Indices,
+    seeded: &seed::Seeded,
+    reports: &[ProcedureReport],
+) {
+    assert_eq!(
+        reports.len(),
+        seeded.txns.len(),
+        "one report per transaction"
+    );
     for r in reports {
-        assert!(matches!(r.verdict, Verdict::Completed(_)), "{}: {}", r.txn, r.verdict);
+        assert!(
+            matches!(r.verdict, Verdict::Completed(_)),
+            "{}: {}",
+            r.txn,
+            r.verdict
+        );
     }
     let docs = cluster.mget(&ix.accounts, &seeded.accounts).await.unwrap();
     let mut total = 0;
@@ -131,7 +151,10 @@ async fn main() {
         let docs: Vec<(String, Value)> = (0..n)
             .map(|k| {
                 let id = format!("r{}", (written + k) % ids);
-                (id, json!({"balance": written + k, "pending_transactions": []}))
+                (
+                    id,
+                    json!({"balance": written + k, "pending_transactions": []}),
+                )
             })
             .collect();
         cluster.bulk_index(&ix.accounts, &docs).await.unwrap();

@@ -240,7 +240,13 @@ fn recover_needs_exactly_one_target() {
         .code(2);
     w.run(&["recover", "--all-stuck", "--batch-size", "0"])
         .code(2);
-    w.run(&["recover", "--all-stuck", "--sequential", "--batch-size", "9"])
-        .code(2);
+    w.run(&[
+        "recover",
+        "--all-stuck",
+        "--sequential",
+        "--batch-size",
+        "9",
+    ])
+    .code(2);
     w.run(&["recover", "t1", "--sequential"]).code(2);
 }

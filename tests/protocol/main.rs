@@ -8,8 +8,8 @@
 mod common;
 
 mod amounts;
-mod batch;
 mod audit;
+mod batch;
 mod concurrency;
 mod fixture;
 mod ids;

@@ -90,10 +90,8 @@ impl Item {
     /// Stops the item as a crashed worker would, when `limits` say so.
     pub fn crash_if_due(&mut self, limits: RunLimits) {
         if !self.done && limits.max_steps == Some(self.executed) {
-            self.report.verdict = Verdict::Stopped(format!(
-                "simulated crash after {} step(s)",
-                self.executed
-            ));
+            self.report.verdict =
+                Verdict::Stopped(format!("simulated crash after {} step(s)", self.executed));
             self.done = true;
         }
     }
@@ -139,8 +137,9 @@ impl Protocol {
             }
             // Recovery never re-plans; kept total for safety.
             Next::Replan(found) => {
-                it.report.verdict =
-                    Verdict::Stopped(format!("{step}: transaction is {found}; another process has moved it"));
+                it.report.verdict = Verdict::Stopped(format!(
+                    "{step}: transaction is {found}; another process has moved it"
+                ));
                 it.done = true;
                 it.release = Release::IfTerminal;
             }
@@ -179,7 +178,13 @@ impl Protocol {
 
     /// Counts an unknown outcome (or failed read) on the current step; fails
     /// it past the policy's limit.
-    pub(super) fn unknown(&self, it: &mut Item, policy: &RetryPolicy, doc: (&str, &str), e: &Error) {
+    pub(super) fn unknown(
+        &self,
+        it: &mut Item,
+        policy: &RetryPolicy,
+        doc: (&str, &str),
+        e: &Error,
+    ) {
         it.unknown += 1;
         if it.unknown > policy.max_unknown {
             let e = Error::GaveUp {

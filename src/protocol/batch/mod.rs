@@ -131,7 +131,11 @@ impl Protocol {
     /// Recovers `ids` (duplicates counted once) in batches of
     /// `opts.batch_size`, `opts.concurrency` batches at a time. Each
     /// transaction gets the report [`Protocol::recover`] would give it.
-    pub async fn recover_batched(&self, ids: &[String], opts: BatchOptions) -> Vec<ProcedureReport> {
+    pub async fn recover_batched(
+        &self,
+        ids: &[String],
+        opts: BatchOptions,
+    ) -> Vec<ProcedureReport> {
         let mut seen = HashSet::new();
         let ids: Vec<String> = ids
             .iter()
@@ -261,24 +265,25 @@ impl Protocol {
             if !it.todo.iter().any(|s| s.on_source().is_some()) {
                 continue;
             }
-            let state_of = |id: &String| match docs.get(id) {
-                Some(Some(doc)) => super::account::AccountState::from_source(&doc.source)
-                    .map_err(|p| Error::Malformed {
+            let state_of =
+                |id: &String| match docs.get(id) {
+                    Some(Some(doc)) => super::account::AccountState::from_source(&doc.source)
+                        .map_err(|p| Error::Malformed {
+                            kind: "account",
+                            id: id.clone(),
+                            problems: p.join("; "),
+                        }),
+                    _ => Err(Error::NotFound {
                         kind: "account",
+                        index: acct_ix.clone(),
                         id: id.clone(),
-                        problems: p.join("; "),
                     }),
-                _ => Err(Error::NotFound {
-                    kind: "account",
-                    index: acct_ix.clone(),
-                    id: id.clone(),
-                }),
-            };
+                };
             let todo: Vec<_> = it.todo.iter().copied().collect();
             let verdict = match (state_of(&it.t.src), state_of(&it.t.dest)) {
-                (Err(e), _) | (_, Err(e)) => Some(Verdict::Refused(
-                    steps::Refusal::Malformed(e.to_string()),
-                )),
+                (Err(e), _) | (_, Err(e)) => {
+                    Some(Verdict::Refused(steps::Refusal::Malformed(e.to_string())))
+                }
                 (Ok(s), Ok(d)) => steps::preflight(&it.t, &todo, (&s, &d), self.config.fencing)
                     .err()
                     .map(Verdict::Refused),
@@ -324,7 +329,10 @@ impl Protocol {
         if !recheck.is_empty() {
             let txn_ix = &self.config.indices.transactions;
             let now = self.read_many(txn_ix, &recheck).await.unwrap_or_default();
-            for it in items.iter_mut().filter(|it| it.release == Release::IfTerminal) {
+            for it in items
+                .iter_mut()
+                .filter(|it| it.release == Release::IfTerminal)
+            {
                 let ended = match now.get(&it.t.id) {
                     Some(Some(doc)) => Transaction::from_source(&it.t.id, &doc.source)
                         .state

@@ -302,7 +302,10 @@ impl Protocol {
         // its claims, as they hold a one-at-a-time apply).
         if let Some(gate) = self.exec.gate() {
             for w in &acct_writes {
-                let applies = w.members.iter().any(|(_, e)| matches!(e, Effect::Applied { .. }));
+                let applies = w
+                    .members
+                    .iter()
+                    .any(|(_, e)| matches!(e, Effect::Applied { .. }));
                 if applies {
                     gate(&w.acct).await;
                 }
@@ -358,7 +361,12 @@ impl Protocol {
 
     /// The document the current step of `it` needs from `docs`, failing the
     /// step (as the executor's read would) when it is missing.
-    fn found<'d>(&self, docs: &'d Docs, kind: &'static str, it: &mut Item) -> Option<&'d VersionedDoc> {
+    fn found<'d>(
+        &self,
+        docs: &'d Docs,
+        kind: &'static str,
+        it: &mut Item,
+    ) -> Option<&'d VersionedDoc> {
         match docs.get(&it.t.id) {
             Some(Some(doc)) => Some(doc),
             _ => {
@@ -399,10 +407,7 @@ impl Protocol {
     fn doc_of(&self, it: &Item) -> (String, String) {
         match it.account() {
             Some(acct) => (self.config.indices.accounts.clone(), acct.to_string()),
-            None => (
-                self.config.indices.transactions.clone(),
-                it.t.id.clone(),
-            ),
+            None => (self.config.indices.transactions.clone(), it.t.id.clone()),
         }
     }
 

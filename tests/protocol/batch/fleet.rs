@@ -28,7 +28,13 @@ fn account_id(i: usize) -> String {
     format!("acc{i}")
 }
 
-async fn worker(proto: Protocol, w: usize, seed: u64, recent: Arc<Mutex<Vec<String>>>, failed: Arc<AtomicUsize>) {
+async fn worker(
+    proto: Protocol,
+    w: usize,
+    seed: u64,
+    recent: Arc<Mutex<Vec<String>>>,
+    failed: Arc<AtomicUsize>,
+) {
     let mut rng = StdRng::seed_from_u64(seed);
     for i in 0..TRANSFERS_PER_WORKER {
         let src = rng.random_range(0..ACCOUNTS);
@@ -131,8 +137,20 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     let worker_failures = Arc::new(AtomicUsize::new(0));
 
     let loops = [
-        tokio::spawn(recovery_loop(Arc::clone(&fx), lossy, Some(Arc::clone(&proxy)), base_seed ^ 1, Arc::clone(&done))),
-        tokio::spawn(recovery_loop(Arc::clone(&fx), direct, None, base_seed ^ 2, Arc::clone(&done))),
+        tokio::spawn(recovery_loop(
+            Arc::clone(&fx),
+            lossy,
+            Some(Arc::clone(&proxy)),
+            base_seed ^ 1,
+            Arc::clone(&done),
+        )),
+        tokio::spawn(recovery_loop(
+            Arc::clone(&fx),
+            direct,
+            None,
+            base_seed ^ 2,
+            Arc::clone(&done),
+        )),
     ];
     let operator = {
         let (fx, done, recent) = (Arc::clone(&fx), Arc::clone(&done), Arc::clone(&recent));
@@ -234,13 +252,28 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     for (id, st) in &accounts {
         assert!(st.pending.is_empty(), "{id} still carries {:?}", st.pending);
         assert!(st.deltas.is_empty(), "{id} still records {:?}", st.deltas);
-        assert_eq!(st.balance, expected[id], "balance of {id} (all: {accounts:?})");
+        assert_eq!(
+            st.balance, expected[id],
+            "balance of {id} (all: {accounts:?})"
+        );
     }
     let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
     assert_eq!(fx.total(&refs).await, TOTAL);
     let audit = fx.proto.audit(Some(TOTAL), false).await.unwrap();
-    assert!(audit.findings.is_empty(), "audit findings: {:?}", audit.findings.iter().map(|f| format!("{} {}: {}", f.kind, f.id, f.detail)).collect::<Vec<_>>());
-    assert_eq!(worker_failures.load(Ordering::Relaxed), 0, "a transfer failed");
+    assert!(
+        audit.findings.is_empty(),
+        "audit findings: {:?}",
+        audit
+            .findings
+            .iter()
+            .map(|f| format!("{} {}: {}", f.kind, f.id, f.detail))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        worker_failures.load(Ordering::Relaxed),
+        0,
+        "a transfer failed"
+    );
     assert_eq!(recovery_failures, 0, "a batched recovery failed");
     assert_eq!(operator_failures, 0, "a rollback failed");
 }

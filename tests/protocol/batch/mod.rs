@@ -43,7 +43,11 @@ async fn check_recovered(fx: &Fx, seeded: &seed::Seeded) {
 
 /// Recovers twin stuck sets, one transaction at a time and in batches that
 /// share accounts, and compares every report.
-async fn compare_with_sequential(fx: &Fx, batched_via: &estx::protocol::Protocol, opts: BatchOptions) {
+async fn compare_with_sequential(
+    fx: &Fx,
+    batched_via: &estx::protocol::Protocol,
+    opts: BatchOptions,
+) {
     let (n, m) = (60, 4);
     let one = seed::seed(fx.cluster(), &fx.ix.indices(), "q", n, m, 10_000).await;
     let many = seed::seed(fx.cluster(), &fx.ix.indices(), "b", n, m, 10_000).await;
@@ -55,7 +59,12 @@ async fn compare_with_sequential(fx: &Fx, batched_via: &estx::protocol::Protocol
     assert_eq!(batched.len(), n);
     batched.sort_by_key(|r| many.txns.iter().position(|t| *t == r.txn));
     for (s, b) in sequential.iter().zip(&batched) {
-        assert!(matches!(b.verdict, Verdict::Completed(_)), "{}: {}", b.txn, b.verdict);
+        assert!(
+            matches!(b.verdict, Verdict::Completed(_)),
+            "{}: {}",
+            b.txn,
+            b.verdict
+        );
         assert_eq!(shape(s), shape(b), "{} vs {}", s.txn, b.txn);
     }
     check_recovered(fx, &one).await;
@@ -130,22 +139,35 @@ async fn refusals_are_those_of_one_at_a_time() {
     fx.account("B", 500).await;
     fx.account("X", i64::MAX).await;
     let now = estx::protocol::time::format_timestamp(chrono::Utc::now());
-    let old = estx::protocol::time::format_timestamp(chrono::Utc::now() - chrono::Duration::hours(1));
+    let old =
+        estx::protocol::time::format_timestamp(chrono::Utc::now() - chrono::Duration::hours(1));
     let txn = |src: &str, dest: &str, amount: i64, state: &str, at: &str| {
         json!({"src_acct": src, "dest_acct": dest, "amount": amount,
                "transaction_state": state, "creation_time": at, "modification_time": at})
     };
-    fx.put_txn("recent", txn("A", "B", 10, "pending", &now)).await;
-    fx.put_txn("weird", txn("A", "B", 10, "paused", &old)).await;
-    fx.put_txn("orphan", txn("A", "nobody", 10, "pending", &old)).await;
-    fx.put_txn("done", txn("A", "B", 10, "finished", &old)).await;
-    fx.put_txn("overflow", txn("A", "X", 10, "pending", &old)).await;
-    fx.put_txn("broken", json!({"transaction_state": "pending", "modification_time": old}))
+    fx.put_txn("recent", txn("A", "B", 10, "pending", &now))
         .await;
-    let ids: Vec<String> = ["recent", "weird", "orphan", "done", "overflow", "broken", "missing"]
-        .map(String::from)
-        .to_vec();
-    let batched = fx.proto.recover_batched(&ids, BatchOptions::default()).await;
+    fx.put_txn("weird", txn("A", "B", 10, "paused", &old)).await;
+    fx.put_txn("orphan", txn("A", "nobody", 10, "pending", &old))
+        .await;
+    fx.put_txn("done", txn("A", "B", 10, "finished", &old))
+        .await;
+    fx.put_txn("overflow", txn("A", "X", 10, "pending", &old))
+        .await;
+    fx.put_txn(
+        "broken",
+        json!({"transaction_state": "pending", "modification_time": old}),
+    )
+    .await;
+    let ids: Vec<String> = [
+        "recent", "weird", "orphan", "done", "overflow", "broken", "missing",
+    ]
+    .map(String::from)
+    .to_vec();
+    let batched = fx
+        .proto
+        .recover_batched(&ids, BatchOptions::default())
+        .await;
     assert_eq!(batched.len(), ids.len());
     for id in &ids {
         let b = batched.iter().find(|r| &r.txn == id).unwrap();

@@ -52,7 +52,14 @@ fn written(d: Decision<AccountState>) -> AccountState {
 
 /// Seeds `n` stuck transactions (ids `{tag}t{i}`) over `m` accounts
 /// (`{tag}a{j}`, balance `initial` each), modified an hour ago.
-pub async fn seed(cluster: &Cluster, ix: &Indices, tag: &str, n: usize, m: usize, initial: i64) -> Seeded {
+pub async fn seed(
+    cluster: &Cluster,
+    ix: &Indices,
+    tag: &str,
+    n: usize,
+    m: usize,
+    initial: i64,
+) -> Seeded {
     assert!(m >= 2);
     let accounts: Vec<String> = (0..m).map(|j| format!("{tag}a{j}")).collect();
     let mut states: Vec<AccountState> = (0..m).map(|_| AccountState::new(initial)).collect();
@@ -97,7 +104,8 @@ pub async fn seed(cluster: &Cluster, ix: &Indices, tag: &str, n: usize, m: usize
                 for &(k, undone, delta) in &done {
                     states[k] = written(decide::apply(&states[k], &id, delta).unwrap());
                     if undone {
-                        states[k] = written(decide::undo(&states[k], &id, delta, Fencing::On).unwrap());
+                        states[k] =
+                            written(decide::undo(&states[k], &id, delta, Fencing::On).unwrap());
                     }
                 }
                 // Undo always writes, even where already undone.
@@ -127,10 +135,16 @@ pub async fn seed(cluster: &Cluster, ix: &Indices, tag: &str, n: usize, m: usize
         })
         .collect();
     for chunk in account_docs.chunks(1000) {
-        cluster.bulk_index(&ix.accounts, chunk).await.expect("seed accounts");
+        cluster
+            .bulk_index(&ix.accounts, chunk)
+            .await
+            .expect("seed accounts");
     }
     for chunk in docs.chunks(1000) {
-        cluster.bulk_index(&ix.transactions, chunk).await.expect("seed transactions");
+        cluster
+            .bulk_index(&ix.transactions, chunk)
+            .await
+            .expect("seed transactions");
     }
     for index in [&ix.transactions, &ix.accounts] {
         cluster.refresh(index).await.expect("refresh");
