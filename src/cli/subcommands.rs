@@ -155,7 +155,7 @@ pub struct RecoverArgs {
     pub concurrency: Option<u16>,
     /// With --all-stuck: transactions read and written together (one `_mget`
     /// and one `_bulk` per step for the whole batch).
-    #[arg(long, default_value_t = 1000, conflicts_with_all = ["id", "sequential"], value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, default_value_t = 5000, conflicts_with_all = ["id", "sequential"], value_parser = clap::value_parser!(u16).range(1..))]
     pub batch_size: u16,
     /// With --all-stuck: recover one transaction at a time per worker (one
     /// read and one write per step), instead of in batches.

@@ -79,7 +79,7 @@ use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
 /// Transactions per batch when nothing else is said.
-pub const DEFAULT_BATCH_SIZE: usize = 1000;
+pub const DEFAULT_BATCH_SIZE: usize = 5000;
 
 /// How a batched recovery runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
