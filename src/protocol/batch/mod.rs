@@ -105,11 +105,15 @@ impl Default for BatchOptions {
     }
 }
 
+/// An account write whose answer was lost: the source sent and the
+/// `(_seq_no, _primary_term)` it was conditional on.
+type UnsureAccount = (Map<String, Value>, (i64, i64));
+
 /// The transactions of one batch and the account writes whose answers were
-/// lost (account id -> source sent, version it was conditional on).
+/// lost, by account id.
 pub(super) struct Batch {
     items: Vec<Item>,
-    unsure_accounts: HashMap<String, (Map<String, Value>, (i64, i64))>,
+    unsure_accounts: HashMap<String, UnsureAccount>,
 }
 
 impl Protocol {
