@@ -11,7 +11,6 @@ use crate::protocol::decide::{Contradiction, Decision, Effect, Fencing};
 use crate::protocol::executor::{DocDecision, Outcome};
 use crate::protocol::steps::{self, Step};
 use crate::protocol::Protocol;
-use chrono::Utc;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -95,8 +94,9 @@ impl Protocol {
             Err(e) => return self.read_failed(items, &live, e).await,
         };
 
-        // 2. Transitions, decided on the transaction as just read.
-        let now = Utc::now();
+        // 2. Transitions, decided on the transaction as just read, stamped
+        // with the cluster's clock as one-at-a-time steps are.
+        let now = self.cluster().now();
         let mut txn_writes = Vec::new();
         for &i in &live {
             let it = &mut items[i];
@@ -242,7 +242,7 @@ impl Protocol {
                         if let Some(effect) = &w.effect {
                             it.unsure_txn = Some((w.source.clone(), effect.clone(), w.at));
                         }
-                        trouble.unknown = trouble.unknown.max(it.unknown + 1);
+                        trouble.unknown(it.unknown + 1, &e);
                         self.unknown(it, &policy, doc, &e);
                     }
                     ItemOutcome::Failed(e) => self.fail(it, e),
@@ -344,7 +344,7 @@ impl Protocol {
                         for (m, effect) in &w.members {
                             let it = &mut items[*m];
                             it.unsure_acct = Some(effect.clone());
-                            trouble.unknown = trouble.unknown.max(it.unknown + 1);
+                            trouble.unknown(it.unknown + 1, &e);
                             self.unknown(it, &policy, doc, &e);
                         }
                     }
@@ -394,7 +394,7 @@ impl Protocol {
             let it = &mut items[i];
             let (index, id) = self.doc_of(it);
             if e.is_transient() {
-                trouble.unknown = trouble.unknown.max(it.unknown + 1);
+                trouble.unknown(it.unknown + 1, &e);
                 self.unknown(it, &self.config.retry, (&index, &id), &e);
             } else {
                 self.fail(it, e.clone());
@@ -416,7 +416,11 @@ impl Protocol {
     async fn back_off(&self, trouble: Trouble) {
         let wait = if trouble.unknown > 0 {
             let factor = 1u32 << (trouble.unknown - 1).min(6);
-            (self.config.retry.base_backoff * factor).min(Duration::from_secs(2))
+            let wait = (self.config.retry.base_backoff * factor).min(Duration::from_secs(2));
+            // As the executor: at least what a busy cluster asked for (capped).
+            trouble.retry_after.map_or(wait, |asked| {
+                asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait)
+            })
         } else if trouble.conflicts > 0 {
             let scale = u64::from(trouble.conflicts.min(8));
             Duration::from_millis(rand::random_range(0..=2 * scale))
@@ -432,6 +436,16 @@ impl Protocol {
 struct Trouble {
     conflicts: u32,
     unknown: u32,
+    /// The longest `Retry-After` an answer asked for.
+    retry_after: Option<Duration>,
+}
+
+impl Trouble {
+    /// Notes an unknown outcome, the `attempt`-th of its step, caused by `e`.
+    fn unknown(&mut self, attempt: u32, e: &Error) {
+        self.unknown = self.unknown.max(attempt);
+        self.retry_after = self.retry_after.max(e.retry_after());
+    }
 }
 
 /// One outcome per item: a failed request is the same failure for each.
