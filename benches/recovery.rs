@@ -135,7 +135,7 @@ async fn main() {
         ..BatchOptions::default()
     };
     let started = Instant::now();
-    let reports = proto.recover_all_stuck_batched(opts).await.unwrap();
+    let reports = proto.recover_all_stuck_batched(opts, false).await.unwrap();
     let batched = started.elapsed();
     check(&cluster, &ix, &seeded, &reports).await;
 

@@ -5,10 +5,14 @@
 
 use super::args::{RecoverArgs, RollbackArgs, TransferArgs};
 use super::context::printing_observer;
+use super::intervention::{self, begin, begin_procedure};
 use super::output::{err, fail, out, plural};
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::create::new_transaction_id;
-use crate::protocol::{NewTransfer, ProcedureReport, Protocol, RunLimits, Verdict};
+use crate::protocol::trail::{plan_labels, ActionKind, Interface, Intervention, Outcome};
+use crate::protocol::{
+    NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState, Verdict,
+};
 
 /// Prints the verdict of one procedure and returns its exit code. With
 /// `batch`, every line names the transaction (many are reported together).
@@ -54,6 +58,13 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
         dest: a.dest.clone(),
         amount: a.amount,
     };
+    let mut i = Intervention::new(ActionKind::Transfer, vec![id.clone()], Interface::Cli);
+    i.targets = vec![a.src.clone(), a.dest.clone()];
+    i.plan = plan_labels(Procedure::Recover, Some(&TxnState::Created));
+    let rec = match begin(&p, i, &a.why).await {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let locks = if a.locks {
         ", holding locks on both accounts"
     } else {
@@ -67,25 +78,36 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
     let mut report = p.transfer(&req, a.locks, RunLimits::default()).await;
     // A new transfer was not anywhere before: no "(was created)" suffix.
     report.started_in = None;
-    print_verdict(&report, false)
+    let code = print_verdict(&report, false);
+    rec.finish_report(&report, code).await
 }
 
 /// `rollback ID`.
 pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
+    let rec = match begin_procedure(&p, Procedure::Rollback, &a.id, a.force, &a.why).await {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     out(format_args!("rollback {}", a.id));
     let p = p.with_observer(printing_observer(false));
     let report = p.rollback(&a.id, a.force).await;
-    print_verdict(&report, false)
+    let code = print_verdict(&report, false);
+    rec.finish_report(&report, code).await
 }
 
 /// `recover ID` or `recover --all-stuck`.
 pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
     match (&a.id, a.all_stuck) {
         (Some(id), false) => {
+            let rec = match begin_procedure(&p, Procedure::Recover, id, a.force, &a.why).await {
+                Ok(r) => r,
+                Err(code) => return code,
+            };
             out(format_args!("recover {id}"));
             let p = p.with_observer(printing_observer(false));
             let report = p.recover(id, a.force).await;
-            print_verdict(&report, false)
+            let code = print_verdict(&report, false);
+            rec.finish_report(&report, code).await
         }
         _ => {
             let default = if a.sequential { 4 } else { 1 };
@@ -95,7 +117,7 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
                 concurrency,
                 ..BatchOptions::default()
             });
-            recover_all(p, concurrency, batch).await
+            recover_all(p, concurrency, batch, a.allow_partial, &a.why).await
         }
     }
 }
@@ -153,7 +175,37 @@ pub fn combined_exit_code(reports: &[ProcedureReport]) -> i32 {
 
 /// `recover --all-stuck`: every stuck transaction, in batches (`batch`) or
 /// one at a time per worker, `concurrency` at a time.
-async fn recover_all(p: Protocol, concurrency: usize, batch: Option<BatchOptions>) -> i32 {
+async fn recover_all(
+    p: Protocol,
+    concurrency: usize,
+    batch: Option<BatchOptions>,
+    allow_partial: bool,
+    why: &intervention::ReasonArgs,
+) -> i32 {
+    let stuck = match p.stuck().await.and_then(|l| {
+        l.summary
+            .coverage
+            .require_complete(allow_partial, "recover every stuck transaction")
+            .map(|()| l.transactions)
+    }) {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    let ids = stuck.iter().map(|t| t.id.clone()).collect();
+    let mut i = Intervention::new(ActionKind::Recover, ids, Interface::Cli);
+    i.bulk = true;
+    i.plan = stuck
+        .iter()
+        .map(|t| {
+            let steps = plan_labels(Procedure::Recover, t.state.as_ref()).join(", ");
+            format!("{}: {steps}", t.id)
+        })
+        .collect();
+    i.targets = vec!["--all-stuck".into()];
+    let rec = match begin(&p, i, why).await {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let p = p.with_observer(printing_observer(true));
     let window = p.config().recovery_window.as_secs();
     let found = match batch {
@@ -162,22 +214,27 @@ async fn recover_all(p: Protocol, concurrency: usize, batch: Option<BatchOptions
                 "recovering every transaction stuck for over {window}s, in batches of {}, {concurrency} at a time",
                 opts.batch_size
             ));
-            p.recover_all_stuck_batched(opts).await
+            p.recover_all_stuck_batched(opts, allow_partial).await
         }
         None => {
             out(format_args!(
                 "recovering every transaction stuck for over {window}s, {concurrency} at a time"
             ));
-            p.recover_all_stuck(concurrency).await
+            p.recover_all_stuck_allowing(concurrency, allow_partial)
+                .await
         }
     };
     let mut reports = match found {
         Ok(r) => r,
-        Err(e) => return fail(&e),
+        Err(e) => {
+            let code = fail(&e);
+            let summary = format!("failed: {e}");
+            return rec.finish(Outcome::Failed, &summary, vec![], code).await;
+        }
     };
     if reports.is_empty() {
         out("no stuck transactions: nothing to do");
-        return 0;
+        return rec.finish_batch(&reports, "no stuck transactions", 0).await;
     }
     reports.sort_by(|a, b| a.txn.cmp(&b.txn));
     out("");
@@ -185,12 +242,14 @@ async fn recover_all(p: Protocol, concurrency: usize, batch: Option<BatchOptions
         print_verdict(r, true);
     }
     out("");
-    out(format_args!(
+    let summary = format!(
         "{}: {}",
         plural(reports.len(), "stuck transaction"),
         Tally::of(&reports)
-    ));
-    combined_exit_code(&reports)
+    );
+    out(&summary);
+    let code = combined_exit_code(&reports);
+    rec.finish_batch(&reports, &summary, code).await
 }
 
 #[cfg(test)]

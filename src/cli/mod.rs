@@ -15,11 +15,17 @@ pub mod audit;
 pub mod commands;
 pub mod context;
 pub mod demo;
+pub mod doctor;
+pub mod history;
 pub mod init;
+pub mod intervention;
+pub mod list;
 pub mod output;
+pub mod profile;
 pub mod release;
 pub mod render;
 pub mod show;
+pub mod show_json;
 pub mod subcommands;
 pub mod values;
 
@@ -40,9 +46,13 @@ pub async fn run(cli: Cli) -> i32 {
         Err(e) => return fail(&e),
     };
     tracing::info!(?command, "command");
+    if let Some(code) = intervention::refuse_if_read_only(&cli, command) {
+        return code;
+    }
     let cluster = p.cluster().clone();
     let code = match command {
-        Command::Init => init::run(&p).await,
+        Command::Init(a) => init::run(&p, a).await,
+        Command::Doctor(a) => doctor::run(&p, a).await,
         Command::Transfer(a) => actions::transfer(p, a).await,
         Command::List(a) => commands::list(&p, a).await,
         Command::Show(a) => commands::show(&p, a).await,
@@ -51,6 +61,7 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Locks(a) => commands::locks(&p, a).await,
         Command::ReleaseLock(a) => release::run(&p, a).await,
         Command::Audit(a) => audit::run(&p, a).await,
+        Command::History(a) => history::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
     };
@@ -70,8 +81,9 @@ async fn dashboard(cli: &Cli) -> i32 {
     };
     let opts = crate::dashboard::DashboardOptions {
         interval: cli.dashboard.interval,
-        read_only: cli.dashboard.read_only,
+        read_only: cli.dashboard.is_read_only(),
         cap: crate::dashboard::snapshot::DEFAULT_CAP,
+        profile: cli.global.resolved.name.clone(),
     };
     match crate::dashboard::run(p, opts).await {
         Ok(None) => 0,

@@ -3,6 +3,7 @@
 //! resource is reported as released, not held, or refused (with why).
 
 use super::args::ReleaseLockArgs;
+use super::intervention;
 use super::output::{err, fail, out};
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::Protocol;
@@ -24,25 +25,36 @@ fn report(resource: &str, outcome: &ReleaseOutcome) -> bool {
     false
 }
 
-/// `release-lock RESOURCE` or `release-lock --txn ID`; exit 1 if any refused.
+/// `release-lock RESOURCE` or `release-lock --txn ID`, recorded in the
+/// audit trail; exit 1 if any refused.
 pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
+    let rec = match intervention::begin_release(p, a).await {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let (code, outcomes) = release(p, a).await;
+    rec.finish_release(p, a, &outcomes, code).await
+}
+
+/// Releases and prints; returns the exit code and each resource's outcome.
+async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, ReleaseOutcome)>) {
     let outcomes = match (&a.resource, &a.txn) {
         (Some(resource), _) => match p.release_lock(resource, a.force).await {
             Ok(o) => vec![(resource.clone(), o)],
-            Err(e) => return fail(&e),
+            Err(e) => return (fail(&e), vec![]),
         },
         (None, Some(txn)) => match p.release_transaction_locks(txn, a.force).await {
             Ok(v) if v.is_empty() => {
                 out(format_args!("no locks held by transaction `{txn}`"));
-                return 0;
+                return (0, v);
             }
             Ok(v) => v,
-            Err(e) => return fail(&e),
+            Err(e) => return (fail(&e), vec![]),
         },
         // clap requires exactly one of the two.
         (None, None) => {
             err("release-lock needs a RESOURCE or --txn ID");
-            return 2;
+            return (2, vec![]);
         }
     };
     let mut refused = false;
@@ -50,5 +62,5 @@ pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
         tracing::info!(resource = %resource, outcome = ?outcome, force = a.force, "release-lock");
         refused |= report(resource, outcome);
     }
-    i32::from(refused)
+    (i32::from(refused), outcomes)
 }

@@ -3,6 +3,7 @@
 //! `release-lock RESOURCE` / `--txn ID`), an argument group makes exactly
 //! one of them required.
 
+use super::intervention::ReasonArgs;
 use super::values;
 use crate::demo::seed::MIN_ACCOUNTS;
 use crate::protocol::time::parse_duration;
@@ -12,13 +13,18 @@ use std::time::Duration;
 /// The headless commands.
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
-    /// Create the transactions, accounts and locks indices (idempotent).
-    Init,
+    /// Create the transactions, accounts, locks and audit-trail indices (idempotent).
+    Init(InitArgs),
+
+    /// Tell what will work on this cluster: product, indices, mappings and
+    /// how each field the tool uses resolved, privileges, shard health.
+    Doctor(DoctorArgs),
 
     /// Move AMOUNT from account SRC to account DEST with the full protocol.
     Transfer(TransferArgs),
 
-    /// List transactions, oldest modification first.
+    /// List transactions not finished or rolled back (or --all, --stuck,
+    /// --investigate), oldest modification first, printed as they are read.
     List(ListArgs),
 
     /// Show one transaction with its accounts, locks and what each
@@ -40,6 +46,10 @@ pub enum Command {
     /// Check that money is conserved and that accounts and transactions agree.
     Audit(AuditArgs),
 
+    /// List the recorded operator interventions on a transaction (audit
+    /// trail), unfinished ones marked.
+    History(super::history::HistoryArgs),
+
     /// Write a realistic mess into the cluster at --url: accounts, transactions
     /// stuck in every state (some for hours), stale locks, a dangling entry.
     Seed(SeedArgs),
@@ -47,6 +57,23 @@ pub enum Command {
     /// Start a local in-memory cluster (osmem-server) with that mess and a live
     /// workload of crashing workers, and open the dashboard on it.
     Demo(DemoArgs),
+}
+
+/// `init`.
+#[derive(Debug, Clone, Args)]
+pub struct InitArgs {
+    /// Also add to existing indices every field of the shipped mappings
+    /// they lack (idempotent; only adds, never changes a field).
+    #[arg(long)]
+    pub upgrade_mappings: bool,
+}
+
+/// `doctor`.
+#[derive(Debug, Clone, Args)]
+pub struct DoctorArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `seed`.
@@ -102,6 +129,9 @@ pub struct TransferArgs {
     /// Hold locks on both accounts for the duration of the transfer.
     #[arg(long)]
     pub locks: bool,
+    /// Why (recorded in the audit trail).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }
 
 /// `list`.
@@ -114,6 +144,19 @@ pub struct ListArgs {
     /// Only transactions last modified longer ago than this.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub older_than: Option<Duration>,
+    /// The whole history, finished and rolled back included (default:
+    /// everything not finished or rolled back).
+    #[arg(long, conflicts_with_all = ["states", "stuck", "investigate"])]
+    pub all: bool,
+    /// Only stuck transactions (in flight, untouched for the recovery window).
+    #[arg(long, conflicts_with_all = ["states", "investigate"])]
+    pub stuck: bool,
+    /// Only transactions needing investigation (stuck for over --investigate-after).
+    #[arg(long, conflicts_with = "states")]
+    pub investigate: bool,
+    /// List even when some shards failed to answer (rows may be missing).
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -137,6 +180,9 @@ pub struct RollbackArgs {
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long)]
     pub force: bool,
+    /// Why (recorded in the audit trail; required).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }
 
 /// `recover ID` or `recover --all-stuck`.
@@ -164,6 +210,13 @@ pub struct RecoverArgs {
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long, conflicts_with = "all_stuck")]
     pub force: bool,
+    /// With --all-stuck: act even when some shards failed to answer the
+    /// stuck query (stuck transactions on them are left alone).
+    #[arg(long, requires = "all_stuck")]
+    pub allow_partial: bool,
+    /// Why (recorded in the audit trail; required with --force or --all-stuck).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }
 
 /// `locks`.
@@ -186,6 +239,9 @@ pub struct ReleaseLockArgs {
     /// Release even a lock whose holder may still be running.
     #[arg(long)]
     pub force: bool,
+    /// Why (recorded in the audit trail; required with --force).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }
 
 /// `audit`.
@@ -200,4 +256,10 @@ pub struct AuditArgs {
     /// Repair what can be repaired safely.
     #[arg(long)]
     pub repair: bool,
+    /// Audit (and repair) even when some shards failed to answer.
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// Why (recorded in the audit trail with --repair).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }

@@ -15,8 +15,10 @@ mod bulk;
 mod clock;
 mod connect;
 mod dotted;
+mod introspect;
 mod response;
 mod search;
+mod security;
 mod send;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};

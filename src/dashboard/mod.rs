@@ -9,12 +9,16 @@
 
 pub mod actions;
 pub mod app;
+pub mod audit;
+pub mod confirm;
 pub mod event;
+pub mod keymap;
 pub mod poller;
 pub mod snapshot;
 pub mod terminal;
 pub mod ui;
 pub mod update;
+pub mod view;
 
 use crate::protocol::Protocol;
 use crate::signals::{StopSignal, StopSignals};
@@ -35,6 +39,8 @@ pub struct DashboardOptions {
     pub read_only: bool,
     /// Most in-flight transactions listed per poll.
     pub cap: usize,
+    /// The config profile in use (`--profile`), shown in the header.
+    pub profile: Option<String>,
 }
 
 /// Runs the dashboard until the operator quits (`Ok(None)`) or a stop signal
@@ -49,14 +55,14 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
         investigate_after: config.investigate_after,
         read_only: opts.read_only,
         transactions_index: config.indices.transactions.clone(),
+        profile: opts.profile.clone(),
     };
     let mut app = App::new(settings, opts.interval, proto.cluster().now());
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
 
     tokio::spawn(poller::run(
-        proto.cluster().clone(),
-        config.indices.clone(),
+        proto.clone(),
         opts.cap,
         opts.interval,
         tx.clone(),
@@ -106,9 +112,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     Command::LoadPreview(action, id) => {
                         actions::spawn_preview(proto.clone(), action, id, tx.clone())
                     }
-                    Command::Run(action, id) => {
-                        actions::spawn_action(proto.clone(), action, id, tx.clone())
-                    }
+                    Command::LookUp(id) => actions::spawn_lookup(proto.clone(), id, tx.clone()),
+                    Command::Run(run) => actions::spawn_action(proto.clone(), run, tx.clone()),
+                    Command::Audit => actions::spawn_audit(proto.clone(), tx.clone()),
                 }
             }
             if app.should_quit {

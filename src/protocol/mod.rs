@@ -8,6 +8,9 @@
 //! - [`steps`]: named steps, plans, and JSON adapters.
 //! - [`procedures`], [`locks`], [`stuck`], [`audit`], [`views`]: what the
 //!   headless commands and the dashboard call, all through [`Protocol`].
+//! - [`read`]: the one read side: discovery of the real mappings, every
+//!   query, the poll's read model, partial results, the write check.
+//! - [`trail`]: the operator audit trail around interventions.
 
 pub mod account;
 pub mod audit;
@@ -19,11 +22,13 @@ pub mod executor;
 pub mod lock;
 pub mod locks;
 pub mod procedures;
+pub mod read;
 pub mod report;
 pub mod setup;
 pub mod steps;
 pub mod stuck;
 pub mod time;
+pub mod trail;
 pub mod transaction;
 pub mod views;
 
@@ -47,6 +52,7 @@ pub struct Protocol {
     config: Arc<ProtocolConfig>,
     observer: Option<StepObserver>,
     holder: String,
+    read_cache: Arc<read::ReadCache>,
 }
 
 impl std::fmt::Debug for Protocol {
@@ -67,6 +73,7 @@ impl Protocol {
             config: Arc::new(config),
             observer: None,
             holder: default_holder(),
+            read_cache: Arc::default(),
         }
     }
 
@@ -115,11 +122,6 @@ impl Protocol {
 }
 
 fn default_holder() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "localhost".into());
+    let host = trail::host_name();
     format!("estx-tui:{}@{host}", std::process::id())
 }

@@ -68,6 +68,7 @@
 mod item;
 mod round;
 
+use super::read::Listing;
 use super::report::{ProcedureReport, Verdict};
 use super::steps::{self, plan, Procedure};
 use super::transaction::{Transaction, TxnState};
@@ -119,16 +120,24 @@ pub(super) struct Batch {
 impl Protocol {
     /// Recovers every stuck transaction in batches (see the module docs);
     /// one report per transaction, as [`Protocol::recover_all_stuck`] gives.
+    /// Refuses a partial view of them unless `allow_partial`, and mappings
+    /// that would reject the protocol's writes before anything is written.
     pub async fn recover_all_stuck_batched(
         &self,
         opts: BatchOptions,
+        allow_partial: bool,
     ) -> Result<Vec<ProcedureReport>> {
-        let ids: Vec<String> = self
-            .stuck_transactions()
-            .await?
-            .into_iter()
-            .map(|t| t.id)
-            .collect();
+        let Listing {
+            transactions,
+            summary,
+        } = self.stuck().await?;
+        summary
+            .coverage
+            .require_complete(allow_partial, "recover every stuck transaction")?;
+        if !transactions.is_empty() {
+            self.check_writable().await?;
+        }
+        let ids: Vec<String> = transactions.into_iter().map(|t| t.id).collect();
         Ok(self.recover_batched(&ids, opts).await)
     }
 

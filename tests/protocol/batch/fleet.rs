@@ -84,7 +84,7 @@ async fn recovery_loop(
             },
             ..BatchOptions::default()
         };
-        match proto.recover_all_stuck_batched(opts).await {
+        match proto.recover_all_stuck_batched(opts, false).await {
             Ok(reports) => {
                 for r in &reports {
                     match &r.verdict {
@@ -212,10 +212,13 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     for _ in 0..10 {
         fx.refresh().await;
         let reports = drain
-            .recover_all_stuck_batched(BatchOptions {
-                force: true,
-                ..BatchOptions::default()
-            })
+            .recover_all_stuck_batched(
+                BatchOptions {
+                    force: true,
+                    ..BatchOptions::default()
+                },
+                false,
+            )
             .await
             .unwrap();
         if reports.is_empty() {
