@@ -1,12 +1,16 @@
 //! The commands that move money: `transfer`, `rollback`, `recover ID` and
 //! `recover --all-stuck`. Each step is printed as it ends (by the observer
 //! installed in [`super::context::printing_observer`]), then the verdict:
-//! successes on stdout, refusals and failures as one line on stderr.
+//! successes on stdout, refusals and failures as one line on stderr. With
+//! `--json`, only the outcome ([`super::outcome`]) is printed, at the end.
 
 use super::args::{RecoverArgs, RollbackArgs, TransferArgs};
 use super::context::printing_observer;
+use super::exit;
+use super::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutcome, RecoverAllOutcome};
 use super::output::{err, fail, out, plural};
 use crate::protocol::create::new_transaction_id;
+use crate::protocol::lock_release::SweptLock;
 use crate::protocol::{NewTransfer, ProcedureReport, Protocol, RunLimits, Verdict};
 
 /// Prints the verdict of one procedure and returns its exit code. With
@@ -23,17 +27,20 @@ pub fn print_verdict(report: &ProcedureReport, batch: bool) -> i32 {
     } else {
         String::new()
     };
+    let code = exit::of_report(report);
     match &report.verdict {
-        Verdict::Completed(_) => out(format_args!("{txn}: {}{was}", report.verdict)),
+        Verdict::Completed(_) | Verdict::EndedElsewhere(_) => {
+            out(format_args!("{txn}: {}{was}", report.verdict))
+        }
         Verdict::NothingToDo(_) => out(format_args!("{txn}: {}", report.verdict)),
         Verdict::Refused(r) => err(format_args!("{prefix}refused: {r}")),
         Verdict::Stopped(why) => err(format_args!(
-            "{txn}: stopped: {why}; the transaction is left as it is (see `estx-tui show {txn}`)"
+            "{txn}: stopped: {why}; the transaction is left for recovery (see `estx-tui show {txn}`)"
         )),
-        Verdict::Failed(e @ crate::Error::Unreachable(_)) if report.steps.is_empty() => {
+        Verdict::Failed(e @ crate::Error::Unreachable(_)) if code != exit::STOPPED => {
             err(format_args!("{prefix}{e} (is --url / ESTX_URL right, and the cluster up?)"))
         }
-        Verdict::Failed(e) if report.steps.is_empty() => err(format_args!("{prefix}{e}")),
+        Verdict::Failed(e) if code != exit::STOPPED => err(format_args!("{prefix}{e}")),
         Verdict::Failed(e) => err(format_args!(
             "{txn}: failed: {e}; the transaction is left where it stopped for recovery (see `estx-tui show {txn}`)"
         )),
@@ -41,7 +48,28 @@ pub fn print_verdict(report: &ProcedureReport, batch: bool) -> i32 {
     if let Verdict::Failed(e) = &report.verdict {
         tracing::warn!(txn = %txn, error = %e, "procedure failed");
     }
-    report.verdict.exit_code()
+    code
+}
+
+/// Prints one procedure's outcome, as JSON or as text; returns its exit code.
+fn finish(report: &ProcedureReport, json: bool) -> i32 {
+    if json {
+        let row = ProcedureOutcome::from(report);
+        outcome::print(&row);
+        row.exit_code
+    } else {
+        print_verdict(report, false)
+    }
+}
+
+/// The protocol handle a command runs with: printing each step as it ends,
+/// unless the outcome is printed as JSON at the end.
+fn observed(p: Protocol, json: bool, batch: bool) -> Protocol {
+    if json {
+        p
+    } else {
+        p.with_observer(printing_observer(batch))
+    }
 }
 
 /// `transfer SRC DEST AMOUNT`.
@@ -58,35 +86,39 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
     } else {
         ""
     };
-    out(format_args!(
-        "transfer {id}: {} -> {}, amount {}{locks}",
-        a.src, a.dest, a.amount
-    ));
-    let p = p.with_observer(printing_observer(false));
+    if !a.json {
+        out(format_args!(
+            "transfer {id}: {} -> {}, amount {}{locks}",
+            a.src, a.dest, a.amount
+        ));
+    }
+    let p = observed(p, a.json, false);
     let mut report = p.transfer(&req, a.locks, RunLimits::default()).await;
     // A new transfer was not anywhere before: no "(was created)" suffix.
     report.started_in = None;
-    print_verdict(&report, false)
+    finish(&report, a.json)
 }
 
 /// `rollback ID`.
 pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
-    out(format_args!("rollback {}", a.id));
-    let p = p.with_observer(printing_observer(false));
-    let report = p.rollback(&a.id, a.force).await;
-    print_verdict(&report, false)
+    if !a.json {
+        out(format_args!("rollback {}", a.id));
+    }
+    let report = observed(p, a.json, false).rollback(&a.id, a.force).await;
+    finish(&report, a.json)
 }
 
 /// `recover ID` or `recover --all-stuck`.
 pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
     match (&a.id, a.all_stuck) {
         (Some(id), false) => {
-            out(format_args!("recover {id}"));
-            let p = p.with_observer(printing_observer(false));
-            let report = p.recover(id, a.force).await;
-            print_verdict(&report, false)
+            if !a.json {
+                out(format_args!("recover {id}"));
+            }
+            let report = observed(p, a.json, false).recover(id, a.force).await;
+            finish(&report, a.json)
         }
-        _ => recover_all(p, usize::from(a.concurrency)).await,
+        _ => recover_all(p, usize::from(a.concurrency), a.json).await,
     }
 }
 
@@ -95,6 +127,8 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
 pub struct Tally {
     /// Ran to a terminal state.
     pub completed: usize,
+    /// Taken to a terminal state by another process meanwhile.
+    pub done_elsewhere: usize,
     /// Already terminal.
     pub nothing_to_do: usize,
     /// Refused before changing anything.
@@ -112,6 +146,7 @@ impl Tally {
         for r in reports {
             match r.verdict {
                 Verdict::Completed(_) => t.completed += 1,
+                Verdict::EndedElsewhere(_) => t.done_elsewhere += 1,
                 Verdict::NothingToDo(_) => t.nothing_to_do += 1,
                 Verdict::Refused(_) => t.refused += 1,
                 Verdict::Stopped(_) => t.stopped += 1,
@@ -126,54 +161,112 @@ impl std::fmt::Display for Tally {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} completed, {} nothing to do, {} refused, {} stopped, {} failed",
-            self.completed, self.nothing_to_do, self.refused, self.stopped, self.failed
+            "{} completed, {} done by another process, {} nothing to do, {} refused, {} stopped, {} failed",
+            self.completed, self.done_elsewhere, self.nothing_to_do, self.refused, self.stopped, self.failed
         )
     }
 }
 
-/// Exit code over many procedures: the worst one (3 beats 1 beats 0).
-pub fn combined_exit_code(reports: &[ProcedureReport]) -> i32 {
-    reports
-        .iter()
-        .map(|r| r.verdict.exit_code())
-        .max()
-        .unwrap_or(0)
-}
-
-/// `recover --all-stuck`: every stuck transaction, `concurrency` at a time.
-async fn recover_all(p: Protocol, concurrency: usize) -> i32 {
-    let p = p.with_observer(printing_observer(true));
-    let window = p.config().recovery_window.as_secs();
-    out(format_args!(
-        "recovering every transaction stuck for over {window}s, {concurrency} at a time"
-    ));
+/// `recover --all-stuck`: every stuck transaction, `concurrency` at a time,
+/// then every lock whose owner is terminal or missing.
+async fn recover_all(p: Protocol, concurrency: usize, json: bool) -> i32 {
+    let p = observed(p, json, true);
+    let window = p.config().recovery_window;
+    if !json {
+        out(format_args!(
+            "recovering every transaction stuck for over {}, {concurrency} at a time",
+            crate::protocol::time::human_age(window.as_secs() as i64)
+        ));
+    }
+    let failed = |e: &crate::Error| {
+        if json {
+            outcome::print(&ErrorOutcome::from(e));
+        }
+        fail(e)
+    };
     let mut reports = match p.recover_all_stuck(concurrency).await {
         Ok(r) => r,
-        Err(e) => return fail(&e),
+        Err(e) => return failed(&e),
     };
+    reports.sort_by(|a, b| a.txn.cmp(&b.txn));
+    let swept = match p.release_abandoned_locks().await {
+        Ok(s) => s,
+        Err(e) => return failed(&e),
+    };
+    let locks: Vec<LockOutcome> = swept.iter().map(LockOutcome::from).collect();
+    let code = exit::worst(
+        reports
+            .iter()
+            .map(exit::of_report)
+            .chain(locks.iter().map(LockOutcome::exit_code)),
+    );
+    if json {
+        outcome::print(&RecoverAllOutcome {
+            recovery_window_seconds: window.as_secs_f64(),
+            transactions: reports.iter().map(ProcedureOutcome::from).collect(),
+            released_locks: locks,
+            exit_code: code,
+        });
+        return code;
+    }
     if reports.is_empty() {
         out("no stuck transactions: nothing to do");
-        return 0;
+    } else {
+        out("");
+        for r in &reports {
+            print_verdict(r, true);
+        }
+        out("");
+        out(format_args!(
+            "{}: {}",
+            plural(reports.len(), "stuck transaction"),
+            Tally::of(&reports)
+        ));
     }
-    reports.sort_by(|a, b| a.txn.cmp(&b.txn));
-    out("");
-    for r in &reports {
-        print_verdict(r, true);
+    print_swept(&swept);
+    code
+}
+
+/// The text lines of the abandoned-lock sweep.
+fn print_swept(swept: &[SweptLock]) {
+    if swept.is_empty() {
+        return;
     }
-    out("");
+    for s in swept {
+        let owner = match (&s.view.info.owner, &s.view.owner_state) {
+            (Some(o), Some(st)) => format!("owner `{o}` is {st}"),
+            (Some(o), None) => format!("owner `{o}` does not exist"),
+            _ => "no owner".into(),
+        };
+        match &s.outcome {
+            crate::protocol::locks::ReleaseOutcome::Refused(why) => err(format_args!(
+                "lock `{}` ({owner}) not released: {why}",
+                s.view.info.resource
+            )),
+            o => out(format_args!(
+                "lock `{}` ({owner}): {}",
+                s.view.info.resource,
+                if *o == crate::protocol::locks::ReleaseOutcome::Released {
+                    "released"
+                } else {
+                    "not held"
+                }
+            )),
+        }
+    }
+    let released = swept
+        .iter()
+        .filter(|s| s.outcome == crate::protocol::locks::ReleaseOutcome::Released)
+        .count();
     out(format_args!(
-        "{}: {}",
-        plural(reports.len(), "stuck transaction"),
-        Tally::of(&reports)
+        "{} whose owner is terminal or missing: {released} released",
+        plural(swept.len(), "lock")
     ));
-    combined_exit_code(&reports)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Error;
     use crate::protocol::{Refusal, TxnState};
 
     fn report(v: Verdict) -> ProcedureReport {
@@ -183,34 +276,16 @@ mod tests {
     }
 
     #[test]
-    fn worst_exit_code_wins() {
-        let done = || report(Verdict::Completed(TxnState::Finished));
-        assert_eq!(combined_exit_code(&[]), 0);
-        assert_eq!(
-            combined_exit_code(&[done(), report(Verdict::NothingToDo(TxnState::Finished))]),
-            0
-        );
-        assert_eq!(
-            combined_exit_code(&[done(), report(Verdict::Refused(Refusal::Committed))]),
-            1
-        );
-        let unreachable = report(Verdict::Failed(Error::Unreachable("x".into())));
-        assert_eq!(
-            combined_exit_code(&[report(Verdict::Stopped("s".into())), unreachable, done()]),
-            3
-        );
-    }
-
-    #[test]
     fn tally_counts_each_verdict() {
         let t = Tally::of(&[
             report(Verdict::Completed(TxnState::Finished)),
             report(Verdict::Completed(TxnState::RolledBack)),
+            report(Verdict::EndedElsewhere(TxnState::Finished)),
             report(Verdict::Refused(Refusal::Committed)),
         ]);
         assert_eq!(
             t.to_string(),
-            "2 completed, 0 nothing to do, 1 refused, 0 stopped, 0 failed"
+            "2 completed, 1 done by another process, 0 nothing to do, 1 refused, 0 stopped, 0 failed"
         );
     }
 }

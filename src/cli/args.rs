@@ -21,9 +21,10 @@ pub use super::subcommands::{
 /// Elasticsearch/OpenSearch.
 ///
 /// Without a subcommand, opens the dashboard. The subcommands are headless:
-/// they print to stdout, explain refusals on stderr, and exit with 0 (done or
-/// nothing to do), 1 (refused, findings, not found or malformed), 2 (usage)
-/// or 3 (cluster unreachable or cluster error).
+/// they print to stdout, explain refusals on stderr, and exit with 0 (done, by
+/// this process or another), 1 (refused with nothing written, findings, not
+/// found or malformed), 2 (usage), 3 (cluster unreachable or cluster error),
+/// 4 (terminal failure) or 5 (stopped part-way, left for recovery).
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "estx-tui",

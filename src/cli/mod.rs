@@ -2,9 +2,9 @@
 //! ([`context`]), one module per command, and [`run`], the single place
 //! where a parsed command line is dispatched to what it asks for.
 //!
-//! Every command returns its process exit code: 0 done or nothing to do;
-//! 1 refused, audit findings, not found or malformed; 2 usage (clap's own);
-//! 3 cluster unreachable or cluster error. Nothing is printed with a panic:
+//! Every command returns its process exit code, one of those in [`exit`]
+//! (0 done, 1 refused, 2 usage, 3 cluster error, 4 terminal failure,
+//! 5 stopped part-way). Nothing is printed with a panic:
 //! stdout writes ignore closed pipes, errors are one `estx-tui: ...` line.
 
 pub mod actions;
@@ -13,7 +13,9 @@ pub mod audit;
 pub mod commands;
 pub mod context;
 pub mod demo;
+pub mod exit;
 pub mod init;
+pub mod outcome;
 pub mod output;
 pub mod release;
 pub mod render;
@@ -25,7 +27,7 @@ pub use args::{Cli, Command};
 use output::{err, fail};
 
 /// Exit code of a usage error (what clap itself uses).
-pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_USAGE: i32 = exit::USAGE;
 
 /// Runs what the command line asks for and returns the process exit code.
 pub async fn run(cli: Cli) -> i32 {
@@ -77,4 +79,4 @@ async fn dashboard(cli: &Cli) -> i32 {
 }
 
 /// Exit code when the terminal itself fails (not a tty, I/O error).
-pub const EXIT_TERMINAL: i32 = 4;
+pub const EXIT_TERMINAL: i32 = exit::TERMINAL;

@@ -100,6 +100,9 @@ pub struct TransferArgs {
     /// Hold locks on both accounts for the duration of the transfer.
     #[arg(long)]
     pub locks: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `list`.
@@ -135,6 +138,9 @@ pub struct RollbackArgs {
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long)]
     pub force: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `recover ID` or `recover --all-stuck`.
@@ -143,7 +149,8 @@ pub struct RollbackArgs {
 pub struct RecoverArgs {
     /// Transaction id.
     pub id: Option<String>,
-    /// Recover every stuck transaction instead of one.
+    /// Recover every stuck transaction instead of one, then release the
+    /// locks whose owner transaction is terminal or missing.
     #[arg(long)]
     pub all_stuck: bool,
     /// How many transactions to recover at once with --all-stuck.
@@ -152,6 +159,9 @@ pub struct RecoverArgs {
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long, conflicts_with = "all_stuck")]
     pub force: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `locks`.
@@ -174,6 +184,9 @@ pub struct ReleaseLockArgs {
     /// Release even a lock whose holder may still be running.
     #[arg(long)]
     pub force: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `audit`.

@@ -4,7 +4,7 @@
 
 use super::event::{Action, ActionOutcome, Event};
 use crate::protocol::locks::ReleaseOutcome;
-use crate::protocol::report::{StepReport, Verdict};
+use crate::protocol::report::StepReport;
 use crate::protocol::Protocol;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
@@ -42,10 +42,7 @@ async fn run(proto: &Protocol, action: Action, id: &str) -> ActionOutcome {
             } else {
                 proto.recover(id, true).await
             };
-            let ok = matches!(
-                report.verdict,
-                Verdict::Completed(_) | Verdict::NothingToDo(_)
-            );
+            let ok = report.verdict.is_done();
             (report.verdict.to_string(), ok)
         }
         Action::ReleaseLocks => match proto.release_transaction_locks(id, true).await {

@@ -57,6 +57,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
         proto.cluster().clone(),
         config.indices.clone(),
         opts.cap,
+        config.recovery_window,
         opts.interval,
         tx.clone(),
         ctrl_rx,

@@ -52,6 +52,7 @@ pub async fn run(
     cluster: Cluster,
     indices: Indices,
     cap: usize,
+    recovery_window: Duration,
     mut interval: Duration,
     events: UnboundedSender<Event>,
     mut control: UnboundedReceiver<PollControl>,
@@ -65,7 +66,7 @@ pub async fn run(
             if events.send(Event::PollStarted).is_err() {
                 return;
             }
-            let result = snapshot::load(&cluster, &indices, cap).await;
+            let result = snapshot::load(&cluster, &indices, cap, recovery_window).await;
             let event = match result {
                 Ok(s) => {
                     backoff = None;

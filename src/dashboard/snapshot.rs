@@ -68,8 +68,14 @@ pub struct Snapshot {
 /// Most in-flight transactions one poll lists.
 pub const DEFAULT_CAP: usize = 500;
 
-/// Loads a snapshot; `cap` bounds the listed transactions.
-pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
+/// Loads a snapshot; `cap` bounds the listed transactions; locks are
+/// judged stale with the `recovery_window` (the one stuck rule).
+pub async fn load(
+    cluster: &Cluster,
+    ix: &Indices,
+    cap: usize,
+    recovery_window: Duration,
+) -> Result<Snapshot> {
     let started = Instant::now();
     let taken_at = Utc::now();
     let mut requests = 0u32;
@@ -203,9 +209,9 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
             .collect(),
         None => Vec::new(),
     };
-    let mut owner_states: HashMap<String, Option<TxnState>> = transactions
+    let mut owner_states: HashMap<String, Transaction> = transactions
         .iter()
-        .map(|t| (t.id.clone(), t.state.clone()))
+        .map(|t| (t.id.clone(), t.clone()))
         .collect();
     let unknown_owners: Vec<String> = infos
         .iter()
@@ -221,13 +227,13 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
             .zip(cluster.mget(&ix.transactions, &unknown_owners).await?)
         {
             if let Some(d) = doc {
-                owner_states.insert(id.clone(), Transaction::from_source(id, &d.source).state);
+                owner_states.insert(id.clone(), Transaction::from_source(id, &d.source));
             }
         }
     }
     let locks = infos
         .into_iter()
-        .map(|info| LockView::judge(info, &owner_states, taken_at))
+        .map(|info| LockView::judge(info, &owner_states, taken_at, recovery_window))
         .collect();
 
     requests += 1;

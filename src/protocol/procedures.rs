@@ -118,6 +118,8 @@ impl Protocol {
             Ok(None) => {
                 let state = txn.state.clone().unwrap_or(TxnState::Finished);
                 report.verdict = Verdict::NothingToDo(state);
+                // Whoever ended it may have died before releasing its locks.
+                self.release_leftover_locks(&txn, &mut report).await;
                 return report;
             }
             Err(refusal) => {
@@ -147,9 +149,9 @@ impl Protocol {
             .transfer()
             .map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
         if !force {
-            let window = self.config.recovery_window;
-            if let Some(age) = txn.age_seconds(Utc::now()) {
-                if age < window.as_secs() as i64 {
+            let (window, now) = (self.config.recovery_window, Utc::now());
+            if let Some(age) = txn.age_seconds(now) {
+                if !super::stuck::untouched_for(txn.modification_time, now, window) {
                     return Err(Refusal::Recent {
                         age_seconds: age,
                         window_seconds: window.as_secs(),
@@ -240,7 +242,7 @@ impl Protocol {
                     }
                     Next::Stop(why) => {
                         report.verdict = Verdict::Stopped(why);
-                        self.release_if_terminal(t, report).await;
+                        self.settle_if_terminal(t, report).await;
                         return;
                     }
                     Next::Replan(found) => {
@@ -252,7 +254,7 @@ impl Protocol {
                                 return;
                             }
                             Ok(steps) if steps.is_empty() => {
-                                report.verdict = Verdict::NothingToDo(found);
+                                report.verdict = Verdict::EndedElsewhere(found);
                                 self.release_transfer_locks(t, report).await;
                                 return;
                             }
@@ -300,14 +302,23 @@ impl Protocol {
             })
     }
 
-    /// After stopping because another process moved the transaction: if it
-    /// is now terminal, the locks this transfer may hold are released (the
+    /// After stopping because another process moved the transaction: reads
+    /// where it is. If it is terminal, the report says so (done by another
+    /// process) and the locks this transfer may hold are released (the
     /// process that ended it may have run before they were taken).
-    async fn release_if_terminal(&self, t: &Transfer, report: &mut ProcedureReport) {
-        if let Ok(Some((txn, _))) = self.read_transaction(&t.id).await {
-            if txn.state.as_ref().is_some_and(TxnState::is_terminal) {
-                self.release_transfer_locks(t, report).await;
-            }
+    async fn settle_if_terminal(&self, t: &Transfer, report: &mut ProcedureReport) {
+        let Ok(Some((txn, _))) = self.read_transaction(&t.id).await else {
+            return;
+        };
+        let Some(state) = txn.state else {
+            return;
+        };
+        if report.reached.as_ref().map(|(s, _)| s) != Some(&state) {
+            report.reached = Some((state.clone(), super::report::ReachedBy::AnotherProcess));
+        }
+        if state.is_terminal() {
+            report.verdict = Verdict::EndedElsewhere(state);
+            self.release_transfer_locks(t, report).await;
         }
     }
 
@@ -417,7 +428,7 @@ impl Protocol {
             result,
         };
         self.notify(&r);
-        report.steps.push(r);
+        report.push(r);
     }
 
     fn target_of(&self, t: &Transfer, step: Step) -> String {

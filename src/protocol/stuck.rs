@@ -9,9 +9,27 @@ use super::report::ProcedureReport;
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
 use crate::error::Result;
+use chrono::{DateTime, Utc};
 use futures::stream::{self, StreamExt};
 use serde_json::{json, Value};
 use std::time::Duration;
+
+/// The one recovery-window rule: whether a document last modified at
+/// `modified` has been left untouched for at least `window` at `now`
+/// (sub-second precise). Unknown modification time: not known to be
+/// untouched. "Stuck", a stale lock's owner, and the refusal of a
+/// transaction modified within the window all judge by this.
+pub fn untouched_for(modified: Option<DateTime<Utc>>, now: DateTime<Utc>, window: Duration) -> bool {
+    let window = chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
+    modified.is_some_and(|m| now.signed_duration_since(m) >= window)
+}
+
+/// "Stuck": in flight (created, pending, committed, terminating) and
+/// untouched for the recovery window ([`untouched_for`]).
+pub fn is_stuck(t: &Transaction, now: DateTime<Utc>, window: Duration) -> bool {
+    t.state.as_ref().is_some_and(TxnState::is_in_flight)
+        && untouched_for(t.modification_time, now, window)
+}
 
 /// The query body for non-terminal transactions last modified more than
 /// `older_than` ago (by the cluster's clock), oldest first.
