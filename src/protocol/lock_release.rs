@@ -233,8 +233,8 @@ impl Protocol {
         F: FnMut(&LockInfo) -> std::result::Result<(), String>,
     {
         let index = &self.config.indices.locks;
-        let mut unknown = 0u32;
-        for _ in 0..RELEASE_ATTEMPTS {
+        let (mut unknown, mut conflicts) = (0u32, 0usize);
+        loop {
             let Some(doc) = self.read_lock(resource).await? else {
                 // Gone after a delete whose answer was lost: ours landed.
                 return Ok(if unknown > 0 {
@@ -247,28 +247,29 @@ impl Protocol {
             if let Err(why) = allowed(&info) {
                 return Ok(ReleaseOutcome::Refused(why));
             }
-            loop {
-                match self
-                    .cluster()
-                    .delete_if(index, resource, doc.seq_no, doc.primary_term)
-                    .await
-                {
-                    Ok(DeleteOutcome::Deleted) => return Ok(ReleaseOutcome::Released),
-                    Ok(DeleteOutcome::NotFound) => return Ok(ReleaseOutcome::NotHeld),
-                    Ok(DeleteOutcome::Conflict) => break,
-                    // Unknown outcome: the same conditional delete again is
-                    // safe (it deletes at most this version), then a re-read.
-                    Err(e) if e.is_transient() && unknown < self.config.retry.max_unknown => {
-                        unknown += 1;
-                        tokio::time::sleep(self.config.retry.base_backoff * unknown).await;
+            match self
+                .cluster()
+                .delete_if(index, resource, doc.seq_no, doc.primary_term)
+                .await
+            {
+                Ok(DeleteOutcome::Deleted) => return Ok(ReleaseOutcome::Released),
+                Ok(DeleteOutcome::NotFound) => return Ok(ReleaseOutcome::NotHeld),
+                Ok(DeleteOutcome::Conflict) => {
+                    conflicts += 1;
+                    if conflicts >= RELEASE_ATTEMPTS {
+                        return Ok(ReleaseOutcome::Refused(
+                            "the lock kept changing; not released".into(),
+                        ));
                     }
-                    Err(e) => return Err(e),
                 }
+                // Unknown outcome: the next read tells whether it landed.
+                Err(e) if e.is_transient() && unknown < self.config.retry.max_unknown => {
+                    unknown += 1;
+                    tokio::time::sleep(self.config.retry.base_backoff * unknown).await;
+                }
+                Err(e) => return Err(e),
             }
         }
-        Ok(ReleaseOutcome::Refused(
-            "the lock kept changing; not released".into(),
-        ))
     }
 }
 
