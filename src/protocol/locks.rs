@@ -207,11 +207,11 @@ impl Protocol {
                             resource: resource.to_string(),
                             holder: info.holder_label(),
                         };
-                        return Err(self.abandon_transfer(t, refusal, report).await);
+                        let why = Verdict::Refused(refusal);
+                        return Err(self.abandon_transfer(t, why, report).await);
                     }
                     Err(e) => {
-                        self.release_transfer_locks(t, report).await;
-                        return Err(Verdict::Failed(e));
+                        return Err(self.abandon_transfer(t, Verdict::Failed(e), report).await)
                     }
                 }
                 let result = StepResult::Updated(super::decide::Effect::LockAcquired);
@@ -222,14 +222,15 @@ impl Protocol {
         Ok(())
     }
 
-    /// A lock stayed held: releases whatever this transfer holds (a lock
-    /// whose create answer was lost included) and cancels the transaction.
-    /// The verdict says what really happened: cancelled (refused), or the
-    /// transaction went on elsewhere (done by another process, or left to it).
+    /// The locks could not be taken (`why`: a lock stayed held, or the
+    /// cluster failed): releases whatever this transfer holds (a lock whose
+    /// create answer was lost included) and cancels the transaction. The
+    /// verdict says what really happened: `why` when this process cancelled
+    /// it, else where another process took the transaction.
     async fn abandon_transfer(
         &self,
         t: &Transfer,
-        refusal: Refusal,
+        why: Verdict,
         report: &mut ProcedureReport,
     ) -> Verdict {
         self.release_transfer_locks(t, report).await;
@@ -242,21 +243,24 @@ impl Protocol {
         };
         self.record(report, t, Some(step), step.label(), target, result);
         match outcome {
-            Err(e) => Verdict::Failed(e),
+            // The cancel failed as well: the transaction stays `created`.
+            Err(e) => match why {
+                Verdict::Failed(first) => Verdict::Failed(first),
+                _ => Verdict::Failed(e),
+            },
             Ok(_) => match report.reached.clone() {
-                Some((TxnState::RolledBack, ReachedBy::ThisProcess)) | None => {
-                    Verdict::Refused(refusal)
-                }
+                Some((TxnState::RolledBack, ReachedBy::ThisProcess)) | None => why,
                 Some((s, _)) if s.is_terminal() => Verdict::EndedElsewhere(s),
                 Some((s, _)) => {
-                    let held = match &refusal {
-                        Refusal::LockHeld { resource, holder } => {
+                    let cause = match &why {
+                        Verdict::Refused(Refusal::LockHeld { resource, holder }) => {
                             format!("resource `{resource}` is locked by {holder}")
                         }
+                        Verdict::Failed(e) => format!("taking the locks failed: {e}"),
                         other => other.to_string(),
                     };
                     Verdict::Stopped(format!(
-                        "{held}, and another process had already moved the transaction on (now {s}): it is left to that process or to recovery"
+                        "{cause}, and another process had already moved the transaction on (now {s}): it is left to that process or to recovery"
                     ))
                 }
             },

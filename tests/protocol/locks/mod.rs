@@ -11,6 +11,7 @@ use estx::protocol::time::format_timestamp;
 use serde_json::{json, Value};
 
 mod acquire;
+mod leaks;
 mod release;
 mod staleness;
 mod transfers;
