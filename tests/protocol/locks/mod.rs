@@ -14,6 +14,7 @@ mod acquire;
 mod leaks;
 mod release;
 mod staleness;
+mod takeover;
 mod transfers;
 
 /// Writes a well-formed transaction in `state`, modified `minutes_ago`.
