@@ -7,3 +7,4 @@
 mod ended_elsewhere;
 mod fencing;
 mod stress;
+mod with_locks;
