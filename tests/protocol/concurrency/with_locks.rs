@@ -11,12 +11,12 @@
 use crate::common::FaultProxy;
 use crate::fixture::Fx;
 use estx::protocol::{
-    NewTransfer, Protocol, ProtocolConfig, Refusal, RunLimits, TxnState, Verdict,
+    NewTransfer, Protocol, ProtocolConfig, Refusal, RunLimits, StepResult, TxnState, Verdict,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -45,11 +45,28 @@ enum Said {
     Crashed,
     /// Stopped: another process moved it on.
     Stopped,
+    /// Failed: a burst of lost lock answers outlasted the retries (the
+    /// transaction is cancelled, or left `created` for recovery).
+    Failed,
     /// Anything else (refused otherwise, failed): a bug here.
     Other(String),
 }
 
-async fn worker(proto: Protocol, w: usize, seed: u64, said: Arc<Mutex<BTreeMap<String, Said>>>) {
+/// Steps of the workers that show locks being lost track of and recovered:
+/// stale locks taken over, releases that failed.
+#[derive(Default)]
+struct LockEvents {
+    taken_over: AtomicUsize,
+    failed_releases: AtomicUsize,
+}
+
+async fn worker(
+    proto: Protocol,
+    w: usize,
+    seed: u64,
+    said: Arc<Mutex<BTreeMap<String, Said>>>,
+    events: Arc<LockEvents>,
+) {
     let mut rng = StdRng::seed_from_u64(seed);
     for i in 0..TRANSFERS_PER_WORKER {
         let src = rng.random_range(0..ACCOUNTS);
@@ -67,12 +84,21 @@ async fn worker(proto: Protocol, w: usize, seed: u64, said: Arc<Mutex<BTreeMap<S
             amount: rng.random_range(1..=50),
         };
         let report = proto.transfer(&req, with_locks, limits).await;
+        for s in &report.steps {
+            if s.label.starts_with("take over stale lock") {
+                events.taken_over.fetch_add(1, Ordering::Relaxed);
+            }
+            if s.label == "release lock" && matches!(s.result, StepResult::Error(_)) {
+                events.failed_releases.fetch_add(1, Ordering::Relaxed);
+            }
+        }
         let s = match &report.verdict {
             Verdict::Completed(s) => Said::Completed(s.clone()),
             Verdict::EndedElsewhere(s) => Said::Elsewhere(s.clone()),
             Verdict::Refused(Refusal::LockHeld { .. }) => Said::LockRefused,
             Verdict::Stopped(why) if why.starts_with("simulated crash") => Said::Crashed,
             Verdict::Stopped(_) => Said::Stopped,
+            Verdict::Failed(e) if e.is_transient() => Said::Failed,
             other => Said::Other(format!("{other}: {:#?}", report.steps)),
         };
         said.lock().unwrap().insert(id, s);
@@ -103,8 +129,13 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     .with_holder("recoverer");
     let done = Arc::new(AtomicBool::new(false));
     let said: Arc<Mutex<BTreeMap<String, Said>>> = Arc::default();
+    let events = Arc::new(LockEvents::default());
 
-    // Lost responses: one armed at a time, on a random write or lock read.
+    // Lost responses: one armed at a time, on a random write or lock read;
+    // now and then a burst on one lock that outlasts the retries, so that
+    // holders lose track of their locks (a release that cannot read the
+    // lock; a create whose answer and then reads are lost): only the sweep
+    // of abandoned locks releases those.
     let chaos = {
         let (fx, done, proxy) = (Arc::clone(&fx), Arc::clone(&done), Arc::clone(&proxy));
         let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed);
@@ -114,15 +145,26 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 let acct = account_id(rng.random_range(0..ACCOUNTS));
+                let lock_read = format!("/{}/_doc/{acct}", ix.locks);
+                proxy.clear_rules();
+                if rng.random_bool(0.1) {
+                    if rng.random_bool(0.5) {
+                        proxy.drop_responses("GET", &lock_read, 12);
+                    } else {
+                        let create = format!("/{}/_create/{acct}", ix.locks);
+                        proxy.drop_responses_then("POST", &create, 1, ("GET", &lock_read, 12));
+                    }
+                    tokio::time::sleep(Duration::from_millis(rng.random_range(300..600))).await;
+                    continue;
+                }
                 let (method, path) = match rng.random_range(0..6) {
                     0 => ("POST", format!("/{}/_create/", ix.transactions)),
                     1 => ("POST", format!("/{}/_doc/", ix.transactions)),
                     2 => ("POST", format!("/{}/_doc/{acct}?", ix.accounts)),
                     3 => ("POST", format!("/{}/_create/{acct}", ix.locks)),
                     4 => ("DELETE", format!("/{}/_doc/{acct}?", ix.locks)),
-                    _ => ("GET", format!("/{}/_doc/{acct}", ix.locks)),
+                    _ => ("GET", lock_read),
                 };
-                proxy.clear_rules();
                 proxy.drop_responses(method, &path, 1);
                 // Pacing, not synchronisation.
                 tokio::time::sleep(Duration::from_millis(rng.random_range(5..30))).await;
@@ -181,6 +223,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
                 w,
                 seed.wrapping_add(w as u64 + 1),
                 Arc::clone(&said),
+                Arc::clone(&events),
             ))
         })
         .collect();
@@ -240,7 +283,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
             Said::LockRefused => {
                 assert_eq!(state, Some(&TxnState::RolledBack), "{id}: said cancelled")
             }
-            Said::Crashed | Said::Stopped => {}
+            Said::Crashed | Said::Stopped | Said::Failed => {}
             Said::Other(what) => panic!("{id}: {what}"),
         }
         let key = match s {
@@ -249,6 +292,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
             Said::LockRefused => "refused on a lock",
             Said::Crashed => "crashed",
             Said::Stopped => "stopped",
+            Said::Failed => "failed (lock answers lost)",
             Said::Other(_) => "other",
         };
         *counts.entry(key).or_default() += 1;
@@ -273,9 +317,11 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
         audit.findings
     );
     println!(
-        "{} transfers {counts:?}; {} responses lost; recovery: {recovery_rounds} rounds, {swept} abandoned lock(s) swept; operator: {operator_rounds} rounds, {rolled_back} rolled back; final sweep: {}",
+        "{} transfers {counts:?}; {} responses lost; {} stale lock(s) taken over, {} release(s) failed; recovery: {recovery_rounds} rounds, {swept} abandoned lock(s) swept; operator: {operator_rounds} rounds, {rolled_back} rolled back; final sweep: {}",
         said.len(),
         proxy.dropped(),
+        events.taken_over.load(Ordering::Relaxed),
+        events.failed_releases.load(Ordering::Relaxed),
         final_sweep.len()
     );
 }
