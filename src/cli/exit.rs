@@ -77,7 +77,10 @@ mod tests {
 
     #[test]
     fn each_verdict_has_its_code() {
-        assert_eq!(of_report(&report(Verdict::Completed(TxnState::Finished))), 0);
+        assert_eq!(
+            of_report(&report(Verdict::Completed(TxnState::Finished))),
+            0
+        );
         assert_eq!(
             of_report(&report(Verdict::EndedElsewhere(TxnState::RolledBack))),
             0

@@ -56,7 +56,10 @@ pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
     if a.json {
         let (kind, message) = if code == exit::DONE {
             let released = locks.iter().filter(|l| l.result == "released").count();
-            ("released", format!("{released} of {} released", locks.len()))
+            (
+                "released",
+                format!("{released} of {} released", locks.len()),
+            )
         } else {
             ("refused", "at least one lock was not released".to_string())
         };

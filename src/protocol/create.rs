@@ -160,7 +160,10 @@ mod tests {
         let created = created.as_object().unwrap();
         let mut moved = created.clone();
         moved.insert("transaction_state".into(), json!("finished"));
-        moved.insert("modification_time".into(), json!("2026-01-01T00:00:01.000Z"));
+        moved.insert(
+            "modification_time".into(),
+            json!("2026-01-01T00:00:01.000Z"),
+        );
         assert!(same_creation(&moved, created));
         let mut other = created.clone();
         other.insert("creation_time".into(), json!("2025-12-31T00:00:00.000Z"));

@@ -7,8 +7,8 @@ use super::stuck::is_stuck;
 use super::time::{human_age, parse_timestamp};
 use super::transaction::{read_integer, Transaction};
 use chrono::{DateTime, Utc};
-use std::time::Duration;
 use serde_json::{Map, Value};
+use std::time::Duration;
 
 /// A lock document as read.
 #[derive(Debug, Clone, PartialEq)]
@@ -215,7 +215,10 @@ mod tests {
         let window = Duration::from_secs(120);
         let l = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:10:00Z"}));
         let pending = owner("pending", 1, now);
-        assert_eq!(l.staleness(Owner::Is(&pending), now, window), Staleness::Live);
+        assert_eq!(
+            l.staleness(Owner::Is(&pending), now, window),
+            Staleness::Live
+        );
         let finished = owner("finished", 0, now);
         assert!(l.staleness(Owner::Is(&finished), now, window).is_stale());
         assert!(l.staleness(Owner::Missing, now, window).is_stale());
@@ -250,7 +253,9 @@ mod tests {
         }
         let t = owner("pending", 90, now);
         match l.staleness(Owner::Is(&t), now, window) {
-            Staleness::Stale(why) => assert!(why.contains("stuck") && why.contains("1h30m"), "{why}"),
+            Staleness::Stale(why) => {
+                assert!(why.contains("stuck") && why.contains("1h30m"), "{why}")
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -54,8 +54,10 @@ impl Protocol {
         txn: &Transaction,
         report: &mut ProcedureReport,
     ) {
-        let mut resources: BTreeSet<String> =
-            [txn.src.clone(), txn.dest.clone()].into_iter().flatten().collect();
+        let mut resources: BTreeSet<String> = [txn.src.clone(), txn.dest.clone()]
+            .into_iter()
+            .flatten()
+            .collect();
         match self.locks_owned_by(&txn.id).await {
             Ok(found) => resources.extend(found),
             Err(Error::IndexMissing(_)) => return,
@@ -64,7 +66,8 @@ impl Protocol {
                 self.record_lock(report, &txn.id, target, StepResult::Error(e.to_string()));
             }
         }
-        self.release_owned_reported(&txn.id, resources, report).await;
+        self.release_owned_reported(&txn.id, resources, report)
+            .await;
     }
 
     async fn release_owned_reported(
@@ -110,7 +113,10 @@ impl Protocol {
         let query = json!({"query": {"bool": {"should": [
             {"term": {"owner": txn}}, {"term": {"owner.keyword": txn}}
         ], "minimum_should_match": 1}}, "_source": false});
-        let hits = self.cluster().scan(&self.config.indices.locks, query).await?;
+        let hits = self
+            .cluster()
+            .scan(&self.config.indices.locks, query)
+            .await?;
         Ok(hits.into_iter().map(|h| h.id).collect())
     }
 

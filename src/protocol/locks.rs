@@ -194,7 +194,8 @@ impl Protocol {
                     Ok(AcquireOutcome::Acquired) => {}
                     Ok(AcquireOutcome::TookOver(old, why)) => {
                         let result = StepResult::Updated(super::decide::Effect::LockReleased);
-                        let label = format!("take over stale lock of {} ({why})", old.holder_label());
+                        let label =
+                            format!("take over stale lock of {} ({why})", old.holder_label());
                         self.record(report, t, None, &label, target.clone(), result);
                     }
                     Ok(AcquireOutcome::Held(info)) if Instant::now() < deadline => {

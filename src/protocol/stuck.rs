@@ -19,7 +19,11 @@ use std::time::Duration;
 /// (sub-second precise). Unknown modification time: not known to be
 /// untouched. "Stuck", a stale lock's owner, and the refusal of a
 /// transaction modified within the window all judge by this.
-pub fn untouched_for(modified: Option<DateTime<Utc>>, now: DateTime<Utc>, window: Duration) -> bool {
+pub fn untouched_for(
+    modified: Option<DateTime<Utc>>,
+    now: DateTime<Utc>,
+    window: Duration,
+) -> bool {
     let window = chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
     modified.is_some_and(|m| now.signed_duration_since(m) >= window)
 }

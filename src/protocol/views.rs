@@ -274,7 +274,7 @@ pub fn transaction_json(
         "creation_time": t.creation_time.map(format_timestamp),
         "modification_time": t.modification_time.map(format_timestamp),
         "age_seconds": age,
-        "stuck": older(recovery_window),
+        "stuck": super::stuck::is_stuck(t, now, recovery_window),
         "needs_investigation": older(investigate_after),
         "problems": t.problems,
     })

@@ -208,7 +208,10 @@ fn transfer_json_outcome_for_every_exit_path() {
     let out = nowhere.run(&["recover", "--all-stuck", "--json"]);
     out.code(3);
     assert_eq!(out.json()["exit_code"], 3, "{out}");
-    assert!(out.json()["error"].as_str().unwrap().contains("unreachable"));
+    assert!(out.json()["error"]
+        .as_str()
+        .unwrap()
+        .contains("unreachable"));
 }
 
 /// A locked transfer whose transaction another process finishes while it
@@ -233,7 +236,9 @@ fn transfer_finished_by_another_process_is_done() {
     );
     let (mut c, cmd) = w.g.command(
         &[],
-        &["transfer", "A", "B", "10", "--id", "j-else", "--locks", "--json"],
+        &[
+            "transfer", "A", "B", "10", "--id", "j-else", "--locks", "--json",
+        ],
     );
     let child = c
         .stdout(Stdio::piped())

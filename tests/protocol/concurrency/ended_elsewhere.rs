@@ -85,7 +85,10 @@ async fn a_transfer_releases_locks_it_took_after_another_process_ended_its_trans
         let (report, ()) = tokio::join!(worker, other_process);
         let ctx = format!("{procedure:?}: {:?}\n{:#?}", report.verdict, report.steps);
         // Reported as what it is: ended by another process.
-        assert!(matches!(report.verdict, Verdict::EndedElsewhere(_)), "{ctx}");
+        assert!(
+            matches!(report.verdict, Verdict::EndedElsewhere(_)),
+            "{ctx}"
+        );
         let expected = if procedure == Procedure::Recover {
             (400, 600)
         } else {

@@ -86,7 +86,11 @@ async fn a_lock_left_by_each_leak_path_is_released_by_the_next_recovery() {
     );
     let report = fx
         .proto_via(&proxy.url())
-        .transfer(&request("tlost", "Alost", "Blost"), true, RunLimits::default())
+        .transfer(
+            &request("tlost", "Alost", "Blost"),
+            true,
+            RunLimits::default(),
+        )
         .await;
     proxy.clear_rules();
     assert!(matches!(report.verdict, Verdict::Failed(_)), "{report:#?}");

@@ -78,11 +78,16 @@ async fn a_locked_transfer_takes_over_a_stale_lock_and_not_a_live_one() {
     // cancels its own transaction; the lock is untouched.
     fx.account("Alive", 500).await;
     fx.account("Blive", 500).await;
-    fx.put(&fx.ix.locks, "Alive", lock("old-live", &future)).await;
+    fx.put(&fx.ix.locks, "Alive", lock("old-live", &future))
+        .await;
     let held = fx.cluster().get(&fx.ix.locks, "Alive").await.unwrap();
     let report = fx
         .proto
-        .transfer(&request("tlive", "Alive", "Blive"), true, RunLimits::default())
+        .transfer(
+            &request("tlive", "Alive", "Blive"),
+            true,
+            RunLimits::default(),
+        )
         .await;
     assert!(
         matches!(&report.verdict, Verdict::Refused(Refusal::LockHeld { resource, .. }) if resource == "Alive"),
@@ -97,7 +102,10 @@ async fn a_locked_transfer_takes_over_a_stale_lock_and_not_a_live_one() {
     assert_eq!(fx.cluster().get(&fx.ix.locks, "Alive").await.unwrap(), held);
     assert_eq!(fx.state("tlive").await, TxnState::RolledBack);
     assert_eq!(
-        (fx.acct("Alive").await.balance, fx.acct("Blive").await.balance),
+        (
+            fx.acct("Alive").await.balance,
+            fx.acct("Blive").await.balance
+        ),
         (500, 500)
     );
 }
@@ -152,7 +160,12 @@ async fn a_lock_is_stale_exactly_when_its_owner_is_stuck() {
     let now = chrono::Utc::now();
     for id in &owners {
         let t = fx.txn(id).await;
-        let view = fx.proto.lock_view(&format!("L-{id}")).await.unwrap().unwrap();
+        let view = fx
+            .proto
+            .lock_view(&format!("L-{id}"))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(view.staleness.is_stale(), is_stuck(&t, now, window), "{id}");
         if let Staleness::Stale(why) = &view.staleness {
             assert!(why.contains("stuck"), "{why}");
@@ -176,9 +189,11 @@ async fn a_lock_refusal_reports_a_transaction_finished_elsewhere_as_done() {
     let operator = async {
         let fxr = &fx;
         // It holds A (sorted first) and waits for B.
-        wait_until("the transfer holds A", Duration::from_secs(5), move || async move {
-            lock_owner(fxr, "A").await == Some(Some("t1".into()))
-        })
+        wait_until(
+            "the transfer holds A",
+            Duration::from_secs(5),
+            move || async move { lock_owner(fxr, "A").await == Some(Some("t1".into())) },
+        )
         .await;
         let r = fx.proto.recover("t1", true).await;
         assert!(
