@@ -10,6 +10,7 @@
 //!   from them (transfer, rollback, recovery, locks, audit).
 //! - [`cluster`]: the thin layer over the official `elasticsearch` client.
 //! - [`cli`]: the headless commands, which call the protocol module.
+//! - [`signals`]: SIGTERM/SIGHUP/SIGINT as something to wait for and stop on.
 
 pub mod cli;
 pub mod cluster;
@@ -17,5 +18,6 @@ pub mod dashboard;
 pub mod demo;
 pub mod error;
 pub mod protocol;
+pub mod signals;
 
 pub use error::{Error, Result};

@@ -27,7 +27,8 @@ fn world(adjust: impl FnOnce(&mut ProtocolConfig)) -> World {
     let (server, url) = match std::env::var("ESTX_TEST_URL") {
         Ok(u) if !u.trim().is_empty() => (None, u.trim().trim_end_matches('/').to_string()),
         _ => {
-            let s = OsmemServer::start().unwrap_or_else(|e| panic!("{e}"));
+            let s = OsmemServer::start_reporting(&mut |step| eprintln!("{step}"))
+                .unwrap_or_else(|e| panic!("{e}"));
             let url = s.url().to_string();
             (Some(s), url)
         }
@@ -290,7 +291,8 @@ fn server_starts_and_stops() {
     if std::env::var("ESTX_TEST_URL").is_ok_and(|u| !u.trim().is_empty()) {
         return; // testing against an external cluster; osmem-server may be absent
     }
-    let server = OsmemServer::start().unwrap_or_else(|e| panic!("{e}"));
+    let server = OsmemServer::start_reporting(&mut |step| eprintln!("{step}"))
+        .unwrap_or_else(|e| panic!("{e}"));
     let url = url::Url::parse(server.url()).unwrap();
     let addr = format!("{}:{}", url.host_str().unwrap(), url.port().unwrap());
     assert!(std::net::TcpStream::connect(&addr).is_ok());

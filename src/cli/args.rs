@@ -6,6 +6,7 @@
 //! password is read from `ESTX_PASSWORD` and the API key from `ESTX_API_KEY`
 //! by [`crate::cli::context`].
 
+use super::values;
 use crate::protocol::time::parse_duration;
 use clap::builder::FalseyValueParser;
 use clap::{Args, Parser};
@@ -24,14 +25,18 @@ pub use super::subcommands::{
 /// they print to stdout, explain refusals on stderr, and exit with 0 (done, by
 /// this process or another), 1 (refused with nothing written, findings, not
 /// found or malformed), 2 (usage), 3 (cluster unreachable or cluster error),
-/// 4 (terminal failure) or 5 (stopped part-way, left for recovery).
+/// 4 (terminal failure) or 5 (stopped part-way, left for recovery). The
+/// dashboard and `demo` stop cleanly on SIGTERM, SIGHUP and SIGINT (terminal
+/// restored, demo workload and server stopped) and exit with 128 + the signal
+/// number (143, 129, 130).
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "estx-tui",
     version,
     about,
     long_about,
-    after_help = "Secrets are read from the environment only: ESTX_PASSWORD (with --user) \
+    after_help = "Durations are written 500ms, 90s, 2m, 1h30m, 1d (a bare number is seconds). \
+                  Secrets are read from the environment only: ESTX_PASSWORD (with --user) \
                   and ESTX_API_KEY (takes precedence). Logs go to --log-file, never to the terminal."
 )]
 pub struct Cli {
@@ -117,7 +122,7 @@ pub struct GlobalArgs {
     pub settled_retention: Duration,
 
     /// Per-request timeout (a timed-out write has an unknown outcome and is retried).
-    #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = values::positive_duration, value_name = "DURATION")]
     pub timeout: Duration,
 
     /// Where logs go (never to the terminal) [default: estx-tui.log in the
@@ -138,8 +143,8 @@ impl GlobalArgs {
 /// Options of the dashboard (ignored by the headless commands).
 #[derive(Debug, Clone, Args)]
 pub struct DashboardArgs {
-    /// How often the dashboard refreshes.
-    #[arg(long, global = true, env = "ESTX_INTERVAL", default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    /// How often the dashboard refreshes (at least 1s).
+    #[arg(long, global = true, env = "ESTX_INTERVAL", default_value = "2s", value_parser = values::interval, value_name = "DURATION")]
     pub interval: Duration,
 
     /// Show only; disable every action that writes.
@@ -191,6 +196,43 @@ mod tests {
         assert_eq!(cli.global.recovery_window, Duration::from_secs(90));
         assert_eq!(cli.global.url, "http://x:1");
         assert!(Cli::try_parse_from(["estx-tui", "list", "--timeout", "soon"]).is_err());
+        let cli =
+            Cli::try_parse_from(["estx-tui", "list", "--investigate-after", "1h30m"]).unwrap();
+        assert_eq!(cli.global.investigate_after, Duration::from_secs(5400));
         assert!(Cli::try_parse_from(["estx-tui", "transfer", "A", "B", "0"]).is_err());
+    }
+
+    /// The message of a refused command line.
+    fn refusal(args: &[&str]) -> String {
+        let e = Cli::try_parse_from(args).unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{e}");
+        e.to_string()
+    }
+
+    #[test]
+    fn values_out_of_range_are_usage_errors() {
+        let e = refusal(&["estx-tui", "list", "--state", "pendng"]);
+        assert!(
+            e.contains("--state") && e.contains("valid states: created, pending"),
+            "{e}"
+        );
+        let e = refusal(&["estx-tui", "demo", "--crash-rate", "2"]);
+        assert!(e.contains("--crash-rate") && e.contains("0 to 1"), "{e}");
+        let e = refusal(&["estx-tui", "demo", "--accounts", "3"]);
+        assert!(e.contains("at least 4"), "{e}");
+        let e = refusal(&["estx-tui", "demo", "--workers", "0"]);
+        assert!(e.contains("at least 1"), "{e}");
+        let e = refusal(&["estx-tui", "seed", "--balance", "0"]);
+        assert!(e.contains("--balance"), "{e}");
+        let e = refusal(&["estx-tui", "demo", "--for", "0s"]);
+        assert!(e.contains("--for"), "{e}");
+        let e = refusal(&["estx-tui", "--interval", "100ms"]);
+        assert!(e.contains("at least 1s"), "{e}");
+        let e = refusal(&["estx-tui", "list", "--timeout", "0"]);
+        assert!(e.contains("--timeout"), "{e}");
+        let ok = Cli::try_parse_from(["estx-tui", "demo", "--for", "1m30s", "--crash-rate", "1"]);
+        assert!(ok.is_ok());
+        let ok = Cli::try_parse_from(["estx-tui", "list", "--state", "rolled-back"]);
+        assert!(ok.is_ok());
     }
 }

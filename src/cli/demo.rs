@@ -8,6 +8,7 @@ use crate::cluster::Cluster;
 use crate::dashboard::{self, snapshot, DashboardOptions};
 use crate::demo::{self, DemoError, OsmemServer, SeedOptions, SeedReport, WorkloadOptions};
 use crate::protocol::Protocol;
+use crate::signals::{StopSignal, StopSignals};
 use std::time::Duration;
 
 /// Exit code for demo failures that are not the cluster's (server not installed).
@@ -55,24 +56,55 @@ pub async fn seed(p: &Protocol, a: &SeedArgs) -> i32 {
     }
 }
 
-/// `demo`: starts osmem-server, seeds it, runs the workload, opens the
-/// dashboard (or, with `--no-ui`, runs for `--for` and prints a summary),
-/// then stops the workload and the server — nothing is left running.
+/// One line of the demo's progress on stderr (stdout is for its results).
+fn progress(step: impl std::fmt::Display) {
+    err(format_args!("demo: {step}"));
+}
+
+/// `demo`: finds (or installs) and starts osmem-server, seeds it, runs the
+/// workload, opens the dashboard (or, with `--no-ui`, runs for `--for` and
+/// prints a summary), then stops the workload and the server — nothing is
+/// left running, also when SIGTERM, SIGHUP or SIGINT stops it (exit code
+/// 128 + the signal's number). Every step is announced on stderr as it starts.
 pub async fn demo(cli: &Cli, a: &DemoArgs) -> i32 {
-    let server = match tokio::task::spawn_blocking(OsmemServer::start).await {
-        Ok(Ok(s)) => s,
-        Ok(Err(e)) => return demo_failure(&e),
+    let mut signals = match StopSignals::install() {
+        Ok(s) => s,
         Err(e) => {
-            err(format_args!("could not start the demo server: {e}"));
+            err(format_args!("cannot catch stop signals: {e}"));
             return EXIT_SETUP;
         }
     };
-    let code = run_demo(cli, a, server.url()).await;
+    progress("looking for osmem-server...");
+    let starting = tokio::task::spawn_blocking(|| {
+        OsmemServer::start_reporting(&mut |step: &str| progress(step))
+    });
+    // A signal while the server starts: the blocking start cannot be
+    // interrupted; its server is killed when the finished start is dropped
+    // (and it was started with -parent-pid, so it dies with us anyway).
+    let server = tokio::select! {
+        started = starting => match started {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return demo_failure(&e),
+            Err(e) => {
+                err(format_args!("could not start the demo server: {e}"));
+                return EXIT_SETUP;
+            }
+        },
+        signal = signals.recv() => return stopped_early(signal),
+    };
+    let code = run_demo(cli, a, server.url(), &mut signals).await;
+    progress("stopping the demo server...");
     server.stop();
     code
 }
 
-async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str) -> i32 {
+/// Stopped by `signal` before the workload ran: nothing to summarise.
+fn stopped_early(signal: StopSignal) -> i32 {
+    progress(format_args!("stopped by {} while starting", signal.name()));
+    signal.exit_code()
+}
+
+async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str, signals: &mut StopSignals) -> i32 {
     let mut global = cli.global.clone();
     global.url = url.to_string();
     let mut config = context::protocol_config(&global);
@@ -88,21 +120,33 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str) -> i32 {
         balance: a.balance,
         force: false,
     };
-    let report = match demo::seed(&proto, &opts).await {
+    progress(format_args!(
+        "osmem-server is up at {url}; seeding {} accounts and stuck transactions...",
+        a.accounts
+    ));
+    let seeded = tokio::select! {
+        seeded = demo::seed(&proto, &opts) => seeded,
+        signal = signals.recv() => return stopped_early(signal),
+    };
+    let report = match seeded {
         Ok(r) => r,
         Err(e) => return demo_failure(&e),
     };
+    progress(format_args!(
+        "starting {} workers and the recovery loop...",
+        a.workers
+    ));
     let refresher = spawn_refresher(proto.clone());
     let workload = demo::spawn(
         proto.clone(),
         report.accounts.clone(),
         WorkloadOptions {
             workers: a.workers,
-            crash_rate: a.crash_rate.clamp(0.0, 1.0),
+            crash_rate: a.crash_rate,
             ..WorkloadOptions::default()
         },
     );
-    let code = run_workload(cli, a, url, proto, &report, workload).await;
+    let code = run_workload(cli, a, url, proto, &report, workload, signals).await;
     refresher.abort();
     code
 }
@@ -114,37 +158,79 @@ async fn run_workload(
     proto: Protocol,
     report: &SeedReport,
     workload: demo::WorkloadHandle,
+    signals: &mut StopSignals,
 ) -> i32 {
     if a.no_ui {
         print_report(report);
         out(format_args!(
-            "demo cluster at {url}; running the workload for {}s",
-            a.run_for.as_secs()
+            "demo cluster at {url}; running the workload for {}",
+            human_duration(a.run_for)
         ));
-        tokio::time::sleep(a.run_for).await;
+        let stopped_by = tokio::select! {
+            () = tokio::time::sleep(a.run_for) => None,
+            signal = signals.recv() => Some(signal),
+        };
+        if let Some(signal) = stopped_by {
+            progress(format_args!(
+                "stopped by {}; stopping the workload...",
+                signal.name()
+            ));
+        }
         let stats = workload.stats();
-        workload.stop().await;
+        stop_workload(workload, signals).await;
         out(format_args!(
             "workload: {} transfers, {} crashed part-way, {} recovered, {} refused or failed (a held lock refuses a locked transfer)",
             stats.transfers, stats.crashed, stats.recovered, stats.failed
         ));
-        summary(&proto).await
+        let code = summary(&proto).await;
+        match stopped_by {
+            Some(signal) if code == 0 => signal.exit_code(),
+            _ => code,
+        }
     } else {
         let opts = DashboardOptions {
-            interval: cli.dashboard.interval.max(Duration::from_secs(1)),
+            interval: cli.dashboard.interval,
             read_only: cli.dashboard.read_only,
             cap: snapshot::DEFAULT_CAP,
         };
+        progress("opening the dashboard (q quits and stops the demo)...");
         let result = dashboard::run(proto, opts).await;
-        out("stopping the demo workload and server...");
-        workload.stop().await;
+        if let Ok(Some(signal)) = &result {
+            progress(format_args!("stopped by {}", signal.name()));
+        }
+        progress("stopping the workload...");
+        stop_workload(workload, signals).await;
         match result {
-            Ok(()) => 0,
+            Ok(None) => 0,
+            Ok(Some(signal)) => signal.exit_code(),
             Err(e) => {
                 err(format_args!("terminal error: {e}"));
                 super::EXIT_TERMINAL
             }
         }
+    }
+}
+
+/// Stops the workload, waiting for the transfers in progress (up to the
+/// workload's grace period) unless another stop signal says not to wait.
+async fn stop_workload(workload: demo::WorkloadHandle, signals: &mut StopSignals) {
+    tokio::select! {
+        () = workload.stop() => {}
+        signal = signals.recv() => {
+            progress(format_args!(
+                "{} again: not waiting for the transfers in progress",
+                signal.name()
+            ));
+        }
+    }
+}
+
+/// `1s`, `1.5s`, `2m30s`: a `--for` value as the user would write it.
+fn human_duration(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        crate::protocol::time::human_age(d.as_secs() as i64)
+    } else {
+        format!("{:.3}s", d.as_secs_f64())
     }
 }
 

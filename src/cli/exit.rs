@@ -9,6 +9,7 @@
 //! | 3 | cluster error: unreachable, authentication, HTTP errors; nothing known to have changed |
 //! | 4 | terminal failure (the dashboard could not drive the terminal) |
 //! | 5 | stopped part-way: something was written and the transaction is left for recovery |
+//! | 128 + N | the dashboard or the demo stopped on signal N ([`crate::signals`]) |
 
 use crate::error::Error;
 use crate::protocol::{ProcedureReport, TxnState, Verdict};

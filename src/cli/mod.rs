@@ -4,7 +4,9 @@
 //!
 //! Every command returns its process exit code, one of those in [`exit`]
 //! (0 done, 1 refused, 2 usage, 3 cluster error, 4 terminal failure,
-//! 5 stopped part-way). Nothing is printed with a panic:
+//! 5 stopped part-way; 128 + the signal's number when the dashboard or the
+//! demo stopped on SIGHUP (129), SIGINT (130) or SIGTERM (143), after
+//! restoring the terminal). Nothing is printed with a panic:
 //! stdout writes ignore closed pipes, errors are one `estx-tui: ...` line.
 
 pub mod actions;
@@ -21,6 +23,7 @@ pub mod release;
 pub mod render;
 pub mod show;
 pub mod subcommands;
+pub mod values;
 
 pub use args::{Cli, Command};
 
@@ -62,15 +65,13 @@ async fn dashboard(cli: &Cli) -> i32 {
         Err(e) => return fail(&e),
     };
     let opts = crate::dashboard::DashboardOptions {
-        interval: cli
-            .dashboard
-            .interval
-            .max(std::time::Duration::from_secs(1)),
+        interval: cli.dashboard.interval,
         read_only: cli.dashboard.read_only,
         cap: crate::dashboard::snapshot::DEFAULT_CAP,
     };
     match crate::dashboard::run(p, opts).await {
-        Ok(()) => 0,
+        Ok(None) => 0,
+        Ok(Some(signal)) => signal.exit_code(),
         Err(e) => {
             err(format_args!("terminal error: {e}"));
             EXIT_TERMINAL

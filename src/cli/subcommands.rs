@@ -3,6 +3,8 @@
 //! `release-lock RESOURCE` / `--txn ID`), an argument group makes exactly
 //! one of them required.
 
+use super::values;
+use crate::demo::seed::MIN_ACCOUNTS;
 use crate::protocol::time::parse_duration;
 use clap::{Args, Subcommand};
 use std::time::Duration;
@@ -51,10 +53,10 @@ pub enum Command {
 #[derive(Debug, Clone, Args)]
 pub struct SeedArgs {
     /// Accounts to create (at least 4).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = values::count_at_least(MIN_ACCOUNTS))]
     pub accounts: usize,
-    /// Starting balance of each account.
-    #[arg(long, default_value_t = 1000)]
+    /// Starting balance of each account (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i64).range(1..))]
     pub balance: i64,
     /// Seed even though the indices already hold documents.
     #[arg(long)]
@@ -65,22 +67,22 @@ pub struct SeedArgs {
 #[derive(Debug, Clone, Args)]
 pub struct DemoArgs {
     /// Accounts to create (at least 4).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = values::count_at_least(MIN_ACCOUNTS))]
     pub accounts: usize,
-    /// Starting balance of each account.
-    #[arg(long, default_value_t = 1000)]
+    /// Starting balance of each account (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i64).range(1..))]
     pub balance: i64,
-    /// Workers making transfers in the background.
-    #[arg(long, default_value_t = 3)]
+    /// Workers making transfers in the background (at least 1).
+    #[arg(long, default_value_t = 3, value_parser = values::count_at_least(1))]
     pub workers: usize,
     /// Share of transfers whose worker dies part-way (0 to 1).
-    #[arg(long, default_value_t = 0.2)]
+    #[arg(long, default_value_t = 0.2, value_parser = values::rate)]
     pub crash_rate: f64,
     /// Run without the dashboard (for scripts and tests); prints a summary.
     #[arg(long)]
     pub no_ui: bool,
-    /// With --no-ui: how long to run the workload.
-    #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = crate::protocol::time::parse_duration)]
+    /// With --no-ui: how long to run the workload (e.g. 10s, 1m30s).
+    #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = values::positive_duration)]
     pub run_for: std::time::Duration,
 }
 
@@ -110,7 +112,7 @@ pub struct TransferArgs {
 pub struct ListArgs {
     /// Only transactions in this state (repeatable): created, pending,
     /// committed, terminating, finished, rolled-back.
-    #[arg(long = "state", value_name = "STATE")]
+    #[arg(long = "state", value_name = "STATE", value_parser = values::state)]
     pub states: Vec<String>,
     /// Only transactions last modified longer ago than this.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]

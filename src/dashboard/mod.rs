@@ -17,6 +17,7 @@ pub mod ui;
 pub mod update;
 
 use crate::protocol::Protocol;
+use crate::signals::{StopSignal, StopSignals};
 use app::{App, Settings};
 use chrono::Utc;
 use crossterm::event::{Event as TermEvent, EventStream};
@@ -37,10 +38,11 @@ pub struct DashboardOptions {
     pub cap: usize,
 }
 
-/// Runs the dashboard until the operator quits. The terminal is restored on
-/// every path out, including errors; panics are covered by the hook in
-/// [`terminal::init`].
-pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()> {
+/// Runs the dashboard until the operator quits (`Ok(None)`) or a stop signal
+/// arrives (`Ok(Some(signal))`: SIGTERM, SIGHUP or SIGINT, see
+/// [`crate::signals`]). The terminal is restored on every path out,
+/// including errors; panics are covered by the hook in [`terminal::init`].
+pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Option<StopSignal>> {
     let config = proto.config().clone();
     let settings = Settings {
         url: proto.cluster().url().to_string(),
@@ -64,6 +66,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
     ));
     spawn_ticker(tx.clone());
 
+    // Caught before the terminal changes, so no signal can leave it changed.
+    let mut signals = StopSignals::install()?;
+    let mut stopped_by = None;
     let mut terminal = terminal::init()?;
     spawn_input(tx.clone());
     if let Ok(size) = terminal.size() {
@@ -72,7 +77,17 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
     let result = async {
         loop {
             terminal.draw(|f| ui::render(f, &app))?;
-            let Some(first) = rx.recv().await else { break };
+            let first = tokio::select! {
+                ev = rx.recv() => match ev {
+                    Some(ev) => ev,
+                    None => break,
+                },
+                signal = signals.recv() => {
+                    tracing::info!(signal = signal.name(), "stopping on a signal");
+                    stopped_by = Some(signal);
+                    break;
+                }
+            };
             let mut commands = update::update(&mut app, first);
             // Apply everything already queued before drawing again.
             while let Ok(ev) = rx.try_recv() {
@@ -106,7 +121,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<()>
     }
     .await;
     terminal::restore();
-    result
+    result.map(|()| stopped_by)
 }
 
 fn spawn_ticker(tx: mpsc::UnboundedSender<Event>) {

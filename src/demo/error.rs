@@ -1,18 +1,35 @@
 //! What the demo can fail with: the bundled server cannot be found or does
 //! not start, the target cluster already holds data, or the cluster fails.
 
-use super::server::INSTALL_COMMAND;
+use super::install::install_command;
 use std::path::PathBuf;
 use thiserror::Error;
 
 /// Everything `demo` and `seed` can fail with.
 #[derive(Debug, Error)]
 pub enum DemoError {
-    /// No `osmem-server` binary was found; the message gives the install command.
-    #[error("osmem-server not found ({detail}); install it with `{INSTALL_COMMAND}`")]
+    /// No `osmem-server` binary was found and none could be installed; the
+    /// message gives the install command.
+    #[error(
+        "osmem-server not found ({detail}); install it with `{}` or set OSMEM_SERVER_BIN",
+        install_command()
+    )]
     ServerNotFound {
         /// Where it was looked for, and what each place said.
         detail: String,
+    },
+    /// No `osmem-server` was found and installing it failed.
+    #[error(
+        "osmem-server not found ({looked}) and installing it failed: {reason}; install it \
+         by hand with `{command}` or set OSMEM_SERVER_BIN=/path/to/osmem-server"
+    )]
+    ServerInstall {
+        /// Where it was looked for before installing.
+        looked: String,
+        /// What the install said.
+        reason: String,
+        /// The install command to run by hand.
+        command: String,
     },
     /// The binary was found but did not come up.
     #[error("osmem-server at {} did not start: {reason}{log}", bin.display())]

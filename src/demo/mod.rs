@@ -2,6 +2,7 @@
 //! newcomer sees the dashboard at work within a minute (`estx-tui demo`), and
 //! the same mess seeded into any cluster (`estx-tui seed`).
 //!
+//! - [`install`]: finds `osmem-server`, or installs it on first use.
 //! - [`server`]: starts and owns a local `osmem-server` ([`OsmemServer`]).
 //! - [`seed()`]: creates the indices and accounts, then leaves transactions
 //!   stuck in every state (some for hours), stale locks and one dangling
@@ -10,6 +11,7 @@
 //!   plus a recovery loop ([`workload::spawn`]).
 
 pub mod error;
+pub mod install;
 mod mess;
 mod scenario;
 pub mod seed;
@@ -17,6 +19,7 @@ pub mod server;
 pub mod workload;
 
 pub use error::DemoError;
+pub use install::{find_or_install, install_command};
 pub use seed::{account_ids, ensure_indices, seed, SeedOptions, SeedReport};
-pub use server::{OsmemServer, INSTALL_COMMAND};
+pub use server::OsmemServer;
 pub use workload::{spawn, RecoveryScope, WorkloadHandle, WorkloadOptions, WorkloadStats};

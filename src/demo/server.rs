@@ -1,14 +1,15 @@
 //! The demo's own cluster: a spawned `osmem-server` (an in-memory server that
 //! speaks the Elasticsearch/OpenSearch document API) on a free local port.
 //!
-//! The binary is looked up in `$OSMEM_SERVER_BIN`, then as `osmem-server` on
-//! `PATH`, then through the installed Python package. The server is started
+//! The binary is found, or installed on first use, by [`find_or_install`].
+//! The server is started
 //! with `-parent-pid <our pid>`, so it exits with us even if we crash; it is
 //! also killed and reaped on [`OsmemServer::stop`] and on drop. Its output
 //! never reaches our terminal (the dashboard owns it): stdout is drained
 //! after the banner, stderr goes to a log file in the temporary directory.
 
 use super::error::DemoError;
+use super::install::find_or_install;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::net::{TcpStream, ToSocketAddrs};
@@ -18,11 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// Environment variable naming the `osmem-server` binary explicitly.
-pub const BIN_ENV: &str = "OSMEM_SERVER_BIN";
-
-/// The one command that installs the server this crate is tested against.
-pub const INSTALL_COMMAND: &str = "pip install osmem-server==0.1.6";
+pub use super::install::BIN_ENV;
 
 /// How long the server may take to print its URL and accept connections.
 pub const STARTUP_DEADLINE: Duration = Duration::from_secs(20);
@@ -36,10 +33,19 @@ pub struct OsmemServer {
 }
 
 impl OsmemServer {
-    /// Finds the binary (see the module docs) and starts it on
-    /// `127.0.0.1:<free port>`, waiting up to 20 s for it to announce its URL.
+    /// Finds the binary, installing it on first use ([`find_or_install`]),
+    /// and starts it on `127.0.0.1:<free port>`, waiting up to 20 s for it to
+    /// announce its URL. What it does goes to the log.
     pub fn start() -> Result<OsmemServer, DemoError> {
-        OsmemServer::start_binary(&find_binary()?)
+        OsmemServer::start_reporting(&mut |step| tracing::info!("{step}"))
+    }
+
+    /// [`OsmemServer::start`], telling `progress` what it does (finding,
+    /// installing, starting), one line per step.
+    pub fn start_reporting(progress: &mut dyn FnMut(&str)) -> Result<OsmemServer, DemoError> {
+        let bin = find_or_install(progress)?;
+        progress(&format!("starting osmem-server ({})...", bin.display()));
+        OsmemServer::start_binary(&bin)
     }
 
     /// Starts the given binary (see [`OsmemServer::start`]).
@@ -118,71 +124,6 @@ impl Drop for OsmemServer {
     fn drop(&mut self) {
         self.shutdown();
     }
-}
-
-/// Finds `osmem-server`: `$OSMEM_SERVER_BIN`, `PATH`, then the Python package.
-pub fn find_binary() -> Result<PathBuf, DemoError> {
-    if let Some(bin) = std::env::var_os(BIN_ENV).filter(|v| !v.is_empty()) {
-        let bin = PathBuf::from(bin);
-        if bin.is_file() {
-            return Ok(bin);
-        }
-        return Err(DemoError::ServerNotFound {
-            detail: format!("{BIN_ENV}={} is not a file", bin.display()),
-        });
-    }
-    if let Some(bin) = find_on_path("osmem-server") {
-        return Ok(bin);
-    }
-    let mut problems = vec![format!("{BIN_ENV} unset, not on PATH")];
-    for python in ["python3", "python"] {
-        let out = Command::new(python)
-            .args([
-                "-c",
-                "import osmem_server; print(osmem_server.resolve_binary())",
-            ])
-            .stdin(Stdio::null())
-            .output();
-        match out {
-            Ok(out) if out.status.success() => {
-                let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-                let bin = PathBuf::from(&path);
-                if bin.is_file() {
-                    return Ok(bin);
-                }
-                problems.push(format!("{python} reported {path:?}, which is not a file"));
-            }
-            Ok(out) => {
-                let err = String::from_utf8_lossy(&out.stderr);
-                let last = err.lines().last().unwrap_or("failed").trim().to_string();
-                problems.push(format!("{python}: {last}"));
-            }
-            Err(e) => problems.push(format!("{python}: {e}")),
-        }
-    }
-    Err(DemoError::ServerNotFound {
-        detail: problems.join("; "),
-    })
-}
-
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|candidate| is_executable(candidate))
-}
-
-#[cfg(unix)]
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
-}
-
-#[cfg(not(unix))]
-fn is_executable(path: &Path) -> bool {
-    path.is_file()
 }
 
 /// A fresh log file for one server's stderr, if the temp dir is writable.
@@ -273,15 +214,12 @@ mod tests {
         let e = DemoError::ServerNotFound {
             detail: "nowhere".into(),
         };
-        assert!(
-            e.to_string().contains("pip install osmem-server==0.1.6"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("pip install --target "), "{e}");
     }
 
     #[test]
     fn a_binary_that_prints_no_banner_is_reported() {
-        let Some(bin) = find_on_path("true") else {
+        let Some(bin) = super::super::install::find_on_path("true") else {
             return;
         };
         let e = OsmemServer::start_binary(&bin).unwrap_err();

@@ -47,28 +47,77 @@ pub fn format_timestamp(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
 }
 
-/// Parses a human duration such as `90s`, `2m`, `1h`, `24h`, `1d`, `500ms`.
-/// A bare number means seconds.
+/// Parses a human duration: one or more `<number><unit>` parts such as
+/// `90s`, `2m`, `1h30m`, `1m30s`, `500ms`, `1.5s`, `1d`, each number
+/// possibly with a fraction, units `ms`, `s`, `m`, `h`, `d` (or their long
+/// forms). A bare number means seconds. Precision is kept to the nanosecond.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("invalid duration `{s}` (expected e.g. 90s, 2m, 1h, 1d)"))?;
-    let secs = match unit.trim() {
-        "" | "s" | "sec" | "secs" => n,
-        "ms" => return Ok(Duration::from_millis(n)),
-        "m" | "min" | "mins" => n * 60,
-        "h" | "hour" | "hours" => n * 3600,
-        "d" | "day" | "days" => n * 86_400,
-        other => {
-            return Err(format!(
-                "invalid duration unit `{other}` in `{s}` (use ms, s, m, h or d)"
-            ))
+    const EXPECTED: &str = "expected e.g. 500ms, 90s, 2m, 1h30m, 1d";
+    let text = s.trim();
+    let invalid = |why: String| format!("invalid duration `{text}`: {why} ({EXPECTED})");
+    if text.is_empty() {
+        return Err(invalid("empty".into()));
+    }
+    let mut rest = text;
+    let mut total_nanos: u128 = 0;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let (num, after) = rest.split_at(num_len);
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let unit = unit.trim();
+        if num.is_empty() {
+            return Err(invalid(format!("`{unit}` has no number before it")));
         }
-    };
-    Ok(Duration::from_secs(secs))
+        if unit.is_empty() && rest.len() != text.len() {
+            return Err(invalid(format!("`{num}` has no unit")));
+        }
+        let unit_nanos: u128 = match unit {
+            // A bare number (only as the whole value, see above) is seconds.
+            "" | "s" | "sec" | "secs" | "second" | "seconds" => 1_000_000_000,
+            "ms" | "msec" | "millis" => 1_000_000,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60_000_000_000,
+            "h" | "hour" | "hours" => 3_600_000_000_000,
+            "d" | "day" | "days" => 86_400_000_000_000,
+            other => return Err(invalid(format!("unknown unit `{other}`"))),
+        };
+        let (whole, fraction) = num.split_once('.').unwrap_or((num, ""));
+        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
+            return Err(invalid(format!("`{num}` is not a number")));
+        }
+        let whole: u128 = if whole.is_empty() {
+            0
+        } else {
+            whole
+                .parse()
+                .map_err(|_| invalid(format!("`{num}` is too large")))?
+        };
+        // The fraction, in units of 10^-digits, scaled exactly (extra digits
+        // beyond the nanosecond are dropped).
+        let digits = fraction.len().min(18) as u32;
+        let frac: u128 = if digits == 0 {
+            0
+        } else {
+            fraction[..digits as usize]
+                .parse()
+                .map_err(|_| invalid(format!("`{num}` is not a number")))?
+        };
+        let part = whole
+            .checked_mul(unit_nanos)
+            .and_then(|w| w.checked_add(frac * unit_nanos / 10u128.pow(digits)))
+            .ok_or_else(|| invalid("too large".into()))?;
+        total_nanos = total_nanos
+            .checked_add(part)
+            .ok_or_else(|| invalid("too large".into()))?;
+        rest = next.trim_start();
+    }
+    let secs =
+        u64::try_from(total_nanos / 1_000_000_000).map_err(|_| invalid("too large".into()))?;
+    Ok(Duration::new(secs, (total_nanos % 1_000_000_000) as u32))
 }
 
 /// Renders an age in seconds the way operators read them: `42s`, `3m10s`, `2h05m`, `3d04h`.
@@ -125,6 +174,31 @@ mod tests {
         assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
         assert!(parse_duration("2 weeks").is_err());
         assert!(parse_duration("m").is_err());
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
+        assert_eq!(parse_duration("1h 30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert_eq!(
+            parse_duration("1m0.25s").unwrap(),
+            Duration::from_millis(60_250)
+        );
+        assert_eq!(parse_duration("0.5").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("1d2h").unwrap(), Duration::from_secs(93_600));
+        for bad in [
+            "",
+            "h1",
+            "1x",
+            "1.2.3s",
+            "30m1",
+            ".s",
+            "-1s",
+            "99999999999999999999999d",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(parse_duration("1x")
+            .unwrap_err()
+            .contains("unknown unit `x`"));
         assert_eq!(human_age(3725), "1h02m");
         assert_eq!(human_age(59), "59s");
     }

@@ -1,6 +1,10 @@
-//! `estx-tui` CLI tests: seed and demo.
+//! `estx-tui` CLI tests: seed and demo, the demo's and the dashboard's stop
+//! signals (run in tmux, checked like `q`: terminal restored, nothing left
+//! running), and option values refused as usage errors.
 
 use super::*;
+use crate::tmux::Tmux;
+use std::sync::{Arc, Mutex};
 
 #[test]
 fn seed_refuses_to_mix_with_existing_data_unless_forced() {
@@ -139,4 +143,214 @@ fn demo_without_ui_runs_and_leaves_no_server_behind() {
     // The demo never touched the cluster at --url.
     let (status, _) = common::http("HEAD", &w.url(&w.ix.transactions, ""), None);
     assert_eq!(status, 404);
+}
+
+/// The pid of the running `estx-tui` whose command line holds `marker`
+/// (its unique log file), not the shell or `timeout` around it.
+fn estx_pid(marker: &str) -> u32 {
+    let bin = env!("CARGO_BIN_EXE_estx-tui");
+    let mut found = None;
+    common::wait_until_blocking("estx-tui is running", Duration::from_secs(30), || {
+        let out = Command::new("ps")
+            .args(["-A", "-o", "pid=", "-o", "args="])
+            .output()
+            .expect("run ps");
+        found = String::from_utf8_lossy(&out.stdout).lines().find_map(|l| {
+            let (pid, args) = l.trim_start().split_once(' ')?;
+            let args = args.trim_start();
+            (args.starts_with(bin) && args.contains(marker))
+                .then(|| pid.parse().ok())
+                .flatten()
+        });
+        found.is_some()
+    });
+    found.unwrap()
+}
+
+/// Sends `signal` (e.g. `TERM`) to `pid`.
+fn kill(signal: &str, pid: u32) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{signal} {pid} failed");
+}
+
+/// After the program in `tui` exited: main screen, cursor shown, mouse off,
+/// cooked mode.
+#[track_caller]
+fn assert_terminal_restored(tui: &Tmux) {
+    let screen = tui.wait_for("the terminal state", |s| s.contains("TTY="));
+    assert!(screen.contains("TTY=cooked"), "raw mode left on:\n{screen}");
+    assert_eq!(
+        tui.format("#{alternate_on}"),
+        "0",
+        "still on the alternate screen:\n{screen}"
+    );
+    assert_eq!(tui.format("#{cursor_flag}"), "1", "cursor left hidden");
+    assert_eq!(
+        tui.format("#{mouse_any_flag}"),
+        "0",
+        "mouse capture left on"
+    );
+}
+
+/// SIGTERM to the demo under its dashboard: the terminal is restored, the
+/// exit code is 143, and its server is gone.
+#[test]
+fn sigterm_stops_the_demo_and_restores_the_terminal() {
+    let w = World::bare();
+    let log = w.g.log.display().to_string();
+    let args: Vec<String> = ["--log-file", &log, "demo"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let tui = Tmux::start(
+        "demo-term",
+        120,
+        36,
+        env!("CARGO_BIN_EXE_estx-tui"),
+        &args,
+        &w.g.log,
+    );
+    let pid = estx_pid(&log);
+    // The dashboard is up on the demo's cluster.
+    tui.wait_for_all(&["estx-tui", "http://127.0.0.1:", "q quit"]);
+    assert_eq!(tui.format("#{alternate_on}"), "1");
+    let server = osmem_processes()
+        .into_iter()
+        .find(|(_, args)| has_parent(args, pid))
+        .map(|(p, _)| p)
+        .unwrap_or_else(|| panic!("no osmem-server with -parent-pid {pid}"));
+
+    kill("TERM", pid);
+    assert_eq!(tui.wait_exit(), 143);
+    assert_terminal_restored(&tui);
+    let screen = tui.screen();
+    assert!(screen.contains("stopped by SIGTERM"), "{screen}");
+    let left: Vec<(u32, String)> = osmem_processes()
+        .into_iter()
+        .filter(|(p, args)| *p == server || has_parent(args, pid))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the demo left its server running: {left:?}"
+    );
+}
+
+/// SIGHUP (the terminal went away) to the plain dashboard: it restores the
+/// terminal and exits with 129.
+#[test]
+fn sighup_stops_the_dashboard_and_restores_the_terminal() {
+    let w = World::new();
+    let args = w.g.args();
+    let tui = Tmux::start(
+        "dash-hup",
+        120,
+        36,
+        env!("CARGO_BIN_EXE_estx-tui"),
+        &args,
+        &w.g.log,
+    );
+    let pid = estx_pid(&w.g.log.display().to_string());
+    tui.wait_for_all(&["estx-tui", "q quit"]);
+    assert_eq!(tui.format("#{alternate_on}"), "1");
+    kill("HUP", pid);
+    assert_eq!(tui.wait_exit(), 129);
+    assert_terminal_restored(&tui);
+}
+
+/// Ctrl-C (SIGINT) to `demo --no-ui`: it stops the workload, still prints
+/// its summary, exits with 130 and leaves no server behind.
+#[test]
+fn sigint_to_the_headless_demo_prints_the_summary() {
+    let w = World::bare();
+    let (mut c, cmd) = w.g.command(&[], &["demo", "--no-ui", "--for", "10m"]);
+    let mut child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn estx-tui demo");
+    let pid = child.id();
+    let collect = |mut pipe: Box<dyn Read + Send>| {
+        let text = Arc::new(Mutex::new(String::new()));
+        let sink = Arc::clone(&text);
+        let handle = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        (text, handle)
+    };
+    let (stdout, out_thread) = collect(Box::new(child.stdout.take().unwrap()));
+    let (stderr, err_thread) = collect(Box::new(child.stderr.take().unwrap()));
+    let waited = std::panic::catch_unwind(|| {
+        common::wait_until_blocking("the workload runs", Duration::from_secs(60), || {
+            stdout.lock().unwrap().contains("running the workload")
+        })
+    });
+    if waited.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "the demo never started its workload\n{}\n{}",
+            stdout.lock().unwrap(),
+            stderr.lock().unwrap()
+        );
+    }
+    kill("INT", pid);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("demo --no-ui still running 60 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    out_thread.join().unwrap();
+    err_thread.join().unwrap();
+    let out = Out {
+        cmd,
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.lock().unwrap().clone(),
+        stderr: stderr.lock().unwrap().clone(),
+    };
+    assert_no_panic(&out);
+    out.code(130)
+        .stdout_has("workload: ")
+        .stdout_has("transactions by state:")
+        .stderr_has("stopped by SIGINT");
+    let left: Vec<(u32, String)> = osmem_processes()
+        .into_iter()
+        .filter(|(_, args)| has_parent(args, pid))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the demo left its server running: {left:?}"
+    );
+}
+
+/// Values out of range are usage errors (exit 2) that say what is accepted.
+#[test]
+fn option_values_out_of_range_are_refused() {
+    let w = World::bare();
+    w.run(&["demo", "--crash-rate", "2"])
+        .code(2)
+        .stderr_has("expected 0 to 1");
+    w.run(&["list", "--state", "pendng"]).code(2).stderr_has(
+        "valid states: created, pending, committed, terminating, finished, rolled-back",
+    );
+    w.run(&["list", "--older-than", "1h30x"])
+        .code(2)
+        .stderr_has("unknown unit `x`");
 }

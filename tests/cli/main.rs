@@ -14,6 +14,9 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../dashboard_e2e/tmux.rs"]
+#[allow(dead_code)]
+mod tmux;
 
 use chrono::{Duration as ChronoDuration, Utc};
 use common::{TestIndices, TestServer};

@@ -1,10 +1,12 @@
 //! The cluster under test: an `osmem-server` started through the library's
-//! own launcher ([`estx::demo::OsmemServer`], the one `estx-tui demo` uses),
-//! or the real cluster named by `ESTX_TEST_URL`, plus collision-free index
-//! names. If no server can be found the test fails with install
-//! instructions; it never skips.
+//! own launcher ([`estx::demo::OsmemServer`], the one `estx-tui demo` uses,
+//! which also installs the server into the user's cache on first use), or
+//! the real cluster named by `ESTX_TEST_URL`, plus collision-free index
+//! names. If no server can be found or installed the test fails with the
+//! install command; it never skips.
 
-use estx::demo::{OsmemServer, INSTALL_COMMAND};
+use estx::demo::{install_command, OsmemServer};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 /// Environment variable naming an external cluster to test against instead of
@@ -35,7 +37,8 @@ impl TestServer {
         if let Some(url) = external_url() {
             return TestServer { url, server: None };
         }
-        let server = OsmemServer::start().unwrap_or_else(|e| panic!("{e}\n{}", install_hint()));
+        let server = OsmemServer::start_binary(server_binary())
+            .unwrap_or_else(|e| panic!("{e}\n{}", install_hint()));
         let url = server.url().to_string();
         // The banner is printed once the socket listens; make sure the HTTP
         // layer answers before handing the server to a test.
@@ -130,12 +133,23 @@ impl TestIndices {
     }
 }
 
+/// The `osmem-server` binary, found (or installed) once per test binary by
+/// the library's [`estx::demo::find_or_install`]; what it does goes to stderr.
+fn server_binary() -> &'static PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        estx::demo::find_or_install(&mut |step| eprintln!("test harness: {step}"))
+            .unwrap_or_else(|e| panic!("{e}\n{}", install_hint()))
+    })
+}
+
 /// The message every "cannot find / start the server" panic carries.
 fn install_hint() -> String {
     format!(
-        "the integration tests need osmem-server: install it with `{INSTALL_COMMAND}` \
+        "the integration tests need osmem-server: install it with `{}` \
          (or set {SERVER_BIN_ENV}=/path/to/osmem-server, or {TEST_URL_ENV}=http://host:9200 to test \
-         against a real cluster)"
+         against a real cluster)",
+        install_command()
     )
 }
 

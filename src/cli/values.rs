@@ -1,0 +1,100 @@
+//! Parsers for option values that have a range or a fixed set of values, so
+//! that a value out of range is a usage error (exit 2, naming the option and
+//! what it accepts) before anything runs, never a silent clamp or an empty
+//! result. Durations are parsed by the one duration parser,
+//! [`parse_duration`] (`500ms`, `90s`, `1h30m`).
+
+use crate::protocol::time::parse_duration;
+use crate::protocol::TxnState;
+use std::time::Duration;
+
+/// The dashboard refreshes at most once a second.
+pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
+
+/// A duration greater than zero (`--timeout`, `demo --for`).
+pub fn positive_duration(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() {
+        return Err(format!("`{s}` is zero; it must be longer than that"));
+    }
+    Ok(d)
+}
+
+/// The dashboard's poll interval: at least [`MIN_INTERVAL`].
+pub fn interval(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d < MIN_INTERVAL {
+        return Err(format!("`{s}` is too short: at least 1s"));
+    }
+    Ok(d)
+}
+
+/// A share between 0 and 1 inclusive (`--crash-rate`).
+pub fn rate(s: &str) -> Result<f64, String> {
+    let r: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number (expected 0 to 1, e.g. 0.2)"))?;
+    if !(0.0..=1.0).contains(&r) {
+        return Err(format!("`{s}` is out of range: expected 0 to 1, e.g. 0.2"));
+    }
+    Ok(r)
+}
+
+/// A count of at least `min` (`--accounts`, `--workers`).
+pub fn count_at_least(min: usize) -> impl Fn(&str) -> Result<usize, String> + Clone {
+    move |s: &str| {
+        let n: usize = s
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}` is not a whole number (at least {min})"))?;
+        if n < min {
+            return Err(format!("{n} is too few: at least {min}"));
+        }
+        Ok(n)
+    }
+}
+
+/// A transaction state by its stored name (`list --state`); anything else
+/// is refused with the list of valid names.
+pub fn state(s: &str) -> Result<String, String> {
+    let names: Vec<&str> = TxnState::KNOWN.iter().map(TxnState::as_str).collect();
+    let wanted = s.trim();
+    if names.contains(&wanted) {
+        return Ok(wanted.to_string());
+    }
+    Err(format!(
+        "`{s}` is not a transaction state; valid states: {}",
+        names.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_enforced() {
+        assert_eq!(rate("0").unwrap(), 0.0);
+        assert_eq!(rate("1").unwrap(), 1.0);
+        assert!(rate("2").unwrap_err().contains("0 to 1"));
+        assert!(rate("-0.1").is_err());
+        assert!(rate("NaN").is_err());
+        assert!(count_at_least(4)("3").unwrap_err().contains("at least 4"));
+        assert_eq!(count_at_least(1)("2").unwrap(), 2);
+        assert!(count_at_least(1)("-1").is_err());
+        assert!(positive_duration("0s").is_err());
+        assert_eq!(positive_duration("1m30s").unwrap(), Duration::from_secs(90));
+        assert!(interval("500ms").unwrap_err().contains("at least 1s"));
+    }
+
+    #[test]
+    fn an_unknown_state_lists_the_valid_ones() {
+        assert_eq!(state("rolled-back").unwrap(), "rolled-back");
+        let e = state("pendng").unwrap_err();
+        assert!(
+            e.contains("created, pending, committed, terminating, finished, rolled-back"),
+            "{e}"
+        );
+    }
+}
