@@ -45,6 +45,11 @@ pub fn print_verdict(report: &ProcedureReport, batch: bool) -> i32 {
             "{txn}: failed: {e}; the transaction is left where it stopped for recovery (see `estx-tui show {txn}`)"
         )),
     }
+    if report.verdict.is_done() && report.lock_left_behind() {
+        err(format_args!(
+            "{txn}: a lock could not be released; the next `estx-tui recover --all-stuck` releases it"
+        ));
+    }
     if let Verdict::Failed(e) = &report.verdict {
         tracing::warn!(txn = %txn, error = %e, "procedure failed");
     }

@@ -8,7 +8,7 @@
 //! | 2 | usage error (clap's own, and options checked after parsing) |
 //! | 3 | cluster error: unreachable, authentication, HTTP errors; nothing known to have changed |
 //! | 4 | terminal failure (the dashboard could not drive the terminal) |
-//! | 5 | stopped part-way: something was written and the transaction is left for recovery |
+//! | 5 | stopped part-way: something was written and the transaction is left for recovery (or a lock it held could not be released) |
 //! | 128 + N | the dashboard or the demo stopped on signal N ([`crate::signals`]) |
 
 use crate::error::Error;
@@ -37,13 +37,16 @@ pub fn of_error(e: &Error) -> i32 {
 }
 
 /// Exit code of one procedure: done, refused, stopped part-way (this
-/// process wrote something and the transaction is not terminal), or the
-/// error's code when it failed before writing anything.
+/// process wrote something and the transaction is not terminal, or a lock
+/// it had to release is left behind), or the error's code when it failed
+/// before writing anything.
 pub fn of_report(r: &ProcedureReport) -> i32 {
     // A transfer refused for a held lock cancels what it created: terminal,
     // nothing left for recovery.
     let settled = r.final_state().0.is_some_and(TxnState::is_terminal);
     match &r.verdict {
+        // Done, but a lock could not be released: left for recovery.
+        v if v.is_done() && r.lock_left_behind() => STOPPED,
         v if v.is_done() => DONE,
         Verdict::Refused(_) if settled || !r.wrote() => REFUSED,
         Verdict::Failed(e) if settled || !r.wrote() => of_error(e),
@@ -92,6 +95,15 @@ mod tests {
             3
         );
         assert_eq!(of_report(&report(Verdict::Stopped("crash".into()))), 5);
+        let mut leaked = report(Verdict::Completed(TxnState::Finished));
+        leaked.push(crate::protocol::StepReport {
+            txn: "t".into(),
+            step: None,
+            label: crate::protocol::report::RELEASE_LOCK.into(),
+            target: "locks/A".into(),
+            result: crate::protocol::StepResult::Error("unreachable".into()),
+        });
+        assert_eq!(of_report(&leaked), 5);
     }
 
     #[test]

@@ -100,7 +100,7 @@ impl Protocol {
         let r = super::report::StepReport {
             txn: txn.to_string(),
             step: None,
-            label: "release lock".into(),
+            label: super::report::RELEASE_LOCK.into(),
             target,
             result,
         };

@@ -124,6 +124,9 @@ impl fmt::Display for Verdict {
     }
 }
 
+/// Label of the step that releases a lock (lock steps name no protocol step).
+pub const RELEASE_LOCK: &str = "release lock";
+
 /// The full account of one procedure run.
 #[derive(Debug)]
 pub struct ProcedureReport {
@@ -184,6 +187,14 @@ impl ProcedureReport {
                 None => (self.started_in.as_ref(), None),
             },
         }
+    }
+
+    /// Whether a lock this procedure had to release could not be: it is left
+    /// for the next recovery (whose sweep releases locks of ended owners).
+    pub fn lock_left_behind(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.label == RELEASE_LOCK && matches!(s.result, StepResult::Error(_)))
     }
 
     /// Whether this process wrote anything to a transaction or account

@@ -166,7 +166,8 @@ fn force_recovery_and_lock_release_from_the_dashboard() {
     tui.wait_for("both transactions and their four locks", |s| {
         s.contains(&live.id)
             && s.contains(&stuck.id)
-            && pane(s, "locks 4 (0 stale)")
+            // The stuck transaction's locks are stale: the one rule.
+            && pane(s, "locks 4 (2 stale)")
                 .is_some_and(|p| all_locks.iter().all(|r| p.contains(r.as_str())))
     });
 
@@ -228,7 +229,7 @@ fn force_recovery_and_lock_release_from_the_dashboard() {
         || w.refresh(),
         |s| {
             s.contains(&done)
-                && pane(s, "locks 2 (0 stale)").is_some_and(|p| {
+                && pane(s, "locks 2 (2 stale)").is_some_and(|p| {
                     p.contains(stuck.src.as_str())
                         && p.contains(stuck.dest.as_str())
                         && !p.contains(live.src.as_str())
@@ -249,7 +250,7 @@ fn force_recovery_and_lock_release_from_the_dashboard() {
         "locks that would be released:",
         &format!(" {} — ", stuck.src),
         &format!(" {} — ", stuck.dest),
-        "2 lock(s) not stale",
+        "stale (owner transaction",
         "[ Confirm (y) ]",
     ]);
     tui.keys(&["y"]);

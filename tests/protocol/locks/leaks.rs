@@ -71,6 +71,12 @@ async fn a_lock_left_by_each_leak_path_is_released_by_the_next_recovery() {
         .filter(|s| s.label == "release lock" && matches!(s.result, StepResult::Error(_)))
         .collect();
     assert_eq!(failed.len(), 1, "{:#?}", report.steps);
+    // Not "done, exit 0": a lock is left for recovery.
+    assert!(report.lock_left_behind());
+    assert_eq!(
+        estx::cli::exit::of_report(&report),
+        estx::cli::exit::STOPPED
+    );
     assert_eq!(lock_owner(&fx, "Brel").await, Some(Some("trel".into())));
 
     // 3. A lock create whose answer was lost, and the reads that would have
