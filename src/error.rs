@@ -1,6 +1,7 @@
 //! The library's error type: what can go wrong talking to the cluster or
 //! reading its documents, typed so callers can tell "refused" from "broken".
 
+use std::time::Duration;
 use thiserror::Error;
 
 /// Result alias used across the library.
@@ -17,13 +18,18 @@ pub enum Error {
     /// The cluster could not be reached (connection refused, DNS, TLS, timeout).
     #[error("cluster unreachable: {0}")]
     Unreachable(String),
-    /// The cluster answered with an error we cannot retry our way out of.
+    /// The cluster (or a proxy in front of it) answered with an error
+    /// status. 429, 502, 503 and 504 are transient ([`Error::is_transient`]);
+    /// every other status is final.
     #[error("cluster error (HTTP {status}): {reason}")]
     Cluster {
         /// HTTP status code of the answer.
         status: u16,
-        /// The error reason the cluster gave.
+        /// The error reason the cluster gave (or a summary of a non-JSON body).
         reason: String,
+        /// The answer's `Retry-After`, when it sent one: wait at least this
+        /// long before trying again.
+        retry_after: Option<Duration>,
     },
     /// Credentials were refused (HTTP 401/403); retrying would not help.
     #[error("authentication or authorisation failed (HTTP {status}): {reason}")]
@@ -69,6 +75,16 @@ pub enum Error {
         /// The last error seen.
         last: String,
     },
+    /// A secret or user name from the environment cannot be sent (control
+    /// characters, a `:` in a user name, an API key that is not base64);
+    /// nothing was sent to the cluster.
+    #[error("invalid {var}: {problem}")]
+    Credentials {
+        /// The environment variable (or option) it came from.
+        var: &'static str,
+        /// What is wrong with it (never the secret itself).
+        problem: String,
+    },
     /// Invalid input from the caller (bad duration, bad amount, ...).
     #[error("{0}")]
     Invalid(String),
@@ -79,12 +95,32 @@ pub enum Error {
 
 impl Error {
     /// True when the error means the cluster could not be talked to at all or
-    /// failed in a way that a later retry may fix.
+    /// failed in a way that a later retry may fix: no answer, or HTTP 429,
+    /// 502, 503, 504 (whatever their body). For a write this also means the
+    /// outcome is unknown (a proxy's 502/504 may come after the cluster
+    /// applied it), so the executor re-reads before deciding again. Every
+    /// other status is final: 401/403 are [`Error::Auth`], other 4xx and 500
+    /// would fail the same way again.
     pub fn is_transient(&self) -> bool {
         match self {
             Error::Unreachable(_) | Error::GaveUp { .. } => true,
-            Error::Cluster { status, .. } => *status == 429 || *status >= 500,
+            Error::Cluster { status, .. } => is_transient_status(*status),
             _ => false,
         }
     }
+
+    /// How long the cluster asked us to wait (`Retry-After`) before retrying.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Error::Cluster { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+/// The HTTP statuses that mean "busy or unreachable behind a proxy, try
+/// again later": 429 (throttled), 502 (bad gateway), 503 (unavailable),
+/// 504 (gateway timeout).
+pub fn is_transient_status(status: u16) -> bool {
+    matches!(status, 429 | 502 | 503 | 504)
 }

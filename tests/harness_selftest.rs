@@ -4,7 +4,9 @@
 //! that `TestServer` starts and answers, that the raw `http` helpers work, and
 //! that `FaultProxy` really produces "lost responses": the upstream applies a
 //! write while the client — the raw helper as well as the official
-//! `elasticsearch` client the crate uses — only sees a closed connection.
+//! `elasticsearch` client the crate uses — only sees a closed connection —
+//! and that its rewrite rules answer as deployments do (canned answers with
+//! or without forwarding, a shifted `Date`, forward-proxy requests).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -307,4 +309,77 @@ fn dropping_the_proxy_stops_it() {
     assert_eq!(http("GET", &format!("{url}/"), None).0, 200);
     drop(proxy);
     assert!(try_http("GET", &format!("{url}/"), None).is_err());
+}
+
+/// The head (status line and headers) of a GET answer, read with `std::net`.
+fn response_head(base: &str, path: &str) -> String {
+    use std::io::{Read, Write};
+    let addr = base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).unwrap();
+    raw.split("\r\n\r\n").next().unwrap_or_default().to_string()
+}
+
+fn date_of(head: &str) -> std::time::SystemTime {
+    let line = head
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("date:"))
+        .unwrap_or_else(|| panic!("no Date in {head}"));
+    httpdate::parse_http_date(line[5..].trim()).unwrap()
+}
+
+#[test]
+fn proxy_answers_canned_responses_without_forwarding_or_after_forwarding() {
+    let server = TestServer::shared();
+    let idx = TestIndices::unique();
+    let proxy = FaultProxy::start(server.url());
+    let doc = |id: &str| format!("{}/{}/_doc/{id}", proxy.url(), idx.accounts);
+
+    proxy.answer("PUT", "/_doc/c1", 1, common::proxy::Canned::empty(401));
+    let (status, body) = http("PUT", &doc("c1"), Some(r#"{"balance":1}"#));
+    assert_eq!((status, body.as_str()), (401, ""));
+    assert!(
+        get_doc(server.url(), &idx.accounts, "c1").is_none(),
+        "forwarded"
+    );
+
+    let page = common::proxy::Canned::html(502, "502 Bad Gateway");
+    proxy.answer_after_forwarding("PUT", "/_doc/c2", 1, page);
+    let (status, body) = http("PUT", &doc("c2"), Some(r#"{"balance":2}"#));
+    assert_eq!(status, 502);
+    assert!(body.contains("<title>502 Bad Gateway</title>"), "{body}");
+    assert!(
+        get_doc(server.url(), &idx.accounts, "c2").is_some(),
+        "not applied"
+    );
+
+    proxy.answer("GET", "/_doc/c2", 1, common::proxy::Canned::throttled("7"));
+    let head = response_head(&proxy.url(), &format!("/{}/_doc/c2", idx.accounts));
+    assert!(head.starts_with("HTTP/1.1 429"), "{head}");
+    assert!(head.contains("Retry-After: 7"), "{head}");
+    // Rules are used up: the next read is the cluster's.
+    let (status, _) = http("GET", &doc("c2"), None);
+    assert_eq!(status, 200);
+    assert_eq!(proxy.canned(), 3);
+}
+
+#[test]
+fn proxy_shifts_the_date_and_serves_absolute_form_requests() {
+    let server = TestServer::shared();
+    let proxy = FaultProxy::start(server.url());
+    let direct = date_of(&response_head(server.url(), "/"));
+    proxy.shift_date(-3600);
+    // As a client configured with HTTP_PROXY asks: the full URL as target.
+    let head = response_head(&proxy.url(), "http://elsewhere.invalid:9200/");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let shifted = date_of(&head);
+    let behind = direct.duration_since(shifted).unwrap().as_secs();
+    assert!((3595..=3605).contains(&behind), "{behind}s");
+    assert_eq!(proxy.proxied_requests(), 1);
 }

@@ -8,7 +8,6 @@ use crate::error::Error;
 use crate::protocol::locks::lock_json;
 use crate::protocol::views::{detail_json, transaction_json};
 use crate::protocol::Protocol;
-use chrono::Utc;
 use serde_json::Value;
 
 /// `list`: transactions by state and age, oldest modification first.
@@ -17,7 +16,7 @@ pub async fn list(p: &Protocol, a: &ListArgs) -> i32 {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
-    let now = Utc::now();
+    let now = p.cluster().now();
     let c = p.config();
     let rows: Vec<Value> = txns
         .iter()
@@ -46,7 +45,7 @@ pub async fn show(p: &Protocol, a: &ShowArgs) -> i32 {
         }
         Err(e) => return fail(&e),
     };
-    let now = Utc::now();
+    let now = p.cluster().now();
     let c = p.config();
     if a.json {
         print_json(&detail_json(
@@ -69,7 +68,7 @@ pub async fn locks(p: &Protocol, a: &LocksArgs) -> i32 {
         Ok(v) => v,
         Err(e) => return fail(&e),
     };
-    let now = Utc::now();
+    let now = p.cluster().now();
     let rows: Vec<Value> = views.iter().map(|v| lock_json(v, now)).collect();
     if a.json {
         print_json(&Value::Array(rows));

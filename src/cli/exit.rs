@@ -5,7 +5,7 @@
 //! |------|---------|
 //! | 0 | done: the transaction is terminal (by this process or another), or nothing needed doing |
 //! | 1 | refused with nothing written (or a fact about the data: not found, malformed, invalid, audit findings) |
-//! | 2 | usage error (clap's own, and options checked after parsing) |
+//! | 2 | usage error (clap's own, options checked after parsing, unusable credentials in the environment) |
 //! | 3 | cluster error: unreachable, authentication, HTTP errors; nothing known to have changed |
 //! | 4 | terminal failure (the dashboard could not drive the terminal) |
 //! | 5 | stopped part-way: something was written and the transaction is left for recovery (or a lock it held could not be released) |
@@ -32,6 +32,8 @@ pub const STOPPED: i32 = 5;
 pub fn of_error(e: &Error) -> i32 {
     match e {
         Error::NotFound { .. } | Error::Malformed { .. } | Error::Invalid(_) => REFUSED,
+        // Bad credentials in the environment: like a usage error, nothing was sent.
+        Error::Credentials { .. } => USAGE,
         _ => CLUSTER,
     }
 }

@@ -42,7 +42,8 @@ pub async fn run(cli: Cli) -> i32 {
         Err(e) => return fail(&e),
     };
     tracing::info!(?command, "command");
-    match command {
+    let cluster = p.cluster().clone();
+    let code = match command {
         Command::Init => init::run(&p).await,
         Command::Transfer(a) => actions::transfer(p, a).await,
         Command::List(a) => commands::list(&p, a).await,
@@ -54,7 +55,12 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Audit(a) => audit::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
+    };
+    // Times were taken from the cluster's clock anyway; say so when ours is off.
+    if let Some(skew) = cluster.clock_skew() {
+        err(format_args!("warning: {skew}"));
     }
+    code
 }
 
 /// No subcommand: the dashboard, with the same connection options. It

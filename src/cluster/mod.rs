@@ -5,19 +5,29 @@
 //! conditional deletes, search and full scans — and turns HTTP answers into
 //! typed outcomes: a 409 is a [`WriteOutcome::Conflict`], not an error; a
 //! missing index is [`Error::IndexMissing`]; a transport failure is
-//! [`Error::Unreachable`] (for a write: unknown outcome).
+//! [`Error::Unreachable`] (for a write: unknown outcome). Answers are
+//! classified by HTTP status first (see `response`), reads are retried when
+//! the cluster is busy (see `send`), and every answer's `Date` feeds the one
+//! clock the protocol uses ([`Cluster::now`]).
 
 mod admin;
+mod clock;
 mod connect;
 mod response;
 mod search;
+mod send;
 
+pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
+pub use clock::{ClockSkew, SKEW_WARNING_MS};
 pub use connect::ConnectOptions;
 pub use search::hits;
+pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 
-use response::{check, error_from, read_json, transport, truncate, versioned};
+use clock::Clock;
+use response::{check, mget_item_error, truncate, versioned, Answer};
 
 use crate::error::{Error, Result};
+use chrono::{DateTime, Utc};
 use elasticsearch::params::OpType;
 use elasticsearch::{
     BulkParts, CreateParts, DeleteParts, Elasticsearch, GetParts, IndexParts, MgetParts,
@@ -85,6 +95,7 @@ pub struct Hit {
 pub struct Cluster {
     client: Elasticsearch,
     url: String,
+    clock: Clock,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -102,6 +113,7 @@ impl Cluster {
         Ok(Cluster {
             client: connect::build_client(opts)?,
             url: opts.url.clone(),
+            clock: Clock::default(),
         })
     }
 
@@ -110,23 +122,68 @@ impl Cluster {
         &self.url
     }
 
+    /// The cluster's time now, estimated from its answers' `Date` headers
+    /// (the local clock before the first answer). Every time the protocol
+    /// writes or judges (`modification_time`, the recovery window, lock
+    /// leases, the age of data) comes from here, so processes whose clocks
+    /// disagree still agree on what is old.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// Estimated cluster time minus local time (zero before the first answer).
+    pub fn clock_offset(&self) -> chrono::Duration {
+        self.clock.offset()
+    }
+
+    /// `Some` when the local clock is provably more than a second off the
+    /// cluster's (also logged once): worth showing to the operator.
+    pub fn clock_skew(&self) -> Option<ClockSkew> {
+        self.clock.skew()
+    }
+
+    /// Makes sure [`Cluster::now`] is based on at least one answer, asking the
+    /// cluster for its root document if nothing was asked yet. Any answer
+    /// carries a `Date`, even a refusal (the root needs the `monitor`
+    /// privilege), so failures are only logged: the local clock stays in use.
+    pub async fn sync_clock(&self) {
+        if self.clock.is_synced() {
+            return;
+        }
+        let answer = match self.send(self.client.info().send()).await {
+            Ok(resp) => Answer::read(resp).await.map(|_| ()),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = answer {
+            tracing::info!(error = %e, "could not ask the cluster for its time");
+        }
+    }
+
+    /// A handle (with a clock estimate of its own) that plays a machine whose
+    /// clock is `skew` off the real one: for tests of clock-skewed writers.
+    pub fn with_local_clock_skew(&self, skew: chrono::Duration) -> Cluster {
+        Cluster {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            clock: self.clock.with_local_skew(skew),
+        }
+    }
+
     /// Realtime GET by id: the latest write, refreshed or not.
     pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
         let resp = self
-            .client
-            .get(GetParts::IndexId(index, id))
-            .realtime(true)
-            .send()
-            .await
-            .map_err(transport)?;
-        if resp.status_code().as_u16() == 404 {
-            let body = read_json(resp).await?;
-            if body.get("found") == Some(&Value::Bool(false)) {
-                return Ok(None);
-            }
-            return Err(error_from(404, &body, index));
+            .send_read(|| {
+                self.client
+                    .get(GetParts::IndexId(index, id))
+                    .realtime(true)
+                    .send()
+            })
+            .await?;
+        let answer = Answer::read(resp).await?;
+        if answer.status == 404 && answer.json.get("found") == Some(&Value::Bool(false)) {
+            return Ok(None);
         }
-        let body = check(resp, index).await?;
+        let body = answer.into_json(index)?;
         Ok(Some(versioned(id, &body)?))
     }
 
@@ -136,13 +193,14 @@ impl Cluster {
             return Ok(Vec::new());
         }
         let resp = self
-            .client
-            .mget(MgetParts::Index(index))
-            .realtime(true)
-            .body(json!({ "ids": ids }))
-            .send()
-            .await
-            .map_err(transport)?;
+            .send_read(|| {
+                self.client
+                    .mget(MgetParts::Index(index))
+                    .realtime(true)
+                    .body(json!({ "ids": ids }))
+                    .send()
+            })
+            .await?;
         let body = check(resp, index).await?;
         let docs = body
             .get("docs")
@@ -150,8 +208,8 @@ impl Cluster {
             .ok_or_else(|| Error::Decode("mget answer without docs".into()))?;
         docs.iter()
             .map(|d| {
-                if let Some(err) = d.get("error") {
-                    return Err(error_from(500, &json!({ "error": err }), index));
+                if d.get("error").is_some() {
+                    return Err(mget_item_error(d, index));
                 }
                 if d.get("found") == Some(&Value::Bool(true)) {
                     let id = d
@@ -182,9 +240,8 @@ impl Cluster {
             .if_seq_no(seq_no)
             .if_primary_term(primary_term)
             .body(source)
-            .send()
-            .await
-            .map_err(transport)?;
+            .send();
+        let resp = self.send(resp).await?;
         if resp.status_code().as_u16() == 409 {
             return Ok(WriteOutcome::Conflict);
         }
@@ -209,9 +266,8 @@ impl Cluster {
             .client
             .create(CreateParts::IndexId(index, id))
             .body(source)
-            .send()
-            .await
-            .map_err(transport)?;
+            .send();
+        let resp = self.send(resp).await?;
         if resp.status_code().as_u16() == 409 {
             return Ok(CreateOutcome::AlreadyExists);
         }
@@ -226,9 +282,8 @@ impl Cluster {
             .index(IndexParts::IndexId(index, id))
             .op_type(OpType::Index)
             .body(source)
-            .send()
-            .await
-            .map_err(transport)?;
+            .send();
+        let resp = self.send(resp).await?;
         check(resp, index).await.map(|_| ())
     }
 
@@ -244,13 +299,8 @@ impl Cluster {
             lines.push(json!({"index": {"_index": index, "_id": id}}).into());
             lines.push(doc.clone().into());
         }
-        let resp = self
-            .client
-            .bulk(BulkParts::None)
-            .body(lines)
-            .send()
-            .await
-            .map_err(transport)?;
+        let resp = self.client.bulk(BulkParts::None).body(lines).send();
+        let resp = self.send(resp).await?;
         let body = check(resp, index).await?;
         if body.get("errors").and_then(Value::as_bool) == Some(true) {
             let first = body
@@ -265,6 +315,7 @@ impl Cluster {
             return Err(Error::Cluster {
                 status: 400,
                 reason: format!("bulk indexing failed: {}", truncate(&first.to_string())),
+                retry_after: None,
             });
         }
         Ok(())
@@ -283,17 +334,16 @@ impl Cluster {
             .delete(DeleteParts::IndexId(index, id))
             .if_seq_no(seq_no)
             .if_primary_term(primary_term)
-            .send()
-            .await
-            .map_err(transport)?;
+            .send();
+        let resp = self.send(resp).await?;
         match resp.status_code().as_u16() {
             409 => Ok(DeleteOutcome::Conflict),
             404 => {
-                let body = read_json(resp).await?;
-                if body.get("result").and_then(Value::as_str) == Some("not_found") {
+                let answer = Answer::read(resp).await?;
+                if answer.json.get("result").and_then(Value::as_str) == Some("not_found") {
                     Ok(DeleteOutcome::NotFound)
                 } else {
-                    Err(error_from(404, &body, index))
+                    Err(answer.into_error(index))
                 }
             }
             _ => {

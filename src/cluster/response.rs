@@ -1,16 +1,25 @@
 //! Turning HTTP answers and transport failures into the library's typed
 //! errors and values.
+//!
+//! Every answer is classified by its HTTP status first, before its body is
+//! looked at: a 401/403 is an authentication failure whatever it carries
+//! (OpenSearch's security plugin answers plain text or nothing at all, a
+//! proxy answers HTML), and a proxy's HTML 502/504 is a transient error, not
+//! an "unexpected response". The body only refines the reason shown.
 
 use super::VersionedDoc;
 use crate::error::{Error, Result};
+use elasticsearch::http::headers::{HeaderMap, DATE, RETRY_AFTER};
 use elasticsearch::http::response::Response;
 use serde_json::Value;
+use std::time::{Duration, SystemTime};
 
 pub(super) fn transport(e: elasticsearch::Error) -> Error {
     match e.status_code() {
         Some(s) => Error::Cluster {
             status: s.as_u16(),
             reason: e.to_string(),
+            retry_after: None,
         },
         None => Error::Unreachable(with_causes(&e)),
     }
@@ -33,39 +42,93 @@ pub(super) fn with_causes(e: &dyn std::error::Error) -> String {
     msg
 }
 
-pub(super) async fn read_json(resp: Response) -> Result<Value> {
-    let text = resp.text().await.map_err(transport)?;
-    if text.trim().is_empty() {
-        return Ok(Value::Null);
-    }
-    serde_json::from_str(&text).map_err(|e| Error::Decode(format!("{e}: {}", truncate(&text))))
+/// An answer read in full: status, the `Retry-After` it asked for, and its
+/// body (JSON when it parses, `Null` when empty, else the raw text).
+pub(super) struct Answer {
+    pub(super) status: u16,
+    retry_after: Option<Duration>,
+    pub(super) json: Value,
+    text: String,
 }
 
+impl Answer {
+    /// Reads the whole answer; fails only when the connection breaks.
+    pub(super) async fn read(resp: Response) -> Result<Answer> {
+        let status = resp.status_code().as_u16();
+        let retry_after = retry_after(resp.headers());
+        let text = resp.text().await.map_err(transport)?;
+        let json = if text.trim().is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::Null)
+        };
+        Ok(Answer {
+            status,
+            retry_after,
+            json,
+            text,
+        })
+    }
+
+    /// True for 2xx.
+    pub(super) fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+
+    /// The body of a successful answer as JSON, or the typed error: by
+    /// status for an error answer, [`Error::Decode`] for a 2xx that is not JSON.
+    pub(super) fn into_json(self, index: &str) -> Result<Value> {
+        if !self.is_success() {
+            return Err(self.into_error(index));
+        }
+        if self.json.is_null() && !self.text.trim().is_empty() {
+            return Err(Error::Decode(truncate(&self.text)));
+        }
+        Ok(self.json)
+    }
+
+    /// The typed error for this (non-2xx) answer.
+    pub(super) fn into_error(self, index: &str) -> Error {
+        let reason = if self.json.is_object() {
+            None
+        } else {
+            Some(summarize_text(self.status, &self.text))
+        };
+        let e = classify(self.status, &self.json, reason, index);
+        match e {
+            Error::Cluster { status, reason, .. } => Error::Cluster {
+                status,
+                reason,
+                retry_after: self.retry_after,
+            },
+            other => other,
+        }
+    }
+}
+
+/// Reads an answer and returns its JSON body if the status is 2xx.
 pub(super) async fn check(resp: Response, index: &str) -> Result<Value> {
-    let status = resp.status_code().as_u16();
-    let body = read_json(resp).await?;
-    if (200..300).contains(&status) {
-        Ok(body)
-    } else {
-        Err(error_from(status, &body, index))
-    }
+    Answer::read(resp).await?.into_json(index)
 }
 
+/// The typed error for an error answer whose body is JSON (or `Null`).
 pub(super) fn error_from(status: u16, body: &Value, index: &str) -> Error {
+    classify(status, body, None, index)
+}
+
+/// Status first: 401/403 are [`Error::Auth`] whatever the body; a JSON
+/// `index_not_found_exception` is [`Error::IndexMissing`]; everything else is
+/// [`Error::Cluster`] with the status it came with. `text_reason` replaces
+/// the reason read from JSON when the body was not JSON.
+fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str) -> Error {
+    let reason = text_reason.unwrap_or_else(|| json_reason(status, body));
+    if matches!(status, 401 | 403) {
+        return Error::Auth { status, reason };
+    }
     let kind = body
         .pointer("/error/type")
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let reason = body
-        .pointer("/error/reason")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| {
-            body.get("error")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| truncate(&body.to_string()));
     if kind == "index_not_found_exception" {
         let missing = body
             .pointer("/error/index")
@@ -74,10 +137,105 @@ pub(super) fn error_from(status: u16, body: &Value, index: &str) -> Error {
             .to_string();
         return Error::IndexMissing(missing);
     }
-    match status {
-        401 | 403 => Error::Auth { status, reason },
-        _ => Error::Cluster { status, reason },
+    Error::Cluster {
+        status,
+        reason,
+        retry_after: None,
     }
+}
+
+fn json_reason(status: u16, body: &Value) -> String {
+    body.pointer("/error/reason")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| {
+            body.get("error")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| {
+            if body.is_null() {
+                summarize_text(status, "")
+            } else {
+                truncate(&body.to_string())
+            }
+        })
+}
+
+/// A one-line reason for a body that is not JSON: the title of an HTML page
+/// (what a load balancer answers), the first line of plain text, or the
+/// status's standard phrase for an empty body.
+fn summarize_text(status: u16, text: &str) -> String {
+    let text = text.trim();
+    let phrase = elasticsearch::http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .unwrap_or("no reason given");
+    if text.is_empty() {
+        return format!("{phrase} (empty answer)");
+    }
+    let lower = text.to_ascii_lowercase();
+    if lower.starts_with("<!doctype html") || lower.starts_with("<html") || lower.contains("<body")
+    {
+        let title = lower
+            .find("<title>")
+            .and_then(|start| {
+                let from = start + "<title>".len();
+                lower[from..]
+                    .find("</title>")
+                    .map(|len| text[from..from + len].trim().to_string())
+            })
+            .filter(|t| !t.is_empty())
+            .unwrap_or_else(|| phrase.to_string());
+        return format!("{title} (HTML answer, probably from a proxy or load balancer)");
+    }
+    let first = text.lines().next().unwrap_or_default();
+    truncate(first)
+}
+
+/// The typed error of one `_mget` entry. Elasticsearch gives per-document
+/// errors a `type` and no status, so the status is the one the same error
+/// would carry on its own: a missing index is [`Error::IndexMissing`], a
+/// security refusal 403, a rejected execution 429, an unavailable shard 503;
+/// anything else is a final 400-class error, never a retried 500.
+pub(super) fn mget_item_error(item: &Value, index: &str) -> Error {
+    let err = item.get("error").cloned().unwrap_or(Value::Null);
+    let kind = err.get("type").and_then(Value::as_str).unwrap_or_default();
+    let status = item
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(match kind {
+            "index_not_found_exception" => 404,
+            "security_exception" => 403,
+            "es_rejected_execution_exception"
+            | "rejected_execution_exception"
+            | "circuit_breaking_exception" => 429,
+            "no_shard_available_action_exception"
+            | "unavailable_shards_exception"
+            | "node_not_connected_exception"
+            | "node_disconnected_exception"
+            | "cluster_block_exception" => 503,
+            _ => 400,
+        });
+    let body = serde_json::json!({ "error": err });
+    error_from(status, &body, index)
+}
+
+/// The wait an answer asks for: `Retry-After` as seconds or as an HTTP date
+/// (measured against the answer's own `Date`, so our clock does not matter).
+pub(super) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    let now = headers
+        .get(DATE)
+        .and_then(|d| d.to_str().ok())
+        .and_then(|d| httpdate::parse_http_date(d).ok())
+        .unwrap_or_else(SystemTime::now);
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 pub(super) fn versioned(id: &str, body: &Value) -> Result<VersionedDoc> {
@@ -107,5 +265,92 @@ pub(super) fn truncate(s: &str) -> String {
         format!("{}…", &s[..end])
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use elasticsearch::http::headers::HeaderValue;
+    use serde_json::json;
+
+    fn error_of(status: u16, text: &str) -> Error {
+        let json = serde_json::from_str(text).unwrap_or(Value::Null);
+        Answer {
+            status,
+            retry_after: None,
+            json,
+            text: text.to_string(),
+        }
+        .into_error("idx")
+    }
+
+    #[test]
+    fn status_decides_before_the_body() {
+        for (status, body) in [
+            (401, ""),
+            (401, "Unauthorized"),
+            (403, "<html><title>Forbidden</title></html>"),
+            (
+                401,
+                r#"{"error":{"type":"security_exception","reason":"missing authentication"}}"#,
+            ),
+        ] {
+            let e = error_of(status, body);
+            assert!(
+                matches!(e, Error::Auth { status: s, .. } if s == status),
+                "{e:?}"
+            );
+            assert!(!e.is_transient());
+        }
+        let e = error_of(
+            502,
+            "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>",
+        );
+        assert!(e.is_transient(), "{e:?}");
+        assert!(e.to_string().contains("502 Bad Gateway"), "{e}");
+        assert!(e.to_string().contains("proxy"), "{e}");
+        assert!(error_of(504, "").is_transient());
+        assert!(error_of(429, "").is_transient());
+        assert!(error_of(503, "Service Unavailable").is_transient());
+        assert!(!error_of(500, "").is_transient());
+        assert!(!error_of(400, "bad").is_transient());
+        assert!(!error_of(405, "").is_transient());
+        assert!(error_of(401, "").to_string().contains("Unauthorized"));
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        let mut h = HeaderMap::new();
+        assert_eq!(retry_after(&h), None);
+        h.insert(RETRY_AFTER, HeaderValue::from_static("3"));
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(3)));
+        h.insert(
+            DATE,
+            HeaderValue::from_static("Mon, 23 Nov 2026 10:00:00 GMT"),
+        );
+        h.insert(
+            RETRY_AFTER,
+            HeaderValue::from_static("Mon, 23 Nov 2026 10:00:07 GMT"),
+        );
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(7)));
+        h.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), None);
+    }
+
+    #[test]
+    fn mget_item_errors_keep_their_own_status() {
+        let missing = json!({"_id": "a", "error": {"type": "index_not_found_exception", "reason": "no such index [x]", "index": "x"}});
+        assert!(matches!(
+            mget_item_error(&missing, "x"),
+            Error::IndexMissing(_)
+        ));
+        let rejected = json!({"_id": "a", "error": {"type": "es_rejected_execution_exception", "reason": "queue full"}});
+        assert!(mget_item_error(&rejected, "x").is_transient());
+        let odd =
+            json!({"_id": "a", "error": {"type": "illegal_argument_exception", "reason": "bad"}});
+        let e = mget_item_error(&odd, "x");
+        assert!(!e.is_transient());
+        assert!(matches!(e, Error::Cluster { status: 400, .. }), "{e:?}");
     }
 }

@@ -1,7 +1,7 @@
 //! Searches: one search, several in one round trip (`_msearch`), full scans
 //! with the scroll API, counts, and reading hits.
 
-use super::response::{check, error_from, transport};
+use super::response::{check, error_from};
 use super::{Cluster, Hit, SCAN_PAGE};
 use crate::error::{Error, Result};
 use elasticsearch::{ClearScrollParts, CountParts, MsearchParts, ScrollParts, SearchParts};
@@ -10,13 +10,15 @@ use serde_json::{json, Value};
 impl Cluster {
     /// One search request; returns the raw answer.
     pub async fn search(&self, index: &str, body: Value) -> Result<Value> {
+        let target = [index];
         let resp = self
-            .client
-            .search(SearchParts::Index(&[index]))
-            .body(body)
-            .send()
-            .await
-            .map_err(transport)?;
+            .send_read(|| {
+                self.client
+                    .search(SearchParts::Index(&target))
+                    .body(body.clone())
+                    .send()
+            })
+            .await?;
         check(resp, index).await
     }
 
@@ -26,18 +28,17 @@ impl Cluster {
         if searches.is_empty() {
             return Ok(Vec::new());
         }
-        let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::new();
-        for (index, body) in searches {
-            lines.push(json!({ "index": index }).into());
-            lines.push(body.clone().into());
-        }
+        let lines = || {
+            let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::new();
+            for (index, body) in searches {
+                lines.push(json!({ "index": index }).into());
+                lines.push(body.clone().into());
+            }
+            lines
+        };
         let resp = self
-            .client
-            .msearch(MsearchParts::None)
-            .body(lines)
-            .send()
-            .await
-            .map_err(transport)?;
+            .send_read(|| self.client.msearch(MsearchParts::None).body(lines()).send())
+            .await?;
         let body = check(resp, "_msearch").await?;
         let answers = body
             .get("responses")
@@ -64,14 +65,16 @@ impl Cluster {
         if let Some(o) = body.as_object_mut() {
             o.entry("size").or_insert(json!(SCAN_PAGE));
         }
+        let target = [index];
         let resp = self
-            .client
-            .search(SearchParts::Index(&[index]))
-            .scroll("2m")
-            .body(body)
-            .send()
-            .await
-            .map_err(transport)?;
+            .send_read(|| {
+                self.client
+                    .search(SearchParts::Index(&target))
+                    .scroll("2m")
+                    .body(body.clone())
+                    .send()
+            })
+            .await?;
         let mut page = check(resp, index).await?;
         let mut hits = Vec::new();
         let mut scroll_ids: Vec<String> = Vec::new();
@@ -89,13 +92,14 @@ impl Cluster {
             let Some(sid) = scroll_ids.last().cloned() else {
                 break;
             };
-            let resp = self
+            // Not retried: a proxy's 502 may come after the cluster moved the
+            // scroll on, and asking again would silently skip a page.
+            let next = self
                 .client
                 .scroll(ScrollParts::None)
                 .body(json!({ "scroll": "2m", "scroll_id": sid }))
-                .send()
-                .await
-                .map_err(transport)?;
+                .send();
+            let resp = self.send(next).await?;
             page = check(resp, index).await?;
         }
         if !scroll_ids.is_empty() {
@@ -113,13 +117,15 @@ impl Cluster {
 
     /// Number of documents matching `query`.
     pub async fn count(&self, index: &str, query: Value) -> Result<u64> {
+        let target = [index];
         let resp = self
-            .client
-            .count(CountParts::Index(&[index]))
-            .body(json!({ "query": query }))
-            .send()
-            .await
-            .map_err(transport)?;
+            .send_read(|| {
+                self.client
+                    .count(CountParts::Index(&target))
+                    .body(json!({ "query": query }))
+                    .send()
+            })
+            .await?;
         let body = check(resp, index).await?;
         body.get("count")
             .and_then(Value::as_u64)

@@ -19,7 +19,6 @@ pub mod update;
 use crate::protocol::Protocol;
 use crate::signals::{StopSignal, StopSignals};
 use app::{App, Settings};
-use chrono::Utc;
 use crossterm::event::{Event as TermEvent, EventStream};
 use event::{Command, Event};
 use futures::StreamExt;
@@ -51,7 +50,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
         read_only: opts.read_only,
         transactions_index: config.indices.transactions.clone(),
     };
-    let mut app = App::new(settings, opts.interval, Utc::now());
+    let mut app = App::new(settings, opts.interval, proto.cluster().now());
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
 
@@ -64,7 +63,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
         tx.clone(),
         ctrl_rx,
     ));
-    spawn_ticker(tx.clone());
+    spawn_ticker(tx.clone(), proto.cluster().clone());
 
     // Caught before the terminal changes, so no signal can leave it changed.
     let mut signals = StopSignals::install()?;
@@ -124,12 +123,14 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     result.map(|()| stopped_by)
 }
 
-fn spawn_ticker(tx: mpsc::UnboundedSender<Event>) {
+/// Ticks once a second with the cluster's time, so ages on screen are
+/// measured on the clock the documents were stamped with.
+fn spawn_ticker(tx: mpsc::UnboundedSender<Event>, cluster: crate::cluster::Cluster) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         loop {
             tick.tick().await;
-            if tx.send(Event::Tick(Utc::now())).is_err() {
+            if tx.send(Event::Tick(cluster.now())).is_err() {
                 return;
             }
         }

@@ -78,7 +78,9 @@ pub async fn run(
                     if matches!(failure, PollFailure::Auth(_)) {
                         blocked = true;
                     } else {
-                        backoff = Some(next_backoff(backoff, interval));
+                        // A throttled cluster's `Retry-After` is honoured (up to the cap).
+                        let asked = e.retry_after().unwrap_or_default().min(MAX_BACKOFF);
+                        backoff = Some(next_backoff(backoff, interval).max(asked));
                     }
                     Event::Polled(Err(failure))
                 }

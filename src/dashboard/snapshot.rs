@@ -77,7 +77,10 @@ pub async fn load(
     recovery_window: Duration,
 ) -> Result<Snapshot> {
     let started = Instant::now();
-    let taken_at = Utc::now();
+    // Health runs alongside the searches and waits at most a few seconds
+    // for the master: it can never hold the poll up.
+    let health = cluster.start_health();
+    let taken_at = cluster.now();
     let mut requests = 0u32;
     let mut missing = BTreeSet::new();
 
@@ -237,8 +240,8 @@ pub async fn load(
         .collect();
 
     requests += 1;
-    let health = match cluster.health().await {
-        Ok(h) => h.get("status").and_then(Value::as_str).map(str::to_string),
+    let health = match health.finish().await {
+        Ok(h) => Some(h.label().to_string()),
         Err(e) => {
             tracing::debug!(error = %e, "health unavailable");
             None

@@ -14,7 +14,6 @@ use super::steps;
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
-use chrono::Utc;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -326,7 +325,7 @@ impl Protocol {
         } else {
             transfer.amount
         };
-        let now = Utc::now();
+        let now = self.cluster().now();
         let fencing = self.config.fencing;
         let ex = self
             .exec

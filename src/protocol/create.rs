@@ -51,7 +51,7 @@ impl Protocol {
         if id.is_empty() {
             return Err(Error::Invalid("transaction id must not be empty".into()));
         }
-        let now = format_timestamp(Utc::now());
+        let now = format_timestamp(self.cluster().now());
         let doc: Map<String, Value> = json!({
             "src_acct": req.src,
             "dest_acct": req.dest,

@@ -171,6 +171,10 @@ impl Executor {
         tracing::warn!(%index, %id, attempt = unknown, error = %e, "unknown outcome; re-reading");
         let factor = 1u32 << (unknown - 1).min(6);
         let wait = (self.policy.base_backoff * factor).min(Duration::from_secs(2));
+        // A throttled answer's `Retry-After` is honoured, within bounds.
+        let wait = e.retry_after().map_or(wait, |asked| {
+            asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait)
+        });
         tokio::time::sleep(wait).await;
         Ok(())
     }

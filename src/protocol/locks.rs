@@ -73,6 +73,8 @@ impl Protocol {
     /// conditionally on the version read and the create tried again.
     pub async fn acquire_lock(&self, resource: &str, owner: &str) -> Result<AcquireOutcome> {
         let index = &self.config.indices.locks;
+        // The lease is judged by other processes: stamp it on the cluster's clock.
+        self.cluster().sync_clock().await;
         let mut unknown = 0u32;
         let mut took_over: Option<(LockInfo, String)> = None;
         let mut last = LockInfo::from_source(resource, &Map::new());
@@ -128,8 +130,10 @@ impl Protocol {
         Ok(AcquireOutcome::Held(last))
     }
 
+    /// A lock document for `owner`, stamped on the cluster's clock (the
+    /// lease is judged by other processes).
     fn lock_doc(&self, owner: &str) -> Map<String, Value> {
-        let now = Utc::now();
+        let now = self.cluster().now();
         let lease =
             chrono::Duration::from_std(self.config.lock_lease).unwrap_or(chrono::Duration::MAX);
         let doc = json!({
@@ -172,7 +176,7 @@ impl Protocol {
         Ok(LockView::judge(
             info,
             &owners,
-            Utc::now(),
+            self.cluster().now(),
             self.config.recovery_window,
         ))
     }
@@ -308,7 +312,7 @@ impl Protocol {
             Err(Error::IndexMissing(_)) => HashMap::new(),
             Err(e) => return Err(e),
         };
-        let now = Utc::now();
+        let now = self.cluster().now();
         let mut views: Vec<LockView> = infos
             .into_iter()
             .map(|info| LockView::judge(info, &found, now, self.config.recovery_window))

@@ -12,7 +12,6 @@ use super::steps::{self, next_after, plan, Next, Procedure, Refusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
-use chrono::Utc;
 use serde_json::{Map, Value};
 
 /// Limits on a run, to simulate a worker that dies (tests and the demo).
@@ -149,11 +148,14 @@ impl Protocol {
             .transfer()
             .map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
         if !force {
-            let (window, now) = (self.config.recovery_window, Utc::now());
-            if let Some(age) = txn.age_seconds(now) {
-                if !super::stuck::untouched_for(txn.modification_time, now, window) {
+            // Judged on the cluster's clock (the one `modification_time` is
+            // written with), to the millisecond, by the one window rule.
+            let (window, now) = (self.config.recovery_window, self.cluster().now());
+            if let Some(modified) = txn.modification_time {
+                let age = now - modified;
+                if !super::stuck::untouched_for(Some(modified), now, window) {
                     return Err(Refusal::Recent {
-                        age_seconds: age,
+                        age_seconds: age.num_seconds(),
                         window_seconds: window.as_secs(),
                     });
                 }
@@ -324,7 +326,7 @@ impl Protocol {
 
     /// Executes one step of `t` through the OCC executor.
     pub async fn run_step(&self, t: &Transfer, step: Step) -> Result<Executed> {
-        let now = Utc::now();
+        let now = self.cluster().now();
         if let Some((from, to)) = step.transition() {
             let id = t.id.clone();
             return self
@@ -363,7 +365,7 @@ impl Protocol {
         };
         let retention = chrono::Duration::from_std(self.config.settled_retention)
             .unwrap_or(chrono::Duration::MAX);
-        let cutoff = Utc::now() - retention;
+        let cutoff = self.cluster().now() - retention;
         let old: Vec<String> = state
             .settled
             .iter()

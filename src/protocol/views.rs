@@ -221,7 +221,7 @@ impl Protocol {
             }
         }
         let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
-        let now = Utc::now();
+        let now = self.cluster().now();
         let fencing = self.config.fencing;
         let recover = preview(
             Procedure::Recover,

@@ -44,9 +44,11 @@ fn a_missing_index_points_at_init() {
 fn a_user_without_a_password_is_refused() {
     let w = World::new();
     let out = w.g.run(&["--user", "u", "list"]);
-    out.code(1).stderr_has("ESTX_PASSWORD");
-    // An empty password counts as none.
-    let out =
-        w.g.run_env(&[("ESTX_PASSWORD", "")], &["--user", "u", "list"]);
-    out.code(1).stderr_has("ESTX_PASSWORD");
+    out.code(2).stderr_has("ESTX_PASSWORD");
+    // An empty password (or only a newline) counts as none.
+    for empty in ["", "\n"] {
+        let out =
+            w.g.run_env(&[("ESTX_PASSWORD", empty)], &["--user", "u", "list"]);
+        out.code(2).stderr_has("ESTX_PASSWORD");
+    }
 }

@@ -48,6 +48,14 @@ const ESTX_ENV: &[&str] = &[
     "ESTX_LOG_FILE",
     "ESTX_INTERVAL",
     "ESTX_READ_ONLY",
+    // The HTTP client honours proxy variables: a developer's proxy must not
+    // stand between the tests and the local server.
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
 ];
 
 /// The non-terminal states, as `list`/`demo` print them.
@@ -402,3 +410,4 @@ mod inspect;
 mod locks;
 mod procedures;
 mod transfer;
+mod transport;

@@ -9,6 +9,7 @@
 //!   other tests sharing the same (real) cluster.
 //! - [`FaultProxy`]: an HTTP/1.1 proxy that can swallow responses, for
 //!   "the write was applied but the client never heard about it" tests.
+//! - [`tls::TlsFront`]: HTTPS in front of the server, signed by a throwaway CA.
 //! - [`wait_until`] / [`wait_until_blocking`]: polling with a deadline, so
 //!   that no test synchronises by sleeping.
 //! - [`http`] / [`try_http`] / [`refresh`]: a tiny blocking HTTP client on
@@ -23,6 +24,7 @@
 
 pub mod proxy;
 pub mod server;
+pub mod tls;
 
 pub use proxy::FaultProxy;
 pub use server::{unique_prefix, TestIndices, TestServer};

@@ -10,12 +10,21 @@
 //! say `Connection: close`, so clients never reuse a connection (and
 //! therefore never silently retry a request on a "stale" pooled connection).
 //!
+//! Rules in [`rewrite`] make it answer as real deployments do (canned 401s,
+//! HTML 502s, 429 with `Retry-After`, slow requests, a shifted `Date`), and it
+//! also serves as an HTTP forward proxy (`HTTP_PROXY`).
+//!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
+
+mod rewrite;
+mod wire;
+
+pub use rewrite::Canned;
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -51,6 +60,10 @@ struct Shared {
     stopping: AtomicBool,
     next_conn_id: AtomicU64,
     clients: Mutex<HashMap<u64, TcpStream>>,
+    rewrites: Mutex<Vec<rewrite::Rule>>,
+    date_shift: AtomicI64,
+    absolute_form: AtomicUsize,
+    canned: AtomicUsize,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -107,6 +120,10 @@ impl FaultProxy {
             stopping: AtomicBool::new(false),
             next_conn_id: AtomicU64::new(0),
             clients: Mutex::new(HashMap::new()),
+            rewrites: Mutex::new(Vec::new()),
+            date_shift: AtomicI64::new(0),
+            absolute_form: AtomicUsize::new(0),
+            canned: AtomicUsize::new(0),
         });
         let accept_shared = Arc::clone(&shared);
         let accept_thread = std::thread::Builder::new()
@@ -246,10 +263,19 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     let mut writer = client.try_clone()?;
     let mut reader = BufReader::new(client);
 
-    let Some(request) = read_request(&mut reader, &mut writer)? else {
+    let Some(mut request) = read_request(&mut reader, &mut writer)? else {
         return Ok(()); // client connected and left (or the proxy's wake-up call)
     };
+    request.target = rewrite::origin_form(shared, &request.target);
     let path = request.target.clone();
+    let instead = match rewrite::before_forwarding(shared, &request.method, &path) {
+        rewrite::Plan::Answer(bytes) => {
+            writer.write_all(&bytes)?;
+            return close_gracefully(&writer, &mut reader);
+        }
+        rewrite::Plan::ForwardThenAnswer(bytes) => Some(bytes),
+        rewrite::Plan::Forward => None,
+    };
     let drop_it = take_rule(shared, &request.method, &path);
 
     let response = match forward(shared, &request) {
@@ -279,6 +305,11 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         let _ = writer.shutdown(Shutdown::Both);
         return Ok(());
     }
+    if let Some(bytes) = instead {
+        writer.write_all(&bytes)?;
+        return close_gracefully(&writer, &mut reader);
+    }
+    let response = rewrite::shift_response_date(shared, response);
 
     let status = String::from_utf8_lossy(&response[..response.len().min(64)])
         .split_whitespace()
@@ -287,7 +318,7 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         .to_string();
     lock(&shared.log).push(format!("{} {path} -> {status}", request.method));
     shared.forwarded.fetch_add(1, Ordering::SeqCst);
-    writer.write_all(&ensure_connection_close(&response))?;
+    writer.write_all(&wire::ensure_connection_close(&response))?;
     writer.flush()?;
     close_gracefully(&writer, &mut reader)
 }
@@ -380,7 +411,7 @@ fn read_request(
     let body = if header("transfer-encoding")
         .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"))
     {
-        read_chunked_raw(reader)?
+        wire::read_chunked_raw(reader)?
     } else if let Some(length) = header("content-length") {
         let length: usize = length
             .parse()
@@ -399,44 +430,6 @@ fn read_request(
         headers,
         body,
     }))
-}
-
-/// Reads a chunked body verbatim (chunk framing included) so it can be
-/// forwarded unchanged with its `Transfer-Encoding` header.
-fn read_chunked_raw(reader: &mut BufReader<TcpStream>) -> io::Result<Vec<u8>> {
-    let mut raw = Vec::new();
-    loop {
-        let mut size_line = String::new();
-        if reader.read_line(&mut size_line)? == 0 {
-            return Err(bad_data("EOF inside chunked body".into()));
-        }
-        raw.extend_from_slice(size_line.as_bytes());
-        let size_text = size_line
-            .trim()
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        let size = usize::from_str_radix(&size_text, 16)
-            .map_err(|_| bad_data(format!("bad chunk size {size_text:?}")))?;
-        if size == 0 {
-            // Trailers, up to and including the empty line.
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line)? == 0 {
-                    return Ok(raw);
-                }
-                raw.extend_from_slice(line.as_bytes());
-                if line.trim().is_empty() {
-                    return Ok(raw);
-                }
-            }
-        }
-        let mut chunk = vec![0; size + 2]; // data + CRLF
-        reader.read_exact(&mut chunk)?;
-        raw.extend_from_slice(&chunk);
-    }
 }
 
 /// Sends `request` over a new upstream connection and reads the response
@@ -468,31 +461,6 @@ fn forward(shared: &Shared, request: &Request) -> io::Result<Vec<u8>> {
     let mut response = Vec::new();
     upstream.read_to_end(&mut response)?;
     Ok(response)
-}
-
-/// Makes sure the response head carries `Connection: close` (the proxy serves
-/// one request per client connection).
-fn ensure_connection_close(response: &[u8]) -> Vec<u8> {
-    let Some(head_end) = super::find(response, b"\r\n\r\n") else {
-        return response.to_vec();
-    };
-    let head = String::from_utf8_lossy(&response[..head_end]);
-    let mut lines = head.split("\r\n");
-    let mut out = String::from(lines.next().unwrap_or(""));
-    for line in lines {
-        let is_connection = line.split_once(':').is_some_and(|(name, _)| {
-            let name = name.trim();
-            name.eq_ignore_ascii_case("connection") || name.eq_ignore_ascii_case("keep-alive")
-        });
-        if !is_connection {
-            out.push_str("\r\n");
-            out.push_str(line);
-        }
-    }
-    out.push_str("\r\nConnection: close\r\n\r\n");
-    let mut bytes = out.into_bytes();
-    bytes.extend_from_slice(&response[head_end + 4..]);
-    bytes
 }
 
 fn bad_data(message: String) -> io::Error {

@@ -16,3 +16,4 @@ mod malformed;
 mod procedures;
 mod snapshot_poll;
 mod stuck;
+mod transport;
