@@ -17,15 +17,17 @@ use std::time::Duration;
 /// The one recovery-window rule: whether a document last modified at
 /// `modified` has been left untouched for at least `window` at `now`
 /// (sub-second precise). Unknown modification time: not known to be
-/// untouched. "Stuck", a stale lock's owner, and the refusal of a
-/// transaction modified within the window all judge by this.
+/// untouched. A zero window protects nothing, not even a time slightly
+/// ahead of `now` (written on another process's estimate of the cluster
+/// clock). "Stuck", a stale lock's owner, and the refusal of a transaction
+/// modified within the window all judge by this.
 pub fn untouched_for(
     modified: Option<DateTime<Utc>>,
     now: DateTime<Utc>,
     window: Duration,
 ) -> bool {
-    let window = chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
-    modified.is_some_and(|m| now.signed_duration_since(m) >= window)
+    let window_len = chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
+    modified.is_some_and(|m| window.is_zero() || now.signed_duration_since(m) >= window_len)
 }
 
 /// "Stuck": in flight (created, pending, committed, terminating) and
@@ -115,5 +117,23 @@ impl Protocol {
             .collect::<Vec<_>>()
             .await;
         Ok(reports)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_rule() {
+        let now = Utc::now();
+        let ms = |n: i64| chrono::Duration::milliseconds(n);
+        let window = Duration::from_millis(500);
+        assert!(!untouched_for(Some(now - ms(499)), now, window));
+        assert!(untouched_for(Some(now - ms(500)), now, window));
+        assert!(!untouched_for(None, now, window));
+        // A zero window: even a time a little ahead (clock estimates differ).
+        assert!(untouched_for(Some(now + ms(300)), now, Duration::ZERO));
+        assert!(!untouched_for(Some(now + ms(300)), now, window));
     }
 }
