@@ -44,6 +44,7 @@ async fn main() {
         transactions: format!("{prefix}transactions"),
         accounts: format!("{prefix}accounts"),
         locks: format!("{prefix}locks"),
+        audit: format!("{prefix}audit"),
     };
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
     for (name, body) in [
@@ -145,6 +146,7 @@ async fn main() {
         investigate_after: Duration::from_secs(3600),
         read_only: false,
         transactions_index: ix.transactions.clone(),
+        profile: None,
     };
     let mut app = App::new(settings, Duration::from_secs(2), now);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");

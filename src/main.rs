@@ -2,7 +2,7 @@
 //! terminal), and runs the command on a tokio runtime. Everything else lives
 //! in the library (`estx::cli`).
 
-use clap::Parser;
+use estx::cli::profile::{parse_args, ParseFailure};
 use estx::cli::{self, Cli};
 use std::fs::OpenOptions;
 use std::path::Path;
@@ -10,7 +10,14 @@ use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
 
 fn main() {
-    let cli = Cli::parse();
+    let cli: Cli = match parse_args(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(ParseFailure::Usage(e)) => e.exit(),
+        Err(ParseFailure::Profile(e)) => {
+            cli::output::err(e);
+            std::process::exit(cli::EXIT_USAGE);
+        }
+    };
     let log_path = cli.global.log_path();
     let guard = init_logging(&log_path);
     install_panic_report(&log_path);

@@ -56,6 +56,7 @@ fn app(read_only: bool) -> App {
         investigate_after: Duration::from_secs(3600),
         read_only,
         transactions_index: "transactions".into(),
+        profile: None,
     };
     let mut app = App::new(settings, Duration::from_secs(2), now());
     let cmds = update(

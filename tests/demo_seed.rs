@@ -39,6 +39,7 @@ fn world(adjust: impl FnOnce(&mut ProtocolConfig)) -> World {
             transactions: format!("{prefix}transactions"),
             accounts: format!("{prefix}accounts"),
             locks: format!("{prefix}locks"),
+            audit: format!("{prefix}audit"),
         },
         ..ProtocolConfig::default()
     };

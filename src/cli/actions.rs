@@ -7,11 +7,17 @@
 use super::args::{RecoverArgs, RollbackArgs, TransferArgs};
 use super::context::printing_observer;
 use super::exit;
+use super::intervention::{self, begin, begin_procedure};
 use super::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutcome, RecoverAllOutcome};
 use super::output::{err, fail, out, plural};
 use crate::protocol::create::new_transaction_id;
 use crate::protocol::lock_release::SweptLock;
-use crate::protocol::{NewTransfer, ProcedureReport, Protocol, RunLimits, Verdict};
+use crate::protocol::trail::{
+    plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep,
+};
+use crate::protocol::{
+    NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState, Verdict,
+};
 
 /// Prints the verdict of one procedure and returns its exit code. With
 /// `batch`, every line names the transaction (many are reported together).
@@ -86,6 +92,13 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
         dest: a.dest.clone(),
         amount: a.amount,
     };
+    let mut i = Intervention::new(ActionKind::Transfer, vec![id.clone()], Interface::Cli);
+    i.targets = vec![a.src.clone(), a.dest.clone()];
+    i.plan = plan_labels(Procedure::Recover, Some(&TxnState::Created));
+    let rec = match begin(&p, i, &a.why).await {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let locks = if a.locks {
         ", holding locks on both accounts"
     } else {
@@ -101,29 +114,40 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
     let mut report = p.transfer(&req, a.locks, RunLimits::default()).await;
     // A new transfer was not anywhere before: no "(was created)" suffix.
     report.started_in = None;
-    finish(&report, a.json)
+    let code = finish(&report, a.json);
+    rec.finish_report(&report, code).await
 }
 
 /// `rollback ID`.
 pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
+    let rec = match begin_procedure(&p, Procedure::Rollback, &a.id, a.force, &a.why).await {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     if !a.json {
         out(format_args!("rollback {}", a.id));
     }
     let report = observed(p, a.json, false).rollback(&a.id, a.force).await;
-    finish(&report, a.json)
+    let code = finish(&report, a.json);
+    rec.finish_report(&report, code).await
 }
 
 /// `recover ID` or `recover --all-stuck`.
 pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
     match (&a.id, a.all_stuck) {
         (Some(id), false) => {
+            let rec = match begin_procedure(&p, Procedure::Recover, id, a.force, &a.why).await {
+                Ok(r) => r,
+                Err(code) => return code,
+            };
             if !a.json {
                 out(format_args!("recover {id}"));
             }
             let report = observed(p, a.json, false).recover(id, a.force).await;
-            finish(&report, a.json)
+            let code = finish(&report, a.json);
+            rec.finish_report(&report, code).await
         }
-        _ => recover_all(p, usize::from(a.concurrency), a.json).await,
+        _ => recover_all(p, usize::from(a.concurrency), a.json, &a.why).await,
     }
 }
 
@@ -173,8 +197,40 @@ impl std::fmt::Display for Tally {
 }
 
 /// `recover --all-stuck`: every stuck transaction, `concurrency` at a time,
-/// then every lock whose owner is terminal or missing.
-async fn recover_all(p: Protocol, concurrency: usize, json: bool) -> i32 {
+/// then every lock whose owner is terminal or missing; recorded in the
+/// audit trail as one bulk intervention.
+async fn recover_all(
+    p: Protocol,
+    concurrency: usize,
+    json: bool,
+    why: &intervention::ReasonArgs,
+) -> i32 {
+    let failed = |e: &crate::Error| {
+        if json {
+            outcome::print(&ErrorOutcome::from(e));
+        }
+        fail(e)
+    };
+    let stuck = match p.stuck_transactions().await {
+        Ok(t) => t,
+        Err(e) => return failed(&e),
+    };
+    let ids = stuck.iter().map(|t| t.id.clone()).collect();
+    let mut i = Intervention::new(ActionKind::Recover, ids, Interface::Cli);
+    i.bulk = true;
+    i.plan = stuck
+        .iter()
+        .map(|t| {
+            let steps = plan_labels(Procedure::Recover, t.state.as_ref()).join(", ");
+            format!("{}: {steps}", t.id)
+        })
+        .chain(["release the locks of terminal or missing owners".to_string()])
+        .collect();
+    i.targets = vec!["--all-stuck".into()];
+    let rec = match begin(&p, i, why).await {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
     let p = observed(p, json, true);
     let window = p.config().recovery_window;
     if !json {
@@ -183,20 +239,23 @@ async fn recover_all(p: Protocol, concurrency: usize, json: bool) -> i32 {
             crate::protocol::time::human_age(window.as_secs() as i64)
         ));
     }
-    let failed = |e: &crate::Error| {
-        if json {
-            outcome::print(&ErrorOutcome::from(e));
-        }
-        fail(e)
-    };
     let mut reports = match p.recover_all_stuck(concurrency).await {
         Ok(r) => r,
-        Err(e) => return failed(&e),
+        Err(e) => {
+            let code = failed(&e);
+            let summary = format!("failed: {e}");
+            return rec.finish(Outcome::Failed, &summary, vec![], code).await;
+        }
     };
     reports.sort_by(|a, b| a.txn.cmp(&b.txn));
     let swept = match p.release_abandoned_locks().await {
         Ok(s) => s,
-        Err(e) => return failed(&e),
+        Err(e) => {
+            let code = failed(&e);
+            let summary = format!("recovered {}, then failed: {e}", reports.len());
+            let steps = trail_steps(&p, &reports, &[]);
+            return rec.finish(Outcome::Failed, &summary, steps, code).await;
+        }
     };
     let locks: Vec<LockOutcome> = swept.iter().map(LockOutcome::from).collect();
     let code = exit::worst(
@@ -205,6 +264,23 @@ async fn recover_all(p: Protocol, concurrency: usize, json: bool) -> i32 {
             .map(exit::of_report)
             .chain(locks.iter().map(LockOutcome::exit_code)),
     );
+    let summary = format!(
+        "{}: {}; {} whose owner is terminal or missing released",
+        plural(reports.len(), "stuck transaction"),
+        Tally::of(&reports),
+        plural(
+            swept
+                .iter()
+                .filter(|s| s.outcome == crate::protocol::locks::ReleaseOutcome::Released)
+                .count(),
+            "lock"
+        )
+    );
+    let steps = trail_steps(&p, &reports, &swept);
+    let outcome = match intervention::worst(reports.iter().map(|r| &r.verdict)) {
+        Outcome::NothingToDo if !swept.is_empty() => Outcome::Completed,
+        o => o,
+    };
     if json {
         outcome::print(&RecoverAllOutcome {
             recovery_window_seconds: window.as_secs_f64(),
@@ -212,7 +288,7 @@ async fn recover_all(p: Protocol, concurrency: usize, json: bool) -> i32 {
             released_locks: locks,
             exit_code: code,
         });
-        return code;
+        return rec.finish(outcome, &summary, steps, code).await;
     }
     if reports.is_empty() {
         out("no stuck transactions: nothing to do");
@@ -229,7 +305,21 @@ async fn recover_all(p: Protocol, concurrency: usize, json: bool) -> i32 {
         ));
     }
     print_swept(&swept);
-    code
+    rec.finish(outcome, &summary, steps, code).await
+}
+
+/// The audit-trail steps of `recover --all-stuck`: every procedure's steps,
+/// then each lock the sweep released (or was refused).
+fn trail_steps(p: &Protocol, reports: &[ProcedureReport], swept: &[SweptLock]) -> Vec<TrailStep> {
+    let locks = &p.config().indices.locks;
+    reports
+        .iter()
+        .flat_map(|r| r.steps.iter().map(TrailStep::from))
+        .chain(swept.iter().map(|s| {
+            let owner = s.view.info.owner.clone().unwrap_or_default();
+            TrailStep::release(locks, &owner, &s.view.info.resource, &s.outcome)
+        }))
+        .collect()
 }
 
 /// The text lines of the abandoned-lock sweep.

@@ -108,6 +108,25 @@ pub struct GlobalArgs {
     )]
     pub locks_index: String,
 
+    /// Index holding the operator audit trail (created by `init`).
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_AUDIT_INDEX",
+        default_value = "estx-audit",
+        value_name = "INDEX"
+    )]
+    pub audit_index: String,
+
+    /// Named cluster profile from $XDG_CONFIG_HOME/estx-tui/config.toml
+    /// (flags and ESTX_* variables override its settings).
+    #[arg(long, global = true, env = "ESTX_PROFILE", value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// What the profile resolved to (set by [`super::profile`], not a flag).
+    #[arg(skip)]
+    pub resolved: super::profile::Resolved,
+
     /// A transaction modified more recently than this may still have a live
     /// worker: it is not stuck, and rollback/recover refuse it unless forced.
     #[arg(long, global = true, env = "ESTX_RECOVERY_WINDOW", default_value = "2m", value_parser = parse_duration, value_name = "DURATION")]
@@ -147,9 +166,17 @@ pub struct DashboardArgs {
     #[arg(long, global = true, env = "ESTX_INTERVAL", default_value = "2s", value_parser = values::interval, value_name = "DURATION")]
     pub interval: Duration,
 
-    /// Show only; disable every action that writes.
-    #[arg(long, global = true, env = "ESTX_READ_ONLY", value_parser = FalseyValueParser::new())]
-    pub read_only: bool,
+    /// Show only; every action that writes is disabled or refused, the
+    /// audit trail included (`--read-only=false` lifts a profile's default).
+    #[arg(long, global = true, env = "ESTX_READ_ONLY", value_parser = FalseyValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    pub read_only: Option<bool>,
+}
+
+impl DashboardArgs {
+    /// Whether writes are disabled (`--read-only`, else the profile's default).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.unwrap_or(false)
+    }
 }
 
 #[cfg(test)]

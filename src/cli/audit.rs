@@ -2,6 +2,7 @@
 //! transactions and locks, as text or JSON; `--repair` fixes what is safe.
 
 use super::args::AuditArgs;
+use super::intervention;
 use super::output::{fail, out, plural, print_json, Table};
 use crate::protocol::audit::{audit_json, AuditReport};
 use crate::protocol::Protocol;
@@ -42,9 +43,26 @@ pub fn audit_lines(r: &AuditReport, expect_total: Option<i64>) -> Vec<String> {
 
 /// `audit`: exit 0 when clean, 1 when findings remain.
 pub async fn run(p: &Protocol, a: &AuditArgs) -> i32 {
-    let report = match p.audit(a.expect_total, a.repair).await {
+    let rec = match a.repair {
+        true => match intervention::begin_repair(p, &a.why).await {
+            Ok(r) => Some(r),
+            Err(code) => return code,
+        },
+        false => None,
+    };
+    let result = p.audit(a.expect_total, a.repair).await;
+    let code = audit_result(&result, a);
+    match rec {
+        Some(rec) => rec.finish_repair(&result, code).await,
+        None => code,
+    }
+}
+
+/// Prints the audit (or its error); returns the exit code.
+fn audit_result(result: &crate::error::Result<AuditReport>, a: &AuditArgs) -> i32 {
+    let report = match result {
         Ok(r) => r,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(e),
     };
     tracing::info!(
         findings = report.findings.len(),
@@ -52,9 +70,9 @@ pub async fn run(p: &Protocol, a: &AuditArgs) -> i32 {
         "audit"
     );
     if a.json {
-        print_json(&audit_json(&report));
+        print_json(&audit_json(report));
     } else {
-        for l in audit_lines(&report, a.expect_total) {
+        for l in audit_lines(report, a.expect_total) {
             out(l);
         }
     }

@@ -19,13 +19,20 @@ fn secret(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// A secret from `standard` (`ESTX_PASSWORD`, `ESTX_API_KEY`: the
+/// environment overrides the profile), else from the variable the profile
+/// names.
+fn secret_from(standard: &str, profile_var: Option<&str>) -> Option<String> {
+    secret(standard).or_else(|| profile_var.and_then(secret))
+}
+
 /// Connection options from the global arguments and the environment.
 pub fn connect_options(g: &GlobalArgs) -> ConnectOptions {
     ConnectOptions {
         url: g.url.clone(),
         user: g.user.clone().filter(|u| !u.is_empty()),
-        password: secret(PASSWORD_ENV),
-        api_key: secret(API_KEY_ENV),
+        password: secret_from(PASSWORD_ENV, g.resolved.password_env.as_deref()),
+        api_key: secret_from(API_KEY_ENV, g.resolved.api_key_env.as_deref()),
         ca_cert: g.ca_cert.clone(),
         insecure: g.insecure,
         timeout: g.timeout,
@@ -39,6 +46,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
             transactions: g.transactions_index.clone(),
             accounts: g.accounts_index.clone(),
             locks: g.locks_index.clone(),
+            audit: g.audit_index.clone(),
         },
         recovery_window: g.recovery_window,
         investigate_after: g.investigate_after,

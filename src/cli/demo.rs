@@ -190,8 +190,9 @@ async fn run_workload(
     } else {
         let opts = DashboardOptions {
             interval: cli.dashboard.interval,
-            read_only: cli.dashboard.read_only,
+            read_only: cli.dashboard.is_read_only(),
             cap: snapshot::DEFAULT_CAP,
+            profile: None,
         };
         progress("opening the dashboard (q quits and stops the demo)...");
         let result = dashboard::run(proto, opts).await;

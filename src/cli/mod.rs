@@ -16,9 +16,12 @@ pub mod commands;
 pub mod context;
 pub mod demo;
 pub mod exit;
+pub mod history;
 pub mod init;
+pub mod intervention;
 pub mod outcome;
 pub mod output;
+pub mod profile;
 pub mod release;
 pub mod render;
 pub mod show;
@@ -42,6 +45,9 @@ pub async fn run(cli: Cli) -> i32 {
         Err(e) => return fail(&e),
     };
     tracing::info!(?command, "command");
+    if let Some(code) = intervention::refuse_if_read_only(&cli, command) {
+        return code;
+    }
     let cluster = p.cluster().clone();
     let code = match command {
         Command::Init => init::run(&p).await,
@@ -53,6 +59,7 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Locks(a) => commands::locks(&p, a).await,
         Command::ReleaseLock(a) => release::run(&p, a).await,
         Command::Audit(a) => audit::run(&p, a).await,
+        Command::History(a) => history::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
     };
@@ -72,8 +79,9 @@ async fn dashboard(cli: &Cli) -> i32 {
     };
     let opts = crate::dashboard::DashboardOptions {
         interval: cli.dashboard.interval,
-        read_only: cli.dashboard.read_only,
+        read_only: cli.dashboard.is_read_only(),
         cap: crate::dashboard::snapshot::DEFAULT_CAP,
+        profile: cli.global.resolved.name.clone(),
     };
     match crate::dashboard::run(p, opts).await {
         Ok(None) => 0,

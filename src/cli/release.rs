@@ -1,10 +1,11 @@
 //! `release-lock`: releases one lock by resource, or every lock a
-//! transaction owns. Without `--force` only stale locks are released; each
-//! resource is reported as released, not held, or refused (with why); with
-//! `--json`, as a [`ReleaseLockOutcome`].
+//! transaction owns, recorded in the audit trail. Without `--force` only
+//! stale locks are released; each resource is reported as released, not
+//! held, or refused (with why); with `--json`, as a [`ReleaseLockOutcome`].
 
 use super::args::ReleaseLockArgs;
 use super::exit;
+use super::intervention;
 use super::outcome::{self, ErrorOutcome, LockOutcome, ReleaseLockOutcome, VerdictOutcome};
 use super::output::{err, fail, out};
 use crate::protocol::locks::ReleaseOutcome;
@@ -22,8 +23,20 @@ fn report(resource: &str, outcome: &ReleaseOutcome) {
     }
 }
 
-/// `release-lock RESOURCE` or `release-lock --txn ID`; exit 1 if any refused.
+/// `release-lock RESOURCE` or `release-lock --txn ID`, recorded in the
+/// audit trail; exit 1 if any refused.
 pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
+    let rec = match intervention::begin_release(p, a).await {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let (code, outcomes) = release(p, a).await;
+    rec.finish_release(p, a, &outcomes, code).await
+}
+
+/// Releases and prints (text or JSON); returns the exit code and each
+/// resource's outcome.
+async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, ReleaseOutcome)>) {
     let failed = |e: &crate::Error| {
         if a.json {
             outcome::print(&ErrorOutcome::from(e));
@@ -33,16 +46,16 @@ pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
     let outcomes = match (&a.resource, &a.txn) {
         (Some(resource), _) => match p.release_lock(resource, a.force).await {
             Ok(o) => vec![(resource.clone(), o)],
-            Err(e) => return failed(&e),
+            Err(e) => return (failed(&e), vec![]),
         },
         (None, Some(txn)) => match p.release_transaction_locks(txn, a.force).await {
             Ok(v) => v,
-            Err(e) => return failed(&e),
+            Err(e) => return (failed(&e), vec![]),
         },
         // clap requires exactly one of the two.
         (None, None) => {
             err("release-lock needs a RESOURCE or --txn ID");
-            return exit::USAGE;
+            return (exit::USAGE, vec![]);
         }
     };
     for (resource, outcome) in &outcomes {
@@ -66,13 +79,10 @@ pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
         outcome::print(&ReleaseLockOutcome {
             txn: a.txn.clone(),
             locks,
-            verdict: VerdictOutcome {
-                kind,
-                message: message.to_string(),
-            },
+            verdict: VerdictOutcome { kind, message },
             exit_code: code,
         });
-        return code;
+        return (code, outcomes);
     }
     if outcomes.is_empty() {
         if let Some(txn) = &a.txn {
@@ -82,5 +92,5 @@ pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
     for (resource, outcome) in &outcomes {
         report(resource, outcome);
     }
-    code
+    (code, outcomes)
 }

@@ -3,6 +3,7 @@
 //! `release-lock RESOURCE` / `--txn ID`), an argument group makes exactly
 //! one of them required.
 
+use super::intervention::ReasonArgs;
 use super::values;
 use crate::demo::seed::MIN_ACCOUNTS;
 use crate::protocol::time::parse_duration;
@@ -12,7 +13,7 @@ use std::time::Duration;
 /// The headless commands.
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
-    /// Create the transactions, accounts and locks indices (idempotent).
+    /// Create the transactions, accounts, locks and audit-trail indices (idempotent).
     Init,
 
     /// Move AMOUNT from account SRC to account DEST with the full protocol.
@@ -39,6 +40,10 @@ pub enum Command {
 
     /// Check that money is conserved and that accounts and transactions agree.
     Audit(AuditArgs),
+
+    /// List the recorded operator interventions on a transaction (audit
+    /// trail), unfinished ones marked.
+    History(super::history::HistoryArgs),
 
     /// Write a realistic mess into the cluster at --url: accounts, transactions
     /// stuck in every state (some for hours), stale locks, a dangling entry.
@@ -105,6 +110,9 @@ pub struct TransferArgs {
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
     pub json: bool,
+    /// Why (recorded in the audit trail).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }
 
 /// `list`.
@@ -143,6 +151,9 @@ pub struct RollbackArgs {
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
     pub json: bool,
+    /// Why (recorded in the audit trail; required).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }
 
 /// `recover ID` or `recover --all-stuck`.
@@ -164,6 +175,9 @@ pub struct RecoverArgs {
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
     pub json: bool,
+    /// Why (recorded in the audit trail; required with --force or --all-stuck).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }
 
 /// `locks`.
@@ -189,6 +203,9 @@ pub struct ReleaseLockArgs {
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
     pub json: bool,
+    /// Why (recorded in the audit trail; required with --force).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }
 
 /// `audit`.
@@ -203,4 +220,7 @@ pub struct AuditArgs {
     /// Repair what can be repaired safely.
     #[arg(long)]
     pub repair: bool,
+    /// Why (recorded in the audit trail with --repair).
+    #[command(flatten)]
+    pub why: ReasonArgs,
 }

@@ -15,6 +15,7 @@ mod clock;
 mod connect;
 mod response;
 mod search;
+mod security;
 mod send;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};

@@ -130,6 +130,8 @@ pub struct Settings {
     pub read_only: bool,
     /// `estx-tui init` hint uses these.
     pub transactions_index: String,
+    /// The config profile in use (shown in the header).
+    pub profile: Option<String>,
 }
 
 /// Most log lines kept.

@@ -35,6 +35,8 @@ pub struct DashboardOptions {
     pub read_only: bool,
     /// Most in-flight transactions listed per poll.
     pub cap: usize,
+    /// The config profile in use (`--profile`), shown in the header.
+    pub profile: Option<String>,
 }
 
 /// Runs the dashboard until the operator quits (`Ok(None)`) or a stop signal
@@ -49,6 +51,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
         investigate_after: config.investigate_after,
         read_only: opts.read_only,
         transactions_index: config.indices.transactions.clone(),
+        profile: opts.profile.clone(),
     };
     let mut app = App::new(settings, opts.interval, proto.cluster().now());
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();

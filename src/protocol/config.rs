@@ -4,7 +4,7 @@
 use super::decide::Fencing;
 use std::time::Duration;
 
-/// Names of the three indices.
+/// Names of the indices the tool reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Indices {
     /// Transaction documents.
@@ -13,6 +13,8 @@ pub struct Indices {
     pub accounts: String,
     /// Lock documents (id = locked resource).
     pub locks: String,
+    /// The operator audit trail (one document per intervention).
+    pub audit: String,
 }
 
 impl Default for Indices {
@@ -21,6 +23,7 @@ impl Default for Indices {
             transactions: "transactions".into(),
             accounts: "accounts".into(),
             locks: "locks".into(),
+            audit: "estx-audit".into(),
         }
     }
 }

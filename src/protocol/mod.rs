@@ -9,6 +9,7 @@
 //! - [`procedures`], [`locks`], [`lock_release`], [`stuck`], [`audit`],
 //!   [`views`]: what the headless commands and the dashboard call, all
 //!   through [`Protocol`].
+//! - [`trail`]: the operator audit trail around interventions.
 
 pub mod account;
 pub mod audit;
@@ -25,6 +26,7 @@ pub mod setup;
 pub mod steps;
 pub mod stuck;
 pub mod time;
+pub mod trail;
 pub mod transaction;
 pub mod views;
 
@@ -116,11 +118,6 @@ impl Protocol {
 }
 
 fn default_holder() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "localhost".into());
+    let host = trail::host_name();
     format!("estx-tui:{}@{host}", std::process::id())
 }

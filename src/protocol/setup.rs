@@ -1,4 +1,4 @@
-//! Creating the three indices with the mappings the tool ships
+//! Creating the indices (transactions, accounts, locks, audit trail) with the mappings the tool ships
 //! (`assets/mappings/`), idempotently. Used by `init`, `seed` and the demo.
 
 use super::{Indices, Protocol};
@@ -11,6 +11,8 @@ pub const TRANSACTIONS_MAPPING: &str = include_str!("../../assets/mappings/trans
 pub const ACCOUNTS_MAPPING: &str = include_str!("../../assets/mappings/accounts.json");
 /// Mapping of the locks index.
 pub const LOCKS_MAPPING: &str = include_str!("../../assets/mappings/locks.json");
+/// Mapping of the operator audit-trail index.
+pub const AUDIT_MAPPING: &str = include_str!("../../assets/mappings/audit.json");
 
 /// The index-creation bodies by index name.
 pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
@@ -18,6 +20,7 @@ pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
         (&ix.transactions, TRANSACTIONS_MAPPING),
         (&ix.accounts, ACCOUNTS_MAPPING),
         (&ix.locks, LOCKS_MAPPING),
+        (&ix.audit, AUDIT_MAPPING),
     ]
     .into_iter()
     .map(|(name, text)| {
@@ -33,7 +36,7 @@ pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
 }
 
 impl Protocol {
-    /// Creates whichever of the three indices is missing; returns each index
+    /// Creates whichever of the indices is missing; returns each index
     /// with `true` if it was created now, `false` if it already existed.
     pub async fn ensure_indices(&self) -> Result<Vec<(String, bool)>> {
         let mut out = Vec::new();

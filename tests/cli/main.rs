@@ -48,6 +48,9 @@ const ESTX_ENV: &[&str] = &[
     "ESTX_LOG_FILE",
     "ESTX_INTERVAL",
     "ESTX_READ_ONLY",
+    "ESTX_AUDIT_INDEX",
+    "ESTX_PROFILE",
+    "ESTX_REASON",
     // The HTTP client honours proxy variables: a developer's proxy must not
     // stand between the tests and the local server.
     "HTTP_PROXY",
@@ -127,6 +130,7 @@ struct Globals {
     transactions: String,
     accounts: String,
     locks: String,
+    audit: String,
     log: PathBuf,
 }
 
@@ -141,6 +145,8 @@ impl Globals {
             self.accounts.clone(),
             "--locks-index".into(),
             self.locks.clone(),
+            "--audit-index".into(),
+            self.audit.clone(),
             "--log-file".into(),
             self.log.display().to_string(),
         ]
@@ -152,6 +158,10 @@ impl Globals {
         for var in ESTX_ENV {
             c.env_remove(var);
         }
+        // Interventions need a reason; tests about reasons override this.
+        // No developer's config file (profiles) may leak in.
+        c.env("ESTX_REASON", "test harness")
+            .env("XDG_CONFIG_HOME", self.log.with_file_name("config"));
         for (k, v) in envs {
             c.env(k, v);
         }
@@ -234,6 +244,7 @@ impl World {
                 transactions: ix.transactions.clone(),
                 accounts: ix.accounts.clone(),
                 locks: ix.locks.clone(),
+                audit: ix.audit.clone(),
                 log: dir.path().join("estx-tui.log"),
             },
             ix,
@@ -409,5 +420,7 @@ mod errors;
 mod inspect;
 mod locks;
 mod procedures;
+mod profile;
+mod trail;
 mod transfer;
 mod transport;

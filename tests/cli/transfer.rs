@@ -7,14 +7,14 @@ fn init_creates_the_indices_and_is_idempotent() {
     let w = World::bare();
     let first = w.run(&["init"]);
     first.code(0);
-    for index in [&w.ix.transactions, &w.ix.accounts, &w.ix.locks] {
+    for index in [&w.ix.transactions, &w.ix.accounts, &w.ix.locks, &w.ix.audit] {
         first.stdout_has(&format!("{index}: created"));
         let (status, body) = common::http("HEAD", &w.url(index, ""), None);
         assert_eq!(status, 200, "{index} after init: {body}");
     }
     let second = w.run(&["init"]);
     second.code(0);
-    for index in [&w.ix.transactions, &w.ix.accounts, &w.ix.locks] {
+    for index in [&w.ix.transactions, &w.ix.accounts, &w.ix.locks, &w.ix.audit] {
         second.stdout_has(&format!("{index}: already exists"));
     }
     assert!(!second.stdout.contains("created"), "{second}");

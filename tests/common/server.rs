@@ -109,6 +109,8 @@ pub struct TestIndices {
     pub accounts: String,
     /// `{prefix}locks`.
     pub locks: String,
+    /// `{prefix}audit`.
+    pub audit: String,
 }
 
 impl TestIndices {
@@ -118,6 +120,7 @@ impl TestIndices {
             transactions: self.transactions.clone(),
             accounts: self.accounts.clone(),
             locks: self.locks.clone(),
+            audit: self.audit.clone(),
         }
     }
 
@@ -128,6 +131,7 @@ impl TestIndices {
             transactions: format!("{prefix}transactions"),
             accounts: format!("{prefix}accounts"),
             locks: format!("{prefix}locks"),
+            audit: format!("{prefix}audit"),
             prefix,
         }
     }

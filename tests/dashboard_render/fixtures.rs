@@ -38,6 +38,7 @@ pub(crate) fn settings() -> Settings {
         investigate_after: Duration::from_secs(3600),
         read_only: false,
         transactions_index: "transactions".into(),
+        profile: None,
     }
 }
 

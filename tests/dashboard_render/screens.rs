@@ -101,3 +101,14 @@ fn read_only_mode() {
     assert!(s.contains("R F L read-only"), "{s}");
     assert_snapshot!("read_only", s);
 }
+
+#[test]
+fn the_header_names_the_profile() {
+    let mut a = app();
+    a.settings.profile = Some("prod-eu".into());
+    a.settings.read_only = true;
+    let s = screen(&a, 100, 30);
+    let header = s.lines().next().unwrap_or_default().to_string();
+    assert!(header.contains("[prod-eu]"), "{s}");
+    assert!(header.contains("READ-ONLY"), "{s}");
+}

@@ -16,4 +16,5 @@ mod malformed;
 mod procedures;
 mod snapshot_poll;
 mod stuck;
+mod trail;
 mod transport;

@@ -92,6 +92,7 @@ async fn a_poll_names_missing_indices() {
         transactions: format!("{}-nope", fx.ix.transactions),
         accounts: fx.ix.accounts.clone(),
         locks: format!("{}-nope", fx.ix.locks),
+        audit: fx.ix.audit.clone(),
     };
     let snap = snapshot::load(fx.cluster(), &ix, 500, fx.proto.config().recovery_window)
         .await

@@ -34,6 +34,12 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
             Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
         )],
     )];
+    if let Some(name) = &app.settings.profile {
+        segs.push(Segment::new(
+            1,
+            vec![Span::styled(format!("[{name}]"), bold())],
+        ));
+    }
     segs.push(Segment::new(3, vec![Span::raw(app.settings.url.clone())]));
     if let Some(snap) = &app.snapshot {
         let (text, colour) = match snap.health.as_deref() {

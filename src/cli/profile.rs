@@ -1,0 +1,396 @@
+//! Named cluster profiles from `$XDG_CONFIG_HOME/estx-tui/config.toml`
+//! (`~/.config/estx-tui/config.toml` without it), chosen with `--profile`
+//! or `ESTX_PROFILE` (else the file's `default_profile`).
+//!
+//! Precedence, highest first: command-line flags, `ESTX_*` environment
+//! variables, the profile, the built-in defaults. A profile never holds a
+//! secret, only the *names* of the environment variables that do
+//! (`password_env`, `api_key_env`); a profile with a secret-looking key is
+//! refused. A profile marked `production = true` starts read-only unless it
+//! says `read_only = false`.
+
+use super::args::Cli;
+use crate::protocol::time::parse_duration;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Environment variable naming the profile (like `--profile`).
+pub const PROFILE_ENV: &str = "ESTX_PROFILE";
+
+/// Words that make a key look like it holds a secret.
+const SECRET_WORDS: [&str; 8] = [
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "credential",
+    "private_key",
+];
+
+/// The config file. Profiles stay raw until one is chosen, so a mistake in
+/// one profile does not stop the others from being used.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// The profile used when neither `--profile` nor `ESTX_PROFILE` is given.
+    pub default_profile: Option<String>,
+    /// Profiles by name (`[profiles.NAME]` tables).
+    #[serde(default)]
+    pub profiles: BTreeMap<String, toml::Table>,
+}
+
+/// One cluster's settings; every field is optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Base URL of the cluster (no credentials in it).
+    pub url: Option<String>,
+    /// Basic-auth user (not a secret).
+    pub user: Option<String>,
+    /// Name of the environment variable holding the password.
+    pub password_env: Option<String>,
+    /// Name of the environment variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// PEM file of the cluster's CA.
+    pub ca_cert: Option<PathBuf>,
+    /// Transactions index.
+    pub transactions_index: Option<String>,
+    /// Accounts index.
+    pub accounts_index: Option<String>,
+    /// Locks index.
+    pub locks_index: Option<String>,
+    /// Audit-trail index.
+    pub audit_index: Option<String>,
+    /// Recovery window (e.g. `2m`).
+    pub recovery_window: Option<String>,
+    /// Investigate-after threshold (e.g. `1h`).
+    pub investigate_after: Option<String>,
+    /// Per-request timeout (e.g. `10s`).
+    pub timeout: Option<String>,
+    /// Start read-only (or not, overriding `production`).
+    pub read_only: Option<bool>,
+    /// A production cluster: read-only unless `read_only = false`.
+    #[serde(default)]
+    pub production: bool,
+}
+
+/// What the chosen profile contributed beyond plain option values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// The profile's name, if one was used (the dashboard header shows it).
+    pub name: Option<String>,
+    /// Whether it is marked `production = true`.
+    pub production: bool,
+    /// The variable holding the password, if the profile names one.
+    pub password_env: Option<String>,
+    /// The variable holding the API key, if the profile names one.
+    pub api_key_env: Option<String>,
+}
+
+/// Why the configuration could not be used (exit code 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProfileError(pub String);
+
+/// `$XDG_CONFIG_HOME/estx-tui/config.toml`, else `~/.config/estx-tui/config.toml`.
+pub fn config_path() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let base = xdg.or_else(|| {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".config"))
+    })?;
+    Some(base.join("estx-tui").join("config.toml"))
+}
+
+/// Parses a config file's text (valid TOML, known top-level keys).
+pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, ProfileError> {
+    toml::from_str(text).map_err(|e| {
+        ProfileError(format!(
+            "config file {}: {}",
+            path.display(),
+            e.message().trim()
+        ))
+    })
+}
+
+impl ConfigFile {
+    /// The profile `name`; refuses secret-looking keys and credentials in
+    /// its URL before anything else, then unknown keys and bad values.
+    pub fn profile(&self, name: &str, path: &Path) -> Result<Profile, ProfileError> {
+        let at = path.display();
+        let Some(table) = self.profiles.get(name) else {
+            let known: Vec<&str> = self.profiles.keys().map(String::as_str).collect();
+            let known = if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            };
+            return Err(ProfileError(format!(
+                "no profile `{name}` in {at} (profiles: {known})"
+            )));
+        };
+        if let Some(key) = secret_key(table, &format!("profiles.{name}.")) {
+            return Err(ProfileError(format!(
+                "config file {at}: `{key}` looks like a secret; profiles hold only the NAME of \
+                 the environment variable holding it (e.g. password_env = \"PROD_ES_PASSWORD\", \
+                 api_key_env = \"PROD_ES_API_KEY\"), never the secret itself"
+            )));
+        }
+        let profile: Profile =
+            toml::Value::Table(table.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| {
+                    ProfileError(format!(
+                        "config file {at}: profile `{name}`: {}",
+                        e.message().trim()
+                    ))
+                })?;
+        if let Some(url) = profile.url.as_deref().and_then(|u| url::Url::parse(u).ok()) {
+            if url.password().is_some() {
+                return Err(ProfileError(format!(
+                    "config file {at}: profile `{name}` has a password in its url; \
+                     name the variable holding it with password_env instead"
+                )));
+            }
+        }
+        Ok(profile)
+    }
+}
+
+/// The first key (dotted path) under `table` that looks like a secret.
+fn secret_key(table: &toml::Table, prefix: &str) -> Option<String> {
+    for (key, value) in table {
+        let path = format!("{prefix}{key}");
+        let lower = key.to_ascii_lowercase();
+        if !lower.ends_with("_env") && SECRET_WORDS.iter().any(|w| lower.contains(w)) {
+            return Some(path);
+        }
+        if let toml::Value::Table(t) = value {
+            if let Some(found) = secret_key(t, &format!("{path}.")) {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+/// Parses the command line and applies the chosen profile underneath it.
+/// Errors: clap's own (usage, `--help`, `--version`) or a profile problem.
+pub fn parse_args<I, T>(args: I) -> Result<Cli, ParseFailure>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = Cli::command()
+        .try_get_matches_from(args)
+        .map_err(ParseFailure::Usage)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(ParseFailure::Usage)?;
+    let path = config_path();
+    let file = match &path {
+        Some(p) if p.exists() => {
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                ParseFailure::Profile(ProfileError(format!(
+                    "cannot read config file {}: {e}",
+                    p.display()
+                )))
+            })?;
+            Some((p.clone(), parse(&text, p).map_err(ParseFailure::Profile)?))
+        }
+        _ => None,
+    };
+    let name = cli
+        .global
+        .profile
+        .clone()
+        .filter(|n| !n.is_empty())
+        .or_else(|| file.as_ref().and_then(|(_, c)| c.default_profile.clone()));
+    let Some(name) = name else {
+        return Ok(cli);
+    };
+    let Some((path, config)) = file else {
+        let shown = path.map_or("(no $XDG_CONFIG_HOME or $HOME)".into(), |p| {
+            p.display().to_string()
+        });
+        return Err(ParseFailure::Profile(ProfileError(format!(
+            "profile `{name}` requested but there is no config file at {shown}"
+        ))));
+    };
+    let profile = config
+        .profile(&name, &path)
+        .map_err(ParseFailure::Profile)?;
+    apply(&mut cli, &matches, &name, &profile).map_err(ParseFailure::Profile)?;
+    Ok(cli)
+}
+
+/// Why [`parse_args`] failed.
+#[derive(Debug)]
+pub enum ParseFailure {
+    /// clap's error (print it with `exit()`).
+    Usage(clap::Error),
+    /// The configuration file or profile.
+    Profile(ProfileError),
+}
+
+/// Whether the option was left at its default (neither flag nor env).
+fn unset(m: &ArgMatches, id: &str) -> bool {
+    !matches!(
+        m.value_source(id),
+        Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+    )
+}
+
+/// Sets every option the command line and environment left at its default
+/// from `profile`.
+pub fn apply(
+    cli: &mut Cli,
+    m: &ArgMatches,
+    name: &str,
+    profile: &Profile,
+) -> Result<(), ProfileError> {
+    let g = &mut cli.global;
+    let text_options: [(&str, &Option<String>, &mut String); 5] = [
+        ("url", &profile.url, &mut g.url),
+        (
+            "transactions_index",
+            &profile.transactions_index,
+            &mut g.transactions_index,
+        ),
+        (
+            "accounts_index",
+            &profile.accounts_index,
+            &mut g.accounts_index,
+        ),
+        ("locks_index", &profile.locks_index, &mut g.locks_index),
+        ("audit_index", &profile.audit_index, &mut g.audit_index),
+    ];
+    for (id, value, slot) in text_options {
+        if let (Some(v), true) = (value, unset(m, id)) {
+            *slot = v.clone();
+        }
+    }
+    let durations: [(&str, &Option<String>, &mut Duration); 3] = [
+        (
+            "recovery_window",
+            &profile.recovery_window,
+            &mut g.recovery_window,
+        ),
+        (
+            "investigate_after",
+            &profile.investigate_after,
+            &mut g.investigate_after,
+        ),
+        ("timeout", &profile.timeout, &mut g.timeout),
+    ];
+    for (id, value, slot) in durations {
+        if let (Some(v), true) = (value, unset(m, id)) {
+            *slot = parse_duration(v)
+                .map_err(|e| ProfileError(format!("profile `{name}`: {id} = \"{v}\": {e}")))?;
+        }
+    }
+    if unset(m, "user") && profile.user.is_some() {
+        g.user = profile.user.clone();
+    }
+    if unset(m, "ca_cert") && profile.ca_cert.is_some() {
+        g.ca_cert = profile.ca_cert.clone();
+    }
+    g.resolved = Resolved {
+        name: Some(name.to_string()),
+        production: profile.production,
+        password_env: profile.password_env.clone(),
+        api_key_env: profile.api_key_env.clone(),
+    };
+    g.profile = Some(name.to_string());
+    if cli.dashboard.read_only.is_none() {
+        cli.dashboard.read_only = Some(profile.read_only.unwrap_or(profile.production));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Profile `p` of a config file's text.
+    fn config(text: &str) -> Result<Profile, ProfileError> {
+        let path = Path::new("/x/config.toml");
+        parse(text, path)?.profile("p", path)
+    }
+
+    fn with(text: &str, args: &[&str]) -> Cli {
+        let p = config(text).unwrap();
+        let m = Cli::command().try_get_matches_from(args).unwrap();
+        let mut cli = Cli::from_arg_matches(&m).unwrap();
+        apply(&mut cli, &m, "p", &p).unwrap();
+        cli
+    }
+
+    const PROD: &str = r#"
+        [profiles.p]
+        url = "https://prod:9200"
+        transactions_index = "tx"
+        audit_index = "audit-prod"
+        recovery_window = "5m"
+        production = true
+        password_env = "PROD_PW"
+    "#;
+
+    #[test]
+    fn flags_override_the_profile() {
+        let cli = with(PROD, &["estx-tui", "list"]);
+        assert_eq!(cli.global.url, "https://prod:9200");
+        assert_eq!(cli.global.transactions_index, "tx");
+        assert_eq!(cli.global.accounts_index, "accounts");
+        assert_eq!(cli.global.audit_index, "audit-prod");
+        assert_eq!(cli.global.recovery_window, Duration::from_secs(300));
+        assert_eq!(cli.global.resolved.password_env.as_deref(), Some("PROD_PW"));
+        assert!(cli.dashboard.is_read_only(), "production starts read-only");
+        let cli = with(
+            PROD,
+            &[
+                "estx-tui",
+                "list",
+                "--url",
+                "http://x:1",
+                "--read-only=false",
+            ],
+        );
+        assert_eq!(cli.global.url, "http://x:1");
+        assert!(!cli.dashboard.is_read_only());
+        let cli = with(PROD, &["estx-tui", "--recovery-window", "1m", "list"]);
+        assert_eq!(cli.global.recovery_window, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn production_may_say_it_is_writable() {
+        let text = format!("{PROD}\nread_only = false\n");
+        assert!(!with(&text, &["estx-tui", "list"]).dashboard.is_read_only());
+    }
+
+    #[test]
+    fn secrets_are_refused() {
+        for bad in [
+            "[profiles.p]\npassword = \"hunter2\"",
+            "[profiles.p]\napi_key = \"abc\"",
+            "[profiles.p.auth]\ntoken = \"abc\"",
+            "[profiles.p]\nurl = \"https://u:pw@h:9200\"",
+        ] {
+            let e = config(bad).unwrap_err().0;
+            assert!(e.contains("secret") || e.contains("password"), "{bad}: {e}");
+        }
+        assert!(config("[profiles.p]\npassword_env = \"PW\"").is_ok());
+        // A mistake in another profile does not stop this one.
+        assert!(config("[profiles.p]\n[profiles.q]\npassword = \"x\"").is_ok());
+        let e = config("[profiles.p]\nulr = \"x\"").unwrap_err().0;
+        assert!(e.contains("ulr"), "{e}");
+    }
+}

@@ -1,0 +1,370 @@
+//! The audit-trail documents: what an intervention is (action, targets,
+//! reason, plan), who made it, and how each step and the whole ended.
+
+use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::report::{StepReport, StepResult, Verdict};
+use crate::protocol::steps::{plan, Procedure};
+use crate::protocol::transaction::TxnState;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What kind of intervention a record is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ActionKind {
+    /// `rollback` / the dashboard's `R`.
+    Rollback,
+    /// `recover` / the dashboard's `F`.
+    Recover,
+    /// `release-lock` / the dashboard's `L`.
+    ReleaseLock,
+    /// `audit --repair`.
+    AuditRepair,
+    /// `transfer` started by an operator.
+    Transfer,
+}
+
+impl fmt::Display for ActionKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ActionKind::Rollback => "rollback",
+            ActionKind::Recover => "recover",
+            ActionKind::ReleaseLock => "release-lock",
+            ActionKind::AuditRepair => "audit-repair",
+            ActionKind::Transfer => "transfer",
+        })
+    }
+}
+
+/// Where the intervention was started from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Interface {
+    /// A headless command.
+    Cli,
+    /// A dashboard key.
+    Dashboard,
+}
+
+impl fmt::Display for Interface {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Interface::Cli => "cli",
+            Interface::Dashboard => "dashboard",
+        })
+    }
+}
+
+/// Where the operator's name came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperatorSource {
+    /// The cluster's `_security/_authenticate` (security on).
+    Cluster,
+    /// The OS user running the tool (security off).
+    Os,
+}
+
+/// Who intervened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Operator {
+    /// The cluster user, else the OS user.
+    pub user: String,
+    /// Which of the two `user` is.
+    pub source: OperatorSource,
+    /// The host the tool ran on.
+    pub host: String,
+}
+
+impl fmt::Display for Operator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let via = match self.source {
+            OperatorSource::Cluster => "cluster user",
+            OperatorSource::Os => "OS user",
+        };
+        write!(f, "{} ({via}) on {}", self.user, self.host)
+    }
+}
+
+/// What an operator is about to do, as previewed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Intervention {
+    /// The action.
+    pub action: ActionKind,
+    /// Transactions concerned (what `history ID` finds the record by).
+    pub transactions: Vec<String>,
+    /// Other targets: lock resources, accounts of a transfer.
+    pub targets: Vec<String>,
+    /// Why (free text from the operator).
+    pub reason: Option<String>,
+    /// Whether the recovery window / staleness check was overridden.
+    pub forced: bool,
+    /// Whether it acts on a selection of many transactions.
+    pub bulk: bool,
+    /// The plan as previewed: step labels in order.
+    pub plan: Vec<String>,
+    /// Where it was started from.
+    pub interface: Interface,
+}
+
+impl Intervention {
+    /// An intervention on `transactions` with no plan, reason or targets yet.
+    pub fn new(action: ActionKind, transactions: Vec<String>, interface: Interface) -> Self {
+        Intervention {
+            action,
+            transactions,
+            targets: Vec::new(),
+            reason: None,
+            forced: false,
+            bulk: false,
+            plan: Vec::new(),
+            interface,
+        }
+    }
+
+    /// Whether this intervention may not run without a reason: rollbacks,
+    /// forced and bulk actions (the rule, written once).
+    pub fn needs_reason(&self) -> bool {
+        self.action == ActionKind::Rollback || self.forced || self.bulk
+    }
+
+    /// Why this intervention may not run yet (a reason is required and
+    /// missing); the caller says how to give one.
+    pub fn missing_reason(&self) -> Option<String> {
+        if !self.needs_reason() || self.reason_text().is_some() {
+            return None;
+        }
+        let when = if self.action == ActionKind::Rollback {
+            ""
+        } else {
+            " when forced or bulk"
+        };
+        Some(format!(
+            "{}{when} needs a reason for the audit trail",
+            self.action
+        ))
+    }
+
+    /// The reason, trimmed, if one was given.
+    pub fn reason_text(&self) -> Option<&str> {
+        self.reason
+            .as_deref()
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+    }
+}
+
+/// The step labels `procedure` would run from `state` (empty when terminal
+/// or refused): the plan recorded as previewed.
+pub fn plan_labels(procedure: Procedure, state: Option<&TxnState>) -> Vec<String> {
+    state
+        .and_then(|s| plan(procedure, s).ok())
+        .map(|steps| steps.iter().map(|s| s.label().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// How one recorded step ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrailStep {
+    /// Transaction id (empty for steps not about one).
+    pub txn: String,
+    /// Human label of the step.
+    pub label: String,
+    /// `index/id` the step acted on.
+    pub target: String,
+    /// `updated`, `noop`, `error` or `refused`.
+    pub result: String,
+    /// What happened, in words.
+    pub detail: String,
+}
+
+impl From<&StepReport> for TrailStep {
+    fn from(r: &StepReport) -> Self {
+        let (result, detail) = match &r.result {
+            StepResult::Updated(e) => ("updated", e.to_string()),
+            StepResult::Noop(n) => ("noop", n.to_string()),
+            StepResult::Error(m) => ("error", m.clone()),
+        };
+        TrailStep {
+            txn: r.txn.clone(),
+            label: r.label.clone(),
+            target: r.target.clone(),
+            result: result.into(),
+            detail,
+        }
+    }
+}
+
+impl TrailStep {
+    /// A lock release as a step (`locks_index/resource`).
+    pub fn release(locks_index: &str, txn: &str, resource: &str, o: &ReleaseOutcome) -> Self {
+        let (result, detail) = match o {
+            ReleaseOutcome::Released => ("updated", "released".to_string()),
+            ReleaseOutcome::NotHeld => ("noop", "not held".to_string()),
+            ReleaseOutcome::Refused(why) => ("refused", why.clone()),
+        };
+        TrailStep {
+            txn: txn.into(),
+            label: "release lock".into(),
+            target: format!("{locks_index}/{resource}"),
+            result: result.into(),
+            detail,
+        }
+    }
+
+    /// One repair made by `audit --repair`.
+    pub fn repair(text: &str) -> Self {
+        TrailStep {
+            txn: String::new(),
+            label: "repair".into(),
+            target: String::new(),
+            result: "updated".into(),
+            detail: text.into(),
+        }
+    }
+}
+
+/// The outcome and summary of releasing locks (`failed`: the release
+/// itself failed before any outcome).
+pub fn release_outcome(outcomes: &[(String, ReleaseOutcome)], failed: bool) -> (Outcome, String) {
+    let any = |f: fn(&ReleaseOutcome) -> bool| outcomes.iter().any(|(_, o)| f(o));
+    let outcome = if failed {
+        Outcome::Failed
+    } else if any(|o| matches!(o, ReleaseOutcome::Refused(_))) {
+        Outcome::Refused
+    } else if any(|o| matches!(o, ReleaseOutcome::Released)) {
+        Outcome::Completed
+    } else {
+        Outcome::NothingToDo
+    };
+    let summary = outcomes
+        .iter()
+        .map(|(r, o)| match o {
+            ReleaseOutcome::Released => format!("{r}: released"),
+            ReleaseOutcome::NotHeld => format!("{r}: not held"),
+            ReleaseOutcome::Refused(why) => format!("{r}: refused: {why}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let summary = match (summary.is_empty(), failed) {
+        (false, _) => summary,
+        (true, true) => "failed before releasing anything".to_string(),
+        (true, false) => "no locks held".to_string(),
+    };
+    (outcome, summary)
+}
+
+/// Whether the record was completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordStatus {
+    /// Written before the first step; still so if the process died.
+    Running,
+    /// Completed after the last step.
+    Finished,
+}
+
+/// How an intervention ended (the verdict's kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// Ran to the end.
+    Completed,
+    /// Nothing needed doing.
+    NothingToDo,
+    /// Refused before changing anything (some or all targets).
+    Refused,
+    /// Stopped on purpose part-way.
+    Stopped,
+    /// Failed part-way.
+    Failed,
+}
+
+impl From<&Verdict> for Outcome {
+    fn from(v: &Verdict) -> Self {
+        match v {
+            // Another process ended it: the intervention's aim is reached.
+            Verdict::Completed(_) | Verdict::EndedElsewhere(_) => Outcome::Completed,
+            Verdict::NothingToDo(_) => Outcome::NothingToDo,
+            Verdict::Refused(_) => Outcome::Refused,
+            Verdict::Stopped(_) => Outcome::Stopped,
+            Verdict::Failed(_) => Outcome::Failed,
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::Completed => "completed",
+            Outcome::NothingToDo => "nothing to do",
+            Outcome::Refused => "refused",
+            Outcome::Stopped => "stopped",
+            Outcome::Failed => "failed",
+        })
+    }
+}
+
+/// One audit-trail document, as stored and as `history` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The document id.
+    pub record_id: String,
+    /// The action.
+    pub action: ActionKind,
+    /// Transactions concerned.
+    pub transactions: Vec<String>,
+    /// Other targets (lock resources, accounts).
+    pub targets: Vec<String>,
+    /// The operator's reason.
+    pub reason: Option<String>,
+    /// Whether safety checks were overridden.
+    pub forced: bool,
+    /// CLI or dashboard.
+    pub interface: Interface,
+    /// Who.
+    pub operator: Operator,
+    /// Step labels as previewed.
+    pub plan: Vec<String>,
+    /// Running until completed.
+    pub status: RecordStatus,
+    /// How it ended (once finished).
+    pub outcome: Option<Outcome>,
+    /// The verdict in words (once finished).
+    pub summary: Option<String>,
+    /// Each step's outcome (once finished).
+    pub steps: Vec<TrailStep>,
+    /// When the record was written, before the first step.
+    pub started_at: DateTime<Utc>,
+    /// When it was completed.
+    pub finished_at: Option<DateTime<Utc>>,
+    /// The estx-tui version that intervened.
+    pub tool_version: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_are_required_for_rollbacks_and_forced_actions() {
+        let mut i = Intervention::new(ActionKind::Recover, vec!["t".into()], Interface::Cli);
+        assert!(!i.needs_reason());
+        i.forced = true;
+        assert!(i.needs_reason());
+        let r = Intervention::new(ActionKind::Rollback, vec![], Interface::Dashboard);
+        assert!(r.needs_reason());
+        let mut blank = r.clone();
+        blank.reason = Some("   ".into());
+        assert_eq!(blank.reason_text(), None);
+    }
+
+    #[test]
+    fn plan_labels_follow_the_protocol_plan() {
+        let labels = plan_labels(Procedure::Rollback, Some(&TxnState::Created));
+        assert_eq!(labels.len(), 1);
+        assert!(plan_labels(Procedure::Recover, Some(&TxnState::Finished)).is_empty());
+        assert!(plan_labels(Procedure::Recover, None).is_empty());
+    }
+}

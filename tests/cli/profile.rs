@@ -1,0 +1,115 @@
+//! Profiles from the config file: settings used, overridden by flags and by
+//! `ESTX_*` variables; secrets refused; production profiles read-only.
+
+use super::*;
+
+/// Writes `text` as `$XDG_CONFIG_HOME/estx-tui/config.toml`; returns the
+/// XDG_CONFIG_HOME to pass.
+fn config(w: &World, text: &str) -> String {
+    let home = w.g.log.with_file_name("xdg");
+    std::fs::create_dir_all(home.join("estx-tui")).unwrap();
+    std::fs::write(home.join("estx-tui/config.toml"), text).unwrap();
+    home.display().to_string()
+}
+
+/// The binary with only `args` (no harness globals), a clean environment
+/// and `envs`.
+fn bare_run(w: &World, envs: &[(&str, &str)], args: &[&str]) -> Out {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_estx-tui"));
+    for var in ESTX_ENV {
+        c.env_remove(var);
+    }
+    c.env("ESTX_LOG_FILE", &w.g.log).envs(envs.iter().copied());
+    let output = c.args(args).stdin(Stdio::null()).output().unwrap();
+    let out = Out {
+        cmd: format!("estx-tui {}", args.join(" ")),
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    assert_no_panic(&out);
+    out
+}
+
+#[test]
+fn a_profile_is_used_and_overridden_by_flags_and_env() {
+    let w = World::new();
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("t1", "A", "B", 100, 2);
+    w.backdate("t1", 10);
+    w.refresh();
+    let text = format!(
+        "[profiles.test]\nurl = \"{}\"\ntransactions_index = \"{}\"\naccounts_index = \"{}\"\n\
+         locks_index = \"{}\"\naudit_index = \"{}\"\nrecovery_window = \"1h\"\n\
+         [profiles.nowhere]\nurl = \"http://127.0.0.1:9\"\n",
+        w.g.url, w.ix.transactions, w.ix.accounts, w.ix.locks, w.ix.audit
+    );
+    let xdg = config(&w, &text);
+    let env = [("XDG_CONFIG_HOME", xdg.as_str())];
+    // The profile's cluster and indices are used.
+    let out = bare_run(&w, &env, &["--profile", "test", "list", "--json"]);
+    assert_eq!(ids(&out.code(0).json()), set(&["t1"]));
+    // ESTX_PROFILE chooses it too; its recovery window (1h) makes t1 (10
+    // minutes old) recent.
+    let env2 = [("XDG_CONFIG_HOME", xdg.as_str()), ("ESTX_PROFILE", "test")];
+    bare_run(&w, &env2, &["recover", "t1"])
+        .code(1)
+        .stderr_has("refused");
+    // A flag overrides the profile's window.
+    bare_run(&w, &env2, &["recover", "t1", "--recovery-window", "1m"]).code(0);
+    // An environment variable overrides the profile's URL.
+    let env3 = [
+        ("XDG_CONFIG_HOME", xdg.as_str()),
+        ("ESTX_PROFILE", "nowhere"),
+        ("ESTX_URL", w.g.url.as_str()),
+        ("ESTX_TRANSACTIONS_INDEX", w.ix.transactions.as_str()),
+    ];
+    let out = bare_run(&w, &env3, &["list", "--json"]);
+    assert_eq!(ids(&out.code(0).json()), set(&["t1"]));
+    // ... and without it, the profile's (unreachable) URL is used.
+    bare_run(&w, &env3[..2], &["list"]).code(3);
+    // An unknown profile names the known ones.
+    bare_run(&w, &env, &["--profile", "prod", "list"])
+        .code(2)
+        .stderr_has("nowhere, test");
+}
+
+#[test]
+fn production_profiles_start_read_only() {
+    let w = World::new();
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("t1", "A", "B", 100, 2);
+    w.backdate("t1", 10);
+    let text = format!(
+        "default_profile = \"prod\"\n[profiles.prod]\nurl = \"{}\"\ntransactions_index = \"{}\"\n\
+         accounts_index = \"{}\"\nlocks_index = \"{}\"\naudit_index = \"{}\"\nproduction = true\n",
+        w.g.url, w.ix.transactions, w.ix.accounts, w.ix.locks, w.ix.audit
+    );
+    let xdg = config(&w, &text);
+    let env = [("XDG_CONFIG_HOME", xdg.as_str()), ("ESTX_REASON", "INC-1")];
+    bare_run(&w, &env, &["rollback", "t1"])
+        .code(1)
+        .stderr_has("profile `prod` is production");
+    assert_eq!(w.state("t1"), "pending");
+    bare_run(&w, &env, &["rollback", "t1", "--read-only=false"]).code(0);
+    assert_eq!(w.state("t1"), "rolled-back");
+}
+
+#[test]
+fn a_profile_holding_a_secret_is_refused() {
+    let w = World::bare();
+    let xdg = config(
+        &w,
+        "[profiles.p]\nurl = \"http://localhost:9200\"\npassword = \"hunter2\"\n",
+    );
+    let out = bare_run(
+        &w,
+        &[("XDG_CONFIG_HOME", xdg.as_str())],
+        &["--profile", "p", "list"],
+    );
+    out.code(2)
+        .stderr_has("`profiles.p.password` looks like a secret");
+    assert!(!out.stderr.contains("hunter2"), "{out}");
+}

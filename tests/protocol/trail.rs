@@ -1,0 +1,138 @@
+//! The audit trail through the library, as the dashboard uses it: a
+//! recorded rollback names the reason and each step; a missing reason or a
+//! missing audit index refuses with nothing written; a crash part-way
+//! (RunLimits) leaves an unfinished record.
+
+use crate::fixture::Fx;
+use crate::procedures::stage;
+use estx::error::Error;
+use estx::protocol::trail::{
+    history, ActionKind, Interface, Intervention, Outcome, RecordStatus, Trail,
+};
+use estx::protocol::{Procedure, RunLimits, TxnState};
+
+async fn with_trail() -> (Fx, Trail) {
+    let fx = Fx::new().await;
+    fx.proto.ensure_indices().await.unwrap();
+    let trail = Trail::open(&fx.proto).await.unwrap();
+    (fx, trail)
+}
+
+async fn records(fx: &Fx, txn: &str) -> Vec<estx::protocol::trail::Record> {
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    history(&fx.proto, txn).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_recorded_rollback_names_reason_plan_and_steps() {
+    let (fx, trail) = with_trail().await;
+    let (id, _, _) = stage(&fx, "r", 3).await;
+    let run = trail
+        .run_procedure(
+            &fx.proto,
+            Procedure::Rollback,
+            &id,
+            false,
+            Some("INC-9".into()),
+            Interface::Dashboard,
+        )
+        .await
+        .unwrap();
+    assert!(run.record_error.is_none(), "{:?}", run.record_error);
+    assert_eq!(fx.state(&id).await, TxnState::RolledBack);
+    let rs = records(&fx, &id).await;
+    assert_eq!(rs.len(), 1);
+    let r = &rs[0];
+    assert_eq!(r.record_id, run.record.0);
+    assert_eq!(
+        (r.action, r.interface),
+        (ActionKind::Rollback, Interface::Dashboard)
+    );
+    assert_eq!(r.reason.as_deref(), Some("INC-9"));
+    assert_eq!(r.status, RecordStatus::Finished);
+    assert_eq!(r.outcome, Some(Outcome::Completed));
+    assert_eq!(r.steps.len(), run.value.steps.len());
+    let labels: Vec<&str> = r.steps.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(
+        &labels[..r.plan.len()],
+        r.plan.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert!(r.finished_at.unwrap() >= r.started_at);
+}
+
+#[tokio::test]
+async fn a_missing_reason_writes_nothing() {
+    let (fx, trail) = with_trail().await;
+    let (id, _, _) = stage(&fx, "m", 2).await;
+    let e = trail
+        .run_procedure(
+            &fx.proto,
+            Procedure::Rollback,
+            &id,
+            false,
+            Some(" ".into()),
+            Interface::Dashboard,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, Error::Invalid(m) if m.contains("needs a reason")),
+        "{e}"
+    );
+    let e = trail
+        .run_release(&fx.proto, &id, true, None, Interface::Dashboard)
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("forced"), "{e}");
+    assert_eq!(fx.state(&id).await, TxnState::Pending);
+    assert!(records(&fx, &id).await.is_empty());
+    // Recovery without force needs none.
+    let run = trail
+        .run_procedure(
+            &fx.proto,
+            Procedure::Recover,
+            &id,
+            false,
+            None,
+            Interface::Dashboard,
+        )
+        .await
+        .unwrap();
+    assert_eq!(Outcome::from(&run.value.verdict), Outcome::Completed);
+    assert_eq!(records(&fx, &id).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_missing_audit_index_refuses_to_open() {
+    let fx = Fx::new().await;
+    let e = Trail::open(&fx.proto).await.unwrap_err();
+    assert!(
+        matches!(&e, Error::IndexMissing(ix) if *ix == fx.ix.audit),
+        "{e}"
+    );
+    assert!(e.to_string().contains("estx-tui init"), "{e}");
+}
+
+#[tokio::test]
+async fn a_crash_part_way_leaves_the_record_unfinished() {
+    let (fx, trail) = with_trail().await;
+    let (id, _, _) = stage(&fx, "c", 3).await;
+    let mut i = Intervention::new(ActionKind::Rollback, vec![id.clone()], Interface::Cli);
+    i.reason = Some("INC-10".into());
+    trail.begin(&i).await.unwrap();
+    let report = fx
+        .proto
+        .run_procedure(
+            &id,
+            Procedure::Rollback,
+            false,
+            RunLimits { max_steps: Some(2) },
+        )
+        .await;
+    assert_eq!(report.steps.len(), 2);
+    // The process "died": nobody finishes the record.
+    let rs = records(&fx, &id).await;
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].status, RecordStatus::Running);
+    assert_eq!((rs[0].outcome, rs[0].finished_at), (None, None));
+}
