@@ -73,6 +73,20 @@ fn finish(report: &ProcedureReport, json: bool) -> i32 {
     }
 }
 
+/// The intervention could not start (its audit record could not be
+/// written, or it was refused): the reason is on stderr; with `--json`,
+/// stdout still says so.
+fn not_started(code: i32, json: bool) -> i32 {
+    if json {
+        outcome::print(&ErrorOutcome {
+            error: "the intervention did not start (the reason is on stderr); nothing was written"
+                .into(),
+            exit_code: code,
+        });
+    }
+    code
+}
+
 /// The protocol handle a command runs with: printing each step as it ends,
 /// unless the outcome is printed as JSON at the end.
 fn observed(p: Protocol, json: bool, batch: bool) -> Protocol {
@@ -97,7 +111,7 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
     i.plan = plan_labels(Procedure::Recover, Some(&TxnState::Created));
     let rec = match begin(&p, i, &a.why).await {
         Ok(r) => r,
-        Err(code) => return code,
+        Err(code) => return not_started(code, a.json),
     };
     let locks = if a.locks {
         ", holding locks on both accounts"
@@ -122,7 +136,7 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
 pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
     let rec = match begin_procedure(&p, Procedure::Rollback, &a.id, a.force, &a.why).await {
         Ok(r) => r,
-        Err(code) => return code,
+        Err(code) => return not_started(code, a.json),
     };
     if !a.json {
         out(format_args!("rollback {}", a.id));
@@ -138,7 +152,7 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
         (Some(id), false) => {
             let rec = match begin_procedure(&p, Procedure::Recover, id, a.force, &a.why).await {
                 Ok(r) => r,
-                Err(code) => return code,
+                Err(code) => return not_started(code, a.json),
             };
             if !a.json {
                 out(format_args!("recover {id}"));
@@ -229,7 +243,7 @@ async fn recover_all(
     i.targets = vec!["--all-stuck".into()];
     let rec = match begin(&p, i, why).await {
         Ok(r) => r,
-        Err(code) => return code,
+        Err(code) => return not_started(code, json),
     };
     let p = observed(p, json, true);
     let window = p.config().recovery_window;

@@ -28,7 +28,17 @@ fn report(resource: &str, outcome: &ReleaseOutcome) {
 pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
     let rec = match intervention::begin_release(p, a).await {
         Ok(r) => r,
-        Err(code) => return code,
+        Err(code) => {
+            if a.json {
+                outcome::print(&ErrorOutcome {
+                    error:
+                        "the release did not start (the reason is on stderr); nothing was written"
+                            .into(),
+                    exit_code: code,
+                });
+            }
+            return code;
+        }
     };
     let (code, outcomes) = release(p, a).await;
     rec.finish_release(p, a, &outcomes, code).await
