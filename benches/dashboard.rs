@@ -18,9 +18,6 @@ use estx::dashboard::event::Event;
 use estx::dashboard::{snapshot, ui, update::update};
 use estx::protocol::time::format_timestamp;
 use estx::protocol::Indices;
-
-/// The recovery window the locks are judged with.
-const WINDOW: std::time::Duration = std::time::Duration::from_secs(120);
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::{json, Value};
@@ -125,7 +122,7 @@ async fn main() {
     let mut last = None;
     for _ in 0..POLLS {
         let started = Instant::now();
-        let snap = snapshot::load(&cluster, &ix, snapshot::DEFAULT_CAP, WINDOW)
+        let snap = snapshot::load(&cluster, &ix, snapshot::DEFAULT_CAP)
             .await
             .expect("poll");
         latencies.push(started.elapsed());

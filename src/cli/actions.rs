@@ -161,7 +161,16 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
             let code = finish(&report, a.json);
             rec.finish_report(&report, code).await
         }
-        _ => recover_all(p, usize::from(a.concurrency), a.json, &a.why).await,
+        _ => {
+            recover_all(
+                p,
+                usize::from(a.concurrency),
+                a.allow_partial,
+                a.json,
+                &a.why,
+            )
+            .await
+        }
     }
 }
 
@@ -216,6 +225,7 @@ impl std::fmt::Display for Tally {
 async fn recover_all(
     p: Protocol,
     concurrency: usize,
+    allow_partial: bool,
     json: bool,
     why: &intervention::ReasonArgs,
 ) -> i32 {
@@ -225,7 +235,12 @@ async fn recover_all(
         }
         fail(e)
     };
-    let stuck = match p.stuck_transactions().await {
+    let stuck = match p.stuck().await.and_then(|l| {
+        l.summary
+            .coverage
+            .require_complete(allow_partial, "recover every stuck transaction")
+            .map(|()| l.transactions)
+    }) {
         Ok(t) => t,
         Err(e) => return failed(&e),
     };
@@ -253,7 +268,10 @@ async fn recover_all(
             crate::protocol::time::human_age(window.as_secs() as i64)
         ));
     }
-    let mut reports = match p.recover_all_stuck(concurrency).await {
+    let mut reports = match p
+        .recover_all_stuck_allowing(concurrency, allow_partial)
+        .await
+    {
         Ok(r) => r,
         Err(e) => {
             let code = failed(&e);

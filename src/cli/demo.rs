@@ -267,7 +267,6 @@ async fn summary(proto: &Protocol) -> i32 {
         proto.cluster(),
         &proto.config().indices,
         snapshot::DEFAULT_CAP,
-        proto.config().recovery_window,
     )
     .await
     {

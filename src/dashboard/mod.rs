@@ -58,10 +58,8 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
 
     tokio::spawn(poller::run(
-        proto.cluster().clone(),
-        config.indices.clone(),
+        proto.clone(),
         opts.cap,
-        config.recovery_window,
         opts.interval,
         tx.clone(),
         ctrl_rx,

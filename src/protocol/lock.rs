@@ -3,12 +3,12 @@
 //! definitive guide's document locks (`process_id` only) and tree locks
 //! (`lock_type: exclusive`, or `shared` with `lock_count`).
 
-use super::stuck::is_stuck;
+use super::read::rules::urgency;
 use super::time::{human_age, parse_timestamp};
 use super::transaction::{read_integer, Transaction};
+use super::ProtocolConfig;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
-use std::time::Duration;
 
 /// A lock document as read.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,9 +134,14 @@ impl LockInfo {
     /// Staleness given what is known of the owner transaction (only
     /// consulted when the lock names an owner). A lock is stale when its
     /// lease expired, or its owner is missing, terminal, or stuck by the one
-    /// stuck rule ([`is_stuck`]: in flight and untouched for the recovery
-    /// `window`), so "stuck" and "stale" never disagree.
-    pub fn staleness(&self, owner: Owner<'_>, now: DateTime<Utc>, window: Duration) -> Staleness {
+    /// stuck rule ([`urgency`] under `config`'s windows), so "stuck" and
+    /// "stale" never disagree.
+    pub fn staleness(
+        &self,
+        owner: Owner<'_>,
+        now: DateTime<Utc>,
+        config: &ProtocolConfig,
+    ) -> Staleness {
         if let Some(exp) = self.expires_at {
             if exp <= now {
                 return Staleness::Stale(format!(
@@ -157,11 +162,16 @@ impl LockInfo {
                 Some(s) if s.is_terminal() => {
                     Staleness::Stale(format!("owner transaction `{id}` is {s}"))
                 }
-                Some(s) if is_stuck(t, now, window) => Staleness::Stale(format!(
-                    "owner transaction `{id}` is {s} and stuck: untouched for {}, longer than the {} recovery window",
-                    t.age_seconds(now).map(human_age).unwrap_or_default(),
-                    human_age(window.as_secs() as i64)
-                )),
+                Some(s) if urgency(t, now, config).is_stuck() => {
+                    let untouched = match t.age_seconds(now) {
+                        Some(age) => format!("untouched for {}", human_age(age)),
+                        None => "with no usable modification time".into(),
+                    };
+                    Staleness::Stale(format!(
+                        "owner transaction `{id}` is {s} and stuck: {untouched}, longer than the {} recovery window",
+                        human_age(config.recovery_window.as_secs() as i64)
+                    ))
+                }
                 _ => Staleness::Live,
             },
         }
@@ -212,26 +222,26 @@ mod tests {
     #[test]
     fn staleness_rules() {
         let now = parse_timestamp(&json!("2026-01-01T00:05:00Z")).unwrap();
-        let window = Duration::from_secs(120);
+        let config = &ProtocolConfig::default();
         let l = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:10:00Z"}));
         let pending = owner("pending", 1, now);
         assert_eq!(
-            l.staleness(Owner::Is(&pending), now, window),
+            l.staleness(Owner::Is(&pending), now, config),
             Staleness::Live
         );
         let finished = owner("finished", 0, now);
-        assert!(l.staleness(Owner::Is(&finished), now, window).is_stale());
-        assert!(l.staleness(Owner::Missing, now, window).is_stale());
+        assert!(l.staleness(Owner::Is(&finished), now, config).is_stale());
+        assert!(l.staleness(Owner::Missing, now, config).is_stale());
         let expired = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:01:00Z"}));
         assert!(expired
-            .staleness(Owner::Is(&pending), now, window)
+            .staleness(Owner::Is(&pending), now, config)
             .is_stale());
         assert!(matches!(
-            lock(json!({"process_id":1})).staleness(Owner::Missing, now, window),
+            lock(json!({"process_id":1})).staleness(Owner::Missing, now, config),
             Staleness::Unknown(_)
         ));
         assert!(matches!(
-            l.staleness(Owner::Unreadable, now, window),
+            l.staleness(Owner::Unreadable, now, config),
             Staleness::Unknown(_)
         ));
     }
@@ -239,20 +249,20 @@ mod tests {
     #[test]
     fn a_lock_is_stale_exactly_when_its_owner_is_stuck() {
         let now = parse_timestamp(&json!("2026-01-01T02:00:00Z")).unwrap();
-        let window = Duration::from_secs(120);
+        let config = &ProtocolConfig::default();
         let l = lock(json!({"owner":"t1"}));
         for state in ["created", "pending", "committed", "terminating", "odd"] {
             for minutes in [0, 1, 2, 3, 90] {
                 let t = owner(state, minutes, now);
                 assert_eq!(
-                    l.staleness(Owner::Is(&t), now, window).is_stale(),
-                    is_stuck(&t, now, window),
+                    l.staleness(Owner::Is(&t), now, config).is_stale(),
+                    urgency(&t, now, config).is_stuck(),
                     "{state} {minutes}m"
                 );
             }
         }
         let t = owner("pending", 90, now);
-        match l.staleness(Owner::Is(&t), now, window) {
+        match l.staleness(Owner::Is(&t), now, config) {
             Staleness::Stale(why) => {
                 assert!(why.contains("stuck") && why.contains("1h30m"), "{why}")
             }

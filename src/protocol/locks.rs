@@ -9,7 +9,7 @@ use super::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
 use super::steps::{Refusal, Step};
 use super::time::format_timestamp;
 use super::transaction::{Transaction, Transfer, TxnState};
-use super::Protocol;
+use super::{Protocol, ProtocolConfig};
 use crate::cluster::{CreateOutcome, VersionedDoc};
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -45,15 +45,15 @@ pub struct LockView {
 impl LockView {
     /// Judges a lock given the owner transactions found (a missing key
     /// means no such document), by the one staleness rule
-    /// ([`LockInfo::staleness`]) with the recovery `window`.
+    /// ([`LockInfo::staleness`]) under `config`'s windows.
     pub fn judge(
         info: LockInfo,
         owners: &HashMap<String, Transaction>,
         now: DateTime<Utc>,
-        window: Duration,
+        config: &ProtocolConfig,
     ) -> LockView {
         let found = info.owner.as_ref().and_then(|o| owners.get(o));
-        let staleness = info.staleness(Owner::from_lookup(found), now, window);
+        let staleness = info.staleness(Owner::from_lookup(found), now, config);
         let owner_state = found.and_then(|t| t.state.clone());
         LockView {
             info,
@@ -177,7 +177,7 @@ impl Protocol {
             info,
             &owners,
             self.cluster().now(),
-            self.config.recovery_window,
+            &self.config,
         ))
     }
 
@@ -315,7 +315,7 @@ impl Protocol {
         let now = self.cluster().now();
         let mut views: Vec<LockView> = infos
             .into_iter()
-            .map(|info| LockView::judge(info, &found, now, self.config.recovery_window))
+            .map(|info| LockView::judge(info, &found, now, &self.config))
             .collect();
         views.sort_by_key(|v| v.info.created_at);
         Ok(views)

@@ -9,6 +9,8 @@
 //! - [`procedures`], [`locks`], [`lock_release`], [`stuck`], [`audit`],
 //!   [`views`]: what the headless commands and the dashboard call, all
 //!   through [`Protocol`].
+//! - [`read`]: the one read side: discovery of the real mappings, every
+//!   query, the poll's read model, partial results, the write check.
 //! - [`trail`]: the operator audit trail around interventions.
 
 pub mod account;
@@ -21,6 +23,7 @@ pub mod lock;
 pub mod lock_release;
 pub mod locks;
 pub mod procedures;
+pub mod read;
 pub mod report;
 pub mod setup;
 pub mod steps;
@@ -50,6 +53,7 @@ pub struct Protocol {
     config: Arc<ProtocolConfig>,
     observer: Option<StepObserver>,
     holder: String,
+    read_cache: Arc<read::ReadCache>,
 }
 
 impl std::fmt::Debug for Protocol {
@@ -70,6 +74,7 @@ impl Protocol {
             config: Arc::new(config),
             observer: None,
             holder: default_holder(),
+            read_cache: Arc::default(),
         }
     }
 

@@ -35,6 +35,11 @@ impl Protocol {
         limits: RunLimits,
     ) -> ProcedureReport {
         let mut report = ProcedureReport::new(req.id.as_deref().unwrap_or(""));
+        // Before step 1: the mappings must accept every write (read::writes).
+        if let Err(e) = self.check_writable().await {
+            report.verdict = Verdict::Failed(e);
+            return report;
+        }
         let id = match self.create_transaction(req).await {
             Ok(Ok(id)) => id,
             Ok(Err(refusal)) => {
@@ -126,6 +131,11 @@ impl Protocol {
                 return report;
             }
         };
+        // Before step 1: the mappings must accept every write (read::writes).
+        if let Err(e) = self.check_writable().await {
+            report.verdict = Verdict::Failed(e);
+            return report;
+        }
         self.follow_plan(&transfer, procedure, state, true, limits, &mut report)
             .await;
         report
@@ -149,11 +159,15 @@ impl Protocol {
             .map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
         if !force {
             // Judged on the cluster's clock (the one `modification_time` is
-            // written with), to the millisecond, by the one window rule.
-            let (window, now) = (self.config.recovery_window, self.cluster().now());
+            // written with), to the millisecond: a `500ms` window is not 0.
+            // A zero window protects nothing, not even a time slightly ahead
+            // (written on another process's estimate of the cluster clock).
+            let window = self.config.recovery_window;
             if let Some(modified) = txn.modification_time {
-                let age = now - modified;
-                if !super::stuck::untouched_for(Some(modified), now, window) {
+                let age = self.cluster().now() - modified;
+                let window_len =
+                    chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
+                if !window.is_zero() && age < window_len {
                     return Err(Refusal::Recent {
                         age_seconds: age.num_seconds(),
                         window_seconds: window.as_secs(),

@@ -416,6 +416,7 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 
 mod audit;
 mod demo;
+mod deployed;
 mod errors;
 mod inspect;
 mod locks;

@@ -73,7 +73,7 @@ pub(crate) fn lock(resource: &str, doc: Value, owner_state: Option<TxnState>) ->
         .as_ref()
         .map(|s| txn("owner", Some(s.as_str()), "A", "B", json!(1), 3));
     let owner = Owner::from_lookup(owner_txn.as_ref());
-    let staleness = info.staleness(owner, ago(3), settings().recovery_window);
+    let staleness = info.staleness(owner, ago(3), &estx::protocol::ProtocolConfig::default());
     LockView {
         info,
         owner_state,
@@ -203,6 +203,7 @@ pub(crate) fn snapshot() -> Snapshot {
         accounts,
         locks,
         missing_indices: vec![],
+        read: Default::default(),
     }
 }
 

@@ -9,7 +9,7 @@ use crate::fixture::Fx;
 use chrono::Duration as ChronoDuration;
 use estx::cli::exit;
 use estx::protocol::lock::Staleness;
-use estx::protocol::stuck::is_stuck;
+use estx::protocol::read::rules::urgency;
 use estx::protocol::{NewTransfer, ReachedBy, Refusal, RunLimits, TxnState, Verdict};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -166,7 +166,8 @@ async fn a_lock_is_stale_exactly_when_its_owner_is_stuck() {
             .await
             .unwrap()
             .unwrap();
-        assert_eq!(view.staleness.is_stale(), is_stuck(&t, now, window), "{id}");
+        let stuck = urgency(&t, now, fx.proto.config()).is_stuck();
+        assert_eq!(view.staleness.is_stale(), stuck, "{id}");
         if let Staleness::Stale(why) = &view.staleness {
             assert!(why.contains("stuck"), "{why}");
         }

@@ -96,14 +96,9 @@ async fn a_poll_whose_login_is_refused_is_an_auth_failure() {
     for canned in [Canned::empty(401), Canned::text(401, "Unauthorized")] {
         let proxy = FaultProxy::start(&fx.url);
         proxy.answer("", "", usize::MAX, canned);
-        let e = snapshot::load(
-            &via(&proxy),
-            &fx.ix.indices(),
-            10,
-            fx.proto.config().recovery_window,
-        )
-        .await
-        .unwrap_err();
+        let e = snapshot::load(&via(&proxy), &fx.ix.indices(), 10)
+            .await
+            .unwrap_err();
         assert!(matches!(e, Error::Auth { status: 401, .. }), "{e:?}");
         assert!(matches!(poller::classify(&e), PollFailure::Auth(_)));
     }

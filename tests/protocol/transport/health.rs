@@ -47,14 +47,9 @@ async fn a_hanging_health_check_does_not_hold_the_poll() {
     let cluster = via(&proxy);
     let h = cluster.health().await.unwrap();
     assert!(matches!(h, ClusterHealth::NoMaster { .. }), "{h:?}");
-    let snap = snapshot::load(
-        &cluster,
-        &fx.ix.indices(),
-        10,
-        fx.proto.config().recovery_window,
-    )
-    .await
-    .unwrap();
+    let snap = snapshot::load(&cluster, &fx.ix.indices(), 10)
+        .await
+        .unwrap();
     assert_eq!(snap.health.as_deref(), Some("no master"));
     assert!(snap.missing_indices.is_empty());
 }
