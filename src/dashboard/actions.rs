@@ -10,7 +10,7 @@
 
 use super::event::{Action, ActionOutcome, Checked, Event, Expected, Reread, Run};
 use crate::protocol::locks::ReleaseOutcome;
-use crate::protocol::report::{StepReport, Verdict};
+use crate::protocol::report::StepReport;
 use crate::protocol::Protocol;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
@@ -167,10 +167,7 @@ async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
             } else {
                 proto.recover(id, run.force).await
             };
-            let ok = matches!(
-                report.verdict,
-                Verdict::Completed(_) | Verdict::NothingToDo(_)
-            );
+            let ok = report.verdict.is_done();
             (report.verdict.to_string(), ok)
         }
         Action::ReleaseLocks => match proto.release_transaction_locks(id, run.force).await {

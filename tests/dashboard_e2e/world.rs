@@ -137,10 +137,12 @@ impl World {
         );
     }
 
-    /// A lock on `resource` owned by transaction `owner`, taken now with a
-    /// lease of an hour (as a worker that died before releasing it left it).
+    /// A lock on `resource` owned by transaction `owner`, taken a minute ago
+    /// with a lease of an hour (as a worker that died before releasing it
+    /// left it). A minute, not now: locks taken since are stamped on the
+    /// cluster's clock, which this process's clock may be ahead of.
     pub(crate) fn put_lock(&self, resource: &str, owner: &str) {
-        let now = Utc::now();
+        let now = Utc::now() - ChronoDuration::minutes(1);
         let doc = json!({
             "owner": owner,
             "process_id": "worker-9:999",
