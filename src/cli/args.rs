@@ -166,6 +166,12 @@ pub struct DashboardArgs {
     /// audit trail included (`--read-only=false` lifts a profile's default).
     #[arg(long, global = true, env = "ESTX_READ_ONLY", value_parser = FalseyValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
     pub read_only: Option<bool>,
+
+    /// The sum of all balances the background audit checks against; a
+    /// difference shows as a `total_mismatch` finding in the audit pane
+    /// (the demo passes its seeded total unless this is given).
+    #[arg(long, global = true, value_parser = clap::value_parser!(i64).range(0..), value_name = "N")]
+    pub expect_total: Option<i64>,
 }
 
 impl DashboardArgs {

@@ -193,6 +193,7 @@ async fn run_workload(
             read_only: cli.dashboard.is_read_only(),
             cap: snapshot::DEFAULT_CAP,
             profile: None,
+            expect_total: cli.dashboard.expect_total.or(Some(report.total_balance)),
         };
         progress("opening the dashboard (q quits and stops the demo)...");
         let result = dashboard::run(proto, opts).await;

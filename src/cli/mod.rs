@@ -86,6 +86,7 @@ async fn dashboard(cli: &Cli) -> i32 {
         read_only: cli.dashboard.is_read_only(),
         cap: crate::dashboard::snapshot::DEFAULT_CAP,
         profile: cli.global.resolved.name.clone(),
+        expect_total: cli.dashboard.expect_total,
     };
     match crate::dashboard::run(p, opts).await {
         Ok(None) => 0,

@@ -78,9 +78,9 @@ async fn check(proto: &Protocol, action: Action, id: &str) -> Result<Checked, St
 }
 
 /// Runs the audit (read-only) for the audit pane.
-pub fn spawn_audit(proto: Protocol, events: UnboundedSender<Event>) {
+pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let report = proto.audit(None, false).await;
+        let report = proto.audit(expect_total, false).await;
         let _ = events.send(Event::Audited(
             report.map(Box::new).map_err(|e| e.to_string()),
         ));

@@ -41,6 +41,9 @@ pub struct DashboardOptions {
     pub cap: usize,
     /// The config profile in use (`--profile`), shown in the header.
     pub profile: Option<String>,
+    /// The expected sum of balances the background audit checks
+    /// (`--expect-total`); `None` skips that check.
+    pub expect_total: Option<i64>,
 }
 
 /// Runs the dashboard until the operator quits (`Ok(None)`) or a stop signal
@@ -114,7 +117,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     }
                     Command::LookUp(id) => actions::spawn_lookup(proto.clone(), id, tx.clone()),
                     Command::Run(run) => actions::spawn_action(proto.clone(), run, tx.clone()),
-                    Command::Audit => actions::spawn_audit(proto.clone(), tx.clone()),
+                    Command::Audit => {
+                        actions::spawn_audit(proto.clone(), opts.expect_total, tx.clone())
+                    }
                 }
             }
             if app.should_quit {

@@ -189,3 +189,64 @@ fn show_json_of_a_half_applied_transfer() {
         assert!(out.stdout.is_empty(), "{out}");
     }
 }
+
+/// Issue 9: `list` on a cluster whose history holds 50 000 finished
+/// transactions prints only the in-flight ones (finished documents seeded
+/// with `_bulk`, not through the protocol).
+#[test]
+fn list_on_a_large_history_prints_only_the_in_flight() {
+    const FINISHED: usize = 50_000;
+    const CHUNK: usize = 5_000;
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    let stamp = ago(30);
+    for start in (0..FINISHED).step_by(CHUNK) {
+        let mut body = String::new();
+        for i in start..start + CHUNK {
+            let state = if i % 2 == 0 { "finished" } else { "rolled-back" };
+            body.push_str(&json!({"index": {"_id": format!("hist-{i:05}")}}).to_string());
+            body.push('\n');
+            body.push_str(
+                &json!({
+                    "transaction_state": state,
+                    "src_acct": "A",
+                    "dest_acct": "B",
+                    "amount": 1,
+                    "modification_time": stamp,
+                })
+                .to_string(),
+            );
+            body.push('\n');
+        }
+        let (status, resp) = common::http("POST", &w.url(&w.ix.transactions, "_bulk"), Some(&body));
+        assert!((200..300).contains(&status), "_bulk: {status} {resp}");
+        let resp: Value = serde_json::from_str(&resp).unwrap();
+        assert_eq!(resp["errors"], json!(false), "_bulk reported item errors");
+    }
+    w.stage("half", "C", "D", 20, 2); // pending
+    w.stage("old", "A", "C", 30, 0); // created, two hours old
+    w.backdate("old", 120);
+    w.stage("committed", "B", "D", 5, 5); // committed
+    w.refresh();
+    assert_eq!(w.count(&w.ix.transactions), FINISHED as u64 + 3);
+
+    let out = w.run(&["list", "--json"]);
+    out.code(0);
+    assert_eq!(ids(&out.json()), set(&["half", "old", "committed"]), "{out}");
+
+    // The table: one row per in-flight transaction, none from the history,
+    // and a summary that counts the rows printed.
+    let out = w.run(&["list"]);
+    out.code(0)
+        .stdout_has("3 transactions: 1 stuck, of which 1 need investigation (!!)");
+    assert!(!out.stdout.contains("hist-"), "a finished row was printed: {out}");
+    for id in [" half ", " old ", " committed "] {
+        assert_eq!(
+            out.stdout.lines().filter(|l| l.contains(id)).count(),
+            1,
+            "{id}: {out}"
+        );
+    }
+}
