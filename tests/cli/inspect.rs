@@ -205,7 +205,11 @@ fn list_on_a_large_history_prints_only_the_in_flight() {
     for start in (0..FINISHED).step_by(CHUNK) {
         let mut body = String::new();
         for i in start..start + CHUNK {
-            let state = if i % 2 == 0 { "finished" } else { "rolled-back" };
+            let state = if i % 2 == 0 {
+                "finished"
+            } else {
+                "rolled-back"
+            };
             body.push_str(&json!({"index": {"_id": format!("hist-{i:05}")}}).to_string());
             body.push('\n');
             body.push_str(
@@ -234,14 +238,21 @@ fn list_on_a_large_history_prints_only_the_in_flight() {
 
     let out = w.run(&["list", "--json"]);
     out.code(0);
-    assert_eq!(ids(&out.json()), set(&["half", "old", "committed"]), "{out}");
+    assert_eq!(
+        ids(&out.json()),
+        set(&["half", "old", "committed"]),
+        "{out}"
+    );
 
     // The table: one row per in-flight transaction, none from the history,
     // and a summary that counts the rows printed.
     let out = w.run(&["list"]);
     out.code(0)
         .stdout_has("3 transactions: 1 stuck, of which 1 need investigation (!!)");
-    assert!(!out.stdout.contains("hist-"), "a finished row was printed: {out}");
+    assert!(
+        !out.stdout.contains("hist-"),
+        "a finished row was printed: {out}"
+    );
     for id in [" half ", " old ", " committed "] {
         assert_eq!(
             out.stdout.lines().filter(|l| l.contains(id)).count(),

@@ -126,6 +126,45 @@ impl World {
         s
     }
 
+    /// A transfer of 100 from `src-<tag>` to `dst-<tag>` that was rolled
+    /// back, yet a late, unfenced worker then applied it to the source
+    /// anyway: the source holds 400 and still lists it as pending (a
+    /// dangling pending entry; the two accounts sum to 900 instead of 1000).
+    pub(crate) fn stage_late_apply(&self, tag: &str) -> Staged {
+        let s = Staged {
+            id: format!("e2e-{tag}"),
+            src: format!("src-{tag}"),
+            dest: format!("dst-{tag}"),
+        };
+        let ago = |m: i64| format_timestamp(Utc::now() - ChronoDuration::minutes(m));
+        self.rt.block_on(async {
+            let cluster = self.proto.cluster();
+            let docs = [
+                (
+                    &self.ix.transactions,
+                    &s.id,
+                    json!({"src_acct": s.src, "dest_acct": s.dest, "amount": 100,
+                           "transaction_state": "rolled-back",
+                           "creation_time": ago(60), "modification_time": ago(30)}),
+                ),
+                (
+                    &self.ix.accounts,
+                    &s.src,
+                    json!({"balance": 400, "pending_transactions": [s.id]}),
+                ),
+                (
+                    &self.ix.accounts,
+                    &s.dest,
+                    json!({"balance": 500, "pending_transactions": []}),
+                ),
+            ];
+            for (index, id, doc) in docs {
+                cluster.put(index, id, &doc).await.unwrap();
+            }
+        });
+        s
+    }
+
     /// Rolls the transfer back (forced: whatever its age), as an operator
     /// or a worker would; its locks are released with it.
     pub(crate) fn roll_back(&self, s: &Staged) {
