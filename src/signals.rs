@@ -81,6 +81,20 @@ impl StopSignals {
     }
 
     /// Waits for the next stop signal.
+    /// Drops the signals already delivered to this set and not yet
+    /// received, and says how many. Every installed set is told of every
+    /// signal, so after another set (the dashboard's) has stopped on one,
+    /// this one holds the same signal: without this, it would read as a
+    /// second one ("again") and cut the orderly stop short.
+    pub fn discard_pending(&mut self) -> usize {
+        use futures::FutureExt;
+        let mut discarded = 0;
+        while self.recv().now_or_never().is_some() {
+            discarded += 1;
+        }
+        discarded
+    }
+
     #[cfg(not(unix))]
     pub async fn recv(&mut self) -> StopSignal {
         match tokio::signal::ctrl_c().await {
@@ -94,6 +108,11 @@ impl StopSignals {
 mod tests {
     use super::*;
 
+    /// Every installed set in this process sees every signal these tests
+    /// send: they run one at a time.
+    #[cfg(unix)]
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
     #[test]
     fn exit_codes_follow_the_shell_convention() {
         assert_eq!(StopSignal::Interrupt.exit_code(), 130);
@@ -101,9 +120,33 @@ mod tests {
         assert_eq!(StopSignal::Hangup.exit_code(), 129);
     }
 
+    /// One SIGINT reaches every installed set; the set that did not stop on
+    /// it discards it, so it cannot be taken for a second signal.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_signal_seen_by_another_set_is_discarded_not_taken_twice() {
+        use futures::FutureExt;
+        let _one = ONE_AT_A_TIME.lock().await;
+        let mut outer = StopSignals::install().unwrap();
+        let mut inner = StopSignals::install().unwrap();
+        let pid = std::process::id().to_string();
+        let status = std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let got = tokio::time::timeout(std::time::Duration::from_secs(10), inner.recv())
+            .await
+            .unwrap();
+        assert_eq!(got, StopSignal::Interrupt);
+        assert_eq!(outer.discard_pending(), 1, "the outer set was told too");
+        assert!(outer.recv().now_or_never().is_none());
+    }
+
     #[cfg(unix)]
     #[tokio::test]
     async fn a_caught_signal_is_received_not_fatal() {
+        let _one = ONE_AT_A_TIME.lock().await;
         let mut signals = StopSignals::install().unwrap();
         let pid = std::process::id().to_string();
         let status = std::process::Command::new("kill")

@@ -201,6 +201,9 @@ async fn run_workload(
             progress(format_args!("stopped by {}", signal.name()));
         }
         progress("stopping the workload...");
+        // The signal that stopped the dashboard reached these too: it is
+        // not a second one.
+        signals.discard_pending();
         stop_workload(workload, signals).await;
         match result {
             Ok(None) => 0,
