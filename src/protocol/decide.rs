@@ -60,6 +60,16 @@ pub enum Effect {
     LockAcquired,
     /// A lock document was deleted.
     LockReleased,
+    /// A transaction document was created (a reversal).
+    Created,
+    /// A link field was set on a transaction (`reversed_by`), every other
+    /// field kept.
+    Linked {
+        /// The field written.
+        field: &'static str,
+        /// The id it now names.
+        to: String,
+    },
 }
 
 impl fmt::Display for Effect {
@@ -73,6 +83,8 @@ impl fmt::Display for Effect {
             Effect::Pruned { count } => write!(f, "pruned {count} settled record(s)"),
             Effect::LockAcquired => f.write_str("lock acquired"),
             Effect::LockReleased => f.write_str("lock released"),
+            Effect::Created => f.write_str("created"),
+            Effect::Linked { field, to } => write!(f, "{field} = {to}"),
         }
     }
 }
@@ -95,6 +107,10 @@ pub enum NoopReason {
     NothingToPrune,
     /// There was no lock to release.
     LockNotHeld,
+    /// The document already existed, written by an earlier attempt.
+    AlreadyExists,
+    /// The link field already names this id (an earlier attempt wrote it).
+    AlreadyLinked(String),
 }
 
 impl fmt::Display for NoopReason {
@@ -107,6 +123,8 @@ impl fmt::Display for NoopReason {
             NoopReason::AlreadyUndone => f.write_str("already undone"),
             NoopReason::NothingToPrune => f.write_str("nothing to prune"),
             NoopReason::LockNotHeld => f.write_str("no lock held"),
+            NoopReason::AlreadyExists => f.write_str("already exists (an earlier attempt)"),
+            NoopReason::AlreadyLinked(to) => write!(f, "already linked to {to}"),
         }
     }
 }

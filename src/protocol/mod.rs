@@ -8,6 +8,7 @@
 //! - [`steps`]: named steps, plans, and JSON adapters.
 //! - [`procedures`], [`locks`], [`stuck`], [`audit`], [`views`]: what the
 //!   headless commands and the dashboard call, all through [`Protocol`].
+//! - [`reverse`]: the compensating transfer of a finished one.
 //! - [`trail`]: the operator audit trail around interventions.
 
 pub mod account;
@@ -20,6 +21,7 @@ pub mod lock;
 pub mod locks;
 pub mod procedures;
 pub mod report;
+pub mod reverse;
 pub mod setup;
 pub mod steps;
 pub mod stuck;
