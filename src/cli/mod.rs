@@ -22,6 +22,7 @@ pub mod output;
 pub mod profile;
 pub mod release;
 pub mod render;
+pub mod reverse;
 pub mod show;
 pub mod subcommands;
 pub mod values;
@@ -58,6 +59,7 @@ pub async fn run(cli: Cli) -> i32 {
         Command::ReleaseLock(a) => release::run(&p, a).await,
         Command::Audit(a) => audit::run(&p, a).await,
         Command::History(a) => history::run(&p, a).await,
+        Command::Reverse(a) => reverse::run(p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
     };

@@ -41,6 +41,10 @@ pub enum Command {
     /// Check that money is conserved and that accounts and transactions agree.
     Audit(AuditArgs),
 
+    /// Reverse a finished transaction with the compensating transfer
+    /// (destination -> source, same amount, id `ID-reversal`), linked both ways.
+    Reverse(super::reverse::ReverseArgs),
+
     /// List the recorded operator interventions on a transaction (audit
     /// trail), unfinished ones marked.
     History(super::history::HistoryArgs),
