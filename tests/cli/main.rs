@@ -421,6 +421,7 @@ mod inspect;
 mod locks;
 mod procedures;
 mod profile;
+mod reverse;
 mod trail;
 mod transfer;
 mod transport;
