@@ -12,6 +12,7 @@
 pub mod actions;
 pub mod args;
 pub mod audit;
+pub mod check;
 pub mod commands;
 pub mod context;
 pub mod demo;
@@ -60,6 +61,7 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Audit(a) => audit::run(&p, a).await,
         Command::History(a) => history::run(&p, a).await,
         Command::Reverse(a) => reverse::run(p, a).await,
+        Command::Check(a) => check::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
     };

@@ -45,6 +45,12 @@ pub enum Command {
     /// (destination -> source, same amount, id `ID-reversal`), linked both ways.
     Reverse(super::reverse::ReverseArgs),
 
+    /// Monitoring check: counts of stuck transactions, ones needing
+    /// investigation, odd documents, stale locks and audit findings; exits
+    /// 0 OK, 1 WARNING, 2 CRITICAL by thresholds, 3 UNKNOWN when the cluster
+    /// cannot be read (Nagios); `--format prometheus` for a textfile collector.
+    Check(super::check::CheckArgs),
+
     /// List the recorded operator interventions on a transaction (audit
     /// trail), unfinished ones marked.
     History(super::history::HistoryArgs),

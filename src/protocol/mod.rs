@@ -13,6 +13,7 @@
 
 pub mod account;
 pub mod audit;
+pub mod check;
 pub mod config;
 pub mod create;
 pub mod decide;
