@@ -265,7 +265,12 @@ pub fn prometheus(counts: Option<&CheckCounts>, st: Status) -> String {
     s
 }
 
-fn json_of(counts: Option<&CheckCounts>, a: &CheckArgs, st: Status, error: Option<String>) -> CheckJson {
+fn json_of(
+    counts: Option<&CheckCounts>,
+    a: &CheckArgs,
+    st: Status,
+    error: Option<String>,
+) -> CheckJson {
     CheckJson {
         status: st,
         exit_code: st.exit_code(),
@@ -417,8 +422,14 @@ mod tests {
         );
         let text = prometheus(Some(&c), Status::Critical);
         for m in &METRICS {
-            assert!(text.contains(&format!("# HELP {} ", m.prometheus)), "{text}");
-            assert!(text.contains(&format!("# TYPE {} gauge\n", m.prometheus)), "{text}");
+            assert!(
+                text.contains(&format!("# HELP {} ", m.prometheus)),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!("# TYPE {} gauge\n", m.prometheus)),
+                "{text}"
+            );
         }
         assert!(text.contains("\nestx_stale_locks 3\n"), "{text}");
         assert!(text.contains("\nestx_check_status 2\n"), "{text}");

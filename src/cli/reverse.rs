@@ -7,7 +7,9 @@ use super::context::printing_observer;
 use super::intervention::{begin, ReasonArgs};
 use super::output::{err, out, print_json};
 use crate::protocol::reverse::{reversal_id, ReverseOptions, ReverseReport, ReverseVerdict};
-use crate::protocol::trail::{plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep};
+use crate::protocol::trail::{
+    plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep,
+};
 use crate::protocol::{Procedure, Protocol, TxnState};
 use clap::Args;
 use serde::Serialize;
@@ -103,9 +105,8 @@ async fn intervention(p: &Protocol, a: &ReverseArgs) -> Intervention {
         }
         if let (Some(src), Some(dest), Some(amount)) = (&t.src, &t.dest, t.amount) {
             i.targets = vec![src.clone(), dest.clone()];
-            i.plan.push(format!(
-                "create {rev}: {dest} -> {src}, amount {amount}"
-            ));
+            i.plan
+                .push(format!("create {rev}: {dest} -> {src}, amount {amount}"));
         }
     }
     i.plan.push(format!("link {}: reversed_by = {rev}", a.id));

@@ -37,7 +37,8 @@ impl Protocol {
         let investigate = self.config.investigate_after.as_secs() as i64;
         let needs_investigation = stuck
             .iter()
-            .filter(|t| t.age_seconds(now).is_some_and(|a| a >= investigate))
+            // With no usable age, an operator must look (the read side's rule).
+            .filter(|t| t.age_seconds(now).is_none_or(|a| a >= investigate))
             .count() as u64;
         let known: Vec<&str> = TxnState::KNOWN.iter().map(TxnState::as_str).collect();
         let odd_documents = self

@@ -72,7 +72,10 @@ impl fmt::Display for ReverseRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReverseRefusal::AlreadyReversed { by } => {
-                write!(f, "transaction is already reversed by `{by}`; not reversing it twice")
+                write!(
+                    f,
+                    "transaction is already reversed by `{by}`; not reversing it twice"
+                )
             }
             ReverseRefusal::Committed => f.write_str(
                 "transaction is committed, not finished: pass --finish-committed to let recovery \
@@ -283,7 +286,10 @@ impl Protocol {
                 .await;
             report.steps.extend(finish.steps);
             if !ends_finished(&finish.verdict) {
-                return Ok(not_finished("finishing the committed transaction", finish.verdict));
+                return Ok(not_finished(
+                    "finishing the committed transaction",
+                    finish.verdict,
+                ));
             }
             (txn, doc) = self.read_transaction(id).await?.ok_or_else(not_found)?;
         }
@@ -324,7 +330,9 @@ impl Protocol {
                 return refuse(ReverseRefusal::ReversalRolledBack(rev.to_string()))
             }
             (Some(_), Some((r, _))) if r.state == Some(TxnState::Finished) => {
-                return refuse(ReverseRefusal::AlreadyReversed { by: rev.to_string() })
+                return refuse(ReverseRefusal::AlreadyReversed {
+                    by: rev.to_string(),
+                })
             }
             (_, Some(_)) => report.resumed = true,
             (_, None) => {}
@@ -372,7 +380,14 @@ impl Protocol {
             let outcome = match linking {
                 Ok(ex) => ex.outcome,
                 Err(e) => {
-                    self.push_step(report, id, "reverse: link original", &index, id, StepResult::Error(e.to_string()));
+                    self.push_step(
+                        report,
+                        id,
+                        "reverse: link original",
+                        &index,
+                        id,
+                        StepResult::Error(e.to_string()),
+                    );
                     return Err(e);
                 }
             };
@@ -391,11 +406,16 @@ impl Protocol {
                     }
                 });
             }
-            self.push_step(report, id, "reverse: link original", &index, id, StepResult::from(&outcome));
+            self.push_step(
+                report,
+                id,
+                "reverse: link original",
+                &index,
+                id,
+                StepResult::from(&outcome),
+            );
         }
-        let limits = RunLimits {
-            max_steps: budget,
-        };
+        let limits = RunLimits { max_steps: budget };
         let run = self
             .run_procedure(rev, Procedure::Recover, true, limits)
             .await;
@@ -507,8 +527,10 @@ mod tests {
     }
 
     fn finished() -> Map<String, Value> {
-        map(json!({"src_acct":"A","dest_acct":"B","amount":5,"transaction_state":"finished",
-                   "modification_time":"2020-01-01T00:00:00Z","app_note":"kept"}))
+        map(
+            json!({"src_acct":"A","dest_acct":"B","amount":5,"transaction_state":"finished",
+                   "modification_time":"2020-01-01T00:00:00Z","app_note":"kept"}),
+        )
     }
 
     #[test]
@@ -543,8 +565,10 @@ mod tests {
             dest: "B".into(),
             amount: 5,
         };
-        let ours = map(json!({"src_acct":"B","dest_acct":"A","amount":5,"reverses":"t",
-                              "transaction_state":"created","modification_time":"2020-01-01T00:00:00Z"}));
+        let ours = map(
+            json!({"src_acct":"B","dest_acct":"A","amount":5,"reverses":"t",
+                              "transaction_state":"created","modification_time":"2020-01-01T00:00:00Z"}),
+        );
         assert!(is_reversal_of(&ours, "t-reversal", &t));
         let mut other = ours.clone();
         other.insert("amount".into(), json!(6));

@@ -10,7 +10,12 @@ fn counts(out: &Out) -> BTreeMap<String, u64> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["key"].as_str().unwrap().to_string(), m["count"].as_u64().unwrap()))
+        .map(|m| {
+            (
+                m["key"].as_str().unwrap().to_string(),
+                m["count"].as_u64().unwrap(),
+            )
+        })
         .collect()
 }
 
@@ -115,7 +120,8 @@ fn an_unreadable_cluster_is_unknown() {
     let mut w = World::bare();
     w.g.url = "http://127.0.0.1:9".into();
     let out = w.run(&["--timeout", "2s", "check"]);
-    out.code(3).stdout_has("ESTX UNKNOWN - cannot read the cluster");
+    out.code(3)
+        .stdout_has("ESTX UNKNOWN - cannot read the cluster");
     let prom = w.run(&["--timeout", "2s", "check", "--format", "prometheus"]);
     prom.code(3)
         .stdout_has("estx_check_up 0\n")

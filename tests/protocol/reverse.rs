@@ -113,7 +113,10 @@ async fn refused_from_every_state_that_is_not_finished() {
     );
     // A missing transaction is not found (exit 1).
     let v = reverse(&fx.proto, "nope", ReverseOptions::default()).await;
-    assert!(matches!(v, ReverseVerdict::Failed(_)) && v.exit_code() == 1, "{v}");
+    assert!(
+        matches!(v, ReverseVerdict::Failed(_)) && v.exit_code() == 1,
+        "{v}"
+    );
 }
 
 #[tokio::test]
@@ -144,7 +147,10 @@ async fn a_crash_after_each_write_is_carried_on_by_a_rerun() {
             ..ReverseOptions::default()
         };
         let v = reverse(&fx.proto, &id, opts).await;
-        assert!(matches!(v, ReverseVerdict::Stopped(_)), "{crash_after}: {v}");
+        assert!(
+            matches!(v, ReverseVerdict::Stopped(_)),
+            "{crash_after}: {v}"
+        );
         // The reversal's in-flight transaction is as recovery expects; a
         // rerun (recent, so no recovery-window question) finishes it.
         let again = fx.proto.reverse(&id, ReverseOptions::default()).await;
@@ -217,5 +223,9 @@ async fn an_id_taken_by_another_document_is_refused() {
         "{v}"
     );
     assert_eq!(fx.acct(&src).await.balance, 400);
-    assert!(fx.source(&fx.ix.transactions, &id).await.get("reversed_by").is_none());
+    assert!(fx
+        .source(&fx.ix.transactions, &id)
+        .await
+        .get("reversed_by")
+        .is_none());
 }

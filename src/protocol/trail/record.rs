@@ -129,7 +129,9 @@ impl Intervention {
     /// Whether this intervention may not run without a reason: rollbacks,
     /// reversals, forced and bulk actions (the rule, written once).
     pub fn needs_reason(&self) -> bool {
-        matches!(self.action, ActionKind::Rollback | ActionKind::Reverse) || self.forced || self.bulk
+        matches!(self.action, ActionKind::Rollback | ActionKind::Reverse)
+            || self.forced
+            || self.bulk
     }
 
     /// Why this intervention may not run yet (a reason is required and
