@@ -6,7 +6,9 @@
 use super::context::printing_observer;
 use super::intervention::{begin, ReasonArgs};
 use super::output::{err, out, print_json};
-use crate::protocol::reverse::{reversal_id, ReverseOptions, ReverseReport, ReverseVerdict};
+use crate::protocol::reverse::{
+    link_of, reversal_id, ReverseOptions, ReverseReport, ReverseVerdict, REVERSED_BY,
+};
 use crate::protocol::trail::{
     plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep,
 };
@@ -24,7 +26,7 @@ pub struct ReverseArgs {
     #[arg(long)]
     pub finish_committed: bool,
     /// With --finish-committed: finish it even within the recovery window.
-    #[arg(long)]
+    #[arg(long, requires = "finish_committed")]
     pub force: bool,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -95,7 +97,13 @@ async fn intervention(p: &Protocol, a: &ReverseArgs) -> Intervention {
         Interface::Cli,
     );
     i.forced = a.force;
-    if let Ok(Some((t, _))) = p.read_transaction(&a.id).await {
+    if let Ok(Some((t, doc))) = p.read_transaction(&a.id).await {
+        if let Some(by) = link_of(&doc.source, REVERSED_BY) {
+            i.plan = vec![format!(
+                "already reversed by {by}: finish it if unfinished, else refuse"
+            )];
+            return i;
+        }
         if a.finish_committed && t.state == Some(TxnState::Committed) {
             i.plan.extend(
                 plan_labels(Procedure::Recover, t.state.as_ref())
