@@ -420,6 +420,14 @@ impl Protocol {
             .run_procedure(rev, Procedure::Recover, true, limits)
             .await;
         report.steps.extend(run.steps);
+        // Stopped because another process moved it on: it may have finished.
+        if let Verdict::Stopped(_) = run.verdict {
+            if let Some((r, _)) = self.read_transaction(rev).await? {
+                if r.state == Some(TxnState::Finished) {
+                    return Ok(ReverseVerdict::Reversed);
+                }
+            }
+        }
         Ok(if ends_finished(&run.verdict) {
             ReverseVerdict::Reversed
         } else if matches!(run.verdict, Verdict::NothingToDo(TxnState::RolledBack)) {

@@ -229,3 +229,28 @@ async fn an_id_taken_by_another_document_is_refused() {
         .get("reversed_by")
         .is_none());
 }
+
+#[tokio::test]
+async fn two_operators_reversing_at_once_make_one_reversal() {
+    let fx = Fx::new().await;
+    let (id, src, dest) = finished(&fx, "rvx").await;
+    let other = fx.proto_via(&fx.url);
+    let (a, b) = tokio::join!(
+        fx.proto.reverse(&id, ReverseOptions::default()),
+        other.reverse(&id, ReverseOptions::default()),
+    );
+    // Both work on the same reversal: each finishes it, finds it done, or
+    // stops where the other moved it on (and says so); at least one ends it.
+    let mut reversed = 0;
+    for r in [&a, &b] {
+        match &r.verdict {
+            ReverseVerdict::Reversed => reversed += 1,
+            ReverseVerdict::Refused(ReverseRefusal::AlreadyReversed { .. }) => {}
+            ReverseVerdict::Stopped(why) if why.contains("another process") => {}
+            other => panic!("{other} {:#?}", r.steps),
+        }
+    }
+    assert!(reversed >= 1, "{} / {}", a.verdict, b.verdict);
+    assert_reversed(&fx, &id, &src, &dest).await;
+    assert_eq!(fx.total(&[&src, &dest]).await, 1000);
+}
