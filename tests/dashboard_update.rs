@@ -46,6 +46,7 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         accounts,
         locks: vec![],
         missing_indices: vec![],
+        read: Default::default(),
     }
 }
 

@@ -6,10 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use chrono::Utc;
+use estx::cli::show_json::transaction_json;
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::demo::{self, DemoError, OsmemServer, RecoveryScope, SeedOptions, WorkloadOptions};
 use estx::protocol::account::AccountState;
-use estx::protocol::views::transaction_json;
 use estx::protocol::{Indices, Protocol, ProtocolConfig, TxnState};
 use serde_json::json;
 use std::collections::BTreeSet;

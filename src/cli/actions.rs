@@ -108,7 +108,7 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
             let code = print_verdict(&report, false);
             rec.finish_report(&report, code).await
         }
-        _ => recover_all(p, usize::from(a.concurrency), &a.why).await,
+        _ => recover_all(p, usize::from(a.concurrency), a.allow_partial, &a.why).await,
     }
 }
 
@@ -164,8 +164,18 @@ pub fn combined_exit_code(reports: &[ProcedureReport]) -> i32 {
 }
 
 /// `recover --all-stuck`: every stuck transaction, `concurrency` at a time.
-async fn recover_all(p: Protocol, concurrency: usize, why: &intervention::ReasonArgs) -> i32 {
-    let stuck = match p.stuck_transactions().await {
+async fn recover_all(
+    p: Protocol,
+    concurrency: usize,
+    allow_partial: bool,
+    why: &intervention::ReasonArgs,
+) -> i32 {
+    let stuck = match p.stuck().await.and_then(|l| {
+        l.summary
+            .coverage
+            .require_complete(allow_partial, "recover every stuck transaction")
+            .map(|()| l.transactions)
+    }) {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
@@ -189,7 +199,10 @@ async fn recover_all(p: Protocol, concurrency: usize, why: &intervention::Reason
     out(format_args!(
         "recovering every transaction stuck for over {window}s, {concurrency} at a time"
     ));
-    let mut reports = match p.recover_all_stuck(concurrency).await {
+    let mut reports = match p
+        .recover_all_stuck_allowing(concurrency, allow_partial)
+        .await
+    {
         Ok(r) => r,
         Err(e) => {
             let code = fail(&e);

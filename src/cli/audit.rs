@@ -4,12 +4,74 @@
 use super::args::AuditArgs;
 use super::intervention;
 use super::output::{fail, out, plural, print_json, Table};
-use crate::protocol::audit::{audit_json, AuditReport};
+use crate::protocol::audit::{AuditReport, Finding};
+use crate::protocol::read::Coverage;
 use crate::protocol::Protocol;
+use serde::Serialize;
+
+/// `audit --json`.
+#[derive(Debug, Serialize)]
+pub struct AuditJson<'a> {
+    /// Sum of every balance.
+    pub total_balance: i64,
+    /// What half-applied transfers contribute to it.
+    pub in_flight_delta: i64,
+    /// Whether total and scan came from one point-in-time view (otherwise
+    /// the total is approximate while transfers run).
+    pub consistent_view: bool,
+    /// Shards behind the audit's searches.
+    pub coverage: Coverage,
+    /// What was found.
+    pub findings: Vec<FindingJson<'a>>,
+    /// What `--repair` did.
+    pub repairs: &'a [String],
+}
+
+/// One finding in `audit --json`.
+#[derive(Debug, Serialize)]
+pub struct FindingJson<'a> {
+    /// Machine-readable kind.
+    pub kind: &'a str,
+    /// The document it is about.
+    pub id: &'a str,
+    /// In words.
+    pub detail: &'a str,
+}
+
+impl<'a> From<&'a Finding> for FindingJson<'a> {
+    fn from(f: &'a Finding) -> Self {
+        FindingJson {
+            kind: &f.kind,
+            id: &f.id,
+            detail: &f.detail,
+        }
+    }
+}
+
+/// The JSON shape of a report.
+pub fn audit_json(r: &AuditReport) -> AuditJson<'_> {
+    AuditJson {
+        total_balance: r.total_balance,
+        in_flight_delta: r.in_flight_delta,
+        consistent_view: r.consistent_view,
+        coverage: r.coverage,
+        findings: r.findings.iter().map(FindingJson::from).collect(),
+        repairs: &r.repairs,
+    }
+}
 
 /// The human text of an audit report.
 pub fn audit_lines(r: &AuditReport, expect_total: Option<i64>) -> Vec<String> {
     let mut lines = vec![format!("{:<16} {}", "total balance", r.total_balance)];
+    if !r.consistent_view {
+        lines.push(format!(
+            "{:<16} approximate while transfers run (this cluster offers no point-in-time view)",
+            ""
+        ));
+    }
+    if let Some(p) = r.coverage.describe() {
+        lines.push(format!("{:<16} {p}: findings may be missing", "PARTIAL"));
+    }
     if r.in_flight_delta != 0 {
         lines.push(format!(
             "{:<16} {:+} (transfers half applied; {} once they complete or are undone)",
@@ -50,7 +112,9 @@ pub async fn run(p: &Protocol, a: &AuditArgs) -> i32 {
         },
         false => None,
     };
-    let result = p.audit(a.expect_total, a.repair).await;
+    let result = p
+        .audit_with(a.expect_total, a.repair, a.allow_partial)
+        .await;
     let code = audit_result(&result, a);
     match rec {
         Some(rec) => rec.finish_repair(&result, code).await,
@@ -70,7 +134,10 @@ fn audit_result(result: &crate::error::Result<AuditReport>, a: &AuditArgs) -> i3
         "audit"
     );
     if a.json {
-        print_json(&audit_json(report));
+        match serde_json::to_value(audit_json(report)) {
+            Ok(v) => print_json(&v),
+            Err(e) => out(format_args!("{{\"error\": \"{e}\"}}")),
+        }
     } else {
         for l in audit_lines(report, a.expect_total) {
             out(l);
@@ -82,7 +149,6 @@ fn audit_result(result: &crate::error::Result<AuditReport>, a: &AuditArgs) -> i3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::audit::Finding;
 
     #[test]
     fn clean_and_dirty_reports() {
@@ -91,6 +157,8 @@ mod tests {
             in_flight_delta: 0,
             findings: vec![],
             repairs: vec![],
+            consistent_view: true,
+            coverage: Coverage::default(),
         };
         assert_eq!(
             audit_lines(&r, None).last().map(String::as_str),

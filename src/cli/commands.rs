@@ -3,33 +3,16 @@
 
 use super::args::{ListArgs, LocksArgs, ShowArgs};
 use super::output::{fail, out, print_json};
+use super::show_json::detail_json;
 use super::{render, show};
 use crate::error::Error;
 use crate::protocol::locks::lock_json;
-use crate::protocol::views::{detail_json, transaction_json};
 use crate::protocol::Protocol;
 use serde_json::Value;
 
-/// `list`: transactions by state and age, oldest modification first.
+/// `list`: see [`super::list`].
 pub async fn list(p: &Protocol, a: &ListArgs) -> i32 {
-    let txns = match p.list_transactions(&a.states, a.older_than).await {
-        Ok(t) => t,
-        Err(e) => return fail(&e),
-    };
-    let now = p.cluster().now();
-    let c = p.config();
-    let rows: Vec<Value> = txns
-        .iter()
-        .map(|t| transaction_json(t, now, c.recovery_window, c.investigate_after))
-        .collect();
-    if a.json {
-        print_json(&Value::Array(rows));
-    } else {
-        for l in render::transactions_table(&rows) {
-            out(l);
-        }
-    }
-    0
+    super::list::run(p, a).await
 }
 
 /// `show ID`: one transaction with its accounts, locks and previews.

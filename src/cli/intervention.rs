@@ -32,7 +32,7 @@ pub struct ReasonArgs {
 /// Whether `command` writes to the cluster (and so is refused read-only).
 pub fn writes(command: &Command) -> bool {
     match command {
-        Command::Init
+        Command::Init(_)
         | Command::Seed(_)
         | Command::Transfer(_)
         | Command::Rollback(_)

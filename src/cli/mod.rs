@@ -16,15 +16,18 @@ pub mod check;
 pub mod commands;
 pub mod context;
 pub mod demo;
+pub mod doctor;
 pub mod history;
 pub mod init;
 pub mod intervention;
+pub mod list;
 pub mod output;
 pub mod profile;
 pub mod release;
 pub mod render;
 pub mod reverse;
 pub mod show;
+pub mod show_json;
 pub mod subcommands;
 pub mod values;
 
@@ -50,7 +53,8 @@ pub async fn run(cli: Cli) -> i32 {
     }
     let cluster = p.cluster().clone();
     let code = match command {
-        Command::Init => init::run(&p).await,
+        Command::Init(a) => init::run(&p, a).await,
+        Command::Doctor(a) => doctor::run(&p, a).await,
         Command::Transfer(a) => actions::transfer(p, a).await,
         Command::List(a) => commands::list(&p, a).await,
         Command::Show(a) => commands::show(&p, a).await,

@@ -4,10 +4,11 @@
 
 use super::output::{cell, problems_cell, Table};
 use super::render::{lock_mark, transaction_mark};
+use super::show_json::transaction_json;
 use crate::protocol::executor::Outcome;
 use crate::protocol::locks::lock_json;
 use crate::protocol::time::human_age;
-use crate::protocol::views::{transaction_json, Preview, TransactionDetail};
+use crate::protocol::views::{Preview, TransactionDetail};
 use chrono::{DateTime, Utc};
 use std::time::Duration;
 

@@ -14,12 +14,17 @@ use std::time::Duration;
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Create the transactions, accounts, locks and audit-trail indices (idempotent).
-    Init,
+    Init(InitArgs),
+
+    /// Tell what will work on this cluster: product, indices, mappings and
+    /// how each field the tool uses resolved, privileges, shard health.
+    Doctor(DoctorArgs),
 
     /// Move AMOUNT from account SRC to account DEST with the full protocol.
     Transfer(TransferArgs),
 
-    /// List transactions, oldest modification first.
+    /// List transactions not finished or rolled back (or --all, --stuck,
+    /// --investigate), oldest modification first, printed as they are read.
     List(ListArgs),
 
     /// Show one transaction with its accounts, locks and what each
@@ -62,6 +67,23 @@ pub enum Command {
     /// Start a local in-memory cluster (osmem-server) with that mess and a live
     /// workload of crashing workers, and open the dashboard on it.
     Demo(DemoArgs),
+}
+
+/// `init`.
+#[derive(Debug, Clone, Args)]
+pub struct InitArgs {
+    /// Also add to existing indices every field of the shipped mappings
+    /// they lack (idempotent; only adds, never changes a field).
+    #[arg(long)]
+    pub upgrade_mappings: bool,
+}
+
+/// `doctor`.
+#[derive(Debug, Clone, Args)]
+pub struct DoctorArgs {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `seed`.
@@ -132,6 +154,19 @@ pub struct ListArgs {
     /// Only transactions last modified longer ago than this.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub older_than: Option<Duration>,
+    /// The whole history, finished and rolled back included (default:
+    /// everything not finished or rolled back).
+    #[arg(long, conflicts_with_all = ["states", "stuck", "investigate"])]
+    pub all: bool,
+    /// Only stuck transactions (in flight, untouched for the recovery window).
+    #[arg(long, conflicts_with_all = ["states", "investigate"])]
+    pub stuck: bool,
+    /// Only transactions needing investigation (stuck for over --investigate-after).
+    #[arg(long, conflicts_with = "states")]
+    pub investigate: bool,
+    /// List even when some shards failed to answer (rows may be missing).
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -175,6 +210,10 @@ pub struct RecoverArgs {
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long, conflicts_with = "all_stuck")]
     pub force: bool,
+    /// With --all-stuck: act even when some shards failed to answer the
+    /// stuck query (stuck transactions on them are left alone).
+    #[arg(long, requires = "all_stuck")]
+    pub allow_partial: bool,
     /// Why (recorded in the audit trail; required with --force or --all-stuck).
     #[command(flatten)]
     pub why: ReasonArgs,
@@ -217,6 +256,9 @@ pub struct AuditArgs {
     /// Repair what can be repaired safely.
     #[arg(long)]
     pub repair: bool,
+    /// Audit (and repair) even when some shards failed to answer.
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Why (recorded in the audit trail with --repair).
     #[command(flatten)]
     pub why: ReasonArgs,

@@ -13,6 +13,7 @@
 mod admin;
 mod clock;
 mod connect;
+mod introspect;
 mod response;
 mod search;
 mod security;

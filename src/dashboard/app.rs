@@ -321,17 +321,22 @@ impl App {
 
     /// Non-terminal and older than the recovery window.
     pub fn is_stuck(&self, t: &Transaction) -> bool {
-        self.older_than(t, self.settings.recovery_window)
+        self.urgency(t).is_stuck()
     }
 
-    /// Non-terminal and older than `--investigate-after`.
+    /// Non-terminal and older than `--investigate-after` (or undated).
     pub fn needs_investigation(&self, t: &Transaction) -> bool {
-        self.older_than(t, self.settings.investigate_after)
+        self.urgency(t).needs_investigation()
     }
 
-    fn older_than(&self, t: &Transaction, d: Duration) -> bool {
-        t.state.as_ref().is_some_and(TxnState::is_in_flight)
-            && self.age_of(t).is_some_and(|a| a >= d.as_secs() as i64)
+    /// The protocol module's one rule ([`crate::protocol::read::urgency`]).
+    fn urgency(&self, t: &Transaction) -> crate::protocol::read::Urgency {
+        crate::protocol::read::rules::urgency_with(
+            t,
+            self.now,
+            self.settings.recovery_window,
+            self.settings.investigate_after,
+        )
     }
 
     /// Seconds the data on screen is old when the last poll failed.

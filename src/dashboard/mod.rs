@@ -58,8 +58,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
 
     tokio::spawn(poller::run(
-        proto.cluster().clone(),
-        config.indices.clone(),
+        proto.clone(),
         opts.cap,
         opts.interval,
         tx.clone(),

@@ -5,10 +5,8 @@
 //! asks (`r`), so a bad password never turns into a retry storm.
 
 use super::event::{Event, PollFailure};
-use super::snapshot;
-use crate::cluster::Cluster;
 use crate::error::Error;
-use crate::protocol::Indices;
+use crate::protocol::Protocol;
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
@@ -49,8 +47,7 @@ pub fn next_backoff(previous: Option<Duration>, interval: Duration) -> Duration 
 
 /// Runs until the control channel closes.
 pub async fn run(
-    cluster: Cluster,
-    indices: Indices,
+    proto: Protocol,
     cap: usize,
     mut interval: Duration,
     events: UnboundedSender<Event>,
@@ -65,7 +62,7 @@ pub async fn run(
             if events.send(Event::PollStarted).is_err() {
                 return;
             }
-            let result = snapshot::load(&cluster, &indices, cap).await;
+            let result = proto.poll_snapshot(cap).await;
             let event = match result {
                 Ok(s) => {
                     backoff = None;

@@ -3,13 +3,23 @@
 //!
 //! Findings: pending entries whose transaction is finished, rolled-back or
 //! missing (a late apply; `--repair` undoes it where that is unambiguous);
-//! transactions naming accounts that do not exist; unknown states and
-//! malformed documents; stale locks; and the sum of balances, checked against
-//! an expected total when one is given (corrected for transfers in flight).
+//! transactions naming accounts that do not exist; unknown states, malformed
+//! documents and in-flight transactions without a modification time; stale
+//! locks; and the sum of balances, checked against an expected total when one
+//! is given (corrected for transfers in flight).
+//!
+//! Right under live traffic: every query comes from the read side (resolved
+//! fields); the total and the accounts scan come from one point-in-time view
+//! where the server has one (otherwise the report says the total is
+//! approximate); and a finding is reported only after the documents involved
+//! were re-read by id (realtime), in an order that cannot mistake a transfer
+//! in progress for a dangling entry: the transaction first (terminal states
+//! are final), then the account again.
 
 use super::account::{AccountState, SettledOutcome};
 use super::decide;
 use super::executor::Outcome;
+use super::read::{Coverage, Queries, Scan};
 use super::steps;
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
@@ -40,6 +50,11 @@ pub struct AuditReport {
     pub findings: Vec<Finding>,
     /// Repairs made (with `repair`), in words.
     pub repairs: Vec<String>,
+    /// Whether the total and the accounts scan came from one point-in-time
+    /// view; when not, the total is approximate while transfers run.
+    pub consistent_view: bool,
+    /// Shards behind the audit's searches.
+    pub coverage: Coverage,
 }
 
 fn finding(kind: &str, id: &str, detail: String) -> Finding {
@@ -50,42 +65,74 @@ fn finding(kind: &str, id: &str, detail: String) -> Finding {
     }
 }
 
+/// Whether a transaction's only problem is its modification time.
+fn only_undated(t: &Transaction) -> bool {
+    super::read::rules::is_undated(t) && t.problems.iter().all(|p| p.contains("modification_time"))
+}
+
 impl Protocol {
+    /// Runs the audit, refusing a partial view (see [`Self::audit_with`]).
+    pub async fn audit(&self, expect_total: Option<i64>, repair: bool) -> Result<AuditReport> {
+        self.audit_with(expect_total, repair, false).await
+    }
+
     /// Runs the audit; with `repair`, undoes dangling applies whose repair is
     /// unambiguous (rolled-back transaction, or a finished one the account had
-    /// already settled) and reports the rest for an operator.
-    pub async fn audit(&self, expect_total: Option<i64>, repair: bool) -> Result<AuditReport> {
+    /// already settled) and reports the rest for an operator. Refuses when
+    /// some shards failed, unless `allow_partial`.
+    pub async fn audit_with(
+        &self,
+        expect_total: Option<i64>,
+        repair: bool,
+        allow_partial: bool,
+    ) -> Result<AuditReport> {
         let ix = &self.config.indices;
+        let d = self.discovery().await?;
+        // Findings are confirmed by reads by id, which need one index each.
+        if let Some(p) = d.indices().iter().find_map(|i| i.id_problem()) {
+            return Err(Error::Invalid(format!("cannot audit: {p}")));
+        }
+        let q = Queries::new(&d.fields);
         let mut findings = Vec::new();
         let mut repairs = Vec::new();
+        let mut coverage = Coverage::default();
 
-        // The sum of balances, read before any repair; repairs then adjust it
-        // by exactly what they changed (a search may not see them yet).
-        let sum = self
-            .cluster()
-            .search(
-                &ix.accounts,
-                json!({"size": 0, "aggs": {"total": {"sum": {"field": "balance"}}}}),
-            )
-            .await?;
-        let mut total_balance = sum
-            .pointer("/aggregations/total/value")
+        // Accounts carrying pending entries, and malformed accounts, with the
+        // sum of every balance from the same view (a global aggregation).
+        let mut accounts = Vec::new();
+        let scanned = super::read::scan::scan(
+            self.cluster(),
+            &ix.accounts,
+            Scan {
+                query: json!({"bool": {"should": [
+                    q.accounts_with_pending(),
+                    {"bool": {"must_not": {"exists": {"field": "balance"}}}}
+                ], "minimum_should_match": 1}}),
+                sort: vec![],
+                aggs: Some(
+                    json!({"all": {"global": {}, "aggs": {"total": {"sum": {"field": "balance"}}}}}),
+                ),
+                complete_only: false,
+            },
+            |page| {
+                accounts.extend(page);
+                true
+            },
+        )
+        .await?;
+        coverage.add(scanned.coverage);
+        let scanned_view = scanned.point_in_time;
+        let mut total_balance = scanned
+            .aggregations
+            .as_ref()
+            .and_then(|a| a.pointer("/all/total/value"))
             .and_then(Value::as_f64)
             .map(|f| f.round() as i64)
             .ok_or_else(|| Error::Decode("sum aggregation without a value".into()))?;
+        coverage.require_complete(allow_partial, "audit")?;
 
-        // Accounts carrying pending entries, and malformed accounts.
-        let accounts = self
-            .cluster()
-            .scan(
-                &ix.accounts,
-                json!({"query": {"bool": {"should": [
-                    {"exists": {"field": "pending_transactions"}},
-                    {"bool": {"must_not": {"exists": {"field": "balance"}}}}
-                ], "minimum_should_match": 1}}}),
-            )
-            .await?;
         let mut carried: BTreeMap<String, Vec<(String, AccountState)>> = BTreeMap::new();
+        let mut malformed_accounts = Vec::new();
         for hit in &accounts {
             match AccountState::from_source(&hit.source) {
                 Ok(state) => {
@@ -96,11 +143,48 @@ impl Protocol {
                             .push((hit.id.clone(), state.clone()));
                     }
                 }
-                Err(p) => findings.push(finding("malformed_account", &hit.id, p.join("; "))),
+                Err(_) => malformed_accounts.push(hit.id.clone()),
             }
         }
+        // Confirm malformed accounts by id.
+        for (id, doc) in malformed_accounts.iter().zip(
+            self.cluster()
+                .mget(&ix.accounts, &malformed_accounts)
+                .await?,
+        ) {
+            if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
+                findings.push(finding("malformed_account", id, p.join("; ")));
+            }
+        }
+        // Transactions by id first, then the accounts again: a transaction
+        // seen terminal stays terminal, so an account still carrying it
+        // after that read really is dangling.
         let carried_ids: Vec<String> = carried.keys().cloned().collect();
         let carried_txns = self.transactions_by_id(&carried_ids).await?;
+        let holders: Vec<String> = carried
+            .values()
+            .flatten()
+            .map(|(a, _)| a.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let fresh: HashMap<String, AccountState> = holders
+            .iter()
+            .zip(self.cluster().mget(&ix.accounts, &holders).await?)
+            .filter_map(|(id, d)| {
+                d.and_then(|d| AccountState::from_source(&d.source).ok())
+                    .map(|s| (id.clone(), s))
+            })
+            .collect();
+        for (txn_id, list) in carried.iter_mut() {
+            list.retain_mut(|(acct, state)| match fresh.get(acct) {
+                Some(now) if now.carries(txn_id) => {
+                    *state = now.clone();
+                    true
+                }
+                _ => false,
+            });
+        }
         let mut in_flight_delta = 0i64;
         for (txn_id, holders) in &carried {
             let txn = carried_txns.get(txn_id);
@@ -192,37 +276,52 @@ impl Protocol {
             }
         }
 
-        // Unknown states and malformed transactions (non-terminal ones matter).
-        let odd = self
-            .cluster()
-            .scan(
-                &ix.transactions,
-                json!({"query": {"bool": {"must_not": {"terms": {"transaction_state": TxnState::KNOWN.iter().map(TxnState::as_str).collect::<Vec<_>>()}}}}}),
-            )
-            .await?;
-        for hit in &odd {
-            let t = Transaction::from_source(&hit.id, &hit.source);
-            let kind = if matches!(t.state, Some(TxnState::Unknown(_))) {
-                "unknown_state"
-            } else {
-                "malformed_transaction"
+        // Unknown states and malformed transactions, confirmed by id.
+        let mut odd_hits = Vec::new();
+        let odd = super::read::scan::scan(
+            self.cluster(),
+            &ix.transactions,
+            Scan::new(q.odd_states(), vec![]),
+            |page| {
+                odd_hits.extend(page.into_iter().map(|h| h.id));
+                true
+            },
+        )
+        .await?;
+        coverage.add(odd.coverage);
+        let odd_txns = self.transactions_by_id(&odd_hits).await?;
+        for id in &odd_hits {
+            let Some(t) = odd_txns.get(id) else { continue };
+            let kind = match &t.state {
+                Some(TxnState::Unknown(_)) => "unknown_state",
+                Some(_) => continue, // it has a known state after all
+                None => "malformed_transaction",
             };
             findings.push(finding(kind, &t.id, t.problems.join("; ")));
         }
-        let in_flight = self
-            .cluster()
-            .scan(
-                &ix.transactions,
-                json!({"query": {"terms": {"transaction_state": TxnState::NON_TERMINAL_NAMES}}}),
-            )
+        // In-flight transactions: malformed or undated ones, and the
+        // accounts they name (checked by id).
+        let mut in_flight: Vec<Transaction> = Vec::new();
+        let scanned = self
+            .scan_transactions(q.in_flight(), |page| {
+                in_flight.extend(page);
+                true
+            })
             .await?;
+        coverage.add(scanned.coverage);
+        coverage.require_complete(allow_partial, "audit")?;
         let mut named: BTreeSet<String> = BTreeSet::new();
-        let in_flight: Vec<Transaction> = in_flight
-            .iter()
-            .map(|h| Transaction::from_source(&h.id, &h.source))
-            .collect();
         for t in &in_flight {
-            if !t.problems.is_empty() {
+            if only_undated(t) {
+                findings.push(finding(
+                    "undated_transaction",
+                    &t.id,
+                    format!(
+                        "{}: its age is unknown, so it counts as stuck",
+                        t.problems.join("; ")
+                    ),
+                ));
+            } else if !t.problems.is_empty() {
                 findings.push(finding(
                     "malformed_transaction",
                     &t.id,
@@ -252,15 +351,21 @@ impl Protocol {
             }
         }
 
-        // Stale locks.
+        // Stale locks, each re-judged from a fresh read by id.
         match self.list_locks().await {
             Ok(locks) => {
                 for l in locks.iter().filter(|l| l.staleness.is_stale()) {
-                    if let super::lock::Staleness::Stale(why) = &l.staleness {
+                    let Some(fresh) = self.lock_view(&l.info.resource).await? else {
+                        continue;
+                    };
+                    if self.owner_just_ended(&fresh).await? {
+                        continue;
+                    }
+                    if let super::lock::Staleness::Stale(why) = &fresh.staleness {
                         findings.push(finding(
                             "stale_lock",
-                            &l.info.resource,
-                            format!("held by {}: {why}", l.info.holder_label()),
+                            &fresh.info.resource,
+                            format!("held by {}: {why}", fresh.info.holder_label()),
                         ));
                     }
                 }
@@ -288,6 +393,27 @@ impl Protocol {
             in_flight_delta,
             findings,
             repairs,
+            consistent_view: scanned_view,
+            coverage,
+        })
+    }
+
+    /// Whether the lock's owner ended within the recovery window: its
+    /// worker releases its locks right after, so under live traffic such a
+    /// lock is not (yet) a finding.
+    async fn owner_just_ended(&self, lock: &super::locks::LockView) -> Result<bool> {
+        let Some(owner) = &lock.info.owner else {
+            return Ok(false);
+        };
+        if !lock.owner_state.as_ref().is_some_and(TxnState::is_terminal) {
+            return Ok(false);
+        }
+        let window = self.config.recovery_window.as_secs() as i64;
+        Ok(match self.read_transaction(owner).await? {
+            Some((t, _)) => t
+                .age_seconds(self.cluster().now())
+                .is_some_and(|a| a < window),
+            None => false,
         })
     }
 
@@ -350,14 +476,4 @@ impl Protocol {
             Outcome::Noop(r) => (format!("`{}`: {r}", t.id), 0),
         })
     }
-}
-
-/// The JSON of `audit --json`.
-pub fn audit_json(r: &AuditReport) -> Value {
-    json!({
-        "total_balance": r.total_balance,
-        "in_flight_delta": r.in_flight_delta,
-        "findings": r.findings.iter().map(|f| json!({"kind": f.kind, "id": f.id, "detail": f.detail})).collect::<Vec<_>>(),
-        "repairs": r.repairs,
-    })
 }

@@ -1,16 +1,17 @@
-//! The counts the monitoring `check` reports, read through the protocol's
-//! own rules: stuck (the stuck query), needing investigation (stuck for
-//! longer than `investigate_after`), odd documents (no state, or a state
-//! this tool does not know), stale locks (the lock rule) and audit findings
-//! (the audit). Thresholds and output formats are the CLI's business.
+//! The counts the monitoring `check` reports, read through the one read
+//! side and its rules: stuck and needing investigation
+//! ([`super::read::rules::urgency`], undated in-flight ones included), odd
+//! documents (no state, or one this tool does not know:
+//! [`super::read::Queries::odd_states`] on the discovered fields), stale
+//! locks (the lock rule) and audit findings (the audit). A partial view
+//! (failed shards) is an error: a monitoring check must not say OK on half
+//! the data. Thresholds and output formats are the CLI's business.
 
-use super::transaction::TxnState;
+use super::read::{urgency, Queries};
 use super::Protocol;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::json;
-
 /// What one check counted, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CheckCounts {
@@ -34,18 +35,16 @@ impl Protocol {
     pub async fn check_counts(&self) -> Result<CheckCounts> {
         let now = self.cluster().now();
         let stuck = self.stuck_transactions().await?;
-        let investigate = self.config.investigate_after.as_secs() as i64;
         let needs_investigation = stuck
             .iter()
-            // With no usable age, an operator must look (the read side's rule).
-            .filter(|t| t.age_seconds(now).is_none_or(|a| a >= investigate))
+            .filter(|t| urgency(t, now, &self.config).needs_investigation())
             .count() as u64;
-        let known: Vec<&str> = TxnState::KNOWN.iter().map(TxnState::as_str).collect();
+        let d = self.discovery().await?;
         let odd_documents = self
             .cluster()
             .count(
                 &self.config.indices.transactions,
-                json!({"bool": {"must_not": {"terms": {"transaction_state": known}}}}),
+                Queries::new(&d.fields).odd_states(),
             )
             .await?;
         let stale_locks = self

@@ -9,6 +9,8 @@
 //! - [`procedures`], [`locks`], [`stuck`], [`audit`], [`views`]: what the
 //!   headless commands and the dashboard call, all through [`Protocol`].
 //! - [`reverse`]: the compensating transfer of a finished one.
+//! - [`read`]: the one read side: discovery of the real mappings, every
+//!   query, the poll's read model, partial results, the write check.
 //! - [`trail`]: the operator audit trail around interventions.
 
 pub mod account;
@@ -21,6 +23,7 @@ pub mod executor;
 pub mod lock;
 pub mod locks;
 pub mod procedures;
+pub mod read;
 pub mod report;
 pub mod reverse;
 pub mod setup;
@@ -51,6 +54,7 @@ pub struct Protocol {
     config: Arc<ProtocolConfig>,
     observer: Option<StepObserver>,
     holder: String,
+    read_cache: Arc<read::ReadCache>,
 }
 
 impl std::fmt::Debug for Protocol {
@@ -71,6 +75,7 @@ impl Protocol {
             config: Arc::new(config),
             observer: None,
             holder: default_holder(),
+            read_cache: Arc::default(),
         }
     }
 

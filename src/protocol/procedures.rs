@@ -35,6 +35,11 @@ impl Protocol {
         limits: RunLimits,
     ) -> ProcedureReport {
         let mut report = ProcedureReport::new(req.id.as_deref().unwrap_or(""));
+        // Before step 1: the mappings must accept every write (read::writes).
+        if let Err(e) = self.check_writable().await {
+            report.verdict = Verdict::Failed(e);
+            return report;
+        }
         let id = match self.create_transaction(req).await {
             Ok(Ok(id)) => id,
             Ok(Err(refusal)) => {
@@ -124,6 +129,11 @@ impl Protocol {
                 return report;
             }
         };
+        // Before step 1: the mappings must accept every write (read::writes).
+        if let Err(e) = self.check_writable().await {
+            report.verdict = Verdict::Failed(e);
+            return report;
+        }
         self.follow_plan(&transfer, procedure, state, true, limits, &mut report)
             .await;
         report

@@ -337,6 +337,9 @@ impl Protocol {
             (_, Some(_)) => report.resumed = true,
             (_, None) => {}
         }
+        // Before the first write: the mappings must accept every field
+        // (`reverses` and `reversed_by` included), or nothing is written.
+        self.check_writable().await?;
         let mut budget = opts.limits.max_steps;
         let mut spend = || match budget {
             Some(0) => false,

@@ -38,12 +38,19 @@ pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
 impl Protocol {
     /// Creates whichever of the indices is missing; returns each index
     /// with `true` if it was created now, `false` if it already existed.
+    /// An existing alias or data stream of that name counts as existing.
     pub async fn ensure_indices(&self) -> Result<Vec<(String, bool)>> {
+        let d = self.rediscover().await?;
+        let discovered = d.indices();
         let mut out = Vec::new();
-        for (name, body) in index_bodies(&self.config.indices)? {
-            let created = self.cluster().create_index(&name, body).await?;
+        for (i, (name, body)) in index_bodies(&self.config.indices)?.into_iter().enumerate() {
+            // The three protocol indices as discovered (an alias counts);
+            // others (the audit trail) by creation, which is idempotent.
+            let exists = discovered.get(i).is_some_and(|info| info.exists());
+            let created = !exists && self.cluster().create_index(&name, body).await?;
             out.push((name, created));
         }
+        self.rediscover().await?;
         Ok(out)
     }
 }

@@ -1,92 +1,74 @@
-//! The stuck query and recovery of every stuck transaction.
+//! Recovery of every stuck transaction.
 //!
-//! "Stuck" is the article's definition: in created, pending, committed or
-//! terminating, and not modified within the recovery window. The query pages
-//! through every hit (never capped at 100), oldest first; each transaction is
-//! then re-read by id before anything is done to it.
+//! "Stuck" is the article's definition, written once in
+//! [`super::read::rules`]: in created, pending, committed or terminating,
+//! and not modified within the recovery window (or with no usable
+//! modification time). The stuck query ([`super::read::Queries::stuck`])
+//! pages through every hit from one consistent view, oldest first; each
+//! transaction is then re-read by id before anything is done to it.
 
+use super::read::Listing;
 use super::report::ProcedureReport;
-use super::transaction::{Transaction, TxnState};
+use super::transaction::Transaction;
 use super::Protocol;
 use crate::error::Result;
 use futures::stream::{self, StreamExt};
-use serde_json::{json, Value};
 use std::time::Duration;
 
-/// The query body for non-terminal transactions last modified more than
-/// `older_than` ago (by the cluster's clock), oldest first.
-pub fn stuck_query(older_than: Duration) -> Value {
-    json!({
-        "query": {"bool": {"filter": [
-            {"terms": {"transaction_state": TxnState::NON_TERMINAL_NAMES}},
-            {"range": {"modification_time": {"lte": format!("now-{}s", older_than.as_secs())}}}
-        ]}},
-        "sort": [{"modification_time": {"order": "asc"}}]
-    })
-}
-
-/// Query for transactions by state (all when `states` is empty) and age.
-pub fn list_query(states: &[String], older_than: Option<Duration>) -> Value {
-    let mut filter = Vec::new();
-    if !states.is_empty() {
-        filter.push(json!({"terms": {"transaction_state": states}}));
-    }
-    if let Some(d) = older_than {
-        filter.push(
-            json!({"range": {"modification_time": {"lte": format!("now-{}s", d.as_secs())}}}),
-        );
-    }
-    json!({
-        "query": {"bool": {"filter": filter}},
-        "sort": [{"modification_time": {"order": "asc", "missing": "_first", "unmapped_type": "date"}}]
-    })
-}
-
 impl Protocol {
-    /// Every stuck transaction, oldest first, as found by search.
+    /// Every stuck transaction, oldest first, as found by search. Refuses a
+    /// partial view (some shards failed): see [`Protocol::stuck`] to see one.
     pub async fn stuck_transactions(&self) -> Result<Vec<Transaction>> {
-        let hits = self
-            .cluster()
-            .scan(
-                &self.config.indices.transactions,
-                stuck_query(self.config.recovery_window),
-            )
-            .await?;
-        Ok(hits
-            .iter()
-            .map(|h| Transaction::from_source(&h.id, &h.source))
-            .collect())
+        let l = self.stuck().await?;
+        l.summary
+            .coverage
+            .require_complete(false, "list stuck transactions")?;
+        Ok(l.transactions)
     }
 
-    /// Transactions matching `states` (all when empty) older than `older_than`.
+    /// Transactions matching `states` (all when empty) older than
+    /// `older_than`, oldest first. Refuses a partial view.
     pub async fn list_transactions(
         &self,
         states: &[String],
         older_than: Option<Duration>,
     ) -> Result<Vec<Transaction>> {
-        let hits = self
-            .cluster()
-            .scan(
-                &self.config.indices.transactions,
-                list_query(states, older_than),
-            )
+        let mut out = Vec::new();
+        let s = self
+            .list_pages(states, older_than, |page| {
+                out.extend(page);
+                true
+            })
             .await?;
-        Ok(hits
-            .iter()
-            .map(|h| Transaction::from_source(&h.id, &h.source))
-            .collect())
+        s.coverage.require_complete(false, "list transactions")?;
+        Ok(out)
     }
 
-    /// Recovers every stuck transaction, at most `concurrency` at a time.
-    /// Each one is re-read and re-checked against the recovery window, so a
-    /// transaction that moved since the search is left alone.
+    /// Recovers every stuck transaction, at most `concurrency` at a time;
+    /// refuses a partial view of them.
     pub async fn recover_all_stuck(&self, concurrency: usize) -> Result<Vec<ProcedureReport>> {
-        let ids: Vec<String> = self
-            .stuck_transactions()
-            .await?
-            .into_iter()
-            .map(|t| t.id)
-            .collect();
+        self.recover_all_stuck_allowing(concurrency, false).await
+    }
+
+    /// [`Self::recover_all_stuck`], acting on a partial view only when
+    /// `allow_partial`. Each transaction is re-read and re-checked against
+    /// the recovery window, so one that moved since the search is left alone.
+    pub async fn recover_all_stuck_allowing(
+        &self,
+        concurrency: usize,
+        allow_partial: bool,
+    ) -> Result<Vec<ProcedureReport>> {
+        let Listing {
+            transactions,
+            summary,
+        } = self.stuck().await?;
+        summary
+            .coverage
+            .require_complete(allow_partial, "recover every stuck transaction")?;
+        if !transactions.is_empty() {
+            self.check_writable().await?;
+        }
+        let ids: Vec<String> = transactions.into_iter().map(|t| t.id).collect();
         let reports = stream::iter(ids)
             .map(|id| async move { self.recover(&id, false).await })
             .buffer_unordered(concurrency.max(1))

@@ -8,13 +8,10 @@ use super::decide::{Decision, Fencing};
 use super::executor::Outcome;
 use super::locks::LockView;
 use super::steps::{account_step, next_after, plan, Next, Procedure, Refusal, Step};
-use super::time::format_timestamp;
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
-use std::time::Duration;
 
 /// An account as it concerns one transaction.
 #[derive(Debug, Clone, PartialEq)]
@@ -253,68 +250,6 @@ impl Protocol {
             rollback,
         }))
     }
-}
-
-/// The JSON of one transaction in `list --json` (and in `show --json`).
-pub fn transaction_json(
-    t: &Transaction,
-    now: DateTime<Utc>,
-    recovery_window: Duration,
-    investigate_after: Duration,
-) -> Value {
-    let age = t.age_seconds(now);
-    let in_flight = t.state.as_ref().is_some_and(TxnState::is_in_flight);
-    let older = |d: Duration| in_flight && age.is_some_and(|a| a >= d.as_secs() as i64);
-    json!({
-        "id": t.id,
-        "state": t.state.as_ref().map(|s| s.as_str().to_string()),
-        "src_acct": t.src,
-        "dest_acct": t.dest,
-        "amount": t.amount,
-        "creation_time": t.creation_time.map(format_timestamp),
-        "modification_time": t.modification_time.map(format_timestamp),
-        "age_seconds": age,
-        "stuck": older(recovery_window),
-        "needs_investigation": older(investigate_after),
-        "problems": t.problems,
-    })
-}
-
-/// The JSON of a preview.
-pub fn preview_json(p: &Preview) -> Value {
-    json!({
-        "refused": p.refusal.as_ref().map(|r| r.to_string()),
-        "steps": p.steps.iter().map(|s| json!({
-            "step": s.step.label(),
-            "outcome": match &s.outcome { Outcome::Updated(e) => format!("updated: {e}"), Outcome::Noop(r) => format!("noop: {r}") },
-        })).collect::<Vec<_>>(),
-        "balance_change": {"source": p.balance_change.0, "destination": p.balance_change.1},
-        "ends_in": p.ends_in.as_ref().map(|s| s.as_str().to_string()),
-    })
-}
-
-/// The JSON of `show --json`.
-pub fn detail_json(
-    d: &TransactionDetail,
-    now: DateTime<Utc>,
-    recovery_window: Duration,
-    investigate_after: Duration,
-) -> Value {
-    json!({
-        "transaction": transaction_json(&d.txn, now, recovery_window, investigate_after),
-        "accounts": d.accounts.iter().map(|a| json!({
-            "id": a.id,
-            "balance": a.state.as_ref().map(|s| s.balance),
-            "pending_transactions": a.state.as_ref().map(|s| s.pending.clone()).unwrap_or_default(),
-            "has_this_transaction": a.carries,
-            "settled_this_transaction": a.settled.map(SettledOutcome::as_str),
-            "problems": a.problems,
-        })).collect::<Vec<_>>(),
-        "locks": d.locks.iter().map(|l| super::locks::lock_json(l, now)).collect::<Vec<_>>(),
-        "next_step": d.next_step.map(Step::label),
-        "recover": preview_json(&d.recover),
-        "rollback": preview_json(&d.rollback),
-    })
 }
 
 #[cfg(test)]

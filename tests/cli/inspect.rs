@@ -19,7 +19,11 @@ fn list_json_shape_and_filters() {
     );
     w.refresh();
 
+    // By default: everything not finished or rolled back.
     let out = w.run(&["list", "--json"]);
+    out.code(0);
+    assert_eq!(ids(&out.json()), set(&["half", "old", "bad"]), "{out}");
+    let out = w.run(&["list", "--json", "--all"]);
     out.code(0);
     let rows = out.json();
     let arr = rows.as_array().expect("list --json prints an array");
@@ -97,13 +101,22 @@ fn list_json_shape_and_filters() {
     out.code(0);
     assert_eq!(out.json(), json!([]), "{out}");
 
-    // The table: the same rows, `!!` on the old one, a summary line.
-    let out = w.run(&["list"]);
+    // The table: the same rows, `!!` on the old one, a summary line whose
+    // counts are the rows'.
+    let out = w.run(&["list", "--all"]);
     out.code(0)
-        .stdout_has("4 transactions")
-        .stdout_has("need investigation");
+        .stdout_has("4 transactions: 1 stuck, of which 1 need investigation (!!)");
     let old_line = out.stdout.lines().find(|l| l.contains(" old ")).unwrap();
     assert!(old_line.starts_with("!!"), "{out}");
+
+    // Only what needs an operator.
+    let out = w.run(&["list", "--json", "--stuck"]);
+    out.code(0);
+    assert_eq!(ids(&out.json()), set(&["old"]), "{out}");
+    let out = w.run(&["list", "--json", "--investigate"]);
+    out.code(0);
+    assert_eq!(ids(&out.json()), set(&["old"]), "{out}");
+    w.run(&["list", "--all", "--stuck"]).code(2);
 
     let out = w.run(&["list", "--state", "terminating"]);
     out.code(0).stdout_has("no transactions match");

@@ -417,6 +417,7 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 mod audit;
 mod check;
 mod demo;
+mod deployed;
 mod errors;
 mod inspect;
 mod locks;

@@ -65,7 +65,8 @@ fn a_profile_is_used_and_overridden_by_flags_and_env() {
         ("ESTX_URL", w.g.url.as_str()),
         ("ESTX_TRANSACTIONS_INDEX", w.ix.transactions.as_str()),
     ];
-    let out = bare_run(&w, &env3, &["list", "--json"]);
+    // (`--all`: t1 is finished by now, and `list` shows in-flight ones by default.)
+    let out = bare_run(&w, &env3, &["list", "--all", "--json"]);
     assert_eq!(ids(&out.code(0).json()), set(&["t1"]));
     // ... and without it, the profile's (unreachable) URL is used.
     bare_run(&w, &env3[..2], &["list"]).code(3);

@@ -73,6 +73,7 @@ fn missing_indices() {
         accounts: BTreeMap::new(),
         locks: vec![],
         missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],
+        read: Default::default(),
     });
     let s = screen(&a, 100, 30);
     assert!(
@@ -80,4 +81,34 @@ fn missing_indices() {
         "{s}"
     );
     assert_snapshot!("missing_indices", s);
+}
+
+#[test]
+fn partial_results_caps_and_refresh_lag_are_shown() {
+    use estx::protocol::read::{Coverage, Refresh};
+    let mut a = app();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.read.coverage = Coverage {
+        total: 5,
+        failed: 1,
+        timed_out: false,
+    };
+    snap.read.locks_total = snap.locks.len() as u64 + 9_500;
+    snap.read.refresh = Some(Refresh::Every(Duration::from_secs(1)));
+    snap.read.warnings = vec!["`transaction_state` is `text` with no keyword sub-field".into()];
+    let s = screen(&a, 200, 45);
+    assert!(s.contains("PARTIAL: 1 OF 5 SHARDS FAILED"), "{s}");
+    let locks = format!("locks {} of {}", a_locks(&a), a_locks(&a) + 9_500);
+    assert!(s.contains(&locks), "{locks}: {s}");
+    assert!(s.contains("+ ≤1s refresh"), "{s}");
+    assert!(s.contains("⚠ `transaction_state`"), "{s}");
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.read.warnings.clear();
+    snap.read.pending_accounts_total = 350;
+    let s = screen(&a, 200, 45);
+    assert!(s.contains("accounts with pending 200 of 350"), "{s}");
+}
+
+fn a_locks(a: &App) -> usize {
+    a.snapshot.as_ref().map(|s| s.locks.len()).unwrap_or(0)
 }

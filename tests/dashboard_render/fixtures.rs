@@ -199,6 +199,7 @@ pub(crate) fn snapshot() -> Snapshot {
         accounts,
         locks,
         missing_indices: vec![],
+        read: Default::default(),
     }
 }
 

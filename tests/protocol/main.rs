@@ -9,6 +9,7 @@ mod common;
 
 mod audit;
 mod concurrency;
+mod deployments;
 mod fixture;
 mod locks;
 mod lost_responses;

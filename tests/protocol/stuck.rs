@@ -195,3 +195,54 @@ async fn recover_all_stuck_finishes_or_undoes_every_one() {
     assert!(fx.proto.stuck_transactions().await.unwrap().is_empty());
     assert!(fx.proto.recover_all_stuck(4).await.unwrap().is_empty());
 }
+
+/// A stuck scan some shards failed to answer (rewritten by the proxy as a
+/// red shard answers: `_shards.failed`): `recover --all-stuck` refuses to act
+/// on it and writes nothing; with `allow_partial` it acts on what it saw.
+#[tokio::test]
+async fn a_partial_stuck_scan_is_never_acted_on_unless_allowed() {
+    use crate::common::proxy::{Canned, FaultProxy};
+    let fx = Fx::new().await;
+    let (id, src, dest) = stage(&fx, "ps", 2).await;
+    fx.refresh().await;
+    let proxy = FaultProxy::start(&fx.url);
+    let via = fx.proto_via(&proxy.url());
+    let hit = json!({"_id": id, "_index": fx.ix.transactions,
+        "_source": fx.source(&fx.ix.transactions, &id).await});
+    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1,
+            "failures": [{"shard": 1, "index": fx.ix.transactions,
+                "reason": {"type": "no_shard_available_action_exception"}}]},
+        "timed_out": false,
+        "hits": {"total": {"value": 1, "relation": "eq"}, "hits": [hit]}});
+    let arm = || {
+        // No point-in-time here, so the scan scrolls, and its page is partial.
+        let none = Canned::json(404, json!({"error": "no handler found"}));
+        proxy.answer("POST", "/_pit", 1, none.clone());
+        proxy.answer("POST", "point_in_time", 1, none);
+        proxy.answer(
+            "POST",
+            "_search?scroll",
+            1,
+            Canned::json(200, partial.clone()),
+        );
+    };
+    let docs = || async {
+        (
+            fx.source(&fx.ix.transactions, &id).await,
+            fx.source(&fx.ix.accounts, &src).await,
+            fx.source(&fx.ix.accounts, &dest).await,
+        )
+    };
+    let before = docs().await;
+    arm();
+    let err = via.recover_all_stuck(2).await.unwrap_err().to_string();
+    assert!(
+        err.contains("partial: 1 of 2 shards failed") && err.contains("--allow-partial"),
+        "{err}"
+    );
+    assert_eq!(before, docs().await, "nothing written");
+    arm();
+    let reports = via.recover_all_stuck_allowing(2, true).await.unwrap();
+    assert_eq!(reports.len(), 1);
+    assert_eq!(fx.state(&id).await, TxnState::Finished);
+}

@@ -1,6 +1,7 @@
-//! The header line (title, cluster, health, freshness, poll cost, polling
-//! state, `READ-ONLY`), the alert line under it (stale data, auth failure,
-//! missing indices — or a one-line summary of what needs attention), and
+//! The header line (title, cluster, health, freshness with the refresh lag,
+//! poll cost, polling state, `READ-ONLY`), the alert line under it (stale
+//! data, auth failure, missing indices — or a one-line summary of what needs
+//! attention: partial results, caps with totals, discovery's warnings), and
 //! the big message shown in place of the panes before the first snapshot.
 
 use super::theme::{
@@ -10,6 +11,7 @@ use super::theme::{
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
 use crate::dashboard::snapshot::Snapshot;
+use crate::protocol::read::Refresh;
 use crate::protocol::time::human_age;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -59,10 +61,21 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         } else {
             Style::new()
         };
+        // Searches lag writes by up to one refresh interval (read from the
+        // index settings): the data's age includes it.
+        let lag = match snap.read.refresh {
+            Some(Refresh::Never) => " · refresh off: new writes unseen".to_string(),
+            Some(Refresh::Every(d)) => format!(" + ≤{}s refresh", d.as_secs_f64()),
+            None => String::new(),
+        };
         segs.push(Segment::new(
             1,
             vec![Span::styled(
-                format!("as of {} ({} ago)", clock(snap.taken_at), human_age(ago)),
+                format!(
+                    "as of {} ({} ago{lag})",
+                    clock(snap.taken_at),
+                    human_age(ago)
+                ),
                 style,
             )],
         ));
@@ -175,7 +188,25 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         Some((total, listed)) => format!(" in flight: {total} (showing {listed})"),
         None => format!(" in flight: {}", snap.in_flight_total),
     };
-    let segs = vec![
+    let locks = if snap.read.locks_total > snap.locks.len() as u64 {
+        format!("locks {} of {}", snap.locks.len(), snap.read.locks_total)
+    } else {
+        format!("locks {}", snap.locks.len())
+    };
+    let mut segs = Vec::new();
+    if let Some(p) = snap.read.coverage.describe() {
+        segs.push(Segment::new(
+            0,
+            vec![Span::styled(
+                format!(" {}", p.to_uppercase()),
+                Style::new()
+                    .fg(Color::White)
+                    .bg(DANGER)
+                    .add_modifier(Modifier::BOLD),
+            )],
+        ));
+    }
+    segs.extend([
         Segment::new(0, vec![Span::raw(in_flight)]),
         part(
             0,
@@ -188,10 +219,40 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         part(
             2,
             stale_locks,
-            format!("locks {} ({stale_locks} stale)", snap.locks.len()),
+            format!("{locks} ({stale_locks} stale)"),
             WARN,
         ),
-    ];
+    ]);
+    let cap = crate::dashboard::snapshot::PENDING_ACCOUNTS_CAP as u64;
+    if snap.read.pending_accounts_total > cap {
+        segs.push(part(
+            2,
+            1,
+            format!(
+                "accounts with pending {cap} of {}",
+                snap.read.pending_accounts_total
+            ),
+            WARN,
+        ));
+    }
+    let undated = snap.read.undated_in_flight as usize;
+    if undated > 0 {
+        segs.push(part(
+            1,
+            undated,
+            format!("? no modification time {undated}"),
+            ODD,
+        ));
+    }
+    if let Some(first) = snap.read.warnings.first() {
+        let more = snap.read.warnings.len() - 1;
+        let text = if more > 0 {
+            format!("⚠ {first} (+{more}: estx-tui doctor)")
+        } else {
+            format!("⚠ {first}")
+        };
+        segs.push(part(1, 1, text, WARN));
+    }
     fit_segments(segs, " · ", width)
 }
 

@@ -1,0 +1,135 @@
+//! `doctor`: what will work on this cluster, as text or JSON. Exit code by
+//! the worst finding: 0 all good, 1 warnings (works, worse), 3 errors
+//! (something the tool needs will fail) or the cluster could not be asked.
+
+use super::output::{fail, out, print_json};
+use super::subcommands::DoctorArgs;
+use crate::protocol::read::discovery::{Refresh, Target};
+use crate::protocol::read::doctor::{DoctorReport, Security, Severity};
+use crate::protocol::Protocol;
+
+/// Exit code for a severity.
+pub fn exit_code(s: Severity) -> i32 {
+    match s {
+        Severity::Ok => 0,
+        Severity::Warning => 1,
+        Severity::Error => 3,
+    }
+}
+
+/// Runs `doctor`.
+pub async fn run(p: &Protocol, a: &DoctorArgs) -> i32 {
+    let report = match p.doctor().await {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    if a.json {
+        match serde_json::to_value(&report) {
+            Ok(v) => print_json(&v),
+            Err(e) => return fail(&crate::Error::Decode(e.to_string())),
+        }
+    } else {
+        for l in lines(&report) {
+            out(l);
+        }
+    }
+    exit_code(report.severity())
+}
+
+/// The human text of a report.
+pub fn lines(r: &DoctorReport) -> Vec<String> {
+    let mut l = Vec::new();
+    let product = match &r.product {
+        Some(p) => format!(
+            "{} {} (cluster `{}`)",
+            p.distribution, p.version, p.cluster_name
+        ),
+        None => "unknown product".into(),
+    };
+    l.push(format!("{:<14} {} at {}", "cluster", product, r.url));
+    for i in &r.indices {
+        l.push(String::new());
+        let what = match &i.info.target {
+            Target::Missing => "does not exist".to_string(),
+            Target::Index => "index".to_string(),
+            Target::Alias { indices } => format!("alias over {}", indices.join(", ")),
+            Target::DataStream { indices } => {
+                format!("data stream over {}", indices.join(", "))
+            }
+        };
+        l.push(format!("{:<14} `{}`: {what}", i.role, i.info.name));
+        if !i.info.exists() {
+            continue;
+        }
+        let refresh = match i.info.refresh {
+            Refresh::Every(d) => format!("{}s", d.as_secs_f64()),
+            Refresh::Never => "-1 (never: searches see nothing new)".into(),
+        };
+        l.push(format!(
+            "  documents {}   dynamic {}   refresh {}   health {}{}",
+            i.doc_count
+                .map(|n| n.to_string())
+                .unwrap_or_else(|| "?".into()),
+            i.info.dynamic,
+            refresh,
+            i.health.as_deref().unwrap_or("?"),
+            match i.unassigned_shards {
+                Some(n) if n > 0 => format!(" ({n} unassigned shards)"),
+                _ => String::new(),
+            }
+        ));
+        for f in &i.fields {
+            l.push(format!("  {:<22} {}", f.name, f.how()));
+        }
+        match (&i.mapping_change, i.writes_rejected) {
+            (Some(c), true) => l.push(format!("  REJECTS the protocol's writes until: {c}")),
+            (Some(c), false) => l.push(format!(
+                "  not mapped yet (mapped dynamically on first write; `init --upgrade-mappings` adds): {c}"
+            )),
+            (None, _) => {}
+        }
+    }
+    l.push(String::new());
+    match &r.security {
+        Security::Off => l.push(format!(
+            "{:<14} off (no authentication: anyone reaching the URL may change balances)",
+            "security"
+        )),
+        Security::Privileges { user, indices } => {
+            l.push(format!(
+                "{:<14} on, user {}",
+                "security",
+                user.as_deref().unwrap_or("?")
+            ));
+            for (index, privs) in indices {
+                let list: Vec<String> = privs
+                    .iter()
+                    .map(|(p, ok)| format!("{p} {}", if *ok { "yes" } else { "NO" }))
+                    .collect();
+                l.push(format!("  {index}: {}", list.join(", ")));
+            }
+        }
+        Security::Roles { user, roles } => l.push(format!(
+            "{:<14} on (OpenSearch), user {}, roles {}",
+            "security",
+            user.as_deref().unwrap_or("?"),
+            roles.join(", ")
+        )),
+    }
+    l.push(String::new());
+    if r.checks.iter().all(|c| c.severity == Severity::Ok) {
+        l.push("everything the tool needs works here".into());
+    }
+    for c in r
+        .checks
+        .iter()
+        .filter(|c| c.severity != Severity::Ok && !c.text.starts_with("security off"))
+    {
+        let mark = match c.severity {
+            Severity::Error => "ERROR",
+            _ => "warn ",
+        };
+        l.push(format!("{mark} {}", c.text));
+    }
+    l
+}

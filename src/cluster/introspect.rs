@@ -1,0 +1,74 @@
+//! Raw JSON requests for what the typed client calls do not cover and the
+//! read side needs to learn about a cluster it did not create: the root
+//! banner, mappings, settings, alias resolution, shard health, privileges,
+//! point-in-time contexts and mapping upgrades. [`Cluster::raw`] returns
+//! every answer with its HTTP status so callers can tell "not supported
+//! here" (no security plugin, no `_resolve`) from a failure; the others
+//! type errors as every request does. Reads go through the same busy-retry
+//! and clock as the typed calls.
+
+use super::response::Answer;
+use super::Cluster;
+use crate::error::Result;
+use elasticsearch::http::headers::HeaderMap;
+use elasticsearch::http::request::JsonBody;
+use elasticsearch::http::response::Response;
+use elasticsearch::http::Method;
+use serde_json::Value;
+
+impl Cluster {
+    async fn send_raw(&self, method: Method, path: &str, body: Option<Value>) -> Result<Response> {
+        let make = || {
+            self.client.send::<JsonBody<Value>, ()>(
+                method,
+                path,
+                HeaderMap::new(),
+                None,
+                body.clone().map(Into::into),
+                None,
+            )
+        };
+        if matches!(method, Method::Get | Method::Head) {
+            self.send_read(make).await
+        } else {
+            self.send(make()).await
+        }
+    }
+
+    /// Sends `method path` with an optional JSON body; returns the status and
+    /// the JSON body (`Null` when empty or not JSON), whatever the status.
+    pub async fn raw(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<(u16, Value)> {
+        let a = Answer::read(self.send_raw(method, path, body).await?).await?;
+        Ok((a.status, a.json))
+    }
+
+    /// `GET path` expecting success; errors are typed as for every request.
+    pub async fn get_json(&self, path: &str, what: &str) -> Result<Value> {
+        Answer::read(self.send_raw(Method::Get, path, None).await?)
+            .await?
+            .into_json(what)
+    }
+
+    /// `method path` with a JSON body, expecting success.
+    pub async fn send_json(
+        &self,
+        method: Method,
+        path: &str,
+        body: Value,
+        what: &str,
+    ) -> Result<Value> {
+        Answer::read(self.send_raw(method, path, Some(body)).await?)
+            .await?
+            .into_json(what)
+    }
+
+    /// The typed error for a non-2xx `status` and `body` (for [`Self::raw`] callers).
+    pub fn error_for(&self, status: u16, body: &Value, what: &str) -> crate::Error {
+        super::response::error_from(status, body, what)
+    }
+}

@@ -1,0 +1,415 @@
+//! Discovery: what the three indices really are on this cluster, read on
+//! connect instead of assumed. Aliases and data streams are resolved to their
+//! concrete indices; each field the tool queries is resolved against the live
+//! mapping to the name that can be queried exactly (a `keyword` field, or the
+//! `keyword` sub-field of a `text` field an auto-created index has); where no
+//! exact field exists the resolution says so and the queries degrade.
+
+use crate::protocol::Indices;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::time::Duration;
+
+/// What the configured index name designates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Target {
+    /// Nothing: the index does not exist.
+    Missing,
+    /// A concrete index.
+    Index,
+    /// An alias over these indices (id-based reads and writes need exactly one).
+    Alias {
+        /// Concrete indices behind the alias.
+        indices: Vec<String>,
+    },
+    /// A data stream (append-only: documents cannot be updated by id).
+    DataStream {
+        /// Its backing indices.
+        indices: Vec<String>,
+    },
+}
+
+/// How often the index makes writes visible to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refresh {
+    /// Every this long (the default is 1 s).
+    Every(#[serde(with = "secs_f64")] Duration),
+    /// `refresh_interval: -1`: only explicit refreshes.
+    Never,
+}
+
+mod secs_f64 {
+    use serde::Serializer;
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64())
+    }
+}
+
+/// How a field the tool queries resolved against the live mapping.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResolvedField {
+    /// The field as documents write it, e.g. `transaction_state`.
+    pub name: String,
+    /// The mapped type (`keyword`, `text`, `date`, ...), `None` when unmapped.
+    pub mapped_type: Option<String>,
+    /// The name to query exactly (`transaction_state.keyword` on an
+    /// auto-created index); `None` when no exact field exists.
+    pub exact: Option<String>,
+}
+
+impl ResolvedField {
+    /// An unmapped field (no document has it yet): queried under its own
+    /// name, which matches nothing until a mapping exists.
+    fn unmapped(name: &str) -> ResolvedField {
+        ResolvedField {
+            name: name.into(),
+            mapped_type: None,
+            exact: Some(name.into()),
+        }
+    }
+
+    /// Whether some document has the field (it is in the mapping).
+    pub fn is_mapped(&self) -> bool {
+        self.mapped_type.is_some()
+    }
+
+    /// The name to use in term queries and aggregations: the exact field, or
+    /// the field itself when there is none (callers check [`Self::exact`]
+    /// first where that matters).
+    pub fn query_name(&self) -> &str {
+        self.exact.as_deref().unwrap_or(&self.name)
+    }
+
+    /// How it resolved, in words (for `doctor` and the dashboard header).
+    pub fn how(&self) -> String {
+        match (&self.mapped_type, &self.exact) {
+            (None, _) => "not mapped yet (no document has it)".into(),
+            (Some(t), Some(e)) if *e == self.name => format!("{t}: exact"),
+            (Some(t), Some(e)) => format!("{t}: exact through `{e}`"),
+            (Some(t), None) => format!("{t}: no exact field, queries degrade"),
+        }
+    }
+}
+
+/// One of the three indices as found on the cluster.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IndexInfo {
+    /// The name the tool was given (`--transactions-index` ...).
+    pub name: String,
+    /// What that name designates.
+    pub target: Target,
+    /// The concrete indices it reads (one for an index or a simple alias).
+    pub concrete: Vec<String>,
+    /// `dynamic` of the mapping's root (`true` when unset).
+    pub dynamic: String,
+    /// From the index settings (`1s` when unset).
+    pub refresh: Refresh,
+    /// The mapping's root `properties` (of the first concrete index).
+    #[serde(skip)]
+    pub properties: Map<String, Value>,
+    /// Queried fields mapped differently in the indices behind an alias:
+    /// searches on them fail on some shards (partial results).
+    pub mixed: Vec<String>,
+}
+
+impl IndexInfo {
+    /// Whether the index exists.
+    pub fn exists(&self) -> bool {
+        self.target != Target::Missing
+    }
+
+    /// Why documents of this index cannot be read or written by id, if so.
+    pub fn id_problem(&self) -> Option<String> {
+        match &self.target {
+            Target::Alias { indices } if indices.len() > 1 => Some(format!(
+                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one; \
+                 point the tool at the concrete index",
+                self.name,
+                indices.len(),
+                indices.join(", ")
+            )),
+            Target::DataStream { .. } => Some(format!(
+                "`{}` is a data stream: its documents cannot be updated by id; \
+                 the protocol needs a regular index",
+                self.name
+            )),
+            _ => None,
+        }
+    }
+
+    /// The mapping of `path` (dots for sub-objects), if any.
+    pub fn field_mapping(&self, path: &str) -> Option<&Map<String, Value>> {
+        let mut props = &self.properties;
+        let mut parts = path.split('.').peekable();
+        while let Some(p) = parts.next() {
+            let m = props.get(p)?.as_object()?;
+            if parts.peek().is_none() {
+                return Some(m);
+            }
+            props = m.get("properties")?.as_object()?;
+        }
+        None
+    }
+
+    /// Resolves `name` to its exact field (see [`ResolvedField`]).
+    pub fn resolve(&self, name: &str) -> ResolvedField {
+        let Some(m) = self.field_mapping(name) else {
+            return ResolvedField::unmapped(name);
+        };
+        let ty = m
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("object")
+            .to_string();
+        let exact = if is_exact_type(&ty) {
+            Some(name.to_string())
+        } else {
+            m.get("fields")
+                .and_then(Value::as_object)
+                .and_then(|subs| {
+                    subs.iter().find(|(_, v)| {
+                        v.get("type")
+                            .and_then(Value::as_str)
+                            .is_some_and(is_exact_type)
+                    })
+                })
+                .map(|(sub, _)| format!("{name}.{sub}"))
+        };
+        ResolvedField {
+            name: name.into(),
+            mapped_type: Some(ty),
+            exact,
+        }
+    }
+}
+
+/// Types a term query, a `terms` aggregation and a sort work on exactly.
+fn is_exact_type(ty: &str) -> bool {
+    matches!(
+        ty,
+        "keyword"
+            | "constant_keyword"
+            | "wildcard"
+            | "date"
+            | "date_nanos"
+            | "long"
+            | "integer"
+            | "short"
+            | "byte"
+            | "double"
+            | "float"
+            | "half_float"
+            | "scaled_float"
+            | "unsigned_long"
+            | "boolean"
+    )
+}
+
+/// The fields every query is built from, resolved on this cluster.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fields {
+    /// `transaction_state`.
+    pub state: ResolvedField,
+    /// Source account: `src_acct` and/or the article mapping's `src_account`
+    /// (every mapped name; the first when neither is mapped).
+    pub src: Vec<ResolvedField>,
+    /// Destination account, likewise.
+    pub dest: Vec<ResolvedField>,
+    /// `modification_time` (a `date` where ages can be queried).
+    pub modification_time: ResolvedField,
+    /// Lock `owner`.
+    pub owner: ResolvedField,
+    /// Lock `created_at` (sort order of the locks pane).
+    pub lock_created_at: ResolvedField,
+    /// Account `pending_transactions`.
+    pub pending: ResolvedField,
+}
+
+impl Fields {
+    /// Whether `modification_time` can be compared with `now-…` on the server.
+    pub fn ages_queryable(&self) -> bool {
+        matches!(
+            self.modification_time.mapped_type.as_deref(),
+            None | Some("date") | Some("date_nanos")
+        )
+    }
+
+    /// Every resolved field with the index it belongs to, for reports.
+    pub fn all(&self) -> Vec<(&'static str, &ResolvedField)> {
+        let mut v = vec![("transactions", &self.state)];
+        v.extend(self.src.iter().map(|f| ("transactions", f)));
+        v.extend(self.dest.iter().map(|f| ("transactions", f)));
+        v.push(("transactions", &self.modification_time));
+        v.push(("accounts", &self.pending));
+        v.push(("locks", &self.owner));
+        v.push(("locks", &self.lock_created_at));
+        v
+    }
+}
+
+/// Everything discovery learnt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Discovery {
+    /// The transactions index.
+    pub transactions: IndexInfo,
+    /// The accounts index.
+    pub accounts: IndexInfo,
+    /// The locks index.
+    pub locks: IndexInfo,
+    /// The resolved fields.
+    pub fields: Fields,
+}
+
+impl Discovery {
+    /// What discovery assumes before it has read anything (and what an
+    /// `init`-created cluster resolves to): every field exact under its name.
+    pub fn assumed(ix: &Indices) -> Discovery {
+        let info = |name: &str| IndexInfo {
+            name: name.into(),
+            target: Target::Index,
+            concrete: vec![name.into()],
+            dynamic: "true".into(),
+            refresh: Refresh::Every(DEFAULT_REFRESH),
+            properties: Map::new(),
+            mixed: Vec::new(),
+        };
+        let transactions = info(&ix.transactions);
+        let accounts = info(&ix.accounts);
+        let locks = info(&ix.locks);
+        let fields = resolve_fields(&transactions, &accounts, &locks);
+        Discovery {
+            transactions,
+            accounts,
+            locks,
+            fields,
+        }
+    }
+
+    /// The three indices in a fixed order.
+    pub fn indices(&self) -> [&IndexInfo; 3] {
+        [&self.transactions, &self.accounts, &self.locks]
+    }
+
+    /// Whether this is final: every index exists and every queried field is
+    /// mapped. Until then discovery is repeated (an index auto-created by the
+    /// application's first write changes what the fields resolve to).
+    pub fn is_settled(&self) -> bool {
+        self.indices().iter().all(|i| i.exists())
+            && self.fields.state.is_mapped()
+            && self.fields.modification_time.is_mapped()
+            && self.fields.owner.is_mapped()
+            && self.fields.pending.is_mapped()
+    }
+
+    /// Short warnings for the dashboard header and `doctor`: aliases id
+    /// operations cannot use, fields without an exact form, refresh off.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for i in self.indices() {
+            if let Some(p) = i.id_problem() {
+                out.push(p);
+            }
+            if !i.mixed.is_empty() {
+                out.push(format!(
+                    "`{}` spans indices mapping {} differently: searches fail on some shards",
+                    i.name,
+                    i.mixed.join(", ")
+                ));
+            }
+            if i.exists() && i.refresh == Refresh::Never {
+                out.push(format!(
+                    "`{}` has refresh_interval -1: searches never see new writes by themselves",
+                    i.name
+                ));
+            }
+        }
+        for (_, f) in self.fields.all() {
+            if f.is_mapped() && f.exact.is_none() {
+                out.push(format!(
+                    "`{}` is `{}` with no keyword sub-field: counted by search, slower",
+                    f.name,
+                    f.mapped_type.as_deref().unwrap_or("?")
+                ));
+            }
+        }
+        if !self.fields.ages_queryable() {
+            out.push(format!(
+                "`modification_time` is `{}`, not a date: ages are computed here, not by the cluster",
+                self.fields.modification_time.mapped_type.as_deref().unwrap_or("?")
+            ));
+        }
+        out
+    }
+}
+
+pub use super::fetch::{discover, index_info, parse_refresh};
+
+/// Refresh interval when the settings do not say.
+pub const DEFAULT_REFRESH: Duration = Duration::from_secs(1);
+
+/// Resolves the queried fields against the three indices' mappings.
+pub fn resolve_fields(t: &IndexInfo, a: &IndexInfo, l: &IndexInfo) -> Fields {
+    let either = |names: [&str; 2]| -> Vec<ResolvedField> {
+        let mapped: Vec<ResolvedField> = names
+            .iter()
+            .map(|n| t.resolve(n))
+            .filter(ResolvedField::is_mapped)
+            .collect();
+        if mapped.is_empty() {
+            vec![ResolvedField::unmapped(names[0])]
+        } else {
+            mapped
+        }
+    };
+    Fields {
+        state: t.resolve("transaction_state"),
+        src: either(["src_acct", "src_account"]),
+        dest: either(["dest_acct", "dest_account"]),
+        modification_time: t.resolve("modification_time"),
+        owner: l.resolve("owner"),
+        lock_created_at: l.resolve("created_at"),
+        pending: a.resolve("pending_transactions"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn info(props: Value) -> IndexInfo {
+        IndexInfo {
+            name: "t".into(),
+            target: Target::Index,
+            concrete: vec!["t".into()],
+            dynamic: "true".into(),
+            refresh: Refresh::Every(DEFAULT_REFRESH),
+            properties: props.as_object().cloned().unwrap_or_default(),
+            mixed: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn text_with_keyword_resolves_to_the_sub_field() {
+        let i = info(json!({"transaction_state": {"type": "text",
+            "fields": {"keyword": {"type": "keyword", "ignore_above": 256}}}}));
+        let f = i.resolve("transaction_state");
+        assert_eq!(f.exact.as_deref(), Some("transaction_state.keyword"));
+        let bare = info(json!({"transaction_state": {"type": "text"}}));
+        assert_eq!(bare.resolve("transaction_state").exact, None);
+        assert!(!bare.resolve("missing").is_mapped());
+    }
+
+    #[test]
+    fn article_mapping_prefers_the_names_documents_write() {
+        let t = info(json!({"src_account": {"type": "keyword"},
+            "src_acct": {"type": "text", "fields": {"keyword": {"type": "keyword"}}}}));
+        let f = resolve_fields(&t, &info(json!({})), &info(json!({})));
+        let names: Vec<&str> = f.src.iter().map(ResolvedField::query_name).collect();
+        assert_eq!(names, ["src_acct.keyword", "src_account"]);
+        assert_eq!(f.dest[0].name, "dest_acct");
+    }
+}

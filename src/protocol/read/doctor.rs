@@ -1,0 +1,368 @@
+//! What will work on this cluster, gathered for `doctor`: the product and
+//! version, each index as discovered (with its document count and shard
+//! health), how every field the tool queries resolved, whether the mappings
+//! accept every write, and the privileges of the current credentials. Each
+//! point is judged ([`Severity`]); the CLI prints it.
+
+use super::discovery::{Discovery, IndexInfo, ResolvedField};
+use super::writes;
+use crate::cluster::Cluster;
+use crate::error::Result;
+use crate::protocol::Protocol;
+use elasticsearch::http::Method;
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Works.
+    Ok,
+    /// Works, worse (slower queries, lagging data, a cap).
+    Warning,
+    /// Something the tool needs will fail.
+    Error,
+}
+
+/// One judged point.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// How bad.
+    pub severity: Severity,
+    /// What, in words.
+    pub text: String,
+}
+
+/// The product behind the URL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Product {
+    /// `elasticsearch` or `opensearch`.
+    pub distribution: String,
+    /// Version number.
+    pub version: String,
+    /// Cluster name.
+    pub cluster_name: String,
+}
+
+/// One index, as `doctor` shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IndexReport {
+    /// `transactions`, `accounts` or `locks`.
+    pub role: &'static str,
+    /// Discovery's view.
+    pub info: IndexInfo,
+    /// Documents in it (`None` if it could not be counted).
+    pub doc_count: Option<u64>,
+    /// Shard health colour of the index.
+    pub health: Option<String>,
+    /// Unassigned shards of the index.
+    pub unassigned_shards: Option<u64>,
+    /// The fields the tool queries in it, resolved.
+    pub fields: Vec<ResolvedField>,
+    /// Shipped fields the live mapping lacks, as the request adding them.
+    pub mapping_change: Option<String>,
+    /// Whether the index rejects documents with those fields today
+    /// (`dynamic: strict`); otherwise they are mapped dynamically on write.
+    pub writes_rejected: bool,
+}
+
+/// What the current credentials may do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Security {
+    /// No security layer answered: anyone may do anything.
+    Off,
+    /// Privileges per index (Elasticsearch `_has_privileges`).
+    Privileges {
+        /// The user the cluster sees.
+        user: Option<String>,
+        /// index -> privilege -> granted.
+        indices: BTreeMap<String, BTreeMap<String, bool>>,
+    },
+    /// Security is on, but per-index privileges cannot be asked (OpenSearch).
+    Roles {
+        /// The user the cluster sees.
+        user: Option<String>,
+        /// Its roles.
+        roles: Vec<String>,
+    },
+}
+
+/// Everything `doctor` found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DoctorReport {
+    /// The URL asked.
+    pub url: String,
+    /// What answers there.
+    pub product: Option<Product>,
+    /// The three indices.
+    pub indices: Vec<IndexReport>,
+    /// Privileges of the current credentials.
+    pub security: Security,
+    /// Everything judged, worst first.
+    pub checks: Vec<Check>,
+}
+
+impl DoctorReport {
+    /// The worst severity found.
+    pub fn severity(&self) -> Severity {
+        self.checks
+            .iter()
+            .map(|c| c.severity)
+            .max()
+            .unwrap_or(Severity::Ok)
+    }
+}
+
+/// Privileges the tool needs on every index.
+pub const NEEDED_PRIVILEGES: [&str; 4] = ["read", "write", "delete", "view_index_metadata"];
+
+impl Protocol {
+    /// Gathers the doctor's report (read-only).
+    pub async fn doctor(&self) -> Result<DoctorReport> {
+        let cluster = self.cluster();
+        let (_, root) = cluster.raw(Method::Get, "/", None).await?;
+        let product = root.get("version").map(|v| Product {
+            distribution: v
+                .get("distribution")
+                .and_then(Value::as_str)
+                .unwrap_or("elasticsearch")
+                .to_string(),
+            version: v
+                .get("number")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
+            cluster_name: root
+                .get("cluster_name")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
+        });
+        let d = self.rediscover().await?;
+        let mut checks = Vec::new();
+        let gaps = writes::gaps(&self.config.indices, &d)?;
+        let mut indices = Vec::new();
+        for (role, info) in ["transactions", "accounts", "locks"]
+            .into_iter()
+            .zip(d.indices())
+        {
+            let mut r = IndexReport {
+                role,
+                info: info.clone(),
+                doc_count: None,
+                health: None,
+                unassigned_shards: None,
+                fields: fields_of(&d, role),
+                mapping_change: None,
+                writes_rejected: false,
+            };
+            if let Some(g) = gaps
+                .iter()
+                .find(|g| g.index == info.name && !g.add.is_empty())
+            {
+                r.mapping_change = Some(g.request());
+                r.writes_rejected = g.rejects_writes;
+            }
+            if info.exists() {
+                index_health(cluster, &mut r).await?;
+            }
+            indices.push(r);
+        }
+        let security = security(cluster, &d).await?;
+        judge(&d, &indices, &security, &mut checks);
+        if let Err(e) = writes::check(&self.config.indices, &d) {
+            checks.push(Check {
+                severity: Severity::Error,
+                text: e.to_string(),
+            });
+        }
+        checks.sort_by_key(|c| std::cmp::Reverse(c.severity));
+        Ok(DoctorReport {
+            url: cluster.url().to_string(),
+            product,
+            indices,
+            security,
+            checks,
+        })
+    }
+}
+
+fn fields_of(d: &Discovery, role: &str) -> Vec<ResolvedField> {
+    d.fields
+        .all()
+        .into_iter()
+        .filter(|(r, _)| *r == role)
+        .map(|(_, f)| f.clone())
+        .collect()
+}
+
+async fn index_health(cluster: &Cluster, r: &mut IndexReport) -> Result<()> {
+    let name = &r.info.name;
+    let (status, count) = cluster
+        .raw(Method::Get, &format!("/{name}/_count"), None)
+        .await?;
+    if status == 200 {
+        r.doc_count = count.get("count").and_then(Value::as_u64);
+    }
+    let (status, health) = cluster
+        .raw(
+            Method::Get,
+            &format!("/_cluster/health/{name}?level=indices&timeout=2s&master_timeout=2s"),
+            None,
+        )
+        .await?;
+    if status == 200 || status == 408 {
+        let per: Vec<&Value> = health
+            .get("indices")
+            .and_then(Value::as_object)
+            .map(|o| o.values().collect())
+            .unwrap_or_default();
+        r.health = health
+            .get("status")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        r.unassigned_shards = Some(
+            per.iter()
+                .filter_map(|i| i.get("unassigned_shards").and_then(Value::as_u64))
+                .sum(),
+        );
+    }
+    Ok(())
+}
+
+async fn security(cluster: &Cluster, d: &Discovery) -> Result<Security> {
+    let names: Vec<&str> = d
+        .indices()
+        .iter()
+        .filter(|i| i.exists())
+        .map(|i| i.name.as_str())
+        .collect();
+    let (status, body) = cluster
+        .raw(
+            Method::Post,
+            "/_security/user/_has_privileges",
+            Some(json!({"index": [{"names": names, "privileges": NEEDED_PRIVILEGES}]})),
+        )
+        .await?;
+    if status == 200 {
+        let indices = body
+            .get("index")
+            .and_then(Value::as_object)
+            .map(|o| {
+                o.iter()
+                    .map(|(i, p)| {
+                        let privs = p
+                            .as_object()
+                            .map(|m| {
+                                m.iter()
+                                    .map(|(k, v)| (k.clone(), v.as_bool() == Some(true)))
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        (i.clone(), privs)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        return Ok(Security::Privileges {
+            user: body
+                .get("username")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            indices,
+        });
+    }
+    // OpenSearch's security plugin: who we are, not what we may do.
+    let (status, account) = cluster
+        .raw(Method::Get, "/_plugins/_security/api/account", None)
+        .await?;
+    if status == 200 {
+        return Ok(Security::Roles {
+            user: account
+                .get("user_name")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            roles: account
+                .get("roles")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+        });
+    }
+    Ok(Security::Off)
+}
+
+fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &mut Vec<Check>) {
+    let mut add = |severity, text: String| checks.push(Check { severity, text });
+    for r in indices {
+        let name = &r.info.name;
+        if !r.info.exists() {
+            add(
+                Severity::Error,
+                format!(
+                    "{} index `{name}` does not exist: run `estx-tui init`",
+                    r.role
+                ),
+            );
+            continue;
+        }
+        if r.health.as_deref() == Some("red") {
+            add(
+                Severity::Error,
+                format!(
+                    "`{name}` is red ({} unassigned shards): searches miss documents (partial results)",
+                    r.unassigned_shards.unwrap_or(0)
+                ),
+            );
+        }
+        if r.info.dynamic == "strict" && r.mapping_change.is_none() {
+            add(
+                Severity::Ok,
+                format!("`{name}` is dynamic: strict and maps every field the protocol writes"),
+            );
+        }
+    }
+    for w in d.warnings() {
+        let severity = if w.contains("alias over") || w.contains("data stream") {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        add(severity, w);
+    }
+    match security {
+        Security::Off => add(
+            Severity::Ok,
+            "security off: no authentication, anyone reaching the URL may change balances".into(),
+        ),
+        Security::Privileges { indices, .. } => {
+            for (index, privs) in indices {
+                let missing: Vec<&str> = privs
+                    .iter()
+                    .filter(|(_, granted)| !**granted)
+                    .map(|(p, _)| p.as_str())
+                    .collect();
+                if !missing.is_empty() {
+                    add(
+                        Severity::Error,
+                        format!(
+                            "the current credentials lack {} on `{index}`",
+                            missing.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        Security::Roles { .. } => add(
+            Severity::Warning,
+            "OpenSearch security: per-index privileges cannot be asked; a refused request will say so"
+                .into(),
+        ),
+    }
+}

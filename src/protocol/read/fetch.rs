@@ -1,0 +1,228 @@
+//! Discovery's requests and the reading of their answers: `_resolve/index`
+//! (alias or data stream to concrete indices), `_mapping` and `_settings`
+//! (with defaults, for the refresh interval) of each of the three names.
+
+use super::discovery::{resolve_fields, Discovery, IndexInfo, Refresh, Target, DEFAULT_REFRESH};
+use crate::cluster::Cluster;
+use crate::error::Result;
+use crate::protocol::Indices;
+use elasticsearch::http::Method;
+use serde_json::Value;
+use std::time::Duration;
+
+/// Reads the three indices' resolution, mappings and settings (three
+/// requests per index; discovery runs on connect and until it settles).
+pub async fn discover(cluster: &Cluster, ix: &Indices) -> Result<Discovery> {
+    let transactions = discover_index(cluster, &ix.transactions).await?;
+    let accounts = discover_index(cluster, &ix.accounts).await?;
+    let locks = discover_index(cluster, &ix.locks).await?;
+    let fields = resolve_fields(&transactions, &accounts, &locks);
+    Ok(Discovery {
+        transactions,
+        accounts,
+        locks,
+        fields,
+    })
+}
+
+async fn discover_index(cluster: &Cluster, name: &str) -> Result<IndexInfo> {
+    let (status, resolved) = cluster
+        .raw(Method::Get, &format!("/_resolve/index/{name}"), None)
+        .await?;
+    let resolved = match status {
+        200 => Some(resolved),
+        404 => Some(Value::Null),
+        _ => None,
+    };
+    let answer = |(status, v): (u16, Value)| -> Result<Value> {
+        match status {
+            200 => Ok(v),
+            404 => Ok(Value::Null),
+            _ => Err(cluster.error_for(status, &v, name)),
+        }
+    };
+    let mappings = answer(
+        cluster
+            .raw(Method::Get, &format!("/{name}/_mapping"), None)
+            .await?,
+    )?;
+    let settings = answer(
+        cluster
+            .raw(
+                Method::Get,
+                &format!("/{name}/_settings?include_defaults=true"),
+                None,
+            )
+            .await?,
+    )?;
+    Ok(index_info(name, resolved.as_ref(), &mappings, &settings))
+}
+
+/// One index's information from the three answers.
+pub fn index_info(
+    name: &str,
+    resolved: Option<&Value>,
+    mappings: &Value,
+    settings: &Value,
+) -> IndexInfo {
+    let target = match resolved {
+        Some(r) => target_of(name, r),
+        // No `_resolve` (older clusters): whatever `_mapping` answered under.
+        None => match mappings.get(name) {
+            Some(_) => Target::Index,
+            None => {
+                let keys: Vec<String> = mappings
+                    .as_object()
+                    .map(|o| o.keys().cloned().collect())
+                    .unwrap_or_default();
+                if keys.is_empty() {
+                    Target::Missing
+                } else {
+                    Target::Alias { indices: keys }
+                }
+            }
+        },
+    };
+    let concrete = match &target {
+        Target::Missing => vec![],
+        Target::Index => vec![name.to_string()],
+        Target::Alias { indices } | Target::DataStream { indices } => indices.clone(),
+    };
+    let first = concrete.first().map(String::as_str).unwrap_or(name);
+    let mapping = mappings.pointer(&format!("/{}/mappings", escape(first)));
+    let properties = mapping
+        .and_then(|m| m.get("properties"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let dynamic = match mapping.and_then(|m| m.get("dynamic")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => b.to_string(),
+        _ => "true".into(),
+    };
+    let refresh_text = ["settings", "defaults"].iter().find_map(|k| {
+        settings
+            .pointer(&format!("/{}/{k}/index/refresh_interval", escape(first)))
+            .or_else(|| settings.pointer(&format!("/{}/{k}/index.refresh_interval", escape(first))))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    });
+    let mut info = IndexInfo {
+        name: name.into(),
+        target,
+        concrete,
+        dynamic,
+        refresh: refresh_text
+            .as_deref()
+            .map(parse_refresh)
+            .unwrap_or(Refresh::Every(DEFAULT_REFRESH)),
+        properties,
+        mixed: Vec::new(),
+    };
+    for other in info.concrete.iter().skip(1) {
+        let props = mappings
+            .pointer(&format!("/{}/mappings/properties", escape(other)))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let peer = IndexInfo {
+            properties: props,
+            ..info.clone()
+        };
+        for f in QUERIED {
+            let (a, b) = (info.resolve(f), peer.resolve(f));
+            if a.is_mapped() && b.is_mapped() && a != b && !info.mixed.iter().any(|m| m == f) {
+                info.mixed.push(f.to_string());
+            }
+        }
+    }
+    info
+}
+
+/// Every field name the tool queries, in any index.
+const QUERIED: [&str; 9] = [
+    "transaction_state",
+    "modification_time",
+    "src_acct",
+    "src_account",
+    "dest_acct",
+    "dest_account",
+    "owner",
+    "created_at",
+    "pending_transactions",
+];
+
+fn escape(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+fn target_of(name: &str, r: &Value) -> Target {
+    let find = |kind: &str| {
+        r.get(kind)
+            .and_then(Value::as_array)
+            .and_then(|a| {
+                a.iter()
+                    .find(|e| e.get("name").and_then(Value::as_str) == Some(name))
+            })
+            .cloned()
+    };
+    let strings = |v: Option<&Value>| -> Vec<String> {
+        v.and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    if find("indices").is_some() {
+        Target::Index
+    } else if let Some(a) = find("aliases") {
+        Target::Alias {
+            indices: strings(a.get("indices")),
+        }
+    } else if let Some(d) = find("data_streams") {
+        Target::DataStream {
+            indices: strings(d.get("backing_indices")),
+        }
+    } else {
+        Target::Missing
+    }
+}
+
+/// Parses a `refresh_interval` setting (`1s`, `500ms`, `1m`, `-1`).
+pub fn parse_refresh(s: &str) -> Refresh {
+    let s = s.trim();
+    if s == "-1" || s.starts_with('-') {
+        return Refresh::Never;
+    }
+    let (num, unit) = s.split_at(s.find(|c: char| c.is_alphabetic()).unwrap_or(s.len()));
+    let n: f64 = num.parse().unwrap_or(1.0);
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "" | "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        "d" => n * 86400.0,
+        _ => 1.0,
+    };
+    Refresh::Every(Duration::from_secs_f64(secs.max(0.0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn aliases_and_refresh() {
+        let r = json!({"aliases": [{"name": "two", "indices": ["a", "b"]}], "indices": [], "data_streams": []});
+        let i = index_info("two", Some(&r), &json!({}), &json!({}));
+        assert!(i.id_problem().is_some_and(|p| p.contains("a, b")));
+        assert_eq!(parse_refresh("-1"), Refresh::Never);
+        assert_eq!(
+            parse_refresh("500ms"),
+            Refresh::Every(Duration::from_millis(500))
+        );
+        assert_eq!(parse_refresh("1m"), Refresh::Every(Duration::from_secs(60)));
+    }
+}

@@ -1,0 +1,260 @@
+//! The one read side of the protocol module. Discovery ([`discovery`]) reads
+//! the cluster's real mappings; every query ([`queries`]) is built from the
+//! fields it resolved; the dashboard's poll ([`poll`]), the stuck query,
+//! `list`, the audit and the locks all read through here, share the same
+//! rules ([`rules`]: one "stuck", one "needs investigation", one state
+//! order), page from one consistent view ([`scan`]), and report partial
+//! results ([`coverage`]). Writes are checked against the mappings before
+//! any procedure's first step ([`writes`]). Presentation (JSON shapes, exit
+//! codes, human ages) is the CLI's and the dashboard's business.
+
+pub mod coverage;
+pub mod discovery;
+pub mod doctor;
+pub mod fetch;
+pub mod poll;
+pub mod queries;
+pub mod rules;
+pub mod scan;
+pub mod writes;
+
+pub use coverage::Coverage;
+pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
+pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount};
+pub use queries::Queries;
+pub use rules::{urgency, Urgency};
+pub use scan::{Scan, ScanSummary};
+
+use super::transaction::Transaction;
+use super::Protocol;
+use crate::error::Result;
+use serde_json::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+/// What the read side remembers between calls, shared by clones of a
+/// [`Protocol`]: the last discovery (kept once settled) and whether the
+/// mappings were found to accept every write.
+#[derive(Debug, Default)]
+pub struct ReadCache {
+    discovery: Mutex<Option<Arc<Discovery>>>,
+    writable: AtomicBool,
+}
+
+/// Which transactions `list` shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListScope {
+    /// Everything not finished or rolled back (the default).
+    NotFinished,
+    /// The whole history.
+    All,
+    /// These states.
+    States(Vec<String>),
+    /// Stuck ones (see [`rules::urgency`]).
+    Stuck,
+    /// Ones needing investigation.
+    NeedsInvestigation,
+}
+
+/// Transactions found by a scan, with what the scan saw.
+#[derive(Debug, Clone)]
+pub struct Listing {
+    /// The transactions, in the query's order.
+    pub transactions: Vec<Transaction>,
+    /// Total, coverage, consistency.
+    pub summary: ScanSummary,
+}
+
+impl Protocol {
+    /// The cluster as discovered: cached once every index exists and every
+    /// queried field is mapped; rediscovered on each call until then (an
+    /// index the application auto-creates changes what fields resolve to).
+    pub async fn discovery(&self) -> Result<Arc<Discovery>> {
+        let mut cached = self.read_cache.discovery.lock().await;
+        if let Some(d) = cached.as_ref().filter(|d| d.is_settled()) {
+            return Ok(d.clone());
+        }
+        let d = Arc::new(discovery::discover(self.cluster(), &self.config.indices).await?);
+        *cached = Some(d.clone());
+        Ok(d)
+    }
+
+    /// Discovers again, whatever is cached (after `init`, on operator request).
+    pub async fn rediscover(&self) -> Result<Arc<Discovery>> {
+        *self.read_cache.discovery.lock().await = None;
+        self.discovery().await
+    }
+
+    /// The dashboard's poll, through the cached discovery.
+    pub async fn poll_snapshot(&self, cap: usize) -> Result<Snapshot> {
+        let d = self.discovery().await?;
+        poll::load_with(self.cluster(), &self.config.indices, &d, cap).await
+    }
+
+    /// Refuses (before any write) when the mappings would reject a field a
+    /// procedure writes, or an index cannot be written by id; remembered
+    /// once it passed.
+    pub async fn check_writable(&self) -> Result<()> {
+        if self.read_cache.writable.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let d = self.rediscover().await?;
+        writes::check(&self.config.indices, &d)?;
+        self.read_cache.writable.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Adds to the live mappings every shipped field they lack; returns the
+    /// requests applied (empty when nothing was missing).
+    pub async fn upgrade_mappings(&self) -> Result<Vec<String>> {
+        let d = self.rediscover().await?;
+        let done = writes::upgrade(self.cluster(), &self.config.indices, &d).await?;
+        self.read_cache.writable.store(false, Ordering::Relaxed);
+        self.rediscover().await?;
+        Ok(done)
+    }
+
+    /// Pages through the transactions matching `query` (oldest modification
+    /// first) from one consistent view, handing each page to `on_page`
+    /// (return `false` to stop).
+    pub async fn scan_transactions<F>(&self, query: Value, on_page: F) -> Result<ScanSummary>
+    where
+        F: FnMut(Vec<Transaction>) -> bool,
+    {
+        self.scan_transactions_with(query, false, on_page).await
+    }
+
+    /// [`Self::scan_transactions`]; with `complete_only`, stops before the
+    /// first page some shards failed to fill.
+    pub async fn scan_transactions_with<F>(
+        &self,
+        query: Value,
+        complete_only: bool,
+        mut on_page: F,
+    ) -> Result<ScanSummary>
+    where
+        F: FnMut(Vec<Transaction>) -> bool,
+    {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let sort = q.oldest_first();
+        scan::scan(
+            self.cluster(),
+            &self.config.indices.transactions,
+            scan::Scan {
+                query,
+                sort,
+                aggs: None,
+                complete_only,
+            },
+            |hits| {
+                let page: Vec<Transaction> = hits
+                    .iter()
+                    .map(|h| Transaction::from_source(&h.id, &h.source))
+                    .collect();
+                on_page(page)
+            },
+        )
+        .await
+    }
+
+    /// Every stuck transaction (see [`rules::urgency`]), oldest first, with
+    /// the scan's coverage. Undated in-flight transactions are included.
+    pub async fn stuck(&self) -> Result<Listing> {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let query = q.stuck(self.config.recovery_window);
+        let now = self.cluster().now();
+        let mut transactions = Vec::new();
+        let summary = self
+            .scan_transactions(query, |page| {
+                transactions.extend(
+                    page.into_iter()
+                        .filter(|t| urgency(t, now, &self.config).is_stuck()),
+                );
+                true
+            })
+            .await?;
+        Ok(Listing {
+            transactions,
+            summary,
+        })
+    }
+
+    /// `list`: the transactions of `scope` older than `older_than`, oldest
+    /// first, page by page as they arrive; stops before a partial page
+    /// unless `allow_partial` (the summary's coverage says so).
+    pub async fn list_scope<F>(
+        &self,
+        scope: &ListScope,
+        older_than: Option<Duration>,
+        allow_partial: bool,
+        mut on_page: F,
+    ) -> Result<ScanSummary>
+    where
+        F: FnMut(Vec<Transaction>) -> bool,
+    {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let c = &self.config;
+        let mut filter = vec![match scope {
+            ListScope::NotFinished => q.not_terminal(),
+            ListScope::All => serde_json::json!({"match_all": {}}),
+            ListScope::States(s) => q.state_in(s),
+            ListScope::Stuck => q.stuck(c.recovery_window),
+            ListScope::NeedsInvestigation => q.stuck(c.investigate_after),
+        }];
+        if let Some(age) = older_than {
+            filter.extend(q.older_than(age));
+        }
+        let query = serde_json::json!({"bool": {"filter": filter}});
+        let now = self.cluster().now();
+        let keep = |t: &Transaction| {
+            let u = urgency(t, now, c);
+            let old_enough = older_than
+                .is_none_or(|a| t.age_seconds(now).is_none_or(|s| s >= a.as_secs() as i64));
+            old_enough
+                && match scope {
+                    ListScope::Stuck => u.is_stuck(),
+                    ListScope::NeedsInvestigation => u.needs_investigation(),
+                    _ => true,
+                }
+        };
+        self.scan_transactions_with(query, !allow_partial, |page| {
+            on_page(page.into_iter().filter(|t| keep(t)).collect())
+        })
+        .await
+    }
+
+    /// Transactions by state (all when `states` is empty) and age, oldest
+    /// first, page by page.
+    pub async fn list_pages<F>(
+        &self,
+        states: &[String],
+        older_than: Option<Duration>,
+        mut on_page: F,
+    ) -> Result<ScanSummary>
+    where
+        F: FnMut(Vec<Transaction>) -> bool,
+    {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let query = q.list(states, older_than);
+        let client_age = older_than.filter(|_| !d.fields.ages_queryable());
+        let now = self.cluster().now();
+        self.scan_transactions(query, |page| {
+            let page = match client_age {
+                // The mapping cannot compare dates: filter here.
+                Some(min) => page
+                    .into_iter()
+                    .filter(|t| t.age_seconds(now).is_none_or(|a| a >= min.as_secs() as i64))
+                    .collect(),
+                None => page,
+            };
+            on_page(page)
+        })
+        .await
+    }
+}

@@ -1,0 +1,194 @@
+//! Every search body the tool sends, built in one place from the fields
+//! discovery resolved: the exact (`keyword`) name where there is one, a
+//! phrase match on the analysed field where there is not (slower, and
+//! counted by search instead of aggregated), and age filters that also
+//! surface documents with no usable `modification_time` instead of silently
+//! dropping them.
+
+use super::discovery::Fields;
+use crate::protocol::transaction::TxnState;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+/// Query builder over resolved fields.
+#[derive(Debug, Clone, Copy)]
+pub struct Queries<'a> {
+    fields: &'a Fields,
+}
+
+impl<'a> Queries<'a> {
+    /// Queries over `fields`.
+    pub fn new(fields: &'a Fields) -> Queries<'a> {
+        Queries { fields }
+    }
+
+    /// Whether per-state counts can come from one `terms` aggregation.
+    pub fn states_aggregatable(&self) -> bool {
+        self.fields.state.exact.is_some()
+    }
+
+    /// Documents whose state is one of `states`.
+    pub fn state_in<S: AsRef<str>>(&self, states: &[S]) -> Value {
+        let f = &self.fields.state;
+        match &f.exact {
+            Some(exact) => {
+                let names: Vec<&str> = states.iter().map(AsRef::as_ref).collect();
+                json!({"terms": {exact: names}})
+            }
+            None => json!({"bool": {"should": states.iter()
+                .map(|s| json!({"match_phrase": {f.name.clone(): s.as_ref()}}))
+                .collect::<Vec<_>>(), "minimum_should_match": 1}}),
+        }
+    }
+
+    /// Transactions not yet finished or rolled back.
+    pub fn in_flight(&self) -> Value {
+        self.state_in(&TxnState::NON_TERMINAL_NAMES)
+    }
+
+    /// Everything not finished or rolled back (unknown and missing states
+    /// included): `list`'s default.
+    pub fn not_terminal(&self) -> Value {
+        json!({"bool": {"must_not": [self.state_in(&["finished", "rolled-back"])]}})
+    }
+
+    /// Transactions in none of the six protocol states (unknown or none).
+    pub fn odd_states(&self) -> Value {
+        let names: Vec<&str> = TxnState::KNOWN.iter().map(TxnState::as_str).collect();
+        json!({"bool": {"must_not": [self.state_in(&names)]}})
+    }
+
+    /// Documents without a `modification_time` (or with one the cluster
+    /// could not index): they have no age, so they are reported, not hidden.
+    pub fn undated(&self) -> Value {
+        json!({"bool": {"must_not": [{"exists": {"field": self.fields.modification_time.name}}]}})
+    }
+
+    /// Last modified at least `d` ago, or with no usable modification time.
+    /// `None` when the mapping cannot compare dates (the caller filters).
+    pub fn older_than(&self, d: Duration) -> Option<Value> {
+        if !self.fields.ages_queryable() {
+            return None;
+        }
+        Some(json!({"bool": {"should": [
+            {"range": {self.fields.modification_time.query_name():
+                {"lte": format!("now-{}s", d.as_secs())}}},
+            self.undated(),
+        ], "minimum_should_match": 1}}))
+    }
+
+    /// Oldest modification first (undated first of all), when sortable.
+    pub fn oldest_first(&self) -> Vec<Value> {
+        match &self.fields.modification_time.exact {
+            Some(f) if self.fields.ages_queryable() => vec![json!({f.clone(): {
+                "order": "asc", "missing": "_first", "unmapped_type": "date"}})],
+            _ => vec![],
+        }
+    }
+
+    /// The stuck query (the article's): in flight and untouched for the
+    /// recovery window, plus in-flight documents with no modification time.
+    pub fn stuck(&self, window: Duration) -> Value {
+        let mut filter = vec![self.in_flight()];
+        filter.extend(self.older_than(window));
+        json!({"bool": {"filter": filter}})
+    }
+
+    /// `list`: by state (all when empty) and age.
+    pub fn list(&self, states: &[String], older_than: Option<Duration>) -> Value {
+        let mut filter = Vec::new();
+        if !states.is_empty() {
+            filter.push(self.state_in(states));
+        }
+        if let Some(d) = older_than {
+            filter.extend(self.older_than(d));
+        }
+        json!({"bool": {"filter": filter}})
+    }
+
+    /// Per-state counts with the oldest modification time of each; only
+    /// valid when [`Self::states_aggregatable`].
+    pub fn by_state_aggregation(&self) -> Value {
+        let mut states = json!({"terms": {
+            "field": self.fields.state.query_name(), "size": 100, "missing": MISSING_STATE_KEY}});
+        if self.fields.ages_queryable() {
+            states["aggs"] =
+                json!({"oldest": {"min": {"field": self.fields.modification_time.query_name()}}});
+        }
+        json!({"states": states})
+    }
+
+    /// Locks owned by any of `owners`.
+    pub fn locks_owned_by(&self, owners: &[String]) -> Value {
+        let f = &self.fields.owner;
+        match &f.exact {
+            Some(exact) => json!({"terms": {exact: owners}}),
+            None => json!({"bool": {"should": owners.iter()
+                .map(|o| json!({"match_phrase": {f.name.clone(): o}}))
+                .collect::<Vec<_>>(), "minimum_should_match": 1}}),
+        }
+    }
+
+    /// Locks, oldest first.
+    pub fn locks_sort(&self) -> Vec<Value> {
+        match &self.fields.lock_created_at.exact {
+            Some(f) => vec![json!({f.clone(): {"order": "asc", "unmapped_type": "date"}})],
+            None => vec![],
+        }
+    }
+
+    /// Accounts with at least one pending entry.
+    pub fn accounts_with_pending(&self) -> Value {
+        json!({"exists": {"field": self.fields.pending.name}})
+    }
+}
+
+/// Key the aggregation gives documents without a state.
+pub const MISSING_STATE_KEY: &str = "\u{0}missing";
+
+#[cfg(test)]
+mod tests {
+    use super::super::discovery::{resolve_fields, IndexInfo, Refresh, Target};
+    use super::*;
+
+    fn fields(props: Value) -> Fields {
+        let i = IndexInfo {
+            name: "t".into(),
+            target: Target::Index,
+            concrete: vec!["t".into()],
+            dynamic: "true".into(),
+            refresh: Refresh::Never,
+            properties: props.as_object().cloned().unwrap_or_default(),
+            mixed: Vec::new(),
+        };
+        resolve_fields(&i, &i, &i)
+    }
+
+    #[test]
+    fn auto_created_index_queries_the_keyword_sub_field() {
+        let f = fields(json!({"transaction_state": {"type": "text",
+            "fields": {"keyword": {"type": "keyword"}}}, "modification_time": {"type": "date"}}));
+        let q = Queries::new(&f);
+        assert_eq!(
+            q.in_flight()["terms"]["transaction_state.keyword"][0],
+            "created"
+        );
+        assert!(q.states_aggregatable());
+        let stuck = q.stuck(Duration::from_secs(60)).to_string();
+        assert!(
+            stuck.contains("now-60s") && stuck.contains("must_not"),
+            "{stuck}"
+        );
+    }
+
+    #[test]
+    fn text_without_keyword_degrades_to_phrases() {
+        let f = fields(json!({"transaction_state": {"type": "text"}}));
+        let q = Queries::new(&f);
+        assert!(!q.states_aggregatable());
+        assert_eq!(
+            q.state_in(&["rolled-back"])["bool"]["should"][0]["match_phrase"]["transaction_state"],
+            "rolled-back"
+        );
+    }
+}

@@ -1,0 +1,265 @@
+//! Writes checked before step 1: the live mappings must accept every field
+//! the protocol writes (the shipped `assets/mappings/*.json` are the source of
+//! truth), so that no procedure ever stops half-way on a mapping rejection
+//! (a `dynamic: strict` accounts index refusing the fencing records at step
+//! 5). What is missing is stated as the exact mapping change to apply, which
+//! `init --upgrade-mappings` applies (idempotent, only adds).
+
+use super::discovery::{Discovery, IndexInfo};
+use crate::cluster::Cluster;
+use crate::error::{Error, Result};
+use crate::protocol::setup::index_bodies;
+use crate::protocol::Indices;
+use elasticsearch::http::Method;
+use serde_json::{json, Map, Value};
+
+/// What one index lacks for the protocol's writes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MappingGap {
+    /// The index (as configured).
+    pub index: String,
+    /// The concrete indices the change applies to.
+    pub concrete: Vec<String>,
+    /// Properties to add (nested as in a `PUT _mapping` body); shipped
+    /// fields the live mapping does not have.
+    pub add: Map<String, Value>,
+    /// Whether documents with the missing fields are rejected today
+    /// (`dynamic: strict` where they would go).
+    pub rejects_writes: bool,
+    /// Fields mapped in a way the protocol's documents cannot be written
+    /// into (an object where a value is written, or the reverse).
+    pub conflicts: Vec<String>,
+}
+
+impl MappingGap {
+    /// Nothing to add and no conflict.
+    pub fn is_empty(&self) -> bool {
+        self.add.is_empty() && self.conflicts.is_empty()
+    }
+
+    /// The `PUT <index>/_mapping` body that closes the gap.
+    pub fn body(&self) -> Value {
+        json!({"properties": self.add})
+    }
+
+    /// The exact request, for messages and `doctor`.
+    pub fn request(&self) -> String {
+        format!("PUT {}/_mapping {}", self.target(), self.body())
+    }
+
+    fn target(&self) -> String {
+        if self.concrete.is_empty() {
+            self.index.clone()
+        } else {
+            self.concrete.join(",")
+        }
+    }
+}
+
+/// Compares shipped `properties` with live ones under `dynamic`; adds to
+/// `gap` what is missing, at `prefix`.
+fn compare(
+    shipped: &Map<String, Value>,
+    live: Option<&Map<String, Value>>,
+    dynamic: &str,
+    prefix: &str,
+    gap: &mut MappingGap,
+) -> Map<String, Value> {
+    let mut add = Map::new();
+    for (name, def) in shipped {
+        let path = format!("{prefix}{name}");
+        let live_def = live.and_then(|l| l.get(name)).and_then(Value::as_object);
+        let Some(live_def) = live_def else {
+            if dynamic == "strict" {
+                gap.rejects_writes = true;
+            }
+            add.insert(name.clone(), def.clone());
+            continue;
+        };
+        let shipped_object = def.get("properties").is_some()
+            || def.get("type").and_then(Value::as_str) == Some("object");
+        let live_type = live_def.get("type").and_then(Value::as_str);
+        let live_object = live_def.get("properties").is_some()
+            || matches!(live_type, None | Some("object") | Some("nested"));
+        if shipped_object != live_object {
+            gap.conflicts.push(format!(
+                "`{path}` is mapped as `{}` but the protocol writes {}",
+                live_type.unwrap_or("object"),
+                if shipped_object {
+                    "an object"
+                } else {
+                    "a value"
+                }
+            ));
+            continue;
+        }
+        if let Some(sub) = def.get("properties").and_then(Value::as_object) {
+            let sub_dynamic = match live_def.get("dynamic") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Bool(b)) => b.to_string(),
+                _ => dynamic.to_string(),
+            };
+            let live_sub = live_def.get("properties").and_then(Value::as_object);
+            let sub_add = compare(sub, live_sub, &sub_dynamic, &format!("{path}."), gap);
+            if !sub_add.is_empty() {
+                add.insert(name.clone(), json!({"properties": sub_add}));
+            }
+        }
+    }
+    add
+}
+
+/// The gap between the shipped mapping `body` and `live`.
+pub fn gap(shipped: &Value, live: &IndexInfo) -> MappingGap {
+    let mut g = MappingGap {
+        index: live.name.clone(),
+        concrete: live.concrete.clone(),
+        ..MappingGap::default()
+    };
+    let empty = Map::new();
+    let props = shipped
+        .pointer("/mappings/properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    g.add = compare(props, Some(&live.properties), &live.dynamic, "", &mut g);
+    g
+}
+
+/// The gaps of the three indices (existing ones only).
+pub fn gaps(ix: &Indices, d: &Discovery) -> Result<Vec<MappingGap>> {
+    let bodies = index_bodies(ix)?;
+    Ok(bodies
+        .iter()
+        .zip(d.indices())
+        .filter(|(_, info)| info.exists())
+        .map(|((_, body), info)| gap(body, info))
+        .filter(|g| !g.is_empty())
+        .collect())
+}
+
+/// `Ok` when every procedure can write all it writes; otherwise the refusal,
+/// with the exact change to apply.
+pub fn check(ix: &Indices, d: &Discovery) -> Result<()> {
+    let mut problems = Vec::new();
+    for info in d.indices() {
+        if !info.exists() {
+            problems.push(format!(
+                "index `{}` does not exist (create it with `estx-tui init`)",
+                info.name
+            ));
+        } else if let Some(p) = info.id_problem() {
+            problems.push(p);
+        }
+    }
+    for g in gaps(ix, d)? {
+        problems.extend(g.conflicts.iter().cloned());
+        if g.rejects_writes {
+            problems.push(format!(
+                "`{}` is `dynamic: strict` and does not map fields the protocol writes; \
+                 apply `{}` or run `estx-tui init --upgrade-mappings`",
+                g.index,
+                g.request()
+            ));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "refused before the first write: {}",
+            problems.join("; ")
+        )))
+    }
+}
+
+/// Short warnings for the dashboard's header: indices that would refuse a
+/// procedure's writes today.
+pub fn short_warnings(ix: &Indices, d: &Discovery) -> Vec<String> {
+    gaps(ix, d)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|g| g.rejects_writes || !g.conflicts.is_empty())
+        .map(|g| {
+            format!(
+                "`{}` rejects the protocol's writes: run init --upgrade-mappings",
+                g.index
+            )
+        })
+        .collect()
+}
+
+/// Applies every gap's additions (`init --upgrade-mappings`); returns what
+/// it applied, as requests. Conflicts are left for an operator.
+pub async fn upgrade(cluster: &Cluster, ix: &Indices, d: &Discovery) -> Result<Vec<String>> {
+    let mut done = Vec::new();
+    for g in gaps(ix, d)? {
+        if g.add.is_empty() {
+            continue;
+        }
+        cluster
+            .send_json(
+                Method::Put,
+                &format!("/{}/_mapping", g.target()),
+                g.body(),
+                &g.index,
+            )
+            .await?;
+        done.push(g.request());
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::discovery::{Refresh, Target};
+    use super::*;
+    use crate::protocol::setup::ACCOUNTS_MAPPING;
+
+    fn live(dynamic: &str, props: Value) -> IndexInfo {
+        IndexInfo {
+            name: "accounts".into(),
+            target: Target::Index,
+            concrete: vec!["accounts".into()],
+            dynamic: dynamic.into(),
+            refresh: Refresh::Never,
+            properties: props.as_object().cloned().unwrap_or_default(),
+            mixed: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn strict_accounts_without_fencing_records_reject_writes() {
+        let shipped: Value = serde_json::from_str(ACCOUNTS_MAPPING).unwrap();
+        let g = gap(
+            &shipped,
+            &live(
+                "strict",
+                json!({"balance": {"type": "long"}, "pending_transactions": {"type": "keyword"}}),
+            ),
+        );
+        assert!(g.rejects_writes);
+        assert!(g.add.contains_key("settled_transactions"));
+        assert!(!g.add.contains_key("balance"));
+        assert!(g.request().starts_with("PUT accounts/_mapping"));
+        let same = gap(
+            &shipped,
+            &live("strict", shipped["mappings"]["properties"].clone()),
+        );
+        assert!(same.is_empty(), "{same:?}");
+    }
+
+    #[test]
+    fn dynamic_indices_accept_writes_and_conflicts_are_named() {
+        let shipped: Value = serde_json::from_str(ACCOUNTS_MAPPING).unwrap();
+        let g = gap(
+            &shipped,
+            &live("true", json!({"balance": {"type": "long"}})),
+        );
+        assert!(!g.rejects_writes && !g.add.is_empty());
+        let c = gap(
+            &shipped,
+            &live("true", json!({"settled_transactions": {"type": "keyword"}})),
+        );
+        assert!(c.conflicts[0].contains("settled_transactions"), "{c:?}");
+    }
+}
