@@ -17,6 +17,7 @@ pub mod commands;
 pub mod context;
 pub mod demo;
 pub mod doctor;
+pub mod export;
 pub mod history;
 pub mod init;
 pub mod intervention;

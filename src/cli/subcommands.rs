@@ -167,9 +167,23 @@ pub struct ListArgs {
     /// List even when some shards failed to answer (rows may be missing).
     #[arg(long)]
     pub allow_partial: bool,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// Print JSON instead of a table (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Output format: every column, full ids and the as-of time.
+    #[arg(long, value_enum, default_value_t = super::export::ListFormat::Table)]
+    pub format: super::export::ListFormat,
+}
+
+impl ListArgs {
+    /// The format asked for (`--json` is `--format json`).
+    pub fn format(&self) -> super::export::ListFormat {
+        if self.json {
+            super::export::ListFormat::Json
+        } else {
+            self.format
+        }
+    }
 }
 
 /// `show ID`.

@@ -419,6 +419,7 @@ mod check;
 mod demo;
 mod deployed;
 mod errors;
+mod export;
 mod inspect;
 mod locks;
 mod procedures;
