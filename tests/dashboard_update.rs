@@ -6,11 +6,14 @@
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use estx::dashboard::app::{App, LogLevel, Pane, Settings};
-use estx::dashboard::event::{Action, ActionOutcome, Command, Event, PollFailure};
+use estx::dashboard::event::{
+    Action, ActionOutcome, Checked, Command, Event, Expected, PollFailure, Reread, Run,
+};
 use estx::dashboard::snapshot::{AccountEntry, Snapshot};
 use estx::dashboard::update::update;
+use estx::dashboard::view::Fate;
 use estx::protocol::account::AccountState;
-use estx::protocol::transaction::Transaction;
+use estx::protocol::transaction::{Transaction, TxnState};
 use estx::protocol::views::TransactionDetail;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -120,7 +123,16 @@ fn text_and_state_filters_narrow_the_rows() {
     update(&mut app, code(KeyCode::Enter));
     assert!(!app.editing_filter);
     assert_eq!(app.visible().len(), 1);
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    // The filter hides the selection without moving it to another row.
+    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selected_index(), None);
+    assert_eq!(app.view.detail.as_ref().unwrap().fate, Fate::Filtered);
+    update(&mut app, key('j'));
+    assert_eq!(
+        app.selected.as_deref(),
+        Some("t-mid"),
+        "j picks a visible row"
+    );
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.visible().len(), 3);
     update(&mut app, key('s')); // created
@@ -183,6 +195,10 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     let mut app = app(false);
     update(&mut app, key('F'));
     let t = txn("t-old", "pending", 90);
+    let expected = Expected {
+        state: t.state.clone(),
+        modified: t.modification_time,
+    };
     let a = AccountState::new(400);
     let b = AccountState::new(500);
     let recover = estx::protocol::views::preview(
@@ -212,29 +228,44 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     update(
         &mut app,
         Event::Preview {
-            action: Action::ForceRecover,
-            detail: Ok(Box::new(detail)),
+            action: Action::Recover,
+            target: "t-old".into(),
+            checked: Ok(Checked {
+                reread: Reread::Transaction(Box::new(detail)),
+                refusal: None,
+            }),
         },
     );
     assert!(app.dialog.as_ref().unwrap().detail.is_some());
     let cmds = update(&mut app, key('y'));
     assert_eq!(
         cmds,
-        vec![Command::Run(Action::ForceRecover, "t-old".into())]
+        vec![Command::Run(Run {
+            action: Action::Recover,
+            target: "t-old".into(),
+            force: false,
+            expected,
+        })]
     );
     assert!(app.dialog.is_none());
-    assert_eq!(app.running, Some((Action::ForceRecover, "t-old".into())));
+    let running = app.running.as_ref().unwrap();
+    assert_eq!(
+        (running.action, running.target.as_str()),
+        (Action::Recover, "t-old")
+    );
+    assert!(!running.forced);
     // A second action waits for the first.
     assert!(update(&mut app, key('R')).is_empty());
     let done = ActionOutcome {
-        action: Action::ForceRecover,
+        action: Action::Recover,
         txn: "t-old".into(),
         summary: "completed".into(),
         ok: true,
     };
     assert_eq!(
         update(&mut app, Event::ActionDone(done)),
-        vec![Command::PollNow]
+        vec![Command::PollNow, Command::Audit],
+        "an action is followed by a poll and an audit"
     );
     assert!(app.running.is_none());
     assert_eq!(app.log.back().unwrap().level, LogLevel::Updated);
@@ -328,5 +359,457 @@ fn a_click_focuses_a_pane_and_selects_a_table_row() {
         app.selected.as_deref(),
         Some("t-new"),
         "clicking elsewhere keeps the selection"
+    );
+}
+
+fn detail_of(t: Transaction, locks: Vec<estx::protocol::locks::LockView>) -> TransactionDetail {
+    let a = AccountState::new(400);
+    let b = AccountState::new(500);
+    let run = |p| {
+        estx::protocol::views::preview(
+            p,
+            &t,
+            Some(&a),
+            Some(&b),
+            estx::protocol::decide::Fencing::On,
+            now(),
+        )
+    };
+    TransactionDetail {
+        recover: run(estx::protocol::Procedure::Recover),
+        rollback: run(estx::protocol::Procedure::Rollback),
+        txn: t,
+        accounts: vec![],
+        locks,
+        next_step: None,
+    }
+}
+
+fn loaded(app: &mut App, action: Action, t: Transaction, refusal: Option<&str>) {
+    let target = t.id.clone();
+    update(
+        app,
+        Event::Preview {
+            action,
+            target,
+            checked: Ok(Checked {
+                reread: Reread::Transaction(Box::new(detail_of(t, vec![]))),
+                refusal: refusal.map(str::to_string),
+            }),
+        },
+    );
+}
+
+#[test]
+fn a_selected_transaction_that_leaves_the_list_stays_selected_and_is_read_by_id() {
+    let mut app = app(false);
+    update(&mut app, key('j'));
+    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    // The next poll no longer lists it (it finished).
+    let cmds = update(
+        &mut app,
+        Event::Polled(Ok(Box::new(snapshot(vec![
+            txn("t-old", "pending", 90),
+            txn("t-new", "created", 1),
+        ])))),
+    );
+    assert_eq!(cmds, vec![Command::LookUp("t-mid".into())]);
+    assert_eq!(app.selected.as_deref(), Some("t-mid"), "never jumps");
+    assert_eq!(app.selected_index(), None);
+    let d = app.view.detail.as_ref().unwrap();
+    assert_eq!((d.txn.id.as_str(), &d.fate), ("t-mid", &Fate::Reading));
+    // A second poll does not read it again.
+    let again = update(
+        &mut app,
+        Event::Polled(Ok(Box::new(snapshot(vec![txn("t-old", "pending", 90)])))),
+    );
+    assert!(again.is_empty(), "{again:?}");
+    update(
+        &mut app,
+        Event::LookedUp {
+            id: "t-mid".into(),
+            detail: Ok(Some(Box::new(detail_of(
+                txn("t-mid", "finished", 0),
+                vec![],
+            )))),
+        },
+    );
+    let d = app.view.detail.as_ref().unwrap();
+    assert_eq!(d.fate, Fate::ReadById);
+    assert_eq!(d.txn.state, Some(TxnState::Finished));
+    // R acts on what the detail shows, never on another row.
+    assert_eq!(
+        update(&mut app, key('R')),
+        vec![Command::LoadPreview(Action::Rollback, "t-mid".into())]
+    );
+}
+
+#[test]
+fn re_sorting_keeps_the_selected_transaction() {
+    let mut app = app(false);
+    update(&mut app, key('G'));
+    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selected_index(), Some(2));
+    update(&mut app, key('O'));
+    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selected_index(), Some(0));
+    update(&mut app, key('o'));
+    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.visible()[app.selected_index().unwrap()].id, "t-new");
+}
+
+#[test]
+fn the_state_filter_covers_terminal_states_and_toggles_narrow_by_age() {
+    let mut app = app(false);
+    let names: Vec<String> = (0..7)
+        .map(|_| {
+            update(&mut app, key('s'));
+            app.state_filter()
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "all".into())
+        })
+        .collect();
+    assert!(names.contains(&"finished".to_string()), "{names:?}");
+    assert!(names.contains(&"rolled-back".to_string()), "{names:?}");
+    assert_eq!(names.last().unwrap(), "all");
+    update(&mut app, key('x'));
+    let ids: Vec<&str> = app.visible().iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec!["t-old", "t-mid"],
+        "stuck: older than the 2-minute window"
+    );
+    update(&mut app, key('x'));
+    update(&mut app, key('X'));
+    let ids: Vec<&str> = app.visible().iter().map(|t| t.id.as_str()).collect();
+    assert_eq!(ids, vec!["t-old"], "over the hour");
+    update(&mut app, key('X'));
+    assert_eq!(app.visible().len(), 3);
+}
+
+#[test]
+fn looking_up_an_id_selects_it_and_reads_it() {
+    let mut app = app(false);
+    update(&mut app, key('#'));
+    for c in "t-gone".chars() {
+        assert!(update(&mut app, key(c)).is_empty(), "typing runs nothing");
+    }
+    let cmds = update(&mut app, code(KeyCode::Enter));
+    assert_eq!(cmds, vec![Command::LookUp("t-gone".into())]);
+    assert_eq!(app.selected.as_deref(), Some("t-gone"));
+    update(
+        &mut app,
+        Event::LookedUp {
+            id: "t-gone".into(),
+            detail: Ok(Some(Box::new(detail_of(
+                txn("t-gone", "rolled-back", 3),
+                vec![],
+            )))),
+        },
+    );
+    let d = app.view.detail.as_ref().unwrap();
+    assert_eq!(d.txn.state, Some(TxnState::RolledBack));
+}
+
+#[test]
+fn y_never_forces_the_force_key_does() {
+    let mut app = app(false);
+    update(&mut app, key('G')); // t-new, modified a minute ago
+    update(&mut app, key('R'));
+    let refusal = "transaction was modified 60s ago, within the 120s recovery window";
+    loaded(
+        &mut app,
+        Action::Rollback,
+        txn("t-new", "created", 1),
+        Some(refusal),
+    );
+    // y: refused with the protocol's words; nothing runs; the dialog stays.
+    assert!(update(&mut app, key('y')).is_empty());
+    assert!(app.running.is_none());
+    assert!(app.dialog.is_some());
+    let last = &app.log.back().unwrap().text;
+    assert!(last.contains(refusal), "{last}");
+    // Enter on the focused Confirm button is `y`, refused too.
+    update(&mut app, code(KeyCode::Tab));
+    assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
+    assert!(app.dialog.is_some());
+    // ! forces.
+    let cmds = update(&mut app, key('!'));
+    let [Command::Run(run)] = cmds.as_slice() else {
+        panic!("{cmds:?}")
+    };
+    assert!(run.force);
+    assert_eq!(
+        (run.action, run.target.as_str()),
+        (Action::Rollback, "t-new")
+    );
+    assert!(app.running.as_ref().unwrap().forced);
+}
+
+#[test]
+fn a_stale_reply_for_another_target_does_not_fill_the_dialog() {
+    let mut app = app(false);
+    update(&mut app, key('R'));
+    loaded(
+        &mut app,
+        Action::Rollback,
+        txn("t-mid", "committed", 10),
+        None,
+    );
+    assert!(app.dialog.as_ref().unwrap().detail.is_none());
+}
+
+#[test]
+fn the_log_says_whether_the_run_matched_the_preview() {
+    use estx::protocol::report::{StepReport, StepResult};
+    let mut app = app(false);
+    update(&mut app, key('R'));
+    loaded(
+        &mut app,
+        Action::Rollback,
+        txn("t-old", "pending", 90),
+        None,
+    );
+    update(&mut app, key('y'));
+    let planned = app.running.as_ref().unwrap().planned.clone();
+    assert!(!planned.is_empty());
+    // Report the first planned step as it was previewed, then a different one.
+    let step = |label: &str, write: bool| {
+        Event::Step(StepReport {
+            txn: "t-old".into(),
+            step: None,
+            label: label.into(),
+            target: "transactions/t-old".into(),
+            result: if write {
+                StepResult::Updated(estx::protocol::decide::Effect::LockReleased)
+            } else {
+                StepResult::Noop(estx::protocol::decide::NoopReason::LockNotHeld)
+            },
+        })
+    };
+    let first = planned[0].rsplit_once(": ").unwrap();
+    update(&mut app, step(first.0, first.1 == "write"));
+    update(&mut app, step("something else", true));
+    update(
+        &mut app,
+        Event::ActionDone(ActionOutcome {
+            action: Action::Rollback,
+            txn: "t-old".into(),
+            summary: "completed".into(),
+            ok: true,
+        }),
+    );
+    let last = &app.log.back().unwrap().text;
+    assert!(
+        last.contains("differed from the preview at line 2"),
+        "{last}"
+    );
+}
+
+fn many_accounts_and_locks(app: &mut App, n: usize) {
+    let mut snap = snapshot(vec![txn("t-old", "pending", 90)]);
+    for i in 0..n {
+        snap.accounts.insert(
+            format!("acct-{i:03}"),
+            AccountEntry::Ok(AccountState::new(1)),
+        );
+        let info = estx::protocol::lock::LockInfo::from_source(
+            &format!("res-{i:03}"),
+            json!({"owner": format!("t-{i}")}).as_object().unwrap(),
+        );
+        snap.locks.push(estx::protocol::locks::LockView::judge(
+            info,
+            &Default::default(),
+            now(),
+        ));
+    }
+    update(app, Event::Polled(Ok(Box::new(snap))));
+}
+
+#[test]
+fn every_pane_scrolls_within_its_rows() {
+    let mut app = app(false);
+    update(&mut app, Event::Resize(80, 24));
+    many_accounts_and_locks(&mut app, 40);
+    let rows = estx::dashboard::ui::pane_rows((80, 24));
+    // Accounts: the cursor stops at the last row, which stays on screen.
+    update(&mut app, code(KeyCode::Tab));
+    update(&mut app, code(KeyCode::Tab));
+    assert_eq!(app.focus, Pane::Accounts);
+    for _ in 0..100 {
+        update(&mut app, key('j'));
+    }
+    let n = app.view.accounts.len();
+    assert_eq!(app.view.account_cursor, Some(n - 1));
+    assert_eq!(app.view.account_offset, n - rows.accounts);
+    update(&mut app, key('g'));
+    assert_eq!(
+        (app.view.account_cursor, app.view.account_offset),
+        (Some(0), 0)
+    );
+    // Locks: same, and L releases the lock under the cursor.
+    update(&mut app, code(KeyCode::Tab));
+    update(&mut app, code(KeyCode::End));
+    assert_eq!(app.view.lock_cursor, Some(39));
+    assert_eq!(app.view.lock_offset, 40 - rows.locks);
+    assert_eq!(
+        update(&mut app, key('L')),
+        vec![Command::LoadPreview(Action::ReleaseLock, "res-039".into())]
+    );
+    update(&mut app, code(KeyCode::Esc));
+    // Log: follows the newest; scrolls back and forward within its lines.
+    update(&mut app, code(KeyCode::Tab));
+    assert_eq!(app.focus, Pane::Log);
+    for i in 0..30 {
+        app.push_log(LogLevel::Info, format!("line {i}"));
+    }
+    update(&mut app, Event::Resize(80, 24));
+    let len = app.log.len();
+    assert_eq!(app.view.log_top, len - rows.log, "newest last");
+    update(&mut app, key('k'));
+    assert_eq!(app.view.log_top, len - rows.log - 1);
+    for _ in 0..100 {
+        update(&mut app, key('j'));
+    }
+    assert_eq!(app.view.log_top, len - rows.log, "never past the end");
+    assert_eq!(app.log_top, None, "back to following");
+    update(&mut app, key('g'));
+    assert_eq!(app.view.log_top, 0);
+    // Detail: bounded by its text.
+    update(&mut app, code(KeyCode::Tab));
+    update(&mut app, code(KeyCode::Tab));
+    assert_eq!(app.focus, Pane::Detail);
+    for _ in 0..500 {
+        update(&mut app, key('j'));
+    }
+    assert!(app.detail_scroll < 40, "{}", app.detail_scroll);
+    // Table: the offset keeps the selection on screen.
+    update(&mut app, code(KeyCode::Esc));
+    assert_eq!(app.focus, Pane::Transactions);
+    assert_eq!(app.view.table_offset, 0);
+}
+
+#[test]
+fn enter_on_an_account_drills_into_it_and_esc_comes_back() {
+    let mut app = app(false);
+    let mut snap = snapshot(vec![
+        txn("t-old", "pending", 90),
+        txn("t-new", "created", 1),
+    ]);
+    let mut a = AccountState::new(400);
+    a.pending.push("t-old".into());
+    snap.accounts.insert("A".into(), AccountEntry::Ok(a));
+    update(&mut app, Event::Polled(Ok(Box::new(snap))));
+    update(&mut app, code(KeyCode::Tab));
+    update(&mut app, code(KeyCode::Tab));
+    assert_eq!(app.focus, Pane::Accounts);
+    update(&mut app, key('j')); // A (it carries a pending entry: listed first)
+    assert_eq!(app.selected_account.as_deref(), Some("A"));
+    update(&mut app, code(KeyCode::Enter));
+    assert_eq!(app.focus, Pane::Detail);
+    let d = app.view.account.as_ref().unwrap();
+    assert_eq!(d.id, "A");
+    assert_eq!(
+        d.pending,
+        vec![("t-old".to_string(), Some(TxnState::Pending))]
+    );
+    assert_eq!(d.naming.len(), 2, "both transactions name A");
+    assert_eq!(
+        app.filter, "A",
+        "the table shows the transactions naming it"
+    );
+    update(&mut app, code(KeyCode::Esc));
+    assert_eq!(app.focus, Pane::Accounts);
+    assert!(app.view.account.is_none());
+}
+
+fn audit_report(findings: &[(&str, &str)]) -> estx::protocol::audit::AuditReport {
+    estx::protocol::audit::AuditReport {
+        total_balance: 900,
+        in_flight_delta: 0,
+        consistent_view: true,
+        coverage: Default::default(),
+        findings: findings
+            .iter()
+            .map(|(kind, id)| estx::protocol::audit::Finding {
+                kind: kind.to_string(),
+                id: id.to_string(),
+                detail: "found".into(),
+            })
+            .collect(),
+        repairs: vec![],
+    }
+}
+
+#[test]
+fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
+    let mut app = app(false);
+    // The first tick with data audits; the next ones wait for the cadence.
+    let tick = |s: i64| Event::Tick(now() + chrono::Duration::seconds(s));
+    assert_eq!(update(&mut app, tick(1)), vec![Command::Audit]);
+    assert!(update(&mut app, tick(2)).is_empty(), "one at a time");
+    update(
+        &mut app,
+        Event::Audited(Ok(Box::new(audit_report(&[
+            ("dangling_pending", "A"),
+            ("stale_lock", "res-1"),
+        ])))),
+    );
+    assert!(update(&mut app, tick(10)).is_empty(), "not due yet");
+    assert_eq!(update(&mut app, tick(40)), vec![Command::Audit]);
+    update(
+        &mut app,
+        Event::Audited(Ok(Box::new(audit_report(&[
+            ("dangling_pending", "A"),
+            ("stale_lock", "res-1"),
+        ])))),
+    );
+    // A opens the pane (and audits now); Enter on the stale lock opens the
+    // lock's release dialog; on the dangling entry, the repair's dialog.
+    assert_eq!(update(&mut app, key('A')), vec![Command::Audit]);
+    assert!(app.audit.open);
+    update(&mut app, key('j'));
+    assert_eq!(
+        update(&mut app, code(KeyCode::Enter)),
+        vec![Command::LoadPreview(Action::ReleaseLock, "res-1".into())]
+    );
+    update(&mut app, code(KeyCode::Esc)); // closes the dialog
+    assert!(app.dialog.is_none() && app.audit.open);
+    update(&mut app, key('k'));
+    assert_eq!(
+        update(&mut app, code(KeyCode::Enter)),
+        vec![Command::LoadPreview(Action::AuditRepair, "A".into())]
+    );
+    update(&mut app, code(KeyCode::Esc));
+    update(&mut app, code(KeyCode::Esc));
+    assert!(!app.audit.open);
+}
+
+#[test]
+fn a_click_selects_an_account_or_a_lock_row() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = app(false);
+    update(&mut app, Event::Resize(160, 48));
+    many_accounts_and_locks(&mut app, 5);
+    let areas = estx::dashboard::ui::areas(&app);
+    let click = |col: u16, row: u16| {
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: col,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    // Border, header, then the second lock row.
+    update(&mut app, click(areas.locks.x + 3, areas.locks.y + 3));
+    assert_eq!(app.focus, Pane::Locks);
+    assert_eq!(app.selected_lock.as_deref(), Some("res-001"));
+    update(&mut app, click(areas.accounts.x + 3, areas.accounts.y + 2));
+    assert_eq!(app.focus, Pane::Accounts);
+    assert_eq!(app.selected_account, Some(app.view.accounts[0].clone()));
+    assert_eq!(
+        app.selected.as_deref(),
+        Some("t-old"),
+        "the transaction stays selected"
     );
 }

@@ -1,46 +1,171 @@
-//! Action tasks: re-read a transaction for a confirmation dialog, and run a
-//! confirmed action through the protocol module, reporting each step to the
-//! event channel as it ends. The UI never awaits any of this.
+//! Action tasks: re-read a transaction (or lock) for a confirmation dialog,
+//! read a transaction by id for the detail pane, and run a confirmed action
+//! through the protocol module, reporting each step to the event channel as
+//! it ends. The UI never awaits any of this.
+//!
+//! Safety: the recovery window and lock staleness are the protocol's; an
+//! action runs forced only when the operator pressed the dialog's force key,
+//! and a confirmed run first re-reads its target and stops if it is no
+//! longer what the dialog showed.
 
-use super::event::{Action, ActionOutcome, Event};
+use super::event::{Action, ActionOutcome, Checked, Event, Expected, Reread, Run};
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::{StepReport, Verdict};
 use crate::protocol::Protocol;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
-/// Re-reads the transaction, its accounts and locks for the dialog.
+/// Re-reads the dialog's target and asks the protocol whether an unforced
+/// run would be refused.
 pub fn spawn_preview(proto: Protocol, action: Action, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let detail = match proto.transaction_detail(&id).await {
-            Ok(Some(d)) => Ok(Box::new(d)),
-            Ok(None) => Err(format!("transaction `{id}` no longer exists")),
-            Err(e) => Err(e.to_string()),
-        };
-        let _ = events.send(Event::Preview { action, detail });
+        let checked = check(&proto, action, &id).await;
+        let _ = events.send(Event::Preview {
+            action,
+            target: id,
+            checked,
+        });
     });
 }
 
-/// Runs a confirmed action. The operator has seen the warnings, so rollback
-/// and recovery run forced (the recovery window was shown, not enforced).
-pub fn spawn_action(proto: Protocol, action: Action, id: String, events: UnboundedSender<Event>) {
+async fn check(proto: &Protocol, action: Action, id: &str) -> Result<Checked, String> {
+    if action == Action::AuditRepair {
+        let report = proto.audit(None, false).await.map_err(|e| e.to_string())?;
+        return Ok(Checked {
+            reread: Reread::Audit(Box::new(report)),
+            refusal: None,
+        });
+    }
+    if action.on_lock() {
+        let view = proto.lock_view(id).await.map_err(|e| e.to_string())?;
+        let refusal = match &view {
+            Some(v) if !v.staleness.is_stale() => Some(format!(
+                "lock on `{}` held by {} is not stale",
+                v.info.resource,
+                v.info.holder_label()
+            )),
+            _ => None,
+        };
+        return Ok(Checked {
+            reread: Reread::Lock(view.map(Box::new)),
+            refusal,
+        });
+    }
+    let detail = match proto.transaction_detail(id).await {
+        Ok(Some(d)) => d,
+        Ok(None) => return Err(format!("transaction `{id}` no longer exists")),
+        Err(e) => return Err(e.to_string()),
+    };
+    let refusal = match action {
+        Action::ReleaseLocks => {
+            let live: Vec<&str> = detail
+                .locks
+                .iter()
+                .filter(|l| !l.staleness.is_stale())
+                .map(|l| l.info.resource.as_str())
+                .collect();
+            (!live.is_empty()).then(|| format!("not stale: {}", live.join(", ")))
+        }
+        _ => proto
+            .check_actionable(&detail.txn, false)
+            .err()
+            .map(|r| r.to_string()),
+    };
+    Ok(Checked {
+        reread: Reread::Transaction(Box::new(detail)),
+        refusal,
+    })
+}
+
+/// Runs the audit (read-only) for the audit pane.
+pub fn spawn_audit(proto: Protocol, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let report = proto.audit(None, false).await;
+        let _ = events.send(Event::Audited(
+            report.map(Box::new).map_err(|e| e.to_string()),
+        ));
+    });
+}
+
+/// Reads one transaction by id (any state) for the detail pane.
+pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let detail = match proto.transaction_detail(&id).await {
+            Ok(d) => Ok(d.map(Box::new)),
+            Err(e) => Err(e.to_string()),
+        };
+        let _ = events.send(Event::LookedUp { id, detail });
+    });
+}
+
+/// Runs a confirmed action.
+pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
         let step_events = events.clone();
         let proto = proto.with_observer(Arc::new(move |r: &StepReport| {
             let _ = step_events.send(Event::Step(r.clone()));
         }));
-        let outcome = run(&proto, action, &id).await;
-        let _ = events.send(Event::ActionDone(outcome));
+        let (summary, ok) = match changed_since_dialog(&proto, &run).await {
+            Some(why) => (why, false),
+            None => execute(&proto, &run).await,
+        };
+        let _ = events.send(Event::ActionDone(ActionOutcome {
+            action: run.action,
+            txn: run.target,
+            summary,
+            ok,
+        }));
     });
 }
 
-async fn run(proto: &Protocol, action: Action, id: &str) -> ActionOutcome {
-    let (summary, ok) = match action {
-        Action::Rollback | Action::ForceRecover => {
-            let report = if action == Action::Rollback {
-                proto.rollback(id, true).await
+/// Re-reads the target; says what changed if it is no longer what the
+/// dialog showed (then nothing is done).
+async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
+    if run.action == Action::AuditRepair {
+        // The repair re-reads and re-decides every entry itself.
+        return None;
+    }
+    let now = if run.action.on_lock() {
+        match proto.lock_view(&run.target).await {
+            Ok(Some(v)) => Expected {
+                state: v.owner_state,
+                modified: v.info.created_at,
+            },
+            Ok(None) => return None, // released meanwhile: the release says "not held"
+            Err(e) => return Some(format!("not run: could not re-read the lock: {e}")),
+        }
+    } else {
+        match proto.read_transaction(&run.target).await {
+            Ok(Some((t, _))) => Expected {
+                state: t.state,
+                modified: t.modification_time,
+            },
+            Ok(None) => return Some("not run: the transaction no longer exists".into()),
+            Err(e) => return Some(format!("not run: could not re-read it: {e}")),
+        }
+    };
+    (now != run.expected).then(|| {
+        let state = |s: &Option<crate::protocol::TxnState>| {
+            s.as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "?".into())
+        };
+        format!(
+            "not run: changed since the dialog opened (was {}, now {}); look again",
+            state(&run.expected.state),
+            state(&now.state)
+        )
+    })
+}
+
+async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
+    let id = run.target.as_str();
+    match run.action {
+        Action::Rollback | Action::Recover => {
+            let report = if run.action == Action::Rollback {
+                proto.rollback(id, run.force).await
             } else {
-                proto.recover(id, true).await
+                proto.recover(id, run.force).await
             };
             let ok = matches!(
                 report.verdict,
@@ -48,7 +173,7 @@ async fn run(proto: &Protocol, action: Action, id: &str) -> ActionOutcome {
             );
             (report.verdict.to_string(), ok)
         }
-        Action::ReleaseLocks => match proto.release_transaction_locks(id, true).await {
+        Action::ReleaseLocks => match proto.release_transaction_locks(id, run.force).await {
             Ok(released) if released.is_empty() => ("no locks held".to_string(), true),
             Ok(released) => {
                 let ok = released
@@ -56,22 +181,32 @@ async fn run(proto: &Protocol, action: Action, id: &str) -> ActionOutcome {
                     .all(|(_, o)| !matches!(o, ReleaseOutcome::Refused(_)));
                 let text = released
                     .iter()
-                    .map(|(r, o)| match o {
-                        ReleaseOutcome::Released => format!("{r} released"),
-                        ReleaseOutcome::NotHeld => format!("{r} not held"),
-                        ReleaseOutcome::Refused(why) => format!("{r} refused: {why}"),
-                    })
+                    .map(|(r, o)| release_text(r, o))
                     .collect::<Vec<_>>()
                     .join(", ");
                 (text, ok)
             }
             Err(e) => (format!("failed: {e}"), false),
         },
-    };
-    ActionOutcome {
-        action,
-        txn: id.to_string(),
-        summary,
-        ok,
+        Action::AuditRepair => match proto.audit(None, true).await {
+            Ok(r) if r.repairs.is_empty() => ("nothing was repairable".to_string(), true),
+            Ok(r) => (format!("repaired: {}", r.repairs.join("; ")), true),
+            Err(e) => (format!("failed: {e}"), false),
+        },
+        Action::ReleaseLock => match proto.release_lock(id, run.force).await {
+            Ok(o) => (
+                release_text(id, &o),
+                !matches!(o, ReleaseOutcome::Refused(_)),
+            ),
+            Err(e) => (format!("failed: {e}"), false),
+        },
+    }
+}
+
+fn release_text(resource: &str, o: &ReleaseOutcome) -> String {
+    match o {
+        ReleaseOutcome::Released => format!("{resource} released"),
+        ReleaseOutcome::NotHeld => format!("{resource} not held"),
+        ReleaseOutcome::Refused(why) => format!("{resource} refused: {why}"),
     }
 }

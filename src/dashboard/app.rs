@@ -2,11 +2,12 @@
 //! the selected transaction, its preview). Nothing here does I/O; the
 //! renderer reads it, `update` changes it.
 
-use super::event::{Action, PollFailure};
-use super::snapshot::{AccountEntry, Snapshot};
+use super::event::{Action, Checked, PollFailure};
+use super::snapshot::Snapshot;
+use super::view::View;
+use crate::protocol::audit::{AuditReport, Finding};
 use crate::protocol::transaction::{Transaction, TxnState};
-use crate::protocol::views::{preview, Preview, TransactionDetail};
-use crate::protocol::{decide::Fencing, Procedure};
+use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -71,13 +72,17 @@ impl SortKey {
     }
 }
 
-/// The state filters `s` cycles through (`None` = all).
-pub const STATE_FILTERS: [Option<TxnState>; 5] = [
+/// The state filters `s` cycles through (`None` = all), every state
+/// including the terminal ones (the poll lists only transactions in flight;
+/// a terminal one shows when it was selected before it ended, or looked up).
+pub const STATE_FILTERS: [Option<TxnState>; 7] = [
     None,
     Some(TxnState::Created),
     Some(TxnState::Pending),
     Some(TxnState::Committed),
     Some(TxnState::Terminating),
+    Some(TxnState::Finished),
+    Some(TxnState::RolledBack),
 ];
 
 /// A confirmation dialog.
@@ -85,13 +90,34 @@ pub const STATE_FILTERS: [Option<TxnState>; 5] = [
 pub struct Dialog {
     /// What it confirms.
     pub action: Action,
-    /// On which transaction.
+    /// On which transaction (or, for [`Action::ReleaseLock`], which lock resource).
     pub txn: String,
-    /// The freshly re-read documents (`None` while loading).
-    pub detail: Option<Result<Box<TransactionDetail>, String>>,
+    /// The freshly re-read documents and the protocol's verdict on an
+    /// unforced run (`None` while loading).
+    pub detail: Option<Result<Checked, String>>,
     /// `false`: Cancel has focus (the default); `true`: Confirm has.
     pub confirm_focused: bool,
+    /// Lines its text is scrolled down (long previews at 80×24).
+    pub scroll: usize,
 }
+
+/// The action running (one at a time) and what its dialog previewed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Running {
+    /// What.
+    pub action: Action,
+    /// Transaction id or lock resource.
+    pub target: String,
+    /// Run with the dialog's force key.
+    pub forced: bool,
+    /// The lines the dialog previewed (`step: write|no-op`), in order.
+    pub planned: Vec<String>,
+    /// The steps reported so far, in the same form.
+    pub seen: Vec<String>,
+}
+
+/// A transaction read by id: the id, and what the read found.
+pub type LookedUp = (String, Result<Option<Box<TransactionDetail>>, String>);
 
 /// Severity of a log line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +160,35 @@ pub struct Settings {
     pub profile: Option<String>,
 }
 
+/// How often the audit runs in the background (much slower than the poll:
+/// it pages through every account carrying entries and every lock).
+pub const AUDIT_EVERY: Duration = Duration::from_secs(30);
+
+/// The invariant audit as the dashboard knows it.
+#[derive(Debug, Clone, Default)]
+pub struct AuditState {
+    /// The last audit's report, or why it failed.
+    pub report: Option<Result<Box<AuditReport>, String>>,
+    /// When the last audit was asked for.
+    pub asked_at: Option<DateTime<Utc>>,
+    /// One is running.
+    pub running: bool,
+    /// The audit pane is open (`A`).
+    pub open: bool,
+    /// Selected finding.
+    pub cursor: usize,
+}
+
+impl AuditState {
+    /// The findings of the last good report.
+    pub fn findings(&self) -> &[Finding] {
+        match &self.report {
+            Some(Ok(r)) => &r.findings,
+            _ => &[],
+        }
+    }
+}
+
 /// Most log lines kept.
 pub const LOG_CAPACITY: usize = 500;
 
@@ -156,8 +211,30 @@ pub struct App {
     pub interval: Duration,
     /// Focused pane.
     pub focus: Pane,
-    /// Selected transaction (by id, so a poll does not move the selection).
+    /// Selected transaction (by id, so a poll, a sort or a filter never
+    /// moves the selection to another transaction).
     pub selected: Option<String>,
+    /// The selected transaction read by id when it is not in the snapshot.
+    pub looked_up: Option<LookedUp>,
+    /// The id a read by id was last asked for (so it is asked once).
+    pub lookup_asked: Option<String>,
+    /// Typing a transaction id to look up (`#`).
+    pub editing_lookup: Option<String>,
+    /// Selected account (by id).
+    pub selected_account: Option<String>,
+    /// Selected lock (by resource).
+    pub selected_lock: Option<String>,
+    /// The account drilled into (`Enter` in the accounts pane); the detail
+    /// pane shows it until a transaction is selected or `Esc`.
+    pub account_drill: Option<String>,
+    /// First log line shown; `None` follows the newest.
+    pub log_top: Option<usize>,
+    /// Lines the detail pane is scrolled down.
+    pub detail_scroll: usize,
+    /// Only stuck transactions (older than the recovery window).
+    pub stuck_only: bool,
+    /// Only transactions older than `--investigate-after`.
+    pub old_only: bool,
     /// Text filter (`/`).
     pub filter: String,
     /// Typing into the filter.
@@ -168,20 +245,24 @@ pub struct App {
     pub sort: SortKey,
     /// Reverse order.
     pub sort_desc: bool,
-    /// Scroll offsets of the accounts, locks and log panes.
-    pub scroll: [usize; 3],
     /// Open confirmation dialog.
     pub dialog: Option<Dialog>,
+    /// The invariant audit (background, and on demand).
+    pub audit: AuditState,
     /// Help overlay shown.
     pub help: bool,
+    /// Lines the help overlay is scrolled down (when it does not fit).
+    pub help_scroll: usize,
     /// Event log, newest last.
     pub log: VecDeque<LogEntry>,
     /// The action running, if any (one at a time).
-    pub running: Option<(Action, String)>,
+    pub running: Option<Running>,
     /// Terminal size.
     pub size: (u16, u16),
     /// Set when the operator quits.
     pub should_quit: bool,
+    /// What the screen shows, derived by [`App::refresh_view`].
+    pub view: View,
 }
 
 impl App {
@@ -197,18 +278,30 @@ impl App {
             interval,
             focus: Pane::Transactions,
             selected: None,
+            looked_up: None,
+            lookup_asked: None,
+            editing_lookup: None,
+            selected_account: None,
+            selected_lock: None,
+            account_drill: None,
+            log_top: None,
+            detail_scroll: 0,
+            stuck_only: false,
+            old_only: false,
             filter: String::new(),
             editing_filter: false,
             state_filter: 0,
             sort: SortKey::Age,
             sort_desc: false,
-            scroll: [0; 3],
             dialog: None,
+            audit: AuditState::default(),
             help: false,
+            help_scroll: 0,
             log: VecDeque::new(),
             running: None,
             size: (80, 24),
             should_quit: false,
+            view: View::default(),
         }
     }
 
@@ -231,53 +324,27 @@ impl App {
             .and_then(Option::as_ref)
     }
 
-    /// The transaction rows after filter and sort.
+    /// The transaction rows after filter and sort (as of the last [`App::refresh_view`]).
     pub fn visible(&self) -> Vec<&Transaction> {
         let Some(snap) = &self.snapshot else {
             return Vec::new();
         };
-        let needle = self.filter.to_lowercase();
-        let mut rows: Vec<&Transaction> = snap
-            .transactions
+        self.view
+            .rows
             .iter()
-            .filter(|t| {
-                self.state_filter()
-                    .is_none_or(|s| t.state.as_ref() == Some(s))
-            })
-            .filter(|t| needle.is_empty() || matches_text(t, &needle))
-            .collect();
-        match self.sort {
-            SortKey::Age => rows.sort_by_key(|t| t.modification_time),
-            SortKey::State => {
-                rows.sort_by_key(|t| (state_rank(t.state.as_ref()), t.modification_time))
-            }
-            SortKey::Amount => rows.sort_by_key(|t| (t.amount, t.modification_time)),
-            SortKey::Id => rows.sort_by(|a, b| a.id.cmp(&b.id)),
-        }
-        if self.sort_desc {
-            rows.reverse();
-        }
-        rows
+            .filter_map(|&i| snap.transactions.get(i))
+            .collect()
     }
 
-    /// Position of the selection in the visible rows (first row if unset or gone).
+    /// Position of the selection among the visible rows (`None` when it is
+    /// not one of them: nothing selected, filtered out, or left the list).
     pub fn selected_index(&self) -> Option<usize> {
-        let rows = self.visible();
-        if rows.is_empty() {
-            return None;
-        }
-        Some(
-            self.selected
-                .as_ref()
-                .and_then(|id| rows.iter().position(|t| &t.id == id))
-                .unwrap_or(0),
-        )
+        self.view.cursor
     }
 
-    /// The selected transaction, if any row is visible.
+    /// The selected transaction as the detail shows it (listed or not).
     pub fn selected_transaction(&self) -> Option<&Transaction> {
-        let rows = self.visible();
-        self.selected_index().and_then(|i| rows.get(i).copied())
+        self.view.detail.as_ref().map(|d| &d.txn)
     }
 
     /// Selects the visible row at `i` (clamped).
@@ -289,29 +356,17 @@ impl App {
             }
             rows[i.min(rows.len() - 1)].id.clone()
         };
+        self.select(id);
+    }
+
+    /// Selects a transaction by id (listed or not); the detail starts at its top.
+    pub fn select(&mut self, id: String) {
+        if self.selected.as_ref() != Some(&id) {
+            self.detail_scroll = 0;
+        }
+        self.account_drill = None;
         self.selected = Some(id);
-    }
-
-    /// An account from the snapshot.
-    pub fn account(&self, id: &str) -> Option<&AccountEntry> {
-        self.snapshot.as_ref().and_then(|s| s.accounts.get(id))
-    }
-
-    /// What `procedure` would do to `t` according to the last snapshot (the
-    /// confirmation dialog re-reads before anything runs).
-    pub fn preview(&self, t: &Transaction, procedure: Procedure) -> Preview {
-        let acct = |id: &Option<String>| match id.as_ref().and_then(|i| self.account(i)) {
-            Some(AccountEntry::Ok(s)) => Some(s),
-            _ => None,
-        };
-        preview(
-            procedure,
-            t,
-            acct(&t.src),
-            acct(&t.dest),
-            Fencing::On,
-            self.now,
-        )
+        self.refresh_view();
     }
 
     /// Seconds since `t` was modified, by the screen's clock.
@@ -350,31 +405,5 @@ impl App {
     /// Cycles the sort key.
     pub fn cycle_sort(&mut self) {
         self.sort = self.sort.next();
-    }
-}
-
-fn matches_text(t: &Transaction, needle: &str) -> bool {
-    let state = t
-        .state
-        .as_ref()
-        .map(|s| s.as_str().to_lowercase())
-        .unwrap_or_default();
-    t.id.to_lowercase().contains(needle)
-        || state.contains(needle)
-        || t.src
-            .as_deref()
-            .is_some_and(|s| s.to_lowercase().contains(needle))
-        || t.dest
-            .as_deref()
-            .is_some_and(|s| s.to_lowercase().contains(needle))
-}
-
-fn state_rank(s: Option<&TxnState>) -> usize {
-    match s {
-        Some(s) => TxnState::KNOWN
-            .iter()
-            .position(|k| k == s)
-            .unwrap_or(TxnState::KNOWN.len()),
-        None => TxnState::KNOWN.len() + 1,
     }
 }

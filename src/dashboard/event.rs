@@ -3,21 +3,31 @@
 //! function asks the loop to do in return (`Command`).
 
 use super::snapshot::Snapshot;
+use crate::protocol::audit::AuditReport;
+use crate::protocol::locks::LockView;
 use crate::protocol::report::StepReport;
+use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyEvent, MouseEvent};
 use std::time::Duration;
 
-/// The three interventions an operator can confirm.
+/// The interventions an operator can confirm. Each runs unforced on `y`
+/// (the protocol's recovery window and lock staleness apply) and forced only
+/// by the dialog's own force key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
     /// `R`: roll the transaction back.
     Rollback,
-    /// `F`: forced recovery (ignores the recovery window).
-    ForceRecover,
-    /// `L`: release the transaction's locks.
+    /// `F`: recover the transaction (move it forward from where it stopped).
+    Recover,
+    /// `L` on a transaction: release the locks it owns.
     ReleaseLocks,
+    /// `L` on a lock row: release that one lock (the target is its resource).
+    ReleaseLock,
+    /// Enter on a dangling-pending audit finding: the audit's repair (undo
+    /// dangling applies where that is unambiguous; the target is the account).
+    AuditRepair,
 }
 
 impl Action {
@@ -25,10 +35,61 @@ impl Action {
     pub fn title(self) -> &'static str {
         match self {
             Action::Rollback => "Roll back",
-            Action::ForceRecover => "Force recovery of",
+            Action::Recover => "Recover",
             Action::ReleaseLocks => "Release the locks of",
+            Action::ReleaseLock => "Release the lock on",
+            Action::AuditRepair => "Repair the dangling entries of",
         }
     }
+
+    /// Whether the target is a lock resource rather than a transaction id.
+    pub fn on_lock(self) -> bool {
+        self == Action::ReleaseLock
+    }
+}
+
+/// The documents behind a confirmation dialog, re-read when it opened.
+#[derive(Debug, Clone)]
+pub enum Reread {
+    /// A transaction with its accounts (balances as of now) and locks.
+    Transaction(Box<TransactionDetail>),
+    /// One lock with its owner's state (`None`: no such lock any more).
+    Lock(Option<Box<LockView>>),
+    /// A fresh audit (what its repair would address).
+    Audit(Box<AuditReport>),
+}
+
+/// A dialog's re-read, and what the protocol says an unforced run would do.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The documents.
+    pub reread: Reread,
+    /// The protocol's refusal of an unforced run (`y`), in its own words;
+    /// `None` when `y` may proceed.
+    pub refusal: Option<String>,
+}
+
+/// What the dialog showed of its target, so a confirmed run can check it is
+/// still acting on the same thing (same state, same last modification).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expected {
+    /// Transaction state (for lock actions: the owner's state).
+    pub state: Option<TxnState>,
+    /// Last modification (for lock actions: the lock's creation time).
+    pub modified: Option<chrono::DateTime<Utc>>,
+}
+
+/// A confirmed action as the loop runs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Run {
+    /// What.
+    pub action: Action,
+    /// Transaction id, or lock resource for [`Action::ReleaseLock`].
+    pub target: String,
+    /// Forced by the dialog's force key (never by `y`).
+    pub force: bool,
+    /// What the dialog showed; the run re-reads and stops if it changed.
+    pub expected: Expected,
 }
 
 /// Why a poll failed, as far as retrying is concerned.
@@ -56,7 +117,7 @@ impl PollFailure {
 pub struct ActionOutcome {
     /// The action.
     pub action: Action,
-    /// Transaction id.
+    /// Transaction id (or lock resource).
     pub txn: String,
     /// One line: the verdict or what was released.
     pub summary: String,
@@ -84,13 +145,25 @@ pub enum Event {
     Preview {
         /// The action the dialog is for.
         action: Action,
-        /// The transaction detail, or the error reading it.
-        detail: Result<Box<TransactionDetail>, String>,
+        /// Its target (transaction id or lock resource).
+        target: String,
+        /// The re-read, or the error reading it.
+        checked: Result<Checked, String>,
+    },
+    /// A transaction that is not in the snapshot was read by id (it left the
+    /// in-flight list, or the operator looked it up).
+    LookedUp {
+        /// The id asked for.
+        id: String,
+        /// The transaction (`None`: no such document), or the error.
+        detail: Result<Option<Box<TransactionDetail>>, String>,
     },
     /// One step of a running action ended.
     Step(StepReport),
     /// An action ended.
     ActionDone(ActionOutcome),
+    /// A background (or asked-for) audit ended.
+    Audited(Result<Box<AuditReport>, String>),
 }
 
 /// What `update` asks the loop to do (the only way state turns into I/O).
@@ -104,8 +177,12 @@ pub enum Command {
     SetPaused(bool),
     /// Change the poll interval.
     SetInterval(Duration),
-    /// Re-read one transaction for a confirmation dialog.
+    /// Re-read one transaction (or lock) for a confirmation dialog.
     LoadPreview(Action, String),
+    /// Read one transaction by id for the detail pane.
+    LookUp(String),
     /// Run a confirmed action.
-    Run(Action, String),
+    Run(Run),
+    /// Run the invariant audit (read-only).
+    Audit,
 }

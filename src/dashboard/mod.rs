@@ -9,12 +9,16 @@
 
 pub mod actions;
 pub mod app;
+pub mod audit;
+pub mod confirm;
 pub mod event;
+pub mod keymap;
 pub mod poller;
 pub mod snapshot;
 pub mod terminal;
 pub mod ui;
 pub mod update;
+pub mod view;
 
 use crate::protocol::Protocol;
 use crate::signals::{StopSignal, StopSignals};
@@ -108,9 +112,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     Command::LoadPreview(action, id) => {
                         actions::spawn_preview(proto.clone(), action, id, tx.clone())
                     }
-                    Command::Run(action, id) => {
-                        actions::spawn_action(proto.clone(), action, id, tx.clone())
-                    }
+                    Command::LookUp(id) => actions::spawn_lookup(proto.clone(), id, tx.clone()),
+                    Command::Run(run) => actions::spawn_action(proto.clone(), run, tx.clone()),
+                    Command::Audit => actions::spawn_audit(proto.clone(), tx.clone()),
                 }
             }
             if app.should_quit {

@@ -1,9 +1,15 @@
 //! `update`: the one function that changes the dashboard's state. Events in,
 //! state changed, commands out; no I/O, no clock, so it is tested directly.
+//! After every change the view (rows, selection, scroll, detail, previews)
+//! is derived again, so drawing only reads. Keys go through the one key
+//! table ([`keymap`]); the confirmation dialog's keys are in [`super::confirm`].
 
-use super::app::{App, Dialog, LogLevel, Pane, STATE_FILTERS};
+use super::app::{App, LogLevel, Pane, STATE_FILTERS};
+use super::confirm::{on_dialog_key, open_dialog, open_lock_dialog, step_seen};
 use super::event::{Action, Command, Event, PollFailure};
+use super::keymap::{self, Op};
 use super::ui;
+use super::view::DetailView;
 use crate::protocol::report::StepResult;
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
@@ -16,6 +22,18 @@ pub const INTERVAL_RANGE: (Duration, Duration) = (Duration::from_secs(1), Durati
 
 /// Applies one event to the state and says what I/O should follow.
 pub fn update(app: &mut App, event: Event) -> Vec<Command> {
+    let tick = matches!(event, Event::Tick(_));
+    let mut cmds = apply(app, event);
+    if !tick {
+        app.refresh_view();
+    }
+    if let Some(id) = app.take_lookup() {
+        cmds.push(Command::LookUp(id));
+    }
+    cmds
+}
+
+fn apply(app: &mut App, event: Event) -> Vec<Command> {
     match event {
         Event::Key(key) => on_key(app, key),
         Event::Mouse(m) => {
@@ -36,7 +54,7 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
         }
         Event::Tick(now) => {
             app.now = now;
-            vec![]
+            super::audit::audit_if_due(app, false)
         }
         Event::PollStarted => {
             app.polling = true;
@@ -50,6 +68,7 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
             app.now = app.now.max(snapshot.taken_at);
             app.snapshot = Some(*snapshot);
             if app.selected.is_none() {
+                app.refresh_view();
                 app.select_index(0);
             }
             vec![]
@@ -69,15 +88,24 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
             app.poll_error = Some(failure);
             vec![]
         }
-        Event::Preview { action, detail } => {
+        Event::Preview {
+            action,
+            target,
+            checked,
+        } => {
             if let Some(d) = app.dialog.as_mut() {
-                let same = match &detail {
-                    Ok(det) => det.txn.id == d.txn,
-                    Err(_) => true,
-                };
-                if d.action == action && same {
-                    d.detail = Some(detail);
+                if d.action == action && d.txn == target {
+                    d.detail = Some(checked);
                 }
+            }
+            vec![]
+        }
+        Event::LookedUp { id, detail } => {
+            if app.selected.as_ref() == Some(&id) {
+                if let Err(e) = &detail {
+                    app.push_log(LogLevel::Error, format!("reading {id} by id failed: {e}"));
+                }
+                app.looked_up = Some((id, detail));
             }
             vec![]
         }
@@ -87,26 +115,32 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
                 StepResult::Noop(_) => LogLevel::Noop,
                 StepResult::Error(_) => LogLevel::Error,
             };
+            step_seen(app, &report);
             app.push_log(level, format!("{}: {report}", report.txn));
             vec![]
         }
         Event::ActionDone(outcome) => {
-            app.running = None;
-            let level = if outcome.ok {
-                LogLevel::Updated
-            } else {
-                LogLevel::Error
-            };
-            app.push_log(
-                level,
-                format!(
-                    "{} {}: {}",
-                    outcome.action.title(),
-                    outcome.txn,
-                    outcome.summary
-                ),
-            );
-            vec![Command::PollNow]
+            let mut cmds = super::confirm::action_done(app, outcome);
+            cmds.extend(super::audit::audit_if_due(app, true));
+            cmds
+        }
+        Event::Audited(report) => {
+            app.audit.running = false;
+            let before = app.audit.findings().len();
+            match &report {
+                Ok(r) if r.findings.len() != before || app.audit.report.is_none() => {
+                    app.push_log(
+                        LogLevel::Info,
+                        format!("audit: {} finding(s)", r.findings.len()),
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
+            }
+            app.audit.report = Some(report);
+            let n = app.audit.findings().len();
+            app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
+            vec![]
         }
     }
 }
@@ -123,7 +157,17 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         return on_dialog_key(app, key);
     }
     if app.help {
-        app.help = false;
+        let max = ui::help_scroll_max(app);
+        match keymap::lookup(keymap::MAIN, key.code) {
+            Some(Op::Down) => app.help_scroll = (app.help_scroll + 1).min(max),
+            Some(Op::Up) => app.help_scroll = app.help_scroll.saturating_sub(1),
+            Some(Op::PageDown) => app.help_scroll = (app.help_scroll + 10).min(max),
+            Some(Op::PageUp) => app.help_scroll = app.help_scroll.saturating_sub(10),
+            _ => {
+                app.help = false;
+                app.help_scroll = 0;
+            }
+        }
         return vec![];
     }
     if app.editing_filter {
@@ -139,202 +183,145 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
             KeyCode::Char(c) => app.filter.push(c),
             _ => {}
         }
-        app.select_index(0);
         return vec![];
     }
-    match key.code {
-        KeyCode::Char('q') => {
-            app.should_quit = true;
-            vec![Command::Quit]
-        }
-        KeyCode::Char('?') => {
-            app.help = true;
-            vec![]
-        }
-        KeyCode::Tab => {
-            cycle_focus(app, 1);
-            vec![]
-        }
-        KeyCode::BackTab => {
-            cycle_focus(app, -1);
-            vec![]
-        }
-        KeyCode::Down | KeyCode::Char('j') => {
-            move_selection(app, 1);
-            vec![]
-        }
-        KeyCode::Up | KeyCode::Char('k') => {
-            move_selection(app, -1);
-            vec![]
-        }
-        KeyCode::PageDown => {
-            move_selection(app, 10);
-            vec![]
-        }
-        KeyCode::PageUp => {
-            move_selection(app, -10);
-            vec![]
-        }
-        KeyCode::Char('g') | KeyCode::Home => {
-            move_selection(app, isize::MIN / 2);
-            vec![]
-        }
-        KeyCode::Char('G') | KeyCode::End => {
-            move_selection(app, isize::MAX / 2);
-            vec![]
-        }
-        KeyCode::Enter => {
-            if app.focus == Pane::Transactions {
-                app.focus = Pane::Detail;
+    if let Some(typed) = app.editing_lookup.as_mut() {
+        match key.code {
+            KeyCode::Enter => {
+                let id = typed.trim().to_string();
+                app.editing_lookup = None;
+                if !id.is_empty() {
+                    app.focus = Pane::Detail;
+                    app.push_log(LogLevel::Info, format!("looking up {id}"));
+                    // Read it again even if it was read before.
+                    app.lookup_asked = None;
+                    app.looked_up = None;
+                    app.select(id);
+                }
             }
-            vec![]
+            KeyCode::Esc => app.editing_lookup = None,
+            KeyCode::Backspace => {
+                typed.pop();
+            }
+            KeyCode::Char(c) => typed.push(c),
+            _ => {}
         }
-        KeyCode::Esc => {
+        return vec![];
+    }
+    let Some(op) = keymap::lookup(keymap::MAIN, key.code) else {
+        return vec![];
+    };
+    if app.audit.open {
+        return super::audit::on_audit_op(app, op);
+    }
+    on_op(app, op)
+}
+
+fn on_op(app: &mut App, op: Op) -> Vec<Command> {
+    match op {
+        Op::Quit => {
+            app.should_quit = true;
+            return vec![Command::Quit];
+        }
+        Op::Help => app.help = true,
+        Op::NextPane => cycle_focus(app, 1),
+        Op::PrevPane => cycle_focus(app, -1),
+        Op::Down => move_selection(app, 1),
+        Op::Up => move_selection(app, -1),
+        Op::PageDown => move_selection(app, 10),
+        Op::PageUp => move_selection(app, -10),
+        Op::Top => move_selection(app, isize::MIN / 2),
+        Op::Bottom => {
+            if app.focus == Pane::Log {
+                app.log_top = None;
+            } else {
+                move_selection(app, isize::MAX / 2);
+            }
+        }
+        Op::Open => match app.focus {
+            Pane::Transactions => app.focus = Pane::Detail,
+            Pane::Accounts => drill_into_account(app),
+            Pane::Locks => {
+                let owner = lock_at_cursor(app).and_then(|l| l.info.owner.clone());
+                if let Some(owner) = owner {
+                    app.select(owner);
+                    app.focus = Pane::Detail;
+                }
+            }
+            _ => {}
+        },
+        Op::Back => {
             if app.focus == Pane::Detail {
-                app.focus = Pane::Transactions;
+                app.focus = if app.account_drill.take().is_some() {
+                    Pane::Accounts
+                } else {
+                    Pane::Transactions
+                };
             } else {
                 app.filter.clear();
             }
-            vec![]
         }
-        KeyCode::Char('/') => {
+        Op::Filter => {
             app.editing_filter = true;
             app.focus = Pane::Transactions;
-            vec![]
         }
-        KeyCode::Char('s') => {
-            app.state_filter = (app.state_filter + 1) % STATE_FILTERS.len();
-            app.select_index(0);
-            vec![]
-        }
-        KeyCode::Char('o') => {
-            app.cycle_sort();
-            vec![]
-        }
-        KeyCode::Char('O') => {
-            app.sort_desc = !app.sort_desc;
-            vec![]
-        }
-        KeyCode::Char('r') => {
+        Op::LookUp => app.editing_lookup = Some(String::new()),
+        Op::CycleState => app.state_filter = (app.state_filter + 1) % STATE_FILTERS.len(),
+        Op::StuckOnly => app.stuck_only = !app.stuck_only,
+        Op::OldOnly => app.old_only = !app.old_only,
+        Op::Sort => app.cycle_sort(),
+        Op::Reverse => app.sort_desc = !app.sort_desc,
+        Op::Refresh => {
             app.push_log(LogLevel::Info, "refresh requested");
-            vec![Command::PollNow]
+            return vec![Command::PollNow];
         }
-        KeyCode::Char('p') => {
+        Op::Pause => {
             app.paused = !app.paused;
-            app.push_log(
-                LogLevel::Info,
-                if app.paused {
-                    "polling paused"
-                } else {
-                    "polling resumed"
-                },
-            );
-            vec![Command::SetPaused(app.paused)]
+            let what = if app.paused {
+                "polling paused"
+            } else {
+                "polling resumed"
+            };
+            app.push_log(LogLevel::Info, what);
+            return vec![Command::SetPaused(app.paused)];
         }
-        KeyCode::Char('+') | KeyCode::Char('=') => change_interval(app, 1),
-        KeyCode::Char('-') => change_interval(app, -1),
-        KeyCode::Char('R') => open_dialog(app, Action::Rollback),
-        KeyCode::Char('F') => open_dialog(app, Action::ForceRecover),
-        KeyCode::Char('L') => open_dialog(app, Action::ReleaseLocks),
-        _ => vec![],
+        Op::Slower => return change_interval(app, 1),
+        Op::Faster => return change_interval(app, -1),
+        Op::Rollback => return open_dialog(app, Action::Rollback),
+        Op::Recover => return open_dialog(app, Action::Recover),
+        Op::Audit => {
+            app.audit.open = true;
+            return super::audit::audit_if_due(app, true);
+        }
+        Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
+        Op::Release => return open_dialog(app, Action::ReleaseLocks),
     }
+    vec![]
 }
 
-fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
-    let Some(dialog) = app.dialog.as_mut() else {
-        return vec![];
+/// The lock under the locks pane's cursor.
+pub fn lock_at_cursor(app: &App) -> Option<&crate::protocol::locks::LockView> {
+    let i = app.view.lock_cursor?;
+    app.snapshot.as_ref()?.locks.get(i)
+}
+
+/// `Enter` on an account: the detail pane shows the account (balance,
+/// pending and settled records, the transactions naming it) and the table
+/// is filtered to the transactions naming it; `Esc` goes back.
+fn drill_into_account(app: &mut App) {
+    let Some(id) = app
+        .view
+        .account_cursor
+        .and_then(|i| app.view.accounts.get(i))
+        .cloned()
+    else {
+        return;
     };
-    match key.code {
-        KeyCode::Char('y') | KeyCode::Char('Y') => confirm(app),
-        KeyCode::Enter if dialog.confirm_focused => confirm(app),
-        KeyCode::Char('n')
-        | KeyCode::Char('N')
-        | KeyCode::Esc
-        | KeyCode::Enter
-        | KeyCode::Char('q') => {
-            app.dialog = None;
-            vec![]
-        }
-        KeyCode::Tab
-        | KeyCode::BackTab
-        | KeyCode::Left
-        | KeyCode::Right
-        | KeyCode::Char('h')
-        | KeyCode::Char('l') => {
-            dialog.confirm_focused = !dialog.confirm_focused;
-            vec![]
-        }
-        _ => vec![],
-    }
-}
-
-/// Whether the dialog's documents allow confirming (loaded, and not refused).
-pub fn dialog_can_confirm(d: &Dialog) -> bool {
-    match (&d.detail, d.action) {
-        (Some(Ok(det)), Action::Rollback) => {
-            det.rollback.refusal.is_none() && !det.rollback.steps.is_empty()
-        }
-        (Some(Ok(det)), Action::ForceRecover) => {
-            det.recover.refusal.is_none() && !det.recover.steps.is_empty()
-        }
-        (Some(Ok(det)), Action::ReleaseLocks) => !det.locks.is_empty(),
-        _ => false,
-    }
-}
-
-fn confirm(app: &mut App) -> Vec<Command> {
-    let Some(dialog) = app.dialog.take() else {
-        return vec![];
-    };
-    if !dialog_can_confirm(&dialog) {
-        app.push_log(
-            LogLevel::Error,
-            format!(
-                "{} {}: nothing to confirm",
-                dialog.action.title(),
-                dialog.txn
-            ),
-        );
-        return vec![];
-    }
-    app.running = Some((dialog.action, dialog.txn.clone()));
-    app.push_log(
-        LogLevel::Info,
-        format!(
-            "{} {}: confirmed, running",
-            dialog.action.title(),
-            dialog.txn
-        ),
-    );
-    vec![Command::Run(dialog.action, dialog.txn)]
-}
-
-fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
-    if app.settings.read_only {
-        app.push_log(
-            LogLevel::Error,
-            "read-only mode: rollback, recovery and lock release are disabled",
-        );
-        return vec![];
-    }
-    if let Some((a, id)) = &app.running {
-        app.push_log(
-            LogLevel::Error,
-            format!("wait: {} {id} is still running", a.title()),
-        );
-        return vec![];
-    }
-    let Some(id) = app.selected_transaction().map(|t| t.id.clone()) else {
-        app.push_log(LogLevel::Info, "no transaction selected");
-        return vec![];
-    };
-    app.dialog = Some(Dialog {
-        action,
-        txn: id.clone(),
-        detail: None,
-        confirm_focused: false,
-    });
-    vec![Command::LoadPreview(action, id)]
+    app.filter = id.clone();
+    app.state_filter = 0;
+    app.account_drill = Some(id);
+    app.detail_scroll = 0;
+    app.focus = Pane::Detail;
 }
 
 fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {
@@ -355,51 +342,119 @@ fn cycle_focus(app: &mut App, step: isize) {
     app.focus = Pane::ORDER[((i + step).rem_euclid(n)) as usize];
 }
 
+/// Moves `cursor` (`None`: nothing selected there yet → first row) by
+/// `delta` within `len` rows.
+fn step(cursor: Option<usize>, delta: isize, len: usize) -> Option<usize> {
+    if len == 0 {
+        return None;
+    }
+    let next = match cursor {
+        Some(c) => (c as isize).saturating_add(delta),
+        None if delta >= isize::MAX / 2 => len as isize - 1,
+        None => 0,
+    };
+    Some(next.clamp(0, len as isize - 1) as usize)
+}
+
 fn move_selection(app: &mut App, delta: isize) {
     match app.focus {
-        Pane::Transactions | Pane::Detail => {
-            let len = app.visible().len();
-            if len == 0 {
-                return;
+        Pane::Transactions => {
+            if let Some(i) = step(app.view.cursor, delta, app.view.rows.len()) {
+                app.select_index(i);
             }
-            let cur = app.selected_index().unwrap_or(0) as isize;
-            let next = (cur.saturating_add(delta)).clamp(0, len as isize - 1);
-            app.select_index(next as usize);
         }
-        Pane::Accounts | Pane::Locks | Pane::Log => {
-            let k = match app.focus {
-                Pane::Accounts => 0,
-                Pane::Locks => 1,
-                _ => 2,
-            };
-            let cur = app.scroll[k] as isize;
-            app.scroll[k] = cur.saturating_add(delta).clamp(0, 100_000) as usize;
+        Pane::Detail => {
+            let max = detail_scroll_max(app, app.view.detail.as_ref());
+            app.detail_scroll = (app.detail_scroll as isize)
+                .saturating_add(delta)
+                .clamp(0, max as isize) as usize;
+        }
+        Pane::Accounts => {
+            if let Some(i) = step(app.view.account_cursor, delta, app.view.accounts.len()) {
+                app.selected_account = app.view.accounts.get(i).cloned();
+            }
+        }
+        Pane::Locks => {
+            let len = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
+            if let Some(i) = step(app.view.lock_cursor, delta, len) {
+                app.selected_lock = app
+                    .snapshot
+                    .as_ref()
+                    .and_then(|s| s.locks.get(i))
+                    .map(|l| l.info.resource.clone());
+            }
+        }
+        Pane::Log => {
+            let rows = ui::pane_rows(app.size).log;
+            let last_top = app.log.len().saturating_sub(rows);
+            let top = (app.view.log_top as isize)
+                .saturating_add(delta)
+                .clamp(0, last_top as isize) as usize;
+            app.log_top = (top < last_top).then_some(top);
         }
     }
 }
 
-/// A left click focuses the pane under the pointer; in the transaction table
-/// it also selects the row (the table scrolls the way ratatui does: just
-/// enough to keep the selection visible).
+/// How far the detail can scroll: its lines less the pane's height.
+fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
+    let area = ui::layout_for(Rect::new(0, 0, app.size.0, app.size.1), Pane::Detail).detail;
+    let lines = match (&app.view.account, d) {
+        (Some(a), _) => ui::account_line_count(a, area.width),
+        (None, Some(d)) => ui::detail_line_count(app, d, area.width),
+        (None, None) => 0,
+    };
+    lines.saturating_sub(usize::from(area.height.saturating_sub(2)))
+}
+
+/// A left click focuses the pane under the pointer; in the transaction
+/// table, the accounts and the locks it also selects the row.
 fn click(app: &mut App, column: u16, row: u16) {
-    let areas = ui::layout(Rect::new(0, 0, app.size.0, app.size.1));
+    let areas = ui::areas(app);
     let Some(pane) = areas.pane_at(column, row) else {
         return;
     };
     app.focus = pane;
-    if pane != Pane::Transactions {
-        return;
-    }
-    let t = areas.transactions;
-    let first = t.y + 2; // border and header line
-    let last = t.y + t.height.saturating_sub(1);
+    let locks = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
+    // Area, first row on screen, rows, lines per row, header lines.
+    let (area, offset, len, per_row, header) = match pane {
+        Pane::Transactions => (
+            areas.transactions,
+            app.view.table_offset,
+            app.view.rows.len(),
+            1,
+            1,
+        ),
+        Pane::Accounts => (
+            areas.accounts,
+            app.view.account_offset,
+            app.view.accounts.len(),
+            1,
+            1,
+        ),
+        Pane::Locks if ui::locks_one_line(areas.locks) => {
+            (areas.locks, app.view.lock_offset, locks, 1, 1)
+        }
+        Pane::Locks => (areas.locks, app.view.lock_offset, locks, 2, 0),
+        _ => return,
+    };
+    let first = area.y + 1 + header;
+    let last = area.y + area.height.saturating_sub(1);
     if row < first || row >= last {
         return;
     }
-    let visible = usize::from(t.height.saturating_sub(3)).max(1);
-    let offset = (app.selected_index().unwrap_or(0) + 1).saturating_sub(visible);
-    let index = offset + usize::from(row - first);
-    if index < app.visible().len() {
-        app.select_index(index);
+    let index = offset + usize::from((row - first) / per_row);
+    if index >= len {
+        return;
+    }
+    match pane {
+        Pane::Transactions => app.select_index(index),
+        Pane::Accounts => app.selected_account = app.view.accounts.get(index).cloned(),
+        _ => {
+            app.selected_lock = app
+                .snapshot
+                .as_ref()
+                .and_then(|s| s.locks.get(index))
+                .map(|l| l.info.resource.clone())
+        }
     }
 }

@@ -1,5 +1,6 @@
-//! The repair actions driven from the dashboard: rollback (R), force recovery
-//! (F) and lock release (L), each checked on the screen and in the documents.
+//! The repair actions driven from the dashboard: rollback (R), recovery (F)
+//! and lock release (L on a lock row), each checked on the screen and in the
+//! documents; `y` never forces, the dialog's `!` does.
 
 use crate::common;
 use crate::screen::{filter_to, pane};
@@ -34,6 +35,7 @@ fn rollback_from_the_dashboard() {
 
     filter_to(&tui, &pend.id);
     tui.wait_for_all(&["transactions 1/3"]);
+    select_first(&tui, &pend.id);
     tui.keys(&["R"]);
     let title = format!("Roll back {}?", pend.id);
     // Every expectation is part of the wait: a capture may catch a frame
@@ -86,15 +88,24 @@ fn rollback_from_the_dashboard() {
         pend.id
     );
     let screen = tui.wait_for_with(
-        "the rollback in the log and the row gone",
+        "the rollback in the log, the row gone, and the detail saying what became of it",
         || w.refresh(),
         |s| {
             s.contains(&done)
                 && s.contains("transactions 0/2")
                 && s.contains("no transaction matches the filter")
+                && s.contains("now rolled-back")
+                && s.contains(&format!("detail: {}", pend.id))
         },
     );
     assert!(!screen.contains(&title), "the dialog closed:\n{screen}");
+    assert!(
+        screen.contains(&format!(
+            "Roll back {}: ran as previewed (4 lines)",
+            pend.id
+        )),
+        "the log matches the preview:\n{screen}"
+    );
 
     // A committed transaction: refused, and `y` does nothing.
     tui.keys(&["Escape"]);
@@ -102,6 +113,8 @@ fn rollback_from_the_dashboard() {
         s.contains("transactions 2/2") && !s.contains("· /")
     });
     filter_to(&tui, &comm.id);
+    // The rolled-back transaction stays selected until the operator picks a row.
+    select_first(&tui, &comm.id);
     let before = w.documents_of(&comm);
     tui.keys(&["R"]);
     let title = format!("Roll back {}?", comm.id);
@@ -140,148 +153,207 @@ fn rollback_from_the_dashboard() {
     eprintln!("rollback_from_the_dashboard took {:?}", started.elapsed());
 }
 
-/// F on a transaction modified just now warns that a worker may still run
-/// it, then finishes it (money moved once, its locks released); L on a
-/// stuck locked transaction deletes its lock documents and the locks pane
-/// empties.
+/// `g` in the table selects its first row and waits until the detail shows `id`.
+fn select_first(tui: &tmux::Tmux, id: &str) {
+    tui.keys(&["g"]);
+    let title = format!("detail: {id} ");
+    tui.wait_for(&format!("{id} selected"), |s| {
+        s.contains(&title) && s.contains('▶') && !s.contains("hidden by the filter")
+    });
+}
+
+/// A transaction modified seconds ago: `R` shows the protocol's refusal and
+/// a red force key; `y` changes nothing (the refusal is logged), `!` rolls
+/// it back, with its locks released as the dialog listed.
 #[test]
-fn force_recovery_and_lock_release_from_the_dashboard() {
+fn a_recent_transaction_is_refused_by_y_and_rolled_back_only_by_force() {
     let started = Instant::now();
     let w = World::new();
     // Modified just now (within the 2-minute recovery window), under locks.
     let live = w.stage("live", 2, true, None);
-    // Stuck for 90 minutes after its first step, under locks.
-    let stuck = w.stage("stuck", 1, true, Some(90));
-    for s in [&live, &stuck] {
-        assert_eq!(w.state(&s.id), Some(TxnState::Pending));
-        assert!(
-            w.lock_exists(&s.src) && w.lock_exists(&s.dest),
-            "the transfer left its locks"
-        );
-    }
+    assert_eq!(w.state(&live.id), Some(TxnState::Pending));
+    assert!(w.lock_exists(&live.src) && w.lock_exists(&live.dest));
     w.refresh();
 
-    let tui = w.dashboard("recover", &[]);
-    let all_locks = [&live.src, &live.dest, &stuck.src, &stuck.dest];
-    tui.wait_for("both transactions and their four locks", |s| {
-        s.contains(&live.id)
-            && s.contains(&stuck.id)
-            && pane(s, "locks 4 (0 stale)")
-                .is_some_and(|p| all_locks.iter().all(|r| p.contains(r.as_str())))
-    });
-
-    // F: forced recovery of the recent one.
-    filter_to(&tui, &live.id);
-    tui.keys(&["F"]);
-    let title = format!("Force recovery of {}?", live.id);
-    // The transaction was modified moments ago: the dialog must say so.
+    let tui = w.dashboard("force", &[]);
+    tui.wait_for_all(&[&live.id, "transactions 1/1"]);
+    select_first(&tui, &live.id);
+    tui.keys(&["R"]);
+    let title = format!("Roll back {}?", live.id);
     tui.wait_for_all(&[
         &title,
-        "WARNING",
-        "ago: a worker may still be running it",
-        "forced: the recovery window is not enforced",
-        "recovery would run these steps:",
-        "core 3: apply to destination",
-        "ends in: finished",
-        "dst-live: 500 → 600 (+100)",
+        "y is refused: transaction was modified",
+        "a worker may still be running it",
+        "only the force key ! acts anyway",
+        "rollback would run these steps:",
+        &format!("release lock {} — deletes the lock", live.src),
+        &format!("release lock {} — deletes the lock", live.dest),
+        "src-live: 400 → 500 (+100)",
         "[ Cancel ]",
-        "[ Confirm (y) ]",
+        "[ FORCE (!) ]",
     ]);
+    let before = w.documents_of(&live);
     tui.keys(&["y"]);
+    let refused = format!("Roll back {}: refused: transaction was modified", live.id);
+    tui.wait_for(&format!("{refused:?} with the dialog still open"), |s| {
+        s.contains(&refused) && s.contains(&title)
+    });
+    assert_eq!(w.documents_of(&live), before, "`y` changed the documents");
+    assert!(w.lock_exists(&live.src) && w.lock_exists(&live.dest));
+
+    tui.keys(&["!"]);
     common::wait_until_blocking(
-        "the transaction is finished and its locks are gone",
+        "the transaction is rolled back and its locks are gone",
         tmux::DEADLINE,
         || {
-            w.state(&live.id) == Some(TxnState::Finished)
+            w.state(&live.id) == Some(TxnState::RolledBack)
                 && !w.lock_exists(&live.src)
                 && !w.lock_exists(&live.dest)
         },
     );
     let (a, b) = (w.account(&live.src), w.account(&live.dest));
-    assert_eq!(
-        (a.balance, b.balance),
-        (400, 600),
-        "moved exactly once: {a:?} {b:?}"
-    );
-    assert!(
-        a.pending.is_empty() && b.pending.is_empty(),
-        "pending left: {a:?} {b:?}"
-    );
-    assert_eq!(
-        a.settled_of(&live.id).map(|s| s.outcome),
-        Some(SettledOutcome::Applied)
-    );
-    assert_eq!(
-        b.settled_of(&live.id).map(|s| s.outcome),
-        Some(SettledOutcome::Applied)
-    );
-    assert!(
-        w.lock_exists(&stuck.src) && w.lock_exists(&stuck.dest),
-        "other locks untouched"
-    );
+    assert_eq!((a.balance, b.balance), (500, 500), "{a:?} {b:?}");
+    assert!(a.pending.is_empty() && b.pending.is_empty(), "{a:?} {b:?}");
     let done = format!(
-        "Force recovery of {}: completed: transaction is finished",
+        "Roll back {}: completed: transaction is rolled-back",
         live.id
     );
-    tui.wait_for_with(
-        "the recovery in the log and two locks left",
+    let screen = tui.wait_for_with(
+        "the forced rollback in the log, as previewed",
         || w.refresh(),
-        |s| {
-            s.contains(&done)
-                && pane(s, "locks 2 (0 stale)").is_some_and(|p| {
-                    p.contains(stuck.src.as_str())
-                        && p.contains(stuck.dest.as_str())
-                        && !p.contains(live.src.as_str())
-                        && !p.contains(live.dest.as_str())
-                })
-        },
+        |s| s.contains(&done) && s.contains("ran as previewed") && s.contains("now rolled-back"),
     );
-
-    // L: release the locks of the stuck one.
-    tui.keys(&["Escape"]);
-    tui.wait_for("the filter cleared", |s| !s.contains("· /"));
-    filter_to(&tui, &stuck.id);
-    let before = w.documents_of(&stuck);
-    tui.keys(&["L"]);
-    let title = format!("Release the locks of {}?", stuck.id);
-    tui.wait_for_all(&[
-        &title,
-        "locks that would be released:",
-        &format!(" {} — ", stuck.src),
-        &format!(" {} — ", stuck.dest),
-        "2 lock(s) not stale",
-        "[ Confirm (y) ]",
-    ]);
-    tui.keys(&["y"]);
-    common::wait_until_blocking("the lock documents are deleted", tmux::DEADLINE, || {
-        !w.lock_exists(&stuck.src) && !w.lock_exists(&stuck.dest)
-    });
-    assert_eq!(
-        w.documents_of(&stuck),
-        before,
-        "releasing locks touched the transaction or accounts"
-    );
-    let done = format!(
-        "Release the locks of {}: {} released, {} released",
-        stuck.id, stuck.dest, stuck.src
-    );
-    // The locks pane (not the accounts pane, which still lists the accounts
-    // of the transaction in flight) empties once a poll sees the deletes.
-    tui.wait_for_with(
-        "the release in the log and an empty locks pane",
-        || w.refresh(),
-        |s| {
-            s.contains(&done)
-                && pane(s, "locks 0 (0 stale)").is_some_and(|p| {
-                    p.contains("no locks held") && all_locks.iter().all(|r| !p.contains(r.as_str()))
-                })
-        },
+    assert!(
+        screen.contains("confirmed FORCED") || screen.contains("(6 lines)"),
+        "{screen}"
     );
 
     tui.keys(&["q"]);
     assert_eq!(tui.wait_exit(), 0);
     eprintln!(
-        "force_recovery_and_lock_release_from_the_dashboard took {:?}",
+        "a_recent_transaction_is_refused_by_y_and_rolled_back_only_by_force took {:?}",
+        started.elapsed()
+    );
+}
+
+/// F on a stuck locked transaction finishes it with `y` (old enough: not
+/// refused) and releases its locks as its dialog listed.
+#[test]
+fn recovery_from_the_dashboard_releases_the_locks_it_listed() {
+    let started = Instant::now();
+    let w = World::new();
+    let stuck = w.stage("stuck", 2, true, Some(90));
+    w.refresh();
+    let tui = w.dashboard("recover", &[]);
+    tui.wait_for("the transaction and its two locks", |s| {
+        s.contains(&stuck.id) && pane(s, "locks 2").is_some_and(|p| p.contains(stuck.src.as_str()))
+    });
+    select_first(&tui, &stuck.id);
+    tui.keys(&["F"]);
+    tui.wait_for_all(&[
+        &format!("Recover {}?", stuck.id),
+        "recovery would run these steps:",
+        "core 3: apply to destination",
+        &format!("release lock {} — deletes the lock", stuck.dest),
+        "ends in: finished",
+        "dst-stuck: 500 → 600 (+100)",
+        "[ Confirm (y) ]",
+    ]);
+    let screen = tui.screen();
+    assert!(!screen.contains("FORCE"), "not refused:\n{screen}");
+    tui.keys(&["y"]);
+    common::wait_until_blocking("finished, locks gone", tmux::DEADLINE, || {
+        w.state(&stuck.id) == Some(TxnState::Finished)
+            && !w.lock_exists(&stuck.src)
+            && !w.lock_exists(&stuck.dest)
+    });
+    let (a, b) = (w.account(&stuck.src), w.account(&stuck.dest));
+    assert_eq!(
+        (a.balance, b.balance),
+        (400, 600),
+        "moved once: {a:?} {b:?}"
+    );
+    assert_eq!(
+        b.settled_of(&stuck.id).map(|s| s.outcome),
+        Some(SettledOutcome::Applied)
+    );
+    let done = format!("Recover {}: completed: transaction is finished", stuck.id);
+    tui.wait_for_with(
+        "the recovery in the log, as previewed, and no locks left",
+        || w.refresh(),
+        |s| {
+            s.contains(&done)
+                && s.contains(&format!("Recover {}: ran as previewed", stuck.id))
+                && pane(s, "locks 0").is_some_and(|p| p.contains("no locks held"))
+        },
+    );
+    tui.keys(&["q"]);
+    assert_eq!(tui.wait_exit(), 0);
+    eprintln!(
+        "recovery_from_the_dashboard_releases_the_locks_it_listed took {:?}",
+        started.elapsed()
+    );
+}
+
+/// A lock left behind by a transaction that was rolled back: selected in the
+/// locks pane, `L` releases exactly that lock (stale: `y` is enough).
+#[test]
+fn a_stale_lock_of_a_rolled_back_transaction_is_released_from_the_locks_pane() {
+    let started = Instant::now();
+    let w = World::new();
+    let gone = w.stage("gone", 2, true, Some(90));
+    w.roll_back(&gone);
+    assert_eq!(w.state(&gone.id), Some(TxnState::RolledBack));
+    // Its worker died holding a lock after all (re-taken, never released).
+    w.put_lock(&gone.src, &gone.id);
+    // And a live lock of a transaction in flight, which must stay.
+    let busy = w.stage("busy", 1, true, None);
+    w.refresh();
+
+    let tui = w.dashboard("locks", &[]);
+    tui.wait_for("three locks, one stale", |s| {
+        pane(s, "locks 3 (1 stale)").is_some_and(|p| p.contains(gone.src.as_str()))
+    });
+    // Tab to the locks pane and select the stale lock's row.
+    tui.keys(&["Tab", "Tab", "Tab"]);
+    tui.wait_for("the locks pane focused", |s| s.contains("┏ locks 3"));
+    // The oldest lock (the stale one) is the first row: `j` selects it.
+    tui.keys(&["j"]);
+    tui.wait_for("the stale lock selected", |s| {
+        s.lines()
+            .any(|l| l.contains("▶") && l.contains(gone.src.as_str()) && l.contains("stale"))
+    });
+    tui.keys(&["L"]);
+    let title = format!("Release the lock on {}?", gone.src);
+    tui.wait_for_all(&[
+        &title,
+        &format!("txn {} (worker-9:999)", gone.id),
+        "owner transaction: rolled-back",
+        &format!("1. delete lock {} — stale", gone.src),
+        "[ Confirm (y) ]",
+    ]);
+    assert!(
+        !tui.screen().contains("FORCE"),
+        "a stale lock needs no force"
+    );
+    tui.keys(&["y"]);
+    common::wait_until_blocking("the stale lock is deleted", tmux::DEADLINE, || {
+        !w.lock_exists(&gone.src)
+    });
+    assert!(
+        w.lock_exists(&busy.src) && w.lock_exists(&busy.dest),
+        "the live locks stay"
+    );
+    let done = format!("Release the lock on {}: {} released", gone.src, gone.src);
+    tui.wait_for_with(
+        "the release in the log and two live locks left",
+        || w.refresh(),
+        |s| s.contains(&done) && s.contains("locks 2 (0 stale)"),
+    );
+    tui.keys(&["q"]);
+    assert_eq!(tui.wait_exit(), 0);
+    eprintln!(
+        "a_stale_lock_of_a_rolled_back_transaction_is_released_from_the_locks_pane took {:?}",
         started.elapsed()
     );
 }

@@ -114,9 +114,9 @@ fn an_unreachable_cluster_is_shown_and_retried() {
     });
     // Still running and answering keys.
     tui.keys(&["?"]);
-    tui.wait_for_all(&["any key closes help"]);
+    tui.wait_for_all(&["any other key closes help"]);
     tui.keys(&["Escape"]);
-    let screen = tui.wait_for("help closed", |s| !s.contains("any key closes help"));
+    let screen = tui.wait_for("help closed", |s| !s.contains("any other key closes help"));
     assert!(screen.contains(&format!("cannot reach {url}")), "{screen}");
     assert!(!screen.contains("EXITED="), "{screen}");
 

@@ -126,6 +126,32 @@ impl World {
         s
     }
 
+    /// Rolls the transfer back (forced: whatever its age), as an operator
+    /// or a worker would; its locks are released with it.
+    pub(crate) fn roll_back(&self, s: &Staged) {
+        let report = self.rt.block_on(self.proto.rollback(&s.id, true));
+        assert!(
+            matches!(report.verdict, Verdict::Completed(TxnState::RolledBack)),
+            "{:?}",
+            report.verdict
+        );
+    }
+
+    /// A lock on `resource` owned by transaction `owner`, taken now with a
+    /// lease of an hour (as a worker that died before releasing it left it).
+    pub(crate) fn put_lock(&self, resource: &str, owner: &str) {
+        let now = Utc::now();
+        let doc = json!({
+            "owner": owner,
+            "process_id": "worker-9:999",
+            "created_at": format_timestamp(now),
+            "expires_at": format_timestamp(now + ChronoDuration::hours(1)),
+        });
+        self.rt
+            .block_on(self.proto.cluster().put(&self.ix.locks, resource, &doc))
+            .unwrap();
+    }
+
     /// Makes every write visible to search (osmem never refreshes by itself).
     pub(crate) fn refresh(&self) {
         for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {

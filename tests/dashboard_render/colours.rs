@@ -40,7 +40,7 @@ fn focused_confirm_is_filled_red() {
 #[test]
 fn force_recover_dialog_is_not_red() {
     let mut a = app();
-    open_dialog(&mut a, Action::ForceRecover, "t-pend-1", true);
+    open_dialog(&mut a, Action::Recover, "t-pend-1", true);
     let buf = draw(&a, 100, 30);
     let (cx, cy) = find(&buf, "[ Confirm (y) ]").unwrap();
     assert_eq!(buf[(cx, cy)].fg, Color::Yellow);

@@ -33,13 +33,19 @@ fn rollback_dialog_refused_for_committed() {
 }
 
 #[test]
-fn rollback_dialog_warns_of_recent_modification() {
+fn rollback_dialog_of_a_recent_transaction_offers_only_force() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-2", true);
-    let s = screen(&a, 100, 30);
+    let buf = draw(&a, 100, 30);
+    let s = text(&buf);
     assert!(
-        s.contains("modified 10s ago: a worker may still be running it"),
+        s.contains("y is refused: transaction was modified 10s ago"),
         "{s}"
+    );
+    let (x, y) = find(&buf, "[ FORCE (!) ]").expect("a force button");
+    assert!(
+        crate::drawing::is_red(buf[(x, y)].fg),
+        "the force button is red"
     );
     assert_snapshot!("dialog_rollback_recent_warning", s);
 }
@@ -53,9 +59,9 @@ fn rollback_dialog_read_error() {
 }
 
 #[test]
-fn force_recover_dialog() {
+fn recover_dialog() {
     let mut a = app();
-    open_dialog(&mut a, Action::ForceRecover, "t-pend-1", true);
+    open_dialog(&mut a, Action::Recover, "t-pend-1", true);
     assert_snapshot!("dialog_force_recover", screen(&a, 100, 30));
 }
 
@@ -74,4 +80,51 @@ fn rollback_dialog_fits_the_minimum_size() {
     assert!(find(&buf, "[ Confirm (y) ]").is_some(), "{}", text(&buf));
     assert_danger_dialog(&buf, "Roll back t-pend-1?");
     assert_snapshot!("dialog_rollback_80x24", text(&buf));
+}
+
+#[test]
+fn recent_rollback_dialog_at_80x24_shows_the_force_key() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-2", true);
+    let buf = draw(&a, 80, 24);
+    assert!(find(&buf, "[ FORCE (!) ]").is_some(), "{}", text(&buf));
+    assert_snapshot!("dialog_rollback_recent_80x24", text(&buf));
+}
+
+#[test]
+fn release_one_lock_dialog_names_the_holder() {
+    use estx::dashboard::app::Dialog;
+    use estx::dashboard::event::{Checked, Reread};
+    let mut a = app();
+    let snap = a.snapshot.as_ref().unwrap();
+    let live = snap
+        .locks
+        .iter()
+        .find(|l| l.info.resource == "bob")
+        .unwrap()
+        .clone();
+    a.dialog = Some(Dialog {
+        action: Action::ReleaseLock,
+        txn: "bob".into(),
+        detail: Some(Ok(Checked {
+            reread: Reread::Lock(Some(Box::new(live))),
+            refusal: Some("lock on `bob` held by txn t-pend-1 (worker-2:99) is not stale".into()),
+        })),
+        confirm_focused: false,
+        scroll: 0,
+    });
+    let buf = draw(&a, 80, 24);
+    let s = text(&buf);
+    assert!(s.contains("held by txn t-pend-1 (worker-2:99)"), "{s}");
+    let (x, y) = find(&buf, "[ FORCE (!) ]").expect("the force button");
+    assert!(
+        crate::drawing::is_red(buf[(x, y)].fg),
+        "the force button is red"
+    );
+    let (x, y) = find(&buf, "Release the lock on bob?").unwrap();
+    assert!(
+        crate::drawing::is_red(buf[(x, y)].fg),
+        "a destructive dialog is red"
+    );
+    assert_snapshot!("dialog_release_lock_80x24", s);
 }

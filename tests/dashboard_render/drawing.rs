@@ -9,9 +9,14 @@ use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 use ratatui::Terminal;
 
+/// Draws `app` as the dashboard would after `update`: with its view derived
+/// for this size (fixtures set fields directly).
 pub(crate) fn draw(app: &App, w: u16, h: u16) -> Buffer {
+    let mut app = app.clone();
+    app.size = (w, h);
+    app.refresh_view();
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| render(f, app)).unwrap();
+    terminal.draw(|f| render(f, &app)).unwrap();
     terminal.backend().buffer().clone()
 }
 

@@ -5,13 +5,14 @@
 
 use chrono::{DateTime, Duration as Age, TimeZone, Utc};
 use estx::dashboard::app::{App, Dialog, LogEntry, LogLevel, Settings};
-use estx::dashboard::event::Action;
+use estx::dashboard::event::{Action, Checked, Reread};
 use estx::dashboard::snapshot::{AccountEntry, Snapshot, StateCount};
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
 use estx::protocol::executor::Outcome;
 use estx::protocol::lock::{LockInfo, Owner};
 use estx::protocol::locks::LockView;
+use estx::protocol::steps::Refusal;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::views::{preview, AccountView, TransactionDetail};
 use estx::protocol::{Procedure, Transaction, TxnState};
@@ -234,11 +235,14 @@ pub(crate) fn app() -> App {
         ),
         log_entry(25, LogLevel::Info, "cluster reachable again"),
     ]);
+    app.refresh_view();
+    // As the first poll does: the oldest row is selected.
+    app.select_index(0);
     app
 }
 
 pub(crate) fn select(app: &mut App, id: &str) {
-    app.selected = Some(id.into());
+    app.select(id.into());
     assert_eq!(
         app.selected_transaction().map(|t| t.id.as_str()),
         Some(id),
@@ -306,13 +310,38 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
     }
 }
 
+/// What `Protocol::check_actionable` says of an unforced run: refused
+/// within the recovery window, in the protocol's own words.
+pub(crate) fn unforced_refusal(app: &App, d: &TransactionDetail) -> Option<String> {
+    let window = app.settings.recovery_window.as_secs();
+    let age = d.txn.age_seconds(now())?;
+    (d.txn.state.as_ref().is_some_and(|s| s.is_in_flight()) && age < window as i64).then(|| {
+        Refusal::Recent {
+            age_seconds: age,
+            window_seconds: window,
+        }
+        .to_string()
+    })
+}
+
 pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool) {
     select(app, id);
-    let detail = loaded.then(|| Ok(Box::new(detail(app, id))));
+    let detail = loaded.then(|| {
+        let d = detail(app, id);
+        let refusal = match action {
+            Action::Rollback | Action::Recover => unforced_refusal(app, &d),
+            _ => None,
+        };
+        Ok(Checked {
+            reread: Reread::Transaction(Box::new(d)),
+            refusal,
+        })
+    });
     app.dialog = Some(Dialog {
         action,
         txn: id.into(),
         detail,
         confirm_focused: false,
+        scroll: 0,
     });
 }

@@ -5,7 +5,7 @@ use crate::drawing::screen;
 use crate::fixtures::{app, now, open_dialog, settings};
 use estx::dashboard::app::{App, Pane};
 use estx::dashboard::event::Action;
-use estx::dashboard::ui::layout;
+use estx::dashboard::ui::{layout, layout_for};
 use ratatui::layout::Rect;
 use std::time::Duration;
 
@@ -21,7 +21,7 @@ fn too_small() {
 
 #[test]
 fn layout_hit_testing() {
-    let a = layout(Rect::new(0, 0, 100, 30));
+    let a = layout(Rect::new(0, 0, 160, 48));
     assert_eq!(
         a.pane_at(a.transactions.x + 1, a.transactions.y + 1),
         Some(Pane::Transactions)
@@ -32,7 +32,17 @@ fn layout_hit_testing() {
     );
     assert_eq!(a.pane_at(a.locks.x + 1, a.locks.y + 1), Some(Pane::Locks));
     assert_eq!(a.pane_at(0, 0), None);
-    assert_eq!(a.keys.y, 29);
+    // Below 120 columns the table takes the width; the detail its place when focused.
+    let narrow = Rect::new(0, 0, 100, 30);
+    let t = layout(narrow).transactions;
+    assert_eq!(t.width, 100);
+    let d = layout_for(narrow, Pane::Detail);
+    assert_eq!(
+        d.pane_at(d.detail.x + 1, d.detail.y + 1),
+        Some(Pane::Detail)
+    );
+    assert_eq!(d.pane_at(t.x + 1, t.y + 1), Some(Pane::Detail));
+    assert_eq!(a.keys.y, 47);
 }
 
 #[test]
@@ -45,7 +55,7 @@ fn every_screen_renders_at_every_size() {
         (Action::Rollback, "t-pend-1"),
         (Action::Rollback, "t-commit-1"),
         (Action::ReleaseLocks, "t-pend-1"),
-        (Action::ForceRecover, "t-broken"),
+        (Action::Recover, "t-broken"),
     ] {
         let mut a = app();
         open_dialog(&mut a, action, id, true);

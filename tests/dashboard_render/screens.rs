@@ -3,8 +3,9 @@
 //! read-only mode.
 
 use crate::drawing::screen;
-use crate::fixtures::{app, select};
+use crate::fixtures::{app, detail, select};
 use estx::dashboard::app::Pane;
+use estx::protocol::TxnState;
 
 #[test]
 fn main_screen() {
@@ -28,6 +29,7 @@ fn filtered_with_state_filter() {
     a.filter = "erin".into();
     a.editing_filter = true;
     a.state_filter = 2; // pending
+    a.refresh_view();
     a.select_index(0);
     let s = screen(&a, 100, 30);
     assert!(s.contains("/erin█"), "{s}");
@@ -51,10 +53,10 @@ fn each_pane_focused() {
             select(&mut a, "t-term-1");
         }
         if pane == Pane::Accounts {
-            a.scroll[0] = 2;
+            a.selected_account = Some(a.view.accounts[2].clone());
         }
         if pane == Pane::Log {
-            a.scroll[2] = 1;
+            a.log_top = Some(1);
         }
         assert_snapshot!(
             format!("focus_{pane:?}").to_lowercase(),
@@ -95,11 +97,99 @@ fn help_overlay() {
 fn read_only_mode() {
     let mut a = app();
     a.settings.read_only = true;
+    a.focus = Pane::Detail;
     let s = screen(&a, 100, 30);
     assert!(s.contains("READ-ONLY"), "{s}");
     assert!(s.contains("read-only: actions disabled"), "{s}");
     assert!(s.contains("R F L read-only"), "{s}");
     assert_snapshot!("read_only", s);
+}
+
+#[test]
+fn main_screen_160x48() {
+    assert_snapshot!("main_160x48", screen(&app(), 160, 48));
+}
+
+#[test]
+fn detail_at_80x24_replaces_the_table_and_scrolls() {
+    let mut a = app();
+    a.focus = Pane::Detail;
+    let top = screen(&a, 80, 24);
+    assert!(top.contains("detail: t-pend-1"), "{top}");
+    assert!(top.contains("more)"), "a +N more hint: {top}");
+    assert_snapshot!("detail_80x24", top);
+    a.detail_scroll = 3;
+    assert_snapshot!("detail_80x24_scrolled", screen(&a, 80, 24));
+}
+
+#[test]
+fn a_selected_transaction_that_left_the_list_says_what_became_of_it() {
+    let mut a = app();
+    let mut d = detail(&a, "t-pend-2");
+    d.txn.state = Some(TxnState::Finished);
+    d.txn.id = "t-done".into();
+    a.selected = Some("t-done".into());
+    a.looked_up = Some(("t-done".into(), Ok(Some(Box::new(d)))));
+    let s = screen(&a, 160, 48);
+    assert!(s.contains("now finished (read by id"), "{s}");
+    assert!(!s.contains('▶'), "no row is selected: {s}");
+    assert_snapshot!("detail_left_the_list_160x48", s);
+}
+
+#[test]
+fn account_drill_down_at_80x24() {
+    let mut a = app();
+    a.account_drill = Some("erin".into());
+    a.filter = "erin".into();
+    a.focus = Pane::Detail;
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("account: erin"), "{s}");
+    assert_snapshot!("account_drill_80x24", s);
+}
+
+#[test]
+fn audit_pane_lists_findings_and_the_header_counts_them() {
+    use estx::protocol::audit::{AuditReport, Finding};
+    let mut a = app();
+    let f = |kind: &str, id: &str, detail: &str| Finding {
+        kind: kind.into(),
+        id: id.into(),
+        detail: detail.into(),
+    };
+    a.audit.report = Some(Ok(Box::new(AuditReport {
+        total_balance: 8_150,
+        in_flight_delta: -100,
+        consistent_view: true,
+        coverage: Default::default(),
+        findings: vec![
+            f(
+                "dangling_pending",
+                "carol",
+                "carries `t-gone`, which is rolled-back: a late apply; the repair undoes it",
+            ),
+            f(
+                "missing_account",
+                "t-broken",
+                "names account `heidi`, which does not exist",
+            ),
+            f(
+                "stale_lock",
+                "alice",
+                "held by txn t-pend-1 (worker-7:4242): lease expired",
+            ),
+        ],
+        repairs: vec![],
+    })));
+    a.audit.asked_at = Some(crate::fixtures::now());
+    a.audit.open = true;
+    a.audit.cursor = 2;
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("audit: 3 finding(s)"), "{s}");
+    assert!(s.contains("Enter: release it"), "{s}");
+    assert_snapshot!("audit_80x24", s);
+    a.audit.open = false;
+    let s = screen(&a, 160, 48);
+    assert!(s.contains("audit 3 (A)"), "{s}");
 }
 
 #[test]

@@ -1,28 +1,34 @@
 //! The accounts pane: every account of the snapshot, those carrying
 //! pending transactions first, then malformed and missing ones (marked
 //! `?`), then the rest — id, balance, and the pending ids (count and the
-//! first). Scrolled by `app.scroll[0]`.
+//! first). The selected row (by id) is highlighted; the view keeps it on
+//! screen and the title says what is above and below.
 
-use super::theme::{bold, dim, pane_block, ODD};
+use super::theme::{bold, dim, more_hint, pane_block, short_id, ODD};
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::snapshot::{AccountEntry, Snapshot};
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
 /// Draws the accounts pane.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
-    let mut entries: Vec<(&String, &AccountEntry)> = snap.accounts.iter().collect();
-    entries.sort_by_key(|(id, e)| (rank(e), (*id).clone()));
-    let skip = app.scroll[0].min(entries.len().saturating_sub(1));
-    let mut title = format!(" accounts {} ", entries.len());
-    if skip > 0 {
-        title.push_str(&format!("(+{skip} above) "));
-    }
+    let v = &app.view;
+    let height = usize::from(area.height.saturating_sub(3)).max(1);
+    let shown = v
+        .accounts
+        .len()
+        .saturating_sub(v.account_offset)
+        .min(height);
+    let title = format!(
+        " accounts {} {}",
+        v.accounts.len(),
+        more_hint(v.account_offset, shown, v.accounts.len())
+    );
     let block = pane_block(title, app.focus == Pane::Accounts);
-    if entries.is_empty() {
+    if v.accounts.is_empty() {
         frame.render_widget(
             Paragraph::new("no accounts loaded")
                 .style(dim())
@@ -31,10 +37,14 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         );
         return;
     }
-    let rows: Vec<Row> = entries
-        .into_iter()
-        .skip(skip)
-        .map(|(id, e)| row(id, e))
+    let id_w = usize::from(area.width.saturating_sub(2)) * 2 / 5;
+    let rows: Vec<Row> = v
+        .accounts
+        .iter()
+        .enumerate()
+        .skip(v.account_offset)
+        .take(height)
+        .filter_map(|(_, id)| Some(row(id, snap.accounts.get(id)?, id_w)))
         .collect();
     let header = Row::new(vec![
         Cell::from(""),
@@ -49,24 +59,29 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         Constraint::Length(8),
         Constraint::Fill(2),
     ];
-    frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
+    let table = Table::new(rows, widths)
+        .header(header)
+        .block(block)
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .highlight_symbol("▶")
+        .highlight_spacing(HighlightSpacing::Always);
+    let mut state = TableState::default().with_selected(
+        v.account_cursor
+            .and_then(|c| c.checked_sub(v.account_offset)),
+    );
+    frame.render_stateful_widget(table, area, &mut state);
 }
 
-fn rank(e: &AccountEntry) -> u8 {
-    match e {
-        AccountEntry::Ok(s) if !s.pending.is_empty() => 0,
-        AccountEntry::Malformed(_) | AccountEntry::Missing => 1,
-        AccountEntry::Ok(_) => 2,
-    }
-}
-
-fn row<'a>(id: &'a str, e: &'a AccountEntry) -> Row<'a> {
+fn row<'a>(id: &'a str, e: &'a AccountEntry, id_w: usize) -> Row<'a> {
+    let id = short_id(id, id_w);
     match e {
         AccountEntry::Ok(s) => {
             let pending = match s.pending.as_slice() {
                 [] => Cell::from("-").style(dim()),
-                [first] => Cell::from(format!("1 {first}")),
-                [first, ..] => Cell::from(format!("{} {first} …", s.pending.len())),
+                [first] => Cell::from(format!("1 {}", short_id(first, id_w))),
+                [first, ..] => {
+                    Cell::from(format!("{} {} …", s.pending.len(), short_id(first, id_w)))
+                }
             };
             Row::new(vec![
                 Cell::from(""),

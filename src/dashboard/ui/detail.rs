@@ -1,21 +1,25 @@
-//! Detail of the selected transaction, from the last snapshot: what it is,
+//! Detail of the selected transaction (derived in the view: from the last
+//! snapshot, or read by id once it left the list, saying what became of
+//! it — "now finished"): what it is,
 //! how old, what is wrong with it, where each account stands with it
 //! ("carries it", "settled (applied|undone)", "not applied", missing or
 //! malformed), the next protocol step recovery would take, what `R`, `F`
 //! and `L` would do (the dialog re-reads before anything runs), its locks.
-//! Most important first: a short pane cuts the end.
+//! Most important first; the pane scrolls (j/k when focused) with
+//! "+N more" in its title.
 
 use super::theme::{
-    amount_text, bold, datetime, dim, pane_block, route, severity, signed, state_text, txn_age,
-    Severity, DANGER, GOOD, ODD, WARN,
+    amount_text, bold, datetime, dim, more_hint, pane_block, route, severity, signed, state_text,
+    txn_age, wrapped_rows, Severity, DANGER, GOOD, ODD, WARN,
 };
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::snapshot::AccountEntry;
+use crate::dashboard::view::{DetailAccount, DetailView, Fate};
 use crate::protocol::executor::Outcome;
 use crate::protocol::lock::Staleness;
-use crate::protocol::steps::{Procedure, Refusal};
+use crate::protocol::steps::Refusal;
 use crate::protocol::time::human_age;
-use crate::protocol::transaction::Transaction;
+use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::Preview;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -23,33 +27,87 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-/// Draws the detail pane.
+/// Draws the detail pane, scrolled by `app.detail_scroll` (bounded to its text).
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let focused = app.focus == Pane::Detail;
-    let Some(t) = app.selected_transaction() else {
-        let block = pane_block(" detail ", focused);
+    let Some(d) = &app.view.detail else {
+        let text = match &app.selected {
+            None => "no transaction selected".to_string(),
+            Some(id) => match &app.looked_up {
+                Some((l, Ok(None))) if l == id => format!("{id}: no such transaction"),
+                Some((l, Err(e))) if l == id => format!("{id}: could not read it: {e}"),
+                _ => format!("{id}: reading it by id…"),
+            },
+        };
         frame.render_widget(
-            Paragraph::new("no transaction selected")
+            Paragraph::new(text)
                 .style(dim())
-                .block(block),
+                .wrap(Wrap { trim: true })
+                .block(pane_block(" detail ", focused)),
             area,
         );
         return;
     };
-    let block = pane_block(format!(" detail: {} ", t.id), focused);
+    let body = lines(app, d);
+    let inner_w = usize::from(area.width.saturating_sub(2)).max(1);
+    let total = wrapped_rows(&body, inner_w);
+    let height = usize::from(area.height.saturating_sub(2));
+    let scroll = app.detail_scroll.min(total.saturating_sub(height));
+    let mut title = format!(" detail: {} ", d.txn.id);
+    title.push_str(&more_hint(scroll, height.min(total), total));
     frame.render_widget(
-        Paragraph::new(lines(app, t))
+        Paragraph::new(body)
             .wrap(Wrap { trim: false })
-            .block(block),
+            .scroll((scroll.min(usize::from(u16::MAX)) as u16, 0))
+            .block(pane_block(title, focused)),
         area,
     );
 }
 
-fn lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
-    let mut out = vec![Line::from(vec![
+/// Lines of the detail of `d` (so `update` can bound the scroll).
+pub fn line_count(app: &App, d: &DetailView, width: u16) -> usize {
+    wrapped_rows(&lines(app, d), usize::from(width.saturating_sub(2)).max(1))
+}
+
+fn fate_line(d: &DetailView) -> Option<Line<'static>> {
+    let now = state_text(&d.txn);
+    let (text, style) = match &d.fate {
+        Fate::Listed => return None,
+        Fate::Filtered => (
+            "hidden by the filter (still selected)".to_string(),
+            Style::new().fg(WARN),
+        ),
+        Fate::Reading => (
+            "left the in-flight list; re-reading it by id…".to_string(),
+            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+        ),
+        Fate::ReadById if d.txn.state.as_ref().is_some_and(TxnState::is_terminal) => (
+            format!("now {now} (read by id; not in the in-flight list)"),
+            Style::new().fg(GOOD).add_modifier(Modifier::BOLD),
+        ),
+        Fate::ReadById => (
+            format!("{now}, read by id (not in the listed rows)"),
+            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+        ),
+        Fate::Vanished => (
+            "no longer exists (as last seen:)".to_string(),
+            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+        ),
+        Fate::ReadFailed(e) => (
+            format!("left the list; could not re-read it: {e}"),
+            Style::new().fg(DANGER),
+        ),
+    };
+    Some(Line::styled(text, style))
+}
+
+fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
+    let t = &d.txn;
+    let mut out: Vec<Line<'static>> = fate_line(d).into_iter().collect();
+    out.push(Line::from(vec![
         Span::styled(state_text(t), bold()),
         Span::raw(format!(" · {} · {}", amount_text(t), route(t))),
-    ])];
+    ]));
     match t.modification_time {
         Some(m) => out.push(Line::from(format!(
             "modified {} · {} ago",
@@ -78,12 +136,10 @@ fn lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
     for p in &t.problems {
         out.push(Line::styled(format!("? {p}"), Style::new().fg(ODD)));
     }
-    for (role, id) in [("src", &t.src), ("dst", &t.dest)] {
-        if let Some(id) = id {
-            out.push(account_line(app, role, id, &t.id));
-        }
+    for a in &d.accounts {
+        out.push(account_line(a, &t.id));
     }
-    let recover = app.preview(t, Procedure::Recover);
+    let recover = &d.recover;
     let next = recover
         .steps
         .iter()
@@ -112,25 +168,19 @@ fn lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
             t.src.as_deref().unwrap_or("src"),
             t.dest.as_deref().unwrap_or("dest"),
         );
-        out.push(action_line(
-            "R rollback",
-            &app.preview(t, Procedure::Rollback),
-            names,
-            t,
-        ));
-        out.push(action_line("F recover", &recover, names, t));
-        let locks: Vec<_> = owned_locks(app, t).collect();
-        let live = locks.iter().filter(|l| !l.staleness.is_stale()).count();
-        out.push(Line::from(match locks.len() {
+        out.push(action_line("R rollback", &d.rollback, names, t));
+        out.push(action_line("F recover", recover, names, t));
+        let live = d.locks.iter().filter(|l| !l.staleness.is_stale()).count();
+        out.push(Line::from(match d.locks.len() {
             0 => Span::styled("L release: no locks held", dim()),
             n if live > 0 => Span::styled(
-                format!("L release {n} lock(s), {live} not stale"),
+                format!("L release {n} lock(s), {live} not stale (force only)"),
                 Style::new().fg(WARN),
             ),
             n => Span::raw(format!("L release {n} stale lock(s)")),
         }));
     }
-    for l in owned_locks(app, t) {
+    for l in &d.locks {
         let (word, style) = match &l.staleness {
             Staleness::Live => ("live".to_string(), Style::new().fg(GOOD)),
             Staleness::Stale(why) => (format!("stale: {why}"), Style::new().fg(WARN)),
@@ -148,19 +198,9 @@ fn lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
     out
 }
 
-fn owned_locks<'a>(
-    app: &'a App,
-    t: &'a Transaction,
-) -> impl Iterator<Item = &'a crate::protocol::locks::LockView> + 'a {
-    app.snapshot
-        .iter()
-        .flat_map(|s| s.locks.iter())
-        .filter(move |l| l.info.owner.as_deref() == Some(t.id.as_str()))
-}
-
-fn account_line(app: &App, role: &str, id: &str, txn: &str) -> Line<'static> {
-    let head = Span::styled(format!("{role} {id}: "), bold());
-    let rest = match app.account(id) {
+fn account_line(a: &DetailAccount, txn: &str) -> Line<'static> {
+    let head = Span::styled(format!("{} {}: ", a.role, a.id), bold());
+    let rest = match &a.entry {
         Some(AccountEntry::Ok(s)) => {
             let (what, style) = if s.carries(txn) {
                 ("carries it".to_string(), Style::new().fg(WARN))

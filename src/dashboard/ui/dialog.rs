@@ -1,19 +1,26 @@
-//! The confirmation dialog, centred over everything. It shows what the
-//! action would do from the documents as re-read just now: the exact steps
-//! with their predicted outcome, or the refusal (with only a Close button),
-//! the balance effect per account, the locks a release would delete, and a
-//! warning when a worker may still be running the transaction. Rollback and
-//! lock release are destructive: red border and red Confirm button.
+//! The confirmation dialog, centred over everything. It names its target
+//! whole and shows what the action would do from the documents as re-read
+//! just now: every write in order (the protocol steps, then the lock
+//! releases that follow), or the refusal (with only a Close button), the
+//! balance effect per account from the re-read balances, the locks a
+//! release would delete with their holders. When the protocol would refuse
+//! an unforced run (modified within the recovery window, a live lock) it
+//! says so in its own words, `y` stays refused, and a red Force (!) button
+//! is the only way on. Rollback and lock release are destructive: red
+//! border and red Confirm button.
 
 use super::theme::{
     amount_text, bold, datetime, dim, route, signed, state_text, txn_age, wrapped_rows, DANGER,
     GOOD, ODD, WARN,
 };
+use super::theme::{more_hint, short_id};
 use crate::dashboard::app::{App, Dialog};
-use crate::dashboard::event::Action;
-use crate::dashboard::update::dialog_can_confirm;
+use crate::dashboard::confirm::{dialog_can_confirm, needs_force};
+use crate::dashboard::event::{Action, Checked, Reread};
+use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::Outcome;
 use crate::protocol::lock::Staleness;
+use crate::protocol::locks::LockView;
 use crate::protocol::views::{Preview, TransactionDetail};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -27,10 +34,23 @@ pub const CANCEL: &str = "[ Cancel ]";
 pub const CONFIRM: &str = "[ Confirm (y) ]";
 /// The label of the only button when there is nothing to confirm.
 pub const CLOSE: &str = "[ Close ]";
+/// The label of the force button (shown only when `y` would be refused).
+pub const FORCE: &str = "[ FORCE (!) ]";
 
 /// Whether the action destroys or undoes work (red dialog).
 pub fn is_destructive(action: Action) -> bool {
-    matches!(action, Action::Rollback | Action::ReleaseLocks)
+    matches!(
+        action,
+        Action::Rollback | Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair
+    )
+}
+
+/// How far the dialog's text can scroll on a screen of `size`.
+pub fn scroll_max(app: &App, d: &Dialog, size: (u16, u16)) -> usize {
+    let width = size.0.saturating_sub(4).min(84);
+    let body_h = wrapped_rows(&body(app, d), width.saturating_sub(4).max(1) as usize);
+    let text_h = usize::from(size.1.saturating_sub(2).saturating_sub(4));
+    body_h.saturating_sub(text_h)
 }
 
 /// Draws the dialog over `area`.
@@ -46,21 +66,37 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let body_h = wrapped_rows(&body, inner_w);
     let height = (body_h as u16 + 4).min(area.height.saturating_sub(2));
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
+    let title = format!("{} {}?", d.action.title(), d.txn);
+    let room = usize::from(width.saturating_sub(4));
     let block = Block::bordered()
         .border_type(BorderType::Double)
         .border_style(Style::new().fg(colour).add_modifier(Modifier::BOLD))
-        .title(Line::from(format!(" {} {}? ", d.action.title(), d.txn)).centered())
+        .title(Line::from(format!(" {} ", short_id(&title, room))).centered())
         .title_style(Style::new().fg(colour).add_modifier(Modifier::BOLD))
         .padding(Padding::horizontal(1));
     let inner = block.inner(rect);
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);
-    let [text, _, buttons] = inner.layout(&Layout::vertical([
+    let [text, hint, buttons] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(1),
         Constraint::Length(1),
     ]));
-    frame.render_widget(Paragraph::new(body).wrap(Wrap { trim: false }), text);
+    let text_h = usize::from(text.height);
+    let scroll = d.scroll.min(body_h.saturating_sub(text_h));
+    frame.render_widget(
+        Paragraph::new(body)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll as u16, 0)),
+        text,
+    );
+    let more = more_hint(scroll, text_h.min(body_h), body_h);
+    if !more.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Line::styled(format!("{more}· j/k scroll"), dim())).right_aligned(),
+            hint,
+        );
+    }
     frame.render_widget(Paragraph::new(buttons_line(d, colour)).centered(), buttons);
 }
 
@@ -74,7 +110,8 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
     } else {
         focused
     };
-    let confirm = match (d.detail.is_some(), d.confirm_focused) {
+    let forced = needs_force(d);
+    let confirm = match (d.detail.is_some() && !forced, d.confirm_focused) {
         (false, false) => dim(),
         (false, true) => dim().add_modifier(Modifier::REVERSED),
         (true, false) => Style::new().fg(colour).add_modifier(Modifier::BOLD),
@@ -83,11 +120,19 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
             .bg(colour)
             .add_modifier(Modifier::BOLD),
     };
-    Line::from(vec![
+    let mut spans = vec![
         Span::styled(CANCEL, cancel),
         Span::raw("    "),
         Span::styled(CONFIRM, confirm),
-    ])
+    ];
+    if forced {
+        spans.push(Span::raw("    "));
+        spans.push(Span::styled(
+            FORCE,
+            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+        ));
+    }
+    Line::from(spans)
 }
 
 fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
@@ -101,7 +146,125 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
             Line::styled(e.clone(), Style::new().fg(DANGER)),
             Line::from("nothing was changed."),
         ],
-        Some(Ok(det)) => loaded(app, d.action, det),
+        Some(Ok(c)) => {
+            let mut out = vec![Line::from(vec![
+                Span::styled(target_kind(d.action), dim()),
+                Span::styled(d.txn.clone(), bold()),
+            ])];
+            out.extend(refusal_lines(c));
+            out.extend(match &c.reread {
+                Reread::Transaction(det) => loaded(app, d.action, det),
+                Reread::Lock(l) => lock_dialog(app, l.as_deref()),
+                Reread::Audit(r) => audit_dialog(r),
+            });
+            out
+        }
+    }
+}
+
+/// What the dialog's target is.
+fn target_kind(action: Action) -> &'static str {
+    match action {
+        Action::ReleaseLock => "lock ",
+        Action::AuditRepair => "account ",
+        _ => "transaction ",
+    }
+}
+
+/// The protocol's refusal of an unforced run, in its words, and the way on.
+fn refusal_lines(c: &Checked) -> Vec<Line<'static>> {
+    let Some(why) = &c.refusal else {
+        return vec![];
+    };
+    let red = Style::new().fg(DANGER).add_modifier(Modifier::BOLD);
+    vec![
+        Line::from(vec![
+            Span::styled(
+                " REFUSED ",
+                Style::new()
+                    .fg(Color::White)
+                    .bg(DANGER)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(format!(" y is refused: {why}"), red),
+        ]),
+        Line::styled(
+            "only the force key ! acts anyway; nothing happens otherwise",
+            red,
+        ),
+    ]
+}
+
+fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>> {
+    let Some(l) = l else {
+        return vec![Line::styled(
+            "this lock is no longer held; nothing to release",
+            dim(),
+        )];
+    };
+    let age = l
+        .info
+        .age_seconds(app.now)
+        .map(crate::protocol::time::human_age)
+        .unwrap_or_else(|| "?".into());
+    let owner = l
+        .owner_state
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| "missing or unknown".into());
+    let mut out = vec![
+        Line::from(format!("held by {}", l.info.holder_label())),
+        Line::from(format!("owner transaction: {owner} · taken {age} ago")),
+        Line::from(""),
+        Line::styled("would write:", bold()),
+    ];
+    let (status, style) = staleness_text(l);
+    out.push(Line::from(vec![
+        Span::raw(format!(" 1. delete lock {} — ", l.info.resource)),
+        Span::styled(status, style),
+    ]));
+    out
+}
+
+fn audit_dialog(r: &AuditReport) -> Vec<Line<'static>> {
+    let dangling: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.kind == "dangling_pending")
+        .collect();
+    if dangling.is_empty() {
+        return vec![Line::styled(
+            "the audit no longer finds dangling pending entries; nothing to repair",
+            dim(),
+        )];
+    }
+    let mut out = vec![Line::styled(
+        "dangling pending entries found by the audit just now:",
+        bold(),
+    )];
+    out.extend(
+        dangling
+            .iter()
+            .map(|f| Line::from(format!(" {}: {}", f.id, f.detail))),
+    );
+    out.push(Line::from(""));
+    out.push(Line::styled(
+        "the repair undoes each one whose repair is unambiguous (its transaction rolled back, \
+         or finished and already settled by the account), re-reading every account; the rest \
+         are left for you. The log lists each repair.",
+        Style::new().fg(WARN),
+    ));
+    out
+}
+
+fn staleness_text(l: &LockView) -> (String, Style) {
+    match &l.staleness {
+        Staleness::Stale(why) => (format!("stale ({why})"), Style::new().fg(WARN)),
+        Staleness::Live => (
+            "LIVE: its holder looks alive".to_string(),
+            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+        ),
+        Staleness::Unknown(why) => (format!("unknown ({why})"), Style::new().fg(ODD)),
     }
 }
 
@@ -117,35 +280,13 @@ fn loaded(app: &App, action: Action, det: &TransactionDetail) -> Vec<Line<'stati
             dim(),
         ));
     }
-    if let Some(a) = t
-        .age_seconds(app.now)
-        .filter(|a| *a < app.settings.recovery_window.as_secs() as i64)
-    {
-        out.push(Line::from(vec![
-            Span::styled(
-                " WARNING ",
-                Style::new()
-                    .fg(Color::White)
-                    .bg(DANGER)
-                    .add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(
-                format!(" modified {a}s ago: a worker may still be running it"),
-                Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
-            ),
-        ]));
-    }
     out.push(Line::from(""));
     match action {
         Action::Rollback => out.extend(preview_lines(det, &det.rollback, "rollback")),
-        Action::ForceRecover => {
-            out.push(Line::styled(
-                "forced: the recovery window is not enforced",
-                Style::new().fg(WARN),
-            ));
-            out.extend(preview_lines(det, &det.recover, "recovery"));
+        Action::Recover => out.extend(preview_lines(det, &det.recover, "recovery")),
+        Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair => {
+            out.extend(lock_lines(det))
         }
-        Action::ReleaseLocks => out.extend(lock_lines(det)),
     }
     out
 }
@@ -185,6 +326,20 @@ fn preview_lines(det: &TransactionDetail, p: &Preview, what: &str) -> Vec<Line<'
             outcome,
         ]));
     }
+    if p.ends_in.as_ref().is_some_and(|s| s.is_terminal()) {
+        let mut locks: Vec<&LockView> = det.locks.iter().collect();
+        locks.sort_by(|a, b| a.info.resource.cmp(&b.info.resource));
+        for (k, l) in locks.into_iter().enumerate() {
+            out.push(Line::from(vec![
+                Span::raw(format!(
+                    " {}. release lock {} — ",
+                    p.steps.len() + k + 1,
+                    l.info.resource
+                )),
+                Span::styled("deletes the lock", Style::new().fg(GOOD)),
+            ]));
+        }
+    }
     if let Some(s) = &p.ends_in {
         out.push(Line::from(format!("ends in: {s}")));
     }
@@ -223,14 +378,7 @@ fn lock_lines(det: &TransactionDetail) -> Vec<Line<'static>> {
     }
     let mut out = vec![Line::styled("locks that would be released:", bold())];
     for l in &det.locks {
-        let (status, style) = match &l.staleness {
-            Staleness::Stale(why) => (format!("stale ({why})"), Style::new().fg(WARN)),
-            Staleness::Live => (
-                "LIVE: its holder looks alive".to_string(),
-                Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
-            ),
-            Staleness::Unknown(why) => (format!("unknown ({why})"), Style::new().fg(ODD)),
-        };
+        let (status, style) = staleness_text(l);
         out.push(Line::from(vec![
             Span::raw(format!(" {} — ", l.info.resource)),
             Span::styled(status, style),

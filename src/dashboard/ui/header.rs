@@ -99,11 +99,12 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         Span::raw(format!("every {}s", app.interval.as_secs()))
     };
     segs.push(Segment::new(1, vec![polling]));
-    if let Some((action, id)) = &app.running {
+    if let Some(r) = &app.running {
+        let forced = if r.forced { " (forced)" } else { "" };
         segs.push(Segment::new(
             1,
             vec![Span::styled(
-                format!("running: {} {id}", action.title()),
+                format!("running: {} {}{forced}", r.action.title(), r.target),
                 bold(),
             )],
         ));
@@ -188,6 +189,12 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         Some((total, listed)) => format!(" in flight: {total} (showing {listed})"),
         None => format!(" in flight: {}", snap.in_flight_total),
     };
+    let findings = app.audit.findings().len();
+    let audit = match &app.audit.report {
+        None => Segment::new(3, vec![Span::styled("audit …", dim())]),
+        Some(Err(_)) => part(1, 1, "audit failed (A)".into(), DANGER),
+        Some(Ok(_)) => part(1, findings, format!("audit {findings} (A)"), WARN),
+    };
     let locks = if snap.read.locks_total > snap.locks.len() as u64 {
         format!("locks {} of {}", snap.locks.len(), snap.read.locks_total)
     } else {
@@ -222,6 +229,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
             format!("{locks} ({stale_locks} stale)"),
             WARN,
         ),
+        audit,
     ]);
     let cap = crate::dashboard::snapshot::PENDING_ACCOUNTS_CAP as u64;
     if snap.read.pending_accounts_total > cap {

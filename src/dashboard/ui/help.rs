@@ -1,45 +1,16 @@
 //! The help overlay (`?`): every key of the main screen and of the
-//! confirmation dialog, and the colour and mark legend, in two columns.
+//! confirmation dialog, listed from the one key table ([`keymap`]), and
+//! the colour and mark legend, in two columns.
 
-use super::theme::{bold, dim, DANGER, FOCUS, GOOD, ODD, WARN};
+use super::theme::{bold, dim, more_hint, DANGER, FOCUS, GOOD, ODD, WARN};
 use crate::dashboard::app::App;
+use crate::dashboard::keymap::{self, Binding, Group};
 use crate::protocol::time::human_age;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph};
 use ratatui::Frame;
-
-const NAVIGATION: [(&str, &str); 15] = [
-    ("?", "this help"),
-    ("Tab S-Tab", "next / previous pane"),
-    ("↑ ↓ j k", "move selection / scroll"),
-    ("PgUp PgDn", "move by 10"),
-    ("g G", "first / last (Home End)"),
-    ("Enter", "focus the detail"),
-    ("Esc", "back / clear the filter"),
-    ("/", "filter (Enter / Esc)"),
-    ("s", "cycle the state filter"),
-    ("o O", "sort key / reverse order"),
-    ("r", "refresh now"),
-    ("p", "pause / resume polling"),
-    ("+ -", "poll interval ±1s"),
-    ("mouse", "click pane/row, wheel"),
-    ("q Ctrl-C", "quit"),
-];
-
-const ACTIONS: [(&str, &str); 3] = [
-    ("R", "roll back"),
-    ("F", "force recovery"),
-    ("L", "release its locks"),
-];
-
-const DIALOG: [(&str, &str); 4] = [
-    ("y", "confirm"),
-    ("n Esc", "cancel (has focus first)"),
-    ("Tab ←→ h l", "move focus"),
-    ("Enter", "press the focused button"),
-];
 
 fn key_line(key: &str, what: &str) -> Line<'static> {
     Line::from(vec![
@@ -58,17 +29,35 @@ fn legend(mark: &str, colour: Color, what: String) -> Line<'static> {
     ])
 }
 
-/// Draws the overlay.
+/// Rows of the overlay's text (so `update` bounds its scroll).
+pub fn rows(app: &App) -> usize {
+    let (l, r) = columns(app);
+    l.len().max(r.len())
+}
+
+/// Rows of text the overlay shows on a screen `height` rows high.
+pub fn visible_rows(height: u16) -> usize {
+    usize::from(height.saturating_sub(4)).max(1)
+}
+
+/// Draws the overlay, scrolled by `app.help_scroll` when it does not fit.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let (left, right) = columns(app);
-    let rows = left.len().max(right.len()) as u16;
+    let total = left.len().max(right.len());
+    let shown = visible_rows(area.height).min(total);
+    let skip = app.help_scroll.min(total - shown);
     let width = area.width.saturating_sub(4).min(96);
-    let height = (rows + 2).min(area.height.saturating_sub(2));
+    let height = shown as u16 + 2;
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
+    let title = format!(" estx-tui keys {}", more_hint(skip, shown, total));
+    let (left, right): (Vec<_>, Vec<_>) = (
+        left.into_iter().skip(skip).collect(),
+        right.into_iter().skip(skip).collect(),
+    );
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(Style::new().fg(FOCUS))
-        .title(Line::from(" estx-tui keys ").centered())
+        .title(Line::from(title).centered())
         .title_style(bold().fg(FOCUS))
         .padding(Padding::horizontal(1));
     let inner = block.inner(rect);
@@ -80,37 +69,40 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(right), r_area);
 }
 
-/// The two columns: main-screen keys; actions, dialog keys and the legend.
+fn section<O: Copy + 'static>(table: &'static [Binding<O>], group: Group) -> Vec<Line<'static>> {
+    table
+        .iter()
+        .filter(|b| b.group == group)
+        .map(|b| key_line(b.label, b.help))
+        .collect()
+}
+
+fn heading(text: &'static str) -> Line<'static> {
+    Line::styled(text, bold().add_modifier(Modifier::UNDERLINED))
+}
+
+/// The two columns: moving and looking; actions, dialog keys and the legend.
 fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let mut l = vec![Line::styled(
-        "Main screen",
-        bold().add_modifier(Modifier::UNDERLINED),
-    )];
-    l.extend(NAVIGATION.iter().map(|(k, w)| key_line(k, w)));
+    let mut l = vec![heading("Moving")];
+    l.extend(section(keymap::MAIN, Group::Navigate));
+    l.push(key_line("mouse", "click pane/row, wheel"));
+    l.push(heading("Looking"));
+    l.extend(section(keymap::MAIN, Group::Look));
 
     let window = human_age(app.settings.recovery_window.as_secs() as i64);
     let investigate = human_age(app.settings.investigate_after.as_secs() as i64);
-    let mut r = vec![Line::styled(
-        "On the selected transaction",
-        bold().add_modifier(Modifier::UNDERLINED),
-    )];
+    let mut r = vec![heading("Repairs (on what is selected)")];
     if app.settings.read_only {
         r.push(Line::styled(
             "read-only: R, F and L are disabled",
             Style::new().fg(WARN),
         ));
     } else {
-        r.extend(ACTIONS.iter().map(|(k, w)| key_line(k, w)));
+        r.extend(section(keymap::MAIN, Group::Act));
     }
-    r.push(Line::styled(
-        "Dialog",
-        bold().add_modifier(Modifier::UNDERLINED),
-    ));
-    r.extend(DIALOG.iter().map(|(k, w)| key_line(k, w)));
-    r.push(Line::styled(
-        "Colours and marks",
-        bold().add_modifier(Modifier::UNDERLINED),
-    ));
+    r.push(heading("Dialog"));
+    r.extend(section(keymap::DIALOG, Group::Act));
+    r.push(heading("Colours and marks"));
     r.push(legend("!", WARN, format!("stuck: untouched > {window}")));
     r.push(legend(
         "!!",

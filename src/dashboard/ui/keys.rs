@@ -1,27 +1,49 @@
 //! The key hint bar on the last line, for the mode the screen is in:
-//! dialog, help, filter typing, or the main screen (where the action keys
-//! say "read-only" in read-only mode). Hints that do not fit are dropped,
-//! least useful first.
+//! dialog, help, typing, or the main screen — from the one key table
+//! ([`keymap`]) the handler uses (the action keys say "read-only" in
+//! read-only mode; the force key shows only when `y` would be refused).
+//! Hints that do not fit are dropped, least useful first.
 
 use super::theme::{dim, fit_segments, Segment, WARN};
 use crate::dashboard::app::App;
+use crate::dashboard::confirm::needs_force;
+use crate::dashboard::keymap::{self, DialogOp, Group};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+/// The action keys, as the read-only key bar names them.
+const READ_ONLY_KEYS: &str = "R F L";
+
 /// Draws the key bar.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
-    let hints: Vec<(u8, &str, &str)> = if app.dialog.is_some() {
+    let typed = format!("{}█", app.editing_lookup.as_deref().unwrap_or_default());
+    let hints: Vec<(u8, &str, &str)> = if let Some(d) = &app.dialog {
+        keymap::DIALOG
+            .iter()
+            .filter(|b| b.op != DialogOp::Force || needs_force(d))
+            .filter_map(|b| b.bar.map(|(p, w)| (p, b.label, w)))
+            .collect()
+    } else if app.audit.open {
         vec![
-            (0, "y", "confirm"),
-            (0, "n/Esc", "cancel"),
-            (1, "Tab/←/→", "move focus"),
-            (1, "Enter", "press focused"),
+            (0, "j/k", "select"),
+            (0, "Enter", "act on it"),
+            (0, "r", "audit now"),
+            (0, "Esc", "close"),
         ]
     } else if app.help {
-        vec![(0, "any key", "closes help")]
+        vec![
+            (0, "↓ ↑ j k", "scroll"),
+            (0, "any other key", "closes help"),
+        ]
+    } else if app.editing_lookup.is_some() {
+        vec![
+            (0, "look up #", typed.as_str()),
+            (0, "Enter", "look it up"),
+            (0, "Esc", "cancel"),
+        ]
     } else if app.editing_filter {
         vec![
             (0, "type", "to filter"),
@@ -29,32 +51,18 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             (0, "Esc", "clear"),
             (1, "Backspace", "delete"),
         ]
-    } else if app.settings.read_only {
-        vec![
-            (0, "?", "help"),
-            (1, "Tab", "pane"),
-            (0, "/", "filter"),
-            (0, "s", "state"),
-            (2, "o/O", "sort"),
-            (0, "R F L", "read-only"),
-            (2, "r", "refresh"),
-            (2, "p", "pause"),
-            (0, "q", "quit"),
-        ]
     } else {
-        vec![
-            (0, "?", "help"),
-            (1, "Tab", "pane"),
-            (0, "/", "filter"),
-            (0, "s", "state"),
-            (2, "o/O", "sort"),
-            (0, "R", "rollback"),
-            (0, "F", "recover"),
-            (0, "L", "locks"),
-            (2, "r", "refresh"),
-            (2, "p", "pause"),
-            (0, "q", "quit"),
-        ]
+        let ro = app.settings.read_only;
+        let mut hints: Vec<(u8, &str, &str)> = keymap::MAIN
+            .iter()
+            .filter(|b| !(ro && b.group == Group::Act))
+            .filter_map(|b| b.bar.map(|(p, w)| (p, b.label, w)))
+            .collect();
+        if ro {
+            let at = hints.len().saturating_sub(1);
+            hints.insert(at, (0, READ_ONLY_KEYS, "read-only"));
+        }
+        hints
     };
     let key_style = Style::new().add_modifier(Modifier::BOLD);
     let segs = hints

@@ -2,9 +2,10 @@
 //! is stale (yellow), live or of unknown holder. Panes of usual width show
 //! one line per lock (the owner state only when there is room); narrow ones
 //! two (holder and owner state on the second).
-//! Scrolled by `app.scroll[1]`.
+//! The selected row (by resource) is highlighted; `L` releases that lock.
+//! The view keeps it on screen; the title says what is above and below.
 
-use super::theme::{bold, dim, pane_block, GOOD, ODD, WARN};
+use super::theme::{bold, dim, more_hint, pane_block, short_id, GOOD, ODD, WARN};
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::snapshot::Snapshot;
 use crate::protocol::lock::Staleness;
@@ -13,7 +14,7 @@ use crate::protocol::time::human_age;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
 /// Inner width from which a lock fits on one line.
@@ -21,14 +22,34 @@ const WIDE: u16 = 40;
 /// Inner width from which the owner's state gets a column.
 const WIDER: u16 = 64;
 
+/// Whether a lock fits on one line in `area`.
+pub fn one_line(area: Rect) -> bool {
+    area.width.saturating_sub(2) >= WIDE
+}
+
+/// Lock rows that fit in `area` (one line each when wide, else two).
+pub fn rows_that_fit(area: Rect) -> usize {
+    let inner_h = area.height.saturating_sub(2);
+    let n = if area.width.saturating_sub(2) >= WIDE {
+        inner_h.saturating_sub(1)
+    } else {
+        inner_h / 2
+    };
+    usize::from(n).max(1)
+}
+
 /// Draws the locks pane.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
-    let skip = app.scroll[1].min(snap.locks.len().saturating_sub(1));
+    let v = &app.view;
+    let skip = v.lock_offset;
+    let height = rows_that_fit(area);
+    let shown = snap.locks.len().saturating_sub(skip).min(height);
     let stale = snap.locks.iter().filter(|l| l.staleness.is_stale()).count();
-    let mut title = format!(" locks {} ({stale} stale) ", snap.locks.len());
-    if skip > 0 {
-        title.push_str(&format!("(+{skip} above) "));
-    }
+    let title = format!(
+        " locks {} ({stale} stale) {}",
+        snap.locks.len(),
+        more_hint(skip, shown, snap.locks.len())
+    );
     let block = pane_block(title, app.focus == Pane::Locks);
     if snap.locks.is_empty() {
         frame.render_widget(
@@ -40,15 +61,34 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let inner = area.width.saturating_sub(2);
     let wide = inner >= WIDE;
     let owner_col = inner >= WIDER;
+    // Resource and holder share what the fixed columns leave, 1:3 (as the
+    // widths below); ids are shortened in the middle to fit.
+    let longest = snap
+        .locks
+        .iter()
+        .map(|l| l.info.resource.chars().count())
+        .max()
+        .unwrap_or(8);
+    let (id_w, holder_w) = if wide {
+        let fixed = 1 + 6 + 7 + 4 + if owner_col { 12 } else { 0 };
+        let rest = usize::from(inner.saturating_sub(fixed));
+        let id_w = (rest / 3).min(longest).max(8);
+        (id_w, rest.saturating_sub(id_w))
+    } else {
+        let w = usize::from(inner.saturating_sub(16)).max(6);
+        (w, w)
+    };
     let rows: Vec<Row> = snap
         .locks
         .iter()
+        .enumerate()
         .skip(skip)
-        .map(|l| row(app, l, wide, owner_col))
+        .take(height)
+        .map(|(_, l)| row(app, l, wide, owner_col, (id_w, holder_w)))
         .collect();
     let table = if wide {
         let mut header = vec![Cell::from("resource"), Cell::from("holder")];
-        let mut widths = vec![Constraint::Fill(1), Constraint::Fill(3)];
+        let mut widths = vec![Constraint::Length(id_w.max(8) as u16), Constraint::Fill(1)];
         if owner_col {
             header.push(Cell::from("owner state"));
             widths.push(Constraint::Length(11));
@@ -68,7 +108,14 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         ];
         Table::new(rows, widths)
     };
-    frame.render_widget(table.block(block), area);
+    let table = table
+        .block(block)
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .highlight_symbol("▶")
+        .highlight_spacing(HighlightSpacing::Always);
+    let mut state =
+        TableState::default().with_selected(v.lock_cursor.and_then(|c| c.checked_sub(skip)));
+    frame.render_stateful_widget(table, area, &mut state);
 }
 
 fn status(s: &Staleness) -> (&'static str, Style) {
@@ -79,7 +126,24 @@ fn status(s: &Staleness) -> (&'static str, Style) {
     }
 }
 
-fn row<'a>(app: &App, l: &'a LockView, wide: bool, owner_col: bool) -> Row<'a> {
+/// One lock; `(id_w, holder_w)` are the resource and holder column widths.
+fn row<'a>(
+    app: &App,
+    l: &'a LockView,
+    wide: bool,
+    owner_col: bool,
+    (id_w, holder_w): (usize, usize),
+) -> Row<'a> {
+    let resource = short_id(&l.info.resource, id_w);
+    // The owner id gives way to the process, down to 12 columns.
+    let holder = match (&l.info.owner, &l.info.process_id) {
+        (Some(o), Some(p)) => {
+            let room = holder_w.saturating_sub(7 + p.chars().count()).max(12);
+            format!("txn {} ({p})", short_id(o, room))
+        }
+        (Some(o), None) => format!("txn {}", short_id(o, holder_w.saturating_sub(4).max(12))),
+        _ => l.info.holder_label(),
+    };
     let age = l
         .info
         .age_seconds(app.now)
@@ -98,10 +162,7 @@ fn row<'a>(app: &App, l: &'a LockView, wide: bool, owner_col: bool) -> Row<'a> {
     };
     let age = Cell::from(Line::from(age).alignment(Alignment::Right));
     if wide {
-        let mut cells = vec![
-            Cell::from(l.info.resource.as_str()),
-            Cell::from(l.info.holder_label()),
-        ];
+        let mut cells = vec![Cell::from(resource), Cell::from(holder)];
         if owner_col {
             cells.push(Cell::from(owner_state));
         }
@@ -109,8 +170,8 @@ fn row<'a>(app: &App, l: &'a LockView, wide: bool, owner_col: bool) -> Row<'a> {
         Row::new(cells).style(row_style)
     } else {
         let first = Text::from(vec![
-            Line::from(l.info.resource.as_str()),
-            Line::styled(format!(" {} · {owner_state}", l.info.holder_label()), dim()),
+            Line::from(resource),
+            Line::styled(format!(" {holder} · {owner_state}"), dim()),
         ]);
         Row::new(vec![
             Cell::from(first),

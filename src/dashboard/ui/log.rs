@@ -1,8 +1,9 @@
 //! The event log: newest line at the bottom, `HH:MM:SS` and the text,
 //! coloured by level (updated green, no-op gray, error red, info plain).
-//! `app.scroll[2]` scrolls back from the newest line.
+//! It follows the newest line until scrolled (k/↑ go to older lines, j/↓ to
+//! newer, G back to following); the view bounds the scroll.
 
-use super::theme::{clock, dim, pane_block, DANGER, GOOD};
+use super::theme::{clock, dim, more_hint, pane_block, DANGER, GOOD};
 use crate::dashboard::app::{App, LogLevel, Pane};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -13,19 +14,19 @@ use ratatui::Frame;
 /// Draws the log pane.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let len = app.log.len();
-    let back = app.scroll[2].min(len.saturating_sub(1));
-    let end = len - back;
-    let rows = area.height.saturating_sub(2) as usize;
-    let start = end.saturating_sub(rows);
+    let rows = usize::from(area.height.saturating_sub(2)).max(1);
+    let start = app.view.log_top.min(len);
+    let shown = len.saturating_sub(start).min(rows);
     let mut title = String::from(" log ");
-    if back > 0 {
-        title.push_str(&format!("(scrolled back {back}) "));
+    title.push_str(&more_hint(start, shown, len));
+    if app.log_top.is_some() {
+        title.push_str("(scrolled; G follows) ");
     }
     let lines: Vec<Line> = app
         .log
         .iter()
         .skip(start)
-        .take(end - start)
+        .take(shown)
         .map(|e| {
             let style = match e.level {
                 LogLevel::Info => Style::new(),

@@ -9,7 +9,9 @@
 //! they have room to be read), then the event log and the key hint bar. Help and the confirmation dialog are
 //! drawn over everything. Below [`MIN_SIZE`] only a message is drawn.
 
+mod account_detail;
 mod accounts;
+mod audit;
 mod detail;
 mod dialog;
 mod header;
@@ -79,6 +81,63 @@ impl Areas {
     }
 }
 
+/// How many rows of each scrollable pane fit on a screen of `size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PaneRows {
+    /// Transaction table rows.
+    pub table: usize,
+    /// Account rows.
+    pub accounts: usize,
+    /// Lock rows.
+    pub locks: usize,
+    /// Log lines.
+    pub log: usize,
+}
+
+/// The rows each pane shows at `size` (borders and header lines excluded).
+pub fn pane_rows(size: (u16, u16)) -> PaneRows {
+    let a = layout(Rect::new(0, 0, size.0, size.1));
+    let inner = |r: Rect, header: u16| usize::from(r.height.saturating_sub(2 + header)).max(1);
+    PaneRows {
+        table: inner(a.transactions, 1),
+        accounts: inner(a.accounts, 1),
+        locks: locks::rows_that_fit(a.locks),
+        log: inner(a.log, 0),
+    }
+}
+
+/// The screen of `app` split into panes (what it draws and what a click hits).
+pub fn areas(app: &App) -> Areas {
+    layout_for(Rect::new(0, 0, app.size.0, app.size.1), app.focus)
+}
+
+/// Lines of the detail of `d` at `width` (so `update` bounds its scroll).
+pub fn detail_line_count(app: &App, d: &crate::dashboard::view::DetailView, width: u16) -> usize {
+    detail::line_count(app, d, width)
+}
+
+/// Lines of the account drill-down at `width` (so `update` bounds its scroll).
+pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16) -> usize {
+    account_detail::line_count(a, width)
+}
+
+/// Whether the locks pane at `area` shows one line per lock.
+pub fn locks_one_line(area: Rect) -> bool {
+    locks::one_line(area)
+}
+
+/// How far the open dialog's text can scroll on the current screen.
+pub fn dialog_scroll_max(app: &App) -> usize {
+    app.dialog
+        .as_ref()
+        .map_or(0, |d| dialog::scroll_max(app, d, app.size))
+}
+
+/// How far the help overlay can scroll on the current screen.
+pub fn help_scroll_max(app: &App) -> usize {
+    help::rows(app).saturating_sub(help::visible_rows(app.size.1))
+}
+
 /// Whether `area` is big enough to draw the dashboard.
 pub fn fits(area: Rect) -> bool {
     area.width >= MIN_SIZE.0 && area.height >= MIN_SIZE.1
@@ -88,8 +147,19 @@ pub fn fits(area: Rect) -> bool {
 /// right column; below it they share a full-width strip under the table.
 pub const WIDE_LAYOUT: u16 = 200;
 
-/// Splits the screen; depends on the size only.
+/// Below this width the transaction table takes the whole width (so its
+/// route and amount columns stay readable) and the detail takes its place
+/// while focused (Enter shows it, Esc goes back).
+pub const SPLIT_LAYOUT: u16 = 120;
+
+/// Splits the screen as it is with the transaction table focused.
 pub fn layout(area: Rect) -> Areas {
+    layout_for(area, Pane::Transactions)
+}
+
+/// Splits the screen; depends on the size, and below [`SPLIT_LAYOUT`]
+/// columns on whether the detail has the focus.
+pub fn layout_for(area: Rect, focus: Pane) -> Areas {
     let wide = area.width >= WIDE_LAYOUT;
     let log_h = (area.height / 6).clamp(4, 10);
     let strip_h = if wide {
@@ -106,10 +176,16 @@ pub fn layout(area: Rect) -> Areas {
         Constraint::Length(log_h),
         Constraint::Length(1),
     ]));
-    let [transactions, right] = main.layout(&Layout::horizontal([
-        Constraint::Percentage(58),
-        Constraint::Percentage(42),
-    ]));
+    let [transactions, right] = if area.width >= SPLIT_LAYOUT {
+        main.layout(&Layout::horizontal([
+            Constraint::Percentage(58),
+            Constraint::Percentage(42),
+        ]))
+    } else if focus == Pane::Detail {
+        [Rect::new(main.x, main.y, 0, 0), main]
+    } else {
+        [main, Rect::new(main.x + main.width, main.y, 0, 0)]
+    };
     let (detail, strip) = if wide {
         let side_h = (main.height / 3 + 1).clamp(6, 16);
         let [detail, side] = right.layout(&Layout::vertical([
@@ -144,20 +220,30 @@ pub fn render(frame: &mut Frame, app: &App) {
         too_small(frame, area);
         return;
     }
-    let a = layout(area);
+    let a = layout_for(area, app.focus);
     header::render(frame, app, a.header, a.alert);
     match &app.snapshot {
         None => header::render_no_data(frame, app, a.body()),
         Some(snap) => {
             overview::render(frame, app, snap, a.overview);
-            transactions::render(frame, app, snap, a.transactions);
-            detail::render(frame, app, a.detail);
+            if !a.transactions.is_empty() {
+                transactions::render(frame, app, snap, a.transactions);
+            }
+            if !a.detail.is_empty() {
+                match &app.view.account {
+                    Some(acct) => account_detail::render(frame, app, acct, a.detail),
+                    None => detail::render(frame, app, a.detail),
+                }
+            }
             accounts::render(frame, app, snap, a.accounts);
             locks::render(frame, app, snap, a.locks);
         }
     }
     log::render(frame, app, a.log);
     keys::render(frame, app, a.keys);
+    if app.audit.open {
+        audit::render(frame, app, area);
+    }
     if app.help {
         help::render(frame, app, area);
     }

@@ -104,6 +104,35 @@ pub fn clock(t: DateTime<Utc>) -> String {
     t.format("%H:%M:%S").to_string()
 }
 
+/// `txn-2026…8c484f44`: an id (or any text) too wide for `width`, shortened
+/// in the middle so its head and its distinguishing tail stay. Every pane
+/// shortens ids with this one function, so a row can be matched across
+/// panes; the detail and the dialogs show ids whole.
+pub fn short_id(text: &str, width: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= width || width < 5 {
+        return text.to_string();
+    }
+    let tail = (width - 1) / 2;
+    let head = width - 1 - tail;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
+/// `" (+N above, +M more)"`-style hints for a pane showing `shown` of `len`
+/// rows from `offset`; empty when everything is on screen.
+pub fn more_hint(offset: usize, shown: usize, len: usize) -> String {
+    let below = len.saturating_sub(offset + shown);
+    match (offset, below) {
+        (0, 0) => String::new(),
+        (0, b) => format!("(+{b} more) "),
+        (a, 0) => format!("(+{a} above) "),
+        (a, b) => format!("(+{a} above, +{b} more) "),
+    }
+}
+
 /// `YYYY-MM-DD HH:MM:SS` (UTC).
 pub fn datetime(t: DateTime<Utc>) -> String {
     t.format("%Y-%m-%d %H:%M:%S").to_string()
@@ -124,6 +153,21 @@ pub fn route(t: &Transaction) -> String {
         "{} → {}",
         t.src.as_deref().unwrap_or("?"),
         t.dest.as_deref().unwrap_or("?")
+    )
+}
+
+/// [`route`] in at most `width` columns: each account id shortened by
+/// [`short_id`] to its share.
+pub fn route_in(t: &Transaction, width: usize) -> String {
+    let full = route(t);
+    if full.chars().count() <= width {
+        return full;
+    }
+    let each = width.saturating_sub(3) / 2;
+    format!(
+        "{} → {}",
+        short_id(t.src.as_deref().unwrap_or("?"), each),
+        short_id(t.dest.as_deref().unwrap_or("?"), each)
     )
 }
 
@@ -208,4 +252,26 @@ pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
             rows
         })
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{more_hint, short_id};
+
+    #[test]
+    fn long_ids_keep_head_and_tail() {
+        assert_eq!(
+            short_id("txn-20261121004318-8c484f44", 15),
+            "txn-202…c484f44"
+        );
+        assert_eq!(short_id("short", 15), "short");
+    }
+
+    #[test]
+    fn hints_say_what_is_off_screen() {
+        assert_eq!(more_hint(0, 5, 5), "");
+        assert_eq!(more_hint(0, 5, 7), "(+2 more) ");
+        assert_eq!(more_hint(2, 5, 7), "(+2 above) ");
+        assert_eq!(more_hint(1, 5, 9), "(+1 above, +3 more) ");
+    }
 }

@@ -6,8 +6,8 @@
 //! typing) and the state filter.
 
 use super::theme::{
-    amount_text, dim, mark, pane_block, route, severity, state_text, txn_age, txn_style, FOCUS,
-    WARN,
+    amount_text, dim, mark, more_hint, pane_block, route, route_in, severity, short_id, state_text,
+    txn_age, txn_style, FOCUS, WARN,
 };
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::snapshot::Snapshot;
@@ -18,11 +18,20 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Cell, HighlightSpacing, Paragraph, Row, Table, TableState, Wrap};
 use ratatui::Frame;
 
-/// Draws the table.
+/// Draws the table: only the rows on screen are built (the view holds the
+/// filtered, sorted row list and the scroll offset).
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
-    let rows = app.visible();
+    let v = &app.view;
+    let height = usize::from(area.height.saturating_sub(3)).max(1);
+    let rows: Vec<&Transaction> = v
+        .rows
+        .iter()
+        .skip(v.table_offset)
+        .take(height)
+        .filter_map(|&i| snap.transactions.get(i))
+        .collect();
     let block = pane_block(
-        title(app, snap, rows.len()),
+        title(app, snap, v.rows.len(), rows.len()),
         app.focus == Pane::Transactions,
     );
     if rows.is_empty() {
@@ -34,7 +43,13 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
                 "index `{}` does not exist — run `estx-tui init`",
                 app.settings.transactions_index
             )
-        } else if !app.filter.is_empty() || app.state_filter().is_some() {
+        } else if app.state_filter().is_some_and(|s| s.is_terminal()) {
+            "the poll lists transactions in flight; # looks up any transaction by id".into()
+        } else if !app.filter.is_empty()
+            || app.state_filter().is_some()
+            || app.stuck_only
+            || app.old_only
+        {
             "no transaction matches the filter (Esc clears the text, s cycles states)".into()
         } else {
             "nothing in flight".into()
@@ -76,14 +91,20 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     // keeps its head and its (distinguishing) tail.
     let room = inner.saturating_sub(2 + state_w + amount_w + age_w + widest(3, 8, 24) + 5);
     let id_w = widest(1, 2, 32).min(room.max(12));
+    let cols = columns(inner, id_w, state_w, amount_w, age_w);
+    // What the route column gets: the rest, less the spaces between columns.
+    let route_w = usize::from(inner.saturating_sub(
+        2 + id_w + state_w + age_w + 4 + if cols.amount { amount_w + 1 } else { 0 },
+    ));
     let texts: Vec<[String; 6]> = texts
         .into_iter()
-        .map(|mut r| {
-            r[1] = middle_ellipsis(&r[1], usize::from(id_w));
+        .zip(&rows)
+        .map(|(mut r, t)| {
+            r[1] = short_id(&r[1], usize::from(id_w));
+            r[3] = route_in(t, route_w);
             r
         })
         .collect();
-    let cols = columns(inner, id_w, state_w, amount_w, age_w);
     let right = |text: &str| Cell::from(Line::from(text.to_string()).alignment(Alignment::Right));
     let header = Row::new(
         cols.keep(["", "id", "state", "src → dest", "amount", "age"].map(|h| {
@@ -117,15 +138,20 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol(Text::from("▶"))
         .highlight_spacing(HighlightSpacing::Always);
-    let mut state = TableState::default().with_selected(app.selected_index());
+    let selected = v
+        .cursor
+        .and_then(|c| c.checked_sub(v.table_offset))
+        .filter(|c| *c < rows.len());
+    let mut state = TableState::default().with_selected(selected);
     frame.render_stateful_widget(table, area, &mut state);
 }
 
-fn title(app: &App, snap: &Snapshot, shown: usize) -> Line<'static> {
+fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<'static> {
     let mut spans = vec![
         Span::raw(format!(
-            " transactions {shown}/{} ",
-            snap.transactions.len()
+            " transactions {matching}/{} {}",
+            snap.transactions.len(),
+            more_hint(app.view.table_offset, on_screen, matching)
         )),
         Span::styled(
             format!(
@@ -146,6 +172,18 @@ fn title(app: &App, snap: &Snapshot, shown: usize) -> Line<'static> {
             format!("· /{} ", app.filter),
             Style::new().fg(FOCUS),
         ));
+    }
+    let old = format!(
+        "over {} only",
+        crate::protocol::time::human_age(app.settings.investigate_after.as_secs() as i64)
+    );
+    for (on, what) in [(app.stuck_only, "stuck only"), (app.old_only, old.as_str())] {
+        if on {
+            spans.push(Span::styled(
+                format!("· {what} "),
+                Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            ));
+        }
     }
     if let Some(s) = app.state_filter() {
         spans.push(Span::styled(
@@ -218,33 +256,5 @@ fn table_state(t: &Transaction) -> String {
     match &t.state {
         Some(TxnState::Unknown(s)) => s.clone(),
         _ => state_text(t),
-    }
-}
-
-/// `txn-2026…8c484f44`: head and tail of a text too wide for `width`.
-fn middle_ellipsis(text: &str, width: usize) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    if chars.len() <= width || width < 5 {
-        return text.to_string();
-    }
-    let tail = (width - 1) / 2;
-    let head = width - 1 - tail;
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::middle_ellipsis;
-
-    #[test]
-    fn long_ids_keep_head_and_tail() {
-        assert_eq!(
-            middle_ellipsis("txn-20261121004318-8c484f44", 15),
-            "txn-202…c484f44"
-        );
-        assert_eq!(middle_ellipsis("short", 15), "short");
     }
 }

@@ -1,0 +1,296 @@
+//! The confirmation dialog's logic: opening it on exactly what the operator
+//! selected (a transaction, or a lock row), its keys (`y` never forces; only
+//! the force key acts past the protocol's refusal), the run it starts
+//! (carrying what the dialog showed, so the run can check it is still the
+//! same), and the comparison of what ran with what the dialog previewed.
+
+use super::app::{App, Dialog, LogLevel, Running};
+use super::event::{Action, ActionOutcome, Checked, Command, Expected, Reread, Run};
+use super::keymap::{self, DialogOp};
+use crate::protocol::executor::Outcome;
+use crate::protocol::report::{StepReport, StepResult};
+use crate::protocol::views::TransactionDetail;
+use crossterm::event::KeyEvent;
+
+/// Opens the dialog for `action` on the selected transaction (listed or
+/// not: the detail shows which one), and asks for a re-read.
+pub fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
+    if !may_act(app) {
+        return vec![];
+    }
+    let Some(id) = app.selected_transaction().map(|t| t.id.clone()) else {
+        app.push_log(LogLevel::Info, "no transaction selected");
+        return vec![];
+    };
+    show(app, action, id)
+}
+
+/// Opens the dialog releasing the lock under the locks pane's cursor.
+pub fn open_lock_dialog(app: &mut App) -> Vec<Command> {
+    if !may_act(app) {
+        return vec![];
+    }
+    let Some(resource) = super::update::lock_at_cursor(app).map(|l| l.info.resource.clone()) else {
+        app.push_log(LogLevel::Info, "no lock selected (j/k in the locks pane)");
+        return vec![];
+    };
+    show(app, Action::ReleaseLock, resource)
+}
+
+/// Opens the dialog for `action` on `target` (from the audit pane).
+pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<Command> {
+    if !may_act(app) {
+        return vec![];
+    }
+    show(app, action, target)
+}
+
+fn may_act(app: &mut App) -> bool {
+    if app.settings.read_only {
+        app.push_log(
+            LogLevel::Error,
+            "read-only mode: rollback, recovery and lock release are disabled",
+        );
+        return false;
+    }
+    if let Some(r) = &app.running {
+        let text = format!("wait: {} {} is still running", r.action.title(), r.target);
+        app.push_log(LogLevel::Error, text);
+        return false;
+    }
+    true
+}
+
+fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
+    app.dialog = Some(Dialog {
+        action,
+        txn: target.clone(),
+        detail: None,
+        confirm_focused: false,
+        scroll: 0,
+    });
+    vec![Command::LoadPreview(action, target)]
+}
+
+/// Keys while the dialog is open (from the one key table).
+pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+    let max = super::ui::dialog_scroll_max(app);
+    let Some(dialog) = app.dialog.as_mut() else {
+        return vec![];
+    };
+    match keymap::lookup(keymap::DIALOG, key.code) {
+        Some(DialogOp::Confirm) => confirm(app, false),
+        Some(DialogOp::Force) => confirm(app, true),
+        Some(DialogOp::Press) if dialog.confirm_focused => confirm(app, false),
+        Some(DialogOp::Press | DialogOp::Cancel) => {
+            app.dialog = None;
+            vec![]
+        }
+        Some(DialogOp::Focus) => {
+            dialog.confirm_focused = !dialog.confirm_focused;
+            vec![]
+        }
+        Some(DialogOp::ScrollDown) => {
+            dialog.scroll = dialog.scroll.saturating_add(1).min(max);
+            vec![]
+        }
+        Some(DialogOp::ScrollUp) => {
+            dialog.scroll = dialog.scroll.saturating_sub(1);
+            vec![]
+        }
+        None => vec![],
+    }
+}
+
+/// Whether the re-read leaves anything to confirm (loaded, something to
+/// write, not refused for a reason forcing cannot lift).
+pub fn dialog_can_confirm(d: &Dialog) -> bool {
+    match &d.detail {
+        Some(Ok(c)) => match (&c.reread, d.action) {
+            (Reread::Transaction(det), Action::Rollback) => {
+                det.rollback.refusal.is_none() && !det.rollback.steps.is_empty()
+            }
+            (Reread::Transaction(det), Action::Recover) => {
+                det.recover.refusal.is_none() && !det.recover.steps.is_empty()
+            }
+            (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
+            (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
+            (Reread::Audit(r), Action::AuditRepair) => {
+                r.findings.iter().any(|f| f.kind == "dangling_pending")
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether `y` would be refused by the protocol (so only the force key acts).
+pub fn needs_force(d: &Dialog) -> bool {
+    matches!(
+        &d.detail,
+        Some(Ok(Checked {
+            refusal: Some(_),
+            ..
+        }))
+    )
+}
+
+fn confirm(app: &mut App, force: bool) -> Vec<Command> {
+    let Some(dialog) = app.dialog.take() else {
+        return vec![];
+    };
+    let title = format!("{} {}", dialog.action.title(), dialog.txn);
+    if !dialog_can_confirm(&dialog) {
+        app.push_log(LogLevel::Error, format!("{title}: nothing to confirm"));
+        return vec![];
+    }
+    let Some(Ok(checked)) = &dialog.detail else {
+        return vec![];
+    };
+    if !force {
+        if let Some(why) = &checked.refusal {
+            app.push_log(
+                LogLevel::Error,
+                format!("{title}: refused: {why} (the dialog's force key `!` acts anyway)"),
+            );
+            app.dialog = Some(dialog);
+            return vec![];
+        }
+    }
+    let (expected, planned) = match &checked.reread {
+        Reread::Transaction(det) => (
+            Expected {
+                state: det.txn.state.clone(),
+                modified: det.txn.modification_time,
+            },
+            planned_steps(det, dialog.action),
+        ),
+        Reread::Audit(_) => (
+            Expected {
+                state: None,
+                modified: None,
+            },
+            Vec::new(),
+        ),
+        Reread::Lock(l) => (
+            Expected {
+                state: l.as_ref().and_then(|l| l.owner_state.clone()),
+                modified: l.as_ref().and_then(|l| l.info.created_at),
+            },
+            Vec::new(),
+        ),
+    };
+    app.running = Some(Running {
+        action: dialog.action,
+        target: dialog.txn.clone(),
+        forced: force,
+        planned,
+        seen: Vec::new(),
+    });
+    let how = if force {
+        "confirmed FORCED"
+    } else {
+        "confirmed"
+    };
+    app.push_log(LogLevel::Info, format!("{title}: {how}, running"));
+    vec![Command::Run(Run {
+        action: dialog.action,
+        target: dialog.txn,
+        force,
+        expected,
+    })]
+}
+
+/// The lines the dialog previews for a rollback or recovery, in order: each
+/// step with whether it writes, then the lock releases that follow when the
+/// transaction ends (what the log will show, line for line).
+pub fn planned_steps(det: &TransactionDetail, action: Action) -> Vec<String> {
+    let p = match action {
+        Action::Rollback => &det.rollback,
+        Action::Recover => &det.recover,
+        _ => return Vec::new(),
+    };
+    let mut out: Vec<String> = p
+        .steps
+        .iter()
+        .map(|s| {
+            let what = match s.outcome {
+                Outcome::Updated(_) => "write",
+                Outcome::Noop(_) => "no-op",
+            };
+            format!("{}: {what}", s.step.label())
+        })
+        .collect();
+    if p.refusal.is_none() && p.ends_in.as_ref().is_some_and(|s| s.is_terminal()) {
+        let mut locks: Vec<&str> = det.locks.iter().map(|l| l.info.resource.as_str()).collect();
+        locks.sort();
+        out.extend(
+            locks
+                .into_iter()
+                .map(|r| format!("release lock {r}: write")),
+        );
+    }
+    out
+}
+
+/// Records a step the running action reported, in the form of [`planned_steps`].
+pub fn step_seen(app: &mut App, r: &StepReport) {
+    let Some(run) = app.running.as_mut() else {
+        return;
+    };
+    if r.txn != run.target {
+        return;
+    }
+    let what = match r.result {
+        StepResult::Updated(_) => "write",
+        StepResult::Noop(_) => "no-op",
+        StepResult::Error(_) => "error",
+    };
+    let label = if r.step.is_none() && r.label == "release lock" {
+        let resource = r.target.rsplit('/').next().unwrap_or(&r.target);
+        format!("release lock {resource}")
+    } else {
+        r.label.clone()
+    };
+    run.seen.push(format!("{label}: {what}"));
+}
+
+/// The end of an action: logs its outcome and whether it did what the
+/// dialog previewed; polls at once.
+pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<Command> {
+    let running = app.running.take();
+    let level = if outcome.ok {
+        LogLevel::Updated
+    } else {
+        LogLevel::Error
+    };
+    let title = format!("{} {}", outcome.action.title(), outcome.txn);
+    app.push_log(level, format!("{title}: {}", outcome.summary));
+    if let Some(run) = running.filter(|r| !r.planned.is_empty() && !r.seen.is_empty()) {
+        if run.planned == run.seen {
+            app.push_log(
+                LogLevel::Info,
+                format!("{title}: ran as previewed ({} lines)", run.planned.len()),
+            );
+        } else {
+            let at = run
+                .planned
+                .iter()
+                .zip(&run.seen)
+                .position(|(a, b)| a != b)
+                .unwrap_or(run.planned.len().min(run.seen.len()));
+            let said = |v: &[String]| v.get(at).cloned().unwrap_or_else(|| "(nothing)".into());
+            app.push_log(
+                LogLevel::Error,
+                format!(
+                    "{title}: differed from the preview at line {}: previewed {}, ran {} \
+                     (the documents changed between the preview and the run)",
+                    at + 1,
+                    said(&run.planned),
+                    said(&run.seen)
+                ),
+            );
+        }
+    }
+    vec![Command::PollNow]
+}

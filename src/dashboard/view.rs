@@ -1,0 +1,389 @@
+//! What the screen shows, derived from the dashboard's state once, when the
+//! data, filter, sort, selection or size change (by `update`), never while
+//! drawing: the visible transaction rows, where the selection is among them,
+//! how far each pane is scrolled, and the selected transaction's detail with
+//! its action previews. The renderer only reads this.
+
+use super::app::{App, SortKey};
+use super::snapshot::{AccountEntry, Snapshot};
+use super::ui;
+use crate::protocol::decide::Fencing;
+use crate::protocol::locks::LockView;
+use crate::protocol::transaction::{Transaction, TxnState};
+use crate::protocol::views::{preview, Preview, TransactionDetail};
+use crate::protocol::Procedure;
+use chrono::{DateTime, Utc};
+
+/// What became of the transaction the detail shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fate {
+    /// It is a row of the table.
+    Listed,
+    /// In the snapshot, but hidden by the filters.
+    Filtered,
+    /// Not in the snapshot (it left the in-flight list, or was looked up):
+    /// being read by id.
+    Reading,
+    /// Not in the snapshot; read by id (its state says what it became).
+    ReadById,
+    /// No such transaction any more.
+    Vanished,
+    /// Reading it by id failed.
+    ReadFailed(String),
+}
+
+/// One account line of the detail: role, id, and what is known of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetailAccount {
+    /// `src` or `dst`.
+    pub role: &'static str,
+    /// Account id.
+    pub id: String,
+    /// The account (`None`: not loaded).
+    pub entry: Option<AccountEntry>,
+}
+
+/// The selected transaction and everything the detail pane says of it.
+#[derive(Debug, Clone)]
+pub struct DetailView {
+    /// The transaction (from the snapshot, or read by id).
+    pub txn: Transaction,
+    /// Whether it is still listed, and if not what became of it.
+    pub fate: Fate,
+    /// Its source and destination.
+    pub accounts: Vec<DetailAccount>,
+    /// Locks it owns.
+    pub locks: Vec<LockView>,
+    /// What `F` would do (by the data on screen; the dialog re-reads).
+    pub recover: Preview,
+    /// What `R` would do.
+    pub rollback: Preview,
+}
+
+/// An account drilled into (`Enter` in the accounts pane): the account and
+/// the in-flight transactions that name it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AccountDetail {
+    /// Account id.
+    pub id: String,
+    /// The account (`None`: not in the snapshot).
+    pub entry: Option<AccountEntry>,
+    /// Each pending entry, with the state of that transaction when it is listed.
+    pub pending: Vec<(String, Option<TxnState>)>,
+    /// Listed transactions naming it as source or destination: id and state.
+    pub naming: Vec<(String, Option<TxnState>)>,
+}
+
+/// The drill-down of account `id` from the snapshot.
+pub fn account_detail(snap: &Snapshot, id: &str) -> AccountDetail {
+    let state_of = |t: &str| {
+        snap.transactions
+            .iter()
+            .find(|x| x.id == t)
+            .and_then(|x| x.state.clone())
+    };
+    let entry = snap.accounts.get(id).cloned();
+    let pending = match &entry {
+        Some(AccountEntry::Ok(s)) => s.pending.iter().map(|p| (p.clone(), state_of(p))).collect(),
+        _ => Vec::new(),
+    };
+    let naming = snap
+        .transactions
+        .iter()
+        .filter(|t| t.src.as_deref() == Some(id) || t.dest.as_deref() == Some(id))
+        .map(|t| (t.id.clone(), t.state.clone()))
+        .collect();
+    AccountDetail {
+        id: id.to_string(),
+        entry,
+        pending,
+        naming,
+    }
+}
+
+/// Everything derived.
+#[derive(Debug, Clone, Default)]
+pub struct View {
+    /// Indices into `snapshot.transactions`, filtered and sorted.
+    pub rows: Vec<usize>,
+    /// Position of the selected transaction among `rows`, if it is one.
+    pub cursor: Option<usize>,
+    /// First row of the table on screen.
+    pub table_offset: usize,
+    /// The selected transaction's detail.
+    pub detail: Option<DetailView>,
+    /// The account drilled into, shown in the detail pane instead.
+    pub account: Option<AccountDetail>,
+    /// Account ids in the order of the accounts pane.
+    pub accounts: Vec<String>,
+    /// Position of the selected account among `accounts`.
+    pub account_cursor: Option<usize>,
+    /// First account row on screen.
+    pub account_offset: usize,
+    /// Position of the selected lock in `snapshot.locks`.
+    pub lock_cursor: Option<usize>,
+    /// First lock row on screen.
+    pub lock_offset: usize,
+    /// First log line on screen.
+    pub log_top: usize,
+}
+
+/// The offset that keeps `cursor` on screen, moving as little as possible
+/// from `offset`, and never scrolled past the end.
+pub fn keep_visible(offset: usize, cursor: Option<usize>, len: usize, height: usize) -> usize {
+    let height = height.max(1);
+    let mut off = offset.min(len.saturating_sub(height));
+    if let Some(c) = cursor {
+        if c < off {
+            off = c;
+        } else if c >= off + height {
+            off = c + 1 - height;
+        }
+    }
+    off
+}
+
+/// Order of the accounts pane: carrying pending entries, then malformed or
+/// missing, then the rest; by id within each.
+pub fn account_order(snap: &Snapshot) -> Vec<String> {
+    let rank = |e: &AccountEntry| match e {
+        AccountEntry::Ok(s) if !s.pending.is_empty() => 0,
+        AccountEntry::Malformed(_) | AccountEntry::Missing => 1,
+        AccountEntry::Ok(_) => 2,
+    };
+    let mut ids: Vec<(u8, &String)> = snap.accounts.iter().map(|(k, e)| (rank(e), k)).collect();
+    ids.sort();
+    ids.into_iter().map(|(_, k)| k.clone()).collect()
+}
+
+/// The detail of a transaction in the snapshot.
+pub fn from_snapshot(
+    snap: &Snapshot,
+    t: &Transaction,
+    fate: Fate,
+    now: DateTime<Utc>,
+) -> DetailView {
+    let accounts: Vec<DetailAccount> = [("src", &t.src), ("dst", &t.dest)]
+        .into_iter()
+        .filter_map(|(role, id)| {
+            id.as_ref().map(|id| DetailAccount {
+                role,
+                id: id.clone(),
+                entry: snap.accounts.get(id).cloned(),
+            })
+        })
+        .collect();
+    let state = |id: &Option<String>| match id.as_ref().and_then(|i| snap.accounts.get(i)) {
+        Some(AccountEntry::Ok(s)) => Some(s),
+        _ => None,
+    };
+    let run = |p| preview(p, t, state(&t.src), state(&t.dest), Fencing::On, now);
+    DetailView {
+        txn: t.clone(),
+        fate,
+        accounts,
+        locks: snap
+            .locks
+            .iter()
+            .filter(|l| l.info.owner.as_deref() == Some(t.id.as_str()))
+            .cloned()
+            .collect(),
+        recover: run(Procedure::Recover),
+        rollback: run(Procedure::Rollback),
+    }
+}
+
+/// The detail of a transaction read by id.
+pub fn from_detail(d: &TransactionDetail) -> DetailView {
+    let roles = ["src", "dst"];
+    let accounts = d
+        .accounts
+        .iter()
+        .zip(roles)
+        .map(|(a, role)| DetailAccount {
+            role,
+            id: a.id.clone(),
+            entry: Some(match &a.state {
+                Some(s) => AccountEntry::Ok(s.clone()),
+                None if a.problems.iter().any(|p| p.contains("does not exist")) => {
+                    AccountEntry::Missing
+                }
+                None => AccountEntry::Malformed(a.problems.clone()),
+            }),
+        })
+        .collect();
+    DetailView {
+        txn: d.txn.clone(),
+        fate: Fate::ReadById,
+        accounts,
+        locks: d.locks.clone(),
+        recover: d.recover.clone(),
+        rollback: d.rollback.clone(),
+    }
+}
+
+/// Text filter: id, state, source or destination contains `needle` (lowercase).
+pub fn matches_text(t: &Transaction, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    let has = |s: &str| s.to_lowercase().contains(needle);
+    has(&t.id)
+        || t.state.as_ref().is_some_and(|s| has(s.as_str()))
+        || t.src.as_deref().is_some_and(has)
+        || t.dest.as_deref().is_some_and(has)
+}
+
+/// Position of a state in protocol order (unknown ones after, no state last).
+pub fn state_rank(s: Option<&TxnState>) -> usize {
+    match s {
+        Some(s) => TxnState::KNOWN
+            .iter()
+            .position(|k| k == s)
+            .unwrap_or(TxnState::KNOWN.len()),
+        None => TxnState::KNOWN.len() + 1,
+    }
+}
+
+/// Deriving the view: the only place the rows, the scroll offsets and the
+/// detail are computed.
+impl App {
+    /// Re-derives what the screen shows from the state: call after the data,
+    /// filter, sort, selection or size changed (`update` does).
+    pub fn refresh_view(&mut self) {
+        let fit = ui::pane_rows(self.size);
+        let prev = std::mem::take(&mut self.view);
+        let mut v = View::default();
+        if let Some(snap) = &self.snapshot {
+            v.rows = self.filtered_rows(snap);
+            v.cursor = self.selected.as_ref().and_then(|id| {
+                v.rows
+                    .iter()
+                    .position(|&i| snap.transactions.get(i).is_some_and(|t| &t.id == id))
+            });
+            v.accounts = account_order(snap);
+            v.account_cursor = self
+                .selected_account
+                .as_ref()
+                .and_then(|id| v.accounts.iter().position(|a| a == id));
+            v.lock_cursor = self
+                .selected_lock
+                .as_ref()
+                .and_then(|r| snap.locks.iter().position(|l| &l.info.resource == r));
+            v.account_offset = keep_visible(
+                prev.account_offset,
+                v.account_cursor,
+                v.accounts.len(),
+                fit.accounts,
+            );
+            v.lock_offset =
+                keep_visible(prev.lock_offset, v.lock_cursor, snap.locks.len(), fit.locks);
+            v.account = self
+                .account_drill
+                .as_ref()
+                .map(|id| account_detail(snap, id));
+        }
+        v.table_offset = keep_visible(prev.table_offset, v.cursor, v.rows.len(), fit.table);
+        v.log_top = match self.log_top {
+            None => self.log.len().saturating_sub(fit.log),
+            Some(top) => top.min(self.log.len().saturating_sub(fit.log)),
+        };
+        v.detail = self.detail_of_selection(v.cursor.is_some(), prev.detail);
+        self.view = v;
+    }
+
+    fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
+        let needle = self.filter.to_lowercase();
+        let txns = &snap.transactions;
+        let mut rows: Vec<usize> = (0..txns.len())
+            .filter(|&i| {
+                let t = &txns[i];
+                self.state_filter()
+                    .is_none_or(|s| t.state.as_ref() == Some(s))
+                    && (!self.stuck_only || self.is_stuck(t))
+                    && (!self.old_only || self.needs_investigation(t))
+                    && matches_text(t, &needle)
+            })
+            .collect();
+        match self.sort {
+            SortKey::Age => rows.sort_by_key(|&i| txns[i].modification_time),
+            SortKey::State => rows.sort_by_key(|&i| {
+                (
+                    state_rank(txns[i].state.as_ref()),
+                    txns[i].modification_time,
+                )
+            }),
+            SortKey::Amount => rows.sort_by_key(|&i| (txns[i].amount, txns[i].modification_time)),
+            SortKey::Id => rows.sort_by(|&a, &b| txns[a].id.cmp(&txns[b].id)),
+        }
+        if self.sort_desc {
+            rows.reverse();
+        }
+        rows
+    }
+
+    /// The detail of the selected transaction: from the snapshot when it is
+    /// there, else from its read by id (the previous detail, marked as being
+    /// re-read, until that read answers).
+    fn detail_of_selection(&self, listed: bool, prev: Option<DetailView>) -> Option<DetailView> {
+        let id = self.selected.as_ref()?;
+        if let Some(snap) = &self.snapshot {
+            if let Some(t) = snap.transactions.iter().find(|t| &t.id == id) {
+                let fate = if listed { Fate::Listed } else { Fate::Filtered };
+                return Some(from_snapshot(snap, t, fate, self.now));
+            }
+        }
+        let prev = prev.filter(|d| &d.txn.id == id);
+        let with = |fate: Fate| {
+            prev.map(|mut d| {
+                d.fate = fate;
+                d
+            })
+        };
+        match &self.looked_up {
+            Some((looked, found)) if looked == id => match found {
+                Ok(Some(d)) => Some(from_detail(d)),
+                Ok(None) => with(Fate::Vanished),
+                Err(e) => with(Fate::ReadFailed(e.clone())),
+            },
+            _ => with(Fate::Reading),
+        }
+    }
+
+    /// The id to read by id now, if the selection needs it and it was not
+    /// asked for yet (recorded as asked).
+    pub fn take_lookup(&mut self) -> Option<String> {
+        let id = self.selected.clone()?;
+        let listed = self
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.transactions.iter().any(|t| t.id == id));
+        if listed {
+            // Read again by id if it leaves the list again.
+            self.lookup_asked = None;
+            self.looked_up = None;
+            return None;
+        }
+        if self.lookup_asked.as_ref() == Some(&id) {
+            return None;
+        }
+        if self.looked_up.as_ref().is_some_and(|(l, _)| l != &id) {
+            self.looked_up = None;
+        }
+        self.lookup_asked = Some(id.clone());
+        Some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keep_visible;
+
+    #[test]
+    fn offsets_follow_the_cursor_and_stop_at_the_end() {
+        assert_eq!(keep_visible(0, Some(12), 20, 5), 8);
+        assert_eq!(keep_visible(8, Some(3), 20, 5), 3);
+        assert_eq!(keep_visible(30, None, 20, 5), 15);
+        assert_eq!(keep_visible(3, None, 2, 5), 0);
+    }
+}
