@@ -207,7 +207,6 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         Some(&a),
         Some(&b),
         estx::protocol::decide::Fencing::On,
-        now(),
     );
     let rollback = estx::protocol::views::preview(
         estx::protocol::Procedure::Rollback,
@@ -215,7 +214,6 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         Some(&a),
         Some(&b),
         estx::protocol::decide::Fencing::On,
-        now(),
     );
     let detail = TransactionDetail {
         txn: t,
@@ -372,7 +370,6 @@ fn detail_of(t: Transaction, locks: Vec<estx::protocol::locks::LockView>) -> Tra
             Some(&a),
             Some(&b),
             estx::protocol::decide::Fencing::On,
-            now(),
         )
     };
     TransactionDetail {

@@ -134,10 +134,6 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "ESTX_INVESTIGATE_AFTER", default_value = "1h", value_parser = parse_duration, value_name = "DURATION")]
     pub investigate_after: Duration,
 
-    /// How long accounts keep the fencing records of settled transactions.
-    #[arg(long, global = true, env = "ESTX_SETTLED_RETENTION", default_value = "24h", value_parser = parse_duration, value_name = "DURATION")]
-    pub settled_retention: Duration,
-
     /// Per-request timeout (a timed-out write has an unknown outcome and is retried).
     #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = values::positive_duration, value_name = "DURATION")]
     pub timeout: Duration,

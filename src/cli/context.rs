@@ -50,7 +50,6 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
         },
         recovery_window: g.recovery_window,
         investigate_after: g.investigate_after,
-        settled_retention: g.settled_retention,
         ..ProtocolConfig::default()
     }
 }

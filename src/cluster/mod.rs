@@ -13,6 +13,7 @@
 mod admin;
 mod clock;
 mod connect;
+mod dotted;
 mod introspect;
 mod response;
 mod search;
@@ -173,6 +174,9 @@ impl Cluster {
 
     /// Realtime GET by id: the latest write, refreshed or not.
     pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
+        if dotted::needs_body(id) {
+            return self.get_by_body(index, id).await;
+        }
         let resp = self
             .send_read(|| {
                 self.client
@@ -236,6 +240,10 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<WriteOutcome> {
+        if dotted::needs_body(id) {
+            let action = dotted::Action::IndexIf(source, seq_no, primary_term);
+            return self.index_by_body(index, id, action).await;
+        }
         let resp = self
             .client
             .index(IndexParts::IndexId(index, id))
@@ -264,6 +272,9 @@ impl Cluster {
         id: &str,
         source: &Map<String, Value>,
     ) -> Result<CreateOutcome> {
+        if dotted::needs_body(id) {
+            return self.create_by_body(index, id, source).await;
+        }
         let resp = self
             .client
             .create(CreateParts::IndexId(index, id))
@@ -279,6 +290,10 @@ impl Cluster {
 
     /// Plain index (create or overwrite) with `op_type=index`; for seeding and tests.
     pub async fn put(&self, index: &str, id: &str, source: &Value) -> Result<()> {
+        if dotted::needs_body(id) {
+            let action = dotted::Action::Index(source);
+            return self.index_by_body(index, id, action).await.map(|_| ());
+        }
         let resp = self
             .client
             .index(IndexParts::IndexId(index, id))
@@ -331,6 +346,9 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<DeleteOutcome> {
+        if dotted::needs_body(id) {
+            return self.delete_by_body(index, id, seq_no, primary_term).await;
+        }
         let resp = self
             .client
             .delete(DeleteParts::IndexId(index, id))

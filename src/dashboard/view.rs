@@ -12,7 +12,6 @@ use crate::protocol::locks::LockView;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::{preview, Preview, TransactionDetail};
 use crate::protocol::Procedure;
-use chrono::{DateTime, Utc};
 
 /// What became of the transaction the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -157,12 +156,7 @@ pub fn account_order(snap: &Snapshot) -> Vec<String> {
 }
 
 /// The detail of a transaction in the snapshot.
-pub fn from_snapshot(
-    snap: &Snapshot,
-    t: &Transaction,
-    fate: Fate,
-    now: DateTime<Utc>,
-) -> DetailView {
+pub fn from_snapshot(snap: &Snapshot, t: &Transaction, fate: Fate) -> DetailView {
     let accounts: Vec<DetailAccount> = [("src", &t.src), ("dst", &t.dest)]
         .into_iter()
         .filter_map(|(role, id)| {
@@ -177,7 +171,7 @@ pub fn from_snapshot(
         Some(AccountEntry::Ok(s)) => Some(s),
         _ => None,
     };
-    let run = |p| preview(p, t, state(&t.src), state(&t.dest), Fencing::On, now);
+    let run = |p| preview(p, t, state(&t.src), state(&t.dest), Fencing::On);
     DetailView {
         txn: t.clone(),
         fate,
@@ -330,7 +324,7 @@ impl App {
         if let Some(snap) = &self.snapshot {
             if let Some(t) = snap.transactions.iter().find(|t| &t.id == id) {
                 let fate = if listed { Fate::Listed } else { Fate::Filtered };
-                return Some(from_snapshot(snap, t, fate, self.now));
+                return Some(from_snapshot(snap, t, fate));
             }
         }
         let prev = prev.filter(|d| &d.txn.id == id);

@@ -1,19 +1,25 @@
-//! Account documents: `balance`, `pending_transactions`, and the fencing
-//! record `settled_transactions` this tool adds.
+//! Account documents: `balance`, `pending_transactions`, and `pending_deltas`
+//! (the balance change each pending transaction made here).
 //!
-//! The settled record is what closes the reference protocol's two holes: an
-//! account remembers, for a bounded time, every transaction it has settled
-//! (applied and then removed after commit, or undone by a rollback), so a late
-//! or duplicate worker can never apply that transaction to it again. Every
-//! field the tool does not know is kept on write.
+//! The fence against late and duplicate applies needs no per-account history
+//! (see [`decide`](super::decide)): an account holds only what the reference
+//! protocol holds plus one delta per transaction it currently carries, so its
+//! size does not grow with the number of transfers. Older versions of this
+//! tool kept `settled_transactions` records; they are still read (an apply of
+//! a transaction the account has a record of is a no-op, an undo of one it
+//! settled as applied is a contradiction) and kept in the document as they
+//! are, but never written. Every field the tool does not know is kept on write.
 
-use super::time::{format_timestamp, parse_timestamp};
+use super::time::parse_timestamp;
 use super::transaction::read_integer;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
-/// Name of the field holding the fencing records.
+/// Name of the field holding the legacy fencing records (read, never written).
 pub const SETTLED_FIELD: &str = "settled_transactions";
+
+/// Name of the field holding the delta each pending transaction applied.
+pub const DELTAS_FIELD: &str = "pending_deltas";
 
 /// How an account settled a transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -34,15 +40,26 @@ impl SettledOutcome {
     }
 }
 
-/// One fencing record: this account is done with transaction `txn`.
+/// One legacy fencing record: this account is done with transaction `txn`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Settled {
     /// The transaction id.
     pub txn: String,
     /// Applied-then-removed, or undone.
     pub outcome: SettledOutcome,
-    /// When the record was written; drives pruning.
+    /// When the record was written.
     pub at: DateTime<Utc>,
+}
+
+/// The balance change a pending transaction made on this account, so an undo
+/// reverses exactly what was applied even if the transaction's amount was
+/// edited since.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PendingDelta {
+    /// The transaction id.
+    pub txn: String,
+    /// What the apply added to the balance.
+    pub delta: i64,
 }
 
 /// The part of an account document the protocol reads and writes.
@@ -56,7 +73,10 @@ pub struct AccountState {
     pub balance: i64,
     /// Transactions applied to this account and not yet removed or undone.
     pub pending: Vec<String>,
-    /// Fencing records (see the module docs).
+    /// The delta each pending transaction applied (absent for entries written
+    /// by the application's own scripts or an older estx-tui).
+    pub deltas: Vec<PendingDelta>,
+    /// Legacy fencing records (see the module docs); read only.
     pub settled: Vec<Settled>,
 }
 
@@ -66,6 +86,7 @@ impl AccountState {
         AccountState {
             balance,
             pending: Vec::new(),
+            deltas: Vec::new(),
             settled: Vec::new(),
         }
     }
@@ -75,9 +96,14 @@ impl AccountState {
         self.pending.iter().any(|p| p == txn)
     }
 
-    /// The fencing record for `txn`, if any.
+    /// The legacy fencing record for `txn`, if any.
     pub fn settled_of(&self, txn: &str) -> Option<&Settled> {
         self.settled.iter().find(|s| s.txn == txn)
+    }
+
+    /// The delta recorded for pending transaction `txn`, if any.
+    pub fn delta_of(&self, txn: &str) -> Option<i64> {
+        self.deltas.iter().find(|d| d.txn == txn).map(|d| d.delta)
     }
 
     /// Reads the protocol fields; every problem is reported in words.
@@ -113,6 +139,23 @@ impl AccountState {
                 Vec::new()
             }
         };
+        let deltas = match src.get(DELTAS_FIELD) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|i| {
+                    let rec = parse_delta(i);
+                    if rec.is_none() {
+                        problems.push(format!("`{DELTAS_FIELD}` holds an unreadable record: {i}"));
+                    }
+                    rec
+                })
+                .collect(),
+            Some(other) => {
+                problems.push(format!("`{DELTAS_FIELD}` is not an array: {other}"));
+                Vec::new()
+            }
+        };
         let settled = match src.get(SETTLED_FIELD) {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items
@@ -134,6 +177,7 @@ impl AccountState {
             Ok(AccountState {
                 balance,
                 pending,
+                deltas,
                 settled,
             })
         } else {
@@ -141,19 +185,29 @@ impl AccountState {
         }
     }
 
-    /// Writes the protocol fields into `doc`, leaving every other field alone.
+    /// Writes the protocol fields into `doc`, leaving every other field
+    /// alone (legacy settled records included: they are never rewritten).
+    /// `pending_deltas` appears once an apply has recorded a delta and stays
+    /// (possibly empty), so an account's size does not depend on its history.
     pub fn write_into(&self, doc: &mut Map<String, Value>) {
         doc.insert("balance".into(), json!(self.balance));
         doc.insert("pending_transactions".into(), json!(self.pending));
-        if !self.settled.is_empty() || doc.contains_key(SETTLED_FIELD) {
+        if !self.deltas.is_empty() || doc.contains_key(DELTAS_FIELD) {
             let records: Vec<Value> = self
-                .settled
+                .deltas
                 .iter()
-                .map(|s| json!({"id": s.txn, "outcome": s.outcome.as_str(), "at": format_timestamp(s.at)}))
+                .map(|d| json!({"txn": d.txn, "delta": d.delta}))
                 .collect();
-            doc.insert(SETTLED_FIELD.into(), Value::Array(records));
+            doc.insert(DELTAS_FIELD.into(), Value::Array(records));
         }
     }
+}
+
+fn parse_delta(v: &Value) -> Option<PendingDelta> {
+    let o = v.as_object()?;
+    let txn = o.get("txn")?.as_str()?.to_string();
+    let delta = o.get("delta")?.as_i64()?;
+    Some(PendingDelta { txn, delta })
 }
 
 fn parse_settled(v: &Value) -> Option<Settled> {
@@ -180,10 +234,19 @@ mod tests {
         assert!(st.carries("t1"));
         assert_eq!(st.settled_of("t0").unwrap().outcome, SettledOutcome::Undone);
         st.balance = 400;
+        st.settled.clear();
+        st.deltas.push(PendingDelta {
+            txn: "t1".into(),
+            delta: -100,
+        });
         st.write_into(&mut doc);
         assert_eq!(doc["owner"], "ops");
         assert_eq!(doc["balance"], 400);
+        // Legacy records are kept as they were, never rewritten.
         assert_eq!(doc[SETTLED_FIELD][0]["id"], "t0");
+        assert_eq!(doc[DELTAS_FIELD], json!([{"txn": "t1", "delta": -100}]));
+        let back = AccountState::from_source(&doc).unwrap();
+        assert_eq!(back.delta_of("t1"), Some(-100));
     }
 
     #[test]
@@ -195,13 +258,14 @@ mod tests {
         let st = AccountState::from_source(&doc).unwrap();
         st.write_into(&mut doc);
         assert!(!doc.contains_key(SETTLED_FIELD));
+        assert!(!doc.contains_key(DELTAS_FIELD));
     }
 
     #[test]
     fn malformed_accounts_name_every_problem() {
-        let doc = json!({"balance": "lots", "pending_transactions": [1], "settled_transactions": [{"id":"x"}]});
+        let doc = json!({"balance": "lots", "pending_transactions": [1], "settled_transactions": [{"id":"x"}], "pending_deltas": [{"txn": "t"}]});
         let problems = AccountState::from_source(doc.as_object().unwrap()).unwrap_err();
-        assert_eq!(problems.len(), 3, "{problems:?}");
+        assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(AccountState::from_source(json!({}).as_object().unwrap()).is_err());
     }
 }

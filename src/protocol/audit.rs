@@ -21,7 +21,7 @@ use super::decide;
 use super::executor::Outcome;
 use super::read::{Coverage, Queries, Scan};
 use super::steps;
-use super::transaction::{Transaction, TxnState};
+use super::transaction::{amount_problem, read_integer, Transaction, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
 use serde_json::{json, Value};
@@ -41,7 +41,7 @@ pub struct Finding {
 /// Result of an audit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuditReport {
-    /// Sum of all balances (from an aggregation; exact below 2^53).
+    /// Sum of all balances, exact.
     pub total_balance: i64,
     /// Net change that transfers still in flight (pending/terminating with
     /// only some of their applies done) contribute to `total_balance`.
@@ -97,38 +97,43 @@ impl Protocol {
         let mut repairs = Vec::new();
         let mut coverage = Coverage::default();
 
-        // Accounts carrying pending entries, and malformed accounts, with the
-        // sum of every balance from the same view (a global aggregation).
+        // Every account from one view: the sum of balances, summed exactly in
+        // integers as the pages go by (a `sum` aggregation is a double and
+        // rounds), keeping only the accounts that carry pending entries or are
+        // malformed. Repairs then adjust the total by exactly what they change
+        // (a search may not see them yet).
         let mut accounts = Vec::new();
+        let mut exact: i128 = 0;
         let scanned = super::read::scan::scan(
             self.cluster(),
             &ix.accounts,
             Scan {
-                query: json!({"bool": {"should": [
-                    q.accounts_with_pending(),
-                    {"bool": {"must_not": {"exists": {"field": "balance"}}}}
-                ], "minimum_should_match": 1}}),
+                query: json!({"match_all": {}}),
                 sort: vec![],
-                aggs: Some(
-                    json!({"all": {"global": {}, "aggs": {"total": {"sum": {"field": "balance"}}}}}),
-                ),
+                aggs: None,
                 complete_only: false,
             },
             |page| {
-                accounts.extend(page);
+                for hit in page {
+                    let balance = hit.source.get("balance").and_then(read_integer);
+                    exact += balance.map(i128::from).unwrap_or(0);
+                    let carries = hit
+                        .source
+                        .get("pending_transactions")
+                        .is_some_and(|p| !matches!(p, Value::Null) && p != &json!([]));
+                    if balance.is_none() || carries {
+                        accounts.push(hit);
+                    }
+                }
                 true
             },
         )
         .await?;
         coverage.add(scanned.coverage);
         let scanned_view = scanned.point_in_time;
-        let mut total_balance = scanned
-            .aggregations
-            .as_ref()
-            .and_then(|a| a.pointer("/all/total/value"))
-            .and_then(Value::as_f64)
-            .map(|f| f.round() as i64)
-            .ok_or_else(|| Error::Decode("sum aggregation without a value".into()))?;
+        let mut total_balance = i64::try_from(exact).map_err(|_| {
+            Error::Decode(format!("sum of balances {exact} does not fit in 64 bits"))
+        })?;
         coverage.require_complete(allow_partial, "audit")?;
 
         let mut carried: BTreeMap<String, Vec<(String, AccountState)>> = BTreeMap::new();
@@ -212,7 +217,14 @@ impl Protocol {
                     ));
                     continue;
                 };
-                let signed = t.amount.map(|a| if on_source { -a } else { a });
+                // Out-of-range amounts are malformed; they count for nothing.
+                let signed = t.amount.filter(|a| amount_problem(*a).is_none()).map(|a| {
+                    if on_source {
+                        -a
+                    } else {
+                        a
+                    }
+                });
                 match &t.state {
                     Some(TxnState::Pending | TxnState::Terminating) => {
                         in_flight_delta += signed.unwrap_or(0)
@@ -451,7 +463,6 @@ impl Protocol {
         } else {
             transfer.amount
         };
-        let now = self.cluster().now();
         let fencing = self.config.fencing;
         let ex = self
             .exec
@@ -460,7 +471,7 @@ impl Protocol {
                     if finished {
                         decide::reverse_duplicate(a, &t.id, applied)
                     } else {
-                        decide::undo(a, &t.id, applied, fencing, now)
+                        decide::undo(a, &t.id, applied, fencing)
                     }
                 })
             })

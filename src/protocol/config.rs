@@ -1,5 +1,5 @@
-//! Settings of the protocol module: index names, the recovery window, the
-//! retention of fencing records, and how hard to retry.
+//! Settings of the protocol module: index names, the recovery window, and
+//! how hard to retry.
 
 use super::decide::Fencing;
 use std::time::Duration;
@@ -63,9 +63,6 @@ pub struct ProtocolConfig {
     pub recovery_window: Duration,
     /// Non-terminal transactions older than this need an operator (1 h).
     pub investigate_after: Duration,
-    /// How long settled records are kept for terminal transactions (24 h):
-    /// the fence holds against a worker delayed by less than this.
-    pub settled_retention: Duration,
     /// Executor retries.
     pub retry: RetryPolicy,
     /// Always `On` outside tests that demonstrate the reference's holes.
@@ -82,7 +79,6 @@ impl Default for ProtocolConfig {
             indices: Indices::default(),
             recovery_window: Duration::from_secs(120),
             investigate_after: Duration::from_secs(3600),
-            settled_retention: Duration::from_secs(24 * 3600),
             retry: RetryPolicy::default(),
             fencing: Fencing::On,
             lock_lease: Duration::from_secs(120),

@@ -3,8 +3,9 @@
 //! accounts checked first.
 
 use super::account::AccountState;
-use super::steps::Refusal;
+use super::steps::{self, Refusal, Step};
 use super::time::format_timestamp;
+use super::transaction::{amount_problem, Transfer};
 use super::Protocol;
 use crate::cluster::CreateOutcome;
 use crate::error::{Error, Result};
@@ -34,11 +35,8 @@ impl Protocol {
         &self,
         req: &NewTransfer,
     ) -> Result<std::result::Result<String, Refusal>> {
-        if req.amount <= 0 {
-            return Err(Error::Invalid(format!(
-                "amount must be positive, got {}",
-                req.amount
-            )));
+        if let Some(problem) = amount_problem(req.amount) {
+            return Err(Error::Invalid(problem));
         }
         if req.src == req.dest {
             return Err(Error::Invalid(format!(
@@ -46,10 +44,29 @@ impl Protocol {
                 req.src
             )));
         }
-        self.check_accounts(&req.src, &req.dest).await?;
+        let accounts = self.check_accounts(&req.src, &req.dest).await?;
         let id = req.id.clone().unwrap_or_else(new_transaction_id);
         if id.is_empty() {
             return Err(Error::Invalid("transaction id must not be empty".into()));
+        }
+        // Before any write: a reused id, or applies that cannot fit.
+        let t = Transfer {
+            id: id.clone(),
+            src: req.src.clone(),
+            dest: req.dest.clone(),
+            amount: req.amount,
+        };
+        let checked = steps::check_fresh_id(&t, (&accounts.0, &accounts.1)).and_then(|()| {
+            let applies = [Step::ApplySource, Step::ApplyDestination];
+            steps::preflight(
+                &t,
+                &applies,
+                (&accounts.0, &accounts.1),
+                self.config.fencing,
+            )
+        });
+        if let Err(refusal) = checked {
+            return Ok(Err(refusal));
         }
         let now = format_timestamp(self.cluster().now());
         let doc: Map<String, Value> = json!({
@@ -102,26 +119,38 @@ impl Protocol {
 
     /// Both accounts must exist and be readable before any step runs, so a
     /// transaction naming a missing or malformed account is refused whole
-    /// instead of being half applied.
-    pub(crate) async fn check_accounts(&self, src: &str, dest: &str) -> Result<()> {
+    /// instead of being half applied. Returns them as read.
+    pub(crate) async fn check_accounts(
+        &self,
+        src: &str,
+        dest: &str,
+    ) -> Result<(AccountState, AccountState)> {
         let ids = [src.to_string(), dest.to_string()];
         let docs = self
             .cluster()
             .mget(&self.config.indices.accounts, &ids)
             .await?;
+        let mut states = Vec::with_capacity(2);
         for (id, doc) in ids.iter().zip(docs) {
             let doc = doc.ok_or_else(|| Error::NotFound {
                 kind: "account",
                 index: self.config.indices.accounts.clone(),
                 id: id.clone(),
             })?;
-            AccountState::from_source(&doc.source).map_err(|p| Error::Malformed {
-                kind: "account",
-                id: id.clone(),
-                problems: p.join("; "),
-            })?;
+            states.push(
+                AccountState::from_source(&doc.source).map_err(|p| Error::Malformed {
+                    kind: "account",
+                    id: id.clone(),
+                    problems: p.join("; "),
+                })?,
+            );
         }
-        Ok(())
+        match <[AccountState; 2]>::try_from(states) {
+            Ok([s, d]) => Ok((s, d)),
+            Err(_) => Err(Error::Decode(
+                "mget answered the wrong number of documents".into(),
+            )),
+        }
     }
 }
 

@@ -7,19 +7,59 @@
 //! or a no-op with its reason. Nothing here does I/O: the
 //! [executor](super::executor) runs these under optimistic concurrency, and the
 //! model checker in `tests/model_check.rs` runs the very same functions.
+//!
+//! # The fence
+//!
+//! The reference protocol lets a late worker (one that read the transaction
+//! as `pending` long ago, or whose write is still travelling) apply a
+//! transaction to an account after a commit removed it there (a double debit)
+//! or after a rollback undid nothing there (units from nowhere). The fence
+//! closes both holes with the versions Elasticsearch already keeps on every
+//! document, and no per-account history:
+//!
+//! - **Apply** reads the account (at `_seq_no` `a`, instant T1) and decides;
+//!   if it must write, it then reads the transaction and, only if it is still
+//!   `pending`, **claims** it: re-indexes the transaction's source unchanged,
+//!   conditional on the `_seq_no` it read ([`claim`]). A claim that succeeds
+//!   proves, at the primary, that the transaction was `pending` at an instant
+//!   T2 after T1. Only then is the account written, conditional on `a`; it
+//!   lands, if at all, at T3 > T2.
+//! - **Remove** needs no claim: `committed` is permanent.
+//! - **Undo** always writes the account, conditional on the version it read,
+//!   even when the account never carried the transaction (then the write is
+//!   the unchanged source: a pure version bump).
+//!
+//! Why no account is ever applied twice, and nothing is applied after its
+//! rollback: states only move forward, so the transaction was never
+//! `committed` or `terminating` before T2, hence never removed or undone
+//! anywhere before T2. The account not carrying the id at T1 thus means it
+//! was never applied there before T1. Any apply, remove or undo of anybody
+//! that lands between T1 and T3 changes the account's `_seq_no` and makes our
+//! write fail. So if ours lands, it is the only apply, and every later remove
+//! or undo (which can only begin after the commit or termination, after T2)
+//! reads the account after it and sees it. An undo that found nothing to undo
+//! still bumped the version, so an apply read before it cannot land after it;
+//! an apply read after it cannot claim (the transaction is `terminating`).
+//! Late delivery is covered because the conditions are checked by the primary
+//! when the write arrives, not when it was decided.
+//!
+//! Legacy `settled_transactions` records left by earlier versions are still
+//! honoured (an apply of a transaction the account has a record of is a
+//! no-op; an undo of one recorded as applied is a contradiction) but never
+//! written.
 
-use super::account::{AccountState, Settled, SettledOutcome};
+use super::account::{AccountState, PendingDelta, SettledOutcome};
 use super::transaction::TxnState;
-use chrono::{DateTime, Utc};
 use std::fmt;
 
-/// Whether account steps keep and honour the settled records.
+/// Whether apply claims the transaction and undo always writes (see the
+/// module docs).
 ///
 /// Always `On` in production; `Off` reproduces the reference protocol exactly
-/// and exists so tests can show the holes fencing closes.
+/// and exists so tests and the model check can show the holes fencing closes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Fencing {
-    /// Keep and honour settled records (the default).
+    /// Claim before apply; undo always writes (the default).
     #[default]
     On,
     /// The reference protocol as written.
@@ -36,26 +76,23 @@ pub enum Effect {
         /// New state.
         to: TxnState,
     },
+    /// The transaction was re-indexed unchanged to prove it is still pending.
+    Claimed,
     /// Balance changed by `delta` and the id was added to pending.
     Applied {
         /// Change applied to the balance.
         delta: i64,
     },
-    /// Id removed from pending after commit (and recorded as settled).
+    /// Id removed from pending after commit.
     Removed,
-    /// Balance changed by `delta` to reverse an apply; id removed; recorded.
+    /// Balance changed by `delta` to reverse an apply; id removed.
     Undone {
         /// Change applied to the balance (the opposite of the apply).
         delta: i64,
     },
-    /// The transaction was never applied here; only a fence was recorded so a
-    /// late apply becomes a no-op.
+    /// The transaction was never applied here; the account was rewritten
+    /// unchanged so an apply still in flight can no longer land.
     Fenced,
-    /// Old settled records of terminal transactions were pruned.
-    Pruned {
-        /// How many records were dropped.
-        count: usize,
-    },
     /// A lock document was created for the transaction.
     LockAcquired,
     /// A lock document was deleted.
@@ -76,11 +113,11 @@ impl fmt::Display for Effect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Effect::Transitioned { from, to } => write!(f, "state {from} -> {to}"),
+            Effect::Claimed => f.write_str("claimed while pending"),
             Effect::Applied { delta } => write!(f, "applied {delta:+}"),
             Effect::Removed => f.write_str("removed from pending"),
             Effect::Undone { delta } => write!(f, "undone {delta:+}"),
             Effect::Fenced => f.write_str("never applied; fenced against a late apply"),
-            Effect::Pruned { count } => write!(f, "pruned {count} settled record(s)"),
             Effect::LockAcquired => f.write_str("lock acquired"),
             Effect::LockReleased => f.write_str("lock released"),
             Effect::Created => f.write_str("created"),
@@ -96,15 +133,11 @@ pub enum NoopReason {
     StateIs(TxnState),
     /// The transaction is already in pending on this account.
     AlreadyApplied,
-    /// This account already settled the transaction (fencing): it must not be
-    /// applied again. Whoever settled it has moved the transaction on.
+    /// This account has a legacy settled record of the transaction: it must
+    /// not be applied again. Whoever settled it has moved the transaction on.
     Settled(SettledOutcome),
     /// Remove found the id absent (already removed, or never applied).
     NotPending,
-    /// Undo found the transaction already undone here.
-    AlreadyUndone,
-    /// Nothing to prune.
-    NothingToPrune,
     /// There was no lock to release.
     LockNotHeld,
     /// The document already existed, written by an earlier attempt.
@@ -120,8 +153,6 @@ impl fmt::Display for NoopReason {
             NoopReason::AlreadyApplied => f.write_str("already applied"),
             NoopReason::Settled(o) => write!(f, "already settled here ({})", o.as_str()),
             NoopReason::NotPending => f.write_str("not in pending_transactions"),
-            NoopReason::AlreadyUndone => f.write_str("already undone"),
-            NoopReason::NothingToPrune => f.write_str("nothing to prune"),
             NoopReason::LockNotHeld => f.write_str("no lock held"),
             NoopReason::AlreadyExists => f.write_str("already exists (an earlier attempt)"),
             NoopReason::AlreadyLinked(to) => write!(f, "already linked to {to}"),
@@ -139,7 +170,8 @@ pub enum Decision<T> {
 }
 
 /// A decision that cannot be taken because the document contradicts the
-/// protocol (e.g. undo of a transaction the account settled as committed).
+/// protocol (e.g. undo of a transaction the account settled as committed, an
+/// amount edited after it was applied, a balance that would overflow).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Contradiction(pub String);
 
@@ -158,95 +190,84 @@ pub fn transition(current: &TxnState, from: &TxnState, to: &TxnState) -> Decisio
     }
 }
 
-/// `apply_transaction_to_account`: add `delta` and push the id, unless the
-/// account already carries it, or (fencing) has already settled it.
+/// The claim before an apply: rewrite the transaction unchanged if it is still
+/// `pending` (the write itself is the proof, see the module docs).
+pub fn claim(current: &TxnState) -> Decision<TxnState> {
+    if *current == TxnState::Pending {
+        Decision::Write(current.clone(), Effect::Claimed)
+    } else {
+        Decision::Noop(NoopReason::StateIs(current.clone()))
+    }
+}
+
+/// `apply_transaction_to_account`: add `delta`, push the id and record the
+/// delta, unless the account already carries it (or has a legacy settled
+/// record of it). An account that carries it with a different recorded delta
+/// means the transaction's amount was edited after it was applied.
 pub fn apply(
     acct: &AccountState,
     txn: &str,
     delta: i64,
-    fencing: Fencing,
 ) -> Result<Decision<AccountState>, Contradiction> {
     if acct.carries(txn) {
+        check_recorded(acct, txn, delta)?;
         return Ok(Decision::Noop(NoopReason::AlreadyApplied));
     }
-    if fencing == Fencing::On {
-        if let Some(s) = acct.settled_of(txn) {
-            return Ok(Decision::Noop(NoopReason::Settled(s.outcome)));
-        }
+    if let Some(s) = acct.settled_of(txn) {
+        return Ok(Decision::Noop(NoopReason::Settled(s.outcome)));
     }
-    let balance = acct
-        .balance
-        .checked_add(delta)
-        .ok_or_else(|| Contradiction(format!("balance {} {delta:+} overflows", acct.balance)))?;
     let mut next = acct.clone();
-    next.balance = balance;
+    next.balance = add(acct.balance, delta)?;
     next.pending.push(txn.to_string());
+    next.deltas.push(PendingDelta {
+        txn: txn.to_string(),
+        delta,
+    });
     Ok(Decision::Write(next, Effect::Applied { delta }))
 }
 
-/// `remove_transaction_from_account`: drop the id from pending after commit,
-/// recording the account as having settled it.
-pub fn remove(
-    acct: &AccountState,
-    txn: &str,
-    fencing: Fencing,
-    now: DateTime<Utc>,
-) -> Decision<AccountState> {
+/// `remove_transaction_from_account`: drop the id (and its delta) from
+/// pending after commit.
+pub fn remove(acct: &AccountState, txn: &str) -> Decision<AccountState> {
     if !acct.carries(txn) {
         return Decision::Noop(NoopReason::NotPending);
     }
-    let mut next = acct.clone();
-    next.pending.retain(|p| p != txn);
-    if fencing == Fencing::On {
-        record(&mut next, txn, SettledOutcome::Applied, now);
-    }
-    Decision::Write(next, Effect::Removed)
+    Decision::Write(drop_pending(acct, txn), Effect::Removed)
 }
 
-/// `undo_transaction_on_account`: reverse an apply of `applied_delta` (the
-/// delta the apply added) and drop the id. With fencing, undo of a transaction
-/// the account never applied records it as undone, so a late apply is a no-op.
+/// `undo_transaction_on_account`: reverse the apply of `applied_delta` (the
+/// delta an apply adds, from the transaction's amount) and drop the id. The
+/// delta the account recorded is what is reversed; it must agree with the
+/// transaction. With fencing, an account that does not carry the transaction
+/// is rewritten unchanged (a version bump, so no apply in flight can land
+/// after this undo); without, that is a no-op as in the reference protocol.
 pub fn undo(
     acct: &AccountState,
     txn: &str,
     applied_delta: i64,
     fencing: Fencing,
-    now: DateTime<Utc>,
 ) -> Result<Decision<AccountState>, Contradiction> {
     if acct.carries(txn) {
-        let delta = applied_delta
-            .checked_neg()
-            .ok_or_else(|| Contradiction(format!("cannot negate {applied_delta}")))?;
-        let mut next = acct.clone();
-        next.balance = acct.balance.checked_add(delta).ok_or_else(|| {
-            Contradiction(format!("balance {} {delta:+} overflows", acct.balance))
-        })?;
-        next.pending.retain(|p| p != txn);
-        if fencing == Fencing::On {
-            record(&mut next, txn, SettledOutcome::Undone, now);
-        }
+        let applied = check_recorded(acct, txn, applied_delta)?;
+        let delta = negate(applied)?;
+        let mut next = drop_pending(acct, txn);
+        next.balance = add(acct.balance, delta)?;
         return Ok(Decision::Write(next, Effect::Undone { delta }));
     }
-    if fencing == Fencing::Off {
-        return Ok(Decision::Noop(NoopReason::NotPending));
-    }
-    match acct.settled_of(txn).map(|s| s.outcome) {
-        Some(SettledOutcome::Undone) => Ok(Decision::Noop(NoopReason::AlreadyUndone)),
-        Some(SettledOutcome::Applied) => Err(Contradiction(format!(
+    if acct.settled_of(txn).map(|s| s.outcome) == Some(SettledOutcome::Applied) {
+        return Err(Contradiction(format!(
             "account settled `{txn}` as committed; a rollback must not undo it"
-        ))),
-        None => {
-            let mut next = acct.clone();
-            record(&mut next, txn, SettledOutcome::Undone, now);
-            Ok(Decision::Write(next, Effect::Fenced))
-        }
+        )));
     }
+    Ok(match fencing {
+        Fencing::On => Decision::Write(acct.clone(), Effect::Fenced),
+        Fencing::Off => Decision::Noop(NoopReason::NotPending),
+    })
 }
 
 /// Repair of an apply that came after the account had settled the
-/// transaction (a late duplicate by an unfenced writer): reverses it and drops
-/// the id, keeping whatever settled record the account has — the account did
-/// settle it, once, and the fence must keep saying so.
+/// transaction (a late duplicate by an unfenced writer, seen through a legacy
+/// settled record): reverses it and drops the id.
 pub fn reverse_duplicate(
     acct: &AccountState,
     txn: &str,
@@ -255,61 +276,66 @@ pub fn reverse_duplicate(
     if !acct.carries(txn) {
         return Ok(Decision::Noop(NoopReason::NotPending));
     }
-    let mut next = acct.clone();
-    let delta = applied_delta
-        .checked_neg()
-        .ok_or_else(|| Contradiction(format!("cannot negate {applied_delta}")))?;
-    next.balance = acct
-        .balance
-        .checked_add(delta)
-        .ok_or_else(|| Contradiction(format!("balance {} {delta:+} overflows", acct.balance)))?;
-    next.pending.retain(|p| p != txn);
+    let applied = check_recorded(acct, txn, applied_delta)?;
+    let delta = negate(applied)?;
+    let mut next = drop_pending(acct, txn);
+    next.balance = add(acct.balance, delta)?;
     Ok(Decision::Write(next, Effect::Undone { delta }))
 }
 
-/// Drops the settled records of `prunable` transactions written before
-/// `cutoff`. The caller decides which transactions are prunable (terminal and
-/// older than the retention); this only never prunes a record younger than
-/// `cutoff`.
-pub fn prune(
-    acct: &AccountState,
-    prunable: &[String],
-    cutoff: DateTime<Utc>,
-) -> Decision<AccountState> {
-    let mut next = acct.clone();
-    next.settled
-        .retain(|s| !(s.at < cutoff && prunable.iter().any(|p| p == &s.txn)));
-    let count = acct.settled.len() - next.settled.len();
-    if count == 0 {
-        Decision::Noop(NoopReason::NothingToPrune)
-    } else {
-        Decision::Write(next, Effect::Pruned { count })
+/// The delta the account recorded for `txn` (or `expected` when it recorded
+/// none: entries written by the application's scripts or an older estx-tui),
+/// refusing when it differs from what the transaction says now.
+fn check_recorded(acct: &AccountState, txn: &str, expected: i64) -> Result<i64, Contradiction> {
+    match acct.delta_of(txn) {
+        Some(recorded) if recorded != expected => Err(Contradiction(format!(
+            "amount changed after it was applied: applied {recorded:+}, document says {}",
+            expected.unsigned_abs()
+        ))),
+        _ => Ok(expected),
     }
 }
 
-fn record(acct: &mut AccountState, txn: &str, outcome: SettledOutcome, at: DateTime<Utc>) {
-    acct.settled.retain(|s| s.txn != txn);
-    acct.settled.push(Settled {
-        txn: txn.to_string(),
-        outcome,
-        at,
-    });
+fn drop_pending(acct: &AccountState, txn: &str) -> AccountState {
+    let mut next = acct.clone();
+    next.pending.retain(|p| p != txn);
+    next.deltas.retain(|d| d.txn != txn);
+    next
+}
+
+fn add(balance: i64, delta: i64) -> Result<i64, Contradiction> {
+    balance
+        .checked_add(delta)
+        .ok_or_else(|| Contradiction(format!("balance {balance} {delta:+} overflows")))
+}
+
+fn negate(delta: i64) -> Result<i64, Contradiction> {
+    delta
+        .checked_neg()
+        .ok_or_else(|| Contradiction(format!("cannot negate {delta}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::TimeZone;
-
-    fn now() -> DateTime<Utc> {
-        Utc.timestamp_opt(1_800_000_000, 0).unwrap()
-    }
+    use crate::protocol::account::Settled;
+    use chrono::{TimeZone, Utc};
 
     fn written(d: Decision<AccountState>) -> AccountState {
         match d {
             Decision::Write(a, _) => a,
             Decision::Noop(r) => panic!("expected a write, got noop: {r}"),
         }
+    }
+
+    fn legacy(outcome: SettledOutcome) -> AccountState {
+        let mut a = AccountState::new(500);
+        a.settled.push(Settled {
+            txn: "t".into(),
+            outcome,
+            at: Utc.timestamp_opt(1_800_000_000, 0).unwrap(),
+        });
+        a
     }
 
     #[test]
@@ -329,83 +355,94 @@ mod tests {
     }
 
     #[test]
-    fn apply_is_idempotent() {
-        let a = written(apply(&AccountState::new(500), "t", -100, Fencing::On).unwrap());
-        assert_eq!(a.balance, 400);
+    fn claim_only_while_pending_and_unchanged() {
         assert_eq!(
-            apply(&a, "t", -100, Fencing::On).unwrap(),
+            claim(&TxnState::Pending),
+            Decision::Write(TxnState::Pending, Effect::Claimed)
+        );
+        for s in [
+            TxnState::Committed,
+            TxnState::Terminating,
+            TxnState::Created,
+        ] {
+            assert_eq!(claim(&s), Decision::Noop(NoopReason::StateIs(s.clone())));
+        }
+    }
+
+    #[test]
+    fn apply_is_idempotent_and_records_its_delta() {
+        let a = written(apply(&AccountState::new(500), "t", -100).unwrap());
+        assert_eq!(a.balance, 400);
+        assert_eq!(a.delta_of("t"), Some(-100));
+        assert_eq!(
+            apply(&a, "t", -100).unwrap(),
             Decision::Noop(NoopReason::AlreadyApplied)
         );
     }
 
     #[test]
-    fn hole_one_late_apply_after_remove_is_fenced() {
-        let a = written(apply(&AccountState::new(500), "t", -100, Fencing::On).unwrap());
-        let a = written(remove(&a, "t", Fencing::On, now()));
-        assert_eq!(
-            apply(&a, "t", -100, Fencing::On).unwrap(),
-            Decision::Noop(NoopReason::Settled(SettledOutcome::Applied))
-        );
-        // Without fencing the reference protocol debits twice.
-        let b = written(apply(&AccountState::new(500), "t", -100, Fencing::Off).unwrap());
-        let b = written(remove(&b, "t", Fencing::Off, now()));
-        assert_eq!(
-            written(apply(&b, "t", -100, Fencing::Off).unwrap()).balance,
-            300
-        );
+    fn remove_drops_the_id_and_its_delta() {
+        let a = written(apply(&AccountState::new(500), "t", -100).unwrap());
+        let a = written(remove(&a, "t"));
+        assert_eq!(a, AccountState::new(400));
+        assert_eq!(remove(&a, "t"), Decision::Noop(NoopReason::NotPending));
     }
 
     #[test]
-    fn hole_two_late_apply_after_undo_of_nothing_is_fenced() {
-        let a = written(undo(&AccountState::new(500), "t", -100, Fencing::On, now()).unwrap());
-        assert_eq!(a.balance, 500);
+    fn legacy_settled_records_are_still_honoured() {
         assert_eq!(
-            apply(&a, "t", -100, Fencing::On).unwrap(),
-            Decision::Noop(NoopReason::Settled(SettledOutcome::Undone))
+            apply(&legacy(SettledOutcome::Applied), "t", -100).unwrap(),
+            Decision::Noop(NoopReason::Settled(SettledOutcome::Applied))
+        );
+        assert!(undo(&legacy(SettledOutcome::Applied), "t", -100, Fencing::On).is_err());
+        assert!(matches!(
+            undo(&legacy(SettledOutcome::Undone), "t", -100, Fencing::On).unwrap(),
+            Decision::Write(_, Effect::Fenced)
+        ));
+    }
+
+    #[test]
+    fn undo_of_nothing_still_writes_with_fencing() {
+        let a = AccountState::new(500);
+        assert_eq!(
+            undo(&a, "t", -100, Fencing::On).unwrap(),
+            Decision::Write(a.clone(), Effect::Fenced)
         );
         assert_eq!(
-            undo(&AccountState::new(500), "t", -100, Fencing::Off, now()).unwrap(),
+            undo(&a, "t", -100, Fencing::Off).unwrap(),
             Decision::Noop(NoopReason::NotPending)
         );
     }
 
     #[test]
-    fn undo_reverses_and_is_idempotent() {
-        let a = written(apply(&AccountState::new(500), "t", 100, Fencing::On).unwrap());
-        let a = written(undo(&a, "t", 100, Fencing::On, now()).unwrap());
-        assert_eq!(a.balance, 500);
-        assert!(a.pending.is_empty());
-        assert_eq!(
-            undo(&a, "t", 100, Fencing::On, now()).unwrap(),
-            Decision::Noop(NoopReason::AlreadyUndone)
-        );
+    fn undo_reverses_the_recorded_delta() {
+        let a = written(apply(&AccountState::new(500), "t", 100).unwrap());
+        let a = written(undo(&a, "t", 100, Fencing::On).unwrap());
+        assert_eq!(a, AccountState::new(500));
     }
 
     #[test]
-    fn undo_after_commit_is_a_contradiction() {
-        let a = written(apply(&AccountState::new(500), "t", 100, Fencing::On).unwrap());
-        let a = written(remove(&a, "t", Fencing::On, now()));
-        assert!(undo(&a, "t", 100, Fencing::On, now()).is_err());
+    fn an_amount_edited_after_apply_is_refused() {
+        let a = written(apply(&AccountState::new(500), "t", -90).unwrap());
+        let why = undo(&a, "t", -100, Fencing::On).unwrap_err().0;
+        assert_eq!(
+            why,
+            "amount changed after it was applied: applied -90, document says 100"
+        );
+        assert!(apply(&a, "t", -100).is_err());
+        // Without a recorded delta (the application's scripts), the
+        // transaction's amount is what is undone.
+        let mut b = AccountState::new(400);
+        b.pending.push("t".into());
+        assert_eq!(
+            written(undo(&b, "t", -100, Fencing::On).unwrap()).balance,
+            500
+        );
     }
 
     #[test]
     fn overflow_is_refused() {
-        assert!(apply(&AccountState::new(i64::MAX), "t", 1, Fencing::On).is_err());
-    }
-
-    #[test]
-    fn prune_only_old_records_of_prunable_transactions() {
-        let a = written(undo(&AccountState::new(5), "old", 1, Fencing::On, now()).unwrap());
-        let later = now() + chrono::Duration::hours(25);
-        let a = written(undo(&a, "young", 1, Fencing::On, later).unwrap());
-        let cutoff = now() + chrono::Duration::hours(1);
-        let names = vec!["old".to_string(), "young".to_string()];
-        let pruned = written(prune(&a, &names, cutoff));
-        assert_eq!(pruned.settled.len(), 1);
-        assert_eq!(pruned.settled[0].txn, "young");
-        assert_eq!(
-            prune(&pruned, &names, cutoff),
-            Decision::Noop(NoopReason::NothingToPrune)
-        );
+        assert!(apply(&AccountState::new(i64::MAX), "t", 1).is_err());
+        assert!(apply(&AccountState::new(i64::MIN), "t", -1).is_err());
     }
 }

@@ -5,15 +5,24 @@
 //! a 409, read and decide again. A timeout or transport error leaves the
 //! outcome unknown: read and decide again too, which is safe because every
 //! decision is idempotent — and if the re-read shows exactly the document we
-//! tried to write, the write was ours and is reported as `Updated`. After a
+//! tried to write at a newer version than the one we wrote against, the write
+//! was ours and is reported as `Updated`. After a
 //! bounded number of unknown outcomes the step gives up, leaving the document
 //! where it is for recovery, as the protocol prescribes.
+//!
+//! An apply ([`Executor::run_claimed`]) adds the claim between deciding and
+//! writing the account: the transaction is re-indexed unchanged, conditional
+//! on the version just read, and the account is written only after a claim
+//! whose success we saw (see [`decide`](super::decide) for why this fences
+//! late and duplicate applies).
 
 use super::config::RetryPolicy;
 use super::decide::{Effect, NoopReason};
-use crate::cluster::{Cluster, WriteOutcome};
+use crate::cluster::{Cluster, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
+use futures::future::BoxFuture;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A decision over a whole JSON document.
@@ -46,17 +55,66 @@ pub struct Executed {
     pub requests: u32,
 }
 
+/// Called with the account id after a successful claim, right before the
+/// account write of an apply. Tests use it to hold a worker there while other
+/// processes run; it does nothing in production.
+pub type ApplyGate = Arc<dyn Fn(&str) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// The claim an apply makes before its account write: on which document,
+/// and the decision that writes it back unchanged while it is pending.
+#[derive(Clone, Copy)]
+pub struct ClaimOn<'a> {
+    /// The transaction's index.
+    pub index: &'a str,
+    /// The transaction's id.
+    pub id: &'a str,
+    /// `steps::claim_doc` (a parameter so the executor stays generic).
+    pub decide: fn(&str, &Map<String, Value>) -> Result<DocDecision>,
+}
+
+/// A write whose outcome we never learned: the source sent, what it does,
+/// and the `(_seq_no, _primary_term)` it was conditional on.
+type Unsure = (Map<String, Value>, Effect, (i64, i64));
+
 /// Runs decisions against one document with optimistic concurrency.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Executor {
     cluster: Cluster,
     policy: RetryPolicy,
+    gate: Option<ApplyGate>,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("cluster", &self.cluster)
+            .field("policy", &self.policy)
+            .finish()
+    }
+}
+
+/// Retry counters of one step.
+#[derive(Default)]
+struct Tries {
+    unknown: u32,
+    conflicts: u32,
+    requests: u32,
 }
 
 impl Executor {
     /// An executor over `cluster` with `policy`.
     pub fn new(cluster: Cluster, policy: RetryPolicy) -> Executor {
-        Executor { cluster, policy }
+        Executor {
+            cluster,
+            policy,
+            gate: None,
+        }
+    }
+
+    /// Holds every apply at `gate` between its claim and its account write.
+    pub fn with_gate(mut self, gate: ApplyGate) -> Executor {
+        self.gate = Some(gate);
+        self
     }
 
     /// The cluster it talks to.
@@ -73,20 +131,128 @@ impl Executor {
         kind: &'static str,
         index: &str,
         id: &str,
+        decide: F,
+    ) -> Result<Executed>
+    where
+        F: FnMut(&Map<String, Value>) -> Result<DocDecision>,
+    {
+        self.run_claimed(kind, index, id, None, decide).await
+    }
+
+    /// Like [`Executor::run`], and when `claim` names a transaction, every
+    /// write `decide` asks for is preceded by a claim on it: the transaction
+    /// is read and, if `claim_decide` says so (it is still pending), written
+    /// back unchanged conditional on that read. A 409 or an unknown outcome of
+    /// the claim re-reads the transaction and claims again (the account read
+    /// stays valid: it is still before the new claim); a transaction that has
+    /// moved on ends the step as a no-op. A 409 or unknown outcome of the
+    /// account write starts again from the account read.
+    pub async fn run_claimed<F>(
+        &self,
+        kind: &'static str,
+        index: &str,
+        id: &str,
+        claim: Option<ClaimOn<'_>>,
         mut decide: F,
     ) -> Result<Executed>
     where
         F: FnMut(&Map<String, Value>) -> Result<DocDecision>,
     {
-        let mut unknown = 0u32;
-        let mut conflicts = 0u32;
-        let mut requests = 0u32;
-        // The source of our last write whose outcome we never learned.
-        let mut maybe_written: Option<(Map<String, Value>, Effect)> = None;
+        let mut tries = Tries::default();
+        // Our last write whose outcome we never learned, with the version it
+        // was conditional on.
+        let mut maybe_written: Option<Unsure> = None;
         loop {
-            requests += 1;
-            let doc = match self.cluster.get(index, id).await {
-                Ok(Some(doc)) => doc,
+            let doc = self.read(kind, index, id, &mut tries).await?;
+            if let Some((source, effect, at)) = maybe_written.take() {
+                // It landed only if the document moved past the version it
+                // was conditional on: an unchanged source at that very version
+                // (a fencing undo writes the source it read) means it did not
+                // (yet), and it must be decided and sent again.
+                if source == doc.source && at != (doc.seq_no, doc.primary_term) {
+                    return Ok(Executed {
+                        outcome: Outcome::Updated(effect),
+                        seen: doc.source.clone(),
+                        after: doc.source,
+                        requests: tries.requests,
+                    });
+                }
+            }
+            let (source, effect) = match decide(&doc.source)? {
+                DocDecision::Noop(reason) => return Ok(noop(doc.source, reason, &tries)),
+                DocDecision::Write(source, effect) => (source, effect),
+            };
+            if let Some(on) = claim {
+                let mut claim_tries = Tries::default();
+                let moved_on = self.claim(on, &mut claim_tries).await;
+                tries.requests += claim_tries.requests;
+                if let Some(reason) = moved_on? {
+                    return Ok(noop(doc.source, reason, &tries));
+                }
+                if let Some(gate) = &self.gate {
+                    gate(id).await;
+                }
+            }
+            tries.requests += 1;
+            match self
+                .cluster
+                .put_if(index, id, &source, doc.seq_no, doc.primary_term)
+                .await
+            {
+                Ok(WriteOutcome::Written { .. }) => {
+                    return Ok(Executed {
+                        outcome: Outcome::Updated(effect),
+                        seen: doc.source,
+                        after: source,
+                        requests: tries.requests,
+                    })
+                }
+                Ok(WriteOutcome::Conflict) => self.conflicted(index, id, &mut tries).await?,
+                Err(e) if e.is_transient() => {
+                    maybe_written = Some((source, effect, (doc.seq_no, doc.primary_term)));
+                    self.unknown(index, id, &mut tries, &e).await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Claims the transaction `on`: `Ok(None)` once a claim write is known to
+    /// have succeeded, `Ok(Some(reason))` when it is no longer pending.
+    async fn claim(&self, on: ClaimOn<'_>, tries: &mut Tries) -> Result<Option<NoopReason>> {
+        loop {
+            let doc = self.read("transaction", on.index, on.id, tries).await?;
+            let source = match (on.decide)(on.id, &doc.source)? {
+                DocDecision::Noop(reason) => return Ok(Some(reason)),
+                DocDecision::Write(source, _) => source,
+            };
+            tries.requests += 1;
+            match self
+                .cluster
+                .put_if(on.index, on.id, &source, doc.seq_no, doc.primary_term)
+                .await
+            {
+                Ok(WriteOutcome::Written { .. }) => return Ok(None),
+                Ok(WriteOutcome::Conflict) => self.conflicted(on.index, on.id, tries).await?,
+                // Only a claim whose success we saw counts: claim again.
+                Err(e) if e.is_transient() => self.unknown(on.index, on.id, tries, &e).await?,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Realtime read, retrying transient failures within the policy.
+    async fn read(
+        &self,
+        kind: &'static str,
+        index: &str,
+        id: &str,
+        tries: &mut Tries,
+    ) -> Result<VersionedDoc> {
+        loop {
+            tries.requests += 1;
+            match self.cluster.get(index, id).await {
+                Ok(Some(doc)) => return Ok(doc),
                 Ok(None) => {
                     return Err(Error::NotFound {
                         kind,
@@ -94,82 +260,38 @@ impl Executor {
                         id: id.to_string(),
                     })
                 }
-                Err(e) if e.is_transient() => {
-                    unknown += 1;
-                    self.give_up_or_wait(index, id, unknown, &e).await?;
-                    continue;
-                }
+                Err(e) if e.is_transient() => self.unknown(index, id, tries, &e).await?,
                 Err(e) => return Err(e),
-            };
-            if let Some((source, effect)) = maybe_written.take() {
-                if source == doc.source {
-                    return Ok(Executed {
-                        outcome: Outcome::Updated(effect),
-                        seen: doc.source.clone(),
-                        after: doc.source,
-                        requests,
-                    });
-                }
-            }
-            match decide(&doc.source)? {
-                DocDecision::Noop(reason) => {
-                    return Ok(Executed {
-                        outcome: Outcome::Noop(reason),
-                        after: doc.source.clone(),
-                        seen: doc.source,
-                        requests,
-                    })
-                }
-                DocDecision::Write(source, effect) => {
-                    requests += 1;
-                    match self
-                        .cluster
-                        .put_if(index, id, &source, doc.seq_no, doc.primary_term)
-                        .await
-                    {
-                        Ok(WriteOutcome::Written { .. }) => {
-                            return Ok(Executed {
-                                outcome: Outcome::Updated(effect),
-                                seen: doc.source,
-                                after: source,
-                                requests,
-                            })
-                        }
-                        Ok(WriteOutcome::Conflict) => {
-                            conflicts += 1;
-                            if conflicts > self.policy.max_conflicts {
-                                return Err(Error::GaveUp {
-                                    index: index.to_string(),
-                                    id: id.to_string(),
-                                    attempts: conflicts,
-                                    last: "version conflicts".into(),
-                                });
-                            }
-                            tokio::time::sleep(jitter(conflicts.min(8))).await;
-                        }
-                        Err(e) if e.is_transient() => {
-                            unknown += 1;
-                            maybe_written = Some((source, effect));
-                            self.give_up_or_wait(index, id, unknown, &e).await?;
-                        }
-                        Err(e) => return Err(e),
-                    }
-                }
             }
         }
     }
 
-    async fn give_up_or_wait(&self, index: &str, id: &str, unknown: u32, e: &Error) -> Result<()> {
-        if unknown > self.policy.max_unknown {
+    async fn conflicted(&self, index: &str, id: &str, tries: &mut Tries) -> Result<()> {
+        tries.conflicts += 1;
+        if tries.conflicts > self.policy.max_conflicts {
             return Err(Error::GaveUp {
                 index: index.to_string(),
                 id: id.to_string(),
-                attempts: unknown,
+                attempts: tries.conflicts,
+                last: "version conflicts".into(),
+            });
+        }
+        tokio::time::sleep(jitter(tries.conflicts.min(8))).await;
+        Ok(())
+    }
+
+    async fn unknown(&self, index: &str, id: &str, tries: &mut Tries, e: &Error) -> Result<()> {
+        tries.unknown += 1;
+        if tries.unknown > self.policy.max_unknown {
+            return Err(Error::GaveUp {
+                index: index.to_string(),
+                id: id.to_string(),
+                attempts: tries.unknown,
                 last: e.to_string(),
             });
         }
-        tracing::warn!(%index, %id, attempt = unknown, error = %e, "unknown outcome; re-reading");
-        let factor = 1u32 << (unknown - 1).min(6);
+        tracing::warn!(%index, %id, attempt = tries.unknown, error = %e, "unknown outcome; re-reading");
+        let factor = 1u32 << (tries.unknown - 1).min(6);
         let wait = (self.policy.base_backoff * factor).min(Duration::from_secs(2));
         // A throttled answer's `Retry-After` is honoured, within bounds.
         let wait = e.retry_after().map_or(wait, |asked| {
@@ -177,6 +299,15 @@ impl Executor {
         });
         tokio::time::sleep(wait).await;
         Ok(())
+    }
+}
+
+fn noop(source: Map<String, Value>, reason: NoopReason, tries: &Tries) -> Executed {
+    Executed {
+        outcome: Outcome::Noop(reason),
+        after: source.clone(),
+        seen: source,
+        requests: tries.requests,
     }
 }
 

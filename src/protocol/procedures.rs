@@ -3,16 +3,14 @@
 //! refuses what it must (with the reason), then follows its plan step by step
 //! through the executor, reporting each step as it ends.
 
-use super::account::AccountState;
 use super::create::NewTransfer;
-use super::decide;
-use super::executor::{Executed, Outcome};
+use super::decide::Fencing;
+use super::executor::{ApplyGate, ClaimOn, Executed};
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, Refusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
-use serde_json::{Map, Value};
 
 /// Limits on a run, to simulate a worker that dies (tests and the demo).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -25,6 +23,13 @@ pub struct RunLimits {
 const MAX_REPLANS: usize = 3;
 
 impl Protocol {
+    /// Holds every apply of this handle at `gate`, between its claim and its
+    /// account write (tests that race a paused worker against other actors).
+    pub fn with_apply_gate(mut self, gate: ApplyGate) -> Protocol {
+        self.exec = self.exec.with_gate(gate);
+        self
+    }
+
     /// Creates a transaction and runs it to the end (core steps 1–7),
     /// optionally holding locks on both accounts (taken in a fixed order,
     /// released at the end).
@@ -237,13 +242,6 @@ impl Protocol {
                     self.target_of(t, step),
                     result,
                 );
-                if let (Some(on_source), Outcome::Updated(_)) =
-                    (step.on_source(), &executed_step.outcome)
-                {
-                    let acct = if on_source { &t.src } else { &t.dest };
-                    self.prune_settled(t, acct, &executed_step.after, report)
-                        .await;
-                }
                 match next_after(procedure, step, &executed_step.outcome) {
                     Next::Continue => {
                         if let Some((_, to)) = step.transition() {
@@ -293,7 +291,9 @@ impl Protocol {
     }
 
     /// Refuses a plan with account steps when an account is missing or
-    /// malformed (cancelling a created transaction touches no account).
+    /// malformed (cancelling a created transaction touches no account), or
+    /// when a step would overflow a balance or undo an amount other than the
+    /// one applied ([`steps::preflight`]): all before the first write.
     async fn accounts_ready(
         &self,
         t: &Transfer,
@@ -302,14 +302,16 @@ impl Protocol {
         if !plan.iter().any(|s| s.on_source().is_some()) {
             return Ok(());
         }
-        self.check_accounts(&t.src, &t.dest)
+        let (src, dest) = self
+            .check_accounts(&t.src, &t.dest)
             .await
             .map_err(|e| match e {
                 Error::Malformed { .. } | Error::NotFound { .. } => {
                     Verdict::Refused(Refusal::Malformed(e.to_string()))
                 }
                 other => Verdict::Failed(other),
-            })
+            })?;
+        steps::preflight(t, plan, (&src, &dest), self.config.fencing).map_err(Verdict::Refused)
     }
 
     /// After stopping because another process moved the transaction: if it
@@ -343,73 +345,21 @@ impl Protocol {
         })?;
         let acct = if on_source { &t.src } else { &t.dest };
         let fencing = self.config.fencing;
+        let is_apply = matches!(step, Step::ApplySource | Step::ApplyDestination);
+        let claim = (is_apply && fencing == Fencing::On).then_some(ClaimOn {
+            index: &self.config.indices.transactions,
+            id: &t.id,
+            decide: steps::claim_doc,
+        });
         self.exec
-            .run("account", &self.config.indices.accounts, acct, |src| {
-                steps::account_doc(acct, src, |a| steps::account_step(step, t, a, fencing, now))
-            })
+            .run_claimed(
+                "account",
+                &self.config.indices.accounts,
+                acct,
+                claim,
+                |src| steps::account_doc(acct, src, |a| steps::account_step(step, t, a, fencing)),
+            )
             .await
-    }
-
-    /// Drops fencing records older than the retention whose transactions are
-    /// terminal. Best effort: a failure is reported and otherwise ignored.
-    async fn prune_settled(
-        &self,
-        t: &Transfer,
-        acct: &str,
-        after: &Map<String, Value>,
-        report: &mut ProcedureReport,
-    ) {
-        let Ok(state) = AccountState::from_source(after) else {
-            return;
-        };
-        let retention = chrono::Duration::from_std(self.config.settled_retention)
-            .unwrap_or(chrono::Duration::MAX);
-        let cutoff = self.cluster().now() - retention;
-        let old: Vec<String> = state
-            .settled
-            .iter()
-            .filter(|s| s.at < cutoff)
-            .map(|s| s.txn.clone())
-            .collect();
-        if old.is_empty() {
-            return;
-        }
-        let prunable: Vec<String> = match self
-            .cluster()
-            .mget(&self.config.indices.transactions, &old)
-            .await
-        {
-            Ok(docs) => old
-                .iter()
-                .zip(docs)
-                .filter(|(id, d)| {
-                    d.as_ref()
-                        .map(|d| Transaction::from_source(id, &d.source))
-                        .and_then(|t| t.state)
-                        .is_some_and(|s| s.is_terminal())
-                })
-                .map(|(id, _)| id.clone())
-                .collect(),
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot read transactions for pruning");
-                return;
-            }
-        };
-        if prunable.is_empty() {
-            return;
-        }
-        let target = format!("{}/{acct}", self.config.indices.accounts);
-        let res = self
-            .exec
-            .run("account", &self.config.indices.accounts, acct, |src| {
-                steps::account_doc(acct, src, |a| Ok(decide::prune(a, &prunable, cutoff)))
-            })
-            .await;
-        let result = match res {
-            Ok(ex) => StepResult::from(&ex.outcome),
-            Err(e) => StepResult::Error(e.to_string()),
-        };
-        self.record(report, t, None, "prune settled records", target, result);
     }
 
     pub(crate) fn record(

@@ -85,18 +85,6 @@ impl Step {
             _ => None,
         }
     }
-
-    /// The balance change this step makes on its account when it applies or
-    /// undoes (`None` for removes and state steps).
-    pub fn balance_delta(self, t: &Transfer) -> Option<i64> {
-        match self {
-            Step::ApplySource => Some(-t.amount),
-            Step::ApplyDestination => Some(t.amount),
-            Step::UndoSource => Some(t.amount),
-            Step::UndoDestination => Some(-t.amount),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for Step {
@@ -134,6 +122,10 @@ pub enum Refusal {
     /// A transaction with this id already exists; running it again from here
     /// could race its owner, so recovery is left to handle it (as the article says).
     AlreadyExists(String),
+    /// Running it would break an invariant, found before any write: a balance
+    /// that would overflow, an amount edited after it was applied, an id an
+    /// account has already settled.
+    Unsafe(String),
     /// A lock a transfer needs is held by someone else.
     LockHeld {
         /// The locked resource.
@@ -161,6 +153,7 @@ impl fmt::Display for Refusal {
                 f,
                 "transaction `{id}` already exists; not starting it twice (recovery will pick it up if it is stuck)"
             ),
+            Refusal::Unsafe(why) => write!(f, "{why}; nothing was written"),
             Refusal::LockHeld { resource, holder } => {
                 write!(f, "resource `{resource}` is locked by {holder}; the transfer was cancelled")
             }
@@ -248,17 +241,7 @@ pub fn transition_doc(
     to: &TxnState,
     now: DateTime<Utc>,
 ) -> Result<DocDecision> {
-    let current = match src.get("transaction_state") {
-        Some(Value::String(s)) => TxnState::parse(s),
-        other => {
-            return Err(Error::Malformed {
-                kind: "transaction",
-                id: id.to_string(),
-                problems: format!("`transaction_state` is missing or not a string: {other:?}"),
-            })
-        }
-    };
-    Ok(match decide::transition(&current, from, to) {
+    Ok(match decide::transition(&state_of(id, src)?, from, to) {
         Decision::Noop(r) => DocDecision::Noop(r),
         Decision::Write(next, effect) => {
             let mut doc = src.clone();
@@ -273,6 +256,27 @@ pub fn transition_doc(
             DocDecision::Write(doc, effect)
         }
     })
+}
+
+/// Decides the claim before an apply on a whole transaction document: while
+/// it is pending, the very source that was read (`modification_time`
+/// untouched), to be written back conditionally; see [`decide`].
+pub fn claim_doc(id: &str, src: &Map<String, Value>) -> Result<DocDecision> {
+    Ok(match decide::claim(&state_of(id, src)?) {
+        Decision::Noop(r) => DocDecision::Noop(r),
+        Decision::Write(_, effect) => DocDecision::Write(src.clone(), effect),
+    })
+}
+
+fn state_of(id: &str, src: &Map<String, Value>) -> Result<TxnState> {
+    match src.get("transaction_state") {
+        Some(Value::String(s)) => Ok(TxnState::parse(s)),
+        other => Err(Error::Malformed {
+            kind: "transaction",
+            id: id.to_string(),
+            problems: format!("`transaction_state` is missing or not a string: {other:?}"),
+        }),
+    }
 }
 
 /// Runs a pure account decision on a whole account document, keeping every
@@ -301,26 +305,74 @@ where
     }
 }
 
-/// The pure decision of an account step of `t`.
+/// The pure decision of an account step of `t` (for an apply, the account
+/// half; the claim on the transaction is [`decide::claim`]).
 pub fn account_step(
     step: Step,
     t: &Transfer,
     acct: &AccountState,
     fencing: Fencing,
-    now: DateTime<Utc>,
 ) -> Result<Decision<AccountState>, decide::Contradiction> {
     match step {
-        Step::ApplySource => decide::apply(acct, &t.id, -t.amount, fencing),
-        Step::ApplyDestination => decide::apply(acct, &t.id, t.amount, fencing),
-        Step::RemoveSource | Step::RemoveDestination => {
-            Ok(decide::remove(acct, &t.id, fencing, now))
-        }
-        Step::UndoSource => decide::undo(acct, &t.id, -t.amount, fencing, now),
-        Step::UndoDestination => decide::undo(acct, &t.id, t.amount, fencing, now),
+        Step::ApplySource => decide::apply(acct, &t.id, -t.amount),
+        Step::ApplyDestination => decide::apply(acct, &t.id, t.amount),
+        Step::RemoveSource | Step::RemoveDestination => Ok(decide::remove(acct, &t.id)),
+        Step::UndoSource => decide::undo(acct, &t.id, -t.amount, fencing),
+        Step::UndoDestination => decide::undo(acct, &t.id, t.amount, fencing),
         other => Err(decide::Contradiction(format!(
             "{other} is not an account step"
         ))),
     }
+}
+
+/// Whether the account steps of `todo` can all run on the accounts as they
+/// are now, checked before the first write: every balance change must fit,
+/// every recorded delta must agree with the transaction's amount. Runs the
+/// steps' own decisions on copies, in plan order.
+pub fn preflight(
+    t: &Transfer,
+    todo: &[Step],
+    (src, dest): (&AccountState, &AccountState),
+    fencing: Fencing,
+) -> std::result::Result<(), Refusal> {
+    let mut accts = [src.clone(), dest.clone()];
+    for &step in todo {
+        let Some(on_source) = step.on_source() else {
+            continue;
+        };
+        let (k, id) = if on_source { (0, &t.src) } else { (1, &t.dest) };
+        match account_step(step, t, &accts[k], fencing) {
+            Ok(Decision::Write(next, _)) => accts[k] = next,
+            Ok(Decision::Noop(_)) => {}
+            Err(decide::Contradiction(why)) => {
+                return Err(Refusal::Unsafe(format!(
+                    "`{}` on account `{id}`: {why}",
+                    t.id
+                )))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A new transfer may not reuse the id of a transaction an account has a
+/// legacy settled record of: its applies would be no-ops there and the
+/// transaction would wedge.
+pub fn check_fresh_id(
+    t: &Transfer,
+    (src, dest): (&AccountState, &AccountState),
+) -> std::result::Result<(), Refusal> {
+    for (acct, state) in [(&t.src, src), (&t.dest, dest)] {
+        if let Some(rec) = state.settled_of(&t.id) {
+            return Err(Refusal::Unsafe(format!(
+                "transaction id `{}` was used before: account `{acct}` has settled it ({}); \
+                 choose another id",
+                t.id,
+                rec.outcome.as_str()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Convenience for reports: the effect of an outcome, if it wrote.

@@ -12,6 +12,17 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::fmt;
 
+/// The largest amount one transaction may move (10^15 units). With it, no
+/// sum of a few amounts can overflow, and a balance change is checked anyway.
+pub const MAX_AMOUNT: i64 = 1_000_000_000_000_000;
+
+/// Why `amount` cannot be moved, if it cannot: amounts are positive and at
+/// most [`MAX_AMOUNT`].
+pub fn amount_problem(amount: i64) -> Option<String> {
+    (!(1..=MAX_AMOUNT).contains(&amount))
+        .then(|| format!("amount must be between 1 and {MAX_AMOUNT}, got {amount}"))
+}
+
 /// The protocol state of a transaction (`transaction_state`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TxnState {
@@ -179,8 +190,9 @@ impl Transaction {
             }
             Some(v) => {
                 let a = read_integer(v);
-                if a.is_none() {
-                    problems.push(format!("`amount` is not an integer: {v}"));
+                match a {
+                    None => problems.push(format!("`amount` is not an integer: {v}")),
+                    Some(a) => problems.extend(amount_problem(a)),
                 }
                 a
             }

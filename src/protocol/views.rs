@@ -11,7 +11,6 @@ use super::steps::{account_step, next_after, plan, Next, Procedure, Refusal, Ste
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
 use crate::error::Result;
-use chrono::{DateTime, Utc};
 
 /// An account as it concerns one transaction.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +76,6 @@ pub fn preview(
     src: Option<&AccountState>,
     dest: Option<&AccountState>,
     fencing: Fencing,
-    now: DateTime<Utc>,
 ) -> Preview {
     let mut out = Preview {
         procedure,
@@ -134,7 +132,7 @@ pub fn preview(
             }
         } else {
             let k = usize::from(step.on_source() != Some(true));
-            match account_step(step, &t, &accts[k], fencing, now) {
+            match account_step(step, &t, &accts[k], fencing) {
                 Ok(Decision::Write(next, e)) => {
                     let delta = next.balance - accts[k].balance;
                     if k == 0 {
@@ -218,24 +216,9 @@ impl Protocol {
             }
         }
         let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
-        let now = self.cluster().now();
         let fencing = self.config.fencing;
-        let recover = preview(
-            Procedure::Recover,
-            &txn,
-            state_of(0),
-            state_of(1),
-            fencing,
-            now,
-        );
-        let rollback = preview(
-            Procedure::Rollback,
-            &txn,
-            state_of(0),
-            state_of(1),
-            fencing,
-            now,
-        );
+        let recover = preview(Procedure::Recover, &txn, state_of(0), state_of(1), fencing);
+        let rollback = preview(Procedure::Rollback, &txn, state_of(0), state_of(1), fencing);
         let next_step = recover
             .steps
             .iter()
@@ -277,7 +260,6 @@ mod tests {
             Some(&a),
             Some(&b),
             Fencing::On,
-            Utc::now(),
         );
         assert_eq!(p.balance_change, (0, 100));
         assert_eq!(p.ends_in, Some(TxnState::Finished));
@@ -288,7 +270,6 @@ mod tests {
             Some(&a),
             Some(&b),
             Fencing::On,
-            Utc::now(),
         );
         assert_eq!(r.balance_change, (100, 0));
         assert_eq!(r.ends_in, Some(TxnState::RolledBack));
@@ -303,7 +284,6 @@ mod tests {
             Some(&a),
             Some(&a),
             Fencing::On,
-            Utc::now(),
         );
         assert_eq!(p.refusal, Some(Refusal::Committed));
         assert!(p.steps.is_empty());

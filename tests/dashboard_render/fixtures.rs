@@ -293,8 +293,8 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
         .cloned()
         .collect();
     let st = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
-    let recover = preview(Procedure::Recover, &txn, st(0), st(1), Fencing::On, now());
-    let rollback = preview(Procedure::Rollback, &txn, st(0), st(1), Fencing::On, now());
+    let recover = preview(Procedure::Recover, &txn, st(0), st(1), Fencing::On);
+    let rollback = preview(Procedure::Rollback, &txn, st(0), st(1), Fencing::On);
     let next_step = recover
         .steps
         .iter()

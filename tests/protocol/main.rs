@@ -7,10 +7,12 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod amounts;
 mod audit;
 mod concurrency;
 mod deployments;
 mod fixture;
+mod ids;
 mod locks;
 mod lost_responses;
 mod malformed;

@@ -4,7 +4,7 @@
 
 use crate::fixture::{mappings, Fx};
 use estx::cluster::VersionedDoc;
-use estx::protocol::account::SETTLED_FIELD;
+use estx::protocol::account::{DELTAS_FIELD, SETTLED_FIELD};
 use estx::protocol::{Refusal, TxnState, Verdict};
 use estx::Error;
 use serde_json::{json, Map, Value};
@@ -403,6 +403,7 @@ async fn the_articles_shapes_are_accepted_and_unknown_fields_kept() {
         let acct = fx.acct(id).await;
         assert_eq!(acct.balance, balance, "{id}");
         assert!(acct.pending.is_empty(), "{id}: {acct:?}");
-        assert!(doc.contains_key(SETTLED_FIELD), "{id}: no fence written");
+        assert!(!doc.contains_key(SETTLED_FIELD), "{id}: history written");
+        assert_eq!(doc.get(DELTAS_FIELD), Some(&serde_json::json!([])), "{id}");
     }
 }

@@ -1,9 +1,9 @@
 //! Every procedure from every state: a transfer is stopped after each core
 //! step (as if its worker died there), then recovered or rolled back, and the
-//! final state, balances, pending lists and fencing records are checked.
+//! final state, balances and pending lists are checked, and that the accounts
+//! keep no history (the fence needs none).
 
 use crate::fixture::Fx;
-use estx::protocol::account::SettledOutcome;
 use estx::protocol::{NewTransfer, Procedure, Refusal, RunLimits, StepResult, TxnState, Verdict};
 
 /// Starts a transfer of 100 from `src` (500) to `dest` (500) and stops it
@@ -56,22 +56,17 @@ pub fn state_after(k: usize) -> TxnState {
     }
 }
 
-async fn assert_settled(
-    fx: &Fx,
-    id: &str,
-    src: &str,
-    dest: &str,
-    balances: (i64, i64),
-    outcome: SettledOutcome,
-) {
+/// Both accounts have `balances`, carry nothing, and keep no record of the
+/// transaction: no pending delta, no settled record.
+pub async fn assert_settled(fx: &Fx, src: &str, dest: &str, balances: (i64, i64)) {
     let (a, b) = (fx.acct(src).await, fx.acct(dest).await);
     assert_eq!((a.balance, b.balance), balances, "balances of {src}/{dest}");
-    assert!(
-        a.pending.is_empty() && b.pending.is_empty(),
-        "pending left: {a:?} {b:?}"
-    );
-    assert_eq!(a.settled_of(id).map(|s| s.outcome), Some(outcome), "{a:?}");
-    assert_eq!(b.settled_of(id).map(|s| s.outcome), Some(outcome), "{b:?}");
+    for acct in [&a, &b] {
+        assert!(
+            acct.pending.is_empty() && acct.deltas.is_empty() && acct.settled.is_empty(),
+            "history left: {acct:?}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -101,15 +96,7 @@ async fn a_transfer_runs_all_seven_core_steps() {
         report.steps
     );
     assert_eq!(fx.state(&report.txn).await, TxnState::Finished);
-    assert_settled(
-        &fx,
-        &report.txn,
-        "A",
-        "B",
-        (380, 620),
-        SettledOutcome::Applied,
-    )
-    .await;
+    assert_settled(&fx, "A", "B", (380, 620)).await;
 }
 
 #[tokio::test]
@@ -139,7 +126,7 @@ async fn recovery_finishes_a_transfer_stopped_after_any_core_step() {
             );
         }
         assert_eq!(fx.state(&id).await, TxnState::Finished);
-        assert_settled(&fx, &id, &src, &dest, (400, 600), SettledOutcome::Applied).await;
+        assert_settled(&fx, &src, &dest, (400, 600)).await;
     }
 }
 
@@ -171,7 +158,7 @@ async fn rollback_from_every_core_state() {
                 );
                 assert_eq!(report.steps.len(), 4, "{:#?}", report.steps);
                 assert_eq!(fx.state(&id).await, TxnState::RolledBack);
-                assert_settled(&fx, &id, &src, &dest, (500, 500), SettledOutcome::Undone).await;
+                assert_settled(&fx, &src, &dest, (500, 500)).await;
             }
             4..=6 => {
                 assert!(
@@ -228,7 +215,7 @@ async fn an_interrupted_rollback_is_resumed_by_recovery_or_rollback() {
                 report.verdict
             );
             assert_eq!(report.steps.len(), 3);
-            assert_settled(&fx, &id, &src, &dest, (500, 500), SettledOutcome::Undone).await;
+            assert_settled(&fx, &src, &dest, (500, 500)).await;
             let again = fx.proto.rollback(&id, false).await;
             assert!(matches!(
                 again.verdict,
@@ -347,55 +334,59 @@ async fn invalid_transfers_are_refused_before_anything_is_written() {
 }
 
 #[tokio::test]
-async fn settled_records_are_pruned_only_for_terminal_transactions_past_the_retention() {
-    for (retention, pruned) in [
-        (std::time::Duration::ZERO, true),
-        (std::time::Duration::from_secs(86_400), false),
-    ] {
-        let fx = Fx::with(|c| c.settled_retention = retention).await;
-        fx.account("A", 500).await;
-        fx.account("B", 500).await;
-        let first = NewTransfer {
-            id: Some("t1".into()),
-            src: "A".into(),
-            dest: "B".into(),
-            amount: 10,
-        };
-        fx.proto.transfer(&first, false, RunLimits::default()).await;
-        // A second transfer whose first step stops before its own records exist.
-        let second = NewTransfer {
-            id: Some("t2".into()),
-            src: "A".into(),
-            dest: "B".into(),
-            amount: 10,
-        };
-        let report = fx
-            .proto
-            .transfer(&second, false, RunLimits::default())
-            .await;
-        assert!(matches!(
-            report.verdict,
-            Verdict::Completed(TxnState::Finished)
-        ));
-        let prunes = report
-            .steps
-            .iter()
-            .filter(|s| s.label == "prune settled records")
-            .count();
-        let (a, b) = (fx.acct("A").await, fx.acct("B").await);
+async fn legacy_settled_records_are_honoured_kept_and_never_written() {
+    let fx = Fx::new().await;
+    let legacy = |id: &str, outcome: &str| {
+        serde_json::json!({"balance": 500, "pending_transactions": [], "owner": "ops",
+            "settled_transactions": [{"id": id, "outcome": outcome, "at": "2026-01-01T00:00:00.000Z"}]})
+    };
+    fx.put(&fx.ix.accounts, "A", legacy("old", "applied")).await;
+    fx.put(&fx.ix.accounts, "B", legacy("old", "applied")).await;
+    // A new transfer between them: the old records stay as they were.
+    let req = NewTransfer {
+        id: Some("new".into()),
+        src: "A".into(),
+        dest: "B".into(),
+        amount: 10,
+    };
+    let report = fx.proto.transfer(&req, false, RunLimits::default()).await;
+    assert!(
+        matches!(report.verdict, Verdict::Completed(TxnState::Finished)),
+        "{:?}",
+        report.verdict
+    );
+    for (id, balance) in [("A", 490), ("B", 510)] {
+        let src = fx.source(&fx.ix.accounts, id).await;
+        assert_eq!(src["balance"], balance);
+        assert_eq!(src["owner"], "ops");
         assert_eq!(
-            a.settled_of("t1").is_none(),
-            pruned,
-            "retention {retention:?}: {a:?}"
+            src["settled_transactions"],
+            legacy("old", "applied")["settled_transactions"]
         );
-        assert_eq!(
-            b.settled_of("t1").is_none(),
-            pruned,
-            "retention {retention:?}: {b:?}"
-        );
-        // The record of the transaction still running when pruning happened stays.
-        assert!(a.settled_of("t2").is_some() && b.settled_of("t2").is_some());
-        assert_eq!(prunes > 0, pruned);
-        assert_eq!((a.balance, b.balance), (480, 520));
+        assert_eq!(src["pending_deltas"], serde_json::json!([]));
     }
+    // Reusing the settled id is refused before anything is written.
+    let before = (fx.acct("A").await, fx.acct("B").await);
+    let reuse = NewTransfer {
+        id: Some("old".into()),
+        ..req
+    };
+    let report = fx.proto.transfer(&reuse, false, RunLimits::default()).await;
+    match &report.verdict {
+        Verdict::Refused(r @ Refusal::Unsafe(_)) => {
+            let text = r.to_string();
+            assert!(
+                text.contains("`old` was used before") && text.contains("choose another id"),
+                "{text}"
+            );
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert!(fx
+        .cluster()
+        .get(&fx.ix.transactions, "old")
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!((fx.acct("A").await, fx.acct("B").await), before);
 }

@@ -285,6 +285,7 @@ pub fn refusal_short(r: &Refusal) -> String {
         }
         Refusal::Malformed(p) => format!("malformed: {p}"),
         Refusal::AlreadyExists(id) => format!("`{id}` already exists"),
+        Refusal::Unsafe(why) => why.clone(),
         Refusal::LockHeld { resource, holder } => format!("`{resource}` locked by {holder}"),
     }
 }

@@ -1,11 +1,11 @@
-//! Deterministic interleavings showing why the fencing records matter: a slow
-//! worker's late apply after the transaction finished, or after it was rolled
-//! back, is a no-op with fencing on, while with it off it is applied again
-//! (the reference protocol's hole, which the audit sees but cannot repair).
+//! Deterministic interleavings showing why the fence matters: a slow worker's
+//! late apply after the transaction finished, or after it was rolled back,
+//! is a no-op with fencing on (its claim finds the transaction moved on),
+//! while with it off it is applied again (the reference protocol's hole,
+//! which the audit sees but cannot repair).
 
 use crate::fixture::Fx;
 use crate::procedures::stage;
-use estx::protocol::account::SettledOutcome;
 use estx::protocol::audit::AuditReport;
 use estx::protocol::decide::{Effect, Fencing, NoopReason};
 use estx::protocol::executor::Outcome;
@@ -53,7 +53,7 @@ async fn a_late_apply_after_the_transaction_finished_is_fenced() {
             Fencing::On => {
                 assert_eq!(
                     late.outcome,
-                    Outcome::Noop(NoopReason::Settled(SettledOutcome::Applied))
+                    Outcome::Noop(NoopReason::StateIs(TxnState::Finished))
                 );
                 assert_eq!((a.balance, b.balance), (400, 600));
                 assert!(a.pending.is_empty());
@@ -74,7 +74,7 @@ async fn a_late_apply_after_the_transaction_finished_is_fenced() {
                 );
                 assert_eq!(a.pending, vec![id.clone()]);
                 // The audit sees it, but cannot repair it unambiguously: the
-                // account kept no record of having settled the transaction.
+                // account keeps no record of having settled the transaction.
                 fx.refresh().await;
                 let audit = fx.proto.audit(Some(1000), true).await.unwrap();
                 assert!(audit.repairs.is_empty(), "{:?}", audit.repairs);
@@ -125,13 +125,13 @@ async fn a_late_apply_after_a_rollback_is_fenced() {
             Fencing::On => {
                 assert_eq!(
                     late.outcome,
-                    Outcome::Noop(NoopReason::Settled(SettledOutcome::Undone))
+                    Outcome::Noop(NoopReason::StateIs(TxnState::RolledBack))
                 );
                 // And the source too: a late apply is fenced on both accounts.
                 let late_src = fx.proto.run_step(&slow, Step::ApplySource).await.unwrap();
                 assert_eq!(
                     late_src.outcome,
-                    Outcome::Noop(NoopReason::Settled(SettledOutcome::Undone))
+                    Outcome::Noop(NoopReason::StateIs(TxnState::RolledBack))
                 );
                 assert_eq!((fx.acct(&src).await.balance, b.balance), (500, 500));
                 assert!(b.pending.is_empty());

@@ -1,9 +1,13 @@
 //! Concurrency: workers, a recovery loop that races them, and an operator
 //! forcing rollbacks, all at once on five accounts; then the invariants. And
-//! two deterministic interleavings showing that the fencing records are what
-//! keeps a slow worker from moving money twice, and a locked transfer that
-//! must release its locks after another process ended its transaction.
+//! deterministic interleavings showing that the fence is what keeps a slow
+//! worker from moving money twice (a late apply, and a worker held between
+//! its claim and its account write), that accounts stay the same size however
+//! many transfers they see, and a locked transfer that must release its locks
+//! after another process ended its transaction.
 
+mod constant_size;
 mod ended_elsewhere;
 mod fencing;
+mod held_worker;
 mod stress;
