@@ -173,18 +173,39 @@ async fn a_lost_response_on_each_write_makes_one_reversal() {
     let proxy = FaultProxy::start(&fx.url);
     let ix = &fx.ix;
     // The create's first answer (confirmed by a second create's 409 and a
-    // read), then every conditional write: the link on the original, the
-    // reversal's transitions and every account write.
+    // read), the link's on the original, and every account write. On the
+    // reversal, writes are told apart by the version they are conditional
+    // on (one shard: the index's sequence numbers). From the create at `c`
+    // (the link on the original takes c+1): begin @c, the source's claim
+    // @c+2 (lost, landed) and again @c+3, the destination's claim @c+4
+    // (lost) and again @c+5, commit @c+6, finish @c+7. A claim whose answer
+    // is lost is made again (it writes nothing new to recognise), so only
+    // its first attempt loses its answer.
+    let c = fx
+        .cluster()
+        .get(&ix.transactions, &id)
+        .await
+        .unwrap()
+        .unwrap()
+        .seq_no
+        + 1;
     proxy.drop_responses("POST", &format!("/{}/_create/{rev}", ix.transactions), 1);
-    proxy.drop_responses("POST", &format!("/{}/_doc/{id}?", ix.transactions), 1000);
-    proxy.drop_responses("POST", &format!("/{}/_doc/{rev}?", ix.transactions), 1000);
+    proxy.drop_responses("POST", &format!("/{}/_doc/{id}?", ix.transactions), 1);
+    for seq in [c, c + 2, c + 4, c + 6, c + 7] {
+        let path = format!(
+            "/{}/_doc/{rev}?if_primary_term=1&if_seq_no={seq}",
+            ix.transactions
+        );
+        proxy.drop_responses("POST", &path, 1);
+    }
     proxy.drop_responses("POST", &format!("/{}/_doc/", ix.accounts), 1000);
     let p = fx.proto_via(&proxy.url());
     let r = p.reverse(&id, ReverseOptions::default()).await;
     let ctx = format!("{}\n{:#?}\n{:#?}", r.verdict, r.steps, proxy.log());
     assert!(matches!(r.verdict, ReverseVerdict::Reversed), "{ctx}");
-    // create + link + 3 transitions + 4 account writes.
-    assert_eq!(proxy.dropped(), 9, "{ctx}");
+    // create + link + 5 reversal writes + 4 account writes (apply and
+    // remove on each), every rule used: each write lost its answer once.
+    assert_eq!(proxy.dropped(), 11, "{ctx}");
     assert_reversed(&fx, &id, &src, &dest).await;
     assert_eq!(fx.total(&[&src, &dest]).await, 1000);
     // A retry after all that is refused and names the reversal.
