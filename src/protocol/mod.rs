@@ -15,6 +15,7 @@
 
 pub mod account;
 pub mod audit;
+mod audit_view;
 pub mod check;
 pub mod config;
 pub mod create;
