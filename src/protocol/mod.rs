@@ -16,6 +16,7 @@
 pub mod account;
 pub mod audit;
 mod audit_view;
+pub mod batch;
 pub mod check;
 pub mod config;
 pub mod create;
