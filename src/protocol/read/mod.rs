@@ -101,9 +101,16 @@ impl Protocol {
             return Ok(());
         }
         let d = self.rediscover().await?;
-        writes::check(&self.config.indices, &d)?;
+        writes::check(&self.config.indices, &d, &[])?;
         self.read_cache.writable.store(true, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// [`Self::check_writable`] for a procedure that also writes some of the
+    /// optional fields ([`writes::OPTIONAL_FIELDS`]), e.g. `reverse`'s links.
+    pub async fn check_writable_with(&self, needed: &[&str]) -> Result<()> {
+        let d = self.rediscover().await?;
+        writes::check(&self.config.indices, &d, needed)
     }
 
     /// Adds to the live mappings every shipped field they lack; returns the
