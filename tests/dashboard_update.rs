@@ -235,7 +235,13 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         },
     );
     assert!(app.dialog.as_ref().unwrap().detail.is_some());
-    let cmds = update(&mut app, key('y'));
+    // y opens the reason field (optional for an unforced recovery).
+    assert!(update(&mut app, key('y')).is_empty());
+    assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(false));
+    for c in "stuck since the outage".chars() {
+        update(&mut app, key(c));
+    }
+    let cmds = update(&mut app, code(KeyCode::Enter));
     assert_eq!(
         cmds,
         vec![Command::Run(Run {
@@ -243,6 +249,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
             target: "t-old".into(),
             force: false,
             expected,
+            reason: Some("stuck since the outage".into()),
         })]
     );
     assert!(app.dialog.is_none());
@@ -530,12 +537,22 @@ fn y_never_forces_the_force_key_does() {
     update(&mut app, code(KeyCode::Tab));
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
     assert!(app.dialog.is_some());
-    // ! forces.
-    let cmds = update(&mut app, key('!'));
+    // ! forces, after a reason: a forced rollback runs only with one.
+    assert!(update(&mut app, key('!')).is_empty());
+    assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(true));
+    assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
+    let last = &app.log.back().unwrap().text;
+    assert!(last.contains("needs a reason"), "{last}");
+    assert!(app.dialog.is_some() && app.running.is_none());
+    for c in "worker died".chars() {
+        update(&mut app, key(c));
+    }
+    let cmds = update(&mut app, code(KeyCode::Enter));
     let [Command::Run(run)] = cmds.as_slice() else {
         panic!("{cmds:?}")
     };
     assert!(run.force);
+    assert_eq!(run.reason.as_deref(), Some("worker died"));
     assert_eq!(
         (run.action, run.target.as_str()),
         (Action::Rollback, "t-new")
@@ -568,6 +585,10 @@ fn the_log_says_whether_the_run_matched_the_preview() {
         None,
     );
     update(&mut app, key('y'));
+    for c in "stuck".chars() {
+        update(&mut app, key(c));
+    }
+    update(&mut app, code(KeyCode::Enter));
     let planned = app.running.as_ref().unwrap().planned.clone();
     assert!(!planned.is_empty());
     // Report the first planned step as it was previewed, then a different one.

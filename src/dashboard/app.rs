@@ -99,6 +99,11 @@ pub struct Dialog {
     pub confirm_focused: bool,
     /// Lines its text is scrolled down (long previews at 80×24).
     pub scroll: usize,
+    /// The operator's reason for the audit trail, as typed so far.
+    pub reason: String,
+    /// The reason field is open (after `y` or `!`): keys type into it and
+    /// Enter runs; holds whether the run is forced.
+    pub asking_reason: Option<bool>,
 }
 
 /// The action running (one at a time) and what its dialog previewed.

@@ -10,7 +10,7 @@ use super::keymap::{self, DialogOp};
 use crate::protocol::executor::Outcome;
 use crate::protocol::report::{StepReport, StepResult};
 use crate::protocol::views::TransactionDetail;
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
 
 /// Opens the dialog for `action` on the selected transaction (listed or
 /// not: the detail shows which one), and asks for a re-read.
@@ -68,6 +68,8 @@ fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
         detail: None,
         confirm_focused: false,
         scroll: 0,
+        reason: String::new(),
+        asking_reason: None,
     });
     vec![Command::LoadPreview(action, target)]
 }
@@ -78,10 +80,22 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     let Some(dialog) = app.dialog.as_mut() else {
         return vec![];
     };
+    if let Some(force) = dialog.asking_reason {
+        match key.code {
+            KeyCode::Enter => return confirm(app, force),
+            KeyCode::Esc => dialog.asking_reason = None,
+            KeyCode::Backspace => {
+                dialog.reason.pop();
+            }
+            KeyCode::Char(c) => dialog.reason.push(c),
+            _ => {}
+        }
+        return vec![];
+    }
     match keymap::lookup(keymap::DIALOG, key.code) {
-        Some(DialogOp::Confirm) => confirm(app, false),
-        Some(DialogOp::Force) => confirm(app, true),
-        Some(DialogOp::Press) if dialog.confirm_focused => confirm(app, false),
+        Some(DialogOp::Confirm) => ask_reason(app, false),
+        Some(DialogOp::Force) => ask_reason(app, true),
+        Some(DialogOp::Press) if dialog.confirm_focused => ask_reason(app, false),
         Some(DialogOp::Press | DialogOp::Cancel) => {
             app.dialog = None;
             vec![]
@@ -135,7 +149,9 @@ pub fn needs_force(d: &Dialog) -> bool {
     )
 }
 
-fn confirm(app: &mut App, force: bool) -> Vec<Command> {
+/// `y` / `!`: checks there is something to confirm and that `y` is not
+/// refused, then opens the reason field (Enter in it runs).
+fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
     let Some(dialog) = app.dialog.take() else {
         return vec![];
     };
@@ -157,6 +173,29 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
             return vec![];
         }
     }
+    app.dialog = Some(Dialog {
+        asking_reason: Some(force),
+        ..dialog
+    });
+    vec![]
+}
+
+/// Enter in the reason field: runs, unless the trail's rule wants a
+/// reason that was not given (then the field stays open).
+fn confirm(app: &mut App, force: bool) -> Vec<Command> {
+    let Some(dialog) = app.dialog.take() else {
+        return vec![];
+    };
+    let title = format!("{} {}", dialog.action.title(), dialog.txn);
+    let Some(Ok(checked)) = &dialog.detail else {
+        return vec![];
+    };
+    if let Some(why) = dialog.action.missing_reason(force, false, &dialog.reason) {
+        app.push_log(LogLevel::Error, format!("{title}: {why}; type one, then Enter"));
+        app.dialog = Some(dialog);
+        return vec![];
+    }
+    let reason = Some(dialog.reason.trim().to_string()).filter(|r| !r.is_empty());
     let (expected, planned) = match &checked.reread {
         Reread::Transaction(det) => (
             Expected {
@@ -198,6 +237,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
         target: dialog.txn,
         force,
         expected,
+        reason,
     })]
 }
 

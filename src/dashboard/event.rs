@@ -6,6 +6,7 @@ use super::snapshot::Snapshot;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::locks::LockView;
 use crate::protocol::report::StepReport;
+use crate::protocol::trail::{ActionKind, Interface, Intervention};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
@@ -45,6 +46,26 @@ impl Action {
     /// Whether the target is a lock resource rather than a transaction id.
     pub fn on_lock(self) -> bool {
         self == Action::ReleaseLock
+    }
+
+    /// What the audit trail calls it.
+    pub fn kind(self) -> ActionKind {
+        match self {
+            Action::Rollback => ActionKind::Rollback,
+            Action::Recover => ActionKind::Recover,
+            Action::ReleaseLocks | Action::ReleaseLock => ActionKind::ReleaseLock,
+            Action::AuditRepair => ActionKind::AuditRepair,
+        }
+    }
+
+    /// Why it may not run with `reason` (the trail's one rule,
+    /// [`Intervention::missing_reason`]); `None` when it may.
+    pub fn missing_reason(self, forced: bool, bulk: bool, reason: &str) -> Option<String> {
+        let mut i = Intervention::new(self.kind(), Vec::new(), Interface::Dashboard);
+        i.forced = forced;
+        i.bulk = bulk;
+        i.reason = Some(reason.to_string());
+        i.missing_reason()
     }
 }
 
@@ -90,6 +111,8 @@ pub struct Run {
     pub force: bool,
     /// What the dialog showed; the run re-reads and stops if it changed.
     pub expected: Expected,
+    /// The operator's reason, recorded in the audit trail (`None`: none given).
+    pub reason: Option<String>,
 }
 
 /// Why a poll failed, as far as retrying is concerned.

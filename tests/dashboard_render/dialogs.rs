@@ -112,6 +112,8 @@ fn release_one_lock_dialog_names_the_holder() {
         })),
         confirm_focused: false,
         scroll: 0,
+        reason: String::new(),
+        asking_reason: None,
     });
     let buf = draw(&a, 80, 24);
     let s = text(&buf);
@@ -127,4 +129,20 @@ fn release_one_lock_dialog_names_the_holder() {
         "a destructive dialog is red"
     );
     assert_snapshot!("dialog_release_lock_80x24", s);
+}
+
+#[test]
+fn rollback_dialog_asks_for_the_reason() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    let d = a.dialog.as_mut().unwrap();
+    d.asking_reason = Some(false);
+    d.reason = "worker died in the outage".into();
+    let s = screen(&a, 100, 34);
+    assert!(
+        s.contains("reason (required, recorded in the audit trail): worker died in the outage▏"),
+        "{s}"
+    );
+    assert!(s.contains("Enter runs · Esc back"), "{s}");
+    assert_snapshot!("dialog_rollback_reason", s);
 }
