@@ -140,7 +140,9 @@ impl World {
     /// A lock on `resource` owned by transaction `owner`, taken now with a
     /// lease of an hour (as a worker that died before releasing it left it).
     pub(crate) fn put_lock(&self, resource: &str, owner: &str) {
-        let now = Utc::now();
+        // A minute old, so it sorts before locks taken just now (same-second
+        // creation times tie, and the tests pick the oldest row).
+        let now = Utc::now() - ChronoDuration::minutes(1);
         let doc = json!({
             "owner": owner,
             "process_id": "worker-9:999",
@@ -157,6 +159,14 @@ impl World {
         for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {
             common::refresh(&self.url, index);
         }
+    }
+
+    /// The audit records naming transaction `id` (refreshes the audit index).
+    pub(crate) fn history(&self, id: &str) -> Vec<estx::protocol::trail::Record> {
+        common::refresh(&self.url, &self.ix.audit);
+        self.rt
+            .block_on(estx::protocol::trail::history(&self.proto, id))
+            .unwrap()
     }
 
     /// A document by id (realtime).
@@ -225,6 +235,8 @@ pub(crate) fn start_dashboard(
         &ix.accounts,
         "--locks-index",
         &ix.locks,
+        "--audit-index",
+        &ix.audit,
         "--log-file",
         &log.display().to_string(),
         "--interval",
