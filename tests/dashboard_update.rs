@@ -71,7 +71,9 @@ fn app(read_only: bool) -> App {
             txn("t-new", "created", 1),
         ])))),
     );
-    assert!(cmds.is_empty());
+    // The first selection's interventions are asked for; while that read
+    // runs no other is (the tests below leave it running).
+    assert_eq!(cmds, vec![Command::LoadHistory("t-old".into())]);
     app
 }
 
@@ -830,4 +832,31 @@ fn a_click_selects_an_account_or_a_lock_row() {
         Some("t-old"),
         "the transaction stays selected"
     );
+}
+
+#[test]
+fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
+    let mut app = app(false);
+    update(&mut app, key('j')); // t-mid, while t-old's read runs: not asked yet
+    let done = |id: &str| Event::History {
+        id: id.into(),
+        records: Ok(vec![]),
+    };
+    // t-old's records arrive for a selection that moved on: dropped, and
+    // the new selection is asked for.
+    assert_eq!(
+        update(&mut app, done("t-old")),
+        vec![Command::LoadHistory("t-mid".into())]
+    );
+    assert!(app.history.is_none());
+    assert_eq!(update(&mut app, done("t-mid")), vec![]);
+    assert!(matches!(app.selected_history(), Some(Ok(r)) if r.is_empty()));
+    // Asked once per selection; again after each poll (a record may have
+    // been written meanwhile) and after an action.
+    assert_eq!(update(&mut app, key('p')).len(), 1, "only SetPaused");
+    let polled = update(
+        &mut app,
+        Event::Polled(Ok(Box::new(snapshot(vec![txn("t-mid", "committed", 10)])))),
+    );
+    assert_eq!(polled, vec![Command::LoadHistory("t-mid".into())]);
 }

@@ -9,12 +9,12 @@
 //! longer what the dialog showed.
 
 use super::event::{Action, ActionOutcome, Checked, Event, Expected, Reread, Run};
+use crate::error::Error;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::{StepReport, Verdict};
-use crate::error::Error;
 use crate::protocol::trail::{
-    release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId,
-    Trail, TrailStep,
+    release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId, Trail,
+    TrailStep,
 };
 use crate::protocol::{Procedure, Protocol};
 use std::sync::Arc;
@@ -104,6 +104,16 @@ pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>)
     });
 }
 
+/// Reads the audit trail's records of transaction `id` (detail pane).
+pub fn spawn_history(proto: Protocol, id: String, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let records = crate::protocol::trail::history(&proto, &id)
+            .await
+            .map_err(|e| e.to_string());
+        let _ = events.send(Event::History { id, records });
+    });
+}
+
 /// Runs a confirmed action.
 pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
@@ -173,7 +183,9 @@ async fn open_trail(proto: &Protocol) -> Result<Trail, String> {
             "the audit index `{index}` does not exist: run estx-tui init \
              (every intervention is recorded there); nothing will run"
         )),
-        Err(e) => Err(format!("cannot open the audit trail: {e}; nothing will run")),
+        Err(e) => Err(format!(
+            "cannot open the audit trail: {e}; nothing will run"
+        )),
     }
 }
 

@@ -6,6 +6,7 @@ use super::event::{Action, Checked, PollFailure};
 use super::snapshot::Snapshot;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
+use crate::protocol::trail::Record;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
@@ -223,6 +224,12 @@ pub struct App {
     pub looked_up: Option<LookedUp>,
     /// The id a read by id was last asked for (so it is asked once).
     pub lookup_asked: Option<String>,
+    /// The audit trail's records of the selected transaction (by id).
+    pub history: Option<(String, Result<Vec<Record>, String>)>,
+    /// The id whose records were last asked for (`None`: ask again).
+    pub history_asked: Option<String>,
+    /// A read of the records is running (one at a time).
+    pub history_loading: bool,
     /// Typing a transaction id to look up (`#`).
     pub editing_lookup: Option<String>,
     /// Selected account (by id).
@@ -285,6 +292,9 @@ impl App {
             selected: None,
             looked_up: None,
             lookup_asked: None,
+            history: None,
+            history_asked: None,
+            history_loading: false,
             editing_lookup: None,
             selected_account: None,
             selected_lock: None,
@@ -403,6 +413,27 @@ impl App {
     pub fn stale_for(&self) -> Option<i64> {
         match (&self.poll_error, &self.snapshot) {
             (Some(_), Some(s)) => Some((self.now - s.taken_at).num_seconds()),
+            _ => None,
+        }
+    }
+
+    /// The id whose audit records to read now: the selection, when they
+    /// were not asked for since it changed (or since a poll or an action
+    /// asked again) and no read is running. Recorded as asked.
+    pub fn take_history(&mut self) -> Option<String> {
+        let id = self.selected.clone()?;
+        if self.history_loading || self.history_asked.as_ref() == Some(&id) {
+            return None;
+        }
+        self.history_asked = Some(id.clone());
+        self.history_loading = true;
+        Some(id)
+    }
+
+    /// The selected transaction's records, if read.
+    pub fn selected_history(&self) -> Option<&Result<Vec<Record>, String>> {
+        match (&self.history, &self.selected) {
+            (Some((id, r)), Some(s)) if id == s => Some(r),
             _ => None,
         }
     }

@@ -191,7 +191,10 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
         return vec![];
     };
     if let Some(why) = dialog.action.missing_reason(force, false, &dialog.reason) {
-        app.push_log(LogLevel::Error, format!("{title}: {why}; type one, then Enter"));
+        app.push_log(
+            LogLevel::Error,
+            format!("{title}: {why}; type one, then Enter"),
+        );
         app.dialog = Some(dialog);
         return vec![];
     }

@@ -6,7 +6,7 @@ use super::snapshot::Snapshot;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::locks::LockView;
 use crate::protocol::report::StepReport;
-use crate::protocol::trail::{ActionKind, Interface, Intervention};
+use crate::protocol::trail::{ActionKind, Interface, Intervention, Record};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
@@ -187,6 +187,13 @@ pub enum Event {
     ActionDone(ActionOutcome),
     /// A background (or asked-for) audit ended.
     Audited(Result<Box<AuditReport>, String>),
+    /// The audit trail's records of a transaction were read.
+    History {
+        /// The transaction.
+        id: String,
+        /// Its interventions, oldest first, or the error reading them.
+        records: Result<Vec<Record>, String>,
+    },
 }
 
 /// What `update` asks the loop to do (the only way state turns into I/O).
@@ -208,4 +215,6 @@ pub enum Command {
     Run(Run),
     /// Run the invariant audit (read-only).
     Audit,
+    /// Read the recorded interventions on a transaction (detail pane).
+    LoadHistory(String),
 }

@@ -115,6 +115,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     Command::LookUp(id) => actions::spawn_lookup(proto.clone(), id, tx.clone()),
                     Command::Run(run) => actions::spawn_action(proto.clone(), run, tx.clone()),
                     Command::Audit => actions::spawn_audit(proto.clone(), tx.clone()),
+                    Command::LoadHistory(id) => {
+                        actions::spawn_history(proto.clone(), id, tx.clone())
+                    }
                 }
             }
             if app.should_quit {

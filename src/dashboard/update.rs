@@ -30,6 +30,9 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
     if let Some(id) = app.take_lookup() {
         cmds.push(Command::LookUp(id));
     }
+    if let Some(id) = app.take_history() {
+        cmds.push(Command::LoadHistory(id));
+    }
     cmds
 }
 
@@ -67,6 +70,8 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             }
             app.now = app.now.max(snapshot.taken_at);
             app.snapshot = Some(*snapshot);
+            // The selection's interventions may have changed too.
+            app.history_asked = None;
             if app.selected.is_none() {
                 app.refresh_view();
                 app.select_index(0);
@@ -119,7 +124,15 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             app.push_log(level, format!("{}: {report}", report.txn));
             vec![]
         }
+        Event::History { id, records } => {
+            app.history_loading = false;
+            if app.selected.as_ref() == Some(&id) {
+                app.history = Some((id, records));
+            }
+            vec![]
+        }
         Event::ActionDone(outcome) => {
+            app.history_asked = None;
             let mut cmds = super::confirm::action_done(app, outcome);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds

@@ -64,7 +64,11 @@ fn rollback_from_the_dashboard() {
     tui.wait_for_all(&["reason (required", "Enter runs · Esc back"]);
     tui.keys(&["Enter"]);
     tui.wait_for_all(&["rollback needs a reason for the audit trail"]);
-    assert_eq!(w.state(&pend.id), Some(TxnState::Pending), "ran without a reason");
+    assert_eq!(
+        w.state(&pend.id),
+        Some(TxnState::Pending),
+        "ran without a reason"
+    );
     tui.type_text("worker died mid-transfer");
     tui.keys(&["Enter"]);
     common::wait_until_blocking("the transaction is rolled-back", tmux::DEADLINE, || {
@@ -129,6 +133,17 @@ fn rollback_from_the_dashboard() {
     assert!(
         screen.contains(&format!("audit record {}", r.record_id)),
         "the log names the record:\n{screen}"
+    );
+    // And the detail pane lists it (read from the trail after the next poll).
+    let user = r.operator.user.clone();
+    tui.wait_for_with(
+        "the detail listing the intervention",
+        || w.refresh(),
+        |s| {
+            s.contains("interventions (1):")
+                && s.contains(&format!("rollback by {user} (dashboard) —"))
+                && s.contains("completed · \"worker died mid-transfer\"")
+        },
     );
 
     // A committed transaction: refused, and `y` does nothing.

@@ -156,7 +156,12 @@ impl World {
 
     /// Makes every write visible to search (osmem never refreshes by itself).
     pub(crate) fn refresh(&self) {
-        for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {
+        for index in [
+            &self.ix.transactions,
+            &self.ix.accounts,
+            &self.ix.locks,
+            &self.ix.audit,
+        ] {
             common::refresh(&self.url, index);
         }
     }
