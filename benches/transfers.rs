@@ -41,6 +41,7 @@ async fn main() {
         transactions: format!("{prefix}transactions"),
         accounts: format!("{prefix}accounts"),
         locks: format!("{prefix}locks"),
+        audit: format!("{prefix}audit"),
     };
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
     for (name, body) in [
