@@ -35,6 +35,16 @@ pub fn spawn_preview(proto: Protocol, action: Action, id: String, events: Unboun
 
 async fn check(proto: &Protocol, action: Action, id: &str) -> Result<Checked, String> {
     open_trail(proto).await?;
+    check_target(proto, action, id).await
+}
+
+/// Re-reads `id` for `action` and asks the protocol whether an unforced
+/// run would be refused (the audit trail already checked).
+pub(super) async fn check_target(
+    proto: &Protocol,
+    action: Action,
+    id: &str,
+) -> Result<Checked, String> {
     if action == Action::AuditRepair {
         let report = proto.audit(None, false).await.map_err(|e| e.to_string())?;
         return Ok(Checked {
@@ -136,7 +146,7 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
 
 /// Re-reads the target; says what changed if it is no longer what the
 /// dialog showed (then nothing is done).
-async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
+pub(super) async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
     if run.action == Action::AuditRepair {
         // The repair re-reads and re-decides every entry itself.
         return None;
@@ -176,7 +186,7 @@ async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
 
 /// The audit trail every intervention is recorded in; refuses (nothing
 /// runs) when its index is missing or cannot be checked.
-async fn open_trail(proto: &Protocol) -> Result<Trail, String> {
+pub(super) async fn open_trail(proto: &Protocol) -> Result<Trail, String> {
     match Trail::open(proto).await {
         Ok(t) => Ok(t),
         Err(Error::IndexMissing(index)) => Err(format!(
@@ -189,7 +199,7 @@ async fn open_trail(proto: &Protocol) -> Result<Trail, String> {
     }
 }
 
-async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
+pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
     let trail = match open_trail(proto).await {
         Ok(t) => t,
         Err(e) => return (format!("not run: {e}"), false),

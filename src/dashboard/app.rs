@@ -100,6 +100,8 @@ pub struct Dialog {
     pub confirm_focused: bool,
     /// Lines its text is scrolled down (long previews at 80×24).
     pub scroll: usize,
+    /// A bulk dialog (R/F/L on the marked set); `txn` then only names it.
+    pub bulk: Option<super::bulk::Bulk>,
     /// The operator's reason for the audit trail, as typed so far.
     pub reason: String,
     /// The reason field is open (after `y` or `!`): keys type into it and
@@ -269,6 +271,10 @@ pub struct App {
     pub log: VecDeque<LogEntry>,
     /// The action running, if any (one at a time).
     pub running: Option<Running>,
+    /// Marked transactions (by id), for bulk actions.
+    pub marks: std::collections::BTreeSet<String>,
+    /// The bulk run in progress, if any.
+    pub bulk: Option<super::bulk::BulkProgress>,
     /// Terminal size.
     pub size: (u16, u16),
     /// Set when the operator quits.
@@ -314,6 +320,8 @@ impl App {
             help_scroll: 0,
             log: VecDeque::new(),
             running: None,
+            marks: Default::default(),
+            bulk: None,
             size: (80, 24),
             should_quit: false,
             view: View::default(),

@@ -58,7 +58,25 @@ fn may_act(app: &mut App) -> bool {
         app.push_log(LogLevel::Error, text);
         return false;
     }
+    if let Some(b) = &app.bulk {
+        let text = format!(
+            "wait: the bulk {} is still running ({}/{})",
+            super::bulk::verb(b.action),
+            b.done,
+            b.total
+        );
+        app.push_log(LogLevel::Error, text);
+        return false;
+    }
     true
+}
+
+/// Opens the one dialog for `action` on the marked transactions.
+pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<Command> {
+    if !may_act(app) {
+        return vec![];
+    }
+    super::bulk::open(app, action)
 }
 
 fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
@@ -70,6 +88,7 @@ fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
         scroll: 0,
         reason: String::new(),
         asking_reason: None,
+        bulk: None,
     });
     vec![Command::LoadPreview(action, target)]
 }
@@ -119,6 +138,9 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
 /// Whether the re-read leaves anything to confirm (loaded, something to
 /// write, not refused for a reason forcing cannot lift).
 pub fn dialog_can_confirm(d: &Dialog) -> bool {
+    if let Some(b) = &d.bulk {
+        return super::bulk::plan(d.action, b).is_some_and(|p| !p.runs.is_empty());
+    }
     match &d.detail {
         Some(Ok(c)) => match (&c.reread, d.action) {
             (Reread::Transaction(det), Action::Rollback) => {
@@ -160,6 +182,21 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
         app.push_log(LogLevel::Error, format!("{title}: nothing to confirm"));
         return vec![];
     }
+    if dialog.bulk.is_some() {
+        if force {
+            app.push_log(
+                LogLevel::Error,
+                format!("{title}: bulk runs never force; force them one by one"),
+            );
+            app.dialog = Some(dialog);
+            return vec![];
+        }
+        app.dialog = Some(Dialog {
+            asking_reason: Some(false),
+            ..dialog
+        });
+        return vec![];
+    }
     let Some(Ok(checked)) = &dialog.detail else {
         return vec![];
     };
@@ -186,6 +223,9 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
     let Some(dialog) = app.dialog.take() else {
         return vec![];
     };
+    if dialog.bulk.is_some() {
+        return super::bulk::confirm(app, dialog);
+    }
     let title = format!("{} {}", dialog.action.title(), dialog.txn);
     let Some(Ok(checked)) = &dialog.detail else {
         return vec![];

@@ -187,6 +187,31 @@ pub enum Event {
     ActionDone(ActionOutcome),
     /// A background (or asked-for) audit ended.
     Audited(Result<Box<AuditReport>, String>),
+    /// The marked transactions behind a bulk dialog were re-read.
+    BulkPreview {
+        /// The action the dialog is for.
+        action: Action,
+        /// Each one re-read, or why nothing can run (e.g. no audit index).
+        items: Result<Vec<(String, Result<Checked, String>)>, String>,
+    },
+    /// One item of a bulk run ended.
+    BulkItem {
+        /// The action.
+        action: Action,
+        /// The transaction.
+        id: String,
+        /// The verdict in one line.
+        summary: String,
+        /// Whether it did what was asked.
+        ok: bool,
+    },
+    /// A bulk run ended.
+    BulkDone {
+        /// The action.
+        action: Action,
+        /// Items that never started (stopped by Esc).
+        not_started: usize,
+    },
     /// The audit trail's records of a transaction were read.
     History {
         /// The transaction.
@@ -217,4 +242,10 @@ pub enum Command {
     Audit,
     /// Read the recorded interventions on a transaction (detail pane).
     LoadHistory(String),
+    /// Re-read the marked transactions for a bulk dialog.
+    LoadBulkPreview(Action, Vec<String>),
+    /// Run confirmed bulk items, a few at a time.
+    RunBulk(Vec<Run>),
+    /// Start no new bulk item.
+    StopBulk,
 }

@@ -52,7 +52,13 @@ pub enum Op {
     Slower,
     /// Poll interval -1s.
     Faster,
-    /// Roll the selected transaction back.
+    /// Mark / unmark the selected transaction (bulk actions).
+    Mark,
+    /// Mark every row of the current filter.
+    MarkAll,
+    /// Clear every mark.
+    ClearMarks,
+    /// Roll the selected transaction (or the marked ones) back.
     Rollback,
     /// Recover the selected transaction.
     Recover,
@@ -212,7 +218,7 @@ pub const MAIN: &[Binding<Op>] = &[
         Op::Back,
         &[Esc],
         "Esc",
-        "back / clear the filter",
+        "back / clear the filter / stop a bulk run",
         None,
         Navigate,
     ),
@@ -313,10 +319,34 @@ pub const MAIN: &[Binding<Op>] = &[
         Look,
     ),
     b(
+        Op::Mark,
+        &[KeyCode::Char(' ')],
+        "Space",
+        "mark / unmark the row",
+        Some((1, "mark")),
+        Act,
+    ),
+    b(
+        Op::MarkAll,
+        &[KeyCode::Char('*')],
+        "*",
+        "mark every row of the filter",
+        Some((2, "mark all")),
+        Act,
+    ),
+    b(
+        Op::ClearMarks,
+        &[KeyCode::Char('u')],
+        "u",
+        "clear the marks",
+        None,
+        Act,
+    ),
+    b(
         Op::Rollback,
         &[KeyCode::Char('R')],
         "R",
-        "roll back",
+        "roll back (marked: bulk)",
         Some((0, "rollback")),
         Act,
     ),

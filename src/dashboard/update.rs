@@ -5,7 +5,7 @@
 //! table ([`keymap`]); the confirmation dialog's keys are in [`super::confirm`].
 
 use super::app::{App, LogLevel, Pane, STATE_FILTERS};
-use super::confirm::{on_dialog_key, open_dialog, open_lock_dialog, step_seen};
+use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog, step_seen};
 use super::event::{Action, Command, Event, PollFailure};
 use super::keymap::{self, Op};
 use super::ui;
@@ -123,6 +123,31 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             step_seen(app, &report);
             app.push_log(level, format!("{}: {report}", report.txn));
             vec![]
+        }
+        Event::BulkPreview { action, items } => {
+            if let Some(d) = app.dialog.as_mut() {
+                if let (true, Some(b)) = (d.action == action, d.bulk.as_mut()) {
+                    b.items = Some(items);
+                }
+            }
+            vec![]
+        }
+        Event::BulkItem {
+            action,
+            id,
+            summary,
+            ok,
+        } => {
+            super::bulk::item_done(app, action, &id, &summary, ok);
+            vec![]
+        }
+        Event::BulkDone {
+            action,
+            not_started,
+        } => {
+            let mut cmds = super::bulk::done(app, action, not_started);
+            cmds.extend(super::audit::audit_if_due(app, true));
+            cmds
         }
         Event::History { id, records } => {
             app.history_loading = false;
@@ -263,6 +288,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             }
             _ => {}
         },
+        Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
         Op::Back => {
             if app.focus == Pane::Detail {
                 app.focus = if app.account_drill.take().is_some() {
@@ -300,6 +326,19 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         }
         Op::Slower => return change_interval(app, 1),
         Op::Faster => return change_interval(app, -1),
+        Op::Mark => super::bulk::toggle_mark(app),
+        Op::MarkAll => super::bulk::mark_all(app),
+        Op::ClearMarks => super::bulk::clear_marks(app),
+        Op::Rollback | Op::Recover | Op::Release
+            if !app.marks.is_empty() && app.focus != Pane::Locks =>
+        {
+            let action = match op {
+                Op::Rollback => Action::Rollback,
+                Op::Recover => Action::Recover,
+                _ => Action::ReleaseLocks,
+            };
+            return open_bulk_dialog(app, action);
+        }
         Op::Rollback => return open_dialog(app, Action::Rollback),
         Op::Recover => return open_dialog(app, Action::Recover),
         Op::Audit => {

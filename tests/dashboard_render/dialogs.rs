@@ -114,6 +114,7 @@ fn release_one_lock_dialog_names_the_holder() {
         scroll: 0,
         reason: String::new(),
         asking_reason: None,
+        bulk: None,
     });
     let buf = draw(&a, 80, 24);
     let s = text(&buf);

@@ -345,5 +345,6 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
         scroll: 0,
         reason: String::new(),
         asking_reason: None,
+        bulk: None,
     });
 }
