@@ -860,3 +860,6 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
     );
     assert_eq!(polled, vec![Command::LoadHistory("t-mid".into())]);
 }
+
+#[path = "dashboard_update/bulk.rs"]
+mod bulk;
