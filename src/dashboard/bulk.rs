@@ -8,7 +8,7 @@
 //! force is left out and named, to be forced one by one.
 
 use super::app::{App, Dialog, LogLevel};
-use super::event::{Action, Checked, Command, Expected, Reread, Run};
+use super::event::{Action, BulkReread, Checked, Command, Expected, Reread, Run};
 use std::collections::BTreeMap;
 
 /// Most items a bulk run works on at once.
@@ -20,7 +20,7 @@ pub struct Bulk {
     /// The marked transactions, sorted.
     pub ids: Vec<String>,
     /// Each one re-read (`None` while loading; `Err`: nothing can run).
-    pub items: Option<Result<Vec<(String, Result<Checked, String>)>, String>>,
+    pub items: Option<BulkReread>,
 }
 
 /// What a bulk dialog would do, derived from the re-read.
@@ -75,14 +75,20 @@ pub fn mark_all(app: &mut App) {
     app.marks.extend(ids);
     app.push_log(
         LogLevel::Info,
-        format!("marked {n} row(s) of the filter; {} marked", app.marks.len()),
+        format!(
+            "marked {n} row(s) of the filter; {} marked",
+            app.marks.len()
+        ),
     );
 }
 
 /// Clears every mark.
 pub fn clear_marks(app: &mut App) {
     if !app.marks.is_empty() {
-        app.push_log(LogLevel::Info, format!("cleared {} mark(s)", app.marks.len()));
+        app.push_log(
+            LogLevel::Info,
+            format!("cleared {} mark(s)", app.marks.len()),
+        );
     }
     app.marks.clear();
 }
@@ -191,7 +197,10 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<Command> {
         return vec![];
     }
     if let Some(why) = dialog.action.missing_reason(false, true, &dialog.reason) {
-        app.push_log(LogLevel::Error, format!("{title}: {why}; type one, then Enter"));
+        app.push_log(
+            LogLevel::Error,
+            format!("{title}: {why}; type one, then Enter"),
+        );
         app.dialog = Some(dialog);
         return vec![];
     }

@@ -100,6 +100,10 @@ pub struct Expected {
     pub modified: Option<chrono::DateTime<Utc>>,
 }
 
+/// The marked transactions re-read for a bulk dialog, each with what it
+/// found, or why nothing can run (e.g. no audit index).
+pub type BulkReread = Result<Vec<(String, Result<Checked, String>)>, String>;
+
 /// A confirmed action as the loop runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
@@ -192,7 +196,7 @@ pub enum Event {
         /// The action the dialog is for.
         action: Action,
         /// Each one re-read, or why nothing can run (e.g. no audit index).
-        items: Result<Vec<(String, Result<Checked, String>)>, String>,
+        items: BulkReread,
     },
     /// One item of a bulk run ended.
     BulkItem {
@@ -212,6 +216,8 @@ pub enum Event {
         /// Items that never started (stopped by Esc).
         not_started: usize,
     },
+    /// The table was exported: the file and its row count, or why not.
+    Exported(Result<(String, usize), String>),
     /// The audit trail's records of a transaction were read.
     History {
         /// The transaction.
@@ -248,4 +254,7 @@ pub enum Command {
     RunBulk(Vec<Run>),
     /// Start no new bulk item.
     StopBulk,
+    /// Export the table as filtered and sorted on screen, as of the
+    /// snapshot's time.
+    Export(DateTime<Utc>),
 }

@@ -44,6 +44,8 @@ pub enum Op {
     Sort,
     /// Reverse the order.
     Reverse,
+    /// Export the table as shown (CSV).
+    Export,
     /// Poll now.
     Refresh,
     /// Pause / resume polling.
@@ -284,6 +286,14 @@ pub const MAIN: &[Binding<Op>] = &[
         "A",
         "audit: findings, repairs",
         Some((1, "audit")),
+        Look,
+    ),
+    b(
+        Op::Export,
+        &[KeyCode::Char('e')],
+        "e",
+        "export the table (CSV)",
+        Some((3, "export")),
         Look,
     ),
     b(

@@ -14,6 +14,7 @@ pub mod bulk;
 pub mod bulk_run;
 pub mod confirm;
 pub mod event;
+pub mod export;
 pub mod keymap;
 pub mod poller;
 pub mod snapshot;
@@ -130,6 +131,14 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                         let stop = Arc::new(AtomicBool::new(false));
                         bulk_stop = Some(stop.clone());
                         bulk_run::spawn_run(proto.clone(), runs, stop, tx.clone())
+                    }
+                    Command::Export(as_of) => {
+                        let rows = app
+                            .visible()
+                            .iter()
+                            .map(|t| crate::cli::list::TxnRow::of(t, as_of, proto.config()))
+                            .collect();
+                        export::spawn(rows, as_of, tx.clone());
                     }
                     Command::StopBulk => {
                         if let Some(stop) = &bulk_stop {

@@ -149,6 +149,15 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }
+        Event::Exported(result) => {
+            match result {
+                Ok((path, n)) => {
+                    app.push_log(LogLevel::Updated, format!("exported {n} row(s) to {path}"))
+                }
+                Err(e) => app.push_log(LogLevel::Error, format!("export failed: {e}")),
+            }
+            vec![]
+        }
         Event::History { id, records } => {
             app.history_loading = false;
             if app.selected.as_ref() == Some(&id) {
@@ -326,6 +335,10 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         }
         Op::Slower => return change_interval(app, 1),
         Op::Faster => return change_interval(app, -1),
+        Op::Export => match &app.snapshot {
+            Some(s) => return vec![Command::Export(s.taken_at)],
+            None => app.push_log(LogLevel::Info, "nothing to export before the first poll"),
+        },
         Op::Mark => super::bulk::toggle_mark(app),
         Op::MarkAll => super::bulk::mark_all(app),
         Op::ClearMarks => super::bulk::clear_marks(app),

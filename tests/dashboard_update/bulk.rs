@@ -126,9 +126,15 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
     update(&mut app, item("t-mid", false));
     let b = app.bulk.as_ref().unwrap();
     assert_eq!((b.done, b.failed), (2, 1));
-    assert_eq!(update(&mut app, code(KeyCode::Esc)), vec![Command::StopBulk]);
+    assert_eq!(
+        update(&mut app, code(KeyCode::Esc)),
+        vec![Command::StopBulk]
+    );
     assert!(app.bulk.as_ref().unwrap().stopping);
-    assert!(update(&mut app, code(KeyCode::Esc)).is_empty(), "asked once");
+    assert!(
+        update(&mut app, code(KeyCode::Esc)).is_empty(),
+        "asked once"
+    );
     let cmds = update(
         &mut app,
         Event::BulkDone {
@@ -140,4 +146,26 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
     assert!(app.bulk.is_none());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains("2 ended, 1 failed, 1 not started"), "{last}");
+}
+
+#[test]
+fn e_exports_the_table_as_of_the_snapshot_and_logs_where() {
+    let mut app = app(false);
+    assert_eq!(update(&mut app, key('e')), vec![Command::Export(now())]);
+    update(
+        &mut app,
+        Event::Exported(Ok(("/tmp/x/estx-tui-transactions.csv".into(), 3))),
+    );
+    let last = &app.log.back().unwrap().text;
+    assert_eq!(
+        last,
+        "exported 3 row(s) to /tmp/x/estx-tui-transactions.csv"
+    );
+    update(&mut app, Event::Exported(Err("/ro: read-only".into())));
+    assert!(app
+        .log
+        .back()
+        .unwrap()
+        .text
+        .starts_with("export failed: /ro"));
 }

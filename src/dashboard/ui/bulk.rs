@@ -43,7 +43,11 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
     if matches!(action, Action::Rollback | Action::Recover) && !p.runs.is_empty() {
         let net: i64 = p.effect.values().sum();
         out.push(Line::styled(
-            format!("balance effect of the {} (net {}):", p.runs.len(), signed(net)),
+            format!(
+                "balance effect of the {} (net {}):",
+                p.runs.len(),
+                signed(net)
+            ),
             bold(),
         ));
         for (acct, delta) in p.effect.iter().filter(|(_, d)| **d != 0) {
