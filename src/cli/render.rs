@@ -1,9 +1,9 @@
-//! Human tables for `list` and `locks`, built from the same JSON values the
-//! `--json` output prints, so the two can never disagree.
+//! The human table for `locks`, built from the same JSON values the
+//! `--json` output prints, so the two can never disagree. (`list` prints
+//! its rows as it pages, from its own row type: see `list.rs`.)
 //!
-//! Marks in the first column: `!` a stuck transaction (older than the
-//! recovery window) or a stale lock, `!!` a transaction older than
-//! `--investigate-after`, `?` a lock whose holder cannot be judged.
+//! Marks in the first column: `!` a stale lock, `?` a lock whose holder
+//! cannot be judged.
 
 use super::output::{cell, plural, problems_cell, Table};
 use crate::protocol::time::human_age;
@@ -14,7 +14,8 @@ fn age_cell(v: &Value) -> String {
     v.as_i64().map(human_age).unwrap_or_else(|| "-".into())
 }
 
-/// The mark of one transaction row.
+/// The mark of one transaction (`show`): `!` stuck, `!!` older than
+/// `--investigate-after`.
 pub fn transaction_mark(t: &Value) -> &'static str {
     if t["needs_investigation"].as_bool() == Some(true) {
         "!!"
@@ -23,45 +24,6 @@ pub fn transaction_mark(t: &Value) -> &'static str {
     } else {
         ""
     }
-}
-
-/// The `list` table and its summary line, from `transaction_json` values.
-pub fn transactions_table(txns: &[Value]) -> Vec<String> {
-    if txns.is_empty() {
-        return vec!["no transactions match".into()];
-    }
-    let mut t = Table::new([
-        "", "ID", "STATE", "SOURCE", "DEST", "AMOUNT", "AGE", "PROBLEMS",
-    ]);
-    let (mut stuck, mut investigate) = (0, 0);
-    for x in txns {
-        let mark = transaction_mark(x);
-        match mark {
-            "!!" => investigate += 1,
-            "!" => stuck += 1,
-            _ => {}
-        }
-        t.row([
-            mark.to_string(),
-            cell(&x["id"]),
-            cell(&x["state"]),
-            cell(&x["src_acct"]),
-            cell(&x["dest_acct"]),
-            cell(&x["amount"]),
-            age_cell(&x["age_seconds"]),
-            problems_cell(&x["problems"]),
-        ]);
-    }
-    let mut lines = t.render();
-    let mut summary = plural(txns.len(), "transaction");
-    if stuck + investigate > 0 {
-        summary.push_str(&format!(
-            ": {stuck} stuck (!), {investigate} need investigation (!!)"
-        ));
-    }
-    lines.push(String::new());
-    lines.push(summary);
-    lines
 }
 
 /// The mark of one lock row.
@@ -124,33 +86,8 @@ pub fn locks_table(locks: &[Value]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn marks_stuck_and_investigate_rows() {
-        let rows = vec![
-            json!({"id":"t1","state":"pending","src_acct":"A","dest_acct":"B","amount":100,
-                   "age_seconds":7300,"stuck":true,"needs_investigation":true,"problems":[]}),
-            json!({"id":"t2","state":"created","src_acct":"A","dest_acct":"B","amount":5,
-                   "age_seconds":200,"stuck":true,"needs_investigation":false,"problems":[]}),
-            json!({"id":"t3","state":null,"src_acct":null,"dest_acct":"B","amount":null,
-                   "age_seconds":null,"stuck":false,"needs_investigation":false,
-                   "problems":["`transaction_state` is missing"]}),
-        ];
-        let lines = transactions_table(&rows);
-        assert!(lines[1].starts_with("!!  t1"), "{lines:?}");
-        assert!(lines[1].contains("2h01m"));
-        assert!(lines[2].starts_with("!   t2"), "{lines:?}");
-        assert!(lines[3].contains("`transaction_state` is missing"));
-        assert_eq!(
-            lines[5],
-            "3 transactions: 1 stuck (!), 1 need investigation (!!)"
-        );
-    }
-
     #[test]
     fn empty_tables_say_so() {
-        assert_eq!(transactions_table(&[]), vec!["no transactions match"]);
         assert_eq!(locks_table(&[]), vec!["no locks held"]);
     }
 }

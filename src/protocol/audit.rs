@@ -9,9 +9,10 @@
 //! is given (corrected for transfers in flight).
 //!
 //! Right under live traffic: every query comes from the read side (resolved
-//! fields); the total and the accounts scan come from one point-in-time view
-//! where the server has one (otherwise the report says the total is
-//! approximate); and a finding is reported only after the documents involved
+//! fields); the total, the accounts scan and the correction for transfers
+//! in flight (`audit_view.rs`: which accounts had applied each transfer)
+//! come from one point-in-time view where the server has one (otherwise the
+//! report says the total is approximate); and a finding is reported only after the documents involved
 //! were re-read by id (realtime), in an order that cannot mistake a transfer
 //! in progress for a dangling entry: the transaction first (terminal states
 //! are final), then the account again.
@@ -21,7 +22,7 @@ use super::decide;
 use super::executor::Outcome;
 use super::read::{Coverage, Queries, Scan};
 use super::steps;
-use super::transaction::{amount_problem, read_integer, Transaction, TxnState};
+use super::transaction::{read_integer, Transaction, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
 use serde_json::{json, Value};
@@ -104,6 +105,7 @@ impl Protocol {
         // (a search may not see them yet).
         let mut accounts = Vec::new();
         let mut exact: i128 = 0;
+        let view_at = self.cluster().now();
         let scanned = super::read::scan::scan(
             self.cluster(),
             &ix.accounts,
@@ -166,6 +168,14 @@ impl Protocol {
         // after that read really is dangling.
         let carried_ids: Vec<String> = carried.keys().cloned().collect();
         let carried_txns = self.transactions_by_id(&carried_ids).await?;
+        // The correction for transfers in flight, from the same view as the
+        // total (see audit_view.rs).
+        let in_flight_delta = super::audit_view::one_sided_delta(
+            &carried,
+            &carried_txns,
+            view_at,
+            self.config.fencing == super::decide::Fencing::On,
+        );
         let holders: Vec<String> = carried
             .values()
             .flatten()
@@ -190,7 +200,6 @@ impl Protocol {
                 _ => false,
             });
         }
-        let mut in_flight_delta = 0i64;
         for (txn_id, holders) in &carried {
             let txn = carried_txns.get(txn_id);
             for (acct, state) in holders {
@@ -217,19 +226,9 @@ impl Protocol {
                     ));
                     continue;
                 };
-                // Out-of-range amounts are malformed; they count for nothing.
-                let signed = t.amount.filter(|a| amount_problem(*a).is_none()).map(|a| {
-                    if on_source {
-                        -a
-                    } else {
-                        a
-                    }
-                });
                 match &t.state {
-                    Some(TxnState::Pending | TxnState::Terminating) => {
-                        in_flight_delta += signed.unwrap_or(0)
-                    }
-                    Some(TxnState::Committed) => {}
+                    // In flight: counted from the view (see audit_view.rs).
+                    Some(TxnState::Pending | TxnState::Terminating | TxnState::Committed) => {}
                     Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
                         let settled_before = state.settled_of(txn_id).map(|r| r.outcome)
                             == Some(SettledOutcome::Applied);
@@ -311,56 +310,68 @@ impl Protocol {
             };
             findings.push(finding(kind, &t.id, t.problems.join("; ")));
         }
-        // In-flight transactions: malformed or undated ones, and the
-        // accounts they name (checked by id).
-        let mut in_flight: Vec<Transaction> = Vec::new();
+        // In-flight transactions, folded page by page (memory does not grow
+        // with their number): malformed or undated ones, and the accounts
+        // they name, checked by id; the transactions naming a missing
+        // account are found by a second query, only when there is one.
+        let mut named: BTreeSet<String> = BTreeSet::new();
         let scanned = self
             .scan_transactions(q.in_flight(), |page| {
-                in_flight.extend(page);
+                for t in &page {
+                    if only_undated(t) {
+                        findings.push(finding(
+                            "undated_transaction",
+                            &t.id,
+                            format!(
+                                "{}: its age is unknown, so it counts as stuck",
+                                t.problems.join("; ")
+                            ),
+                        ));
+                    } else if !t.problems.is_empty() {
+                        findings.push(finding(
+                            "malformed_transaction",
+                            &t.id,
+                            t.problems.join("; "),
+                        ));
+                    }
+                    named.extend(t.src.iter().cloned());
+                    named.extend(t.dest.iter().cloned());
+                }
                 true
             })
             .await?;
         coverage.add(scanned.coverage);
         coverage.require_complete(allow_partial, "audit")?;
-        let mut named: BTreeSet<String> = BTreeSet::new();
-        for t in &in_flight {
-            if only_undated(t) {
-                findings.push(finding(
-                    "undated_transaction",
-                    &t.id,
-                    format!(
-                        "{}: its age is unknown, so it counts as stuck",
-                        t.problems.join("; ")
-                    ),
-                ));
-            } else if !t.problems.is_empty() {
-                findings.push(finding(
-                    "malformed_transaction",
-                    &t.id,
-                    t.problems.join("; "),
-                ));
-            }
-            named.extend(t.src.iter().cloned());
-            named.extend(t.dest.iter().cloned());
-        }
         let named: Vec<String> = named.into_iter().collect();
-        let existing = self.cluster().mget(&ix.accounts, &named).await?;
-        let missing: BTreeSet<&String> = named
-            .iter()
-            .zip(&existing)
-            .filter(|(_, d)| d.is_none())
-            .map(|(id, _)| id)
-            .collect();
-        for t in &in_flight {
-            for acct in [&t.src, &t.dest].into_iter().flatten() {
-                if missing.contains(acct) {
-                    findings.push(finding(
-                        "missing_account",
-                        &t.id,
-                        format!("names account `{acct}`, which does not exist"),
-                    ));
+        let mut missing: BTreeSet<String> = BTreeSet::new();
+        for chunk in named.chunks(1000) {
+            let existing = self.cluster().mget(&ix.accounts, chunk).await?;
+            missing.extend(
+                chunk
+                    .iter()
+                    .zip(&existing)
+                    .filter(|(_, d)| d.is_none())
+                    .map(|(id, _)| id.clone()),
+            );
+        }
+        if !missing.is_empty() {
+            let ids: Vec<String> = missing.iter().cloned().collect();
+            let query = json!({"bool": {"filter": [q.in_flight(), q.naming_accounts(&ids)]}});
+            self.scan_transactions(query, |page| {
+                for t in &page {
+                    for acct in [&t.src, &t.dest].into_iter().flatten() {
+                        if missing.contains(acct) {
+                            findings.push(finding(
+                                "missing_account",
+                                &t.id,
+                                format!("names account `{acct}`, which does not exist"),
+                            ));
+                        }
+                    }
                 }
-            }
+                true
+            })
+            .await?;
         }
 
         // Stale locks, each re-judged from a fresh read by id.

@@ -14,6 +14,7 @@
 
 pub mod account;
 pub mod audit;
+mod audit_view;
 pub mod config;
 pub mod create;
 pub mod decide;

@@ -137,6 +137,25 @@ impl<'a> Queries<'a> {
         }
     }
 
+    /// Transactions naming any of `accounts` as source or destination
+    /// (either field name the mappings use).
+    pub fn naming_accounts(&self, accounts: &[String]) -> Value {
+        let should: Vec<Value> = self
+            .fields
+            .src
+            .iter()
+            .chain(&self.fields.dest)
+            .flat_map(|f| match &f.exact {
+                Some(exact) => vec![json!({"terms": {exact: accounts}})],
+                None => accounts
+                    .iter()
+                    .map(|a| json!({"match_phrase": {f.name.clone(): a}}))
+                    .collect(),
+            })
+            .collect();
+        json!({"bool": {"should": should, "minimum_should_match": 1}})
+    }
+
     /// Accounts with at least one pending entry.
     pub fn accounts_with_pending(&self) -> Value {
         json!({"exists": {"field": self.fields.pending.name}})
