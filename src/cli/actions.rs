@@ -7,6 +7,7 @@ use super::args::{RecoverArgs, RollbackArgs, TransferArgs};
 use super::context::printing_observer;
 use super::intervention::{self, begin, begin_procedure};
 use super::output::{err, fail, out, plural};
+use crate::protocol::batch::BatchOptions;
 use crate::protocol::create::new_transaction_id;
 use crate::protocol::trail::{plan_labels, ActionKind, Interface, Intervention, Outcome};
 use crate::protocol::{
@@ -108,7 +109,16 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
             let code = print_verdict(&report, false);
             rec.finish_report(&report, code).await
         }
-        _ => recover_all(p, usize::from(a.concurrency), a.allow_partial, &a.why).await,
+        _ => {
+            let default = if a.sequential { 4 } else { 1 };
+            let concurrency = usize::from(a.concurrency.unwrap_or(default));
+            let batch = (!a.sequential).then(|| BatchOptions {
+                batch_size: usize::from(a.batch_size),
+                concurrency,
+                ..BatchOptions::default()
+            });
+            recover_all(p, concurrency, batch, a.allow_partial, &a.why).await
+        }
     }
 }
 
@@ -163,10 +173,12 @@ pub fn combined_exit_code(reports: &[ProcedureReport]) -> i32 {
         .unwrap_or(0)
 }
 
-/// `recover --all-stuck`: every stuck transaction, `concurrency` at a time.
+/// `recover --all-stuck`: every stuck transaction, in batches (`batch`) or
+/// one at a time per worker, `concurrency` at a time.
 async fn recover_all(
     p: Protocol,
     concurrency: usize,
+    batch: Option<BatchOptions>,
     allow_partial: bool,
     why: &intervention::ReasonArgs,
 ) -> i32 {
@@ -196,13 +208,23 @@ async fn recover_all(
     };
     let p = p.with_observer(printing_observer(true));
     let window = p.config().recovery_window.as_secs();
-    out(format_args!(
-        "recovering every transaction stuck for over {window}s, {concurrency} at a time"
-    ));
-    let mut reports = match p
-        .recover_all_stuck_allowing(concurrency, allow_partial)
-        .await
-    {
+    let found = match batch {
+        Some(opts) => {
+            out(format_args!(
+                "recovering every transaction stuck for over {window}s, in batches of {}, {concurrency} at a time",
+                opts.batch_size
+            ));
+            p.recover_all_stuck_batched(opts, allow_partial).await
+        }
+        None => {
+            out(format_args!(
+                "recovering every transaction stuck for over {window}s, {concurrency} at a time"
+            ));
+            p.recover_all_stuck_allowing(concurrency, allow_partial)
+                .await
+        }
+    };
+    let mut reports = match found {
         Ok(r) => r,
         Err(e) => {
             let code = fail(&e);

@@ -194,9 +194,19 @@ pub struct RecoverArgs {
     /// Recover every stuck transaction instead of one.
     #[arg(long)]
     pub all_stuck: bool,
-    /// How many transactions to recover at once with --all-stuck.
-    #[arg(long, default_value_t = 4, conflicts_with = "id", value_parser = clap::value_parser!(u16).range(1..))]
-    pub concurrency: u16,
+    /// With --all-stuck: how many batches to recover at once (default 1:
+    /// batches that share accounts only slow each other down), or with
+    /// --sequential how many transactions (default 4).
+    #[arg(long, conflicts_with = "id", value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: Option<u16>,
+    /// With --all-stuck: transactions read and written together (one `_mget`
+    /// and one `_bulk` per step for the whole batch).
+    #[arg(long, default_value_t = 5000, conflicts_with_all = ["id", "sequential"], value_parser = clap::value_parser!(u16).range(1..))]
+    pub batch_size: u16,
+    /// With --all-stuck: recover one transaction at a time per worker (one
+    /// read and one write per step), instead of in batches.
+    #[arg(long, conflicts_with = "id")]
+    pub sequential: bool,
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long, conflicts_with = "all_stuck")]
     pub force: bool,

@@ -11,6 +11,7 @@
 //! clock the protocol uses ([`Cluster::now`]).
 
 mod admin;
+mod bulk;
 mod clock;
 mod connect;
 mod dotted;
@@ -21,6 +22,7 @@ mod security;
 mod send;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
+pub use bulk::{CondWrite, ItemOutcome};
 pub use clock::{ClockSkew, SKEW_WARNING_MS};
 pub use connect::ConnectOptions;
 pub use search::hits;

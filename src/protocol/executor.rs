@@ -122,6 +122,11 @@ impl Executor {
         &self.cluster
     }
 
+    /// The gate applies wait at, if any (the batched executor holds there too).
+    pub(crate) fn gate(&self) -> Option<&ApplyGate> {
+        self.gate.as_ref()
+    }
+
     /// Executes `decide` on `index/id`. `kind` names the document in errors.
     ///
     /// `decide` must be pure and idempotent: it is called again after every

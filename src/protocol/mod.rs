@@ -15,6 +15,7 @@
 pub mod account;
 pub mod audit;
 mod audit_view;
+pub mod batch;
 pub mod config;
 pub mod create;
 pub mod decide;

@@ -382,7 +382,7 @@ impl Protocol {
         report.steps.push(r);
     }
 
-    fn target_of(&self, t: &Transfer, step: Step) -> String {
+    pub(crate) fn target_of(&self, t: &Transfer, step: Step) -> String {
         match step.on_source() {
             Some(true) => format!("{}/{}", self.config.indices.accounts, t.src),
             Some(false) => format!("{}/{}", self.config.indices.accounts, t.dest),

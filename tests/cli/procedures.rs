@@ -105,6 +105,18 @@ fn recover_one_transaction_with_force() {
 
 #[test]
 fn recover_all_stuck_finishes_every_stuck_transaction() {
+    recover_all_stuck_case(&["--concurrency", "2"]);
+}
+
+#[test]
+fn recover_all_stuck_in_small_batches_and_sequentially_agree() {
+    recover_all_stuck_case(&["--batch-size", "2"]);
+    recover_all_stuck_case(&["--sequential", "--concurrency", "2"]);
+}
+
+/// Four stuck transactions in every non-terminal state, one too recent to
+/// touch: `recover --all-stuck` with `extra` finishes exactly the four.
+fn recover_all_stuck_case(extra: &[&str]) {
     let w = World::new();
     for a in ["A", "B", "C", "D", "E", "F"] {
         w.account(a, 1000);
@@ -120,7 +132,9 @@ fn recover_all_stuck_finishes_every_stuck_transaction() {
     w.stage("fresh", "E", "F", 50, 2); // within the window: left alone
     w.refresh();
 
-    let out = w.run(&["recover", "--all-stuck", "--concurrency", "2"]);
+    let mut args = vec!["recover", "--all-stuck"];
+    args.extend_from_slice(extra);
+    let out = w.run(&args);
     out.code(0)
         .stdout_has("4 stuck transactions")
         .stdout_has("4 completed");
@@ -224,4 +238,15 @@ fn recover_needs_exactly_one_target() {
     w.run(&["recover", "t1", "--concurrency", "2"]).code(2);
     w.run(&["recover", "--all-stuck", "--concurrency", "0"])
         .code(2);
+    w.run(&["recover", "--all-stuck", "--batch-size", "0"])
+        .code(2);
+    w.run(&[
+        "recover",
+        "--all-stuck",
+        "--sequential",
+        "--batch-size",
+        "9",
+    ])
+    .code(2);
+    w.run(&["recover", "t1", "--sequential"]).code(2);
 }

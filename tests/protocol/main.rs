@@ -9,6 +9,7 @@ mod common;
 
 mod amounts;
 mod audit;
+mod batch;
 mod concurrency;
 mod deployments;
 mod fixture;

@@ -1,0 +1,199 @@
+//! One transaction's progress through a batch: its remaining plan, its
+//! report, and the retry counters of its current step. Resolving a step here
+//! is where the batch applies the same rules as one-at-a-time recovery
+//! ([`next_after`]) and records the same [`StepReport`](super::super::StepReport)s.
+
+use super::super::config::RetryPolicy;
+use super::super::decide::Effect;
+use super::super::executor::Outcome;
+use super::super::report::{ProcedureReport, StepResult, Verdict};
+use super::super::steps::{next_after, Next, Procedure, Step};
+use super::super::transaction::{Transfer, TxnState};
+use super::super::Protocol;
+use super::super::RunLimits;
+use crate::error::Error;
+use serde_json::{Map, Value};
+use std::collections::VecDeque;
+
+/// A transition write whose outcome was never learned: the source sent, what
+/// it does, and the `(_seq_no, _primary_term)` it was conditional on.
+pub(super) type UnsureTxn = (Map<String, Value>, Effect, (i64, i64));
+
+/// What to do about the transaction's locks once the batch is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Release {
+    /// Nothing (not terminal, or never started).
+    No,
+    /// It reached a terminal state here: release its locks.
+    Yes,
+    /// Stopped because someone else moved it: release if it is terminal now.
+    IfTerminal,
+}
+
+/// One transaction of a batch.
+pub(super) struct Item {
+    pub t: Transfer,
+    pub report: ProcedureReport,
+    /// Steps still to run, the first being the current one.
+    pub todo: VecDeque<Step>,
+    pub final_state: TxnState,
+    /// Steps resolved so far (for simulated crashes).
+    pub executed: usize,
+    /// 409s and unknown outcomes of the current step.
+    pub conflicts: u32,
+    pub unknown: u32,
+    /// The current step's transition write whose answer was lost.
+    pub unsure_txn: Option<UnsureTxn>,
+    /// The current step's effect inside an account write whose answer was
+    /// lost (the write itself is kept per account by the batch).
+    pub unsure_acct: Option<Effect>,
+    /// A verdict has been reached; nothing more is done to it.
+    pub done: bool,
+    pub release: Release,
+}
+
+impl Item {
+    /// A transaction about to follow `todo` from `state`.
+    pub fn new(t: Transfer, report: ProcedureReport, state: TxnState, todo: Vec<Step>) -> Item {
+        Item {
+            t,
+            report,
+            todo: todo.into(),
+            final_state: state,
+            executed: 0,
+            conflicts: 0,
+            unknown: 0,
+            unsure_txn: None,
+            unsure_acct: None,
+            done: false,
+            release: Release::No,
+        }
+    }
+
+    /// The current step, while the item is live.
+    pub fn step(&self) -> Option<Step> {
+        if self.done {
+            None
+        } else {
+            self.todo.front().copied()
+        }
+    }
+
+    /// The account the current step writes, if it is an account step.
+    pub fn account(&self) -> Option<&str> {
+        match self.step()?.on_source()? {
+            true => Some(&self.t.src),
+            false => Some(&self.t.dest),
+        }
+    }
+
+    /// Stops the item as a crashed worker would, when `limits` say so.
+    pub fn crash_if_due(&mut self, limits: RunLimits) {
+        if !self.done && limits.max_steps == Some(self.executed) {
+            self.report.verdict =
+                Verdict::Stopped(format!("simulated crash after {} step(s)", self.executed));
+            self.done = true;
+        }
+    }
+}
+
+impl Protocol {
+    /// Ends the current step of `it` with `outcome`: records it and moves on
+    /// by the same rule as one-at-a-time recovery.
+    pub(super) fn resolve(&self, it: &mut Item, outcome: Outcome) {
+        let Some(step) = it.step() else { return };
+        let target = self.target_of(&it.t, step);
+        self.record(
+            &mut it.report,
+            &it.t,
+            Some(step),
+            step.label(),
+            target,
+            StepResult::from(&outcome),
+        );
+        it.executed += 1;
+        it.conflicts = 0;
+        it.unknown = 0;
+        it.unsure_txn = None;
+        it.unsure_acct = None;
+        match next_after(Procedure::Recover, step, &outcome) {
+            Next::Continue => {
+                it.todo.pop_front();
+                if let Some((_, to)) = step.transition() {
+                    it.final_state = to;
+                }
+                if it.todo.is_empty() {
+                    it.report.verdict = Verdict::Completed(it.final_state.clone());
+                    it.done = true;
+                    if it.final_state.is_terminal() {
+                        it.release = Release::Yes;
+                    }
+                }
+            }
+            Next::Stop(why) => {
+                it.report.verdict = Verdict::Stopped(why);
+                it.done = true;
+                it.release = Release::IfTerminal;
+            }
+            // Recovery never re-plans; kept total for safety.
+            Next::Replan(found) => {
+                it.report.verdict = Verdict::Stopped(format!(
+                    "{step}: transaction is {found}; another process has moved it"
+                ));
+                it.done = true;
+                it.release = Release::IfTerminal;
+            }
+        }
+    }
+
+    /// Ends the current step of `it` with an error (recorded, verdict failed).
+    pub(super) fn fail(&self, it: &mut Item, e: Error) {
+        let Some(step) = it.step() else { return };
+        let target = self.target_of(&it.t, step);
+        self.record(
+            &mut it.report,
+            &it.t,
+            Some(step),
+            step.label(),
+            target,
+            StepResult::Error(e.to_string()),
+        );
+        it.report.verdict = Verdict::Failed(e);
+        it.done = true;
+    }
+
+    /// Counts a 409 on the current step; fails it past the policy's limit.
+    pub(super) fn conflicted(&self, it: &mut Item, policy: &RetryPolicy, doc: (&str, &str)) {
+        it.conflicts += 1;
+        if it.conflicts > policy.max_conflicts {
+            let e = Error::GaveUp {
+                index: doc.0.to_string(),
+                id: doc.1.to_string(),
+                attempts: it.conflicts,
+                last: "version conflicts".into(),
+            };
+            self.fail(it, e);
+        }
+    }
+
+    /// Counts an unknown outcome (or failed read) on the current step; fails
+    /// it past the policy's limit.
+    pub(super) fn unknown(
+        &self,
+        it: &mut Item,
+        policy: &RetryPolicy,
+        doc: (&str, &str),
+        e: &Error,
+    ) {
+        it.unknown += 1;
+        if it.unknown > policy.max_unknown {
+            let e = Error::GaveUp {
+                index: doc.0.to_string(),
+                id: doc.1.to_string(),
+                attempts: it.unknown,
+                last: e.to_string(),
+            };
+            self.fail(it, e);
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! Batched recovery: many stuck transactions moved forward together with
+//! `_mget` reads and conditional `_bulk` writes, deciding every step with the
+//! very functions one-at-a-time recovery uses ([`steps::account_step`],
+//! [`steps::transition_doc`], [`steps::claim_doc`], [`steps::preflight`],
+//! [`next_after`](steps::next_after)).
+//!
+//! # A round
+//!
+//! Each live transaction of a batch runs its current plan step once per
+//! round, in this order:
+//!
+//! 1. `_mget` the accounts the account steps name (versions `a`);
+//! 2. then `_mget` the transactions (for transitions and claims);
+//! 3. decide transitions on the transactions as read;
+//! 4. fold the account steps of each account, in batch order, on that
+//!    account's one document; applies that would write need a claim;
+//! 5. one `_bulk`: the transitions and the claims, each conditional on the
+//!    transaction's version read in 2;
+//! 6. fold again on the SAME account reads, keeping only applies whose claim
+//!    was seen to succeed; one `_bulk` of account writes, each conditional on
+//!    `a`, one write per account carrying all its steps.
+//!
+//! A 409 or an unknown outcome leaves the step where it is: the next round
+//! reads and decides it again (a lost `_bulk` answer is an unknown outcome
+//! for every item in it). A write whose answer was lost is recognised on the
+//! re-read exactly as the [executor](super::executor) does: the document
+//! holds the source we sent at a newer version than the one it was
+//! conditional on.
+//!
+//! # Why batching changes no decision
+//!
+//! - **Same decisions.** Every step is decided by the same pure function on
+//!   a document read by a realtime GET (`_mget` is one), and written
+//!   conditionally on the version it was decided on; the per-transaction
+//!   plan, the refusals before any write (recovery window, unknown state,
+//!   [`steps::preflight`] on both accounts) and the rule after each outcome
+//!   ([`next_after`](steps::next_after)) are those of
+//!   [`Protocol::recover`]. A step starts only after the previous step of its
+//!   transaction ended, so each transaction runs its plan in order.
+//! - **The fence holds per account write.** An apply is sent only after a
+//!   claim on its transaction was seen to succeed, and that claim was decided
+//!   on a transaction read after the account read the apply is conditional
+//!   on (steps 1 < 2 < 5 < 6). That is the argument of
+//!   [`decide`](super::decide): the claim proves the transaction was pending
+//!   at T2 after the account read T1, and the account write lands, if at
+//!   all, at T3 > T2 only if nobody wrote the account in between. A claim
+//!   that conflicted or whose answer was lost leaves its apply out of the
+//!   account write; the next round reads the account again and claims again.
+//!   Undo always writes (a fence-only undo is part of its account's write).
+//! - **Several steps in one account write.** Steps of different
+//!   transactions on one account touch different ids in
+//!   `pending_transactions`/`pending_deltas`; folding them in sequence on the
+//!   one document gives exactly the document sequential steps would produce
+//!   had they run back to back, and the single conditional write lands all
+//!   of them or none. An apply's or remove's or undo's decision depends only
+//!   on whether the account carries its own id (and on checked balance
+//!   arithmetic, re-checked on the fold actually written), so leaving an
+//!   unclaimed apply out of the second fold changes no other step's
+//!   decision. A version bump by one write fences every apply read before it
+//!   as well as several bumps would.
+//! - **No fight inside a batch.** Transactions sharing an account are decided
+//!   together against its one read, so a batch never conflicts with itself;
+//!   conflicts only come from other processes, and are resolved by OCC.
+//!
+//! The concurrency tests run this path against crashes, lost answers and a
+//! fleet of one-at-a-time workers (tests/protocol/batch).
+
+mod item;
+mod round;
+
+use super::read::Listing;
+use super::report::{ProcedureReport, Verdict};
+use super::steps::{self, plan, Procedure};
+use super::transaction::{Transaction, TxnState};
+use super::{Protocol, RunLimits};
+use crate::error::{Error, Result};
+use futures::stream::{self, StreamExt};
+use item::{Item, Release};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// Transactions per batch when nothing else is said.
+pub const DEFAULT_BATCH_SIZE: usize = 5000;
+
+/// How a batched recovery runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchOptions {
+    /// Transactions read and written together.
+    pub batch_size: usize,
+    /// Batches in flight at once.
+    pub concurrency: usize,
+    /// Act even on transactions modified within the recovery window.
+    pub force: bool,
+    /// Simulated crashes (tests): each transaction stops after this many steps.
+    pub limits: RunLimits,
+}
+
+impl Default for BatchOptions {
+    fn default() -> Self {
+        BatchOptions {
+            batch_size: DEFAULT_BATCH_SIZE,
+            concurrency: 1,
+            force: false,
+            limits: RunLimits::default(),
+        }
+    }
+}
+
+/// An account write whose answer was lost: the source sent and the
+/// `(_seq_no, _primary_term)` it was conditional on.
+type UnsureAccount = (Map<String, Value>, (i64, i64));
+
+/// The transactions of one batch and the account writes whose answers were
+/// lost, by account id.
+pub(super) struct Batch {
+    items: Vec<Item>,
+    unsure_accounts: HashMap<String, UnsureAccount>,
+}
+
+impl Protocol {
+    /// Recovers every stuck transaction in batches (see the module docs);
+    /// one report per transaction, as [`Protocol::recover_all_stuck`] gives.
+    /// Refuses a partial view of them unless `allow_partial`, and mappings
+    /// that would reject the protocol's writes before anything is written.
+    pub async fn recover_all_stuck_batched(
+        &self,
+        opts: BatchOptions,
+        allow_partial: bool,
+    ) -> Result<Vec<ProcedureReport>> {
+        let Listing {
+            transactions,
+            summary,
+        } = self.stuck().await?;
+        summary
+            .coverage
+            .require_complete(allow_partial, "recover every stuck transaction")?;
+        if !transactions.is_empty() {
+            self.check_writable().await?;
+        }
+        let ids: Vec<String> = transactions.into_iter().map(|t| t.id).collect();
+        Ok(self.recover_batched(&ids, opts).await)
+    }
+
+    /// Recovers `ids` (duplicates counted once) in batches of
+    /// `opts.batch_size`, `opts.concurrency` batches at a time. Each
+    /// transaction gets the report [`Protocol::recover`] would give it.
+    pub async fn recover_batched(
+        &self,
+        ids: &[String],
+        opts: BatchOptions,
+    ) -> Vec<ProcedureReport> {
+        let mut seen = HashSet::new();
+        let ids: Vec<String> = ids
+            .iter()
+            .filter(|id| seen.insert(id.as_str()))
+            .cloned()
+            .collect();
+        let chunks: Vec<Vec<String>> = ids
+            .chunks(opts.batch_size.max(1))
+            .map(<[String]>::to_vec)
+            .collect();
+        stream::iter(chunks)
+            .map(|chunk| async move { self.recover_chunk(&chunk, opts).await })
+            .buffer_unordered(opts.concurrency.max(1))
+            .flat_map(stream::iter)
+            .collect()
+            .await
+    }
+
+    /// One batch: read, refuse what must be refused, run rounds until every
+    /// transaction has a verdict, then release the locks of those that ended.
+    async fn recover_chunk(&self, ids: &[String], opts: BatchOptions) -> Vec<ProcedureReport> {
+        let mut reports = Vec::new();
+        let mut items = self.start(ids, opts.force, &mut reports).await;
+        self.check_batch_accounts(&mut items).await;
+        let mut batch = Batch {
+            items,
+            unsure_accounts: HashMap::new(),
+        };
+        loop {
+            for it in &mut batch.items {
+                it.crash_if_due(opts.limits);
+            }
+            if batch.items.iter().all(|it| it.step().is_none()) {
+                break;
+            }
+            self.round(&mut batch).await;
+        }
+        self.release_ended(&mut batch.items).await;
+        reports.extend(batch.items.into_iter().map(|it| it.report));
+        reports
+    }
+
+    /// Reads the batch's transactions and plans each one as
+    /// [`Protocol::run_procedure`] does; those that will not run get their
+    /// report in `reports` at once.
+    async fn start(
+        &self,
+        ids: &[String],
+        force: bool,
+        reports: &mut Vec<ProcedureReport>,
+    ) -> Vec<Item> {
+        let txn_ix = &self.config.indices.transactions;
+        let docs = match self.read_retrying(txn_ix, ids).await {
+            Ok(docs) => docs,
+            Err(e) => {
+                for id in ids {
+                    let mut report = ProcedureReport::new(id);
+                    report.verdict = Verdict::Failed(e.clone());
+                    reports.push(report);
+                }
+                return Vec::new();
+            }
+        };
+        let mut items = Vec::new();
+        for id in ids {
+            let mut report = ProcedureReport::new(id);
+            let Some(Some(doc)) = docs.get(id) else {
+                report.verdict = Verdict::Failed(Error::NotFound {
+                    kind: "transaction",
+                    index: txn_ix.clone(),
+                    id: id.clone(),
+                });
+                reports.push(report);
+                continue;
+            };
+            let txn = Transaction::from_source(id, &doc.source);
+            report.started_in = txn.state.clone();
+            let planned = match self.check_actionable(&txn, force) {
+                Ok(None) => Err(Verdict::NothingToDo(
+                    txn.state.clone().unwrap_or(TxnState::Finished),
+                )),
+                Err(refusal) => Err(Verdict::Refused(refusal)),
+                Ok(Some((state, t))) => match plan(Procedure::Recover, &state) {
+                    Ok(steps) if steps.is_empty() => Err(Verdict::NothingToDo(state)),
+                    Ok(steps) => Ok((state, t, steps)),
+                    Err(refusal) => Err(Verdict::Refused(refusal)),
+                },
+            };
+            match planned {
+                Ok((state, t, steps)) => items.push(Item::new(t, report, state, steps)),
+                Err(verdict) => {
+                    report.verdict = verdict;
+                    reports.push(report);
+                }
+            }
+        }
+        items
+    }
+
+    /// The checks [`Protocol::recover`] makes on both accounts before its
+    /// first write (present, well-formed, [`steps::preflight`]), on one
+    /// `_mget` of every account the batch names.
+    async fn check_batch_accounts(&self, items: &mut [Item]) {
+        let acct_ix = &self.config.indices.accounts;
+        let mut ids = Vec::new();
+        let mut seen = HashSet::new();
+        for it in items.iter() {
+            if it.todo.iter().any(|s| s.on_source().is_some()) {
+                for a in [&it.t.src, &it.t.dest] {
+                    if seen.insert(a.clone()) {
+                        ids.push(a.clone());
+                    }
+                }
+            }
+        }
+        let docs = match self.read_retrying(acct_ix, &ids).await {
+            Ok(docs) => docs,
+            Err(e) => {
+                for it in items.iter_mut().filter(|it| seen.contains(&it.t.src)) {
+                    it.report.verdict = Verdict::Failed(e.clone());
+                    it.done = true;
+                }
+                return;
+            }
+        };
+        for it in items.iter_mut() {
+            if !it.todo.iter().any(|s| s.on_source().is_some()) {
+                continue;
+            }
+            let state_of =
+                |id: &String| match docs.get(id) {
+                    Some(Some(doc)) => super::account::AccountState::from_source(&doc.source)
+                        .map_err(|p| Error::Malformed {
+                            kind: "account",
+                            id: id.clone(),
+                            problems: p.join("; "),
+                        }),
+                    _ => Err(Error::NotFound {
+                        kind: "account",
+                        index: acct_ix.clone(),
+                        id: id.clone(),
+                    }),
+                };
+            let todo: Vec<_> = it.todo.iter().copied().collect();
+            let verdict = match (state_of(&it.t.src), state_of(&it.t.dest)) {
+                (Err(e), _) | (_, Err(e)) => {
+                    Some(Verdict::Refused(steps::Refusal::Malformed(e.to_string())))
+                }
+                (Ok(s), Ok(d)) => steps::preflight(&it.t, &todo, (&s, &d), self.config.fencing)
+                    .err()
+                    .map(Verdict::Refused),
+            };
+            if let Some(verdict) = verdict {
+                it.report.verdict = verdict;
+                it.done = true;
+            }
+        }
+    }
+
+    /// An `_mget` retried on transient failures within the retry policy.
+    async fn read_retrying(
+        &self,
+        index: &str,
+        ids: &[String],
+    ) -> Result<HashMap<String, Option<crate::cluster::VersionedDoc>>> {
+        let mut attempt = 0;
+        loop {
+            match self.read_many(index, ids).await {
+                Err(e) if e.is_transient() && attempt < self.config.retry.max_unknown => {
+                    attempt += 1;
+                    let factor = 1u32 << (attempt - 1).min(6);
+                    let wait = (self.config.retry.base_backoff * factor)
+                        .min(std::time::Duration::from_secs(2));
+                    tokio::time::sleep(wait).await;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Releases the locks of every transaction of the batch that ended
+    /// (or was found ended by another process), as one-at-a-time recovery
+    /// does: one `_mget` of the lock documents, then a checked release of
+    /// those held by one of these transactions.
+    async fn release_ended(&self, items: &mut [Item]) {
+        let recheck: Vec<String> = items
+            .iter()
+            .filter(|it| it.release == Release::IfTerminal)
+            .map(|it| it.t.id.clone())
+            .collect();
+        if !recheck.is_empty() {
+            let txn_ix = &self.config.indices.transactions;
+            let now = self.read_many(txn_ix, &recheck).await.unwrap_or_default();
+            for it in items
+                .iter_mut()
+                .filter(|it| it.release == Release::IfTerminal)
+            {
+                let ended = match now.get(&it.t.id) {
+                    Some(Some(doc)) => Transaction::from_source(&it.t.id, &doc.source)
+                        .state
+                        .is_some_and(|s| s.is_terminal()),
+                    _ => false,
+                };
+                it.release = if ended { Release::Yes } else { Release::No };
+            }
+        }
+        let mut resources = Vec::new();
+        let mut seen = HashSet::new();
+        for it in items.iter().filter(|it| it.release == Release::Yes) {
+            for r in [&it.t.src, &it.t.dest] {
+                if seen.insert(r.clone()) {
+                    resources.push(r.clone());
+                }
+            }
+        }
+        if resources.is_empty() {
+            return;
+        }
+        let held: Option<HashMap<String, String>> =
+            match self.read_many(&self.config.indices.locks, &resources).await {
+                Err(Error::IndexMissing(_)) => return,
+                Err(_) => None,
+                Ok(docs) => Some(
+                    docs.into_iter()
+                        .filter_map(|(r, doc)| {
+                            let doc = doc?;
+                            let owner = super::lock::LockInfo::from_source(&r, &doc.source).owner?;
+                            Some((r, owner))
+                        })
+                        .collect(),
+                ),
+            };
+        for it in items.iter_mut().filter(|it| it.release == Release::Yes) {
+            let holds = |r: &String| held.as_ref().is_none_or(|h| h.get(r) == Some(&it.t.id));
+            if holds(&it.t.src) || holds(&it.t.dest) {
+                self.release_transfer_locks(&it.t, &mut it.report).await;
+            }
+        }
+    }
+}
