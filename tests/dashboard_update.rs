@@ -641,6 +641,7 @@ fn many_accounts_and_locks(app: &mut App, n: usize) {
             info,
             &Default::default(),
             now(),
+            &estx::protocol::ProtocolConfig::default(),
         ));
     }
     update(app, Event::Polled(Ok(Box::new(snap))));

@@ -22,11 +22,13 @@ pub use super::subcommands::{
 /// Elasticsearch/OpenSearch.
 ///
 /// Without a subcommand, opens the dashboard. The subcommands are headless:
-/// they print to stdout, explain refusals on stderr, and exit with 0 (done or
-/// nothing to do), 1 (refused, findings, not found or malformed), 2 (usage)
-/// or 3 (cluster unreachable or cluster error). The dashboard and `demo` stop
-/// cleanly on SIGTERM, SIGHUP and SIGINT (terminal restored, demo workload
-/// and server stopped) and exit with 128 + the signal number (143, 129, 130).
+/// they print to stdout, explain refusals on stderr, and exit with 0 (done, by
+/// this process or another), 1 (refused with nothing written, findings, not
+/// found or malformed), 2 (usage), 3 (cluster unreachable or cluster error),
+/// 4 (terminal failure) or 5 (stopped part-way, left for recovery). The
+/// dashboard and `demo` stop cleanly on SIGTERM, SIGHUP and SIGINT (terminal
+/// restored, demo workload and server stopped) and exit with 128 + the signal
+/// number (143, 129, 130).
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "estx-tui",

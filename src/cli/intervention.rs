@@ -18,7 +18,7 @@ use crate::protocol::{Procedure, ProcedureReport, Protocol, Verdict};
 use clap::Args;
 
 /// Exit code of an intervention refused before anything was written.
-pub const EXIT_REFUSED: i32 = 1;
+pub const EXIT_REFUSED: i32 = super::exit::REFUSED;
 
 /// `--reason`, shared by every command that writes.
 #[derive(Debug, Clone, Default, Args)]

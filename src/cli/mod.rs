@@ -2,11 +2,11 @@
 //! ([`context`]), one module per command, and [`run`], the single place
 //! where a parsed command line is dispatched to what it asks for.
 //!
-//! Every command returns its process exit code: 0 done or nothing to do;
-//! 1 refused, audit findings, not found or malformed; 2 usage (clap's own);
-//! 3 cluster unreachable or cluster error; 4 terminal error; 128 + the
-//! signal's number when the dashboard or the demo stopped on SIGHUP (129),
-//! SIGINT (130) or SIGTERM (143), after restoring the terminal. Nothing is printed with a panic:
+//! Every command returns its process exit code, one of those in [`exit`]
+//! (0 done, 1 refused, 2 usage, 3 cluster error, 4 terminal failure,
+//! 5 stopped part-way; 128 + the signal's number when the dashboard or the
+//! demo stopped on SIGHUP (129), SIGINT (130) or SIGTERM (143), after
+//! restoring the terminal). Nothing is printed with a panic:
 //! stdout writes ignore closed pipes, errors are one `estx-tui: ...` line.
 
 pub mod actions;
@@ -16,10 +16,12 @@ pub mod commands;
 pub mod context;
 pub mod demo;
 pub mod doctor;
+pub mod exit;
 pub mod history;
 pub mod init;
 pub mod intervention;
 pub mod list;
+pub mod outcome;
 pub mod output;
 pub mod profile;
 pub mod release;
@@ -34,7 +36,7 @@ pub use args::{Cli, Command};
 use output::{err, fail};
 
 /// Exit code of a usage error (what clap itself uses).
-pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_USAGE: i32 = exit::USAGE;
 
 /// Runs what the command line asks for and returns the process exit code.
 pub async fn run(cli: Cli) -> i32 {
@@ -96,4 +98,4 @@ async fn dashboard(cli: &Cli) -> i32 {
 }
 
 /// Exit code when the terminal itself fails (not a tty, I/O error).
-pub const EXIT_TERMINAL: i32 = 4;
+pub const EXIT_TERMINAL: i32 = exit::TERMINAL;

@@ -3,7 +3,6 @@
 //! text tables.
 
 use crate::error::Error;
-use crate::protocol::report::exit_code_of;
 use serde_json::Value;
 use std::fmt::Display;
 use std::io::Write;
@@ -21,8 +20,8 @@ pub fn err(message: impl Display) {
     let _ = writeln!(std::io::stderr().lock(), "{PROGRAM}: {message}");
 }
 
-/// Reports a library error on stderr and returns its exit code (1 for facts
-/// about the data, 3 for cluster trouble).
+/// Reports a library error on stderr and returns its exit code (see
+/// [`super::exit::of_error`]).
 pub fn fail(e: &Error) -> i32 {
     tracing::warn!(error = %e, "command failed");
     match e {
@@ -31,7 +30,7 @@ pub fn fail(e: &Error) -> i32 {
         )),
         _ => err(e),
     }
-    exit_code_of(e)
+    super::exit::of_error(e)
 }
 
 /// Prints a JSON value, pretty, to stdout.

@@ -1,28 +1,26 @@
 //! `release-lock`: releases one lock by resource, or every lock a
-//! transaction owns. Without `--force` only stale locks are released; each
-//! resource is reported as released, not held, or refused (with why).
+//! transaction owns, recorded in the audit trail. Without `--force` only
+//! stale locks are released; each resource is reported as released, not
+//! held, or refused (with why); with `--json`, as a [`ReleaseLockOutcome`].
 
 use super::args::ReleaseLockArgs;
+use super::exit;
 use super::intervention;
+use super::outcome::{self, ErrorOutcome, LockOutcome, ReleaseLockOutcome, VerdictOutcome};
 use super::output::{err, fail, out};
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::Protocol;
 
-/// Prints one resource's outcome; returns whether it was refused.
-fn report(resource: &str, outcome: &ReleaseOutcome) -> bool {
+/// Prints one resource's outcome.
+fn report(resource: &str, outcome: &ReleaseOutcome) {
     match outcome {
         ReleaseOutcome::Released => out(format_args!("{resource}: released")),
         ReleaseOutcome::NotHeld => out(format_args!("{resource}: not held")),
-        ReleaseOutcome::Refused(why) => {
-            if why.contains(&format!("`{resource}`")) {
-                err(format_args!("refused: {why}"));
-            } else {
-                err(format_args!("refused: `{resource}`: {why}"));
-            }
-            return true;
+        ReleaseOutcome::Refused(why) if why.contains(&format!("`{resource}`")) => {
+            err(format_args!("refused: {why}"))
         }
+        ReleaseOutcome::Refused(why) => err(format_args!("refused: `{resource}`: {why}")),
     }
-    false
 }
 
 /// `release-lock RESOURCE` or `release-lock --txn ID`, recorded in the
@@ -30,37 +28,79 @@ fn report(resource: &str, outcome: &ReleaseOutcome) -> bool {
 pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
     let rec = match intervention::begin_release(p, a).await {
         Ok(r) => r,
-        Err(code) => return code,
+        Err(code) => {
+            if a.json {
+                outcome::print(&ErrorOutcome {
+                    error:
+                        "the release did not start (the reason is on stderr); nothing was written"
+                            .into(),
+                    exit_code: code,
+                });
+            }
+            return code;
+        }
     };
     let (code, outcomes) = release(p, a).await;
     rec.finish_release(p, a, &outcomes, code).await
 }
 
-/// Releases and prints; returns the exit code and each resource's outcome.
+/// Releases and prints (text or JSON); returns the exit code and each
+/// resource's outcome.
 async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, ReleaseOutcome)>) {
+    let failed = |e: &crate::Error| {
+        if a.json {
+            outcome::print(&ErrorOutcome::from(e));
+        }
+        fail(e)
+    };
     let outcomes = match (&a.resource, &a.txn) {
         (Some(resource), _) => match p.release_lock(resource, a.force).await {
             Ok(o) => vec![(resource.clone(), o)],
-            Err(e) => return (fail(&e), vec![]),
+            Err(e) => return (failed(&e), vec![]),
         },
         (None, Some(txn)) => match p.release_transaction_locks(txn, a.force).await {
-            Ok(v) if v.is_empty() => {
-                out(format_args!("no locks held by transaction `{txn}`"));
-                return (0, v);
-            }
             Ok(v) => v,
-            Err(e) => return (fail(&e), vec![]),
+            Err(e) => return (failed(&e), vec![]),
         },
         // clap requires exactly one of the two.
         (None, None) => {
             err("release-lock needs a RESOURCE or --txn ID");
-            return (2, vec![]);
+            return (exit::USAGE, vec![]);
         }
     };
-    let mut refused = false;
     for (resource, outcome) in &outcomes {
         tracing::info!(resource = %resource, outcome = ?outcome, force = a.force, "release-lock");
-        refused |= report(resource, outcome);
     }
-    (i32::from(refused), outcomes)
+    let locks: Vec<LockOutcome> = outcomes
+        .iter()
+        .map(|(r, o)| LockOutcome::new(r, a.txn.clone(), o))
+        .collect();
+    let code = exit::worst(locks.iter().map(LockOutcome::exit_code));
+    if a.json {
+        let (kind, message) = if code == exit::DONE {
+            let released = locks.iter().filter(|l| l.result == "released").count();
+            (
+                "released",
+                format!("{released} of {} released", locks.len()),
+            )
+        } else {
+            ("refused", "at least one lock was not released".to_string())
+        };
+        outcome::print(&ReleaseLockOutcome {
+            txn: a.txn.clone(),
+            locks,
+            verdict: VerdictOutcome { kind, message },
+            exit_code: code,
+        });
+        return (code, outcomes);
+    }
+    if outcomes.is_empty() {
+        if let Some(txn) = &a.txn {
+            out(format_args!("no locks held by transaction `{txn}`"));
+        }
+    }
+    for (resource, outcome) in &outcomes {
+        report(resource, outcome);
+    }
+    (code, outcomes)
 }

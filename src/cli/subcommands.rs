@@ -129,6 +129,9 @@ pub struct TransferArgs {
     /// Hold locks on both accounts for the duration of the transfer.
     #[arg(long)]
     pub locks: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
     /// Why (recorded in the audit trail).
     #[command(flatten)]
     pub why: ReasonArgs,
@@ -180,6 +183,9 @@ pub struct RollbackArgs {
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long)]
     pub force: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
     /// Why (recorded in the audit trail; required).
     #[command(flatten)]
     pub why: ReasonArgs,
@@ -191,7 +197,8 @@ pub struct RollbackArgs {
 pub struct RecoverArgs {
     /// Transaction id.
     pub id: Option<String>,
-    /// Recover every stuck transaction instead of one.
+    /// Recover every stuck transaction instead of one, then release the
+    /// locks whose owner transaction is terminal or missing.
     #[arg(long)]
     pub all_stuck: bool,
     /// With --all-stuck: how many batches to recover at once (default 1:
@@ -210,6 +217,9 @@ pub struct RecoverArgs {
     /// Act even if the transaction was modified within the recovery window.
     #[arg(long, conflicts_with = "all_stuck")]
     pub force: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
     /// With --all-stuck: act even when some shards failed to answer the
     /// stuck query (stuck transactions on them are left alone).
     #[arg(long, requires = "all_stuck")]
@@ -239,6 +249,9 @@ pub struct ReleaseLockArgs {
     /// Release even a lock whose holder may still be running.
     #[arg(long)]
     pub force: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
     /// Why (recorded in the audit trail; required with --force).
     #[command(flatten)]
     pub why: ReasonArgs,

@@ -11,7 +11,7 @@
 use super::event::{Action, ActionOutcome, Checked, Event, Expected, Reread, Run};
 use crate::error::Error;
 use crate::protocol::locks::ReleaseOutcome;
-use crate::protocol::report::{StepReport, Verdict};
+use crate::protocol::report::StepReport;
 use crate::protocol::trail::{
     release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId, Trail,
     TrailStep,
@@ -219,10 +219,7 @@ pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
                 .await
             {
                 Ok(r) => {
-                    let ok = matches!(
-                        r.value.verdict,
-                        Verdict::Completed(_) | Verdict::NothingToDo(_)
-                    );
+                    let ok = r.value.verdict.is_done();
                     (r.value.verdict.to_string(), ok, (r.record, r.record_error))
                 }
                 Err(e) => return (format!("not run: {e}"), false),

@@ -206,7 +206,7 @@ fn pick(accounts: &[String], crash_rate: f64) -> (NewTransfer, bool, RunLimits) 
 impl Shared {
     fn count_transfer(&self, worker: usize, report: ProcedureReport, crash: bool) {
         match report.verdict {
-            Verdict::Completed(_) | Verdict::NothingToDo(_) => {
+            Verdict::Completed(_) | Verdict::NothingToDo(_) | Verdict::EndedElsewhere(_) => {
                 self.transfers.fetch_add(1, Ordering::Relaxed);
             }
             Verdict::Stopped(why) if crash => {
@@ -279,7 +279,7 @@ async fn recovery_pass(
             Verdict::Completed(_) => {
                 shared.recovered.fetch_add(1, Ordering::Relaxed);
             }
-            Verdict::NothingToDo(_) => {}
+            Verdict::NothingToDo(_) | Verdict::EndedElsewhere(_) => {}
             // Moved since the search, or still within the window: next pass.
             Verdict::Refused(_) | Verdict::Stopped(_) => continue,
             Verdict::Failed(e) => {

@@ -88,10 +88,12 @@ impl Protocol {
             match self.cluster().create(index, &id, &doc).await {
                 Ok(CreateOutcome::Created) => return Ok(Ok(id)),
                 Ok(CreateOutcome::AlreadyExists) => {
-                    // After a lost response the document may be ours.
+                    // After a lost response the document may be ours, and
+                    // may have moved on since (another process recovering
+                    // it): recognised by the fields that never change.
                     if unsure {
                         if let Some(existing) = self.cluster().get(index, &id).await? {
-                            if existing.source == doc {
+                            if same_creation(&existing.source, &doc) {
                                 return Ok(Ok(id));
                             }
                         }
@@ -154,6 +156,19 @@ impl Protocol {
     }
 }
 
+/// The fields a transaction never changes after its create: a stored
+/// document with these values is the one this process created, whatever
+/// state it has reached since.
+const IMMUTABLE_FIELDS: [&str; 4] = ["src_acct", "dest_acct", "amount", "creation_time"];
+
+/// Whether `stored` is the document `created` (compared on the fields that
+/// never change).
+fn same_creation(stored: &Map<String, Value>, created: &Map<String, Value>) -> bool {
+    IMMUTABLE_FIELDS
+        .iter()
+        .all(|f| created.get(*f).is_some() && stored.get(*f) == created.get(*f))
+}
+
 /// A fresh transaction id: time-ordered and unique enough to never collide.
 pub fn new_transaction_id() -> String {
     format!(
@@ -161,4 +176,29 @@ pub fn new_transaction_id() -> String {
         Utc::now().format("%Y%m%d%H%M%S"),
         rand::random::<u32>()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_document_recognised_after_it_moved_on() {
+        let created = json!({"src_acct":"A","dest_acct":"B","amount":5,"transaction_state":"created",
+            "creation_time":"2026-01-01T00:00:00.000Z","modification_time":"2026-01-01T00:00:00.000Z"});
+        let created = created.as_object().unwrap();
+        let mut moved = created.clone();
+        moved.insert("transaction_state".into(), json!("finished"));
+        moved.insert(
+            "modification_time".into(),
+            json!("2026-01-01T00:00:01.000Z"),
+        );
+        assert!(same_creation(&moved, created));
+        let mut other = created.clone();
+        other.insert("creation_time".into(), json!("2025-12-31T00:00:00.000Z"));
+        assert!(!same_creation(&other, created));
+        other = created.clone();
+        other.insert("amount".into(), json!(6));
+        assert!(!same_creation(&other, created));
+    }
 }

@@ -3,8 +3,10 @@
 //! definitive guide's document locks (`process_id` only) and tree locks
 //! (`lock_type: exclusive`, or `shared` with `lock_count`).
 
-use super::time::parse_timestamp;
-use super::transaction::{read_integer, TxnState};
+use super::read::rules::urgency;
+use super::time::{human_age, parse_timestamp};
+use super::transaction::{read_integer, Transaction};
+use super::ProtocolConfig;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
@@ -30,23 +32,23 @@ pub struct LockInfo {
 }
 
 /// What is known of a lock's owner transaction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Owner<'a> {
     /// No such transaction document.
     Missing,
     /// The document exists but its state cannot be read.
     Unreadable,
-    /// The document is in this state.
-    Is(&'a TxnState),
+    /// The document, with a readable state.
+    Is(&'a Transaction),
 }
 
 impl<'a> Owner<'a> {
-    /// From a lookup: `None` = no document; `Some(None)` = no readable state.
-    pub fn from_lookup(found: Option<Option<&'a TxnState>>) -> Owner<'a> {
+    /// From a lookup by id: `None` = no document.
+    pub fn from_lookup(found: Option<&'a Transaction>) -> Owner<'a> {
         match found {
             None => Owner::Missing,
-            Some(None) => Owner::Unreadable,
-            Some(Some(s)) => Owner::Is(s),
+            Some(t) if t.state.is_none() => Owner::Unreadable,
+            Some(t) => Owner::Is(t),
         }
     }
 }
@@ -130,30 +132,48 @@ impl LockInfo {
     }
 
     /// Staleness given what is known of the owner transaction (only
-    /// consulted when the lock names an owner).
-    pub fn staleness(&self, owner: Owner<'_>, now: DateTime<Utc>) -> Staleness {
+    /// consulted when the lock names an owner). A lock is stale when its
+    /// lease expired, or its owner is missing, terminal, or stuck by the one
+    /// stuck rule ([`urgency`] under `config`'s windows), so "stuck" and
+    /// "stale" never disagree.
+    pub fn staleness(
+        &self,
+        owner: Owner<'_>,
+        now: DateTime<Utc>,
+        config: &ProtocolConfig,
+    ) -> Staleness {
         if let Some(exp) = self.expires_at {
             if exp <= now {
                 return Staleness::Stale(format!(
                     "lease expired {} ago",
-                    super::time::human_age((now - exp).num_seconds())
+                    human_age((now - exp).num_seconds())
                 ));
             }
         }
-        match &self.owner {
-            Some(id) => match owner {
-                Owner::Missing => {
-                    Staleness::Stale(format!("owner transaction `{id}` does not exist"))
-                }
-                Owner::Unreadable => {
-                    Staleness::Unknown(format!("owner transaction `{id}` has no readable state"))
-                }
-                Owner::Is(s) if s.is_terminal() => {
+        let Some(id) = &self.owner else {
+            return Staleness::Unknown("the lock does not name an owner transaction".into());
+        };
+        match owner {
+            Owner::Missing => Staleness::Stale(format!("owner transaction `{id}` does not exist")),
+            Owner::Unreadable => {
+                Staleness::Unknown(format!("owner transaction `{id}` has no readable state"))
+            }
+            Owner::Is(t) => match &t.state {
+                Some(s) if s.is_terminal() => {
                     Staleness::Stale(format!("owner transaction `{id}` is {s}"))
                 }
-                Owner::Is(_) => Staleness::Live,
+                Some(s) if urgency(t, now, config).is_stuck() => {
+                    let untouched = match t.age_seconds(now) {
+                        Some(age) => format!("untouched for {}", human_age(age)),
+                        None => "with no usable modification time".into(),
+                    };
+                    Staleness::Stale(format!(
+                        "owner transaction `{id}` is {s} and stuck: {untouched}, longer than the {} recovery window",
+                        human_age(config.recovery_window.as_secs() as i64)
+                    ))
+                }
+                _ => Staleness::Live,
             },
-            None => Staleness::Unknown("the lock does not name an owner transaction".into()),
         }
     }
 }
@@ -188,27 +208,65 @@ mod tests {
         );
     }
 
+    fn owner(state: &str, minutes_ago: i64, now: DateTime<Utc>) -> Transaction {
+        let t = super::super::time::format_timestamp(now - chrono::Duration::minutes(minutes_ago));
+        Transaction::from_source(
+            "t1",
+            json!({"src_acct":"A","dest_acct":"B","amount":1,"transaction_state":state,
+                   "creation_time":t,"modification_time":t})
+            .as_object()
+            .unwrap(),
+        )
+    }
+
     #[test]
     fn staleness_rules() {
         let now = parse_timestamp(&json!("2026-01-01T00:05:00Z")).unwrap();
+        let config = &ProtocolConfig::default();
         let l = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:10:00Z"}));
+        let pending = owner("pending", 1, now);
         assert_eq!(
-            l.staleness(Owner::Is(&TxnState::Pending), now),
+            l.staleness(Owner::Is(&pending), now, config),
             Staleness::Live
         );
-        assert!(l.staleness(Owner::Is(&TxnState::Finished), now).is_stale());
-        assert!(l.staleness(Owner::Missing, now).is_stale());
+        let finished = owner("finished", 0, now);
+        assert!(l.staleness(Owner::Is(&finished), now, config).is_stale());
+        assert!(l.staleness(Owner::Missing, now, config).is_stale());
         let expired = lock(json!({"owner":"t1","expires_at":"2026-01-01T00:01:00Z"}));
         assert!(expired
-            .staleness(Owner::Is(&TxnState::Pending), now)
+            .staleness(Owner::Is(&pending), now, config)
             .is_stale());
         assert!(matches!(
-            lock(json!({"process_id":1})).staleness(Owner::Missing, now),
+            lock(json!({"process_id":1})).staleness(Owner::Missing, now, config),
             Staleness::Unknown(_)
         ));
         assert!(matches!(
-            l.staleness(Owner::Unreadable, now),
+            l.staleness(Owner::Unreadable, now, config),
             Staleness::Unknown(_)
         ));
+    }
+
+    #[test]
+    fn a_lock_is_stale_exactly_when_its_owner_is_stuck() {
+        let now = parse_timestamp(&json!("2026-01-01T02:00:00Z")).unwrap();
+        let config = &ProtocolConfig::default();
+        let l = lock(json!({"owner":"t1"}));
+        for state in ["created", "pending", "committed", "terminating", "odd"] {
+            for minutes in [0, 1, 2, 3, 90] {
+                let t = owner(state, minutes, now);
+                assert_eq!(
+                    l.staleness(Owner::Is(&t), now, config).is_stale(),
+                    urgency(&t, now, config).is_stuck(),
+                    "{state} {minutes}m"
+                );
+            }
+        }
+        let t = owner("pending", 90, now);
+        match l.staleness(Owner::Is(&t), now, config) {
+            Staleness::Stale(why) => {
+                assert!(why.contains("stuck") && why.contains("1h30m"), "{why}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

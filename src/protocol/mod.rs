@@ -6,8 +6,9 @@
 //! - [`decide`]: each step as a pure decision (the model checker runs these).
 //! - [`executor`]: the one optimistic-concurrency loop that executes them.
 //! - [`steps`]: named steps, plans, and JSON adapters.
-//! - [`procedures`], [`locks`], [`stuck`], [`audit`], [`views`]: what the
-//!   headless commands and the dashboard call, all through [`Protocol`].
+//! - [`procedures`], [`locks`], [`lock_release`], [`stuck`], [`audit`],
+//!   [`views`]: what the headless commands and the dashboard call, all
+//!   through [`Protocol`].
 //! - [`read`]: the one read side: discovery of the real mappings, every
 //!   query, the poll's read model, partial results, the write check.
 //! - [`trail`]: the operator audit trail around interventions.
@@ -21,6 +22,7 @@ pub mod create;
 pub mod decide;
 pub mod executor;
 pub mod lock;
+pub mod lock_release;
 pub mod locks;
 pub mod procedures;
 pub mod read;
@@ -36,7 +38,7 @@ pub mod views;
 pub use config::{Indices, ProtocolConfig, RetryPolicy};
 pub use create::NewTransfer;
 pub use procedures::RunLimits;
-pub use report::{ProcedureReport, StepObserver, StepReport, StepResult, Verdict};
+pub use report::{ProcedureReport, ReachedBy, StepObserver, StepReport, StepResult, Verdict};
 pub use steps::{Procedure, Refusal, Step};
 pub use transaction::{Transaction, Transfer, TxnState};
 

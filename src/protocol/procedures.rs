@@ -127,6 +127,8 @@ impl Protocol {
             Ok(None) => {
                 let state = txn.state.clone().unwrap_or(TxnState::Finished);
                 report.verdict = Verdict::NothingToDo(state);
+                // Whoever ended it may have died before releasing its locks.
+                self.release_leftover_locks(&txn, &mut report).await;
                 return report;
             }
             Err(refusal) => {
@@ -163,10 +165,14 @@ impl Protocol {
         if !force {
             // Judged on the cluster's clock (the one `modification_time` is
             // written with), to the millisecond: a `500ms` window is not 0.
+            // A zero window protects nothing, not even a time slightly ahead
+            // (written on another process's estimate of the cluster clock).
             let window = self.config.recovery_window;
             if let Some(modified) = txn.modification_time {
                 let age = self.cluster().now() - modified;
-                if age < chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX) {
+                let window_len =
+                    chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
+                if !window.is_zero() && age < window_len {
                     return Err(Refusal::Recent {
                         age_seconds: age.num_seconds(),
                         window_seconds: window.as_secs(),
@@ -250,7 +256,7 @@ impl Protocol {
                     }
                     Next::Stop(why) => {
                         report.verdict = Verdict::Stopped(why);
-                        self.release_if_terminal(t, report).await;
+                        self.settle_if_terminal(t, report).await;
                         return;
                     }
                     Next::Replan(found) => {
@@ -262,7 +268,7 @@ impl Protocol {
                                 return;
                             }
                             Ok(steps) if steps.is_empty() => {
-                                report.verdict = Verdict::NothingToDo(found);
+                                report.verdict = Verdict::EndedElsewhere(found);
                                 self.release_transfer_locks(t, report).await;
                                 return;
                             }
@@ -314,14 +320,23 @@ impl Protocol {
         steps::preflight(t, plan, (&src, &dest), self.config.fencing).map_err(Verdict::Refused)
     }
 
-    /// After stopping because another process moved the transaction: if it
-    /// is now terminal, the locks this transfer may hold are released (the
+    /// After stopping because another process moved the transaction: reads
+    /// where it is. If it is terminal, the report says so (done by another
+    /// process) and the locks this transfer may hold are released (the
     /// process that ended it may have run before they were taken).
-    async fn release_if_terminal(&self, t: &Transfer, report: &mut ProcedureReport) {
-        if let Ok(Some((txn, _))) = self.read_transaction(&t.id).await {
-            if txn.state.as_ref().is_some_and(TxnState::is_terminal) {
-                self.release_transfer_locks(t, report).await;
-            }
+    async fn settle_if_terminal(&self, t: &Transfer, report: &mut ProcedureReport) {
+        let Ok(Some((txn, _))) = self.read_transaction(&t.id).await else {
+            return;
+        };
+        let Some(state) = txn.state else {
+            return;
+        };
+        if report.reached.as_ref().map(|(s, _)| s) != Some(&state) {
+            report.reached = Some((state.clone(), super::report::ReachedBy::AnotherProcess));
+        }
+        if state.is_terminal() {
+            report.verdict = Verdict::EndedElsewhere(state);
+            self.release_transfer_locks(t, report).await;
         }
     }
 
@@ -379,7 +394,7 @@ impl Protocol {
             result,
         };
         self.notify(&r);
-        report.steps.push(r);
+        report.push(r);
     }
 
     pub(crate) fn target_of(&self, t: &Transfer, step: Step) -> String {

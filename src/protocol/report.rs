@@ -1,5 +1,6 @@
 //! What procedures report: each step's outcome as it happens (for the
-//! dashboard's event log) and the verdict at the end (for exit codes).
+//! dashboard's event log), the verdict at the end, and the state the
+//! transaction reached and who reached it.
 
 use super::decide::{Effect, NoopReason};
 use super::executor::Outcome;
@@ -65,11 +66,15 @@ pub type StepObserver = Arc<dyn Fn(&StepReport) + Send + Sync>;
 /// How a procedure ended.
 #[derive(Debug)]
 pub enum Verdict {
-    /// Ran to a terminal state.
+    /// This process ran it to a terminal state.
     Completed(TxnState),
-    /// Already terminal; nothing done.
+    /// Already terminal when this process looked; nothing done.
     NothingToDo(TxnState),
-    /// Stopped on purpose (another process owns the rest, or a simulated crash).
+    /// Another process took it to this terminal state while this one ran
+    /// (it was neither cancelled nor left behind).
+    EndedElsewhere(TxnState),
+    /// Stopped part-way on purpose (another process owns the rest, or a
+    /// simulated crash); the transaction is left for recovery.
     Stopped(String),
     /// Refused before changing anything.
     Refused(Refusal),
@@ -78,24 +83,31 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Process exit code the headless commands use for this verdict:
-    /// 0 done or nothing to do, 1 refused / stopped / data problem, 3 cluster trouble.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Verdict::Completed(_) | Verdict::NothingToDo(_) => 0,
-            Verdict::Stopped(_) | Verdict::Refused(_) => 1,
-            Verdict::Failed(e) => exit_code_of(e),
-        }
+    /// True when the transaction is terminal, whoever took it there.
+    pub fn is_done(&self) -> bool {
+        matches!(
+            self,
+            Verdict::Completed(_) | Verdict::NothingToDo(_) | Verdict::EndedElsewhere(_)
+        )
     }
 }
 
-/// Exit code for a library error: 1 for facts about the data, 3 for the cluster.
-pub fn exit_code_of(e: &Error) -> i32 {
-    match e {
-        Error::NotFound { .. } | Error::Malformed { .. } | Error::Invalid(_) => 1,
-        // Bad credentials in the environment: like a usage error, nothing was sent.
-        Error::Credentials { .. } => 2,
-        _ => 3,
+/// Who took a transaction to the state a report ends with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReachedBy {
+    /// This process wrote that state.
+    ThisProcess,
+    /// Another process did (found there by this one).
+    AnotherProcess,
+}
+
+impl ReachedBy {
+    /// `this process` / `another process`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReachedBy::ThisProcess => "this process",
+            ReachedBy::AnotherProcess => "another process",
+        }
     }
 }
 
@@ -104,12 +116,16 @@ impl fmt::Display for Verdict {
         match self {
             Verdict::Completed(s) => write!(f, "completed: transaction is {s}"),
             Verdict::NothingToDo(s) => write!(f, "nothing to do: transaction is already {s}"),
+            Verdict::EndedElsewhere(s) => write!(f, "done by another process: transaction is {s}"),
             Verdict::Stopped(why) => write!(f, "stopped: {why}"),
             Verdict::Refused(r) => write!(f, "refused: {r}"),
             Verdict::Failed(e) => write!(f, "failed: {e}"),
         }
     }
 }
+
+/// Label of the step that releases a lock (lock steps name no protocol step).
+pub const RELEASE_LOCK: &str = "release lock";
 
 /// The full account of one procedure run.
 #[derive(Debug)]
@@ -118,6 +134,10 @@ pub struct ProcedureReport {
     pub txn: String,
     /// The state the transaction was read in at the start.
     pub started_in: Option<TxnState>,
+    /// The last state the transaction was seen in and who took it there
+    /// (kept by [`ProcedureReport::push`] from the state steps, and set when
+    /// a procedure re-reads the transaction).
+    pub reached: Option<(TxnState, ReachedBy)>,
     /// Every step executed, in order.
     pub steps: Vec<StepReport>,
     /// How it ended.
@@ -130,8 +150,100 @@ impl ProcedureReport {
         ProcedureReport {
             txn: txn.to_string(),
             started_in: None,
+            reached: None,
             steps: Vec::new(),
             verdict: Verdict::Stopped("not started".into()),
         }
+    }
+
+    /// Appends a step, following the transaction's state: a transition this
+    /// process wrote was reached by it; a transition that found the
+    /// transaction elsewhere shows where another process took it.
+    pub fn push(&mut self, step: StepReport) {
+        if let Some((_, to)) = step.step.and_then(Step::transition) {
+            match &step.result {
+                StepResult::Updated(_) => self.reached = Some((to, ReachedBy::ThisProcess)),
+                StepResult::Noop(NoopReason::StateIs(found)) => {
+                    let known = self.reached.as_ref().map(|(s, _)| s);
+                    if known != Some(found) {
+                        self.reached = Some((found.clone(), ReachedBy::AnotherProcess));
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.steps.push(step);
+    }
+
+    /// The state the transaction is known to be in at the end, and who took
+    /// it there (`None` for "nobody in this run": it was already there).
+    pub fn final_state(&self) -> (Option<&TxnState>, Option<ReachedBy>) {
+        match &self.verdict {
+            Verdict::Completed(s) => (Some(s), Some(ReachedBy::ThisProcess)),
+            Verdict::EndedElsewhere(s) => (Some(s), Some(ReachedBy::AnotherProcess)),
+            Verdict::NothingToDo(s) => (Some(s), None),
+            _ => match &self.reached {
+                Some((s, by)) => (Some(s), Some(*by)),
+                None => (self.started_in.as_ref(), None),
+            },
+        }
+    }
+
+    /// Whether a lock this procedure had to release could not be: it is left
+    /// for the next recovery (whose sweep releases locks of ended owners).
+    pub fn lock_left_behind(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.label == RELEASE_LOCK && matches!(s.result, StepResult::Error(_)))
+    }
+
+    /// Whether this process wrote anything to a transaction or account
+    /// document (lock documents aside).
+    pub fn wrote(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.step.is_some() && matches!(s.result, StepResult::Updated(_)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(step: Step, result: StepResult) -> StepReport {
+        StepReport {
+            txn: "t".into(),
+            step: Some(step),
+            label: step.label().into(),
+            target: "x/t".into(),
+            result,
+        }
+    }
+
+    #[test]
+    fn final_state_follows_who_wrote_the_transitions() {
+        let mut r = ProcedureReport::new("t");
+        r.started_in = Some(TxnState::Created);
+        let begun = Effect::Transitioned {
+            from: TxnState::Created,
+            to: TxnState::Pending,
+        };
+        r.push(step(Step::Begin, StepResult::Updated(begun)));
+        assert_eq!(r.reached, Some((TxnState::Pending, ReachedBy::ThisProcess)));
+        r.push(step(
+            Step::Commit,
+            StepResult::Noop(NoopReason::StateIs(TxnState::Finished)),
+        ));
+        r.verdict = Verdict::Stopped("moved".into());
+        assert_eq!(
+            r.final_state(),
+            (Some(&TxnState::Finished), Some(ReachedBy::AnotherProcess))
+        );
+        assert!(r.wrote());
+        let mut fresh = ProcedureReport::new("t");
+        fresh.started_in = Some(TxnState::Pending);
+        fresh.verdict = Verdict::Refused(Refusal::Committed);
+        assert_eq!(fresh.final_state(), (Some(&TxnState::Pending), None));
+        assert!(!fresh.wrote());
     }
 }

@@ -115,3 +115,51 @@ fn release_lock_needs_exactly_one_target() {
     w.run(&["release-lock"]).code(2);
     w.run(&["release-lock", "--force"]).code(2);
 }
+
+/// `release-lock --json`: each lock and what its release did; refused is 1.
+#[test]
+fn release_lock_json() {
+    let w = World::new();
+    let now = ago(0);
+    w.put(
+        &w.ix.transactions,
+        "live",
+        &json!({"src_acct": "A", "dest_acct": "B", "amount": 1, "transaction_state": "pending",
+                "creation_time": now, "modification_time": now}),
+    );
+    for (r, owner) in [("A", "live"), ("G", "ghost")] {
+        w.put(
+            &w.ix.locks,
+            r,
+            &json!({"owner": owner, "process_id": "w", "created_at": now, "expires_at": ago(-60)}),
+        );
+    }
+    let out = w.run(&["release-lock", "A", "--json"]);
+    out.code(1);
+    let j = out.json();
+    assert_eq!(j["locks"][0]["resource"], "A", "{out}");
+    assert_eq!(j["locks"][0]["result"], "refused");
+    assert!(j["locks"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("--force"));
+    assert_eq!(j["verdict"]["kind"], "refused");
+    assert_eq!(j["exit_code"], 1);
+    assert!(w.source(&w.ix.locks, "A").is_some());
+
+    let out = w.run(&["release-lock", "G", "--json"]);
+    out.code(0);
+    let j = out.json();
+    assert_eq!(j["locks"][0]["result"], "released", "{out}");
+    assert_eq!(j["verdict"]["kind"], "released");
+    assert_eq!(j["exit_code"], 0);
+
+    let out = w.run(&["release-lock", "--txn", "live", "--force", "--json"]);
+    out.code(0);
+    let j = out.json();
+    assert_eq!(j["txn"], "live", "{out}");
+    assert_eq!(j["locks"][0]["resource"], "A");
+    assert_eq!(j["locks"][0]["owner"], "live");
+    assert_eq!(j["locks"][0]["result"], "released");
+    assert!(w.source(&w.ix.locks, "A").is_none());
+}

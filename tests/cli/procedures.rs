@@ -250,3 +250,133 @@ fn recover_needs_exactly_one_target() {
     .code(2);
     w.run(&["recover", "t1", "--sequential"]).code(2);
 }
+
+/// `rollback --json` and `recover --json`: refused (nothing written),
+/// completed, nothing to do.
+#[test]
+fn rollback_and_recover_json_outcomes() {
+    let w = World::new();
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("com", "A", "B", 100, 5);
+    w.backdate("com", 10);
+    let before = (w.acct("A"), w.acct("B"), w.txn("com"));
+    let out = w.run(&["rollback", "com", "--json"]);
+    out.code(1);
+    let j = out.json();
+    assert_eq!(j["txn"], "com", "{out}");
+    assert_eq!(j["verdict"]["kind"], "refused");
+    assert!(j["verdict"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("committed"));
+    assert_eq!(j["started_in"], "committed");
+    assert_eq!(j["final_state"], "committed");
+    assert_eq!(j["reached_by"], Value::Null);
+    assert_eq!(j["steps"], json!([]));
+    assert_eq!(j["exit_code"], 1);
+    assert_eq!((w.acct("A"), w.acct("B"), w.txn("com")), before);
+
+    let out = w.run(&["recover", "com", "--json"]);
+    out.code(0);
+    let j = out.json();
+    assert_eq!(j["verdict"]["kind"], "completed", "{out}");
+    assert_eq!(j["final_state"], "finished");
+    assert_eq!(j["reached_by"], "this process");
+    let labels: Vec<&str> = j["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "core 5: remove from source",
+            "core 6: remove from destination",
+            "core 7: committed -> finished"
+        ],
+        "{out}"
+    );
+
+    // Already done (by whoever): nothing to do, 0, reached by nobody here.
+    for cmd in ["recover", "rollback"] {
+        let out = w.run(&[cmd, "com", "--json"]);
+        out.code(0);
+        let j = out.json();
+        assert_eq!(j["verdict"]["kind"], "nothing_to_do", "{out}");
+        assert_eq!(j["final_state"], "finished");
+        assert_eq!(j["reached_by"], Value::Null);
+    }
+}
+
+/// `recover ID` of a terminal transaction releases the locks it still holds;
+/// `recover --all-stuck --json` lists every stuck transaction and every lock
+/// whose owner is terminal or missing that it released.
+#[test]
+fn recover_releases_leftover_locks_and_all_stuck_lists_every_item() {
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    w.run(&["transfer", "A", "B", "10", "--id", "fin"]).code(0);
+    w.stage("stuck", "C", "D", 10, 2);
+    w.backdate("stuck", 10);
+    let lock = |resource: &str, owner: &str| {
+        w.put(
+            &w.ix.locks,
+            resource,
+            &json!({"owner": owner, "process_id": "dead", "created_at": ago(5), "expires_at": ago(-60)}),
+        );
+    };
+    // The finished transfer's holder died before releasing.
+    lock("A", "fin");
+    let out = w.run(&["recover", "fin", "--json"]);
+    out.code(0);
+    let j = out.json();
+    assert_eq!(j["verdict"]["kind"], "nothing_to_do", "{out}");
+    assert_eq!(
+        j["steps"],
+        json!([{"label": "release lock", "target": format!("{}/A", w.ix.locks),
+                "result": "updated", "detail": "lock released"}]),
+        "{out}"
+    );
+    assert!(w.source(&w.ix.locks, "A").is_none());
+
+    // Leaks again, plus a lock whose owner never existed and a live one.
+    lock("B", "fin");
+    lock("X", "ghost");
+    lock("C", "stuck");
+    w.refresh();
+    let out = w.run(&["recover", "--all-stuck", "--json"]);
+    out.code(0);
+    let j = out.json();
+    let txns = j["transactions"].as_array().unwrap();
+    assert_eq!(txns.len(), 1, "{out}");
+    assert_eq!(txns[0]["txn"], "stuck");
+    assert_eq!(txns[0]["final_state"], "finished");
+    assert_eq!(j["recovery_window_seconds"], 120.0);
+    // The stuck transaction's own lock went with its recovery; the sweep
+    // took the two others.
+    let released: BTreeSet<String> = j["released_locks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            assert_eq!(l["result"], "released", "{l}");
+            l["resource"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(released, set(&["B", "X"]), "{out}");
+    assert_eq!(j["exit_code"], 0);
+    w.refresh();
+    assert_eq!(w.count(&w.ix.locks), 0);
+
+    // Text form: says what it released.
+    lock("B", "fin");
+    w.refresh();
+    let out = w.run(&["recover", "--all-stuck"]);
+    out.code(0)
+        .stdout_has("no stuck transactions")
+        .stdout_has("lock `B` (owner `fin` is finished): released");
+}

@@ -137,11 +137,11 @@ impl World {
         );
     }
 
-    /// A lock on `resource` owned by transaction `owner`, taken now with a
-    /// lease of an hour (as a worker that died before releasing it left it).
+    /// A lock on `resource` owned by transaction `owner`, taken a minute ago
+    /// with a lease of an hour (as a worker that died before releasing it
+    /// left it). A minute, not now: locks taken since are stamped on the
+    /// cluster's clock, which this process's clock may be ahead of.
     pub(crate) fn put_lock(&self, resource: &str, owner: &str) {
-        // A minute old, so it sorts before locks taken just now (same-second
-        // creation times tie, and the tests pick the oldest row).
         let now = Utc::now() - ChronoDuration::minutes(1);
         let doc = json!({
             "owner": owner,

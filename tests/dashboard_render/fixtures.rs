@@ -69,8 +69,12 @@ pub(crate) fn account(balance: i64, pending: &[&str]) -> AccountEntry {
 
 pub(crate) fn lock(resource: &str, doc: Value, owner_state: Option<TxnState>) -> LockView {
     let info = LockInfo::from_source(resource, doc.as_object().unwrap());
-    let owner = owner_state.as_ref().map_or(Owner::Missing, Owner::Is);
-    let staleness = info.staleness(owner, ago(3));
+    // The owner was touched just now: stale only when terminal or missing.
+    let owner_txn = owner_state
+        .as_ref()
+        .map(|s| txn("owner", Some(s.as_str()), "A", "B", json!(1), 3));
+    let owner = Owner::from_lookup(owner_txn.as_ref());
+    let staleness = info.staleness(owner, ago(3), &estx::protocol::ProtocolConfig::default());
     LockView {
         info,
         owner_state,

@@ -60,7 +60,7 @@ async fn amounts_out_of_range_and_overflows_are_refused_before_any_write() {
             }
             other => panic!("{name}: expected a refusal, got {other:?}"),
         }
-        assert_eq!(report.verdict.exit_code(), 1, "{name}: {text}");
+        assert_eq!(estx::cli::exit::of_report(&report), 1, "{name}: {text}");
         assert!(report.steps.is_empty(), "{name}: {:?}", report.steps);
         assert_eq!(
             versions(&fx, &docs).await,

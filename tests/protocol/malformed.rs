@@ -238,7 +238,7 @@ async fn malformed_documents_are_refused_and_left_untouched() {
                 "{id}: {what} ran steps: {:#?}",
                 report.steps
             );
-            assert_eq!(report.verdict.exit_code(), 1, "{id}: {what}");
+            assert_eq!(estx::cli::exit::of_report(report), 1, "{id}: {what}");
         }
         let mut after = vec![w.snapshot(&w.txns, id).await];
         for a in accounts {
@@ -274,7 +274,7 @@ async fn a_missing_transaction_is_not_found() {
             }
             other => panic!("expected NotFound, got {other:?}"),
         }
-        assert_eq!(report.verdict.exit_code(), 1);
+        assert_eq!(estx::cli::exit::of_report(&report), 1);
     }
     assert!(fx
         .cluster()

@@ -259,7 +259,7 @@ async fn the_recovery_window_protects_a_live_worker_unless_forced() {
             }
             other => panic!("expected a refusal, got {other:?}"),
         }
-        assert_eq!(report.verdict.exit_code(), 1);
+        assert_eq!(estx::cli::exit::of_report(&report), 1);
     }
     assert_eq!(
         (fx.acct("A").await, fx.acct("B").await, fx.txn("live").await),
@@ -322,7 +322,7 @@ async fn invalid_transfers_are_refused_before_anything_is_written() {
             "{src}->{dest} {amount}: {:?}",
             report.verdict
         );
-        assert_eq!(report.verdict.exit_code(), 1);
+        assert_eq!(estx::cli::exit::of_report(&report), 1);
         assert!(fx
             .cluster()
             .get(&fx.ix.transactions, "bad")

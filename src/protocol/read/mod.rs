@@ -90,7 +90,7 @@ impl Protocol {
     /// The dashboard's poll, through the cached discovery.
     pub async fn poll_snapshot(&self, cap: usize) -> Result<Snapshot> {
         let d = self.discovery().await?;
-        poll::load_with(self.cluster(), &self.config.indices, &d, cap).await
+        poll::load_with(self.cluster(), &self.config.indices, &d, cap, &self.config).await
     }
 
     /// Refuses (before any write) when the mappings would reject a field a

@@ -19,7 +19,7 @@ use crate::protocol::account::AccountState;
 use crate::protocol::lock::LockInfo;
 use crate::protocol::locks::LockView;
 use crate::protocol::transaction::{Transaction, TxnState};
-use crate::protocol::Indices;
+use crate::protocol::{Indices, ProtocolConfig};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -115,21 +115,24 @@ pub const LOCKS_CAP: usize = 500;
 /// Most accounts with pending entries one poll lists.
 pub const PENDING_ACCOUNTS_CAP: usize = 200;
 
-/// Loads a snapshot with a fresh discovery (tests, the demo's summary);
-/// the dashboard goes through [`crate::protocol::Protocol::poll_snapshot`],
-/// which discovers once.
+/// Loads a snapshot with a fresh discovery (tests, the demo's summary),
+/// judging locks with the default windows; the dashboard goes through
+/// [`crate::protocol::Protocol::poll_snapshot`], which discovers once and
+/// uses the configured ones.
 pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
     let d = super::discovery::discover(cluster, ix).await?;
-    load_with(cluster, ix, &d, cap).await
+    load_with(cluster, ix, &d, cap, &ProtocolConfig::default()).await
 }
 
 /// Loads a snapshot with queries built from `d`; `cap` bounds the listed
-/// transactions.
+/// transactions; locks are judged stale by the stuck rule under `windows`'
+/// recovery window and investigation threshold.
 pub async fn load_with(
     cluster: &Cluster,
     ix: &Indices,
     d: &Discovery,
     cap: usize,
+    windows: &ProtocolConfig,
 ) -> Result<Snapshot> {
     let started = Instant::now();
     // Health runs alongside the searches and waits at most a few seconds
@@ -314,9 +317,9 @@ pub async fn load_with(
         }
         None => Vec::new(),
     };
-    let mut owner_states: HashMap<String, Option<TxnState>> = transactions
+    let mut owner_states: HashMap<String, Transaction> = transactions
         .iter()
-        .map(|t| (t.id.clone(), t.state.clone()))
+        .map(|t| (t.id.clone(), t.clone()))
         .collect();
     let unknown_owners: Vec<String> = infos
         .iter()
@@ -339,13 +342,13 @@ pub async fn load_with(
             .await?,
         ) {
             if let Some(src) = doc {
-                owner_states.insert(id.clone(), Transaction::from_source(id, &src).state);
+                owner_states.insert(id.clone(), Transaction::from_source(id, &src));
             }
         }
     }
     let locks = infos
         .into_iter()
-        .map(|info| LockView::judge(info, &owner_states, taken_at))
+        .map(|info| LockView::judge(info, &owner_states, taken_at, windows))
         .collect();
 
     requests += 1;

@@ -284,7 +284,8 @@ pub enum Outcome {
 impl From<&Verdict> for Outcome {
     fn from(v: &Verdict) -> Self {
         match v {
-            Verdict::Completed(_) => Outcome::Completed,
+            // Another process ended it: the intervention's aim is reached.
+            Verdict::Completed(_) | Verdict::EndedElsewhere(_) => Outcome::Completed,
             Verdict::NothingToDo(_) => Outcome::NothingToDo,
             Verdict::Refused(_) => Outcome::Refused,
             Verdict::Stopped(_) => Outcome::Stopped,

@@ -11,3 +11,4 @@ mod ended_elsewhere;
 mod fencing;
 mod held_worker;
 mod stress;
+mod with_locks;

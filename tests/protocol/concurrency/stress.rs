@@ -73,7 +73,9 @@ async fn worker(
         }
         let report = proto.transfer(&req, with_locks, limits).await;
         let counter = match &report.verdict {
-            Verdict::Completed(_) | Verdict::NothingToDo(_) => &tally.completed,
+            Verdict::Completed(_) | Verdict::NothingToDo(_) | Verdict::EndedElsewhere(_) => {
+                &tally.completed
+            }
             Verdict::Stopped(why) if why.starts_with("simulated crash") => {
                 tally.crashed_ids.lock().unwrap().insert(id.clone());
                 &tally.crashed

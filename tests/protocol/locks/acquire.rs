@@ -3,7 +3,7 @@
 //! release conditional on the `_seq_no` read never deletes a lock someone else
 //! has taken since.
 
-use super::lock_owner;
+use super::{lock_owner, txn};
 use crate::fixture::Fx;
 use estx::cluster::DeleteOutcome;
 use estx::protocol::locks::{AcquireOutcome, ReleaseOutcome};
@@ -12,6 +12,9 @@ use serde_json::json;
 #[tokio::test]
 async fn acquire_is_exclusive_and_idempotent_for_the_owner() {
     let fx = Fx::new().await;
+    // A live owner: a lock whose owner transaction is missing would be stale
+    // (and taken over).
+    txn(&fx, "t1", "pending", "A", "B", 0).await;
     let proto = fx.proto.clone().with_holder("worker-1");
     assert_eq!(
         proto.acquire_lock("A", "t1").await.unwrap(),

@@ -11,8 +11,10 @@ use estx::protocol::time::format_timestamp;
 use serde_json::{json, Value};
 
 mod acquire;
+mod leaks;
 mod release;
 mod staleness;
+mod takeover;
 mod transfers;
 
 /// Writes a well-formed transaction in `state`, modified `minutes_ago`.

@@ -7,7 +7,7 @@ use super::{lock_owner, txn};
 use crate::fixture::Fx;
 use crate::procedures::stage_with;
 use estx::protocol::lock::Staleness;
-use estx::protocol::locks::{AcquireOutcome, ReleaseOutcome};
+use estx::protocol::locks::AcquireOutcome;
 use estx::protocol::{NewTransfer, Refusal, RunLimits, StepResult, TxnState, Verdict};
 use std::time::Duration;
 
@@ -158,7 +158,7 @@ async fn a_transfer_blocked_by_a_live_lock_gives_up_and_is_cancelled() {
         }
         other => panic!("expected LockHeld, got {other:?}"),
     }
-    assert_eq!(report.verdict.exit_code(), 1);
+    assert_eq!(estx::cli::exit::of_report(&report), 1);
     assert!(
         waited >= Duration::from_millis(200),
         "gave up after {waited:?}, before lock_wait"
@@ -248,16 +248,14 @@ async fn recovery_or_rollback_of_a_crashed_locked_transfer_releases_its_locks() 
         ("c5", 5, false),
     ] {
         let (id, src, dest) = stage_with(&fx, tag, k, true).await;
-        // The dead worker's locks are still there, and still live (lease).
+        // The dead worker's locks are still there (lease running), and stale
+        // exactly because their owner is stuck (untouched for 5 minutes).
         for r in [&src, &dest] {
             assert_eq!(lock_owner(&fx, r).await, Some(Some(id.clone())), "{tag}");
+            let view = fx.proto.lock_view(r).await.unwrap().unwrap();
             assert!(
-                !fx.proto
-                    .release_lock(r, false)
-                    .await
-                    .unwrap()
-                    .eq(&ReleaseOutcome::Released),
-                "{tag}"
+                matches!(&view.staleness, Staleness::Stale(why) if why.contains("stuck")),
+                "{tag}: {view:?}"
             );
         }
         let (report, end, balances) = if rollback {

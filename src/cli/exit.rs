@@ -1,0 +1,118 @@
+//! The process exit codes, defined once. Every command returns one of these;
+//! the README's CLI section lists them.
+//!
+//! | code | meaning |
+//! |------|---------|
+//! | 0 | done: the transaction is terminal (by this process or another), or nothing needed doing |
+//! | 1 | refused with nothing written (or a fact about the data: not found, malformed, invalid, audit findings) |
+//! | 2 | usage error (clap's own, options checked after parsing, unusable credentials in the environment) |
+//! | 3 | cluster error: unreachable, authentication, HTTP errors; nothing known to have changed |
+//! | 4 | terminal failure (the dashboard could not drive the terminal) |
+//! | 5 | stopped part-way: something was written and the transaction is left for recovery (or a lock it held could not be released) |
+//! | 128 + N | the dashboard or the demo stopped on signal N ([`crate::signals`]) |
+
+use crate::error::Error;
+use crate::protocol::{ProcedureReport, TxnState, Verdict};
+
+/// Done, by this process or another, or nothing to do.
+pub const DONE: i32 = 0;
+/// Refused with nothing written; or a fact about the data.
+pub const REFUSED: i32 = 1;
+/// Usage error (what clap itself uses).
+pub const USAGE: i32 = 2;
+/// The cluster could not be talked to, or answered with an error.
+pub const CLUSTER: i32 = 3;
+/// The terminal itself failed (not a tty, I/O error).
+pub const TERMINAL: i32 = 4;
+/// Stopped part-way: written up to a point and left for recovery.
+pub const STOPPED: i32 = 5;
+
+/// Exit code for a library error: [`REFUSED`] for facts about the data,
+/// [`CLUSTER`] for everything that comes from talking to the cluster.
+pub fn of_error(e: &Error) -> i32 {
+    match e {
+        Error::NotFound { .. } | Error::Malformed { .. } | Error::Invalid(_) => REFUSED,
+        // Bad credentials in the environment: like a usage error, nothing was sent.
+        Error::Credentials { .. } => USAGE,
+        _ => CLUSTER,
+    }
+}
+
+/// Exit code of one procedure: done, refused, stopped part-way (this
+/// process wrote something and the transaction is not terminal, or a lock
+/// it had to release is left behind), or the error's code when it failed
+/// before writing anything.
+pub fn of_report(r: &ProcedureReport) -> i32 {
+    // A transfer refused for a held lock cancels what it created: terminal,
+    // nothing left for recovery.
+    let settled = r.final_state().0.is_some_and(TxnState::is_terminal);
+    match &r.verdict {
+        // Done, but a lock could not be released: left for recovery.
+        v if v.is_done() && r.lock_left_behind() => STOPPED,
+        v if v.is_done() => DONE,
+        Verdict::Refused(_) if settled || !r.wrote() => REFUSED,
+        Verdict::Failed(e) if settled || !r.wrote() => of_error(e),
+        _ => STOPPED,
+    }
+}
+
+/// Exit code over many: the most severe (stopped beats cluster error beats
+/// refused beats done).
+pub fn worst(codes: impl IntoIterator<Item = i32>) -> i32 {
+    let rank = |c: i32| match c {
+        DONE => 0,
+        REFUSED => 1,
+        USAGE => 2,
+        CLUSTER => 3,
+        STOPPED => 4,
+        _ => 5,
+    };
+    codes.into_iter().max_by_key(|c| rank(*c)).unwrap_or(DONE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::Refusal;
+
+    fn report(v: Verdict) -> ProcedureReport {
+        let mut r = ProcedureReport::new("t");
+        r.verdict = v;
+        r
+    }
+
+    #[test]
+    fn each_verdict_has_its_code() {
+        assert_eq!(
+            of_report(&report(Verdict::Completed(TxnState::Finished))),
+            0
+        );
+        assert_eq!(
+            of_report(&report(Verdict::EndedElsewhere(TxnState::RolledBack))),
+            0
+        );
+        assert_eq!(of_report(&report(Verdict::Refused(Refusal::Committed))), 1);
+        assert_eq!(
+            of_report(&report(Verdict::Failed(Error::Unreachable("x".into())))),
+            3
+        );
+        assert_eq!(of_report(&report(Verdict::Stopped("crash".into()))), 5);
+        let mut leaked = report(Verdict::Completed(TxnState::Finished));
+        leaked.push(crate::protocol::StepReport {
+            txn: "t".into(),
+            step: None,
+            label: crate::protocol::report::RELEASE_LOCK.into(),
+            target: "locks/A".into(),
+            result: crate::protocol::StepResult::Error("unreachable".into()),
+        });
+        assert_eq!(of_report(&leaked), 5);
+    }
+
+    #[test]
+    fn the_worst_code_wins() {
+        assert_eq!(worst([]), 0);
+        assert_eq!(worst([0, 1, 0]), 1);
+        assert_eq!(worst([1, 3, 0]), 3);
+        assert_eq!(worst([3, 5, 1]), 5);
+    }
+}

@@ -1,0 +1,298 @@
+//! Releasing locks: only by the owner (a delete conditional on the
+//! `_seq_no` read when ownership was checked), by an operator (stale locks,
+//! or any with force), the leftovers of a terminal transaction, and every
+//! lock whose owner is terminal or missing (what `recover --all-stuck`
+//! sweeps). Reads and deletes with unknown outcomes are retried like every
+//! other write; a release never silently gives up.
+
+use super::lock::{LockInfo, Staleness};
+use super::locks::LockView;
+use super::report::{ProcedureReport, StepResult};
+use super::transaction::{Transaction, Transfer};
+use super::Protocol;
+use crate::cluster::DeleteOutcome;
+use crate::error::{Error, Result};
+use serde_json::json;
+use std::collections::BTreeSet;
+
+/// Outcome of a release.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReleaseOutcome {
+    /// Deleted.
+    Released,
+    /// There was no lock.
+    NotHeld,
+    /// Not released, and why (not the owner, not stale, changed meanwhile).
+    Refused(String),
+}
+
+/// A lock released (or not) by the sweep of abandoned locks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweptLock {
+    /// The lock as judged before the release.
+    pub view: LockView,
+    /// What the release did.
+    pub outcome: ReleaseOutcome,
+}
+
+/// How many times a release re-reads after the lock changed under it.
+const RELEASE_ATTEMPTS: usize = 5;
+
+impl Protocol {
+    /// Releases the locks a transfer may hold on its two accounts
+    /// (transfers lock exactly those), reporting each one released or
+    /// failed. Called on every path that ends a transaction.
+    pub(crate) async fn release_transfer_locks(&self, t: &Transfer, report: &mut ProcedureReport) {
+        let resources: BTreeSet<String> = [t.src.clone(), t.dest.clone()].into_iter().collect();
+        self.release_owned_reported(&t.id, resources, report).await;
+    }
+
+    /// Releases every lock a terminal transaction still holds: its accounts
+    /// (read by id) and any other resource a search on `owner` finds.
+    pub(crate) async fn release_leftover_locks(
+        &self,
+        txn: &Transaction,
+        report: &mut ProcedureReport,
+    ) {
+        let mut resources: BTreeSet<String> = [txn.src.clone(), txn.dest.clone()]
+            .into_iter()
+            .flatten()
+            .collect();
+        match self.locks_owned_by(&txn.id).await {
+            Ok(found) => resources.extend(found),
+            Err(Error::IndexMissing(_)) => return,
+            Err(e) => {
+                let target = format!("{}/*", self.config.indices.locks);
+                self.record_lock(report, &txn.id, target, StepResult::Error(e.to_string()));
+            }
+        }
+        self.release_owned_reported(&txn.id, resources, report)
+            .await;
+    }
+
+    async fn release_owned_reported(
+        &self,
+        owner: &str,
+        resources: BTreeSet<String>,
+        report: &mut ProcedureReport,
+    ) {
+        for resource in resources {
+            let target = format!("{}/{resource}", self.config.indices.locks);
+            let result = match self.release_owned(&resource, owner).await {
+                Ok(ReleaseOutcome::NotHeld) | Ok(ReleaseOutcome::Refused(_)) => continue,
+                Ok(ReleaseOutcome::Released) => {
+                    StepResult::Updated(super::decide::Effect::LockReleased)
+                }
+                Err(Error::IndexMissing(_)) => return,
+                Err(e) => StepResult::Error(e.to_string()),
+            };
+            self.record_lock(report, owner, target, result);
+        }
+    }
+
+    fn record_lock(
+        &self,
+        report: &mut ProcedureReport,
+        txn: &str,
+        target: String,
+        result: StepResult,
+    ) {
+        let r = super::report::StepReport {
+            txn: txn.to_string(),
+            step: None,
+            label: super::report::RELEASE_LOCK.into(),
+            target,
+            result,
+        };
+        self.notify(&r);
+        report.push(r);
+    }
+
+    /// Ids of the lock documents whose `owner` is `txn` (by search).
+    async fn locks_owned_by(&self, txn: &str) -> Result<Vec<String>> {
+        let query = json!({"query": {"bool": {"should": [
+            {"term": {"owner": txn}}, {"term": {"owner.keyword": txn}}
+        ], "minimum_should_match": 1}}, "_source": false});
+        let hits = self
+            .cluster()
+            .scan(&self.config.indices.locks, query)
+            .await?;
+        Ok(hits.into_iter().map(|h| h.id).collect())
+    }
+
+    /// Releases `resource` if (and only if) transaction `owner` holds it. The
+    /// delete is conditional on the `_seq_no` read when ownership was checked,
+    /// so a lock re-taken meanwhile by someone else is never deleted.
+    pub async fn release_owned(&self, resource: &str, owner: &str) -> Result<ReleaseOutcome> {
+        self.release_checked(resource, |info| {
+            if info.owner.as_deref() == Some(owner) {
+                Ok(())
+            } else {
+                Err(format!("held by {}, not by `{owner}`", info.holder_label()))
+            }
+        })
+        .await
+    }
+
+    /// Operator release of `resource`: without `force`, only a stale lock.
+    pub async fn release_lock(&self, resource: &str, force: bool) -> Result<ReleaseOutcome> {
+        let Some(view) = self.lock_view(resource).await? else {
+            return Ok(ReleaseOutcome::NotHeld);
+        };
+        if !force && !view.staleness.is_stale() {
+            return Ok(ReleaseOutcome::Refused(refusal_text(&view)));
+        }
+        self.release_unchanged(&view.info).await
+    }
+
+    /// Deletes the lock only while it is exactly as judged.
+    async fn release_unchanged(&self, judged: &LockInfo) -> Result<ReleaseOutcome> {
+        self.release_checked(&judged.resource, |info| {
+            if info == judged {
+                Ok(())
+            } else {
+                Err("the lock changed while it was being checked; look again".into())
+            }
+        })
+        .await
+    }
+
+    /// Operator release of every lock owned by transaction `txn`: those found
+    /// by a search on `owner` plus the transaction's two accounts (read by id,
+    /// so a lock not yet searchable is not missed). Without `force`, only when
+    /// they are stale.
+    pub async fn release_transaction_locks(
+        &self,
+        txn: &str,
+        force: bool,
+    ) -> Result<Vec<(String, ReleaseOutcome)>> {
+        let mut resources: BTreeSet<String> = BTreeSet::new();
+        if let Some((t, _)) = self.read_transaction(txn).await? {
+            resources.extend(t.src.clone());
+            resources.extend(t.dest.clone());
+        }
+        match self.locks_owned_by(txn).await {
+            Ok(found) => resources.extend(found),
+            Err(Error::IndexMissing(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        }
+        let mut out = Vec::new();
+        for resource in resources {
+            let Some(view) = self.lock_view(&resource).await? else {
+                continue;
+            };
+            if view.info.owner.as_deref() != Some(txn) {
+                continue;
+            }
+            let outcome = if !force && !view.staleness.is_stale() {
+                ReleaseOutcome::Refused(refusal_text(&view))
+            } else {
+                self.release_owned(&resource, txn).await?
+            };
+            out.push((resource, outcome));
+        }
+        Ok(out)
+    }
+
+    /// Releases every lock whose owner transaction is terminal or missing
+    /// (those nobody will ever release: a holder that died after its last
+    /// step, a release that failed, a create whose answer was lost or that
+    /// landed after the transfer ended). Each is deleted only while it is
+    /// exactly as judged. Locks whose owner is stuck are left to the
+    /// recovery of that owner, which releases them when it ends it.
+    pub async fn release_abandoned_locks(&self) -> Result<Vec<SweptLock>> {
+        let views = match self.list_locks().await {
+            Ok(v) => v,
+            Err(Error::IndexMissing(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut out = Vec::new();
+        for view in views {
+            let owner_ended = view.info.owner.is_some()
+                && view.owner_state.as_ref().is_none_or(|s| s.is_terminal());
+            if !owner_ended || !view.staleness.is_stale() {
+                continue;
+            }
+            // Judged again by id: the search may be behind.
+            let Some(fresh) = self.lock_view(&view.info.resource).await? else {
+                continue;
+            };
+            let still = fresh.info == view.info
+                && fresh.staleness.is_stale()
+                && fresh.owner_state.as_ref().is_none_or(|s| s.is_terminal());
+            if !still {
+                continue;
+            }
+            let outcome = self.release_unchanged(&fresh.info).await?;
+            if outcome != ReleaseOutcome::NotHeld {
+                out.push(SweptLock {
+                    view: fresh,
+                    outcome,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    async fn release_checked<F>(&self, resource: &str, mut allowed: F) -> Result<ReleaseOutcome>
+    where
+        F: FnMut(&LockInfo) -> std::result::Result<(), String>,
+    {
+        let index = &self.config.indices.locks;
+        let (mut unknown, mut conflicts) = (0u32, 0usize);
+        loop {
+            let Some(doc) = self.read_lock(resource).await? else {
+                // Gone after a delete whose answer was lost: ours landed.
+                return Ok(if unknown > 0 {
+                    ReleaseOutcome::Released
+                } else {
+                    ReleaseOutcome::NotHeld
+                });
+            };
+            let info = LockInfo::from_source(resource, &doc.source);
+            if let Err(why) = allowed(&info) {
+                return Ok(ReleaseOutcome::Refused(why));
+            }
+            match self
+                .cluster()
+                .delete_if(index, resource, doc.seq_no, doc.primary_term)
+                .await
+            {
+                Ok(DeleteOutcome::Deleted) => return Ok(ReleaseOutcome::Released),
+                Ok(DeleteOutcome::NotFound) => return Ok(ReleaseOutcome::NotHeld),
+                Ok(DeleteOutcome::Conflict) => {
+                    conflicts += 1;
+                    if conflicts >= RELEASE_ATTEMPTS {
+                        return Ok(ReleaseOutcome::Refused(
+                            "the lock kept changing; not released".into(),
+                        ));
+                    }
+                }
+                // Unknown outcome: the next read tells whether it landed.
+                Err(e) if e.is_transient() && unknown < self.config.retry.max_unknown => {
+                    unknown += 1;
+                    tokio::time::sleep(self.config.retry.base_backoff * unknown).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+fn refusal_text(view: &LockView) -> String {
+    let why = match &view.staleness {
+        Staleness::Live => match (&view.info.owner, &view.owner_state) {
+            (Some(o), Some(s)) => {
+                format!("its owner transaction `{o}` is {s} and may still be running")
+            }
+            _ => "its holder may still be running".into(),
+        },
+        Staleness::Unknown(why) => why.clone(),
+        Staleness::Stale(_) => String::new(),
+    };
+    format!(
+        "lock on `{}` held by {} is not stale: {why}; use --force to release it anyway",
+        view.info.resource,
+        view.info.holder_label()
+    )
+}
