@@ -24,4 +24,5 @@ mod tmux;
 mod world;
 
 mod actions;
+mod bulk;
 mod session;
