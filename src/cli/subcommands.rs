@@ -256,6 +256,9 @@ pub struct RecoverArgs {
 /// `locks`.
 #[derive(Debug, Clone, Args)]
 pub struct LocksArgs {
+    /// List even when some shards failed to answer (locks may be missing).
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -12,6 +12,7 @@ pub mod coverage;
 pub mod discovery;
 pub mod doctor;
 pub mod fetch;
+pub mod locks;
 pub mod poll;
 pub mod queries;
 pub mod rules;
@@ -20,6 +21,7 @@ pub mod writes;
 
 pub use coverage::Coverage;
 pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
+pub use locks::LockListing;
 pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
