@@ -71,7 +71,9 @@ fn app(read_only: bool) -> App {
             txn("t-new", "created", 1),
         ])))),
     );
-    assert!(cmds.is_empty());
+    // The first selection's interventions are asked for; while that read
+    // runs no other is (the tests below leave it running).
+    assert_eq!(cmds, vec![Command::LoadHistory("t-old".into())]);
     app
 }
 
@@ -235,7 +237,13 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         },
     );
     assert!(app.dialog.as_ref().unwrap().detail.is_some());
-    let cmds = update(&mut app, key('y'));
+    // y opens the reason field (optional for an unforced recovery).
+    assert!(update(&mut app, key('y')).is_empty());
+    assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(false));
+    for c in "stuck since the outage".chars() {
+        update(&mut app, key(c));
+    }
+    let cmds = update(&mut app, code(KeyCode::Enter));
     assert_eq!(
         cmds,
         vec![Command::Run(Run {
@@ -243,6 +251,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
             target: "t-old".into(),
             force: false,
             expected,
+            reason: Some("stuck since the outage".into()),
         })]
     );
     assert!(app.dialog.is_none());
@@ -530,12 +539,22 @@ fn y_never_forces_the_force_key_does() {
     update(&mut app, code(KeyCode::Tab));
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
     assert!(app.dialog.is_some());
-    // ! forces.
-    let cmds = update(&mut app, key('!'));
+    // ! forces, after a reason: a forced rollback runs only with one.
+    assert!(update(&mut app, key('!')).is_empty());
+    assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(true));
+    assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
+    let last = &app.log.back().unwrap().text;
+    assert!(last.contains("needs a reason"), "{last}");
+    assert!(app.dialog.is_some() && app.running.is_none());
+    for c in "worker died".chars() {
+        update(&mut app, key(c));
+    }
+    let cmds = update(&mut app, code(KeyCode::Enter));
     let [Command::Run(run)] = cmds.as_slice() else {
         panic!("{cmds:?}")
     };
     assert!(run.force);
+    assert_eq!(run.reason.as_deref(), Some("worker died"));
     assert_eq!(
         (run.action, run.target.as_str()),
         (Action::Rollback, "t-new")
@@ -568,6 +587,10 @@ fn the_log_says_whether_the_run_matched_the_preview() {
         None,
     );
     update(&mut app, key('y'));
+    for c in "stuck".chars() {
+        update(&mut app, key(c));
+    }
+    update(&mut app, code(KeyCode::Enter));
     let planned = app.running.as_ref().unwrap().planned.clone();
     assert!(!planned.is_empty());
     // Report the first planned step as it was previewed, then a different one.
@@ -811,3 +834,33 @@ fn a_click_selects_an_account_or_a_lock_row() {
         "the transaction stays selected"
     );
 }
+
+#[test]
+fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
+    let mut app = app(false);
+    update(&mut app, key('j')); // t-mid, while t-old's read runs: not asked yet
+    let done = |id: &str| Event::History {
+        id: id.into(),
+        records: Ok(vec![]),
+    };
+    // t-old's records arrive for a selection that moved on: dropped, and
+    // the new selection is asked for.
+    assert_eq!(
+        update(&mut app, done("t-old")),
+        vec![Command::LoadHistory("t-mid".into())]
+    );
+    assert!(app.history.is_none());
+    assert_eq!(update(&mut app, done("t-mid")), vec![]);
+    assert!(matches!(app.selected_history(), Some(Ok(r)) if r.is_empty()));
+    // Asked once per selection; again after each poll (a record may have
+    // been written meanwhile) and after an action.
+    assert_eq!(update(&mut app, key('p')).len(), 1, "only SetPaused");
+    let polled = update(
+        &mut app,
+        Event::Polled(Ok(Box::new(snapshot(vec![txn("t-mid", "committed", 10)])))),
+    );
+    assert_eq!(polled, vec![Command::LoadHistory("t-mid".into())]);
+}
+
+#[path = "dashboard_update/bulk.rs"]
+mod bulk;

@@ -295,8 +295,8 @@ async fn recover_all(
         }
     };
     reports.sort_by(|a, b| a.txn.cmp(&b.txn));
-    let swept = match p.release_abandoned_locks().await {
-        Ok(s) => s,
+    let (swept, locks_partial) = match p.release_abandoned_locks_allowing(allow_partial).await {
+        Ok(s) => (s.swept, s.coverage.describe()),
         Err(e) => {
             let code = failed(&e);
             let summary = format!("recovered {}, then failed: {e}", reports.len());
@@ -311,8 +311,12 @@ async fn recover_all(
             .map(exit::of_report)
             .chain(locks.iter().map(LockOutcome::exit_code)),
     );
+    let partial_note = locks_partial
+        .as_ref()
+        .map(|d| format!(" (locks listing {d})"))
+        .unwrap_or_default();
     let summary = format!(
-        "{}: {}; {} whose owner is terminal or missing released",
+        "{}: {}; {} whose owner is terminal or missing released{partial_note}",
         plural(reports.len(), "stuck transaction"),
         Tally::of(&reports),
         plural(
@@ -352,6 +356,11 @@ async fn recover_all(
         ));
     }
     print_swept(&swept);
+    if let Some(d) = &locks_partial {
+        err(format_args!(
+            "the locks listing was {d}: some abandoned locks may remain"
+        ));
+    }
     rec.finish(outcome, &summary, steps, code).await
 }
 

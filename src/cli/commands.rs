@@ -2,11 +2,12 @@
 //! process exit code; none changes anything in the cluster.
 
 use super::args::{ListArgs, LocksArgs, ShowArgs};
-use super::output::{fail, out, print_json};
+use super::output::{err, fail, out, print_json};
 use super::show_json::detail_json;
 use super::{render, show};
 use crate::error::Error;
 use crate::protocol::locks::lock_json;
+use crate::protocol::read::locks as locks_read;
 use crate::protocol::Protocol;
 use serde_json::Value;
 
@@ -45,20 +46,37 @@ pub async fn show(p: &Protocol, a: &ShowArgs) -> i32 {
     0
 }
 
-/// `locks`: every lock, oldest first, with staleness.
+/// `locks`: every lock, oldest first, with staleness. A partial view (some
+/// shards failed) is refused unless `--allow-partial`, like `list`'s; when
+/// fewer locks were read than the index holds, says how many of how many.
 pub async fn locks(p: &Protocol, a: &LocksArgs) -> i32 {
-    let views = match p.list_locks().await {
-        Ok(v) => v,
+    let listing = match p.list_locks_with(!a.allow_partial).await {
+        Ok(l) => l,
         Err(e) => return fail(&e),
     };
+    if let Some(partial) = listing.summary.coverage.describe() {
+        if a.allow_partial {
+            err(format_args!("{partial}: locks may be missing"));
+        } else {
+            err(format_args!(
+                "refused: {partial}; the listing stopped before the partial page. Pass --allow-partial to see it anyway"
+            ));
+            return 1;
+        }
+    }
     let now = p.cluster().now();
-    let rows: Vec<Value> = views.iter().map(|v| lock_json(v, now)).collect();
+    let rows: Vec<Value> = listing.locks.iter().map(|v| lock_json(v, now)).collect();
     if a.json {
         print_json(&Value::Array(rows));
     } else {
         for l in render::locks_table(&rows) {
             out(l);
         }
+    }
+    match locks_read::count_text(&listing) {
+        Some(count) if a.json => err(count),
+        Some(count) => out(count),
+        None => {}
     }
     0
 }

@@ -56,6 +56,18 @@ pub fn of_report(r: &ProcedureReport) -> i32 {
     }
 }
 
+/// Exit code of `reverse`: done, refused with nothing written, stopped
+/// part-way (the reversal exists and is left for recovery), or the error's.
+pub fn of_reverse(v: &crate::protocol::reverse::ReverseVerdict) -> i32 {
+    use crate::protocol::reverse::ReverseVerdict;
+    match v {
+        ReverseVerdict::Reversed => DONE,
+        ReverseVerdict::Refused(_) => REFUSED,
+        ReverseVerdict::Stopped(_) => STOPPED,
+        ReverseVerdict::Failed(e) => of_error(e),
+    }
+}
+
 /// Exit code over many: the most severe (stopped beats cluster error beats
 /// refused beats done).
 pub fn worst(codes: impl IntoIterator<Item = i32>) -> i32 {

@@ -37,7 +37,8 @@ pub fn writes(command: &Command) -> bool {
         | Command::Transfer(_)
         | Command::Rollback(_)
         | Command::Recover(_)
-        | Command::ReleaseLock(_) => true,
+        | Command::ReleaseLock(_)
+        | Command::Reverse(_) => true,
         Command::Audit(a) => a.repair,
         _ => false,
     }

@@ -3,6 +3,7 @@
 //! summary whose counts are counted from the very rows printed. Stuck and
 //! "needs investigation" come from the one rule in the protocol module.
 
+use super::export::{ListFormat, MachineWriter};
 use super::output::{err, fail, out, plural};
 use super::subcommands::ListArgs;
 use crate::protocol::read::{urgency, ListScope, Urgency};
@@ -149,17 +150,15 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
     let c = p.config().clone();
     let mut tally = Tally::default();
     let mut first = true;
-    if a.json {
-        out("[");
-    }
+    let table = a.format() == ListFormat::Table;
+    let mut machine = (!table).then(|| MachineWriter::new(a.format(), format_timestamp(now)));
     let result = p
         .list_scope(&scope, a.older_than, a.allow_partial, |page| {
             for t in &page {
                 let row = TxnRow::of(t, now, &c);
                 tally.add(&row);
-                if a.json {
-                    let text = serde_json::to_string_pretty(&row).unwrap_or_default();
-                    out(format_args!("{}{text}", if first { "" } else { "," }));
+                if let Some(w) = machine.as_mut() {
+                    w.row(&row);
                 } else {
                     if first {
                         out(format_args!(
@@ -174,8 +173,8 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
             true
         })
         .await;
-    if a.json {
-        out("]");
+    if let Some(w) = machine {
+        w.finish();
     }
     let summary = match result {
         Ok(s) => s,
@@ -191,12 +190,19 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
             return 1;
         }
     }
-    if !a.json {
+    if table {
         if tally.rows == 0 {
-            out("no transactions match");
+            out(format_args!(
+                "no transactions match (as of {})",
+                format_timestamp(now)
+            ));
         } else {
             out("");
-            out(tally.summary());
+            out(format_args!(
+                "{} (as of {})",
+                tally.summary(),
+                format_timestamp(now)
+            ));
         }
     }
     0

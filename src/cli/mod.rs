@@ -12,11 +12,13 @@
 pub mod actions;
 pub mod args;
 pub mod audit;
+pub mod check;
 pub mod commands;
 pub mod context;
 pub mod demo;
 pub mod doctor;
 pub mod exit;
+pub mod export;
 pub mod history;
 pub mod init;
 pub mod intervention;
@@ -26,6 +28,7 @@ pub mod output;
 pub mod profile;
 pub mod release;
 pub mod render;
+pub mod reverse;
 pub mod show;
 pub mod show_json;
 pub mod subcommands;
@@ -64,6 +67,8 @@ pub async fn run(cli: Cli) -> i32 {
         Command::ReleaseLock(a) => release::run(&p, a).await,
         Command::Audit(a) => audit::run(&p, a).await,
         Command::History(a) => history::run(&p, a).await,
+        Command::Reverse(a) => reverse::run(p, a).await,
+        Command::Check(a) => check::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
     };

@@ -46,6 +46,16 @@ pub enum Command {
     /// Check that money is conserved and that accounts and transactions agree.
     Audit(AuditArgs),
 
+    /// Reverse a finished transaction with the compensating transfer
+    /// (destination -> source, same amount, id `ID-reversal`), linked both ways.
+    Reverse(super::reverse::ReverseArgs),
+
+    /// Monitoring check: counts of stuck transactions, ones needing
+    /// investigation, odd documents, stale locks and audit findings; exits
+    /// 0 OK, 1 WARNING, 2 CRITICAL by thresholds, 3 UNKNOWN when the cluster
+    /// cannot be read (Nagios); `--format prometheus` for a textfile collector.
+    Check(super::check::CheckArgs),
+
     /// List the recorded operator interventions on a transaction (audit
     /// trail), unfinished ones marked.
     History(super::history::HistoryArgs),
@@ -160,9 +170,23 @@ pub struct ListArgs {
     /// List even when some shards failed to answer (rows may be missing).
     #[arg(long)]
     pub allow_partial: bool,
-    /// Print JSON instead of a table.
-    #[arg(long)]
+    /// Print JSON instead of a table (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Output format: every column, full ids and the as-of time.
+    #[arg(long, value_enum, default_value_t = super::export::ListFormat::Table)]
+    pub format: super::export::ListFormat,
+}
+
+impl ListArgs {
+    /// The format asked for (`--json` is `--format json`).
+    pub fn format(&self) -> super::export::ListFormat {
+        if self.json {
+            super::export::ListFormat::Json
+        } else {
+            self.format
+        }
+    }
 }
 
 /// `show ID`.
@@ -232,6 +256,9 @@ pub struct RecoverArgs {
 /// `locks`.
 #[derive(Debug, Clone, Args)]
 pub struct LocksArgs {
+    /// List even when some shards failed to answer (locks may be missing).
+    #[arg(long)]
+    pub allow_partial: bool,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,

@@ -9,9 +9,14 @@
 //! longer what the dialog showed.
 
 use super::event::{Action, ActionOutcome, Checked, Event, Expected, Reread, Run};
+use crate::error::Error;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::StepReport;
-use crate::protocol::Protocol;
+use crate::protocol::trail::{
+    release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId, Trail,
+    TrailStep,
+};
+use crate::protocol::{Procedure, Protocol};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -29,6 +34,17 @@ pub fn spawn_preview(proto: Protocol, action: Action, id: String, events: Unboun
 }
 
 async fn check(proto: &Protocol, action: Action, id: &str) -> Result<Checked, String> {
+    open_trail(proto).await?;
+    check_target(proto, action, id).await
+}
+
+/// Re-reads `id` for `action` and asks the protocol whether an unforced
+/// run would be refused (the audit trail already checked).
+pub(super) async fn check_target(
+    proto: &Protocol,
+    action: Action,
+    id: &str,
+) -> Result<Checked, String> {
     if action == Action::AuditRepair {
         let report = proto.audit(None, false).await.map_err(|e| e.to_string())?;
         return Ok(Checked {
@@ -98,6 +114,16 @@ pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>)
     });
 }
 
+/// Reads the audit trail's records of transaction `id` (detail pane).
+pub fn spawn_history(proto: Protocol, id: String, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let records = crate::protocol::trail::history(&proto, &id)
+            .await
+            .map_err(|e| e.to_string());
+        let _ = events.send(Event::History { id, records });
+    });
+}
+
 /// Runs a confirmed action.
 pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
@@ -120,7 +146,7 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
 
 /// Re-reads the target; says what changed if it is no longer what the
 /// dialog showed (then nothing is done).
-async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
+pub(super) async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
     if run.action == Action::AuditRepair {
         // The repair re-reads and re-decides every entry itself.
         return None;
@@ -158,46 +184,151 @@ async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
     })
 }
 
-async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
-    let id = run.target.as_str();
-    match run.action {
-        Action::Rollback | Action::Recover => {
-            let report = if run.action == Action::Rollback {
-                proto.rollback(id, run.force).await
-            } else {
-                proto.recover(id, run.force).await
-            };
-            let ok = report.verdict.is_done();
-            (report.verdict.to_string(), ok)
-        }
-        Action::ReleaseLocks => match proto.release_transaction_locks(id, run.force).await {
-            Ok(released) if released.is_empty() => ("no locks held".to_string(), true),
-            Ok(released) => {
-                let ok = released
-                    .iter()
-                    .all(|(_, o)| !matches!(o, ReleaseOutcome::Refused(_)));
-                let text = released
-                    .iter()
-                    .map(|(r, o)| release_text(r, o))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                (text, ok)
-            }
-            Err(e) => (format!("failed: {e}"), false),
-        },
-        Action::AuditRepair => match proto.audit(None, true).await {
-            Ok(r) if r.repairs.is_empty() => ("nothing was repairable".to_string(), true),
-            Ok(r) => (format!("repaired: {}", r.repairs.join("; ")), true),
-            Err(e) => (format!("failed: {e}"), false),
-        },
-        Action::ReleaseLock => match proto.release_lock(id, run.force).await {
-            Ok(o) => (
-                release_text(id, &o),
-                !matches!(o, ReleaseOutcome::Refused(_)),
-            ),
-            Err(e) => (format!("failed: {e}"), false),
-        },
+/// The audit trail every intervention is recorded in; refuses (nothing
+/// runs) when its index is missing or cannot be checked.
+pub(super) async fn open_trail(proto: &Protocol) -> Result<Trail, String> {
+    match Trail::open(proto).await {
+        Ok(t) => Ok(t),
+        Err(Error::IndexMissing(index)) => Err(format!(
+            "the audit index `{index}` does not exist: run estx-tui init \
+             (every intervention is recorded there); nothing will run"
+        )),
+        Err(e) => Err(format!(
+            "cannot open the audit trail: {e}; nothing will run"
+        )),
     }
+}
+
+pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
+    let trail = match open_trail(proto).await {
+        Ok(t) => t,
+        Err(e) => return (format!("not run: {e}"), false),
+    };
+    let id = run.target.as_str();
+    let reason = run.reason.clone();
+    let ui = Interface::Dashboard;
+    let (summary, ok, recorded) = match run.action {
+        Action::Rollback | Action::Recover => {
+            let procedure = if run.action == Action::Rollback {
+                Procedure::Rollback
+            } else {
+                Procedure::Recover
+            };
+            match trail
+                .run_procedure(proto, procedure, id, run.force, reason, ui)
+                .await
+            {
+                Ok(r) => {
+                    let ok = r.value.verdict.is_done();
+                    (r.value.verdict.to_string(), ok, (r.record, r.record_error))
+                }
+                Err(e) => return (format!("not run: {e}"), false),
+            }
+        }
+        Action::ReleaseLocks => match trail.run_release(proto, id, run.force, reason, ui).await {
+            Ok(r) => {
+                let (text, ok) = match &r.value {
+                    Ok(released) if released.is_empty() => ("no locks held".to_string(), true),
+                    Ok(released) => released_text(released),
+                    Err(e) => (format!("failed: {e}"), false),
+                };
+                (text, ok, (r.record, r.record_error))
+            }
+            Err(e) => return (format!("not run: {e}"), false),
+        },
+        Action::AuditRepair => {
+            let mut i = Intervention::new(ActionKind::AuditRepair, vec![], ui);
+            i.targets = vec![id.to_string()];
+            i.reason = reason;
+            i.plan = vec!["audit".into(), "repair what is safe".into()];
+            let record = match trail.begin(&i).await {
+                Ok(r) => r,
+                Err(e) => return (format!("not run: {e}"), false),
+            };
+            let result = proto.audit(None, true).await;
+            let (text, ok, outcome, steps) = match &result {
+                Ok(r) if r.repairs.is_empty() => (
+                    "nothing was repairable".to_string(),
+                    true,
+                    TrailOutcome::NothingToDo,
+                    vec![],
+                ),
+                Ok(r) => (
+                    format!("repaired: {}", r.repairs.join("; ")),
+                    true,
+                    TrailOutcome::Completed,
+                    r.repairs.iter().map(|x| TrailStep::repair(x)).collect(),
+                ),
+                Err(e) => (format!("failed: {e}"), false, TrailOutcome::Failed, vec![]),
+            };
+            let err = trail.finish(&record, outcome, &text, steps).await.err();
+            (text, ok, (record, err))
+        }
+        Action::ReleaseLock => {
+            let owner = proto
+                .lock_view(id)
+                .await
+                .ok()
+                .flatten()
+                .and_then(|v| v.info.owner.clone());
+            let mut i = Intervention::new(ActionKind::ReleaseLock, owner.into_iter().collect(), ui);
+            i.targets = vec![id.to_string()];
+            i.forced = run.force;
+            i.reason = reason;
+            i.plan = vec!["release lock".into()];
+            if let Some(why) = i.missing_reason() {
+                return (format!("not run: {why}"), false);
+            }
+            let record = match trail.begin(&i).await {
+                Ok(r) => r,
+                Err(e) => return (format!("not run: {e}"), false),
+            };
+            let txn = i.transactions.first().cloned().unwrap_or_default();
+            let result = proto.release_lock(id, run.force).await;
+            let outcomes: Vec<(String, ReleaseOutcome)> = match &result {
+                Ok(o) => vec![(id.to_string(), o.clone())],
+                Err(_) => vec![],
+            };
+            let locks = &proto.config().indices.locks;
+            let steps = outcomes
+                .iter()
+                .map(|(r, o)| TrailStep::release(locks, &txn, r, o))
+                .collect();
+            let (outcome, mut summary) = release_outcome(&outcomes, result.is_err());
+            let (text, ok) = match &result {
+                Ok(o) => (
+                    release_text(id, o),
+                    !matches!(o, ReleaseOutcome::Refused(_)),
+                ),
+                Err(e) => {
+                    summary = format!("failed: {e}");
+                    (summary.clone(), false)
+                }
+            };
+            let err = trail.finish(&record, outcome, &summary, steps).await.err();
+            (text, ok, (record, err))
+        }
+    };
+    let (record, record_error): (RecordId, Option<Error>) = recorded;
+    match record_error {
+        None => (format!("{summary} · audit record {record}"), ok),
+        Some(e) => (
+            format!("{summary} · audit record {record} left UNFINISHED: {e}"),
+            false,
+        ),
+    }
+}
+
+fn released_text(released: &[(String, ReleaseOutcome)]) -> (String, bool) {
+    let ok = released
+        .iter()
+        .all(|(_, o)| !matches!(o, ReleaseOutcome::Refused(_)));
+    let text = released
+        .iter()
+        .map(|(r, o)| release_text(r, o))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (text, ok)
 }
 
 fn release_text(resource: &str, o: &ReleaseOutcome) -> String {

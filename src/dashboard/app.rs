@@ -6,6 +6,7 @@ use super::event::{Action, Checked, PollFailure};
 use super::snapshot::Snapshot;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
+use crate::protocol::trail::Record;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
@@ -99,6 +100,13 @@ pub struct Dialog {
     pub confirm_focused: bool,
     /// Lines its text is scrolled down (long previews at 80×24).
     pub scroll: usize,
+    /// A bulk dialog (R/F/L on the marked set); `txn` then only names it.
+    pub bulk: Option<super::bulk::Bulk>,
+    /// The operator's reason for the audit trail, as typed so far.
+    pub reason: String,
+    /// The reason field is open (after `y` or `!`): keys type into it and
+    /// Enter runs; holds whether the run is forced.
+    pub asking_reason: Option<bool>,
 }
 
 /// The action running (one at a time) and what its dialog previewed.
@@ -218,6 +226,12 @@ pub struct App {
     pub looked_up: Option<LookedUp>,
     /// The id a read by id was last asked for (so it is asked once).
     pub lookup_asked: Option<String>,
+    /// The audit trail's records of the selected transaction (by id).
+    pub history: Option<(String, Result<Vec<Record>, String>)>,
+    /// The id whose records were last asked for (`None`: ask again).
+    pub history_asked: Option<String>,
+    /// A read of the records is running (one at a time).
+    pub history_loading: bool,
     /// Typing a transaction id to look up (`#`).
     pub editing_lookup: Option<String>,
     /// Selected account (by id).
@@ -257,6 +271,10 @@ pub struct App {
     pub log: VecDeque<LogEntry>,
     /// The action running, if any (one at a time).
     pub running: Option<Running>,
+    /// Marked transactions (by id), for bulk actions.
+    pub marks: std::collections::BTreeSet<String>,
+    /// The bulk run in progress, if any.
+    pub bulk: Option<super::bulk::BulkProgress>,
     /// Terminal size.
     pub size: (u16, u16),
     /// Set when the operator quits.
@@ -280,6 +298,9 @@ impl App {
             selected: None,
             looked_up: None,
             lookup_asked: None,
+            history: None,
+            history_asked: None,
+            history_loading: false,
             editing_lookup: None,
             selected_account: None,
             selected_lock: None,
@@ -299,6 +320,8 @@ impl App {
             help_scroll: 0,
             log: VecDeque::new(),
             running: None,
+            marks: Default::default(),
+            bulk: None,
             size: (80, 24),
             should_quit: false,
             view: View::default(),
@@ -398,6 +421,27 @@ impl App {
     pub fn stale_for(&self) -> Option<i64> {
         match (&self.poll_error, &self.snapshot) {
             (Some(_), Some(s)) => Some((self.now - s.taken_at).num_seconds()),
+            _ => None,
+        }
+    }
+
+    /// The id whose audit records to read now: the selection, when they
+    /// were not asked for since it changed (or since a poll or an action
+    /// asked again) and no read is running. Recorded as asked.
+    pub fn take_history(&mut self) -> Option<String> {
+        let id = self.selected.clone()?;
+        if self.history_loading || self.history_asked.as_ref() == Some(&id) {
+            return None;
+        }
+        self.history_asked = Some(id.clone());
+        self.history_loading = true;
+        Some(id)
+    }
+
+    /// The selected transaction's records, if read.
+    pub fn selected_history(&self) -> Option<&Result<Vec<Record>, String>> {
+        match (&self.history, &self.selected) {
+            (Some((id, r)), Some(s)) if id == s => Some(r),
             _ => None,
         }
     }

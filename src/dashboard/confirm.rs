@@ -10,7 +10,7 @@ use super::keymap::{self, DialogOp};
 use crate::protocol::executor::Outcome;
 use crate::protocol::report::{StepReport, StepResult};
 use crate::protocol::views::TransactionDetail;
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
 
 /// Opens the dialog for `action` on the selected transaction (listed or
 /// not: the detail shows which one), and asks for a re-read.
@@ -58,7 +58,25 @@ fn may_act(app: &mut App) -> bool {
         app.push_log(LogLevel::Error, text);
         return false;
     }
+    if let Some(b) = &app.bulk {
+        let text = format!(
+            "wait: the bulk {} is still running ({}/{})",
+            super::bulk::verb(b.action),
+            b.done,
+            b.total
+        );
+        app.push_log(LogLevel::Error, text);
+        return false;
+    }
     true
+}
+
+/// Opens the one dialog for `action` on the marked transactions.
+pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<Command> {
+    if !may_act(app) {
+        return vec![];
+    }
+    super::bulk::open(app, action)
 }
 
 fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
@@ -68,6 +86,9 @@ fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
         detail: None,
         confirm_focused: false,
         scroll: 0,
+        reason: String::new(),
+        asking_reason: None,
+        bulk: None,
     });
     vec![Command::LoadPreview(action, target)]
 }
@@ -78,10 +99,22 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     let Some(dialog) = app.dialog.as_mut() else {
         return vec![];
     };
+    if let Some(force) = dialog.asking_reason {
+        match key.code {
+            KeyCode::Enter => return confirm(app, force),
+            KeyCode::Esc => dialog.asking_reason = None,
+            KeyCode::Backspace => {
+                dialog.reason.pop();
+            }
+            KeyCode::Char(c) => dialog.reason.push(c),
+            _ => {}
+        }
+        return vec![];
+    }
     match keymap::lookup(keymap::DIALOG, key.code) {
-        Some(DialogOp::Confirm) => confirm(app, false),
-        Some(DialogOp::Force) => confirm(app, true),
-        Some(DialogOp::Press) if dialog.confirm_focused => confirm(app, false),
+        Some(DialogOp::Confirm) => ask_reason(app, false),
+        Some(DialogOp::Force) => ask_reason(app, true),
+        Some(DialogOp::Press) if dialog.confirm_focused => ask_reason(app, false),
         Some(DialogOp::Press | DialogOp::Cancel) => {
             app.dialog = None;
             vec![]
@@ -105,6 +138,9 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
 /// Whether the re-read leaves anything to confirm (loaded, something to
 /// write, not refused for a reason forcing cannot lift).
 pub fn dialog_can_confirm(d: &Dialog) -> bool {
+    if let Some(b) = &d.bulk {
+        return super::bulk::plan(d.action, b).is_some_and(|p| !p.runs.is_empty());
+    }
     match &d.detail {
         Some(Ok(c)) => match (&c.reread, d.action) {
             (Reread::Transaction(det), Action::Rollback) => {
@@ -135,13 +171,30 @@ pub fn needs_force(d: &Dialog) -> bool {
     )
 }
 
-fn confirm(app: &mut App, force: bool) -> Vec<Command> {
+/// `y` / `!`: checks there is something to confirm and that `y` is not
+/// refused, then opens the reason field (Enter in it runs).
+fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
     let Some(dialog) = app.dialog.take() else {
         return vec![];
     };
     let title = format!("{} {}", dialog.action.title(), dialog.txn);
     if !dialog_can_confirm(&dialog) {
         app.push_log(LogLevel::Error, format!("{title}: nothing to confirm"));
+        return vec![];
+    }
+    if dialog.bulk.is_some() {
+        if force {
+            app.push_log(
+                LogLevel::Error,
+                format!("{title}: bulk runs never force; force them one by one"),
+            );
+            app.dialog = Some(dialog);
+            return vec![];
+        }
+        app.dialog = Some(Dialog {
+            asking_reason: Some(false),
+            ..dialog
+        });
         return vec![];
     }
     let Some(Ok(checked)) = &dialog.detail else {
@@ -157,6 +210,35 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
             return vec![];
         }
     }
+    app.dialog = Some(Dialog {
+        asking_reason: Some(force),
+        ..dialog
+    });
+    vec![]
+}
+
+/// Enter in the reason field: runs, unless the trail's rule wants a
+/// reason that was not given (then the field stays open).
+fn confirm(app: &mut App, force: bool) -> Vec<Command> {
+    let Some(dialog) = app.dialog.take() else {
+        return vec![];
+    };
+    if dialog.bulk.is_some() {
+        return super::bulk::confirm(app, dialog);
+    }
+    let title = format!("{} {}", dialog.action.title(), dialog.txn);
+    let Some(Ok(checked)) = &dialog.detail else {
+        return vec![];
+    };
+    if let Some(why) = dialog.action.missing_reason(force, false, &dialog.reason) {
+        app.push_log(
+            LogLevel::Error,
+            format!("{title}: {why}; type one, then Enter"),
+        );
+        app.dialog = Some(dialog);
+        return vec![];
+    }
+    let reason = Some(dialog.reason.trim().to_string()).filter(|r| !r.is_empty());
     let (expected, planned) = match &checked.reread {
         Reread::Transaction(det) => (
             Expected {
@@ -198,6 +280,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
         target: dialog.txn,
         force,
         expected,
+        reason,
     })]
 }
 

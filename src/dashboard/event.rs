@@ -6,6 +6,7 @@ use super::snapshot::Snapshot;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::locks::LockView;
 use crate::protocol::report::StepReport;
+use crate::protocol::trail::{ActionKind, Interface, Intervention, Record};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
@@ -46,6 +47,26 @@ impl Action {
     pub fn on_lock(self) -> bool {
         self == Action::ReleaseLock
     }
+
+    /// What the audit trail calls it.
+    pub fn kind(self) -> ActionKind {
+        match self {
+            Action::Rollback => ActionKind::Rollback,
+            Action::Recover => ActionKind::Recover,
+            Action::ReleaseLocks | Action::ReleaseLock => ActionKind::ReleaseLock,
+            Action::AuditRepair => ActionKind::AuditRepair,
+        }
+    }
+
+    /// Why it may not run with `reason` (the trail's one rule,
+    /// [`Intervention::missing_reason`]); `None` when it may.
+    pub fn missing_reason(self, forced: bool, bulk: bool, reason: &str) -> Option<String> {
+        let mut i = Intervention::new(self.kind(), Vec::new(), Interface::Dashboard);
+        i.forced = forced;
+        i.bulk = bulk;
+        i.reason = Some(reason.to_string());
+        i.missing_reason()
+    }
 }
 
 /// The documents behind a confirmation dialog, re-read when it opened.
@@ -79,6 +100,10 @@ pub struct Expected {
     pub modified: Option<chrono::DateTime<Utc>>,
 }
 
+/// The marked transactions re-read for a bulk dialog, each with what it
+/// found, or why nothing can run (e.g. no audit index).
+pub type BulkReread = Result<Vec<(String, Result<Checked, String>)>, String>;
+
 /// A confirmed action as the loop runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
@@ -90,6 +115,8 @@ pub struct Run {
     pub force: bool,
     /// What the dialog showed; the run re-reads and stops if it changed.
     pub expected: Expected,
+    /// The operator's reason, recorded in the audit trail (`None`: none given).
+    pub reason: Option<String>,
 }
 
 /// Why a poll failed, as far as retrying is concerned.
@@ -164,6 +191,40 @@ pub enum Event {
     ActionDone(ActionOutcome),
     /// A background (or asked-for) audit ended.
     Audited(Result<Box<AuditReport>, String>),
+    /// The marked transactions behind a bulk dialog were re-read.
+    BulkPreview {
+        /// The action the dialog is for.
+        action: Action,
+        /// Each one re-read, or why nothing can run (e.g. no audit index).
+        items: BulkReread,
+    },
+    /// One item of a bulk run ended.
+    BulkItem {
+        /// The action.
+        action: Action,
+        /// The transaction.
+        id: String,
+        /// The verdict in one line.
+        summary: String,
+        /// Whether it did what was asked.
+        ok: bool,
+    },
+    /// A bulk run ended.
+    BulkDone {
+        /// The action.
+        action: Action,
+        /// Items that never started (stopped by Esc).
+        not_started: usize,
+    },
+    /// The table was exported: the file and its row count, or why not.
+    Exported(Result<(String, usize), String>),
+    /// The audit trail's records of a transaction were read.
+    History {
+        /// The transaction.
+        id: String,
+        /// Its interventions, oldest first, or the error reading them.
+        records: Result<Vec<Record>, String>,
+    },
 }
 
 /// What `update` asks the loop to do (the only way state turns into I/O).
@@ -185,4 +246,15 @@ pub enum Command {
     Run(Run),
     /// Run the invariant audit (read-only).
     Audit,
+    /// Read the recorded interventions on a transaction (detail pane).
+    LoadHistory(String),
+    /// Re-read the marked transactions for a bulk dialog.
+    LoadBulkPreview(Action, Vec<String>),
+    /// Run confirmed bulk items, a few at a time.
+    RunBulk(Vec<Run>),
+    /// Start no new bulk item.
+    StopBulk,
+    /// Export the table as filtered and sorted on screen, as of the
+    /// snapshot's time.
+    Export(DateTime<Utc>),
 }

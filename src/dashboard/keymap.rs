@@ -44,6 +44,8 @@ pub enum Op {
     Sort,
     /// Reverse the order.
     Reverse,
+    /// Export the table as shown (CSV).
+    Export,
     /// Poll now.
     Refresh,
     /// Pause / resume polling.
@@ -52,7 +54,13 @@ pub enum Op {
     Slower,
     /// Poll interval -1s.
     Faster,
-    /// Roll the selected transaction back.
+    /// Mark / unmark the selected transaction (bulk actions).
+    Mark,
+    /// Mark every row of the current filter.
+    MarkAll,
+    /// Clear every mark.
+    ClearMarks,
+    /// Roll the selected transaction (or the marked ones) back.
     Rollback,
     /// Recover the selected transaction.
     Recover,
@@ -212,7 +220,7 @@ pub const MAIN: &[Binding<Op>] = &[
         Op::Back,
         &[Esc],
         "Esc",
-        "back / clear the filter",
+        "back / clear filter / stop bulk",
         None,
         Navigate,
     ),
@@ -281,6 +289,14 @@ pub const MAIN: &[Binding<Op>] = &[
         Look,
     ),
     b(
+        Op::Export,
+        &[KeyCode::Char('e')],
+        "e",
+        "export the table (CSV)",
+        Some((3, "export")),
+        Look,
+    ),
+    b(
         Op::Refresh,
         &[KeyCode::Char('r')],
         "r",
@@ -311,6 +327,30 @@ pub const MAIN: &[Binding<Op>] = &[
         "poll interval -1s",
         None,
         Look,
+    ),
+    b(
+        Op::Mark,
+        &[KeyCode::Char(' ')],
+        "Space",
+        "mark row (R F L act on marks)",
+        Some((1, "mark")),
+        Act,
+    ),
+    b(
+        Op::MarkAll,
+        &[KeyCode::Char('*')],
+        "*",
+        "mark every row of the filter",
+        Some((2, "mark all")),
+        Act,
+    ),
+    b(
+        Op::ClearMarks,
+        &[KeyCode::Char('u')],
+        "u",
+        "clear the marks",
+        None,
+        Act,
     ),
     b(
         Op::Rollback,

@@ -10,8 +10,11 @@
 pub mod actions;
 pub mod app;
 pub mod audit;
+pub mod bulk;
+pub mod bulk_run;
 pub mod confirm;
 pub mod event;
+pub mod export;
 pub mod keymap;
 pub mod poller;
 pub mod snapshot;
@@ -27,6 +30,8 @@ use crossterm::event::{Event as TermEvent, EventStream};
 use event::{Command, Event};
 use futures::StreamExt;
 use poller::PollControl;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -81,6 +86,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     if let Ok(size) = terminal.size() {
         app.size = (size.width, size.height);
     }
+    let mut bulk_stop: Option<Arc<AtomicBool>> = None;
     let result = async {
         loop {
             terminal.draw(|f| ui::render(f, &app))?;
@@ -119,6 +125,30 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     Command::Run(run) => actions::spawn_action(proto.clone(), run, tx.clone()),
                     Command::Audit => {
                         actions::spawn_audit(proto.clone(), opts.expect_total, tx.clone())
+                    }
+                    Command::LoadHistory(id) => {
+                        actions::spawn_history(proto.clone(), id, tx.clone())
+                    }
+                    Command::LoadBulkPreview(action, ids) => {
+                        bulk_run::spawn_preview(proto.clone(), action, ids, tx.clone())
+                    }
+                    Command::RunBulk(runs) => {
+                        let stop = Arc::new(AtomicBool::new(false));
+                        bulk_stop = Some(stop.clone());
+                        bulk_run::spawn_run(proto.clone(), runs, stop, tx.clone())
+                    }
+                    Command::Export(as_of) => {
+                        let rows = app
+                            .visible()
+                            .iter()
+                            .map(|t| crate::cli::list::TxnRow::of(t, as_of, proto.config()))
+                            .collect();
+                        export::spawn(rows, as_of, tx.clone());
+                    }
+                    Command::StopBulk => {
+                        if let Some(stop) = &bulk_stop {
+                            stop.store(true, Ordering::SeqCst);
+                        }
                     }
                 }
             }

@@ -5,7 +5,7 @@
 //! table ([`keymap`]); the confirmation dialog's keys are in [`super::confirm`].
 
 use super::app::{App, LogLevel, Pane, STATE_FILTERS};
-use super::confirm::{on_dialog_key, open_dialog, open_lock_dialog, step_seen};
+use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog, step_seen};
 use super::event::{Action, Command, Event, PollFailure};
 use super::keymap::{self, Op};
 use super::ui;
@@ -29,6 +29,9 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
     }
     if let Some(id) = app.take_lookup() {
         cmds.push(Command::LookUp(id));
+    }
+    if let Some(id) = app.take_history() {
+        cmds.push(Command::LoadHistory(id));
     }
     cmds
 }
@@ -67,6 +70,8 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             }
             app.now = app.now.max(snapshot.taken_at);
             app.snapshot = Some(*snapshot);
+            // The selection's interventions may have changed too.
+            app.history_asked = None;
             if app.selected.is_none() {
                 app.refresh_view();
                 app.select_index(0);
@@ -119,7 +124,49 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             app.push_log(level, format!("{}: {report}", report.txn));
             vec![]
         }
+        Event::BulkPreview { action, items } => {
+            if let Some(d) = app.dialog.as_mut() {
+                if let (true, Some(b)) = (d.action == action, d.bulk.as_mut()) {
+                    b.items = Some(items);
+                }
+            }
+            vec![]
+        }
+        Event::BulkItem {
+            action,
+            id,
+            summary,
+            ok,
+        } => {
+            super::bulk::item_done(app, action, &id, &summary, ok);
+            vec![]
+        }
+        Event::BulkDone {
+            action,
+            not_started,
+        } => {
+            let mut cmds = super::bulk::done(app, action, not_started);
+            cmds.extend(super::audit::audit_if_due(app, true));
+            cmds
+        }
+        Event::Exported(result) => {
+            match result {
+                Ok((path, n)) => {
+                    app.push_log(LogLevel::Updated, format!("exported {n} row(s) to {path}"))
+                }
+                Err(e) => app.push_log(LogLevel::Error, format!("export failed: {e}")),
+            }
+            vec![]
+        }
+        Event::History { id, records } => {
+            app.history_loading = false;
+            if app.selected.as_ref() == Some(&id) {
+                app.history = Some((id, records));
+            }
+            vec![]
+        }
         Event::ActionDone(outcome) => {
+            app.history_asked = None;
             let mut cmds = super::confirm::action_done(app, outcome);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
@@ -250,6 +297,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             }
             _ => {}
         },
+        Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
         Op::Back => {
             if app.focus == Pane::Detail {
                 app.focus = if app.account_drill.take().is_some() {
@@ -287,6 +335,23 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         }
         Op::Slower => return change_interval(app, 1),
         Op::Faster => return change_interval(app, -1),
+        Op::Export => match &app.snapshot {
+            Some(s) => return vec![Command::Export(s.taken_at)],
+            None => app.push_log(LogLevel::Info, "nothing to export before the first poll"),
+        },
+        Op::Mark => super::bulk::toggle_mark(app),
+        Op::MarkAll => super::bulk::mark_all(app),
+        Op::ClearMarks => super::bulk::clear_marks(app),
+        Op::Rollback | Op::Recover | Op::Release
+            if !app.marks.is_empty() && app.focus != Pane::Locks =>
+        {
+            let action = match op {
+                Op::Rollback => Action::Rollback,
+                Op::Recover => Action::Recover,
+                _ => Action::ReleaseLocks,
+            };
+            return open_bulk_dialog(app, action);
+        }
         Op::Rollback => return open_dialog(app, Action::Rollback),
         Op::Recover => return open_dialog(app, Action::Recover),
         Op::Audit => {

@@ -375,8 +375,16 @@ impl Protocol {
         }
 
         // Stale locks, each re-judged from a fresh read by id.
-        match self.list_locks().await {
-            Ok(locks) => {
+        // Nothing is written from this listing, and repairs may already be
+        // made: a partial one is a finding, not a refusal.
+        match self.list_locks_with(false).await {
+            Ok(listing) => {
+                let locks = listing.locks;
+                if let Some(partial) = listing.summary.coverage.describe() {
+                    let detail =
+                        format!("the locks listing was {partial}: stale locks may be missing");
+                    findings.push(finding("partial_locks", &ix.locks, detail));
+                }
                 for l in locks.iter().filter(|l| l.staleness.is_stale()) {
                     let Some(fresh) = self.lock_view(&l.info.resource).await? else {
                         continue;

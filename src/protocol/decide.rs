@@ -97,6 +97,16 @@ pub enum Effect {
     LockAcquired,
     /// A lock document was deleted.
     LockReleased,
+    /// A transaction document was created (a reversal).
+    Created,
+    /// A link field was set on a transaction (`reversed_by`), every other
+    /// field kept.
+    Linked {
+        /// The field written.
+        field: &'static str,
+        /// The id it now names.
+        to: String,
+    },
 }
 
 impl fmt::Display for Effect {
@@ -110,6 +120,8 @@ impl fmt::Display for Effect {
             Effect::Fenced => f.write_str("never applied; fenced against a late apply"),
             Effect::LockAcquired => f.write_str("lock acquired"),
             Effect::LockReleased => f.write_str("lock released"),
+            Effect::Created => f.write_str("created"),
+            Effect::Linked { field, to } => write!(f, "{field} = {to}"),
         }
     }
 }
@@ -128,6 +140,10 @@ pub enum NoopReason {
     NotPending,
     /// There was no lock to release.
     LockNotHeld,
+    /// The document already existed, written by an earlier attempt.
+    AlreadyExists,
+    /// The link field already names this id (an earlier attempt wrote it).
+    AlreadyLinked(String),
 }
 
 impl fmt::Display for NoopReason {
@@ -138,6 +154,8 @@ impl fmt::Display for NoopReason {
             NoopReason::Settled(o) => write!(f, "already settled here ({})", o.as_str()),
             NoopReason::NotPending => f.write_str("not in pending_transactions"),
             NoopReason::LockNotHeld => f.write_str("no lock held"),
+            NoopReason::AlreadyExists => f.write_str("already exists (an earlier attempt)"),
+            NoopReason::AlreadyLinked(to) => write!(f, "already linked to {to}"),
         }
     }
 }

@@ -7,12 +7,12 @@
 
 use super::lock::{LockInfo, Staleness};
 use super::locks::LockView;
+use super::read::Coverage;
 use super::report::{ProcedureReport, StepResult};
 use super::transaction::{Transaction, Transfer};
 use super::Protocol;
 use crate::cluster::DeleteOutcome;
 use crate::error::{Error, Result};
-use serde_json::json;
 use std::collections::BTreeSet;
 
 /// Outcome of a release.
@@ -33,6 +33,15 @@ pub struct SweptLock {
     pub view: LockView,
     /// What the release did.
     pub outcome: ReleaseOutcome,
+}
+
+/// What a sweep of abandoned locks did, and how complete its listing was.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sweep {
+    /// Each lock released (or refused).
+    pub swept: Vec<SweptLock>,
+    /// Shards behind the listing of the locks (partial only when allowed).
+    pub coverage: Coverage,
 }
 
 /// How many times a release re-reads after the lock changed under it.
@@ -108,16 +117,15 @@ impl Protocol {
         report.push(r);
     }
 
-    /// Ids of the lock documents whose `owner` is `txn` (by search).
+    /// Ids of the lock documents whose `owner` is `txn` (by a search through
+    /// the read side). A partial search may miss some: it is logged, and the
+    /// callers also read the transaction's accounts by id.
     async fn locks_owned_by(&self, txn: &str) -> Result<Vec<String>> {
-        let query = json!({"query": {"bool": {"should": [
-            {"term": {"owner": txn}}, {"term": {"owner.keyword": txn}}
-        ], "minimum_should_match": 1}}, "_source": false});
-        let hits = self
-            .cluster()
-            .scan(&self.config.indices.locks, query)
-            .await?;
-        Ok(hits.into_iter().map(|h| h.id).collect())
+        let (ids, summary) = self.lock_ids_owned_by(txn).await?;
+        if let Some(partial) = summary.coverage.describe() {
+            tracing::warn!(txn, %partial, "the search for the transaction's locks was partial");
+        }
+        Ok(ids)
     }
 
     /// Releases `resource` if (and only if) transaction `owner` holds it. The
@@ -200,14 +208,26 @@ impl Protocol {
     /// landed after the transfer ended). Each is deleted only while it is
     /// exactly as judged. Locks whose owner is stuck are left to the
     /// recovery of that owner, which releases them when it ends it.
+    /// Refuses (releasing nothing) when the listing of the locks is partial;
+    /// see [`Self::release_abandoned_locks_allowing`].
     pub async fn release_abandoned_locks(&self) -> Result<Vec<SweptLock>> {
-        let views = match self.list_locks().await {
-            Ok(v) => v,
-            Err(Error::IndexMissing(_)) => return Ok(Vec::new()),
+        Ok(self.release_abandoned_locks_allowing(false).await?.swept)
+    }
+
+    /// [`Self::release_abandoned_locks`]; a partial listing of the locks (some
+    /// shards failed) is refused before any release unless `allow_partial`,
+    /// with which the locks that were listed are swept (each re-read and
+    /// released by id) and the sweep says the listing was partial.
+    pub async fn release_abandoned_locks_allowing(&self, allow_partial: bool) -> Result<Sweep> {
+        let listing = match self.list_locks_with(!allow_partial).await {
+            Ok(l) => l,
+            Err(Error::IndexMissing(_)) => return Ok(Sweep::default()),
             Err(e) => return Err(e),
         };
+        let coverage = listing.summary.coverage;
+        coverage.require_complete(allow_partial, "sweep abandoned locks")?;
         let mut out = Vec::new();
-        for view in views {
+        for view in listing.locks {
             let owner_ended = view.info.owner.is_some()
                 && view.owner_state.as_ref().is_none_or(|s| s.is_terminal());
             if !owner_ended || !view.staleness.is_stale() {
@@ -231,7 +251,10 @@ impl Protocol {
                 });
             }
         }
-        Ok(out)
+        Ok(Sweep {
+            swept: out,
+            coverage,
+        })
     }
 
     async fn release_checked<F>(&self, resource: &str, mut allowed: F) -> Result<ReleaseOutcome>

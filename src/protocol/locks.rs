@@ -11,7 +11,7 @@ use super::time::format_timestamp;
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::{Protocol, ProtocolConfig};
 use crate::cluster::{CreateOutcome, VersionedDoc};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -280,45 +280,11 @@ impl Protocol {
         }
     }
 
-    /// Every lock, oldest first, with staleness (one scan plus one multi-get).
+    /// Every lock, oldest first, with staleness, through the read side;
+    /// partial pages included. Callers that must know whether some shards
+    /// failed use [`Protocol::list_locks_with`].
     pub async fn list_locks(&self) -> Result<Vec<LockView>> {
-        let hits = self
-            .cluster()
-            .scan(
-                &self.config.indices.locks,
-                json!({"query": {"match_all": {}}}),
-            )
-            .await?;
-        let infos: Vec<LockInfo> = hits
-            .iter()
-            .map(|h| LockInfo::from_source(&h.id, &h.source))
-            .collect();
-        let owners: Vec<String> = infos
-            .iter()
-            .filter_map(|i| i.owner.clone())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let docs = self
-            .cluster()
-            .mget(&self.config.indices.transactions, &owners)
-            .await;
-        let found: HashMap<String, Transaction> = match docs {
-            Ok(docs) => owners
-                .iter()
-                .zip(docs)
-                .filter_map(|(id, d)| Some((id.clone(), Transaction::from_source(id, &d?.source))))
-                .collect(),
-            Err(Error::IndexMissing(_)) => HashMap::new(),
-            Err(e) => return Err(e),
-        };
-        let now = self.cluster().now();
-        let mut views: Vec<LockView> = infos
-            .into_iter()
-            .map(|info| LockView::judge(info, &found, now, &self.config))
-            .collect();
-        views.sort_by_key(|v| v.info.created_at);
-        Ok(views)
+        Ok(self.list_locks_with(false).await?.locks)
     }
 }
 

@@ -9,6 +9,7 @@
 //! - [`procedures`], [`locks`], [`lock_release`], [`stuck`], [`audit`],
 //!   [`views`]: what the headless commands and the dashboard call, all
 //!   through [`Protocol`].
+//! - [`reverse`]: the compensating transfer of a finished one.
 //! - [`read`]: the one read side: discovery of the real mappings, every
 //!   query, the poll's read model, partial results, the write check.
 //! - [`trail`]: the operator audit trail around interventions.
@@ -17,6 +18,7 @@ pub mod account;
 pub mod audit;
 mod audit_view;
 pub mod batch;
+pub mod check;
 pub mod config;
 pub mod create;
 pub mod decide;
@@ -27,6 +29,7 @@ pub mod locks;
 pub mod procedures;
 pub mod read;
 pub mod report;
+pub mod reverse;
 pub mod setup;
 pub mod steps;
 pub mod stuck;

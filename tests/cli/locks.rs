@@ -163,3 +163,50 @@ fn release_lock_json() {
     assert_eq!(j["locks"][0]["result"], "released");
     assert!(w.source(&w.ix.locks, "A").is_none());
 }
+
+/// `locks` reads through the read side: a listing some shards failed to
+/// answer (rewritten by the proxy as a red shard answers) is refused unless
+/// `--allow-partial`, which shows what was read and how many of how many.
+#[test]
+fn locks_refuses_a_partial_view_unless_allowed() {
+    use common::proxy::{Canned, FaultProxy};
+    let w = World::new();
+    let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
+        "expires_at": ago(20)});
+    w.put(&w.ix.locks, "C", &doc);
+    w.refresh();
+    let proxy = FaultProxy::start(&w.g.url);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1},
+        "timed_out": false,
+        "hits": {"total": {"value": 3, "relation": "eq"},
+            "hits": [{"_id": "C", "_index": w.ix.locks, "_source": doc}]}});
+    let arm = || {
+        let none = Canned::json(404, json!({"error": "no handler found"}));
+        proxy.answer("POST", "/_pit", 1, none.clone());
+        proxy.answer("POST", "point_in_time", 1, none);
+        proxy.answer(
+            "POST",
+            "_search?scroll",
+            1,
+            Canned::json(200, partial.clone()),
+        );
+    };
+    arm();
+    let out = g.run(&["locks"]);
+    out.code(1)
+        .stderr_has("partial: 1 of 2 shards failed")
+        .stderr_has("--allow-partial");
+    assert!(
+        !out.stdout.contains("ghost"),
+        "no row of a partial page: {out}"
+    );
+    arm();
+    g.run(&["locks", "--allow-partial"])
+        .code(0)
+        .stdout_has("ghost")
+        .stdout_has("1 of 3 locks read")
+        .stderr_has("locks may be missing");
+    assert!(w.source(&w.ix.locks, "C").is_some(), "nothing released");
+}

@@ -24,7 +24,7 @@ use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::time::format_timestamp;
 use estx::protocol::{NewTransfer, Procedure, Protocol, ProtocolConfig, RunLimits, Verdict};
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
@@ -415,13 +415,16 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 }
 
 mod audit;
+mod check;
 mod demo;
 mod deployed;
 mod errors;
+mod export;
 mod inspect;
 mod locks;
 mod procedures;
 mod profile;
+mod reverse;
 mod trail;
 mod transfer;
 mod transport;

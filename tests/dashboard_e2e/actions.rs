@@ -6,6 +6,7 @@ use crate::common;
 use crate::screen::{filter_to, pane};
 use crate::tmux;
 use crate::world::World;
+use estx::protocol::trail::{ActionKind, Interface, Outcome, RecordStatus};
 use estx::protocol::TxnState;
 use std::time::Instant;
 
@@ -58,7 +59,18 @@ fn rollback_from_the_dashboard() {
         "a 90-minute-old transaction is not recent:\n{dialog}"
     );
 
+    // y opens the reason field; a rollback does not run without a reason.
     tui.keys(&["y"]);
+    tui.wait_for_all(&["reason (required", "Enter runs · Esc back"]);
+    tui.keys(&["Enter"]);
+    tui.wait_for_all(&["rollback needs a reason for the audit trail"]);
+    assert_eq!(
+        w.state(&pend.id),
+        Some(TxnState::Pending),
+        "ran without a reason"
+    );
+    tui.type_text("worker died mid-transfer");
+    tui.keys(&["Enter"]);
     common::wait_until_blocking("the transaction is rolled-back", tmux::DEADLINE, || {
         w.state(&pend.id) == Some(TxnState::RolledBack)
     });
@@ -100,6 +112,38 @@ fn rollback_from_the_dashboard() {
             pend.id
         )),
         "the log matches the preview:\n{screen}"
+    );
+    // The intervention is in the audit trail: who, why, the plan, each step.
+    let records = w.history(&pend.id);
+    let [r] = records.as_slice() else {
+        panic!("one record expected: {records:?}")
+    };
+    assert_eq!(r.reason.as_deref(), Some("worker died mid-transfer"));
+    assert_eq!(
+        (r.action, r.interface, r.status, r.outcome),
+        (
+            ActionKind::Rollback,
+            Interface::Dashboard,
+            RecordStatus::Finished,
+            Some(Outcome::Completed)
+        )
+    );
+    assert_eq!((r.plan.len(), r.forced), (4, false), "{r:?}");
+    assert!(r.steps.len() >= 4, "{r:?}");
+    assert!(
+        screen.contains(&format!("audit record {}", r.record_id)),
+        "the log names the record:\n{screen}"
+    );
+    // And the detail pane lists it (read from the trail after the next poll).
+    let user = r.operator.user.clone();
+    tui.wait_for_with(
+        "the detail listing the intervention",
+        || w.refresh(),
+        |s| {
+            s.contains("interventions (1):")
+                && s.contains(&format!("rollback by {user} (dashboard) —"))
+                && s.contains("completed · \"worker died mid-transfer\"")
+        },
     );
 
     // A committed transaction: refused, and `y` does nothing.
@@ -197,6 +241,8 @@ fn a_recent_transaction_is_refused_by_y_and_rolled_back_only_by_force() {
     assert!(w.lock_exists(&live.src) && w.lock_exists(&live.dest));
 
     tui.keys(&["!"]);
+    tui.type_text("owner crashed; locks live by mistake");
+    tui.keys(&["Enter"]);
     common::wait_until_blocking(
         "the transaction is rolled back and its locks are gone",
         tmux::DEADLINE,
@@ -257,6 +303,8 @@ fn recovery_from_the_dashboard_releases_the_locks_it_listed() {
     let screen = tui.screen();
     assert!(!screen.contains("FORCE"), "not refused:\n{screen}");
     tui.keys(&["y"]);
+    tui.wait_for_all(&["reason (optional"]);
+    tui.keys(&["Enter"]);
     common::wait_until_blocking("finished, locks gone", tmux::DEADLINE, || {
         w.state(&stuck.id) == Some(TxnState::Finished)
             && !w.lock_exists(&stuck.src)
@@ -336,6 +384,8 @@ fn a_stale_lock_of_a_rolled_back_transaction_is_released_from_the_locks_pane() {
         "a stale lock needs no force"
     );
     tui.keys(&["y"]);
+    tui.wait_for_all(&["reason (optional"]);
+    tui.keys(&["Enter"]);
     common::wait_until_blocking("the stale lock is deleted", tmux::DEADLINE, || {
         !w.lock_exists(&gone.src)
     });

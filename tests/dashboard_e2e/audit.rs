@@ -8,7 +8,8 @@ use crate::world::World;
 
 /// A rolled-back transfer a late worker applied anyway (a dangling pending
 /// entry, 100 missing from the total): the audit pane lists it and the
-/// total's mismatch; Enter on it opens the repair dialog, `y` repairs it
+/// total's mismatch; Enter on it opens the repair dialog, `y` (then Enter
+/// past the optional reason) repairs it
 /// (balance and pending list restored), the next audit finds nothing and
 /// the log says what was repaired.
 #[test]
@@ -38,6 +39,8 @@ fn an_audit_finding_is_repaired_from_the_dashboard() {
     ]);
     assert_eq!(w.account(&late.src).balance, 400, "nothing before y");
     tui.keys(&["y"]);
+    tui.wait_for_all(&["reason (optional"]);
+    tui.keys(&["Enter"]);
     common::wait_until_blocking("the late apply is undone", tmux::DEADLINE, || {
         let a = w.account(&late.src);
         a.balance == 500 && a.pending.is_empty()

@@ -25,4 +25,5 @@ mod world;
 
 mod actions;
 mod audit;
+mod bulk;
 mod session;

@@ -195,9 +195,22 @@ impl World {
 
     /// Makes every write visible to search (osmem never refreshes by itself).
     pub(crate) fn refresh(&self) {
-        for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {
+        for index in [
+            &self.ix.transactions,
+            &self.ix.accounts,
+            &self.ix.locks,
+            &self.ix.audit,
+        ] {
             common::refresh(&self.url, index);
         }
+    }
+
+    /// The audit records naming transaction `id` (refreshes the audit index).
+    pub(crate) fn history(&self, id: &str) -> Vec<estx::protocol::trail::Record> {
+        common::refresh(&self.url, &self.ix.audit);
+        self.rt
+            .block_on(estx::protocol::trail::history(&self.proto, id))
+            .unwrap()
     }
 
     /// A document by id (realtime).
@@ -266,6 +279,8 @@ pub(crate) fn start_dashboard(
         &ix.accounts,
         "--locks-index",
         &ix.locks,
+        "--audit-index",
+        &ix.audit,
         "--log-file",
         &log.display().to_string(),
         "--interval",

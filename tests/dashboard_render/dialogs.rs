@@ -112,6 +112,9 @@ fn release_one_lock_dialog_names_the_holder() {
         })),
         confirm_focused: false,
         scroll: 0,
+        reason: String::new(),
+        asking_reason: None,
+        bulk: None,
     });
     let buf = draw(&a, 80, 24);
     let s = text(&buf);
@@ -127,4 +130,84 @@ fn release_one_lock_dialog_names_the_holder() {
         "a destructive dialog is red"
     );
     assert_snapshot!("dialog_release_lock_80x24", s);
+}
+
+#[test]
+fn rollback_dialog_asks_for_the_reason() {
+    let mut a = app();
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    let d = a.dialog.as_mut().unwrap();
+    d.asking_reason = Some(false);
+    d.reason = "worker died in the outage".into();
+    let s = screen(&a, 100, 34);
+    assert!(
+        s.contains("reason (required, recorded in the audit trail): worker died in the outage▏"),
+        "{s}"
+    );
+    assert!(s.contains("Enter runs · Esc back"), "{s}");
+    assert_snapshot!("dialog_rollback_reason", s);
+}
+
+/// R on four marked transactions: one dialog with how many do what, the
+/// balance effect of the ones that run, and the required reason.
+#[test]
+fn bulk_rollback_dialog_counts_and_the_progress_bar() {
+    use crate::fixtures::{detail, unforced_refusal};
+    use estx::dashboard::app::Dialog;
+    use estx::dashboard::bulk::{Bulk, BulkProgress};
+    use estx::dashboard::event::{Checked, Reread};
+    let mut a = app();
+    let ids = ["t-commit-1", "t-created-2", "t-pend-1", "t-pend-2"];
+    let items = ids
+        .iter()
+        .map(|id| {
+            let d = detail(&a, id);
+            let refusal = unforced_refusal(&a, &d);
+            let checked = Ok(Checked {
+                reread: Reread::Transaction(Box::new(d)),
+                refusal,
+            });
+            (id.to_string(), checked)
+        })
+        .collect();
+    a.marks = ids.iter().map(|s| s.to_string()).collect();
+    a.dialog = Some(Dialog {
+        action: Action::Rollback,
+        txn: "4 marked transaction(s)".into(),
+        detail: None,
+        confirm_focused: false,
+        scroll: 0,
+        reason: "outage".into(),
+        asking_reason: Some(false),
+        bulk: Some(Bulk {
+            ids: ids.iter().map(|s| s.to_string()).collect(),
+            items: Some(Ok(items)),
+        }),
+    });
+    let s = screen(&a, 100, 30);
+    for want in [
+        "4 marked transaction(s), re-read just now:",
+        " 2 roll back",
+        " 1 refused: transaction is committed",
+        " 1 need force (left out: force them one by one)",
+        "reason (required, recorded in the audit trail): outage▏",
+    ] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
+    assert_snapshot!("dialog_bulk_rollback", s);
+
+    a.dialog = None;
+    a.bulk = Some(BulkProgress {
+        action: Action::Rollback,
+        total: 40,
+        done: 10,
+        failed: 1,
+        stopping: false,
+    });
+    let s = screen(&a, 100, 30);
+    assert!(
+        s.contains("bulk roll back 10/40 · 1 failed · Esc stops starting new ones"),
+        "{s}"
+    );
+    assert_snapshot!("bulk_progress_100x30", s);
 }

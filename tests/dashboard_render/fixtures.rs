@@ -347,5 +347,8 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
         detail,
         confirm_focused: false,
         scroll: 0,
+        reason: String::new(),
+        asking_reason: None,
+        bulk: None,
     });
 }

@@ -202,3 +202,66 @@ fn the_header_names_the_profile() {
     assert!(header.contains("[prod-eu]"), "{s}");
     assert!(header.contains("READ-ONLY"), "{s}");
 }
+
+#[test]
+fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
+    use estx::protocol::trail::{
+        ActionKind, Interface, Operator, OperatorSource, Outcome, Record, RecordStatus,
+    };
+    let mut a = app();
+    select(&mut a, "t-pend-1");
+    a.focus = Pane::Detail;
+    let record = |minutes: i64, action, status, outcome, reason: Option<&str>| Record {
+        record_id: format!("r{minutes}"),
+        action,
+        transactions: vec!["t-pend-1".into()],
+        targets: vec![],
+        reason: reason.map(str::to_string),
+        forced: action == ActionKind::Rollback,
+        interface: Interface::Dashboard,
+        operator: Operator {
+            user: "ops-ann".into(),
+            source: OperatorSource::Os,
+            host: "bastion".into(),
+        },
+        plan: vec![],
+        status,
+        outcome,
+        summary: None,
+        steps: vec![],
+        started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),
+        finished_at: None,
+        tool_version: "0".into(),
+    };
+    a.history = Some((
+        "t-pend-1".into(),
+        Ok(vec![
+            record(
+                50,
+                ActionKind::Recover,
+                RecordStatus::Finished,
+                Some(Outcome::Refused),
+                None,
+            ),
+            record(
+                20,
+                ActionKind::Rollback,
+                RecordStatus::Running,
+                None,
+                Some("worker died"),
+            ),
+        ]),
+    ));
+    let s = screen(&a, 200, 45);
+    assert!(s.contains("interventions (2):"), "{s}");
+    assert!(
+        s.contains("rollback FORCED by ops-ann (dashboard) — UNFINISHED"),
+        "{s}"
+    );
+    assert!(s.contains("· \"worker died\""), "{s}");
+    assert!(
+        s.contains("recover by ops-ann (dashboard) — refused"),
+        "{s}"
+    );
+    assert_snapshot!("detail_interventions_200x45", s);
+}

@@ -18,6 +18,7 @@ mod locks;
 mod lost_responses;
 mod malformed;
 mod procedures;
+mod reverse;
 mod snapshot_poll;
 mod stuck;
 mod trail;

@@ -19,6 +19,7 @@ use crate::protocol::executor::Outcome;
 use crate::protocol::lock::Staleness;
 use crate::protocol::steps::Refusal;
 use crate::protocol::time::human_age;
+use crate::protocol::trail::RecordStatus;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::Preview;
 use ratatui::layout::Rect;
@@ -195,7 +196,51 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     if let Some(c) = t.creation_time {
         out.push(Line::styled(format!("created {}", datetime(c)), dim()));
     }
+    out.extend(history_lines(app));
     out
+}
+
+/// The interventions recorded on the selected transaction (the audit
+/// trail), oldest first; one never completed is marked.
+fn history_lines(app: &App) -> Vec<Line<'static>> {
+    match app.selected_history() {
+        None => vec![],
+        Some(Err(e)) => vec![Line::styled(
+            format!("interventions: cannot read the audit trail: {e}"),
+            Style::new().fg(ODD),
+        )],
+        Some(Ok(records)) if records.is_empty() => {
+            vec![Line::styled("interventions: none recorded", dim())]
+        }
+        Some(Ok(records)) => {
+            let mut out = vec![Line::styled(
+                format!("interventions ({}):", records.len()),
+                bold(),
+            )];
+            for r in records {
+                let forced = if r.forced { " FORCED" } else { "" };
+                let mut spans = vec![Span::raw(format!(
+                    " {} {}{forced} by {} ({}) — ",
+                    datetime(r.started_at),
+                    r.action,
+                    r.operator.user,
+                    r.interface
+                ))];
+                spans.push(match (r.status, r.outcome) {
+                    (RecordStatus::Running, _) | (_, None) => Span::styled(
+                        "UNFINISHED (no end recorded)",
+                        Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+                    ),
+                    (_, Some(o)) => Span::raw(o.to_string()),
+                });
+                if let Some(why) = &r.reason {
+                    spans.push(Span::styled(format!(" · \"{why}\""), dim()));
+                }
+                out.push(Line::from(spans));
+            }
+            out
+        }
+    }
 }
 
 fn account_line(a: &DetailAccount, txn: &str) -> Line<'static> {

@@ -102,7 +102,8 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
 
 fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
     let focused = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
-    if d.detail.is_some() && !dialog_can_confirm(d) {
+    let loaded = d.detail.is_some() || d.bulk.as_ref().is_some_and(|b| b.items.is_some());
+    if loaded && !dialog_can_confirm(d) {
         return Line::from(Span::styled(CLOSE, focused));
     }
     let cancel = if d.confirm_focused {
@@ -111,7 +112,7 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
         focused
     };
     let forced = needs_force(d);
-    let confirm = match (d.detail.is_some() && !forced, d.confirm_focused) {
+    let confirm = match (loaded && !forced, d.confirm_focused) {
         (false, false) => dim(),
         (false, true) => dim().add_modifier(Modifier::REVERSED),
         (true, false) => Style::new().fg(colour).add_modifier(Modifier::BOLD),
@@ -136,11 +137,18 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
 }
 
 fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
+    if let Some(b) = &d.bulk {
+        let mut out = super::bulk::dialog_lines(d.action, b);
+        if dialog_can_confirm(d) {
+            out.extend(reason_lines(d));
+        }
+        return out;
+    }
     match &d.detail {
         None => vec![Line::from(""), Line::styled("re-reading documents…", dim())],
         Some(Err(e)) => vec![
             Line::styled(
-                "could not re-read the documents:",
+                "cannot go on:",
                 Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
             ),
             Line::styled(e.clone(), Style::new().fg(DANGER)),
@@ -157,9 +165,47 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 Reread::Lock(l) => lock_dialog(app, l.as_deref()),
                 Reread::Audit(r) => audit_dialog(r),
             });
+            if dialog_can_confirm(d) {
+                out.extend(reason_lines(d));
+            }
             out
         }
     }
+}
+
+/// The reason field: what was typed, whether the trail requires one (its
+/// one rule), and, while typing, how to go on.
+fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
+    let force = d.asking_reason.unwrap_or(false);
+    let required = d
+        .action
+        .missing_reason(force, d.bulk.is_some(), "")
+        .is_some();
+    let label = if required {
+        "reason (required, recorded in the audit trail): "
+    } else {
+        "reason (optional, recorded in the audit trail): "
+    };
+    let mut field = vec![Span::styled(label, bold())];
+    match d.asking_reason {
+        Some(_) => {
+            field.push(Span::styled(
+                format!("{}▏", d.reason),
+                Style::new().add_modifier(Modifier::UNDERLINED),
+            ));
+        }
+        None if d.reason.is_empty() => field.push(Span::styled("(asked after y / !)", dim())),
+        None => field.push(Span::raw(d.reason.clone())),
+    }
+    let mut out = vec![Line::from(""), Line::from(field)];
+    if let Some(force) = d.asking_reason {
+        let run = if force { "runs FORCED" } else { "runs" };
+        out.push(Line::styled(
+            format!("type the reason · Enter {run} · Esc back"),
+            Style::new().fg(WARN),
+        ));
+    }
+    out
 }
 
 /// What the dialog's target is.

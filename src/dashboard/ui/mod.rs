@@ -12,6 +12,7 @@
 mod account_detail;
 mod accounts;
 mod audit;
+mod bulk;
 mod detail;
 mod dialog;
 mod header;
@@ -240,7 +241,10 @@ pub fn render(frame: &mut Frame, app: &App) {
         }
     }
     log::render(frame, app, a.log);
-    keys::render(frame, app, a.keys);
+    match &app.bulk {
+        Some(b) => bulk::progress(frame, b, a.keys),
+        None => keys::render(frame, app, a.keys),
+    }
     if app.audit.open {
         audit::render(frame, app, area);
     }

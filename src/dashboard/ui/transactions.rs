@@ -67,9 +67,14 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .iter()
         .map(|t| {
             let m = mark(severity(app, t)).to_string();
+            let id = if app.marks.contains(&t.id) {
+                format!("✓ {}", t.id)
+            } else {
+                t.id.clone()
+            };
             [
                 m,
-                t.id.clone(),
+                id,
                 table_state(t),
                 route(t),
                 amount_text(t),
@@ -162,6 +167,12 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             Style::new(),
         ),
     ];
+    if !app.marks.is_empty() {
+        spans.push(Span::styled(
+            format!("· {} marked ", app.marks.len()),
+            Style::new().fg(FOCUS).add_modifier(Modifier::BOLD),
+        ));
+    }
     if app.editing_filter {
         spans.push(Span::styled(
             format!("· /{}█ ", app.filter),

@@ -173,7 +173,7 @@ impl Protocol {
         }
         let security = security(cluster, &d).await?;
         judge(&d, &indices, &security, &mut checks);
-        if let Err(e) = writes::check(&self.config.indices, &d) {
+        if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
             checks.push(Check {
                 severity: Severity::Error,
                 text: e.to_string(),

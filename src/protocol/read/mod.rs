@@ -12,6 +12,7 @@ pub mod coverage;
 pub mod discovery;
 pub mod doctor;
 pub mod fetch;
+pub mod locks;
 pub mod poll;
 pub mod queries;
 pub mod rules;
@@ -20,6 +21,7 @@ pub mod writes;
 
 pub use coverage::Coverage;
 pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
+pub use locks::LockListing;
 pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
@@ -101,9 +103,16 @@ impl Protocol {
             return Ok(());
         }
         let d = self.rediscover().await?;
-        writes::check(&self.config.indices, &d)?;
+        writes::check(&self.config.indices, &d, &[])?;
         self.read_cache.writable.store(true, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// [`Self::check_writable`] for a procedure that also writes some of the
+    /// optional fields ([`writes::OPTIONAL_FIELDS`]), e.g. `reverse`'s links.
+    pub async fn check_writable_with(&self, needed: &[&str]) -> Result<()> {
+        let d = self.rediscover().await?;
+        writes::check(&self.config.indices, &d, needed)
     }
 
     /// Adds to the live mappings every shipped field they lack; returns the

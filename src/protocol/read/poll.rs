@@ -388,7 +388,7 @@ pub async fn load_with(
 
 /// Documents by id: a realtime multi-get, or (behind an alias over several
 /// indices, which a multi-get cannot read) an `ids` search.
-async fn by_ids(
+pub(super) async fn by_ids(
     cluster: &Cluster,
     index: &str,
     ids: &[String],

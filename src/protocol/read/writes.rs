@@ -125,9 +125,33 @@ pub fn gap(shipped: &Value, live: &IndexInfo) -> MappingGap {
     g
 }
 
-/// The gaps of the three indices (existing ones only).
+/// Shipped fields that not every procedure writes: `settled_transactions`
+/// is only read (older versions wrote it; documents that carry it are
+/// already mapped), and the reverse links are written by `reverse` alone. A
+/// strict index without them must not refuse a recovery mid-incident; the
+/// procedures that do write them name them in [`check`].
+pub const OPTIONAL_FIELDS: [&str; 3] = ["settled_transactions", "reverses", "reversed_by"];
+
+/// The gaps of the three indices (existing ones only), over every shipped
+/// field (what `init --upgrade-mappings` adds and `doctor` shows).
 pub fn gaps(ix: &Indices, d: &Discovery) -> Result<Vec<MappingGap>> {
-    let bodies = index_bodies(ix)?;
+    gaps_needed(ix, d, &OPTIONAL_FIELDS)
+}
+
+/// The gaps over the fields every procedure writes plus the optional ones in
+/// `needed`.
+fn gaps_needed(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<Vec<MappingGap>> {
+    let mut bodies = index_bodies(ix)?;
+    for (_, body) in bodies.iter_mut() {
+        if let Some(props) = body
+            .pointer_mut("/mappings/properties")
+            .and_then(Value::as_object_mut)
+        {
+            props.retain(|name, _| {
+                !OPTIONAL_FIELDS.contains(&name.as_str()) || needed.contains(&name.as_str())
+            });
+        }
+    }
     Ok(bodies
         .iter()
         .zip(d.indices())
@@ -137,9 +161,10 @@ pub fn gaps(ix: &Indices, d: &Discovery) -> Result<Vec<MappingGap>> {
         .collect())
 }
 
-/// `Ok` when every procedure can write all it writes; otherwise the refusal,
-/// with the exact change to apply.
-pub fn check(ix: &Indices, d: &Discovery) -> Result<()> {
+/// `Ok` when a procedure can write all it writes (the fields every procedure
+/// writes, plus the optional ones it names in `needed`); otherwise the
+/// refusal, with the exact change to apply.
+pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     let mut problems = Vec::new();
     for info in d.indices() {
         if !info.exists() {
@@ -151,7 +176,7 @@ pub fn check(ix: &Indices, d: &Discovery) -> Result<()> {
             problems.push(p);
         }
     }
-    for g in gaps(ix, d)? {
+    for g in gaps_needed(ix, d, needed)? {
         problems.extend(g.conflicts.iter().cloned());
         if g.rejects_writes {
             problems.push(format!(
@@ -175,7 +200,7 @@ pub fn check(ix: &Indices, d: &Discovery) -> Result<()> {
 /// Short warnings for the dashboard's header: indices that would refuse a
 /// procedure's writes today.
 pub fn short_warnings(ix: &Indices, d: &Discovery) -> Vec<String> {
-    gaps(ix, d)
+    gaps_needed(ix, d, &[])
         .unwrap_or_default()
         .into_iter()
         .filter(|g| g.rejects_writes || !g.conflicts.is_empty())

@@ -23,6 +23,8 @@ pub enum ActionKind {
     AuditRepair,
     /// `transfer` started by an operator.
     Transfer,
+    /// `reverse`: the compensating transfer of a finished one.
+    Reverse,
 }
 
 impl fmt::Display for ActionKind {
@@ -33,6 +35,7 @@ impl fmt::Display for ActionKind {
             ActionKind::ReleaseLock => "release-lock",
             ActionKind::AuditRepair => "audit-repair",
             ActionKind::Transfer => "transfer",
+            ActionKind::Reverse => "reverse",
         })
     }
 }
@@ -124,9 +127,11 @@ impl Intervention {
     }
 
     /// Whether this intervention may not run without a reason: rollbacks,
-    /// forced and bulk actions (the rule, written once).
+    /// reversals, forced and bulk actions (the rule, written once).
     pub fn needs_reason(&self) -> bool {
-        self.action == ActionKind::Rollback || self.forced || self.bulk
+        matches!(self.action, ActionKind::Rollback | ActionKind::Reverse)
+            || self.forced
+            || self.bulk
     }
 
     /// Why this intervention may not run yet (a reason is required and
@@ -135,7 +140,7 @@ impl Intervention {
         if !self.needs_reason() || self.reason_text().is_some() {
             return None;
         }
-        let when = if self.action == ActionKind::Rollback {
+        let when = if matches!(self.action, ActionKind::Rollback | ActionKind::Reverse) {
             ""
         } else {
             " when forced or bulk"

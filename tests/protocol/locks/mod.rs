@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 mod acquire;
 mod leaks;
+mod read_side;
 mod release;
 mod staleness;
 mod takeover;

@@ -1,0 +1,279 @@
+//! Bulk actions, the state side: marks (by id, so polls, sorts and filters
+//! never move them), the one dialog for R/F/L on the marked set (what each
+//! re-read transaction would do, grouped: "37 roll back, 3 refused: …", and
+//! the balance effect of the ones that run), its confirmation (a reason is
+//! required: the trail's rule for bulk actions), and the progress of the
+//! run (per-item outcomes in the log; Esc stops starting new items).
+//! Bulk runs are unforced: a transaction the protocol refuses without
+//! force is left out and named, to be forced one by one.
+
+use super::app::{App, Dialog, LogLevel};
+use super::event::{Action, BulkReread, Checked, Command, Expected, Reread, Run};
+use std::collections::BTreeMap;
+
+/// Most items a bulk run works on at once.
+pub const BULK_CONCURRENCY: usize = 4;
+
+/// A bulk dialog: the marked ids and what their re-read found.
+#[derive(Debug, Clone)]
+pub struct Bulk {
+    /// The marked transactions, sorted.
+    pub ids: Vec<String>,
+    /// Each one re-read (`None` while loading; `Err`: nothing can run).
+    pub items: Option<BulkReread>,
+}
+
+/// What a bulk dialog would do, derived from the re-read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BulkPlan {
+    /// The runs `y` starts, each carrying what was re-read.
+    pub runs: Vec<Run>,
+    /// The others, counted by what keeps them out ("refused: …").
+    pub left_out: BTreeMap<String, usize>,
+    /// Balance change per account of the runs.
+    pub effect: BTreeMap<String, i64>,
+}
+
+/// A bulk run in progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkProgress {
+    /// The action.
+    pub action: Action,
+    /// Items in the run.
+    pub total: usize,
+    /// Items ended.
+    pub done: usize,
+    /// Items that did not do what was asked.
+    pub failed: usize,
+    /// Esc was pressed: no new item starts.
+    pub stopping: bool,
+}
+
+/// The verb a bulk summary uses.
+pub fn verb(action: Action) -> &'static str {
+    match action {
+        Action::Rollback => "roll back",
+        Action::Recover => "recover",
+        _ => "release locks",
+    }
+}
+
+/// Space: marks or unmarks the selected transaction.
+pub fn toggle_mark(app: &mut App) {
+    let Some(id) = app.selected.clone() else {
+        return;
+    };
+    if !app.marks.remove(&id) {
+        app.marks.insert(id);
+    }
+}
+
+/// Marks every row of the current filter.
+pub fn mark_all(app: &mut App) {
+    let ids: Vec<String> = app.visible().iter().map(|t| t.id.clone()).collect();
+    let n = ids.len();
+    app.marks.extend(ids);
+    app.push_log(
+        LogLevel::Info,
+        format!(
+            "marked {n} row(s) of the filter; {} marked",
+            app.marks.len()
+        ),
+    );
+}
+
+/// Clears every mark.
+pub fn clear_marks(app: &mut App) {
+    if !app.marks.is_empty() {
+        app.push_log(
+            LogLevel::Info,
+            format!("cleared {} mark(s)", app.marks.len()),
+        );
+    }
+    app.marks.clear();
+}
+
+/// Opens the one dialog for `action` on the marked set and asks for a re-read.
+pub fn open(app: &mut App, action: Action) -> Vec<Command> {
+    let ids: Vec<String> = app.marks.iter().cloned().collect();
+    app.dialog = Some(Dialog {
+        action,
+        txn: format!("{} marked transaction(s)", ids.len()),
+        detail: None,
+        confirm_focused: false,
+        scroll: 0,
+        reason: String::new(),
+        asking_reason: None,
+        bulk: Some(Bulk {
+            ids: ids.clone(),
+            items: None,
+        }),
+    });
+    vec![Command::LoadBulkPreview(action, ids)]
+}
+
+/// What the re-read bulk dialog would do (`None` while loading or failed).
+pub fn plan(action: Action, bulk: &Bulk) -> Option<BulkPlan> {
+    let Some(Ok(items)) = &bulk.items else {
+        return None;
+    };
+    let mut out = BulkPlan::default();
+    for (id, checked) in items {
+        match classify(action, id, checked) {
+            Ok((run, effect)) => {
+                out.runs.push(run);
+                for (acct, delta) in effect {
+                    *out.effect.entry(acct).or_default() += delta;
+                }
+            }
+            Err(why) => *out.left_out.entry(why).or_default() += 1,
+        }
+    }
+    Some(out)
+}
+
+/// One item: its run and balance effect, or what keeps it out.
+fn classify(
+    action: Action,
+    id: &str,
+    checked: &Result<Checked, String>,
+) -> Result<(Run, Vec<(String, i64)>), String> {
+    let c = checked.as_ref().map_err(|e| format!("unreadable: {e}"))?;
+    let Reread::Transaction(det) = &c.reread else {
+        return Err("not a transaction".into());
+    };
+    let mut effect = Vec::new();
+    match action {
+        Action::Rollback | Action::Recover => {
+            let p = if action == Action::Rollback {
+                &det.rollback
+            } else {
+                &det.recover
+            };
+            if let Some(r) = &p.refusal {
+                return Err(format!("refused: {r}"));
+            }
+            if p.steps.is_empty() {
+                return Err("nothing to do".into());
+            }
+            for (acct, delta) in [
+                (&det.txn.src, p.balance_change.0),
+                (&det.txn.dest, p.balance_change.1),
+            ] {
+                if let Some(a) = acct {
+                    effect.push((a.clone(), delta));
+                }
+            }
+        }
+        _ if det.locks.is_empty() => return Err("no locks held".into()),
+        _ => {}
+    }
+    if c.refusal.is_some() {
+        return Err("need force (left out: force them one by one)".into());
+    }
+    let run = Run {
+        action,
+        target: id.to_string(),
+        force: false,
+        expected: Expected {
+            state: det.txn.state.clone(),
+            modified: det.txn.modification_time,
+        },
+        reason: None,
+    };
+    Ok((run, effect))
+}
+
+/// Enter in the bulk dialog's reason field: starts the run (the reason is
+/// required), clears the marks it acts on.
+pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<Command> {
+    let n = dialog.bulk.as_ref().map_or(0, |b| b.ids.len());
+    let title = format!("{} {n} marked", verb(dialog.action));
+    let Some(plan) = dialog.bulk.as_ref().and_then(|b| plan(dialog.action, b)) else {
+        return vec![];
+    };
+    if plan.runs.is_empty() {
+        app.push_log(LogLevel::Error, format!("{title}: nothing to confirm"));
+        return vec![];
+    }
+    if let Some(why) = dialog.action.missing_reason(false, true, &dialog.reason) {
+        app.push_log(
+            LogLevel::Error,
+            format!("{title}: {why}; type one, then Enter"),
+        );
+        app.dialog = Some(dialog);
+        return vec![];
+    }
+    let reason = dialog.reason.trim().to_string();
+    let runs: Vec<Run> = plan
+        .runs
+        .into_iter()
+        .map(|r| Run {
+            reason: Some(reason.clone()),
+            ..r
+        })
+        .collect();
+    app.push_log(
+        LogLevel::Info,
+        format!(
+            "{title}: confirmed, running {} ({} at a time; Esc stops starting new ones)",
+            runs.len(),
+            BULK_CONCURRENCY
+        ),
+    );
+    app.marks.clear();
+    app.bulk = Some(BulkProgress {
+        action: dialog.action,
+        total: runs.len(),
+        done: 0,
+        failed: 0,
+        stopping: false,
+    });
+    vec![Command::RunBulk(runs)]
+}
+
+/// Esc during a bulk run: no new item starts; started ones finish.
+pub fn stop(app: &mut App) -> Vec<Command> {
+    match app.bulk.as_mut() {
+        Some(b) if !b.stopping => {
+            b.stopping = true;
+            app.push_log(
+                LogLevel::Info,
+                "stopping the bulk run: items already started finish their procedure",
+            );
+            vec![Command::StopBulk]
+        }
+        _ => vec![],
+    }
+}
+
+/// One item of the bulk run ended.
+pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, ok: bool) {
+    if let Some(b) = app.bulk.as_mut() {
+        b.done += 1;
+        b.failed += usize::from(!ok);
+    }
+    let level = if ok {
+        LogLevel::Updated
+    } else {
+        LogLevel::Error
+    };
+    app.push_log(level, format!("{} {id}: {summary}", action.title()));
+}
+
+/// The bulk run ended (`not_started`: items Esc kept from starting).
+pub fn done(app: &mut App, action: Action, not_started: usize) -> Vec<Command> {
+    let (done, failed) = app.bulk.take().map_or((0, 0), |b| (b.done, b.failed));
+    let level = if failed == 0 && not_started == 0 {
+        LogLevel::Updated
+    } else {
+        LogLevel::Error
+    };
+    let mut text = format!("bulk {}: {done} ended, {failed} failed", verb(action));
+    if not_started > 0 {
+        text.push_str(&format!(", {not_started} not started (stopped)"));
+    }
+    app.push_log(level, text);
+    app.history_asked = None;
+    vec![Command::PollNow]
+}

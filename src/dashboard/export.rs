@@ -1,0 +1,138 @@
+//! Export of the transaction table as filtered and sorted on screen: one CSV
+//! row per transaction with full ids and every column of the CLI's `list`
+//! rows ([`TxnRow`], the same `#[derive(Serialize)]` type), each stamped with
+//! the as-of time of the snapshot it came from. Written off the UI loop to
+//! `$XDG_STATE_HOME/estx-tui/` when that is set, else the current
+//! directory, under a name with the time in it (never over another file).
+
+use super::event::Event;
+use crate::cli::list::TxnRow;
+use crate::protocol::time::format_timestamp;
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// The CSV text of `rows` as of `as_of` (header first; RFC 4180 quoting).
+pub fn to_csv(rows: &[TxnRow], as_of: DateTime<Utc>) -> String {
+    let as_of = format_timestamp(as_of);
+    let mut out = String::new();
+    let mut header_done = false;
+    for row in rows {
+        let Ok(Value::Object(fields)) = serde_json::to_value(row) else {
+            continue;
+        };
+        if !header_done {
+            let mut names = vec!["as_of".to_string()];
+            names.extend(fields.keys().cloned());
+            push_record(&mut out, &names);
+            header_done = true;
+        }
+        let mut cells = vec![as_of.clone()];
+        cells.extend(fields.values().map(cell));
+        push_record(&mut out, &cells);
+    }
+    if !header_done {
+        out.push_str("as_of\n");
+    }
+    out
+}
+
+fn cell(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(cell).collect::<Vec<_>>().join("; "),
+        other => other.to_string(),
+    }
+}
+
+fn push_record(out: &mut String, cells: &[String]) {
+    let quoted: Vec<String> = cells
+        .iter()
+        .map(|c| {
+            if c.contains([',', '"', '\n', '\r']) {
+                format!("\"{}\"", c.replace('"', "\"\""))
+            } else {
+                c.clone()
+            }
+        })
+        .collect();
+    out.push_str(&quoted.join(","));
+    out.push('\n');
+}
+
+/// Where exports go: `$XDG_STATE_HOME/estx-tui`, else the current directory.
+pub fn export_dir() -> PathBuf {
+    match std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("estx-tui"),
+        None => PathBuf::from("."),
+    }
+}
+
+/// The file name of an export as of `as_of`.
+pub fn file_name(as_of: DateTime<Utc>) -> String {
+    format!(
+        "estx-tui-transactions-{}.csv",
+        as_of.format("%Y%m%dT%H%M%S%.3fZ")
+    )
+}
+
+/// Writes the export off the UI loop and reports where (or why not).
+pub fn spawn(rows: Vec<TxnRow>, as_of: DateTime<Utc>, events: UnboundedSender<Event>) {
+    tokio::task::spawn_blocking(move || {
+        let result = write(&rows, as_of).map(|path| (path.display().to_string(), rows.len()));
+        let _ = events.send(Event::Exported(result));
+    });
+}
+
+fn write(rows: &[TxnRow], as_of: DateTime<Utc>) -> Result<PathBuf, String> {
+    let dir = export_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(file_name(as_of));
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    file.write_all(to_csv(rows, as_of).as_bytes())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(std::fs::canonicalize(&path).unwrap_or(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ProtocolConfig, Transaction};
+    use chrono::TimeZone;
+
+    #[test]
+    fn every_column_full_ids_and_the_as_of_time_quoted_as_csv_wants() {
+        let as_of = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let t = Transaction::from_source(
+            "a-very-long-transaction-id-0123456789abcdef",
+            serde_json::json!({"src_acct": "acme, inc", "dest_acct": "b\"q", "amount": 5,
+                "transaction_state": "pending", "modification_time": "2026-03-01T10:00:00Z"})
+            .as_object()
+            .expect("object"),
+        );
+        let row = TxnRow::of(&t, as_of, &ProtocolConfig::default());
+        let csv = to_csv(&[row], as_of);
+        let mut lines = csv.lines();
+        let header = lines.next().expect("header");
+        assert!(header.starts_with("as_of,id,state,src_acct,dest_acct,amount,"));
+        assert!(header.contains("stuck") && header.contains("problems"));
+        let line = lines.next().expect("row");
+        assert!(
+            line.starts_with(
+                "2026-03-01T12:00:00.000Z,a-very-long-transaction-id-0123456789abcdef,pending,\"acme, inc\",\"b\"\"q\",5,"
+            ),
+            "{line}"
+        );
+        assert_eq!(
+            file_name(as_of),
+            "estx-tui-transactions-20260301T120000.000Z.csv"
+        );
+    }
+}

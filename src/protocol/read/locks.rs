@@ -1,0 +1,109 @@
+//! Locks through the one read side: every lock query is built by
+//! [`super::queries`] from the resolved `owner`/`created_at` fields and paged
+//! by [`super::scan`], so the `locks` command, the audit and the sweep of
+//! abandoned locks see the same shard coverage and total as the other reads
+//! ("partial: N of M shards failed", "600 of 10 000").
+
+use super::poll::by_ids;
+use super::scan::{scan, Scan, ScanSummary};
+use super::Queries;
+use crate::error::{Error, Result};
+use crate::protocol::lock::LockInfo;
+use crate::protocol::locks::LockView;
+use crate::protocol::transaction::Transaction;
+use crate::protocol::Protocol;
+use serde_json::json;
+use std::collections::{BTreeSet, HashMap};
+
+/// Locks found by a scan of the locks index, with what the scan saw.
+#[derive(Debug, Clone, Default)]
+pub struct LockListing {
+    /// The locks, oldest first, each judged against its owner.
+    pub locks: Vec<LockView>,
+    /// Total, coverage (of the locks scan and of the owners' reads).
+    pub summary: ScanSummary,
+}
+
+impl Protocol {
+    /// Every lock, oldest first, with staleness (one scan plus one read of
+    /// the owners by id); with `complete_only`, stops before a page some
+    /// shards failed to fill (the summary's coverage says so). A missing
+    /// locks index is an empty listing.
+    pub async fn list_locks_with(&self, complete_only: bool) -> Result<LockListing> {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let what = Scan {
+            query: json!({"match_all": {}}),
+            sort: q.locks_sort(),
+            aggs: None,
+            complete_only,
+        };
+        let mut infos: Vec<LockInfo> = Vec::new();
+        let scanned = scan(self.cluster(), &self.config.indices.locks, what, |hits| {
+            infos.extend(hits.iter().map(|h| LockInfo::from_source(&h.id, &h.source)));
+            true
+        })
+        .await;
+        let mut summary = match scanned {
+            Ok(s) => s,
+            Err(Error::IndexMissing(_)) => return Ok(LockListing::default()),
+            Err(e) => return Err(e),
+        };
+        let owners: Vec<String> = infos
+            .iter()
+            .filter_map(|i| i.owner.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let by_search = d.transactions.id_problem().is_some();
+        let ix = &self.config.indices.transactions;
+        let found: HashMap<String, Transaction> = match by_ids(
+            self.cluster(),
+            ix,
+            &owners,
+            by_search,
+            &mut summary.coverage,
+        )
+        .await
+        {
+            Ok(docs) => owners
+                .iter()
+                .zip(docs)
+                .filter_map(|(id, d)| Some((id.clone(), Transaction::from_source(id, &d?))))
+                .collect(),
+            Err(Error::IndexMissing(_)) => HashMap::new(),
+            Err(e) => return Err(e),
+        };
+        let now = self.cluster().now();
+        let mut locks: Vec<LockView> = infos
+            .into_iter()
+            .map(|info| LockView::judge(info, &found, now, &self.config))
+            .collect();
+        locks.sort_by_key(|v| v.info.created_at);
+        Ok(LockListing { locks, summary })
+    }
+
+    /// Ids of the lock documents whose `owner` is `txn`, by a search on the
+    /// resolved `owner` field (the exact one, or a phrase on an analysed
+    /// one), with the scan's summary (a partial one may have missed some).
+    pub async fn lock_ids_owned_by(&self, txn: &str) -> Result<(Vec<String>, ScanSummary)> {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let what = Scan::new(q.locks_owned_by(&[txn.to_string()]), Vec::new());
+        let mut ids = Vec::new();
+        let summary = scan(self.cluster(), &self.config.indices.locks, what, |hits| {
+            ids.extend(hits.into_iter().map(|h| h.id));
+            true
+        })
+        .await?;
+        Ok((ids, summary))
+    }
+}
+
+/// The `locks` command's count line: "N locks" or, when fewer were read than
+/// the index holds (a partial view), "N of T locks".
+pub fn count_text(listing: &LockListing) -> Option<String> {
+    let seen = listing.locks.len() as u64;
+    (listing.summary.total > seen)
+        .then(|| format!("{seen} of {} locks read", listing.summary.total))
+}

@@ -1,0 +1,470 @@
+//! Reversal of a finished transfer: the compensating transfer (destination
+//! -> source, same amount) under an id derived from the original's, linked
+//! both ways (`reverses` on the new one, `reversed_by` on the original).
+//!
+//! Every part is idempotent, so a lost response or a rerun after a crash
+//! never makes two reversals: the reversal is created with `op_type=create`
+//! under its one possible id (an existing document that is this reversal is
+//! taken as ours), the link is a conditional write through the executor that
+//! keeps every other field, and the reversal itself runs through the
+//! ordinary recovery procedure, which is safe to run twice. Order: create,
+//! link, run, so the original names its reversal from the moment it exists.
+
+use super::decide::{Effect, NoopReason};
+use super::executor::DocDecision;
+use super::report::{StepReport, StepResult, Verdict};
+use super::steps::{Procedure, Refusal};
+use super::time::format_timestamp;
+use super::transaction::{Transaction, Transfer, TxnState};
+use super::{Protocol, RunLimits};
+use crate::cluster::CreateOutcome;
+use crate::error::{Error, Result};
+use serde_json::{json, Map, Value};
+mod verdict;
+
+pub use verdict::{ReverseOptions, ReverseRefusal, ReverseReport, ReverseVerdict};
+
+/// The field on a reversal naming the transaction it reverses.
+pub const REVERSES: &str = "reverses";
+/// The field on a reversed transaction naming its reversal.
+pub const REVERSED_BY: &str = "reversed_by";
+
+/// The one id the reversal of `original` can have, so retries and lost
+/// responses find the same document instead of making a second one.
+pub fn reversal_id(original: &str) -> String {
+    format!("{original}-reversal")
+}
+
+/// What the link decision found on the original.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LinkFound {
+    /// Not finished any more (or not readable as such).
+    State(Option<TxnState>),
+    /// Linked to another reversal.
+    Other(String),
+}
+
+/// The link as a pure decision on the original's whole document: write
+/// `reversed_by = rev` keeping every other field, a no-op when it is already
+/// there, and `Err` with what was found when the original is not a finished
+/// transaction free to link.
+fn link_decision(
+    src: &Map<String, Value>,
+    rev: &str,
+) -> std::result::Result<DocDecision, LinkFound> {
+    let state = src
+        .get("transaction_state")
+        .and_then(Value::as_str)
+        .map(TxnState::parse);
+    match link_of(src, REVERSED_BY) {
+        Some(by) if by == rev => {
+            return Ok(DocDecision::Noop(NoopReason::AlreadyLinked(by)));
+        }
+        Some(by) => return Err(LinkFound::Other(by)),
+        None => {}
+    }
+    if state != Some(TxnState::Finished) {
+        return Err(LinkFound::State(state));
+    }
+    let mut doc = src.clone();
+    doc.insert(REVERSED_BY.into(), Value::String(rev.to_string()));
+    Ok(DocDecision::Write(
+        doc,
+        Effect::Linked {
+            field: REVERSED_BY,
+            to: rev.to_string(),
+        },
+    ))
+}
+
+/// A link field's value (`None` when absent, null, empty or not a string).
+pub fn link_of(src: &Map<String, Value>, field: &str) -> Option<String> {
+    src.get(field)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// Whether `doc` is the reversal of `t`: it says so and moves the same
+/// amount the other way.
+fn is_reversal_of(doc: &Map<String, Value>, rev: &str, t: &Transfer) -> bool {
+    let r = Transaction::from_source(rev, doc);
+    link_of(doc, REVERSES).as_deref() == Some(t.id.as_str())
+        && r.src.as_deref() == Some(t.dest.as_str())
+        && r.dest.as_deref() == Some(t.src.as_str())
+        && r.amount == Some(t.amount)
+}
+
+/// Maps a sub-procedure's verdict that did not end `finished`.
+fn not_finished(what: &str, v: Verdict) -> ReverseVerdict {
+    match v {
+        Verdict::Refused(r) => ReverseVerdict::Refused(ReverseRefusal::Protocol(r)),
+        Verdict::Failed(e) => ReverseVerdict::Failed(e),
+        Verdict::Stopped(why) => ReverseVerdict::Stopped(format!("{what}: {why}")),
+        Verdict::Completed(s) | Verdict::NothingToDo(s) => {
+            ReverseVerdict::Stopped(format!("{what} left it {s}"))
+        }
+        Verdict::EndedElsewhere(s) => {
+            ReverseVerdict::Stopped(format!("{what}: another process left it {s}"))
+        }
+    }
+}
+
+fn ends_finished(v: &Verdict) -> bool {
+    matches!(
+        v,
+        Verdict::Completed(TxnState::Finished)
+            | Verdict::NothingToDo(TxnState::Finished)
+            | Verdict::EndedElsewhere(TxnState::Finished)
+    )
+}
+
+impl Protocol {
+    /// Reverses finished transaction `id` (see the module docs). Refuses a
+    /// transaction that is already reversed (naming the reversal), rolled
+    /// back, or not finished (a committed one is finished first when
+    /// `opts.finish_committed`).
+    pub async fn reverse(&self, id: &str, opts: ReverseOptions) -> ReverseReport {
+        let rev = reversal_id(id);
+        let mut report = ReverseReport {
+            original: id.to_string(),
+            reversal: rev.clone(),
+            original_state: None,
+            transfer: None,
+            resumed: false,
+            steps: Vec::new(),
+            verdict: ReverseVerdict::Stopped("not started".into()),
+        };
+        report.verdict = match self.reverse_steps(id, &rev, opts, &mut report).await {
+            Ok(v) => v,
+            Err(e) => ReverseVerdict::Failed(e),
+        };
+        report
+    }
+
+    async fn reverse_steps(
+        &self,
+        id: &str,
+        rev: &str,
+        opts: ReverseOptions,
+        report: &mut ReverseReport,
+    ) -> Result<ReverseVerdict> {
+        let index = self.config.indices.transactions.clone();
+        let not_found = || Error::NotFound {
+            kind: "transaction",
+            index: index.clone(),
+            id: id.to_string(),
+        };
+        let (mut txn, mut doc) = self.read_transaction(id).await?.ok_or_else(not_found)?;
+        report.original_state = txn.state.clone();
+        if txn.state == Some(TxnState::Committed) && link_of(&doc.source, REVERSED_BY).is_none() {
+            if !opts.finish_committed {
+                return Ok(ReverseVerdict::Refused(ReverseRefusal::Committed));
+            }
+            let finish = self
+                .run_procedure(id, Procedure::Recover, opts.force, RunLimits::default())
+                .await;
+            report.steps.extend(finish.steps);
+            if !ends_finished(&finish.verdict) {
+                return Ok(not_finished(
+                    "finishing the committed transaction",
+                    finish.verdict,
+                ));
+            }
+            (txn, doc) = self.read_transaction(id).await?.ok_or_else(not_found)?;
+        }
+        let refuse = |r| Ok(ReverseVerdict::Refused(r));
+        match &txn.state {
+            Some(TxnState::Finished) => {}
+            Some(TxnState::RolledBack) => return refuse(ReverseRefusal::RolledBack),
+            Some(TxnState::Committed) => return refuse(ReverseRefusal::Committed),
+            Some(TxnState::Unknown(s)) => {
+                return refuse(ReverseRefusal::Protocol(Refusal::UnknownState(s.clone())))
+            }
+            Some(s) => return refuse(ReverseRefusal::InFlight(s.clone())),
+            None => {
+                return refuse(ReverseRefusal::Protocol(Refusal::Malformed(
+                    txn.problems.join("; "),
+                )))
+            }
+        }
+        let t = match txn.transfer() {
+            Ok(t) => t,
+            Err(_) => {
+                return refuse(ReverseRefusal::Protocol(Refusal::Malformed(
+                    txn.problems.join("; "),
+                )))
+            }
+        };
+        report.transfer = Some(t.clone());
+        let linked = link_of(&doc.source, REVERSED_BY);
+        let existing = self.read_transaction(rev).await?;
+        match (&linked, &existing) {
+            (Some(by), _) if by != rev => {
+                return refuse(ReverseRefusal::AlreadyReversed { by: by.clone() })
+            }
+            (_, Some((_, d))) if !is_reversal_of(&d.source, rev, &t) => {
+                return refuse(ReverseRefusal::IdTaken(rev.to_string()))
+            }
+            (_, Some((r, _))) if r.state == Some(TxnState::RolledBack) => {
+                return refuse(ReverseRefusal::ReversalRolledBack(rev.to_string()))
+            }
+            (Some(_), Some((r, _))) if r.state == Some(TxnState::Finished) => {
+                return refuse(ReverseRefusal::AlreadyReversed {
+                    by: rev.to_string(),
+                })
+            }
+            (_, Some(_)) => report.resumed = true,
+            (_, None) => {}
+        }
+        // Before the first write: the mappings must accept every field
+        // (`reverses` and `reversed_by` included), or nothing is written.
+        self.check_writable().await?;
+        self.check_writable_with(&[REVERSES, REVERSED_BY]).await?;
+        let mut budget = opts.limits.max_steps;
+        let mut spend = || match budget {
+            Some(0) => false,
+            Some(n) => {
+                budget = Some(n - 1);
+                true
+            }
+            None => true,
+        };
+        let crashed = |before: &str| {
+            Ok(ReverseVerdict::Stopped(format!(
+                "simulated crash before {before}"
+            )))
+        };
+        if existing.is_none() {
+            if !spend() {
+                return crashed("creating the reversal");
+            }
+            self.check_accounts(&t.dest, &t.src).await?;
+            let result = self.create_reversal(rev, &t).await?;
+            let is_ours = !matches!(result, CreateResult::Taken);
+            self.reverse_step(report, rev, "reverse: create reversal", &index, rev, result);
+            if !is_ours {
+                return refuse(ReverseRefusal::IdTaken(rev.to_string()));
+            }
+        }
+        if linked.is_none() {
+            if !spend() {
+                return crashed("linking the original");
+            }
+            let mut found = None;
+            let linking = self
+                .exec
+                .run("transaction", &index, id, |src| {
+                    Ok(link_decision(src, rev).unwrap_or_else(|f| {
+                        found = Some(f);
+                        DocDecision::Noop(NoopReason::StateIs(TxnState::Finished))
+                    }))
+                })
+                .await;
+            let outcome = match linking {
+                Ok(ex) => ex.outcome,
+                Err(e) => {
+                    self.push_step(
+                        report,
+                        id,
+                        "reverse: link original",
+                        &index,
+                        id,
+                        StepResult::Error(e.to_string()),
+                    );
+                    return Err(e);
+                }
+            };
+            if let Some(found) = found {
+                // The original changed since it was read: undo our reversal
+                // while it is still only `created` (it moved nothing yet).
+                let cancel = self
+                    .run_procedure(rev, Procedure::Rollback, true, RunLimits::default())
+                    .await;
+                report.steps.extend(cancel.steps);
+                return refuse(match found {
+                    LinkFound::Other(by) => ReverseRefusal::AlreadyReversed { by },
+                    LinkFound::State(Some(s)) => ReverseRefusal::InFlight(s),
+                    LinkFound::State(None) => {
+                        ReverseRefusal::Protocol(Refusal::Malformed("no state".into()))
+                    }
+                });
+            }
+            self.push_step(
+                report,
+                id,
+                "reverse: link original",
+                &index,
+                id,
+                StepResult::from(&outcome),
+            );
+        }
+        let limits = RunLimits { max_steps: budget };
+        let run = self
+            .run_procedure(rev, Procedure::Recover, true, limits)
+            .await;
+        report.steps.extend(run.steps);
+        // Stopped because another process moved it on: it may have finished.
+        if let Verdict::Stopped(_) = run.verdict {
+            if let Some((r, _)) = self.read_transaction(rev).await? {
+                if r.state == Some(TxnState::Finished) {
+                    return Ok(ReverseVerdict::Reversed);
+                }
+            }
+        }
+        Ok(if ends_finished(&run.verdict) {
+            ReverseVerdict::Reversed
+        } else if matches!(run.verdict, Verdict::NothingToDo(TxnState::RolledBack)) {
+            ReverseVerdict::Refused(ReverseRefusal::ReversalRolledBack(rev.to_string()))
+        } else {
+            not_finished("running the reversal", run.verdict)
+        })
+    }
+
+    /// Creates the reversal with `op_type=create`; an existing document that
+    /// is this reversal (an earlier attempt, or our own write whose answer
+    /// was lost) counts as ours.
+    async fn create_reversal(&self, rev: &str, t: &Transfer) -> Result<CreateResult> {
+        let index = &self.config.indices.transactions;
+        let now = format_timestamp(self.cluster().now());
+        let doc: Map<String, Value> = json!({
+            "src_acct": t.dest,
+            "dest_acct": t.src,
+            "amount": t.amount,
+            "transaction_state": "created",
+            "creation_time": now,
+            "modification_time": now,
+            REVERSES: t.id,
+        })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            match self.cluster().create(index, rev, &doc).await {
+                Ok(CreateOutcome::Created) => return Ok(CreateResult::Created),
+                Ok(CreateOutcome::AlreadyExists) => {
+                    let existing = self.cluster().get(index, rev).await?;
+                    return Ok(match existing {
+                        Some(d) if is_reversal_of(&d.source, rev, t) => CreateResult::Existed,
+                        _ => CreateResult::Taken,
+                    });
+                }
+                Err(e) if e.is_transient() && attempts <= self.config.retry.max_unknown => {
+                    tokio::time::sleep(self.config.retry.base_backoff * attempts).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn reverse_step(
+        &self,
+        report: &mut ReverseReport,
+        txn: &str,
+        label: &str,
+        index: &str,
+        id: &str,
+        result: CreateResult,
+    ) {
+        let result = match result {
+            CreateResult::Created => StepResult::Updated(Effect::Created),
+            CreateResult::Existed => StepResult::Noop(NoopReason::AlreadyExists),
+            CreateResult::Taken => {
+                StepResult::Error(format!("`{id}` exists and is not this reversal"))
+            }
+        };
+        self.push_step(report, txn, label, index, id, result);
+    }
+
+    fn push_step(
+        &self,
+        report: &mut ReverseReport,
+        txn: &str,
+        label: &str,
+        index: &str,
+        id: &str,
+        result: StepResult,
+    ) {
+        let r = StepReport {
+            txn: txn.to_string(),
+            step: None,
+            label: label.to_string(),
+            target: format!("{index}/{id}"),
+            result,
+        };
+        self.notify(&r);
+        report.steps.push(r);
+    }
+}
+
+/// What creating the reversal found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CreateResult {
+    /// Written now.
+    Created,
+    /// Already there, and it is this reversal.
+    Existed,
+    /// The id is taken by something else.
+    Taken,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    fn finished() -> Map<String, Value> {
+        map(
+            json!({"src_acct":"A","dest_acct":"B","amount":5,"transaction_state":"finished",
+                   "modification_time":"2020-01-01T00:00:00Z","app_note":"kept"}),
+        )
+    }
+
+    #[test]
+    fn link_keeps_every_field_and_is_idempotent() {
+        let DocDecision::Write(doc, _) = link_decision(&finished(), "t-reversal").unwrap() else {
+            panic!("expected a write")
+        };
+        assert_eq!(doc["reversed_by"], "t-reversal");
+        assert_eq!(doc["app_note"], "kept");
+        assert_eq!(doc.len(), finished().len() + 1);
+        assert!(matches!(
+            link_decision(&doc, "t-reversal"),
+            Ok(DocDecision::Noop(NoopReason::AlreadyLinked(_)))
+        ));
+        assert_eq!(
+            link_decision(&doc, "other").err(),
+            Some(LinkFound::Other("t-reversal".into()))
+        );
+        let mut pending = finished();
+        pending.insert("transaction_state".into(), json!("pending"));
+        assert_eq!(
+            link_decision(&pending, "t-reversal").err(),
+            Some(LinkFound::State(Some(TxnState::Pending)))
+        );
+    }
+
+    #[test]
+    fn a_reversal_is_recognised_by_content() {
+        let t = Transfer {
+            id: "t".into(),
+            src: "A".into(),
+            dest: "B".into(),
+            amount: 5,
+        };
+        let ours = map(
+            json!({"src_acct":"B","dest_acct":"A","amount":5,"reverses":"t",
+                              "transaction_state":"created","modification_time":"2020-01-01T00:00:00Z"}),
+        );
+        assert!(is_reversal_of(&ours, "t-reversal", &t));
+        let mut other = ours.clone();
+        other.insert("amount".into(), json!(6));
+        assert!(!is_reversal_of(&other, "t-reversal", &t));
+        assert_eq!(reversal_id("t"), "t-reversal");
+    }
+}

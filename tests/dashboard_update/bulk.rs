@@ -1,0 +1,171 @@
+//! Bulk actions in `update`: marks by id that survive polls and sorts, the
+//! one dialog on the marked set (counts, what is left out), the required
+//! reason, the run's commands, progress and Esc stopping new items.
+
+use super::*;
+use estx::dashboard::bulk::{plan, BulkProgress};
+
+fn space() -> Event {
+    key(' ')
+}
+
+/// The bulk dialog re-read: `t-old` pending 90 min (runs), `t-mid`
+/// committed (refused for a rollback), `t-new` created a minute ago
+/// (needs force: left out).
+fn bulk_loaded(app: &mut App, action: Action) {
+    let checked = |t: Transaction, refusal: Option<&str>| {
+        Ok(Checked {
+            reread: Reread::Transaction(Box::new(detail_of(t, vec![]))),
+            refusal: refusal.map(str::to_string),
+        })
+    };
+    update(
+        app,
+        Event::BulkPreview {
+            action,
+            items: Ok(vec![
+                ("t-mid".into(), checked(txn("t-mid", "committed", 10), None)),
+                (
+                    "t-new".into(),
+                    checked(txn("t-new", "created", 1), Some("within the window")),
+                ),
+                ("t-old".into(), checked(txn("t-old", "pending", 90), None)),
+            ]),
+        },
+    );
+}
+
+#[test]
+fn marks_are_by_id_and_survive_polls_and_sorting() {
+    let mut app = app(false);
+    update(&mut app, space()); // t-old
+    update(&mut app, key('j'));
+    update(&mut app, space()); // t-mid
+    update(&mut app, space()); // unmarked again
+    update(&mut app, space());
+    assert_eq!(
+        app.marks.iter().map(String::as_str).collect::<Vec<_>>(),
+        ["t-mid", "t-old"]
+    );
+    update(&mut app, key('O')); // reverse the order
+    update(
+        &mut app,
+        Event::Polled(Ok(Box::new(snapshot(vec![
+            txn("t-new", "created", 1),
+            txn("t-mid", "committed", 10),
+            txn("t-old", "pending", 90),
+        ])))),
+    );
+    assert_eq!(app.marks.len(), 2);
+    // `*` marks every row of the filter; `u` clears.
+    update(&mut app, key('s')); // state filter: created
+    update(&mut app, key('*'));
+    assert!(app.marks.contains("t-new") && app.marks.len() == 3);
+    update(&mut app, key('u'));
+    assert!(app.marks.is_empty());
+}
+
+#[test]
+fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
+    let mut app = app(false);
+    update(&mut app, key('*'));
+    let cmds = update(&mut app, key('R'));
+    let ids: Vec<String> = ["t-mid", "t-new", "t-old"].map(String::from).to_vec();
+    assert_eq!(cmds, vec![Command::LoadBulkPreview(Action::Rollback, ids)]);
+    bulk_loaded(&mut app, Action::Rollback);
+    let d = app.dialog.as_ref().unwrap();
+    let p = plan(d.action, d.bulk.as_ref().unwrap()).unwrap();
+    assert_eq!(p.runs.len(), 1);
+    assert_eq!(p.runs[0].target, "t-old");
+    assert_eq!(p.left_out.len(), 2, "{:?}", p.left_out);
+    assert!(p.left_out.keys().any(|k| k.starts_with("refused: ")));
+    assert!(p.left_out.keys().any(|k| k.starts_with("need force")));
+    // `!` never acts in bulk.
+    assert!(update(&mut app, key('!')).is_empty());
+    assert!(app.dialog.as_ref().unwrap().asking_reason.is_none());
+    // y, then Enter without a reason: refused by the trail's rule.
+    assert!(update(&mut app, key('y')).is_empty());
+    assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
+    let last = &app.log.back().unwrap().text;
+    assert!(last.contains("needs a reason"), "{last}");
+    for c in "outage cleanup".chars() {
+        update(&mut app, key(c));
+    }
+    let cmds = update(&mut app, code(KeyCode::Enter));
+    let [Command::RunBulk(runs)] = cmds.as_slice() else {
+        panic!("{cmds:?}")
+    };
+    assert_eq!(runs.len(), 1);
+    assert_eq!(
+        (runs[0].force, runs[0].reason.as_deref()),
+        (false, Some("outage cleanup"))
+    );
+    assert!(app.marks.is_empty() && app.dialog.is_none());
+    // No other action while it runs.
+    update(&mut app, key('F'));
+    assert!(app.dialog.is_none());
+}
+
+#[test]
+fn progress_counts_items_and_esc_stops_starting_new_ones() {
+    let mut app = app(false);
+    app.bulk = Some(BulkProgress {
+        action: Action::Rollback,
+        total: 3,
+        done: 0,
+        failed: 0,
+        stopping: false,
+    });
+    let item = |id: &str, ok| Event::BulkItem {
+        action: Action::Rollback,
+        id: id.into(),
+        summary: "completed".into(),
+        ok,
+    };
+    update(&mut app, item("t-old", true));
+    update(&mut app, item("t-mid", false));
+    let b = app.bulk.as_ref().unwrap();
+    assert_eq!((b.done, b.failed), (2, 1));
+    assert_eq!(
+        update(&mut app, code(KeyCode::Esc)),
+        vec![Command::StopBulk]
+    );
+    assert!(app.bulk.as_ref().unwrap().stopping);
+    assert!(
+        update(&mut app, code(KeyCode::Esc)).is_empty(),
+        "asked once"
+    );
+    let cmds = update(
+        &mut app,
+        Event::BulkDone {
+            action: Action::Rollback,
+            not_started: 1,
+        },
+    );
+    assert!(cmds.contains(&Command::PollNow));
+    assert!(app.bulk.is_none());
+    let last = &app.log.back().unwrap().text;
+    assert!(last.contains("2 ended, 1 failed, 1 not started"), "{last}");
+}
+
+#[test]
+fn e_exports_the_table_as_of_the_snapshot_and_logs_where() {
+    let mut app = app(false);
+    assert_eq!(update(&mut app, key('e')), vec![Command::Export(now())]);
+    update(
+        &mut app,
+        Event::Exported(Ok(("/tmp/x/estx-tui-transactions.csv".into(), 3))),
+    );
+    let last = &app.log.back().unwrap().text;
+    assert_eq!(
+        last,
+        "exported 3 row(s) to /tmp/x/estx-tui-transactions.csv"
+    );
+    update(&mut app, Event::Exported(Err("/ro: read-only".into())));
+    assert!(app
+        .log
+        .back()
+        .unwrap()
+        .text
+        .starts_with("export failed: /ro"));
+}
