@@ -56,7 +56,7 @@ fn a_strict_accounts_index_is_refused_before_step_one_until_upgraded() {
         .code(1)
         .stderr_has("refused before the first write")
         .stderr_has("dynamic: strict")
-        .stderr_has("settled_transactions")
+        .stderr_has("pending_deltas")
         .stderr_has("init --upgrade-mappings");
     assert_eq!(
         before,

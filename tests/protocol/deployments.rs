@@ -323,7 +323,8 @@ async fn a_strict_accounts_index_is_refused_up_front_then_upgraded() {
     let text = e.to_string();
     assert!(
         text.contains("dynamic: strict")
-            && text.contains("settled_transactions")
+            && text.contains("pending_deltas")
+            && !text.contains("settled_transactions")
             && text.contains("init --upgrade-mappings"),
         "{text}"
     );
