@@ -58,6 +58,19 @@ impl Protocol {
         concurrency: usize,
         allow_partial: bool,
     ) -> Result<Vec<ProcedureReport>> {
+        let ids = self.stuck_ids_to_recover(allow_partial).await?;
+        let reports = stream::iter(ids)
+            .map(|id| async move { self.recover(&id, false).await })
+            .buffer_unordered(concurrency.max(1))
+            .collect::<Vec<_>>()
+            .await;
+        Ok(reports)
+    }
+
+    /// The ids of every stuck transaction, for a recovery of all of them:
+    /// refuses a partial view unless `allow_partial`, and mappings that would
+    /// reject the protocol's writes (before anything is written).
+    pub(crate) async fn stuck_ids_to_recover(&self, allow_partial: bool) -> Result<Vec<String>> {
         let Listing {
             transactions,
             summary,
@@ -68,12 +81,6 @@ impl Protocol {
         if !transactions.is_empty() {
             self.check_writable().await?;
         }
-        let ids: Vec<String> = transactions.into_iter().map(|t| t.id).collect();
-        let reports = stream::iter(ids)
-            .map(|id| async move { self.recover(&id, false).await })
-            .buffer_unordered(concurrency.max(1))
-            .collect::<Vec<_>>()
-            .await;
-        Ok(reports)
+        Ok(transactions.into_iter().map(|t| t.id).collect())
     }
 }

@@ -68,7 +68,6 @@
 mod item;
 mod round;
 
-use super::read::Listing;
 use super::report::{ProcedureReport, Verdict};
 use super::steps::{self, plan, Procedure};
 use super::transaction::{Transaction, TxnState};
@@ -127,17 +126,7 @@ impl Protocol {
         opts: BatchOptions,
         allow_partial: bool,
     ) -> Result<Vec<ProcedureReport>> {
-        let Listing {
-            transactions,
-            summary,
-        } = self.stuck().await?;
-        summary
-            .coverage
-            .require_complete(allow_partial, "recover every stuck transaction")?;
-        if !transactions.is_empty() {
-            self.check_writable().await?;
-        }
-        let ids: Vec<String> = transactions.into_iter().map(|t| t.id).collect();
+        let ids = self.stuck_ids_to_recover(allow_partial).await?;
         Ok(self.recover_batched(&ids, opts).await)
     }
 
