@@ -208,12 +208,19 @@ where
         }
         _ => None,
     };
+    // The demo runs its own throw-away cluster: a default profile (maybe a
+    // read-only production one) is not for it; only an explicit one is.
+    let is_demo = matches!(cli.command, Some(super::args::Command::Demo(_)));
     let name = cli
         .global
         .profile
         .clone()
         .filter(|n| !n.is_empty())
-        .or_else(|| file.as_ref().and_then(|(_, c)| c.default_profile.clone()));
+        .or_else(|| {
+            file.as_ref()
+                .filter(|_| !is_demo)
+                .and_then(|(_, c)| c.default_profile.clone())
+        });
     let Some(name) = name else {
         return Ok(cli);
     };

@@ -114,3 +114,17 @@ fn a_profile_holding_a_secret_is_refused() {
         .stderr_has("`profiles.p.password` looks like a secret");
     assert!(!out.stderr.contains("hunter2"), "{out}");
 }
+
+/// The demo runs its own throw-away cluster: the file's default profile is
+/// not applied to it (this one is even refused elsewhere, holding a secret).
+#[test]
+fn the_demo_ignores_the_default_profile() {
+    let w = World::bare();
+    let xdg = config(
+        &w,
+        "default_profile = \"p\"\n[profiles.p]\nurl = \"http://localhost:9200\"\npassword = \"hunter2\"\n",
+    );
+    let env = [("XDG_CONFIG_HOME", xdg.as_str())];
+    bare_run(&w, &env, &["list"]).code(2);
+    bare_run(&w, &env, &["demo", "--no-ui", "--for", "1s"]).code(0);
+}
