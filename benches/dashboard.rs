@@ -47,20 +47,10 @@ async fn main() {
     let mut options = ConnectOptions::new(server.url());
     options.timeout = Duration::from_secs(120);
     let cluster = Cluster::connect(&options).expect("client");
-    for (name, body) in [
-        (
-            &ix.transactions,
-            include_str!("../assets/mappings/transactions.json"),
-        ),
-        (
-            &ix.accounts,
-            include_str!("../assets/mappings/accounts.json"),
-        ),
-        (&ix.locks, include_str!("../assets/mappings/locks.json")),
-    ] {
-        let body: Value = serde_json::from_str(body).expect("mapping");
+    // The mappings `init` ships (the audit index included).
+    for (name, body) in estx::protocol::setup::index_bodies(&ix).expect("mappings") {
         cluster
-            .create_index(name, body)
+            .create_index(&name, body)
             .await
             .expect("create index");
     }

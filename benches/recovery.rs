@@ -43,20 +43,10 @@ async fn fresh_indices(cluster: &Cluster, prefix: &str, tag: &str) -> Indices {
         locks: format!("{prefix}{tag}locks"),
         audit: format!("{prefix}{tag}audit"),
     };
-    for (name, body) in [
-        (
-            &ix.transactions,
-            include_str!("../assets/mappings/transactions.json"),
-        ),
-        (
-            &ix.accounts,
-            include_str!("../assets/mappings/accounts.json"),
-        ),
-        (&ix.locks, include_str!("../assets/mappings/locks.json")),
-    ] {
-        let body: Value = serde_json::from_str(body).expect("mapping");
+    // The mappings `init` ships (the audit index included).
+    for (name, body) in estx::protocol::setup::index_bodies(&ix).expect("mappings") {
         cluster
-            .create_index(name, body)
+            .create_index(&name, body)
             .await
             .expect("create index");
     }

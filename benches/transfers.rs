@@ -17,7 +17,7 @@ use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::{
     Indices, NewTransfer, Protocol, ProtocolConfig, RunLimits, TxnState, Verdict,
 };
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::{Duration, Instant};
 
 const ACCOUNTS: [&str; 4] = ["a0", "a1", "a2", "a3"];
@@ -44,20 +44,10 @@ async fn main() {
         audit: format!("{prefix}audit"),
     };
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
-    for (name, body) in [
-        (
-            &ix.transactions,
-            include_str!("../assets/mappings/transactions.json"),
-        ),
-        (
-            &ix.accounts,
-            include_str!("../assets/mappings/accounts.json"),
-        ),
-        (&ix.locks, include_str!("../assets/mappings/locks.json")),
-    ] {
-        let body: Value = serde_json::from_str(body).expect("mapping");
+    // The mappings `init` ships (the audit index included).
+    for (name, body) in estx::protocol::setup::index_bodies(&ix).expect("mappings") {
         cluster
-            .create_index(name, body)
+            .create_index(&name, body)
             .await
             .expect("create index");
     }
