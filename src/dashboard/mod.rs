@@ -18,6 +18,7 @@ pub mod export;
 pub mod keymap;
 pub mod poller;
 pub mod snapshot;
+pub mod target;
 pub mod terminal;
 pub mod ui;
 pub mod update;
@@ -117,6 +118,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     }
                     Command::SetInterval(d) => {
                         let _ = ctrl_tx.send(PollControl::Interval(d));
+                    }
+                    Command::SetListing(state) => {
+                        let _ = ctrl_tx.send(PollControl::Listing(state));
                     }
                     Command::LoadPreview(action, id) => {
                         actions::spawn_preview(proto.clone(), action, id, tx.clone())

@@ -4,5 +4,5 @@
 
 pub use crate::protocol::read::poll::{
     load, AccountEntry, ReadStatus, Snapshot, StateCount, DEFAULT_CAP, LOCKS_CAP,
-    PENDING_ACCOUNTS_CAP,
+    PENDING_ACCOUNTS_CAP, TerminalListing,
 };

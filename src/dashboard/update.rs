@@ -24,6 +24,13 @@ pub const INTERVAL_RANGE: (Duration, Duration) = (Duration::from_secs(1), Durati
 pub fn update(app: &mut App, event: Event) -> Vec<Command> {
     let tick = matches!(event, Event::Tick(_));
     let mut cmds = apply(app, event);
+    // The poll lists only transactions in flight unless told to list the
+    // terminal state the filter is on too.
+    let terminal = app.state_filter().filter(|s| s.is_terminal()).cloned();
+    if terminal != app.listing {
+        app.listing = terminal.clone();
+        cmds.push(Command::SetListing(terminal));
+    }
     if !tick {
         app.refresh_view();
     }
@@ -38,7 +45,11 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
 
 fn apply(app: &mut App, event: Event) -> Vec<Command> {
     match event {
-        Event::Key(key) => on_key(app, key),
+        Event::Key(key) => {
+            let cmds = on_key(app, key);
+            follow_focus(app);
+            cmds
+        }
         Event::Mouse(m) => {
             if app.dialog.is_some() || app.help {
                 return vec![];
@@ -49,6 +60,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
                 MouseEventKind::Down(MouseButton::Left) => click(app, m.column, m.row),
                 _ => {}
             }
+            follow_focus(app);
             vec![]
         }
         Event::Resize(w, h) => {
@@ -200,6 +212,16 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         app.should_quit = true;
         return vec![Command::Quit];
     }
+    if key.modifiers.contains(KeyModifiers::ALT) {
+        // No key is bound with Alt: an Alt-<key> is an Esc typed just
+        // before the key (a terminal or tmux within its `escape-time` sends
+        // the two as one), so it is handled as Esc then the key.
+        let mut cmds = on_key(app, KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        let mut plain = key;
+        plain.modifiers.remove(KeyModifiers::ALT);
+        cmds.extend(on_key(app, plain));
+        return cmds;
+    }
     if app.dialog.is_some() {
         return on_dialog_key(app, key);
     }
@@ -243,7 +265,8 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                     // Read it again even if it was read before.
                     app.lookup_asked = None;
                     app.looked_up = None;
-                    app.select(id);
+                    app.select(id.clone());
+                    app.pinned = Some(id);
                 }
             }
             KeyCode::Esc => app.editing_lookup = None,
@@ -396,6 +419,28 @@ fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {
     );
     app.interval = Duration::from_secs(secs as u64);
     vec![Command::SetInterval(app.interval)]
+}
+
+/// The detail follows the focused pane's selection: the transaction while
+/// the table has the focus, the selected account while the accounts pane
+/// has it; other panes leave it showing what it showed.
+fn follow_focus(app: &mut App) {
+    match app.focus {
+        Pane::Transactions => {
+            if app.account_drill.take().is_some() {
+                app.detail_scroll = 0;
+            }
+        }
+        Pane::Accounts => {
+            if let Some(id) = app.selected_account.clone() {
+                if app.account_drill.as_ref() != Some(&id) {
+                    app.detail_scroll = 0;
+                    app.account_drill = Some(id);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 fn cycle_focus(app: &mut App, step: isize) {

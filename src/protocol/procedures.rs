@@ -167,17 +167,10 @@ impl Protocol {
             // written with), to the millisecond: a `500ms` window is not 0.
             // A zero window protects nothing, not even a time slightly ahead
             // (written on another process's estimate of the cluster clock).
+            let now = self.cluster().now();
             let window = self.config.recovery_window;
-            if let Some(modified) = txn.modification_time {
-                let age = self.cluster().now() - modified;
-                let window_len =
-                    chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
-                if !window.is_zero() && age < window_len {
-                    return Err(Refusal::Recent {
-                        age_seconds: age.num_seconds(),
-                        window_seconds: window.as_secs(),
-                    });
-                }
+            if let Some(r) = Refusal::within_window(txn.modification_time, now, window) {
+                return Err(r);
             }
         }
         Ok(Some((state, transfer)))

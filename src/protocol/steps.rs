@@ -135,6 +135,41 @@ pub enum Refusal {
     },
 }
 
+impl Refusal {
+    /// The recovery-window rule, written once: a transaction modified less
+    /// than `window` before `now` may still have a worker running it, so an
+    /// unforced run is refused. A zero window protects nothing.
+    pub fn within_window(
+        modified: Option<chrono::DateTime<chrono::Utc>>,
+        now: chrono::DateTime<chrono::Utc>,
+        window: std::time::Duration,
+    ) -> Option<Refusal> {
+        let age = now - modified?;
+        let window_len = chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
+        (!window.is_zero() && age < window_len).then(|| Refusal::Recent {
+            age_seconds: age.num_seconds(),
+            window_seconds: window.as_secs(),
+        })
+    }
+
+    /// The refusal in words, where forcing can lift it ending with the
+    /// caller's way to force (`--force` on the command line, the dialog's
+    /// force key in the dashboard): the text is written once, here.
+    pub fn explain(&self, force: &str) -> String {
+        match self {
+            Refusal::Recent {
+                age_seconds,
+                window_seconds,
+            } => format!(
+                "transaction was modified {age_seconds}s ago, within the {window_seconds}s recovery window: \
+                 a worker may still be running it (use {force} to act anyway)"
+            ),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The command line's wording: [`Refusal::explain`] with `--force`.
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -143,11 +178,7 @@ impl fmt::Display for Refusal {
                  (recover it) and then be reversed by a new transfer",
             ),
             Refusal::UnknownState(s) => write!(f, "transaction is in unknown state `{s}`; refusing to guess"),
-            Refusal::Recent { age_seconds, window_seconds } => write!(
-                f,
-                "transaction was modified {age_seconds}s ago, within the {window_seconds}s recovery window: \
-                 a worker may still be running it (use --force to act anyway)"
-            ),
+            Refusal::Recent { .. } => f.write_str(&self.explain("--force")),
             Refusal::Malformed(p) => write!(f, "transaction is malformed: {p}"),
             Refusal::AlreadyExists(id) => write!(
                 f,
