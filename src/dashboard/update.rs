@@ -421,25 +421,12 @@ fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {
     vec![Command::SetInterval(app.interval)]
 }
 
-/// The detail follows the focused pane's selection: the transaction while
-/// the table has the focus, the selected account while the accounts pane
-/// has it; other panes leave it showing what it showed.
+/// The detail follows the focused pane's selection: once the table has the
+/// focus again it shows the selected transaction, not the account drilled
+/// into (`Enter` on an account shows that account until then).
 fn follow_focus(app: &mut App) {
-    match app.focus {
-        Pane::Transactions => {
-            if app.account_drill.take().is_some() {
-                app.detail_scroll = 0;
-            }
-        }
-        Pane::Accounts => {
-            if let Some(id) = app.selected_account.clone() {
-                if app.account_drill.as_ref() != Some(&id) {
-                    app.detail_scroll = 0;
-                    app.account_drill = Some(id);
-                }
-            }
-        }
-        _ => {}
+    if app.focus == Pane::Transactions && app.account_drill.take().is_some() {
+        app.detail_scroll = 0;
     }
 }
 
@@ -495,8 +482,7 @@ fn move_selection(app: &mut App, delta: isize) {
             }
         }
         Pane::Log => {
-            let rows = ui::pane_rows(app.size).log;
-            let last_top = app.log.len().saturating_sub(rows);
+            let last_top = app.log_last_top();
             let top = (app.view.log_top as isize)
                 .saturating_add(delta)
                 .clamp(0, last_top as isize) as usize;
