@@ -32,28 +32,50 @@ pub fn entry_rows(e: &LogEntry, width: usize) -> usize {
     wrapped_rows(&[entry_line(e)], width)
 }
 
-/// Draws the log pane: entries from the view's first one, each wrapped
-/// whole, as many as fit.
+/// Draws the log pane. Following the newest, the newest entries sit at the
+/// bottom and an older one that does not fit whole is cut at the top (as a
+/// terminal scrolls); scrolled, entries start at the view's first one and
+/// the pane is cut at the bottom.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let len = app.log.len();
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
     let width = usize::from(area.width.saturating_sub(2)).max(1);
-    let start = app.view.log_top.min(len);
-    let (mut used, mut shown) = (0, 0);
-    for e in app.log.iter().skip(start) {
-        let h = entry_rows(e, width);
-        if shown > 0 && used + h > rows {
-            break;
+    let heights: Vec<usize> = app.log.iter().map(|e| entry_rows(e, width)).collect();
+    let (start, end, skip_rows) = match app.log_top {
+        None => {
+            let mut start = len;
+            let mut used = 0;
+            while start > 0 && used < rows {
+                start -= 1;
+                used += heights[start];
+            }
+            (start, len, used.saturating_sub(rows))
         }
-        used += h;
-        shown += 1;
-    }
+        Some(_) => {
+            let start = app.view.log_top.min(len);
+            let mut end = start;
+            let mut used = 0;
+            while end < len && (end == start || used + heights[end] <= rows) {
+                used += heights[end];
+                end += 1;
+            }
+            (start, end, 0)
+        }
+    };
+    // Entries wholly above and below what shows.
+    let above = if skip_rows > 0 { start + 1 } else { start };
     let mut title = String::from(" log ");
-    title.push_str(&more_hint(start, shown, len));
+    title.push_str(&more_hint(above, end - above, len));
     if app.log_top.is_some() {
         title.push_str("(scrolled; G follows) ");
     }
-    let lines: Vec<Line> = app.log.iter().skip(start).take(shown).map(entry_line).collect();
+    let lines: Vec<Line> = app
+        .log
+        .iter()
+        .skip(start)
+        .take(end - start)
+        .map(entry_line)
+        .collect();
     let body = if lines.is_empty() {
         vec![Line::styled("nothing yet", dim())]
     } else {
@@ -62,6 +84,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(
         Paragraph::new(body)
             .wrap(Wrap { trim: false })
+            .scroll((skip_rows.min(usize::from(u16::MAX)) as u16, 0))
             .block(pane_block(title, app.focus == Pane::Log)),
         area,
     );
