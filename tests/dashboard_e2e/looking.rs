@@ -34,9 +34,13 @@ fn the_state_filter_lists_rolled_back_transactions_and_esc_tab_moves_on() {
         "the in-flight one is filtered out:\n{screen}"
     );
 
-    // Esc and Tab in one write arrive as Alt-Tab.
+    // Esc and Tab in one write arrive as Alt-Tab: Esc still clears the
+    // text filter, and Tab still moves the focus on.
+    filter_to(&tui, "undone");
     tui.keys(&["Escape", "Tab"]);
-    tui.wait_for("the detail focused", |s| s.contains("┏ detail:"));
+    tui.wait_for("the filter cleared and the detail focused", |s| {
+        s.contains("┏ detail:") && !s.contains("· /undone")
+    });
     tui.keys(&["q"]);
     assert_eq!(tui.wait_exit(), 0);
     eprintln!(
