@@ -16,6 +16,7 @@ pub mod confirm;
 pub mod event;
 pub mod export;
 pub mod keymap;
+pub mod mouse;
 pub mod poller;
 pub mod snapshot;
 pub mod target;

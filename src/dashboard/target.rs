@@ -18,14 +18,18 @@ use super::view::Fate;
 pub fn transaction_target(app: &App) -> Result<String, String> {
     match app.focus {
         Pane::Accounts => {
-            return Err("select a lock or a transaction: the accounts pane's rows are \
+            return Err(
+                "select a lock or a transaction: the accounts pane's rows are \
                  accounts (Tab to the transactions or the locks pane)"
-                .into())
+                    .into(),
+            )
         }
         Pane::Locks => {
-            return Err("the locks pane's rows are locks: L releases the selected lock; \
+            return Err(
+                "the locks pane's rows are locks: L releases the selected lock; \
                  Enter opens its owner transaction"
-                .into())
+                    .into(),
+            )
         }
         Pane::Detail if app.view.account.is_some() => {
             return Err("the detail shows an account, not a transaction: select a \
@@ -41,9 +45,9 @@ pub fn transaction_target(app: &App) -> Result<String, String> {
         return Ok(id);
     }
     let why = match app.view.detail.as_ref().map(|d| &d.fate) {
-        Some(Fate::Filtered) => format!(
-            "{id} is hidden by the filter: clear it (Esc, s, x, X) or look it up with #"
-        ),
+        Some(Fate::Filtered) => {
+            format!("{id} is hidden by the filter: clear it (Esc, s, x, X) or look it up with #")
+        }
         _ => format!("{id} left the list: look it up with # to act on it"),
     };
     Err(format!("{why}; nothing done"))

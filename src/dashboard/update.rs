@@ -57,7 +57,9 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             match m.kind {
                 MouseEventKind::ScrollDown => move_selection(app, 1),
                 MouseEventKind::ScrollUp => move_selection(app, -1),
-                MouseEventKind::Down(MouseButton::Left) => click(app, m.column, m.row),
+                MouseEventKind::Down(MouseButton::Left) => {
+                    super::mouse::click(app, m.column, m.row)
+                }
                 _ => {}
             }
             follow_focus(app);
@@ -453,7 +455,7 @@ fn step(cursor: Option<usize>, delta: isize, len: usize) -> Option<usize> {
     Some(next.clamp(0, len as isize - 1) as usize)
 }
 
-fn move_selection(app: &mut App, delta: isize) {
+pub(super) fn move_selection(app: &mut App, delta: isize) {
     match app.focus {
         Pane::Transactions => {
             if let Some(i) = step(app.view.cursor, delta, app.view.rows.len()) {
@@ -500,57 +502,4 @@ fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
         (None, None) => 0,
     };
     lines.saturating_sub(usize::from(area.height.saturating_sub(2)))
-}
-
-/// A left click focuses the pane under the pointer; in the transaction
-/// table, the accounts and the locks it also selects the row.
-fn click(app: &mut App, column: u16, row: u16) {
-    let areas = ui::areas(app);
-    let Some(pane) = areas.pane_at(column, row) else {
-        return;
-    };
-    app.focus = pane;
-    let locks = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
-    // Area, first row on screen, rows, lines per row, header lines.
-    let (area, offset, len, per_row, header) = match pane {
-        Pane::Transactions => (
-            areas.transactions,
-            app.view.table_offset,
-            app.view.rows.len(),
-            1,
-            1,
-        ),
-        Pane::Accounts => (
-            areas.accounts,
-            app.view.account_offset,
-            app.view.accounts.len(),
-            1,
-            1,
-        ),
-        Pane::Locks if ui::locks_one_line(areas.locks) => {
-            (areas.locks, app.view.lock_offset, locks, 1, 1)
-        }
-        Pane::Locks => (areas.locks, app.view.lock_offset, locks, 2, 0),
-        _ => return,
-    };
-    let first = area.y + 1 + header;
-    let last = area.y + area.height.saturating_sub(1);
-    if row < first || row >= last {
-        return;
-    }
-    let index = offset + usize::from((row - first) / per_row);
-    if index >= len {
-        return;
-    }
-    match pane {
-        Pane::Transactions => app.select_index(index),
-        Pane::Accounts => app.selected_account = app.view.accounts.get(index).cloned(),
-        _ => {
-            app.selected_lock = app
-                .snapshot
-                .as_ref()
-                .and_then(|s| s.locks.get(index))
-                .map(|l| l.info.resource.clone())
-        }
-    }
 }

@@ -30,7 +30,9 @@ fn the_state_filter_lists_rolled_back_transactions_and_esc_tab_moves_on() {
         s.contains("· state rolled-back") && s.contains(&done.id) && s.contains("transactions 1/2")
     });
     assert!(
-        !screen.lines().any(|l| l.contains(&live.id) && l.contains("pending")),
+        !screen
+            .lines()
+            .any(|l| l.contains(&live.id) && l.contains("pending")),
         "the in-flight one is filtered out:\n{screen}"
     );
 
@@ -87,7 +89,11 @@ fn the_export_key_writes_the_filtered_rows_where_the_log_says() {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     assert_eq!(rows.len(), 1, "only the filtered row:\n{csv}");
     assert_eq!(rows[0].len(), header.len(), "{csv}");
-    assert_eq!((rows[0][1], rows[0][2]), (a.id.as_str(), "pending"), "{csv}");
+    assert_eq!(
+        (rows[0][1], rows[0][2]),
+        (a.id.as_str(), "pending"),
+        "{csv}"
+    );
     assert!(!csv.contains(&b.id), "a row the filter hides:\n{csv}");
 
     tui.keys(&["q"]);

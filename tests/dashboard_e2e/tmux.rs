@@ -51,9 +51,21 @@ impl Tmux {
     /// state of the terminal (`TTY=cooked` or `TTY=raw`), then lingers so the
     /// test can read them. `log_file` is where the program was told to log
     /// (shown when the test fails).
-    /// `env` is set for the program (e.g. `XDG_STATE_HOME`, where the
-    /// dashboard's export goes).
+    #[allow(dead_code)] // used by tests/cli, which includes this file
     pub fn start(
+        tag: &str,
+        cols: u16,
+        rows: u16,
+        program: &str,
+        args: &[String],
+        log_file: &Path,
+    ) -> Tmux {
+        Tmux::start_with_env(tag, cols, rows, program, args, log_file, &[])
+    }
+
+    /// [`Tmux::start`] with `env` set for the program (e.g. `XDG_STATE_HOME`,
+    /// where the dashboard's export goes).
+    pub fn start_with_env(
         tag: &str,
         cols: u16,
         rows: u16,

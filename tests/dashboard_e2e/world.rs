@@ -312,7 +312,7 @@ fn start_dashboard_with_env(
     .map(|s| s.to_string())
     .collect();
     args.extend(extra.iter().map(|s| s.to_string()));
-    Tmux::start(
+    Tmux::start_with_env(
         tag,
         COLS,
         ROWS,

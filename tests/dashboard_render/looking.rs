@@ -70,7 +70,11 @@ fn audit_findings_wrap_whole() {
         .map(|l| l.trim_matches(|c: char| c == '│' || c == ' ' || c == '┃'))
         .collect::<Vec<_>>()
         .join(" ");
-    for needle in ["t-20261121-very-long-transaction-id-8c484f44", "-12345:", "undoes it"] {
+    for needle in [
+        "t-20261121-very-long-transaction-id-8c484f44",
+        "-12345:",
+        "undoes it",
+    ] {
         assert!(flat.contains(needle), "{needle} cut:\n{s}");
     }
 }

@@ -124,7 +124,10 @@ fn the_command_line_keeps_its_own_force_hint() {
         age_seconds: 5,
         window_seconds: 120,
     };
-    assert!(r.to_string().ends_with("(use --force to act anyway)"), "{r}");
+    assert!(
+        r.to_string().ends_with("(use --force to act anyway)"),
+        "{r}"
+    );
     assert_eq!(r.to_string(), r.explain("--force"));
 }
 
@@ -141,11 +144,7 @@ fn a_terminal_state_filter_asks_the_poller_for_that_state() {
     }
     assert_eq!(
         asked,
-        vec![
-            Some(TxnState::Finished),
-            Some(TxnState::RolledBack),
-            None
-        ]
+        vec![Some(TxnState::Finished), Some(TxnState::RolledBack), None]
     );
 }
 

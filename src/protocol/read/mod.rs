@@ -17,6 +17,7 @@ pub mod poll;
 pub mod queries;
 pub mod rules;
 pub mod scan;
+pub mod state_counts;
 pub mod writes;
 
 pub use coverage::Coverage;

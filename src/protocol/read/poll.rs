@@ -11,8 +11,10 @@
 
 use super::coverage::Coverage;
 use super::discovery::{Discovery, Refresh};
-use super::queries::{Queries, MISSING_STATE_KEY};
+use super::queries::Queries;
 use super::scan::total_hits;
+use super::state_counts::{buckets, count_listed};
+pub use super::state_counts::{ordered, StateCount};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
@@ -24,17 +26,6 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
-
-/// Count and age of one state.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StateCount {
-    /// The state (unknown ones verbatim; `None` = field missing).
-    pub state: Option<TxnState>,
-    /// Documents in it.
-    pub count: u64,
-    /// Oldest modification time in it.
-    pub oldest: Option<DateTime<Utc>>,
-}
 
 /// An account as the dashboard knows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -314,7 +305,7 @@ pub async fn load_with(
             .map(|h| Transaction::from_source(&h.id, &h.source))
             .collect();
         if aggregate {
-            buckets.extend(self::buckets(&odd));
+            buckets.extend(super::state_counts::buckets(&odd));
         } else {
             buckets.extend(count_listed(&odd_txns));
         }
@@ -469,60 +460,4 @@ fn entry(src: &serde_json::Map<String, Value>) -> AccountEntry {
         Ok(s) => AccountEntry::Ok(s),
         Err(p) => AccountEntry::Malformed(p),
     }
-}
-
-/// Counts listed transactions by state (where no aggregation is possible).
-fn count_listed(txns: &[Transaction]) -> Vec<StateCount> {
-    let mut out: Vec<StateCount> = Vec::new();
-    for t in txns {
-        match out.iter_mut().find(|c| c.state == t.state) {
-            Some(c) => c.count += 1,
-            None => out.push(StateCount {
-                state: t.state.clone(),
-                count: 1,
-                oldest: t.modification_time,
-            }),
-        }
-    }
-    out
-}
-
-fn buckets(v: &Value) -> Vec<StateCount> {
-    v.pointer("/aggregations/states/buckets")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|b| {
-            let name = b.get("key").and_then(Value::as_str).unwrap_or_default();
-            StateCount {
-                state: (name != MISSING_STATE_KEY).then(|| TxnState::parse(name)),
-                count: b.get("doc_count").and_then(Value::as_u64).unwrap_or(0),
-                oldest: b
-                    .pointer("/oldest/value")
-                    .and_then(Value::as_f64)
-                    .and_then(|ms| DateTime::from_timestamp_millis(ms as i64)),
-            }
-        })
-        .collect()
-}
-
-/// Known states in protocol order (zero where absent), then unknown ones,
-/// then "no state": the one state order every view uses.
-pub fn ordered(mut found: Vec<StateCount>) -> Vec<StateCount> {
-    let mut out: Vec<StateCount> = TxnState::KNOWN
-        .iter()
-        .map(
-            |s| match found.iter().position(|c| c.state.as_ref() == Some(s)) {
-                Some(i) => found.remove(i),
-                None => StateCount {
-                    state: Some(s.clone()),
-                    count: 0,
-                    oldest: None,
-                },
-            },
-        )
-        .collect();
-    found.sort_by(|a, b| (a.state.is_none(), &a.state).cmp(&(b.state.is_none(), &b.state)));
-    out.extend(found);
-    out
 }
