@@ -130,3 +130,23 @@ fn a_capped_terminal_listing_says_newest_n_of_m() {
     assert!(s.contains("state rolled-back (newest 1 of 12)"), "{s}");
     assert!(s.contains("t-undone"), "{s}");
 }
+
+/// A long pending transaction id in the accounts pane is shortened in the
+/// middle (its tail stays), never cut at the pane's edge.
+#[test]
+fn pending_ids_in_the_accounts_pane_keep_their_tail() {
+    let mut a = app();
+    let long = "txn-20261123124258-263319b2";
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.accounts
+        .insert("alice".into(), crate::fixtures::account(400, &[long]));
+    a.refresh_view();
+    for (w, h) in [(80, 24), (100, 30)] {
+        let s = screen(&a, w, h);
+        let row = s
+            .lines()
+            .find(|l| l.contains("alice") && l.contains("1 txn-"))
+            .unwrap_or_else(|| panic!("{w}x{h}: no alice row:\n{s}"));
+        assert!(row.contains('…') && row.contains("19b2"), "{w}x{h}: {row}");
+    }
+}
