@@ -246,7 +246,8 @@ pub struct App {
     pub history_loading: bool,
     /// Typing a transaction id to look up (`#`).
     pub editing_lookup: Option<String>,
-    /// The transaction looked up with `#`, while it stays selected: the
+    /// The transaction looked up with `#` (or opened from its lock with
+    /// `Enter`), while it stays selected: the
     /// detail names it as the target of `R`/`F`/`L` even when it is not a
     /// row of the table (see [`super::target`]).
     pub pinned: Option<String>,

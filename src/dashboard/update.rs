@@ -316,7 +316,10 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             Pane::Locks => {
                 let owner = lock_at_cursor(app).and_then(|l| l.info.owner.clone());
                 if let Some(owner) = owner {
-                    app.select(owner);
+                    // Opened explicitly from its lock: the detail names it
+                    // as the target of R/F/L, as a look-up with # does.
+                    app.select(owner.clone());
+                    app.pinned = Some(owner);
                     app.focus = Pane::Detail;
                 }
             }

@@ -233,3 +233,31 @@ fn long_log_lines_wrap_and_the_scroll_stays_bounded() {
     assert_eq!(app.view.log_top, n - 1, "never past the newest");
     assert_eq!(app.log_top, None, "back to following");
 }
+
+#[test]
+fn enter_on_a_lock_opens_its_owner_as_the_explicit_target() {
+    let mut app = app(false);
+    many_accounts_and_locks(&mut app, 3);
+    app.size = (160, 48);
+    for _ in 0..3 {
+        update(&mut app, code(KeyCode::Tab));
+    }
+    assert_eq!(app.focus, Pane::Locks);
+    update(&mut app, key('j'));
+    update(&mut app, code(KeyCode::Enter));
+    assert_eq!(app.focus, Pane::Detail);
+    assert_eq!(app.selected.as_deref(), Some("t-0"));
+    assert_eq!(app.pinned.as_deref(), Some("t-0"));
+    // Not a row of the table, yet opened explicitly: R acts on it.
+    update(
+        &mut app,
+        Event::LookedUp {
+            id: "t-0".into(),
+            detail: Ok(Some(Box::new(detail_of(txn("t-0", "pending", 30), vec![])))),
+        },
+    );
+    assert_eq!(
+        update(&mut app, key('R')),
+        vec![Command::LoadPreview(Action::Rollback, "t-0".into())]
+    );
+}

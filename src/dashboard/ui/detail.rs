@@ -77,7 +77,7 @@ fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
     let pinned = app.pinned.as_ref() == Some(&d.txn.id);
     if pinned && matches!(d.fate, Fate::Listed | Fate::Filtered | Fate::ReadById) {
         return Some(Line::styled(
-            format!("looked up with #, now {now}: R F L act on this transaction"),
+            format!("opened by id (# or its lock), now {now}: R F L act on this transaction"),
             Style::new().fg(GOOD).add_modifier(Modifier::BOLD),
         ));
     }
