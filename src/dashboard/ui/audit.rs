@@ -107,7 +107,10 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
     frame.render_widget(
         Paragraph::new(Line::styled(
-            format!("j/k select · {hint} · r audit now · Esc close"),
+            match hint {
+                "" => "j/k select · r audit now · Esc close".to_string(),
+                hint => format!("j/k select · {hint} · r audit now · Esc close"),
+            },
             dim(),
         )),
         keys,
