@@ -127,8 +127,8 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
                 rounds += 1;
                 fx.refresh().await;
                 match recoverer.recover_all_stuck(4).await {
-                    Ok(reports) => {
-                        for r in &reports {
+                    Ok(done) => {
+                        for r in &done.reports {
                             match &r.verdict {
                                 Verdict::Completed(_) => recovered += 1,
                                 Verdict::Failed(e) => {

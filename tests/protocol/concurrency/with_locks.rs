@@ -180,12 +180,13 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 fx.refresh().await;
-                for r in recoverer.recover_all_stuck(4).await.unwrap() {
+                let done = recoverer.recover_all_stuck(4).await.unwrap();
+                for r in &done.reports {
                     if let Verdict::Failed(e) = &r.verdict {
                         panic!("recovery of {} failed: {e}\n{:#?}", r.txn, r.steps);
                     }
                 }
-                swept += recoverer.release_abandoned_locks().await.unwrap().len();
+                swept += done.locks.unwrap().swept.len();
             }
             (rounds, swept)
         })
@@ -257,8 +258,9 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
         }
     }
     fx.refresh().await;
-    assert!(fx.proto.recover_all_stuck(2).await.unwrap().is_empty());
-    let final_sweep = fx.proto.release_abandoned_locks().await.unwrap();
+    let last = fx.proto.recover_all_stuck(2).await.unwrap();
+    assert!(last.reports.is_empty(), "{:#?}", last.reports);
+    let final_sweep = last.locks.unwrap().swept;
 
     // No lock is left: every transaction is terminal, so any lock would be
     // held by a terminal transaction.
