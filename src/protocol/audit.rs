@@ -20,6 +20,7 @@
 use super::account::{AccountState, SettledOutcome};
 use super::decide;
 use super::executor::Outcome;
+use super::read::rules::within_window;
 use super::read::{Coverage, Queries, Scan};
 use super::steps;
 use super::transaction::{read_integer, Transaction, TxnState};
@@ -439,11 +440,11 @@ impl Protocol {
         if !lock.owner_state.as_ref().is_some_and(TxnState::is_terminal) {
             return Ok(false);
         }
-        let window = self.config.recovery_window.as_secs() as i64;
+        let window = self.config.recovery_window;
         Ok(match self.read_transaction(owner).await? {
             Some((t, _)) => t
-                .age_seconds(self.cluster().now())
-                .is_some_and(|a| a < window),
+                .modification_time
+                .is_some_and(|m| within_window(m, self.cluster().now(), window)),
             None => false,
         })
     }

@@ -337,3 +337,38 @@ async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
     assert!(batched.reports.is_empty(), "{:#?}", batched.reports);
     assert_eq!(batched.released_locks(), 1);
 }
+
+/// A recovery window that is not whole seconds (1.5 s), and a transaction
+/// modified 1.2 s ago: the read side must not list it stuck while the
+/// recovery refuses it as recent (both judge to the millisecond by one
+/// rule). Time only moves on between the listing and the recovery, so a
+/// transaction listed stuck is never then refused as recent.
+#[tokio::test]
+async fn listed_stuck_is_never_refused_as_recent_at_the_window_edge() {
+    use estx::protocol::Refusal;
+    let fx = Fx::with(|c| c.recovery_window = std::time::Duration::from_millis(1500)).await;
+    let (id, _, _) = stage(&fx, "edge", 2).await;
+    let mut src = fx.source(&fx.ix.transactions, &id).await;
+    let modified = fx.cluster().now() - ChronoDuration::milliseconds(1200);
+    src.insert(
+        "modification_time".into(),
+        Value::String(format_timestamp(modified)),
+    );
+    fx.put_txn(&id, Value::Object(src)).await;
+    fx.refresh().await;
+
+    let listed = fx
+        .proto
+        .stuck_transactions()
+        .await
+        .unwrap()
+        .iter()
+        .any(|t| t.id == id);
+    let r = fx.proto.recover(&id, false).await;
+    let refused = matches!(r.verdict, Verdict::Refused(Refusal::Recent { .. }));
+    assert!(
+        !(listed && refused),
+        "listed stuck, then refused as recent: {:?}",
+        r.verdict
+    );
+}
