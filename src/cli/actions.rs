@@ -337,6 +337,7 @@ async fn recover_all(
             recovery_window_seconds: window.as_secs_f64(),
             transactions: reports.iter().map(ProcedureOutcome::from).collect(),
             released_locks: locks,
+            locks_listing_partial: locks_partial.clone(),
             exit_code: code,
         });
         return rec.finish(outcome, &summary, steps, code).await;

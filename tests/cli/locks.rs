@@ -210,3 +210,78 @@ fn locks_refuses_a_partial_view_unless_allowed() {
         .stderr_has("locks may be missing");
     assert!(w.source(&w.ix.locks, "C").is_some(), "nothing released");
 }
+
+/// A search some shards failed to answer (rewritten by the proxy as a red
+/// shard answers): `release-lock --txn` refuses it unless `--allow-partial`,
+/// and `recover --all-stuck --allow-partial --json` carries the lock sweep's
+/// partial-listing note, as both say on stderr in text.
+#[test]
+fn partial_lock_searches_are_refused_or_reported_by_releases() {
+    use common::proxy::{Canned, FaultProxy};
+    let w = World::new();
+    let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
+        "expires_at": ago(20)});
+    w.put(&w.ix.locks, "C", &doc);
+    w.refresh();
+    let proxy = FaultProxy::start(&w.g.url);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1},
+        "timed_out": false,
+        "hits": {"total": {"value": 1, "relation": "eq"},
+            "hits": [{"_id": "C", "_index": w.ix.locks, "_source": doc}]}});
+    let locks_search = format!("{}/_search?scroll", w.ix.locks);
+    let arm = || {
+        let none = Canned::json(404, json!({"error": "no handler found"}));
+        proxy.answer("POST", "/_pit", 5, none.clone());
+        proxy.answer("POST", "point_in_time", 5, none);
+        proxy.answer("POST", &locks_search, 1, Canned::json(200, partial.clone()));
+    };
+
+    arm();
+    g.run(&["release-lock", "--txn", "ghost"])
+        .code(1)
+        .stderr_has("partial: 1 of 2 shards failed")
+        .stderr_has("--allow-partial");
+    assert!(w.source(&w.ix.locks, "C").is_some(), "nothing released");
+    proxy.clear_rules();
+
+    arm();
+    let out = g.run(&[
+        "release-lock",
+        "--txn",
+        "ghost",
+        "--allow-partial",
+        "--json",
+    ]);
+    out.code(0);
+    let j = out.json();
+    assert_eq!(j["locks"][0]["resource"], "C", "{out}");
+    assert_eq!(j["locks"][0]["result"], "released", "{out}");
+    assert_eq!(
+        j["locks_listing_partial"], "partial: 1 of 2 shards failed",
+        "{out}"
+    );
+    assert!(w.source(&w.ix.locks, "C").is_none());
+    proxy.clear_rules();
+
+    w.put(&w.ix.locks, "C", &doc);
+    w.refresh();
+    arm();
+    let out = g.run(&[
+        "recover",
+        "--all-stuck",
+        "--allow-partial",
+        "--json",
+        "--reason",
+        "partial sweep",
+    ]);
+    out.code(0);
+    let j = out.json();
+    assert_eq!(j["released_locks"][0]["resource"], "C", "{out}");
+    assert_eq!(
+        j["locks_listing_partial"], "partial: 1 of 2 shards failed",
+        "{out}"
+    );
+    assert!(w.source(&w.ix.locks, "C").is_none());
+}

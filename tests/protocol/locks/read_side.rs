@@ -165,3 +165,72 @@ async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
         .unwrap()
         .is_none());
 }
+
+/// An operator release of a transaction's locks whose search for them some
+/// shards failed to answer: refused before any release unless allowed; when
+/// allowed, the locks found are released and the result says the search
+/// was partial.
+#[tokio::test]
+async fn releasing_a_transactions_locks_on_a_partial_search_is_refused_unless_allowed() {
+    let fx = Fx::new().await;
+    fx.put(&fx.ix.locks, "ghost-lock", stale_lock("ghost"))
+        .await;
+    fx.refresh().await;
+    let proxy = FaultProxy::start(&fx.url);
+    let via = fx.proto_via(&proxy.url());
+    let hit = json!({"_id": "ghost-lock", "_index": fx.ix.locks,
+        "_source": fx.source(&fx.ix.locks, "ghost-lock").await});
+    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1},
+        "timed_out": false,
+        "hits": {"total": {"value": 1, "relation": "eq"}, "hits": [hit]}});
+    let arm = || {
+        let none = Canned::json(404, json!({"error": "no handler found"}));
+        proxy.answer("POST", "/_pit", 1, none.clone());
+        proxy.answer("POST", "point_in_time", 1, none);
+        proxy.answer(
+            "POST",
+            "_search?scroll",
+            1,
+            Canned::json(200, partial.clone()),
+        );
+    };
+
+    arm();
+    let err = via
+        .release_transaction_locks_allowing("ghost", false, false)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("partial: 1 of 2 shards failed") && err.contains("--allow-partial"),
+        "{err}"
+    );
+    assert!(
+        fx.cluster()
+            .get(&fx.ix.locks, "ghost-lock")
+            .await
+            .unwrap()
+            .is_some(),
+        "nothing released on a refusal"
+    );
+
+    arm();
+    let r = via
+        .release_transaction_locks_allowing("ghost", false, true)
+        .await
+        .unwrap();
+    assert_eq!(
+        r.coverage.describe().as_deref(),
+        Some("partial: 1 of 2 shards failed")
+    );
+    assert_eq!(
+        r.released,
+        vec![("ghost-lock".to_string(), ReleaseOutcome::Released)]
+    );
+    assert!(fx
+        .cluster()
+        .get(&fx.ix.locks, "ghost-lock")
+        .await
+        .unwrap()
+        .is_none());
+}
