@@ -169,7 +169,7 @@ fn release_lock_json() {
 /// `--allow-partial`, which shows what was read and how many of how many.
 #[test]
 fn locks_refuses_a_partial_view_unless_allowed() {
-    use common::proxy::{Canned, FaultProxy};
+    use common::proxy::{partial_search, FaultProxy};
     let w = World::new();
     let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
         "expires_at": ago(20)});
@@ -178,21 +178,11 @@ fn locks_refuses_a_partial_view_unless_allowed() {
     let proxy = FaultProxy::start(&w.g.url);
     let mut g = w.g.clone();
     g.url = proxy.url();
-    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1},
-        "timed_out": false,
-        "hits": {"total": {"value": 3, "relation": "eq"},
-            "hits": [{"_id": "C", "_index": w.ix.locks, "_source": doc}]}});
-    let arm = || {
-        let none = Canned::json(404, json!({"error": "no handler found"}));
-        proxy.answer("POST", "/_pit", 1, none.clone());
-        proxy.answer("POST", "point_in_time", 1, none);
-        proxy.answer(
-            "POST",
-            "_search?scroll",
-            1,
-            Canned::json(200, partial.clone()),
-        );
-    };
+    let partial = partial_search(
+        vec![json!({"_id": "C", "_index": w.ix.locks, "_source": doc})],
+        3,
+    );
+    let arm = || proxy.answer_next_scan(&w.ix.locks, partial.clone());
     arm();
     let out = g.run(&["locks"]);
     out.code(1)
@@ -217,7 +207,7 @@ fn locks_refuses_a_partial_view_unless_allowed() {
 /// partial-listing note, as both say on stderr in text.
 #[test]
 fn partial_lock_searches_are_refused_or_reported_by_releases() {
-    use common::proxy::{Canned, FaultProxy};
+    use common::proxy::{partial_search, FaultProxy};
     let w = World::new();
     let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
         "expires_at": ago(20)});
@@ -226,17 +216,11 @@ fn partial_lock_searches_are_refused_or_reported_by_releases() {
     let proxy = FaultProxy::start(&w.g.url);
     let mut g = w.g.clone();
     g.url = proxy.url();
-    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1},
-        "timed_out": false,
-        "hits": {"total": {"value": 1, "relation": "eq"},
-            "hits": [{"_id": "C", "_index": w.ix.locks, "_source": doc}]}});
-    let locks_search = format!("{}/_search?scroll", w.ix.locks);
-    let arm = || {
-        let none = Canned::json(404, json!({"error": "no handler found"}));
-        proxy.answer("POST", "/_pit", 5, none.clone());
-        proxy.answer("POST", "point_in_time", 5, none);
-        proxy.answer("POST", &locks_search, 1, Canned::json(200, partial.clone()));
-    };
+    let partial = partial_search(
+        vec![json!({"_id": "C", "_index": w.ix.locks, "_source": doc})],
+        1,
+    );
+    let arm = || proxy.answer_next_scan(&w.ix.locks, partial.clone());
 
     arm();
     g.run(&["release-lock", "--txn", "ghost"])

@@ -209,7 +209,7 @@ async fn recover_all_stuck_finishes_or_undoes_every_one() {
 /// on it and writes nothing; with `allow_partial` it acts on what it saw.
 #[tokio::test]
 async fn a_partial_stuck_scan_is_never_acted_on_unless_allowed() {
-    use crate::common::proxy::{Canned, FaultProxy};
+    use crate::common::proxy::{partial_search, FaultProxy};
     let fx = Fx::new().await;
     let (id, src, dest) = stage(&fx, "ps", 2).await;
     fx.refresh().await;
@@ -217,23 +217,8 @@ async fn a_partial_stuck_scan_is_never_acted_on_unless_allowed() {
     let via = fx.proto_via(&proxy.url());
     let hit = json!({"_id": id, "_index": fx.ix.transactions,
         "_source": fx.source(&fx.ix.transactions, &id).await});
-    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1,
-            "failures": [{"shard": 1, "index": fx.ix.transactions,
-                "reason": {"type": "no_shard_available_action_exception"}}]},
-        "timed_out": false,
-        "hits": {"total": {"value": 1, "relation": "eq"}, "hits": [hit]}});
-    let arm = || {
-        // No point-in-time here, so the scan scrolls, and its page is partial.
-        let none = Canned::json(404, json!({"error": "no handler found"}));
-        proxy.answer("POST", "/_pit", 1, none.clone());
-        proxy.answer("POST", "point_in_time", 1, none);
-        proxy.answer(
-            "POST",
-            "_search?scroll",
-            1,
-            Canned::json(200, partial.clone()),
-        );
-    };
+    let partial = partial_search(vec![hit], 1);
+    let arm = || proxy.answer_next_scan(&fx.ix.transactions, partial.clone());
     let docs = || async {
         (
             fx.source(&fx.ix.transactions, &id).await,

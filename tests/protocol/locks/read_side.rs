@@ -4,7 +4,7 @@
 //! the sweep of abandoned locks refuse unless allowed.
 
 use super::ts;
-use crate::common::proxy::{Canned, FaultProxy};
+use crate::common::proxy::{partial_search, FaultProxy};
 use crate::deployments::{Deployed, Shape};
 use crate::fixture::Fx;
 use chrono::Duration as ChronoDuration;
@@ -105,23 +105,8 @@ async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
     let via = fx.proto_via(&proxy.url());
     let hit = json!({"_id": "ghost-lock", "_index": fx.ix.locks,
         "_source": fx.source(&fx.ix.locks, "ghost-lock").await});
-    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1,
-            "failures": [{"shard": 1, "index": fx.ix.locks,
-                "reason": {"type": "no_shard_available_action_exception"}}]},
-        "timed_out": false,
-        "hits": {"total": {"value": 3, "relation": "eq"}, "hits": [hit]}});
-    let arm = || {
-        // No point-in-time here, so the scan scrolls, and its page is partial.
-        let none = Canned::json(404, json!({"error": "no handler found"}));
-        proxy.answer("POST", "/_pit", 1, none.clone());
-        proxy.answer("POST", "point_in_time", 1, none);
-        proxy.answer(
-            "POST",
-            "_search?scroll",
-            1,
-            Canned::json(200, partial.clone()),
-        );
-    };
+    let partial = partial_search(vec![hit], 3);
+    let arm = || proxy.answer_next_scan(&fx.ix.locks, partial.clone());
 
     arm();
     let listing = via.list_locks_with(false).await.unwrap();
@@ -180,20 +165,8 @@ async fn releasing_a_transactions_locks_on_a_partial_search_is_refused_unless_al
     let via = fx.proto_via(&proxy.url());
     let hit = json!({"_id": "ghost-lock", "_index": fx.ix.locks,
         "_source": fx.source(&fx.ix.locks, "ghost-lock").await});
-    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1},
-        "timed_out": false,
-        "hits": {"total": {"value": 1, "relation": "eq"}, "hits": [hit]}});
-    let arm = || {
-        let none = Canned::json(404, json!({"error": "no handler found"}));
-        proxy.answer("POST", "/_pit", 1, none.clone());
-        proxy.answer("POST", "point_in_time", 1, none);
-        proxy.answer(
-            "POST",
-            "_search?scroll",
-            1,
-            Canned::json(200, partial.clone()),
-        );
-    };
+    let partial = partial_search(vec![hit], 1);
+    let arm = || proxy.answer_next_scan(&fx.ix.locks, partial.clone());
 
     arm();
     let err = via
