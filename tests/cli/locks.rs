@@ -164,24 +164,33 @@ fn release_lock_json() {
     assert!(w.source(&w.ix.locks, "A").is_none());
 }
 
+/// A lock of a missing owner (`ghost`) on `C`, and the CLI through a proxy
+/// that can answer a scan of the locks with it on a page some shards failed
+/// to fill, `total` locks matching: the proxy, the CLI, the lock and that
+/// page.
+fn ghost_lock_behind_a_red_shard(
+    w: &World,
+    total: u64,
+) -> (common::FaultProxy, Globals, Value, Value) {
+    let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
+        "expires_at": ago(20)});
+    w.put(&w.ix.locks, "C", &doc);
+    w.refresh();
+    let proxy = common::FaultProxy::start(&w.g.url);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let hit = json!({"_id": "C", "_index": w.ix.locks, "_source": doc});
+    let partial = common::proxy::partial_search(vec![hit], total);
+    (proxy, g, doc, partial)
+}
+
 /// `locks` reads through the read side: a listing some shards failed to
 /// answer (rewritten by the proxy as a red shard answers) is refused unless
 /// `--allow-partial`, which shows what was read and how many of how many.
 #[test]
 fn locks_refuses_a_partial_view_unless_allowed() {
-    use common::proxy::{partial_search, FaultProxy};
     let w = World::new();
-    let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
-        "expires_at": ago(20)});
-    w.put(&w.ix.locks, "C", &doc);
-    w.refresh();
-    let proxy = FaultProxy::start(&w.g.url);
-    let mut g = w.g.clone();
-    g.url = proxy.url();
-    let partial = partial_search(
-        vec![json!({"_id": "C", "_index": w.ix.locks, "_source": doc})],
-        3,
-    );
+    let (proxy, g, _, partial) = ghost_lock_behind_a_red_shard(&w, 3);
     let arm = || proxy.answer_next_scan(&w.ix.locks, partial.clone());
     arm();
     let out = g.run(&["locks"]);
@@ -207,19 +216,8 @@ fn locks_refuses_a_partial_view_unless_allowed() {
 /// partial-listing note, as both say on stderr in text.
 #[test]
 fn partial_lock_searches_are_refused_or_reported_by_releases() {
-    use common::proxy::{partial_search, FaultProxy};
     let w = World::new();
-    let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
-        "expires_at": ago(20)});
-    w.put(&w.ix.locks, "C", &doc);
-    w.refresh();
-    let proxy = FaultProxy::start(&w.g.url);
-    let mut g = w.g.clone();
-    g.url = proxy.url();
-    let partial = partial_search(
-        vec![json!({"_id": "C", "_index": w.ix.locks, "_source": doc})],
-        1,
-    );
+    let (proxy, g, doc, partial) = ghost_lock_behind_a_red_shard(&w, 1);
     let arm = || proxy.answer_next_scan(&w.ix.locks, partial.clone());
 
     arm();

@@ -9,7 +9,8 @@ use crate::deployments::{Deployed, Shape};
 use crate::fixture::Fx;
 use chrono::Duration as ChronoDuration;
 use estx::protocol::locks::ReleaseOutcome;
-use serde_json::json;
+use estx::protocol::Protocol;
+use serde_json::{json, Value};
 
 fn stale_lock(owner: &str) -> serde_json::Value {
     json!({"owner": owner, "process_id": "w",
@@ -92,12 +93,11 @@ async fn every_one_of_six_hundred_locks_is_listed_with_its_total() {
     assert!(estx::protocol::read::locks::count_text(&listing).is_none());
 }
 
-/// A locks scan some shards failed to answer: the sweep refuses before any
-/// release (the lock stays), and with `allow_partial` releases what it read
-/// (by id, re-judged) and says the listing was partial.
-#[tokio::test]
-async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
-    let fx = Fx::new().await;
+/// A stale lock on `ghost-lock` (its owner `ghost` does not exist), and a
+/// handle through a proxy that can answer a scan of the locks with it on a
+/// page some shards failed to fill, `total` locks matching: the proxy, the
+/// handle and that page.
+async fn ghost_lock_behind_a_red_shard(fx: &Fx, total: u64) -> (FaultProxy, Protocol, Value) {
     fx.put(&fx.ix.locks, "ghost-lock", stale_lock("ghost"))
         .await;
     fx.refresh().await;
@@ -105,7 +105,16 @@ async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
     let via = fx.proto_via(&proxy.url());
     let hit = json!({"_id": "ghost-lock", "_index": fx.ix.locks,
         "_source": fx.source(&fx.ix.locks, "ghost-lock").await});
-    let partial = partial_search(vec![hit], 3);
+    (proxy, via, partial_search(vec![hit], total))
+}
+
+/// A locks scan some shards failed to answer: the sweep refuses before any
+/// release (the lock stays), and with `allow_partial` releases what it read
+/// (by id, re-judged) and says the listing was partial.
+#[tokio::test]
+async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
+    let fx = Fx::new().await;
+    let (proxy, via, partial) = ghost_lock_behind_a_red_shard(&fx, 3).await;
     let arm = || proxy.answer_next_scan(&fx.ix.locks, partial.clone());
 
     arm();
@@ -158,14 +167,7 @@ async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
 #[tokio::test]
 async fn releasing_a_transactions_locks_on_a_partial_search_is_refused_unless_allowed() {
     let fx = Fx::new().await;
-    fx.put(&fx.ix.locks, "ghost-lock", stale_lock("ghost"))
-        .await;
-    fx.refresh().await;
-    let proxy = FaultProxy::start(&fx.url);
-    let via = fx.proto_via(&proxy.url());
-    let hit = json!({"_id": "ghost-lock", "_index": fx.ix.locks,
-        "_source": fx.source(&fx.ix.locks, "ghost-lock").await});
-    let partial = partial_search(vec![hit], 1);
+    let (proxy, via, partial) = ghost_lock_behind_a_red_shard(&fx, 1).await;
     let arm = || proxy.answer_next_scan(&fx.ix.locks, partial.clone());
 
     arm();
