@@ -358,6 +358,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             app.audit.open = true;
             return super::audit::audit_if_due(app, true);
         }
+        Op::ReverseTransfer => return super::reverse::open(app),
         Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
         Op::Release => return open_dialog(app, Action::ReleaseLocks),
     }
