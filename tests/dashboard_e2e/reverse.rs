@@ -53,6 +53,10 @@ fn a_finished_transfer_is_reversed_from_the_dashboard() {
     ]);
     assert_eq!(w.state(&rev), Some(TxnState::Finished));
     assert_eq!(w.account(&s.dest).balance, 500);
+    // The original, read again after the action, names its reversal.
+    tui.wait_for("the original's link in the detail", |sc| {
+        sc.contains(&format!("↩ reversed by {rev}"))
+    });
 
     // The reversal, looked up, names what it reverses.
     tui.keys(&["#"]);
@@ -72,7 +76,10 @@ fn a_finished_transfer_is_reversed_from_the_dashboard() {
     assert_eq!(records[0].status, RecordStatus::Finished, "{records:#?}");
     assert_eq!(records[0].outcome, Some(Outcome::Completed), "{records:#?}");
     assert!(
-        records[0].plan.iter().any(|l| l == "reverse: create reversal: write"),
+        records[0]
+            .plan
+            .iter()
+            .any(|l| l == "reverse: create reversal: write"),
         "{records:#?}"
     );
     tui.keys(&["q"]);

@@ -71,7 +71,14 @@ fn reverse_dialog_of_a_committed_one_finishes_it_first() {
 fn reverse_dialog_refuses_an_already_reversed_one() {
     let mut a = with_finished(Some("t-paid-reversal"));
     let done = {
-        let mut r = txn("t-paid-reversal", Some("finished"), "bob", "alice", json!(100), 60);
+        let mut r = txn(
+            "t-paid-reversal",
+            Some("finished"),
+            "bob",
+            "alice",
+            json!(100),
+            60,
+        );
         r.reverses = Some("t-paid".into());
         r
     };
@@ -90,7 +97,14 @@ fn reverse_dialog_refuses_an_already_reversed_one() {
 #[test]
 fn the_detail_pane_shows_the_links_both_ways() {
     let mut a = with_finished(Some("t-paid-reversal"));
-    let mut r = txn("t-paid-reversal", Some("finished"), "bob", "alice", json!(100), 60);
+    let mut r = txn(
+        "t-paid-reversal",
+        Some("finished"),
+        "bob",
+        "alice",
+        json!(100),
+        60,
+    );
     r.reverses = Some("t-paid".into());
     a.snapshot.as_mut().unwrap().transactions.push(r);
     a.refresh_view();

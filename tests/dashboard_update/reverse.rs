@@ -147,7 +147,10 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
     assert_eq!(lines[0], "reverse: create reversal: write");
     assert_eq!(lines[1], "reverse: link original: write");
     assert!(lines.len() > 4, "{lines:?}");
-    assert!(lines[2..].iter().all(|l| l.ends_with(": write")), "{lines:?}");
+    assert!(
+        lines[2..].iter().all(|l| l.ends_with(": write")),
+        "{lines:?}"
+    );
     // The reversal moves the amount back: A +100, B -100.
     assert_eq!(c.balance_change(), (100, -100));
     previewed(&mut app, c, None);
@@ -156,7 +159,11 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
     assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(false));
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert!(cmds.is_empty(), "{cmds:?}");
-    assert!(last_log(&app).contains("needs a reason"), "{}", last_log(&app));
+    assert!(
+        last_log(&app).contains("needs a reason"),
+        "{}",
+        last_log(&app)
+    );
     for ch in "INC-9".chars() {
         update(&mut app, key(ch));
     }
