@@ -9,7 +9,6 @@ use super::event::{Action, ActionOutcome, Checked, Command, Expected, Reread, Ru
 use super::keymap::{self, DialogOp};
 use crate::protocol::executor::Outcome;
 use crate::protocol::report::{StepReport, StepResult};
-use crate::protocol::steps::Refusal;
 use crate::protocol::views::TransactionDetail;
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -157,6 +156,7 @@ pub fn dialog_can_confirm(d: &Dialog) -> bool {
             }
             (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
             (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
+            (Reread::Reverse(c), Action::Reverse) => c.admitted.is_ok(),
             (Reread::Audit(r), Action::AuditRepair) => {
                 r.findings.iter().any(|f| f.kind == "dangling_pending")
             }
@@ -206,7 +206,7 @@ pub fn refusal_now(app: &App, action: Action, c: &Checked) -> Option<String> {
     }
     let window = app.settings.recovery_window;
     Some(
-        match Refusal::within_window(det.txn.modification_time, app.now, window) {
+        match crate::protocol::read::rules::recovery_refusal(&det.txn, app.now, window) {
             Some(r) => r.explain(&force_hint()),
             None => format!(
                 "{said} — when the dialog opened; it has left the recovery window since: \
@@ -289,6 +289,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
             },
             planned_steps(det, dialog.action),
         ),
+        Reread::Reverse(c) => super::reverse::expected_and_planned(c),
         Reread::Audit(_) => (
             Expected {
                 state: None,
@@ -363,7 +364,7 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
     let Some(run) = app.running.as_mut() else {
         return;
     };
-    if r.txn != run.target {
+    if !super::reverse::step_of(run.action, &run.target, &r.txn) {
         return;
     }
     let what = match r.result {

@@ -18,6 +18,8 @@ pub mod export;
 pub mod keymap;
 pub mod mouse;
 pub mod poller;
+pub mod reverse;
+pub mod reverse_run;
 pub mod snapshot;
 pub mod target;
 pub mod terminal;

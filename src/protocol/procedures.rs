@@ -6,6 +6,7 @@
 use super::create::NewTransfer;
 use super::decide::Fencing;
 use super::executor::{ApplyGate, ClaimOn, Executed};
+use super::read::rules::recovery_refusal;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, Refusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
@@ -164,13 +165,10 @@ impl Protocol {
             .map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
         if !force {
             // Judged on the cluster's clock (the one `modification_time` is
-            // written with), to the millisecond: a `500ms` window is not 0.
-            // A zero window protects nothing, not even a time slightly ahead
-            // (written on another process's estimate of the cluster clock).
-            let now = self.cluster().now();
+            // written with), by the read side's one rule of "recent".
             let window = self.config.recovery_window;
-            if let Some(r) = Refusal::within_window(txn.modification_time, now, window) {
-                return Err(r);
+            if let Some(refusal) = recovery_refusal(txn, self.cluster().now(), window) {
+                return Err(refusal);
             }
         }
         Ok(Some((state, transfer)))

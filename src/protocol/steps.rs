@@ -136,22 +136,6 @@ pub enum Refusal {
 }
 
 impl Refusal {
-    /// The recovery-window rule, written once: a transaction modified less
-    /// than `window` before `now` may still have a worker running it, so an
-    /// unforced run is refused. A zero window protects nothing.
-    pub fn within_window(
-        modified: Option<chrono::DateTime<chrono::Utc>>,
-        now: chrono::DateTime<chrono::Utc>,
-        window: std::time::Duration,
-    ) -> Option<Refusal> {
-        let age = now - modified?;
-        let window_len = chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
-        (!window.is_zero() && age < window_len).then(|| Refusal::Recent {
-            age_seconds: age.num_seconds(),
-            window_seconds: window.as_secs(),
-        })
-    }
-
     /// The refusal in words, where forcing can lift it ending with the
     /// caller's way to force (`--force` on the command line, the dialog's
     /// force key in the dashboard): the text is written once, here.

@@ -27,4 +27,5 @@ mod actions;
 mod audit;
 mod bulk;
 mod looking;
+mod reverse;
 mod session;

@@ -34,4 +34,5 @@ mod drawing;
 mod fixtures;
 mod layout;
 mod looking;
+mod reverse;
 mod screens;

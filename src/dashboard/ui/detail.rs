@@ -76,8 +76,15 @@ fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
     let now = state_text(&d.txn);
     let pinned = app.pinned.as_ref() == Some(&d.txn.id);
     if pinned && matches!(d.fate, Fate::Listed | Fate::Filtered | Fate::ReadById) {
+        let text = match d.fate {
+            Fate::ReadById => format!(
+                "now {now} (read by id, opened with # or from its lock): \
+                 the action keys act on it"
+            ),
+            _ => format!("{now}, opened with # or from its lock: the action keys act on it"),
+        };
         return Some(Line::styled(
-            format!("opened by id (# or its lock), now {now}: R F L act on this transaction"),
+            text,
             Style::new().fg(GOOD).add_modifier(Modifier::BOLD),
         ));
     }
@@ -150,6 +157,7 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     for p in &t.problems {
         out.push(Line::styled(format!("? {p}"), Style::new().fg(ODD)));
     }
+    out.extend(super::reverse::link_lines(t));
     for a in &d.accounts {
         out.push(account_line(a, &t.id));
     }
