@@ -261,3 +261,28 @@ fn enter_on_a_lock_opens_its_owner_as_the_explicit_target() {
         vec![Command::LoadPreview(Action::Rollback, "t-0".into())]
     );
 }
+
+#[test]
+fn the_reverse_key_obeys_the_same_target_rule() {
+    let mut app = app(false);
+    update(&mut app, key('j'));
+    // t-mid finished and left the list.
+    update(
+        &mut app,
+        Event::Polled(Ok(Box::new(snapshot(vec![txn("t-old", "pending", 90)])))),
+    );
+    update(
+        &mut app,
+        Event::LookedUp {
+            id: "t-mid".into(),
+            detail: Ok(Some(Box::new(detail_of(
+                txn("t-mid", "finished", 0),
+                vec![],
+            )))),
+        },
+    );
+    assert!(update(&mut app, key('V')).is_empty());
+    let last = last_log(&app);
+    assert!(last.contains("t-mid left the list"), "{last}");
+    assert!(app.dialog.is_none());
+}
