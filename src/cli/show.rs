@@ -7,6 +7,7 @@ use super::render::{lock_mark, transaction_mark};
 use super::show_json::transaction_json;
 use crate::protocol::executor::Outcome;
 use crate::protocol::locks::lock_json;
+use crate::protocol::read::account_progress;
 use crate::protocol::time::human_age;
 use crate::protocol::views::{Preview, TransactionDetail};
 use chrono::{DateTime, Utc};
@@ -71,7 +72,7 @@ pub fn detail_lines(
         lines.push("  (the transaction names no account)".into());
     } else {
         let mut t = Table::new([
-            "ROLE", "ID", "BALANCE", "PENDING", "HAS THIS", "SETTLED", "PROBLEMS",
+            "ROLE", "ID", "BALANCE", "PENDING", "HAS THIS", "STANDS", "PROBLEMS",
         ]);
         for (i, a) in d.accounts.iter().enumerate() {
             let role = if Some(&a.id) == d.txn.src.as_ref() && i == 0 {
@@ -96,7 +97,11 @@ pub fn detail_lines(
                 balance,
                 pending,
                 if a.carries { "yes" } else { "no" }.to_string(),
-                a.settled.map(|s| s.as_str()).unwrap_or("-").to_string(),
+                match &a.state {
+                    Some(_) => account_progress(d.txn.state.as_ref(), a.carries, a.settled)
+                        .to_string(),
+                    None => "-".into(),
+                },
                 a.problems.join("; "),
             ]);
         }

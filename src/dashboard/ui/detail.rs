@@ -2,7 +2,8 @@
 //! snapshot, or read by id once it left the list, saying what became of
 //! it — "now finished"): what it is,
 //! how old, what is wrong with it, where each account stands with it
-//! ("carries it", "settled (applied|undone)", "not applied", missing or
+//! (by the one rule of [`crate::protocol::read::progress`]: "not applied
+//! yet", "applied (done)", "undone, or never applied", ...; missing or
 //! malformed), the next protocol step recovery would take, what `R`, `F`
 //! and `L` would do (the dialog re-reads before anything runs), its locks.
 //! Most important first; the pane scrolls (j/k when focused) with
@@ -17,6 +18,7 @@ use crate::dashboard::snapshot::AccountEntry;
 use crate::dashboard::view::{DetailAccount, DetailView, Fate};
 use crate::protocol::executor::Outcome;
 use crate::protocol::lock::Staleness;
+use crate::protocol::read::{account_progress, AccountProgress};
 use crate::protocol::steps::Refusal;
 use crate::protocol::time::human_age;
 use crate::protocol::trail::RecordStatus;
@@ -159,7 +161,7 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     }
     out.extend(super::reverse::link_lines(t));
     for a in &d.accounts {
-        out.push(account_line(a, &t.id));
+        out.push(account_line(a, t));
     }
     let recover = &d.recover;
     let next = recover
@@ -264,23 +266,27 @@ fn history_lines(app: &App) -> Vec<Line<'static>> {
     }
 }
 
-fn account_line(a: &DetailAccount, txn: &str) -> Line<'static> {
+fn account_line(a: &DetailAccount, t: &Transaction) -> Line<'static> {
     let head = Span::styled(format!("{} {}: ", a.role, a.id), bold());
     let rest = match &a.entry {
         Some(AccountEntry::Ok(s)) => {
-            let (what, style) = if s.carries(txn) {
-                ("carries it".to_string(), Style::new().fg(WARN))
-            } else if let Some(r) = s.settled_of(txn) {
-                (
-                    format!("settled ({})", r.outcome.as_str()),
-                    Style::new().fg(GOOD),
-                )
+            let progress = account_progress(
+                t.state.as_ref(),
+                s.carries(&t.id),
+                s.settled_of(&t.id).map(|r| r.outcome),
+            );
+            let style = if progress.is_odd() {
+                Style::new().fg(ODD)
+            } else if progress.carries() {
+                Style::new().fg(WARN)
+            } else if matches!(progress, AccountProgress::Settled(_)) {
+                Style::new().fg(GOOD)
             } else {
-                ("not applied".to_string(), dim())
+                dim()
             };
             vec![
                 Span::raw(format!("{} · ", s.balance)),
-                Span::styled(what, style),
+                Span::styled(progress.to_string(), style),
             ]
         }
         Some(AccountEntry::Malformed(p)) => vec![Span::styled(
