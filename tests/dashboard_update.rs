@@ -523,7 +523,7 @@ fn y_never_forces_the_force_key_does() {
     let mut app = app(false);
     update(&mut app, key('G')); // t-new, modified a minute ago
     update(&mut app, key('R'));
-    let refusal = "transaction was modified 60s ago, within the 120s recovery window";
+    let refusal = "transaction was modified 1m ago, within the 2m recovery window";
     loaded(
         &mut app,
         Action::Rollback,

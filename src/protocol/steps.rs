@@ -7,7 +7,7 @@
 use super::account::AccountState;
 use super::decide::{self, Decision, Effect, Fencing, NoopReason};
 use super::executor::{DocDecision, Outcome};
-use super::time::format_timestamp;
+use super::time::{format_timestamp, human_duration};
 use super::transaction::{Transfer, TxnState};
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -112,10 +112,11 @@ pub enum Refusal {
     UnknownState(String),
     /// Modified within the recovery window: a worker may still be running.
     Recent {
-        /// Seconds since the last modification.
-        age_seconds: i64,
-        /// The recovery window in seconds.
-        window_seconds: u64,
+        /// Time since the last modification (negative when written ahead of
+        /// this clock).
+        age: chrono::TimeDelta,
+        /// The recovery window.
+        window: std::time::Duration,
     },
     /// The document cannot be understood.
     Malformed(String),
@@ -136,17 +137,30 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// For [`Refusal::Recent`], when the transaction was modified, in
+    /// words: `1.2s ago` (or `0.3s ahead of this clock`).
+    pub fn modified_ago(&self) -> Option<String> {
+        let Refusal::Recent { age, .. } = self else {
+            return None;
+        };
+        let magnitude = age.abs().to_std().unwrap_or_default();
+        Some(if *age < chrono::TimeDelta::zero() {
+            format!("{} ahead of this clock", human_duration(magnitude))
+        } else {
+            format!("{} ago", human_duration(magnitude))
+        })
+    }
+
     /// The refusal in words, where forcing can lift it ending with the
     /// caller's way to force (`--force` on the command line, the dialog's
     /// force key in the dashboard): the text is written once, here.
     pub fn explain(&self, force: &str) -> String {
         match self {
-            Refusal::Recent {
-                age_seconds,
-                window_seconds,
-            } => format!(
-                "transaction was modified {age_seconds}s ago, within the {window_seconds}s recovery window: \
-                 a worker may still be running it (use {force} to act anyway)"
+            Refusal::Recent { window, .. } => format!(
+                "transaction was modified {}, within the {} recovery window: \
+                 a worker may still be running it (use {force} to act anyway)",
+                self.modified_ago().unwrap_or_default(),
+                human_duration(*window)
             ),
             other => other.to_string(),
         }
@@ -401,6 +415,28 @@ pub fn effect_of(outcome: &Outcome) -> Option<&Effect> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recent_refusal_reads_its_durations_exactly_enough() {
+        let r = Refusal::Recent {
+            age: chrono::TimeDelta::milliseconds(1_234),
+            window: std::time::Duration::from_millis(1_500),
+        };
+        assert!(
+            r.to_string().starts_with(
+                "transaction was modified 1.23s ago, within the 1.5s recovery window: "
+            ),
+            "{r}"
+        );
+        let late = Refusal::Recent {
+            age: chrono::TimeDelta::milliseconds(-300),
+            window: std::time::Duration::from_secs(3_600),
+        };
+        assert!(
+            late.explain("!").contains("modified 0.3s ahead of this clock, within the 1h recovery window"),
+            "{late}"
+        );
+    }
 
     #[test]
     fn plans_follow_the_article() {

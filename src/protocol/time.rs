@@ -140,6 +140,32 @@ pub fn human_age(seconds: i64) -> String {
     }
 }
 
+/// Renders a duration exactly enough for an operator comparing two of them
+/// (an age against a window): under a minute with a fraction (`0.25s`,
+/// `1.2s`, `1.5s`, `42.5s`: hundredths under 10 s, tenths under a minute,
+/// truncated so an age within a window never reads as the window), whole
+/// units above in the style of [`human_age`] without zero tails (`5m03s`,
+/// `1h`, `1h30m`, `2d`).
+pub fn human_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    if secs >= 60 {
+        let whole = human_age(i64::try_from(secs).unwrap_or(i64::MAX));
+        return match whole.strip_suffix("00s").or_else(|| whole.strip_suffix("00m")) {
+            Some(s) => s.to_string(),
+            None => whole.strip_suffix("00h").unwrap_or(&whole).to_string(),
+        };
+    }
+    let (scale, digits) = if secs < 10 { (100, 2) } else { (10, 1) };
+    let units = u128::from(secs) * scale + d.subsec_nanos() as u128 * scale / 1_000_000_000;
+    let text = format!(
+        "{}.{:0digits$}",
+        units / scale,
+        units % scale,
+        digits = digits
+    );
+    format!("{}s", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +190,23 @@ mod tests {
     fn written_format_round_trips() {
         let t = parse_timestamp(&json!("2026-01-02T03:04:05.678Z")).unwrap();
         assert_eq!(format_timestamp(t), "2026-01-02T03:04:05.678Z");
+    }
+
+    #[test]
+    fn durations_read_exactly_enough() {
+        let ms = Duration::from_millis;
+        assert_eq!(human_duration(ms(0)), "0s");
+        assert_eq!(human_duration(ms(250)), "0.25s");
+        assert_eq!(human_duration(ms(1_500)), "1.5s");
+        assert_eq!(human_duration(ms(1_234)), "1.23s");
+        assert_eq!(human_duration(ms(1_000)), "1s");
+        assert_eq!(human_duration(ms(42_580)), "42.5s");
+        assert_eq!(human_duration(ms(59_999)), "59.9s");
+        assert_eq!(human_duration(ms(303_400)), "5m03s");
+        assert_eq!(human_duration(ms(120_000)), "2m");
+        assert_eq!(human_duration(ms(3_600_000)), "1h");
+        assert_eq!(human_duration(ms(5_400_000)), "1h30m");
+        assert_eq!(human_duration(ms(2 * 86_400_000)), "2d");
     }
 
     #[test]

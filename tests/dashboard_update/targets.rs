@@ -92,8 +92,8 @@ fn the_window_refusal_names_the_force_key_and_the_age_at_the_refusal() {
     update(&mut app, key('R'));
     // As the preview's re-read says it when the dialog opens.
     let at_open = Refusal::Recent {
-        age_seconds: 60,
-        window_seconds: 120,
+        age: chrono::TimeDelta::seconds(60),
+        window: std::time::Duration::from_secs(120),
     }
     .explain("the force key !");
     loaded(
@@ -121,8 +121,8 @@ fn the_window_refusal_names_the_force_key_and_the_age_at_the_refusal() {
 #[test]
 fn the_command_line_keeps_its_own_force_hint() {
     let r = Refusal::Recent {
-        age_seconds: 5,
-        window_seconds: 120,
+        age: chrono::TimeDelta::seconds(5),
+        window: std::time::Duration::from_secs(120),
     };
     assert!(
         r.to_string().ends_with("(use --force to act anyway)"),

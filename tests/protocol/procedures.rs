@@ -250,12 +250,9 @@ async fn the_recovery_window_protects_a_live_worker_unless_forced() {
         fx.proto.rollback("live", false).await,
     ] {
         match &report.verdict {
-            Verdict::Refused(Refusal::Recent {
-                age_seconds,
-                window_seconds,
-            }) => {
-                assert!(*age_seconds < 120);
-                assert_eq!(*window_seconds, 120);
+            Verdict::Refused(Refusal::Recent { age, window }) => {
+                assert!(*age < chrono::TimeDelta::seconds(120));
+                assert_eq!(*window, std::time::Duration::from_secs(120));
             }
             other => panic!("expected a refusal, got {other:?}"),
         }

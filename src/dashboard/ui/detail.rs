@@ -352,9 +352,11 @@ pub fn refusal_short(r: &Refusal) -> String {
             "committed: let it finish (F), then reverse it with a new transfer".into()
         }
         Refusal::UnknownState(s) => format!("unknown state `{s}`"),
-        Refusal::Recent { age_seconds, .. } => {
-            format!("modified {age_seconds}s ago, within the recovery window")
-        }
+        Refusal::Recent { window, .. } => format!(
+            "modified {}, within the {} recovery window",
+            r.modified_ago().unwrap_or_default(),
+            crate::protocol::time::human_duration(*window)
+        ),
         Refusal::Malformed(p) => format!("malformed: {p}"),
         Refusal::AlreadyExists(id) => format!("`{id}` already exists"),
         Refusal::Unsafe(why) => why.clone(),

@@ -90,8 +90,8 @@ pub fn is_older_than(t: &Transaction, now: DateTime<Utc>, age: Duration) -> bool
 pub fn recovery_refusal(t: &Transaction, now: DateTime<Utc>, window: Duration) -> Option<Refusal> {
     let modified = t.modification_time?;
     within_window(modified, now, window).then(|| Refusal::Recent {
-        age_seconds: (now - modified).num_seconds(),
-        window_seconds: window.as_secs(),
+        age: now - modified,
+        window,
     })
 }
 
