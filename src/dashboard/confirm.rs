@@ -52,10 +52,11 @@ pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<Command> {
 
 fn may_act(app: &mut App) -> bool {
     if app.settings.read_only {
-        app.push_log(
-            LogLevel::Error,
-            "read-only mode: rollback, recovery and lock release are disabled",
+        let text = format!(
+            "read-only mode: {} are disabled",
+            super::keymap::write_actions()
         );
+        app.push_log(LogLevel::Error, text);
         return false;
     }
     if let Some(r) = &app.running {

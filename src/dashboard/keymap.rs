@@ -74,6 +74,38 @@ pub enum Op {
     Quit,
 }
 
+impl Op {
+    /// Whether the key writes to the cluster (the repairs): these are the
+    /// keys read-only mode disables.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Op::Rollback | Op::Recover | Op::Release | Op::ReverseTransfer
+        )
+    }
+}
+
+/// The keys that write, from [`MAIN`]: `R F L V`.
+pub fn write_keys() -> String {
+    writing().map(|b| b.label).collect::<Vec<_>>().join(" ")
+}
+
+/// The repairs in words, from [`MAIN`]: `R rollback, F recover, L release,
+/// V reverse` (what read-only mode says it disables).
+pub fn write_actions() -> String {
+    writing()
+        .map(|b| match b.bar {
+            Some((_, word)) => format!("{} {word}", b.label),
+            None => b.label.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn writing() -> impl Iterator<Item = &'static Binding<Op>> {
+    MAIN.iter().filter(|b| b.op.writes())
+}
+
 /// What a key does in the confirmation dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DialogOp {
@@ -476,6 +508,15 @@ pub fn lookup<O: Copy>(table: &'static [Binding<O>], key: KeyCode) -> Option<O> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_write_keys_come_from_the_table() {
+        assert_eq!(write_keys(), "R F L V");
+        assert_eq!(
+            write_actions(),
+            "R rollback, F recover, L release, V reverse"
+        );
+    }
 
     #[test]
     fn no_key_is_bound_twice() {

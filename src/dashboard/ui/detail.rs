@@ -20,7 +20,7 @@ use crate::protocol::executor::Outcome;
 use crate::protocol::lock::Staleness;
 use crate::protocol::read::{account_progress, AccountProgress};
 use crate::protocol::steps::Refusal;
-use crate::protocol::time::human_age;
+use crate::protocol::time::human_duration;
 use crate::protocol::trail::RecordStatus;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::Preview;
@@ -143,14 +143,14 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
         Severity::Investigate => out.push(Line::styled(
             format!(
                 "!! investigate: untouched > {}",
-                human_age(app.settings.investigate_after.as_secs() as i64)
+                human_duration(app.settings.investigate_after)
             ),
             Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
         )),
         Severity::Stuck => out.push(Line::styled(
             format!(
                 "! stuck: untouched > {} (recovery window)",
-                human_age(app.settings.recovery_window.as_secs() as i64)
+                human_duration(app.settings.recovery_window)
             ),
             Style::new().fg(WARN).add_modifier(Modifier::BOLD),
         )),
@@ -355,7 +355,7 @@ pub fn refusal_short(r: &Refusal) -> String {
         Refusal::Recent { window, .. } => format!(
             "modified {}, within the {} recovery window",
             r.modified_ago().unwrap_or_default(),
-            crate::protocol::time::human_duration(*window)
+            human_duration(*window)
         ),
         Refusal::Malformed(p) => format!("malformed: {p}"),
         Refusal::AlreadyExists(id) => format!("`{id}` already exists"),

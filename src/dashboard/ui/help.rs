@@ -6,7 +6,7 @@
 use super::theme::{bold, dim, more_hint, DANGER, FOCUS, GOOD, ODD, WARN};
 use crate::dashboard::app::App;
 use crate::dashboard::keymap::{self, Binding, Group};
-use crate::protocol::time::human_age;
+use crate::protocol::time::human_duration;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -94,12 +94,12 @@ fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     l.push(heading("Looking"));
     l.extend(section(keymap::MAIN, Group::Look));
 
-    let window = human_age(app.settings.recovery_window.as_secs() as i64);
-    let investigate = human_age(app.settings.investigate_after.as_secs() as i64);
+    let window = human_duration(app.settings.recovery_window);
+    let investigate = human_duration(app.settings.investigate_after);
     let mut r = vec![heading("Repairs (on what is selected)")];
     if app.settings.read_only {
         r.push(Line::styled(
-            "read-only: R, F and L are disabled",
+            format!("read-only: {} are disabled", keymap::write_keys()),
             Style::new().fg(WARN),
         ));
     } else {

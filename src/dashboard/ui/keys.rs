@@ -14,11 +14,9 @@ use ratatui::text::Span;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-/// The action keys, as the read-only key bar names them.
-const READ_ONLY_KEYS: &str = "R F L";
-
 /// Draws the key bar.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let write_keys = keymap::write_keys();
     let typed = format!("{}█", app.editing_lookup.as_deref().unwrap_or_default());
     let hints: Vec<(u8, &str, &str)> = if let Some(d) = &app.dialog {
         keymap::DIALOG
@@ -60,7 +58,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             .collect();
         if ro {
             let at = hints.len().saturating_sub(1);
-            hints.insert(at, (0, READ_ONLY_KEYS, "read-only"));
+            hints.insert(at, (0, write_keys.as_str(), "read-only"));
         }
         hints
     };

@@ -189,7 +189,7 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
     }
     let old = format!(
         "over {} only",
-        crate::protocol::time::human_age(app.settings.investigate_after.as_secs() as i64)
+        crate::protocol::time::human_duration(app.settings.investigate_after)
     );
     for (on, what) in [(app.stuck_only, "stuck only"), (app.old_only, old.as_str())] {
         if on {
