@@ -258,6 +258,10 @@ pub struct App {
     /// The account drilled into (`Enter` in the accounts pane); the detail
     /// pane shows it until a transaction is selected or `Esc`.
     pub account_drill: Option<String>,
+    /// The text and state filters in place before the drill-down set the
+    /// filter to the account: `Esc` puts them back (typing a filter with
+    /// `/` forgets them).
+    pub filter_before_drill: Option<(String, usize)>,
     /// First log line shown; `None` follows the newest.
     pub log_top: Option<usize>,
     /// Lines the detail pane is scrolled down.
@@ -326,6 +330,7 @@ impl App {
             selected_account: None,
             selected_lock: None,
             account_drill: None,
+            filter_before_drill: None,
             log_top: None,
             detail_scroll: 0,
             stuck_only: false,

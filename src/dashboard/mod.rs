@@ -13,6 +13,7 @@ pub mod audit;
 pub mod bulk;
 pub mod bulk_run;
 pub mod confirm;
+pub mod drill;
 pub mod event;
 pub mod export;
 pub mod keymap;

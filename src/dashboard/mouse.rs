@@ -1,13 +1,19 @@
-//! Mouse clicks: a left click focuses the pane under the pointer and, in
+//! The mouse: a left click focuses the pane under the pointer and, in
 //! the transaction table, the accounts and the locks, selects the row (by
-//! the same layout the renderer draws).
+//! the same layout the renderer draws); the wheel scrolls the pane under
+//! the pointer (focusing it), as `j`/`k` would.
 
 use super::app::{App, Pane};
+use super::keymap::Op;
 use super::ui;
 
 /// A left click focuses the pane under the pointer; in the transaction
 /// table, the accounts and the locks it also selects the row.
 pub fn click(app: &mut App, column: u16, row: u16) {
+    if app.audit.open {
+        // The audit pane covers the panes: nothing behind it is clicked.
+        return;
+    }
     let areas = ui::areas(app);
     let Some(pane) = areas.pane_at(column, row) else {
         return;
@@ -56,4 +62,21 @@ pub fn click(app: &mut App, column: u16, row: u16) {
                 .map(|l| l.info.resource.clone())
         }
     }
+}
+
+/// The wheel over a pane: focuses it and moves its selection (or scroll)
+/// by `delta`, as `j`/`k` would; outside every pane it does nothing; over
+/// the audit pane it moves among the findings.
+pub fn wheel(app: &mut App, column: u16, row: u16, delta: isize) {
+    if app.audit.open {
+        // Over the audit pane (it covers the others): its findings.
+        let op = if delta > 0 { Op::Down } else { Op::Up };
+        super::audit::on_audit_op(app, op);
+        return;
+    }
+    let Some(pane) = ui::areas(app).pane_at(column, row) else {
+        return;
+    };
+    app.focus = pane;
+    super::update::move_selection(app, delta);
 }

@@ -55,8 +55,8 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
                 return vec![];
             }
             match m.kind {
-                MouseEventKind::ScrollDown => move_selection(app, 1),
-                MouseEventKind::ScrollUp => move_selection(app, -1),
+                MouseEventKind::ScrollDown => super::mouse::wheel(app, m.column, m.row, 1),
+                MouseEventKind::ScrollUp => super::mouse::wheel(app, m.column, m.row, -1),
                 MouseEventKind::Down(MouseButton::Left) => {
                     super::mouse::click(app, m.column, m.row)
                 }
@@ -314,7 +314,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         }
         Op::Open => match app.focus {
             Pane::Transactions => app.focus = Pane::Detail,
-            Pane::Accounts => drill_into_account(app),
+            Pane::Accounts => super::drill::open(app),
             Pane::Locks => {
                 let owner = lock_at_cursor(app).and_then(|l| l.info.owner.clone());
                 if let Some(owner) = owner {
@@ -331,15 +331,19 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         Op::Back => {
             if app.focus == Pane::Detail {
                 app.focus = if app.account_drill.take().is_some() {
+                    super::drill::restore_filter(app);
                     Pane::Accounts
                 } else {
                     Pane::Transactions
                 };
+            } else if app.filter_before_drill.is_some() {
+                super::drill::restore_filter(app);
             } else {
                 app.filter.clear();
             }
         }
         Op::Filter => {
+            app.filter_before_drill = None;
             app.editing_filter = true;
             app.focus = Pane::Transactions;
         }
@@ -399,25 +403,6 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
 pub fn lock_at_cursor(app: &App) -> Option<&crate::protocol::locks::LockView> {
     let i = app.view.lock_cursor?;
     app.snapshot.as_ref()?.locks.get(i)
-}
-
-/// `Enter` on an account: the detail pane shows the account (balance,
-/// pending and settled records, the transactions naming it) and the table
-/// is filtered to the transactions naming it; `Esc` goes back.
-fn drill_into_account(app: &mut App) {
-    let Some(id) = app
-        .view
-        .account_cursor
-        .and_then(|i| app.view.accounts.get(i))
-        .cloned()
-    else {
-        return;
-    };
-    app.filter = id.clone();
-    app.state_filter = 0;
-    app.account_drill = Some(id);
-    app.detail_scroll = 0;
-    app.focus = Pane::Detail;
 }
 
 fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {

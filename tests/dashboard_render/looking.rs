@@ -131,6 +131,31 @@ fn a_capped_terminal_listing_says_newest_n_of_m() {
     assert!(s.contains("t-undone"), "{s}");
 }
 
+/// Right after `s` onto a terminal state its rows are not there yet (the
+/// poll it asked for is running): the table says it is loading them, in
+/// its title and its body, rather than showing an empty state.
+#[test]
+fn a_terminal_listing_not_yet_polled_says_loading() {
+    let mut a = app();
+    a.state_filter = 5; // finished
+    a.refresh_view();
+    assert_eq!(a.state_filter(), Some(&TxnState::Finished));
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("· loading finished… "), "{s}");
+    assert!(s.contains("loading finished… (polling now)"), "{s}");
+    // Once the listing of that state arrives, the title says the state.
+    a.snapshot.as_mut().unwrap().terminal = Some(TerminalListing {
+        state: TxnState::Finished,
+        listed: 0,
+        total: 0,
+    });
+    a.refresh_view();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("· state finished "), "{s}");
+    assert!(s.contains("no finished transaction"), "{s}");
+    assert!(!s.contains("loading"), "{s}");
+}
+
 /// A long pending transaction id in the accounts pane is shortened in the
 /// middle (its tail stays), never cut at the pane's edge.
 #[test]

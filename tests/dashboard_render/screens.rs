@@ -71,8 +71,12 @@ fn detail_of_half_applied_pending() {
     a.focus = Pane::Detail;
     select(&mut a, "t-pend-1");
     let s = screen(&a, 100, 30);
-    assert!(s.contains("src alice: 400 · carries it"), "{s}");
-    assert!(s.contains("dst bob: 500 · not applied"), "{s}");
+    // Pending: the source applied it (carries it), the destination not yet.
+    assert!(
+        s.contains("src alice: 400 · applied (carries it, not committed yet)"),
+        "{s}"
+    );
+    assert!(s.contains("dst bob: 500 · not applied yet"), "{s}");
     assert_snapshot!("detail_half_applied", s);
 }
 

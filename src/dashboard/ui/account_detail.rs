@@ -117,6 +117,9 @@ fn lines(a: &AccountDetail) -> Vec<Line<'static>> {
             Span::styled(word, style),
         ]));
     }
-    out.push(Line::styled("Esc: back to the accounts", dim()));
+    out.push(Line::styled(
+        "Esc: back to the accounts, the table's filter as before",
+        dim(),
+    ));
     out
 }

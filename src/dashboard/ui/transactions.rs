@@ -50,7 +50,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
                         .into()
                 }
                 Some(l) if &l.state == s => format!("no {s} transaction"),
-                _ => format!("listing the {s} transactions (next poll)…"),
+                _ => format!("loading {s}… (polling now)"),
             }
         } else if !app.filter.is_empty()
             || app.state_filter().is_some()
@@ -200,15 +200,18 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
         }
     }
     if let Some(s) = app.state_filter() {
-        // A terminal state's listing is capped: "newest N of M" says so.
-        let capped = snap
-            .terminal
-            .as_ref()
-            .filter(|l| &l.state == s && (l.listed as u64) < l.total)
-            .map(|l| format!("(newest {} of {}) ", l.listed, l.total))
-            .unwrap_or_default();
+        // A terminal state's rows come with the poll the filter asked for
+        // ("loading" until then); its listing is capped: "newest N of M".
+        let listed = snap.terminal.as_ref().filter(|l| &l.state == s);
+        let text = match listed {
+            None if s.is_terminal() => format!("· loading {s}… "),
+            Some(l) if (l.listed as u64) < l.total => {
+                format!("· state {s} (newest {} of {}) ", l.listed, l.total)
+            }
+            _ => format!("· state {s} "),
+        };
         spans.push(Span::styled(
-            format!("· state {s} {capped}"),
+            text,
             Style::new().fg(WARN).add_modifier(Modifier::BOLD),
         ));
     }
