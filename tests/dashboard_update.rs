@@ -869,3 +869,5 @@ mod bulk;
 mod reverse;
 #[path = "dashboard_update/targets.rs"]
 mod targets;
+#[path = "dashboard_update/navigation.rs"]
+mod navigation;

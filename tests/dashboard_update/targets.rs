@@ -106,7 +106,7 @@ fn the_window_refusal_names_the_force_key_and_the_age_at_the_refusal() {
     update(&mut app, Event::Tick(now() + chrono::Duration::seconds(30)));
     assert!(update(&mut app, key('y')).is_empty());
     let last = last_log(&app);
-    assert!(last.contains("modified 90s ago"), "{last}");
+    assert!(last.contains("modified 1m30s ago"), "{last}");
     assert!(last.contains("use the force key ! to act anyway"), "{last}");
     assert!(!last.contains("--force"), "{last}");
     // Past the window since: y is still refused (the dialog's check is
