@@ -66,11 +66,25 @@ impl Canned {
         c
     }
 
-    fn bytes(&self, date_shift: i64) -> Vec<u8> {
+    /// The same answer with one more header (a header may repeat).
+    pub fn with_header(mut self, name: &str, value: &str) -> Canned {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The status this answer carries.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    pub(super) fn bytes(&self, date_shift: i64) -> Vec<u8> {
         let reason = match self.status {
+            200 => "OK",
+            400 => "Bad Request",
             401 => "Unauthorized",
             403 => "Forbidden",
             429 => "Too Many Requests",
+            500 => "Internal Server Error",
             502 => "Bad Gateway",
             503 => "Service Unavailable",
             504 => "Gateway Timeout",
