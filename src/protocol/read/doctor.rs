@@ -116,8 +116,11 @@ impl DoctorReport {
     }
 }
 
-/// Privileges the tool needs on every index.
+/// Privileges the tool needs on the transactions, accounts and locks indices.
 pub const NEEDED_PRIVILEGES: [&str; 4] = ["read", "write", "delete", "view_index_metadata"];
+/// Privileges the tool needs on the audit index (records are created and
+/// completed, never deleted).
+pub const AUDIT_PRIVILEGES: [&str; 3] = ["read", "write", "view_index_metadata"];
 
 impl Protocol {
     /// Gathers the doctor's report (read-only).
@@ -171,7 +174,7 @@ impl Protocol {
             }
             indices.push(r);
         }
-        let security = security(cluster, &d).await?;
+        let security = security(cluster, &d, &self.config.indices.audit).await?;
         judge(&d, &indices, &security, &mut checks);
         if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
             checks.push(Check {
@@ -233,19 +236,22 @@ async fn index_health(cluster: &Cluster, r: &mut IndexReport) -> Result<()> {
     Ok(())
 }
 
-async fn security(cluster: &Cluster, d: &Discovery) -> Result<Security> {
+/// What the current credentials may do: Elasticsearch's `_has_privileges`
+/// on the three indices and the audit index (asked by name, so an audit
+/// index `init` has not created yet is asked too), else OpenSearch's account.
+async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Security> {
     let names: Vec<&str> = d
         .indices()
         .iter()
         .filter(|i| i.exists())
         .map(|i| i.name.as_str())
         .collect();
+    let asked = json!({"index": [
+        {"names": names, "privileges": NEEDED_PRIVILEGES},
+        {"names": [audit], "privileges": AUDIT_PRIVILEGES},
+    ]});
     let (status, body) = cluster
-        .raw(
-            Method::Post,
-            "/_security/user/_has_privileges",
-            Some(json!({"index": [{"names": names, "privileges": NEEDED_PRIVILEGES}]})),
-        )
+        .raw(Method::Post, "/_security/user/_has_privileges", Some(asked))
         .await?;
     if status == 200 {
         let indices = body
@@ -341,7 +347,8 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
             Severity::Ok,
             "security off: no authentication, anyone reaching the URL may change balances".into(),
         ),
-        Security::Privileges { indices, .. } => {
+        Security::Privileges { user, indices } => {
+            let who = user.as_deref().map_or("the current user".into(), |u| format!("user `{u}`"));
             for (index, privs) in indices {
                 let missing: Vec<&str> = privs
                     .iter()
@@ -349,11 +356,14 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
                     .map(|(p, _)| p.as_str())
                     .collect();
                 if !missing.is_empty() {
+                    let asked: Vec<&str> = privs.keys().map(String::as_str).collect();
                     add(
                         Severity::Error,
                         format!(
-                            "the current credentials lack {} on `{index}`",
-                            missing.join(", ")
+                            "{who} lacks {} on `{index}`: what needs it is refused (HTTP 403); \
+                             grant a role with the index privileges [{}] on `{index}`",
+                            missing.join(", "),
+                            asked.join(", ")
                         ),
                     );
                 }

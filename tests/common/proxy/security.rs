@@ -135,7 +135,10 @@ fn answer(realm: &Realm, request: &Request, path: &str) -> Option<Canned> {
         _ => {}
     }
     if bare.starts_with("/_security/") || bare.starts_with("/_plugins/_security/") {
-        let uri = format!("no handler found for uri [{bare}] and method [{}]", request.method);
+        let uri = format!(
+            "no handler found for uri [{bare}] and method [{}]",
+            request.method
+        );
         return Some(Canned::json(400, json!({ "error": uri })));
     }
     if bare == "/_bulk" || bare.ends_with("/_bulk") {
@@ -171,7 +174,9 @@ fn unauthorized(product: Product, path: &str, claimed: Option<&str>) -> Canned {
         Product::Elasticsearch => {
             let schemes = ["Basic realm=\"security\" charset=\"UTF-8\"", "ApiKey"];
             let reason = match claimed {
-                Some(user) => format!("unable to authenticate user [{user}] for REST request [{path}]"),
+                Some(user) => {
+                    format!("unable to authenticate user [{user}] for REST request [{path}]")
+                }
                 None => format!("missing authentication credentials for REST request [{path}]"),
             };
             let error = json!({"type": "security_exception", "reason": reason,
