@@ -24,6 +24,7 @@ fn secured(fx: &Fx, product: Product) -> FaultProxy {
         vec![
             User::admin("ops", "ops-pw"),
             User::read_only("viewer", "viewer-pw", &[]),
+            User::read_only("blind", "blind-pw", &[]).without_monitor(),
         ],
     ));
     proxy
@@ -172,5 +173,22 @@ async fn the_dashboard_poll_works_read_only() {
             .collect();
         assert!(refused.is_empty(), "{product:?}: {refused:#?}");
         assert!(proxy.forwarded() > 0);
+
+        // Without the cluster privilege `monitor`: no health, the rest works.
+        let blind = Protocol::new(
+            login(&proxy, "blind", "blind-pw"),
+            fx.proto.config().clone(),
+        );
+        let snap = blind.poll_snapshot(500).await.unwrap();
+        assert_eq!(snap.health, None, "{product:?}");
+        assert!(snap.transactions.iter().any(|t| t.id == id), "{product:?}");
+        assert!(
+            proxy
+                .log()
+                .iter()
+                .any(|l| l.contains("_cluster/health") && l.contains("-> 403")),
+            "{:#?}",
+            proxy.log()
+        );
     }
 }

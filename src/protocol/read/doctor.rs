@@ -80,6 +80,8 @@ pub enum Security {
         user: Option<String>,
         /// index -> privilege -> granted.
         indices: BTreeMap<String, BTreeMap<String, bool>>,
+        /// Cluster privilege -> granted ([`CLUSTER_PRIVILEGES`]).
+        cluster: BTreeMap<String, bool>,
     },
     /// Security is on, but per-index privileges cannot be asked (OpenSearch).
     Roles {
@@ -121,6 +123,9 @@ pub const NEEDED_PRIVILEGES: [&str; 4] = ["read", "write", "delete", "view_index
 /// Privileges the tool needs on the audit index (records are created and
 /// completed, never deleted).
 pub const AUDIT_PRIVILEGES: [&str; 3] = ["read", "write", "view_index_metadata"];
+/// Cluster privileges the tool uses: `monitor` reads the cluster's health
+/// (the dashboard header, `doctor`) and its root banner (the product).
+pub const CLUSTER_PRIVILEGES: [&str; 1] = ["monitor"];
 
 impl Protocol {
     /// Gathers the doctor's report (read-only).
@@ -246,7 +251,7 @@ async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Secur
         .filter(|i| i.exists())
         .map(|i| i.name.as_str())
         .collect();
-    let asked = json!({"index": [
+    let asked = json!({"cluster": CLUSTER_PRIVILEGES, "index": [
         {"names": names, "privileges": NEEDED_PRIVILEGES},
         {"names": [audit], "privileges": AUDIT_PRIVILEGES},
     ]});
@@ -254,24 +259,19 @@ async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Secur
         .raw(Method::Post, "/_security/user/_has_privileges", Some(asked))
         .await?;
     if status == 200 {
+        let granted = |v: &Value| -> BTreeMap<String, bool> {
+            v.as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_bool() == Some(true)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let indices = body
             .get("index")
             .and_then(Value::as_object)
-            .map(|o| {
-                o.iter()
-                    .map(|(i, p)| {
-                        let privs = p
-                            .as_object()
-                            .map(|m| {
-                                m.iter()
-                                    .map(|(k, v)| (k.clone(), v.as_bool() == Some(true)))
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        (i.clone(), privs)
-                    })
-                    .collect()
-            })
+            .map(|o| o.iter().map(|(i, p)| (i.clone(), granted(p))).collect())
             .unwrap_or_default();
         return Ok(Security::Privileges {
             user: body
@@ -279,6 +279,7 @@ async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Secur
                 .and_then(Value::as_str)
                 .map(str::to_string),
             indices,
+            cluster: body.get("cluster").map(granted).unwrap_or_default(),
         });
     }
     // OpenSearch's security plugin: who we are, not what we may do.
@@ -347,8 +348,22 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
             Severity::Ok,
             "security off: no authentication, anyone reaching the URL may change balances".into(),
         ),
-        Security::Privileges { user, indices } => {
+        Security::Privileges {
+            user,
+            indices,
+            cluster,
+        } => {
             let who = user.as_deref().map_or("the current user".into(), |u| format!("user `{u}`"));
+            for (privilege, _) in cluster.iter().filter(|(_, granted)| !**granted) {
+                add(
+                    Severity::Warning,
+                    format!(
+                        "{who} lacks the cluster privilege {privilege}: the cluster's health \
+                         and product cannot be read (the dashboard shows no health); grant \
+                         the cluster privilege [{privilege}]"
+                    ),
+                );
+            }
             for (index, privs) in indices {
                 let missing: Vec<&str> = privs
                     .iter()

@@ -72,6 +72,12 @@ impl Canned {
         self
     }
 
+    /// The same answer without its body (what a `HEAD` gets).
+    pub fn without_body(mut self) -> Canned {
+        self.body.clear();
+        self
+    }
+
     /// The status this answer carries.
     pub fn status(&self) -> u16 {
         self.status

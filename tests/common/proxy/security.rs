@@ -10,9 +10,12 @@
 //! answer "no handler found" (400), as the real ones do. Reads are allowed to
 //! every authenticated user; accepted requests are forwarded to the cluster.
 //!
-//! What is not emulated: API keys and tokens (always 401), cluster
-//! privileges (`monitor` is granted to everyone), and a `_bulk` mixing items
-//! the user may and may not write (answered 500, naming the gap).
+//! Privileges are coarse: `read` everywhere; `write` (with `delete`,
+//! `manage`) on every index or a list of them; `view_index_metadata`
+//! (mappings, settings, existence) and the cluster's `monitor` (`GET /`,
+//! `_cluster/health`) on or off per user. What is not emulated: API keys
+//! and tokens (always 401), other cluster privileges, and a `_bulk` mixing
+//! items the user may and may not write (answered 500, naming the gap).
 
 use super::{lock, rewrite::Canned, FaultProxy, Request, Shared};
 use serde_json::{json, Map, Value};
@@ -34,6 +37,11 @@ pub struct User {
     password: String,
     /// Indices the user may write (`None`: every index).
     writes: Option<Vec<String>>,
+    /// The cluster privilege `monitor` (`GET /`, `_cluster/health`).
+    monitor: bool,
+    /// The index privilege `view_index_metadata` (mappings, settings,
+    /// existence), on every index.
+    metadata: bool,
 }
 
 impl User {
@@ -43,6 +51,8 @@ impl User {
             name: name.into(),
             password: password.into(),
             writes: None,
+            monitor: true,
+            metadata: true,
         }
     }
 
@@ -52,7 +62,21 @@ impl User {
             name: name.into(),
             password: password.into(),
             writes: Some(writable.iter().map(ToString::to_string).collect()),
+            monitor: true,
+            metadata: true,
         }
+    }
+
+    /// The same user without the cluster privilege `monitor`.
+    pub fn without_monitor(mut self) -> User {
+        self.monitor = false;
+        self
+    }
+
+    /// The same user with `read` but not `view_index_metadata`.
+    pub fn without_view_index_metadata(mut self) -> User {
+        self.metadata = false;
+        self
     }
 
     fn may_write(&self, index: &str) -> bool {
@@ -72,7 +96,8 @@ impl User {
     /// Whether `privilege` on `index` is granted.
     fn has(&self, privilege: &str, index: &str) -> bool {
         match privilege {
-            "read" | "view_index_metadata" | "monitor" => true,
+            "read" => true,
+            "view_index_metadata" => self.metadata,
             _ => self.may_write(index),
         }
     }
@@ -144,8 +169,25 @@ fn answer(realm: &Realm, request: &Request, path: &str) -> Option<Canned> {
     if bare == "/_bulk" || bare.ends_with("/_bulk") {
         return bulk(realm.product, user, request, bare);
     }
-    let (index, action) = write_action(&request.method, bare)?;
-    (!user.may_write(&index)).then(|| forbidden(realm.product, user, action, &index))
+    let refused = match cluster_action(bare) {
+        Some(action) => (!user.monitor).then(|| forbidden(realm.product, user, action, "")),
+        None => {
+            let (index, action) = index_action(&request.method, bare)?;
+            let granted = if action.needs_write {
+                user.may_write(&index)
+            } else {
+                user.metadata
+            };
+            (!granted).then(|| forbidden(realm.product, user, action, &index))
+        }
+    };
+    refused.map(|c| {
+        if request.method == "HEAD" {
+            c.without_body()
+        } else {
+            c
+        }
+    })
 }
 
 /// The user whose Basic credentials the request carries, or the name it
@@ -206,6 +248,14 @@ fn forbidden(product: Product, user: &User, action: Action, index: &str) -> Cann
 /// How each product words a refused action.
 fn refusal(product: Product, user: &User, action: Action, index: &str) -> String {
     match product {
+        Product::Elasticsearch if index.is_empty() => format!(
+            "action [{}] is unauthorized for user [{}] with effective roles [{}], \
+             this action is granted by the cluster privileges [{}]",
+            action.name,
+            user.name,
+            user.role(),
+            action.granted_by
+        ),
         Product::Elasticsearch => format!(
             "action [{}] is unauthorized for user [{}] with effective roles [{}] on indices [{index}], \
              this action is granted by the index privileges [{}]",
@@ -221,41 +271,66 @@ fn refusal(product: Product, user: &User, action: Action, index: &str) -> String
     }
 }
 
-/// A write action and the index privileges that grant it.
+/// An action and the privileges that grant it.
 #[derive(Debug, Clone, Copy)]
 struct Action {
     name: &'static str,
     granted_by: &'static str,
+    /// Granted with write (else with `view_index_metadata`, or `monitor`
+    /// for a cluster action).
+    needs_write: bool,
 }
 
-const INDEX: Action = Action {
-    name: "indices:data/write/index",
-    granted_by: "create_doc,create,index,write,all",
-};
-const DELETE: Action = Action {
-    name: "indices:data/write/delete",
-    granted_by: "delete,write,all",
-};
-const UPDATE: Action = Action {
-    name: "indices:data/write/update",
-    granted_by: "index,write,all",
-};
-const CREATE_INDEX: Action = Action {
-    name: "indices:admin/create",
-    granted_by: "create_index,manage,all",
-};
-const PUT_MAPPING: Action = Action {
-    name: "indices:admin/mapping/put",
-    granted_by: "manage,all",
-};
+const fn write(name: &'static str, granted_by: &'static str) -> Action {
+    Action {
+        name,
+        granted_by,
+        needs_write: true,
+    }
+}
 
-/// The index and action of a request that writes (`None` for reads).
-fn write_action(method: &str, path: &str) -> Option<(String, Action)> {
+const fn metadata(name: &'static str) -> Action {
+    Action {
+        name,
+        granted_by: "manage,view_index_metadata,all",
+        needs_write: false,
+    }
+}
+
+const INDEX: Action = write(
+    "indices:data/write/index",
+    "create_doc,create,index,write,all",
+);
+const DELETE: Action = write("indices:data/write/delete", "delete,write,all");
+const UPDATE: Action = write("indices:data/write/update", "index,write,all");
+const CREATE_INDEX: Action = write("indices:admin/create", "create_index,manage,all");
+const PUT_MAPPING: Action = write("indices:admin/mapping/put", "manage,all");
+
+/// The cluster action of a request, if it is one.
+fn cluster_action(path: &str) -> Option<Action> {
+    let name = match path {
+        "/" => "cluster:monitor/main",
+        p if p.starts_with("/_cluster/health") => "cluster:monitor/health",
+        _ => return None,
+    };
+    Some(Action {
+        name,
+        granted_by: "monitor,manage,all",
+        needs_write: false,
+    })
+}
+
+/// The index and action of a request that writes or reads metadata (`None`
+/// for reads of documents, which every user may do).
+fn index_action(method: &str, path: &str) -> Option<(String, Action)> {
     let mut segments = path.split('/').filter(|s| !s.is_empty());
     let index = segments.next().filter(|s| !s.starts_with('_'))?;
     let reads = matches!(method, "GET" | "HEAD");
     let action = match (segments.next(), method) {
         (None, "PUT") => CREATE_INDEX,
+        (None, _) if reads => metadata("indices:admin/get"),
+        (Some("_mapping"), _) if reads => metadata("indices:admin/mappings/get"),
+        (Some("_settings"), _) if reads => metadata("indices:monitor/settings/get"),
         (Some("_doc" | "_create"), "DELETE") => DELETE,
         (Some("_doc" | "_create"), _) if !reads => INDEX,
         (Some("_update"), _) if !reads => UPDATE,
@@ -389,7 +464,22 @@ fn has_privileges(user: &User, request: &Value) -> Value {
             indices.insert(name, Value::Object(privileges));
         }
     }
-    json!({"username": user.name, "has_all_requested": all, "cluster": {},
+    let mut cluster = Map::new();
+    for p in request
+        .get("cluster")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let granted = match p {
+            "monitor" => user.monitor,
+            _ => user.writes.is_none(),
+        };
+        all &= granted;
+        cluster.insert(p.to_string(), json!(granted));
+    }
+    json!({"username": user.name, "has_all_requested": all, "cluster": cluster,
         "index": indices, "application": {}})
 }
 
