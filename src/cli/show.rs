@@ -98,8 +98,9 @@ pub fn detail_lines(
                 pending,
                 if a.carries { "yes" } else { "no" }.to_string(),
                 match &a.state {
-                    Some(_) => account_progress(d.txn.state.as_ref(), a.carries, a.settled)
-                        .to_string(),
+                    Some(_) => {
+                        account_progress(d.txn.state.as_ref(), a.carries, a.settled).to_string()
+                    }
                     None => "-".into(),
                 },
                 a.problems.join("; "),

@@ -37,4 +37,3 @@ pub fn restore_filter(app: &mut App) {
         app.state_filter = state;
     }
 }
-

@@ -433,7 +433,8 @@ mod tests {
             window: std::time::Duration::from_secs(3_600),
         };
         assert!(
-            late.explain("!").contains("modified 0.3s ahead of this clock, within the 1h recovery window"),
+            late.explain("!")
+                .contains("modified 0.3s ahead of this clock, within the 1h recovery window"),
             "{late}"
         );
     }

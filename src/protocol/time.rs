@@ -150,7 +150,10 @@ pub fn human_duration(d: Duration) -> String {
     let secs = d.as_secs();
     if secs >= 60 {
         let whole = human_age(i64::try_from(secs).unwrap_or(i64::MAX));
-        return match whole.strip_suffix("00s").or_else(|| whole.strip_suffix("00m")) {
+        return match whole
+            .strip_suffix("00s")
+            .or_else(|| whole.strip_suffix("00m"))
+        {
             Some(s) => s.to_string(),
             None => whole.strip_suffix("00h").unwrap_or(&whole).to_string(),
         };
