@@ -7,6 +7,7 @@
 //! [`Trail::begin`] and [`Trail::finish`] around the protocol's procedures
 //! (or [`Trail::run_procedure`] / [`Trail::run_release`], which do both).
 
+pub mod bulk;
 mod record;
 pub mod run;
 
