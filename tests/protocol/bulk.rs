@@ -246,4 +246,39 @@ async fn a_stopped_bulk_run_starts_nothing_new_and_filters_compose() {
     for t in &pending.transactions {
         assert_eq!(fx.state(&t.id).await, TxnState::Pending);
     }
+
+    // Stopped part-way (as SIGINT does): the two running finish their
+    // procedure, nothing new starts.
+    let stop = AtomicBool::new(false);
+    let opts = BulkOptions {
+        concurrency: 2,
+        limits: RunLimits::default(),
+    };
+    let mut ended = 0;
+    let run = fx
+        .proto
+        .run_many(&pending.ids(), Procedure::Rollback, opts, &stop, |_| {
+            ended += 1;
+            if ended == 3 {
+                stop.store(true, Ordering::SeqCst);
+            }
+        })
+        .await;
+    assert!(
+        (3..=4).contains(&run.reports.len()),
+        "{} ran",
+        run.reports.len()
+    );
+    assert_eq!(run.reports.len() + run.not_started.len(), 25);
+    for r in &run.reports {
+        assert!(
+            matches!(r.verdict, Verdict::Completed(TxnState::RolledBack)),
+            "{}: {:?}",
+            r.txn,
+            r.verdict
+        );
+    }
+    for id in &run.not_started {
+        assert_eq!(fx.state(id).await, TxnState::Pending, "{id} was touched");
+    }
 }
