@@ -21,7 +21,9 @@ use crate::protocol::batch::BatchOptions;
 use crate::protocol::lock_release::SweptLock;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::trail::bulk::{BulkOptions, BulkRun, Selection};
-use crate::protocol::trail::{plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep};
+use crate::protocol::trail::{
+    plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep,
+};
 use crate::protocol::{Procedure, ProcedureReport, Protocol, RunLimits};
 use crate::signals::{StopSignal, StopSignals};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -164,7 +166,10 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     reports.sort_by(|a, b| a.txn.cmp(&b.txn));
     // The sweep is a new start: not after a stop.
     let (swept, locks_partial) = if sweep && stopped_by.is_none() {
-        match p.release_abandoned_locks_allowing(req.select.allow_partial).await {
+        match p
+            .release_abandoned_locks_allowing(req.select.allow_partial)
+            .await
+        {
             Ok(s) => (s.swept, s.coverage.describe()),
             Err(e) => {
                 let code = failed(&e);
@@ -274,7 +279,10 @@ fn is_all_stuck_only(procedure: Procedure, s: &Selection) -> bool {
 fn header(p: &Protocol, req: Request<'_>, sweep: bool, n: usize, what: &str) -> String {
     let how = match req.runner {
         Runner::OneByOne(c) => format!("{c} at a time"),
-        Runner::Batched(o) => format!("in batches of {}, {} at a time", o.batch_size, o.concurrency),
+        Runner::Batched(o) => format!(
+            "in batches of {}, {} at a time",
+            o.batch_size, o.concurrency
+        ),
     };
     if sweep {
         let window = p.config().recovery_window;
@@ -342,7 +350,9 @@ fn print_text(
         if sweep {
             out("no stuck transactions: nothing to do");
         } else {
-            out(format_args!("no transactions selected by {what}: nothing to do"));
+            out(format_args!(
+                "no transactions selected by {what}: nothing to do"
+            ));
         }
         return;
     }

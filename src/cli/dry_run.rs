@@ -154,7 +154,10 @@ fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRo
 fn refusal_kind(text: &str) -> String {
     let kinds = [
         (Refusal::Committed.to_string(), "committed"),
-        ("within the".to_string(), "modified within the recovery window"),
+        (
+            "within the".to_string(),
+            "modified within the recovery window",
+        ),
         ("unknown state".to_string(), "unknown state"),
         ("malformed".to_string(), "malformed"),
     ];

@@ -64,7 +64,10 @@ pub struct SelectionArgs {
 impl SelectionArgs {
     /// Whether any selector is given (a bulk action, not one id).
     pub fn is_bulk(&self) -> bool {
-        self.all_stuck || !self.states.is_empty() || self.older_than.is_some() || self.ids_from.is_some()
+        self.all_stuck
+            || !self.states.is_empty()
+            || self.older_than.is_some()
+            || self.ids_from.is_some()
     }
 
     /// The output format, `--json` meaning `json`.

@@ -13,8 +13,8 @@ use crate::error::Error;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{
-    release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId, Trail,
-    RunAs, TrailStep,
+    release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId, RunAs,
+    Trail, TrailStep,
 };
 use crate::protocol::{Procedure, Protocol};
 use std::sync::Arc;
@@ -220,10 +220,7 @@ pub(super) async fn execute(proto: &Protocol, run: &Run, bulk: bool) -> (String,
             } else {
                 Procedure::Recover
             };
-            match trail
-                .run_procedure(proto, procedure, id, how)
-                .await
-            {
+            match trail.run_procedure(proto, procedure, id, how).await {
                 Ok(r) => {
                     let ok = r.value.verdict.is_done();
                     (r.value.verdict.to_string(), ok, (r.record, r.record_error))

@@ -177,11 +177,17 @@ fn each_selector_picks_what_it_says() {
         .unwrap()
         .clone();
     assert_eq!(fresh["would"], "refused", "{out}");
-    assert!(fresh["refusal"].as_str().unwrap().contains("recovery window"));
+    assert!(fresh["refusal"]
+        .as_str()
+        .unwrap()
+        .contains("recovery window"));
     out.code(1);
     let out = dry(&["--ids-from", &path, "--older-than", "1h"]);
     assert_eq!(planned(&out), set(&["old-pending"]));
-    assert!(out.stdout.contains("not selected by --older-than="), "{out}");
+    assert!(
+        out.stdout.contains("not selected by --older-than="),
+        "{out}"
+    );
     // `-`: standard input.
     let out = w.run_stdin(
         &["rollback", "--dry-run", "--json", "--ids-from", "-"],
@@ -324,7 +330,9 @@ fn a_bulk_rollback_needs_a_reason_is_recorded_bulk_and_reports_ndjson() {
         set(&["old-pending", "old-created", "old-committed", "mid-pending"])
     );
     // `history` finds it under each transaction.
-    w.run(&["history", "old-created", "--json"]).code(0).stdout_has("INC-77 outage");
+    w.run(&["history", "old-created", "--json"])
+        .code(0)
+        .stdout_has("INC-77 outage");
 }
 
 #[test]
@@ -332,7 +340,14 @@ fn a_bulk_recovery_of_a_selection_runs_batched_or_sequential() {
     for extra in [&[][..], &["--sequential"][..]] {
         let w = World::new();
         mess(&w);
-        let mut args = vec!["recover", "--state", "pending", "--older-than", "1h", "--json"];
+        let mut args = vec![
+            "recover",
+            "--state",
+            "pending",
+            "--older-than",
+            "1h",
+            "--json",
+        ];
         args.extend_from_slice(extra);
         let out = w.run(&args);
         out.code(0);

@@ -41,7 +41,10 @@ async fn fifty_stuck() -> (Fx, Vec<String>) {
             .proto
             .transfer(&req, false, RunLimits { max_steps: Some(k) })
             .await;
-        assert!(matches!(report.verdict, Verdict::Stopped(_)), "{id}: {report:?}");
+        assert!(
+            matches!(report.verdict, Verdict::Stopped(_)),
+            "{id}: {report:?}"
+        );
         ids.push(id);
     }
     fx.refresh().await;
@@ -228,7 +231,10 @@ async fn a_stopped_bulk_run_starts_nothing_new_and_filters_compose() {
         .unwrap();
     assert_eq!(narrowed.ids(), vec![ids[0].clone()]);
     let why: Vec<&str> = narrowed.left_out.iter().map(|l| l.why.as_str()).collect();
-    assert!(why[0].contains("not selected") && why[0].contains("pending"), "{why:?}");
+    assert!(
+        why[0].contains("not selected") && why[0].contains("pending"),
+        "{why:?}"
+    );
     assert!(why[1].contains("no transaction `nope`"), "{why:?}");
 
     // Stopped before it starts: nothing runs, nothing changes.

@@ -158,11 +158,9 @@ impl Protocol {
                 match &matching {
                     Some(m) if !m.contains(id) => {
                         let state = t.state.as_ref().map_or("without a state", |s| s.as_str());
-                        let age = t
-                            .age_seconds(now)
-                            .map_or("undated".to_string(), |a| {
-                                format!("last modified {} ago", human_age(a))
-                            });
+                        let age = t.age_seconds(now).map_or("undated".to_string(), |a| {
+                            format!("last modified {} ago", human_age(a))
+                        });
                         out.left_out.push(LeftOut {
                             txn: id.clone(),
                             why: format!(

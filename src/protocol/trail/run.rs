@@ -117,8 +117,11 @@ impl Trail {
         how: RunAs,
     ) -> Result<RecordedRun<Result<Vec<(String, ReleaseOutcome)>>>> {
         let force = how.force;
-        let mut i =
-            Intervention::new(ActionKind::ReleaseLock, vec![txn.to_string()], how.interface);
+        let mut i = Intervention::new(
+            ActionKind::ReleaseLock,
+            vec![txn.to_string()],
+            how.interface,
+        );
         i.forced = force;
         i.reason = how.reason;
         i.bulk = how.bulk;
