@@ -132,7 +132,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     }
     let stop = Arc::new(AtomicBool::new(false));
     let signal = Arc::new(Mutex::new(None::<StopSignal>));
-    let watcher = watch_signals(stop.clone(), signal.clone(), machine);
+    let watcher = watch_signals(stop.clone(), signal.clone());
     let on_done = |r: &ProcedureReport| {
         if format == OutcomeFormat::Ndjson {
             Line::Transaction(&ProcedureOutcome::from(r)).print();
@@ -304,7 +304,6 @@ fn header(p: &Protocol, req: Request<'_>, sweep: bool, n: usize, what: &str) -> 
 fn watch_signals(
     stop: Arc<AtomicBool>,
     signal: Arc<Mutex<Option<StopSignal>>>,
-    quiet: bool,
 ) -> Option<tokio::task::JoinHandle<()>> {
     let mut signals = match StopSignals::install() {
         Ok(s) => s,
@@ -319,12 +318,11 @@ fn watch_signals(
             *slot = Some(s);
         }
         stop.store(true, Ordering::SeqCst);
-        if !quiet {
-            err(format_args!(
-                "{}: stopping: no new transaction starts; the running ones finish",
-                s.name()
-            ));
-        }
+        // On stderr whatever the format: stdout stays machine-readable.
+        err(format_args!(
+            "{}: stopping: no new transaction starts; the running ones finish",
+            s.name()
+        ));
         tracing::warn!(signal = s.name(), "bulk run stopped by signal");
         // Further signals: the run is already stopping.
         loop {

@@ -364,3 +364,90 @@ fn a_bulk_recovery_of_a_selection_runs_batched_or_sequential() {
         assert_eq!(w.audit_records()[0]["bulk"], true);
     }
 }
+
+/// SIGINT, then SIGTERM, part-way through a bulk rollback: the running
+/// transaction finishes, nothing new starts, the summary says what was not
+/// started, exit 5, every transaction in a protocol state (rolled back or
+/// still pending as staged), the money conserved.
+#[test]
+fn a_signal_stops_starting_new_items_and_finishes_the_running_ones() {
+    use std::io::{BufRead, BufReader};
+    const N: usize = 120;
+    let w = World::new();
+    w.account("A", 100_000);
+    w.account("B", 100_000);
+    let ids: Vec<String> = (0..N).map(|i| format!("sig-{i:03}")).collect();
+    for id in &ids {
+        w.stage(id, "A", "B", 5, 1);
+        w.backdate(id, 10);
+    }
+    w.refresh();
+    for signal in ["INT", "TERM"] {
+        let (mut c, cmd) = w.g.command(
+            &[],
+            &[
+                "rollback",
+                "--state",
+                "pending",
+                "--concurrency",
+                "1",
+                "--format",
+                "ndjson",
+            ],
+        );
+        let mut child = c
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        // The first transaction has ended: the run is under way.
+        let mut first = String::new();
+        stdout.read_line(&mut first).unwrap();
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let mut rest = String::new();
+        stdout.read_to_string(&mut rest).unwrap();
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut stderr)
+            .unwrap();
+        let code = child.wait().unwrap().code();
+        let all = format!("{first}{rest}");
+        let ctx = format!("{cmd} (SIG{signal}): {all}\n{stderr}");
+        let lines: Vec<Value> = all
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{ctx}")))
+            .collect();
+        let summary = lines.last().unwrap();
+        assert_eq!(summary["type"], "summary", "{ctx}");
+        assert_eq!(summary["stopped_by"], format!("SIG{signal}"), "{ctx}");
+        let ran = lines.len() - 1;
+        assert!(summary["not_started"].as_u64().unwrap() > 0, "{ctx}");
+        assert_eq!(summary["completed"].as_u64().unwrap() as usize, ran, "{ctx}");
+        assert_eq!(code, Some(5), "{ctx}");
+        assert!(stderr.contains("stopping: no new transaction starts"), "{ctx}");
+        for l in &lines[..ran] {
+            assert_eq!(l["final_state"], "rolled-back", "{l}");
+        }
+        w.refresh();
+    }
+    // Every transaction rolled back or still as staged; nothing half-done.
+    let mut rolled_back = 0;
+    for id in &ids {
+        match w.state(id).as_str() {
+            "rolled-back" => rolled_back += 1,
+            "pending" => {}
+            s => panic!("{id} left {s}"),
+        }
+    }
+    assert!(rolled_back >= 2 && rolled_back < N, "{rolled_back}");
+    assert_eq!(w.balance("A") + w.balance("B"), 200_000);
+    assert!(w.pending("A").is_empty() && w.pending("B").is_empty());
+}
