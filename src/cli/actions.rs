@@ -74,6 +74,19 @@ fn finish(report: &ProcedureReport, json: bool) -> i32 {
     }
 }
 
+/// [`finish`] in `format`: `ndjson` prints the outcome as one line.
+fn finish_as(report: &ProcedureReport, format: OutcomeFormat) -> i32 {
+    match format {
+        OutcomeFormat::Ndjson => {
+            let row = ProcedureOutcome::from(report);
+            super::bulk_rows::Line::Transaction(&row).print();
+            row.exit_code
+        }
+        OutcomeFormat::Json => finish(report, true),
+        OutcomeFormat::Text => finish(report, false),
+    }
+}
+
 /// The intervention could not start (its audit record could not be
 /// written, or it was refused): the reason is on stderr; with `--json`,
 /// stdout still says so.
@@ -148,7 +161,8 @@ pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
     if a.select.dry_run {
         return dry_run_one(p, Procedure::Rollback, id, &a.select, a.json).await;
     }
-    let json = a.select.format(a.json) != OutcomeFormat::Text;
+    let format = a.select.format(a.json);
+    let json = format != OutcomeFormat::Text;
     let rec = match begin_procedure(&p, Procedure::Rollback, id, a.force, &a.why).await {
         Ok(r) => r,
         Err(code) => return not_started(code, json),
@@ -157,7 +171,7 @@ pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
         out(format_args!("rollback {id}"));
     }
     let report = observed(p, json, false).rollback(id, a.force).await;
-    let code = finish(&report, json);
+    let code = finish_as(&report, format);
     rec.finish_report(&report, code).await
 }
 
@@ -188,7 +202,8 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
     if a.select.dry_run {
         return dry_run_one(p, Procedure::Recover, id, &a.select, a.json).await;
     }
-    let json = a.select.format(a.json) != OutcomeFormat::Text;
+    let format = a.select.format(a.json);
+    let json = format != OutcomeFormat::Text;
     let rec = match begin_procedure(&p, Procedure::Recover, id, a.force, &a.why).await {
         Ok(r) => r,
         Err(code) => return not_started(code, json),
@@ -197,7 +212,7 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
         out(format_args!("recover {id}"));
     }
     let report = observed(p, json, false).recover(id, a.force).await;
-    let code = finish(&report, json);
+    let code = finish_as(&report, format);
     rec.finish_report(&report, code).await
 }
 

@@ -30,6 +30,7 @@ pub enum OutcomeFormat {
 
 /// Which transactions a bulk `rollback`/`recover` acts on, and how.
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Selection (bulk)")]
 pub struct SelectionArgs {
     /// Every stuck transaction (in flight and untouched for the recovery
     /// window; with the other selectors, only the stuck ones they match).

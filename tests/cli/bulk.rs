@@ -430,9 +430,16 @@ fn a_signal_stops_starting_new_items_and_finishes_the_running_ones() {
         assert_eq!(summary["stopped_by"], format!("SIG{signal}"), "{ctx}");
         let ran = lines.len() - 1;
         assert!(summary["not_started"].as_u64().unwrap() > 0, "{ctx}");
-        assert_eq!(summary["completed"].as_u64().unwrap() as usize, ran, "{ctx}");
+        assert_eq!(
+            summary["completed"].as_u64().unwrap() as usize,
+            ran,
+            "{ctx}"
+        );
         assert_eq!(code, Some(5), "{ctx}");
-        assert!(stderr.contains("stopping: no new transaction starts"), "{ctx}");
+        assert!(
+            stderr.contains("stopping: no new transaction starts"),
+            "{ctx}"
+        );
         for l in &lines[..ran] {
             assert_eq!(l["final_state"], "rolled-back", "{l}");
         }
@@ -447,7 +454,7 @@ fn a_signal_stops_starting_new_items_and_finishes_the_running_ones() {
             s => panic!("{id} left {s}"),
         }
     }
-    assert!(rolled_back >= 2 && rolled_back < N, "{rolled_back}");
+    assert!((2..N).contains(&rolled_back), "{rolled_back}");
     assert_eq!(w.balance("A") + w.balance("B"), 200_000);
     assert!(w.pending("A").is_empty() && w.pending("B").is_empty());
 }
