@@ -233,6 +233,7 @@ mod tests {
             assert!(ok(&[cmd, "t1", "--state", "pending"]).is_err());
             assert!(ok(&[cmd, "--ids-from", "f", "--force"]).is_err());
             assert!(ok(&[cmd, "--dry-run"]).is_err());
+            assert!(ok(&[cmd, "t1", "--allow-partial"]).is_err());
             assert!(ok(&[cmd, "--all-stuck", "--json", "--format", "ndjson"]).is_err());
             assert!(ok(&[cmd, "--state", "pendng"]).is_err());
             assert!(ok(&[cmd, "--older-than", "soon"]).is_err());

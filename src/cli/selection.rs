@@ -50,7 +50,7 @@ pub struct SelectionArgs {
     pub ids_from: Option<PathBuf>,
     /// Act even when some shards failed to answer the selection's query
     /// (transactions on them are left alone).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "id")]
     pub allow_partial: bool,
     /// Read and decide, write nothing (no audit record either): print what
     /// each selected transaction would go through, or why it is refused.

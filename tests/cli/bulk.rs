@@ -333,6 +333,9 @@ fn a_bulk_rollback_needs_a_reason_is_recorded_bulk_and_reports_ndjson() {
     w.run(&["history", "old-created", "--json"])
         .code(0)
         .stdout_has("INC-77 outage");
+    w.run(&["history", "old-created"])
+        .code(0)
+        .stdout_has("rollback (bulk)");
 }
 
 #[test]
