@@ -864,3 +864,5 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
 
 #[path = "dashboard_update/bulk.rs"]
 mod bulk;
+#[path = "dashboard_update/reverse.rs"]
+mod reverse;

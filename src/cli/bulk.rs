@@ -235,6 +235,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             left_out,
             not_started,
             released_locks: locks,
+            locks_listing_partial: locks_partial.clone(),
             exit_code: code,
         }),
         OutcomeFormat::Ndjson => {

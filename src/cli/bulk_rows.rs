@@ -53,6 +53,9 @@ pub struct BulkOutcome {
     /// With `recover --all-stuck`: locks whose owner was terminal or
     /// missing, and what their release did.
     pub released_locks: Vec<LockOutcome>,
+    /// With `--allow-partial`: how the listing of the locks swept was
+    /// partial (abandoned locks may remain), else null.
+    pub locks_listing_partial: Option<String>,
     /// The worst exit code of all items (5 when stopped part-way).
     pub exit_code: i32,
 }

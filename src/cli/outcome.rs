@@ -160,6 +160,9 @@ pub struct ReleaseLockOutcome {
     pub txn: Option<String>,
     /// Each lock and what its release did.
     pub locks: Vec<LockOutcome>,
+    /// With `--txn --allow-partial`: how the search for its locks was
+    /// partial (some may be left), else null.
+    pub locks_listing_partial: Option<String>,
     /// `released` when nothing was refused, else `refused`.
     pub verdict: VerdictOutcome,
     /// 0 when nothing was refused, 1 otherwise.

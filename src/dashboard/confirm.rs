@@ -151,6 +151,7 @@ pub fn dialog_can_confirm(d: &Dialog) -> bool {
             }
             (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
             (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
+            (Reread::Reverse(c), Action::Reverse) => c.admitted.is_ok(),
             (Reread::Audit(r), Action::AuditRepair) => {
                 r.findings.iter().any(|f| f.kind == "dangling_pending")
             }
@@ -247,6 +248,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
             },
             planned_steps(det, dialog.action),
         ),
+        Reread::Reverse(c) => super::reverse::expected_and_planned(c),
         Reread::Audit(_) => (
             Expected {
                 state: None,
@@ -321,7 +323,7 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
     let Some(run) = app.running.as_mut() else {
         return;
     };
-    if r.txn != run.target {
+    if !super::reverse::step_of(run.action, &run.target, &r.txn) {
         return;
     }
     let what = match r.result {

@@ -29,6 +29,9 @@ pub enum Action {
     /// Enter on a dangling-pending audit finding: the audit's repair (undo
     /// dangling applies where that is unambiguous; the target is the account).
     AuditRepair,
+    /// `V`: reverse a finished transfer (a committed one is finished first):
+    /// the compensating transfer under the id derived from the original's.
+    Reverse,
 }
 
 impl Action {
@@ -40,6 +43,7 @@ impl Action {
             Action::ReleaseLocks => "Release the locks of",
             Action::ReleaseLock => "Release the lock on",
             Action::AuditRepair => "Repair the dangling entries of",
+            Action::Reverse => "Reverse",
         }
     }
 
@@ -55,6 +59,7 @@ impl Action {
             Action::Recover => ActionKind::Recover,
             Action::ReleaseLocks | Action::ReleaseLock => ActionKind::ReleaseLock,
             Action::AuditRepair => ActionKind::AuditRepair,
+            Action::Reverse => ActionKind::Reverse,
         }
     }
 
@@ -78,6 +83,9 @@ pub enum Reread {
     Lock(Option<Box<LockView>>),
     /// A fresh audit (what its repair would address).
     Audit(Box<AuditReport>),
+    /// A transaction to reverse, what sits under its reversal's id, and the
+    /// protocol's decision ([`super::reverse`]).
+    Reverse(Box<super::reverse::ReverseCheck>),
 }
 
 /// A dialog's re-read, and what the protocol says an unforced run would do.

@@ -17,6 +17,8 @@ pub mod event;
 pub mod export;
 pub mod keymap;
 pub mod poller;
+pub mod reverse;
+pub mod reverse_run;
 pub mod snapshot;
 pub mod terminal;
 pub mod ui;

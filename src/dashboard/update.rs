@@ -167,6 +167,8 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
         }
         Event::ActionDone(outcome) => {
             app.history_asked = None;
+            // A selection read by id is read again: the action changed it.
+            app.lookup_asked = None;
             let mut cmds = super::confirm::action_done(app, outcome);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
@@ -358,6 +360,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             app.audit.open = true;
             return super::audit::audit_if_due(app, true);
         }
+        Op::ReverseTransfer => return super::reverse::open(app),
         Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
         Op::Release => return open_dialog(app, Action::ReleaseLocks),
     }

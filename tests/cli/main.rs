@@ -426,6 +426,7 @@ mod locks;
 mod procedures;
 mod profile;
 mod reverse;
+mod reverse_links;
 mod trail;
 mod transfer;
 mod transport;

@@ -16,9 +16,11 @@
 //!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
+mod partial;
 mod rewrite;
 mod wire;
 
+pub use partial::partial_search;
 pub use rewrite::Canned;
 
 use std::collections::HashMap;

@@ -26,4 +26,5 @@ mod world;
 mod actions;
 mod audit;
 mod bulk;
+mod reverse;
 mod session;

@@ -33,4 +33,5 @@ mod dialogs;
 mod drawing;
 mod fixtures;
 mod layout;
+mod reverse;
 mod screens;

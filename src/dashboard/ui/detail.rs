@@ -137,6 +137,7 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     for p in &t.problems {
         out.push(Line::styled(format!("? {p}"), Style::new().fg(ODD)));
     }
+    out.extend(super::reverse::link_lines(t));
     for a in &d.accounts {
         out.push(account_line(a, &t.id));
     }

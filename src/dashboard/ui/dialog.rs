@@ -41,7 +41,11 @@ pub const FORCE: &str = "[ FORCE (!) ]";
 pub fn is_destructive(action: Action) -> bool {
     matches!(
         action,
-        Action::Rollback | Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair
+        Action::Rollback
+            | Action::ReleaseLocks
+            | Action::ReleaseLock
+            | Action::AuditRepair
+            | Action::Reverse
     )
 }
 
@@ -164,6 +168,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 Reread::Transaction(det) => loaded(app, d.action, det),
                 Reread::Lock(l) => lock_dialog(app, l.as_deref()),
                 Reread::Audit(r) => audit_dialog(r),
+                Reread::Reverse(r) => super::reverse::dialog_lines(app, r),
             });
             if dialog_can_confirm(d) {
                 out.extend(reason_lines(d));
@@ -333,6 +338,7 @@ fn loaded(app: &App, action: Action, det: &TransactionDetail) -> Vec<Line<'stati
         Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair => {
             out.extend(lock_lines(det))
         }
+        Action::Reverse => {}
     }
     out
 }

@@ -21,6 +21,7 @@ mod keys;
 mod locks;
 mod log;
 mod overview;
+mod reverse;
 mod theme;
 mod transactions;
 

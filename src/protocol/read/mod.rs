@@ -222,8 +222,7 @@ impl Protocol {
         let now = self.cluster().now();
         let keep = |t: &Transaction| {
             let u = urgency(t, now, c);
-            let old_enough = older_than
-                .is_none_or(|a| t.age_seconds(now).is_none_or(|s| s >= a.as_secs() as i64));
+            let old_enough = older_than.is_none_or(|a| rules::is_older_than(t, now, a));
             old_enough
                 && match scope {
                     ListScope::Stuck => u.is_stuck(),
@@ -258,7 +257,7 @@ impl Protocol {
                 // The mapping cannot compare dates: filter here.
                 Some(min) => page
                     .into_iter()
-                    .filter(|t| t.age_seconds(now).is_none_or(|a| a >= min.as_secs() as i64))
+                    .filter(|t| rules::is_older_than(t, now, min))
                     .collect(),
                 None => page,
             };
