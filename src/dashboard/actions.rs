@@ -88,7 +88,7 @@ pub(super) async fn check_target(
         _ => proto
             .check_actionable(&detail.txn, false)
             .err()
-            .map(|r| r.to_string()),
+            .map(|r| r.explain(&super::confirm::force_hint())),
     };
     Ok(Checked {
         reread: Reread::Transaction(Box::new(detail)),

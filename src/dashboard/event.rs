@@ -246,6 +246,9 @@ pub enum Command {
     SetPaused(bool),
     /// Change the poll interval.
     SetInterval(Duration),
+    /// Also list this terminal state's transactions in every poll (the
+    /// state filter moved onto or off a terminal state); polls at once.
+    SetListing(Option<crate::protocol::transaction::TxnState>),
     /// Re-read one transaction (or lock) for a confirmation dialog.
     LoadPreview(Action, String),
     /// Read one transaction by id for the detail pane.

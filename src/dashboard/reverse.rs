@@ -108,6 +108,13 @@ fn new_reversal(id: &str, a: &Admitted, now: DateTime<Utc>) -> Transaction {
 /// protocol's rule admits it as it is on screen (finished, or committed:
 /// finished first); otherwise logs the protocol's refusal.
 pub fn open(app: &mut App) -> Vec<Command> {
+    // Only a transaction the operator can see selected (the one rule of
+    // [`super::target`]), before the protocol's judgement of it.
+    if let Err(why) = super::target::transaction_target(app) {
+        let text = format!("{}: {why}", Action::Reverse.title());
+        app.push_log(LogLevel::Error, text);
+        return vec![];
+    }
     let Some(t) = app.selected_transaction().cloned() else {
         app.push_log(LogLevel::Info, "no transaction selected");
         return vec![];

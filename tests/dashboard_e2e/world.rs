@@ -272,6 +272,17 @@ impl World {
     pub(crate) fn dashboard(&self, tag: &str, extra: &[&str]) -> Tmux {
         start_dashboard(tag, &self.url, &self.ix, &self.log_file(), extra)
     }
+
+    /// [`World::dashboard`] with `env` set for it (`XDG_STATE_HOME`: where
+    /// its exports go).
+    pub(crate) fn dashboard_with_env(
+        &self,
+        tag: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Tmux {
+        start_dashboard_with_env(tag, &self.url, &self.ix, &self.log_file(), extra, env)
+    }
 }
 
 pub(crate) fn start_dashboard(
@@ -280,6 +291,17 @@ pub(crate) fn start_dashboard(
     ix: &common::TestIndices,
     log: &std::path::Path,
     extra: &[&str],
+) -> Tmux {
+    start_dashboard_with_env(tag, url, ix, log, extra, &[])
+}
+
+fn start_dashboard_with_env(
+    tag: &str,
+    url: &str,
+    ix: &common::TestIndices,
+    log: &std::path::Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
 ) -> Tmux {
     let mut args: Vec<String> = [
         "--url",
@@ -301,5 +323,13 @@ pub(crate) fn start_dashboard(
     .map(|s| s.to_string())
     .collect();
     args.extend(extra.iter().map(|s| s.to_string()));
-    Tmux::start(tag, COLS, ROWS, env!("CARGO_BIN_EXE_estx-tui"), &args, log)
+    Tmux::start_with_env(
+        tag,
+        COLS,
+        ROWS,
+        env!("CARGO_BIN_EXE_estx-tui"),
+        &args,
+        log,
+        env,
+    )
 }

@@ -123,6 +123,11 @@ pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16)
     account_detail::line_count(a, width)
 }
 
+/// Rows a log entry takes wrapped to `width` (so the view bounds the log's scroll).
+pub fn log_entry_rows(e: &crate::dashboard::app::LogEntry, width: usize) -> usize {
+    log::entry_rows(e, width)
+}
+
 /// Whether the locks pane at `area` shows one line per lock.
 pub fn locks_one_line(area: Rect) -> bool {
     locks::one_line(area)

@@ -17,12 +17,13 @@ pub mod poll;
 pub mod queries;
 pub mod rules;
 pub mod scan;
+pub mod state_counts;
 pub mod writes;
 
 pub use coverage::Coverage;
 pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
 pub use locks::LockListing;
-pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount};
+pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount, TerminalListing};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
 pub use scan::{Scan, ScanSummary};
@@ -91,8 +92,20 @@ impl Protocol {
 
     /// The dashboard's poll, through the cached discovery.
     pub async fn poll_snapshot(&self, cap: usize) -> Result<Snapshot> {
+        self.poll_snapshot_listing(cap, None).await
+    }
+
+    /// The dashboard's poll listing, besides the transactions in flight,
+    /// the newest `cap` of the terminal state `terminal` (the state filter
+    /// in force, so the outcome of an action can be confirmed).
+    pub async fn poll_snapshot_listing(
+        &self,
+        cap: usize,
+        terminal: Option<&crate::protocol::transaction::TxnState>,
+    ) -> Result<Snapshot> {
         let d = self.discovery().await?;
-        poll::load_with(self.cluster(), &self.config.indices, &d, cap, &self.config).await
+        let ix = &self.config.indices;
+        poll::load_with(self.cluster(), ix, &d, cap, &self.config, terminal).await
     }
 
     /// Refuses (before any write) when the mappings would reject a field a
