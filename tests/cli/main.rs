@@ -427,6 +427,7 @@ mod procedures;
 mod profile;
 mod reverse;
 mod reverse_links;
+mod security;
 mod trail;
 mod transfer;
 mod transport;
