@@ -66,6 +66,7 @@
 //! fleet of one-at-a-time workers (tests/protocol/batch).
 
 mod item;
+mod phase;
 mod round;
 
 use super::report::{ProcedureReport, Verdict};
@@ -161,6 +162,9 @@ impl Protocol {
     async fn recover_chunk(&self, ids: &[String], opts: BatchOptions) -> Vec<ProcedureReport> {
         let mut reports = Vec::new();
         let mut items = self.start(ids, opts.force, &mut reports).await;
+        for it in &mut items {
+            it.max_steps = opts.limits.max_steps;
+        }
         self.check_batch_accounts(&mut items).await;
         let mut batch = Batch {
             items,
@@ -168,7 +172,7 @@ impl Protocol {
         };
         loop {
             for it in &mut batch.items {
-                it.crash_if_due(opts.limits);
+                it.crash_if_due();
             }
             if batch.items.iter().all(|it| it.step().is_none()) {
                 break;
