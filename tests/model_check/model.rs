@@ -8,6 +8,7 @@ use estx::protocol::steps::{account_step, next_after, plan, Next, Procedure, Ste
 use estx::protocol::{Transfer, TxnState};
 use std::fmt;
 
+
 /// Same bound as `procedures.rs`.
 pub(crate) const MAX_REPLANS: usize = 3;
 pub(crate) const AMOUNT: i64 = 30;
@@ -114,6 +115,48 @@ pub(crate) enum At {
         val: Val,
         if_seq: u8,
     },
+    /// Batched recovery, a new round: about to read both accounts. `unsure`
+    /// is its last write whose answer was lost (the document, what was sent,
+    /// the `_seq_no` it was conditional on, what it did).
+    /// `kept_claim` is always false but with the planted bug
+    /// [`BatchBug::ClaimKeptAcrossRounds`].
+    BatchRead {
+        unsure: Option<Unsure>,
+        kept_claim: bool,
+    },
+    /// Batched: both accounts read; about to read the transaction.
+    BatchReadTxn {
+        a: (u8, AccountState),
+        b: (u8, AccountState),
+        unsure: Option<Unsure>,
+        kept_claim: bool,
+    },
+    /// Batched: about to decide the current step on what the round knows.
+    Batch(View),
+    /// Batched: waiting for the answer to a write on `doc` (a claim when
+    /// `effect` is `None`).
+    BatchWriting {
+        view: View,
+        doc: Doc,
+        val: Val,
+        if_seq: u8,
+        effect: Option<Effect>,
+    },
+}
+
+/// A batched write whose answer was lost.
+pub(crate) type Unsure = (Doc, Val, u8, Effect);
+
+/// What a batched round knows: each document as it read it or as it has
+/// since written it itself (the `_bulk` answer gives the new `_seq_no`),
+/// and whether the transaction was claimed this round (a claim or a begin,
+/// decided on the round's read, seen to succeed).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct View {
+    pub(crate) txn: (u8, TxnState),
+    pub(crate) a: (u8, AccountState),
+    pub(crate) b: (u8, AccountState),
+    pub(crate) claimed: bool,
 }
 
 /// A process's program counter.
@@ -235,6 +278,15 @@ pub(crate) enum Action {
     Drop(Flight),
     /// The writer stops waiting for its answer (timeout, dropped connection).
     Lose(Who),
+    /// Batched recovery reads both accounts (one `_mget`), starting a round.
+    BatchReadAccounts(Who),
+    /// Batched recovery reads the transaction (after the accounts).
+    BatchReadTxn(Who),
+    /// The same, answered by a lagging copy (one write behind).
+    BatchReadTxnStale(Who),
+    /// Batched recovery decides its current step on the round's view (maybe
+    /// sends a write).
+    BatchStep(Who),
     Crash(Who),
 }
 
@@ -250,6 +302,10 @@ impl fmt::Debug for Action {
             }
             Action::Drop(fl) => write!(f, "drop {:?}@{}", fl.doc, fl.if_seq),
             Action::Lose(w) => write!(f, "{w:?} loses its answer"),
+            Action::BatchReadAccounts(w) => write!(f, "{w:?} reads A+B"),
+            Action::BatchReadTxn(w) => write!(f, "{w:?} reads txn"),
+            Action::BatchReadTxnStale(w) => write!(f, "{w:?} reads a stale txn"),
+            Action::BatchStep(w) => write!(f, "{w:?} decides on its view"),
             Action::Crash(w) => write!(f, "{w:?} crashes"),
         }
     }
@@ -258,6 +314,19 @@ impl fmt::Debug for Action {
 pub(crate) struct TransferModel {
     pub(crate) fencing: Fencing,
     pub(crate) transfer: Transfer,
+    /// The recovery process runs the batched executor's round shape.
+    pub(crate) batched: bool,
+    /// A bug planted in the batched round (tests of the check itself).
+    pub(crate) bug: Option<BatchBug>,
+}
+
+/// Bugs planted in the batched round: the check must catch each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BatchBug {
+    /// Applies without a claim.
+    NoClaim,
+    /// Counts a claim of an earlier round as this round's.
+    ClaimKeptAcrossRounds,
 }
 
 impl TransferModel {
@@ -270,6 +339,17 @@ impl TransferModel {
                 dest: "B".into(),
                 amount: AMOUNT,
             },
+            batched: false,
+            bug: None,
+        }
+    }
+
+    /// The model with the recovery process batched (and maybe a planted bug).
+    pub(crate) fn batched(fencing: Fencing, bug: Option<BatchBug>) -> TransferModel {
+        TransferModel {
+            batched: true,
+            bug,
+            ..TransferModel::new(fencing)
         }
     }
 
@@ -412,6 +492,9 @@ impl TransferModel {
             panic!("{who:?} waits but is not running");
         };
         let step = steps[next];
+        if matches!(at, At::BatchWriting { .. }) {
+            return self.batch_answer(s, who, landed);
+        }
         match (at, landed) {
             (At::Writing { effect, .. }, true) => {
                 self.after_step(s, who, step, Outcome::Updated(effect))
