@@ -54,10 +54,13 @@ impl TransferModel {
                 return self.batch_after(s, who, Outcome::Updated(effect), view);
             }
         }
-        Self::set_at(s, who, At::Batch(view));
+        self.batch_step(s, who, view);
     }
 
-    /// The current step of the batched process, decided on `view`.
+    /// The current step of the batched process, decided on `view`. Deciding
+    /// is local (the view is the process's own), so it happens in the same
+    /// action as the read or answer that completed the view: no interleaving
+    /// is lost, and the state space stays within the suite's time.
     pub(crate) fn batch_step(&self, s: &mut State, who: Who, view: View) {
         let Pc::Running { plan, next, .. } = &s.procs[who.index()] else {
             panic!("{who:?} is not running");
@@ -185,7 +188,7 @@ impl TransferModel {
         view.claimed |= proves_pending;
         match effect {
             Some(effect) => self.batch_after(s, who, Outcome::Updated(effect), view),
-            None => Self::set_at(s, who, At::Batch(view)),
+            None => self.batch_step(s, who, view),
         }
     }
 
@@ -197,8 +200,8 @@ impl TransferModel {
         };
         let step = plan[*next];
         self.after_step(s, who, step, outcome);
-        if let Pc::Running { at, .. } = &mut s.procs[who.index()] {
-            *at = At::Batch(view);
+        if matches!(s.procs[who.index()], Pc::Running { .. }) {
+            self.batch_step(s, who, view);
         }
     }
 

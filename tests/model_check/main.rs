@@ -116,7 +116,6 @@ impl Model for TransferModel {
                             actions.push(Action::BatchReadTxnStale(who));
                         }
                     }
-                    At::Batch(_) => actions.push(Action::BatchStep(who)),
                 },
                 Pc::Ended(_) => continue,
             }
@@ -191,16 +190,6 @@ impl Model for TransferModel {
                     s.txn.clone()
                 };
                 self.batch_view(&mut s, who, (a, b), read, (unsure, kept_claim));
-            }
-            Action::BatchStep(who) => {
-                let Pc::Running {
-                    at: At::Batch(view),
-                    ..
-                } = s.procs[who.index()].clone()
-                else {
-                    return None;
-                };
-                self.batch_step(&mut s, who, view);
             }
             Action::Step(who, step) => {
                 let Pc::Running {

@@ -131,8 +131,6 @@ pub(crate) enum At {
         unsure: Option<Unsure>,
         kept_claim: bool,
     },
-    /// Batched: about to decide the current step on what the round knows.
-    Batch(View),
     /// Batched: waiting for the answer to a write on `doc` (a claim when
     /// `effect` is `None`).
     BatchWriting {
@@ -284,9 +282,7 @@ pub(crate) enum Action {
     BatchReadTxn(Who),
     /// The same, answered by a lagging copy (one write behind).
     BatchReadTxnStale(Who),
-    /// Batched recovery decides its current step on the round's view (maybe
-    /// sends a write).
-    BatchStep(Who),
+
     Crash(Who),
 }
 
@@ -305,7 +301,6 @@ impl fmt::Debug for Action {
             Action::BatchReadAccounts(w) => write!(f, "{w:?} reads A+B"),
             Action::BatchReadTxn(w) => write!(f, "{w:?} reads txn"),
             Action::BatchReadTxnStale(w) => write!(f, "{w:?} reads a stale txn"),
-            Action::BatchStep(w) => write!(f, "{w:?} decides on its view"),
             Action::Crash(w) => write!(f, "{w:?} crashes"),
         }
     }
