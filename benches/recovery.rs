@@ -113,7 +113,7 @@ async fn main() {
     let proto = proto_on(&ix);
     let started = Instant::now();
     if env_usize("ESTX_BENCH_SKIP_SEQUENTIAL", 0) == 0 {
-        let reports = proto.recover_all_stuck(workers).await.unwrap();
+        let reports = proto.recover_all_stuck(workers).await.unwrap().reports;
         check(&cluster, &ix, &seeded, &reports).await;
     }
     let sequential = started.elapsed();

@@ -45,6 +45,7 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         health: Some("green".into()),
         state_counts: vec![],
         in_flight_total: txns.len() as u64,
+        terminal: None,
         transactions: txns,
         accounts,
         locks: vec![],
@@ -443,11 +444,11 @@ fn a_selected_transaction_that_leaves_the_list_stays_selected_and_is_read_by_id(
     let d = app.view.detail.as_ref().unwrap();
     assert_eq!(d.fate, Fate::ReadById);
     assert_eq!(d.txn.state, Some(TxnState::Finished));
-    // R acts on what the detail shows, never on another row.
-    assert_eq!(
-        update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "t-mid".into())]
-    );
+    // R acts on no row the operator cannot see selected: it says why.
+    assert!(update(&mut app, key('R')).is_empty());
+    let last = &app.log.back().unwrap().text;
+    assert!(last.contains("t-mid left the list"), "{last}");
+    assert!(app.dialog.is_none());
 }
 
 #[test]
@@ -864,3 +865,7 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
 
 #[path = "dashboard_update/bulk.rs"]
 mod bulk;
+#[path = "dashboard_update/reverse.rs"]
+mod reverse;
+#[path = "dashboard_update/targets.rs"]
+mod targets;

@@ -240,7 +240,7 @@ async fn workload_on_the_mess_drains_to_a_consistent_state() {
             break;
         }
         assert!(round < 10, "still stuck after {round} rounds");
-        drain.recover_all_stuck(4).await.unwrap();
+        drain.recover_all_stuck(4).await.unwrap().locks.unwrap();
     }
     let txns = drain.list_transactions(&[], None).await.unwrap();
     assert!(txns.len() as u64 >= stats.transfers + seeded_ids.len() as u64);

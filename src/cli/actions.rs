@@ -13,6 +13,7 @@ use super::output::{err, fail, out, plural};
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::create::new_transaction_id;
 use crate::protocol::lock_release::SweptLock;
+use crate::protocol::stuck::Pace;
 use crate::protocol::trail::{
     plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep,
 };
@@ -266,7 +267,7 @@ async fn recover_all(
     let p = observed(p, json, true);
     let window = p.config().recovery_window;
     let window_text = crate::protocol::time::human_age(window.as_secs() as i64);
-    let found = match batch {
+    let pace = match batch {
         Some(opts) => {
             if !json {
                 out(format_args!(
@@ -274,7 +275,7 @@ async fn recover_all(
                     opts.batch_size
                 ));
             }
-            p.recover_all_stuck_batched(opts, allow_partial).await
+            Pace::Batched(opts)
         }
         None => {
             if !json {
@@ -282,12 +283,11 @@ async fn recover_all(
                     "recovering every transaction stuck for over {window_text}, {concurrency} at a time"
                 ));
             }
-            p.recover_all_stuck_allowing(concurrency, allow_partial)
-                .await
+            Pace::OneAtATime { concurrency }
         }
     };
-    let mut reports = match found {
-        Ok(r) => r,
+    let (mut reports, locks) = match p.recover_all_stuck_with(pace, allow_partial).await {
+        Ok(r) => (r.reports, r.locks),
         Err(e) => {
             let code = failed(&e);
             let summary = format!("failed: {e}");
@@ -295,7 +295,7 @@ async fn recover_all(
         }
     };
     reports.sort_by(|a, b| a.txn.cmp(&b.txn));
-    let (swept, locks_partial) = match p.release_abandoned_locks_allowing(allow_partial).await {
+    let (swept, locks_partial) = match locks {
         Ok(s) => (s.swept, s.coverage.describe()),
         Err(e) => {
             let code = failed(&e);
@@ -337,6 +337,7 @@ async fn recover_all(
             recovery_window_seconds: window.as_secs_f64(),
             transactions: reports.iter().map(ProcedureOutcome::from).collect(),
             released_locks: locks,
+            locks_listing_partial: locks_partial.clone(),
             exit_code: code,
         });
         return rec.finish(outcome, &summary, steps, code).await;

@@ -95,7 +95,7 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
             "{:<14} off (no authentication: anyone reaching the URL may change balances)",
             "security"
         )),
-        Security::Privileges { user, indices } => {
+        Security::Privileges { user, indices, .. } => {
             l.push(format!(
                 "{:<14} on, user {}",
                 "security",

@@ -61,6 +61,10 @@ pub struct CsvRow {
     pub needs_investigation: bool,
     /// In flight with no usable modification time.
     pub undated: bool,
+    /// The transaction this one reverses.
+    pub reverses: Option<String>,
+    /// The reversal that compensates this one.
+    pub reversed_by: Option<String>,
     /// What is malformed, joined by `; `.
     pub problems: String,
 }
@@ -81,6 +85,8 @@ impl CsvRow {
             stuck: row.stuck,
             needs_investigation: row.needs_investigation,
             undated: row.undated,
+            reverses: row.reverses.clone(),
+            reversed_by: row.reversed_by.clone(),
             problems: row.problems.join("; "),
         }
     }
@@ -165,7 +171,7 @@ impl MachineWriter {
 }
 
 /// The CSV header line's columns (the fields of [`CsvRow`]).
-pub fn csv_header() -> [&'static str; 13] {
+pub fn csv_header() -> [&'static str; 15] {
     [
         "as_of",
         "id",
@@ -179,6 +185,8 @@ pub fn csv_header() -> [&'static str; 13] {
         "stuck",
         "needs_investigation",
         "undated",
+        "reverses",
+        "reversed_by",
         "problems",
     ]
 }
@@ -201,6 +209,8 @@ mod tests {
             stuck: true,
             needs_investigation: true,
             undated: true,
+            reverses: None,
+            reversed_by: Some("t-reversal".into()),
             problems: vec!["a".into(), "b".into()],
         };
         let mut w = csv::Writer::from_writer(Vec::new());

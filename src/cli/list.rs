@@ -37,6 +37,10 @@ pub struct TxnRow {
     pub needs_investigation: bool,
     /// In flight with no usable modification time.
     pub undated: bool,
+    /// The transaction this one reverses (it is a compensating transfer).
+    pub reverses: Option<String>,
+    /// The reversal that compensates this one.
+    pub reversed_by: Option<String>,
     /// What is malformed.
     pub problems: Vec<String>,
 }
@@ -57,6 +61,8 @@ impl TxnRow {
             stuck: u.is_stuck(),
             needs_investigation: u.needs_investigation(),
             undated: u == Urgency::Undated,
+            reverses: t.reverses.clone(),
+            reversed_by: t.reversed_by.clone(),
             problems: t.problems.clone(),
         }
     }
@@ -88,8 +94,23 @@ impl TxnRow {
             self.age_seconds
                 .map(human_age)
                 .unwrap_or_else(|| "-".into()),
-            self.problems.join("; ")
+            self.notes().join("; ")
         )
+    }
+
+    /// The table's last column: the reversal links, then what is malformed.
+    fn notes(&self) -> Vec<String> {
+        let links = [
+            self.reversed_by
+                .as_ref()
+                .map(|r| format!("reversed by {r}")),
+            self.reverses.as_ref().map(|r| format!("reverses {r}")),
+        ];
+        links
+            .into_iter()
+            .flatten()
+            .chain(self.problems.iter().cloned())
+            .collect()
     }
 }
 
@@ -162,7 +183,7 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
                 } else {
                     if first {
                         out(format_args!(
-                            "{:<2} {:<36} {:<12} {:<14} {:<14} {:>10} {:>8}  PROBLEMS",
+                            "{:<2} {:<36} {:<12} {:<14} {:<14} {:>10} {:>8}  NOTES (REVERSAL LINKS, PROBLEMS)",
                             "", "ID", "STATE", "SOURCE", "DEST", "AMOUNT", "AGE"
                         ));
                     }

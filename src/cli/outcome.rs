@@ -112,6 +112,9 @@ pub struct RecoverAllOutcome {
     pub transactions: Vec<ProcedureOutcome>,
     /// Locks whose owner was terminal or missing, and what their release did.
     pub released_locks: Vec<LockOutcome>,
+    /// With `--allow-partial`: how the listing of the locks swept was
+    /// partial (abandoned locks may remain), else null.
+    pub locks_listing_partial: Option<String>,
     /// The worst exit code of all items.
     pub exit_code: i32,
 }
@@ -174,6 +177,9 @@ pub struct ReleaseLockOutcome {
     pub txn: Option<String>,
     /// Each lock and what its release did.
     pub locks: Vec<LockOutcome>,
+    /// With `--txn --allow-partial`: how the search for its locks was
+    /// partial (some may be left), else null.
+    pub locks_listing_partial: Option<String>,
     /// `released` when nothing was refused, else `refused`.
     pub verdict: VerdictOutcome,
     /// 0 when nothing was refused, 1 otherwise.

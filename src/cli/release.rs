@@ -53,13 +53,20 @@ async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, Releas
         }
         fail(e)
     };
+    let mut partial = None;
     let outcomes = match (&a.resource, &a.txn) {
         (Some(resource), _) => match p.release_lock(resource, a.force).await {
             Ok(o) => vec![(resource.clone(), o)],
             Err(e) => return (failed(&e), vec![]),
         },
-        (None, Some(txn)) => match p.release_transaction_locks(txn, a.force).await {
-            Ok(v) => v,
+        (None, Some(txn)) => match p
+            .release_transaction_locks_allowing(txn, a.force, a.allow_partial)
+            .await
+        {
+            Ok(r) => {
+                partial = r.coverage.describe();
+                r.released
+            }
             Err(e) => return (failed(&e), vec![]),
         },
         // clap requires exactly one of the two.
@@ -89,6 +96,7 @@ async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, Releas
         outcome::print(&ReleaseLockOutcome {
             txn: a.txn.clone(),
             locks,
+            locks_listing_partial: partial,
             verdict: VerdictOutcome { kind, message },
             exit_code: code,
         });
@@ -101,6 +109,11 @@ async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, Releas
     }
     for (resource, outcome) in &outcomes {
         report(resource, outcome);
+    }
+    if let Some(d) = &partial {
+        err(format_args!(
+            "the search for the transaction's locks was {d}: some of its locks may remain"
+        ));
     }
     (code, outcomes)
 }

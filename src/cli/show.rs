@@ -51,6 +51,15 @@ pub fn detail_lines(
         None => cell(&tj["modification_time"]),
     };
     field("modified", modified);
+    if let Some(by) = &d.txn.reversed_by {
+        field("reversed by", format!("{by} (its compensating transfer)"));
+    }
+    if let Some(of) = &d.txn.reverses {
+        field(
+            "reverses",
+            format!("{of} (this is its compensating transfer)"),
+        );
+    }
     let problems = problems_cell(&tj["problems"]);
     if !problems.is_empty() {
         field("problems", problems);

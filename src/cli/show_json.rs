@@ -32,6 +32,8 @@ pub fn transaction_json(
         "age_seconds": age,
         "stuck": u.is_stuck(),
         "needs_investigation": u.needs_investigation(),
+        "reverses": t.reverses,
+        "reversed_by": t.reversed_by,
         "problems": t.problems,
     })
 }

@@ -276,6 +276,10 @@ pub struct ReleaseLockArgs {
     /// Release even a lock whose holder may still be running.
     #[arg(long)]
     pub force: bool,
+    /// With --txn: act even when some shards failed to answer the search
+    /// for its locks (locks on them are left; its accounts' are read by id).
+    #[arg(long, requires = "txn")]
+    pub allow_partial: bool,
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
     pub json: bool,

@@ -4,6 +4,7 @@ use super::response::{check, error_from, Answer};
 use super::Cluster;
 use crate::error::{Error, Result};
 use elasticsearch::cluster::ClusterHealthParts;
+use elasticsearch::http::Method;
 use elasticsearch::indices::{IndicesCreateParts, IndicesExistsParts, IndicesRefreshParts};
 use serde_json::Value;
 use std::time::Duration;
@@ -114,7 +115,9 @@ impl Cluster {
         check(resp, index).await.map(|_| ())
     }
 
-    /// Whether the index exists.
+    /// Whether the index exists. A `HEAD` refused (401/403) carries no body,
+    /// so the same question is asked once more with `GET` for the cluster's
+    /// reason (which names the user and the missing privilege).
     pub async fn index_exists(&self, index: &str) -> Result<bool> {
         let target = [index];
         let indices = self.client.indices();
@@ -124,6 +127,17 @@ impl Cluster {
         match resp.status_code().as_u16() {
             200 => Ok(true),
             404 => Ok(false),
+            401 | 403 => {
+                let head = Answer::read(resp).await?.into_error(index);
+                match self.raw(Method::Get, &format!("/{index}"), None).await? {
+                    (200, _) => Ok(true),
+                    (404, _) => Ok(false),
+                    (status @ (401 | 403), body) if !body.is_null() => {
+                        Err(error_from(status, &body, index))
+                    }
+                    _ => Err(head),
+                }
+            }
             _ => Err(Answer::read(resp).await?.into_error(index)),
         }
     }

@@ -36,7 +36,9 @@ impl Cluster {
     }
 
     /// Sends `method path` with an optional JSON body; returns the status and
-    /// the JSON body (`Null` when empty or not JSON), whatever the status.
+    /// the JSON body, whatever the status: `Null` when empty, the text as a
+    /// JSON string when it is not JSON (OpenSearch security's `Unauthorized`,
+    /// a proxy's page), so [`Self::error_for`] can still say what it was.
     pub async fn raw(
         &self,
         method: Method,
@@ -44,7 +46,7 @@ impl Cluster {
         body: Option<Value>,
     ) -> Result<(u16, Value)> {
         let a = Answer::read(self.send_raw(method, path, body).await?).await?;
-        Ok((a.status, a.json))
+        Ok((a.status, a.json_or_text()))
     }
 
     /// `GET path` expecting success; errors are typed as for every request.

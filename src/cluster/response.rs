@@ -70,6 +70,15 @@ impl Answer {
         })
     }
 
+    /// The JSON body; a body that is not JSON as a JSON string of its text.
+    pub(super) fn json_or_text(self) -> Value {
+        if self.json.is_null() && !self.text.trim().is_empty() {
+            Value::String(self.text)
+        } else {
+            self.json
+        }
+    }
+
     /// True for 2xx.
     pub(super) fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
@@ -111,9 +120,11 @@ pub(super) async fn check(resp: Response, index: &str) -> Result<Value> {
     Answer::read(resp).await?.into_json(index)
 }
 
-/// The typed error for an error answer whose body is JSON (or `Null`).
+/// The typed error for an error answer whose body is JSON (or `Null`, or
+/// the text of a body that was not JSON, as a JSON string).
 pub(super) fn error_from(status: u16, body: &Value, index: &str) -> Error {
-    classify(status, body, None, index)
+    let text_reason = body.as_str().map(|text| summarize_text(status, text));
+    classify(status, body, text_reason, index)
 }
 
 /// Status first: 401/403 are [`Error::Auth`] whatever the body; a JSON
@@ -164,8 +175,26 @@ fn json_reason(status: u16, body: &Value) -> String {
 
 /// A one-line reason for a body that is not JSON: the title of an HTML page
 /// (what a load balancer answers), the first line of plain text, or the
-/// status's standard phrase for an empty body.
+/// status's standard phrase for an empty body; a 401 says which credentials
+/// to check and an empty 403 (the answer to a `HEAD`) what is missing, since
+/// neither body does.
 fn summarize_text(status: u16, text: &str) -> String {
+    let summary = summarize_body(status, text);
+    match status {
+        401 => format!("{summary}: {REFUSED_CREDENTIALS}"),
+        403 if text.trim().is_empty() => format!("{summary}: {MISSING_PRIVILEGE}"),
+        _ => summary,
+    }
+}
+
+/// What a 401 without a reason of its own means.
+const REFUSED_CREDENTIALS: &str = "the cluster did not accept the credentials \
+    (check --user / ESTX_USER and ESTX_PASSWORD, or ESTX_API_KEY)";
+/// What a 403 without a reason of its own means.
+const MISSING_PRIVILEGE: &str =
+    "the credentials lack a privilege this request needs (`estx-tui doctor` lists them)";
+
+fn summarize_body(status: u16, text: &str) -> String {
     let text = text.trim();
     let phrase = elasticsearch::http::StatusCode::from_u16(status)
         .ok()
@@ -317,6 +346,13 @@ mod tests {
         assert!(!error_of(400, "bad").is_transient());
         assert!(!error_of(405, "").is_transient());
         assert!(error_of(401, "").to_string().contains("Unauthorized"));
+        for body in ["", "Unauthorized"] {
+            let e = error_of(401, body).to_string();
+            assert!(e.contains("ESTX_PASSWORD"), "{e}");
+        }
+        assert!(error_of(403, "").to_string().contains("doctor"));
+        let es = r#"{"error":{"type":"security_exception","reason":"unable to authenticate user [ops]"}}"#;
+        assert!(!error_of(401, es).to_string().contains("ESTX_PASSWORD"));
     }
 
     #[test]

@@ -52,6 +52,9 @@ pub(super) async fn check_target(
             refusal: None,
         });
     }
+    if action == Action::Reverse {
+        return super::reverse_run::check(proto, id).await;
+    }
     if action.on_lock() {
         let view = proto.lock_view(id).await.map_err(|e| e.to_string())?;
         let refusal = match &view {
@@ -85,7 +88,7 @@ pub(super) async fn check_target(
         _ => proto
             .check_actionable(&detail.txn, false)
             .err()
-            .map(|r| r.to_string()),
+            .map(|r| r.explain(&super::confirm::force_hint())),
     };
     Ok(Checked {
         reread: Reread::Transaction(Box::new(detail)),
@@ -234,6 +237,10 @@ pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
                 };
                 (text, ok, (r.record, r.record_error))
             }
+            Err(e) => return (format!("not run: {e}"), false),
+        },
+        Action::Reverse => match super::reverse_run::execute(proto, &trail, run).await {
+            Ok(done) => done,
             Err(e) => return (format!("not run: {e}"), false),
         },
         Action::AuditRepair => {

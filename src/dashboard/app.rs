@@ -63,6 +63,18 @@ impl SortKey {
         }
     }
 
+    /// How the title says the order in force: the age key in words
+    /// (ascending modification time is *descending* age, so an arrow would
+    /// read backwards), the others with an arrow (↑ ascending).
+    pub fn order_label(self, desc: bool) -> String {
+        match (self, desc) {
+            (SortKey::Age, false) => "oldest first".into(),
+            (SortKey::Age, true) => "newest first".into(),
+            (k, false) => format!("{} ↑", k.name()),
+            (k, true) => format!("{} ↓", k.name()),
+        }
+    }
+
     fn next(self) -> SortKey {
         match self {
             SortKey::Age => SortKey::State,
@@ -74,8 +86,8 @@ impl SortKey {
 }
 
 /// The state filters `s` cycles through (`None` = all), every state
-/// including the terminal ones (the poll lists only transactions in flight;
-/// a terminal one shows when it was selected before it ended, or looked up).
+/// including the terminal ones (on a terminal state the poll lists that
+/// state's newest transactions too).
 pub const STATE_FILTERS: [Option<TxnState>; 7] = [
     None,
     Some(TxnState::Created),
@@ -234,6 +246,11 @@ pub struct App {
     pub history_loading: bool,
     /// Typing a transaction id to look up (`#`).
     pub editing_lookup: Option<String>,
+    /// The transaction looked up with `#` (or opened from its lock with
+    /// `Enter`), while it stays selected: the
+    /// detail names it as the target of `R`/`F`/`L` even when it is not a
+    /// row of the table (see [`super::target`]).
+    pub pinned: Option<String>,
     /// Selected account (by id).
     pub selected_account: Option<String>,
     /// Selected lock (by resource).
@@ -255,6 +272,9 @@ pub struct App {
     pub editing_filter: bool,
     /// Index into [`STATE_FILTERS`].
     pub state_filter: usize,
+    /// The terminal state the poller was told to list too (follows the
+    /// state filter).
+    pub listing: Option<TxnState>,
     /// Sort key.
     pub sort: SortKey,
     /// Reverse order.
@@ -302,6 +322,7 @@ impl App {
             history_asked: None,
             history_loading: false,
             editing_lookup: None,
+            pinned: None,
             selected_account: None,
             selected_lock: None,
             account_drill: None,
@@ -312,6 +333,7 @@ impl App {
             filter: String::new(),
             editing_filter: false,
             state_filter: 0,
+            listing: None,
             sort: SortKey::Age,
             sort_desc: false,
             dialog: None,
@@ -386,6 +408,7 @@ impl App {
     pub fn select(&mut self, id: String) {
         if self.selected.as_ref() != Some(&id) {
             self.detail_scroll = 0;
+            self.pinned = None;
         }
         self.account_drill = None;
         self.selected = Some(id);

@@ -12,15 +12,20 @@ use crate::protocol::report::{StepReport, StepResult};
 use crate::protocol::views::TransactionDetail;
 use crossterm::event::{KeyCode, KeyEvent};
 
-/// Opens the dialog for `action` on the selected transaction (listed or
-/// not: the detail shows which one), and asks for a re-read.
+/// Opens the dialog for `action` on the transaction the operator can see
+/// selected ([`super::target`]; otherwise says why and does nothing), and
+/// asks for a re-read.
 pub fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
     if !may_act(app) {
         return vec![];
     }
-    let Some(id) = app.selected_transaction().map(|t| t.id.clone()) else {
-        app.push_log(LogLevel::Info, "no transaction selected");
-        return vec![];
+    let id = match super::target::transaction_target(app) {
+        Ok(id) => id,
+        Err(why) => {
+            let text = format!("{}: {why}", action.title());
+            app.push_log(LogLevel::Error, text);
+            return vec![];
+        }
     };
     show(app, action, id)
 }
@@ -151,6 +156,7 @@ pub fn dialog_can_confirm(d: &Dialog) -> bool {
             }
             (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
             (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
+            (Reread::Reverse(c), Action::Reverse) => c.admitted.is_ok(),
             (Reread::Audit(r), Action::AuditRepair) => {
                 r.findings.iter().any(|f| f.kind == "dangling_pending")
             }
@@ -168,6 +174,45 @@ pub fn needs_force(d: &Dialog) -> bool {
             refusal: Some(_),
             ..
         }))
+    )
+}
+
+/// How the dashboard says its way past a refusal, from the key table: the
+/// dialog's force key (the command line's is `--force`).
+pub fn force_hint() -> String {
+    let key = keymap::DIALOG
+        .iter()
+        .find(|b| b.op == DialogOp::Force)
+        .map_or("!", |b| b.label);
+    format!("the force key {key}")
+}
+
+/// The refusal of an unforced run as of the screen's clock: the recovery
+/// window's refusal gives the age now (not the one when the dialog opened);
+/// one that no longer holds says so (the dialog must be reopened to check
+/// again). Other refusals as the re-read said them.
+pub fn refusal_now(app: &App, action: Action, c: &Checked) -> Option<String> {
+    let said = c.refusal.as_ref()?;
+    let Reread::Transaction(det) = &c.reread else {
+        return Some(said.clone());
+    };
+    // Of a readable transaction in a known in-flight state, the protocol's
+    // only refusal of a rollback or recovery is the recovery window's.
+    let was_recent = matches!(action, Action::Rollback | Action::Recover)
+        && det.txn.state.as_ref().is_some_and(|s| s.is_in_flight())
+        && det.txn.transfer().is_ok();
+    if !was_recent {
+        return Some(said.clone());
+    }
+    let window = app.settings.recovery_window;
+    Some(
+        match crate::protocol::read::rules::recovery_refusal(&det.txn, app.now, window) {
+            Some(r) => r.explain(&force_hint()),
+            None => format!(
+                "{said} — when the dialog opened; it has left the recovery window since: \
+                 close and reopen the dialog to check it again"
+            ),
+        },
     )
 }
 
@@ -201,11 +246,8 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
         return vec![];
     };
     if !force {
-        if let Some(why) = &checked.refusal {
-            app.push_log(
-                LogLevel::Error,
-                format!("{title}: refused: {why} (the dialog's force key `!` acts anyway)"),
-            );
+        if let Some(why) = refusal_now(app, dialog.action, checked) {
+            app.push_log(LogLevel::Error, format!("{title}: refused: {why}"));
             app.dialog = Some(dialog);
             return vec![];
         }
@@ -247,6 +289,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
             },
             planned_steps(det, dialog.action),
         ),
+        Reread::Reverse(c) => super::reverse::expected_and_planned(c),
         Reread::Audit(_) => (
             Expected {
                 state: None,
@@ -321,7 +364,7 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
     let Some(run) = app.running.as_mut() else {
         return;
     };
-    if r.txn != run.target {
+    if !super::reverse::step_of(run.action, &run.target, &r.txn) {
         return;
     }
     let what = match r.result {

@@ -29,6 +29,9 @@ pub enum Action {
     /// Enter on a dangling-pending audit finding: the audit's repair (undo
     /// dangling applies where that is unambiguous; the target is the account).
     AuditRepair,
+    /// `V`: reverse a finished transfer (a committed one is finished first):
+    /// the compensating transfer under the id derived from the original's.
+    Reverse,
 }
 
 impl Action {
@@ -40,6 +43,7 @@ impl Action {
             Action::ReleaseLocks => "Release the locks of",
             Action::ReleaseLock => "Release the lock on",
             Action::AuditRepair => "Repair the dangling entries of",
+            Action::Reverse => "Reverse",
         }
     }
 
@@ -55,6 +59,7 @@ impl Action {
             Action::Recover => ActionKind::Recover,
             Action::ReleaseLocks | Action::ReleaseLock => ActionKind::ReleaseLock,
             Action::AuditRepair => ActionKind::AuditRepair,
+            Action::Reverse => ActionKind::Reverse,
         }
     }
 
@@ -78,6 +83,9 @@ pub enum Reread {
     Lock(Option<Box<LockView>>),
     /// A fresh audit (what its repair would address).
     Audit(Box<AuditReport>),
+    /// A transaction to reverse, what sits under its reversal's id, and the
+    /// protocol's decision ([`super::reverse`]).
+    Reverse(Box<super::reverse::ReverseCheck>),
 }
 
 /// A dialog's re-read, and what the protocol says an unforced run would do.
@@ -238,6 +246,9 @@ pub enum Command {
     SetPaused(bool),
     /// Change the poll interval.
     SetInterval(Duration),
+    /// Also list this terminal state's transactions in every poll (the
+    /// state filter moved onto or off a terminal state); polls at once.
+    SetListing(Option<crate::protocol::transaction::TxnState>),
     /// Re-read one transaction (or lock) for a confirmation dialog.
     LoadPreview(Action, String),
     /// Read one transaction by id for the detail pane.

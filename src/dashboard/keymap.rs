@@ -66,6 +66,8 @@ pub enum Op {
     Recover,
     /// Release the selected lock, or the selected transaction's locks.
     Release,
+    /// Reverse the selected finished transfer (compensating transfer).
+    ReverseTransfer,
     /// Open / close the audit pane (and audit now).
     Audit,
     /// Quit.
@@ -374,6 +376,14 @@ pub const MAIN: &[Binding<Op>] = &[
         "L",
         "release lock row/txn's",
         Some((0, "release")),
+        Act,
+    ),
+    b(
+        Op::ReverseTransfer,
+        &[KeyCode::Char('V')],
+        "V",
+        "reverse a finished transfer",
+        Some((3, "reverse")),
         Act,
     ),
     b(

@@ -16,8 +16,12 @@ pub mod confirm;
 pub mod event;
 pub mod export;
 pub mod keymap;
+pub mod mouse;
 pub mod poller;
+pub mod reverse;
+pub mod reverse_run;
 pub mod snapshot;
+pub mod target;
 pub mod terminal;
 pub mod ui;
 pub mod update;
@@ -117,6 +121,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     }
                     Command::SetInterval(d) => {
                         let _ = ctrl_tx.send(PollControl::Interval(d));
+                    }
+                    Command::SetListing(state) => {
+                        let _ = ctrl_tx.send(PollControl::Listing(state));
                     }
                     Command::LoadPreview(action, id) => {
                         actions::spawn_preview(proto.clone(), action, id, tx.clone())

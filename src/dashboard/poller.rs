@@ -6,13 +6,14 @@
 
 use super::event::{Event, PollFailure};
 use crate::error::Error;
+use crate::protocol::transaction::TxnState;
 use crate::protocol::Protocol;
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::time::Instant;
 
 /// Instructions to the poller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PollControl {
     /// Poll as soon as the current poll (if any) ends; resets backoff.
     Now,
@@ -20,6 +21,9 @@ pub enum PollControl {
     Pause(bool),
     /// New interval.
     Interval(Duration),
+    /// Also list this terminal state's transactions (the state filter in
+    /// force), or only those in flight; polls at once.
+    Listing(Option<TxnState>),
 }
 
 /// Longest wait between retries after failures.
@@ -57,12 +61,13 @@ pub async fn run(
     let mut backoff: Option<Duration> = None;
     let mut blocked = false;
     let mut due = Some(Instant::now());
+    let mut listing: Option<TxnState> = None;
     loop {
         if due.is_some_and(|d| d <= Instant::now()) {
             if events.send(Event::PollStarted).is_err() {
                 return;
             }
-            let result = proto.poll_snapshot(cap).await;
+            let result = proto.poll_snapshot_listing(cap, listing.as_ref()).await;
             let event = match result {
                 Ok(s) => {
                     backoff = None;
@@ -107,6 +112,12 @@ pub async fn run(
                 Some(PollControl::Pause(p)) => {
                     paused = p;
                     due = if p || blocked { None } else { Some(Instant::now()) };
+                }
+                Some(PollControl::Listing(state)) => {
+                    listing = state;
+                    if !blocked {
+                        due = Some(Instant::now());
+                    }
                 }
                 Some(PollControl::Interval(d)) => {
                     interval = d;

@@ -3,6 +3,6 @@
 //! no read path of its own; these names stay here for the UI.
 
 pub use crate::protocol::read::poll::{
-    load, AccountEntry, ReadStatus, Snapshot, StateCount, DEFAULT_CAP, LOCKS_CAP,
+    load, AccountEntry, ReadStatus, Snapshot, StateCount, TerminalListing, DEFAULT_CAP, LOCKS_CAP,
     PENDING_ACCOUNTS_CAP,
 };

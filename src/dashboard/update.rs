@@ -24,6 +24,13 @@ pub const INTERVAL_RANGE: (Duration, Duration) = (Duration::from_secs(1), Durati
 pub fn update(app: &mut App, event: Event) -> Vec<Command> {
     let tick = matches!(event, Event::Tick(_));
     let mut cmds = apply(app, event);
+    // The poll lists only transactions in flight unless told to list the
+    // terminal state the filter is on too.
+    let terminal = app.state_filter().filter(|s| s.is_terminal()).cloned();
+    if terminal != app.listing {
+        app.listing = terminal.clone();
+        cmds.push(Command::SetListing(terminal));
+    }
     if !tick {
         app.refresh_view();
     }
@@ -38,7 +45,11 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
 
 fn apply(app: &mut App, event: Event) -> Vec<Command> {
     match event {
-        Event::Key(key) => on_key(app, key),
+        Event::Key(key) => {
+            let cmds = on_key(app, key);
+            follow_focus(app);
+            cmds
+        }
         Event::Mouse(m) => {
             if app.dialog.is_some() || app.help {
                 return vec![];
@@ -46,9 +57,12 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             match m.kind {
                 MouseEventKind::ScrollDown => move_selection(app, 1),
                 MouseEventKind::ScrollUp => move_selection(app, -1),
-                MouseEventKind::Down(MouseButton::Left) => click(app, m.column, m.row),
+                MouseEventKind::Down(MouseButton::Left) => {
+                    super::mouse::click(app, m.column, m.row)
+                }
                 _ => {}
             }
+            follow_focus(app);
             vec![]
         }
         Event::Resize(w, h) => {
@@ -167,6 +181,8 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
         }
         Event::ActionDone(outcome) => {
             app.history_asked = None;
+            // A selection read by id is read again: the action changed it.
+            app.lookup_asked = None;
             let mut cmds = super::confirm::action_done(app, outcome);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
@@ -199,6 +215,16 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         app.should_quit = true;
         return vec![Command::Quit];
+    }
+    if key.modifiers.contains(KeyModifiers::ALT) {
+        // No key is bound with Alt: an Alt-<key> is an Esc typed just
+        // before the key (a terminal or tmux within its `escape-time` sends
+        // the two as one), so it is handled as Esc then the key.
+        let mut cmds = on_key(app, KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+        let mut plain = key;
+        plain.modifiers.remove(KeyModifiers::ALT);
+        cmds.extend(on_key(app, plain));
+        return cmds;
     }
     if app.dialog.is_some() {
         return on_dialog_key(app, key);
@@ -243,7 +269,8 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
                     // Read it again even if it was read before.
                     app.lookup_asked = None;
                     app.looked_up = None;
-                    app.select(id);
+                    app.select(id.clone());
+                    app.pinned = Some(id);
                 }
             }
             KeyCode::Esc => app.editing_lookup = None,
@@ -291,7 +318,10 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             Pane::Locks => {
                 let owner = lock_at_cursor(app).and_then(|l| l.info.owner.clone());
                 if let Some(owner) = owner {
-                    app.select(owner);
+                    // Opened explicitly from its lock: the detail names it
+                    // as the target of R/F/L, as a look-up with # does.
+                    app.select(owner.clone());
+                    app.pinned = Some(owner);
                     app.focus = Pane::Detail;
                 }
             }
@@ -358,6 +388,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             app.audit.open = true;
             return super::audit::audit_if_due(app, true);
         }
+        Op::ReverseTransfer => return super::reverse::open(app),
         Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
         Op::Release => return open_dialog(app, Action::ReleaseLocks),
     }
@@ -398,6 +429,15 @@ fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {
     vec![Command::SetInterval(app.interval)]
 }
 
+/// The detail follows the focused pane's selection: once the table has the
+/// focus again it shows the selected transaction, not the account drilled
+/// into (`Enter` on an account shows that account until then).
+fn follow_focus(app: &mut App) {
+    if app.focus == Pane::Transactions && app.account_drill.take().is_some() {
+        app.detail_scroll = 0;
+    }
+}
+
 fn cycle_focus(app: &mut App, step: isize) {
     let n = Pane::ORDER.len() as isize;
     let i = Pane::ORDER
@@ -421,7 +461,7 @@ fn step(cursor: Option<usize>, delta: isize, len: usize) -> Option<usize> {
     Some(next.clamp(0, len as isize - 1) as usize)
 }
 
-fn move_selection(app: &mut App, delta: isize) {
+pub(super) fn move_selection(app: &mut App, delta: isize) {
     match app.focus {
         Pane::Transactions => {
             if let Some(i) = step(app.view.cursor, delta, app.view.rows.len()) {
@@ -450,8 +490,7 @@ fn move_selection(app: &mut App, delta: isize) {
             }
         }
         Pane::Log => {
-            let rows = ui::pane_rows(app.size).log;
-            let last_top = app.log.len().saturating_sub(rows);
+            let last_top = app.log_last_top();
             let top = (app.view.log_top as isize)
                 .saturating_add(delta)
                 .clamp(0, last_top as isize) as usize;
@@ -469,57 +508,4 @@ fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
         (None, None) => 0,
     };
     lines.saturating_sub(usize::from(area.height.saturating_sub(2)))
-}
-
-/// A left click focuses the pane under the pointer; in the transaction
-/// table, the accounts and the locks it also selects the row.
-fn click(app: &mut App, column: u16, row: u16) {
-    let areas = ui::areas(app);
-    let Some(pane) = areas.pane_at(column, row) else {
-        return;
-    };
-    app.focus = pane;
-    let locks = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
-    // Area, first row on screen, rows, lines per row, header lines.
-    let (area, offset, len, per_row, header) = match pane {
-        Pane::Transactions => (
-            areas.transactions,
-            app.view.table_offset,
-            app.view.rows.len(),
-            1,
-            1,
-        ),
-        Pane::Accounts => (
-            areas.accounts,
-            app.view.account_offset,
-            app.view.accounts.len(),
-            1,
-            1,
-        ),
-        Pane::Locks if ui::locks_one_line(areas.locks) => {
-            (areas.locks, app.view.lock_offset, locks, 1, 1)
-        }
-        Pane::Locks => (areas.locks, app.view.lock_offset, locks, 2, 0),
-        _ => return,
-    };
-    let first = area.y + 1 + header;
-    let last = area.y + area.height.saturating_sub(1);
-    if row < first || row >= last {
-        return;
-    }
-    let index = offset + usize::from((row - first) / per_row);
-    if index >= len {
-        return;
-    }
-    match pane {
-        Pane::Transactions => app.select_index(index),
-        Pane::Accounts => app.selected_account = app.view.accounts.get(index).cloned(),
-        _ => {
-            app.selected_lock = app
-                .snapshot
-                .as_ref()
-                .and_then(|s| s.locks.get(index))
-                .map(|l| l.info.resource.clone())
-        }
-    }
 }

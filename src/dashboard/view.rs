@@ -278,12 +278,37 @@ impl App {
                 .map(|id| account_detail(snap, id));
         }
         v.table_offset = keep_visible(prev.table_offset, v.cursor, v.rows.len(), fit.table);
+        let last_top = self.log_last_top();
         v.log_top = match self.log_top {
-            None => self.log.len().saturating_sub(fit.log),
-            Some(top) => top.min(self.log.len().saturating_sub(fit.log)),
+            None => last_top,
+            Some(top) => top.min(last_top),
         };
         v.detail = self.detail_of_selection(v.cursor.is_some(), prev.detail);
         self.view = v;
+    }
+
+    /// Screen rows each log entry takes, wrapped to the log pane's width
+    /// (long lines wrap rather than being cut at the edge).
+    pub fn log_heights(&self) -> Vec<usize> {
+        let width = usize::from(ui::areas(self).log.width.saturating_sub(2)).max(1);
+        self.log
+            .iter()
+            .map(|e| ui::log_entry_rows(e, width))
+            .collect()
+    }
+
+    /// The first log entry shown when following the newest: as many of the
+    /// newest entries as fit the pane whole (at least the newest).
+    pub fn log_last_top(&self) -> usize {
+        let room = ui::pane_rows(self.size).log;
+        let heights = self.log_heights();
+        let mut used = 0;
+        let mut top = heights.len();
+        while top > 0 && used + heights[top - 1] <= room {
+            used += heights[top - 1];
+            top -= 1;
+        }
+        top.min(heights.len().saturating_sub(1))
     }
 
     fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {

@@ -44,6 +44,15 @@ pub struct Sweep {
     pub coverage: Coverage,
 }
 
+/// What an operator release of a transaction's locks did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TxnLocksRelease {
+    /// Each lock the transaction held, by resource, and what its release did.
+    pub released: Vec<(String, ReleaseOutcome)>,
+    /// Shards behind the search for its locks (partial only when allowed).
+    pub coverage: Coverage,
+}
+
 /// How many times a release re-reads after the lock changed under it.
 const RELEASE_ATTEMPTS: usize = 5;
 
@@ -168,23 +177,50 @@ impl Protocol {
     /// Operator release of every lock owned by transaction `txn`: those found
     /// by a search on `owner` plus the transaction's two accounts (read by id,
     /// so a lock not yet searchable is not missed). Without `force`, only when
-    /// they are stale.
+    /// they are stale. A partial search (some shards failed) is acted on and
+    /// logged: see [`Self::release_transaction_locks_allowing`] to refuse it
+    /// or to be told.
     pub async fn release_transaction_locks(
         &self,
         txn: &str,
         force: bool,
     ) -> Result<Vec<(String, ReleaseOutcome)>> {
+        let r = self
+            .release_transaction_locks_allowing(txn, force, true)
+            .await?;
+        if let Some(partial) = r.coverage.describe() {
+            tracing::warn!(txn, %partial, "the search for the transaction's locks was partial");
+        }
+        Ok(r.released)
+    }
+
+    /// [`Self::release_transaction_locks`]; a partial search for the locks
+    /// `txn` owns is refused before any release unless `allow_partial`, with
+    /// which the locks found (and the two accounts' locks, read by id) are
+    /// released and the result says the search was partial.
+    pub async fn release_transaction_locks_allowing(
+        &self,
+        txn: &str,
+        force: bool,
+        allow_partial: bool,
+    ) -> Result<TxnLocksRelease> {
         let mut resources: BTreeSet<String> = BTreeSet::new();
         if let Some((t, _)) = self.read_transaction(txn).await? {
             resources.extend(t.src.clone());
             resources.extend(t.dest.clone());
         }
-        match self.locks_owned_by(txn).await {
-            Ok(found) => resources.extend(found),
-            Err(Error::IndexMissing(_)) => return Ok(Vec::new()),
+        let coverage = match self.lock_ids_owned_by(txn).await {
+            Ok((found, summary)) => {
+                summary
+                    .coverage
+                    .require_complete(allow_partial, "release the transaction's locks")?;
+                resources.extend(found);
+                summary.coverage
+            }
+            Err(Error::IndexMissing(_)) => return Ok(TxnLocksRelease::default()),
             Err(e) => return Err(e),
-        }
-        let mut out = Vec::new();
+        };
+        let mut released = Vec::new();
         for resource in resources {
             let Some(view) = self.lock_view(&resource).await? else {
                 continue;
@@ -197,9 +233,9 @@ impl Protocol {
             } else {
                 self.release_owned(&resource, txn).await?
             };
-            out.push((resource, outcome));
+            released.push((resource, outcome));
         }
-        Ok(out)
+        Ok(TxnLocksRelease { released, coverage })
     }
 
     /// Releases every lock whose owner transaction is terminal or missing

@@ -16,6 +16,8 @@
 
 pub mod account;
 pub mod audit;
+mod audit_accounts;
+mod audit_documents;
 mod audit_view;
 pub mod batch;
 pub mod check;

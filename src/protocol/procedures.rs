@@ -6,6 +6,7 @@
 use super::create::NewTransfer;
 use super::decide::Fencing;
 use super::executor::{ApplyGate, ClaimOn, Executed};
+use super::read::rules::recovery_refusal;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, Refusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
@@ -164,20 +165,10 @@ impl Protocol {
             .map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
         if !force {
             // Judged on the cluster's clock (the one `modification_time` is
-            // written with), to the millisecond: a `500ms` window is not 0.
-            // A zero window protects nothing, not even a time slightly ahead
-            // (written on another process's estimate of the cluster clock).
+            // written with), by the read side's one rule of "recent".
             let window = self.config.recovery_window;
-            if let Some(modified) = txn.modification_time {
-                let age = self.cluster().now() - modified;
-                let window_len =
-                    chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
-                if !window.is_zero() && age < window_len {
-                    return Err(Refusal::Recent {
-                        age_seconds: age.num_seconds(),
-                        window_seconds: window.as_secs(),
-                    });
-                }
+            if let Some(refusal) = recovery_refusal(txn, self.cluster().now(), window) {
+                return Err(refusal);
             }
         }
         Ok(Some((state, transfer)))

@@ -135,6 +135,25 @@ pub enum Refusal {
     },
 }
 
+impl Refusal {
+    /// The refusal in words, where forcing can lift it ending with the
+    /// caller's way to force (`--force` on the command line, the dialog's
+    /// force key in the dashboard): the text is written once, here.
+    pub fn explain(&self, force: &str) -> String {
+        match self {
+            Refusal::Recent {
+                age_seconds,
+                window_seconds,
+            } => format!(
+                "transaction was modified {age_seconds}s ago, within the {window_seconds}s recovery window: \
+                 a worker may still be running it (use {force} to act anyway)"
+            ),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// The command line's wording: [`Refusal::explain`] with `--force`.
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -143,11 +162,7 @@ impl fmt::Display for Refusal {
                  (recover it) and then be reversed by a new transfer",
             ),
             Refusal::UnknownState(s) => write!(f, "transaction is in unknown state `{s}`; refusing to guess"),
-            Refusal::Recent { age_seconds, window_seconds } => write!(
-                f,
-                "transaction was modified {age_seconds}s ago, within the {window_seconds}s recovery window: \
-                 a worker may still be running it (use --force to act anyway)"
-            ),
+            Refusal::Recent { .. } => f.write_str(&self.explain("--force")),
             Refusal::Malformed(p) => write!(f, "transaction is malformed: {p}"),
             Refusal::AlreadyExists(id) => write!(
                 f,

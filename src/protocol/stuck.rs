@@ -1,4 +1,5 @@
-//! Recovery of every stuck transaction.
+//! Recovery of every stuck transaction, and the sweep of the locks their
+//! ending leaves to nobody (owner terminal or missing), as one procedure.
 //!
 //! "Stuck" is the article's definition, written once in
 //! [`super::read::rules`]: in created, pending, committed or terminating,
@@ -7,6 +8,8 @@
 //! pages through every hit from one consistent view, oldest first; each
 //! transaction is then re-read by id before anything is done to it.
 
+use super::batch::BatchOptions;
+use super::lock_release::{ReleaseOutcome, Sweep};
 use super::read::Listing;
 use super::report::ProcedureReport;
 use super::transaction::Transaction;
@@ -14,6 +17,44 @@ use super::Protocol;
 use crate::error::Result;
 use futures::stream::{self, StreamExt};
 use std::time::Duration;
+
+/// How a recovery of every stuck transaction goes through them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pace {
+    /// Each transaction on its own ([`Protocol::recover`]), at most
+    /// `concurrency` at a time.
+    OneAtATime {
+        /// Transactions recovered at the same time.
+        concurrency: usize,
+    },
+    /// In batches of reads and conditional bulk writes
+    /// ([`Protocol::recover_all_stuck_batched`]).
+    Batched(BatchOptions),
+}
+
+/// What a recovery of every stuck transaction did.
+#[derive(Debug)]
+pub struct StuckRecovery {
+    /// One report per stuck transaction found (in no particular order).
+    pub reports: Vec<ProcedureReport>,
+    /// The sweep of locks whose owner is terminal or missing, run after
+    /// every transaction: what it released and how complete its listing
+    /// was, or why it did not run to the end (a partial listing refused,
+    /// the cluster failing); the reports above stand either way.
+    pub locks: Result<Sweep>,
+}
+
+impl StuckRecovery {
+    /// How many locks the sweep released.
+    pub fn released_locks(&self) -> usize {
+        self.locks.as_ref().map_or(0, |s| {
+            s.swept
+                .iter()
+                .filter(|l| l.outcome == ReleaseOutcome::Released)
+                .count()
+        })
+    }
+}
 
 impl Protocol {
     /// Every stuck transaction, oldest first, as found by search. Refuses a
@@ -44,27 +85,41 @@ impl Protocol {
         Ok(out)
     }
 
-    /// Recovers every stuck transaction, at most `concurrency` at a time;
-    /// refuses a partial view of them.
-    pub async fn recover_all_stuck(&self, concurrency: usize) -> Result<Vec<ProcedureReport>> {
-        self.recover_all_stuck_allowing(concurrency, false).await
+    /// Recovers every stuck transaction, at most `concurrency` at a time,
+    /// then sweeps the locks whose owner is terminal or missing; refuses a
+    /// partial view of them. See [`Self::recover_all_stuck_with`].
+    pub async fn recover_all_stuck(&self, concurrency: usize) -> Result<StuckRecovery> {
+        self.recover_all_stuck_with(Pace::OneAtATime { concurrency }, false)
+            .await
     }
 
-    /// [`Self::recover_all_stuck`], acting on a partial view only when
-    /// `allow_partial`. Each transaction is re-read and re-checked against
-    /// the recovery window, so one that moved since the search is left alone.
-    pub async fn recover_all_stuck_allowing(
+    /// The recovery of every stuck transaction, one procedure for the CLI
+    /// and the demo: each transaction at `pace` (re-read and re-checked
+    /// against the recovery window, so one that moved since the search is
+    /// left alone), then the sweep of every lock whose owner is terminal or
+    /// missing ([`Self::release_abandoned_locks_allowing`]: those nobody else
+    /// will release). A partial view of the transactions is refused before
+    /// anything is written unless `allow_partial`; the same holds for the
+    /// listing of the locks, whose refusal or failure is reported in
+    /// [`StuckRecovery::locks`] without losing the transactions' reports.
+    pub async fn recover_all_stuck_with(
         &self,
-        concurrency: usize,
+        pace: Pace,
         allow_partial: bool,
-    ) -> Result<Vec<ProcedureReport>> {
-        let ids = self.stuck_ids_to_recover(allow_partial).await?;
-        let reports = stream::iter(ids)
-            .map(|id| async move { self.recover(&id, false).await })
-            .buffer_unordered(concurrency.max(1))
-            .collect::<Vec<_>>()
-            .await;
-        Ok(reports)
+    ) -> Result<StuckRecovery> {
+        let reports = match pace {
+            Pace::OneAtATime { concurrency } => {
+                let ids = self.stuck_ids_to_recover(allow_partial).await?;
+                stream::iter(ids)
+                    .map(|id| async move { self.recover(&id, false).await })
+                    .buffer_unordered(concurrency.max(1))
+                    .collect::<Vec<_>>()
+                    .await
+            }
+            Pace::Batched(opts) => self.recover_all_stuck_batched(opts, allow_partial).await?,
+        };
+        let locks = self.release_abandoned_locks_allowing(allow_partial).await;
+        Ok(StuckRecovery { reports, locks })
     }
 
     /// The ids of every stuck transaction, for a recovery of all of them:

@@ -123,6 +123,11 @@ pub struct Transaction {
     pub creation_time: Option<DateTime<Utc>>,
     /// When its state last changed; drives recovery.
     pub modification_time: Option<DateTime<Utc>>,
+    /// The transaction this one reverses (`reverses`: it is the
+    /// compensating transfer of that one), if it is a reversal.
+    pub reverses: Option<String>,
+    /// The reversal that compensates this one (`reversed_by`), if reversed.
+    pub reversed_by: Option<String>,
     /// Everything wrong with the document, in words; empty when well-formed.
     pub problems: Vec<String>,
 }
@@ -244,6 +249,8 @@ impl Transaction {
             state,
             creation_time,
             modification_time,
+            reverses: super::reverse::link_of(src, super::reverse::REVERSES),
+            reversed_by: super::reverse::link_of(src, super::reverse::REVERSED_BY),
             problems,
         }
     }

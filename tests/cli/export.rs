@@ -21,6 +21,8 @@ fn flat(v: &Value) -> CsvRow {
         stuck: v["stuck"].as_bool().unwrap(),
         needs_investigation: v["needs_investigation"].as_bool().unwrap(),
         undated: v["undated"].as_bool().unwrap(),
+        reverses: s("reverses"),
+        reversed_by: s("reversed_by"),
         problems: v["problems"]
             .as_array()
             .unwrap()

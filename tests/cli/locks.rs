@@ -164,35 +164,34 @@ fn release_lock_json() {
     assert!(w.source(&w.ix.locks, "A").is_none());
 }
 
+/// A lock of a missing owner (`ghost`) on `C`, and the CLI through a proxy
+/// that can answer a scan of the locks with it on a page some shards failed
+/// to fill, `total` locks matching: the proxy, the CLI, the lock and that
+/// page.
+fn ghost_lock_behind_a_red_shard(
+    w: &World,
+    total: u64,
+) -> (common::FaultProxy, Globals, Value, Value) {
+    let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
+        "expires_at": ago(20)});
+    w.put(&w.ix.locks, "C", &doc);
+    w.refresh();
+    let proxy = common::FaultProxy::start(&w.g.url);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let hit = json!({"_id": "C", "_index": w.ix.locks, "_source": doc});
+    let partial = common::proxy::partial_search(vec![hit], total);
+    (proxy, g, doc, partial)
+}
+
 /// `locks` reads through the read side: a listing some shards failed to
 /// answer (rewritten by the proxy as a red shard answers) is refused unless
 /// `--allow-partial`, which shows what was read and how many of how many.
 #[test]
 fn locks_refuses_a_partial_view_unless_allowed() {
-    use common::proxy::{Canned, FaultProxy};
     let w = World::new();
-    let doc = json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
-        "expires_at": ago(20)});
-    w.put(&w.ix.locks, "C", &doc);
-    w.refresh();
-    let proxy = FaultProxy::start(&w.g.url);
-    let mut g = w.g.clone();
-    g.url = proxy.url();
-    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1},
-        "timed_out": false,
-        "hits": {"total": {"value": 3, "relation": "eq"},
-            "hits": [{"_id": "C", "_index": w.ix.locks, "_source": doc}]}});
-    let arm = || {
-        let none = Canned::json(404, json!({"error": "no handler found"}));
-        proxy.answer("POST", "/_pit", 1, none.clone());
-        proxy.answer("POST", "point_in_time", 1, none);
-        proxy.answer(
-            "POST",
-            "_search?scroll",
-            1,
-            Canned::json(200, partial.clone()),
-        );
-    };
+    let (proxy, g, _, partial) = ghost_lock_behind_a_red_shard(&w, 3);
+    let arm = || proxy.answer_next_scan(&w.ix.locks, partial.clone());
     arm();
     let out = g.run(&["locks"]);
     out.code(1)
@@ -209,4 +208,62 @@ fn locks_refuses_a_partial_view_unless_allowed() {
         .stdout_has("1 of 3 locks read")
         .stderr_has("locks may be missing");
     assert!(w.source(&w.ix.locks, "C").is_some(), "nothing released");
+}
+
+/// A search some shards failed to answer (rewritten by the proxy as a red
+/// shard answers): `release-lock --txn` refuses it unless `--allow-partial`,
+/// and `recover --all-stuck --allow-partial --json` carries the lock sweep's
+/// partial-listing note, as both say on stderr in text.
+#[test]
+fn partial_lock_searches_are_refused_or_reported_by_releases() {
+    let w = World::new();
+    let (proxy, g, doc, partial) = ghost_lock_behind_a_red_shard(&w, 1);
+    let arm = || proxy.answer_next_scan(&w.ix.locks, partial.clone());
+
+    arm();
+    g.run(&["release-lock", "--txn", "ghost"])
+        .code(1)
+        .stderr_has("partial: 1 of 2 shards failed")
+        .stderr_has("--allow-partial");
+    assert!(w.source(&w.ix.locks, "C").is_some(), "nothing released");
+    proxy.clear_rules();
+
+    arm();
+    let out = g.run(&[
+        "release-lock",
+        "--txn",
+        "ghost",
+        "--allow-partial",
+        "--json",
+    ]);
+    out.code(0);
+    let j = out.json();
+    assert_eq!(j["locks"][0]["resource"], "C", "{out}");
+    assert_eq!(j["locks"][0]["result"], "released", "{out}");
+    assert_eq!(
+        j["locks_listing_partial"], "partial: 1 of 2 shards failed",
+        "{out}"
+    );
+    assert!(w.source(&w.ix.locks, "C").is_none());
+    proxy.clear_rules();
+
+    w.put(&w.ix.locks, "C", &doc);
+    w.refresh();
+    arm();
+    let out = g.run(&[
+        "recover",
+        "--all-stuck",
+        "--allow-partial",
+        "--json",
+        "--reason",
+        "partial sweep",
+    ]);
+    out.code(0);
+    let j = out.json();
+    assert_eq!(j["released_locks"][0]["resource"], "C", "{out}");
+    assert_eq!(
+        j["locks_listing_partial"], "partial: 1 of 2 shards failed",
+        "{out}"
+    );
+    assert!(w.source(&w.ix.locks, "C").is_none());
 }

@@ -425,6 +425,8 @@ mod locks;
 mod procedures;
 mod profile;
 mod reverse;
+mod reverse_links;
+mod security;
 mod trail;
 mod transfer;
 mod transport;

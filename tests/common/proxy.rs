@@ -12,14 +12,19 @@
 //!
 //! Rules in [`rewrite`] make it answer as real deployments do (canned 401s,
 //! HTML 502s, 429 with `Retry-After`, slow requests, a shifted `Date`), and it
-//! also serves as an HTTP forward proxy (`HTTP_PROXY`).
+//! also serves as an HTTP forward proxy (`HTTP_PROXY`). [`security`] makes it
+//! a cluster with security on (Basic auth, users, privileges).
 //!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
+mod partial;
 mod rewrite;
+mod security;
 mod wire;
 
+pub use partial::partial_search;
 pub use rewrite::Canned;
+pub use security::{Product, Realm, User};
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -64,6 +69,7 @@ struct Shared {
     date_shift: AtomicI64,
     absolute_form: AtomicUsize,
     canned: AtomicUsize,
+    realm: Mutex<Option<security::Realm>>,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -124,6 +130,7 @@ impl FaultProxy {
             date_shift: AtomicI64::new(0),
             absolute_form: AtomicUsize::new(0),
             canned: AtomicUsize::new(0),
+            realm: Mutex::new(None),
         });
         let accept_shared = Arc::clone(&shared);
         let accept_thread = std::thread::Builder::new()
@@ -268,6 +275,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     };
     request.target = rewrite::origin_form(shared, &request.target);
     let path = request.target.clone();
+    if let Some(bytes) = security::gate(shared, &request) {
+        writer.write_all(&bytes)?;
+        return close_gracefully(&writer, &mut reader);
+    }
     let instead = match rewrite::before_forwarding(shared, &request.method, &path) {
         rewrite::Plan::Answer(bytes) => {
             writer.write_all(&bytes)?;

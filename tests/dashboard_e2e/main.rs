@@ -26,4 +26,6 @@ mod world;
 mod actions;
 mod audit;
 mod bulk;
+mod looking;
+mod reverse;
 mod session;

@@ -51,6 +51,7 @@ impl Tmux {
     /// state of the terminal (`TTY=cooked` or `TTY=raw`), then lingers so the
     /// test can read them. `log_file` is where the program was told to log
     /// (shown when the test fails).
+    #[allow(dead_code)] // used by tests/cli, which includes this file
     pub fn start(
         tag: &str,
         cols: u16,
@@ -58,6 +59,20 @@ impl Tmux {
         program: &str,
         args: &[String],
         log_file: &Path,
+    ) -> Tmux {
+        Tmux::start_with_env(tag, cols, rows, program, args, log_file, &[])
+    }
+
+    /// [`Tmux::start`] with `env` set for the program (e.g. `XDG_STATE_HOME`,
+    /// where the dashboard's export goes).
+    pub fn start_with_env(
+        tag: &str,
+        cols: u16,
+        rows: u16,
+        program: &str,
+        args: &[String],
+        log_file: &Path,
+        env: &[(&str, &str)],
     ) -> Tmux {
         require_tmux();
         let dir = tempfile::Builder::new()
@@ -104,12 +119,21 @@ impl Tmux {
             }
         }
         cmd.env_remove("TMUX").env_remove("TMUX_PANE");
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
         let out = cmd.output().expect("run tmux new-session");
         assert!(
             out.status.success(),
             "tmux new-session failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        // tmux waits `escape-time` (500 ms by default) after an Esc typed
+        // at its client to tell it from an Alt-<key>; keys sent here go
+        // straight to the pane, and the dashboard handles an Esc that
+        // arrives glued to the next key (as Alt-<key>) itself. Zero keeps
+        // the harness from depending on that timing.
+        t.run(&["set-option", "-s", "escape-time", "0"]);
         t
     }
 

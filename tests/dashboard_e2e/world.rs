@@ -176,6 +176,17 @@ impl World {
         );
     }
 
+    /// Recovers the transfer to its end (forced: whatever its age), as its
+    /// worker would have: it is finished.
+    pub(crate) fn finish(&self, s: &Staged) {
+        let report = self.rt.block_on(self.proto.recover(&s.id, true));
+        assert!(
+            matches!(report.verdict, Verdict::Completed(TxnState::Finished)),
+            "{:?}",
+            report.verdict
+        );
+    }
+
     /// A lock on `resource` owned by transaction `owner`, taken a minute ago
     /// with a lease of an hour (as a worker that died before releasing it
     /// left it). A minute, not now: locks taken since are stamped on the
@@ -261,6 +272,17 @@ impl World {
     pub(crate) fn dashboard(&self, tag: &str, extra: &[&str]) -> Tmux {
         start_dashboard(tag, &self.url, &self.ix, &self.log_file(), extra)
     }
+
+    /// [`World::dashboard`] with `env` set for it (`XDG_STATE_HOME`: where
+    /// its exports go).
+    pub(crate) fn dashboard_with_env(
+        &self,
+        tag: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Tmux {
+        start_dashboard_with_env(tag, &self.url, &self.ix, &self.log_file(), extra, env)
+    }
 }
 
 pub(crate) fn start_dashboard(
@@ -269,6 +291,17 @@ pub(crate) fn start_dashboard(
     ix: &common::TestIndices,
     log: &std::path::Path,
     extra: &[&str],
+) -> Tmux {
+    start_dashboard_with_env(tag, url, ix, log, extra, &[])
+}
+
+fn start_dashboard_with_env(
+    tag: &str,
+    url: &str,
+    ix: &common::TestIndices,
+    log: &std::path::Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
 ) -> Tmux {
     let mut args: Vec<String> = [
         "--url",
@@ -290,5 +323,13 @@ pub(crate) fn start_dashboard(
     .map(|s| s.to_string())
     .collect();
     args.extend(extra.iter().map(|s| s.to_string()));
-    Tmux::start(tag, COLS, ROWS, env!("CARGO_BIN_EXE_estx-tui"), &args, log)
+    Tmux::start_with_env(
+        tag,
+        COLS,
+        ROWS,
+        env!("CARGO_BIN_EXE_estx-tui"),
+        &args,
+        log,
+        env,
+    )
 }

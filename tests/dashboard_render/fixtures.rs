@@ -201,6 +201,7 @@ pub(crate) fn snapshot() -> Snapshot {
         ],
         transactions,
         in_flight_total: 9,
+        terminal: None,
         accounts,
         locks,
         missing_indices: vec![],

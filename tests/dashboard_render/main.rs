@@ -33,4 +33,6 @@ mod dialogs;
 mod drawing;
 mod fixtures;
 mod layout;
+mod looking;
+mod reverse;
 mod screens;

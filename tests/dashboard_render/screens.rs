@@ -90,7 +90,20 @@ fn help_overlay() {
     let mut a = app();
     a.help = true;
     assert_snapshot!("help_100x30", screen(&a, 100, 30));
-    assert_snapshot!("help_80x24", screen(&a, 80, 24));
+    let narrow = screen(&a, 80, 24);
+    // One column where two would cut the descriptions.
+    assert!(
+        narrow.contains("back / clear filter / stop bulk"),
+        "{narrow}"
+    );
+    assert_snapshot!("help_80x24", narrow);
+    a.size = (80, 24);
+    a.help_scroll = estx::dashboard::ui::help_scroll_max(&a);
+    let end = screen(&a, 80, 24);
+    assert!(
+        end.contains("mark row (R F L act on marks)") || end.contains("focused pane"),
+        "{end}"
+    );
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Clusters shaped as real deployments are, not as `init` makes them:
 //! indices auto-created by the application's first write (`text` +
 //! `.keyword`), the article's verbatim mapping, a `dynamic: strict` accounts
-//! index, aliases over one and over two indices, 600 locks, a transaction
+//! index, a `dynamic: strict` transactions index from before `reverse`,
+//! aliases over one and over two indices, 600 locks, a transaction
 //! without a modification time. Each test asserts what the operator sees,
 //! and that nothing was written when the tool refused.
 
@@ -10,6 +11,7 @@ use chrono::{Duration as ChronoDuration, Utc};
 use elasticsearch::http::Method;
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::read::Target;
+use estx::protocol::reverse::{ReverseOptions, ReverseVerdict};
 use estx::protocol::time::format_timestamp;
 use estx::protocol::{Protocol, ProtocolConfig, TxnState, Verdict};
 use serde_json::{json, Value};
@@ -26,6 +28,10 @@ pub enum Shape {
     /// `init`'s transactions and locks; accounts `dynamic: strict` with only
     /// the article's two fields.
     StrictAccounts,
+    /// `init`'s accounts and locks; transactions `dynamic: strict` with
+    /// `init`'s fields but not the reverse links (`reverses`,
+    /// `reversed_by`): a deployment from before `reverse` existed.
+    StrictTransactionsWithoutLinks,
     /// Each name an alias over one concrete index with `init`'s mappings.
     AliasOverOne,
     /// The transactions name an alias over two indices.
@@ -108,6 +114,17 @@ impl Deployed {
                 let mut strict: Value = serde_json::from_str(ARTICLE_ACCOUNTS).unwrap();
                 strict["mappings"]["dynamic"] = json!("strict");
                 create(&cluster, &ix.accounts, strict).await;
+            }
+            Shape::StrictTransactionsWithoutLinks => {
+                create(&cluster, &ix.accounts, init_body("accounts")).await;
+                create(&cluster, &ix.locks, init_body("locks")).await;
+                let mut strict = init_body("transactions");
+                strict["mappings"]["dynamic"] = json!("strict");
+                let props = strict["mappings"]["properties"].as_object_mut().unwrap();
+                for link in ["reverses", "reversed_by"] {
+                    props.remove(link).unwrap();
+                }
+                create(&cluster, &ix.transactions, strict).await;
             }
             Shape::AliasOverOne => {
                 for (n, k) in names {
@@ -343,6 +360,65 @@ async fn a_strict_accounts_index_is_refused_up_front_then_upgraded() {
         "idempotent"
     );
     recovers(&d).await;
+}
+
+/// A strict transactions index without the reverse links: recovery and
+/// rollback (which never write them) go through; `reverse` (which does) is
+/// refused before any write, naming the mapping change; once
+/// `init --upgrade-mappings` added them, `reverse` works.
+#[tokio::test]
+async fn a_strict_transactions_index_without_the_reverse_links_refuses_only_reverse() {
+    let d = Deployed::new(Shape::StrictTransactionsWithoutLinks).await;
+    d.seed_the_application(&d.ix.transactions).await;
+    the_operator_sees_the_same(&d).await;
+    recovers(&d).await;
+    let r = d.proto.rollback("fresh", true).await;
+    assert!(
+        matches!(r.verdict, Verdict::Completed(TxnState::RolledBack)),
+        "{:?}",
+        r.verdict
+    );
+
+    d.refresh().await;
+    let before = (
+        d.sources(&d.ix.transactions, &["done", "done-reversal"])
+            .await,
+        d.sources(&d.ix.accounts, &["C", "D"]).await,
+    );
+    let r = d.proto.reverse("done", ReverseOptions::default()).await;
+    let ReverseVerdict::Failed(e) = &r.verdict else {
+        panic!("{:?}", r.verdict)
+    };
+    let text = e.to_string();
+    assert!(
+        text.contains("refused before the first write")
+            && text.contains("dynamic: strict")
+            && text.contains("reverses")
+            && text.contains("reversed_by")
+            && text.contains(&format!("PUT {}/_mapping", d.ix.transactions))
+            && text.contains("init --upgrade-mappings"),
+        "{text}"
+    );
+    assert!(r.steps.is_empty(), "no step ran: {:?}", r.steps);
+    let after = (
+        d.sources(&d.ix.transactions, &["done", "done-reversal"])
+            .await,
+        d.sources(&d.ix.accounts, &["C", "D"]).await,
+    );
+    assert_eq!(before, after, "nothing was written");
+
+    let applied = d.proto.upgrade_mappings().await.unwrap();
+    assert_eq!(applied.len(), 1, "{applied:?}");
+    assert!(
+        applied[0].contains("reverses") && applied[0].contains("reversed_by"),
+        "{applied:?}"
+    );
+    let r = d.proto.reverse("done", ReverseOptions::default()).await;
+    assert!(
+        matches!(r.verdict, ReverseVerdict::Reversed),
+        "{:?}",
+        r.verdict
+    );
 }
 
 #[tokio::test]

@@ -19,6 +19,7 @@ mod lost_responses;
 mod malformed;
 mod procedures;
 mod reverse;
+mod security;
 mod snapshot_poll;
 mod stuck;
 mod trail;

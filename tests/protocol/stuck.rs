@@ -4,6 +4,8 @@
 use crate::fixture::Fx;
 use crate::procedures::stage;
 use chrono::{Duration as ChronoDuration, Utc};
+use estx::protocol::lock_release::ReleaseOutcome;
+use estx::protocol::stuck::Pace;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::{NewTransfer, Procedure, RunLimits, TxnState, Verdict};
 use serde_json::{json, Value};
@@ -141,7 +143,7 @@ async fn recover_all_stuck_finishes_or_undoes_every_one() {
             .collect::<BTreeSet<_>>()
     );
 
-    let reports = fx.proto.recover_all_stuck(4).await.unwrap();
+    let reports = fx.proto.recover_all_stuck(4).await.unwrap().reports;
     assert_eq!(reports.len(), 12);
     for r in &reports {
         let want = &expected
@@ -193,7 +195,13 @@ async fn recover_all_stuck_finishes_or_undoes_every_one() {
     // Nothing is stuck any more; a second pass does nothing.
     fx.refresh().await;
     assert!(fx.proto.stuck_transactions().await.unwrap().is_empty());
-    assert!(fx.proto.recover_all_stuck(4).await.unwrap().is_empty());
+    assert!(fx
+        .proto
+        .recover_all_stuck(4)
+        .await
+        .unwrap()
+        .reports
+        .is_empty());
 }
 
 /// A stuck scan some shards failed to answer (rewritten by the proxy as a
@@ -201,7 +209,7 @@ async fn recover_all_stuck_finishes_or_undoes_every_one() {
 /// on it and writes nothing; with `allow_partial` it acts on what it saw.
 #[tokio::test]
 async fn a_partial_stuck_scan_is_never_acted_on_unless_allowed() {
-    use crate::common::proxy::{Canned, FaultProxy};
+    use crate::common::proxy::{partial_search, FaultProxy};
     let fx = Fx::new().await;
     let (id, src, dest) = stage(&fx, "ps", 2).await;
     fx.refresh().await;
@@ -209,23 +217,8 @@ async fn a_partial_stuck_scan_is_never_acted_on_unless_allowed() {
     let via = fx.proto_via(&proxy.url());
     let hit = json!({"_id": id, "_index": fx.ix.transactions,
         "_source": fx.source(&fx.ix.transactions, &id).await});
-    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1,
-            "failures": [{"shard": 1, "index": fx.ix.transactions,
-                "reason": {"type": "no_shard_available_action_exception"}}]},
-        "timed_out": false,
-        "hits": {"total": {"value": 1, "relation": "eq"}, "hits": [hit]}});
-    let arm = || {
-        // No point-in-time here, so the scan scrolls, and its page is partial.
-        let none = Canned::json(404, json!({"error": "no handler found"}));
-        proxy.answer("POST", "/_pit", 1, none.clone());
-        proxy.answer("POST", "point_in_time", 1, none);
-        proxy.answer(
-            "POST",
-            "_search?scroll",
-            1,
-            Canned::json(200, partial.clone()),
-        );
-    };
+    let partial = partial_search(vec![hit], 1);
+    let arm = || proxy.answer_next_scan(&fx.ix.transactions, partial.clone());
     let docs = || async {
         (
             fx.source(&fx.ix.transactions, &id).await,
@@ -242,7 +235,125 @@ async fn a_partial_stuck_scan_is_never_acted_on_unless_allowed() {
     );
     assert_eq!(before, docs().await, "nothing written");
     arm();
-    let reports = via.recover_all_stuck_allowing(2, true).await.unwrap();
+    let reports = via
+        .recover_all_stuck_with(Pace::OneAtATime { concurrency: 2 }, true)
+        .await
+        .unwrap()
+        .reports;
     assert_eq!(reports.len(), 1);
     assert_eq!(fx.state(&id).await, TxnState::Finished);
+}
+
+/// The recovery of every stuck transaction (what the demo's recovery loop
+/// and `recover --all-stuck` run) also releases the locks nobody else will:
+/// those whose owner is terminal or missing. A stuck owner's locks go with
+/// its recovery; a live owner's lock stays.
+#[tokio::test]
+async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
+    let fx = Fx::new().await;
+    // Stuck after taking its locks and debiting the source.
+    let (stuck, stuck_src, stuck_dest) = crate::procedures::stage_with(&fx, "sl", 4, true).await;
+    // Finished, with a lock whose create landed after the end.
+    let (done, done_src, _) = stage(&fx, "dl", 7).await;
+    let lock = |owner: &str| {
+        json!({"owner": owner, "process_id": "gone", "created_at": "2026-01-01T00:00:00Z",
+               "expires_at": "2099-01-01T00:00:00Z"})
+    };
+    fx.put(&fx.ix.locks, &done_src, lock(&done)).await;
+    // Owned by a transaction that does not exist.
+    fx.put(&fx.ix.locks, "ghostly", lock("never-created")).await;
+    // Held by a transaction in flight that is not stuck (modified just now).
+    fx.account("Alive", 500).await;
+    fx.account("Blive", 500).await;
+    let req = NewTransfer {
+        id: Some("live".into()),
+        src: "Alive".into(),
+        dest: "Blive".into(),
+        amount: 100,
+    };
+    let r = fx
+        .proto
+        .transfer(&req, true, RunLimits { max_steps: Some(1) })
+        .await;
+    assert!(matches!(r.verdict, Verdict::Stopped(_)), "{r:#?}");
+    fx.refresh().await;
+
+    let done_all = fx.proto.recover_all_stuck(2).await.unwrap();
+    assert_eq!(done_all.reports.len(), 1, "{:#?}", done_all.reports);
+    assert_eq!(done_all.reports[0].txn, stuck);
+    assert_eq!(fx.state(&stuck).await, TxnState::Finished);
+    let sweep = done_all.locks.as_ref().expect("the sweep ran");
+    assert_eq!(sweep.coverage.describe(), None);
+    let mut swept: Vec<_> = sweep
+        .swept
+        .iter()
+        .map(|s| (s.view.info.resource.clone(), s.outcome.clone()))
+        .collect();
+    swept.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        swept,
+        vec![
+            (done_src.clone(), ReleaseOutcome::Released),
+            ("ghostly".to_string(), ReleaseOutcome::Released),
+        ]
+    );
+    assert_eq!(done_all.released_locks(), 2);
+    for resource in [&stuck_src, &stuck_dest, &done_src, &"ghostly".to_string()] {
+        assert!(
+            fx.cluster()
+                .get(&fx.ix.locks, resource)
+                .await
+                .unwrap()
+                .is_none(),
+            "lock on {resource} left"
+        );
+    }
+    let live = fx.cluster().get(&fx.ix.locks, "Alive").await.unwrap();
+    assert!(live.is_some(), "the live owner's lock was released");
+
+    // The same procedure in batches sweeps the same way.
+    fx.put(&fx.ix.locks, "ghostly", lock("never-created")).await;
+    fx.refresh().await;
+    let batched = fx
+        .proto
+        .recover_all_stuck_with(Pace::Batched(Default::default()), false)
+        .await
+        .unwrap();
+    assert!(batched.reports.is_empty(), "{:#?}", batched.reports);
+    assert_eq!(batched.released_locks(), 1);
+}
+
+/// A recovery window that is not whole seconds (1.5 s), and a transaction
+/// modified 1.2 s ago: the read side must not list it stuck while the
+/// recovery refuses it as recent (both judge to the millisecond by one
+/// rule). Time only moves on between the listing and the recovery, so a
+/// transaction listed stuck is never then refused as recent.
+#[tokio::test]
+async fn listed_stuck_is_never_refused_as_recent_at_the_window_edge() {
+    use estx::protocol::Refusal;
+    let fx = Fx::with(|c| c.recovery_window = std::time::Duration::from_millis(1500)).await;
+    let (id, _, _) = stage(&fx, "edge", 2).await;
+    let mut src = fx.source(&fx.ix.transactions, &id).await;
+    let modified = fx.cluster().now() - ChronoDuration::milliseconds(1200);
+    src.insert(
+        "modification_time".into(),
+        Value::String(format_timestamp(modified)),
+    );
+    fx.put_txn(&id, Value::Object(src)).await;
+    fx.refresh().await;
+
+    let listed = fx
+        .proto
+        .stuck_transactions()
+        .await
+        .unwrap()
+        .iter()
+        .any(|t| t.id == id);
+    let r = fx.proto.recover(&id, false).await;
+    let refused = matches!(r.verdict, Verdict::Refused(Refusal::Recent { .. }));
+    assert!(
+        !(listed && refused),
+        "listed stuck, then refused as recent: {:?}",
+        r.verdict
+    );
 }

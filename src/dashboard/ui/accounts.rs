@@ -37,14 +37,34 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         );
         return;
     }
-    let id_w = usize::from(area.width.saturating_sub(2)) * 2 / 5;
+    // The widths the table gives its id and pending columns (the symbol
+    // column, the mark, the balance and three spaces fixed; the rest shared
+    // 1:2), so ids are shortened in the middle to fit, never cut at the
+    // edge; one width per column, so an id is cut alike on every row.
+    let rest = usize::from(area.width.saturating_sub(2)).saturating_sub(1 + 1 + 8 + 3);
+    let id_w = rest / 3;
+    let pending_w = rest - id_w;
+    let shown_entries: Vec<&AccountEntry> = v
+        .accounts
+        .iter()
+        .skip(v.account_offset)
+        .take(height)
+        .filter_map(|id| snap.accounts.get(id))
+        .collect();
+    let pending_counts = shown_entries.iter().filter_map(|e| match e {
+        AccountEntry::Ok(s) => Some(s.pending.len()),
+        _ => None,
+    });
+    let most = pending_counts.max().unwrap_or(0);
+    let prefix = most.to_string().len() + 1 + if most > 1 { 2 } else { 0 };
+    let pending_id_w = pending_w.saturating_sub(prefix).max(5);
     let rows: Vec<Row> = v
         .accounts
         .iter()
         .enumerate()
         .skip(v.account_offset)
         .take(height)
-        .filter_map(|(_, id)| Some(row(id, snap.accounts.get(id)?, id_w)))
+        .filter_map(|(_, id)| Some(row(id, snap.accounts.get(id)?, (id_w, pending_id_w))))
         .collect();
     let header = Row::new(vec![
         Cell::from(""),
@@ -72,16 +92,20 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     frame.render_stateful_widget(table, area, &mut state);
 }
 
-fn row<'a>(id: &'a str, e: &'a AccountEntry, id_w: usize) -> Row<'a> {
+/// One account; `(id_w, pending_w)`: the widths its id and the pending
+/// transaction id are shortened to.
+fn row<'a>(id: &'a str, e: &'a AccountEntry, (id_w, pending_w): (usize, usize)) -> Row<'a> {
     let id = short_id(id, id_w);
     match e {
         AccountEntry::Ok(s) => {
             let pending = match s.pending.as_slice() {
                 [] => Cell::from("-").style(dim()),
-                [first] => Cell::from(format!("1 {}", short_id(first, id_w))),
-                [first, ..] => {
-                    Cell::from(format!("{} {} …", s.pending.len(), short_id(first, id_w)))
-                }
+                [first] => Cell::from(format!("1 {}", short_id(first, pending_w))),
+                [first, ..] => Cell::from(format!(
+                    "{} {} …",
+                    s.pending.len(),
+                    short_id(first, pending_w)
+                )),
             };
             Row::new(vec![
                 Cell::from(""),

@@ -4,13 +4,12 @@
 //! selected finding's repair (Enter) goes through the same confirmation
 //! dialog as every other action.
 
-use super::theme::{bold, clock, dim, more_hint, short_id, DANGER, FOCUS, ODD, WARN};
+use super::theme::{bold, clock, dim, more_hint, wrapped_rows, DANGER, FOCUS, ODD, WARN};
 use crate::dashboard::app::App;
-use crate::dashboard::view::keep_visible;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph};
+use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph, Wrap};
 use ratatui::Frame;
 
 /// What Enter does on a finding of `kind`.
@@ -32,7 +31,19 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
     let rows = usize::from(height.saturating_sub(3)).max(1);
     let findings = a.findings();
-    let offset = keep_visible(0, Some(a.cursor), findings.len(), rows);
+    let inner_w = usize::from(width.saturating_sub(4)).max(1);
+    // Each finding wraps whole (its id and amounts stay readable): rows
+    // per finding, and the first finding shown so the selected one fits.
+    let texts: Vec<String> = findings
+        .iter()
+        .map(|f| format!("{} {}: {}", f.kind, f.id, f.detail))
+        .collect();
+    let heights: Vec<usize> = texts
+        .iter()
+        .map(|t| wrapped_rows(&[Line::from(format!("▶ {t}"))], inner_w))
+        .collect();
+    let offset = first_shown(&heights, a.cursor, rows);
+    let shown = fitting(&heights[offset.min(heights.len())..], rows);
     let mut title = format!(" audit: {} finding(s) ", findings.len());
     if let Some(Ok(r)) = &a.report {
         title.push_str(&format!("· balances {} ", r.total_balance));
@@ -43,14 +54,13 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     if a.running {
         title.push_str("· running… ");
     }
-    title.push_str(&more_hint(offset, rows.min(findings.len()), findings.len()));
+    title.push_str(&more_hint(offset, shown, findings.len()));
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(Style::new().fg(FOCUS))
         .title(Line::from(title).centered())
         .title_style(bold().fg(FOCUS))
         .padding(Padding::horizontal(1));
-    let inner_w = usize::from(width.saturating_sub(4));
     let mut lines: Vec<Line> = match &a.report {
         None => vec![Line::styled("auditing…", dim())],
         Some(Err(e)) => vec![Line::styled(
@@ -63,10 +73,11 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         )],
         Some(Ok(_)) => findings
             .iter()
+            .zip(&texts)
             .enumerate()
             .skip(offset)
-            .take(rows)
-            .map(|(i, f)| {
+            .take(shown.max(1))
+            .map(|(i, (f, text))| {
                 let colour = match f.kind.as_str() {
                     "stale_lock" => WARN,
                     "dangling_pending" | "missing_account" => DANGER,
@@ -76,12 +87,8 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
                 if i == a.cursor {
                     style = style.add_modifier(Modifier::REVERSED);
                 }
-                let mark = if i == a.cursor { "▶" } else { " " };
-                let text = format!("{} {}: {}", f.kind, f.id, f.detail);
-                Line::from(vec![
-                    Span::raw(mark),
-                    Span::styled(short_id(&text, inner_w.saturating_sub(2)), style),
-                ])
+                let mark = if i == a.cursor { "▶ " } else { "  " };
+                Line::from(vec![Span::raw(mark), Span::styled(text.clone(), style)])
             })
             .collect(),
     };
@@ -89,14 +96,49 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         .get(a.cursor)
         .map(|f| action_of(&f.kind))
         .unwrap_or("");
-    lines.truncate(rows);
-    while lines.len() < rows {
-        lines.push(Line::from(""));
-    }
-    lines.push(Line::styled(
-        format!("j/k select · {hint} · r audit now · Esc close"),
-        dim(),
-    ));
     frame.render_widget(Clear, rect);
-    frame.render_widget(Paragraph::new(lines).block(block), rect);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let [body, keys] = inner.layout(&Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ]));
+    lines.truncate(rows);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            match hint {
+                "" => "j/k select · r audit now · Esc close".to_string(),
+                hint => format!("j/k select · {hint} · r audit now · Esc close"),
+            },
+            dim(),
+        )),
+        keys,
+    );
+}
+
+/// The first of the rows (of `heights` lines each) to show so that the
+/// row `cursor` fits in `room` lines, scrolled as little as possible.
+pub fn first_shown(heights: &[usize], cursor: usize, room: usize) -> usize {
+    let cursor = cursor.min(heights.len().saturating_sub(1));
+    let mut first = 0;
+    while first < cursor && heights[first..=cursor].iter().sum::<usize>() > room {
+        first += 1;
+    }
+    first
+}
+
+/// How many of the rows (of `heights` lines each, from the first) fit
+/// whole in `room` lines (at least one, cut, when the first alone is taller).
+pub fn fitting(heights: &[usize], room: usize) -> usize {
+    let mut used = 0;
+    let mut n = 0;
+    for h in heights {
+        if used + h > room {
+            break;
+        }
+        used += h;
+        n += 1;
+    }
+    n.max(heights.len().min(1))
 }

@@ -70,8 +70,24 @@ pub fn line_count(app: &App, d: &DetailView, width: u16) -> usize {
     wrapped_rows(&lines(app, d), usize::from(width.saturating_sub(2)).max(1))
 }
 
-fn fate_line(d: &DetailView) -> Option<Line<'static>> {
+/// What became of the transaction, and whether `R`/`F`/`L` act on it
+/// (the rule of [`crate::dashboard::target`]).
+fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
     let now = state_text(&d.txn);
+    let pinned = app.pinned.as_ref() == Some(&d.txn.id);
+    if pinned && matches!(d.fate, Fate::Listed | Fate::Filtered | Fate::ReadById) {
+        let text = match d.fate {
+            Fate::ReadById => format!(
+                "now {now} (read by id, opened with # or from its lock): \
+                 the action keys act on it"
+            ),
+            _ => format!("{now}, opened with # or from its lock: the action keys act on it"),
+        };
+        return Some(Line::styled(
+            text,
+            Style::new().fg(GOOD).add_modifier(Modifier::BOLD),
+        ));
+    }
     let (text, style) = match &d.fate {
         Fate::Listed => return None,
         Fate::Filtered => (
@@ -99,12 +115,16 @@ fn fate_line(d: &DetailView) -> Option<Line<'static>> {
             Style::new().fg(DANGER),
         ),
     };
-    Some(Line::styled(text, style))
+    let how = match d.fate {
+        Fate::Filtered => "R F L: clear the filter, or look it up with #, to act on it",
+        _ => "R F L: look it up with # to act on it",
+    };
+    Some(Line::styled(format!("{text} · {how}"), style))
 }
 
 fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     let t = &d.txn;
-    let mut out: Vec<Line<'static>> = fate_line(d).into_iter().collect();
+    let mut out: Vec<Line<'static>> = fate_line(app, d).into_iter().collect();
     out.push(Line::from(vec![
         Span::styled(state_text(t), bold()),
         Span::raw(format!(" · {} · {}", amount_text(t), route(t))),
@@ -137,6 +157,7 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     for p in &t.problems {
         out.push(Line::styled(format!("? {p}"), Style::new().fg(ODD)));
     }
+    out.extend(super::reverse::link_lines(t));
     for a in &d.accounts {
         out.push(account_line(a, &t.id));
     }

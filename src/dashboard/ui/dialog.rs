@@ -41,7 +41,11 @@ pub const FORCE: &str = "[ FORCE (!) ]";
 pub fn is_destructive(action: Action) -> bool {
     matches!(
         action,
-        Action::Rollback | Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair
+        Action::Rollback
+            | Action::ReleaseLocks
+            | Action::ReleaseLock
+            | Action::AuditRepair
+            | Action::Reverse
     )
 }
 
@@ -159,11 +163,12 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 Span::styled(target_kind(d.action), dim()),
                 Span::styled(d.txn.clone(), bold()),
             ])];
-            out.extend(refusal_lines(c));
+            out.extend(refusal_lines(app, d.action, c));
             out.extend(match &c.reread {
                 Reread::Transaction(det) => loaded(app, d.action, det),
                 Reread::Lock(l) => lock_dialog(app, l.as_deref()),
                 Reread::Audit(r) => audit_dialog(r),
+                Reread::Reverse(r) => super::reverse::dialog_lines(app, r),
             });
             if dialog_can_confirm(d) {
                 out.extend(reason_lines(d));
@@ -218,8 +223,8 @@ fn target_kind(action: Action) -> &'static str {
 }
 
 /// The protocol's refusal of an unforced run, in its words, and the way on.
-fn refusal_lines(c: &Checked) -> Vec<Line<'static>> {
-    let Some(why) = &c.refusal else {
+fn refusal_lines(app: &App, action: Action, c: &Checked) -> Vec<Line<'static>> {
+    let Some(why) = crate::dashboard::confirm::refusal_now(app, action, c) else {
         return vec![];
     };
     let red = Style::new().fg(DANGER).add_modifier(Modifier::BOLD);
@@ -235,7 +240,10 @@ fn refusal_lines(c: &Checked) -> Vec<Line<'static>> {
             Span::styled(format!(" y is refused: {why}"), red),
         ]),
         Line::styled(
-            "only the force key ! acts anyway; nothing happens otherwise",
+            format!(
+                "only {} acts anyway; nothing happens otherwise",
+                crate::dashboard::confirm::force_hint()
+            ),
             red,
         ),
     ]
@@ -333,6 +341,7 @@ fn loaded(app: &App, action: Action, det: &TransactionDetail) -> Vec<Line<'stati
         Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair => {
             out.extend(lock_lines(det))
         }
+        Action::Reverse => {}
     }
     out
 }

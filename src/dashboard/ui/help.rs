@@ -1,6 +1,7 @@
 //! The help overlay (`?`): every key of the main screen and of the
 //! confirmation dialog, listed from the one key table ([`keymap`]), and
-//! the colour and mark legend, in two columns.
+//! the colour and mark legend, in two columns (one, scrolled, where two
+//! would cut the descriptions).
 
 use super::theme::{bold, dim, more_hint, DANGER, FOCUS, GOOD, ODD, WARN};
 use crate::dashboard::app::App;
@@ -63,6 +64,10 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let inner = block.inner(rect);
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);
+    if right.is_empty() {
+        frame.render_widget(Paragraph::new(left), inner);
+        return;
+    }
     let [l_area, r_area] =
         inner.layout(&Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)]).spacing(2));
     frame.render_widget(Paragraph::new(left), l_area);
@@ -133,5 +138,21 @@ fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
         Span::raw(" = destructive"),
     ]));
     r.push(Line::styled("focused pane: thick cyan border", dim()));
+    if !two_columns(app.size.0) {
+        // Too narrow for two columns whole (80×24): one, scrolled.
+        l.extend(r);
+        return (l, Vec::new());
+    }
     (l, r)
+}
+
+/// Columns one help line needs whole (the widest key and description).
+const COLUMN_WIDTH: u16 = 43;
+
+/// Whether the overlay on a screen `width` wide shows two columns whole.
+fn two_columns(width: u16) -> bool {
+    // Overlay: 4 columns narrower than the screen, at most 96; inside it
+    // the borders, the padding and the 2 columns between the two.
+    let inner = width.saturating_sub(4).min(96).saturating_sub(4);
+    inner >= 2 * COLUMN_WIDTH + 2
 }

@@ -78,13 +78,25 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         let w = usize::from(inner.saturating_sub(16)).max(6);
         (w, w)
     };
+    // One width for every owner id of the column, so the same id is cut
+    // the same way on every row (and as in the other panes): what the
+    // holder column leaves after `txn ` and the longest ` (process)`.
+    let process_w = snap
+        .locks
+        .iter()
+        .filter(|l| l.info.owner.is_some())
+        .filter_map(|l| l.info.process_id.as_ref())
+        .map(|p| p.chars().count() + 3)
+        .max()
+        .unwrap_or(0);
+    let owner_w = holder_w.saturating_sub(4 + process_w).max(12);
     let rows: Vec<Row> = snap
         .locks
         .iter()
         .enumerate()
         .skip(skip)
         .take(height)
-        .map(|(_, l)| row(app, l, wide, owner_col, (id_w, holder_w)))
+        .map(|(_, l)| row(app, l, wide, owner_col, (id_w, owner_w)))
         .collect();
     let table = if wide {
         let mut header = vec![Cell::from("resource"), Cell::from("holder")];
@@ -126,22 +138,19 @@ fn status(s: &Staleness) -> (&'static str, Style) {
     }
 }
 
-/// One lock; `(id_w, holder_w)` are the resource and holder column widths.
+/// One lock; `(id_w, owner_w)` are the widths of the resource and of the
+/// owner ids in the holder column (one width for the whole column).
 fn row<'a>(
     app: &App,
     l: &'a LockView,
     wide: bool,
     owner_col: bool,
-    (id_w, holder_w): (usize, usize),
+    (id_w, owner_w): (usize, usize),
 ) -> Row<'a> {
     let resource = short_id(&l.info.resource, id_w);
-    // The owner id gives way to the process, down to 12 columns.
     let holder = match (&l.info.owner, &l.info.process_id) {
-        (Some(o), Some(p)) => {
-            let room = holder_w.saturating_sub(7 + p.chars().count()).max(12);
-            format!("txn {} ({p})", short_id(o, room))
-        }
-        (Some(o), None) => format!("txn {}", short_id(o, holder_w.saturating_sub(4).max(12))),
+        (Some(o), Some(p)) => format!("txn {} ({p})", short_id(o, owner_w)),
+        (Some(o), None) => format!("txn {}", short_id(o, owner_w)),
         _ => l.info.holder_label(),
     };
     let age = l

@@ -1,24 +1,71 @@
 //! The event log: newest line at the bottom, `HH:MM:SS` and the text,
 //! coloured by level (updated green, no-op gray, error red, info plain).
 //! It follows the newest line until scrolled (k/↑ go to older lines, j/↓ to
-//! newer, G back to following); the view bounds the scroll.
+//! newer, G back to following); the view bounds the scroll. Long lines
+//! wrap (never cut at the edge).
 
-use super::theme::{clock, dim, more_hint, pane_block, DANGER, GOOD};
-use crate::dashboard::app::{App, LogLevel, Pane};
+use super::theme::{clock, dim, more_hint, pane_block, wrapped_rows, DANGER, GOOD};
+use crate::dashboard::app::{App, LogEntry, LogLevel, Pane};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-/// Draws the log pane.
+/// The line an entry is drawn as.
+fn entry_line(e: &LogEntry) -> Line<'_> {
+    let style = match e.level {
+        LogLevel::Info => Style::new(),
+        LogLevel::Updated => Style::new().fg(GOOD),
+        LogLevel::Noop => Style::new().fg(Color::Gray),
+        LogLevel::Error => Style::new().fg(DANGER),
+    };
+    Line::from(vec![
+        Span::styled(format!("{} ", clock(e.at)), dim()),
+        Span::styled(e.text.as_str(), style),
+    ])
+}
+
+/// Rows the entry takes wrapped to `width` columns (the view bounds the
+/// scroll with it).
+pub fn entry_rows(e: &LogEntry, width: usize) -> usize {
+    wrapped_rows(&[entry_line(e)], width)
+}
+
+/// Draws the log pane. Following the newest, the newest entries sit at the
+/// bottom and an older one that does not fit whole is cut at the top (as a
+/// terminal scrolls); scrolled, entries start at the view's first one and
+/// the pane is cut at the bottom.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let len = app.log.len();
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
-    let start = app.view.log_top.min(len);
-    let shown = len.saturating_sub(start).min(rows);
+    let width = usize::from(area.width.saturating_sub(2)).max(1);
+    let heights: Vec<usize> = app.log.iter().map(|e| entry_rows(e, width)).collect();
+    let (start, end, skip_rows) = match app.log_top {
+        None => {
+            let mut start = len;
+            let mut used = 0;
+            while start > 0 && used < rows {
+                start -= 1;
+                used += heights[start];
+            }
+            (start, len, used.saturating_sub(rows))
+        }
+        Some(_) => {
+            let start = app.view.log_top.min(len);
+            let mut end = start;
+            let mut used = 0;
+            while end < len && (end == start || used + heights[end] <= rows) {
+                used += heights[end];
+                end += 1;
+            }
+            (start, end, 0)
+        }
+    };
+    // Entries wholly above and below what shows.
+    let above = if skip_rows > 0 { start + 1 } else { start };
     let mut title = String::from(" log ");
-    title.push_str(&more_hint(start, shown, len));
+    title.push_str(&more_hint(above, end - above, len));
     if app.log_top.is_some() {
         title.push_str("(scrolled; G follows) ");
     }
@@ -26,19 +73,8 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         .log
         .iter()
         .skip(start)
-        .take(shown)
-        .map(|e| {
-            let style = match e.level {
-                LogLevel::Info => Style::new(),
-                LogLevel::Updated => Style::new().fg(GOOD),
-                LogLevel::Noop => Style::new().fg(Color::Gray),
-                LogLevel::Error => Style::new().fg(DANGER),
-            };
-            Line::from(vec![
-                Span::styled(format!("{} ", clock(e.at)), dim()),
-                Span::styled(e.text.as_str(), style),
-            ])
-        })
+        .take(end - start)
+        .map(entry_line)
         .collect();
     let body = if lines.is_empty() {
         vec![Line::styled("nothing yet", dim())]
@@ -46,7 +82,10 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         lines
     };
     frame.render_widget(
-        Paragraph::new(body).block(pane_block(title, app.focus == Pane::Log)),
+        Paragraph::new(body)
+            .wrap(Wrap { trim: false })
+            .scroll((skip_rows.min(usize::from(u16::MAX)) as u16, 0))
+            .block(pane_block(title, app.focus == Pane::Log)),
         area,
     );
 }

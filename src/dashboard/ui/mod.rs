@@ -21,6 +21,7 @@ mod keys;
 mod locks;
 mod log;
 mod overview;
+mod reverse;
 mod theme;
 mod transactions;
 
@@ -120,6 +121,11 @@ pub fn detail_line_count(app: &App, d: &crate::dashboard::view::DetailView, widt
 /// Lines of the account drill-down at `width` (so `update` bounds its scroll).
 pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16) -> usize {
     account_detail::line_count(a, width)
+}
+
+/// Rows a log entry takes wrapped to `width` (so the view bounds the log's scroll).
+pub fn log_entry_rows(e: &crate::dashboard::app::LogEntry, width: usize) -> usize {
+    log::entry_rows(e, width)
 }
 
 /// Whether the locks pane at `area` shows one line per lock.

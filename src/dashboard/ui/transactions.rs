@@ -43,8 +43,15 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
                 "index `{}` does not exist — run `estx-tui init`",
                 app.settings.transactions_index
             )
-        } else if app.state_filter().is_some_and(|s| s.is_terminal()) {
-            "the poll lists transactions in flight; # looks up any transaction by id".into()
+        } else if let Some(s) = app.state_filter().filter(|s| s.is_terminal()) {
+            match &snap.terminal {
+                Some(l) if &l.state == s && l.total > 0 => {
+                    "no listed transaction matches the filter (Esc clears the text, s cycles states)"
+                        .into()
+                }
+                Some(l) if &l.state == s => format!("no {s} transaction"),
+                _ => format!("listing the {s} transactions (next poll)…"),
+            }
         } else if !app.filter.is_empty()
             || app.state_filter().is_some()
             || app.stuck_only
@@ -159,11 +166,7 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             more_hint(app.view.table_offset, on_screen, matching)
         )),
         Span::styled(
-            format!(
-                "· sort {} {} ",
-                app.sort.name(),
-                if app.sort_desc { "↓" } else { "↑" }
-            ),
+            format!("· sort {} ", app.sort.order_label(app.sort_desc)),
             Style::new(),
         ),
     ];
@@ -197,8 +200,15 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
         }
     }
     if let Some(s) = app.state_filter() {
+        // A terminal state's listing is capped: "newest N of M" says so.
+        let capped = snap
+            .terminal
+            .as_ref()
+            .filter(|l| &l.state == s && (l.listed as u64) < l.total)
+            .map(|l| format!("(newest {} of {}) ", l.listed, l.total))
+            .unwrap_or_default();
         spans.push(Span::styled(
-            format!("· state {s} "),
+            format!("· state {s} {capped}"),
             Style::new().fg(WARN).add_modifier(Modifier::BOLD),
         ));
     }

@@ -80,6 +80,8 @@ pub enum Security {
         user: Option<String>,
         /// index -> privilege -> granted.
         indices: BTreeMap<String, BTreeMap<String, bool>>,
+        /// Cluster privilege -> granted ([`CLUSTER_PRIVILEGES`]).
+        cluster: BTreeMap<String, bool>,
     },
     /// Security is on, but per-index privileges cannot be asked (OpenSearch).
     Roles {
@@ -116,8 +118,14 @@ impl DoctorReport {
     }
 }
 
-/// Privileges the tool needs on every index.
+/// Privileges the tool needs on the transactions, accounts and locks indices.
 pub const NEEDED_PRIVILEGES: [&str; 4] = ["read", "write", "delete", "view_index_metadata"];
+/// Privileges the tool needs on the audit index (records are created and
+/// completed, never deleted).
+pub const AUDIT_PRIVILEGES: [&str; 3] = ["read", "write", "view_index_metadata"];
+/// Cluster privileges the tool uses: `monitor` reads the cluster's health
+/// (the dashboard header, `doctor`) and its root banner (the product).
+pub const CLUSTER_PRIVILEGES: [&str; 1] = ["monitor"];
 
 impl Protocol {
     /// Gathers the doctor's report (read-only).
@@ -171,7 +179,7 @@ impl Protocol {
             }
             indices.push(r);
         }
-        let security = security(cluster, &d).await?;
+        let security = security(cluster, &d, &self.config.indices.audit).await?;
         judge(&d, &indices, &security, &mut checks);
         if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
             checks.push(Check {
@@ -233,39 +241,37 @@ async fn index_health(cluster: &Cluster, r: &mut IndexReport) -> Result<()> {
     Ok(())
 }
 
-async fn security(cluster: &Cluster, d: &Discovery) -> Result<Security> {
+/// What the current credentials may do: Elasticsearch's `_has_privileges`
+/// on the three indices and the audit index (asked by name, so an audit
+/// index `init` has not created yet is asked too), else OpenSearch's account.
+async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Security> {
     let names: Vec<&str> = d
         .indices()
         .iter()
         .filter(|i| i.exists())
         .map(|i| i.name.as_str())
         .collect();
+    let asked = json!({"cluster": CLUSTER_PRIVILEGES, "index": [
+        {"names": names, "privileges": NEEDED_PRIVILEGES},
+        {"names": [audit], "privileges": AUDIT_PRIVILEGES},
+    ]});
     let (status, body) = cluster
-        .raw(
-            Method::Post,
-            "/_security/user/_has_privileges",
-            Some(json!({"index": [{"names": names, "privileges": NEEDED_PRIVILEGES}]})),
-        )
+        .raw(Method::Post, "/_security/user/_has_privileges", Some(asked))
         .await?;
     if status == 200 {
+        let granted = |v: &Value| -> BTreeMap<String, bool> {
+            v.as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k.clone(), v.as_bool() == Some(true)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         let indices = body
             .get("index")
             .and_then(Value::as_object)
-            .map(|o| {
-                o.iter()
-                    .map(|(i, p)| {
-                        let privs = p
-                            .as_object()
-                            .map(|m| {
-                                m.iter()
-                                    .map(|(k, v)| (k.clone(), v.as_bool() == Some(true)))
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        (i.clone(), privs)
-                    })
-                    .collect()
-            })
+            .map(|o| o.iter().map(|(i, p)| (i.clone(), granted(p))).collect())
             .unwrap_or_default();
         return Ok(Security::Privileges {
             user: body
@@ -273,6 +279,7 @@ async fn security(cluster: &Cluster, d: &Discovery) -> Result<Security> {
                 .and_then(Value::as_str)
                 .map(str::to_string),
             indices,
+            cluster: body.get("cluster").map(granted).unwrap_or_default(),
         });
     }
     // OpenSearch's security plugin: who we are, not what we may do.
@@ -341,7 +348,22 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
             Severity::Ok,
             "security off: no authentication, anyone reaching the URL may change balances".into(),
         ),
-        Security::Privileges { indices, .. } => {
+        Security::Privileges {
+            user,
+            indices,
+            cluster,
+        } => {
+            let who = user.as_deref().map_or("the current user".into(), |u| format!("user `{u}`"));
+            for (privilege, _) in cluster.iter().filter(|(_, granted)| !**granted) {
+                add(
+                    Severity::Warning,
+                    format!(
+                        "{who} lacks the cluster privilege {privilege}: the cluster's health \
+                         and product cannot be read (the dashboard shows no health); grant \
+                         the cluster privilege [{privilege}]"
+                    ),
+                );
+            }
             for (index, privs) in indices {
                 let missing: Vec<&str> = privs
                     .iter()
@@ -349,11 +371,14 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
                     .map(|(p, _)| p.as_str())
                     .collect();
                 if !missing.is_empty() {
+                    let asked: Vec<&str> = privs.keys().map(String::as_str).collect();
                     add(
                         Severity::Error,
                         format!(
-                            "the current credentials lack {} on `{index}`",
-                            missing.join(", ")
+                            "{who} lacks {} on `{index}`: what needs it is refused (HTTP 403); \
+                             grant a role with the index privileges [{}] on `{index}`",
+                            missing.join(", "),
+                            asked.join(", ")
                         ),
                     );
                 }

@@ -17,12 +17,13 @@ pub mod poll;
 pub mod queries;
 pub mod rules;
 pub mod scan;
+pub mod state_counts;
 pub mod writes;
 
 pub use coverage::Coverage;
 pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
 pub use locks::LockListing;
-pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount};
+pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount, TerminalListing};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
 pub use scan::{Scan, ScanSummary};
@@ -91,8 +92,20 @@ impl Protocol {
 
     /// The dashboard's poll, through the cached discovery.
     pub async fn poll_snapshot(&self, cap: usize) -> Result<Snapshot> {
+        self.poll_snapshot_listing(cap, None).await
+    }
+
+    /// The dashboard's poll listing, besides the transactions in flight,
+    /// the newest `cap` of the terminal state `terminal` (the state filter
+    /// in force, so the outcome of an action can be confirmed).
+    pub async fn poll_snapshot_listing(
+        &self,
+        cap: usize,
+        terminal: Option<&crate::protocol::transaction::TxnState>,
+    ) -> Result<Snapshot> {
         let d = self.discovery().await?;
-        poll::load_with(self.cluster(), &self.config.indices, &d, cap, &self.config).await
+        let ix = &self.config.indices;
+        poll::load_with(self.cluster(), ix, &d, cap, &self.config, terminal).await
     }
 
     /// Refuses (before any write) when the mappings would reject a field a
@@ -222,8 +235,7 @@ impl Protocol {
         let now = self.cluster().now();
         let keep = |t: &Transaction| {
             let u = urgency(t, now, c);
-            let old_enough = older_than
-                .is_none_or(|a| t.age_seconds(now).is_none_or(|s| s >= a.as_secs() as i64));
+            let old_enough = older_than.is_none_or(|a| rules::is_older_than(t, now, a));
             old_enough
                 && match scope {
                     ListScope::Stuck => u.is_stuck(),
@@ -258,7 +270,7 @@ impl Protocol {
                 // The mapping cannot compare dates: filter here.
                 Some(min) => page
                     .into_iter()
-                    .filter(|t| t.age_seconds(now).is_none_or(|a| a >= min.as_secs() as i64))
+                    .filter(|t| rules::is_older_than(t, now, min))
                     .collect(),
                 None => page,
             };

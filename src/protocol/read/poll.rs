@@ -11,8 +11,10 @@
 
 use super::coverage::Coverage;
 use super::discovery::{Discovery, Refresh};
-use super::queries::{Queries, MISSING_STATE_KEY};
+use super::queries::Queries;
 use super::scan::total_hits;
+use super::state_counts::{buckets, count_listed};
+pub use super::state_counts::{ordered, StateCount};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
@@ -24,17 +26,6 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
-
-/// Count and age of one state.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StateCount {
-    /// The state (unknown ones verbatim; `None` = field missing).
-    pub state: Option<TxnState>,
-    /// Documents in it.
-    pub count: u64,
-    /// Oldest modification time in it.
-    pub oldest: Option<DateTime<Utc>>,
-}
 
 /// An account as the dashboard knows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +89,10 @@ pub struct Snapshot {
     pub transactions: Vec<Transaction>,
     /// How many transactions are in flight in all (the list may be capped).
     pub in_flight_total: u64,
+    /// The terminal state also listed (the dashboard's state filter), with
+    /// how many are in it in all: its newest rows follow the in-flight
+    /// ones in `transactions`, capped like them.
+    pub terminal: Option<TerminalListing>,
     /// Accounts named by the listed transactions or carrying pending entries.
     pub accounts: BTreeMap<String, AccountEntry>,
     /// Every lock (capped), oldest first.
@@ -106,6 +101,17 @@ pub struct Snapshot {
     pub missing_indices: Vec<String>,
     /// Completeness, totals behind caps, freshness, warnings.
     pub read: ReadStatus,
+}
+
+/// A terminal state's transactions listed by a poll, newest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TerminalListing {
+    /// The state (finished or rolled-back).
+    pub state: TxnState,
+    /// Rows of it in the snapshot's `transactions`.
+    pub listed: usize,
+    /// Documents in it in all (more than `listed` when capped).
+    pub total: u64,
 }
 
 /// Most in-flight transactions one poll lists.
@@ -121,19 +127,23 @@ pub const PENDING_ACCOUNTS_CAP: usize = 200;
 /// uses the configured ones.
 pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
     let d = super::discovery::discover(cluster, ix).await?;
-    load_with(cluster, ix, &d, cap, &ProtocolConfig::default()).await
+    load_with(cluster, ix, &d, cap, &ProtocolConfig::default(), None).await
 }
 
 /// Loads a snapshot with queries built from `d`; `cap` bounds the listed
 /// transactions; locks are judged stale by the stuck rule under `windows`'
-/// recovery window and investigation threshold.
+/// recovery window and investigation threshold. With a terminal state in
+/// `terminal`, the newest `cap` transactions in it are listed too (in the
+/// same `_msearch`).
 pub async fn load_with(
     cluster: &Cluster,
     ix: &Indices,
     d: &Discovery,
     cap: usize,
     windows: &ProtocolConfig,
+    terminal: Option<&TxnState>,
 ) -> Result<Snapshot> {
+    let terminal = terminal.filter(|s| s.is_terminal());
     let started = Instant::now();
     // Health runs alongside the searches and waits at most a few seconds
     // for the master: it can never hold the poll up.
@@ -173,6 +183,15 @@ pub async fn load_with(
             json!({"size": LOCKS_CAP, "track_total_hits": true, "sort": q.locks_sort()}),
         ),
     ];
+    if let Some(s) = terminal {
+        let mut listing = json!({"size": cap, "track_total_hits": true,
+            "query": q.state_in(&[s.as_str()])});
+        let sort = q.newest_first();
+        if !sort.is_empty() {
+            listing["sort"] = json!(sort);
+        }
+        searches.push((ix.transactions.clone(), listing));
+    }
     if !aggregate {
         // No exact state field: one count per in-flight state instead.
         for s in TxnState::NON_TERMINAL_NAMES {
@@ -204,6 +223,10 @@ pub async fn load_with(
     let undated = next()?;
     let pending_accounts = next()?;
     let locks = next()?;
+    let terminal_rows = match terminal {
+        Some(_) => next()?,
+        None => None,
+    };
     let mut per_state = Vec::new();
     if !aggregate {
         for s in TxnState::NON_TERMINAL_NAMES {
@@ -222,6 +245,20 @@ pub async fn load_with(
                 .iter()
                 .map(|h| Transaction::from_source(&h.id, &h.source)),
         );
+    }
+    let mut terminal_listing = None;
+    if let (Some(state), Some(v)) = (terminal, &terminal_rows) {
+        let before = transactions.len();
+        transactions.extend(
+            crate::cluster::hits(v)?
+                .iter()
+                .map(|h| Transaction::from_source(&h.id, &h.source)),
+        );
+        terminal_listing = Some(TerminalListing {
+            state: state.clone(),
+            listed: transactions.len() - before,
+            total: total_hits(v),
+        });
     }
     let mut buckets = if aggregate {
         in_flight.as_ref().map(buckets).unwrap_or_default()
@@ -268,7 +305,7 @@ pub async fn load_with(
             .map(|h| Transaction::from_source(&h.id, &h.source))
             .collect();
         if aggregate {
-            buckets.extend(self::buckets(&odd));
+            buckets.extend(super::state_counts::buckets(&odd));
         } else {
             buckets.extend(count_listed(&odd_txns));
         }
@@ -368,6 +405,7 @@ pub async fn load_with(
         state_counts,
         transactions,
         in_flight_total,
+        terminal: terminal_listing,
         accounts,
         locks,
         missing_indices: missing.into_iter().collect(),
@@ -422,60 +460,4 @@ fn entry(src: &serde_json::Map<String, Value>) -> AccountEntry {
         Ok(s) => AccountEntry::Ok(s),
         Err(p) => AccountEntry::Malformed(p),
     }
-}
-
-/// Counts listed transactions by state (where no aggregation is possible).
-fn count_listed(txns: &[Transaction]) -> Vec<StateCount> {
-    let mut out: Vec<StateCount> = Vec::new();
-    for t in txns {
-        match out.iter_mut().find(|c| c.state == t.state) {
-            Some(c) => c.count += 1,
-            None => out.push(StateCount {
-                state: t.state.clone(),
-                count: 1,
-                oldest: t.modification_time,
-            }),
-        }
-    }
-    out
-}
-
-fn buckets(v: &Value) -> Vec<StateCount> {
-    v.pointer("/aggregations/states/buckets")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|b| {
-            let name = b.get("key").and_then(Value::as_str).unwrap_or_default();
-            StateCount {
-                state: (name != MISSING_STATE_KEY).then(|| TxnState::parse(name)),
-                count: b.get("doc_count").and_then(Value::as_u64).unwrap_or(0),
-                oldest: b
-                    .pointer("/oldest/value")
-                    .and_then(Value::as_f64)
-                    .and_then(|ms| DateTime::from_timestamp_millis(ms as i64)),
-            }
-        })
-        .collect()
-}
-
-/// Known states in protocol order (zero where absent), then unknown ones,
-/// then "no state": the one state order every view uses.
-pub fn ordered(mut found: Vec<StateCount>) -> Vec<StateCount> {
-    let mut out: Vec<StateCount> = TxnState::KNOWN
-        .iter()
-        .map(
-            |s| match found.iter().position(|c| c.state.as_ref() == Some(s)) {
-                Some(i) => found.remove(i),
-                None => StateCount {
-                    state: Some(s.clone()),
-                    count: 0,
-                    oldest: None,
-                },
-            },
-        )
-        .collect();
-    found.sort_by(|a, b| (a.state.is_none(), &a.state).cmp(&(b.state.is_none(), &b.state)));
-    out.extend(found);
-    out
 }

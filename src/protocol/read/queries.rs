@@ -86,6 +86,16 @@ impl<'a> Queries<'a> {
         }
     }
 
+    /// Newest modification first, undated last (the terminal states'
+    /// listing: the latest outcomes are the ones an operator confirms).
+    pub fn newest_first(&self) -> Vec<Value> {
+        match &self.fields.modification_time.exact {
+            Some(f) if self.fields.ages_queryable() => vec![json!({f.clone(): {
+                "order": "desc", "missing": "_last", "unmapped_type": "date"}})],
+            _ => vec![],
+        }
+    }
+
     /// The stuck query (the article's): in flight and untouched for the
     /// recovery window, plus in-flight documents with no modification time.
     pub fn stuck(&self, window: Duration) -> Value {

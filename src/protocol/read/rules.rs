@@ -3,6 +3,7 @@
 //! are shown in. A transaction in flight with no usable `modification_time`
 //! has no age: it is counted as needing investigation, never hidden.
 
+use crate::protocol::steps::Refusal;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::ProtocolConfig;
 use chrono::{DateTime, Utc};
@@ -52,12 +53,46 @@ pub fn urgency_with(
     if !t.state.as_ref().is_some_and(TxnState::is_in_flight) {
         return Urgency::Settled;
     }
-    match t.age_seconds(now) {
+    match t.modification_time {
         None => Urgency::Undated,
-        Some(a) if a >= investigate_after.as_secs() as i64 => Urgency::NeedsInvestigation,
-        Some(a) if a >= recovery_window.as_secs() as i64 => Urgency::Stuck,
+        Some(m) if !within_window(m, now, investigate_after) => Urgency::NeedsInvestigation,
+        Some(m) if !within_window(m, now, recovery_window) => Urgency::Stuck,
         Some(_) => Urgency::Recent,
     }
+}
+
+/// Whether something last modified at `modified` is, at `now`, still within
+/// `window`: the one comparison behind "recent" and "stuck" here, the
+/// recovery window's refusal ([`recovery_refusal`]) and the age filters of
+/// listings. To the millisecond (a `1500ms` window is not `1s`); a zero
+/// window holds nothing, not even a time slightly ahead of `now` (written
+/// on another process's estimate of the cluster clock).
+pub fn within_window(modified: DateTime<Utc>, now: DateTime<Utc>, window: Duration) -> bool {
+    if window.is_zero() {
+        return false;
+    }
+    let window = chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
+    now - modified < window
+}
+
+/// Whether `t` is at least `age` old at `now` (an undated one always is: its
+/// age is unknown, so it is shown, never hidden): the complement of
+/// [`within_window`], for `--older-than` filters.
+pub fn is_older_than(t: &Transaction, now: DateTime<Utc>, age: Duration) -> bool {
+    t.modification_time
+        .is_none_or(|m| !within_window(m, now, age))
+}
+
+/// The refusal of a procedure (without force) on `t` at `now`: modified
+/// within the recovery window, so its worker may still be on it. Exactly
+/// the transactions [`urgency`] calls [`Urgency::Recent`] (of those in
+/// flight), so nothing is listed stuck yet refused, or the reverse.
+pub fn recovery_refusal(t: &Transaction, now: DateTime<Utc>, window: Duration) -> Option<Refusal> {
+    let modified = t.modification_time?;
+    within_window(modified, now, window).then(|| Refusal::Recent {
+        age_seconds: (now - modified).num_seconds(),
+        window_seconds: window.as_secs(),
+    })
 }
 
 /// Whether `t` lacks a usable `modification_time` (missing or unparseable).
@@ -94,5 +129,32 @@ mod tests {
         assert_eq!(t("pending", None), Urgency::Undated);
         assert_eq!(t("pending", Some("yesterday".into())), Urgency::Undated);
         assert!(Urgency::Undated.is_stuck() && Urgency::Undated.needs_investigation());
+    }
+
+    /// At the edge of the recovery window, to the millisecond, and with
+    /// windows that are not whole seconds: a transaction is listed stuck
+    /// exactly when a recovery of it is not refused as recent.
+    #[test]
+    fn stuck_and_the_recovery_refusal_agree_at_the_boundary() {
+        let now = Utc::now();
+        for window_ms in [0u64, 1, 500, 1_000, 1_500, 60_000, 60_999] {
+            let window = Duration::from_millis(window_ms);
+            let investigate = Duration::from_secs(3600);
+            for offset_ms in [-1_001i64, -1, 0, 1, 999, 1_000] {
+                let age = window_ms as i64 + offset_ms;
+                let t = txn(json!({"transaction_state": "pending", "src_acct": "A",
+                    "dest_acct": "B", "amount": 1,
+                    "modification_time": (now - chrono::Duration::milliseconds(age)).to_rfc3339()}));
+                let stuck = urgency_with(&t, now, window, investigate).is_stuck();
+                let refused = recovery_refusal(&t, now, window).is_some();
+                assert_eq!(
+                    stuck, !refused,
+                    "window {window_ms}ms, age {age}ms: stuck {stuck}, refused {refused}"
+                );
+                let expect_stuck = window_ms == 0 || age >= window_ms as i64;
+                assert_eq!(stuck, expect_stuck, "window {window_ms}ms, age {age}ms");
+                assert_eq!(is_older_than(&t, now, window), expect_stuck);
+            }
+        }
     }
 }

@@ -20,8 +20,10 @@ use super::{Protocol, RunLimits};
 use crate::cluster::CreateOutcome;
 use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
+mod admit;
 mod verdict;
 
+pub use admit::{admit, is_reversal, Admitted};
 pub use verdict::{ReverseOptions, ReverseRefusal, ReverseReport, ReverseVerdict};
 
 /// The field on a reversal naming the transaction it reverses.
@@ -88,11 +90,7 @@ pub fn link_of(src: &Map<String, Value>, field: &str) -> Option<String> {
 /// Whether `doc` is the reversal of `t`: it says so and moves the same
 /// amount the other way.
 fn is_reversal_of(doc: &Map<String, Value>, rev: &str, t: &Transfer) -> bool {
-    let r = Transaction::from_source(rev, doc);
-    link_of(doc, REVERSES).as_deref() == Some(t.id.as_str())
-        && r.src.as_deref() == Some(t.dest.as_str())
-        && r.dest.as_deref() == Some(t.src.as_str())
-        && r.amount == Some(t.amount)
+    is_reversal(&Transaction::from_source(rev, doc), t)
 }
 
 /// Maps a sub-procedure's verdict that did not end `finished`.
@@ -155,9 +153,9 @@ impl Protocol {
             index: index.clone(),
             id: id.to_string(),
         };
-        let (mut txn, mut doc) = self.read_transaction(id).await?.ok_or_else(not_found)?;
+        let (mut txn, _) = self.read_transaction(id).await?.ok_or_else(not_found)?;
         report.original_state = txn.state.clone();
-        if txn.state == Some(TxnState::Committed) && link_of(&doc.source, REVERSED_BY).is_none() {
+        if txn.state == Some(TxnState::Committed) && txn.reversed_by.is_none() {
             if !opts.finish_committed {
                 return Ok(ReverseVerdict::Refused(ReverseRefusal::Committed));
             }
@@ -171,52 +169,18 @@ impl Protocol {
                     finish.verdict,
                 ));
             }
-            (txn, doc) = self.read_transaction(id).await?.ok_or_else(not_found)?;
+            txn = self.read_transaction(id).await?.ok_or_else(not_found)?.0;
         }
         let refuse = |r| Ok(ReverseVerdict::Refused(r));
-        match &txn.state {
-            Some(TxnState::Finished) => {}
-            Some(TxnState::RolledBack) => return refuse(ReverseRefusal::RolledBack),
-            Some(TxnState::Committed) => return refuse(ReverseRefusal::Committed),
-            Some(TxnState::Unknown(s)) => {
-                return refuse(ReverseRefusal::Protocol(Refusal::UnknownState(s.clone())))
-            }
-            Some(s) => return refuse(ReverseRefusal::InFlight(s.clone())),
-            None => {
-                return refuse(ReverseRefusal::Protocol(Refusal::Malformed(
-                    txn.problems.join("; "),
-                )))
-            }
-        }
-        let t = match txn.transfer() {
-            Ok(t) => t,
-            Err(_) => {
-                return refuse(ReverseRefusal::Protocol(Refusal::Malformed(
-                    txn.problems.join("; "),
-                )))
-            }
-        };
-        report.transfer = Some(t.clone());
-        let linked = link_of(&doc.source, REVERSED_BY);
+        let linked = txn.reversed_by.clone();
         let existing = self.read_transaction(rev).await?;
-        match (&linked, &existing) {
-            (Some(by), _) if by != rev => {
-                return refuse(ReverseRefusal::AlreadyReversed { by: by.clone() })
-            }
-            (_, Some((_, d))) if !is_reversal_of(&d.source, rev, &t) => {
-                return refuse(ReverseRefusal::IdTaken(rev.to_string()))
-            }
-            (_, Some((r, _))) if r.state == Some(TxnState::RolledBack) => {
-                return refuse(ReverseRefusal::ReversalRolledBack(rev.to_string()))
-            }
-            (Some(_), Some((r, _))) if r.state == Some(TxnState::Finished) => {
-                return refuse(ReverseRefusal::AlreadyReversed {
-                    by: rev.to_string(),
-                })
-            }
-            (_, Some(_)) => report.resumed = true,
-            (_, None) => {}
-        }
+        let admitted = match admit(&txn, existing.as_ref().map(|(r, _)| r), false) {
+            Ok(a) => a,
+            Err(r) => return refuse(r),
+        };
+        let t = admitted.transfer;
+        report.transfer = Some(t.clone());
+        report.resumed = admitted.resumed;
         // Before the first write: the mappings must accept every field
         // (`reverses` and `reversed_by` included), or nothing is written.
         self.check_writable().await?;

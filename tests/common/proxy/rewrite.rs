@@ -66,11 +66,31 @@ impl Canned {
         c
     }
 
-    fn bytes(&self, date_shift: i64) -> Vec<u8> {
+    /// The same answer with one more header (a header may repeat).
+    pub fn with_header(mut self, name: &str, value: &str) -> Canned {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The same answer without its body (what a `HEAD` gets).
+    pub fn without_body(mut self) -> Canned {
+        self.body.clear();
+        self
+    }
+
+    /// The status this answer carries.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+
+    pub(super) fn bytes(&self, date_shift: i64) -> Vec<u8> {
         let reason = match self.status {
+            200 => "OK",
+            400 => "Bad Request",
             401 => "Unauthorized",
             403 => "Forbidden",
             429 => "Too Many Requests",
+            500 => "Internal Server Error",
             502 => "Bad Gateway",
             503 => "Service Unavailable",
             504 => "Gateway Timeout",

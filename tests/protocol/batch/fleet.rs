@@ -7,29 +7,22 @@
 //! audit clean.
 
 use crate::common::FaultProxy;
+use crate::concurrency::actors::{pick_recent, Race, MAX_LOOP_ROUNDS};
 use crate::fixture::Fx;
 use estx::protocol::batch::BatchOptions;
-use estx::protocol::{NewTransfer, Protocol, ProtocolConfig, RunLimits, TxnState, Verdict};
+use estx::protocol::{Protocol, RunLimits, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const ACCOUNTS: usize = 5;
-const INITIAL: i64 = 1000;
-const TOTAL: i64 = ACCOUNTS as i64 * INITIAL;
 const WORKERS: usize = 4;
 const TRANSFERS_PER_WORKER: usize = 20;
-const MAX_LOOP_ROUNDS: usize = 100_000;
-
-fn account_id(i: usize) -> String {
-    format!("acc{i}")
-}
 
 async fn worker(
-    proto: Protocol,
+    race: Arc<Race>,
     w: usize,
     seed: u64,
     recent: Arc<Mutex<Vec<String>>>,
@@ -37,21 +30,10 @@ async fn worker(
 ) {
     let mut rng = StdRng::seed_from_u64(seed);
     for i in 0..TRANSFERS_PER_WORKER {
-        let src = rng.random_range(0..ACCOUNTS);
-        let dest = (src + rng.random_range(1..ACCOUNTS)) % ACCOUNTS;
-        let crash = rng.random_bool(0.4);
-        let limits = RunLimits {
-            max_steps: crash.then(|| rng.random_range(0..7)),
-        };
-        let id = format!("w{w}-{i}");
+        let (req, limits) = race.random_transfer(&mut rng, w, i, 0.4);
+        let id = req.id.clone().unwrap_or_default();
         recent.lock().unwrap().push(id.clone());
-        let req = NewTransfer {
-            id: Some(id.clone()),
-            src: account_id(src),
-            dest: account_id(dest),
-            amount: rng.random_range(1..=50),
-        };
-        let report = proto.transfer(&req, false, limits).await;
+        let report = race.fx.proto.transfer(&req, false, limits).await;
         if let Verdict::Failed(e) = &report.verdict {
             eprintln!("worker {w}: transfer {id} failed: {e}");
             failed.fetch_add(1, Ordering::Relaxed);
@@ -110,28 +92,11 @@ async fn recovery_loop(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn batched_recovery_racing_workers_keeps_every_invariant() {
-    let fx = Fx::new().await;
-    for i in 0..ACCOUNTS {
-        fx.account(&account_id(i), INITIAL).await;
-    }
-    let fx = Arc::new(fx);
-    let base_seed: u64 = std::env::var("ESTX_CONCURRENCY_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random);
-    println!("seed: {base_seed} (rerun with ESTX_CONCURRENCY_SEED={base_seed})");
-    let racing = |p: &Protocol| {
-        Protocol::new(
-            p.cluster().clone(),
-            ProtocolConfig {
-                recovery_window: Duration::ZERO,
-                ..fx.proto.config().clone()
-            },
-        )
-    };
+    let race = Arc::new(Race::new(ACCOUNTS, |_| {}).await);
+    let (fx, base_seed) = (Arc::clone(&race.fx), race.seed);
     let proxy = Arc::new(FaultProxy::start(&fx.url));
-    let lossy = racing(&fx.proto_via(&proxy.url()));
-    let direct = racing(&fx.proto);
+    let lossy = race.racing(&fx.proto_via(&proxy.url()));
+    let direct = race.racing(&fx.proto);
     let done = Arc::new(AtomicBool::new(false));
     let recent: Arc<Mutex<Vec<String>>> = Arc::default();
     let worker_failures = Arc::new(AtomicUsize::new(0));
@@ -159,12 +124,7 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
             let (mut rounds, mut failed) = (0usize, 0usize);
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
-                let pick = {
-                    let recent = recent.lock().unwrap();
-                    let window = recent.len().saturating_sub(8)..recent.len();
-                    (!window.is_empty()).then(|| recent[rng.random_range(window)].clone())
-                };
-                if let Some(id) = pick {
+                if let Some(id) = pick_recent(&recent, &mut rng) {
                     let report = fx.proto.rollback(&id, true).await;
                     match &report.verdict {
                         Verdict::Failed(estx::Error::NotFound { .. }) => {}
@@ -184,7 +144,7 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     let workers: Vec<_> = (0..WORKERS)
         .map(|w| {
             tokio::spawn(worker(
-                fx.proto.clone(),
+                Arc::clone(&race),
                 w,
                 base_seed.wrapping_add(w as u64 + 10),
                 Arc::clone(&recent),
@@ -207,7 +167,7 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     println!("{} _bulk answers swallowed", proxy.dropped());
 
     // Drain with batched recovery (forced), until nothing is in flight.
-    let drain = racing(&fx.proto);
+    let drain = race.racing(&fx.proto);
     let mut clean = false;
     for _ in 0..10 {
         fx.refresh().await;
@@ -228,50 +188,10 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     }
     assert!(clean, "transactions still in flight after draining");
 
-    fx.refresh().await;
-    let all = fx.proto.list_transactions(&[], None).await.unwrap();
+    let (all, by_state) = race.check_books().await;
     assert_eq!(all.len(), WORKERS * TRANSFERS_PER_WORKER);
-    let ids: Vec<String> = (0..ACCOUNTS).map(account_id).collect();
-    let mut accounts = BTreeMap::new();
-    for id in &ids {
-        accounts.insert(id.clone(), fx.acct(id).await);
-    }
-    let mut expected: BTreeMap<String, i64> = ids.iter().map(|id| (id.clone(), INITIAL)).collect();
-    let mut by_state: BTreeMap<String, usize> = BTreeMap::new();
-    for t in &all {
-        let state = t.state.clone().unwrap();
-        *by_state.entry(state.to_string()).or_default() += 1;
-        let tr = t.transfer().unwrap();
-        match state {
-            TxnState::Finished => {
-                *expected.get_mut(&tr.src).unwrap() -= tr.amount;
-                *expected.get_mut(&tr.dest).unwrap() += tr.amount;
-            }
-            TxnState::RolledBack => {}
-            other => panic!("{} is {other}", t.id),
-        }
-    }
     println!("{by_state:?}");
-    for (id, st) in &accounts {
-        assert!(st.pending.is_empty(), "{id} still carries {:?}", st.pending);
-        assert!(st.deltas.is_empty(), "{id} still records {:?}", st.deltas);
-        assert_eq!(
-            st.balance, expected[id],
-            "balance of {id} (all: {accounts:?})"
-        );
-    }
-    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    assert_eq!(fx.total(&refs).await, TOTAL);
-    let audit = fx.proto.audit(Some(TOTAL), false).await.unwrap();
-    assert!(
-        audit.findings.is_empty(),
-        "audit findings: {:?}",
-        audit
-            .findings
-            .iter()
-            .map(|f| format!("{} {}: {}", f.kind, f.id, f.detail))
-            .collect::<Vec<_>>()
-    );
+    race.assert_audit_clean().await;
     assert_eq!(
         worker_failures.load(Ordering::Relaxed),
         0,

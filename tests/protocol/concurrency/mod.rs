@@ -6,6 +6,7 @@
 //! many transfers they see, and a locked transfer that must release its locks
 //! after another process ended its transaction.
 
+pub mod actors;
 mod constant_size;
 mod ended_elsewhere;
 mod fencing;

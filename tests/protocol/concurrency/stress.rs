@@ -2,30 +2,20 @@
 //! recovery loop racing them and an operator forcing rollbacks, all at once on
 //! five accounts; then the invariants are checked.
 
-use crate::fixture::Fx;
+use super::actors::{pick_recent, Race, MAX_LOOP_ROUNDS};
 use estx::protocol::locks::ReleaseOutcome;
-use estx::protocol::{
-    NewTransfer, Protocol, ProtocolConfig, Refusal, RunLimits, TxnState, Verdict,
-};
+use estx::protocol::{Refusal, TxnState, Verdict};
 use estx::Error;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const ACCOUNTS: usize = 5;
-const INITIAL: i64 = 1000;
-const TOTAL: i64 = ACCOUNTS as i64 * INITIAL;
 const WORKERS: usize = 4;
 const TRANSFERS_PER_WORKER: usize = 25;
-/// Upper bound on the iterations of the background loops (they normally stop
-/// long before, when the workers are done).
-const MAX_LOOP_ROUNDS: usize = 100_000;
-fn account_id(i: usize) -> String {
-    format!("acc{i}")
-}
 
 /// What the workers did, counted.
 #[derive(Default)]
@@ -44,30 +34,19 @@ struct Tally {
 /// One worker: `TRANSFERS_PER_WORKER` transfers between random distinct
 /// accounts, some under locks, some dying after a random number of steps.
 async fn worker(
-    proto: Protocol,
+    race: Arc<Race>,
     w: usize,
     seed: u64,
     recent: Arc<Mutex<Vec<String>>>,
     tally: Arc<Tally>,
 ) {
+    let proto = race.fx.proto.clone();
     let mut rng = StdRng::seed_from_u64(seed);
     for i in 0..TRANSFERS_PER_WORKER {
-        let src = rng.random_range(0..ACCOUNTS);
-        let dest = (src + rng.random_range(1..ACCOUNTS)) % ACCOUNTS;
-        let amount = rng.random_range(1..=50);
         let with_locks = rng.random_bool(0.3);
-        let crash = rng.random_bool(0.3);
-        let limits = RunLimits {
-            max_steps: crash.then(|| rng.random_range(0..7)),
-        };
-        let id = format!("w{w}-{i}");
+        let (req, limits) = race.random_transfer(&mut rng, w, i, 0.3);
+        let id = req.id.clone().unwrap_or_default();
         recent.lock().unwrap().push(id.clone());
-        let req = NewTransfer {
-            id: Some(id.clone()),
-            src: account_id(src),
-            dest: account_id(dest),
-            amount,
-        };
         if with_locks {
             tally.locked.fetch_add(1, Ordering::Relaxed);
         }
@@ -95,26 +74,11 @@ async fn worker(
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
     let started = Instant::now();
-    let fx = Fx::with(|c| c.lock_wait = Duration::from_secs(1)).await;
-    for i in 0..ACCOUNTS {
-        fx.account(&account_id(i), INITIAL).await;
-    }
-    let fx = Arc::new(fx);
-    let base_seed: u64 = std::env::var("ESTX_CONCURRENCY_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random);
-    println!("seed: {base_seed} (rerun with ESTX_CONCURRENCY_SEED={base_seed}; thread timing still varies)");
+    let race = Arc::new(Race::new(ACCOUNTS, |c| c.lock_wait = Duration::from_secs(1)).await);
+    let (fx, base_seed) = (Arc::clone(&race.fx), race.seed);
 
     // A recovery process with no recovery window: it races live workers.
-    let recoverer = Protocol::new(
-        fx.cluster().clone(),
-        ProtocolConfig {
-            recovery_window: Duration::ZERO,
-            ..fx.proto.config().clone()
-        },
-    )
-    .with_holder("recoverer");
+    let recoverer = race.racing(&fx.proto).with_holder("recoverer");
     let done = Arc::new(AtomicBool::new(false));
     let recent: Arc<Mutex<Vec<String>>> = Arc::default();
     let tally = Arc::new(Tally::default());
@@ -127,8 +91,8 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
                 rounds += 1;
                 fx.refresh().await;
                 match recoverer.recover_all_stuck(4).await {
-                    Ok(reports) => {
-                        for r in &reports {
+                    Ok(done) => {
+                        for r in &done.reports {
                             match &r.verdict {
                                 Verdict::Completed(_) => recovered += 1,
                                 Verdict::Failed(e) => {
@@ -176,12 +140,7 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
                         }
                     }
                 }
-                let pick = {
-                    let recent = recent.lock().unwrap();
-                    let window = recent.len().saturating_sub(8)..recent.len();
-                    (!window.is_empty()).then(|| recent[rng.random_range(window)].clone())
-                };
-                if let Some(id) = pick {
+                if let Some(id) = pick_recent(&recent, &mut rng) {
                     let report = fx.proto.rollback(&id, true).await;
                     match &report.verdict {
                         Verdict::Completed(TxnState::RolledBack) => rolled_back += 1,
@@ -205,7 +164,7 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
         .map(|w| {
             let seed = base_seed.wrapping_add(w as u64 + 1);
             tokio::spawn(worker(
-                fx.proto.clone(),
+                Arc::clone(&race),
                 w,
                 seed,
                 Arc::clone(&recent),
@@ -222,97 +181,12 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
         operator.await.unwrap();
     let busy = started.elapsed();
 
-    // Drain: finish everything still in flight (forced, directly).
-    let non_terminal: Vec<String> = TxnState::NON_TERMINAL_NAMES
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let mut drained = 0usize;
-    let mut clean = false;
-    for _ in 0..10 {
-        fx.refresh().await;
-        let left = fx
-            .proto
-            .list_transactions(&non_terminal, None)
-            .await
-            .unwrap();
-        if left.is_empty() {
-            clean = true;
-            break;
-        }
-        for t in left {
-            let report = fx.proto.recover(&t.id, true).await;
-            if matches!(report.verdict, Verdict::Completed(_)) {
-                drained += 1;
-            }
-        }
-    }
-    assert!(clean, "transactions still in flight after draining");
-
-    // Every transaction is terminal.
-    fx.refresh().await;
-    let all = fx.proto.list_transactions(&[], None).await.unwrap();
-    let mut by_state: BTreeMap<String, usize> = BTreeMap::new();
-    for t in &all {
-        let state = t
-            .state
-            .clone()
-            .unwrap_or(TxnState::Unknown("<none>".into()));
-        *by_state.entry(state.to_string()).or_default() += 1;
-        assert!(state.is_terminal(), "{} is {state}", t.id);
-    }
-
-    // Balances: the total is kept, and each account moved by exactly the
-    // finished transfers that name it.
-    let ids: Vec<String> = (0..ACCOUNTS).map(account_id).collect();
-    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let mut accounts = BTreeMap::new();
-    for id in &ids {
-        accounts.insert(id.clone(), fx.acct(id).await);
-    }
-    let mut expected: BTreeMap<String, i64> = ids.iter().map(|id| (id.clone(), INITIAL)).collect();
-    let (mut finished, mut rolled_back) = (0usize, 0usize);
-    for t in &all {
-        let tr = t.transfer().unwrap();
-        let (src, dest) = (&accounts[&tr.src], &accounts[&tr.dest]);
-        match t.state.as_ref().unwrap() {
-            TxnState::Finished => {
-                finished += 1;
-                *expected.get_mut(&tr.src).unwrap() -= tr.amount;
-                *expected.get_mut(&tr.dest).unwrap() += tr.amount;
-                for (acct, state) in [(&tr.src, src), (&tr.dest, dest)] {
-                    assert!(
-                        !state.carries(&t.id) && state.delta_of(&t.id).is_none(),
-                        "finished {} still pending on {acct}: {state:?}",
-                        t.id
-                    );
-                }
-            }
-            TxnState::RolledBack => {
-                rolled_back += 1;
-                for (acct, state) in [(&tr.src, src), (&tr.dest, dest)] {
-                    assert!(
-                        !state.carries(&t.id) && state.delta_of(&t.id).is_none(),
-                        "rolled-back {} still pending on {acct}: {state:?}",
-                        t.id
-                    );
-                }
-            }
-            other => panic!("{} is {other}", t.id),
-        }
-    }
-    for (id, state) in &accounts {
-        assert!(
-            state.pending.is_empty(),
-            "{id} still carries {:?}",
-            state.pending
-        );
-        assert_eq!(
-            state.balance, expected[id],
-            "balance of {id} (all: {accounts:?})"
-        );
-    }
-    assert_eq!(fx.total(&refs).await, TOTAL);
+    // Drain: finish everything still in flight (forced, directly); then
+    // every transaction is terminal and the books balance.
+    let drained = race.drain().await;
+    let (all, by_state) = race.check_books().await;
+    let finished = by_state.get("finished").copied().unwrap_or(0);
+    let rolled_back = by_state.get("rolled-back").copied().unwrap_or(0);
 
     // Locks: a worker that died right after taking its locks (crash after
     // 0 steps) never releases them; if another process had already ended its
@@ -337,19 +211,7 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
         left_by_the_dead += 1;
     }
 
-    fx.refresh().await;
-    let audit = fx.proto.audit(Some(TOTAL), false).await.unwrap();
-    assert!(
-        audit.findings.is_empty(),
-        "audit findings:\n{}",
-        audit
-            .findings
-            .iter()
-            .map(|f| format!("  {} {}: {}", f.kind, f.id, f.detail))
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    assert_eq!(audit.total_balance, TOTAL);
+    race.assert_audit_clean().await;
 
     let t = &tally;
     println!(

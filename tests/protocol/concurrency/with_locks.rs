@@ -8,11 +8,9 @@
 //! conserved, the audit is clean, and every worker's report says what really
 //! became of its transaction.
 
+use super::actors::{account_id, Race, MAX_LOOP_ROUNDS};
 use crate::common::FaultProxy;
-use crate::fixture::Fx;
-use estx::protocol::{
-    NewTransfer, Protocol, ProtocolConfig, Refusal, RunLimits, StepResult, TxnState, Verdict,
-};
+use estx::protocol::{Protocol, Refusal, StepResult, TxnState, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -21,16 +19,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 const ACCOUNTS: usize = 6;
-const INITIAL: i64 = 1000;
-const TOTAL: i64 = ACCOUNTS as i64 * INITIAL;
 const WORKERS: usize = 4;
 const TRANSFERS_PER_WORKER: usize = 20;
-/// Upper bound on the rounds of the background loops.
-const MAX_LOOP_ROUNDS: usize = 100_000;
-
-fn account_id(i: usize) -> String {
-    format!("acc{i}")
-}
 
 /// What a worker's report said, to check against where its transaction ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +51,7 @@ struct LockEvents {
 }
 
 async fn worker(
+    race: Arc<Race>,
     proto: Protocol,
     w: usize,
     seed: u64,
@@ -69,20 +60,9 @@ async fn worker(
 ) {
     let mut rng = StdRng::seed_from_u64(seed);
     for i in 0..TRANSFERS_PER_WORKER {
-        let src = rng.random_range(0..ACCOUNTS);
-        let dest = (src + rng.random_range(1..ACCOUNTS)) % ACCOUNTS;
         let with_locks = rng.random_bool(0.5);
-        let crash = rng.random_bool(0.25);
-        let limits = RunLimits {
-            max_steps: crash.then(|| rng.random_range(0..7)),
-        };
-        let id = format!("w{w}-{i}");
-        let req = NewTransfer {
-            id: Some(id.clone()),
-            src: account_id(src),
-            dest: account_id(dest),
-            amount: rng.random_range(1..=50),
-        };
+        let (req, limits) = race.random_transfer(&mut rng, w, i, 0.25);
+        let id = req.id.clone().unwrap_or_default();
         let report = proto.transfer(&req, with_locks, limits).await;
         for s in &report.steps {
             if s.label.starts_with("take over stale lock") {
@@ -107,26 +87,11 @@ async fn worker(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
-    let fx = Fx::with(|c| c.lock_wait = Duration::from_secs(1)).await;
-    for i in 0..ACCOUNTS {
-        fx.account(&account_id(i), INITIAL).await;
-    }
-    let fx = Arc::new(fx);
-    let seed: u64 = std::env::var("ESTX_CONCURRENCY_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(rand::random);
-    println!("seed: {seed} (rerun with ESTX_CONCURRENCY_SEED={seed}; thread timing still varies)");
+    let race = Arc::new(Race::new(ACCOUNTS, |c| c.lock_wait = Duration::from_secs(1)).await);
+    let (fx, seed) = (Arc::clone(&race.fx), race.seed);
     let proxy = Arc::new(FaultProxy::start(&fx.url));
     let via_proxy = fx.proto_via(&proxy.url());
-    let recoverer = Protocol::new(
-        fx.cluster().clone(),
-        ProtocolConfig {
-            recovery_window: Duration::ZERO,
-            ..fx.proto.config().clone()
-        },
-    )
-    .with_holder("recoverer");
+    let recoverer = race.racing(&fx.proto).with_holder("recoverer");
     let done = Arc::new(AtomicBool::new(false));
     let said: Arc<Mutex<BTreeMap<String, Said>>> = Arc::default();
     let events = Arc::new(LockEvents::default());
@@ -180,12 +145,13 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 fx.refresh().await;
-                for r in recoverer.recover_all_stuck(4).await.unwrap() {
+                let done = recoverer.recover_all_stuck(4).await.unwrap();
+                for r in &done.reports {
                     if let Verdict::Failed(e) = &r.verdict {
                         panic!("recovery of {} failed: {e}\n{:#?}", r.txn, r.steps);
                     }
                 }
-                swept += recoverer.release_abandoned_locks().await.unwrap().len();
+                swept += done.locks.unwrap().swept.len();
             }
             (rounds, swept)
         })
@@ -219,6 +185,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     let workers: Vec<_> = (0..WORKERS)
         .map(|w| {
             tokio::spawn(worker(
+                Arc::clone(&race),
                 via_proxy.clone(),
                 w,
                 seed.wrapping_add(w as u64 + 1),
@@ -238,27 +205,11 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     // Drain what is still in flight (forced), then the next recovery, as an
     // operator runs it: `recover --all-stuck` with the default window finds
     // nothing stuck, and sweeps the abandoned locks.
-    let non_terminal: Vec<String> = TxnState::NON_TERMINAL_NAMES
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    for _ in 0..10 {
-        fx.refresh().await;
-        let left = fx
-            .proto
-            .list_transactions(&non_terminal, None)
-            .await
-            .unwrap();
-        if left.is_empty() {
-            break;
-        }
-        for t in left {
-            fx.proto.recover(&t.id, true).await;
-        }
-    }
+    race.drain().await;
     fx.refresh().await;
-    assert!(fx.proto.recover_all_stuck(2).await.unwrap().is_empty());
-    let final_sweep = fx.proto.release_abandoned_locks().await.unwrap();
+    let last = fx.proto.recover_all_stuck(2).await.unwrap();
+    assert!(last.reports.is_empty(), "{:#?}", last.reports);
+    let final_sweep = last.locks.unwrap().swept;
 
     // No lock is left: every transaction is terminal, so any lock would be
     // held by a terminal transaction.
@@ -266,8 +217,9 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     let left = fx.proto.list_locks().await.unwrap();
     assert!(left.is_empty(), "locks left: {left:#?}");
 
-    // Every transaction is terminal; every report told the truth.
-    let all = fx.proto.list_transactions(&[], None).await.unwrap();
+    // Every transaction is terminal, the books balance (nothing pending,
+    // total kept), and every report told the truth.
+    let (all, _) = race.check_books().await;
     let states: BTreeMap<String, TxnState> = all
         .iter()
         .map(|t| (t.id.clone(), t.state.clone().unwrap()))
@@ -302,20 +254,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
         assert!(s.is_terminal(), "{id} is {s}");
     }
 
-    // Money: conserved, nothing pending, audit clean.
-    let ids: Vec<String> = (0..ACCOUNTS).map(account_id).collect();
-    for id in &ids {
-        let a = fx.acct(id).await;
-        assert!(a.pending.is_empty(), "{id} still carries {:?}", a.pending);
-    }
-    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    assert_eq!(fx.total(&refs).await, TOTAL);
-    let audit = fx.proto.audit(Some(TOTAL), false).await.unwrap();
-    assert!(
-        audit.findings.is_empty(),
-        "audit findings: {:#?}",
-        audit.findings
-    );
+    race.assert_audit_clean().await;
     println!(
         "{} transfers {counts:?}; {} responses lost; {} stale lock(s) taken over, {} release(s) failed; recovery: {recovery_rounds} rounds, {swept} abandoned lock(s) swept; operator: {operator_rounds} rounds, {rolled_back} rolled back; final sweep: {}",
         said.len(),

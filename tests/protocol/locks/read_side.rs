@@ -4,12 +4,13 @@
 //! the sweep of abandoned locks refuse unless allowed.
 
 use super::ts;
-use crate::common::proxy::{Canned, FaultProxy};
+use crate::common::proxy::{partial_search, FaultProxy};
 use crate::deployments::{Deployed, Shape};
 use crate::fixture::Fx;
 use chrono::Duration as ChronoDuration;
 use estx::protocol::locks::ReleaseOutcome;
-use serde_json::json;
+use estx::protocol::Protocol;
+use serde_json::{json, Value};
 
 fn stale_lock(owner: &str) -> serde_json::Value {
     json!({"owner": owner, "process_id": "w",
@@ -92,12 +93,11 @@ async fn every_one_of_six_hundred_locks_is_listed_with_its_total() {
     assert!(estx::protocol::read::locks::count_text(&listing).is_none());
 }
 
-/// A locks scan some shards failed to answer: the sweep refuses before any
-/// release (the lock stays), and with `allow_partial` releases what it read
-/// (by id, re-judged) and says the listing was partial.
-#[tokio::test]
-async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
-    let fx = Fx::new().await;
+/// A stale lock on `ghost-lock` (its owner `ghost` does not exist), and a
+/// handle through a proxy that can answer a scan of the locks with it on a
+/// page some shards failed to fill, `total` locks matching: the proxy, the
+/// handle and that page.
+async fn ghost_lock_behind_a_red_shard(fx: &Fx, total: u64) -> (FaultProxy, Protocol, Value) {
     fx.put(&fx.ix.locks, "ghost-lock", stale_lock("ghost"))
         .await;
     fx.refresh().await;
@@ -105,23 +105,17 @@ async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
     let via = fx.proto_via(&proxy.url());
     let hit = json!({"_id": "ghost-lock", "_index": fx.ix.locks,
         "_source": fx.source(&fx.ix.locks, "ghost-lock").await});
-    let partial = json!({"_shards": {"total": 2, "successful": 1, "skipped": 0, "failed": 1,
-            "failures": [{"shard": 1, "index": fx.ix.locks,
-                "reason": {"type": "no_shard_available_action_exception"}}]},
-        "timed_out": false,
-        "hits": {"total": {"value": 3, "relation": "eq"}, "hits": [hit]}});
-    let arm = || {
-        // No point-in-time here, so the scan scrolls, and its page is partial.
-        let none = Canned::json(404, json!({"error": "no handler found"}));
-        proxy.answer("POST", "/_pit", 1, none.clone());
-        proxy.answer("POST", "point_in_time", 1, none);
-        proxy.answer(
-            "POST",
-            "_search?scroll",
-            1,
-            Canned::json(200, partial.clone()),
-        );
-    };
+    (proxy, via, partial_search(vec![hit], total))
+}
+
+/// A locks scan some shards failed to answer: the sweep refuses before any
+/// release (the lock stays), and with `allow_partial` releases what it read
+/// (by id, re-judged) and says the listing was partial.
+#[tokio::test]
+async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
+    let fx = Fx::new().await;
+    let (proxy, via, partial) = ghost_lock_behind_a_red_shard(&fx, 3).await;
+    let arm = || proxy.answer_next_scan(&fx.ix.locks, partial.clone());
 
     arm();
     let listing = via.list_locks_with(false).await.unwrap();
@@ -158,6 +152,56 @@ async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
     );
     assert_eq!(sweep.swept.len(), 1);
     assert_eq!(sweep.swept[0].outcome, ReleaseOutcome::Released);
+    assert!(fx
+        .cluster()
+        .get(&fx.ix.locks, "ghost-lock")
+        .await
+        .unwrap()
+        .is_none());
+}
+
+/// An operator release of a transaction's locks whose search for them some
+/// shards failed to answer: refused before any release unless allowed; when
+/// allowed, the locks found are released and the result says the search
+/// was partial.
+#[tokio::test]
+async fn releasing_a_transactions_locks_on_a_partial_search_is_refused_unless_allowed() {
+    let fx = Fx::new().await;
+    let (proxy, via, partial) = ghost_lock_behind_a_red_shard(&fx, 1).await;
+    let arm = || proxy.answer_next_scan(&fx.ix.locks, partial.clone());
+
+    arm();
+    let err = via
+        .release_transaction_locks_allowing("ghost", false, false)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("partial: 1 of 2 shards failed") && err.contains("--allow-partial"),
+        "{err}"
+    );
+    assert!(
+        fx.cluster()
+            .get(&fx.ix.locks, "ghost-lock")
+            .await
+            .unwrap()
+            .is_some(),
+        "nothing released on a refusal"
+    );
+
+    arm();
+    let r = via
+        .release_transaction_locks_allowing("ghost", false, true)
+        .await
+        .unwrap();
+    assert_eq!(
+        r.coverage.describe().as_deref(),
+        Some("partial: 1 of 2 shards failed")
+    );
+    assert_eq!(
+        r.released,
+        vec![("ghost-lock".to_string(), ReleaseOutcome::Released)]
+    );
     assert!(fx
         .cluster()
         .get(&fx.ix.locks, "ghost-lock")

@@ -1,0 +1,244 @@
+//! The audit's part on the accounts' pending entries: malformed accounts,
+//! entries of transactions that are terminal or missing (a late apply,
+//! undone with `--repair` where that is unambiguous),
+//! and the correction of the total for transfers in flight (`audit_view.rs`).
+//!
+//! An entry is reported only after the transaction and then the account
+//! were re-read by id (realtime), in that order: a transaction seen terminal
+//! stays terminal, so an account still carrying it after that read really
+//! is dangling, never a transfer in progress.
+
+use super::account::{AccountState, SettledOutcome};
+use super::audit::{finding, Found};
+use super::decide;
+use super::executor::Outcome;
+use super::steps;
+use super::transaction::{Transaction, TxnState};
+use super::Protocol;
+use crate::cluster::Hit;
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What the audit of the pending entries tells the total.
+pub(super) struct PendingEntries {
+    /// Net change that transfers still in flight contribute to the total
+    /// of the view.
+    pub in_flight_delta: i64,
+    /// Balance change the repairs made (a search may not see them yet).
+    pub repaired: i64,
+}
+
+impl Protocol {
+    /// Judges the pending entries of `accounts` (the scanned accounts that
+    /// carry entries or are malformed, as of the view opened at `view_at`);
+    /// with `repair`, undoes the unambiguous dangling applies.
+    pub(super) async fn audit_pending_entries(
+        &self,
+        accounts: &[Hit],
+        view_at: DateTime<Utc>,
+        repair: bool,
+        found: &mut Found,
+    ) -> Result<PendingEntries> {
+        let ix = &self.config.indices;
+        let mut repaired = 0i64;
+        let mut carried: BTreeMap<String, Vec<(String, AccountState)>> = BTreeMap::new();
+        let mut malformed_accounts = Vec::new();
+        for hit in accounts {
+            match AccountState::from_source(&hit.source) {
+                Ok(state) => {
+                    for txn in &state.pending {
+                        carried
+                            .entry(txn.clone())
+                            .or_default()
+                            .push((hit.id.clone(), state.clone()));
+                    }
+                }
+                Err(_) => malformed_accounts.push(hit.id.clone()),
+            }
+        }
+        // Confirm malformed accounts by id.
+        for (id, doc) in malformed_accounts.iter().zip(
+            self.cluster()
+                .mget(&ix.accounts, &malformed_accounts)
+                .await?,
+        ) {
+            if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
+                found
+                    .findings
+                    .push(finding("malformed_account", id, p.join("; ")));
+            }
+        }
+        // Transactions by id first, then the accounts again: a transaction
+        // seen terminal stays terminal, so an account still carrying it
+        // after that read really is dangling.
+        let carried_ids: Vec<String> = carried.keys().cloned().collect();
+        let carried_txns = self.transactions_by_id(&carried_ids).await?;
+        // The correction for transfers in flight, from the same view as the
+        // total (see audit_view.rs).
+        let in_flight_delta = super::audit_view::one_sided_delta(
+            &carried,
+            &carried_txns,
+            view_at,
+            self.config.fencing == super::decide::Fencing::On,
+        );
+        let holders: Vec<String> = carried
+            .values()
+            .flatten()
+            .map(|(a, _)| a.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let fresh: HashMap<String, AccountState> = holders
+            .iter()
+            .zip(self.cluster().mget(&ix.accounts, &holders).await?)
+            .filter_map(|(id, d)| {
+                d.and_then(|d| AccountState::from_source(&d.source).ok())
+                    .map(|s| (id.clone(), s))
+            })
+            .collect();
+        for (txn_id, list) in carried.iter_mut() {
+            list.retain_mut(|(acct, state)| match fresh.get(acct) {
+                Some(now) if now.carries(txn_id) => {
+                    *state = now.clone();
+                    true
+                }
+                _ => false,
+            });
+        }
+        for (txn_id, holders) in &carried {
+            let txn = carried_txns.get(txn_id);
+            for (acct, state) in holders {
+                let role = txn.and_then(|t| {
+                    if t.src.as_deref() == Some(acct) {
+                        Some(true)
+                    } else if t.dest.as_deref() == Some(acct) {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                });
+                let Some(t) = txn else {
+                    found.findings.push(finding("dangling_pending", acct, format!(
+                        "carries `{txn_id}`, which does not exist; its amount is unknown, so repair by hand"
+                    )));
+                    continue;
+                };
+                let Some(on_source) = role else {
+                    found.findings.push(finding(
+                        "dangling_pending",
+                        acct,
+                        format!("carries `{txn_id}`, which names other accounts; repair by hand"),
+                    ));
+                    continue;
+                };
+                match &t.state {
+                    // In flight: counted from the view (see audit_view.rs).
+                    Some(TxnState::Pending | TxnState::Terminating | TxnState::Committed) => {}
+                    Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
+                        let settled_before = state.settled_of(txn_id).map(|r| r.outcome)
+                            == Some(SettledOutcome::Applied);
+                        let repairable = *s == TxnState::RolledBack || settled_before;
+                        let what = if *s == TxnState::RolledBack {
+                            "applied after its rollback".to_string()
+                        } else if settled_before {
+                            "applied again after it was committed and removed".to_string()
+                        } else {
+                            "still pending although finished (a second apply, or steps 5-6 skipped): \
+                             check the balance history and repair by hand"
+                                .to_string()
+                        };
+                        let detail = format!(
+                            "carries `{txn_id}` ({s}, amount {}): {what}",
+                            t.amount.unwrap_or(0)
+                        );
+                        if repair && repairable {
+                            match self
+                                .undo_dangling(t, acct, on_source, *s == TxnState::Finished)
+                                .await
+                            {
+                                Ok((msg, delta)) => {
+                                    repaired += delta;
+                                    found.repairs.push(format!("{acct}: {msg}"));
+                                    continue;
+                                }
+                                Err(e) => found.findings.push(finding(
+                                    "dangling_pending",
+                                    acct,
+                                    format!("{detail}; repair failed: {e}"),
+                                )),
+                            }
+                        } else {
+                            let hint = if repairable {
+                                "; `audit --repair` undoes it"
+                            } else {
+                                ""
+                            };
+                            found.findings.push(finding(
+                                "dangling_pending",
+                                acct,
+                                format!("{detail}{hint}"),
+                            ));
+                        }
+                    }
+                    Some(TxnState::Created) => found.findings.push(finding(
+                        "dangling_pending",
+                        acct,
+                        format!(
+                        "carries `{txn_id}`, which is still created (never pending); repair by hand"
+                    ),
+                    )),
+                    Some(TxnState::Unknown(_)) | None => {}
+                }
+            }
+        }
+
+        Ok(PendingEntries {
+            in_flight_delta,
+            repaired,
+        })
+    }
+
+    /// Undoes a dangling apply of a terminal transaction on one account with
+    /// a conditional write: for a rolled-back transaction with the same undo
+    /// rollback uses; for a finished one (a duplicate apply after the account
+    /// settled it) keeping the account's `applied` record. Returns what it
+    /// did and the balance change it made.
+    pub(super) async fn undo_dangling(
+        &self,
+        t: &Transaction,
+        acct: &str,
+        on_source: bool,
+        finished: bool,
+    ) -> Result<(String, i64)> {
+        let transfer = t.transfer()?;
+        let applied = if on_source {
+            -transfer.amount
+        } else {
+            transfer.amount
+        };
+        let fencing = self.config.fencing;
+        let ex = self
+            .exec
+            .run("account", &self.config.indices.accounts, acct, |src| {
+                steps::account_doc(acct, src, |a| {
+                    if finished {
+                        decide::reverse_duplicate(a, &t.id, applied)
+                    } else {
+                        decide::undo(a, &t.id, applied, fencing)
+                    }
+                })
+            })
+            .await?;
+        Ok(match ex.outcome {
+            Outcome::Updated(e) => {
+                let delta = match e {
+                    decide::Effect::Undone { delta } => delta,
+                    _ => 0,
+                };
+                (format!("`{}`: {e}", t.id), delta)
+            }
+            Outcome::Noop(r) => (format!("`{}`: {r}", t.id), 0),
+        })
+    }
+}

@@ -1,0 +1,199 @@
+//! The audit's part on the documents themselves: transactions in unknown
+//! states or malformed, in-flight ones without a modification time or
+//! naming accounts that do not exist, and stale locks. Each finding is
+//! confirmed by a read by id (realtime) before it is reported.
+
+use super::audit::{finding, Found};
+use super::read::rules::{is_undated, within_window};
+use super::read::{Queries, Scan};
+use super::transaction::{Transaction, TxnState};
+use super::Protocol;
+use crate::error::{Error, Result};
+use serde_json::json;
+use std::collections::{BTreeSet, HashMap};
+
+/// Whether a transaction's only problem is its modification time.
+fn only_undated(t: &Transaction) -> bool {
+    is_undated(t) && t.problems.iter().all(|p| p.contains("modification_time"))
+}
+
+impl Protocol {
+    /// Finds the transactions in unknown states or malformed, the undated
+    /// ones in flight, and those naming missing accounts. Refuses a partial
+    /// view unless `allow_partial`.
+    pub(super) async fn audit_transactions(
+        &self,
+        q: &Queries<'_>,
+        allow_partial: bool,
+        found: &mut Found,
+    ) -> Result<()> {
+        let ix = &self.config.indices;
+        // Unknown states and malformed transactions, confirmed by id.
+        let mut odd_hits = Vec::new();
+        let odd = super::read::scan::scan(
+            self.cluster(),
+            &ix.transactions,
+            Scan::new(q.odd_states(), vec![]),
+            |page| {
+                odd_hits.extend(page.into_iter().map(|h| h.id));
+                true
+            },
+        )
+        .await?;
+        found.coverage.add(odd.coverage);
+        let odd_txns = self.transactions_by_id(&odd_hits).await?;
+        for id in &odd_hits {
+            let Some(t) = odd_txns.get(id) else { continue };
+            let kind = match &t.state {
+                Some(TxnState::Unknown(_)) => "unknown_state",
+                Some(_) => continue, // it has a known state after all
+                None => "malformed_transaction",
+            };
+            found
+                .findings
+                .push(finding(kind, &t.id, t.problems.join("; ")));
+        }
+        // In-flight transactions, folded page by page (memory does not grow
+        // with their number): malformed or undated ones, and the accounts
+        // they name, checked by id; the transactions naming a missing
+        // account are found by a second query, only when there is one.
+        let mut named: BTreeSet<String> = BTreeSet::new();
+        let scanned = self
+            .scan_transactions(q.in_flight(), |page| {
+                for t in &page {
+                    if only_undated(t) {
+                        found.findings.push(finding(
+                            "undated_transaction",
+                            &t.id,
+                            format!(
+                                "{}: its age is unknown, so it counts as stuck",
+                                t.problems.join("; ")
+                            ),
+                        ));
+                    } else if !t.problems.is_empty() {
+                        found.findings.push(finding(
+                            "malformed_transaction",
+                            &t.id,
+                            t.problems.join("; "),
+                        ));
+                    }
+                    named.extend(t.src.iter().cloned());
+                    named.extend(t.dest.iter().cloned());
+                }
+                true
+            })
+            .await?;
+        found.coverage.add(scanned.coverage);
+        found.coverage.require_complete(allow_partial, "audit")?;
+        let named: Vec<String> = named.into_iter().collect();
+        let mut missing: BTreeSet<String> = BTreeSet::new();
+        for chunk in named.chunks(1000) {
+            let existing = self.cluster().mget(&ix.accounts, chunk).await?;
+            missing.extend(
+                chunk
+                    .iter()
+                    .zip(&existing)
+                    .filter(|(_, d)| d.is_none())
+                    .map(|(id, _)| id.clone()),
+            );
+        }
+        if !missing.is_empty() {
+            let ids: Vec<String> = missing.iter().cloned().collect();
+            let query = json!({"bool": {"filter": [q.in_flight(), q.naming_accounts(&ids)]}});
+            self.scan_transactions(query, |page| {
+                for t in &page {
+                    for acct in [&t.src, &t.dest].into_iter().flatten() {
+                        if missing.contains(acct) {
+                            found.findings.push(finding(
+                                "missing_account",
+                                &t.id,
+                                format!("names account `{acct}`, which does not exist"),
+                            ));
+                        }
+                    }
+                }
+                true
+            })
+            .await?;
+        }
+
+        Ok(())
+    }
+
+    /// Finds the stale locks, each re-judged from a fresh read by id.
+    pub(super) async fn audit_locks(&self, found: &mut Found) -> Result<()> {
+        let ix = &self.config.indices;
+        // Nothing is written from this listing, and repairs may already be
+        // made: a partial one is a finding, not a refusal.
+        match self.list_locks_with(false).await {
+            Ok(listing) => {
+                let locks = listing.locks;
+                if let Some(partial) = listing.summary.coverage.describe() {
+                    let detail =
+                        format!("the locks listing was {partial}: stale locks may be missing");
+                    found
+                        .findings
+                        .push(finding("partial_locks", &ix.locks, detail));
+                }
+                for l in locks.iter().filter(|l| l.staleness.is_stale()) {
+                    let Some(fresh) = self.lock_view(&l.info.resource).await? else {
+                        continue;
+                    };
+                    if self.owner_just_ended(&fresh).await? {
+                        continue;
+                    }
+                    if let super::lock::Staleness::Stale(why) = &fresh.staleness {
+                        found.findings.push(finding(
+                            "stale_lock",
+                            &fresh.info.resource,
+                            format!("held by {}: {why}", fresh.info.holder_label()),
+                        ));
+                    }
+                }
+            }
+            Err(Error::IndexMissing(_)) => {}
+            Err(e) => return Err(e),
+        }
+
+        Ok(())
+    }
+
+    /// Whether the lock's owner ended within the recovery window: its
+    /// worker releases its locks right after, so under live traffic such a
+    /// lock is not (yet) a finding.
+    async fn owner_just_ended(&self, lock: &super::locks::LockView) -> Result<bool> {
+        let Some(owner) = &lock.info.owner else {
+            return Ok(false);
+        };
+        if !lock.owner_state.as_ref().is_some_and(TxnState::is_terminal) {
+            return Ok(false);
+        }
+        let window = self.config.recovery_window;
+        Ok(match self.read_transaction(owner).await? {
+            Some((t, _)) => t
+                .modification_time
+                .is_some_and(|m| within_window(m, self.cluster().now(), window)),
+            None => false,
+        })
+    }
+
+    /// The transactions among `ids` that exist, read by id.
+    pub(super) async fn transactions_by_id(
+        &self,
+        ids: &[String],
+    ) -> Result<HashMap<String, Transaction>> {
+        let mut out = HashMap::new();
+        for chunk in ids.chunks(500) {
+            let docs = self
+                .cluster()
+                .mget(&self.config.indices.transactions, chunk)
+                .await?;
+            for (id, doc) in chunk.iter().zip(docs) {
+                if let Some(d) = doc {
+                    out.insert(id.clone(), Transaction::from_source(id, &d.source));
+                }
+            }
+        }
+        Ok(out)
+    }
+}

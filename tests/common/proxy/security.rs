@@ -1,0 +1,519 @@
+//! Making the [`FaultProxy`] a cluster with security on, as Elasticsearch's
+//! security and OpenSearch's security plugin answer (osmem-server has none):
+//! Basic authentication required on every request (401 without it or with a
+//! wrong password: Elasticsearch's JSON `security_exception` with its
+//! `WWW-Authenticate` headers, OpenSearch's plain-text `Unauthorized`), who
+//! the caller is (`_security/_authenticate`, `_plugins/_security/authinfo`,
+//! `_plugins/_security/api/account`), its privileges per index
+//! (`_security/user/_has_privileges`), and a 403 for a write to an index the
+//! user may not write (each product's wording). The other product's endpoints
+//! answer "no handler found" (400), as the real ones do. Reads are allowed to
+//! every authenticated user; accepted requests are forwarded to the cluster.
+//!
+//! Privileges are coarse: `read` everywhere; `write` (with `delete`,
+//! `manage`) on every index or a list of them; `view_index_metadata`
+//! (mappings, settings, existence) and the cluster's `monitor` (`GET /`,
+//! `_cluster/health`) on or off per user. What is not emulated: API keys
+//! and tokens (always 401), other cluster privileges, and a `_bulk` mixing
+//! items the user may and may not write (answered 500, naming the gap).
+
+use super::{lock, rewrite::Canned, FaultProxy, Request, Shared};
+use serde_json::{json, Map, Value};
+use std::sync::atomic::Ordering;
+
+/// Whose security the proxy plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Product {
+    /// Elasticsearch security (x-pack).
+    Elasticsearch,
+    /// OpenSearch's security plugin.
+    OpenSearch,
+}
+
+/// One user of the realm.
+#[derive(Debug, Clone)]
+pub struct User {
+    name: String,
+    password: String,
+    /// Indices the user may write (`None`: every index).
+    writes: Option<Vec<String>>,
+    /// The cluster privilege `monitor` (`GET /`, `_cluster/health`).
+    monitor: bool,
+    /// The index privilege `view_index_metadata` (mappings, settings,
+    /// existence), on every index.
+    metadata: bool,
+}
+
+impl User {
+    /// A user with every privilege on every index.
+    pub fn admin(name: &str, password: &str) -> User {
+        User {
+            name: name.into(),
+            password: password.into(),
+            writes: None,
+            monitor: true,
+            metadata: true,
+        }
+    }
+
+    /// A user who may read every index and write only `writable` ones.
+    pub fn read_only(name: &str, password: &str, writable: &[&str]) -> User {
+        User {
+            name: name.into(),
+            password: password.into(),
+            writes: Some(writable.iter().map(ToString::to_string).collect()),
+            monitor: true,
+            metadata: true,
+        }
+    }
+
+    /// The same user without the cluster privilege `monitor`.
+    pub fn without_monitor(mut self) -> User {
+        self.monitor = false;
+        self
+    }
+
+    /// The same user with `read` but not `view_index_metadata`.
+    pub fn without_view_index_metadata(mut self) -> User {
+        self.metadata = false;
+        self
+    }
+
+    fn may_write(&self, index: &str) -> bool {
+        self.writes
+            .as_ref()
+            .is_none_or(|w| w.iter().any(|i| i == index))
+    }
+
+    fn role(&self) -> &'static str {
+        if self.writes.is_none() {
+            "estx_operator"
+        } else {
+            "estx_viewer"
+        }
+    }
+
+    /// Whether `privilege` on `index` is granted.
+    fn has(&self, privilege: &str, index: &str) -> bool {
+        match privilege {
+            "read" => true,
+            "view_index_metadata" => self.metadata,
+            _ => self.may_write(index),
+        }
+    }
+}
+
+/// The users of a secured cluster and whose answers it gives.
+#[derive(Debug, Clone)]
+pub struct Realm {
+    product: Product,
+    users: Vec<User>,
+}
+
+impl Realm {
+    /// A realm of `product` with these users.
+    pub fn new(product: Product, users: Vec<User>) -> Realm {
+        Realm { product, users }
+    }
+}
+
+impl FaultProxy {
+    /// From now on, answers as a cluster with security on: `realm`'s users
+    /// only, with their privileges.
+    pub fn secure(&self, realm: Realm) {
+        *lock(&self.shared.realm) = Some(realm);
+    }
+}
+
+/// The answer the security layer gives instead of forwarding, if any.
+pub(super) fn gate(shared: &Shared, request: &Request) -> Option<Vec<u8>> {
+    let realm = lock(&shared.realm).clone()?;
+    let path = request.target.clone();
+    let canned = answer(&realm, request, &path)?;
+    shared.canned.fetch_add(1, Ordering::SeqCst);
+    lock(&shared.log).push(format!(
+        "{} {path} -> {} (security)",
+        request.method,
+        canned.status()
+    ));
+    Some(canned.bytes(shared.date_shift.load(Ordering::SeqCst)))
+}
+
+fn answer(realm: &Realm, request: &Request, path: &str) -> Option<Canned> {
+    let user = match authenticate(realm, request) {
+        Ok(user) => user,
+        Err(claimed) => return Some(unauthorized(realm.product, path, claimed.as_deref())),
+    };
+    let bare = path.split('?').next().unwrap_or(path);
+    let es = realm.product == Product::Elasticsearch;
+    match bare {
+        "/_security/_authenticate" if es => return Some(Canned::json(200, es_whoami(user))),
+        "/_security/user/_has_privileges" if es => {
+            return Some(Canned::json(200, has_privileges(user, &body_json(request))))
+        }
+        "/_plugins/_security/authinfo" if !es => {
+            return Some(Canned::json(200, os_whoami(user, true)))
+        }
+        "/_plugins/_security/api/account" if !es => {
+            return Some(Canned::json(200, os_whoami(user, false)))
+        }
+        _ => {}
+    }
+    if bare.starts_with("/_security/") || bare.starts_with("/_plugins/_security/") {
+        let uri = format!(
+            "no handler found for uri [{bare}] and method [{}]",
+            request.method
+        );
+        return Some(Canned::json(400, json!({ "error": uri })));
+    }
+    if bare == "/_bulk" || bare.ends_with("/_bulk") {
+        return bulk(realm.product, user, request, bare);
+    }
+    let refused = match cluster_action(bare) {
+        Some(action) => (!user.monitor).then(|| forbidden(realm.product, user, action, "")),
+        None => {
+            let (index, action) = index_action(&request.method, bare)?;
+            let granted = if action.needs_write {
+                user.may_write(&index)
+            } else {
+                user.metadata
+            };
+            (!granted).then(|| forbidden(realm.product, user, action, &index))
+        }
+    };
+    refused.map(|c| {
+        if request.method == "HEAD" {
+            c.without_body()
+        } else {
+            c
+        }
+    })
+}
+
+/// The user whose Basic credentials the request carries, or the name it
+/// claimed (if any) when there are none or they are wrong.
+fn authenticate<'a>(realm: &'a Realm, request: &Request) -> Result<&'a User, Option<String>> {
+    let header = request
+        .headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+        .map(|(_, v)| v.trim());
+    let Some(encoded) = header.and_then(|h| h.strip_prefix("Basic ")) else {
+        return Err(None);
+    };
+    let decoded = decode_base64(encoded.trim()).unwrap_or_default();
+    let (name, password) = decoded.split_once(':').unwrap_or((&decoded, ""));
+    realm
+        .users
+        .iter()
+        .find(|u| u.name == name && u.password == password)
+        .ok_or_else(|| Some(name.to_string()))
+}
+
+/// The 401 each product answers; the password is never in it.
+fn unauthorized(product: Product, path: &str, claimed: Option<&str>) -> Canned {
+    match product {
+        Product::Elasticsearch => {
+            let schemes = ["Basic realm=\"security\" charset=\"UTF-8\"", "ApiKey"];
+            let reason = match claimed {
+                Some(user) => {
+                    format!("unable to authenticate user [{user}] for REST request [{path}]")
+                }
+                None => format!("missing authentication credentials for REST request [{path}]"),
+            };
+            let error = json!({"type": "security_exception", "reason": reason,
+                "header": {"WWW-Authenticate": schemes}});
+            let body = json!({"error": {"root_cause": [error.clone()], "type": "security_exception",
+                "reason": reason, "header": {"WWW-Authenticate": schemes}}, "status": 401});
+            schemes.iter().fold(Canned::json(401, body), |c, s| {
+                c.with_header("WWW-Authenticate", s)
+            })
+        }
+        Product::OpenSearch => Canned::text(401, "Unauthorized")
+            .with_header("WWW-Authenticate", "Basic realm=\"OpenSearch Security\""),
+    }
+}
+
+/// The 403 each product answers for an action the user's roles do not grant.
+fn forbidden(product: Product, user: &User, action: Action, index: &str) -> Canned {
+    let reason = refusal(product, user, action, index);
+    let error = json!({"type": "security_exception", "reason": reason});
+    Canned::json(
+        403,
+        json!({"error": {"root_cause": [error], "type": "security_exception", "reason": reason},
+            "status": 403}),
+    )
+}
+
+/// How each product words a refused action.
+fn refusal(product: Product, user: &User, action: Action, index: &str) -> String {
+    match product {
+        Product::Elasticsearch if index.is_empty() => format!(
+            "action [{}] is unauthorized for user [{}] with effective roles [{}], \
+             this action is granted by the cluster privileges [{}]",
+            action.name,
+            user.name,
+            user.role(),
+            action.granted_by
+        ),
+        Product::Elasticsearch => format!(
+            "action [{}] is unauthorized for user [{}] with effective roles [{}] on indices [{index}], \
+             this action is granted by the index privileges [{}]",
+            action.name,
+            user.name,
+            user.role(),
+            action.granted_by
+        ),
+        Product::OpenSearch => format!(
+            "no permissions for [{}] and User [name={}, backend_roles=[], requestedTenant=null]",
+            action.name, user.name
+        ),
+    }
+}
+
+/// An action and the privileges that grant it.
+#[derive(Debug, Clone, Copy)]
+struct Action {
+    name: &'static str,
+    granted_by: &'static str,
+    /// Granted with write (else with `view_index_metadata`, or `monitor`
+    /// for a cluster action).
+    needs_write: bool,
+}
+
+const fn write(name: &'static str, granted_by: &'static str) -> Action {
+    Action {
+        name,
+        granted_by,
+        needs_write: true,
+    }
+}
+
+const fn metadata(name: &'static str) -> Action {
+    Action {
+        name,
+        granted_by: "manage,view_index_metadata,all",
+        needs_write: false,
+    }
+}
+
+const INDEX: Action = write(
+    "indices:data/write/index",
+    "create_doc,create,index,write,all",
+);
+const DELETE: Action = write("indices:data/write/delete", "delete,write,all");
+const UPDATE: Action = write("indices:data/write/update", "index,write,all");
+const CREATE_INDEX: Action = write("indices:admin/create", "create_index,manage,all");
+const PUT_MAPPING: Action = write("indices:admin/mapping/put", "manage,all");
+
+/// The cluster action of a request, if it is one.
+fn cluster_action(path: &str) -> Option<Action> {
+    let name = match path {
+        "/" => "cluster:monitor/main",
+        p if p.starts_with("/_cluster/health") => "cluster:monitor/health",
+        _ => return None,
+    };
+    Some(Action {
+        name,
+        granted_by: "monitor,manage,all",
+        needs_write: false,
+    })
+}
+
+/// The index and action of a request that writes or reads metadata (`None`
+/// for reads of documents, which every user may do).
+fn index_action(method: &str, path: &str) -> Option<(String, Action)> {
+    let mut segments = path.split('/').filter(|s| !s.is_empty());
+    let index = segments.next().filter(|s| !s.starts_with('_'))?;
+    let reads = matches!(method, "GET" | "HEAD");
+    let action = match (segments.next(), method) {
+        (None, "PUT") => CREATE_INDEX,
+        (None, _) if reads => metadata("indices:admin/get"),
+        (Some("_mapping"), _) if reads => metadata("indices:admin/mappings/get"),
+        (Some("_settings"), _) if reads => metadata("indices:monitor/settings/get"),
+        (Some("_doc" | "_create"), "DELETE") => DELETE,
+        (Some("_doc" | "_create"), _) if !reads => INDEX,
+        (Some("_update"), _) if !reads => UPDATE,
+        (Some("_delete_by_query"), _) => DELETE,
+        (Some("_update_by_query"), _) => UPDATE,
+        (Some("_mapping"), "PUT" | "POST") => PUT_MAPPING,
+        _ => return None,
+    };
+    Some((index.to_string(), action))
+}
+
+/// `_bulk`: forwarded when the user may write every item's index; when it
+/// may write none, each item fails with the 403 (the request itself is a
+/// 200, as Elasticsearch answers).
+fn bulk(product: Product, user: &User, request: &Request, path: &str) -> Option<Canned> {
+    let default_index = path
+        .trim_start_matches('/')
+        .strip_suffix("_bulk")
+        .map(|p| p.trim_end_matches('/'))
+        .filter(|p| !p.is_empty())
+        .map(str::to_string);
+    let text = String::from_utf8_lossy(&body_bytes(request)).into_owned();
+    let mut items = Vec::new();
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    while let Some(line) = lines.next() {
+        let Ok(Value::Object(head)) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let Some((kind, meta)) = head.into_iter().next() else {
+            continue;
+        };
+        if kind != "delete" {
+            lines.next();
+        }
+        let index = meta
+            .get("_index")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| default_index.clone())
+            .unwrap_or_default();
+        items.push((kind, index, meta.get("_id").cloned().unwrap_or(Value::Null)));
+    }
+    let denied = items.iter().filter(|(_, i, _)| !user.may_write(i)).count();
+    if denied == 0 {
+        return None;
+    }
+    if denied < items.len() {
+        return Some(Canned::text(
+            500,
+            "security fixture: a _bulk mixing writable and refused indices is not emulated",
+        ));
+    }
+    let answers: Vec<Value> = items
+        .into_iter()
+        .map(|(kind, index, id)| {
+            let action = if kind == "delete" { DELETE } else { INDEX };
+            let reason = refusal(product, user, action, &index);
+            let mut item = Map::new();
+            item.insert(
+                kind,
+                json!({"_index": index, "_id": id, "status": 403,
+                    "error": {"type": "security_exception", "reason": reason}}),
+            );
+            Value::Object(item)
+        })
+        .collect();
+    Some(Canned::json(
+        200,
+        json!({"took": 0, "errors": true, "items": answers}),
+    ))
+}
+
+/// Elasticsearch's `_security/_authenticate`.
+fn es_whoami(user: &User) -> Value {
+    json!({"username": user.name, "roles": [user.role()], "full_name": null, "email": null,
+        "metadata": {}, "enabled": true,
+        "authentication_realm": {"name": "native1", "type": "native"},
+        "lookup_realm": {"name": "native1", "type": "native"},
+        "authentication_type": "realm"})
+}
+
+/// OpenSearch's `authinfo` (`full`) or `api/account`.
+fn os_whoami(user: &User, full: bool) -> Value {
+    let mut v = json!({"user_name": user.name, "user_requested_tenant": null,
+        "backend_roles": [], "custom_attribute_names": [], "roles": [user.role()],
+        "tenants": {user.name.clone(): true}});
+    if full {
+        v["user"] = json!(format!(
+            "User [name={}, backend_roles=[], requestedTenant=null]",
+            user.name
+        ));
+        v["remote_address"] = json!("127.0.0.1:0");
+        v["principal"] = Value::Null;
+        v["peer_certificates"] = json!("0");
+        v["sso_logout_url"] = Value::Null;
+    } else {
+        v["is_reserved"] = json!(false);
+        v["is_hidden"] = json!(false);
+        v["is_internal_user"] = json!(true);
+    }
+    v
+}
+
+/// Elasticsearch's `_has_privileges` answer to `request`.
+fn has_privileges(user: &User, request: &Value) -> Value {
+    let mut indices = Map::new();
+    let mut all = true;
+    for entry in request
+        .get("index")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let strings = |key: &str| -> Vec<String> {
+            entry
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        };
+        for name in strings("names") {
+            let mut privileges = Map::new();
+            for p in strings("privileges") {
+                let granted = user.has(&p, &name);
+                all &= granted;
+                privileges.insert(p, json!(granted));
+            }
+            indices.insert(name, Value::Object(privileges));
+        }
+    }
+    let mut cluster = Map::new();
+    for p in request
+        .get("cluster")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let granted = match p {
+            "monitor" => user.monitor,
+            _ => user.writes.is_none(),
+        };
+        all &= granted;
+        cluster.insert(p.to_string(), json!(granted));
+    }
+    json!({"username": user.name, "has_all_requested": all, "cluster": cluster,
+        "index": indices, "application": {}})
+}
+
+/// The request body, de-chunked.
+fn body_bytes(request: &Request) -> Vec<u8> {
+    let chunked = request.headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("transfer-encoding") && v.to_ascii_lowercase().contains("chunked")
+    });
+    if chunked {
+        super::super::dechunk(&request.body).unwrap_or_default()
+    } else {
+        request.body.clone()
+    }
+}
+
+fn body_json(request: &Request) -> Value {
+    serde_json::from_slice(&body_bytes(request)).unwrap_or(Value::Null)
+}
+
+/// Standard base64 (with or without padding); `None` when malformed.
+fn decode_base64(s: &str) -> Option<String> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut bits = 0u32;
+    let mut count = 0;
+    let mut out = Vec::new();
+    for c in s.bytes().filter(|c| *c != b'=') {
+        let v = ALPHABET.iter().position(|a| *a == c)? as u32;
+        bits = (bits << 6) | v;
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}

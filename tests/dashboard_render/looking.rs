@@ -1,0 +1,152 @@
+//! What issue 9's walkthrough found cut or misleading on screen: lock
+//! holders shortened differently per row, audit findings and log lines cut
+//! at the edge, the sort arrow, and the capped listing of a terminal state.
+
+use crate::drawing::screen;
+use crate::fixtures::{app, lock};
+use estx::dashboard::app::{LogLevel, Pane};
+use estx::dashboard::snapshot::TerminalListing;
+use estx::protocol::TxnState;
+use serde_json::json;
+
+/// Two locks of the same long-id owner, with process ids of different
+/// lengths: the owner id is shortened the same way on both rows.
+#[test]
+fn lock_holders_are_shortened_alike_on_every_row() {
+    let mut a = app();
+    let owner = "txn-20261121004318-0123456789-8c484f44";
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.locks = vec![
+        lock(
+            "acct-1",
+            json!({"owner": owner, "process_id": "w-1:1", "created_at": crate::fixtures::ts(60)}),
+            Some(TxnState::Pending),
+        ),
+        lock(
+            "acct-2",
+            json!({"owner": owner, "process_id": "worker-long-host-name:424242",
+                   "created_at": crate::fixtures::ts(60)}),
+            Some(TxnState::Pending),
+        ),
+    ];
+    a.refresh_view();
+    for (w, h) in [(100, 30), (160, 48), (80, 24)] {
+        let s = screen(&a, w, h);
+        let cut: Vec<&str> = s
+            .lines()
+            .filter_map(|l| {
+                let at = l.find("txn txn-")?;
+                l[at + 4..].split_whitespace().next()
+            })
+            .collect();
+        assert_eq!(cut.len(), 2, "{w}x{h}:\n{s}");
+        assert_eq!(cut[0], cut[1], "{w}x{h}: cut differently:\n{s}");
+    }
+}
+
+/// A finding longer than the audit pane wraps: its id and amounts stay.
+#[test]
+fn audit_findings_wrap_whole() {
+    use estx::protocol::audit::{AuditReport, Finding};
+    let mut a = app();
+    let detail = "carries `t-20261121-very-long-transaction-id-8c484f44` (rolled-back) \
+                  with a delta of -12345: a late apply; the repair undoes it";
+    a.audit.report = Some(Ok(Box::new(AuditReport {
+        total_balance: 1,
+        in_flight_delta: 0,
+        consistent_view: true,
+        coverage: Default::default(),
+        findings: vec![Finding {
+            kind: "dangling_pending".into(),
+            id: "carol".into(),
+            detail: detail.into(),
+        }],
+        repairs: vec![],
+    })));
+    a.audit.open = true;
+    let s = screen(&a, 80, 24);
+    let flat: String = s
+        .lines()
+        .map(|l| l.trim_matches(|c: char| c == '│' || c == ' ' || c == '┃'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    for needle in [
+        "t-20261121-very-long-transaction-id-8c484f44",
+        "-12345:",
+        "undoes it",
+    ] {
+        assert!(flat.contains(needle), "{needle} cut:\n{s}");
+    }
+}
+
+/// A log line longer than the pane wraps instead of being cut.
+#[test]
+fn long_log_lines_wrap() {
+    let mut a = app();
+    a.push_log(
+        LogLevel::Error,
+        "Roll back t-20261121-very-long-id: refused: transaction was modified 12s ago, \
+         within the 120s recovery window (the end of this line is what matters)",
+    );
+    a.focus = Pane::Log;
+    a.refresh_view();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("(the end of this line is what matters)"), "{s}");
+}
+
+/// The default order says what it is in words (oldest first), and `O`
+/// says the reverse.
+#[test]
+fn the_age_sort_says_which_end_comes_first() {
+    let mut a = app();
+    assert!(screen(&a, 100, 30).contains("sort oldest first"));
+    a.sort_desc = true;
+    a.refresh_view();
+    assert!(screen(&a, 100, 30).contains("sort newest first"));
+}
+
+/// On a terminal state the table lists that state's newest rows, and says
+/// "newest N of M" when the poll capped them.
+#[test]
+fn a_capped_terminal_listing_says_newest_n_of_m() {
+    let mut a = app();
+    a.state_filter = 6; // rolled-back
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.transactions.push(crate::fixtures::txn(
+        "t-undone",
+        Some("rolled-back"),
+        "alice",
+        "bob",
+        json!(5),
+        40,
+    ));
+    snap.terminal = Some(TerminalListing {
+        state: TxnState::RolledBack,
+        listed: 1,
+        total: 12,
+    });
+    a.refresh_view();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("state rolled-back (newest 1 of 12)"), "{s}");
+    assert!(s.contains("t-undone"), "{s}");
+}
+
+/// A long pending transaction id in the accounts pane is shortened in the
+/// middle (its tail stays), never cut at the pane's edge.
+#[test]
+fn pending_ids_in_the_accounts_pane_keep_their_tail() {
+    let mut a = app();
+    let long = "txn-20261123124258-263319b2";
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.accounts
+        .insert("alice".into(), crate::fixtures::account(400, &[long]));
+    a.refresh_view();
+    for (w, h) in [(80, 24), (100, 30)] {
+        let s = screen(&a, w, h);
+        let row = s
+            .lines()
+            .find(|l| l.contains("alice") && l.contains("1 txn-"))
+            .unwrap_or_else(|| panic!("{w}x{h}: no alice row:\n{s}"));
+        assert!(row.contains('…') && row.contains("19b2"), "{w}x{h}: {row}");
+    }
+}
