@@ -208,13 +208,14 @@ impl TransferModel {
     /// The batched process's lost answer: a new round, the write unsure.
     pub(crate) fn batch_lose(s: &mut State, who: Who) -> Option<()> {
         let Pc::Running {
-            at: At::BatchWriting {
-                doc,
-                val,
-                if_seq,
-                effect,
-                ..
-            },
+            at:
+                At::BatchWriting {
+                    doc,
+                    val,
+                    if_seq,
+                    effect,
+                    ..
+                },
             ..
         } = s.procs[who.index()].clone()
         else {

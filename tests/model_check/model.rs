@@ -8,7 +8,6 @@ use estx::protocol::steps::{account_step, next_after, plan, Next, Procedure, Ste
 use estx::protocol::{Transfer, TxnState};
 use std::fmt;
 
-
 /// Same bound as `procedures.rs`.
 pub(crate) const MAX_REPLANS: usize = 3;
 pub(crate) const AMOUNT: i64 = 30;
@@ -157,7 +156,9 @@ pub(crate) struct View {
     pub(crate) claimed: bool,
 }
 
-/// A process's program counter.
+/// A process's program counter. (States are cloned whole by the checker;
+/// boxing the large variant would only add allocations.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Pc {
     /// About to read the transaction.

@@ -57,26 +57,23 @@ impl Protocol {
         if self.config.fencing != Fencing::On {
             return false;
         }
-        it.todo
-            .iter()
-            .take_while(|s| is_apply(**s))
-            .any(|&step| {
-                let acct = if step.on_source() == Some(true) {
-                    &it.t.src
-                } else {
-                    &it.t.dest
-                };
-                let Some(doc) = r.accts.get(acct) else {
-                    return false;
-                };
-                let Ok(state) = AccountState::from_source(&doc.source) else {
-                    return false;
-                };
-                matches!(
-                    steps::account_step(step, &it.t, &state, self.config.fencing),
-                    Ok(Decision::Write(..))
-                )
-            })
+        it.todo.iter().take_while(|s| is_apply(**s)).any(|&step| {
+            let acct = if step.on_source() == Some(true) {
+                &it.t.src
+            } else {
+                &it.t.dest
+            };
+            let Some(doc) = r.accts.get(acct) else {
+                return false;
+            };
+            let Ok(state) = AccountState::from_source(&doc.source) else {
+                return false;
+            };
+            matches!(
+                steps::account_step(step, &it.t, &state, self.config.fencing),
+                Ok(Decision::Write(..))
+            )
+        })
     }
 
     /// One `_bulk` of transaction writes: the transition of every item at a
@@ -263,8 +260,7 @@ impl Protocol {
         // one-at-a-time apply.
         if let Some(gate) = self.exec.gate() {
             for w in &writes {
-                if w
-                    .members
+                if w.members
                     .iter()
                     .any(|(_, e)| matches!(e, Effect::Applied { .. }))
                 {
