@@ -24,6 +24,30 @@ use estx::protocol::executor::Outcome;
 use estx::protocol::steps::{account_step, Step};
 use estx::protocol::TxnState;
 
+/// A batched write whose answer was lost.
+pub(crate) type Unsure = (Doc, Val, u8, Effect);
+
+/// What a batched round knows: each document as it read it or as it has
+/// since written it itself (the `_bulk` answer gives the new `_seq_no`),
+/// and whether the transaction was claimed this round (a claim or a begin,
+/// decided on the round's read, seen to succeed).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct View {
+    pub(crate) txn: (u8, TxnState),
+    pub(crate) a: (u8, AccountState),
+    pub(crate) b: (u8, AccountState),
+    pub(crate) claimed: bool,
+}
+
+/// Bugs planted in the batched round: the check must catch each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BatchBug {
+    /// Applies without a claim.
+    NoClaim,
+    /// Counts a claim of an earlier round as this round's.
+    ClaimKeptAcrossRounds,
+}
+
 fn is_apply(step: Step) -> bool {
     matches!(step, Step::ApplySource | Step::ApplyDestination)
 }

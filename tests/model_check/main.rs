@@ -57,6 +57,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod action;
 mod batch;
 mod model;
 

@@ -8,6 +8,9 @@ use estx::protocol::steps::{account_step, next_after, plan, Next, Procedure, Ste
 use estx::protocol::{Transfer, TxnState};
 use std::fmt;
 
+pub(crate) use crate::action::Action;
+pub(crate) use crate::batch::{BatchBug, Unsure, View};
+
 /// Same bound as `procedures.rs`.
 pub(crate) const MAX_REPLANS: usize = 3;
 pub(crate) const AMOUNT: i64 = 30;
@@ -141,21 +144,6 @@ pub(crate) enum At {
     },
 }
 
-/// A batched write whose answer was lost.
-pub(crate) type Unsure = (Doc, Val, u8, Effect);
-
-/// What a batched round knows: each document as it read it or as it has
-/// since written it itself (the `_bulk` answer gives the new `_seq_no`),
-/// and whether the transaction was claimed this round (a claim or a begin,
-/// decided on the round's read, seen to succeed).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct View {
-    pub(crate) txn: (u8, TxnState),
-    pub(crate) a: (u8, AccountState),
-    pub(crate) b: (u8, AccountState),
-    pub(crate) claimed: bool,
-}
-
 /// A process's program counter. (States are cloned whole by the checker;
 /// boxing the large variant would only add allocations.)
 #[allow(clippy::large_enum_variant)]
@@ -261,52 +249,6 @@ impl State {
     }
 }
 
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Action {
-    /// Read the transaction to plan.
-    Read(Who),
-    /// Read the step's document, decide, maybe send a write.
-    Step(Who, Step),
-    /// Apply: read the transaction and send the claim.
-    Claim(Who, Step),
-    /// The same, with the read answered by a lagging copy (one write behind).
-    ClaimStale(Who, Step),
-    /// The primary receives this write.
-    Deliver(Flight),
-    /// An orphan write never reaches the primary.
-    Drop(Flight),
-    /// The writer stops waiting for its answer (timeout, dropped connection).
-    Lose(Who),
-    /// Batched recovery reads both accounts (one `_mget`), starting a round.
-    BatchReadAccounts(Who),
-    /// Batched recovery reads the transaction (after the accounts).
-    BatchReadTxn(Who),
-    /// The same, answered by a lagging copy (one write behind).
-    BatchReadTxnStale(Who),
-
-    Crash(Who),
-}
-
-impl fmt::Debug for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Action::Read(w) => write!(f, "{w:?} reads txn"),
-            Action::Step(w, s) => write!(f, "{w:?} [{s}] reads+decides"),
-            Action::Claim(w, s) => write!(f, "{w:?} [{s}] reads txn+claims"),
-            Action::ClaimStale(w, s) => write!(f, "{w:?} [{s}] reads a stale txn+claims"),
-            Action::Deliver(fl) => {
-                write!(f, "deliver {:?}@{} from {:?}", fl.doc, fl.if_seq, fl.waiter)
-            }
-            Action::Drop(fl) => write!(f, "drop {:?}@{}", fl.doc, fl.if_seq),
-            Action::Lose(w) => write!(f, "{w:?} loses its answer"),
-            Action::BatchReadAccounts(w) => write!(f, "{w:?} reads A+B"),
-            Action::BatchReadTxn(w) => write!(f, "{w:?} reads txn"),
-            Action::BatchReadTxnStale(w) => write!(f, "{w:?} reads a stale txn"),
-            Action::Crash(w) => write!(f, "{w:?} crashes"),
-        }
-    }
-}
-
 pub(crate) struct TransferModel {
     pub(crate) fencing: Fencing,
     pub(crate) transfer: Transfer,
@@ -314,15 +256,6 @@ pub(crate) struct TransferModel {
     pub(crate) batched: bool,
     /// A bug planted in the batched round (tests of the check itself).
     pub(crate) bug: Option<BatchBug>,
-}
-
-/// Bugs planted in the batched round: the check must catch each.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BatchBug {
-    /// Applies without a claim.
-    NoClaim,
-    /// Counts a claim of an earlier round as this round's.
-    ClaimKeptAcrossRounds,
 }
 
 impl TransferModel {
