@@ -1,5 +1,5 @@
-//! The commands that move money: `transfer`, `rollback`, `recover ID` and
-//! `recover --all-stuck`. Each step is printed as it ends (by the observer
+//! The commands that move money: `transfer`, `rollback ID`, `recover ID`
+//! (a selection goes to [`super::bulk`]). Each step is printed as it ends (by the observer
 //! installed in [`super::context::printing_observer`]), then the verdict:
 //! successes on stdout, refusals and failures as one line on stderr. With
 //! `--json`, only the outcome ([`super::outcome`]) is printed, at the end.
@@ -7,16 +7,15 @@
 use super::args::{RecoverArgs, RollbackArgs, TransferArgs};
 use super::context::printing_observer;
 use super::exit;
-use super::intervention::{self, begin, begin_procedure};
-use super::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutcome, RecoverAllOutcome};
-use super::output::{err, fail, out, plural};
+use super::intervention::{begin, begin_procedure};
+use super::outcome::{self, ErrorOutcome, ProcedureOutcome};
+use super::output::{err, fail, out};
+use super::selection::{OutcomeFormat, SelectionArgs};
+use super::{bulk, dry_run};
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::create::new_transaction_id;
-use crate::protocol::lock_release::SweptLock;
-use crate::protocol::stuck::Pace;
-use crate::protocol::trail::{
-    plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep,
-};
+use crate::protocol::trail::bulk::Selection;
+use crate::protocol::trail::{plan_labels, ActionKind, Interface, Intervention};
 use crate::protocol::{
     NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState, Verdict,
 };
@@ -75,10 +74,23 @@ fn finish(report: &ProcedureReport, json: bool) -> i32 {
     }
 }
 
+/// [`finish`] in `format`: `ndjson` prints the outcome as one line.
+fn finish_as(report: &ProcedureReport, format: OutcomeFormat) -> i32 {
+    match format {
+        OutcomeFormat::Ndjson => {
+            let row = ProcedureOutcome::from(report);
+            super::bulk_rows::Line::Transaction(&row).print();
+            row.exit_code
+        }
+        OutcomeFormat::Json => finish(report, true),
+        OutcomeFormat::Text => finish(report, false),
+    }
+}
+
 /// The intervention could not start (its audit record could not be
 /// written, or it was refused): the reason is on stderr; with `--json`,
 /// stdout still says so.
-fn not_started(code: i32, json: bool) -> i32 {
+pub(super) fn not_started(code: i32, json: bool) -> i32 {
     if json {
         outcome::print(&ErrorOutcome {
             error: "the intervention did not start (the reason is on stderr); nothing was written"
@@ -91,7 +103,7 @@ fn not_started(code: i32, json: bool) -> i32 {
 
 /// The protocol handle a command runs with: printing each step as it ends,
 /// unless the outcome is printed as JSON at the end.
-fn observed(p: Protocol, json: bool, batch: bool) -> Protocol {
+pub(super) fn observed(p: Protocol, json: bool, batch: bool) -> Protocol {
     if json {
         p
     } else {
@@ -134,50 +146,96 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
     rec.finish_report(&report, code).await
 }
 
-/// `rollback ID`.
+/// `rollback ID`, or of a selection ([`super::bulk`]).
 pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
-    let rec = match begin_procedure(&p, Procedure::Rollback, &a.id, a.force, &a.why).await {
-        Ok(r) => r,
-        Err(code) => return not_started(code, a.json),
+    let Some(id) = a.id.as_ref().filter(|_| !a.select.is_bulk()) else {
+        let req = bulk::Request {
+            procedure: Procedure::Rollback,
+            select: &a.select,
+            json: a.json,
+            why: &a.why,
+            runner: bulk::Runner::OneByOne(usize::from(a.concurrency)),
+        };
+        return bulk::run(p, req).await;
     };
-    if !a.json {
-        out(format_args!("rollback {}", a.id));
+    if a.select.dry_run {
+        return dry_run_one(p, Procedure::Rollback, id, &a.select, a.json).await;
     }
-    let report = observed(p, a.json, false).rollback(&a.id, a.force).await;
-    let code = finish(&report, a.json);
+    let format = a.select.format(a.json);
+    let json = format != OutcomeFormat::Text;
+    let rec = match begin_procedure(&p, Procedure::Rollback, id, a.force, &a.why).await {
+        Ok(r) => r,
+        Err(code) => return not_started(code, json),
+    };
+    if !json {
+        out(format_args!("rollback {id}"));
+    }
+    let report = observed(p, json, false).rollback(id, a.force).await;
+    let code = finish_as(&report, format);
     rec.finish_report(&report, code).await
 }
 
-/// `recover ID` or `recover --all-stuck`.
+/// `recover ID`, or of a selection ([`super::bulk`]): in batches unless
+/// `--sequential`, whatever the selection.
 pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
-    match (&a.id, a.all_stuck) {
-        (Some(id), false) => {
-            let rec = match begin_procedure(&p, Procedure::Recover, id, a.force, &a.why).await {
-                Ok(r) => r,
-                Err(code) => return not_started(code, a.json),
-            };
-            if !a.json {
-                out(format_args!("recover {id}"));
-            }
-            let report = observed(p, a.json, false).recover(id, a.force).await;
-            let code = finish(&report, a.json);
-            rec.finish_report(&report, code).await
-        }
-        _ => {
-            let default = if a.sequential { 4 } else { 1 };
-            let concurrency = usize::from(a.concurrency.unwrap_or(default));
-            let batch = (!a.sequential).then(|| BatchOptions {
+    let Some(id) = a.id.as_ref().filter(|_| !a.select.is_bulk()) else {
+        let default = if a.sequential { 4 } else { 1 };
+        let concurrency = usize::from(a.concurrency.unwrap_or(default));
+        let runner = if a.sequential {
+            bulk::Runner::OneByOne(concurrency)
+        } else {
+            bulk::Runner::Batched(BatchOptions {
                 batch_size: usize::from(a.batch_size),
                 concurrency,
                 ..BatchOptions::default()
-            });
-            recover_all(p, concurrency, batch, a.allow_partial, a.json, &a.why).await
-        }
+            })
+        };
+        let req = bulk::Request {
+            procedure: Procedure::Recover,
+            select: &a.select,
+            json: a.json,
+            why: &a.why,
+            runner,
+        };
+        return bulk::run(p, req).await;
+    };
+    if a.select.dry_run {
+        return dry_run_one(p, Procedure::Recover, id, &a.select, a.json).await;
+    }
+    let format = a.select.format(a.json);
+    let json = format != OutcomeFormat::Text;
+    let rec = match begin_procedure(&p, Procedure::Recover, id, a.force, &a.why).await {
+        Ok(r) => r,
+        Err(code) => return not_started(code, json),
+    };
+    if !json {
+        out(format_args!("recover {id}"));
+    }
+    let report = observed(p, json, false).recover(id, a.force).await;
+    let code = finish_as(&report, format);
+    rec.finish_report(&report, code).await
+}
+
+/// `rollback ID --dry-run` / `recover ID --dry-run`: the plan of one.
+async fn dry_run_one(
+    p: Protocol,
+    procedure: Procedure,
+    id: &str,
+    select: &SelectionArgs,
+    json: bool,
+) -> i32 {
+    let selection = Selection {
+        ids: Some(vec![id.to_string()]),
+        ..Selection::default()
+    };
+    match p.select(&selection, false).await {
+        Ok(selected) => dry_run::run(&p, procedure, &selected, select.format(json), id).await,
+        Err(e) => fail(&e),
     }
 }
 
 /// Counts of verdicts over many procedures.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Tally {
     /// Ran to a terminal state.
     pub completed: usize,
@@ -219,201 +277,6 @@ impl std::fmt::Display for Tally {
             self.completed, self.done_elsewhere, self.nothing_to_do, self.refused, self.stopped, self.failed
         )
     }
-}
-
-/// `recover --all-stuck`: every stuck transaction, in batches (`batch`) or
-/// one at a time per worker, `concurrency` at a time, then every lock whose
-/// owner is terminal or missing; recorded in the audit trail as one bulk
-/// intervention.
-async fn recover_all(
-    p: Protocol,
-    concurrency: usize,
-    batch: Option<BatchOptions>,
-    allow_partial: bool,
-    json: bool,
-    why: &intervention::ReasonArgs,
-) -> i32 {
-    let failed = |e: &crate::Error| {
-        if json {
-            outcome::print(&ErrorOutcome::from(e));
-        }
-        fail(e)
-    };
-    let stuck = match p.stuck().await.and_then(|l| {
-        l.summary
-            .coverage
-            .require_complete(allow_partial, "recover every stuck transaction")
-            .map(|()| l.transactions)
-    }) {
-        Ok(t) => t,
-        Err(e) => return failed(&e),
-    };
-    let ids = stuck.iter().map(|t| t.id.clone()).collect();
-    let mut i = Intervention::new(ActionKind::Recover, ids, Interface::Cli);
-    i.bulk = true;
-    i.plan = stuck
-        .iter()
-        .map(|t| {
-            let steps = plan_labels(Procedure::Recover, t.state.as_ref()).join(", ");
-            format!("{}: {steps}", t.id)
-        })
-        .chain(["release the locks of terminal or missing owners".to_string()])
-        .collect();
-    i.targets = vec!["--all-stuck".into()];
-    let rec = match begin(&p, i, why).await {
-        Ok(r) => r,
-        Err(code) => return not_started(code, json),
-    };
-    let p = observed(p, json, true);
-    let window = p.config().recovery_window;
-    let window_text = crate::protocol::time::human_age(window.as_secs() as i64);
-    let pace = match batch {
-        Some(opts) => {
-            if !json {
-                out(format_args!(
-                    "recovering every transaction stuck for over {window_text}, in batches of {}, {concurrency} at a time",
-                    opts.batch_size
-                ));
-            }
-            Pace::Batched(opts)
-        }
-        None => {
-            if !json {
-                out(format_args!(
-                    "recovering every transaction stuck for over {window_text}, {concurrency} at a time"
-                ));
-            }
-            Pace::OneAtATime { concurrency }
-        }
-    };
-    let (mut reports, locks) = match p.recover_all_stuck_with(pace, allow_partial).await {
-        Ok(r) => (r.reports, r.locks),
-        Err(e) => {
-            let code = failed(&e);
-            let summary = format!("failed: {e}");
-            return rec.finish(Outcome::Failed, &summary, vec![], code).await;
-        }
-    };
-    reports.sort_by(|a, b| a.txn.cmp(&b.txn));
-    let (swept, locks_partial) = match locks {
-        Ok(s) => (s.swept, s.coverage.describe()),
-        Err(e) => {
-            let code = failed(&e);
-            let summary = format!("recovered {}, then failed: {e}", reports.len());
-            let steps = trail_steps(&p, &reports, &[]);
-            return rec.finish(Outcome::Failed, &summary, steps, code).await;
-        }
-    };
-    let locks: Vec<LockOutcome> = swept.iter().map(LockOutcome::from).collect();
-    let code = exit::worst(
-        reports
-            .iter()
-            .map(exit::of_report)
-            .chain(locks.iter().map(LockOutcome::exit_code)),
-    );
-    let partial_note = locks_partial
-        .as_ref()
-        .map(|d| format!(" (locks listing {d})"))
-        .unwrap_or_default();
-    let summary = format!(
-        "{}: {}; {} whose owner is terminal or missing released{partial_note}",
-        plural(reports.len(), "stuck transaction"),
-        Tally::of(&reports),
-        plural(
-            swept
-                .iter()
-                .filter(|s| s.outcome == crate::protocol::locks::ReleaseOutcome::Released)
-                .count(),
-            "lock"
-        )
-    );
-    let steps = trail_steps(&p, &reports, &swept);
-    let outcome = match intervention::worst(reports.iter().map(|r| &r.verdict)) {
-        Outcome::NothingToDo if !swept.is_empty() => Outcome::Completed,
-        o => o,
-    };
-    if json {
-        outcome::print(&RecoverAllOutcome {
-            recovery_window_seconds: window.as_secs_f64(),
-            transactions: reports.iter().map(ProcedureOutcome::from).collect(),
-            released_locks: locks,
-            locks_listing_partial: locks_partial.clone(),
-            exit_code: code,
-        });
-        return rec.finish(outcome, &summary, steps, code).await;
-    }
-    if reports.is_empty() {
-        out("no stuck transactions: nothing to do");
-    } else {
-        out("");
-        for r in &reports {
-            print_verdict(r, true);
-        }
-        out("");
-        out(format_args!(
-            "{}: {}",
-            plural(reports.len(), "stuck transaction"),
-            Tally::of(&reports)
-        ));
-    }
-    print_swept(&swept);
-    if let Some(d) = &locks_partial {
-        err(format_args!(
-            "the locks listing was {d}: some abandoned locks may remain"
-        ));
-    }
-    rec.finish(outcome, &summary, steps, code).await
-}
-
-/// The audit-trail steps of `recover --all-stuck`: every procedure's steps,
-/// then each lock the sweep released (or was refused).
-fn trail_steps(p: &Protocol, reports: &[ProcedureReport], swept: &[SweptLock]) -> Vec<TrailStep> {
-    let locks = &p.config().indices.locks;
-    reports
-        .iter()
-        .flat_map(|r| r.steps.iter().map(TrailStep::from))
-        .chain(swept.iter().map(|s| {
-            let owner = s.view.info.owner.clone().unwrap_or_default();
-            TrailStep::release(locks, &owner, &s.view.info.resource, &s.outcome)
-        }))
-        .collect()
-}
-
-/// The text lines of the abandoned-lock sweep.
-fn print_swept(swept: &[SweptLock]) {
-    if swept.is_empty() {
-        return;
-    }
-    for s in swept {
-        let owner = match (&s.view.info.owner, &s.view.owner_state) {
-            (Some(o), Some(st)) => format!("owner `{o}` is {st}"),
-            (Some(o), None) => format!("owner `{o}` does not exist"),
-            _ => "no owner".into(),
-        };
-        match &s.outcome {
-            crate::protocol::locks::ReleaseOutcome::Refused(why) => err(format_args!(
-                "lock `{}` ({owner}) not released: {why}",
-                s.view.info.resource
-            )),
-            o => out(format_args!(
-                "lock `{}` ({owner}): {}",
-                s.view.info.resource,
-                if *o == crate::protocol::locks::ReleaseOutcome::Released {
-                    "released"
-                } else {
-                    "not held"
-                }
-            )),
-        }
-    }
-    let released = swept
-        .iter()
-        .filter(|s| s.outcome == crate::protocol::locks::ReleaseOutcome::Released)
-        .count();
-    out(format_args!(
-        "{} whose owner is terminal or missing: {released} released",
-        plural(swept.len(), "lock")
-    ));
 }
 
 #[cfg(test)]

@@ -205,6 +205,44 @@ mod tests {
     }
 
     #[test]
+    fn bulk_selectors_compose_and_exclude_an_id() {
+        let ok = |args: &[&str]| {
+            let mut v = vec!["estx-tui"];
+            v.extend_from_slice(args);
+            Cli::try_parse_from(v)
+        };
+        for cmd in ["rollback", "recover"] {
+            let cli = ok(&[cmd, "--state", "pending,created", "--state", "committed"]).unwrap();
+            let select = match cli.command {
+                Some(Command::Rollback(a)) => a.select,
+                Some(Command::Recover(a)) => a.select,
+                _ => unreachable!(),
+            };
+            assert_eq!(select.states, ["pending", "created", "committed"]);
+            assert!(select.is_bulk());
+            assert!(ok(&[
+                cmd,
+                "--all-stuck",
+                "--older-than",
+                "1h30m",
+                "--ids-from",
+                "-"
+            ])
+            .is_ok());
+            assert!(ok(&[cmd, "t1", "--dry-run", "--format", "ndjson"]).is_ok());
+            assert!(ok(&[cmd, "t1", "--state", "pending"]).is_err());
+            assert!(ok(&[cmd, "--ids-from", "f", "--force"]).is_err());
+            assert!(ok(&[cmd, "--dry-run"]).is_err());
+            assert!(ok(&[cmd, "t1", "--allow-partial"]).is_err());
+            assert!(ok(&[cmd, "--all-stuck", "--json", "--format", "ndjson"]).is_err());
+            assert!(ok(&[cmd, "--state", "pendng"]).is_err());
+            assert!(ok(&[cmd, "--older-than", "soon"]).is_err());
+        }
+        assert!(ok(&["rollback", "t1", "--concurrency", "2"]).is_err());
+        assert!(ok(&["rollback", "--all-stuck", "--concurrency", "0"]).is_err());
+    }
+
+    #[test]
     fn release_lock_needs_exactly_one_target() {
         assert!(Cli::try_parse_from(["estx-tui", "release-lock"]).is_err());
         assert!(Cli::try_parse_from(["estx-tui", "release-lock", "A", "--txn", "t"]).is_err());

@@ -51,8 +51,9 @@ pub async fn run(p: &Protocol, a: &HistoryArgs) -> i32 {
 /// (a bulk record holds every transaction's steps).
 pub fn record_lines(r: &Record, txn: &str) -> Vec<String> {
     let forced = if r.forced { " (forced)" } else { "" };
+    let bulk = if r.bulk { " (bulk)" } else { "" };
     let mut lines = vec![format!(
-        "{}  {}{forced}  by {}  via {}  [{}]",
+        "{}  {}{forced}{bulk}  by {}  via {}  [{}]",
         format_timestamp(r.started_at),
         r.action,
         r.operator,

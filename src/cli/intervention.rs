@@ -35,10 +35,11 @@ pub fn writes(command: &Command) -> bool {
         Command::Init(_)
         | Command::Seed(_)
         | Command::Transfer(_)
-        | Command::Rollback(_)
-        | Command::Recover(_)
         | Command::ReleaseLock(_)
         | Command::Reverse(_) => true,
+        // A dry run reads and decides only.
+        Command::Rollback(a) => !a.select.dry_run,
+        Command::Recover(a) => !a.select.dry_run,
         Command::Audit(a) => a.repair,
         _ => false,
     }

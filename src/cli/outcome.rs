@@ -102,23 +102,6 @@ impl From<&ProcedureReport> for ProcedureOutcome {
     }
 }
 
-/// `recover --all-stuck --json`: every transaction recovered and every
-/// abandoned lock released, with the worst exit code.
-#[derive(Debug, Serialize)]
-pub struct RecoverAllOutcome {
-    /// The recovery window transactions were judged stuck by, in seconds.
-    pub recovery_window_seconds: f64,
-    /// One item per stuck transaction found.
-    pub transactions: Vec<ProcedureOutcome>,
-    /// Locks whose owner was terminal or missing, and what their release did.
-    pub released_locks: Vec<LockOutcome>,
-    /// With `--allow-partial`: how the listing of the locks swept was
-    /// partial (abandoned locks may remain), else null.
-    pub locks_listing_partial: Option<String>,
-    /// The worst exit code of all items.
-    pub exit_code: i32,
-}
-
 /// One lock released (or not) by `release-lock` or the sweep of
 /// `recover --all-stuck`.
 #[derive(Debug, Serialize)]

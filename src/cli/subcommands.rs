@@ -4,6 +4,7 @@
 //! one of them required.
 
 use super::intervention::ReasonArgs;
+use super::selection::{SelectionArgs, SELECTORS};
 use super::values;
 use crate::demo::seed::MIN_ACCOUNTS;
 use crate::protocol::time::parse_duration;
@@ -199,13 +200,24 @@ pub struct ShowArgs {
     pub json: bool,
 }
 
-/// `rollback ID`.
+/// `rollback ID`, or `rollback` of a selection.
 #[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).multiple(true)
+    .args(["id", "all_stuck", "states", "older_than", "ids_from"])))]
 pub struct RollbackArgs {
-    /// Transaction id.
-    pub id: String,
-    /// Act even if the transaction was modified within the recovery window.
-    #[arg(long)]
+    /// Transaction id (or select many with --all-stuck, --state,
+    /// --older-than, --ids-from).
+    #[arg(conflicts_with_all = SELECTORS)]
+    pub id: Option<String>,
+    /// The selection, --dry-run and --format.
+    #[command(flatten)]
+    pub select: SelectionArgs,
+    /// With a selection: how many transactions to roll back at once.
+    #[arg(long, default_value_t = 4, conflicts_with = "id", value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrency: u16,
+    /// Act even if the transaction was modified within the recovery window
+    /// (one transaction only).
+    #[arg(long, conflicts_with_all = SELECTORS)]
     pub force: bool,
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
@@ -215,40 +227,40 @@ pub struct RollbackArgs {
     pub why: ReasonArgs,
 }
 
-/// `recover ID` or `recover --all-stuck`.
+/// `recover ID`, or `recover` of a selection (`--all-stuck`: every stuck
+/// transaction, then the locks of terminal or missing owners).
 #[derive(Debug, Clone, Args)]
-#[command(group(clap::ArgGroup::new("target").required(true).args(["id", "all_stuck"])))]
+#[command(group(clap::ArgGroup::new("target").required(true).multiple(true)
+    .args(["id", "all_stuck", "states", "older_than", "ids_from"])))]
 pub struct RecoverArgs {
-    /// Transaction id.
+    /// Transaction id (or select many with --all-stuck, --state,
+    /// --older-than, --ids-from).
+    #[arg(conflicts_with_all = SELECTORS)]
     pub id: Option<String>,
-    /// Recover every stuck transaction instead of one, then release the
-    /// locks whose owner transaction is terminal or missing.
-    #[arg(long)]
-    pub all_stuck: bool,
-    /// With --all-stuck: how many batches to recover at once (default 1:
+    /// The selection, --dry-run and --format.
+    #[command(flatten)]
+    pub select: SelectionArgs,
+    /// With a selection: how many batches to recover at once (default 1:
     /// batches that share accounts only slow each other down), or with
     /// --sequential how many transactions (default 4).
     #[arg(long, conflicts_with = "id", value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: Option<u16>,
-    /// With --all-stuck: transactions read and written together (one `_mget`
-    /// and one `_bulk` per step for the whole batch).
+    /// With a selection: transactions read and written together (one
+    /// `_mget` and one `_bulk` per step for the whole batch).
     #[arg(long, default_value_t = 5000, conflicts_with_all = ["id", "sequential"], value_parser = clap::value_parser!(u16).range(1..))]
     pub batch_size: u16,
-    /// With --all-stuck: recover one transaction at a time per worker (one
+    /// With a selection: recover one transaction at a time per worker (one
     /// read and one write per step), instead of in batches.
     #[arg(long, conflicts_with = "id")]
     pub sequential: bool,
-    /// Act even if the transaction was modified within the recovery window.
-    #[arg(long, conflicts_with = "all_stuck")]
+    /// Act even if the transaction was modified within the recovery window
+    /// (one transaction only).
+    #[arg(long, conflicts_with_all = SELECTORS)]
     pub force: bool,
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
     pub json: bool,
-    /// With --all-stuck: act even when some shards failed to answer the
-    /// stuck query (stuck transactions on them are left alone).
-    #[arg(long, requires = "all_stuck")]
-    pub allow_partial: bool,
-    /// Why (recorded in the audit trail; required with --force or --all-stuck).
+    /// Why (recorded in the audit trail; required with --force or a selection).
     #[command(flatten)]
     pub why: ReasonArgs,
 }

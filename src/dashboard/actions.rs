@@ -13,8 +13,8 @@ use crate::error::Error;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{
-    release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId, Trail,
-    TrailStep,
+    release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId, RunAs,
+    Trail, TrailStep,
 };
 use crate::protocol::{Procedure, Protocol};
 use std::sync::Arc;
@@ -136,7 +136,7 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
         }));
         let (summary, ok) = match changed_since_dialog(&proto, &run).await {
             Some(why) => (why, false),
-            None => execute(&proto, &run).await,
+            None => execute(&proto, &run, false).await,
         };
         let _ = events.send(Event::ActionDone(ActionOutcome {
             action: run.action,
@@ -202,7 +202,7 @@ pub(super) async fn open_trail(proto: &Protocol) -> Result<Trail, String> {
     }
 }
 
-pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
+pub(super) async fn execute(proto: &Protocol, run: &Run, bulk: bool) -> (String, bool) {
     let trail = match open_trail(proto).await {
         Ok(t) => t,
         Err(e) => return (format!("not run: {e}"), false),
@@ -210,6 +210,12 @@ pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
     let id = run.target.as_str();
     let reason = run.reason.clone();
     let ui = Interface::Dashboard;
+    let how = RunAs {
+        force: run.force,
+        reason: reason.clone(),
+        interface: ui,
+        bulk,
+    };
     let (summary, ok, recorded) = match run.action {
         Action::Rollback | Action::Recover => {
             let procedure = if run.action == Action::Rollback {
@@ -217,10 +223,7 @@ pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
             } else {
                 Procedure::Recover
             };
-            match trail
-                .run_procedure(proto, procedure, id, run.force, reason, ui)
-                .await
-            {
+            match trail.run_procedure(proto, procedure, id, how).await {
                 Ok(r) => {
                     let ok = r.value.verdict.is_done();
                     (r.value.verdict.to_string(), ok, (r.record, r.record_error))
@@ -228,7 +231,7 @@ pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
                 Err(e) => return (format!("not run: {e}"), false),
             }
         }
-        Action::ReleaseLocks => match trail.run_release(proto, id, run.force, reason, ui).await {
+        Action::ReleaseLocks => match trail.run_release(proto, id, how).await {
             Ok(r) => {
                 let (text, ok) = match &r.value {
                     Ok(released) if released.is_empty() => ("no locks held".to_string(), true),

@@ -67,7 +67,7 @@ pub fn spawn_run(
                     }
                     let (summary, ok) = match changed_since_dialog(&proto, &run).await {
                         Some(why) => (why, false),
-                        None => execute(&proto, &run).await,
+                        None => execute(&proto, &run, true).await,
                     };
                     let _ = events.send(Event::BulkItem {
                         action: run.action,

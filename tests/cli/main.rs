@@ -415,6 +415,7 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 }
 
 mod audit;
+mod bulk;
 mod check;
 mod demo;
 mod deployed;

@@ -231,6 +231,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         targets: vec![],
         reason: reason.map(str::to_string),
         forced: action == ActionKind::Rollback,
+        bulk: false,
         interface: Interface::Dashboard,
         operator: Operator {
             user: "ops-ann".into(),

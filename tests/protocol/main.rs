@@ -10,6 +10,7 @@ mod common;
 mod amounts;
 mod audit;
 mod batch;
+mod bulk;
 mod concurrency;
 mod deployments;
 mod fixture;

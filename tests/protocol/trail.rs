@@ -7,7 +7,7 @@ use crate::fixture::Fx;
 use crate::procedures::stage;
 use estx::error::Error;
 use estx::protocol::trail::{
-    history, ActionKind, Interface, Intervention, Outcome, RecordStatus, Trail,
+    history, ActionKind, Interface, Intervention, Outcome, RecordStatus, RunAs, Trail,
 };
 use estx::protocol::{Procedure, RunLimits, TxnState};
 
@@ -32,9 +32,7 @@ async fn a_recorded_rollback_names_reason_plan_and_steps() {
             &fx.proto,
             Procedure::Rollback,
             &id,
-            false,
-            Some("INC-9".into()),
-            Interface::Dashboard,
+            RunAs::new(Interface::Dashboard, Some("INC-9".into())),
         )
         .await
         .unwrap();
@@ -58,6 +56,33 @@ async fn a_recorded_rollback_names_reason_plan_and_steps() {
         r.plan.iter().map(String::as_str).collect::<Vec<_>>()
     );
     assert!(r.finished_at.unwrap() >= r.started_at);
+    assert!(!r.bulk, "one rollback is not bulk");
+}
+
+#[tokio::test]
+async fn a_bulk_item_is_flagged_and_needs_a_reason() {
+    let (fx, trail) = with_trail().await;
+    let (id, _, _) = stage(&fx, "b", 2).await;
+    let bulk = |reason: Option<&str>| RunAs {
+        bulk: true,
+        ..RunAs::new(Interface::Dashboard, reason.map(str::to_string))
+    };
+    // A recovery alone needs no reason; one of a bulk action does.
+    let e = trail
+        .run_procedure(&fx.proto, Procedure::Recover, &id, bulk(None))
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("bulk needs a reason"), "{e}");
+    assert!(records(&fx, &id).await.is_empty());
+    trail
+        .run_procedure(&fx.proto, Procedure::Recover, &id, bulk(Some("INC-10")))
+        .await
+        .unwrap();
+    let rs = records(&fx, &id).await;
+    assert_eq!(rs.len(), 1);
+    assert!(rs[0].bulk, "{:?}", rs[0]);
+    let raw = fx.source(&fx.ix.audit, &rs[0].record_id).await;
+    assert_eq!(raw["bulk"], serde_json::json!(true));
 }
 
 #[tokio::test]
@@ -69,9 +94,7 @@ async fn a_missing_reason_writes_nothing() {
             &fx.proto,
             Procedure::Rollback,
             &id,
-            false,
-            Some(" ".into()),
-            Interface::Dashboard,
+            RunAs::new(Interface::Dashboard, Some(" ".into())),
         )
         .await
         .unwrap_err();
@@ -80,7 +103,14 @@ async fn a_missing_reason_writes_nothing() {
         "{e}"
     );
     let e = trail
-        .run_release(&fx.proto, &id, true, None, Interface::Dashboard)
+        .run_release(
+            &fx.proto,
+            &id,
+            RunAs {
+                force: true,
+                ..RunAs::new(Interface::Dashboard, None)
+            },
+        )
         .await
         .unwrap_err();
     assert!(e.to_string().contains("forced"), "{e}");
@@ -92,9 +122,7 @@ async fn a_missing_reason_writes_nothing() {
             &fx.proto,
             Procedure::Recover,
             &id,
-            false,
-            None,
-            Interface::Dashboard,
+            RunAs::new(Interface::Dashboard, None),
         )
         .await
         .unwrap();

@@ -7,11 +7,12 @@
 //! [`Trail::begin`] and [`Trail::finish`] around the protocol's procedures
 //! (or [`Trail::run_procedure`] / [`Trail::run_release`], which do both).
 
+pub mod bulk;
 mod record;
 pub mod run;
 
 pub use record::*;
-pub use run::RecordedRun;
+pub use run::{RecordedRun, RunAs};
 
 use super::Protocol;
 use crate::cluster::{Cluster, CreateOutcome, WriteOutcome};
@@ -92,6 +93,7 @@ impl Trail {
             targets: i.targets.clone(),
             reason: i.reason_text().map(str::to_string),
             forced: i.forced,
+            bulk: i.bulk,
             interface: i.interface,
             operator: self.operator.clone(),
             plan: i.plan.clone(),

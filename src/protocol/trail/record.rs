@@ -326,6 +326,10 @@ pub struct Record {
     pub reason: Option<String>,
     /// Whether safety checks were overridden.
     pub forced: bool,
+    /// Whether it acted on a selection of many transactions (records
+    /// written before bulk actions existed read as `false`).
+    #[serde(default)]
+    pub bulk: bool,
     /// CLI or dashboard.
     pub interface: Interface,
     /// Who.

@@ -10,6 +10,32 @@ use crate::error::{Error, Result};
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::{Procedure, ProcedureReport, Protocol, RunLimits};
 
+/// How a recorded run is made: the operator's choices the record keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunAs {
+    /// Override the recovery window / staleness check.
+    pub force: bool,
+    /// Why (required for rollbacks, forced and bulk runs).
+    pub reason: Option<String>,
+    /// Where the run was started from.
+    pub interface: Interface,
+    /// Whether it is one item of a bulk action (flags the record `bulk`,
+    /// which makes the reason required).
+    pub bulk: bool,
+}
+
+impl RunAs {
+    /// A single (not bulk), unforced run from `interface` with `reason`.
+    pub fn new(interface: Interface, reason: Option<String>) -> RunAs {
+        RunAs {
+            force: false,
+            reason,
+            interface,
+            bulk: false,
+        }
+    }
+}
+
 /// What a recorded run did, and whether its record was completed.
 #[derive(Debug)]
 pub struct RecordedRun<T> {
@@ -52,12 +78,12 @@ impl Trail {
         p: &Protocol,
         procedure: Procedure,
         id: &str,
-        force: bool,
-        reason: Option<String>,
-        interface: Interface,
+        how: RunAs,
     ) -> Result<RecordedRun<ProcedureReport>> {
-        let mut i = procedure_intervention(p, procedure, id, force, interface).await;
-        i.reason = reason;
+        let force = how.force;
+        let mut i = procedure_intervention(p, procedure, id, force, how.interface).await;
+        i.reason = how.reason;
+        i.bulk = how.bulk;
         if let Some(why) = i.missing_reason() {
             return Err(Error::Invalid(format!("{why}; nothing was done")));
         }
@@ -88,13 +114,17 @@ impl Trail {
         &self,
         p: &Protocol,
         txn: &str,
-        force: bool,
-        reason: Option<String>,
-        interface: Interface,
+        how: RunAs,
     ) -> Result<RecordedRun<Result<Vec<(String, ReleaseOutcome)>>>> {
-        let mut i = Intervention::new(ActionKind::ReleaseLock, vec![txn.to_string()], interface);
+        let force = how.force;
+        let mut i = Intervention::new(
+            ActionKind::ReleaseLock,
+            vec![txn.to_string()],
+            how.interface,
+        );
         i.forced = force;
-        i.reason = reason;
+        i.reason = how.reason;
+        i.bulk = how.bulk;
         i.plan = vec!["release lock".into()];
         if let Some(why) = i.missing_reason() {
             return Err(Error::Invalid(format!("{why}; nothing was done")));

@@ -1,0 +1,141 @@
+//! The bulk options `rollback` and `recover` share: which transactions
+//! (`--all-stuck`, `--state`, `--older-than`, `--ids-from`), `--dry-run`,
+//! `--format`, and reading the id list (one per line, `-` for stdin,
+//! blank lines and `#` comments ignored) into a
+//! [`crate::protocol::trail::bulk::Selection`].
+
+use super::values;
+use crate::protocol::time::parse_duration;
+use crate::protocol::trail::bulk::Selection;
+use clap::{Args, ValueEnum};
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The selectors, as an argument group's members (exactly one of a
+/// transaction id or any of these is required).
+pub const SELECTORS: [&str; 4] = ["all_stuck", "states", "older_than", "ids_from"];
+
+/// How a command prints its outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum OutcomeFormat {
+    /// Lines for people: each step as it ends, then the verdicts.
+    #[default]
+    Text,
+    /// One JSON document at the end (the same as --json).
+    Json,
+    /// One JSON object per transaction as it ends, then a summary line.
+    Ndjson,
+}
+
+/// Which transactions a bulk `rollback`/`recover` acts on, and how.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Selection (bulk)")]
+pub struct SelectionArgs {
+    /// Every stuck transaction (in flight and untouched for the recovery
+    /// window; with the other selectors, only the stuck ones they match).
+    #[arg(long)]
+    pub all_stuck: bool,
+    /// Only transactions in this state (repeatable or a comma list):
+    /// created, pending, committed, terminating, finished, rolled-back.
+    #[arg(long = "state", value_name = "STATE", value_parser = values::state, value_delimiter = ',')]
+    pub states: Vec<String>,
+    /// Only transactions last modified longer ago than this (e.g. 1h30m).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub older_than: Option<Duration>,
+    /// The transactions listed in FILE, one id per line (`-`: standard
+    /// input; blank lines and lines starting with # are ignored); unknown
+    /// ids are reported as refused.
+    #[arg(long, value_name = "FILE")]
+    pub ids_from: Option<PathBuf>,
+    /// Act even when some shards failed to answer the selection's query
+    /// (transactions on them are left alone).
+    #[arg(long, conflicts_with = "id")]
+    pub allow_partial: bool,
+    /// Read and decide, write nothing (no audit record either): print what
+    /// each selected transaction would go through, or why it is refused.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How to print the outcome (`ndjson`: a line per transaction as it
+    /// ends, then a summary line, for scripts).
+    #[arg(long, value_enum, conflicts_with = "json")]
+    pub format: Option<OutcomeFormat>,
+}
+
+impl SelectionArgs {
+    /// Whether any selector is given (a bulk action, not one id).
+    pub fn is_bulk(&self) -> bool {
+        self.all_stuck
+            || !self.states.is_empty()
+            || self.older_than.is_some()
+            || self.ids_from.is_some()
+    }
+
+    /// The output format, `--json` meaning `json`.
+    pub fn format(&self, json: bool) -> OutcomeFormat {
+        match (json, self.format) {
+            (true, _) => OutcomeFormat::Json,
+            (false, Some(f)) => f,
+            (false, None) => OutcomeFormat::Text,
+        }
+    }
+
+    /// Where the ids come from, as said in records and messages.
+    pub fn ids_source(&self) -> Option<String> {
+        self.ids_from.as_ref().map(|p| {
+            if p.as_os_str() == "-" {
+                "stdin".to_string()
+            } else {
+                p.display().to_string()
+            }
+        })
+    }
+
+    /// The selection, reading `--ids-from`; `Err` says why the file
+    /// cannot be read (a usage error: nothing was done).
+    pub fn selection(&self) -> Result<Selection, String> {
+        let ids = match &self.ids_from {
+            None => None,
+            Some(path) => {
+                let text = if path.as_os_str() == "-" {
+                    let mut s = String::new();
+                    std::io::stdin()
+                        .read_to_string(&mut s)
+                        .map_err(|e| format!("cannot read the ids from standard input: {e}"))?;
+                    s
+                } else {
+                    std::fs::read_to_string(path)
+                        .map_err(|e| format!("cannot read --ids-from {}: {e}", path.display()))?
+                };
+                Some(parse_ids(&text))
+            }
+        };
+        Ok(Selection {
+            all_stuck: self.all_stuck,
+            states: self.states.clone(),
+            older_than: self.older_than,
+            ids,
+        })
+    }
+}
+
+/// The ids of an `--ids-from` file: one per line, trimmed; blank lines and
+/// `#` comments ignored.
+pub fn parse_ids(text: &str) -> Vec<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_skip_blanks_and_comments() {
+        let ids = parse_ids("# incident 42\nt-1\n\n  t-2  \r\n#t-3\n");
+        assert_eq!(ids, vec!["t-1", "t-2"]);
+    }
+}
