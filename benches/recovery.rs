@@ -27,6 +27,8 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 const ACCOUNTS: usize = 1_000;
+/// Workers of one-at-a-time recovery (`--sequential`'s default); override
+/// with `ESTX_BENCH_WORKERS` (e.g. 1, for reference).
 const SEQUENTIAL_WORKERS: usize = 4;
 
 fn env_usize(name: &str, default: usize) -> usize {
@@ -89,6 +91,7 @@ async fn main() {
     let txns = env_usize("ESTX_BENCH_TXNS", 10_000);
     let batch_size = env_usize("ESTX_BENCH_BATCH", DEFAULT_BATCH_SIZE);
     let concurrency = env_usize("ESTX_BENCH_CONCURRENCY", 1);
+    let workers = env_usize("ESTX_BENCH_WORKERS", SEQUENTIAL_WORKERS);
     let server = server::TestServer::start();
     let prefix = server::unique_prefix();
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
@@ -110,11 +113,7 @@ async fn main() {
     let proto = proto_on(&ix);
     let started = Instant::now();
     if env_usize("ESTX_BENCH_SKIP_SEQUENTIAL", 0) == 0 {
-        let reports = proto
-            .recover_all_stuck(SEQUENTIAL_WORKERS)
-            .await
-            .unwrap()
-            .reports;
+        let reports = proto.recover_all_stuck(workers).await.unwrap().reports;
         check(&cluster, &ix, &seeded, &reports).await;
     }
     let sequential = started.elapsed();
@@ -161,7 +160,7 @@ async fn main() {
     let raw_rate = writes as f64 / raw.as_secs_f64();
     let batched_writes = writes as f64 / batched.as_secs_f64();
     println!(
-        "one at a time ({SEQUENTIAL_WORKERS} workers): {:.1} s, {:.1} transactions/s",
+        "one at a time ({workers} workers): {:.1} s, {:.1} transactions/s",
         sequential.as_secs_f64(),
         rate(sequential)
     );

@@ -46,6 +46,17 @@ impl Cluster {
     /// returns one outcome per item, in order. `Err` means the request as a
     /// whole failed (for a transient error: every item's outcome unknown).
     pub async fn bulk_put_if(&self, writes: &[CondWrite<'_>]) -> Result<Vec<ItemOutcome>> {
+        let outcomes = self.bulk_put_if_versioned(writes).await?;
+        Ok(outcomes.into_iter().map(|(outcome, _)| outcome).collect())
+    }
+
+    /// [`Cluster::bulk_put_if`], with the `(_seq_no, _primary_term)` each
+    /// written item now has (when the answer says), so a caller can chain a
+    /// further conditional write on a document it has just written.
+    pub async fn bulk_put_if_versioned(
+        &self,
+        writes: &[CondWrite<'_>],
+    ) -> Result<Vec<(ItemOutcome, Option<(i64, i64)>)>> {
         if writes.is_empty() {
             return Ok(Vec::new());
         }
@@ -79,9 +90,10 @@ impl Cluster {
     }
 }
 
-fn item_outcome(item: &Value, index: &str) -> ItemOutcome {
+fn item_outcome(item: &Value, index: &str) -> (ItemOutcome, Option<(i64, i64)>) {
     let Some(result) = item.get("index") else {
-        return ItemOutcome::Failed(Error::Decode(format!("unexpected _bulk item {item}")));
+        let e = Error::Decode(format!("unexpected _bulk item {item}"));
+        return (ItemOutcome::Failed(e), None);
     };
     let status = result
         .get("status")
@@ -89,8 +101,12 @@ fn item_outcome(item: &Value, index: &str) -> ItemOutcome {
         .and_then(|s| u16::try_from(s).ok())
         .unwrap_or(500);
     match status {
-        200..=299 => ItemOutcome::Written,
-        409 => ItemOutcome::Conflict,
-        _ => ItemOutcome::Failed(error_from(status, result, index)),
+        200..=299 => {
+            let seq_no = result.get("_seq_no").and_then(Value::as_i64);
+            let term = result.get("_primary_term").and_then(Value::as_i64);
+            (ItemOutcome::Written, seq_no.zip(term))
+        }
+        409 => (ItemOutcome::Conflict, None),
+        _ => (ItemOutcome::Failed(error_from(status, result, index)), None),
     }
 }

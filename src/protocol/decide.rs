@@ -43,6 +43,17 @@
 //! Late delivery is covered because the conditions are checked by the primary
 //! when the write arrives, not when it was decided.
 //!
+//! The argument needs of the claim only that it is a conditional write of
+//! the transaction, decided on a read made after the account read (T1), that
+//! leaves it `pending`: the begin `created -> pending` decided on such a
+//! read is one as well, and one claim covers every apply whose account read
+//! came before it (the [batched executor](super::batch) reads both accounts,
+//! then claims once). Nor does it need the account write to be conditional
+//! on the read itself: a process may chain it on the version of its own
+//! earlier write to that account (as the `_bulk` answer gives it), when that
+//! write was conditional on the T1 read; nobody else can have written the
+//! account between T1 and T3 either way.
+//!
 //! Legacy `settled_transactions` records left by earlier versions are still
 //! honoured (an apply of a transaction the account has a record of is a
 //! no-op; an undo of one recorded as applied is a contradiction) but never

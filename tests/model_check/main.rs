@@ -57,6 +57,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod action;
+mod batch;
 mod model;
 
 use estx::protocol::account::AccountState;
@@ -103,9 +105,16 @@ impl Model for TransferModel {
                             actions.push(Action::ClaimStale(who, plan[*next]));
                         }
                     }
-                    At::Claiming { .. } | At::Writing { .. } => {
+                    At::Claiming { .. } | At::Writing { .. } | At::BatchWriting { .. } => {
                         if state.losses_left > 0 {
                             actions.push(Action::Lose(who));
+                        }
+                    }
+                    At::BatchRead { .. } => actions.push(Action::BatchReadAccounts(who)),
+                    At::BatchReadTxn { .. } => {
+                        actions.push(Action::BatchReadTxn(who));
+                        if state.stale_left > 0 && state.txn_before.is_some() {
+                            actions.push(Action::BatchReadTxnStale(who));
                         }
                     }
                 },
@@ -136,6 +145,52 @@ impl Model for TransferModel {
             }
             Action::Read(who) => {
                 s.procs[who.index()] = Pc::planned(who.procedure(), &s.txn.1, 0);
+                if self.batched && who == Who::Recovery {
+                    let at = At::BatchRead {
+                        unsure: None,
+                        kept_claim: false,
+                    };
+                    Self::set_at(&mut s, who, at);
+                }
+            }
+            Action::BatchReadAccounts(who) => {
+                let Pc::Running {
+                    at: At::BatchRead { unsure, kept_claim },
+                    ..
+                } = s.procs[who.index()].clone()
+                else {
+                    return None;
+                };
+                let (a, b) = (s.a.clone(), s.b.clone());
+                let at = At::BatchReadTxn {
+                    a,
+                    b,
+                    unsure,
+                    kept_claim,
+                };
+                Self::set_at(&mut s, who, at);
+            }
+            Action::BatchReadTxn(who) | Action::BatchReadTxnStale(who) => {
+                let Pc::Running {
+                    at:
+                        At::BatchReadTxn {
+                            a,
+                            b,
+                            unsure,
+                            kept_claim,
+                        },
+                    ..
+                } = s.procs[who.index()].clone()
+                else {
+                    return None;
+                };
+                let read = if matches!(action, Action::BatchReadTxnStale(..)) {
+                    s.stale_left -= 1;
+                    s.txn_before.clone()?
+                } else {
+                    s.txn.clone()
+                };
+                self.batch_view(&mut s, who, (a, b), read, (unsure, kept_claim));
             }
             Action::Step(who, step) => {
                 let Pc::Running {
@@ -185,6 +240,7 @@ impl Model for TransferModel {
                     At::Claiming { acct_seq, next } => {
                         Self::set_at(&mut s, who, At::ToClaim { acct_seq, next })
                     }
+                    At::BatchWriting { .. } => Self::batch_lose(&mut s, who)?,
                     _ => return None,
                 }
             }

@@ -8,6 +8,9 @@ use estx::protocol::steps::{account_step, next_after, plan, Next, Procedure, Ste
 use estx::protocol::{Transfer, TxnState};
 use std::fmt;
 
+pub(crate) use crate::action::Action;
+pub(crate) use crate::batch::{BatchBug, Unsure, View};
+
 /// Same bound as `procedures.rs`.
 pub(crate) const MAX_REPLANS: usize = 3;
 pub(crate) const AMOUNT: i64 = 30;
@@ -114,9 +117,36 @@ pub(crate) enum At {
         val: Val,
         if_seq: u8,
     },
+    /// Batched recovery, a new round: about to read both accounts. `unsure`
+    /// is its last write whose answer was lost (the document, what was sent,
+    /// the `_seq_no` it was conditional on, what it did).
+    /// `kept_claim` is always false but with the planted bug
+    /// [`BatchBug::ClaimKeptAcrossRounds`].
+    BatchRead {
+        unsure: Option<Unsure>,
+        kept_claim: bool,
+    },
+    /// Batched: both accounts read; about to read the transaction.
+    BatchReadTxn {
+        a: (u8, AccountState),
+        b: (u8, AccountState),
+        unsure: Option<Unsure>,
+        kept_claim: bool,
+    },
+    /// Batched: waiting for the answer to a write on `doc` (a claim when
+    /// `effect` is `None`).
+    BatchWriting {
+        view: View,
+        doc: Doc,
+        val: Val,
+        if_seq: u8,
+        effect: Option<Effect>,
+    },
 }
 
-/// A process's program counter.
+/// A process's program counter. (States are cloned whole by the checker;
+/// boxing the large variant would only add allocations.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Pc {
     /// About to read the transaction.
@@ -219,45 +249,13 @@ impl State {
     }
 }
 
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub(crate) enum Action {
-    /// Read the transaction to plan.
-    Read(Who),
-    /// Read the step's document, decide, maybe send a write.
-    Step(Who, Step),
-    /// Apply: read the transaction and send the claim.
-    Claim(Who, Step),
-    /// The same, with the read answered by a lagging copy (one write behind).
-    ClaimStale(Who, Step),
-    /// The primary receives this write.
-    Deliver(Flight),
-    /// An orphan write never reaches the primary.
-    Drop(Flight),
-    /// The writer stops waiting for its answer (timeout, dropped connection).
-    Lose(Who),
-    Crash(Who),
-}
-
-impl fmt::Debug for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Action::Read(w) => write!(f, "{w:?} reads txn"),
-            Action::Step(w, s) => write!(f, "{w:?} [{s}] reads+decides"),
-            Action::Claim(w, s) => write!(f, "{w:?} [{s}] reads txn+claims"),
-            Action::ClaimStale(w, s) => write!(f, "{w:?} [{s}] reads a stale txn+claims"),
-            Action::Deliver(fl) => {
-                write!(f, "deliver {:?}@{} from {:?}", fl.doc, fl.if_seq, fl.waiter)
-            }
-            Action::Drop(fl) => write!(f, "drop {:?}@{}", fl.doc, fl.if_seq),
-            Action::Lose(w) => write!(f, "{w:?} loses its answer"),
-            Action::Crash(w) => write!(f, "{w:?} crashes"),
-        }
-    }
-}
-
 pub(crate) struct TransferModel {
     pub(crate) fencing: Fencing,
     pub(crate) transfer: Transfer,
+    /// The recovery process runs the batched executor's round shape.
+    pub(crate) batched: bool,
+    /// A bug planted in the batched round (tests of the check itself).
+    pub(crate) bug: Option<BatchBug>,
 }
 
 impl TransferModel {
@@ -270,6 +268,17 @@ impl TransferModel {
                 dest: "B".into(),
                 amount: AMOUNT,
             },
+            batched: false,
+            bug: None,
+        }
+    }
+
+    /// The model with the recovery process batched (and maybe a planted bug).
+    pub(crate) fn batched(fencing: Fencing, bug: Option<BatchBug>) -> TransferModel {
+        TransferModel {
+            batched: true,
+            bug,
+            ..TransferModel::new(fencing)
         }
     }
 
@@ -412,6 +421,9 @@ impl TransferModel {
             panic!("{who:?} waits but is not running");
         };
         let step = steps[next];
+        if matches!(at, At::BatchWriting { .. }) {
+            return self.batch_answer(s, who, landed);
+        }
         match (at, landed) {
             (At::Writing { effect, .. }, true) => {
                 self.after_step(s, who, step, Outcome::Updated(effect))

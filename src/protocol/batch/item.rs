@@ -10,7 +10,6 @@ use super::super::report::{ProcedureReport, StepResult, Verdict};
 use super::super::steps::{next_after, Next, Procedure, Step};
 use super::super::transaction::{Transfer, TxnState};
 use super::super::Protocol;
-use super::super::RunLimits;
 use crate::error::Error;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
@@ -50,6 +49,8 @@ pub(super) struct Item {
     /// A verdict has been reached; nothing more is done to it.
     pub done: bool,
     pub release: Release,
+    /// Simulated crashes (tests): stop after this many steps.
+    pub max_steps: Option<usize>,
 }
 
 impl Item {
@@ -67,6 +68,7 @@ impl Item {
             unsure_acct: None,
             done: false,
             release: Release::No,
+            max_steps: None,
         }
     }
 
@@ -87,9 +89,10 @@ impl Item {
         }
     }
 
-    /// Stops the item as a crashed worker would, when `limits` say so.
-    pub fn crash_if_due(&mut self, limits: RunLimits) {
-        if !self.done && limits.max_steps == Some(self.executed) {
+    /// Stops the item as a crashed worker would, when its step limit says
+    /// so (checked before every round and after every step).
+    pub fn crash_if_due(&mut self) {
+        if !self.done && self.max_steps == Some(self.executed) {
             self.report.verdict =
                 Verdict::Stopped(format!("simulated crash after {} step(s)", self.executed));
             self.done = true;
@@ -144,6 +147,7 @@ impl Protocol {
                 it.release = Release::IfTerminal;
             }
         }
+        it.crash_if_due();
     }
 
     /// Ends the current step of `it` with an error (recorded, verdict failed).

@@ -6,47 +6,69 @@
 //!
 //! # A round
 //!
-//! Each live transaction of a batch runs its current plan step once per
-//! round, in this order:
+//! A round reads, then runs seven phases, each one `_bulk` sent after the
+//! previous one's answer:
 //!
-//! 1. `_mget` the accounts the account steps name (versions `a`);
-//! 2. then `_mget` the transactions (for transitions and claims);
-//! 3. decide transitions on the transactions as read;
-//! 4. fold the account steps of each account, in batch order, on that
-//!    account's one document; applies that would write need a claim;
-//! 5. one `_bulk`: the transitions and the claims, each conditional on the
-//!    transaction's version read in 2;
-//! 6. fold again on the SAME account reads, keeping only applies whose claim
-//!    was seen to succeed; one `_bulk` of account writes, each conditional on
-//!    `a`, one write per account carrying all its steps.
+//! 1. `_mget` every account a live transaction still has steps on (both of
+//!    its accounts; instant T1, versions `a`);
+//! 2. then `_mget` the live transactions (after T1);
+//! 3. phases `txn, source, destination, txn, source, destination, txn`. A
+//!    transaction phase writes the transition of every transaction at one
+//!    and the **claim** of every transaction at an apply that would write
+//!    (unless it is already claimed this round); a source (destination)
+//!    phase folds the steps on the source (destination) side of their
+//!    transactions, per account in batch order, on the round's knowledge of
+//!    that account, and writes each account once, conditional on that
+//!    version.
 //!
-//! A 409 or an unknown outcome leaves the step where it is: the next round
-//! reads and decides it again (a lost `_bulk` answer is an unknown outcome
-//! for every item in it). A write whose answer was lost is recognised on the
-//! re-read exactly as the [executor](super::executor) does: the document
-//! holds the source we sent at a newer version than the one it was
-//! conditional on.
+//! What the round knows of a document is what it read, or, once it has
+//! written it, the source it sent at the version the `_bulk` answer gives:
+//! so a transaction read `created` runs begin (phase 1), apply source (2),
+//! apply destination (3), commit (4), remove source (5), remove destination
+//! (6) and finish (7) in one round, each step decided by the same pure
+//! function on the document as it is after the steps before. A step whose
+//! write conflicted or whose outcome is unknown stops its transaction for
+//! the round (and forgets the account's version: the other steps on it
+//! wait); the next round reads and decides again (a lost `_bulk` answer is
+//! an unknown outcome for every item in it). A write whose answer was lost
+//! is recognised on the re-read exactly as the [executor](super::executor)
+//! does: the document holds the source we sent at a newer version than the
+//! one it was conditional on.
+//!
+//! Writes per transaction read `created`: three transaction writes (begin,
+//! commit, finish; the begin is the claim) and its share of at most four
+//! writes per account and round; one at a time makes seven plus two claims.
 //!
 //! # Why batching changes no decision
 //!
 //! - **Same decisions.** Every step is decided by the same pure function on
-//!   a document read by a realtime GET (`_mget` is one), and written
-//!   conditionally on the version it was decided on; the per-transaction
-//!   plan, the refusals before any write (recovery window, unknown state,
-//!   [`steps::preflight`] on both accounts) and the rule after each outcome
-//!   ([`next_after`](steps::next_after)) are those of
-//!   [`Protocol::recover`]. A step starts only after the previous step of its
-//!   transaction ended, so each transaction runs its plan in order.
-//! - **The fence holds per account write.** An apply is sent only after a
-//!   claim on its transaction was seen to succeed, and that claim was decided
-//!   on a transaction read after the account read the apply is conditional
-//!   on (steps 1 < 2 < 5 < 6). That is the argument of
-//!   [`decide`](super::decide): the claim proves the transaction was pending
-//!   at T2 after the account read T1, and the account write lands, if at
-//!   all, at T3 > T2 only if nobody wrote the account in between. A claim
-//!   that conflicted or whose answer was lost leaves its apply out of the
-//!   account write; the next round reads the account again and claims again.
-//!   Undo always writes (a fence-only undo is part of its account's write).
+//!   the document a realtime GET (`_mget` is one) returned, or on the
+//!   document this round itself wrote since (the answer of a conditional
+//!   write that succeeded says exactly what the document is at that
+//!   version), and written conditionally on that version; the
+//!   per-transaction plan, the refusals before any write (recovery window,
+//!   unknown state, [`steps::preflight`] on both accounts) and the rule
+//!   after each outcome ([`next_after`](steps::next_after)) are those of
+//!   [`Protocol::recover`]. A step starts only after the previous step of
+//!   its transaction ended, so each transaction runs its plan in order, and
+//!   its source account is written before its destination (the audit's
+//!   in-flight correction relies on that order, see `audit_view.rs`).
+//! - **The fence holds per account write** (the argument of
+//!   [`decide`](super::decide), with its claim generalised as it states):
+//!   an apply is carried only when its transaction was claimed this round,
+//!   by a claim or a begin (`created -> pending`) decided on the round's
+//!   transaction read and seen to succeed. Either write proves, at the
+//!   primary, that the transaction was `pending` at an instant T2 after the
+//!   round read both accounts at T1, so one claim covers the applies on
+//!   both. The account write is conditional on the version the round read
+//!   at T1, or on the version of the round's own earlier write to that
+//!   account, itself conditional (by induction) on the T1 read: if it lands
+//!   (T3 > T2), nobody else wrote the account between T1 and T3. A claim
+//!   that conflicted or whose answer was lost claims nothing; a begin
+//!   recognised next round as having landed is no claim for that round
+//!   (it may predate its account read): it claims again. Remove needs no
+//!   claim; undo always writes (a fence-only undo is part of its account's
+//!   write).
 //! - **Several steps in one account write.** Steps of different
 //!   transactions on one account touch different ids in
 //!   `pending_transactions`/`pending_deltas`; folding them in sequence on the
@@ -55,17 +77,23 @@
 //!   of them or none. An apply's or remove's or undo's decision depends only
 //!   on whether the account carries its own id (and on checked balance
 //!   arithmetic, re-checked on the fold actually written), so leaving an
-//!   unclaimed apply out of the second fold changes no other step's
-//!   decision. A version bump by one write fences every apply read before it
-//!   as well as several bumps would.
+//!   unclaimed apply out of the fold changes no other step's decision. A
+//!   version bump by one write fences every apply read before it as well
+//!   as several bumps would.
 //! - **No fight inside a batch.** Transactions sharing an account are decided
-//!   together against its one read, so a batch never conflicts with itself;
-//!   conflicts only come from other processes, and are resolved by OCC.
+//!   together against its one document, so a batch never conflicts with
+//!   itself; conflicts only come from other processes, and are resolved by
+//!   OCC.
 //!
+//! The model check runs this round's shape (read both accounts, then the
+//! transaction; one conditional transaction write; then the account writes,
+//! chained on the versions written) against one-at-a-time processes, with
+//! late delivery and lost answers (tests/model_check).
 //! The concurrency tests run this path against crashes, lost answers and a
 //! fleet of one-at-a-time workers (tests/protocol/batch).
 
 mod item;
+mod phase;
 mod round;
 
 use super::report::{ProcedureReport, Verdict};
@@ -161,6 +189,9 @@ impl Protocol {
     async fn recover_chunk(&self, ids: &[String], opts: BatchOptions) -> Vec<ProcedureReport> {
         let mut reports = Vec::new();
         let mut items = self.start(ids, opts.force, &mut reports).await;
+        for it in &mut items {
+            it.max_steps = opts.limits.max_steps;
+        }
         self.check_batch_accounts(&mut items).await;
         let mut batch = Batch {
             items,
@@ -168,7 +199,7 @@ impl Protocol {
         };
         loop {
             for it in &mut batch.items {
-                it.crash_if_due(opts.limits);
+                it.crash_if_due();
             }
             if batch.items.iter().all(|it| it.step().is_none()) {
                 break;

@@ -1,43 +1,74 @@
-//! One round of the batched executor: every live transaction of the batch
-//! runs its current step once (see the [module docs](super) for the order of
-//! reads and writes and why it keeps the fence).
+//! One round of the batched executor: read the accounts of every live
+//! transaction, then the transactions, then run the [phases](super::phase)
+//! in order, each live transaction taking as many steps of its plan as the
+//! phases allow (see the [module docs](super) for why that keeps the fence).
 
 use super::item::Item;
 use super::Batch;
 use crate::cluster::{CondWrite, ItemOutcome, VersionedDoc};
 use crate::error::{Error, Result};
-use crate::protocol::account::AccountState;
-use crate::protocol::decide::{Contradiction, Decision, Effect, Fencing};
-use crate::protocol::executor::{DocDecision, Outcome};
-use crate::protocol::steps::{self, Step};
+use crate::protocol::executor::Outcome;
 use crate::protocol::Protocol;
-use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-/// A write to a transaction document: a transition (with its effect) or a
-/// claim (no effect: it only unlocks the account write).
-struct TxnWrite {
-    item: usize,
-    id: String,
-    source: Map<String, Value>,
-    effect: Option<Effect>,
-    at: (i64, i64),
-}
-
-/// One write to an account carrying the steps of several transactions.
-struct AcctWrite {
-    acct: String,
-    source: Map<String, Value>,
-    at: (i64, i64),
-    members: Vec<(usize, Effect)>,
-}
-
 /// Documents read in one `_mget`, by id (`None`: missing).
-type Docs = HashMap<String, Option<VersionedDoc>>;
+pub(super) type Docs = HashMap<String, Option<VersionedDoc>>;
 
-fn is_claimed_apply(step: Step, fencing: Fencing) -> bool {
-    fencing == Fencing::On && matches!(step, Step::ApplySource | Step::ApplyDestination)
+/// What one phase of a round writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Transaction documents: transitions and claims.
+    Txn,
+    /// Accounts, for steps on a transaction's source account.
+    Source,
+    /// Accounts, for steps on a transaction's destination account.
+    Destination,
+}
+
+/// The phases of a round. A transaction read `created` can run its whole
+/// plan in one round (begin; apply source; apply destination; commit; remove
+/// source; remove destination; finish); each phase is one `_bulk`, sent
+/// after the previous one's answer, so every transaction's source is
+/// written before its destination, as one at a time (the audit relies on
+/// that order).
+const PHASES: [Phase; 7] = [
+    Phase::Txn,
+    Phase::Source,
+    Phase::Destination,
+    Phase::Txn,
+    Phase::Source,
+    Phase::Destination,
+    Phase::Txn,
+];
+
+/// What a round knows so far: each document as read at the round's start or
+/// as the round itself has since written it (source and new version, from
+/// the `_bulk` answer), and which transactions may go on.
+pub(super) struct RoundState {
+    /// Each item's transaction, by item index (`None`: missing, or not read).
+    pub txns: Vec<Option<VersionedDoc>>,
+    /// The accounts whose current version the round knows.
+    pub accts: HashMap<String, VersionedDoc>,
+    /// Accounts the round's read did not find.
+    pub missing: HashSet<String>,
+    /// Items stopped for the rest of the round (a conflict, an unknown
+    /// outcome, or a write whose new version the answer did not give).
+    pub halted: Vec<bool>,
+    /// Items whose transaction this round was seen, by a conditional write
+    /// decided on the round's read (a claim, or the begin `created ->
+    /// pending`), to be `pending` after the round read the accounts.
+    pub claimed: Vec<bool>,
+    /// The worst retry counts of the round.
+    pub trouble: Trouble,
+}
+
+impl RoundState {
+    /// The account's version is no longer known this round (its write
+    /// conflicted or its outcome is unknown): steps on it wait for the next.
+    pub fn forget(&mut self, acct: &str) {
+        self.accts.remove(acct);
+    }
 }
 
 impl Protocol {
@@ -47,337 +78,129 @@ impl Protocol {
         Ok(ids.iter().cloned().zip(docs).collect())
     }
 
-    /// Runs the current step of every live item once: read accounts, read
-    /// transactions, decide, bulk of transitions and claims, bulk of account
-    /// writes conditional on the versions read before the claims.
+    /// Runs every live item as far as one round of phases takes it: read
+    /// the accounts, then the transactions, recognise writes whose answers
+    /// were lost, then the phases.
     pub(super) async fn round(&self, b: &mut Batch) {
-        let policy = self.config.retry;
-        let fencing = self.config.fencing;
         let acct_ix = self.config.indices.accounts.clone();
         let txn_ix = self.config.indices.transactions.clone();
-        let items = &mut b.items;
-        let live: Vec<usize> = (0..items.len())
-            .filter(|&i| items[i].step().is_some())
+        let live: Vec<usize> = (0..b.items.len())
+            .filter(|&i| b.items[i].step().is_some())
             .collect();
-        let mut resolved = vec![false; items.len()];
 
-        // 1. The accounts, then (after them) the transactions.
-        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-        let mut group_of: HashMap<&str, usize> = HashMap::new();
+        // The accounts first (instant T1), then the transactions (after T1).
+        let mut acct_ids = Vec::new();
+        let mut seen = HashSet::new();
         for &i in &live {
-            if let Some(acct) = items[i].account() {
-                match group_of.get(acct) {
-                    Some(&g) => groups[g].1.push(i),
-                    None => {
-                        group_of.insert(acct, groups.len());
-                        groups.push((acct.to_string(), vec![i]));
+            let it = &b.items[i];
+            if it.todo.iter().any(|s| s.on_source().is_some()) {
+                for a in [&it.t.src, &it.t.dest] {
+                    if seen.insert(a.clone()) {
+                        acct_ids.push(a.clone());
                     }
                 }
             }
         }
-        let acct_ids: Vec<String> = groups.iter().map(|(a, _)| a.clone()).collect();
         let accounts = match self.read_many(&acct_ix, &acct_ids).await {
             Ok(docs) => docs,
-            Err(e) => return self.read_failed(items, &live, e).await,
+            Err(e) => return self.read_failed(&mut b.items, &live, e).await,
         };
-        let txn_ids: Vec<String> = live
-            .iter()
-            .filter(|&&i| {
-                items[i]
-                    .step()
-                    .is_some_and(|s| s.transition().is_some() || is_claimed_apply(s, fencing))
-            })
-            .map(|&i| items[i].t.id.clone())
-            .collect();
+        let txn_ids: Vec<String> = live.iter().map(|&i| b.items[i].t.id.clone()).collect();
         let txns = match self.read_many(&txn_ix, &txn_ids).await {
             Ok(docs) => docs,
-            Err(e) => return self.read_failed(items, &live, e).await,
+            Err(e) => return self.read_failed(&mut b.items, &live, e).await,
         };
 
-        // 2. Transitions, decided on the transaction as just read, stamped
-        // with the cluster's clock as one-at-a-time steps are.
-        let now = self.cluster().now();
-        let mut txn_writes = Vec::new();
+        let n = b.items.len();
+        let mut r = RoundState {
+            txns: vec![None; n],
+            accts: HashMap::new(),
+            missing: HashSet::new(),
+            halted: vec![false; n],
+            claimed: vec![false; n],
+            trouble: Trouble::default(),
+        };
+        for (id, doc) in accounts {
+            match doc {
+                Some(doc) => {
+                    r.accts.insert(id, doc);
+                }
+                None => {
+                    r.missing.insert(id);
+                }
+            }
+        }
         for &i in &live {
+            r.txns[i] = txns.get(&b.items[i].t.id).cloned().flatten();
+        }
+        self.recognise(b, &live, &r);
+        for phase in PHASES {
+            match phase {
+                Phase::Txn => self.txn_phase(&mut b.items, &mut r).await,
+                side => self.acct_phase(b, &mut r, side == Phase::Source).await,
+            }
+        }
+        self.back_off(r.trouble).await;
+    }
+
+    /// Writes of earlier rounds whose answers were lost, recognised on this
+    /// round's read exactly as the executor does: the document holds the
+    /// source sent, at a newer version than the one it was conditional on.
+    fn recognise(&self, b: &mut Batch, live: &[usize], r: &RoundState) {
+        let Batch {
+            items,
+            unsure_accounts,
+        } = b;
+        for &i in live {
             let it = &mut items[i];
-            let Some((from, to)) = it.step().and_then(Step::transition) else {
-                continue;
-            };
-            let Some(doc) = self.found(&txns, "transaction", it) else {
-                continue;
-            };
-            if let Some((source, effect, at)) = it.unsure_txn.take() {
+            if let (Some((source, effect, at)), Some(doc)) = (it.unsure_txn.take(), &r.txns[i]) {
                 if source == doc.source && at != (doc.seq_no, doc.primary_term) {
                     self.resolve(it, Outcome::Updated(effect));
-                    continue;
                 }
-            }
-            match steps::transition_doc(&it.t.id, &doc.source, &from, &to, now) {
-                Err(e) => self.fail(it, e),
-                Ok(DocDecision::Noop(r)) => self.resolve(it, Outcome::Noop(r)),
-                Ok(DocDecision::Write(source, effect)) => txn_writes.push(TxnWrite {
-                    item: i,
-                    id: it.t.id.clone(),
-                    source,
-                    effect: Some(effect),
-                    at: (doc.seq_no, doc.primary_term),
-                }),
             }
         }
-
-        // 3. Account steps, folded per account in batch order; first pass:
-        // which applies will write, hence need a claim.
-        let mut read_states: HashMap<String, (VersionedDoc, AccountState)> = HashMap::new();
-        let mut needs_claim = Vec::new();
-        for (acct, members) in &groups {
-            let doc = match accounts.get(acct) {
-                Some(Some(doc)) => doc.clone(),
-                _ => {
-                    for &m in members {
-                        let e = self.not_found("account", &acct_ix, acct);
-                        self.fail(&mut items[m], e);
-                    }
-                    continue;
-                }
-            };
-            if let Some((source, at)) = b.unsure_accounts.remove(acct) {
-                if source == doc.source && at != (doc.seq_no, doc.primary_term) {
-                    // Our combined write landed: every step it carried is done.
-                    for &m in members {
-                        if let Some(effect) = items[m].unsure_acct.take() {
-                            self.resolve(&mut items[m], Outcome::Updated(effect));
-                            resolved[m] = true;
-                        }
-                    }
-                }
-            }
-            let state = match AccountState::from_source(&doc.source) {
-                Ok(state) => state,
-                Err(problems) => {
-                    for &m in members {
-                        let e = Error::Malformed {
-                            kind: "account",
-                            id: acct.clone(),
-                            problems: problems.join("; "),
-                        };
-                        self.fail(&mut items[m], e);
-                    }
-                    continue;
-                }
-            };
-            let mut folded = state.clone();
-            for &m in members {
-                let it = &mut items[m];
-                it.unsure_acct = None;
-                let Some(step) = it.step().filter(|_| !resolved[m]) else {
-                    continue;
-                };
-                if let Ok(Decision::Write(next, _)) =
-                    steps::account_step(step, &it.t, &folded, fencing)
-                {
-                    if is_claimed_apply(step, fencing) {
-                        needs_claim.push(m);
-                    }
-                    folded = next;
-                }
-            }
-            read_states.insert(acct.clone(), (doc, state));
-        }
-
-        // 4. Claims, decided on the transaction read after the accounts.
-        for &m in &needs_claim {
-            let it = &mut items[m];
-            let Some(doc) = self.found(&txns, "transaction", it) else {
+        for (acct, (source, at)) in unsure_accounts.drain() {
+            let Some(doc) = r.accts.get(&acct) else {
                 continue;
             };
-            match steps::claim_doc(&it.t.id, &doc.source) {
-                Err(e) => self.fail(it, e),
-                Ok(DocDecision::Noop(r)) => {
-                    self.resolve(it, Outcome::Noop(r));
-                    resolved[m] = true;
-                }
-                Ok(DocDecision::Write(source, _)) => txn_writes.push(TxnWrite {
-                    item: m,
-                    id: it.t.id.clone(),
-                    source,
-                    effect: None,
-                    at: (doc.seq_no, doc.primary_term),
-                }),
-            }
-        }
-
-        // 5. One bulk of transitions and claims.
-        let mut claimed = HashSet::new();
-        let mut trouble = Trouble::default();
-        if !txn_writes.is_empty() {
-            let writes: Vec<CondWrite<'_>> = txn_writes
-                .iter()
-                .map(|w| CondWrite {
-                    index: &txn_ix,
-                    id: &w.id,
-                    source: &w.source,
-                    seq_no: w.at.0,
-                    primary_term: w.at.1,
-                })
-                .collect();
-            let outcomes = self.cluster().bulk_put_if(&writes).await;
-            for (w, outcome) in txn_writes.iter().zip(each(outcomes, txn_writes.len())) {
-                let it = &mut items[w.item];
-                let doc = (txn_ix.as_str(), w.id.as_str());
-                match outcome {
-                    ItemOutcome::Written => match &w.effect {
-                        Some(effect) => {
-                            self.resolve(it, Outcome::Updated(effect.clone()));
-                            resolved[w.item] = true;
-                        }
-                        None => {
-                            claimed.insert(w.item);
-                        }
-                    },
-                    ItemOutcome::Conflict => {
-                        trouble.conflicts = trouble.conflicts.max(it.conflicts + 1);
-                        self.conflicted(it, &policy, doc);
-                    }
-                    ItemOutcome::Failed(e) if e.is_transient() => {
-                        if let Some(effect) = &w.effect {
-                            it.unsure_txn = Some((w.source.clone(), effect.clone(), w.at));
-                        }
-                        trouble.unknown(it.unknown + 1, &e);
-                        self.unknown(it, &policy, doc, &e);
-                    }
-                    ItemOutcome::Failed(e) => self.fail(it, e),
-                }
-            }
-        }
-
-        // 6. Second pass on the same account reads: only applies whose claim
-        // succeeded write; one write per account carries every step.
-        let mut acct_writes = Vec::new();
-        for (acct, members) in &groups {
-            let Some((doc, state)) = read_states.get(acct) else {
+            if source != doc.source || at == (doc.seq_no, doc.primary_term) {
                 continue;
-            };
-            let mut folded = state.clone();
-            let mut carried = Vec::new();
-            for &m in members {
-                let it = &mut items[m];
-                let Some(step) = it.step().filter(|_| !resolved[m]) else {
-                    continue;
-                };
-                match steps::account_step(step, &it.t, &folded, fencing) {
-                    Err(Contradiction(why)) => {
-                        let e = Error::Malformed {
-                            kind: "account",
-                            id: acct.clone(),
-                            problems: why,
-                        };
-                        self.fail(it, e);
-                    }
-                    Ok(Decision::Noop(r)) => {
-                        self.resolve(it, Outcome::Noop(r));
-                        resolved[m] = true;
-                    }
-                    Ok(Decision::Write(next, effect)) => {
-                        if is_claimed_apply(step, fencing) && !claimed.contains(&m) {
-                            continue;
-                        }
-                        folded = next;
-                        carried.push((m, effect));
-                    }
-                }
             }
-            if !carried.is_empty() {
-                let mut source = doc.source.clone();
-                folded.write_into(&mut source);
-                acct_writes.push(AcctWrite {
-                    acct: acct.clone(),
-                    source,
-                    at: (doc.seq_no, doc.primary_term),
-                    members: carried,
-                });
-            }
-        }
-
-        // 7. One bulk of account writes (tests may hold the batch here, after
-        // its claims, as they hold a one-at-a-time apply).
-        if let Some(gate) = self.exec.gate() {
-            for w in &acct_writes {
-                let applies = w
-                    .members
-                    .iter()
-                    .any(|(_, e)| matches!(e, Effect::Applied { .. }));
-                if applies {
-                    gate(&w.acct).await;
-                }
-            }
-        }
-        if !acct_writes.is_empty() {
-            let writes: Vec<CondWrite<'_>> = acct_writes
-                .iter()
-                .map(|w| CondWrite {
-                    index: &acct_ix,
-                    id: &w.acct,
-                    source: &w.source,
-                    seq_no: w.at.0,
-                    primary_term: w.at.1,
-                })
-                .collect();
-            let outcomes = self.cluster().bulk_put_if(&writes).await;
-            for (w, outcome) in acct_writes.iter().zip(each(outcomes, acct_writes.len())) {
-                let doc = (acct_ix.as_str(), w.acct.as_str());
-                match outcome {
-                    ItemOutcome::Written => {
-                        for (m, effect) in &w.members {
-                            self.resolve(&mut items[*m], Outcome::Updated(effect.clone()));
-                        }
-                    }
-                    ItemOutcome::Conflict => {
-                        for (m, _) in &w.members {
-                            let it = &mut items[*m];
-                            trouble.conflicts = trouble.conflicts.max(it.conflicts + 1);
-                            self.conflicted(it, &policy, doc);
-                        }
-                    }
-                    ItemOutcome::Failed(e) if e.is_transient() => {
-                        b.unsure_accounts
-                            .insert(w.acct.clone(), (w.source.clone(), w.at));
-                        for (m, effect) in &w.members {
-                            let it = &mut items[*m];
-                            it.unsure_acct = Some(effect.clone());
-                            trouble.unknown(it.unknown + 1, &e);
-                            self.unknown(it, &policy, doc, &e);
-                        }
-                    }
-                    ItemOutcome::Failed(e) => {
-                        for (m, _) in &w.members {
-                            self.fail(&mut items[*m], e.clone());
-                        }
+            // Our combined write landed: every step it carried is done.
+            for &i in live {
+                let it = &mut items[i];
+                if it.account() == Some(acct.as_str()) {
+                    if let Some(effect) = it.unsure_acct.take() {
+                        self.resolve(it, Outcome::Updated(effect));
                     }
                 }
             }
         }
-        self.back_off(trouble).await;
+        for &i in live {
+            items[i].unsure_acct = None;
+        }
     }
 
-    /// The document the current step of `it` needs from `docs`, failing the
-    /// step (as the executor's read would) when it is missing.
-    fn found<'d>(
+    /// Sends `writes` as one conditional `_bulk`: one outcome per write,
+    /// with the new version of each written document when the answer gives
+    /// it (a failed request is the same failure for each).
+    pub(super) async fn send(
         &self,
-        docs: &'d Docs,
-        kind: &'static str,
-        it: &mut Item,
-    ) -> Option<&'d VersionedDoc> {
-        match docs.get(&it.t.id) {
-            Some(Some(doc)) => Some(doc),
-            _ => {
-                let e = self.not_found(kind, &self.config.indices.transactions, &it.t.id);
-                self.fail(it, e);
-                None
-            }
+        writes: &[CondWrite<'_>],
+    ) -> Vec<(ItemOutcome, Option<(i64, i64)>)> {
+        if writes.is_empty() {
+            return Vec::new();
+        }
+        match self.cluster().bulk_put_if_versioned(writes).await {
+            Ok(v) => v,
+            Err(e) => writes
+                .iter()
+                .map(|_| (ItemOutcome::Failed(e.clone()), None))
+                .collect(),
         }
     }
 
-    fn not_found(&self, kind: &'static str, index: &str, id: &str) -> Error {
+    pub(super) fn not_found(&self, kind: &'static str, index: &str, id: &str) -> Error {
         Error::NotFound {
             kind,
             index: index.to_string(),
@@ -433,25 +256,17 @@ impl Protocol {
 
 /// The worst retry counts seen in a round (they set the wait before the next).
 #[derive(Default, Clone, Copy)]
-struct Trouble {
-    conflicts: u32,
-    unknown: u32,
+pub(super) struct Trouble {
+    pub conflicts: u32,
+    pub unknown: u32,
     /// The longest `Retry-After` an answer asked for.
-    retry_after: Option<Duration>,
+    pub retry_after: Option<Duration>,
 }
 
 impl Trouble {
     /// Notes an unknown outcome, the `attempt`-th of its step, caused by `e`.
-    fn unknown(&mut self, attempt: u32, e: &Error) {
+    pub fn unknown(&mut self, attempt: u32, e: &Error) {
         self.unknown = self.unknown.max(attempt);
         self.retry_after = self.retry_after.max(e.retry_after());
-    }
-}
-
-/// One outcome per item: a failed request is the same failure for each.
-fn each(outcomes: Result<Vec<ItemOutcome>>, n: usize) -> Vec<ItemOutcome> {
-    match outcomes {
-        Ok(v) => v,
-        Err(e) => (0..n).map(|_| ItemOutcome::Failed(e.clone())).collect(),
     }
 }

@@ -1,0 +1,327 @@
+//! The phases of a [round](super::round): one `_bulk` of transaction writes
+//! (transitions and claims) or of account writes (one per account, carrying
+//! the steps of every transaction on that side of it), each write decided
+//! by the protocol's pure functions on what the round knows of its document
+//! and conditional on that document's version.
+
+use super::item::Item;
+use super::round::RoundState;
+use super::Batch;
+use crate::cluster::{CondWrite, ItemOutcome, VersionedDoc};
+use crate::error::Error;
+use crate::protocol::account::AccountState;
+use crate::protocol::decide::{Contradiction, Decision, Effect, Fencing};
+use crate::protocol::executor::{DocDecision, Outcome};
+use crate::protocol::steps::{self, Step};
+use crate::protocol::transaction::TxnState;
+use crate::protocol::Protocol;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// A write to a transaction document: a transition (with its effect) or a
+/// claim (no effect: it only unlocks the account writes).
+struct TxnWrite {
+    item: usize,
+    source: Map<String, Value>,
+    effect: Option<Effect>,
+    at: (i64, i64),
+}
+
+/// One write to an account carrying the steps of several transactions.
+struct AcctWrite {
+    acct: String,
+    source: Map<String, Value>,
+    at: (i64, i64),
+    members: Vec<(usize, Effect)>,
+}
+
+fn is_apply(step: Step) -> bool {
+    matches!(step, Step::ApplySource | Step::ApplyDestination)
+}
+
+/// The new version a written document has, from the `_bulk` answer.
+fn rewritten(id: &str, source: &Map<String, Value>, at: (i64, i64)) -> VersionedDoc {
+    VersionedDoc {
+        id: id.to_string(),
+        seq_no: at.0,
+        primary_term: at.1,
+        source: source.clone(),
+    }
+}
+
+impl Protocol {
+    /// Whether `it`, at an apply, has an apply ahead (this one or the next)
+    /// that would write on the accounts as the round knows them, hence
+    /// needs a claim first (with fencing).
+    fn needs_claim(&self, it: &Item, r: &RoundState) -> bool {
+        if self.config.fencing != Fencing::On {
+            return false;
+        }
+        it.todo.iter().take_while(|s| is_apply(**s)).any(|&step| {
+            let acct = if step.on_source() == Some(true) {
+                &it.t.src
+            } else {
+                &it.t.dest
+            };
+            let Some(doc) = r.accts.get(acct) else {
+                return false;
+            };
+            let Ok(state) = AccountState::from_source(&doc.source) else {
+                return false;
+            };
+            matches!(
+                steps::account_step(step, &it.t, &state, self.config.fencing),
+                Ok(Decision::Write(..))
+            )
+        })
+    }
+
+    /// One `_bulk` of transaction writes: the transition of every item at a
+    /// transition, and the claim of every unclaimed item at an apply that
+    /// will write. A begin (`created -> pending`) or a claim that succeeds
+    /// marks its item claimed for the rest of the round.
+    pub(super) async fn txn_phase(&self, items: &mut [Item], r: &mut RoundState) {
+        let txn_ix = self.config.indices.transactions.clone();
+        let policy = self.config.retry;
+        let now = self.cluster().now();
+        let mut writes = Vec::new();
+        for (i, it) in items.iter_mut().enumerate() {
+            let Some(step) = it.step().filter(|_| !r.halted[i]) else {
+                continue;
+            };
+            let transition = step.transition();
+            if transition.is_none() && (r.claimed[i] || !self.needs_claim(it, r)) {
+                continue;
+            }
+            let Some(doc) = &r.txns[i] else {
+                let e = self.not_found("transaction", &txn_ix, &it.t.id);
+                self.fail(it, e);
+                continue;
+            };
+            let decision = match &transition {
+                Some((from, to)) => steps::transition_doc(&it.t.id, &doc.source, from, to, now),
+                None => steps::claim_doc(&it.t.id, &doc.source),
+            };
+            match decision {
+                Err(e) => self.fail(it, e),
+                Ok(DocDecision::Noop(reason)) => self.resolve(it, Outcome::Noop(reason)),
+                Ok(DocDecision::Write(source, effect)) => writes.push(TxnWrite {
+                    item: i,
+                    source,
+                    effect: transition.map(|_| effect),
+                    at: (doc.seq_no, doc.primary_term),
+                }),
+            }
+        }
+        let conds: Vec<CondWrite<'_>> = writes
+            .iter()
+            .map(|w| CondWrite {
+                index: &txn_ix,
+                id: &items[w.item].t.id,
+                source: &w.source,
+                seq_no: w.at.0,
+                primary_term: w.at.1,
+            })
+            .collect();
+        let outcomes = self.send(&conds).await;
+        for (w, (outcome, version)) in writes.iter().zip(outcomes) {
+            let it = &mut items[w.item];
+            let id = it.t.id.clone();
+            let doc = (txn_ix.as_str(), id.as_str());
+            match outcome {
+                ItemOutcome::Written => {
+                    // The transaction was pending when this write landed,
+                    // after the round read the accounts: the claim of the
+                    // fence (a begin proves it as a claim does).
+                    let proves_pending = match &w.effect {
+                        None => true,
+                        Some(Effect::Transitioned { to, .. }) => *to == TxnState::Pending,
+                        Some(_) => false,
+                    };
+                    match version {
+                        Some(at) => r.txns[w.item] = Some(rewritten(&it.t.id, &w.source, at)),
+                        None => r.halted[w.item] = true,
+                    }
+                    r.claimed[w.item] |= proves_pending;
+                    if let Some(effect) = &w.effect {
+                        self.resolve(it, Outcome::Updated(effect.clone()));
+                    }
+                }
+                ItemOutcome::Conflict => {
+                    r.trouble.conflicts = r.trouble.conflicts.max(it.conflicts + 1);
+                    self.conflicted(it, &policy, doc);
+                    r.halted[w.item] = true;
+                }
+                ItemOutcome::Failed(e) if e.is_transient() => {
+                    if let Some(effect) = &w.effect {
+                        it.unsure_txn = Some((w.source.clone(), effect.clone(), w.at));
+                    }
+                    r.trouble.unknown(it.unknown + 1, &e);
+                    self.unknown(it, &policy, doc, &e);
+                    r.halted[w.item] = true;
+                }
+                ItemOutcome::Failed(e) => self.fail(it, e),
+            }
+        }
+    }
+
+    /// One `_bulk` of account writes for the steps on one side (source or
+    /// destination) of their transactions: the steps on each account folded
+    /// in batch order on the round's knowledge of it, one write per account
+    /// conditional on that version. An apply that would write is carried
+    /// only if its transaction was claimed this round.
+    pub(super) async fn acct_phase(&self, b: &mut Batch, r: &mut RoundState, source_side: bool) {
+        let acct_ix = self.config.indices.accounts.clone();
+        let fencing = self.config.fencing;
+        let policy = self.config.retry;
+        let items = &mut b.items;
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut group_of: HashMap<String, usize> = HashMap::new();
+        for (i, it) in items.iter().enumerate() {
+            let Some(step) = it.step().filter(|_| !r.halted[i]) else {
+                continue;
+            };
+            if step.on_source() != Some(source_side) {
+                continue;
+            }
+            let acct = if source_side { &it.t.src } else { &it.t.dest };
+            match group_of.get(acct) {
+                Some(&g) => groups[g].1.push(i),
+                None => {
+                    group_of.insert(acct.clone(), groups.len());
+                    groups.push((acct.clone(), vec![i]));
+                }
+            }
+        }
+
+        let mut writes = Vec::new();
+        for (acct, members) in groups {
+            if r.missing.contains(&acct) {
+                for m in members {
+                    let e = self.not_found("account", &acct_ix, &acct);
+                    self.fail(&mut items[m], e);
+                }
+                continue;
+            }
+            // Not known any more this round: its steps wait for the next.
+            let Some(doc) = r.accts.get(&acct) else {
+                continue;
+            };
+            let mut folded = match AccountState::from_source(&doc.source) {
+                Ok(state) => state,
+                Err(problems) => {
+                    for m in members {
+                        let e = Error::Malformed {
+                            kind: "account",
+                            id: acct.clone(),
+                            problems: problems.join("; "),
+                        };
+                        self.fail(&mut items[m], e);
+                    }
+                    continue;
+                }
+            };
+            let mut carried = Vec::new();
+            for m in members {
+                let it = &mut items[m];
+                let Some(step) = it.step() else { continue };
+                match steps::account_step(step, &it.t, &folded, fencing) {
+                    Err(Contradiction(why)) => {
+                        let e = Error::Malformed {
+                            kind: "account",
+                            id: acct.clone(),
+                            problems: why,
+                        };
+                        self.fail(it, e);
+                    }
+                    Ok(Decision::Noop(reason)) => self.resolve(it, Outcome::Noop(reason)),
+                    Ok(Decision::Write(next, effect)) => {
+                        if fencing == Fencing::On && is_apply(step) && !r.claimed[m] {
+                            continue;
+                        }
+                        folded = next;
+                        carried.push((m, effect));
+                    }
+                }
+            }
+            if !carried.is_empty() {
+                let mut source = doc.source.clone();
+                folded.write_into(&mut source);
+                writes.push(AcctWrite {
+                    at: (doc.seq_no, doc.primary_term),
+                    acct,
+                    source,
+                    members: carried,
+                });
+            }
+        }
+
+        // Tests may hold the batch here, after its claims, as they hold a
+        // one-at-a-time apply.
+        if let Some(gate) = self.exec.gate() {
+            for w in &writes {
+                if w.members
+                    .iter()
+                    .any(|(_, e)| matches!(e, Effect::Applied { .. }))
+                {
+                    gate(&w.acct).await;
+                }
+            }
+        }
+        let conds: Vec<CondWrite<'_>> = writes
+            .iter()
+            .map(|w| CondWrite {
+                index: &acct_ix,
+                id: &w.acct,
+                source: &w.source,
+                seq_no: w.at.0,
+                primary_term: w.at.1,
+            })
+            .collect();
+        let outcomes = self.send(&conds).await;
+        for (w, (outcome, version)) in writes.iter().zip(outcomes) {
+            let doc = (acct_ix.as_str(), w.acct.as_str());
+            match outcome {
+                ItemOutcome::Written => {
+                    match version {
+                        Some(at) => {
+                            r.accts
+                                .insert(w.acct.clone(), rewritten(&w.acct, &w.source, at));
+                        }
+                        None => r.forget(&w.acct),
+                    }
+                    for (m, effect) in &w.members {
+                        self.resolve(&mut items[*m], Outcome::Updated(effect.clone()));
+                    }
+                }
+                ItemOutcome::Conflict => {
+                    r.forget(&w.acct);
+                    for (m, _) in &w.members {
+                        let it = &mut items[*m];
+                        r.trouble.conflicts = r.trouble.conflicts.max(it.conflicts + 1);
+                        self.conflicted(it, &policy, doc);
+                        r.halted[*m] = true;
+                    }
+                }
+                ItemOutcome::Failed(e) if e.is_transient() => {
+                    r.forget(&w.acct);
+                    b.unsure_accounts
+                        .insert(w.acct.clone(), (w.source.clone(), w.at));
+                    for (m, effect) in &w.members {
+                        let it = &mut items[*m];
+                        it.unsure_acct = Some(effect.clone());
+                        r.trouble.unknown(it.unknown + 1, &e);
+                        self.unknown(it, &policy, doc, &e);
+                        r.halted[*m] = true;
+                    }
+                }
+                ItemOutcome::Failed(e) => {
+                    r.forget(&w.acct);
+                    for (m, _) in &w.members {
+                        self.fail(&mut items[*m], e.clone());
+                    }
+                }
+            }
+        }
+    }
+}
