@@ -243,7 +243,7 @@ pub fn next_after(procedure: Procedure, step: Step, outcome: &Outcome) -> Next {
             Next::Continue
         }
         (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(r)) => Next::Stop(format!(
-            "{step}: {r}; the transaction has moved on without this process"
+            "{step}: {r}; another process has moved the transaction on"
         )),
         (Step::RemoveSource | Step::RemoveDestination, _) => Next::Continue,
         (Step::UndoSource | Step::UndoDestination, _) => Next::Continue,
