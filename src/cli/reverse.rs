@@ -155,12 +155,7 @@ pub async fn run(p: Protocol, a: &ReverseArgs) -> i32 {
     } else {
         print_verdict(&report);
     }
-    let outcome = match report.verdict {
-        ReverseVerdict::Reversed => Outcome::Completed,
-        ReverseVerdict::Refused(_) => Outcome::Refused,
-        ReverseVerdict::Stopped(_) => Outcome::Stopped,
-        ReverseVerdict::Failed(_) => Outcome::Failed,
-    };
+    let outcome = Outcome::from(&report.verdict);
     let steps = report.steps.iter().map(TrailStep::from).collect();
     rec.finish(outcome, &report.verdict.to_string(), steps, code)
         .await

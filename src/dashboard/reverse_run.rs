@@ -80,12 +80,7 @@ pub async fn execute(
         ..ReverseOptions::default()
     };
     let report = proto.reverse(id, opts).await;
-    let outcome = match report.verdict {
-        ReverseVerdict::Reversed => Outcome::Completed,
-        ReverseVerdict::Refused(_) => Outcome::Refused,
-        ReverseVerdict::Stopped(_) => Outcome::Stopped,
-        ReverseVerdict::Failed(_) => Outcome::Failed,
-    };
+    let outcome = Outcome::from(&report.verdict);
     let steps = report.steps.iter().map(TrailStep::from).collect();
     let verdict = report.verdict.to_string();
     let err = trail.finish(&record, outcome, &verdict, steps).await.err();

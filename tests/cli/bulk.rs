@@ -36,24 +36,6 @@ const ALL: [&str; 5] = [
 const ACCOUNTS: [&str; 8] = ["A", "B", "C", "D", "E", "F", "G", "H"];
 
 impl World {
-    /// Every audit record (after a refresh).
-    fn bulk_audit_records(&self) -> Vec<Value> {
-        common::refresh(&self.g.url, &self.ix.audit);
-        let (status, body) = common::http(
-            "POST",
-            &self.url(&self.ix.audit, "_search"),
-            Some(r#"{"size":100,"query":{"match_all":{}}}"#),
-        );
-        assert_eq!(status, 200, "{body}");
-        let v: Value = serde_json::from_str(&body).unwrap();
-        v["hits"]["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h["_source"].clone())
-            .collect()
-    }
-
     /// The `_seq_no` of every transaction and account of [`mess`].
     fn seq_nos(&self) -> BTreeMap<String, i64> {
         let mut out = BTreeMap::new();
@@ -208,7 +190,7 @@ fn each_selector_picks_what_it_says() {
 fn a_dry_run_writes_nothing_and_says_what_would_happen() {
     let w = World::new();
     mess(&w);
-    let before = (w.seq_nos(), w.bulk_audit_records().len(), w.counts());
+    let before = (w.seq_nos(), w.audit_records().len(), w.counts());
     // No reason needed, and allowed read-only: nothing is written.
     let out = w.g.run_env(
         &[("ESTX_REASON", "")],
@@ -245,7 +227,7 @@ fn a_dry_run_writes_nothing_and_says_what_would_happen() {
         .code(0)
         .stdout_has("1 roll back");
     assert_eq!(
-        (w.seq_nos(), w.bulk_audit_records().len(), w.counts()),
+        (w.seq_nos(), w.audit_records().len(), w.counts()),
         before,
         "a dry run wrote something"
     );
@@ -263,7 +245,7 @@ fn a_bulk_rollback_needs_a_reason_is_recorded_bulk_and_reports_ndjson() {
         .code(2)
         .stderr_has("bulk needs a reason");
     assert_eq!(w.seq_nos(), before);
-    assert!(w.bulk_audit_records().is_empty());
+    assert!(w.audit_records().is_empty());
 
     let out = w.g.run_env(
         &[("ESTX_REASON", "")],
@@ -310,7 +292,7 @@ fn a_bulk_rollback_needs_a_reason_is_recorded_bulk_and_reports_ndjson() {
     let total: i64 = ACCOUNTS.iter().map(|a| w.balance(a)).sum();
     assert_eq!(total, 1000 * 8, "{out}");
 
-    let records = w.bulk_audit_records();
+    let records = w.audit_records();
     assert_eq!(records.len(), 1, "{records:#?}");
     let r = &records[0];
     assert_eq!(r["bulk"], true, "{r:#}");
@@ -364,7 +346,7 @@ fn a_bulk_recovery_of_a_selection_runs_batched_or_sequential() {
         assert_eq!(w.state("mid-pending"), "pending");
         assert_eq!(w.state("old-created"), "created");
         assert_eq!(j["released_locks"], json!([]));
-        assert_eq!(w.bulk_audit_records()[0]["bulk"], true);
+        assert_eq!(w.audit_records()[0]["bulk"], true);
     }
 }
 

@@ -212,6 +212,25 @@ struct World {
 }
 
 impl World {
+    /// Every record in the audit index, read from the server directly
+    /// (after a refresh).
+    fn audit_records(&self) -> Vec<Value> {
+        common::refresh(&self.g.url, &self.ix.audit);
+        let (status, body) = common::http(
+            "POST",
+            &self.url(&self.ix.audit, "_search"),
+            Some(r#"{"size":100,"query":{"match_all":{}}}"#),
+        );
+        assert_eq!(status, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        v["hits"]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["_source"].clone())
+            .collect()
+    }
+
     /// Unique indices, created with the shipped mappings.
     fn new() -> World {
         let w = World::bare();

@@ -5,26 +5,6 @@
 
 use super::*;
 
-impl World {
-    /// Every record in the audit index (after a refresh).
-    fn records(&self) -> Vec<Value> {
-        common::refresh(&self.g.url, &self.ix.audit);
-        let (status, body) = common::http(
-            "POST",
-            &self.url(&self.ix.audit, "_search"),
-            Some(r#"{"size":100,"query":{"match_all":{}}}"#),
-        );
-        assert_eq!(status, 200, "{body}");
-        let v: Value = serde_json::from_str(&body).unwrap();
-        v["hits"]["hits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|h| h["_source"].clone())
-            .collect()
-    }
-}
-
 /// A pending transfer `t1` (A -> B, 100), old enough to act on.
 fn pending(w: &World) {
     w.account("A", 500);
@@ -42,7 +22,7 @@ fn a_rollback_records_operator_reason_plan_and_each_step() {
         &["rollback", "t1", "--reason", "INC-42 duplicate charge"],
     );
     out.code(0).stdout_has("rolled-back");
-    let records = w.records();
+    let records = w.audit_records();
     assert_eq!(records.len(), 1, "{records:#?}");
     let r = &records[0];
     assert_eq!(r["action"], "rollback");
@@ -131,7 +111,7 @@ fn read_only_writes_nothing_not_even_the_trail() {
     )
     .code(1);
     assert_eq!(w.txn("t1"), before);
-    assert!(w.records().is_empty());
+    assert!(w.audit_records().is_empty());
 }
 
 #[test]
@@ -155,11 +135,11 @@ fn a_missing_reason_is_refused_with_nothing_written() {
     )
     .code(2);
     assert_eq!(w.txn("t1"), before);
-    assert!(w.records().is_empty());
+    assert!(w.audit_records().is_empty());
     // A plain recovery needs no reason (recorded without one).
     w.g.run_env(&[("ESTX_REASON", "")], &["recover", "t1"])
         .code(0);
-    assert_eq!(w.records().len(), 1);
+    assert_eq!(w.audit_records().len(), 1);
 }
 
 #[test]

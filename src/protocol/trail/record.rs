@@ -3,6 +3,7 @@
 
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::{StepReport, StepResult, Verdict};
+use crate::protocol::reverse::ReverseVerdict;
 use crate::protocol::steps::{plan, Procedure};
 use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};
@@ -295,6 +296,17 @@ impl From<&Verdict> for Outcome {
             Verdict::Refused(_) => Outcome::Refused,
             Verdict::Stopped(_) => Outcome::Stopped,
             Verdict::Failed(_) => Outcome::Failed,
+        }
+    }
+}
+
+impl From<&ReverseVerdict> for Outcome {
+    fn from(v: &ReverseVerdict) -> Self {
+        match v {
+            ReverseVerdict::Reversed => Outcome::Completed,
+            ReverseVerdict::Refused(_) => Outcome::Refused,
+            ReverseVerdict::Stopped(_) => Outcome::Stopped,
+            ReverseVerdict::Failed(_) => Outcome::Failed,
         }
     }
 }
