@@ -11,6 +11,7 @@ use super::exit;
 use super::output::{err, fail, out, plural};
 use super::selection::OutcomeFormat;
 use crate::protocol::executor::Outcome;
+use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
 use crate::protocol::trail::bulk::Selected;
 use crate::protocol::views::TransactionDetail;
@@ -82,10 +83,7 @@ pub fn action_name(procedure: Procedure) -> &'static str {
 /// is nothing to do, then the checks before any write (state known, well
 /// formed, outside the recovery window), then the procedure's own plan.
 fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRow {
-    let preview = match procedure {
-        Procedure::Rollback => &d.rollback,
-        Procedure::Recover => &d.recover,
-    };
+    let preview = d.preview(procedure);
     let ix = &p.config().indices;
     let txn = &d.txn;
     let mut row = PlanRow {
@@ -141,6 +139,13 @@ fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRo
             }
         })
         .collect();
+    row.steps
+        .extend(d.lock_releases(procedure).into_iter().map(|r| PlannedStep {
+            label: RELEASE_LOCK.to_string(),
+            target: format!("{}/{r}", ix.locks),
+            result: "write",
+            detail: "lock released".to_string(),
+        }));
     let (ds, dd) = preview.balance_change;
     for (account, delta) in [(src, ds), (dest, dd)] {
         if delta != 0 {

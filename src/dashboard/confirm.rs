@@ -10,6 +10,7 @@ use super::keymap::{self, DialogOp};
 use crate::protocol::executor::Outcome;
 use crate::protocol::report::{StepReport, StepResult};
 use crate::protocol::views::TransactionDetail;
+use crate::protocol::Procedure;
 use crossterm::event::{KeyCode, KeyEvent};
 
 /// Opens the dialog for `action` on the transaction the operator can see
@@ -332,12 +333,13 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
 /// step with whether it writes, then the lock releases that follow when the
 /// transaction ends (what the log will show, line for line).
 pub fn planned_steps(det: &TransactionDetail, action: Action) -> Vec<String> {
-    let p = match action {
-        Action::Rollback => &det.rollback,
-        Action::Recover => &det.recover,
+    let procedure = match action {
+        Action::Rollback => Procedure::Rollback,
+        Action::Recover => Procedure::Recover,
         _ => return Vec::new(),
     };
-    let mut out: Vec<String> = p
+    let mut out: Vec<String> = det
+        .preview(procedure)
         .steps
         .iter()
         .map(|s| {
@@ -348,15 +350,11 @@ pub fn planned_steps(det: &TransactionDetail, action: Action) -> Vec<String> {
             format!("{}: {what}", s.step.label())
         })
         .collect();
-    if p.refusal.is_none() && p.ends_in.as_ref().is_some_and(|s| s.is_terminal()) {
-        let mut locks: Vec<&str> = det.locks.iter().map(|l| l.info.resource.as_str()).collect();
-        locks.sort();
-        out.extend(
-            locks
-                .into_iter()
-                .map(|r| format!("release lock {r}: write")),
-        );
-    }
+    out.extend(
+        det.lock_releases(procedure)
+            .into_iter()
+            .map(|r| format!("release lock {r}: write")),
+    );
     out
 }
 

@@ -68,6 +68,34 @@ pub struct TransactionDetail {
     pub rollback: Preview,
 }
 
+impl TransactionDetail {
+    /// The preview of `procedure` from these documents.
+    pub fn preview(&self, procedure: Procedure) -> &Preview {
+        match procedure {
+            Procedure::Rollback => &self.rollback,
+            Procedure::Recover => &self.recover,
+        }
+    }
+
+    /// The resources whose locks `procedure` releases after its steps
+    /// (sorted): the locks this transaction holds, when the run is not
+    /// refused and ends it in a terminal state. The procedures release them
+    /// then, so a preview that omits them hides writes.
+    pub fn lock_releases(&self, procedure: Procedure) -> Vec<&str> {
+        let p = self.preview(procedure);
+        if p.refusal.is_some() || !p.ends_in.as_ref().is_some_and(|s| s.is_terminal()) {
+            return Vec::new();
+        }
+        let mut out: Vec<&str> = self
+            .locks
+            .iter()
+            .map(|l| l.info.resource.as_str())
+            .collect();
+        out.sort();
+        out
+    }
+}
+
 /// Simulates `procedure` on in-memory copies of the documents, step by step,
 /// with the same decisions and continuation rules the procedure uses.
 pub fn preview(

@@ -443,3 +443,78 @@ fn a_signal_stops_starting_new_items_and_finishes_the_running_ones() {
     assert_eq!(w.balance("A") + w.balance("B"), 200_000);
     assert!(w.pending("A").is_empty() && w.pending("B").is_empty());
 }
+
+/// A dry run lists every write the run will make, the lock releases that
+/// follow a transaction's end included, and the run then makes exactly those.
+#[test]
+fn a_dry_run_plans_the_lock_releases_the_run_then_makes() {
+    let w = World::new();
+    for a in ["A", "B"] {
+        w.account(a, 500);
+    }
+    w.stage("held", "A", "B", 100, 2);
+    w.backdate("held", 120);
+    for resource in ["A", "B"] {
+        w.put(
+            &w.ix.locks,
+            resource,
+            &json!({"owner": "held", "process_id": "worker-1", "created_at": ago(120),
+                    "expires_at": ago(-60)}),
+        );
+    }
+    w.refresh();
+    let steps = |line: &Value| -> Vec<(String, String)> {
+        line["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let label = s["label"].as_str().unwrap().to_string();
+                (label, s["target"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    let out = w.run_stdin(
+        &[
+            "rollback",
+            "--ids-from",
+            "-",
+            "--dry-run",
+            "--format",
+            "ndjson",
+        ],
+        "held\n",
+    );
+    out.code(0);
+    let planned = serde_json::from_str::<Value>(out.stdout.lines().next().unwrap()).unwrap();
+    let planned = steps(&planned);
+    let releases: Vec<&(String, String)> = planned
+        .iter()
+        .filter(|(l, _)| l == "release lock")
+        .collect();
+    assert_eq!(
+        releases.len(),
+        2,
+        "the dry run omits the lock releases: {out}"
+    );
+    let out = w.run_stdin(
+        &[
+            "rollback",
+            "--ids-from",
+            "-",
+            "--format",
+            "ndjson",
+            "--reason",
+            "test",
+        ],
+        "held\n",
+    );
+    out.code(0);
+    let ran = serde_json::from_str::<Value>(out.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        steps(&ran),
+        planned,
+        "the run differs from its dry run: {out}"
+    );
+    assert!(w.source(&w.ix.locks, "A").is_none() && w.source(&w.ix.locks, "B").is_none());
+}
