@@ -162,16 +162,9 @@ pub async fn run(p: Protocol, a: &ReverseArgs) -> i32 {
 }
 
 fn print_verdict(r: &ReverseReport) {
-    let (id, rev) = (&r.original, &r.reversal);
+    let id = &r.original;
     match &r.verdict {
-        ReverseVerdict::Reversed => {
-            let how = r
-                .transfer
-                .as_ref()
-                .map(|t| format!(" ({} -> {}, amount {})", t.dest, t.src, t.amount))
-                .unwrap_or_default();
-            out(format_args!("{id}: reversed by {rev}{how}"));
-        }
+        ReverseVerdict::Reversed => out(format_args!("{id}: {}", r.reversed_by())),
         ReverseVerdict::Refused(why) => err(format_args!("{id}: refused: {why}")),
         ReverseVerdict::Stopped(why) => err(format_args!(
             "{id}: stopped: {why}; run `estx-tui reverse {id}` again to carry on"

@@ -91,14 +91,7 @@ pub async fn execute(
 /// One line for the log: what the reversal did, or why not.
 fn summary(r: &ReverseReport) -> String {
     match &r.verdict {
-        ReverseVerdict::Reversed => {
-            let how = r
-                .transfer
-                .as_ref()
-                .map(|t| format!(" ({} -> {}, amount {})", t.dest, t.src, t.amount))
-                .unwrap_or_default();
-            format!("reversed by {}{how}", r.reversal)
-        }
+        ReverseVerdict::Reversed => r.reversed_by(),
         v @ ReverseVerdict::Refused(_) => v.to_string(),
         v => format!("{v}; pressing V again carries on with the same reversal"),
     }

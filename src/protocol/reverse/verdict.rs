@@ -123,3 +123,16 @@ pub struct ReverseReport {
     /// How it ended.
     pub verdict: ReverseVerdict,
 }
+
+impl ReverseReport {
+    /// What a successful reversal did, in the words both front ends print:
+    /// "reversed by ID (dest -> src, amount N)".
+    pub fn reversed_by(&self) -> String {
+        let how = self
+            .transfer
+            .as_ref()
+            .map(|t| format!(" ({} -> {}, amount {})", t.dest, t.src, t.amount))
+            .unwrap_or_default();
+        format!("reversed by {}{how}", self.reversal)
+    }
+}
