@@ -448,5 +448,6 @@ mod reverse;
 mod reverse_links;
 mod security;
 mod trail;
+mod trail_lost_answers;
 mod transfer;
 mod transport;

@@ -14,8 +14,9 @@ pub mod run;
 pub use record::*;
 pub use run::{RecordedRun, RunAs};
 
+use super::decide::Effect;
+use super::executor::{Created, DocDecision, Executor};
 use super::Protocol;
-use crate::cluster::{Cluster, CreateOutcome, WriteOutcome};
 use crate::error::{Error, Result};
 use chrono::Utc;
 use serde_json::{json, Map, Value};
@@ -37,7 +38,7 @@ impl fmt::Display for RecordId {
 /// The audit trail of one cluster, with the operator resolved once.
 #[derive(Debug, Clone)]
 pub struct Trail {
-    cluster: Cluster,
+    exec: Executor,
     index: String,
     operator: Operator,
 }
@@ -61,7 +62,7 @@ impl Trail {
             None => os_operator(),
         };
         Ok(Trail {
-            cluster,
+            exec: p.exec.clone(),
             index,
             operator,
         })
@@ -77,7 +78,10 @@ impl Trail {
         &self.index
     }
 
-    /// Writes the unfinished record of `i`, before its first step.
+    /// Writes the unfinished record of `i`, before its first step. A lost
+    /// answer is resolved as the protocol's writes resolve theirs
+    /// ([`Executor::create`]): the record found under its (random) id is
+    /// ours when it holds exactly what we sent.
     pub async fn begin(&self, i: &Intervention) -> Result<RecordId> {
         let started_at = Utc::now();
         let id = format!(
@@ -105,13 +109,11 @@ impl Trail {
             finished_at: None,
             tool_version: TOOL_VERSION.into(),
         };
-        match self
-            .cluster
-            .create(&self.index, &id, &to_map(&record)?)
-            .await?
-        {
-            CreateOutcome::Created => Ok(RecordId(id)),
-            CreateOutcome::AlreadyExists => Err(Error::Invalid(format!(
+        let source = to_map(&record)?;
+        match self.exec.create(&self.index, &id, &source).await? {
+            Created::Created => Ok(RecordId(id)),
+            Created::Exists { doc, .. } if doc.source == source => Ok(RecordId(id)),
+            Created::Exists { .. } => Err(Error::Invalid(format!(
                 "audit record `{id}` already exists; try again"
             ))),
         }
@@ -127,49 +129,24 @@ impl Trail {
         summary: &str,
         steps: Vec<TrailStep>,
     ) -> Result<()> {
-        for _ in 0..5 {
-            let doc =
-                self.cluster
-                    .get(&self.index, &id.0)
-                    .await?
-                    .ok_or_else(|| Error::NotFound {
-                        kind: "audit record",
-                        index: self.index.clone(),
-                        id: id.0.clone(),
-                    })?;
-            let mut record: Record = serde_json::from_value(Value::Object(doc.source.clone()))
-                .map_err(|e| Error::Malformed {
-                    kind: "audit record",
-                    id: id.0.clone(),
-                    problems: e.to_string(),
-                })?;
-            for s in &steps {
-                if !s.txn.is_empty() && !record.transactions.contains(&s.txn) {
-                    record.transactions.push(s.txn.clone());
+        let finished_at = Utc::now();
+        self.exec
+            .run("audit record", &self.index, &id.0, |doc| {
+                let mut record = parse_record(&id.0, doc)?;
+                for s in &steps {
+                    if !s.txn.is_empty() && !record.transactions.contains(&s.txn) {
+                        record.transactions.push(s.txn.clone());
+                    }
                 }
-            }
-            record.status = RecordStatus::Finished;
-            record.outcome = Some(outcome);
-            record.summary = Some(summary.to_string());
-            record.steps = steps.clone();
-            record.finished_at = Some(Utc::now());
-            let written = self
-                .cluster
-                .put_if(
-                    &self.index,
-                    &id.0,
-                    &to_map(&record)?,
-                    doc.seq_no,
-                    doc.primary_term,
-                )
-                .await?;
-            if let WriteOutcome::Written { .. } = written {
-                return Ok(());
-            }
-        }
-        Err(Error::Invalid(format!(
-            "audit record `{id}` kept changing; it was left unfinished"
-        )))
+                record.status = RecordStatus::Finished;
+                record.outcome = Some(outcome);
+                record.summary = Some(summary.to_string());
+                record.steps = steps.clone();
+                record.finished_at = Some(finished_at);
+                Ok(DocDecision::Write(to_map(&record)?, Effect::Recorded))
+            })
+            .await
+            .map(|_| ())
     }
 }
 
@@ -185,16 +162,19 @@ pub async fn history(p: &Protocol, txn: &str) -> Result<Vec<Record>> {
         .await?;
     let mut records = Vec::with_capacity(hits.len());
     for h in hits {
-        let record: Record =
-            serde_json::from_value(Value::Object(h.source)).map_err(|e| Error::Malformed {
-                kind: "audit record",
-                id: h.id.clone(),
-                problems: e.to_string(),
-            })?;
-        records.push(record);
+        records.push(parse_record(&h.id, &h.source)?);
     }
     records.sort_by(|a, b| (a.started_at, &a.record_id).cmp(&(b.started_at, &b.record_id)));
     Ok(records)
+}
+
+/// An audit record as stored, or why it cannot be read.
+fn parse_record(id: &str, source: &Map<String, Value>) -> Result<Record> {
+    serde_json::from_value(Value::Object(source.clone())).map_err(|e| Error::Malformed {
+        kind: "audit record",
+        id: id.to_string(),
+        problems: e.to_string(),
+    })
 }
 
 fn to_map(record: &Record) -> Result<Map<String, Value>> {
