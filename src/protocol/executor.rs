@@ -242,6 +242,12 @@ impl Executor {
         }
     }
 
+    /// Realtime read of `index/id`, retrying transient failures within the
+    /// policy; [`Error::NotFound`] (naming `kind`) when it does not exist.
+    pub async fn get(&self, kind: &'static str, index: &str, id: &str) -> Result<VersionedDoc> {
+        self.read(kind, index, id, &mut Tries::default()).await
+    }
+
     /// Creates `index/id` with `op_type=create`, resolving unknown outcomes
     /// as every step does: a timeout or lost answer sends the create again
     /// (it can never overwrite), and a 409 reads the document back

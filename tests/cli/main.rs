@@ -449,5 +449,6 @@ mod reverse_links;
 mod security;
 mod trail;
 mod trail_lost_answers;
+mod trail_pages;
 mod transfer;
 mod transport;
