@@ -197,7 +197,7 @@ impl Trail {
 
 /// A number of parts as stored.
 fn count(n: usize) -> Result<u32> {
-    u32::try_from(n).map_err(|_| Error::Invalid(format!("{n} audit record parts")))
+    u32::try_from(n).map_err(|_| Error::Invalid(format!("too many audit record parts: {n}")))
 }
 
 /// An audit record as stored, or why it cannot be read.
