@@ -1,25 +1,34 @@
 //! `check`: a monitoring check for Nagios/Icinga, cron or a Prometheus
-//! textfile collector. Prints the counts of stuck transactions, ones needing
-//! investigation, odd documents, stale locks and audit findings, and exits
-//! by thresholds with the Nagios convention: 0 OK, 1 WARNING, 2 CRITICAL,
-//! 3 UNKNOWN (the cluster could not be read). A count at or above a
-//! threshold trips it; a threshold of 0 is off.
+//! textfile collector, by the Monitoring Plugins development guidelines
+//! (<https://www.monitoring-plugins.org/doc/guidelines.html>). Counts stuck
+//! transactions, ones needing investigation, odd documents, stale locks
+//! and audit findings; `-w`/`-c` give each count a range in the guidelines'
+//! syntax ([`super::threshold`]): a value outside it (inside with `@`)
+//! alerts. Exit codes: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (the cluster
+//! could not be read). The output itself is [`super::check_output`].
+//!
+//! The old `--warn-X N`/`--crit-X N` flags (alert at N or more, 0 off) still
+//! work, hidden, with a deprecation line on stderr naming the range they
+//! stand for.
 
+use super::check_output::{json, nagios, prometheus};
 use super::output::{err, out};
+use super::threshold::{Range, RangeError};
 use crate::protocol::check::CheckCounts;
-use crate::protocol::time::format_timestamp;
 use crate::protocol::Protocol;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// How `check` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum CheckFormat {
-    /// One Nagios plugin line with performance data.
+    /// The Nagios plugin output: a status line with performance data, then
+    /// the stuck transactions (long output).
     #[default]
     Nagios,
+    /// JSON: counts, thresholds in force, status and the stuck transactions.
+    Json,
     /// The Prometheus text exposition format (for a textfile collector).
     Prometheus,
 }
@@ -30,54 +39,120 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = CheckFormat::Nagios)]
     pub format: CheckFormat,
-    /// Print JSON (counts, thresholds, status) instead.
+    /// Same as `--format json`.
     #[arg(long, conflicts_with = "format")]
     pub json: bool,
     /// Also write the output to this file, atomically (a temporary file
     /// renamed into place, so a collector never reads half of it).
     #[arg(long, value_name = "PATH")]
     pub output: Option<PathBuf>,
-    /// WARNING at this many stuck transactions (0: off).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub warn_stuck: u64,
-    /// CRITICAL at this many stuck transactions (0: off).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub crit_stuck: u64,
-    /// WARNING at this many transactions needing investigation (0: off).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub warn_investigate: u64,
-    /// CRITICAL at this many transactions needing investigation (0: off).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub crit_investigate: u64,
-    /// WARNING at this many odd documents (0: off).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub warn_odd: u64,
-    /// CRITICAL at this many odd documents (0: off).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub crit_odd: u64,
-    /// WARNING at this many stale locks (0: off).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub warn_stale_locks: u64,
-    /// CRITICAL at this many stale locks (0: off).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub crit_stale_locks: u64,
-    /// WARNING at this many audit findings (0: off).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub warn_findings: u64,
-    /// CRITICAL at this many audit findings (0: off).
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub crit_findings: u64,
+    /// WARNING range of a count, `[COUNT=]RANGE`, repeatable. COUNT is
+    /// stuck (the default), needs_investigation, odd_documents,
+    /// stale_locks or audit_findings; RANGE is the Monitoring Plugins
+    /// syntax (10, 10:, ~:10, 10:20, @10:20; 0 alerts above 0); an empty
+    /// RANGE (`stuck=`) turns the count's default off.
+    #[arg(short = 'w', long = "warning", value_name = "[COUNT=]RANGE", value_parser = parse_threshold)]
+    pub warning: Vec<Threshold>,
+    /// CRITICAL range of a count, `[COUNT=]RANGE`, as for --warning.
+    #[arg(short = 'c', long = "critical", value_name = "[COUNT=]RANGE", value_parser = parse_threshold)]
+    pub critical: Vec<Threshold>,
+    /// How many stuck transactions the output lists, oldest first.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Deprecated old flags: `--warn-X N`/`--crit-X N`.
+    #[command(flatten)]
+    pub legacy: LegacyThresholds,
+}
+
+/// The old threshold flags (alert at N or more, 0 off), hidden.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LegacyThresholds {
+    #[arg(long, hide = true)]
+    warn_stuck: Option<u64>,
+    #[arg(long, hide = true)]
+    crit_stuck: Option<u64>,
+    #[arg(long, hide = true)]
+    warn_investigate: Option<u64>,
+    #[arg(long, hide = true)]
+    crit_investigate: Option<u64>,
+    #[arg(long, hide = true)]
+    warn_odd: Option<u64>,
+    #[arg(long, hide = true)]
+    crit_odd: Option<u64>,
+    #[arg(long, hide = true)]
+    warn_stale_locks: Option<u64>,
+    #[arg(long, hide = true)]
+    crit_stale_locks: Option<u64>,
+    #[arg(long, hide = true)]
+    warn_findings: Option<u64>,
+    #[arg(long, hide = true)]
+    crit_findings: Option<u64>,
+}
+
+/// What `check` counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Count {
+    /// In-flight transactions untouched for the recovery window.
+    Stuck,
+    /// Stuck for longer than investigate-after.
+    NeedsInvestigation,
+    /// Transaction documents with no or an unknown state.
+    OddDocuments,
+    /// Locks whose holder is presumed dead.
+    StaleLocks,
+    /// Findings of the audit.
+    AuditFindings,
+}
+
+/// One `-w`/`-c` value: a count and its range (`None`: no threshold).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Threshold {
+    /// The count it applies to.
+    pub count: Count,
+    /// The range; `None` turns the count's threshold off.
+    pub range: Option<Range>,
+}
+
+/// Why a `-w`/`-c` value could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ThresholdError {
+    /// The part before `=` names no count.
+    #[error("unknown count {0:?} (stuck, needs_investigation, odd_documents, stale_locks, audit_findings)")]
+    UnknownCount(String),
+    /// The range is malformed.
+    #[error(transparent)]
+    Range(#[from] RangeError),
+}
+
+fn parse_threshold(s: &str) -> Result<Threshold, ThresholdError> {
+    let (count, range) = match s.split_once('=') {
+        None => (Count::Stuck, s),
+        Some((name, range)) => {
+            let count = METRICS
+                .iter()
+                .find(|m| m.names.contains(&name.trim()))
+                .ok_or_else(|| ThresholdError::UnknownCount(name.to_string()))?
+                .count;
+            (count, range)
+        }
+    };
+    let range = match range.trim() {
+        "" => None,
+        r => Some(r.parse()?),
+    };
+    Ok(Threshold { count, range })
 }
 
 /// The check's result, worst last (the Nagios order and exit codes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Status {
-    /// Every count below its thresholds.
+    /// No count raised an alert.
     Ok,
-    /// Some count at or above its warning threshold.
+    /// Some count is out of its warning range.
     Warning,
-    /// Some count at or above its critical threshold.
+    /// Some count is out of its critical range.
     Critical,
     /// The counts could not be read.
     Unknown,
@@ -94,7 +169,8 @@ impl Status {
         }
     }
 
-    fn word(self) -> &'static str {
+    /// The word in the status line.
+    pub fn word(self) -> &'static str {
         match self {
             Status::Ok => "OK",
             Status::Warning => "WARNING",
@@ -104,11 +180,37 @@ impl Status {
     }
 }
 
-/// One counted thing: its names and help, written once for every format.
+/// One count's warning and critical ranges in force.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Levels {
+    /// WARNING range, if any.
+    pub warn: Option<Range>,
+    /// CRITICAL range, if any.
+    pub crit: Option<Range>,
+}
+
+impl Levels {
+    /// The guidelines' order: critical first, then warning, else OK.
+    pub fn status(&self, value: u64) -> Status {
+        let alerts = |r: Option<Range>| r.is_some_and(|r| r.alerts(value as f64));
+        if alerts(self.crit) {
+            Status::Critical
+        } else if alerts(self.warn) {
+            Status::Warning
+        } else {
+            Status::Ok
+        }
+    }
+}
+
+/// One counted thing: its names, help and defaults, written once for every
+/// format.
 #[derive(Debug, Clone, Copy)]
 pub struct Metric {
-    /// Key in JSON and Nagios performance data.
-    pub key: &'static str,
+    /// Which count.
+    pub count: Count,
+    /// Its perfdata label and JSON key, then the other names `-w`/`-c` accept.
+    pub names: &'static [&'static str],
     /// Words in the summary line.
     pub words: &'static str,
     /// Prometheus metric name.
@@ -117,184 +219,157 @@ pub struct Metric {
     pub help: &'static str,
     /// Its value in the counts.
     pub value: fn(&CheckCounts) -> u64,
-    /// Its `(warn, crit)` thresholds in the arguments.
-    pub thresholds: fn(&CheckArgs) -> (u64, u64),
+    /// Its ranges when no flag says otherwise.
+    pub default: Levels,
+    /// The old flags' names and values.
+    legacy: fn(&LegacyThresholds) -> [(&'static str, Option<u64>); 2],
 }
+
+impl Metric {
+    /// Perfdata label and JSON key.
+    pub fn key(&self) -> &'static str {
+        self.names[0]
+    }
+}
+
+const ABOVE_ZERO: Option<Range> = Some(Range::at_most(0.0));
 
 /// Every metric, in output order.
 pub const METRICS: [Metric; 5] = [
     Metric {
-        key: "stuck",
+        count: Count::Stuck,
+        names: &["stuck"],
         words: "stuck",
         prometheus: "estx_stuck_transactions",
         help: "Transactions in flight untouched for longer than the recovery window.",
         value: |c| c.stuck,
-        thresholds: |a| (a.warn_stuck, a.crit_stuck),
+        default: Levels {
+            warn: ABOVE_ZERO,
+            crit: None,
+        },
+        legacy: |l| [("warn-stuck", l.warn_stuck), ("crit-stuck", l.crit_stuck)],
     },
     Metric {
-        key: "needs_investigation",
+        count: Count::NeedsInvestigation,
+        names: &["needs_investigation", "investigate"],
         words: "needing investigation",
         prometheus: "estx_transactions_needing_investigation",
         help: "Stuck transactions untouched for longer than investigate-after.",
         value: |c| c.needs_investigation,
-        thresholds: |a| (a.warn_investigate, a.crit_investigate),
+        default: Levels {
+            warn: None,
+            crit: ABOVE_ZERO,
+        },
+        legacy: |l| {
+            [
+                ("warn-investigate", l.warn_investigate),
+                ("crit-investigate", l.crit_investigate),
+            ]
+        },
     },
     Metric {
-        key: "odd_documents",
+        count: Count::OddDocuments,
+        names: &["odd_documents", "odd"],
         words: "odd documents",
         prometheus: "estx_odd_transaction_documents",
         help: "Transaction documents with no state or a state estx-tui does not know.",
         value: |c| c.odd_documents,
-        thresholds: |a| (a.warn_odd, a.crit_odd),
+        default: Levels {
+            warn: ABOVE_ZERO,
+            crit: None,
+        },
+        legacy: |l| [("warn-odd", l.warn_odd), ("crit-odd", l.crit_odd)],
     },
     Metric {
-        key: "stale_locks",
+        count: Count::StaleLocks,
+        names: &["stale_locks", "stale-locks"],
         words: "stale locks",
         prometheus: "estx_stale_locks",
         help: "Locks whose holder is presumed dead.",
         value: |c| c.stale_locks,
-        thresholds: |a| (a.warn_stale_locks, a.crit_stale_locks),
+        default: Levels {
+            warn: ABOVE_ZERO,
+            crit: None,
+        },
+        legacy: |l| {
+            [
+                ("warn-stale-locks", l.warn_stale_locks),
+                ("crit-stale-locks", l.crit_stale_locks),
+            ]
+        },
     },
     Metric {
-        key: "audit_findings",
+        count: Count::AuditFindings,
+        names: &["audit_findings", "findings"],
         words: "audit findings",
         prometheus: "estx_audit_findings",
         help: "Findings of the audit: money not conserved, dangling entries, malformed documents.",
         value: |c| c.audit_findings,
-        thresholds: |a| (a.warn_findings, a.crit_findings),
+        default: Levels {
+            warn: None,
+            crit: ABOVE_ZERO,
+        },
+        legacy: |l| {
+            [
+                ("warn-findings", l.warn_findings),
+                ("crit-findings", l.crit_findings),
+            ]
+        },
     },
 ];
 
-/// Whether `count` trips `(warn, crit)` (0 = off; at or above trips).
-pub fn level(count: u64, (warn, crit): (u64, u64)) -> Status {
-    let trips = |t: u64| t > 0 && count >= t;
-    if trips(crit) {
-        Status::Critical
-    } else if trips(warn) {
-        Status::Warning
-    } else {
-        Status::Ok
+/// The old meaning of `--warn-X N`/`--crit-X N`: alert at N or more (the
+/// range `N-1`), 0 off.
+fn legacy_range(n: u64) -> Option<Range> {
+    (n > 0).then(|| Range::at_most((n - 1) as f64))
+}
+
+/// The ranges in force, one per metric in [`METRICS`] order: the defaults,
+/// then the old flags, then `-w`/`-c` in order (the last one for a count
+/// wins); and a deprecation line for each old flag used.
+pub fn in_force(a: &CheckArgs) -> ([Levels; 5], Vec<String>) {
+    let mut levels = METRICS.map(|m| m.default);
+    let mut notes = Vec::new();
+    for (i, m) in METRICS.iter().enumerate() {
+        let [(wflag, warn), (cflag, crit)] = (m.legacy)(&a.legacy);
+        for (flag, n, slot, short) in [
+            (wflag, warn, &mut levels[i].warn, 'w'),
+            (cflag, crit, &mut levels[i].crit, 'c'),
+        ] {
+            if let Some(n) = n {
+                *slot = legacy_range(n);
+                let range = slot.map(|r| r.to_string()).unwrap_or_default();
+                notes.push(format!(
+                    "warning: --{flag} is deprecated; --{flag} {n} is -{short} {}={range} \
+                     (Monitoring Plugins ranges: {})",
+                    m.key(),
+                    if n == 0 {
+                        "an empty range is off"
+                    } else {
+                        "N alerts above N"
+                    }
+                ));
+            }
+        }
     }
+    let index = |c: Count| METRICS.iter().position(|m| m.count == c).unwrap_or(0);
+    for t in &a.warning {
+        levels[index(t.count)].warn = t.range;
+    }
+    for t in &a.critical {
+        levels[index(t.count)].crit = t.range;
+    }
+    (levels, notes)
 }
 
 /// The worst level over every metric.
-pub fn status(c: &CheckCounts, a: &CheckArgs) -> Status {
+pub fn status(c: &CheckCounts, levels: &[Levels; 5]) -> Status {
     METRICS
         .iter()
-        .map(|m| level((m.value)(c), (m.thresholds)(a)))
+        .zip(levels)
+        .map(|(m, l)| l.status((m.value)(c)))
         .max()
         .unwrap_or(Status::Ok)
-}
-
-/// One metric in `--json`.
-#[derive(Debug, Serialize)]
-struct MetricJson {
-    key: &'static str,
-    count: u64,
-    warn: Option<u64>,
-    crit: Option<u64>,
-    status: Status,
-}
-
-/// What `check --json` prints.
-#[derive(Debug, Serialize)]
-struct CheckJson {
-    status: Status,
-    exit_code: i32,
-    as_of: Option<String>,
-    error: Option<String>,
-    metrics: Vec<MetricJson>,
-}
-
-fn on(t: u64) -> Option<u64> {
-    (t > 0).then_some(t)
-}
-
-/// The Nagios plugin line: status, summary, performance data.
-pub fn nagios(c: &CheckCounts, a: &CheckArgs) -> String {
-    let st = status(c, a);
-    let summary: Vec<String> = METRICS
-        .iter()
-        .map(|m| format!("{} {}", (m.value)(c), m.words))
-        .collect();
-    let perf: Vec<String> = METRICS
-        .iter()
-        .map(|m| {
-            let (w, k) = (m.thresholds)(a);
-            let t = |v: u64| on(v).map(|v| v.to_string()).unwrap_or_default();
-            format!("{}={};{};{};0", m.key, (m.value)(c), t(w), t(k))
-        })
-        .collect();
-    format!(
-        "ESTX {} - {} | {}",
-        st.word(),
-        summary.join(", "),
-        perf.join(" ")
-    )
-}
-
-/// The Prometheus text format: HELP and TYPE lines and a gauge per count,
-/// then the status and whether the cluster could be read.
-pub fn prometheus(counts: Option<&CheckCounts>, st: Status) -> String {
-    let mut s = String::new();
-    let mut gauge = |name: &str, help: &str, value: u64| {
-        let _ = writeln!(s, "# HELP {name} {help}");
-        let _ = writeln!(s, "# TYPE {name} gauge");
-        let _ = writeln!(s, "{name} {value}");
-    };
-    if let Some(c) = counts {
-        for m in &METRICS {
-            gauge(m.prometheus, m.help, (m.value)(c));
-        }
-        gauge(
-            "estx_check_timestamp_seconds",
-            "When the counts were taken (Unix time, the cluster's clock).",
-            c.as_of.timestamp().max(0) as u64,
-        );
-    }
-    gauge(
-        "estx_check_up",
-        "Whether the cluster could be read (1) or not (0).",
-        u64::from(counts.is_some()),
-    );
-    gauge(
-        "estx_check_status",
-        "The check's status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
-        st.exit_code() as u64,
-    );
-    s
-}
-
-fn json_of(
-    counts: Option<&CheckCounts>,
-    a: &CheckArgs,
-    st: Status,
-    error: Option<String>,
-) -> CheckJson {
-    CheckJson {
-        status: st,
-        exit_code: st.exit_code(),
-        as_of: counts.map(|c| format_timestamp(c.as_of)),
-        error,
-        metrics: counts
-            .map(|c| {
-                METRICS
-                    .iter()
-                    .map(|m| {
-                        let (w, k) = (m.thresholds)(a);
-                        let count = (m.value)(c);
-                        MetricJson {
-                            key: m.key,
-                            count,
-                            warn: on(w),
-                            crit: on(k),
-                            status: level(count, (w, k)),
-                        }
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-    }
 }
 
 /// Writes `text` to `path` through a temporary file renamed into place.
@@ -307,27 +382,26 @@ fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 
 /// Runs `check`; returns the Nagios exit code.
 pub async fn run(p: &Protocol, a: &CheckArgs) -> i32 {
-    let (counts, error) = match p.check_counts().await {
-        Ok(c) => (Some(c), None),
+    let (levels, notes) = in_force(a);
+    for n in &notes {
+        err(n);
+    }
+    let reading = match p.check_reading().await {
+        Ok(r) => Ok(r),
         Err(e) => {
             tracing::warn!(error = %e, "check could not read the cluster");
-            (None, Some(e.to_string()))
+            Err(e.to_string())
         }
     };
-    let st = counts.as_ref().map_or(Status::Unknown, |c| status(c, a));
-    let text = if a.json {
-        let j = json_of(counts.as_ref(), a, st, error.clone());
-        // Plain data: serialising it cannot fail.
-        serde_json::to_string_pretty(&j).unwrap_or_default() + "\n"
-    } else {
-        match (a.format, &counts, &error) {
-            (CheckFormat::Prometheus, _, _) => prometheus(counts.as_ref(), st),
-            (CheckFormat::Nagios, Some(c), _) => nagios(c, a),
-            (CheckFormat::Nagios, None, e) => format!(
-                "ESTX UNKNOWN - cannot read the cluster: {}",
-                e.as_deref().unwrap_or("unknown error")
-            ),
-        }
+    let st = reading
+        .as_ref()
+        .map_or(Status::Unknown, |r| status(&r.counts, &levels));
+    let format = if a.json { CheckFormat::Json } else { a.format };
+    let text = match (format, &reading) {
+        (CheckFormat::Json, r) => json(r.as_ref(), &levels, st, a.top),
+        (CheckFormat::Prometheus, r) => prometheus(r.as_ref().ok().map(|r| &r.counts), st),
+        (CheckFormat::Nagios, Ok(r)) => nagios(r, &levels, a.top),
+        (CheckFormat::Nagios, Err(e)) => format!("ESTX UNKNOWN - cannot read the cluster: {e}\n"),
     };
     out(text.trim_end());
     if let Some(path) = &a.output {
@@ -340,102 +414,4 @@ pub async fn run(p: &Protocol, a: &CheckArgs) -> i32 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::Parser;
-
-    #[derive(Parser)]
-    struct T {
-        #[command(flatten)]
-        a: CheckArgs,
-    }
-
-    fn args(extra: &[&str]) -> CheckArgs {
-        T::parse_from(std::iter::once("t").chain(extra.iter().copied())).a
-    }
-
-    fn counts(n: [u64; 5]) -> CheckCounts {
-        CheckCounts {
-            stuck: n[0],
-            needs_investigation: n[1],
-            odd_documents: n[2],
-            stale_locks: n[3],
-            audit_findings: n[4],
-            as_of: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap_or_default(),
-        }
-    }
-
-    #[test]
-    fn every_threshold_trips_at_its_value_and_not_below() {
-        let flags = [
-            ("--warn-stuck", "--crit-stuck"),
-            ("--warn-investigate", "--crit-investigate"),
-            ("--warn-odd", "--crit-odd"),
-            ("--warn-stale-locks", "--crit-stale-locks"),
-            ("--warn-findings", "--crit-findings"),
-        ];
-        for (i, (warn, crit)) in flags.iter().enumerate() {
-            // Every other threshold off; this one warns at 3, is critical at 5.
-            let mut argv: Vec<&str> = Vec::new();
-            for (w, c) in flags.iter().filter(|f| f.0 != *warn) {
-                argv.extend([*w, "0", *c, "0"]);
-            }
-            argv.extend([*warn, "3", *crit, "5"]);
-            let a = args(&argv);
-            for (n, expected) in [
-                (0, Status::Ok),
-                (2, Status::Ok),
-                (3, Status::Warning),
-                (4, Status::Warning),
-                (5, Status::Critical),
-                (9, Status::Critical),
-            ] {
-                let mut v = [0; 5];
-                v[i] = n;
-                assert_eq!(status(&counts(v), &a), expected, "{warn} {n}");
-                assert_eq!(status(&counts(v), &a).exit_code(), expected.exit_code());
-            }
-        }
-    }
-
-    #[test]
-    fn zero_is_off_and_the_worst_metric_wins() {
-        let a = args(&["--warn-stuck", "0", "--crit-stuck", "0"]);
-        assert_eq!(status(&counts([100, 0, 0, 0, 0]), &a), Status::Ok);
-        let d = args(&[]);
-        assert_eq!(status(&counts([0; 5]), &d), Status::Ok);
-        assert_eq!(status(&counts([1, 0, 0, 0, 0]), &d), Status::Warning);
-        assert_eq!(status(&counts([1, 1, 0, 0, 0]), &d), Status::Critical);
-        assert_eq!(status(&counts([0, 0, 0, 0, 1]), &d), Status::Critical);
-        assert_eq!(Status::Unknown.exit_code(), 3);
-    }
-
-    #[test]
-    fn nagios_line_and_prometheus_text() {
-        let c = counts([2, 1, 0, 3, 0]);
-        let a = args(&[]);
-        assert_eq!(
-            nagios(&c, &a),
-            "ESTX CRITICAL - 2 stuck, 1 needing investigation, 0 odd documents, 3 stale locks, \
-             0 audit findings | stuck=2;1;;0 needs_investigation=1;;1;0 odd_documents=0;1;;0 \
-             stale_locks=3;1;;0 audit_findings=0;;1;0"
-        );
-        let text = prometheus(Some(&c), Status::Critical);
-        for m in &METRICS {
-            assert!(
-                text.contains(&format!("# HELP {} ", m.prometheus)),
-                "{text}"
-            );
-            assert!(
-                text.contains(&format!("# TYPE {} gauge\n", m.prometheus)),
-                "{text}"
-            );
-        }
-        assert!(text.contains("\nestx_stale_locks 3\n"), "{text}");
-        assert!(text.contains("\nestx_check_status 2\n"), "{text}");
-        assert!(text.contains("\nestx_check_up 1\n"), "{text}");
-        let down = prometheus(None, Status::Unknown);
-        assert!(down.contains("estx_check_up 0") && down.contains("estx_check_status 3"));
-        assert!(!down.contains("estx_stuck_transactions"));
-    }
-}
+mod tests;

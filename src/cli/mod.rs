@@ -15,6 +15,7 @@ pub mod audit;
 pub mod bulk;
 pub mod bulk_rows;
 pub mod check;
+pub mod check_output;
 pub mod commands;
 pub mod context;
 pub mod demo;
@@ -36,6 +37,7 @@ pub mod selection;
 pub mod show;
 pub mod show_json;
 pub mod subcommands;
+pub mod threshold;
 pub mod values;
 
 pub use args::{Cli, Command};

@@ -5,13 +5,17 @@
 //! [`super::read::Queries::odd_states`] on the discovered fields), stale
 //! locks (the lock rule) and audit findings (the audit). A partial view
 //! (failed shards) is an error: a monitoring check must not say OK on half
-//! the data. Thresholds and output formats are the CLI's business.
+//! the data. The stuck transactions themselves come along, oldest first, so
+//! the check can say which ones to act on. Thresholds and output formats
+//! are the CLI's business.
 
 use super::read::{urgency, Queries};
+use super::transaction::Transaction;
 use super::Protocol;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+
 /// What one check counted, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CheckCounts {
@@ -29,16 +33,39 @@ pub struct CheckCounts {
     pub as_of: DateTime<Utc>,
 }
 
+/// One check's reading: the counts, and the stuck transactions they count
+/// (oldest first), so an alert can name them.
+#[derive(Debug, Clone)]
+pub struct CheckReading {
+    /// What was counted.
+    pub counts: CheckCounts,
+    /// The stuck transactions, oldest first.
+    pub stuck: Vec<StuckOne>,
+}
+
+/// One stuck transaction as the check saw it.
+#[derive(Debug, Clone)]
+pub struct StuckOne {
+    /// The transaction.
+    pub transaction: Transaction,
+    /// Stuck for longer than `investigate_after` (the same rule as the count).
+    pub needs_investigation: bool,
+}
+
 impl Protocol {
     /// Counts everything `check` reports. Any read that fails fails the
     /// whole check: a monitoring check must not report OK on half the data.
-    pub async fn check_counts(&self) -> Result<CheckCounts> {
+    pub async fn check_reading(&self) -> Result<CheckReading> {
         let now = self.cluster().now();
         let stuck = self.stuck_transactions().await?;
-        let needs_investigation = stuck
-            .iter()
-            .filter(|t| urgency(t, now, &self.config).needs_investigation())
-            .count() as u64;
+        let stuck: Vec<StuckOne> = stuck
+            .into_iter()
+            .map(|transaction| StuckOne {
+                needs_investigation: urgency(&transaction, now, &self.config).needs_investigation(),
+                transaction,
+            })
+            .collect();
+        let needs_investigation = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
         let d = self.discovery().await?;
         let odd_documents = self
             .cluster()
@@ -54,13 +81,14 @@ impl Protocol {
             .filter(|l| l.staleness.is_stale())
             .count() as u64;
         let audit_findings = self.audit(None, false).await?.findings.len() as u64;
-        Ok(CheckCounts {
+        let counts = CheckCounts {
             stuck: stuck.len() as u64,
             needs_investigation,
             odd_documents,
             stale_locks,
             audit_findings,
             as_of: now,
-        })
+        };
+        Ok(CheckReading { counts, stuck })
     }
 }

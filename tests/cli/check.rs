@@ -19,24 +19,22 @@ fn counts(out: &Out) -> BTreeMap<String, u64> {
         .collect()
 }
 
-/// Every threshold off but the ones given.
+/// Every count's thresholds off (an empty range), then the ones given.
 fn only<'a>(given: &[&'a str]) -> Vec<&'a str> {
     let mut argv = vec!["check"];
-    for flag in [
-        "--warn-stuck",
-        "--crit-stuck",
-        "--warn-investigate",
-        "--crit-investigate",
-        "--warn-odd",
-        "--crit-odd",
-        "--warn-stale-locks",
-        "--crit-stale-locks",
-        "--warn-findings",
-        "--crit-findings",
+    for off in [
+        "-w=stuck=",
+        "-c=stuck=",
+        "-w=needs_investigation=",
+        "-c=needs_investigation=",
+        "-w=odd_documents=",
+        "-c=odd_documents=",
+        "-w=stale_locks=",
+        "-c=stale_locks=",
+        "-w=audit_findings=",
+        "-c=audit_findings=",
     ] {
-        if !given.contains(&flag) {
-            argv.extend([flag, "0"]);
-        }
+        argv.push(off);
     }
     argv.extend(given);
     argv
@@ -81,25 +79,62 @@ fn every_count_and_exit_code_from_real_documents() {
     assert_eq!(out.json()["status"], "CRITICAL", "{out}");
     out.code(2);
 
-    // Each metric alone, at each threshold: below -> 0, at warn -> 1, at crit -> 2.
-    let cases: [(&str, &str, u64); 5] = [
-        ("--warn-stuck", "--crit-stuck", 2),
-        ("--warn-investigate", "--crit-investigate", 1),
-        ("--warn-odd", "--crit-odd", 1),
-        ("--warn-stale-locks", "--crit-stale-locks", 1),
-        ("--warn-findings", "--crit-findings", c["audit_findings"]),
+    // Each count alone, by Monitoring Plugins ranges: n within the warning
+    // range -> 0, above it -> 1, inside an @ critical range -> 2.
+    let cases: [(&str, u64); 5] = [
+        ("stuck", 2),
+        ("needs_investigation", 1),
+        ("odd_documents", 1),
+        ("stale_locks", 1),
+        ("audit_findings", c["audit_findings"]),
     ];
-    for (warn, crit, n) in cases {
-        let (at, above) = (n.to_string(), (n + 1).to_string());
-        let run = |w_t: &str, c_t: &str| w.run(&only(&[warn, w_t, crit, c_t])).code;
-        assert_eq!(run(&above, "0"), 0, "{warn} {above}: below the warning");
-        assert_eq!(run(&at, "0"), 1, "{warn} {at}: at the warning");
-        assert_eq!(run(&at, &above), 1, "{warn}: warning, below critical");
-        assert_eq!(run("1", &at), 2, "{crit} {at}: at the critical");
+    for (key, n) in cases {
+        let run = |flags: [String; 2]| {
+            let given: Vec<&str> = flags.iter().map(String::as_str).collect();
+            w.run(&only(&given)).code
+        };
+        let (within, below) = (format!("-w={key}={n}"), format!("-w={key}={}", n - 1));
+        let (crit_off, crit_in) = (format!("-c={key}="), format!("-c={key}=@{n}:{n}"));
+        assert_eq!(
+            run([within.clone(), crit_off.clone()]),
+            0,
+            "{key}: within the warning range"
+        );
+        assert_eq!(
+            run([below.clone(), crit_off]),
+            1,
+            "{key}: above the warning range"
+        );
+        assert_eq!(
+            run([within, format!("-c={key}={}:", n + 1)]),
+            2,
+            "{key}: below the critical range"
+        );
+        assert_eq!(
+            run([below, crit_in]),
+            2,
+            "{key}: inside the @ critical range"
+        );
     }
     w.run(&only(&[])).code(0).stdout_has("ESTX OK - 2 stuck");
 
-    let prom = w.run(&["check", "--format", "prometheus", "--warn-stuck", "3"]);
+    // The old flags still work, with a deprecation line naming the range.
+    let old = w.run(&[
+        "check",
+        "--warn-stuck",
+        "2",
+        "--crit-investigate",
+        "0",
+        "-w=odd_documents=",
+        "-w=stale_locks=",
+        "-c=audit_findings=",
+    ]);
+    old.code(1)
+        .stderr_has("--warn-stuck is deprecated; --warn-stuck 2 is -w stuck=1")
+        .stderr_has("--crit-investigate 0 is -c needs_investigation=")
+        .stdout_has("stuck=2;1;;0 needs_investigation=1;;;0");
+
+    let prom = w.run(&["check", "--format", "prometheus", "-w", "3"]);
     prom.code(2)
         .stdout_has("# TYPE estx_stuck_transactions gauge\nestx_stuck_transactions 2\n")
         .stdout_has("# HELP estx_stale_locks ")
@@ -113,6 +148,31 @@ fn every_count_and_exit_code_from_real_documents() {
         .code(2);
     let written = std::fs::read_to_string(&file).unwrap();
     assert!(written.contains("estx_stuck_transactions 2\n"), "{written}");
+}
+
+/// The done-when: `check -c 0` with one stuck transaction exits 2
+/// (0 alerts above 0), and the long output names it: id, state, age, route.
+#[test]
+fn c_zero_with_one_stuck_transaction_is_critical_and_names_it() {
+    let w = World::new();
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("t-stuck", "A", "B", 10, 2);
+    w.backdate("t-stuck", 10);
+    w.refresh();
+    let out = w.run(&["check", "-c", "0"]);
+    out.code(2)
+        .stdout_has("ESTX CRITICAL - 1 stuck")
+        .stdout_has("| stuck=1;0;0;0 ")
+        .stdout_has("\nstuck transactions, oldest first (1 of 1):\nt-stuck pending 10m")
+        .stdout_has(" A -> B\n");
+    let j = w.run(&["check", "--format", "json", "-c", "stuck=0"]);
+    j.code(2);
+    assert_eq!(j.json()["stuck"][0]["id"], "t-stuck", "{j}");
+    assert_eq!(j.json()["metrics"][0]["crit"], "0", "{j}");
+    // --top 0: the status line only.
+    let short = w.run(&["check", "-c", "0", "--top", "0"]);
+    assert_eq!(short.code(2).stdout.lines().count(), 1, "{short}");
 }
 
 #[test]
