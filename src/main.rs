@@ -2,9 +2,9 @@
 //! terminal), and runs the command on a tokio runtime. Everything else lives
 //! in the library (`estx::cli`).
 
+use estx::cli::log_file::{private_dir, RotatingFile, MAX_BYTES};
 use estx::cli::profile::{parse_args, ParseFailure};
 use estx::cli::{self, Cli};
-use std::fs::OpenOptions;
 use std::path::Path;
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
@@ -19,8 +19,11 @@ fn main() {
         }
     };
     let log_path = cli.global.log_path();
-    let guard = init_logging(&log_path);
-    install_panic_report(&log_path);
+    if log_path.is_none() {
+        cli::output::err("warning: neither XDG_STATE_HOME nor HOME is set; not logging");
+    }
+    let guard = log_path.as_deref().and_then(|p| init_logging(p, &cli));
+    install_panic_report(log_path.as_deref());
     let code = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -41,10 +44,16 @@ fn main() {
     std::process::exit(code);
 }
 
-/// Logs to `path` (appending), filtered by `ESTX_LOG` (default `info`).
-/// If the file cannot be opened, says so once on stderr and logs nothing.
-fn init_logging(path: &Path) -> Option<WorkerGuard> {
-    let file = match OpenOptions::new().create(true).append(true).open(path) {
+/// Logs to `path` (appending, private, rotated: [`estx::cli::log_file`]),
+/// at `--log-level`, else filtered by `ESTX_LOG` (default `info`). The
+/// default location's directory is created 0700. If the file cannot be
+/// opened, says so once on stderr and logs nothing.
+fn init_logging(path: &Path, cli: &Cli) -> Option<WorkerGuard> {
+    let dir = match (&cli.global.log_file, path.parent()) {
+        (None, Some(dir)) => private_dir(dir),
+        _ => Ok(()),
+    };
+    let file = match dir.and_then(|()| RotatingFile::open(path, MAX_BYTES)) {
         Ok(f) => f,
         Err(e) => {
             cli::output::err(format_args!(
@@ -55,7 +64,10 @@ fn init_logging(path: &Path) -> Option<WorkerGuard> {
         }
     };
     let (writer, guard) = tracing_appender::non_blocking(file);
-    let filter = EnvFilter::try_from_env("ESTX_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let filter = match cli.global.log_level {
+        Some(level) => EnvFilter::new(level.directive()),
+        None => EnvFilter::try_from_env("ESTX_LOG").unwrap_or_else(|_| EnvFilter::new("info")),
+    };
     let installed = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(writer)
@@ -67,14 +79,14 @@ fn init_logging(path: &Path) -> Option<WorkerGuard> {
 /// Installs color-eyre's error-report hook, and a panic hook that writes
 /// color-eyre's full panic report to the log file but shows the user one
 /// line, so no panic spills a backtrace onto the terminal.
-fn install_panic_report(log_path: &Path) {
+fn install_panic_report(log_path: Option<&Path>) {
     let (panic_hook, eyre_hook) = color_eyre::config::HookBuilder::default()
         .display_env_section(false)
         .theme(color_eyre::config::Theme::new())
         .into_hooks();
     // Only fails if a hook is already installed, which is harmless.
     let _ = eyre_hook.install();
-    let log = log_path.display().to_string();
+    let log = log_path.map_or_else(|| "no log file".into(), |p| p.display().to_string());
     std::panic::set_hook(Box::new(move |info| {
         let report = panic_hook.panic_report(info);
         tracing::error!("panic: {report}");

@@ -140,18 +140,53 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = values::positive_duration, value_name = "DURATION")]
     pub timeout: Duration,
 
-    /// Where logs go (never to the terminal) [default: estx-tui.log in the
-    /// OS temporary directory].
+    /// Where logs go (never to the terminal), created 0600 and rotated
+    /// [default: $XDG_STATE_HOME/estx-tui/estx-tui.log, else
+    /// ~/.local/state/estx-tui/estx-tui.log].
     #[arg(long, global = true, env = "ESTX_LOG_FILE", value_name = "PATH")]
     pub log_file: Option<PathBuf>,
+
+    /// The least severe level logged [default: ESTX_LOG as a tracing
+    /// filter, else info].
+    #[arg(long, global = true, value_enum, value_name = "LEVEL")]
+    pub log_level: Option<LogLevel>,
+}
+
+/// `--log-level`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogLevel {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warn,
+    /// What was done (the default).
+    Info,
+    /// Requests and decisions.
+    Debug,
+    /// Everything.
+    Trace,
+}
+
+impl LogLevel {
+    /// The tracing filter directive.
+    pub fn directive(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+            LogLevel::Trace => "trace",
+        }
+    }
 }
 
 impl GlobalArgs {
-    /// The log file: `--log-file`, else `estx-tui.log` in the OS temp dir.
-    pub fn log_path(&self) -> PathBuf {
+    /// The log file: `--log-file`, else the per-user default of
+    /// [`super::log_file::default_path`]; `None` when there is no home.
+    pub fn log_path(&self) -> Option<PathBuf> {
         self.log_file
             .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join("estx-tui.log"))
+            .or_else(super::log_file::default_path_from_env)
     }
 }
 

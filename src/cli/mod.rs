@@ -27,6 +27,7 @@ pub mod history;
 pub mod init;
 pub mod intervention;
 pub mod list;
+pub mod log_file;
 pub mod outcome;
 pub mod output;
 pub mod profile;

@@ -442,6 +442,7 @@ mod errors;
 mod export;
 mod inspect;
 mod locks;
+mod packaging;
 mod procedures;
 mod profile;
 mod reverse;
