@@ -18,6 +18,10 @@ pub use super::subcommands::{
     SeedArgs, ShowArgs, TransferArgs,
 };
 
+/// The version with the commit it was built from (`0.1.0 (abc1234)`), or
+/// the bare version when built outside a git checkout (see `build.rs`).
+pub const VERSION: &str = env!("ESTX_VERSION");
+
 /// Inspect and repair two-phase-commit transactions stored in
 /// Elasticsearch/OpenSearch.
 ///
@@ -32,7 +36,7 @@ pub use super::subcommands::{
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "estx-tui",
-    version,
+    version = VERSION,
     about,
     long_about,
     after_help = "Durations are written 500ms, 90s, 2m, 1h30m, 1d (a bare number is seconds). \
@@ -53,8 +57,10 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-/// Connection and protocol options, accepted before or after the subcommand.
+/// Connection and protocol options, accepted before or after the subcommand
+/// (shown under their own heading, apart from a command's own options).
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Base URL of the cluster.
     #[arg(
@@ -192,6 +198,7 @@ impl GlobalArgs {
 
 /// Options of the dashboard (ignored by the headless commands).
 #[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Dashboard options")]
 pub struct DashboardArgs {
     /// How often the dashboard refreshes (at least 1s).
     #[arg(long, global = true, env = "ESTX_INTERVAL", default_value = "2s", value_parser = values::interval, value_name = "DURATION")]

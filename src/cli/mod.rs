@@ -17,6 +17,7 @@ pub mod bulk_rows;
 pub mod check;
 pub mod check_output;
 pub mod commands;
+pub mod completions;
 pub mod context;
 pub mod demo;
 pub mod doctor;
@@ -28,8 +29,10 @@ pub mod init;
 pub mod intervention;
 pub mod list;
 pub mod log_file;
+pub mod man;
 pub mod outcome;
 pub mod output;
+pub mod paths;
 pub mod profile;
 pub mod release;
 pub mod render;
@@ -53,6 +56,13 @@ pub async fn run(cli: Cli) -> i32 {
     let Some(command) = &cli.command else {
         return dashboard(&cli).await;
     };
+    // What needs no cluster.
+    match command {
+        Command::Completions(a) => return completions::run(a),
+        Command::Man => return man::run(),
+        Command::Paths => return paths::run(&cli),
+        _ => {}
+    }
     let p = match context::protocol(&cli.global) {
         Ok(p) => p,
         Err(e) => return fail(&e),
@@ -78,6 +88,7 @@ pub async fn run(cli: Cli) -> i32 {
         Command::Check(a) => check::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
+        Command::Completions(_) | Command::Man | Command::Paths => 0,
     };
     // Times were taken from the cluster's clock anyway; say so when ours is off.
     if let Some(skew) = cluster.clock_skew() {

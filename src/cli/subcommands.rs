@@ -68,6 +68,15 @@ pub enum Command {
     /// Start a local in-memory cluster (osmem-server) with that mess and a live
     /// workload of crashing workers, and open the dashboard on it.
     Demo(DemoArgs),
+
+    /// Print the shell completion script (bash, zsh, fish, powershell).
+    Completions(super::completions::CompletionsArgs),
+
+    /// Print the man page (roff): `estx-tui man | man -l -`.
+    Man,
+
+    /// Print where the config, log and state files are for this invocation.
+    Paths,
 }
 
 /// `init`.

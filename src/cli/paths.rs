@@ -1,0 +1,32 @@
+//! `paths`: where the configuration, log and state files are for this
+//! invocation (the flags and environment in force), as `k9s info` does, so
+//! an operator can find the log or the profiles without reading the docs.
+
+use super::args::Cli;
+use super::log_file;
+use super::output::out;
+use super::profile::config_path;
+use std::path::Path;
+
+fn shown(p: Option<&Path>) -> String {
+    match p {
+        None => "(none: no $HOME)".into(),
+        Some(p) if p.exists() => p.display().to_string(),
+        Some(p) => format!("{} (not there yet)", p.display()),
+    }
+}
+
+/// Prints one `name  path` line each; exit 0.
+pub fn run(cli: &Cli) -> i32 {
+    let log = cli.global.log_path();
+    let state = log_file::default_path_from_env();
+    let profile = cli.global.resolved.name.as_deref().unwrap_or("(none)");
+    out(format_args!("config   {}", shown(config_path().as_deref())));
+    out(format_args!("profile  {profile}"));
+    out(format_args!("log      {}", shown(log.as_deref())));
+    out(format_args!(
+        "state    {}",
+        shown(state.as_deref().and_then(Path::parent))
+    ));
+    0
+}
