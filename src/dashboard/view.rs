@@ -12,6 +12,7 @@ use crate::protocol::locks::LockView;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::{preview, Preview, TransactionDetail};
 use crate::protocol::Procedure;
+use std::collections::{BTreeSet, HashSet};
 
 /// What became of the transaction the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,11 +101,59 @@ pub fn account_detail(snap: &Snapshot, id: &str) -> AccountDetail {
     }
 }
 
+/// The marked transactions by what the table shows of them (each list by
+/// id). A bulk act acts on `shown` only; the others stay marked, are
+/// counted in the table's title and named in the bulk dialog as not
+/// included, so nothing the operator cannot see is acted on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkedRows {
+    /// Marked rows of the table.
+    pub shown: Vec<String>,
+    /// Marked and listed, but hidden by the filter.
+    pub filtered: Vec<String>,
+    /// Marked but no longer listed (they left the in-flight list).
+    pub unlisted: Vec<String>,
+}
+
+impl MarkedRows {
+    /// Marks the table does not show.
+    pub fn hidden(&self) -> usize {
+        self.filtered.len() + self.unlisted.len()
+    }
+}
+
+/// Splits `marks` by whether `rows` of `snap` show them.
+pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) -> MarkedRows {
+    let mut out = MarkedRows::default();
+    if marks.is_empty() {
+        return out;
+    }
+    let shown: HashSet<&str> = rows
+        .iter()
+        .filter_map(|&i| snap.transactions.get(i))
+        .map(|t| t.id.as_str())
+        .collect();
+    let listed: HashSet<&str> = snap.transactions.iter().map(|t| t.id.as_str()).collect();
+    for id in marks {
+        let list = if shown.contains(id.as_str()) {
+            &mut out.shown
+        } else if listed.contains(id.as_str()) {
+            &mut out.filtered
+        } else {
+            &mut out.unlisted
+        };
+        list.push(id.clone());
+    }
+    out
+}
+
 /// Everything derived.
 #[derive(Debug, Clone, Default)]
 pub struct View {
     /// Indices into `snapshot.transactions`, filtered and sorted.
     pub rows: Vec<usize>,
+    /// The marks, by what the table shows of them.
+    pub marks: MarkedRows,
     /// Position of the selected transaction among `rows`, if it is one.
     pub cursor: Option<usize>,
     /// First row of the table on screen.
@@ -250,6 +299,7 @@ impl App {
         let mut v = View::default();
         if let Some(snap) = &self.snapshot {
             v.rows = self.filtered_rows(snap);
+            v.marks = marked_rows(&self.marks, snap, &v.rows);
             v.cursor = self.selected.as_ref().and_then(|id| {
                 v.rows
                     .iter()
