@@ -147,9 +147,24 @@ pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) ->
     out
 }
 
+/// What the alert line counts as needing an operator: the poll's counts
+/// over every document (as `check` counts them), or, where the cluster
+/// cannot count them (dates it cannot compare), the listed rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Attention {
+    /// Stuck, those needing investigation included.
+    pub stuck: u64,
+    /// Untouched past `investigate_after`, or undated.
+    pub needs_investigation: u64,
+    /// No state, or one this tool does not know (listed rows: any problem).
+    pub odd: u64,
+}
+
 /// Everything derived.
 #[derive(Debug, Clone, Default)]
 pub struct View {
+    /// What needs an operator (the alert line).
+    pub attention: Attention,
     /// Indices into `snapshot.transactions`, filtered and sorted.
     pub rows: Vec<usize>,
     /// The marks, by what the table shows of them.
@@ -300,6 +315,7 @@ impl App {
         if let Some(snap) = &self.snapshot {
             v.rows = self.filtered_rows(snap);
             v.marks = marked_rows(&self.marks, snap, &v.rows);
+            v.attention = self.attention(snap);
             v.cursor = self.selected.as_ref().and_then(|id| {
                 v.rows
                     .iter()
@@ -359,6 +375,22 @@ impl App {
             top -= 1;
         }
         top.min(heights.len().saturating_sub(1))
+    }
+
+    fn attention(&self, snap: &Snapshot) -> Attention {
+        let rows = |f: &dyn Fn(&Transaction) -> bool| {
+            snap.transactions.iter().filter(|t| f(t)).count() as u64
+        };
+        let counted = snap.read.attention;
+        Attention {
+            stuck: counted
+                .and_then(|c| c.stuck)
+                .unwrap_or_else(|| rows(&|t| self.is_stuck(t))),
+            needs_investigation: counted
+                .and_then(|c| c.needs_investigation)
+                .unwrap_or_else(|| rows(&|t| self.needs_investigation(t))),
+            odd: counted.map_or_else(|| rows(&|t| !t.problems.is_empty()), |c| c.odd),
+        }
     }
 
     fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
