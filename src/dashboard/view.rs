@@ -58,6 +58,16 @@ pub struct DetailView {
     pub recover: Preview,
     /// What `R` would do.
     pub rollback: Preview,
+    /// Whether `V` may reverse it (`Some`), finishing it first
+    /// (`Some(true)`: committed), by the protocol's admission rule.
+    pub reverse: Option<bool>,
+}
+
+/// Whether `V` may reverse `t`, finishing it first (the protocol's rule).
+fn reverse_of(t: &Transaction) -> Option<bool> {
+    crate::protocol::reverse::admit(t, None, true)
+        .ok()
+        .map(|a| a.finish_first)
 }
 
 /// An account drilled into (`Enter` in the accounts pane): the account and
@@ -189,6 +199,9 @@ pub struct View {
     pub lock_offset: usize,
     /// First log line on screen.
     pub log_top: usize,
+    /// `V` would open its dialog now: the keys' target may be reversed
+    /// (the key bar advertises it then).
+    pub reverse_applies: bool,
 }
 
 /// The offset that keeps `cursor` on screen, moving as little as possible
@@ -248,6 +261,7 @@ pub fn from_snapshot(snap: &Snapshot, t: &Transaction, fate: Fate) -> DetailView
             .collect(),
         recover: run(Procedure::Recover),
         rollback: run(Procedure::Rollback),
+        reverse: reverse_of(t),
     }
 }
 
@@ -277,6 +291,7 @@ pub fn from_detail(d: &TransactionDetail) -> DetailView {
         locks: d.locks.clone(),
         recover: d.recover.clone(),
         rollback: d.rollback.clone(),
+        reverse: reverse_of(&d.txn),
     }
 }
 
@@ -350,7 +365,11 @@ impl App {
             Some(top) => top.min(last_top),
         };
         v.detail = self.detail_of_selection(v.cursor.is_some(), prev.detail);
+        let reversible = v.detail.as_ref().is_some_and(|d| d.reverse.is_some());
         self.view = v;
+        self.view.reverse_applies = reversible
+            && !self.settings.read_only
+            && super::target::transaction_target(self).is_ok();
     }
 
     /// Screen rows each log entry takes, wrapped to the log pane's width

@@ -5,7 +5,7 @@
 //! the big message shown in place of the panes before the first snapshot.
 
 use super::theme::{
-    bold, clock, dim, fit_segments, wrapped_rows, Segment, DANGER, GOOD, ODD, WARN,
+    bold, clock, dim, fit_segments, short_id, wrapped_rows, Segment, DANGER, GOOD, ODD, WARN,
 };
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
@@ -35,13 +35,19 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
             Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
         )],
     )];
+    // Which cluster this is stays on screen at any width: the profile,
+    // or (without one) the URL, shortened in the middle when long.
     if let Some(name) = &app.settings.profile {
         segs.push(Segment::new(
-            1,
+            0,
             vec![Span::styled(format!("[{name}]"), bold())],
         ));
     }
-    segs.push(Segment::new(3, vec![Span::raw(app.settings.url.clone())]));
+    let url_prio = if app.settings.profile.is_some() { 3 } else { 0 };
+    segs.push(Segment::new(
+        url_prio,
+        vec![Span::raw(short_url(&app.settings.url))],
+    ));
     if let Some(snap) = &app.snapshot {
         let (text, colour) = match snap.health.as_deref() {
             Some("green") => ("green", GOOD),
@@ -121,6 +127,22 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         ));
     }
     fit_segments(segs, "  ", width)
+}
+
+/// Longest URL shown whole in the header.
+const URL_WIDTH: usize = 40;
+
+/// The URL as the header shows it: whole when short, else without its
+/// scheme and shortened in the middle (its host's head and tail stay).
+fn short_url(url: &str) -> String {
+    if url.chars().count() <= URL_WIDTH {
+        return url.to_string();
+    }
+    let bare = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .unwrap_or(url);
+    short_id(bare, URL_WIDTH)
 }
 
 fn alert_line(app: &App, width: u16) -> Line<'static> {
