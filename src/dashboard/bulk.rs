@@ -1,5 +1,7 @@
 //! Bulk actions, the state side: marks (by id, so polls, sorts and filters
-//! never move them), the one dialog for R/F/L on the marked set (what each
+//! never move them; Space marks only a row of the table), which of them
+//! the table shows (a bulk act acts on those only, naming the others as
+//! not included), the one dialog for R/F/L on the marked set (what each
 //! re-read transaction would do, grouped: "37 roll back, 3 refused: …", and
 //! the balance effect of the ones that run), its confirmation (a reason is
 //! required: the trail's rule for bulk actions), and the progress of the
@@ -9,11 +11,58 @@
 
 use super::app::{App, Dialog, LogLevel};
 use super::event::{Action, BulkReread, Checked, Command, Expected, Reread, Run};
+use super::snapshot::Snapshot;
 use crate::protocol::transaction::TxnState;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Most items a bulk run works on at once.
 pub const BULK_CONCURRENCY: usize = 4;
+
+/// The marked transactions by what the table shows of them (each list by
+/// id). A bulk act acts on `shown` only; the others stay marked, are
+/// counted in the table's title and named in the bulk dialog as not
+/// included, so nothing the operator cannot see is acted on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkedRows {
+    /// Marked rows of the table.
+    pub shown: Vec<String>,
+    /// Marked and listed, but hidden by the filter.
+    pub filtered: Vec<String>,
+    /// Marked but no longer listed (they left the in-flight list).
+    pub unlisted: Vec<String>,
+}
+
+impl MarkedRows {
+    /// Marks the table does not show.
+    pub fn hidden(&self) -> usize {
+        self.filtered.len() + self.unlisted.len()
+    }
+}
+
+/// Splits `marks` by whether `rows` of `snap` show them.
+pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) -> MarkedRows {
+    let mut out = MarkedRows::default();
+    if marks.is_empty() {
+        return out;
+    }
+    let shown: HashSet<&str> = rows
+        .iter()
+        .filter_map(|&i| snap.transactions.get(i))
+        .map(|t| t.id.as_str())
+        .collect();
+    let listed: HashSet<&str> = snap.transactions.iter().map(|t| t.id.as_str()).collect();
+    for id in marks {
+        let list = if shown.contains(id.as_str()) {
+            &mut out.shown
+        } else if listed.contains(id.as_str()) {
+            &mut out.filtered
+        } else {
+            &mut out.unlisted
+        };
+        list.push(id.clone());
+    }
+    out
+}
 
 /// A bulk dialog: the marked rows it acts on, the marks it leaves out
 /// because the table does not show them, and what the re-read found.

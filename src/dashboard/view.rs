@@ -1,10 +1,12 @@
 //! What the screen shows, derived from the dashboard's state once, when the
 //! data, filter, sort, selection or size change (by `update`), never while
 //! drawing: the visible transaction rows, where the selection is among them,
-//! how far each pane is scrolled, and the selected transaction's detail with
-//! its action previews. The renderer only reads this.
+//! how far each pane is scrolled, which marks the table shows, the alert
+//! line's counts, and the selected transaction's detail with its action
+//! previews (and whether `V` applies). The renderer only reads this.
 
 use super::app::{App, SortKey};
+use super::bulk::{marked_rows, MarkedRows};
 use super::snapshot::{AccountEntry, Snapshot};
 use super::ui;
 use crate::protocol::decide::Fencing;
@@ -12,7 +14,6 @@ use crate::protocol::locks::LockView;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::{preview, Preview, TransactionDetail};
 use crate::protocol::Procedure;
-use std::collections::{BTreeSet, HashSet};
 
 /// What became of the transaction the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,52 +110,6 @@ pub fn account_detail(snap: &Snapshot, id: &str) -> AccountDetail {
         pending,
         naming,
     }
-}
-
-/// The marked transactions by what the table shows of them (each list by
-/// id). A bulk act acts on `shown` only; the others stay marked, are
-/// counted in the table's title and named in the bulk dialog as not
-/// included, so nothing the operator cannot see is acted on.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MarkedRows {
-    /// Marked rows of the table.
-    pub shown: Vec<String>,
-    /// Marked and listed, but hidden by the filter.
-    pub filtered: Vec<String>,
-    /// Marked but no longer listed (they left the in-flight list).
-    pub unlisted: Vec<String>,
-}
-
-impl MarkedRows {
-    /// Marks the table does not show.
-    pub fn hidden(&self) -> usize {
-        self.filtered.len() + self.unlisted.len()
-    }
-}
-
-/// Splits `marks` by whether `rows` of `snap` show them.
-pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) -> MarkedRows {
-    let mut out = MarkedRows::default();
-    if marks.is_empty() {
-        return out;
-    }
-    let shown: HashSet<&str> = rows
-        .iter()
-        .filter_map(|&i| snap.transactions.get(i))
-        .map(|t| t.id.as_str())
-        .collect();
-    let listed: HashSet<&str> = snap.transactions.iter().map(|t| t.id.as_str()).collect();
-    for id in marks {
-        let list = if shown.contains(id.as_str()) {
-            &mut out.shown
-        } else if listed.contains(id.as_str()) {
-            &mut out.filtered
-        } else {
-            &mut out.unlisted
-        };
-        list.push(id.clone());
-    }
-    out
 }
 
 /// What the alert line counts as needing an operator: the poll's counts
