@@ -203,6 +203,9 @@ impl Levels {
     }
 }
 
+/// The old warning and critical flags of one count: names and values.
+type LegacyFlags = [(&'static str, Option<u64>); 2];
+
 /// One counted thing: its names, help and defaults, written once for every
 /// format.
 #[derive(Debug, Clone, Copy)]
@@ -222,7 +225,7 @@ pub struct Metric {
     /// Its ranges when no flag says otherwise.
     pub default: Levels,
     /// The old flags' names and values.
-    legacy: fn(&LegacyThresholds) -> [(&'static str, Option<u64>); 2],
+    legacy: fn(&LegacyThresholds) -> LegacyFlags,
 }
 
 impl Metric {

@@ -97,7 +97,7 @@ impl fmt::Display for Range {
             f.write_str("@")?;
         }
         match (self.start, self.end) {
-            (Some(s), Some(e)) if s == 0.0 => write!(f, "{e}"),
+            (Some(0.0), Some(e)) => write!(f, "{e}"),
             (start, end) => {
                 match start {
                     Some(s) => write!(f, "{s}:")?,

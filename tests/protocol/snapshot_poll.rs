@@ -153,7 +153,7 @@ async fn the_polls_attention_counts_agree_with_check_past_the_listing_cap() {
     fx.refresh().await;
 
     let snap = fx.proto.poll_snapshot(100).await.unwrap();
-    let check = fx.proto.check_counts().await.unwrap();
+    let check = fx.proto.check_reading().await.unwrap().counts;
     assert_eq!(
         (check.stuck, check.needs_investigation, check.odd_documents),
         (600, 410, 3)
