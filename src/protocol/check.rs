@@ -33,7 +33,7 @@ impl Protocol {
     /// Counts everything `check` reports. Any read that fails fails the
     /// whole check: a monitoring check must not report OK on half the data.
     pub async fn check_counts(&self) -> Result<CheckCounts> {
-        let now = self.cluster().now();
+        let now = self.now().await;
         let stuck = self.stuck_transactions().await?;
         let needs_investigation = stuck
             .iter()

@@ -68,7 +68,7 @@ impl Protocol {
         if let Err(refusal) = checked {
             return Ok(Err(refusal));
         }
-        let now = format_timestamp(self.cluster().now());
+        let now = format_timestamp(self.now().await);
         let doc: Map<String, Value> = json!({
             "src_acct": req.src,
             "dest_acct": req.dest,

@@ -74,7 +74,7 @@ impl Protocol {
     pub async fn acquire_lock(&self, resource: &str, owner: &str) -> Result<AcquireOutcome> {
         let index = &self.config.indices.locks;
         // The lease is judged by other processes: stamp it on the cluster's clock.
-        self.cluster().sync_clock().await;
+        self.sync_clock().await;
         let mut unknown = 0u32;
         let mut took_over: Option<(LockInfo, String)> = None;
         let mut last = LockInfo::from_source(resource, &Map::new());
@@ -176,7 +176,7 @@ impl Protocol {
         Ok(LockView::judge(
             info,
             &owners,
-            self.cluster().now(),
+            self.now().await,
             &self.config,
         ))
     }

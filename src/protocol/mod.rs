@@ -102,6 +102,24 @@ impl Protocol {
         self.exec.cluster()
     }
 
+    /// The cluster's time now, from the cluster's own clock (asked again
+    /// once a minute; see [`Cluster::sync_clock`]): every time the protocol
+    /// writes or judges comes from here, never from this machine's clock
+    /// alone, which may be minutes off.
+    pub async fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.sync_clock().await;
+        self.cluster().now()
+    }
+
+    /// Asks the cluster's own time (on the tool's indices) unless it was
+    /// asked in the last minute.
+    pub async fn sync_clock(&self) {
+        let ix = &self.config.indices;
+        self.cluster()
+            .sync_clock(&[&ix.transactions, &ix.accounts, &ix.locks])
+            .await;
+    }
+
     /// The settings.
     pub fn config(&self) -> &ProtocolConfig {
         &self.config

@@ -123,6 +123,7 @@ impl Protocol {
             }
         };
         report.started_in = txn.state.clone();
+        self.sync_clock().await;
         let (state, transfer) = match self.check_actionable(&txn, force) {
             Ok(Some(ok)) => ok,
             Ok(None) => {
@@ -148,7 +149,8 @@ impl Protocol {
     }
 
     /// Whether `txn` may be acted on: `Ok(None)` when terminal, the state and
-    /// transfer when it may, the refusal otherwise.
+    /// transfer when it may, the refusal otherwise. Judged on the cluster's
+    /// clock as last asked (callers [`Protocol::sync_clock`] first).
     pub fn check_actionable(
         &self,
         txn: &Transaction,
@@ -333,7 +335,7 @@ impl Protocol {
 
     /// Executes one step of `t` through the OCC executor.
     pub async fn run_step(&self, t: &Transfer, step: Step) -> Result<Executed> {
-        let now = self.cluster().now();
+        let now = self.now().await;
         if let Some((from, to)) = step.transition() {
             let id = t.id.clone();
             return self

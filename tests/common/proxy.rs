@@ -11,12 +11,14 @@
 //! therefore never silently retry a request on a "stale" pooled connection).
 //!
 //! Rules in [`rewrite`] make it answer as real deployments do (canned 401s,
-//! HTML 502s, 429 with `Retry-After`, slow requests, a shifted `Date`), and it
+//! HTML 502s, 429 with `Retry-After`, slow requests, a shifted or no `Date`
+//! ([`no_date`]), and it
 //! also serves as an HTTP forward proxy (`HTTP_PROXY`). [`security`] makes it
 //! a cluster with security on (Basic auth, users, privileges).
 //!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
+mod no_date;
 mod partial;
 mod rewrite;
 mod security;
@@ -67,6 +69,7 @@ struct Shared {
     clients: Mutex<HashMap<u64, TcpStream>>,
     rewrites: Mutex<Vec<rewrite::Rule>>,
     date_shift: AtomicI64,
+    no_date: AtomicBool,
     absolute_form: AtomicUsize,
     canned: AtomicUsize,
     realm: Mutex<Option<security::Realm>>,
@@ -128,6 +131,7 @@ impl FaultProxy {
             clients: Mutex::new(HashMap::new()),
             rewrites: Mutex::new(Vec::new()),
             date_shift: AtomicI64::new(0),
+            no_date: AtomicBool::new(false),
             absolute_form: AtomicUsize::new(0),
             canned: AtomicUsize::new(0),
             realm: Mutex::new(None),
@@ -276,12 +280,12 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     request.target = rewrite::origin_form(shared, &request.target);
     let path = request.target.clone();
     if let Some(bytes) = security::gate(shared, &request) {
-        writer.write_all(&bytes)?;
+        writer.write_all(&no_date::apply(shared, bytes))?;
         return close_gracefully(&writer, &mut reader);
     }
     let instead = match rewrite::before_forwarding(shared, &request.method, &path) {
         rewrite::Plan::Answer(bytes) => {
-            writer.write_all(&bytes)?;
+            writer.write_all(&no_date::apply(shared, bytes))?;
             return close_gracefully(&writer, &mut reader);
         }
         rewrite::Plan::ForwardThenAnswer(bytes) => Some(bytes),
@@ -317,10 +321,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         return Ok(());
     }
     if let Some(bytes) = instead {
-        writer.write_all(&bytes)?;
+        writer.write_all(&no_date::apply(shared, bytes))?;
         return close_gracefully(&writer, &mut reader);
     }
-    let response = rewrite::shift_response_date(shared, response);
+    let response = no_date::apply(shared, rewrite::shift_response_date(shared, response));
 
     let status = String::from_utf8_lossy(&response[..response.len().min(64)])
         .split_whitespace()

@@ -233,6 +233,7 @@ impl Protocol {
             }
         };
         let mut items = Vec::new();
+        self.sync_clock().await;
         for id in ids {
             let mut report = ProcedureReport::new(id);
             let Some(Some(doc)) = docs.get(id) else {

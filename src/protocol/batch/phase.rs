@@ -83,7 +83,7 @@ impl Protocol {
     pub(super) async fn txn_phase(&self, items: &mut [Item], r: &mut RoundState) {
         let txn_ix = self.config.indices.transactions.clone();
         let policy = self.config.retry;
-        let now = self.cluster().now();
+        let now = self.now().await;
         let mut writes = Vec::new();
         for (i, it) in items.iter_mut().enumerate() {
             let Some(step) = it.step().filter(|_| !r.halted[i]) else {

@@ -1,12 +1,13 @@
 //! What will work on this cluster, gathered for `doctor`: the product and
 //! version, each index as discovered (with its document count and shard
 //! health), how every field the tool queries resolved, whether the mappings
-//! accept every write, and the privileges of the current credentials. Each
+//! accept every write, the privileges of the current credentials, and
+//! where the tool's clock comes from. Each
 //! point is judged ([`Severity`]); the CLI prints it.
 
 use super::discovery::{Discovery, IndexInfo, ResolvedField};
 use super::writes;
-use crate::cluster::Cluster;
+use crate::cluster::{ClockSource, ClockStatus, Cluster};
 use crate::error::Result;
 use crate::protocol::Protocol;
 use elasticsearch::http::Method;
@@ -103,6 +104,8 @@ pub struct DoctorReport {
     pub indices: Vec<IndexReport>,
     /// Privileges of the current credentials.
     pub security: Security,
+    /// Where the tool's clock comes from.
+    pub clock: ClockReport,
     /// Everything judged, worst first.
     pub checks: Vec<Check>,
 }
@@ -115,6 +118,68 @@ impl DoctorReport {
             .map(|c| c.severity)
             .max()
             .unwrap_or(Severity::Ok)
+    }
+}
+
+/// Which clock the tool's times come from (see [`ClockSource`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// The cluster's own `now`.
+    Cluster,
+    /// The answers' `Date` header.
+    DateHeader,
+    /// This machine's clock.
+    Local,
+}
+
+/// Where the tool's clock comes from, as `doctor` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClockReport {
+    /// Which clock.
+    pub source: ClockKind,
+    /// Width of the bounds on the cluster's time, when it is known.
+    pub uncertainty_ms: Option<i64>,
+    /// Cluster minus local time (positive: the local clock is behind).
+    pub local_offset_ms: i64,
+    /// In words.
+    pub text: String,
+}
+
+impl ClockReport {
+    fn of(status: &ClockStatus) -> ClockReport {
+        let (source, uncertainty) = match &status.source {
+            ClockSource::Cluster { uncertainty } => (ClockKind::Cluster, Some(uncertainty)),
+            ClockSource::DateHeader { uncertainty, .. } => {
+                (ClockKind::DateHeader, Some(uncertainty))
+            }
+            ClockSource::Local { .. } => (ClockKind::Local, None),
+        };
+        ClockReport {
+            source,
+            uncertainty_ms: uncertainty.map(|u| u.num_milliseconds()),
+            local_offset_ms: status.offset.num_milliseconds(),
+            text: status.to_string(),
+        }
+    }
+
+    /// A finding when the time does not come from the cluster itself.
+    fn check(&self) -> Option<Check> {
+        let text = match self.source {
+            ClockKind::Cluster => return None,
+            ClockKind::DateHeader => format!(
+                "times come from the `Date` header, not the cluster's own clock: {}",
+                self.text
+            ),
+            ClockKind::Local => format!(
+                "the cluster told no time: ages, the recovery window and written times use {}",
+                self.text
+            ),
+        };
+        Some(Check {
+            severity: Severity::Warning,
+            text,
+        })
     }
 }
 
@@ -181,6 +246,9 @@ impl Protocol {
         }
         let security = security(cluster, &d, &self.config.indices.audit).await?;
         judge(&d, &indices, &security, &mut checks);
+        self.sync_clock().await;
+        let clock = ClockReport::of(&cluster.clock_status());
+        checks.extend(clock.check());
         if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
             checks.push(Check {
                 severity: Severity::Error,
@@ -193,6 +261,7 @@ impl Protocol {
             product,
             indices,
             security,
+            clock,
             checks,
         })
     }

@@ -74,7 +74,7 @@ impl Protocol {
             Err(Error::IndexMissing(_)) => HashMap::new(),
             Err(e) => return Err(e),
         };
-        let now = self.cluster().now();
+        let now = self.now().await;
         let mut locks: Vec<LockView> = infos
             .into_iter()
             .map(|info| LockView::judge(info, &found, now, &self.config))

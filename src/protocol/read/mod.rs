@@ -190,7 +190,7 @@ impl Protocol {
         let d = self.discovery().await?;
         let q = Queries::new(&d.fields);
         let query = q.stuck(self.config.recovery_window);
-        let now = self.cluster().now();
+        let now = self.now().await;
         let mut transactions = Vec::new();
         let summary = self
             .scan_transactions(query, |page| {
@@ -234,7 +234,7 @@ impl Protocol {
             filter.extend(q.older_than(age));
         }
         let query = serde_json::json!({"bool": {"filter": filter}});
-        let now = self.cluster().now();
+        let now = self.now().await;
         let keep = |t: &Transaction| {
             let u = urgency(t, now, c);
             let old_enough = older_than.is_none_or(|a| rules::is_older_than(t, now, a));
@@ -266,7 +266,7 @@ impl Protocol {
         let q = Queries::new(&d.fields);
         let query = q.list(states, older_than);
         let client_age = older_than.filter(|_| !d.fields.ages_queryable());
-        let now = self.cluster().now();
+        let now = self.now().await;
         self.scan_transactions(query, |page| {
             let page = match client_age {
                 // The mapping cannot compare dates: filter here.

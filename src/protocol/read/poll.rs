@@ -15,7 +15,7 @@ use super::queries::Queries;
 use super::scan::total_hits;
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, StateCount};
-use crate::cluster::Cluster;
+use crate::cluster::{ClockStatus, Cluster};
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
 use crate::protocol::lock::LockInfo;
@@ -55,6 +55,8 @@ pub struct ReadStatus {
     pub refresh: Option<Refresh>,
     /// Discovery's warnings (aliases, fields without an exact form, ...).
     pub warnings: Vec<String>,
+    /// Where the poll's clock came from and how far the local clock is off.
+    pub clock: Option<ClockStatus>,
 }
 
 impl ReadStatus {
@@ -148,6 +150,10 @@ pub async fn load_with(
     // Health runs alongside the searches and waits at most a few seconds
     // for the master: it can never hold the poll up.
     let health = cluster.start_health();
+    // Ages are judged on the cluster's own clock (asked once a minute).
+    cluster
+        .sync_clock(&[&ix.transactions, &ix.accounts, &ix.locks])
+        .await;
     let taken_at = cluster.now();
     let q = Queries::new(&d.fields);
     let mut requests = 0u32;
@@ -420,6 +426,7 @@ pub async fn load_with(
                 w.extend(d.warnings());
                 w
             },
+            clock: Some(cluster.clock_status()),
         },
     })
 }

@@ -290,7 +290,7 @@ impl Protocol {
     /// was lost) counts as ours.
     async fn create_reversal(&self, rev: &str, t: &Transfer) -> Result<CreateResult> {
         let index = &self.config.indices.transactions;
-        let now = format_timestamp(self.cluster().now());
+        let now = format_timestamp(self.now().await);
         let doc: Map<String, Value> = json!({
             "src_acct": t.dest,
             "dest_acct": t.src,
