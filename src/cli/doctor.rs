@@ -48,6 +48,15 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
     };
     l.push(format!("{:<14} {} at {}", "cluster", product, r.url));
     l.push(format!("{:<14} {}", "clock", r.clock.text));
+    let t = &r.times;
+    for f in [
+        &t.modification,
+        &t.creation,
+        &t.lock_created,
+        &t.lock_expires,
+    ] {
+        l.push(format!("{:<14} {:<18} {}", "time field", f.name, f.how()));
+    }
     for i in &r.indices {
         l.push(String::new());
         let what = match &i.info.target {

@@ -5,6 +5,7 @@
 //! staleness. Releasing is in [`super::lock_release`].
 
 use super::lock::{LockInfo, Owner, Staleness};
+use super::read::TimeFields;
 use super::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
 use super::steps::{Refusal, Step};
 use super::time::format_timestamp;
@@ -75,13 +76,19 @@ impl Protocol {
         let index = &self.config.indices.locks;
         // The lease is judged by other processes: stamp it on the cluster's clock.
         self.sync_clock().await;
+        let times = self.time_fields().await?;
+        if let Some(c) = times.lock_conflicts().first() {
+            return Err(crate::error::Error::Invalid(format!(
+                "refused before taking a lock: {c}"
+            )));
+        }
         let mut unknown = 0u32;
         let mut took_over: Option<(LockInfo, String)> = None;
         let mut last = LockInfo::from_source(resource, &Map::new());
         for _ in 0..ACQUIRE_ATTEMPTS {
             match self
                 .cluster()
-                .create(index, resource, &self.lock_doc(owner))
+                .create(index, resource, &self.lock_doc(owner, &times))
                 .await
             {
                 Ok(CreateOutcome::Created) => {
@@ -132,15 +139,15 @@ impl Protocol {
 
     /// A lock document for `owner`, stamped on the cluster's clock (the
     /// lease is judged by other processes).
-    fn lock_doc(&self, owner: &str) -> Map<String, Value> {
+    fn lock_doc(&self, owner: &str, times: &TimeFields) -> Map<String, Value> {
         let now = self.cluster().now();
         let lease =
             chrono::Duration::from_std(self.config.lock_lease).unwrap_or(chrono::Duration::MAX);
         let doc = json!({
             "owner": owner,
             "process_id": self.holder,
-            "created_at": format_timestamp(now),
-            "expires_at": format_timestamp(now + lease),
+            "created_at": times.lock_created.stamp(now),
+            "expires_at": times.lock_expires.stamp(now + lease),
         });
         doc.as_object().cloned().unwrap_or_default()
     }

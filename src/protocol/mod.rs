@@ -36,6 +36,8 @@ pub mod setup;
 pub mod steps;
 pub mod stuck;
 pub mod time;
+pub mod time_format;
+pub mod time_mapping;
 pub mod trail;
 pub mod transaction;
 pub mod views;

@@ -335,8 +335,12 @@ impl Protocol {
 
     /// Executes one step of `t` through the OCC executor.
     pub async fn run_step(&self, t: &Transfer, step: Step) -> Result<Executed> {
-        let now = self.now().await;
         if let Some((from, to)) = step.transition() {
+            let stamp = self
+                .time_fields()
+                .await?
+                .modification
+                .stamp(self.now().await);
             let id = t.id.clone();
             return self
                 .exec
@@ -344,7 +348,7 @@ impl Protocol {
                     "transaction",
                     &self.config.indices.transactions,
                     &t.id,
-                    |src| steps::transition_doc(&id, src, &from, &to, now),
+                    |src| steps::transition_doc(&id, src, &from, &to, &stamp),
                 )
                 .await;
         }

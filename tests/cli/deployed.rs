@@ -157,7 +157,8 @@ fn doctor_says_where_the_clock_comes_from() {
     let mut g = w.g.clone();
     g.url = proxy.url();
     g.run(&["doctor"])
-        .stdout_has("clock          the cluster's own clock (`now` of a search, ±");
+        .stdout_has("clock          the cluster's own clock (`now` of a search, ±")
+        .stdout_has("time field     modification_time  written as RFC 3339 (3 fraction digits)");
     let j = g.run(&["doctor", "--json"]).json();
     assert_eq!(j["clock"]["source"], "cluster", "{j}");
     assert!(

@@ -18,6 +18,7 @@ mod ids;
 mod locks;
 mod lost_responses;
 mod malformed;
+mod mapped_times;
 mod procedures;
 mod reverse;
 mod security;

@@ -5,6 +5,7 @@
 //! `keyword` sub-field of a `text` field an auto-created index has); where no
 //! exact field exists the resolution says so and the queries degrade.
 
+use super::times::TimeFields;
 use crate::protocol::Indices;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -261,6 +262,8 @@ pub struct Discovery {
     pub locks: IndexInfo,
     /// The resolved fields.
     pub fields: Fields,
+    /// The format each time field the protocol writes is written in.
+    pub times: TimeFields,
 }
 
 impl Discovery {
@@ -280,11 +283,13 @@ impl Discovery {
         let accounts = info(&ix.accounts);
         let locks = info(&ix.locks);
         let fields = resolve_fields(&transactions, &accounts, &locks);
+        let times = TimeFields::of_mappings(&transactions, &locks);
         Discovery {
             transactions,
             accounts,
             locks,
             fields,
+            times,
         }
     }
 

@@ -6,6 +6,7 @@
 //! point is judged ([`Severity`]); the CLI prints it.
 
 use super::discovery::{Discovery, IndexInfo, ResolvedField};
+use super::times::TimeFields;
 use super::writes;
 use crate::cluster::{ClockSource, ClockStatus, Cluster};
 use crate::error::Result;
@@ -106,6 +107,8 @@ pub struct DoctorReport {
     pub security: Security,
     /// Where the tool's clock comes from.
     pub clock: ClockReport,
+    /// The format each time field the tool writes is written in.
+    pub times: TimeFields,
     /// Everything judged, worst first.
     pub checks: Vec<Check>,
 }
@@ -249,6 +252,12 @@ impl Protocol {
         self.sync_clock().await;
         let clock = ClockReport::of(&cluster.clock_status());
         checks.extend(clock.check());
+        for c in d.times.lock_conflicts() {
+            checks.push(Check {
+                severity: Severity::Error,
+                text: format!("locks cannot be taken (`transfer --locks`): {c}"),
+            });
+        }
         if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
             checks.push(Check {
                 severity: Severity::Error,
@@ -262,6 +271,7 @@ impl Protocol {
             indices,
             security,
             clock,
+            times: d.times.clone(),
             checks,
         })
     }

@@ -1,8 +1,10 @@
 //! Discovery's requests and the reading of their answers: `_resolve/index`
 //! (alias or data stream to concrete indices), `_mapping` and `_settings`
-//! (with defaults, for the refresh interval) of each of the three names.
+//! (with defaults, for the refresh interval) of each of the three names,
+//! and a sample of documents for the time formats (`times`).
 
 use super::discovery::{resolve_fields, Discovery, IndexInfo, Refresh, Target, DEFAULT_REFRESH};
+use super::times::TimeFields;
 use crate::cluster::Cluster;
 use crate::error::Result;
 use crate::protocol::Indices;
@@ -17,11 +19,13 @@ pub async fn discover(cluster: &Cluster, ix: &Indices) -> Result<Discovery> {
     let accounts = discover_index(cluster, &ix.accounts).await?;
     let locks = discover_index(cluster, &ix.locks).await?;
     let fields = resolve_fields(&transactions, &accounts, &locks);
+    let times = TimeFields::discover(cluster, &transactions, &locks).await;
     Ok(Discovery {
         transactions,
         accounts,
         locks,
         fields,
+        times,
     })
 }
 

@@ -19,6 +19,7 @@ pub mod queries;
 pub mod rules;
 pub mod scan;
 pub mod state_counts;
+pub mod times;
 pub mod writes;
 
 pub use coverage::Coverage;
@@ -29,6 +30,7 @@ pub use progress::{account_progress, AccountProgress};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
 pub use scan::{Scan, ScanSummary};
+pub use times::{TimeField, TimeFields};
 
 use super::transaction::Transaction;
 use super::Protocol;
@@ -46,6 +48,8 @@ use tokio::sync::Mutex;
 pub struct ReadCache {
     discovery: Mutex<Option<Arc<Discovery>>>,
     writable: AtomicBool,
+    /// The time formats of the last write check (or discovery).
+    times: std::sync::Mutex<Option<Arc<TimeFields>>>,
 }
 
 /// Which transactions `list` shows.
@@ -118,15 +122,43 @@ impl Protocol {
             return Ok(());
         }
         let d = self.rediscover().await?;
+        self.keep_times(&d);
         writes::check(&self.config.indices, &d, &[])?;
         self.read_cache.writable.store(true, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// The format each time field is written in: as of the last write check
+    /// (every procedure makes one before step 1), else discovered now.
+    pub async fn time_fields(&self) -> Result<Arc<TimeFields>> {
+        let kept = self
+            .read_cache
+            .times
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if let Some(t) = kept {
+            return Ok(t);
+        }
+        let d = self.discovery().await?;
+        Ok(self.keep_times(&d))
+    }
+
+    fn keep_times(&self, d: &Discovery) -> Arc<TimeFields> {
+        let t = Arc::new(d.times.clone());
+        *self
+            .read_cache
+            .times
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(t.clone());
+        t
     }
 
     /// [`Self::check_writable`] for a procedure that also writes some of the
     /// optional fields ([`writes::OPTIONAL_FIELDS`]), e.g. `reverse`'s links.
     pub async fn check_writable_with(&self, needed: &[&str]) -> Result<()> {
         let d = self.rediscover().await?;
+        self.keep_times(&d);
         writes::check(&self.config.indices, &d, needed)
     }
 

@@ -176,6 +176,7 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
             problems.push(p);
         }
     }
+    problems.extend(d.times.conflict().map(|c| c.to_string()));
     for g in gaps_needed(ix, d, needed)? {
         problems.extend(g.conflicts.iter().cloned());
         if g.rejects_writes {
