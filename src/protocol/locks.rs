@@ -77,11 +77,6 @@ impl Protocol {
         // The lease is judged by other processes: stamp it on the cluster's clock.
         self.sync_clock().await;
         let times = self.time_fields().await?;
-        if let Some(c) = times.lock_conflicts().first() {
-            return Err(crate::error::Error::Invalid(format!(
-                "refused before taking a lock: {c}"
-            )));
-        }
         let mut unknown = 0u32;
         let mut took_over: Option<(LockInfo, String)> = None;
         let mut last = LockInfo::from_source(resource, &Map::new());

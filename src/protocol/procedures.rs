@@ -46,6 +46,12 @@ impl Protocol {
             report.verdict = Verdict::Failed(e);
             return report;
         }
+        if with_locks {
+            if let Err(e) = self.check_lockable().await {
+                report.verdict = Verdict::Failed(e);
+                return report;
+            }
+        }
         let id = match self.create_transaction(req).await {
             Ok(Ok(id)) => id,
             Ok(Err(refusal)) => {

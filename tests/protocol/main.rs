@@ -19,6 +19,7 @@ mod locks;
 mod lost_responses;
 mod malformed;
 mod mapped_times;
+mod mapped_values;
 mod procedures;
 mod reverse;
 mod security;

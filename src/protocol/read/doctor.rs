@@ -252,10 +252,10 @@ impl Protocol {
         self.sync_clock().await;
         let clock = ClockReport::of(&cluster.clock_status());
         checks.extend(clock.check());
-        for c in d.times.lock_conflicts() {
+        if let Err(e) = writes::check_locks(&self.config.indices, &d) {
             checks.push(Check {
                 severity: Severity::Error,
-                text: format!("locks cannot be taken (`transfer --locks`): {c}"),
+                text: format!("`transfer --locks` {e}"),
             });
         }
         if let Err(e) = writes::check(&self.config.indices, &d, &[]) {

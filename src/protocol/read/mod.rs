@@ -20,6 +20,7 @@ pub mod rules;
 pub mod scan;
 pub mod state_counts;
 pub mod times;
+pub mod value_types;
 pub mod writes;
 
 pub use coverage::Coverage;
@@ -126,6 +127,13 @@ impl Protocol {
         writes::check(&self.config.indices, &d, &[])?;
         self.read_cache.writable.store(true, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Refuses (before any write) when lock documents cannot be written as
+    /// the tool writes them: a `transfer --locks` checks it before step 1.
+    pub async fn check_lockable(&self) -> Result<()> {
+        let d = self.discovery().await?;
+        writes::check_locks(&self.config.indices, &d)
     }
 
     /// The format each time field is written in: as of the last write check
