@@ -87,6 +87,7 @@ fn doctor_on_an_auto_created_cluster_names_the_keyword_fields() {
     out.code(0)
         .stdout_has("transaction_state      text: exact through `transaction_state.keyword`")
         .stdout_has("owner                  text: exact through `owner.keyword`")
+        .stdout_has("(ignore_above 256: values longer than 256 characters are missed")
         .stdout_has("security       off");
     let j = w.run(&["doctor", "--json"]).json();
     assert_eq!(

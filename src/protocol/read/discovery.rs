@@ -59,6 +59,9 @@ pub struct ResolvedField {
     /// The name to query exactly (`transaction_state.keyword` on an
     /// auto-created index); `None` when no exact field exists.
     pub exact: Option<String>,
+    /// The exact field's `ignore_above` (256 on an auto-created index):
+    /// longer values are not indexed there, so term queries miss them.
+    pub ignore_above: Option<u64>,
 }
 
 impl ResolvedField {
@@ -69,6 +72,7 @@ impl ResolvedField {
             name: name.into(),
             mapped_type: None,
             exact: Some(name.into()),
+            ignore_above: None,
         }
     }
 
@@ -84,12 +88,24 @@ impl ResolvedField {
         self.exact.as_deref().unwrap_or(&self.name)
     }
 
+    /// What `ignore_above` hides, in words (empty without one).
+    fn limit(&self) -> String {
+        self.ignore_above
+            .map(|n| {
+                format!(
+                    " (ignore_above {n}: values longer than {n} characters are missed \
+                     by queries, found by id only)"
+                )
+            })
+            .unwrap_or_default()
+    }
+
     /// How it resolved, in words (for `doctor` and the dashboard header).
     pub fn how(&self) -> String {
         match (&self.mapped_type, &self.exact) {
             (None, _) => "not mapped yet (no document has it)".into(),
-            (Some(t), Some(e)) if *e == self.name => format!("{t}: exact"),
-            (Some(t), Some(e)) => format!("{t}: exact through `{e}`"),
+            (Some(t), Some(e)) if *e == self.name => format!("{t}: exact{}", self.limit()),
+            (Some(t), Some(e)) => format!("{t}: exact through `{e}`{}", self.limit()),
             (Some(t), None) => format!("{t}: no exact field, queries degrade"),
         }
     }
@@ -166,7 +182,7 @@ impl IndexInfo {
             .unwrap_or("object")
             .to_string();
         let exact = if is_exact_type(&ty) {
-            Some(name.to_string())
+            Some((name.to_string(), m))
         } else {
             m.get("fields")
                 .and_then(Value::as_object)
@@ -177,12 +193,16 @@ impl IndexInfo {
                             .is_some_and(is_exact_type)
                     })
                 })
-                .map(|(sub, _)| format!("{name}.{sub}"))
+                .and_then(|(sub, def)| Some((format!("{name}.{sub}"), def.as_object()?)))
         };
         ResolvedField {
             name: name.into(),
             mapped_type: Some(ty),
-            exact,
+            ignore_above: exact
+                .as_ref()
+                .and_then(|(_, def)| def.get("ignore_above"))
+                .and_then(Value::as_u64),
+            exact: exact.map(|(n, _)| n),
         }
     }
 }
@@ -403,6 +423,7 @@ mod tests {
             "fields": {"keyword": {"type": "keyword", "ignore_above": 256}}}}));
         let f = i.resolve("transaction_state");
         assert_eq!(f.exact.as_deref(), Some("transaction_state.keyword"));
+        assert_eq!(f.ignore_above, Some(256));
         let bare = info(json!({"transaction_state": {"type": "text"}}));
         assert_eq!(bare.resolve("transaction_state").exact, None);
         assert!(!bare.resolve("missing").is_mapped());
