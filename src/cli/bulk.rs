@@ -191,10 +191,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             .chain((!not_started.is_empty()).then_some(exit::STOPPED)),
     );
     let tally = Tally::of(&reports);
-    let released = swept
-        .iter()
-        .filter(|s| s.outcome == ReleaseOutcome::Released)
-        .count();
+    let released = swept.iter().filter(|s| s.outcome.released()).count();
     let mut summary = format!(
         "{}: {tally}",
         plural(reports.len() + not_started.len(), "selected transaction")
@@ -408,18 +405,11 @@ fn print_swept(swept: &[SweptLock]) {
             o => out(format_args!(
                 "lock `{}` ({owner}): {}",
                 s.view.info.resource,
-                if *o == ReleaseOutcome::Released {
-                    "released"
-                } else {
-                    "not held"
-                }
+                if o.released() { "released" } else { "not held" }
             )),
         }
     }
-    let released = swept
-        .iter()
-        .filter(|s| s.outcome == ReleaseOutcome::Released)
-        .count();
+    let released = swept.iter().filter(|s| s.outcome.released()).count();
     out(format_args!(
         "{} whose owner is terminal or missing: {released} released",
         plural(swept.len(), "lock")

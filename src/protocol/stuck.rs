@@ -9,7 +9,7 @@
 //! transaction is then re-read by id before anything is done to it.
 
 use super::batch::BatchOptions;
-use super::lock_release::{ReleaseOutcome, Sweep};
+use super::lock_release::Sweep;
 use super::read::Listing;
 use super::report::ProcedureReport;
 use super::transaction::Transaction;
@@ -48,10 +48,7 @@ impl StuckRecovery {
     /// How many locks the sweep released.
     pub fn released_locks(&self) -> usize {
         self.locks.as_ref().map_or(0, |s| {
-            s.swept
-                .iter()
-                .filter(|l| l.outcome == ReleaseOutcome::Released)
-                .count()
+            s.swept.iter().filter(|l| l.outcome.released()).count()
         })
     }
 }

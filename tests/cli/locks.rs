@@ -19,7 +19,13 @@ fn locks_and_release_lock() {
         );
     };
     lock("A", "live", 1); // owner pending: live
-    lock("C", "ghost", 30); // owner does not exist: stale
+                          // Its owner names no transaction (no evidence) but its lease ran out: stale.
+    w.put(
+        &w.ix.locks,
+        "C",
+        &json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
+                "expires_at": ago(25)}),
+    );
     lock("D", "fin", 20); // owner finished: stale
     lock("E", "fin", 20);
     w.refresh();
