@@ -95,7 +95,7 @@ pub enum StaleReason {
 pub enum UnknownReason {
     /// The lock names no holder at all (the guide's global and tree locks).
     NoHolder {
-        /// The holder label ("exclusive lock").
+        /// The lock's shape ("guide tree exclusive").
         what: String,
     },
     /// The owner transaction exists but its state cannot be read.
@@ -184,7 +184,7 @@ impl fmt::Display for UnknownReason {
             UnknownReason::NoHolder { what } => {
                 write!(
                     f,
-                    "{what} names no holder; cannot tell whether it is in use"
+                    "the {what} lock names no holder; cannot tell whether it is in use"
                 )
             }
             UnknownReason::OwnerUnreadable { txn } => {
@@ -227,7 +227,7 @@ impl LockInfo {
             return judged;
         }
         if self.holder_id().is_none() {
-            let what = self.holder_label();
+            let what = self.shape.label().to_string();
             return Staleness::Unknown(UnknownReason::NoHolder { what });
         }
         let holder = self.holder_label();

@@ -9,11 +9,13 @@
 //! which may lag the last write by the index's refresh interval: the
 //! timeout must exceed the heartbeat period plus that interval.
 
+use super::{StaleReason, Staleness, UnknownReason};
 use crate::cluster::Cluster;
 use crate::error::Result;
 use crate::protocol::time::{human_age, parse_timestamp};
 use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -141,6 +143,90 @@ impl Protocol {
                 .map(|hits| source.latest(hits.into_iter().map(|h| h.source))),
             Err(e) => Err(e),
         })
+    }
+}
+
+/// What `doctor` says of the configured liveness source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LivenessReport {
+    /// The source, in words.
+    pub source: String,
+    /// Why its heartbeats could not be read, if they could not.
+    pub error: Option<String>,
+    /// Instances with a heartbeat within the timeout.
+    pub instances_alive: usize,
+    /// Instances whose last heartbeat is older than the timeout.
+    pub instances_dead: usize,
+    /// Locks whose holder's heartbeat is fresh (live).
+    pub locks_live: usize,
+    /// Locks whose holder's heartbeat is too old (stale).
+    pub locks_dead: usize,
+    /// Locks held by a process or instance with no heartbeat (unknown).
+    pub locks_without_heartbeat: usize,
+}
+
+impl Protocol {
+    /// What the configured liveness source concludes now: its instances
+    /// alive and dead, and how the locks held by processes are judged by
+    /// it; `None` when none is configured.
+    pub async fn liveness_report(&self) -> Option<LivenessReport> {
+        let source = self.config.liveness.as_ref()?;
+        let mut r = LivenessReport {
+            source: source.to_string(),
+            error: None,
+            instances_alive: 0,
+            instances_dead: 0,
+            locks_live: 0,
+            locks_dead: 0,
+            locks_without_heartbeat: 0,
+        };
+        let beats = match self.all_heartbeats().await? {
+            Ok(b) => b,
+            Err(e) => {
+                r.error = Some(e.to_string());
+                return Some(r);
+            }
+        };
+        let now = self.cluster().now();
+        let timeout = chrono::Duration::from_std(source.timeout).unwrap_or(chrono::Duration::MAX);
+        r.instances_dead = beats.values().filter(|at| now - **at > timeout).count();
+        r.instances_alive = beats.len() - r.instances_dead;
+        let locks = match self.list_locks().await {
+            Ok(l) => l,
+            Err(e) => {
+                r.error = Some(format!("the locks could not be listed: {e}"));
+                return Some(r);
+            }
+        };
+        for l in locks.iter().filter(|l| l.owner_state.is_none()) {
+            match &l.staleness {
+                Staleness::Live if l.info.holder_id().is_some() => r.locks_live += 1,
+                Staleness::Stale(StaleReason::HolderDead { .. }) => r.locks_dead += 1,
+                Staleness::Unknown(UnknownReason::NoHeartbeat { .. }) => {
+                    r.locks_without_heartbeat += 1
+                }
+                _ => {}
+            }
+        }
+        Some(r)
+    }
+}
+
+impl std::fmt::Display for LivenessReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(e) = &self.error {
+            return write!(f, "{}: cannot be read: {e}", self.source);
+        }
+        write!(
+            f,
+            "{}: {} instances alive, {} dead; locks of processes: {} live, {} stale (holder dead), {} unknown (no heartbeat)",
+            self.source,
+            self.instances_alive,
+            self.instances_dead,
+            self.locks_live,
+            self.locks_dead,
+            self.locks_without_heartbeat
+        )
     }
 }
 

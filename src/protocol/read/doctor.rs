@@ -8,6 +8,7 @@ use super::discovery::{Discovery, IndexInfo, ResolvedField};
 use super::writes;
 use crate::cluster::Cluster;
 use crate::error::Result;
+use crate::protocol::lock::liveness::LivenessReport;
 use crate::protocol::Protocol;
 use elasticsearch::http::Method;
 use serde::Serialize;
@@ -105,6 +106,9 @@ pub struct DoctorReport {
     pub security: Security,
     /// Everything judged, worst first.
     pub checks: Vec<Check>,
+    /// What the configured liveness source concludes (`None`: none is
+    /// configured, and locks held by processes are judged unknown).
+    pub liveness: Option<LivenessReport>,
 }
 
 impl DoctorReport {
@@ -181,6 +185,20 @@ impl Protocol {
         }
         let security = security(cluster, &d, &self.config.indices.audit).await?;
         judge(&d, &indices, &security, &mut checks);
+        let liveness = self.liveness_report().await;
+        if let Some(LivenessReport { error: Some(_), .. }) = &liveness {
+            let text = format!(
+                "liveness {}",
+                liveness
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            );
+            checks.push(Check {
+                severity: Severity::Error,
+                text,
+            });
+        }
         if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
             checks.push(Check {
                 severity: Severity::Error,
@@ -194,6 +212,7 @@ impl Protocol {
             indices,
             security,
             checks,
+            liveness,
         })
     }
 }

@@ -182,7 +182,10 @@ async fn live_kestra_locks_are_never_released_swept_or_counted_stale() {
     }
     assert!(seen.rounds.load(Ordering::SeqCst) > 0);
     assert_eq!(*seen.violations.lock().unwrap(), Vec::<String>::new());
-    assert!(parked.owns("flow_nightly").await, "the parked lock was taken");
+    assert!(
+        parked.owns("flow_nightly").await,
+        "the parked lock was taken"
+    );
 
     // Forced, it goes (the operator's call, with a reason in the CLI).
     assert_eq!(

@@ -29,7 +29,8 @@ fn invoice_lock(owner: &str) -> serde_json::Value {
 async fn a_lock_a_stuck_transaction_holds_elsewhere_is_shown_and_released_by_its_rollback() {
     let fx = Fx::new().await;
     let (id, _, _) = stage(&fx, "inv", 2).await;
-    fx.put(&fx.ix.locks, "invoice-0030", invoice_lock(&id)).await;
+    fx.put(&fx.ix.locks, "invoice-0030", invoice_lock(&id))
+        .await;
     fx.refresh().await;
 
     let detail = fx.proto.transaction_detail(&id).await.unwrap().unwrap();
@@ -61,7 +62,8 @@ async fn a_lock_a_stuck_transaction_holds_elsewhere_is_shown_and_released_by_its
 async fn a_batched_recovery_releases_the_locks_its_transactions_hold_elsewhere() {
     let fx = Fx::new().await;
     let (id, _, _) = stage(&fx, "binv", 3).await;
-    fx.put(&fx.ix.locks, "invoice-0031", invoice_lock(&id)).await;
+    fx.put(&fx.ix.locks, "invoice-0031", invoice_lock(&id))
+        .await;
     fx.refresh().await;
     let done = fx
         .proto
@@ -177,7 +179,10 @@ async fn a_heartbeat_index_decides_for_locks_held_by_instances() {
 
     // The sweep releases the dead holder's lock only.
     let swept = fx.proto.release_abandoned_locks().await.unwrap();
-    let swept: Vec<&str> = swept.iter().map(|s| s.view.info.resource.as_str()).collect();
+    let swept: Vec<&str> = swept
+        .iter()
+        .map(|s| s.view.info.resource.as_str())
+        .collect();
     assert_eq!(swept, ["execution_dead"]);
     for r in ["execution_alive", "execution_silent"] {
         assert!(matches!(
