@@ -1,9 +1,12 @@
 //! Releasing locks: only by the owner (a delete conditional on the
 //! `_seq_no` read when ownership was checked), by an operator (stale locks,
-//! or any with force), the leftovers of a terminal transaction, and every
-//! lock whose owner is terminal or missing (what `recover --all-stuck`
-//! sweeps). Reads and deletes with unknown outcomes are retried like every
-//! other write; a release never silently gives up.
+//! or any with force), every lock a transaction owns when it ends (its
+//! accounts' and any other resource's, found by owner), and every lock
+//! stale on evidence whose owner is not in flight (what `recover
+//! --all-stuck` sweeps; never an unknown one). Each release follows the
+//! lock's shape ([`super::lock::ReleaseAction`]): a delete, or a shared
+//! tree lock's count decremented. Reads and writes with unknown outcomes
+//! are retried like every other write; a release never silently gives up.
 
 use super::lock::ReleaseAction;
 use super::lock::{LockInfo, Staleness};

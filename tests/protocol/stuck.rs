@@ -246,8 +246,10 @@ async fn a_partial_stuck_scan_is_never_acted_on_unless_allowed() {
 
 /// The recovery of every stuck transaction (what the demo's recovery loop
 /// and `recover --all-stuck` run) also releases the locks nobody else will:
-/// those whose owner is terminal or missing. A stuck owner's locks go with
-/// its recovery; a live owner's lock stays.
+/// those stale on evidence whose owner is not in flight (owner ended, lease
+/// run out). A stuck owner's locks go with its recovery; a live owner's
+/// lock stays, and so does one whose owner names no transaction while its
+/// lease runs (no evidence).
 #[tokio::test]
 async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
     let fx = Fx::new().await;

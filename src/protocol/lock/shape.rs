@@ -96,6 +96,19 @@ pub enum ReleaseAction {
     },
 }
 
+impl ReleaseAction {
+    /// What it writes to the lock on `resource`, in words (the dashboard's
+    /// release dialog).
+    pub fn describe(&self, resource: &str) -> String {
+        match self {
+            ReleaseAction::Delete => format!("delete lock {resource}"),
+            ReleaseAction::Decrement { to } => {
+                format!("decrement lock_count of {resource} to {to} (other holders keep it)")
+            }
+        }
+    }
+}
+
 impl LockShape {
     /// Classifies a lock document stored under the id `resource`.
     pub fn classify(resource: &str, src: &Map<String, Value>) -> LockShape {
