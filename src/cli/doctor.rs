@@ -127,6 +127,15 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
         )),
     }
     l.push(String::new());
+    l.push(match &r.liveness {
+        Some(live) => format!("{:<14} {live}", "liveness"),
+        None => format!(
+            "{:<14} not configured: locks held by processes or instances are judged unknown \
+             (never released without --force); a profile's [liveness] names a heartbeat index",
+            "liveness"
+        ),
+    });
+    l.push(String::new());
     if r.checks.iter().all(|c| c.severity == Severity::Ok) {
         l.push("everything the tool needs works here".into());
     }

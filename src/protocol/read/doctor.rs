@@ -10,6 +10,7 @@ use super::times::TimeFields;
 use super::writes;
 use crate::cluster::{ClockSource, ClockStatus, Cluster};
 use crate::error::Result;
+use crate::protocol::lock::liveness::LivenessReport;
 use crate::protocol::Protocol;
 use elasticsearch::http::Method;
 use serde::Serialize;
@@ -111,6 +112,9 @@ pub struct DoctorReport {
     pub times: TimeFields,
     /// Everything judged, worst first.
     pub checks: Vec<Check>,
+    /// What the configured liveness source concludes (`None`: none is
+    /// configured, and locks held by processes are judged unknown).
+    pub liveness: Option<LivenessReport>,
 }
 
 impl DoctorReport {
@@ -258,6 +262,20 @@ impl Protocol {
                 text: format!("`transfer --locks` {e}"),
             });
         }
+        let liveness = self.liveness_report().await;
+        if let Some(LivenessReport { error: Some(_), .. }) = &liveness {
+            let text = format!(
+                "liveness {}",
+                liveness
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            );
+            checks.push(Check {
+                severity: Severity::Error,
+                text,
+            });
+        }
         if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
             checks.push(Check {
                 severity: Severity::Error,
@@ -273,6 +291,7 @@ impl Protocol {
             clock,
             times: d.times.clone(),
             checks,
+            liveness,
         })
     }
 }

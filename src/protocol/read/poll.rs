@@ -21,6 +21,7 @@ pub use super::state_counts::{ordered, AttentionCounts, StateCount};
 use crate::cluster::{ClockStatus, Cluster};
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
+use crate::protocol::lock::liveness::read_heartbeats;
 use crate::protocol::lock::LockInfo;
 use crate::protocol::locks::LockView;
 use crate::protocol::transaction::{Transaction, TxnState};
@@ -412,9 +413,23 @@ pub async fn load_with(
             }
         }
     }
+    let holders = super::locks::holders_to_ask(&infos, &owner_states);
+    let beats = match &windows.liveness {
+        Some(source) if !holders.is_empty() => {
+            requests += 1;
+            // Without them the holders' locks are judged unknown: never acted on.
+            read_heartbeats(cluster, source, &holders)
+                .await
+                .unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "heartbeats unreadable");
+                    Default::default()
+                })
+        }
+        _ => Default::default(),
+    };
     let locks = infos
         .into_iter()
-        .map(|info| LockView::judge(info, &owner_states, taken_at, windows))
+        .map(|info| LockView::judge(info, &owner_states, &beats, taken_at, windows))
         .collect();
 
     requests += 1;
