@@ -12,6 +12,7 @@
 
 mod admin;
 mod bulk;
+mod caps;
 mod clock;
 mod connect;
 mod dotted;
@@ -23,8 +24,10 @@ mod send;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
 pub use bulk::{CondWrite, ItemOutcome};
+pub use caps::Paging;
 pub use clock::{ClockSkew, SKEW_WARNING_MS};
 pub use connect::ConnectOptions;
+pub use response::{root_causes, RootCause};
 pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 
@@ -101,6 +104,7 @@ pub struct Cluster {
     client: Elasticsearch,
     url: String,
     clock: Clock,
+    caps: caps::Caps,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -119,6 +123,7 @@ impl Cluster {
             client: connect::build_client(opts)?,
             url: opts.url.clone(),
             clock: Clock::default(),
+            caps: caps::Caps::default(),
         })
     }
 
@@ -171,7 +176,18 @@ impl Cluster {
             client: self.client.clone(),
             url: self.url.clone(),
             clock: self.clock.with_local_skew(skew),
+            caps: self.caps.clone(),
         }
+    }
+
+    /// How scans page on this cluster, once a scan has found out.
+    pub fn paging(&self) -> Option<Paging> {
+        self.caps.paging()
+    }
+
+    /// Records how scans page on this cluster (see [`Paging`]).
+    pub fn remember_paging(&self, p: Paging) {
+        self.caps.remember(p);
     }
 
     /// Realtime GET by id: the latest write, refreshed or not.

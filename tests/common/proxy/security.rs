@@ -484,7 +484,7 @@ fn has_privileges(user: &User, request: &Value) -> Value {
 }
 
 /// The request body, de-chunked.
-fn body_bytes(request: &Request) -> Vec<u8> {
+pub(super) fn body_bytes(request: &Request) -> Vec<u8> {
     let chunked = request.headers.iter().any(|(n, v)| {
         n.eq_ignore_ascii_case("transfer-encoding") && v.to_ascii_lowercase().contains("chunked")
     });
