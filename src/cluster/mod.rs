@@ -27,7 +27,7 @@ pub use bulk::{CondWrite, ItemOutcome};
 pub use caps::Paging;
 pub use clock::{ClockSkew, SKEW_WARNING_MS};
 pub use connect::ConnectOptions;
-pub use response::{root_causes, RootCause};
+pub use response::{error_from as error_of_answer, root_causes, RootCause};
 pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 

@@ -122,7 +122,7 @@ pub(super) async fn check(resp: Response, index: &str) -> Result<Value> {
 
 /// The typed error for an error answer whose body is JSON (or `Null`, or
 /// the text of a body that was not JSON, as a JSON string).
-pub(super) fn error_from(status: u16, body: &Value, index: &str) -> Error {
+pub fn error_from(status: u16, body: &Value, index: &str) -> Error {
     let text_reason = body.as_str().map(|text| summarize_text(status, text));
     classify(status, body, text_reason, index)
 }

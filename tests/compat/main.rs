@@ -16,6 +16,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod faults;
 mod session;
 
 use common::proxy::Personality;

@@ -13,15 +13,15 @@ use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
 
 /// Balance of every account at the start.
-const BALANCE: i64 = 1000;
-const ACCOUNTS: [&str; 6] = ["A", "B", "C", "D", "E", "F"];
+pub const BALANCE: i64 = 1000;
+pub const ACCOUNTS: [&str; 6] = ["A", "B", "C", "D", "E", "F"];
 
 /// What one run of the binary produced.
-struct Out {
-    cmd: String,
-    code: i32,
-    stdout: String,
-    stderr: String,
+pub struct Out {
+    pub cmd: String,
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 impl std::fmt::Display for Out {
@@ -36,28 +36,28 @@ impl std::fmt::Display for Out {
 
 impl Out {
     #[track_caller]
-    fn code(&self, expected: i32) -> &Out {
+    pub fn code(&self, expected: i32) -> &Out {
         assert_eq!(self.code, expected, "exit code of {self}");
         self
     }
 
     #[track_caller]
-    fn json(&self) -> Value {
+    pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {self}"))
     }
 }
 
-struct Session {
-    url: String,
-    ix: Indices,
+pub struct Session {
+    pub url: String,
+    pub ix: Indices,
     label: String,
     log: tempfile::TempDir,
-    rt: tokio::runtime::Runtime,
-    proto: Protocol,
+    pub rt: tokio::runtime::Runtime,
+    pub proto: Protocol,
 }
 
 impl Session {
-    fn new(url: &str, label: &str) -> Session {
+    pub fn new(url: &str, label: &str) -> Session {
         let prefix = unique_prefix();
         let ix = Indices {
             transactions: format!("{prefix}transactions"),
@@ -87,7 +87,7 @@ impl Session {
     }
 
     /// Runs the binary with this session's cluster and indices.
-    fn run(&self, args: &[&str]) -> Out {
+    pub fn run(&self, args: &[&str]) -> Out {
         let mut c = Command::new(env!("CARGO_BIN_EXE_estx-tui"));
         for (k, _) in std::env::vars() {
             if k.starts_with("ESTX_") || k.to_ascii_lowercase().ends_with("_proxy") {
@@ -120,21 +120,21 @@ impl Session {
         out
     }
 
-    fn http(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+    pub fn http(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
         let text = body.map(Value::to_string);
         let (status, answer) =
             common::http(method, &format!("{}/{path}", self.url), text.as_deref());
         (status, serde_json::from_str(&answer).unwrap_or(Value::Null))
     }
 
-    fn refresh(&self) {
+    pub fn refresh(&self) {
         for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {
             common::refresh(&self.url, index);
         }
     }
 
     /// A transfer whose worker "died" after `k` core steps.
-    fn stage(&self, id: &str, src: &str, dest: &str, k: usize) {
+    pub fn stage(&self, id: &str, src: &str, dest: &str, k: usize) {
         let req = NewTransfer {
             id: Some(id.into()),
             src: src.into(),
@@ -152,7 +152,7 @@ impl Session {
     }
 
     /// Moves the transaction's `modification_time` `minutes` into the past.
-    fn backdate(&self, id: &str, minutes: i64) {
+    pub fn backdate(&self, id: &str, minutes: i64) {
         let path = format!("{}/_doc/{id}", self.ix.transactions);
         let (status, doc) = self.http("GET", &path, None);
         assert_eq!(status, 200, "{doc}");
@@ -162,7 +162,7 @@ impl Session {
         assert!((200..300).contains(&status), "{answer}");
     }
 
-    fn state(&self, id: &str) -> String {
+    pub fn state(&self, id: &str) -> String {
         let path = format!("{}/_doc/{id}", self.ix.transactions);
         let (_, doc) = self.http("GET", &path, None);
         doc["_source"]["transaction_state"]
@@ -171,7 +171,7 @@ impl Session {
             .to_string()
     }
 
-    fn total_balance(&self) -> i64 {
+    pub fn total_balance(&self) -> i64 {
         ACCOUNTS
             .iter()
             .map(|a| {
@@ -182,11 +182,11 @@ impl Session {
     }
 }
 
-fn ago(minutes: i64) -> String {
+pub fn ago(minutes: i64) -> String {
     format_timestamp(Utc::now() - ChronoDuration::minutes(minutes))
 }
 
-fn ids(rows: &Value) -> BTreeSet<String> {
+pub fn ids(rows: &Value) -> BTreeSet<String> {
     rows.as_array()
         .unwrap_or_else(|| panic!("not an array: {rows}"))
         .iter()
@@ -194,7 +194,7 @@ fn ids(rows: &Value) -> BTreeSet<String> {
         .collect()
 }
 
-fn set(items: &[&str]) -> BTreeSet<String> {
+pub fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(ToString::to_string).collect()
 }
 
@@ -202,15 +202,27 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 /// the cluster as it is).
 pub fn run(url: &str, p: Option<Personality>) {
     let s = Session::new(url, p.map_or("as is", Personality::name));
-    s.run(&["init"]).code(0);
-    for a in ACCOUNTS {
-        let (status, body) = s.http(
-            "PUT",
-            &format!("{}/_doc/{a}", s.ix.accounts),
-            Some(&json!({"balance": BALANCE, "pending_transactions": []})),
-        );
-        assert!((200..300).contains(&status), "{body}");
+    s.init();
+    session_body(&s, p);
+}
+
+impl Session {
+    /// `init`, and the accounts at [`BALANCE`].
+    pub fn init(&self) {
+        let s = self;
+        s.run(&["init"]).code(0);
+        for a in ACCOUNTS {
+            let (status, body) = s.http(
+                "PUT",
+                &format!("{}/_doc/{a}", s.ix.accounts),
+                Some(&json!({"balance": BALANCE, "pending_transactions": []})),
+            );
+            assert!((200..300).contains(&status), "{body}");
+        }
     }
+}
+
+fn session_body(s: &Session, p: Option<Personality>) {
     // Stuck: created (k=0), pending (k=1..3), committed (k=4..6).
     let staged = [
         ("c1", "A", "B", 0),
@@ -230,8 +242,8 @@ pub fn run(url: &str, p: Option<Personality>) {
     s.refresh();
     let all_staged = set(&["c1", "c2", "p1", "p2", "p3", "m1"]);
 
-    looking(&s, p, &all_staged);
-    intervening(&s);
+    looking(s, p, &all_staged);
+    intervening(s);
     s.refresh();
     let left = s.run(&["list", "--json"]);
     left.code(0);
