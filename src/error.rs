@@ -59,6 +59,17 @@ pub enum Error {
     /// the path. It says nothing about the index.
     #[error("HTTP 404 from something other than the cluster ({0}): check --url (a proxy's path prefix?)")]
     UnknownResource(String),
+    /// Some shards failed to answer a read whose result must be whole (a
+    /// count, a history): the answer would silently miss documents.
+    #[error("partial answer from `{index}`: {failed} of {total} shards failed; not shown, since documents on them would be missing (retry when the shards are back)")]
+    Partial {
+        /// The index read.
+        index: String,
+        /// Shards that failed.
+        failed: u64,
+        /// Shards asked.
+        total: u64,
+    },
     /// An index the tool needs does not exist.
     #[error("index `{0}` does not exist (create it with `estx-tui init`)")]
     IndexMissing(String),

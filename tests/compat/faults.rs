@@ -3,8 +3,9 @@
 //! point-in-time it opened), busy answers to the reads sent as `POST`
 //! (retried), blocks, closed indices and a proxy's 404.
 
+use super::common::proxy::partial_search;
 use super::common::proxy::{Canned, Personality};
-use super::common::{FaultProxy, TestServer};
+use super::common::{self, FaultProxy, TestServer};
 use super::session::Session;
 use serde_json::json;
 
@@ -149,4 +150,38 @@ fn a_proxys_404_is_not_a_missing_index() {
         assert!(out.stderr.contains("Unknown resource"), "{out}");
         assert!(!out.stderr.contains("init"), "{out}");
     }
+}
+
+#[test]
+fn counts_and_histories_refuse_partial_answers() {
+    let Some((proxy, s)) = through_proxy(None) else {
+        return;
+    };
+    s.run(&["transfer", "A", "B", "5", "--id", "t1"]).code(0);
+    s.refresh();
+    common::refresh(&s.url, &s.ix.audit);
+    s.run(&["history", "t1"]).code(0);
+    let partial = partial_search(vec![], 0);
+    proxy.answer(
+        "",
+        "/_count",
+        1,
+        Canned::json(
+            200,
+            json!({"count": 0, "_shards": partial["_shards"].clone()}),
+        ),
+    );
+    let check = s.run(&["check", "--json"]);
+    check.code(3);
+    assert_eq!(check.json()["status"], "UNKNOWN", "{check}");
+    assert!(check.stdout.contains("1 of 2 shards failed"), "{check}");
+    proxy.answer(
+        "POST",
+        &format!("/{}/_search", s.ix.audit),
+        1,
+        Canned::json(200, partial),
+    );
+    let history = s.run(&["history", "t1"]);
+    history.code(3);
+    assert!(history.stderr.contains("1 of 2 shards failed"), "{history}");
 }
