@@ -339,3 +339,23 @@ fn without_view_index_metadata_the_error_names_the_privilege() {
     }
     assert_eq!(s.tokens(), before);
 }
+
+#[test]
+fn doctor_asks_privileges_before_init() {
+    // No index exists yet: Elasticsearch refuses a `_has_privileges` entry
+    // without names (400), which must not read as "security off".
+    let w = World::bare();
+    let proxy = FaultProxy::start(&w.g.url);
+    proxy.secure(Realm::new(
+        Product::Elasticsearch,
+        vec![User::admin(ADMIN.0, ADMIN.1)],
+    ));
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let envs = [("ESTX_USER", ADMIN.0), ("ESTX_PASSWORD", ADMIN.1)];
+    let out = g.run_env(&envs, &["doctor", "--json"]);
+    out.code(3);
+    let security = &out.json()["security"];
+    assert_eq!(security["kind"], "privileges", "{out}");
+    assert_eq!(security["indices"][&w.ix.accounts]["write"], true, "{out}");
+}

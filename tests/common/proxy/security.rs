@@ -149,7 +149,11 @@ fn answer(realm: &Realm, request: &Request, path: &str) -> Option<Canned> {
     match bare {
         "/_security/_authenticate" if es => return Some(Canned::json(200, es_whoami(user))),
         "/_security/user/_has_privileges" if es => {
-            return Some(Canned::json(200, has_privileges(user, &body_json(request))))
+            let asked = body_json(request);
+            if let Some(refusal) = empty_names(&asked) {
+                return Some(refusal);
+            }
+            return Some(Canned::json(200, has_privileges(user, &asked)));
         }
         "/_plugins/_security/authinfo" if !es => {
             return Some(Canned::json(200, os_whoami(user, true)))
@@ -432,6 +436,31 @@ fn os_whoami(user: &User, full: bool) -> Value {
         v["is_internal_user"] = json!(true);
     }
     v
+}
+
+/// Elasticsearch refuses an index entry without names (400): x-pack
+/// `RoleDescriptor.IndicesPrivileges.Builder#build`, "indices privileges must
+/// refer to at least one index name or index name pattern".
+fn empty_names(request: &Value) -> Option<Canned> {
+    let empty = request
+        .get("index")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|e| {
+            e.get("names")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty)
+        });
+    let reason = "indices privileges must refer to at least one index name or index name pattern";
+    let e = json!({"type": "illegal_argument_exception", "reason": reason});
+    empty.then(|| {
+        Canned::json(
+            400,
+            json!({"error": {"root_cause": [e], "type": "illegal_argument_exception",
+                "reason": reason}, "status": 400}),
+        )
+    })
 }
 
 /// Elasticsearch's `_has_privileges` answer to `request`.
