@@ -271,7 +271,10 @@ fn looking(s: &Session, p: Option<Personality>, staged: &BTreeSet<String>) {
         };
         assert_eq!(doctor.json()["product"]["distribution"], want, "{doctor}");
     }
-    s.run(&["doctor"]).code(doctor.code);
+    let text = s.run(&["doctor"]);
+    text.code(doctor.code);
+    // What an operator of this product sees (`--nocapture` shows it).
+    eprintln!("{text}");
 
     let snap =
         s.rt.block_on(s.proto.poll_snapshot(500))
@@ -287,6 +290,7 @@ fn looking(s: &Session, p: Option<Personality>, staged: &BTreeSet<String>) {
     assert_eq!(&ids(&all.json()), staged, "{all}");
     let stuck = s.run(&["list", "--stuck"]);
     stuck.code(0);
+    eprintln!("{stuck}");
     for id in staged {
         assert!(stuck.stdout.contains(id.as_str()), "{stuck}");
     }
