@@ -185,3 +185,25 @@ fn counts_and_histories_refuse_partial_answers() {
     history.code(3);
     assert!(history.stderr.contains("1 of 2 shards failed"), "{history}");
 }
+
+#[test]
+fn required_routing_is_refused_clearly() {
+    let s = Session::new(TestServer::shared().url(), "routing");
+    let (status, body) = s.http(
+        "PUT",
+        &s.ix.accounts,
+        Some(&json!({"mappings": {"_routing": {"required": true}}})),
+    );
+    assert_eq!(status, 200, "{body}");
+    s.run(&["init"]).code(0);
+    let doctor = s.run(&["doctor"]);
+    doctor.code(3);
+    assert!(
+        doctor.stdout.contains("requires custom routing"),
+        "{doctor}"
+    );
+    let out = s.run(&["transfer", "A", "B", "5"]);
+    out.code(1);
+    assert!(out.stderr.contains("requires custom routing"), "{out}");
+    assert!(out.stderr.contains("before the first write"), "{out}");
+}

@@ -113,6 +113,9 @@ pub struct IndexInfo {
     /// Queried fields mapped differently in the indices behind an alias:
     /// searches on them fail on some shards (partial results).
     pub mixed: Vec<String>,
+    /// `_routing.required` in the mapping: every GET, mget and write by id
+    /// needs a routing value the tool does not know.
+    pub routing_required: bool,
 }
 
 impl IndexInfo {
@@ -124,9 +127,17 @@ impl IndexInfo {
     /// Why documents of this index cannot be read or written by id, if so.
     pub fn id_problem(&self) -> Option<String> {
         match &self.target {
+            _ if self.routing_required => Some(format!(
+                "`{}` requires custom routing (`_routing.required: true`): every read and \
+                 write by id needs the routing value, which the tool does not know; \
+                 the protocol needs documents reachable by id alone (an index without \
+                 required routing)",
+                self.name
+            )),
             Target::Alias { indices } if indices.len() > 1 => Some(format!(
-                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one; \
-                 point the tool at the concrete index",
+                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one \
+                 (a rollover alias splits documents across its indices, and a document updated \
+                 by id must stay in one); point the tool at the concrete index",
                 self.name,
                 indices.len(),
                 indices.join(", ")
@@ -275,6 +286,7 @@ impl Discovery {
             refresh: Refresh::Every(DEFAULT_REFRESH),
             properties: Map::new(),
             mixed: Vec::new(),
+            routing_required: false,
         };
         let transactions = info(&ix.transactions);
         let accounts = info(&ix.accounts);
@@ -389,6 +401,7 @@ mod tests {
             refresh: Refresh::Every(DEFAULT_REFRESH),
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
+            routing_required: false,
         }
     }
 

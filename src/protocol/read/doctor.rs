@@ -332,8 +332,9 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
             );
         }
     }
+    let id_problems: Vec<String> = d.indices().iter().filter_map(|i| i.id_problem()).collect();
     for w in d.warnings() {
-        let severity = if w.contains("alias over") || w.contains("data stream") {
+        let severity = if id_problems.contains(&w) {
             Severity::Error
         } else {
             Severity::Warning

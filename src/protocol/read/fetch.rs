@@ -123,6 +123,10 @@ pub fn index_info(
             .unwrap_or(Refresh::Every(DEFAULT_REFRESH)),
         properties,
         mixed: Vec::new(),
+        routing_required: mapping
+            .and_then(|m| m.pointer("/_routing/required"))
+            .and_then(Value::as_bool)
+            == Some(true),
     };
     for other in info.concrete.iter().skip(1) {
         let props = mappings

@@ -189,6 +189,7 @@ mod tests {
             refresh: Refresh::Never,
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
+            routing_required: false,
         };
         resolve_fields(&i, &i, &i)
     }
