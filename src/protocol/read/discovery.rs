@@ -58,6 +58,8 @@ pub struct ResolvedField {
     /// The name to query exactly (`transaction_state.keyword` on an
     /// auto-created index); `None` when no exact field exists.
     pub exact: Option<String>,
+    /// The mapping's own `format` (dates), when it sets one.
+    pub format: Option<String>,
 }
 
 impl ResolvedField {
@@ -68,6 +70,7 @@ impl ResolvedField {
             name: name.into(),
             mapped_type: None,
             exact: Some(name.into()),
+            format: None,
         }
     }
 
@@ -193,6 +196,7 @@ impl IndexInfo {
             name: name.into(),
             mapped_type: Some(ty),
             exact,
+            format: m.get("format").and_then(Value::as_str).map(str::to_string),
         }
     }
 }
