@@ -151,7 +151,10 @@ impl Error {
 
 /// The HTTP statuses that mean "busy or unreachable behind a proxy, try
 /// again later": 429 (throttled), 502 (bad gateway), 503 (unavailable),
-/// 504 (gateway timeout).
+/// 504 (gateway timeout). The one transient rule (the executor, reads and
+/// the dashboard's poller all use it), as Elastic's own clients retry
+/// (elastic-transport-python's `retry_on_status=(429, 502, 503, 504)`); a
+/// 500 is the cluster failing the request itself, which fails again.
 pub fn is_transient_status(status: u16) -> bool {
     matches!(status, 429 | 502 | 503 | 504)
 }

@@ -139,7 +139,7 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str, signals: &mut StopSignals)
     let refresher = spawn_refresher(proto.clone());
     let workload = demo::spawn(
         proto.clone(),
-        report.accounts.clone(),
+        demo::workload::worker_accounts(&report.accounts, &report.locks),
         WorkloadOptions {
             workers: a.workers,
             crash_rate: a.crash_rate,

@@ -1,5 +1,7 @@
 //! Bulk actions, the state side: marks (by id, so polls, sorts and filters
-//! never move them), the one dialog for R/F/L on the marked set (what each
+//! never move them; Space marks only a row of the table), which of them
+//! the table shows (a bulk act acts on those only, naming the others as
+//! not included), the one dialog for R/F/L on the marked set (what each
 //! re-read transaction would do, grouped: "37 roll back, 3 refused: …", and
 //! the balance effect of the ones that run), its confirmation (a reason is
 //! required: the trail's rule for bulk actions), and the progress of the
@@ -9,18 +11,81 @@
 
 use super::app::{App, Dialog, LogLevel};
 use super::event::{Action, BulkReread, Checked, Command, Expected, Reread, Run};
-use std::collections::BTreeMap;
+use super::snapshot::Snapshot;
+use crate::protocol::transaction::TxnState;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Most items a bulk run works on at once.
 pub const BULK_CONCURRENCY: usize = 4;
 
-/// A bulk dialog: the marked ids and what their re-read found.
+/// The marked transactions by what the table shows of them (each list by
+/// id). A bulk act acts on `shown` only; the others stay marked, are
+/// counted in the table's title and named in the bulk dialog as not
+/// included, so nothing the operator cannot see is acted on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkedRows {
+    /// Marked rows of the table.
+    pub shown: Vec<String>,
+    /// Marked and listed, but hidden by the filter.
+    pub filtered: Vec<String>,
+    /// Marked but no longer listed (they left the in-flight list).
+    pub unlisted: Vec<String>,
+}
+
+impl MarkedRows {
+    /// Marks the table does not show.
+    pub fn hidden(&self) -> usize {
+        self.filtered.len() + self.unlisted.len()
+    }
+}
+
+/// Splits `marks` by whether `rows` of `snap` show them.
+pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) -> MarkedRows {
+    let mut out = MarkedRows::default();
+    if marks.is_empty() {
+        return out;
+    }
+    let shown: HashSet<&str> = rows
+        .iter()
+        .filter_map(|&i| snap.transactions.get(i))
+        .map(|t| t.id.as_str())
+        .collect();
+    let listed: HashSet<&str> = snap.transactions.iter().map(|t| t.id.as_str()).collect();
+    for id in marks {
+        let list = if shown.contains(id.as_str()) {
+            &mut out.shown
+        } else if listed.contains(id.as_str()) {
+            &mut out.filtered
+        } else {
+            &mut out.unlisted
+        };
+        list.push(id.clone());
+    }
+    out
+}
+
+/// A bulk dialog: the marked rows it acts on, the marks it leaves out
+/// because the table does not show them, and what the re-read found.
 #[derive(Debug, Clone)]
 pub struct Bulk {
-    /// The marked transactions, sorted.
+    /// The marked rows of the table (what it acts on), sorted.
     pub ids: Vec<String>,
+    /// Marks hidden by the filter: not included (named in the dialog).
+    pub filtered: Vec<String>,
+    /// Marks no longer listed: not included (named in the dialog).
+    pub unlisted: Vec<String>,
     /// Each one re-read (`None` while loading; `Err`: nothing can run).
     pub items: Option<BulkReread>,
+    /// What it would do, derived from the re-read when it arrives.
+    pub plan: Option<BulkPlan>,
+}
+
+impl Bulk {
+    /// The re-read arrived: keeps it and derives the plan from it.
+    pub fn reread(&mut self, action: Action, items: BulkReread) {
+        self.items = Some(items);
+        self.plan = plan(action, self);
+    }
 }
 
 /// What a bulk dialog would do, derived from the re-read.
@@ -28,8 +93,10 @@ pub struct Bulk {
 pub struct BulkPlan {
     /// The runs `y` starts, each carrying what was re-read.
     pub runs: Vec<Run>,
-    /// The others, counted by what keeps them out ("refused: …").
-    pub left_out: BTreeMap<String, usize>,
+    /// The others, by what keeps them out ("refused: …"), with their ids.
+    pub left_out: BTreeMap<String, Vec<String>>,
+    /// The runs by the state they were re-read in.
+    pub by_state: BTreeMap<Option<TxnState>, usize>,
     /// Balance change per account of the runs.
     pub effect: BTreeMap<String, i64>,
 }
@@ -58,10 +125,15 @@ pub fn verb(action: Action) -> &'static str {
     }
 }
 
-/// Space: marks or unmarks the selected transaction.
+/// Space: marks or unmarks the selected row of the table (only a row the
+/// operator sees: [`super::target::visible_row`]; otherwise says why).
 pub fn toggle_mark(app: &mut App) {
-    let Some(id) = app.selected.clone() else {
-        return;
+    let id = match super::target::visible_row(app) {
+        Ok(id) => id,
+        Err(why) => {
+            app.push_log(LogLevel::Error, format!("mark: {why}"));
+            return;
+        }
     };
     if !app.marks.remove(&id) {
         app.marks.insert(id);
@@ -93,9 +165,27 @@ pub fn clear_marks(app: &mut App) {
     app.marks.clear();
 }
 
-/// Opens the one dialog for `action` on the marked set and asks for a re-read.
+/// Opens the one dialog for `action` on the marked rows the table shows
+/// and asks for a re-read; marks it does not show are left out and named.
+/// With no marked row shown, says so and opens nothing.
 pub fn open(app: &mut App, action: Action) -> Vec<Command> {
-    let ids: Vec<String> = app.marks.iter().cloned().collect();
+    let marks = app.view.marks.clone();
+    if marks.shown.is_empty() {
+        app.push_log(
+            LogLevel::Error,
+            format!(
+                "{}: none of the {} marked transaction(s) is a row of the table \
+                 ({} hidden by the filter, {} no longer listed): clear the filter \
+                 (Esc, s, x, X) to see them, or u to clear the marks; nothing done",
+                action.title(),
+                app.marks.len(),
+                marks.filtered.len(),
+                marks.unlisted.len()
+            ),
+        );
+        return vec![];
+    }
+    let ids = marks.shown;
     app.dialog = Some(Dialog {
         action,
         txn: format!("{} marked transaction(s)", ids.len()),
@@ -106,7 +196,10 @@ pub fn open(app: &mut App, action: Action) -> Vec<Command> {
         asking_reason: None,
         bulk: Some(Bulk {
             ids: ids.clone(),
+            filtered: marks.filtered,
+            unlisted: marks.unlisted,
             items: None,
+            plan: None,
         }),
     });
     vec![Command::LoadBulkPreview(action, ids)]
@@ -121,12 +214,13 @@ pub fn plan(action: Action, bulk: &Bulk) -> Option<BulkPlan> {
     for (id, checked) in items {
         match classify(action, id, checked) {
             Ok((run, effect)) => {
+                *out.by_state.entry(run.expected.state.clone()).or_default() += 1;
                 out.runs.push(run);
                 for (acct, delta) in effect {
                     *out.effect.entry(acct).or_default() += delta;
                 }
             }
-            Err(why) => *out.left_out.entry(why).or_default() += 1,
+            Err(why) => out.left_out.entry(why).or_default().push(id.clone()),
         }
     }
     Some(out)
@@ -189,7 +283,7 @@ fn classify(
 pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<Command> {
     let n = dialog.bulk.as_ref().map_or(0, |b| b.ids.len());
     let title = format!("{} {n} marked", verb(dialog.action));
-    let Some(plan) = dialog.bulk.as_ref().and_then(|b| plan(dialog.action, b)) else {
+    let Some(plan) = dialog.bulk.as_ref().and_then(|b| b.plan.clone()) else {
         return vec![];
     };
     if plan.runs.is_empty() {
@@ -221,7 +315,12 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<Command> {
             BULK_CONCURRENCY
         ),
     );
-    app.marks.clear();
+    // Only the marks it acts on are cleared: the hidden ones stay marked.
+    if let Some(b) = &dialog.bulk {
+        for id in &b.ids {
+            app.marks.remove(id);
+        }
+    }
     app.bulk = Some(BulkProgress {
         action: dialog.action,
         total: runs.len(),

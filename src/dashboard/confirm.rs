@@ -146,7 +146,7 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
 /// write, not refused for a reason forcing cannot lift).
 pub fn dialog_can_confirm(d: &Dialog) -> bool {
     if let Some(b) = &d.bulk {
-        return super::bulk::plan(d.action, b).is_some_and(|p| !p.runs.is_empty());
+        return b.plan.as_ref().is_some_and(|p| !p.runs.is_empty());
     }
     match &d.detail {
         Some(Ok(c)) => match (&c.reread, d.action) {

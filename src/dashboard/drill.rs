@@ -23,6 +23,7 @@ pub fn open(app: &mut App) {
     }
     app.filter = id.clone();
     app.state_filter = 0;
+    super::follow::keep_selection_visible(app);
     app.account_drill = Some(id);
     app.detail_scroll = 0;
     app.focus = Pane::Detail;

@@ -16,6 +16,7 @@ pub mod confirm;
 pub mod drill;
 pub mod event;
 pub mod export;
+pub mod follow;
 pub mod keymap;
 pub mod mouse;
 pub mod poller;

@@ -29,14 +29,12 @@ pub enum PollControl {
 /// Longest wait between retries after failures.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// Classifies an error for retrying.
+/// Classifies an error for retrying: the library's one transient rule
+/// ([`Error::is_transient`]), a refused login apart.
 pub fn classify(e: &Error) -> PollFailure {
     match e {
         Error::Auth { .. } => PollFailure::Auth(e.to_string()),
-        Error::Unreachable(_) | Error::GaveUp { .. } => PollFailure::Transient(e.to_string()),
-        Error::Cluster { status, .. } if *status == 429 || *status >= 500 => {
-            PollFailure::Transient(e.to_string())
-        }
+        _ if e.is_transient() => PollFailure::Transient(e.to_string()),
         _ => PollFailure::Other(e.to_string()),
     }
 }
@@ -142,6 +140,25 @@ mod tests {
         let b2 = next_backoff(Some(b1), i);
         assert_eq!((b1, b2), (Duration::from_secs(2), Duration::from_secs(4)));
         assert_eq!(next_backoff(Some(Duration::from_secs(25)), i), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn transient_means_what_it_means_for_the_executor() {
+        for status in 400..600 {
+            let e = Error::Cluster {
+                status,
+                reason: "x".into(),
+                retry_after: None,
+            };
+            let transient = matches!(classify(&e), PollFailure::Transient(_));
+            assert_eq!(transient, e.is_transient(), "HTTP {status}");
+        }
+        let internal = Error::Cluster {
+            status: 500,
+            reason: "null_pointer_exception".into(),
+            retry_after: None,
+        };
+        assert!(matches!(classify(&internal), PollFailure::Other(_)));
     }
 
     #[test]

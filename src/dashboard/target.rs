@@ -8,7 +8,8 @@
 //! it. A selection that left the list or is hidden by the filter is not a
 //! target (the key says why and does nothing); nor is anything while the
 //! accounts or locks pane has the focus (their rows are accounts and
-//! locks), nor the detail while it shows an account.
+//! locks), nor the detail while it shows an account. Space marks only a
+//! row of the table ([`visible_row`]), so a bulk act names only rows.
 
 use super::app::{App, Pane};
 use super::ui;
@@ -16,6 +17,27 @@ use super::view::Fate;
 
 /// The id `R`/`F`/`L` would act on now, or why none (for the log).
 pub fn transaction_target(app: &App) -> Result<String, String> {
+    let id = selection_in_focus(app)?;
+    if app.view.cursor.is_some() || looked_up_target(app) {
+        return Ok(id);
+    }
+    Err(format!("{}; nothing done", not_a_row(app, &id)))
+}
+
+/// The id of the table row the operator sees selected (what Space marks),
+/// or why there is none: a transaction looked up with `#` that is not a
+/// row of the table is not marked, so a bulk act only ever names rows.
+pub fn visible_row(app: &App) -> Result<String, String> {
+    let id = selection_in_focus(app)?;
+    if app.view.cursor.is_some() {
+        return Ok(id);
+    }
+    Err(format!("{}; nothing marked", not_a_row(app, &id)))
+}
+
+/// The selected transaction's id, unless the focused pane's rows are not
+/// transactions (then why).
+fn selection_in_focus(app: &App) -> Result<String, String> {
     match app.focus {
         Pane::Accounts => {
             return Err(
@@ -38,19 +60,19 @@ pub fn transaction_target(app: &App) -> Result<String, String> {
         }
         _ => {}
     }
-    let Some(id) = app.selected.clone() else {
-        return Err("no transaction selected".into());
-    };
-    if app.view.cursor.is_some() || looked_up_target(app) {
-        return Ok(id);
-    }
-    let why = match app.view.detail.as_ref().map(|d| &d.fate) {
+    app.selected
+        .clone()
+        .ok_or_else(|| "no transaction selected".to_string())
+}
+
+/// Why the selection `id` is not a row of the table.
+fn not_a_row(app: &App, id: &str) -> String {
+    match app.view.detail.as_ref().map(|d| &d.fate) {
         Some(Fate::Filtered) => {
             format!("{id} is hidden by the filter: clear it (Esc, s, x, X) or look it up with #")
         }
         _ => format!("{id} left the list: look it up with # to act on it"),
-    };
-    Err(format!("{why}; nothing done"))
+    }
 }
 
 /// Whether the selection is a transaction looked up with `#`, shown in the

@@ -141,7 +141,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
         Event::BulkPreview { action, items } => {
             if let Some(d) = app.dialog.as_mut() {
                 if let (true, Some(b)) = (d.action == action, d.bulk.as_mut()) {
-                    b.items = Some(items);
+                    b.reread(action, items);
                 }
             }
             vec![]
@@ -244,18 +244,7 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         return vec![];
     }
     if app.editing_filter {
-        match key.code {
-            KeyCode::Enter => app.editing_filter = false,
-            KeyCode::Esc => {
-                app.editing_filter = false;
-                app.filter.clear();
-            }
-            KeyCode::Backspace => {
-                app.filter.pop();
-            }
-            KeyCode::Char(c) => app.filter.push(c),
-            _ => {}
-        }
+        super::follow::on_filter_key(app, key.code);
         return vec![];
     }
     if let Some(typed) = app.editing_lookup.as_mut() {
@@ -341,6 +330,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             } else {
                 app.filter.clear();
             }
+            super::follow::keep_selection_visible(app);
         }
         Op::Filter => {
             app.filter_before_drill = None;
@@ -348,9 +338,18 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             app.focus = Pane::Transactions;
         }
         Op::LookUp => app.editing_lookup = Some(String::new()),
-        Op::CycleState => app.state_filter = (app.state_filter + 1) % STATE_FILTERS.len(),
-        Op::StuckOnly => app.stuck_only = !app.stuck_only,
-        Op::OldOnly => app.old_only = !app.old_only,
+        Op::CycleState => {
+            app.state_filter = (app.state_filter + 1) % STATE_FILTERS.len();
+            super::follow::keep_selection_visible(app);
+        }
+        Op::StuckOnly => {
+            app.stuck_only = !app.stuck_only;
+            super::follow::keep_selection_visible(app);
+        }
+        Op::OldOnly => {
+            app.old_only = !app.old_only;
+            super::follow::keep_selection_visible(app);
+        }
         Op::Sort => app.cycle_sort(),
         Op::Reverse => app.sort_desc = !app.sort_desc,
         Op::Refresh => {

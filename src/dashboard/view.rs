@@ -1,10 +1,12 @@
 //! What the screen shows, derived from the dashboard's state once, when the
 //! data, filter, sort, selection or size change (by `update`), never while
 //! drawing: the visible transaction rows, where the selection is among them,
-//! how far each pane is scrolled, and the selected transaction's detail with
-//! its action previews. The renderer only reads this.
+//! how far each pane is scrolled, which marks the table shows, the alert
+//! line's counts, and the selected transaction's detail with its action
+//! previews (and whether `V` applies). The renderer only reads this.
 
 use super::app::{App, SortKey};
+use super::bulk::{marked_rows, MarkedRows};
 use super::snapshot::{AccountEntry, Snapshot};
 use super::ui;
 use crate::protocol::decide::Fencing;
@@ -57,6 +59,16 @@ pub struct DetailView {
     pub recover: Preview,
     /// What `R` would do.
     pub rollback: Preview,
+    /// Whether `V` may reverse it (`Some`), finishing it first
+    /// (`Some(true)`: committed), by the protocol's admission rule.
+    pub reverse: Option<bool>,
+}
+
+/// Whether `V` may reverse `t`, finishing it first (the protocol's rule).
+fn reverse_of(t: &Transaction) -> Option<bool> {
+    crate::protocol::reverse::admit(t, None, true)
+        .ok()
+        .map(|a| a.finish_first)
 }
 
 /// An account drilled into (`Enter` in the accounts pane): the account and
@@ -100,11 +112,28 @@ pub fn account_detail(snap: &Snapshot, id: &str) -> AccountDetail {
     }
 }
 
+/// What the alert line counts as needing an operator: the poll's counts
+/// over every document (as `check` counts them), or, where the cluster
+/// cannot count them (dates it cannot compare), the listed rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Attention {
+    /// Stuck, those needing investigation included.
+    pub stuck: u64,
+    /// Untouched past `investigate_after`, or undated.
+    pub needs_investigation: u64,
+    /// No state, or one this tool does not know (listed rows: any problem).
+    pub odd: u64,
+}
+
 /// Everything derived.
 #[derive(Debug, Clone, Default)]
 pub struct View {
+    /// What needs an operator (the alert line).
+    pub attention: Attention,
     /// Indices into `snapshot.transactions`, filtered and sorted.
     pub rows: Vec<usize>,
+    /// The marks, by what the table shows of them.
+    pub marks: MarkedRows,
     /// Position of the selected transaction among `rows`, if it is one.
     pub cursor: Option<usize>,
     /// First row of the table on screen.
@@ -125,6 +154,9 @@ pub struct View {
     pub lock_offset: usize,
     /// First log line on screen.
     pub log_top: usize,
+    /// `V` would open its dialog now: the keys' target may be reversed
+    /// (the key bar advertises it then).
+    pub reverse_applies: bool,
 }
 
 /// The offset that keeps `cursor` on screen, moving as little as possible
@@ -184,6 +216,7 @@ pub fn from_snapshot(snap: &Snapshot, t: &Transaction, fate: Fate) -> DetailView
             .collect(),
         recover: run(Procedure::Recover),
         rollback: run(Procedure::Rollback),
+        reverse: reverse_of(t),
     }
 }
 
@@ -213,6 +246,7 @@ pub fn from_detail(d: &TransactionDetail) -> DetailView {
         locks: d.locks.clone(),
         recover: d.recover.clone(),
         rollback: d.rollback.clone(),
+        reverse: reverse_of(&d.txn),
     }
 }
 
@@ -250,6 +284,8 @@ impl App {
         let mut v = View::default();
         if let Some(snap) = &self.snapshot {
             v.rows = self.filtered_rows(snap);
+            v.marks = marked_rows(&self.marks, snap, &v.rows);
+            v.attention = self.attention(snap);
             v.cursor = self.selected.as_ref().and_then(|id| {
                 v.rows
                     .iter()
@@ -284,7 +320,11 @@ impl App {
             Some(top) => top.min(last_top),
         };
         v.detail = self.detail_of_selection(v.cursor.is_some(), prev.detail);
+        let reversible = v.detail.as_ref().is_some_and(|d| d.reverse.is_some());
         self.view = v;
+        self.view.reverse_applies = reversible
+            && !self.settings.read_only
+            && super::target::transaction_target(self).is_ok();
     }
 
     /// Screen rows each log entry takes, wrapped to the log pane's width
@@ -309,6 +349,22 @@ impl App {
             top -= 1;
         }
         top.min(heights.len().saturating_sub(1))
+    }
+
+    fn attention(&self, snap: &Snapshot) -> Attention {
+        let rows = |f: &dyn Fn(&Transaction) -> bool| {
+            snap.transactions.iter().filter(|t| f(t)).count() as u64
+        };
+        let counted = snap.read.attention;
+        Attention {
+            stuck: counted
+                .and_then(|c| c.stuck)
+                .unwrap_or_else(|| rows(&|t| self.is_stuck(t))),
+            needs_investigation: counted
+                .and_then(|c| c.needs_investigation)
+                .unwrap_or_else(|| rows(&|t| self.needs_investigation(t))),
+            odd: counted.map_or_else(|| rows(&|t| !t.problems.is_empty()), |c| c.odd),
+        }
     }
 
     fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {

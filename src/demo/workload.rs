@@ -97,6 +97,22 @@ impl std::fmt::Debug for Shared {
     }
 }
 
+/// The accounts the workers transfer between: every one but those the
+/// seed left under a stale lock (`seed_locked`), so those locks stay stale
+/// for the operator to find — a worker picking such an account would take
+/// the stale lock over within seconds. As many of them are kept out as
+/// leave at least two accounts to transfer between, in the seed's order.
+pub fn worker_accounts(accounts: &[String], seed_locked: &[String]) -> Vec<String> {
+    let mut out = accounts.to_vec();
+    for resource in seed_locked {
+        if out.len() <= 2 {
+            break;
+        }
+        out.retain(|a| a != resource);
+    }
+    out
+}
+
 /// Starts `opts.workers` transfer loops over `accounts` and a recovery loop.
 /// Must be called within a tokio runtime.
 pub fn spawn(proto: Protocol, accounts: Vec<String>, opts: WorkloadOptions) -> WorkloadHandle {
@@ -303,4 +319,28 @@ async fn recovery_pass(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::worker_accounts;
+
+    fn ids(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn workers_leave_the_seeded_stale_locks_alone_while_two_accounts_remain() {
+        let all = ids(&["a1", "a2", "a3", "a4", "a5"]);
+        assert_eq!(
+            worker_accounts(&all, &ids(&["a2", "a4"])),
+            ids(&["a1", "a3", "a5"])
+        );
+        assert_eq!(
+            worker_accounts(&all, &ids(&["a1", "a2", "a3", "a4"])),
+            ids(&["a4", "a5"]),
+            "never fewer than two"
+        );
+        assert_eq!(worker_accounts(&all, &[]), all);
+    }
 }

@@ -3,11 +3,11 @@
 //! accounts checked first.
 
 use super::account::AccountState;
+use super::executor::Created;
 use super::steps::{self, Refusal, Step};
 use super::time::format_timestamp;
 use super::transaction::{amount_problem, Transfer};
 use super::Protocol;
-use crate::cluster::CreateOutcome;
 use crate::error::{Error, Result};
 use chrono::Utc;
 use serde_json::{json, Map, Value};
@@ -81,41 +81,30 @@ impl Protocol {
         .cloned()
         .unwrap_or_default();
         let index = &self.config.indices.transactions;
-        let mut attempts = 0;
-        let mut unsure = false;
-        loop {
-            attempts += 1;
-            match self.cluster().create(index, &id, &doc).await {
-                Ok(CreateOutcome::Created) => return Ok(Ok(id)),
-                Ok(CreateOutcome::AlreadyExists) => {
-                    // After a lost response the document may be ours, and
-                    // may have moved on since (another process recovering
-                    // it): recognised by the fields that never change.
-                    if unsure {
-                        if let Some(existing) = self.cluster().get(index, &id).await? {
-                            if same_creation(&existing.source, &doc) {
-                                return Ok(Ok(id));
-                            }
-                        }
-                    }
-                    return Ok(Err(Refusal::AlreadyExists(id)));
-                }
-                Err(e) if e.is_transient() && attempts <= self.config.retry.max_unknown => {
-                    unsure = true;
-                    tokio::time::sleep(self.config.retry.base_backoff * attempts).await;
-                }
-                Err(e) if unsure || e.is_transient() => {
-                    return Err(Error::GaveUp {
-                        index: index.clone(),
-                        id,
-                        attempts,
-                        last: format!(
-                            "{e}; the transaction may exist in `created` (recovery will run it)"
-                        ),
-                    })
-                }
-                Err(e) => return Err(e),
-            }
+        match self.exec.create(index, &id, &doc).await {
+            Ok(Created::Created) => Ok(Ok(id)),
+            // After a lost answer the document may be ours, and may have
+            // moved on since (another process recovering it): recognised by
+            // the fields that never change.
+            Ok(Created::Exists {
+                doc: existing,
+                after_lost_answer: true,
+            }) if same_creation(&existing.source, &doc) => Ok(Ok(id)),
+            Ok(Created::Exists { .. }) => Ok(Err(Refusal::AlreadyExists(id))),
+            Err(Error::GaveUp {
+                index,
+                id,
+                attempts,
+                last,
+            }) => Err(Error::GaveUp {
+                index,
+                id,
+                attempts,
+                last: format!(
+                    "{last}; the transaction may exist in `created` (recovery will run it)"
+                ),
+            }),
+            Err(e) => Err(e),
         }
     }
 

@@ -118,6 +118,8 @@ pub enum Effect {
         /// The id it now names.
         to: String,
     },
+    /// An operator's audit record was completed.
+    Recorded,
 }
 
 impl fmt::Display for Effect {
@@ -133,6 +135,7 @@ impl fmt::Display for Effect {
             Effect::LockReleased => f.write_str("lock released"),
             Effect::Created => f.write_str("created"),
             Effect::Linked { field, to } => write!(f, "{field} = {to}"),
+            Effect::Recorded => f.write_str("audit record completed"),
         }
     }
 }

@@ -10,6 +10,10 @@
 //! bounded number of unknown outcomes the step gives up, leaving the document
 //! where it is for recovery, as the protocol prescribes.
 //!
+//! A create ([`Executor::create`]) resolves its unknown outcomes the same
+//! way: sent again (`op_type=create` never overwrites), and a document found
+//! under its id is read back so the caller can recognise its own write.
+//!
 //! An apply ([`Executor::run_claimed`]) adds the claim between deciding and
 //! writing the account: the transaction is re-indexed unchanged, conditional
 //! on the version just read, and the account is written only after a claim
@@ -18,7 +22,7 @@
 
 use super::config::RetryPolicy;
 use super::decide::{Effect, NoopReason};
-use crate::cluster::{Cluster, VersionedDoc, WriteOutcome};
+use crate::cluster::{Cluster, CreateOutcome, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -70,6 +74,22 @@ pub struct ClaimOn<'a> {
     pub id: &'a str,
     /// `steps::claim_doc` (a parameter so the executor stays generic).
     pub decide: fn(&str, &Map<String, Value>) -> Result<DocDecision>,
+}
+
+/// What an `op_type=create` found, once its outcome is known.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Created {
+    /// This call created the document (an answer was heard).
+    Created,
+    /// A document with this id exists, as read back. When
+    /// `after_lost_answer`, one of our creates may have landed unheard: the
+    /// caller recognises its own write by what the document holds.
+    Exists {
+        /// The document found under the id.
+        doc: VersionedDoc,
+        /// Whether an earlier create of this call had an unknown outcome.
+        after_lost_answer: bool,
+    },
 }
 
 /// A write whose outcome we never learned: the source sent, what it does,
@@ -222,6 +242,56 @@ impl Executor {
         }
     }
 
+    /// Realtime read of `index/id`, retrying transient failures within the
+    /// policy; [`Error::NotFound`] (naming `kind`) when it does not exist.
+    pub async fn get(&self, kind: &'static str, index: &str, id: &str) -> Result<VersionedDoc> {
+        self.read(kind, index, id, &mut Tries::default()).await
+    }
+
+    /// Creates `index/id` with `op_type=create`, resolving unknown outcomes
+    /// as every step does: a timeout or lost answer sends the create again
+    /// (it can never overwrite), and a 409 reads the document back
+    /// ([`Created::Exists`]) so the caller can tell its own write, whose
+    /// answer was lost, from someone else's. Gives up ([`Error::GaveUp`])
+    /// after the policy's unknown outcomes, or on a final error after one
+    /// (the document may then exist).
+    pub async fn create(
+        &self,
+        index: &str,
+        id: &str,
+        source: &Map<String, Value>,
+    ) -> Result<Created> {
+        let mut tries = Tries::default();
+        loop {
+            tries.requests += 1;
+            match self.cluster.create(index, id, source).await {
+                Ok(CreateOutcome::Created) => return Ok(Created::Created),
+                Ok(CreateOutcome::AlreadyExists) => {
+                    match self.read_if_exists(index, id, &mut tries).await? {
+                        Some(doc) => {
+                            return Ok(Created::Exists {
+                                doc,
+                                after_lost_answer: tries.unknown > 0,
+                            })
+                        }
+                        // Deleted since: create again.
+                        None => self.conflicted(index, id, &mut tries).await?,
+                    }
+                }
+                Err(e) if e.is_transient() => self.unknown(index, id, &mut tries, &e).await?,
+                Err(e) if tries.unknown > 0 => {
+                    return Err(Error::GaveUp {
+                        index: index.to_string(),
+                        id: id.to_string(),
+                        attempts: tries.requests,
+                        last: e.to_string(),
+                    })
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Claims the transaction `on`: `Ok(None)` once a claim write is known to
     /// have succeeded, `Ok(Some(reason))` when it is no longer pending.
     async fn claim(&self, on: ClaimOn<'_>, tries: &mut Tries) -> Result<Option<NoopReason>> {
@@ -254,19 +324,27 @@ impl Executor {
         id: &str,
         tries: &mut Tries,
     ) -> Result<VersionedDoc> {
+        self.read_if_exists(index, id, tries)
+            .await?
+            .ok_or_else(|| Error::NotFound {
+                kind,
+                index: index.to_string(),
+                id: id.to_string(),
+            })
+    }
+
+    /// Realtime read, `None` when the document does not exist.
+    async fn read_if_exists(
+        &self,
+        index: &str,
+        id: &str,
+        tries: &mut Tries,
+    ) -> Result<Option<VersionedDoc>> {
         loop {
             tries.requests += 1;
             match self.cluster.get(index, id).await {
-                Ok(Some(doc)) => return Ok(doc),
-                Ok(None) => {
-                    return Err(Error::NotFound {
-                        kind,
-                        index: index.to_string(),
-                        id: id.to_string(),
-                    })
-                }
                 Err(e) if e.is_transient() => self.unknown(index, id, tries, &e).await?,
-                Err(e) => return Err(e),
+                other => return other,
             }
         }
     }

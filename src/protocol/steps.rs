@@ -62,6 +62,25 @@ impl Step {
         }
     }
 
+    /// What it does, in words, for the dashboard's detail (which says what
+    /// comes next without the protocol's step numbers).
+    pub fn purpose(self) -> &'static str {
+        match self {
+            Step::Begin => "start the transfer (created → pending)",
+            Step::ApplySource => "debit the source and note the transfer on it",
+            Step::ApplyDestination => "credit the destination and note the transfer on it",
+            Step::Commit => "commit the transfer (pending → committed)",
+            Step::RemoveSource => "clear the source's note of the transfer",
+            Step::RemoveDestination => "clear the destination's note of the transfer",
+            Step::Finish => "mark the transfer finished (committed → finished)",
+            Step::CancelCreated => "cancel it before any balance moved (created → rolled-back)",
+            Step::Terminate => "start undoing the transfer (pending → terminating)",
+            Step::UndoSource => "give the source back its debit and clear its note",
+            Step::UndoDestination => "take back the destination's credit and clear its note",
+            Step::RolledBack => "mark the transfer rolled back (terminating → rolled-back)",
+        }
+    }
+
     /// For account steps, whether it targets the source (`true`) or the
     /// destination (`false`); `None` for transaction-state steps.
     pub fn on_source(self) -> Option<bool> {

@@ -448,5 +448,7 @@ mod reverse;
 mod reverse_links;
 mod security;
 mod trail;
+mod trail_lost_answers;
+mod trail_pages;
 mod transfer;
 mod transport;

@@ -11,7 +11,8 @@
 //! therefore never silently retry a request on a "stale" pooled connection).
 //!
 //! Rules in [`rewrite`] make it answer as real deployments do (canned 401s,
-//! HTML 502s, 429 with `Retry-After`, slow requests, a shifted `Date`), and it
+//! HTML 502s, 429 with `Retry-After`, slow requests, a shifted `Date`, 413
+//! for a body over nginx's limit), and it
 //! also serves as an HTTP forward proxy (`HTTP_PROXY`). [`security`] makes it
 //! a cluster with security on (Basic auth, users, privileges); [`personality`]
 //! makes it answer as a named product and version (`GET /`, no `Date`,
@@ -73,6 +74,8 @@ struct Shared {
     date_shift: AtomicI64,
     absolute_form: AtomicUsize,
     canned: AtomicUsize,
+    body_limit: AtomicUsize,
+    largest_body: AtomicUsize,
     realm: Mutex<Option<security::Realm>>,
     personality: Mutex<Option<personality::Personality>>,
     strip_date: AtomicBool,
@@ -136,6 +139,8 @@ impl FaultProxy {
             date_shift: AtomicI64::new(0),
             absolute_form: AtomicUsize::new(0),
             canned: AtomicUsize::new(0),
+            body_limit: AtomicUsize::new(0),
+            largest_body: AtomicUsize::new(0),
             realm: Mutex::new(None),
             personality: Mutex::new(None),
             strip_date: AtomicBool::new(false),
@@ -284,6 +289,11 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     request.target = rewrite::origin_form(shared, &request.target);
     let path = request.target.clone();
     if let Some(bytes) = security::gate(shared, &request) {
+        writer.write_all(&finish(shared, bytes, None))?;
+        return close_gracefully(&writer, &mut reader);
+    }
+    if let Some(bytes) = rewrite::body_too_large(shared, &request.method, &path, request.body.len())
+    {
         writer.write_all(&finish(shared, bytes, None))?;
         return close_gracefully(&writer, &mut reader);
     }

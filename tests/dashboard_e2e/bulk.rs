@@ -33,7 +33,7 @@ fn three_marked_transactions_rolled_back_with_a_reason() {
     tui.keys(&["R"]);
     tui.wait_for_all(&[
         "Roll back 3 marked transaction(s)?",
-        "3 marked transaction(s), re-read just now:",
+        "3 marked row(s) of the table, re-read just now:",
         " 3 roll back",
         "balance effect of the 3 (net +300):",
         "reason (required",

@@ -26,6 +26,7 @@ mod world;
 mod actions;
 mod audit;
 mod bulk;
+mod filter_then_act;
 mod looking;
 mod reverse;
 mod session;

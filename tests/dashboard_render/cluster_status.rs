@@ -113,3 +113,24 @@ fn partial_results_caps_and_refresh_lag_are_shown() {
 fn a_locks(a: &App) -> usize {
     a.snapshot.as_ref().map(|s| s.locks.len()).unwrap_or(0)
 }
+
+/// With more stuck transactions than a poll lists (6,000 against a page of
+/// 500), the alert line says the poll's counts over every document, as
+/// `check` does, not the listed rows' ("!! investigate 500 · ! stuck 0").
+#[test]
+fn the_alert_line_counts_the_cluster_not_the_listed_rows() {
+    use estx::protocol::read::poll::AttentionCounts;
+    let mut a = app();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.in_flight_total = 6_004;
+    snap.read.attention = Some(AttentionCounts {
+        stuck: Some(6_000),
+        needs_investigation: Some(5_990),
+        odd: 4,
+    });
+    let s = screen(&a, 160, 48);
+    assert!(
+        s.contains("!! investigate 5990 · ! stuck 6000 · ? odd 4"),
+        "{s}"
+    );
+}

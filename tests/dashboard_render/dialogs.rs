@@ -148,8 +148,10 @@ fn rollback_dialog_asks_for_the_reason() {
     assert_snapshot!("dialog_rollback_reason", s);
 }
 
-/// R on four marked transactions: one dialog with how many do what, the
-/// balance effect of the ones that run, and the required reason.
+/// R on four marked rows (a fifth mark no longer listed): one dialog with
+/// how many do what by state, every id it touches or leaves out, the mark
+/// it does not include, the balance effect of the ones that run, and the
+/// required reason.
 #[test]
 fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     use crate::fixtures::{detail, unforced_refusal};
@@ -171,6 +173,15 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         })
         .collect();
     a.marks = ids.iter().map(|s| s.to_string()).collect();
+    a.marks.insert("t-gone-9".into());
+    let mut bulk = Bulk {
+        ids: ids.iter().map(|s| s.to_string()).collect(),
+        filtered: vec![],
+        unlisted: vec!["t-gone-9".into()],
+        items: None,
+        plan: None,
+    };
+    bulk.reread(Action::Rollback, Ok(items));
     a.dialog = Some(Dialog {
         action: Action::Rollback,
         txn: "4 marked transaction(s)".into(),
@@ -179,17 +190,21 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         scroll: 0,
         reason: "outage".into(),
         asking_reason: Some(false),
-        bulk: Some(Bulk {
-            ids: ids.iter().map(|s| s.to_string()).collect(),
-            items: Some(Ok(items)),
-        }),
+        bulk: Some(bulk),
     });
-    let s = screen(&a, 100, 30);
+    let s = screen(&a, 100, 40);
     for want in [
-        "4 marked transaction(s), re-read just now:",
-        " 2 roll back",
+        "· 5 marked (1 no longer listed) ",
+        "4 marked row(s) of the table, re-read just now:",
+        " not included: 1 marked, no longer listed:",
+        "   t-gone-9",
+        " 2 roll back (1 created, 1 pending):",
+        "   t-created-2",
+        "   t-pend-1",
         " 1 refused: transaction is committed",
-        " 1 need force (left out: force them one by one)",
+        "   t-commit-1",
+        " 1 need force (left out: force them one by one):",
+        "   t-pend-2",
         "reason (required, recorded in the audit trail): outage▏",
     ] {
         assert!(s.contains(want), "{want:?} missing:\n{s}");

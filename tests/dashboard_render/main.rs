@@ -36,3 +36,4 @@ mod layout;
 mod looking;
 mod reverse;
 mod screens;
+mod walk;

@@ -247,6 +247,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         outcome,
         summary: None,
         steps: vec![],
+        parts: 0,
         started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),
         finished_at: None,
         tool_version: "0".into(),

@@ -3,7 +3,7 @@
 //! reason, the run's commands, progress and Esc stopping new items.
 
 use super::*;
-use estx::dashboard::bulk::{plan, BulkProgress};
+use estx::dashboard::bulk::BulkProgress;
 
 fn space() -> Event {
     key(' ')
@@ -74,7 +74,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
     assert_eq!(cmds, vec![Command::LoadBulkPreview(Action::Rollback, ids)]);
     bulk_loaded(&mut app, Action::Rollback);
     let d = app.dialog.as_ref().unwrap();
-    let p = plan(d.action, d.bulk.as_ref().unwrap()).unwrap();
+    let p = d.bulk.as_ref().unwrap().plan.clone().unwrap();
     assert_eq!(p.runs.len(), 1);
     assert_eq!(p.runs[0].target, "t-old");
     assert_eq!(p.left_out.len(), 2, "{:?}", p.left_out);

@@ -113,3 +113,77 @@ async fn an_unreachable_cluster_is_a_transient_poll_failure() {
         "{err}"
     );
 }
+
+/// More stuck transactions than the poll lists: the poll counts them over
+/// every document (in its one `_msearch`, no extra request), so the
+/// dashboard's alert line says what `check` says — 600 stuck, 410 needing
+/// investigation (the undated in both), 3 odd — while 100 rows are listed.
+#[tokio::test]
+async fn the_polls_attention_counts_agree_with_check_past_the_listing_cap() {
+    use estx::dashboard::app::{App, Settings};
+    use estx::dashboard::event::Event;
+    use estx::protocol::read::poll::AttentionCounts;
+    use futures::StreamExt;
+    let fx = Fx::new().await;
+    let ago = |m: i64| {
+        estx::protocol::time::format_timestamp(chrono::Utc::now() - chrono::Duration::minutes(m))
+    };
+    let mut docs = Vec::new();
+    let mut add = |n: usize, tag: &str, state: &str, modified: Option<String>| {
+        for i in 0..n {
+            let mut doc = json!({"src_acct": "A", "dest_acct": "B", "amount": 1,
+                "transaction_state": state});
+            if let Some(m) = &modified {
+                doc["modification_time"] = json!(m);
+            }
+            docs.push((format!("{tag}-{i:03}"), doc));
+        }
+    };
+    add(400, "old", "pending", Some(ago(120)));
+    add(190, "stuck", "committed", Some(ago(10)));
+    add(10, "undated", "created", None);
+    add(20, "recent", "pending", Some(ago(0)));
+    add(3, "odd", "paused", Some(ago(120)));
+    futures::stream::iter(docs)
+        .for_each_concurrent(16, |(id, doc)| {
+            let fx = &fx;
+            async move { fx.put_txn(&id, doc).await }
+        })
+        .await;
+    fx.refresh().await;
+
+    let snap = fx.proto.poll_snapshot(100).await.unwrap();
+    let check = fx.proto.check_counts().await.unwrap();
+    assert_eq!(
+        (check.stuck, check.needs_investigation, check.odd_documents),
+        (600, 410, 3)
+    );
+    assert_eq!(
+        snap.read.attention,
+        Some(AttentionCounts {
+            stuck: Some(check.stuck),
+            needs_investigation: Some(check.needs_investigation),
+            odd: check.odd_documents,
+        })
+    );
+    assert_eq!(snap.in_flight_total, 620);
+    assert!(
+        snap.transactions.len() <= 103,
+        "{}",
+        snap.transactions.len()
+    );
+
+    // The dashboard's alert line takes them, not the listed rows' counts.
+    let settings = Settings {
+        url: "http://test".into(),
+        recovery_window: fx.proto.config().recovery_window,
+        investigate_after: fx.proto.config().investigate_after,
+        read_only: true,
+        transactions_index: fx.ix.transactions.clone(),
+        profile: None,
+    };
+    let mut app = App::new(settings, std::time::Duration::from_secs(5), snap.taken_at);
+    estx::dashboard::update::update(&mut app, Event::Polled(Ok(Box::new(snap))));
+    let a = app.view.attention;
+    assert_eq!((a.stuck, a.needs_investigation, a.odd), (600, 410, 3));
+}

@@ -1,22 +1,32 @@
-//! The bulk dialog's text (how many of the marked transactions would do
-//! what, the balance effect of the ones that run) and the progress bar a
-//! bulk run shows in place of the key bar.
+//! The bulk dialog's text (how many of the marked rows would do what, by
+//! state, with every id it touches or leaves out, the marks it does not
+//! include because the table does not show them, the balance effect of the
+//! ones that run) and the progress bar a bulk run shows in place of the
+//! key bar.
 
 use super::theme::{bold, dim, signed, DANGER, WARN};
-use crate::dashboard::bulk::{plan, verb, Bulk, BulkProgress};
+use crate::dashboard::bulk::{verb, Bulk, BulkProgress};
 use crate::dashboard::event::Action;
+use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::Gauge;
 use ratatui::Frame;
 
-/// What the bulk dialog says, from the re-read.
+/// What the bulk dialog says, from the re-read: how many would do what,
+/// by state; every id it would touch and every id left out (and why);
+/// the marks not included because the table does not show them; the
+/// balance effect per account. The dialog scrolls (j/k) when it is long.
 pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
     let mut out = vec![Line::styled(
-        format!("{} marked transaction(s), re-read just now:", b.ids.len()),
+        format!(
+            "{} marked row(s) of the table, re-read just now:",
+            b.ids.len()
+        ),
         bold(),
     )];
+    out.extend(hidden_lines(b));
     match &b.items {
         None => {
             out.push(Line::styled("re-reading documents…", dim()));
@@ -29,16 +39,30 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
         }
         Some(Ok(_)) => {}
     }
-    let Some(p) = plan(action, b) else {
+    let Some(p) = &b.plan else {
         return out;
     };
-    let runs = Style::new().add_modifier(Modifier::BOLD);
+    let states: Vec<String> = p
+        .by_state
+        .iter()
+        .map(|(s, n)| format!("{n} {}", s.as_ref().map_or("no state", TxnState::as_str)))
+        .collect();
+    let by_state = if states.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", states.join(", "))
+    };
     out.push(Line::styled(
-        format!(" {} {}", p.runs.len(), verb(action)),
-        runs,
+        format!(" {} {}{by_state}:", p.runs.len(), verb(action)),
+        Style::new().add_modifier(Modifier::BOLD),
     ));
-    for (why, n) in &p.left_out {
-        out.push(Line::styled(format!(" {n} {why}"), Style::new().fg(WARN)));
+    out.extend(p.runs.iter().map(|r| id_line(&r.target)));
+    for (why, ids) in &p.left_out {
+        out.push(Line::styled(
+            format!(" {} {why}:", ids.len()),
+            Style::new().fg(WARN),
+        ));
+        out.extend(ids.iter().map(|id| id_line(id)));
     }
     if matches!(action, Action::Rollback | Action::Recover) && !p.runs.is_empty() {
         let net: i64 = p.effect.values().sum();
@@ -59,6 +83,29 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
         dim(),
     ));
     out
+}
+
+/// The marks the dialog leaves out because the table does not show them.
+fn hidden_lines(b: &Bulk) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for (ids, why) in [
+        (&b.filtered, "hidden by the filter"),
+        (&b.unlisted, "no longer listed"),
+    ] {
+        if ids.is_empty() {
+            continue;
+        }
+        out.push(Line::styled(
+            format!(" not included: {} marked, {why}:", ids.len()),
+            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+        ));
+        out.extend(ids.iter().map(|id| id_line(id)));
+    }
+    out
+}
+
+fn id_line(id: &str) -> Line<'static> {
+    Line::from(format!("   {id}"))
 }
 
 /// The progress bar of a bulk run.

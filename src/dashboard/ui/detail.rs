@@ -171,7 +171,7 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     out.push(match (next, &recover.refusal) {
         (Some(s), _) => Line::from(vec![
             Span::styled("next: ", bold()),
-            Span::raw(s.step.label()),
+            Span::raw(s.step.purpose()),
         ]),
         (None, Some(_)) => Line::from(vec![
             Span::styled("next: ", bold()),
@@ -203,6 +203,15 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
             ),
             n => Span::raw(format!("L release {n} stale lock(s)")),
         }));
+        if let Some(finish_first) = d.reverse {
+            let first = if finish_first { "finish it, then " } else { "" };
+            out.push(Line::from(format!(
+                "V reverse: {first}a compensating transfer {} → {} of {}",
+                names.1,
+                names.0,
+                amount_text(t)
+            )));
+        }
     }
     for l in &d.locks {
         let (word, style) = match &l.staleness {

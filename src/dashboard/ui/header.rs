@@ -5,8 +5,7 @@
 //! the big message shown in place of the panes before the first snapshot.
 
 use super::theme::{
-    bold, clock, dim, fit_segments, severity, wrapped_rows, Segment, Severity, DANGER, GOOD, ODD,
-    WARN,
+    bold, clock, dim, fit_segments, short_id, wrapped_rows, Segment, DANGER, GOOD, ODD, WARN,
 };
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
@@ -36,13 +35,19 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
             Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD),
         )],
     )];
+    // Which cluster this is stays on screen at any width: the profile,
+    // or (without one) the URL, shortened in the middle when long.
     if let Some(name) = &app.settings.profile {
         segs.push(Segment::new(
-            1,
+            0,
             vec![Span::styled(format!("[{name}]"), bold())],
         ));
     }
-    segs.push(Segment::new(3, vec![Span::raw(app.settings.url.clone())]));
+    let url_prio = if app.settings.profile.is_some() { 3 } else { 0 };
+    segs.push(Segment::new(
+        url_prio,
+        vec![Span::raw(short_url(&app.settings.url))],
+    ));
     if let Some(snap) = &app.snapshot {
         let (text, colour) = match snap.health.as_deref() {
             Some("green") => ("green", GOOD),
@@ -124,6 +129,22 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
     fit_segments(segs, "  ", width)
 }
 
+/// Longest URL shown whole in the header.
+const URL_WIDTH: usize = 40;
+
+/// The URL as the header shows it: whole when short, else without its
+/// scheme and shortened in the middle (its host's head and tail stay).
+fn short_url(url: &str) -> String {
+    if url.chars().count() <= URL_WIDTH {
+        return url.to_string();
+    }
+    let bare = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"))
+        .unwrap_or(url);
+    short_id(bare, URL_WIDTH)
+}
+
 fn alert_line(app: &App, width: u16) -> Line<'static> {
     match (&app.poll_error, &app.snapshot) {
         (Some(failure), Some(_)) => {
@@ -165,19 +186,11 @@ fn missing_line(snap: &Snapshot) -> Line<'static> {
 }
 
 fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
-    let count = |s: Severity| {
-        snap.transactions
-            .iter()
-            .filter(|t| severity(app, t) == s)
-            .count()
-    };
-    let (stuck, investigate, odd) = (
-        count(Severity::Stuck),
-        count(Severity::Investigate),
-        count(Severity::Odd),
-    );
-    let stale_locks = snap.locks.iter().filter(|l| l.staleness.is_stale()).count();
-    let part = |prio: u8, n: usize, text: String, colour: Color| {
+    // Counted over every document by the poll, as `check` counts them.
+    let a = app.view.attention;
+    let (stuck, investigate, odd) = (a.stuck, a.needs_investigation, a.odd);
+    let stale_locks = snap.locks.iter().filter(|l| l.staleness.is_stale()).count() as u64;
+    let part = |prio: u8, n: u64, text: String, colour: Color| {
         let style = if n == 0 {
             dim()
         } else {
@@ -193,7 +206,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
     let audit = match &app.audit.report {
         None => Segment::new(3, vec![Span::styled("audit …", dim())]),
         Some(Err(_)) => part(1, 1, "audit failed (A)".into(), DANGER),
-        Some(Ok(_)) => part(1, findings, format!("audit {findings} (A)"), WARN),
+        Some(Ok(_)) => part(1, findings as u64, format!("audit {findings} (A)"), WARN),
     };
     let locks = if snap.read.locks_total > snap.locks.len() as u64 {
         format!("locks {} of {}", snap.locks.len(), snap.read.locks_total)
@@ -243,7 +256,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
             WARN,
         ));
     }
-    let undated = snap.read.undated_in_flight as usize;
+    let undated = snap.read.undated_in_flight;
     if undated > 0 {
         segs.push(part(
             1,

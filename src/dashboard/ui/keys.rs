@@ -7,7 +7,7 @@
 use super::theme::{dim, fit_segments, Segment, WARN};
 use crate::dashboard::app::App;
 use crate::dashboard::confirm::needs_force;
-use crate::dashboard::keymap::{self, DialogOp, Group};
+use crate::dashboard::keymap::{self, DialogOp, Group, Op};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
@@ -51,10 +51,16 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         ]
     } else {
         let ro = app.settings.read_only;
+        // V is advertised, among the first, only when it applies.
+        let reverse = app.view.reverse_applies;
         let mut hints: Vec<(u8, &str, &str)> = keymap::MAIN
             .iter()
             .filter(|b| !(ro && b.group == Group::Act))
-            .filter_map(|b| b.bar.map(|(p, w)| (p, b.label, w)))
+            .filter(|b| b.op != Op::ReverseTransfer || reverse)
+            .filter_map(|b| {
+                let prio = |p| if b.op == Op::ReverseTransfer { 0 } else { p };
+                b.bar.map(|(p, w)| (prio(p), b.label, w))
+            })
             .collect();
         if ro {
             let at = hints.len().saturating_sub(1);

@@ -176,6 +176,20 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             Style::new().fg(FOCUS).add_modifier(Modifier::BOLD),
         ));
     }
+    // Marks no row shows are said, so the count never names unseen rows
+    // silently (a bulk act leaves them out: see the bulk dialog).
+    let m = &app.view.marks;
+    for (n, what) in [
+        (m.filtered.len(), "hidden by the filter"),
+        (m.unlisted.len(), "no longer listed"),
+    ] {
+        if n > 0 {
+            spans.push(Span::styled(
+                format!("({n} {what}) "),
+                Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            ));
+        }
+    }
     if app.editing_filter {
         spans.push(Span::styled(
             format!("· /{}█ ", app.filter),

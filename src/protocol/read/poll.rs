@@ -2,7 +2,10 @@
 //! fixed, small number of requests whatever the number of finished
 //! transactions, every query built by [`Queries`] from the discovered
 //! fields — per-state counts (one aggregation where the state has an exact
-//! field, counts by search where it does not), the transactions in flight,
+//! field, counts by search where it does not), the stuck, needing
+//! investigation and odd transactions counted over every document (the
+//! queries `check` counts with: [`super::rules::urgency_count_queries`]),
+//! the transactions in flight,
 //! the accounts with pending entries and the locks (all in one `_msearch`,
 //! with their totals, so caps are shown), one multi-get for the accounts
 //! those transactions name, and the cluster health. Documents in unknown
@@ -14,7 +17,7 @@ use super::discovery::{Discovery, Refresh};
 use super::queries::Queries;
 use super::scan::total_hits;
 use super::state_counts::{buckets, count_listed};
-pub use super::state_counts::{ordered, StateCount};
+pub use super::state_counts::{ordered, AttentionCounts, StateCount};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
@@ -50,6 +53,9 @@ pub struct ReadStatus {
     pub pending_accounts_total: u64,
     /// In-flight transactions with no usable `modification_time`.
     pub undated_in_flight: u64,
+    /// Stuck, needing investigation and odd, over every document (`None`
+    /// when the transactions index is missing).
+    pub attention: Option<AttentionCounts>,
     /// The transactions index's refresh interval: searches lag writes by up
     /// to this (`None` before discovery).
     pub refresh: Option<Refresh>,
@@ -183,6 +189,13 @@ pub async fn load_with(
             json!({"size": LOCKS_CAP, "track_total_hits": true, "sort": q.locks_sort()}),
         ),
     ];
+    // What needs an operator, counted over every document (the listing
+    // is capped): the queries `check` counts with.
+    let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
+    searches.push((ix.transactions.clone(), count(q.odd_states())));
+    for query in urgency.iter().flatten() {
+        searches.push((ix.transactions.clone(), count(query.clone())));
+    }
     if let Some(s) = terminal {
         let mut listing = json!({"size": cap, "track_total_hits": true,
             "query": q.state_in(&[s.as_str()])});
@@ -223,6 +236,16 @@ pub async fn load_with(
     let undated = next()?;
     let pending_accounts = next()?;
     let locks = next()?;
+    let odd = next()?;
+    let mut urgent = Vec::new();
+    for _ in urgency.iter().flatten() {
+        urgent.push(next()?.as_ref().map(total_hits));
+    }
+    let attention = odd.as_ref().map(|v| AttentionCounts {
+        odd: total_hits(v),
+        stuck: urgent.first().copied().flatten(),
+        needs_investigation: urgent.get(1).copied().flatten(),
+    });
     let terminal_rows = match terminal {
         Some(_) => next()?,
         None => None,
@@ -414,6 +437,7 @@ pub async fn load_with(
             locks_total,
             pending_accounts_total,
             undated_in_flight: undated.as_ref().map(total_hits).unwrap_or(0),
+            attention,
             refresh: d.transactions.exists().then_some(d.transactions.refresh),
             warnings: {
                 let mut w = super::writes::short_warnings(ix, d);

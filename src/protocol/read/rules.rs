@@ -3,11 +3,14 @@
 //! are shown in. A transaction in flight with no usable `modification_time`
 //! has no age: it is counted as needing investigation, never hidden.
 
+use super::discovery::Fields;
+use super::queries::Queries;
 use crate::protocol::steps::Refusal;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::ProtocolConfig;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use serde_json::Value;
 use std::time::Duration;
 
 /// How urgently a transaction needs an operator.
@@ -59,6 +62,25 @@ pub fn urgency_with(
         Some(m) if !within_window(m, now, recovery_window) => Urgency::Stuck,
         Some(_) => Urgency::Recent,
     }
+}
+
+/// The search form of [`urgency`], for counting over every document (the
+/// dashboard's header, which must agree with `check`): the query for the
+/// stuck (in flight, untouched for the recovery window, or undated) and
+/// the one for those needing investigation (the same past
+/// `investigate_after`). `None` when the mapping cannot compare dates on
+/// the server (ages are then judged here, on the rows read).
+pub fn urgency_count_queries(
+    q: &Queries,
+    fields: &Fields,
+    config: &ProtocolConfig,
+) -> Option<[Value; 2]> {
+    fields.ages_queryable().then(|| {
+        [
+            q.stuck(config.recovery_window),
+            q.stuck(config.investigate_after),
+        ]
+    })
 }
 
 /// Whether something last modified at `modified` is, at `now`, still within

@@ -18,6 +18,21 @@ pub struct StateCount {
     pub oldest: Option<DateTime<Utc>>,
 }
 
+/// What needs an operator, counted over every document by the poll (not
+/// from the rows it lists, which are capped): the same queries and rules
+/// as `check`, so the dashboard's header and `check` agree at any scale.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AttentionCounts {
+    /// Stuck: in flight and untouched for the recovery window, or undated
+    /// (those needing investigation included). `None` when the mapping
+    /// cannot compare dates on the server.
+    pub stuck: Option<u64>,
+    /// Of those, untouched past `investigate_after` (or undated).
+    pub needs_investigation: Option<u64>,
+    /// Transactions with no state or one this tool does not know.
+    pub odd: u64,
+}
+
 /// Counts listed transactions by state (where no aggregation is possible).
 pub(super) fn count_listed(txns: &[Transaction]) -> Vec<StateCount> {
     let mut out: Vec<StateCount> = Vec::new();

@@ -11,13 +11,12 @@
 //! link, run, so the original names its reversal from the moment it exists.
 
 use super::decide::{Effect, NoopReason};
-use super::executor::DocDecision;
+use super::executor::{Created, DocDecision};
 use super::report::{StepReport, StepResult, Verdict};
 use super::steps::{Procedure, Refusal};
 use super::time::format_timestamp;
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::{Protocol, RunLimits};
-use crate::cluster::CreateOutcome;
 use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
 mod admit;
@@ -303,24 +302,13 @@ impl Protocol {
         .as_object()
         .cloned()
         .unwrap_or_default();
-        let mut attempts = 0;
-        loop {
-            attempts += 1;
-            match self.cluster().create(index, rev, &doc).await {
-                Ok(CreateOutcome::Created) => return Ok(CreateResult::Created),
-                Ok(CreateOutcome::AlreadyExists) => {
-                    let existing = self.cluster().get(index, rev).await?;
-                    return Ok(match existing {
-                        Some(d) if is_reversal_of(&d.source, rev, t) => CreateResult::Existed,
-                        _ => CreateResult::Taken,
-                    });
-                }
-                Err(e) if e.is_transient() && attempts <= self.config.retry.max_unknown => {
-                    tokio::time::sleep(self.config.retry.base_backoff * attempts).await;
-                }
-                Err(e) => return Err(e),
+        Ok(match self.exec.create(index, rev, &doc).await? {
+            Created::Created => CreateResult::Created,
+            Created::Exists { doc: d, .. } if is_reversal_of(&d.source, rev, t) => {
+                CreateResult::Existed
             }
-        }
+            Created::Exists { .. } => CreateResult::Taken,
+        })
     }
 
     fn reverse_step(

@@ -1,24 +1,32 @@
-//! The operator audit trail: one document per intervention that writes
+//! The operator audit trail: one record per intervention that writes
 //! (rollback, recovery, lock release, audit repair, an operator's transfer)
 //! in the audit index, saying who, why, what was planned and what each step
 //! did. The record is written *before* the first step and completed after
 //! the last, so a process that dies in between leaves a visible unfinished
-//! record. Knows nothing of terminals: the CLI and the dashboard call
+//! record. A large run's lists go into bounded part documents linked by the
+//! run's id ([`pages`]); [`history`] reads them back whole. Every write
+//! resolves a lost answer as the protocol's writes do. Knows nothing of terminals: the CLI and the dashboard call
 //! [`Trail::begin`] and [`Trail::finish`] around the protocol's procedures
 //! (or [`Trail::run_procedure`] / [`Trail::run_release`], which do both).
 
 pub mod bulk;
+mod history;
+pub mod pages;
 mod record;
 pub mod run;
 
+pub use history::history;
 pub use record::*;
 pub use run::{RecordedRun, RunAs};
 
+use super::decide::Effect;
+use super::executor::{Created, DocDecision, Executor};
 use super::Protocol;
-use crate::cluster::{Cluster, CreateOutcome, WriteOutcome};
 use crate::error::{Error, Result};
 use chrono::Utc;
-use serde_json::{json, Map, Value};
+use pages::{Page, Part, PAGE_BUDGET};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// The tool's version, written into every record.
@@ -37,7 +45,7 @@ impl fmt::Display for RecordId {
 /// The audit trail of one cluster, with the operator resolved once.
 #[derive(Debug, Clone)]
 pub struct Trail {
-    cluster: Cluster,
+    exec: Executor,
     index: String,
     operator: Operator,
 }
@@ -61,7 +69,7 @@ impl Trail {
             None => os_operator(),
         };
         Ok(Trail {
-            cluster,
+            exec: p.exec.clone(),
             index,
             operator,
         })
@@ -77,7 +85,8 @@ impl Trail {
         &self.index
     }
 
-    /// Writes the unfinished record of `i`, before its first step.
+    /// Writes the unfinished record of `i`, before its first step, then the
+    /// parts its transactions and plan overflow into ([`pages`]).
     pub async fn begin(&self, i: &Intervention) -> Result<RecordId> {
         let started_at = Utc::now();
         let id = format!(
@@ -86,40 +95,40 @@ impl Trail {
             i.action,
             rand::random::<u32>()
         );
+        let mut pages = pages::plan_pages(&i.transactions, &i.plan, PAGE_BUDGET).into_iter();
+        let first = pages.next().unwrap_or_default();
+        let rest: Vec<Page> = pages.collect();
         let record = Record {
             record_id: id.clone(),
             action: i.action,
-            transactions: i.transactions.clone(),
+            transactions: first.transactions,
             targets: i.targets.clone(),
             reason: i.reason_text().map(str::to_string),
             forced: i.forced,
             bulk: i.bulk,
             interface: i.interface,
             operator: self.operator.clone(),
-            plan: i.plan.clone(),
+            plan: first.plan,
             status: RecordStatus::Running,
             outcome: None,
             summary: None,
             steps: Vec::new(),
+            parts: count(rest.len())?,
             started_at,
             finished_at: None,
             tool_version: TOOL_VERSION.into(),
         };
-        match self
-            .cluster
-            .create(&self.index, &id, &to_map(&record)?)
-            .await?
-        {
-            CreateOutcome::Created => Ok(RecordId(id)),
-            CreateOutcome::AlreadyExists => Err(Error::Invalid(format!(
-                "audit record `{id}` already exists; try again"
-            ))),
+        self.create_own(&id, &record).await?;
+        for (n, page) in (1..).zip(rest) {
+            self.write_part(&id, n, page).await?;
         }
+        Ok(RecordId(id))
     }
 
     /// Completes the record: outcome, summary, every step, the end time.
+    /// Steps that do not fit in the record go into parts first ([`pages`]).
     /// Transactions found while running (e.g. by `recover --all-stuck`) are
-    /// added to the record's list.
+    /// added to the record's list (or listed by the steps' parts).
     pub async fn finish(
         &self,
         id: &RecordId,
@@ -127,78 +136,81 @@ impl Trail {
         summary: &str,
         steps: Vec<TrailStep>,
     ) -> Result<()> {
-        for _ in 0..5 {
-            let doc =
-                self.cluster
-                    .get(&self.index, &id.0)
-                    .await?
-                    .ok_or_else(|| Error::NotFound {
-                        kind: "audit record",
-                        index: self.index.clone(),
-                        id: id.0.clone(),
-                    })?;
-            let mut record: Record = serde_json::from_value(Value::Object(doc.source.clone()))
-                .map_err(|e| Error::Malformed {
-                    kind: "audit record",
-                    id: id.0.clone(),
-                    problems: e.to_string(),
-                })?;
-            for s in &steps {
-                if !s.txn.is_empty() && !record.transactions.contains(&s.txn) {
-                    record.transactions.push(s.txn.clone());
+        let stored = self.exec.get("audit record", &self.index, &id.0).await?;
+        let stored = parse_record(&id.0, &stored.source)?;
+        let (inline, parts) = if pages::fits_inline(&stored, &steps, PAGE_BUDGET) {
+            (steps, 0)
+        } else {
+            let pages = pages::step_pages(steps, PAGE_BUDGET);
+            let parts = stored.parts + count(pages.len())?;
+            for (n, page) in (stored.parts + 1..).zip(pages) {
+                self.write_part(&id.0, n, page).await?;
+            }
+            (Vec::new(), parts)
+        };
+        let finished_at = Utc::now();
+        self.exec
+            .run("audit record", &self.index, &id.0, |doc| {
+                let mut record = parse_record(&id.0, doc)?;
+                for s in &inline {
+                    if !s.txn.is_empty() && !record.transactions.contains(&s.txn) {
+                        record.transactions.push(s.txn.clone());
+                    }
                 }
-            }
-            record.status = RecordStatus::Finished;
-            record.outcome = Some(outcome);
-            record.summary = Some(summary.to_string());
-            record.steps = steps.clone();
-            record.finished_at = Some(Utc::now());
-            let written = self
-                .cluster
-                .put_if(
-                    &self.index,
-                    &id.0,
-                    &to_map(&record)?,
-                    doc.seq_no,
-                    doc.primary_term,
-                )
-                .await?;
-            if let WriteOutcome::Written { .. } = written {
-                return Ok(());
-            }
+                record.status = RecordStatus::Finished;
+                record.outcome = Some(outcome);
+                record.summary = Some(summary.to_string());
+                record.steps = inline.clone();
+                record.parts = parts;
+                record.finished_at = Some(finished_at);
+                Ok(DocDecision::Write(to_map(&record)?, Effect::Recorded))
+            })
+            .await
+            .map(|_| ())
+    }
+
+    /// Writes part `n` of run `run`.
+    async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<()> {
+        let part = Part {
+            run_id: run.to_string(),
+            part: n,
+            page,
+        };
+        self.create_own(&pages::part_id(run, n), &part).await
+    }
+
+    /// Creates audit document `id`. A lost answer is resolved as the
+    /// protocol's writes resolve theirs ([`Executor::create`]): the document
+    /// found under its id (random, or a part of a random one) is ours when it
+    /// holds exactly what we sent.
+    async fn create_own<T: Serialize>(&self, id: &str, doc: &T) -> Result<()> {
+        let source = to_map(doc)?;
+        match self.exec.create(&self.index, id, &source).await? {
+            Created::Created => Ok(()),
+            Created::Exists { doc, .. } if doc.source == source => Ok(()),
+            Created::Exists { .. } => Err(Error::Invalid(format!(
+                "audit document `{id}` already exists; try again"
+            ))),
         }
-        Err(Error::Invalid(format!(
-            "audit record `{id}` kept changing; it was left unfinished"
-        )))
     }
 }
 
-/// Every recorded intervention on transaction `txn`, oldest first.
-pub async fn history(p: &Protocol, txn: &str) -> Result<Vec<Record>> {
-    let index = &p.config().indices.audit;
-    let hits = p
-        .cluster()
-        .scan(
-            index,
-            json!({ "query": { "term": { "transactions": txn } } }),
-        )
-        .await?;
-    let mut records = Vec::with_capacity(hits.len());
-    for h in hits {
-        let record: Record =
-            serde_json::from_value(Value::Object(h.source)).map_err(|e| Error::Malformed {
-                kind: "audit record",
-                id: h.id.clone(),
-                problems: e.to_string(),
-            })?;
-        records.push(record);
-    }
-    records.sort_by(|a, b| (a.started_at, &a.record_id).cmp(&(b.started_at, &b.record_id)));
-    Ok(records)
+/// A number of parts as stored.
+fn count(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::Invalid(format!("too many audit record parts: {n}")))
 }
 
-fn to_map(record: &Record) -> Result<Map<String, Value>> {
-    match serde_json::to_value(record) {
+/// An audit record as stored, or why it cannot be read.
+pub(super) fn parse_record(id: &str, source: &Map<String, Value>) -> Result<Record> {
+    serde_json::from_value(Value::Object(source.clone())).map_err(|e| Error::Malformed {
+        kind: "audit record",
+        id: id.to_string(),
+        problems: e.to_string(),
+    })
+}
+
+fn to_map<T: Serialize>(doc: &T) -> Result<Map<String, Value>> {
+    match serde_json::to_value(doc) {
         Ok(Value::Object(m)) => Ok(m),
         Ok(_) => Err(Error::Invalid("audit record is not an object".into())),
         Err(e) => Err(Error::Invalid(format!("audit record: {e}"))),

@@ -356,6 +356,12 @@ pub struct Record {
     pub summary: Option<String>,
     /// Each step's outcome (once finished).
     pub steps: Vec<TrailStep>,
+    /// How many part documents hold the rest of `transactions`, `plan` and
+    /// `steps` ([`super::pages`]): those of the plan while running, all of
+    /// them once finished (records written before parts existed read as 0;
+    /// `history` gives the lists whole).
+    #[serde(default)]
+    pub parts: u32,
     /// When the record was written, before the first step.
     pub started_at: DateTime<Utc>,
     /// When it was completed.

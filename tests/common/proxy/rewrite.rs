@@ -1,8 +1,9 @@
 //! Making the [`FaultProxy`] answer the way real deployments do: OpenSearch's
 //! plain-text or empty 401, a load balancer's HTML 502, a throttled 429 with
 //! `Retry-After`, a `_cluster/health` that hangs without a master, a cluster
-//! whose clock disagrees with ours (`Date` shifted), and HTTP forward-proxy
-//! requests (`GET http://host/path`, as clients send through `HTTP_PROXY`).
+//! whose clock disagrees with ours (`Date` shifted), nginx's 413 for a body
+//! over `client_max_body_size`, and HTTP forward-proxy requests
+//! (`GET http://host/path`, as clients send through `HTTP_PROXY`).
 
 use super::{lock, FaultProxy, Shared};
 use std::sync::atomic::Ordering;
@@ -89,6 +90,7 @@ impl Canned {
             400 => "Bad Request",
             401 => "Unauthorized",
             403 => "Forbidden",
+            413 => "Request Entity Too Large",
             429 => "Too Many Requests",
             500 => "Internal Server Error",
             502 => "Bad Gateway",
@@ -166,6 +168,21 @@ impl FaultProxy {
         self.push_rule(method, path_contains, count, Action::Delay(delay));
     }
 
+    /// Refuses every request whose body is over `bytes` with nginx's 413
+    /// page, without forwarding it, as nginx does past its
+    /// `client_max_body_size` (default `1m`: "If the size in a request
+    /// exceeds the configured value, the 413 (Request Entity Too Large)
+    /// error is returned to the client",
+    /// <https://nginx.org/en/docs/http/ngx_http_core_module.html#client_max_body_size>).
+    pub fn limit_body_size(&self, bytes: usize) {
+        self.shared.body_limit.store(bytes, Ordering::SeqCst);
+    }
+
+    /// The largest request body seen so far, in bytes (refused ones included).
+    pub fn largest_body(&self) -> usize {
+        self.shared.largest_body.load(Ordering::SeqCst)
+    }
+
     /// Shifts the `Date` header of every answer by `seconds` (a cluster whose
     /// clock is that far ahead of ours; negative: behind).
     pub fn shift_date(&self, seconds: i64) {
@@ -207,6 +224,25 @@ pub(super) fn origin_form(shared: &Shared, target: &str) -> String {
         Some(i) => rest[i..].to_string(),
         None => "/".to_string(),
     }
+}
+
+/// nginx's 413 answer when `body_len` is over the limit set by
+/// [`FaultProxy::limit_body_size`] (none by default).
+pub(super) fn body_too_large(
+    shared: &Shared,
+    method: &str,
+    path: &str,
+    body_len: usize,
+) -> Option<Vec<u8>> {
+    shared.largest_body.fetch_max(body_len, Ordering::SeqCst);
+    let limit = shared.body_limit.load(Ordering::SeqCst);
+    if limit == 0 || body_len <= limit {
+        return None;
+    }
+    shared.canned.fetch_add(1, Ordering::SeqCst);
+    lock(&shared.log).push(format!("{method} {path} -> 413 (body of {body_len} bytes)"));
+    let shift = shared.date_shift.load(Ordering::SeqCst);
+    Some(Canned::html(413, "413 Request Entity Too Large").bytes(shift))
 }
 
 /// Applies the first matching rule (waiting out a delay here).

@@ -1,0 +1,58 @@
+//! The selection follows what the operator sees. A new text filter starts
+//! at the top of its rows (the first row is selected, as in k9s, lazygit
+//! and htop); a state cycle, an age toggle, `Esc` or a drill-down that
+//! hides the selected row selects the first visible row. So the row the
+//! action keys act on is always the highlighted one, and `/ id Enter R`
+//! rolls back the row the filter found. A transaction opened explicitly
+//! (`#`, or from its lock) stays selected: the detail names it as the
+//! target. A poll alone never moves the selection (rows are selected by id).
+
+use super::app::App;
+use crossterm::event::KeyCode;
+
+/// A key while typing the filter (`/`): the table narrows as it is typed,
+/// starting at the top of its rows; Enter keeps the filter, Esc drops it.
+pub fn on_filter_key(app: &mut App, code: KeyCode) {
+    match code {
+        KeyCode::Enter => app.editing_filter = false,
+        KeyCode::Esc => {
+            app.editing_filter = false;
+            app.filter.clear();
+            keep_selection_visible(app);
+        }
+        KeyCode::Backspace => {
+            let erased = app.filter.pop().is_some();
+            if erased {
+                new_filter(app);
+            }
+        }
+        KeyCode::Char(c) => {
+            app.filter.push(c);
+            new_filter(app);
+        }
+        _ => {}
+    }
+}
+
+/// The text filter changed (typed, or erased): the first row of the new
+/// filter is selected and shown at the top. With no row matching, the
+/// selection stays where it was (hidden; the action keys refuse it).
+pub fn new_filter(app: &mut App) {
+    app.refresh_view();
+    if !app.view.rows.is_empty() {
+        app.select_index(0);
+    }
+}
+
+/// The rows shown changed by something other than typing (a state cycle,
+/// `x`/`X`, `Esc`, a drill-down): if the selection is no longer a row of
+/// the table, the first visible row is selected instead — unless the
+/// selection was opened explicitly (`#`, from a lock), which the detail
+/// keeps naming as the keys' target.
+pub fn keep_selection_visible(app: &mut App) {
+    app.refresh_view();
+    let pinned = app.pinned.is_some() && app.pinned == app.selected;
+    if app.view.cursor.is_none() && !pinned && !app.view.rows.is_empty() {
+        app.select_index(0);
+    }
+}

@@ -1,0 +1,92 @@
+//! Reading the trail back: every record that names a transaction, in the
+//! run record or in one of its parts, with its lists whole again.
+
+use super::pages::{merge, part_id, Part};
+use super::{parse_record, Record, RecordStatus};
+use crate::cluster::Cluster;
+use crate::error::{Error, Result};
+use crate::protocol::Protocol;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Parts read per request (each under [`super::pages::PAGE_BUDGET`]).
+const PARTS_PER_READ: u32 = 8;
+
+/// Every recorded intervention on transaction `txn`, oldest first, each
+/// with its transactions, plan and steps whole (parts read back in order).
+pub async fn history(p: &Protocol, txn: &str) -> Result<Vec<Record>> {
+    let index = &p.config().indices.audit;
+    let cluster = p.cluster();
+    let hits = cluster
+        .scan(
+            index,
+            json!({ "query": { "term": { "transactions": txn } } }),
+        )
+        .await?;
+    let mut records = BTreeMap::new();
+    let mut runs = BTreeSet::new();
+    for h in hits {
+        match h.source.get("run_id").and_then(Value::as_str) {
+            Some(run) => {
+                runs.insert(run.to_string());
+            }
+            None => {
+                records.insert(h.id.clone(), parse_record(&h.id, &h.source)?);
+            }
+        }
+    }
+    // Runs found only through a part: their record by id (realtime).
+    let missing: Vec<String> = runs
+        .into_iter()
+        .filter(|r| !records.contains_key(r))
+        .collect();
+    for (id, doc) in missing.iter().zip(cluster.mget(index, &missing).await?) {
+        if let Some(doc) = doc {
+            records.insert(id.clone(), parse_record(id, &doc.source)?);
+        }
+    }
+    let mut out = Vec::with_capacity(records.len());
+    for (_, mut record) in records {
+        read_parts(cluster, index, &mut record).await?;
+        out.push(record);
+    }
+    out.sort_by(|a, b| (a.started_at, &a.record_id).cmp(&(b.started_at, &b.record_id)));
+    Ok(out)
+}
+
+/// Adds the record's parts to it, in order, up to the first missing one (a
+/// run that died may have written fewer than planned, or more than its
+/// record counts). A finished record with fewer parts than it names is
+/// malformed: some were deleted.
+async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Result<()> {
+    if record.status == RecordStatus::Finished && record.parts == 0 {
+        return Ok(());
+    }
+    let run = record.record_id.clone();
+    let mut found = 0u32;
+    'reads: loop {
+        let ids: Vec<String> = (found + 1..=found + PARTS_PER_READ)
+            .map(|n| part_id(&run, n))
+            .collect();
+        for (id, doc) in ids.iter().zip(cluster.mget(index, &ids).await?) {
+            let Some(doc) = doc else { break 'reads };
+            let part: Part = serde_json::from_value(Value::Object(doc.source)).map_err(|e| {
+                Error::Malformed {
+                    kind: "audit record part",
+                    id: id.clone(),
+                    problems: e.to_string(),
+                }
+            })?;
+            merge(record, part.page);
+            found += 1;
+        }
+    }
+    if record.status == RecordStatus::Finished && found < record.parts {
+        return Err(Error::Malformed {
+            kind: "audit record",
+            id: run,
+            problems: format!("names {} parts, {found} found", record.parts),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,213 @@
+//! A record's lists in bounded documents. The transactions, plan and steps
+//! of a record grow with the run (a bulk recovery of 10 000 transactions
+//! takes some 50 000 steps); written whole into one document they make
+//! megabytes, which a proxy in front of the cluster refuses (nginx's
+//! `client_max_body_size` is 1 MiB by default; Amazon OpenSearch Service
+//! takes 10 MiB on small instances), leaving the record unfinished.
+//!
+//! So the run record holds the first [`PAGE_BUDGET`] of its lists, and the
+//! rest go into *parts*: documents `{run id}-part-{n}`, numbered from 1 in
+//! the order they are written, each holding under [`PAGE_BUDGET`] of items,
+//! the run's id (`run_id`) and the transactions it concerns (what `history
+//! ID` finds it by). The plan's parts are written right after the run
+//! record, the steps' parts right before it is completed, so a crash
+//! leaves the run record unfinished; they are read back in order up to the
+//! first missing one, and a completed record says how many there are.
+
+use super::record::{Record, TrailStep};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+
+/// The most bytes of list items one audit document holds (a page takes at
+/// least one item, whatever its size). Well under nginx's 1 MiB default.
+pub const PAGE_BUDGET: usize = 256 * 1024;
+
+/// The lists of one audit document.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    /// The transactions the page concerns (what `history` finds it by).
+    #[serde(default)]
+    pub transactions: Vec<String>,
+    /// Step labels as previewed.
+    #[serde(default)]
+    pub plan: Vec<String>,
+    /// Steps as they ended.
+    #[serde(default)]
+    pub steps: Vec<TrailStep>,
+}
+
+impl Page {
+    fn is_empty(&self) -> bool {
+        self.transactions.is_empty() && self.plan.is_empty() && self.steps.is_empty()
+    }
+}
+
+/// One part document: a page of run `run_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    /// The run record's id.
+    pub run_id: String,
+    /// Its number, from 1.
+    pub part: u32,
+    /// What it holds.
+    #[serde(flatten)]
+    pub page: Page,
+}
+
+/// The id of part `n` of run `run`.
+pub fn part_id(run: &str, n: u32) -> String {
+    format!("{run}-part-{n:05}")
+}
+
+/// Fills pages in order, each under a byte budget.
+struct Pager {
+    budget: usize,
+    pages: Vec<Page>,
+    used: usize,
+    /// The transactions the current page lists for its steps.
+    listed: HashSet<String>,
+}
+
+impl Pager {
+    fn new(budget: usize) -> Pager {
+        Pager {
+            budget,
+            pages: vec![Page::default()],
+            used: 0,
+            listed: HashSet::new(),
+        }
+    }
+
+    /// The page with room for `size` more bytes (a new one when the current
+    /// one is full).
+    fn room(&mut self, size: usize) -> &mut Page {
+        let full = self.pages.last().is_some_and(|p| !p.is_empty());
+        if full && self.used + size > self.budget {
+            self.pages.push(Page::default());
+            self.used = 0;
+            self.listed.clear();
+        }
+        self.used += size;
+        let last = self.pages.len() - 1;
+        &mut self.pages[last]
+    }
+
+    fn transaction(&mut self, txn: String) {
+        let size = size_of(&txn);
+        self.room(size).transactions.push(txn);
+    }
+
+    fn plan(&mut self, line: String) {
+        let size = size_of(&line);
+        self.room(size).plan.push(line);
+    }
+
+    /// A step, and its transaction in the page's list unless already there
+    /// (room is kept for both).
+    fn step(&mut self, step: TrailStep) {
+        self.room(size_of(&step) + size_of(&step.txn));
+        let new_txn = !step.txn.is_empty() && self.listed.insert(step.txn.clone());
+        let last = self.pages.len() - 1;
+        let page = &mut self.pages[last];
+        if new_txn {
+            page.transactions.push(step.txn.clone());
+        }
+        page.steps.push(step);
+    }
+
+    fn pages(self) -> Vec<Page> {
+        self.pages
+    }
+}
+
+fn size_of<T: Serialize>(item: &T) -> usize {
+    serde_json::to_vec(item).map_or(0, |v| v.len()) + 1
+}
+
+/// The transactions and plan of an intervention as pages: the first for
+/// the run record, the others for its parts.
+pub fn plan_pages(transactions: &[String], plan: &[String], budget: usize) -> Vec<Page> {
+    let mut pager = Pager::new(budget);
+    for t in transactions {
+        pager.transaction(t.clone());
+    }
+    for line in plan {
+        pager.plan(line.clone());
+    }
+    pager.pages()
+}
+
+/// Steps as pages, each listing the transactions of its steps.
+pub fn step_pages(steps: Vec<TrailStep>, budget: usize) -> Vec<Page> {
+    let mut pager = Pager::new(budget);
+    for s in steps {
+        pager.step(s);
+    }
+    pager
+        .pages()
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// Whether `record` holding `steps` itself stays within the budget (a run
+/// without parts then keeps them inline, as records always did).
+pub fn fits_inline(record: &Record, steps: &[TrailStep], budget: usize) -> bool {
+    record.parts == 0 && size_of(record) + size_of(&steps) <= budget
+}
+
+/// Adds a part's page to the record it belongs to.
+pub fn merge(record: &mut Record, page: Page) {
+    let mut known: HashSet<String> = record.transactions.iter().cloned().collect();
+    for t in page.transactions {
+        if known.insert(t.clone()) {
+            record.transactions.push(t);
+        }
+    }
+    record.plan.extend(page.plan);
+    record.steps.extend(page.steps);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(txn: &str, n: usize) -> TrailStep {
+        TrailStep {
+            txn: txn.into(),
+            label: format!("step {n}"),
+            target: "accounts/A".into(),
+            result: "updated".into(),
+            detail: "x".repeat(100),
+        }
+    }
+
+    #[test]
+    fn pages_stay_under_the_budget_and_keep_the_order() {
+        let steps: Vec<TrailStep> = (0..1000).map(|n| step(&format!("t{}", n / 5), n)).collect();
+        let pages = step_pages(steps.clone(), 4096);
+        assert!(pages.len() > 10, "{}", pages.len());
+        for p in &pages {
+            assert!(size_of(p) <= 4096 + 64, "{}", size_of(p));
+            // Every page lists the transactions of its own steps.
+            for s in &p.steps {
+                assert!(p.transactions.contains(&s.txn));
+            }
+        }
+        let back: Vec<TrailStep> = pages.into_iter().flat_map(|p| p.steps).collect();
+        assert_eq!(back, steps);
+    }
+
+    #[test]
+    fn a_small_plan_is_one_page_and_an_item_over_budget_gets_its_own() {
+        let ids = vec!["t1".to_string(), "t2".to_string()];
+        let pages = plan_pages(&ids, &["terminate".into()], 4096);
+        assert_eq!(pages.len(), 1);
+        assert_eq!(pages[0].transactions, ids);
+        let big = "y".repeat(10_000);
+        let pages = plan_pages(&ids, &[big.clone(), "after".into()], 4096);
+        assert_eq!(pages.len(), 3, "{pages:?}");
+        assert_eq!(pages[1].plan, vec![big]);
+        assert_eq!(pages[2].plan, vec!["after".to_string()]);
+    }
+}
