@@ -119,7 +119,7 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
                 l.push(format!("  {index}: {}", list.join(", ")));
             }
         }
-        Security::Roles { user, roles } => l.push(format!(
+        Security::Roles { user, roles, .. } => l.push(format!(
             "{:<14} on (OpenSearch), user {}, roles {}",
             "security",
             user.as_deref().unwrap_or("?"),

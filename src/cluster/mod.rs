@@ -13,6 +13,7 @@
 
 mod admin;
 mod bulk;
+mod caps;
 mod clock;
 mod clock_probe;
 mod connect;
@@ -25,9 +26,11 @@ mod send;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
 pub use bulk::{CondWrite, ItemOutcome};
+pub use caps::Paging;
 pub use clock::{ClockSkew, ClockSource, ClockStatus, SKEW_WARNING_MS};
 pub use clock_probe::PROBE_EVERY;
 pub use connect::ConnectOptions;
+pub use response::{error_from as error_of_answer, root_causes, RootCause};
 pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 
@@ -104,6 +107,7 @@ pub struct Cluster {
     client: Elasticsearch,
     url: String,
     clock: Clock,
+    caps: caps::Caps,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -122,6 +126,7 @@ impl Cluster {
             client: connect::build_client(opts)?,
             url: opts.url.clone(),
             clock: Clock::default(),
+            caps: caps::Caps::default(),
         })
     }
 
@@ -164,7 +169,18 @@ impl Cluster {
             client: self.client.clone(),
             url: self.url.clone(),
             clock: self.clock.with_local_skew(skew),
+            caps: self.caps.clone(),
         }
+    }
+
+    /// How scans page on this cluster, once a scan has found out.
+    pub fn paging(&self) -> Option<Paging> {
+        self.caps.paging()
+    }
+
+    /// Records how scans page on this cluster (see [`Paging`]).
+    pub fn remember_paging(&self, p: Paging) {
+        self.caps.remember(p);
     }
 
     /// Realtime GET by id: the latest write, refreshed or not.

@@ -154,7 +154,7 @@ fn doctor_says_where_the_clock_comes_from() {
     let w = World::new();
     seed(&w);
     let proxy = FaultProxy::start(&w.g.url);
-    proxy.strip_date();
+    proxy.strip_date(true);
     let mut g = w.g.clone();
     g.url = proxy.url();
     g.run(&["doctor"])

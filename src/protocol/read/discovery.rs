@@ -62,6 +62,8 @@ pub struct ResolvedField {
     /// The exact field's `ignore_above` (256 on an auto-created index):
     /// longer values are not indexed there, so term queries miss them.
     pub ignore_above: Option<u64>,
+    /// The mapping's own `format` (dates), when it sets one.
+    pub format: Option<String>,
 }
 
 impl ResolvedField {
@@ -73,6 +75,7 @@ impl ResolvedField {
             mapped_type: None,
             exact: Some(name.into()),
             ignore_above: None,
+            format: None,
         }
     }
 
@@ -130,6 +133,9 @@ pub struct IndexInfo {
     /// Queried fields mapped differently in the indices behind an alias:
     /// searches on them fail on some shards (partial results).
     pub mixed: Vec<String>,
+    /// `_routing.required` in the mapping: every GET, mget and write by id
+    /// needs a routing value the tool does not know.
+    pub routing_required: bool,
 }
 
 impl IndexInfo {
@@ -141,9 +147,17 @@ impl IndexInfo {
     /// Why documents of this index cannot be read or written by id, if so.
     pub fn id_problem(&self) -> Option<String> {
         match &self.target {
+            _ if self.routing_required => Some(format!(
+                "`{}` requires custom routing (`_routing.required: true`): every read and \
+                 write by id needs the routing value, which the tool does not know; \
+                 the protocol needs documents reachable by id alone (an index without \
+                 required routing)",
+                self.name
+            )),
             Target::Alias { indices } if indices.len() > 1 => Some(format!(
-                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one; \
-                 point the tool at the concrete index",
+                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one \
+                 (a rollover alias splits documents across its indices, and a document updated \
+                 by id must stay in one); point the tool at the concrete index",
                 self.name,
                 indices.len(),
                 indices.join(", ")
@@ -203,6 +217,7 @@ impl IndexInfo {
                 .and_then(|(_, def)| def.get("ignore_above"))
                 .and_then(Value::as_u64),
             exact: exact.map(|(n, _)| n),
+            format: m.get("format").and_then(Value::as_str).map(str::to_string),
         }
     }
 }
@@ -298,6 +313,7 @@ impl Discovery {
             refresh: Refresh::Every(DEFAULT_REFRESH),
             properties: Map::new(),
             mixed: Vec::new(),
+            routing_required: false,
         };
         let transactions = info(&ix.transactions);
         let accounts = info(&ix.accounts);
@@ -414,6 +430,7 @@ mod tests {
             refresh: Refresh::Every(DEFAULT_REFRESH),
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
+            routing_required: false,
         }
     }
 

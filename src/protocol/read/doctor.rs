@@ -92,6 +92,9 @@ pub enum Security {
         user: Option<String>,
         /// Its roles.
         roles: Vec<String>,
+        /// OpenSearch's cluster-level composite actions ([`COMPOSITE_ACTIONS`]
+        /// probed by reading) the user was refused.
+        refused: Vec<String>,
     },
 }
 
@@ -198,6 +201,12 @@ pub const AUDIT_PRIVILEGES: [&str; 3] = ["read", "write", "view_index_metadata"]
 /// Cluster privileges the tool uses: `monitor` reads the cluster's health
 /// (the dashboard header, `doctor`) and its root banner (the product).
 pub const CLUSTER_PRIVILEGES: [&str; 1] = ["monitor"];
+
+/// OpenSearch authorises `_mget` and `_msearch` (and `_bulk`, scroll pages)
+/// as cluster-level actions: a role with only index permissions is refused
+/// them. `doctor` probes the two reads (harmless: one id that does not exist,
+/// a search for nothing).
+pub const COMPOSITE_ACTIONS: [&str; 2] = ["indices:data/read/mget", "indices:data/read/msearch"];
 
 impl Protocol {
     /// Gathers the doctor's report (read-only).
@@ -340,15 +349,12 @@ async fn index_health(cluster: &Cluster, r: &mut IndexReport) -> Result<()> {
 }
 
 /// What the current credentials may do: Elasticsearch's `_has_privileges`
-/// on the three indices and the audit index (asked by name, so an audit
-/// index `init` has not created yet is asked too), else OpenSearch's account.
+/// on the three indices and the audit index (asked by name, so indices
+/// `init` has not created yet are asked too: Elasticsearch refuses an entry
+/// without names with a 400, which must not read as "security off"), else
+/// OpenSearch's account.
 async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Security> {
-    let names: Vec<&str> = d
-        .indices()
-        .iter()
-        .filter(|i| i.exists())
-        .map(|i| i.name.as_str())
-        .collect();
+    let names: Vec<&str> = d.indices().iter().map(|i| i.name.as_str()).collect();
     let asked = json!({"cluster": CLUSTER_PRIVILEGES, "index": [
         {"names": names, "privileges": NEEDED_PRIVILEGES},
         {"names": [audit], "privileges": AUDIT_PRIVILEGES},
@@ -385,7 +391,9 @@ async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Secur
         .raw(Method::Get, "/_plugins/_security/api/account", None)
         .await?;
     if status == 200 {
+        let refused = composite_refusals(cluster, d).await?;
         return Ok(Security::Roles {
+            refused,
             user: account
                 .get("user_name")
                 .and_then(Value::as_str)
@@ -401,6 +409,31 @@ async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Secur
         });
     }
     Ok(Security::Off)
+}
+
+/// Which of [`COMPOSITE_ACTIONS`] the cluster refuses (403) on the
+/// transactions index, probed by reading nothing.
+async fn composite_refusals(cluster: &Cluster, d: &Discovery) -> Result<Vec<String>> {
+    let index = &d.transactions.name;
+    if !d.transactions.exists() {
+        return Ok(Vec::new());
+    }
+    let probe = vec!["estx-doctor-probe".to_string()];
+    let mget = cluster.mget(index, &probe).await.map(|_| ());
+    let search = vec![(
+        index.clone(),
+        json!({"size": 0, "query": {"match_none": {}}}),
+    )];
+    let msearch = cluster.msearch(&search).await.map(|_| ());
+    let mut refused = Vec::new();
+    for (action, outcome) in COMPOSITE_ACTIONS.iter().zip([mget, msearch]) {
+        match outcome {
+            Err(crate::Error::Auth { status: 403, .. }) => refused.push(action.to_string()),
+            Err(e @ crate::Error::Auth { .. }) => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(refused)
 }
 
 fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &mut Vec<Check>) {
@@ -433,8 +466,9 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
             );
         }
     }
+    let id_problems: Vec<String> = d.indices().iter().filter_map(|i| i.id_problem()).collect();
     for w in d.warnings() {
-        let severity = if w.contains("alias over") || w.contains("data stream") {
+        let severity = if id_problems.contains(&w) {
             Severity::Error
         } else {
             Severity::Warning
@@ -482,6 +516,17 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
                 }
             }
         }
+        Security::Roles { user, refused, .. } if !refused.is_empty() => add(
+            Severity::Error,
+            format!(
+                "OpenSearch refuses user `{}` the cluster-level actions [{}]: OpenSearch \
+                 authorises _mget, _msearch, _bulk and scroll pages as cluster permissions, so \
+                 reads and every intervention fail; add them to the role's cluster_permissions \
+                 (the README's OpenSearch role lists all)",
+                user.as_deref().unwrap_or("?"),
+                refused.join(", ")
+            ),
+        ),
         Security::Roles { .. } => add(
             Severity::Warning,
             "OpenSearch security: per-index privileges cannot be asked; a refused request will say so"

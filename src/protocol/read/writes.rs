@@ -281,6 +281,7 @@ mod tests {
             refresh: Refresh::Never,
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
+            routing_required: false,
         }
     }
 

@@ -140,7 +140,7 @@ async fn a_refused_clock_probe_still_reads_the_date() {
 async fn without_a_date_header_the_clusters_own_clock_is_asked() {
     let fx = two_accounts().await;
     let proxy = FaultProxy::start(&fx.url);
-    proxy.strip_date();
+    proxy.strip_date(true);
     let real = fx.cluster().now();
     let fields = |modified| {
         json!({"src_acct": "A", "dest_acct": "B", "amount": 10, "transaction_state": "created",
