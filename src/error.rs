@@ -39,6 +39,37 @@ pub enum Error {
         /// The error reason the cluster gave.
         reason: String,
     },
+    /// The cluster refused because of a block (HTTP 403
+    /// `cluster_block_exception`): the index is read-only
+    /// (`index.blocks.write`, `index.blocks.read_only`, a frozen index) or
+    /// unreadable (`index.blocks.read`). Not a credentials problem; retrying
+    /// does not help until the block is lifted.
+    #[error("blocked (HTTP {status}): {reason}; the index carries a block (index.blocks.write / read_only / read, or it is frozen): lift it with `PUT <index>/_settings` or ask its owner")]
+    Blocked {
+        /// HTTP status code of the answer.
+        status: u16,
+        /// The cluster's reason (it names the index and the block).
+        reason: String,
+    },
+    /// The index exists but is closed: nothing can be read or written in it.
+    #[error("index `{0}` is closed: open it (`POST {0}/_open`) before using the tool on it")]
+    IndexClosed(String),
+    /// A 404 that neither Elasticsearch nor OpenSearch wrote (no error type
+    /// of theirs): a proxy or gateway in front of the cluster does not know
+    /// the path. It says nothing about the index.
+    #[error("HTTP 404 from something other than the cluster ({0}): check --url (a proxy's path prefix?)")]
+    UnknownResource(String),
+    /// Some shards failed to answer a read whose result must be whole (a
+    /// count, a history): the answer would silently miss documents.
+    #[error("partial answer from `{index}`: {failed} of {total} shards failed; not shown, since documents on them would be missing (retry when the shards are back)")]
+    Partial {
+        /// The index read.
+        index: String,
+        /// Shards that failed.
+        failed: u64,
+        /// Shards asked.
+        total: u64,
+    },
     /// An index the tool needs does not exist.
     #[error("index `{0}` does not exist (create it with `estx-tui init`)")]
     IndexMissing(String),

@@ -635,6 +635,7 @@ fn many_accounts_and_locks(app: &mut App, n: usize) {
         snap.locks.push(estx::protocol::locks::LockView::judge(
             info,
             &Default::default(),
+            &Default::default(),
             now(),
             &estx::protocol::ProtocolConfig::default(),
         ));

@@ -7,7 +7,7 @@
 //! new transactions from starting; the running ones finish their procedure,
 //! so every transaction is left in a protocol state (exit 5 when some were
 //! not started). `recover --all-stuck` alone also releases the locks whose
-//! owner is terminal or missing, as it always did.
+//! owner ended, lease expired or holder dead (stale on evidence), as it always did.
 
 use super::actions::{not_started, observed, print_verdict, Tally};
 use super::bulk_rows::{BulkOutcome, BulkSummary, LeftOutRow, Line};
@@ -106,8 +106,9 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         .collect();
     let sweep = is_all_stuck_only(req.procedure, &selection);
     if sweep {
-        i.plan
-            .push("release the locks of terminal or missing owners".into());
+        i.plan.push(
+            "release the locks stale on evidence (owner ended, lease expired, holder dead)".into(),
+        );
     }
     let rec = match begin(&p, i, req.why).await {
         Ok(r) => r,
@@ -191,10 +192,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             .chain((!not_started.is_empty()).then_some(exit::STOPPED)),
     );
     let tally = Tally::of(&reports);
-    let released = swept
-        .iter()
-        .filter(|s| s.outcome == ReleaseOutcome::Released)
-        .count();
+    let released = swept.iter().filter(|s| s.outcome.released()).count();
     let mut summary = format!(
         "{}: {tally}",
         plural(reports.len() + not_started.len(), "selected transaction")
@@ -215,7 +213,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             .map(|d| format!(" (locks listing {d})"))
             .unwrap_or_default();
         summary.push_str(&format!(
-            "; {} whose owner is terminal or missing released{partial}",
+            "; {} stale on evidence released{partial}",
             plural(released, "lock")
         ));
     }
@@ -267,7 +265,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
 }
 
 /// Whether this is `recover --all-stuck` and nothing else, which also
-/// sweeps the locks of terminal or missing owners.
+/// sweeps the locks stale on evidence.
 fn is_all_stuck_only(procedure: Procedure, s: &Selection) -> bool {
     procedure == Procedure::Recover
         && s.all_stuck
@@ -408,18 +406,11 @@ fn print_swept(swept: &[SweptLock]) {
             o => out(format_args!(
                 "lock `{}` ({owner}): {}",
                 s.view.info.resource,
-                if *o == ReleaseOutcome::Released {
-                    "released"
-                } else {
-                    "not held"
-                }
+                if o.released() { "released" } else { "not held" }
             )),
         }
     }
-    let released = swept
-        .iter()
-        .filter(|s| s.outcome == ReleaseOutcome::Released)
-        .count();
+    let released = swept.iter().filter(|s| s.outcome.released()).count();
     out(format_args!(
         "{} whose owner is terminal or missing: {released} released",
         plural(swept.len(), "lock")

@@ -29,7 +29,7 @@ pub async fn show(p: &Protocol, a: &ShowArgs) -> i32 {
         }
         Err(e) => return fail(&e),
     };
-    let now = p.cluster().now();
+    let now = p.now().await;
     let c = p.config();
     if a.json {
         print_json(&detail_json(
@@ -64,7 +64,7 @@ pub async fn locks(p: &Protocol, a: &LocksArgs) -> i32 {
             return 1;
         }
     }
-    let now = p.cluster().now();
+    let now = p.now().await;
     let rows: Vec<Value> = listing.locks.iter().map(|v| lock_json(v, now)).collect();
     if a.json {
         print_json(&Value::Array(rows));

@@ -50,6 +50,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
         },
         recovery_window: g.recovery_window,
         investigate_after: g.investigate_after,
+        liveness: g.resolved.liveness.clone(),
         ..ProtocolConfig::default()
     }
 }

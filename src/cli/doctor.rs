@@ -47,6 +47,16 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
         None => "unknown product".into(),
     };
     l.push(format!("{:<14} {} at {}", "cluster", product, r.url));
+    l.push(format!("{:<14} {}", "clock", r.clock.text));
+    let t = &r.times;
+    for f in [
+        &t.modification,
+        &t.creation,
+        &t.lock_created,
+        &t.lock_expires,
+    ] {
+        l.push(format!("{:<14} {:<18} {}", "time field", f.name, f.how()));
+    }
     for i in &r.indices {
         l.push(String::new());
         let what = match &i.info.target {
@@ -109,13 +119,22 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
                 l.push(format!("  {index}: {}", list.join(", ")));
             }
         }
-        Security::Roles { user, roles } => l.push(format!(
+        Security::Roles { user, roles, .. } => l.push(format!(
             "{:<14} on (OpenSearch), user {}, roles {}",
             "security",
             user.as_deref().unwrap_or("?"),
             roles.join(", ")
         )),
     }
+    l.push(String::new());
+    l.push(match &r.liveness {
+        Some(live) => format!("{:<14} {live}", "liveness"),
+        None => format!(
+            "{:<14} not configured: locks held by processes or instances are judged unknown \
+             (never released without --force); a profile's [liveness] names a heartbeat index",
+            "liveness"
+        ),
+    });
     l.push(String::new());
     if r.checks.iter().all(|c| c.severity == Severity::Ok) {
         l.push("everything the tool needs works here".into());

@@ -31,6 +31,7 @@ pub async fn run(
     what: &str,
 ) -> i32 {
     let action = action_name(procedure);
+    p.sync_clock().await;
     let details: Vec<_> = futures::stream::iter(selected.ids())
         .map(|id| async move { (id.clone(), p.transaction_detail(&id).await) })
         .buffered(READ_CONCURRENCY)

@@ -119,21 +119,19 @@ pub async fn begin_procedure(
 }
 
 /// [`begin`] for `release-lock`: the lock's owner (or `--txn`) is the
-/// transaction the record is filed under.
+/// transaction the record is filed under; a lock's record names its holder
+/// ([`Intervention::lock_release`]).
 pub async fn begin_release(p: &Protocol, a: &ReleaseLockArgs) -> Result<Recording, i32> {
-    let (txns, targets) = match (&a.resource, &a.txn) {
-        (Some(resource), _) => {
-            let owner = match p.lock_view(resource).await {
-                Ok(Some(v)) => v.info.owner,
-                _ => None,
-            };
-            (owner.into_iter().collect(), vec![resource.clone()])
-        }
-        (None, Some(txn)) => (vec![txn.clone()], vec![]),
-        (None, None) => (vec![], vec![]),
-    };
-    let mut i = Intervention::new(ActionKind::ReleaseLock, txns, Interface::Cli);
-    i.targets = targets;
+    if let Some(resource) = &a.resource {
+        let view = p.lock_view(resource).await.ok().flatten();
+        let i = Intervention::lock_release(resource, view.as_ref(), a.force, Interface::Cli);
+        return begin(p, i, &a.why).await;
+    }
+    let mut i = Intervention::new(
+        ActionKind::ReleaseLock,
+        a.txn.iter().cloned().collect(),
+        Interface::Cli,
+    );
     i.forced = a.force;
     i.plan = vec!["release lock".into()];
     begin(p, i, &a.why).await

@@ -167,7 +167,7 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
     } else {
         ListScope::NotFinished
     };
-    let now = p.cluster().now();
+    let now = p.now().await;
     let c = p.config().clone();
     let mut tally = Tally::default();
     let mut first = true;

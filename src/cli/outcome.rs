@@ -123,6 +123,7 @@ impl LockOutcome {
     pub fn new(resource: &str, owner: Option<String>, outcome: &ReleaseOutcome) -> LockOutcome {
         let (result, reason) = match outcome {
             ReleaseOutcome::Released => ("released", None),
+            ReleaseOutcome::Decremented { .. } => ("decremented", None),
             ReleaseOutcome::NotHeld => ("not_held", None),
             ReleaseOutcome::Refused(why) => ("refused", Some(why.clone())),
         };

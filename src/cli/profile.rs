@@ -10,6 +10,7 @@
 //! says `read_only = false`.
 
 use super::args::Cli;
+use crate::protocol::lock::LivenessSource;
 use crate::protocol::time::parse_duration;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
@@ -79,6 +80,47 @@ pub struct Profile {
     /// A production cluster: read-only unless `read_only = false`.
     #[serde(default)]
     pub production: bool,
+    /// Where the application records its instances' heartbeats
+    /// (`[profiles.NAME.liveness]`): locks held by instances are judged by
+    /// them instead of being unknown.
+    pub liveness: Option<LivenessProfile>,
+}
+
+/// A heartbeat index as a profile names it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LivenessProfile {
+    /// The index holding the heartbeats.
+    pub index: String,
+    /// The field naming the instance (a `keyword`: matched exactly).
+    pub instance_field: String,
+    /// The field holding the heartbeat's time.
+    pub time_field: String,
+    /// How old a last heartbeat may be before its instance is dead (e.g. `1m`).
+    pub timeout: String,
+}
+
+impl LivenessProfile {
+    /// The liveness source it describes; a bad timeout is refused.
+    fn source(&self, name: &str) -> Result<LivenessSource, ProfileError> {
+        let timeout = parse_duration(&self.timeout).map_err(|e| {
+            ProfileError(format!(
+                "profile `{name}`: liveness.timeout = \"{}\": {e}",
+                self.timeout
+            ))
+        })?;
+        if timeout.is_zero() {
+            return Err(ProfileError(format!(
+                "profile `{name}`: liveness.timeout must be longer than the heartbeat period, not 0"
+            )));
+        }
+        Ok(LivenessSource {
+            index: self.index.clone(),
+            instance_field: self.instance_field.clone(),
+            time_field: self.time_field.clone(),
+            timeout,
+        })
+    }
 }
 
 /// What the chosen profile contributed beyond plain option values.
@@ -92,6 +134,8 @@ pub struct Resolved {
     pub password_env: Option<String>,
     /// The variable holding the API key, if the profile names one.
     pub api_key_env: Option<String>,
+    /// The heartbeat index the profile names, if any.
+    pub liveness: Option<LivenessSource>,
 }
 
 /// Why the configuration could not be used (exit code 2).
@@ -315,6 +359,11 @@ pub fn apply(
         production: profile.production,
         password_env: profile.password_env.clone(),
         api_key_env: profile.api_key_env.clone(),
+        liveness: profile
+            .liveness
+            .as_ref()
+            .map(|l| l.source(name))
+            .transpose()?,
     };
     g.profile = Some(name.to_string());
     if cli.dashboard.read_only.is_none() {
@@ -375,6 +424,30 @@ mod tests {
         assert!(!cli.dashboard.is_read_only());
         let cli = with(PROD, &["estx-tui", "--recovery-window", "1m", "list"]);
         assert_eq!(cli.global.recovery_window, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn a_profile_names_its_heartbeat_index() {
+        let text = format!(
+            "{PROD}\n[profiles.p.liveness]\nindex = \"instances\"\ninstance_field = \"id\"\n\
+             time_field = \"heartbeatDate\"\ntimeout = \"90s\"\n"
+        );
+        let cli = with(&text, &["estx-tui", "locks"]);
+        let source = cli.global.resolved.liveness.clone().unwrap();
+        assert_eq!(source.index, "instances");
+        assert_eq!(source.timeout, Duration::from_secs(90));
+        let config = crate::cli::context::protocol_config(&cli.global);
+        assert_eq!(config.liveness, Some(source));
+        assert_eq!(
+            with(PROD, &["estx-tui", "locks"]).global.resolved.liveness,
+            None
+        );
+        let unknown = format!("{PROD}\n[profiles.p.liveness]\nindex = \"i\"\nfield = \"x\"\n");
+        assert!(config_err(&unknown).contains("field"));
+    }
+
+    fn config_err(text: &str) -> String {
+        config(text).unwrap_err().0
     }
 
     #[test]

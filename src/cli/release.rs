@@ -14,8 +14,9 @@ use crate::protocol::Protocol;
 /// Prints one resource's outcome.
 fn report(resource: &str, outcome: &ReleaseOutcome) {
     match outcome {
-        ReleaseOutcome::Released => out(format_args!("{resource}: released")),
-        ReleaseOutcome::NotHeld => out(format_args!("{resource}: not held")),
+        ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. } | ReleaseOutcome::NotHeld => {
+            out(format_args!("{resource}: {outcome}"))
+        }
         ReleaseOutcome::Refused(why) if why.contains(&format!("`{resource}`")) => {
             err(format_args!("refused: {why}"))
         }

@@ -48,6 +48,7 @@ pub fn locks_table(locks: &[Value]) -> Vec<String> {
     let mut t = Table::new([
         "",
         "RESOURCE",
+        "SHAPE",
         "HOLDER",
         "OWNER STATE",
         "AGE",
@@ -66,6 +67,7 @@ pub fn locks_table(locks: &[Value]) -> Vec<String> {
         t.row([
             mark.to_string(),
             cell(&l["resource"]),
+            cell(&l["shape"]),
             cell(&l["holder"]),
             cell(&l["owner_state"]),
             age_cell(&l["age_seconds"]),

@@ -237,7 +237,7 @@ pub struct RollbackArgs {
 }
 
 /// `recover ID`, or `recover` of a selection (`--all-stuck`: every stuck
-/// transaction, then the locks of terminal or missing owners).
+/// transaction, then the locks stale on evidence: never an unknown one).
 #[derive(Debug, Clone, Args)]
 #[command(group(clap::ArgGroup::new("target").required(true).multiple(true)
     .args(["id", "all_stuck", "states", "older_than", "ids_from"])))]

@@ -115,7 +115,8 @@ impl Cluster {
         check(resp, index).await.map(|_| ())
     }
 
-    /// Whether the index exists. A `HEAD` refused (401/403) carries no body,
+    /// Whether the index exists. A `HEAD` refused (401/403) or not found
+    /// (404) carries no body,
     /// so the same question is asked once more with `GET` for the cluster's
     /// reason (which names the user and the missing privilege).
     pub async fn index_exists(&self, index: &str) -> Result<bool> {
@@ -126,7 +127,16 @@ impl Cluster {
             .await?;
         match resp.status_code().as_u16() {
             200 => Ok(true),
-            404 => Ok(false),
+            // A `HEAD` 404 has no body: only the cluster's own `GET` answer
+            // (`index_not_found_exception`) tells a missing index from a
+            // proxy that does not know the path.
+            404 => match self.raw(Method::Get, &format!("/{index}"), None).await? {
+                (200, _) => Ok(true),
+                (status, body) => match error_from(status, &body, index) {
+                    Error::IndexMissing(_) => Ok(false),
+                    other => Err(other),
+                },
+            },
             401 | 403 => {
                 let head = Answer::read(resp).await?.into_error(index);
                 match self.raw(Method::Get, &format!("/{index}"), None).await? {

@@ -49,6 +49,30 @@ impl Cluster {
         Ok((a.status, a.json_or_text()))
     }
 
+    /// [`Self::raw`] for a `POST` that only reads (opening a point-in-time,
+    /// a page of it, the first page of a scroll, a count): retried on a busy
+    /// answer like every read. Not for a scroll's later pages: asking again
+    /// after an answer was lost would skip a page.
+    pub async fn raw_read(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<(u16, Value)> {
+        let make = || {
+            self.client.send::<JsonBody<Value>, ()>(
+                method,
+                path,
+                HeaderMap::new(),
+                None,
+                body.clone().map(Into::into),
+                None,
+            )
+        };
+        let a = Answer::read(self.send_read(make).await?).await?;
+        Ok((a.status, a.json_or_text()))
+    }
+
     /// `GET path` expecting success; errors are typed as for every request.
     pub async fn get_json(&self, path: &str, what: &str) -> Result<Value> {
         Answer::read(self.send_raw(Method::Get, path, None).await?)

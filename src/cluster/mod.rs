@@ -7,12 +7,15 @@
 //! missing index is [`Error::IndexMissing`]; a transport failure is
 //! [`Error::Unreachable`] (for a write: unknown outcome). Answers are
 //! classified by HTTP status first (see `response`), reads are retried when
-//! the cluster is busy (see `send`), and every answer's `Date` feeds the one
-//! clock the protocol uses ([`Cluster::now`]).
+//! the cluster is busy (see `send`), and the cluster's own `now` (see
+//! `clock_probe`) and every answer's `Date` feed the one clock the protocol
+//! uses ([`Cluster::now`]).
 
 mod admin;
 mod bulk;
+mod caps;
 mod clock;
+mod clock_probe;
 mod connect;
 mod dotted;
 mod introspect;
@@ -23,8 +26,11 @@ mod send;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
 pub use bulk::{CondWrite, ItemOutcome};
-pub use clock::{ClockSkew, SKEW_WARNING_MS};
+pub use caps::Paging;
+pub use clock::{ClockSkew, ClockSource, ClockStatus, SKEW_WARNING_MS};
+pub use clock_probe::PROBE_EVERY;
 pub use connect::ConnectOptions;
+pub use response::{error_from as error_of_answer, root_causes, RootCause};
 pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 
@@ -101,6 +107,7 @@ pub struct Cluster {
     client: Elasticsearch,
     url: String,
     clock: Clock,
+    caps: caps::Caps,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -119,6 +126,7 @@ impl Cluster {
             client: connect::build_client(opts)?,
             url: opts.url.clone(),
             clock: Clock::default(),
+            caps: caps::Caps::default(),
         })
     }
 
@@ -127,8 +135,9 @@ impl Cluster {
         &self.url
     }
 
-    /// The cluster's time now, estimated from its answers' `Date` headers
-    /// (the local clock before the first answer). Every time the protocol
+    /// The cluster's time now, estimated from its own `now` (see
+    /// [`Cluster::sync_clock`]), else its answers' `Date` headers, else the
+    /// local clock ([`Cluster::clock_status`] says which). Every time the protocol
     /// writes or judges (`modification_time`, the recovery window, lock
     /// leases, the age of data) comes from here, so processes whose clocks
     /// disagree still agree on what is old.
@@ -147,21 +156,10 @@ impl Cluster {
         self.clock.skew()
     }
 
-    /// Makes sure [`Cluster::now`] is based on at least one answer, asking the
-    /// cluster for its root document if nothing was asked yet. Any answer
-    /// carries a `Date`, even a refusal (the root needs the `monitor`
-    /// privilege), so failures are only logged: the local clock stays in use.
-    pub async fn sync_clock(&self) {
-        if self.clock.is_synced() {
-            return;
-        }
-        let answer = match self.send(self.client.info().send()).await {
-            Ok(resp) => Answer::read(resp).await.map(|_| ()),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = answer {
-            tracing::info!(error = %e, "could not ask the cluster for its time");
-        }
+    /// Where [`Cluster::now`] comes from and how far the local clock is off,
+    /// for the dashboard header and `doctor`.
+    pub fn clock_status(&self) -> ClockStatus {
+        self.clock.status()
     }
 
     /// A handle (with a clock estimate of its own) that plays a machine whose
@@ -171,7 +169,18 @@ impl Cluster {
             client: self.client.clone(),
             url: self.url.clone(),
             clock: self.clock.with_local_skew(skew),
+            caps: self.caps.clone(),
         }
+    }
+
+    /// How scans page on this cluster, once a scan has found out.
+    pub fn paging(&self) -> Option<Paging> {
+        self.caps.paging()
+    }
+
+    /// Records how scans page on this cluster (see [`Paging`]).
+    pub fn remember_paging(&self, p: Paging) {
+        self.caps.remember(p);
     }
 
     /// Realtime GET by id: the latest write, refreshed or not.

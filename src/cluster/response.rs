@@ -122,24 +122,40 @@ pub(super) async fn check(resp: Response, index: &str) -> Result<Value> {
 
 /// The typed error for an error answer whose body is JSON (or `Null`, or
 /// the text of a body that was not JSON, as a JSON string).
-pub(super) fn error_from(status: u16, body: &Value, index: &str) -> Error {
+pub fn error_from(status: u16, body: &Value, index: &str) -> Error {
     let text_reason = body.as_str().map(|text| summarize_text(status, text));
     classify(status, body, text_reason, index)
 }
 
-/// Status first: 401/403 are [`Error::Auth`] whatever the body; a JSON
-/// `index_not_found_exception` is [`Error::IndexMissing`]; everything else is
-/// [`Error::Cluster`] with the status it came with. `text_reason` replaces
+/// Status first: 401/403 are [`Error::Auth`] whatever the body, except a
+/// block (`cluster_block_exception`, [`Error::Blocked`]); a JSON
+/// `index_not_found_exception` is [`Error::IndexMissing`], an
+/// `index_closed_exception` [`Error::IndexClosed`]; a 404 without the
+/// products' error type is a proxy's ([`Error::UnknownResource`]);
+/// everything else is [`Error::Cluster`] with the status it came with. `text_reason` replaces
 /// the reason read from JSON when the body was not JSON.
 fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str) -> Error {
     let reason = text_reason.unwrap_or_else(|| json_reason(status, body));
-    if matches!(status, 401 | 403) {
-        return Error::Auth { status, reason };
-    }
     let kind = body
         .pointer("/error/type")
         .and_then(Value::as_str)
         .unwrap_or_default();
+    if status == 403 && kind == "cluster_block_exception" {
+        return Error::Blocked { status, reason };
+    }
+    if matches!(status, 401 | 403) {
+        return Error::Auth { status, reason };
+    }
+    if kind == "index_closed_exception" {
+        let closed = body
+            .pointer("/error/index")
+            .and_then(Value::as_str)
+            .unwrap_or(index);
+        return Error::IndexClosed(closed.to_string());
+    }
+    if status == 404 && kind.is_empty() && body.get("found").is_none() {
+        return Error::UnknownResource(reason);
+    }
     if kind == "index_not_found_exception" {
         let missing = body
             .pointer("/error/index")
@@ -155,7 +171,59 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
     }
 }
 
+/// One root cause of an error answer: the exception's type and reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootCause {
+    /// `query_shard_exception`, `cluster_block_exception`, ...
+    pub kind: String,
+    /// What the cluster said.
+    pub reason: String,
+}
+
+/// The root causes of an error answer: `error.root_cause`, else each failed
+/// shard's reason (a search that failed on every shard says only "all shards
+/// failed" at the top).
+pub fn root_causes(body: &Value) -> Vec<RootCause> {
+    let of = |v: &Value| {
+        Some(RootCause {
+            kind: v.get("type")?.as_str()?.to_string(),
+            reason: v
+                .get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        })
+    };
+    let listed = |pointer: &str, inner: &str| -> Vec<RootCause> {
+        body.pointer(pointer)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| of(c.pointer(inner).unwrap_or(c)))
+            .collect()
+    };
+    let mut causes = listed("/error/root_cause", "");
+    if causes.is_empty() {
+        causes = listed("/error/failed_shards", "/reason");
+    }
+    causes.dedup();
+    causes
+}
+
+/// The error's reason, with its first root cause when that says more
+/// ("all shards failed: No mapping found for [_shard_doc] in order to sort
+/// on (query_shard_exception)").
 fn json_reason(status: u16, body: &Value) -> String {
+    let top = json_top_reason(status, body);
+    match root_causes(body).into_iter().next() {
+        Some(c) if !c.reason.is_empty() && !top.contains(&c.reason) => {
+            format!("{top}: {} ({})", c.reason, c.kind)
+        }
+        _ => top,
+    }
+}
+
+fn json_top_reason(status: u16, body: &Value) -> String {
     body.pointer("/error/reason")
         .and_then(Value::as_str)
         .map(str::to_string)
@@ -353,6 +421,53 @@ mod tests {
         assert!(error_of(403, "").to_string().contains("doctor"));
         let es = r#"{"error":{"type":"security_exception","reason":"unable to authenticate user [ops]"}}"#;
         assert!(!error_of(401, es).to_string().contains("ESTX_PASSWORD"));
+    }
+
+    #[test]
+    fn blocks_closed_indices_and_foreign_404s_are_named() {
+        let block = json!({"error": {"root_cause": [{"type": "cluster_block_exception",
+            "reason": "index [a] blocked by: [FORBIDDEN/8/index write (api)];"}],
+            "type": "cluster_block_exception",
+            "reason": "index [a] blocked by: [FORBIDDEN/8/index write (api)];"}, "status": 403});
+        let e = error_of(403, &block.to_string());
+        assert!(matches!(e, Error::Blocked { status: 403, .. }), "{e:?}");
+        assert!(e.to_string().contains("index write (api)"), "{e}");
+        let closed = json!({"error": {"type": "index_closed_exception", "reason": "closed",
+            "index": "acc"}, "status": 400});
+        assert!(matches!(error_of(400, &closed.to_string()), Error::IndexClosed(i) if i == "acc"));
+        let e = error_of(404, "Unknown resource");
+        assert!(matches!(e, Error::UnknownResource(_)), "{e:?}");
+        let e = error_of(404, r#"{"message": "Not Found"}"#);
+        assert!(matches!(e, Error::UnknownResource(_)), "{e:?}");
+        let missing = json!({"error": {"type": "index_not_found_exception", "index": "x"}});
+        assert!(matches!(
+            error_of(404, &missing.to_string()),
+            Error::IndexMissing(_)
+        ));
+    }
+
+    #[test]
+    fn the_root_cause_is_named() {
+        let cause = json!({"type": "query_shard_exception",
+            "reason": "No mapping found for [_shard_doc] in order to sort on"});
+        let body = json!({"error": {"root_cause": [cause.clone()],
+            "type": "search_phase_execution_exception", "reason": "all shards failed",
+            "failed_shards": [{"shard": 0, "reason": cause}]}, "status": 400});
+        let e = error_of(400, &body.to_string()).to_string();
+        assert!(
+            e.contains("all shards failed: No mapping found for [_shard_doc]"),
+            "{e}"
+        );
+        assert!(e.contains("query_shard_exception"), "{e}");
+        let shards_only = json!({"error": {"type": "search_phase_execution_exception",
+            "reason": "all shards failed", "failed_shards": [{"shard": 0,
+            "reason": {"type": "illegal_argument_exception", "reason": "bad sort"}}]}});
+        assert_eq!(root_causes(&shards_only)[0].reason, "bad sort");
+        let same = json!({"error": {"type": "x", "reason": "r", "root_cause": [{"type": "x", "reason": "r"}]}});
+        assert_eq!(
+            error_of(400, &same.to_string()).to_string(),
+            "cluster error (HTTP 400): r"
+        );
     }
 
     #[test]

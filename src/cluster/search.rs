@@ -59,7 +59,8 @@ impl Cluster {
     }
 
     /// Every hit of `body` (its `query`, `sort` and `_source`), paging with
-    /// the scroll API so no result set is capped. Meant for operator-driven
+    /// the scroll API so no result set is capped; [`Error::Partial`] when
+    /// some shards failed to answer. Meant for operator-driven
     /// batch work (listing, recovery, audit), not for the dashboard's polls.
     pub async fn scan(&self, index: &str, mut body: Value) -> Result<Vec<Hit>> {
         if let Some(o) = body.as_object_mut() {
@@ -76,6 +77,7 @@ impl Cluster {
             })
             .await?;
         let mut page = check(resp, index).await?;
+        whole(&page, index)?;
         let mut hits = Vec::new();
         let mut scroll_ids: Vec<String> = Vec::new();
         loop {
@@ -101,6 +103,7 @@ impl Cluster {
                 .send();
             let resp = self.send(next).await?;
             page = check(resp, index).await?;
+            whole(&page, index)?;
         }
         if !scroll_ids.is_empty() {
             let ids: Vec<&str> = scroll_ids.iter().map(String::as_str).collect();
@@ -115,7 +118,8 @@ impl Cluster {
         Ok(hits)
     }
 
-    /// Number of documents matching `query`.
+    /// Number of documents matching `query`; [`Error::Partial`] when some
+    /// shards failed to count.
     pub async fn count(&self, index: &str, query: Value) -> Result<u64> {
         let target = [index];
         let resp = self
@@ -127,9 +131,28 @@ impl Cluster {
             })
             .await?;
         let body = check(resp, index).await?;
+        whole(&body, index)?;
         body.get("count")
             .and_then(Value::as_u64)
             .ok_or_else(|| Error::Decode("count answer without count".into()))
+    }
+}
+
+/// [`Error::Partial`] when the answer's `_shards.failed` is not zero.
+fn whole(answer: &Value, index: &str) -> Result<()> {
+    let n = |k: &str| {
+        answer
+            .pointer(&format!("/_shards/{k}"))
+            .and_then(Value::as_u64)
+            .unwrap_or(0)
+    };
+    match n("failed") {
+        0 => Ok(()),
+        failed => Err(Error::Partial {
+            index: index.to_string(),
+            failed,
+            total: n("total"),
+        }),
     }
 }
 

@@ -275,17 +275,9 @@ pub(super) async fn execute(proto: &Protocol, run: &Run, bulk: bool) -> (String,
             (text, ok, (record, err))
         }
         Action::ReleaseLock => {
-            let owner = proto
-                .lock_view(id)
-                .await
-                .ok()
-                .flatten()
-                .and_then(|v| v.info.owner.clone());
-            let mut i = Intervention::new(ActionKind::ReleaseLock, owner.into_iter().collect(), ui);
-            i.targets = vec![id.to_string()];
-            i.forced = run.force;
+            let view = proto.lock_view(id).await.ok().flatten();
+            let mut i = Intervention::lock_release(id, view.as_ref(), run.force, ui);
             i.reason = reason;
-            i.plan = vec!["release lock".into()];
             if let Some(why) = i.missing_reason() {
                 return (format!("not run: {why}"), false);
             }
@@ -342,9 +334,5 @@ fn released_text(released: &[(String, ReleaseOutcome)]) -> (String, bool) {
 }
 
 fn release_text(resource: &str, o: &ReleaseOutcome) -> String {
-    match o {
-        ReleaseOutcome::Released => format!("{resource} released"),
-        ReleaseOutcome::NotHeld => format!("{resource} not held"),
-        ReleaseOutcome::Refused(why) => format!("{resource} refused: {why}"),
-    }
+    format!("{resource} {o}")
 }

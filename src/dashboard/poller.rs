@@ -173,4 +173,19 @@ mod tests {
             PollFailure::Transient(_)
         ));
     }
+
+    #[test]
+    fn a_blocked_index_does_not_stop_the_poller() {
+        // A 403 `cluster_block_exception` is read as a block, not a refused
+        // login: the poller keeps polling (with backoff) until it is lifted.
+        let e = crate::cluster::error_of_answer(
+            403,
+            &serde_json::json!({"error": {"type": "cluster_block_exception",
+                "reason": "index [a] blocked by: [FORBIDDEN/12/index read-only / allow delete (api)];"},
+                "status": 403}),
+            "a",
+        );
+        assert!(matches!(e, Error::Blocked { .. }), "{e:?}");
+        assert!(matches!(classify(&e), PollFailure::Other(_)));
+    }
 }

@@ -28,7 +28,7 @@ pub async fn check(proto: &Protocol, id: &str) -> Result<Checked, String> {
         .await
         .map_err(|e| e.to_string())?
         .map(|(t, _)| t);
-    let c = ReverseCheck::new(original, existing, proto.cluster().now());
+    let c = ReverseCheck::new(original, existing, proto.now().await);
     let refusal = match &c.admitted {
         Ok(a) if a.finish_first => proto
             .check_actionable(&c.original.txn, false)

@@ -1,5 +1,6 @@
 //! Account documents: `balance`, `pending_transactions`, and `pending_deltas`
-//! (the balance change each pending transaction made here).
+//! (the balance change each pending transaction made here; a delta whose
+//! entry someone else removed is dropped on read and so on the next write).
 //!
 //! The fence against late and duplicate applies needs no per-account history
 //! (see [`decide`](super::decide)): an account holds only what the reference
@@ -156,6 +157,14 @@ impl AccountState {
                 Vec::new()
             }
         };
+        // A delta describes a pending entry: once the entry is gone (removed
+        // by anyone, e.g. the application's own remove script, which does not
+        // know this field) the delta is dropped, and the next write of the
+        // account leaves it out.
+        let deltas: Vec<PendingDelta> = deltas
+            .into_iter()
+            .filter(|d| pending.contains(&d.txn))
+            .collect();
         let settled = match src.get(SETTLED_FIELD) {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => items
@@ -259,6 +268,24 @@ mod tests {
         st.write_into(&mut doc);
         assert!(!doc.contains_key(SETTLED_FIELD));
         assert!(!doc.contains_key(DELTAS_FIELD));
+    }
+
+    #[test]
+    fn a_delta_whose_entry_was_removed_elsewhere_does_not_outlive_it() {
+        // The application's remove script dropped `gone` from the pending
+        // entries and left its delta; `kept` is still pending.
+        let doc = json!({"balance": 90, "pending_transactions": ["kept"],
+            "pending_deltas": [{"txn": "gone", "delta": -10}, {"txn": "kept", "delta": 5}]});
+        let st = AccountState::from_source(doc.as_object().unwrap()).unwrap();
+        assert_eq!(st.delta_of("gone"), None);
+        assert_eq!(st.delta_of("kept"), Some(5));
+        let mut written = doc.as_object().unwrap().clone();
+        st.write_into(&mut written);
+        assert_eq!(
+            written[DELTAS_FIELD],
+            json!([{"txn": "kept", "delta": 5}]),
+            "{written:?}"
+        );
     }
 
     #[test]

@@ -109,7 +109,7 @@ impl Protocol {
         // (a search may not see them yet).
         let mut accounts = Vec::new();
         let mut exact: i128 = 0;
-        let view_at = self.cluster().now();
+        let view_at = self.now().await;
         let scanned = super::read::scan::scan(
             self.cluster(),
             &ix.accounts,

@@ -169,10 +169,11 @@ impl Protocol {
             return Ok(false);
         }
         let window = self.config.recovery_window;
+        let now = self.now().await;
         Ok(match self.read_transaction(owner).await? {
             Some((t, _)) => t
                 .modification_time
-                .is_some_and(|m| within_window(m, self.cluster().now(), window)),
+                .is_some_and(|m| within_window(m, now, window)),
             None => false,
         })
     }

@@ -56,7 +56,7 @@ impl Protocol {
     /// Counts everything `check` reports. Any read that fails fails the
     /// whole check: a monitoring check must not report OK on half the data.
     pub async fn check_reading(&self) -> Result<CheckReading> {
-        let now = self.cluster().now();
+        let now = self.now().await;
         let stuck = self.stuck_transactions().await?;
         let stuck: Vec<StuckOne> = stuck
             .into_iter()

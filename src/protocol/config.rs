@@ -2,6 +2,7 @@
 //! how hard to retry.
 
 use super::decide::Fencing;
+use super::lock::LivenessSource;
 use std::time::Duration;
 
 /// Names of the indices the tool reads and writes.
@@ -71,6 +72,9 @@ pub struct ProtocolConfig {
     pub lock_lease: Duration,
     /// How long a transfer waits for a held lock before giving up.
     pub lock_wait: Duration,
+    /// Where the heartbeats of lock holders that are processes are read
+    /// (none: such locks are judged unknown).
+    pub liveness: Option<LivenessSource>,
 }
 
 impl Default for ProtocolConfig {
@@ -83,6 +87,7 @@ impl Default for ProtocolConfig {
             fencing: Fencing::On,
             lock_lease: Duration::from_secs(120),
             lock_wait: Duration::from_secs(10),
+            liveness: None,
         }
     }
 }

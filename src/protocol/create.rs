@@ -5,7 +5,6 @@
 use super::account::AccountState;
 use super::executor::Created;
 use super::steps::{self, Refusal, Step};
-use super::time::format_timestamp;
 use super::transaction::{amount_problem, Transfer};
 use super::Protocol;
 use crate::error::{Error, Result};
@@ -68,14 +67,19 @@ impl Protocol {
         if let Err(refusal) = checked {
             return Ok(Err(refusal));
         }
-        let now = format_timestamp(self.cluster().now());
+        let (times, now) = (self.time_fields().await?, self.now().await);
+        if let Some(c) = times.creation_conflict() {
+            return Err(crate::error::Error::Invalid(format!(
+                "refused before the first write: {c}"
+            )));
+        }
         let doc: Map<String, Value> = json!({
             "src_acct": req.src,
             "dest_acct": req.dest,
             "amount": req.amount,
             "transaction_state": "created",
-            "creation_time": now,
-            "modification_time": now,
+            "creation_time": times.creation.stamp(now),
+            "modification_time": times.modification.stamp(now),
         })
         .as_object()
         .cloned()

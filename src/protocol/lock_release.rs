@@ -1,17 +1,21 @@
 //! Releasing locks: only by the owner (a delete conditional on the
 //! `_seq_no` read when ownership was checked), by an operator (stale locks,
-//! or any with force), the leftovers of a terminal transaction, and every
-//! lock whose owner is terminal or missing (what `recover --all-stuck`
-//! sweeps). Reads and deletes with unknown outcomes are retried like every
-//! other write; a release never silently gives up.
+//! or any with force), every lock a transaction owns when it ends (its
+//! accounts' and any other resource's, found by owner), and every lock
+//! stale on evidence whose owner is not in flight (what `recover
+//! --all-stuck` sweeps; never an unknown one). Each release follows the
+//! lock's shape ([`super::lock::ReleaseAction`]): a delete, or a shared
+//! tree lock's count decremented. Reads and writes with unknown outcomes
+//! are retried like every other write; a release never silently gives up.
 
+use super::lock::ReleaseAction;
 use super::lock::{LockInfo, Staleness};
 use super::locks::LockView;
 use super::read::Coverage;
 use super::report::{ProcedureReport, StepResult};
 use super::transaction::{Transaction, Transfer};
 use super::Protocol;
-use crate::cluster::DeleteOutcome;
+use crate::cluster::{DeleteOutcome, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
 use std::collections::BTreeSet;
 
@@ -20,10 +24,41 @@ use std::collections::BTreeSet;
 pub enum ReleaseOutcome {
     /// Deleted.
     Released,
+    /// One holder of a shared tree lock released: its `lock_count` was
+    /// decremented (conditionally on the version read) and others remain.
+    Decremented {
+        /// Holders left.
+        left: i64,
+    },
     /// There was no lock.
     NotHeld,
     /// Not released, and why (not the owner, not stale, changed meanwhile).
     Refused(String),
+}
+
+impl std::fmt::Display for ReleaseOutcome {
+    /// The words every report uses: `released`, `one holder released (N
+    /// left)`, `not held`, `refused: why`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReleaseOutcome::Released => write!(f, "released"),
+            ReleaseOutcome::Decremented { left } => {
+                write!(f, "one holder released ({left} left)")
+            }
+            ReleaseOutcome::NotHeld => write!(f, "not held"),
+            ReleaseOutcome::Refused(why) => write!(f, "refused: {why}"),
+        }
+    }
+}
+
+impl ReleaseOutcome {
+    /// Whether it wrote (a delete or a decrement).
+    pub fn released(&self) -> bool {
+        matches!(
+            self,
+            ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. }
+        )
+    }
 }
 
 /// A lock released (or not) by the sweep of abandoned locks.
@@ -57,38 +92,53 @@ pub struct TxnLocksRelease {
 const RELEASE_ATTEMPTS: usize = 5;
 
 impl Protocol {
-    /// Releases the locks a transfer may hold on its two accounts
-    /// (transfers lock exactly those), reporting each one released or
-    /// failed. Called on every path that ends a transaction.
+    /// Releases every lock a transfer holds: those on its two accounts
+    /// (read by id, so a lock not yet searchable is not missed) and any
+    /// other resource it owns (an invoice, an order: found by a search on
+    /// `owner`), reporting each one released or failed. Called on every
+    /// path that ends a transaction.
     pub(crate) async fn release_transfer_locks(&self, t: &Transfer, report: &mut ProcedureReport) {
-        let resources: BTreeSet<String> = [t.src.clone(), t.dest.clone()].into_iter().collect();
-        self.release_owned_reported(&t.id, resources, report).await;
+        let accounts = [t.src.clone(), t.dest.clone()].into_iter().collect();
+        self.release_locks_of(&t.id, accounts, report).await;
     }
 
-    /// Releases every lock a terminal transaction still holds: its accounts
-    /// (read by id) and any other resource a search on `owner` finds.
+    /// [`Self::release_transfer_locks`] for a terminal transaction read as
+    /// it is (its accounts may be missing from a malformed document).
     pub(crate) async fn release_leftover_locks(
         &self,
         txn: &Transaction,
         report: &mut ProcedureReport,
     ) {
-        let mut resources: BTreeSet<String> = [txn.src.clone(), txn.dest.clone()]
+        let accounts = [txn.src.clone(), txn.dest.clone()]
             .into_iter()
             .flatten()
             .collect();
-        match self.locks_owned_by(&txn.id).await {
+        self.release_locks_of(&txn.id, accounts, report).await;
+    }
+
+    /// Releases the locks `owner` holds on `accounts` and every other lock
+    /// a search on `owner` finds; a failed search is reported as a failed
+    /// release (a lock may be left behind), not passed over.
+    async fn release_locks_of(
+        &self,
+        owner: &str,
+        mut resources: BTreeSet<String>,
+        report: &mut ProcedureReport,
+    ) {
+        match self.locks_owned_by(owner).await {
             Ok(found) => resources.extend(found),
             Err(Error::IndexMissing(_)) => return,
             Err(e) => {
                 let target = format!("{}/*", self.config.indices.locks);
-                self.record_lock(report, &txn.id, target, StepResult::Error(e.to_string()));
+                self.record_lock(report, owner, target, StepResult::Error(e.to_string()));
             }
         }
-        self.release_owned_reported(&txn.id, resources, report)
-            .await;
+        self.release_owned_reported(owner, resources, report).await;
     }
 
-    async fn release_owned_reported(
+    /// Releases each of `resources` `owner` holds, reporting each release
+    /// (or its failure) as a step of `report`.
+    pub(crate) async fn release_owned_reported(
         &self,
         owner: &str,
         resources: BTreeSet<String>,
@@ -98,7 +148,7 @@ impl Protocol {
             let target = format!("{}/{resource}", self.config.indices.locks);
             let result = match self.release_owned(&resource, owner).await {
                 Ok(ReleaseOutcome::NotHeld) | Ok(ReleaseOutcome::Refused(_)) => continue,
-                Ok(ReleaseOutcome::Released) => {
+                Ok(ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. }) => {
                     StepResult::Updated(super::decide::Effect::LockReleased)
                 }
                 Err(Error::IndexMissing(_)) => return,
@@ -238,12 +288,13 @@ impl Protocol {
         Ok(TxnLocksRelease { released, coverage })
     }
 
-    /// Releases every lock whose owner transaction is terminal or missing
-    /// (those nobody will ever release: a holder that died after its last
-    /// step, a release that failed, a create whose answer was lost or that
-    /// landed after the transfer ended). Each is deleted only while it is
-    /// exactly as judged. Locks whose owner is stuck are left to the
-    /// recovery of that owner, which releases them when it ends it.
+    /// Releases every lock stale on evidence whose owner is not an
+    /// in-flight transaction ([`LockView::is_sweepable`]: those nobody will
+    /// ever release: a holder that died after its last step, a release
+    /// that failed, a lease run out, a holder its heartbeats say is dead).
+    /// Each is released only while it is exactly as judged. Locks whose
+    /// owner is stuck are left to the recovery of that owner, which
+    /// releases them when it ends it; unknown locks are never swept.
     /// Refuses (releasing nothing) when the listing of the locks is partial;
     /// see [`Self::release_abandoned_locks_allowing`].
     pub async fn release_abandoned_locks(&self) -> Result<Vec<SweptLock>> {
@@ -263,20 +314,12 @@ impl Protocol {
         let coverage = listing.summary.coverage;
         coverage.require_complete(allow_partial, "sweep abandoned locks")?;
         let mut out = Vec::new();
-        for view in listing.locks {
-            let owner_ended = view.info.owner.is_some()
-                && view.owner_state.as_ref().is_none_or(|s| s.is_terminal());
-            if !owner_ended || !view.staleness.is_stale() {
-                continue;
-            }
+        for view in listing.locks.into_iter().filter(LockView::is_sweepable) {
             // Judged again by id: the search may be behind.
             let Some(fresh) = self.lock_view(&view.info.resource).await? else {
                 continue;
             };
-            let still = fresh.info == view.info
-                && fresh.staleness.is_stale()
-                && fresh.owner_state.as_ref().is_none_or(|s| s.is_terminal());
-            if !still {
+            if fresh.info != view.info || !fresh.is_sweepable() {
                 continue;
             }
             let outcome = self.release_unchanged(&fresh.info).await?;
@@ -297,7 +340,6 @@ impl Protocol {
     where
         F: FnMut(&LockInfo) -> std::result::Result<(), String>,
     {
-        let index = &self.config.indices.locks;
         let (mut unknown, mut conflicts) = (0u32, 0usize);
         loop {
             let Some(doc) = self.read_lock(resource).await? else {
@@ -312,14 +354,9 @@ impl Protocol {
             if let Err(why) = allowed(&info) {
                 return Ok(ReleaseOutcome::Refused(why));
             }
-            match self
-                .cluster()
-                .delete_if(index, resource, doc.seq_no, doc.primary_term)
-                .await
-            {
-                Ok(DeleteOutcome::Deleted) => return Ok(ReleaseOutcome::Released),
-                Ok(DeleteOutcome::NotFound) => return Ok(ReleaseOutcome::NotHeld),
-                Ok(DeleteOutcome::Conflict) => {
+            match self.release_as_shaped(&info, &doc).await {
+                Ok(Some(done)) => return Ok(done),
+                Ok(None) => {
                     conflicts += 1;
                     if conflicts >= RELEASE_ATTEMPTS {
                         return Ok(ReleaseOutcome::Refused(
@@ -327,7 +364,9 @@ impl Protocol {
                         ));
                     }
                 }
-                // Unknown outcome: the next read tells whether it landed.
+                // Unknown outcome: the next read tells whether it landed
+                // (a decrement whose answer was lost is not retried blindly:
+                // the count read next is judged again).
                 Err(e) if e.is_transient() && unknown < self.config.retry.max_unknown => {
                     unknown += 1;
                     tokio::time::sleep(self.config.retry.base_backoff * unknown).await;
@@ -338,20 +377,59 @@ impl Protocol {
     }
 }
 
+impl Protocol {
+    /// One release of `info` (read as `doc`) by its shape's protocol, both
+    /// conditional on the version read: a delete, or a shared tree lock's
+    /// `lock_count` decremented. `None`: the lock changed meanwhile.
+    async fn release_as_shaped(
+        &self,
+        info: &LockInfo,
+        doc: &VersionedDoc,
+    ) -> Result<Option<ReleaseOutcome>> {
+        let index = &self.config.indices.locks;
+        let (seq_no, term) = (doc.seq_no, doc.primary_term);
+        match info.shape.release_action() {
+            ReleaseAction::Delete => Ok(
+                match self
+                    .cluster()
+                    .delete_if(index, &info.resource, seq_no, term)
+                    .await?
+                {
+                    DeleteOutcome::Deleted => Some(ReleaseOutcome::Released),
+                    DeleteOutcome::NotFound => Some(ReleaseOutcome::NotHeld),
+                    DeleteOutcome::Conflict => None,
+                },
+            ),
+            ReleaseAction::Decrement { to } => {
+                let mut source = doc.source.clone();
+                source.insert("lock_count".into(), to.into());
+                let written = self
+                    .cluster()
+                    .put_if(index, &info.resource, &source, seq_no, term)
+                    .await?;
+                Ok(match written {
+                    WriteOutcome::Written { .. } => Some(ReleaseOutcome::Decremented { left: to }),
+                    WriteOutcome::Conflict => None,
+                })
+            }
+        }
+    }
+}
+
 fn refusal_text(view: &LockView) -> String {
+    let resource = &view.info.resource;
+    let holder = view.info.holder_label();
     let why = match &view.staleness {
         Staleness::Live => match (&view.info.owner, &view.owner_state) {
-            (Some(o), Some(s)) => {
-                format!("its owner transaction `{o}` is {s} and may still be running")
-            }
-            _ => "its holder may still be running".into(),
+            (Some(o), Some(s)) => format!(
+                "lock on `{resource}` held by {holder} is not stale: its owner transaction `{o}` is {s} and may still be running"
+            ),
+            _ => format!("lock on `{resource}` held by {holder} is not stale: its holder is alive"),
         },
-        Staleness::Unknown(why) => why.clone(),
+        Staleness::Unknown(why) => {
+            format!("lock on `{resource}` is not known to be stale: {why}")
+        }
         Staleness::Stale(_) => String::new(),
     };
-    format!(
-        "lock on `{}` held by {} is not stale: {why}; use --force to release it anyway",
-        view.info.resource,
-        view.info.holder_label()
-    )
+    format!("{why}; use --force (with --reason) to release it anyway")
 }

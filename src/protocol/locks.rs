@@ -4,7 +4,8 @@
 //! holds the lock, the locks of a transfer, and reading locks with their
 //! staleness. Releasing is in [`super::lock_release`].
 
-use super::lock::{LockInfo, Owner, Staleness};
+use super::lock::{Heartbeat, Heartbeats, LockInfo, Owner, StaleReason, Staleness};
+use super::read::TimeFields;
 use super::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
 use super::steps::{Refusal, Step};
 use super::time::format_timestamp;
@@ -26,7 +27,7 @@ pub enum AcquireOutcome {
     Acquired,
     /// A stale lock was deleted (exactly the version judged stale) and the
     /// lock created for us; the old lock and why it was stale.
-    TookOver(LockInfo, String),
+    TookOver(LockInfo, StaleReason),
     /// Someone else holds it.
     Held(LockInfo),
 }
@@ -44,22 +45,37 @@ pub struct LockView {
 
 impl LockView {
     /// Judges a lock given the owner transactions found (a missing key
-    /// means no such document), by the one staleness rule
-    /// ([`LockInfo::staleness`]) under `config`'s windows.
+    /// means no such document) and the holders' heartbeats, by the one
+    /// staleness rule ([`LockInfo::staleness`]) under `config`'s windows
+    /// and liveness source.
     pub fn judge(
         info: LockInfo,
         owners: &HashMap<String, Transaction>,
+        beats: &Heartbeats,
         now: DateTime<Utc>,
         config: &ProtocolConfig,
     ) -> LockView {
         let found = info.owner.as_ref().and_then(|o| owners.get(o));
-        let staleness = info.staleness(Owner::from_lookup(found), now, config);
+        let beat = match info.holder_id() {
+            Some(h) => Heartbeat::of(config.liveness.as_ref(), beats, h),
+            None => Heartbeat::NotConfigured,
+        };
+        let staleness = info.staleness(Owner::from_lookup(found), beat, now, config);
         let owner_state = found.and_then(|t| t.state.clone());
         LockView {
             info,
             owner_state,
             staleness,
         }
+    }
+}
+
+impl LockView {
+    /// Whether the sweep of abandoned locks may release it: stale on
+    /// evidence, and not owned by an in-flight transaction (whose recovery
+    /// releases it when it ends the transaction).
+    pub fn is_sweepable(&self) -> bool {
+        self.staleness.is_stale() && self.owner_state.as_ref().is_none_or(|s| s.is_terminal())
     }
 }
 
@@ -74,14 +90,15 @@ impl Protocol {
     pub async fn acquire_lock(&self, resource: &str, owner: &str) -> Result<AcquireOutcome> {
         let index = &self.config.indices.locks;
         // The lease is judged by other processes: stamp it on the cluster's clock.
-        self.cluster().sync_clock().await;
+        self.sync_clock().await;
+        let times = self.time_fields().await?;
         let mut unknown = 0u32;
-        let mut took_over: Option<(LockInfo, String)> = None;
+        let mut took_over: Option<(LockInfo, StaleReason)> = None;
         let mut last = LockInfo::from_source(resource, &Map::new());
         for _ in 0..ACQUIRE_ATTEMPTS {
             match self
                 .cluster()
-                .create(index, resource, &self.lock_doc(owner))
+                .create(index, resource, &self.lock_doc(owner, &times))
                 .await
             {
                 Ok(CreateOutcome::Created) => {
@@ -132,15 +149,15 @@ impl Protocol {
 
     /// A lock document for `owner`, stamped on the cluster's clock (the
     /// lease is judged by other processes).
-    fn lock_doc(&self, owner: &str) -> Map<String, Value> {
+    fn lock_doc(&self, owner: &str, times: &TimeFields) -> Map<String, Value> {
         let now = self.cluster().now();
         let lease =
             chrono::Duration::from_std(self.config.lock_lease).unwrap_or(chrono::Duration::MAX);
         let doc = json!({
             "owner": owner,
             "process_id": self.holder,
-            "created_at": format_timestamp(now),
-            "expires_at": format_timestamp(now + lease),
+            "created_at": times.lock_created.stamp(now),
+            "expires_at": times.lock_expires.stamp(now + lease),
         });
         doc.as_object().cloned().unwrap_or_default()
     }
@@ -173,10 +190,18 @@ impl Protocol {
                 owners.insert(o.clone(), t);
             }
         }
+        let holders: Vec<String> = info
+            .holder_id()
+            .filter(|_| owners.is_empty())
+            .map(str::to_string)
+            .into_iter()
+            .collect();
+        let beats = self.heartbeats(&holders).await?;
         Ok(LockView::judge(
             info,
             &owners,
-            self.cluster().now(),
+            &beats,
+            self.now().await,
             &self.config,
         ))
     }
@@ -292,6 +317,7 @@ impl Protocol {
 pub fn lock_json(v: &LockView, now: DateTime<Utc>) -> Value {
     json!({
         "resource": v.info.resource,
+        "shape": v.info.shape.label(),
         "owner": v.info.owner,
         "process_id": v.info.process_id,
         "holder": v.info.holder_label(),
@@ -302,11 +328,7 @@ pub fn lock_json(v: &LockView, now: DateTime<Utc>) -> Value {
         "age_seconds": v.info.age_seconds(now),
         "owner_state": v.owner_state.as_ref().map(|s| s.as_str().to_string()),
         "stale": v.staleness.is_stale(),
-        "staleness": match &v.staleness {
-            Staleness::Live => "live".to_string(),
-            Staleness::Stale(why) => format!("stale: {why}"),
-            Staleness::Unknown(why) => format!("unknown: {why}"),
-        },
+        "staleness": v.staleness.to_string(),
         "problems": v.info.problems,
     })
 }

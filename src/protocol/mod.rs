@@ -36,6 +36,8 @@ pub mod setup;
 pub mod steps;
 pub mod stuck;
 pub mod time;
+pub mod time_format;
+pub mod time_mapping;
 pub mod trail;
 pub mod transaction;
 pub mod views;
@@ -100,6 +102,24 @@ impl Protocol {
     /// The cluster.
     pub fn cluster(&self) -> &Cluster {
         self.exec.cluster()
+    }
+
+    /// The cluster's time now, from the cluster's own clock (asked again
+    /// once a minute; see [`Cluster::sync_clock`]): every time the protocol
+    /// writes or judges comes from here, never from this machine's clock
+    /// alone, which may be minutes off.
+    pub async fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.sync_clock().await;
+        self.cluster().now()
+    }
+
+    /// Asks the cluster's own time (on the tool's indices) unless it was
+    /// asked in the last minute.
+    pub async fn sync_clock(&self) {
+        let ix = &self.config.indices;
+        self.cluster()
+            .sync_clock(&[&ix.transactions, &ix.accounts, &ix.locks])
+            .await;
     }
 
     /// The settings.

@@ -46,6 +46,12 @@ impl Protocol {
             report.verdict = Verdict::Failed(e);
             return report;
         }
+        if with_locks {
+            if let Err(e) = self.check_lockable().await {
+                report.verdict = Verdict::Failed(e);
+                return report;
+            }
+        }
         let id = match self.create_transaction(req).await {
             Ok(Ok(id)) => id,
             Ok(Err(refusal)) => {
@@ -123,6 +129,7 @@ impl Protocol {
             }
         };
         report.started_in = txn.state.clone();
+        self.sync_clock().await;
         let (state, transfer) = match self.check_actionable(&txn, force) {
             Ok(Some(ok)) => ok,
             Ok(None) => {
@@ -148,7 +155,8 @@ impl Protocol {
     }
 
     /// Whether `txn` may be acted on: `Ok(None)` when terminal, the state and
-    /// transfer when it may, the refusal otherwise.
+    /// transfer when it may, the refusal otherwise. Judged on the cluster's
+    /// clock as last asked (callers [`Protocol::sync_clock`] first).
     pub fn check_actionable(
         &self,
         txn: &Transaction,
@@ -333,8 +341,12 @@ impl Protocol {
 
     /// Executes one step of `t` through the OCC executor.
     pub async fn run_step(&self, t: &Transfer, step: Step) -> Result<Executed> {
-        let now = self.cluster().now();
         if let Some((from, to)) = step.transition() {
+            let stamp = self
+                .time_fields()
+                .await?
+                .modification
+                .stamp(self.now().await);
             let id = t.id.clone();
             return self
                 .exec
@@ -342,7 +354,7 @@ impl Protocol {
                     "transaction",
                     &self.config.indices.transactions,
                     &t.id,
-                    |src| steps::transition_doc(&id, src, &from, &to, now),
+                    |src| steps::transition_doc(&id, src, &from, &to, &stamp),
                 )
                 .await;
         }

@@ -7,10 +7,9 @@
 use super::account::AccountState;
 use super::decide::{self, Decision, Effect, Fencing, NoopReason};
 use super::executor::{DocDecision, Outcome};
-use super::time::{format_timestamp, human_duration};
+use super::time::human_duration;
 use super::transaction::{Transfer, TxnState};
 use crate::error::{Error, Result};
-use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -281,13 +280,14 @@ pub fn next_after(procedure: Procedure, step: Step, outcome: &Outcome) -> Next {
 }
 
 /// Decides a state transition on a whole transaction document, stamping
-/// `modification_time` with `now` when it writes.
+/// `modification_time` with `stamp` (the time, in the field's format) when
+/// it writes.
 pub fn transition_doc(
     id: &str,
     src: &Map<String, Value>,
     from: &TxnState,
     to: &TxnState,
-    now: DateTime<Utc>,
+    stamp: &Value,
 ) -> Result<DocDecision> {
     Ok(match decide::transition(&state_of(id, src)?, from, to) {
         Decision::Noop(r) => DocDecision::Noop(r),
@@ -297,10 +297,7 @@ pub fn transition_doc(
                 "transaction_state".into(),
                 Value::String(next.as_str().to_string()),
             );
-            doc.insert(
-                "modification_time".into(),
-                Value::String(format_timestamp(now)),
-            );
+            doc.insert("modification_time".into(), stamp.clone());
             DocDecision::Write(doc, effect)
         }
     })

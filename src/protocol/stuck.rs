@@ -1,5 +1,5 @@
 //! Recovery of every stuck transaction, and the sweep of the locks their
-//! ending leaves to nobody (owner terminal or missing), as one procedure.
+//! ending leaves to nobody (stale on evidence, owner not in flight), as one procedure.
 //!
 //! "Stuck" is the article's definition, written once in
 //! [`super::read::rules`]: in created, pending, committed or terminating,
@@ -9,7 +9,7 @@
 //! transaction is then re-read by id before anything is done to it.
 
 use super::batch::BatchOptions;
-use super::lock_release::{ReleaseOutcome, Sweep};
+use super::lock_release::Sweep;
 use super::read::Listing;
 use super::report::ProcedureReport;
 use super::transaction::Transaction;
@@ -37,7 +37,7 @@ pub enum Pace {
 pub struct StuckRecovery {
     /// One report per stuck transaction found (in no particular order).
     pub reports: Vec<ProcedureReport>,
-    /// The sweep of locks whose owner is terminal or missing, run after
+    /// The sweep of locks stale on evidence (owner not in flight), run after
     /// every transaction: what it released and how complete its listing
     /// was, or why it did not run to the end (a partial listing refused,
     /// the cluster failing); the reports above stand either way.
@@ -48,10 +48,7 @@ impl StuckRecovery {
     /// How many locks the sweep released.
     pub fn released_locks(&self) -> usize {
         self.locks.as_ref().map_or(0, |s| {
-            s.swept
-                .iter()
-                .filter(|l| l.outcome == ReleaseOutcome::Released)
-                .count()
+            s.swept.iter().filter(|l| l.outcome.released()).count()
         })
     }
 }
@@ -86,7 +83,7 @@ impl Protocol {
     }
 
     /// Recovers every stuck transaction, at most `concurrency` at a time,
-    /// then sweeps the locks whose owner is terminal or missing; refuses a
+    /// then sweeps the locks stale on evidence (never unknown ones); refuses a
     /// partial view of them. See [`Self::recover_all_stuck_with`].
     pub async fn recover_all_stuck(&self, concurrency: usize) -> Result<StuckRecovery> {
         self.recover_all_stuck_with(Pace::OneAtATime { concurrency }, false)

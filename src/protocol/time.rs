@@ -1,45 +1,94 @@
 //! Timestamps as deployments write them: RFC 3339 with any fraction (the
-//! article's ingest pipeline writes nanoseconds, its script microseconds),
-//! plain dates, or epoch milliseconds. We always write RFC 3339 with
-//! milliseconds, which every Elasticsearch/OpenSearch `date` mapping accepts.
+//! article's ingest pipeline writes micro- or nanoseconds; its painless
+//! scripts' `SimpleDateFormat` `SSSSSS` writes milliseconds zero-padded to
+//! six digits), date-times without zone, `/`-separated dates, and epoch
+//! seconds or milliseconds. Which format the tool *writes* depends on the
+//! mapping and the documents ([`super::time_format`]).
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use serde_json::Value;
 use std::time::Duration;
 
+/// Epoch numbers below this (in absolute value) are seconds, above it
+/// milliseconds: 10^11 ms is March 1973, before any transaction, and 10^11 s
+/// is the year 5138. So an `epoch_second` value never reads as 1970.
+pub const EPOCH_SECONDS_BELOW: f64 = 1e11;
+
 /// Parses a timestamp field value as stored in a document.
 ///
-/// Accepts RFC 3339 (any fraction length, `Z` or offset), a date-time without
-/// zone (taken as UTC, as Elasticsearch does), a bare date, and epoch millis
-/// as a number or a numeric string. Returns `None` for anything else.
+/// Accepts RFC 3339 (any fraction length, `Z` or offset), a date-time
+/// without zone (`T` or a space, `-` or `/` between date parts; taken as
+/// UTC, as Elasticsearch does), a bare date, and epoch seconds or
+/// milliseconds ([`EPOCH_SECONDS_BELOW`]) as a number or a numeric string.
+///
+/// A fraction of exactly six digits that begins with `000` is Java's
+/// `SimpleDateFormat` `SSSSSS`: *milliseconds* zero-padded (`.000123` is
+/// 123 ms), which is what the article's scripts write. It is ambiguous only
+/// with a genuine microsecond stamp in the first millisecond of its second
+/// (1 in 1000 of a writer's stamps); that one reads at most 999 ms late,
+/// so a transaction can look younger, never older, than it is.
+/// Returns `None` for anything else.
 pub fn parse_timestamp(value: &Value) -> Option<DateTime<Utc>> {
     match value {
-        Value::Number(n) => n
-            .as_i64()
-            .and_then(|ms| Utc.timestamp_millis_opt(ms).single()),
+        Value::Number(n) => epoch(n.as_f64()?),
         Value::String(s) => parse_timestamp_str(s),
         _ => None,
     }
 }
 
+fn epoch(x: f64) -> Option<DateTime<Utc>> {
+    if !x.is_finite() {
+        return None;
+    }
+    let ms = if x.abs() < EPOCH_SECONDS_BELOW {
+        x * 1000.0
+    } else {
+        x
+    };
+    Utc.timestamp_millis_opt(ms.round() as i64).single()
+}
+
 fn parse_timestamp_str(s: &str) -> Option<DateTime<Utc>> {
     let s = s.trim();
-    if let Ok(t) = DateTime::parse_from_rfc3339(s) {
+    if let Ok(t) = DateTime::parse_from_rfc3339(&padded_millis(s)) {
         return Some(t.with_timezone(&Utc));
     }
-    if let Ok(t) = NaiveDateTime::parse_from_str(s, "%Y-%m-%dT%H:%M:%S%.f") {
-        return Some(Utc.from_utc_datetime(&t));
+    for pattern in [
+        "%Y-%m-%dT%H:%M:%S%.f",
+        "%Y-%m-%d %H:%M:%S%.f",
+        "%Y/%m/%d %H:%M:%S%.f",
+    ] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(s, pattern) {
+            return Some(Utc.from_utc_datetime(&t));
+        }
     }
-    if let Ok(d) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        return d.and_hms_opt(0, 0, 0).map(|t| Utc.from_utc_datetime(&t));
+    for pattern in ["%Y-%m-%d", "%Y/%m/%d"] {
+        if let Ok(d) = NaiveDate::parse_from_str(s, pattern) {
+            return d.and_hms_opt(0, 0, 0).map(|t| Utc.from_utc_datetime(&t));
+        }
     }
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
-        return s
-            .parse::<i64>()
-            .ok()
-            .and_then(|ms| Utc.timestamp_millis_opt(ms).single());
+    let numeric = !s.is_empty()
+        && s.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && s.bytes().filter(|b| *b == b'.').count() <= 1;
+    if numeric {
+        return epoch(s.parse::<f64>().ok()?);
     }
     None
+}
+
+/// `…:05.000123Z` (`SimpleDateFormat` `SSSSSS`, 123 ms) as `…:05.123Z`;
+/// anything else unchanged.
+fn padded_millis(s: &str) -> std::borrow::Cow<'_, str> {
+    let Some(dot) = s.rfind('.') else {
+        return s.into();
+    };
+    let fraction = &s[dot + 1..];
+    let digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 6 && fraction.starts_with("000") && s[..dot].contains('T') {
+        format!("{}.{}{}", &s[..dot], &fraction[3..6], &fraction[6..]).into()
+    } else {
+        s.into()
+    }
 }
 
 /// Formats a timestamp the way this tool writes it (RFC 3339, millis, `Z`).
@@ -182,6 +231,20 @@ mod tests {
         assert_eq!(nanos.timestamp_millis(), 1575540000123);
         assert_eq!(micros.timestamp_millis(), 1575540000123);
         assert_eq!(millis.timestamp_millis(), 1575540000123);
+        // SimpleDateFormat's SSSSSS: 123 ms zero-padded to six digits.
+        let padded = parse_timestamp(&json!("2019-12-05T10:00:00.000123Z")).unwrap();
+        assert_eq!(padded.timestamp_millis(), 1575540000123);
+        // epoch_second, as a number, a string, with a fraction.
+        for v in [
+            json!(1575540000),
+            json!("1575540000"),
+            json!(1575540000.123),
+        ] {
+            let t = parse_timestamp(&v).unwrap();
+            assert_eq!(t.timestamp(), 1575540000, "{v}");
+        }
+        let slashed = parse_timestamp(&json!("2019/12/05 10:00:00")).unwrap();
+        assert_eq!(slashed.timestamp(), 1575540000);
         assert!(parse_timestamp(&json!("2019-12-05T11:00:00+01:00")).is_some());
         assert!(parse_timestamp(&json!("2019-12-05T10:00:00")).is_some());
         assert!(parse_timestamp(&json!("1575540000123")).is_some());

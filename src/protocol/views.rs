@@ -11,6 +11,7 @@ use super::steps::{account_step, next_after, plan, Next, Procedure, Refusal, Ste
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
 use crate::error::Result;
+use std::collections::BTreeSet;
 
 /// An account as it concerns one transaction.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,7 +59,8 @@ pub struct TransactionDetail {
     pub txn: Transaction,
     /// Source then destination (absent when the transaction names none).
     pub accounts: Vec<AccountView>,
-    /// Locks owned by it on its accounts.
+    /// Locks it owns: on its accounts (read by id) and on any other
+    /// resource (found by a search on `owner`), sorted by resource.
     pub locks: Vec<LockView>,
     /// First step that would change something if it were recovered now.
     pub next_step: Option<Step>,
@@ -200,13 +202,37 @@ pub fn preview(
 }
 
 impl Protocol {
-    /// Reads a transaction, its two accounts and their locks (realtime).
+    /// The locks `txn` owns, judged: its accounts' (read by id, so a lock
+    /// not yet searchable is not missed) and every other one a search on
+    /// `owner` finds, whatever the resource (an invoice, an order).
+    async fn locks_of(&self, txn: &Transaction) -> Result<Vec<LockView>> {
+        let mut resources: BTreeSet<String> = [&txn.src, &txn.dest]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        match self.lock_ids_owned_by(&txn.id).await {
+            Ok((found, _)) => resources.extend(found),
+            Err(crate::Error::IndexMissing(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        }
+        let mut locks = Vec::new();
+        for resource in resources {
+            match self.lock_view(&resource).await {
+                Ok(Some(l)) if l.info.owner.as_deref() == Some(txn.id.as_str()) => locks.push(l),
+                Ok(_) | Err(crate::Error::IndexMissing(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(locks)
+    }
+
+    /// Reads a transaction, its two accounts and its locks (realtime).
     pub async fn transaction_detail(&self, id: &str) -> Result<Option<TransactionDetail>> {
         let Some((txn, _)) = self.read_transaction(id).await? else {
             return Ok(None);
         };
         let mut accounts = Vec::new();
-        let mut locks = Vec::new();
         for acct in [&txn.src, &txn.dest].into_iter().flatten() {
             let doc = self
                 .cluster()
@@ -237,12 +263,8 @@ impl Protocol {
                     },
                 },
             });
-            match self.lock_view(acct).await {
-                Ok(Some(l)) if l.info.owner.as_deref() == Some(id) => locks.push(l),
-                Ok(_) | Err(crate::Error::IndexMissing(_)) => {}
-                Err(e) => return Err(e),
-            }
         }
+        let locks = self.locks_of(&txn).await?;
         let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
         let fencing = self.config.fencing;
         let recover = preview(Procedure::Recover, &txn, state_of(0), state_of(1), fencing);

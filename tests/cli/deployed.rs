@@ -87,6 +87,7 @@ fn doctor_on_an_auto_created_cluster_names_the_keyword_fields() {
     out.code(0)
         .stdout_has("transaction_state      text: exact through `transaction_state.keyword`")
         .stdout_has("owner                  text: exact through `owner.keyword`")
+        .stdout_has("(ignore_above 256: values longer than 256 characters are missed")
         .stdout_has("security       off");
     let j = w.run(&["doctor", "--json"]).json();
     assert_eq!(
@@ -142,4 +143,36 @@ fn list_refuses_a_partial_view_unless_allowed() {
         .code(0)
         .stdout_has("stuck")
         .stderr_has("rows may be missing");
+}
+
+/// Elasticsearch and OpenSearch send no `Date` header: `doctor` says the
+/// time comes from the cluster's own clock all the same, and says so when
+/// the cluster cannot be asked.
+#[test]
+fn doctor_says_where_the_clock_comes_from() {
+    use common::proxy::{Canned, FaultProxy};
+    let w = World::new();
+    seed(&w);
+    let proxy = FaultProxy::start(&w.g.url);
+    proxy.strip_date(true);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    g.run(&["doctor"])
+        .stdout_has("clock          the cluster's own clock (`now` of a search, ±")
+        .stdout_has("time field     modification_time  written as RFC 3339 (3 fraction digits)");
+    let j = g.run(&["doctor", "--json"]).json();
+    assert_eq!(j["clock"]["source"], "cluster", "{j}");
+    assert!(
+        j["clock"]["local_offset_ms"].as_i64().unwrap().abs() < 2000,
+        "{j}"
+    );
+    proxy.answer(
+        "POST",
+        "request_cache=false",
+        usize::MAX,
+        Canned::text(403, "Forbidden"),
+    );
+    g.run(&["doctor"])
+        .stdout_has("clock          this machine's clock, unchecked")
+        .stdout_has("warn  the cluster told no time");
 }

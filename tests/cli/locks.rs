@@ -19,7 +19,13 @@ fn locks_and_release_lock() {
         );
     };
     lock("A", "live", 1); // owner pending: live
-    lock("C", "ghost", 30); // owner does not exist: stale
+                          // Its owner names no transaction (no evidence) but its lease ran out: stale.
+    w.put(
+        &w.ix.locks,
+        "C",
+        &json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
+                "expires_at": ago(25)}),
+    );
     lock("D", "fin", 20); // owner finished: stale
     lock("E", "fin", 20);
     w.refresh();
@@ -127,11 +133,12 @@ fn release_lock_json() {
         &json!({"src_acct": "A", "dest_acct": "B", "amount": 1, "transaction_state": "pending",
                 "creation_time": now, "modification_time": now}),
     );
-    for (r, owner) in [("A", "live"), ("G", "ghost")] {
+    // `ghost` names no transaction (no evidence): its lease ran out.
+    for (r, owner, expires) in [("A", "live", ago(-60)), ("G", "ghost", ago(1))] {
         w.put(
             &w.ix.locks,
             r,
-            &json!({"owner": owner, "process_id": "w", "created_at": now, "expires_at": ago(-60)}),
+            &json!({"owner": owner, "process_id": "w", "created_at": now, "expires_at": expires}),
         );
     }
     let out = w.run(&["release-lock", "A", "--json"]);
@@ -266,4 +273,74 @@ fn partial_lock_searches_are_refused_or_reported_by_releases() {
         "{out}"
     );
     assert!(w.source(&w.ix.locks, "C").is_none());
+}
+
+/// One lock of each shape: only evidence makes a lock stale. Kestra's lock
+/// (owner = a server instance) is shown with its age and refused without
+/// `--force`; forced, the audit record names its holder; `check` counts
+/// only the stale one.
+#[test]
+fn locks_of_every_shape_are_judged_on_evidence() {
+    let w = World::new();
+    w.account("D", 500);
+    w.account("E", 500);
+    w.run(&["transfer", "D", "E", "10", "--id", "fin"]).code(0);
+    let seed = [
+        (
+            "flow_nightly",
+            json!({"category": "flow", "id": "nightly", "owner": "inst-1", "createdAt": ago(5)}),
+        ),
+        ("global", json!({})),
+        ("doc-1", json!({"process_id": 123})),
+        ("tree-a-b", json!({"lock_type": "exclusive"})),
+        ("tree-a", json!({"lock_type": "shared", "lock_count": 2})),
+        ("odd", json!({"holder": "someone", "since": "yesterday"})),
+        (
+            "D",
+            json!({"owner": "fin", "process_id": "w", "created_at": ago(20), "expires_at": ago(-60)}),
+        ),
+    ];
+    for (id, doc) in &seed {
+        w.put(&w.ix.locks, id, doc);
+    }
+    w.refresh();
+
+    let out = w.run(&["locks"]);
+    out.code(0)
+        .stdout_has("kestra")
+        .stdout_has("guide tree shared")
+        .stdout_has("unknown: held by instance inst-1, age ")
+        .stdout_has("the guide global lock names no holder")
+        .stdout_has("7 locks: 1 stale (!), 6 with a holder that cannot be judged (?)");
+    let check = w.run(&["check", "--json"]);
+    let stale = check.json()["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["key"] == "stale_locks")
+        .map(|m| m["count"].clone());
+    assert_eq!(stale, Some(json!(1)), "{check}");
+
+    let out = w.run(&["release-lock", "flow_nightly"]);
+    out.code(1)
+        .stderr_has("instance inst-1")
+        .stderr_has("cannot tell whether it is alive")
+        .stderr_has("--force");
+    assert!(w.source(&w.ix.locks, "flow_nightly").is_some());
+    let out = w.run(&[
+        "release-lock",
+        "flow_nightly",
+        "--force",
+        "--reason",
+        "INC-7",
+    ]);
+    out.code(0).stdout_has("flow_nightly: released");
+    let records = w.audit_records();
+    let plans: Vec<String> = records.iter().map(|r| r["plan"].to_string()).collect();
+    assert!(
+        plans
+            .iter()
+            .any(|p| p.contains("release lock flow_nightly held by instance inst-1")),
+        "{plans:#?}"
+    );
 }

@@ -128,3 +128,59 @@ fn the_demo_ignores_the_default_profile() {
     bare_run(&w, &env, &["list"]).code(2);
     bare_run(&w, &env, &["demo", "--no-ui", "--for", "1s"]).code(0);
 }
+
+/// A profile's `[liveness]` names a heartbeat index: a Kestra-style lock
+/// of an instance whose heartbeat is old is stale (released without
+/// force), one with a fresh heartbeat live; `doctor` says what it found.
+#[test]
+fn a_profiles_heartbeat_index_judges_instance_locks() {
+    let w = World::new();
+    let hb = format!("{}-heartbeats", w.ix.locks);
+    for (instance, ago_min) in [("inst-live", 0), ("inst-dead", 30)] {
+        w.put(
+            &hb,
+            instance,
+            &json!({"instance": instance, "heartbeatDate": ago(ago_min)}),
+        );
+        w.put(
+            &w.ix.locks,
+            &format!("flow_{instance}"),
+            &json!({"category": "flow", "id": instance, "owner": instance, "createdAt": ago(40)}),
+        );
+    }
+    common::refresh(&w.g.url, &hb);
+    w.refresh();
+    let text = format!(
+        "[profiles.test]\nurl = \"{}\"\ntransactions_index = \"{}\"\naccounts_index = \"{}\"\n\
+         locks_index = \"{}\"\naudit_index = \"{}\"\n\
+         [profiles.test.liveness]\nindex = \"{hb}\"\ninstance_field = \"instance.keyword\"\n\
+         time_field = \"heartbeatDate\"\ntimeout = \"2m\"\n",
+        w.g.url, w.ix.transactions, w.ix.accounts, w.ix.locks, w.ix.audit
+    );
+    let xdg = config(&w, &text);
+    let env = [("XDG_CONFIG_HOME", xdg.as_str()), ("ESTX_PROFILE", "test")];
+    bare_run(&w, &env, &["doctor"])
+        .stdout_has(&format!("liveness       heartbeats in `{hb}`"))
+        .stdout_has("1 instances alive, 1 dead")
+        .stdout_has("1 live, 1 stale (holder dead), 0 unknown");
+    bare_run(&w, &env, &["locks"])
+        .code(0)
+        .stdout_has("stale: instance inst-dead is dead: no heartbeat for ")
+        .stdout_has("longer than the 2m00s timeout");
+    bare_run(&w, &env, &["release-lock", "flow_inst-live"])
+        .code(1)
+        .stderr_has("--force");
+    bare_run(
+        &w,
+        &env,
+        &[
+            "release-lock",
+            "flow_inst-dead",
+            "--reason",
+            "dead instance",
+        ],
+    )
+    .code(0)
+    .stdout_has("flow_inst-dead: released");
+    assert!(w.source(&w.ix.locks, "flow_inst-live").is_some());
+}

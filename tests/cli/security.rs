@@ -339,3 +339,45 @@ fn without_view_index_metadata_the_error_names_the_privilege() {
     }
     assert_eq!(s.tokens(), before);
 }
+
+#[test]
+fn doctor_asks_privileges_before_init() {
+    // No index exists yet: Elasticsearch refuses a `_has_privileges` entry
+    // without names (400), which must not read as "security off".
+    let w = World::bare();
+    let proxy = FaultProxy::start(&w.g.url);
+    proxy.secure(Realm::new(
+        Product::Elasticsearch,
+        vec![User::admin(ADMIN.0, ADMIN.1)],
+    ));
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let envs = [("ESTX_USER", ADMIN.0), ("ESTX_PASSWORD", ADMIN.1)];
+    let out = g.run_env(&envs, &["doctor", "--json"]);
+    out.code(3);
+    let security = &out.json()["security"];
+    assert_eq!(security["kind"], "privileges", "{out}");
+    assert_eq!(security["indices"][&w.ix.accounts]["write"], true, "{out}");
+}
+
+#[test]
+fn doctor_names_opensearchs_cluster_level_composite_actions() {
+    // A role with only the index permissions (what the README once said):
+    // OpenSearch refuses `_mget`/`_msearch`, which it authorises as cluster
+    // permissions.
+    let s = Secured::with(Product::OpenSearch, |_| {
+        vec![
+            User::admin(ADMIN.0, ADMIN.1),
+            User::admin(VIEWER.0, VIEWER.1).without_composite_actions(),
+        ]
+    });
+    let out = s.run_as(VIEWER, &["doctor"]);
+    out.code(3)
+        .stdout_has("indices:data/read/mget, indices:data/read/msearch")
+        .stdout_has("cluster_permissions");
+    let batch = s.run_as(VIEWER, &["recover", "--all-stuck"]);
+    assert_ne!(batch.code, 0, "{batch}");
+    batch.stderr_has("no permissions for [indices:data/");
+    let ok = s.run_as(ADMIN, &["doctor"]);
+    assert!(!ok.stdout.contains("indices:data/read/mget"), "{ok}");
+}

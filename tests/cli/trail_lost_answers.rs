@@ -7,7 +7,8 @@
 use super::*;
 
 /// Pending transactions `p1`, `p2`, `s1`, `s2` untouched for ten minutes,
-/// a stale lock `C` (its owner does not exist), accounts A-H.
+/// a stale lock `C` (its owner names no transaction and its lease ran
+/// out: stale on evidence), accounts A-H.
 fn mess(w: &World) {
     for a in ["A", "B", "C", "D", "E", "F", "G", "H"] {
         w.account(a, 1000);
@@ -23,7 +24,7 @@ fn mess(w: &World) {
         &w.ix.locks,
         "C",
         &json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
-                "expires_at": ago(-60)}),
+                "expires_at": ago(25)}),
     );
     w.refresh();
 }

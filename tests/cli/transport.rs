@@ -117,6 +117,9 @@ fn proxy_variables_are_honoured_and_no_proxy_bypasses_them() {
     assert_eq!((w.balance("A"), w.balance("B")), (70, 130));
 }
 
+/// The cluster's own `now` is the clock; a fronting proxy's `Date` an hour
+/// off is not believed. Only when the cluster's `now` cannot be asked does
+/// the `Date` header stand in, and a local clock an hour off it is warned about.
 #[test]
 fn a_local_clock_an_hour_off_is_warned_about() {
     let w = seeded();
@@ -125,6 +128,15 @@ fn a_local_clock_an_hour_off_is_warned_about() {
     proxy.shift_date(3600);
     let mut g = w.g.clone();
     g.url = proxy.url();
+    let out = g.run(&["list"]);
+    out.code(0);
+    assert!(!out.stderr.contains("clock"), "{out}");
+    proxy.answer(
+        "POST",
+        "request_cache=false",
+        usize::MAX,
+        Canned::text(403, "Forbidden"),
+    );
     let out = g.run(&["list"]);
     out.code(0).stderr_has("warning: local clock is 3");
     out.stderr_has("behind the cluster's");

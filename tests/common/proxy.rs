@@ -11,19 +11,23 @@
 //! therefore never silently retry a request on a "stale" pooled connection).
 //!
 //! Rules in [`rewrite`] make it answer as real deployments do (canned 401s,
-//! HTML 502s, 429 with `Retry-After`, slow requests, a shifted `Date`, 413
-//! for a body over nginx's limit), and it
+//! HTML 502s, 429 with `Retry-After`, slow requests, a shifted or no `Date`
+//! ([`FaultProxy::strip_date`]), 413 for a body over nginx's limit), and it
 //! also serves as an HTTP forward proxy (`HTTP_PROXY`). [`security`] makes it
-//! a cluster with security on (Basic auth, users, privileges).
+//! a cluster with security on (Basic auth, users, privileges); [`personality`]
+//! makes it answer as a named product and version (`GET /`, no `Date`,
+//! point-in-time dialect, sort restrictions, missing APIs, size limits).
 //!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
 mod partial;
+mod personality;
 mod rewrite;
 mod security;
 mod wire;
 
 pub use partial::partial_search;
+pub use personality::{Difference, Personality, TABLE as PERSONALITY_TABLE};
 pub use rewrite::Canned;
 pub use security::{Product, Realm, User};
 
@@ -73,6 +77,8 @@ struct Shared {
     body_limit: AtomicUsize,
     largest_body: AtomicUsize,
     realm: Mutex<Option<security::Realm>>,
+    personality: Mutex<Option<personality::Personality>>,
+    strip_date: AtomicBool,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -136,6 +142,8 @@ impl FaultProxy {
             body_limit: AtomicUsize::new(0),
             largest_body: AtomicUsize::new(0),
             realm: Mutex::new(None),
+            personality: Mutex::new(None),
+            strip_date: AtomicBool::new(false),
         });
         let accept_shared = Arc::clone(&shared);
         let accept_thread = std::thread::Builder::new()
@@ -281,17 +289,34 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     request.target = rewrite::origin_form(shared, &request.target);
     let path = request.target.clone();
     if let Some(bytes) = security::gate(shared, &request) {
-        writer.write_all(&bytes)?;
+        writer.write_all(&finish(shared, bytes, None))?;
         return close_gracefully(&writer, &mut reader);
     }
     if let Some(bytes) = rewrite::body_too_large(shared, &request.method, &path, request.body.len())
     {
-        writer.write_all(&bytes)?;
+        writer.write_all(&finish(shared, bytes, None))?;
         return close_gracefully(&writer, &mut reader);
     }
+    let personality = personality::current(shared);
+    let fix = match personality.map(|p| (p, personality::before(p, &mut request))) {
+        Some((p, personality::Plan::Answer(canned))) => {
+            shared.canned.fetch_add(1, Ordering::SeqCst);
+            lock(&shared.log).push(format!(
+                "{} {path} -> {} ({})",
+                request.method,
+                canned.status(),
+                p.name()
+            ));
+            let bytes = canned.bytes(shared.date_shift.load(Ordering::SeqCst));
+            writer.write_all(&finish(shared, bytes, Some((p, personality::Fix::Headers))))?;
+            return close_gracefully(&writer, &mut reader);
+        }
+        Some((p, personality::Plan::Forward(fix))) => Some((p, fix)),
+        None => None,
+    };
     let instead = match rewrite::before_forwarding(shared, &request.method, &path) {
         rewrite::Plan::Answer(bytes) => {
-            writer.write_all(&bytes)?;
+            writer.write_all(&finish(shared, bytes, fix))?;
             return close_gracefully(&writer, &mut reader);
         }
         rewrite::Plan::ForwardThenAnswer(bytes) => Some(bytes),
@@ -327,10 +352,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         return Ok(());
     }
     if let Some(bytes) = instead {
-        writer.write_all(&bytes)?;
+        writer.write_all(&finish(shared, bytes, fix))?;
         return close_gracefully(&writer, &mut reader);
     }
-    let response = rewrite::shift_response_date(shared, response);
+    let response = finish(shared, rewrite::shift_response_date(shared, response), fix);
 
     let status = String::from_utf8_lossy(&response[..response.len().min(64)])
         .split_whitespace()
@@ -342,6 +367,24 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     writer.write_all(&wire::ensure_connection_close(&response))?;
     writer.flush()?;
     close_gracefully(&writer, &mut reader)
+}
+
+/// The answer as it leaves the proxy: the personality's changes, and no
+/// `Date` when it is stripped.
+fn finish(
+    shared: &Shared,
+    response: Vec<u8>,
+    fix: Option<(personality::Personality, personality::Fix)>,
+) -> Vec<u8> {
+    let response = match fix {
+        Some((p, fix)) => personality::after(p, fix, response),
+        None => response,
+    };
+    if shared.strip_date.load(Ordering::SeqCst) {
+        wire::without_header(&response, "date")
+    } else {
+        response
+    }
 }
 
 /// Half-closes towards the client, then waits for the client to close its

@@ -10,7 +10,7 @@ use estx::dashboard::snapshot::{AccountEntry, Snapshot, StateCount};
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
 use estx::protocol::executor::Outcome;
-use estx::protocol::lock::{LockInfo, Owner};
+use estx::protocol::lock::{Heartbeat, LockInfo, Owner};
 use estx::protocol::locks::LockView;
 use estx::protocol::steps::Refusal;
 use estx::protocol::time::format_timestamp;
@@ -69,12 +69,13 @@ pub(crate) fn account(balance: i64, pending: &[&str]) -> AccountEntry {
 
 pub(crate) fn lock(resource: &str, doc: Value, owner_state: Option<TxnState>) -> LockView {
     let info = LockInfo::from_source(resource, doc.as_object().unwrap());
-    // The owner was touched just now: stale only when terminal or missing.
+    // The owner was touched just now: stale only when terminal (or the lease ran out).
     let owner_txn = owner_state
         .as_ref()
         .map(|s| txn("owner", Some(s.as_str()), "A", "B", json!(1), 3));
     let owner = Owner::from_lookup(owner_txn.as_ref());
-    let staleness = info.staleness(owner, ago(3), &estx::protocol::ProtocolConfig::default());
+    let config = estx::protocol::ProtocolConfig::default();
+    let staleness = info.staleness(owner, Heartbeat::NotConfigured, ago(3), &config);
     LockView {
         info,
         owner_state,

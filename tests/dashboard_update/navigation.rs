@@ -100,6 +100,7 @@ fn an_owner_opened_from_a_lock_after_a_drill_down_is_not_hidden() {
     snap.locks.push(estx::protocol::locks::LockView::judge(
         info,
         &Default::default(),
+        &Default::default(),
         now(),
         &estx::protocol::ProtocolConfig::default(),
     ));

@@ -47,6 +47,15 @@ impl Fx {
 
     /// A fresh world with adjusted settings.
     pub async fn with(adjust: impl FnOnce(&mut ProtocolConfig)) -> Fx {
+        Fx::with_mappings(adjust, |_| {}).await
+    }
+
+    /// A fresh world with adjusted settings and `init`'s mappings changed
+    /// by `remap` (transactions, accounts, locks: as an application mapped them).
+    pub async fn with_mappings(
+        adjust: impl FnOnce(&mut ProtocolConfig),
+        remap: impl FnOnce(&mut [(String, Value); 3]),
+    ) -> Fx {
         let server = TestServer::shared();
         let ix = TestIndices::unique();
         let mut config = ProtocolConfig {
@@ -55,7 +64,9 @@ impl Fx {
         };
         adjust(&mut config);
         let cluster = Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
-        for (name, body) in mappings(&ix) {
+        let mut bodies = mappings(&ix);
+        remap(&mut bodies);
+        for (name, body) in bodies {
             cluster.create_index(&name, body).await.unwrap();
         }
         let proto = Protocol::new(cluster, config.clone());

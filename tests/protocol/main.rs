@@ -18,6 +18,8 @@ mod ids;
 mod locks;
 mod lost_responses;
 mod malformed;
+mod mapped_times;
+mod mapped_values;
 mod procedures;
 mod reverse;
 mod security;

@@ -246,8 +246,10 @@ async fn a_partial_stuck_scan_is_never_acted_on_unless_allowed() {
 
 /// The recovery of every stuck transaction (what the demo's recovery loop
 /// and `recover --all-stuck` run) also releases the locks nobody else will:
-/// those whose owner is terminal or missing. A stuck owner's locks go with
-/// its recovery; a live owner's lock stays.
+/// those stale on evidence whose owner is not in flight (owner ended, lease
+/// run out). A stuck owner's locks go with its recovery; a live owner's
+/// lock stays, and so does one whose owner names no transaction while its
+/// lease runs (no evidence).
 #[tokio::test]
 async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
     let fx = Fx::new().await;
@@ -260,8 +262,12 @@ async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
                "expires_at": "2099-01-01T00:00:00Z"})
     };
     fx.put(&fx.ix.locks, &done_src, lock(&done)).await;
-    // Owned by a transaction that does not exist.
+    // Owned by an id that names no transaction: no evidence while its
+    // lease runs (left alone); once its lease ran out, stale (swept).
     fx.put(&fx.ix.locks, "ghostly", lock("never-created")).await;
+    let expired = json!({"owner": "never-created", "process_id": "gone",
+        "created_at": "2026-01-01T00:00:00Z", "expires_at": "2026-01-01T00:02:00Z"});
+    fx.put(&fx.ix.locks, "expired", expired.clone()).await;
     // Held by a transaction in flight that is not stuck (modified just now).
     fx.account("Alive", 500).await;
     fx.account("Blive", 500).await;
@@ -294,11 +300,13 @@ async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
         swept,
         vec![
             (done_src.clone(), ReleaseOutcome::Released),
-            ("ghostly".to_string(), ReleaseOutcome::Released),
+            ("expired".to_string(), ReleaseOutcome::Released),
         ]
     );
     assert_eq!(done_all.released_locks(), 2);
-    for resource in [&stuck_src, &stuck_dest, &done_src, &"ghostly".to_string()] {
+    let ghostly = fx.cluster().get(&fx.ix.locks, "ghostly").await.unwrap();
+    assert!(ghostly.is_some(), "a lock of an unknown holder was swept");
+    for resource in [&stuck_src, &stuck_dest, &done_src, &"expired".to_string()] {
         assert!(
             fx.cluster()
                 .get(&fx.ix.locks, resource)
@@ -312,7 +320,7 @@ async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
     assert!(live.is_some(), "the live owner's lock was released");
 
     // The same procedure in batches sweeps the same way.
-    fx.put(&fx.ix.locks, "ghostly", lock("never-created")).await;
+    fx.put(&fx.ix.locks, "expired", expired).await;
     fx.refresh().await;
     let batched = fx
         .proto

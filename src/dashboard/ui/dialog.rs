@@ -261,20 +261,22 @@ fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>> {
         .age_seconds(app.now)
         .map(crate::protocol::time::human_age)
         .unwrap_or_else(|| "?".into());
-    let owner = l
-        .owner_state
-        .as_ref()
-        .map(ToString::to_string)
-        .unwrap_or_else(|| "missing or unknown".into());
+    let owner = match &l.owner_state {
+        Some(s) => format!("owner transaction: {s}"),
+        None => format!("{} lock, no owner transaction", l.info.shape.label()),
+    };
     let mut out = vec![
         Line::from(format!("held by {}", l.info.holder_label())),
-        Line::from(format!("owner transaction: {owner} · taken {age} ago")),
+        Line::from(format!("{owner} · taken {age} ago")),
         Line::from(""),
         Line::styled("would write:", bold()),
     ];
     let (status, style) = staleness_text(l);
     out.push(Line::from(vec![
-        Span::raw(format!(" 1. delete lock {} — ", l.info.resource)),
+        Span::raw(format!(
+            " 1. {} — ",
+            l.info.shape.release_action().describe(&l.info.resource)
+        )),
         Span::styled(status, style),
     ]));
     out

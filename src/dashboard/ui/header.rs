@@ -1,5 +1,5 @@
 //! The header line (title, cluster, health, freshness with the refresh lag,
-//! poll cost, polling state, `READ-ONLY`), the alert line under it (stale
+//! where the clock comes from, poll cost, polling state, `READ-ONLY`), the alert line under it (stale
 //! data, auth failure, missing indices — or a one-line summary of what needs
 //! attention: partial results, caps with totals, discovery's warnings), and
 //! the big message shown in place of the panes before the first snapshot.
@@ -7,6 +7,7 @@
 use super::theme::{
     bold, clock, dim, fit_segments, short_id, wrapped_rows, Segment, DANGER, GOOD, ODD, WARN,
 };
+use crate::cluster::{ClockStatus, SKEW_WARNING_MS};
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
 use crate::dashboard::snapshot::Snapshot;
@@ -84,6 +85,9 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
                 style,
             )],
         ));
+        if let Some(c) = &snap.read.clock {
+            segs.push(clock_segment(c));
+        }
         segs.push(Segment::new(
             4,
             vec![Span::styled(
@@ -127,6 +131,19 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         ));
     }
     fit_segments(segs, "  ", width)
+}
+
+/// Where the tool's clock comes from: dim when it is the cluster's and
+/// the local clock agrees within a second, in warning colour (and kept on
+/// narrow screens) when the cluster told no time or the local clock is off.
+fn clock_segment(c: &ClockStatus) -> Segment<'static> {
+    let off = c.offset.num_milliseconds().abs() > SKEW_WARNING_MS;
+    if c.is_from_cluster() && !off {
+        Segment::new(5, vec![Span::styled(c.short(), dim())])
+    } else {
+        let style = Style::new().fg(WARN).add_modifier(Modifier::BOLD);
+        Segment::new(1, vec![Span::styled(c.short(), style)])
+    }
 }
 
 /// Longest URL shown whole in the header.

@@ -104,7 +104,7 @@ use crate::error::{Error, Result};
 use futures::stream::{self, StreamExt};
 use item::{Item, Release};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Transactions per batch when nothing else is said.
 pub const DEFAULT_BATCH_SIZE: usize = 5000;
@@ -233,6 +233,7 @@ impl Protocol {
             }
         };
         let mut items = Vec::new();
+        self.sync_clock().await;
         for id in ids {
             let mut report = ProcedureReport::new(id);
             let Some(Some(doc)) = docs.get(id) else {
@@ -352,7 +353,8 @@ impl Protocol {
     /// Releases the locks of every transaction of the batch that ended
     /// (or was found ended by another process), as one-at-a-time recovery
     /// does: one `_mget` of the lock documents, then a checked release of
-    /// those held by one of these transactions.
+    /// those held by one of these transactions, and one search by owner
+    /// for the locks they hold on other resources.
     async fn release_ended(&self, items: &mut [Item]) {
         let recheck: Vec<String> = items
             .iter()
@@ -401,10 +403,29 @@ impl Protocol {
                         .collect(),
                 ),
             };
+        let owners: Vec<String> = items
+            .iter()
+            .filter(|it| it.release == Release::Yes)
+            .map(|it| it.t.id.clone())
+            .collect();
+        // Locks on other resources (an invoice, an order), by owner: one
+        // search for the batch; if it fails, each release searches itself.
+        let elsewhere = self.locks_owned_by_any(&owners).await.ok();
         for it in items.iter_mut().filter(|it| it.release == Release::Yes) {
-            let holds = |r: &String| held.as_ref().is_none_or(|h| h.get(r) == Some(&it.t.id));
-            if holds(&it.t.src) || holds(&it.t.dest) {
+            let Some(elsewhere) = &elsewhere else {
                 self.release_transfer_locks(&it.t, &mut it.report).await;
+                continue;
+            };
+            let holds = |r: &String| held.as_ref().is_none_or(|h| h.get(r) == Some(&it.t.id));
+            let mut resources: BTreeSet<String> = [&it.t.src, &it.t.dest]
+                .into_iter()
+                .filter(|r| holds(r))
+                .cloned()
+                .collect();
+            resources.extend(elsewhere.get(&it.t.id).into_iter().flatten().cloned());
+            if !resources.is_empty() {
+                self.release_owned_reported(&it.t.id, resources, &mut it.report)
+                    .await;
             }
         }
     }

@@ -83,7 +83,15 @@ impl Protocol {
     pub(super) async fn txn_phase(&self, items: &mut [Item], r: &mut RoundState) {
         let txn_ix = self.config.indices.transactions.clone();
         let policy = self.config.retry;
-        let now = self.cluster().now();
+        let stamp = match self.time_fields().await {
+            Ok(times) => times.modification.stamp(self.now().await),
+            Err(e) => {
+                for it in items.iter_mut() {
+                    self.fail(it, e.clone());
+                }
+                return;
+            }
+        };
         let mut writes = Vec::new();
         for (i, it) in items.iter_mut().enumerate() {
             let Some(step) = it.step().filter(|_| !r.halted[i]) else {
@@ -99,7 +107,7 @@ impl Protocol {
                 continue;
             };
             let decision = match &transition {
-                Some((from, to)) => steps::transition_doc(&it.t.id, &doc.source, from, to, now),
+                Some((from, to)) => steps::transition_doc(&it.t.id, &doc.source, from, to, &stamp),
                 None => steps::claim_doc(&it.t.id, &doc.source),
             };
             match decision {

@@ -5,6 +5,7 @@
 //! `keyword` sub-field of a `text` field an auto-created index has); where no
 //! exact field exists the resolution says so and the queries degrade.
 
+use super::times::TimeFields;
 use crate::protocol::Indices;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -58,6 +59,11 @@ pub struct ResolvedField {
     /// The name to query exactly (`transaction_state.keyword` on an
     /// auto-created index); `None` when no exact field exists.
     pub exact: Option<String>,
+    /// The exact field's `ignore_above` (256 on an auto-created index):
+    /// longer values are not indexed there, so term queries miss them.
+    pub ignore_above: Option<u64>,
+    /// The mapping's own `format` (dates), when it sets one.
+    pub format: Option<String>,
 }
 
 impl ResolvedField {
@@ -68,6 +74,8 @@ impl ResolvedField {
             name: name.into(),
             mapped_type: None,
             exact: Some(name.into()),
+            ignore_above: None,
+            format: None,
         }
     }
 
@@ -83,12 +91,24 @@ impl ResolvedField {
         self.exact.as_deref().unwrap_or(&self.name)
     }
 
+    /// What `ignore_above` hides, in words (empty without one).
+    fn limit(&self) -> String {
+        self.ignore_above
+            .map(|n| {
+                format!(
+                    " (ignore_above {n}: values longer than {n} characters are missed \
+                     by queries, found by id only)"
+                )
+            })
+            .unwrap_or_default()
+    }
+
     /// How it resolved, in words (for `doctor` and the dashboard header).
     pub fn how(&self) -> String {
         match (&self.mapped_type, &self.exact) {
             (None, _) => "not mapped yet (no document has it)".into(),
-            (Some(t), Some(e)) if *e == self.name => format!("{t}: exact"),
-            (Some(t), Some(e)) => format!("{t}: exact through `{e}`"),
+            (Some(t), Some(e)) if *e == self.name => format!("{t}: exact{}", self.limit()),
+            (Some(t), Some(e)) => format!("{t}: exact through `{e}`{}", self.limit()),
             (Some(t), None) => format!("{t}: no exact field, queries degrade"),
         }
     }
@@ -113,6 +133,9 @@ pub struct IndexInfo {
     /// Queried fields mapped differently in the indices behind an alias:
     /// searches on them fail on some shards (partial results).
     pub mixed: Vec<String>,
+    /// `_routing.required` in the mapping: every GET, mget and write by id
+    /// needs a routing value the tool does not know.
+    pub routing_required: bool,
 }
 
 impl IndexInfo {
@@ -124,9 +147,17 @@ impl IndexInfo {
     /// Why documents of this index cannot be read or written by id, if so.
     pub fn id_problem(&self) -> Option<String> {
         match &self.target {
+            _ if self.routing_required => Some(format!(
+                "`{}` requires custom routing (`_routing.required: true`): every read and \
+                 write by id needs the routing value, which the tool does not know; \
+                 the protocol needs documents reachable by id alone (an index without \
+                 required routing)",
+                self.name
+            )),
             Target::Alias { indices } if indices.len() > 1 => Some(format!(
-                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one; \
-                 point the tool at the concrete index",
+                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one \
+                 (a rollover alias splits documents across its indices, and a document updated \
+                 by id must stay in one); point the tool at the concrete index",
                 self.name,
                 indices.len(),
                 indices.join(", ")
@@ -165,7 +196,7 @@ impl IndexInfo {
             .unwrap_or("object")
             .to_string();
         let exact = if is_exact_type(&ty) {
-            Some(name.to_string())
+            Some((name.to_string(), m))
         } else {
             m.get("fields")
                 .and_then(Value::as_object)
@@ -176,12 +207,17 @@ impl IndexInfo {
                             .is_some_and(is_exact_type)
                     })
                 })
-                .map(|(sub, _)| format!("{name}.{sub}"))
+                .and_then(|(sub, def)| Some((format!("{name}.{sub}"), def.as_object()?)))
         };
         ResolvedField {
             name: name.into(),
             mapped_type: Some(ty),
-            exact,
+            ignore_above: exact
+                .as_ref()
+                .and_then(|(_, def)| def.get("ignore_above"))
+                .and_then(Value::as_u64),
+            exact: exact.map(|(n, _)| n),
+            format: m.get("format").and_then(Value::as_str).map(str::to_string),
         }
     }
 }
@@ -261,6 +297,8 @@ pub struct Discovery {
     pub locks: IndexInfo,
     /// The resolved fields.
     pub fields: Fields,
+    /// The format each time field the protocol writes is written in.
+    pub times: TimeFields,
 }
 
 impl Discovery {
@@ -275,16 +313,19 @@ impl Discovery {
             refresh: Refresh::Every(DEFAULT_REFRESH),
             properties: Map::new(),
             mixed: Vec::new(),
+            routing_required: false,
         };
         let transactions = info(&ix.transactions);
         let accounts = info(&ix.accounts);
         let locks = info(&ix.locks);
         let fields = resolve_fields(&transactions, &accounts, &locks);
+        let times = TimeFields::of_mappings(&transactions, &locks);
         Discovery {
             transactions,
             accounts,
             locks,
             fields,
+            times,
         }
     }
 
@@ -389,6 +430,7 @@ mod tests {
             refresh: Refresh::Every(DEFAULT_REFRESH),
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
+            routing_required: false,
         }
     }
 
@@ -398,6 +440,7 @@ mod tests {
             "fields": {"keyword": {"type": "keyword", "ignore_above": 256}}}}));
         let f = i.resolve("transaction_state");
         assert_eq!(f.exact.as_deref(), Some("transaction_state.keyword"));
+        assert_eq!(f.ignore_above, Some(256));
         let bare = info(json!({"transaction_state": {"type": "text"}}));
         assert_eq!(bare.resolve("transaction_state").exact, None);
         assert!(!bare.resolve("missing").is_mapped());

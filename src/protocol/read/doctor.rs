@@ -1,13 +1,16 @@
 //! What will work on this cluster, gathered for `doctor`: the product and
 //! version, each index as discovered (with its document count and shard
 //! health), how every field the tool queries resolved, whether the mappings
-//! accept every write, and the privileges of the current credentials. Each
+//! accept every write, the privileges of the current credentials, and
+//! where the tool's clock comes from. Each
 //! point is judged ([`Severity`]); the CLI prints it.
 
 use super::discovery::{Discovery, IndexInfo, ResolvedField};
+use super::times::TimeFields;
 use super::writes;
-use crate::cluster::Cluster;
+use crate::cluster::{ClockSource, ClockStatus, Cluster};
 use crate::error::Result;
+use crate::protocol::lock::liveness::LivenessReport;
 use crate::protocol::Protocol;
 use elasticsearch::http::Method;
 use serde::Serialize;
@@ -89,6 +92,9 @@ pub enum Security {
         user: Option<String>,
         /// Its roles.
         roles: Vec<String>,
+        /// OpenSearch's cluster-level composite actions ([`COMPOSITE_ACTIONS`]
+        /// probed by reading) the user was refused.
+        refused: Vec<String>,
     },
 }
 
@@ -103,8 +109,15 @@ pub struct DoctorReport {
     pub indices: Vec<IndexReport>,
     /// Privileges of the current credentials.
     pub security: Security,
+    /// Where the tool's clock comes from.
+    pub clock: ClockReport,
+    /// The format each time field the tool writes is written in.
+    pub times: TimeFields,
     /// Everything judged, worst first.
     pub checks: Vec<Check>,
+    /// What the configured liveness source concludes (`None`: none is
+    /// configured, and locks held by processes are judged unknown).
+    pub liveness: Option<LivenessReport>,
 }
 
 impl DoctorReport {
@@ -118,6 +131,68 @@ impl DoctorReport {
     }
 }
 
+/// Which clock the tool's times come from (see [`ClockSource`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockKind {
+    /// The cluster's own `now`.
+    Cluster,
+    /// The answers' `Date` header.
+    DateHeader,
+    /// This machine's clock.
+    Local,
+}
+
+/// Where the tool's clock comes from, as `doctor` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClockReport {
+    /// Which clock.
+    pub source: ClockKind,
+    /// Width of the bounds on the cluster's time, when it is known.
+    pub uncertainty_ms: Option<i64>,
+    /// Cluster minus local time (positive: the local clock is behind).
+    pub local_offset_ms: i64,
+    /// In words.
+    pub text: String,
+}
+
+impl ClockReport {
+    fn of(status: &ClockStatus) -> ClockReport {
+        let (source, uncertainty) = match &status.source {
+            ClockSource::Cluster { uncertainty } => (ClockKind::Cluster, Some(uncertainty)),
+            ClockSource::DateHeader { uncertainty, .. } => {
+                (ClockKind::DateHeader, Some(uncertainty))
+            }
+            ClockSource::Local { .. } => (ClockKind::Local, None),
+        };
+        ClockReport {
+            source,
+            uncertainty_ms: uncertainty.map(|u| u.num_milliseconds()),
+            local_offset_ms: status.offset.num_milliseconds(),
+            text: status.to_string(),
+        }
+    }
+
+    /// A finding when the time does not come from the cluster itself.
+    fn check(&self) -> Option<Check> {
+        let text = match self.source {
+            ClockKind::Cluster => return None,
+            ClockKind::DateHeader => format!(
+                "times come from the `Date` header, not the cluster's own clock: {}",
+                self.text
+            ),
+            ClockKind::Local => format!(
+                "the cluster told no time: ages, the recovery window and written times use {}",
+                self.text
+            ),
+        };
+        Some(Check {
+            severity: Severity::Warning,
+            text,
+        })
+    }
+}
+
 /// Privileges the tool needs on the transactions, accounts and locks indices.
 pub const NEEDED_PRIVILEGES: [&str; 4] = ["read", "write", "delete", "view_index_metadata"];
 /// Privileges the tool needs on the audit index (records are created and
@@ -126,6 +201,12 @@ pub const AUDIT_PRIVILEGES: [&str; 3] = ["read", "write", "view_index_metadata"]
 /// Cluster privileges the tool uses: `monitor` reads the cluster's health
 /// (the dashboard header, `doctor`) and its root banner (the product).
 pub const CLUSTER_PRIVILEGES: [&str; 1] = ["monitor"];
+
+/// OpenSearch authorises `_mget` and `_msearch` (and `_bulk`, scroll pages)
+/// as cluster-level actions: a role with only index permissions is refused
+/// them. `doctor` probes the two reads (harmless: one id that does not exist,
+/// a search for nothing).
+pub const COMPOSITE_ACTIONS: [&str; 2] = ["indices:data/read/mget", "indices:data/read/msearch"];
 
 impl Protocol {
     /// Gathers the doctor's report (read-only).
@@ -181,6 +262,29 @@ impl Protocol {
         }
         let security = security(cluster, &d, &self.config.indices.audit).await?;
         judge(&d, &indices, &security, &mut checks);
+        self.sync_clock().await;
+        let clock = ClockReport::of(&cluster.clock_status());
+        checks.extend(clock.check());
+        if let Err(e) = writes::check_locks(&self.config.indices, &d) {
+            checks.push(Check {
+                severity: Severity::Error,
+                text: format!("`transfer --locks` {e}"),
+            });
+        }
+        let liveness = self.liveness_report().await;
+        if let Some(LivenessReport { error: Some(_), .. }) = &liveness {
+            let text = format!(
+                "liveness {}",
+                liveness
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            );
+            checks.push(Check {
+                severity: Severity::Error,
+                text,
+            });
+        }
         if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
             checks.push(Check {
                 severity: Severity::Error,
@@ -193,7 +297,10 @@ impl Protocol {
             product,
             indices,
             security,
+            clock,
+            times: d.times.clone(),
             checks,
+            liveness,
         })
     }
 }
@@ -242,15 +349,12 @@ async fn index_health(cluster: &Cluster, r: &mut IndexReport) -> Result<()> {
 }
 
 /// What the current credentials may do: Elasticsearch's `_has_privileges`
-/// on the three indices and the audit index (asked by name, so an audit
-/// index `init` has not created yet is asked too), else OpenSearch's account.
+/// on the three indices and the audit index (asked by name, so indices
+/// `init` has not created yet are asked too: Elasticsearch refuses an entry
+/// without names with a 400, which must not read as "security off"), else
+/// OpenSearch's account.
 async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Security> {
-    let names: Vec<&str> = d
-        .indices()
-        .iter()
-        .filter(|i| i.exists())
-        .map(|i| i.name.as_str())
-        .collect();
+    let names: Vec<&str> = d.indices().iter().map(|i| i.name.as_str()).collect();
     let asked = json!({"cluster": CLUSTER_PRIVILEGES, "index": [
         {"names": names, "privileges": NEEDED_PRIVILEGES},
         {"names": [audit], "privileges": AUDIT_PRIVILEGES},
@@ -287,7 +391,9 @@ async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Secur
         .raw(Method::Get, "/_plugins/_security/api/account", None)
         .await?;
     if status == 200 {
+        let refused = composite_refusals(cluster, d).await?;
         return Ok(Security::Roles {
+            refused,
             user: account
                 .get("user_name")
                 .and_then(Value::as_str)
@@ -303,6 +409,31 @@ async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Secur
         });
     }
     Ok(Security::Off)
+}
+
+/// Which of [`COMPOSITE_ACTIONS`] the cluster refuses (403) on the
+/// transactions index, probed by reading nothing.
+async fn composite_refusals(cluster: &Cluster, d: &Discovery) -> Result<Vec<String>> {
+    let index = &d.transactions.name;
+    if !d.transactions.exists() {
+        return Ok(Vec::new());
+    }
+    let probe = vec!["estx-doctor-probe".to_string()];
+    let mget = cluster.mget(index, &probe).await.map(|_| ());
+    let search = vec![(
+        index.clone(),
+        json!({"size": 0, "query": {"match_none": {}}}),
+    )];
+    let msearch = cluster.msearch(&search).await.map(|_| ());
+    let mut refused = Vec::new();
+    for (action, outcome) in COMPOSITE_ACTIONS.iter().zip([mget, msearch]) {
+        match outcome {
+            Err(crate::Error::Auth { status: 403, .. }) => refused.push(action.to_string()),
+            Err(e @ crate::Error::Auth { .. }) => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(refused)
 }
 
 fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &mut Vec<Check>) {
@@ -335,8 +466,9 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
             );
         }
     }
+    let id_problems: Vec<String> = d.indices().iter().filter_map(|i| i.id_problem()).collect();
     for w in d.warnings() {
-        let severity = if w.contains("alias over") || w.contains("data stream") {
+        let severity = if id_problems.contains(&w) {
             Severity::Error
         } else {
             Severity::Warning
@@ -384,6 +516,17 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
                 }
             }
         }
+        Security::Roles { user, refused, .. } if !refused.is_empty() => add(
+            Severity::Error,
+            format!(
+                "OpenSearch refuses user `{}` the cluster-level actions [{}]: OpenSearch \
+                 authorises _mget, _msearch, _bulk and scroll pages as cluster permissions, so \
+                 reads and every intervention fail; add them to the role's cluster_permissions \
+                 (the README's OpenSearch role lists all)",
+                user.as_deref().unwrap_or("?"),
+                refused.join(", ")
+            ),
+        ),
         Security::Roles { .. } => add(
             Severity::Warning,
             "OpenSearch security: per-index privileges cannot be asked; a refused request will say so"

@@ -1,10 +1,12 @@
 //! Discovery's requests and the reading of their answers: `_resolve/index`
 //! (alias or data stream to concrete indices), `_mapping` and `_settings`
-//! (with defaults, for the refresh interval) of each of the three names.
+//! (with defaults, for the refresh interval) of each of the three names,
+//! and a sample of documents for the time formats (`times`).
 
 use super::discovery::{resolve_fields, Discovery, IndexInfo, Refresh, Target, DEFAULT_REFRESH};
+use super::times::TimeFields;
 use crate::cluster::Cluster;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::protocol::Indices;
 use elasticsearch::http::Method;
 use serde_json::Value;
@@ -17,11 +19,13 @@ pub async fn discover(cluster: &Cluster, ix: &Indices) -> Result<Discovery> {
     let accounts = discover_index(cluster, &ix.accounts).await?;
     let locks = discover_index(cluster, &ix.locks).await?;
     let fields = resolve_fields(&transactions, &accounts, &locks);
+    let times = TimeFields::discover(cluster, &transactions, &locks).await;
     Ok(Discovery {
         transactions,
         accounts,
         locks,
         fields,
+        times,
     })
 }
 
@@ -29,15 +33,20 @@ async fn discover_index(cluster: &Cluster, name: &str) -> Result<IndexInfo> {
     let (status, resolved) = cluster
         .raw(Method::Get, &format!("/_resolve/index/{name}"), None)
         .await?;
+    // A 404 means "missing" only when the cluster says so
+    // (`index_not_found_exception`); a proxy's 404 is an error.
+    let missing = |status: u16, v: &Value| {
+        status == 404 && matches!(cluster.error_for(status, v, name), Error::IndexMissing(_))
+    };
     let resolved = match status {
         200 => Some(resolved),
-        404 => Some(Value::Null),
+        _ if missing(status, &resolved) => Some(Value::Null),
         _ => None,
     };
     let answer = |(status, v): (u16, Value)| -> Result<Value> {
         match status {
             200 => Ok(v),
-            404 => Ok(Value::Null),
+            _ if missing(status, &v) => Ok(Value::Null),
             _ => Err(cluster.error_for(status, &v, name)),
         }
     };
@@ -118,6 +127,10 @@ pub fn index_info(
             .unwrap_or(Refresh::Every(DEFAULT_REFRESH)),
         properties,
         mixed: Vec::new(),
+        routing_required: mapping
+            .and_then(|m| m.pointer("/_routing/required"))
+            .and_then(Value::as_bool)
+            == Some(true),
     };
     for other in info.concrete.iter().skip(1) {
         let props = mappings

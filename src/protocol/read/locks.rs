@@ -13,7 +13,7 @@ use crate::protocol::locks::LockView;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::Protocol;
 use serde_json::json;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Locks found by a scan of the locks index, with what the scan saw.
 #[derive(Debug, Clone, Default)]
@@ -74,10 +74,11 @@ impl Protocol {
             Err(Error::IndexMissing(_)) => HashMap::new(),
             Err(e) => return Err(e),
         };
-        let now = self.cluster().now();
+        let beats = self.heartbeats(&holders_to_ask(&infos, &found)).await?;
+        let now = self.now().await;
         let mut locks: Vec<LockView> = infos
             .into_iter()
-            .map(|info| LockView::judge(info, &found, now, &self.config))
+            .map(|info| LockView::judge(info, &found, &beats, now, &self.config))
             .collect();
         locks.sort_by_key(|v| v.info.created_at);
         Ok(LockListing { locks, summary })
@@ -87,17 +88,66 @@ impl Protocol {
     /// resolved `owner` field (the exact one, or a phrase on an analysed
     /// one), with the scan's summary (a partial one may have missed some).
     pub async fn lock_ids_owned_by(&self, txn: &str) -> Result<(Vec<String>, ScanSummary)> {
+        let (found, summary) = self.scan_locks_owned_by(&[txn.to_string()]).await?;
+        Ok((
+            found.into_iter().map(|(resource, _)| resource).collect(),
+            summary,
+        ))
+    }
+
+    /// The resources locked by each of `owners` (one search; a partial one
+    /// is logged, and may have missed some).
+    pub async fn locks_owned_by_any(
+        &self,
+        owners: &[String],
+    ) -> Result<HashMap<String, Vec<String>>> {
+        let mut out: HashMap<String, Vec<String>> = HashMap::new();
+        if owners.is_empty() {
+            return Ok(out);
+        }
+        let (found, summary) = self.scan_locks_owned_by(owners).await?;
+        if let Some(partial) = summary.coverage.describe() {
+            tracing::warn!(%partial, "the search for the transactions' locks was partial");
+        }
+        for (resource, owner) in found {
+            out.entry(owner).or_default().push(resource);
+        }
+        Ok(out)
+    }
+
+    /// `(resource, owner)` of the locks whose `owner` is one of `owners`,
+    /// by a search on the resolved `owner` field.
+    async fn scan_locks_owned_by(
+        &self,
+        owners: &[String],
+    ) -> Result<(Vec<(String, String)>, ScanSummary)> {
         let d = self.discovery().await?;
         let q = Queries::new(&d.fields);
-        let what = Scan::new(q.locks_owned_by(&[txn.to_string()]), Vec::new());
-        let mut ids = Vec::new();
+        let what = Scan::new(q.locks_owned_by(owners), Vec::new());
+        let wanted: HashSet<&String> = owners.iter().collect();
+        let mut found = Vec::new();
         let summary = scan(self.cluster(), &self.config.indices.locks, what, |hits| {
-            ids.extend(hits.into_iter().map(|h| h.id));
+            found.extend(hits.into_iter().filter_map(|h| {
+                let owner = LockInfo::from_source(&h.id, &h.source).owner?;
+                wanted.contains(&owner).then_some((h.id, owner))
+            }));
             true
         })
         .await?;
-        Ok((ids, summary))
+        Ok((found, summary))
     }
+}
+
+/// The holders whose heartbeat the judgement needs: those of locks whose
+/// `owner` is not a transaction found in `owners`.
+pub fn holders_to_ask(infos: &[LockInfo], owners: &HashMap<String, Transaction>) -> Vec<String> {
+    infos
+        .iter()
+        .filter(|i| i.owner.as_ref().is_none_or(|o| !owners.contains_key(o)))
+        .filter_map(|i| i.holder_id().map(str::to_string))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
 }
 
 /// The `locks` command's count line: "N locks" or, when fewer were read than

@@ -19,6 +19,8 @@ pub mod queries;
 pub mod rules;
 pub mod scan;
 pub mod state_counts;
+pub mod times;
+pub mod value_types;
 pub mod writes;
 
 pub use coverage::Coverage;
@@ -29,6 +31,7 @@ pub use progress::{account_progress, AccountProgress};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
 pub use scan::{Scan, ScanSummary};
+pub use times::{TimeField, TimeFields};
 
 use super::transaction::Transaction;
 use super::Protocol;
@@ -46,6 +49,8 @@ use tokio::sync::Mutex;
 pub struct ReadCache {
     discovery: Mutex<Option<Arc<Discovery>>>,
     writable: AtomicBool,
+    /// The time formats of the last write check (or discovery).
+    times: std::sync::Mutex<Option<Arc<TimeFields>>>,
 }
 
 /// Which transactions `list` shows.
@@ -118,15 +123,50 @@ impl Protocol {
             return Ok(());
         }
         let d = self.rediscover().await?;
+        self.keep_times(&d);
         writes::check(&self.config.indices, &d, &[])?;
         self.read_cache.writable.store(true, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Refuses (before any write) when lock documents cannot be written as
+    /// the tool writes them: a `transfer --locks` checks it before step 1.
+    pub async fn check_lockable(&self) -> Result<()> {
+        let d = self.discovery().await?;
+        writes::check_locks(&self.config.indices, &d)
+    }
+
+    /// The format each time field is written in: as of the last write check
+    /// (every procedure makes one before step 1), else discovered now.
+    pub async fn time_fields(&self) -> Result<Arc<TimeFields>> {
+        let kept = self
+            .read_cache
+            .times
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if let Some(t) = kept {
+            return Ok(t);
+        }
+        let d = self.discovery().await?;
+        Ok(self.keep_times(&d))
+    }
+
+    fn keep_times(&self, d: &Discovery) -> Arc<TimeFields> {
+        let t = Arc::new(d.times.clone());
+        *self
+            .read_cache
+            .times
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(t.clone());
+        t
     }
 
     /// [`Self::check_writable`] for a procedure that also writes some of the
     /// optional fields ([`writes::OPTIONAL_FIELDS`]), e.g. `reverse`'s links.
     pub async fn check_writable_with(&self, needed: &[&str]) -> Result<()> {
         let d = self.rediscover().await?;
+        self.keep_times(&d);
         writes::check(&self.config.indices, &d, needed)
     }
 
@@ -190,7 +230,7 @@ impl Protocol {
         let d = self.discovery().await?;
         let q = Queries::new(&d.fields);
         let query = q.stuck(self.config.recovery_window);
-        let now = self.cluster().now();
+        let now = self.now().await;
         let mut transactions = Vec::new();
         let summary = self
             .scan_transactions(query, |page| {
@@ -234,7 +274,7 @@ impl Protocol {
             filter.extend(q.older_than(age));
         }
         let query = serde_json::json!({"bool": {"filter": filter}});
-        let now = self.cluster().now();
+        let now = self.now().await;
         let keep = |t: &Transaction| {
             let u = urgency(t, now, c);
             let old_enough = older_than.is_none_or(|a| rules::is_older_than(t, now, a));
@@ -266,7 +306,7 @@ impl Protocol {
         let q = Queries::new(&d.fields);
         let query = q.list(states, older_than);
         let client_age = older_than.filter(|_| !d.fields.ages_queryable());
-        let now = self.cluster().now();
+        let now = self.now().await;
         self.scan_transactions(query, |page| {
             let page = match client_age {
                 // The mapping cannot compare dates: filter here.

@@ -18,9 +18,10 @@ use super::queries::Queries;
 use super::scan::total_hits;
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, AttentionCounts, StateCount};
-use crate::cluster::Cluster;
+use crate::cluster::{ClockStatus, Cluster};
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
+use crate::protocol::lock::liveness::read_heartbeats;
 use crate::protocol::lock::LockInfo;
 use crate::protocol::locks::LockView;
 use crate::protocol::transaction::{Transaction, TxnState};
@@ -61,6 +62,8 @@ pub struct ReadStatus {
     pub refresh: Option<Refresh>,
     /// Discovery's warnings (aliases, fields without an exact form, ...).
     pub warnings: Vec<String>,
+    /// Where the poll's clock came from and how far the local clock is off.
+    pub clock: Option<ClockStatus>,
 }
 
 impl ReadStatus {
@@ -154,6 +157,10 @@ pub async fn load_with(
     // Health runs alongside the searches and waits at most a few seconds
     // for the master: it can never hold the poll up.
     let health = cluster.start_health();
+    // Ages are judged on the cluster's own clock (asked once a minute).
+    cluster
+        .sync_clock(&[&ix.transactions, &ix.accounts, &ix.locks])
+        .await;
     let taken_at = cluster.now();
     let q = Queries::new(&d.fields);
     let mut requests = 0u32;
@@ -406,9 +413,23 @@ pub async fn load_with(
             }
         }
     }
+    let holders = super::locks::holders_to_ask(&infos, &owner_states);
+    let beats = match &windows.liveness {
+        Some(source) if !holders.is_empty() => {
+            requests += 1;
+            // Without them the holders' locks are judged unknown: never acted on.
+            read_heartbeats(cluster, source, &holders)
+                .await
+                .unwrap_or_else(|e| {
+                    tracing::warn!(error = %e, "heartbeats unreadable");
+                    Default::default()
+                })
+        }
+        _ => Default::default(),
+    };
     let locks = infos
         .into_iter()
-        .map(|info| LockView::judge(info, &owner_states, taken_at, windows))
+        .map(|info| LockView::judge(info, &owner_states, &beats, taken_at, windows))
         .collect();
 
     requests += 1;
@@ -444,6 +465,7 @@ pub async fn load_with(
                 w.extend(d.warnings());
                 w
             },
+            clock: Some(cluster.clock_status()),
         },
     })
 }

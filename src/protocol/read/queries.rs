@@ -77,21 +77,38 @@ impl<'a> Queries<'a> {
         ], "minimum_should_match": 1}}))
     }
 
-    /// Oldest modification first (undated first of all), when sortable.
+    /// Oldest modification first (undated first of all, where the mapping
+    /// allows `missing: _first`), when sortable.
     pub fn oldest_first(&self) -> Vec<Value> {
         match &self.fields.modification_time.exact {
-            Some(f) if self.fields.ages_queryable() => vec![json!({f.clone(): {
-                "order": "asc", "missing": "_first", "unmapped_type": "date"}})],
+            Some(f) if self.fields.ages_queryable() => {
+                let mut sort = json!({"order": "asc", "unmapped_type": "date"});
+                if self.missing_first_is_safe() {
+                    sort["missing"] = json!("_first");
+                }
+                vec![json!({f.clone(): sort})]
+            }
             _ => vec![],
         }
     }
 
-    /// Newest modification first, undated last (the terminal states'
-    /// listing: the latest outcomes are the ones an operator confirms).
+    /// Whether a sort on `modification_time` may say `missing: _first`: not
+    /// on `date_nanos` (elastic/elasticsearch#81960) nor on a date with a
+    /// format of its own (opensearch-project/OpenSearch#10253), where the
+    /// missing value's sort key fails to format and the search fails. There
+    /// undated documents sort last (the default).
+    fn missing_first_is_safe(&self) -> bool {
+        let f = &self.fields.modification_time;
+        f.format.is_none() && f.mapped_type.as_deref() != Some("date_nanos")
+    }
+
+    /// Newest modification first, undated last (the default `missing`,
+    /// never spelt out: see [`Self::missing_first_is_safe`]) — the terminal
+    /// states' listing: the latest outcomes are the ones an operator confirms.
     pub fn newest_first(&self) -> Vec<Value> {
         match &self.fields.modification_time.exact {
             Some(f) if self.fields.ages_queryable() => vec![json!({f.clone(): {
-                "order": "desc", "missing": "_last", "unmapped_type": "date"}})],
+                "order": "desc", "unmapped_type": "date"}})],
             _ => vec![],
         }
     }
@@ -189,8 +206,32 @@ mod tests {
             refresh: Refresh::Never,
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
+            routing_required: false,
         };
         resolve_fields(&i, &i, &i)
+    }
+
+    #[test]
+    fn sorts_never_spell_missing_where_products_fail_to_format_it() {
+        let f = fields(json!({"modification_time": {"type": "date"}}));
+        let plain = Queries::new(&f);
+        assert_eq!(
+            plain.oldest_first()[0]["modification_time"]["missing"],
+            "_first"
+        );
+        assert!(plain.newest_first()[0]["modification_time"]
+            .get("missing")
+            .is_none());
+        for mapping in [
+            json!({"type": "date_nanos"}),
+            json!({"type": "date", "format": "yyyy-MM-dd HH:mm:ss"}),
+        ] {
+            let f = fields(json!({"modification_time": mapping}));
+            let q = Queries::new(&f);
+            let sort = &q.oldest_first()[0]["modification_time"];
+            assert!(sort.get("missing").is_none(), "{mapping}: {sort}");
+            assert_eq!(sort["order"], "asc");
+        }
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! Paging through every hit of a query from one consistent view: a
 //! point-in-time where the server has one (Elasticsearch `_pit`, OpenSearch
-//! `_search/point_in_time`), a scroll otherwise. Each page is handed to the
+//! `_search/point_in_time`) whose `_shard_doc` tiebreak it accepts, a scroll
+//! otherwise (no point-in-time, or OpenSearch before 3.3, which refuses the
+//! sort: opensearch-project/OpenSearch#17064). Each page is handed to the
 //! caller as it arrives (so `list` prints while it pages), the total comes
 //! from the same view as the hits, and every page's shard coverage is read.
 
 use super::coverage::Coverage;
-use crate::cluster::{hits, Cluster, Hit};
-use crate::error::Result;
+use crate::cluster::{hits, root_causes, Cluster, Hit, Paging};
+use crate::error::{is_transient_status, Result};
 use elasticsearch::http::Method;
 use serde_json::{json, Value};
 
@@ -59,7 +61,9 @@ impl Scan {
 }
 
 /// Pages through every hit of `query` sorted by `sort`, calling `on_page`
-/// with each page; stops early if it returns `false`.
+/// with each page; stops early if it returns `false`. Uses a point-in-time
+/// where the cluster has one whose `_shard_doc` tiebreak it accepts, else a
+/// scroll (remembered on the handle, see [`Paging`]).
 pub async fn scan<F>(
     cluster: &Cluster,
     index: &str,
@@ -69,14 +73,23 @@ pub async fn scan<F>(
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
-    match open_pit(cluster, index).await {
-        Some(pit) => {
-            let r = scan_pit(cluster, &pit, what, &mut on_page).await;
+    if cluster.paging() != Some(Paging::Scroll) {
+        if let Some(pit) = open_pit(cluster, index).await? {
+            let r = scan_pit(cluster, &pit, what.clone(), &mut on_page).await;
             close_pit(cluster, &pit).await;
-            r
+            match r? {
+                Some(summary) => return Ok(summary),
+                None => {
+                    tracing::info!(
+                        "the cluster refuses the point-in-time tiebreak `_shard_doc` \
+                         (OpenSearch before 3.3): scans scroll instead"
+                    );
+                    cluster.remember_paging(Paging::Scroll);
+                }
+            }
         }
-        None => scan_scroll(cluster, index, what, &mut on_page).await,
     }
+    scan_scroll(cluster, index, what, &mut on_page).await
 }
 
 /// A point-in-time, in the dialect the server spoke.
@@ -85,24 +98,46 @@ struct Pit {
     opensearch: bool,
 }
 
-async fn open_pit(cluster: &Cluster, index: &str) -> Option<Pit> {
-    let es = format!("/{index}/_pit?keep_alive={KEEP_ALIVE}");
-    if let Ok((200, v)) = cluster.raw(Method::Post, &es, None).await {
-        if let Some(id) = v.get("id").and_then(Value::as_str) {
-            return Some(Pit {
-                id: id.into(),
-                opensearch: false,
-            });
+/// Opens a point-in-time in the dialect the cluster speaks (trying
+/// Elasticsearch's, then OpenSearch's, until one is known). `None` when the
+/// cluster has none (remembered when both dialects are unknown routes). A
+/// busy cluster's answer (after the read retries) is an error.
+async fn open_pit(cluster: &Cluster, index: &str) -> Result<Option<Pit>> {
+    let dialects: &[Paging] = match cluster.paging() {
+        Some(p @ (Paging::ElasticsearchPit | Paging::OpenSearchPit)) => &[p][..],
+        Some(Paging::Scroll) => return Ok(None),
+        None => &[Paging::ElasticsearchPit, Paging::OpenSearchPit],
+    };
+    let mut unknown_routes = 0;
+    for &dialect in dialects {
+        let (path, key) = match dialect {
+            Paging::ElasticsearchPit => (format!("/{index}/_pit?keep_alive={KEEP_ALIVE}"), "id"),
+            _ => (
+                format!("/{index}/_search/point_in_time?keep_alive={KEEP_ALIVE}"),
+                "pit_id",
+            ),
+        };
+        let (status, v) = cluster.raw_read(Method::Post, &path, None).await?;
+        if status == 200 {
+            if let Some(id) = v.get(key).and_then(Value::as_str) {
+                cluster.remember_paging(dialect);
+                return Ok(Some(Pit {
+                    id: id.into(),
+                    opensearch: dialect == Paging::OpenSearchPit,
+                }));
+            }
+        }
+        if is_transient_status(status) {
+            return Err(cluster.error_for(status, &v, index));
+        }
+        if matches!(status, 400 | 404 | 405) {
+            unknown_routes += 1;
         }
     }
-    let os = format!("/{index}/_search/point_in_time?keep_alive={KEEP_ALIVE}");
-    match cluster.raw(Method::Post, &os, None).await {
-        Ok((200, v)) => v.get("pit_id").and_then(Value::as_str).map(|id| Pit {
-            id: id.into(),
-            opensearch: true,
-        }),
-        _ => None,
+    if unknown_routes == 2 {
+        cluster.remember_paging(Paging::Scroll);
     }
+    Ok(None)
 }
 
 async fn close_pit(cluster: &Cluster, pit: &Pit) {
@@ -122,12 +157,23 @@ async fn close_pit(cluster: &Cluster, pit: &Pit) {
     };
 }
 
+/// Whether a failed search refused the `_shard_doc` sort (OpenSearch before
+/// 3.3 knows no such field: "No mapping found for [_shard_doc] in order to
+/// sort on", on every shard).
+fn refuses_shard_doc(body: &Value) -> bool {
+    root_causes(body)
+        .iter()
+        .any(|c| c.reason.contains("[_shard_doc]"))
+}
+
+/// Pages through the point-in-time; `None` when the cluster refused the
+/// `_shard_doc` tiebreak on the first page (nothing was handed over yet).
 async fn scan_pit<F>(
     cluster: &Cluster,
     pit: &Pit,
     what: Scan,
     on_page: &mut F,
-) -> Result<ScanSummary>
+) -> Result<Option<ScanSummary>>
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
@@ -155,9 +201,16 @@ where
         if let (true, Some(aggs)) = (first, &aggs) {
             body["aggs"] = aggs.clone();
         }
-        let page = cluster
-            .send_json(Method::Post, "/_search", body, "_search")
+        // A page of a point-in-time is a pure read: asked again when busy.
+        let (status, page) = cluster
+            .raw_read(Method::Post, "/_search", Some(body))
             .await?;
+        if status != 200 {
+            if first && refuses_shard_doc(&page) {
+                return Ok(None);
+            }
+            return Err(cluster.error_for(status, &page, "_search"));
+        }
         summary.coverage.add(Coverage::of(&page));
         if complete_only && summary.coverage.is_partial() {
             break;
@@ -183,7 +236,7 @@ where
             break;
         }
     }
-    Ok(summary)
+    Ok(Some(summary))
 }
 
 async fn scan_scroll<F>(
@@ -202,14 +255,13 @@ where
     if let Some(aggs) = &what.aggs {
         body["aggs"] = aggs.clone();
     }
-    let mut page = cluster
-        .send_json(
-            Method::Post,
-            &format!("/{index}/_search?scroll={KEEP_ALIVE}"),
-            body,
-            index,
-        )
-        .await?;
+    // The first page opens the scroll: a pure read, asked again when busy
+    // (a context left by a lost answer expires by itself).
+    let path = format!("/{index}/_search?scroll={KEEP_ALIVE}");
+    let (status, mut page) = cluster.raw_read(Method::Post, &path, Some(body)).await?;
+    if status != 200 {
+        return Err(cluster.error_for(status, &page, index));
+    }
     let mut summary = ScanSummary {
         total: total_hits(&page),
         aggregations: page.get("aggregations").cloned(),

@@ -76,6 +76,13 @@ fn compare(
             add.insert(name.clone(), def.clone());
             continue;
         };
+        if let Some(c) = def
+            .as_object()
+            .and_then(|d| super::value_types::conflict(&path, d, live_def))
+        {
+            gap.conflicts.push(c);
+            continue;
+        }
         let shipped_object = def.get("properties").is_some()
             || def.get("type").and_then(Value::as_str) == Some("object");
         let live_type = live_def.get("type").and_then(Value::as_str);
@@ -176,8 +183,13 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
             problems.push(p);
         }
     }
+    problems.extend(d.times.conflict().map(|c| c.to_string()));
     for g in gaps_needed(ix, d, needed)? {
-        problems.extend(g.conflicts.iter().cloned());
+        // Lock documents are written only by `transfer --locks`: their
+        // conflicts refuse that alone (see `check_locks`), never a recovery.
+        if g.index != ix.locks {
+            problems.extend(g.conflicts.iter().cloned());
+        }
         if g.rejects_writes {
             problems.push(format!(
                 "`{}` is `dynamic: strict` and does not map fields the protocol writes; \
@@ -192,6 +204,26 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     } else {
         Err(Error::Invalid(format!(
             "refused before the first write: {}",
+            problems.join("; ")
+        )))
+    }
+}
+
+/// `Ok` when lock documents can be written as the tool writes them (every
+/// value type the locks mapping accepts, the lock times in a writable
+/// format); otherwise the refusal, before anything is written.
+pub fn check_locks(ix: &Indices, d: &Discovery) -> Result<()> {
+    let mut problems: Vec<String> = gaps_needed(ix, d, &[])?
+        .into_iter()
+        .filter(|g| g.index == ix.locks)
+        .flat_map(|g| g.conflicts)
+        .collect();
+    problems.extend(d.times.lock_conflicts().iter().map(|c| c.to_string()));
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "refused before taking a lock (nothing written): {}",
             problems.join("; ")
         )))
     }
@@ -249,6 +281,7 @@ mod tests {
             refresh: Refresh::Never,
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
+            routing_required: false,
         }
     }
 

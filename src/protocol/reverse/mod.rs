@@ -14,7 +14,6 @@ use super::decide::{Effect, NoopReason};
 use super::executor::{Created, DocDecision};
 use super::report::{StepReport, StepResult, Verdict};
 use super::steps::{Procedure, Refusal};
-use super::time::format_timestamp;
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::{Protocol, RunLimits};
 use crate::error::{Error, Result};
@@ -289,14 +288,19 @@ impl Protocol {
     /// was lost) counts as ours.
     async fn create_reversal(&self, rev: &str, t: &Transfer) -> Result<CreateResult> {
         let index = &self.config.indices.transactions;
-        let now = format_timestamp(self.cluster().now());
+        let (times, now) = (self.time_fields().await?, self.now().await);
+        if let Some(c) = times.creation_conflict() {
+            return Err(crate::error::Error::Invalid(format!(
+                "refused before the first write: {c}"
+            )));
+        }
         let doc: Map<String, Value> = json!({
             "src_acct": t.dest,
             "dest_acct": t.src,
             "amount": t.amount,
             "transaction_state": "created",
-            "creation_time": now,
-            "modification_time": now,
+            "creation_time": times.creation.stamp(now),
+            "modification_time": times.modification.stamp(now),
             REVERSES: t.id,
         })
         .as_object()

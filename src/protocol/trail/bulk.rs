@@ -139,7 +139,7 @@ impl Protocol {
             .cloned()
             .collect();
         let index = &self.config.indices.transactions;
-        let now = self.cluster().now();
+        let now = self.now().await;
         let mut out = Selected {
             transactions: Vec::new(),
             left_out: Vec::new(),

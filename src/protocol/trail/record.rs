@@ -113,6 +113,35 @@ pub struct Intervention {
 }
 
 impl Intervention {
+    /// The release of the lock on `resource` (`view`: as judged just
+    /// before): filed under its owner, and its plan names the holder and
+    /// the judgement, so a forced release of a live or unknown lock says
+    /// whose lock it took.
+    pub fn lock_release(
+        resource: &str,
+        view: Option<&crate::protocol::locks::LockView>,
+        forced: bool,
+        interface: Interface,
+    ) -> Self {
+        let owner = view.and_then(|v| v.info.owner.clone());
+        let mut i = Intervention::new(
+            ActionKind::ReleaseLock,
+            owner.into_iter().collect(),
+            interface,
+        );
+        i.targets = vec![resource.to_string()];
+        i.forced = forced;
+        i.plan = vec![match view {
+            Some(v) => format!(
+                "release lock {resource} held by {} ({})",
+                v.info.holder_label(),
+                v.staleness
+            ),
+            None => format!("release lock {resource} (not held when checked)"),
+        }];
+        i
+    }
+
     /// An intervention on `transactions` with no plan, reason or targets yet.
     pub fn new(action: ActionKind, transactions: Vec<String>, interface: Interface) -> Self {
         Intervention {
@@ -206,7 +235,9 @@ impl TrailStep {
     /// A lock release as a step (`locks_index/resource`).
     pub fn release(locks_index: &str, txn: &str, resource: &str, o: &ReleaseOutcome) -> Self {
         let (result, detail) = match o {
-            ReleaseOutcome::Released => ("updated", "released".to_string()),
+            ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. } => {
+                ("updated", o.to_string())
+            }
             ReleaseOutcome::NotHeld => ("noop", "not held".to_string()),
             ReleaseOutcome::Refused(why) => ("refused", why.clone()),
         };
@@ -239,18 +270,14 @@ pub fn release_outcome(outcomes: &[(String, ReleaseOutcome)], failed: bool) -> (
         Outcome::Failed
     } else if any(|o| matches!(o, ReleaseOutcome::Refused(_))) {
         Outcome::Refused
-    } else if any(|o| matches!(o, ReleaseOutcome::Released)) {
+    } else if any(ReleaseOutcome::released) {
         Outcome::Completed
     } else {
         Outcome::NothingToDo
     };
     let summary = outcomes
         .iter()
-        .map(|(r, o)| match o {
-            ReleaseOutcome::Released => format!("{r}: released"),
-            ReleaseOutcome::NotHeld => format!("{r}: not held"),
-            ReleaseOutcome::Refused(why) => format!("{r}: refused: {why}"),
-        })
+        .map(|(r, o)| format!("{r}: {o}"))
         .collect::<Vec<_>>()
         .join(", ");
     let summary = match (summary.is_empty(), failed) {

@@ -13,7 +13,9 @@
 //! Privileges are coarse: `read` everywhere; `write` (with `delete`,
 //! `manage`) on every index or a list of them; `view_index_metadata`
 //! (mappings, settings, existence) and the cluster's `monitor` (`GET /`,
-//! `_cluster/health`) on or off per user. What is not emulated: API keys
+//! `_cluster/health`) on or off per user; on OpenSearch, the cluster-level
+//! composite actions (`_mget`, `_msearch`, `_bulk`, scroll pages) on or off
+//! per user, as its security plugin authorises them. What is not emulated: API keys
 //! and tokens (always 401), other cluster privileges, and a `_bulk` mixing
 //! items the user may and may not write (answered 500, naming the gap).
 
@@ -42,6 +44,10 @@ pub struct User {
     /// The index privilege `view_index_metadata` (mappings, settings,
     /// existence), on every index.
     metadata: bool,
+    /// OpenSearch: the cluster-level composite actions `_mget`, `_msearch`,
+    /// `_bulk` and scroll pages are authorised as (the old README's role
+    /// lacked them).
+    composites: bool,
 }
 
 impl User {
@@ -53,6 +59,7 @@ impl User {
             writes: None,
             monitor: true,
             metadata: true,
+            composites: true,
         }
     }
 
@@ -64,12 +71,21 @@ impl User {
             writes: Some(writable.iter().map(ToString::to_string).collect()),
             monitor: true,
             metadata: true,
+            composites: true,
         }
     }
 
     /// The same user without the cluster privilege `monitor`.
     pub fn without_monitor(mut self) -> User {
         self.monitor = false;
+        self
+    }
+
+    /// The same user without OpenSearch's cluster-level composite actions
+    /// (`indices:data/read/mget`, `.../msearch`, `.../scroll`,
+    /// `indices:data/write/bulk`): index permissions only.
+    pub fn without_composite_actions(mut self) -> User {
+        self.composites = false;
         self
     }
 
@@ -149,7 +165,11 @@ fn answer(realm: &Realm, request: &Request, path: &str) -> Option<Canned> {
     match bare {
         "/_security/_authenticate" if es => return Some(Canned::json(200, es_whoami(user))),
         "/_security/user/_has_privileges" if es => {
-            return Some(Canned::json(200, has_privileges(user, &body_json(request))))
+            let asked = body_json(request);
+            if let Some(refusal) = empty_names(&asked) {
+                return Some(refusal);
+            }
+            return Some(Canned::json(200, has_privileges(user, &asked)));
         }
         "/_plugins/_security/authinfo" if !es => {
             return Some(Canned::json(200, os_whoami(user, true)))
@@ -165,6 +185,11 @@ fn answer(realm: &Realm, request: &Request, path: &str) -> Option<Canned> {
             request.method
         );
         return Some(Canned::json(400, json!({ "error": uri })));
+    }
+    if let Some(action) = composite_action(realm.product, bare) {
+        if !user.composites {
+            return Some(forbidden(realm.product, user, action, ""));
+        }
     }
     if bare == "/_bulk" || bare.ends_with("/_bulk") {
         return bulk(realm.product, user, request, bare);
@@ -306,6 +331,32 @@ const UPDATE: Action = write("indices:data/write/update", "index,write,all");
 const CREATE_INDEX: Action = write("indices:admin/create", "create_index,manage,all");
 const PUT_MAPPING: Action = write("indices:admin/mapping/put", "manage,all");
 
+/// OpenSearch authorises these multi-index requests as cluster-level
+/// actions (security plugin `PrivilegesEvaluator`: "composite" actions are
+/// checked against `cluster_permissions`; documented in
+/// https://docs.opensearch.org/latest/security/access-control/permissions/).
+fn composite_action(product: Product, path: &str) -> Option<Action> {
+    if product != Product::OpenSearch {
+        return None;
+    }
+    let name = if path.ends_with("/_mget") {
+        "indices:data/read/mget"
+    } else if path.ends_with("/_msearch") {
+        "indices:data/read/msearch"
+    } else if path.ends_with("/_bulk") {
+        "indices:data/write/bulk"
+    } else if path.starts_with("/_search/scroll") {
+        "indices:data/read/scroll"
+    } else {
+        return None;
+    };
+    Some(Action {
+        name,
+        granted_by: name,
+        needs_write: false,
+    })
+}
+
 /// The cluster action of a request, if it is one.
 fn cluster_action(path: &str) -> Option<Action> {
     let name = match path {
@@ -434,6 +485,31 @@ fn os_whoami(user: &User, full: bool) -> Value {
     v
 }
 
+/// Elasticsearch refuses an index entry without names (400): x-pack
+/// `RoleDescriptor.IndicesPrivileges.Builder#build`, "indices privileges must
+/// refer to at least one index name or index name pattern".
+fn empty_names(request: &Value) -> Option<Canned> {
+    let empty = request
+        .get("index")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|e| {
+            e.get("names")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty)
+        });
+    let reason = "indices privileges must refer to at least one index name or index name pattern";
+    let e = json!({"type": "illegal_argument_exception", "reason": reason});
+    empty.then(|| {
+        Canned::json(
+            400,
+            json!({"error": {"root_cause": [e], "type": "illegal_argument_exception",
+                "reason": reason}, "status": 400}),
+        )
+    })
+}
+
 /// Elasticsearch's `_has_privileges` answer to `request`.
 fn has_privileges(user: &User, request: &Value) -> Value {
     let mut indices = Map::new();
@@ -484,7 +560,7 @@ fn has_privileges(user: &User, request: &Value) -> Value {
 }
 
 /// The request body, de-chunked.
-fn body_bytes(request: &Request) -> Vec<u8> {
+pub(super) fn body_bytes(request: &Request) -> Vec<u8> {
     let chunked = request.headers.iter().any(|(n, v)| {
         n.eq_ignore_ascii_case("transfer-encoding") && v.to_ascii_lowercase().contains("chunked")
     });

@@ -70,3 +70,36 @@ pub(super) fn ensure_connection_close(response: &[u8]) -> Vec<u8> {
 fn bad_data(message: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, message)
 }
+
+/// The response without any header named `name` (case-insensitive).
+pub(super) fn without_header(response: &[u8], name: &str) -> Vec<u8> {
+    let Some(head_end) = super::super::find(response, b"\r\n\r\n") else {
+        return response.to_vec();
+    };
+    let head = String::from_utf8_lossy(&response[..head_end]);
+    let kept: Vec<&str> = head
+        .split("\r\n")
+        .enumerate()
+        .filter(|(i, line)| {
+            *i == 0
+                || !line
+                    .split_once(':')
+                    .is_some_and(|(n, _)| n.trim().eq_ignore_ascii_case(name))
+        })
+        .map(|(_, line)| line)
+        .collect();
+    let mut bytes = kept.join("\r\n").into_bytes();
+    bytes.extend_from_slice(&response[head_end..]);
+    bytes
+}
+
+/// The response with one more header, right after the status line.
+pub(super) fn with_header(response: &[u8], name: &str, value: &str) -> Vec<u8> {
+    let Some(line_end) = super::super::find(response, b"\r\n") else {
+        return response.to_vec();
+    };
+    let mut bytes = response[..line_end].to_vec();
+    bytes.extend_from_slice(format!("\r\n{name}: {value}").as_bytes());
+    bytes.extend_from_slice(&response[line_end..]);
+    bytes
+}

@@ -11,9 +11,11 @@ use estx::protocol::time::format_timestamp;
 use serde_json::{json, Value};
 
 mod acquire;
+mod foreign;
 mod leaks;
 mod read_side;
 mod release;
+mod shapes;
 mod staleness;
 mod takeover;
 mod transfers;

@@ -254,7 +254,7 @@ async fn recovery_or_rollback_of_a_crashed_locked_transfer_releases_its_locks() 
             assert_eq!(lock_owner(&fx, r).await, Some(Some(id.clone())), "{tag}");
             let view = fx.proto.lock_view(r).await.unwrap().unwrap();
             assert!(
-                matches!(&view.staleness, Staleness::Stale(why) if why.contains("stuck")),
+                matches!(&view.staleness, Staleness::Stale(why) if why.to_string().contains("stuck")),
                 "{tag}: {view:?}"
             );
         }

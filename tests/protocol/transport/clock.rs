@@ -5,6 +5,7 @@
 use super::{proto_on, ten, two_accounts, via};
 use crate::common::{wait_until, FaultProxy};
 use chrono::{Duration as ChronoDuration, Utc};
+use estx::cluster::ClockSource;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::{Protocol, Refusal, RunLimits, TxnState, Verdict};
 use serde_json::json;
@@ -109,20 +110,79 @@ async fn the_recovery_window_keeps_its_milliseconds() {
 }
 
 #[tokio::test]
-async fn a_refused_clock_sync_still_reads_the_date() {
+async fn a_refused_clock_probe_still_reads_the_date() {
     let fx = two_accounts().await;
     let proxy = FaultProxy::start(&fx.url);
     proxy.shift_date(-3600);
     proxy.answer(
-        "GET",
-        "",
+        "POST",
+        "_search",
         1,
         crate::common::proxy::Canned::text(403, "Forbidden"),
     );
     let behind = via(&proxy);
     assert_eq!(behind.clock_offset(), ChronoDuration::zero());
-    behind.sync_clock().await;
+    proto_on(&fx, behind.clone()).sync_clock().await;
     let offset = behind.clock_offset().num_seconds();
     assert!((-3602..=-3598).contains(&offset), "{offset}");
     assert_eq!(proxy.canned(), 1, "{:?}", proxy.log());
+    let status = behind.clock_status();
+    assert!(
+        matches!(&status.source, ClockSource::DateHeader { why: Some(w), .. } if w.contains("403")),
+        "{status:?}"
+    );
+}
+
+/// Elasticsearch and OpenSearch send no `Date`: a machine whose clock is
+/// ten minutes off must still judge ages on the cluster's clock. Behind, it
+/// would find nothing stuck; ahead, it would recover inside the window.
+#[tokio::test]
+async fn without_a_date_header_the_clusters_own_clock_is_asked() {
+    let fx = two_accounts().await;
+    let proxy = FaultProxy::start(&fx.url);
+    proxy.strip_date(true);
+    let real = fx.cluster().now();
+    let fields = |modified| {
+        json!({"src_acct": "A", "dest_acct": "B", "amount": 10, "transaction_state": "created",
+            "modification_time": format_timestamp(modified)})
+    };
+    fx.put_txn("old", fields(real - ChronoDuration::minutes(5)))
+        .await;
+    fx.put_txn("fresh", fields(real)).await;
+    for minutes in [-10, 10] {
+        let skewed = via(&proxy).with_local_clock_skew(ChronoDuration::minutes(minutes));
+        let proto = proto_on(&fx, skewed.clone());
+        let gap = (proto.now().await - Utc::now()).num_seconds().abs();
+        assert!(gap < 5, "{minutes} min off: now is {gap}s from the truth");
+        let status = skewed.clock_status();
+        assert!(
+            matches!(status.source, ClockSource::Cluster { .. }),
+            "{status:?}"
+        );
+        assert!(
+            (status.offset.num_seconds() + minutes * 60).abs() <= 2,
+            "{status:?}"
+        );
+        let fresh = proto.recover("fresh", false).await;
+        assert!(
+            matches!(fresh.verdict, Verdict::Refused(Refusal::Recent { .. })),
+            "{minutes} min off: fresh transaction not protected: {:?}",
+            fresh.verdict
+        );
+    }
+    let behind = proto_on(
+        &fx,
+        via(&proxy).with_local_clock_skew(ChronoDuration::minutes(-10)),
+    );
+    let r = behind.recover("old", false).await;
+    assert!(
+        matches!(r.verdict, Verdict::Completed(TxnState::Finished)),
+        "a 5-minute-old transaction was not recovered: {:?}",
+        r.verdict
+    );
+    assert!(
+        proxy.log().iter().any(|l| l.contains("_search")),
+        "{:?}",
+        proxy.log()
+    );
 }

@@ -1,0 +1,209 @@
+//! What the products answer besides success, each named for what it is:
+//! the `_shard_doc` refusal (a scan scrolls instead, once, and closes the
+//! point-in-time it opened), busy answers to the reads sent as `POST`
+//! (retried), blocks, closed indices and a proxy's 404.
+
+use super::common::proxy::partial_search;
+use super::common::proxy::{Canned, Personality};
+use super::common::{self, FaultProxy, TestServer};
+use super::session::Session;
+use serde_json::json;
+
+/// A session through a proxy playing `p` (`None`: no personality), or
+/// `None` under `ESTX_TEST_URL` (the proxy fronts osmem-server only).
+fn through_proxy(p: Option<Personality>) -> Option<(FaultProxy, Session)> {
+    let server = TestServer::shared();
+    if server.is_external() {
+        eprintln!("this test needs the proxy in front of osmem-server; skipped with ESTX_TEST_URL");
+        return None;
+    }
+    let proxy = FaultProxy::start(server.url());
+    if let Some(p) = p {
+        proxy.personality(p);
+    }
+    let s = Session::new(&proxy.url(), p.map_or("proxy", Personality::name));
+    s.init();
+    Some((proxy, s))
+}
+
+fn count_in_log(proxy: &FaultProxy, method: &str, needle: &str) -> usize {
+    proxy
+        .log()
+        .iter()
+        .filter(|l| l.starts_with(method) && l.contains(needle))
+        .count()
+}
+
+#[test]
+fn a_refused_pit_tiebreak_scrolls_once_and_closes_the_pit() {
+    let Some((proxy, s)) = through_proxy(Some(Personality::OpenSearch2)) else {
+        return;
+    };
+    s.stage("c1", "A", "B", 0);
+    s.refresh();
+    for _ in 0..2 {
+        let mut seen = Vec::new();
+        let summary =
+            s.rt.block_on(s.proto.scan_transactions(json!({"match_all": {}}), |page| {
+                seen.extend(page.into_iter().map(|t| t.id));
+                true
+            }))
+            .unwrap();
+        assert_eq!(seen, ["c1"], "{:#?}", proxy.log());
+        assert!(!summary.point_in_time);
+    }
+    let log = proxy.log();
+    assert_eq!(
+        count_in_log(&proxy, "POST", "/_search/point_in_time"),
+        1,
+        "one PIT opened, then remembered: {log:#?}"
+    );
+    assert_eq!(
+        count_in_log(&proxy, "DELETE", "/_search/point_in_time"),
+        1,
+        "the PIT is closed: {log:#?}"
+    );
+    assert_eq!(
+        count_in_log(&proxy, "POST", "_search?scroll"),
+        2,
+        "{log:#?}"
+    );
+}
+
+#[test]
+fn busy_answers_to_post_reads_are_retried() {
+    let Some((proxy, s)) = through_proxy(Some(Personality::Elasticsearch8)) else {
+        return;
+    };
+    s.stage("c1", "A", "B", 0);
+    s.refresh();
+    // The PIT's opening and its first page, each throttled once.
+    proxy.answer("POST", "/_pit", 1, Canned::throttled("0"));
+    proxy.answer("POST", "/_search", 1, Canned::throttled("0"));
+    let out = s.run(&["list", "--json"]);
+    out.code(0);
+    assert_eq!(out.json()[0]["id"], "c1", "{out}");
+    assert_eq!(proxy.canned(), 2, "{:#?}", proxy.log());
+    // Under OpenSearch 2 the first scroll page, once.
+    let Some((proxy, s)) = through_proxy(Some(Personality::OpenSearch2)) else {
+        return;
+    };
+    s.stage("c1", "A", "B", 0);
+    s.refresh();
+    proxy.answer(
+        "POST",
+        "_search?scroll",
+        1,
+        Canned::json(
+            503,
+            json!({"error": {"type": "unavailable_shards_exception",
+            "reason": "primary shard is not active"}, "status": 503}),
+        ),
+    );
+    let out = s.run(&["list", "--json"]);
+    out.code(0);
+    assert_eq!(out.json()[0]["id"], "c1", "{out}");
+}
+
+#[test]
+fn a_write_block_is_named_not_called_an_authentication_failure() {
+    let s = Session::new(TestServer::shared().url(), "blocks");
+    s.init();
+    let settings = format!("{}/_settings", s.ix.accounts);
+    let (status, body) = s.http("PUT", &settings, Some(&json!({"index.blocks.write": true})));
+    assert_eq!(status, 200, "{body}");
+    let out = s.run(&["transfer", "A", "B", "5"]);
+    s.http(
+        "PUT",
+        &settings,
+        Some(&json!({"index.blocks.write": false})),
+    );
+    assert!(matches!(out.code, 3 | 5), "{out}");
+    assert!(out.stderr.contains("blocked"), "{out}");
+    assert!(!out.stderr.contains("authentication"), "{out}");
+}
+
+#[test]
+fn a_closed_index_is_named() {
+    let s = Session::new(TestServer::shared().url(), "closed");
+    s.init();
+    let (status, body) = s.http("POST", &format!("{}/_close", s.ix.transactions), None);
+    assert_eq!(status, 200, "{body}");
+    let out = s.run(&["list"]);
+    out.code(3);
+    assert!(
+        out.stderr
+            .contains(&format!("`{}` is closed", s.ix.transactions)),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_proxys_404_is_not_a_missing_index() {
+    let Some((proxy, s)) = through_proxy(None) else {
+        return;
+    };
+    proxy.answer("", "", usize::MAX, Canned::text(404, "Unknown resource"));
+    for args in [&["list"][..], &["transfer", "A", "B", "5"], &["doctor"]] {
+        let out = s.run(args);
+        out.code(3);
+        assert!(out.stderr.contains("Unknown resource"), "{out}");
+        assert!(!out.stderr.contains("init"), "{out}");
+    }
+}
+
+#[test]
+fn counts_and_histories_refuse_partial_answers() {
+    let Some((proxy, s)) = through_proxy(None) else {
+        return;
+    };
+    s.run(&["transfer", "A", "B", "5", "--id", "t1"]).code(0);
+    s.refresh();
+    common::refresh(&s.url, &s.ix.audit);
+    s.run(&["history", "t1"]).code(0);
+    let partial = partial_search(vec![], 0);
+    proxy.answer(
+        "",
+        "/_count",
+        1,
+        Canned::json(
+            200,
+            json!({"count": 0, "_shards": partial["_shards"].clone()}),
+        ),
+    );
+    let check = s.run(&["check", "--json"]);
+    check.code(3);
+    assert_eq!(check.json()["status"], "UNKNOWN", "{check}");
+    assert!(check.stdout.contains("1 of 2 shards failed"), "{check}");
+    proxy.answer(
+        "POST",
+        &format!("/{}/_search", s.ix.audit),
+        1,
+        Canned::json(200, partial),
+    );
+    let history = s.run(&["history", "t1"]);
+    history.code(3);
+    assert!(history.stderr.contains("1 of 2 shards failed"), "{history}");
+}
+
+#[test]
+fn required_routing_is_refused_clearly() {
+    let s = Session::new(TestServer::shared().url(), "routing");
+    let (status, body) = s.http(
+        "PUT",
+        &s.ix.accounts,
+        Some(&json!({"mappings": {"_routing": {"required": true}}})),
+    );
+    assert_eq!(status, 200, "{body}");
+    s.run(&["init"]).code(0);
+    let doctor = s.run(&["doctor"]);
+    doctor.code(3);
+    assert!(
+        doctor.stdout.contains("requires custom routing"),
+        "{doctor}"
+    );
+    let out = s.run(&["transfer", "A", "B", "5"]);
+    out.code(1);
+    assert!(out.stderr.contains("requires custom routing"), "{out}");
+    assert!(out.stderr.contains("before the first write"), "{out}");
+}

@@ -1,0 +1,84 @@
+//! The compatibility suite: one operator's session — discovery and
+//! `doctor`, the dashboard's poll, `list`/`list --all`/`list --stuck`,
+//! `audit`, `check`, `locks`, one intervention of each kind (rollback,
+//! recover, release-lock, transfer, reverse), a bulk rollback and a batched
+//! `recover --all-stuck` — run under every product personality of the test
+//! proxy (`tests/common/proxy/personality.rs`: `GET /`, no `Date`,
+//! point-in-time dialect, the `_shard_doc` restriction, missing APIs, size
+//! limits), each through its own proxy in front of the shared osmem-server.
+//!
+//! With `ESTX_TEST_URL` the personalities do not apply (they translate
+//! osmem's dialect, and the proxy speaks plain http only): each personality
+//! test then says so and passes, and [`the_cluster_as_it_is`] runs the same
+//! session straight against the real cluster, whatever product it is.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../common/mod.rs"]
+mod common;
+mod faults;
+mod session;
+
+use common::proxy::Personality;
+use common::{FaultProxy, TestServer};
+
+/// Runs the session under `p` (through a proxy playing it).
+fn under(p: Personality) {
+    let server = TestServer::shared();
+    if server.is_external() {
+        eprintln!(
+            "{}: personalities apply to osmem-server only; `the_cluster_as_it_is` runs the \
+             session against ESTX_TEST_URL",
+            p.name()
+        );
+        return;
+    }
+    let proxy = FaultProxy::start(server.url());
+    proxy.personality(p);
+    session::run(&proxy.url(), Some(p));
+}
+
+#[test]
+fn the_cluster_as_it_is() {
+    session::run(TestServer::shared().url(), None);
+}
+
+#[test]
+fn elasticsearch_7_17() {
+    under(Personality::Elasticsearch717);
+}
+
+#[test]
+fn elasticsearch_8() {
+    under(Personality::Elasticsearch8);
+}
+
+#[test]
+fn elasticsearch_9() {
+    under(Personality::Elasticsearch9);
+}
+
+#[test]
+fn elasticsearch_9_with_date() {
+    under(Personality::Elasticsearch9Dated);
+}
+
+#[test]
+fn elasticsearch_serverless() {
+    under(Personality::ElasticsearchServerless);
+}
+
+#[test]
+fn opensearch_2() {
+    under(Personality::OpenSearch2);
+}
+
+#[test]
+fn opensearch_3() {
+    under(Personality::OpenSearch3);
+}
+
+#[test]
+fn aws_opensearch_2() {
+    under(Personality::AwsOpenSearch2);
+}
