@@ -17,7 +17,15 @@ use elasticsearch::http::Method;
 use serde_json::Value;
 
 impl Cluster {
-    async fn send_raw(&self, method: Method, path: &str, body: Option<Value>) -> Result<Response> {
+    /// Sends `method path`; a `GET`/`HEAD`, or any request the caller says
+    /// only reads (`read_only`), is retried on a busy answer like every read.
+    async fn send_raw(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        read_only: bool,
+    ) -> Result<Response> {
         let make = || {
             self.client.send::<JsonBody<Value>, ()>(
                 method,
@@ -28,7 +36,7 @@ impl Cluster {
                 None,
             )
         };
-        if matches!(method, Method::Get | Method::Head) {
+        if read_only || matches!(method, Method::Get | Method::Head) {
             self.send_read(make).await
         } else {
             self.send(make()).await
@@ -45,7 +53,7 @@ impl Cluster {
         path: &str,
         body: Option<Value>,
     ) -> Result<(u16, Value)> {
-        let a = Answer::read(self.send_raw(method, path, body).await?).await?;
+        let a = Answer::read(self.send_raw(method, path, body, false).await?).await?;
         Ok((a.status, a.json_or_text()))
     }
 
@@ -59,23 +67,13 @@ impl Cluster {
         path: &str,
         body: Option<Value>,
     ) -> Result<(u16, Value)> {
-        let make = || {
-            self.client.send::<JsonBody<Value>, ()>(
-                method,
-                path,
-                HeaderMap::new(),
-                None,
-                body.clone().map(Into::into),
-                None,
-            )
-        };
-        let a = Answer::read(self.send_read(make).await?).await?;
+        let a = Answer::read(self.send_raw(method, path, body, true).await?).await?;
         Ok((a.status, a.json_or_text()))
     }
 
     /// `GET path` expecting success; errors are typed as for every request.
     pub async fn get_json(&self, path: &str, what: &str) -> Result<Value> {
-        Answer::read(self.send_raw(Method::Get, path, None).await?)
+        Answer::read(self.send_raw(Method::Get, path, None, false).await?)
             .await?
             .into_json(what)
     }
@@ -88,7 +86,7 @@ impl Cluster {
         body: Value,
         what: &str,
     ) -> Result<Value> {
-        Answer::read(self.send_raw(method, path, Some(body)).await?)
+        Answer::read(self.send_raw(method, path, Some(body), false).await?)
             .await?
             .into_json(what)
     }
