@@ -32,6 +32,7 @@ pub enum CredentialKind {
     /// `Authorization: Bearer` from `ESTX_BEARER_TOKEN`.
     Bearer,
     /// Every request signed with AWS Signature Version 4 for this service.
+    #[serde(rename = "aws_sigv4")]
     AwsSigV4(AwsService),
 }
 

@@ -7,6 +7,7 @@ use super::response::{retry_after, transport, Answer};
 use super::Cluster;
 use crate::error::{is_transient_status, Error, Result};
 use elasticsearch::http::headers::DATE;
+use elasticsearch::http::Method;
 use elasticsearch::http::response::Response;
 use std::future::Future;
 use std::time::Duration;
@@ -30,7 +31,9 @@ impl Cluster {
         if let Some(date) = resp.headers().get(DATE).and_then(|d| d.to_str().ok()) {
             self.clock.observe(date, sent, self.clock.local_now());
         }
-        if resp.status_code().as_u16() == 401 {
+        // A `HEAD` answer has no body to read the reason from: its caller
+        // asks again with `GET` (see `index_exists`), which lands here.
+        if resp.status_code().as_u16() == 401 && resp.method() != Method::Head {
             return Err(self.refused(resp).await);
         }
         Ok(resp)

@@ -36,6 +36,10 @@ fn a_bearer_token_authenticates_and_a_refused_one_names_its_variable() {
     let out = g.run_env(&[("ESTX_BEARER_TOKEN", TOKEN)], &["doctor"]);
     out.stdout_has("credential     bearer token")
         .stdout_has("on, user svc");
+    let doctor = g
+        .run_env(&[("ESTX_BEARER_TOKEN", TOKEN)], &["doctor", "--json"])
+        .json();
+    assert_eq!(doctor["credential"]["kind"], "bearer", "{doctor}");
     g.run_env(&[("ESTX_BEARER_TOKEN", TOKEN)], &["list"])
         .code(0)
         .stdout_has("t1");
@@ -95,6 +99,11 @@ fn a_whole_session_is_signed_with_sigv4_and_checked_by_the_proxy() {
     let sigv4 = ["--aws-sigv4", "es"];
     let run = |args: &[&str]| g.run_env(&env, &[&sigv4[..], args].concat());
     run(&["doctor"]).stdout_has("credential     AWS SigV4 (service `es`)");
+    let doctor = run(&["doctor", "--json"]).json();
+    assert_eq!(
+        doctor["credential"],
+        serde_json::json!({"kind": "aws_sigv4", "service": "es"})
+    );
     run(&["list"]).code(0).stdout_has("t1");
     run(&["rollback", "t1", "--reason", "signed"]).code(0);
     assert_eq!(w.state("t1"), "rolled-back");
