@@ -7,8 +7,8 @@ use super::response::{retry_after, transport, Answer};
 use super::Cluster;
 use crate::error::{is_transient_status, Error, Result};
 use elasticsearch::http::headers::DATE;
-use elasticsearch::http::Method;
 use elasticsearch::http::response::Response;
+use elasticsearch::http::Method;
 use std::future::Future;
 use std::time::Duration;
 
