@@ -14,6 +14,7 @@ use super::signer::{self, Signer};
 use super::sigv4::AwsSigning;
 use crate::error::{Error, Result};
 use elasticsearch::cert::{Certificate, CertificateValidation};
+use elasticsearch::http::headers::{HeaderName, HeaderValue};
 use elasticsearch::http::transport::{SingleNodeConnectionPool, TransportBuilder};
 use elasticsearch::Elasticsearch;
 use std::path::PathBuf;
@@ -92,7 +93,11 @@ pub(super) fn build_client(opts: &ConnectOptions) -> Result<Built> {
         Some(s) => {
             let local = url::Url::parse(&s.url())
                 .map_err(|e| Error::Invalid(format!("SigV4 signer address: {e}")))?;
-            TransportBuilder::new(SingleNodeConnectionPool::new(local)).disable_proxy()
+            let token = HeaderValue::from_str(s.token())
+                .map_err(|e| Error::Invalid(format!("SigV4 signer token: {e}")))?;
+            TransportBuilder::new(SingleNodeConnectionPool::new(local))
+                .disable_proxy()
+                .header(HeaderName::from_static(signer::TOKEN_HEADER), token)
         }
         // No `disable_proxy`: the HTTP client then reads the proxy variables.
         None => tls(

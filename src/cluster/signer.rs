@@ -14,7 +14,11 @@
 //! proxy variables, like the client itself would) and passes the answer
 //! back unchanged. A failure to reach the endpoint is answered `502` (a
 //! timeout `504`), as a gateway would: reads are retried, a write's outcome
-//! is unknown. Nothing listens beyond loopback.
+//! is unknown. Nothing listens beyond loopback, and loopback is shared by
+//! every user of the machine: the signer forwards only requests carrying
+//! [`TOKEN_HEADER`] with the random token drawn when it started, which only
+//! this process's client knows (the header is removed before signing), so
+//! another local user cannot borrow the operator's AWS credentials.
 //!
 //! [`Cluster`]: super::Cluster
 
@@ -41,10 +45,14 @@ const HOP_BY_HOP: [&str; 8] = [
     "content-length",
 ];
 
+/// The header that proves a request comes from this process's own client.
+pub(super) const TOKEN_HEADER: &str = "x-estx-signer-token";
+
 /// A running signer; dropping the last handle stops it.
 #[derive(Debug)]
 pub(super) struct Signer {
     addr: SocketAddr,
+    token: String,
     stop: Option<oneshot::Sender<()>>,
 }
 
@@ -53,6 +61,29 @@ impl Signer {
     pub(super) fn url(&self) -> String {
         format!("http://{}/", self.addr)
     }
+
+    /// The token the client must send in [`TOKEN_HEADER`].
+    pub(super) fn token(&self) -> &str {
+        &self.token
+    }
+}
+
+/// 256 random bits, hex-encoded.
+fn new_token() -> String {
+    rand::random::<[u8; 32]>()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Compares in time independent of where the strings differ.
+fn same_token(given: &[u8], expected: &[u8]) -> bool {
+    given.len() == expected.len()
+        && given
+            .iter()
+            .zip(expected)
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
 }
 
 impl Drop for Signer {
@@ -66,6 +97,7 @@ impl Drop for Signer {
 /// Where requests go and how they are signed.
 struct Target {
     base: url::Url,
+    token: String,
     host: String,
     signing: AwsSigning,
     client: reqwest::Client,
@@ -91,8 +123,10 @@ pub(super) fn start(
         .local_addr()
         .map_err(|e| Error::Invalid(format!("cannot start the SigV4 signer: {e}")))?;
     let (stop, stopped) = oneshot::channel();
+    let token = new_token();
     let target = Arc::new(Target {
         base,
+        token: token.clone(),
         host,
         signing,
         client,
@@ -103,6 +137,7 @@ pub(super) fn start(
         .map_err(|e| Error::Invalid(format!("cannot start the SigV4 signer: {e}")))?;
     Ok(Arc::new(Signer {
         addr,
+        token,
         stop: Some(stop),
     }))
 }
@@ -168,6 +203,13 @@ async fn try_forward(
     req: Request<Incoming>,
 ) -> std::result::Result<Response<Full<Bytes>>, (u16, String)> {
     let (parts, body) = req.into_parts();
+    let token = parts.headers.get(TOKEN_HEADER).map(|v| v.as_bytes());
+    if !token.is_some_and(|t| same_token(t, target.token.as_bytes())) {
+        return Err((
+            403,
+            "refused: not sent by this process's client (no or wrong signer token)".into(),
+        ));
+    }
     let body = body
         .collect()
         .await
@@ -180,7 +222,7 @@ async fn try_forward(
     );
     let mut headers: Vec<(String, String)> = vec![("host".into(), target.host.clone())];
     for (name, value) in &parts.headers {
-        if HOP_BY_HOP.contains(&name.as_str()) {
+        if HOP_BY_HOP.contains(&name.as_str()) || name.as_str() == TOKEN_HEADER {
             continue;
         }
         if let Ok(v) = value.to_str() {
@@ -221,4 +263,77 @@ async fn try_forward(
         }
     }
     Ok(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::sigv4::AwsService;
+    use std::time::Duration;
+
+    fn signing() -> AwsSigning {
+        AwsSigning::from_values(
+            AwsService::Es,
+            Some("eu-west-1".into()),
+            Some("AKIDEXAMPLE".into()),
+            Some("secret".into()),
+            None,
+        )
+        .expect("test signing")
+    }
+
+    /// A target that never answers: the refused request must not even
+    /// connect to it; the admitted one reaches it (and times out there).
+    #[tokio::test]
+    async fn only_requests_with_the_signers_token_are_forwarded() {
+        let target = TcpListener::bind("127.0.0.1:0").expect("bind");
+        target.set_nonblocking(true).expect("nonblocking");
+        let base = url::Url::parse(&format!("http://{}/", target.local_addr().expect("addr")))
+            .expect("url");
+        let forwarding = reqwest::Client::builder()
+            .timeout(Duration::from_millis(500))
+            .build()
+            .expect("client");
+        let signer = start(base, signing(), forwarding).expect("signer");
+        let client = reqwest::Client::new();
+
+        let refused = client.get(signer.url()).send().await.expect("answer");
+        assert_eq!(refused.status(), 403);
+        let wrong = client
+            .get(signer.url())
+            .header(TOKEN_HEADER, "0".repeat(64))
+            .send()
+            .await
+            .expect("answer");
+        assert_eq!(wrong.status(), 403);
+        assert!(
+            matches!(target.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+            "a refused request must never reach the endpoint"
+        );
+
+        let admitted = client
+            .get(signer.url())
+            .header(TOKEN_HEADER, signer.token())
+            .send()
+            .await
+            .expect("answer");
+        assert_eq!(
+            admitted.status(),
+            504,
+            "forwarded, and the target never answers"
+        );
+        assert!(
+            target.accept().is_ok(),
+            "the admitted request reached the endpoint"
+        );
+    }
+
+    #[test]
+    fn tokens_are_compared_whole() {
+        assert!(same_token(b"abcd", b"abcd"));
+        assert!(!same_token(b"abce", b"abcd"));
+        assert!(!same_token(b"abc", b"abcd"));
+        assert_ne!(new_token(), new_token());
+        assert_eq!(new_token().len(), 64);
+    }
 }
