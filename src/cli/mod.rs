@@ -24,6 +24,8 @@ pub mod doctor;
 pub mod dry_run;
 pub mod exit;
 pub mod export;
+pub mod exporter;
+pub mod exporter_metrics;
 pub mod history;
 pub mod init;
 pub mod intervention;
@@ -86,6 +88,7 @@ pub async fn run(cli: Cli) -> i32 {
         Command::History(a) => history::run(&p, a).await,
         Command::Reverse(a) => reverse::run(p, a).await,
         Command::Check(a) => check::run(&p, a).await,
+        Command::Exporter(a) => exporter::run(&p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
         Command::Completions(_) | Command::Man | Command::Paths => 0,

@@ -440,6 +440,7 @@ mod demo;
 mod deployed;
 mod errors;
 mod export;
+mod exporter;
 mod inspect;
 mod locks;
 mod packaging;
