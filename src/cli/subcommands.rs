@@ -62,6 +62,11 @@ pub enum Command {
     /// every --poll-interval; runs until SIGTERM or Ctrl-C.
     Exporter(super::exporter::ExporterArgs),
 
+    /// Write one archive for the postmortem: doctor, audit, the stuck list
+    /// (CSV), each one's history, the interventions since --since, the
+    /// tool's log and config, secrets redacted.
+    Bundle(super::bundle::BundleArgs),
+
     /// List the recorded operator interventions on a transaction (audit
     /// trail), unfinished ones marked.
     History(super::history::HistoryArgs),

@@ -435,6 +435,7 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 
 mod audit;
 mod bulk;
+mod bundle;
 mod check;
 mod demo;
 mod deployed;

@@ -15,7 +15,7 @@ pub mod pages;
 mod record;
 pub mod run;
 
-pub use history::history;
+pub use history::{history, records_since};
 pub use record::*;
 pub use run::{RecordedRun, RunAs};
 
