@@ -226,7 +226,9 @@ fn cargo_install_from_a_fresh_clone() {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     };
     let here = env!("CARGO_MANIFEST_DIR");
-    ok(Command::new("git").args(["clone", "--quiet", "--no-hardlinks", here]).arg(&clone));
+    ok(Command::new("git")
+        .args(["clone", "--quiet", "--no-hardlinks", here])
+        .arg(&clone));
     let head = ok(Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .current_dir(&clone));
