@@ -21,3 +21,9 @@ pub mod protocol;
 pub mod signals;
 
 pub use error::{Error, Result};
+
+/// The version with the commit it was built from (`0.1.0 (abc1234)`), or
+/// the bare version when built outside a git checkout (see `build.rs`):
+/// what `--version` prints and every audit record carries, so a record
+/// names the exact build that wrote it.
+pub const VERSION: &str = env!("ESTX_VERSION");

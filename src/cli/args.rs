@@ -19,9 +19,8 @@ pub use super::subcommands::{
     SeedArgs, ShowArgs, TransferArgs,
 };
 
-/// The version with the commit it was built from (`0.1.0 (abc1234)`), or
-/// the bare version when built outside a git checkout (see `build.rs`).
-pub const VERSION: &str = env!("ESTX_VERSION");
+/// The version with the commit it was built from: [`crate::VERSION`].
+pub const VERSION: &str = crate::VERSION;
 
 /// Inspect and repair two-phase-commit transactions stored in
 /// Elasticsearch/OpenSearch.

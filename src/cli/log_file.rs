@@ -17,14 +17,26 @@ pub const MAX_BYTES: u64 = 10 * 1024 * 1024;
 /// How many rotated files are kept (`.1` to `.KEPT`).
 pub const KEPT: usize = 3;
 
-/// The default log file, from `XDG_STATE_HOME` (used only when absolute, as
-/// the XDG spec says) or `HOME`; `None` when neither is set.
-pub fn default_path(xdg_state_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
+/// The tool's state directory (default log, exports, bundles' scratch):
+/// `$XDG_STATE_HOME/estx-tui` (used only when absolute, as the XDG spec
+/// says), else `~/.local/state/estx-tui`; `None` when neither is set.
+pub fn state_dir(xdg_state_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
     let state = match xdg_state_home.filter(|s| Path::new(s).is_absolute()) {
         Some(s) => PathBuf::from(s),
         None => Path::new(home.filter(|h| !h.is_empty())?).join(".local/state"),
     };
-    Some(state.join("estx-tui").join("estx-tui.log"))
+    Some(state.join("estx-tui"))
+}
+
+/// [`state_dir`] from this process's environment: what `paths` shows.
+pub fn state_dir_from_env() -> Option<PathBuf> {
+    let var = |k| std::env::var(k).ok();
+    state_dir(var("XDG_STATE_HOME").as_deref(), var("HOME").as_deref())
+}
+
+/// The default log file, `estx-tui.log` in the [`state_dir`].
+pub fn default_path(xdg_state_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
+    Some(state_dir(xdg_state_home, home)?.join("estx-tui.log"))
 }
 
 /// [`default_path`] from this process's environment.

@@ -14,6 +14,8 @@ pub mod args;
 pub mod audit;
 pub mod bulk;
 pub mod bulk_rows;
+pub mod bundle;
+pub mod bundle_archive;
 pub mod check;
 pub mod check_output;
 pub mod cloud;
@@ -25,6 +27,8 @@ pub mod doctor;
 pub mod dry_run;
 pub mod exit;
 pub mod export;
+pub mod exporter;
+pub mod exporter_metrics;
 pub mod history;
 pub mod init;
 pub mod intervention;
@@ -35,6 +39,7 @@ pub mod outcome;
 pub mod output;
 pub mod paths;
 pub mod profile;
+pub mod redact;
 pub mod release;
 pub mod render;
 pub mod reverse;
@@ -87,6 +92,8 @@ pub async fn run(cli: Cli) -> i32 {
         Command::History(a) => history::run(&p, a).await,
         Command::Reverse(a) => reverse::run(p, a).await,
         Command::Check(a) => check::run(&p, a).await,
+        Command::Exporter(a) => exporter::run(&p, a).await,
+        Command::Bundle(a) => bundle::run(&cli, &p, a).await,
         Command::Seed(a) => demo::seed(&p, a).await,
         Command::Demo(a) => demo::demo(&cli, a).await,
         Command::Completions(_) | Command::Man | Command::Paths => 0,

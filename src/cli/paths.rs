@@ -20,16 +20,13 @@ fn shown(p: Option<&Path>) -> String {
 /// Prints one `name  path` line each; exit 0.
 pub fn run(cli: &Cli) -> i32 {
     let log = cli.global.log_path();
-    let state = log_file::default_path_from_env();
+    let state = log_file::state_dir_from_env();
     let profile = cli.global.resolved.name.as_deref().unwrap_or("(none)");
     out(format_args!("config   {}", shown(config_path().as_deref())));
     out(format_args!("profile  {profile}"));
     // The URL in force (a Cloud ID shows decoded here, without a request).
     out(format_args!("cluster  {}", cli.global.url));
     out(format_args!("log      {}", shown(log.as_deref())));
-    out(format_args!(
-        "state    {}",
-        shown(state.as_deref().and_then(Path::parent))
-    ));
+    out(format_args!("state    {}", shown(state.as_deref())));
     0
 }

@@ -57,6 +57,16 @@ pub enum Command {
     /// cannot be read (Nagios); `--format prometheus` for a textfile collector.
     Check(super::check::CheckArgs),
 
+    /// Serve the check's counts, per-state counts and oldest ages for
+    /// Prometheus at --listen (/metrics, /healthz), polling the cluster
+    /// every --poll-interval; runs until SIGTERM or Ctrl-C.
+    Exporter(super::exporter::ExporterArgs),
+
+    /// Write one archive for the postmortem: doctor, audit, the stuck list
+    /// (CSV), each one's history, the interventions since --since, the
+    /// tool's log and config, secrets redacted.
+    Bundle(super::bundle::BundleArgs),
+
     /// List the recorded operator interventions on a transaction (audit
     /// trail), unfinished ones marked.
     History(super::history::HistoryArgs),

@@ -2,11 +2,15 @@
 //! row per transaction with full ids and every column of the CLI's `list`
 //! rows ([`TxnRow`], the same `#[derive(Serialize)]` type), each stamped with
 //! the as-of time of the snapshot it came from. Written off the UI loop to
-//! `$XDG_STATE_HOME/estx-tui/` when that is set, else the current
-//! directory, under a name with the time in it (never over another file).
+//! the state directory `estx-tui paths` shows (`$XDG_STATE_HOME/estx-tui`,
+//! else `~/.local/state/estx-tui`; created private to the user, as the data
+//! names accounts and amounts), never the current directory, under a name
+//! with the time in it (never over another file); the path goes to the
+//! dashboard's log pane and the log file.
 
 use super::event::Event;
 use crate::cli::list::TxnRow;
+use crate::cli::log_file::{private_dir, state_dir_from_env};
 use crate::protocol::time::format_timestamp;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -63,12 +67,10 @@ fn push_record(out: &mut String, cells: &[String]) {
     out.push('\n');
 }
 
-/// Where exports go: `$XDG_STATE_HOME/estx-tui`, else the current directory.
-pub fn export_dir() -> PathBuf {
-    match std::env::var_os("XDG_STATE_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("estx-tui"),
-        None => PathBuf::from("."),
-    }
+/// Where exports go: the state directory ([`state_dir_from_env`]).
+pub fn export_dir() -> Result<PathBuf, String> {
+    state_dir_from_env()
+        .ok_or_else(|| "no state directory: neither XDG_STATE_HOME nor HOME is set".into())
 }
 
 /// The file name of an export as of `as_of`.
@@ -88,8 +90,8 @@ pub fn spawn(rows: Vec<TxnRow>, as_of: DateTime<Utc>, events: UnboundedSender<Ev
 }
 
 fn write(rows: &[TxnRow], as_of: DateTime<Utc>) -> Result<PathBuf, String> {
-    let dir = export_dir();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let dir = export_dir()?;
+    private_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = dir.join(file_name(as_of));
     let mut file = std::fs::OpenOptions::new()
         .write(true)
@@ -98,7 +100,9 @@ fn write(rows: &[TxnRow], as_of: DateTime<Utc>) -> Result<PathBuf, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     file.write_all(to_csv(rows, as_of).as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(std::fs::canonicalize(&path).unwrap_or(path))
+    let path = std::fs::canonicalize(&path).unwrap_or(path);
+    tracing::info!(path = %path.display(), rows = rows.len(), "exported the transaction table");
+    Ok(path)
 }
 
 #[cfg(test)]

@@ -326,7 +326,7 @@ pub const MAIN: &[Binding<Op>] = &[
         Op::Export,
         &[KeyCode::Char('e')],
         "e",
-        "export the table (CSV)",
+        "export table CSV to the state dir",
         Some((3, "export")),
         Look,
     ),

@@ -443,12 +443,14 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 
 mod audit;
 mod bulk;
+mod bundle;
 mod check;
 mod connections;
 mod demo;
 mod deployed;
 mod errors;
 mod export;
+mod exporter;
 mod inspect;
 mod locks;
 mod packaging;

@@ -221,3 +221,52 @@ fn subcommand_help_keeps_its_own_options_apart() {
         "{dashboard}"
     );
 }
+
+/// `cargo install --path .` from a fresh clone of this checkout's HEAD
+/// installs a binary that runs and names the commit. Ignored by default:
+/// it builds every dependency again (minutes on 2 cores, past what CI
+/// affords per run); `--debug` keeps it to a debug build (the release
+/// profile's LTO is measured in BENCHMARKS.md instead). Run it with
+/// `cargo test --test cli -- --ignored cargo_install`; set
+/// `ESTX_INSTALL_TARGET_DIR` to reuse a build directory between runs.
+#[test]
+#[ignore = "a full build of a fresh clone: run with --ignored (see README)"]
+fn cargo_install_from_a_fresh_clone() {
+    let dir = tempfile::tempdir().unwrap();
+    let clone = dir.path().join("clone");
+    let root = dir.path().join("root");
+    let ok = |c: &mut Command| {
+        let out = c.output().expect("run");
+        assert!(out.status.success(), "{c:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let here = env!("CARGO_MANIFEST_DIR");
+    ok(Command::new("git")
+        .args(["clone", "--quiet", "--no-hardlinks", here])
+        .arg(&clone));
+    let head = ok(Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(&clone));
+    let target = std::env::var_os("ESTX_INSTALL_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| dir.path().join("target"));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    ok(Command::new(cargo)
+        .args(["install", "--quiet", "--locked", "--debug", "--path"])
+        .arg(&clone)
+        .arg("--root")
+        .arg(&root)
+        .env("CARGO_TARGET_DIR", target));
+    let bin = root.join("bin/estx-tui");
+    let version = ok(Command::new(&bin).arg("--version"));
+    assert!(version.contains(&head), "{version} names {head}");
+    let home = dir.path().join("home");
+    let out = Command::new(&bin)
+        .arg("paths")
+        .env("HOME", &home)
+        .env_remove("XDG_STATE_HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+}

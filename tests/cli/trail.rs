@@ -32,7 +32,17 @@ fn a_rollback_records_operator_reason_plan_and_each_step() {
     assert_eq!(r["operator"]["source"], "os");
     assert_eq!(r["status"], "finished");
     assert_eq!(r["outcome"], "completed");
-    assert_eq!(r["tool_version"], env!("CARGO_PKG_VERSION"));
+    // The build that wrote it, with its commit, as `--version` says.
+    let version = w.run(&["--version"]);
+    let version = version.stdout.trim().trim_start_matches("estx-tui ");
+    assert_eq!(r["tool_version"], version);
+    if std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        assert!(version.contains(" ("), "built in a checkout: {version}");
+    }
     assert!(r["finished_at"].as_str().is_some(), "{r:#}");
     let plan: Vec<&str> = r["plan"]
         .as_array()

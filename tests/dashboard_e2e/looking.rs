@@ -51,8 +51,10 @@ fn the_state_filter_lists_rolled_back_transactions_and_esc_tab_moves_on() {
     );
 }
 
-/// `e` exports the table as filtered: the log says where, and the file
-/// there is CSV with exactly the rows shown, ids whole.
+/// `e` exports the table as filtered into the state directory `paths`
+/// shows (`~/.local/state/estx-tui` when `XDG_STATE_HOME` is unset, never
+/// the current directory): the log pane and the log file say where, and the
+/// file there is CSV with exactly the rows shown, ids whole.
 #[test]
 fn the_export_key_writes_the_filtered_rows_where_the_log_says() {
     let started = Instant::now();
@@ -60,16 +62,17 @@ fn the_export_key_writes_the_filtered_rows_where_the_log_says() {
     let a = w.stage("expa", 2, false, Some(90));
     let b = w.stage("expb", 1, false, Some(90));
     w.refresh();
-    let state_home = tempfile::tempdir().unwrap();
-    let home = state_home.path().display().to_string();
-    let tui = w.dashboard_with_env("export", &[], &[("XDG_STATE_HOME", &home)]);
+    let home_dir = tempfile::tempdir().unwrap();
+    let home = home_dir.path().display().to_string();
+    // An empty XDG_STATE_HOME counts as unset (the XDG spec): HOME decides.
+    let tui = w.dashboard_with_env("export", &[], &[("XDG_STATE_HOME", ""), ("HOME", &home)]);
     tui.wait_for_all(&[&a.id, &b.id, "transactions 2/2"]);
     filter_to(&tui, &a.id);
     tui.wait_for_all(&["transactions 1/2"]);
     tui.keys(&["e"]);
     tui.wait_for_all(&["exported 1 row(s) to", "estx-tui-transactions-"]);
 
-    let dir = state_home.path().join("estx-tui");
+    let dir = home_dir.path().join(".local/state/estx-tui");
     let files: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -98,6 +101,11 @@ fn the_export_key_writes_the_filtered_rows_where_the_log_says() {
 
     tui.keys(&["q"]);
     assert_eq!(tui.wait_exit(), 0);
+    let log = std::fs::read_to_string(w.log_file()).unwrap_or_default();
+    assert!(
+        log.contains("exported the transaction table") && log.contains(&name),
+        "the log file names the export:\n{log}"
+    );
     eprintln!(
         "the_export_key_writes_the_filtered_rows_where_the_log_says took {:?}",
         started.elapsed()

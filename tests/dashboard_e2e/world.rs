@@ -264,7 +264,8 @@ impl World {
         ]
     }
 
-    fn log_file(&self) -> PathBuf {
+    /// The dashboard's log file.
+    pub(crate) fn log_file(&self) -> PathBuf {
         self.tmp.path().join("estx-tui.log")
     }
 
@@ -273,8 +274,8 @@ impl World {
         start_dashboard(tag, &self.url, &self.ix, &self.log_file(), extra)
     }
 
-    /// [`World::dashboard`] with `env` set for it (`XDG_STATE_HOME`: where
-    /// its exports go).
+    /// [`World::dashboard`] with `env` set for it (`XDG_STATE_HOME`,
+    /// `HOME`: where its exports go).
     pub(crate) fn dashboard_with_env(
         &self,
         tag: &str,

@@ -1,11 +1,14 @@
 //! Reading the trail back: every record that names a transaction, in the
-//! run record or in one of its parts, with its lists whole again.
+//! run record or in one of its parts, or every record started since a
+//! time (`bundle`), with its lists whole again.
 
 use super::pages::{merge, part_id, Part};
 use super::{parse_record, Record, RecordStatus};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
+use crate::protocol::time::format_timestamp;
 use crate::protocol::Protocol;
+use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,14 +18,20 @@ const PARTS_PER_READ: u32 = 8;
 /// Every recorded intervention on transaction `txn`, oldest first, each
 /// with its transactions, plan and steps whole (parts read back in order).
 pub async fn history(p: &Protocol, txn: &str) -> Result<Vec<Record>> {
+    records_where(p, json!({ "term": { "transactions": txn } })).await
+}
+
+/// Every intervention started at or after `since`, oldest first, whole.
+pub async fn records_since(p: &Protocol, since: DateTime<Utc>) -> Result<Vec<Record>> {
+    let from = format_timestamp(since);
+    records_where(p, json!({ "range": { "started_at": { "gte": from } } })).await
+}
+
+/// Every record whose run record or one of whose parts matches `query`.
+async fn records_where(p: &Protocol, query: Value) -> Result<Vec<Record>> {
     let index = &p.config().indices.audit;
     let cluster = p.cluster();
-    let hits = cluster
-        .scan(
-            index,
-            json!({ "query": { "term": { "transactions": txn } } }),
-        )
-        .await?;
+    let hits = cluster.scan(index, json!({ "query": query })).await?;
     let mut records = BTreeMap::new();
     let mut runs = BTreeSet::new();
     for h in hits {

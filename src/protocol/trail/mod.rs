@@ -15,7 +15,7 @@ pub mod pages;
 mod record;
 pub mod run;
 
-pub use history::history;
+pub use history::{history, records_since};
 pub use record::*;
 pub use run::{RecordedRun, RunAs};
 
@@ -29,8 +29,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// The tool's version, written into every record.
-pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The tool's version with its commit ([`crate::VERSION`], as `--version`
+/// prints it), written into every record.
+pub const TOOL_VERSION: &str = crate::VERSION;
 
 /// The id of an audit record.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -149,6 +149,12 @@ impl FaultProxy {
         self.push_rule(method, path_contains, count, Action::Answer(canned));
     }
 
+    /// Removes every [`FaultProxy::answer`], [`FaultProxy::answer_after_forwarding`]
+    /// and [`FaultProxy::delay`] rule: the cluster is reachable again.
+    pub fn clear_answers(&self) {
+        lock(&self.shared.rewrites).clear();
+    }
+
     /// Forwards the next `count` matching requests (so the cluster applies
     /// them) but answers `canned` instead of the cluster's response: a proxy's
     /// 502/504 after the write landed.

@@ -1,0 +1,214 @@
+//! `exporter`: the real binary serving Prometheus, scraped over HTTP and
+//! parsed by a Prometheus text parser; the same counts as `check`, the
+//! per-state counts and oldest ages; `estx_up 0` (and `/healthz` 503) when
+//! the cluster goes away behind the test proxy, 1 again when it is back;
+//! SIGTERM stops it cleanly.
+
+use super::*;
+use common::proxy::Canned;
+use common::FaultProxy;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::Child;
+use std::sync::mpsc;
+
+/// The exporter process, killed if the test fails before it stops it.
+struct Running {
+    child: Child,
+    base: String,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `exporter` on a free port; returns once it said where it listens.
+fn start(g: &Globals) -> Running {
+    let (mut c, _) = g.command(
+        &[],
+        &[
+            "--timeout",
+            "2s",
+            "exporter",
+            "--listen",
+            "127.0.0.1:0",
+            "--poll-interval",
+            "1s",
+        ],
+    );
+    let mut child = c
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn estx-tui exporter");
+    let (tx, rx) = mpsc::channel();
+    let pipe = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let line = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the exporter says where it listens");
+    let base = line
+        .split_once("http://")
+        .and_then(|(_, rest)| rest.split_once("/metrics"))
+        .map(|(host, _)| format!("http://{host}"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Running {
+        child,
+        base,
+        stderr: rx,
+    }
+}
+
+/// One scrape, parsed: `name{labels}` -> value.
+fn scrape(r: &Running) -> HashMap<String, f64> {
+    let (status, body) = common::http("GET", &format!("{}/metrics", r.base), None);
+    assert_eq!(status, 200, "{body}");
+    let lines: Vec<std::io::Result<String>> = body.lines().map(|l| Ok(l.to_string())).collect();
+    let samples_in_text = body.lines().filter(|l| !l.starts_with('#')).count();
+    let parsed = prometheus_parse::Scrape::parse(lines.into_iter()).expect("the exposition parses");
+    assert_eq!(
+        parsed.samples.len(),
+        samples_in_text,
+        "every sample line parses:\n{body}"
+    );
+    assert!(
+        body.ends_with("# EOF\n"),
+        "OpenMetrics ends with # EOF:\n{body}"
+    );
+    parsed
+        .samples
+        .into_iter()
+        .map(|s| {
+            let value = match s.value {
+                prometheus_parse::Value::Gauge(v) | prometheus_parse::Value::Untyped(v) => v,
+                other => panic!("{} is not a gauge: {other:?}", s.metric),
+            };
+            let labels = s.labels.to_string();
+            let key = if labels.is_empty() {
+                s.metric
+            } else {
+                format!("{}{{{labels}}}", s.metric)
+            };
+            (key, value)
+        })
+        .collect()
+}
+
+fn healthz(r: &Running) -> (u16, String) {
+    common::http("GET", &format!("{}/healthz", r.base), None)
+}
+
+fn up(r: &Running) -> Option<f64> {
+    scrape(r).get("estx_up").copied()
+}
+
+#[test]
+fn a_scrape_parses_counts_as_check_does_and_says_down_while_the_cluster_is_away() {
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    w.stage("s1", "A", "B", 10, 2);
+    w.backdate("s1", 10); // pending and stuck
+    w.stage("fresh", "C", "D", 10, 2); // pending, recent
+    w.put(
+        &w.ix.locks,
+        "Z",
+        &json!({"owner": "ghost", "process_id": "w", "created_at": ago(30), "expires_at": ago(20)}),
+    );
+    w.refresh();
+    let check = w.run(&["check", "--json"]);
+    let check_counts: BTreeMap<String, u64> = check.json()["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["key"].as_str().unwrap().into(),
+                m["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+
+    let proxy = FaultProxy::start(&w.g.url);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let r = start(&g);
+    let deadline = Duration::from_secs(60);
+    common::wait_until_blocking("the first poll is published", deadline, || {
+        up(&r) == Some(1.0)
+    });
+    let m = scrape(&r);
+    for (key, gauge) in [
+        ("stuck", "estx_stuck_transactions"),
+        (
+            "needs_investigation",
+            "estx_transactions_needing_investigation",
+        ),
+        ("odd_documents", "estx_odd_transaction_documents"),
+        ("stale_locks", "estx_stale_locks"),
+        ("audit_findings", "estx_audit_findings"),
+    ] {
+        assert_eq!(
+            m[gauge], check_counts[key] as f64,
+            "{gauge} vs check's {key}: {m:?}"
+        );
+    }
+    assert_eq!(m["estx_stuck_transactions"], 1.0, "{m:?}");
+    assert_eq!(m["estx_stale_locks"], 1.0, "{m:?}");
+    assert_eq!(m["estx_transactions{state=\"pending\"}"], 2.0, "{m:?}");
+    assert_eq!(m["estx_transactions{state=\"finished\"}"], 0.0, "{m:?}");
+    let age = m["estx_oldest_transaction_age_seconds{state=\"pending\"}"];
+    assert!(
+        (590.0..3600.0).contains(&age),
+        "oldest pending is 10 min old: {age}"
+    );
+    assert_eq!(healthz(&r), (200, "ok\n".into()));
+
+    // The cluster goes away: estx_up 0, no counts, /healthz 503; no exit.
+    proxy.answer("", "", usize::MAX, Canned::html(502, "502 Bad Gateway"));
+    common::wait_until_blocking("the exporter says down", deadline, || up(&r) == Some(0.0));
+    let m = scrape(&r);
+    assert!(!m.contains_key("estx_stuck_transactions"), "{m:?}");
+    assert!(
+        m.contains_key("estx_last_success_timestamp_seconds"),
+        "{m:?}"
+    );
+    let (status, body) = healthz(&r);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.starts_with("down: "), "{body}");
+
+    // Back: up again with the counts.
+    proxy.clear_answers();
+    common::wait_until_blocking("the exporter is up again", deadline, || up(&r) == Some(1.0));
+    assert_eq!(scrape(&r)["estx_stuck_transactions"], 1.0);
+
+    // SIGTERM: a clean stop, exit 0.
+    let mut r = r;
+    let status = Command::new("kill")
+        .args(["-TERM", &r.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut code = None;
+    common::wait_until_blocking("the exporter exits on SIGTERM", deadline, || {
+        code = r.child.try_wait().unwrap().map(|s| s.code());
+        code.is_some()
+    });
+    assert_eq!(code, Some(Some(0)), "exit status after SIGTERM");
+    // The process has exited: its stderr ends, and so does this.
+    let said: Vec<String> = r.stderr.iter().collect();
+    assert!(
+        said.iter()
+            .any(|l| l.contains("exporter stopped on SIGTERM")),
+        "{said:?}"
+    );
+}
