@@ -4,6 +4,7 @@
 //! with exactly is refused before step 1, with the reason.
 
 use crate::fixture::Fx;
+use estx::protocol::read::doctor::Severity;
 use estx::protocol::{NewTransfer, Refusal, RunLimits, TxnState, Verdict};
 use serde_json::{json, Value};
 
@@ -78,8 +79,13 @@ fn assert_exact(source: &str, what: &str) {
     }
 }
 
+/// `_seq_no` read raw (a GET of an index without `_source` has none to decode).
 async fn seq_no(fx: &Fx, index: &str, id: &str) -> i64 {
-    fx.cluster().get(index, id).await.unwrap().unwrap().seq_no
+    let url = format!("{}/{index}/_doc/{id}", fx.url);
+    let answer: Value = http().get(url).send().await.unwrap().json().await.unwrap();
+    answer["_seq_no"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{answer}"))
 }
 
 fn transfer(tag: &str, amount: i64) -> NewTransfer {
@@ -176,5 +182,67 @@ async fn a_balance_the_tool_cannot_compute_with_exactly_is_refused_before_step_1
         assert!(raw_source(&fx, &fx.ix.accounts, "A")
             .await
             .contains(&format!(r#""balance":{balance}"#)));
+    }
+}
+
+/// An accounts index whose mapping makes the stored `_source` lossy.
+async fn lossy_world(source: Value) -> Fx {
+    Fx::with_mappings(
+        |_| {},
+        |bodies| {
+            bodies[1].1["mappings"]["_source"] = source;
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+async fn documents_whose_stored_source_is_lossy_are_never_rewritten() {
+    let cases = [
+        (
+            json!({"excludes": ["secret"]}),
+            "`_source.excludes: [\"secret\"]`",
+        ),
+        (json!({"enabled": false}), "`_source.enabled: false`"),
+        (json!({"mode": "synthetic"}), "`_source.mode: synthetic`"),
+    ];
+    for (source, named) in cases {
+        let fx = lossy_world(source.clone()).await;
+        for id in ["A", "B"] {
+            raw_put(
+                &fx,
+                &fx.ix.accounts,
+                id,
+                r#"{"balance":500,"pending_transactions":[],"secret":"s","tags":[3,1,1]}"#.into(),
+            )
+            .await;
+        }
+        let before = seq_no(&fx, &fx.ix.accounts, "A").await;
+        let report = fx
+            .proto
+            .transfer(&transfer("t", 1), false, RunLimits::default())
+            .await;
+        let Verdict::Failed(e) = &report.verdict else {
+            panic!("{source}: {:?}", report.verdict)
+        };
+        let why = e.to_string();
+        assert!(
+            why.contains("refused before the first write"),
+            "{source}: {why}"
+        );
+        assert!(why.contains(named), "{source}: {why}");
+        assert!(report.steps.is_empty(), "{source}: {:?}", report.steps);
+        assert_eq!(seq_no(&fx, &fx.ix.accounts, "A").await, before, "{source}");
+        let created = fx.cluster().get(&fx.ix.transactions, "t").await.unwrap();
+        assert!(created.is_none(), "{source}: a transaction was created");
+
+        let doctor = fx.proto.doctor().await.unwrap();
+        assert!(
+            doctor
+                .checks
+                .iter()
+                .any(|c| c.severity == Severity::Error && c.text.contains(named)),
+            "{source}: {doctor:?}"
+        );
     }
 }
