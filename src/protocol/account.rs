@@ -116,7 +116,7 @@ impl AccountState {
                 0
             }
             Some(v) => exact_integer(v).unwrap_or_else(|why| {
-                problems.push(format!("`balance` {why}: {v}"));
+                problems.push(format!("`balance` is not an integer: {v} ({why})"));
                 0
             }),
         };

@@ -28,12 +28,12 @@ impl fmt::Display for NotExact {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             NotExact::BeyondI64 => {
-                "is beyond the 64-bit integer range the tool computes in (a write would round it)"
+                "beyond the 64-bit integer range the tool computes in: a write would round it"
             }
             NotExact::Fraction => {
-                "has a fraction (the tool moves whole units only and never rounds money)"
+                "it has a fraction: the tool moves whole units only and never rounds money"
             }
-            NotExact::NotANumber => "is not an integer",
+            NotExact::NotANumber => "not a number",
         })
     }
 }

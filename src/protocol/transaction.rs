@@ -183,7 +183,7 @@ impl Transaction {
             Some(v) => {
                 let a = exact_integer(v);
                 match a {
-                    Err(why) => problems.push(format!("`amount` {why}: {v}")),
+                    Err(why) => problems.push(format!("`amount` is not an integer: {v} ({why})")),
                     Ok(a) => problems.extend(amount_problem(a)),
                 }
                 a.ok()
