@@ -11,8 +11,8 @@
 //! settled as applied is a contradiction) and kept in the document as they
 //! are, but never written. Every field the tool does not know is kept on write.
 
+use super::integer::exact_integer;
 use super::time::parse_timestamp;
-use super::transaction::read_integer;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 
@@ -115,8 +115,8 @@ impl AccountState {
                 problems.push("`balance` is missing".to_string());
                 0
             }
-            Some(v) => read_integer(v).unwrap_or_else(|| {
-                problems.push(format!("`balance` is not an integer: {v}"));
+            Some(v) => exact_integer(v).unwrap_or_else(|why| {
+                problems.push(format!("`balance` is not an integer: {v} ({why})"));
                 0
             }),
         };

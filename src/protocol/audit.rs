@@ -21,8 +21,8 @@
 //! the accounts' pending entries and their repairs (`audit_accounts.rs`),
 //! then the transactions and locks (`audit_documents.rs`).
 
+use super::integer::read_integer;
 use super::read::{Coverage, Queries, Scan};
-use super::transaction::read_integer;
 use super::Protocol;
 use crate::error::{Error, Result};
 use serde_json::{json, Value};

@@ -25,6 +25,7 @@ pub mod config;
 pub mod create;
 pub mod decide;
 pub mod executor;
+pub mod integer;
 pub mod lock;
 pub mod lock_release;
 pub mod locks;

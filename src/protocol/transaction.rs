@@ -6,6 +6,7 @@
 //! are kept (never dropped), and everything that is wrong is collected in
 //! [`Transaction::problems`] instead of failing the whole read.
 
+use super::integer::exact_integer;
 use super::time::parse_timestamp;
 use crate::error::Error;
 use chrono::{DateTime, Utc};
@@ -168,20 +169,6 @@ fn read_string(
     None
 }
 
-/// Reads an integer the way Elasticsearch coerces a `long`: numbers with no
-/// fraction and numeric strings are accepted.
-pub(crate) fn read_integer(value: &Value) -> Option<i64> {
-    match value {
-        Value::Number(n) => n.as_i64().or_else(|| {
-            n.as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
-                .map(|f| f as i64)
-        }),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
-}
-
 impl Transaction {
     /// Reads a transaction document tolerantly, collecting problems.
     pub fn from_source(id: &str, src: &Map<String, Value>) -> Transaction {
@@ -194,12 +181,12 @@ impl Transaction {
                 None
             }
             Some(v) => {
-                let a = read_integer(v);
+                let a = exact_integer(v);
                 match a {
-                    None => problems.push(format!("`amount` is not an integer: {v}")),
-                    Some(a) => problems.extend(amount_problem(a)),
+                    Err(why) => problems.push(format!("`amount` is not an integer: {v} ({why})")),
+                    Ok(a) => problems.extend(amount_problem(a)),
                 }
-                a
+                a.ok()
             }
         };
         let state = match src.get("transaction_state") {

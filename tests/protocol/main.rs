@@ -13,6 +13,7 @@ mod batch;
 mod bulk;
 mod concurrency;
 mod deployments;
+mod exact;
 mod fixture;
 mod ids;
 mod locks;

@@ -14,8 +14,8 @@ pub use judge::{Owner, StaleReason, Staleness, UnknownReason};
 pub use liveness::{Heartbeat, Heartbeats, LivenessSource};
 pub use shape::{LockShape, ReleaseAction, TreeLock};
 
+use super::integer::read_integer;
 use super::time::parse_timestamp;
-use super::transaction::read_integer;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 

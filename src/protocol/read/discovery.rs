@@ -5,6 +5,7 @@
 //! `keyword` sub-field of a `text` field an auto-created index has); where no
 //! exact field exists the resolution says so and the queries degrade.
 
+use super::source_mode::SourceLoss;
 use super::times::TimeFields;
 use crate::protocol::Indices;
 use serde::Serialize;
@@ -136,6 +137,9 @@ pub struct IndexInfo {
     /// `_routing.required` in the mapping: every GET, mget and write by id
     /// needs a routing value the tool does not know.
     pub routing_required: bool,
+    /// Why the stored `_source` is not the document as written, if it is
+    /// not: the tool refuses to rewrite documents there.
+    pub source_loss: Option<SourceLoss>,
 }
 
 impl IndexInfo {
@@ -314,6 +318,7 @@ impl Discovery {
             properties: Map::new(),
             mixed: Vec::new(),
             routing_required: false,
+            source_loss: None,
         };
         let transactions = info(&ix.transactions);
         let accounts = info(&ix.accounts);
@@ -352,6 +357,9 @@ impl Discovery {
         for i in self.indices() {
             if let Some(p) = i.id_problem() {
                 out.push(p);
+            }
+            if let Some(loss) = &i.source_loss {
+                out.push(loss.problem(&i.name));
             }
             if !i.mixed.is_empty() {
                 out.push(format!(
@@ -431,6 +439,7 @@ mod tests {
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
             routing_required: false,
+            source_loss: None,
         }
     }
 

@@ -4,6 +4,7 @@
 //! and a sample of documents for the time formats (`times`).
 
 use super::discovery::{resolve_fields, Discovery, IndexInfo, Refresh, Target, DEFAULT_REFRESH};
+use super::source_mode::SourceLoss;
 use super::times::TimeFields;
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
@@ -116,6 +117,7 @@ pub fn index_info(
             .and_then(Value::as_str)
             .map(str::to_string)
     });
+    let source_loss = SourceLoss::of(mapping, settings.get(first));
     let mut info = IndexInfo {
         name: name.into(),
         target,
@@ -131,6 +133,7 @@ pub fn index_info(
             .and_then(|m| m.pointer("/_routing/required"))
             .and_then(Value::as_bool)
             == Some(true),
+        source_loss,
     };
     for other in info.concrete.iter().skip(1) {
         let props = mappings

@@ -207,6 +207,7 @@ mod tests {
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
             routing_required: false,
+            source_loss: None,
         };
         resolve_fields(&i, &i, &i)
     }

@@ -183,6 +183,10 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
             problems.push(p);
         }
     }
+    // Lock documents are written only by `transfer --locks` (`check_locks`).
+    for info in [&d.transactions, &d.accounts] {
+        problems.extend(info.source_loss.as_ref().map(|l| l.problem(&info.name)));
+    }
     problems.extend(d.times.conflict().map(|c| c.to_string()));
     for g in gaps_needed(ix, d, needed)? {
         // Lock documents are written only by `transfer --locks`: their
@@ -219,6 +223,12 @@ pub fn check_locks(ix: &Indices, d: &Discovery) -> Result<()> {
         .flat_map(|g| g.conflicts)
         .collect();
     problems.extend(d.times.lock_conflicts().iter().map(|c| c.to_string()));
+    problems.extend(
+        d.locks
+            .source_loss
+            .as_ref()
+            .map(|l| l.problem(&d.locks.name)),
+    );
     if problems.is_empty() {
         Ok(())
     } else {
@@ -282,6 +292,7 @@ mod tests {
             properties: props.as_object().cloned().unwrap_or_default(),
             mixed: Vec::new(),
             routing_required: false,
+            source_loss: None,
         }
     }
 

@@ -1,0 +1,215 @@
+//! Whether an index gives back each document exactly as it was written.
+//!
+//! Every protocol step rewrites a whole document: it reads `_source`, changes
+//! the protocol's fields and indexes the result. That is only safe when the
+//! stored `_source` *is* the document. Three mapping features make it not so,
+//! and the tool then refuses to write into the index (before step 1, with
+//! this reason; `doctor` and the dashboard's header say so):
+//!
+//! - `_source.enabled: false`: nothing is stored, a GET returns no source
+//!   ("the update, update_by_query and reindex APIs" are not supported:
+//!   <https://www.elastic.co/guide/en/elasticsearch/reference/7.17/mapping-source-field.html>,
+//!   <https://docs.opensearch.org/docs/latest/field-types/metadata-fields/source/>).
+//! - `_source.includes`/`excludes`: the stored source is pruned "after the
+//!   document has been indexed, but before the `_source` field is stored"
+//!   (same pages); the pruned fields are still indexed, and a rewrite from
+//!   the stored source deletes them for good.
+//! - Synthetic source (Elasticsearch 8.x/9.x): `_source.mode: synthetic` in
+//!   the mapping (8.4–8.x), the index setting `index.mapping.source.mode:
+//!   synthetic` (8.17+), or an index mode that defaults to it (`logsdb`,
+//!   `time_series`). The source is rebuilt from doc values: arrays sorted and
+//!   deduplicated, numbers in the mapped precision, field order changed
+//!   (<https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/mapping-source-field>),
+//!   so a rewrite changes what the application stored.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt;
+
+/// Where synthetic source was switched on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "by", content = "value", rename_all = "snake_case")]
+pub enum SyntheticBy {
+    /// `_source.mode: synthetic` in the mapping.
+    Mapping,
+    /// The index setting `index.mapping.source.mode: synthetic`.
+    Setting,
+    /// An `index.mode` (`logsdb`, `time_series`) whose default is synthetic.
+    IndexMode(String),
+}
+
+/// Why an index's stored `_source` is not the document as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "loss", rename_all = "snake_case")]
+pub enum SourceLoss {
+    /// `_source.enabled: false`.
+    Disabled,
+    /// `_source.includes` / `_source.excludes`.
+    Filtered {
+        /// The `includes` patterns (empty: all).
+        includes: Vec<String>,
+        /// The `excludes` patterns.
+        excludes: Vec<String>,
+    },
+    /// Synthetic source.
+    Synthetic(SyntheticBy),
+}
+
+impl SourceLoss {
+    /// Reads one concrete index's mapping (its `mappings` object) and its
+    /// settings answer (`{"settings": …, "defaults": …}`).
+    pub fn of(mapping: Option<&Value>, settings: Option<&Value>) -> Option<SourceLoss> {
+        let source = mapping.and_then(|m| m.get("_source"));
+        if source
+            .and_then(|s| s.get("enabled"))
+            .and_then(Value::as_bool)
+            == Some(false)
+        {
+            return Some(SourceLoss::Disabled);
+        }
+        let patterns = |key: &str| -> Vec<String> {
+            source
+                .and_then(|s| s.get(key))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        };
+        let (includes, excludes) = (patterns("includes"), patterns("excludes"));
+        if !includes.is_empty() || !excludes.is_empty() {
+            return Some(SourceLoss::Filtered { includes, excludes });
+        }
+        if source.and_then(|s| s.get("mode")).and_then(Value::as_str) == Some("synthetic") {
+            return Some(SourceLoss::Synthetic(SyntheticBy::Mapping));
+        }
+        synthetic_by_settings(settings?)
+    }
+
+    /// The refusal, naming the index and the mapping feature.
+    pub fn problem(&self, index: &str) -> String {
+        format!(
+            "`{index}` {self}: every protocol step rewrites whole documents from their stored \
+             `_source`, which would destroy the application's data; the tool does not write \
+             there (store `_source` in full, or point the tool at an index that does)"
+        )
+    }
+}
+
+impl fmt::Display for SourceLoss {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceLoss::Disabled => f.write_str(
+                "does not store `_source` (`_source.enabled: false`): documents cannot be read back",
+            ),
+            SourceLoss::Filtered { includes, excludes } => write!(
+                f,
+                "stores a pruned `_source` (`_source.includes: {includes:?}`, \
+                 `_source.excludes: {excludes:?}`): a rewrite deletes the pruned fields"
+            ),
+            SourceLoss::Synthetic(by) => {
+                let how = match by {
+                    SyntheticBy::Mapping => "`_source.mode: synthetic`".to_string(),
+                    SyntheticBy::Setting => "`index.mapping.source.mode: synthetic`".to_string(),
+                    SyntheticBy::IndexMode(m) => format!("`index.mode: {m}`"),
+                };
+                write!(
+                    f,
+                    "has synthetic `_source` ({how}): documents are rebuilt from doc values \
+                     (arrays sorted and deduplicated, numbers in the mapped precision)"
+                )
+            }
+        }
+    }
+}
+
+/// Synthetic source from the settings (explicit or default), or implied by
+/// an index mode whose default it is.
+fn synthetic_by_settings(settings: &Value) -> Option<SourceLoss> {
+    let setting = |flat: &str, nested: &str| {
+        ["settings", "defaults"].iter().find_map(|k| {
+            let group = settings.get(*k)?;
+            group
+                .pointer(nested)
+                .or_else(|| group.get(flat))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+    };
+    let mode = setting("index.mapping.source.mode", "/index/mapping/source/mode");
+    match mode.as_deref() {
+        Some("synthetic") => Some(SourceLoss::Synthetic(SyntheticBy::Setting)),
+        Some(_) => None,
+        None => setting("index.mode", "/index/mode")
+            .filter(|m| m == "logsdb" || m == "time_series")
+            .map(|m| SourceLoss::Synthetic(SyntheticBy::IndexMode(m))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn of(mapping: Value, settings: Value) -> Option<SourceLoss> {
+        SourceLoss::of(Some(&mapping), Some(&settings))
+    }
+
+    #[test]
+    fn a_stored_source_is_whole() {
+        assert_eq!(of(json!({"properties": {}}), json!({"settings": {}})), None);
+        assert_eq!(
+            of(
+                json!({"_source": {"enabled": true, "mode": "stored"}}),
+                json!({"defaults": {"index": {"mapping": {"source": {"mode": "stored"}}}}})
+            ),
+            None
+        );
+        // An explicit stored mode wins over the index mode's default.
+        assert_eq!(
+            of(
+                json!({}),
+                json!({"settings": {"index.mode": "logsdb", "index.mapping.source.mode": "stored"}})
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn every_lossy_source_is_named() {
+        assert_eq!(
+            of(json!({"_source": {"enabled": false}}), json!({})),
+            Some(SourceLoss::Disabled)
+        );
+        assert_eq!(
+            of(json!({"_source": {"excludes": ["secret"]}}), json!({})),
+            Some(SourceLoss::Filtered {
+                includes: vec![],
+                excludes: vec!["secret".into()]
+            })
+        );
+        assert_eq!(
+            of(json!({"_source": {"mode": "synthetic"}}), json!({})),
+            Some(SourceLoss::Synthetic(SyntheticBy::Mapping))
+        );
+        assert_eq!(
+            of(
+                json!({}),
+                json!({"settings": {"index": {"mapping": {"source": {"mode": "synthetic"}}}}})
+            ),
+            Some(SourceLoss::Synthetic(SyntheticBy::Setting))
+        );
+        assert_eq!(
+            of(
+                json!({}),
+                json!({"settings": {"index": {"mode": "logsdb"}}})
+            ),
+            Some(SourceLoss::Synthetic(SyntheticBy::IndexMode(
+                "logsdb".into()
+            )))
+        );
+        let why = SourceLoss::Disabled.problem("accounts");
+        assert!(why.contains("`accounts`") && why.contains("_source.enabled: false"));
+    }
+}
