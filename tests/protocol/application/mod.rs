@@ -6,11 +6,13 @@
 //! nothing pending at the end (after a final recovery), `audit` clean.
 //! `-- --nocapture` prints the figures.
 
+mod binary;
 mod operator;
 
 use crate::common::app::names::ARTICLE;
 use crate::common::app::{instance, recovery, AppConfig, AppIndices, World};
 use crate::common::{TestIndices, TestServer};
+use binary::Binary;
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::lock::LivenessSource;
 use estx::protocol::{Protocol, ProtocolConfig};
@@ -53,7 +55,7 @@ async fn world(cfg: AppConfig, tool_window: Duration) -> Operator {
         indices: ix.indices(),
         recovery_window: tool_window,
         liveness: Some(LivenessSource {
-            index: app_ix.heartbeats,
+            index: app_ix.heartbeats.clone(),
             instance_field: format!("{}.keyword", ARTICLE.instance),
             time_field: ARTICLE.heartbeat.into(),
             timeout,
@@ -61,8 +63,10 @@ async fn world(cfg: AppConfig, tool_window: Duration) -> Operator {
         ..ProtocolConfig::default()
     };
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
+    let bin = Binary::new(server.url(), &app_ix, &ix.audit, tool_window, timeout).await;
     Operator {
         proto: Protocol::new(cluster, config),
+        bin,
         w,
         figures: Figures::default(),
     }
@@ -92,17 +96,24 @@ async fn live_run(mut op: Operator, slots: u64, app_recovery: bool) {
     }
     let drained = drain(&mut op).await;
     let final_findings = op.audit().await;
+    let audit = op.bin.run(&["audit"]).await;
     let end = w.end_state().await;
     println!("{}", w.stats);
     println!("{}", op.figures);
     println!("{end}");
     println!("final audit: {final_findings} findings; drained in {drained:?}");
+    println!(
+        "estx-tui audit (exit {}):\n{}",
+        audit.code,
+        audit.stdout.trim_end()
+    );
     let violations = w.ledger.violations();
     println!("violations: {}", violations.len());
     assert!(violations.is_empty(), "{violations:#?}");
     assert!(end.problems.is_empty(), "{:#?}", end.problems);
     assert!(end.foreign_times.is_empty(), "{:#?}", end.foreign_times);
     assert_eq!(final_findings, 0, "the final audit is clean");
+    assert_eq!(audit.code, 0, "{audit:?}");
     assert!(w.stats.crashes() > 0, "crashes were injected");
     assert!(
         op.figures.recovered + op.figures.rolled_back > 0,

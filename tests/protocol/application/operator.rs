@@ -7,6 +7,7 @@
 //! refused), and `audit`. Every lock the tool releases is checked against
 //! the ledger: its holder must be dead.
 
+use super::binary::Binary;
 use crate::common::app::World;
 use estx::protocol::{Protocol, TxnState, Verdict};
 use std::collections::BTreeMap;
@@ -17,6 +18,10 @@ use std::sync::Arc;
 pub struct Figures {
     pub rounds: usize,
     pub recovered: usize,
+    /// Runs of the binary's `recover --all-stuck`, and what they did.
+    pub cli_runs: usize,
+    pub cli_recovered: usize,
+    pub cli_swept: usize,
     pub rolled_back: usize,
     pub swept: usize,
     pub released: usize,
@@ -32,8 +37,8 @@ impl std::fmt::Display for Figures {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "operator: {} interventions; recover --all-stuck finished/rolled back {} and swept {} locks; bulk rollback rolled back {}; release-lock released {} and refused {}; dashboard R/F refused {} and acted on {}; {} audits, findings {:?}",
-            self.rounds, self.recovered, self.swept, self.rolled_back, self.released,
+            "operator: {} interventions; recover --all-stuck finished/rolled back {} and swept {} locks; the binary's recover --all-stuck ({} runs) finished/rolled back {} and swept {} locks; bulk rollback rolled back {}; release-lock released {} and refused {}; dashboard R/F refused {} and acted on {}; {} audits, findings {:?}",
+            self.rounds, self.recovered, self.swept, self.cli_runs, self.cli_recovered, self.cli_swept, self.rolled_back, self.released,
             self.release_refused, self.dashboard_refused, self.dashboard_acted, self.audits, self.findings
         )
     }
@@ -49,6 +54,7 @@ fn acted(verdict: &Verdict) -> bool {
 /// The operator's tool and what it did.
 pub struct Operator {
     pub proto: Protocol,
+    pub bin: Binary,
     pub w: Arc<World>,
     pub figures: Figures,
 }
@@ -57,11 +63,12 @@ impl Operator {
     /// The next intervention in turn.
     pub async fn round(&mut self) {
         self.w.refresh().await;
-        match self.figures.rounds % 5 {
+        match self.figures.rounds % 6 {
             0 => self.recover_all_stuck().await,
             1 => self.bulk_rollback().await,
             2 => self.release_every_lock().await,
             3 => self.dashboard_on_youngest().await,
+            4 => self.cli_recover_all_stuck().await,
             _ => {
                 self.audit().await;
             }
@@ -86,6 +93,33 @@ impl Operator {
                     &l.view.info.resource,
                     &owner,
                 );
+            }
+        }
+    }
+
+    /// `estx-tui recover --all-stuck --json`, the binary.
+    async fn cli_recover_all_stuck(&mut self) {
+        let run = self.bin.run(&["recover", "--all-stuck", "--json"]).await;
+        assert!([0, 5].contains(&run.code), "{run:?}");
+        let out = run.json();
+        self.figures.cli_runs += 1;
+        let done = |t: &&serde_json::Value| t["verdict"]["kind"] == "completed";
+        self.figures.cli_recovered += out["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(done)
+            .count();
+        for l in out["released_locks"].as_array().unwrap() {
+            if l["result"] == "released" {
+                self.figures.cli_swept += 1;
+                let (resource, owner) = (
+                    l["resource"].as_str().unwrap(),
+                    l["owner"].as_str().unwrap_or(""),
+                );
+                self.w
+                    .ledger
+                    .released_by_other("estx-tui recover --all-stuck", resource, owner);
             }
         }
     }
