@@ -14,6 +14,8 @@ use serde_json::{json, Value};
 /// A point where a thread may stop before writing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Point {
+    /// Before taking the locks.
+    Lock,
     Create,
     Core(u8),
     Rollback(u8),
@@ -25,6 +27,7 @@ pub enum Point {
 impl std::fmt::Display for Point {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
+            Point::Lock => write!(f, "lock"),
             Point::Create => write!(f, "create"),
             Point::Core(n) => write!(f, "core {n}"),
             Point::Rollback(n) => write!(f, "rollback {n}"),
@@ -47,6 +50,9 @@ pub enum Stop {
     Crash(Point),
     /// The processing budget was spent before this point.
     OverBudget(Point),
+    /// The instance's heartbeats are too old to go on (half the timeout):
+    /// others may soon judge it dead.
+    Lapsed(Point),
     /// A write failed after the article's retries.
     Failed(ScriptError),
 }
@@ -183,7 +189,7 @@ impl World {
                 Ok(Next::Go(Point::Rollback(4)))
             }
             Point::Rollback(_) => state(Terminating, RolledBack, Next::End(End::RolledBack)).await,
-            Point::Create | Point::Unlock => unreachable!("{at} is not a step"),
+            Point::Lock | Point::Create | Point::Unlock => unreachable!("{at} is not a step"),
         }
     }
 }

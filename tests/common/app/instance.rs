@@ -6,7 +6,7 @@
 
 use super::flow::{End, Guard, Point, Stop, Txn};
 use super::kestra::Resource;
-use super::ledger::Holding;
+use super::ledger::{Holding, Lease};
 use super::scripts::ingest_timestamp;
 use super::World;
 use chrono::Utc;
@@ -30,12 +30,14 @@ pub fn uuid(rng: &mut StdRng) -> String {
     )
 }
 
-/// Crashes at random, and stops a thread that would write past its budget.
+/// Crashes at random, and stops a thread that would write past its budget
+/// or after its instance's heartbeats got older than half the timeout.
 pub struct Injector {
     rng: StdRng,
     rate: f64,
     started: Instant,
     budget: Duration,
+    lease: Option<(Lease, Duration)>,
 }
 
 impl Injector {
@@ -45,7 +47,19 @@ impl Injector {
             rate,
             started: Instant::now(),
             budget,
+            lease: None,
         }
+    }
+
+    /// The budget runs from now (the transfer's first write).
+    pub fn restart_budget(&mut self) {
+        self.started = Instant::now();
+    }
+
+    /// Also stops once `lease` is older than `max`.
+    pub fn with_lease(mut self, lease: Lease, max: Duration) -> Injector {
+        self.lease = Some((lease, max));
+        self
     }
 }
 
@@ -56,6 +70,11 @@ impl Guard for Injector {
         }
         if self.started.elapsed() > self.budget {
             return Err(Stop::OverBudget(point));
+        }
+        if let Some((lease, max)) = &self.lease {
+            if lease.age() > *max {
+                return Err(Stop::Lapsed(point));
+            }
         }
         Ok(())
     }
@@ -74,14 +93,21 @@ async fn run_instance(w: &Arc<World>, seed: u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let me = uuid(&mut rng);
     w.stats.instances.fetch_add(1, Ordering::SeqCst);
-    w.heartbeat(&me).await;
+    let lease = w.ledger.lease(&me, Instant::now());
+    w.heartbeat(&me, &lease).await;
     let alive = Arc::new(AtomicBool::new(true));
-    let beats = tokio::spawn(heartbeats(w.clone(), me.clone(), alive.clone()));
+    let beats = tokio::spawn(heartbeats(
+        w.clone(),
+        me.clone(),
+        lease.clone(),
+        alive.clone(),
+    ));
     while !w.stopping() {
-        if let Err(stop) = transfer(w, &me, &mut rng).await {
+        if let Err(stop) = transfer(w, &me, &lease, &mut rng).await {
             w.stats.stopped(match &stop {
                 Stop::Crash(p) => format!("crash {p}"),
                 Stop::OverBudget(p) => format!("over budget before {p}"),
+                Stop::Lapsed(p) => format!("heartbeats lapsed before {p}"),
                 Stop::Failed(e) => format!("failed: {e}"),
             });
             break;
@@ -94,30 +120,35 @@ async fn run_instance(w: &Arc<World>, seed: u64) {
 }
 
 /// The heartbeat task: one document per instance, rewritten every period.
-async fn heartbeats(w: Arc<World>, me: String, alive: Arc<AtomicBool>) {
+async fn heartbeats(w: Arc<World>, me: String, lease: Lease, alive: Arc<AtomicBool>) {
     let mut every = tokio::time::interval(w.cfg.heartbeat_every);
     while alive.load(Ordering::SeqCst) {
         every.tick().await;
         if alive.load(Ordering::SeqCst) {
-            w.heartbeat(&me).await;
+            w.heartbeat(&me, &lease).await;
         }
     }
 }
 
 impl World {
-    /// Writes this instance's heartbeat now.
-    pub async fn heartbeat(&self, me: &str) {
+    /// Writes this instance's heartbeat now; once written, its lease runs
+    /// from the time stamped in it.
+    pub async fn heartbeat(&self, me: &str, lease: &Lease) {
         let n = self.names;
+        let at = Instant::now();
         let doc = json!({n.instance: me, n.heartbeat: ingest_timestamp(Utc::now())});
-        if let Err(e) = self.cluster.put(&self.ix.heartbeats, me, &doc).await {
-            eprintln!("heartbeat of {me} failed: {e}");
+        match self.cluster.put(&self.ix.heartbeats, me, &doc).await {
+            Ok(()) => lease.renew(at),
+            Err(e) => eprintln!("heartbeat of {me} failed: {e}"),
         }
     }
 }
 
 /// One transfer under locks: take them (or skip when busy), create, run
 /// (now and then cancelled, as the article's rollback does), release.
-async fn transfer(w: &World, me: &str, rng: &mut StdRng) -> Result<(), Stop> {
+async fn transfer(w: &World, me: &str, lease: &Lease, rng: &mut StdRng) -> Result<(), Stop> {
+    let mut guard = Injector::new(rng.random(), w.cfg.crash_rate, w.cfg.budget)
+        .with_lease(lease.clone(), w.cfg.heartbeat_timeout / 2);
     let accounts = w.account_ids();
     let src = rng.random_range(0..accounts.len());
     let dest = (src + rng.random_range(1..accounts.len())) % accounts.len();
@@ -139,6 +170,7 @@ async fn transfer(w: &World, me: &str, rng: &mut StdRng) -> Result<(), Stop> {
         });
     }
     resources.sort();
+    guard.before(Point::Lock)?;
     let Some(held) = lock_all(w, me, &resources).await else {
         w.stats.lock_busy.fetch_add(1, Ordering::SeqCst);
         return Ok(());
@@ -149,7 +181,7 @@ async fn transfer(w: &World, me: &str, rng: &mut StdRng) -> Result<(), Stop> {
         dest: accounts[dest].clone(),
         amount: rng.random_range(1..=50),
     };
-    let mut guard = Injector::new(rng.random(), w.cfg.crash_rate, w.cfg.budget);
+    guard.restart_budget();
     if !w.create(&t, &mut guard).await? {
         panic!("{}: a fresh id already exists", t.id);
     }

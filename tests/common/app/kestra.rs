@@ -76,6 +76,10 @@ impl World {
                 && d.source.get(n.lock_created).and_then(Value::as_str) == Some(&h.created_at)
         });
         if !mine {
+            if !self.ledger.is_alive(&h.instance) {
+                // Its heartbeats lapsed: dead to everyone, rightly cleared.
+                return Ok(());
+            }
             self.ledger.violation(format!(
                 "{id}: released by someone else while {} held it (now {:?})",
                 h.instance,
@@ -92,6 +96,7 @@ impl World {
             .await?
         {
             DeleteOutcome::Deleted => Ok(()),
+            _ if !self.ledger.is_alive(&h.instance) => Ok(()),
             other => {
                 self.ledger.violation(format!(
                     "{id}: changed under its live holder {} ({other:?})",

@@ -1,9 +1,34 @@
 //! What the test knows that the cluster does not: which instances are
 //! alive, which locks each live instance holds, and every broken invariant
 //! seen while the application runs beside the tool.
+//!
+//! Alive is the application's own rule: not crashed, and a heartbeat
+//! written within the timeout (its [`Lease`]). An instance whose heartbeats
+//! lapse (a loaded machine) is dead to every other instance and to the
+//! tool's liveness source alike, and stops itself before it writes again.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// When an instance last wrote a heartbeat (the time it stamped in it).
+#[derive(Debug, Clone)]
+pub struct Lease(Arc<Mutex<Instant>>);
+
+impl Lease {
+    /// A heartbeat stamped at `at` was written.
+    pub fn renew(&self, at: Instant) {
+        let mut last = self.0.lock().unwrap();
+        if at > *last {
+            *last = at;
+        }
+    }
+
+    /// How old the last heartbeat written is.
+    pub fn age(&self) -> Duration {
+        self.0.lock().unwrap().elapsed()
+    }
+}
 
 /// One lock as its holder took it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,14 +39,37 @@ pub struct Holding {
 }
 
 /// Instances, holdings and violations.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Ledger {
+    timeout: Duration,
+    leases: Mutex<HashMap<String, Lease>>,
     dead: Mutex<HashSet<String>>,
     held: Mutex<HashMap<String, Holding>>,
     violations: Mutex<Vec<String>>,
 }
 
 impl Ledger {
+    /// Instances are dead once their heartbeats are older than `timeout`.
+    pub fn new(timeout: Duration) -> Ledger {
+        Ledger {
+            timeout,
+            leases: Mutex::default(),
+            dead: Mutex::default(),
+            held: Mutex::default(),
+            violations: Mutex::default(),
+        }
+    }
+
+    /// The lease of a new instance, its first heartbeat stamped at `at`.
+    pub fn lease(&self, instance: &str, at: Instant) -> Lease {
+        let lease = Lease(Arc::new(Mutex::new(at)));
+        self.leases
+            .lock()
+            .unwrap()
+            .insert(instance.into(), lease.clone());
+        lease
+    }
+
     /// Records a broken invariant.
     pub fn violation(&self, what: String) {
         eprintln!("VIOLATION: {what}");
@@ -39,9 +87,13 @@ impl Ledger {
         self.dead.lock().unwrap().insert(instance.to_string());
     }
 
-    /// Whether the instance is alive.
+    /// Whether the instance is alive: not crashed, heartbeats not lapsed.
     pub fn is_alive(&self, instance: &str) -> bool {
-        !self.dead.lock().unwrap().contains(instance)
+        let lapsed = match self.leases.lock().unwrap().get(instance) {
+            Some(lease) => lease.age() > self.timeout,
+            None => true,
+        };
+        !lapsed && !self.dead.lock().unwrap().contains(instance)
     }
 
     /// `instance` took `resource`: a live other holder is a violation.

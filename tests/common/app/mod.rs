@@ -171,8 +171,8 @@ impl World {
             cluster,
             ix,
             names,
+            ledger: Ledger::new(cfg.heartbeat_timeout),
             cfg,
-            ledger: Ledger::default(),
             stats: Stats::default(),
             stop: AtomicBool::new(false),
         };
