@@ -103,6 +103,8 @@ pub enum Security {
 pub struct DoctorReport {
     /// The URL asked.
     pub url: String,
+    /// The kind of credential presented (basic, API key, bearer, SigV4).
+    pub credential: crate::cluster::CredentialKind,
     /// What answers there.
     pub product: Option<Product>,
     /// The three indices.
@@ -294,6 +296,7 @@ impl Protocol {
         checks.sort_by_key(|c| std::cmp::Reverse(c.severity));
         Ok(DoctorReport {
             url: cluster.url().to_string(),
+            credential: cluster.credential(),
             product,
             indices,
             security,
