@@ -7,6 +7,8 @@
 //!   the real cluster named by `ESTX_TEST_URL` when that variable is set.
 //! - [`TestIndices`] / [`unique_prefix`]: index names that cannot collide with
 //!   other tests sharing the same (real) cluster.
+//! - [`app`]: an application following the article, with Kestra-style
+//!   locks and heartbeats, crashes injected, for live tests beside the tool.
 //! - [`FaultProxy`]: an HTTP/1.1 proxy that can swallow responses, for
 //!   "the write was applied but the client never heard about it" tests.
 //! - [`tls::TlsFront`]: HTTPS in front of the server, signed by a throwaway CA.
@@ -22,6 +24,7 @@
 #![allow(dead_code, unused_imports)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod app;
 pub mod proxy;
 pub mod server;
 pub mod tls;

@@ -8,6 +8,7 @@
 mod common;
 
 mod amounts;
+mod application;
 mod audit;
 mod batch;
 mod bulk;
