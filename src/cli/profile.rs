@@ -11,6 +11,7 @@
 
 use super::args::Cli;
 use crate::protocol::lock::LivenessSource;
+use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
@@ -84,6 +85,9 @@ pub struct Profile {
     /// (`[profiles.NAME.liveness]`): locks held by instances are judged by
     /// them instead of being unknown.
     pub liveness: Option<LivenessProfile>,
+    /// The application's names of fields and states
+    /// (`[profiles.NAME.schema]`, see [`crate::protocol::schema`]).
+    pub schema: Option<toml::Table>,
 }
 
 /// A heartbeat index as a profile names it.
@@ -136,6 +140,8 @@ pub struct Resolved {
     pub api_key_env: Option<String>,
     /// The heartbeat index the profile names, if any.
     pub liveness: Option<LivenessSource>,
+    /// The schema map the profile names (the article's when it names none).
+    pub schema: Schema,
 }
 
 /// Why the configuration could not be used (exit code 2).
@@ -364,6 +370,11 @@ pub fn apply(
             .as_ref()
             .map(|l| l.source(name))
             .transpose()?,
+        schema: match &profile.schema {
+            Some(t) => Schema::from_table(t)
+                .map_err(|e| ProfileError(format!("profile `{name}`: {e}")))?,
+            None => Schema::default(),
+        },
     };
     g.profile = Some(name.to_string());
     if cli.dashboard.read_only.is_none() {
@@ -448,6 +459,29 @@ mod tests {
 
     fn config_err(text: &str) -> String {
         config(text).unwrap_err().0
+    }
+
+    #[test]
+    fn a_profile_names_its_schema() {
+        let text = format!(
+            "{PROD}\n[profiles.p.schema]\ntransaction_state = \"transactionState\"\n\
+             [profiles.p.schema.states]\npending = \"PENDING\"\n"
+        );
+        let pc = crate::cli::context::protocol_config(&with(&text, &["estx-tui", "list"]).global);
+        use crate::protocol::schema::Field;
+        assert_eq!(pc.schema.name(Field::State), "transactionState");
+        assert_eq!(pc.schema.state_value("pending"), "PENDING");
+        assert!(protocol_config_default().schema.is_default());
+        let bad = format!("{PROD}\n[profiles.p.schema]\nstate = \"s\"\n");
+        let p = config(&bad).unwrap();
+        let m = Cli::command().try_get_matches_from(["estx-tui", "list"]).unwrap();
+        let mut cli = Cli::from_arg_matches(&m).unwrap();
+        let e = apply(&mut cli, &m, "p", &p).unwrap_err().0;
+        assert!(e.contains("unknown field `state`"), "{e}");
+    }
+
+    fn protocol_config_default() -> crate::protocol::ProtocolConfig {
+        crate::cli::context::protocol_config(&with(PROD, &["estx-tui", "list"]).global)
     }
 
     #[test]

@@ -34,7 +34,9 @@ pub use response::{error_from as error_of_answer, root_causes, RootCause};
 pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 
+use crate::protocol::schema::Boundary;
 use clock::Clock;
+use std::sync::Arc;
 use response::{check, mget_item_error, truncate, versioned, Answer};
 
 use crate::error::{Error, Result};
@@ -108,6 +110,9 @@ pub struct Cluster {
     url: String,
     clock: Clock,
     caps: caps::Caps,
+    /// The schema map applied to the three indices' documents (none for
+    /// the article's names).
+    boundary: Option<Arc<Boundary>>,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -127,6 +132,7 @@ impl Cluster {
             url: opts.url.clone(),
             clock: Clock::default(),
             caps: caps::Caps::default(),
+            boundary: None,
         })
     }
 
@@ -170,7 +176,58 @@ impl Cluster {
             url: self.url.clone(),
             clock: self.clock.with_local_skew(skew),
             caps: self.caps.clone(),
+            boundary: self.boundary.clone(),
         }
+    }
+
+    /// The same handle, translating the three indices' documents through
+    /// `boundary` on every read and write (see [`crate::protocol::schema`]).
+    pub fn with_boundary(mut self, boundary: Option<Boundary>) -> Cluster {
+        self.boundary = boundary.map(Arc::new);
+        self
+    }
+
+    /// The schema boundary in force, if any.
+    pub fn boundary(&self) -> Option<&Boundary> {
+        self.boundary.as_deref()
+    }
+
+    /// A document of `index` as read (canonical names).
+    pub(crate) fn read_source(&self, index: &str, src: Map<String, Value>) -> Map<String, Value> {
+        match &self.boundary {
+            Some(b) => b.read(index, src),
+            None => src,
+        }
+    }
+
+    /// A document of `index` as it is to be written (the application's names).
+    pub(crate) fn write_source<'a>(
+        &self,
+        index: &str,
+        src: &'a Map<String, Value>,
+    ) -> std::borrow::Cow<'a, Map<String, Value>> {
+        match &self.boundary {
+            Some(b) => std::borrow::Cow::Owned(b.write(index, src)),
+            None => std::borrow::Cow::Borrowed(src),
+        }
+    }
+
+    /// Hits of `index` as read (canonical names), for answers read raw.
+    pub fn read_hits(&self, index: &str, hits: Vec<Hit>) -> Vec<Hit> {
+        hits.into_iter()
+            .map(|mut h| {
+                h.source = self.read_source(index, std::mem::take(&mut h.source));
+                h
+            })
+            .collect()
+    }
+
+    /// A search answer of `index` as read (every hit's `_source` canonical).
+    pub(crate) fn read_answer(&self, index: &str, mut answer: Value) -> Value {
+        if let Some(b) = &self.boundary {
+            b.read_answer(index, &mut answer);
+        }
+        answer
     }
 
     /// How scans page on this cluster, once a scan has found out.
@@ -185,6 +242,16 @@ impl Cluster {
 
     /// Realtime GET by id: the latest write, refreshed or not.
     pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
+        let doc = self.get_untranslated(index, id).await?;
+        Ok(doc.map(|d| self.read_doc(index, d)))
+    }
+
+    fn read_doc(&self, index: &str, mut d: VersionedDoc) -> VersionedDoc {
+        d.source = self.read_source(index, std::mem::take(&mut d.source));
+        d
+    }
+
+    async fn get_untranslated(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
         if dotted::needs_body(id) {
             return self.get_by_body(index, id).await;
         }
@@ -206,6 +273,18 @@ impl Cluster {
 
     /// Realtime multi-GET; one entry per id, `None` where missing.
     pub async fn mget(&self, index: &str, ids: &[String]) -> Result<Vec<Option<VersionedDoc>>> {
+        let docs = self.mget_untranslated(index, ids).await?;
+        Ok(docs
+            .into_iter()
+            .map(|d| d.map(|d| self.read_doc(index, d)))
+            .collect())
+    }
+
+    async fn mget_untranslated(
+        &self,
+        index: &str,
+        ids: &[String],
+    ) -> Result<Vec<Option<VersionedDoc>>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -251,6 +330,7 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<WriteOutcome> {
+        let source = &*self.write_source(index, source);
         if dotted::needs_body(id) {
             let action = dotted::Action::IndexIf(source, seq_no, primary_term);
             return self.index_by_body(index, id, action).await;
@@ -283,6 +363,7 @@ impl Cluster {
         id: &str,
         source: &Map<String, Value>,
     ) -> Result<CreateOutcome> {
+        let source = &*self.write_source(index, source);
         if dotted::needs_body(id) {
             return self.create_by_body(index, id, source).await;
         }
@@ -301,6 +382,10 @@ impl Cluster {
 
     /// Plain index (create or overwrite) with `op_type=index`; for seeding and tests.
     pub async fn put(&self, index: &str, id: &str, source: &Value) -> Result<()> {
+        let translated = source
+            .as_object()
+            .map(|o| Value::Object(self.write_source(index, o).into_owned()));
+        let source = translated.as_ref().unwrap_or(source);
         if dotted::needs_body(id) {
             let action = dotted::Action::Index(source);
             return self.index_by_body(index, id, action).await.map(|_| ());
@@ -325,7 +410,11 @@ impl Cluster {
             Vec::with_capacity(docs.len() * 2);
         for (id, doc) in docs {
             lines.push(json!({"index": {"_index": index, "_id": id}}).into());
-            lines.push(doc.clone().into());
+            let doc = match doc.as_object() {
+                Some(o) => Value::Object(self.write_source(index, o).into_owned()),
+                None => doc.clone(),
+            };
+            lines.push(doc.into());
         }
         let resp = self.client.bulk(BulkParts::None).body(lines).send();
         let resp = self.send(resp).await?;

@@ -6,6 +6,8 @@
 //! exact field exists the resolution says so and the queries degrade.
 
 use super::times::TimeFields;
+use crate::protocol::schema::propose::propose;
+use crate::protocol::schema::{DocKind, Field, Proposal, Schema};
 use crate::protocol::Indices;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -262,6 +264,9 @@ pub struct Fields {
     pub lock_created_at: ResolvedField,
     /// Account `pending_transactions`.
     pub pending: ResolvedField,
+    /// The map the names come from (queries name states through it).
+    #[serde(skip)]
+    pub schema: Schema,
 }
 
 impl Fields {
@@ -304,7 +309,7 @@ pub struct Discovery {
 impl Discovery {
     /// What discovery assumes before it has read anything (and what an
     /// `init`-created cluster resolves to): every field exact under its name.
-    pub fn assumed(ix: &Indices) -> Discovery {
+    pub fn assumed(ix: &Indices, schema: &Schema) -> Discovery {
         let info = |name: &str| IndexInfo {
             name: name.into(),
             target: Target::Index,
@@ -318,8 +323,8 @@ impl Discovery {
         let transactions = info(&ix.transactions);
         let accounts = info(&ix.accounts);
         let locks = info(&ix.locks);
-        let fields = resolve_fields(&transactions, &accounts, &locks);
-        let times = TimeFields::of_mappings(&transactions, &locks);
+        let fields = resolve_fields(schema, &transactions, &accounts, &locks);
+        let times = TimeFields::of_mappings(schema, &transactions, &locks);
         Discovery {
             transactions,
             accounts,
@@ -386,33 +391,92 @@ impl Discovery {
     }
 }
 
+impl Discovery {
+    /// The index holding `field`'s documents.
+    pub fn index_of(&self, field: Field) -> &IndexInfo {
+        match field.kind() {
+            DocKind::Transactions => &self.transactions,
+            DocKind::Accounts => &self.accounts,
+            DocKind::Locks => &self.locks,
+        }
+    }
+
+    /// Whether the live mapping has `field` under `name` (for the source and
+    /// destination under the article's names, either of its spellings).
+    fn has(&self, field: Field, name: &str) -> bool {
+        let article = name == field.canonical();
+        match field {
+            Field::Source if article => self.fields.src.iter().any(ResolvedField::is_mapped),
+            Field::Destination if article => {
+                self.fields.dest.iter().any(ResolvedField::is_mapped)
+            }
+            _ => self.index_of(field).field_mapping(name).is_some(),
+        }
+    }
+
+    /// The map discovery proposes from the live mappings and the state
+    /// values `seen_states` found on the cluster (see [`propose`]).
+    pub fn proposal(&self, seen_states: &[String]) -> Proposal {
+        propose(&self.fields.schema, |f, n| self.has(f, n), seen_states)
+    }
+
+    /// Why the map in force does not fit this cluster: a field the
+    /// procedures read to move money (state, accounts, amount, times,
+    /// balance, pending) is absent under its name while another spelling is
+    /// mapped. The procedures refuse until a map is configured; `doctor`
+    /// prints the one proposed.
+    pub fn schema_problems(&self) -> Vec<String> {
+        self.proposal(&[])
+            .renamed
+            .iter()
+            .filter(|(f, _, _)| f.kind() != DocKind::Locks)
+            .map(|(f, current, found)| {
+                format!(
+                    "the {} field is not `{current}` on this cluster but looks like `{found}`: \
+                     the application uses other names; configure [profiles.NAME.schema] \
+                     (`estx-tui doctor` prints the proposed map)",
+                    f.canonical()
+                )
+            })
+            .collect()
+    }
+}
+
 pub use super::fetch::{discover, index_info, parse_refresh};
 
 /// Refresh interval when the settings do not say.
 pub const DEFAULT_REFRESH: Duration = Duration::from_secs(1);
 
-/// Resolves the queried fields against the three indices' mappings.
-pub fn resolve_fields(t: &IndexInfo, a: &IndexInfo, l: &IndexInfo) -> Fields {
-    let either = |names: [&str; 2]| -> Vec<ResolvedField> {
+/// Resolves the queried fields against the three indices' mappings, under
+/// the names `schema` gives them.
+pub fn resolve_fields(schema: &Schema, t: &IndexInfo, a: &IndexInfo, l: &IndexInfo) -> Fields {
+    let either = |field: Field, article_alias: &str| -> Vec<ResolvedField> {
+        let name = schema.name(field);
+        let mut names = vec![name];
+        // The article's mapping spells it `src_account`: both are read.
+        if name == field.canonical() {
+            names.push(article_alias);
+        }
         let mapped: Vec<ResolvedField> = names
             .iter()
             .map(|n| t.resolve(n))
             .filter(ResolvedField::is_mapped)
             .collect();
         if mapped.is_empty() {
-            vec![ResolvedField::unmapped(names[0])]
+            vec![ResolvedField::unmapped(name)]
         } else {
             mapped
         }
     };
     Fields {
-        state: t.resolve("transaction_state"),
-        src: either(["src_acct", "src_account"]),
-        dest: either(["dest_acct", "dest_account"]),
-        modification_time: t.resolve("modification_time"),
-        owner: l.resolve("owner"),
-        lock_created_at: l.resolve("created_at"),
-        pending: a.resolve("pending_transactions"),
+        state: t.resolve(schema.name(Field::State)),
+        src: either(Field::Source, "src_account"),
+        dest: either(Field::Destination, "dest_account"),
+        modification_time: t.resolve(schema.name(Field::ModificationTime)),
+        owner: l.resolve(schema.name(Field::LockOwner)),
+        lock_created_at: l.resolve(schema.name(Field::LockCreated)),
+        pending: a.resolve(schema.name(Field::Pending)),
+        schema: schema.clone(),
     }
 }
 
@@ -450,7 +514,7 @@ mod tests {
     fn article_mapping_prefers_the_names_documents_write() {
         let t = info(json!({"src_account": {"type": "keyword"},
             "src_acct": {"type": "text", "fields": {"keyword": {"type": "keyword"}}}}));
-        let f = resolve_fields(&t, &info(json!({})), &info(json!({})));
+        let f = resolve_fields(&Schema::default(), &t, &info(json!({})), &info(json!({})));
         let names: Vec<&str> = f.src.iter().map(ResolvedField::query_name).collect();
         assert_eq!(names, ["src_acct.keyword", "src_account"]);
         assert_eq!(f.dest[0].name, "dest_acct");

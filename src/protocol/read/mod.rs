@@ -18,6 +18,7 @@ pub mod progress;
 pub mod queries;
 pub mod rules;
 pub mod scan;
+pub mod schema_report;
 pub mod state_counts;
 pub mod times;
 pub mod value_types;
