@@ -169,12 +169,18 @@ fn schema_lines(s: &SchemaReport) -> Vec<String> {
         }
     )];
     for f in &s.fields {
-        l.push(format!("  {:<22} {:<22} {}", f.canonical, f.name, f.resolved));
+        l.push(format!(
+            "  {:<22} {:<22} {}",
+            f.canonical, f.name, f.resolved
+        ));
     }
     let states: Vec<String> = s.states.iter().map(|(c, v)| format!("{c}={v}")).collect();
     l.push(format!("  states: {}", states.join(" ")));
     if !s.seen_states.is_empty() {
-        l.push(format!("  values on the cluster: {}", s.seen_states.join(", ")));
+        l.push(format!(
+            "  values on the cluster: {}",
+            s.seen_states.join(", ")
+        ));
     }
     if !s.unknown_states.is_empty() {
         l.push(format!(

@@ -371,8 +371,9 @@ pub fn apply(
             .map(|l| l.source(name))
             .transpose()?,
         schema: match &profile.schema {
-            Some(t) => Schema::from_table(t)
-                .map_err(|e| ProfileError(format!("profile `{name}`: {e}")))?,
+            Some(t) => {
+                Schema::from_table(t).map_err(|e| ProfileError(format!("profile `{name}`: {e}")))?
+            }
             None => Schema::default(),
         },
     };
@@ -474,7 +475,9 @@ mod tests {
         assert!(protocol_config_default().schema.is_default());
         let bad = format!("{PROD}\n[profiles.p.schema]\nstate = \"s\"\n");
         let p = config(&bad).unwrap();
-        let m = Cli::command().try_get_matches_from(["estx-tui", "list"]).unwrap();
+        let m = Cli::command()
+            .try_get_matches_from(["estx-tui", "list"])
+            .unwrap();
         let mut cli = Cli::from_arg_matches(&m).unwrap();
         let e = apply(&mut cli, &m, "p", &p).unwrap_err().0;
         assert!(e.contains("unknown field `state`"), "{e}");

@@ -36,8 +36,8 @@ pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 
 use crate::protocol::schema::Boundary;
 use clock::Clock;
-use std::sync::Arc;
 use response::{check, mget_item_error, truncate, versioned, Answer};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};

@@ -54,7 +54,10 @@ impl Protocol {
         let d = self.rediscover().await?;
         let discovered = d.indices();
         let mut out = Vec::new();
-        for (i, (name, body)) in index_bodies(&self.config.indices, &self.config.schema)?.into_iter().enumerate() {
+        for (i, (name, body)) in index_bodies(&self.config.indices, &self.config.schema)?
+            .into_iter()
+            .enumerate()
+        {
             // The three protocol indices as discovered (an alias counts);
             // others (the audit trail) by creation, which is idempotent.
             let exists = discovered.get(i).is_some_and(|info| info.exists());

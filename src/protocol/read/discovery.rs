@@ -407,9 +407,7 @@ impl Discovery {
         let article = name == field.canonical();
         match field {
             Field::Source if article => self.fields.src.iter().any(ResolvedField::is_mapped),
-            Field::Destination if article => {
-                self.fields.dest.iter().any(ResolvedField::is_mapped)
-            }
+            Field::Destination if article => self.fields.dest.iter().any(ResolvedField::is_mapped),
             _ => self.index_of(field).field_mapping(name).is_some(),
         }
     }

@@ -69,7 +69,13 @@ async fn discover_index(cluster: &Cluster, name: &str, schema: &Schema) -> Resul
             )
             .await?,
     )?;
-    Ok(index_info(name, resolved.as_ref(), &mappings, &settings, schema))
+    Ok(index_info(
+        name,
+        resolved.as_ref(),
+        &mappings,
+        &settings,
+        schema,
+    ))
 }
 
 /// One index's information from the three answers.
@@ -170,7 +176,10 @@ fn queried(schema: &Schema) -> Vec<String> {
         Field::LockCreated,
         Field::Pending,
     ];
-    let mut out: Vec<String> = queried.iter().map(|f| schema.name(*f).to_string()).collect();
+    let mut out: Vec<String> = queried
+        .iter()
+        .map(|f| schema.name(*f).to_string())
+        .collect();
     out.extend(["src_account".to_string(), "dest_account".to_string()]);
     out
 }

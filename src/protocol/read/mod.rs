@@ -130,6 +130,22 @@ impl Protocol {
         Ok(())
     }
 
+    /// Refuses when the names in force do not fit the cluster (see
+    /// [`Discovery::schema_problems`]): a selection made under the wrong
+    /// names finds nothing, which must not read as "nothing to do".
+    pub async fn check_schema(&self) -> Result<()> {
+        let d = self.discovery().await?;
+        let problems = d.schema_problems();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::error::Error::Invalid(format!(
+                "refused: {}",
+                problems.join("; ")
+            )))
+        }
+    }
+
     /// Refuses (before any write) when lock documents cannot be written as
     /// the tool writes them: a `transfer --locks` checks it before step 1.
     pub async fn check_lockable(&self) -> Result<()> {

@@ -2,8 +2,8 @@
 //! states aggregation, or counted from listed rows where the state field
 //! has no exact form) and in the one state order every view uses.
 
-use crate::protocol::schema::Schema;
 use super::queries::MISSING_STATE_KEY;
+use crate::protocol::schema::Schema;
 use crate::protocol::transaction::{Transaction, TxnState};
 use chrono::{DateTime, Utc};
 use serde_json::Value;

@@ -5,8 +5,8 @@
 //! refuses a procedure before step 1.
 
 use super::discovery::IndexInfo;
-use crate::protocol::schema::{Field, Schema};
 use crate::cluster::Cluster;
+use crate::protocol::schema::{Field, Schema};
 use crate::protocol::time_format::{choose, dominant, MappedTime, TimeConflict, TimeFormat};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -104,7 +104,12 @@ impl TimeFields {
         l: &IndexInfo,
     ) -> TimeFields {
         let names = |a: Field, b: Field| [schema.name(a), schema.name(b)];
-        let ts = sample(cluster, t, &names(Field::ModificationTime, Field::CreationTime)).await;
+        let ts = sample(
+            cluster,
+            t,
+            &names(Field::ModificationTime, Field::CreationTime),
+        )
+        .await;
         let ls = sample(cluster, l, &names(Field::LockCreated, Field::LockExpires)).await;
         TimeFields::with_samples(schema, t, &ts, l, &ls)
     }

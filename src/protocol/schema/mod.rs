@@ -302,7 +302,9 @@ impl Schema {
 const UNMAPPED: &str = "unmapped:";
 
 fn toml_key(k: &str) -> String {
-    if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+    if k.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
         k.to_string()
     } else {
         format!("\"{k}\"")

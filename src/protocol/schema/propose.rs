@@ -31,7 +31,13 @@ impl Proposal {
 pub fn spellings(field: Field) -> Vec<String> {
     let extra: &[&str] = match field {
         Field::State => &["state", "status", "txn_state"],
-        Field::Source => &["src_account", "source_account", "src", "source", "from_account"],
+        Field::Source => &[
+            "src_account",
+            "source_account",
+            "src",
+            "source",
+            "from_account",
+        ],
         Field::Destination => &[
             "dst_acct",
             "dest_account",

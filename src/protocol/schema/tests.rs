@@ -31,13 +31,22 @@ fn obj(v: Value) -> Map<String, Value> {
 #[test]
 fn documents_change_names_at_the_boundary_both_ways_in_order() {
     let b = Boundary::new(&java(), &Indices::default()).unwrap();
-    let app = obj(json!({"note": 1, "transactionState": "PENDING", "srcAcct": "A",
-        "dstAcct": "B", "amount": 5, "modificationTime": "x", "transaction_state": "theirs"}));
+    let app = obj(
+        json!({"note": 1, "transactionState": "PENDING", "srcAcct": "A",
+        "dstAcct": "B", "amount": 5, "modificationTime": "x", "transaction_state": "theirs"}),
+    );
     let canonical = b.read("transactions", app.clone());
     let keys: Vec<&str> = canonical.keys().map(String::as_str).collect();
     assert_eq!(
         &keys[..6],
-        ["note", "transaction_state", "src_acct", "dest_acct", "amount", "modification_time"]
+        [
+            "note",
+            "transaction_state",
+            "src_acct",
+            "dest_acct",
+            "amount",
+            "modification_time"
+        ]
     );
     assert_eq!(canonical["transaction_state"], "pending");
     assert_eq!(b.write("transactions", &canonical), app);
@@ -61,15 +70,29 @@ fn the_default_map_translates_nothing_and_bad_tables_are_refused() {
     assert!(Boundary::new(&Schema::default(), &Indices::default()).is_none());
     let bad = |t: &str| Schema::from_table(&toml::from_str(t).unwrap()).unwrap_err();
     assert!(bad("state = \"x\"").0.contains("unknown field"));
-    assert!(bad("src_acct = \"a\"\ndest_acct = \"a\"").0.contains("both named"));
-    assert!(bad("[states]\npending = \"P\"\ncommitted = \"P\"").0.contains("both written"));
+    assert!(bad("src_acct = \"a\"\ndest_acct = \"a\"")
+        .0
+        .contains("both named"));
+    assert!(bad("[states]\npending = \"P\"\ncommitted = \"P\"")
+        .0
+        .contains("both written"));
     assert!(bad("[states]\npaused = \"P\"").0.contains("unknown state"));
 }
 
 #[test]
 fn proposals_find_camel_case_and_upper_case_states() {
-    let mapped = ["transactionState", "srcAcct", "dstAcct", "amount", "creationTime",
-        "modificationTime", "balance", "pendingTransactions", "owner", "createdAt"];
+    let mapped = [
+        "transactionState",
+        "srcAcct",
+        "dstAcct",
+        "amount",
+        "creationTime",
+        "modificationTime",
+        "balance",
+        "pendingTransactions",
+        "owner",
+        "createdAt",
+    ];
     let p = propose::propose(
         &Schema::default(),
         |_, n| mapped.contains(&n),
