@@ -12,6 +12,7 @@
 //! uses ([`Cluster::now`]).
 
 mod admin;
+mod boundary;
 mod bulk;
 mod caps;
 mod clock;
@@ -180,56 +181,6 @@ impl Cluster {
         }
     }
 
-    /// The same handle, translating the three indices' documents through
-    /// `boundary` on every read and write (see [`crate::protocol::schema`]).
-    pub fn with_boundary(mut self, boundary: Option<Boundary>) -> Cluster {
-        self.boundary = boundary.map(Arc::new);
-        self
-    }
-
-    /// The schema boundary in force, if any.
-    pub fn boundary(&self) -> Option<&Boundary> {
-        self.boundary.as_deref()
-    }
-
-    /// A document of `index` as read (canonical names).
-    pub(crate) fn read_source(&self, index: &str, src: Map<String, Value>) -> Map<String, Value> {
-        match &self.boundary {
-            Some(b) => b.read(index, src),
-            None => src,
-        }
-    }
-
-    /// A document of `index` as it is to be written (the application's names).
-    pub(crate) fn write_source<'a>(
-        &self,
-        index: &str,
-        src: &'a Map<String, Value>,
-    ) -> std::borrow::Cow<'a, Map<String, Value>> {
-        match &self.boundary {
-            Some(b) => std::borrow::Cow::Owned(b.write(index, src)),
-            None => std::borrow::Cow::Borrowed(src),
-        }
-    }
-
-    /// Hits of `index` as read (canonical names), for answers read raw.
-    pub fn read_hits(&self, index: &str, hits: Vec<Hit>) -> Vec<Hit> {
-        hits.into_iter()
-            .map(|mut h| {
-                h.source = self.read_source(index, std::mem::take(&mut h.source));
-                h
-            })
-            .collect()
-    }
-
-    /// A search answer of `index` as read (every hit's `_source` canonical).
-    pub(crate) fn read_answer(&self, index: &str, mut answer: Value) -> Value {
-        if let Some(b) = &self.boundary {
-            b.read_answer(index, &mut answer);
-        }
-        answer
-    }
-
     /// How scans page on this cluster, once a scan has found out.
     pub fn paging(&self) -> Option<Paging> {
         self.caps.paging()
@@ -244,11 +195,6 @@ impl Cluster {
     pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
         let doc = self.get_untranslated(index, id).await?;
         Ok(doc.map(|d| self.read_doc(index, d)))
-    }
-
-    fn read_doc(&self, index: &str, mut d: VersionedDoc) -> VersionedDoc {
-        d.source = self.read_source(index, std::mem::take(&mut d.source));
-        d
     }
 
     async fn get_untranslated(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {

@@ -6,8 +6,7 @@
 //! exact field exists the resolution says so and the queries degrade.
 
 use super::times::TimeFields;
-use crate::protocol::schema::propose::propose;
-use crate::protocol::schema::{DocKind, Field, Proposal, Schema};
+use crate::protocol::schema::{Field, Schema};
 use crate::protocol::Indices;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -391,55 +390,6 @@ impl Discovery {
     }
 }
 
-impl Discovery {
-    /// The index holding `field`'s documents.
-    pub fn index_of(&self, field: Field) -> &IndexInfo {
-        match field.kind() {
-            DocKind::Transactions => &self.transactions,
-            DocKind::Accounts => &self.accounts,
-            DocKind::Locks => &self.locks,
-        }
-    }
-
-    /// Whether the live mapping has `field` under `name` (for the source and
-    /// destination under the article's names, either of its spellings).
-    fn has(&self, field: Field, name: &str) -> bool {
-        let article = name == field.canonical();
-        match field {
-            Field::Source if article => self.fields.src.iter().any(ResolvedField::is_mapped),
-            Field::Destination if article => self.fields.dest.iter().any(ResolvedField::is_mapped),
-            _ => self.index_of(field).field_mapping(name).is_some(),
-        }
-    }
-
-    /// The map discovery proposes from the live mappings and the state
-    /// values `seen_states` found on the cluster (see [`propose`]).
-    pub fn proposal(&self, seen_states: &[String]) -> Proposal {
-        propose(&self.fields.schema, |f, n| self.has(f, n), seen_states)
-    }
-
-    /// Why the map in force does not fit this cluster: a field the
-    /// procedures read to move money (state, accounts, amount, times,
-    /// balance, pending) is absent under its name while another spelling is
-    /// mapped. The procedures refuse until a map is configured; `doctor`
-    /// prints the one proposed.
-    pub fn schema_problems(&self) -> Vec<String> {
-        self.proposal(&[])
-            .renamed
-            .iter()
-            .filter(|(f, _, _)| f.kind() != DocKind::Locks)
-            .map(|(f, current, found)| {
-                format!(
-                    "the {} field is not `{current}` on this cluster but looks like `{found}`: \
-                     the application uses other names; configure [profiles.NAME.schema] \
-                     (`estx-tui doctor` prints the proposed map)",
-                    f.canonical()
-                )
-            })
-            .collect()
-    }
-}
-
 pub use super::fetch::{discover, index_info, parse_refresh};
 
 /// Refresh interval when the settings do not say.
@@ -506,6 +456,32 @@ mod tests {
         let bare = info(json!({"transaction_state": {"type": "text"}}));
         assert_eq!(bare.resolve("transaction_state").exact, None);
         assert!(!bare.resolve("missing").is_mapped());
+    }
+
+    #[test]
+    fn the_article_mapping_and_foreign_lock_names_need_no_map() {
+        let d = |t: Value, l: Value| {
+            let mut d =
+                Discovery::assumed(&crate::protocol::Indices::default(), &Schema::default());
+            d.transactions = info(t);
+            d.locks = info(l);
+            d.fields = resolve_fields(&Schema::default(), &d.transactions, &d.accounts, &d.locks);
+            d
+        };
+        // The article's mapping (`src_account`) and Kestra's `createdAt`.
+        let article = d(
+            json!({"src_account": {"type": "keyword"}, "transaction_state": {"type": "keyword"}}),
+            json!({"createdAt": {"type": "date"}}),
+        );
+        assert!(article.schema_problems().is_empty());
+        assert_eq!(
+            article.proposal(&[]).schema.name(Field::LockCreated),
+            "createdAt"
+        );
+        let java = d(json!({"transactionState": {"type": "keyword"}}), json!({}));
+        let problems = java.schema_problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("`transactionState`"), "{problems:?}");
     }
 
     #[test]

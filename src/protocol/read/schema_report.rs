@@ -1,11 +1,17 @@
-//! The schema map as `doctor` shows it: each field's name in force and what
+//! How the schema map in force fits the cluster: the proposal discovery
+//! makes from the live mappings and the refusal when a field the procedures
+//! need is absent under its name but mapped under another
+//! ([`Discovery::schema_problems`]); and the map as `doctor` shows it: each
+//! field's name in force and what
 //! it resolved to in the live mapping, the state values in force and those
 //! found on the cluster (a `terms` aggregation on the state field), and,
 //! when the names in force do not fit, the proposed map as the TOML to paste
 //! into the profile. Proposed only: nothing is applied.
 
-use super::discovery::Discovery;
+use super::discovery::{Discovery, IndexInfo, ResolvedField};
 use crate::cluster::Cluster;
+use crate::protocol::schema::propose::propose;
+use crate::protocol::schema::{DocKind, Proposal};
 use crate::protocol::schema::{Field, STATES};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -39,6 +45,56 @@ pub struct SchemaReport {
     pub proposal: Option<String>,
     /// Values found that the proposal could not match to a state either.
     pub unmatched_states: Vec<String>,
+}
+
+/// How the map in force fits the cluster discovery read.
+impl Discovery {
+    /// The index holding `field`'s documents.
+    pub fn index_of(&self, field: Field) -> &IndexInfo {
+        match field.kind() {
+            DocKind::Transactions => &self.transactions,
+            DocKind::Accounts => &self.accounts,
+            DocKind::Locks => &self.locks,
+        }
+    }
+
+    /// Whether the live mapping has `field` under `name` (for the source and
+    /// destination under the article's names, either of its spellings).
+    fn has(&self, field: Field, name: &str) -> bool {
+        let article = name == field.canonical();
+        match field {
+            Field::Source if article => self.fields.src.iter().any(ResolvedField::is_mapped),
+            Field::Destination if article => self.fields.dest.iter().any(ResolvedField::is_mapped),
+            _ => self.index_of(field).field_mapping(name).is_some(),
+        }
+    }
+
+    /// The map discovery proposes from the live mappings and the state
+    /// values `seen_states` found on the cluster (see [`propose`]).
+    pub fn proposal(&self, seen_states: &[String]) -> Proposal {
+        propose(&self.fields.schema, |f, n| self.has(f, n), seen_states)
+    }
+
+    /// Why the map in force does not fit this cluster: a field the
+    /// procedures read to move money (state, accounts, amount, times,
+    /// balance, pending) is absent under its name while another spelling is
+    /// mapped. The procedures refuse until a map is configured; `doctor`
+    /// prints the one proposed.
+    pub fn schema_problems(&self) -> Vec<String> {
+        self.proposal(&[])
+            .renamed
+            .iter()
+            .filter(|(f, _, _)| f.kind() != DocKind::Locks)
+            .map(|(f, current, found)| {
+                format!(
+                    "the {} field is not `{current}` on this cluster but looks like `{found}`: \
+                     the application uses other names; configure [profiles.NAME.schema] \
+                     (`estx-tui doctor` prints the proposed map)",
+                    f.canonical()
+                )
+            })
+            .collect()
+    }
 }
 
 /// The report for `d`, asking the cluster which state values exist.
