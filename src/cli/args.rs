@@ -3,8 +3,9 @@
 //!
 //! Every global option can also come from an `ESTX_*` environment variable.
 //! Secrets never come from flags (they would land in shell history): the
-//! password is read from `ESTX_PASSWORD` and the API key from `ESTX_API_KEY`
-//! by [`crate::cli::context`].
+//! password is read from `ESTX_PASSWORD`, the API key from `ESTX_API_KEY`,
+//! a bearer token from `ESTX_BEARER_TOKEN` and AWS credentials from the
+//! standard `AWS_*` variables by [`crate::cli::context`].
 
 use super::values;
 use crate::protocol::time::parse_duration;
@@ -40,8 +41,10 @@ pub const VERSION: &str = env!("ESTX_VERSION");
     about,
     long_about,
     after_help = "Durations are written 500ms, 90s, 2m, 1h30m, 1d (a bare number is seconds). \
-                  Secrets are read from the environment only: ESTX_PASSWORD (with --user) \
-                  and ESTX_API_KEY (takes precedence). Logs go to --log-file, never to the terminal."
+                  Secrets are read from the environment only, one kind at a time: ESTX_PASSWORD \
+                  (with --user), ESTX_API_KEY, ESTX_BEARER_TOKEN, or AWS_ACCESS_KEY_ID / \
+                  AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN (with --aws-sigv4). \
+                  Logs go to --log-file, never to the terminal."
 )]
 pub struct Cli {
     /// Options shared by every command.
@@ -71,10 +74,33 @@ pub struct GlobalArgs {
     )]
     pub url: String,
 
-    /// Basic-auth user (the password is read from ESTX_PASSWORD; an API key
-    /// from ESTX_API_KEY takes precedence).
+    /// Elastic Cloud ID of the deployment (`<name>:<base64>`, from its
+    /// page in the Elastic Cloud console), instead of --url.
+    #[arg(long, global = true, env = "ESTX_CLOUD_ID", value_name = "ID")]
+    pub cloud_id: Option<String>,
+
+    /// Basic-auth user (the password is read from ESTX_PASSWORD). Only one
+    /// credential kind at a time: this, ESTX_API_KEY, ESTX_BEARER_TOKEN or
+    /// --aws-sigv4.
     #[arg(long, global = true, env = "ESTX_USER")]
     pub user: Option<String>,
+
+    /// Sign every request with AWS SigV4 for Amazon OpenSearch Service (es)
+    /// or OpenSearch Serverless (aoss), with AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_AWS_SIGV4",
+        value_enum,
+        value_name = "SERVICE"
+    )]
+    pub aws_sigv4: Option<crate::cluster::AwsService>,
+
+    /// AWS region of the domain or collection for --aws-sigv4 [default: the
+    /// profile's aws_region, else AWS_REGION, else AWS_DEFAULT_REGION].
+    #[arg(long, global = true, value_name = "REGION")]
+    pub aws_region: Option<String>,
 
     /// PEM file of the CA that signed the cluster's certificate.
     #[arg(long, global = true, env = "ESTX_CA_CERT", value_name = "PATH")]

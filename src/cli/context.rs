@@ -4,7 +4,7 @@
 
 use super::args::GlobalArgs;
 use super::output::out;
-use crate::cluster::{Cluster, ConnectOptions};
+use crate::cluster::{AwsService, AwsSigning, Cluster, ConnectOptions};
 use crate::error::Result;
 use crate::protocol::{Indices, Protocol, ProtocolConfig, StepObserver, StepReport};
 use std::sync::Arc;
@@ -13,6 +13,8 @@ use std::sync::Arc;
 pub const PASSWORD_ENV: &str = "ESTX_PASSWORD";
 /// Environment variable holding the API key (base64 `id:key`).
 pub const API_KEY_ENV: &str = "ESTX_API_KEY";
+/// Environment variable holding a bearer token.
+pub const BEARER_TOKEN_ENV: &str = "ESTX_BEARER_TOKEN";
 
 /// A non-empty environment variable.
 fn secret(name: &str) -> Option<String> {
@@ -26,17 +28,42 @@ fn secret_from(standard: &str, profile_var: Option<&str>) -> Option<String> {
     secret(standard).or_else(|| profile_var.and_then(secret))
 }
 
-/// Connection options from the global arguments and the environment.
-pub fn connect_options(g: &GlobalArgs) -> ConnectOptions {
-    ConnectOptions {
+/// Connection options from the global arguments and the environment; fails
+/// when `--aws-sigv4` lacks its region or credentials.
+pub fn connect_options(g: &GlobalArgs) -> Result<ConnectOptions> {
+    let aws = g
+        .aws_sigv4
+        .map(|service| aws_signing(g, service))
+        .transpose()?;
+    Ok(ConnectOptions {
         url: g.url.clone(),
         user: g.user.clone().filter(|u| !u.is_empty()),
         password: secret_from(PASSWORD_ENV, g.resolved.password_env.as_deref()),
         api_key: secret_from(API_KEY_ENV, g.resolved.api_key_env.as_deref()),
+        bearer_token: secret_from(BEARER_TOKEN_ENV, g.resolved.bearer_token_env.as_deref()),
+        aws,
         ca_cert: g.ca_cert.clone(),
         insecure: g.insecure,
         timeout: g.timeout,
-    }
+    })
+}
+
+/// SigV4 signing from the standard AWS variables; the region from
+/// `--aws-region`, the profile, `AWS_REGION`, `AWS_DEFAULT_REGION`.
+fn aws_signing(g: &GlobalArgs, service: AwsService) -> Result<AwsSigning> {
+    let region = g
+        .aws_region
+        .clone()
+        .or_else(|| g.resolved.aws_region.clone())
+        .or_else(|| secret("AWS_REGION"))
+        .or_else(|| secret("AWS_DEFAULT_REGION"));
+    AwsSigning::from_values(
+        service,
+        region,
+        secret("AWS_ACCESS_KEY_ID"),
+        secret("AWS_SECRET_ACCESS_KEY"),
+        secret("AWS_SESSION_TOKEN"),
+    )
 }
 
 /// Protocol settings from the global arguments.
@@ -58,7 +85,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
 
 /// A protocol handle over the cluster the arguments name. Touches no network.
 pub fn protocol(g: &GlobalArgs) -> Result<Protocol> {
-    let cluster = Cluster::connect(&connect_options(g))?;
+    let cluster = Cluster::connect(&connect_options(g)?)?;
     tracing::info!(url = %cluster.url(), "connecting");
     Ok(Protocol::new(cluster, protocol_config(g)))
 }
@@ -98,6 +125,9 @@ mod tests {
         let c = protocol_config(&cli.global);
         assert_eq!(c.indices.transactions, "t2");
         assert_eq!(c.investigate_after, Duration::from_secs(1800));
-        assert_eq!(connect_options(&cli.global).timeout, Duration::from_secs(3));
+        assert_eq!(
+            connect_options(&cli.global).unwrap().timeout,
+            Duration::from_secs(3)
+        );
     }
 }

@@ -110,7 +110,7 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str, signals: &mut StopSignals)
     let mut config = context::protocol_config(&global);
     // Workers should not sit long behind the seeded stale locks.
     config.lock_wait = Duration::from_secs(2);
-    let cluster = match Cluster::connect(&context::connect_options(&global)) {
+    let cluster = match context::connect_options(&global).and_then(|o| Cluster::connect(&o)) {
         Ok(c) => c,
         Err(e) => return fail(&e),
     };

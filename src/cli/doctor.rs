@@ -48,6 +48,7 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
         None => "unknown product".into(),
     };
     l.push(format!("{:<14} {} at {}", "cluster", product, r.url));
+    l.push(format!("{:<14} {}", "credential", r.credential));
     l.push(format!("{:<14} {}", "clock", r.clock.text));
     let t = &r.times;
     for f in [

@@ -16,6 +16,7 @@ pub mod bulk;
 pub mod bulk_rows;
 pub mod check;
 pub mod check_output;
+pub mod cloud;
 pub mod commands;
 pub mod completions;
 pub mod context;

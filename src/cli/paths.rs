@@ -1,6 +1,7 @@
 //! `paths`: where the configuration, log and state files are for this
-//! invocation (the flags and environment in force), as `k9s info` does, so
-//! an operator can find the log or the profiles without reading the docs.
+//! invocation (the flags and environment in force), and the cluster URL it
+//! would talk to (a Cloud ID decoded), as `k9s info` does, so an operator
+//! can find the log or the profiles without reading the docs.
 
 use super::args::Cli;
 use super::log_file;
@@ -23,6 +24,8 @@ pub fn run(cli: &Cli) -> i32 {
     let profile = cli.global.resolved.name.as_deref().unwrap_or("(none)");
     out(format_args!("config   {}", shown(config_path().as_deref())));
     out(format_args!("profile  {profile}"));
+    // The URL in force (a Cloud ID shows decoded here, without a request).
+    out(format_args!("cluster  {}", cli.global.url));
     out(format_args!("log      {}", shown(log.as_deref())));
     out(format_args!(
         "state    {}",

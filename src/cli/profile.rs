@@ -5,8 +5,10 @@
 //! Precedence, highest first: command-line flags, `ESTX_*` environment
 //! variables, the profile, the built-in defaults. A profile never holds a
 //! secret, only the *names* of the environment variables that do
-//! (`password_env`, `api_key_env`); a profile with a secret-looking key is
-//! refused. A profile marked `production = true` starts read-only unless it
+//! (`password_env`, `api_key_env`, `bearer_token_env`; AWS credentials come
+//! from the standard `AWS_*` variables); a profile with a secret-looking key
+//! is refused. `cloud_id` and `url` are two ways to say where the cluster
+//! is: a profile with both is refused, and `--cloud-id` with `--url` too. A profile marked `production = true` starts read-only unless it
 //! says `read_only = false`.
 
 use super::args::Cli;
@@ -25,7 +27,7 @@ use std::time::Duration;
 pub const PROFILE_ENV: &str = "ESTX_PROFILE";
 
 /// Words that make a key look like it holds a secret.
-const SECRET_WORDS: [&str; 8] = [
+const SECRET_WORDS: [&str; 13] = [
     "password",
     "passwd",
     "secret",
@@ -34,6 +36,11 @@ const SECRET_WORDS: [&str; 8] = [
     "apikey",
     "credential",
     "private_key",
+    "bearer",
+    "jwt",
+    "access_key",
+    "authorization",
+    "cloud_auth",
 ];
 
 /// The config file. Profiles stay raw until one is chosen, so a mistake in
@@ -60,6 +67,15 @@ pub struct Profile {
     pub password_env: Option<String>,
     /// Name of the environment variable holding the API key.
     pub api_key_env: Option<String>,
+    /// Name of the environment variable holding a bearer token (service
+    /// account token, OAuth2 access token or JWT).
+    pub bearer_token_env: Option<String>,
+    /// Elastic Cloud ID (instead of `url`).
+    pub cloud_id: Option<String>,
+    /// Sign requests with AWS SigV4 for this service (`es` or `aoss`).
+    pub aws_sigv4: Option<crate::cluster::AwsService>,
+    /// AWS region for `aws_sigv4` (else `AWS_REGION`).
+    pub aws_region: Option<String>,
     /// PEM file of the cluster's CA.
     pub ca_cert: Option<PathBuf>,
     /// Transactions index.
@@ -138,6 +154,10 @@ pub struct Resolved {
     pub password_env: Option<String>,
     /// The variable holding the API key, if the profile names one.
     pub api_key_env: Option<String>,
+    /// The variable holding the bearer token, if the profile names one.
+    pub bearer_token_env: Option<String>,
+    /// The AWS region the profile names.
+    pub aws_region: Option<String>,
     /// The heartbeat index the profile names, if any.
     pub liveness: Option<LivenessSource>,
     /// The schema map the profile names (the article's when it names none).
@@ -193,7 +213,9 @@ impl ConfigFile {
             return Err(ProfileError(format!(
                 "config file {at}: `{key}` looks like a secret; profiles hold only the NAME of \
                  the environment variable holding it (e.g. password_env = \"PROD_ES_PASSWORD\", \
-                 api_key_env = \"PROD_ES_API_KEY\"), never the secret itself"
+                 api_key_env = \"PROD_ES_API_KEY\", bearer_token_env = \"PROD_ES_TOKEN\"; AWS \
+                 credentials come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN), \
+                 never the secret itself"
             )));
         }
         let profile: Profile =
@@ -205,6 +227,11 @@ impl ConfigFile {
                         e.message().trim()
                     ))
                 })?;
+        if profile.url.is_some() && profile.cloud_id.is_some() {
+            return Err(ProfileError(format!(
+                "config file {at}: profile `{name}` has both url and cloud_id; keep one"
+            )));
+        }
         if let Some(url) = profile.url.as_deref().and_then(|u| url::Url::parse(u).ok()) {
             if url.password().is_some() {
                 return Err(ProfileError(format!(
@@ -244,7 +271,14 @@ where
     let matches = Cli::command()
         .try_get_matches_from(args)
         .map_err(ParseFailure::Usage)?;
-    let mut cli = Cli::from_arg_matches(&matches).map_err(ParseFailure::Usage)?;
+    let cli = Cli::from_arg_matches(&matches).map_err(ParseFailure::Usage)?;
+    let mut cli = with_profile(cli, &matches)?;
+    super::cloud::resolve_cloud_id(&mut cli, &matches).map_err(ParseFailure::Profile)?;
+    Ok(cli)
+}
+
+/// The command line with the chosen profile (if any) applied underneath.
+fn with_profile(mut cli: Cli, matches: &ArgMatches) -> Result<Cli, ParseFailure> {
     let path = config_path();
     let file = match &path {
         Some(p) if p.exists() => {
@@ -285,7 +319,7 @@ where
     let profile = config
         .profile(&name, &path)
         .map_err(ParseFailure::Profile)?;
-    apply(&mut cli, &matches, &name, &profile).map_err(ParseFailure::Profile)?;
+    apply(&mut cli, matches, &name, &profile).map_err(ParseFailure::Profile)?;
     Ok(cli)
 }
 
@@ -299,7 +333,7 @@ pub enum ParseFailure {
 }
 
 /// Whether the option was left at its default (neither flag nor env).
-fn unset(m: &ArgMatches, id: &str) -> bool {
+pub(super) fn unset(m: &ArgMatches, id: &str) -> bool {
     !matches!(
         m.value_source(id),
         Some(ValueSource::CommandLine | ValueSource::EnvVariable)
@@ -360,11 +394,21 @@ pub fn apply(
     if unset(m, "ca_cert") && profile.ca_cert.is_some() {
         g.ca_cert = profile.ca_cert.clone();
     }
+    // Where the cluster is: a flag or variable (either way to say it) wins
+    // over the profile's.
+    if unset(m, "cloud_id") && unset(m, "url") && profile.cloud_id.is_some() {
+        g.cloud_id = profile.cloud_id.clone();
+    }
+    if unset(m, "aws_sigv4") && profile.aws_sigv4.is_some() {
+        g.aws_sigv4 = profile.aws_sigv4;
+    }
     g.resolved = Resolved {
         name: Some(name.to_string()),
         production: profile.production,
         password_env: profile.password_env.clone(),
         api_key_env: profile.api_key_env.clone(),
+        bearer_token_env: profile.bearer_token_env.clone(),
+        aws_region: profile.aws_region.clone(),
         liveness: profile
             .liveness
             .as_ref()
@@ -385,129 +429,5 @@ pub fn apply(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Profile `p` of a config file's text.
-    fn config(text: &str) -> Result<Profile, ProfileError> {
-        let path = Path::new("/x/config.toml");
-        parse(text, path)?.profile("p", path)
-    }
-
-    fn with(text: &str, args: &[&str]) -> Cli {
-        let p = config(text).unwrap();
-        let m = Cli::command().try_get_matches_from(args).unwrap();
-        let mut cli = Cli::from_arg_matches(&m).unwrap();
-        apply(&mut cli, &m, "p", &p).unwrap();
-        cli
-    }
-
-    const PROD: &str = r#"
-        [profiles.p]
-        url = "https://prod:9200"
-        transactions_index = "tx"
-        audit_index = "audit-prod"
-        recovery_window = "5m"
-        production = true
-        password_env = "PROD_PW"
-    "#;
-
-    #[test]
-    fn flags_override_the_profile() {
-        let cli = with(PROD, &["estx-tui", "list"]);
-        assert_eq!(cli.global.url, "https://prod:9200");
-        assert_eq!(cli.global.transactions_index, "tx");
-        assert_eq!(cli.global.accounts_index, "accounts");
-        assert_eq!(cli.global.audit_index, "audit-prod");
-        assert_eq!(cli.global.recovery_window, Duration::from_secs(300));
-        assert_eq!(cli.global.resolved.password_env.as_deref(), Some("PROD_PW"));
-        assert!(cli.dashboard.is_read_only(), "production starts read-only");
-        let cli = with(
-            PROD,
-            &[
-                "estx-tui",
-                "list",
-                "--url",
-                "http://x:1",
-                "--read-only=false",
-            ],
-        );
-        assert_eq!(cli.global.url, "http://x:1");
-        assert!(!cli.dashboard.is_read_only());
-        let cli = with(PROD, &["estx-tui", "--recovery-window", "1m", "list"]);
-        assert_eq!(cli.global.recovery_window, Duration::from_secs(60));
-    }
-
-    #[test]
-    fn a_profile_names_its_heartbeat_index() {
-        let text = format!(
-            "{PROD}\n[profiles.p.liveness]\nindex = \"instances\"\ninstance_field = \"id\"\n\
-             time_field = \"heartbeatDate\"\ntimeout = \"90s\"\n"
-        );
-        let cli = with(&text, &["estx-tui", "locks"]);
-        let source = cli.global.resolved.liveness.clone().unwrap();
-        assert_eq!(source.index, "instances");
-        assert_eq!(source.timeout, Duration::from_secs(90));
-        let config = crate::cli::context::protocol_config(&cli.global);
-        assert_eq!(config.liveness, Some(source));
-        assert_eq!(
-            with(PROD, &["estx-tui", "locks"]).global.resolved.liveness,
-            None
-        );
-        let unknown = format!("{PROD}\n[profiles.p.liveness]\nindex = \"i\"\nfield = \"x\"\n");
-        assert!(config_err(&unknown).contains("field"));
-    }
-
-    fn config_err(text: &str) -> String {
-        config(text).unwrap_err().0
-    }
-
-    #[test]
-    fn a_profile_names_its_schema() {
-        let text = format!(
-            "{PROD}\n[profiles.p.schema]\ntransaction_state = \"transactionState\"\n\
-             [profiles.p.schema.states]\npending = \"PENDING\"\n"
-        );
-        let pc = crate::cli::context::protocol_config(&with(&text, &["estx-tui", "list"]).global);
-        use crate::protocol::schema::Field;
-        assert_eq!(pc.schema.name(Field::State), "transactionState");
-        assert_eq!(pc.schema.state_value("pending"), "PENDING");
-        assert!(protocol_config_default().schema.is_default());
-        let bad = format!("{PROD}\n[profiles.p.schema]\nstate = \"s\"\n");
-        let p = config(&bad).unwrap();
-        let m = Cli::command()
-            .try_get_matches_from(["estx-tui", "list"])
-            .unwrap();
-        let mut cli = Cli::from_arg_matches(&m).unwrap();
-        let e = apply(&mut cli, &m, "p", &p).unwrap_err().0;
-        assert!(e.contains("unknown field `state`"), "{e}");
-    }
-
-    fn protocol_config_default() -> crate::protocol::ProtocolConfig {
-        crate::cli::context::protocol_config(&with(PROD, &["estx-tui", "list"]).global)
-    }
-
-    #[test]
-    fn production_may_say_it_is_writable() {
-        let text = format!("{PROD}\nread_only = false\n");
-        assert!(!with(&text, &["estx-tui", "list"]).dashboard.is_read_only());
-    }
-
-    #[test]
-    fn secrets_are_refused() {
-        for bad in [
-            "[profiles.p]\npassword = \"hunter2\"",
-            "[profiles.p]\napi_key = \"abc\"",
-            "[profiles.p.auth]\ntoken = \"abc\"",
-            "[profiles.p]\nurl = \"https://u:pw@h:9200\"",
-        ] {
-            let e = config(bad).unwrap_err().0;
-            assert!(e.contains("secret") || e.contains("password"), "{bad}: {e}");
-        }
-        assert!(config("[profiles.p]\npassword_env = \"PW\"").is_ok());
-        // A mistake in another profile does not stop this one.
-        assert!(config("[profiles.p]\n[profiles.q]\npassword = \"x\"").is_ok());
-        let e = config("[profiles.p]\nulr = \"x\"").unwrap_err().0;
-        assert!(e.contains("ulr"), "{e}");
-    }
-}
+#[path = "profile_tests.rs"]
+mod tests;

@@ -4,24 +4,28 @@
 //! (Mozilla) roots, plus `--ca-cert` when given. Proxies come from the
 //! environment as curl reads them: `HTTPS_PROXY`/`https_proxy` for https
 //! URLs, `HTTP_PROXY`/`http_proxy` for http, `ALL_PROXY`, and hosts listed in
-//! `NO_PROXY`/`no_proxy` go direct. Secrets are trimmed of surrounding
-//! whitespace (mounted secret files end with a newline) and validated before
-//! anything is sent: a bad one is [`Error::Credentials`], never a panic in
-//! the HTTP client.
+//! `NO_PROXY`/`no_proxy` go direct. The credential ([`super::credential`])
+//! is checked before anything is sent: a bad one is an error, never a panic
+//! in the HTTP client. With AWS SigV4 the client talks to a loopback signer
+//! ([`super::signer`]) that signs each request for the real endpoint.
 
+use super::credential::{credentials, CredentialKind};
+use super::signer::{self, Signer};
+use super::sigv4::AwsSigning;
 use crate::error::{Error, Result};
-use elasticsearch::auth::Credentials;
 use elasticsearch::cert::{Certificate, CertificateValidation};
 use elasticsearch::http::transport::{SingleNodeConnectionPool, TransportBuilder};
 use elasticsearch::Elasticsearch;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How to reach the cluster. Secrets come from the environment only (see the
 /// CLI), never from flags, so they do not end up in shell history.
 #[derive(Debug, Clone)]
 pub struct ConnectOptions {
-    /// Base URL, e.g. `https://es.internal:9200`.
+    /// Base URL, e.g. `https://es.internal:9200` (an Elastic Cloud ID is
+    /// decoded into it by the CLI, see [`super::cloud_id_url`]).
     pub url: String,
     /// Basic-auth user.
     pub user: Option<String>,
@@ -29,6 +33,12 @@ pub struct ConnectOptions {
     pub password: Option<String>,
     /// API key, base64 `id:key` as Elasticsearch prints it (from `ESTX_API_KEY`).
     pub api_key: Option<String>,
+    /// Bearer token: a service-account token, an OAuth2 access token or a
+    /// JWT (from `ESTX_BEARER_TOKEN`).
+    pub bearer_token: Option<String>,
+    /// Sign every request with AWS SigV4 (Amazon OpenSearch Service or
+    /// Serverless) instead of sending a credential header.
+    pub aws: Option<AwsSigning>,
     /// PEM file of the CA that signed the cluster's certificate.
     pub ca_cert: Option<PathBuf>,
     /// Skip certificate validation (testing only).
@@ -45,6 +55,8 @@ impl ConnectOptions {
             user: None,
             password: None,
             api_key: None,
+            bearer_token: None,
+            aws: None,
             ca_cert: None,
             insecure: false,
             timeout: Duration::from_secs(10),
@@ -52,160 +64,135 @@ impl ConnectOptions {
     }
 }
 
-/// Builds the client. Fails on a bad URL, an unreadable CA file, or a user
-/// without a password; never touches the network.
-pub(super) fn build_client(opts: &ConnectOptions) -> Result<Elasticsearch> {
+/// The client, the credential kind it presents, and its signer (kept alive
+/// as long as the client is used).
+pub(super) struct Built {
+    pub(super) client: Elasticsearch,
+    pub(super) kind: CredentialKind,
+    pub(super) signer: Option<Arc<Signer>>,
+}
+
+/// Builds the client. Fails on a bad URL, an unreadable CA file, or a bad
+/// or ambiguous credential; never touches the network.
+pub(super) fn build_client(opts: &ConnectOptions) -> Result<Built> {
     let url = url::Url::parse(&opts.url)
         .map_err(|e| Error::Invalid(format!("invalid --url `{}`: {e}", opts.url)))?;
-    let pool = SingleNodeConnectionPool::new(url);
-    // No `disable_proxy`: the HTTP client then reads the proxy variables.
-    let mut builder = TransportBuilder::new(pool).timeout(opts.timeout);
-    if let Some(credentials) = credentials(opts)? {
+    let (kind, header) = credentials(opts)?;
+    let ca = ca_cert(opts)?;
+    let signer = match &opts.aws {
+        Some(aws) => Some(signer::start(
+            url.clone(),
+            aws.clone(),
+            forwarding_client(opts, ca.as_ref())?,
+        )?),
+        None => None,
+    };
+    let builder = match &signer {
+        // The signer is on loopback: no proxy; TLS is the signer's business.
+        Some(s) => {
+            let local = url::Url::parse(&s.url())
+                .map_err(|e| Error::Invalid(format!("SigV4 signer address: {e}")))?;
+            TransportBuilder::new(SingleNodeConnectionPool::new(local)).disable_proxy()
+        }
+        // No `disable_proxy`: the HTTP client then reads the proxy variables.
+        None => tls(
+            TransportBuilder::new(SingleNodeConnectionPool::new(url)),
+            opts,
+            ca,
+        ),
+    };
+    let mut builder = builder.timeout(opts.timeout);
+    if let Some(credentials) = header {
         builder = builder.auth(credentials);
-    }
-    if opts.insecure {
-        builder = builder.cert_validation(CertificateValidation::None);
-    } else if let Some(path) = &opts.ca_cert {
-        let pem = std::fs::read(path).map_err(|e| {
-            Error::Invalid(format!("cannot read --ca-cert {}: {e}", path.display()))
-        })?;
-        let cert = Certificate::from_pem(&pem).map_err(|e| {
-            Error::Invalid(format!(
-                "--ca-cert {} is not a PEM certificate: {e}",
-                path.display()
-            ))
-        })?;
-        // `Full` adds this CA to the built-in and system roots (it does not
-        // replace them).
-        builder = builder.cert_validation(CertificateValidation::Full(cert));
     }
     let transport = builder
         .build()
         .map_err(|e| Error::Invalid(format!("cannot build the HTTP client: {e}")))?;
-    Ok(Elasticsearch::new(transport))
+    Ok(Built {
+        client: Elasticsearch::new(transport),
+        kind,
+        signer,
+    })
 }
 
-/// Environment variable names the secrets come from (for messages).
-const USER_VAR: &str = "ESTX_USER (--user)";
-const PASSWORD_VAR: &str = "ESTX_PASSWORD";
-const API_KEY_VAR: &str = "ESTX_API_KEY";
-
-/// The credentials to send, trimmed and validated; `None` when none are set.
-/// An API key takes precedence over user and password.
-pub(super) fn credentials(opts: &ConnectOptions) -> Result<Option<Credentials>> {
-    let trimmed = |v: &Option<String>| {
-        v.as_deref()
-            .map(str::trim)
-            .filter(|v| !v.is_empty())
-            .map(str::to_string)
-    };
-    if let Some(key) = trimmed(&opts.api_key) {
-        return api_key(&key).map(Some);
-    }
-    let Some(user) = trimmed(&opts.user) else {
+/// The `--ca-cert` file's certificate, read and checked.
+fn ca_cert(opts: &ConnectOptions) -> Result<Option<Vec<u8>>> {
+    let Some(path) = &opts.ca_cert else {
         return Ok(None);
     };
-    if let Some(bad) = user.chars().find(|c| c.is_control()) {
-        return Err(Error::Credentials {
-            var: USER_VAR,
-            problem: format!("contains the control character {bad:?}"),
-        });
-    }
-    if user.contains(':') {
-        return Err(Error::Credentials {
-            var: USER_VAR,
-            problem: "contains `:`, which basic authentication cannot carry".into(),
-        });
-    }
-    let password = trimmed(&opts.password).ok_or_else(|| Error::Credentials {
-        var: PASSWORD_VAR,
-        problem: format!("not set (or empty), but user `{user}` was given"),
+    let pem = std::fs::read(path)
+        .map_err(|e| Error::Invalid(format!("cannot read --ca-cert {}: {e}", path.display())))?;
+    Certificate::from_pem(&pem).map_err(|e| {
+        Error::Invalid(format!(
+            "--ca-cert {} is not a PEM certificate: {e}",
+            path.display()
+        ))
     })?;
-    if password.chars().any(|c| c.is_control()) {
-        return Err(Error::Credentials {
-            var: PASSWORD_VAR,
-            problem: "contains a control character (a line break inside the value?)".into(),
-        });
-    }
-    Ok(Some(Credentials::Basic(user, password)))
+    Ok(Some(pem))
 }
 
-/// An API key as Elasticsearch prints it: the `encoded` value (base64 of
-/// `id:api_key`), or `id:api_key` itself.
-fn api_key(key: &str) -> Result<Credentials> {
-    let invalid = |problem: String| Error::Credentials {
-        var: API_KEY_VAR,
-        problem,
-    };
-    if key.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return Err(invalid(
-            "contains whitespace or a control character inside the value; expected the \
-             base64 `encoded` key or `id:api_key`"
-                .into(),
-        ));
+/// Certificate validation as the options ask.
+fn tls(builder: TransportBuilder, opts: &ConnectOptions, ca: Option<Vec<u8>>) -> TransportBuilder {
+    if opts.insecure {
+        return builder.cert_validation(CertificateValidation::None);
     }
-    if let Some((id, secret)) = key.split_once(':') {
-        if id.is_empty() || secret.is_empty() {
-            return Err(invalid("`id:api_key` with an empty part".into()));
-        }
-        return Ok(Credentials::ApiKey(id.to_string(), secret.to_string()));
+    match ca.and_then(|pem| Certificate::from_pem(&pem).ok()) {
+        // `Full` adds this CA to the built-in and system roots (it does not
+        // replace them).
+        Some(cert) => builder.cert_validation(CertificateValidation::Full(cert)),
+        None => builder,
     }
-    let base64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=' | '-' | '_');
-    if let Some(at) = key.chars().position(|c| !base64(c)) {
-        return Err(invalid(format!(
-            "character {} is not base64; expected the `encoded` key or `id:api_key`",
-            at + 1
-        )));
+}
+
+/// The signer's own client to the real endpoint: the same trust (system and
+/// built-in roots, `--ca-cert`, `--insecure`), proxy variables and timeout.
+fn forwarding_client(opts: &ConnectOptions, ca: Option<&Vec<u8>>) -> Result<reqwest::Client> {
+    let mut builder = reqwest::Client::builder()
+        .use_rustls_tls()
+        .timeout(opts.timeout);
+    if opts.insecure {
+        builder = builder.danger_accept_invalid_certs(true);
+    } else if let Some(pem) = ca {
+        let cert = reqwest::Certificate::from_pem(pem)
+            .map_err(|e| Error::Invalid(format!("--ca-cert is not a PEM certificate: {e}")))?;
+        builder = builder.add_root_certificate(cert);
     }
-    Ok(Credentials::EncodedApiKey(key.to_string()))
+    builder
+        .build()
+        .map_err(|e| Error::Invalid(format!("cannot build the HTTP client: {e}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::sigv4::AwsService;
 
-    fn opts(user: Option<&str>, password: Option<&str>, key: Option<&str>) -> ConnectOptions {
-        ConnectOptions {
-            user: user.map(str::to_string),
-            password: password.map(str::to_string),
-            api_key: key.map(str::to_string),
+    #[test]
+    fn a_bad_secret_stops_the_build() {
+        let o = ConnectOptions {
+            api_key: Some("a b".into()),
             ..ConnectOptions::new("http://localhost:9200")
-        }
-    }
-
-    fn problem(o: &ConnectOptions) -> String {
-        match credentials(o) {
-            Err(e @ Error::Credentials { .. }) => e.to_string(),
-            other => panic!("expected a credentials error, got {other:?}"),
-        }
+        };
+        assert!(build_client(&o).is_err());
     }
 
     #[test]
-    fn secrets_are_trimmed() {
-        let got = credentials(&opts(None, None, Some("c2VjcmV0OmtleQ==\n"))).unwrap();
-        assert!(matches!(got, Some(Credentials::EncodedApiKey(k)) if k == "c2VjcmV0OmtleQ=="));
-        let got = credentials(&opts(Some(" elastic\n"), Some("pw\r\n"), None)).unwrap();
-        assert!(matches!(got, Some(Credentials::Basic(u, p)) if u == "elastic" && p == "pw"));
-        let got = credentials(&opts(None, None, Some("id:secret"))).unwrap();
-        assert!(matches!(got, Some(Credentials::ApiKey(i, s)) if i == "id" && s == "secret"));
-        assert!(credentials(&opts(None, None, Some(" \n")))
-            .unwrap()
-            .is_none());
-        // A key wins over user and password.
-        let got = credentials(&opts(Some("u"), None, Some("abc"))).unwrap();
-        assert!(matches!(got, Some(Credentials::EncodedApiKey(_))));
-    }
-
-    #[test]
-    fn invalid_secrets_are_named_not_shown() {
-        let e = problem(&opts(None, None, Some("abc\ndef")));
-        assert!(e.contains("ESTX_API_KEY"), "{e}");
-        assert!(!e.contains("abc"), "the secret leaked: {e}");
-        assert!(problem(&opts(None, None, Some("é"))).contains("not base64"));
-        assert!(problem(&opts(Some("a:b"), Some("p"), None)).contains("`:`"));
-        assert!(problem(&opts(Some("u"), None, None)).contains("ESTX_PASSWORD"));
-        assert!(problem(&opts(Some("u"), Some("p\u{7}w"), None)).contains("control"));
-        assert!(build_client(&opts(None, None, Some("a b"))).is_err());
+    fn signing_points_the_client_at_a_loopback_signer() {
+        let aws = AwsSigning::from_values(
+            AwsService::Aoss,
+            Some("eu-west-1".into()),
+            Some("AKID".into()),
+            Some("secret".into()),
+            None,
+        )
+        .unwrap();
+        let o = ConnectOptions {
+            aws: Some(aws),
+            ..ConnectOptions::new("https://abc.eu-west-1.aoss.amazonaws.com")
+        };
+        let built = build_client(&o).unwrap();
+        assert_eq!(built.kind, CredentialKind::AwsSigV4(AwsService::Aoss));
+        assert!(built.signer.unwrap().url().starts_with("http://127.0.0.1:"));
     }
 
     #[test]

@@ -17,23 +17,30 @@ mod bulk;
 mod caps;
 mod clock;
 mod clock_probe;
+mod cloud_id;
 mod connect;
+mod credential;
 mod dotted;
 mod introspect;
 mod response;
 mod search;
 mod security;
 mod send;
+mod signer;
+mod sigv4;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
 pub use bulk::{CondWrite, ItemOutcome};
 pub use caps::Paging;
 pub use clock::{ClockSkew, ClockSource, ClockStatus, SKEW_WARNING_MS};
 pub use clock_probe::PROBE_EVERY;
+pub use cloud_id::cloud_id_url;
 pub use connect::ConnectOptions;
+pub use credential::CredentialKind;
 pub use response::{error_from as error_of_answer, root_causes, RootCause};
 pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
+pub use sigv4::{AwsService, AwsSigning};
 
 use crate::protocol::schema::Boundary;
 use clock::Clock;
@@ -114,6 +121,10 @@ pub struct Cluster {
     /// The schema map applied to the three indices' documents (none for
     /// the article's names).
     boundary: Option<Arc<Boundary>>,
+    credential: CredentialKind,
+    /// The loopback SigV4 signer the client talks through, if signing;
+    /// stops when the last handle is dropped.
+    _signer: Option<std::sync::Arc<signer::Signer>>,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -128,13 +139,21 @@ const SCAN_PAGE: usize = 1000;
 impl Cluster {
     /// Builds a handle; does not touch the network.
     pub fn connect(opts: &ConnectOptions) -> Result<Cluster> {
+        let built = connect::build_client(opts)?;
         Ok(Cluster {
-            client: connect::build_client(opts)?,
+            client: built.client,
             url: opts.url.clone(),
             clock: Clock::default(),
             caps: caps::Caps::default(),
             boundary: None,
+            credential: built.kind,
+            _signer: built.signer,
         })
+    }
+
+    /// The kind of credential this handle presents (`doctor` shows it).
+    pub fn credential(&self) -> CredentialKind {
+        self.credential
     }
 
     /// The URL this handle talks to.
@@ -178,6 +197,8 @@ impl Cluster {
             clock: self.clock.with_local_skew(skew),
             caps: self.caps.clone(),
             boundary: self.boundary.clone(),
+            credential: self.credential,
+            _signer: self._signer.clone(),
         }
     }
 

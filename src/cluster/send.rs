@@ -3,11 +3,12 @@
 //! (429, 502, 503, 504), honouring `Retry-After`. Writes are never retried
 //! here: their outcome is unknown and only the executor's re-read can tell.
 
-use super::response::{retry_after, transport};
+use super::response::{retry_after, transport, Answer};
 use super::Cluster;
-use crate::error::{is_transient_status, Result};
+use crate::error::{is_transient_status, Error, Result};
 use elasticsearch::http::headers::DATE;
 use elasticsearch::http::response::Response;
+use elasticsearch::http::Method;
 use std::future::Future;
 use std::time::Duration;
 
@@ -30,7 +31,32 @@ impl Cluster {
         if let Some(date) = resp.headers().get(DATE).and_then(|d| d.to_str().ok()) {
             self.clock.observe(date, sent, self.clock.local_now());
         }
+        // A `HEAD` answer has no body to read the reason from: its caller
+        // asks again with `GET` (see `index_exists`), which lands here.
+        if resp.status_code().as_u16() == 401 && resp.method() != Method::Head {
+            return Err(self.refused(resp).await);
+        }
         Ok(resp)
+    }
+
+    /// A 401 as an [`Error::Auth`] that says which credential to check (the
+    /// kind this handle presents), never showing it.
+    async fn refused(&self, resp: Response) -> Error {
+        let error = match Answer::read(resp).await {
+            Ok(answer) => answer.into_error(""),
+            Err(e) => return e,
+        };
+        match error {
+            Error::Auth { status, reason } => Error::Auth {
+                status,
+                reason: format!(
+                    "{reason}; credential in use: {}: {}",
+                    self.credential,
+                    self.credential.check()
+                ),
+            },
+            other => other,
+        }
     }
 
     /// Sends an idempotent read built by `make`, again after a busy answer,

@@ -36,6 +36,14 @@ const ESTX_ENV: &[&str] = &[
     "ESTX_USER",
     "ESTX_PASSWORD",
     "ESTX_API_KEY",
+    "ESTX_BEARER_TOKEN",
+    "ESTX_CLOUD_ID",
+    "ESTX_AWS_SIGV4",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
     "ESTX_CA_CERT",
     "ESTX_INSECURE",
     "ESTX_TRANSACTIONS_INDEX",
@@ -436,6 +444,7 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 mod audit;
 mod bulk;
 mod check;
+mod connections;
 mod demo;
 mod deployed;
 mod errors;

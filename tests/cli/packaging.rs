@@ -139,6 +139,7 @@ fn paths_prints_the_locations_in_force() {
         "{text}"
     );
     assert!(text.contains("profile  (none)\n"), "{text}");
+    assert!(text.contains("cluster  http://localhost:9200\n"), "{text}");
     // This very run created the log.
     assert!(
         text.contains(&format!("log      {h}/state/estx-tui/estx-tui.log\n")),
@@ -155,6 +156,20 @@ fn paths_prints_the_locations_in_force() {
     ));
     assert!(
         text.contains(&format!("log      {}\n", other.display())),
+        "{text}"
+    );
+}
+
+#[test]
+fn paths_shows_the_url_a_cloud_id_names() {
+    let home = tempfile::tempdir().unwrap();
+    // Elastic's published example Cloud ID (Beats docs, `cloud.id`).
+    let id = "staging:dXMtZWFzdC0xLmF3cy5mb3VuZC5pbyRjZWM2ZjI2MWE3NGJmMjRjZTMzYmI4ODExYjg0Mjk0ZiRjNmMyY2E2ZDA0MjI0OWFmMGNjN2Q3YTllOTYyNTc0Mw==";
+    let text = stdout(&bare(home.path(), &["paths", "--cloud-id", id]));
+    assert!(
+        text.contains(
+            "cluster  https://cec6f261a74bf24ce33bb8811b84294f.us-east-1.aws.found.io/\n"
+        ),
         "{text}"
     );
 }

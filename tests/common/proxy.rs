@@ -14,7 +14,9 @@
 //! HTML 502s, 429 with `Retry-After`, slow requests, a shifted or no `Date`
 //! ([`FaultProxy::strip_date`]), 413 for a body over nginx's limit), and it
 //! also serves as an HTTP forward proxy (`HTTP_PROXY`). [`security`] makes it
-//! a cluster with security on (Basic auth, users, privileges); [`personality`]
+//! a cluster with security on (Basic auth and bearer tokens, users,
+//! privileges); [`sigv4`] makes it check AWS SigV4 signatures as Amazon
+//! OpenSearch Service does; [`personality`]
 //! makes it answer as a named product and version (`GET /`, no `Date`,
 //! point-in-time dialect, sort restrictions, missing APIs, size limits).
 //!
@@ -24,12 +26,14 @@ mod partial;
 mod personality;
 mod rewrite;
 mod security;
+mod sigv4;
 mod wire;
 
 pub use partial::partial_search;
 pub use personality::{Difference, Personality, TABLE as PERSONALITY_TABLE};
 pub use rewrite::Canned;
 pub use security::{Product, Realm, User};
+pub use sigv4::{verify_parts as verify_sigv4, SigV4Key};
 
 use std::collections::HashMap;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -79,6 +83,8 @@ struct Shared {
     realm: Mutex<Option<security::Realm>>,
     personality: Mutex<Option<personality::Personality>>,
     strip_date: AtomicBool,
+    sigv4: Mutex<Option<sigv4::SigV4Key>>,
+    sigv4_accepted: AtomicUsize,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -143,6 +149,8 @@ impl FaultProxy {
             largest_body: AtomicUsize::new(0),
             realm: Mutex::new(None),
             personality: Mutex::new(None),
+            sigv4: Mutex::new(None),
+            sigv4_accepted: AtomicUsize::new(0),
             strip_date: AtomicBool::new(false),
         });
         let accept_shared = Arc::clone(&shared);
@@ -288,6 +296,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     };
     request.target = rewrite::origin_form(shared, &request.target);
     let path = request.target.clone();
+    if let Some(bytes) = sigv4::gate(shared, &request) {
+        writer.write_all(&finish(shared, bytes, None))?;
+        return close_gracefully(&writer, &mut reader);
+    }
     if let Some(bytes) = security::gate(shared, &request) {
         writer.write_all(&finish(shared, bytes, None))?;
         return close_gracefully(&writer, &mut reader);

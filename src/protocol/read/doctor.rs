@@ -104,6 +104,8 @@ pub enum Security {
 pub struct DoctorReport {
     /// The URL asked.
     pub url: String,
+    /// The kind of credential presented (basic, API key, bearer, SigV4).
+    pub credential: crate::cluster::CredentialKind,
     /// What answers there.
     pub product: Option<Product>,
     /// The three indices.
@@ -299,6 +301,7 @@ impl Protocol {
         Ok(DoctorReport {
             schema,
             url: cluster.url().to_string(),
+            credential: cluster.credential(),
             product,
             indices,
             security,

@@ -48,6 +48,9 @@ pub struct User {
     /// `_bulk` and scroll pages are authorised as (the old README's role
     /// lacked them).
     composites: bool,
+    /// A bearer token that also authenticates this user (a service-account
+    /// or OAuth2 token of Elasticsearch's token service).
+    token: Option<String>,
 }
 
 impl User {
@@ -60,6 +63,7 @@ impl User {
             monitor: true,
             metadata: true,
             composites: true,
+            token: None,
         }
     }
 
@@ -72,6 +76,7 @@ impl User {
             monitor: true,
             metadata: true,
             composites: true,
+            token: None,
         }
     }
 
@@ -86,6 +91,12 @@ impl User {
     /// `indices:data/write/bulk`): index permissions only.
     pub fn without_composite_actions(mut self) -> User {
         self.composites = false;
+        self
+    }
+
+    /// The same user, also authenticated by `Authorization: Bearer <token>`.
+    pub fn with_bearer_token(mut self, token: &str) -> User {
+        self.token = Some(token.into());
         self
     }
 
@@ -223,6 +234,14 @@ fn authenticate<'a>(realm: &'a Realm, request: &Request) -> Result<&'a User, Opt
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case("authorization"))
         .map(|(_, v)| v.trim());
+    if let Some(token) = header.and_then(|h| h.strip_prefix("Bearer ")) {
+        // Elasticsearch names no user for a token it does not know.
+        return realm
+            .users
+            .iter()
+            .find(|u| u.token.as_deref() == Some(token.trim()))
+            .ok_or_else(|| Some(String::new()));
+    }
     let Some(encoded) = header.and_then(|h| h.strip_prefix("Basic ")) else {
         return Err(None);
     };
@@ -239,8 +258,16 @@ fn authenticate<'a>(realm: &'a Realm, request: &Request) -> Result<&'a User, Opt
 fn unauthorized(product: Product, path: &str, claimed: Option<&str>) -> Canned {
     match product {
         Product::Elasticsearch => {
-            let schemes = ["Basic realm=\"security\" charset=\"UTF-8\"", "ApiKey"];
+            let schemes = [
+                "Basic realm=\"security\" charset=\"UTF-8\"",
+                "Bearer realm=\"security\"",
+                "ApiKey",
+            ];
             let reason = match claimed {
+                // What Elasticsearch answers for a bearer token it refuses.
+                Some("") => "unable to authenticate with provided credentials and anonymous \
+                    access is not allowed for this request"
+                    .to_string(),
                 Some(user) => {
                     format!("unable to authenticate user [{user}] for REST request [{path}]")
                 }

@@ -1,0 +1,147 @@
+//! Tests of [`super`]: profiles applied under the command line.
+
+use super::*;
+
+/// Profile `p` of a config file's text.
+fn config(text: &str) -> Result<Profile, ProfileError> {
+    let path = Path::new("/x/config.toml");
+    parse(text, path)?.profile("p", path)
+}
+
+fn with(text: &str, args: &[&str]) -> Cli {
+    let p = config(text).unwrap();
+    let m = Cli::command().try_get_matches_from(args).unwrap();
+    let mut cli = Cli::from_arg_matches(&m).unwrap();
+    apply(&mut cli, &m, "p", &p).unwrap();
+    cli
+}
+
+const PROD: &str = r#"
+    [profiles.p]
+    url = "https://prod:9200"
+    transactions_index = "tx"
+    audit_index = "audit-prod"
+    recovery_window = "5m"
+    production = true
+    password_env = "PROD_PW"
+"#;
+
+#[test]
+fn flags_override_the_profile() {
+    let cli = with(PROD, &["estx-tui", "list"]);
+    assert_eq!(cli.global.url, "https://prod:9200");
+    assert_eq!(cli.global.transactions_index, "tx");
+    assert_eq!(cli.global.accounts_index, "accounts");
+    assert_eq!(cli.global.audit_index, "audit-prod");
+    assert_eq!(cli.global.recovery_window, Duration::from_secs(300));
+    assert_eq!(cli.global.resolved.password_env.as_deref(), Some("PROD_PW"));
+    assert!(cli.dashboard.is_read_only(), "production starts read-only");
+    let cli = with(
+        PROD,
+        &[
+            "estx-tui",
+            "list",
+            "--url",
+            "http://x:1",
+            "--read-only=false",
+        ],
+    );
+    assert_eq!(cli.global.url, "http://x:1");
+    assert!(!cli.dashboard.is_read_only());
+    let cli = with(PROD, &["estx-tui", "--recovery-window", "1m", "list"]);
+    assert_eq!(cli.global.recovery_window, Duration::from_secs(60));
+}
+
+#[test]
+fn a_profile_names_its_heartbeat_index() {
+    let text = format!(
+        "{PROD}\n[profiles.p.liveness]\nindex = \"instances\"\ninstance_field = \"id\"\n\
+         time_field = \"heartbeatDate\"\ntimeout = \"90s\"\n"
+    );
+    let cli = with(&text, &["estx-tui", "locks"]);
+    let source = cli.global.resolved.liveness.clone().unwrap();
+    assert_eq!(source.index, "instances");
+    assert_eq!(source.timeout, Duration::from_secs(90));
+    let config = crate::cli::context::protocol_config(&cli.global);
+    assert_eq!(config.liveness, Some(source));
+    assert_eq!(
+        with(PROD, &["estx-tui", "locks"]).global.resolved.liveness,
+        None
+    );
+    let unknown = format!("{PROD}\n[profiles.p.liveness]\nindex = \"i\"\nfield = \"x\"\n");
+    assert!(config_err(&unknown).contains("field"));
+}
+
+fn config_err(text: &str) -> String {
+    config(text).unwrap_err().0
+}
+
+#[test]
+fn a_profile_names_its_token_variable_cloud_id_and_signing() {
+    let text = "[profiles.p]\ncloud_id = \"c:aGVyZSRpZA==\"\nbearer_token_env = \"PROD_TOKEN\"\n\
+                aws_sigv4 = \"aoss\"\naws_region = \"eu-west-1\"\n";
+    let cli = with(text, &["estx-tui", "list"]);
+    let g = &cli.global;
+    assert_eq!(g.cloud_id.as_deref(), Some("c:aGVyZSRpZA=="));
+    assert_eq!(g.resolved.bearer_token_env.as_deref(), Some("PROD_TOKEN"));
+    assert_eq!(g.aws_sigv4, Some(crate::cluster::AwsService::Aoss));
+    assert_eq!(g.resolved.aws_region.as_deref(), Some("eu-west-1"));
+    // An explicit --url wins over the profile's Cloud ID.
+    let cli = with(text, &["estx-tui", "--url", "http://x:1", "list"]);
+    assert_eq!(cli.global.cloud_id, None);
+    let both = "[profiles.p]\nurl = \"https://a:9200\"\ncloud_id = \"c:aGVyZSRpZA==\"\n";
+    assert!(config_err(both).contains("both url and cloud_id"));
+}
+
+#[test]
+fn production_may_say_it_is_writable() {
+    let text = format!("{PROD}\nread_only = false\n");
+    assert!(!with(&text, &["estx-tui", "list"]).dashboard.is_read_only());
+}
+
+#[test]
+fn secrets_are_refused() {
+    for bad in [
+        "[profiles.p]\npassword = \"hunter2\"",
+        "[profiles.p]\napi_key = \"abc\"",
+        "[profiles.p]\nbearer_token = \"abc\"",
+        "[profiles.p]\naws_secret_access_key = \"abc\"",
+        "[profiles.p]\naws_access_key_id = \"AKID\"",
+        "[profiles.p]\njwt = \"abc\"",
+        "[profiles.p.auth]\ntoken = \"abc\"",
+        "[profiles.p]\nurl = \"https://u:pw@h:9200\"",
+    ] {
+        let e = config(bad).unwrap_err().0;
+        assert!(e.contains("secret") || e.contains("password"), "{bad}: {e}");
+    }
+    assert!(config("[profiles.p]\npassword_env = \"PW\"").is_ok());
+    // A mistake in another profile does not stop this one.
+    assert!(config("[profiles.p]\n[profiles.q]\npassword = \"x\"").is_ok());
+    let e = config("[profiles.p]\nulr = \"x\"").unwrap_err().0;
+    assert!(e.contains("ulr"), "{e}");
+}
+
+#[test]
+fn a_profile_names_its_schema() {
+    let text = format!(
+        "{PROD}\n[profiles.p.schema]\ntransaction_state = \"transactionState\"\n\
+         [profiles.p.schema.states]\npending = \"PENDING\"\n"
+    );
+    let pc = crate::cli::context::protocol_config(&with(&text, &["estx-tui", "list"]).global);
+    use crate::protocol::schema::Field;
+    assert_eq!(pc.schema.name(Field::State), "transactionState");
+    assert_eq!(pc.schema.state_value("pending"), "PENDING");
+    assert!(protocol_config_default().schema.is_default());
+    let bad = format!("{PROD}\n[profiles.p.schema]\nstate = \"s\"\n");
+    let p = config(&bad).unwrap();
+    let m = Cli::command()
+        .try_get_matches_from(["estx-tui", "list"])
+        .unwrap();
+    let mut cli = Cli::from_arg_matches(&m).unwrap();
+    let e = apply(&mut cli, &m, "p", &p).unwrap_err().0;
+    assert!(e.contains("unknown field `state`"), "{e}");
+}
+
+fn protocol_config_default() -> crate::protocol::ProtocolConfig {
+    crate::cli::context::protocol_config(&with(PROD, &["estx-tui", "list"]).global)
+}
