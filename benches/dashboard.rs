@@ -48,7 +48,9 @@ async fn main() {
     options.timeout = Duration::from_secs(120);
     let cluster = Cluster::connect(&options).expect("client");
     // The mappings `init` ships (the audit index included).
-    for (name, body) in estx::protocol::setup::index_bodies(&ix).expect("mappings") {
+    for (name, body) in
+        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
+    {
         cluster
             .create_index(&name, body)
             .await

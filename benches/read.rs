@@ -155,7 +155,9 @@ async fn main() {
     })
     .expect("client");
     // The mappings `init` ships (the audit index included).
-    for (name, body) in estx::protocol::setup::index_bodies(&ix).expect("mappings") {
+    for (name, body) in
+        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
+    {
         cluster
             .create_index(&name, body)
             .await

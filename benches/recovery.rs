@@ -46,7 +46,9 @@ async fn fresh_indices(cluster: &Cluster, prefix: &str, tag: &str) -> Indices {
         audit: format!("{prefix}{tag}audit"),
     };
     // The mappings `init` ships (the audit index included).
-    for (name, body) in estx::protocol::setup::index_bodies(&ix).expect("mappings") {
+    for (name, body) in
+        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
+    {
         cluster
             .create_index(&name, body)
             .await

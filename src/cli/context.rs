@@ -78,6 +78,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
         recovery_window: g.recovery_window,
         investigate_after: g.investigate_after,
         liveness: g.resolved.liveness.clone(),
+        schema: g.resolved.schema.clone(),
         ..ProtocolConfig::default()
     }
 }

@@ -6,6 +6,7 @@ use super::output::{fail, out, print_json};
 use super::subcommands::DoctorArgs;
 use crate::protocol::read::discovery::{Refresh, Target};
 use crate::protocol::read::doctor::{DoctorReport, Security, Severity};
+use crate::protocol::read::schema_report::SchemaReport;
 use crate::protocol::Protocol;
 
 /// Exit code for a severity.
@@ -137,6 +138,8 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
         ),
     });
     l.push(String::new());
+    l.extend(schema_lines(&r.schema));
+    l.push(String::new());
     if r.checks.iter().all(|c| c.severity == Severity::Ok) {
         l.push("everything the tool needs works here".into());
     }
@@ -150,6 +153,55 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
             _ => "warn ",
         };
         l.push(format!("{mark} {}", c.text));
+    }
+    l
+}
+
+/// The schema section: the map in force, what each name resolved to, the
+/// state values, and the proposed map to paste when it differs.
+fn schema_lines(s: &SchemaReport) -> Vec<String> {
+    let mut l = vec![format!(
+        "{:<14} {}",
+        "schema",
+        if s.default {
+            "the article's names (no [profiles.NAME.schema])"
+        } else {
+            "the profile's map"
+        }
+    )];
+    for f in &s.fields {
+        l.push(format!(
+            "  {:<22} {:<22} {}",
+            f.canonical, f.name, f.resolved
+        ));
+    }
+    let states: Vec<String> = s.states.iter().map(|(c, v)| format!("{c}={v}")).collect();
+    l.push(format!("  states: {}", states.join(" ")));
+    if !s.seen_states.is_empty() {
+        l.push(format!(
+            "  values on the cluster: {}",
+            s.seen_states.join(", ")
+        ));
+    }
+    if !s.unknown_states.is_empty() {
+        l.push(format!(
+            "  not in the map (shown as unknown, never acted on): {}",
+            s.unknown_states.join(", ")
+        ));
+    }
+    if let Some(p) = &s.proposal {
+        l.push(
+            "  the names in force do not fit this cluster; proposed map (not applied: \
+             paste into the profile, NAME being its name):"
+                .into(),
+        );
+        l.extend(p.lines().map(|x| format!("    {x}")));
+        if !s.unmatched_states.is_empty() {
+            l.push(format!(
+                "  values no state matches (left unknown): {}",
+                s.unmatched_states.join(", ")
+            ));
+        }
     }
     l
 }

@@ -13,6 +13,7 @@
 
 use super::args::Cli;
 use crate::protocol::lock::LivenessSource;
+use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
@@ -100,6 +101,9 @@ pub struct Profile {
     /// (`[profiles.NAME.liveness]`): locks held by instances are judged by
     /// them instead of being unknown.
     pub liveness: Option<LivenessProfile>,
+    /// The application's names of fields and states
+    /// (`[profiles.NAME.schema]`, see [`crate::protocol::schema`]).
+    pub schema: Option<toml::Table>,
 }
 
 /// A heartbeat index as a profile names it.
@@ -156,6 +160,8 @@ pub struct Resolved {
     pub aws_region: Option<String>,
     /// The heartbeat index the profile names, if any.
     pub liveness: Option<LivenessSource>,
+    /// The schema map the profile names (the article's when it names none).
+    pub schema: Schema,
 }
 
 /// Why the configuration could not be used (exit code 2).
@@ -408,6 +414,12 @@ pub fn apply(
             .as_ref()
             .map(|l| l.source(name))
             .transpose()?,
+        schema: match &profile.schema {
+            Some(t) => {
+                Schema::from_table(t).map_err(|e| ProfileError(format!("profile `{name}`: {e}")))?
+            }
+            None => Schema::default(),
+        },
     };
     g.profile = Some(name.to_string());
     if cli.dashboard.read_only.is_none() {

@@ -120,3 +120,28 @@ fn secrets_are_refused() {
     let e = config("[profiles.p]\nulr = \"x\"").unwrap_err().0;
     assert!(e.contains("ulr"), "{e}");
 }
+
+#[test]
+fn a_profile_names_its_schema() {
+    let text = format!(
+        "{PROD}\n[profiles.p.schema]\ntransaction_state = \"transactionState\"\n\
+         [profiles.p.schema.states]\npending = \"PENDING\"\n"
+    );
+    let pc = crate::cli::context::protocol_config(&with(&text, &["estx-tui", "list"]).global);
+    use crate::protocol::schema::Field;
+    assert_eq!(pc.schema.name(Field::State), "transactionState");
+    assert_eq!(pc.schema.state_value("pending"), "PENDING");
+    assert!(protocol_config_default().schema.is_default());
+    let bad = format!("{PROD}\n[profiles.p.schema]\nstate = \"s\"\n");
+    let p = config(&bad).unwrap();
+    let m = Cli::command()
+        .try_get_matches_from(["estx-tui", "list"])
+        .unwrap();
+    let mut cli = Cli::from_arg_matches(&m).unwrap();
+    let e = apply(&mut cli, &m, "p", &p).unwrap_err().0;
+    assert!(e.contains("unknown field `state`"), "{e}");
+}
+
+fn protocol_config_default() -> crate::protocol::ProtocolConfig {
+    crate::cli::context::protocol_config(&with(PROD, &["estx-tui", "list"]).global)
+}

@@ -71,7 +71,7 @@ impl Cluster {
                 }})
                 .into(),
             );
-            lines.push(Value::Object(w.source.clone()).into());
+            lines.push(Value::Object(self.write_source(w.index, w.source).into_owned()).into());
         }
         // Sent once: a write is never retried here (its outcome is unknown).
         let resp = self.client.bulk(BulkParts::None).body(lines).send();

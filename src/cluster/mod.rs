@@ -12,6 +12,7 @@
 //! uses ([`Cluster::now`]).
 
 mod admin;
+mod boundary;
 mod bulk;
 mod caps;
 mod clock;
@@ -41,8 +42,10 @@ pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 pub use sigv4::{AwsService, AwsSigning};
 
+use crate::protocol::schema::Boundary;
 use clock::Clock;
 use response::{check, mget_item_error, truncate, versioned, Answer};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -115,6 +118,9 @@ pub struct Cluster {
     url: String,
     clock: Clock,
     caps: caps::Caps,
+    /// The schema map applied to the three indices' documents (none for
+    /// the article's names).
+    boundary: Option<Arc<Boundary>>,
     credential: CredentialKind,
     /// The loopback SigV4 signer the client talks through, if signing;
     /// stops when the last handle is dropped.
@@ -139,6 +145,7 @@ impl Cluster {
             url: opts.url.clone(),
             clock: Clock::default(),
             caps: caps::Caps::default(),
+            boundary: None,
             credential: built.kind,
             _signer: built.signer,
         })
@@ -189,6 +196,7 @@ impl Cluster {
             url: self.url.clone(),
             clock: self.clock.with_local_skew(skew),
             caps: self.caps.clone(),
+            boundary: self.boundary.clone(),
             credential: self.credential,
             _signer: self._signer.clone(),
         }
@@ -206,6 +214,11 @@ impl Cluster {
 
     /// Realtime GET by id: the latest write, refreshed or not.
     pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
+        let doc = self.get_untranslated(index, id).await?;
+        Ok(doc.map(|d| self.read_doc(index, d)))
+    }
+
+    async fn get_untranslated(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
         if dotted::needs_body(id) {
             return self.get_by_body(index, id).await;
         }
@@ -227,6 +240,18 @@ impl Cluster {
 
     /// Realtime multi-GET; one entry per id, `None` where missing.
     pub async fn mget(&self, index: &str, ids: &[String]) -> Result<Vec<Option<VersionedDoc>>> {
+        let docs = self.mget_untranslated(index, ids).await?;
+        Ok(docs
+            .into_iter()
+            .map(|d| d.map(|d| self.read_doc(index, d)))
+            .collect())
+    }
+
+    async fn mget_untranslated(
+        &self,
+        index: &str,
+        ids: &[String],
+    ) -> Result<Vec<Option<VersionedDoc>>> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -272,6 +297,7 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<WriteOutcome> {
+        let source = &*self.write_source(index, source);
         if dotted::needs_body(id) {
             let action = dotted::Action::IndexIf(source, seq_no, primary_term);
             return self.index_by_body(index, id, action).await;
@@ -304,6 +330,7 @@ impl Cluster {
         id: &str,
         source: &Map<String, Value>,
     ) -> Result<CreateOutcome> {
+        let source = &*self.write_source(index, source);
         if dotted::needs_body(id) {
             return self.create_by_body(index, id, source).await;
         }
@@ -322,6 +349,10 @@ impl Cluster {
 
     /// Plain index (create or overwrite) with `op_type=index`; for seeding and tests.
     pub async fn put(&self, index: &str, id: &str, source: &Value) -> Result<()> {
+        let translated = source
+            .as_object()
+            .map(|o| Value::Object(self.write_source(index, o).into_owned()));
+        let source = translated.as_ref().unwrap_or(source);
         if dotted::needs_body(id) {
             let action = dotted::Action::Index(source);
             return self.index_by_body(index, id, action).await.map(|_| ());
@@ -346,7 +377,11 @@ impl Cluster {
             Vec::with_capacity(docs.len() * 2);
         for (id, doc) in docs {
             lines.push(json!({"index": {"_index": index, "_id": id}}).into());
-            lines.push(doc.clone().into());
+            let doc = match doc.as_object() {
+                Some(o) => Value::Object(self.write_source(index, o).into_owned()),
+                None => doc.clone(),
+            };
+            lines.push(doc.into());
         }
         let resp = self.client.bulk(BulkParts::None).body(lines).send();
         let resp = self.send(resp).await?;

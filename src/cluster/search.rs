@@ -19,7 +19,8 @@ impl Cluster {
                     .send()
             })
             .await?;
-        check(resp, index).await
+        let answer = check(resp, index).await?;
+        Ok(self.read_answer(index, answer))
     }
 
     /// Several searches in one round trip (`_msearch`); one answer per body,
@@ -52,7 +53,7 @@ impl Cluster {
                     let status = a.get("status").and_then(Value::as_u64).unwrap_or(500) as u16;
                     Err(error_from(status, a, index))
                 } else {
-                    Ok(a.clone())
+                    Ok(self.read_answer(index, a.clone()))
                 }
             })
             .collect())
@@ -76,7 +77,7 @@ impl Cluster {
                     .send()
             })
             .await?;
-        let mut page = check(resp, index).await?;
+        let mut page = self.read_answer(index, check(resp, index).await?);
         whole(&page, index)?;
         let mut hits = Vec::new();
         let mut scroll_ids: Vec<String> = Vec::new();
@@ -102,7 +103,7 @@ impl Cluster {
                 .body(json!({ "scroll": "2m", "scroll_id": sid }))
                 .send();
             let resp = self.send(next).await?;
-            page = check(resp, index).await?;
+            page = self.read_answer(index, check(resp, index).await?);
             whole(&page, index)?;
         }
         if !scroll_ids.is_empty() {

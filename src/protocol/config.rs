@@ -3,6 +3,7 @@
 
 use super::decide::Fencing;
 use super::lock::LivenessSource;
+use super::schema::Schema;
 use std::time::Duration;
 
 /// Names of the indices the tool reads and writes.
@@ -75,6 +76,9 @@ pub struct ProtocolConfig {
     /// Where the heartbeats of lock holders that are processes are read
     /// (none: such locks are judged unknown).
     pub liveness: Option<LivenessSource>,
+    /// The application's names of fields and states (the article's by
+    /// default; `[profiles.NAME.schema]`).
+    pub schema: Schema,
 }
 
 impl Default for ProtocolConfig {
@@ -88,6 +92,7 @@ impl Default for ProtocolConfig {
             lock_lease: Duration::from_secs(120),
             lock_wait: Duration::from_secs(10),
             liveness: None,
+            schema: Schema::default(),
         }
     }
 }

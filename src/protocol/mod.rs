@@ -13,6 +13,8 @@
 //! - [`read`]: the one read side: discovery of the real mappings, every
 //!   query, the poll's read model, partial results, the write check.
 //! - [`trail`]: the operator audit trail around interventions.
+//! - [`schema`]: the application's names of fields and states, applied
+//!   where documents cross into and out of the cluster.
 
 pub mod account;
 pub mod audit;
@@ -33,6 +35,7 @@ pub mod procedures;
 pub mod read;
 pub mod report;
 pub mod reverse;
+pub mod schema;
 pub mod setup;
 pub mod steps;
 pub mod stuck;
@@ -78,6 +81,7 @@ impl std::fmt::Debug for Protocol {
 impl Protocol {
     /// A protocol handle over `cluster`.
     pub fn new(cluster: Cluster, config: ProtocolConfig) -> Protocol {
+        let cluster = cluster.with_boundary(schema::Boundary::new(&config.schema, &config.indices));
         let exec = Executor::new(cluster, config.retry);
         Protocol {
             exec,

@@ -129,6 +129,14 @@ impl Protocol {
             }
         };
         report.started_in = txn.state.clone();
+        // A document that does not read may be in names the map in force
+        // does not give: say so rather than "malformed".
+        if !txn.problems.is_empty() {
+            if let Err(e) = self.check_schema().await {
+                report.verdict = Verdict::Failed(e);
+                return report;
+            }
+        }
         self.sync_clock().await;
         let (state, transfer) = match self.check_actionable(&txn, force) {
             Ok(Some(ok)) => ok,

@@ -1,6 +1,7 @@
 //! Creating the indices (transactions, accounts, locks, audit trail) with the mappings the tool ships
 //! (`assets/mappings/`), idempotently. Used by `init`, `seed` and the demo.
 
+use super::schema::{Boundary, Schema};
 use super::{Indices, Protocol};
 use crate::error::{Error, Result};
 use serde_json::Value;
@@ -14,8 +15,10 @@ pub const LOCKS_MAPPING: &str = include_str!("../../assets/mappings/locks.json")
 /// Mapping of the operator audit-trail index.
 pub const AUDIT_MAPPING: &str = include_str!("../../assets/mappings/audit.json");
 
-/// The index-creation bodies by index name.
-pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
+/// The index-creation bodies by index name, the protocol's fields under the
+/// names `schema` gives them.
+pub fn index_bodies(ix: &Indices, schema: &Schema) -> Result<Vec<(String, Value)>> {
+    let boundary = Boundary::new(schema, ix);
     [
         (&ix.transactions, TRANSACTIONS_MAPPING),
         (&ix.accounts, ACCOUNTS_MAPPING),
@@ -25,7 +28,15 @@ pub fn index_bodies(ix: &Indices) -> Result<Vec<(String, Value)>> {
     .into_iter()
     .map(|(name, text)| {
         serde_json::from_str(text)
-            .map(|body| (name.clone(), body))
+            .map(|mut body: Value| {
+                let props = body
+                    .pointer_mut("/mappings/properties")
+                    .and_then(Value::as_object_mut);
+                if let (Some(b), Some(props)) = (&boundary, props) {
+                    *props = b.write(name, props);
+                }
+                (name.clone(), body)
+            })
             .map_err(|e| {
                 Error::Invalid(format!(
                     "bundled mapping for `{name}` is not valid JSON: {e}"
@@ -43,7 +54,10 @@ impl Protocol {
         let d = self.rediscover().await?;
         let discovered = d.indices();
         let mut out = Vec::new();
-        for (i, (name, body)) in index_bodies(&self.config.indices)?.into_iter().enumerate() {
+        for (i, (name, body)) in index_bodies(&self.config.indices, &self.config.schema)?
+            .into_iter()
+            .enumerate()
+        {
             // The three protocol indices as discovered (an alias counts);
             // others (the audit trail) by creation, which is idempotent.
             let exists = discovered.get(i).is_some_and(|info| info.exists());
@@ -61,7 +75,7 @@ mod tests {
 
     #[test]
     fn bundled_mappings_type_the_protocol_fields() {
-        let bodies = index_bodies(&Indices::default()).unwrap();
+        let bodies = index_bodies(&Indices::default(), &Schema::default()).unwrap();
         let t = &bodies[0].1["mappings"]["properties"];
         for f in [
             "src_acct",

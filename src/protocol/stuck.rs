@@ -104,6 +104,7 @@ impl Protocol {
         pace: Pace,
         allow_partial: bool,
     ) -> Result<StuckRecovery> {
+        self.check_schema().await?;
         let reports = match pace {
             Pace::OneAtATime { concurrency } => {
                 let ids = self.stuck_ids_to_recover(allow_partial).await?;

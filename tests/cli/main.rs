@@ -458,6 +458,7 @@ mod procedures;
 mod profile;
 mod reverse;
 mod reverse_links;
+mod schema;
 mod security;
 mod trail;
 mod trail_lost_answers;

@@ -7,6 +7,7 @@
 
 use super::source_mode::SourceLoss;
 use super::times::TimeFields;
+use crate::protocol::schema::{Field, Schema};
 use crate::protocol::Indices;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -266,6 +267,9 @@ pub struct Fields {
     pub lock_created_at: ResolvedField,
     /// Account `pending_transactions`.
     pub pending: ResolvedField,
+    /// The map the names come from (queries name states through it).
+    #[serde(skip)]
+    pub schema: Schema,
 }
 
 impl Fields {
@@ -308,7 +312,7 @@ pub struct Discovery {
 impl Discovery {
     /// What discovery assumes before it has read anything (and what an
     /// `init`-created cluster resolves to): every field exact under its name.
-    pub fn assumed(ix: &Indices) -> Discovery {
+    pub fn assumed(ix: &Indices, schema: &Schema) -> Discovery {
         let info = |name: &str| IndexInfo {
             name: name.into(),
             target: Target::Index,
@@ -323,8 +327,8 @@ impl Discovery {
         let transactions = info(&ix.transactions);
         let accounts = info(&ix.accounts);
         let locks = info(&ix.locks);
-        let fields = resolve_fields(&transactions, &accounts, &locks);
-        let times = TimeFields::of_mappings(&transactions, &locks);
+        let fields = resolve_fields(schema, &transactions, &accounts, &locks);
+        let times = TimeFields::of_mappings(schema, &transactions, &locks);
         Discovery {
             transactions,
             accounts,
@@ -399,28 +403,36 @@ pub use super::fetch::{discover, index_info, parse_refresh};
 /// Refresh interval when the settings do not say.
 pub const DEFAULT_REFRESH: Duration = Duration::from_secs(1);
 
-/// Resolves the queried fields against the three indices' mappings.
-pub fn resolve_fields(t: &IndexInfo, a: &IndexInfo, l: &IndexInfo) -> Fields {
-    let either = |names: [&str; 2]| -> Vec<ResolvedField> {
+/// Resolves the queried fields against the three indices' mappings, under
+/// the names `schema` gives them.
+pub fn resolve_fields(schema: &Schema, t: &IndexInfo, a: &IndexInfo, l: &IndexInfo) -> Fields {
+    let either = |field: Field, article_alias: &str| -> Vec<ResolvedField> {
+        let name = schema.name(field);
+        let mut names = vec![name];
+        // The article's mapping spells it `src_account`: both are read.
+        if name == field.canonical() {
+            names.push(article_alias);
+        }
         let mapped: Vec<ResolvedField> = names
             .iter()
             .map(|n| t.resolve(n))
             .filter(ResolvedField::is_mapped)
             .collect();
         if mapped.is_empty() {
-            vec![ResolvedField::unmapped(names[0])]
+            vec![ResolvedField::unmapped(name)]
         } else {
             mapped
         }
     };
     Fields {
-        state: t.resolve("transaction_state"),
-        src: either(["src_acct", "src_account"]),
-        dest: either(["dest_acct", "dest_account"]),
-        modification_time: t.resolve("modification_time"),
-        owner: l.resolve("owner"),
-        lock_created_at: l.resolve("created_at"),
-        pending: a.resolve("pending_transactions"),
+        state: t.resolve(schema.name(Field::State)),
+        src: either(Field::Source, "src_account"),
+        dest: either(Field::Destination, "dest_account"),
+        modification_time: t.resolve(schema.name(Field::ModificationTime)),
+        owner: l.resolve(schema.name(Field::LockOwner)),
+        lock_created_at: l.resolve(schema.name(Field::LockCreated)),
+        pending: a.resolve(schema.name(Field::Pending)),
+        schema: schema.clone(),
     }
 }
 
@@ -456,10 +468,36 @@ mod tests {
     }
 
     #[test]
+    fn the_article_mapping_and_foreign_lock_names_need_no_map() {
+        let d = |t: Value, l: Value| {
+            let mut d =
+                Discovery::assumed(&crate::protocol::Indices::default(), &Schema::default());
+            d.transactions = info(t);
+            d.locks = info(l);
+            d.fields = resolve_fields(&Schema::default(), &d.transactions, &d.accounts, &d.locks);
+            d
+        };
+        // The article's mapping (`src_account`) and Kestra's `createdAt`.
+        let article = d(
+            json!({"src_account": {"type": "keyword"}, "transaction_state": {"type": "keyword"}}),
+            json!({"createdAt": {"type": "date"}}),
+        );
+        assert!(article.schema_problems().is_empty());
+        assert_eq!(
+            article.proposal(&[]).schema.name(Field::LockCreated),
+            "createdAt"
+        );
+        let java = d(json!({"transactionState": {"type": "keyword"}}), json!({}));
+        let problems = java.schema_problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("`transactionState`"), "{problems:?}");
+    }
+
+    #[test]
     fn article_mapping_prefers_the_names_documents_write() {
         let t = info(json!({"src_account": {"type": "keyword"},
             "src_acct": {"type": "text", "fields": {"keyword": {"type": "keyword"}}}}));
-        let f = resolve_fields(&t, &info(json!({})), &info(json!({})));
+        let f = resolve_fields(&Schema::default(), &t, &info(json!({})), &info(json!({})));
         let names: Vec<&str> = f.src.iter().map(ResolvedField::query_name).collect();
         assert_eq!(names, ["src_acct.keyword", "src_account"]);
         assert_eq!(f.dest[0].name, "dest_acct");

@@ -6,6 +6,7 @@
 //! point is judged ([`Severity`]); the CLI prints it.
 
 use super::discovery::{Discovery, IndexInfo, ResolvedField};
+use super::schema_report::SchemaReport;
 use super::times::TimeFields;
 use super::writes;
 use crate::cluster::{ClockSource, ClockStatus, Cluster};
@@ -120,6 +121,8 @@ pub struct DoctorReport {
     /// What the configured liveness source concludes (`None`: none is
     /// configured, and locks held by processes are judged unknown).
     pub liveness: Option<LivenessReport>,
+    /// The schema map in force, what it resolved to, and the proposal.
+    pub schema: SchemaReport,
 }
 
 impl DoctorReport {
@@ -293,8 +296,10 @@ impl Protocol {
                 text: e.to_string(),
             });
         }
+        let schema = super::schema_report::report(cluster, &d).await;
         checks.sort_by_key(|c| std::cmp::Reverse(c.severity));
         Ok(DoctorReport {
+            schema,
             url: cluster.url().to_string(),
             credential: cluster.credential(),
             product,

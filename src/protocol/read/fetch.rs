@@ -8,6 +8,7 @@ use super::source_mode::SourceLoss;
 use super::times::TimeFields;
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
+use crate::protocol::schema::{Field, Schema};
 use crate::protocol::Indices;
 use elasticsearch::http::Method;
 use serde_json::Value;
@@ -16,11 +17,15 @@ use std::time::Duration;
 /// Reads the three indices' resolution, mappings and settings (three
 /// requests per index; discovery runs on connect and until it settles).
 pub async fn discover(cluster: &Cluster, ix: &Indices) -> Result<Discovery> {
-    let transactions = discover_index(cluster, &ix.transactions).await?;
-    let accounts = discover_index(cluster, &ix.accounts).await?;
-    let locks = discover_index(cluster, &ix.locks).await?;
-    let fields = resolve_fields(&transactions, &accounts, &locks);
-    let times = TimeFields::discover(cluster, &transactions, &locks).await;
+    let schema = cluster
+        .boundary()
+        .map(|b| b.schema().clone())
+        .unwrap_or_default();
+    let transactions = discover_index(cluster, &ix.transactions, &schema).await?;
+    let accounts = discover_index(cluster, &ix.accounts, &schema).await?;
+    let locks = discover_index(cluster, &ix.locks, &schema).await?;
+    let fields = resolve_fields(&schema, &transactions, &accounts, &locks);
+    let times = TimeFields::discover(cluster, &schema, &transactions, &locks).await;
     Ok(Discovery {
         transactions,
         accounts,
@@ -30,7 +35,7 @@ pub async fn discover(cluster: &Cluster, ix: &Indices) -> Result<Discovery> {
     })
 }
 
-async fn discover_index(cluster: &Cluster, name: &str) -> Result<IndexInfo> {
+async fn discover_index(cluster: &Cluster, name: &str, schema: &Schema) -> Result<IndexInfo> {
     let (status, resolved) = cluster
         .raw(Method::Get, &format!("/_resolve/index/{name}"), None)
         .await?;
@@ -65,7 +70,13 @@ async fn discover_index(cluster: &Cluster, name: &str) -> Result<IndexInfo> {
             )
             .await?,
     )?;
-    Ok(index_info(name, resolved.as_ref(), &mappings, &settings))
+    Ok(index_info(
+        name,
+        resolved.as_ref(),
+        &mappings,
+        &settings,
+        schema,
+    ))
 }
 
 /// One index's information from the three answers.
@@ -74,6 +85,7 @@ pub fn index_info(
     resolved: Option<&Value>,
     mappings: &Value,
     settings: &Value,
+    schema: &Schema,
 ) -> IndexInfo {
     let target = match resolved {
         Some(r) => target_of(name, r),
@@ -145,28 +157,35 @@ pub fn index_info(
             properties: props,
             ..info.clone()
         };
-        for f in QUERIED {
-            let (a, b) = (info.resolve(f), peer.resolve(f));
-            if a.is_mapped() && b.is_mapped() && a != b && !info.mixed.iter().any(|m| m == f) {
-                info.mixed.push(f.to_string());
+        for f in queried(schema) {
+            let (a, b) = (info.resolve(&f), peer.resolve(&f));
+            if a.is_mapped() && b.is_mapped() && a != b && !info.mixed.contains(&f) {
+                info.mixed.push(f);
             }
         }
     }
     info
 }
 
-/// Every field name the tool queries, in any index.
-const QUERIED: [&str; 9] = [
-    "transaction_state",
-    "modification_time",
-    "src_acct",
-    "src_account",
-    "dest_acct",
-    "dest_account",
-    "owner",
-    "created_at",
-    "pending_transactions",
-];
+/// Every field name the tool queries, in any index, as `schema` names them
+/// (and the article mapping's `src_account`/`dest_account`).
+fn queried(schema: &Schema) -> Vec<String> {
+    let queried = [
+        Field::State,
+        Field::ModificationTime,
+        Field::Source,
+        Field::Destination,
+        Field::LockOwner,
+        Field::LockCreated,
+        Field::Pending,
+    ];
+    let mut out: Vec<String> = queried
+        .iter()
+        .map(|f| schema.name(*f).to_string())
+        .collect();
+    out.extend(["src_account".to_string(), "dest_account".to_string()]);
+    out
+}
 
 fn escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
@@ -232,7 +251,7 @@ mod tests {
     #[test]
     fn aliases_and_refresh() {
         let r = json!({"aliases": [{"name": "two", "indices": ["a", "b"]}], "indices": [], "data_streams": []});
-        let i = index_info("two", Some(&r), &json!({}), &json!({}));
+        let i = index_info("two", Some(&r), &json!({}), &json!({}), &Schema::default());
         assert!(i.id_problem().is_some_and(|p| p.contains("a, b")));
         assert_eq!(parse_refresh("-1"), Refresh::Never);
         assert_eq!(

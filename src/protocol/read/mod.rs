@@ -18,6 +18,7 @@ pub mod progress;
 pub mod queries;
 pub mod rules;
 pub mod scan;
+pub mod schema_report;
 pub mod source_mode;
 pub mod state_counts;
 pub mod times;
@@ -128,6 +129,22 @@ impl Protocol {
         writes::check(&self.config.indices, &d, &[])?;
         self.read_cache.writable.store(true, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Refuses when the names in force do not fit the cluster (see
+    /// [`Discovery::schema_problems`]): a selection made under the wrong
+    /// names finds nothing, which must not read as "nothing to do".
+    pub async fn check_schema(&self) -> Result<()> {
+        let d = self.discovery().await?;
+        let problems = d.schema_problems();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::error::Error::Invalid(format!(
+                "refused: {}",
+                problems.join("; ")
+            )))
+        }
     }
 
     /// Refuses (before any write) when lock documents cannot be written as

@@ -291,7 +291,10 @@ pub async fn load_with(
         });
     }
     let mut buckets = if aggregate {
-        in_flight.as_ref().map(buckets).unwrap_or_default()
+        in_flight
+            .as_ref()
+            .map(|v| buckets(v, q.schema()))
+            .unwrap_or_default()
     } else {
         per_state
             .into_iter()
@@ -335,7 +338,7 @@ pub async fn load_with(
             .map(|h| Transaction::from_source(&h.id, &h.source))
             .collect();
         if aggregate {
-            buckets.extend(super::state_counts::buckets(&odd));
+            buckets.extend(super::state_counts::buckets(&odd, q.schema()));
         } else {
             buckets.extend(count_listed(&odd_txns));
         }

@@ -6,6 +6,7 @@
 //! dropping them.
 
 use super::discovery::Fields;
+use crate::protocol::schema::Schema;
 use crate::protocol::transaction::TxnState;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -22,21 +23,28 @@ impl<'a> Queries<'a> {
         Queries { fields }
     }
 
+    /// The map that names the fields and states.
+    pub fn schema(&self) -> &'a Schema {
+        &self.fields.schema
+    }
+
     /// Whether per-state counts can come from one `terms` aggregation.
     pub fn states_aggregatable(&self) -> bool {
         self.fields.state.exact.is_some()
     }
 
-    /// Documents whose state is one of `states`.
+    /// Documents whose state is one of `states` (canonical names, written
+    /// as the application writes them).
     pub fn state_in<S: AsRef<str>>(&self, states: &[S]) -> Value {
         let f = &self.fields.state;
+        let values: Vec<String> = states
+            .iter()
+            .map(|s| self.schema().state_to_app(s.as_ref()))
+            .collect();
         match &f.exact {
-            Some(exact) => {
-                let names: Vec<&str> = states.iter().map(AsRef::as_ref).collect();
-                json!({"terms": {exact: names}})
-            }
-            None => json!({"bool": {"should": states.iter()
-                .map(|s| json!({"match_phrase": {f.name.clone(): s.as_ref()}}))
+            Some(exact) => json!({"terms": {exact: values}}),
+            None => json!({"bool": {"should": values.iter()
+                .map(|s| json!({"match_phrase": {f.name.clone(): s}}))
                 .collect::<Vec<_>>(), "minimum_should_match": 1}}),
         }
     }
@@ -209,7 +217,7 @@ mod tests {
             routing_required: false,
             source_loss: None,
         };
-        resolve_fields(&i, &i, &i)
+        resolve_fields(&Schema::default(), &i, &i, &i)
     }
 
     #[test]

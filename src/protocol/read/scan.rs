@@ -73,6 +73,8 @@ pub async fn scan<F>(
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
+    // Every page's documents cross the schema boundary here, once.
+    let mut on_page = |batch: Vec<Hit>| on_page(cluster.read_hits(index, batch));
     if cluster.paging() != Some(Paging::Scroll) {
         if let Some(pit) = open_pit(cluster, index).await? {
             let r = scan_pit(cluster, &pit, what.clone(), &mut on_page).await;

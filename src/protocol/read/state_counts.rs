@@ -3,6 +3,7 @@
 //! has no exact form) and in the one state order every view uses.
 
 use super::queries::MISSING_STATE_KEY;
+use crate::protocol::schema::Schema;
 use crate::protocol::transaction::{Transaction, TxnState};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -49,7 +50,9 @@ pub(super) fn count_listed(txns: &[Transaction]) -> Vec<StateCount> {
     out
 }
 
-pub(super) fn buckets(v: &Value) -> Vec<StateCount> {
+/// The counts of a by-state aggregation; its keys are the application's
+/// values, read back to canonical states through `schema`.
+pub(super) fn buckets(v: &Value, schema: &Schema) -> Vec<StateCount> {
     v.pointer("/aggregations/states/buckets")
         .and_then(Value::as_array)
         .into_iter()
@@ -57,7 +60,8 @@ pub(super) fn buckets(v: &Value) -> Vec<StateCount> {
         .map(|b| {
             let name = b.get("key").and_then(Value::as_str).unwrap_or_default();
             StateCount {
-                state: (name != MISSING_STATE_KEY).then(|| TxnState::parse(name)),
+                state: (name != MISSING_STATE_KEY)
+                    .then(|| TxnState::parse(&schema.state_from_app(name))),
                 count: b.get("doc_count").and_then(Value::as_u64).unwrap_or(0),
                 oldest: b
                     .pointer("/oldest/value")

@@ -6,6 +6,7 @@
 
 use super::discovery::IndexInfo;
 use crate::cluster::Cluster;
+use crate::protocol::schema::{Field, Schema};
 use crate::protocol::time_format::{choose, dominant, MappedTime, TimeConflict, TimeFormat};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -25,9 +26,14 @@ pub struct TimeField {
 }
 
 impl TimeField {
-    fn new(name: &str, info: &IndexInfo, sample: &[Value]) -> TimeField {
+    /// `field` under its application's `name` in the mapping, and under its
+    /// canonical name in the sampled documents (read through the boundary).
+    fn new(field: Field, name: &str, info: &IndexInfo, sample: &[Value]) -> TimeField {
         let mapped = MappedTime::of(info.field_mapping(name));
-        let seen = dominant(sample.iter().filter_map(|s| s.get(name)), &mapped);
+        let seen = dominant(
+            sample.iter().filter_map(|s| s.get(field.canonical())),
+            &mapped,
+        );
         TimeField {
             name: name.into(),
             write: choose(name, &mapped, seen.as_ref()),
@@ -68,24 +74,44 @@ pub struct TimeFields {
 
 impl TimeFields {
     /// From the mappings alone (nothing sampled).
-    pub fn of_mappings(t: &IndexInfo, l: &IndexInfo) -> TimeFields {
-        TimeFields::with_samples(t, &[], l, &[])
+    pub fn of_mappings(schema: &Schema, t: &IndexInfo, l: &IndexInfo) -> TimeFields {
+        TimeFields::with_samples(schema, t, &[], l, &[])
     }
 
-    fn with_samples(t: &IndexInfo, ts: &[Value], l: &IndexInfo, ls: &[Value]) -> TimeFields {
+    fn with_samples(
+        schema: &Schema,
+        t: &IndexInfo,
+        ts: &[Value],
+        l: &IndexInfo,
+        ls: &[Value],
+    ) -> TimeFields {
+        let field = |f: Field, info: &IndexInfo, sample: &[Value]| {
+            TimeField::new(f, schema.name(f), info, sample)
+        };
         TimeFields {
-            modification: TimeField::new("modification_time", t, ts),
-            creation: TimeField::new("creation_time", t, ts),
-            lock_created: TimeField::new("created_at", l, ls),
-            lock_expires: TimeField::new("expires_at", l, ls),
+            modification: field(Field::ModificationTime, t, ts),
+            creation: field(Field::CreationTime, t, ts),
+            lock_created: field(Field::LockCreated, l, ls),
+            lock_expires: field(Field::LockExpires, l, ls),
         }
     }
 
     /// Reads the mappings' formats and samples documents of both indices.
-    pub async fn discover(cluster: &Cluster, t: &IndexInfo, l: &IndexInfo) -> TimeFields {
-        let ts = sample(cluster, t, &["modification_time", "creation_time"]).await;
-        let ls = sample(cluster, l, &["created_at", "expires_at"]).await;
-        TimeFields::with_samples(t, &ts, l, &ls)
+    pub async fn discover(
+        cluster: &Cluster,
+        schema: &Schema,
+        t: &IndexInfo,
+        l: &IndexInfo,
+    ) -> TimeFields {
+        let names = |a: Field, b: Field| [schema.name(a), schema.name(b)];
+        let ts = sample(
+            cluster,
+            t,
+            &names(Field::ModificationTime, Field::CreationTime),
+        )
+        .await;
+        let ls = sample(cluster, l, &names(Field::LockCreated, Field::LockExpires)).await;
+        TimeFields::with_samples(schema, t, &ts, l, &ls)
     }
 
     /// Why `modification_time`, which every procedure writes, cannot be

@@ -148,7 +148,7 @@ pub fn gaps(ix: &Indices, d: &Discovery) -> Result<Vec<MappingGap>> {
 /// The gaps over the fields every procedure writes plus the optional ones in
 /// `needed`.
 fn gaps_needed(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<Vec<MappingGap>> {
-    let mut bodies = index_bodies(ix)?;
+    let mut bodies = index_bodies(ix, &d.fields.schema)?;
     for (_, body) in bodies.iter_mut() {
         if let Some(props) = body
             .pointer_mut("/mappings/properties")
@@ -187,6 +187,7 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     for info in [&d.transactions, &d.accounts] {
         problems.extend(info.source_loss.as_ref().map(|l| l.problem(&info.name)));
     }
+    problems.extend(d.schema_problems());
     problems.extend(d.times.conflict().map(|c| c.to_string()));
     for g in gaps_needed(ix, d, needed)? {
         // Lock documents are written only by `transfer --locks`: their

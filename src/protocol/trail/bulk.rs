@@ -118,6 +118,7 @@ impl Protocol {
                 "nothing selected: give --all-stuck, --state, --older-than or --ids-from".into(),
             ));
         }
+        self.check_schema().await?;
         let filtered = if sel.has_filters() {
             Some(self.select_by_filters(sel, allow_partial).await?)
         } else {
