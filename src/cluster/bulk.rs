@@ -3,15 +3,31 @@
 //! typed outcome per item (the batched executor's only write path).
 //!
 //! `_bulk` is not atomic: every item succeeds or fails on its own, exactly as
-//! if it had been sent alone. A transport failure of the whole request leaves
-//! the outcome of EVERY item unknown; the caller re-reads them all.
+//! if it had been sent alone. A transport failure of a request leaves the
+//! outcome of every item IN IT unknown; the caller re-reads them.
+//!
+//! Bodies are kept within what every product and common front accepts: at
+//! most [`MAX_BULK_BODY`] bytes per request (nginx's default
+//! `client_max_body_size` is 1 MiB and answers 413 past it,
+//! <https://nginx.org/en/docs/http/ngx_http_core_module.html#client_max_body_size>;
+//! Amazon OpenSearch Service refuses more than 10 MiB on small instance
+//! types, <https://docs.aws.amazon.com/opensearch-service/latest/developerguide/limits.html#network-limits>;
+//! Elasticsearch's own `http.max_content_length` is 100 MB). A front with a
+//! smaller limit answers 413 before anything is processed, so the request is
+//! halved and sent again, down to single items.
 
 use super::response::{check, error_from};
 use super::Cluster;
 use crate::error::{Error, Result};
-use elasticsearch::http::request::JsonBody;
 use elasticsearch::BulkParts;
 use serde_json::{json, Map, Value};
+use std::ops::Range;
+
+/// The largest `_bulk` body sent in one request (see the module's notes).
+pub const MAX_BULK_BODY: usize = 1024 * 1024;
+
+/// HTTP 413: the request body was refused whole, nothing of it processed.
+const TOO_LARGE: u16 = 413;
 
 /// One conditional index of a full source.
 #[derive(Debug, Clone, Copy)]
@@ -53,28 +69,66 @@ impl Cluster {
     /// [`Cluster::bulk_put_if`], with the `(_seq_no, _primary_term)` each
     /// written item now has (when the answer says), so a caller can chain a
     /// further conditional write on a document it has just written.
+    ///
+    /// The writes go in as many requests as [`MAX_BULK_BODY`] (or a 413)
+    /// asks; a request that fails gives [`ItemOutcome::Failed`] to its own
+    /// items only, so an item written by another request is never reported
+    /// failed.
     pub async fn bulk_put_if_versioned(
         &self,
         writes: &[CondWrite<'_>],
     ) -> Result<Vec<(ItemOutcome, Option<(i64, i64)>)>> {
-        if writes.is_empty() {
-            return Ok(Vec::new());
+        let lines = writes
+            .iter()
+            .map(|w| self.bulk_lines(w))
+            .collect::<Result<Vec<_>>>()?;
+        let sizes: Vec<usize> = lines.iter().map(Vec::len).collect();
+        let mut outcomes = Vec::with_capacity(writes.len());
+        let mut pending: Vec<Range<usize>> = chunks(&sizes, MAX_BULK_BODY);
+        pending.reverse();
+        while let Some(r) = pending.pop() {
+            match self
+                .bulk_request(&writes[r.clone()], &lines[r.clone()])
+                .await
+            {
+                Err(Error::Cluster { status, .. }) if status == TOO_LARGE && r.len() > 1 => {
+                    let mid = r.start + r.len() / 2;
+                    tracing::info!(items = r.len(), "_bulk refused as too large (413): halving");
+                    pending.push(mid..r.end);
+                    pending.push(r.start..mid);
+                }
+                Ok(items) => outcomes.extend(items),
+                Err(e) => outcomes.extend(r.map(|_| (ItemOutcome::Failed(e.clone()), None))),
+            }
         }
-        let mut lines: Vec<JsonBody<Value>> = Vec::with_capacity(writes.len() * 2);
-        for w in writes {
-            lines.push(
-                json!({"index": {
-                    "_index": w.index,
-                    "_id": w.id,
-                    "if_seq_no": w.seq_no,
-                    "if_primary_term": w.primary_term,
-                }})
-                .into(),
-            );
-            lines.push(Value::Object(self.write_source(w.index, w.source).into_owned()).into());
-        }
+        Ok(outcomes)
+    }
+
+    /// One item's two NDJSON lines (action and source), newlines included.
+    fn bulk_lines(&self, w: &CondWrite<'_>) -> Result<Vec<u8>> {
+        let action = json!({"index": {
+            "_index": w.index,
+            "_id": w.id,
+            "if_seq_no": w.seq_no,
+            "if_primary_term": w.primary_term,
+        }});
+        let source = self.write_source(w.index, w.source);
+        let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
+        bytes.push(b'\n');
+        serde_json::to_writer(&mut bytes, &*source).map_err(|e| Error::Decode(e.to_string()))?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+
+    /// Sends one `_bulk` request of already serialised items.
+    async fn bulk_request(
+        &self,
+        writes: &[CondWrite<'_>],
+        lines: &[Vec<u8>],
+    ) -> Result<Vec<(ItemOutcome, Option<(i64, i64)>)>> {
+        let body: Vec<u8> = lines.concat();
         // Sent once: a write is never retried here (its outcome is unknown).
-        let resp = self.client.bulk(BulkParts::None).body(lines).send();
+        let resp = self.client.bulk(BulkParts::None).body(vec![body]).send();
         let resp = self.send(resp).await?;
         let body = check(resp, writes[0].index).await?;
         let items = body
@@ -88,6 +142,24 @@ impl Cluster {
             .map(|(item, w)| item_outcome(item, w.index))
             .collect())
     }
+}
+
+/// Consecutive ranges of items whose bodies add up to at most `budget`
+/// bytes; an item larger than the budget goes alone.
+fn chunks(sizes: &[usize], budget: usize) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut used) = (0, 0);
+    for (i, &size) in sizes.iter().enumerate() {
+        if i > start && used + size > budget {
+            out.push(start..i);
+            (start, used) = (i, 0);
+        }
+        used += size;
+    }
+    if start < sizes.len() {
+        out.push(start..sizes.len());
+    }
+    out
 }
 
 fn item_outcome(item: &Value, index: &str) -> (ItemOutcome, Option<(i64, i64)>) {
@@ -108,5 +180,20 @@ fn item_outcome(item: &Value, index: &str) -> (ItemOutcome, Option<(i64, i64)>) 
         }
         409 => (ItemOutcome::Conflict, None),
         _ => (ItemOutcome::Failed(error_from(status, result, index)), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunks;
+
+    #[test]
+    fn chunks_stay_within_the_budget_and_keep_every_item_once_in_order() {
+        assert!(chunks(&[], 10).is_empty());
+        assert_eq!(chunks(&[4, 4, 4], 10), vec![0..2, 2..3]);
+        assert_eq!(chunks(&[4, 6, 10, 1], 10), vec![0..2, 2..3, 3..4]);
+        // An item over the budget goes alone, never dropped.
+        assert_eq!(chunks(&[3, 25, 3], 10), vec![0..1, 1..2, 2..3]);
+        assert_eq!(chunks(&[10, 10], 10), vec![0..1, 1..2]);
     }
 }

@@ -93,6 +93,24 @@ async fn lost_bulk_answers_are_recognised_and_nothing_is_applied_twice() {
     assert_eq!(proxy.dropped(), 5, "{:#?}", proxy.log());
 }
 
+/// Behind a front that refuses bodies over a few KiB (nginx's 413 past
+/// `client_max_body_size`), each refused `_bulk` is halved until it passes:
+/// the batch decides exactly as one at a time, nothing lost or doubled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulks_refused_as_too_large_are_halved_until_they_pass() {
+    let fx = Fx::new().await;
+    let proxy = FaultProxy::start(&fx.url);
+    let limit = 6 * 1024;
+    proxy.limit_body_size(limit);
+    let via = fx.proto_via(&proxy.url());
+    compare_with_sequential(&fx, &via, BatchOptions::default()).await;
+    assert!(
+        proxy.largest_body() > limit,
+        "a body over the limit was tried and refused (the halving was exercised): {}",
+        proxy.largest_body()
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crashed_batch_is_finished_by_the_next() {
     let fx = Fx::new().await;
