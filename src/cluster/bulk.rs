@@ -58,9 +58,11 @@ pub enum ItemOutcome {
 }
 
 impl Cluster {
-    /// Sends `writes` as one `_bulk` of conditional `index` actions and
-    /// returns one outcome per item, in order. `Err` means the request as a
-    /// whole failed (for a transient error: every item's outcome unknown).
+    /// Sends `writes` as conditional `index` actions of `_bulk` and returns
+    /// one outcome per item, in order; a request that failed gives its own
+    /// items [`ItemOutcome::Failed`] (for a transient error: their outcome
+    /// unknown). `Err` means nothing was sent (an item could not be
+    /// serialised).
     pub async fn bulk_put_if(&self, writes: &[CondWrite<'_>]) -> Result<Vec<ItemOutcome>> {
         let outcomes = self.bulk_put_if_versioned(writes).await?;
         Ok(outcomes.into_iter().map(|(outcome, _)| outcome).collect())
