@@ -15,10 +15,7 @@ const TOKEN: &str = "AAEAAWVsYXN0aWMvZmxlZXQtc2VydmVyL3Rva2VuMTo3TFdaSDZ";
 /// `g` talks to the proxy.
 fn behind_proxy() -> (World, Globals, FaultProxy) {
     let w = World::new();
-    w.account("A", 500);
-    w.account("B", 500);
-    w.stage("t1", "A", "B", 100, 2);
-    w.backdate("t1", 10);
+    w.stage_old_pending();
     w.refresh();
     let proxy = FaultProxy::start(&w.g.url);
     let mut g = w.g.clone();

@@ -220,6 +220,15 @@ struct World {
 }
 
 impl World {
+    /// A pending transfer `t1` (A -> B, 100, both accounts at 500), ten
+    /// minutes old: old enough for every intervention.
+    pub fn stage_old_pending(&self) {
+        self.account("A", 500);
+        self.account("B", 500);
+        self.stage("t1", "A", "B", 100, 2);
+        self.backdate("t1", 10);
+    }
+
     /// Every record in the audit index, read from the server directly
     /// (after a refresh).
     fn audit_records(&self) -> Vec<Value> {

@@ -34,10 +34,7 @@ fn bare_run(w: &World, envs: &[(&str, &str)], args: &[&str]) -> Out {
 #[test]
 fn a_profile_is_used_and_overridden_by_flags_and_env() {
     let w = World::new();
-    w.account("A", 500);
-    w.account("B", 500);
-    w.stage("t1", "A", "B", 100, 2);
-    w.backdate("t1", 10);
+    w.stage_old_pending();
     w.refresh();
     let text = format!(
         "[profiles.test]\nurl = \"{}\"\ntransactions_index = \"{}\"\naccounts_index = \"{}\"\n\
@@ -79,10 +76,7 @@ fn a_profile_is_used_and_overridden_by_flags_and_env() {
 #[test]
 fn production_profiles_start_read_only() {
     let w = World::new();
-    w.account("A", 500);
-    w.account("B", 500);
-    w.stage("t1", "A", "B", 100, 2);
-    w.backdate("t1", 10);
+    w.stage_old_pending();
     let text = format!(
         "default_profile = \"prod\"\n[profiles.prod]\nurl = \"{}\"\ntransactions_index = \"{}\"\n\
          accounts_index = \"{}\"\nlocks_index = \"{}\"\naudit_index = \"{}\"\nproduction = true\n",

@@ -37,10 +37,7 @@ impl Secured {
     /// The same world with the users `users` makes for it.
     fn with(product: Product, users: impl FnOnce(&World) -> Vec<User>) -> Secured {
         let w = World::new();
-        w.account("A", 500);
-        w.account("B", 500);
-        w.stage("t1", "A", "B", 100, 2);
-        w.backdate("t1", 10);
+        w.stage_old_pending();
         w.refresh();
         let proxy = FaultProxy::start(&w.g.url);
         proxy.secure(Realm::new(product, users(&w)));

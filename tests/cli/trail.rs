@@ -5,18 +5,10 @@
 
 use super::*;
 
-/// A pending transfer `t1` (A -> B, 100), old enough to act on.
-fn pending(w: &World) {
-    w.account("A", 500);
-    w.account("B", 500);
-    w.stage("t1", "A", "B", 100, 2);
-    w.backdate("t1", 10);
-}
-
 #[test]
 fn a_rollback_records_operator_reason_plan_and_each_step() {
     let w = World::new();
-    pending(&w);
+    w.stage_old_pending();
     let out = w.g.run_env(
         &[("ESTX_REASON", ""), ("USER", "alice")],
         &["rollback", "t1", "--reason", "INC-42 duplicate charge"],
@@ -78,7 +70,7 @@ fn a_rollback_records_operator_reason_plan_and_each_step() {
 #[test]
 fn a_crash_part_way_leaves_an_unfinished_record_that_history_shows() {
     let w = World::new();
-    pending(&w);
+    w.stage_old_pending();
     // What the CLI does, with the process "dying" after two steps: the
     // record is written first, and nothing completes it.
     let trail = w
@@ -110,7 +102,7 @@ fn a_crash_part_way_leaves_an_unfinished_record_that_history_shows() {
 #[test]
 fn read_only_writes_nothing_not_even_the_trail() {
     let w = World::new();
-    pending(&w);
+    w.stage_old_pending();
     let before = w.txn("t1");
     w.run(&["rollback", "t1", "--read-only"])
         .code(1)
@@ -127,7 +119,7 @@ fn read_only_writes_nothing_not_even_the_trail() {
 #[test]
 fn a_missing_reason_is_refused_with_nothing_written() {
     let w = World::new();
-    pending(&w);
+    w.stage_old_pending();
     let before = w.txn("t1");
     for args in [
         &["rollback", "t1"][..],
@@ -155,7 +147,7 @@ fn a_missing_reason_is_refused_with_nothing_written() {
 #[test]
 fn a_missing_audit_index_refuses_up_front() {
     let w = World::new();
-    pending(&w);
+    w.stage_old_pending();
     let (status, body) = common::http("DELETE", &w.url(&w.ix.audit, ""), None);
     assert_eq!(status, 200, "{body}");
     let before = w.txn("t1");
