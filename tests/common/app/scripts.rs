@@ -94,6 +94,15 @@ fn pending_of(src: &mut Map<String, Value>, field: &str) -> Vec<Value> {
     }
 }
 
+/// The scripts' "if the id is pending here, remove it": whether it was.
+fn take_pending(pending: &mut Vec<Value>, txn: &str) -> bool {
+    let Some(idx) = pending.iter().position(|v| v.as_str() == Some(txn)) else {
+        return false;
+    };
+    pending.remove(idx);
+    true
+}
+
 impl World {
     /// `update_transaction_state`: moves `current` to `desired` and stamps
     /// `modification_time`; noop in any other state.
@@ -141,14 +150,8 @@ impl World {
         account: &str,
         txn: &str,
     ) -> std::result::Result<Result, ScriptError> {
-        self.account_script(account, |pending, _| {
-            let Some(idx) = pending.iter().position(|v| v.as_str() == Some(txn)) else {
-                return false;
-            };
-            pending.remove(idx);
-            true
-        })
-        .await
+        self.account_script(account, |pending, _| take_pending(pending, txn))
+            .await
     }
 
     /// `undo_transaction_on_account`: removes the id if pending here and
@@ -160,12 +163,11 @@ impl World {
         amount: i64,
     ) -> std::result::Result<Result, ScriptError> {
         self.account_script(account, |pending, balance| {
-            let Some(idx) = pending.iter().position(|v| v.as_str() == Some(txn)) else {
-                return false;
-            };
-            pending.remove(idx);
-            *balance -= amount;
-            true
+            let taken = take_pending(pending, txn);
+            if taken {
+                *balance -= amount;
+            }
+            taken
         })
         .await
     }
