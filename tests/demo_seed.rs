@@ -6,10 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use chrono::Utc;
-use estx::cli::show_json::transaction_json;
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::demo::{self, DemoError, OsmemServer, RecoveryScope, SeedOptions, WorkloadOptions};
 use estx::protocol::account::AccountState;
+use estx::protocol::rows::TransactionRow;
 use estx::protocol::{Indices, Protocol, ProtocolConfig, TxnState};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -112,9 +112,13 @@ async fn seed_leaves_every_kind_of_mess_and_refuses_to_seed_over_data() {
     let old = txns
         .iter()
         .filter(|t| {
-            transaction_json(t, now, w.config.recovery_window, w.config.investigate_after)
-                ["needs_investigation"]
-                == true
+            TransactionRow::with_windows(
+                t,
+                now,
+                w.config.recovery_window,
+                w.config.investigate_after,
+            )
+            .needs_investigation
         })
         .count();
     assert!(

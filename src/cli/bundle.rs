@@ -15,12 +15,11 @@ use super::audit::{audit_json, audit_lines};
 use super::context::connect_options;
 use super::exit;
 use super::history::record_lines;
-use super::list::TxnRow;
 use super::log_file::KEPT;
 use super::output::{err, out};
 use super::profile::config_path;
 use super::redact::Secrets;
-use crate::dashboard::export::to_csv;
+use crate::protocol::rows::{to_csv, TransactionRow};
 use crate::protocol::time::{format_timestamp, parse_duration};
 use crate::protocol::trail::{history, records_since, Record};
 use crate::protocol::Protocol;
@@ -162,9 +161,9 @@ async fn stuck(p: &Protocol, now: DateTime<Utc>, c: &mut Contents) {
         Ok(s) => s,
         Err(e) => return c.part("stuck.csv", Err(e.to_string())),
     };
-    let rows: Vec<TxnRow> = stuck
+    let rows: Vec<TransactionRow> = stuck
         .iter()
-        .map(|t| TxnRow::of(t, now, p.config()))
+        .map(|t| TransactionRow::of(t, now, p.config()))
         .collect();
     c.add("stuck.csv", to_csv(&rows, now));
     let mut taken = BTreeSet::new();

@@ -6,112 +6,27 @@
 use super::export::{ListFormat, MachineWriter};
 use super::output::{err, fail, out, plural};
 use super::subcommands::ListArgs;
-use crate::protocol::read::{urgency, ListScope, Urgency};
+use crate::protocol::read::ListScope;
+use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::{format_timestamp, human_age};
-use crate::protocol::{Protocol, ProtocolConfig, Transaction};
-use chrono::{DateTime, Utc};
-use serde::Serialize;
+use crate::protocol::Protocol;
 
-/// One `list --json` row.
-#[derive(Debug, Clone, Serialize)]
-pub struct TxnRow {
-    /// Transaction id.
-    pub id: String,
-    /// State as written (`None` when missing).
-    pub state: Option<String>,
-    /// Source account.
-    pub src_acct: Option<String>,
-    /// Destination account.
-    pub dest_acct: Option<String>,
-    /// Amount.
-    pub amount: Option<i64>,
-    /// Creation time.
-    pub creation_time: Option<String>,
-    /// Last modification.
-    pub modification_time: Option<String>,
-    /// Seconds since the last modification (`None` when undated).
-    pub age_seconds: Option<i64>,
-    /// In flight and untouched for the recovery window (or undated).
-    pub stuck: bool,
-    /// Stuck for over the investigation threshold (or undated).
-    pub needs_investigation: bool,
-    /// In flight with no usable modification time.
-    pub undated: bool,
-    /// The transaction this one reverses (it is a compensating transfer).
-    pub reverses: Option<String>,
-    /// The reversal that compensates this one.
-    pub reversed_by: Option<String>,
-    /// What is malformed.
-    pub problems: Vec<String>,
-}
-
-impl TxnRow {
-    /// The row of `t` at `now`.
-    pub fn of(t: &Transaction, now: DateTime<Utc>, c: &ProtocolConfig) -> TxnRow {
-        let u = urgency(t, now, c);
-        TxnRow {
-            id: t.id.clone(),
-            state: t.state.as_ref().map(|s| s.as_str().to_string()),
-            src_acct: t.src.clone(),
-            dest_acct: t.dest.clone(),
-            amount: t.amount,
-            creation_time: t.creation_time.map(format_timestamp),
-            modification_time: t.modification_time.map(format_timestamp),
-            age_seconds: t.age_seconds(now),
-            stuck: u.is_stuck(),
-            needs_investigation: u.needs_investigation(),
-            undated: u == Urgency::Undated,
-            reverses: t.reverses.clone(),
-            reversed_by: t.reversed_by.clone(),
-            problems: t.problems.clone(),
-        }
-    }
-
-    fn mark(&self) -> &'static str {
-        if self.undated {
-            "?"
-        } else if self.needs_investigation {
-            "!!"
-        } else if self.stuck {
-            "!"
-        } else {
-            ""
-        }
-    }
-
-    fn line(&self) -> String {
-        let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-        format!(
-            "{:<2} {:<36} {:<12} {:<14} {:<14} {:>10} {:>8}  {}",
-            self.mark(),
-            self.id,
-            o(&self.state),
-            o(&self.src_acct),
-            o(&self.dest_acct),
-            self.amount
-                .map(|a| a.to_string())
-                .unwrap_or_else(|| "-".into()),
-            self.age_seconds
-                .map(human_age)
-                .unwrap_or_else(|| "-".into()),
-            self.notes().join("; ")
-        )
-    }
-
-    /// The table's last column: the reversal links, then what is malformed.
-    fn notes(&self) -> Vec<String> {
-        let links = [
-            self.reversed_by
-                .as_ref()
-                .map(|r| format!("reversed by {r}")),
-            self.reverses.as_ref().map(|r| format!("reverses {r}")),
-        ];
-        links
-            .into_iter()
-            .flatten()
-            .chain(self.problems.iter().cloned())
-            .collect()
-    }
+/// The table line of one row.
+fn line(row: &TransactionRow) -> String {
+    let o = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    format!(
+        "{:<2} {:<36} {:<12} {:<14} {:<14} {:>10} {:>8}  {}",
+        row.mark(),
+        row.id,
+        o(&row.state),
+        o(&row.src_acct),
+        o(&row.dest_acct),
+        row.amount
+            .map(|a| a.to_string())
+            .unwrap_or_else(|| "-".into()),
+        row.age_seconds.map(human_age).unwrap_or_else(|| "-".into()),
+        row.notes().join("; ")
+    )
 }
 
 /// Counts of the rows printed, for the summary line.
@@ -128,7 +43,7 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, r: &TxnRow) {
+    fn add(&mut self, r: &TransactionRow) {
         self.rows += 1;
         self.stuck += usize::from(r.stuck);
         self.investigate += usize::from(r.needs_investigation);
@@ -176,7 +91,7 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
     let result = p
         .list_scope(&scope, a.older_than, a.allow_partial, |page| {
             for t in &page {
-                let row = TxnRow::of(t, now, &c);
+                let row = TransactionRow::of(t, now, &c);
                 tally.add(&row);
                 if let Some(w) = machine.as_mut() {
                     w.row(&row);
@@ -187,7 +102,7 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
                             "", "ID", "STATE", "SOURCE", "DEST", "AMOUNT", "AGE"
                         ));
                     }
-                    out(row.line());
+                    out(line(&row));
                 }
                 first = false;
             }

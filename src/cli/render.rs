@@ -14,18 +14,6 @@ fn age_cell(v: &Value) -> String {
     v.as_i64().map(human_age).unwrap_or_else(|| "-".into())
 }
 
-/// The mark of one transaction (`show`): `!` stuck, `!!` older than
-/// `--investigate-after`.
-pub fn transaction_mark(t: &Value) -> &'static str {
-    if t["needs_investigation"].as_bool() == Some(true) {
-        "!!"
-    } else if t["stuck"].as_bool() == Some(true) {
-        "!"
-    } else {
-        ""
-    }
-}
-
 /// The mark of one lock row.
 pub fn lock_mark(l: &Value) -> &'static str {
     if l["stale"].as_bool() == Some(true) {

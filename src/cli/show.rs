@@ -2,12 +2,12 @@
 //! where the protocol stopped, and what recover and rollback would do from
 //! here (the same previews the JSON output carries).
 
-use super::output::{cell, problems_cell, Table};
-use super::render::{lock_mark, transaction_mark};
-use super::show_json::transaction_json;
+use super::output::{cell, Table};
+use super::render::lock_mark;
 use crate::protocol::executor::Outcome;
 use crate::protocol::locks::lock_json;
 use crate::protocol::read::account_progress;
+use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::human_age;
 use crate::protocol::views::{Preview, TransactionDetail};
 use chrono::{DateTime, Utc};
@@ -20,8 +20,8 @@ pub fn detail_lines(
     recovery_window: Duration,
     investigate_after: Duration,
 ) -> Vec<String> {
-    let tj = transaction_json(&d.txn, now, recovery_window, investigate_after);
-    let age = tj["age_seconds"].as_i64();
+    let row = TransactionRow::with_windows(&d.txn, now, recovery_window, investigate_after);
+    let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
     let mut lines = Vec::new();
     let mut field = |name: &str, value: String| lines.push(format!("{name:<12} {value}"));
     field("transaction", d.txn.id.clone());
@@ -31,25 +31,27 @@ pub fn detail_lines(
         .as_ref()
         .map(ToString::to_string)
         .unwrap_or_else(|| "-".into());
-    let flag = match transaction_mark(&tj) {
-        "!!" => format!(
+    let flag = if row.needs_investigation {
+        format!(
             "   !! needs investigation: unchanged for over {}",
             human_age(investigate_after.as_secs() as i64)
-        ),
-        "!" => format!(
+        )
+    } else if row.stuck {
+        format!(
             "   ! stuck: unchanged for over {}",
             human_age(recovery_window.as_secs() as i64)
-        ),
-        _ => String::new(),
+        )
+    } else {
+        String::new()
     };
     field("state", format!("{state}{flag}"));
-    field("source", cell(&tj["src_acct"]));
-    field("destination", cell(&tj["dest_acct"]));
-    field("amount", cell(&tj["amount"]));
-    field("created", cell(&tj["creation_time"]));
-    let modified = match age {
-        Some(a) => format!("{} ({} ago)", cell(&tj["modification_time"]), human_age(a)),
-        None => cell(&tj["modification_time"]),
+    field("source", dash(&row.src_acct));
+    field("destination", dash(&row.dest_acct));
+    field("amount", dash(&row.amount.map(|a| a.to_string())));
+    field("created", dash(&row.creation_time));
+    let modified = match row.age_seconds {
+        Some(a) => format!("{} ({} ago)", dash(&row.modification_time), human_age(a)),
+        None => dash(&row.modification_time),
     };
     field("modified", modified);
     if let Some(by) = &d.txn.reversed_by {
@@ -61,9 +63,8 @@ pub fn detail_lines(
             format!("{of} (this is its compensating transfer)"),
         );
     }
-    let problems = problems_cell(&tj["problems"]);
-    if !problems.is_empty() {
-        field("problems", problems);
+    if !row.problems.is_empty() {
+        field("problems", row.problems.join("; "));
     }
 
     lines.push(String::new());

@@ -1,42 +1,15 @@
 //! The JSON of `show --json` and of one transaction: presentation, kept in
-//! the CLI (the protocol module returns read models, not JSON). Stuck and
-//! needs-investigation come from the protocol's one rule.
+//! the CLI (the protocol module returns read models, not JSON). The
+//! transaction is the protocol's [`TransactionRow`], the row `list` prints.
 
 use crate::protocol::account::SettledOutcome;
 use crate::protocol::executor::Outcome;
+use crate::protocol::rows::TransactionRow;
 use crate::protocol::steps::Step;
-use crate::protocol::time::format_timestamp;
-use crate::protocol::transaction::Transaction;
 use crate::protocol::views::{Preview, TransactionDetail};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::time::Duration;
-
-/// The JSON of one transaction in `list --json` (and in `show --json`).
-pub fn transaction_json(
-    t: &Transaction,
-    now: DateTime<Utc>,
-    recovery_window: Duration,
-    investigate_after: Duration,
-) -> Value {
-    let age = t.age_seconds(now);
-    let u = crate::protocol::read::rules::urgency_with(t, now, recovery_window, investigate_after);
-    json!({
-        "id": t.id,
-        "state": t.state.as_ref().map(|s| s.as_str().to_string()),
-        "src_acct": t.src,
-        "dest_acct": t.dest,
-        "amount": t.amount,
-        "creation_time": t.creation_time.map(format_timestamp),
-        "modification_time": t.modification_time.map(format_timestamp),
-        "age_seconds": age,
-        "stuck": u.is_stuck(),
-        "needs_investigation": u.needs_investigation(),
-        "reverses": t.reverses,
-        "reversed_by": t.reversed_by,
-        "problems": t.problems,
-    })
-}
 
 /// The JSON of a preview.
 pub fn preview_json(p: &Preview) -> Value {
@@ -59,7 +32,7 @@ pub fn detail_json(
     investigate_after: Duration,
 ) -> Value {
     json!({
-        "transaction": transaction_json(&d.txn, now, recovery_window, investigate_after),
+        "transaction": TransactionRow::with_windows(&d.txn, now, recovery_window, investigate_after),
         "accounts": d.accounts.iter().map(|a| json!({
             "id": a.id,
             "balance": a.state.as_ref().map(|s| s.balance),

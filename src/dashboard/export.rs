@@ -1,6 +1,6 @@
 //! Export of the transaction table as filtered and sorted on screen: one CSV
 //! row per transaction with full ids and every column of the CLI's `list`
-//! rows ([`TxnRow`], the same `#[derive(Serialize)]` type), each stamped with
+//! rows (the protocol's [`TransactionRow`] and its one CSV writer), each stamped with
 //! the as-of time of the snapshot it came from. Written off the UI loop to
 //! the state directory `estx-tui paths` shows (`$XDG_STATE_HOME/estx-tui`,
 //! else `~/.local/state/estx-tui`; created private to the user, as the data
@@ -9,63 +9,12 @@
 //! dashboard's log pane and the log file.
 
 use super::event::Event;
-use crate::cli::list::TxnRow;
 use crate::cli::log_file::{private_dir, state_dir_from_env};
-use crate::protocol::time::format_timestamp;
+use crate::protocol::rows::{to_csv, TransactionRow};
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 use std::io::Write;
 use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
-
-/// The CSV text of `rows` as of `as_of` (header first; RFC 4180 quoting).
-pub fn to_csv(rows: &[TxnRow], as_of: DateTime<Utc>) -> String {
-    let as_of = format_timestamp(as_of);
-    let mut out = String::new();
-    let mut header_done = false;
-    for row in rows {
-        let Ok(Value::Object(fields)) = serde_json::to_value(row) else {
-            continue;
-        };
-        if !header_done {
-            let mut names = vec!["as_of".to_string()];
-            names.extend(fields.keys().cloned());
-            push_record(&mut out, &names);
-            header_done = true;
-        }
-        let mut cells = vec![as_of.clone()];
-        cells.extend(fields.values().map(cell));
-        push_record(&mut out, &cells);
-    }
-    if !header_done {
-        out.push_str("as_of\n");
-    }
-    out
-}
-
-fn cell(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().map(cell).collect::<Vec<_>>().join("; "),
-        other => other.to_string(),
-    }
-}
-
-fn push_record(out: &mut String, cells: &[String]) {
-    let quoted: Vec<String> = cells
-        .iter()
-        .map(|c| {
-            if c.contains([',', '"', '\n', '\r']) {
-                format!("\"{}\"", c.replace('"', "\"\""))
-            } else {
-                c.clone()
-            }
-        })
-        .collect();
-    out.push_str(&quoted.join(","));
-    out.push('\n');
-}
 
 /// Where exports go: the state directory ([`state_dir_from_env`]).
 pub fn export_dir() -> Result<PathBuf, String> {
@@ -82,14 +31,14 @@ pub fn file_name(as_of: DateTime<Utc>) -> String {
 }
 
 /// Writes the export off the UI loop and reports where (or why not).
-pub fn spawn(rows: Vec<TxnRow>, as_of: DateTime<Utc>, events: UnboundedSender<Event>) {
+pub fn spawn(rows: Vec<TransactionRow>, as_of: DateTime<Utc>, events: UnboundedSender<Event>) {
     tokio::task::spawn_blocking(move || {
         let result = write(&rows, as_of).map(|path| (path.display().to_string(), rows.len()));
         let _ = events.send(Event::Exported(result));
     });
 }
 
-fn write(rows: &[TxnRow], as_of: DateTime<Utc>) -> Result<PathBuf, String> {
+fn write(rows: &[TransactionRow], as_of: DateTime<Utc>) -> Result<PathBuf, String> {
     let dir = export_dir()?;
     private_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = dir.join(file_name(as_of));
@@ -121,7 +70,7 @@ mod tests {
             .as_object()
             .expect("object"),
         );
-        let row = TxnRow::of(&t, as_of, &ProtocolConfig::default());
+        let row = TransactionRow::of(&t, as_of, &ProtocolConfig::default());
         let csv = to_csv(&[row], as_of);
         let mut lines = csv.lines();
         let header = lines.next().expect("header");

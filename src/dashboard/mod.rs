@@ -150,7 +150,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                         let rows = app
                             .visible()
                             .iter()
-                            .map(|t| crate::cli::list::TxnRow::of(t, as_of, proto.config()))
+                            .map(|t| {
+                                crate::protocol::rows::TransactionRow::of(t, as_of, proto.config())
+                            })
                             .collect();
                         export::spawn(rows, as_of, tx.clone());
                     }

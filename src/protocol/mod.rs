@@ -35,6 +35,7 @@ pub mod procedures;
 pub mod read;
 pub mod report;
 pub mod reverse;
+pub mod rows;
 pub mod schema;
 pub mod setup;
 pub mod steps;

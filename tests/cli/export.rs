@@ -3,7 +3,7 @@
 //! same rows as the JSON array.
 
 use super::*;
-use estx::cli::export::{csv_header, CsvRow};
+use estx::protocol::rows::{csv_header, CsvRow};
 
 /// The CSV row the JSON row `v` flattens to.
 fn flat(v: &Value) -> CsvRow {

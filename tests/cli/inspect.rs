@@ -175,6 +175,32 @@ fn show_json_of_a_half_applied_transfer() {
         .stdout_has("recover would:")
         .stdout_has("rollback would:");
 
+    // The transaction is `list --json`'s row, every column (undated too),
+    // without the as-of time (the age may have ticked between the runs).
+    w.backdate("half", 120);
+    let shown = w.run(&["show", "half", "--json"]).code(0).json()["transaction"].clone();
+    let listed = w.run(&["list", "--json"]).code(0).json()[0].clone();
+    let without = |v: &Value, drop: &[&str]| {
+        let mut m = v.as_object().expect("an object").clone();
+        for k in drop {
+            m.shift_remove(*k);
+        }
+        m
+    };
+    let shown_keys: Vec<&String> = shown.as_object().expect("an object").keys().collect();
+    let listed_row = without(&listed, &["as_of"]);
+    assert_eq!(
+        shown_keys,
+        listed_row.keys().collect::<Vec<_>>(),
+        "{shown:#}"
+    );
+    assert_eq!(
+        without(&shown, &["age_seconds"]),
+        without(&listed, &["as_of", "age_seconds"])
+    );
+    assert_eq!(shown["needs_investigation"], true, "{shown:#}");
+    assert_eq!(shown["undated"], false, "{shown:#}");
+
     // Read-only: nothing changed.
     assert_eq!((w.balance("A"), w.balance("B")), (400, 500));
     assert_eq!(w.state("half"), "pending");

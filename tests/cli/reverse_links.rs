@@ -58,7 +58,7 @@ fn show_and_list_display_the_links_both_ways() {
     assert_eq!(rows["t2"]["reversed_by"], Value::Null, "{nd}");
 
     let csv_out = w.run(&["list", "--all", "--format", "csv"]);
-    let back: Vec<estx::cli::export::CsvRow> =
+    let back: Vec<estx::protocol::rows::CsvRow> =
         csv::Reader::from_reader(csv_out.code(0).stdout.as_bytes())
             .deserialize()
             .collect::<Result<_, _>>()
