@@ -262,17 +262,6 @@ pub fn matches_text(t: &Transaction, needle: &str) -> bool {
         || t.dest.as_deref().is_some_and(has)
 }
 
-/// Position of a state in protocol order (unknown ones after, no state last).
-pub fn state_rank(s: Option<&TxnState>) -> usize {
-    match s {
-        Some(s) => TxnState::KNOWN
-            .iter()
-            .position(|k| k == s)
-            .unwrap_or(TxnState::KNOWN.len()),
-        None => TxnState::KNOWN.len() + 1,
-    }
-}
-
 /// Deriving the view: the only place the rows, the scroll offsets and the
 /// detail are computed.
 impl App {
@@ -382,11 +371,14 @@ impl App {
             .collect();
         match self.sort {
             SortKey::Age => rows.sort_by_key(|&i| txns[i].modification_time),
-            SortKey::State => rows.sort_by_key(|&i| {
-                (
-                    state_rank(txns[i].state.as_ref()),
-                    txns[i].modification_time,
-                )
+            SortKey::State => rows.sort_by(|&a, &b| {
+                let key = |i: usize| {
+                    (
+                        TxnState::order_key(txns[i].state.as_ref()),
+                        txns[i].modification_time,
+                    )
+                };
+                key(a).cmp(&key(b))
             }),
             SortKey::Amount => rows.sort_by_key(|&i| (txns[i].amount, txns[i].modification_time)),
             SortKey::Id => rows.sort_by(|&a, &b| txns[a].id.cmp(&txns[b].id)),

@@ -25,7 +25,11 @@ pub fn amount_problem(amount: i64) -> Option<String> {
 }
 
 /// The protocol state of a transaction (`transaction_state`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Ordered by the one state order every view uses ([`TxnState::KNOWN`]:
+/// protocol order, then unknown states by name); [`TxnState::order_key`]
+/// puts a missing state last.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TxnState {
     /// Written, not yet started.
     Created,
@@ -84,6 +88,20 @@ impl TxnState {
         }
     }
 
+    /// Position in [`TxnState::KNOWN`]; unknown states come after.
+    fn rank(&self) -> usize {
+        TxnState::KNOWN
+            .iter()
+            .position(|k| k == self)
+            .unwrap_or(TxnState::KNOWN.len())
+    }
+
+    /// The sort key of a state as read, in the one state order: known
+    /// states in protocol order, then unknown ones by name, then no state.
+    pub fn order_key(s: Option<&TxnState>) -> (bool, Option<&TxnState>) {
+        (s.is_none(), s)
+    }
+
     /// Finished or rolled-back: nothing will ever happen to it again.
     pub fn is_terminal(&self) -> bool {
         matches!(self, TxnState::Finished | TxnState::RolledBack)
@@ -95,6 +113,22 @@ impl TxnState {
             self,
             TxnState::Created | TxnState::Pending | TxnState::Committed | TxnState::Terminating
         )
+    }
+}
+
+impl Ord for TxnState {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let name = |s: &TxnState| match s {
+            TxnState::Unknown(n) => Some(n.clone()),
+            _ => None,
+        };
+        (self.rank(), name(self)).cmp(&(other.rank(), name(other)))
+    }
+}
+
+impl PartialOrd for TxnState {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -290,6 +324,30 @@ mod tests {
 
     fn map(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn one_state_order_protocol_order_then_unknown_then_none() {
+        let mut states: Vec<Option<TxnState>> = vec![
+            None,
+            Some(TxnState::Unknown("zz".into())),
+            Some(TxnState::RolledBack),
+            Some(TxnState::Finished),
+            Some(TxnState::Unknown("aa".into())),
+            Some(TxnState::Terminating),
+            Some(TxnState::Committed),
+            Some(TxnState::Pending),
+            Some(TxnState::Created),
+        ];
+        states
+            .sort_by(|a, b| TxnState::order_key(a.as_ref()).cmp(&TxnState::order_key(b.as_ref())));
+        let mut want: Vec<Option<TxnState>> = TxnState::KNOWN.into_iter().map(Some).collect();
+        want.push(Some(TxnState::Unknown("aa".into())));
+        want.push(Some(TxnState::Unknown("zz".into())));
+        want.push(None);
+        assert_eq!(states, want);
+        // Terminating is still in flight: it comes before the terminal states.
+        assert!(TxnState::Terminating < TxnState::Finished);
     }
 
     #[test]

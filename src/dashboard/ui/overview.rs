@@ -115,16 +115,10 @@ pub fn capped(snap: &Snapshot) -> Option<(u64, u64)> {
 }
 
 fn boxes(app: &App, snap: &Snapshot) -> Vec<StateBox> {
-    let rank = |c: &StateCount| match &c.state {
-        Some(TxnState::Unknown(_)) => TxnState::KNOWN.len(),
-        Some(s) => TxnState::KNOWN
-            .iter()
-            .position(|k| k == s)
-            .unwrap_or(TxnState::KNOWN.len()),
-        None => TxnState::KNOWN.len() + 1,
-    };
     let mut counts: Vec<&StateCount> = snap.state_counts.iter().collect();
-    counts.sort_by_key(|c| rank(c));
+    counts.sort_by(|a, b| {
+        TxnState::order_key(a.state.as_ref()).cmp(&TxnState::order_key(b.state.as_ref()))
+    });
     let mut out: Vec<StateBox> = counts.into_iter().map(|c| state_box(app, c)).collect();
     if let Some((total, listed)) = capped(snap) {
         out.push(StateBox {
