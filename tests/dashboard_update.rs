@@ -749,7 +749,7 @@ fn audit_report(findings: &[(&str, &str)]) -> estx::protocol::audit::AuditReport
         findings: findings
             .iter()
             .map(|(kind, id)| estx::protocol::audit::Finding {
-                kind: kind.to_string(),
+                kind: kind.parse().unwrap(),
                 id: id.to_string(),
                 detail: "found".into(),
             })

@@ -270,7 +270,7 @@ async fn workload_on_the_mess_drains_to_a_consistent_state() {
         audit
             .findings
             .iter()
-            .all(|f| f.kind != "dangling_pending" && f.kind != "total_mismatch"),
+            .all(|f| f.kind.as_str() != "dangling_pending" && f.kind.as_str() != "total_mismatch"),
         "{audit:#?}"
     );
     let docs = drain

@@ -4,7 +4,7 @@
 use super::args::AuditArgs;
 use super::intervention;
 use super::output::{fail, out, plural, print_json, Table};
-use crate::protocol::audit::{AuditReport, Finding};
+use crate::protocol::audit::{AuditReport, Finding, FindingKind};
 use crate::protocol::read::Coverage;
 use crate::protocol::Protocol;
 use serde::Serialize;
@@ -30,8 +30,8 @@ pub struct AuditJson<'a> {
 /// One finding in `audit --json`.
 #[derive(Debug, Serialize)]
 pub struct FindingJson<'a> {
-    /// Machine-readable kind.
-    pub kind: &'a str,
+    /// Machine-readable kind (its snake_case name).
+    pub kind: FindingKind,
     /// The document it is about.
     pub id: &'a str,
     /// In words.
@@ -41,7 +41,7 @@ pub struct FindingJson<'a> {
 impl<'a> From<&'a Finding> for FindingJson<'a> {
     fn from(f: &'a Finding) -> Self {
         FindingJson {
-            kind: &f.kind,
+            kind: f.kind,
             id: &f.id,
             detail: &f.detail,
         }
@@ -94,7 +94,7 @@ pub fn audit_lines(r: &AuditReport, expect_total: Option<i64>) -> Vec<String> {
     } else {
         let mut t = Table::new(["KIND", "ID", "DETAIL"]);
         for f in &r.findings {
-            t.row([f.kind.clone(), f.id.clone(), f.detail.clone()]);
+            t.row([f.kind.to_string(), f.id.clone(), f.detail.clone()]);
         }
         lines.extend(t.render());
         lines.push(String::new());
@@ -165,7 +165,7 @@ mod tests {
             Some("no findings")
         );
         r.findings.push(Finding {
-            kind: "stale_lock".into(),
+            kind: FindingKind::StaleLock,
             id: "A".into(),
             detail: "held by txn t".into(),
         });

@@ -6,6 +6,7 @@
 use super::app::{App, LogLevel, Pane, AUDIT_EVERY};
 use super::event::{Action, Command};
 use super::keymap::Op;
+use crate::protocol::audit::FindingKind;
 
 /// Asks for an audit when the last one is [`AUDIT_EVERY`] old (or `now`),
 /// unless one is running or there is no data yet.
@@ -48,22 +49,26 @@ fn act_on_finding(app: &mut App) -> Vec<Command> {
     let Some(f) = app.audit.findings().get(app.audit.cursor).cloned() else {
         return vec![];
     };
-    match f.kind.as_str() {
-        "stale_lock" => super::confirm::open_on(app, Action::ReleaseLock, f.id),
-        "dangling_pending" => super::confirm::open_on(app, Action::AuditRepair, f.id),
-        "malformed_account" => {
+    match f.kind {
+        FindingKind::StaleLock => super::confirm::open_on(app, Action::ReleaseLock, f.id),
+        FindingKind::DanglingPending => super::confirm::open_on(app, Action::AuditRepair, f.id),
+        FindingKind::MalformedAccount => {
             app.audit.open = false;
             app.selected_account = Some(f.id);
             app.focus = Pane::Accounts;
             vec![]
         }
-        "missing_account" | "unknown_state" | "malformed_transaction" => {
+        FindingKind::MissingAccount
+        | FindingKind::UnknownState
+        | FindingKind::MalformedTransaction => {
             app.audit.open = false;
             app.focus = Pane::Detail;
             app.select(f.id);
             vec![]
         }
-        _ => {
+        FindingKind::PartialLocks
+        | FindingKind::TotalMismatch
+        | FindingKind::UndatedTransaction => {
             app.push_log(LogLevel::Info, format!("{}: {}", f.kind, f.detail));
             vec![]
         }

@@ -159,9 +159,10 @@ pub fn dialog_can_confirm(d: &Dialog) -> bool {
             (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
             (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
             (Reread::Reverse(c), Action::Reverse) => c.admitted.is_ok(),
-            (Reread::Audit(r), Action::AuditRepair) => {
-                r.findings.iter().any(|f| f.kind == "dangling_pending")
-            }
+            (Reread::Audit(r), Action::AuditRepair) => r
+                .findings
+                .iter()
+                .any(|f| f.kind == crate::protocol::audit::FindingKind::DanglingPending),
             _ => false,
         },
         _ => false,

@@ -25,13 +25,89 @@ use super::integer::read_integer;
 use super::read::{Coverage, Queries, Scan};
 use super::Protocol;
 use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+
+/// What an audit finding is about. Serialised (in `audit --json`) and shown
+/// as its snake_case name, e.g. `dangling_pending`; ordered by that name, the
+/// order of a report's findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// An account carries a transaction id whose transaction is finished,
+    /// rolled back, missing or not yet started: a late apply.
+    DanglingPending,
+    /// An account document that cannot be read (balance, pending list).
+    MalformedAccount,
+    /// A transaction with no state or malformed fields.
+    MalformedTransaction,
+    /// A transaction naming an account that does not exist.
+    MissingAccount,
+    /// The locks could not all be read.
+    PartialLocks,
+    /// A lock stale on evidence.
+    StaleLock,
+    /// The sum of balances differs from the expected total.
+    TotalMismatch,
+    /// An in-flight transaction without a modification time.
+    UndatedTransaction,
+    /// A transaction in a state this tool does not know.
+    UnknownState,
+}
+
+impl FindingKind {
+    /// Every kind, in order.
+    pub const ALL: [FindingKind; 9] = [
+        FindingKind::DanglingPending,
+        FindingKind::MalformedAccount,
+        FindingKind::MalformedTransaction,
+        FindingKind::MissingAccount,
+        FindingKind::PartialLocks,
+        FindingKind::StaleLock,
+        FindingKind::TotalMismatch,
+        FindingKind::UndatedTransaction,
+        FindingKind::UnknownState,
+    ];
+
+    /// The machine-readable name (`audit`'s text and JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::DanglingPending => "dangling_pending",
+            FindingKind::MalformedAccount => "malformed_account",
+            FindingKind::MalformedTransaction => "malformed_transaction",
+            FindingKind::MissingAccount => "missing_account",
+            FindingKind::PartialLocks => "partial_locks",
+            FindingKind::StaleLock => "stale_lock",
+            FindingKind::TotalMismatch => "total_mismatch",
+            FindingKind::UndatedTransaction => "undated_transaction",
+            FindingKind::UnknownState => "unknown_state",
+        }
+    }
+}
+
+impl std::str::FromStr for FindingKind {
+    type Err = String;
+
+    /// The kind named `s` (its snake_case name).
+    fn from_str(s: &str) -> std::result::Result<FindingKind, String> {
+        FindingKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("no audit finding kind `{s}`"))
+    }
+}
+
+impl std::fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// One thing the audit found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    /// Machine-readable kind, e.g. `dangling_pending`, `stale_lock`.
-    pub kind: String,
+    /// What it is about.
+    pub kind: FindingKind,
     /// The document it is about (account, transaction or lock id).
     pub id: String,
     /// What is wrong, and what to do about it, in words.
@@ -58,9 +134,9 @@ pub struct AuditReport {
 }
 
 /// A finding of `kind` about the document `id`.
-pub(super) fn finding(kind: &str, id: &str, detail: String) -> Finding {
+pub(super) fn finding(kind: FindingKind, id: &str, detail: String) -> Finding {
     Finding {
-        kind: kind.to_string(),
+        kind,
         id: id.to_string(),
         detail,
     }
@@ -156,7 +232,7 @@ impl Protocol {
             let settled_total = total_balance - in_flight_delta;
             if settled_total != expected {
                 found.findings.push(finding(
-                    "total_mismatch",
+                    FindingKind::TotalMismatch,
                     &ix.accounts,
                     format!(
                         "sum of balances is {total_balance} ({settled_total} with transfers in flight completed or undone), expected {expected}: {:+}",
@@ -179,5 +255,27 @@ impl Protocol {
             consistent_view: scanned_view,
             coverage,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FindingKind;
+
+    #[test]
+    fn kinds_serialise_to_their_names_in_the_order_of_their_names() {
+        for k in FindingKind::ALL {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+            assert_eq!(
+                serde_json::from_value::<FindingKind>(k.as_str().into()).unwrap(),
+                k
+            );
+            assert_eq!(k.as_str().parse::<FindingKind>(), Ok(k));
+        }
+        let mut by_name = FindingKind::ALL;
+        by_name.sort_by_key(|k| k.as_str());
+        let mut by_kind = FindingKind::ALL;
+        by_kind.sort();
+        assert_eq!(by_kind, by_name);
     }
 }

@@ -9,7 +9,7 @@
 //! is dangling, never a transfer in progress.
 
 use super::account::{AccountState, SettledOutcome};
-use super::audit::{finding, Found};
+use super::audit::{finding, FindingKind, Found};
 use super::decide;
 use super::executor::Outcome;
 use super::steps;
@@ -66,7 +66,7 @@ impl Protocol {
             if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
                 found
                     .findings
-                    .push(finding("malformed_account", id, p.join("; ")));
+                    .push(finding(FindingKind::MalformedAccount, id, p.join("; ")));
             }
         }
         // Transactions by id first, then the accounts again: a transaction
@@ -119,14 +119,14 @@ impl Protocol {
                     }
                 });
                 let Some(t) = txn else {
-                    found.findings.push(finding("dangling_pending", acct, format!(
+                    found.findings.push(finding(FindingKind::DanglingPending, acct, format!(
                         "carries `{txn_id}`, which does not exist; its amount is unknown, so repair by hand"
                     )));
                     continue;
                 };
                 let Some(on_source) = role else {
                     found.findings.push(finding(
-                        "dangling_pending",
+                        FindingKind::DanglingPending,
                         acct,
                         format!("carries `{txn_id}`, which names other accounts; repair by hand"),
                     ));
@@ -163,7 +163,7 @@ impl Protocol {
                                     continue;
                                 }
                                 Err(e) => found.findings.push(finding(
-                                    "dangling_pending",
+                                    FindingKind::DanglingPending,
                                     acct,
                                     format!("{detail}; repair failed: {e}"),
                                 )),
@@ -175,14 +175,14 @@ impl Protocol {
                                 ""
                             };
                             found.findings.push(finding(
-                                "dangling_pending",
+                                FindingKind::DanglingPending,
                                 acct,
                                 format!("{detail}{hint}"),
                             ));
                         }
                     }
                     Some(TxnState::Created) => found.findings.push(finding(
-                        "dangling_pending",
+                        FindingKind::DanglingPending,
                         acct,
                         format!(
                         "carries `{txn_id}`, which is still created (never pending); repair by hand"

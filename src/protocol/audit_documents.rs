@@ -3,7 +3,7 @@
 //! naming accounts that do not exist, and stale locks. Each finding is
 //! confirmed by a read by id (realtime) before it is reported.
 
-use super::audit::{finding, Found};
+use super::audit::{finding, FindingKind, Found};
 use super::read::rules::{is_undated, within_window};
 use super::read::{Queries, Scan};
 use super::transaction::{Transaction, TxnState};
@@ -45,9 +45,9 @@ impl Protocol {
         for id in &odd_hits {
             let Some(t) = odd_txns.get(id) else { continue };
             let kind = match &t.state {
-                Some(TxnState::Unknown(_)) => "unknown_state",
+                Some(TxnState::Unknown(_)) => FindingKind::UnknownState,
                 Some(_) => continue, // it has a known state after all
-                None => "malformed_transaction",
+                None => FindingKind::MalformedTransaction,
             };
             found
                 .findings
@@ -63,7 +63,7 @@ impl Protocol {
                 for t in &page {
                     if only_undated(t) {
                         found.findings.push(finding(
-                            "undated_transaction",
+                            FindingKind::UndatedTransaction,
                             &t.id,
                             format!(
                                 "{}: its age is unknown, so it counts as stuck",
@@ -72,7 +72,7 @@ impl Protocol {
                         ));
                     } else if !t.problems.is_empty() {
                         found.findings.push(finding(
-                            "malformed_transaction",
+                            FindingKind::MalformedTransaction,
                             &t.id,
                             t.problems.join("; "),
                         ));
@@ -105,7 +105,7 @@ impl Protocol {
                     for acct in [&t.src, &t.dest].into_iter().flatten() {
                         if missing.contains(acct) {
                             found.findings.push(finding(
-                                "missing_account",
+                                FindingKind::MissingAccount,
                                 &t.id,
                                 format!("names account `{acct}`, which does not exist"),
                             ));
@@ -133,7 +133,7 @@ impl Protocol {
                         format!("the locks listing was {partial}: stale locks may be missing");
                     found
                         .findings
-                        .push(finding("partial_locks", &ix.locks, detail));
+                        .push(finding(FindingKind::PartialLocks, &ix.locks, detail));
                 }
                 for l in locks.iter().filter(|l| l.staleness.is_stale()) {
                     let Some(fresh) = self.lock_view(&l.info.resource).await? else {
@@ -144,7 +144,7 @@ impl Protocol {
                     }
                     if let super::lock::Staleness::Stale(why) = &fresh.staleness {
                         found.findings.push(finding(
-                            "stale_lock",
+                            FindingKind::StaleLock,
                             &fresh.info.resource,
                             format!("held by {}: {why}", fresh.info.holder_label()),
                         ));

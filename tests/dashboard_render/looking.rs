@@ -57,7 +57,7 @@ fn audit_findings_wrap_whole() {
         consistent_view: true,
         coverage: Default::default(),
         findings: vec![Finding {
-            kind: "dangling_pending".into(),
+            kind: estx::protocol::audit::FindingKind::DanglingPending,
             id: "carol".into(),
             detail: detail.into(),
         }],

@@ -169,7 +169,7 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
     use estx::protocol::audit::{AuditReport, Finding};
     let mut a = app();
     let f = |kind: &str, id: &str, detail: &str| Finding {
-        kind: kind.into(),
+        kind: kind.parse().unwrap(),
         id: id.into(),
         detail: detail.into(),
     };

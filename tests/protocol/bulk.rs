@@ -66,7 +66,10 @@ async fn assert_conserved(fx: &Fx, when: &str) -> estx::protocol::audit::AuditRe
         "{when}: total not conserved: {audit:#?}"
     );
     assert!(
-        !audit.findings.iter().any(|f| f.kind == "total_mismatch"),
+        !audit
+            .findings
+            .iter()
+            .any(|f| f.kind.as_str() == "total_mismatch"),
         "{when}: {audit:#?}"
     );
     audit

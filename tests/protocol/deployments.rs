@@ -279,10 +279,9 @@ async fn the_operator_sees_the_same(d: &Deployed) {
         other => other.unwrap(),
     };
     assert!(
-        audit
-            .findings
-            .iter()
-            .all(|f| !f.kind.starts_with("malformed") && f.kind != "unknown_state"),
+        audit.findings.iter().all(
+            |f| !f.kind.as_str().starts_with("malformed") && f.kind.as_str() != "unknown_state"
+        ),
         "{:?}",
         audit.findings
     );

@@ -6,6 +6,7 @@
 
 use super::theme::{bold, clock, dim, more_hint, wrapped_rows, DANGER, FOCUS, ODD, WARN};
 use crate::dashboard::app::App;
+use crate::protocol::audit::FindingKind;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -13,13 +14,17 @@ use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph, Wrap};
 use ratatui::Frame;
 
 /// What Enter does on a finding of `kind`.
-pub fn action_of(kind: &str) -> &'static str {
+pub fn action_of(kind: FindingKind) -> &'static str {
     match kind {
-        "stale_lock" => "Enter: release it",
-        "dangling_pending" => "Enter: repair",
-        "malformed_account" => "Enter: show the account",
-        "missing_account" | "unknown_state" | "malformed_transaction" => "Enter: show it",
-        _ => "",
+        FindingKind::StaleLock => "Enter: release it",
+        FindingKind::DanglingPending => "Enter: repair",
+        FindingKind::MalformedAccount => "Enter: show the account",
+        FindingKind::MissingAccount
+        | FindingKind::UnknownState
+        | FindingKind::MalformedTransaction => "Enter: show it",
+        FindingKind::PartialLocks
+        | FindingKind::TotalMismatch
+        | FindingKind::UndatedTransaction => "",
     }
 }
 
@@ -78,9 +83,9 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             .skip(offset)
             .take(shown.max(1))
             .map(|(i, (f, text))| {
-                let colour = match f.kind.as_str() {
-                    "stale_lock" => WARN,
-                    "dangling_pending" | "missing_account" => DANGER,
+                let colour = match f.kind {
+                    FindingKind::StaleLock => WARN,
+                    FindingKind::DanglingPending | FindingKind::MissingAccount => DANGER,
                     _ => ODD,
                 };
                 let mut style = Style::new().fg(colour);
@@ -94,7 +99,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     };
     let hint = findings
         .get(a.cursor)
-        .map(|f| action_of(&f.kind))
+        .map(|f| action_of(f.kind))
         .unwrap_or("");
     frame.render_widget(Clear, rect);
     let inner = block.inner(rect);

@@ -286,7 +286,7 @@ fn audit_dialog(r: &AuditReport) -> Vec<Line<'static>> {
     let dangling: Vec<_> = r
         .findings
         .iter()
-        .filter(|f| f.kind == "dangling_pending")
+        .filter(|f| f.kind == crate::protocol::audit::FindingKind::DanglingPending)
         .collect();
     if dangling.is_empty() {
         return vec![Line::styled(

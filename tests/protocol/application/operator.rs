@@ -190,7 +190,7 @@ impl Operator {
         let report = self.proto.audit(None, false).await.unwrap();
         self.figures.audits += 1;
         for f in &report.findings {
-            *self.figures.findings.entry(f.kind.clone()).or_default() += 1;
+            *self.figures.findings.entry(f.kind.to_string()).or_default() += 1;
         }
         report.findings.len()
     }

@@ -23,7 +23,7 @@ fn findings_of(kind: &str, audit: &AuditReport) -> Vec<String> {
     audit
         .findings
         .iter()
-        .filter(|f| f.kind == kind)
+        .filter(|f| f.kind.as_str() == kind)
         .map(|f| f.id.clone())
         .collect()
 }

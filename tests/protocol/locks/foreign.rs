@@ -170,7 +170,7 @@ async fn live_kestra_locks_are_never_released_swept_or_counted_stale() {
         let stale: Vec<_> = audit
             .findings
             .iter()
-            .filter(|f| f.kind == "stale_lock")
+            .filter(|f| f.kind.as_str() == "stale_lock")
             .collect();
         assert!(stale.is_empty(), "round {round}: {stale:#?}");
         assert_eq!(
