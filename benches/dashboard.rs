@@ -15,7 +15,8 @@ use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::dashboard::app::{App, Settings};
 use estx::dashboard::event::Event;
-use estx::dashboard::{snapshot, ui, update::update};
+use estx::dashboard::{ui, update::update};
+use estx::protocol::read::poll;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::Indices;
 use ratatui::backend::TestBackend;
@@ -117,7 +118,7 @@ async fn main() {
     let mut last = None;
     for _ in 0..POLLS {
         let started = Instant::now();
-        let snap = snapshot::load(&cluster, &ix, snapshot::DEFAULT_CAP)
+        let snap = poll::load(&cluster, &ix, poll::DEFAULT_CAP)
             .await
             .expect("poll");
         latencies.push(started.elapsed());

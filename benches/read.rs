@@ -19,7 +19,7 @@ use common::server;
 
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::dashboard::snapshot;
+use estx::protocol::read::poll;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::Indices;
 use serde_json::{json, Value};
@@ -196,7 +196,7 @@ async fn main() {
         let cpu_before = cpu_time();
         for _ in 0..POLLS {
             let started = Instant::now();
-            let snap = snapshot::load(&cluster, &ix, snapshot::DEFAULT_CAP)
+            let snap = poll::load(&cluster, &ix, poll::DEFAULT_CAP)
                 .await
                 .expect("poll");
             latencies.push(started.elapsed());

@@ -5,8 +5,9 @@ use super::args::{Cli, DemoArgs, SeedArgs};
 use super::context;
 use super::output::{err, fail, out};
 use crate::cluster::Cluster;
-use crate::dashboard::{self, snapshot, DashboardOptions};
+use crate::dashboard::{self, DashboardOptions};
 use crate::demo::{self, DemoError, OsmemServer, SeedOptions, SeedReport, WorkloadOptions};
+use crate::protocol::read::poll;
 use crate::protocol::Protocol;
 use crate::signals::{StopSignal, StopSignals};
 use std::time::Duration;
@@ -191,7 +192,7 @@ async fn run_workload(
         let opts = DashboardOptions {
             interval: cli.dashboard.interval,
             read_only: cli.dashboard.is_read_only(),
-            cap: snapshot::DEFAULT_CAP,
+            cap: poll::DEFAULT_CAP,
             profile: None,
             expect_total: cli.dashboard.expect_total.or(Some(report.total_balance)),
         };
@@ -267,13 +268,7 @@ async fn summary(proto: &Protocol) -> i32 {
             return fail(&e);
         }
     }
-    match snapshot::load(
-        proto.cluster(),
-        &proto.config().indices,
-        snapshot::DEFAULT_CAP,
-    )
-    .await
-    {
+    match poll::load(proto.cluster(), &proto.config().indices, poll::DEFAULT_CAP).await {
         Ok(s) => {
             let counts: Vec<String> = s
                 .state_counts

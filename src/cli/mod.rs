@@ -115,7 +115,7 @@ async fn dashboard(cli: &Cli) -> i32 {
     let opts = crate::dashboard::DashboardOptions {
         interval: cli.dashboard.interval,
         read_only: cli.dashboard.is_read_only(),
-        cap: crate::dashboard::snapshot::DEFAULT_CAP,
+        cap: crate::protocol::read::poll::DEFAULT_CAP,
         profile: cli.global.resolved.name.clone(),
         expect_total: cli.dashboard.expect_total,
     };

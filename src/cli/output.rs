@@ -105,13 +105,6 @@ impl Table {
             .chain(self.rows.iter().map(|r| line(r)))
             .collect()
     }
-
-    /// Prints the table to stdout.
-    pub fn print(&self) {
-        for l in self.render() {
-            out(l);
-        }
-    }
 }
 
 /// A JSON value as a table cell: strings bare, null as `-`.

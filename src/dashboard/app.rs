@@ -3,9 +3,9 @@
 //! renderer reads it, `update` changes it.
 
 use super::event::{Action, Checked, PollFailure};
-use super::snapshot::Snapshot;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
+use crate::protocol::read::poll::Snapshot;
 use crate::protocol::trail::Record;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::TransactionDetail;

@@ -38,7 +38,7 @@ pub fn on_audit_op(app: &mut App, op: Op) -> Vec<Command> {
         Op::Open => return act_on_finding(app),
         Op::Quit => {
             app.should_quit = true;
-            return vec![Command::Quit];
+            return vec![];
         }
         _ => app.audit.open = false,
     }

@@ -11,7 +11,7 @@
 
 use super::app::{App, Dialog, LogLevel};
 use super::event::{Action, BulkReread, Checked, Command, Expected, Reread, Run};
-use super::snapshot::Snapshot;
+use crate::protocol::read::poll::Snapshot;
 use crate::protocol::transaction::TxnState;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 

@@ -2,9 +2,9 @@
 //! action tasks send to the UI loop (`Event`), and what the pure `update`
 //! function asks the loop to do in return (`Command`).
 
-use super::snapshot::Snapshot;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::locks::LockView;
+use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{ActionKind, Interface, Intervention, Record};
 use crate::protocol::transaction::TxnState;
@@ -238,8 +238,6 @@ pub enum Event {
 /// What `update` asks the loop to do (the only way state turns into I/O).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
-    /// Leave the dashboard.
-    Quit,
     /// Poll now (resets backoff).
     PollNow,
     /// Stop or resume polling.

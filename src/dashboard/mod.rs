@@ -22,7 +22,6 @@ pub mod mouse;
 pub mod poller;
 pub mod reverse;
 pub mod reverse_run;
-pub mod snapshot;
 pub mod target;
 pub mod terminal;
 pub mod ui;
@@ -114,7 +113,6 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
             }
             for c in commands {
                 match c {
-                    Command::Quit => {}
                     Command::PollNow => {
                         let _ = ctrl_tx.send(PollControl::Now);
                     }

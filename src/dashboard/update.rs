@@ -214,7 +214,7 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     }
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         app.should_quit = true;
-        return vec![Command::Quit];
+        return vec![];
     }
     if key.modifiers.contains(KeyModifiers::ALT) {
         // No key is bound with Alt: an Alt-<key> is an Esc typed just
@@ -284,7 +284,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
     match op {
         Op::Quit => {
             app.should_quit = true;
-            return vec![Command::Quit];
+            return vec![];
         }
         Op::Help => app.help = true,
         Op::NextPane => cycle_focus(app, 1),

@@ -7,10 +7,10 @@
 
 use super::app::{App, SortKey};
 use super::bulk::{marked_rows, MarkedRows};
-use super::snapshot::{AccountEntry, Snapshot};
 use super::ui;
 use crate::protocol::decide::Fencing;
 use crate::protocol::locks::LockView;
+use crate::protocol::read::poll::{AccountEntry, Snapshot};
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::{preview, Preview, TransactionDetail};
 use crate::protocol::Procedure;

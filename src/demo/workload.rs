@@ -27,9 +27,6 @@ pub enum RecoveryScope {
     /// Only the workload's own crashes, so a seeded mess stays for the
     /// operator to repair from the dashboard.
     OwnCrashes,
-    /// Every stuck transaction (`recover_all_stuck`), seeded ones included,
-    /// and the locks of ended owners that procedure sweeps.
-    AllStuck,
 }
 
 /// How the workload behaves.
@@ -271,17 +268,6 @@ async fn recovery_pass(
         .await?;
     let reports = match scope {
         RecoveryScope::Off => Vec::new(),
-        RecoveryScope::AllStuck => {
-            let done = proto.recover_all_stuck(2).await?;
-            match &done.locks {
-                Ok(_) => tracing::debug!(
-                    released = done.released_locks(),
-                    "workload swept locks of ended owners"
-                ),
-                Err(e) => tracing::warn!(error = %e, "workload lock sweep failed"),
-            }
-            done.reports
-        }
         RecoveryScope::OwnCrashes => {
             let own: HashSet<String> = shared
                 .crashes

@@ -46,14 +46,12 @@ pub enum Outcome {
     Noop(NoopReason),
 }
 
-/// The result of one executed step, with the document as seen.
+/// The result of one executed step, with the document after it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Executed {
     /// What happened.
     pub outcome: Outcome,
-    /// The source the final decision was taken on.
-    pub seen: Map<String, Value>,
-    /// The source after the step (equal to `seen` for a no-op).
+    /// The source after the step (the source read, for a no-op).
     pub after: Map<String, Value>,
     /// Requests made (reads and writes), for reports and benchmarks.
     pub requests: u32,
@@ -197,7 +195,6 @@ impl Executor {
                 if source == doc.source && at != (doc.seq_no, doc.primary_term) {
                     return Ok(Executed {
                         outcome: Outcome::Updated(effect),
-                        seen: doc.source.clone(),
                         after: doc.source,
                         requests: tries.requests,
                     });
@@ -227,7 +224,6 @@ impl Executor {
                 Ok(WriteOutcome::Written { .. }) => {
                     return Ok(Executed {
                         outcome: Outcome::Updated(effect),
-                        seen: doc.source,
                         after: source,
                         requests: tries.requests,
                     })
@@ -388,8 +384,7 @@ impl Executor {
 fn noop(source: Map<String, Value>, reason: NoopReason, tries: &Tries) -> Executed {
     Executed {
         outcome: Outcome::Noop(reason),
-        after: source.clone(),
-        seen: source,
+        after: source,
         requests: tries.requests,
     }
 }

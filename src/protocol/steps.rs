@@ -5,7 +5,7 @@
 //! here" with exactly the list the procedure will execute.
 
 use super::account::AccountState;
-use super::decide::{self, Decision, Effect, Fencing, NoopReason};
+use super::decide::{self, Decision, Fencing, NoopReason};
 use super::executor::{DocDecision, Outcome};
 use super::time::human_duration;
 use super::transaction::{Transfer, TxnState};
@@ -418,14 +418,6 @@ pub fn check_fresh_id(
         }
     }
     Ok(())
-}
-
-/// Convenience for reports: the effect of an outcome, if it wrote.
-pub fn effect_of(outcome: &Outcome) -> Option<&Effect> {
-    match outcome {
-        Outcome::Updated(e) => Some(e),
-        Outcome::Noop(_) => None,
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::drawing::screen;
 use crate::fixtures::{ago, app, now, settings};
 use estx::dashboard::app::App;
 use estx::dashboard::event::PollFailure;
-use estx::dashboard::snapshot::Snapshot;
+use estx::protocol::read::poll::Snapshot;
 use std::collections::BTreeMap;
 use std::time::Duration;
 

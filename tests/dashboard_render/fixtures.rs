@@ -6,12 +6,12 @@
 use chrono::{DateTime, Duration as Age, TimeZone, Utc};
 use estx::dashboard::app::{App, Dialog, LogEntry, LogLevel, Settings};
 use estx::dashboard::event::{Action, Checked, Reread};
-use estx::dashboard::snapshot::{AccountEntry, Snapshot, StateCount};
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
 use estx::protocol::executor::Outcome;
 use estx::protocol::lock::{Heartbeat, LockInfo, Owner};
 use estx::protocol::locks::LockView;
+use estx::protocol::read::poll::{AccountEntry, Snapshot, StateCount};
 use estx::protocol::steps::Refusal;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::views::{preview, AccountView, TransactionDetail};

@@ -5,7 +5,7 @@
 use crate::drawing::screen;
 use crate::fixtures::{app, lock};
 use estx::dashboard::app::{LogLevel, Pane};
-use estx::dashboard::snapshot::TerminalListing;
+use estx::protocol::read::poll::TerminalListing;
 use estx::protocol::TxnState;
 use serde_json::json;
 

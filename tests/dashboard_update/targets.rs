@@ -177,7 +177,7 @@ fn a_polled_terminal_listing_fills_the_filtered_table() {
         txn("t-undone", "rolled-back", 5),
     ]);
     snap.in_flight_total = 1;
-    snap.terminal = Some(estx::dashboard::snapshot::TerminalListing {
+    snap.terminal = Some(estx::protocol::read::poll::TerminalListing {
         state: TxnState::RolledBack,
         listed: 1,
         total: 40,

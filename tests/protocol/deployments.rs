@@ -227,7 +227,7 @@ impl Deployed {
     }
 }
 
-fn count(snap: &estx::dashboard::snapshot::Snapshot, s: TxnState) -> u64 {
+fn count(snap: &estx::protocol::read::poll::Snapshot, s: TxnState) -> u64 {
     snap.state_counts
         .iter()
         .find(|c| c.state.as_ref() == Some(&s))

@@ -74,7 +74,7 @@ async fn a_refused_login_is_an_auth_error_without_the_secret() {
         // Retrying cannot help: one request, no second endpoint tried.
         assert_eq!(proxy.log().len(), 1, "{:#?}", proxy.log());
         // The dashboard's poll says the same.
-        let e = estx::dashboard::snapshot::load(&cluster, &fx.ix.indices(), 10)
+        let e = estx::protocol::read::poll::load(&cluster, &fx.ix.indices(), 10)
             .await
             .unwrap_err();
         assert!(

@@ -5,7 +5,7 @@
 
 use crate::fixture::Fx;
 use crate::procedures::stage;
-use estx::dashboard::snapshot::{self, AccountEntry};
+use estx::protocol::read::poll::{self, AccountEntry};
 use estx::protocol::{Indices, TxnState};
 use serde_json::json;
 
@@ -29,7 +29,7 @@ async fn a_poll_sees_every_state_in_a_fixed_number_of_requests() {
     .await;
     fx.refresh().await;
     let ix = fx.ix.indices();
-    let snap = snapshot::load(fx.cluster(), &ix, 500).await.unwrap();
+    let snap = poll::load(fx.cluster(), &ix, 500).await.unwrap();
     assert!(snap.missing_indices.is_empty());
     let count = |s: TxnState| {
         snap.state_counts
@@ -77,7 +77,7 @@ async fn a_poll_sees_every_state_in_a_fixed_number_of_requests() {
         .await
         .unwrap();
     fx.refresh().await;
-    let healthy = snapshot::load(fx.cluster(), &ix, 500).await.unwrap();
+    let healthy = poll::load(fx.cluster(), &ix, 500).await.unwrap();
     assert_eq!(healthy.requests, 3, "requests per poll");
 }
 
@@ -90,7 +90,7 @@ async fn a_poll_names_missing_indices() {
         locks: format!("{}-nope", fx.ix.locks),
         audit: fx.ix.audit.clone(),
     };
-    let snap = snapshot::load(fx.cluster(), &ix, 500).await.unwrap();
+    let snap = poll::load(fx.cluster(), &ix, 500).await.unwrap();
     assert_eq!(
         snap.missing_indices,
         vec![ix.locks.clone(), ix.transactions.clone()]
@@ -102,7 +102,7 @@ async fn an_unreachable_cluster_is_a_transient_poll_failure() {
     let cluster =
         estx::cluster::Cluster::connect(&estx::cluster::ConnectOptions::new("http://127.0.0.1:9"))
             .unwrap();
-    let err = snapshot::load(&cluster, &Indices::default(), 10)
+    let err = poll::load(&cluster, &Indices::default(), 10)
         .await
         .unwrap_err();
     assert!(

@@ -6,8 +6,8 @@
 
 use super::theme::{bold, datetime, dim, more_hint, pane_block, wrapped_rows, GOOD, ODD, WARN};
 use crate::dashboard::app::{App, Pane};
-use crate::dashboard::snapshot::AccountEntry;
 use crate::dashboard::view::AccountDetail;
+use crate::protocol::read::poll::AccountEntry;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
 use ratatui::style::Style;

@@ -6,7 +6,7 @@
 
 use super::theme::{bold, dim, more_hint, pane_block, short_id, ODD};
 use crate::dashboard::app::{App, Pane};
-use crate::dashboard::snapshot::{AccountEntry, Snapshot};
+use crate::protocol::read::poll::{AccountEntry, Snapshot};
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;

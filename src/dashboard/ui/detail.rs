@@ -14,10 +14,10 @@ use super::theme::{
     txn_age, wrapped_rows, Severity, DANGER, GOOD, ODD, WARN,
 };
 use crate::dashboard::app::{App, Pane};
-use crate::dashboard::snapshot::AccountEntry;
 use crate::dashboard::view::{DetailAccount, DetailView, Fate};
 use crate::protocol::executor::Outcome;
 use crate::protocol::lock::Staleness;
+use crate::protocol::read::poll::AccountEntry;
 use crate::protocol::read::{account_progress, AccountProgress};
 use crate::protocol::steps::Refusal;
 use crate::protocol::time::human_duration;

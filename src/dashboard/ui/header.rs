@@ -10,7 +10,7 @@ use super::theme::{
 use crate::cluster::{ClockStatus, SKEW_WARNING_MS};
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
-use crate::dashboard::snapshot::Snapshot;
+use crate::protocol::read::poll::Snapshot;
 use crate::protocol::read::Refresh;
 use crate::protocol::time::human_age;
 use ratatui::layout::{Constraint, Rect};
@@ -261,7 +261,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         ),
         audit,
     ]);
-    let cap = crate::dashboard::snapshot::PENDING_ACCOUNTS_CAP as u64;
+    let cap = crate::protocol::read::poll::PENDING_ACCOUNTS_CAP as u64;
     if snap.read.pending_accounts_total > cap {
         segs.push(part(
             2,

@@ -7,9 +7,9 @@
 
 use super::theme::{bold, dim, more_hint, pane_block, short_id, GOOD, ODD, WARN};
 use crate::dashboard::app::{App, Pane};
-use crate::dashboard::snapshot::Snapshot;
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
+use crate::protocol::read::poll::Snapshot;
 use crate::protocol::time::human_age;
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};

@@ -8,7 +8,7 @@
 
 use super::theme::{dim, DANGER, FOCUS, ODD, WARN};
 use crate::dashboard::app::App;
-use crate::dashboard::snapshot::{Snapshot, StateCount};
+use crate::protocol::read::poll::{Snapshot, StateCount};
 use crate::protocol::time::human_age;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};

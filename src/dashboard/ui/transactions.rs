@@ -10,7 +10,7 @@ use super::theme::{
     txn_age, txn_style, FOCUS, WARN,
 };
 use crate::dashboard::app::{App, Pane};
-use crate::dashboard::snapshot::Snapshot;
+use crate::protocol::read::poll::Snapshot;
 use crate::protocol::transaction::{Transaction, TxnState};
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};

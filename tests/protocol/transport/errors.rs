@@ -5,7 +5,8 @@ use super::{proto_on, ten, two_accounts, via};
 use crate::common::proxy::Canned;
 use crate::common::FaultProxy;
 use estx::dashboard::event::PollFailure;
-use estx::dashboard::{poller, snapshot};
+use estx::dashboard::poller;
+use estx::protocol::read::poll;
 use estx::protocol::{RunLimits, TxnState, Verdict};
 use estx::Error;
 use serde_json::json;
@@ -96,7 +97,7 @@ async fn a_poll_whose_login_is_refused_is_an_auth_failure() {
     for canned in [Canned::empty(401), Canned::text(401, "Unauthorized")] {
         let proxy = FaultProxy::start(&fx.url);
         proxy.answer("", "", usize::MAX, canned);
-        let e = snapshot::load(&via(&proxy), &fx.ix.indices(), 10)
+        let e = poll::load(&via(&proxy), &fx.ix.indices(), 10)
             .await
             .unwrap_err();
         assert!(matches!(e, Error::Auth { status: 401, .. }), "{e:?}");

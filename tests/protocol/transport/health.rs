@@ -5,7 +5,7 @@ use super::{two_accounts, via};
 use crate::common::proxy::Canned;
 use crate::common::FaultProxy;
 use estx::cluster::ClusterHealth;
-use estx::dashboard::snapshot;
+use estx::protocol::read::poll;
 use serde_json::json;
 use std::time::Duration;
 
@@ -47,9 +47,7 @@ async fn a_hanging_health_check_does_not_hold_the_poll() {
     let cluster = via(&proxy);
     let h = cluster.health().await.unwrap();
     assert!(matches!(h, ClusterHealth::NoMaster { .. }), "{h:?}");
-    let snap = snapshot::load(&cluster, &fx.ix.indices(), 10)
-        .await
-        .unwrap();
+    let snap = poll::load(&cluster, &fx.ix.indices(), 10).await.unwrap();
     assert_eq!(snap.health.as_deref(), Some("no master"));
     assert!(snap.missing_indices.is_empty());
 }
