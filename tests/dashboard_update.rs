@@ -470,9 +470,19 @@ fn the_state_filter_covers_terminal_states_and_toggles_narrow_by_age() {
                 .unwrap_or_else(|| "all".into())
         })
         .collect();
-    assert!(names.contains(&"finished".to_string()), "{names:?}");
-    assert!(names.contains(&"rolled-back".to_string()), "{names:?}");
-    assert_eq!(names.last().unwrap(), "all");
+    assert_eq!(
+        names,
+        [
+            "created",
+            "pending",
+            "committed",
+            "terminating",
+            "finished",
+            "rolled-back",
+            "all"
+        ],
+        "every state in the one state order, then all again"
+    );
     update(&mut app, key('x'));
     let ids: Vec<&str> = app.visible().iter().map(|t| t.id.as_str()).collect();
     assert_eq!(

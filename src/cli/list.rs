@@ -31,7 +31,7 @@ fn line(row: &TransactionRow) -> String {
 
 /// Counts of the rows printed, for the summary line.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Tally {
+pub struct ListCounts {
     /// Rows.
     pub rows: usize,
     /// Stuck rows (investigation and undated included).
@@ -42,7 +42,7 @@ pub struct Tally {
     pub undated: usize,
 }
 
-impl Tally {
+impl ListCounts {
     fn add(&mut self, r: &TransactionRow) {
         self.rows += 1;
         self.stuck += usize::from(r.stuck);
@@ -84,7 +84,7 @@ pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
     };
     let now = p.now().await;
     let c = p.config().clone();
-    let mut tally = Tally::default();
+    let mut tally = ListCounts::default();
     let mut first = true;
     let table = a.format() == ListFormat::Table;
     let mut machine = (!table).then(|| MachineWriter::new(a.format(), format_timestamp(now)));

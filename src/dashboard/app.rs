@@ -85,18 +85,20 @@ impl SortKey {
     }
 }
 
-/// The state filters `s` cycles through (`None` = all), every state
-/// including the terminal ones (on a terminal state the poll lists that
-/// state's newest transactions too).
-pub const STATE_FILTERS: [Option<TxnState>; 7] = [
-    None,
-    Some(TxnState::Created),
-    Some(TxnState::Pending),
-    Some(TxnState::Committed),
-    Some(TxnState::Terminating),
-    Some(TxnState::Finished),
-    Some(TxnState::RolledBack),
-];
+/// The state filter after `current` (`s` cycles): every state (`None`),
+/// then each known state in the one state order ([`TxnState::KNOWN`]), the
+/// terminal ones included (on a terminal state the poll lists that state's
+/// newest transactions too), then every state again.
+pub fn next_state_filter(current: Option<&TxnState>) -> Option<TxnState> {
+    match current {
+        None => TxnState::KNOWN.first().cloned(),
+        Some(s) => TxnState::KNOWN
+            .iter()
+            .skip_while(|k| *k != s)
+            .nth(1)
+            .cloned(),
+    }
+}
 
 /// A confirmation dialog.
 #[derive(Debug, Clone)]
@@ -261,7 +263,7 @@ pub struct App {
     /// The text and state filters in place before the drill-down set the
     /// filter to the account: `Esc` puts them back (typing a filter with
     /// `/` forgets them).
-    pub filter_before_drill: Option<(String, usize)>,
+    pub filter_before_drill: Option<(String, Option<TxnState>)>,
     /// First log line shown; `None` follows the newest.
     pub log_top: Option<usize>,
     /// Lines the detail pane is scrolled down.
@@ -274,8 +276,9 @@ pub struct App {
     pub filter: String,
     /// Typing into the filter.
     pub editing_filter: bool,
-    /// Index into [`STATE_FILTERS`].
-    pub state_filter: usize,
+    /// The state the table shows (`None`: every state); `s` moves it on
+    /// ([`next_state_filter`]).
+    pub state_filter: Option<TxnState>,
     /// The terminal state the poller was told to list too (follows the
     /// state filter).
     pub listing: Option<TxnState>,
@@ -337,7 +340,7 @@ impl App {
             old_only: false,
             filter: String::new(),
             editing_filter: false,
-            state_filter: 0,
+            state_filter: None,
             listing: None,
             sort: SortKey::Age,
             sort_desc: false,
@@ -369,9 +372,7 @@ impl App {
 
     /// The state filter in force.
     pub fn state_filter(&self) -> Option<&TxnState> {
-        STATE_FILTERS
-            .get(self.state_filter)
-            .and_then(Option::as_ref)
+        self.state_filter.as_ref()
     }
 
     /// The transaction rows after filter and sort (as of the last [`App::refresh_view`]).

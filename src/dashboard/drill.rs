@@ -19,10 +19,10 @@ pub fn open(app: &mut App) {
         return;
     };
     if app.filter_before_drill.is_none() {
-        app.filter_before_drill = Some((app.filter.clone(), app.state_filter));
+        app.filter_before_drill = Some((app.filter.clone(), app.state_filter.clone()));
     }
     app.filter = id.clone();
-    app.state_filter = 0;
+    app.state_filter = None;
     super::follow::keep_selection_visible(app);
     app.account_drill = Some(id);
     app.detail_scroll = 0;

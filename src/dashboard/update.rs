@@ -4,7 +4,7 @@
 //! is derived again, so drawing only reads. Keys go through the one key
 //! table ([`keymap`]); the confirmation dialog's keys are in [`super::confirm`].
 
-use super::app::{App, LogLevel, Pane, STATE_FILTERS};
+use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog, step_seen};
 use super::event::{Action, Command, Event, PollFailure};
 use super::keymap::{self, Op};
@@ -339,7 +339,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         }
         Op::LookUp => app.editing_lookup = Some(String::new()),
         Op::CycleState => {
-            app.state_filter = (app.state_filter + 1) % STATE_FILTERS.len();
+            app.state_filter = next_state_filter(app.state_filter.as_ref());
             super::follow::keep_selection_visible(app);
         }
         Op::StuckOnly => {

@@ -110,7 +110,7 @@ fn the_age_sort_says_which_end_comes_first() {
 #[test]
 fn a_capped_terminal_listing_says_newest_n_of_m() {
     let mut a = app();
-    a.state_filter = 6; // rolled-back
+    a.state_filter = Some(TxnState::RolledBack);
     let snap = a.snapshot.as_mut().unwrap();
     snap.transactions.push(crate::fixtures::txn(
         "t-undone",
@@ -137,7 +137,7 @@ fn a_capped_terminal_listing_says_newest_n_of_m() {
 #[test]
 fn a_terminal_listing_not_yet_polled_says_loading() {
     let mut a = app();
-    a.state_filter = 5; // finished
+    a.state_filter = Some(TxnState::Finished);
     a.refresh_view();
     assert_eq!(a.state_filter(), Some(&TxnState::Finished));
     let s = screen(&a, 100, 30);

@@ -28,7 +28,7 @@ fn filtered_with_state_filter() {
     let mut a = app();
     a.filter = "erin".into();
     a.editing_filter = true;
-    a.state_filter = 2; // pending
+    a.state_filter = Some(estx::protocol::TxnState::Pending);
     a.refresh_view();
     a.select_index(0);
     let s = screen(&a, 100, 30);

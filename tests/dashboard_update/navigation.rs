@@ -47,12 +47,12 @@ fn esc_out_of_a_drill_down_restores_the_filters_of_before() {
     let mut app = app(false);
     type_filter(&mut app, "t-");
     update(&mut app, key('s')); // created
-    let before = (app.filter.clone(), app.state_filter);
+    let before = (app.filter.clone(), app.state_filter.clone());
     drill_into_a(&mut app);
-    assert_eq!(app.state_filter, 0, "every state while drilled in");
+    assert_eq!(app.state_filter, None, "every state while drilled in");
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.focus, Pane::Accounts);
-    assert_eq!((app.filter.clone(), app.state_filter), before);
+    assert_eq!((app.filter.clone(), app.state_filter.clone()), before);
 
     // Left through the table instead: the account's filter stays for
     // browsing its transactions; Esc there restores the one of before,
@@ -64,7 +64,7 @@ fn esc_out_of_a_drill_down_restores_the_filters_of_before() {
     assert!(app.view.account.is_none(), "the detail follows the table");
     assert_eq!(app.filter, "A");
     update(&mut app, code(KeyCode::Esc));
-    assert_eq!((app.filter.clone(), app.state_filter), before);
+    assert_eq!((app.filter.clone(), app.state_filter.clone()), before);
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.filter, "");
 
