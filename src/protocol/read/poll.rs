@@ -163,112 +163,429 @@ pub async fn load_with(
         .await;
     let taken_at = cluster.now();
     let q = Queries::new(&d.fields);
-    let mut requests = 0u32;
-    let mut missing = BTreeSet::new();
-    let mut coverage = Coverage::default();
-    let aggregate = q.states_aggregatable();
-
-    let count = |query: Value| json!({"size": 0, "track_total_hits": true, "query": query});
-    let mut in_flight_body = json!({"size": cap, "track_total_hits": true,
-        "query": q.in_flight(), "sort": q.oldest_first()});
-    if aggregate {
-        in_flight_body["aggs"] = q.by_state_aggregation();
-    }
-    let mut searches = vec![
-        (ix.transactions.clone(), in_flight_body),
-        (ix.transactions.clone(), count(q.state_in(&["finished"]))),
-        (ix.transactions.clone(), count(q.state_in(&["rolled-back"]))),
-        (
-            ix.transactions.clone(),
-            json!({"size": 0, "track_total_hits": true}),
-        ),
-        (
-            ix.transactions.clone(),
-            count(json!({"bool": {"filter": [q.in_flight(), q.undated()]}})),
-        ),
-        (
-            ix.accounts.clone(),
-            json!({"size": PENDING_ACCOUNTS_CAP, "track_total_hits": true,
-                "query": q.accounts_with_pending()}),
-        ),
-        (
-            ix.locks.clone(),
-            json!({"size": LOCKS_CAP, "track_total_hits": true, "sort": q.locks_sort()}),
-        ),
-    ];
+    let mut p = Poll {
+        cluster,
+        ix,
+        d,
+        q,
+        requests: 0,
+        missing: BTreeSet::new(),
+        coverage: Coverage::default(),
+        aggregate: q.states_aggregatable(),
+    };
     // What needs an operator, counted over every document (the listing
     // is capped): the queries `check` counts with.
     let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
-    searches.push((ix.transactions.clone(), count(q.odd_states())));
-    for query in urgency.iter().flatten() {
-        searches.push((ix.transactions.clone(), count(query.clone())));
-    }
-    if let Some(s) = terminal {
-        let mut listing = json!({"size": cap, "track_total_hits": true,
-            "query": q.state_in(&[s.as_str()])});
-        let sort = q.newest_first();
-        if !sort.is_empty() {
-            listing["sort"] = json!(sort);
-        }
-        searches.push((ix.transactions.clone(), listing));
-    }
-    if !aggregate {
-        // No exact state field: one count per in-flight state instead.
-        for s in TxnState::NON_TERMINAL_NAMES {
-            searches.push((ix.transactions.clone(), count(q.state_in(&[s]))));
-        }
-    }
-    requests += 1;
-    let mut answers = cluster.msearch(&searches).await?.into_iter();
-    let mut next = || -> Result<Option<Value>> {
-        match answers.next() {
-            Some(Ok(v)) => {
-                coverage.add(Coverage::of(&v));
-                Ok(Some(v))
-            }
-            Some(Err(Error::IndexMissing(i))) => {
-                missing.insert(i);
-                Ok(None)
-            }
-            Some(Err(e)) => Err(e),
-            None => Err(Error::Decode(
-                "msearch returned fewer answers than asked".into(),
-            )),
+    let searches = p.searches(cap, urgency.as_ref(), terminal);
+    p.requests += 1;
+    let answers = cluster.msearch(&searches).await?;
+    let a = p.answers(answers, urgency.iter().flatten().count(), terminal)?;
+    let (mut transactions, in_flight_total, terminal_listing) =
+        listed(terminal, a.in_flight.as_ref(), a.terminal_rows.as_ref())?;
+    let buckets = p.state_buckets(&a, &transactions);
+    let total = a.total.as_ref().map(total_hits).unwrap_or(0);
+    let state_counts = ordered(p.add_odd(buckets, total, &mut transactions).await?);
+    let (accounts, pending_accounts_total) = p
+        .accounts(a.pending_accounts.as_ref(), &transactions)
+        .await?;
+    let (locks, locks_total) = p
+        .locks(a.locks.as_ref(), &transactions, windows, taken_at)
+        .await?;
+
+    p.requests += 1;
+    let health = match health.finish().await {
+        Ok(h) => Some(h.label().to_string()),
+        Err(e) => {
+            tracing::debug!(error = %e, "health unavailable");
+            None
         }
     };
-    let in_flight = next()?;
-    let finished = next()?;
-    let rolled_back = next()?;
-    let total = next()?;
-    let undated = next()?;
-    let pending_accounts = next()?;
-    let locks = next()?;
-    let odd = next()?;
-    let mut urgent = Vec::new();
-    for _ in urgency.iter().flatten() {
-        urgent.push(next()?.as_ref().map(total_hits));
-    }
-    let attention = odd.as_ref().map(|v| AttentionCounts {
-        odd: total_hits(v),
-        stuck: urgent.first().copied().flatten(),
-        needs_investigation: urgent.get(1).copied().flatten(),
-    });
-    let terminal_rows = match terminal {
-        Some(_) => next()?,
-        None => None,
-    };
-    let mut per_state = Vec::new();
-    if !aggregate {
-        for s in TxnState::NON_TERMINAL_NAMES {
-            if let Some(v) = next()? {
-                per_state.push((TxnState::parse(s), total_hits(&v)));
+
+    Ok(Snapshot {
+        taken_at,
+        duration: started.elapsed(),
+        requests: p.requests,
+        health,
+        state_counts,
+        transactions,
+        in_flight_total,
+        terminal: terminal_listing,
+        accounts,
+        locks,
+        missing_indices: p.missing.into_iter().collect(),
+        read: ReadStatus {
+            coverage: p.coverage,
+            locks_total,
+            pending_accounts_total,
+            undated_in_flight: a.undated.as_ref().map(total_hits).unwrap_or(0),
+            attention: a.attention,
+            refresh: d.transactions.exists().then_some(d.transactions.refresh),
+            warnings: {
+                let mut w = super::writes::short_warnings(ix, d);
+                w.extend(d.warnings());
+                w
+            },
+            clock: Some(cluster.clock_status()),
+        },
+    })
+}
+
+/// One poll under way: where it reads, and what it has counted so far
+/// (requests, missing indices, shards behind the answers).
+struct Poll<'a> {
+    cluster: &'a Cluster,
+    ix: &'a Indices,
+    d: &'a Discovery,
+    q: Queries<'a>,
+    requests: u32,
+    missing: BTreeSet<String>,
+    coverage: Coverage,
+    /// The state field aggregates (else one count per in-flight state).
+    aggregate: bool,
+}
+
+/// The answers of the poll's one `_msearch`, in the order asked
+/// (`None`: the index is missing).
+struct Answers {
+    in_flight: Option<Value>,
+    finished: Option<Value>,
+    rolled_back: Option<Value>,
+    total: Option<Value>,
+    undated: Option<Value>,
+    pending_accounts: Option<Value>,
+    locks: Option<Value>,
+    attention: Option<AttentionCounts>,
+    terminal_rows: Option<Value>,
+    per_state: Vec<(TxnState, u64)>,
+}
+
+impl Poll<'_> {
+    /// The searches of the poll's one `_msearch`, in the order
+    /// [`Self::answers`] reads them.
+    fn searches(
+        &self,
+        cap: usize,
+        urgency: Option<&[Value; 2]>,
+        terminal: Option<&TxnState>,
+    ) -> Vec<(String, Value)> {
+        let (ix, q) = (self.ix, &self.q);
+        let count = |query: Value| json!({"size": 0, "track_total_hits": true, "query": query});
+        let mut in_flight_body = json!({"size": cap, "track_total_hits": true,
+            "query": q.in_flight(), "sort": q.oldest_first()});
+        if self.aggregate {
+            in_flight_body["aggs"] = q.by_state_aggregation();
+        }
+        let mut searches = vec![
+            (ix.transactions.clone(), in_flight_body),
+            (ix.transactions.clone(), count(q.state_in(&["finished"]))),
+            (ix.transactions.clone(), count(q.state_in(&["rolled-back"]))),
+            (
+                ix.transactions.clone(),
+                json!({"size": 0, "track_total_hits": true}),
+            ),
+            (
+                ix.transactions.clone(),
+                count(json!({"bool": {"filter": [q.in_flight(), q.undated()]}})),
+            ),
+            (
+                ix.accounts.clone(),
+                json!({"size": PENDING_ACCOUNTS_CAP, "track_total_hits": true,
+                    "query": q.accounts_with_pending()}),
+            ),
+            (
+                ix.locks.clone(),
+                json!({"size": LOCKS_CAP, "track_total_hits": true, "sort": q.locks_sort()}),
+            ),
+        ];
+        searches.push((ix.transactions.clone(), count(q.odd_states())));
+        for query in urgency.into_iter().flatten() {
+            searches.push((ix.transactions.clone(), count(query.clone())));
+        }
+        if let Some(s) = terminal {
+            let mut listing = json!({"size": cap, "track_total_hits": true,
+                "query": q.state_in(&[s.as_str()])});
+            let sort = q.newest_first();
+            if !sort.is_empty() {
+                listing["sort"] = json!(sort);
+            }
+            searches.push((ix.transactions.clone(), listing));
+        }
+        if !self.aggregate {
+            // No exact state field: one count per in-flight state instead.
+            for s in TxnState::NON_TERMINAL_NAMES {
+                searches.push((ix.transactions.clone(), count(q.state_in(&[s]))));
             }
         }
+        searches
     }
 
+    /// Reads the `_msearch` answers in the order [`Self::searches`] asked
+    /// (`urgent`: how many urgency counts were asked).
+    fn answers(
+        &mut self,
+        answers: Vec<Result<Value>>,
+        urgent: usize,
+        terminal: Option<&TxnState>,
+    ) -> Result<Answers> {
+        let mut answers = answers.into_iter();
+        let (coverage, missing) = (&mut self.coverage, &mut self.missing);
+        let mut next = || -> Result<Option<Value>> {
+            match answers.next() {
+                Some(Ok(v)) => {
+                    coverage.add(Coverage::of(&v));
+                    Ok(Some(v))
+                }
+                Some(Err(Error::IndexMissing(i))) => {
+                    missing.insert(i);
+                    Ok(None)
+                }
+                Some(Err(e)) => Err(e),
+                None => Err(Error::Decode(
+                    "msearch returned fewer answers than asked".into(),
+                )),
+            }
+        };
+        let in_flight = next()?;
+        let finished = next()?;
+        let rolled_back = next()?;
+        let total = next()?;
+        let undated = next()?;
+        let pending_accounts = next()?;
+        let locks = next()?;
+        let odd = next()?;
+        let mut urgent_counts = Vec::new();
+        for _ in 0..urgent {
+            urgent_counts.push(next()?.as_ref().map(total_hits));
+        }
+        let attention = odd.as_ref().map(|v| AttentionCounts {
+            odd: total_hits(v),
+            stuck: urgent_counts.first().copied().flatten(),
+            needs_investigation: urgent_counts.get(1).copied().flatten(),
+        });
+        let terminal_rows = match terminal {
+            Some(_) => next()?,
+            None => None,
+        };
+        let mut per_state = Vec::new();
+        if !self.aggregate {
+            for s in TxnState::NON_TERMINAL_NAMES {
+                if let Some(v) = next()? {
+                    per_state.push((TxnState::parse(s), total_hits(&v)));
+                }
+            }
+        }
+        Ok(Answers {
+            in_flight,
+            finished,
+            rolled_back,
+            total,
+            undated,
+            pending_accounts,
+            locks,
+            attention,
+            terminal_rows,
+            per_state,
+        })
+    }
+
+    /// The count of each state: from the aggregation (or the per-state
+    /// counts), then the terminal states' counts.
+    fn state_buckets(&self, a: &Answers, transactions: &[Transaction]) -> Vec<StateCount> {
+        let mut buckets = if self.aggregate {
+            a.in_flight
+                .as_ref()
+                .map(|v| buckets(v, self.q.schema()))
+                .unwrap_or_default()
+        } else {
+            a.per_state
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(state, count)| StateCount {
+                    // Listed oldest first: the first row of a state is its oldest.
+                    oldest: transactions
+                        .iter()
+                        .find(|t| t.state.as_ref() == Some(state))
+                        .and_then(|t| t.modification_time),
+                    state: Some(state.clone()),
+                    count: *count,
+                })
+                .collect()
+        };
+        for (state, v) in [
+            (TxnState::Finished, &a.finished),
+            (TxnState::RolledBack, &a.rolled_back),
+        ] {
+            if let Some(v) = v {
+                buckets.push(StateCount {
+                    state: Some(state),
+                    count: total_hits(v),
+                    oldest: None,
+                });
+            }
+        }
+        buckets
+    }
+
+    /// Documents in unknown states or with no state: whatever the counts
+    /// (`buckets`, of `total` documents) do not explain, fetched (and their
+    /// states counted) only when there are some.
+    async fn add_odd(
+        &mut self,
+        mut buckets: Vec<StateCount>,
+        total: u64,
+        transactions: &mut Vec<Transaction>,
+    ) -> Result<Vec<StateCount>> {
+        let known: u64 = buckets.iter().map(|c| c.count).sum();
+        if total > known {
+            self.requests += 1;
+            let mut query =
+                json!({"size": 100, "track_total_hits": true, "query": self.q.odd_states()});
+            if self.aggregate {
+                query["aggs"] = self.q.by_state_aggregation();
+            }
+            let odd = self.cluster.search(&self.ix.transactions, query).await?;
+            self.coverage.add(Coverage::of(&odd));
+            let odd_txns: Vec<Transaction> = crate::cluster::hits(&odd)?
+                .iter()
+                .map(|h| Transaction::from_source(&h.id, &h.source))
+                .collect();
+            if self.aggregate {
+                buckets.extend(super::state_counts::buckets(&odd, self.q.schema()));
+            } else {
+                buckets.extend(count_listed(&odd_txns));
+            }
+            transactions.extend(odd_txns);
+        }
+        Ok(buckets)
+    }
+
+    /// The accounts carrying pending entries (from the `_msearch`), and
+    /// every other account the listed transactions name, read by id; with
+    /// how many carry pending entries in all.
+    async fn accounts(
+        &mut self,
+        pending_accounts: Option<&Value>,
+        transactions: &[Transaction],
+    ) -> Result<(BTreeMap<String, AccountEntry>, u64)> {
+        let mut accounts: BTreeMap<String, AccountEntry> = BTreeMap::new();
+        let mut pending_accounts_total = 0;
+        if let Some(v) = pending_accounts {
+            pending_accounts_total = total_hits(v);
+            for h in crate::cluster::hits(v)? {
+                accounts.insert(h.id.clone(), entry(&h.source));
+            }
+        }
+        let named: Vec<String> = transactions
+            .iter()
+            .flat_map(|t| [t.src.clone(), t.dest.clone()])
+            .flatten()
+            .filter(|id| !accounts.contains_key(id))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !named.is_empty() && !self.missing.contains(&self.ix.accounts) {
+            self.requests += 1;
+            let by_search = self.d.accounts.id_problem().is_some();
+            let docs = by_ids(
+                self.cluster,
+                &self.ix.accounts,
+                &named,
+                by_search,
+                &mut self.coverage,
+            )
+            .await?;
+            for (id, doc) in named.iter().zip(docs) {
+                accounts.insert(
+                    id.clone(),
+                    doc.map(|src| entry(&src)).unwrap_or(AccountEntry::Missing),
+                );
+            }
+        }
+        Ok((accounts, pending_accounts_total))
+    }
+
+    /// The locks (from the `_msearch`) judged on their owners (the listed
+    /// transactions, others read by id) and their holders' heartbeats; with
+    /// how many locks there are in all.
+    async fn locks(
+        &mut self,
+        locks: Option<&Value>,
+        transactions: &[Transaction],
+        windows: &ProtocolConfig,
+        taken_at: DateTime<Utc>,
+    ) -> Result<(Vec<LockView>, u64)> {
+        let mut locks_total = 0;
+        let infos: Vec<LockInfo> = match locks {
+            Some(v) => {
+                locks_total = total_hits(v);
+                crate::cluster::hits(v)?
+                    .iter()
+                    .map(|h| LockInfo::from_source(&h.id, &h.source))
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let mut owner_states: HashMap<String, Transaction> = transactions
+            .iter()
+            .map(|t| (t.id.clone(), t.clone()))
+            .collect();
+        let unknown_owners: Vec<String> = infos
+            .iter()
+            .filter_map(|l| l.owner.clone())
+            .filter(|o| !owner_states.contains_key(o))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !unknown_owners.is_empty() && !self.missing.contains(&self.ix.transactions) {
+            self.requests += 1;
+            let by_search = self.d.transactions.id_problem().is_some();
+            let docs = by_ids(
+                self.cluster,
+                &self.ix.transactions,
+                &unknown_owners,
+                by_search,
+                &mut self.coverage,
+            )
+            .await?;
+            for (id, doc) in unknown_owners.iter().zip(docs) {
+                if let Some(src) = doc {
+                    owner_states.insert(id.clone(), Transaction::from_source(id, &src));
+                }
+            }
+        }
+        let holders = super::locks::holders_to_ask(&infos, &owner_states);
+        let beats = match &windows.liveness {
+            Some(source) if !holders.is_empty() => {
+                self.requests += 1;
+                // Without them the holders' locks are judged unknown: never acted on.
+                read_heartbeats(self.cluster, source, &holders)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::warn!(error = %e, "heartbeats unreadable");
+                        Default::default()
+                    })
+            }
+            _ => Default::default(),
+        };
+        let locks = infos
+            .into_iter()
+            .map(|info| LockView::judge(info, &owner_states, &beats, taken_at, windows))
+            .collect();
+        Ok((locks, locks_total))
+    }
+}
+
+/// The listed transactions: the in-flight ones (oldest first), then the
+/// terminal state's newest when one is asked for; with the in-flight total
+/// and what the terminal listing holds.
+fn listed(
+    terminal: Option<&TxnState>,
+    in_flight: Option<&Value>,
+    terminal_rows: Option<&Value>,
+) -> Result<(Vec<Transaction>, u64, Option<TerminalListing>)> {
     let mut transactions = Vec::new();
     let mut in_flight_total = 0;
-    if let Some(v) = &in_flight {
+    if let Some(v) = in_flight {
         in_flight_total = total_hits(v);
         transactions.extend(
             crate::cluster::hits(v)?
@@ -277,7 +594,7 @@ pub async fn load_with(
         );
     }
     let mut terminal_listing = None;
-    if let (Some(state), Some(v)) = (terminal, &terminal_rows) {
+    if let (Some(state), Some(v)) = (terminal, terminal_rows) {
         let before = transactions.len();
         transactions.extend(
             crate::cluster::hits(v)?
@@ -290,187 +607,7 @@ pub async fn load_with(
             total: total_hits(v),
         });
     }
-    let mut buckets = if aggregate {
-        in_flight
-            .as_ref()
-            .map(|v| buckets(v, q.schema()))
-            .unwrap_or_default()
-    } else {
-        per_state
-            .into_iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(state, count)| StateCount {
-                // Listed oldest first: the first row of a state is its oldest.
-                oldest: transactions
-                    .iter()
-                    .find(|t| t.state.as_ref() == Some(&state))
-                    .and_then(|t| t.modification_time),
-                state: Some(state),
-                count,
-            })
-            .collect()
-    };
-    for (state, v) in [
-        (TxnState::Finished, &finished),
-        (TxnState::RolledBack, &rolled_back),
-    ] {
-        if let Some(v) = v {
-            buckets.push(StateCount {
-                state: Some(state),
-                count: total_hits(v),
-                oldest: None,
-            });
-        }
-    }
-    // Documents in unknown states or with no state: whatever the counts do
-    // not explain. Fetched only when there are some.
-    let known: u64 = buckets.iter().map(|c| c.count).sum();
-    if total.as_ref().map(total_hits).unwrap_or(0) > known {
-        requests += 1;
-        let mut query = json!({"size": 100, "track_total_hits": true, "query": q.odd_states()});
-        if aggregate {
-            query["aggs"] = q.by_state_aggregation();
-        }
-        let odd = cluster.search(&ix.transactions, query).await?;
-        coverage.add(Coverage::of(&odd));
-        let odd_txns: Vec<Transaction> = crate::cluster::hits(&odd)?
-            .iter()
-            .map(|h| Transaction::from_source(&h.id, &h.source))
-            .collect();
-        if aggregate {
-            buckets.extend(super::state_counts::buckets(&odd, q.schema()));
-        } else {
-            buckets.extend(count_listed(&odd_txns));
-        }
-        transactions.extend(odd_txns);
-    }
-    let state_counts = ordered(buckets);
-
-    let mut accounts: BTreeMap<String, AccountEntry> = BTreeMap::new();
-    let mut pending_accounts_total = 0;
-    if let Some(v) = &pending_accounts {
-        pending_accounts_total = total_hits(v);
-        for h in crate::cluster::hits(v)? {
-            accounts.insert(h.id.clone(), entry(&h.source));
-        }
-    }
-    let named: Vec<String> = transactions
-        .iter()
-        .flat_map(|t| [t.src.clone(), t.dest.clone()])
-        .flatten()
-        .filter(|id| !accounts.contains_key(id))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    if !named.is_empty() && !missing.contains(&ix.accounts) {
-        requests += 1;
-        let by_search = d.accounts.id_problem().is_some();
-        for (id, doc) in named
-            .iter()
-            .zip(by_ids(cluster, &ix.accounts, &named, by_search, &mut coverage).await?)
-        {
-            accounts.insert(
-                id.clone(),
-                doc.map(|src| entry(&src)).unwrap_or(AccountEntry::Missing),
-            );
-        }
-    }
-
-    let mut locks_total = 0;
-    let infos: Vec<LockInfo> = match &locks {
-        Some(v) => {
-            locks_total = total_hits(v);
-            crate::cluster::hits(v)?
-                .iter()
-                .map(|h| LockInfo::from_source(&h.id, &h.source))
-                .collect()
-        }
-        None => Vec::new(),
-    };
-    let mut owner_states: HashMap<String, Transaction> = transactions
-        .iter()
-        .map(|t| (t.id.clone(), t.clone()))
-        .collect();
-    let unknown_owners: Vec<String> = infos
-        .iter()
-        .filter_map(|l| l.owner.clone())
-        .filter(|o| !owner_states.contains_key(o))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    if !unknown_owners.is_empty() && !missing.contains(&ix.transactions) {
-        requests += 1;
-        let by_search = d.transactions.id_problem().is_some();
-        for (id, doc) in unknown_owners.iter().zip(
-            by_ids(
-                cluster,
-                &ix.transactions,
-                &unknown_owners,
-                by_search,
-                &mut coverage,
-            )
-            .await?,
-        ) {
-            if let Some(src) = doc {
-                owner_states.insert(id.clone(), Transaction::from_source(id, &src));
-            }
-        }
-    }
-    let holders = super::locks::holders_to_ask(&infos, &owner_states);
-    let beats = match &windows.liveness {
-        Some(source) if !holders.is_empty() => {
-            requests += 1;
-            // Without them the holders' locks are judged unknown: never acted on.
-            read_heartbeats(cluster, source, &holders)
-                .await
-                .unwrap_or_else(|e| {
-                    tracing::warn!(error = %e, "heartbeats unreadable");
-                    Default::default()
-                })
-        }
-        _ => Default::default(),
-    };
-    let locks = infos
-        .into_iter()
-        .map(|info| LockView::judge(info, &owner_states, &beats, taken_at, windows))
-        .collect();
-
-    requests += 1;
-    let health = match health.finish().await {
-        Ok(h) => Some(h.label().to_string()),
-        Err(e) => {
-            tracing::debug!(error = %e, "health unavailable");
-            None
-        }
-    };
-
-    Ok(Snapshot {
-        taken_at,
-        duration: started.elapsed(),
-        requests,
-        health,
-        state_counts,
-        transactions,
-        in_flight_total,
-        terminal: terminal_listing,
-        accounts,
-        locks,
-        missing_indices: missing.into_iter().collect(),
-        read: ReadStatus {
-            coverage,
-            locks_total,
-            pending_accounts_total,
-            undated_in_flight: undated.as_ref().map(total_hits).unwrap_or(0),
-            attention,
-            refresh: d.transactions.exists().then_some(d.transactions.refresh),
-            warnings: {
-                let mut w = super::writes::short_warnings(ix, d);
-                w.extend(d.warnings());
-                w
-            },
-            clock: Some(cluster.clock_status()),
-        },
-    })
+    Ok((transactions, in_flight_total, terminal_listing))
 }
 
 /// Documents by id: a realtime multi-get, or (behind an alias over several
