@@ -20,6 +20,40 @@ use crate::error::Result;
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+/// The transactions the accounts carry, each with its carrying accounts
+/// (and their state as scanned).
+type Carried = BTreeMap<String, Vec<(String, AccountState)>>;
+
+/// A dangling entry: the transaction, the account carrying it, on which
+/// side of the transfer, and whether the account had settled it before.
+struct Entry<'a> {
+    txn: &'a Transaction,
+    acct: &'a str,
+    on_source: bool,
+    settled_before: bool,
+}
+
+/// The entries the scanned `accounts` carry, and the accounts that could
+/// not be read.
+fn carried_entries(accounts: &[Hit]) -> (Carried, Vec<String>) {
+    let mut carried = Carried::new();
+    let mut malformed_accounts = Vec::new();
+    for hit in accounts {
+        match AccountState::from_source(&hit.source) {
+            Ok(state) => {
+                for txn in &state.pending {
+                    carried
+                        .entry(txn.clone())
+                        .or_default()
+                        .push((hit.id.clone(), state.clone()));
+                }
+            }
+            Err(_) => malformed_accounts.push(hit.id.clone()),
+        }
+    }
+    (carried, malformed_accounts)
+}
+
 /// What the audit of the pending entries tells the total.
 pub(super) struct PendingEntries {
     /// Net change that transfers still in flight contribute to the total
@@ -40,35 +74,8 @@ impl Protocol {
         repair: bool,
         found: &mut Found,
     ) -> Result<PendingEntries> {
-        let ix = &self.config.indices;
-        let mut repaired = 0i64;
-        let mut carried: BTreeMap<String, Vec<(String, AccountState)>> = BTreeMap::new();
-        let mut malformed_accounts = Vec::new();
-        for hit in accounts {
-            match AccountState::from_source(&hit.source) {
-                Ok(state) => {
-                    for txn in &state.pending {
-                        carried
-                            .entry(txn.clone())
-                            .or_default()
-                            .push((hit.id.clone(), state.clone()));
-                    }
-                }
-                Err(_) => malformed_accounts.push(hit.id.clone()),
-            }
-        }
-        // Confirm malformed accounts by id.
-        for (id, doc) in malformed_accounts.iter().zip(
-            self.cluster()
-                .mget(&ix.accounts, &malformed_accounts)
-                .await?,
-        ) {
-            if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
-                found
-                    .findings
-                    .push(finding(FindingKind::MalformedAccount, id, p.join("; ")));
-            }
-        }
+        let (mut carried, malformed_accounts) = carried_entries(accounts);
+        self.confirm_malformed(&malformed_accounts, found).await?;
         // Transactions by id first, then the accounts again: a transaction
         // seen terminal stays terminal, so an account still carrying it
         // after that read really is dangling.
@@ -82,6 +89,43 @@ impl Protocol {
             view_at,
             self.config.fencing == super::decide::Fencing::On,
         );
+        self.keep_still_carried(&mut carried).await?;
+        let mut repaired = 0i64;
+        for (txn_id, holders) in &carried {
+            let txn = carried_txns.get(txn_id);
+            for (acct, state) in holders {
+                repaired += self
+                    .judge_entry(txn_id, txn, acct, state, repair, found)
+                    .await;
+            }
+        }
+
+        Ok(PendingEntries {
+            in_flight_delta,
+            repaired,
+        })
+    }
+
+    /// Reports the accounts that are malformed when read again by id.
+    async fn confirm_malformed(&self, ids: &[String], found: &mut Found) -> Result<()> {
+        let ix = &self.config.indices;
+        for (id, doc) in ids
+            .iter()
+            .zip(self.cluster().mget(&ix.accounts, ids).await?)
+        {
+            if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
+                found
+                    .findings
+                    .push(finding(FindingKind::MalformedAccount, id, p.join("; ")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the carrying accounts again by id and keeps only the entries
+    /// they still carry, with their state as read now.
+    async fn keep_still_carried(&self, carried: &mut Carried) -> Result<()> {
+        let ix = &self.config.indices;
         let holders: Vec<String> = carried
             .values()
             .flatten()
@@ -106,97 +150,130 @@ impl Protocol {
                 _ => false,
             });
         }
-        for (txn_id, holders) in &carried {
-            let txn = carried_txns.get(txn_id);
-            for (acct, state) in holders {
-                let role = txn.and_then(|t| {
-                    if t.src.as_deref() == Some(acct) {
-                        Some(true)
-                    } else if t.dest.as_deref() == Some(acct) {
-                        Some(false)
-                    } else {
-                        None
-                    }
-                });
-                let Some(t) = txn else {
-                    found.findings.push(finding(FindingKind::DanglingPending, acct, format!(
-                        "carries `{txn_id}`, which does not exist; its amount is unknown, so repair by hand"
-                    )));
-                    continue;
+        Ok(())
+    }
+
+    /// Judges the entry `txn_id` that account `acct` (in `state`) still
+    /// carries, `txn` being its transaction as read (`None`: missing); with
+    /// `repair`, undoes it when that is unambiguous. Gives the balance
+    /// change of the repair.
+    async fn judge_entry(
+        &self,
+        txn_id: &str,
+        txn: Option<&Transaction>,
+        acct: &str,
+        state: &AccountState,
+        repair: bool,
+        found: &mut Found,
+    ) -> i64 {
+        let role = txn.and_then(|t| {
+            if t.src.as_deref() == Some(acct) {
+                Some(true)
+            } else if t.dest.as_deref() == Some(acct) {
+                Some(false)
+            } else {
+                None
+            }
+        });
+        let Some(t) = txn else {
+            found.findings.push(finding(
+                FindingKind::DanglingPending,
+                acct,
+                format!(
+                "carries `{txn_id}`, which does not exist; its amount is unknown, so repair by hand"
+            ),
+            ));
+            return 0;
+        };
+        let Some(on_source) = role else {
+            found.findings.push(finding(
+                FindingKind::DanglingPending,
+                acct,
+                format!("carries `{txn_id}`, which names other accounts; repair by hand"),
+            ));
+            return 0;
+        };
+        match &t.state {
+            // In flight: counted from the view (see audit_view.rs).
+            Some(TxnState::Pending | TxnState::Terminating | TxnState::Committed) => 0,
+            Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
+                let entry = Entry {
+                    txn: t,
+                    acct,
+                    on_source,
+                    settled_before: state.settled_of(txn_id).map(|r| r.outcome)
+                        == Some(SettledOutcome::Applied),
                 };
-                let Some(on_source) = role else {
-                    found.findings.push(finding(
-                        FindingKind::DanglingPending,
-                        acct,
-                        format!("carries `{txn_id}`, which names other accounts; repair by hand"),
-                    ));
-                    continue;
-                };
-                match &t.state {
-                    // In flight: counted from the view (see audit_view.rs).
-                    Some(TxnState::Pending | TxnState::Terminating | TxnState::Committed) => {}
-                    Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
-                        let settled_before = state.settled_of(txn_id).map(|r| r.outcome)
-                            == Some(SettledOutcome::Applied);
-                        let repairable = *s == TxnState::RolledBack || settled_before;
-                        let what = if *s == TxnState::RolledBack {
-                            "applied after its rollback".to_string()
-                        } else if settled_before {
-                            "applied again after it was committed and removed".to_string()
-                        } else {
-                            "still pending although finished (a second apply, or steps 5-6 skipped): \
-                             check the balance history and repair by hand"
-                                .to_string()
-                        };
-                        let detail = format!(
-                            "carries `{txn_id}` ({s}, amount {}): {what}",
-                            t.amount.unwrap_or(0)
-                        );
-                        if repair && repairable {
-                            match self
-                                .undo_dangling(t, acct, on_source, *s == TxnState::Finished)
-                                .await
-                            {
-                                Ok((msg, delta)) => {
-                                    repaired += delta;
-                                    found.repairs.push(format!("{acct}: {msg}"));
-                                    continue;
-                                }
-                                Err(e) => found.findings.push(finding(
-                                    FindingKind::DanglingPending,
-                                    acct,
-                                    format!("{detail}; repair failed: {e}"),
-                                )),
-                            }
-                        } else {
-                            let hint = if repairable {
-                                "; `audit --repair` undoes it"
-                            } else {
-                                ""
-                            };
-                            found.findings.push(finding(
-                                FindingKind::DanglingPending,
-                                acct,
-                                format!("{detail}{hint}"),
-                            ));
-                        }
-                    }
-                    Some(TxnState::Created) => found.findings.push(finding(
-                        FindingKind::DanglingPending,
-                        acct,
-                        format!(
+                self.judge_terminal_entry(&entry, s, repair, found).await
+            }
+            Some(TxnState::Created) => {
+                found.findings.push(finding(
+                    FindingKind::DanglingPending,
+                    acct,
+                    format!(
                         "carries `{txn_id}`, which is still created (never pending); repair by hand"
                     ),
-                    )),
-                    Some(TxnState::Unknown(_)) | None => {}
-                }
+                ));
+                0
             }
+            Some(TxnState::Unknown(_)) | None => 0,
         }
+    }
 
-        Ok(PendingEntries {
-            in_flight_delta,
-            repaired,
-        })
+    /// An entry of a finished or rolled-back (`s`) transaction: dangling.
+    /// Repaired (with `repair`) when its transaction is rolled back or the
+    /// account had settled it before; else reported. Gives the balance
+    /// change of the repair.
+    async fn judge_terminal_entry(
+        &self,
+        e: &Entry<'_>,
+        s: &TxnState,
+        repair: bool,
+        found: &mut Found,
+    ) -> i64 {
+        let (t, acct, txn_id) = (e.txn, e.acct, &e.txn.id);
+        let repairable = *s == TxnState::RolledBack || e.settled_before;
+        let what = if *s == TxnState::RolledBack {
+            "applied after its rollback".to_string()
+        } else if e.settled_before {
+            "applied again after it was committed and removed".to_string()
+        } else {
+            "still pending although finished (a second apply, or steps 5-6 skipped): \
+             check the balance history and repair by hand"
+                .to_string()
+        };
+        let detail = format!(
+            "carries `{txn_id}` ({s}, amount {}): {what}",
+            t.amount.unwrap_or(0)
+        );
+        if repair && repairable {
+            match self
+                .undo_dangling(t, acct, e.on_source, *s == TxnState::Finished)
+                .await
+            {
+                Ok((msg, delta)) => {
+                    found.repairs.push(format!("{acct}: {msg}"));
+                    return delta;
+                }
+                Err(err) => found.findings.push(finding(
+                    FindingKind::DanglingPending,
+                    acct,
+                    format!("{detail}; repair failed: {err}"),
+                )),
+            }
+        } else {
+            let hint = if repairable {
+                "; `audit --repair` undoes it"
+            } else {
+                ""
+            };
+            found.findings.push(finding(
+                FindingKind::DanglingPending,
+                acct,
+                format!("{detail}{hint}"),
+            ));
+        }
+        0
     }
 
     /// Undoes a dangling apply of a terminal transaction on one account with
