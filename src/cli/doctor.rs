@@ -5,7 +5,7 @@
 use super::output::{fail, out, print_json};
 use super::subcommands::DoctorArgs;
 use crate::protocol::read::discovery::{Refresh, Target};
-use crate::protocol::read::doctor::{DoctorReport, Security, Severity};
+use crate::protocol::read::doctor::{DoctorReport, IndexReport, Security, Severity};
 use crate::protocol::read::schema_report::SchemaReport;
 use crate::protocol::Protocol;
 
@@ -60,49 +60,77 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
         l.push(format!("{:<14} {:<18} {}", "time field", f.name, f.how()));
     }
     for i in &r.indices {
-        l.push(String::new());
-        let what = match &i.info.target {
-            Target::Missing => "does not exist".to_string(),
-            Target::Index => "index".to_string(),
-            Target::Alias { indices } => format!("alias over {}", indices.join(", ")),
-            Target::DataStream { indices } => {
-                format!("data stream over {}", indices.join(", "))
-            }
-        };
-        l.push(format!("{:<14} `{}`: {what}", i.role, i.info.name));
-        if !i.info.exists() {
-            continue;
-        }
-        let refresh = match i.info.refresh {
-            Refresh::Every(d) => format!("{}s", d.as_secs_f64()),
-            Refresh::Never => "-1 (never: searches see nothing new)".into(),
-        };
-        l.push(format!(
-            "  documents {}   dynamic {}   refresh {}   health {}{}",
-            i.doc_count
-                .map(|n| n.to_string())
-                .unwrap_or_else(|| "?".into()),
-            i.info.dynamic,
-            refresh,
-            i.health.as_deref().unwrap_or("?"),
-            match i.unassigned_shards {
-                Some(n) if n > 0 => format!(" ({n} unassigned shards)"),
-                _ => String::new(),
-            }
-        ));
-        for f in &i.fields {
-            l.push(format!("  {:<22} {}", f.name, f.how()));
-        }
-        match (&i.mapping_change, i.writes_rejected) {
-            (Some(c), true) => l.push(format!("  REJECTS the protocol's writes until: {c}")),
-            (Some(c), false) => l.push(format!(
-                "  not mapped yet (mapped dynamically on first write; `init --upgrade-mappings` adds): {c}"
-            )),
-            (None, _) => {}
-        }
+        l.extend(index_lines(i));
     }
     l.push(String::new());
-    match &r.security {
+    l.extend(security_lines(&r.security));
+    l.push(String::new());
+    l.push(match &r.liveness {
+        Some(live) => format!("{:<14} {live}", "liveness"),
+        None => format!(
+            "{:<14} not configured: locks held by processes or instances are judged unknown \
+             (never released without --force); a profile's [liveness] names a heartbeat index",
+            "liveness"
+        ),
+    });
+    l.push(String::new());
+    l.extend(schema_lines(&r.schema));
+    l.push(String::new());
+    l.extend(check_lines(r));
+    l
+}
+
+/// The lines of one index: what it is, its settings and how each field
+/// the tool queries resolved.
+fn index_lines(i: &IndexReport) -> Vec<String> {
+    let mut l = Vec::new();
+    l.push(String::new());
+    let what = match &i.info.target {
+        Target::Missing => "does not exist".to_string(),
+        Target::Index => "index".to_string(),
+        Target::Alias { indices } => format!("alias over {}", indices.join(", ")),
+        Target::DataStream { indices } => {
+            format!("data stream over {}", indices.join(", "))
+        }
+    };
+    l.push(format!("{:<14} `{}`: {what}", i.role, i.info.name));
+    if !i.info.exists() {
+        return l;
+    }
+    let refresh = match i.info.refresh {
+        Refresh::Every(d) => format!("{}s", d.as_secs_f64()),
+        Refresh::Never => "-1 (never: searches see nothing new)".into(),
+    };
+    l.push(format!(
+        "  documents {}   dynamic {}   refresh {}   health {}{}",
+        i.doc_count
+            .map(|n| n.to_string())
+            .unwrap_or_else(|| "?".into()),
+        i.info.dynamic,
+        refresh,
+        i.health.as_deref().unwrap_or("?"),
+        match i.unassigned_shards {
+            Some(n) if n > 0 => format!(" ({n} unassigned shards)"),
+            _ => String::new(),
+        }
+    ));
+    for f in &i.fields {
+        l.push(format!("  {:<22} {}", f.name, f.how()));
+    }
+    match (&i.mapping_change, i.writes_rejected) {
+        (Some(c), true) => l.push(format!("  REJECTS the protocol's writes until: {c}")),
+        (Some(c), false) => l.push(format!(
+            "  not mapped yet (mapped dynamically on first write; `init --upgrade-mappings` adds): {c}"
+        )),
+        (None, _) => {}
+    }
+    l
+}
+
+/// The security line(s): off, or the user's privileges or roles.
+fn security_lines(security: &Security) -> Vec<String> {
+    let mut l = Vec::new();
+    match security {
         Security::Off => l.push(format!(
             "{:<14} off (no authentication: anyone reaching the URL may change balances)",
             "security"
@@ -128,18 +156,12 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
             roles.join(", ")
         )),
     }
-    l.push(String::new());
-    l.push(match &r.liveness {
-        Some(live) => format!("{:<14} {live}", "liveness"),
-        None => format!(
-            "{:<14} not configured: locks held by processes or instances are judged unknown \
-             (never released without --force); a profile's [liveness] names a heartbeat index",
-            "liveness"
-        ),
-    });
-    l.push(String::new());
-    l.extend(schema_lines(&r.schema));
-    l.push(String::new());
+    l
+}
+
+/// The verdict: everything works, or each check that did not pass.
+fn check_lines(r: &DoctorReport) -> Vec<String> {
+    let mut l = Vec::new();
     if r.checks.iter().all(|c| c.severity == Severity::Ok) {
         l.push("everything the tool needs works here".into());
     }

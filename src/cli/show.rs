@@ -67,6 +67,28 @@ pub fn detail_lines(
         field("problems", row.problems.join("; "));
     }
 
+    lines.extend(account_lines(d));
+    lines.extend(lock_lines(d, now));
+    lines.push(String::new());
+    let next = match (&d.next_step, &d.txn.state) {
+        (Some(s), _) => s.label().to_string(),
+        (None, Some(s)) if s.is_terminal() => format!("none: the transaction is {s}"),
+        (None, _) if d.recover.refusal.is_some() => {
+            "none: recovery would refuse (see below)".into()
+        }
+        (None, _) => "none: every step is already done".into(),
+    };
+    lines.push(format!("{:<12} {next}", "next step"));
+    lines.push(String::new());
+    lines.extend(preview_lines("recover", &d.recover));
+    lines.push(String::new());
+    lines.extend(preview_lines("rollback", &d.rollback));
+    lines
+}
+
+/// The accounts part of `show`: both accounts as a table.
+fn account_lines(d: &TransactionDetail) -> Vec<String> {
+    let mut lines = Vec::new();
     lines.push(String::new());
     lines.push("accounts".into());
     if d.accounts.is_empty() {
@@ -110,6 +132,12 @@ pub fn detail_lines(
         lines.extend(t.render().into_iter().map(|l| format!("  {l}")));
     }
 
+    lines
+}
+
+/// The locks part of `show`: the locks the transaction holds.
+fn lock_lines(d: &TransactionDetail, now: DateTime<Utc>) -> Vec<String> {
+    let mut lines = Vec::new();
     lines.push(String::new());
     lines.push("locks".into());
     if d.locks.is_empty() {
@@ -132,20 +160,6 @@ pub fn detail_lines(
         lines.extend(t.render().into_iter().map(|l| format!("  {l}")));
     }
 
-    lines.push(String::new());
-    let next = match (&d.next_step, &d.txn.state) {
-        (Some(s), _) => s.label().to_string(),
-        (None, Some(s)) if s.is_terminal() => format!("none: the transaction is {s}"),
-        (None, _) if d.recover.refusal.is_some() => {
-            "none: recovery would refuse (see below)".into()
-        }
-        (None, _) => "none: every step is already done".into(),
-    };
-    lines.push(format!("{:<12} {next}", "next step"));
-    lines.push(String::new());
-    lines.extend(preview_lines("recover", &d.recover));
-    lines.push(String::new());
-    lines.extend(preview_lines("rollback", &d.rollback));
     lines
 }
 
