@@ -11,7 +11,7 @@
 //! is: a profile with both is refused, and `--cloud-id` with `--url` too. A profile marked `production = true` starts read-only unless it
 //! says `read_only = false`.
 
-use super::args::Cli;
+use super::args::{Cli, GlobalArgs};
 use crate::protocol::lock::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
@@ -349,6 +349,23 @@ pub fn apply(
     profile: &Profile,
 ) -> Result<(), ProfileError> {
     let g = &mut cli.global;
+    apply_options(g, m, name, profile)?;
+    g.resolved = resolved(name, profile)?;
+    g.profile = Some(name.to_string());
+    if cli.dashboard.read_only.is_none() {
+        cli.dashboard.read_only = Some(profile.read_only.unwrap_or(profile.production));
+    }
+    Ok(())
+}
+
+/// The profile's values for the options the command line (flag or
+/// variable) left unset.
+fn apply_options(
+    g: &mut GlobalArgs,
+    m: &ArgMatches,
+    name: &str,
+    profile: &Profile,
+) -> Result<(), ProfileError> {
     let text_options: [(&str, &Option<String>, &mut String); 5] = [
         ("url", &profile.url, &mut g.url),
         (
@@ -402,7 +419,13 @@ pub fn apply(
     if unset(m, "aws_sigv4") && profile.aws_sigv4.is_some() {
         g.aws_sigv4 = profile.aws_sigv4;
     }
-    g.resolved = Resolved {
+    Ok(())
+}
+
+/// What only a profile says (no flag does): its name, secrets' variables,
+/// liveness source and schema.
+fn resolved(name: &str, profile: &Profile) -> Result<Resolved, ProfileError> {
+    Ok(Resolved {
         name: Some(name.to_string()),
         production: profile.production,
         password_env: profile.password_env.clone(),
@@ -420,12 +443,7 @@ pub fn apply(
             }
             None => Schema::default(),
         },
-    };
-    g.profile = Some(name.to_string());
-    if cli.dashboard.read_only.is_none() {
-        cli.dashboard.read_only = Some(profile.read_only.unwrap_or(profile.production));
-    }
-    Ok(())
+    })
 }
 
 #[cfg(test)]
