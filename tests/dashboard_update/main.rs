@@ -868,13 +868,8 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
     assert_eq!(polled, vec![Command::LoadHistory("t-mid".into())]);
 }
 
-#[path = "dashboard_update/bulk.rs"]
 mod bulk;
-#[path = "dashboard_update/marks.rs"]
 mod marks;
-#[path = "dashboard_update/navigation.rs"]
 mod navigation;
-#[path = "dashboard_update/reverse.rs"]
 mod reverse;
-#[path = "dashboard_update/targets.rs"]
 mod targets;
