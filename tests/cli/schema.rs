@@ -48,6 +48,11 @@ fn java_schema() -> Schema {
 
 /// Indices mapped as the Java application maps them, and its documents.
 fn java_world() -> World {
+    java_world_with_times("date")
+}
+
+/// [`java_world`] with `modificationTime` mapped as `time_type`.
+fn java_world_with_times(time_type: &str) -> World {
     let w = World::bare();
     let create = |index: &str, props: Value| {
         let body = json!({"mappings": {"properties": props}}).to_string();
@@ -58,7 +63,7 @@ fn java_world() -> World {
         &w.ix.transactions,
         json!({"transactionState": {"type": "keyword"}, "srcAcct": {"type": "keyword"},
                "dstAcct": {"type": "keyword"}, "amount": {"type": "long"},
-               "creationTime": {"type": "date"}, "modificationTime": {"type": "date"}}),
+               "creationTime": {"type": "date"}, "modificationTime": {"type": time_type}}),
     );
     create(
         &w.ix.accounts,
@@ -303,4 +308,65 @@ fn with_the_map_every_command_works_in_the_applications_names() {
     java(&w, &["check"]).code(0);
     // The map names every field the tool reads.
     assert_eq!(java_schema().name(Field::LockCreated), "createdAt");
+}
+
+/// Every message an operator reads about a field (refusals, `audit`'s
+/// findings, `doctor`'s warnings) names it as the application does, and an
+/// unknown state as the application wrote it.
+#[test]
+fn messages_name_fields_in_the_applications_names() {
+    let w = java_world_with_times("keyword");
+    write_profile(&w);
+    // t9: no `modificationTime`; t10 moves
+    // money from E, whose `pendingTransactions` is not an array.
+    w.put(
+        &w.ix.transactions,
+        "t9",
+        &json!({"srcAcct": "C", "dstAcct": "D", "amount": 7,
+                "transactionState": "PENDING", "creationTime": ago(11)}),
+    );
+    w.put(
+        &w.ix.transactions,
+        "t10",
+        &json!({"srcAcct": "E", "dstAcct": "D", "amount": 5, "transactionState": "PENDING",
+                "creationTime": ago(11), "modificationTime": ago(10)}),
+    );
+    w.put(
+        &w.ix.accounts,
+        "E",
+        &json!({"balance": 1000, "pendingTransactions": 5}),
+    );
+    w.refresh();
+    let article = |out: &Out| {
+        for name in ARTICLE_NAMES {
+            assert!(!out.stdout.contains(&format!("`{name}`")), "{name}: {out}");
+            assert!(!out.stderr.contains(&format!("`{name}`")), "{name}: {out}");
+        }
+        assert!(!out.stdout.contains("unmapped:"), "{out}");
+    };
+
+    let out = java(&w, &["rollback", "t9", "--force"]);
+    assert_ne!(out.code, 0, "{out}");
+    let text = format!("{}{}", out.stdout, out.stderr);
+    assert!(text.contains("`modificationTime` is missing"), "{out}");
+    article(&out);
+    let out = java(&w, &["rollback", "t10", "--force"]);
+    assert_ne!(out.code, 0, "{out}");
+    let text = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        text.contains("`pendingTransactions` is not an array"),
+        "{out}"
+    );
+    article(&out);
+
+    let out = java(&w, &["audit"]);
+    out.stdout_has("`modificationTime` is missing")
+        .stdout_has("`pendingTransactions` is not an array")
+        .stdout_has("`transactionState` holds an unknown state `PAUSED`")
+        .stdout_has("`transactionState` holds an unknown state `pending`");
+    article(&out);
+
+    let out = java(&w, &["doctor"]);
+    out.stdout_has("`modificationTime` is `keyword`, not a date");
+    article(&out);
 }
