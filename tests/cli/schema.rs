@@ -198,9 +198,17 @@ fn with_the_map_every_command_works_in_the_applications_names() {
     assert_eq!(field("transaction_state")["name"], "transactionState");
     assert_eq!(field("transaction_state")["resolved"], "keyword: exact");
     assert_eq!(d["schema"]["unknown_states"], json!(["PAUSED", "pending"]));
+    // Every field fits, but two values on the cluster are unmapped: a
+    // warning saying which and how each could be mapped.
     java(&w, &["doctor"])
+        .code(1)
         .stdout_has("transaction_state      transactionState")
-        .stdout_has("not in the map (shown as unknown, never acted on): PAUSED, pending");
+        .stdout_has("not in the map (shown as unknown, never acted on): PAUSED, pending")
+        .stdout_has(
+            "warn  the map leaves state values on the cluster unmapped: `PAUSED`, `pending`",
+        )
+        .stdout_has("under [profiles.java.schema.states]: `PAUSED` matches no state")
+        .stdout_has("`pending` spells pending, which the map writes `PENDING`");
 
     // Reads: list, show, locks, check, the dashboard's poll.
     let out = java(&w, &["list", "--json"]);
@@ -306,6 +314,8 @@ fn with_the_map_every_command_works_in_the_applications_names() {
     w.refresh();
     java(&w, &["audit"]).code(0);
     java(&w, &["check"]).code(0);
+    let doctor = java(&w, &["doctor"]);
+    assert!(!doctor.stdout.contains("unmapped"), "{doctor}");
     // The map names every field the tool reads.
     assert_eq!(java_schema().name(Field::LockCreated), "createdAt");
 }
@@ -342,7 +352,7 @@ fn messages_name_fields_in_the_applications_names() {
             assert!(!out.stdout.contains(&format!("`{name}`")), "{name}: {out}");
             assert!(!out.stderr.contains(&format!("`{name}`")), "{name}: {out}");
         }
-        assert!(!out.stdout.contains("unmapped:"), "{out}");
+        assert!(!out.stdout.contains("`unmapped:"), "{out}");
     };
 
     let out = java(&w, &["rollback", "t9", "--force"]);
@@ -369,4 +379,27 @@ fn messages_name_fields_in_the_applications_names() {
     let out = java(&w, &["doctor"]);
     out.stdout_has("`modificationTime` is `keyword`, not a date");
     article(&out);
+}
+
+/// With a profile in use that has no map, `doctor` proposes the map as that
+/// profile's table, ready to paste.
+#[test]
+fn the_proposal_names_the_profile_in_use() {
+    let w = java_world();
+    let dir = w.g.log.with_file_name("config").join("estx-tui");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.toml"), "[profiles.payments]\n").unwrap();
+    let run = |args: &[&str]| w.g.run_env(&[("ESTX_PROFILE", "payments")], args);
+    let out = run(&["doctor"]);
+    out.code(3)
+        .stdout_has("[profiles.payments.schema]")
+        .stdout_has("[profiles.payments.schema.states]")
+        .stdout_has("paste into the profile):");
+    assert!(!out.stdout.contains("[profiles.NAME.schema]\n"), "{out}");
+    assert!(!out.stdout.contains("NAME being its name"), "{out}");
+    let json = run(&["doctor", "--json"]).json();
+    let proposal = json["schema"]["proposal"].as_str().expect("a proposal");
+    let table: toml::Table = toml::from_str(proposal).unwrap();
+    let proposed = Schema::from_table(table["profiles"]["payments"]["schema"].as_table().unwrap());
+    assert_eq!(proposed.unwrap(), java_schema(), "{proposal}");
 }
