@@ -93,13 +93,22 @@ impl ResolvedField {
         self.exact.as_deref().unwrap_or(&self.name)
     }
 
+    /// Whether the exact field indexes `value`: not when it is longer than
+    /// `ignore_above` (counted in UTF-16 units, as Java strings are), which
+    /// term queries then miss.
+    pub fn indexes_whole(&self, value: &str) -> bool {
+        self.ignore_above
+            .is_none_or(|n| value.encode_utf16().count() as u64 <= n)
+    }
+
     /// What `ignore_above` hides, in words (empty without one).
     fn limit(&self) -> String {
         self.ignore_above
             .map(|n| {
                 format!(
                     " (ignore_above {n}: values longer than {n} characters are missed \
-                     by queries, found by id only)"
+                     by its term queries; the tool looks for them by phrase on the \
+                     analysed field, or scans)"
                 )
             })
             .unwrap_or_default()
