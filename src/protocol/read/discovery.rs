@@ -169,9 +169,15 @@ impl IndexInfo {
                 self.name
             )),
             Target::Alias { indices } if indices.len() > 1 => Some(format!(
-                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one \
-                 (a rollover alias splits documents across its indices, and a document updated \
-                 by id must stay in one); point the tool at the concrete index",
+                "`{}` is an alias over {} indices ({}), as a rollover alias is: the cluster \
+                 refuses a GET or write by id through it (\"has more than one index associated \
+                 with it, can't execute a single index op\"), and writing through its write \
+                 index would add a second copy of a document that lives in an older index (a \
+                 lock created there would not see the one held in an older index); the tool \
+                 reads it by search only, and refuses what reads or writes by id (show, audit, \
+                 every intervention); to repair, point the tool at the concrete index that \
+                 holds the documents (`--transactions-index`, `--accounts-index` or \
+                 `--locks-index`, one concrete index at a time; `doctor` lists them)",
                 self.name,
                 indices.len(),
                 indices.join(", ")
