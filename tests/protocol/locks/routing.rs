@@ -95,6 +95,10 @@ async fn a_live_lock_whose_owner_is_routed_is_never_judged_stale() {
     assert_eq!(locks[0].owner_state, Some(TxnState::Pending));
     let view = via.lock_view("acct-a").await.unwrap().unwrap();
     assert_eq!(view.staleness, Staleness::Live);
+    // The dashboard's poll reads the owners by `_mget`.
+    let snap = via.poll_snapshot(500).await.unwrap();
+    assert_eq!(snap.locks.len(), 1);
+    assert_eq!(snap.locks[0].staleness, Staleness::Live, "{:?}", snap.locks);
 
     assert!(matches!(
         via.release_lock("acct-a", false).await.unwrap(),
