@@ -42,6 +42,9 @@ pub struct CondWrite<'a> {
     pub seq_no: i64,
     /// `_primary_term` the write is conditional on.
     pub primary_term: i64,
+    /// The document's custom routing value, as read
+    /// ([`VersionedDoc::routing`](super::VersionedDoc::routing)).
+    pub routing: Option<&'a str>,
 }
 
 /// What happened to one item of a conditional `_bulk`.
@@ -108,12 +111,13 @@ impl Cluster {
 
     /// One item's two NDJSON lines (action and source), newlines included.
     fn bulk_lines(&self, w: &CondWrite<'_>) -> Result<Vec<u8>> {
-        let action = json!({"index": {
+        let meta = json!({
             "_index": w.index,
             "_id": w.id,
             "if_seq_no": w.seq_no,
             "if_primary_term": w.primary_term,
-        }});
+        });
+        let action = json!({ "index": super::dotted::with_routing(meta, w.routing) });
         let source = self.write_source(w.index, w.source);
         let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
         bytes.push(b'\n');

@@ -23,20 +23,20 @@ pub(super) fn needs_body(id: &str) -> bool {
 
 /// A one-item bulk action.
 pub(super) enum Action<'a> {
-    /// Index `source` if the document is at these tokens.
-    IndexIf(&'a Map<String, Value>, i64, i64),
+    /// Index `source` if the document is at these tokens (and routing).
+    IndexIf(&'a Map<String, Value>, i64, i64, Option<&'a str>),
     /// Index `source` unconditionally.
     Index(&'a Value),
     /// Create `source` if no document has the id.
     Create(&'a Map<String, Value>),
-    /// Delete if the document is at these tokens.
-    DeleteIf(i64, i64),
+    /// Delete if the document is at these tokens (and routing).
+    DeleteIf(i64, i64, Option<&'a str>),
 }
 
 impl Cluster {
     /// Realtime read of one document through `_mget`.
     pub(super) async fn get_by_body(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
-        let mut docs = self.mget(index, &[id.to_string()]).await?;
+        let mut docs = self.mget_body(index, json!({ "ids": [id] })).await?;
         Ok(docs.pop().flatten())
     }
 
@@ -48,16 +48,22 @@ impl Cluster {
         action: Action<'_>,
     ) -> Result<(u16, Value)> {
         let (name, mut meta, source): (&str, Value, Option<Value>) = match action {
-            Action::IndexIf(src, seq_no, term) => (
+            Action::IndexIf(src, seq_no, term, routing) => (
                 "index",
-                json!({"if_seq_no": seq_no, "if_primary_term": term}),
+                with_routing(
+                    json!({"if_seq_no": seq_no, "if_primary_term": term}),
+                    routing,
+                ),
                 Some(Value::Object(src.clone())),
             ),
             Action::Index(src) => ("index", json!({}), Some(src.clone())),
             Action::Create(src) => ("create", json!({}), Some(Value::Object(src.clone()))),
-            Action::DeleteIf(seq_no, term) => (
+            Action::DeleteIf(seq_no, term, routing) => (
                 "delete",
-                json!({"if_seq_no": seq_no, "if_primary_term": term}),
+                with_routing(
+                    json!({"if_seq_no": seq_no, "if_primary_term": term}),
+                    routing,
+                ),
                 None,
             ),
         };
@@ -129,9 +135,10 @@ impl Cluster {
         id: &str,
         seq_no: i64,
         primary_term: i64,
+        routing: Option<&str>,
     ) -> Result<DeleteOutcome> {
         match self
-            .bulk_one(index, id, Action::DeleteIf(seq_no, primary_term))
+            .bulk_one(index, id, Action::DeleteIf(seq_no, primary_term, routing))
             .await?
         {
             (409, _) => Ok(DeleteOutcome::Conflict),
@@ -140,4 +147,12 @@ impl Cluster {
             (s, item) => Err(error_from(s, &item, index)),
         }
     }
+}
+
+/// A bulk action's metadata with the document's routing value, if it has one.
+pub(super) fn with_routing(mut meta: Value, routing: Option<&str>) -> Value {
+    if let Some(r) = routing {
+        meta["routing"] = json!(r);
+    }
+    meta
 }

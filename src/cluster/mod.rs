@@ -23,6 +23,7 @@ mod credential;
 mod dotted;
 mod introspect;
 mod response;
+mod routed;
 mod search;
 mod security;
 mod send;
@@ -44,15 +45,13 @@ pub use sigv4::{AwsService, AwsSigning};
 
 use crate::protocol::schema::Boundary;
 use clock::Clock;
-use response::{check, mget_item_error, truncate, versioned, Answer};
+use response::{check, truncate, versioned, Answer};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use elasticsearch::params::OpType;
-use elasticsearch::{
-    BulkParts, CreateParts, DeleteParts, Elasticsearch, GetParts, IndexParts, MgetParts,
-};
+use elasticsearch::{BulkParts, CreateParts, DeleteParts, Elasticsearch, GetParts, IndexParts};
 use serde_json::{json, Map, Value};
 
 /// A document with the concurrency tokens it was read at.
@@ -66,6 +65,9 @@ pub struct VersionedDoc {
     pub primary_term: i64,
     /// `_source`.
     pub source: Map<String, Value>,
+    /// The custom routing value it was indexed with (`_routing`), which
+    /// every write to it must pass (see `routed`); `None` when routed by id.
+    pub routing: Option<String>,
 }
 
 /// Outcome of a conditional write.
@@ -212,9 +214,18 @@ impl Cluster {
         self.caps.remember(p);
     }
 
-    /// Realtime GET by id: the latest write, refreshed or not.
+    /// Realtime GET by id: the latest write, refreshed or not. A miss is
+    /// confirmed by an `ids` search before it is called absent: a document
+    /// indexed with custom routing is found there and read with its routing
+    /// value (see `routed`).
     pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
-        let doc = self.get_untranslated(index, id).await?;
+        let doc = match self.get_untranslated(index, id).await? {
+            Some(d) => Some(d),
+            None => self
+                .found_elsewhere(index, &[id.to_string()])
+                .await?
+                .remove(id),
+        };
         Ok(doc.map(|d| self.read_doc(index, d)))
     }
 
@@ -238,54 +249,29 @@ impl Cluster {
         Ok(Some(versioned(id, &body)?))
     }
 
-    /// Realtime multi-GET; one entry per id, `None` where missing.
+    /// Realtime multi-GET; one entry per id, `None` where missing (each
+    /// miss confirmed by one `ids` search, as [`Cluster::get`] does).
     pub async fn mget(&self, index: &str, ids: &[String]) -> Result<Vec<Option<VersionedDoc>>> {
-        let docs = self.mget_untranslated(index, ids).await?;
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut docs = self.mget_body(index, json!({ "ids": ids })).await?;
+        let missed: Vec<String> = ids
+            .iter()
+            .zip(&docs)
+            .filter(|(_, d)| d.is_none())
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut elsewhere = self.found_elsewhere(index, &missed).await?;
+        for (id, d) in ids.iter().zip(docs.iter_mut()) {
+            if d.is_none() {
+                *d = elsewhere.remove(id);
+            }
+        }
         Ok(docs
             .into_iter()
             .map(|d| d.map(|d| self.read_doc(index, d)))
             .collect())
-    }
-
-    async fn mget_untranslated(
-        &self,
-        index: &str,
-        ids: &[String],
-    ) -> Result<Vec<Option<VersionedDoc>>> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let resp = self
-            .send_read(|| {
-                self.client
-                    .mget(MgetParts::Index(index))
-                    .realtime(true)
-                    .body(json!({ "ids": ids }))
-                    .send()
-            })
-            .await?;
-        let body = check(resp, index).await?;
-        let docs = body
-            .get("docs")
-            .and_then(Value::as_array)
-            .ok_or_else(|| Error::Decode("mget answer without docs".into()))?;
-        docs.iter()
-            .map(|d| {
-                if d.get("error").is_some() {
-                    return Err(mget_item_error(d, index));
-                }
-                if d.get("found") == Some(&Value::Bool(true)) {
-                    let id = d
-                        .get("_id")
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string();
-                    versioned(&id, d).map(Some)
-                } else {
-                    Ok(None)
-                }
-            })
-            .collect()
     }
 
     /// Writes `source` only if the document is still at `seq_no`/`primary_term`.
@@ -297,18 +283,36 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<WriteOutcome> {
+        self.put_if_routed(index, id, source, (seq_no, primary_term), None)
+            .await
+    }
+
+    /// [`Cluster::put_if`] on a document read with a custom routing value
+    /// ([`VersionedDoc::routing`]), which the write must pass to reach the
+    /// shard holding it: `at` is its `(_seq_no, _primary_term)`.
+    pub async fn put_if_routed(
+        &self,
+        index: &str,
+        id: &str,
+        source: &Map<String, Value>,
+        at: (i64, i64),
+        routing: Option<&str>,
+    ) -> Result<WriteOutcome> {
+        let (seq_no, primary_term) = at;
         let source = &*self.write_source(index, source);
         if dotted::needs_body(id) {
-            let action = dotted::Action::IndexIf(source, seq_no, primary_term);
+            let action = dotted::Action::IndexIf(source, seq_no, primary_term, routing);
             return self.index_by_body(index, id, action).await;
         }
-        let resp = self
+        let mut request = self
             .client
             .index(IndexParts::IndexId(index, id))
             .if_seq_no(seq_no)
-            .if_primary_term(primary_term)
-            .body(source)
-            .send();
+            .if_primary_term(primary_term);
+        if let Some(r) = routing {
+            request = request.routing(r);
+        }
+        let resp = request.body(source).send();
         let resp = self.send(resp).await?;
         if resp.status_code().as_u16() == 409 {
             return Ok(WriteOutcome::Conflict);
@@ -413,15 +417,34 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<DeleteOutcome> {
+        self.delete_if_routed(index, id, (seq_no, primary_term), None)
+            .await
+    }
+
+    /// [`Cluster::delete_if`] on a document read with a custom routing value
+    /// ([`VersionedDoc::routing`]); `at` is its `(_seq_no, _primary_term)`.
+    pub async fn delete_if_routed(
+        &self,
+        index: &str,
+        id: &str,
+        at: (i64, i64),
+        routing: Option<&str>,
+    ) -> Result<DeleteOutcome> {
+        let (seq_no, primary_term) = at;
         if dotted::needs_body(id) {
-            return self.delete_by_body(index, id, seq_no, primary_term).await;
+            return self
+                .delete_by_body(index, id, seq_no, primary_term, routing)
+                .await;
         }
-        let resp = self
+        let mut request = self
             .client
             .delete(DeleteParts::IndexId(index, id))
             .if_seq_no(seq_no)
-            .if_primary_term(primary_term)
-            .send();
+            .if_primary_term(primary_term);
+        if let Some(r) = routing {
+            request = request.routing(r);
+        }
+        let resp = request.send();
         let resp = self.send(resp).await?;
         match resp.status_code().as_u16() {
             409 => Ok(DeleteOutcome::Conflict),

@@ -341,6 +341,10 @@ pub(super) fn versioned(id: &str, body: &Value) -> Result<VersionedDoc> {
             seq_no,
             primary_term,
             source,
+            routing: body
+                .get("_routing")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         }),
         _ => Err(Error::Decode(format!(
             "document `{id}` answer lacks _seq_no/_primary_term/_source: {}",

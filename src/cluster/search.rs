@@ -140,7 +140,7 @@ impl Cluster {
 }
 
 /// [`Error::Partial`] when the answer's `_shards.failed` is not zero.
-fn whole(answer: &Value, index: &str) -> Result<()> {
+pub(super) fn whole(answer: &Value, index: &str) -> Result<()> {
     let n = |k: &str| {
         answer
             .pointer(&format!("/_shards/{k}"))

@@ -218,7 +218,7 @@ impl Executor {
             tries.requests += 1;
             match self
                 .cluster
-                .put_if(index, id, &source, doc.seq_no, doc.primary_term)
+                .put_if_routed(index, id, &source, at(&doc), doc.routing.as_deref())
                 .await
             {
                 Ok(WriteOutcome::Written { .. }) => {
@@ -300,7 +300,7 @@ impl Executor {
             tries.requests += 1;
             match self
                 .cluster
-                .put_if(on.index, on.id, &source, doc.seq_no, doc.primary_term)
+                .put_if_routed(on.index, on.id, &source, at(&doc), doc.routing.as_deref())
                 .await
             {
                 Ok(WriteOutcome::Written { .. }) => return Ok(None),
@@ -379,6 +379,11 @@ impl Executor {
         tokio::time::sleep(wait).await;
         Ok(())
     }
+}
+
+/// The `(_seq_no, _primary_term)` a write on `doc` is conditional on.
+fn at(doc: &VersionedDoc) -> (i64, i64) {
+    (doc.seq_no, doc.primary_term)
 }
 
 fn noop(source: Map<String, Value>, reason: NoopReason, tries: &Tries) -> Executed {

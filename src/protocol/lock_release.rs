@@ -387,12 +387,13 @@ impl Protocol {
         doc: &VersionedDoc,
     ) -> Result<Option<ReleaseOutcome>> {
         let index = &self.config.indices.locks;
-        let (seq_no, term) = (doc.seq_no, doc.primary_term);
+        let at = (doc.seq_no, doc.primary_term);
+        let routing = doc.routing.as_deref();
         match info.shape.release_action() {
             ReleaseAction::Delete => Ok(
                 match self
                     .cluster()
-                    .delete_if(index, &info.resource, seq_no, term)
+                    .delete_if_routed(index, &info.resource, at, routing)
                     .await?
                 {
                     DeleteOutcome::Deleted => Some(ReleaseOutcome::Released),
@@ -405,7 +406,7 @@ impl Protocol {
                 source.insert("lock_count".into(), to.into());
                 let written = self
                     .cluster()
-                    .put_if(index, &info.resource, &source, seq_no, term)
+                    .put_if_routed(index, &info.resource, &source, at, routing)
                     .await?;
                 Ok(match written {
                     WriteOutcome::Written { .. } => Some(ReleaseOutcome::Decremented { left: to }),

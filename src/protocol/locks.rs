@@ -134,7 +134,12 @@ impl Protocol {
             // create decides: it only succeeds on an absent lock.
             match self
                 .cluster()
-                .delete_if(index, resource, doc.seq_no, doc.primary_term)
+                .delete_if_routed(
+                    index,
+                    resource,
+                    (doc.seq_no, doc.primary_term),
+                    doc.routing.as_deref(),
+                )
                 .await
             {
                 Ok(_) => {}

@@ -140,10 +140,14 @@ impl Protocol {
 
     /// Reads a transaction by id (realtime), tolerant of every malformation.
     pub async fn read_transaction(&self, id: &str) -> Result<Option<(Transaction, VersionedDoc)>> {
-        let doc = self
+        let doc = match self
             .cluster()
             .get(&self.config.indices.transactions, id)
-            .await?;
+            .await
+        {
+            Ok(doc) => doc,
+            Err(e) => return Err(self.explain_by_id(e).await),
+        };
         Ok(doc.map(|d| (self.parse_transaction(id, &d.source), d)))
     }
 

@@ -18,13 +18,16 @@
 //! privileges); [`sigv4`] makes it check AWS SigV4 signatures as Amazon
 //! OpenSearch Service does; [`personality`]
 //! makes it answer as a named product and version (`GET /`, no `Date`,
-//! point-in-time dialect, sort restrictions, missing APIs, size limits).
+//! point-in-time dialect, sort restrictions, missing APIs, size limits);
+//! [`routing`] makes reads by id miss documents indexed with custom routing
+//! as an index of several shards does.
 //!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
 mod partial;
 mod personality;
 mod rewrite;
+mod routing;
 mod security;
 mod sigv4;
 mod wire;
@@ -83,6 +86,7 @@ struct Shared {
     realm: Mutex<Option<security::Realm>>,
     personality: Mutex<Option<personality::Personality>>,
     strip_date: AtomicBool,
+    route_by_shards: AtomicBool,
     sigv4: Mutex<Option<sigv4::SigV4Key>>,
     sigv4_accepted: AtomicUsize,
 }
@@ -152,6 +156,7 @@ impl FaultProxy {
             sigv4: Mutex::new(None),
             sigv4_accepted: AtomicUsize::new(0),
             strip_date: AtomicBool::new(false),
+            route_by_shards: AtomicBool::new(false),
         });
         let accept_shared = Arc::clone(&shared);
         let accept_thread = std::thread::Builder::new()
@@ -334,6 +339,7 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         rewrite::Plan::ForwardThenAnswer(bytes) => Some(bytes),
         rewrite::Plan::Forward => None,
     };
+    let miss = routing::before(shared, &mut request);
     let drop_it = take_rule(shared, &request.method, &path);
 
     let response = match forward(shared, &request) {
@@ -367,6 +373,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         writer.write_all(&finish(shared, bytes, fix))?;
         return close_gracefully(&writer, &mut reader);
     }
+    let response = match &miss {
+        Some(miss) => routing::after(miss, response),
+        None => response,
+    };
     let response = finish(shared, rewrite::shift_response_date(shared, response), fix);
 
     let status = String::from_utf8_lossy(&response[..response.len().min(64)])

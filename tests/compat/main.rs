@@ -17,6 +17,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod faults;
+mod mappings;
 mod session;
 
 use common::proxy::Personality;

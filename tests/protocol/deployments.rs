@@ -456,6 +456,15 @@ async fn aliases_over_one_index_work_and_over_two_are_refused_for_writes() {
     let before = two.sources(&first, &["stuck"]).await;
     let err = two.proto.check_writable().await.unwrap_err().to_string();
     assert!(err.contains("alias over 2 indices"), "{err}");
+    // The exact reason (the cluster's refusal, a second copy through the
+    // write index) and what to do.
+    for why in [
+        "can't execute a single index op",
+        "second copy",
+        "`--transactions-index`",
+    ] {
+        assert!(err.contains(why), "{why}: {err}");
+    }
     assert_eq!(before, two.sources(&first, &["stuck"]).await);
 }
 

@@ -18,6 +18,7 @@ mod exact;
 mod fixture;
 mod ids;
 mod locks;
+mod long_values;
 mod lost_responses;
 mod malformed;
 mod mapped_times;

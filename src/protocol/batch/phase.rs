@@ -25,6 +25,8 @@ struct TxnWrite {
     source: Map<String, Value>,
     effect: Option<Effect>,
     at: (i64, i64),
+    /// The document's custom routing value, as read.
+    routing: Option<String>,
 }
 
 /// One write to an account carrying the steps of several transactions.
@@ -32,6 +34,8 @@ struct AcctWrite {
     acct: String,
     source: Map<String, Value>,
     at: (i64, i64),
+    /// The document's custom routing value, as read.
+    routing: Option<String>,
     members: Vec<(usize, Effect)>,
 }
 
@@ -39,13 +43,20 @@ fn is_apply(step: Step) -> bool {
     matches!(step, Step::ApplySource | Step::ApplyDestination)
 }
 
-/// The new version a written document has, from the `_bulk` answer.
-fn rewritten(id: &str, source: &Map<String, Value>, at: (i64, i64)) -> VersionedDoc {
+/// The new version a written document has, from the `_bulk` answer (its
+/// routing unchanged).
+fn rewritten(
+    id: &str,
+    source: &Map<String, Value>,
+    at: (i64, i64),
+    routing: &Option<String>,
+) -> VersionedDoc {
     VersionedDoc {
         id: id.to_string(),
         seq_no: at.0,
         primary_term: at.1,
         source: source.clone(),
+        routing: routing.clone(),
     }
 }
 
@@ -118,6 +129,7 @@ impl Protocol {
                     source,
                     effect: transition.map(|_| effect),
                     at: (doc.seq_no, doc.primary_term),
+                    routing: doc.routing.clone(),
                 }),
             }
         }
@@ -129,6 +141,7 @@ impl Protocol {
                 source: &w.source,
                 seq_no: w.at.0,
                 primary_term: w.at.1,
+                routing: w.routing.as_deref(),
             })
             .collect();
         let outcomes = self.send(&conds).await;
@@ -147,7 +160,9 @@ impl Protocol {
                         Some(_) => false,
                     };
                     match version {
-                        Some(at) => r.txns[w.item] = Some(rewritten(&it.t.id, &w.source, at)),
+                        Some(at) => {
+                            r.txns[w.item] = Some(rewritten(&it.t.id, &w.source, at, &w.routing))
+                        }
                         None => r.halted[w.item] = true,
                     }
                     r.claimed[w.item] |= proves_pending;
@@ -252,6 +267,7 @@ impl Protocol {
                 folded.write_into(&mut source);
                 writes.push(AcctWrite {
                     at: (doc.seq_no, doc.primary_term),
+                    routing: doc.routing.clone(),
                     acct,
                     source,
                     members: carried,
@@ -279,6 +295,7 @@ impl Protocol {
                 source: &w.source,
                 seq_no: w.at.0,
                 primary_term: w.at.1,
+                routing: w.routing.as_deref(),
             })
             .collect();
         let outcomes = self.send(&conds).await;
@@ -288,8 +305,10 @@ impl Protocol {
                 ItemOutcome::Written => {
                     match version {
                         Some(at) => {
-                            r.accts
-                                .insert(w.acct.clone(), rewritten(&w.acct, &w.source, at));
+                            r.accts.insert(
+                                w.acct.clone(),
+                                rewritten(&w.acct, &w.source, at, &w.routing),
+                            );
                         }
                         None => r.forget(&w.acct),
                     }

@@ -22,7 +22,9 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Owner<'a> {
     /// No such transaction document (not evidence of anything: the owner
-    /// may be a process or an instance).
+    /// may be a process or an instance). A read by id that missed is
+    /// confirmed by a search before it says so, so an owner the
+    /// application indexed with custom routing is never missing here.
     Missing,
     /// The document exists but its state cannot be read.
     Unreadable,

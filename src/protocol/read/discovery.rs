@@ -93,13 +93,22 @@ impl ResolvedField {
         self.exact.as_deref().unwrap_or(&self.name)
     }
 
+    /// Whether the exact field indexes `value`: not when it is longer than
+    /// `ignore_above` (counted in UTF-16 units, as Java strings are), which
+    /// term queries then miss.
+    pub fn indexes_whole(&self, value: &str) -> bool {
+        self.ignore_above
+            .is_none_or(|n| value.encode_utf16().count() as u64 <= n)
+    }
+
     /// What `ignore_above` hides, in words (empty without one).
     fn limit(&self) -> String {
         self.ignore_above
             .map(|n| {
                 format!(
                     " (ignore_above {n}: values longer than {n} characters are missed \
-                     by queries, found by id only)"
+                     by its term queries; the tool looks for them by phrase on the \
+                     analysed field, or scans)"
                 )
             })
             .unwrap_or_default()
@@ -160,9 +169,15 @@ impl IndexInfo {
                 self.name
             )),
             Target::Alias { indices } if indices.len() > 1 => Some(format!(
-                "`{}` is an alias over {} indices ({}): reads and writes by id need exactly one \
-                 (a rollover alias splits documents across its indices, and a document updated \
-                 by id must stay in one); point the tool at the concrete index",
+                "`{}` is an alias over {} indices ({}), as a rollover alias is: the cluster \
+                 refuses a GET or write by id through it (\"has more than one index associated \
+                 with it, can't execute a single index op\"), and writing through its write \
+                 index would add a second copy of a document that lives in an older index (a \
+                 lock created there would not see the one held in an older index); the tool \
+                 reads it by search only, and refuses what reads or writes by id (show, audit, \
+                 every intervention); to repair, point the tool at the concrete index that \
+                 holds the documents (`--transactions-index`, `--accounts-index` or \
+                 `--locks-index`, one concrete index at a time; `doctor` lists them)",
                 self.name,
                 indices.len(),
                 indices.join(", ")

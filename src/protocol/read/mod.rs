@@ -147,6 +147,21 @@ impl Protocol {
         }
     }
 
+    /// `e`, the failure of a read by id of a transaction, as the refusal
+    /// discovery explains when the transactions cannot be read by id (an
+    /// alias over several indices: the cluster's "can't execute a single
+    /// index op" alone says neither why nor what to do); else `e` itself.
+    pub(crate) async fn explain_by_id(&self, e: crate::error::Error) -> crate::error::Error {
+        let problem = match self.discovery().await {
+            Ok(d) => d.transactions.id_problem(),
+            Err(_) => None,
+        };
+        match problem {
+            Some(p) => crate::error::Error::Invalid(format!("refused: {p}")),
+            None => e,
+        }
+    }
+
     /// Refuses (before any write) when lock documents cannot be written as
     /// the tool writes them: a `transfer --locks` checks it before step 1.
     pub async fn check_lockable(&self) -> Result<()> {

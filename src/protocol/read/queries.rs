@@ -5,7 +5,7 @@
 //! surface documents with no usable `modification_time` instead of silently
 //! dropping them.
 
-use super::discovery::Fields;
+use super::discovery::{Fields, ResolvedField};
 use crate::protocol::schema::Schema;
 use crate::protocol::transaction::TxnState;
 use serde_json::{json, Value};
@@ -153,15 +153,10 @@ impl<'a> Queries<'a> {
         json!({"states": states})
     }
 
-    /// Locks owned by any of `owners`.
+    /// Locks owned by any of `owners` (possibly more: the caller checks
+    /// each hit's `owner`, see [`any_of`]).
     pub fn locks_owned_by(&self, owners: &[String]) -> Value {
-        let f = &self.fields.owner;
-        match &f.exact {
-            Some(exact) => json!({"terms": {exact: owners}}),
-            None => json!({"bool": {"should": owners.iter()
-                .map(|o| json!({"match_phrase": {f.name.clone(): o}}))
-                .collect::<Vec<_>>(), "minimum_should_match": 1}}),
-        }
+        json!({"bool": {"should": any_of(&self.fields.owner, owners), "minimum_should_match": 1}})
     }
 
     /// Locks, oldest first.
@@ -173,20 +168,15 @@ impl<'a> Queries<'a> {
     }
 
     /// Transactions naming any of `accounts` as source or destination
-    /// (either field name the mappings use).
+    /// (either field name the mappings use; possibly more: the caller
+    /// checks each hit's accounts, see [`any_of`]).
     pub fn naming_accounts(&self, accounts: &[String]) -> Value {
         let should: Vec<Value> = self
             .fields
             .src
             .iter()
             .chain(&self.fields.dest)
-            .flat_map(|f| match &f.exact {
-                Some(exact) => vec![json!({"terms": {exact: accounts}})],
-                None => accounts
-                    .iter()
-                    .map(|a| json!({"match_phrase": {f.name.clone(): a}}))
-                    .collect(),
-            })
+            .flat_map(|f| any_of(f, accounts))
             .collect();
         json!({"bool": {"should": should, "minimum_should_match": 1}})
     }
@@ -195,6 +185,37 @@ impl<'a> Queries<'a> {
     pub fn accounts_with_pending(&self) -> Value {
         json!({"exists": {"field": self.fields.pending.name}})
     }
+}
+
+/// `should` clauses matching documents whose `f` is one of `values`, for
+/// callers that check the value of every hit: a `terms` on the exact field;
+/// a value it does not index (longer than its `ignore_above`: ids and
+/// accounts of an auto-created index's `.keyword`, 256 characters) by a
+/// phrase on the analysed field, or, when the field has no analysed form,
+/// by no condition at all (every document, filtered by the caller), since
+/// no query can find it; a field with no exact form by phrase.
+fn any_of(f: &ResolvedField, values: &[String]) -> Vec<Value> {
+    let Some(exact) = &f.exact else {
+        return values.iter().map(|v| phrase(&f.name, v)).collect();
+    };
+    let (indexed, long): (Vec<&String>, Vec<&String>) =
+        values.iter().partition(|v| f.indexes_whole(v));
+    let mut should = Vec::new();
+    if !indexed.is_empty() {
+        should.push(json!({"terms": {exact.clone(): indexed}}));
+    }
+    if !long.is_empty() {
+        if *exact == f.name {
+            should.push(json!({"match_all": {}}));
+        } else {
+            should.extend(long.iter().map(|v| phrase(&f.name, v)));
+        }
+    }
+    should
+}
+
+fn phrase(field: &str, value: &str) -> Value {
+    json!({"match_phrase": {field: value}})
 }
 
 /// Key the aggregation gives documents without a state.
@@ -268,6 +289,28 @@ mod tests {
         assert_eq!(
             q.state_in(&["rolled-back"])["bool"]["should"][0]["match_phrase"]["transaction_state"],
             "rolled-back"
+        );
+    }
+
+    #[test]
+    fn values_longer_than_ignore_above_are_searched_where_they_are_indexed() {
+        let long = "a".repeat(257);
+        let owners = ["t1".to_string(), long.clone()];
+        let sub = fields(json!({"owner": {"type": "text",
+            "fields": {"keyword": {"type": "keyword", "ignore_above": 256}}}}));
+        assert_eq!(
+            Queries::new(&sub).locks_owned_by(&owners)["bool"]["should"],
+            json!([{"terms": {"owner.keyword": ["t1"]}}, {"match_phrase": {"owner": long}}])
+        );
+        let bare = fields(json!({"owner": {"type": "keyword", "ignore_above": 256}}));
+        assert_eq!(
+            Queries::new(&bare).locks_owned_by(&owners)["bool"]["should"],
+            json!([{"terms": {"owner": ["t1"]}}, {"match_all": {}}])
+        );
+        let short = ["t1".to_string(), "a".repeat(256)];
+        assert_eq!(
+            Queries::new(&bare).locks_owned_by(&short)["bool"]["should"],
+            json!([{"terms": {"owner": short}}])
         );
     }
 }

@@ -358,7 +358,7 @@ fn translate_es_pit(request: &mut Request, bare: &str, method: &str, body: &[u8]
     }
 }
 
-fn set_body(request: &mut Request, body: Vec<u8>) {
+pub(super) fn set_body(request: &mut Request, body: Vec<u8>) {
     request.headers.retain(|(n, _)| {
         !n.eq_ignore_ascii_case("content-length") && !n.eq_ignore_ascii_case("transfer-encoding")
     });
@@ -487,7 +487,7 @@ fn product_header(p: Personality, response: Vec<u8>) -> Vec<u8> {
 
 /// The same answer with its JSON body changed by `f` (re-framed with a
 /// `Content-Length`); unchanged when the body is not JSON.
-fn rebody(response: Vec<u8>, f: impl FnOnce(Value) -> Value) -> Vec<u8> {
+pub(super) fn rebody(response: Vec<u8>, f: impl FnOnce(Value) -> Value) -> Vec<u8> {
     let Some(head_end) = super::super::find(&response, b"\r\n\r\n") else {
         return response;
     };

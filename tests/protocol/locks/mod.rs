@@ -15,6 +15,7 @@ mod foreign;
 mod leaks;
 mod read_side;
 mod release;
+mod routing;
 mod shapes;
 mod staleness;
 mod takeover;
