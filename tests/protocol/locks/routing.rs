@@ -118,7 +118,10 @@ async fn a_live_lock_whose_owner_is_routed_is_never_judged_stale() {
     assert_eq!(via.check_reading().await.unwrap().counts.stale_locks, 0);
     let audit = via.audit(None, false).await.unwrap();
     assert!(
-        !audit.findings.iter().any(|f| f.kind == "stale_lock"),
+        !audit
+            .findings
+            .iter()
+            .any(|f| f.kind.as_str() == "stale_lock"),
         "{:?}",
         audit.findings
     );
