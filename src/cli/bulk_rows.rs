@@ -3,9 +3,9 @@
 //! at the end; `--format ndjson` prints one [`Line`] per transaction as it
 //! ends (the same [`ProcedureOutcome`] rows as `--json`), then a summary.
 
-use super::actions::Tally;
 use super::exit;
 use super::outcome::{LockOutcome, ProcedureOutcome, VerdictOutcome};
+use crate::protocol::intervene::Tally;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

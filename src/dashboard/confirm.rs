@@ -189,30 +189,26 @@ pub fn force_hint() -> String {
     format!("the force key {key}")
 }
 
-/// The refusal of an unforced run as of the screen's clock: the recovery
-/// window's refusal gives the age now (not the one when the dialog opened);
-/// one that no longer holds says so (the dialog must be reopened to check
-/// again). Other refusals as the re-read said them.
-pub fn refusal_now(app: &App, action: Action, c: &Checked) -> Option<String> {
+/// The refusal of an unforced run as of the screen's clock, in the
+/// dashboard's words ([`crate::protocol::intervene::Refusal::explain`] with
+/// the force key): the recovery window's refusal gives the age now (not the
+/// one when the dialog opened); one that no longer holds says so (the
+/// dialog must be reopened to check it again). Other refusals as the
+/// re-read judged them.
+pub fn refusal_now(app: &App, c: &Checked) -> Option<String> {
     let said = c.refusal.as_ref()?;
-    let Reread::Transaction(det) = &c.reread else {
-        return Some(said.clone());
+    let hint = force_hint();
+    let (Some(_), Reread::Transaction(det)) = (said.recent(), &c.reread) else {
+        return Some(said.explain(&hint));
     };
-    // Of a readable transaction in a known in-flight state, the protocol's
-    // only refusal of a rollback or recovery is the recovery window's.
-    let was_recent = matches!(action, Action::Rollback | Action::Recover)
-        && det.txn.state.as_ref().is_some_and(|s| s.is_in_flight())
-        && det.txn.transfer().is_ok();
-    if !was_recent {
-        return Some(said.clone());
-    }
     let window = app.settings.recovery_window;
     Some(
         match crate::protocol::read::rules::recovery_refusal(&det.txn, app.now, window) {
-            Some(r) => r.explain(&force_hint()),
+            Some(r) => r.explain(&hint),
             None => format!(
-                "{said} — when the dialog opened; it has left the recovery window since: \
-                 close and reopen the dialog to check it again"
+                "{} — when the dialog opened; it has left the recovery window since: \
+                 close and reopen the dialog to check it again",
+                said.explain(&hint)
             ),
         },
     )
@@ -248,7 +244,7 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
         return vec![];
     };
     if !force {
-        if let Some(why) = refusal_now(app, dialog.action, checked) {
+        if let Some(why) = refusal_now(app, checked) {
             app.push_log(LogLevel::Error, format!("{title}: refused: {why}"));
             app.dialog = Some(dialog);
             return vec![];
