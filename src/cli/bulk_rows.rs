@@ -115,6 +115,9 @@ pub struct PlanRow {
     pub would: &'static str,
     /// Why it would be refused.
     pub refusal: Option<String>,
+    /// The refusal's kind, for the counts (`3 refused: committed`).
+    #[serde(skip)]
+    pub refusal_kind: Option<String>,
     /// The steps it would go through, in order.
     pub steps: Vec<PlannedStep>,
     /// Where it would end if nobody else interferes.

@@ -7,10 +7,9 @@
 use super::app::{App, Dialog, LogLevel, Running};
 use super::event::{Action, ActionOutcome, Checked, Command, Expected, Reread, Run};
 use super::keymap::{self, DialogOp};
-use crate::protocol::executor::Outcome;
-use crate::protocol::report::{StepReport, StepResult};
+use crate::protocol::intervene::{Plan, PlanStep};
+use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 use crate::protocol::views::TransactionDetail;
-use crate::protocol::Procedure;
 use crossterm::event::{KeyCode, KeyEvent};
 
 /// Opens the dialog for `action` on the transaction the operator can see
@@ -326,32 +325,23 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
 }
 
 /// The lines the dialog previews for a rollback or recovery, in order: each
-/// step with whether it writes, then the lock releases that follow when the
-/// transaction ends (what the log will show, line for line).
+/// step of the act's [`Plan`] with whether it writes, the lock releases
+/// that follow when the transaction ends included (what the log will show,
+/// line for line).
 pub fn planned_steps(det: &TransactionDetail, action: Action) -> Vec<String> {
-    let procedure = match action {
-        Action::Rollback => Procedure::Rollback,
-        Action::Recover => Procedure::Recover,
-        _ => return Vec::new(),
+    let Some(procedure) = action.procedure() else {
+        return Vec::new();
     };
-    let mut out: Vec<String> = det
-        .preview(procedure)
+    Plan::of_detail(procedure, det)
         .steps
         .iter()
-        .map(|s| {
-            let what = match s.outcome {
-                Outcome::Updated(_) => "write",
-                Outcome::Noop(_) => "no-op",
-            };
-            format!("{}: {what}", s.step.label())
-        })
-        .collect();
-    out.extend(
-        det.lock_releases(procedure)
-            .into_iter()
-            .map(|r| format!("release lock {r}: write")),
-    );
-    out
+        .map(|s| line(s, s.writes()))
+        .collect()
+}
+
+/// A step as the dialog and the log write it: `label: write|no-op`.
+fn line(step: &PlanStep, writes: bool) -> String {
+    format!("{step}: {}", if writes { "write" } else { "no-op" })
 }
 
 /// Records a step the running action reported, in the form of [`planned_steps`].
@@ -362,16 +352,20 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
     if !super::reverse::step_of(run.action, &run.target, &r.txn) {
         return;
     }
+    let label = if r.step.is_none() && r.label == RELEASE_LOCK {
+        let resource = r.target.rsplit('/').next().unwrap_or(&r.target);
+        PlanStep::ReleaseLock {
+            resource: resource.to_string(),
+            held_by: None,
+        }
+        .to_string()
+    } else {
+        r.label.clone()
+    };
     let what = match r.result {
         StepResult::Updated(_) => "write",
         StepResult::Noop(_) => "no-op",
         StepResult::Error(_) => "error",
-    };
-    let label = if r.step.is_none() && r.label == "release lock" {
-        let resource = r.target.rsplit('/').next().unwrap_or(&r.target);
-        format!("release lock {resource}")
-    } else {
-        r.label.clone()
     };
     run.seen.push(format!("{label}: {what}"));
 }

@@ -82,6 +82,17 @@ pub enum PlanStep {
     Sweep,
 }
 
+impl PlanStep {
+    /// Whether it is predicted to write (only a procedure's step can be
+    /// predicted a no-op).
+    pub fn writes(&self) -> bool {
+        match self {
+            PlanStep::Protocol { writes, .. } => *writes,
+            _ => true,
+        }
+    }
+}
+
 impl fmt::Display for PlanStep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -211,49 +222,55 @@ async fn procedure_plan(p: &Protocol, procedure: Procedure, id: &str) -> Plan {
         ..Plan::default()
     };
     match p.transaction_detail(id).await {
-        Ok(Some(d)) => fill_from_detail(p, &mut plan, procedure, &d),
+        Ok(Some(d)) => {
+            plan = Plan::of_detail(procedure, &d);
+            // The checks before any write (the recovery window...) first.
+            if let Err(r) = p.check_actionable(&d.txn, false) {
+                plan.refusal = Some(Refusal::Protocol(r));
+            }
+        }
         Ok(None) => plan.refusal = Some(Refusal::NoSuchTransaction(id.to_string())),
         Err(_) => {}
     }
     plan
 }
 
-/// The steps, refusal, balance change and lock releases of `procedure`
-/// on `d`: the protocol's own preview and checks (the dashboard's dialog
-/// fills its preview from the detail it re-read).
-pub fn fill_from_detail(
-    p: &Protocol,
-    plan: &mut Plan,
-    procedure: Procedure,
-    d: &TransactionDetail,
-) {
-    let preview = d.preview(procedure);
-    plan.steps = preview
-        .steps
-        .iter()
-        .map(|s| PlanStep::Protocol {
-            step: s.step,
-            writes: matches!(s.outcome, crate::protocol::executor::Outcome::Updated(_)),
-        })
-        .collect();
-    plan.lock_releases = d
-        .lock_releases(procedure)
-        .into_iter()
-        .map(str::to_string)
-        .collect();
-    plan.steps
-        .extend(plan.lock_releases.iter().map(|r| PlanStep::ReleaseLock {
-            resource: r.clone(),
-            held_by: None,
-        }));
-    plan.refusal = match p.check_actionable(&d.txn, false) {
-        Err(r) => Some(Refusal::Protocol(r)),
-        Ok(_) => preview.refusal.clone().map(Refusal::Protocol),
-    };
-    let (ds, dd) = preview.balance_change;
-    for (account, delta) in [(&d.txn.src, ds), (&d.txn.dest, dd)] {
-        if let (Some(a), true) = (account, delta != 0) {
-            plan.balance_change.push((a.clone(), delta));
+impl Plan {
+    /// The steps, lock releases, balance change and refusal of `procedure`
+    /// on the documents of `d`, as the protocol's preview decides them (a
+    /// pure function: the dashboard's dialog shows it as re-read).
+    pub fn of_detail(procedure: Procedure, d: &TransactionDetail) -> Plan {
+        let preview = d.preview(procedure);
+        let lock_releases: Vec<String> = d
+            .lock_releases(procedure)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let steps = preview
+            .steps
+            .iter()
+            .map(|s| PlanStep::Protocol {
+                step: s.step,
+                writes: matches!(s.outcome, crate::protocol::executor::Outcome::Updated(_)),
+            })
+            .chain(lock_releases.iter().map(|r| PlanStep::ReleaseLock {
+                resource: r.clone(),
+                held_by: None,
+            }))
+            .collect();
+        let (ds, dd) = preview.balance_change;
+        let balance_change = [(&d.txn.src, ds), (&d.txn.dest, dd)]
+            .into_iter()
+            .filter(|(_, delta)| *delta != 0)
+            .filter_map(|(a, delta)| a.clone().map(|a| (a, delta)))
+            .collect();
+        Plan {
+            transactions: vec![d.txn.id.clone()],
+            steps,
+            refusal: preview.refusal.clone().map(Refusal::Protocol),
+            balance_change,
+            lock_releases,
+            ..Plan::default()
         }
     }
 }
@@ -336,4 +353,55 @@ async fn reverse_plan(p: &Protocol, id: &str, finish_committed: bool) -> Plan {
     plan.steps
         .extend(labels_from(Procedure::Recover, &TxnState::Created));
     plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::intervene::Choices;
+    use crate::protocol::trail::{ActionKind, Interface};
+
+    #[test]
+    fn each_step_is_worded_once_and_the_record_keeps_the_words() {
+        let plan = Plan {
+            transactions: vec!["t1".into()],
+            targets: vec!["--all-stuck".into()],
+            steps: vec![
+                PlanStep::Item {
+                    txn: "t1".into(),
+                    steps: vec![Step::Terminate, Step::UndoSource],
+                },
+                PlanStep::ReleaseLock {
+                    resource: "A".into(),
+                    held_by: Some(("txn t1".into(), "stale: owner ended".into())),
+                },
+                PlanStep::Sweep,
+            ],
+            ..Plan::default()
+        };
+        assert_eq!(
+            plan.labels(),
+            vec![
+                format!(
+                    "t1: {}, {}",
+                    Step::Terminate.label(),
+                    Step::UndoSource.label()
+                ),
+                "release lock A held by txn t1 (stale: owner ended)".to_string(),
+                SWEEP_STEP.to_string(),
+            ]
+        );
+        let i = Intervention::new(
+            Act::Recover("t1".into()),
+            Choices::new(Interface::Dashboard, Some(" INC-1 ".into())).forced(true),
+        );
+        let d = plan.draft(&i);
+        assert_eq!(
+            (d.action, d.forced, d.bulk),
+            (ActionKind::Recover, true, false)
+        );
+        assert_eq!(d.reason.as_deref(), Some("INC-1"));
+        assert_eq!(d.plan, plan.labels());
+        assert_eq!(d.targets, plan.targets);
+    }
 }

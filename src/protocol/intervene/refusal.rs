@@ -62,6 +62,21 @@ impl Refusal {
         }
     }
 
+    /// Its kind in a few words, for counts (`3 refused: committed`); the
+    /// whole wording where it has no shorter kind.
+    pub fn kind(&self) -> String {
+        match self {
+            Refusal::Protocol(steps::Refusal::Committed) => "committed",
+            Refusal::Protocol(steps::Refusal::Recent { .. }) => {
+                "modified within the recovery window"
+            }
+            Refusal::Protocol(steps::Refusal::UnknownState(_)) => "unknown state",
+            Refusal::Protocol(steps::Refusal::Malformed(_)) => "malformed",
+            other => return other.to_string(),
+        }
+        .to_string()
+    }
+
     /// The wording with `force` as the way past it where forcing can lift
     /// it (`--force` on the command line, the dialog's force key in the
     /// dashboard); [`fmt::Display`] is this with `--force`.
