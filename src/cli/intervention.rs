@@ -57,7 +57,8 @@ pub fn refuse_if_read_only(cli: &Cli, command: &Command) -> Option<i32> {
         None => "read-only (--read-only / ESTX_READ_ONLY)".to_string(),
     };
     err(format_args!(
-        "refused: {why}; nothing was written. Pass --read-only=false to intervene."
+        "refused: {}; nothing was written. Pass --read-only=false to intervene.",
+        Refusal::ReadOnly(why)
     ));
     Some(EXIT_REFUSED)
 }
