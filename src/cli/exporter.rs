@@ -3,8 +3,11 @@
 //! last one has ended: polls never overlap, however slow the cluster) and
 //! publishes the outcome ([`super::exporter_metrics`]); the HTTP server
 //! only hands out the last published text, so scrapes never reach the
-//! cluster. `GET /metrics` is the exposition, `GET /healthz` 200 `ok` when
-//! the last poll read the cluster and 503 with the reason when not. A
+//! cluster. `GET /metrics` is the exposition; `GET /healthz` is liveness
+//! (200 `ok` while the exporter serves, whatever the cluster does, so a
+//! Kubernetes liveness probe never restarts a healthy exporter because the
+//! cluster is away); `GET /readyz` is readiness (200 `ok` when the last poll
+//! read the cluster, 503 with the reason when not). A
 //! cluster error is `estx_up 0`, never an exit; SIGTERM, SIGINT (Ctrl-C)
 //! and SIGHUP stop it cleanly (exit 0: a stop asked for is no failure).
 
@@ -32,7 +35,7 @@ const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=
 /// `exporter`.
 #[derive(Debug, Clone, Args)]
 pub struct ExporterArgs {
-    /// Address to serve /metrics and /healthz on (port 0: any free port;
+    /// Address to serve /metrics, /healthz and /readyz on (port 0: any free port;
     /// the address in force is printed on stderr).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9864")]
     pub listen: SocketAddr,
@@ -186,7 +189,8 @@ fn answer(req: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
     };
     match req.uri().path() {
         "/metrics" => text(StatusCode::OK, OPENMETRICS, p.metrics),
-        "/healthz" => match p.down {
+        "/healthz" => text(StatusCode::OK, PLAIN, "ok\n".into()),
+        "/readyz" => match p.down {
             None => text(StatusCode::OK, PLAIN, "ok\n".into()),
             Some(why) => text(
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -197,7 +201,7 @@ fn answer(req: &Request<Incoming>, shared: &Shared) -> Response<Full<Bytes>> {
         _ => text(
             StatusCode::NOT_FOUND,
             PLAIN,
-            "not found: try /metrics or /healthz\n".into(),
+            "not found: try /metrics, /healthz or /readyz\n".into(),
         ),
     }
 }

@@ -1,6 +1,7 @@
 //! `exporter`: the real binary serving Prometheus, scraped over HTTP and
 //! parsed by a Prometheus text parser; the same counts as `check`, the
-//! per-state counts and oldest ages; `estx_up 0` (and `/healthz` 503) when
+//! per-state counts and oldest ages; `estx_up 0` (and `/readyz` 503, while
+//! `/healthz`, liveness, stays 200) when
 //! the cluster goes away behind the test proxy, 1 again when it is back;
 //! SIGTERM stops it cleanly.
 
@@ -102,8 +103,8 @@ fn scrape(r: &Running) -> HashMap<String, f64> {
         .collect()
 }
 
-fn healthz(r: &Running) -> (u16, String) {
-    common::http("GET", &format!("{}/healthz", r.base), None)
+fn get(r: &Running, path: &str) -> (u16, String) {
+    common::http("GET", &format!("{}{path}", r.base), None)
 }
 
 fn up(r: &Running) -> Option<f64> {
@@ -171,9 +172,11 @@ fn a_scrape_parses_counts_as_check_does_and_says_down_while_the_cluster_is_away(
         (590.0..3600.0).contains(&age),
         "oldest pending is 10 min old: {age}"
     );
-    assert_eq!(healthz(&r), (200, "ok\n".into()));
+    assert_eq!(get(&r, "/healthz"), (200, "ok\n".into()));
+    assert_eq!(get(&r, "/readyz"), (200, "ok\n".into()));
 
-    // The cluster goes away: estx_up 0, no counts, /healthz 503; no exit.
+    // The cluster goes away: estx_up 0, no counts, /readyz 503 (/healthz,
+    // liveness, still 200); no exit.
     proxy.answer("", "", usize::MAX, Canned::html(502, "502 Bad Gateway"));
     common::wait_until_blocking("the exporter says down", deadline, || up(&r) == Some(0.0));
     let m = scrape(&r);
@@ -182,9 +185,10 @@ fn a_scrape_parses_counts_as_check_does_and_says_down_while_the_cluster_is_away(
         m.contains_key("estx_last_success_timestamp_seconds"),
         "{m:?}"
     );
-    let (status, body) = healthz(&r);
+    let (status, body) = get(&r, "/readyz");
     assert_eq!(status, 503, "{body}");
     assert!(body.starts_with("down: "), "{body}");
+    assert_eq!(get(&r, "/healthz"), (200, "ok\n".into()));
 
     // Back: up again with the counts.
     proxy.clear_answers();
