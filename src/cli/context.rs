@@ -79,6 +79,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
         investigate_after: g.investigate_after,
         liveness: g.resolved.liveness.clone(),
         schema: g.resolved.schema.clone(),
+        profile: g.resolved.name.clone(),
         ..ProtocolConfig::default()
     }
 }

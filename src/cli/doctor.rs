@@ -7,6 +7,7 @@ use super::subcommands::DoctorArgs;
 use crate::protocol::read::discovery::{Refresh, Target};
 use crate::protocol::read::doctor::{DoctorReport, Security, Severity};
 use crate::protocol::read::schema_report::SchemaReport;
+use crate::protocol::schema::advice::profile_label;
 use crate::protocol::Protocol;
 
 /// Exit code for a severity.
@@ -160,13 +161,14 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
 /// The schema section: the map in force, what each name resolved to, the
 /// state values, and the proposed map to paste when it differs.
 fn schema_lines(s: &SchemaReport) -> Vec<String> {
+    let profile = profile_label(s.profile.as_deref());
     let mut l = vec![format!(
         "{:<14} {}",
         "schema",
         if s.default {
-            "the article's names (no [profiles.NAME.schema])"
+            format!("the article's names (no [profiles.{profile}.schema])")
         } else {
-            "the profile's map"
+            "the profile's map".to_string()
         }
     )];
     for f in &s.fields {
@@ -190,11 +192,15 @@ fn schema_lines(s: &SchemaReport) -> Vec<String> {
         ));
     }
     if let Some(p) = &s.proposal {
-        l.push(
+        l.push(format!(
             "  the names in force do not fit this cluster; proposed map (not applied: \
-             paste into the profile, NAME being its name):"
-                .into(),
-        );
+             paste into the profile{}):",
+            if s.profile.is_some() {
+                ""
+            } else {
+                ", NAME being its name"
+            }
+        ));
         l.extend(p.lines().map(|x| format!("    {x}")));
         if !s.unmatched_states.is_empty() {
             l.push(format!(

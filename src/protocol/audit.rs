@@ -171,6 +171,9 @@ impl Protocol {
             coverage,
         } = found;
         findings.sort_by(|a, b| (&a.kind, &a.id).cmp(&(&b.kind, &b.id)));
+        for f in &mut findings {
+            f.detail = self.config.schema.localize(&f.detail);
+        }
         Ok(AuditReport {
             total_balance,
             in_flight_delta,

@@ -79,6 +79,9 @@ pub struct ProtocolConfig {
     /// The application's names of fields and states (the article's by
     /// default; `[profiles.NAME.schema]`).
     pub schema: Schema,
+    /// The profile these settings came from, if any: the map `doctor`
+    /// proposes and its advice name its table (`[profiles.<name>.schema]`).
+    pub profile: Option<String>,
 }
 
 impl Default for ProtocolConfig {
@@ -93,6 +96,7 @@ impl Default for ProtocolConfig {
             lock_wait: Duration::from_secs(10),
             liveness: None,
             schema: Schema::default(),
+            profile: None,
         }
     }
 }

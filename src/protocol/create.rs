@@ -132,13 +132,7 @@ impl Protocol {
                 index: self.config.indices.accounts.clone(),
                 id: id.clone(),
             })?;
-            states.push(
-                AccountState::from_source(&doc.source).map_err(|p| Error::Malformed {
-                    kind: "account",
-                    id: id.clone(),
-                    problems: p.join("; "),
-                })?,
-            );
+            states.push(self.parse_account(id, &doc.source)?);
         }
         match <[AccountState; 2]>::try_from(states) {
             Ok([s, d]) => Ok((s, d)),

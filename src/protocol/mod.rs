@@ -145,7 +145,33 @@ impl Protocol {
             .cluster()
             .get(&self.config.indices.transactions, id)
             .await?;
-        Ok(doc.map(|d| (Transaction::from_source(id, &d.source), d)))
+        Ok(doc.map(|d| (self.parse_transaction(id, &d.source), d)))
+    }
+
+    /// A transaction document as read, its problems in the application's
+    /// names (see [`schema::Schema::localize`]).
+    pub(crate) fn parse_transaction(
+        &self,
+        id: &str,
+        src: &serde_json::Map<String, serde_json::Value>,
+    ) -> Transaction {
+        let mut t = Transaction::from_source(id, src);
+        self.config.schema.localize_all(&mut t.problems);
+        t
+    }
+
+    /// An account document as read; a malformed one is
+    /// [`crate::error::Error::Malformed`] in the application's names.
+    pub(crate) fn parse_account(
+        &self,
+        id: &str,
+        src: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<account::AccountState> {
+        account::AccountState::from_source(src).map_err(|p| crate::error::Error::Malformed {
+            kind: "account",
+            id: id.to_string(),
+            problems: self.config.schema.localize(&p.join("; ")),
+        })
     }
 
     fn notify(&self, report: &StepReport) {

@@ -193,7 +193,7 @@ impl Transaction {
             Some(Value::String(s)) => {
                 let st = TxnState::parse(s);
                 if let TxnState::Unknown(s) = &st {
-                    problems.push(format!("unknown transaction_state `{s}`"));
+                    problems.push(format!("`transaction_state` holds an unknown state `{s}`"));
                 }
                 Some(st)
             }

@@ -48,6 +48,11 @@ fn java_schema() -> Schema {
 
 /// Indices mapped as the Java application maps them, and its documents.
 fn java_world() -> World {
+    java_world_with_times("date")
+}
+
+/// [`java_world`] with `modificationTime` mapped as `time_type`.
+fn java_world_with_times(time_type: &str) -> World {
     let w = World::bare();
     let create = |index: &str, props: Value| {
         let body = json!({"mappings": {"properties": props}}).to_string();
@@ -58,7 +63,7 @@ fn java_world() -> World {
         &w.ix.transactions,
         json!({"transactionState": {"type": "keyword"}, "srcAcct": {"type": "keyword"},
                "dstAcct": {"type": "keyword"}, "amount": {"type": "long"},
-               "creationTime": {"type": "date"}, "modificationTime": {"type": "date"}}),
+               "creationTime": {"type": "date"}, "modificationTime": {"type": time_type}}),
     );
     create(
         &w.ix.accounts,
@@ -193,9 +198,17 @@ fn with_the_map_every_command_works_in_the_applications_names() {
     assert_eq!(field("transaction_state")["name"], "transactionState");
     assert_eq!(field("transaction_state")["resolved"], "keyword: exact");
     assert_eq!(d["schema"]["unknown_states"], json!(["PAUSED", "pending"]));
+    // Every field fits, but two values on the cluster are unmapped: a
+    // warning saying which and how each could be mapped.
     java(&w, &["doctor"])
+        .code(1)
         .stdout_has("transaction_state      transactionState")
-        .stdout_has("not in the map (shown as unknown, never acted on): PAUSED, pending");
+        .stdout_has("not in the map (shown as unknown, never acted on): PAUSED, pending")
+        .stdout_has(
+            "warn  the map leaves state values on the cluster unmapped: `PAUSED`, `pending`",
+        )
+        .stdout_has("under [profiles.java.schema.states]: `PAUSED` matches no state")
+        .stdout_has("`pending` spells pending, which the map writes `PENDING`");
 
     // Reads: list, show, locks, check, the dashboard's poll.
     let out = java(&w, &["list", "--json"]);
@@ -301,6 +314,92 @@ fn with_the_map_every_command_works_in_the_applications_names() {
     w.refresh();
     java(&w, &["audit"]).code(0);
     java(&w, &["check"]).code(0);
+    let doctor = java(&w, &["doctor"]);
+    assert!(!doctor.stdout.contains("unmapped"), "{doctor}");
     // The map names every field the tool reads.
     assert_eq!(java_schema().name(Field::LockCreated), "createdAt");
+}
+
+/// Every message an operator reads about a field (refusals, `audit`'s
+/// findings, `doctor`'s warnings) names it as the application does, and an
+/// unknown state as the application wrote it.
+#[test]
+fn messages_name_fields_in_the_applications_names() {
+    let w = java_world_with_times("keyword");
+    write_profile(&w);
+    // t9: no `modificationTime`; t10 moves
+    // money from E, whose `pendingTransactions` is not an array.
+    w.put(
+        &w.ix.transactions,
+        "t9",
+        &json!({"srcAcct": "C", "dstAcct": "D", "amount": 7,
+                "transactionState": "PENDING", "creationTime": ago(11)}),
+    );
+    w.put(
+        &w.ix.transactions,
+        "t10",
+        &json!({"srcAcct": "E", "dstAcct": "D", "amount": 5, "transactionState": "PENDING",
+                "creationTime": ago(11), "modificationTime": ago(10)}),
+    );
+    w.put(
+        &w.ix.accounts,
+        "E",
+        &json!({"balance": 1000, "pendingTransactions": 5}),
+    );
+    w.refresh();
+    let article = |out: &Out| {
+        for name in ARTICLE_NAMES {
+            assert!(!out.stdout.contains(&format!("`{name}`")), "{name}: {out}");
+            assert!(!out.stderr.contains(&format!("`{name}`")), "{name}: {out}");
+        }
+        assert!(!out.stdout.contains("`unmapped:"), "{out}");
+    };
+
+    let out = java(&w, &["rollback", "t9", "--force"]);
+    assert_ne!(out.code, 0, "{out}");
+    let text = format!("{}{}", out.stdout, out.stderr);
+    assert!(text.contains("`modificationTime` is missing"), "{out}");
+    article(&out);
+    let out = java(&w, &["rollback", "t10", "--force"]);
+    assert_ne!(out.code, 0, "{out}");
+    let text = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        text.contains("`pendingTransactions` is not an array"),
+        "{out}"
+    );
+    article(&out);
+
+    let out = java(&w, &["audit"]);
+    out.stdout_has("`modificationTime` is missing")
+        .stdout_has("`pendingTransactions` is not an array")
+        .stdout_has("`transactionState` holds an unknown state `PAUSED`")
+        .stdout_has("`transactionState` holds an unknown state `pending`");
+    article(&out);
+
+    let out = java(&w, &["doctor"]);
+    out.stdout_has("`modificationTime` is `keyword`, not a date");
+    article(&out);
+}
+
+/// With a profile in use that has no map, `doctor` proposes the map as that
+/// profile's table, ready to paste.
+#[test]
+fn the_proposal_names_the_profile_in_use() {
+    let w = java_world();
+    let dir = w.g.log.with_file_name("config").join("estx-tui");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.toml"), "[profiles.payments]\n").unwrap();
+    let run = |args: &[&str]| w.g.run_env(&[("ESTX_PROFILE", "payments")], args);
+    let out = run(&["doctor"]);
+    out.code(3)
+        .stdout_has("[profiles.payments.schema]")
+        .stdout_has("[profiles.payments.schema.states]")
+        .stdout_has("paste into the profile):");
+    assert!(!out.stdout.contains("[profiles.NAME.schema]\n"), "{out}");
+    assert!(!out.stdout.contains("NAME being its name"), "{out}");
+    let json = run(&["doctor", "--json"]).json();
+    let proposal = json["schema"]["proposal"].as_str().expect("a proposal");
+    let table: toml::Table = toml::from_str(proposal).unwrap();
+    let proposed = Schema::from_table(table["profiles"]["payments"]["schema"].as_table().unwrap());
+    assert_eq!(proposed.unwrap(), java_schema(), "{proposal}");
 }

@@ -245,7 +245,7 @@ impl Protocol {
                 reports.push(report);
                 continue;
             };
-            let txn = Transaction::from_source(id, &doc.source);
+            let txn = self.parse_transaction(id, &doc.source);
             report.started_in = txn.state.clone();
             let planned = match self.check_actionable(&txn, force) {
                 Ok(None) => Err(Verdict::NothingToDo(
@@ -299,20 +299,14 @@ impl Protocol {
             if !it.todo.iter().any(|s| s.on_source().is_some()) {
                 continue;
             }
-            let state_of =
-                |id: &String| match docs.get(id) {
-                    Some(Some(doc)) => super::account::AccountState::from_source(&doc.source)
-                        .map_err(|p| Error::Malformed {
-                            kind: "account",
-                            id: id.clone(),
-                            problems: p.join("; "),
-                        }),
-                    _ => Err(Error::NotFound {
-                        kind: "account",
-                        index: acct_ix.clone(),
-                        id: id.clone(),
-                    }),
-                };
+            let state_of = |id: &String| match docs.get(id) {
+                Some(Some(doc)) => self.parse_account(id, &doc.source),
+                _ => Err(Error::NotFound {
+                    kind: "account",
+                    index: acct_ix.clone(),
+                    id: id.clone(),
+                }),
+            };
             let todo: Vec<_> = it.todo.iter().copied().collect();
             let verdict = match (state_of(&it.t.src), state_of(&it.t.dest)) {
                 (Err(e), _) | (_, Err(e)) => {

@@ -215,16 +215,11 @@ impl Protocol {
             let Some(doc) = r.accts.get(&acct) else {
                 continue;
             };
-            let mut folded = match AccountState::from_source(&doc.source) {
+            let mut folded = match self.parse_account(&acct, &doc.source) {
                 Ok(state) => state,
-                Err(problems) => {
+                Err(e) => {
                     for m in members {
-                        let e = Error::Malformed {
-                            kind: "account",
-                            id: acct.clone(),
-                            problems: problems.join("; "),
-                        };
-                        self.fail(&mut items[m], e);
+                        self.fail(&mut items[m], e.clone());
                     }
                     continue;
                 }

@@ -389,9 +389,11 @@ impl Discovery {
             }
         }
         if !self.fields.ages_queryable() {
+            let f = &self.fields.modification_time;
             out.push(format!(
-                "`modification_time` is `{}`, not a date: ages are computed here, not by the cluster",
-                self.fields.modification_time.mapped_type.as_deref().unwrap_or("?")
+                "`{}` is `{}`, not a date: ages are computed here, not by the cluster",
+                f.name,
+                f.mapped_type.as_deref().unwrap_or("?")
             ));
         }
         out

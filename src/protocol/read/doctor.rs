@@ -296,7 +296,14 @@ impl Protocol {
                 text: e.to_string(),
             });
         }
-        let schema = super::schema_report::report(cluster, &d).await;
+        let schema =
+            super::schema_report::report(cluster, &d, self.config.profile.as_deref()).await;
+        checks.extend(
+            super::schema_report::unmapped_states_warning(&d, &schema).map(|text| Check {
+                severity: Severity::Warning,
+                text,
+            }),
+        );
         checks.sort_by_key(|c| std::cmp::Reverse(c.severity));
         Ok(DoctorReport {
             schema,

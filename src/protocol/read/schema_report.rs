@@ -10,6 +10,7 @@
 
 use super::discovery::{Discovery, IndexInfo, ResolvedField};
 use crate::cluster::Cluster;
+use crate::protocol::schema::advice::profile_label;
 use crate::protocol::schema::propose::propose;
 use crate::protocol::schema::{DocKind, Proposal};
 use crate::protocol::schema::{Field, STATES};
@@ -32,6 +33,8 @@ pub struct SchemaField {
 pub struct SchemaReport {
     /// Whether the article's names are in force (no map configured).
     pub default: bool,
+    /// The profile in use, if any (its table is the one to paste into).
+    pub profile: Option<String>,
     /// Each field.
     pub fields: Vec<SchemaField>,
     /// Each protocol state and the value written for it.
@@ -97,8 +100,9 @@ impl Discovery {
     }
 }
 
-/// The report for `d`, asking the cluster which state values exist.
-pub async fn report(cluster: &Cluster, d: &Discovery) -> SchemaReport {
+/// The report for `d`, asking the cluster which state values exist;
+/// `profile` is the profile in use (its name goes into the proposed TOML).
+pub async fn report(cluster: &Cluster, d: &Discovery, profile: Option<&str>) -> SchemaReport {
     let schema = &d.fields.schema;
     let first = d.proposal(&[]);
     let seen = seen_states(cluster, d, first.schema.name(Field::State)).await;
@@ -116,6 +120,7 @@ pub async fn report(cluster: &Cluster, d: &Discovery) -> SchemaReport {
         .collect();
     SchemaReport {
         default: schema.is_default(),
+        profile: profile.map(str::to_string),
         fields,
         states: schema
             .state_rows()
@@ -130,9 +135,21 @@ pub async fn report(cluster: &Cluster, d: &Discovery) -> SchemaReport {
         seen_states: seen,
         proposal: proposal
             .differs(schema)
-            .then(|| proposal.schema.to_toml("NAME")),
+            .then(|| proposal.schema.to_toml(profile_label(profile))),
         unmatched_states: proposal.unmatched_states,
     }
+}
+
+/// `doctor`'s warning when every field fits the names in force but state
+/// values on the cluster are left unmapped (see
+/// [`crate::protocol::schema::Schema::unmapped_states_warning`]).
+pub fn unmapped_states_warning(d: &Discovery, r: &SchemaReport) -> Option<String> {
+    if !d.schema_problems().is_empty() {
+        return None;
+    }
+    d.fields
+        .schema
+        .unmapped_states_warning(&r.unknown_states, r.profile.as_deref())
 }
 
 /// The values of the state field `name` on the cluster (none when it cannot

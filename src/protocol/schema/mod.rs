@@ -12,11 +12,15 @@
 //! Queries are built from [`crate::protocol::read::Fields`], resolved under
 //! the application's names ([`Schema::name`]), and name states through
 //! [`Schema::state_value`]. Discovery proposes a map when the names in force
-//! are absent ([`propose`]).
+//! are absent ([`propose`]). Messages that name a field are given the names
+//! in force before an operator reads them ([`messages`]); `doctor` warns of
+//! state values the map leaves unmapped ([`advice`]).
 //!
 //! The tool's own additions (`pending_deltas`, `settled_transactions`,
 //! `reverses`, `reversed_by`) are not in the map: they keep their names.
 
+pub mod advice;
+mod messages;
 pub mod propose;
 mod translate;
 

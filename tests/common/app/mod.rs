@@ -17,9 +17,11 @@
 //! - [`ledger`]: the live instances, the locks each holds, violations.
 //! - [`verify`]: the end state (money, pending entries, states).
 //!
-//! The indices are created with the article's mappings exactly (its
-//! `src_account`/`dest_account` mapped while the documents carry
-//! `src_acct`/`dest_acct`); the locks and heartbeats indices are mapped
+//! The names are one constant per convention ([`names::ARTICLE`], and
+//! [`names::JAVA`]: camelCase fields, upper-case states). The indices are
+//! created with the article's mappings exactly (its `src_account`/
+//! `dest_account` mapped while the documents carry `src_acct`/`dest_acct`;
+//! the Java application maps what it writes); the locks and heartbeats indices are mapped
 //! dynamically, as Kestra's would be on a cluster nobody prepared.
 
 pub mod flow;
@@ -155,8 +157,8 @@ impl World {
             n.balance: {"type": "long"}, n.pending: {"type": "keyword"}}}});
         let transactions = json!({"mappings": {"properties": {
             n.amount: {"type": "long"}, n.creation_time: {"type": "date"},
-            n.modification_time: {"type": "date"}, "dest_account": {"type": "keyword"},
-            "src_account": {"type": "keyword"}, n.state: {"type": "keyword"}}}});
+            n.modification_time: {"type": "date"}, n.mapped_accounts[1]: {"type": "keyword"},
+            n.mapped_accounts[0]: {"type": "keyword"}, n.state: {"type": "keyword"}}}});
         cluster.create_index(&ix.accounts, accounts).await.unwrap();
         cluster
             .create_index(&ix.transactions, transactions)

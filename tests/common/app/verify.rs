@@ -1,7 +1,8 @@
 //! The end state against the invariants: every transaction terminal,
 //! nothing pending on any account, each balance equal to its initial one
-//! plus its finished transfers (so money is conserved), and every time the
-//! transactions carry in a format the application writes.
+//! plus its finished transfers (so money is conserved), every time the
+//! transactions carry in a format the application writes, and, for an
+//! application with names of its own, no field under the article's name.
 
 use super::names::State;
 use super::World;
@@ -17,6 +18,9 @@ pub struct EndState {
     pub expected_total: i64,
     /// `modification_time` values in neither of the application's formats.
     pub foreign_times: Vec<String>,
+    /// Fields under an article's name the application does not use
+    /// (`index/id: name`): written by someone else, the tool.
+    pub article_fields: Vec<String>,
     pub problems: Vec<String>,
 }
 
@@ -28,10 +32,11 @@ impl std::fmt::Display for EndState {
         }
         write!(
             f,
-            "; total {} (expected {}); {} times in a foreign format; {} problems",
+            "; total {} (expected {}); {} times in a foreign format; {} fields under the article's names; {} problems",
             self.total,
             self.expected_total,
             self.foreign_times.len(),
+            self.article_fields.len(),
             self.problems.len()
         )
     }
@@ -60,6 +65,21 @@ fn app_format(t: &str) -> bool {
 }
 
 impl World {
+    /// Every field of the application's documents (transactions, accounts,
+    /// locks) that carries an article's name this application does not use.
+    async fn article_fields(&self) -> Vec<String> {
+        let unused = self.names.article_names_unused();
+        let mut out = Vec::new();
+        for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {
+            for (id, src) in all(self, index).await {
+                for name in unused.iter().filter(|n| src.contains_key(**n)) {
+                    out.push(format!("{index}/{id}: {name}"));
+                }
+            }
+        }
+        out
+    }
+
     /// Reads everything (after a refresh) and checks the invariants.
     pub async fn end_state(&self) -> EndState {
         let n = self.names;
@@ -102,6 +122,7 @@ impl World {
                 other => out.problems.push(format!("{id}: still pending {other:?}")),
             }
         }
+        out.article_fields = self.article_fields().await;
         if out.total != out.expected_total {
             out.problems
                 .push(format!("total {} != {}", out.total, out.expected_total));

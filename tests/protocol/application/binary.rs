@@ -1,10 +1,12 @@
 //! The real binary beside the application, as an operator runs it: a
-//! profile naming the application's indices, the tool's recovery window
-//! and the application's heartbeats (`[profiles.app.liveness]`), then
+//! profile naming the application's indices, the tool's recovery window,
+//! the application's heartbeats (`[profiles.app.liveness]`) and, for an
+//! application with names of its own, its schema map
+//! (`[profiles.app.schema]`), then
 //! `init` (the audit index), `recover --all-stuck --json` among the
 //! interventions, and the final `audit`.
 
-use crate::common::app::names::ARTICLE;
+use crate::common::app::names::Names;
 use crate::common::app::AppIndices;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -30,25 +32,37 @@ impl Run {
     }
 }
 
+/// What the profile `app` says.
+pub struct Profile<'a> {
+    pub url: &'a str,
+    pub ix: &'a AppIndices,
+    pub audit: &'a str,
+    /// The tool's recovery window.
+    pub window: Duration,
+    /// The application's heartbeat timeout.
+    pub timeout: Duration,
+    pub names: &'static Names,
+    /// Whether to give the application's names as a schema map.
+    pub schema: bool,
+}
+
 impl Binary {
     /// Writes the profile `app` and runs `init` (the audit index; the
     /// application's indices exist and are left as they are).
-    pub async fn new(
-        url: &str,
-        ix: &AppIndices,
-        audit: &str,
-        window: Duration,
-        timeout: Duration,
-    ) -> Binary {
+    pub async fn new(p: &Profile<'_>) -> Binary {
         let dir = tempfile::tempdir().unwrap();
-        let config = format!(
+        let (url, ix, audit, window, timeout) = (p.url, p.ix, p.audit, p.window, p.timeout);
+        let mut config = format!(
             "[profiles.app]\nurl = \"{url}\"\ntransactions_index = \"{}\"\naccounts_index = \"{}\"\n\
              locks_index = \"{}\"\naudit_index = \"{audit}\"\nrecovery_window = \"{}ms\"\n\
              [profiles.app.liveness]\nindex = \"{}\"\ninstance_field = \"{}.keyword\"\n\
              time_field = \"{}\"\ntimeout = \"{}ms\"\n",
             ix.transactions, ix.accounts, ix.locks, window.as_millis(), ix.heartbeats,
-            ARTICLE.instance, ARTICLE.heartbeat, timeout.as_millis()
+            p.names.instance, p.names.heartbeat, timeout.as_millis()
         );
+        if p.schema {
+            config.push_str(&p.names.schema_toml("app"));
+        }
         std::fs::create_dir_all(dir.path().join("estx-tui")).unwrap();
         std::fs::write(dir.path().join("estx-tui/config.toml"), config).unwrap();
         let b = Binary { dir };

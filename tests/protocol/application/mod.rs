@@ -4,17 +4,21 @@
 //! at once, no live worker's transaction moved under it, money conserved
 //! with each balance equal to its initial one plus its finished transfers,
 //! nothing pending at the end (after a final recovery), `audit` clean.
+//! A variant runs a Java-style application (camelCase fields, upper-case
+//! states) with the tool told its names by a schema map, and checks too that
+//! the tool wrote no field under the article's names into its documents.
 //! `-- --nocapture` prints the figures.
 
 mod binary;
 mod operator;
 
-use crate::common::app::names::ARTICLE;
+use crate::common::app::names::{Names, ARTICLE, JAVA};
 use crate::common::app::{instance, recovery, AppConfig, AppIndices, World};
 use crate::common::{TestIndices, TestServer};
 use binary::Binary;
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::lock::LivenessSource;
+use estx::protocol::schema::Schema;
 use estx::protocol::{Protocol, ProtocolConfig};
 use operator::{Figures, Operator};
 use std::sync::Arc;
@@ -38,9 +42,16 @@ fn app_config(recovery_window: Duration) -> AppConfig {
     }
 }
 
+/// The tool's schema map for an application's names, as a profile gives it.
+fn schema_of(names: &Names) -> Schema {
+    let table: toml::Table = toml::from_str(&names.schema_toml("app")).unwrap();
+    Schema::from_table(table["profiles"]["app"]["schema"].as_table().unwrap()).unwrap()
+}
+
 /// The application's world and the operator's tool over the same indices,
-/// the tool told where the application's heartbeats are.
-async fn world(cfg: AppConfig, tool_window: Duration) -> Operator {
+/// the tool told where the application's heartbeats are (and, for other
+/// names than the article's, the application's names by a schema map).
+async fn world(cfg: AppConfig, tool_window: Duration, names: &'static Names) -> Operator {
     let server = TestServer::shared();
     let ix = TestIndices::unique();
     let app_ix = AppIndices {
@@ -50,20 +61,31 @@ async fn world(cfg: AppConfig, tool_window: Duration) -> Operator {
         heartbeats: format!("{}instances", ix.prefix),
     };
     let timeout = cfg.heartbeat_timeout;
-    let w = Arc::new(World::setup(server.url(), app_ix.clone(), &ARTICLE, cfg).await);
+    let w = Arc::new(World::setup(server.url(), app_ix.clone(), names, cfg).await);
+    let schema = (*names != ARTICLE).then(|| schema_of(names));
     let config = ProtocolConfig {
         indices: ix.indices(),
         recovery_window: tool_window,
         liveness: Some(LivenessSource {
             index: app_ix.heartbeats.clone(),
-            instance_field: format!("{}.keyword", ARTICLE.instance),
-            time_field: ARTICLE.heartbeat.into(),
+            instance_field: format!("{}.keyword", names.instance),
+            time_field: names.heartbeat.into(),
             timeout,
         }),
+        schema: schema.clone().unwrap_or_default(),
         ..ProtocolConfig::default()
     };
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
-    let bin = Binary::new(server.url(), &app_ix, &ix.audit, tool_window, timeout).await;
+    let profile = binary::Profile {
+        url: server.url(),
+        ix: &app_ix,
+        audit: &ix.audit,
+        window: tool_window,
+        timeout,
+        names,
+        schema: schema.is_some(),
+    };
+    let bin = Binary::new(&profile).await;
     Operator {
         proto: Protocol::new(cluster, config),
         bin,
@@ -111,6 +133,7 @@ async fn live_run(mut op: Operator, slots: u64, app_recovery: bool) {
     println!("violations: {}", violations.len());
     assert!(violations.is_empty(), "{violations:#?}");
     assert!(end.problems.is_empty(), "{:#?}", end.problems);
+    assert!(end.article_fields.is_empty(), "{:#?}", end.article_fields);
     assert!(end.foreign_times.is_empty(), "{:#?}", end.foreign_times);
     assert_eq!(final_findings, 0, "the final audit is clean");
     assert_eq!(audit.code, 0, "{audit:?}");
@@ -165,7 +188,12 @@ async fn drain(op: &mut Operator) -> Duration {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_articles_application_beside_the_tool_keeps_every_invariant() {
-    let op = world(app_config(Duration::from_secs(3)), Duration::from_secs(3)).await;
+    let op = world(
+        app_config(Duration::from_secs(3)),
+        Duration::from_secs(3),
+        &ARTICLE,
+    )
+    .await;
     live_run(op, 4, false).await;
 }
 
@@ -179,6 +207,27 @@ async fn the_articles_application_beside_the_tool_keeps_every_invariant() {
 /// microseconds, so its range query sees every time up to 999 ms early.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_application_with_its_own_recovery_loop_beside_the_tool() {
-    let op = world(app_config(Duration::from_secs(3)), Duration::from_secs(5)).await;
+    let op = world(
+        app_config(Duration::from_secs(3)),
+        Duration::from_secs(5),
+        &ARTICLE,
+    )
+    .await;
     live_run(op, 3, true).await;
+}
+
+/// A Java-style deployment: `transactionState`, `srcAcct`, `dstAcct`,
+/// `modificationTime`, `pendingTransactions`, states `PENDING`..., Kestra's
+/// `owner`/`createdAt` locks; the tool (library and binary) runs with the
+/// schema map `[profiles.app.schema]` naming them, through the same
+/// interventions, and must leave every document in the application's names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_camel_case_application_with_a_schema_map_beside_the_tool() {
+    let op = world(
+        app_config(Duration::from_secs(3)),
+        Duration::from_secs(3),
+        &JAVA,
+    )
+    .await;
+    live_run(op, 4, false).await;
 }
