@@ -7,18 +7,17 @@
 use super::args::{RecoverArgs, RollbackArgs, TransferArgs};
 use super::context::printing_observer;
 use super::exit;
-use super::intervention::{begin, begin_procedure};
+use super::intervention::ReasonArgs;
+use super::intervention::{recorded, start};
 use super::outcome::{self, ErrorOutcome, ProcedureOutcome};
 use super::output::{err, fail, out};
 use super::selection::{OutcomeFormat, SelectionArgs};
 use super::{bulk, dry_run};
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::create::new_transaction_id;
+use crate::protocol::intervene::{Act, Runner, Value};
 use crate::protocol::trail::bulk::Selection;
-use crate::protocol::trail::{plan_labels, ActionKind, Interface, Intervention};
-use crate::protocol::{
-    NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState, Verdict,
-};
+use crate::protocol::{NewTransfer, Procedure, ProcedureReport, Protocol, Verdict};
 
 /// Prints the verdict of one procedure and returns its exit code. With
 /// `batch`, every line names the transaction (many are reported together).
@@ -120,11 +119,12 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
         dest: a.dest.clone(),
         amount: a.amount,
     };
-    let mut i = Intervention::new(ActionKind::Transfer, vec![id.clone()], Interface::Cli);
-    i.targets = vec![a.src.clone(), a.dest.clone()];
-    i.plan = plan_labels(Procedure::Recover, Some(&TxnState::Created));
-    let rec = match begin(&p, i, &a.why).await {
-        Ok(r) => r,
+    let act = Act::Transfer {
+        transfer: req,
+        locks: a.locks,
+    };
+    let started = match start(&p, act, false, &a.why).await {
+        Ok(s) => s,
         Err(code) => return not_started(code, a.json),
     };
     let locks = if a.locks {
@@ -138,12 +138,15 @@ pub async fn transfer(p: Protocol, a: &TransferArgs) -> i32 {
             a.src, a.dest, a.amount
         ));
     }
-    let p = observed(p, a.json, false);
-    let mut report = p.transfer(&req, a.locks, RunLimits::default()).await;
+    let index = started.index().to_string();
+    let mut done = started.run(&observed(p, a.json, false)).await;
+    let Value::Procedure(report) = &mut done.value else {
+        return exit::DONE;
+    };
     // A new transfer was not anywhere before: no "(was created)" suffix.
     report.started_in = None;
-    let code = finish(&report, a.json);
-    rec.finish_report(&report, code).await
+    let code = finish(report, a.json);
+    recorded(&done, &index, code)
 }
 
 /// `rollback ID`, or of a selection ([`super::bulk`]).
@@ -154,7 +157,7 @@ pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
             select: &a.select,
             json: a.json,
             why: &a.why,
-            runner: bulk::Runner::OneByOne(usize::from(a.concurrency)),
+            runner: Runner::OneByOne(usize::from(a.concurrency)),
         };
         return bulk::run(p, req).await;
     };
@@ -162,17 +165,7 @@ pub async fn rollback(p: Protocol, a: &RollbackArgs) -> i32 {
         return dry_run_one(p, Procedure::Rollback, id, &a.select, a.json).await;
     }
     let format = a.select.format(a.json);
-    let json = format != OutcomeFormat::Text;
-    let rec = match begin_procedure(&p, Procedure::Rollback, id, a.force, &a.why).await {
-        Ok(r) => r,
-        Err(code) => return not_started(code, json),
-    };
-    if !json {
-        out(format_args!("rollback {id}"));
-    }
-    let report = observed(p, json, false).rollback(id, a.force).await;
-    let code = finish_as(&report, format);
-    rec.finish_report(&report, code).await
+    one(p, Act::Rollback(id.clone()), a.force, &a.why, format).await
 }
 
 /// `recover ID`, or of a selection ([`super::bulk`]): in batches unless
@@ -182,9 +175,9 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
         let default = if a.sequential { 4 } else { 1 };
         let concurrency = usize::from(a.concurrency.unwrap_or(default));
         let runner = if a.sequential {
-            bulk::Runner::OneByOne(concurrency)
+            Runner::OneByOne(concurrency)
         } else {
-            bulk::Runner::Batched(BatchOptions {
+            Runner::Batched(BatchOptions {
                 batch_size: usize::from(a.batch_size),
                 concurrency,
                 ..BatchOptions::default()
@@ -203,17 +196,32 @@ pub async fn recover(p: Protocol, a: &RecoverArgs) -> i32 {
         return dry_run_one(p, Procedure::Recover, id, &a.select, a.json).await;
     }
     let format = a.select.format(a.json);
+    one(p, Act::Recover(id.clone()), a.force, &a.why, format).await
+}
+
+/// `rollback ID` / `recover ID`: starts the act (its record written), says
+/// so, runs it printing each step, prints the verdict.
+async fn one(p: Protocol, act: Act, force: bool, why: &ReasonArgs, format: OutcomeFormat) -> i32 {
     let json = format != OutcomeFormat::Text;
-    let rec = match begin_procedure(&p, Procedure::Recover, id, a.force, &a.why).await {
-        Ok(r) => r,
+    let started = match start(&p, act, force, why).await {
+        Ok(s) => s,
         Err(code) => return not_started(code, json),
     };
     if !json {
-        out(format_args!("recover {id}"));
+        let (verb, id) = match &started.intervention().act {
+            Act::Rollback(id) => ("rollback", id),
+            Act::Recover(id) => ("recover", id),
+            _ => ("act on", &String::new()),
+        };
+        out(format_args!("{verb} {id}"));
     }
-    let report = observed(p, json, false).recover(id, a.force).await;
-    let code = finish_as(&report, format);
-    rec.finish_report(&report, code).await
+    let index = started.index().to_string();
+    let done = started.run(&observed(p, json, false)).await;
+    let code = match &done.value {
+        Value::Procedure(report) => finish_as(report, format),
+        _ => exit::DONE,
+    };
+    recorded(&done, &index, code)
 }
 
 /// `rollback ID --dry-run` / `recover ID --dry-run`: the plan of one.
@@ -231,76 +239,5 @@ async fn dry_run_one(
     match p.select(&selection, false).await {
         Ok(selected) => dry_run::run(&p, procedure, &selected, select.format(json), id).await,
         Err(e) => fail(&e),
-    }
-}
-
-/// Counts of verdicts over many procedures.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Tally {
-    /// Ran to a terminal state.
-    pub completed: usize,
-    /// Taken to a terminal state by another process meanwhile.
-    pub done_elsewhere: usize,
-    /// Already terminal.
-    pub nothing_to_do: usize,
-    /// Refused before changing anything.
-    pub refused: usize,
-    /// Stopped on purpose.
-    pub stopped: usize,
-    /// Failed.
-    pub failed: usize,
-}
-
-impl Tally {
-    /// Counts the verdicts of `reports`.
-    pub fn of(reports: &[ProcedureReport]) -> Tally {
-        let mut t = Tally::default();
-        for r in reports {
-            match r.verdict {
-                Verdict::Completed(_) => t.completed += 1,
-                Verdict::EndedElsewhere(_) => t.done_elsewhere += 1,
-                Verdict::NothingToDo(_) => t.nothing_to_do += 1,
-                Verdict::Refused(_) => t.refused += 1,
-                Verdict::Stopped(_) => t.stopped += 1,
-                Verdict::Failed(_) => t.failed += 1,
-            }
-        }
-        t
-    }
-}
-
-impl std::fmt::Display for Tally {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} completed, {} done by another process, {} nothing to do, {} refused, {} stopped, {} failed",
-            self.completed, self.done_elsewhere, self.nothing_to_do, self.refused, self.stopped, self.failed
-        )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::{Refusal, TxnState};
-
-    fn report(v: Verdict) -> ProcedureReport {
-        let mut r = ProcedureReport::new("t");
-        r.verdict = v;
-        r
-    }
-
-    #[test]
-    fn tally_counts_each_verdict() {
-        let t = Tally::of(&[
-            report(Verdict::Completed(TxnState::Finished)),
-            report(Verdict::Completed(TxnState::RolledBack)),
-            report(Verdict::EndedElsewhere(TxnState::Finished)),
-            report(Verdict::Refused(Refusal::Committed)),
-        ]);
-        assert_eq!(
-            t.to_string(),
-            "2 completed, 1 done by another process, 0 nothing to do, 1 refused, 0 stopped, 0 failed"
-        );
     }
 }

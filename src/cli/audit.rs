@@ -5,6 +5,7 @@ use super::args::AuditArgs;
 use super::intervention;
 use super::output::{fail, out, plural, print_json, Table};
 use crate::protocol::audit::{AuditReport, Finding, FindingKind};
+use crate::protocol::intervene::{Act, Value};
 use crate::protocol::read::Coverage;
 use crate::protocol::Protocol;
 use serde::Serialize;
@@ -103,23 +104,29 @@ pub fn audit_lines(r: &AuditReport, expect_total: Option<i64>) -> Vec<String> {
     lines
 }
 
-/// `audit`: exit 0 when clean, 1 when findings remain.
+/// `audit`: exit 0 when clean, 1 when findings remain. `--repair` is an
+/// act ([`crate::protocol::intervene`]), recorded in the audit trail.
 pub async fn run(p: &Protocol, a: &AuditArgs) -> i32 {
-    let rec = match a.repair {
-        true => match intervention::begin_repair(p, &a.why).await {
-            Ok(r) => Some(r),
-            Err(code) => return code,
-        },
-        false => None,
-    };
-    let result = p
-        .audit_with(a.expect_total, a.repair, a.allow_partial)
-        .await;
-    let code = audit_result(&result, a);
-    match rec {
-        Some(rec) => rec.finish_repair(&result, code).await,
-        None => code,
+    if !a.repair {
+        let result = p.audit_with(a.expect_total, false, a.allow_partial).await;
+        return audit_result(&result, a);
     }
+    let act = Act::AuditRepair {
+        account: None,
+        expect_total: a.expect_total,
+        allow_partial: a.allow_partial,
+    };
+    let started = match intervention::start(p, act, false, &a.why).await {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let index = started.index().to_string();
+    let done = started.run(p).await;
+    let code = match &done.value {
+        Value::Repaired(result) => audit_result(result, a),
+        _ => 0,
+    };
+    intervention::recorded(&done, &index, code)
 }
 
 /// Prints the audit (or its error); returns the exit code.

@@ -9,34 +9,24 @@
 //! not started). `recover --all-stuck` alone also releases the locks whose
 //! owner ended, lease expired or holder dead (stale on evidence), as it always did.
 
-use super::actions::{not_started, observed, print_verdict, Tally};
+use super::actions::{not_started, observed, print_verdict};
 use super::bulk_rows::{BulkOutcome, BulkSummary, LeftOutRow, Line};
 use super::dry_run::{self, action_name};
 use super::exit;
-use super::intervention::{self, begin, ReasonArgs};
+use super::intervention::{not_started_code, recorded, ReasonArgs};
 use super::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutcome};
 use super::output::{err, fail, out, plural};
 use super::selection::{OutcomeFormat, SelectionArgs};
-use crate::protocol::batch::BatchOptions;
+use crate::protocol::intervene::{
+    self, Act, BulkAct, BulkDone, Choices, Intervention, NotStarted, Plan, Refusal, Runner,
+    Started, Stop, Tally, Value,
+};
 use crate::protocol::lock_release::SweptLock;
 use crate::protocol::locks::ReleaseOutcome;
-use crate::protocol::trail::bulk::{BulkOptions, BulkRun, Selection};
-use crate::protocol::trail::{
-    plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep,
-};
-use crate::protocol::{Procedure, ProcedureReport, Protocol, RunLimits};
+use crate::protocol::trail::Interface;
+use crate::protocol::{Procedure, ProcedureReport, Protocol};
 use crate::signals::{StopSignal, StopSignals};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// How the selected transactions are run.
-#[derive(Debug, Clone, Copy)]
-pub enum Runner {
-    /// Each through its procedure, this many at a time.
-    OneByOne(usize),
-    /// Recovery in batches ([`Protocol::recover_batched`]).
-    Batched(BatchOptions),
-}
 
 /// What a bulk command was asked.
 #[derive(Debug, Clone, Copy)]
@@ -53,16 +43,20 @@ pub struct Request<'a> {
     pub runner: Runner,
 }
 
-/// Runs a bulk `rollback`/`recover`; returns the exit code.
+/// Prints a failure before anything ran (as JSON too when the output is
+/// machine-read); returns its exit code.
+fn failed(e: &crate::Error, machine: bool) -> i32 {
+    if machine {
+        outcome::print(&ErrorOutcome::from(e));
+    }
+    fail(e)
+}
+
+/// Runs a bulk `rollback`/`recover` (or prints its plan with `--dry-run`);
+/// returns the exit code.
 pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     let format = req.select.format(req.json);
     let machine = format != OutcomeFormat::Text;
-    let failed = |e: &crate::Error| {
-        if machine {
-            outcome::print(&ErrorOutcome::from(e));
-        }
-        fail(e)
-    };
     let selection = match req.select.selection() {
         Ok(s) => s,
         Err(why) => {
@@ -70,55 +64,61 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             return exit::USAGE;
         }
     };
-    let action = match req.procedure {
-        Procedure::Rollback => ActionKind::Rollback,
-        Procedure::Recover => ActionKind::Recover,
+    let act = BulkAct {
+        procedure: req.procedure,
+        selection,
+        ids_source: req.select.ids_source(),
+        allow_partial: req.select.allow_partial,
+        runner: req.runner,
     };
-    let mut i = Intervention::new(action, vec![], Interface::Cli);
-    i.bulk = true;
-    i.reason = req.why.reason.clone();
-    i.targets = selection.describe(req.select.ids_source().as_deref());
-    if !req.select.dry_run {
-        // Refused before reading anything (begin says it the same way).
-        if let Some(refusal) = i.missing_reason() {
-            err(format_args!(
-                "refused: {refusal}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
-            ));
-            return exit::USAGE;
-        }
-    }
-    let selected = match p.select(&selection, req.select.allow_partial).await {
-        Ok(s) => s,
-        Err(e) => return failed(&e),
-    };
-    let what = i.targets.join(" ");
+    let what = act.selection.describe(act.ids_source.as_deref()).join(" ");
+    let i = Intervention::new(
+        Act::Bulk(act),
+        Choices::new(Interface::Cli, req.why.reason.clone()),
+    );
     if req.select.dry_run {
-        return dry_run::run(&p, req.procedure, &selected, format, &what).await;
+        return match i.plan(&p).await {
+            Ok(Plan {
+                selected: Some(selected),
+                ..
+            }) => dry_run::run(&p, req.procedure, &selected, format, &what).await,
+            Ok(_) => exit::DONE,
+            Err(e) => failed(&e, machine),
+        };
     }
-    i.transactions = selected.ids();
-    i.plan = selected
-        .transactions
-        .iter()
-        .map(|t| {
-            let steps = plan_labels(req.procedure, t.state.as_ref()).join(", ");
-            format!("{}: {steps}", t.id)
-        })
-        .collect();
-    let sweep = is_all_stuck_only(req.procedure, &selection);
-    if sweep {
-        i.plan.push(
-            "release the locks stale on evidence (owner ended, lease expired, holder dead)".into(),
-        );
-    }
-    let rec = match begin(&p, i, req.why).await {
-        Ok(r) => r,
-        Err(code) => return not_started(code, machine),
+    let started = match intervene::start(&p, i).await {
+        Ok(s) => s,
+        Err(NotStarted::Plan(e) | NotStarted::Trail(e)) => return failed(&e, machine),
+        // Refused before reading anything.
+        Err(n @ NotStarted::Refused(Refusal::ReasonMissing { .. })) => return not_started_code(&n),
+        Err(n) => return not_started(not_started_code(&n), machine),
     };
-    let left_out: Vec<LeftOutRow> = selected
-        .left_out
-        .iter()
-        .map(|l| LeftOutRow::new(&l.txn, &l.why))
-        .collect();
+    execute(p, req, started, format, &what).await
+}
+
+/// Runs a started bulk act: says what runs, runs it (SIGINT/SIGTERM stop
+/// new transactions from starting), prints the outcome in `format`.
+async fn execute(
+    p: Protocol,
+    req: Request<'_>,
+    started: Started,
+    format: OutcomeFormat,
+    what: &str,
+) -> i32 {
+    let machine = format != OutcomeFormat::Text;
+    let Act::Bulk(act) = started.intervention().act.clone() else {
+        return exit::DONE;
+    };
+    let (ids, left_out): (Vec<String>, Vec<LeftOutRow>) = match &started.plan().selected {
+        Some(s) => (
+            s.ids(),
+            s.left_out
+                .iter()
+                .map(|l| LeftOutRow::new(&l.txn, &l.why))
+                .collect(),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
     for l in &left_out {
         match format {
             OutcomeFormat::Ndjson => Line::LeftOut(l).print(),
@@ -126,12 +126,11 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             OutcomeFormat::Json => {}
         }
     }
-    let ids = selected.ids();
     let p = observed(p, machine, true);
     if format == OutcomeFormat::Text {
-        out(header(&p, req, sweep, ids.len(), &what));
+        out(header(&p, req, act.sweeps(), ids.len(), what));
     }
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(Stop::default());
     let signal = Arc::new(Mutex::new(None::<StopSignal>));
     let watcher = watch_signals(stop.clone(), signal.clone());
     let on_done = |r: &ProcedureReport| {
@@ -139,101 +138,53 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             Line::Transaction(&ProcedureOutcome::from(r)).print();
         }
     };
-    let ran = match req.runner {
-        Runner::OneByOne(concurrency) => {
-            let opts = BulkOptions {
-                concurrency,
-                limits: RunLimits::default(),
-            };
-            Ok(p.run_many(&ids, req.procedure, opts, &stop, on_done).await)
-        }
-        Runner::Batched(opts) => p.recover_many_batched(&ids, opts, &stop, on_done).await,
-    };
+    let index = started.index().to_string();
+    let done = started.run_bulk(&p, &stop, on_done).await;
     if let Some(w) = watcher {
         w.abort();
     }
     let stopped_by = signal.lock().map(|s| *s).unwrap_or(None);
-    let BulkRun {
-        mut reports,
-        not_started,
-    } = match ran {
-        Ok(r) => r,
-        Err(e) => {
-            let code = failed(&e);
-            let summary = format!("failed: {e}");
-            return rec.finish(Outcome::Failed, &summary, vec![], code).await;
-        }
+    let code = match &done.value {
+        Value::Bulk(b) => match &b.failed {
+            Some(e) => failed(e, machine),
+            None => print_outcome(&p, req, b, &act, format, left_out, stopped_by, what),
+        },
+        _ => exit::DONE,
     };
-    reports.sort_by(|a, b| a.txn.cmp(&b.txn));
-    // The sweep is a new start: not after a stop.
-    let (swept, locks_partial) = if sweep && stopped_by.is_none() {
-        match p
-            .release_abandoned_locks_allowing(req.select.allow_partial)
-            .await
-        {
-            Ok(s) => (s.swept, s.coverage.describe()),
-            Err(e) => {
-                let code = failed(&e);
-                let summary = format!("ran {}, then failed: {e}", reports.len());
-                let steps = trail_steps(&p, &reports, &[]);
-                return rec.finish(Outcome::Failed, &summary, steps, code).await;
-            }
-        }
-    } else {
-        (Vec::new(), None)
-    };
-    let locks: Vec<LockOutcome> = swept.iter().map(LockOutcome::from).collect();
+    recorded(&done, &index, code)
+}
+
+/// Prints a bulk act's outcome in `format`; returns the exit code.
+#[allow(clippy::too_many_arguments)]
+fn print_outcome(
+    p: &Protocol,
+    req: Request<'_>,
+    b: &BulkDone,
+    act: &BulkAct,
+    format: OutcomeFormat,
+    left_out: Vec<LeftOutRow>,
+    stopped_by: Option<StopSignal>,
+    what: &str,
+) -> i32 {
+    let locks: Vec<LockOutcome> = b.swept.iter().map(LockOutcome::from).collect();
     let code = exit::worst(
-        reports
+        b.reports
             .iter()
             .map(exit::of_report)
             .chain(left_out.iter().map(|l| l.exit_code))
             .chain(locks.iter().map(LockOutcome::exit_code))
-            .chain((!not_started.is_empty()).then_some(exit::STOPPED)),
+            .chain((!b.not_started.is_empty()).then_some(exit::STOPPED)),
     );
-    let tally = Tally::of(&reports);
-    let released = swept.iter().filter(|s| s.outcome.released()).count();
-    let mut summary = format!(
-        "{}: {tally}",
-        plural(reports.len() + not_started.len(), "selected transaction")
-    );
-    if !left_out.is_empty() {
-        summary.push_str(&format!("; {} refused before reading", left_out.len()));
-    }
-    if let Some(s) = stopped_by {
-        summary.push_str(&format!(
-            "; stopped by {}: {} not started",
-            s.name(),
-            not_started.len()
-        ));
-    }
-    if sweep {
-        let partial = locks_partial
-            .as_ref()
-            .map(|d| format!(" (locks listing {d})"))
-            .unwrap_or_default();
-        summary.push_str(&format!(
-            "; {} stale on evidence released{partial}",
-            plural(released, "lock")
-        ));
-    }
-    let steps = trail_steps(&p, &reports, &swept);
-    let record_outcome = match intervention::worst(reports.iter().map(|r| &r.verdict)) {
-        _ if !not_started.is_empty() => Outcome::Stopped,
-        Outcome::NothingToDo if released > 0 => Outcome::Completed,
-        Outcome::NothingToDo | Outcome::Completed if !left_out.is_empty() => Outcome::Refused,
-        o => o,
-    };
     match format {
         OutcomeFormat::Json => outcome::print(&BulkOutcome {
             action: action_name(req.procedure),
-            selection: selection.describe(req.select.ids_source().as_deref()),
+            selection: act.selection.describe(act.ids_source.as_deref()),
             recovery_window_seconds: p.config().recovery_window.as_secs_f64(),
-            transactions: reports.iter().map(ProcedureOutcome::from).collect(),
+            transactions: b.reports.iter().map(ProcedureOutcome::from).collect(),
             left_out,
-            not_started,
+            not_started: b.not_started.clone(),
             released_locks: locks,
-            locks_listing_partial: locks_partial.clone(),
+            locks_listing_partial: b.locks_partial.clone(),
             exit_code: code,
         }),
         OutcomeFormat::Ndjson => {
@@ -242,36 +193,26 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             }
             Line::Summary(&BulkSummary {
                 action: action_name(req.procedure),
-                selected: reports.len() + not_started.len(),
-                tally,
+                selected: b.reports.len() + b.not_started.len(),
+                tally: Tally::of(&b.reports),
                 left_out: left_out.len(),
-                not_started: not_started.len(),
+                not_started: b.not_started.len(),
                 stopped_by: stopped_by.map(StopSignal::name),
                 exit_code: code,
             })
             .print();
         }
         OutcomeFormat::Text => {
-            print_text(&reports, &not_started, stopped_by, sweep, &what);
-            print_swept(&swept);
-            if let Some(d) = &locks_partial {
+            print_text(&b.reports, &b.not_started, stopped_by, b.sweep, what);
+            print_swept(&b.swept);
+            if let Some(d) = &b.locks_partial {
                 err(format_args!(
                     "the locks listing was {d}: some abandoned locks may remain"
                 ));
             }
         }
     }
-    rec.finish(record_outcome, &summary, steps, code).await
-}
-
-/// Whether this is `recover --all-stuck` and nothing else, which also
-/// sweeps the locks stale on evidence.
-fn is_all_stuck_only(procedure: Procedure, s: &Selection) -> bool {
-    procedure == Procedure::Recover
-        && s.all_stuck
-        && s.states.is_empty()
-        && s.older_than.is_none()
-        && s.ids.is_none()
+    code
 }
 
 /// The line that says what is about to run.
@@ -301,7 +242,7 @@ fn header(p: &Protocol, req: Request<'_>, sweep: bool, n: usize, what: &str) -> 
 /// Catches SIGINT/SIGTERM/SIGHUP while the run goes on: the first sets
 /// `stop` (no new transaction starts) and is remembered in `signal`.
 fn watch_signals(
-    stop: Arc<AtomicBool>,
+    stop: Arc<Stop>,
     signal: Arc<Mutex<Option<StopSignal>>>,
 ) -> Option<tokio::task::JoinHandle<()>> {
     let mut signals = match StopSignals::install() {
@@ -316,7 +257,7 @@ fn watch_signals(
         if let Ok(mut slot) = signal.lock() {
             *slot = Some(s);
         }
-        stop.store(true, Ordering::SeqCst);
+        stop.stop(s.name());
         // On stderr whatever the format: stdout stays machine-readable.
         err(format_args!(
             "{}: stopping: no new transaction starts; the running ones finish",
@@ -371,20 +312,6 @@ fn print_text(
             not_started.join(", ")
         ));
     }
-}
-
-/// The audit-trail steps: every procedure's steps, then each lock the
-/// sweep released (or was refused).
-fn trail_steps(p: &Protocol, reports: &[ProcedureReport], swept: &[SweptLock]) -> Vec<TrailStep> {
-    let locks = &p.config().indices.locks;
-    reports
-        .iter()
-        .flat_map(|r| r.steps.iter().map(TrailStep::from))
-        .chain(swept.iter().map(|s| {
-            let owner = s.view.info.owner.clone().unwrap_or_default();
-            TrailStep::release(locks, &owner, &s.view.info.resource, &s.outcome)
-        }))
-        .collect()
 }
 
 /// The text lines of the abandoned-lock sweep.

@@ -3,9 +3,9 @@
 //! at the end; `--format ndjson` prints one [`Line`] per transaction as it
 //! ends (the same [`ProcedureOutcome`] rows as `--json`), then a summary.
 
-use super::actions::Tally;
 use super::exit;
 use super::outcome::{LockOutcome, ProcedureOutcome, VerdictOutcome};
+use crate::protocol::intervene::Tally;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -115,6 +115,9 @@ pub struct PlanRow {
     pub would: &'static str,
     /// Why it would be refused.
     pub refusal: Option<String>,
+    /// The refusal's kind, for the counts (`3 refused: committed`).
+    #[serde(skip)]
+    pub refusal_kind: Option<String>,
     /// The steps it would go through, in order.
     pub steps: Vec<PlannedStep>,
     /// Where it would end if nobody else interferes.

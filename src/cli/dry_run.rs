@@ -1,6 +1,6 @@
 //! `rollback`/`recover --dry-run`: reads each selected transaction with its
 //! accounts, decides with the same pure decisions the procedures execute
-//! ([`crate::protocol::views::preview`], [`Protocol::check_actionable`]),
+//! (the act's [`Plan`], [`Protocol::check_actionable`]),
 //! and prints the plan per transaction and the counts, writing nothing
 //! (not even an audit record).
 
@@ -11,11 +11,12 @@ use super::exit;
 use super::output::{err, fail, out, plural};
 use super::selection::OutcomeFormat;
 use crate::protocol::executor::Outcome;
+use crate::protocol::intervene::{Plan, Refusal};
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
 use crate::protocol::trail::bulk::Selected;
 use crate::protocol::views::TransactionDetail;
-use crate::protocol::{Procedure, Protocol, Refusal};
+use crate::protocol::{Procedure, Protocol};
 use futures::StreamExt;
 
 /// Transactions read at once for the plan.
@@ -82,9 +83,10 @@ pub fn action_name(procedure: Procedure) -> &'static str {
 
 /// The plan of one transaction, decided as the procedure would: terminal
 /// is nothing to do, then the checks before any write (state known, well
-/// formed, outside the recovery window), then the procedure's own plan.
+/// formed, outside the recovery window), then the act's own [`Plan`].
 fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRow {
     let preview = d.preview(procedure);
+    let plan = Plan::of_detail(procedure, d);
     let ix = &p.config().indices;
     let txn = &d.txn;
     let mut row = PlanRow {
@@ -93,6 +95,7 @@ fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRo
         age_seconds: txn.age_seconds(p.cluster().now()),
         would: "nothing_to_do",
         refusal: None,
+        refusal_kind: None,
         steps: Vec::new(),
         ends_in: txn.state.as_ref().map(|s| s.as_str().to_string()),
         balance_changes: Vec::new(),
@@ -100,12 +103,13 @@ fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRo
     };
     let refusal = match p.check_actionable(txn, false) {
         Ok(None) => return row,
-        Err(r) => Some(r),
-        Ok(Some(_)) => preview.refusal.clone(),
+        Err(r) => Some(Refusal::Protocol(r)),
+        Ok(Some(_)) => plan.refusal.clone(),
     };
     if let Some(r) = refusal {
         row.would = "refused";
         row.refusal = Some(r.to_string());
+        row.refusal_kind = Some(r.kind());
         row.exit_code = exit::REFUSED;
         return row;
     }
@@ -141,36 +145,18 @@ fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRo
         })
         .collect();
     row.steps
-        .extend(d.lock_releases(procedure).into_iter().map(|r| PlannedStep {
+        .extend(plan.lock_releases.iter().map(|r| PlannedStep {
             label: RELEASE_LOCK.to_string(),
             target: format!("{}/{r}", ix.locks),
             result: "write",
             detail: "lock released".to_string(),
         }));
-    let (ds, dd) = preview.balance_change;
-    for (account, delta) in [(src, ds), (dest, dd)] {
-        if delta != 0 {
-            row.balance_changes.push(BalanceChange { account, delta });
-        }
-    }
+    row.balance_changes = plan
+        .balance_change
+        .into_iter()
+        .map(|(account, delta)| BalanceChange { account, delta })
+        .collect();
     row
-}
-
-/// A refusal's kind, for the counts (`3 refused: committed`).
-fn refusal_kind(text: &str) -> String {
-    let kinds = [
-        (Refusal::Committed.to_string(), "committed"),
-        (
-            "within the".to_string(),
-            "modified within the recovery window",
-        ),
-        ("unknown state".to_string(), "unknown state"),
-        ("malformed".to_string(), "malformed"),
-    ];
-    kinds
-        .iter()
-        .find(|(k, _)| text.contains(k.as_str()))
-        .map_or_else(|| text.to_string(), |(_, kind)| kind.to_string())
 }
 
 fn summarise(action: &'static str, rows: &[PlanRow], left_out: &[LeftOutRow]) -> PlanSummary {
@@ -183,7 +169,7 @@ fn summarise(action: &'static str, rows: &[PlanRow], left_out: &[LeftOutRow]) ->
     for r in rows {
         match r.would {
             "refused" => {
-                let kind = refusal_kind(r.refusal.as_deref().unwrap_or_default());
+                let kind = r.refusal_kind.clone().unwrap_or_default();
                 *s.refused.entry(kind).or_default() += 1;
             }
             "nothing_to_do" => s.nothing_to_do += 1,

@@ -1,20 +1,18 @@
-//! The headless side of the operator audit trail: `--reason`, refusing
-//! writes under `--read-only`, and recording each intervention (written
-//! before the first step, completed after the last) through
-//! [`crate::protocol::trail`]. The commands call [`begin`] and then
-//! [`Recording::finish`]; a refusal here means nothing was written at all.
+//! The headless side of the operator's acts: `--reason`, refusing writes
+//! under `--read-only`, and starting each act through
+//! [`crate::protocol::intervene`] (which records it), with the refusals
+//! printed and turned into exit codes. The commands call [`start`], then
+//! run the act and pass its [`Done`] to [`recorded`]; a refusal here means
+//! nothing was written at all.
 
-use super::args::{Cli, Command, ReleaseLockArgs};
+use super::args::{Cli, Command};
 use super::output::{err, fail};
 use super::EXIT_USAGE;
-use crate::error::Error;
-use crate::protocol::audit::AuditReport;
-use crate::protocol::locks::ReleaseOutcome;
-use crate::protocol::trail::run::procedure_intervention;
-use crate::protocol::trail::{
-    release_outcome, ActionKind, Interface, Intervention, Outcome, RecordId, Trail, TrailStep,
+use crate::protocol::intervene::{
+    self, Act, Choices, Done, Intervention, NotStarted, Refusal, Started,
 };
-use crate::protocol::{Procedure, ProcedureReport, Protocol, Verdict};
+use crate::protocol::trail::Interface;
+use crate::protocol::Protocol;
 use clap::Args;
 
 /// Exit code of an intervention refused before anything was written.
@@ -59,206 +57,56 @@ pub fn refuse_if_read_only(cli: &Cli, command: &Command) -> Option<i32> {
         None => "read-only (--read-only / ESTX_READ_ONLY)".to_string(),
     };
     err(format_args!(
-        "refused: {why}; nothing was written. Pass --read-only=false to intervene."
+        "refused: {}; nothing was written. Pass --read-only=false to intervene.",
+        Refusal::ReadOnly(why)
     ));
     Some(EXIT_REFUSED)
 }
 
-/// A written, unfinished audit record of a running intervention.
-#[derive(Debug)]
-pub struct Recording {
-    trail: Trail,
-    id: RecordId,
+/// Starts `act` from the command line with `force` and `--reason`: checks
+/// the reason, opens the trail, plans and writes the unfinished record.
+/// `Err` carries the exit code after the refusal was printed; nothing was
+/// written then.
+pub async fn start(p: &Protocol, act: Act, force: bool, why: &ReasonArgs) -> Result<Started, i32> {
+    let choices = Choices::new(Interface::Cli, why.reason.clone()).forced(force);
+    intervene::start(p, Intervention::new(act, choices))
+        .await
+        .map_err(|n| not_started_code(&n))
 }
 
-/// Checks the reason, opens the trail (refusing when the audit index is
-/// missing) and writes the unfinished record. `Err` carries the exit code
-/// after the refusal was printed; nothing was written then.
-pub async fn begin(p: &Protocol, mut i: Intervention, why: &ReasonArgs) -> Result<Recording, i32> {
-    i.reason = why.reason.clone();
-    if let Some(refusal) = i.missing_reason() {
-        err(format_args!(
-            "refused: {refusal}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
-        ));
-        return Err(EXIT_USAGE);
-    }
-    let trail = match Trail::open(p).await {
-        Ok(t) => t,
-        Err(Error::IndexMissing(index)) => {
+/// Prints why an act did not start; returns its exit code.
+pub fn not_started_code(n: &NotStarted) -> i32 {
+    match n {
+        NotStarted::Refused(r @ Refusal::ReasonMissing { .. }) => {
             err(format_args!(
-                "refused: the audit index `{index}` does not exist, so the intervention \
-                 cannot be recorded: run `estx-tui init` first; nothing was done"
+                "refused: {r}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
             ));
-            return Err(EXIT_REFUSED);
+            EXIT_USAGE
         }
-        Err(e) => return Err(fail(&e)),
-    };
-    match trail.begin(&i).await {
-        Ok(id) => {
-            tracing::info!(record = %id, action = %i.action, operator = %trail.operator(), "audit record written");
-            Ok(Recording { trail, id })
+        NotStarted::Refused(r) => {
+            err(format_args!("refused: {r}; nothing was done"));
+            EXIT_REFUSED
         }
-        Err(e) => {
+        NotStarted::Plan(e) | NotStarted::Trail(e) => fail(e),
+        NotStarted::Record(e) => {
             err("cannot write the audit record; nothing was done");
-            Err(fail(&e))
+            fail(e)
         }
     }
 }
 
-/// [`begin`] for a rollback or recovery of one transaction, with the plan
-/// as previewed from the transaction's current state.
-pub async fn begin_procedure(
-    p: &Protocol,
-    procedure: Procedure,
-    id: &str,
-    force: bool,
-    why: &ReasonArgs,
-) -> Result<Recording, i32> {
-    let i = procedure_intervention(p, procedure, id, force, Interface::Cli).await;
-    begin(p, i, why).await
-}
-
-/// [`begin`] for `release-lock`: the lock's owner (or `--txn`) is the
-/// transaction the record is filed under; a lock's record names its holder
-/// ([`Intervention::lock_release`]).
-pub async fn begin_release(p: &Protocol, a: &ReleaseLockArgs) -> Result<Recording, i32> {
-    if let Some(resource) = &a.resource {
-        let view = p.lock_view(resource).await.ok().flatten();
-        let i = Intervention::lock_release(resource, view.as_ref(), a.force, Interface::Cli);
-        return begin(p, i, &a.why).await;
-    }
-    let mut i = Intervention::new(
-        ActionKind::ReleaseLock,
-        a.txn.iter().cloned().collect(),
-        Interface::Cli,
-    );
-    i.forced = a.force;
-    i.plan = vec!["release lock".into()];
-    begin(p, i, &a.why).await
-}
-
-/// [`begin`] for `audit --repair`.
-pub async fn begin_repair(p: &Protocol, why: &ReasonArgs) -> Result<Recording, i32> {
-    let mut i = Intervention::new(ActionKind::AuditRepair, vec![], Interface::Cli);
-    i.plan = vec!["audit".into(), "repair what is safe".into()];
-    begin(p, i, why).await
-}
-
-impl Recording {
-    /// Completes the record of a lock release.
-    pub async fn finish_release(
-        self,
-        p: &Protocol,
-        a: &ReleaseLockArgs,
-        outcomes: &[(String, ReleaseOutcome)],
-        code: i32,
-    ) -> i32 {
-        let locks = &p.config().indices.locks;
-        let txn = a.txn.clone().unwrap_or_default();
-        let steps: Vec<TrailStep> = outcomes
-            .iter()
-            .map(|(r, o)| TrailStep::release(locks, &txn, r, o))
-            .collect();
-        let (outcome, summary) = release_outcome(outcomes, code != 0 && outcomes.is_empty());
-        self.finish(outcome, &summary, steps, code).await
-    }
-
-    /// Completes the record of `audit --repair`.
-    pub async fn finish_repair(self, result: &crate::error::Result<AuditReport>, code: i32) -> i32 {
-        match result {
-            Ok(r) => {
-                let steps: Vec<TrailStep> =
-                    r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
-                let outcome = if steps.is_empty() {
-                    Outcome::NothingToDo
-                } else {
-                    Outcome::Completed
-                };
-                let summary = format!(
-                    "{} repairs, {} findings left",
-                    r.repairs.len(),
-                    r.findings.len()
-                );
-                self.finish(outcome, &summary, steps, code).await
-            }
-            Err(e) => {
-                let summary = format!("failed: {e}");
-                self.finish(Outcome::Failed, &summary, vec![], code).await
-            }
+/// The exit code of a performed act: `code`, or 3 when its record could
+/// not be completed (the act itself ran: said on stderr).
+pub fn recorded(done: &Done, index: &str, code: i32) -> i32 {
+    match &done.record_error {
+        None => code,
+        Some(e) => {
+            err(format_args!(
+                "the intervention ran, but its audit record `{}` in `{index}` could not be \
+                 completed ({e}); it stays marked unfinished",
+                done.record
+            ));
+            code.max(3)
         }
-    }
-
-    /// Completes the record; returns `code`, or 3 when the record could not
-    /// be completed (the intervention itself ran: said on stderr).
-    pub async fn finish(
-        self,
-        outcome: Outcome,
-        summary: &str,
-        steps: Vec<TrailStep>,
-        code: i32,
-    ) -> i32 {
-        match self.trail.finish(&self.id, outcome, summary, steps).await {
-            Ok(()) => code,
-            Err(e) => {
-                err(format_args!(
-                    "the intervention ran, but its audit record `{}` in `{}` could not be \
-                     completed ({e}); it stays marked unfinished",
-                    self.id,
-                    self.trail.index()
-                ));
-                code.max(3)
-            }
-        }
-    }
-
-    /// Completes the record of one procedure from its report.
-    pub async fn finish_report(self, report: &ProcedureReport, code: i32) -> i32 {
-        let steps = report.steps.iter().map(TrailStep::from).collect();
-        let outcome = Outcome::from(&report.verdict);
-        self.finish(outcome, &report.verdict.to_string(), steps, code)
-            .await
-    }
-
-    /// Completes the record of many procedures (the worst outcome wins).
-    pub async fn finish_batch(self, reports: &[ProcedureReport], summary: &str, code: i32) -> i32 {
-        let steps = reports
-            .iter()
-            .flat_map(|r| r.steps.iter().map(TrailStep::from))
-            .collect();
-        let outcome = worst(reports.iter().map(|r| &r.verdict));
-        self.finish(outcome, summary, steps, code).await
-    }
-}
-
-/// The worst outcome of many verdicts: failed, stopped, refused, completed,
-/// nothing to do (none at all is nothing to do).
-pub fn worst<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> Outcome {
-    let rank = |o: Outcome| match o {
-        Outcome::NothingToDo => 0,
-        Outcome::Completed => 1,
-        Outcome::Refused => 2,
-        Outcome::Stopped => 3,
-        Outcome::Failed => 4,
-    };
-    verdicts
-        .map(Outcome::from)
-        .max_by_key(|o| rank(*o))
-        .unwrap_or(Outcome::NothingToDo)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::TxnState;
-
-    #[test]
-    fn the_worst_outcome_wins() {
-        let v = [
-            Verdict::Completed(TxnState::Finished),
-            Verdict::Stopped("x".into()),
-            Verdict::NothingToDo(TxnState::Finished),
-        ];
-        assert_eq!(worst(v.iter()), Outcome::Stopped);
-        assert_eq!(worst([].iter()), Outcome::NothingToDo);
     }
 }

@@ -8,6 +8,9 @@ use super::exit;
 use super::intervention;
 use super::outcome::{self, ErrorOutcome, LockOutcome, ReleaseLockOutcome, VerdictOutcome};
 use super::output::{err, fail, out};
+use crate::error::Result;
+use crate::protocol::intervene::{Act, Value};
+use crate::protocol::lock_release::TxnLocksRelease;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::Protocol;
 
@@ -27,8 +30,20 @@ fn report(resource: &str, outcome: &ReleaseOutcome) {
 /// `release-lock RESOURCE` or `release-lock --txn ID`, recorded in the
 /// audit trail; exit 1 if any refused.
 pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
-    let rec = match intervention::begin_release(p, a).await {
-        Ok(r) => r,
+    let act = match (&a.resource, &a.txn) {
+        (Some(resource), _) => Act::ReleaseLock(resource.clone()),
+        (None, Some(txn)) => Act::ReleaseLocksOf {
+            txn: txn.clone(),
+            allow_partial: a.allow_partial,
+        },
+        // clap requires exactly one of the two.
+        (None, None) => {
+            err("release-lock needs a RESOURCE or --txn ID");
+            return exit::USAGE;
+        }
+    };
+    let started = match intervention::start(p, act, a.force, &a.why).await {
+        Ok(s) => s,
         Err(code) => {
             if a.json {
                 outcome::print(&ErrorOutcome {
@@ -41,42 +56,29 @@ pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
             return code;
         }
     };
-    let (code, outcomes) = release(p, a).await;
-    rec.finish_release(p, a, &outcomes, code).await
+    let index = started.index().to_string();
+    let done = started.run(p).await;
+    let code = match &done.value {
+        Value::Released(result) => print(a, result),
+        _ => exit::DONE,
+    };
+    intervention::recorded(&done, &index, code)
 }
 
-/// Releases and prints (text or JSON); returns the exit code and each
-/// resource's outcome.
-async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, ReleaseOutcome)>) {
-    let failed = |e: &crate::Error| {
-        if a.json {
-            outcome::print(&ErrorOutcome::from(e));
-        }
-        fail(e)
-    };
-    let mut partial = None;
-    let outcomes = match (&a.resource, &a.txn) {
-        (Some(resource), _) => match p.release_lock(resource, a.force).await {
-            Ok(o) => vec![(resource.clone(), o)],
-            Err(e) => return (failed(&e), vec![]),
-        },
-        (None, Some(txn)) => match p
-            .release_transaction_locks_allowing(txn, a.force, a.allow_partial)
-            .await
-        {
-            Ok(r) => {
-                partial = r.coverage.describe();
-                r.released
+/// Prints what the release did (text or JSON); returns the exit code.
+fn print(a: &ReleaseLockArgs, result: &Result<TxnLocksRelease>) -> i32 {
+    let r = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if a.json {
+                outcome::print(&ErrorOutcome::from(e));
             }
-            Err(e) => return (failed(&e), vec![]),
-        },
-        // clap requires exactly one of the two.
-        (None, None) => {
-            err("release-lock needs a RESOURCE or --txn ID");
-            return (exit::USAGE, vec![]);
+            return fail(e);
         }
     };
-    for (resource, outcome) in &outcomes {
+    let outcomes = &r.released;
+    let partial = a.txn.as_ref().and(r.coverage.describe());
+    for (resource, outcome) in outcomes {
         tracing::info!(resource = %resource, outcome = ?outcome, force = a.force, "release-lock");
     }
     let locks: Vec<LockOutcome> = outcomes
@@ -101,14 +103,14 @@ async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, Releas
             verdict: VerdictOutcome { kind, message },
             exit_code: code,
         });
-        return (code, outcomes);
+        return code;
     }
     if outcomes.is_empty() {
         if let Some(txn) = &a.txn {
             out(format_args!("no locks held by transaction `{txn}`"));
         }
     }
-    for (resource, outcome) in &outcomes {
+    for (resource, outcome) in outcomes {
         report(resource, outcome);
     }
     if let Some(d) = &partial {
@@ -116,5 +118,5 @@ async fn release(p: &Protocol, a: &ReleaseLockArgs) -> (i32, Vec<(String, Releas
             "the search for the transaction's locks was {d}: some of its locks may remain"
         ));
     }
-    (code, outcomes)
+    code
 }

@@ -4,15 +4,12 @@
 //! answer carries on with the same reversal; once done it is refused.
 
 use super::context::printing_observer;
-use super::intervention::{begin, ReasonArgs};
+use super::intervention::{recorded, start, ReasonArgs};
 use super::output::{err, out, print_json};
-use crate::protocol::reverse::{
-    link_of, reversal_id, ReverseOptions, ReverseReport, ReverseVerdict, REVERSED_BY,
-};
-use crate::protocol::trail::{
-    plan_labels, ActionKind, Interface, Intervention, Outcome, TrailStep,
-};
-use crate::protocol::{Procedure, Protocol, TxnState};
+use crate::protocol::intervene::{Act, Value};
+use crate::protocol::reverse::{reversal_id, ReverseReport, ReverseVerdict};
+use crate::protocol::trail::TrailStep;
+use crate::protocol::Protocol;
 use clap::Args;
 use serde::Serialize;
 
@@ -88,46 +85,14 @@ impl ReverseOutput {
     }
 }
 
-/// The intervention as previewed from the original's current state.
-async fn intervention(p: &Protocol, a: &ReverseArgs) -> Intervention {
-    let rev = reversal_id(&a.id);
-    let mut i = Intervention::new(
-        ActionKind::Reverse,
-        vec![a.id.clone(), rev.clone()],
-        Interface::Cli,
-    );
-    i.forced = a.force;
-    if let Ok(Some((t, doc))) = p.read_transaction(&a.id).await {
-        if let Some(by) = link_of(&doc.source, REVERSED_BY) {
-            i.plan = vec![format!(
-                "already reversed by {by}: finish it if unfinished, else refuse"
-            )];
-            return i;
-        }
-        if a.finish_committed && t.state == Some(TxnState::Committed) {
-            i.plan.extend(
-                plan_labels(Procedure::Recover, t.state.as_ref())
-                    .into_iter()
-                    .map(|l| format!("finish {}: {l}", a.id)),
-            );
-        }
-        if let (Some(src), Some(dest), Some(amount)) = (&t.src, &t.dest, t.amount) {
-            i.targets = vec![src.clone(), dest.clone()];
-            i.plan
-                .push(format!("create {rev}: {dest} -> {src}, amount {amount}"));
-        }
-    }
-    i.plan.push(format!("link {}: reversed_by = {rev}", a.id));
-    i.plan
-        .extend(plan_labels(Procedure::Recover, Some(&TxnState::Created)));
-    i
-}
-
 /// Runs `reverse ID`; returns the exit code.
 pub async fn run(p: Protocol, a: &ReverseArgs) -> i32 {
-    let i = intervention(&p, a).await;
-    let rec = match begin(&p, i, &a.why).await {
-        Ok(r) => r,
+    let act = Act::Reverse {
+        txn: a.id.clone(),
+        finish_committed: a.finish_committed,
+    };
+    let started = match start(&p, act, a.force, &a.why).await {
+        Ok(s) => s,
         Err(code) => return code,
     };
     let p = if a.json {
@@ -140,25 +105,21 @@ pub async fn run(p: Protocol, a: &ReverseArgs) -> i32 {
         ));
         p.with_observer(printing_observer(false))
     };
-    let opts = ReverseOptions {
-        finish_committed: a.finish_committed,
-        force: a.force,
-        ..ReverseOptions::default()
+    let index = started.index().to_string();
+    let done = started.run(&p).await;
+    let Value::Reversed(report) = &done.value else {
+        return super::exit::DONE;
     };
-    let report = p.reverse(&a.id, opts).await;
     let code = super::exit::of_reverse(&report.verdict);
     if a.json {
-        match serde_json::to_value(ReverseOutput::of(&report)) {
+        match serde_json::to_value(ReverseOutput::of(report)) {
             Ok(v) => print_json(&v),
             Err(e) => err(e),
         }
     } else {
-        print_verdict(&report);
+        print_verdict(report);
     }
-    let outcome = Outcome::from(&report.verdict);
-    let steps = report.steps.iter().map(TrailStep::from).collect();
-    rec.finish(outcome, &report.verdict.to_string(), steps, code)
-        .await
+    recorded(&done, &index, code)
 }
 
 fn print_verdict(r: &ReverseReport) {

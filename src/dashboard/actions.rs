@@ -1,7 +1,8 @@
 //! Action tasks: re-read a transaction (or lock) for a confirmation dialog,
 //! read a transaction by id for the detail pane, and run a confirmed action
-//! through the protocol module, reporting each step to the event channel as
-//! it ends. The UI never awaits any of this.
+//! through [`crate::protocol::intervene`] (which records it, as for the
+//! command line), reporting each step to the event channel as it ends. The
+//! UI never awaits any of this.
 //!
 //! Safety: the recovery window and lock staleness are the protocol's; an
 //! action runs forced only when the operator pressed the dialog's force key,
@@ -10,13 +11,10 @@
 
 use super::event::{Action, ActionOutcome, Checked, Event, Expected, Reread, Run};
 use crate::error::Error;
-use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::intervene::{self, Choices, Refusal};
 use crate::protocol::report::StepReport;
-use crate::protocol::trail::{
-    release_outcome, ActionKind, Interface, Intervention, Outcome as TrailOutcome, RecordId, RunAs,
-    Trail, TrailStep,
-};
-use crate::protocol::{Procedure, Protocol};
+use crate::protocol::trail::{Interface, Trail};
+use crate::protocol::Protocol;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -57,38 +55,32 @@ pub(super) async fn check_target(
     }
     if action.on_lock() {
         let view = proto.lock_view(id).await.map_err(|e| e.to_string())?;
-        let refusal = match &view {
-            Some(v) if !v.staleness.is_stale() => Some(format!(
-                "lock on `{}` held by {} is not stale",
-                v.info.resource,
-                v.info.holder_label()
-            )),
-            _ => None,
-        };
         return Ok(Checked {
+            refusal: Refusal::of_lock(view.as_ref()),
             reread: Reread::Lock(view.map(Box::new)),
-            refusal,
         });
     }
     let detail = match proto.transaction_detail(id).await {
         Ok(Some(d)) => d,
-        Ok(None) => return Err(format!("transaction `{id}` no longer exists")),
+        Ok(None) => return Err(Refusal::NoSuchTransaction(id.to_string()).to_string()),
         Err(e) => return Err(e.to_string()),
     };
-    let refusal = match action {
-        Action::ReleaseLocks => {
-            let live: Vec<&str> = detail
+    let refusal = match action.procedure() {
+        // The protocol's checks before any write (the recovery window...);
+        // what the procedure itself would refuse, the preview shows.
+        Some(_) => proto
+            .check_actionable(&detail.txn, false)
+            .err()
+            .map(Refusal::Protocol),
+        None => {
+            let live: Vec<String> = detail
                 .locks
                 .iter()
                 .filter(|l| !l.staleness.is_stale())
-                .map(|l| l.info.resource.as_str())
+                .map(|l| l.info.resource.clone())
                 .collect();
-            (!live.is_empty()).then(|| format!("not stale: {}", live.join(", ")))
+            (!live.is_empty()).then_some(Refusal::LocksNotStale(live))
         }
-        _ => proto
-            .check_actionable(&detail.txn, false)
-            .err()
-            .map(|r| r.explain(&super::confirm::force_hint())),
     };
     Ok(Checked {
         reread: Reread::Transaction(Box::new(detail)),
@@ -136,7 +128,7 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
         }));
         let (summary, ok) = match changed_since_dialog(&proto, &run).await {
             Some(why) => (why, false),
-            None => execute(&proto, &run, false).await,
+            None => execute(&proto, &run).await,
         };
         let _ = events.send(Event::ActionDone(ActionOutcome {
             action: run.action,
@@ -187,14 +179,15 @@ pub(super) async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<
     })
 }
 
-/// The audit trail every intervention is recorded in; refuses (nothing
-/// runs) when its index is missing or cannot be checked.
-pub(super) async fn open_trail(proto: &Protocol) -> Result<Trail, String> {
+/// Checks that the audit trail every act is recorded in can be opened;
+/// says why not (nothing will run) when its index is missing or cannot be
+/// checked.
+pub(super) async fn open_trail(proto: &Protocol) -> Result<(), String> {
     match Trail::open(proto).await {
-        Ok(t) => Ok(t),
+        Ok(_) => Ok(()),
         Err(Error::IndexMissing(index)) => Err(format!(
-            "the audit index `{index}` does not exist: run estx-tui init \
-             (every intervention is recorded there); nothing will run"
+            "{}; nothing will run",
+            Refusal::AuditIndexMissing(index)
         )),
         Err(e) => Err(format!(
             "cannot open the audit trail: {e}; nothing will run"
@@ -202,137 +195,13 @@ pub(super) async fn open_trail(proto: &Protocol) -> Result<Trail, String> {
     }
 }
 
-pub(super) async fn execute(proto: &Protocol, run: &Run, bulk: bool) -> (String, bool) {
-    let trail = match open_trail(proto).await {
-        Ok(t) => t,
-        Err(e) => return (format!("not run: {e}"), false),
-    };
-    let id = run.target.as_str();
-    let reason = run.reason.clone();
-    let ui = Interface::Dashboard;
-    let how = RunAs {
-        force: run.force,
-        reason: reason.clone(),
-        interface: ui,
-        bulk,
-    };
-    let (summary, ok, recorded) = match run.action {
-        Action::Rollback | Action::Recover => {
-            let procedure = if run.action == Action::Rollback {
-                Procedure::Rollback
-            } else {
-                Procedure::Recover
-            };
-            match trail.run_procedure(proto, procedure, id, how).await {
-                Ok(r) => {
-                    let ok = r.value.verdict.is_done();
-                    (r.value.verdict.to_string(), ok, (r.record, r.record_error))
-                }
-                Err(e) => return (format!("not run: {e}"), false),
-            }
-        }
-        Action::ReleaseLocks => match trail.run_release(proto, id, how).await {
-            Ok(r) => {
-                let (text, ok) = match &r.value {
-                    Ok(released) if released.is_empty() => ("no locks held".to_string(), true),
-                    Ok(released) => released_text(released),
-                    Err(e) => (format!("failed: {e}"), false),
-                };
-                (text, ok, (r.record, r.record_error))
-            }
-            Err(e) => return (format!("not run: {e}"), false),
-        },
-        Action::Reverse => match super::reverse_run::execute(proto, &trail, run).await {
-            Ok(done) => done,
-            Err(e) => return (format!("not run: {e}"), false),
-        },
-        Action::AuditRepair => {
-            let mut i = Intervention::new(ActionKind::AuditRepair, vec![], ui);
-            i.targets = vec![id.to_string()];
-            i.reason = reason;
-            i.plan = vec!["audit".into(), "repair what is safe".into()];
-            let record = match trail.begin(&i).await {
-                Ok(r) => r,
-                Err(e) => return (format!("not run: {e}"), false),
-            };
-            let result = proto.audit(None, true).await;
-            let (text, ok, outcome, steps) = match &result {
-                Ok(r) if r.repairs.is_empty() => (
-                    "nothing was repairable".to_string(),
-                    true,
-                    TrailOutcome::NothingToDo,
-                    vec![],
-                ),
-                Ok(r) => (
-                    format!("repaired: {}", r.repairs.join("; ")),
-                    true,
-                    TrailOutcome::Completed,
-                    r.repairs.iter().map(|x| TrailStep::repair(x)).collect(),
-                ),
-                Err(e) => (format!("failed: {e}"), false, TrailOutcome::Failed, vec![]),
-            };
-            let err = trail.finish(&record, outcome, &text, steps).await.err();
-            (text, ok, (record, err))
-        }
-        Action::ReleaseLock => {
-            let view = proto.lock_view(id).await.ok().flatten();
-            let mut i = Intervention::lock_release(id, view.as_ref(), run.force, ui);
-            i.reason = reason;
-            if let Some(why) = i.missing_reason() {
-                return (format!("not run: {why}"), false);
-            }
-            let record = match trail.begin(&i).await {
-                Ok(r) => r,
-                Err(e) => return (format!("not run: {e}"), false),
-            };
-            let txn = i.transactions.first().cloned().unwrap_or_default();
-            let result = proto.release_lock(id, run.force).await;
-            let outcomes: Vec<(String, ReleaseOutcome)> = match &result {
-                Ok(o) => vec![(id.to_string(), o.clone())],
-                Err(_) => vec![],
-            };
-            let locks = &proto.config().indices.locks;
-            let steps = outcomes
-                .iter()
-                .map(|(r, o)| TrailStep::release(locks, &txn, r, o))
-                .collect();
-            let (outcome, mut summary) = release_outcome(&outcomes, result.is_err());
-            let (text, ok) = match &result {
-                Ok(o) => (
-                    release_text(id, o),
-                    !matches!(o, ReleaseOutcome::Refused(_)),
-                ),
-                Err(e) => {
-                    summary = format!("failed: {e}");
-                    (summary.clone(), false)
-                }
-            };
-            let err = trail.finish(&record, outcome, &summary, steps).await.err();
-            (text, ok, (record, err))
-        }
-    };
-    let (record, record_error): (RecordId, Option<Error>) = recorded;
-    match record_error {
-        None => (format!("{summary} · audit record {record}"), ok),
-        Some(e) => (
-            format!("{summary} · audit record {record} left UNFINISHED: {e}"),
-            false,
-        ),
+/// Runs a confirmed act through [`intervene::run`] (which records it):
+/// its sentence for the log (with the audit record), and whether it did
+/// what was asked and was recorded.
+pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
+    let choices = Choices::new(Interface::Dashboard, run.reason.clone()).forced(run.force);
+    match intervene::run(proto, run.action.intervention(&run.target, choices)).await {
+        Ok(done) => (done.to_string(), done.ok() && done.record_error.is_none()),
+        Err(n) => (format!("not run: {n}"), false),
     }
-}
-
-fn released_text(released: &[(String, ReleaseOutcome)]) -> (String, bool) {
-    let ok = released
-        .iter()
-        .all(|(_, o)| !matches!(o, ReleaseOutcome::Refused(_)));
-    let text = released
-        .iter()
-        .map(|(r, o)| release_text(r, o))
-        .collect::<Vec<_>>()
-        .join(", ");
-    (text, ok)
-}
-
-fn release_text(resource: &str, o: &ReleaseOutcome) -> String {
-    format!("{resource} {o}")
 }

@@ -360,8 +360,9 @@ pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, ok: boo
     app.push_log(level, format!("{} {id}: {summary}", action.title()));
 }
 
-/// The bulk run ended (`not_started`: items Esc kept from starting).
-pub fn done(app: &mut App, action: Action, not_started: usize) -> Vec<Command> {
+/// The bulk run ended (`not_started`: items Esc kept from starting;
+/// `summary`: the one act's sentence and audit record, if it was one).
+pub fn done(app: &mut App, action: Action, not_started: usize, summary: &str) -> Vec<Command> {
     let (done, failed) = app.bulk.take().map_or((0, 0), |b| (b.done, b.failed));
     let level = if failed == 0 && not_started == 0 {
         LogLevel::Updated
@@ -371,6 +372,9 @@ pub fn done(app: &mut App, action: Action, not_started: usize) -> Vec<Command> {
     let mut text = format!("bulk {}: {done} ended, {failed} failed", verb(action));
     if not_started > 0 {
         text.push_str(&format!(", {not_started} not started (stopped)"));
+    }
+    if !summary.is_empty() {
+        text.push_str(&format!(" · {summary}"));
     }
     app.push_log(level, text);
     app.history_asked = None;

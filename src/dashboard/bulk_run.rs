@@ -1,17 +1,21 @@
 //! Bulk actions, the I/O side: re-reading the marked transactions for the
-//! bulk dialog, and running the confirmed items a few at a time, each as
-//! its own recorded intervention (one audit record per transaction, as the
-//! trail records procedures). A stop flag keeps new items from starting;
-//! an item already started runs its procedure to the end, so every
-//! transaction is left in a consistent protocol state.
+//! bulk dialog, and running the confirmed items. A rollback or recovery of
+//! the marked set is one act with ONE audit record, as `rollback
+//! --ids-from` / `recover --ids-from` are (recoveries in batches). A stop
+//! keeps new items from starting; an item already started runs its
+//! procedure to the end, so every transaction is left in a consistent
+//! protocol state.
 
 use super::actions::{changed_since_dialog, check_target, execute, open_trail};
 use super::bulk::BULK_CONCURRENCY;
 use super::event::{Action, Event, Run};
+use crate::protocol::batch::BatchOptions;
+use crate::protocol::intervene::{self, Act, BulkAct, Choices, Intervention, Runner, Stop, Value};
 use crate::protocol::report::StepReport;
-use crate::protocol::Protocol;
+use crate::protocol::trail::bulk::Selection;
+use crate::protocol::trail::Interface;
+use crate::protocol::{Procedure, Protocol};
 use futures::StreamExt;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -42,49 +46,112 @@ pub fn spawn_preview(
     });
 }
 
-/// Runs the confirmed items, [`BULK_CONCURRENCY`] at a time, reporting each
-/// step and each item's outcome; once `stop` is set no new item starts.
-pub fn spawn_run(
-    proto: Protocol,
-    runs: Vec<Run>,
-    stop: Arc<AtomicBool>,
-    events: UnboundedSender<Event>,
-) {
+/// Runs the confirmed items, reporting each step and each item's outcome;
+/// once `stop` is set no new item starts. A rollback or recovery of the
+/// marked set is ONE act with one audit record, run as the command line
+/// runs `--ids-from` (recoveries in batches); a release of the marked
+/// transactions' locks releases each one's as its own act.
+pub fn spawn_run(proto: Protocol, runs: Vec<Run>, stop: Arc<Stop>, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let Some(action) = runs.first().map(|r| r.action) else {
+        let Some(first) = runs.first().cloned() else {
             return;
         };
         let step_events = events.clone();
         let proto = proto.with_observer(Arc::new(move |r: &StepReport| {
             let _ = step_events.send(Event::Step(r.clone()));
         }));
-        let started: Vec<bool> = futures::stream::iter(runs)
-            .map(|run| {
-                let (proto, stop, events) = (proto.clone(), stop.clone(), events.clone());
-                async move {
-                    if stop.load(Ordering::SeqCst) {
-                        return false;
-                    }
-                    let (summary, ok) = match changed_since_dialog(&proto, &run).await {
-                        Some(why) => (why, false),
-                        None => execute(&proto, &run, true).await,
-                    };
-                    let _ = events.send(Event::BulkItem {
-                        action: run.action,
-                        id: run.target,
-                        summary,
-                        ok,
-                    });
-                    true
-                }
-            })
-            .buffer_unordered(BULK_CONCURRENCY)
-            .collect()
-            .await;
-        let not_started = started.iter().filter(|s| !**s).count();
+        let (not_started, summary) = match first.action.procedure() {
+            Some(procedure) => {
+                let ids = runs.into_iter().map(|r| r.target).collect();
+                one_act(&proto, first.clone(), procedure, ids, &stop, &events).await
+            }
+            None => each_its_own(&proto, runs, &stop, &events).await,
+        };
         let _ = events.send(Event::BulkDone {
-            action,
+            action: first.action,
             not_started,
+            summary,
         });
     });
+}
+
+/// The rollback or recovery of `ids` as one recorded act; returns how many
+/// never started and the act's sentence.
+async fn one_act(
+    proto: &Protocol,
+    first: Run,
+    procedure: Procedure,
+    ids: Vec<String>,
+    stop: &Stop,
+    events: &UnboundedSender<Event>,
+) -> (usize, String) {
+    let n = ids.len();
+    let runner = match procedure {
+        Procedure::Rollback => Runner::OneByOne(BULK_CONCURRENCY),
+        Procedure::Recover => Runner::Batched(BatchOptions::default()),
+    };
+    let act = BulkAct {
+        procedure,
+        selection: Selection {
+            ids: Some(ids),
+            ..Selection::default()
+        },
+        ids_source: Some(MARKS.into()),
+        allow_partial: false,
+        runner,
+    };
+    let choices = Choices::new(Interface::Dashboard, first.reason.clone());
+    let started = match intervene::start(proto, Intervention::new(Act::Bulk(act), choices)).await {
+        Ok(s) => s,
+        Err(n_) => return (n, format!("not run: {n_}")),
+    };
+    let done = started
+        .run_bulk(proto, stop, |r| {
+            let _ = events.send(Event::BulkItem {
+                action: first.action,
+                id: r.txn.clone(),
+                summary: r.verdict.to_string(),
+                ok: r.verdict.is_done(),
+            });
+        })
+        .await;
+    let not_started = match &done.value {
+        Value::Bulk(b) => b.not_started.len(),
+        _ => 0,
+    };
+    (not_started, done.to_string())
+}
+
+/// What the record names as the source of a marked set's ids.
+pub const MARKS: &str = "the dashboard's marks";
+
+/// Each item as its own act, [`BULK_CONCURRENCY`] at a time; returns how
+/// many never started.
+async fn each_its_own(
+    proto: &Protocol,
+    runs: Vec<Run>,
+    stop: &Stop,
+    events: &UnboundedSender<Event>,
+) -> (usize, String) {
+    let started: Vec<bool> = futures::stream::iter(runs)
+        .map(|run| async move {
+            if stop.is_stopped() {
+                return false;
+            }
+            let (summary, ok) = match changed_since_dialog(proto, &run).await {
+                Some(why) => (why, false),
+                None => execute(proto, &run).await,
+            };
+            let _ = events.send(Event::BulkItem {
+                action: run.action,
+                id: run.target,
+                summary,
+                ok,
+            });
+            true
+        })
+        .buffer_unordered(BULK_CONCURRENCY)
+        .collect()
+        .await;
+    (started.iter().filter(|s| !**s).count(), String::new())
 }

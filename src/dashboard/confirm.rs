@@ -7,10 +7,9 @@
 use super::app::{App, Dialog, LogLevel, Running};
 use super::event::{Action, ActionOutcome, Checked, Command, Expected, Reread, Run};
 use super::keymap::{self, DialogOp};
-use crate::protocol::executor::Outcome;
-use crate::protocol::report::{StepReport, StepResult};
+use crate::protocol::intervene::{Plan, PlanStep};
+use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 use crate::protocol::views::TransactionDetail;
-use crate::protocol::Procedure;
 use crossterm::event::{KeyCode, KeyEvent};
 
 /// Opens the dialog for `action` on the transaction the operator can see
@@ -190,30 +189,26 @@ pub fn force_hint() -> String {
     format!("the force key {key}")
 }
 
-/// The refusal of an unforced run as of the screen's clock: the recovery
-/// window's refusal gives the age now (not the one when the dialog opened);
-/// one that no longer holds says so (the dialog must be reopened to check
-/// again). Other refusals as the re-read said them.
-pub fn refusal_now(app: &App, action: Action, c: &Checked) -> Option<String> {
+/// The refusal of an unforced run as of the screen's clock, in the
+/// dashboard's words ([`crate::protocol::intervene::Refusal::explain`] with
+/// the force key): the recovery window's refusal gives the age now (not the
+/// one when the dialog opened); one that no longer holds says so (the
+/// dialog must be reopened to check it again). Other refusals as the
+/// re-read judged them.
+pub fn refusal_now(app: &App, c: &Checked) -> Option<String> {
     let said = c.refusal.as_ref()?;
-    let Reread::Transaction(det) = &c.reread else {
-        return Some(said.clone());
+    let hint = force_hint();
+    let (Some(_), Reread::Transaction(det)) = (said.recent(), &c.reread) else {
+        return Some(said.explain(&hint));
     };
-    // Of a readable transaction in a known in-flight state, the protocol's
-    // only refusal of a rollback or recovery is the recovery window's.
-    let was_recent = matches!(action, Action::Rollback | Action::Recover)
-        && det.txn.state.as_ref().is_some_and(|s| s.is_in_flight())
-        && det.txn.transfer().is_ok();
-    if !was_recent {
-        return Some(said.clone());
-    }
     let window = app.settings.recovery_window;
     Some(
         match crate::protocol::read::rules::recovery_refusal(&det.txn, app.now, window) {
-            Some(r) => r.explain(&force_hint()),
+            Some(r) => r.explain(&hint),
             None => format!(
-                "{said} — when the dialog opened; it has left the recovery window since: \
-                 close and reopen the dialog to check it again"
+                "{} — when the dialog opened; it has left the recovery window since: \
+                 close and reopen the dialog to check it again",
+                said.explain(&hint)
             ),
         },
     )
@@ -249,7 +244,7 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
         return vec![];
     };
     if !force {
-        if let Some(why) = refusal_now(app, dialog.action, checked) {
+        if let Some(why) = refusal_now(app, checked) {
             app.push_log(LogLevel::Error, format!("{title}: refused: {why}"));
             app.dialog = Some(dialog);
             return vec![];
@@ -331,32 +326,23 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
 }
 
 /// The lines the dialog previews for a rollback or recovery, in order: each
-/// step with whether it writes, then the lock releases that follow when the
-/// transaction ends (what the log will show, line for line).
+/// step of the act's [`Plan`] with whether it writes, the lock releases
+/// that follow when the transaction ends included (what the log will show,
+/// line for line).
 pub fn planned_steps(det: &TransactionDetail, action: Action) -> Vec<String> {
-    let procedure = match action {
-        Action::Rollback => Procedure::Rollback,
-        Action::Recover => Procedure::Recover,
-        _ => return Vec::new(),
+    let Some(procedure) = action.procedure() else {
+        return Vec::new();
     };
-    let mut out: Vec<String> = det
-        .preview(procedure)
+    Plan::of_detail(procedure, det)
         .steps
         .iter()
-        .map(|s| {
-            let what = match s.outcome {
-                Outcome::Updated(_) => "write",
-                Outcome::Noop(_) => "no-op",
-            };
-            format!("{}: {what}", s.step.label())
-        })
-        .collect();
-    out.extend(
-        det.lock_releases(procedure)
-            .into_iter()
-            .map(|r| format!("release lock {r}: write")),
-    );
-    out
+        .map(|s| line(s, s.writes()))
+        .collect()
+}
+
+/// A step as the dialog and the log write it: `label: write|no-op`.
+fn line(step: &PlanStep, writes: bool) -> String {
+    format!("{step}: {}", if writes { "write" } else { "no-op" })
 }
 
 /// Records a step the running action reported, in the form of [`planned_steps`].
@@ -367,16 +353,20 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
     if !super::reverse::step_of(run.action, &run.target, &r.txn) {
         return;
     }
+    let label = if r.step.is_none() && r.label == RELEASE_LOCK {
+        let resource = r.target.rsplit('/').next().unwrap_or(&r.target);
+        PlanStep::ReleaseLock {
+            resource: resource.to_string(),
+            held_by: None,
+        }
+        .to_string()
+    } else {
+        r.label.clone()
+    };
     let what = match r.result {
         StepResult::Updated(_) => "write",
         StepResult::Noop(_) => "no-op",
         StepResult::Error(_) => "error",
-    };
-    let label = if r.step.is_none() && r.label == "release lock" {
-        let resource = r.target.rsplit('/').next().unwrap_or(&r.target);
-        format!("release lock {resource}")
-    } else {
-        r.label.clone()
     };
     run.seen.push(format!("{label}: {what}"));
 }

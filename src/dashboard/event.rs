@@ -3,10 +3,11 @@
 //! function asks the loop to do in return (`Command`).
 
 use crate::protocol::audit::AuditReport;
+use crate::protocol::intervene::{reason_missing, Act, Choices, Intervention, Refusal};
 use crate::protocol::locks::LockView;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
-use crate::protocol::trail::{ActionKind, Interface, Intervention, Record};
+use crate::protocol::trail::{ActionKind, Record};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
@@ -63,14 +64,43 @@ impl Action {
         }
     }
 
-    /// Why it may not run with `reason` (the trail's one rule,
-    /// [`Intervention::missing_reason`]); `None` when it may.
-    pub fn missing_reason(self, forced: bool, bulk: bool, reason: &str) -> Option<String> {
-        let mut i = Intervention::new(self.kind(), Vec::new(), Interface::Dashboard);
-        i.forced = forced;
-        i.bulk = bulk;
-        i.reason = Some(reason.to_string());
-        i.missing_reason()
+    /// Why it may not run with `reason` (the one rule,
+    /// [`crate::protocol::intervene::reason_missing`]); `None` when it may.
+    pub fn missing_reason(self, forced: bool, bulk: bool, reason: &str) -> Option<Refusal> {
+        reason_missing(self.kind(), forced, bulk, Some(reason))
+    }
+
+    /// The act on `target` with `choices`.
+    pub fn intervention(self, target: &str, choices: Choices) -> Intervention {
+        let target = target.to_string();
+        let act = match self {
+            Action::Rollback => Act::Rollback(target),
+            Action::Recover => Act::Recover(target),
+            Action::ReleaseLocks => Act::ReleaseLocksOf {
+                txn: target,
+                allow_partial: true,
+            },
+            Action::ReleaseLock => Act::ReleaseLock(target),
+            Action::AuditRepair => Act::AuditRepair {
+                account: Some(target),
+                expect_total: None,
+                allow_partial: false,
+            },
+            Action::Reverse => Act::Reverse {
+                txn: target,
+                finish_committed: true,
+            },
+        };
+        Intervention::new(act, choices)
+    }
+
+    /// The procedure a rollback or recovery runs.
+    pub fn procedure(self) -> Option<crate::protocol::Procedure> {
+        match self {
+            Action::Rollback => Some(crate::protocol::Procedure::Rollback),
+            Action::Recover => Some(crate::protocol::Procedure::Recover),
+            _ => None,
+        }
     }
 }
 
@@ -93,9 +123,8 @@ pub enum Reread {
 pub struct Checked {
     /// The documents.
     pub reread: Reread,
-    /// The protocol's refusal of an unforced run (`y`), in its own words;
-    /// `None` when `y` may proceed.
-    pub refusal: Option<String>,
+    /// The refusal of an unforced run (`y`); `None` when `y` may proceed.
+    pub refusal: Option<Refusal>,
 }
 
 /// What the dialog showed of its target, so a confirmed run can check it is
@@ -223,6 +252,9 @@ pub enum Event {
         action: Action,
         /// Items that never started (stopped by Esc).
         not_started: usize,
+        /// The act's sentence with its audit record (empty when each item
+        /// was its own act).
+        summary: String,
     },
     /// The table was exported: the file and its row count, or why not.
     Exported(Result<(String, usize), String>),

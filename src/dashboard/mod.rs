@@ -35,7 +35,6 @@ use crossterm::event::{Event as TermEvent, EventStream};
 use event::{Command, Event};
 use futures::StreamExt;
 use poller::PollControl;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -91,7 +90,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     if let Ok(size) = terminal.size() {
         app.size = (size.width, size.height);
     }
-    let mut bulk_stop: Option<Arc<AtomicBool>> = None;
+    let mut bulk_stop: Option<Arc<crate::protocol::intervene::Stop>> = None;
     let result = async {
         loop {
             terminal.draw(|f| ui::render(f, &app))?;
@@ -140,7 +139,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                         bulk_run::spawn_preview(proto.clone(), action, ids, tx.clone())
                     }
                     Command::RunBulk(runs) => {
-                        let stop = Arc::new(AtomicBool::new(false));
+                        let stop = Arc::new(crate::protocol::intervene::Stop::default());
                         bulk_stop = Some(stop.clone());
                         bulk_run::spawn_run(proto.clone(), runs, stop, tx.clone())
                     }
@@ -156,7 +155,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     }
                     Command::StopBulk => {
                         if let Some(stop) = &bulk_stop {
-                            stop.store(true, Ordering::SeqCst);
+                            stop.stop("Esc");
                         }
                     }
                 }

@@ -158,8 +158,9 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
         Event::BulkDone {
             action,
             not_started,
+            summary,
         } => {
-            let mut cmds = super::bulk::done(app, action, not_started);
+            let mut cmds = super::bulk::done(app, action, not_started, &summary);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }

@@ -12,6 +12,7 @@
 //! - [`reverse`]: the compensating transfer of a finished one.
 //! - [`read`]: the one read side: discovery of the real mappings, every
 //!   query, the poll's read model, partial results, the write check.
+//! - [`intervene`]: each operator act defined once: plan, run, record.
 //! - [`trail`]: the operator audit trail around interventions.
 //! - [`schema`]: the application's names of fields and states, applied
 //!   where documents cross into and out of the cluster.
@@ -28,6 +29,7 @@ pub mod create;
 pub mod decide;
 pub mod executor;
 pub mod integer;
+pub mod intervene;
 pub mod lock;
 pub mod lock_release;
 pub mod locks;

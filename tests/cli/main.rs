@@ -467,6 +467,7 @@ mod procedures;
 mod profile;
 mod reverse;
 mod reverse_links;
+mod same_record;
 mod schema;
 mod security;
 mod trail;

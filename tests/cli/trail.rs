@@ -76,7 +76,7 @@ fn a_crash_part_way_leaves_an_unfinished_record_that_history_shows() {
     let trail = w
         .block(estx::protocol::trail::Trail::open(&w.proto))
         .unwrap();
-    let mut i = estx::protocol::trail::Intervention::new(
+    let mut i = estx::protocol::trail::RecordDraft::new(
         estx::protocol::trail::ActionKind::Rollback,
         vec!["t1".into()],
         estx::protocol::trail::Interface::Cli,

@@ -6,7 +6,7 @@
 //! parts existed still read.
 
 use super::*;
-use estx::protocol::trail::{ActionKind, Interface, Intervention, Trail};
+use estx::protocol::trail::{ActionKind, Interface, RecordDraft, Trail};
 
 /// nginx's default `client_max_body_size`.
 const NGINX_DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -143,7 +143,7 @@ fn a_bulk_run_that_dies_leaves_its_record_visibly_unfinished_and_old_records_sti
     // What the CLI writes before the first step of a bulk recovery of 3 000
     // transactions; the process then dies.
     let trail = w.block(Trail::open(&w.proto)).unwrap();
-    let mut i = Intervention::new(ActionKind::Recover, Vec::new(), Interface::Cli);
+    let mut i = RecordDraft::new(ActionKind::Recover, Vec::new(), Interface::Cli);
     i.bulk = true;
     i.reason = Some("INC-11".into());
     i.transactions = (0..3000).map(|k| format!("c-{k}")).collect();

@@ -79,7 +79,7 @@ fn a_finished_transfer_is_reversed_from_the_dashboard() {
         records[0]
             .plan
             .iter()
-            .any(|l| l == "reverse: create reversal: write"),
+            .any(|l| *l == format!("create {rev}: {} -> {}, amount 100", s.dest, s.src)),
         "{records:#?}"
     );
     tui.keys(&["q"]);

@@ -108,7 +108,10 @@ fn release_one_lock_dialog_names_the_holder() {
         txn: "bob".into(),
         detail: Some(Ok(Checked {
             reread: Reread::Lock(Some(Box::new(live))),
-            refusal: Some("lock on `bob` held by txn t-pend-1 (worker-2:99) is not stale".into()),
+            refusal: Some(estx::protocol::intervene::Refusal::LockNotStale {
+                resource: "bob".into(),
+                holder: "txn t-pend-1 (worker-2:99)".into(),
+            }),
         })),
         confirm_focused: false,
         scroll: 0,

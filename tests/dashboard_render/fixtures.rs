@@ -318,12 +318,17 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
 
 /// What `Protocol::check_actionable` says of an unforced run: refused
 /// within the recovery window, in the protocol's own words.
-pub(crate) fn unforced_refusal(app: &App, d: &TransactionDetail) -> Option<String> {
+pub(crate) fn unforced_refusal(
+    app: &App,
+    d: &TransactionDetail,
+) -> Option<estx::protocol::intervene::Refusal> {
     let window = app.settings.recovery_window;
     let age = now() - d.txn.modification_time?;
     (d.txn.state.as_ref().is_some_and(|s| s.is_in_flight())
         && age < chrono::TimeDelta::from_std(window).ok()?)
-    .then(|| Refusal::Recent { age, window }.to_string())
+    .then_some(estx::protocol::intervene::Refusal::Protocol(
+        Refusal::Recent { age, window },
+    ))
 }
 
 pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool) {

@@ -22,7 +22,12 @@ fn with_finished(reversed_by: Option<&str>) -> App {
     a
 }
 
-fn open_reverse(a: &mut App, id: &str, existing: Option<Transaction>, refusal: Option<&str>) {
+fn open_reverse(
+    a: &mut App,
+    id: &str,
+    existing: Option<Transaction>,
+    refusal: Option<estx::protocol::intervene::Refusal>,
+) {
     select(a, id);
     let c = ReverseCheck::new(detail(a, id), existing, now());
     a.dialog = Some(Dialog {
@@ -30,7 +35,7 @@ fn open_reverse(a: &mut App, id: &str, existing: Option<Transaction>, refusal: O
         txn: id.into(),
         detail: Some(Ok(Checked {
             reread: Reread::Reverse(Box::new(c)),
-            refusal: refusal.map(str::to_string),
+            refusal,
         })),
         confirm_focused: false,
         scroll: 0,

@@ -13,10 +13,10 @@ fn space() -> Event {
 /// committed (refused for a rollback), `t-new` created a minute ago
 /// (needs force: left out).
 fn bulk_loaded(app: &mut App, action: Action) {
-    let checked = |t: Transaction, refusal: Option<&str>| {
+    let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::Refusal>| {
         Ok(Checked {
             reread: Reread::Transaction(Box::new(detail_of(t, vec![]))),
-            refusal: refusal.map(str::to_string),
+            refusal,
         })
     };
     update(
@@ -27,7 +27,15 @@ fn bulk_loaded(app: &mut App, action: Action) {
                 ("t-mid".into(), checked(txn("t-mid", "committed", 10), None)),
                 (
                     "t-new".into(),
-                    checked(txn("t-new", "created", 1), Some("within the window")),
+                    checked(
+                        txn("t-new", "created", 1),
+                        Some(estx::protocol::intervene::Refusal::Protocol(
+                            estx::protocol::Refusal::Recent {
+                                age: chrono::TimeDelta::minutes(1),
+                                window: std::time::Duration::from_secs(120),
+                            },
+                        )),
+                    ),
                 ),
                 ("t-old".into(), checked(txn("t-old", "pending", 90), None)),
             ]),
@@ -140,12 +148,17 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
         Event::BulkDone {
             action: Action::Rollback,
             not_started: 1,
+            summary: "2 selected transactions: … · audit record r-1".into(),
         },
     );
     assert!(cmds.contains(&Command::PollNow));
     assert!(app.bulk.is_none());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains("2 ended, 1 failed, 1 not started"), "{last}");
+    assert!(
+        last.ends_with(" · audit record r-1"),
+        "the one record: {last}"
+    );
 }
 
 #[test]

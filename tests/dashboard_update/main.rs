@@ -386,7 +386,12 @@ fn detail_of(t: Transaction, locks: Vec<estx::protocol::locks::LockView>) -> Tra
     }
 }
 
-fn loaded(app: &mut App, action: Action, t: Transaction, refusal: Option<&str>) {
+fn loaded(
+    app: &mut App,
+    action: Action,
+    t: Transaction,
+    refusal: Option<estx::protocol::intervene::Refusal>,
+) {
     let target = t.id.clone();
     update(
         app,
@@ -395,7 +400,7 @@ fn loaded(app: &mut App, action: Action, t: Transaction, refusal: Option<&str>) 
             target,
             checked: Ok(Checked {
                 reread: Reread::Transaction(Box::new(detail_of(t, vec![]))),
-                refusal: refusal.map(str::to_string),
+                refusal,
             }),
         },
     );
@@ -528,11 +533,15 @@ fn y_never_forces_the_force_key_does() {
     update(&mut app, key('G')); // t-new, modified a minute ago
     update(&mut app, key('R'));
     let refusal = "transaction was modified 1m ago, within the 2m recovery window";
+    let recent = estx::protocol::Refusal::Recent {
+        age: chrono::TimeDelta::minutes(1),
+        window: std::time::Duration::from_secs(120),
+    };
     loaded(
         &mut app,
         Action::Rollback,
         txn("t-new", "created", 1),
-        Some(refusal),
+        Some(estx::protocol::intervene::Refusal::Protocol(recent)),
     );
     // y: refused with the protocol's words; nothing runs; the dialog stays.
     assert!(update(&mut app, key('y')).is_empty());

@@ -60,7 +60,7 @@ fn last_log(app: &App) -> String {
     app.log.back().unwrap().text.clone()
 }
 
-fn previewed(app: &mut App, c: ReverseCheck, refusal: Option<&str>) {
+fn previewed(app: &mut App, c: ReverseCheck, refusal: Option<estx::protocol::intervene::Refusal>) {
     let target = c.original.txn.id.clone();
     update(
         app,
@@ -69,7 +69,7 @@ fn previewed(app: &mut App, c: ReverseCheck, refusal: Option<&str>) {
             target,
             checked: Ok(Checked {
                 reread: Reread::Reverse(Box::new(c)),
-                refusal: refusal.map(str::to_string),
+                refusal,
             }),
         },
     );
@@ -252,7 +252,16 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
     // entries); the reversal moves it back.
     assert_eq!(c.original.recover.balance_change, (0, 0));
     assert_eq!(c.balance_change(), (100, -100));
-    previewed(&mut app, c, Some("finishing it first: modified 1m ago"));
+    let recent = estx::protocol::Refusal::Recent {
+        age: chrono::TimeDelta::minutes(1),
+        window: std::time::Duration::from_secs(120),
+    };
+    let first = estx::protocol::reverse::ReverseRefusal::Protocol(recent);
+    previewed(
+        &mut app,
+        c,
+        Some(estx::protocol::intervene::Refusal::Reverse(first)),
+    );
     let cmds = update(&mut app, key('y'));
     assert!(cmds.is_empty());
     assert!(last_log(&app).contains("refused: finishing it first"));

@@ -110,13 +110,12 @@ fn the_window_refusal_names_the_force_key_and_the_age_at_the_refusal() {
     let at_open = Refusal::Recent {
         age: chrono::TimeDelta::seconds(60),
         window: std::time::Duration::from_secs(120),
-    }
-    .explain("the force key !");
+    };
     loaded(
         &mut app,
         Action::Rollback,
         txn("t-new", "created", 1),
-        Some(&at_open),
+        Some(estx::protocol::intervene::Refusal::Protocol(at_open)),
     );
     // 30 s later the operator presses y.
     update(&mut app, Event::Tick(now() + chrono::Duration::seconds(30)));

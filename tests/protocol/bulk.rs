@@ -7,7 +7,7 @@
 use crate::fixture::Fx;
 use estx::protocol::batch::BatchOptions;
 use estx::protocol::trail::bulk::{BulkOptions, Selection};
-use estx::protocol::trail::{history, ActionKind, Interface, Intervention, RecordStatus, Trail};
+use estx::protocol::trail::{history, ActionKind, Interface, RecordDraft, RecordStatus, Trail};
 use estx::protocol::{NewTransfer, Procedure, RunLimits, TxnState, Verdict};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -98,7 +98,7 @@ async fn a_bulk_rollback_crashed_part_way_leaves_protocol_states_then_recovery_f
 
     // The bulk record, written before the first step.
     let trail = Trail::open(&fx.proto).await.unwrap();
-    let mut i = Intervention::new(ActionKind::Rollback, found.clone(), Interface::Cli);
+    let mut i = RecordDraft::new(ActionKind::Rollback, found.clone(), Interface::Cli);
     i.bulk = true;
     i.reason = Some("INC-10 outage".into());
     let record = trail.begin(&i).await.unwrap();

@@ -6,10 +6,18 @@
 use crate::fixture::Fx;
 use crate::procedures::stage;
 use estx::error::Error;
+use estx::protocol::intervene::{
+    self, Act, BulkAct, Choices, Intervention, NotStarted, Refusal, Runner, Value,
+};
+use estx::protocol::trail::bulk::Selection;
 use estx::protocol::trail::{
-    history, ActionKind, Interface, Intervention, Outcome, RecordStatus, RunAs, Trail,
+    history, ActionKind, Interface, Outcome, RecordDraft, RecordStatus, Trail,
 };
 use estx::protocol::{Procedure, RunLimits, TxnState};
+
+fn dashboard(reason: Option<&str>) -> Choices {
+    Choices::new(Interface::Dashboard, reason.map(str::to_string))
+}
 
 async fn with_trail() -> (Fx, Trail) {
     let fx = Fx::new().await;
@@ -25,18 +33,14 @@ async fn records(fx: &Fx, txn: &str) -> Vec<estx::protocol::trail::Record> {
 
 #[tokio::test]
 async fn a_recorded_rollback_names_reason_plan_and_steps() {
-    let (fx, trail) = with_trail().await;
+    let (fx, _trail) = with_trail().await;
     let (id, _, _) = stage(&fx, "r", 3).await;
-    let run = trail
-        .run_procedure(
-            &fx.proto,
-            Procedure::Rollback,
-            &id,
-            RunAs::new(Interface::Dashboard, Some("INC-9".into())),
-        )
-        .await
-        .unwrap();
+    let i = Intervention::new(Act::Rollback(id.clone()), dashboard(Some("INC-9")));
+    let run = intervene::run(&fx.proto, i).await.unwrap();
     assert!(run.record_error.is_none(), "{:?}", run.record_error);
+    let Value::Procedure(report) = &run.value else {
+        panic!("{run:?}")
+    };
     assert_eq!(fx.state(&id).await, TxnState::RolledBack);
     let rs = records(&fx, &id).await;
     assert_eq!(rs.len(), 1);
@@ -49,7 +53,7 @@ async fn a_recorded_rollback_names_reason_plan_and_steps() {
     assert_eq!(r.reason.as_deref(), Some("INC-9"));
     assert_eq!(r.status, RecordStatus::Finished);
     assert_eq!(r.outcome, Some(Outcome::Completed));
-    assert_eq!(r.steps.len(), run.value.steps.len());
+    assert_eq!(r.steps.len(), report.steps.len());
     let labels: Vec<&str> = r.steps.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(
         &labels[..r.plan.len()],
@@ -60,73 +64,65 @@ async fn a_recorded_rollback_names_reason_plan_and_steps() {
 }
 
 #[tokio::test]
-async fn a_bulk_item_is_flagged_and_needs_a_reason() {
-    let (fx, trail) = with_trail().await;
-    let (id, _, _) = stage(&fx, "b", 2).await;
-    let bulk = |reason: Option<&str>| RunAs {
-        bulk: true,
-        ..RunAs::new(Interface::Dashboard, reason.map(str::to_string))
+async fn a_bulk_act_is_flagged_needs_a_reason_and_leaves_one_record() {
+    let (fx, _trail) = with_trail().await;
+    let (a, _, _) = stage(&fx, "b", 2).await;
+    let (b, _, _) = stage(&fx, "c", 2).await;
+    let bulk = |reason: Option<&str>| {
+        let act = BulkAct {
+            procedure: Procedure::Recover,
+            selection: Selection {
+                ids: Some(vec![a.clone(), b.clone()]),
+                ..Selection::default()
+            },
+            ids_source: Some("marks".into()),
+            allow_partial: false,
+            runner: Runner::Batched(Default::default()),
+        };
+        Intervention::new(Act::Bulk(act), dashboard(reason))
     };
-    // A recovery alone needs no reason; one of a bulk action does.
-    let e = trail
-        .run_procedure(&fx.proto, Procedure::Recover, &id, bulk(None))
-        .await
-        .unwrap_err();
+    // A recovery alone needs no reason; a bulk one does.
+    let e = intervene::run(&fx.proto, bulk(None)).await.unwrap_err();
     assert!(e.to_string().contains("bulk needs a reason"), "{e}");
-    assert!(records(&fx, &id).await.is_empty());
-    trail
-        .run_procedure(&fx.proto, Procedure::Recover, &id, bulk(Some("INC-10")))
+    assert!(records(&fx, &a).await.is_empty());
+    let done = intervene::run(&fx.proto, bulk(Some("INC-10")))
         .await
         .unwrap();
-    let rs = records(&fx, &id).await;
-    assert_eq!(rs.len(), 1);
-    assert!(rs[0].bulk, "{:?}", rs[0]);
-    let raw = fx.source(&fx.ix.audit, &rs[0].record_id).await;
+    assert_eq!(done.outcome, Outcome::Completed, "{done}");
+    for id in [&a, &b] {
+        assert_eq!(fx.state(id).await, TxnState::Finished);
+        let rs = records(&fx, id).await;
+        assert_eq!(rs.len(), 1, "one record for the selection: {rs:#?}");
+        assert_eq!(rs[0].record_id, done.record.0);
+        assert!(rs[0].bulk, "{:?}", rs[0]);
+    }
+    let raw = fx.source(&fx.ix.audit, &done.record.0).await;
     assert_eq!(raw["bulk"], serde_json::json!(true));
 }
 
 #[tokio::test]
 async fn a_missing_reason_writes_nothing() {
-    let (fx, trail) = with_trail().await;
+    let (fx, _trail) = with_trail().await;
     let (id, _, _) = stage(&fx, "m", 2).await;
-    let e = trail
-        .run_procedure(
-            &fx.proto,
-            Procedure::Rollback,
-            &id,
-            RunAs::new(Interface::Dashboard, Some(" ".into())),
-        )
-        .await
-        .unwrap_err();
+    let i = Intervention::new(Act::Rollback(id.clone()), dashboard(Some(" ")));
+    let e = intervene::run(&fx.proto, i).await.unwrap_err();
     assert!(
-        matches!(&e, Error::Invalid(m) if m.contains("needs a reason")),
+        matches!(&e, NotStarted::Refused(Refusal::ReasonMissing { .. })),
         "{e}"
     );
-    let e = trail
-        .run_release(
-            &fx.proto,
-            &id,
-            RunAs {
-                force: true,
-                ..RunAs::new(Interface::Dashboard, None)
-            },
-        )
-        .await
-        .unwrap_err();
+    let release = Act::ReleaseLocksOf {
+        txn: id.clone(),
+        allow_partial: true,
+    };
+    let i = Intervention::new(release, dashboard(None).forced(true));
+    let e = intervene::run(&fx.proto, i).await.unwrap_err();
     assert!(e.to_string().contains("forced"), "{e}");
     assert_eq!(fx.state(&id).await, TxnState::Pending);
     assert!(records(&fx, &id).await.is_empty());
     // Recovery without force needs none.
-    let run = trail
-        .run_procedure(
-            &fx.proto,
-            Procedure::Recover,
-            &id,
-            RunAs::new(Interface::Dashboard, None),
-        )
-        .await
-        .unwrap();
-    assert_eq!(Outcome::from(&run.value.verdict), Outcome::Completed);
+    let i = Intervention::new(Act::Recover(id.clone()), dashboard(None));
+    let run = intervene::run(&fx.proto, i).await.unwrap();
+    assert_eq!(run.outcome, Outcome::Completed);
     assert_eq!(records(&fx, &id).await.len(), 1);
 }
 
@@ -145,7 +141,7 @@ async fn a_missing_audit_index_refuses_to_open() {
 async fn a_crash_part_way_leaves_the_record_unfinished() {
     let (fx, trail) = with_trail().await;
     let (id, _, _) = stage(&fx, "c", 3).await;
-    let mut i = Intervention::new(ActionKind::Rollback, vec![id.clone()], Interface::Cli);
+    let mut i = RecordDraft::new(ActionKind::Rollback, vec![id.clone()], Interface::Cli);
     i.reason = Some("INC-10".into());
     trail.begin(&i).await.unwrap();
     let report = fx

@@ -163,7 +163,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 Span::styled(target_kind(d.action), dim()),
                 Span::styled(d.txn.clone(), bold()),
             ])];
-            out.extend(refusal_lines(app, d.action, c));
+            out.extend(refusal_lines(app, c));
             out.extend(match &c.reread {
                 Reread::Transaction(det) => loaded(app, d.action, det),
                 Reread::Lock(l) => lock_dialog(app, l.as_deref()),
@@ -223,8 +223,8 @@ fn target_kind(action: Action) -> &'static str {
 }
 
 /// The protocol's refusal of an unforced run, in its words, and the way on.
-fn refusal_lines(app: &App, action: Action, c: &Checked) -> Vec<Line<'static>> {
-    let Some(why) = crate::dashboard::confirm::refusal_now(app, action, c) else {
+fn refusal_lines(app: &App, c: &Checked) -> Vec<Line<'static>> {
+    let Some(why) = crate::dashboard::confirm::refusal_now(app, c) else {
         return vec![];
     };
     let red = Style::new().fg(DANGER).add_modifier(Modifier::BOLD);

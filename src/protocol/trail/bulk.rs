@@ -4,8 +4,8 @@
 //! and running a procedure over them a few at a time, each through the same
 //! protocol procedure as one intervention, with a stop flag that keeps new
 //! items from starting while the running ones finish (so every transaction
-//! is left in a protocol state). Recording the bulk intervention is the
-//! caller's ([`super::Trail::begin`] with [`super::Intervention::bulk`]).
+//! is left in a protocol state). Recording the bulk act is
+//! [`crate::protocol::intervene`]'s.
 
 use crate::error::{Error, Result};
 use crate::protocol::batch::BatchOptions;
@@ -273,12 +273,15 @@ impl Protocol {
             ..opts
         };
         let mut run = BulkRun::default();
-        let mut batches = stream::iter(ids.chunks(opts.batch_size.max(1)))
-            .map(|chunk| async move {
+        // Owned chunks: a closure over borrowed slices is not general
+        // enough for a task spawned by the dashboard.
+        let chunks = ids.chunks(opts.batch_size.max(1)).map(<[String]>::to_vec);
+        let mut batches = stream::iter(chunks)
+            .map(|chunk: Vec<String>| async move {
                 if stop.load(Ordering::SeqCst) {
-                    return Err(chunk.to_vec());
+                    return Err(chunk);
                 }
-                Ok(self.recover_batched(chunk, one_batch).await)
+                Ok(self.recover_batched(&chunk, one_batch).await)
             })
             .buffer_unordered(opts.concurrency.max(1));
         while let Some(batch) = batches.next().await {

@@ -5,19 +5,17 @@
 //! the last, so a process that dies in between leaves a visible unfinished
 //! record. A large run's lists go into bounded part documents linked by the
 //! run's id ([`pages`]); [`history`] reads them back whole. Every write
-//! resolves a lost answer as the protocol's writes do. Knows nothing of terminals: the CLI and the dashboard call
-//! [`Trail::begin`] and [`Trail::finish`] around the protocol's procedures
-//! (or [`Trail::run_procedure`] / [`Trail::run_release`], which do both).
+//! resolves a lost answer as the protocol's writes do. Knows nothing of
+//! terminals, nor of the acts: [`crate::protocol::intervene`] calls
+//! [`Trail::begin`] and [`Trail::finish`] around each act it performs.
 
 pub mod bulk;
 mod history;
 pub mod pages;
 mod record;
-pub mod run;
 
 pub use history::{history, records_since};
 pub use record::*;
-pub use run::{RecordedRun, RunAs};
 
 use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
@@ -88,7 +86,7 @@ impl Trail {
 
     /// Writes the unfinished record of `i`, before its first step, then the
     /// parts its transactions and plan overflow into ([`pages`]).
-    pub async fn begin(&self, i: &Intervention) -> Result<RecordId> {
+    pub async fn begin(&self, i: &RecordDraft) -> Result<RecordId> {
         let started_at = Utc::now();
         let id = format!(
             "{}-{}-{:08x}",

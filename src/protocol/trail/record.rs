@@ -4,8 +4,6 @@
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::{StepReport, StepResult, Verdict};
 use crate::protocol::reverse::ReverseVerdict;
-use crate::protocol::steps::{plan, Procedure};
-use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -91,9 +89,11 @@ impl fmt::Display for Operator {
     }
 }
 
-/// What an operator is about to do, as previewed.
+/// The audit record of an intervention as it is written before its first
+/// step (built from the act and its plan by
+/// [`crate::protocol::intervene::Plan::draft`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Intervention {
+pub struct RecordDraft {
     /// The action.
     pub action: ActionKind,
     /// Transactions concerned (what `history ID` finds the record by).
@@ -112,39 +112,10 @@ pub struct Intervention {
     pub interface: Interface,
 }
 
-impl Intervention {
-    /// The release of the lock on `resource` (`view`: as judged just
-    /// before): filed under its owner, and its plan names the holder and
-    /// the judgement, so a forced release of a live or unknown lock says
-    /// whose lock it took.
-    pub fn lock_release(
-        resource: &str,
-        view: Option<&crate::protocol::locks::LockView>,
-        forced: bool,
-        interface: Interface,
-    ) -> Self {
-        let owner = view.and_then(|v| v.info.owner.clone());
-        let mut i = Intervention::new(
-            ActionKind::ReleaseLock,
-            owner.into_iter().collect(),
-            interface,
-        );
-        i.targets = vec![resource.to_string()];
-        i.forced = forced;
-        i.plan = vec![match view {
-            Some(v) => format!(
-                "release lock {resource} held by {} ({})",
-                v.info.holder_label(),
-                v.staleness
-            ),
-            None => format!("release lock {resource} (not held when checked)"),
-        }];
-        i
-    }
-
-    /// An intervention on `transactions` with no plan, reason or targets yet.
+impl RecordDraft {
+    /// A record on `transactions` with no plan, reason or targets yet.
     pub fn new(action: ActionKind, transactions: Vec<String>, interface: Interface) -> Self {
-        Intervention {
+        RecordDraft {
             action,
             transactions,
             targets: Vec::new(),
@@ -156,31 +127,6 @@ impl Intervention {
         }
     }
 
-    /// Whether this intervention may not run without a reason: rollbacks,
-    /// reversals, forced and bulk actions (the rule, written once).
-    pub fn needs_reason(&self) -> bool {
-        matches!(self.action, ActionKind::Rollback | ActionKind::Reverse)
-            || self.forced
-            || self.bulk
-    }
-
-    /// Why this intervention may not run yet (a reason is required and
-    /// missing); the caller says how to give one.
-    pub fn missing_reason(&self) -> Option<String> {
-        if !self.needs_reason() || self.reason_text().is_some() {
-            return None;
-        }
-        let when = if matches!(self.action, ActionKind::Rollback | ActionKind::Reverse) {
-            ""
-        } else {
-            " when forced or bulk"
-        };
-        Some(format!(
-            "{}{when} needs a reason for the audit trail",
-            self.action
-        ))
-    }
-
     /// The reason, trimmed, if one was given.
     pub fn reason_text(&self) -> Option<&str> {
         self.reason
@@ -188,15 +134,6 @@ impl Intervention {
             .map(str::trim)
             .filter(|r| !r.is_empty())
     }
-}
-
-/// The step labels `procedure` would run from `state` (empty when terminal
-/// or refused): the plan recorded as previewed.
-pub fn plan_labels(procedure: Procedure, state: Option<&TxnState>) -> Vec<String> {
-    state
-        .and_then(|s| plan(procedure, s).ok())
-        .map(|steps| steps.iter().map(|s| s.label().to_string()).collect())
-        .unwrap_or_default()
 }
 
 /// How one recorded step ended.
@@ -402,23 +339,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reasons_are_required_for_rollbacks_and_forced_actions() {
-        let mut i = Intervention::new(ActionKind::Recover, vec!["t".into()], Interface::Cli);
-        assert!(!i.needs_reason());
-        i.forced = true;
-        assert!(i.needs_reason());
-        let r = Intervention::new(ActionKind::Rollback, vec![], Interface::Dashboard);
-        assert!(r.needs_reason());
-        let mut blank = r.clone();
-        blank.reason = Some("   ".into());
-        assert_eq!(blank.reason_text(), None);
-    }
-
-    #[test]
-    fn plan_labels_follow_the_protocol_plan() {
-        let labels = plan_labels(Procedure::Rollback, Some(&TxnState::Created));
-        assert_eq!(labels.len(), 1);
-        assert!(plan_labels(Procedure::Recover, Some(&TxnState::Finished)).is_empty());
-        assert!(plan_labels(Procedure::Recover, None).is_empty());
+    fn a_blank_reason_is_no_reason() {
+        let mut d = RecordDraft::new(ActionKind::Rollback, vec![], Interface::Dashboard);
+        d.reason = Some("   ".into());
+        assert_eq!(d.reason_text(), None);
     }
 }

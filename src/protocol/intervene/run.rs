@@ -1,0 +1,227 @@
+//! Performing an act and recording it, the recipe written once: check the
+//! reason, open the trail, plan, write the unfinished record ([`start`]),
+//! run, fold the steps and the outcome into the record and finish it
+//! ([`Started::run`]). A refusal here means nothing was written at all.
+
+use super::done::{Done, Value};
+use super::{Act, Intervention, Plan, Refusal};
+use crate::error::Error;
+use crate::protocol::lock_release::TxnLocksRelease;
+use crate::protocol::reverse::ReverseOptions;
+use crate::protocol::trail::{release_outcome, Outcome, RecordId, Trail, TrailStep};
+use crate::protocol::{Protocol, RunLimits};
+use std::fmt;
+
+/// Why an act did not start; nothing was written.
+#[derive(Debug)]
+pub enum NotStarted {
+    /// Refused before anything was written (reason missing, no audit index).
+    Refused(Refusal),
+    /// Planning failed (a bulk act's selection could not be read).
+    Plan(Error),
+    /// The trail could not be opened.
+    Trail(Error),
+    /// The unfinished record could not be written.
+    Record(Error),
+}
+
+impl fmt::Display for NotStarted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotStarted::Refused(r) => write!(f, "{r}"),
+            NotStarted::Plan(e) => write!(f, "{e}"),
+            NotStarted::Trail(e) => write!(f, "cannot open the audit trail: {e}"),
+            NotStarted::Record(e) => write!(f, "cannot write the audit record: {e}"),
+        }
+    }
+}
+
+/// An act whose unfinished record is written: run it with [`Started::run`].
+#[derive(Debug)]
+pub struct Started {
+    trail: Trail,
+    record: RecordId,
+    intervention: Intervention,
+    plan: Plan,
+}
+
+/// Checks the reason, opens the trail (refusing when the audit index is
+/// missing), plans `i` and writes its unfinished record.
+pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted> {
+    if let Some(r) = i.missing_reason() {
+        return Err(NotStarted::Refused(r));
+    }
+    let trail = match Trail::open(p).await {
+        Ok(t) => t,
+        Err(Error::IndexMissing(index)) => {
+            return Err(NotStarted::Refused(Refusal::AuditIndexMissing(index)))
+        }
+        Err(e) => return Err(NotStarted::Trail(e)),
+    };
+    let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
+    let record = trail
+        .begin(&plan.draft(&i))
+        .await
+        .map_err(NotStarted::Record)?;
+    tracing::info!(record = %record, action = %i.action(), operator = %trail.operator(), "audit record written");
+    Ok(Started {
+        trail,
+        record,
+        intervention: i,
+        plan,
+    })
+}
+
+/// [`start`], then [`Started::run`] on `p`: for callers that print
+/// nothing in between.
+pub async fn run(p: &Protocol, i: Intervention) -> Result<Done, NotStarted> {
+    Ok(start(p, i).await?.run(p).await)
+}
+
+impl Started {
+    /// The record written.
+    pub fn record(&self) -> &RecordId {
+        &self.record
+    }
+
+    /// The audit index it is in.
+    pub fn index(&self) -> &str {
+        self.trail.index()
+    }
+
+    /// The plan recorded.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The intervention.
+    pub fn intervention(&self) -> &Intervention {
+        &self.intervention
+    }
+
+    /// Runs the act on `p` (which may carry an observer), then completes
+    /// its record with the outcome, the summary and every step.
+    pub async fn run(self, p: &Protocol) -> Done {
+        if matches!(self.intervention.act, Act::Bulk(_)) {
+            return self.run_bulk(p, &super::Stop::default(), |_| {}).await;
+        }
+        self.run_single(p).await
+    }
+
+    /// Runs an act that is not a bulk one, and completes its record.
+    pub(super) async fn run_single(self, p: &Protocol) -> Done {
+        let value = perform(p, &self.intervention).await;
+        let (outcome, summary, steps) = fold(p, &self.plan, &value);
+        self.finish(value, outcome, summary, steps).await
+    }
+
+    /// Completes the record; the act's result with it.
+    pub(super) async fn finish(
+        self,
+        value: Value,
+        outcome: Outcome,
+        summary: String,
+        steps: Vec<TrailStep>,
+    ) -> Done {
+        let record_error = self
+            .trail
+            .finish(&self.record, outcome, &summary, steps)
+            .await
+            .err();
+        Done {
+            action: self.intervention.action(),
+            outcome,
+            summary,
+            record: self.record,
+            record_error,
+            value,
+        }
+    }
+}
+
+/// Runs the act (every act but a bulk one, which [`super::bulk`] runs).
+async fn perform(p: &Protocol, i: &Intervention) -> Value {
+    let force = i.choices.force;
+    match &i.act {
+        Act::Rollback(id) => Value::Procedure(p.rollback(id, force).await),
+        Act::Recover(id) => Value::Procedure(p.recover(id, force).await),
+        Act::Transfer { transfer, locks } => {
+            Value::Procedure(p.transfer(transfer, *locks, RunLimits::default()).await)
+        }
+        Act::ReleaseLock(resource) => Value::Released(p.release_lock(resource, force).await.map(
+            |o| TxnLocksRelease {
+                released: vec![(resource.clone(), o)],
+                coverage: Default::default(),
+            },
+        )),
+        Act::ReleaseLocksOf { txn, allow_partial } => Value::Released(
+            p.release_transaction_locks_allowing(txn, force, *allow_partial)
+                .await,
+        ),
+        Act::AuditRepair {
+            expect_total,
+            allow_partial,
+            ..
+        } => Value::Repaired(p.audit_with(*expect_total, true, *allow_partial).await),
+        Act::Reverse {
+            txn,
+            finish_committed,
+        } => {
+            let opts = ReverseOptions {
+                finish_committed: *finish_committed,
+                force,
+                ..ReverseOptions::default()
+            };
+            Value::Reversed(p.reverse(txn, opts).await)
+        }
+        // Never reached: `Started::run` sends bulk acts to `run_bulk`.
+        Act::Bulk(_) => Value::Bulk(super::BulkDone::default()),
+    }
+}
+
+/// The record's outcome, summary and steps of what an act did.
+pub(super) fn fold(p: &Protocol, plan: &Plan, value: &Value) -> (Outcome, String, Vec<TrailStep>) {
+    match value {
+        Value::Procedure(r) => (
+            Outcome::from(&r.verdict),
+            r.verdict.to_string(),
+            r.steps.iter().map(TrailStep::from).collect(),
+        ),
+        Value::Released(result) => {
+            let locks = &p.config().indices.locks;
+            let owner = plan.transactions.first().cloned().unwrap_or_default();
+            let outcomes = result.as_ref().map_or(&[][..], |r| r.released.as_slice());
+            let steps = outcomes
+                .iter()
+                .map(|(r, o)| TrailStep::release(locks, &owner, r, o))
+                .collect();
+            let (outcome, summary) = release_outcome(outcomes, result.is_err());
+            let summary = match result {
+                Err(e) => format!("failed: {e}"),
+                Ok(_) => summary,
+            };
+            (outcome, summary, steps)
+        }
+        Value::Repaired(Ok(r)) => {
+            let outcome = if r.repairs.is_empty() {
+                Outcome::NothingToDo
+            } else {
+                Outcome::Completed
+            };
+            let summary = format!(
+                "{} repairs, {} findings left",
+                r.repairs.len(),
+                r.findings.len()
+            );
+            let steps = r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
+            (outcome, summary, steps)
+        }
+        Value::Repaired(Err(e)) => (Outcome::Failed, format!("failed: {e}"), Vec::new()),
+        Value::Reversed(r) => (
+            Outcome::from(&r.verdict),
+            r.verdict.to_string(),
+            r.steps.iter().map(TrailStep::from).collect(),
+        ),
+        Value::Bulk(b) => (b.outcome(), b.summary(), b.steps(p)),
+    }
+}

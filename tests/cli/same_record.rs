@@ -1,0 +1,201 @@
+//! The same act leaves the same audit record whichever front end made it:
+//! a rollback (and a bulk rollback of two) from the command line, then the
+//! same act on the same documents, restored, through the dashboard's
+//! action task (`spawn_action` / `bulk_run::spawn_run`, what `y` in the
+//! dialog starts). The records agree but for their id, times and
+//! interface (and the bulk record's `--ids-from` source).
+
+use super::World;
+use crate::common;
+use estx::dashboard::event::{Action, Event, Expected, Run};
+use estx::dashboard::{actions, bulk_run};
+use estx::protocol::intervene::Stop;
+use serde_json::Value;
+use std::sync::Arc;
+
+impl World {
+    /// Pending transfers `ids` (A -> B, 100 each, both accounts at 500
+    /// again), ten minutes old: the same documents every time.
+    fn restage(&self, ids: &[&str]) {
+        for id in ids {
+            let (status, body) = common::http(
+                "DELETE",
+                &self.url(&self.ix.transactions, &format!("_doc/{id}")),
+                None,
+            );
+            assert!(status == 200 || status == 404, "{body}");
+        }
+        self.account("A", 500);
+        self.account("B", 500);
+        for id in ids {
+            self.stage(id, "A", "B", 100, 2);
+            self.backdate(id, 10);
+        }
+        self.refresh();
+    }
+
+    /// The dashboard's confirmed run of `action` on `target`, as `y` with
+    /// `reason` starts it; waits for its end.
+    fn dashboard_act(&self, action: Action, target: &str, reason: &str) -> String {
+        let expected = if action.on_lock() {
+            let v = self.block(self.proto.lock_view(target)).unwrap().unwrap();
+            Expected {
+                state: v.owner_state,
+                modified: v.info.created_at,
+            }
+        } else {
+            let (t, _) = self
+                .block(self.proto.read_transaction(target))
+                .unwrap()
+                .unwrap();
+            Expected {
+                state: t.state,
+                modified: t.modification_time,
+            }
+        };
+        let run = Run {
+            action,
+            target: target.into(),
+            force: false,
+            expected,
+            reason: Some(reason.into()),
+        };
+        self.block(async {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            actions::spawn_action(self.proto.clone(), run, tx);
+            loop {
+                match rx.recv().await {
+                    Some(Event::ActionDone(o)) => break o.summary,
+                    Some(_) => {}
+                    None => panic!("the action task ended without a word"),
+                }
+            }
+        })
+    }
+
+    /// The dashboard's bulk run of `action` on the marked `ids`.
+    fn dashboard_bulk(&self, action: Action, ids: &[&str], reason: &str) -> String {
+        let runs = ids
+            .iter()
+            .map(|id| Run {
+                action,
+                target: id.to_string(),
+                force: false,
+                expected: Expected {
+                    state: None,
+                    modified: None,
+                },
+                reason: Some(reason.into()),
+            })
+            .collect();
+        self.block(async {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            bulk_run::spawn_run(self.proto.clone(), runs, Arc::new(Stop::default()), tx);
+            loop {
+                match rx.recv().await {
+                    Some(Event::BulkDone { summary, .. }) => break summary,
+                    Some(_) => {}
+                    None => panic!("the bulk task ended without a word"),
+                }
+            }
+        })
+    }
+
+    /// The records in the audit index, oldest first, each without what
+    /// differs between two runs of one act: its id, times and interface
+    /// (and `source` in the selection's `--ids-from=source`).
+    fn comparable_records(&self) -> Vec<Value> {
+        let mut records = self.audit_records();
+        records.sort_by_key(|r| r["started_at"].as_str().unwrap_or_default().to_string());
+        records
+            .into_iter()
+            .map(|mut r| {
+                let o = r.as_object_mut().unwrap();
+                for k in ["record_id", "started_at", "finished_at", "interface"] {
+                    assert!(o.remove(k).is_some(), "{k} missing: {o:?}");
+                }
+                for t in o["targets"].as_array_mut().unwrap() {
+                    if let Some(s) = t.as_str().and_then(|s| s.strip_prefix("--ids-from=")) {
+                        let n = s.rsplit_once(" (").map_or("", |(_, n)| n);
+                        *t = Value::String(format!("--ids-from=… ({n}"));
+                    }
+                }
+                r
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_rollback_leaves_the_same_record_from_the_cli_and_the_dashboard() {
+    let w = World::new();
+    w.restage(&["t1"]);
+    w.run(&["rollback", "t1", "--reason", "INC-77"]).code(0);
+    w.restage(&["t1"]);
+    let said = w.dashboard_act(Action::Rollback, "t1", "INC-77");
+    assert!(said.contains("rolled-back · audit record "), "{said}");
+    assert_eq!(w.state("t1"), "rolled-back");
+    let records = w.comparable_records();
+    let [cli, dashboard] = records.as_slice() else {
+        panic!("two records expected: {records:#?}")
+    };
+    assert_eq!(cli["status"], "finished", "{cli:#}");
+    assert!(!cli["steps"].as_array().unwrap().is_empty(), "{cli:#}");
+    assert_eq!(cli, dashboard);
+}
+
+#[test]
+fn a_bulk_rollback_leaves_the_same_one_record_from_the_cli_and_the_dashboard() {
+    let w = World::new();
+    let ids = ["t1", "t2"];
+    w.restage(&ids);
+    let file = w.g.log.with_file_name("ids.txt");
+    std::fs::write(&file, "t1\nt2\n").unwrap();
+    let path = file.display().to_string();
+    w.run(&["rollback", "--ids-from", &path, "--reason", "INC-78"])
+        .code(0);
+    w.restage(&ids);
+    let said = w.dashboard_bulk(Action::Rollback, &ids, "INC-78");
+    assert!(said.contains("2 completed · audit record "), "{said}");
+    assert_eq!(
+        (w.state("t1"), w.state("t2")),
+        ("rolled-back".into(), "rolled-back".into())
+    );
+    let records = w.comparable_records();
+    let [cli, dashboard] = records.as_slice() else {
+        panic!("one record per bulk run expected: {records:#?}")
+    };
+    assert_eq!(cli["bulk"], true, "{cli:#}");
+    assert_eq!(
+        cli["transactions"],
+        serde_json::json!(["t1", "t2"]),
+        "{cli:#}"
+    );
+    assert_eq!(cli, dashboard);
+}
+
+#[test]
+fn a_lock_release_leaves_the_same_record_from_the_cli_and_the_dashboard() {
+    let w = World::new();
+    // Its owner names no transaction, and its lease ran out: stale.
+    let lock = serde_json::json!({"owner": "ghost", "process_id": "worker-1",
+        "created_at": super::ago(30), "expires_at": super::ago(25)});
+    w.put(&w.ix.locks, "C", &lock);
+    w.refresh();
+    w.run(&["release-lock", "C", "--reason", "INC-79"])
+        .code(0)
+        .stdout_has("C: released");
+    w.put(&w.ix.locks, "C", &lock);
+    w.refresh();
+    let said = w.dashboard_act(Action::ReleaseLock, "C", "INC-79");
+    assert!(said.contains("C released · audit record "), "{said}");
+    assert!(w.source(&w.ix.locks, "C").is_none());
+    let records = w.comparable_records();
+    let [cli, dashboard] = records.as_slice() else {
+        panic!("two records expected: {records:#?}")
+    };
+    // Filed under the lock's owner, its step too.
+    assert_eq!(cli["transactions"], serde_json::json!(["ghost"]), "{cli:#}");
+    assert_eq!(cli["steps"][0]["txn"], "ghost", "{cli:#}");
+    assert_eq!(cli, dashboard);
+}
