@@ -1,25 +1,34 @@
 //! The cluster handle's side of the schema map: every `_source` of the
 //! transactions, accounts and locks indices passes through here on its way
 //! in (get, mget, search, msearch, scan pages) and out (every write), renamed
-//! by the [`Boundary`] the protocol installed (none for the article's names).
+//! by the [`Translate`] the protocol installed (none for the article's
+//! names). The cluster layer only knows the trait: what the names are is the
+//! protocol's (`protocol::schema::Boundary` implements it), so the arrow
+//! runs from the protocol down to the cluster, never back up.
 
 use super::{Cluster, Hit, VersionedDoc};
-use crate::protocol::schema::Boundary;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::fmt::Debug;
 use std::sync::Arc;
 
-impl Cluster {
-    /// The same handle, translating the three indices' documents through
-    /// `boundary` on every read and write (see [`crate::protocol::schema`]).
-    pub fn with_boundary(mut self, boundary: Option<Boundary>) -> Cluster {
-        self.boundary = boundary.map(Arc::new);
-        self
-    }
+/// Renames the documents of some indices between the application's names
+/// (on the cluster) and the names the tool reads (in memory).
+pub trait Translate: Debug + Send + Sync {
+    /// A document of `index` as read.
+    fn read(&self, index: &str, src: Map<String, Value>) -> Map<String, Value>;
+    /// A document of `index` as it is to be written.
+    fn write(&self, index: &str, src: &Map<String, Value>) -> Map<String, Value>;
+    /// [`Translate::read`] on every hit's `_source` of a search answer.
+    fn read_answer(&self, index: &str, answer: &mut Value);
+}
 
-    /// The schema boundary in force, if any.
-    pub fn boundary(&self) -> Option<&Boundary> {
-        self.boundary.as_deref()
+impl Cluster {
+    /// The same handle, translating documents through `boundary` on every
+    /// read and write.
+    pub fn with_boundary(mut self, boundary: Option<Arc<dyn Translate>>) -> Cluster {
+        self.boundary = boundary;
+        self
     }
 
     /// A document of `index` as read (canonical names).

@@ -13,6 +13,7 @@
 
 mod admin;
 mod boundary;
+pub use boundary::Translate;
 mod bulk;
 mod caps;
 mod clock;
@@ -43,7 +44,6 @@ pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 pub use sigv4::{AwsService, AwsSigning};
 
-use crate::protocol::schema::Boundary;
 use clock::Clock;
 use response::{check, truncate, versioned, Answer};
 use std::sync::Arc;
@@ -122,7 +122,7 @@ pub struct Cluster {
     caps: caps::Caps,
     /// The schema map applied to the three indices' documents (none for
     /// the article's names).
-    boundary: Option<Arc<Boundary>>,
+    boundary: Option<Arc<dyn Translate>>,
     credential: CredentialKind,
     /// The loopback SigV4 signer the client talks through, if signing;
     /// stops when the last handle is dropped.

@@ -84,7 +84,8 @@ impl std::fmt::Debug for Protocol {
 impl Protocol {
     /// A protocol handle over `cluster`.
     pub fn new(cluster: Cluster, config: ProtocolConfig) -> Protocol {
-        let cluster = cluster.with_boundary(schema::Boundary::new(&config.schema, &config.indices));
+        let boundary = schema::Boundary::new(&config.schema, &config.indices);
+        let cluster = cluster.with_boundary(boundary.map(|b| Arc::new(b) as _));
         let exec = Executor::new(cluster, config.retry);
         Protocol {
             exec,

@@ -3,6 +3,7 @@
 
 use super::schema::{Boundary, Schema};
 use super::{Indices, Protocol};
+use crate::cluster::Translate;
 use crate::error::{Error, Result};
 use serde_json::Value;
 

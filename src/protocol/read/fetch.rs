@@ -15,17 +15,14 @@ use serde_json::Value;
 use std::time::Duration;
 
 /// Reads the three indices' resolution, mappings and settings (three
-/// requests per index; discovery runs on connect and until it settles).
-pub async fn discover(cluster: &Cluster, ix: &Indices) -> Result<Discovery> {
-    let schema = cluster
-        .boundary()
-        .map(|b| b.schema().clone())
-        .unwrap_or_default();
-    let transactions = discover_index(cluster, &ix.transactions, &schema).await?;
-    let accounts = discover_index(cluster, &ix.accounts, &schema).await?;
-    let locks = discover_index(cluster, &ix.locks, &schema).await?;
-    let fields = resolve_fields(&schema, &transactions, &accounts, &locks);
-    let times = TimeFields::discover(cluster, &schema, &transactions, &locks).await;
+/// requests per index; discovery runs on connect and until it settles),
+/// resolving the fields the names of `schema` (the map in force).
+pub async fn discover(cluster: &Cluster, ix: &Indices, schema: &Schema) -> Result<Discovery> {
+    let transactions = discover_index(cluster, &ix.transactions, schema).await?;
+    let accounts = discover_index(cluster, &ix.accounts, schema).await?;
+    let locks = discover_index(cluster, &ix.locks, schema).await?;
+    let fields = resolve_fields(schema, &transactions, &accounts, &locks);
+    let times = TimeFields::discover(cluster, schema, &transactions, &locks).await;
     Ok(Discovery {
         transactions,
         accounts,

@@ -88,7 +88,9 @@ impl Protocol {
         if let Some(d) = cached.as_ref().filter(|d| d.is_settled()) {
             return Ok(d.clone());
         }
-        let d = Arc::new(discovery::discover(self.cluster(), &self.config.indices).await?);
+        let d = Arc::new(
+            discovery::discover(self.cluster(), &self.config.indices, &self.config.schema).await?,
+        );
         *cached = Some(d.clone());
         Ok(d)
     }

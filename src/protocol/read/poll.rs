@@ -130,12 +130,13 @@ pub const LOCKS_CAP: usize = 500;
 /// Most accounts with pending entries one poll lists.
 pub const PENDING_ACCOUNTS_CAP: usize = 200;
 
-/// Loads a snapshot with a fresh discovery (tests, the demo's summary),
+/// Loads a snapshot with a fresh discovery under the article's names
+/// (tests, the demo's summary),
 /// judging locks with the default windows; the dashboard goes through
 /// [`crate::protocol::Protocol::poll_snapshot`], which discovers once and
 /// uses the configured ones.
 pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
-    let d = super::discovery::discover(cluster, ix).await?;
+    let d = super::discovery::discover(cluster, ix, &Default::default()).await?;
     load_with(cluster, ix, &d, cap, &ProtocolConfig::default(), None).await
 }
 

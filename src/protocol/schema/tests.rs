@@ -1,4 +1,5 @@
 use super::*;
+use crate::cluster::Translate;
 use crate::protocol::Indices;
 use serde_json::{json, Map, Value};
 

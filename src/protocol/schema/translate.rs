@@ -5,6 +5,7 @@
 //! every kind of write).
 
 use super::{DocKind, Field, Schema};
+use crate::cluster::Translate;
 use crate::protocol::Indices;
 use serde_json::{Map, Value};
 
@@ -34,45 +35,11 @@ impl Boundary {
         })
     }
 
-    /// The map in force.
-    pub fn schema(&self) -> &Schema {
-        &self.schema
-    }
-
     fn kind(&self, index: &str) -> Option<DocKind> {
         self.indices
             .iter()
             .find(|(name, _)| name == index)
             .map(|(_, k)| *k)
-    }
-
-    /// A document of `index` as read: canonical names and states.
-    pub fn read(&self, index: &str, src: Map<String, Value>) -> Map<String, Value> {
-        match self.kind(index) {
-            Some(kind) => self.to_canonical(kind, src),
-            None => src,
-        }
-    }
-
-    /// A document of `index` as written: the application's names and states.
-    pub fn write(&self, index: &str, src: &Map<String, Value>) -> Map<String, Value> {
-        match self.kind(index) {
-            Some(kind) => self.to_app(kind, src),
-            None => src.clone(),
-        }
-    }
-
-    /// [`Self::read`] on every hit's `_source` of a search answer.
-    pub fn read_answer(&self, index: &str, answer: &mut Value) {
-        let Some(kind) = self.kind(index) else { return };
-        let hits = answer
-            .pointer_mut("/hits/hits")
-            .and_then(Value::as_array_mut);
-        for hit in hits.into_iter().flatten() {
-            if let Some(Value::Object(src)) = hit.get_mut("_source") {
-                *src = self.to_canonical(kind, std::mem::take(src));
-            }
-        }
     }
 
     fn fields(&self, kind: DocKind) -> impl Iterator<Item = Field> + '_ {
@@ -136,5 +103,38 @@ impl Boundary {
     fn is_taken(&self, kind: DocKind, key: &str) -> bool {
         self.fields(kind)
             .any(|f| f.canonical() == key && self.schema.name(f) != key)
+    }
+}
+
+/// The cluster layer's side of the map: every `_source` of the three
+/// indices passes through here (see `crate::cluster::Translate`).
+impl Translate for Boundary {
+    /// A document of `index` as read: canonical names and states.
+    fn read(&self, index: &str, src: Map<String, Value>) -> Map<String, Value> {
+        match self.kind(index) {
+            Some(kind) => self.to_canonical(kind, src),
+            None => src,
+        }
+    }
+
+    /// A document of `index` as written: the application's names and states.
+    fn write(&self, index: &str, src: &Map<String, Value>) -> Map<String, Value> {
+        match self.kind(index) {
+            Some(kind) => self.to_app(kind, src),
+            None => src.clone(),
+        }
+    }
+
+    /// [`Translate::read`] on every hit's `_source` of a search answer.
+    fn read_answer(&self, index: &str, answer: &mut Value) {
+        let Some(kind) = self.kind(index) else { return };
+        let hits = answer
+            .pointer_mut("/hits/hits")
+            .and_then(Value::as_array_mut);
+        for hit in hits.into_iter().flatten() {
+            if let Some(Value::Object(src)) = hit.get_mut("_source") {
+                *src = self.to_canonical(kind, std::mem::take(src));
+            }
+        }
     }
 }
