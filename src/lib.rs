@@ -17,6 +17,7 @@ pub mod cluster;
 pub mod dashboard;
 pub mod demo;
 pub mod error;
+pub mod local_files;
 pub mod protocol;
 pub mod signals;
 

@@ -1,4 +1,8 @@
-//! The log file, private to the user who runs the tool. By default it is
+//! The tool's own files on the operator's machine (the log, the state
+//! directory the dashboard's exports go to), private to the user who runs
+//! the tool. A leaf: the CLI, the dashboard and `main` use it.
+//!
+//! The log file by default is
 //! `$XDG_STATE_HOME/estx-tui/estx-tui.log` (else
 //! `~/.local/state/estx-tui/estx-tui.log`), never a shared file in the
 //! temporary directory that another user of a jump host could read or plant

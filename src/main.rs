@@ -2,9 +2,9 @@
 //! terminal), and runs the command on a tokio runtime. Everything else lives
 //! in the library (`estx::cli`).
 
-use estx::cli::log_file::{private_dir, RotatingFile, MAX_BYTES};
 use estx::cli::profile::{parse_args, ParseFailure};
 use estx::cli::{self, Cli};
+use estx::local_files::{private_dir, RotatingFile, MAX_BYTES};
 use std::path::Path;
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;

@@ -213,11 +213,11 @@ impl LogLevel {
 
 impl GlobalArgs {
     /// The log file: `--log-file`, else the per-user default of
-    /// [`super::log_file::default_path`]; `None` when there is no home.
+    /// [`crate::local_files::default_path`]; `None` when there is no home.
     pub fn log_path(&self) -> Option<PathBuf> {
         self.log_file
             .clone()
-            .or_else(super::log_file::default_path_from_env)
+            .or_else(crate::local_files::default_path_from_env)
     }
 }
 

@@ -33,7 +33,6 @@ pub mod history;
 pub mod init;
 pub mod intervention;
 pub mod list;
-pub mod log_file;
 pub mod man;
 pub mod outcome;
 pub mod output;

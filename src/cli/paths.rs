@@ -4,9 +4,9 @@
 //! can find the log or the profiles without reading the docs.
 
 use super::args::Cli;
-use super::log_file;
 use super::output::out;
 use super::profile::config_path;
+use crate::local_files;
 use std::path::Path;
 
 fn shown(p: Option<&Path>) -> String {
@@ -20,7 +20,7 @@ fn shown(p: Option<&Path>) -> String {
 /// Prints one `name  path` line each; exit 0.
 pub fn run(cli: &Cli) -> i32 {
     let log = cli.global.log_path();
-    let state = log_file::state_dir_from_env();
+    let state = local_files::state_dir_from_env();
     let profile = cli.global.resolved.name.as_deref().unwrap_or("(none)");
     out(format_args!("config   {}", shown(config_path().as_deref())));
     out(format_args!("profile  {profile}"));

@@ -9,7 +9,7 @@
 //! dashboard's log pane and the log file.
 
 use super::event::Event;
-use crate::cli::log_file::{private_dir, state_dir_from_env};
+use crate::local_files::{private_dir, state_dir_from_env};
 use crate::protocol::rows::{to_csv, TransactionRow};
 use chrono::{DateTime, Utc};
 use std::io::Write;
