@@ -119,8 +119,34 @@ pub struct Dialog {
     /// The operator's reason for the audit trail, as typed so far.
     pub reason: String,
     /// The reason field is open (after `y` or `!`): keys type into it and
-    /// Enter runs; holds whether the run is forced.
-    pub asking_reason: Option<bool>,
+    /// Enter makes this run.
+    pub reason_for: Option<RunChoice>,
+}
+
+/// Which run the operator chose in a dialog: `y` (the protocol decides) or
+/// the force key (past its refusal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunChoice {
+    /// `y`: unforced.
+    Plain,
+    /// The force key.
+    Forced,
+}
+
+impl RunChoice {
+    /// `Forced` when `force`, else `Plain`.
+    pub fn of(force: bool) -> RunChoice {
+        if force {
+            RunChoice::Forced
+        } else {
+            RunChoice::Plain
+        }
+    }
+
+    /// Whether it runs forced.
+    pub fn is_forced(self) -> bool {
+        self == RunChoice::Forced
+    }
 }
 
 /// The action running (one at a time) and what its dialog previewed.

@@ -193,7 +193,7 @@ pub fn open(app: &mut App, action: Action) -> Vec<Command> {
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
-        asking_reason: None,
+        reason_for: None,
         bulk: Some(Bulk {
             ids: ids.clone(),
             filtered: marks.filtered,

@@ -4,7 +4,7 @@
 //! (carrying what the dialog showed, so the run can check it is still the
 //! same), and the comparison of what ran with what the dialog previewed.
 
-use super::app::{App, Dialog, LogLevel, Running};
+use super::app::{App, Dialog, LogLevel, RunChoice, Running};
 use super::event::{Action, ActionOutcome, Checked, Command, Expected, Reread, Run};
 use super::keymap::{self, DialogOp};
 use crate::protocol::intervene::{Plan, PlanStep};
@@ -93,7 +93,7 @@ fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
-        asking_reason: None,
+        reason_for: None,
         bulk: None,
     });
     vec![Command::LoadPreview(action, target)]
@@ -105,10 +105,10 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     let Some(dialog) = app.dialog.as_mut() else {
         return vec![];
     };
-    if let Some(force) = dialog.asking_reason {
+    if let Some(force) = dialog.reason_for.map(RunChoice::is_forced) {
         match key.code {
             KeyCode::Enter => return confirm(app, force),
-            KeyCode::Esc => dialog.asking_reason = None,
+            KeyCode::Esc => dialog.reason_for = None,
             KeyCode::Backspace => {
                 dialog.reason.pop();
             }
@@ -235,7 +235,7 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
             return vec![];
         }
         app.dialog = Some(Dialog {
-            asking_reason: Some(false),
+            reason_for: Some(RunChoice::Plain),
             ..dialog
         });
         return vec![];
@@ -251,7 +251,7 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
         }
     }
     app.dialog = Some(Dialog {
-        asking_reason: Some(force),
+        reason_for: Some(RunChoice::of(force)),
         ..dialog
     });
     vec![]

@@ -4,6 +4,7 @@
 
 use crate::drawing::{assert_danger_dialog, draw, find, screen, text};
 use crate::fixtures::{app, open_dialog};
+use estx::dashboard::app::RunChoice;
 use estx::dashboard::event::Action;
 
 #[test]
@@ -116,7 +117,7 @@ fn release_one_lock_dialog_names_the_holder() {
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
-        asking_reason: None,
+        reason_for: None,
         bulk: None,
     });
     let buf = draw(&a, 80, 24);
@@ -140,7 +141,7 @@ fn rollback_dialog_asks_for_the_reason() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
     let d = a.dialog.as_mut().unwrap();
-    d.asking_reason = Some(false);
+    d.reason_for = Some(RunChoice::Plain);
     d.reason = "worker died in the outage".into();
     let s = screen(&a, 100, 34);
     assert!(
@@ -192,7 +193,7 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         confirm_focused: false,
         scroll: 0,
         reason: "outage".into(),
-        asking_reason: Some(false),
+        reason_for: Some(RunChoice::Plain),
         bulk: Some(bulk),
     });
     let s = screen(&a, 100, 40);

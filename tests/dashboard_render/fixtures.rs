@@ -351,7 +351,7 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
-        asking_reason: None,
+        reason_for: None,
         bulk: None,
     });
 }

@@ -40,7 +40,7 @@ fn open_reverse(
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
-        asking_reason: None,
+        reason_for: None,
         bulk: None,
     });
 }

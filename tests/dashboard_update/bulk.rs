@@ -90,7 +90,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
     assert!(p.left_out.keys().any(|k| k.starts_with("need force")));
     // `!` never acts in bulk.
     assert!(update(&mut app, key('!')).is_empty());
-    assert!(app.dialog.as_ref().unwrap().asking_reason.is_none());
+    assert!(app.dialog.as_ref().unwrap().reason_for.is_none());
     // y, then Enter without a reason: refused by the trail's rule.
     assert!(update(&mut app, key('y')).is_empty());
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());

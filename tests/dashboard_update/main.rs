@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use estx::dashboard::app::{App, LogLevel, Pane, Settings};
+use estx::dashboard::app::{App, LogLevel, Pane, RunChoice, Settings};
 use estx::dashboard::event::{
     Action, ActionOutcome, Checked, Command, Event, Expected, PollFailure, Reread, Run,
 };
@@ -234,7 +234,10 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     assert!(app.dialog.as_ref().unwrap().detail.is_some());
     // y opens the reason field (optional for an unforced recovery).
     assert!(update(&mut app, key('y')).is_empty());
-    assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(false));
+    assert_eq!(
+        app.dialog.as_ref().unwrap().reason_for,
+        Some(RunChoice::Plain)
+    );
     for c in "stuck since the outage".chars() {
         update(&mut app, key(c));
     }
@@ -555,7 +558,10 @@ fn y_never_forces_the_force_key_does() {
     assert!(app.dialog.is_some());
     // ! forces, after a reason: a forced rollback runs only with one.
     assert!(update(&mut app, key('!')).is_empty());
-    assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(true));
+    assert_eq!(
+        app.dialog.as_ref().unwrap().reason_for,
+        Some(RunChoice::Forced)
+    );
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains("needs a reason"), "{last}");

@@ -161,7 +161,10 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
     previewed(&mut app, c, None);
 
     update(&mut app, key('y'));
-    assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(false));
+    assert_eq!(
+        app.dialog.as_ref().unwrap().reason_for,
+        Some(RunChoice::Plain)
+    );
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert!(cmds.is_empty(), "{cmds:?}");
     assert!(
@@ -266,5 +269,8 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
     assert!(cmds.is_empty());
     assert!(last_log(&app).contains("refused: finishing it first"));
     update(&mut app, key('!'));
-    assert_eq!(app.dialog.as_ref().unwrap().asking_reason, Some(true));
+    assert_eq!(
+        app.dialog.as_ref().unwrap().reason_for,
+        Some(RunChoice::Forced)
+    );
 }

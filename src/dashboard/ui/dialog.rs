@@ -14,7 +14,7 @@ use super::theme::{
     GOOD, ODD, WARN,
 };
 use super::theme::{more_hint, short_id};
-use crate::dashboard::app::{App, Dialog};
+use crate::dashboard::app::{App, Dialog, RunChoice};
 use crate::dashboard::confirm::{dialog_can_confirm, needs_force};
 use crate::dashboard::event::{Action, Checked, Reread};
 use crate::protocol::audit::AuditReport;
@@ -181,7 +181,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
 /// The reason field: what was typed, whether the trail requires one (its
 /// one rule), and, while typing, how to go on.
 fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
-    let force = d.asking_reason.unwrap_or(false);
+    let force = d.reason_for.is_some_and(RunChoice::is_forced);
     let required = d
         .action
         .missing_reason(force, d.bulk.is_some(), "")
@@ -192,7 +192,7 @@ fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
         "reason (optional, recorded in the audit trail): "
     };
     let mut field = vec![Span::styled(label, bold())];
-    match d.asking_reason {
+    match d.reason_for {
         Some(_) => {
             field.push(Span::styled(
                 format!("{}▏", d.reason),
@@ -203,7 +203,7 @@ fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
         None => field.push(Span::raw(d.reason.clone())),
     }
     let mut out = vec![Line::from(""), Line::from(field)];
-    if let Some(force) = d.asking_reason {
+    if let Some(force) = d.reason_for.map(RunChoice::is_forced) {
         let run = if force { "runs FORCED" } else { "runs" };
         out.push(Line::styled(
             format!("type the reason · Enter {run} · Esc back"),
