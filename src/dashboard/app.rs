@@ -105,8 +105,9 @@ pub fn next_state_filter(current: Option<&TxnState>) -> Option<TxnState> {
 pub struct Dialog {
     /// What it confirms.
     pub action: Action,
-    /// On which transaction (or, for [`Action::ReleaseLock`], which lock resource).
-    pub txn: String,
+    /// What it acts on: a transaction id, a lock's resource (for
+    /// [`Action::ReleaseLock`]) or an account (the audit's repair).
+    pub target: String,
     /// The freshly re-read documents and the protocol's verdict on an
     /// unforced run (`None` while loading).
     pub detail: Option<Result<Checked, String>>,

@@ -188,7 +188,7 @@ pub fn open(app: &mut App, action: Action) -> Vec<Command> {
     let ids = marks.shown;
     app.dialog = Some(Dialog {
         action,
-        txn: format!("{} marked transaction(s)", ids.len()),
+        target: format!("{} marked transaction(s)", ids.len()),
         detail: None,
         confirm_focused: false,
         scroll: 0,

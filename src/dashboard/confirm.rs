@@ -88,7 +88,7 @@ pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<Command> {
 fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
     app.dialog = Some(Dialog {
         action,
-        txn: target.clone(),
+        target: target.clone(),
         detail: None,
         confirm_focused: false,
         scroll: 0,
@@ -220,7 +220,7 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
     let Some(dialog) = app.dialog.take() else {
         return vec![];
     };
-    let title = format!("{} {}", dialog.action.title(), dialog.txn);
+    let title = format!("{} {}", dialog.action.title(), dialog.target);
     if !dialog_can_confirm(&dialog) {
         app.push_log(LogLevel::Error, format!("{title}: nothing to confirm"));
         return vec![];
@@ -266,7 +266,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
     if dialog.bulk.is_some() {
         return super::bulk::confirm(app, dialog);
     }
-    let title = format!("{} {}", dialog.action.title(), dialog.txn);
+    let title = format!("{} {}", dialog.action.title(), dialog.target);
     let Some(Ok(checked)) = &dialog.detail else {
         return vec![];
     };
@@ -305,7 +305,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
     };
     app.running = Some(Running {
         action: dialog.action,
-        target: dialog.txn.clone(),
+        target: dialog.target.clone(),
         forced: force,
         planned,
         seen: Vec::new(),
@@ -318,7 +318,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
     app.push_log(LogLevel::Info, format!("{title}: {how}, running"));
     vec![Command::Run(Run {
         action: dialog.action,
-        target: dialog.txn,
+        target: dialog.target,
         force,
         expected,
         reason,

@@ -113,7 +113,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             checked,
         } => {
             if let Some(d) = app.dialog.as_mut() {
-                if d.action == action && d.txn == target {
+                if d.action == action && d.target == target {
                     d.detail = Some(checked);
                 }
             }

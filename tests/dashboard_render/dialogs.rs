@@ -106,7 +106,7 @@ fn release_one_lock_dialog_names_the_holder() {
         .clone();
     a.dialog = Some(Dialog {
         action: Action::ReleaseLock,
-        txn: "bob".into(),
+        target: "bob".into(),
         detail: Some(Ok(Checked {
             reread: Reread::Lock(Some(Box::new(live))),
             refusal: Some(estx::protocol::intervene::Refusal::LockNotStale {
@@ -188,7 +188,7 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     bulk.reread(Action::Rollback, Ok(items));
     a.dialog = Some(Dialog {
         action: Action::Rollback,
-        txn: "4 marked transaction(s)".into(),
+        target: "4 marked transaction(s)".into(),
         detail: None,
         confirm_focused: false,
         scroll: 0,

@@ -346,7 +346,7 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
     });
     app.dialog = Some(Dialog {
         action,
-        txn: id.into(),
+        target: id.into(),
         detail,
         confirm_focused: false,
         scroll: 0,

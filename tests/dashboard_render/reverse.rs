@@ -32,7 +32,7 @@ fn open_reverse(
     let c = ReverseCheck::new(detail(a, id), existing, now());
     a.dialog = Some(Dialog {
         action: Action::Reverse,
-        txn: id.into(),
+        target: id.into(),
         detail: Some(Ok(Checked {
             reread: Reread::Reverse(Box::new(c)),
             refusal,

@@ -70,7 +70,7 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let body_h = wrapped_rows(&body, inner_w);
     let height = (body_h as u16 + 4).min(area.height.saturating_sub(2));
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
-    let title = format!("{} {}?", d.action.title(), d.txn);
+    let title = format!("{} {}?", d.action.title(), d.target);
     let room = usize::from(width.saturating_sub(4));
     let block = Block::bordered()
         .border_type(BorderType::Double)
@@ -161,7 +161,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
         Some(Ok(c)) => {
             let mut out = vec![Line::from(vec![
                 Span::styled(target_kind(d.action), dim()),
-                Span::styled(d.txn.clone(), bold()),
+                Span::styled(d.target.clone(), bold()),
             ])];
             out.extend(refusal_lines(app, c));
             out.extend(match &c.reread {
