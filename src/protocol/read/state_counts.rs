@@ -88,7 +88,9 @@ pub fn ordered(mut found: Vec<StateCount>) -> Vec<StateCount> {
             },
         )
         .collect();
-    found.sort_by(|a, b| (a.state.is_none(), &a.state).cmp(&(b.state.is_none(), &b.state)));
+    found.sort_by(|a, b| {
+        TxnState::order_key(a.state.as_ref()).cmp(&TxnState::order_key(b.state.as_ref()))
+    });
     out.extend(found);
     out
 }
