@@ -27,7 +27,7 @@ use super::response::{check, versioned};
 use super::search::whole;
 use super::{Cluster, VersionedDoc};
 use crate::error::{Error, Result};
-use elasticsearch::{MgetParts, SearchParts};
+use elasticsearch::MgetParts;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -67,21 +67,13 @@ impl Cluster {
     /// An `ids` search (every shard) with each hit's version and routing;
     /// refuses a partial answer and an id found more than once.
     async fn search_ids(&self, index: &str, ids: &[String]) -> Result<Vec<VersionedDoc>> {
-        let target = [index];
         let body = json!({
             "size": ids.len(),
             "query": {"ids": {"values": ids}},
             "seq_no_primary_term": true,
         });
-        let resp = self
-            .send_read(|| {
-                self.client
-                    .search(SearchParts::Index(&target))
-                    .body(body.clone())
-                    .send()
-            })
-            .await?;
-        let answer = check(resp, index).await?;
+        // Untranslated: the caller translates what it keeps (`read_doc`).
+        let answer = self.search_untranslated(index, body).await?;
         whole(&answer, index)?;
         let hits = answer
             .pointer("/hits/hits")

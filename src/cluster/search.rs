@@ -10,6 +10,13 @@ use serde_json::{json, Value};
 impl Cluster {
     /// One search request; returns the raw answer.
     pub async fn search(&self, index: &str, body: Value) -> Result<Value> {
+        let answer = self.search_untranslated(index, body).await?;
+        Ok(self.read_answer(index, answer))
+    }
+
+    /// [`Cluster::search`] with each hit's `_source` as stored (the
+    /// application's names), for readers that translate later themselves.
+    pub(super) async fn search_untranslated(&self, index: &str, body: Value) -> Result<Value> {
         let target = [index];
         let resp = self
             .send_read(|| {
@@ -19,8 +26,7 @@ impl Cluster {
                     .send()
             })
             .await?;
-        let answer = check(resp, index).await?;
-        Ok(self.read_answer(index, answer))
+        check(resp, index).await
     }
 
     /// Several searches in one round trip (`_msearch`); one answer per body,
