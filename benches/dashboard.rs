@@ -18,7 +18,6 @@ use estx::dashboard::event::Event;
 use estx::dashboard::{ui, update::update};
 use estx::protocol::read::poll;
 use estx::protocol::time::format_timestamp;
-use estx::protocol::Indices;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::{json, Value};
@@ -37,13 +36,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 #[tokio::main]
 async fn main() {
     let server = server::TestServer::start();
-    let prefix = server::unique_prefix();
-    let ix = Indices {
-        transactions: format!("{prefix}transactions"),
-        accounts: format!("{prefix}accounts"),
-        locks: format!("{prefix}locks"),
-        audit: format!("{prefix}audit"),
-    };
+    let ix = server::TestIndices::unique().indices();
     // Seeding sends 5 000 documents per request: allow a busy machine time.
     let mut options = ConnectOptions::new(server.url());
     options.timeout = Duration::from_secs(120);

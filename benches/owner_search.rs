@@ -82,13 +82,7 @@ fn transfer(i: usize) -> NewTransfer {
 #[tokio::main]
 async fn main() {
     let server = server::TestServer::start();
-    let prefix = server::unique_prefix();
-    let ix = Indices {
-        transactions: format!("{prefix}transactions"),
-        accounts: format!("{prefix}accounts"),
-        locks: format!("{prefix}locks"),
-        audit: format!("{prefix}audit"),
-    };
+    let ix = server::TestIndices::unique().indices();
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
     for (name, body) in
         estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")

@@ -141,13 +141,7 @@ fn measure(url: &str, ix: &Indices, args: &[&str]) -> (u64, Duration, i32) {
 #[tokio::main]
 async fn main() {
     let server = server::TestServer::start();
-    let prefix = server::unique_prefix();
-    let ix = Indices {
-        transactions: format!("{prefix}transactions"),
-        accounts: format!("{prefix}accounts"),
-        locks: format!("{prefix}locks"),
-        audit: format!("{prefix}audit"),
-    };
+    let ix = server::TestIndices::unique().indices();
     // osmem slows down as it grows: seeding must not time out.
     let cluster = Cluster::connect(&ConnectOptions {
         timeout: Duration::from_secs(300),

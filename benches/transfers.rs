@@ -36,13 +36,7 @@ async fn largest_account(cluster: &Cluster, ix: &Indices) -> usize {
 #[tokio::main]
 async fn main() {
     let server = server::TestServer::start();
-    let prefix = server::unique_prefix();
-    let ix = Indices {
-        transactions: format!("{prefix}transactions"),
-        accounts: format!("{prefix}accounts"),
-        locks: format!("{prefix}locks"),
-        audit: format!("{prefix}audit"),
-    };
+    let ix = server::TestIndices::unique().indices();
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
     // The mappings `init` ships (the audit index included).
     for (name, body) in
