@@ -3,7 +3,7 @@
 //! entry someone else removed is dropped on read and so on the next write).
 //!
 //! The fence against late and duplicate applies needs no per-account history
-//! (see [`decide`](super::decide)): an account holds only what the reference
+//! (see `protocol::decide`): an account holds only what the reference
 //! protocol holds plus one delta per transaction it currently carries, so its
 //! size does not grow with the number of transfers. Older versions of this
 //! tool kept `settled_transactions` records; they are still read (an apply of

@@ -5,7 +5,7 @@
 //! `remove_transaction_from_account`, `undo_transaction_on_account`) plus the
 //! fencing this tool adds, and returns either the new document state to write
 //! or a no-op with its reason. Nothing here does I/O: the
-//! [executor](super::executor) runs these under optimistic concurrency, and the
+//! executor (`protocol::executor`) runs these under optimistic concurrency, and the
 //! model checker in `tests/model_check.rs` runs the very same functions.
 //!
 //! # The fence
@@ -47,7 +47,7 @@
 //! the transaction, decided on a read made after the account read (T1), that
 //! leaves it `pending`: the begin `created -> pending` decided on such a
 //! read is one as well, and one claim covers every apply whose account read
-//! came before it (the [batched executor](super::batch) reads both accounts,
+//! came before it (the batched executor, `protocol::batch`, reads both accounts,
 //! then claims once). Nor does it need the account write to be conditional
 //! on the read itself: a process may chain it on the version of its own
 //! earlier write to that account (as the `_bulk` answer gives it), when that

@@ -7,6 +7,7 @@
 //! [`Transaction::problems`] instead of failing the whole read.
 
 use super::integer::exact_integer;
+use super::reverse::link::{link_of, REVERSED_BY, REVERSES};
 use super::time::parse_timestamp;
 use crate::error::Error;
 use chrono::{DateTime, Utc};
@@ -270,8 +271,8 @@ impl Transaction {
             state,
             creation_time,
             modification_time,
-            reverses: super::reverse::link_of(src, super::reverse::REVERSES),
-            reversed_by: super::reverse::link_of(src, super::reverse::REVERSED_BY),
+            reverses: link_of(src, REVERSES),
+            reversed_by: link_of(src, REVERSED_BY),
             problems,
         }
     }

@@ -9,11 +9,9 @@
 //! which may lag the last write by the index's refresh interval: the
 //! timeout must exceed the heartbeat period plus that interval.
 
-use super::{StaleReason, Staleness, UnknownReason};
 use crate::cluster::Cluster;
 use crate::error::Result;
 use crate::protocol::time::{human_age, parse_timestamp};
-use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -81,7 +79,10 @@ impl LivenessSource {
     }
 
     /// The latest heartbeat of each instance among `hits`' sources.
-    fn latest(&self, sources: impl Iterator<Item = serde_json::Map<String, Value>>) -> Heartbeats {
+    pub(crate) fn latest(
+        &self,
+        sources: impl Iterator<Item = serde_json::Map<String, Value>>,
+    ) -> Heartbeats {
         let mut out = Heartbeats::new();
         for src in sources {
             let id = match src.get(self.instance_source_field()) {
@@ -102,7 +103,7 @@ impl LivenessSource {
 }
 
 /// Upper bound of heartbeat documents read per lookup.
-const MAX_HEARTBEATS: usize = 10_000;
+pub(crate) const MAX_HEARTBEATS: usize = 10_000;
 
 /// The latest heartbeat of each of `holders` in `source` (one search). A
 /// missing heartbeat index is an error: the configuration names it.
@@ -123,29 +124,6 @@ pub async fn read_heartbeats(
     Ok(source.latest(hits.into_iter().map(|h| h.source)))
 }
 
-impl Protocol {
-    /// The latest heartbeat of each of `holders` in the configured liveness
-    /// source (empty when none is configured).
-    pub async fn heartbeats(&self, holders: &[String]) -> Result<Heartbeats> {
-        match &self.config.liveness {
-            Some(source) => read_heartbeats(self.cluster(), source, holders).await,
-            None => Ok(Heartbeats::new()),
-        }
-    }
-
-    /// Every heartbeat in the configured source, latest per instance (for
-    /// `doctor`); `None` when no source is configured.
-    pub async fn all_heartbeats(&self) -> Option<Result<Heartbeats>> {
-        let source = self.config.liveness.as_ref()?;
-        let body = json!({"size": MAX_HEARTBEATS, "query": {"match_all": {}}});
-        Some(match self.cluster().search(&source.index, body).await {
-            Ok(answer) => crate::cluster::hits(&answer)
-                .map(|hits| source.latest(hits.into_iter().map(|h| h.source))),
-            Err(e) => Err(e),
-        })
-    }
-}
-
 /// What `doctor` says of the configured liveness source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LivenessReport {
@@ -163,53 +141,6 @@ pub struct LivenessReport {
     pub locks_dead: usize,
     /// Locks held by a process or instance with no heartbeat (unknown).
     pub locks_without_heartbeat: usize,
-}
-
-impl Protocol {
-    /// What the configured liveness source concludes now: its instances
-    /// alive and dead, and how the locks held by processes are judged by
-    /// it; `None` when none is configured.
-    pub async fn liveness_report(&self) -> Option<LivenessReport> {
-        let source = self.config.liveness.as_ref()?;
-        let mut r = LivenessReport {
-            source: source.to_string(),
-            error: None,
-            instances_alive: 0,
-            instances_dead: 0,
-            locks_live: 0,
-            locks_dead: 0,
-            locks_without_heartbeat: 0,
-        };
-        let beats = match self.all_heartbeats().await? {
-            Ok(b) => b,
-            Err(e) => {
-                r.error = Some(e.to_string());
-                return Some(r);
-            }
-        };
-        let now = self.now().await;
-        let timeout = chrono::Duration::from_std(source.timeout).unwrap_or(chrono::Duration::MAX);
-        r.instances_dead = beats.values().filter(|at| now - **at > timeout).count();
-        r.instances_alive = beats.len() - r.instances_dead;
-        let locks = match self.list_locks().await {
-            Ok(l) => l,
-            Err(e) => {
-                r.error = Some(format!("the locks could not be listed: {e}"));
-                return Some(r);
-            }
-        };
-        for l in locks.iter().filter(|l| l.owner_state.is_none()) {
-            match &l.staleness {
-                Staleness::Live if l.info.holder_id().is_some() => r.locks_live += 1,
-                Staleness::Stale(StaleReason::HolderDead { .. }) => r.locks_dead += 1,
-                Staleness::Unknown(UnknownReason::NoHeartbeat { .. }) => {
-                    r.locks_without_heartbeat += 1
-                }
-                _ => {}
-            }
-        }
-        Some(r)
-    }
 }
 
 impl std::fmt::Display for LivenessReport {

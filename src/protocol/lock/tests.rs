@@ -3,9 +3,11 @@
 use super::*;
 use crate::protocol::read::rules::urgency;
 use crate::protocol::time::format_timestamp;
+use crate::protocol::time::parse_timestamp;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::ProtocolConfig;
-use serde_json::json;
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
 use std::time::Duration;
 
 fn lock(v: Value) -> LockInfo {

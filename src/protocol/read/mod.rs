@@ -8,6 +8,7 @@
 //! any procedure's first step ([`writes`]). Presentation (JSON shapes, exit
 //! codes, human ages) is the CLI's and the dashboard's business.
 
+pub mod cache;
 pub mod coverage;
 pub mod discovery;
 pub mod doctor;
@@ -39,21 +40,9 @@ use super::transaction::Transaction;
 use super::Protocol;
 use crate::error::Result;
 use serde_json::Value;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Mutex;
-
-/// What the read side remembers between calls, shared by clones of a
-/// [`Protocol`]: the last discovery (kept once settled) and whether the
-/// mappings were found to accept every write.
-#[derive(Debug, Default)]
-pub struct ReadCache {
-    discovery: Mutex<Option<Arc<Discovery>>>,
-    writable: AtomicBool,
-    /// The time formats of the last write check (or discovery).
-    times: std::sync::Mutex<Option<Arc<TimeFields>>>,
-}
 
 /// Which transactions `list` shows.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! applies it before its first write; the dashboard's dialog applies it to
 //! its re-read, so both refuse with the same words.
 
-use super::reversal_id;
+use super::link::reversal_id;
 use super::verdict::ReverseRefusal;
 use crate::protocol::steps::Refusal;
 use crate::protocol::transaction::{Transaction, Transfer, TxnState};

@@ -19,21 +19,12 @@ use super::{Protocol, RunLimits};
 use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
 mod admit;
+pub mod link;
 mod verdict;
 
 pub use admit::{admit, is_reversal, Admitted};
+pub use link::{link_of, reversal_id, REVERSED_BY, REVERSES};
 pub use verdict::{ReverseOptions, ReverseRefusal, ReverseReport, ReverseVerdict};
-
-/// The field on a reversal naming the transaction it reverses.
-pub const REVERSES: &str = "reverses";
-/// The field on a reversed transaction naming its reversal.
-pub const REVERSED_BY: &str = "reversed_by";
-
-/// The one id the reversal of `original` can have, so retries and lost
-/// responses find the same document instead of making a second one.
-pub fn reversal_id(original: &str) -> String {
-    format!("{original}-reversal")
-}
 
 /// What the link decision found on the original.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,14 +66,6 @@ fn link_decision(
             to: rev.to_string(),
         },
     ))
-}
-
-/// A link field's value (`None` when absent, null, empty or not a string).
-pub fn link_of(src: &Map<String, Value>, field: &str) -> Option<String> {
-    src.get(field)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
 }
 
 /// Whether `doc` is the reversal of `t`: it says so and moves the same

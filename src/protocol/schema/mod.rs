@@ -5,11 +5,11 @@
 //! `transactionState`, `srcAcct`, `PENDING`...).
 //!
 //! The map is applied at one boundary, the cluster's document reads and
-//! writes ([`Boundary`], installed by [`crate::protocol::Protocol::new`]):
+//! writes ([`Boundary`], installed by `Protocol::new`):
 //! a document of one of the three indices is renamed to the canonical names
 //! as it is read and back to the application's as it is written, unknown
 //! fields kept in their order. Everything above works on canonical names.
-//! Queries are built from [`crate::protocol::read::Fields`], resolved under
+//! Queries are built from `protocol::read::Fields`, resolved under
 //! the application's names ([`Schema::name`]), and name states through
 //! [`Schema::state_value`]. Discovery proposes a map when the names in force
 //! are absent ([`propose`]). Messages that name a field are given the names

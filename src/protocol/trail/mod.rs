@@ -19,6 +19,7 @@ pub use record::*;
 
 use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
+use super::handle::host_name;
 use super::Protocol;
 use crate::error::{Error, Result};
 use chrono::Utc;
@@ -245,14 +246,4 @@ fn passwd_user() -> Option<String> {
         let fields: Vec<&str> = l.split(':').collect();
         (fields.len() > 2 && fields[2] == uid).then(|| fields[0].to_string())
     })
-}
-
-/// This machine's host name (`localhost` when it cannot be found).
-pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()))
-        .unwrap_or_else(|| "localhost".into())
 }

@@ -1,0 +1,157 @@
+//! The [`Protocol`] handle itself: the cluster, the settings, the observer
+//! and the caches every procedure shares. Each concept adds its own
+//! `impl Protocol` block in its own file (transfers in `create`, locks in
+//! `locks`, reads in `read`, ...); this file holds only what all of them use.
+
+use super::config::ProtocolConfig;
+use super::executor::Executor;
+use super::read::cache::ReadCache;
+use super::report::{StepObserver, StepReport};
+use super::transaction::Transaction;
+use super::{account, schema};
+use crate::cluster::{Cluster, VersionedDoc};
+use crate::error::Result;
+use std::sync::Arc;
+
+/// The entry point: a cluster, the settings, and an optional observer that
+/// hears every step as it ends. Cheap to clone; clones share the observer.
+#[derive(Clone)]
+pub struct Protocol {
+    pub(super) exec: Executor,
+    pub(super) config: Arc<ProtocolConfig>,
+    pub(super) observer: Option<StepObserver>,
+    pub(super) holder: String,
+    pub(super) read_cache: Arc<ReadCache>,
+}
+
+impl std::fmt::Debug for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Protocol")
+            .field("cluster", self.exec.cluster())
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Protocol {
+    /// A protocol handle over `cluster`.
+    pub fn new(cluster: Cluster, config: ProtocolConfig) -> Protocol {
+        let boundary = schema::Boundary::new(&config.schema, &config.indices);
+        let cluster = cluster.with_boundary(boundary.map(|b| Arc::new(b) as _));
+        let exec = Executor::new(cluster, config.retry);
+        Protocol {
+            exec,
+            config: Arc::new(config),
+            observer: None,
+            holder: default_holder(),
+            read_cache: Arc::default(),
+        }
+    }
+
+    /// Reports every step to `observer` as soon as it ends.
+    pub fn with_observer(mut self, observer: StepObserver) -> Protocol {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Names the process written into the locks this handle takes.
+    pub fn with_holder(mut self, holder: impl Into<String>) -> Protocol {
+        self.holder = holder.into();
+        self
+    }
+
+    /// The cluster.
+    pub fn cluster(&self) -> &Cluster {
+        self.exec.cluster()
+    }
+
+    /// The cluster's time now, from the cluster's own clock (asked again
+    /// once a minute; see [`Cluster::sync_clock`]): every time the protocol
+    /// writes or judges comes from here, never from this machine's clock
+    /// alone, which may be minutes off.
+    pub async fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.sync_clock().await;
+        self.cluster().now()
+    }
+
+    /// Asks the cluster's own time (on the tool's indices) unless it was
+    /// asked in the last minute.
+    pub async fn sync_clock(&self) {
+        let ix = &self.config.indices;
+        self.cluster()
+            .sync_clock(&[&ix.transactions, &ix.accounts, &ix.locks])
+            .await;
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ProtocolConfig {
+        &self.config
+    }
+
+    /// The process id written into locks.
+    pub fn holder(&self) -> &str {
+        &self.holder
+    }
+
+    /// Reads a transaction by id (realtime), tolerant of every malformation.
+    pub async fn read_transaction(&self, id: &str) -> Result<Option<(Transaction, VersionedDoc)>> {
+        let doc = match self
+            .cluster()
+            .get(&self.config.indices.transactions, id)
+            .await
+        {
+            Ok(doc) => doc,
+            Err(e) => return Err(self.explain_by_id(e).await),
+        };
+        Ok(doc.map(|d| (self.parse_transaction(id, &d.source), d)))
+    }
+
+    /// A transaction document as read, its problems in the application's
+    /// names (see [`schema::Schema::localize`]).
+    pub(crate) fn parse_transaction(
+        &self,
+        id: &str,
+        src: &serde_json::Map<String, serde_json::Value>,
+    ) -> Transaction {
+        let mut t = Transaction::from_source(id, src);
+        self.config.schema.localize_all(&mut t.problems);
+        t
+    }
+
+    /// An account document as read; a malformed one is
+    /// [`crate::error::Error::Malformed`] in the application's names.
+    pub(crate) fn parse_account(
+        &self,
+        id: &str,
+        src: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<account::AccountState> {
+        account::AccountState::from_source(src).map_err(|p| crate::error::Error::Malformed {
+            kind: "account",
+            id: id.to_string(),
+            problems: self.config.schema.localize(&p.join("; ")),
+        })
+    }
+
+    pub(super) fn notify(&self, report: &StepReport) {
+        tracing::info!(txn = %report.txn, step = %report.label, target = %report.target, result = ?report.result, "step");
+        if let Some(obs) = &self.observer {
+            obs(report);
+        }
+    }
+}
+
+fn default_holder() -> String {
+    let host = host_name();
+    format!("estx-tui:{}@{host}", std::process::id())
+}
+
+/// This machine's name, as written into the locks this process takes and
+/// into every audit record.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()))
+        .unwrap_or_else(|| "localhost".into())
+}
