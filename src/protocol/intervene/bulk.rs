@@ -11,7 +11,7 @@ use super::{Done, Started, Value};
 use crate::error::{Error, Result};
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::lock_release::SweptLock;
-use crate::protocol::trail::bulk::{BulkOptions, BulkRun, LeftOut, Selection};
+use super::selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};
 use crate::protocol::trail::{Outcome, TrailStep};
 use crate::protocol::{Procedure, ProcedureReport, Protocol, RunLimits, Verdict};
 use std::fmt;
@@ -292,7 +292,7 @@ impl Started {
             _ => return self.run_single(p).await,
         };
         let selected = self.plan().selected.clone().unwrap_or_else(|| {
-            crate::protocol::trail::bulk::Selected {
+            Selected {
                 transactions: Vec::new(),
                 left_out: Vec::new(),
             }

@@ -22,12 +22,14 @@ mod done;
 mod plan;
 mod refusal;
 mod run;
+mod selection;
 
 pub use bulk::{BulkAct, BulkDone, Runner, Stop, Tally};
 pub use done::{Done, Value};
 pub use plan::{Plan, PlanStep, SWEEP_STEP};
 pub use refusal::Refusal;
 pub use run::{run, start, NotStarted, Started};
+pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};
 
 use super::trail::{ActionKind, Interface};
 use super::{NewTransfer, Procedure};

@@ -6,7 +6,7 @@ use super::{Act, Intervention, Refusal};
 use crate::error::Result;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{admit, link_of, reversal_id, REVERSED_BY};
-use crate::protocol::trail::bulk::Selected;
+use super::selection::Selected;
 use crate::protocol::trail::RecordDraft;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol, Step, TxnState};

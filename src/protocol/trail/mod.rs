@@ -6,7 +6,7 @@
 //! record. A large run's lists go into bounded part documents linked by the
 //! run's id ([`pages`]); [`history`] reads them back whole. Every write
 //! resolves a lost answer as the protocol's writes do. Knows nothing of
-//! terminals, nor of the acts: [`crate::protocol::intervene`] calls
+//! terminals, nor of the acts: the act layer above it (`protocol::intervene`) calls
 //! [`Trail::begin`] and [`Trail::finish`] around each act it performs.
 
 pub mod bulk;
