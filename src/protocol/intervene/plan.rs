@@ -2,11 +2,11 @@
 //! typed steps (each worded once, by [`PlanStep`]'s `Display`), the refusal
 //! an unforced run would meet, the balance change and the lock releases.
 
+use super::selection::Selected;
 use super::{Act, Intervention, Refusal};
 use crate::error::Result;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{admit, link_of, reversal_id, REVERSED_BY};
-use super::selection::Selected;
 use crate::protocol::trail::RecordDraft;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol, Step, TxnState};

@@ -4,8 +4,8 @@
 //! and running a procedure over them a few at a time, each through the same
 //! protocol procedure as one intervention, with a stop flag that keeps new
 //! items from starting while the running ones finish (so every transaction
-//! is left in a protocol state). Recording the bulk act is
-//! [`crate::protocol::intervene`]'s.
+//! is left in a protocol state). Recording the bulk act is the
+//! intervention's (`intervene::run`).
 
 use crate::error::{Error, Result};
 use crate::protocol::batch::BatchOptions;

@@ -1,0 +1,229 @@
+//! What a bulk act did ([`BulkDone`]), counted ([`Tally`]), and the one
+//! rule of the worst outcome over many verdicts.
+
+use super::selection::LeftOut;
+use crate::error::Error;
+use crate::protocol::lock_release::SweptLock;
+use crate::protocol::trail::{Outcome, TrailStep};
+use crate::protocol::{ProcedureReport, Protocol, Verdict};
+use std::fmt;
+
+/// Counts of verdicts over many procedures.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Tally {
+    /// Ran to a terminal state.
+    pub completed: usize,
+    /// Taken to a terminal state by another process meanwhile.
+    pub done_elsewhere: usize,
+    /// Already terminal.
+    pub nothing_to_do: usize,
+    /// Refused before changing anything.
+    pub refused: usize,
+    /// Stopped on purpose.
+    pub stopped: usize,
+    /// Failed.
+    pub failed: usize,
+}
+
+impl Tally {
+    /// Counts the verdicts of `reports`.
+    pub fn of(reports: &[ProcedureReport]) -> Tally {
+        let mut t = Tally::default();
+        for r in reports {
+            match r.verdict {
+                Verdict::Completed(_) => t.completed += 1,
+                Verdict::EndedElsewhere(_) => t.done_elsewhere += 1,
+                Verdict::NothingToDo(_) => t.nothing_to_do += 1,
+                Verdict::Refused(_) => t.refused += 1,
+                Verdict::Stopped(_) => t.stopped += 1,
+                Verdict::Failed(_) => t.failed += 1,
+            }
+        }
+        t
+    }
+}
+
+impl Tally {
+    /// The counts that are not zero, in a few words (`3 completed, 1
+    /// refused`; `none ran`).
+    pub fn brief(&self) -> String {
+        let parts: Vec<String> = [
+            (self.completed, "completed"),
+            (self.done_elsewhere, "done by another process"),
+            (self.nothing_to_do, "nothing to do"),
+            (self.refused, "refused"),
+            (self.stopped, "stopped"),
+            (self.failed, "failed"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        if parts.is_empty() {
+            "none ran".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} completed, {} done by another process, {} nothing to do, {} refused, {} stopped, {} failed",
+            self.completed, self.done_elsewhere, self.nothing_to_do, self.refused, self.stopped, self.failed
+        )
+    }
+}
+
+/// What a bulk act did.
+#[derive(Debug, Default)]
+pub struct BulkDone {
+    /// One report per transaction that ran, sorted by id.
+    pub reports: Vec<ProcedureReport>,
+    /// The transactions not started because the run was stopped.
+    pub not_started: Vec<String>,
+    /// Ids the selection named that were not acted on.
+    pub left_out: Vec<LeftOut>,
+    /// The locks the sweep released (or was refused).
+    pub swept: Vec<SweptLock>,
+    /// How the sweep's listing of locks was partial, if it was.
+    pub locks_partial: Option<String>,
+    /// Whether it swept abandoned locks (`recover --all-stuck`).
+    pub sweep: bool,
+    /// Who stopped it.
+    pub stopped_by: Option<String>,
+    /// Why it failed part-way (nothing ran, or the sweep failed).
+    pub failed: Option<Error>,
+}
+
+fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+impl BulkDone {
+    /// The record's summary.
+    pub(super) fn summary(&self) -> String {
+        let n = self.reports.len() + self.not_started.len();
+        let mut s = format!(
+            "{}: {}",
+            plural(n, "selected transaction"),
+            Tally::of(&self.reports)
+        );
+        if !self.left_out.is_empty() {
+            s.push_str(&format!("; {} refused before reading", self.left_out.len()));
+        }
+        if let Some(by) = &self.stopped_by {
+            s.push_str(&format!(
+                "; stopped by {by}: {} not started",
+                self.not_started.len()
+            ));
+        }
+        if self.sweep {
+            let partial = self
+                .locks_partial
+                .as_ref()
+                .map(|d| format!(" (locks listing {d})"))
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "; {} stale on evidence released{partial}",
+                plural(self.released(), "lock")
+            ));
+        }
+        match &self.failed {
+            Some(e) if self.reports.is_empty() => format!("failed: {e}"),
+            Some(e) => format!("ran {}, then failed: {e}", self.reports.len()),
+            None => s,
+        }
+    }
+
+    /// Locks the sweep released.
+    pub fn released(&self) -> usize {
+        self.swept.iter().filter(|s| s.outcome.released()).count()
+    }
+
+    /// The record's outcome: the worst verdict, stopped when some never
+    /// started, refused when ids were left out.
+    pub(super) fn outcome(&self) -> Outcome {
+        if self.failed.is_some() {
+            return Outcome::Failed;
+        }
+        match Outcome::worst(self.reports.iter().map(|r| &r.verdict)) {
+            _ if !self.not_started.is_empty() => Outcome::Stopped,
+            Outcome::NothingToDo if self.released() > 0 => Outcome::Completed,
+            Outcome::NothingToDo | Outcome::Completed if !self.left_out.is_empty() => {
+                Outcome::Refused
+            }
+            o => o,
+        }
+    }
+
+    /// The record's steps: every procedure's, then each lock swept.
+    pub(super) fn steps(&self, p: &Protocol) -> Vec<TrailStep> {
+        let locks = &p.config().indices.locks;
+        self.reports
+            .iter()
+            .flat_map(|r| r.steps.iter().map(TrailStep::from))
+            .chain(self.swept.iter().map(|s| {
+                let owner = s.view.info.owner.clone().unwrap_or_default();
+                TrailStep::release(locks, &owner, &s.view.info.resource, &s.outcome)
+            }))
+            .collect()
+    }
+}
+
+impl Outcome {
+    /// The worst outcome of many verdicts: failed, stopped, refused,
+    /// completed, nothing to do (none at all is nothing to do).
+    pub fn worst<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> Outcome {
+        let rank = |o: Outcome| match o {
+            Outcome::NothingToDo => 0,
+            Outcome::Completed => 1,
+            Outcome::Refused => 2,
+            Outcome::Stopped => 3,
+            Outcome::Failed => 4,
+        };
+        verdicts
+            .map(Outcome::from)
+            .max_by_key(|o| rank(*o))
+            .unwrap_or(Outcome::NothingToDo)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Refusal, TxnState};
+
+    fn report(v: Verdict) -> ProcedureReport {
+        let mut r = ProcedureReport::new("t");
+        r.verdict = v;
+        r
+    }
+
+    #[test]
+    fn tally_counts_each_verdict_and_the_worst_outcome_wins() {
+        let t = Tally::of(&[
+            report(Verdict::Completed(TxnState::Finished)),
+            report(Verdict::Completed(TxnState::RolledBack)),
+            report(Verdict::EndedElsewhere(TxnState::Finished)),
+            report(Verdict::Refused(Refusal::Committed)),
+        ]);
+        assert_eq!(
+            t.to_string(),
+            "2 completed, 1 done by another process, 0 nothing to do, 1 refused, 0 stopped, 0 failed"
+        );
+        let v = [
+            Verdict::Completed(TxnState::Finished),
+            Verdict::Stopped("x".into()),
+            Verdict::NothingToDo(TxnState::Finished),
+        ];
+        assert_eq!(Outcome::worst(v.iter()), Outcome::Stopped);
+        assert_eq!(Outcome::worst([].iter()), Outcome::NothingToDo);
+    }
+}
