@@ -11,7 +11,7 @@
 use super::account::{AccountState, SettledOutcome};
 use super::audit::{finding, FindingKind, Found};
 use super::decide;
-use super::executor::Outcome;
+use super::executor::StepOutcome;
 use super::steps;
 use super::transaction::{Transaction, TxnState};
 use super::Protocol;
@@ -308,14 +308,14 @@ impl Protocol {
             })
             .await?;
         Ok(match ex.outcome {
-            Outcome::Updated(e) => {
+            StepOutcome::Updated(e) => {
                 let delta = match e {
                     decide::Effect::Undone { delta } => delta,
                     _ => 0,
                 };
                 (format!("`{}`: {e}", t.id), delta)
             }
-            Outcome::Noop(r) => (format!("`{}`: {r}", t.id), 0),
+            StepOutcome::Noop(r) => (format!("`{}`: {r}", t.id), 0),
         })
     }
 }

@@ -37,20 +37,27 @@ pub enum DocDecision {
     Noop(NoopReason),
 }
 
-/// What a step did.
+/// What one executed step did to its document: wrote it (with the effect),
+/// or left it alone (with the reason). How a whole act ended is the audit
+/// trail's `ActOutcome`, above this layer.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum StepOutcome {
     /// The document was written (by this call).
     Updated(Effect),
     /// Nothing to do, and why.
     Noop(NoopReason),
 }
 
+/// The old name of [`StepOutcome`], kept so that the front ends' imports
+/// compile while they are rewritten on other branches; use `StepOutcome`.
+#[doc(hidden)]
+pub use StepOutcome as Outcome;
+
 /// The result of one executed step, with the document after it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Executed {
     /// What happened.
-    pub outcome: Outcome,
+    pub outcome: StepOutcome,
     /// The source after the step (the source read, for a no-op).
     pub after: Map<String, Value>,
     /// Requests made (reads and writes), for reports and benchmarks.
@@ -194,7 +201,7 @@ impl Executor {
                 // (yet), and it must be decided and sent again.
                 if source == doc.source && at != (doc.seq_no, doc.primary_term) {
                     return Ok(Executed {
-                        outcome: Outcome::Updated(effect),
+                        outcome: StepOutcome::Updated(effect),
                         after: doc.source,
                         requests: tries.requests,
                     });
@@ -223,7 +230,7 @@ impl Executor {
             {
                 Ok(WriteOutcome::Written { .. }) => {
                     return Ok(Executed {
-                        outcome: Outcome::Updated(effect),
+                        outcome: StepOutcome::Updated(effect),
                         after: source,
                         requests: tries.requests,
                     })
@@ -388,7 +395,7 @@ fn at(doc: &VersionedDoc) -> (i64, i64) {
 
 fn noop(source: Map<String, Value>, reason: NoopReason, tries: &Tries) -> Executed {
     Executed {
-        outcome: Outcome::Noop(reason),
+        outcome: StepOutcome::Noop(reason),
         after: source,
         requests: tries.requests,
     }

@@ -3,7 +3,7 @@
 //! transaction reached and who reached it.
 
 use super::decide::{Effect, NoopReason};
-use super::executor::Outcome;
+use super::executor::StepOutcome;
 use super::steps::{Refusal, Step};
 use super::transaction::TxnState;
 use crate::error::Error;
@@ -21,11 +21,11 @@ pub enum StepResult {
     Error(String),
 }
 
-impl From<&Outcome> for StepResult {
-    fn from(o: &Outcome) -> Self {
+impl From<&StepOutcome> for StepResult {
+    fn from(o: &StepOutcome) -> Self {
         match o {
-            Outcome::Updated(e) => StepResult::Updated(e.clone()),
-            Outcome::Noop(r) => StepResult::Noop(r.clone()),
+            StepOutcome::Updated(e) => StepResult::Updated(e.clone()),
+            StepOutcome::Noop(r) => StepResult::Noop(r.clone()),
         }
     }
 }

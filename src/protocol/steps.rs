@@ -6,7 +6,7 @@
 
 use super::account::AccountState;
 use super::decide::{self, Decision, Fencing, NoopReason};
-use super::executor::{DocDecision, Outcome};
+use super::executor::{DocDecision, StepOutcome};
 use super::time::human_duration;
 use super::transaction::{Transfer, TxnState};
 use crate::error::{Error, Result};
@@ -254,28 +254,31 @@ pub enum Next {
 }
 
 /// The article's rules for what to do after each step's outcome.
-pub fn next_after(procedure: Procedure, step: Step, outcome: &Outcome) -> Next {
+pub fn next_after(procedure: Procedure, step: Step, outcome: &StepOutcome) -> Next {
     match (step, outcome) {
-        (_, Outcome::Updated(_)) => Next::Continue,
-        (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(NoopReason::AlreadyApplied)) => {
-            Next::Continue
-        }
-        (Step::ApplySource | Step::ApplyDestination, Outcome::Noop(r)) => Next::Stop(format!(
+        (_, StepOutcome::Updated(_)) => Next::Continue,
+        (
+            Step::ApplySource | Step::ApplyDestination,
+            StepOutcome::Noop(NoopReason::AlreadyApplied),
+        ) => Next::Continue,
+        (Step::ApplySource | Step::ApplyDestination, StepOutcome::Noop(r)) => Next::Stop(format!(
             "{step}: {r}; another process has moved the transaction on"
         )),
         (Step::RemoveSource | Step::RemoveDestination, _) => Next::Continue,
         (Step::UndoSource | Step::UndoDestination, _) => Next::Continue,
-        (Step::RolledBack, Outcome::Noop(NoopReason::StateIs(TxnState::RolledBack))) => {
+        (Step::RolledBack, StepOutcome::Noop(NoopReason::StateIs(TxnState::RolledBack))) => {
             Next::Continue
         }
-        (Step::Finish, Outcome::Noop(NoopReason::StateIs(TxnState::Finished))) => Next::Continue,
-        (_, Outcome::Noop(NoopReason::StateIs(found))) => match procedure {
+        (Step::Finish, StepOutcome::Noop(NoopReason::StateIs(TxnState::Finished))) => {
+            Next::Continue
+        }
+        (_, StepOutcome::Noop(NoopReason::StateIs(found))) => match procedure {
             Procedure::Rollback => Next::Replan(found.clone()),
             Procedure::Recover => Next::Stop(format!(
                 "{step}: transaction is {found}; another process has moved it"
             )),
         },
-        (_, Outcome::Noop(r)) => Next::Stop(format!("{step}: {r}")),
+        (_, StepOutcome::Noop(r)) => Next::Stop(format!("{step}: {r}")),
     }
 }
 
@@ -477,7 +480,7 @@ mod tests {
 
     #[test]
     fn rollback_replans_when_the_state_moved() {
-        let noop = Outcome::Noop(NoopReason::StateIs(TxnState::Committed));
+        let noop = StepOutcome::Noop(NoopReason::StateIs(TxnState::Committed));
         assert_eq!(
             next_after(Procedure::Rollback, Step::Terminate, &noop),
             Next::Replan(TxnState::Committed)

@@ -5,7 +5,7 @@
 
 use super::account::{AccountState, SettledOutcome};
 use super::decide::{Decision, Fencing};
-use super::executor::Outcome;
+use super::executor::StepOutcome;
 use super::locks::LockView;
 use super::steps::{account_step, next_after, plan, Next, Procedure, Refusal, Step};
 use super::transaction::{Transaction, TxnState};
@@ -34,7 +34,7 @@ pub struct PreviewStep {
     /// The step.
     pub step: Step,
     /// Would write (with its effect), or no-op (with why).
-    pub outcome: Outcome,
+    pub outcome: StepOutcome,
 }
 
 /// What a procedure would do from the current documents.
@@ -156,9 +156,9 @@ pub fn preview(
             match super::decide::transition(&current, &from, &to) {
                 Decision::Write(next, e) => {
                     current = next;
-                    Outcome::Updated(e)
+                    StepOutcome::Updated(e)
                 }
-                Decision::Noop(r) => Outcome::Noop(r),
+                Decision::Noop(r) => StepOutcome::Noop(r),
             }
         } else {
             let k = usize::from(step.on_source() != Some(true));
@@ -171,9 +171,9 @@ pub fn preview(
                         out.balance_change.1 += delta;
                     }
                     accts[k] = next;
-                    Outcome::Updated(e)
+                    StepOutcome::Updated(e)
                 }
-                Ok(Decision::Noop(r)) => Outcome::Noop(r),
+                Ok(Decision::Noop(r)) => StepOutcome::Noop(r),
                 Err(steps_err) => {
                     out.refusal = Some(Refusal::Malformed(steps_err.0));
                     break;
@@ -272,7 +272,7 @@ impl Protocol {
         let next_step = recover
             .steps
             .iter()
-            .find(|s| matches!(s.outcome, Outcome::Updated(_)))
+            .find(|s| matches!(s.outcome, StepOutcome::Updated(_)))
             .map(|s| s.step);
         Ok(Some(TransactionDetail {
             txn,
@@ -313,7 +313,7 @@ mod tests {
         );
         assert_eq!(p.balance_change, (0, 100));
         assert_eq!(p.ends_in, Some(TxnState::Finished));
-        assert!(matches!(p.steps[0].outcome, Outcome::Noop(_)));
+        assert!(matches!(p.steps[0].outcome, StepOutcome::Noop(_)));
         let r = preview(
             Procedure::Rollback,
             &txn("pending"),

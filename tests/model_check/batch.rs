@@ -20,7 +20,7 @@
 use crate::model::*;
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::{self, Decision, Effect, Fencing};
-use estx::protocol::executor::Outcome;
+use estx::protocol::executor::StepOutcome;
 use estx::protocol::steps::{account_step, Step};
 use estx::protocol::TxnState;
 
@@ -75,7 +75,7 @@ impl TransferModel {
                 Doc::B => (view.b.0, Val::Acct(view.b.1.clone())),
             };
             if mine == now && at != seq {
-                return self.batch_after(s, who, Outcome::Updated(effect), view);
+                return self.batch_after(s, who, StepOutcome::Updated(effect), view);
             }
         }
         self.batch_step(s, who, view);
@@ -97,7 +97,7 @@ impl TransferModel {
             .collect();
         if let Some((from, to)) = step.transition() {
             return match decide::transition(&view.txn.1, &from, &to) {
-                Decision::Noop(r) => self.batch_after(s, who, Outcome::Noop(r), view),
+                Decision::Noop(r) => self.batch_after(s, who, StepOutcome::Noop(r), view),
                 Decision::Write(t, effect) => {
                     self.batch_send(s, who, view, Doc::Txn, Val::Txn(t), Some(effect))
                 }
@@ -119,7 +119,7 @@ impl TransferModel {
             });
         if claim {
             return match decide::claim(&view.txn.1) {
-                Decision::Noop(r) => self.batch_after(s, who, Outcome::Noop(r), view),
+                Decision::Noop(r) => self.batch_after(s, who, StepOutcome::Noop(r), view),
                 Decision::Write(same, _) => {
                     self.batch_send(s, who, view, Doc::Txn, Val::Txn(same), None)
                 }
@@ -132,7 +132,7 @@ impl TransferModel {
         };
         match account_step(step, &self.transfer, acct, self.fencing) {
             Err(_) => s.procs[who.index()] = Pc::Ended(End::Contradiction(step)),
-            Ok(Decision::Noop(r)) => self.batch_after(s, who, Outcome::Noop(r), view),
+            Ok(Decision::Noop(r)) => self.batch_after(s, who, StepOutcome::Noop(r), view),
             Ok(Decision::Write(next, effect)) => {
                 self.batch_send(s, who, view, doc, Val::Acct(next), Some(effect))
             }
@@ -211,14 +211,14 @@ impl TransferModel {
         };
         view.claimed |= proves_pending;
         match effect {
-            Some(effect) => self.batch_after(s, who, Outcome::Updated(effect), view),
+            Some(effect) => self.batch_after(s, who, StepOutcome::Updated(effect), view),
             None => self.batch_step(s, who, view),
         }
     }
 
     /// After a step, as `follow_plan`/`resolve` do; the round goes on with
     /// its view.
-    fn batch_after(&self, s: &mut State, who: Who, outcome: Outcome, view: View) {
+    fn batch_after(&self, s: &mut State, who: Who, outcome: StepOutcome, view: View) {
         let Pc::Running { plan, next, .. } = &s.procs[who.index()] else {
             panic!("{who:?} is not running");
         };

@@ -3,7 +3,7 @@
 
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::{self, Decision, Effect, Fencing, NoopReason};
-use estx::protocol::executor::Outcome;
+use estx::protocol::executor::StepOutcome;
 use estx::protocol::steps::{account_step, next_after, plan, Next, Procedure, Step};
 use estx::protocol::{Transfer, TxnState};
 use std::fmt;
@@ -284,7 +284,7 @@ impl TransferModel {
 
     /// The process moves on after `step` ended with `outcome`, as
     /// `follow_plan` does.
-    pub(crate) fn after_step(&self, s: &mut State, who: Who, step: Step, outcome: Outcome) {
+    pub(crate) fn after_step(&self, s: &mut State, who: Who, step: Step, outcome: StepOutcome) {
         let Pc::Running {
             plan: steps,
             next,
@@ -304,8 +304,8 @@ impl TransferModel {
             },
             Next::Stop(_) => {
                 let reason = match outcome {
-                    Outcome::Noop(r) => r,
-                    Outcome::Updated(e) => panic!("next_after stopped after a write: {e}"),
+                    StepOutcome::Noop(r) => r,
+                    StepOutcome::Updated(e) => panic!("next_after stopped after a write: {e}"),
                 };
                 Pc::Ended(End::Stopped(step, reason))
             }
@@ -337,7 +337,7 @@ impl TransferModel {
         if let Some((mine, at, effect)) = unsure {
             if mine == val && at != seq {
                 // The re-read shows our own write at a newer version: it landed.
-                return self.after_step(s, who, step, Outcome::Updated(effect));
+                return self.after_step(s, who, step, StepOutcome::Updated(effect));
             }
         }
         let decision = match (&val, step.transition()) {
@@ -352,7 +352,7 @@ impl TransferModel {
             other => panic!("step {step} on the wrong document: {other:?}"),
         };
         match decision {
-            Decision::Noop(r) => self.after_step(s, who, step, Outcome::Noop(r)),
+            Decision::Noop(r) => self.after_step(s, who, step, StepOutcome::Noop(r)),
             Decision::Write(Val::Acct(next), Effect::Applied { .. })
                 if self.fencing == Fencing::On =>
             {
@@ -395,7 +395,7 @@ impl TransferModel {
         read: (u8, TxnState),
     ) {
         match decide::claim(&read.1) {
-            Decision::Noop(r) => self.after_step(s, who, step, Outcome::Noop(r)),
+            Decision::Noop(r) => self.after_step(s, who, step, StepOutcome::Noop(r)),
             Decision::Write(same, _) => {
                 let if_seq = read.0;
                 s.send(Flight {
@@ -426,7 +426,7 @@ impl TransferModel {
         }
         match (at, landed) {
             (At::Writing { effect, .. }, true) => {
-                self.after_step(s, who, step, Outcome::Updated(effect))
+                self.after_step(s, who, step, StepOutcome::Updated(effect))
             }
             (At::Writing { .. }, false) => Self::set_at(s, who, At::Start { unsure: None }),
             (At::Claiming { acct_seq, next }, true) => {

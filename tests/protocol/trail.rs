@@ -11,7 +11,7 @@ use estx::protocol::intervene::{
 };
 use estx::protocol::trail::bulk::Selection;
 use estx::protocol::trail::{
-    history, ActionKind, Interface, Outcome, RecordDraft, RecordStatus, Trail,
+    history, ActOutcome, ActionKind, Interface, RecordDraft, RecordStatus, Trail,
 };
 use estx::protocol::{Procedure, RunLimits, TxnState};
 
@@ -52,7 +52,7 @@ async fn a_recorded_rollback_names_reason_plan_and_steps() {
     );
     assert_eq!(r.reason.as_deref(), Some("INC-9"));
     assert_eq!(r.status, RecordStatus::Finished);
-    assert_eq!(r.outcome, Some(Outcome::Completed));
+    assert_eq!(r.outcome, Some(ActOutcome::Completed));
     assert_eq!(r.steps.len(), report.steps.len());
     let labels: Vec<&str> = r.steps.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(
@@ -88,7 +88,7 @@ async fn a_bulk_act_is_flagged_needs_a_reason_and_leaves_one_record() {
     let done = intervene::run(&fx.proto, bulk(Some("INC-10")))
         .await
         .unwrap();
-    assert_eq!(done.outcome, Outcome::Completed, "{done}");
+    assert_eq!(done.outcome, ActOutcome::Completed, "{done}");
     for id in [&a, &b] {
         assert_eq!(fx.state(id).await, TxnState::Finished);
         let rs = records(&fx, id).await;
@@ -122,7 +122,7 @@ async fn a_missing_reason_writes_nothing() {
     // Recovery without force needs none.
     let i = Intervention::new(Act::Recover(id.clone()), dashboard(None));
     let run = intervene::run(&fx.proto, i).await.unwrap();
-    assert_eq!(run.outcome, Outcome::Completed);
+    assert_eq!(run.outcome, ActOutcome::Completed);
     assert_eq!(records(&fx, &id).await.len(), 1);
 }
 

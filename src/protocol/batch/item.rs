@@ -5,7 +5,7 @@
 
 use super::super::config::RetryPolicy;
 use super::super::decide::Effect;
-use super::super::executor::Outcome;
+use super::super::executor::StepOutcome;
 use super::super::report::{ProcedureReport, StepResult, Verdict};
 use super::super::steps::{next_after, Next, Procedure, Step};
 use super::super::transaction::{Transfer, TxnState};
@@ -103,7 +103,7 @@ impl Item {
 impl Protocol {
     /// Ends the current step of `it` with `outcome`: records it and moves on
     /// by the same rule as one-at-a-time recovery.
-    pub(super) fn resolve(&self, it: &mut Item, outcome: Outcome) {
+    pub(super) fn resolve(&self, it: &mut Item, outcome: StepOutcome) {
         let Some(step) = it.step() else { return };
         let target = self.target_of(&it.t, step);
         self.record(

@@ -11,7 +11,7 @@ use crate::cluster::{CondWrite, ItemOutcome, VersionedDoc};
 use crate::error::Error;
 use crate::protocol::account::AccountState;
 use crate::protocol::decide::{Contradiction, Decision, Effect, Fencing};
-use crate::protocol::executor::{DocDecision, Outcome};
+use crate::protocol::executor::{DocDecision, StepOutcome};
 use crate::protocol::steps::{self, Step};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::Protocol;
@@ -123,7 +123,7 @@ impl Protocol {
             };
             match decision {
                 Err(e) => self.fail(it, e),
-                Ok(DocDecision::Noop(reason)) => self.resolve(it, Outcome::Noop(reason)),
+                Ok(DocDecision::Noop(reason)) => self.resolve(it, StepOutcome::Noop(reason)),
                 Ok(DocDecision::Write(source, effect)) => writes.push(TxnWrite {
                     item: i,
                     source,
@@ -167,7 +167,7 @@ impl Protocol {
                     }
                     r.claimed[w.item] |= proves_pending;
                     if let Some(effect) = &w.effect {
-                        self.resolve(it, Outcome::Updated(effect.clone()));
+                        self.resolve(it, StepOutcome::Updated(effect.clone()));
                     }
                 }
                 ItemOutcome::Conflict => {
@@ -252,7 +252,7 @@ impl Protocol {
                         };
                         self.fail(it, e);
                     }
-                    Ok(Decision::Noop(reason)) => self.resolve(it, Outcome::Noop(reason)),
+                    Ok(Decision::Noop(reason)) => self.resolve(it, StepOutcome::Noop(reason)),
                     Ok(Decision::Write(next, effect)) => {
                         if fencing == Fencing::On && is_apply(step) && !r.claimed[m] {
                             continue;
@@ -313,7 +313,7 @@ impl Protocol {
                         None => r.forget(&w.acct),
                     }
                     for (m, effect) in &w.members {
-                        self.resolve(&mut items[*m], Outcome::Updated(effect.clone()));
+                        self.resolve(&mut items[*m], StepOutcome::Updated(effect.clone()));
                     }
                 }
                 ItemOutcome::Conflict => {

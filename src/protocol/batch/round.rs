@@ -7,7 +7,7 @@ use super::item::Item;
 use super::Batch;
 use crate::cluster::{CondWrite, ItemOutcome, VersionedDoc};
 use crate::error::{Error, Result};
-use crate::protocol::executor::Outcome;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::Protocol;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
@@ -155,7 +155,7 @@ impl Protocol {
             let it = &mut items[i];
             if let (Some((source, effect, at)), Some(doc)) = (it.unsure_txn.take(), &r.txns[i]) {
                 if source == doc.source && at != (doc.seq_no, doc.primary_term) {
-                    self.resolve(it, Outcome::Updated(effect));
+                    self.resolve(it, StepOutcome::Updated(effect));
                 }
             }
         }
@@ -171,7 +171,7 @@ impl Protocol {
                 let it = &mut items[i];
                 if it.account() == Some(acct.as_str()) {
                     if let Some(effect) = it.unsure_acct.take() {
-                        self.resolve(it, Outcome::Updated(effect));
+                        self.resolve(it, StepOutcome::Updated(effect));
                     }
                 }
             }

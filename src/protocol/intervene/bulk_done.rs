@@ -4,7 +4,7 @@
 use super::selection::LeftOut;
 use crate::error::Error;
 use crate::protocol::lock_release::SweptLock;
-use crate::protocol::trail::{Outcome, TrailStep};
+use crate::protocol::trail::{ActOutcome, TrailStep};
 use crate::protocol::{ProcedureReport, Protocol, Verdict};
 use std::fmt;
 
@@ -149,15 +149,15 @@ impl BulkDone {
 
     /// The record's outcome: the worst verdict, stopped when some never
     /// started, refused when ids were left out.
-    pub(super) fn outcome(&self) -> Outcome {
+    pub(super) fn outcome(&self) -> ActOutcome {
         if self.failed.is_some() {
-            return Outcome::Failed;
+            return ActOutcome::Failed;
         }
-        match Outcome::worst(self.reports.iter().map(|r| &r.verdict)) {
-            _ if !self.not_started.is_empty() => Outcome::Stopped,
-            Outcome::NothingToDo if self.released() > 0 => Outcome::Completed,
-            Outcome::NothingToDo | Outcome::Completed if !self.left_out.is_empty() => {
-                Outcome::Refused
+        match ActOutcome::worst(self.reports.iter().map(|r| &r.verdict)) {
+            _ if !self.not_started.is_empty() => ActOutcome::Stopped,
+            ActOutcome::NothingToDo if self.released() > 0 => ActOutcome::Completed,
+            ActOutcome::NothingToDo | ActOutcome::Completed if !self.left_out.is_empty() => {
+                ActOutcome::Refused
             }
             o => o,
         }
@@ -177,21 +177,21 @@ impl BulkDone {
     }
 }
 
-impl Outcome {
+impl ActOutcome {
     /// The worst outcome of many verdicts: failed, stopped, refused,
     /// completed, nothing to do (none at all is nothing to do).
-    pub fn worst<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> Outcome {
-        let rank = |o: Outcome| match o {
-            Outcome::NothingToDo => 0,
-            Outcome::Completed => 1,
-            Outcome::Refused => 2,
-            Outcome::Stopped => 3,
-            Outcome::Failed => 4,
+    pub fn worst<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> ActOutcome {
+        let rank = |o: ActOutcome| match o {
+            ActOutcome::NothingToDo => 0,
+            ActOutcome::Completed => 1,
+            ActOutcome::Refused => 2,
+            ActOutcome::Stopped => 3,
+            ActOutcome::Failed => 4,
         };
         verdicts
-            .map(Outcome::from)
+            .map(ActOutcome::from)
             .max_by_key(|o| rank(*o))
-            .unwrap_or(Outcome::NothingToDo)
+            .unwrap_or(ActOutcome::NothingToDo)
     }
 }
 
@@ -223,7 +223,7 @@ mod tests {
             Verdict::Stopped("x".into()),
             Verdict::NothingToDo(TxnState::Finished),
         ];
-        assert_eq!(Outcome::worst(v.iter()), Outcome::Stopped);
-        assert_eq!(Outcome::worst([].iter()), Outcome::NothingToDo);
+        assert_eq!(ActOutcome::worst(v.iter()), ActOutcome::Stopped);
+        assert_eq!(ActOutcome::worst([].iter()), ActOutcome::NothingToDo);
     }
 }

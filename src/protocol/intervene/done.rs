@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::protocol::audit::AuditReport;
 use crate::protocol::lock_release::{ReleaseOutcome, TxnLocksRelease};
 use crate::protocol::reverse::{ReverseReport, ReverseVerdict};
-use crate::protocol::trail::{ActionKind, Outcome, RecordId};
+use crate::protocol::trail::{ActOutcome, ActionKind, RecordId};
 use crate::protocol::ProcedureReport;
 use std::fmt;
 
@@ -33,7 +33,7 @@ pub struct Done {
     /// What the record calls it.
     pub action: ActionKind,
     /// How it ended, as recorded.
-    pub outcome: Outcome,
+    pub outcome: ActOutcome,
     /// The record's summary.
     pub summary: String,
     /// The audit record written before it.
@@ -56,7 +56,10 @@ impl Done {
             Value::Released(Err(_)) | Value::Repaired(Err(_)) => false,
             Value::Repaired(Ok(_)) => true,
             Value::Reversed(r) => matches!(r.verdict, ReverseVerdict::Reversed),
-            Value::Bulk(_) => matches!(self.outcome, Outcome::Completed | Outcome::NothingToDo),
+            Value::Bulk(_) => matches!(
+                self.outcome,
+                ActOutcome::Completed | ActOutcome::NothingToDo
+            ),
         }
     }
 

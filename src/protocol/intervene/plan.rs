@@ -251,7 +251,10 @@ impl Plan {
             .iter()
             .map(|s| PlanStep::Protocol {
                 step: s.step,
-                writes: matches!(s.outcome, crate::protocol::executor::Outcome::Updated(_)),
+                writes: matches!(
+                    s.outcome,
+                    crate::protocol::executor::StepOutcome::Updated(_)
+                ),
             })
             .chain(lock_releases.iter().map(|r| PlanStep::ReleaseLock {
                 resource: r.clone(),

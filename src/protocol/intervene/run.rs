@@ -8,7 +8,7 @@ use super::{Act, Intervention, Plan, Refusal};
 use crate::error::Error;
 use crate::protocol::lock_release::TxnLocksRelease;
 use crate::protocol::reverse::ReverseOptions;
-use crate::protocol::trail::{release_outcome, Outcome, RecordId, Trail, TrailStep};
+use crate::protocol::trail::{release_outcome, ActOutcome, RecordId, Trail, TrailStep};
 use crate::protocol::{Protocol, RunLimits};
 use std::fmt;
 
@@ -119,7 +119,7 @@ impl Started {
     pub(super) async fn finish(
         self,
         value: Value,
-        outcome: Outcome,
+        outcome: ActOutcome,
         summary: String,
         steps: Vec<TrailStep>,
     ) -> Done {
@@ -180,10 +180,14 @@ async fn perform(p: &Protocol, i: &Intervention) -> Value {
 }
 
 /// The record's outcome, summary and steps of what an act did.
-pub(super) fn fold(p: &Protocol, plan: &Plan, value: &Value) -> (Outcome, String, Vec<TrailStep>) {
+pub(super) fn fold(
+    p: &Protocol,
+    plan: &Plan,
+    value: &Value,
+) -> (ActOutcome, String, Vec<TrailStep>) {
     match value {
         Value::Procedure(r) => (
-            Outcome::from(&r.verdict),
+            ActOutcome::from(&r.verdict),
             r.verdict.to_string(),
             r.steps.iter().map(TrailStep::from).collect(),
         ),
@@ -204,9 +208,9 @@ pub(super) fn fold(p: &Protocol, plan: &Plan, value: &Value) -> (Outcome, String
         }
         Value::Repaired(Ok(r)) => {
             let outcome = if r.repairs.is_empty() {
-                Outcome::NothingToDo
+                ActOutcome::NothingToDo
             } else {
-                Outcome::Completed
+                ActOutcome::Completed
             };
             let summary = format!(
                 "{} repairs, {} findings left",
@@ -216,9 +220,9 @@ pub(super) fn fold(p: &Protocol, plan: &Plan, value: &Value) -> (Outcome, String
             let steps = r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
             (outcome, summary, steps)
         }
-        Value::Repaired(Err(e)) => (Outcome::Failed, format!("failed: {e}"), Vec::new()),
+        Value::Repaired(Err(e)) => (ActOutcome::Failed, format!("failed: {e}"), Vec::new()),
         Value::Reversed(r) => (
-            Outcome::from(&r.verdict),
+            ActOutcome::from(&r.verdict),
             r.verdict.to_string(),
             r.steps.iter().map(TrailStep::from).collect(),
         ),

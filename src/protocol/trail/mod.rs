@@ -15,6 +15,10 @@ pub mod pages;
 mod record;
 
 pub use history::{history, records_since};
+/// The old name of [`ActOutcome`], kept so that the front ends' imports
+/// compile while they are rewritten on other branches; use `ActOutcome`.
+#[doc(hidden)]
+pub use record::ActOutcome as Outcome;
 pub use record::*;
 
 use super::decide::Effect;
@@ -132,7 +136,7 @@ impl Trail {
     pub async fn finish(
         &self,
         id: &RecordId,
-        outcome: Outcome,
+        outcome: ActOutcome,
         summary: &str,
         steps: Vec<TrailStep>,
     ) -> Result<()> {

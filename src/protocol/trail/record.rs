@@ -201,16 +201,19 @@ impl TrailStep {
 
 /// The outcome and summary of releasing locks (`failed`: the release
 /// itself failed before any outcome).
-pub fn release_outcome(outcomes: &[(String, ReleaseOutcome)], failed: bool) -> (Outcome, String) {
+pub fn release_outcome(
+    outcomes: &[(String, ReleaseOutcome)],
+    failed: bool,
+) -> (ActOutcome, String) {
     let any = |f: fn(&ReleaseOutcome) -> bool| outcomes.iter().any(|(_, o)| f(o));
     let outcome = if failed {
-        Outcome::Failed
+        ActOutcome::Failed
     } else if any(|o| matches!(o, ReleaseOutcome::Refused(_))) {
-        Outcome::Refused
+        ActOutcome::Refused
     } else if any(ReleaseOutcome::released) {
-        Outcome::Completed
+        ActOutcome::Completed
     } else {
-        Outcome::NothingToDo
+        ActOutcome::NothingToDo
     };
     let summary = outcomes
         .iter()
@@ -235,10 +238,11 @@ pub enum RecordStatus {
     Finished,
 }
 
-/// How an intervention ended (the verdict's kind).
+/// How a whole act (an intervention) ended, as its audit record says: the
+/// kind of its verdict, or the worst of its transactions' verdicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub enum ActOutcome {
     /// Ran to the end.
     Completed,
     /// Nothing needed doing.
@@ -251,38 +255,38 @@ pub enum Outcome {
     Failed,
 }
 
-impl From<&Verdict> for Outcome {
+impl From<&Verdict> for ActOutcome {
     fn from(v: &Verdict) -> Self {
         match v {
             // Another process ended it: the intervention's aim is reached.
-            Verdict::Completed(_) | Verdict::EndedElsewhere(_) => Outcome::Completed,
-            Verdict::NothingToDo(_) => Outcome::NothingToDo,
-            Verdict::Refused(_) => Outcome::Refused,
-            Verdict::Stopped(_) => Outcome::Stopped,
-            Verdict::Failed(_) => Outcome::Failed,
+            Verdict::Completed(_) | Verdict::EndedElsewhere(_) => ActOutcome::Completed,
+            Verdict::NothingToDo(_) => ActOutcome::NothingToDo,
+            Verdict::Refused(_) => ActOutcome::Refused,
+            Verdict::Stopped(_) => ActOutcome::Stopped,
+            Verdict::Failed(_) => ActOutcome::Failed,
         }
     }
 }
 
-impl From<&ReverseVerdict> for Outcome {
+impl From<&ReverseVerdict> for ActOutcome {
     fn from(v: &ReverseVerdict) -> Self {
         match v {
-            ReverseVerdict::Reversed => Outcome::Completed,
-            ReverseVerdict::Refused(_) => Outcome::Refused,
-            ReverseVerdict::Stopped(_) => Outcome::Stopped,
-            ReverseVerdict::Failed(_) => Outcome::Failed,
+            ReverseVerdict::Reversed => ActOutcome::Completed,
+            ReverseVerdict::Refused(_) => ActOutcome::Refused,
+            ReverseVerdict::Stopped(_) => ActOutcome::Stopped,
+            ReverseVerdict::Failed(_) => ActOutcome::Failed,
         }
     }
 }
 
-impl fmt::Display for Outcome {
+impl fmt::Display for ActOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Outcome::Completed => "completed",
-            Outcome::NothingToDo => "nothing to do",
-            Outcome::Refused => "refused",
-            Outcome::Stopped => "stopped",
-            Outcome::Failed => "failed",
+            ActOutcome::Completed => "completed",
+            ActOutcome::NothingToDo => "nothing to do",
+            ActOutcome::Refused => "refused",
+            ActOutcome::Stopped => "stopped",
+            ActOutcome::Failed => "failed",
         })
     }
 }
@@ -315,7 +319,7 @@ pub struct Record {
     /// Running until completed.
     pub status: RecordStatus,
     /// How it ended (once finished).
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<ActOutcome>,
     /// The verdict in words (once finished).
     pub summary: Option<String>,
     /// Each step's outcome (once finished).

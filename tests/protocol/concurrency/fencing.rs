@@ -8,7 +8,7 @@ use crate::fixture::Fx;
 use crate::procedures::stage;
 use estx::protocol::audit::AuditReport;
 use estx::protocol::decide::{Effect, Fencing, NoopReason};
-use estx::protocol::executor::Outcome;
+use estx::protocol::executor::StepOutcome;
 use estx::protocol::{Step, TxnState, Verdict};
 
 /// The slow worker's view: it read the transaction (pending) and built the
@@ -53,7 +53,7 @@ async fn a_late_apply_after_the_transaction_finished_is_fenced() {
             Fencing::On => {
                 assert_eq!(
                     late.outcome,
-                    Outcome::Noop(NoopReason::StateIs(TxnState::Finished))
+                    StepOutcome::Noop(NoopReason::StateIs(TxnState::Finished))
                 );
                 assert_eq!((a.balance, b.balance), (400, 600));
                 assert!(a.pending.is_empty());
@@ -65,7 +65,7 @@ async fn a_late_apply_after_the_transaction_finished_is_fenced() {
                 // The reference protocol debits the source a second time.
                 assert_eq!(
                     late.outcome,
-                    Outcome::Updated(Effect::Applied { delta: -100 })
+                    StepOutcome::Updated(Effect::Applied { delta: -100 })
                 );
                 assert_eq!(
                     (a.balance, b.balance),
@@ -125,13 +125,13 @@ async fn a_late_apply_after_a_rollback_is_fenced() {
             Fencing::On => {
                 assert_eq!(
                     late.outcome,
-                    Outcome::Noop(NoopReason::StateIs(TxnState::RolledBack))
+                    StepOutcome::Noop(NoopReason::StateIs(TxnState::RolledBack))
                 );
                 // And the source too: a late apply is fenced on both accounts.
                 let late_src = fx.proto.run_step(&slow, Step::ApplySource).await.unwrap();
                 assert_eq!(
                     late_src.outcome,
-                    Outcome::Noop(NoopReason::StateIs(TxnState::RolledBack))
+                    StepOutcome::Noop(NoopReason::StateIs(TxnState::RolledBack))
                 );
                 assert_eq!((fx.acct(&src).await.balance, b.balance), (500, 500));
                 assert!(b.pending.is_empty());
@@ -143,7 +143,7 @@ async fn a_late_apply_after_a_rollback_is_fenced() {
                 // The reference protocol creates 100 units from nothing.
                 assert_eq!(
                     late.outcome,
-                    Outcome::Updated(Effect::Applied { delta: 100 })
+                    StepOutcome::Updated(Effect::Applied { delta: 100 })
                 );
                 assert_eq!(
                     (fx.acct(&src).await.balance, b.balance),
