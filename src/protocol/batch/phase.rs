@@ -194,87 +194,11 @@ impl Protocol {
     /// conditional on that version. An apply that would write is carried
     /// only if its transaction was claimed this round.
     pub(super) async fn acct_phase(&self, b: &mut Batch, r: &mut RoundState, source_side: bool) {
-        let acct_ix = self.config.indices.accounts.clone();
-        let fencing = self.config.fencing;
-        let policy = self.config.retry;
-        let items = &mut b.items;
-        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-        let mut group_of: HashMap<String, usize> = HashMap::new();
-        for (i, it) in items.iter().enumerate() {
-            let Some(step) = it.step().filter(|_| !r.halted[i]) else {
-                continue;
-            };
-            if step.on_source() != Some(source_side) {
-                continue;
-            }
-            let acct = if source_side { &it.t.src } else { &it.t.dest };
-            match group_of.get(acct) {
-                Some(&g) => groups[g].1.push(i),
-                None => {
-                    group_of.insert(acct.clone(), groups.len());
-                    groups.push((acct.clone(), vec![i]));
-                }
-            }
-        }
-
-        let mut writes = Vec::new();
-        for (acct, members) in groups {
-            if r.missing.contains(&acct) {
-                for m in members {
-                    let e = self.not_found("account", &acct_ix, &acct);
-                    self.fail(&mut items[m], e);
-                }
-                continue;
-            }
-            // Not known any more this round: its steps wait for the next.
-            let Some(doc) = r.accts.get(&acct) else {
-                continue;
-            };
-            let mut folded = match self.parse_account(&acct, &doc.source) {
-                Ok(state) => state,
-                Err(e) => {
-                    for m in members {
-                        self.fail(&mut items[m], e.clone());
-                    }
-                    continue;
-                }
-            };
-            let mut carried = Vec::new();
-            for m in members {
-                let it = &mut items[m];
-                let Some(step) = it.step() else { continue };
-                match steps::account_step(step, &it.t, &folded, fencing) {
-                    Err(Contradiction(why)) => {
-                        let e = Error::Malformed {
-                            kind: "account",
-                            id: acct.clone(),
-                            problems: why,
-                        };
-                        self.fail(it, e);
-                    }
-                    Ok(Decision::Noop(reason)) => self.resolve(it, StepOutcome::Noop(reason)),
-                    Ok(Decision::Write(next, effect)) => {
-                        if fencing == Fencing::On && is_apply(step) && !r.claimed[m] {
-                            continue;
-                        }
-                        folded = next;
-                        carried.push((m, effect));
-                    }
-                }
-            }
-            if !carried.is_empty() {
-                let mut source = doc.source.clone();
-                folded.write_into(&mut source);
-                writes.push(AcctWrite {
-                    at: (doc.seq_no, doc.primary_term),
-                    routing: doc.routing.clone(),
-                    acct,
-                    source,
-                    members: carried,
-                });
-            }
-        }
-
+        let groups = account_groups(&b.items, r, source_side);
+        let writes: Vec<AcctWrite> = groups
+            .into_iter()
+            .filter_map(|(acct, members)| self.account_write(&mut b.items, r, acct, members))
+            .collect();
         // Tests may hold the batch here, after its claims, as they hold a
         // one-at-a-time apply.
         if let Some(gate) = self.exec.gate() {
@@ -287,6 +211,7 @@ impl Protocol {
                 }
             }
         }
+        let acct_ix = self.config.indices.accounts.clone();
         let conds: Vec<CondWrite<'_>> = writes
             .iter()
             .map(|w| CondWrite {
@@ -300,50 +225,158 @@ impl Protocol {
             .collect();
         let outcomes = self.send(&conds).await;
         for (w, (outcome, version)) in writes.iter().zip(outcomes) {
-            let doc = (acct_ix.as_str(), w.acct.as_str());
-            match outcome {
-                ItemOutcome::Written => {
-                    match version {
-                        Some(at) => {
-                            r.accts.insert(
-                                w.acct.clone(),
-                                rewritten(&w.acct, &w.source, at, &w.routing),
-                            );
-                        }
-                        None => r.forget(&w.acct),
-                    }
-                    for (m, effect) in &w.members {
-                        self.resolve(&mut items[*m], StepOutcome::Updated(effect.clone()));
-                    }
+            self.account_written(b, r, w, outcome, version);
+        }
+    }
+
+    /// The write one account's group makes: each member's step decided in
+    /// turn on the account as the steps before it leave it (members that
+    /// fail or need nothing are resolved here); `None` when nothing is to be
+    /// written this round.
+    fn account_write(
+        &self,
+        items: &mut [Item],
+        r: &RoundState,
+        acct: String,
+        members: Vec<usize>,
+    ) -> Option<AcctWrite> {
+        let fencing = self.config.fencing;
+        if r.missing.contains(&acct) {
+            for m in members {
+                let e = self.not_found("account", &self.config.indices.accounts, &acct);
+                self.fail(&mut items[m], e);
+            }
+            return None;
+        }
+        // Not known any more this round: its steps wait for the next.
+        let doc = r.accts.get(&acct)?;
+        let mut folded = match self.parse_account(&acct, &doc.source) {
+            Ok(state) => state,
+            Err(e) => {
+                for m in members {
+                    self.fail(&mut items[m], e.clone());
                 }
-                ItemOutcome::Conflict => {
-                    r.forget(&w.acct);
-                    for (m, _) in &w.members {
-                        let it = &mut items[*m];
-                        r.trouble.conflicts = r.trouble.conflicts.max(it.conflicts + 1);
-                        self.conflicted(it, &policy, doc);
-                        r.halted[*m] = true;
-                    }
+                return None;
+            }
+        };
+        let mut carried = Vec::new();
+        for m in members {
+            let it = &mut items[m];
+            let Some(step) = it.step() else { continue };
+            match steps::account_step(step, &it.t, &folded, fencing) {
+                Err(Contradiction(why)) => {
+                    let e = Error::Malformed {
+                        kind: "account",
+                        id: acct.clone(),
+                        problems: why,
+                    };
+                    self.fail(it, e);
                 }
-                ItemOutcome::Failed(e) if e.is_transient() => {
-                    r.forget(&w.acct);
-                    b.unsure_accounts
-                        .insert(w.acct.clone(), (w.source.clone(), w.at));
-                    for (m, effect) in &w.members {
-                        let it = &mut items[*m];
-                        it.unsure_acct = Some(effect.clone());
-                        r.trouble.unknown(it.unknown + 1, &e);
-                        self.unknown(it, &policy, doc, &e);
-                        r.halted[*m] = true;
+                Ok(Decision::Noop(reason)) => self.resolve(it, StepOutcome::Noop(reason)),
+                Ok(Decision::Write(next, effect)) => {
+                    if fencing == Fencing::On && is_apply(step) && !r.claimed[m] {
+                        continue;
                     }
+                    folded = next;
+                    carried.push((m, effect));
                 }
-                ItemOutcome::Failed(e) => {
-                    r.forget(&w.acct);
-                    for (m, _) in &w.members {
-                        self.fail(&mut items[*m], e.clone());
+            }
+        }
+        if carried.is_empty() {
+            return None;
+        }
+        let mut source = doc.source.clone();
+        folded.write_into(&mut source);
+        Some(AcctWrite {
+            at: (doc.seq_no, doc.primary_term),
+            routing: doc.routing.clone(),
+            acct,
+            source,
+            members: carried,
+        })
+    }
+
+    /// Takes in the answer to one account write: the new version and every
+    /// member's step done; or, on a conflict or an unknown outcome, the
+    /// account forgotten and its members halted for this round; or the
+    /// members failed.
+    fn account_written(
+        &self,
+        b: &mut Batch,
+        r: &mut RoundState,
+        w: &AcctWrite,
+        outcome: ItemOutcome,
+        version: Option<(i64, i64)>,
+    ) {
+        let policy = self.config.retry;
+        let items = &mut b.items;
+        let doc = (self.config.indices.accounts.as_str(), w.acct.as_str());
+        match outcome {
+            ItemOutcome::Written => {
+                match version {
+                    Some(at) => {
+                        r.accts.insert(
+                            w.acct.clone(),
+                            rewritten(&w.acct, &w.source, at, &w.routing),
+                        );
                     }
+                    None => r.forget(&w.acct),
+                }
+                for (m, effect) in &w.members {
+                    self.resolve(&mut items[*m], StepOutcome::Updated(effect.clone()));
+                }
+            }
+            ItemOutcome::Conflict => {
+                r.forget(&w.acct);
+                for (m, _) in &w.members {
+                    let it = &mut items[*m];
+                    r.trouble.conflicts = r.trouble.conflicts.max(it.conflicts + 1);
+                    self.conflicted(it, &policy, doc);
+                    r.halted[*m] = true;
+                }
+            }
+            ItemOutcome::Failed(e) if e.is_transient() => {
+                r.forget(&w.acct);
+                b.unsure_accounts
+                    .insert(w.acct.clone(), (w.source.clone(), w.at));
+                for (m, effect) in &w.members {
+                    let it = &mut items[*m];
+                    it.unsure_acct = Some(effect.clone());
+                    r.trouble.unknown(it.unknown + 1, &e);
+                    self.unknown(it, &policy, doc, &e);
+                    r.halted[*m] = true;
+                }
+            }
+            ItemOutcome::Failed(e) => {
+                r.forget(&w.acct);
+                for (m, _) in &w.members {
+                    self.fail(&mut items[*m], e.clone());
                 }
             }
         }
     }
+}
+
+/// The transactions whose next step is on their `source_side` account (and
+/// not halted this round), grouped by that account in the order first met.
+fn account_groups(items: &[Item], r: &RoundState, source_side: bool) -> Vec<(String, Vec<usize>)> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut group_of: HashMap<String, usize> = HashMap::new();
+    for (i, it) in items.iter().enumerate() {
+        let Some(step) = it.step().filter(|_| !r.halted[i]) else {
+            continue;
+        };
+        if step.on_source() != Some(source_side) {
+            continue;
+        }
+        let acct = if source_side { &it.t.src } else { &it.t.dest };
+        match group_of.get(acct) {
+            Some(&g) => groups[g].1.push(i),
+            None => {
+                group_of.insert(acct.clone(), groups.len());
+                groups.push((acct.clone(), vec![i]));
+            }
+        }
+    }
+    groups
 }
