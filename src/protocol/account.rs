@@ -140,23 +140,7 @@ impl AccountState {
                 Vec::new()
             }
         };
-        let deltas = match src.get(DELTAS_FIELD) {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|i| {
-                    let rec = parse_delta(i);
-                    if rec.is_none() {
-                        problems.push(format!("`{DELTAS_FIELD}` holds an unreadable record: {i}"));
-                    }
-                    rec
-                })
-                .collect(),
-            Some(other) => {
-                problems.push(format!("`{DELTAS_FIELD}` is not an array: {other}"));
-                Vec::new()
-            }
-        };
+        let deltas = records(src, DELTAS_FIELD, parse_delta, &mut problems);
         // A delta describes a pending entry: once the entry is gone (removed
         // by anyone, e.g. the application's own remove script, which does not
         // know this field) the delta is dropped, and the next write of the
@@ -165,23 +149,7 @@ impl AccountState {
             .into_iter()
             .filter(|d| pending.contains(&d.txn))
             .collect();
-        let settled = match src.get(SETTLED_FIELD) {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|i| {
-                    let rec = parse_settled(i);
-                    if rec.is_none() {
-                        problems.push(format!("`{SETTLED_FIELD}` holds an unreadable record: {i}"));
-                    }
-                    rec
-                })
-                .collect(),
-            Some(other) => {
-                problems.push(format!("`{SETTLED_FIELD}` is not an array: {other}"));
-                Vec::new()
-            }
-        };
+        let settled = records(src, SETTLED_FIELD, parse_settled, &mut problems);
         if problems.is_empty() {
             Ok(AccountState {
                 balance,
@@ -208,6 +176,34 @@ impl AccountState {
                 .map(|d| json!({"txn": d.txn, "delta": d.delta}))
                 .collect();
             doc.insert(DELTAS_FIELD.into(), Value::Array(records));
+        }
+    }
+}
+
+/// The records of array field `field` (none when absent or null), each read
+/// by `parse`; an unreadable record, or a field that is not an array, is a
+/// problem.
+fn records<T>(
+    src: &Map<String, Value>,
+    field: &str,
+    parse: fn(&Value) -> Option<T>,
+    problems: &mut Vec<String>,
+) -> Vec<T> {
+    match src.get(field) {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|i| {
+                let rec = parse(i);
+                if rec.is_none() {
+                    problems.push(format!("`{field}` holds an unreadable record: {i}"));
+                }
+                rec
+            })
+            .collect(),
+        Some(other) => {
+            problems.push(format!("`{field}` is not an array: {other}"));
+            Vec::new()
         }
     }
 }

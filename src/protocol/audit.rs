@@ -22,8 +22,9 @@
 //! then the transactions and locks (`audit_documents.rs`).
 
 use super::integer::read_integer;
-use super::read::{Coverage, Queries, Scan};
+use super::read::{Coverage, Queries, Scan, ScanSummary};
 use super::Protocol;
+use crate::cluster::Hit;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -178,39 +179,8 @@ impl Protocol {
         let q = Queries::new(&d.fields);
         let mut found = Found::default();
 
-        // Every account from one view: the sum of balances, summed exactly in
-        // integers as the pages go by (a `sum` aggregation is a double and
-        // rounds), keeping only the accounts that carry pending entries or are
-        // malformed. Repairs then adjust the total by exactly what they change
-        // (a search may not see them yet).
-        let mut accounts = Vec::new();
-        let mut exact: i128 = 0;
         let view_at = self.now().await;
-        let scanned = super::read::scan::scan(
-            self.cluster(),
-            &ix.accounts,
-            Scan {
-                query: json!({"match_all": {}}),
-                sort: vec![],
-                aggs: None,
-                complete_only: false,
-            },
-            |page| {
-                for hit in page {
-                    let balance = hit.source.get("balance").and_then(read_integer);
-                    exact += balance.map(i128::from).unwrap_or(0);
-                    let carries = hit
-                        .source
-                        .get("pending_transactions")
-                        .is_some_and(|p| !matches!(p, Value::Null) && p != &json!([]));
-                    if balance.is_none() || carries {
-                        accounts.push(hit);
-                    }
-                }
-                true
-            },
-        )
-        .await?;
+        let (accounts, exact, scanned) = self.scan_accounts().await?;
         found.coverage.add(scanned.coverage);
         let scanned_view = scanned.point_in_time;
         let mut total_balance = i64::try_from(exact).map_err(|_| {
@@ -258,6 +228,43 @@ impl Protocol {
             consistent_view: scanned_view,
             coverage,
         })
+    }
+
+    /// Every account from one view: the sum of balances, summed exactly in
+    /// integers as the pages go by (a `sum` aggregation is a double and
+    /// rounds), keeping only the accounts that carry pending entries or are
+    /// malformed. Repairs then adjust the total by exactly what they change
+    /// (a search may not see them yet).
+    async fn scan_accounts(&self) -> Result<(Vec<Hit>, i128, ScanSummary)> {
+        let ix = &self.config.indices;
+        let mut accounts = Vec::new();
+        let mut exact: i128 = 0;
+        let scanned = super::read::scan::scan(
+            self.cluster(),
+            &ix.accounts,
+            Scan {
+                query: json!({"match_all": {}}),
+                sort: vec![],
+                aggs: None,
+                complete_only: false,
+            },
+            |page| {
+                for hit in page {
+                    let balance = hit.source.get("balance").and_then(read_integer);
+                    exact += balance.map(i128::from).unwrap_or(0);
+                    let carries = hit
+                        .source
+                        .get("pending_transactions")
+                        .is_some_and(|p| !matches!(p, Value::Null) && p != &json!([]));
+                    if balance.is_none() || carries {
+                        accounts.push(hit);
+                    }
+                }
+                true
+            },
+        )
+        .await?;
+        Ok((accounts, exact, scanned))
     }
 }
 

@@ -27,8 +27,14 @@ impl Protocol {
         allow_partial: bool,
         found: &mut Found,
     ) -> Result<()> {
+        self.audit_odd_states(q, found).await?;
+        let named = self.audit_in_flight(q, allow_partial, found).await?;
+        self.audit_named_accounts(q, named, found).await
+    }
+
+    /// Unknown states and malformed transactions, confirmed by id.
+    async fn audit_odd_states(&self, q: &Queries<'_>, found: &mut Found) -> Result<()> {
         let ix = &self.config.indices;
-        // Unknown states and malformed transactions, confirmed by id.
         let mut odd_hits = Vec::new();
         let odd = super::read::scan::scan(
             self.cluster(),
@@ -53,10 +59,18 @@ impl Protocol {
                 .findings
                 .push(finding(kind, &t.id, t.problems.join("; ")));
         }
-        // In-flight transactions, folded page by page (memory does not grow
-        // with their number): malformed or undated ones, and the accounts
-        // they name, checked by id; the transactions naming a missing
-        // account are found by a second query, only when there is one.
+        Ok(())
+    }
+
+    /// In-flight transactions, folded page by page (memory does not grow
+    /// with their number): the malformed or undated ones are findings; the
+    /// accounts they name come back, to be checked by id.
+    async fn audit_in_flight(
+        &self,
+        q: &Queries<'_>,
+        allow_partial: bool,
+        found: &mut Found,
+    ) -> Result<BTreeSet<String>> {
         let mut named: BTreeSet<String> = BTreeSet::new();
         let scanned = self
             .scan_transactions(q.in_flight(), |page| {
@@ -85,6 +99,19 @@ impl Protocol {
             .await?;
         found.coverage.add(scanned.coverage);
         found.coverage.require_complete(allow_partial, "audit")?;
+        Ok(named)
+    }
+
+    /// The accounts in-flight transactions name, checked by id; the
+    /// transactions naming a missing one are found by a second query, only
+    /// when there is one.
+    async fn audit_named_accounts(
+        &self,
+        q: &Queries<'_>,
+        named: BTreeSet<String>,
+        found: &mut Found,
+    ) -> Result<()> {
+        let ix = &self.config.indices;
         let named: Vec<String> = named.into_iter().collect();
         let mut missing: BTreeSet<String> = BTreeSet::new();
         for chunk in named.chunks(1000) {
@@ -116,7 +143,6 @@ impl Protocol {
             })
             .await?;
         }
-
         Ok(())
     }
 

@@ -34,14 +34,8 @@ impl Protocol {
         &self,
         req: &NewTransfer,
     ) -> Result<std::result::Result<String, Refusal>> {
-        if let Some(problem) = amount_problem(req.amount) {
+        if let Some(problem) = request_problem(req) {
             return Err(Error::Invalid(problem));
-        }
-        if req.src == req.dest {
-            return Err(Error::Invalid(format!(
-                "source and destination are both `{}`",
-                req.src
-            )));
         }
         let accounts = self.check_accounts(&req.src, &req.dest).await?;
         let id = req.id.clone().unwrap_or_else(new_transaction_id);
@@ -85,31 +79,8 @@ impl Protocol {
         .cloned()
         .unwrap_or_default();
         let index = &self.config.indices.transactions;
-        match self.exec.create(index, &id, &doc).await {
-            Ok(Created::Created) => Ok(Ok(id)),
-            // After a lost answer the document may be ours, and may have
-            // moved on since (another process recovering it): recognised by
-            // the fields that never change.
-            Ok(Created::Exists {
-                doc: existing,
-                after_lost_answer: true,
-            }) if same_creation(&existing.source, &doc) => Ok(Ok(id)),
-            Ok(Created::Exists { .. }) => Ok(Err(Refusal::AlreadyExists(id))),
-            Err(Error::GaveUp {
-                index,
-                id,
-                attempts,
-                last,
-            }) => Err(Error::GaveUp {
-                index,
-                id,
-                attempts,
-                last: format!(
-                    "{last}; the transaction may exist in `created` (recovery will run it)"
-                ),
-            }),
-            Err(e) => Err(e),
-        }
+        let answer = self.exec.create(index, &id, &doc).await;
+        creation_answer(answer, id, &doc)
     }
 
     /// Both accounts must exist and be readable before any step runs, so a
@@ -163,6 +134,46 @@ pub fn new_transaction_id() -> String {
         Utc::now().format("%Y%m%d%H%M%S"),
         rand::random::<u32>()
     )
+}
+
+/// The request's own problems, found before anything is read: an amount
+/// that cannot move, or a transfer from an account to itself.
+fn request_problem(req: &NewTransfer) -> Option<String> {
+    if let Some(problem) = amount_problem(req.amount) {
+        return Some(problem);
+    }
+    (req.src == req.dest).then(|| format!("source and destination are both `{}`", req.src))
+}
+
+/// What the create of transaction `id` (as `doc`) answered, for the caller.
+fn creation_answer(
+    answer: Result<Created>,
+    id: String,
+    doc: &Map<String, Value>,
+) -> Result<std::result::Result<String, Refusal>> {
+    match answer {
+        Ok(Created::Created) => Ok(Ok(id)),
+        // After a lost answer the document may be ours, and may have
+        // moved on since (another process recovering it): recognised by
+        // the fields that never change.
+        Ok(Created::Exists {
+            doc: existing,
+            after_lost_answer: true,
+        }) if same_creation(&existing.source, doc) => Ok(Ok(id)),
+        Ok(Created::Exists { .. }) => Ok(Err(Refusal::AlreadyExists(id))),
+        Err(Error::GaveUp {
+            index,
+            id,
+            attempts,
+            last,
+        }) => Err(Error::GaveUp {
+            index,
+            id,
+            attempts,
+            last: format!("{last}; the transaction may exist in `created` (recovery will run it)"),
+        }),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]

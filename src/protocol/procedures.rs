@@ -5,7 +5,7 @@
 
 use super::create::NewTransfer;
 use super::decide::Fencing;
-use super::executor::{ApplyGate, ClaimOn, Executed};
+use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
 use super::read::rules::recovery_refusal;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, Refusal, Step};
@@ -231,31 +231,10 @@ impl Protocol {
                     return;
                 }
                 executed += 1;
-                let executed_step = match self.run_step(t, step).await {
-                    Ok(ex) => ex,
-                    Err(e) => {
-                        self.record(
-                            report,
-                            t,
-                            Some(step),
-                            step.label(),
-                            self.target_of(t, step),
-                            StepResult::Error(e.to_string()),
-                        );
-                        report.verdict = Verdict::Failed(e);
-                        return;
-                    }
+                let Some(outcome) = self.run_recorded(t, step, report).await else {
+                    return;
                 };
-                let result = StepResult::from(&executed_step.outcome);
-                self.record(
-                    report,
-                    t,
-                    Some(step),
-                    step.label(),
-                    self.target_of(t, step),
-                    result,
-                );
-                match next_after(procedure, step, &executed_step.outcome) {
+                match next_after(procedure, step, &outcome) {
                     Next::Continue => {
                         if let Some((_, to)) = step.transition() {
                             final_state = to;
@@ -268,29 +247,12 @@ impl Protocol {
                     }
                     Next::Replan(found) => {
                         replans += 1;
-                        match plan(procedure, &found) {
-                            _ if replans > MAX_REPLANS => {
-                                report.verdict =
-                                    Verdict::Stopped(format!("state keeps changing (now {found})"));
-                                return;
-                            }
-                            Ok(steps) if steps.is_empty() => {
-                                report.verdict = Verdict::EndedElsewhere(found);
-                                self.release_transfer_locks(t, report).await;
-                                return;
-                            }
-                            Ok(steps) => {
-                                if let Err(verdict) = self.accounts_ready(t, &steps).await {
-                                    report.verdict = verdict;
-                                    return;
-                                }
+                        match self.replan(t, procedure, found, replans, report).await {
+                            Some(steps) => {
                                 todo = steps;
                                 continue 'plan;
                             }
-                            Err(refusal) => {
-                                report.verdict = Verdict::Refused(refusal);
-                                return;
-                            }
+                            None => return,
                         }
                     }
                 }
@@ -300,6 +262,66 @@ impl Protocol {
         report.verdict = Verdict::Completed(final_state.clone());
         if final_state.is_terminal() {
             self.release_transfer_locks(t, report).await;
+        }
+    }
+
+    /// Runs `step` of `t` and records it in `report`. On an error the
+    /// report's verdict is the failure and `None` comes back.
+    async fn run_recorded(
+        &self,
+        t: &Transfer,
+        step: Step,
+        report: &mut ProcedureReport,
+    ) -> Option<StepOutcome> {
+        let ran = self.run_step(t, step).await;
+        let result = match &ran {
+            Ok(ex) => StepResult::from(&ex.outcome),
+            Err(e) => StepResult::Error(e.to_string()),
+        };
+        let target = self.target_of(t, step);
+        self.record(report, t, Some(step), step.label(), target, result);
+        match ran {
+            Ok(ex) => Some(ex.outcome),
+            Err(e) => {
+                report.verdict = Verdict::Failed(e);
+                None
+            }
+        }
+    }
+
+    /// The steps to follow now that a step found `t` in `found` (the
+    /// `replans`-th time). `None`, with the report's verdict set, when it
+    /// keeps changing, when another process ended it (its locks are then
+    /// released), when its accounts are not ready, or when it is refused.
+    async fn replan(
+        &self,
+        t: &Transfer,
+        procedure: Procedure,
+        found: TxnState,
+        replans: usize,
+        report: &mut ProcedureReport,
+    ) -> Option<Vec<Step>> {
+        match plan(procedure, &found) {
+            _ if replans > MAX_REPLANS => {
+                report.verdict = Verdict::Stopped(format!("state keeps changing (now {found})"));
+                None
+            }
+            Ok(steps) if steps.is_empty() => {
+                report.verdict = Verdict::EndedElsewhere(found);
+                self.release_transfer_locks(t, report).await;
+                None
+            }
+            Ok(steps) => {
+                if let Err(verdict) = self.accounts_ready(t, &steps).await {
+                    report.verdict = verdict;
+                    return None;
+                }
+                Some(steps)
+            }
+            Err(refusal) => {
+                report.verdict = Verdict::Refused(refusal);
+                None
+            }
         }
     }
 

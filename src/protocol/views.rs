@@ -8,7 +8,7 @@ use super::decide::{Decision, Fencing};
 use super::executor::StepOutcome;
 use super::locks::LockView;
 use super::steps::{account_step, next_after, plan, Next, Procedure, Refusal, Step};
-use super::transaction::{Transaction, TxnState};
+use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::Result;
 use std::collections::BTreeSet;
@@ -98,6 +98,34 @@ impl TransactionDetail {
     }
 }
 
+/// Where a preview of `procedure` starts: the state, the transfer, copies
+/// of its two accounts and the plan; `None` when the transaction is already
+/// terminal; the refusal when it is unknown, malformed or cannot be planned.
+#[allow(clippy::type_complexity)]
+fn starting_point(
+    procedure: Procedure,
+    txn: &Transaction,
+    src: Option<&AccountState>,
+    dest: Option<&AccountState>,
+) -> std::result::Result<Option<(TxnState, Transfer, [AccountState; 2], Vec<Step>)>, Refusal> {
+    let state = match &txn.state {
+        Some(TxnState::Unknown(s)) => return Err(Refusal::UnknownState(s.clone())),
+        Some(s) if s.is_terminal() => return Ok(None),
+        Some(s) => s.clone(),
+        None => return Err(Refusal::Malformed(txn.problems.join("; "))),
+    };
+    let Ok(t) = txn.transfer() else {
+        return Err(Refusal::Malformed(txn.problems.join("; ")));
+    };
+    let (Some(src), Some(dest)) = (src, dest) else {
+        return Err(Refusal::Malformed(
+            "an account it names is missing or malformed".into(),
+        ));
+    };
+    let todo = plan(procedure, &state)?;
+    Ok(Some((state, t, [src.clone(), dest.clone()], todo)))
+}
+
 /// Simulates `procedure` on in-memory copies of the documents, step by step,
 /// with the same decisions and continuation rules the procedure uses.
 pub fn preview(
@@ -114,35 +142,9 @@ pub fn preview(
         balance_change: (0, 0),
         ends_in: txn.state.clone(),
     };
-    let state = match &txn.state {
-        Some(TxnState::Unknown(s)) => {
-            out.refusal = Some(Refusal::UnknownState(s.clone()));
-            return out;
-        }
-        Some(s) if s.is_terminal() => return out,
-        Some(s) => s.clone(),
-        None => {
-            out.refusal = Some(Refusal::Malformed(txn.problems.join("; ")));
-            return out;
-        }
-    };
-    let t = match txn.transfer() {
-        Ok(t) => t,
-        Err(_) => {
-            out.refusal = Some(Refusal::Malformed(txn.problems.join("; ")));
-            return out;
-        }
-    };
-    let (Some(src), Some(dest)) = (src, dest) else {
-        out.refusal = Some(Refusal::Malformed(
-            "an account it names is missing or malformed".into(),
-        ));
-        return out;
-    };
-    let mut accts = [src.clone(), dest.clone()];
-    let mut current = state;
-    let mut todo = match plan(procedure, &current) {
-        Ok(v) => v,
+    let (mut current, t, mut accts, mut todo) = match starting_point(procedure, txn, src, dest) {
+        Ok(Some(start)) => start,
+        Ok(None) => return out,
         Err(r) => {
             out.refusal = Some(r);
             return out;

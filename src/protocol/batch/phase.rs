@@ -93,7 +93,6 @@ impl Protocol {
     /// marks its item claimed for the rest of the round.
     pub(super) async fn txn_phase(&self, items: &mut [Item], r: &mut RoundState) {
         let txn_ix = self.config.indices.transactions.clone();
-        let policy = self.config.retry;
         let stamp = match self.time_fields().await {
             Ok(times) => times.modification.stamp(self.now().await),
             Err(e) => {
@@ -146,45 +145,60 @@ impl Protocol {
             .collect();
         let outcomes = self.send(&conds).await;
         for (w, (outcome, version)) in writes.iter().zip(outcomes) {
-            let it = &mut items[w.item];
-            let id = it.t.id.clone();
-            let doc = (txn_ix.as_str(), id.as_str());
-            match outcome {
-                ItemOutcome::Written => {
-                    // The transaction was pending when this write landed,
-                    // after the round read the accounts: the claim of the
-                    // fence (a begin proves it as a claim does).
-                    let proves_pending = match &w.effect {
-                        None => true,
-                        Some(Effect::Transitioned { to, .. }) => *to == TxnState::Pending,
-                        Some(_) => false,
-                    };
-                    match version {
-                        Some(at) => {
-                            r.txns[w.item] = Some(rewritten(&it.t.id, &w.source, at, &w.routing))
-                        }
-                        None => r.halted[w.item] = true,
+            self.txn_written(&mut items[w.item], r, w, outcome, version);
+        }
+    }
+
+    /// Takes in the answer to one transaction write: the new version (a
+    /// write that proves the transaction pending claims it) and the step
+    /// done; or, on a conflict or an unknown outcome, the item halted for
+    /// this round; or the item failed.
+    fn txn_written(
+        &self,
+        it: &mut Item,
+        r: &mut RoundState,
+        w: &TxnWrite,
+        outcome: ItemOutcome,
+        version: Option<(i64, i64)>,
+    ) {
+        let policy = self.config.retry;
+        let id = it.t.id.clone();
+        let doc = (self.config.indices.transactions.as_str(), id.as_str());
+        match outcome {
+            ItemOutcome::Written => {
+                // The transaction was pending when this write landed,
+                // after the round read the accounts: the claim of the
+                // fence (a begin proves it as a claim does).
+                let proves_pending = match &w.effect {
+                    None => true,
+                    Some(Effect::Transitioned { to, .. }) => *to == TxnState::Pending,
+                    Some(_) => false,
+                };
+                match version {
+                    Some(at) => {
+                        r.txns[w.item] = Some(rewritten(&it.t.id, &w.source, at, &w.routing))
                     }
-                    r.claimed[w.item] |= proves_pending;
-                    if let Some(effect) = &w.effect {
-                        self.resolve(it, StepOutcome::Updated(effect.clone()));
-                    }
+                    None => r.halted[w.item] = true,
                 }
-                ItemOutcome::Conflict => {
-                    r.trouble.conflicts = r.trouble.conflicts.max(it.conflicts + 1);
-                    self.conflicted(it, &policy, doc);
-                    r.halted[w.item] = true;
+                r.claimed[w.item] |= proves_pending;
+                if let Some(effect) = &w.effect {
+                    self.resolve(it, StepOutcome::Updated(effect.clone()));
                 }
-                ItemOutcome::Failed(e) if e.is_transient() => {
-                    if let Some(effect) = &w.effect {
-                        it.unsure_txn = Some((w.source.clone(), effect.clone(), w.at));
-                    }
-                    r.trouble.unknown(it.unknown + 1, &e);
-                    self.unknown(it, &policy, doc, &e);
-                    r.halted[w.item] = true;
-                }
-                ItemOutcome::Failed(e) => self.fail(it, e),
             }
+            ItemOutcome::Conflict => {
+                r.trouble.conflicts = r.trouble.conflicts.max(it.conflicts + 1);
+                self.conflicted(it, &policy, doc);
+                r.halted[w.item] = true;
+            }
+            ItemOutcome::Failed(e) if e.is_transient() => {
+                if let Some(effect) = &w.effect {
+                    it.unsure_txn = Some((w.source.clone(), effect.clone(), w.at));
+                }
+                r.trouble.unknown(it.unknown + 1, &e);
+                self.unknown(it, &policy, doc, &e);
+                r.halted[w.item] = true;
+            }
+            ItemOutcome::Failed(e) => self.fail(it, e),
         }
     }
 

@@ -218,23 +218,7 @@ impl Protocol {
     pub async fn doctor(&self) -> Result<DoctorReport> {
         let cluster = self.cluster();
         let (_, root) = cluster.raw(Method::Get, "/", None).await?;
-        let product = root.get("version").map(|v| Product {
-            distribution: v
-                .get("distribution")
-                .and_then(Value::as_str)
-                .unwrap_or("elasticsearch")
-                .to_string(),
-            version: v
-                .get("number")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            cluster_name: root
-                .get("cluster_name")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-        });
+        let product = product_of(&root);
         let d = self.rediscover().await?;
         let mut checks = Vec::new();
         let gaps = writes::gaps(&self.config.indices, &d)?;
@@ -449,6 +433,27 @@ async fn composite_refusals(cluster: &Cluster, d: &Discovery) -> Result<Vec<Stri
         }
     }
     Ok(refused)
+}
+
+/// The product and cluster name the root endpoint (`GET /`) answered.
+fn product_of(root: &Value) -> Option<Product> {
+    root.get("version").map(|v| Product {
+        distribution: v
+            .get("distribution")
+            .and_then(Value::as_str)
+            .unwrap_or("elasticsearch")
+            .to_string(),
+        version: v
+            .get("number")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string(),
+        cluster_name: root
+            .get("cluster_name")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_string(),
+    })
 }
 
 fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &mut Vec<Check>) {

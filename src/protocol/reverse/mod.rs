@@ -129,29 +129,10 @@ impl Protocol {
         report: &mut ReverseReport,
     ) -> Result<ReverseVerdict> {
         let index = self.config.indices.transactions.clone();
-        let not_found = || Error::NotFound {
-            kind: "transaction",
-            index: index.clone(),
-            id: id.to_string(),
+        let txn = match self.finished_original(id, &opts, report).await? {
+            Ok(txn) => txn,
+            Err(verdict) => return Ok(verdict),
         };
-        let (mut txn, _) = self.read_transaction(id).await?.ok_or_else(not_found)?;
-        report.original_state = txn.state.clone();
-        if txn.state == Some(TxnState::Committed) && txn.reversed_by.is_none() {
-            if !opts.finish_committed {
-                return Ok(ReverseVerdict::Refused(ReverseRefusal::Committed));
-            }
-            let finish = self
-                .run_procedure(id, Procedure::Recover, opts.force, RunLimits::default())
-                .await;
-            report.steps.extend(finish.steps);
-            if !ends_finished(&finish.verdict) {
-                return Ok(not_finished(
-                    "finishing the committed transaction",
-                    finish.verdict,
-                ));
-            }
-            txn = self.read_transaction(id).await?.ok_or_else(not_found)?.0;
-        }
         let refuse = |r| Ok(ReverseVerdict::Refused(r));
         let linked = txn.reversed_by.clone();
         let existing = self.read_transaction(rev).await?;
@@ -196,55 +177,118 @@ impl Protocol {
             if !spend() {
                 return crashed("linking the original");
             }
-            let mut found = None;
-            let linking = self
-                .exec
-                .run("transaction", &index, id, |src| {
-                    Ok(link_decision(src, rev).unwrap_or_else(|f| {
-                        found = Some(f);
-                        DocDecision::Noop(NoopReason::StateIs(TxnState::Finished))
-                    }))
-                })
-                .await;
-            let outcome = match linking {
-                Ok(ex) => ex.outcome,
-                Err(e) => {
-                    self.push_step(
-                        report,
-                        id,
-                        "reverse: link original",
-                        &index,
-                        id,
-                        StepResult::Error(e.to_string()),
-                    );
-                    return Err(e);
-                }
-            };
-            if let Some(found) = found {
-                // The original changed since it was read: undo our reversal
-                // while it is still only `created` (it moved nothing yet).
-                let cancel = self
-                    .run_procedure(rev, Procedure::Rollback, true, RunLimits::default())
-                    .await;
-                report.steps.extend(cancel.steps);
-                return refuse(match found {
-                    LinkFound::Other(by) => ReverseRefusal::AlreadyReversed { by },
-                    LinkFound::State(Some(s)) => ReverseRefusal::InFlight(s),
-                    LinkFound::State(None) => {
-                        ReverseRefusal::Protocol(Refusal::Malformed("no state".into()))
-                    }
-                });
+            if let Some(refusal) = self.link_original(id, rev, report).await? {
+                return refuse(refusal);
             }
-            self.push_step(
-                report,
-                id,
-                "reverse: link original",
-                &index,
-                id,
-                StepResult::from(&outcome),
-            );
         }
-        let limits = RunLimits { max_steps: budget };
+        self.run_reversal(rev, RunLimits { max_steps: budget }, report)
+            .await
+    }
+
+    /// The original as read, finished: a committed one is refused, or with
+    /// `finish_committed` recovered first and read again. `Err` holds the
+    /// verdict when it cannot be reversed now.
+    async fn finished_original(
+        &self,
+        id: &str,
+        opts: &ReverseOptions,
+        report: &mut ReverseReport,
+    ) -> Result<std::result::Result<Transaction, ReverseVerdict>> {
+        let not_found = || Error::NotFound {
+            kind: "transaction",
+            index: self.config.indices.transactions.clone(),
+            id: id.to_string(),
+        };
+        let (mut txn, _) = self.read_transaction(id).await?.ok_or_else(not_found)?;
+        report.original_state = txn.state.clone();
+        if txn.state == Some(TxnState::Committed) && txn.reversed_by.is_none() {
+            if !opts.finish_committed {
+                return Ok(Err(ReverseVerdict::Refused(ReverseRefusal::Committed)));
+            }
+            let finish = self
+                .run_procedure(id, Procedure::Recover, opts.force, RunLimits::default())
+                .await;
+            report.steps.extend(finish.steps);
+            if !ends_finished(&finish.verdict) {
+                return Ok(Err(not_finished(
+                    "finishing the committed transaction",
+                    finish.verdict,
+                )));
+            }
+            txn = self.read_transaction(id).await?.ok_or_else(not_found)?.0;
+        }
+        Ok(Ok(txn))
+    }
+
+    /// Links the original to its reversal (`reversed_by`), conditional on
+    /// the original as read. When the original changed meanwhile, the
+    /// reversal (still only created, it moved nothing) is rolled back and
+    /// the refusal is returned.
+    async fn link_original(
+        &self,
+        id: &str,
+        rev: &str,
+        report: &mut ReverseReport,
+    ) -> Result<Option<ReverseRefusal>> {
+        let index = self.config.indices.transactions.clone();
+        let mut found = None;
+        let linking = self
+            .exec
+            .run("transaction", &index, id, |src| {
+                Ok(link_decision(src, rev).unwrap_or_else(|f| {
+                    found = Some(f);
+                    DocDecision::Noop(NoopReason::StateIs(TxnState::Finished))
+                }))
+            })
+            .await;
+        let outcome = match linking {
+            Ok(ex) => ex.outcome,
+            Err(e) => {
+                self.push_step(
+                    report,
+                    id,
+                    "reverse: link original",
+                    &index,
+                    id,
+                    StepResult::Error(e.to_string()),
+                );
+                return Err(e);
+            }
+        };
+        if let Some(found) = found {
+            // The original changed since it was read: undo our reversal
+            // while it is still only `created` (it moved nothing yet).
+            let cancel = self
+                .run_procedure(rev, Procedure::Rollback, true, RunLimits::default())
+                .await;
+            report.steps.extend(cancel.steps);
+            return Ok(Some(match found {
+                LinkFound::Other(by) => ReverseRefusal::AlreadyReversed { by },
+                LinkFound::State(Some(s)) => ReverseRefusal::InFlight(s),
+                LinkFound::State(None) => {
+                    ReverseRefusal::Protocol(Refusal::Malformed("no state".into()))
+                }
+            }));
+        }
+        self.push_step(
+            report,
+            id,
+            "reverse: link original",
+            &index,
+            id,
+            StepResult::from(&outcome),
+        );
+        Ok(None)
+    }
+
+    /// Runs the reversal's own recovery (within `limits`) and says how the
+    /// reversal ended: another process that moved it on may have finished it.
+    async fn run_reversal(
+        &self,
+        rev: &str,
+        limits: RunLimits,
+        report: &mut ReverseReport,
+    ) -> Result<ReverseVerdict> {
         let run = self
             .run_procedure(rev, Procedure::Recover, true, limits)
             .await;
