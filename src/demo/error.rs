@@ -1,7 +1,7 @@
 //! What the demo can fail with: the bundled server cannot be found or does
 //! not start, the target cluster already holds data, or the cluster fails.
 
-use super::install::install_command;
+use super::package::install_command;
 use std::path::PathBuf;
 use thiserror::Error;
 

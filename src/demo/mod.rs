@@ -13,6 +13,7 @@
 pub mod error;
 pub mod install;
 mod mess;
+mod package;
 mod scenario;
 pub mod seed;
 pub mod server;

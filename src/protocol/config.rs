@@ -1,34 +1,12 @@
 //! Settings of the protocol module: index names, the recovery window, and
 //! how hard to retry.
 
+pub use super::indices::Indices;
+
 use super::decide::Fencing;
 use super::lock::LivenessSource;
 use super::schema::Schema;
 use std::time::Duration;
-
-/// Names of the indices the tool reads and writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Indices {
-    /// Transaction documents.
-    pub transactions: String,
-    /// Account documents.
-    pub accounts: String,
-    /// Lock documents (id = locked resource).
-    pub locks: String,
-    /// The operator audit trail (one document per intervention).
-    pub audit: String,
-}
-
-impl Default for Indices {
-    fn default() -> Self {
-        Indices {
-            transactions: "transactions".into(),
-            accounts: "accounts".into(),
-            locks: "locks".into(),
-            audit: "estx-audit".into(),
-        }
-    }
-}
 
 /// How the executor retries.
 ///

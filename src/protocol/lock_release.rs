@@ -9,8 +9,7 @@
 //! are retried like every other write; a release never silently gives up.
 
 use super::lock::ReleaseAction;
-use super::lock::{LockInfo, Staleness};
-use super::locks::LockView;
+use super::lock::{LockInfo, LockView, Staleness};
 use super::read::Coverage;
 use super::report::{ProcedureReport, StepResult};
 use super::transaction::{Transaction, Transfer};

@@ -2,15 +2,15 @@
 //! over a stale lock safely (a delete conditional on the `_seq_no` judged
 //! stale, then a create), resolving a lost create answer by reading who
 //! holds the lock, the locks of a transfer, and reading locks with their
-//! staleness. Releasing is in [`super::lock_release`].
+//! staleness. Releasing is in `lock_release`.
 
-use super::lock::{Heartbeat, Heartbeats, LockInfo, Owner, StaleReason, Staleness};
+use super::lock::{LockInfo, StaleReason, Staleness};
 use super::read::TimeFields;
 use super::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
 use super::steps::{Refusal, Step};
 use super::time::format_timestamp;
-use super::transaction::{Transaction, Transfer, TxnState};
-use super::{Protocol, ProtocolConfig};
+use super::transaction::{Transfer, TxnState};
+use super::Protocol;
 use crate::cluster::{CreateOutcome, VersionedDoc};
 use crate::error::Result;
 use chrono::{DateTime, Utc};
@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
+pub use super::lock::LockView;
 pub use super::lock_release::ReleaseOutcome;
 
 /// Outcome of trying to take a lock.
@@ -30,53 +31,6 @@ pub enum AcquireOutcome {
     TookOver(LockInfo, StaleReason),
     /// Someone else holds it.
     Held(LockInfo),
-}
-
-/// A lock with what is known of its holder.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LockView {
-    /// The lock document.
-    pub info: LockInfo,
-    /// State of the owner transaction (`None`: no owner, or owner missing).
-    pub owner_state: Option<TxnState>,
-    /// Whether it can be presumed abandoned.
-    pub staleness: Staleness,
-}
-
-impl LockView {
-    /// Judges a lock given the owner transactions found (a missing key
-    /// means no such document) and the holders' heartbeats, by the one
-    /// staleness rule ([`LockInfo::staleness`]) under `config`'s windows
-    /// and liveness source.
-    pub fn judge(
-        info: LockInfo,
-        owners: &HashMap<String, Transaction>,
-        beats: &Heartbeats,
-        now: DateTime<Utc>,
-        config: &ProtocolConfig,
-    ) -> LockView {
-        let found = info.owner.as_ref().and_then(|o| owners.get(o));
-        let beat = match info.holder_id() {
-            Some(h) => Heartbeat::of(config.liveness.as_ref(), beats, h),
-            None => Heartbeat::NotConfigured,
-        };
-        let staleness = info.staleness(Owner::from_lookup(found), beat, now, config);
-        let owner_state = found.and_then(|t| t.state.clone());
-        LockView {
-            info,
-            owner_state,
-            staleness,
-        }
-    }
-}
-
-impl LockView {
-    /// Whether the sweep of abandoned locks may release it: stale on
-    /// evidence, and not owned by an in-flight transaction (whose recovery
-    /// releases it when it ends the transaction).
-    pub fn is_sweepable(&self) -> bool {
-        self.staleness.is_stale() && self.owner_state.as_ref().is_none_or(|s| s.is_terminal())
-    }
 }
 
 /// How many times an acquire re-creates after the lock changed under it.

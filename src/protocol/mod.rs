@@ -1,19 +1,25 @@
 //! The shared protocol module: everything that moves money or touches
 //! transaction, account and lock documents. It knows nothing of terminals.
 //!
-//! Layers, from the bottom:
+//! This file only declares the modules and re-exports what the front ends
+//! use (the curated facade below). Layers, from the bottom:
 //! - [`transaction`], [`account`], [`lock`]: documents read tolerantly.
 //! - [`decide`]: each step as a pure decision (the model checker runs these).
 //! - [`executor`]: the one optimistic-concurrency loop that executes them.
 //! - [`steps`]: named steps, plans, and JSON adapters.
+//! - `handle`: the [`Protocol`] handle itself (cluster, settings, observer,
+//!   caches). It depends only on the documents, the executor, the settings,
+//!   the schema and the read cache: each concept adds its own
+//!   `impl Protocol` block in its own file.
 //! - [`procedures`], [`locks`], [`lock_release`], [`stuck`], [`audit`],
 //!   [`views`]: what the headless commands and the dashboard call, all
 //!   through [`Protocol`].
 //! - [`reverse`]: the compensating transfer of a finished one.
 //! - [`read`]: the one read side: discovery of the real mappings, every
 //!   query, the poll's read model, partial results, the write check.
-//! - [`intervene`]: each operator act defined once: plan, run, record.
-//! - [`trail`]: the operator audit trail around interventions.
+//! - [`trail`]: the operator audit trail (records, their pages, history).
+//! - [`intervene`]: each operator act defined once: plan, run, record (it
+//!   writes the trail; the trail knows nothing of acts).
 //! - [`schema`]: the application's names of fields and states, applied
 //!   where documents cross into and out of the cluster.
 
@@ -30,6 +36,7 @@ pub mod decide;
 pub mod executor;
 mod handle;
 mod heartbeats;
+mod indices;
 pub mod integer;
 pub mod intervene;
 pub mod lock;

@@ -3,7 +3,7 @@
 //! scripts' `SimpleDateFormat` `SSSSSS` writes milliseconds zero-padded to
 //! six digits), date-times without zone, `/`-separated dates, and epoch
 //! seconds or milliseconds. Which format the tool *writes* depends on the
-//! mapping and the documents ([`super::time_format`]).
+//! mapping and the documents (`time_format`).
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, TimeZone, Utc};
 use serde_json::Value;

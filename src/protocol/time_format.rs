@@ -8,10 +8,10 @@
 //! rejected by the mapping, or read wrongly by the application. So each time
 //! field the tool writes gets a [`TimeFormat`]: the existing documents'
 //! format when the mapping accepts it, else the first of the mapping's
-//! formats the tool can write *and read back* ([`choose`], in
-//! [`super::time_mapping`]); when there is
+//! formats the tool can write *and read back* (`choose`, in
+//! `time_mapping`); when there is
 //! none, the procedure is refused before step 1 with the field and format
-//! ([`TimeConflict`]).
+//! (`time_mapping::TimeConflict`).
 //!
 //! Every format is written rounded *up* to its precision: a time written
 //! in whole seconds reads at most one second later, never earlier, so a
@@ -21,8 +21,6 @@ use super::time::parse_timestamp;
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use serde::Serialize;
 use serde_json::Value;
-
-pub use super::time_mapping::{choose, dominant, MappedTime, TimeConflict};
 
 /// The shape of a time value in documents.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

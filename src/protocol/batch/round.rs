@@ -1,5 +1,5 @@
 //! One round of the batched executor: read the accounts of every live
-//! transaction, then the transactions, then run the [phases](super::phase)
+//! transaction, then the transactions, then run the phases (`batch::phase`)
 //! in order, each live transaction taking as many steps of its plan as the
 //! phases allow (see the [module docs](super) for why that keeps the fence).
 

@@ -10,11 +10,13 @@ mod info;
 pub mod judge;
 pub mod liveness;
 pub mod shape;
+mod view;
 
 pub use info::LockInfo;
 pub use judge::{Owner, StaleReason, Staleness, UnknownReason};
 pub use liveness::{Heartbeat, Heartbeats, LivenessSource};
 pub use shape::{LockShape, ReleaseAction, TreeLock};
+pub use view::LockView;
 
 #[cfg(test)]
 mod tests;

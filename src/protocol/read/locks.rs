@@ -4,7 +4,7 @@
 //! abandoned locks see the same shard coverage and total as the other reads
 //! ("partial: N of M shards failed", "600 of 10 000").
 
-use super::poll::by_ids;
+use super::by_id::by_ids;
 use super::scan::{scan, Scan, ScanSummary};
 use super::Queries;
 use crate::error::{Error, Result};

@@ -8,6 +8,7 @@
 //! any procedure's first step ([`writes`]). Presentation (JSON shapes, exit
 //! codes, human ages) is the CLI's and the dashboard's business.
 
+mod by_id;
 pub mod cache;
 pub mod coverage;
 pub mod discovery;

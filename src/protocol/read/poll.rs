@@ -12,13 +12,14 @@
 //! states cost one more search, only when the counts show there are some.
 //! Every answer's shard coverage is kept: a partial poll says so.
 
+use super::by_id::by_ids;
 use super::coverage::Coverage;
 use super::discovery::{Discovery, Refresh};
 use super::queries::Queries;
 use super::scan::total_hits;
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, AttentionCounts, StateCount};
-use crate::cluster::{ClockStatus, Cluster};
+use crate::cluster::{ClockStatus, Cluster, HealthProbe};
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
 use crate::protocol::lock::liveness::read_heartbeats;
@@ -194,13 +195,7 @@ pub async fn load_with(
         .await?;
 
     p.requests += 1;
-    let health = match health.finish().await {
-        Ok(h) => Some(h.label().to_string()),
-        Err(e) => {
-            tracing::debug!(error = %e, "health unavailable");
-            None
-        }
-    };
+    let health = health_label(health).await;
 
     Ok(Snapshot {
         taken_at,
@@ -229,6 +224,18 @@ pub async fn load_with(
             clock: Some(cluster.clock_status()),
         },
     })
+}
+
+/// The cluster's health as the snapshot shows it, once the probe started
+/// with the searches ends (none when it could not be read).
+async fn health_label(probe: HealthProbe) -> Option<String> {
+    match probe.finish().await {
+        Ok(h) => Some(h.label().to_string()),
+        Err(e) => {
+            tracing::debug!(error = %e, "health unavailable");
+            None
+        }
+    }
 }
 
 /// One poll under way: where it reads, and what it has counted so far
@@ -609,37 +616,6 @@ fn listed(
         });
     }
     Ok((transactions, in_flight_total, terminal_listing))
-}
-
-/// Documents by id: a realtime multi-get, or (behind an alias over several
-/// indices, which a multi-get cannot read) an `ids` search.
-pub(super) async fn by_ids(
-    cluster: &Cluster,
-    index: &str,
-    ids: &[String],
-    by_search: bool,
-    coverage: &mut Coverage,
-) -> Result<Vec<Option<serde_json::Map<String, Value>>>> {
-    if !by_search {
-        return Ok(cluster
-            .mget(index, ids)
-            .await?
-            .into_iter()
-            .map(|d| d.map(|d| d.source))
-            .collect());
-    }
-    let answer = cluster
-        .search(
-            index,
-            json!({"size": ids.len(), "query": {"ids": {"values": ids}}}),
-        )
-        .await?;
-    coverage.add(Coverage::of(&answer));
-    let found: HashMap<String, serde_json::Map<String, Value>> = crate::cluster::hits(&answer)?
-        .into_iter()
-        .map(|h| (h.id, h.source))
-        .collect();
-    Ok(ids.iter().map(|id| found.get(id).cloned()).collect())
 }
 
 fn entry(src: &serde_json::Map<String, Value>) -> AccountEntry {

@@ -1,13 +1,14 @@
 //! Discovery of the time formats: for each time field the tool writes, the
 //! mapping's type and format and the format a sample of existing documents
 //! use, turned into the format every write uses
-//! ([`crate::protocol::time_format::choose`]) or the exact conflict that
+//! ([`crate::protocol::time_mapping::choose`]) or the exact conflict that
 //! refuses a procedure before step 1.
 
 use super::discovery::IndexInfo;
 use crate::cluster::Cluster;
 use crate::protocol::schema::{Field, Schema};
-use crate::protocol::time_format::{choose, dominant, MappedTime, TimeConflict, TimeFormat};
+use crate::protocol::time_format::TimeFormat;
+use crate::protocol::time_mapping::{choose, dominant, MappedTime, TimeConflict};
 use serde::Serialize;
 use serde_json::{json, Value};
 

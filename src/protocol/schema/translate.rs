@@ -6,7 +6,7 @@
 
 use super::{DocKind, Field, Schema};
 use crate::cluster::Translate;
-use crate::protocol::Indices;
+use crate::protocol::indices::Indices;
 use serde_json::{Map, Value};
 
 /// A schema map bound to the index names it applies to.

@@ -3,7 +3,7 @@
 //! time (`bundle`), with its lists whole again.
 
 use super::pages::{merge, part_id, Part};
-use super::{parse_record, Record, RecordStatus};
+use super::record::{parse_record, Record, RecordStatus};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::time::format_timestamp;

@@ -15,6 +15,7 @@ pub mod pages;
 mod record;
 
 pub use history::{history, records_since};
+use record::parse_record;
 /// The old name of [`ActOutcome`], kept so that the front ends' imports
 /// compile while they are rewritten on other branches; use `ActOutcome`.
 #[doc(hidden)]
@@ -202,15 +203,6 @@ impl Trail {
 /// A number of parts as stored.
 fn count(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::Invalid(format!("too many audit record parts: {n}")))
-}
-
-/// An audit record as stored, or why it cannot be read.
-pub(super) fn parse_record(id: &str, source: &Map<String, Value>) -> Result<Record> {
-    serde_json::from_value(Value::Object(source.clone())).map_err(|e| Error::Malformed {
-        kind: "audit record",
-        id: id.to_string(),
-        problems: e.to_string(),
-    })
 }
 
 fn to_map<T: Serialize>(doc: &T) -> Result<Map<String, Value>> {

@@ -1,11 +1,13 @@
 //! The audit-trail documents: what an intervention is (action, targets,
 //! reason, plan), who made it, and how each step and the whole ended.
 
+use crate::error::{Error, Result};
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::{StepReport, StepResult, Verdict};
 use crate::protocol::reverse::ReverseVerdict;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::fmt;
 
 /// What kind of intervention a record is about.
@@ -325,7 +327,7 @@ pub struct Record {
     /// Each step's outcome (once finished).
     pub steps: Vec<TrailStep>,
     /// How many part documents hold the rest of `transactions`, `plan` and
-    /// `steps` ([`super::pages`]): those of the plan while running, all of
+    /// `steps` (see `trail::pages`): those of the plan while running, all of
     /// them once finished (records written before parts existed read as 0;
     /// `history` gives the lists whole).
     #[serde(default)]
@@ -336,6 +338,15 @@ pub struct Record {
     pub finished_at: Option<DateTime<Utc>>,
     /// The estx-tui version that intervened.
     pub tool_version: String,
+}
+
+/// An audit record as stored, or why it cannot be read.
+pub(super) fn parse_record(id: &str, source: &Map<String, Value>) -> Result<Record> {
+    serde_json::from_value(Value::Object(source.clone())).map_err(|e| Error::Malformed {
+        kind: "audit record",
+        id: id.to_string(),
+        problems: e.to_string(),
+    })
 }
 
 #[cfg(test)]
