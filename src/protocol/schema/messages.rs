@@ -6,7 +6,8 @@
 //! the map does not name loses the mark that kept it unknown, so the
 //! message speaks of what the operator sees in the documents.
 
-use super::{Field, Schema, UNMAPPED};
+use super::names::UNMAPPED;
+use super::{Field, Schema};
 
 impl Schema {
     /// `text` with each `` `canonical` `` field name replaced by the
