@@ -2,7 +2,7 @@
 //! from the environment only), protocol settings, and the step observer that
 //! prints each step as it happens.
 
-use super::args::GlobalArgs;
+use super::global::GlobalArgs;
 use super::output::out;
 use crate::cluster::{AwsService, AwsSigning, Cluster, ConnectOptions};
 use crate::error::Result;

@@ -9,17 +9,18 @@
 //! not started). `recover --all-stuck` alone also releases the locks whose
 //! owner ended, lease expired or holder dead (stale on evidence), as it always did.
 
-use super::actions::{not_started, observed, print_verdict};
-use super::bulk_rows::{BulkOutcome, BulkSummary, LeftOutRow, Line};
 use super::dry_run::{self, action_name};
-use super::exit;
-use super::intervention::{not_started_code, recorded, ReasonArgs};
-use super::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutcome};
-use super::output::{err, fail, out, plural};
-use super::selection::{OutcomeFormat, SelectionArgs};
+use super::one::{not_started, observed, print_verdict};
+use super::request::Request;
+use super::start::{not_started_code, recorded};
+use crate::cli::exit;
+use crate::cli::output::bulk::{BulkOutcome, BulkSummary, LeftOutRow, Line};
+use crate::cli::output::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutcome};
+use crate::cli::output::{err, fail, out, plural};
+use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    self, Act, BulkAct, BulkDone, Choices, Intervention, NotStarted, Plan, Refusal, Runner,
-    Started, Stop, Tally, Value,
+    self, Act, BulkAct, BulkDone, Choices, Intervention, NotStarted, Refusal, Runner, Started,
+    Stop, Tally, Value,
 };
 use crate::protocol::lock_release::SweptLock;
 use crate::protocol::locks::ReleaseOutcome;
@@ -27,21 +28,6 @@ use crate::protocol::trail::Interface;
 use crate::protocol::{Procedure, ProcedureReport, Protocol};
 use crate::signals::{StopSignal, StopSignals};
 use std::sync::{Arc, Mutex};
-
-/// What a bulk command was asked.
-#[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
-    /// Rollback or recovery.
-    pub procedure: Procedure,
-    /// The selection and its options.
-    pub select: &'a SelectionArgs,
-    /// `--json`.
-    pub json: bool,
-    /// `--reason`.
-    pub why: &'a ReasonArgs,
-    /// How to run.
-    pub runner: Runner,
-}
 
 /// Prints a failure before anything ran (as JSON too when the output is
 /// machine-read); returns its exit code.
@@ -77,12 +63,8 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         Choices::new(Interface::Cli, req.why.reason.clone()),
     );
     if req.select.dry_run {
-        return match i.plan(&p).await {
-            Ok(Plan {
-                selected: Some(selected),
-                ..
-            }) => dry_run::run(&p, req.procedure, &selected, format, &what).await,
-            Ok(_) => exit::DONE,
+        return match dry_run::plan_and_print(&p, &i, format, &what).await {
+            Ok(code) => code,
             Err(e) => failed(&e, machine),
         };
     }

@@ -4,14 +4,14 @@
 //! and prints the plan per transaction and the counts, writing nothing
 //! (not even an audit record).
 
-use super::bulk_rows::{
+use crate::cli::exit;
+use crate::cli::output::bulk::{
     BalanceChange, DryRunOutcome, LeftOutRow, Line, PlanRow, PlanSummary, PlannedStep,
 };
-use super::exit;
-use super::output::{err, fail, out, plural};
-use super::selection::OutcomeFormat;
+use crate::cli::output::{err, fail, out, plural};
+use crate::cli::selection::OutcomeFormat;
 use crate::protocol::executor::Outcome;
-use crate::protocol::intervene::{Plan, Refusal};
+use crate::protocol::intervene::{Act, Intervention, Plan, Refusal};
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
 use crate::protocol::trail::bulk::Selected;
@@ -21,6 +21,27 @@ use futures::StreamExt;
 
 /// Transactions read at once for the plan.
 const READ_CONCURRENCY: usize = 8;
+
+/// Plans the bulk act `i` (its selection resolved by the protocol's
+/// [`Plan`]) and prints the plan of each selected transaction; `Err` when
+/// the selection could not be read (nothing printed).
+pub async fn plan_and_print(
+    p: &Protocol,
+    i: &Intervention,
+    format: OutcomeFormat,
+    what: &str,
+) -> crate::error::Result<i32> {
+    let Act::Bulk(act) = &i.act else {
+        return Ok(exit::DONE);
+    };
+    Ok(match i.plan(p).await? {
+        Plan {
+            selected: Some(selected),
+            ..
+        } => run(p, act.procedure, &selected, format, what).await,
+        _ => exit::DONE,
+    })
+}
 
 /// Prints the plan of `procedure` over `selected`; returns 0, 1 when any
 /// item would be refused, or the error's code when reading failed.
@@ -54,7 +75,7 @@ pub async fn run(
     }
     let summary = summarise(action, &rows, &left_out);
     match format {
-        OutcomeFormat::Json => super::outcome::print(&DryRunOutcome {
+        OutcomeFormat::Json => crate::cli::output::outcome::print(&DryRunOutcome {
             plan: rows,
             left_out,
             summary: summary.clone(),

@@ -1,112 +1,15 @@
-//! The headless side of the operator's acts: `--reason`, refusing writes
-//! under `--read-only`, and starting each act through
-//! [`crate::protocol::intervene`] (which records it), with the refusals
-//! printed and turned into exit codes. The commands call [`start`], then
-//! run the act and pass its [`Done`] to [`recorded`]; a refusal here means
-//! nothing was written at all.
+//! The headless side of the operator's acts, shared by the commands that
+//! act (and importing none of them): `--reason` and the start of an act
+//! ([`start`]), the printing of one procedure's verdict ([`one`]), and the
+//! rollback or recovery of one transaction, of a selection ([`bulk`]) or
+//! its `--dry-run` ([`dry_run`]), through the protocol's `Plan` and `Done`,
+//! run and printed once for both commands ([`procedure`]).
 
-use super::args::{Cli, Command};
-use super::output::{err, fail};
-use super::EXIT_USAGE;
-use crate::protocol::intervene::{
-    self, Act, Choices, Done, Intervention, NotStarted, Refusal, Started,
-};
-use crate::protocol::trail::Interface;
-use crate::protocol::Protocol;
-use clap::Args;
+pub mod bulk;
+pub mod dry_run;
+pub mod one;
+pub mod procedure;
+pub mod request;
+pub mod start;
 
-/// Exit code of an intervention refused before anything was written.
-pub const EXIT_REFUSED: i32 = super::exit::REFUSED;
-
-/// `--reason`, shared by every command that writes.
-#[derive(Debug, Clone, Default, Args)]
-pub struct ReasonArgs {
-    /// Why you intervene, recorded in the audit trail (required for
-    /// rollbacks and forced or bulk actions).
-    #[arg(long, env = "ESTX_REASON", value_name = "TEXT")]
-    pub reason: Option<String>,
-}
-
-/// Whether `command` writes to the cluster (and so is refused read-only).
-pub fn writes(command: &Command) -> bool {
-    match command {
-        Command::Init(_)
-        | Command::Seed(_)
-        | Command::Transfer(_)
-        | Command::ReleaseLock(_)
-        | Command::Reverse(_) => true,
-        // A dry run reads and decides only.
-        Command::Rollback(a) => !a.select.dry_run,
-        Command::Recover(a) => !a.select.dry_run,
-        Command::Audit(a) => a.repair,
-        _ => false,
-    }
-}
-
-/// Refuses (exit 1, nothing written, no audit record) a writing command
-/// under `--read-only` or a read-only profile.
-pub fn refuse_if_read_only(cli: &Cli, command: &Command) -> Option<i32> {
-    if !cli.dashboard.is_read_only() || !writes(command) {
-        return None;
-    }
-    let why = match &cli.global.resolved.name {
-        Some(name) if cli.global.resolved.production => {
-            format!("profile `{name}` is production, so read-only")
-        }
-        Some(name) => format!("read-only (profile `{name}` or --read-only)"),
-        None => "read-only (--read-only / ESTX_READ_ONLY)".to_string(),
-    };
-    err(format_args!(
-        "refused: {}; nothing was written. Pass --read-only=false to intervene.",
-        Refusal::ReadOnly(why)
-    ));
-    Some(EXIT_REFUSED)
-}
-
-/// Starts `act` from the command line with `force` and `--reason`: checks
-/// the reason, opens the trail, plans and writes the unfinished record.
-/// `Err` carries the exit code after the refusal was printed; nothing was
-/// written then.
-pub async fn start(p: &Protocol, act: Act, force: bool, why: &ReasonArgs) -> Result<Started, i32> {
-    let choices = Choices::new(Interface::Cli, why.reason.clone()).forced(force);
-    intervene::start(p, Intervention::new(act, choices))
-        .await
-        .map_err(|n| not_started_code(&n))
-}
-
-/// Prints why an act did not start; returns its exit code.
-pub fn not_started_code(n: &NotStarted) -> i32 {
-    match n {
-        NotStarted::Refused(r @ Refusal::ReasonMissing { .. }) => {
-            err(format_args!(
-                "refused: {r}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
-            ));
-            EXIT_USAGE
-        }
-        NotStarted::Refused(r) => {
-            err(format_args!("refused: {r}; nothing was done"));
-            EXIT_REFUSED
-        }
-        NotStarted::Plan(e) | NotStarted::Trail(e) => fail(e),
-        NotStarted::Record(e) => {
-            err("cannot write the audit record; nothing was done");
-            fail(e)
-        }
-    }
-}
-
-/// The exit code of a performed act: `code`, or 3 when its record could
-/// not be completed (the act itself ran: said on stderr).
-pub fn recorded(done: &Done, index: &str, code: i32) -> i32 {
-    match &done.record_error {
-        None => code,
-        Some(e) => {
-            err(format_args!(
-                "the intervention ran, but its audit record `{}` in `{index}` could not be \
-                 completed ({e}); it stays marked unfinished",
-                done.record
-            ));
-            code.max(3)
-        }
-    }
-}
+pub use start::{not_started_code, recorded, start, ReasonArgs, EXIT_REFUSED};

@@ -1,14 +1,33 @@
 //! `audit`: conservation of money and agreement between accounts,
 //! transactions and locks, as text or JSON; `--repair` fixes what is safe.
 
-use super::args::AuditArgs;
-use super::intervention;
-use super::output::{fail, out, plural, print_json, Table};
+use crate::cli::act::{self, ReasonArgs};
+use crate::cli::output::{fail, out, plural, print_json, Table};
 use crate::protocol::audit::{AuditReport, Finding, FindingKind};
 use crate::protocol::intervene::{Act, Value};
 use crate::protocol::read::Coverage;
 use crate::protocol::Protocol;
 use serde::Serialize;
+
+/// `audit`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// The total balance all accounts should add up to.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub expect_total: Option<i64>,
+    /// Repair what can be repaired safely.
+    #[arg(long)]
+    pub repair: bool,
+    /// Audit (and repair) even when some shards failed to answer.
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// Why (recorded in the audit trail with --repair).
+    #[command(flatten)]
+    pub why: ReasonArgs,
+}
 
 /// `audit --json`.
 #[derive(Debug, Serialize)]
@@ -106,7 +125,7 @@ pub fn audit_lines(r: &AuditReport, expect_total: Option<i64>) -> Vec<String> {
 
 /// `audit`: exit 0 when clean, 1 when findings remain. `--repair` is an
 /// act ([`crate::protocol::intervene`]), recorded in the audit trail.
-pub async fn run(p: &Protocol, a: &AuditArgs) -> i32 {
+pub async fn run(p: Protocol, a: &Args) -> i32 {
     if !a.repair {
         let result = p.audit_with(a.expect_total, false, a.allow_partial).await;
         return audit_result(&result, a);
@@ -116,21 +135,21 @@ pub async fn run(p: &Protocol, a: &AuditArgs) -> i32 {
         expect_total: a.expect_total,
         allow_partial: a.allow_partial,
     };
-    let started = match intervention::start(p, act, false, &a.why).await {
+    let started = match act::start(&p, act, false, &a.why).await {
         Ok(s) => s,
         Err(code) => return code,
     };
     let index = started.index().to_string();
-    let done = started.run(p).await;
+    let done = started.run(&p).await;
     let code = match &done.value {
         Value::Repaired(result) => audit_result(result, a),
         _ => 0,
     };
-    intervention::recorded(&done, &index, code)
+    act::recorded(&done, &index, code)
 }
 
 /// Prints the audit (or its error); returns the exit code.
-fn audit_result(result: &crate::error::Result<AuditReport>, a: &AuditArgs) -> i32 {
+fn audit_result(result: &crate::error::Result<AuditReport>, a: &Args) -> i32 {
     let report = match result {
         Ok(r) => r,
         Err(e) => return fail(e),

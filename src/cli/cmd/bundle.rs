@@ -10,28 +10,31 @@
 //! private (0600) under a temporary name and renamed into place; an
 //! existing OUT is refused (evidence is not overwritten).
 
-use super::args::Cli;
+mod archive;
+mod redact;
+
 use super::audit::{audit_json, audit_lines};
-use super::context::connect_options;
-use super::exit;
 use super::history::record_lines;
-use super::output::{err, out};
-use super::profile::config_path;
-use super::redact::Secrets;
+use crate::cli::context::connect_options;
+use crate::cli::exit;
+use crate::cli::global::GlobalArgs;
+use crate::cli::output::{err, out};
+use crate::cli::profile::config_path;
 use crate::local_files::KEPT;
 use crate::protocol::rows::{to_csv, TransactionRow};
 use crate::protocol::time::{format_timestamp, parse_duration};
 use crate::protocol::trail::{history, records_since, Record};
 use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
-use clap::Args;
+use redact::Secrets;
+
 use serde::Serialize;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// `bundle`.
-#[derive(Debug, Clone, Args)]
-pub struct BundleArgs {
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
     /// The archive to write (gzip-compressed tar); refused if it exists.
     #[arg(value_name = "OUT.tar.gz")]
     pub out: PathBuf,
@@ -205,8 +208,8 @@ async fn interventions(p: &Protocol, since: DateTime<Utc>, c: &mut Contents) {
 }
 
 /// The log file and its rotated predecessors, and the config file.
-fn local_files(cli: &Cli, c: &mut Contents) {
-    if let Some(log) = cli.global.log_path() {
+fn local_files(g: &GlobalArgs, c: &mut Contents) {
+    if let Some(log) = g.log_path() {
         let mut candidates = vec![log.clone()];
         candidates.extend((1..=KEPT).map(|n| {
             let mut p = log.clone().into_os_string();
@@ -232,12 +235,12 @@ fn read_text(path: &Path) -> Result<String, String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn manifest(cli: &Cli, c: &Contents, now: DateTime<Utc>, since: DateTime<Utc>) -> String {
+fn manifest(g: &GlobalArgs, c: &Contents, now: DateTime<Utc>, since: DateTime<Utc>) -> String {
     let mut m = format!(
         "estx-tui postmortem bundle\nmade     {}\nby       estx-tui {}\ncluster  {}\nsince    {} (interventions)\n\nfiles:\n",
         format_timestamp(now),
         crate::VERSION,
-        cli.global.url,
+        g.url,
         format_timestamp(since),
     );
     for (path, text) in &c.files {
@@ -255,7 +258,8 @@ fn manifest(cli: &Cli, c: &Contents, now: DateTime<Utc>, since: DateTime<Utc>) -
 
 /// Runs `bundle`; exit 0, 3 when some part could not be read, 1 when the
 /// archive could not be written.
-pub async fn run(cli: &Cli, p: &Protocol, a: &BundleArgs) -> i32 {
+pub async fn run(p: Protocol, g: &GlobalArgs, a: &Args) -> i32 {
+    let p = &p;
     if a.out.exists() {
         err(format_args!(
             "refused: {} exists (a bundle never overwrites one)",
@@ -269,12 +273,12 @@ pub async fn run(cli: &Cli, p: &Protocol, a: &BundleArgs) -> i32 {
     health(p, &mut c).await;
     stuck(p, now, &mut c).await;
     interventions(p, since, &mut c).await;
-    local_files(cli, &mut c);
-    let manifest = manifest(cli, &c, now, since);
+    local_files(g, &mut c);
+    let manifest = manifest(g, &c, now, since);
     c.files.insert(0, ("MANIFEST.txt".into(), manifest));
     // The connection was built from the same options, so this cannot fail
     // here; if it did, the secrets to redact would be unknown: write nothing.
-    let secrets = match connect_options(&cli.global) {
+    let secrets = match connect_options(g) {
         Ok(o) => Secrets::of(&o),
         Err(e) => {
             err(format_args!(
@@ -289,7 +293,7 @@ pub async fn run(cli: &Cli, p: &Protocol, a: &BundleArgs) -> i32 {
         .iter()
         .map(|(path, text)| (format!("{top}/{path}"), secrets.redact(text)))
         .collect();
-    if let Err(e) = super::bundle_archive::write(&a.out, &files, now) {
+    if let Err(e) = archive::write(&a.out, &files, now) {
         err(format_args!("cannot write {}: {e}", a.out.display()));
         return exit::REFUSED;
     }

@@ -3,8 +3,7 @@
 //! from the flags. Install e.g. `estx-tui completions bash >
 //! ~/.local/share/bash-completion/completions/estx-tui`.
 
-use super::args::Cli;
-use clap::{Args, CommandFactory, ValueEnum};
+use clap::ValueEnum;
 use clap_complete::Shell;
 
 /// The shells a script is generated for.
@@ -21,22 +20,22 @@ pub enum CompletionShell {
 }
 
 /// `completions`.
-#[derive(Debug, Clone, Args)]
-pub struct CompletionsArgs {
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
     /// The shell.
     #[arg(value_enum)]
     pub shell: CompletionShell,
 }
 
-/// Prints the script on stdout; exit 0.
-pub fn run(a: &CompletionsArgs) -> i32 {
+/// Prints the script for `cli` (the whole command line's definition) on
+/// stdout; exit 0.
+pub fn run(a: &Args, mut cli: clap::Command) -> i32 {
     let shell = match a.shell {
         CompletionShell::Bash => Shell::Bash,
         CompletionShell::Zsh => Shell::Zsh,
         CompletionShell::Fish => Shell::Fish,
         CompletionShell::Powershell => Shell::PowerShell,
     };
-    let mut cmd = Cli::command();
-    clap_complete::generate(shell, &mut cmd, "estx-tui", &mut std::io::stdout());
+    clap_complete::generate(shell, &mut cli, "estx-tui", &mut std::io::stdout());
     0
 }

@@ -1,60 +1,41 @@
-//! `seed` (the demo's mess written into any cluster) and `demo` (a local
-//! in-memory cluster with that mess and a live workload, under the dashboard).
+//! `demo`: a local in-memory cluster with the mess of [`super::seed`] and a
+//! live workload, under the dashboard.
 
-use super::args::{Cli, DemoArgs, SeedArgs};
-use super::context;
-use super::output::{err, fail, out};
+use super::seed::{demo_failure, print_report, EXIT_SETUP};
+use crate::cli::context;
+use crate::cli::global::{DashboardArgs, GlobalArgs};
+use crate::cli::output::{err, fail, out};
+use crate::cli::values;
 use crate::cluster::Cluster;
 use crate::dashboard::{self, DashboardOptions};
-use crate::demo::{self, DemoError, OsmemServer, SeedOptions, SeedReport, WorkloadOptions};
+use crate::demo::seed::MIN_ACCOUNTS;
+use crate::demo::{self, OsmemServer, SeedOptions, SeedReport, WorkloadOptions};
 use crate::protocol::read::poll;
 use crate::protocol::Protocol;
 use crate::signals::{StopSignal, StopSignals};
 use std::time::Duration;
 
-/// Exit code for demo failures that are not the cluster's (server not installed).
-const EXIT_SETUP: i32 = 1;
-
-fn demo_failure(e: &DemoError) -> i32 {
-    match e {
-        DemoError::Cluster(inner) => fail(inner),
-        other => {
-            err(other);
-            EXIT_SETUP
-        }
-    }
-}
-
-fn print_report(report: &SeedReport) {
-    out(format_args!(
-        "seeded {} accounts ({} units in all) and {} transactions, {} locks",
-        report.accounts.len(),
-        report.total_balance,
-        report.transactions.len(),
-        report.locks.len()
-    ));
-    for (id, state) in &report.transactions {
-        out(format_args!("  {state:<12} {id}"));
-    }
-    for note in &report.notes {
-        out(format_args!("  note: {note}"));
-    }
-}
-
-/// `seed`: refuses indices that already hold documents unless `--force`.
-pub async fn seed(p: &Protocol, a: &SeedArgs) -> i32 {
-    let opts = SeedOptions {
-        accounts: a.accounts,
-        balance: a.balance,
-        force: a.force,
-    };
-    match demo::seed(p, &opts).await {
-        Ok(report) => {
-            print_report(&report);
-            0
-        }
-        Err(e) => demo_failure(&e),
-    }
+/// `demo`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Accounts to create (at least 4).
+    #[arg(long, default_value_t = 8, value_parser = values::count_at_least(MIN_ACCOUNTS))]
+    pub accounts: usize,
+    /// Starting balance of each account (at least 1).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i64).range(1..))]
+    pub balance: i64,
+    /// Workers making transfers in the background (at least 1).
+    #[arg(long, default_value_t = 3, value_parser = values::count_at_least(1))]
+    pub workers: usize,
+    /// Share of transfers whose worker dies part-way (0 to 1).
+    #[arg(long, default_value_t = 0.2, value_parser = values::rate)]
+    pub crash_rate: f64,
+    /// Run without the dashboard (for scripts and tests); prints a summary.
+    #[arg(long)]
+    pub no_ui: bool,
+    /// With --no-ui: how long to run the workload (e.g. 10s, 1m30s).
+    #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = values::positive_duration)]
+    pub run_for: std::time::Duration,
 }
 
 /// One line of the demo's progress on stderr (stdout is for its results).
@@ -67,7 +48,7 @@ fn progress(step: impl std::fmt::Display) {
 /// prints a summary), then stops the workload and the server — nothing is
 /// left running, also when SIGTERM, SIGHUP or SIGINT stops it (exit code
 /// 128 + the signal's number). Every step is announced on stderr as it starts.
-pub async fn demo(cli: &Cli, a: &DemoArgs) -> i32 {
+pub async fn run(g: &GlobalArgs, d: &DashboardArgs, a: &Args) -> i32 {
     let mut signals = match StopSignals::install() {
         Ok(s) => s,
         Err(e) => {
@@ -93,7 +74,7 @@ pub async fn demo(cli: &Cli, a: &DemoArgs) -> i32 {
         },
         signal = signals.recv() => return stopped_early(signal),
     };
-    let code = run_demo(cli, a, server.url(), &mut signals).await;
+    let code = run_demo(g, d, a, server.url(), &mut signals).await;
     progress("stopping the demo server...");
     server.stop();
     code
@@ -105,8 +86,14 @@ fn stopped_early(signal: StopSignal) -> i32 {
     signal.exit_code()
 }
 
-async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str, signals: &mut StopSignals) -> i32 {
-    let mut global = cli.global.clone();
+async fn run_demo(
+    g: &GlobalArgs,
+    d: &DashboardArgs,
+    a: &Args,
+    url: &str,
+    signals: &mut StopSignals,
+) -> i32 {
+    let mut global = g.clone();
     global.url = url.to_string();
     let mut config = context::protocol_config(&global);
     // Workers should not sit long behind the seeded stale locks.
@@ -147,14 +134,14 @@ async fn run_demo(cli: &Cli, a: &DemoArgs, url: &str, signals: &mut StopSignals)
             ..WorkloadOptions::default()
         },
     );
-    let code = run_workload(cli, a, url, proto, &report, workload, signals).await;
+    let code = run_workload(d, a, url, proto, &report, workload, signals).await;
     refresher.abort();
     code
 }
 
 async fn run_workload(
-    cli: &Cli,
-    a: &DemoArgs,
+    d: &DashboardArgs,
+    a: &Args,
     url: &str,
     proto: Protocol,
     report: &SeedReport,
@@ -190,11 +177,11 @@ async fn run_workload(
         }
     } else {
         let opts = DashboardOptions {
-            interval: cli.dashboard.interval,
-            read_only: cli.dashboard.is_read_only(),
+            interval: d.interval,
+            read_only: d.is_read_only(),
             cap: poll::DEFAULT_CAP,
             profile: None,
-            expect_total: cli.dashboard.expect_total.or(Some(report.total_balance)),
+            expect_total: d.expect_total.or(Some(report.total_balance)),
         };
         progress("opening the dashboard (q quits and stops the demo)...");
         let result = dashboard::run(proto, opts).await;
@@ -211,7 +198,7 @@ async fn run_workload(
             Ok(Some(signal)) => signal.exit_code(),
             Err(e) => {
                 err(format_args!("terminal error: {e}"));
-                super::EXIT_TERMINAL
+                crate::cli::exit::TERMINAL
             }
         }
     }

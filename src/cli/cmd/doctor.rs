@@ -2,13 +2,20 @@
 //! the worst finding: 0 all good, 1 warnings (works, worse), 3 errors
 //! (something the tool needs will fail) or the cluster could not be asked.
 
-use super::output::{fail, out, print_json};
-use super::subcommands::DoctorArgs;
+use crate::cli::output::{fail, out, print_json};
 use crate::protocol::read::discovery::{Refresh, Target};
 use crate::protocol::read::doctor::{DoctorReport, IndexReport, Security, Severity};
 use crate::protocol::read::schema_report::SchemaReport;
 use crate::protocol::schema::advice::profile_label;
 use crate::protocol::Protocol;
+
+/// `doctor`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Exit code for a severity.
 pub fn exit_code(s: Severity) -> i32 {
@@ -20,7 +27,7 @@ pub fn exit_code(s: Severity) -> i32 {
 }
 
 /// Runs `doctor`.
-pub async fn run(p: &Protocol, a: &DoctorArgs) -> i32 {
+pub async fn run(p: Protocol, a: &Args) -> i32 {
     let report = match p.doctor().await {
         Ok(r) => r,
         Err(e) => return fail(&e),

@@ -1,7 +1,7 @@
 //! `exporter --listen ADDR`: a long-running Prometheus endpoint. One loop
 //! polls the cluster every `--poll-interval` (a poll starts only when the
 //! last one has ended: polls never overlap, however slow the cluster) and
-//! publishes the outcome ([`super::exporter_metrics`]); the HTTP server
+//! publishes the outcome ([`metrics`]); the HTTP server
 //! only hands out the last published text, so scrapes never reach the
 //! cluster. `GET /metrics` is the exposition; `GET /healthz` is liveness
 //! (200 `ok` while the exporter serves, whatever the cluster does, so a
@@ -11,14 +11,16 @@
 //! cluster error is `estx_up 0`, never an exit; SIGTERM, SIGINT (Ctrl-C)
 //! and SIGHUP stop it cleanly (exit 0: a stop asked for is no failure).
 
-use super::exit;
-use super::exporter_metrics::{exposition, PollOutcome, Reading};
-use super::output::err;
-use super::values;
+mod metrics;
+
+use crate::cli::exit;
+use crate::cli::output::err;
+use crate::cli::values;
 use crate::protocol::read::poll::DEFAULT_CAP;
 use crate::protocol::Protocol;
 use crate::signals::StopSignals;
-use clap::Args;
+use metrics::{exposition, PollOutcome, Reading};
+
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
@@ -33,8 +35,8 @@ use tokio::net::TcpListener;
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
 /// `exporter`.
-#[derive(Debug, Clone, Args)]
-pub struct ExporterArgs {
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
     /// Address to serve /metrics, /healthz and /readyz on (port 0: any free port;
     /// the address in force is printed on stderr).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9864")]
@@ -56,7 +58,7 @@ struct Published {
 type Shared = Arc<RwLock<Published>>;
 
 /// Runs the exporter until a stop signal; returns the exit code.
-pub async fn run(p: &Protocol, a: &ExporterArgs) -> i32 {
+pub async fn run(p: Protocol, a: &Args) -> i32 {
     let mut signals = match StopSignals::install() {
         Ok(s) => s,
         Err(e) => {
@@ -86,7 +88,7 @@ pub async fn run(p: &Protocol, a: &ExporterArgs) -> i32 {
     tracing::info!(%addr, interval = ?a.poll_interval, "exporter started");
     let stop = tokio::select! {
         s = signals.recv() => s,
-        never = poll_loop(p, a.poll_interval, &shared) => match never {},
+        never = poll_loop(&p, a.poll_interval, &shared) => match never {},
     };
     server.abort();
     tracing::info!(signal = stop.name(), "exporter stopped");

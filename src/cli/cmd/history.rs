@@ -2,15 +2,14 @@
 //! (the audit trail), oldest first, as text or JSON; a record that was
 //! never completed (the process died part-way) is marked UNFINISHED.
 
-use super::output::{fail, out, print_json, Table};
+use crate::cli::output::{fail, out, print_json, Table};
 use crate::protocol::time::format_timestamp;
 use crate::protocol::trail::{history, Record, RecordStatus};
 use crate::protocol::Protocol;
-use clap::Args;
 
 /// `history ID`.
-#[derive(Debug, Clone, Args)]
-pub struct HistoryArgs {
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
     /// Transaction id.
     pub id: String,
     /// Print JSON (the stored records) instead of text.
@@ -19,8 +18,8 @@ pub struct HistoryArgs {
 }
 
 /// Lists the interventions; exit 0 (also when there are none).
-pub async fn run(p: &Protocol, a: &HistoryArgs) -> i32 {
-    let records = match history(p, &a.id).await {
+pub async fn run(p: Protocol, a: &Args) -> i32 {
+    let records = match history(&p, &a.id).await {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };

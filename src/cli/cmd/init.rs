@@ -3,13 +3,21 @@
 //! `--upgrade-mappings`, also adds to existing indices every shipped field
 //! they lack (what the write check asks for), and nothing else.
 
-use super::output::{fail, out};
-use super::subcommands::InitArgs;
+use crate::cli::output::{fail, out};
 use crate::protocol::Protocol;
+
+/// `init`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Also add to existing indices every field of the shipped mappings
+    /// they lack (idempotent; only adds, never changes a field).
+    #[arg(long)]
+    pub upgrade_mappings: bool,
+}
 
 /// Creates the three indices; prints `created` or `already exists` for each,
 /// then each mapping change applied (or that none was needed).
-pub async fn run(p: &Protocol, a: &InitArgs) -> i32 {
+pub async fn run(p: Protocol, a: &Args) -> i32 {
     match p.ensure_indices().await {
         Ok(done) => {
             for (index, created) in done {

@@ -3,13 +3,57 @@
 //! summary whose counts are counted from the very rows printed. Stuck and
 //! "needs investigation" come from the one rule in the protocol module.
 
-use super::export::{ListFormat, MachineWriter};
-use super::output::{err, fail, out, plural};
-use super::subcommands::ListArgs;
+use crate::cli::output::list::{ListFormat, MachineWriter};
+use crate::cli::output::{err, fail, out, plural};
+use crate::cli::values;
 use crate::protocol::read::ListScope;
 use crate::protocol::rows::TransactionRow;
+use crate::protocol::time::parse_duration;
 use crate::protocol::time::{format_timestamp, human_age};
 use crate::protocol::Protocol;
+use std::time::Duration;
+
+/// `list`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Only transactions in this state (repeatable): created, pending,
+    /// committed, terminating, finished, rolled-back.
+    #[arg(long = "state", value_name = "STATE", value_parser = values::state)]
+    pub states: Vec<String>,
+    /// Only transactions last modified longer ago than this.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub older_than: Option<Duration>,
+    /// The whole history, finished and rolled back included (default:
+    /// everything not finished or rolled back).
+    #[arg(long, conflicts_with_all = ["states", "stuck", "investigate"])]
+    pub all: bool,
+    /// Only stuck transactions (in flight, untouched for the recovery window).
+    #[arg(long, conflicts_with_all = ["states", "investigate"])]
+    pub stuck: bool,
+    /// Only transactions needing investigation (stuck for over --investigate-after).
+    #[arg(long, conflicts_with = "states")]
+    pub investigate: bool,
+    /// List even when some shards failed to answer (rows may be missing).
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// Print JSON instead of a table (the same as --format json).
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+    /// Output format: every column, full ids and the as-of time.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
+}
+
+impl Args {
+    /// The format asked for (`--json` is `--format json`).
+    pub fn format(&self) -> ListFormat {
+        if self.json {
+            ListFormat::Json
+        } else {
+            self.format
+        }
+    }
+}
 
 /// The table line of one row.
 fn line(row: &TransactionRow) -> String {
@@ -70,7 +114,7 @@ impl ListCounts {
 }
 
 /// `list`.
-pub async fn run(p: &Protocol, a: &ListArgs) -> i32 {
+pub async fn run(p: Protocol, a: &Args) -> i32 {
     let scope = if a.all {
         ListScope::All
     } else if a.investigate {

@@ -2,13 +2,12 @@
 //! from the one command-line definition. Read it with `estx-tui man | man
 //! -l -`, or install it as `man1/estx-tui.1`.
 
-use super::args::Cli;
-use super::output::err;
-use clap::CommandFactory;
+use crate::cli::output::err;
 
-/// Prints the page on stdout; exit 0, or 1 if it cannot be written.
-pub fn run() -> i32 {
-    let page = clap_mangen::Man::new(Cli::command());
+/// Prints the page of `cli` (the whole command line's definition) on
+/// stdout; exit 0, or 1 if it cannot be written.
+pub fn run(cli: clap::Command) -> i32 {
+    let page = clap_mangen::Man::new(cli);
     match page.render(&mut std::io::stdout()) {
         Ok(()) => 0,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,

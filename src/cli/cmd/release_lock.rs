@@ -3,16 +3,41 @@
 //! stale locks are released; each resource is reported as released, not
 //! held, or refused (with why); with `--json`, as a [`ReleaseLockOutcome`].
 
-use super::args::ReleaseLockArgs;
-use super::exit;
-use super::intervention;
-use super::outcome::{self, ErrorOutcome, LockOutcome, ReleaseLockOutcome, VerdictOutcome};
-use super::output::{err, fail, out};
+use crate::cli::act::{self, ReasonArgs};
+use crate::cli::exit;
+use crate::cli::output::outcome::{
+    self, ErrorOutcome, LockOutcome, ReleaseLockOutcome, VerdictOutcome,
+};
+use crate::cli::output::{err, fail, out};
 use crate::error::Result;
 use crate::protocol::intervene::{Act, Value};
 use crate::protocol::lock_release::TxnLocksRelease;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::Protocol;
+
+/// `release-lock RESOURCE` or `release-lock --txn ID`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["resource", "txn"])))]
+pub struct Args {
+    /// The locked resource (the lock document's id).
+    pub resource: Option<String>,
+    /// Release every lock owned by this transaction instead.
+    #[arg(long, value_name = "ID")]
+    pub txn: Option<String>,
+    /// Release even a lock whose holder may still be running.
+    #[arg(long)]
+    pub force: bool,
+    /// With --txn: act even when some shards failed to answer the search
+    /// for its locks (locks on them are left; its accounts' are read by id).
+    #[arg(long, requires = "txn")]
+    pub allow_partial: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
+    /// Why (recorded in the audit trail; required with --force).
+    #[command(flatten)]
+    pub why: ReasonArgs,
+}
 
 /// Prints one resource's outcome.
 fn report(resource: &str, outcome: &ReleaseOutcome) {
@@ -29,7 +54,7 @@ fn report(resource: &str, outcome: &ReleaseOutcome) {
 
 /// `release-lock RESOURCE` or `release-lock --txn ID`, recorded in the
 /// audit trail; exit 1 if any refused.
-pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
+pub async fn run(p: Protocol, a: &Args) -> i32 {
     let act = match (&a.resource, &a.txn) {
         (Some(resource), _) => Act::ReleaseLock(resource.clone()),
         (None, Some(txn)) => Act::ReleaseLocksOf {
@@ -42,7 +67,7 @@ pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
             return exit::USAGE;
         }
     };
-    let started = match intervention::start(p, act, a.force, &a.why).await {
+    let started = match act::start(&p, act, a.force, &a.why).await {
         Ok(s) => s,
         Err(code) => {
             if a.json {
@@ -57,16 +82,16 @@ pub async fn run(p: &Protocol, a: &ReleaseLockArgs) -> i32 {
         }
     };
     let index = started.index().to_string();
-    let done = started.run(p).await;
+    let done = started.run(&p).await;
     let code = match &done.value {
         Value::Released(result) => print(a, result),
         _ => exit::DONE,
     };
-    intervention::recorded(&done, &index, code)
+    act::recorded(&done, &index, code)
 }
 
 /// Prints what the release did (text or JSON); returns the exit code.
-fn print(a: &ReleaseLockArgs, result: &Result<TxnLocksRelease>) -> i32 {
+fn print(a: &Args, result: &Result<TxnLocksRelease>) -> i32 {
     let r = match result {
         Ok(r) => r,
         Err(e) => {

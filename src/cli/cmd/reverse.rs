@@ -3,19 +3,19 @@
 //! or as one JSON object with `--json`. Rerunning it after a crash or a lost
 //! answer carries on with the same reversal; once done it is refused.
 
-use super::context::printing_observer;
-use super::intervention::{recorded, start, ReasonArgs};
-use super::output::{err, out, print_json};
+use crate::cli::act::{recorded, start, ReasonArgs};
+use crate::cli::context::printing_observer;
+use crate::cli::output::{err, out, print_json};
 use crate::protocol::intervene::{Act, Value};
 use crate::protocol::reverse::{reversal_id, ReverseReport, ReverseVerdict};
 use crate::protocol::trail::TrailStep;
 use crate::protocol::Protocol;
-use clap::Args;
+
 use serde::Serialize;
 
 /// `reverse ID`.
-#[derive(Debug, Clone, Args)]
-pub struct ReverseArgs {
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
     /// The finished transaction to reverse.
     pub id: String,
     /// If the transaction is committed, let recovery finish it first (you
@@ -80,13 +80,13 @@ impl ReverseOutput {
             amount: r.transfer.as_ref().map(|t| t.amount),
             resumed: r.resumed,
             steps: r.steps.iter().map(TrailStep::from).collect(),
-            exit_code: super::exit::of_reverse(&r.verdict),
+            exit_code: crate::cli::exit::of_reverse(&r.verdict),
         }
     }
 }
 
 /// Runs `reverse ID`; returns the exit code.
-pub async fn run(p: Protocol, a: &ReverseArgs) -> i32 {
+pub async fn run(p: Protocol, a: &Args) -> i32 {
     let act = Act::Reverse {
         txn: a.id.clone(),
         finish_committed: a.finish_committed,
@@ -108,9 +108,9 @@ pub async fn run(p: Protocol, a: &ReverseArgs) -> i32 {
     let index = started.index().to_string();
     let done = started.run(&p).await;
     let Value::Reversed(report) = &done.value else {
-        return super::exit::DONE;
+        return crate::cli::exit::DONE;
     };
-    let code = super::exit::of_reverse(&report.verdict);
+    let code = crate::cli::exit::of_reverse(&report.verdict);
     if a.json {
         match serde_json::to_value(ReverseOutput::of(report)) {
             Ok(v) => print_json(&v),

@@ -1,17 +1,63 @@
-//! Human text for `show`: the transaction, its two accounts, its locks,
-//! where the protocol stopped, and what recover and rollback would do from
-//! here (the same previews the JSON output carries).
+//! `show ID`: one transaction with its accounts, locks and previews, as
+//! text for people: the transaction, its two accounts, its locks, where the
+//! protocol stopped, and what recover and rollback would do from here (the
+//! same previews the JSON output of [`json`] carries).
 
-use super::output::{cell, Table};
-use super::render::lock_mark;
+mod json;
+
+use crate::cli::output::locks::lock_mark;
+use crate::cli::output::{cell, fail, out, print_json, Table};
+use crate::error::Error;
 use crate::protocol::executor::Outcome;
 use crate::protocol::locks::lock_json;
 use crate::protocol::read::account_progress;
 use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::human_age;
 use crate::protocol::views::{Preview, TransactionDetail};
+use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
+use json::detail_json;
 use std::time::Duration;
+
+/// `show ID`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Transaction id.
+    pub id: String,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `show ID`: one transaction with its accounts, locks and previews.
+pub async fn run(p: Protocol, a: &Args) -> i32 {
+    let detail = match p.transaction_detail(&a.id).await {
+        Ok(Some(d)) => d,
+        Ok(None) => {
+            return fail(&Error::NotFound {
+                kind: "transaction",
+                index: p.config().indices.transactions.clone(),
+                id: a.id.clone(),
+            })
+        }
+        Err(e) => return fail(&e),
+    };
+    let now = p.now().await;
+    let c = p.config();
+    if a.json {
+        print_json(&detail_json(
+            &detail,
+            now,
+            c.recovery_window,
+            c.investigate_after,
+        ));
+    } else {
+        for l in detail_lines(&detail, now, c.recovery_window, c.investigate_after) {
+            out(l);
+        }
+    }
+    0
+}
 
 /// The `show` text of one transaction.
 pub fn detail_lines(

@@ -3,8 +3,8 @@
 //! at the end; `--format ndjson` prints one [`Line`] per transaction as it
 //! ends (the same [`ProcedureOutcome`] rows as `--json`), then a summary.
 
-use super::exit;
 use super::outcome::{LockOutcome, ProcedureOutcome, VerdictOutcome};
+use crate::cli::exit;
 use crate::protocol::intervene::Tally;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -184,9 +184,9 @@ impl Line<'_> {
     /// Prints the line as one compact JSON object.
     pub fn print(&self) {
         match serde_json::to_string(self) {
-            Ok(s) => super::output::out(s),
+            Ok(s) => super::print::out(s),
             // These rows hold only strings and numbers: serialising cannot fail.
-            Err(e) => super::output::err(format_args!("cannot print JSON: {e}")),
+            Err(e) => super::print::err(format_args!("cannot print JSON: {e}")),
         }
     }
 }

@@ -83,10 +83,10 @@ impl MachineWriter {
             ListFormat::Json => {
                 let text = serde_json::to_string_pretty(&j).unwrap_or_default();
                 let sep = if self.rows == 0 { "[" } else { "," };
-                super::output::out(format_args!("{sep}{text}"));
+                super::print::out(format_args!("{sep}{text}"));
             }
             ListFormat::Ndjson => {
-                super::output::out(serde_json::to_string(&j).unwrap_or_default());
+                super::print::out(serde_json::to_string(&j).unwrap_or_default());
             }
             ListFormat::Csv => {
                 if let Err(e) = self.csv.row(row) {
@@ -102,8 +102,8 @@ impl MachineWriter {
     /// gets its header).
     pub fn finish(self) {
         match self.format {
-            ListFormat::Json if self.rows == 0 => super::output::out("[]"),
-            ListFormat::Json => super::output::out("]"),
+            ListFormat::Json if self.rows == 0 => super::print::out("[]"),
+            ListFormat::Json => super::print::out("]"),
             ListFormat::Csv => {
                 if let Err(e) = self.csv.finish() {
                     tracing::warn!(error = %e, "csv not written");

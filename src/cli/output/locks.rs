@@ -5,7 +5,8 @@
 //! Marks in the first column: `!` a stale lock, `?` a lock whose holder
 //! cannot be judged.
 
-use super::output::{cell, plural, problems_cell, Table};
+use super::print::plural;
+use super::table::{cell, problems_cell, Table};
 use crate::protocol::time::human_age;
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 //! script reads the transaction id, the state it reached, who reached it,
 //! each step with its outcome, the verdict and the exit code.
 
-use super::exit;
+use crate::cli::exit;
 use crate::error::Error;
 use crate::protocol::lock_release::{ReleaseOutcome, SweptLock};
 use crate::protocol::{ProcedureReport, StepReport, StepResult, Verdict};
@@ -191,9 +191,9 @@ impl From<&Error> for ErrorOutcome {
 /// Prints a row as pretty JSON on stdout.
 pub fn print<T: Serialize>(row: &T) {
     match serde_json::to_string_pretty(row) {
-        Ok(s) => super::output::out(s),
+        Ok(s) => super::print::out(s),
         // These rows hold only strings and numbers: serialising cannot fail.
-        Err(e) => super::output::err(format_args!("cannot print JSON: {e}")),
+        Err(e) => super::print::err(format_args!("cannot print JSON: {e}")),
     }
 }
 

@@ -1,9 +1,9 @@
 //! What `check` prints: the Nagios plugin output (status line, perfdata
 //! `label=value;warn;crit;min;max` with the ranges in force, then the long
 //! output naming the stuck transactions, oldest first), JSON, and the
-//! Prometheus text format. The thresholds and status are [`super::check`].
+//! Prometheus text format. The thresholds and status are [`super::levels`].
 
-use super::check::{Levels, Status, METRICS};
+use super::levels::{Levels, Status, METRICS};
 use crate::protocol::check::{CheckCounts, CheckReading, StuckOne};
 use crate::protocol::time::{format_timestamp, human_age};
 use serde::Serialize;
@@ -65,7 +65,7 @@ fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
 /// first line, then the long output.
 pub fn nagios(r: &CheckReading, levels: &[Levels; 5], top: usize) -> String {
     let c = &r.counts;
-    let st = super::check::status(c, levels);
+    let st = super::levels::status(c, levels);
     let summary: Vec<String> = METRICS
         .iter()
         .map(|m| format!("{} {}", (m.value)(c), m.words))

@@ -1,8 +1,10 @@
 //! Unit tests of `check`: ranges per count, the old flags' mapping, the
 //! plugin output (perfdata with the ranges in force, long output).
 
+use super::output::{json, nagios, prometheus};
+use super::threshold::Range;
 use super::*;
-use crate::cli::check_output::{json, nagios, prometheus};
+use crate::protocol::check::CheckCounts;
 use crate::protocol::check::{CheckReading, StuckOne};
 use crate::protocol::transaction::{Transaction, TxnState};
 use clap::Parser;
@@ -10,10 +12,10 @@ use clap::Parser;
 #[derive(Parser)]
 struct T {
     #[command(flatten)]
-    a: CheckArgs,
+    a: Args,
 }
 
-fn args(extra: &[&str]) -> CheckArgs {
+fn args(extra: &[&str]) -> Args {
     T::parse_from(std::iter::once("t").chain(extra.iter().copied())).a
 }
 

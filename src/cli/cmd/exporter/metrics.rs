@@ -8,7 +8,7 @@
 //! left out (a gauge that stops updating would look like a value) and
 //! `estx_up` is 0.
 
-use super::check::METRICS;
+use crate::cli::cmd::check::levels::METRICS;
 use crate::protocol::check::CheckCounts;
 use crate::protocol::read::StateCount;
 use chrono::{DateTime, Utc};
