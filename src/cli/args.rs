@@ -79,7 +79,7 @@ pub enum ParseFailure {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::args::*;
     use std::time::Duration;
 
     #[test]

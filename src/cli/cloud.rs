@@ -28,31 +28,28 @@ pub(super) fn resolve_cloud_id(g: &mut GlobalArgs, m: &ArgMatches) -> Result<(),
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::cli::Cli;
+    use crate::cli::cloud::*;
+    use crate::cli::global::SharedOptions;
     use clap::{CommandFactory, FromArgMatches};
 
     const ID: &str = "staging:dXMtZWFzdC0xLmF3cy5mb3VuZC5pbyRjZWM2ZjI2MWE3NGJmMjRjZTMzYmI4ODExYjg0Mjk0ZiRjNmMyY2E2ZDA0MjI0OWFmMGNjN2Q3YTllOTYyNTc0Mw==";
 
     fn resolved(args: &[&str]) -> Result<String, ProfileError> {
-        let m = Cli::command().try_get_matches_from(args).unwrap();
-        let mut cli = Cli::from_arg_matches(&m).unwrap();
+        let m = SharedOptions::command().try_get_matches_from(args).unwrap();
+        let mut cli = SharedOptions::from_arg_matches(&m).unwrap();
         resolve_cloud_id(&mut cli.global, &m).map(|()| cli.global.url)
     }
 
     #[test]
     fn a_cloud_id_becomes_the_url() {
         assert_eq!(
-            resolved(&["estx-tui", "--cloud-id", ID, "list"]).unwrap(),
+            resolved(&["estx-tui", "--cloud-id", ID]).unwrap(),
             "https://cec6f261a74bf24ce33bb8811b84294f.us-east-1.aws.found.io/"
         );
-        assert_eq!(
-            resolved(&["estx-tui", "list"]).unwrap(),
-            "http://localhost:9200"
-        );
-        let e = resolved(&["estx-tui", "--cloud-id", ID, "--url", "http://x:1", "list"]);
+        assert_eq!(resolved(&["estx-tui"]).unwrap(), "http://localhost:9200");
+        let e = resolved(&["estx-tui", "--cloud-id", ID, "--url", "http://x:1"]);
         assert!(e.unwrap_err().0.contains("both"));
-        let e = resolved(&["estx-tui", "--cloud-id", "x:@@", "list"]);
+        let e = resolved(&["estx-tui", "--cloud-id", "x:@@"]);
         assert!(e.unwrap_err().0.contains("--cloud-id"));
     }
 }

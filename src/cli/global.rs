@@ -1,15 +1,17 @@
 //! The options every command shares: the global connection and protocol
-//! options ([`GlobalArgs`]) and the dashboard's ([`DashboardArgs`]). The
-//! command line itself is [`super::args::Cli`]; each command's own options
-//! live in its file under [`super::cmd`].
+//! options ([`GlobalArgs`], with what a profile [`Resolved`] to) and the
+//! dashboard's ([`DashboardArgs`]). The command line itself (`Cli`) is in
+//! `args`; each command's own options live in its file under `cmd`.
 //!
 //! Every global option can also come from an `ESTX_*` environment variable.
 //! Secrets never come from flags (they would land in shell history): the
 //! password is read from `ESTX_PASSWORD`, the API key from `ESTX_API_KEY`,
 //! a bearer token from `ESTX_BEARER_TOKEN` and AWS credentials from the
-//! standard `AWS_*` variables by [`super::context`].
+//! standard `AWS_*` variables when the connection is made (`context`).
 
 use super::values;
+use crate::protocol::lock::LivenessSource;
+use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
 use clap::builder::FalseyValueParser;
 use clap::Args;
@@ -111,9 +113,9 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "ESTX_PROFILE", value_name = "NAME")]
     pub profile: Option<String>,
 
-    /// What the profile resolved to (set by [`super::profile`], not a flag).
+    /// What the profile resolved to (set by the profile, not a flag).
     #[arg(skip)]
-    pub resolved: super::profile::Resolved,
+    pub resolved: Resolved,
 
     /// A transaction modified more recently than this may still have a live
     /// worker: it is not stuck, and rollback/recover refuse it unless forced.
@@ -138,6 +140,27 @@ pub struct GlobalArgs {
     /// filter, else info].
     #[arg(long, global = true, value_enum, value_name = "LEVEL")]
     pub log_level: Option<LogLevel>,
+}
+
+/// What the chosen profile contributed beyond plain option values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// The profile's name, if one was used (the dashboard header shows it).
+    pub name: Option<String>,
+    /// Whether it is marked `production = true`.
+    pub production: bool,
+    /// The variable holding the password, if the profile names one.
+    pub password_env: Option<String>,
+    /// The variable holding the API key, if the profile names one.
+    pub api_key_env: Option<String>,
+    /// The variable holding the bearer token, if the profile names one.
+    pub bearer_token_env: Option<String>,
+    /// The AWS region the profile names.
+    pub aws_region: Option<String>,
+    /// The heartbeat index the profile names, if any.
+    pub liveness: Option<LivenessSource>,
+    /// The schema map the profile names (the article's when it names none).
+    pub schema: Schema,
 }
 
 /// `--log-level`.
@@ -203,4 +226,17 @@ impl DashboardArgs {
     pub fn is_read_only(&self) -> bool {
         self.read_only.unwrap_or(false)
     }
+}
+
+/// The shared options alone, as a command line: what the tests of the
+/// plumbing parse (without any command).
+#[cfg(test)]
+#[derive(Debug, clap::Parser)]
+pub(crate) struct SharedOptions {
+    /// Options shared by every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Options of the dashboard.
+    #[command(flatten)]
+    pub dashboard: DashboardArgs,
 }

@@ -11,7 +11,7 @@
 //! is: a profile with both is refused, and `--cloud-id` with `--url` too. A profile marked `production = true` starts read-only unless it
 //! says `read_only = false`.
 
-use super::global::{DashboardArgs, GlobalArgs};
+use super::global::{DashboardArgs, GlobalArgs, Resolved};
 use crate::protocol::lock::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
@@ -140,27 +140,6 @@ impl LivenessProfile {
             timeout,
         })
     }
-}
-
-/// What the chosen profile contributed beyond plain option values.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Resolved {
-    /// The profile's name, if one was used (the dashboard header shows it).
-    pub name: Option<String>,
-    /// Whether it is marked `production = true`.
-    pub production: bool,
-    /// The variable holding the password, if the profile names one.
-    pub password_env: Option<String>,
-    /// The variable holding the API key, if the profile names one.
-    pub api_key_env: Option<String>,
-    /// The variable holding the bearer token, if the profile names one.
-    pub bearer_token_env: Option<String>,
-    /// The AWS region the profile names.
-    pub aws_region: Option<String>,
-    /// The heartbeat index the profile names, if any.
-    pub liveness: Option<LivenessSource>,
-    /// The schema map the profile names (the article's when it names none).
-    pub schema: Schema,
 }
 
 /// Why the configuration could not be used (exit code 2).

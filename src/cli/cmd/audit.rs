@@ -174,7 +174,7 @@ fn audit_result(result: &crate::error::Result<AuditReport>, a: &Args) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::cmd::audit::*;
 
     #[test]
     fn clean_and_dirty_reports() {

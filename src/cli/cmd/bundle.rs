@@ -315,7 +315,7 @@ pub async fn run(p: Protocol, g: &GlobalArgs, a: &Args) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::cmd::bundle::*;
 
     #[test]
     fn ids_become_safe_unique_file_names() {

@@ -193,7 +193,7 @@ impl Line<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::output::bulk::*;
 
     #[test]
     fn ndjson_lines_are_tagged_objects() {

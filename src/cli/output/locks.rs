@@ -76,7 +76,7 @@ pub fn locks_table(locks: &[Value]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::output::locks::*;
     #[test]
     fn empty_tables_say_so() {
         assert_eq!(locks_table(&[]), vec!["no locks held"]);

@@ -199,7 +199,7 @@ pub fn print<T: Serialize>(row: &T) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::output::outcome::*;
     use crate::protocol::decide::Effect;
     use crate::protocol::{ReachedBy, Refusal, Step, TxnState};
 

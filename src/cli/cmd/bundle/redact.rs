@@ -88,7 +88,7 @@ impl Secrets {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::cmd::bundle::redact::*;
 
     fn secrets() -> Secrets {
         Secrets::of(&ConnectOptions {

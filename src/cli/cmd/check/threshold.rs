@@ -114,7 +114,7 @@ impl fmt::Display for Range {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::cmd::check::threshold::*;
 
     fn r(s: &str) -> Range {
         s.parse().unwrap()

@@ -137,7 +137,7 @@ pub fn exposition(o: &PollOutcome) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::cmd::exporter::metrics::*;
     use crate::protocol::transaction::TxnState;
 
     fn reading() -> Reading {
