@@ -1,8 +1,8 @@
 //! `rollback`/`recover --dry-run`: reads each selected transaction with its
-//! accounts, decides with the same pure decisions the procedures execute
-//! (the act's [`Plan`], [`Protocol::check_actionable`]),
-//! and prints the plan per transaction and the counts, writing nothing
-//! (not even an audit record).
+//! accounts, takes each one's [`Plan`] from the protocol (the same pure
+//! decisions the procedures execute, [`Plan::of_transaction`]), and prints
+//! the plan per transaction and the counts, writing nothing (not even an
+//! audit record).
 
 use crate::cli::exit;
 use crate::cli::output::bulk::{
@@ -10,8 +10,7 @@ use crate::cli::output::bulk::{
 };
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::selection::OutcomeFormat;
-use crate::protocol::executor::Outcome;
-use crate::protocol::intervene::{Act, Intervention, Plan, Refusal};
+use crate::protocol::intervene::{Act, Intervention, Plan, PlanStep, StepEffect, StepTarget};
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
 use crate::protocol::trail::bulk::Selected;
@@ -102,13 +101,12 @@ pub fn action_name(procedure: Procedure) -> &'static str {
     }
 }
 
-/// The plan of one transaction, decided as the procedure would: terminal
-/// is nothing to do, then the checks before any write (state known, well
-/// formed, outside the recovery window), then the act's own [`Plan`].
+/// The row of one transaction, from the act's [`Plan`] (decided as the
+/// procedure would: terminal is nothing to do, then the checks before any
+/// write, then the preview's refusal): its steps with the document each
+/// acts on, its end state and its balance change.
 fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRow {
-    let preview = d.preview(procedure);
-    let plan = Plan::of_detail(procedure, d);
-    let ix = &p.config().indices;
+    let plan = Plan::of_transaction(p, procedure, d);
     let txn = &d.txn;
     let mut row = PlanRow {
         txn: txn.id.clone(),
@@ -122,62 +120,52 @@ fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRo
         balance_changes: Vec::new(),
         exit_code: exit::DONE,
     };
-    let refusal = match p.check_actionable(txn, false) {
-        Ok(None) => return row,
-        Err(r) => Some(Refusal::Protocol(r)),
-        Ok(Some(_)) => plan.refusal.clone(),
-    };
-    if let Some(r) = refusal {
+    if let Some(r) = &plan.refusal {
         row.would = "refused";
         row.refusal = Some(r.to_string());
         row.refusal_kind = Some(r.kind());
         row.exit_code = exit::REFUSED;
         return row;
     }
-    if preview.steps.is_empty() {
+    if !plan.runs_a_procedure() {
         return row;
     }
     row.would = match procedure {
         Procedure::Rollback => "roll_back",
         Procedure::Recover => "recover",
     };
-    row.ends_in = preview.ends_in.as_ref().map(|s| s.as_str().to_string());
-    let src = txn.src.clone().unwrap_or_default();
-    let dest = txn.dest.clone().unwrap_or_default();
-    row.steps = preview
-        .steps
-        .iter()
-        .map(|s| {
-            let target = match s.step.on_source() {
-                Some(true) => format!("{}/{src}", ix.accounts),
-                Some(false) => format!("{}/{dest}", ix.accounts),
-                None => format!("{}/{}", ix.transactions, txn.id),
-            };
-            let (result, detail) = match &s.outcome {
-                Outcome::Updated(e) => ("write", e.to_string()),
-                Outcome::Noop(n) => ("noop", n.to_string()),
-            };
-            PlannedStep {
-                label: s.step.label().to_string(),
-                target,
-                result,
-                detail,
-            }
-        })
+    row.ends_in = plan.ends_in.as_ref().map(|s| s.as_str().to_string());
+    row.steps = plan
+        .steps_in_full()
+        .filter_map(|(step, effect)| effect.map(|e| planned_step(p, step, e)))
         .collect();
-    row.steps
-        .extend(plan.lock_releases.iter().map(|r| PlannedStep {
-            label: RELEASE_LOCK.to_string(),
-            target: format!("{}/{r}", ix.locks),
-            result: "write",
-            detail: "lock released".to_string(),
-        }));
     row.balance_changes = plan
         .balance_change
         .into_iter()
         .map(|(account, delta)| BalanceChange { account, delta })
         .collect();
     row
+}
+
+/// One step as the dry run prints it: its label, `index/id` of the document
+/// it acts on, `write` or `noop`, and what it would write or why not.
+fn planned_step(p: &Protocol, step: &PlanStep, e: &StepEffect) -> PlannedStep {
+    let ix = &p.config().indices;
+    let target = match &e.target {
+        StepTarget::Transaction(id) => format!("{}/{id}", ix.transactions),
+        StepTarget::Account(id) => format!("{}/{id}", ix.accounts),
+        StepTarget::Lock(resource) => format!("{}/{resource}", ix.locks),
+    };
+    let label = match step {
+        PlanStep::Protocol { step, .. } => step.label(),
+        _ => RELEASE_LOCK,
+    };
+    PlannedStep {
+        label: label.to_string(),
+        target,
+        result: if step.writes() { "write" } else { "noop" },
+        detail: e.effect.clone(),
+    }
 }
 
 fn summarise(action: &'static str, rows: &[PlanRow], left_out: &[LeftOutRow]) -> PlanSummary {
