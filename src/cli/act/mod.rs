@@ -1,6 +1,6 @@
 //! The headless side of the operator's acts, shared by the commands that
 //! act (and importing none of them): `--reason` and the start of an act
-//! ([`start`]), the printing of one procedure's verdict ([`one`]), and the
+//! ([`mod@start`]), the printing of one procedure's verdict ([`one`]), and the
 //! rollback or recovery of one transaction, of a selection ([`bulk`]) or
 //! its `--dry-run` ([`dry_run`]), through the protocol's `Plan` and `Done`,
 //! run and printed once for both commands ([`procedure`]).
@@ -12,4 +12,4 @@ pub mod procedure;
 pub mod request;
 pub mod start;
 
-pub use start::{not_started_code, recorded, start, ReasonArgs, EXIT_REFUSED};
+pub use start::{not_started_code, recorded, start, ReasonArgs};

@@ -4,7 +4,7 @@
 //! [`start`], then run the act and pass its [`Done`] to [`recorded`]; a
 //! refusal here means nothing was written at all.
 
-use crate::cli::exit::USAGE as EXIT_USAGE;
+use crate::cli::exit::{REFUSED, USAGE};
 use crate::cli::output::{err, fail};
 use crate::protocol::intervene::{
     self, Act, Choices, Done, Intervention, NotStarted, Refusal, Started,
@@ -12,9 +12,6 @@ use crate::protocol::intervene::{
 use crate::protocol::trail::Interface;
 use crate::protocol::Protocol;
 use clap::Args;
-
-/// Exit code of an intervention refused before anything was written.
-pub const EXIT_REFUSED: i32 = crate::cli::exit::REFUSED;
 
 /// `--reason`, shared by every command that writes.
 #[derive(Debug, Clone, Default, Args)]
@@ -43,11 +40,11 @@ pub fn not_started_code(n: &NotStarted) -> i32 {
             err(format_args!(
                 "refused: {r}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
             ));
-            EXIT_USAGE
+            USAGE
         }
         NotStarted::Refused(r) => {
             err(format_args!("refused: {r}; nothing was done"));
-            EXIT_REFUSED
+            REFUSED
         }
         NotStarted::Plan(e) | NotStarted::Trail(e) => fail(e),
         NotStarted::Record(e) => {

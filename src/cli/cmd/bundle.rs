@@ -10,8 +10,8 @@
 //! private (0600) under a temporary name and renamed into place; an
 //! existing OUT is refused (evidence is not overwritten).
 
-mod archive;
-mod redact;
+pub mod archive;
+pub mod redact;
 
 use super::audit::{audit_json, audit_lines};
 use super::history::record_lines;

@@ -13,7 +13,7 @@
 //! stand for.
 
 pub mod levels;
-mod output;
+pub mod output;
 pub mod threshold;
 
 use crate::cli::output::{err, out};

@@ -11,7 +11,7 @@
 //! cluster error is `estx_up 0`, never an exit; SIGTERM, SIGINT (Ctrl-C)
 //! and SIGHUP stop it cleanly (exit 0: a stop asked for is no failure).
 
-mod metrics;
+pub mod metrics;
 
 use crate::cli::exit;
 use crate::cli::output::err;

@@ -3,7 +3,7 @@
 //! protocol stopped, and what recover and rollback would do from here (the
 //! same previews the JSON output of [`json`] carries).
 
-mod json;
+pub mod json;
 
 use crate::cli::output::locks::lock_mark;
 use crate::cli::output::{cell, fail, out, print_json, Table};

@@ -1,5 +1,5 @@
 //! What the commands print, as leaves that import nothing of the commands:
-//! lines on stdout and messages on stderr ([`print`]), aligned tables
+//! lines on stdout and messages on stderr ([`mod@print`]), aligned tables
 //! ([`table`]), the transaction list's JSON/NDJSON/CSV writer ([`list`]),
 //! the outcome rows of the acts ([`outcome`], [`bulk`]) and the locks table
 //! ([`locks`]).
