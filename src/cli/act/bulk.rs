@@ -10,9 +10,9 @@
 //! owner ended, lease expired or holder dead (stale on evidence), as it always did.
 
 use super::dry_run::{self, action_name};
-use super::one::{not_started, observed, print_verdict};
 use super::request::Request;
 use super::start::{not_started_code, recorded};
+use super::verdict::{not_started, observed, print_verdict};
 use crate::cli::exit;
 use crate::cli::output::bulk::{BulkOutcome, BulkSummary, LeftOutRow, Line};
 use crate::cli::output::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutcome};

@@ -3,9 +3,9 @@
 //! `--dry-run` of either ([`super::dry_run`]), which prints the act's plan
 //! and writes nothing.
 
-use super::one::{finish_as, not_started, observed};
 use super::request::Request;
 use super::start::{recorded, start};
+use super::verdict::{finish_as, not_started, observed};
 use super::{bulk, dry_run};
 use crate::cli::exit;
 use crate::cli::output::{fail, out};

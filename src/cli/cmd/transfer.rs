@@ -2,7 +2,7 @@
 //! operator's act recorded in the audit trail. Each step is printed as it
 //! ends, then the verdict; with `--json`, only the outcome, at the end.
 
-use crate::cli::act::one::{finish, not_started, observed};
+use crate::cli::act::verdict::{finish, not_started, observed};
 use crate::cli::act::{recorded, start, ReasonArgs};
 use crate::cli::exit;
 use crate::cli::output::out;
