@@ -37,14 +37,14 @@ pub async fn plan_and_print(
         Plan {
             selected: Some(selected),
             ..
-        } => run(p, act.procedure, &selected, format, what).await,
+        } => print_plans(p, act.procedure, &selected, format, what).await,
         _ => exit::DONE,
     })
 }
 
 /// Prints the plan of `procedure` over `selected`; returns 0, 1 when any
 /// item would be refused, or the error's code when reading failed.
-pub async fn run(
+async fn print_plans(
     p: &Protocol,
     procedure: Procedure,
     selected: &Selected,
