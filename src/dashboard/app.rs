@@ -2,7 +2,11 @@
 //! the selected transaction, its preview). Nothing here does I/O; the
 //! renderer reads it, `update` changes it.
 
-use super::event::{Action, Checked, PollFailure};
+use super::dialog::BulkProgress;
+pub use super::dialog::{Dialog, RunChoice};
+use super::event::{Action, PollFailure};
+use super::layout::Areas;
+pub use super::layout::Pane;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
 use crate::protocol::read::poll::Snapshot;
@@ -12,32 +16,6 @@ use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
 use std::collections::VecDeque;
 use std::time::Duration;
-
-/// The panes focus moves between with Tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Pane {
-    /// Transaction table.
-    Transactions,
-    /// Detail of the selected transaction.
-    Detail,
-    /// Accounts.
-    Accounts,
-    /// Locks.
-    Locks,
-    /// Event log.
-    Log,
-}
-
-impl Pane {
-    /// Tab order.
-    pub const ORDER: [Pane; 5] = [
-        Pane::Transactions,
-        Pane::Detail,
-        Pane::Accounts,
-        Pane::Locks,
-        Pane::Log,
-    ];
-}
 
 /// Transaction table sort keys (`o` cycles, `O` reverses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,56 +75,6 @@ pub fn next_state_filter(current: Option<&TxnState>) -> Option<TxnState> {
             .skip_while(|k| *k != s)
             .nth(1)
             .cloned(),
-    }
-}
-
-/// A confirmation dialog.
-#[derive(Debug, Clone)]
-pub struct Dialog {
-    /// What it confirms.
-    pub action: Action,
-    /// What it acts on: a transaction id, a lock's resource (for
-    /// [`Action::ReleaseLock`]) or an account (the audit's repair).
-    pub target: String,
-    /// The freshly re-read documents and the protocol's verdict on an
-    /// unforced run (`None` while loading).
-    pub detail: Option<Result<Checked, String>>,
-    /// `false`: Cancel has focus (the default); `true`: Confirm has.
-    pub confirm_focused: bool,
-    /// Lines its text is scrolled down (long previews at 80×24).
-    pub scroll: usize,
-    /// A bulk dialog (R/F/L on the marked set); `txn` then only names it.
-    pub bulk: Option<super::bulk::Bulk>,
-    /// The operator's reason for the audit trail, as typed so far.
-    pub reason: String,
-    /// The reason field is open (after `y` or `!`): keys type into it and
-    /// Enter makes this run.
-    pub reason_for: Option<RunChoice>,
-}
-
-/// Which run the operator chose in a dialog: `y` (the protocol decides) or
-/// the force key (past its refusal).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunChoice {
-    /// `y`: unforced.
-    Plain,
-    /// The force key.
-    Forced,
-}
-
-impl RunChoice {
-    /// `Forced` when `force`, else `Plain`.
-    pub fn of(force: bool) -> RunChoice {
-        if force {
-            RunChoice::Forced
-        } else {
-            RunChoice::Plain
-        }
-    }
-
-    /// Whether it runs forced.
-    pub fn is_forced(self) -> bool {
-        self == RunChoice::Forced
     }
 }
 
@@ -278,7 +206,7 @@ pub struct App {
     /// The transaction looked up with `#` (or opened from its lock with
     /// `Enter`), while it stays selected: the
     /// detail names it as the target of `R`/`F`/`L` even when it is not a
-    /// row of the table (see [`super::target`]).
+    /// row of the table (see the `target` module).
     pub pinned: Option<String>,
     /// Selected account (by id).
     pub selected_account: Option<String>,
@@ -328,7 +256,7 @@ pub struct App {
     /// Marked transactions (by id), for bulk actions.
     pub marks: std::collections::BTreeSet<String>,
     /// The bulk run in progress, if any.
-    pub bulk: Option<super::bulk::BulkProgress>,
+    pub bulk: Option<BulkProgress>,
     /// Terminal size.
     pub size: (u16, u16),
     /// Set when the operator quits.
@@ -500,6 +428,18 @@ impl App {
             (Some((id, r)), Some(s)) if id == s => Some(r),
             _ => None,
         }
+    }
+
+    /// The screen split into panes as it is now (what is drawn, what a
+    /// click hits).
+    pub fn areas(&self) -> Areas {
+        super::layout::areas(self.size, self.focus)
+    }
+
+    /// The lock under the locks pane's cursor.
+    pub fn lock_at_cursor(&self) -> Option<&crate::protocol::locks::LockView> {
+        let i = self.view.lock_cursor?;
+        self.snapshot.as_ref()?.locks.get(i)
     }
 
     /// Cycles the sort key.

@@ -4,13 +4,13 @@
 //! same confirmation dialog as every other action.
 
 use super::app::{App, LogLevel, Pane, AUDIT_EVERY};
-use super::event::{Action, Command};
+use super::event::{Action, IoRequest};
 use super::keymap::Op;
 use crate::protocol::audit::FindingKind;
 
 /// Asks for an audit when the last one is [`AUDIT_EVERY`] old (or `now`),
 /// unless one is running or there is no data yet.
-pub fn audit_if_due(app: &mut App, now: bool) -> Vec<Command> {
+pub fn audit_if_due(app: &mut App, now: bool) -> Vec<IoRequest> {
     let due = app
         .audit
         .asked_at
@@ -20,12 +20,12 @@ pub fn audit_if_due(app: &mut App, now: bool) -> Vec<Command> {
     }
     app.audit.running = true;
     app.audit.asked_at = Some(app.now);
-    vec![Command::Audit]
+    vec![IoRequest::Audit]
 }
 
 /// Keys while the audit pane is open: move among the findings, act on one
 /// (through the same confirmation dialog), close.
-pub fn on_audit_op(app: &mut App, op: Op) -> Vec<Command> {
+pub fn on_audit_op(app: &mut App, op: Op) -> Vec<IoRequest> {
     let n = app.audit.findings().len();
     match op {
         Op::Down | Op::PageDown => {
@@ -45,7 +45,7 @@ pub fn on_audit_op(app: &mut App, op: Op) -> Vec<Command> {
     vec![]
 }
 
-fn act_on_finding(app: &mut App) -> Vec<Command> {
+fn act_on_finding(app: &mut App) -> Vec<IoRequest> {
     let Some(f) = app.audit.findings().get(app.audit.cursor).cloned() else {
         return vec![];
     };

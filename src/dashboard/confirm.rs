@@ -5,17 +5,18 @@
 //! same), and the comparison of what ran with what the dialog previewed.
 
 use super::app::{App, Dialog, LogLevel, RunChoice, Running};
-use super::event::{Action, ActionOutcome, Checked, Command, Expected, Reread, Run};
+use super::event::{Action, ActionOutcome, Expected, IoRequest, Reread, Run};
 use super::keymap::{self, DialogOp};
-use crate::protocol::intervene::{Plan, PlanStep};
+use super::load::Load;
+use super::preview::planned_steps;
+use crate::protocol::intervene::PlanStep;
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
-use crate::protocol::views::TransactionDetail;
 use crossterm::event::{KeyCode, KeyEvent};
 
 /// Opens the dialog for `action` on the transaction the operator can see
 /// selected ([`super::target`]; otherwise says why and does nothing), and
 /// asks for a re-read.
-pub fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
+pub fn open_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
@@ -31,11 +32,11 @@ pub fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
 }
 
 /// Opens the dialog releasing the lock under the locks pane's cursor.
-pub fn open_lock_dialog(app: &mut App) -> Vec<Command> {
+pub fn open_lock_dialog(app: &mut App) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
-    let Some(resource) = super::update::lock_at_cursor(app).map(|l| l.info.resource.clone()) else {
+    let Some(resource) = app.lock_at_cursor().map(|l| l.info.resource.clone()) else {
         app.push_log(LogLevel::Info, "no lock selected (j/k in the locks pane)");
         return vec![];
     };
@@ -43,7 +44,7 @@ pub fn open_lock_dialog(app: &mut App) -> Vec<Command> {
 }
 
 /// Opens the dialog for `action` on `target` (from the audit pane).
-pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<Command> {
+pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
@@ -67,7 +68,7 @@ fn may_act(app: &mut App) -> bool {
     if let Some(b) = &app.bulk {
         let text = format!(
             "wait: the bulk {} is still running ({}/{})",
-            super::bulk::verb(b.action),
+            b.action.bulk_verb(),
             b.done,
             b.total
         );
@@ -78,29 +79,29 @@ fn may_act(app: &mut App) -> bool {
 }
 
 /// Opens the one dialog for `action` on the marked transactions.
-pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<Command> {
+pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
     super::bulk::open(app, action)
 }
 
-fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
+fn show(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
     app.dialog = Some(Dialog {
         action,
         target: target.clone(),
-        detail: None,
+        preview: Load::Loading,
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
         reason_for: None,
         bulk: None,
     });
-    vec![Command::LoadPreview(action, target)]
+    vec![IoRequest::LoadPreview(action, target)]
 }
 
 /// Keys while the dialog is open (from the one key table).
-pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     let max = super::ui::dialog_scroll_max(app);
     let Some(dialog) = app.dialog.as_mut() else {
         return vec![];
@@ -141,87 +142,14 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     }
 }
 
-/// Whether the re-read leaves anything to confirm (loaded, something to
-/// write, not refused for a reason forcing cannot lift).
-pub fn dialog_can_confirm(d: &Dialog) -> bool {
-    if let Some(b) = &d.bulk {
-        return b.plan.as_ref().is_some_and(|p| !p.runs.is_empty());
-    }
-    match &d.detail {
-        Some(Ok(c)) => match (&c.reread, d.action) {
-            (Reread::Transaction(det), Action::Rollback) => {
-                det.rollback.refusal.is_none() && !det.rollback.steps.is_empty()
-            }
-            (Reread::Transaction(det), Action::Recover) => {
-                det.recover.refusal.is_none() && !det.recover.steps.is_empty()
-            }
-            (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
-            (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
-            (Reread::Reverse(c), Action::Reverse) => c.admitted.is_ok(),
-            (Reread::Audit(r), Action::AuditRepair) => r
-                .findings
-                .iter()
-                .any(|f| f.kind == crate::protocol::audit::FindingKind::DanglingPending),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// Whether `y` would be refused by the protocol (so only the force key acts).
-pub fn needs_force(d: &Dialog) -> bool {
-    matches!(
-        &d.detail,
-        Some(Ok(Checked {
-            refusal: Some(_),
-            ..
-        }))
-    )
-}
-
-/// How the dashboard says its way past a refusal, from the key table: the
-/// dialog's force key (the command line's is `--force`).
-pub fn force_hint() -> String {
-    let key = keymap::DIALOG
-        .iter()
-        .find(|b| b.op == DialogOp::Force)
-        .map_or("!", |b| b.label);
-    format!("the force key {key}")
-}
-
-/// The refusal of an unforced run as of the screen's clock, in the
-/// dashboard's words ([`crate::protocol::intervene::Refusal::explain`] with
-/// the force key): the recovery window's refusal gives the age now (not the
-/// one when the dialog opened); one that no longer holds says so (the
-/// dialog must be reopened to check it again). Other refusals as the
-/// re-read judged them.
-pub fn refusal_now(app: &App, c: &Checked) -> Option<String> {
-    let said = c.refusal.as_ref()?;
-    let hint = force_hint();
-    let (Some(_), Reread::Transaction(det)) = (said.recent(), &c.reread) else {
-        return Some(said.explain(&hint));
-    };
-    let window = app.settings.recovery_window;
-    Some(
-        match crate::protocol::read::rules::recovery_refusal(&det.txn, app.now, window) {
-            Some(r) => r.explain(&hint),
-            None => format!(
-                "{} — when the dialog opened; it has left the recovery window since: \
-                 close and reopen the dialog to check it again",
-                said.explain(&hint)
-            ),
-        },
-    )
-}
-
 /// `y` / `!`: checks there is something to confirm and that `y` is not
 /// refused, then opens the reason field (Enter in it runs).
-fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
+fn ask_reason(app: &mut App, force: bool) -> Vec<IoRequest> {
     let Some(dialog) = app.dialog.take() else {
         return vec![];
     };
     let title = format!("{} {}", dialog.action.title(), dialog.target);
-    if !dialog_can_confirm(&dialog) {
+    if !dialog.can_confirm() {
         app.push_log(LogLevel::Error, format!("{title}: nothing to confirm"));
         return vec![];
     }
@@ -240,11 +168,11 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
         });
         return vec![];
     }
-    let Some(Ok(checked)) = &dialog.detail else {
+    if dialog.preview.value().is_none() {
         return vec![];
-    };
+    }
     if !force {
-        if let Some(why) = refusal_now(app, checked) {
+        if let Some(why) = dialog.refusal_now(app.now, app.settings.recovery_window) {
             app.push_log(LogLevel::Error, format!("{title}: refused: {why}"));
             app.dialog = Some(dialog);
             return vec![];
@@ -259,7 +187,7 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
 
 /// Enter in the reason field: runs, unless the trail's rule wants a
 /// reason that was not given (then the field stays open).
-fn confirm(app: &mut App, force: bool) -> Vec<Command> {
+fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
     let Some(dialog) = app.dialog.take() else {
         return vec![];
     };
@@ -267,7 +195,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
         return super::bulk::confirm(app, dialog);
     }
     let title = format!("{} {}", dialog.action.title(), dialog.target);
-    let Some(Ok(checked)) = &dialog.detail else {
+    let Some(checked) = dialog.preview.value() else {
         return vec![];
     };
     if let Some(why) = dialog.action.missing_reason(force, false, &dialog.reason) {
@@ -285,9 +213,18 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
                 state: det.txn.state.clone(),
                 modified: det.txn.modification_time,
             },
-            planned_steps(det, dialog.action),
+            dialog
+                .action
+                .procedure()
+                .map_or_else(Vec::new, |p| planned_steps(det, p)),
         ),
-        Reread::Reverse(c) => super::reverse::expected_and_planned(c),
+        Reread::Reverse(c) => (
+            Expected {
+                state: c.original.txn.state.clone(),
+                modified: c.original.txn.modification_time,
+            },
+            super::preview::planned(c),
+        ),
         Reread::Audit(_) => (
             Expected {
                 state: None,
@@ -316,7 +253,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
         "confirmed"
     };
     app.push_log(LogLevel::Info, format!("{title}: {how}, running"));
-    vec![Command::Run(Run {
+    vec![IoRequest::Run(Run {
         action: dialog.action,
         target: dialog.target,
         force,
@@ -325,32 +262,13 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
     })]
 }
 
-/// The lines the dialog previews for a rollback or recovery, in order: each
-/// step of the act's [`Plan`] with whether it writes, the lock releases
-/// that follow when the transaction ends included (what the log will show,
-/// line for line).
-pub fn planned_steps(det: &TransactionDetail, action: Action) -> Vec<String> {
-    let Some(procedure) = action.procedure() else {
-        return Vec::new();
-    };
-    Plan::of_detail(procedure, det)
-        .steps
-        .iter()
-        .map(|s| line(s, s.writes()))
-        .collect()
-}
-
-/// A step as the dialog and the log write it: `label: write|no-op`.
-fn line(step: &PlanStep, writes: bool) -> String {
-    format!("{step}: {}", if writes { "write" } else { "no-op" })
-}
-
-/// Records a step the running action reported, in the form of [`planned_steps`].
+/// Records a step the running action reported, in the form of [`planned_steps`]
+/// (`label: write|no-op|error`).
 pub fn step_seen(app: &mut App, r: &StepReport) {
     let Some(run) = app.running.as_mut() else {
         return;
     };
-    if !super::reverse::step_of(run.action, &run.target, &r.txn) {
+    if !run.action.reports_for(&run.target, &r.txn) {
         return;
     }
     let label = if r.step.is_none() && r.label == RELEASE_LOCK {
@@ -373,7 +291,7 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
 
 /// The end of an action: logs its outcome and whether it did what the
 /// dialog previewed; polls at once.
-pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<Command> {
+pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<IoRequest> {
     let running = app.running.take();
     let level = if outcome.ok {
         LogLevel::Updated
@@ -408,5 +326,5 @@ pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<Command> {
             );
         }
     }
-    vec![Command::PollNow]
+    vec![IoRequest::PollNow]
 }

@@ -1,6 +1,6 @@
 //! The one event channel's vocabulary: what the terminal, the poller and
 //! action tasks send to the UI loop (`Event`), and what the pure `update`
-//! function asks the loop to do in return (`Command`).
+//! function asks the loop to do in return (`IoRequest`).
 
 use crate::protocol::audit::AuditReport;
 use crate::protocol::intervene::{reason_missing, Act, Choices, Intervention, Refusal};
@@ -46,6 +46,23 @@ impl Action {
             Action::AuditRepair => "Repair the dangling entries of",
             Action::Reverse => "Reverse",
         }
+    }
+
+    /// The verb a bulk summary uses.
+    pub fn bulk_verb(self) -> &'static str {
+        match self {
+            Action::Rollback => "roll back",
+            Action::Recover => "recover",
+            _ => "release locks",
+        }
+    }
+
+    /// Whether a step reported for transaction `txn` belongs to this action
+    /// on `target` (a reversal also reports the steps of its compensating
+    /// transfer).
+    pub fn reports_for(self, target: &str, txn: &str) -> bool {
+        txn == target
+            || (self == Action::Reverse && txn == crate::protocol::reverse::reversal_id(target))
     }
 
     /// Whether the target is a lock resource rather than a transaction id.
@@ -114,8 +131,8 @@ pub enum Reread {
     /// A fresh audit (what its repair would address).
     Audit(Box<AuditReport>),
     /// A transaction to reverse, what sits under its reversal's id, and the
-    /// protocol's decision ([`super::reverse`]).
-    Reverse(Box<super::reverse::ReverseCheck>),
+    /// protocol's decision ([`super::preview`]).
+    Reverse(Box<super::preview::ReverseCheck>),
 }
 
 /// A dialog's re-read, and what the protocol says an unforced run would do.
@@ -269,7 +286,7 @@ pub enum Event {
 
 /// What `update` asks the loop to do (the only way state turns into I/O).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
+pub enum IoRequest {
     /// Poll now (resets backoff).
     PollNow,
     /// Stop or resume polling.

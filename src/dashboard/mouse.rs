@@ -5,7 +5,7 @@
 
 use super::app::{App, Pane};
 use super::keymap::Op;
-use super::ui;
+use super::layout;
 
 /// A left click focuses the pane under the pointer; in the transaction
 /// table, the accounts and the locks it also selects the row.
@@ -14,7 +14,7 @@ pub fn click(app: &mut App, column: u16, row: u16) {
         // The audit pane covers the panes: nothing behind it is clicked.
         return;
     }
-    let areas = ui::areas(app);
+    let areas = app.areas();
     let Some(pane) = areas.pane_at(column, row) else {
         return;
     };
@@ -36,7 +36,7 @@ pub fn click(app: &mut App, column: u16, row: u16) {
             1,
             1,
         ),
-        Pane::Locks if ui::locks_one_line(areas.locks) => {
+        Pane::Locks if layout::locks_one_line(areas.locks) => {
             (areas.locks, app.view.lock_offset, locks, 1, 1)
         }
         Pane::Locks => (areas.locks, app.view.lock_offset, locks, 2, 0),
@@ -74,9 +74,9 @@ pub fn wheel(app: &mut App, column: u16, row: u16, delta: isize) {
         super::audit::on_audit_op(app, op);
         return;
     }
-    let Some(pane) = ui::areas(app).pane_at(column, row) else {
+    let Some(pane) = app.areas().pane_at(column, row) else {
         return;
     };
     app.focus = pane;
-    super::update::move_selection(app, delta);
+    super::navigation::move_selection(app, delta);
 }

@@ -1,22 +1,113 @@
-//! Action tasks: re-read a transaction (or lock) for a confirmation dialog,
-//! read a transaction by id for the detail pane, and run a confirmed action
-//! through [`crate::protocol::intervene`] (which records it, as for the
-//! command line), reporting each step to the event channel as it ends. The
-//! UI never awaits any of this.
+//! The one task module: every read, plan and run the dashboard starts, as
+//! tasks spawned off the UI loop (after gitui's asyncgit), each reporting
+//! back on the one event channel. [`Tasks::start`] turns the
+//! [`IoRequest`]s `update` returns into tasks; nothing here changes the
+//! state, and the UI never awaits any of it.
+//!
+//! - Dialogs: re-read a transaction, a lock, the audit or a reversal and
+//!   ask the protocol what an unforced run would meet; re-read the marked
+//!   transactions of a bulk dialog.
+//! - Runs: a confirmed act through [`crate::protocol::intervene`] (which
+//!   records it, as for the command line), each step reported as it ends.
+//!   A rollback or recovery of the marked set is ONE act with one audit
+//!   record, as `rollback --ids-from` / `recover --ids-from` are
+//!   (recoveries in batches); a stop keeps new items from starting while
+//!   started ones run their procedure to the end.
+//! - Reads: a transaction by id, its audit records, the audit, the export.
 //!
 //! Safety: the recovery window and lock staleness are the protocol's; an
 //! action runs forced only when the operator pressed the dialog's force key,
 //! and a confirmed run first re-reads its target and stops if it is no
 //! longer what the dialog showed.
 
-use super::event::{Action, ActionOutcome, Checked, Event, Expected, Reread, Run};
+use super::app::App;
+use super::bulk::BULK_CONCURRENCY;
+use super::event::{Action, ActionOutcome, Checked, Event, Expected, IoRequest, Reread, Run};
+use super::poller::PollControl;
+use super::preview::ReverseCheck;
 use crate::error::Error;
-use crate::protocol::intervene::{self, Choices, Refusal};
+use crate::protocol::batch::BatchOptions;
+use crate::protocol::intervene::{
+    self, Act, BulkAct, Choices, Intervention, Refusal, Runner, Stop, Value,
+};
 use crate::protocol::report::StepReport;
+use crate::protocol::reverse::{reversal_id, ReverseRefusal};
+use crate::protocol::trail::bulk::Selection;
 use crate::protocol::trail::{Interface, Trail};
-use crate::protocol::Protocol;
+use crate::protocol::{Procedure, Protocol};
+use futures::StreamExt;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
+
+/// What the tasks need: the protocol, the event channel, the poller's
+/// control channel and the stop of the bulk run in progress.
+pub struct Tasks {
+    proto: Protocol,
+    events: UnboundedSender<Event>,
+    poll: UnboundedSender<PollControl>,
+    expect_total: Option<i64>,
+    bulk_stop: Option<Arc<Stop>>,
+}
+
+impl Tasks {
+    /// Tasks on `proto` reporting to `events`, steering the poller
+    /// through `poll`; the audit expects `expect_total` when given.
+    pub fn new(
+        proto: Protocol,
+        events: UnboundedSender<Event>,
+        poll: UnboundedSender<PollControl>,
+        expect_total: Option<i64>,
+    ) -> Tasks {
+        Tasks {
+            proto,
+            events,
+            poll,
+            expect_total,
+            bulk_stop: None,
+        }
+    }
+
+    /// Starts what `io` asks for (`app`: the state it was asked from, for
+    /// the export's rows).
+    pub fn start(&mut self, io: IoRequest, app: &App) {
+        let (proto, tx) = (self.proto.clone(), self.events.clone());
+        match io {
+            IoRequest::PollNow => self.steer(PollControl::Now),
+            IoRequest::SetPaused(p) => self.steer(PollControl::Pause(p)),
+            IoRequest::SetInterval(d) => self.steer(PollControl::Interval(d)),
+            IoRequest::SetListing(state) => self.steer(PollControl::Listing(state)),
+            IoRequest::LoadPreview(action, id) => spawn_preview(proto, action, id, tx),
+            IoRequest::LookUp(id) => spawn_lookup(proto, id, tx),
+            IoRequest::Run(run) => spawn_action(proto, run, tx),
+            IoRequest::Audit => spawn_audit(proto, self.expect_total, tx),
+            IoRequest::LoadHistory(id) => spawn_history(proto, id, tx),
+            IoRequest::LoadBulkPreview(action, ids) => spawn_bulk_preview(proto, action, ids, tx),
+            IoRequest::RunBulk(runs) => {
+                let stop = Arc::new(Stop::default());
+                self.bulk_stop = Some(stop.clone());
+                spawn_bulk_run(proto, runs, stop, tx)
+            }
+            IoRequest::StopBulk => {
+                if let Some(stop) = &self.bulk_stop {
+                    stop.stop("Esc");
+                }
+            }
+            IoRequest::Export(as_of) => {
+                let config = proto.config();
+                let rows = app
+                    .visible()
+                    .iter()
+                    .map(|t| crate::protocol::rows::TransactionRow::of(t, as_of, config))
+                    .collect();
+                super::export::spawn(rows, as_of, tx);
+            }
+        }
+    }
+
+    fn steer(&self, c: PollControl) {
+        let _ = self.poll.send(c);
+    }
+}
 
 /// Re-reads the dialog's target and asks the protocol whether an unforced
 /// run would be refused.
@@ -38,11 +129,7 @@ async fn check(proto: &Protocol, action: Action, id: &str) -> Result<Checked, St
 
 /// Re-reads `id` for `action` and asks the protocol whether an unforced
 /// run would be refused (the audit trail already checked).
-pub(super) async fn check_target(
-    proto: &Protocol,
-    action: Action,
-    id: &str,
-) -> Result<Checked, String> {
+async fn check_target(proto: &Protocol, action: Action, id: &str) -> Result<Checked, String> {
     if action == Action::AuditRepair {
         let report = proto.audit(None, false).await.map_err(|e| e.to_string())?;
         return Ok(Checked {
@@ -51,7 +138,7 @@ pub(super) async fn check_target(
         });
     }
     if action == Action::Reverse {
-        return super::reverse_run::check(proto, id).await;
+        return check_reverse(proto, id).await;
     }
     if action.on_lock() {
         let view = proto.lock_view(id).await.map_err(|e| e.to_string())?;
@@ -141,7 +228,7 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
 
 /// Re-reads the target; says what changed if it is no longer what the
 /// dialog showed (then nothing is done).
-pub(super) async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
+async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
     if run.action == Action::AuditRepair {
         // The repair re-reads and re-decides every entry itself.
         return None;
@@ -182,7 +269,7 @@ pub(super) async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<
 /// Checks that the audit trail every act is recorded in can be opened;
 /// says why not (nothing will run) when its index is missing or cannot be
 /// checked.
-pub(super) async fn open_trail(proto: &Protocol) -> Result<(), String> {
+async fn open_trail(proto: &Protocol) -> Result<(), String> {
     match Trail::open(proto).await {
         Ok(_) => Ok(()),
         Err(Error::IndexMissing(index)) => Err(format!(
@@ -198,10 +285,180 @@ pub(super) async fn open_trail(proto: &Protocol) -> Result<(), String> {
 /// Runs a confirmed act through [`intervene::run`] (which records it):
 /// its sentence for the log (with the audit record), and whether it did
 /// what was asked and was recorded.
-pub(super) async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
+async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
     let choices = Choices::new(Interface::Dashboard, run.reason.clone()).forced(run.force);
     match intervene::run(proto, run.action.intervention(&run.target, choices)).await {
         Ok(done) => (done.to_string(), done.ok() && done.record_error.is_none()),
         Err(n) => (format!("not run: {n}"), false),
     }
+}
+
+/// Re-reads the original and its reversal's id for the dialog; `refusal` is
+/// set when finishing a committed original would be refused unforced (the
+/// recovery window: only the force key acts).
+async fn check_reverse(proto: &Protocol, id: &str) -> Result<Checked, String> {
+    let original = match proto.transaction_detail(id).await {
+        Ok(Some(d)) => d,
+        Ok(None) => return Err(format!("transaction `{id}` no longer exists")),
+        Err(e) => return Err(e.to_string()),
+    };
+    let existing = proto
+        .read_transaction(&reversal_id(id))
+        .await
+        .map_err(|e| e.to_string())?
+        .map(|(t, _)| t);
+    let c = ReverseCheck::new(original, existing, proto.now().await);
+    let refusal = match &c.admitted {
+        Ok(a) if a.finish_first => proto
+            .check_actionable(&c.original.txn, false)
+            .err()
+            .map(|r| Refusal::Reverse(ReverseRefusal::Protocol(r))),
+        _ => None,
+    };
+    Ok(Checked {
+        reread: Reread::Reverse(Box::new(c)),
+        refusal,
+    })
+}
+
+/// Re-reads every marked transaction (a few at a time) for the bulk dialog;
+/// nothing can run when the audit trail cannot be opened.
+pub fn spawn_bulk_preview(
+    proto: Protocol,
+    action: Action,
+    ids: Vec<String>,
+    events: UnboundedSender<Event>,
+) {
+    tokio::spawn(async move {
+        let items = match open_trail(&proto).await {
+            Err(e) => Err(e),
+            Ok(_) => Ok(futures::stream::iter(ids)
+                .map(|id| {
+                    let proto = proto.clone();
+                    async move {
+                        let checked = check_target(&proto, action, &id).await;
+                        (id, checked)
+                    }
+                })
+                .buffered(BULK_CONCURRENCY)
+                .collect::<Vec<_>>()
+                .await),
+        };
+        let _ = events.send(Event::BulkPreview { action, items });
+    });
+}
+
+/// Runs the confirmed items, reporting each step and each item's outcome;
+/// once `stop` is set no new item starts. A rollback or recovery of the
+/// marked set is ONE act with one audit record, run as the command line
+/// runs `--ids-from` (recoveries in batches); a release of the marked
+/// transactions' locks releases each one's as its own act.
+pub fn spawn_bulk_run(
+    proto: Protocol,
+    runs: Vec<Run>,
+    stop: Arc<Stop>,
+    events: UnboundedSender<Event>,
+) {
+    tokio::spawn(async move {
+        let Some(first) = runs.first().cloned() else {
+            return;
+        };
+        let step_events = events.clone();
+        let proto = proto.with_observer(Arc::new(move |r: &StepReport| {
+            let _ = step_events.send(Event::Step(r.clone()));
+        }));
+        let (not_started, summary) = match first.action.procedure() {
+            Some(procedure) => {
+                let ids = runs.into_iter().map(|r| r.target).collect();
+                one_act(&proto, first.clone(), procedure, ids, &stop, &events).await
+            }
+            None => each_its_own(&proto, runs, &stop, &events).await,
+        };
+        let _ = events.send(Event::BulkDone {
+            action: first.action,
+            not_started,
+            summary,
+        });
+    });
+}
+
+/// The rollback or recovery of `ids` as one recorded act; returns how many
+/// never started and the act's sentence.
+async fn one_act(
+    proto: &Protocol,
+    first: Run,
+    procedure: Procedure,
+    ids: Vec<String>,
+    stop: &Stop,
+    events: &UnboundedSender<Event>,
+) -> (usize, String) {
+    let n = ids.len();
+    let runner = match procedure {
+        Procedure::Rollback => Runner::OneByOne(BULK_CONCURRENCY),
+        Procedure::Recover => Runner::Batched(BatchOptions::default()),
+    };
+    let act = BulkAct {
+        procedure,
+        selection: Selection {
+            ids: Some(ids),
+            ..Selection::default()
+        },
+        ids_source: Some(MARKS.into()),
+        allow_partial: false,
+        runner,
+    };
+    let choices = Choices::new(Interface::Dashboard, first.reason.clone());
+    let started = match intervene::start(proto, Intervention::new(Act::Bulk(act), choices)).await {
+        Ok(s) => s,
+        Err(n_) => return (n, format!("not run: {n_}")),
+    };
+    let done = started
+        .run_bulk(proto, stop, |r| {
+            let _ = events.send(Event::BulkItem {
+                action: first.action,
+                id: r.txn.clone(),
+                summary: r.verdict.to_string(),
+                ok: r.verdict.is_done(),
+            });
+        })
+        .await;
+    let not_started = match &done.value {
+        Value::Bulk(b) => b.not_started.len(),
+        _ => 0,
+    };
+    (not_started, done.to_string())
+}
+
+/// What the record names as the source of a marked set's ids.
+pub const MARKS: &str = "the dashboard's marks";
+
+/// Each item as its own act, [`BULK_CONCURRENCY`] at a time; returns how
+/// many never started.
+async fn each_its_own(
+    proto: &Protocol,
+    runs: Vec<Run>,
+    stop: &Stop,
+    events: &UnboundedSender<Event>,
+) -> (usize, String) {
+    let started: Vec<bool> = futures::stream::iter(runs)
+        .map(|run| async move {
+            if stop.is_stopped() {
+                return false;
+            }
+            let (summary, ok) = match changed_since_dialog(proto, &run).await {
+                Some(why) => (why, false),
+                None => execute(proto, &run).await,
+            };
+            let _ = events.send(Event::BulkItem {
+                action: run.action,
+                id: run.target,
+                summary,
+                ok,
+            });
+            true
+        })
+        .buffer_unordered(BULK_CONCURRENCY)
+        .collect()
+        .await;
+    (started.iter().filter(|s| !**s).count(), String::new())
 }

@@ -6,22 +6,22 @@
 
 use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog, step_seen};
-use super::event::{Action, Command, Event, PollFailure};
+use super::event::{Action, Event, IoRequest, PollFailure};
 use super::keymap::{self, Op};
+use super::load::Load;
+use super::navigation::{cycle_focus, follow_focus, move_selection};
 use super::ui;
-use super::view::DetailView;
 use crate::protocol::report::StepResult;
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
 };
-use ratatui::layout::Rect;
 use std::time::Duration;
 
 /// Shortest and longest poll intervals `-`/`+` allow.
 pub const INTERVAL_RANGE: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(60));
 
 /// Applies one event to the state and says what I/O should follow.
-pub fn update(app: &mut App, event: Event) -> Vec<Command> {
+pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
     let tick = matches!(event, Event::Tick(_));
     let mut cmds = apply(app, event);
     // The poll lists only transactions in flight unless told to list the
@@ -29,21 +29,21 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
     let terminal = app.state_filter().filter(|s| s.is_terminal()).cloned();
     if terminal != app.listing {
         app.listing = terminal.clone();
-        cmds.push(Command::SetListing(terminal));
+        cmds.push(IoRequest::SetListing(terminal));
     }
     if !tick {
         app.refresh_view();
     }
     if let Some(id) = app.take_lookup() {
-        cmds.push(Command::LookUp(id));
+        cmds.push(IoRequest::LookUp(id));
     }
     if let Some(id) = app.take_history() {
-        cmds.push(Command::LoadHistory(id));
+        cmds.push(IoRequest::LoadHistory(id));
     }
     cmds
 }
 
-fn apply(app: &mut App, event: Event) -> Vec<Command> {
+fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
     match event {
         Event::Key(key) => {
             let cmds = on_key(app, key);
@@ -114,7 +114,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
         } => {
             if let Some(d) = app.dialog.as_mut() {
                 if d.action == action && d.target == target {
-                    d.detail = Some(checked);
+                    d.preview = Load::of(checked);
                 }
             }
             vec![]
@@ -141,7 +141,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
         Event::BulkPreview { action, items } => {
             if let Some(d) = app.dialog.as_mut() {
                 if let (true, Some(b)) = (d.action == action, d.bulk.as_mut()) {
-                    b.reread(action, items);
+                    super::bulk::reread(b, action, items);
                 }
             }
             vec![]
@@ -209,7 +209,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
     }
 }
 
-fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     if key.kind == KeyEventKind::Release {
         return vec![];
     }
@@ -281,7 +281,7 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     on_op(app, op)
 }
 
-fn on_op(app: &mut App, op: Op) -> Vec<Command> {
+fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
     match op {
         Op::Quit => {
             app.should_quit = true;
@@ -306,7 +306,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
             Pane::Transactions => app.focus = Pane::Detail,
             Pane::Accounts => super::drill::open(app),
             Pane::Locks => {
-                let owner = lock_at_cursor(app).and_then(|l| l.info.owner.clone());
+                let owner = app.lock_at_cursor().and_then(|l| l.info.owner.clone());
                 if let Some(owner) = owner {
                     // Opened explicitly from its lock: the detail names it
                     // as the target of R/F/L, as a look-up with # does.
@@ -355,7 +355,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         Op::Reverse => app.sort_desc = !app.sort_desc,
         Op::Refresh => {
             app.push_log(LogLevel::Info, "refresh requested");
-            return vec![Command::PollNow];
+            return vec![IoRequest::PollNow];
         }
         Op::Pause => {
             app.paused = !app.paused;
@@ -365,12 +365,12 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
                 "polling resumed"
             };
             app.push_log(LogLevel::Info, what);
-            return vec![Command::SetPaused(app.paused)];
+            return vec![IoRequest::SetPaused(app.paused)];
         }
         Op::Slower => return change_interval(app, 1),
         Op::Faster => return change_interval(app, -1),
         Op::Export => match &app.snapshot {
-            Some(s) => return vec![Command::Export(s.taken_at)],
+            Some(s) => return vec![IoRequest::Export(s.taken_at)],
             None => app.push_log(LogLevel::Info, "nothing to export before the first poll"),
         },
         Op::Mark => super::bulk::toggle_mark(app),
@@ -399,98 +399,11 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
     vec![]
 }
 
-/// The lock under the locks pane's cursor.
-pub fn lock_at_cursor(app: &App) -> Option<&crate::protocol::locks::LockView> {
-    let i = app.view.lock_cursor?;
-    app.snapshot.as_ref()?.locks.get(i)
-}
-
-fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {
+fn change_interval(app: &mut App, delta: i64) -> Vec<IoRequest> {
     let secs = (app.interval.as_secs() as i64 + delta).clamp(
         INTERVAL_RANGE.0.as_secs() as i64,
         INTERVAL_RANGE.1.as_secs() as i64,
     );
     app.interval = Duration::from_secs(secs as u64);
-    vec![Command::SetInterval(app.interval)]
-}
-
-/// The detail follows the focused pane's selection: once the table has the
-/// focus again it shows the selected transaction, not the account drilled
-/// into (`Enter` on an account shows that account until then).
-fn follow_focus(app: &mut App) {
-    if app.focus == Pane::Transactions && app.account_drill.take().is_some() {
-        app.detail_scroll = 0;
-    }
-}
-
-fn cycle_focus(app: &mut App, step: isize) {
-    let n = Pane::ORDER.len() as isize;
-    let i = Pane::ORDER
-        .iter()
-        .position(|p| *p == app.focus)
-        .unwrap_or(0) as isize;
-    app.focus = Pane::ORDER[((i + step).rem_euclid(n)) as usize];
-}
-
-/// Moves `cursor` (`None`: nothing selected there yet → first row) by
-/// `delta` within `len` rows.
-fn step(cursor: Option<usize>, delta: isize, len: usize) -> Option<usize> {
-    if len == 0 {
-        return None;
-    }
-    let next = match cursor {
-        Some(c) => (c as isize).saturating_add(delta),
-        None if delta >= isize::MAX / 2 => len as isize - 1,
-        None => 0,
-    };
-    Some(next.clamp(0, len as isize - 1) as usize)
-}
-
-pub(super) fn move_selection(app: &mut App, delta: isize) {
-    match app.focus {
-        Pane::Transactions => {
-            if let Some(i) = step(app.view.cursor, delta, app.view.rows.len()) {
-                app.select_index(i);
-            }
-        }
-        Pane::Detail => {
-            let max = detail_scroll_max(app, app.view.detail.as_ref());
-            app.detail_scroll = (app.detail_scroll as isize)
-                .saturating_add(delta)
-                .clamp(0, max as isize) as usize;
-        }
-        Pane::Accounts => {
-            if let Some(i) = step(app.view.account_cursor, delta, app.view.accounts.len()) {
-                app.selected_account = app.view.accounts.get(i).cloned();
-            }
-        }
-        Pane::Locks => {
-            let len = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
-            if let Some(i) = step(app.view.lock_cursor, delta, len) {
-                app.selected_lock = app
-                    .snapshot
-                    .as_ref()
-                    .and_then(|s| s.locks.get(i))
-                    .map(|l| l.info.resource.clone());
-            }
-        }
-        Pane::Log => {
-            let last_top = app.log_last_top();
-            let top = (app.view.log_top as isize)
-                .saturating_add(delta)
-                .clamp(0, last_top as isize) as usize;
-            app.log_top = (top < last_top).then_some(top);
-        }
-    }
-}
-
-/// How far the detail can scroll: its lines less the pane's height.
-fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
-    let area = ui::layout_for(Rect::new(0, 0, app.size.0, app.size.1), Pane::Detail).detail;
-    let lines = match (&app.view.account, d) {
-        (Some(a), _) => ui::account_line_count(a, area.width),
-        (None, Some(d)) => ui::detail_line_count(app, d, area.width),
-        (None, None) => 0,
-    };
-    lines.saturating_sub(usize::from(area.height.saturating_sub(2)))
+    vec![IoRequest::SetInterval(app.interval)]
 }

@@ -6,14 +6,14 @@
 //! previews (and whether `V` applies). The renderer only reads this.
 
 use super::app::{App, SortKey};
-use super::bulk::{marked_rows, MarkedRows};
-use super::ui;
+use super::layout;
 use crate::protocol::decide::Fencing;
 use crate::protocol::locks::LockView;
 use crate::protocol::read::poll::{AccountEntry, Snapshot};
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::{preview, Preview, TransactionDetail};
 use crate::protocol::Procedure;
+use std::collections::{BTreeSet, HashSet};
 
 /// What became of the transaction the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +123,52 @@ pub struct Attention {
     pub needs_investigation: u64,
     /// No state, or one this tool does not know (listed rows: any problem).
     pub odd: u64,
+}
+
+/// The marked transactions by what the table shows of them (each list by
+/// id). A bulk act acts on `shown` only; the others stay marked, are
+/// counted in the table's title and named in the bulk dialog as not
+/// included, so nothing the operator cannot see is acted on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkedRows {
+    /// Marked rows of the table.
+    pub shown: Vec<String>,
+    /// Marked and listed, but hidden by the filter.
+    pub filtered: Vec<String>,
+    /// Marked but no longer listed (they left the in-flight list).
+    pub unlisted: Vec<String>,
+}
+
+impl MarkedRows {
+    /// Marks the table does not show.
+    pub fn hidden(&self) -> usize {
+        self.filtered.len() + self.unlisted.len()
+    }
+}
+
+/// Splits `marks` by whether `rows` of `snap` show them.
+pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) -> MarkedRows {
+    let mut out = MarkedRows::default();
+    if marks.is_empty() {
+        return out;
+    }
+    let shown: HashSet<&str> = rows
+        .iter()
+        .filter_map(|&i| snap.transactions.get(i))
+        .map(|t| t.id.as_str())
+        .collect();
+    let listed: HashSet<&str> = snap.transactions.iter().map(|t| t.id.as_str()).collect();
+    for id in marks {
+        let list = if shown.contains(id.as_str()) {
+            &mut out.shown
+        } else if listed.contains(id.as_str()) {
+            &mut out.filtered
+        } else {
+            &mut out.unlisted
+        };
+        list.push(id.clone());
+    }
+    out
 }
 
 /// Everything derived.
@@ -268,7 +314,7 @@ impl App {
     /// Re-derives what the screen shows from the state: call after the data,
     /// filter, sort, selection or size changed (`update` does).
     pub fn refresh_view(&mut self) {
-        let fit = ui::pane_rows(self.size);
+        let fit = layout::pane_rows(self.size);
         let prev = std::mem::take(&mut self.view);
         let mut v = View::default();
         if let Some(snap) = &self.snapshot {
@@ -319,17 +365,17 @@ impl App {
     /// Screen rows each log entry takes, wrapped to the log pane's width
     /// (long lines wrap rather than being cut at the edge).
     pub fn log_heights(&self) -> Vec<usize> {
-        let width = usize::from(ui::areas(self).log.width.saturating_sub(2)).max(1);
+        let width = usize::from(self.areas().log.width.saturating_sub(2)).max(1);
         self.log
             .iter()
-            .map(|e| ui::log_entry_rows(e, width))
+            .map(|e| layout::log_entry_rows(&e.text, width))
             .collect()
     }
 
     /// The first log entry shown when following the newest: as many of the
     /// newest entries as fit the pane whole (at least the newest).
     pub fn log_last_top(&self) -> usize {
-        let room = ui::pane_rows(self.size).log;
+        let room = layout::pane_rows(self.size).log;
         let heights = self.log_heights();
         let mut used = 0;
         let mut top = heights.len();
@@ -444,7 +490,7 @@ impl App {
 
 #[cfg(test)]
 mod tests {
-    use super::keep_visible;
+    use crate::dashboard::view::keep_visible;
 
     #[test]
     fn offsets_follow_the_cursor_and_stop_at_the_end() {

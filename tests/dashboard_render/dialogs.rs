@@ -6,6 +6,7 @@ use crate::drawing::{assert_danger_dialog, draw, find, screen, text};
 use crate::fixtures::{app, open_dialog};
 use estx::dashboard::app::RunChoice;
 use estx::dashboard::event::Action;
+use estx::dashboard::load::Load;
 
 #[test]
 fn rollback_dialog_loading() {
@@ -55,7 +56,8 @@ fn rollback_dialog_of_a_recent_transaction_offers_only_force() {
 fn rollback_dialog_read_error() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-1", false);
-    a.dialog.as_mut().unwrap().detail = Some(Err("cluster unreachable: connection refused".into()));
+    a.dialog.as_mut().unwrap().preview =
+        Load::Failed("cluster unreachable: connection refused".into());
     assert_snapshot!("dialog_rollback_error", screen(&a, 100, 30));
 }
 
@@ -107,13 +109,13 @@ fn release_one_lock_dialog_names_the_holder() {
     a.dialog = Some(Dialog {
         action: Action::ReleaseLock,
         target: "bob".into(),
-        detail: Some(Ok(Checked {
+        preview: Load::Loaded(Checked {
             reread: Reread::Lock(Some(Box::new(live))),
             refusal: Some(estx::protocol::intervene::Refusal::LockNotStale {
                 resource: "bob".into(),
                 holder: "txn t-pend-1 (worker-2:99)".into(),
             }),
-        })),
+        }),
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
@@ -160,7 +162,7 @@ fn rollback_dialog_asks_for_the_reason() {
 fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     use crate::fixtures::{detail, unforced_refusal};
     use estx::dashboard::app::Dialog;
-    use estx::dashboard::bulk::{Bulk, BulkProgress};
+    use estx::dashboard::dialog::{Bulk, BulkProgress};
     use estx::dashboard::event::{Checked, Reread};
     let mut a = app();
     let ids = ["t-commit-1", "t-created-2", "t-pend-1", "t-pend-2"];
@@ -182,14 +184,14 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         ids: ids.iter().map(|s| s.to_string()).collect(),
         filtered: vec![],
         unlisted: vec!["t-gone-9".into()],
-        items: None,
+        items: Load::Idle,
         plan: None,
     };
-    bulk.reread(Action::Rollback, Ok(items));
+    estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(items));
     a.dialog = Some(Dialog {
         action: Action::Rollback,
         target: "4 marked transaction(s)".into(),
-        detail: None,
+        preview: Load::Idle,
         confirm_focused: false,
         scroll: 0,
         reason: "outage".into(),

@@ -5,7 +5,7 @@ use crate::drawing::screen;
 use crate::fixtures::{app, now, open_dialog, settings};
 use estx::dashboard::app::{App, Pane};
 use estx::dashboard::event::Action;
-use estx::dashboard::ui::{layout, layout_for};
+use estx::dashboard::layout::{layout, layout_for};
 use ratatui::layout::Rect;
 use std::time::Duration;
 

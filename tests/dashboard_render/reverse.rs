@@ -7,7 +7,8 @@ use crate::drawing::{assert_danger_dialog, draw, find, screen};
 use crate::fixtures::{app, detail, now, select, txn};
 use estx::dashboard::app::{App, Dialog};
 use estx::dashboard::event::{Action, Checked, Reread};
-use estx::dashboard::reverse::ReverseCheck;
+use estx::dashboard::load::Load;
+use estx::dashboard::preview::ReverseCheck;
 use estx::protocol::transaction::Transaction;
 use serde_json::json;
 
@@ -33,10 +34,10 @@ fn open_reverse(
     a.dialog = Some(Dialog {
         action: Action::Reverse,
         target: id.into(),
-        detail: Some(Ok(Checked {
+        preview: Load::Loaded(Checked {
             reread: Reread::Reverse(Box::new(c)),
             refusal,
-        })),
+        }),
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),

@@ -44,7 +44,7 @@ fn space_then_r_after_a_filter_acts_on_the_row_the_filter_shows() {
     assert_eq!(app.marks.iter().collect::<Vec<_>>(), ["txn2"]);
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadBulkPreview(
+        vec![IoRequest::LoadBulkPreview(
             Action::Rollback,
             vec!["txn2".into()]
         )]
@@ -60,7 +60,7 @@ fn slash_id_enter_r_opens_the_dialog_on_that_row() {
     type_filter(&mut app, "txn3");
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "txn3".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "txn3".into())]
     );
 }
 
@@ -160,7 +160,7 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
     assert_eq!(app.view.marks.filtered, ["txn5"]);
     assert_eq!(
         update(&mut app, key('F')),
-        vec![Command::LoadBulkPreview(
+        vec![IoRequest::LoadBulkPreview(
             Action::Recover,
             vec!["txn4".into()]
         )]
@@ -228,6 +228,6 @@ fn confirming_clears_only_the_marks_acted_on() {
         update(&mut app, key(c));
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
-    assert!(matches!(cmds.as_slice(), [Command::RunBulk(r)] if r.len() == 1));
+    assert!(matches!(cmds.as_slice(), [IoRequest::RunBulk(r)] if r.len() == 1));
     assert_eq!(app.marks.iter().collect::<Vec<_>>(), ["txn5"]);
 }

@@ -50,7 +50,7 @@ fn action_keys_refuse_a_selection_a_poll_hid() {
     assert_eq!(app.selected.as_deref(), Some("t-new"));
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "t-new".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "t-new".into())]
     );
 }
 
@@ -91,7 +91,7 @@ fn a_transaction_looked_up_with_hash_is_the_explicit_target() {
     assert_eq!(app.pinned.as_deref(), Some("t-gone"));
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "t-gone".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "t-gone".into())]
     );
     app.dialog = None;
     // Selecting a row drops the look-up: it is no target any more.
@@ -152,7 +152,7 @@ fn a_terminal_state_filter_asks_the_poller_for_that_state() {
     let mut asked = Vec::new();
     for _ in 0..7 {
         for c in update(&mut app, key('s')) {
-            if let Command::SetListing(s) = c {
+            if let IoRequest::SetListing(s) = c {
                 asked.push(s);
             }
         }
@@ -273,7 +273,7 @@ fn enter_on_a_lock_opens_its_owner_as_the_explicit_target() {
     );
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "t-0".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "t-0".into())]
     );
 }
 

@@ -15,8 +15,9 @@ use super::theme::{
 };
 use super::theme::{more_hint, short_id};
 use crate::dashboard::app::{App, Dialog, RunChoice};
-use crate::dashboard::confirm::{dialog_can_confirm, needs_force};
-use crate::dashboard::event::{Action, Checked, Reread};
+use crate::dashboard::event::{Action, Reread};
+use crate::dashboard::keymap::force_hint;
+use crate::dashboard::load::Load;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::Outcome;
 use crate::protocol::lock::Staleness;
@@ -106,8 +107,8 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
 
 fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
     let focused = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
-    let loaded = d.detail.is_some() || d.bulk.as_ref().is_some_and(|b| b.items.is_some());
-    if loaded && !dialog_can_confirm(d) {
+    let loaded = d.loaded();
+    if loaded && !d.can_confirm() {
         return Line::from(Span::styled(CLOSE, focused));
     }
     let cancel = if d.confirm_focused {
@@ -115,7 +116,7 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
     } else {
         focused
     };
-    let forced = needs_force(d);
+    let forced = d.needs_force();
     let confirm = match (loaded && !forced, d.confirm_focused) {
         (false, false) => dim(),
         (false, true) => dim().add_modifier(Modifier::REVERSED),
@@ -143,14 +144,16 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
 fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
     if let Some(b) = &d.bulk {
         let mut out = super::bulk::dialog_lines(d.action, b);
-        if dialog_can_confirm(d) {
+        if d.can_confirm() {
             out.extend(reason_lines(d));
         }
         return out;
     }
-    match &d.detail {
-        None => vec![Line::from(""), Line::styled("re-reading documents…", dim())],
-        Some(Err(e)) => vec![
+    match &d.preview {
+        Load::Idle | Load::Loading => {
+            vec![Line::from(""), Line::styled("re-reading documents…", dim())]
+        }
+        Load::Failed(e) => vec![
             Line::styled(
                 "cannot go on:",
                 Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
@@ -158,19 +161,19 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
             Line::styled(e.clone(), Style::new().fg(DANGER)),
             Line::from("nothing was changed."),
         ],
-        Some(Ok(c)) => {
+        Load::Loaded(c) => {
             let mut out = vec![Line::from(vec![
                 Span::styled(target_kind(d.action), dim()),
                 Span::styled(d.target.clone(), bold()),
             ])];
-            out.extend(refusal_lines(app, c));
+            out.extend(refusal_lines(app, d));
             out.extend(match &c.reread {
                 Reread::Transaction(det) => loaded(app, d.action, det),
                 Reread::Lock(l) => lock_dialog(app, l.as_deref()),
                 Reread::Audit(r) => audit_dialog(r),
                 Reread::Reverse(r) => super::reverse::dialog_lines(app, r),
             });
-            if dialog_can_confirm(d) {
+            if d.can_confirm() {
                 out.extend(reason_lines(d));
             }
             out
@@ -223,8 +226,8 @@ fn target_kind(action: Action) -> &'static str {
 }
 
 /// The protocol's refusal of an unforced run, in its words, and the way on.
-fn refusal_lines(app: &App, c: &Checked) -> Vec<Line<'static>> {
-    let Some(why) = crate::dashboard::confirm::refusal_now(app, c) else {
+fn refusal_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
+    let Some(why) = d.refusal_now(app.now, app.settings.recovery_window) else {
         return vec![];
     };
     let red = Style::new().fg(DANGER).add_modifier(Modifier::BOLD);
@@ -242,7 +245,7 @@ fn refusal_lines(app: &App, c: &Checked) -> Vec<Line<'static>> {
         Line::styled(
             format!(
                 "only {} acts anyway; nothing happens otherwise",
-                crate::dashboard::confirm::force_hint()
+                force_hint()
             ),
             red,
         ),

@@ -6,7 +6,6 @@
 
 use super::theme::{dim, fit_segments, Segment, WARN};
 use crate::dashboard::app::App;
-use crate::dashboard::confirm::needs_force;
 use crate::dashboard::keymap::{self, DialogOp, Group, Op};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -21,7 +20,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let hints: Vec<(u8, &str, &str)> = if let Some(d) = &app.dialog {
         keymap::DIALOG
             .iter()
-            .filter(|b| b.op != DialogOp::Force || needs_force(d))
+            .filter(|b| b.op != DialogOp::Force || d.needs_force())
             .filter_map(|b| b.bar.map(|(p, w)| (p, b.label, w)))
             .collect()
     } else if app.audit.open {

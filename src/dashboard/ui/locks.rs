@@ -7,6 +7,7 @@
 
 use super::theme::{bold, dim, more_hint, pane_block, short_id, GOOD, ODD, WARN};
 use crate::dashboard::app::{App, Pane};
+use crate::dashboard::layout::{lock_rows_that_fit, LOCK_WIDE};
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
 use crate::protocol::read::poll::Snapshot;
@@ -17,32 +18,14 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
-/// Inner width from which a lock fits on one line.
-const WIDE: u16 = 40;
 /// Inner width from which the owner's state gets a column.
 const WIDER: u16 = 64;
-
-/// Whether a lock fits on one line in `area`.
-pub fn one_line(area: Rect) -> bool {
-    area.width.saturating_sub(2) >= WIDE
-}
-
-/// Lock rows that fit in `area` (one line each when wide, else two).
-pub fn rows_that_fit(area: Rect) -> usize {
-    let inner_h = area.height.saturating_sub(2);
-    let n = if area.width.saturating_sub(2) >= WIDE {
-        inner_h.saturating_sub(1)
-    } else {
-        inner_h / 2
-    };
-    usize::from(n).max(1)
-}
 
 /// Draws the locks pane.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let v = &app.view;
     let skip = v.lock_offset;
-    let height = rows_that_fit(area);
+    let height = lock_rows_that_fit(area);
     let shown = snap.locks.len().saturating_sub(skip).min(height);
     let stale = snap.locks.iter().filter(|l| l.staleness.is_stale()).count();
     let title = format!(
@@ -59,7 +42,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         return;
     }
     let inner = area.width.saturating_sub(2);
-    let wide = inner >= WIDE;
+    let wide = inner >= LOCK_WIDE;
     let owner_col = inner >= WIDER;
     // Resource and holder share what the fixed columns leave, 1:3 (as the
     // widths below); ids are shortened in the middle to fit.

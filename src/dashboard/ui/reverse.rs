@@ -9,7 +9,7 @@ use super::theme::{
     amount_text, bold, datetime, dim, route, signed, state_text, DANGER, GOOD, WARN,
 };
 use crate::dashboard::app::App;
-use crate::dashboard::reverse::{ReverseCheck, CREATE_STEP, LINK_STEP};
+use crate::dashboard::preview::{ReverseCheck, CREATE_STEP, LINK_STEP};
 use crate::protocol::executor::Outcome;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::PreviewStep;
