@@ -7,6 +7,7 @@ pub use super::dialog::{Dialog, RunChoice};
 use super::event::{Action, PollFailure};
 use super::layout::Areas;
 pub use super::layout::Pane;
+use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
 use crate::protocol::read::poll::Snapshot;
@@ -150,8 +151,6 @@ pub struct AuditState {
     pub asked_at: Option<DateTime<Utc>>,
     /// One is running.
     pub running: bool,
-    /// The audit pane is open (`A`).
-    pub open: bool,
     /// Selected finding.
     pub cursor: usize,
 }
@@ -201,8 +200,6 @@ pub struct App {
     pub history_asked: Option<String>,
     /// A read of the records is running (one at a time).
     pub history_loading: bool,
-    /// Typing a transaction id to look up (`#`).
-    pub editing_lookup: Option<String>,
     /// The transaction looked up with `#` (or opened from its lock with
     /// `Enter`), while it stays selected: the
     /// detail names it as the target of `R`/`F`/`L` even when it is not a
@@ -229,8 +226,6 @@ pub struct App {
     pub old_only: bool,
     /// Text filter (`/`).
     pub filter: String,
-    /// Typing into the filter.
-    pub editing_filter: bool,
     /// The state the table shows (`None`: every state); `s` moves it on
     /// ([`next_state_filter`]).
     pub state_filter: Option<TxnState>,
@@ -241,14 +236,11 @@ pub struct App {
     pub sort: SortKey,
     /// Reverse order.
     pub sort_desc: bool,
-    /// Open confirmation dialog.
-    pub dialog: Option<Dialog>,
+    /// What is open over the panes (dialog, help, filter, look-up, audit),
+    /// bottom first; the top one takes the keys.
+    pub overlays: Overlays,
     /// The invariant audit (background, and on demand).
     pub audit: AuditState,
-    /// Help overlay shown.
-    pub help: bool,
-    /// Lines the help overlay is scrolled down (when it does not fit).
-    pub help_scroll: usize,
     /// Event log, newest last.
     pub log: VecDeque<LogEntry>,
     /// The action running, if any (one at a time).
@@ -283,7 +275,6 @@ impl App {
             history: None,
             history_asked: None,
             history_loading: false,
-            editing_lookup: None,
             pinned: None,
             selected_account: None,
             selected_lock: None,
@@ -294,15 +285,12 @@ impl App {
             stuck_only: false,
             old_only: false,
             filter: String::new(),
-            editing_filter: false,
             state_filter: None,
             listing: None,
             sort: SortKey::Age,
             sort_desc: false,
-            dialog: None,
+            overlays: Overlays::default(),
             audit: AuditState::default(),
-            help: false,
-            help_scroll: 0,
             log: VecDeque::new(),
             running: None,
             marks: Default::default(),

@@ -6,6 +6,7 @@
 use super::app::{App, LogLevel, Pane, AUDIT_EVERY};
 use super::event::{Action, IoRequest};
 use super::keymap::Op;
+use super::overlay::OverlayKind;
 use crate::protocol::audit::FindingKind;
 
 /// Asks for an audit when the last one is [`AUDIT_EVERY`] old (or `now`),
@@ -40,7 +41,9 @@ pub fn on_audit_op(app: &mut App, op: Op) -> Vec<IoRequest> {
             app.should_quit = true;
             return vec![];
         }
-        _ => app.audit.open = false,
+        _ => {
+            app.overlays.close(OverlayKind::Audit);
+        }
     }
     vec![]
 }
@@ -53,7 +56,7 @@ fn act_on_finding(app: &mut App) -> Vec<IoRequest> {
         FindingKind::StaleLock => super::confirm::open_on(app, Action::ReleaseLock, f.id),
         FindingKind::DanglingPending => super::confirm::open_on(app, Action::AuditRepair, f.id),
         FindingKind::MalformedAccount => {
-            app.audit.open = false;
+            app.overlays.close(OverlayKind::Audit);
             app.selected_account = Some(f.id);
             app.focus = Pane::Accounts;
             vec![]
@@ -61,7 +64,7 @@ fn act_on_finding(app: &mut App) -> Vec<IoRequest> {
         FindingKind::MissingAccount
         | FindingKind::UnknownState
         | FindingKind::MalformedTransaction => {
-            app.audit.open = false;
+            app.overlays.close(OverlayKind::Audit);
             app.focus = Pane::Detail;
             app.select(f.id);
             vec![]

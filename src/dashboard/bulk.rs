@@ -78,7 +78,7 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
         return vec![];
     }
     let ids = marks.shown;
-    app.dialog = Some(Dialog {
+    app.overlays.open_dialog(Dialog {
         action,
         target: format!("{} marked transaction(s)", ids.len()),
         preview: Load::Idle,
@@ -192,7 +192,7 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
             LogLevel::Error,
             format!("{title}: {why}; type one, then Enter"),
         );
-        app.dialog = Some(dialog);
+        app.overlays.open_dialog(dialog);
         return vec![];
     }
     let reason = dialog.reason.trim().to_string();

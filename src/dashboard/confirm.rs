@@ -8,6 +8,7 @@ use super::app::{App, Dialog, LogLevel, RunChoice, Running};
 use super::event::{Action, ActionOutcome, Expected, IoRequest, Reread, Run};
 use super::keymap::{self, DialogOp};
 use super::load::Load;
+use super::overlay::OverlayKind;
 use super::preview::planned_steps;
 use crate::protocol::intervene::PlanStep;
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
@@ -87,7 +88,7 @@ pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
 }
 
 fn show(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
-    app.dialog = Some(Dialog {
+    app.overlays.open_dialog(Dialog {
         action,
         target: target.clone(),
         preview: Load::Loading,
@@ -103,7 +104,7 @@ fn show(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
 /// Keys while the dialog is open (from the one key table).
 pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     let max = super::ui::dialog_scroll_max(app);
-    let Some(dialog) = app.dialog.as_mut() else {
+    let Some(dialog) = app.overlays.dialog_mut() else {
         return vec![];
     };
     if let Some(force) = dialog.reason_for.map(RunChoice::is_forced) {
@@ -123,7 +124,7 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
         Some(DialogOp::Force) => ask_reason(app, true),
         Some(DialogOp::Press) if dialog.confirm_focused => ask_reason(app, false),
         Some(DialogOp::Press | DialogOp::Cancel) => {
-            app.dialog = None;
+            app.overlays.close(OverlayKind::Dialog);
             vec![]
         }
         Some(DialogOp::Focus) => {
@@ -145,7 +146,7 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
 /// `y` / `!`: checks there is something to confirm and that `y` is not
 /// refused, then opens the reason field (Enter in it runs).
 fn ask_reason(app: &mut App, force: bool) -> Vec<IoRequest> {
-    let Some(dialog) = app.dialog.take() else {
+    let Some(dialog) = app.overlays.take_dialog() else {
         return vec![];
     };
     let title = format!("{} {}", dialog.action.title(), dialog.target);
@@ -159,10 +160,10 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<IoRequest> {
                 LogLevel::Error,
                 format!("{title}: bulk runs never force; force them one by one"),
             );
-            app.dialog = Some(dialog);
+            app.overlays.open_dialog(dialog);
             return vec![];
         }
-        app.dialog = Some(Dialog {
+        app.overlays.open_dialog(Dialog {
             reason_for: Some(RunChoice::Plain),
             ..dialog
         });
@@ -174,11 +175,11 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<IoRequest> {
     if !force {
         if let Some(why) = dialog.refusal_now(app.now, app.settings.recovery_window) {
             app.push_log(LogLevel::Error, format!("{title}: refused: {why}"));
-            app.dialog = Some(dialog);
+            app.overlays.open_dialog(dialog);
             return vec![];
         }
     }
-    app.dialog = Some(Dialog {
+    app.overlays.open_dialog(Dialog {
         reason_for: Some(RunChoice::of(force)),
         ..dialog
     });
@@ -188,7 +189,7 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<IoRequest> {
 /// Enter in the reason field: runs, unless the trail's rule wants a
 /// reason that was not given (then the field stays open).
 fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
-    let Some(dialog) = app.dialog.take() else {
+    let Some(dialog) = app.overlays.take_dialog() else {
         return vec![];
     };
     if dialog.bulk.is_some() {
@@ -203,7 +204,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
             LogLevel::Error,
             format!("{title}: {why}; type one, then Enter"),
         );
-        app.dialog = Some(dialog);
+        app.overlays.open_dialog(dialog);
         return vec![];
     }
     let reason = Some(dialog.reason.trim().to_string()).filter(|r| !r.is_empty());

@@ -21,6 +21,7 @@ pub mod layout;
 pub mod load;
 pub mod mouse;
 pub mod navigation;
+pub mod overlay;
 pub mod poller;
 pub mod preview;
 pub mod reverse;

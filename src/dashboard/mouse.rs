@@ -6,11 +6,12 @@
 use super::app::{App, Pane};
 use super::keymap::Op;
 use super::layout;
+use super::overlay::OverlayKind;
 
 /// A left click focuses the pane under the pointer; in the transaction
 /// table, the accounts and the locks it also selects the row.
 pub fn click(app: &mut App, column: u16, row: u16) {
-    if app.audit.open {
+    if app.overlays.is_open(OverlayKind::Audit) {
         // The audit pane covers the panes: nothing behind it is clicked.
         return;
     }
@@ -68,7 +69,7 @@ pub fn click(app: &mut App, column: u16, row: u16) {
 /// by `delta`, as `j`/`k` would; outside every pane it does nothing; over
 /// the audit pane it moves among the findings.
 pub fn wheel(app: &mut App, column: u16, row: u16, delta: isize) {
-    if app.audit.open {
+    if app.overlays.is_open(OverlayKind::Audit) {
         // Over the audit pane (it covers the others): its findings.
         let op = if delta > 0 { Op::Down } else { Op::Up };
         super::audit::on_audit_op(app, op);

@@ -10,6 +10,7 @@ use super::event::{Action, Event, IoRequest, PollFailure};
 use super::keymap::{self, Op};
 use super::load::Load;
 use super::navigation::{cycle_focus, follow_focus, move_selection};
+use super::overlay::{Overlay, OverlayKind};
 use super::ui;
 use crate::protocol::report::StepResult;
 use crossterm::event::{
@@ -51,7 +52,10 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             cmds
         }
         Event::Mouse(m) => {
-            if app.dialog.is_some() || app.help {
+            if matches!(
+                app.overlays.top().map(Overlay::kind),
+                Some(OverlayKind::Dialog | OverlayKind::Help)
+            ) {
                 return vec![];
             }
             match m.kind {
@@ -112,7 +116,7 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             target,
             checked,
         } => {
-            if let Some(d) = app.dialog.as_mut() {
+            if let Some(d) = app.overlays.dialog_mut() {
                 if d.action == action && d.target == target {
                     d.preview = Load::of(checked);
                 }
@@ -139,7 +143,7 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::BulkPreview { action, items } => {
-            if let Some(d) = app.dialog.as_mut() {
+            if let Some(d) = app.overlays.dialog_mut() {
                 if let (true, Some(b)) = (d.action == action, d.bulk.as_mut()) {
                     super::bulk::reread(b, action, items);
                 }
@@ -227,58 +231,73 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
         cmds.extend(on_key(app, plain));
         return cmds;
     }
-    if app.dialog.is_some() {
-        return on_dialog_key(app, key);
-    }
-    if app.help {
-        let max = ui::help_scroll_max(app);
-        match keymap::lookup(keymap::MAIN, key.code) {
-            Some(Op::Down) => app.help_scroll = (app.help_scroll + 1).min(max),
-            Some(Op::Up) => app.help_scroll = app.help_scroll.saturating_sub(1),
-            Some(Op::PageDown) => app.help_scroll = (app.help_scroll + 10).min(max),
-            Some(Op::PageUp) => app.help_scroll = app.help_scroll.saturating_sub(10),
-            _ => {
-                app.help = false;
-                app.help_scroll = 0;
-            }
+    // The top overlay takes the key; the panes only get it when none is open.
+    match app.overlays.top().map(Overlay::kind) {
+        Some(OverlayKind::Dialog) => on_dialog_key(app, key),
+        Some(OverlayKind::Help) => {
+            on_help_key(app, key.code);
+            vec![]
         }
-        return vec![];
-    }
-    if app.editing_filter {
-        super::follow::on_filter_key(app, key.code);
-        return vec![];
-    }
-    if let Some(typed) = app.editing_lookup.as_mut() {
-        match key.code {
-            KeyCode::Enter => {
-                let id = typed.trim().to_string();
-                app.editing_lookup = None;
-                if !id.is_empty() {
-                    app.focus = Pane::Detail;
-                    app.push_log(LogLevel::Info, format!("looking up {id}"));
-                    // Read it again even if it was read before.
-                    app.lookup_asked = None;
-                    app.looked_up = None;
-                    app.select(id.clone());
-                    app.pinned = Some(id);
-                }
-            }
-            KeyCode::Esc => app.editing_lookup = None,
-            KeyCode::Backspace => {
-                typed.pop();
-            }
-            KeyCode::Char(c) => typed.push(c),
-            _ => {}
+        Some(OverlayKind::Filter) => {
+            super::follow::on_filter_key(app, key.code);
+            vec![]
         }
-        return vec![];
+        Some(OverlayKind::LookUp) => {
+            on_lookup_key(app, key.code);
+            vec![]
+        }
+        Some(OverlayKind::Audit) => keymap::lookup(keymap::MAIN, key.code)
+            .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
+        None => keymap::lookup(keymap::MAIN, key.code).map_or_else(Vec::new, |op| on_op(app, op)),
     }
-    let Some(op) = keymap::lookup(keymap::MAIN, key.code) else {
-        return vec![];
+}
+
+/// A key while help is open: scroll it, or close it (any other key).
+fn on_help_key(app: &mut App, code: KeyCode) {
+    let max = ui::help_scroll_max(app);
+    let Some(Overlay::Help { scroll }) = app.overlays.top_mut() else {
+        return;
     };
-    if app.audit.open {
-        return super::audit::on_audit_op(app, op);
+    match keymap::lookup(keymap::MAIN, code) {
+        Some(Op::Down) => *scroll = (*scroll + 1).min(max),
+        Some(Op::Up) => *scroll = scroll.saturating_sub(1),
+        Some(Op::PageDown) => *scroll = (*scroll + 10).min(max),
+        Some(Op::PageUp) => *scroll = scroll.saturating_sub(10),
+        _ => {
+            app.overlays.close(OverlayKind::Help);
+        }
     }
-    on_op(app, op)
+}
+
+/// A key while typing an id to look up (`#`): Enter selects it (read by
+/// id, pinned as the keys' target), Esc cancels.
+fn on_lookup_key(app: &mut App, code: KeyCode) {
+    let Some(Overlay::LookUp(typed)) = app.overlays.top_mut() else {
+        return;
+    };
+    match code {
+        KeyCode::Enter => {
+            let id = typed.trim().to_string();
+            app.overlays.close(OverlayKind::LookUp);
+            if !id.is_empty() {
+                app.focus = Pane::Detail;
+                app.push_log(LogLevel::Info, format!("looking up {id}"));
+                // Read it again even if it was read before.
+                app.lookup_asked = None;
+                app.looked_up = None;
+                app.select(id.clone());
+                app.pinned = Some(id);
+            }
+        }
+        KeyCode::Esc => {
+            app.overlays.close(OverlayKind::LookUp);
+        }
+        KeyCode::Backspace => {
+            typed.pop();
+        }
+        KeyCode::Char(c) => typed.push(c),
+        _ => {}
+    }
 }
 
 fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
@@ -287,7 +306,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
             app.should_quit = true;
             return vec![];
         }
-        Op::Help => app.help = true,
+        Op::Help => app.overlays.open(Overlay::Help { scroll: 0 }),
         Op::NextPane => cycle_focus(app, 1),
         Op::PrevPane => cycle_focus(app, -1),
         Op::Down => move_selection(app, 1),
@@ -335,10 +354,10 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         }
         Op::Filter => {
             app.filter_before_drill = None;
-            app.editing_filter = true;
+            app.overlays.open(Overlay::Filter);
             app.focus = Pane::Transactions;
         }
-        Op::LookUp => app.editing_lookup = Some(String::new()),
+        Op::LookUp => app.overlays.open(Overlay::LookUp(String::new())),
         Op::CycleState => {
             app.state_filter = next_state_filter(app.state_filter.as_ref());
             super::follow::keep_selection_visible(app);
@@ -389,7 +408,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Rollback => return open_dialog(app, Action::Rollback),
         Op::Recover => return open_dialog(app, Action::Recover),
         Op::Audit => {
-            app.audit.open = true;
+            app.overlays.open(Overlay::Audit);
             return super::audit::audit_if_due(app, true);
         }
         Op::ReverseTransfer => return super::reverse::open(app),

@@ -25,7 +25,7 @@ fn release_dialog_is_red_and_cancel_is_focused() {
 fn focused_confirm_is_filled_red() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
-    a.dialog.as_mut().unwrap().confirm_focused = true;
+    a.overlays.dialog_mut().unwrap().confirm_focused = true;
     let buf = draw(&a, 100, 30);
     let (cx, cy) = find(&buf, "[ Confirm (y) ]").unwrap();
     assert!(

@@ -56,7 +56,7 @@ fn rollback_dialog_of_a_recent_transaction_offers_only_force() {
 fn rollback_dialog_read_error() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-1", false);
-    a.dialog.as_mut().unwrap().preview =
+    a.overlays.dialog_mut().unwrap().preview =
         Load::Failed("cluster unreachable: connection refused".into());
     assert_snapshot!("dialog_rollback_error", screen(&a, 100, 30));
 }
@@ -106,7 +106,7 @@ fn release_one_lock_dialog_names_the_holder() {
         .find(|l| l.info.resource == "bob")
         .unwrap()
         .clone();
-    a.dialog = Some(Dialog {
+    a.overlays.open_dialog(Dialog {
         action: Action::ReleaseLock,
         target: "bob".into(),
         preview: Load::Loaded(Checked {
@@ -142,7 +142,7 @@ fn release_one_lock_dialog_names_the_holder() {
 fn rollback_dialog_asks_for_the_reason() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
-    let d = a.dialog.as_mut().unwrap();
+    let d = a.overlays.dialog_mut().unwrap();
     d.reason_for = Some(RunChoice::Plain);
     d.reason = "worker died in the outage".into();
     let s = screen(&a, 100, 34);
@@ -188,7 +188,7 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         plan: None,
     };
     estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(items));
-    a.dialog = Some(Dialog {
+    a.overlays.open_dialog(Dialog {
         action: Action::Rollback,
         target: "4 marked transaction(s)".into(),
         preview: Load::Idle,
@@ -217,7 +217,7 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     }
     assert_snapshot!("dialog_bulk_rollback", s);
 
-    a.dialog = None;
+    a.overlays.take_dialog();
     a.bulk = Some(BulkProgress {
         action: Action::Rollback,
         total: 40,

@@ -348,7 +348,7 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
             }
         }),
     };
-    app.dialog = Some(Dialog {
+    app.overlays.open_dialog(Dialog {
         action,
         target: id.into(),
         preview,

@@ -49,7 +49,8 @@ fn layout_hit_testing() {
 fn every_screen_renders_at_every_size() {
     let mut states = vec![app(), App::new(settings(), Duration::from_secs(5), now())];
     let mut help = app();
-    help.help = true;
+    help.overlays
+        .open(estx::dashboard::overlay::Overlay::Help { scroll: 0 });
     states.push(help);
     for (action, id) in [
         (Action::Rollback, "t-pend-1"),

@@ -31,7 +31,7 @@ fn open_reverse(
 ) {
     select(a, id);
     let c = ReverseCheck::new(detail(a, id), existing, now());
-    a.dialog = Some(Dialog {
+    a.overlays.open_dialog(Dialog {
         action: Action::Reverse,
         target: id.into(),
         preview: Load::Loaded(Checked {

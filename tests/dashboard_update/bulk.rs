@@ -84,7 +84,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
         vec![IoRequest::LoadBulkPreview(Action::Rollback, ids)]
     );
     bulk_loaded(&mut app, Action::Rollback);
-    let d = app.dialog.as_ref().unwrap();
+    let d = app.overlays.dialog().unwrap();
     let p = d.bulk.as_ref().unwrap().plan.clone().unwrap();
     assert_eq!(p.runs.len(), 1);
     assert_eq!(p.runs[0].target, "t-old");
@@ -93,7 +93,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
     assert!(p.left_out.keys().any(|k| k.starts_with("need force")));
     // `!` never acts in bulk.
     assert!(update(&mut app, key('!')).is_empty());
-    assert!(app.dialog.as_ref().unwrap().reason_for.is_none());
+    assert!(app.overlays.dialog().unwrap().reason_for.is_none());
     // y, then Enter without a reason: refused by the trail's rule.
     assert!(update(&mut app, key('y')).is_empty());
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
@@ -111,10 +111,10 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
         (runs[0].force, runs[0].reason.as_deref()),
         (false, Some("outage cleanup"))
     );
-    assert!(app.marks.is_empty() && app.dialog.is_none());
+    assert!(app.marks.is_empty() && app.overlays.dialog().is_none());
     // No other action while it runs.
     update(&mut app, key('F'));
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 }
 
 #[test]

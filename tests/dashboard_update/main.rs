@@ -124,7 +124,9 @@ fn text_and_state_filters_narrow_the_rows() {
         update(&mut app, key(c));
     }
     update(&mut app, code(KeyCode::Enter));
-    assert!(!app.editing_filter);
+    assert!(!app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Filter));
     assert_eq!(app.visible().len(), 1);
     // The filter hid the selection (t-old): its first row is selected.
     assert_eq!(app.selected.as_deref(), Some("t-mid"));
@@ -163,12 +165,12 @@ fn actions_open_a_dialog_focused_on_cancel_and_ask_for_a_reread() {
         cmds,
         vec![IoRequest::LoadPreview(Action::Rollback, "t-old".into())]
     );
-    let d = app.dialog.as_ref().unwrap();
+    let d = app.overlays.dialog().unwrap();
     assert!(!d.confirm_focused);
     assert!(d.preview.is_loading());
     // Enter on Cancel closes without running.
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     // n and Esc cancel too; y before the re-read arrives runs nothing.
     update(&mut app, key('R'));
     assert!(update(&mut app, key('y')).is_empty());
@@ -180,7 +182,7 @@ fn lowercase_letters_never_trigger_actions() {
     let mut app = app(false);
     for c in ['r', 'f', 'l'] {
         let cmds = update(&mut app, key(c));
-        assert!(app.dialog.is_none(), "{c} opened a dialog");
+        assert!(app.overlays.dialog().is_none(), "{c} opened a dialog");
         assert!(!cmds
             .iter()
             .any(|c| matches!(c, IoRequest::Run(..) | IoRequest::LoadPreview(..))));
@@ -231,11 +233,11 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
             }),
         },
     );
-    assert!(app.dialog.as_ref().unwrap().preview.is_done());
+    assert!(app.overlays.dialog().unwrap().preview.is_done());
     // y opens the reason field (optional for an unforced recovery).
     assert!(update(&mut app, key('y')).is_empty());
     assert_eq!(
-        app.dialog.as_ref().unwrap().reason_for,
+        app.overlays.dialog().unwrap().reason_for,
         Some(RunChoice::Plain)
     );
     for c in "stuck since the outage".chars() {
@@ -252,7 +254,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
             reason: Some("stuck since the outage".into()),
         })]
     );
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     let running = app.running.as_ref().unwrap();
     assert_eq!(
         (running.action, running.target.as_str()),
@@ -281,7 +283,7 @@ fn read_only_mode_disables_actions_and_says_so() {
     let mut app = app(true);
     for c in ['R', 'F', 'L'] {
         assert!(update(&mut app, key(c)).is_empty());
-        assert!(app.dialog.is_none());
+        assert!(app.overlays.dialog().is_none());
     }
     assert!(app.log.back().unwrap().text.contains("read-only"));
 }
@@ -330,12 +332,16 @@ fn keys_for_polling_focus_help_and_quit() {
     update(&mut app, code(KeyCode::BackTab));
     assert_eq!(app.focus, Pane::Log);
     update(&mut app, key('?'));
-    assert!(app.help);
+    assert!(app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Help));
     assert!(
         update(&mut app, key('q')).is_empty(),
         "a key closes help first"
     );
-    assert!(!app.help);
+    assert!(!app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Help));
     assert!(update(&mut app, key('q')).is_empty());
     assert!(app.should_quit, "the loop ends on should_quit");
 }
@@ -453,7 +459,7 @@ fn a_selected_transaction_that_leaves_the_list_stays_selected_and_is_read_by_id(
     assert!(update(&mut app, key('R')).is_empty());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains("t-mid left the list"), "{last}");
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 }
 
 #[test]
@@ -552,23 +558,23 @@ fn y_never_forces_the_force_key_does() {
     // y: refused with the protocol's words; nothing runs; the dialog stays.
     assert!(update(&mut app, key('y')).is_empty());
     assert!(app.running.is_none());
-    assert!(app.dialog.is_some());
+    assert!(app.overlays.dialog().is_some());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains(refusal), "{last}");
     // Enter on the focused Confirm button is `y`, refused too.
     update(&mut app, code(KeyCode::Tab));
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert!(app.dialog.is_some());
+    assert!(app.overlays.dialog().is_some());
     // ! forces, after a reason: a forced rollback runs only with one.
     assert!(update(&mut app, key('!')).is_empty());
     assert_eq!(
-        app.dialog.as_ref().unwrap().reason_for,
+        app.overlays.dialog().unwrap().reason_for,
         Some(RunChoice::Forced)
     );
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains("needs a reason"), "{last}");
-    assert!(app.dialog.is_some() && app.running.is_none());
+    assert!(app.overlays.dialog().is_some() && app.running.is_none());
     for c in "worker died".chars() {
         update(&mut app, key(c));
     }
@@ -595,7 +601,7 @@ fn a_stale_reply_for_another_target_does_not_fill_the_dialog() {
         txn("t-mid", "committed", 10),
         None,
     );
-    assert!(app.dialog.as_ref().unwrap().preview.is_loading());
+    assert!(app.overlays.dialog().unwrap().preview.is_loading());
 }
 
 #[test]
@@ -815,14 +821,21 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     // A opens the pane (and audits now); Enter on the stale lock opens the
     // lock's release dialog; on the dangling entry, the repair's dialog.
     assert_eq!(update(&mut app, key('A')), vec![IoRequest::Audit]);
-    assert!(app.audit.open);
+    assert!(app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
     update(&mut app, key('j'));
     assert_eq!(
         update(&mut app, code(KeyCode::Enter)),
         vec![IoRequest::LoadPreview(Action::ReleaseLock, "res-1".into())]
     );
     update(&mut app, code(KeyCode::Esc)); // closes the dialog
-    assert!(app.dialog.is_none() && app.audit.open);
+    assert!(
+        app.overlays.dialog().is_none()
+            && app
+                .overlays
+                .is_open(estx::dashboard::overlay::OverlayKind::Audit)
+    );
     update(&mut app, key('k'));
     assert_eq!(
         update(&mut app, code(KeyCode::Enter)),
@@ -830,7 +843,9 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     );
     update(&mut app, code(KeyCode::Esc));
     update(&mut app, code(KeyCode::Esc));
-    assert!(!app.audit.open);
+    assert!(!app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
 }
 
 #[test]
@@ -892,5 +907,6 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
 mod bulk;
 mod marks;
 mod navigation;
+mod overlays;
 mod reverse;
 mod targets;

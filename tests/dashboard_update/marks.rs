@@ -49,7 +49,7 @@ fn space_then_r_after_a_filter_acts_on_the_row_the_filter_shows() {
             vec!["txn2".into()]
         )]
     );
-    let b = app.dialog.as_ref().unwrap().bulk.as_ref().unwrap();
+    let b = app.overlays.dialog().unwrap().bulk.as_ref().unwrap();
     assert_eq!(b.ids, ["txn2"]);
 }
 
@@ -165,12 +165,12 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
             vec!["txn4".into()]
         )]
     );
-    let b = app.dialog.as_ref().unwrap().bulk.as_ref().unwrap();
+    let b = app.overlays.dialog().unwrap().bulk.as_ref().unwrap();
     assert_eq!(
         (b.ids.clone(), b.filtered.clone()),
         (vec!["txn4".into()], vec!["txn5".into()])
     );
-    app.dialog = None;
+    app.overlays.take_dialog();
     // A mark that left the list is counted as such.
     update(
         &mut app,
@@ -180,7 +180,7 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
     assert_eq!(app.view.marks.filtered, ["txn5"]);
     // Nothing marked is shown: R opens nothing, and says why.
     assert!(update(&mut app, key('R')).is_empty());
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     let last = last_log(&app);
     assert!(
         last.contains("1 hidden by the filter, 1 no longer listed"),
@@ -212,8 +212,8 @@ fn confirming_clears_only_the_marks_acted_on() {
         },
     );
     let p = app
-        .dialog
-        .as_ref()
+        .overlays
+        .dialog()
         .unwrap()
         .bulk
         .as_ref()

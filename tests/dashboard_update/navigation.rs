@@ -216,7 +216,9 @@ fn the_audit_pane_takes_the_mouse_while_open() {
         ])))),
     );
     update(&mut app, key('A'));
-    assert!(app.audit.open);
+    assert!(app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
     let areas = app.areas();
     let t = areas.transactions;
     let focus = app.focus;

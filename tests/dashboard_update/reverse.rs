@@ -80,7 +80,7 @@ fn the_dialog_opens_only_on_a_finished_or_committed_selection() {
     let mut app = app(false);
     with_selected(&mut app, vec![finished("t-done", None)], "t-old");
     let cmds = update(&mut app, key('V'));
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     assert!(!cmds.iter().any(|c| matches!(c, IoRequest::LoadPreview(..))));
     let log = last_log(&app);
     assert!(
@@ -90,10 +90,13 @@ fn the_dialog_opens_only_on_a_finished_or_committed_selection() {
 
     app.select("t-mid".into());
     let cmds = update(&mut app, key('V'));
-    assert_eq!(app.dialog.as_ref().map(|d| d.action), Some(Action::Reverse));
+    assert_eq!(
+        app.overlays.dialog().map(|d| d.action),
+        Some(Action::Reverse)
+    );
     assert!(cmds.contains(&IoRequest::LoadPreview(Action::Reverse, "t-mid".into())));
     update(&mut app, code(KeyCode::Esc));
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 
     app.select("t-done".into());
     let cmds = update(&mut app, key('V'));
@@ -103,7 +106,7 @@ fn the_dialog_opens_only_on_a_finished_or_committed_selection() {
     let mut ro = super::app(true);
     with_selected(&mut ro, vec![finished("t-done", None)], "t-done");
     update(&mut ro, key('V'));
-    assert!(ro.dialog.is_none());
+    assert!(ro.overlays.dialog().is_none());
     // The refusal names the reverse key too (from the key table).
     assert!(
         last_log(&ro).contains("read-only mode: R rollback, F recover, L release, V reverse"),
@@ -118,7 +121,7 @@ fn an_already_reversed_transaction_is_refused() {
     // Linked to another reversal: refused at the key, as the protocol words it.
     with_selected(&mut app, vec![finished("t-x", Some("elsewhere"))], "t-x");
     update(&mut app, key('V'));
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     let log = last_log(&app);
     assert!(
         log.contains("refused: transaction is already reversed by `elsewhere`"),
@@ -133,7 +136,7 @@ fn an_already_reversed_transaction_is_refused() {
     let c = ReverseCheck::new(reread(t), Some(reversal("t-f", "finished")), now());
     assert!(planned(&c).is_empty());
     previewed(&mut app, c, None);
-    assert!(!app.dialog.as_ref().unwrap().can_confirm());
+    assert!(!app.overlays.dialog().unwrap().can_confirm());
     let cmds = update(&mut app, key('y'));
     assert!(!cmds.iter().any(|c| matches!(c, IoRequest::Run(_))));
     assert!(last_log(&app).contains("nothing to confirm"));
@@ -160,7 +163,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
 
     update(&mut app, key('y'));
     assert_eq!(
-        app.dialog.as_ref().unwrap().reason_for,
+        app.overlays.dialog().unwrap().reason_for,
         Some(RunChoice::Plain)
     );
     let cmds = update(&mut app, code(KeyCode::Enter));
@@ -268,7 +271,7 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
     assert!(last_log(&app).contains("refused: finishing it first"));
     update(&mut app, key('!'));
     assert_eq!(
-        app.dialog.as_ref().unwrap().reason_for,
+        app.overlays.dialog().unwrap().reason_for,
         Some(RunChoice::Forced)
     );
 }

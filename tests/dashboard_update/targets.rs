@@ -35,7 +35,7 @@ fn action_keys_refuse_a_selection_a_poll_hid() {
     assert_eq!(app.selected_index(), None, "but not a visible row");
     for k in ['R', 'F', 'L', ' '] {
         assert!(update(&mut app, key(k)).is_empty(), "{k} acted");
-        assert!(app.dialog.is_none() && app.marks.is_empty());
+        assert!(app.overlays.dialog().is_none() && app.marks.is_empty());
         let last = last_log(&app);
         assert!(last.contains("t-mid is hidden by the filter"), "{last}");
     }
@@ -66,7 +66,7 @@ fn l_in_the_accounts_pane_never_targets_the_other_panes_transaction() {
         let last = last_log(&app);
         assert!(last.contains("select a lock or a transaction"), "{last}");
     }
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 }
 
 #[test]
@@ -93,7 +93,7 @@ fn a_transaction_looked_up_with_hash_is_the_explicit_target() {
         update(&mut app, key('R')),
         vec![IoRequest::LoadPreview(Action::Rollback, "t-gone".into())]
     );
-    app.dialog = None;
+    app.overlays.take_dialog();
     // Selecting a row drops the look-up: it is no target any more.
     update(&mut app, code(KeyCode::Esc));
     update(&mut app, key('j'));
@@ -299,5 +299,5 @@ fn the_reverse_key_obeys_the_same_target_rule() {
     assert!(update(&mut app, key('V')).is_empty());
     let last = last_log(&app);
     assert!(last.contains("t-mid left the list"), "{last}");
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 }

@@ -27,6 +27,7 @@ mod transactions;
 
 use super::app::App;
 use super::layout::{fits, layout_for, MIN_SIZE};
+use super::overlay::Overlay;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
@@ -44,8 +45,8 @@ pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16)
 
 /// How far the open dialog's text can scroll on the current screen.
 pub fn dialog_scroll_max(app: &App) -> usize {
-    app.dialog
-        .as_ref()
+    app.overlays
+        .dialog()
         .map_or(0, |d| dialog::scroll_max(app, d, app.size))
 }
 
@@ -85,14 +86,15 @@ pub fn render(frame: &mut Frame, app: &App) {
         Some(b) => bulk::progress(frame, b, a.keys),
         None => keys::render(frame, app, a.keys),
     }
-    if app.audit.open {
-        audit::render(frame, app, area);
-    }
-    if app.help {
-        help::render(frame, app, area);
-    }
-    if let Some(d) = &app.dialog {
-        dialog::render(frame, app, d, area);
+    // The overlays bottom first, so the one taking the keys is on top.
+    for o in app.overlays.iter() {
+        match o {
+            Overlay::Audit => audit::render(frame, app, area),
+            Overlay::Help { .. } => help::render(frame, app, area),
+            Overlay::Dialog(d) => dialog::render(frame, app, d, area),
+            // Typed into the table's title and the key bar.
+            Overlay::Filter | Overlay::LookUp(_) => {}
+        }
     }
 }
 

@@ -10,6 +10,7 @@ use super::theme::{
     txn_age, txn_style, FOCUS, WARN,
 };
 use crate::dashboard::app::{App, Pane};
+use crate::dashboard::overlay::OverlayKind;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::transaction::{Transaction, TxnState};
 use ratatui::layout::{Alignment, Constraint, Rect};
@@ -190,7 +191,7 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             ));
         }
     }
-    if app.editing_filter {
+    if app.overlays.is_open(OverlayKind::Filter) {
         spans.push(Span::styled(
             format!("· /{}█ ", app.filter),
             Style::new().fg(FOCUS).add_modifier(Modifier::BOLD),
