@@ -11,8 +11,9 @@
 
 use super::app::{App, Dialog, LogLevel};
 use super::dialog::{Bulk, BulkPlan, BulkProgress};
-use super::event::{Action, BulkReread, Checked, Expected, IoRequest, Reread, Run};
+use super::event::{Action, BulkReread, Expected, IoRequest, Run};
 use super::load::Load;
+use crate::protocol::intervene::{Documents, Plan, PlanStep};
 
 /// Most items a bulk run works on at once.
 pub const BULK_CONCURRENCY: usize = 4;
@@ -79,13 +80,7 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
     }
     let ids = marks.shown;
     app.overlays.open_dialog(Dialog {
-        action,
-        target: format!("{} marked transaction(s)", ids.len()),
         preview: Load::Idle,
-        confirm_focused: false,
-        scroll: 0,
-        reason: String::new(),
-        reason_for: None,
         bulk: Some(Bulk {
             ids: ids.clone(),
             filtered: marks.filtered,
@@ -93,6 +88,7 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
             items: Load::Loading,
             plan: None,
         }),
+        ..Dialog::new(action, format!("{} marked transaction(s)", ids.len()))
     });
     vec![IoRequest::LoadBulkPreview(action, ids)]
 }
@@ -108,8 +104,8 @@ pub fn reread(b: &mut Bulk, action: Action, items: BulkReread) {
 pub fn plan(action: Action, bulk: &Bulk) -> Option<BulkPlan> {
     let items = bulk.items.value()?;
     let mut out = BulkPlan::default();
-    for (id, checked) in items {
-        match classify(action, id, checked) {
+    for (id, previewed) in items {
+        match classify(action, id, previewed) {
             Ok((run, effect)) => {
                 *out.by_state.entry(run.expected.state.clone()).or_default() += 1;
                 out.runs.push(run);
@@ -123,44 +119,30 @@ pub fn plan(action: Action, bulk: &Bulk) -> Option<BulkPlan> {
     Some(out)
 }
 
-/// One item: its run and balance effect, or what keeps it out.
+/// One item, from its preview ([`crate::protocol::intervene::Intervention::preview`]):
+/// its run and balance change, or what keeps it out — the procedure's own
+/// refusal, nothing to do or no locks held, or a refusal only forcing
+/// lifts (bulk runs never force).
 fn classify(
     action: Action,
     id: &str,
-    checked: &Result<Checked, String>,
+    plan: &Result<Plan, String>,
 ) -> Result<(Run, Vec<(String, i64)>), String> {
-    let c = checked.as_ref().map_err(|e| format!("unreadable: {e}"))?;
-    let Reread::Transaction(det) = &c.reread else {
+    let p = plan.as_ref().map_err(|e| format!("unreadable: {e}"))?;
+    let Some(Documents::Transaction(det)) = &p.documents else {
         return Err("not a transaction".into());
     };
-    let mut effect = Vec::new();
-    match action {
-        Action::Rollback | Action::Recover => {
-            let p = if action == Action::Rollback {
-                &det.rollback
-            } else {
-                &det.recover
-            };
-            if let Some(r) = &p.refusal {
-                return Err(format!("refused: {r}"));
-            }
-            if p.steps.is_empty() {
-                return Err("nothing to do".into());
-            }
-            for (acct, delta) in [
-                (&det.txn.src, p.balance_change.0),
-                (&det.txn.dest, p.balance_change.1),
-            ] {
-                if let Some(a) = acct {
-                    effect.push((a.clone(), delta));
-                }
-            }
-        }
-        _ if det.locks.is_empty() => return Err("no locks held".into()),
-        _ => {}
-    }
-    if c.refusal.is_some() {
-        return Err("need force (left out: force them one by one)".into());
+    let procedure = action.procedure();
+    let steps = p
+        .steps
+        .iter()
+        .any(|s| matches!(s, PlanStep::Protocol { .. }));
+    match (&p.refusal, procedure) {
+        (Some(r), Some(_)) if r.recent().is_none() => return Err(format!("refused: {r}")),
+        (None, Some(_)) if !steps => return Err("nothing to do".into()),
+        (_, None) if p.lock_releases.is_empty() => return Err("no locks held".into()),
+        (Some(_), _) => return Err("need force (left out: force them one by one)".into()),
+        (None, _) => {}
     }
     let run = Run {
         action,
@@ -172,7 +154,7 @@ fn classify(
         },
         reason: None,
     };
-    Ok((run, effect))
+    Ok((run, p.balance_change.clone()))
 }
 
 /// Enter in the bulk dialog's reason field: starts the run (the reason is

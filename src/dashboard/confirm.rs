@@ -5,12 +5,11 @@
 //! same), and the comparison of what ran with what the dialog previewed.
 
 use super::app::{App, Dialog, LogLevel, RunChoice, Running};
-use super::event::{Action, ActionOutcome, Expected, IoRequest, Reread, Run};
+use super::event::{Action, ActionOutcome, Expected, IoRequest, Run};
 use super::keymap::{self, DialogOp};
-use super::load::Load;
 use super::overlay::OverlayKind;
-use super::preview::planned_steps;
-use crate::protocol::intervene::PlanStep;
+use super::preview::line;
+use crate::protocol::intervene::{Documents, PlanStep};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -88,16 +87,8 @@ pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
 }
 
 fn show(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
-    app.overlays.open_dialog(Dialog {
-        action,
-        target: target.clone(),
-        preview: Load::Loading,
-        confirm_focused: false,
-        scroll: 0,
-        reason: String::new(),
-        reason_for: None,
-        bulk: None,
-    });
+    app.overlays
+        .open_dialog(Dialog::new(action, target.clone()));
     vec![IoRequest::LoadPreview(action, target)]
 }
 
@@ -196,9 +187,9 @@ fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
         return super::bulk::confirm(app, dialog);
     }
     let title = format!("{} {}", dialog.action.title(), dialog.target);
-    let Some(checked) = dialog.preview.value() else {
+    if !dialog.preview.is_done() {
         return vec![];
-    };
+    }
     if let Some(why) = dialog.action.missing_reason(force, false, &dialog.reason) {
         app.push_log(
             LogLevel::Error,
@@ -208,39 +199,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
         return vec![];
     }
     let reason = Some(dialog.reason.trim().to_string()).filter(|r| !r.is_empty());
-    let (expected, planned) = match &checked.reread {
-        Reread::Transaction(det) => (
-            Expected {
-                state: det.txn.state.clone(),
-                modified: det.txn.modification_time,
-            },
-            dialog
-                .action
-                .procedure()
-                .map_or_else(Vec::new, |p| planned_steps(det, p)),
-        ),
-        Reread::Reverse(c) => (
-            Expected {
-                state: c.original.txn.state.clone(),
-                modified: c.original.txn.modification_time,
-            },
-            super::preview::planned(c),
-        ),
-        Reread::Audit(_) => (
-            Expected {
-                state: None,
-                modified: None,
-            },
-            Vec::new(),
-        ),
-        Reread::Lock(l) => (
-            Expected {
-                state: l.as_ref().and_then(|l| l.owner_state.clone()),
-                modified: l.as_ref().and_then(|l| l.info.created_at),
-            },
-            Vec::new(),
-        ),
-    };
+    let (expected, planned) = expected_and_planned(&dialog);
     app.running = Some(Running {
         action: dialog.action,
         target: dialog.target.clone(),
@@ -261,6 +220,39 @@ fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
         expected,
         reason,
     })]
+}
+
+/// What a confirmed run must still find (the target as previewed: the
+/// transaction's state and last modification, or the lock's owner state
+/// and creation), and the lines the dialog previewed in the form the log
+/// compares with what ran: a rollback's or recovery's planned steps, a
+/// reversal's writes.
+fn expected_and_planned(dialog: &Dialog) -> (Expected, Vec<String>) {
+    let plan = dialog.preview.value();
+    let as_of = |t: &crate::protocol::transaction::Transaction| Expected {
+        state: t.state.clone(),
+        modified: t.modification_time,
+    };
+    let expected = match plan.and_then(|p| p.documents.as_ref()) {
+        Some(Documents::Transaction(det)) => as_of(&det.txn),
+        Some(Documents::Reversal { original, .. }) => as_of(&original.txn),
+        Some(Documents::Lock(l)) => Expected {
+            state: l.as_ref().and_then(|l| l.owner_state.clone()),
+            modified: l.as_ref().and_then(|l| l.info.created_at),
+        },
+        Some(Documents::Audit(_)) | None => Expected {
+            state: None,
+            modified: None,
+        },
+    };
+    let planned = match (dialog.action.procedure(), &dialog.reversal) {
+        (Some(_), _) => plan.map_or_else(Vec::new, |p| {
+            p.steps.iter().map(|s| line(s, s.writes())).collect()
+        }),
+        (None, Some(c)) => super::preview::planned(c),
+        (None, None) => Vec::new(),
+    };
+    (expected, planned)
 }
 
 /// Records a step the running action reported, in the form of [`planned_steps`]

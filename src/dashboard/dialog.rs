@@ -6,10 +6,13 @@
 //! [`Dialog::refusal_now`]), so the key handler and the renderer ask the
 //! same questions and get the same answers.
 
-use super::event::{Action, Checked, Reread, Run};
+use super::event::{Action, Run};
 use super::keymap::force_hint;
 use super::load::Load;
+use super::preview::ReverseCheck;
 use crate::protocol::audit::FindingKind;
+use crate::protocol::intervene::{Choices, Documents, Intervention, Plan};
+use crate::protocol::trail::Interface;
 use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
@@ -23,9 +26,13 @@ pub struct Dialog {
     /// What it acts on: a transaction id, a lock's resource (for
     /// [`Action::ReleaseLock`]) or an account (the audit's repair).
     pub target: String,
-    /// The freshly re-read documents and the protocol's verdict on an
-    /// unforced run.
-    pub preview: Load<Checked>,
+    /// What the act would do, from the documents as re-read just now
+    /// ([`Intervention::preview`]: steps, the refusal of an unforced run,
+    /// balance change, lock releases, and the documents themselves).
+    pub preview: Load<Plan>,
+    /// A reversal's writes judged on the preview's documents (the
+    /// protocol's admission rule, the compensating transfer's steps).
+    pub reversal: Option<Box<ReverseCheck>>,
     /// `false`: Cancel has focus (the default); `true`: Confirm has.
     pub confirm_focused: bool,
     /// Lines its text is scrolled down (long previews at 80×24).
@@ -66,26 +73,67 @@ impl RunChoice {
 }
 
 impl Dialog {
-    /// Whether the re-read leaves anything to confirm (loaded, something to
-    /// write, not refused for a reason forcing cannot lift).
+    /// A dialog for `action` on `target`, its preview asked for.
+    pub fn new(action: Action, target: String) -> Dialog {
+        Dialog {
+            action,
+            target,
+            preview: Load::Loading,
+            reversal: None,
+            confirm_focused: false,
+            scroll: 0,
+            bulk: None,
+            reason: String::new(),
+            reason_for: None,
+        }
+    }
+
+    /// The act it confirms, before the operator's choices (`y` or the
+    /// force key, and the reason) are added to it ([`Run::intervention`]).
+    pub fn intervention(&self) -> Intervention {
+        let choices = Choices::new(Interface::Dashboard, None);
+        self.action.intervention(&self.target, choices)
+    }
+
+    /// The preview arrived: keeps the plan (a reversal's writes judged on
+    /// its documents, the new reversal stamped `now`).
+    pub fn previewed(&mut self, plan: Result<Plan, String>, now: DateTime<Utc>) {
+        if let Ok(Plan {
+            documents: Some(Documents::Reversal { original, existing }),
+            ..
+        }) = &plan
+        {
+            let existing = existing.as_deref().cloned();
+            let check = ReverseCheck::new((**original).clone(), existing, now);
+            self.reversal = Some(Box::new(check));
+        }
+        self.preview = Load::of(plan);
+    }
+
+    /// Whether the preview leaves anything to confirm (loaded, something
+    /// to write, not refused for a reason forcing cannot lift).
     pub fn can_confirm(&self) -> bool {
         if let Some(b) = &self.bulk {
             return b.plan.as_ref().is_some_and(|p| !p.runs.is_empty());
         }
-        let Some(c) = self.preview.value() else {
+        let Some(plan) = self.preview.value() else {
             return false;
         };
-        match (&c.reread, self.action) {
-            (Reread::Transaction(det), Action::Rollback) => {
+        match (&plan.documents, self.action) {
+            (Some(Documents::Transaction(det)), Action::Rollback) => {
                 det.rollback.refusal.is_none() && !det.rollback.steps.is_empty()
             }
-            (Reread::Transaction(det), Action::Recover) => {
+            (Some(Documents::Transaction(det)), Action::Recover) => {
                 det.recover.refusal.is_none() && !det.recover.steps.is_empty()
             }
-            (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
-            (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
-            (Reread::Reverse(c), Action::Reverse) => c.admitted.is_ok(),
-            (Reread::Audit(r), Action::AuditRepair) => r
+            (Some(Documents::Transaction(_)), Action::ReleaseLocks) => {
+                !plan.lock_releases.is_empty()
+            }
+            (Some(Documents::Lock(l)), Action::ReleaseLock) => l.is_some(),
+            (Some(Documents::Reversal { .. }), Action::Reverse) => {
+                self.reversal.as_ref().is_some_and(|c| c.admitted.is_ok())
+            }
+            (Some(Documents::Audit(r)), Action::AuditRepair) => r
                 .findings
                 .iter()
                 .any(|f| f.kind == FindingKind::DanglingPending),
@@ -93,30 +141,26 @@ impl Dialog {
         }
     }
 
-    /// Whether `y` would be refused by the protocol (so only the force key acts).
+    /// Whether `y` would be refused by the protocol though there is
+    /// something to confirm (so only the force key acts).
     pub fn needs_force(&self) -> bool {
-        self.preview.value().is_some_and(|c| c.refusal.is_some())
-    }
-
-    /// Whether the re-read (or the bulk re-read) has arrived.
-    pub fn loaded(&self) -> bool {
-        match &self.bulk {
-            Some(b) => b.items.is_done(),
-            None => self.preview.is_done(),
-        }
+        self.can_confirm() && self.preview.value().is_some_and(|p| p.refusal.is_some())
     }
 
     /// The refusal of an unforced run as of `now`, in the dashboard's
     /// words ([`crate::protocol::intervene::Refusal::explain`] with the
-    /// force key): the recovery window's refusal (`window`) gives the age
-    /// now, not the one when the dialog opened; one that no longer holds
-    /// says so (the dialog must be reopened to check it again). Other
-    /// refusals as the re-read judged them.
+    /// force key), when only the force key acts: the recovery window's
+    /// refusal (`window`) gives the age now, not the one when the dialog
+    /// opened; one that no longer holds says so (the dialog must be
+    /// reopened to check it again). Other refusals as previewed.
     pub fn refusal_now(&self, now: DateTime<Utc>, window: Duration) -> Option<String> {
-        let c = self.preview.value()?;
-        let said = c.refusal.as_ref()?;
+        if !self.needs_force() {
+            return None;
+        }
+        let plan = self.preview.value()?;
+        let said = plan.refusal.as_ref()?;
         let hint = force_hint();
-        let (Some(_), Reread::Transaction(det)) = (said.recent(), &c.reread) else {
+        let (Some(_), Some(Documents::Transaction(det))) = (said.recent(), &plan.documents) else {
             return Some(said.explain(&hint));
         };
         Some(
@@ -129,6 +173,14 @@ impl Dialog {
                 ),
             },
         )
+    }
+
+    /// Whether the preview (or the bulk preview) has arrived.
+    pub fn loaded(&self) -> bool {
+        match &self.bulk {
+            Some(b) => b.items.is_done(),
+            None => self.preview.is_done(),
+        }
     }
 }
 
@@ -143,7 +195,7 @@ pub struct Bulk {
     /// Marks no longer listed: not included (named in the dialog).
     pub unlisted: Vec<String>,
     /// Each one re-read, or why nothing can run.
-    pub items: Load<Vec<(String, Result<Checked, String>)>>,
+    pub items: Load<Vec<(String, Result<Plan, String>)>>,
     /// What it would do, derived from the re-read when it arrives.
     pub plan: Option<BulkPlan>,
 }

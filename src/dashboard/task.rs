@@ -22,16 +22,14 @@
 
 use super::app::App;
 use super::bulk::BULK_CONCURRENCY;
-use super::event::{Action, ActionOutcome, Checked, Event, Expected, IoRequest, Reread, Run};
+use super::event::{Action, ActionOutcome, Event, Expected, IoRequest, Run};
 use super::poller::PollControl;
-use super::preview::ReverseCheck;
 use crate::error::Error;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::{
-    self, Act, BulkAct, Choices, Intervention, Refusal, Runner, Stop, Value,
+    self, Act, BulkAct, Choices, Intervention, Plan, Refusal, Runner, Stop, Value,
 };
 use crate::protocol::report::StepReport;
-use crate::protocol::reverse::{reversal_id, ReverseRefusal};
 use crate::protocol::trail::bulk::Selection;
 use crate::protocol::trail::{Interface, Trail};
 use crate::protocol::{Procedure, Protocol};
@@ -109,70 +107,34 @@ impl Tasks {
     }
 }
 
-/// Re-reads the dialog's target and asks the protocol whether an unforced
-/// run would be refused.
+/// Previews the dialog's act: the protocol's plan with the documents it
+/// was judged on ([`Intervention::preview`]), the same act `y` runs.
 pub fn spawn_preview(proto: Protocol, action: Action, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let checked = check(&proto, action, &id).await;
+        let plan = preview(&proto, action, &id).await;
         let _ = events.send(Event::Preview {
             action,
             target: id,
-            checked,
+            plan,
         });
     });
 }
 
-async fn check(proto: &Protocol, action: Action, id: &str) -> Result<Checked, String> {
+async fn preview(proto: &Protocol, action: Action, id: &str) -> Result<Plan, String> {
     open_trail(proto).await?;
-    check_target(proto, action, id).await
+    preview_target(proto, action, id).await
 }
 
-/// Re-reads `id` for `action` and asks the protocol whether an unforced
-/// run would be refused (the audit trail already checked).
-async fn check_target(proto: &Protocol, action: Action, id: &str) -> Result<Checked, String> {
-    if action == Action::AuditRepair {
-        let report = proto.audit(None, false).await.map_err(|e| e.to_string())?;
-        return Ok(Checked {
-            reread: Reread::Audit(Box::new(report)),
-            refusal: None,
-        });
+/// The preview of `action` on `id` (the audit trail already checked); a
+/// target it could not read is an error, in the refusal's words.
+async fn preview_target(proto: &Protocol, action: Action, id: &str) -> Result<Plan, String> {
+    let act = action.intervention(id, Choices::new(Interface::Dashboard, None));
+    let plan = act.preview(proto).await.map_err(|e| e.to_string())?;
+    match (&plan.documents, &plan.refusal) {
+        (None, Some(r)) => Err(r.to_string()),
+        (None, None) => Err(format!("could not read `{id}`")),
+        _ => Ok(plan),
     }
-    if action == Action::Reverse {
-        return check_reverse(proto, id).await;
-    }
-    if action.on_lock() {
-        let view = proto.lock_view(id).await.map_err(|e| e.to_string())?;
-        return Ok(Checked {
-            refusal: Refusal::of_lock(view.as_ref()),
-            reread: Reread::Lock(view.map(Box::new)),
-        });
-    }
-    let detail = match proto.transaction_detail(id).await {
-        Ok(Some(d)) => d,
-        Ok(None) => return Err(Refusal::NoSuchTransaction(id.to_string()).to_string()),
-        Err(e) => return Err(e.to_string()),
-    };
-    let refusal = match action.procedure() {
-        // The protocol's checks before any write (the recovery window...);
-        // what the procedure itself would refuse, the preview shows.
-        Some(_) => proto
-            .check_actionable(&detail.txn, false)
-            .err()
-            .map(Refusal::Protocol),
-        None => {
-            let live: Vec<String> = detail
-                .locks
-                .iter()
-                .filter(|l| !l.staleness.is_stale())
-                .map(|l| l.info.resource.clone())
-                .collect();
-            (!live.is_empty()).then_some(Refusal::LocksNotStale(live))
-        }
-    };
-    Ok(Checked {
-        reread: Reread::Transaction(Box::new(detail)),
-        refusal,
-    })
 }
 
 /// Runs the audit (read-only) for the audit pane.
@@ -286,39 +248,10 @@ async fn open_trail(proto: &Protocol) -> Result<(), String> {
 /// its sentence for the log (with the audit record), and whether it did
 /// what was asked and was recorded.
 async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
-    let choices = Choices::new(Interface::Dashboard, run.reason.clone()).forced(run.force);
-    match intervene::run(proto, run.action.intervention(&run.target, choices)).await {
+    match intervene::run(proto, run.intervention()).await {
         Ok(done) => (done.to_string(), done.ok() && done.record_error.is_none()),
         Err(n) => (format!("not run: {n}"), false),
     }
-}
-
-/// Re-reads the original and its reversal's id for the dialog; `refusal` is
-/// set when finishing a committed original would be refused unforced (the
-/// recovery window: only the force key acts).
-async fn check_reverse(proto: &Protocol, id: &str) -> Result<Checked, String> {
-    let original = match proto.transaction_detail(id).await {
-        Ok(Some(d)) => d,
-        Ok(None) => return Err(format!("transaction `{id}` no longer exists")),
-        Err(e) => return Err(e.to_string()),
-    };
-    let existing = proto
-        .read_transaction(&reversal_id(id))
-        .await
-        .map_err(|e| e.to_string())?
-        .map(|(t, _)| t);
-    let c = ReverseCheck::new(original, existing, proto.now().await);
-    let refusal = match &c.admitted {
-        Ok(a) if a.finish_first => proto
-            .check_actionable(&c.original.txn, false)
-            .err()
-            .map(|r| Refusal::Reverse(ReverseRefusal::Protocol(r))),
-        _ => None,
-    };
-    Ok(Checked {
-        reread: Reread::Reverse(Box::new(c)),
-        refusal,
-    })
 }
 
 /// Re-reads every marked transaction (a few at a time) for the bulk dialog;
@@ -336,8 +269,8 @@ pub fn spawn_bulk_preview(
                 .map(|id| {
                     let proto = proto.clone();
                     async move {
-                        let checked = check_target(&proto, action, &id).await;
-                        (id, checked)
+                        let plan = preview_target(&proto, action, &id).await;
+                        (id, plan)
                     }
                 })
                 .buffered(BULK_CONCURRENCY)

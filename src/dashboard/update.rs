@@ -8,7 +8,6 @@ use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog, step_seen};
 use super::event::{Action, Event, IoRequest, PollFailure};
 use super::keymap::{self, Op};
-use super::load::Load;
 use super::navigation::{cycle_focus, follow_focus, move_selection};
 use super::overlay::{Overlay, OverlayKind};
 use super::ui;
@@ -114,11 +113,12 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
         Event::Preview {
             action,
             target,
-            checked,
+            plan,
         } => {
+            let now = app.now;
             if let Some(d) = app.overlays.dialog_mut() {
                 if d.action == action && d.target == target {
-                    d.preview = Load::of(checked);
+                    d.previewed(plan, now);
                 }
             }
             vec![]

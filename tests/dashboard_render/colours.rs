@@ -17,6 +17,9 @@ fn rollback_dialog_is_red_and_cancel_is_focused() {
 #[test]
 fn release_dialog_is_red_and_cancel_is_focused() {
     let mut a = app();
+    // Only its stale lock, so `y` may release it (a live one needs force).
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.locks.retain(|l| l.info.resource != "bob");
     open_dialog(&mut a, Action::ReleaseLocks, "t-pend-1", true);
     assert_danger_dialog(&draw(&a, 100, 30), "Release the locks of t-pend-1?");
 }

@@ -97,7 +97,6 @@ fn recent_rollback_dialog_at_80x24_shows_the_force_key() {
 #[test]
 fn release_one_lock_dialog_names_the_holder() {
     use estx::dashboard::app::Dialog;
-    use estx::dashboard::event::{Checked, Reread};
     let mut a = app();
     let snap = a.snapshot.as_ref().unwrap();
     let live = snap
@@ -109,13 +108,8 @@ fn release_one_lock_dialog_names_the_holder() {
     a.overlays.open_dialog(Dialog {
         action: Action::ReleaseLock,
         target: "bob".into(),
-        preview: Load::Loaded(Checked {
-            reread: Reread::Lock(Some(Box::new(live))),
-            refusal: Some(estx::protocol::intervene::Refusal::LockNotStale {
-                resource: "bob".into(),
-                holder: "txn t-pend-1 (worker-2:99)".into(),
-            }),
-        }),
+        preview: Load::Loaded(estx::protocol::intervene::Plan::on_lock("bob", Some(live))),
+        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
@@ -163,7 +157,6 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     use crate::fixtures::{detail, unforced_refusal};
     use estx::dashboard::app::Dialog;
     use estx::dashboard::dialog::{Bulk, BulkProgress};
-    use estx::dashboard::event::{Checked, Reread};
     let mut a = app();
     let ids = ["t-commit-1", "t-created-2", "t-pend-1", "t-pend-2"];
     let items = ids
@@ -171,11 +164,12 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         .map(|id| {
             let d = detail(&a, id);
             let refusal = unforced_refusal(&a, &d);
-            let checked = Ok(Checked {
-                reread: Reread::Transaction(Box::new(d)),
+            let plan = Ok(estx::protocol::intervene::Plan::on_transaction(
+                Some(estx::protocol::Procedure::Rollback),
+                d,
                 refusal,
-            });
-            (id.to_string(), checked)
+            ));
+            (id.to_string(), plan)
         })
         .collect();
     a.marks = ids.iter().map(|s| s.to_string()).collect();
@@ -192,6 +186,7 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         action: Action::Rollback,
         target: "4 marked transaction(s)".into(),
         preview: Load::Idle,
+        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: "outage".into(),

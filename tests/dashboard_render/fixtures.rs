@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, Duration as Age, TimeZone, Utc};
 use estx::dashboard::app::{App, Dialog, LogEntry, LogLevel, Settings};
-use estx::dashboard::event::{Action, Checked, Reread};
+use estx::dashboard::event::Action;
 use estx::dashboard::load::Load;
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
@@ -342,16 +342,14 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
                 Action::Rollback | Action::Recover => unforced_refusal(app, &d),
                 _ => None,
             };
-            Checked {
-                reread: Reread::Transaction(Box::new(d)),
-                refusal,
-            }
+            estx::protocol::intervene::Plan::on_transaction(action.procedure(), d, refusal)
         }),
     };
     app.overlays.open_dialog(Dialog {
         action,
         target: id.into(),
         preview,
+        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),

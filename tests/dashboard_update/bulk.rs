@@ -14,10 +14,11 @@ fn space() -> Event {
 /// (needs force: left out).
 fn bulk_loaded(app: &mut App, action: Action) {
     let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::Refusal>| {
-        Ok(Checked {
-            reread: Reread::Transaction(Box::new(detail_of(t, vec![]))),
+        Ok(estx::protocol::intervene::Plan::on_transaction(
+            action.procedure(),
+            detail_of(t, vec![]),
             refusal,
-        })
+        ))
     };
     update(
         app,

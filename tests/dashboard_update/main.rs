@@ -6,9 +6,7 @@
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use estx::dashboard::app::{App, LogLevel, Pane, RunChoice, Settings};
-use estx::dashboard::event::{
-    Action, ActionOutcome, Checked, Event, Expected, IoRequest, PollFailure, Reread, Run,
-};
+use estx::dashboard::event::{Action, ActionOutcome, Event, Expected, IoRequest, PollFailure, Run};
 use estx::dashboard::update::update;
 use estx::dashboard::view::Fate;
 use estx::protocol::account::AccountState;
@@ -227,10 +225,11 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         Event::Preview {
             action: Action::Recover,
             target: "t-old".into(),
-            checked: Ok(Checked {
-                reread: Reread::Transaction(Box::new(detail)),
-                refusal: None,
-            }),
+            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
+                Some(estx::protocol::Procedure::Recover),
+                detail,
+                None,
+            )),
         },
     );
     assert!(app.overlays.dialog().unwrap().preview.is_done());
@@ -410,10 +409,11 @@ fn loaded(
         Event::Preview {
             action,
             target,
-            checked: Ok(Checked {
-                reread: Reread::Transaction(Box::new(detail_of(t, vec![]))),
+            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
+                action.procedure(),
+                detail_of(t, vec![]),
                 refusal,
-            }),
+            )),
         },
     );
 }

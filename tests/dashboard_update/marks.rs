@@ -204,10 +204,11 @@ fn confirming_clears_only_the_marks_acted_on() {
             action: Action::Rollback,
             items: Ok(vec![(
                 "txn4".into(),
-                Ok(Checked {
-                    reread: Reread::Transaction(Box::new(det)),
-                    refusal: None,
-                }),
+                Ok(estx::protocol::intervene::Plan::on_transaction(
+                    Some(estx::protocol::Procedure::Rollback),
+                    det,
+                    None,
+                )),
             )]),
         },
     );

@@ -101,7 +101,7 @@ fn the_dialog_loads_once_and_a_failed_reread_leaves_nothing_to_confirm() {
         Event::Preview {
             action: Action::Recover,
             target: "t-1".into(),
-            checked: Err("cluster unreachable".into()),
+            plan: Err("cluster unreachable".into()),
         },
     );
     let d = app.overlays.dialog().unwrap();
@@ -112,4 +112,57 @@ fn the_dialog_loads_once_and_a_failed_reread_leaves_nothing_to_confirm() {
     assert!(!io.iter().any(|c| matches!(c, IoRequest::Run(_))), "{io:?}");
     assert!(app.overlays.dialog().is_none());
     assert!(app.log.back().unwrap().text.contains("nothing to confirm"));
+}
+
+#[test]
+fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
+    let mut app = with_rows();
+    update(&mut app, key('F'));
+    let act = app.overlays.dialog().unwrap().intervention();
+    assert_eq!(
+        act.act,
+        estx::protocol::intervene::Act::Recover("t-1".into())
+    );
+    let plan = estx::protocol::intervene::Plan::on_transaction(
+        Some(estx::protocol::Procedure::Recover),
+        detail_of(txn("t-1", "pending", 90), vec![]),
+        None,
+    );
+    let steps = plan.labels();
+    update(
+        &mut app,
+        Event::Preview {
+            action: Action::Recover,
+            target: "t-1".into(),
+            plan: Ok(plan),
+        },
+    );
+    update(&mut app, key('y'));
+    for c in "INC-9".chars() {
+        update(&mut app, key(c));
+    }
+    let io = update(&mut app, code(KeyCode::Enter));
+    let [IoRequest::Run(run)] = io.as_slice() else {
+        panic!("{io:?}");
+    };
+    let i = run.intervention();
+    assert_eq!(i.act, act.act);
+    assert_eq!(
+        (
+            i.choices.force,
+            i.choices.reason_text(),
+            i.choices.interface
+        ),
+        (
+            false,
+            Some("INC-9"),
+            estx::protocol::trail::Interface::Dashboard
+        )
+    );
+    // The lines the log compares with what ran are the plan's steps.
+    let planned = &app.running.as_ref().unwrap().planned;
+    assert_eq!(planned.len(), steps.len());
+    for (line, step) in planned.iter().zip(&steps) {
+        assert!(line.starts_with(step.as_str()), "{line} / {step}");
+    }
 }

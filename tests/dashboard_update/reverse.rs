@@ -67,9 +67,13 @@ fn previewed(app: &mut App, c: ReverseCheck, refusal: Option<estx::protocol::int
         Event::Preview {
             action: Action::Reverse,
             target,
-            checked: Ok(Checked {
-                reread: Reread::Reverse(Box::new(c)),
+            plan: Ok(estx::protocol::intervene::Plan {
                 refusal,
+                documents: Some(estx::protocol::intervene::Documents::Reversal {
+                    original: Box::new(c.original.clone()),
+                    existing: c.existing.clone().map(Box::new),
+                }),
+                ..Default::default()
             }),
         },
     );

@@ -11,8 +11,10 @@ use super::theme::{
 use crate::dashboard::app::App;
 use crate::dashboard::preview::{ReverseCheck, CREATE_STEP, LINK_STEP};
 use crate::protocol::executor::Outcome;
+use crate::protocol::intervene::PlanStep;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::PreviewStep;
+use crate::protocol::Procedure;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -108,21 +110,14 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         for s in &c.original.recover.steps {
             out.push(step_line(next(), s.step.label(), outcome_span(s)));
         }
-        let mut locks: Vec<&str> = c
-            .original
-            .locks
-            .iter()
-            .map(|l| l.info.resource.as_str())
-            .collect();
-        locks.sort();
-        let p = &c.original.recover;
-        if p.refusal.is_some() || !p.ends_in.as_ref().is_some_and(|s| s.is_terminal()) {
-            locks.clear();
-        }
-        for r in locks {
-            let label = format!("release lock {r}");
+        // The locks the finish releases, as the plan words each release.
+        for resource in c.original.lock_releases(Procedure::Recover) {
+            let release = PlanStep::ReleaseLock {
+                resource: resource.to_string(),
+                held_by: None,
+            };
             let done = Span::styled("deletes the lock", Style::new().fg(GOOD));
-            out.push(step_line(next(), &label, done));
+            out.push(step_line(next(), &release.to_string(), done));
         }
     }
     if c.existing.is_none() {
