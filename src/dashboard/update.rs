@@ -11,9 +11,11 @@ use super::keymap::{self, Op};
 use super::navigation::{cycle_focus, follow_focus, move_selection};
 use super::overlay::{Overlay, OverlayKind};
 use super::ui;
-use crate::protocol::report::StepResult;
+use crate::protocol::audit::AuditReport;
+use crate::protocol::read::poll::Snapshot;
+use crate::protocol::report::{StepReport, StepResult};
 use crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use std::time::Duration;
 
@@ -51,21 +53,7 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             cmds
         }
         Event::Mouse(m) => {
-            if matches!(
-                app.overlays.top().map(Overlay::kind),
-                Some(OverlayKind::Dialog | OverlayKind::Help)
-            ) {
-                return vec![];
-            }
-            match m.kind {
-                MouseEventKind::ScrollDown => super::mouse::wheel(app, m.column, m.row, 1),
-                MouseEventKind::ScrollUp => super::mouse::wheel(app, m.column, m.row, -1),
-                MouseEventKind::Down(MouseButton::Left) => {
-                    super::mouse::click(app, m.column, m.row)
-                }
-                _ => {}
-            }
-            follow_focus(app);
+            on_mouse(app, m);
             vec![]
         }
         Event::Resize(w, h) => {
@@ -80,36 +68,44 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             app.polling = true;
             vec![]
         }
-        Event::Polled(Ok(snapshot)) => {
-            app.polling = false;
-            if app.poll_error.take().is_some() {
-                app.push_log(LogLevel::Info, "cluster reachable again");
+        Event::Polled(result) => {
+            polled(app, result);
+            vec![]
+        }
+        Event::Exported(Ok((path, n))) => {
+            app.push_log(LogLevel::Updated, format!("exported {n} row(s) to {path}"));
+            vec![]
+        }
+        Event::Exported(Err(e)) => {
+            app.push_log(LogLevel::Error, format!("export failed: {e}"));
+            vec![]
+        }
+        Event::History { id, records } => {
+            app.history_loading = false;
+            if app.selected.as_ref() == Some(&id) {
+                app.history = Some((id, records));
             }
-            app.now = app.now.max(snapshot.taken_at);
-            app.snapshot = Some(*snapshot);
-            // The selection's interventions may have changed too.
+            vec![]
+        }
+        Event::ActionDone(outcome) => {
             app.history_asked = None;
-            if app.selected.is_none() {
-                app.refresh_view();
-                app.select_index(0);
-            }
+            // A selection read by id is read again: the action changed it.
+            app.lookup_asked = None;
+            let mut cmds = super::confirm::action_done(app, outcome);
+            cmds.extend(super::audit::audit_if_due(app, true));
+            cmds
+        }
+        Event::Audited(report) => {
+            audited(app, report);
             vec![]
         }
-        Event::Polled(Err(failure)) => {
-            app.polling = false;
-            if app.poll_error.as_ref() != Some(&failure) {
-                let hint = match failure {
-                    PollFailure::Auth(_) => " (not retrying: fix the credentials, then press r)",
-                    _ => " (retrying with backoff)",
-                };
-                app.push_log(
-                    LogLevel::Error,
-                    format!("poll failed: {}{hint}", failure.message()),
-                );
-            }
-            app.poll_error = Some(failure);
-            vec![]
-        }
+        other => on_task_event(app, other),
+    }
+}
+
+/// What a dialog's, a look-up's or an action's task reported.
+fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
+    match event {
         Event::Preview {
             action,
             target,
@@ -133,13 +129,8 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::Step(report) => {
-            let level = match report.result {
-                StepResult::Updated(_) => LogLevel::Updated,
-                StepResult::Noop(_) => LogLevel::Noop,
-                StepResult::Error(_) => LogLevel::Error,
-            };
             step_seen(app, &report);
-            app.push_log(level, format!("{}: {report}", report.txn));
+            app.push_log(step_level(&report), format!("{}: {report}", report.txn));
             vec![]
         }
         Event::BulkPreview { action, items } => {
@@ -168,49 +159,85 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }
-        Event::Exported(result) => {
-            match result {
-                Ok((path, n)) => {
-                    app.push_log(LogLevel::Updated, format!("exported {n} row(s) to {path}"))
-                }
-                Err(e) => app.push_log(LogLevel::Error, format!("export failed: {e}")),
-            }
-            vec![]
-        }
-        Event::History { id, records } => {
-            app.history_loading = false;
-            if app.selected.as_ref() == Some(&id) {
-                app.history = Some((id, records));
-            }
-            vec![]
-        }
-        Event::ActionDone(outcome) => {
-            app.history_asked = None;
-            // A selection read by id is read again: the action changed it.
-            app.lookup_asked = None;
-            let mut cmds = super::confirm::action_done(app, outcome);
-            cmds.extend(super::audit::audit_if_due(app, true));
-            cmds
-        }
-        Event::Audited(report) => {
-            app.audit.running = false;
-            let before = app.audit.findings().len();
-            match &report {
-                Ok(r) if r.findings.len() != before || app.audit.report.is_none() => {
-                    app.push_log(
-                        LogLevel::Info,
-                        format!("audit: {} finding(s)", r.findings.len()),
-                    );
-                }
-                Ok(_) => {}
-                Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
-            }
-            app.audit.report = Some(report);
-            let n = app.audit.findings().len();
-            app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
-            vec![]
-        }
+        _ => vec![],
     }
+}
+
+/// A mouse event: the wheel scrolls and a click focuses the pane under
+/// the pointer, unless a dialog or help covers the panes.
+fn on_mouse(app: &mut App, m: MouseEvent) {
+    if matches!(
+        app.overlays.top().map(Overlay::kind),
+        Some(OverlayKind::Dialog | OverlayKind::Help)
+    ) {
+        return;
+    }
+    match m.kind {
+        MouseEventKind::ScrollDown => super::mouse::wheel(app, m.column, m.row, 1),
+        MouseEventKind::ScrollUp => super::mouse::wheel(app, m.column, m.row, -1),
+        MouseEventKind::Down(MouseButton::Left) => super::mouse::click(app, m.column, m.row),
+        _ => {}
+    }
+    follow_focus(app);
+}
+
+/// A poll ended: its snapshot replaces the last (the first one selects the
+/// first row), or its failure is logged once and kept.
+fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
+    app.polling = false;
+    let snapshot = match result {
+        Ok(s) => s,
+        Err(failure) => {
+            if app.poll_error.as_ref() != Some(&failure) {
+                let hint = match failure {
+                    PollFailure::Auth(_) => " (not retrying: fix the credentials, then press r)",
+                    _ => " (retrying with backoff)",
+                };
+                let text = format!("poll failed: {}{hint}", failure.message());
+                app.push_log(LogLevel::Error, text);
+            }
+            app.poll_error = Some(failure);
+            return;
+        }
+    };
+    if app.poll_error.take().is_some() {
+        app.push_log(LogLevel::Info, "cluster reachable again");
+    }
+    app.now = app.now.max(snapshot.taken_at);
+    app.snapshot = Some(*snapshot);
+    // The selection's interventions may have changed too.
+    app.history_asked = None;
+    if app.selected.is_none() {
+        app.refresh_view();
+        app.select_index(0);
+    }
+}
+
+/// How the log shows a step that ended.
+fn step_level(report: &StepReport) -> LogLevel {
+    match report.result {
+        StepResult::Updated(_) => LogLevel::Updated,
+        StepResult::Noop(_) => LogLevel::Noop,
+        StepResult::Error(_) => LogLevel::Error,
+    }
+}
+
+/// An audit ended: its report replaces the last (a changed count of
+/// findings, or a failure, is logged); the cursor stays on a finding.
+fn audited(app: &mut App, report: Result<Box<AuditReport>, String>) {
+    app.audit.running = false;
+    let before = app.audit.findings().len();
+    match &report {
+        Ok(r) if r.findings.len() != before || app.audit.report.is_none() => {
+            let text = format!("audit: {} finding(s)", r.findings.len());
+            app.push_log(LogLevel::Info, text);
+        }
+        Ok(_) => {}
+        Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
+    }
+    app.audit.report = Some(report);
+    let n = app.audit.findings().len();
+    app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
 }
 
 fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
@@ -302,11 +329,30 @@ fn on_lookup_key(app: &mut App, code: KeyCode) {
 
 fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
     match op {
-        Op::Quit => {
-            app.should_quit = true;
-            return vec![];
-        }
+        Op::Quit => app.should_quit = true,
         Op::Help => app.overlays.open(Overlay::Help { scroll: 0 }),
+        Op::Open => open_focused(app),
+        Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
+        Op::Back => back(app),
+        Op::Refresh | Op::Pause | Op::Slower | Op::Faster | Op::Export => {
+            return on_poll_op(app, op)
+        }
+        Op::Rollback
+        | Op::Recover
+        | Op::Release
+        | Op::Audit
+        | Op::ReverseTransfer
+        | Op::Mark
+        | Op::MarkAll
+        | Op::ClearMarks => return on_act_op(app, op),
+        _ => on_view_op(app, op),
+    }
+    vec![]
+}
+
+/// Moving, filtering and sorting: what the screen shows, no I/O.
+fn on_view_op(app: &mut App, op: Op) {
+    match op {
         Op::NextPane => cycle_focus(app, 1),
         Op::PrevPane => cycle_focus(app, -1),
         Op::Down => move_selection(app, 1),
@@ -314,44 +360,8 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::PageDown => move_selection(app, 10),
         Op::PageUp => move_selection(app, -10),
         Op::Top => move_selection(app, isize::MIN / 2),
-        Op::Bottom => {
-            if app.focus == Pane::Log {
-                app.log_top = None;
-            } else {
-                move_selection(app, isize::MAX / 2);
-            }
-        }
-        Op::Open => match app.focus {
-            Pane::Transactions => app.focus = Pane::Detail,
-            Pane::Accounts => super::drill::open(app),
-            Pane::Locks => {
-                let owner = app.lock_at_cursor().and_then(|l| l.info.owner.clone());
-                if let Some(owner) = owner {
-                    // Opened explicitly from its lock: the detail names it
-                    // as the target of R/F/L, as a look-up with # does.
-                    app.select(owner.clone());
-                    app.pinned = Some(owner);
-                    app.focus = Pane::Detail;
-                }
-            }
-            _ => {}
-        },
-        Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
-        Op::Back => {
-            if app.focus == Pane::Detail {
-                app.focus = if app.account_drill.take().is_some() {
-                    super::drill::restore_filter(app);
-                    Pane::Accounts
-                } else {
-                    Pane::Transactions
-                };
-            } else if app.filter_before_drill.is_some() {
-                super::drill::restore_filter(app);
-            } else {
-                app.filter.clear();
-            }
-            super::follow::keep_selection_visible(app);
-        }
+        Op::Bottom if app.focus == Pane::Log => app.log_top = None,
+        Op::Bottom => move_selection(app, isize::MAX / 2),
         Op::Filter => {
             app.filter_before_drill = None;
             app.overlays.open(Overlay::Filter);
@@ -372,9 +382,54 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         }
         Op::Sort => app.cycle_sort(),
         Op::Reverse => app.sort_desc = !app.sort_desc,
+        _ => {}
+    }
+}
+
+/// Enter: the table opens the detail, an account drills into it, a lock
+/// opens its owner transaction.
+fn open_focused(app: &mut App) {
+    match app.focus {
+        Pane::Transactions => app.focus = Pane::Detail,
+        Pane::Accounts => super::drill::open(app),
+        Pane::Locks => {
+            let owner = app.lock_at_cursor().and_then(|l| l.info.owner.clone());
+            if let Some(owner) = owner {
+                // Opened explicitly from its lock: the detail names it
+                // as the target of R/F/L, as a look-up with # does.
+                app.select(owner.clone());
+                app.pinned = Some(owner);
+                app.focus = Pane::Detail;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Esc on the panes: the detail goes back to where it was opened from (an
+/// account drilled into puts its filters back), else the filter clears.
+fn back(app: &mut App) {
+    if app.focus == Pane::Detail {
+        app.focus = if app.account_drill.take().is_some() {
+            super::drill::restore_filter(app);
+            Pane::Accounts
+        } else {
+            Pane::Transactions
+        };
+    } else if app.filter_before_drill.is_some() {
+        super::drill::restore_filter(app);
+    } else {
+        app.filter.clear();
+    }
+    super::follow::keep_selection_visible(app);
+}
+
+/// Polling and export: what the loop does next.
+fn on_poll_op(app: &mut App, op: Op) -> Vec<IoRequest> {
+    match op {
         Op::Refresh => {
             app.push_log(LogLevel::Info, "refresh requested");
-            return vec![IoRequest::PollNow];
+            vec![IoRequest::PollNow]
         }
         Op::Pause => {
             app.paused = !app.paused;
@@ -384,36 +439,42 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
                 "polling resumed"
             };
             app.push_log(LogLevel::Info, what);
-            return vec![IoRequest::SetPaused(app.paused)];
+            vec![IoRequest::SetPaused(app.paused)]
         }
-        Op::Slower => return change_interval(app, 1),
-        Op::Faster => return change_interval(app, -1),
+        Op::Slower => change_interval(app, 1),
+        Op::Faster => change_interval(app, -1),
         Op::Export => match &app.snapshot {
-            Some(s) => return vec![IoRequest::Export(s.taken_at)],
-            None => app.push_log(LogLevel::Info, "nothing to export before the first poll"),
+            Some(s) => vec![IoRequest::Export(s.taken_at)],
+            None => {
+                app.push_log(LogLevel::Info, "nothing to export before the first poll");
+                vec![]
+            }
         },
+        _ => vec![],
+    }
+}
+
+/// The action keys and marks: R/F/L on the marked rows (bulk) or on the
+/// selection, V, the audit pane.
+fn on_act_op(app: &mut App, op: Op) -> Vec<IoRequest> {
+    let bulk = !app.marks.is_empty() && app.focus != Pane::Locks;
+    match op {
         Op::Mark => super::bulk::toggle_mark(app),
         Op::MarkAll => super::bulk::mark_all(app),
         Op::ClearMarks => super::bulk::clear_marks(app),
-        Op::Rollback | Op::Recover | Op::Release
-            if !app.marks.is_empty() && app.focus != Pane::Locks =>
-        {
-            let action = match op {
-                Op::Rollback => Action::Rollback,
-                Op::Recover => Action::Recover,
-                _ => Action::ReleaseLocks,
-            };
-            return open_bulk_dialog(app, action);
-        }
+        Op::Rollback if bulk => return open_bulk_dialog(app, Action::Rollback),
+        Op::Recover if bulk => return open_bulk_dialog(app, Action::Recover),
+        Op::Release if bulk => return open_bulk_dialog(app, Action::ReleaseLocks),
         Op::Rollback => return open_dialog(app, Action::Rollback),
         Op::Recover => return open_dialog(app, Action::Recover),
+        Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
+        Op::Release => return open_dialog(app, Action::ReleaseLocks),
+        Op::ReverseTransfer => return super::reverse::open(app),
         Op::Audit => {
             app.overlays.open(Overlay::Audit);
             return super::audit::audit_if_due(app, true);
         }
-        Op::ReverseTransfer => return super::reverse::open(app),
-        Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
-        Op::Release => return open_dialog(app, Action::ReleaseLocks),
+        _ => {}
     }
     vec![]
 }

@@ -52,19 +52,7 @@ fn outcome_span(s: &PreviewStep) -> Span<'static> {
 /// The reverse dialog's body below its title line.
 pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
     let t = &c.original.txn;
-    let mut out = vec![Line::from(vec![
-        Span::styled(state_text(t), bold()),
-        Span::raw(format!(" · {} · {}", amount_text(t), route(t))),
-    ])];
-    if let Some(m) = t.modification_time {
-        let ago = crate::protocol::time::human_age((app.now - m).num_seconds().max(0));
-        out.push(Line::styled(
-            format!("modified {} ({ago} ago)", datetime(m)),
-            dim(),
-        ));
-    }
-    out.extend(link_lines(t));
-    out.push(Line::from(""));
+    let mut out = original_lines(app, t);
     let a = match &c.admitted {
         Ok(a) => a,
         Err(why) => {
@@ -143,14 +131,40 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         out.push(step_line(next(), s.step.label(), outcome_span(s)));
     }
     out.push(Line::from("ends in: both finished, linked both ways"));
-    out.push(Line::styled("balance effect:", bold()));
+    out.extend(balance_lines(c, &tr.src, &tr.dest));
+    out
+}
+
+/// The original as re-read: state, amount, route, when it was modified,
+/// its reversal links.
+fn original_lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(vec![
+        Span::styled(state_text(t), bold()),
+        Span::raw(format!(" · {} · {}", amount_text(t), route(t))),
+    ])];
+    if let Some(m) = t.modification_time {
+        let ago = crate::protocol::time::human_age((app.now - m).num_seconds().max(0));
+        out.push(Line::styled(
+            format!("modified {} ({ago} ago)", datetime(m)),
+            dim(),
+        ));
+    }
+    out.extend(link_lines(t));
+    out.push(Line::from(""));
+    out
+}
+
+/// The balance effect of the finish (if any) and the reversal on the
+/// original's source and destination, from the re-read balances.
+fn balance_lines(c: &ReverseCheck, src: &str, dest: &str) -> Vec<Line<'static>> {
+    let mut out = vec![Line::styled("balance effect:", bold())];
     let (d_src, d_dest) = c.balance_change();
-    for (id, delta) in [(&tr.src, d_src), (&tr.dest, d_dest)] {
+    for (id, delta) in [(src, d_src), (dest, d_dest)] {
         let before = c
             .original
             .accounts
             .iter()
-            .find(|v| &v.id == id)
+            .find(|v| v.id == id)
             .and_then(|v| v.state.as_ref())
             .map(|s| s.balance);
         let text = match before {
