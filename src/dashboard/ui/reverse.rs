@@ -12,7 +12,7 @@ use crate::dashboard::app::App;
 use crate::dashboard::preview::{ReverseCheck, CREATE_STEP, LINK_STEP};
 use crate::protocol::executor::Outcome;
 use crate::protocol::intervene::PlanStep;
-use crate::protocol::transaction::Transaction;
+use crate::protocol::transaction::{Transaction, Transfer};
 use crate::protocol::views::PreviewStep;
 use crate::protocol::Procedure;
 use ratatui::style::{Color, Modifier, Style};
@@ -65,22 +65,7 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         }
     };
     let tr = &a.transfer;
-    out.push(Line::from(vec![
-        Span::styled("compensating transfer ", bold()),
-        Span::styled(c.reversal.clone(), bold()),
-        Span::raw(format!(": {} → {}, amount {}", tr.dest, tr.src, tr.amount)),
-    ]));
-    if let Some(e) = &c.existing {
-        let state = e
-            .state
-            .as_ref()
-            .map(ToString::to_string)
-            .unwrap_or_else(|| "?".into());
-        out.push(Line::styled(
-            format!("an earlier attempt left it {state}: carried on, not created again"),
-            Style::new().fg(WARN),
-        ));
-    }
+    out.extend(compensating_lines(c, tr));
     out.push(Line::styled("would write, in order:", bold()));
     let mut n = 0;
     let mut next = || {
@@ -174,6 +159,28 @@ fn balance_lines(c: &ReverseCheck, src: &str, dest: &str) -> Vec<Line<'static>> 
         out.push(Line::styled(
             text,
             Style::new().add_modifier(Modifier::BOLD),
+        ));
+    }
+    out
+}
+
+/// The compensating transfer, and whether an earlier attempt left it.
+fn compensating_lines(c: &ReverseCheck, tr: &Transfer) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    out.push(Line::from(vec![
+        Span::styled("compensating transfer ", bold()),
+        Span::styled(c.reversal.clone(), bold()),
+        Span::raw(format!(": {} → {}, amount {}", tr.dest, tr.src, tr.amount)),
+    ]));
+    if let Some(e) = &c.existing {
+        let state = e
+            .state
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| "?".into());
+        out.push(Line::styled(
+            format!("an earlier attempt left it {state}: carried on, not created again"),
+            Style::new().fg(WARN),
         ));
     }
     out
