@@ -11,6 +11,7 @@ pub mod app;
 pub mod audit;
 pub mod bulk;
 pub mod confirm;
+pub mod derive;
 pub mod dialog;
 pub mod drill;
 pub mod event;

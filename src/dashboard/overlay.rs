@@ -1,6 +1,6 @@
 //! What sits over the panes, as a stack (after helix's compositor): the
 //! confirmation dialog, help, the filter and look-up being typed, the audit
-//! pane. The top one takes every key first ([`super::update`] hands it the
+//! pane. The top one takes every key first (`update` hands it the
 //! key; nothing reaches the panes below while one is open), closing it
 //! uncovers the one under it (Enter on an audit finding opens a dialog over
 //! the audit pane; closing the dialog goes back to the pane), and the
