@@ -73,7 +73,7 @@ pub fn line_count(app: &App, d: &DetailView, width: u16) -> usize {
 }
 
 /// What became of the transaction, and whether `R`/`F`/`L` act on it
-/// (the rule of [`crate::dashboard::target`]).
+/// (the `target` module's rule).
 fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
     let now = state_text(&d.txn);
     let pinned = app.pinned.as_ref() == Some(&d.txn.id);
