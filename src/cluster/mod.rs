@@ -28,6 +28,7 @@ mod routed;
 mod search;
 mod security;
 mod send;
+mod shards;
 mod signer;
 mod sigv4;
 
@@ -124,6 +125,8 @@ pub struct Cluster {
     /// the article's names).
     boundary: Option<Arc<dyn Translate>>,
     credential: CredentialKind,
+    /// Primary shard counts discovery learnt (see `shards`).
+    shards: shards::PrimaryShards,
     /// The loopback SigV4 signer the client talks through, if signing;
     /// stops when the last handle is dropped.
     _signer: Option<std::sync::Arc<signer::Signer>>,
@@ -149,6 +152,7 @@ impl Cluster {
             caps: caps::Caps::default(),
             boundary: None,
             credential: built.kind,
+            shards: shards::PrimaryShards::default(),
             _signer: built.signer,
         })
     }
@@ -200,6 +204,7 @@ impl Cluster {
             caps: self.caps.clone(),
             boundary: self.boundary.clone(),
             credential: self.credential,
+            shards: self.shards.clone(),
             _signer: self._signer.clone(),
         }
     }
@@ -217,7 +222,8 @@ impl Cluster {
     /// Realtime GET by id: the latest write, refreshed or not. A miss is
     /// confirmed by an `ids` search before it is called absent: a document
     /// indexed with custom routing is found there and read with its routing
-    /// value (see `routed`).
+    /// value (see `routed`); not on an index known to have one primary
+    /// shard, where a miss is final (see `shards`).
     pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
         let doc = match self.get_untranslated(index, id).await? {
             Some(d) => Some(d),
@@ -249,8 +255,8 @@ impl Cluster {
         Ok(Some(versioned(id, &body)?))
     }
 
-    /// Realtime multi-GET; one entry per id, `None` where missing (each
-    /// miss confirmed by one `ids` search, as [`Cluster::get`] does).
+    /// Realtime multi-GET; one entry per id, `None` where missing (the
+    /// misses confirmed by one `ids` search, as [`Cluster::get`] does).
     pub async fn mget(&self, index: &str, ids: &[String]) -> Result<Vec<Option<VersionedDoc>>> {
         if ids.is_empty() {
             return Ok(Vec::new());

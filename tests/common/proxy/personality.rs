@@ -18,8 +18,8 @@
 //!   dialect; the other product's endpoint answers "no handler found";
 //! - a search sorting on `_shard_doc` fails on every shard where the product
 //!   does not know it;
-//! - `_cluster/health` is gone on serverless, and `refresh_interval` is not
-//!   an index setting there;
+//! - `_cluster/health` is gone on serverless, and neither `refresh_interval`
+//!   nor `number_of_shards` is an index setting shown there;
 //! - a request body over the product's limit is refused (413) before it
 //!   reaches the cluster.
 
@@ -69,6 +69,9 @@ pub enum Difference {
     NoClusterHealth,
     /// `refresh_interval` is not an index setting (not shown, not settable).
     NoRefreshIntervalSetting,
+    /// `number_of_shards` is not shown in an index's settings (the service
+    /// shards indices itself).
+    NoShardCountSetting,
     /// Request bodies over 10 MiB are refused with 413.
     BodyLimit10MiB,
     /// Request bodies over 100 MB (`http.max_content_length`) are refused with 413.
@@ -153,6 +156,15 @@ pub const TABLE: &[Row] = &[
         products: &[ElasticsearchServerless],
         reference: "https://www.elastic.co/docs/deploy-manage/deploy/elastic-cloud/differences-from-other-elasticsearch-offerings \
             (index settings: refresh_interval is managed; searches see writes within 5 s)",
+    },
+    Row {
+        difference: NoShardCountSetting,
+        products: &[ElasticsearchServerless],
+        reference: "https://www.elastic.co/docs/deploy-manage/deploy/elastic-cloud/differences-from-other-elasticsearch-offerings \
+            (\"shard distribution and replication\" are managed; settings are restricted to a subset) and \
+            https://www.elastic.co/docs/reference/elasticsearch/index-settings/index-modules \
+            (index.number_of_shards carries no Serverless badge): modelled as not shown, so the \
+            tool cannot rely on it",
     },
     Row {
         difference: BodyLimit10MiB,
@@ -286,8 +298,8 @@ pub(super) enum Fix {
     Headers,
     /// osmem's `{"pit_id"}` becomes Elasticsearch's `{"id"}`.
     PitIdAsElasticsearch,
-    /// `refresh_interval` removed from a settings answer.
-    NoRefreshInterval,
+    /// The settings the product does not show removed from a settings answer.
+    HiddenSettings,
 }
 
 /// The personality in force, if any.
@@ -327,7 +339,7 @@ pub(super) fn before(p: Personality, request: &mut Request) -> Plan {
         if method == "PUT" && String::from_utf8_lossy(&body).contains("refresh_interval") {
             return Plan::Answer(serverless_setting());
         }
-        return Plan::Forward(Fix::NoRefreshInterval);
+        return Plan::Forward(Fix::HiddenSettings);
     }
     Plan::Forward(Fix::Headers)
 }
@@ -458,14 +470,19 @@ pub(super) fn after(p: Personality, fix: Fix, response: Vec<u8>) -> Vec<u8> {
             }
             v
         }),
-        Fix::NoRefreshInterval => rebody(response, |mut v| {
-            if let Some(indices) = v.as_object_mut() {
-                for settings in indices.values_mut() {
-                    if let Some(index) = settings
-                        .pointer_mut("/settings/index")
-                        .and_then(Value::as_object_mut)
-                    {
-                        index.remove("refresh_interval");
+        Fix::HiddenSettings => rebody(response, |mut v| {
+            let hidden = [
+                (NoRefreshIntervalSetting, "refresh_interval"),
+                (NoShardCountSetting, "number_of_shards"),
+            ];
+            for settings in v.as_object_mut().into_iter().flat_map(|o| o.values_mut()) {
+                let Some(s) = settings.get_mut("settings").and_then(Value::as_object_mut) else {
+                    continue;
+                };
+                for (_, key) in hidden.iter().filter(|(d, _)| p.has(*d)) {
+                    s.remove(&format!("index.{key}"));
+                    if let Some(index) = s.get_mut("index").and_then(Value::as_object_mut) {
+                        index.remove(*key);
                     }
                 }
             }
