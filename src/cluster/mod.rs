@@ -21,6 +21,7 @@ mod clock_probe;
 mod cloud_id;
 mod connect;
 mod credential;
+mod denial;
 mod dotted;
 mod introspect;
 mod response;

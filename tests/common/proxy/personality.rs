@@ -44,8 +44,14 @@ pub enum Personality {
     OpenSearch2,
     /// OpenSearch 3.3.
     OpenSearch3,
+    /// OpenSearch 3.0 to 3.2: point-in-time, but no `_shard_doc` yet.
+    OpenSearch32,
     /// Amazon OpenSearch Service, OpenSearch 2.11 engine.
     AwsOpenSearch2,
+    /// Amazon OpenSearch Service, OpenSearch 2.11 engine, with fine-grained
+    /// access control (the OpenSearch security plugin: every request
+    /// authenticated, permissions by action name).
+    AwsOpenSearch2Fgac,
 }
 
 use Personality::*;
@@ -76,6 +82,12 @@ pub enum Difference {
     BodyLimit10MiB,
     /// Request bodies over 100 MB (`http.max_content_length`) are refused with 413.
     BodyLimit100Mb,
+    /// Security is on, with the OpenSearch security plugin's answers: 401
+    /// without credentials, 403 `security_exception` "no permissions for
+    /// [action] and User [name=.., backend_roles=[..], requestedTenant=..]"
+    /// for an action no role mapped to the user grants (the tests give the
+    /// realm: [`FaultProxy::secure`]).
+    FineGrainedAccessControl,
 }
 
 use Difference::*;
@@ -97,7 +109,13 @@ const ALL_ES: &[Personality] = &[
     Elasticsearch9Dated,
     ElasticsearchServerless,
 ];
-const ALL_OS: &[Personality] = &[OpenSearch2, OpenSearch3, AwsOpenSearch2];
+const ALL_OS: &[Personality] = &[
+    OpenSearch2,
+    OpenSearch3,
+    OpenSearch32,
+    AwsOpenSearch2,
+    AwsOpenSearch2Fgac,
+];
 
 /// Every difference, with the products that have it and the reference.
 pub const TABLE: &[Row] = &[
@@ -110,7 +128,9 @@ pub const TABLE: &[Row] = &[
             ElasticsearchServerless,
             OpenSearch2,
             OpenSearch3,
+            OpenSearch32,
             AwsOpenSearch2,
+            AwsOpenSearch2Fgac,
         ],
         reference: "elastic/elasticsearch#157382 (adds Date to REST answers); \
             server/src/main/java/org/elasticsearch/http/DefaultRestChannel.java and \
@@ -138,8 +158,9 @@ pub const TABLE: &[Row] = &[
     },
     Row {
         difference: ShardDocUnknown,
-        products: &[OpenSearch2, AwsOpenSearch2],
-        reference: "opensearch-project/OpenSearch#17064, PR #18924: `_shard_doc` sorts only from 3.3.0; \
+        products: &[OpenSearch2, OpenSearch32, AwsOpenSearch2, AwsOpenSearch2Fgac],
+        reference: "opensearch-project/OpenSearch#17064, PR #18924: `_shard_doc` sorts only from 3.3.0 \
+            (3.0 to 3.2 have point-in-time and still refuse it); \
             before, FieldSortBuilder finds no field: query_shard_exception \
             \"No mapping found for [_shard_doc] in order to sort on\" on every shard",
     },
@@ -168,7 +189,7 @@ pub const TABLE: &[Row] = &[
     },
     Row {
         difference: BodyLimit10MiB,
-        products: &[AwsOpenSearch2],
+        products: &[AwsOpenSearch2, AwsOpenSearch2Fgac],
         reference: "https://docs.aws.amazon.com/opensearch-service/latest/developerguide/limits.html#network-limits \
             (maximum HTTP request payload 10 MiB on small/medium/large instance types)",
     },
@@ -181,16 +202,29 @@ pub const TABLE: &[Row] = &[
             Elasticsearch9Dated,
             OpenSearch2,
             OpenSearch3,
+            OpenSearch32,
         ],
         reference: "http.max_content_length default 100mb: \
             https://www.elastic.co/guide/en/elasticsearch/reference/8.19/modules-network.html, \
             https://docs.opensearch.org/latest/install-and-configure/configuring-opensearch/network-settings/",
     },
+    Row {
+        difference: FineGrainedAccessControl,
+        products: &[AwsOpenSearch2Fgac],
+        reference: "https://docs.aws.amazon.com/opensearch-service/latest/developerguide/fgac.html \
+            (fine-grained access control is the OpenSearch security plugin: roles, role mapping to \
+            users and backend roles such as IAM ARNs); the 403 text is \
+            opensearch-project/security SecurityFilter.java (\"no permissions for %s and %s\", the \
+            missing actions and User.toString(): \"User [name=.., backend_roles=[..], \
+            requestedTenant=..]\"); https://repost.aws/knowledge-center/opensearch-fgac-errors \
+            (\"security_exception\",\"reason\":\"no permissions\" 403: map the user or backend \
+            role to a role)",
+    },
 ];
 
 impl Personality {
     /// Every personality, in the order the compatibility suite runs them.
-    pub const ALL: [Personality; 8] = [
+    pub const ALL: [Personality; 10] = [
         Elasticsearch717,
         Elasticsearch8,
         Elasticsearch9,
@@ -198,7 +232,9 @@ impl Personality {
         ElasticsearchServerless,
         OpenSearch2,
         OpenSearch3,
+        OpenSearch32,
         AwsOpenSearch2,
+        AwsOpenSearch2Fgac,
     ];
 
     /// Its name (`elasticsearch-8`, `opensearch-2`, ...).
@@ -211,7 +247,9 @@ impl Personality {
             ElasticsearchServerless => "elasticsearch-serverless",
             OpenSearch2 => "opensearch-2",
             OpenSearch3 => "opensearch-3",
+            OpenSearch32 => "opensearch-3.2",
             AwsOpenSearch2 => "aws-opensearch-2",
+            AwsOpenSearch2Fgac => "aws-opensearch-2-fgac",
         }
     }
 
@@ -238,8 +276,9 @@ impl Personality {
             Elasticsearch8 => ("8.19.7", "9.12.2", "default"),
             Elasticsearch9 | Elasticsearch9Dated => ("9.2.1", "10.3.1", "default"),
             ElasticsearchServerless => ("8.11.0", "9.12.0", "serverless"),
-            OpenSearch2 | AwsOpenSearch2 => ("2.11.0", "9.7.0", ""),
+            OpenSearch2 | AwsOpenSearch2 | AwsOpenSearch2Fgac => ("2.11.0", "9.7.0", ""),
             OpenSearch3 => ("3.3.0", "10.3.1", ""),
+            OpenSearch32 => ("3.2.0", "10.2.2", ""),
         };
         if self.is_opensearch() {
             json!({"name": "node-1", "cluster_name": "compat", "cluster_uuid": "c0mpat",
@@ -446,7 +485,7 @@ fn serverless_setting() -> Canned {
 /// 413: AWS's load balancer answers a JSON `Message`; the products answer
 /// their own error.
 fn too_large(p: Personality, limit: usize) -> Canned {
-    if p == AwsOpenSearch2 {
+    if matches!(p, AwsOpenSearch2 | AwsOpenSearch2Fgac) {
         return Canned::json(
             413,
             json!({"Message": format!("Request size exceeded {limit} bytes")}),
