@@ -28,6 +28,7 @@
 mod iam;
 mod partial;
 mod personality;
+mod products;
 mod rewrite;
 mod routing;
 mod security;
