@@ -20,6 +20,7 @@ mod common;
 mod faults;
 mod mappings;
 mod session;
+mod sources;
 
 use common::proxy::{Difference, Personality, Product, Realm, User};
 use common::{FaultProxy, TestServer};
