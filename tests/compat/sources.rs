@@ -54,7 +54,7 @@ fn accounts_mapped(
 }
 
 /// The stored document as the server sends it (raw text).
-fn raw(s: &Session, index: &str, id: &str) -> String {
+fn raw(index: &str, id: &str) -> String {
     let url = format!("{}/{index}/_doc/{id}", TestServer::shared().url());
     common::http("GET", &url, None).1
 }
@@ -79,7 +79,7 @@ fn exact_numbers_under(p: Personality) {
     s.run(&["rollback", "p1"]).code(0);
     assert_eq!(s.state("p1"), "rolled-back");
     for id in ["A", "B", "C", "D"] {
-        let stored = raw(&s, &s.ix.accounts, id);
+        let stored = raw(&s.ix.accounts, id);
         for field in EXTRA {
             assert!(
                 stored.contains(field),
@@ -112,13 +112,13 @@ fn source_excludes_under(p: Personality) {
     let named = "`_source.excludes: [\"secret\"]`";
     let doctor = s.run(&["doctor"]);
     assert!(doctor.stdout.contains(named), "{doctor}");
-    let before = raw(&s, &s.ix.accounts, "A");
+    let before = raw(&s.ix.accounts, "A");
     let out = s.run(&["transfer", "A", "B", "1", "--id", "t"]);
     assert_ne!(out.code, 0, "{out}");
     for part in [named, "refused before the first write"] {
         assert!(out.stderr.contains(part), "{part}: {out}");
     }
-    assert_eq!(raw(&s, &s.ix.accounts, "A"), before, "{out}");
+    assert_eq!(raw(&s.ix.accounts, "A"), before, "{out}");
     let (status, _) = s.http("GET", &format!("{}/_doc/t", s.ix.transactions), None);
     assert_eq!(status, 404, "a transaction was created: {out}");
 }
