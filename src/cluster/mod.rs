@@ -4,8 +4,8 @@
 //! GET with `_seq_no`/`_primary_term`, conditional writes, `op_type=create`,
 //! conditional deletes, search and full scans — and turns HTTP answers into
 //! typed outcomes: a 409 is a [`WriteOutcome::Conflict`], not an error; a
-//! missing index is [`Error::IndexMissing`]; a transport failure is
-//! [`Error::Unreachable`] (for a write: unknown outcome). Answers are
+//! missing index is [`crate::Error::IndexMissing`]; a transport failure is
+//! [`crate::Error::Unreachable`] (for a write: unknown outcome). Answers are
 //! classified by HTTP status first (see `response`), reads are retried when
 //! the cluster is busy (see `send`), and the cluster's own `now` (see
 //! `clock_probe`) and every answer's `Date` feed the one clock the protocol
@@ -47,13 +47,13 @@ pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 pub use sigv4::{AwsService, AwsSigning};
 
 use clock::Clock;
-use response::{check, truncate, versioned, Answer};
+use response::{check, versioned, Answer};
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use chrono::{DateTime, Utc};
 use elasticsearch::params::OpType;
-use elasticsearch::{BulkParts, CreateParts, DeleteParts, Elasticsearch, GetParts, IndexParts};
+use elasticsearch::{CreateParts, DeleteParts, Elasticsearch, GetParts, IndexParts};
 use serde_json::{json, Map, Value};
 
 /// A document with the concurrency tokens it was read at.
@@ -376,44 +376,6 @@ impl Cluster {
             .send();
         let resp = self.send(resp).await?;
         check(resp, index).await.map(|_| ())
-    }
-
-    /// Indexes many documents in one `_bulk` request (seeding, benchmarks).
-    /// Fails if any item failed.
-    pub async fn bulk_index(&self, index: &str, docs: &[(String, Value)]) -> Result<()> {
-        if docs.is_empty() {
-            return Ok(());
-        }
-        let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> =
-            Vec::with_capacity(docs.len() * 2);
-        for (id, doc) in docs {
-            lines.push(json!({"index": {"_index": index, "_id": id}}).into());
-            let doc = match doc.as_object() {
-                Some(o) => Value::Object(self.write_source(index, o).into_owned()),
-                None => doc.clone(),
-            };
-            lines.push(doc.into());
-        }
-        let resp = self.client.bulk(BulkParts::None).body(lines).send();
-        let resp = self.send(resp).await?;
-        let body = check(resp, index).await?;
-        if body.get("errors").and_then(Value::as_bool) == Some(true) {
-            let first = body
-                .get("items")
-                .and_then(Value::as_array)
-                .and_then(|items| {
-                    items
-                        .iter()
-                        .find_map(|i| i.pointer("/index/error").cloned())
-                })
-                .unwrap_or(Value::Null);
-            return Err(Error::Cluster {
-                status: 400,
-                reason: format!("bulk indexing failed: {}", truncate(&first.to_string())),
-                retry_after: None,
-            });
-        }
-        Ok(())
     }
 
     /// Deletes the document only if it is still at `seq_no`/`primary_term`.

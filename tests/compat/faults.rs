@@ -261,3 +261,34 @@ fn iam_refusals_say_which_action_and_which_policy() {
     }
     assert_eq!(s.state("c1"), "created");
 }
+
+/// Seeding 12 MiB of documents through Amazon OpenSearch Service's 10 MiB
+/// payload limit: `bulk_index` splits them into requests within it and every
+/// document is indexed (one request of all would be refused with 413).
+#[test]
+fn bulk_indexing_stays_under_the_aws_payload_limit() {
+    let Some((proxy, s)) = through_proxy(Some(Personality::AwsOpenSearch2)) else {
+        return;
+    };
+    let index = format!("{}-seeded", s.ix.transactions);
+    let (status, answer) = s.http(
+        "PUT",
+        &index,
+        Some(&json!({"mappings": {"dynamic": false}})),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let blob = "x".repeat(1024 * 1024);
+    let docs: Vec<(String, serde_json::Value)> = (0..12)
+        .map(|i| (format!("d{i}"), json!({ "blob": blob })))
+        .collect();
+    s.rt.block_on(s.proto.cluster().bulk_index(&index, &docs))
+        .unwrap_or_else(|e| panic!("{e}: {:#?}", proxy.log()));
+    assert!(
+        proxy.largest_body() <= 10 * 1024 * 1024,
+        "{}",
+        proxy.largest_body()
+    );
+    common::refresh(&s.url, &index);
+    let (_, count) = s.http("GET", &format!("{index}/_count"), None);
+    assert_eq!(count["count"], 12, "{count}");
+}
