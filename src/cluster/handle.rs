@@ -3,11 +3,12 @@
 //! map and the credential; built without touching the network. Every
 //! request is a method on it, written in the file of its feature.
 
-use super::boundary::Translate;
 use super::caps::{self, Paging};
 use super::clock::{Clock, ClockSkew, ClockStatus};
-use super::connect::{self, ConnectOptions};
+use super::connect;
 use super::credential::CredentialKind;
+use super::options::ConnectOptions;
+use super::translate::Translate;
 use super::{shards, signer};
 use crate::error::Result;
 use chrono::{DateTime, Utc};

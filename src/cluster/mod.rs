@@ -13,7 +13,6 @@
 
 mod admin;
 mod boundary;
-pub use boundary::Translate;
 mod bulk;
 mod caps;
 mod clock;
@@ -27,6 +26,7 @@ mod documents;
 mod dotted;
 mod handle;
 mod introspect;
+mod options;
 mod response;
 mod routed;
 mod search;
@@ -35,6 +35,7 @@ mod send;
 mod shards;
 mod signer;
 mod sigv4;
+mod translate;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
 pub use bulk::{CondWrite, ItemOutcome};
@@ -42,12 +43,13 @@ pub use caps::Paging;
 pub use clock::{ClockSkew, ClockSource, ClockStatus, SKEW_WARNING_MS};
 pub use clock_probe::PROBE_EVERY;
 pub use cloud_id::cloud_id_url;
-pub use connect::ConnectOptions;
 pub use credential::CredentialKind;
+pub use options::ConnectOptions;
 pub use response::{error_from as error_of_answer, root_causes, RootCause};
 pub use search::hits;
 pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 pub use sigv4::{AwsService, AwsSigning};
+pub use translate::Translate;
 
 pub use doc::{CreateOutcome, DeleteOutcome, Hit, VersionedDoc, WriteOutcome};
 pub use handle::Cluster;
