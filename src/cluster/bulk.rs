@@ -266,7 +266,7 @@ fn item_outcome(item: &Value, index: &str) -> (ItemOutcome, Option<(i64, i64)>) 
 
 #[cfg(test)]
 mod tests {
-    use super::chunks;
+    use crate::cluster::bulk::chunks;
 
     #[test]
     fn chunks_stay_within_the_budget_and_keep_every_item_once_in_order() {

@@ -123,7 +123,7 @@ fn forwarding_client(opts: &ConnectOptions, ca: Option<&Vec<u8>>) -> Result<reqw
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::connect::*;
     use crate::cluster::sigv4::{AwsService, AwsSigning};
 
     #[test]

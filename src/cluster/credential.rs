@@ -212,7 +212,7 @@ fn bearer_token(token: &str) -> Result<Credentials> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::credential::*;
 
     fn opts(user: Option<&str>, password: Option<&str>, key: Option<&str>) -> ConnectOptions {
         ConnectOptions {

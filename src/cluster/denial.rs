@@ -76,7 +76,7 @@ fn iam(message: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::denial::*;
     use serde_json::json;
 
     #[test]

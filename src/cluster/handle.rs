@@ -116,4 +116,17 @@ impl Cluster {
     pub fn remember_paging(&self, p: Paging) {
         self.caps.remember(p);
     }
+
+    /// Records that `index` (a concrete index, never an alias) has `shards`
+    /// primary shards; `None` forgets it (not known: every miss by id is
+    /// checked, see `shards`).
+    pub fn remember_primary_shards(&self, index: &str, shards: Option<u32>) {
+        self.shards.remember(index, shards);
+    }
+
+    /// Whether a read by id that missed in `index` has looked on every
+    /// shard: only when the index is known to have exactly one.
+    pub(super) fn miss_is_final(&self, index: &str) -> bool {
+        self.shards.is_one(index)
+    }
 }

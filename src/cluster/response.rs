@@ -374,7 +374,7 @@ pub(super) fn truncate(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::response::*;
     use elasticsearch::http::headers::HeaderValue;
     use serde_json::json;
 

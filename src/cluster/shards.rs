@@ -17,7 +17,6 @@
 //! Learnt at each discovery: an index deleted and recreated under the same
 //! name with more shards while a process runs is seen only at its next one.
 
-use super::Cluster;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -25,12 +24,10 @@ use std::sync::{Arc, RwLock};
 #[derive(Debug, Clone, Default)]
 pub(super) struct PrimaryShards(Arc<RwLock<HashMap<String, u32>>>);
 
-impl Cluster {
-    /// Records that `index` (a concrete index, never an alias) has `shards`
-    /// primary shards; `None` forgets it (not known: every miss is checked).
-    pub fn remember_primary_shards(&self, index: &str, shards: Option<u32>) {
+impl PrimaryShards {
+    /// Records `shards` for `index`; `None` forgets it.
+    pub(super) fn remember(&self, index: &str, shards: Option<u32>) {
         let mut known = self
-            .shards
             .0
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -40,11 +37,9 @@ impl Cluster {
         };
     }
 
-    /// Whether a read by id that missed in `index` has looked on every
-    /// shard: only when the index is known to have exactly one.
-    pub(super) fn miss_is_final(&self, index: &str) -> bool {
-        self.shards
-            .0
+    /// Whether `index` is known to have exactly one primary shard.
+    pub(super) fn is_one(&self, index: &str) -> bool {
+        self.0
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(index)
