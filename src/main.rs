@@ -2,8 +2,7 @@
 //! terminal), and runs the command on a tokio runtime. Everything else lives
 //! in the library (`estx::cli`).
 
-use estx::cli::profile::{parse_args, ParseFailure};
-use estx::cli::{self, Cli};
+use estx::cli::{self, parse_args, Cli, ParseFailure};
 use estx::local_files::{private_dir, RotatingFile, MAX_BYTES};
 use std::path::Path;
 use tracing_appender::non_blocking::WorkerGuard;
@@ -44,7 +43,7 @@ fn main() {
     std::process::exit(code);
 }
 
-/// Logs to `path` (appending, private, rotated: [`estx::cli::log_file`]),
+/// Logs to `path` (appending, private, rotated: [`estx::local_files`]),
 /// at `--log-level`, else filtered by `ESTX_LOG` (default `info`). The
 /// default location's directory is created 0700. If the file cannot be
 /// opened, says so once on stderr and logs nothing.

@@ -1,23 +1,12 @@
-//! Command-line arguments: the global connection and protocol options and
-//! the dashboard's options; the subcommands live in [`super::subcommands`].
-//!
-//! Every global option can also come from an `ESTX_*` environment variable.
-//! Secrets never come from flags (they would land in shell history): the
-//! password is read from `ESTX_PASSWORD`, the API key from `ESTX_API_KEY`,
-//! a bearer token from `ESTX_BEARER_TOKEN` and AWS credentials from the
-//! standard `AWS_*` variables by [`crate::cli::context`].
+//! The command line: [`Cli`], the global and dashboard options with at most
+//! one [`CliCommand`], and [`parse_args`], which parses it and applies the
+//! chosen profile underneath it.
 
-use super::values;
-use crate::protocol::time::parse_duration;
-use clap::builder::FalseyValueParser;
-use clap::{Args, Parser};
-use std::path::PathBuf;
-use std::time::Duration;
-
-pub use super::subcommands::{
-    AuditArgs, Command, DemoArgs, ListArgs, LocksArgs, RecoverArgs, ReleaseLockArgs, RollbackArgs,
-    SeedArgs, ShowArgs, TransferArgs,
-};
+use super::cmd::CliCommand;
+use super::global::{DashboardArgs, GlobalArgs};
+use super::profile::{self, ProfileError};
+use clap::{CommandFactory, FromArgMatches, Parser};
+use std::ffi::OsString;
 
 /// The version with the commit it was built from: [`crate::VERSION`].
 pub const VERSION: &str = crate::VERSION;
@@ -56,202 +45,42 @@ pub struct Cli {
 
     /// The headless command to run; none opens the dashboard.
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub command: Option<CliCommand>,
 }
 
-/// Connection and protocol options, accepted before or after the subcommand
-/// (shown under their own heading, apart from a command's own options).
-#[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Global options")]
-pub struct GlobalArgs {
-    /// Base URL of the cluster.
-    #[arg(
-        long,
-        global = true,
-        env = "ESTX_URL",
-        default_value = "http://localhost:9200"
-    )]
-    pub url: String,
-
-    /// Elastic Cloud ID of the deployment (`<name>:<base64>`, from its
-    /// page in the Elastic Cloud console), instead of --url.
-    #[arg(long, global = true, env = "ESTX_CLOUD_ID", value_name = "ID")]
-    pub cloud_id: Option<String>,
-
-    /// Basic-auth user (the password is read from ESTX_PASSWORD). Only one
-    /// credential kind at a time: this, ESTX_API_KEY, ESTX_BEARER_TOKEN or
-    /// --aws-sigv4.
-    #[arg(long, global = true, env = "ESTX_USER")]
-    pub user: Option<String>,
-
-    /// Sign every request with AWS SigV4 for Amazon OpenSearch Service (es)
-    /// or OpenSearch Serverless (aoss), with AWS_ACCESS_KEY_ID,
-    /// AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.
-    #[arg(
-        long,
-        global = true,
-        env = "ESTX_AWS_SIGV4",
-        value_enum,
-        value_name = "SERVICE"
-    )]
-    pub aws_sigv4: Option<crate::cluster::AwsService>,
-
-    /// AWS region of the domain or collection for --aws-sigv4 [default: the
-    /// profile's aws_region, else AWS_REGION, else AWS_DEFAULT_REGION].
-    #[arg(long, global = true, value_name = "REGION")]
-    pub aws_region: Option<String>,
-
-    /// PEM file of the CA that signed the cluster's certificate.
-    #[arg(long, global = true, env = "ESTX_CA_CERT", value_name = "PATH")]
-    pub ca_cert: Option<PathBuf>,
-
-    /// Skip TLS certificate validation (testing only).
-    #[arg(long, global = true, env = "ESTX_INSECURE", value_parser = FalseyValueParser::new())]
-    pub insecure: bool,
-
-    /// Index holding the transaction documents.
-    #[arg(
-        long,
-        global = true,
-        env = "ESTX_TRANSACTIONS_INDEX",
-        default_value = "transactions",
-        value_name = "INDEX"
-    )]
-    pub transactions_index: String,
-
-    /// Index holding the account documents.
-    #[arg(
-        long,
-        global = true,
-        env = "ESTX_ACCOUNTS_INDEX",
-        default_value = "accounts",
-        value_name = "INDEX"
-    )]
-    pub accounts_index: String,
-
-    /// Index holding the lock documents.
-    #[arg(
-        long,
-        global = true,
-        env = "ESTX_LOCKS_INDEX",
-        default_value = "locks",
-        value_name = "INDEX"
-    )]
-    pub locks_index: String,
-
-    /// Index holding the operator audit trail (created by `init`).
-    #[arg(
-        long,
-        global = true,
-        env = "ESTX_AUDIT_INDEX",
-        default_value = "estx-audit",
-        value_name = "INDEX"
-    )]
-    pub audit_index: String,
-
-    /// Named cluster profile from $XDG_CONFIG_HOME/estx-tui/config.toml
-    /// (flags and ESTX_* variables override its settings).
-    #[arg(long, global = true, env = "ESTX_PROFILE", value_name = "NAME")]
-    pub profile: Option<String>,
-
-    /// What the profile resolved to (set by [`super::profile`], not a flag).
-    #[arg(skip)]
-    pub resolved: super::profile::Resolved,
-
-    /// A transaction modified more recently than this may still have a live
-    /// worker: it is not stuck, and rollback/recover refuse it unless forced.
-    #[arg(long, global = true, env = "ESTX_RECOVERY_WINDOW", default_value = "2m", value_parser = parse_duration, value_name = "DURATION")]
-    pub recovery_window: Duration,
-
-    /// Non-terminal transactions older than this need an operator.
-    #[arg(long, global = true, env = "ESTX_INVESTIGATE_AFTER", default_value = "1h", value_parser = parse_duration, value_name = "DURATION")]
-    pub investigate_after: Duration,
-
-    /// Per-request timeout (a timed-out write has an unknown outcome and is retried).
-    #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = values::positive_duration, value_name = "DURATION")]
-    pub timeout: Duration,
-
-    /// Where logs go (never to the terminal), created 0600 and rotated
-    /// [default: $XDG_STATE_HOME/estx-tui/estx-tui.log, else
-    /// ~/.local/state/estx-tui/estx-tui.log].
-    #[arg(long, global = true, env = "ESTX_LOG_FILE", value_name = "PATH")]
-    pub log_file: Option<PathBuf>,
-
-    /// The least severe level logged [default: ESTX_LOG as a tracing
-    /// filter, else info].
-    #[arg(long, global = true, value_enum, value_name = "LEVEL")]
-    pub log_level: Option<LogLevel>,
+/// Parses the command line and applies the chosen profile underneath it.
+/// Errors: clap's own (usage, `--help`, `--version`) or a profile problem.
+pub fn parse_args<I, T>(args: I) -> Result<Cli, ParseFailure>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let matches = Cli::command()
+        .try_get_matches_from(args)
+        .map_err(ParseFailure::Usage)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(ParseFailure::Usage)?;
+    // The demo runs its own throw-away cluster: a default profile (maybe a
+    // read-only production one) is not for it; only an explicit one is.
+    let is_demo = matches!(cli.command, Some(CliCommand::Demo(_)));
+    profile::apply_chosen(&mut cli.global, &mut cli.dashboard, &matches, is_demo)
+        .map_err(ParseFailure::Profile)?;
+    super::cloud::resolve_cloud_id(&mut cli.global, &matches).map_err(ParseFailure::Profile)?;
+    Ok(cli)
 }
 
-/// `--log-level`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LogLevel {
-    /// Errors only.
-    Error,
-    /// Warnings and errors.
-    Warn,
-    /// What was done (the default).
-    Info,
-    /// Requests and decisions.
-    Debug,
-    /// Everything.
-    Trace,
-}
-
-impl LogLevel {
-    /// The tracing filter directive.
-    pub fn directive(self) -> &'static str {
-        match self {
-            LogLevel::Error => "error",
-            LogLevel::Warn => "warn",
-            LogLevel::Info => "info",
-            LogLevel::Debug => "debug",
-            LogLevel::Trace => "trace",
-        }
-    }
-}
-
-impl GlobalArgs {
-    /// The log file: `--log-file`, else the per-user default of
-    /// [`crate::local_files::default_path`]; `None` when there is no home.
-    pub fn log_path(&self) -> Option<PathBuf> {
-        self.log_file
-            .clone()
-            .or_else(crate::local_files::default_path_from_env)
-    }
-}
-
-/// Options of the dashboard (ignored by the headless commands).
-#[derive(Debug, Clone, Args)]
-#[command(next_help_heading = "Dashboard options")]
-pub struct DashboardArgs {
-    /// How often the dashboard refreshes (at least 1s).
-    #[arg(long, global = true, env = "ESTX_INTERVAL", default_value = "2s", value_parser = values::interval, value_name = "DURATION")]
-    pub interval: Duration,
-
-    /// Show only; every action that writes is disabled or refused, the
-    /// audit trail included (`--read-only=false` lifts a profile's default).
-    #[arg(long, global = true, env = "ESTX_READ_ONLY", value_parser = FalseyValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
-    pub read_only: Option<bool>,
-
-    /// The sum of all balances the background audit checks against; a
-    /// difference shows as a `total_mismatch` finding in the audit pane
-    /// (the demo passes its seeded total unless this is given).
-    #[arg(long, global = true, value_parser = clap::value_parser!(i64).range(0..), value_name = "N")]
-    pub expect_total: Option<i64>,
-}
-
-impl DashboardArgs {
-    /// Whether writes are disabled (`--read-only`, else the profile's default).
-    pub fn is_read_only(&self) -> bool {
-        self.read_only.unwrap_or(false)
-    }
+/// Why [`parse_args`] failed.
+#[derive(Debug)]
+pub enum ParseFailure {
+    /// clap's error (print it with `exit()`).
+    Usage(clap::Error),
+    /// The configuration file or profile.
+    Profile(ProfileError),
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use clap::CommandFactory;
+    use crate::cli::args::*;
+    use std::time::Duration;
 
     #[test]
     fn definition_is_consistent() {
@@ -281,8 +110,8 @@ mod tests {
         for cmd in ["rollback", "recover"] {
             let cli = ok(&[cmd, "--state", "pending,created", "--state", "committed"]).unwrap();
             let select = match cli.command {
-                Some(Command::Rollback(a)) => a.select,
-                Some(Command::Recover(a)) => a.select,
+                Some(CliCommand::Rollback(a)) => a.select,
+                Some(CliCommand::Recover(a)) => a.select,
                 _ => unreachable!(),
             };
             assert_eq!(select.states, ["pending", "created", "committed"]);

@@ -2,7 +2,7 @@
 //! from the environment only), protocol settings, and the step observer that
 //! prints each step as it happens.
 
-use super::args::GlobalArgs;
+use super::global::GlobalArgs;
 use super::output::out;
 use crate::cluster::{AwsService, AwsSigning, Cluster, ConnectOptions};
 use crate::error::Result;
@@ -105,14 +105,14 @@ pub fn printing_observer(with_txn: bool) -> StepObserver {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::cli::args::Cli;
+    use crate::cli::context::*;
+    use crate::cli::global::SharedOptions;
     use clap::Parser;
     use std::time::Duration;
 
     #[test]
     fn settings_follow_the_arguments() {
-        let cli = Cli::try_parse_from([
+        let cli = SharedOptions::try_parse_from([
             "estx-tui",
             "--transactions-index",
             "t2",
@@ -120,7 +120,6 @@ mod tests {
             "30m",
             "--timeout",
             "3s",
-            "list",
         ])
         .unwrap();
         let c = protocol_config(&cli.global);

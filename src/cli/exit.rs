@@ -84,7 +84,7 @@ pub fn worst(codes: impl IntoIterator<Item = i32>) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::exit::*;
     use crate::protocol::Refusal;
 
     fn report(v: Verdict) -> ProcedureReport {

@@ -11,15 +11,14 @@
 //! is: a profile with both is refused, and `--cloud-id` with `--url` too. A profile marked `production = true` starts read-only unless it
 //! says `read_only = false`.
 
-use super::args::{Cli, GlobalArgs};
+use super::global::{DashboardArgs, GlobalArgs, Resolved};
 use crate::protocol::lock::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
 use clap::parser::ValueSource;
-use clap::{ArgMatches, CommandFactory, FromArgMatches};
+use clap::ArgMatches;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -143,27 +142,6 @@ impl LivenessProfile {
     }
 }
 
-/// What the chosen profile contributed beyond plain option values.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Resolved {
-    /// The profile's name, if one was used (the dashboard header shows it).
-    pub name: Option<String>,
-    /// Whether it is marked `production = true`.
-    pub production: bool,
-    /// The variable holding the password, if the profile names one.
-    pub password_env: Option<String>,
-    /// The variable holding the API key, if the profile names one.
-    pub api_key_env: Option<String>,
-    /// The variable holding the bearer token, if the profile names one.
-    pub bearer_token_env: Option<String>,
-    /// The AWS region the profile names.
-    pub aws_region: Option<String>,
-    /// The heartbeat index the profile names, if any.
-    pub liveness: Option<LivenessSource>,
-    /// The schema map the profile names (the article's when it names none).
-    pub schema: Schema,
-}
-
 /// Why the configuration could not be used (exit code 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -261,42 +239,26 @@ fn secret_key(table: &toml::Table, prefix: &str) -> Option<String> {
     None
 }
 
-/// Parses the command line and applies the chosen profile underneath it.
-/// Errors: clap's own (usage, `--help`, `--version`) or a profile problem.
-pub fn parse_args<I, T>(args: I) -> Result<Cli, ParseFailure>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
-{
-    let matches = Cli::command()
-        .try_get_matches_from(args)
-        .map_err(ParseFailure::Usage)?;
-    let cli = Cli::from_arg_matches(&matches).map_err(ParseFailure::Usage)?;
-    let mut cli = with_profile(cli, &matches)?;
-    super::cloud::resolve_cloud_id(&mut cli, &matches).map_err(ParseFailure::Profile)?;
-    Ok(cli)
-}
-
-/// The command line with the chosen profile (if any) applied underneath.
-fn with_profile(mut cli: Cli, matches: &ArgMatches) -> Result<Cli, ParseFailure> {
+/// Applies the chosen profile (if any) underneath the command line: the
+/// one `--profile`/`ESTX_PROFILE` names, else the file's `default_profile`
+/// (not for the demo, which runs its own throw-away cluster).
+pub fn apply_chosen(
+    global: &mut GlobalArgs,
+    dashboard: &mut DashboardArgs,
+    matches: &ArgMatches,
+    is_demo: bool,
+) -> Result<(), ProfileError> {
     let path = config_path();
     let file = match &path {
         Some(p) if p.exists() => {
             let text = std::fs::read_to_string(p).map_err(|e| {
-                ParseFailure::Profile(ProfileError(format!(
-                    "cannot read config file {}: {e}",
-                    p.display()
-                )))
+                ProfileError(format!("cannot read config file {}: {e}", p.display()))
             })?;
-            Some((p.clone(), parse(&text, p).map_err(ParseFailure::Profile)?))
+            Some((p.clone(), parse(&text, p)?))
         }
         _ => None,
     };
-    // The demo runs its own throw-away cluster: a default profile (maybe a
-    // read-only production one) is not for it; only an explicit one is.
-    let is_demo = matches!(cli.command, Some(super::args::Command::Demo(_)));
-    let name = cli
-        .global
+    let name = global
         .profile
         .clone()
         .filter(|n| !n.is_empty())
@@ -306,30 +268,18 @@ fn with_profile(mut cli: Cli, matches: &ArgMatches) -> Result<Cli, ParseFailure>
                 .and_then(|(_, c)| c.default_profile.clone())
         });
     let Some(name) = name else {
-        return Ok(cli);
+        return Ok(());
     };
     let Some((path, config)) = file else {
         let shown = path.map_or("(no $XDG_CONFIG_HOME or $HOME)".into(), |p| {
             p.display().to_string()
         });
-        return Err(ParseFailure::Profile(ProfileError(format!(
+        return Err(ProfileError(format!(
             "profile `{name}` requested but there is no config file at {shown}"
-        ))));
+        )));
     };
-    let profile = config
-        .profile(&name, &path)
-        .map_err(ParseFailure::Profile)?;
-    apply(&mut cli, matches, &name, &profile).map_err(ParseFailure::Profile)?;
-    Ok(cli)
-}
-
-/// Why [`parse_args`] failed.
-#[derive(Debug)]
-pub enum ParseFailure {
-    /// clap's error (print it with `exit()`).
-    Usage(clap::Error),
-    /// The configuration file or profile.
-    Profile(ProfileError),
+    let profile = config.profile(&name, &path)?;
+    apply(global, dashboard, matches, &name, &profile)
 }
 
 /// Whether the option was left at its default (neither flag nor env).
@@ -343,17 +293,17 @@ pub(super) fn unset(m: &ArgMatches, id: &str) -> bool {
 /// Sets every option the command line and environment left at its default
 /// from `profile`.
 pub fn apply(
-    cli: &mut Cli,
+    g: &mut GlobalArgs,
+    dashboard: &mut DashboardArgs,
     m: &ArgMatches,
     name: &str,
     profile: &Profile,
 ) -> Result<(), ProfileError> {
-    let g = &mut cli.global;
     apply_options(g, m, name, profile)?;
     g.resolved = resolved(name, profile)?;
     g.profile = Some(name.to_string());
-    if cli.dashboard.read_only.is_none() {
-        cli.dashboard.read_only = Some(profile.read_only.unwrap_or(profile.production));
+    if dashboard.read_only.is_none() {
+        dashboard.read_only = Some(profile.read_only.unwrap_or(profile.production));
     }
     Ok(())
 }

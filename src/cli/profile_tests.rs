@@ -1,6 +1,8 @@
 //! Tests of [`super`]: profiles applied under the command line.
 
 use super::*;
+use crate::cli::Cli;
+use clap::{CommandFactory, FromArgMatches};
 
 /// Profile `p` of a config file's text.
 fn config(text: &str) -> Result<Profile, ProfileError> {
@@ -12,7 +14,7 @@ fn with(text: &str, args: &[&str]) -> Cli {
     let p = config(text).unwrap();
     let m = Cli::command().try_get_matches_from(args).unwrap();
     let mut cli = Cli::from_arg_matches(&m).unwrap();
-    apply(&mut cli, &m, "p", &p).unwrap();
+    apply(&mut cli.global, &mut cli.dashboard, &m, "p", &p).unwrap();
     cli
 }
 
@@ -138,7 +140,9 @@ fn a_profile_names_its_schema() {
         .try_get_matches_from(["estx-tui", "list"])
         .unwrap();
     let mut cli = Cli::from_arg_matches(&m).unwrap();
-    let e = apply(&mut cli, &m, "p", &p).unwrap_err().0;
+    let e = apply(&mut cli.global, &mut cli.dashboard, &m, "p", &p)
+        .unwrap_err()
+        .0;
     assert!(e.contains("unknown field `state`"), "{e}");
 }
 

@@ -131,7 +131,7 @@ pub fn parse_ids(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::selection::*;
 
     #[test]
     fn ids_skip_blanks_and_comments() {

@@ -71,7 +71,7 @@ pub fn state(s: &str) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cli::values::*;
 
     #[test]
     fn ranges_are_enforced() {

@@ -488,6 +488,11 @@ fn a_dry_run_plans_the_lock_releases_the_run_then_makes() {
     out.code(0);
     let planned = serde_json::from_str::<Value>(out.stdout.lines().next().unwrap()).unwrap();
     let planned = steps(&planned);
+    // One id is planned through the same act as a selection of it.
+    let out = w.run(&["rollback", "held", "--dry-run", "--format", "ndjson"]);
+    out.code(0);
+    let one = serde_json::from_str::<Value>(out.stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(steps(&one), planned, "one id plans otherwise: {out}");
     let releases: Vec<&(String, String)> = planned
         .iter()
         .filter(|(l, _)| l == "release lock")

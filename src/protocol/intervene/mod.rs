@@ -25,7 +25,7 @@ mod run;
 
 pub use bulk::{BulkAct, BulkDone, Runner, Stop, Tally};
 pub use done::{Done, Value};
-pub use plan::{Plan, PlanStep, SWEEP_STEP};
+pub use plan::{Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
 pub use refusal::Refusal;
 pub use run::{run, start, NotStarted, Started};
 

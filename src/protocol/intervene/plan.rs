@@ -4,6 +4,7 @@
 
 use super::{Act, Intervention, Refusal};
 use crate::error::Result;
+use crate::protocol::executor::Outcome;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{admit, link_of, reversal_id, REVERSED_BY};
 use crate::protocol::trail::bulk::Selected;
@@ -131,6 +132,28 @@ impl fmt::Display for PlanStep {
     }
 }
 
+/// The document a planned step acts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepTarget {
+    /// A transaction document, by id.
+    Transaction(String),
+    /// An account document, by id.
+    Account(String),
+    /// A lock document, by its resource.
+    Lock(String),
+}
+
+/// What one planned step of a transaction's procedure would do: the
+/// document it acts on and, in words, what it would write or why it would
+/// write nothing (what `--dry-run` prints beside the step).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepEffect {
+    /// The document it acts on.
+    pub target: StepTarget,
+    /// What it would write, or why nothing.
+    pub effect: String,
+}
+
 /// What an act would do.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
@@ -148,6 +171,13 @@ pub struct Plan {
     pub lock_releases: Vec<String>,
     /// What a bulk act's selection resolved to.
     pub selected: Option<Selected>,
+    /// For a plan made from a transaction's documents
+    /// ([`Plan::of_transaction`]): one per step, in order, the document it
+    /// acts on and what it would do; empty otherwise.
+    pub effects: Vec<StepEffect>,
+    /// For a plan made from a transaction's documents: the state the run
+    /// would end in if nobody else interferes.
+    pub ends_in: Option<TxnState>,
 }
 
 impl Plan {
@@ -222,13 +252,7 @@ async fn procedure_plan(p: &Protocol, procedure: Procedure, id: &str) -> Plan {
         ..Plan::default()
     };
     match p.transaction_detail(id).await {
-        Ok(Some(d)) => {
-            plan = Plan::of_detail(procedure, &d);
-            // The checks before any write (the recovery window...) first.
-            if let Err(r) = p.check_actionable(&d.txn, false) {
-                plan.refusal = Some(Refusal::Protocol(r));
-            }
-        }
+        Ok(Some(d)) => plan = Plan::of_transaction(p, procedure, &d),
         Ok(None) => plan.refusal = Some(Refusal::NoSuchTransaction(id.to_string())),
         Err(_) => {}
     }
@@ -272,6 +296,58 @@ impl Plan {
             lock_releases,
             ..Plan::default()
         }
+    }
+}
+
+impl Plan {
+    /// The plan of `procedure` on the documents of `d` as an unforced run
+    /// would meet it: [`Plan::of_detail`], refused first by the checks
+    /// before any write (state known, well formed, outside the recovery
+    /// window), with each step's document and effect and the end state.
+    pub fn of_transaction(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> Plan {
+        let mut plan = Plan::of_detail(procedure, d);
+        if let Err(r) = p.check_actionable(&d.txn, false) {
+            plan.refusal = Some(Refusal::Protocol(r));
+        }
+        let preview = d.preview(procedure);
+        let txn = &d.txn;
+        let account = |a: &Option<String>| StepTarget::Account(a.clone().unwrap_or_default());
+        plan.effects = preview
+            .steps
+            .iter()
+            .map(|s| StepEffect {
+                target: match s.step.on_source() {
+                    Some(true) => account(&txn.src),
+                    Some(false) => account(&txn.dest),
+                    None => StepTarget::Transaction(txn.id.clone()),
+                },
+                effect: match &s.outcome {
+                    Outcome::Updated(e) => e.to_string(),
+                    Outcome::Noop(n) => n.to_string(),
+                },
+            })
+            .chain(plan.lock_releases.iter().map(|r| StepEffect {
+                target: StepTarget::Lock(r.clone()),
+                effect: "lock released".to_string(),
+            }))
+            .collect();
+        plan.ends_in = preview.ends_in.clone();
+        plan
+    }
+
+    /// Whether it runs any step of a transaction's procedure (lock releases
+    /// alone are not a run: a terminal transaction has nothing to do).
+    pub fn runs_a_procedure(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| matches!(s, PlanStep::Protocol { .. }))
+    }
+
+    /// Each step with its document and effect (`None` for a plan not made
+    /// from a transaction's documents).
+    pub fn steps_in_full(&self) -> impl Iterator<Item = (&PlanStep, Option<&StepEffect>)> {
+        let mut effects = self.effects.iter();
+        self.steps.iter().map(move |s| (s, effects.next()))
     }
 }
 

@@ -1,0 +1,327 @@
+//! `rollback` and `recover` of a selection: resolve it through the read
+//! side, print the plan (`--dry-run`) or record one bulk intervention
+//! (reason required, flagged `bulk`), run each transaction through the same
+//! protocol procedure as one `rollback`/`recover` (rollbacks a few at a
+//! time; recoveries in batches unless `--sequential`), and report each as
+//! it ends (`--format ndjson`) or together at the end. SIGINT/SIGTERM stop
+//! new transactions from starting; the running ones finish their procedure,
+//! so every transaction is left in a protocol state (exit 5 when some were
+//! not started). `recover --all-stuck` alone also releases the locks whose
+//! owner ended, lease expired or holder dead (stale on evidence), as it always did.
+
+use super::dry_run::{self, action_name};
+use super::request::Request;
+use super::start::{not_started_code, recorded};
+use super::verdict::{not_started, observed, print_verdict};
+use crate::cli::exit;
+use crate::cli::output::bulk::{BulkOutcome, BulkSummary, LeftOutRow, Line};
+use crate::cli::output::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutcome};
+use crate::cli::output::{err, fail, out, plural};
+use crate::cli::selection::OutcomeFormat;
+use crate::protocol::intervene::{
+    self, Act, BulkAct, BulkDone, Choices, Intervention, NotStarted, Refusal, Runner, Started,
+    Stop, Tally, Value,
+};
+use crate::protocol::lock_release::SweptLock;
+use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::trail::Interface;
+use crate::protocol::{Procedure, ProcedureReport, Protocol};
+use crate::signals::{StopSignal, StopSignals};
+use std::sync::{Arc, Mutex};
+
+/// Prints a failure before anything ran (as JSON too when the output is
+/// machine-read); returns its exit code.
+fn failed(e: &crate::Error, machine: bool) -> i32 {
+    if machine {
+        outcome::print(&ErrorOutcome::from(e));
+    }
+    fail(e)
+}
+
+/// Runs a bulk `rollback`/`recover` (or prints its plan with `--dry-run`);
+/// returns the exit code.
+pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
+    let format = req.select.format(req.json);
+    let machine = format != OutcomeFormat::Text;
+    let selection = match req.select.selection() {
+        Ok(s) => s,
+        Err(why) => {
+            err(format_args!("{why}; nothing was done"));
+            return exit::USAGE;
+        }
+    };
+    let act = BulkAct {
+        procedure: req.procedure,
+        selection,
+        ids_source: req.select.ids_source(),
+        allow_partial: req.select.allow_partial,
+        runner: req.runner,
+    };
+    let what = act.selection.describe(act.ids_source.as_deref()).join(" ");
+    let i = Intervention::new(
+        Act::Bulk(act),
+        Choices::new(Interface::Cli, req.why.reason.clone()),
+    );
+    if req.select.dry_run {
+        return match dry_run::plan_and_print(&p, &i, format, &what).await {
+            Ok(code) => code,
+            Err(e) => failed(&e, machine),
+        };
+    }
+    let started = match intervene::start(&p, i).await {
+        Ok(s) => s,
+        Err(NotStarted::Plan(e) | NotStarted::Trail(e)) => return failed(&e, machine),
+        // Refused before reading anything.
+        Err(n @ NotStarted::Refused(Refusal::ReasonMissing { .. })) => return not_started_code(&n),
+        Err(n) => return not_started(not_started_code(&n), machine),
+    };
+    execute(p, req, started, format, &what).await
+}
+
+/// Runs a started bulk act: says what runs, runs it (SIGINT/SIGTERM stop
+/// new transactions from starting), prints the outcome in `format`.
+async fn execute(
+    p: Protocol,
+    req: Request<'_>,
+    started: Started,
+    format: OutcomeFormat,
+    what: &str,
+) -> i32 {
+    let machine = format != OutcomeFormat::Text;
+    let Act::Bulk(act) = started.intervention().act.clone() else {
+        return exit::DONE;
+    };
+    let (ids, left_out): (Vec<String>, Vec<LeftOutRow>) = match &started.plan().selected {
+        Some(s) => (
+            s.ids(),
+            s.left_out
+                .iter()
+                .map(|l| LeftOutRow::new(&l.txn, &l.why))
+                .collect(),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    for l in &left_out {
+        match format {
+            OutcomeFormat::Ndjson => Line::LeftOut(l).print(),
+            OutcomeFormat::Text => err(format_args!("{}: refused: {}", l.txn, l.verdict.message)),
+            OutcomeFormat::Json => {}
+        }
+    }
+    let p = observed(p, machine, true);
+    if format == OutcomeFormat::Text {
+        out(header(&p, req, act.sweeps(), ids.len(), what));
+    }
+    let stop = Arc::new(Stop::default());
+    let signal = Arc::new(Mutex::new(None::<StopSignal>));
+    let watcher = watch_signals(stop.clone(), signal.clone());
+    let on_done = |r: &ProcedureReport| {
+        if format == OutcomeFormat::Ndjson {
+            Line::Transaction(&ProcedureOutcome::from(r)).print();
+        }
+    };
+    let index = started.index().to_string();
+    let done = started.run_bulk(&p, &stop, on_done).await;
+    if let Some(w) = watcher {
+        w.abort();
+    }
+    let stopped_by = signal.lock().map(|s| *s).unwrap_or(None);
+    let code = match &done.value {
+        Value::Bulk(b) => match &b.failed {
+            Some(e) => failed(e, machine),
+            None => print_outcome(&p, req, b, &act, format, left_out, stopped_by, what),
+        },
+        _ => exit::DONE,
+    };
+    recorded(&done, &index, code)
+}
+
+/// Prints a bulk act's outcome in `format`; returns the exit code.
+#[allow(clippy::too_many_arguments)]
+fn print_outcome(
+    p: &Protocol,
+    req: Request<'_>,
+    b: &BulkDone,
+    act: &BulkAct,
+    format: OutcomeFormat,
+    left_out: Vec<LeftOutRow>,
+    stopped_by: Option<StopSignal>,
+    what: &str,
+) -> i32 {
+    let locks: Vec<LockOutcome> = b.swept.iter().map(LockOutcome::from).collect();
+    let code = exit::worst(
+        b.reports
+            .iter()
+            .map(exit::of_report)
+            .chain(left_out.iter().map(|l| l.exit_code))
+            .chain(locks.iter().map(LockOutcome::exit_code))
+            .chain((!b.not_started.is_empty()).then_some(exit::STOPPED)),
+    );
+    match format {
+        OutcomeFormat::Json => outcome::print(&BulkOutcome {
+            action: action_name(req.procedure),
+            selection: act.selection.describe(act.ids_source.as_deref()),
+            recovery_window_seconds: p.config().recovery_window.as_secs_f64(),
+            transactions: b.reports.iter().map(ProcedureOutcome::from).collect(),
+            left_out,
+            not_started: b.not_started.clone(),
+            released_locks: locks,
+            locks_listing_partial: b.locks_partial.clone(),
+            exit_code: code,
+        }),
+        OutcomeFormat::Ndjson => {
+            for l in &locks {
+                Line::Lock(l).print();
+            }
+            Line::Summary(&BulkSummary {
+                action: action_name(req.procedure),
+                selected: b.reports.len() + b.not_started.len(),
+                tally: Tally::of(&b.reports),
+                left_out: left_out.len(),
+                not_started: b.not_started.len(),
+                stopped_by: stopped_by.map(StopSignal::name),
+                exit_code: code,
+            })
+            .print();
+        }
+        OutcomeFormat::Text => {
+            print_text(&b.reports, &b.not_started, stopped_by, b.sweep, what);
+            print_swept(&b.swept);
+            if let Some(d) = &b.locks_partial {
+                err(format_args!(
+                    "the locks listing was {d}: some abandoned locks may remain"
+                ));
+            }
+        }
+    }
+    code
+}
+
+/// The line that says what is about to run.
+fn header(p: &Protocol, req: Request<'_>, sweep: bool, n: usize, what: &str) -> String {
+    let how = match req.runner {
+        Runner::OneByOne(c) => format!("{c} at a time"),
+        Runner::Batched(o) => format!(
+            "in batches of {}, {} at a time",
+            o.batch_size, o.concurrency
+        ),
+    };
+    if sweep {
+        let window = p.config().recovery_window;
+        let window_text = crate::protocol::time::human_age(window.as_secs() as i64);
+        return format!("recovering every transaction stuck for over {window_text}, {how}");
+    }
+    let verb = match req.procedure {
+        Procedure::Rollback => "rolling back",
+        Procedure::Recover => "recovering",
+    };
+    format!(
+        "{verb} {} selected by {what}, {how}",
+        plural(n, "transaction")
+    )
+}
+
+/// Catches SIGINT/SIGTERM/SIGHUP while the run goes on: the first sets
+/// `stop` (no new transaction starts) and is remembered in `signal`.
+fn watch_signals(
+    stop: Arc<Stop>,
+    signal: Arc<Mutex<Option<StopSignal>>>,
+) -> Option<tokio::task::JoinHandle<()>> {
+    let mut signals = match StopSignals::install() {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot catch stop signals; a signal ends the run at once");
+            return None;
+        }
+    };
+    Some(tokio::spawn(async move {
+        let s = signals.recv().await;
+        if let Ok(mut slot) = signal.lock() {
+            *slot = Some(s);
+        }
+        stop.stop(s.name());
+        // On stderr whatever the format: stdout stays machine-readable.
+        err(format_args!(
+            "{}: stopping: no new transaction starts; the running ones finish",
+            s.name()
+        ));
+        tracing::warn!(signal = s.name(), "bulk run stopped by signal");
+        // Further signals: the run is already stopping.
+        loop {
+            signals.recv().await;
+        }
+    }))
+}
+
+/// The text lines after the run: each verdict, the counts, what was not started.
+fn print_text(
+    reports: &[ProcedureReport],
+    not_started: &[String],
+    stopped_by: Option<StopSignal>,
+    sweep: bool,
+    what: &str,
+) {
+    let noun = if sweep {
+        "stuck transaction"
+    } else {
+        "selected transaction"
+    };
+    if reports.is_empty() && not_started.is_empty() {
+        if sweep {
+            out("no stuck transactions: nothing to do");
+        } else {
+            out(format_args!(
+                "no transactions selected by {what}: nothing to do"
+            ));
+        }
+        return;
+    }
+    out("");
+    for r in reports {
+        print_verdict(r, true);
+    }
+    out("");
+    out(format_args!(
+        "{}: {}",
+        plural(reports.len() + not_started.len(), noun),
+        Tally::of(reports)
+    ));
+    if let Some(s) = stopped_by {
+        err(format_args!(
+            "stopped by {}: {} not started (left as they were): {}",
+            s.name(),
+            plural(not_started.len(), "transaction"),
+            not_started.join(", ")
+        ));
+    }
+}
+
+/// The text lines of the abandoned-lock sweep.
+fn print_swept(swept: &[SweptLock]) {
+    if swept.is_empty() {
+        return;
+    }
+    for s in swept {
+        let owner = match (&s.view.info.owner, &s.view.owner_state) {
+            (Some(o), Some(st)) => format!("owner `{o}` is {st}"),
+            (Some(o), None) => format!("owner `{o}` does not exist"),
+            _ => "no owner".into(),
+        };
+        match &s.outcome {
+            ReleaseOutcome::Refused(why) => err(format_args!(
+                "lock `{}` ({owner}) not released: {why}",
+                s.view.info.resource
+            )),
+            o => out(format_args!(
+                "lock `{}` ({owner}): {}",
+                s.view.info.resource,
+                if o.released() { "released" } else { "not held" }
+            )),
+        }
+    }
+    let released = swept.iter().filter(|s| s.outcome.released()).count();
+    out(format_args!(
+        "{} whose owner is terminal or missing: {released} released",
+        plural(swept.len(), "lock")
+    ));
+}

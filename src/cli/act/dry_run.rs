@@ -1,0 +1,274 @@
+//! `rollback`/`recover --dry-run`: reads each selected transaction with its
+//! accounts, takes each one's [`Plan`] from the protocol (the same pure
+//! decisions the procedures execute, [`Plan::of_transaction`]), and prints
+//! the plan per transaction and the counts, writing nothing (not even an
+//! audit record).
+
+use crate::cli::exit;
+use crate::cli::output::bulk::{
+    BalanceChange, DryRunOutcome, LeftOutRow, Line, PlanRow, PlanSummary, PlannedStep,
+};
+use crate::cli::output::{err, fail, out, plural};
+use crate::cli::selection::OutcomeFormat;
+use crate::protocol::intervene::{Act, Intervention, Plan, PlanStep, StepEffect, StepTarget};
+use crate::protocol::report::RELEASE_LOCK;
+use crate::protocol::time::human_age;
+use crate::protocol::trail::bulk::Selected;
+use crate::protocol::views::TransactionDetail;
+use crate::protocol::{Procedure, Protocol};
+use futures::StreamExt;
+
+/// Transactions read at once for the plan.
+const READ_CONCURRENCY: usize = 8;
+
+/// Plans the bulk act `i` (its selection resolved by the protocol's
+/// [`Plan`]) and prints the plan of each selected transaction; `Err` when
+/// the selection could not be read (nothing printed).
+pub async fn plan_and_print(
+    p: &Protocol,
+    i: &Intervention,
+    format: OutcomeFormat,
+    what: &str,
+) -> crate::error::Result<i32> {
+    let Act::Bulk(act) = &i.act else {
+        return Ok(exit::DONE);
+    };
+    Ok(match i.plan(p).await? {
+        Plan {
+            selected: Some(selected),
+            ..
+        } => print_plans(p, act.procedure, &selected, format, what).await,
+        _ => exit::DONE,
+    })
+}
+
+/// Prints the plan of `procedure` over `selected`; returns 0, 1 when any
+/// item would be refused, or the error's code when reading failed.
+async fn print_plans(
+    p: &Protocol,
+    procedure: Procedure,
+    selected: &Selected,
+    format: OutcomeFormat,
+    what: &str,
+) -> i32 {
+    let action = action_name(procedure);
+    p.sync_clock().await;
+    let details: Vec<_> = futures::stream::iter(selected.ids())
+        .map(|id| async move { (id.clone(), p.transaction_detail(&id).await) })
+        .buffered(READ_CONCURRENCY)
+        .collect()
+        .await;
+    let mut left_out: Vec<LeftOutRow> = selected
+        .left_out
+        .iter()
+        .map(|l| LeftOutRow::new(&l.txn, &l.why))
+        .collect();
+    let mut rows = Vec::new();
+    for (id, d) in details {
+        match d {
+            Ok(Some(d)) => rows.push(plan_row(p, procedure, &d)),
+            // Gone since the selection read it.
+            Ok(None) => left_out.push(LeftOutRow::new(&id, "no longer exists")),
+            Err(e) => return fail(&e),
+        }
+    }
+    let summary = summarise(action, &rows, &left_out);
+    match format {
+        OutcomeFormat::Json => crate::cli::output::outcome::print(&DryRunOutcome {
+            plan: rows,
+            left_out,
+            summary: summary.clone(),
+        }),
+        OutcomeFormat::Ndjson => {
+            for l in &left_out {
+                Line::LeftOut(l).print();
+            }
+            for r in &rows {
+                Line::Plan(r).print();
+            }
+            Line::PlanSummary(&summary).print();
+        }
+        OutcomeFormat::Text => print_text(&rows, &left_out, &summary, what),
+    }
+    summary.exit_code
+}
+
+/// `rollback` or `recover`.
+pub fn action_name(procedure: Procedure) -> &'static str {
+    match procedure {
+        Procedure::Rollback => "rollback",
+        Procedure::Recover => "recover",
+    }
+}
+
+/// The row of one transaction, from the act's [`Plan`] (decided as the
+/// procedure would: terminal is nothing to do, then the checks before any
+/// write, then the preview's refusal): its steps with the document each
+/// acts on, its end state and its balance change.
+fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRow {
+    let plan = Plan::of_transaction(p, procedure, d);
+    let txn = &d.txn;
+    let mut row = PlanRow {
+        txn: txn.id.clone(),
+        state: txn.state.as_ref().map(|s| s.as_str().to_string()),
+        age_seconds: txn.age_seconds(p.cluster().now()),
+        would: "nothing_to_do",
+        refusal: None,
+        refusal_kind: None,
+        steps: Vec::new(),
+        ends_in: txn.state.as_ref().map(|s| s.as_str().to_string()),
+        balance_changes: Vec::new(),
+        exit_code: exit::DONE,
+    };
+    if let Some(r) = &plan.refusal {
+        row.would = "refused";
+        row.refusal = Some(r.to_string());
+        row.refusal_kind = Some(r.kind());
+        row.exit_code = exit::REFUSED;
+        return row;
+    }
+    if !plan.runs_a_procedure() {
+        return row;
+    }
+    row.would = match procedure {
+        Procedure::Rollback => "roll_back",
+        Procedure::Recover => "recover",
+    };
+    row.ends_in = plan.ends_in.as_ref().map(|s| s.as_str().to_string());
+    row.steps = plan
+        .steps_in_full()
+        .filter_map(|(step, effect)| effect.map(|e| planned_step(p, step, e)))
+        .collect();
+    row.balance_changes = plan
+        .balance_change
+        .into_iter()
+        .map(|(account, delta)| BalanceChange { account, delta })
+        .collect();
+    row
+}
+
+/// One step as the dry run prints it: its label, `index/id` of the document
+/// it acts on, `write` or `noop`, and what it would write or why not.
+fn planned_step(p: &Protocol, step: &PlanStep, e: &StepEffect) -> PlannedStep {
+    let ix = &p.config().indices;
+    let target = match &e.target {
+        StepTarget::Transaction(id) => format!("{}/{id}", ix.transactions),
+        StepTarget::Account(id) => format!("{}/{id}", ix.accounts),
+        StepTarget::Lock(resource) => format!("{}/{resource}", ix.locks),
+    };
+    let label = match step {
+        PlanStep::Protocol { step, .. } => step.label(),
+        _ => RELEASE_LOCK,
+    };
+    PlannedStep {
+        label: label.to_string(),
+        target,
+        result: if step.writes() { "write" } else { "noop" },
+        detail: e.effect.clone(),
+    }
+}
+
+fn summarise(action: &'static str, rows: &[PlanRow], left_out: &[LeftOutRow]) -> PlanSummary {
+    let mut s = PlanSummary {
+        action,
+        selected: rows.len(),
+        left_out: left_out.len(),
+        ..PlanSummary::default()
+    };
+    for r in rows {
+        match r.would {
+            "refused" => {
+                let kind = r.refusal_kind.clone().unwrap_or_default();
+                *s.refused.entry(kind).or_default() += 1;
+            }
+            "nothing_to_do" => s.nothing_to_do += 1,
+            _ => s.would_run += 1,
+        }
+        for c in &r.balance_changes {
+            *s.balance_effect.entry(c.account.clone()).or_default() += c.delta;
+            s.net_balance_effect += c.delta;
+        }
+    }
+    s.balance_effect.retain(|_, d| *d != 0);
+    s.exit_code = exit::worst(
+        rows.iter()
+            .map(|r| r.exit_code)
+            .chain(left_out.iter().map(|l| l.exit_code)),
+    );
+    s
+}
+
+fn print_text(rows: &[PlanRow], left_out: &[LeftOutRow], s: &PlanSummary, what: &str) {
+    out(format_args!(
+        "dry run: {} of {} selected by {what}; nothing is written",
+        s.action,
+        plural(rows.len(), "transaction")
+    ));
+    for r in rows {
+        let state = r.state.as_deref().unwrap_or("no state");
+        let age = r
+            .age_seconds
+            .map_or("undated".to_string(), |a| format!("{} ago", human_age(a)));
+        let head = format!("{}  {state}, modified {age}", r.txn);
+        match r.would {
+            "refused" => out(format_args!(
+                "{head}: refused: {}",
+                r.refusal.as_deref().unwrap_or_default()
+            )),
+            "nothing_to_do" => out(format_args!("{head}: nothing to do")),
+            would => {
+                let effect = r
+                    .balance_changes
+                    .iter()
+                    .map(|c| format!("{} {:+}", c.account, c.delta))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let effect = if effect.is_empty() {
+                    "no balance change".to_string()
+                } else {
+                    effect
+                };
+                out(format_args!(
+                    "{head}: {} in {}, ends {} ({effect})",
+                    would.replace('_', " "),
+                    plural(r.steps.len(), "step"),
+                    r.ends_in.as_deref().unwrap_or("?")
+                ));
+                for (n, step) in r.steps.iter().enumerate() {
+                    out(format_args!(
+                        "    {}. {} on {}: {} ({})",
+                        n + 1,
+                        step.label,
+                        step.target,
+                        step.result,
+                        step.detail
+                    ));
+                }
+            }
+        }
+    }
+    for l in left_out {
+        err(format_args!("{}: refused: {}", l.txn, l.verdict.message));
+    }
+    let verb = if s.action == "rollback" {
+        "roll back"
+    } else {
+        "recover"
+    };
+    let mut parts = vec![format!("{} {verb}", s.would_run)];
+    if s.nothing_to_do > 0 {
+        parts.push(format!("{} nothing to do", s.nothing_to_do));
+    }
+    for (kind, n) in &s.refused {
+        parts.push(format!("{n} refused: {kind}"));
+    }
+    if s.left_out > 0 {
+        parts.push(format!("{} not selected or unknown", s.left_out));
+    }
+    out(format_args!(
+        "{}; net balance effect {:+} over {}",
+        parts.join(", "),
+        s.net_balance_effect,
+        plural(s.balance_effect.len(), "account")
+    ));
+}

@@ -1,0 +1,78 @@
+//! `rollback` and `recover`, whichever the target: one transaction (its
+//! act started, run and printed), a selection ([`super::bulk`]), or the
+//! `--dry-run` of either ([`super::dry_run`]), which prints the act's plan
+//! and writes nothing.
+
+use super::request::Request;
+use super::start::{recorded, start};
+use super::verdict::{finish_as, not_started, observed};
+use super::{bulk, dry_run};
+use crate::cli::exit;
+use crate::cli::output::{fail, out};
+use crate::cli::selection::OutcomeFormat;
+use crate::protocol::intervene::{Act, BulkAct, Choices, Intervention, Value};
+use crate::protocol::trail::bulk::Selection;
+use crate::protocol::trail::Interface;
+use crate::protocol::{Procedure, Protocol};
+
+/// Runs what `req` asks: the act on one id, on a selection, or its dry run.
+pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
+    let Some(id) = req.id.filter(|_| !req.select.is_bulk()) else {
+        return bulk::run(p, req).await;
+    };
+    if req.select.dry_run {
+        return dry_run_one(p, req, id).await;
+    }
+    let act = match req.procedure {
+        Procedure::Rollback => Act::Rollback(id.to_string()),
+        Procedure::Recover => Act::Recover(id.to_string()),
+    };
+    one(p, act, req).await
+}
+
+/// `rollback ID` / `recover ID`: starts the act (its record written), says
+/// so, runs it printing each step, prints the verdict.
+async fn one(p: Protocol, act: Act, req: Request<'_>) -> i32 {
+    let format = req.format();
+    let json = format != OutcomeFormat::Text;
+    let started = match start(&p, act, req.force, req.why).await {
+        Ok(s) => s,
+        Err(code) => return not_started(code, json),
+    };
+    if !json {
+        let (verb, id) = match &started.intervention().act {
+            Act::Rollback(id) => ("rollback", id),
+            Act::Recover(id) => ("recover", id),
+            _ => ("act on", &String::new()),
+        };
+        out(format_args!("{verb} {id}"));
+    }
+    let index = started.index().to_string();
+    let done = started.run(&observed(p, json, false)).await;
+    let code = match &done.value {
+        Value::Procedure(report) => finish_as(report, format),
+        _ => exit::DONE,
+    };
+    recorded(&done, &index, code)
+}
+
+/// `rollback ID --dry-run` / `recover ID --dry-run`: the plan of the act
+/// on a selection of that one id, printed as a selection's is.
+async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
+    let selection = Selection {
+        ids: Some(vec![id.to_string()]),
+        ..Selection::default()
+    };
+    let act = BulkAct {
+        procedure: req.procedure,
+        selection,
+        ids_source: None,
+        allow_partial: false,
+        runner: req.runner,
+    };
+    let i = Intervention::new(Act::Bulk(act), Choices::new(Interface::Cli, None));
+    match dry_run::plan_and_print(&p, &i, req.format(), id).await {
+        Ok(code) => code,
+        Err(e) => fail(&e),
+    }
+}

@@ -1,0 +1,71 @@
+//! Starting an act from the command line: `--reason`, and starting each act
+//! through [`crate::protocol::intervene`] (which records it), with the
+//! refusals printed and turned into exit codes. The commands call
+//! [`start`], then run the act and pass its [`Done`] to [`recorded`]; a
+//! refusal here means nothing was written at all.
+
+use crate::cli::exit::{REFUSED, USAGE};
+use crate::cli::output::{err, fail};
+use crate::protocol::intervene::{
+    self, Act, Choices, Done, Intervention, NotStarted, Refusal, Started,
+};
+use crate::protocol::trail::Interface;
+use crate::protocol::Protocol;
+use clap::Args;
+
+/// `--reason`, shared by every command that writes.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ReasonArgs {
+    /// Why you intervene, recorded in the audit trail (required for
+    /// rollbacks and forced or bulk actions).
+    #[arg(long, env = "ESTX_REASON", value_name = "TEXT")]
+    pub reason: Option<String>,
+}
+
+/// Starts `act` from the command line with `force` and `--reason`: checks
+/// the reason, opens the trail, plans and writes the unfinished record.
+/// `Err` carries the exit code after the refusal was printed; nothing was
+/// written then.
+pub async fn start(p: &Protocol, act: Act, force: bool, why: &ReasonArgs) -> Result<Started, i32> {
+    let choices = Choices::new(Interface::Cli, why.reason.clone()).forced(force);
+    intervene::start(p, Intervention::new(act, choices))
+        .await
+        .map_err(|n| not_started_code(&n))
+}
+
+/// Prints why an act did not start; returns its exit code.
+pub fn not_started_code(n: &NotStarted) -> i32 {
+    match n {
+        NotStarted::Refused(r @ Refusal::ReasonMissing { .. }) => {
+            err(format_args!(
+                "refused: {r}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
+            ));
+            USAGE
+        }
+        NotStarted::Refused(r) => {
+            err(format_args!("refused: {r}; nothing was done"));
+            REFUSED
+        }
+        NotStarted::Plan(e) | NotStarted::Trail(e) => fail(e),
+        NotStarted::Record(e) => {
+            err("cannot write the audit record; nothing was done");
+            fail(e)
+        }
+    }
+}
+
+/// The exit code of a performed act: `code`, or 3 when its record could
+/// not be completed (the act itself ran: said on stderr).
+pub fn recorded(done: &Done, index: &str, code: i32) -> i32 {
+    match &done.record_error {
+        None => code,
+        Some(e) => {
+            err(format_args!(
+                "the intervention ran, but its audit record `{}` in `{index}` could not be \
+                 completed ({e}); it stays marked unfinished",
+                done.record
+            ));
+            code.max(3)
+        }
+    }
+}

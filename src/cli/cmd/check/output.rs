@@ -1,0 +1,204 @@
+//! What `check` prints: the Nagios plugin output (status line, perfdata
+//! `label=value;warn;crit;min;max` with the ranges in force, then the long
+//! output naming the stuck transactions, oldest first), JSON, and the
+//! Prometheus text format. The thresholds and status are [`super::levels`].
+
+use super::levels::{Levels, Status, METRICS};
+use crate::protocol::check::{CheckCounts, CheckReading, StuckOne};
+use crate::protocol::time::{format_timestamp, human_age};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// `src -> dest`, `?` for what the document does not say (ASCII: monitoring
+/// systems mangle other bytes).
+fn route(s: &StuckOne) -> String {
+    let t = &s.transaction;
+    format!(
+        "{} -> {}",
+        t.src.as_deref().unwrap_or("?"),
+        t.dest.as_deref().unwrap_or("?")
+    )
+}
+
+fn state(s: &StuckOne) -> String {
+    s.transaction
+        .state
+        .as_ref()
+        .map_or_else(|| "(no state)".into(), ToString::to_string)
+}
+
+/// The long output: one line per stuck transaction (id, state, age, route),
+/// at most `top`, and how many more there are.
+fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
+    if r.stuck.is_empty() || top == 0 {
+        return Vec::new();
+    }
+    let mut lines = vec![format!(
+        "stuck transactions, oldest first ({} of {}):",
+        r.stuck.len().min(top),
+        r.stuck.len()
+    )];
+    for s in r.stuck.iter().take(top) {
+        let age = s
+            .transaction
+            .age_seconds(r.counts.as_of)
+            .map_or_else(|| "undated".into(), human_age);
+        let flag = if s.needs_investigation {
+            " (needs investigation)"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "{} {} {age} {}{flag}",
+            s.transaction.id,
+            state(s),
+            route(s)
+        ));
+    }
+    if r.stuck.len() > top {
+        lines.push(format!("... and {} more", r.stuck.len() - top));
+    }
+    lines
+}
+
+/// The Nagios plugin output: status, summary and performance data on the
+/// first line, then the long output.
+pub fn nagios(r: &CheckReading, levels: &[Levels; 5], top: usize) -> String {
+    let c = &r.counts;
+    let st = super::levels::status(c, levels);
+    let summary: Vec<String> = METRICS
+        .iter()
+        .map(|m| format!("{} {}", (m.value)(c), m.words))
+        .collect();
+    let perf: Vec<String> = METRICS
+        .iter()
+        .zip(levels)
+        .map(|(m, l)| {
+            let t =
+                |r: Option<super::threshold::Range>| r.map(|r| r.to_string()).unwrap_or_default();
+            format!("{}={};{};{};0", m.key(), (m.value)(c), t(l.warn), t(l.crit))
+        })
+        .collect();
+    let mut text = format!(
+        "ESTX {} - {} | {}\n",
+        st.word(),
+        summary.join(", "),
+        perf.join(" ")
+    );
+    for line in long_output(r, top) {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+/// The Prometheus text format: HELP and TYPE lines and a gauge per count,
+/// then the status and whether the cluster could be read.
+pub fn prometheus(counts: Option<&CheckCounts>, st: Status) -> String {
+    let mut s = String::new();
+    let mut gauge = |name: &str, help: &str, value: u64| {
+        let _ = writeln!(s, "# HELP {name} {help}");
+        let _ = writeln!(s, "# TYPE {name} gauge");
+        let _ = writeln!(s, "{name} {value}");
+    };
+    if let Some(c) = counts {
+        for m in &METRICS {
+            gauge(m.prometheus, m.help, (m.value)(c));
+        }
+        gauge(
+            "estx_check_timestamp_seconds",
+            "When the counts were taken (Unix time, the cluster's clock).",
+            c.as_of.timestamp().max(0) as u64,
+        );
+    }
+    gauge(
+        "estx_check_up",
+        "Whether the cluster could be read (1) or not (0).",
+        u64::from(counts.is_some()),
+    );
+    gauge(
+        "estx_check_status",
+        "The check's status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
+        st.exit_code() as u64,
+    );
+    s
+}
+
+/// One metric in JSON: its count, the ranges in force, its level.
+#[derive(Debug, Serialize)]
+struct MetricJson {
+    key: &'static str,
+    count: u64,
+    warn: Option<String>,
+    crit: Option<String>,
+    status: Status,
+}
+
+/// One stuck transaction in JSON.
+#[derive(Debug, Serialize)]
+struct StuckJson {
+    id: String,
+    state: String,
+    age_seconds: Option<i64>,
+    src: Option<String>,
+    dest: Option<String>,
+    needs_investigation: bool,
+}
+
+/// What `check --format json` prints.
+#[derive(Debug, Serialize)]
+struct CheckJson {
+    status: Status,
+    exit_code: i32,
+    as_of: Option<String>,
+    error: Option<String>,
+    metrics: Vec<MetricJson>,
+    stuck: Vec<StuckJson>,
+}
+
+/// JSON: status, counts with the ranges in force, the first `top` stuck
+/// transactions; or the error when the cluster could not be read.
+pub fn json(
+    reading: Result<&CheckReading, &String>,
+    levels: &[Levels; 5],
+    st: Status,
+    top: usize,
+) -> String {
+    let metrics = |c: &CheckCounts| {
+        METRICS
+            .iter()
+            .zip(levels)
+            .map(|(m, l)| MetricJson {
+                key: m.key(),
+                count: (m.value)(c),
+                warn: l.warn.map(|r| r.to_string()),
+                crit: l.crit.map(|r| r.to_string()),
+                status: l.status((m.value)(c)),
+            })
+            .collect()
+    };
+    let stuck = |r: &CheckReading| {
+        r.stuck
+            .iter()
+            .take(top)
+            .map(|s| StuckJson {
+                id: s.transaction.id.clone(),
+                state: state(s),
+                age_seconds: s.transaction.age_seconds(r.counts.as_of),
+                src: s.transaction.src.clone(),
+                dest: s.transaction.dest.clone(),
+                needs_investigation: s.needs_investigation,
+            })
+            .collect()
+    };
+    let j = CheckJson {
+        status: st,
+        exit_code: st.exit_code(),
+        as_of: reading.ok().map(|r| format_timestamp(r.counts.as_of)),
+        error: reading.err().cloned(),
+        metrics: reading.ok().map(|r| metrics(&r.counts)).unwrap_or_default(),
+        stuck: reading.ok().map(stuck).unwrap_or_default(),
+    };
+    // Plain data: serialising it cannot fail.
+    serde_json::to_string_pretty(&j).unwrap_or_default() + "\n"
+}

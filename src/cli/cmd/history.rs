@@ -1,0 +1,123 @@
+//! `history ID`: the recorded operator interventions on one transaction
+//! (the audit trail), oldest first, as text or JSON; a record that was
+//! never completed (the process died part-way) is marked UNFINISHED.
+
+use crate::cli::output::{fail, out, print_json, Table};
+use crate::protocol::time::format_timestamp;
+use crate::protocol::trail::{history, Record, RecordStatus};
+use crate::protocol::Protocol;
+
+/// `history ID`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Transaction id.
+    pub id: String,
+    /// Print JSON (the stored records) instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Lists the interventions; exit 0 (also when there are none).
+pub async fn run(p: Protocol, a: &Args) -> i32 {
+    let records = match history(&p, &a.id).await {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    if a.json {
+        match serde_json::to_value(&records) {
+            Ok(v) => print_json(&v),
+            Err(e) => return fail(&crate::Error::Invalid(e.to_string())),
+        }
+    } else if records.is_empty() {
+        out(format_args!(
+            "no recorded interventions on transaction `{}`",
+            a.id
+        ));
+    } else {
+        for (n, r) in records.iter().enumerate() {
+            if n > 0 {
+                out("");
+            }
+            for l in record_lines(r, &a.id) {
+                out(l);
+            }
+        }
+    }
+    0
+}
+
+/// The text of one record, with the steps that concern transaction `txn`
+/// (a bulk record holds every transaction's steps).
+pub fn record_lines(r: &Record, txn: &str) -> Vec<String> {
+    let forced = if r.forced { " (forced)" } else { "" };
+    let bulk = if r.bulk { " (bulk)" } else { "" };
+    let mut lines = vec![format!(
+        "{}  {}{forced}{bulk}  by {}  via {}  [{}]",
+        format_timestamp(r.started_at),
+        r.action,
+        r.operator,
+        r.interface,
+        r.record_id
+    )];
+    lines.push(format!(
+        "  reason:  {}",
+        r.reason.as_deref().unwrap_or("(none given)")
+    ));
+    if !r.targets.is_empty() {
+        lines.push(format!("  targets: {}", r.targets.join(", ")));
+    }
+    // A bulk record's plan has one entry per transaction, `ID: steps`.
+    let prefix = format!("{txn}: ");
+    let plan = match r.plan.iter().find_map(|p| p.strip_prefix(&prefix)) {
+        Some(own) => own.to_string(),
+        None if r.plan.is_empty() => "(nothing to do when previewed)".to_string(),
+        None => r.plan.join("; "),
+    };
+    lines.push(format!("  plan:    {plan}"));
+    match (r.status, r.outcome, r.finished_at) {
+        (RecordStatus::Finished, Some(o), Some(end)) => {
+            let said = r.summary.as_deref().unwrap_or_default();
+            // A verdict's summary already starts with its outcome.
+            let text = if said.starts_with(&o.to_string()) {
+                said.to_string()
+            } else {
+                format!("{o}: {said}")
+            };
+            lines.push(format!(
+                "  outcome: {text} (ended {}, tool {})",
+                format_timestamp(end),
+                r.tool_version
+            ))
+        }
+        _ => lines.push(format!(
+            "  outcome: UNFINISHED: no end was recorded (the process may have died part-way; \
+             see `estx-tui show {}`) (tool {})",
+            r.transactions.first().map_or("ID", String::as_str),
+            r.tool_version
+        )),
+    }
+    let others = r.transactions.iter().filter(|t| *t != txn).count();
+    if others > 0 {
+        lines.push(format!(
+            "  also:    {others} other transaction(s) (see --json for all steps)"
+        ));
+    }
+    let steps: Vec<_> = r
+        .steps
+        .iter()
+        .filter(|s| s.txn.is_empty() || s.txn == txn)
+        .collect();
+    if !steps.is_empty() {
+        let mut t = Table::new(["STEP", "TARGET", "RESULT", "DETAIL"]);
+        for s in steps {
+            t.row([
+                s.label.clone(),
+                s.target.clone(),
+                s.result.clone(),
+                s.detail.clone(),
+            ]);
+        }
+        lines.extend(t.render().into_iter().map(|l| format!("    {l}")));
+    }
+    lines
+}

@@ -1,0 +1,147 @@
+//! `release-lock`: releases one lock by resource, or every lock a
+//! transaction owns, recorded in the audit trail. Without `--force` only
+//! stale locks are released; each resource is reported as released, not
+//! held, or refused (with why); with `--json`, as a [`ReleaseLockOutcome`].
+
+use crate::cli::act::{self, ReasonArgs};
+use crate::cli::exit;
+use crate::cli::output::outcome::{
+    self, ErrorOutcome, LockOutcome, ReleaseLockOutcome, VerdictOutcome,
+};
+use crate::cli::output::{err, fail, out};
+use crate::error::Result;
+use crate::protocol::intervene::{Act, Value};
+use crate::protocol::lock_release::TxnLocksRelease;
+use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::Protocol;
+
+/// `release-lock RESOURCE` or `release-lock --txn ID`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("target").required(true).args(["resource", "txn"])))]
+pub struct Args {
+    /// The locked resource (the lock document's id).
+    pub resource: Option<String>,
+    /// Release every lock owned by this transaction instead.
+    #[arg(long, value_name = "ID")]
+    pub txn: Option<String>,
+    /// Release even a lock whose holder may still be running.
+    #[arg(long)]
+    pub force: bool,
+    /// With --txn: act even when some shards failed to answer the search
+    /// for its locks (locks on them are left; its accounts' are read by id).
+    #[arg(long, requires = "txn")]
+    pub allow_partial: bool,
+    /// Print the outcome as JSON (state reached, by whom, each step, verdict).
+    #[arg(long)]
+    pub json: bool,
+    /// Why (recorded in the audit trail; required with --force).
+    #[command(flatten)]
+    pub why: ReasonArgs,
+}
+
+/// Prints one resource's outcome.
+fn report(resource: &str, outcome: &ReleaseOutcome) {
+    match outcome {
+        ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. } | ReleaseOutcome::NotHeld => {
+            out(format_args!("{resource}: {outcome}"))
+        }
+        ReleaseOutcome::Refused(why) if why.contains(&format!("`{resource}`")) => {
+            err(format_args!("refused: {why}"))
+        }
+        ReleaseOutcome::Refused(why) => err(format_args!("refused: `{resource}`: {why}")),
+    }
+}
+
+/// `release-lock RESOURCE` or `release-lock --txn ID`, recorded in the
+/// audit trail; exit 1 if any refused.
+pub async fn run(p: Protocol, a: &Args) -> i32 {
+    let act = match (&a.resource, &a.txn) {
+        (Some(resource), _) => Act::ReleaseLock(resource.clone()),
+        (None, Some(txn)) => Act::ReleaseLocksOf {
+            txn: txn.clone(),
+            allow_partial: a.allow_partial,
+        },
+        // clap requires exactly one of the two.
+        (None, None) => {
+            err("release-lock needs a RESOURCE or --txn ID");
+            return exit::USAGE;
+        }
+    };
+    let started = match act::start(&p, act, a.force, &a.why).await {
+        Ok(s) => s,
+        Err(code) => {
+            if a.json {
+                outcome::print(&ErrorOutcome {
+                    error:
+                        "the release did not start (the reason is on stderr); nothing was written"
+                            .into(),
+                    exit_code: code,
+                });
+            }
+            return code;
+        }
+    };
+    let index = started.index().to_string();
+    let done = started.run(&p).await;
+    let code = match &done.value {
+        Value::Released(result) => print(a, result),
+        _ => exit::DONE,
+    };
+    act::recorded(&done, &index, code)
+}
+
+/// Prints what the release did (text or JSON); returns the exit code.
+fn print(a: &Args, result: &Result<TxnLocksRelease>) -> i32 {
+    let r = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if a.json {
+                outcome::print(&ErrorOutcome::from(e));
+            }
+            return fail(e);
+        }
+    };
+    let outcomes = &r.released;
+    let partial = a.txn.as_ref().and(r.coverage.describe());
+    for (resource, outcome) in outcomes {
+        tracing::info!(resource = %resource, outcome = ?outcome, force = a.force, "release-lock");
+    }
+    let locks: Vec<LockOutcome> = outcomes
+        .iter()
+        .map(|(r, o)| LockOutcome::new(r, a.txn.clone(), o))
+        .collect();
+    let code = exit::worst(locks.iter().map(LockOutcome::exit_code));
+    if a.json {
+        let (kind, message) = if code == exit::DONE {
+            let released = locks.iter().filter(|l| l.result == "released").count();
+            (
+                "released",
+                format!("{released} of {} released", locks.len()),
+            )
+        } else {
+            ("refused", "at least one lock was not released".to_string())
+        };
+        outcome::print(&ReleaseLockOutcome {
+            txn: a.txn.clone(),
+            locks,
+            locks_listing_partial: partial,
+            verdict: VerdictOutcome { kind, message },
+            exit_code: code,
+        });
+        return code;
+    }
+    if outcomes.is_empty() {
+        if let Some(txn) = &a.txn {
+            out(format_args!("no locks held by transaction `{txn}`"));
+        }
+    }
+    for (resource, outcome) in outcomes {
+        report(resource, outcome);
+    }
+    if let Some(d) = &partial {
+        err(format_args!(
+            "the search for the transaction's locks was {d}: some of its locks may remain"
+        ));
+    }
+    code
+}

@@ -1,0 +1,242 @@
+//! The options every command shares: the global connection and protocol
+//! options ([`GlobalArgs`], with what a profile [`Resolved`] to) and the
+//! dashboard's ([`DashboardArgs`]). The command line itself (`Cli`) is in
+//! `args`; each command's own options live in its file under `cmd`.
+//!
+//! Every global option can also come from an `ESTX_*` environment variable.
+//! Secrets never come from flags (they would land in shell history): the
+//! password is read from `ESTX_PASSWORD`, the API key from `ESTX_API_KEY`,
+//! a bearer token from `ESTX_BEARER_TOKEN` and AWS credentials from the
+//! standard `AWS_*` variables when the connection is made (`context`).
+
+use super::values;
+use crate::protocol::lock::LivenessSource;
+use crate::protocol::schema::Schema;
+use crate::protocol::time::parse_duration;
+use clap::builder::FalseyValueParser;
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Connection and protocol options, accepted before or after the subcommand
+/// (shown under their own heading, apart from a command's own options).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
+pub struct GlobalArgs {
+    /// Base URL of the cluster.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_URL",
+        default_value = "http://localhost:9200"
+    )]
+    pub url: String,
+
+    /// Elastic Cloud ID of the deployment (`<name>:<base64>`, from its
+    /// page in the Elastic Cloud console), instead of --url.
+    #[arg(long, global = true, env = "ESTX_CLOUD_ID", value_name = "ID")]
+    pub cloud_id: Option<String>,
+
+    /// Basic-auth user (the password is read from ESTX_PASSWORD). Only one
+    /// credential kind at a time: this, ESTX_API_KEY, ESTX_BEARER_TOKEN or
+    /// --aws-sigv4.
+    #[arg(long, global = true, env = "ESTX_USER")]
+    pub user: Option<String>,
+
+    /// Sign every request with AWS SigV4 for Amazon OpenSearch Service (es)
+    /// or OpenSearch Serverless (aoss), with AWS_ACCESS_KEY_ID,
+    /// AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_AWS_SIGV4",
+        value_enum,
+        value_name = "SERVICE"
+    )]
+    pub aws_sigv4: Option<crate::cluster::AwsService>,
+
+    /// AWS region of the domain or collection for --aws-sigv4 [default: the
+    /// profile's aws_region, else AWS_REGION, else AWS_DEFAULT_REGION].
+    #[arg(long, global = true, value_name = "REGION")]
+    pub aws_region: Option<String>,
+
+    /// PEM file of the CA that signed the cluster's certificate.
+    #[arg(long, global = true, env = "ESTX_CA_CERT", value_name = "PATH")]
+    pub ca_cert: Option<PathBuf>,
+
+    /// Skip TLS certificate validation (testing only).
+    #[arg(long, global = true, env = "ESTX_INSECURE", value_parser = FalseyValueParser::new())]
+    pub insecure: bool,
+
+    /// Index holding the transaction documents.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_TRANSACTIONS_INDEX",
+        default_value = "transactions",
+        value_name = "INDEX"
+    )]
+    pub transactions_index: String,
+
+    /// Index holding the account documents.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_ACCOUNTS_INDEX",
+        default_value = "accounts",
+        value_name = "INDEX"
+    )]
+    pub accounts_index: String,
+
+    /// Index holding the lock documents.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_LOCKS_INDEX",
+        default_value = "locks",
+        value_name = "INDEX"
+    )]
+    pub locks_index: String,
+
+    /// Index holding the operator audit trail (created by `init`).
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_AUDIT_INDEX",
+        default_value = "estx-audit",
+        value_name = "INDEX"
+    )]
+    pub audit_index: String,
+
+    /// Named cluster profile from $XDG_CONFIG_HOME/estx-tui/config.toml
+    /// (flags and ESTX_* variables override its settings).
+    #[arg(long, global = true, env = "ESTX_PROFILE", value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// What the profile resolved to (set by the profile, not a flag).
+    #[arg(skip)]
+    pub resolved: Resolved,
+
+    /// A transaction modified more recently than this may still have a live
+    /// worker: it is not stuck, and rollback/recover refuse it unless forced.
+    #[arg(long, global = true, env = "ESTX_RECOVERY_WINDOW", default_value = "2m", value_parser = parse_duration, value_name = "DURATION")]
+    pub recovery_window: Duration,
+
+    /// Non-terminal transactions older than this need an operator.
+    #[arg(long, global = true, env = "ESTX_INVESTIGATE_AFTER", default_value = "1h", value_parser = parse_duration, value_name = "DURATION")]
+    pub investigate_after: Duration,
+
+    /// Per-request timeout (a timed-out write has an unknown outcome and is retried).
+    #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = values::positive_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+
+    /// Where logs go (never to the terminal), created 0600 and rotated
+    /// [default: $XDG_STATE_HOME/estx-tui/estx-tui.log, else
+    /// ~/.local/state/estx-tui/estx-tui.log].
+    #[arg(long, global = true, env = "ESTX_LOG_FILE", value_name = "PATH")]
+    pub log_file: Option<PathBuf>,
+
+    /// The least severe level logged [default: ESTX_LOG as a tracing
+    /// filter, else info].
+    #[arg(long, global = true, value_enum, value_name = "LEVEL")]
+    pub log_level: Option<LogLevel>,
+}
+
+/// What the chosen profile contributed beyond plain option values.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// The profile's name, if one was used (the dashboard header shows it).
+    pub name: Option<String>,
+    /// Whether it is marked `production = true`.
+    pub production: bool,
+    /// The variable holding the password, if the profile names one.
+    pub password_env: Option<String>,
+    /// The variable holding the API key, if the profile names one.
+    pub api_key_env: Option<String>,
+    /// The variable holding the bearer token, if the profile names one.
+    pub bearer_token_env: Option<String>,
+    /// The AWS region the profile names.
+    pub aws_region: Option<String>,
+    /// The heartbeat index the profile names, if any.
+    pub liveness: Option<LivenessSource>,
+    /// The schema map the profile names (the article's when it names none).
+    pub schema: Schema,
+}
+
+/// `--log-level`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogLevel {
+    /// Errors only.
+    Error,
+    /// Warnings and errors.
+    Warn,
+    /// What was done (the default).
+    Info,
+    /// Requests and decisions.
+    Debug,
+    /// Everything.
+    Trace,
+}
+
+impl LogLevel {
+    /// The tracing filter directive.
+    pub fn directive(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+            LogLevel::Trace => "trace",
+        }
+    }
+}
+
+impl GlobalArgs {
+    /// The log file: `--log-file`, else the per-user default of
+    /// [`crate::local_files::default_path`]; `None` when there is no home.
+    pub fn log_path(&self) -> Option<PathBuf> {
+        self.log_file
+            .clone()
+            .or_else(crate::local_files::default_path_from_env)
+    }
+}
+
+/// Options of the dashboard (ignored by the headless commands).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Dashboard options")]
+pub struct DashboardArgs {
+    /// How often the dashboard refreshes (at least 1s).
+    #[arg(long, global = true, env = "ESTX_INTERVAL", default_value = "2s", value_parser = values::interval, value_name = "DURATION")]
+    pub interval: Duration,
+
+    /// Show only; every action that writes is disabled or refused, the
+    /// audit trail included (`--read-only=false` lifts a profile's default).
+    #[arg(long, global = true, env = "ESTX_READ_ONLY", value_parser = FalseyValueParser::new(), num_args = 0..=1, require_equals = true, default_missing_value = "true", value_name = "BOOL")]
+    pub read_only: Option<bool>,
+
+    /// The sum of all balances the background audit checks against; a
+    /// difference shows as a `total_mismatch` finding in the audit pane
+    /// (the demo passes its seeded total unless this is given).
+    #[arg(long, global = true, value_parser = clap::value_parser!(i64).range(0..), value_name = "N")]
+    pub expect_total: Option<i64>,
+}
+
+impl DashboardArgs {
+    /// Whether writes are disabled (`--read-only`, else the profile's default).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only.unwrap_or(false)
+    }
+}
+
+/// The shared options alone, as a command line: what the tests of the
+/// plumbing parse (without any command).
+#[cfg(test)]
+#[derive(Debug, clap::Parser)]
+pub(crate) struct SharedOptions {
+    /// Options shared by every command.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Options of the dashboard.
+    #[command(flatten)]
+    pub dashboard: DashboardArgs,
+}
