@@ -218,7 +218,7 @@ impl Cluster {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::admin::*;
     use serde_json::json;
 
     #[test]

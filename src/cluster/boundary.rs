@@ -6,22 +6,11 @@
 //! protocol's (`protocol::schema::Boundary` implements it), so the arrow
 //! runs from the protocol down to the cluster, never back up.
 
+use super::translate::Translate;
 use super::{Cluster, Hit, VersionedDoc};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::fmt::Debug;
 use std::sync::Arc;
-
-/// Renames the documents of some indices between the application's names
-/// (on the cluster) and the names the tool reads (in memory).
-pub trait Translate: Debug + Send + Sync {
-    /// A document of `index` as read.
-    fn read(&self, index: &str, src: Map<String, Value>) -> Map<String, Value>;
-    /// A document of `index` as it is to be written.
-    fn write(&self, index: &str, src: &Map<String, Value>) -> Map<String, Value>;
-    /// [`Translate::read`] on every hit's `_source` of a search answer.
-    fn read_answer(&self, index: &str, answer: &mut Value);
-}
 
 impl Cluster {
     /// The same handle, translating documents through `boundary` on every

@@ -1,6 +1,7 @@
 //! Conditional writes of many documents in one `_bulk` request, each item
 //! conditional on the `_seq_no`/`_primary_term` it was decided on, with one
-//! typed outcome per item (the batched executor's only write path).
+//! typed outcome per item (the batched executor's only write path); and
+//! unconditional indexing of many documents (seeding, benchmarks).
 //!
 //! `_bulk` is not atomic: every item succeeds or fails on its own, exactly as
 //! if it had been sent alone. A transport failure of a request leaves the
@@ -16,11 +17,12 @@
 //! smaller limit answers 413 before anything is processed, so the request is
 //! halved and sent again, down to single items.
 
-use super::response::{check, error_from};
+use super::response::{check, error_from, truncate};
 use super::Cluster;
 use crate::error::{Error, Result};
 use elasticsearch::BulkParts;
 use serde_json::{json, Map, Value};
+use std::future::Future;
 use std::ops::Range;
 
 /// The largest `_bulk` body sent in one request (see the module's notes).
@@ -88,25 +90,71 @@ impl Cluster {
             .map(|w| self.bulk_lines(w))
             .collect::<Result<Vec<_>>>()?;
         let sizes: Vec<usize> = lines.iter().map(Vec::len).collect();
+        let sent = in_requests(&sizes, |r| self.bulk_request(&writes[r.clone()], &lines[r])).await;
         let mut outcomes = Vec::with_capacity(writes.len());
-        let mut pending: Vec<Range<usize>> = chunks(&sizes, MAX_BULK_BODY);
-        pending.reverse();
-        while let Some(r) = pending.pop() {
-            match self
-                .bulk_request(&writes[r.clone()], &lines[r.clone()])
-                .await
-            {
-                Err(Error::Cluster { status, .. }) if status == TOO_LARGE && r.len() > 1 => {
-                    let mid = r.start + r.len() / 2;
-                    tracing::info!(items = r.len(), "_bulk refused as too large (413): halving");
-                    pending.push(mid..r.end);
-                    pending.push(r.start..mid);
-                }
+        for (r, answer) in sent {
+            match answer {
                 Ok(items) => outcomes.extend(items),
                 Err(e) => outcomes.extend(r.map(|_| (ItemOutcome::Failed(e.clone()), None))),
             }
         }
         Ok(outcomes)
+    }
+
+    /// Indexes many documents unconditionally (`index` actions: seeding,
+    /// benchmarks, tests), in as many `_bulk` requests as [`MAX_BULK_BODY`]
+    /// (or a 413) asks. Fails if any item failed.
+    pub async fn bulk_index(&self, index: &str, docs: &[(String, Value)]) -> Result<()> {
+        let lines = docs
+            .iter()
+            .map(|(id, doc)| self.index_lines(index, id, doc))
+            .collect::<Result<Vec<_>>>()?;
+        let sizes: Vec<usize> = lines.iter().map(Vec::len).collect();
+        let sent = in_requests(&sizes, |r| self.bulk_index_request(index, &lines[r])).await;
+        sent.into_iter().try_for_each(|(_, answer)| answer)
+    }
+
+    /// An unconditional item's two NDJSON lines, newlines included.
+    fn index_lines(&self, index: &str, id: &str, doc: &Value) -> Result<Vec<u8>> {
+        let action = json!({"index": {"_index": index, "_id": id}});
+        let doc = match doc.as_object() {
+            Some(o) => Value::Object(self.write_source(index, o).into_owned()),
+            None => doc.clone(),
+        };
+        let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
+        bytes.push(b'\n');
+        serde_json::to_writer(&mut bytes, &doc).map_err(|e| Error::Decode(e.to_string()))?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+
+    /// Sends one `_bulk` request of unconditional items; fails with the
+    /// first item's error if any failed.
+    async fn bulk_index_request(&self, index: &str, lines: &[Vec<u8>]) -> Result<()> {
+        let resp = self
+            .client
+            .bulk(BulkParts::None)
+            .body(vec![lines.concat()])
+            .send();
+        let resp = self.send(resp).await?;
+        let body = check(resp, index).await?;
+        if body.get("errors").and_then(Value::as_bool) != Some(true) {
+            return Ok(());
+        }
+        let first = body
+            .get("items")
+            .and_then(Value::as_array)
+            .and_then(|items| {
+                items
+                    .iter()
+                    .find_map(|i| i.pointer("/index/error").cloned())
+            })
+            .unwrap_or(Value::Null);
+        Err(Error::Cluster {
+            status: 400,
+            reason: format!("bulk indexing failed: {}", truncate(&first.to_string())),
+            retry_after: None,
+        })
     }
 
     /// One item's two NDJSON lines (action and source), newlines included.
@@ -150,6 +198,33 @@ impl Cluster {
     }
 }
 
+/// Sends the items whose serialised sizes are `sizes` in requests of at
+/// most [`MAX_BULK_BODY`] bytes (`send` sends one range of them); a request
+/// refused whole as too large (413: nothing of it processed) is halved and
+/// sent again, down to single items. Every item is in exactly one returned
+/// range, in order, with its request's answer.
+async fn in_requests<T, F, Fut>(sizes: &[usize], mut send: F) -> Vec<(Range<usize>, Result<T>)>
+where
+    F: FnMut(Range<usize>) -> Fut,
+    Fut: Future<Output = Result<T>>,
+{
+    let mut answers = Vec::new();
+    let mut pending: Vec<Range<usize>> = chunks(sizes, MAX_BULK_BODY);
+    pending.reverse();
+    while let Some(r) = pending.pop() {
+        match send(r.clone()).await {
+            Err(Error::Cluster { status, .. }) if status == TOO_LARGE && r.len() > 1 => {
+                let mid = r.start + r.len() / 2;
+                tracing::info!(items = r.len(), "_bulk refused as too large (413): halving");
+                pending.push(mid..r.end);
+                pending.push(r.start..mid);
+            }
+            answer => answers.push((r, answer)),
+        }
+    }
+    answers
+}
+
 /// Consecutive ranges of items whose bodies add up to at most `budget`
 /// bytes; an item larger than the budget goes alone.
 fn chunks(sizes: &[usize], budget: usize) -> Vec<Range<usize>> {
@@ -191,7 +266,7 @@ fn item_outcome(item: &Value, index: &str) -> (ItemOutcome, Option<(i64, i64)>) 
 
 #[cfg(test)]
 mod tests {
-    use super::chunks;
+    use crate::cluster::bulk::chunks;
 
     #[test]
     fn chunks_stay_within_the_budget_and_keep_every_item_once_in_order() {

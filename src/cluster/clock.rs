@@ -6,7 +6,7 @@
 //! every process sees is the cluster's. Two kinds of evidence bound the
 //! offset between the cluster's clock and ours:
 //!
-//! - **The cluster's own `now`** ([`super::clock_probe`]): a search whose
+//! - **The cluster's own `now`** (`clock_probe`): a search whose
 //!   date math echoes the time the cluster took the request, in
 //!   milliseconds. It was taken at some local instant between sending and
 //!   receiving, so `now - received ≤ offset ≤ now + 1 ms - sent`. This is the
@@ -56,7 +56,7 @@ fn offset_words(offset: ChronoDuration) -> String {
     format!("{}.{:03}s {dir} the cluster's", ms / 1000, ms % 1000)
 }
 
-/// Where [`super::Cluster::now`] comes from.
+/// Where `Cluster::now` comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClockSource {
     /// The cluster's own `now`, echoed by a search, within `uncertainty`
@@ -231,7 +231,7 @@ impl State {
     }
 }
 
-/// The shared estimate; clones of a [`super::Cluster`] share it.
+/// The shared estimate; clones of a `Cluster` share it.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Clock {
     state: Arc<Mutex<State>>,
@@ -349,7 +349,7 @@ fn skew_of(b: &Bounds) -> Option<ClockSkew> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::clock::*;
     use chrono::TimeZone;
 
     fn at(ms: i64) -> DateTime<Utc> {

@@ -104,7 +104,7 @@ fn now_of(answer: &Value) -> std::result::Result<i64, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::clock_probe::*;
 
     #[test]
     fn reads_the_echoed_now_from_either_form() {

@@ -48,7 +48,7 @@ pub fn cloud_id_url(cloud_id: &str) -> Result<url::Url> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::cloud_id::*;
 
     fn b64(text: &str) -> String {
         base64::engine::general_purpose::STANDARD.encode(text)

@@ -1,4 +1,4 @@
-//! Connection options and building the official client from them.
+//! Building the official client from the connection options.
 //!
 //! TLS trusts the operating system's certificate store and the built-in
 //! (Mozilla) roots, plus `--ca-cert` when given. Proxies come from the
@@ -10,60 +10,14 @@
 //! ([`super::signer`]) that signs each request for the real endpoint.
 
 use super::credential::{credentials, CredentialKind};
+use super::options::ConnectOptions;
 use super::signer::{self, Signer};
-use super::sigv4::AwsSigning;
 use crate::error::{Error, Result};
 use elasticsearch::cert::{Certificate, CertificateValidation};
 use elasticsearch::http::headers::{HeaderName, HeaderValue};
 use elasticsearch::http::transport::{SingleNodeConnectionPool, TransportBuilder};
 use elasticsearch::Elasticsearch;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-
-/// How to reach the cluster. Secrets come from the environment only (see the
-/// CLI), never from flags, so they do not end up in shell history.
-#[derive(Debug, Clone)]
-pub struct ConnectOptions {
-    /// Base URL, e.g. `https://es.internal:9200` (an Elastic Cloud ID is
-    /// decoded into it by the CLI, see [`super::cloud_id_url`]).
-    pub url: String,
-    /// Basic-auth user.
-    pub user: Option<String>,
-    /// Basic-auth password (from `ESTX_PASSWORD`).
-    pub password: Option<String>,
-    /// API key, base64 `id:key` as Elasticsearch prints it (from `ESTX_API_KEY`).
-    pub api_key: Option<String>,
-    /// Bearer token: a service-account token, an OAuth2 access token or a
-    /// JWT (from `ESTX_BEARER_TOKEN`).
-    pub bearer_token: Option<String>,
-    /// Sign every request with AWS SigV4 (Amazon OpenSearch Service or
-    /// Serverless) instead of sending a credential header.
-    pub aws: Option<AwsSigning>,
-    /// PEM file of the CA that signed the cluster's certificate.
-    pub ca_cert: Option<PathBuf>,
-    /// Skip certificate validation (testing only).
-    pub insecure: bool,
-    /// Per-request timeout; a timed-out write has an unknown outcome.
-    pub timeout: Duration,
-}
-
-impl ConnectOptions {
-    /// Options for an unauthenticated cluster at `url` (tests, the demo).
-    pub fn new(url: impl Into<String>) -> ConnectOptions {
-        ConnectOptions {
-            url: url.into(),
-            user: None,
-            password: None,
-            api_key: None,
-            bearer_token: None,
-            aws: None,
-            ca_cert: None,
-            insecure: false,
-            timeout: Duration::from_secs(10),
-        }
-    }
-}
 
 /// The client, the credential kind it presents, and its signer (kept alive
 /// as long as the client is used).
@@ -169,8 +123,8 @@ fn forwarding_client(opts: &ConnectOptions, ca: Option<&Vec<u8>>) -> Result<reqw
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::cluster::sigv4::AwsService;
+    use crate::cluster::connect::*;
+    use crate::cluster::sigv4::{AwsService, AwsSigning};
 
     #[test]
     fn a_bad_secret_stops_the_build() {

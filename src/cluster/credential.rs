@@ -7,7 +7,7 @@
 //! (mounted secret files end with a newline), and a malformed one is an
 //! [`Error::Credentials`] naming its variable, never showing it.
 
-use super::connect::ConnectOptions;
+use super::options::ConnectOptions;
 use super::sigv4::AwsService;
 use crate::error::{Error, Result};
 use elasticsearch::auth::Credentials;
@@ -212,7 +212,7 @@ fn bearer_token(token: &str) -> Result<Credentials> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::credential::*;
 
     fn opts(user: Option<&str>, password: Option<&str>, key: Option<&str>) -> ConnectOptions {
         ConnectOptions {

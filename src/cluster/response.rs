@@ -127,7 +127,9 @@ pub fn error_from(status: u16, body: &Value, index: &str) -> Error {
     classify(status, body, text_reason, index)
 }
 
-/// Status first: 401/403 are [`Error::Auth`] whatever the body, except a
+/// Status first: 401/403 are [`Error::Auth`] whatever the body (one that
+/// names the missing permission and its principal also says where to grant
+/// it: `denial`), except a
 /// block (`cluster_block_exception`, [`Error::Blocked`]); a JSON
 /// `index_not_found_exception` is [`Error::IndexMissing`], an
 /// `index_closed_exception` [`Error::IndexClosed`]; a 404 without the
@@ -144,6 +146,10 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
         return Error::Blocked { status, reason };
     }
     if matches!(status, 401 | 403) {
+        let reason = match super::denial::hint(body, &reason) {
+            Some(hint) => format!("{reason}; {hint}"),
+            None => reason,
+        };
         return Error::Auth { status, reason };
     }
     if kind == "index_closed_exception" {
@@ -230,6 +236,7 @@ fn json_top_reason(status: u16, body: &Value) -> String {
         .or_else(|| {
             body.get("error")
                 .and_then(Value::as_str)
+                .or_else(|| super::denial::aws_message(body))
                 .map(str::to_string)
         })
         .unwrap_or_else(|| {
@@ -367,7 +374,7 @@ pub(super) fn truncate(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::response::*;
     use elasticsearch::http::headers::HeaderValue;
     use serde_json::json;
 

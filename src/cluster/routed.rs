@@ -19,6 +19,10 @@
 //! indexed under two routing values, on two shards) is refused as
 //! ambiguous.
 //!
+//! On an index discovery found to have a single primary shard, where every
+//! routing value hashes to that shard, a miss is final and no search is made
+//! (see `shards`).
+//!
 //! What a search cannot see, this cannot either: a routed document written
 //! within the last refresh interval (or on an index with
 //! `refresh_interval: -1`) is still reported absent.
@@ -35,13 +39,14 @@ impl Cluster {
     /// The documents among `ids` (which a GET or `_mget` by id missed) that
     /// exist all the same under a routing value, as read by a realtime
     /// `_mget` with it; an id absent from the map is absent from the index
-    /// (see the module docs).
+    /// (see the module docs). No search on an index known to have one
+    /// primary shard: there the miss was final (see `shards`).
     pub(super) async fn found_elsewhere(
         &self,
         index: &str,
         ids: &[String],
     ) -> Result<HashMap<String, VersionedDoc>> {
-        if ids.is_empty() {
+        if ids.is_empty() || self.miss_is_final(index) {
             return Ok(HashMap::new());
         }
         let hits = self.search_ids(index, ids).await?;

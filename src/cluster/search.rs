@@ -2,10 +2,13 @@
 //! with the scroll API, counts, and reading hits.
 
 use super::response::{check, error_from};
-use super::{Cluster, Hit, SCAN_PAGE};
+use super::{Cluster, Hit};
 use crate::error::{Error, Result};
 use elasticsearch::{ClearScrollParts, CountParts, MsearchParts, ScrollParts, SearchParts};
 use serde_json::{json, Value};
+
+/// Page size for scans.
+const SCAN_PAGE: usize = 1000;
 
 impl Cluster {
     /// One search request; returns the raw answer.

@@ -8,7 +8,7 @@
 //! the body's hash, so it can only be computed once the request exists.
 //!
 //! So the client talks plain HTTP to a signer on `127.0.0.1` (an ephemeral
-//! port, owned by this process and stopped with the [`Cluster`] handle),
+//! port, owned by this process and stopped with the `Cluster` handle),
 //! which reads each request whole, signs exactly those bytes for the real
 //! endpoint, sends it there over TLS (with `--ca-cert`/`--insecure` and the
 //! proxy variables, like the client itself would) and passes the answer
@@ -19,8 +19,6 @@
 //! [`TOKEN_HEADER`] with the random token drawn when it started, which only
 //! this process's client knows (the header is removed before signing), so
 //! another local user cannot borrow the operator's AWS credentials.
-//!
-//! [`Cluster`]: super::Cluster
 
 use super::sigv4::AwsSigning;
 use crate::error::{Error, Result};
@@ -267,7 +265,7 @@ async fn try_forward(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::signer::*;
     use crate::cluster::sigv4::AwsService;
     use std::time::Duration;
 

@@ -174,7 +174,7 @@ fn signing_headers(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::cluster::sigv4::*;
     use std::time::Duration;
 
     /// The AWS SigV4 test suite (aws-c-auth's `aws-signing-test-suite/v4`,

@@ -2,7 +2,12 @@
 //! the selected transaction, its preview). Nothing here does I/O; the
 //! renderer reads it, `update` changes it.
 
-use super::event::{Action, Checked, PollFailure};
+use super::dialog::BulkProgress;
+pub use super::dialog::{Dialog, RunChoice};
+use super::event::{Action, PollFailure};
+use super::layout::Areas;
+pub use super::layout::Pane;
+use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
 use crate::protocol::read::poll::Snapshot;
@@ -12,32 +17,6 @@ use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
 use std::collections::VecDeque;
 use std::time::Duration;
-
-/// The panes focus moves between with Tab.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Pane {
-    /// Transaction table.
-    Transactions,
-    /// Detail of the selected transaction.
-    Detail,
-    /// Accounts.
-    Accounts,
-    /// Locks.
-    Locks,
-    /// Event log.
-    Log,
-}
-
-impl Pane {
-    /// Tab order.
-    pub const ORDER: [Pane; 5] = [
-        Pane::Transactions,
-        Pane::Detail,
-        Pane::Accounts,
-        Pane::Locks,
-        Pane::Log,
-    ];
-}
 
 /// Transaction table sort keys (`o` cycles, `O` reverses).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -97,56 +76,6 @@ pub fn next_state_filter(current: Option<&TxnState>) -> Option<TxnState> {
             .skip_while(|k| *k != s)
             .nth(1)
             .cloned(),
-    }
-}
-
-/// A confirmation dialog.
-#[derive(Debug, Clone)]
-pub struct Dialog {
-    /// What it confirms.
-    pub action: Action,
-    /// What it acts on: a transaction id, a lock's resource (for
-    /// [`Action::ReleaseLock`]) or an account (the audit's repair).
-    pub target: String,
-    /// The freshly re-read documents and the protocol's verdict on an
-    /// unforced run (`None` while loading).
-    pub detail: Option<Result<Checked, String>>,
-    /// `false`: Cancel has focus (the default); `true`: Confirm has.
-    pub confirm_focused: bool,
-    /// Lines its text is scrolled down (long previews at 80×24).
-    pub scroll: usize,
-    /// A bulk dialog (R/F/L on the marked set); `txn` then only names it.
-    pub bulk: Option<super::bulk::Bulk>,
-    /// The operator's reason for the audit trail, as typed so far.
-    pub reason: String,
-    /// The reason field is open (after `y` or `!`): keys type into it and
-    /// Enter makes this run.
-    pub reason_for: Option<RunChoice>,
-}
-
-/// Which run the operator chose in a dialog: `y` (the protocol decides) or
-/// the force key (past its refusal).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunChoice {
-    /// `y`: unforced.
-    Plain,
-    /// The force key.
-    Forced,
-}
-
-impl RunChoice {
-    /// `Forced` when `force`, else `Plain`.
-    pub fn of(force: bool) -> RunChoice {
-        if force {
-            RunChoice::Forced
-        } else {
-            RunChoice::Plain
-        }
-    }
-
-    /// Whether it runs forced.
-    pub fn is_forced(self) -> bool {
-        self == RunChoice::Forced
     }
 }
 
@@ -222,8 +151,6 @@ pub struct AuditState {
     pub asked_at: Option<DateTime<Utc>>,
     /// One is running.
     pub running: bool,
-    /// The audit pane is open (`A`).
-    pub open: bool,
     /// Selected finding.
     pub cursor: usize,
 }
@@ -273,12 +200,10 @@ pub struct App {
     pub history_asked: Option<String>,
     /// A read of the records is running (one at a time).
     pub history_loading: bool,
-    /// Typing a transaction id to look up (`#`).
-    pub editing_lookup: Option<String>,
     /// The transaction looked up with `#` (or opened from its lock with
     /// `Enter`), while it stays selected: the
     /// detail names it as the target of `R`/`F`/`L` even when it is not a
-    /// row of the table (see [`super::target`]).
+    /// row of the table (see the `target` module).
     pub pinned: Option<String>,
     /// Selected account (by id).
     pub selected_account: Option<String>,
@@ -301,8 +226,6 @@ pub struct App {
     pub old_only: bool,
     /// Text filter (`/`).
     pub filter: String,
-    /// Typing into the filter.
-    pub editing_filter: bool,
     /// The state the table shows (`None`: every state); `s` moves it on
     /// ([`next_state_filter`]).
     pub state_filter: Option<TxnState>,
@@ -313,14 +236,11 @@ pub struct App {
     pub sort: SortKey,
     /// Reverse order.
     pub sort_desc: bool,
-    /// Open confirmation dialog.
-    pub dialog: Option<Dialog>,
+    /// What is open over the panes (dialog, help, filter, look-up, audit),
+    /// bottom first; the top one takes the keys.
+    pub overlays: Overlays,
     /// The invariant audit (background, and on demand).
     pub audit: AuditState,
-    /// Help overlay shown.
-    pub help: bool,
-    /// Lines the help overlay is scrolled down (when it does not fit).
-    pub help_scroll: usize,
     /// Event log, newest last.
     pub log: VecDeque<LogEntry>,
     /// The action running, if any (one at a time).
@@ -328,7 +248,7 @@ pub struct App {
     /// Marked transactions (by id), for bulk actions.
     pub marks: std::collections::BTreeSet<String>,
     /// The bulk run in progress, if any.
-    pub bulk: Option<super::bulk::BulkProgress>,
+    pub bulk: Option<BulkProgress>,
     /// Terminal size.
     pub size: (u16, u16),
     /// Set when the operator quits.
@@ -355,7 +275,6 @@ impl App {
             history: None,
             history_asked: None,
             history_loading: false,
-            editing_lookup: None,
             pinned: None,
             selected_account: None,
             selected_lock: None,
@@ -366,15 +285,12 @@ impl App {
             stuck_only: false,
             old_only: false,
             filter: String::new(),
-            editing_filter: false,
             state_filter: None,
             listing: None,
             sort: SortKey::Age,
             sort_desc: false,
-            dialog: None,
+            overlays: Overlays::default(),
             audit: AuditState::default(),
-            help: false,
-            help_scroll: 0,
             log: VecDeque::new(),
             running: None,
             marks: Default::default(),
@@ -500,6 +416,18 @@ impl App {
             (Some((id, r)), Some(s)) if id == s => Some(r),
             _ => None,
         }
+    }
+
+    /// The screen split into panes as it is now (what is drawn, what a
+    /// click hits).
+    pub fn areas(&self) -> Areas {
+        super::layout::areas(self.size, self.focus)
+    }
+
+    /// The lock under the locks pane's cursor.
+    pub fn lock_at_cursor(&self) -> Option<&crate::protocol::locks::LockView> {
+        let i = self.view.lock_cursor?;
+        self.snapshot.as_ref()?.locks.get(i)
     }
 
     /// Cycles the sort key.

@@ -4,13 +4,14 @@
 //! same confirmation dialog as every other action.
 
 use super::app::{App, LogLevel, Pane, AUDIT_EVERY};
-use super::event::{Action, Command};
+use super::event::{Action, IoRequest};
 use super::keymap::Op;
+use super::overlay::OverlayKind;
 use crate::protocol::audit::FindingKind;
 
 /// Asks for an audit when the last one is [`AUDIT_EVERY`] old (or `now`),
 /// unless one is running or there is no data yet.
-pub fn audit_if_due(app: &mut App, now: bool) -> Vec<Command> {
+pub fn audit_if_due(app: &mut App, now: bool) -> Vec<IoRequest> {
     let due = app
         .audit
         .asked_at
@@ -20,12 +21,12 @@ pub fn audit_if_due(app: &mut App, now: bool) -> Vec<Command> {
     }
     app.audit.running = true;
     app.audit.asked_at = Some(app.now);
-    vec![Command::Audit]
+    vec![IoRequest::Audit]
 }
 
 /// Keys while the audit pane is open: move among the findings, act on one
 /// (through the same confirmation dialog), close.
-pub fn on_audit_op(app: &mut App, op: Op) -> Vec<Command> {
+pub fn on_audit_op(app: &mut App, op: Op) -> Vec<IoRequest> {
     let n = app.audit.findings().len();
     match op {
         Op::Down | Op::PageDown => {
@@ -40,12 +41,14 @@ pub fn on_audit_op(app: &mut App, op: Op) -> Vec<Command> {
             app.should_quit = true;
             return vec![];
         }
-        _ => app.audit.open = false,
+        _ => {
+            app.overlays.close(OverlayKind::Audit);
+        }
     }
     vec![]
 }
 
-fn act_on_finding(app: &mut App) -> Vec<Command> {
+fn act_on_finding(app: &mut App) -> Vec<IoRequest> {
     let Some(f) = app.audit.findings().get(app.audit.cursor).cloned() else {
         return vec![];
     };
@@ -53,7 +56,7 @@ fn act_on_finding(app: &mut App) -> Vec<Command> {
         FindingKind::StaleLock => super::confirm::open_on(app, Action::ReleaseLock, f.id),
         FindingKind::DanglingPending => super::confirm::open_on(app, Action::AuditRepair, f.id),
         FindingKind::MalformedAccount => {
-            app.audit.open = false;
+            app.overlays.close(OverlayKind::Audit);
             app.selected_account = Some(f.id);
             app.focus = Pane::Accounts;
             vec![]
@@ -61,7 +64,7 @@ fn act_on_finding(app: &mut App) -> Vec<Command> {
         FindingKind::MissingAccount
         | FindingKind::UnknownState
         | FindingKind::MalformedTransaction => {
-            app.audit.open = false;
+            app.overlays.close(OverlayKind::Audit);
             app.focus = Pane::Detail;
             app.select(f.id);
             vec![]

@@ -10,120 +10,13 @@
 //! force is left out and named, to be forced one by one.
 
 use super::app::{App, Dialog, LogLevel};
-use super::event::{Action, BulkReread, Checked, Command, Expected, Reread, Run};
-use crate::protocol::read::poll::Snapshot;
-use crate::protocol::transaction::TxnState;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use super::dialog::{Bulk, BulkPlan, BulkProgress};
+use super::event::{Action, BulkReread, Expected, IoRequest, Run};
+use super::load::Load;
+use crate::protocol::intervene::{Documents, Plan, PlanStep};
 
 /// Most items a bulk run works on at once.
 pub const BULK_CONCURRENCY: usize = 4;
-
-/// The marked transactions by what the table shows of them (each list by
-/// id). A bulk act acts on `shown` only; the others stay marked, are
-/// counted in the table's title and named in the bulk dialog as not
-/// included, so nothing the operator cannot see is acted on.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MarkedRows {
-    /// Marked rows of the table.
-    pub shown: Vec<String>,
-    /// Marked and listed, but hidden by the filter.
-    pub filtered: Vec<String>,
-    /// Marked but no longer listed (they left the in-flight list).
-    pub unlisted: Vec<String>,
-}
-
-impl MarkedRows {
-    /// Marks the table does not show.
-    pub fn hidden(&self) -> usize {
-        self.filtered.len() + self.unlisted.len()
-    }
-}
-
-/// Splits `marks` by whether `rows` of `snap` show them.
-pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) -> MarkedRows {
-    let mut out = MarkedRows::default();
-    if marks.is_empty() {
-        return out;
-    }
-    let shown: HashSet<&str> = rows
-        .iter()
-        .filter_map(|&i| snap.transactions.get(i))
-        .map(|t| t.id.as_str())
-        .collect();
-    let listed: HashSet<&str> = snap.transactions.iter().map(|t| t.id.as_str()).collect();
-    for id in marks {
-        let list = if shown.contains(id.as_str()) {
-            &mut out.shown
-        } else if listed.contains(id.as_str()) {
-            &mut out.filtered
-        } else {
-            &mut out.unlisted
-        };
-        list.push(id.clone());
-    }
-    out
-}
-
-/// A bulk dialog: the marked rows it acts on, the marks it leaves out
-/// because the table does not show them, and what the re-read found.
-#[derive(Debug, Clone)]
-pub struct Bulk {
-    /// The marked rows of the table (what it acts on), sorted.
-    pub ids: Vec<String>,
-    /// Marks hidden by the filter: not included (named in the dialog).
-    pub filtered: Vec<String>,
-    /// Marks no longer listed: not included (named in the dialog).
-    pub unlisted: Vec<String>,
-    /// Each one re-read (`None` while loading; `Err`: nothing can run).
-    pub items: Option<BulkReread>,
-    /// What it would do, derived from the re-read when it arrives.
-    pub plan: Option<BulkPlan>,
-}
-
-impl Bulk {
-    /// The re-read arrived: keeps it and derives the plan from it.
-    pub fn reread(&mut self, action: Action, items: BulkReread) {
-        self.items = Some(items);
-        self.plan = plan(action, self);
-    }
-}
-
-/// What a bulk dialog would do, derived from the re-read.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct BulkPlan {
-    /// The runs `y` starts, each carrying what was re-read.
-    pub runs: Vec<Run>,
-    /// The others, by what keeps them out ("refused: …"), with their ids.
-    pub left_out: BTreeMap<String, Vec<String>>,
-    /// The runs by the state they were re-read in.
-    pub by_state: BTreeMap<Option<TxnState>, usize>,
-    /// Balance change per account of the runs.
-    pub effect: BTreeMap<String, i64>,
-}
-
-/// A bulk run in progress.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BulkProgress {
-    /// The action.
-    pub action: Action,
-    /// Items in the run.
-    pub total: usize,
-    /// Items ended.
-    pub done: usize,
-    /// Items that did not do what was asked.
-    pub failed: usize,
-    /// Esc was pressed: no new item starts.
-    pub stopping: bool,
-}
-
-/// The verb a bulk summary uses.
-pub fn verb(action: Action) -> &'static str {
-    match action {
-        Action::Rollback => "roll back",
-        Action::Recover => "recover",
-        _ => "release locks",
-    }
-}
 
 /// Space: marks or unmarks the selected row of the table (only a row the
 /// operator sees: [`super::target::visible_row`]; otherwise says why).
@@ -168,7 +61,7 @@ pub fn clear_marks(app: &mut App) {
 /// Opens the one dialog for `action` on the marked rows the table shows
 /// and asks for a re-read; marks it does not show are left out and named.
 /// With no marked row shown, says so and opens nothing.
-pub fn open(app: &mut App, action: Action) -> Vec<Command> {
+pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
     let marks = app.view.marks.clone();
     if marks.shown.is_empty() {
         app.push_log(
@@ -186,33 +79,33 @@ pub fn open(app: &mut App, action: Action) -> Vec<Command> {
         return vec![];
     }
     let ids = marks.shown;
-    app.dialog = Some(Dialog {
-        action,
-        target: format!("{} marked transaction(s)", ids.len()),
-        detail: None,
-        confirm_focused: false,
-        scroll: 0,
-        reason: String::new(),
-        reason_for: None,
+    app.overlays.open_dialog(Dialog {
+        preview: Load::Idle,
         bulk: Some(Bulk {
             ids: ids.clone(),
             filtered: marks.filtered,
             unlisted: marks.unlisted,
-            items: None,
+            items: Load::Loading,
             plan: None,
         }),
+        ..Dialog::new(action, format!("{} marked transaction(s)", ids.len()))
     });
-    vec![Command::LoadBulkPreview(action, ids)]
+    vec![IoRequest::LoadBulkPreview(action, ids)]
+}
+
+/// The bulk re-read arrived: keeps it in the dialog `b` and derives the
+/// plan from it.
+pub fn reread(b: &mut Bulk, action: Action, items: BulkReread) {
+    b.items = Load::of(items);
+    b.plan = plan(action, b);
 }
 
 /// What the re-read bulk dialog would do (`None` while loading or failed).
 pub fn plan(action: Action, bulk: &Bulk) -> Option<BulkPlan> {
-    let Some(Ok(items)) = &bulk.items else {
-        return None;
-    };
+    let items = bulk.items.value()?;
     let mut out = BulkPlan::default();
-    for (id, checked) in items {
-        match classify(action, id, checked) {
+    for (id, previewed) in items {
+        match classify(action, id, previewed) {
             Ok((run, effect)) => {
                 *out.by_state.entry(run.expected.state.clone()).or_default() += 1;
                 out.runs.push(run);
@@ -226,44 +119,30 @@ pub fn plan(action: Action, bulk: &Bulk) -> Option<BulkPlan> {
     Some(out)
 }
 
-/// One item: its run and balance effect, or what keeps it out.
+/// One item, from its preview ([`crate::protocol::intervene::Intervention::preview`]):
+/// its run and balance change, or what keeps it out — the procedure's own
+/// refusal, nothing to do or no locks held, or a refusal only forcing
+/// lifts (bulk runs never force).
 fn classify(
     action: Action,
     id: &str,
-    checked: &Result<Checked, String>,
+    plan: &Result<Plan, String>,
 ) -> Result<(Run, Vec<(String, i64)>), String> {
-    let c = checked.as_ref().map_err(|e| format!("unreadable: {e}"))?;
-    let Reread::Transaction(det) = &c.reread else {
+    let p = plan.as_ref().map_err(|e| format!("unreadable: {e}"))?;
+    let Some(Documents::Transaction(det)) = &p.documents else {
         return Err("not a transaction".into());
     };
-    let mut effect = Vec::new();
-    match action {
-        Action::Rollback | Action::Recover => {
-            let p = if action == Action::Rollback {
-                &det.rollback
-            } else {
-                &det.recover
-            };
-            if let Some(r) = &p.refusal {
-                return Err(format!("refused: {r}"));
-            }
-            if p.steps.is_empty() {
-                return Err("nothing to do".into());
-            }
-            for (acct, delta) in [
-                (&det.txn.src, p.balance_change.0),
-                (&det.txn.dest, p.balance_change.1),
-            ] {
-                if let Some(a) = acct {
-                    effect.push((a.clone(), delta));
-                }
-            }
-        }
-        _ if det.locks.is_empty() => return Err("no locks held".into()),
-        _ => {}
-    }
-    if c.refusal.is_some() {
-        return Err("need force (left out: force them one by one)".into());
+    let procedure = action.procedure();
+    let steps = p
+        .steps
+        .iter()
+        .any(|s| matches!(s, PlanStep::Protocol { .. }));
+    match (&p.refusal, procedure) {
+        (Some(r), Some(_)) if r.recent().is_none() => return Err(format!("refused: {r}")),
+        (None, Some(_)) if !steps => return Err("nothing to do".into()),
+        (_, None) if p.lock_releases.is_empty() => return Err("no locks held".into()),
+        (Some(_), _) => return Err("need force (left out: force them one by one)".into()),
+        (None, _) => {}
     }
     let run = Run {
         action,
@@ -275,14 +154,14 @@ fn classify(
         },
         reason: None,
     };
-    Ok((run, effect))
+    Ok((run, p.balance_change.clone()))
 }
 
 /// Enter in the bulk dialog's reason field: starts the run (the reason is
 /// required), clears the marks it acts on.
-pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<Command> {
+pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
     let n = dialog.bulk.as_ref().map_or(0, |b| b.ids.len());
-    let title = format!("{} {n} marked", verb(dialog.action));
+    let title = format!("{} {n} marked", Action::bulk_verb(dialog.action));
     let Some(plan) = dialog.bulk.as_ref().and_then(|b| b.plan.clone()) else {
         return vec![];
     };
@@ -295,7 +174,7 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<Command> {
             LogLevel::Error,
             format!("{title}: {why}; type one, then Enter"),
         );
-        app.dialog = Some(dialog);
+        app.overlays.open_dialog(dialog);
         return vec![];
     }
     let reason = dialog.reason.trim().to_string();
@@ -328,11 +207,11 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<Command> {
         failed: 0,
         stopping: false,
     });
-    vec![Command::RunBulk(runs)]
+    vec![IoRequest::RunBulk(runs)]
 }
 
 /// Esc during a bulk run: no new item starts; started ones finish.
-pub fn stop(app: &mut App) -> Vec<Command> {
+pub fn stop(app: &mut App) -> Vec<IoRequest> {
     match app.bulk.as_mut() {
         Some(b) if !b.stopping => {
             b.stopping = true;
@@ -340,7 +219,7 @@ pub fn stop(app: &mut App) -> Vec<Command> {
                 LogLevel::Info,
                 "stopping the bulk run: items already started finish their procedure",
             );
-            vec![Command::StopBulk]
+            vec![IoRequest::StopBulk]
         }
         _ => vec![],
     }
@@ -362,14 +241,17 @@ pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, ok: boo
 
 /// The bulk run ended (`not_started`: items Esc kept from starting;
 /// `summary`: the one act's sentence and audit record, if it was one).
-pub fn done(app: &mut App, action: Action, not_started: usize, summary: &str) -> Vec<Command> {
+pub fn done(app: &mut App, action: Action, not_started: usize, summary: &str) -> Vec<IoRequest> {
     let (done, failed) = app.bulk.take().map_or((0, 0), |b| (b.done, b.failed));
     let level = if failed == 0 && not_started == 0 {
         LogLevel::Updated
     } else {
         LogLevel::Error
     };
-    let mut text = format!("bulk {}: {done} ended, {failed} failed", verb(action));
+    let mut text = format!(
+        "bulk {}: {done} ended, {failed} failed",
+        Action::bulk_verb(action)
+    );
     if not_started > 0 {
         text.push_str(&format!(", {not_started} not started (stopped)"));
     }
@@ -378,5 +260,5 @@ pub fn done(app: &mut App, action: Action, not_started: usize, summary: &str) ->
     }
     app.push_log(level, text);
     app.history_asked = None;
-    vec![Command::PollNow]
+    vec![IoRequest::PollNow]
 }

@@ -5,17 +5,18 @@
 //! same), and the comparison of what ran with what the dialog previewed.
 
 use super::app::{App, Dialog, LogLevel, RunChoice, Running};
-use super::event::{Action, ActionOutcome, Checked, Command, Expected, Reread, Run};
+use super::event::{Action, ActionOutcome, Expected, IoRequest, Run};
 use super::keymap::{self, DialogOp};
-use crate::protocol::intervene::{Plan, PlanStep};
+use super::overlay::OverlayKind;
+use super::preview::line;
+use crate::protocol::intervene::{Documents, PlanStep};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
-use crate::protocol::views::TransactionDetail;
 use crossterm::event::{KeyCode, KeyEvent};
 
 /// Opens the dialog for `action` on the transaction the operator can see
 /// selected ([`super::target`]; otherwise says why and does nothing), and
 /// asks for a re-read.
-pub fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
+pub fn open_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
@@ -31,11 +32,11 @@ pub fn open_dialog(app: &mut App, action: Action) -> Vec<Command> {
 }
 
 /// Opens the dialog releasing the lock under the locks pane's cursor.
-pub fn open_lock_dialog(app: &mut App) -> Vec<Command> {
+pub fn open_lock_dialog(app: &mut App) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
-    let Some(resource) = super::update::lock_at_cursor(app).map(|l| l.info.resource.clone()) else {
+    let Some(resource) = app.lock_at_cursor().map(|l| l.info.resource.clone()) else {
         app.push_log(LogLevel::Info, "no lock selected (j/k in the locks pane)");
         return vec![];
     };
@@ -43,7 +44,7 @@ pub fn open_lock_dialog(app: &mut App) -> Vec<Command> {
 }
 
 /// Opens the dialog for `action` on `target` (from the audit pane).
-pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<Command> {
+pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
@@ -67,7 +68,7 @@ fn may_act(app: &mut App) -> bool {
     if let Some(b) = &app.bulk {
         let text = format!(
             "wait: the bulk {} is still running ({}/{})",
-            super::bulk::verb(b.action),
+            b.action.bulk_verb(),
             b.done,
             b.total
         );
@@ -78,31 +79,23 @@ fn may_act(app: &mut App) -> bool {
 }
 
 /// Opens the one dialog for `action` on the marked transactions.
-pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<Command> {
+pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
     super::bulk::open(app, action)
 }
 
-fn show(app: &mut App, action: Action, target: String) -> Vec<Command> {
-    app.dialog = Some(Dialog {
-        action,
-        target: target.clone(),
-        detail: None,
-        confirm_focused: false,
-        scroll: 0,
-        reason: String::new(),
-        reason_for: None,
-        bulk: None,
-    });
-    vec![Command::LoadPreview(action, target)]
+fn show(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
+    app.overlays
+        .open_dialog(Dialog::new(action, target.clone()));
+    vec![IoRequest::LoadPreview(action, target)]
 }
 
 /// Keys while the dialog is open (from the one key table).
-pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     let max = super::ui::dialog_scroll_max(app);
-    let Some(dialog) = app.dialog.as_mut() else {
+    let Some(dialog) = app.overlays.dialog_mut() else {
         return vec![];
     };
     if let Some(force) = dialog.reason_for.map(RunChoice::is_forced) {
@@ -122,7 +115,7 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         Some(DialogOp::Force) => ask_reason(app, true),
         Some(DialogOp::Press) if dialog.confirm_focused => ask_reason(app, false),
         Some(DialogOp::Press | DialogOp::Cancel) => {
-            app.dialog = None;
+            app.overlays.close(OverlayKind::Dialog);
             vec![]
         }
         Some(DialogOp::Focus) => {
@@ -141,87 +134,14 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
     }
 }
 
-/// Whether the re-read leaves anything to confirm (loaded, something to
-/// write, not refused for a reason forcing cannot lift).
-pub fn dialog_can_confirm(d: &Dialog) -> bool {
-    if let Some(b) = &d.bulk {
-        return b.plan.as_ref().is_some_and(|p| !p.runs.is_empty());
-    }
-    match &d.detail {
-        Some(Ok(c)) => match (&c.reread, d.action) {
-            (Reread::Transaction(det), Action::Rollback) => {
-                det.rollback.refusal.is_none() && !det.rollback.steps.is_empty()
-            }
-            (Reread::Transaction(det), Action::Recover) => {
-                det.recover.refusal.is_none() && !det.recover.steps.is_empty()
-            }
-            (Reread::Transaction(det), Action::ReleaseLocks) => !det.locks.is_empty(),
-            (Reread::Lock(l), Action::ReleaseLock) => l.is_some(),
-            (Reread::Reverse(c), Action::Reverse) => c.admitted.is_ok(),
-            (Reread::Audit(r), Action::AuditRepair) => r
-                .findings
-                .iter()
-                .any(|f| f.kind == crate::protocol::audit::FindingKind::DanglingPending),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// Whether `y` would be refused by the protocol (so only the force key acts).
-pub fn needs_force(d: &Dialog) -> bool {
-    matches!(
-        &d.detail,
-        Some(Ok(Checked {
-            refusal: Some(_),
-            ..
-        }))
-    )
-}
-
-/// How the dashboard says its way past a refusal, from the key table: the
-/// dialog's force key (the command line's is `--force`).
-pub fn force_hint() -> String {
-    let key = keymap::DIALOG
-        .iter()
-        .find(|b| b.op == DialogOp::Force)
-        .map_or("!", |b| b.label);
-    format!("the force key {key}")
-}
-
-/// The refusal of an unforced run as of the screen's clock, in the
-/// dashboard's words ([`crate::protocol::intervene::Refusal::explain`] with
-/// the force key): the recovery window's refusal gives the age now (not the
-/// one when the dialog opened); one that no longer holds says so (the
-/// dialog must be reopened to check it again). Other refusals as the
-/// re-read judged them.
-pub fn refusal_now(app: &App, c: &Checked) -> Option<String> {
-    let said = c.refusal.as_ref()?;
-    let hint = force_hint();
-    let (Some(_), Reread::Transaction(det)) = (said.recent(), &c.reread) else {
-        return Some(said.explain(&hint));
-    };
-    let window = app.settings.recovery_window;
-    Some(
-        match crate::protocol::read::rules::recovery_refusal(&det.txn, app.now, window) {
-            Some(r) => r.explain(&hint),
-            None => format!(
-                "{} — when the dialog opened; it has left the recovery window since: \
-                 close and reopen the dialog to check it again",
-                said.explain(&hint)
-            ),
-        },
-    )
-}
-
 /// `y` / `!`: checks there is something to confirm and that `y` is not
 /// refused, then opens the reason field (Enter in it runs).
-fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
-    let Some(dialog) = app.dialog.take() else {
+fn ask_reason(app: &mut App, force: bool) -> Vec<IoRequest> {
+    let Some(dialog) = app.overlays.take_dialog() else {
         return vec![];
     };
     let title = format!("{} {}", dialog.action.title(), dialog.target);
-    if !dialog_can_confirm(&dialog) {
+    if !dialog.can_confirm() {
         app.push_log(LogLevel::Error, format!("{title}: nothing to confirm"));
         return vec![];
     }
@@ -231,26 +151,26 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
                 LogLevel::Error,
                 format!("{title}: bulk runs never force; force them one by one"),
             );
-            app.dialog = Some(dialog);
+            app.overlays.open_dialog(dialog);
             return vec![];
         }
-        app.dialog = Some(Dialog {
+        app.overlays.open_dialog(Dialog {
             reason_for: Some(RunChoice::Plain),
             ..dialog
         });
         return vec![];
     }
-    let Some(Ok(checked)) = &dialog.detail else {
+    if dialog.preview.value().is_none() {
         return vec![];
-    };
+    }
     if !force {
-        if let Some(why) = refusal_now(app, checked) {
+        if let Some(why) = dialog.refusal_now(app.now, app.settings.recovery_window) {
             app.push_log(LogLevel::Error, format!("{title}: refused: {why}"));
-            app.dialog = Some(dialog);
+            app.overlays.open_dialog(dialog);
             return vec![];
         }
     }
-    app.dialog = Some(Dialog {
+    app.overlays.open_dialog(Dialog {
         reason_for: Some(RunChoice::of(force)),
         ..dialog
     });
@@ -259,50 +179,27 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<Command> {
 
 /// Enter in the reason field: runs, unless the trail's rule wants a
 /// reason that was not given (then the field stays open).
-fn confirm(app: &mut App, force: bool) -> Vec<Command> {
-    let Some(dialog) = app.dialog.take() else {
+fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
+    let Some(dialog) = app.overlays.take_dialog() else {
         return vec![];
     };
     if dialog.bulk.is_some() {
         return super::bulk::confirm(app, dialog);
     }
     let title = format!("{} {}", dialog.action.title(), dialog.target);
-    let Some(Ok(checked)) = &dialog.detail else {
+    if !dialog.preview.is_done() {
         return vec![];
-    };
+    }
     if let Some(why) = dialog.action.missing_reason(force, false, &dialog.reason) {
         app.push_log(
             LogLevel::Error,
             format!("{title}: {why}; type one, then Enter"),
         );
-        app.dialog = Some(dialog);
+        app.overlays.open_dialog(dialog);
         return vec![];
     }
     let reason = Some(dialog.reason.trim().to_string()).filter(|r| !r.is_empty());
-    let (expected, planned) = match &checked.reread {
-        Reread::Transaction(det) => (
-            Expected {
-                state: det.txn.state.clone(),
-                modified: det.txn.modification_time,
-            },
-            planned_steps(det, dialog.action),
-        ),
-        Reread::Reverse(c) => super::reverse::expected_and_planned(c),
-        Reread::Audit(_) => (
-            Expected {
-                state: None,
-                modified: None,
-            },
-            Vec::new(),
-        ),
-        Reread::Lock(l) => (
-            Expected {
-                state: l.as_ref().and_then(|l| l.owner_state.clone()),
-                modified: l.as_ref().and_then(|l| l.info.created_at),
-            },
-            Vec::new(),
-        ),
-    };
+    let (expected, planned) = expected_and_planned(&dialog);
     app.running = Some(Running {
         action: dialog.action,
         target: dialog.target.clone(),
@@ -316,7 +213,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
         "confirmed"
     };
     app.push_log(LogLevel::Info, format!("{title}: {how}, running"));
-    vec![Command::Run(Run {
+    vec![IoRequest::Run(Run {
         action: dialog.action,
         target: dialog.target,
         force,
@@ -325,32 +222,46 @@ fn confirm(app: &mut App, force: bool) -> Vec<Command> {
     })]
 }
 
-/// The lines the dialog previews for a rollback or recovery, in order: each
-/// step of the act's [`Plan`] with whether it writes, the lock releases
-/// that follow when the transaction ends included (what the log will show,
-/// line for line).
-pub fn planned_steps(det: &TransactionDetail, action: Action) -> Vec<String> {
-    let Some(procedure) = action.procedure() else {
-        return Vec::new();
+/// What a confirmed run must still find (the target as previewed: the
+/// transaction's state and last modification, or the lock's owner state
+/// and creation), and the lines the dialog previewed in the form the log
+/// compares with what ran: a rollback's or recovery's planned steps, a
+/// reversal's writes.
+fn expected_and_planned(dialog: &Dialog) -> (Expected, Vec<String>) {
+    let plan = dialog.preview.value();
+    let as_of = |t: &crate::protocol::transaction::Transaction| Expected {
+        state: t.state.clone(),
+        modified: t.modification_time,
     };
-    Plan::of_detail(procedure, det)
-        .steps
-        .iter()
-        .map(|s| line(s, s.writes()))
-        .collect()
+    let expected = match plan.and_then(|p| p.documents.as_ref()) {
+        Some(Documents::Transaction(det)) => as_of(&det.txn),
+        Some(Documents::Reversal { original, .. }) => as_of(&original.txn),
+        Some(Documents::Lock(l)) => Expected {
+            state: l.as_ref().and_then(|l| l.owner_state.clone()),
+            modified: l.as_ref().and_then(|l| l.info.created_at),
+        },
+        Some(Documents::Audit(_)) | None => Expected {
+            state: None,
+            modified: None,
+        },
+    };
+    let planned = match (dialog.action.procedure(), &dialog.reversal) {
+        (Some(_), _) => plan.map_or_else(Vec::new, |p| {
+            p.steps.iter().map(|s| line(s, s.writes())).collect()
+        }),
+        (None, Some(c)) => super::preview::planned(c),
+        (None, None) => Vec::new(),
+    };
+    (expected, planned)
 }
 
-/// A step as the dialog and the log write it: `label: write|no-op`.
-fn line(step: &PlanStep, writes: bool) -> String {
-    format!("{step}: {}", if writes { "write" } else { "no-op" })
-}
-
-/// Records a step the running action reported, in the form of [`planned_steps`].
+/// Records a step the running action reported, in the form of [`planned_steps`]
+/// (`label: write|no-op|error`).
 pub fn step_seen(app: &mut App, r: &StepReport) {
     let Some(run) = app.running.as_mut() else {
         return;
     };
-    if !super::reverse::step_of(run.action, &run.target, &r.txn) {
+    if !run.action.reports_for(&run.target, &r.txn) {
         return;
     }
     let label = if r.step.is_none() && r.label == RELEASE_LOCK {
@@ -373,7 +284,7 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
 
 /// The end of an action: logs its outcome and whether it did what the
 /// dialog previewed; polls at once.
-pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<Command> {
+pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<IoRequest> {
     let running = app.running.take();
     let level = if outcome.ok {
         LogLevel::Updated
@@ -408,5 +319,5 @@ pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<Command> {
             );
         }
     }
-    vec![Command::PollNow]
+    vec![IoRequest::PollNow]
 }

@@ -1,12 +1,12 @@
 //! The one event channel's vocabulary: what the terminal, the poller and
 //! action tasks send to the UI loop (`Event`), and what the pure `update`
-//! function asks the loop to do in return (`Command`).
+//! function asks the loop to do in return (`IoRequest`).
 
 use crate::protocol::audit::AuditReport;
-use crate::protocol::intervene::{reason_missing, Act, Choices, Intervention, Refusal};
-use crate::protocol::locks::LockView;
+use crate::protocol::intervene::{reason_missing, Act, Choices, Intervention, Plan, Refusal};
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
+use crate::protocol::trail::Interface;
 use crate::protocol::trail::{ActionKind, Record};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
@@ -46,6 +46,23 @@ impl Action {
             Action::AuditRepair => "Repair the dangling entries of",
             Action::Reverse => "Reverse",
         }
+    }
+
+    /// The verb a bulk summary uses.
+    pub fn bulk_verb(self) -> &'static str {
+        match self {
+            Action::Rollback => "roll back",
+            Action::Recover => "recover",
+            _ => "release locks",
+        }
+    }
+
+    /// Whether a step reported for transaction `txn` belongs to this action
+    /// on `target` (a reversal also reports the steps of its compensating
+    /// transfer).
+    pub fn reports_for(self, target: &str, txn: &str) -> bool {
+        txn == target
+            || (self == Action::Reverse && txn == crate::protocol::reverse::reversal_id(target))
     }
 
     /// Whether the target is a lock resource rather than a transaction id.
@@ -104,29 +121,6 @@ impl Action {
     }
 }
 
-/// The documents behind a confirmation dialog, re-read when it opened.
-#[derive(Debug, Clone)]
-pub enum Reread {
-    /// A transaction with its accounts (balances as of now) and locks.
-    Transaction(Box<TransactionDetail>),
-    /// One lock with its owner's state (`None`: no such lock any more).
-    Lock(Option<Box<LockView>>),
-    /// A fresh audit (what its repair would address).
-    Audit(Box<AuditReport>),
-    /// A transaction to reverse, what sits under its reversal's id, and the
-    /// protocol's decision ([`super::reverse`]).
-    Reverse(Box<super::reverse::ReverseCheck>),
-}
-
-/// A dialog's re-read, and what the protocol says an unforced run would do.
-#[derive(Debug, Clone)]
-pub struct Checked {
-    /// The documents.
-    pub reread: Reread,
-    /// The refusal of an unforced run (`y`); `None` when `y` may proceed.
-    pub refusal: Option<Refusal>,
-}
-
 /// What the dialog showed of its target, so a confirmed run can check it is
 /// still acting on the same thing (same state, same last modification).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,9 +131,9 @@ pub struct Expected {
     pub modified: Option<chrono::DateTime<Utc>>,
 }
 
-/// The marked transactions re-read for a bulk dialog, each with what it
-/// found, or why nothing can run (e.g. no audit index).
-pub type BulkReread = Result<Vec<(String, Result<Checked, String>)>, String>;
+/// The marked transactions previewed for a bulk dialog, each with its
+/// plan, or why nothing can run (e.g. no audit index).
+pub type BulkReread = Result<Vec<(String, Result<Plan, String>)>, String>;
 
 /// A confirmed action as the loop runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,6 +148,16 @@ pub struct Run {
     pub expected: Expected,
     /// The operator's reason, recorded in the audit trail (`None`: none given).
     pub reason: Option<String>,
+}
+
+impl Run {
+    /// The act `y` confirmed, with the operator's choices: what the run
+    /// performs and records (the act the dialog previewed, see
+    /// [`Action::intervention`]).
+    pub fn intervention(&self) -> Intervention {
+        let choices = Choices::new(Interface::Dashboard, self.reason.clone()).forced(self.force);
+        self.action.intervention(&self.target, choices)
+    }
 }
 
 /// Why a poll failed, as far as retrying is concerned.
@@ -205,14 +209,16 @@ pub enum Event {
     PollStarted,
     /// A poll finished.
     Polled(Result<Box<Snapshot>, PollFailure>),
-    /// The documents behind a confirmation dialog were re-read.
+    /// The act behind a confirmation dialog was previewed.
     Preview {
         /// The action the dialog is for.
         action: Action,
         /// Its target (transaction id or lock resource).
         target: String,
-        /// The re-read, or the error reading it.
-        checked: Result<Checked, String>,
+        /// Its plan with the documents it was judged on
+        /// ([`crate::protocol::intervene::Intervention::preview`]), or why
+        /// there is none.
+        plan: Result<Plan, String>,
     },
     /// A transaction that is not in the snapshot was read by id (it left the
     /// in-flight list, or the operator looked it up).
@@ -269,7 +275,7 @@ pub enum Event {
 
 /// What `update` asks the loop to do (the only way state turns into I/O).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
+pub enum IoRequest {
     /// Poll now (resets backoff).
     PollNow,
     /// Stop or resume polling.

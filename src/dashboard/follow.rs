@@ -8,15 +8,18 @@
 //! target. A poll alone never moves the selection (rows are selected by id).
 
 use super::app::App;
+use super::overlay::OverlayKind;
 use crossterm::event::KeyCode;
 
 /// A key while typing the filter (`/`): the table narrows as it is typed,
 /// starting at the top of its rows; Enter keeps the filter, Esc drops it.
 pub fn on_filter_key(app: &mut App, code: KeyCode) {
     match code {
-        KeyCode::Enter => app.editing_filter = false,
+        KeyCode::Enter => {
+            app.overlays.close(OverlayKind::Filter);
+        }
         KeyCode::Esc => {
-            app.editing_filter = false;
+            app.overlays.close(OverlayKind::Filter);
             app.filter.clear();
             keep_selection_visible(app);
         }

@@ -505,9 +505,19 @@ pub fn lookup<O: Copy>(table: &'static [Binding<O>], key: KeyCode) -> Option<O> 
     table.iter().find(|b| b.keys.contains(&key)).map(|b| b.op)
 }
 
+/// How the dashboard says its way past a refusal, from the key table: the
+/// dialog's force key (the command line's is `--force`).
+pub fn force_hint() -> String {
+    let key = DIALOG
+        .iter()
+        .find(|b| b.op == DialogOp::Force)
+        .map_or("!", |b| b.label);
+    format!("the force key {key}")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::dashboard::keymap::*;
 
     #[test]
     fn the_write_keys_come_from_the_table() {

@@ -4,25 +4,30 @@
 //!
 //! Shape (after gitui/oxker): one event channel fed by the terminal, the
 //! poller and action tasks; [`update::update`] changes [`app::App`] and
-//! returns commands; [`ui::render`] is a pure function of the state; the
+//! returns I/O requests; [`ui::render`] is a pure function of the state; the
 //! loop below turns commands into tasks. The UI never awaits the network.
 
-pub mod actions;
 pub mod app;
 pub mod audit;
 pub mod bulk;
-pub mod bulk_run;
 pub mod confirm;
+pub mod derive;
+pub mod dialog;
 pub mod drill;
 pub mod event;
 pub mod export;
 pub mod follow;
 pub mod keymap;
+pub mod layout;
+pub mod load;
 pub mod mouse;
+pub mod navigation;
+pub mod overlay;
 pub mod poller;
+pub mod preview;
 pub mod reverse;
-pub mod reverse_run;
 pub mod target;
+pub mod task;
 pub mod terminal;
 pub mod ui;
 pub mod update;
@@ -32,10 +37,9 @@ use crate::protocol::Protocol;
 use crate::signals::{StopSignal, StopSignals};
 use app::{App, Settings};
 use crossterm::event::{Event as TermEvent, EventStream};
-use event::{Command, Event};
+use event::Event;
 use futures::StreamExt;
 use poller::PollControl;
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
@@ -90,7 +94,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     if let Ok(size) = terminal.size() {
         app.size = (size.width, size.height);
     }
-    let mut bulk_stop: Option<Arc<crate::protocol::intervene::Stop>> = None;
+    let mut tasks = task::Tasks::new(proto.clone(), tx.clone(), ctrl_tx, opts.expect_total);
     let result = async {
         loop {
             terminal.draw(|f| ui::render(f, &app))?;
@@ -105,60 +109,13 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                     break;
                 }
             };
-            let mut commands = update::update(&mut app, first);
+            let mut requests = update::update(&mut app, first);
             // Apply everything already queued before drawing again.
             while let Ok(ev) = rx.try_recv() {
-                commands.extend(update::update(&mut app, ev));
+                requests.extend(update::update(&mut app, ev));
             }
-            for c in commands {
-                match c {
-                    Command::PollNow => {
-                        let _ = ctrl_tx.send(PollControl::Now);
-                    }
-                    Command::SetPaused(p) => {
-                        let _ = ctrl_tx.send(PollControl::Pause(p));
-                    }
-                    Command::SetInterval(d) => {
-                        let _ = ctrl_tx.send(PollControl::Interval(d));
-                    }
-                    Command::SetListing(state) => {
-                        let _ = ctrl_tx.send(PollControl::Listing(state));
-                    }
-                    Command::LoadPreview(action, id) => {
-                        actions::spawn_preview(proto.clone(), action, id, tx.clone())
-                    }
-                    Command::LookUp(id) => actions::spawn_lookup(proto.clone(), id, tx.clone()),
-                    Command::Run(run) => actions::spawn_action(proto.clone(), run, tx.clone()),
-                    Command::Audit => {
-                        actions::spawn_audit(proto.clone(), opts.expect_total, tx.clone())
-                    }
-                    Command::LoadHistory(id) => {
-                        actions::spawn_history(proto.clone(), id, tx.clone())
-                    }
-                    Command::LoadBulkPreview(action, ids) => {
-                        bulk_run::spawn_preview(proto.clone(), action, ids, tx.clone())
-                    }
-                    Command::RunBulk(runs) => {
-                        let stop = Arc::new(crate::protocol::intervene::Stop::default());
-                        bulk_stop = Some(stop.clone());
-                        bulk_run::spawn_run(proto.clone(), runs, stop, tx.clone())
-                    }
-                    Command::Export(as_of) => {
-                        let rows = app
-                            .visible()
-                            .iter()
-                            .map(|t| {
-                                crate::protocol::rows::TransactionRow::of(t, as_of, proto.config())
-                            })
-                            .collect();
-                        export::spawn(rows, as_of, tx.clone());
-                    }
-                    Command::StopBulk => {
-                        if let Some(stop) = &bulk_stop {
-                            stop.stop("Esc");
-                        }
-                    }
-                }
+            for io in requests {
+                tasks.start(io, &app);
             }
             if app.should_quit {
                 break;

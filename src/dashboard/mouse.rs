@@ -5,16 +5,17 @@
 
 use super::app::{App, Pane};
 use super::keymap::Op;
-use super::ui;
+use super::layout;
+use super::overlay::OverlayKind;
 
 /// A left click focuses the pane under the pointer; in the transaction
 /// table, the accounts and the locks it also selects the row.
 pub fn click(app: &mut App, column: u16, row: u16) {
-    if app.audit.open {
+    if app.overlays.is_open(OverlayKind::Audit) {
         // The audit pane covers the panes: nothing behind it is clicked.
         return;
     }
-    let areas = ui::areas(app);
+    let areas = app.areas();
     let Some(pane) = areas.pane_at(column, row) else {
         return;
     };
@@ -36,7 +37,7 @@ pub fn click(app: &mut App, column: u16, row: u16) {
             1,
             1,
         ),
-        Pane::Locks if ui::locks_one_line(areas.locks) => {
+        Pane::Locks if layout::locks_one_line(areas.locks) => {
             (areas.locks, app.view.lock_offset, locks, 1, 1)
         }
         Pane::Locks => (areas.locks, app.view.lock_offset, locks, 2, 0),
@@ -68,15 +69,15 @@ pub fn click(app: &mut App, column: u16, row: u16) {
 /// by `delta`, as `j`/`k` would; outside every pane it does nothing; over
 /// the audit pane it moves among the findings.
 pub fn wheel(app: &mut App, column: u16, row: u16, delta: isize) {
-    if app.audit.open {
+    if app.overlays.is_open(OverlayKind::Audit) {
         // Over the audit pane (it covers the others): its findings.
         let op = if delta > 0 { Op::Down } else { Op::Up };
         super::audit::on_audit_op(app, op);
         return;
     }
-    let Some(pane) = ui::areas(app).pane_at(column, row) else {
+    let Some(pane) = app.areas().pane_at(column, row) else {
         return;
     };
     app.focus = pane;
-    super::update::move_selection(app, delta);
+    super::navigation::move_selection(app, delta);
 }

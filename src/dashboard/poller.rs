@@ -131,7 +131,7 @@ pub async fn run(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::dashboard::poller::*;
 
     #[test]
     fn backoff_doubles_and_caps() {

@@ -12,7 +12,6 @@
 //! row of the table ([`visible_row`]), so a bulk act names only rows.
 
 use super::app::{App, Pane};
-use super::ui;
 use super::view::Fate;
 
 /// The id `R`/`F`/`L` would act on now, or why none (for the log).
@@ -84,6 +83,6 @@ pub fn looked_up_target(app: &App) -> bool {
     app.pinned.as_ref() == Some(&d.txn.id)
         && app.selected.as_ref() == Some(&d.txn.id)
         && app.view.account.is_none()
-        && !ui::areas(app).detail.is_empty()
+        && !app.areas().detail.is_empty()
         && matches!(d.fate, Fate::ReadById | Fate::Listed | Fate::Filtered)
 }

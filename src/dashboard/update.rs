@@ -6,22 +6,24 @@
 
 use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog, step_seen};
-use super::event::{Action, Command, Event, PollFailure};
+use super::event::{Action, Event, IoRequest, PollFailure};
 use super::keymap::{self, Op};
+use super::navigation::{cycle_focus, follow_focus, move_selection};
+use super::overlay::{Overlay, OverlayKind};
 use super::ui;
-use super::view::DetailView;
-use crate::protocol::report::StepResult;
+use crate::protocol::audit::AuditReport;
+use crate::protocol::read::poll::Snapshot;
+use crate::protocol::report::{StepReport, StepResult};
 use crossterm::event::{
-    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
-use ratatui::layout::Rect;
 use std::time::Duration;
 
 /// Shortest and longest poll intervals `-`/`+` allow.
 pub const INTERVAL_RANGE: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(60));
 
 /// Applies one event to the state and says what I/O should follow.
-pub fn update(app: &mut App, event: Event) -> Vec<Command> {
+pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
     let tick = matches!(event, Event::Tick(_));
     let mut cmds = apply(app, event);
     // The poll lists only transactions in flight unless told to list the
@@ -29,21 +31,21 @@ pub fn update(app: &mut App, event: Event) -> Vec<Command> {
     let terminal = app.state_filter().filter(|s| s.is_terminal()).cloned();
     if terminal != app.listing {
         app.listing = terminal.clone();
-        cmds.push(Command::SetListing(terminal));
+        cmds.push(IoRequest::SetListing(terminal));
     }
     if !tick {
         app.refresh_view();
     }
     if let Some(id) = app.take_lookup() {
-        cmds.push(Command::LookUp(id));
+        cmds.push(IoRequest::LookUp(id));
     }
     if let Some(id) = app.take_history() {
-        cmds.push(Command::LoadHistory(id));
+        cmds.push(IoRequest::LoadHistory(id));
     }
     cmds
 }
 
-fn apply(app: &mut App, event: Event) -> Vec<Command> {
+fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
     match event {
         Event::Key(key) => {
             let cmds = on_key(app, key);
@@ -51,18 +53,7 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             cmds
         }
         Event::Mouse(m) => {
-            if app.dialog.is_some() || app.help {
-                return vec![];
-            }
-            match m.kind {
-                MouseEventKind::ScrollDown => super::mouse::wheel(app, m.column, m.row, 1),
-                MouseEventKind::ScrollUp => super::mouse::wheel(app, m.column, m.row, -1),
-                MouseEventKind::Down(MouseButton::Left) => {
-                    super::mouse::click(app, m.column, m.row)
-                }
-                _ => {}
-            }
-            follow_focus(app);
+            on_mouse(app, m);
             vec![]
         }
         Event::Resize(w, h) => {
@@ -77,44 +68,53 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             app.polling = true;
             vec![]
         }
-        Event::Polled(Ok(snapshot)) => {
-            app.polling = false;
-            if app.poll_error.take().is_some() {
-                app.push_log(LogLevel::Info, "cluster reachable again");
+        Event::Polled(result) => {
+            polled(app, result);
+            vec![]
+        }
+        Event::Exported(Ok((path, n))) => {
+            app.push_log(LogLevel::Updated, format!("exported {n} row(s) to {path}"));
+            vec![]
+        }
+        Event::Exported(Err(e)) => {
+            app.push_log(LogLevel::Error, format!("export failed: {e}"));
+            vec![]
+        }
+        Event::History { id, records } => {
+            app.history_loading = false;
+            if app.selected.as_ref() == Some(&id) {
+                app.history = Some((id, records));
             }
-            app.now = app.now.max(snapshot.taken_at);
-            app.snapshot = Some(*snapshot);
-            // The selection's interventions may have changed too.
+            vec![]
+        }
+        Event::ActionDone(outcome) => {
             app.history_asked = None;
-            if app.selected.is_none() {
-                app.refresh_view();
-                app.select_index(0);
-            }
+            // A selection read by id is read again: the action changed it.
+            app.lookup_asked = None;
+            let mut cmds = super::confirm::action_done(app, outcome);
+            cmds.extend(super::audit::audit_if_due(app, true));
+            cmds
+        }
+        Event::Audited(report) => {
+            audited(app, report);
             vec![]
         }
-        Event::Polled(Err(failure)) => {
-            app.polling = false;
-            if app.poll_error.as_ref() != Some(&failure) {
-                let hint = match failure {
-                    PollFailure::Auth(_) => " (not retrying: fix the credentials, then press r)",
-                    _ => " (retrying with backoff)",
-                };
-                app.push_log(
-                    LogLevel::Error,
-                    format!("poll failed: {}{hint}", failure.message()),
-                );
-            }
-            app.poll_error = Some(failure);
-            vec![]
-        }
+        other => on_task_event(app, other),
+    }
+}
+
+/// What a dialog's, a look-up's or an action's task reported.
+fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
+    match event {
         Event::Preview {
             action,
             target,
-            checked,
+            plan,
         } => {
-            if let Some(d) = app.dialog.as_mut() {
+            let now = app.now;
+            if let Some(d) = app.overlays.dialog_mut() {
                 if d.action == action && d.target == target {
-                    d.detail = Some(checked);
+                    d.previewed(plan, now);
                 }
             }
             vec![]
@@ -129,19 +129,14 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             vec![]
         }
         Event::Step(report) => {
-            let level = match report.result {
-                StepResult::Updated(_) => LogLevel::Updated,
-                StepResult::Noop(_) => LogLevel::Noop,
-                StepResult::Error(_) => LogLevel::Error,
-            };
             step_seen(app, &report);
-            app.push_log(level, format!("{}: {report}", report.txn));
+            app.push_log(step_level(&report), format!("{}: {report}", report.txn));
             vec![]
         }
         Event::BulkPreview { action, items } => {
-            if let Some(d) = app.dialog.as_mut() {
+            if let Some(d) = app.overlays.dialog_mut() {
                 if let (true, Some(b)) = (d.action == action, d.bulk.as_mut()) {
-                    b.reread(action, items);
+                    super::bulk::reread(b, action, items);
                 }
             }
             vec![]
@@ -164,52 +159,88 @@ fn apply(app: &mut App, event: Event) -> Vec<Command> {
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }
-        Event::Exported(result) => {
-            match result {
-                Ok((path, n)) => {
-                    app.push_log(LogLevel::Updated, format!("exported {n} row(s) to {path}"))
-                }
-                Err(e) => app.push_log(LogLevel::Error, format!("export failed: {e}")),
-            }
-            vec![]
-        }
-        Event::History { id, records } => {
-            app.history_loading = false;
-            if app.selected.as_ref() == Some(&id) {
-                app.history = Some((id, records));
-            }
-            vec![]
-        }
-        Event::ActionDone(outcome) => {
-            app.history_asked = None;
-            // A selection read by id is read again: the action changed it.
-            app.lookup_asked = None;
-            let mut cmds = super::confirm::action_done(app, outcome);
-            cmds.extend(super::audit::audit_if_due(app, true));
-            cmds
-        }
-        Event::Audited(report) => {
-            app.audit.running = false;
-            let before = app.audit.findings().len();
-            match &report {
-                Ok(r) if r.findings.len() != before || app.audit.report.is_none() => {
-                    app.push_log(
-                        LogLevel::Info,
-                        format!("audit: {} finding(s)", r.findings.len()),
-                    );
-                }
-                Ok(_) => {}
-                Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
-            }
-            app.audit.report = Some(report);
-            let n = app.audit.findings().len();
-            app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
-            vec![]
-        }
+        _ => vec![],
     }
 }
 
-fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
+/// A mouse event: the wheel scrolls and a click focuses the pane under
+/// the pointer, unless a dialog or help covers the panes.
+fn on_mouse(app: &mut App, m: MouseEvent) {
+    if matches!(
+        app.overlays.top().map(Overlay::kind),
+        Some(OverlayKind::Dialog | OverlayKind::Help)
+    ) {
+        return;
+    }
+    match m.kind {
+        MouseEventKind::ScrollDown => super::mouse::wheel(app, m.column, m.row, 1),
+        MouseEventKind::ScrollUp => super::mouse::wheel(app, m.column, m.row, -1),
+        MouseEventKind::Down(MouseButton::Left) => super::mouse::click(app, m.column, m.row),
+        _ => {}
+    }
+    follow_focus(app);
+}
+
+/// A poll ended: its snapshot replaces the last (the first one selects the
+/// first row), or its failure is logged once and kept.
+fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
+    app.polling = false;
+    let snapshot = match result {
+        Ok(s) => s,
+        Err(failure) => {
+            if app.poll_error.as_ref() != Some(&failure) {
+                let hint = match failure {
+                    PollFailure::Auth(_) => " (not retrying: fix the credentials, then press r)",
+                    _ => " (retrying with backoff)",
+                };
+                let text = format!("poll failed: {}{hint}", failure.message());
+                app.push_log(LogLevel::Error, text);
+            }
+            app.poll_error = Some(failure);
+            return;
+        }
+    };
+    if app.poll_error.take().is_some() {
+        app.push_log(LogLevel::Info, "cluster reachable again");
+    }
+    app.now = app.now.max(snapshot.taken_at);
+    app.snapshot = Some(*snapshot);
+    // The selection's interventions may have changed too.
+    app.history_asked = None;
+    if app.selected.is_none() {
+        app.refresh_view();
+        app.select_index(0);
+    }
+}
+
+/// How the log shows a step that ended.
+fn step_level(report: &StepReport) -> LogLevel {
+    match report.result {
+        StepResult::Updated(_) => LogLevel::Updated,
+        StepResult::Noop(_) => LogLevel::Noop,
+        StepResult::Error(_) => LogLevel::Error,
+    }
+}
+
+/// An audit ended: its report replaces the last (a changed count of
+/// findings, or a failure, is logged); the cursor stays on a finding.
+fn audited(app: &mut App, report: Result<Box<AuditReport>, String>) {
+    app.audit.running = false;
+    let before = app.audit.findings().len();
+    match &report {
+        Ok(r) if r.findings.len() != before || app.audit.report.is_none() => {
+            let text = format!("audit: {} finding(s)", r.findings.len());
+            app.push_log(LogLevel::Info, text);
+        }
+        Ok(_) => {}
+        Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
+    }
+    app.audit.report = Some(report);
+    let n = app.audit.findings().len();
+    app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
+}
+
+fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     if key.kind == KeyEventKind::Release {
         return vec![];
     }
@@ -227,67 +258,101 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<Command> {
         cmds.extend(on_key(app, plain));
         return cmds;
     }
-    if app.dialog.is_some() {
-        return on_dialog_key(app, key);
-    }
-    if app.help {
-        let max = ui::help_scroll_max(app);
-        match keymap::lookup(keymap::MAIN, key.code) {
-            Some(Op::Down) => app.help_scroll = (app.help_scroll + 1).min(max),
-            Some(Op::Up) => app.help_scroll = app.help_scroll.saturating_sub(1),
-            Some(Op::PageDown) => app.help_scroll = (app.help_scroll + 10).min(max),
-            Some(Op::PageUp) => app.help_scroll = app.help_scroll.saturating_sub(10),
-            _ => {
-                app.help = false;
-                app.help_scroll = 0;
-            }
+    // The top overlay takes the key; the panes only get it when none is open.
+    match app.overlays.top().map(Overlay::kind) {
+        Some(OverlayKind::Dialog) => on_dialog_key(app, key),
+        Some(OverlayKind::Help) => {
+            on_help_key(app, key.code);
+            vec![]
         }
-        return vec![];
-    }
-    if app.editing_filter {
-        super::follow::on_filter_key(app, key.code);
-        return vec![];
-    }
-    if let Some(typed) = app.editing_lookup.as_mut() {
-        match key.code {
-            KeyCode::Enter => {
-                let id = typed.trim().to_string();
-                app.editing_lookup = None;
-                if !id.is_empty() {
-                    app.focus = Pane::Detail;
-                    app.push_log(LogLevel::Info, format!("looking up {id}"));
-                    // Read it again even if it was read before.
-                    app.lookup_asked = None;
-                    app.looked_up = None;
-                    app.select(id.clone());
-                    app.pinned = Some(id);
-                }
-            }
-            KeyCode::Esc => app.editing_lookup = None,
-            KeyCode::Backspace => {
-                typed.pop();
-            }
-            KeyCode::Char(c) => typed.push(c),
-            _ => {}
+        Some(OverlayKind::Filter) => {
+            super::follow::on_filter_key(app, key.code);
+            vec![]
         }
-        return vec![];
+        Some(OverlayKind::LookUp) => {
+            on_lookup_key(app, key.code);
+            vec![]
+        }
+        Some(OverlayKind::Audit) => keymap::lookup(keymap::MAIN, key.code)
+            .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
+        None => keymap::lookup(keymap::MAIN, key.code).map_or_else(Vec::new, |op| on_op(app, op)),
     }
-    let Some(op) = keymap::lookup(keymap::MAIN, key.code) else {
-        return vec![];
-    };
-    if app.audit.open {
-        return super::audit::on_audit_op(app, op);
-    }
-    on_op(app, op)
 }
 
-fn on_op(app: &mut App, op: Op) -> Vec<Command> {
-    match op {
-        Op::Quit => {
-            app.should_quit = true;
-            return vec![];
+/// A key while help is open: scroll it, or close it (any other key).
+fn on_help_key(app: &mut App, code: KeyCode) {
+    let max = ui::help_scroll_max(app);
+    let Some(Overlay::Help { scroll }) = app.overlays.top_mut() else {
+        return;
+    };
+    match keymap::lookup(keymap::MAIN, code) {
+        Some(Op::Down) => *scroll = (*scroll + 1).min(max),
+        Some(Op::Up) => *scroll = scroll.saturating_sub(1),
+        Some(Op::PageDown) => *scroll = (*scroll + 10).min(max),
+        Some(Op::PageUp) => *scroll = scroll.saturating_sub(10),
+        _ => {
+            app.overlays.close(OverlayKind::Help);
         }
-        Op::Help => app.help = true,
+    }
+}
+
+/// A key while typing an id to look up (`#`): Enter selects it (read by
+/// id, pinned as the keys' target), Esc cancels.
+fn on_lookup_key(app: &mut App, code: KeyCode) {
+    let Some(Overlay::LookUp(typed)) = app.overlays.top_mut() else {
+        return;
+    };
+    match code {
+        KeyCode::Enter => {
+            let id = typed.trim().to_string();
+            app.overlays.close(OverlayKind::LookUp);
+            if !id.is_empty() {
+                app.focus = Pane::Detail;
+                app.push_log(LogLevel::Info, format!("looking up {id}"));
+                // Read it again even if it was read before.
+                app.lookup_asked = None;
+                app.looked_up = None;
+                app.select(id.clone());
+                app.pinned = Some(id);
+            }
+        }
+        KeyCode::Esc => {
+            app.overlays.close(OverlayKind::LookUp);
+        }
+        KeyCode::Backspace => {
+            typed.pop();
+        }
+        KeyCode::Char(c) => typed.push(c),
+        _ => {}
+    }
+}
+
+fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
+    match op {
+        Op::Quit => app.should_quit = true,
+        Op::Help => app.overlays.open(Overlay::Help { scroll: 0 }),
+        Op::Open => open_focused(app),
+        Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
+        Op::Back => back(app),
+        Op::Refresh | Op::Pause | Op::Slower | Op::Faster | Op::Export => {
+            return on_poll_op(app, op)
+        }
+        Op::Rollback
+        | Op::Recover
+        | Op::Release
+        | Op::Audit
+        | Op::ReverseTransfer
+        | Op::Mark
+        | Op::MarkAll
+        | Op::ClearMarks => return on_act_op(app, op),
+        _ => on_view_op(app, op),
+    }
+    vec![]
+}
+
+/// Moving, filtering and sorting: what the screen shows, no I/O.
+fn on_view_op(app: &mut App, op: Op) {
+    match op {
         Op::NextPane => cycle_focus(app, 1),
         Op::PrevPane => cycle_focus(app, -1),
         Op::Down => move_selection(app, 1),
@@ -295,50 +360,14 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         Op::PageDown => move_selection(app, 10),
         Op::PageUp => move_selection(app, -10),
         Op::Top => move_selection(app, isize::MIN / 2),
-        Op::Bottom => {
-            if app.focus == Pane::Log {
-                app.log_top = None;
-            } else {
-                move_selection(app, isize::MAX / 2);
-            }
-        }
-        Op::Open => match app.focus {
-            Pane::Transactions => app.focus = Pane::Detail,
-            Pane::Accounts => super::drill::open(app),
-            Pane::Locks => {
-                let owner = lock_at_cursor(app).and_then(|l| l.info.owner.clone());
-                if let Some(owner) = owner {
-                    // Opened explicitly from its lock: the detail names it
-                    // as the target of R/F/L, as a look-up with # does.
-                    app.select(owner.clone());
-                    app.pinned = Some(owner);
-                    app.focus = Pane::Detail;
-                }
-            }
-            _ => {}
-        },
-        Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
-        Op::Back => {
-            if app.focus == Pane::Detail {
-                app.focus = if app.account_drill.take().is_some() {
-                    super::drill::restore_filter(app);
-                    Pane::Accounts
-                } else {
-                    Pane::Transactions
-                };
-            } else if app.filter_before_drill.is_some() {
-                super::drill::restore_filter(app);
-            } else {
-                app.filter.clear();
-            }
-            super::follow::keep_selection_visible(app);
-        }
+        Op::Bottom if app.focus == Pane::Log => app.log_top = None,
+        Op::Bottom => move_selection(app, isize::MAX / 2),
         Op::Filter => {
             app.filter_before_drill = None;
-            app.editing_filter = true;
+            app.overlays.open(Overlay::Filter);
             app.focus = Pane::Transactions;
         }
-        Op::LookUp => app.editing_lookup = Some(String::new()),
+        Op::LookUp => app.overlays.open(Overlay::LookUp(String::new())),
         Op::CycleState => {
             app.state_filter = next_state_filter(app.state_filter.as_ref());
             super::follow::keep_selection_visible(app);
@@ -353,9 +382,54 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
         }
         Op::Sort => app.cycle_sort(),
         Op::Reverse => app.sort_desc = !app.sort_desc,
+        _ => {}
+    }
+}
+
+/// Enter: the table opens the detail, an account drills into it, a lock
+/// opens its owner transaction.
+fn open_focused(app: &mut App) {
+    match app.focus {
+        Pane::Transactions => app.focus = Pane::Detail,
+        Pane::Accounts => super::drill::open(app),
+        Pane::Locks => {
+            let owner = app.lock_at_cursor().and_then(|l| l.info.owner.clone());
+            if let Some(owner) = owner {
+                // Opened explicitly from its lock: the detail names it
+                // as the target of R/F/L, as a look-up with # does.
+                app.select(owner.clone());
+                app.pinned = Some(owner);
+                app.focus = Pane::Detail;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Esc on the panes: the detail goes back to where it was opened from (an
+/// account drilled into puts its filters back), else the filter clears.
+fn back(app: &mut App) {
+    if app.focus == Pane::Detail {
+        app.focus = if app.account_drill.take().is_some() {
+            super::drill::restore_filter(app);
+            Pane::Accounts
+        } else {
+            Pane::Transactions
+        };
+    } else if app.filter_before_drill.is_some() {
+        super::drill::restore_filter(app);
+    } else {
+        app.filter.clear();
+    }
+    super::follow::keep_selection_visible(app);
+}
+
+/// Polling and export: what the loop does next.
+fn on_poll_op(app: &mut App, op: Op) -> Vec<IoRequest> {
+    match op {
         Op::Refresh => {
             app.push_log(LogLevel::Info, "refresh requested");
-            return vec![Command::PollNow];
+            vec![IoRequest::PollNow]
         }
         Op::Pause => {
             app.paused = !app.paused;
@@ -365,132 +439,51 @@ fn on_op(app: &mut App, op: Op) -> Vec<Command> {
                 "polling resumed"
             };
             app.push_log(LogLevel::Info, what);
-            return vec![Command::SetPaused(app.paused)];
+            vec![IoRequest::SetPaused(app.paused)]
         }
-        Op::Slower => return change_interval(app, 1),
-        Op::Faster => return change_interval(app, -1),
+        Op::Slower => change_interval(app, 1),
+        Op::Faster => change_interval(app, -1),
         Op::Export => match &app.snapshot {
-            Some(s) => return vec![Command::Export(s.taken_at)],
-            None => app.push_log(LogLevel::Info, "nothing to export before the first poll"),
+            Some(s) => vec![IoRequest::Export(s.taken_at)],
+            None => {
+                app.push_log(LogLevel::Info, "nothing to export before the first poll");
+                vec![]
+            }
         },
+        _ => vec![],
+    }
+}
+
+/// The action keys and marks: R/F/L on the marked rows (bulk) or on the
+/// selection, V, the audit pane.
+fn on_act_op(app: &mut App, op: Op) -> Vec<IoRequest> {
+    let bulk = !app.marks.is_empty() && app.focus != Pane::Locks;
+    match op {
         Op::Mark => super::bulk::toggle_mark(app),
         Op::MarkAll => super::bulk::mark_all(app),
         Op::ClearMarks => super::bulk::clear_marks(app),
-        Op::Rollback | Op::Recover | Op::Release
-            if !app.marks.is_empty() && app.focus != Pane::Locks =>
-        {
-            let action = match op {
-                Op::Rollback => Action::Rollback,
-                Op::Recover => Action::Recover,
-                _ => Action::ReleaseLocks,
-            };
-            return open_bulk_dialog(app, action);
-        }
+        Op::Rollback if bulk => return open_bulk_dialog(app, Action::Rollback),
+        Op::Recover if bulk => return open_bulk_dialog(app, Action::Recover),
+        Op::Release if bulk => return open_bulk_dialog(app, Action::ReleaseLocks),
         Op::Rollback => return open_dialog(app, Action::Rollback),
         Op::Recover => return open_dialog(app, Action::Recover),
-        Op::Audit => {
-            app.audit.open = true;
-            return super::audit::audit_if_due(app, true);
-        }
-        Op::ReverseTransfer => return super::reverse::open(app),
         Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
         Op::Release => return open_dialog(app, Action::ReleaseLocks),
+        Op::ReverseTransfer => return super::reverse::open(app),
+        Op::Audit => {
+            app.overlays.open(Overlay::Audit);
+            return super::audit::audit_if_due(app, true);
+        }
+        _ => {}
     }
     vec![]
 }
 
-/// The lock under the locks pane's cursor.
-pub fn lock_at_cursor(app: &App) -> Option<&crate::protocol::locks::LockView> {
-    let i = app.view.lock_cursor?;
-    app.snapshot.as_ref()?.locks.get(i)
-}
-
-fn change_interval(app: &mut App, delta: i64) -> Vec<Command> {
+fn change_interval(app: &mut App, delta: i64) -> Vec<IoRequest> {
     let secs = (app.interval.as_secs() as i64 + delta).clamp(
         INTERVAL_RANGE.0.as_secs() as i64,
         INTERVAL_RANGE.1.as_secs() as i64,
     );
     app.interval = Duration::from_secs(secs as u64);
-    vec![Command::SetInterval(app.interval)]
-}
-
-/// The detail follows the focused pane's selection: once the table has the
-/// focus again it shows the selected transaction, not the account drilled
-/// into (`Enter` on an account shows that account until then).
-fn follow_focus(app: &mut App) {
-    if app.focus == Pane::Transactions && app.account_drill.take().is_some() {
-        app.detail_scroll = 0;
-    }
-}
-
-fn cycle_focus(app: &mut App, step: isize) {
-    let n = Pane::ORDER.len() as isize;
-    let i = Pane::ORDER
-        .iter()
-        .position(|p| *p == app.focus)
-        .unwrap_or(0) as isize;
-    app.focus = Pane::ORDER[((i + step).rem_euclid(n)) as usize];
-}
-
-/// Moves `cursor` (`None`: nothing selected there yet → first row) by
-/// `delta` within `len` rows.
-fn step(cursor: Option<usize>, delta: isize, len: usize) -> Option<usize> {
-    if len == 0 {
-        return None;
-    }
-    let next = match cursor {
-        Some(c) => (c as isize).saturating_add(delta),
-        None if delta >= isize::MAX / 2 => len as isize - 1,
-        None => 0,
-    };
-    Some(next.clamp(0, len as isize - 1) as usize)
-}
-
-pub(super) fn move_selection(app: &mut App, delta: isize) {
-    match app.focus {
-        Pane::Transactions => {
-            if let Some(i) = step(app.view.cursor, delta, app.view.rows.len()) {
-                app.select_index(i);
-            }
-        }
-        Pane::Detail => {
-            let max = detail_scroll_max(app, app.view.detail.as_ref());
-            app.detail_scroll = (app.detail_scroll as isize)
-                .saturating_add(delta)
-                .clamp(0, max as isize) as usize;
-        }
-        Pane::Accounts => {
-            if let Some(i) = step(app.view.account_cursor, delta, app.view.accounts.len()) {
-                app.selected_account = app.view.accounts.get(i).cloned();
-            }
-        }
-        Pane::Locks => {
-            let len = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
-            if let Some(i) = step(app.view.lock_cursor, delta, len) {
-                app.selected_lock = app
-                    .snapshot
-                    .as_ref()
-                    .and_then(|s| s.locks.get(i))
-                    .map(|l| l.info.resource.clone());
-            }
-        }
-        Pane::Log => {
-            let last_top = app.log_last_top();
-            let top = (app.view.log_top as isize)
-                .saturating_add(delta)
-                .clamp(0, last_top as isize) as usize;
-            app.log_top = (top < last_top).then_some(top);
-        }
-    }
-}
-
-/// How far the detail can scroll: its lines less the pane's height.
-fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
-    let area = ui::layout_for(Rect::new(0, 0, app.size.0, app.size.1), Pane::Detail).detail;
-    let lines = match (&app.view.account, d) {
-        (Some(a), _) => ui::account_line_count(a, area.width),
-        (None, Some(d)) => ui::detail_line_count(app, d, area.width),
-        (None, None) => 0,
-    };
-    lines.saturating_sub(usize::from(area.height.saturating_sub(2)))
+    vec![IoRequest::SetInterval(app.interval)]
 }

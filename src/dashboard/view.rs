@@ -3,17 +3,19 @@
 //! drawing: the visible transaction rows, where the selection is among them,
 //! how far each pane is scrolled, which marks the table shows, the alert
 //! line's counts, and the selected transaction's detail with its action
-//! previews (and whether `V` applies). The renderer only reads this.
+//! previews (and whether `V` applies). The renderer only reads this. Here
+//! are the derived values and the pure functions they are made of; applying
+//! them to the state is the `derive` module's, so
+//! neither the state nor these values import anything else of the
+//! dashboard.
 
-use super::app::{App, SortKey};
-use super::bulk::{marked_rows, MarkedRows};
-use super::ui;
 use crate::protocol::decide::Fencing;
 use crate::protocol::locks::LockView;
 use crate::protocol::read::poll::{AccountEntry, Snapshot};
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::{preview, Preview, TransactionDetail};
 use crate::protocol::Procedure;
+use std::collections::{BTreeSet, HashSet};
 
 /// What became of the transaction the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,6 +125,52 @@ pub struct Attention {
     pub needs_investigation: u64,
     /// No state, or one this tool does not know (listed rows: any problem).
     pub odd: u64,
+}
+
+/// The marked transactions by what the table shows of them (each list by
+/// id). A bulk act acts on `shown` only; the others stay marked, are
+/// counted in the table's title and named in the bulk dialog as not
+/// included, so nothing the operator cannot see is acted on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkedRows {
+    /// Marked rows of the table.
+    pub shown: Vec<String>,
+    /// Marked and listed, but hidden by the filter.
+    pub filtered: Vec<String>,
+    /// Marked but no longer listed (they left the in-flight list).
+    pub unlisted: Vec<String>,
+}
+
+impl MarkedRows {
+    /// Marks the table does not show.
+    pub fn hidden(&self) -> usize {
+        self.filtered.len() + self.unlisted.len()
+    }
+}
+
+/// Splits `marks` by whether `rows` of `snap` show them.
+pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) -> MarkedRows {
+    let mut out = MarkedRows::default();
+    if marks.is_empty() {
+        return out;
+    }
+    let shown: HashSet<&str> = rows
+        .iter()
+        .filter_map(|&i| snap.transactions.get(i))
+        .map(|t| t.id.as_str())
+        .collect();
+    let listed: HashSet<&str> = snap.transactions.iter().map(|t| t.id.as_str()).collect();
+    for id in marks {
+        let list = if shown.contains(id.as_str()) {
+            &mut out.shown
+        } else if listed.contains(id.as_str()) {
+            &mut out.filtered
+        } else {
+            &mut out.unlisted
+        };
+        list.push(id.clone());
+    }
+    out
 }
 
 /// Everything derived.
@@ -262,189 +310,9 @@ pub fn matches_text(t: &Transaction, needle: &str) -> bool {
         || t.dest.as_deref().is_some_and(has)
 }
 
-/// Deriving the view: the only place the rows, the scroll offsets and the
-/// detail are computed.
-impl App {
-    /// Re-derives what the screen shows from the state: call after the data,
-    /// filter, sort, selection or size changed (`update` does).
-    pub fn refresh_view(&mut self) {
-        let fit = ui::pane_rows(self.size);
-        let prev = std::mem::take(&mut self.view);
-        let mut v = View::default();
-        if let Some(snap) = &self.snapshot {
-            v.rows = self.filtered_rows(snap);
-            v.marks = marked_rows(&self.marks, snap, &v.rows);
-            v.attention = self.attention(snap);
-            v.cursor = self.selected.as_ref().and_then(|id| {
-                v.rows
-                    .iter()
-                    .position(|&i| snap.transactions.get(i).is_some_and(|t| &t.id == id))
-            });
-            v.accounts = account_order(snap);
-            v.account_cursor = self
-                .selected_account
-                .as_ref()
-                .and_then(|id| v.accounts.iter().position(|a| a == id));
-            v.lock_cursor = self
-                .selected_lock
-                .as_ref()
-                .and_then(|r| snap.locks.iter().position(|l| &l.info.resource == r));
-            v.account_offset = keep_visible(
-                prev.account_offset,
-                v.account_cursor,
-                v.accounts.len(),
-                fit.accounts,
-            );
-            v.lock_offset =
-                keep_visible(prev.lock_offset, v.lock_cursor, snap.locks.len(), fit.locks);
-            v.account = self
-                .account_drill
-                .as_ref()
-                .map(|id| account_detail(snap, id));
-        }
-        v.table_offset = keep_visible(prev.table_offset, v.cursor, v.rows.len(), fit.table);
-        let last_top = self.log_last_top();
-        v.log_top = match self.log_top {
-            None => last_top,
-            Some(top) => top.min(last_top),
-        };
-        v.detail = self.detail_of_selection(v.cursor.is_some(), prev.detail);
-        let reversible = v.detail.as_ref().is_some_and(|d| d.reverse.is_some());
-        self.view = v;
-        self.view.reverse_applies = reversible
-            && !self.settings.read_only
-            && super::target::transaction_target(self).is_ok();
-    }
-
-    /// Screen rows each log entry takes, wrapped to the log pane's width
-    /// (long lines wrap rather than being cut at the edge).
-    pub fn log_heights(&self) -> Vec<usize> {
-        let width = usize::from(ui::areas(self).log.width.saturating_sub(2)).max(1);
-        self.log
-            .iter()
-            .map(|e| ui::log_entry_rows(e, width))
-            .collect()
-    }
-
-    /// The first log entry shown when following the newest: as many of the
-    /// newest entries as fit the pane whole (at least the newest).
-    pub fn log_last_top(&self) -> usize {
-        let room = ui::pane_rows(self.size).log;
-        let heights = self.log_heights();
-        let mut used = 0;
-        let mut top = heights.len();
-        while top > 0 && used + heights[top - 1] <= room {
-            used += heights[top - 1];
-            top -= 1;
-        }
-        top.min(heights.len().saturating_sub(1))
-    }
-
-    fn attention(&self, snap: &Snapshot) -> Attention {
-        let rows = |f: &dyn Fn(&Transaction) -> bool| {
-            snap.transactions.iter().filter(|t| f(t)).count() as u64
-        };
-        let counted = snap.read.attention;
-        Attention {
-            stuck: counted
-                .and_then(|c| c.stuck)
-                .unwrap_or_else(|| rows(&|t| self.is_stuck(t))),
-            needs_investigation: counted
-                .and_then(|c| c.needs_investigation)
-                .unwrap_or_else(|| rows(&|t| self.needs_investigation(t))),
-            odd: counted.map_or_else(|| rows(&|t| !t.problems.is_empty()), |c| c.odd),
-        }
-    }
-
-    fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
-        let needle = self.filter.to_lowercase();
-        let txns = &snap.transactions;
-        let mut rows: Vec<usize> = (0..txns.len())
-            .filter(|&i| {
-                let t = &txns[i];
-                self.state_filter()
-                    .is_none_or(|s| t.state.as_ref() == Some(s))
-                    && (!self.stuck_only || self.is_stuck(t))
-                    && (!self.old_only || self.needs_investigation(t))
-                    && matches_text(t, &needle)
-            })
-            .collect();
-        match self.sort {
-            SortKey::Age => rows.sort_by_key(|&i| txns[i].modification_time),
-            SortKey::State => rows.sort_by(|&a, &b| {
-                let key = |i: usize| {
-                    (
-                        TxnState::order_key(txns[i].state.as_ref()),
-                        txns[i].modification_time,
-                    )
-                };
-                key(a).cmp(&key(b))
-            }),
-            SortKey::Amount => rows.sort_by_key(|&i| (txns[i].amount, txns[i].modification_time)),
-            SortKey::Id => rows.sort_by(|&a, &b| txns[a].id.cmp(&txns[b].id)),
-        }
-        if self.sort_desc {
-            rows.reverse();
-        }
-        rows
-    }
-
-    /// The detail of the selected transaction: from the snapshot when it is
-    /// there, else from its read by id (the previous detail, marked as being
-    /// re-read, until that read answers).
-    fn detail_of_selection(&self, listed: bool, prev: Option<DetailView>) -> Option<DetailView> {
-        let id = self.selected.as_ref()?;
-        if let Some(snap) = &self.snapshot {
-            if let Some(t) = snap.transactions.iter().find(|t| &t.id == id) {
-                let fate = if listed { Fate::Listed } else { Fate::Filtered };
-                return Some(from_snapshot(snap, t, fate));
-            }
-        }
-        let prev = prev.filter(|d| &d.txn.id == id);
-        let with = |fate: Fate| {
-            prev.map(|mut d| {
-                d.fate = fate;
-                d
-            })
-        };
-        match &self.looked_up {
-            Some((looked, found)) if looked == id => match found {
-                Ok(Some(d)) => Some(from_detail(d)),
-                Ok(None) => with(Fate::Vanished),
-                Err(e) => with(Fate::ReadFailed(e.clone())),
-            },
-            _ => with(Fate::Reading),
-        }
-    }
-
-    /// The id to read by id now, if the selection needs it and it was not
-    /// asked for yet (recorded as asked).
-    pub fn take_lookup(&mut self) -> Option<String> {
-        let id = self.selected.clone()?;
-        let listed = self
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.transactions.iter().any(|t| t.id == id));
-        if listed {
-            // Read again by id if it leaves the list again.
-            self.lookup_asked = None;
-            self.looked_up = None;
-            return None;
-        }
-        if self.lookup_asked.as_ref() == Some(&id) {
-            return None;
-        }
-        if self.looked_up.as_ref().is_some_and(|(l, _)| l != &id) {
-            self.looked_up = None;
-        }
-        self.lookup_asked = Some(id.clone());
-        Some(id)
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::keep_visible;
+    use crate::dashboard::view::keep_visible;
 
     #[test]
     fn offsets_follow_the_cursor_and_stop_at_the_end() {

@@ -1,14 +1,14 @@
 //! The same act leaves the same audit record whichever front end made it:
 //! a rollback (and a bulk rollback of two) from the command line, then the
 //! same act on the same documents, restored, through the dashboard's
-//! action task (`spawn_action` / `bulk_run::spawn_run`, what `y` in the
+//! action task (`spawn_action` / `spawn_bulk_run`, what `y` in the
 //! dialog starts). The records agree but for their id, times and
 //! interface (and the bulk record's `--ids-from` source).
 
 use super::World;
 use crate::common;
 use estx::dashboard::event::{Action, Event, Expected, Run};
-use estx::dashboard::{actions, bulk_run};
+use estx::dashboard::task;
 use estx::protocol::intervene::Stop;
 use serde_json::Value;
 use std::sync::Arc;
@@ -62,7 +62,7 @@ impl World {
         };
         self.block(async {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-            actions::spawn_action(self.proto.clone(), run, tx);
+            task::spawn_action(self.proto.clone(), run, tx);
             loop {
                 match rx.recv().await {
                     Some(Event::ActionDone(o)) => break o.summary,
@@ -90,7 +90,7 @@ impl World {
             .collect();
         self.block(async {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-            bulk_run::spawn_run(self.proto.clone(), runs, Arc::new(Stop::default()), tx);
+            task::spawn_bulk_run(self.proto.clone(), runs, Arc::new(Stop::default()), tx);
             loop {
                 match rx.recv().await {
                     Some(Event::BulkDone { summary, .. }) => break summary,

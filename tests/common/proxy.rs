@@ -16,7 +16,8 @@
 //! also serves as an HTTP forward proxy (`HTTP_PROXY`). [`security`] makes it
 //! a cluster with security on (Basic auth and bearer tokens, users,
 //! privileges); [`sigv4`] makes it check AWS SigV4 signatures as Amazon
-//! OpenSearch Service does; [`personality`]
+//! OpenSearch Service does, and [`iam`] refuses methods as its IAM
+//! policies do; [`personality`]
 //! makes it answer as a named product and version (`GET /`, no `Date`,
 //! point-in-time dialect, sort restrictions, missing APIs, size limits);
 //! [`routing`] makes reads by id miss documents indexed with custom routing
@@ -24,8 +25,10 @@
 //!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
+mod iam;
 mod partial;
 mod personality;
+mod products;
 mod rewrite;
 mod routing;
 mod security;
@@ -89,6 +92,7 @@ struct Shared {
     route_by_shards: AtomicBool,
     sigv4: Mutex<Option<sigv4::SigV4Key>>,
     sigv4_accepted: AtomicUsize,
+    iam: Mutex<Option<iam::Denial>>,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -155,6 +159,7 @@ impl FaultProxy {
             personality: Mutex::new(None),
             sigv4: Mutex::new(None),
             sigv4_accepted: AtomicUsize::new(0),
+            iam: Mutex::new(None),
             strip_date: AtomicBool::new(false),
             route_by_shards: AtomicBool::new(false),
         });
@@ -302,6 +307,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     request.target = rewrite::origin_form(shared, &request.target);
     let path = request.target.clone();
     if let Some(bytes) = sigv4::gate(shared, &request) {
+        writer.write_all(&finish(shared, bytes, None))?;
+        return close_gracefully(&writer, &mut reader);
+    }
+    if let Some(bytes) = iam::gate(shared, &request) {
         writer.write_all(&finish(shared, bytes, None))?;
         return close_gracefully(&writer, &mut reader);
     }

@@ -1,10 +1,12 @@
 //! What the products answer besides success, each named for what it is:
 //! the `_shard_doc` refusal (a scan scrolls instead, once, and closes the
 //! point-in-time it opened), busy answers to the reads sent as `POST`
-//! (retried), blocks, closed indices and a proxy's 404.
+//! (retried), blocks, closed indices and a proxy's 404; and the refusals
+//! of Amazon OpenSearch Service (fine-grained access control, IAM), each
+//! saying what to grant where.
 
 use super::common::proxy::partial_search;
-use super::common::proxy::{Canned, Personality};
+use super::common::proxy::{Canned, Personality, Product, Realm, User};
 use super::common::{self, FaultProxy, TestServer};
 use super::session::Session;
 use serde_json::json;
@@ -206,4 +208,87 @@ fn required_routing_is_refused_clearly() {
     out.code(1);
     assert!(out.stderr.contains("requires custom routing"), "{out}");
     assert!(out.stderr.contains("before the first write"), "{out}");
+}
+
+/// Fine-grained access control refuses what the user's roles do not grant
+/// (here the composite actions OpenSearch authorises `_mget`, `_msearch`,
+/// `_bulk` and scroll pages as): the error names the action, the user and
+/// its backend role, and says to map a role (not an IAM policy).
+#[test]
+fn fine_grained_access_control_refusals_say_which_role_mapping_is_missing() {
+    let server = TestServer::shared();
+    if server.is_external() {
+        eprintln!("this test needs the proxy in front of osmem-server; skipped with ESTX_TEST_URL");
+        return;
+    }
+    let p = Personality::AwsOpenSearch2Fgac;
+    let proxy = FaultProxy::start(server.url());
+    proxy.personality(p);
+    let s = Session::as_user(&proxy.url(), p.name(), Some(("estx", "pw-1")), server.url());
+    let ix = &s.ix;
+    let writable = [&ix.transactions, &ix.accounts, &ix.locks, &ix.audit].map(String::as_str);
+    let role = "arn:aws:iam::123456789012:role/estx-operator";
+    let user = User::read_only("estx", "pw-1", &writable)
+        .without_composite_actions()
+        .with_backend_roles(&[role]);
+    proxy.secure(Realm::new(Product::OpenSearch, vec![user]));
+    s.init();
+    let out = s.run(&["audit"]);
+    eprintln!("{out}");
+    assert_ne!(out.code, 0, "{out}");
+    for part in ["no permissions for [indices:data/", role, "rolesmapping"] {
+        assert!(out.stderr.contains(part), "{part}: {out}");
+    }
+}
+
+/// IAM allows only `es:ESHttpGet` and `es:ESHttpHead` (the tool writes and
+/// searches with `POST`): the rollback fails with nothing written, and the
+/// error names the IAM action, the principal and the policies that grant it.
+#[test]
+fn iam_refusals_say_which_action_and_which_policy() {
+    let Some((proxy, s)) = through_proxy(Some(Personality::AwsOpenSearch2)) else {
+        return;
+    };
+    s.stage("c1", "A", "B", 0);
+    s.backdate("c1", 10);
+    let principal = "arn:aws:iam::123456789012:user/estx";
+    proxy.iam_denies(principal, &["PUT", "POST", "DELETE"]);
+    let out = s.run(&["rollback", "c1"]);
+    eprintln!("{out}");
+    assert_ne!(out.code, 0, "{out}");
+    for part in ["`es:ESHttpPost`", principal, "access policy"] {
+        assert!(out.stderr.contains(part), "{part}: {out}");
+    }
+    assert_eq!(s.state("c1"), "created");
+}
+
+/// Seeding 12 MiB of documents through Amazon OpenSearch Service's 10 MiB
+/// payload limit: `bulk_index` splits them into requests within it and every
+/// document is indexed (one request of all would be refused with 413).
+#[test]
+fn bulk_indexing_stays_under_the_aws_payload_limit() {
+    let Some((proxy, s)) = through_proxy(Some(Personality::AwsOpenSearch2)) else {
+        return;
+    };
+    let index = format!("{}-seeded", s.ix.transactions);
+    let (status, answer) = s.http(
+        "PUT",
+        &index,
+        Some(&json!({"mappings": {"dynamic": false}})),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let blob = "x".repeat(1024 * 1024);
+    let docs: Vec<(String, serde_json::Value)> = (0..12)
+        .map(|i| (format!("d{i}"), json!({ "blob": blob })))
+        .collect();
+    s.rt.block_on(s.proto.cluster().bulk_index(&index, &docs))
+        .unwrap_or_else(|e| panic!("{e}: {:#?}", proxy.log()));
+    assert!(
+        proxy.largest_body() <= 10 * 1024 * 1024,
+        "{}",
+        proxy.largest_body()
+    );
+    common::refresh(&s.url, &index);
+    let (_, count) = s.http("GET", &format!("{index}/_count"), None);
+    assert_eq!(count["count"], 12, "{count}");
 }

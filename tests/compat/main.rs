@@ -5,7 +5,8 @@
 //! `recover --all-stuck` — run under every product personality of the test
 //! proxy (`tests/common/proxy/personality.rs`: `GET /`, no `Date`,
 //! point-in-time dialect, the `_shard_doc` restriction, missing APIs, size
-//! limits), each through its own proxy in front of the shared osmem-server.
+//! limits, fine-grained access control), each through its own proxy in
+//! front of the shared osmem-server.
 //!
 //! With `ESTX_TEST_URL` the personalities do not apply (they translate
 //! osmem's dialect, and the proxy speaks plain http only): each personality
@@ -19,11 +20,20 @@ mod common;
 mod faults;
 mod mappings;
 mod session;
+mod sources;
 
-use common::proxy::Personality;
+use common::proxy::{Difference, Personality, Product, Realm, User};
 use common::{FaultProxy, TestServer};
+use session::Session;
 
-/// Runs the session under `p` (through a proxy playing it).
+/// The user a personality with security authenticates as (basic auth, as
+/// with fine-grained access control's internal user database).
+const USER: (&str, &str) = ("estx", "estx-compat-1");
+
+/// Runs the session under `p` (through a proxy playing it); with security,
+/// as a user granted what the README's OpenSearch role grants: read and
+/// metadata everywhere, writes on the tool's four indices, the cluster's
+/// `monitor` and the composite actions.
 fn under(p: Personality) {
     let server = TestServer::shared();
     if server.is_external() {
@@ -36,7 +46,17 @@ fn under(p: Personality) {
     }
     let proxy = FaultProxy::start(server.url());
     proxy.personality(p);
-    session::run(&proxy.url(), Some(p));
+    if !p.has(Difference::FineGrainedAccessControl) {
+        session::run(&proxy.url(), Some(p));
+        return;
+    }
+    let s = Session::as_user(&proxy.url(), p.name(), Some(USER), server.url());
+    let ix = &s.ix;
+    let writable = [&ix.transactions, &ix.accounts, &ix.locks, &ix.audit].map(String::as_str);
+    let user = User::read_only(USER.0, USER.1, &writable)
+        .with_backend_roles(&["arn:aws:iam::123456789012:role/estx-operator"]);
+    proxy.secure(Realm::new(Product::OpenSearch, vec![user]));
+    session::run_in(&s, Some(p));
 }
 
 #[test]
@@ -80,6 +100,16 @@ fn opensearch_3() {
 }
 
 #[test]
+fn opensearch_3_2() {
+    under(Personality::OpenSearch32);
+}
+
+#[test]
 fn aws_opensearch_2() {
     under(Personality::AwsOpenSearch2);
+}
+
+#[test]
+fn aws_opensearch_2_with_fine_grained_access_control() {
+    under(Personality::AwsOpenSearch2Fgac);
 }

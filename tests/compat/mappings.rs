@@ -2,7 +2,9 @@
 //! routing that is not required, behind the proxy answering as an index of
 //! several shards does (`FaultProxy::route_by_shards`: a GET or `_mget` by
 //! id without the routing value misses, a conditional write without it
-//! conflicts), and `ignore_above` on a bare keyword field.
+//! conflicts), and `ignore_above` on a bare keyword field; and what a miss
+//! by id costs by shard count: one more search on an index of several
+//! primary shards (or of an unknown count), none on an index of one.
 
 use super::common::proxy::Personality;
 use super::common::{self, FaultProxy, TestServer};
@@ -176,4 +178,68 @@ fn ignore_above_hides_no_account_from_the_audit() {
             .any(|f| f["kind"] == "missing_account" && f["id"] == "long"),
         "{audit}"
     );
+}
+
+/// The requests `proxy` saw since the first `from`, that search.
+fn searches_since(proxy: &FaultProxy, from: usize) -> Vec<String> {
+    proxy.log()[from..]
+        .iter()
+        .filter(|l| l.contains("/_search"))
+        .cloned()
+        .collect()
+}
+
+/// A GET and an `_mget` by id that miss, after discovery, through a proxy
+/// playing `p` (and the shards when `sharded`): the searches they made.
+fn searches_after_misses(p: Personality, sharded: bool) -> Option<Vec<String>> {
+    let server = TestServer::shared();
+    if server.is_external() {
+        eprintln!("this test needs the proxy in front of osmem-server; skipped with ESTX_TEST_URL");
+        return None;
+    }
+    let proxy = FaultProxy::start(server.url());
+    proxy.personality(p);
+    proxy.route_by_shards(sharded);
+    let s = Session::new(&proxy.url(), p.name());
+    s.init();
+    s.stage("here", "A", "B", 0);
+    s.rt.block_on(s.proto.discovery()).unwrap();
+    let from = proxy.log().len();
+    let cluster = s.proto.cluster();
+    let tx = &s.ix.transactions;
+    let got = s.rt.block_on(cluster.get(tx, "absent")).unwrap();
+    assert!(got.is_none());
+    let ids = ["here".to_string(), "absent".to_string()];
+    let docs = s.rt.block_on(cluster.mget(tx, &ids)).unwrap();
+    assert!(docs[0].is_some() && docs[1].is_none(), "{docs:?}");
+    Some(searches_since(&proxy, from))
+}
+
+/// With one primary shard a miss by id is final: neither the GET nor the
+/// `_mget` is followed by the `ids` search that looks on the other shards.
+#[test]
+fn a_miss_on_a_single_shard_index_makes_no_search() {
+    let Some(searches) = searches_after_misses(Personality::Elasticsearch8, false) else {
+        return;
+    };
+    assert!(searches.is_empty(), "{searches:#?}");
+}
+
+/// With several primary shards (the proxy reports 3), each miss is still
+/// confirmed by one `ids` search.
+#[test]
+fn a_miss_on_a_multi_shard_index_is_still_searched() {
+    let Some(searches) = searches_after_misses(Personality::OpenSearch2, true) else {
+        return;
+    };
+    assert_eq!(searches.len(), 2, "{searches:#?}");
+}
+
+/// Serverless shows no `number_of_shards`: not knowing, the tool checks.
+#[test]
+fn a_miss_where_the_shard_count_is_not_shown_is_still_searched() {
+    let Some(searches) = searches_after_misses(Personality::ElasticsearchServerless, false) else {
+        return;
+    };
+    assert_eq!(searches.len(), 2, "{searches:#?}");
 }

@@ -51,6 +51,12 @@ pub struct Session {
     pub url: String,
     pub ix: Indices,
     label: String,
+    /// Basic auth the binary and the library present (a secured cluster).
+    user: Option<(String, String)>,
+    /// Where the session's own set-up and checks (`http`) go: the cluster
+    /// itself, or the server behind a secured proxy, as an administrator's
+    /// requests would.
+    helper_url: String,
     log: tempfile::TempDir,
     pub rt: tokio::runtime::Runtime,
     pub proto: Protocol,
@@ -58,6 +64,17 @@ pub struct Session {
 
 impl Session {
     pub fn new(url: &str, label: &str) -> Session {
+        Session::as_user(url, label, None, url)
+    }
+
+    /// A session whose binary and library authenticate as `user` (name,
+    /// password); its own requests go to `helper_url`. Touches no network.
+    pub fn as_user(
+        url: &str,
+        label: &str,
+        user: Option<(&str, &str)>,
+        helper_url: &str,
+    ) -> Session {
         let prefix = unique_prefix();
         let ix = Indices {
             transactions: format!("{prefix}transactions"),
@@ -73,13 +90,17 @@ impl Session {
             indices: ix.clone(),
             ..ProtocolConfig::default()
         };
-        let proto = rt.block_on(async {
-            Protocol::new(Cluster::connect(&ConnectOptions::new(url)).unwrap(), config)
-        });
+        let mut connect = ConnectOptions::new(url);
+        connect.user = user.map(|(n, _)| n.to_string());
+        connect.password = user.map(|(_, p)| p.to_string());
+        let proto =
+            rt.block_on(async { Protocol::new(Cluster::connect(&connect).unwrap(), config) });
         Session {
             url: url.to_string(),
             ix,
             label: label.to_string(),
+            user: user.map(|(n, p)| (n.to_string(), p.to_string())),
+            helper_url: helper_url.to_string(),
             log: tempfile::tempdir().unwrap(),
             rt,
             proto,
@@ -106,6 +127,9 @@ impl Session {
             .arg(self.log.path().join("estx-tui.log"))
             .args(args)
             .stdin(Stdio::null());
+        if let Some((name, password)) = &self.user {
+            c.env("ESTX_USER", name).env("ESTX_PASSWORD", password);
+        }
         let output = c.output().expect("run estx-tui");
         let out = Out {
             cmd: format!("[{}] estx-tui {}", self.label, args.join(" ")),
@@ -122,14 +146,17 @@ impl Session {
 
     pub fn http(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
         let text = body.map(Value::to_string);
-        let (status, answer) =
-            common::http(method, &format!("{}/{path}", self.url), text.as_deref());
+        let (status, answer) = common::http(
+            method,
+            &format!("{}/{path}", self.helper_url),
+            text.as_deref(),
+        );
         (status, serde_json::from_str(&answer).unwrap_or(Value::Null))
     }
 
     pub fn refresh(&self) {
         for index in [&self.ix.transactions, &self.ix.accounts, &self.ix.locks] {
-            common::refresh(&self.url, index);
+            common::refresh(&self.helper_url, index);
         }
     }
 
@@ -201,9 +228,13 @@ pub fn set(items: &[&str]) -> BTreeSet<String> {
 /// The whole session; `p` is the personality the cluster plays (`None`:
 /// the cluster as it is).
 pub fn run(url: &str, p: Option<Personality>) {
-    let s = Session::new(url, p.map_or("as is", Personality::name));
+    run_in(&Session::new(url, p.map_or("as is", Personality::name)), p);
+}
+
+/// The whole session in `s`.
+pub fn run_in(s: &Session, p: Option<Personality>) {
     s.init();
-    session_body(&s, p);
+    session_body(s, p);
 }
 
 impl Session {

@@ -17,6 +17,9 @@ fn rollback_dialog_is_red_and_cancel_is_focused() {
 #[test]
 fn release_dialog_is_red_and_cancel_is_focused() {
     let mut a = app();
+    // Only its stale lock, so `y` may release it (a live one needs force).
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.locks.retain(|l| l.info.resource != "bob");
     open_dialog(&mut a, Action::ReleaseLocks, "t-pend-1", true);
     assert_danger_dialog(&draw(&a, 100, 30), "Release the locks of t-pend-1?");
 }
@@ -25,7 +28,7 @@ fn release_dialog_is_red_and_cancel_is_focused() {
 fn focused_confirm_is_filled_red() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
-    a.dialog.as_mut().unwrap().confirm_focused = true;
+    a.overlays.dialog_mut().unwrap().confirm_focused = true;
     let buf = draw(&a, 100, 30);
     let (cx, cy) = find(&buf, "[ Confirm (y) ]").unwrap();
     assert!(

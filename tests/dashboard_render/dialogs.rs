@@ -6,6 +6,7 @@ use crate::drawing::{assert_danger_dialog, draw, find, screen, text};
 use crate::fixtures::{app, open_dialog};
 use estx::dashboard::app::RunChoice;
 use estx::dashboard::event::Action;
+use estx::dashboard::load::Load;
 
 #[test]
 fn rollback_dialog_loading() {
@@ -55,7 +56,8 @@ fn rollback_dialog_of_a_recent_transaction_offers_only_force() {
 fn rollback_dialog_read_error() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-1", false);
-    a.dialog.as_mut().unwrap().detail = Some(Err("cluster unreachable: connection refused".into()));
+    a.overlays.dialog_mut().unwrap().preview =
+        Load::Failed("cluster unreachable: connection refused".into());
     assert_snapshot!("dialog_rollback_error", screen(&a, 100, 30));
 }
 
@@ -95,7 +97,6 @@ fn recent_rollback_dialog_at_80x24_shows_the_force_key() {
 #[test]
 fn release_one_lock_dialog_names_the_holder() {
     use estx::dashboard::app::Dialog;
-    use estx::dashboard::event::{Checked, Reread};
     let mut a = app();
     let snap = a.snapshot.as_ref().unwrap();
     let live = snap
@@ -104,16 +105,11 @@ fn release_one_lock_dialog_names_the_holder() {
         .find(|l| l.info.resource == "bob")
         .unwrap()
         .clone();
-    a.dialog = Some(Dialog {
+    a.overlays.open_dialog(Dialog {
         action: Action::ReleaseLock,
         target: "bob".into(),
-        detail: Some(Ok(Checked {
-            reread: Reread::Lock(Some(Box::new(live))),
-            refusal: Some(estx::protocol::intervene::Refusal::LockNotStale {
-                resource: "bob".into(),
-                holder: "txn t-pend-1 (worker-2:99)".into(),
-            }),
-        })),
+        preview: Load::Loaded(estx::protocol::intervene::Plan::on_lock("bob", Some(live))),
+        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
@@ -140,7 +136,7 @@ fn release_one_lock_dialog_names_the_holder() {
 fn rollback_dialog_asks_for_the_reason() {
     let mut a = app();
     open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
-    let d = a.dialog.as_mut().unwrap();
+    let d = a.overlays.dialog_mut().unwrap();
     d.reason_for = Some(RunChoice::Plain);
     d.reason = "worker died in the outage".into();
     let s = screen(&a, 100, 34);
@@ -160,8 +156,7 @@ fn rollback_dialog_asks_for_the_reason() {
 fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     use crate::fixtures::{detail, unforced_refusal};
     use estx::dashboard::app::Dialog;
-    use estx::dashboard::bulk::{Bulk, BulkProgress};
-    use estx::dashboard::event::{Checked, Reread};
+    use estx::dashboard::dialog::{Bulk, BulkProgress};
     let mut a = app();
     let ids = ["t-commit-1", "t-created-2", "t-pend-1", "t-pend-2"];
     let items = ids
@@ -169,11 +164,12 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         .map(|id| {
             let d = detail(&a, id);
             let refusal = unforced_refusal(&a, &d);
-            let checked = Ok(Checked {
-                reread: Reread::Transaction(Box::new(d)),
+            let plan = Ok(estx::protocol::intervene::Plan::on_transaction(
+                Some(estx::protocol::Procedure::Rollback),
+                d,
                 refusal,
-            });
-            (id.to_string(), checked)
+            ));
+            (id.to_string(), plan)
         })
         .collect();
     a.marks = ids.iter().map(|s| s.to_string()).collect();
@@ -182,14 +178,15 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         ids: ids.iter().map(|s| s.to_string()).collect(),
         filtered: vec![],
         unlisted: vec!["t-gone-9".into()],
-        items: None,
+        items: Load::Idle,
         plan: None,
     };
-    bulk.reread(Action::Rollback, Ok(items));
-    a.dialog = Some(Dialog {
+    estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(items));
+    a.overlays.open_dialog(Dialog {
         action: Action::Rollback,
         target: "4 marked transaction(s)".into(),
-        detail: None,
+        preview: Load::Idle,
+        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: "outage".into(),
@@ -215,7 +212,7 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     }
     assert_snapshot!("dialog_bulk_rollback", s);
 
-    a.dialog = None;
+    a.overlays.take_dialog();
     a.bulk = Some(BulkProgress {
         action: Action::Rollback,
         total: 40,

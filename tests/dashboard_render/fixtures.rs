@@ -5,7 +5,8 @@
 
 use chrono::{DateTime, Duration as Age, TimeZone, Utc};
 use estx::dashboard::app::{App, Dialog, LogEntry, LogLevel, Settings};
-use estx::dashboard::event::{Action, Checked, Reread};
+use estx::dashboard::event::Action;
+use estx::dashboard::load::Load;
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
 use estx::protocol::executor::Outcome;
@@ -333,21 +334,22 @@ pub(crate) fn unforced_refusal(
 
 pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool) {
     select(app, id);
-    let detail = loaded.then(|| {
-        let d = detail(app, id);
-        let refusal = match action {
-            Action::Rollback | Action::Recover => unforced_refusal(app, &d),
-            _ => None,
-        };
-        Ok(Checked {
-            reread: Reread::Transaction(Box::new(d)),
-            refusal,
-        })
-    });
-    app.dialog = Some(Dialog {
+    let preview = match loaded {
+        false => Load::Loading,
+        true => Load::Loaded({
+            let d = detail(app, id);
+            let refusal = match action {
+                Action::Rollback | Action::Recover => unforced_refusal(app, &d),
+                _ => None,
+            };
+            estx::protocol::intervene::Plan::on_transaction(action.procedure(), d, refusal)
+        }),
+    };
+    app.overlays.open_dialog(Dialog {
         action,
         target: id.into(),
-        detail,
+        preview,
+        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),

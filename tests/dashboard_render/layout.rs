@@ -5,7 +5,7 @@ use crate::drawing::screen;
 use crate::fixtures::{app, now, open_dialog, settings};
 use estx::dashboard::app::{App, Pane};
 use estx::dashboard::event::Action;
-use estx::dashboard::ui::{layout, layout_for};
+use estx::dashboard::layout::{layout, layout_for};
 use ratatui::layout::Rect;
 use std::time::Duration;
 
@@ -49,7 +49,8 @@ fn layout_hit_testing() {
 fn every_screen_renders_at_every_size() {
     let mut states = vec![app(), App::new(settings(), Duration::from_secs(5), now())];
     let mut help = app();
-    help.help = true;
+    help.overlays
+        .open(estx::dashboard::overlay::Overlay::Help { scroll: 0 });
     states.push(help);
     for (action, id) in [
         (Action::Rollback, "t-pend-1"),

@@ -63,7 +63,7 @@ fn audit_findings_wrap_whole() {
         }],
         repairs: vec![],
     })));
-    a.audit.open = true;
+    a.overlays.open(estx::dashboard::overlay::Overlay::Audit);
     let s = screen(&a, 80, 24);
     let flat: String = s
         .lines()

@@ -6,8 +6,9 @@
 use crate::drawing::{assert_danger_dialog, draw, find, screen};
 use crate::fixtures::{app, detail, now, select, txn};
 use estx::dashboard::app::{App, Dialog};
-use estx::dashboard::event::{Action, Checked, Reread};
-use estx::dashboard::reverse::ReverseCheck;
+use estx::dashboard::event::Action;
+use estx::dashboard::load::Load;
+use estx::dashboard::preview::ReverseCheck;
 use estx::protocol::transaction::Transaction;
 use serde_json::json;
 
@@ -30,13 +31,18 @@ fn open_reverse(
 ) {
     select(a, id);
     let c = ReverseCheck::new(detail(a, id), existing, now());
-    a.dialog = Some(Dialog {
+    a.overlays.open_dialog(Dialog {
         action: Action::Reverse,
         target: id.into(),
-        detail: Some(Ok(Checked {
-            reread: Reread::Reverse(Box::new(c)),
+        preview: Load::Loaded(estx::protocol::intervene::Plan {
             refusal,
-        })),
+            documents: Some(estx::protocol::intervene::Documents::Reversal {
+                original: Box::new(c.original.clone()),
+                existing: c.existing.clone().map(Box::new),
+            }),
+            ..Default::default()
+        }),
+        reversal: Some(Box::new(c)),
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),

@@ -27,7 +27,7 @@ fn main_screen_wide() {
 fn filtered_with_state_filter() {
     let mut a = app();
     a.filter = "erin".into();
-    a.editing_filter = true;
+    a.overlays.open(estx::dashboard::overlay::Overlay::Filter);
     a.state_filter = Some(estx::protocol::TxnState::Pending);
     a.refresh_view();
     a.select_index(0);
@@ -92,7 +92,8 @@ fn detail_of_malformed_and_unknown() {
 #[test]
 fn help_overlay() {
     let mut a = app();
-    a.help = true;
+    a.overlays
+        .open(estx::dashboard::overlay::Overlay::Help { scroll: 0 });
     assert_snapshot!("help_100x30", screen(&a, 100, 30));
     let narrow = screen(&a, 80, 24);
     // One column where two would cut the descriptions.
@@ -102,7 +103,9 @@ fn help_overlay() {
     );
     assert_snapshot!("help_80x24", narrow);
     a.size = (80, 24);
-    a.help_scroll = estx::dashboard::ui::help_scroll_max(&a);
+    let scroll = estx::dashboard::ui::help_scroll_max(&a);
+    a.overlays
+        .open(estx::dashboard::overlay::Overlay::Help { scroll });
     let end = screen(&a, 80, 24);
     assert!(
         end.contains("mark row (R F L act on marks)") || end.contains("focused pane"),
@@ -198,13 +201,14 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
         repairs: vec![],
     })));
     a.audit.asked_at = Some(crate::fixtures::now());
-    a.audit.open = true;
+    a.overlays.open(estx::dashboard::overlay::Overlay::Audit);
     a.audit.cursor = 2;
     let s = screen(&a, 80, 24);
     assert!(s.contains("audit: 3 finding(s)"), "{s}");
     assert!(s.contains("Enter: release it"), "{s}");
     assert_snapshot!("audit_80x24", s);
-    a.audit.open = false;
+    a.overlays
+        .close(estx::dashboard::overlay::OverlayKind::Audit);
     let s = screen(&a, 160, 48);
     assert!(s.contains("audit 3 (A)"), "{s}");
 }

@@ -3,7 +3,7 @@
 //! reason, the run's commands, progress and Esc stopping new items.
 
 use super::*;
-use estx::dashboard::bulk::BulkProgress;
+use estx::dashboard::dialog::BulkProgress;
 
 fn space() -> Event {
     key(' ')
@@ -14,10 +14,11 @@ fn space() -> Event {
 /// (needs force: left out).
 fn bulk_loaded(app: &mut App, action: Action) {
     let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::Refusal>| {
-        Ok(Checked {
-            reread: Reread::Transaction(Box::new(detail_of(t, vec![]))),
+        Ok(estx::protocol::intervene::Plan::on_transaction(
+            action.procedure(),
+            detail_of(t, vec![]),
             refusal,
-        })
+        ))
     };
     update(
         app,
@@ -79,9 +80,12 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
     update(&mut app, key('*'));
     let cmds = update(&mut app, key('R'));
     let ids: Vec<String> = ["t-mid", "t-new", "t-old"].map(String::from).to_vec();
-    assert_eq!(cmds, vec![Command::LoadBulkPreview(Action::Rollback, ids)]);
+    assert_eq!(
+        cmds,
+        vec![IoRequest::LoadBulkPreview(Action::Rollback, ids)]
+    );
     bulk_loaded(&mut app, Action::Rollback);
-    let d = app.dialog.as_ref().unwrap();
+    let d = app.overlays.dialog().unwrap();
     let p = d.bulk.as_ref().unwrap().plan.clone().unwrap();
     assert_eq!(p.runs.len(), 1);
     assert_eq!(p.runs[0].target, "t-old");
@@ -90,7 +94,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
     assert!(p.left_out.keys().any(|k| k.starts_with("need force")));
     // `!` never acts in bulk.
     assert!(update(&mut app, key('!')).is_empty());
-    assert!(app.dialog.as_ref().unwrap().reason_for.is_none());
+    assert!(app.overlays.dialog().unwrap().reason_for.is_none());
     // y, then Enter without a reason: refused by the trail's rule.
     assert!(update(&mut app, key('y')).is_empty());
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
@@ -100,7 +104,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
         update(&mut app, key(c));
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
-    let [Command::RunBulk(runs)] = cmds.as_slice() else {
+    let [IoRequest::RunBulk(runs)] = cmds.as_slice() else {
         panic!("{cmds:?}")
     };
     assert_eq!(runs.len(), 1);
@@ -108,10 +112,10 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
         (runs[0].force, runs[0].reason.as_deref()),
         (false, Some("outage cleanup"))
     );
-    assert!(app.marks.is_empty() && app.dialog.is_none());
+    assert!(app.marks.is_empty() && app.overlays.dialog().is_none());
     // No other action while it runs.
     update(&mut app, key('F'));
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 }
 
 #[test]
@@ -136,7 +140,7 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
     assert_eq!((b.done, b.failed), (2, 1));
     assert_eq!(
         update(&mut app, code(KeyCode::Esc)),
-        vec![Command::StopBulk]
+        vec![IoRequest::StopBulk]
     );
     assert!(app.bulk.as_ref().unwrap().stopping);
     assert!(
@@ -151,7 +155,7 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
             summary: "2 selected transactions: … · audit record r-1".into(),
         },
     );
-    assert!(cmds.contains(&Command::PollNow));
+    assert!(cmds.contains(&IoRequest::PollNow));
     assert!(app.bulk.is_none());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains("2 ended, 1 failed, 1 not started"), "{last}");
@@ -164,7 +168,7 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
 #[test]
 fn e_exports_the_table_as_of_the_snapshot_and_logs_where() {
     let mut app = app(false);
-    assert_eq!(update(&mut app, key('e')), vec![Command::Export(now())]);
+    assert_eq!(update(&mut app, key('e')), vec![IoRequest::Export(now())]);
     update(
         &mut app,
         Event::Exported(Ok(("/tmp/x/estx-tui-transactions.csv".into(), 3))),

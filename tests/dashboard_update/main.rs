@@ -6,9 +6,7 @@
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use estx::dashboard::app::{App, LogLevel, Pane, RunChoice, Settings};
-use estx::dashboard::event::{
-    Action, ActionOutcome, Checked, Command, Event, Expected, PollFailure, Reread, Run,
-};
+use estx::dashboard::event::{Action, ActionOutcome, Event, Expected, IoRequest, PollFailure, Run};
 use estx::dashboard::update::update;
 use estx::dashboard::view::Fate;
 use estx::protocol::account::AccountState;
@@ -74,7 +72,7 @@ fn app(read_only: bool) -> App {
     );
     // The first selection's interventions are asked for; while that read
     // runs no other is (the tests below leave it running).
-    assert_eq!(cmds, vec![Command::LoadHistory("t-old".into())]);
+    assert_eq!(cmds, vec![IoRequest::LoadHistory("t-old".into())]);
     app
 }
 
@@ -124,7 +122,9 @@ fn text_and_state_filters_narrow_the_rows() {
         update(&mut app, key(c));
     }
     update(&mut app, code(KeyCode::Enter));
-    assert!(!app.editing_filter);
+    assert!(!app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Filter));
     assert_eq!(app.visible().len(), 1);
     // The filter hid the selection (t-old): its first row is selected.
     assert_eq!(app.selected.as_deref(), Some("t-mid"));
@@ -161,14 +161,14 @@ fn actions_open_a_dialog_focused_on_cancel_and_ask_for_a_reread() {
     let cmds = update(&mut app, key('R'));
     assert_eq!(
         cmds,
-        vec![Command::LoadPreview(Action::Rollback, "t-old".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "t-old".into())]
     );
-    let d = app.dialog.as_ref().unwrap();
+    let d = app.overlays.dialog().unwrap();
     assert!(!d.confirm_focused);
-    assert!(d.detail.is_none());
+    assert!(d.preview.is_loading());
     // Enter on Cancel closes without running.
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     // n and Esc cancel too; y before the re-read arrives runs nothing.
     update(&mut app, key('R'));
     assert!(update(&mut app, key('y')).is_empty());
@@ -180,10 +180,10 @@ fn lowercase_letters_never_trigger_actions() {
     let mut app = app(false);
     for c in ['r', 'f', 'l'] {
         let cmds = update(&mut app, key(c));
-        assert!(app.dialog.is_none(), "{c} opened a dialog");
+        assert!(app.overlays.dialog().is_none(), "{c} opened a dialog");
         assert!(!cmds
             .iter()
-            .any(|c| matches!(c, Command::Run(..) | Command::LoadPreview(..))));
+            .any(|c| matches!(c, IoRequest::Run(..) | IoRequest::LoadPreview(..))));
     }
 }
 
@@ -225,17 +225,18 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         Event::Preview {
             action: Action::Recover,
             target: "t-old".into(),
-            checked: Ok(Checked {
-                reread: Reread::Transaction(Box::new(detail)),
-                refusal: None,
-            }),
+            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
+                Some(estx::protocol::Procedure::Recover),
+                detail,
+                None,
+            )),
         },
     );
-    assert!(app.dialog.as_ref().unwrap().detail.is_some());
+    assert!(app.overlays.dialog().unwrap().preview.is_done());
     // y opens the reason field (optional for an unforced recovery).
     assert!(update(&mut app, key('y')).is_empty());
     assert_eq!(
-        app.dialog.as_ref().unwrap().reason_for,
+        app.overlays.dialog().unwrap().reason_for,
         Some(RunChoice::Plain)
     );
     for c in "stuck since the outage".chars() {
@@ -244,7 +245,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert_eq!(
         cmds,
-        vec![Command::Run(Run {
+        vec![IoRequest::Run(Run {
             action: Action::Recover,
             target: "t-old".into(),
             force: false,
@@ -252,7 +253,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
             reason: Some("stuck since the outage".into()),
         })]
     );
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     let running = app.running.as_ref().unwrap();
     assert_eq!(
         (running.action, running.target.as_str()),
@@ -269,7 +270,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     };
     assert_eq!(
         update(&mut app, Event::ActionDone(done)),
-        vec![Command::PollNow, Command::Audit],
+        vec![IoRequest::PollNow, IoRequest::Audit],
         "an action is followed by a poll and an audit"
     );
     assert!(app.running.is_none());
@@ -281,7 +282,7 @@ fn read_only_mode_disables_actions_and_says_so() {
     let mut app = app(true);
     for c in ['R', 'F', 'L'] {
         assert!(update(&mut app, key(c)).is_empty());
-        assert!(app.dialog.is_none());
+        assert!(app.overlays.dialog().is_none());
     }
     assert!(app.log.back().unwrap().text.contains("read-only"));
 }
@@ -310,12 +311,15 @@ fn poll_failures_keep_the_last_snapshot_and_log_once() {
 #[test]
 fn keys_for_polling_focus_help_and_quit() {
     let mut app = app(false);
-    assert_eq!(update(&mut app, key('r')), vec![Command::PollNow]);
-    assert_eq!(update(&mut app, key('p')), vec![Command::SetPaused(true)]);
-    assert_eq!(update(&mut app, key('p')), vec![Command::SetPaused(false)]);
+    assert_eq!(update(&mut app, key('r')), vec![IoRequest::PollNow]);
+    assert_eq!(update(&mut app, key('p')), vec![IoRequest::SetPaused(true)]);
+    assert_eq!(
+        update(&mut app, key('p')),
+        vec![IoRequest::SetPaused(false)]
+    );
     assert_eq!(
         update(&mut app, key('+')),
-        vec![Command::SetInterval(Duration::from_secs(3))]
+        vec![IoRequest::SetInterval(Duration::from_secs(3))]
     );
     for _ in 0..10 {
         update(&mut app, key('-'));
@@ -327,12 +331,16 @@ fn keys_for_polling_focus_help_and_quit() {
     update(&mut app, code(KeyCode::BackTab));
     assert_eq!(app.focus, Pane::Log);
     update(&mut app, key('?'));
-    assert!(app.help);
+    assert!(app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Help));
     assert!(
         update(&mut app, key('q')).is_empty(),
         "a key closes help first"
     );
-    assert!(!app.help);
+    assert!(!app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Help));
     assert!(update(&mut app, key('q')).is_empty());
     assert!(app.should_quit, "the loop ends on should_quit");
 }
@@ -342,7 +350,7 @@ fn a_click_focuses_a_pane_and_selects_a_table_row() {
     use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
     let mut app = app(false);
     update(&mut app, Event::Resize(100, 30));
-    let areas = estx::dashboard::ui::layout(ratatui::layout::Rect::new(0, 0, 100, 30));
+    let areas = estx::dashboard::layout::layout(ratatui::layout::Rect::new(0, 0, 100, 30));
     let click = |col: u16, row: u16| {
         Event::Mouse(MouseEvent {
             kind: MouseEventKind::Down(MouseButton::Left),
@@ -401,10 +409,11 @@ fn loaded(
         Event::Preview {
             action,
             target,
-            checked: Ok(Checked {
-                reread: Reread::Transaction(Box::new(detail_of(t, vec![]))),
+            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
+                action.procedure(),
+                detail_of(t, vec![]),
                 refusal,
-            }),
+            )),
         },
     );
 }
@@ -422,7 +431,7 @@ fn a_selected_transaction_that_leaves_the_list_stays_selected_and_is_read_by_id(
             txn("t-new", "created", 1),
         ])))),
     );
-    assert_eq!(cmds, vec![Command::LookUp("t-mid".into())]);
+    assert_eq!(cmds, vec![IoRequest::LookUp("t-mid".into())]);
     assert_eq!(app.selected.as_deref(), Some("t-mid"), "never jumps");
     assert_eq!(app.selected_index(), None);
     let d = app.view.detail.as_ref().unwrap();
@@ -450,7 +459,7 @@ fn a_selected_transaction_that_leaves_the_list_stays_selected_and_is_read_by_id(
     assert!(update(&mut app, key('R')).is_empty());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains("t-mid left the list"), "{last}");
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 }
 
 #[test]
@@ -514,7 +523,7 @@ fn looking_up_an_id_selects_it_and_reads_it() {
         assert!(update(&mut app, key(c)).is_empty(), "typing runs nothing");
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
-    assert_eq!(cmds, vec![Command::LookUp("t-gone".into())]);
+    assert_eq!(cmds, vec![IoRequest::LookUp("t-gone".into())]);
     assert_eq!(app.selected.as_deref(), Some("t-gone"));
     update(
         &mut app,
@@ -549,28 +558,28 @@ fn y_never_forces_the_force_key_does() {
     // y: refused with the protocol's words; nothing runs; the dialog stays.
     assert!(update(&mut app, key('y')).is_empty());
     assert!(app.running.is_none());
-    assert!(app.dialog.is_some());
+    assert!(app.overlays.dialog().is_some());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains(refusal), "{last}");
     // Enter on the focused Confirm button is `y`, refused too.
     update(&mut app, code(KeyCode::Tab));
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert!(app.dialog.is_some());
+    assert!(app.overlays.dialog().is_some());
     // ! forces, after a reason: a forced rollback runs only with one.
     assert!(update(&mut app, key('!')).is_empty());
     assert_eq!(
-        app.dialog.as_ref().unwrap().reason_for,
+        app.overlays.dialog().unwrap().reason_for,
         Some(RunChoice::Forced)
     );
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
     let last = &app.log.back().unwrap().text;
     assert!(last.contains("needs a reason"), "{last}");
-    assert!(app.dialog.is_some() && app.running.is_none());
+    assert!(app.overlays.dialog().is_some() && app.running.is_none());
     for c in "worker died".chars() {
         update(&mut app, key(c));
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
-    let [Command::Run(run)] = cmds.as_slice() else {
+    let [IoRequest::Run(run)] = cmds.as_slice() else {
         panic!("{cmds:?}")
     };
     assert!(run.force);
@@ -592,7 +601,7 @@ fn a_stale_reply_for_another_target_does_not_fill_the_dialog() {
         txn("t-mid", "committed", 10),
         None,
     );
-    assert!(app.dialog.as_ref().unwrap().detail.is_none());
+    assert!(app.overlays.dialog().unwrap().preview.is_loading());
 }
 
 #[test]
@@ -673,7 +682,7 @@ fn every_pane_scrolls_within_its_rows() {
     let mut app = app(false);
     update(&mut app, Event::Resize(80, 24));
     many_accounts_and_locks(&mut app, 40);
-    let rows = estx::dashboard::ui::pane_rows((80, 24));
+    let rows = estx::dashboard::layout::pane_rows((80, 24));
     // Accounts: the cursor stops at the last row, which stays on screen.
     update(&mut app, code(KeyCode::Tab));
     update(&mut app, code(KeyCode::Tab));
@@ -696,7 +705,10 @@ fn every_pane_scrolls_within_its_rows() {
     assert_eq!(app.view.lock_offset, 40 - rows.locks);
     assert_eq!(
         update(&mut app, key('L')),
-        vec![Command::LoadPreview(Action::ReleaseLock, "res-039".into())]
+        vec![IoRequest::LoadPreview(
+            Action::ReleaseLock,
+            "res-039".into()
+        )]
     );
     update(&mut app, code(KeyCode::Esc));
     // Log: follows the newest; scrolls back and forward within its lines.
@@ -788,7 +800,7 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     let mut app = app(false);
     // The first tick with data audits; the next ones wait for the cadence.
     let tick = |s: i64| Event::Tick(now() + chrono::Duration::seconds(s));
-    assert_eq!(update(&mut app, tick(1)), vec![Command::Audit]);
+    assert_eq!(update(&mut app, tick(1)), vec![IoRequest::Audit]);
     assert!(update(&mut app, tick(2)).is_empty(), "one at a time");
     update(
         &mut app,
@@ -798,7 +810,7 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
         ])))),
     );
     assert!(update(&mut app, tick(10)).is_empty(), "not due yet");
-    assert_eq!(update(&mut app, tick(40)), vec![Command::Audit]);
+    assert_eq!(update(&mut app, tick(40)), vec![IoRequest::Audit]);
     update(
         &mut app,
         Event::Audited(Ok(Box::new(audit_report(&[
@@ -808,23 +820,32 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     );
     // A opens the pane (and audits now); Enter on the stale lock opens the
     // lock's release dialog; on the dangling entry, the repair's dialog.
-    assert_eq!(update(&mut app, key('A')), vec![Command::Audit]);
-    assert!(app.audit.open);
+    assert_eq!(update(&mut app, key('A')), vec![IoRequest::Audit]);
+    assert!(app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
     update(&mut app, key('j'));
     assert_eq!(
         update(&mut app, code(KeyCode::Enter)),
-        vec![Command::LoadPreview(Action::ReleaseLock, "res-1".into())]
+        vec![IoRequest::LoadPreview(Action::ReleaseLock, "res-1".into())]
     );
     update(&mut app, code(KeyCode::Esc)); // closes the dialog
-    assert!(app.dialog.is_none() && app.audit.open);
+    assert!(
+        app.overlays.dialog().is_none()
+            && app
+                .overlays
+                .is_open(estx::dashboard::overlay::OverlayKind::Audit)
+    );
     update(&mut app, key('k'));
     assert_eq!(
         update(&mut app, code(KeyCode::Enter)),
-        vec![Command::LoadPreview(Action::AuditRepair, "A".into())]
+        vec![IoRequest::LoadPreview(Action::AuditRepair, "A".into())]
     );
     update(&mut app, code(KeyCode::Esc));
     update(&mut app, code(KeyCode::Esc));
-    assert!(!app.audit.open);
+    assert!(!app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
 }
 
 #[test]
@@ -833,7 +854,7 @@ fn a_click_selects_an_account_or_a_lock_row() {
     let mut app = app(false);
     update(&mut app, Event::Resize(160, 48));
     many_accounts_and_locks(&mut app, 5);
-    let areas = estx::dashboard::ui::areas(&app);
+    let areas = app.areas();
     let click = |col: u16, row: u16| {
         Event::Mouse(MouseEvent {
             kind: MouseEventKind::Down(MouseButton::Left),
@@ -868,7 +889,7 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
     // the new selection is asked for.
     assert_eq!(
         update(&mut app, done("t-old")),
-        vec![Command::LoadHistory("t-mid".into())]
+        vec![IoRequest::LoadHistory("t-mid".into())]
     );
     assert!(app.history.is_none());
     assert_eq!(update(&mut app, done("t-mid")), vec![]);
@@ -880,11 +901,12 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
         &mut app,
         Event::Polled(Ok(Box::new(snapshot(vec![txn("t-mid", "committed", 10)])))),
     );
-    assert_eq!(polled, vec![Command::LoadHistory("t-mid".into())]);
+    assert_eq!(polled, vec![IoRequest::LoadHistory("t-mid".into())]);
 }
 
 mod bulk;
 mod marks;
 mod navigation;
+mod overlays;
 mod reverse;
 mod targets;

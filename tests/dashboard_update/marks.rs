@@ -44,12 +44,12 @@ fn space_then_r_after_a_filter_acts_on_the_row_the_filter_shows() {
     assert_eq!(app.marks.iter().collect::<Vec<_>>(), ["txn2"]);
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadBulkPreview(
+        vec![IoRequest::LoadBulkPreview(
             Action::Rollback,
             vec!["txn2".into()]
         )]
     );
-    let b = app.dialog.as_ref().unwrap().bulk.as_ref().unwrap();
+    let b = app.overlays.dialog().unwrap().bulk.as_ref().unwrap();
     assert_eq!(b.ids, ["txn2"]);
 }
 
@@ -60,7 +60,7 @@ fn slash_id_enter_r_opens_the_dialog_on_that_row() {
     type_filter(&mut app, "txn3");
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "txn3".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "txn3".into())]
     );
 }
 
@@ -160,17 +160,17 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
     assert_eq!(app.view.marks.filtered, ["txn5"]);
     assert_eq!(
         update(&mut app, key('F')),
-        vec![Command::LoadBulkPreview(
+        vec![IoRequest::LoadBulkPreview(
             Action::Recover,
             vec!["txn4".into()]
         )]
     );
-    let b = app.dialog.as_ref().unwrap().bulk.as_ref().unwrap();
+    let b = app.overlays.dialog().unwrap().bulk.as_ref().unwrap();
     assert_eq!(
         (b.ids.clone(), b.filtered.clone()),
         (vec!["txn4".into()], vec!["txn5".into()])
     );
-    app.dialog = None;
+    app.overlays.take_dialog();
     // A mark that left the list is counted as such.
     update(
         &mut app,
@@ -180,7 +180,7 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
     assert_eq!(app.view.marks.filtered, ["txn5"]);
     // Nothing marked is shown: R opens nothing, and says why.
     assert!(update(&mut app, key('R')).is_empty());
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     let last = last_log(&app);
     assert!(
         last.contains("1 hidden by the filter, 1 no longer listed"),
@@ -204,16 +204,17 @@ fn confirming_clears_only_the_marks_acted_on() {
             action: Action::Rollback,
             items: Ok(vec![(
                 "txn4".into(),
-                Ok(Checked {
-                    reread: Reread::Transaction(Box::new(det)),
-                    refusal: None,
-                }),
+                Ok(estx::protocol::intervene::Plan::on_transaction(
+                    Some(estx::protocol::Procedure::Rollback),
+                    det,
+                    None,
+                )),
             )]),
         },
     );
     let p = app
-        .dialog
-        .as_ref()
+        .overlays
+        .dialog()
         .unwrap()
         .bulk
         .as_ref()
@@ -228,6 +229,6 @@ fn confirming_clears_only_the_marks_acted_on() {
         update(&mut app, key(c));
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
-    assert!(matches!(cmds.as_slice(), [Command::RunBulk(r)] if r.len() == 1));
+    assert!(matches!(cmds.as_slice(), [IoRequest::RunBulk(r)] if r.len() == 1));
     assert_eq!(app.marks.iter().collect::<Vec<_>>(), ["txn5"]);
 }

@@ -126,7 +126,7 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
         app.push_log(LogLevel::Info, format!("line {i}"));
     }
     update(&mut app, Event::Resize(160, 48));
-    let areas = estx::dashboard::ui::areas(&app);
+    let areas = app.areas();
     let inside = |r: ratatui::layout::Rect| (r.x + 2, r.y + 2);
     let wheel = |down: bool, (c, r): (u16, u16)| {
         let kind = if down {
@@ -183,7 +183,7 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
 fn clicks_select_rows_and_nothing_past_the_last() {
     let mut app = app(false);
     update(&mut app, Event::Resize(160, 48));
-    let areas = estx::dashboard::ui::areas(&app);
+    let areas = app.areas();
     let t = areas.transactions;
     // Border, header, then rows: the second row is t-mid.
     update(&mut app, click(t.x + 3, t.y + 3));
@@ -216,8 +216,10 @@ fn the_audit_pane_takes_the_mouse_while_open() {
         ])))),
     );
     update(&mut app, key('A'));
-    assert!(app.audit.open);
-    let areas = estx::dashboard::ui::areas(&app);
+    assert!(app
+        .overlays
+        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
+    let areas = app.areas();
     let t = areas.transactions;
     let focus = app.focus;
     // A click on a table row behind the pane selects nothing.

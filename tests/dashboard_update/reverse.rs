@@ -4,7 +4,7 @@
 //! required, and the run is checked against the preview line by line.
 
 use super::*;
-use estx::dashboard::reverse::{planned, ReverseCheck};
+use estx::dashboard::preview::{planned, ReverseCheck};
 use estx::protocol::report::{StepReport, StepResult};
 use estx::protocol::views::AccountView;
 
@@ -67,9 +67,13 @@ fn previewed(app: &mut App, c: ReverseCheck, refusal: Option<estx::protocol::int
         Event::Preview {
             action: Action::Reverse,
             target,
-            checked: Ok(Checked {
-                reread: Reread::Reverse(Box::new(c)),
+            plan: Ok(estx::protocol::intervene::Plan {
                 refusal,
+                documents: Some(estx::protocol::intervene::Documents::Reversal {
+                    original: Box::new(c.original.clone()),
+                    existing: c.existing.clone().map(Box::new),
+                }),
+                ..Default::default()
             }),
         },
     );
@@ -80,8 +84,8 @@ fn the_dialog_opens_only_on_a_finished_or_committed_selection() {
     let mut app = app(false);
     with_selected(&mut app, vec![finished("t-done", None)], "t-old");
     let cmds = update(&mut app, key('V'));
-    assert!(app.dialog.is_none());
-    assert!(!cmds.iter().any(|c| matches!(c, Command::LoadPreview(..))));
+    assert!(app.overlays.dialog().is_none());
+    assert!(!cmds.iter().any(|c| matches!(c, IoRequest::LoadPreview(..))));
     let log = last_log(&app);
     assert!(
         log.contains("Reverse t-old: refused: transaction is pending: it never completed"),
@@ -90,20 +94,23 @@ fn the_dialog_opens_only_on_a_finished_or_committed_selection() {
 
     app.select("t-mid".into());
     let cmds = update(&mut app, key('V'));
-    assert_eq!(app.dialog.as_ref().map(|d| d.action), Some(Action::Reverse));
-    assert!(cmds.contains(&Command::LoadPreview(Action::Reverse, "t-mid".into())));
+    assert_eq!(
+        app.overlays.dialog().map(|d| d.action),
+        Some(Action::Reverse)
+    );
+    assert!(cmds.contains(&IoRequest::LoadPreview(Action::Reverse, "t-mid".into())));
     update(&mut app, code(KeyCode::Esc));
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 
     app.select("t-done".into());
     let cmds = update(&mut app, key('V'));
-    assert!(cmds.contains(&Command::LoadPreview(Action::Reverse, "t-done".into())));
+    assert!(cmds.contains(&IoRequest::LoadPreview(Action::Reverse, "t-done".into())));
 
     // Read-only: nothing opens.
     let mut ro = super::app(true);
     with_selected(&mut ro, vec![finished("t-done", None)], "t-done");
     update(&mut ro, key('V'));
-    assert!(ro.dialog.is_none());
+    assert!(ro.overlays.dialog().is_none());
     // The refusal names the reverse key too (from the key table).
     assert!(
         last_log(&ro).contains("read-only mode: R rollback, F recover, L release, V reverse"),
@@ -118,7 +125,7 @@ fn an_already_reversed_transaction_is_refused() {
     // Linked to another reversal: refused at the key, as the protocol words it.
     with_selected(&mut app, vec![finished("t-x", Some("elsewhere"))], "t-x");
     update(&mut app, key('V'));
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
     let log = last_log(&app);
     assert!(
         log.contains("refused: transaction is already reversed by `elsewhere`"),
@@ -133,11 +140,9 @@ fn an_already_reversed_transaction_is_refused() {
     let c = ReverseCheck::new(reread(t), Some(reversal("t-f", "finished")), now());
     assert!(planned(&c).is_empty());
     previewed(&mut app, c, None);
-    assert!(!estx::dashboard::confirm::dialog_can_confirm(
-        app.dialog.as_ref().unwrap()
-    ));
+    assert!(!app.overlays.dialog().unwrap().can_confirm());
     let cmds = update(&mut app, key('y'));
-    assert!(!cmds.iter().any(|c| matches!(c, Command::Run(_))));
+    assert!(!cmds.iter().any(|c| matches!(c, IoRequest::Run(_))));
     assert!(last_log(&app).contains("nothing to confirm"));
 }
 
@@ -162,7 +167,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
 
     update(&mut app, key('y'));
     assert_eq!(
-        app.dialog.as_ref().unwrap().reason_for,
+        app.overlays.dialog().unwrap().reason_for,
         Some(RunChoice::Plain)
     );
     let cmds = update(&mut app, code(KeyCode::Enter));
@@ -179,7 +184,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
     let run = cmds
         .iter()
         .find_map(|c| match c {
-            Command::Run(r) => Some(r.clone()),
+            IoRequest::Run(r) => Some(r.clone()),
             _ => None,
         })
         .expect("a run");
@@ -249,7 +254,7 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
     assert!(create > 0, "the finish comes first: {lines:?}");
     assert_eq!(
         lines[..create],
-        estx::dashboard::confirm::planned_steps(&c.original, Action::Recover)[..]
+        estx::dashboard::preview::planned_steps(&c.original, estx::protocol::Procedure::Recover)[..]
     );
     // Committed: the amount already moved (finishing only settles the
     // entries); the reversal moves it back.
@@ -270,7 +275,7 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
     assert!(last_log(&app).contains("refused: finishing it first"));
     update(&mut app, key('!'));
     assert_eq!(
-        app.dialog.as_ref().unwrap().reason_for,
+        app.overlays.dialog().unwrap().reason_for,
         Some(RunChoice::Forced)
     );
 }

@@ -35,7 +35,7 @@ fn action_keys_refuse_a_selection_a_poll_hid() {
     assert_eq!(app.selected_index(), None, "but not a visible row");
     for k in ['R', 'F', 'L', ' '] {
         assert!(update(&mut app, key(k)).is_empty(), "{k} acted");
-        assert!(app.dialog.is_none() && app.marks.is_empty());
+        assert!(app.overlays.dialog().is_none() && app.marks.is_empty());
         let last = last_log(&app);
         assert!(last.contains("t-mid is hidden by the filter"), "{last}");
     }
@@ -50,7 +50,7 @@ fn action_keys_refuse_a_selection_a_poll_hid() {
     assert_eq!(app.selected.as_deref(), Some("t-new"));
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "t-new".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "t-new".into())]
     );
 }
 
@@ -66,7 +66,7 @@ fn l_in_the_accounts_pane_never_targets_the_other_panes_transaction() {
         let last = last_log(&app);
         assert!(last.contains("select a lock or a transaction"), "{last}");
     }
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 }
 
 #[test]
@@ -91,9 +91,9 @@ fn a_transaction_looked_up_with_hash_is_the_explicit_target() {
     assert_eq!(app.pinned.as_deref(), Some("t-gone"));
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "t-gone".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "t-gone".into())]
     );
-    app.dialog = None;
+    app.overlays.take_dialog();
     // Selecting a row drops the look-up: it is no target any more.
     update(&mut app, code(KeyCode::Esc));
     update(&mut app, key('j'));
@@ -152,7 +152,7 @@ fn a_terminal_state_filter_asks_the_poller_for_that_state() {
     let mut asked = Vec::new();
     for _ in 0..7 {
         for c in update(&mut app, key('s')) {
-            if let Command::SetListing(s) = c {
+            if let IoRequest::SetListing(s) = c {
                 asked.push(s);
             }
         }
@@ -273,7 +273,7 @@ fn enter_on_a_lock_opens_its_owner_as_the_explicit_target() {
     );
     assert_eq!(
         update(&mut app, key('R')),
-        vec![Command::LoadPreview(Action::Rollback, "t-0".into())]
+        vec![IoRequest::LoadPreview(Action::Rollback, "t-0".into())]
     );
 }
 
@@ -299,5 +299,5 @@ fn the_reverse_key_obeys_the_same_target_rule() {
     assert!(update(&mut app, key('V')).is_empty());
     let last = last_log(&app);
     assert!(last.contains("t-mid left the list"), "{last}");
-    assert!(app.dialog.is_none());
+    assert!(app.overlays.dialog().is_none());
 }

@@ -66,37 +66,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         .title(Line::from(title).centered())
         .title_style(bold().fg(FOCUS))
         .padding(Padding::horizontal(1));
-    let mut lines: Vec<Line> = match &a.report {
-        None => vec![Line::styled("auditing…", dim())],
-        Some(Err(e)) => vec![Line::styled(
-            format!("the audit failed: {e}"),
-            Style::new().fg(DANGER),
-        )],
-        Some(Ok(_)) if findings.is_empty() => vec![Line::styled(
-            "no findings: every pending entry belongs to a transaction in flight",
-            dim(),
-        )],
-        Some(Ok(_)) => findings
-            .iter()
-            .zip(&texts)
-            .enumerate()
-            .skip(offset)
-            .take(shown.max(1))
-            .map(|(i, (f, text))| {
-                let colour = match f.kind {
-                    FindingKind::StaleLock => WARN,
-                    FindingKind::DanglingPending | FindingKind::MissingAccount => DANGER,
-                    _ => ODD,
-                };
-                let mut style = Style::new().fg(colour);
-                if i == a.cursor {
-                    style = style.add_modifier(Modifier::REVERSED);
-                }
-                let mark = if i == a.cursor { "▶ " } else { "  " };
-                Line::from(vec![Span::raw(mark), Span::styled(text.clone(), style)])
-            })
-            .collect(),
-    };
+    let mut lines = finding_lines(app, &texts, offset, shown);
     let hint = findings
         .get(a.cursor)
         .map(|f| action_of(f.kind))
@@ -120,6 +90,44 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         )),
         keys,
     );
+}
+
+/// The findings shown (from `offset`, `shown` of them, the cursor's
+/// highlighted and coloured by kind), or what the audit says instead.
+fn finding_lines(app: &App, texts: &[String], offset: usize, shown: usize) -> Vec<Line<'static>> {
+    let a = &app.audit;
+    let findings = a.findings();
+    match &a.report {
+        None => vec![Line::styled("auditing…", dim())],
+        Some(Err(e)) => vec![Line::styled(
+            format!("the audit failed: {e}"),
+            Style::new().fg(DANGER),
+        )],
+        Some(Ok(_)) if findings.is_empty() => vec![Line::styled(
+            "no findings: every pending entry belongs to a transaction in flight",
+            dim(),
+        )],
+        Some(Ok(_)) => findings
+            .iter()
+            .zip(texts)
+            .enumerate()
+            .skip(offset)
+            .take(shown.max(1))
+            .map(|(i, (f, text))| {
+                let colour = match f.kind {
+                    FindingKind::StaleLock => WARN,
+                    FindingKind::DanglingPending | FindingKind::MissingAccount => DANGER,
+                    _ => ODD,
+                };
+                let mut style = Style::new().fg(colour);
+                if i == a.cursor {
+                    style = style.add_modifier(Modifier::REVERSED);
+                }
+                let mark = if i == a.cursor { "▶ " } else { "  " };
+                Line::from(vec![Span::raw(mark), Span::styled(text.clone(), style)])
+            })
+            .collect(),
+    }
 }
 
 /// The first of the rows (of `heights` lines each) to show so that the

@@ -5,8 +5,9 @@
 //! key bar.
 
 use super::theme::{bold, dim, signed, DANGER, WARN};
-use crate::dashboard::bulk::{verb, Bulk, BulkProgress};
+use crate::dashboard::dialog::{Bulk, BulkProgress};
 use crate::dashboard::event::Action;
+use crate::dashboard::load::Load;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -28,16 +29,16 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
     )];
     out.extend(hidden_lines(b));
     match &b.items {
-        None => {
+        Load::Idle | Load::Loading => {
             out.push(Line::styled("re-reading documents…", dim()));
             return out;
         }
-        Some(Err(e)) => {
+        Load::Failed(e) => {
             out.push(Line::styled(e.clone(), Style::new().fg(DANGER)));
             out.push(Line::from("nothing was changed."));
             return out;
         }
-        Some(Ok(_)) => {}
+        Load::Loaded(_) => {}
     }
     let Some(p) = &b.plan else {
         return out;
@@ -53,7 +54,7 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
         format!(" ({})", states.join(", "))
     };
     out.push(Line::styled(
-        format!(" {} {}{by_state}:", p.runs.len(), verb(action)),
+        format!(" {} {}{by_state}:", p.runs.len(), action.bulk_verb()),
         Style::new().add_modifier(Modifier::BOLD),
     ));
     out.extend(p.runs.iter().map(|r| id_line(&r.target)));
@@ -122,7 +123,7 @@ pub fn progress(frame: &mut Frame, b: &BulkProgress, area: Rect) {
     };
     let label = format!(
         "bulk {} {}/{} · {} failed · {tail}",
-        verb(b.action),
+        b.action.bulk_verb(),
         b.done,
         b.total,
         b.failed

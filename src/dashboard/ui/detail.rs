@@ -73,7 +73,7 @@ pub fn line_count(app: &App, d: &DetailView, width: u16) -> usize {
 }
 
 /// What became of the transaction, and whether `R`/`F`/`L` act on it
-/// (the rule of [`crate::dashboard::target`]).
+/// (the `target` module's rule).
 fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
     let now = state_text(&d.txn);
     let pinned = app.pinned.as_ref() == Some(&d.txn.id);
@@ -163,7 +163,32 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     for a in &d.accounts {
         out.push(account_line(a, t));
     }
+    out.extend(next_and_keys(app, d));
+    for l in &d.locks {
+        let (word, style) = match &l.staleness {
+            Staleness::Live => ("live".to_string(), Style::new().fg(GOOD)),
+            Staleness::Stale(why) => (format!("stale: {why}"), Style::new().fg(WARN)),
+            Staleness::Unknown(why) => (format!("unknown: {why}"), Style::new().fg(ODD)),
+        };
+        out.push(Line::from(vec![
+            Span::raw(format!("lock {} ", l.info.resource)),
+            Span::styled(word, style),
+            Span::styled(format!(" · {}", l.info.holder_label()), dim()),
+        ]));
+    }
+    if let Some(c) = t.creation_time {
+        out.push(Line::styled(format!("created {}", datetime(c)), dim()));
+    }
+    out.extend(history_lines(app));
+    out
+}
+
+/// What recovery would do next, and what each action key would do to it
+/// (or that actions are off in read-only mode).
+fn next_and_keys(app: &App, d: &DetailView) -> Vec<Line<'static>> {
+    let t = &d.txn;
     let recover = &d.recover;
+    let mut out = Vec::new();
     let next = recover
         .steps
         .iter()
@@ -213,22 +238,6 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
             )));
         }
     }
-    for l in &d.locks {
-        let (word, style) = match &l.staleness {
-            Staleness::Live => ("live".to_string(), Style::new().fg(GOOD)),
-            Staleness::Stale(why) => (format!("stale: {why}"), Style::new().fg(WARN)),
-            Staleness::Unknown(why) => (format!("unknown: {why}"), Style::new().fg(ODD)),
-        };
-        out.push(Line::from(vec![
-            Span::raw(format!("lock {} ", l.info.resource)),
-            Span::styled(word, style),
-            Span::styled(format!(" · {}", l.info.holder_label()), dim()),
-        ]));
-    }
-    if let Some(c) = t.creation_time {
-        out.push(Line::styled(format!("created {}", datetime(c)), dim()));
-    }
-    out.extend(history_lines(app));
     out
 }
 

@@ -15,10 +15,12 @@ use super::theme::{
 };
 use super::theme::{more_hint, short_id};
 use crate::dashboard::app::{App, Dialog, RunChoice};
-use crate::dashboard::confirm::{dialog_can_confirm, needs_force};
-use crate::dashboard::event::{Action, Checked, Reread};
+use crate::dashboard::event::Action;
+use crate::dashboard::keymap::force_hint;
+use crate::dashboard::load::Load;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::Outcome;
+use crate::protocol::intervene::{Documents, Plan, PlanStep};
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
 use crate::protocol::views::{Preview, TransactionDetail};
@@ -106,8 +108,8 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
 
 fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
     let focused = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
-    let loaded = d.detail.is_some() || d.bulk.as_ref().is_some_and(|b| b.items.is_some());
-    if loaded && !dialog_can_confirm(d) {
+    let loaded = d.loaded();
+    if loaded && !d.can_confirm() {
         return Line::from(Span::styled(CLOSE, focused));
     }
     let cancel = if d.confirm_focused {
@@ -115,7 +117,7 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
     } else {
         focused
     };
-    let forced = needs_force(d);
+    let forced = d.needs_force();
     let confirm = match (loaded && !forced, d.confirm_focused) {
         (false, false) => dim(),
         (false, true) => dim().add_modifier(Modifier::REVERSED),
@@ -143,14 +145,16 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
 fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
     if let Some(b) = &d.bulk {
         let mut out = super::bulk::dialog_lines(d.action, b);
-        if dialog_can_confirm(d) {
+        if d.can_confirm() {
             out.extend(reason_lines(d));
         }
         return out;
     }
-    match &d.detail {
-        None => vec![Line::from(""), Line::styled("re-reading documents…", dim())],
-        Some(Err(e)) => vec![
+    match &d.preview {
+        Load::Idle | Load::Loading => {
+            vec![Line::from(""), Line::styled("re-reading documents…", dim())]
+        }
+        Load::Failed(e) => vec![
             Line::styled(
                 "cannot go on:",
                 Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
@@ -158,19 +162,20 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
             Line::styled(e.clone(), Style::new().fg(DANGER)),
             Line::from("nothing was changed."),
         ],
-        Some(Ok(c)) => {
+        Load::Loaded(plan) => {
             let mut out = vec![Line::from(vec![
                 Span::styled(target_kind(d.action), dim()),
                 Span::styled(d.target.clone(), bold()),
             ])];
-            out.extend(refusal_lines(app, c));
-            out.extend(match &c.reread {
-                Reread::Transaction(det) => loaded(app, d.action, det),
-                Reread::Lock(l) => lock_dialog(app, l.as_deref()),
-                Reread::Audit(r) => audit_dialog(r),
-                Reread::Reverse(r) => super::reverse::dialog_lines(app, r),
+            out.extend(refusal_lines(app, d));
+            out.extend(match (&plan.documents, &d.reversal) {
+                (Some(Documents::Transaction(det)), _) => loaded(app, d.action, det, plan),
+                (Some(Documents::Lock(l)), _) => lock_dialog(app, l.as_deref()),
+                (Some(Documents::Audit(r)), _) => audit_dialog(r),
+                (Some(Documents::Reversal { .. }), Some(c)) => super::reverse::dialog_lines(app, c),
+                _ => Vec::new(),
             });
-            if dialog_can_confirm(d) {
+            if d.can_confirm() {
                 out.extend(reason_lines(d));
             }
             out
@@ -223,8 +228,8 @@ fn target_kind(action: Action) -> &'static str {
 }
 
 /// The protocol's refusal of an unforced run, in its words, and the way on.
-fn refusal_lines(app: &App, c: &Checked) -> Vec<Line<'static>> {
-    let Some(why) = crate::dashboard::confirm::refusal_now(app, c) else {
+fn refusal_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
+    let Some(why) = d.refusal_now(app.now, app.settings.recovery_window) else {
         return vec![];
     };
     let red = Style::new().fg(DANGER).add_modifier(Modifier::BOLD);
@@ -242,7 +247,7 @@ fn refusal_lines(app: &App, c: &Checked) -> Vec<Line<'static>> {
         Line::styled(
             format!(
                 "only {} acts anyway; nothing happens otherwise",
-                crate::dashboard::confirm::force_hint()
+                force_hint()
             ),
             red,
         ),
@@ -324,7 +329,7 @@ fn staleness_text(l: &LockView) -> (String, Style) {
     }
 }
 
-fn loaded(app: &App, action: Action, det: &TransactionDetail) -> Vec<Line<'static>> {
+fn loaded(app: &App, action: Action, det: &TransactionDetail, plan: &Plan) -> Vec<Line<'static>> {
     let t = &det.txn;
     let mut out = vec![Line::from(vec![
         Span::styled(state_text(t), bold()),
@@ -338,8 +343,8 @@ fn loaded(app: &App, action: Action, det: &TransactionDetail) -> Vec<Line<'stati
     }
     out.push(Line::from(""));
     match action {
-        Action::Rollback => out.extend(preview_lines(det, &det.rollback, "rollback")),
-        Action::Recover => out.extend(preview_lines(det, &det.recover, "recovery")),
+        Action::Rollback => out.extend(plan_lines(det, plan, &det.rollback, "rollback")),
+        Action::Recover => out.extend(plan_lines(det, plan, &det.recover, "recovery")),
         Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair => {
             out.extend(lock_lines(det))
         }
@@ -348,7 +353,11 @@ fn loaded(app: &App, action: Action, det: &TransactionDetail) -> Vec<Line<'stati
     out
 }
 
-fn preview_lines(det: &TransactionDetail, p: &Preview, what: &str) -> Vec<Line<'static>> {
+/// A rollback's or recovery's plan: its steps in order (each with what
+/// the documents' preview says it writes; the lock releases that follow),
+/// where it ends, and its balance change from the re-read balances; or its
+/// own refusal, or nothing to do.
+fn plan_lines(det: &TransactionDetail, plan: &Plan, p: &Preview, what: &str) -> Vec<Line<'static>> {
     if let Some(r) = &p.refusal {
         return vec![
             Line::styled(
@@ -373,39 +382,31 @@ fn preview_lines(det: &TransactionDetail, p: &Preview, what: &str) -> Vec<Line<'
         format!("{what} would run these steps:"),
         bold(),
     )];
-    for (i, s) in p.steps.iter().enumerate() {
-        let outcome = match &s.outcome {
-            Outcome::Updated(e) => Span::styled(format!("updates: {e}"), Style::new().fg(GOOD)),
-            Outcome::Noop(r) => Span::styled(format!("no-op: {r}"), Style::new().fg(Color::Gray)),
+    for (i, step) in plan.steps.iter().enumerate() {
+        let outcome = match (step, p.steps.get(i).map(|s| &s.outcome)) {
+            (PlanStep::Protocol { .. }, Some(Outcome::Updated(e))) => {
+                Span::styled(format!("updates: {e}"), Style::new().fg(GOOD))
+            }
+            (PlanStep::Protocol { .. }, Some(Outcome::Noop(r))) => {
+                Span::styled(format!("no-op: {r}"), Style::new().fg(Color::Gray))
+            }
+            _ => Span::styled("deletes the lock", Style::new().fg(GOOD)),
         };
         out.push(Line::from(vec![
-            Span::raw(format!(" {}. {} — ", i + 1, s.step.label())),
+            Span::raw(format!(" {}. {step} — ", i + 1)),
             outcome,
         ]));
-    }
-    if p.ends_in.as_ref().is_some_and(|s| s.is_terminal()) {
-        let mut locks: Vec<&LockView> = det.locks.iter().collect();
-        locks.sort_by(|a, b| a.info.resource.cmp(&b.info.resource));
-        for (k, l) in locks.into_iter().enumerate() {
-            out.push(Line::from(vec![
-                Span::raw(format!(
-                    " {}. release lock {} — ",
-                    p.steps.len() + k + 1,
-                    l.info.resource
-                )),
-                Span::styled("deletes the lock", Style::new().fg(GOOD)),
-            ]));
-        }
     }
     if let Some(s) = &p.ends_in {
         out.push(Line::from(format!("ends in: {s}")));
     }
     out.push(Line::styled("balance effect:", bold()));
-    for (id, delta) in [
-        (&det.txn.src, p.balance_change.0),
-        (&det.txn.dest, p.balance_change.1),
-    ] {
-        let Some(id) = id else { continue };
+    for id in [&det.txn.src, &det.txn.dest].into_iter().flatten() {
+        let delta = plan
+            .balance_change
+            .iter()
+            .find(|(a, _)| a == id)
+            .map_or(0, |(_, d)| *d);
         let before = det
             .accounts
             .iter()

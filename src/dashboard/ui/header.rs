@@ -50,55 +50,7 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         vec![Span::raw(short_url(&app.settings.url))],
     ));
     if let Some(snap) = &app.snapshot {
-        let (text, colour) = match snap.health.as_deref() {
-            Some("green") => ("green", GOOD),
-            Some("yellow") => ("yellow", WARN),
-            Some("red") => ("red", DANGER),
-            Some(other) => (other, ODD),
-            None => ("health ?", Color::DarkGray),
-        };
-        segs.push(Segment::new(
-            2,
-            vec![Span::styled(format!("● {text}"), Style::new().fg(colour))],
-        ));
-        let ago = (app.now - snap.taken_at).num_seconds();
-        let style = if app.poll_error.is_some() {
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD)
-        } else {
-            Style::new()
-        };
-        // Searches lag writes by up to one refresh interval (read from the
-        // index settings): the data's age includes it.
-        let lag = match snap.read.refresh {
-            Some(Refresh::Never) => " · refresh off: new writes unseen".to_string(),
-            Some(Refresh::Every(d)) => format!(" + ≤{}s refresh", d.as_secs_f64()),
-            None => String::new(),
-        };
-        segs.push(Segment::new(
-            1,
-            vec![Span::styled(
-                format!(
-                    "as of {} ({} ago{lag})",
-                    clock(snap.taken_at),
-                    human_age(ago)
-                ),
-                style,
-            )],
-        ));
-        if let Some(c) = &snap.read.clock {
-            segs.push(clock_segment(c));
-        }
-        segs.push(Segment::new(
-            4,
-            vec![Span::styled(
-                format!(
-                    "poll {}ms · {} req",
-                    snap.duration.as_millis(),
-                    snap.requests
-                ),
-                dim(),
-            )],
-        ));
+        segs.extend(snapshot_segments(app, snap));
     }
     let polling = if app.paused {
         Span::styled("paused", Style::new().fg(WARN).add_modifier(Modifier::BOLD))
@@ -131,6 +83,63 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         ));
     }
     fit_segments(segs, "  ", width)
+}
+
+/// What the header says of the last snapshot: cluster health, how old the
+/// data is (refresh lag included), the clock in use, the poll's cost.
+fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
+    let mut out = Vec::new();
+    let (text, colour) = match snap.health.as_deref() {
+        Some("green") => ("green", GOOD),
+        Some("yellow") => ("yellow", WARN),
+        Some("red") => ("red", DANGER),
+        Some(other) => (other, ODD),
+        None => ("health ?", Color::DarkGray),
+    };
+    out.push(Segment::new(
+        2,
+        vec![Span::styled(format!("● {text}"), Style::new().fg(colour))],
+    ));
+    let ago = (app.now - snap.taken_at).num_seconds();
+    let style = if app.poll_error.is_some() {
+        Style::new().fg(WARN).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new()
+    };
+    // Searches lag writes by up to one refresh interval (read from the
+    // index settings): the data's age includes it.
+    let lag = match snap.read.refresh {
+        Some(Refresh::Never) => " · refresh off: new writes unseen".to_string(),
+        Some(Refresh::Every(d)) => format!(" + ≤{}s refresh", d.as_secs_f64()),
+        None => String::new(),
+    };
+    out.push(Segment::new(
+        1,
+        vec![Span::styled(
+            format!(
+                "as of {} ({} ago{lag})",
+                clock(snap.taken_at),
+                human_age(ago)
+            ),
+            style,
+        )],
+    ));
+    if let Some(c) = &snap.read.clock {
+        out.push(clock_segment(c));
+    }
+    out.push(Segment::new(
+        4,
+        vec![Span::styled(
+            format!(
+                "poll {}ms · {} req",
+                snap.duration.as_millis(),
+                snap.requests
+            ),
+            dim(),
+        )],
+    ));
+
+    out
 }
 
 /// Where the tool's clock comes from: dim when it is the cluster's and
@@ -207,14 +216,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
     let a = app.view.attention;
     let (stuck, investigate, odd) = (a.stuck, a.needs_investigation, a.odd);
     let stale_locks = snap.locks.iter().filter(|l| l.staleness.is_stale()).count() as u64;
-    let part = |prio: u8, n: u64, text: String, colour: Color| {
-        let style = if n == 0 {
-            dim()
-        } else {
-            Style::new().fg(colour).add_modifier(Modifier::BOLD)
-        };
-        Segment::new(prio, vec![Span::styled(text, style)])
-    };
+    let part = count_segment;
     let in_flight = match super::overview::capped(snap) {
         Some((total, listed)) => format!(" in flight: {total} (showing {listed})"),
         None => format!(" in flight: {}", snap.in_flight_total),
@@ -261,9 +263,27 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         ),
         audit,
     ]);
+    segs.extend(read_segments(snap));
+    fit_segments(segs, " · ", width)
+}
+
+/// A count for the summary line: dim when zero, else bold in `colour`.
+fn count_segment(prio: u8, n: u64, text: String, colour: Color) -> Segment<'static> {
+    let style = if n == 0 {
+        dim()
+    } else {
+        Style::new().fg(colour).add_modifier(Modifier::BOLD)
+    };
+    Segment::new(prio, vec![Span::styled(text, style)])
+}
+
+/// What the summary line says of the read itself: accounts with pending
+/// entries past the cap, undated transactions, the first read warning.
+fn read_segments(snap: &Snapshot) -> Vec<Segment<'static>> {
+    let mut out = Vec::new();
     let cap = crate::protocol::read::poll::PENDING_ACCOUNTS_CAP as u64;
     if snap.read.pending_accounts_total > cap {
-        segs.push(part(
+        out.push(count_segment(
             2,
             1,
             format!(
@@ -275,7 +295,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
     }
     let undated = snap.read.undated_in_flight;
     if undated > 0 {
-        segs.push(part(
+        out.push(count_segment(
             1,
             undated,
             format!("? no modification time {undated}"),
@@ -289,9 +309,9 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         } else {
             format!("⚠ {first}")
         };
-        segs.push(part(1, 1, text, WARN));
+        out.push(count_segment(1, 1, text, WARN));
     }
-    fit_segments(segs, " · ", width)
+    out
 }
 
 /// The message in place of the panes before the first snapshot arrives.

@@ -41,12 +41,12 @@ pub fn visible_rows(height: u16) -> usize {
     usize::from(height.saturating_sub(4)).max(1)
 }
 
-/// Draws the overlay, scrolled by `app.help_scroll` when it does not fit.
+/// Draws the overlay, scrolled as far as the stack says when it does not fit.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let (left, right) = columns(app);
     let total = left.len().max(right.len());
     let shown = visible_rows(area.height).min(total);
-    let skip = app.help_scroll.min(total - shown);
+    let skip = app.overlays.help_scroll().unwrap_or(0).min(total - shown);
     let width = area.width.saturating_sub(4).min(96);
     let height = shown as u16 + 2;
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));

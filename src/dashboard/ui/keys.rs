@@ -6,8 +6,8 @@
 
 use super::theme::{dim, fit_segments, Segment, WARN};
 use crate::dashboard::app::App;
-use crate::dashboard::confirm::needs_force;
 use crate::dashboard::keymap::{self, DialogOp, Group, Op};
+use crate::dashboard::overlay::Overlay;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
@@ -17,56 +17,35 @@ use ratatui::Frame;
 /// Draws the key bar.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let write_keys = keymap::write_keys();
-    let typed = format!("{}█", app.editing_lookup.as_deref().unwrap_or_default());
-    let hints: Vec<(u8, &str, &str)> = if let Some(d) = &app.dialog {
-        keymap::DIALOG
+    let typed = format!("{}█", app.overlays.typed_lookup().unwrap_or_default());
+    let hints: Vec<(u8, &str, &str)> = match app.overlays.top() {
+        Some(Overlay::Dialog(d)) => keymap::DIALOG
             .iter()
-            .filter(|b| b.op != DialogOp::Force || needs_force(d))
+            .filter(|b| b.op != DialogOp::Force || d.needs_force())
             .filter_map(|b| b.bar.map(|(p, w)| (p, b.label, w)))
-            .collect()
-    } else if app.audit.open {
-        vec![
+            .collect(),
+        Some(Overlay::Audit) => vec![
             (0, "j/k", "select"),
             (0, "Enter", "act on it"),
             (0, "r", "audit now"),
             (0, "Esc", "close"),
-        ]
-    } else if app.help {
-        vec![
+        ],
+        Some(Overlay::Help { .. }) => vec![
             (0, "↓ ↑ j k", "scroll"),
             (0, "any other key", "closes help"),
-        ]
-    } else if app.editing_lookup.is_some() {
-        vec![
+        ],
+        Some(Overlay::LookUp(_)) => vec![
             (0, "look up #", typed.as_str()),
             (0, "Enter", "look it up"),
             (0, "Esc", "cancel"),
-        ]
-    } else if app.editing_filter {
-        vec![
+        ],
+        Some(Overlay::Filter) => vec![
             (0, "type", "to filter"),
             (0, "Enter", "keep"),
             (0, "Esc", "clear"),
             (1, "Backspace", "delete"),
-        ]
-    } else {
-        let ro = app.settings.read_only;
-        // V is advertised, among the first, only when it applies.
-        let reverse = app.view.reverse_applies;
-        let mut hints: Vec<(u8, &str, &str)> = keymap::MAIN
-            .iter()
-            .filter(|b| !(ro && b.group == Group::Act))
-            .filter(|b| b.op != Op::ReverseTransfer || reverse)
-            .filter_map(|b| {
-                let prio = |p| if b.op == Op::ReverseTransfer { 0 } else { p };
-                b.bar.map(|(p, w)| (prio(p), b.label, w))
-            })
-            .collect();
-        if ro {
-            let at = hints.len().saturating_sub(1);
-            hints.insert(at, (0, write_keys.as_str(), "read-only"));
-        }
-        hints
+        ],
+        None => main_hints(app, &write_keys),
     };
     let key_style = Style::new().add_modifier(Modifier::BOLD);
     let segs = hints
@@ -88,4 +67,26 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         })
         .collect();
     frame.render_widget(Paragraph::new(fit_segments(segs, "  ", area.width)), area);
+}
+
+/// The main screen's hints: the key table's bar entries (the action keys
+/// say "read-only" in read-only mode; `V` only when it applies).
+fn main_hints<'a>(app: &App, write_keys: &'a str) -> Vec<(u8, &'a str, &'a str)> {
+    let ro = app.settings.read_only;
+    // V is advertised, among the first, only when it applies.
+    let reverse = app.view.reverse_applies;
+    let mut hints: Vec<(u8, &str, &str)> = keymap::MAIN
+        .iter()
+        .filter(|b| !(ro && b.group == Group::Act))
+        .filter(|b| b.op != Op::ReverseTransfer || reverse)
+        .filter_map(|b| {
+            let prio = |p| if b.op == Op::ReverseTransfer { 0 } else { p };
+            b.bar.map(|(p, w)| (prio(p), b.label, w))
+        })
+        .collect();
+    if ro {
+        let at = hints.len().saturating_sub(1);
+        hints.insert(at, (0, write_keys, "read-only"));
+    }
+    hints
 }

@@ -7,6 +7,7 @@
 
 use super::theme::{bold, dim, more_hint, pane_block, short_id, GOOD, ODD, WARN};
 use crate::dashboard::app::{App, Pane};
+use crate::dashboard::layout::{lock_rows_that_fit, LOCK_WIDE};
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
 use crate::protocol::read::poll::Snapshot;
@@ -17,32 +18,14 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Cell, HighlightSpacing, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
-/// Inner width from which a lock fits on one line.
-const WIDE: u16 = 40;
 /// Inner width from which the owner's state gets a column.
 const WIDER: u16 = 64;
-
-/// Whether a lock fits on one line in `area`.
-pub fn one_line(area: Rect) -> bool {
-    area.width.saturating_sub(2) >= WIDE
-}
-
-/// Lock rows that fit in `area` (one line each when wide, else two).
-pub fn rows_that_fit(area: Rect) -> usize {
-    let inner_h = area.height.saturating_sub(2);
-    let n = if area.width.saturating_sub(2) >= WIDE {
-        inner_h.saturating_sub(1)
-    } else {
-        inner_h / 2
-    };
-    usize::from(n).max(1)
-}
 
 /// Draws the locks pane.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let v = &app.view;
     let skip = v.lock_offset;
-    let height = rows_that_fit(area);
+    let height = lock_rows_that_fit(area);
     let shown = snap.locks.len().saturating_sub(skip).min(height);
     let stale = snap.locks.iter().filter(|l| l.staleness.is_stale()).count();
     let title = format!(
@@ -59,37 +42,9 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         return;
     }
     let inner = area.width.saturating_sub(2);
-    let wide = inner >= WIDE;
+    let wide = inner >= LOCK_WIDE;
     let owner_col = inner >= WIDER;
-    // Resource and holder share what the fixed columns leave, 1:3 (as the
-    // widths below); ids are shortened in the middle to fit.
-    let longest = snap
-        .locks
-        .iter()
-        .map(|l| l.info.resource.chars().count())
-        .max()
-        .unwrap_or(8);
-    let (id_w, holder_w) = if wide {
-        let fixed = 1 + 6 + 7 + 4 + if owner_col { 12 } else { 0 };
-        let rest = usize::from(inner.saturating_sub(fixed));
-        let id_w = (rest / 3).min(longest).max(8);
-        (id_w, rest.saturating_sub(id_w))
-    } else {
-        let w = usize::from(inner.saturating_sub(16)).max(6);
-        (w, w)
-    };
-    // One width for every owner id of the column, so the same id is cut
-    // the same way on every row (and as in the other panes): what the
-    // holder column leaves after `txn ` and the longest ` (process)`.
-    let process_w = snap
-        .locks
-        .iter()
-        .filter(|l| l.info.owner.is_some())
-        .filter_map(|l| l.info.process_id.as_ref())
-        .map(|p| p.chars().count() + 3)
-        .max()
-        .unwrap_or(0);
-    let owner_w = holder_w.saturating_sub(4 + process_w).max(12);
+    let (id_w, owner_w) = column_widths(snap, inner, wide, owner_col);
     let rows: Vec<Row> = snap
         .locks
         .iter()
@@ -128,6 +83,41 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let mut state =
         TableState::default().with_selected(v.lock_cursor.and_then(|c| c.checked_sub(skip)));
     frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// The widths of the resource column and of an owner id in the holder
+/// column, for the locks pane's `inner` width.
+fn column_widths(snap: &Snapshot, inner: u16, wide: bool, owner_col: bool) -> (usize, usize) {
+    // Resource and holder share what the fixed columns leave, 1:3 (as the
+    // widths below); ids are shortened in the middle to fit.
+    let longest = snap
+        .locks
+        .iter()
+        .map(|l| l.info.resource.chars().count())
+        .max()
+        .unwrap_or(8);
+    let (id_w, holder_w) = if wide {
+        let fixed = 1 + 6 + 7 + 4 + if owner_col { 12 } else { 0 };
+        let rest = usize::from(inner.saturating_sub(fixed));
+        let id_w = (rest / 3).min(longest).max(8);
+        (id_w, rest.saturating_sub(id_w))
+    } else {
+        let w = usize::from(inner.saturating_sub(16)).max(6);
+        (w, w)
+    };
+    // One width for every owner id of the column, so the same id is cut
+    // the same way on every row (and as in the other panes): what the
+    // holder column leaves after `txn ` and the longest ` (process)`.
+    let process_w = snap
+        .locks
+        .iter()
+        .filter(|l| l.info.owner.is_some())
+        .filter_map(|l| l.info.process_id.as_ref())
+        .map(|p| p.chars().count() + 3)
+        .max()
+        .unwrap_or(0);
+    let owner_w = holder_w.saturating_sub(4 + process_w).max(12);
+    (id_w, owner_w)
 }
 
 fn status(s: &Staleness) -> (&'static str, Style) {

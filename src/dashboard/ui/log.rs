@@ -4,7 +4,7 @@
 //! newer, G back to following); the view bounds the scroll. Long lines
 //! wrap (never cut at the edge).
 
-use super::theme::{clock, dim, more_hint, pane_block, wrapped_rows, DANGER, GOOD};
+use super::theme::{clock, dim, more_hint, pane_block, DANGER, GOOD};
 use crate::dashboard::app::{App, LogEntry, LogLevel, Pane};
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -26,12 +26,6 @@ fn entry_line(e: &LogEntry) -> Line<'_> {
     ])
 }
 
-/// Rows the entry takes wrapped to `width` columns (the view bounds the
-/// scroll with it).
-pub fn entry_rows(e: &LogEntry, width: usize) -> usize {
-    wrapped_rows(&[entry_line(e)], width)
-}
-
 /// Draws the log pane. Following the newest, the newest entries sit at the
 /// bottom and an older one that does not fit whole is cut at the top (as a
 /// terminal scrolls); scrolled, entries start at the view's first one and
@@ -40,7 +34,11 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let len = app.log.len();
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
     let width = usize::from(area.width.saturating_sub(2)).max(1);
-    let heights: Vec<usize> = app.log.iter().map(|e| entry_rows(e, width)).collect();
+    let heights: Vec<usize> = app
+        .log
+        .iter()
+        .map(|e| crate::dashboard::layout::log_entry_rows(&e.text, width))
+        .collect();
     let (start, end, skip_rows) = match app.log_top {
         None => {
             let mut start = len;

@@ -9,10 +9,12 @@ use super::theme::{
     amount_text, bold, datetime, dim, route, signed, state_text, DANGER, GOOD, WARN,
 };
 use crate::dashboard::app::App;
-use crate::dashboard::reverse::{ReverseCheck, CREATE_STEP, LINK_STEP};
+use crate::dashboard::preview::{ReverseCheck, CREATE_STEP, LINK_STEP};
 use crate::protocol::executor::Outcome;
-use crate::protocol::transaction::Transaction;
+use crate::protocol::intervene::PlanStep;
+use crate::protocol::transaction::{Transaction, Transfer};
 use crate::protocol::views::PreviewStep;
+use crate::protocol::Procedure;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -50,19 +52,7 @@ fn outcome_span(s: &PreviewStep) -> Span<'static> {
 /// The reverse dialog's body below its title line.
 pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
     let t = &c.original.txn;
-    let mut out = vec![Line::from(vec![
-        Span::styled(state_text(t), bold()),
-        Span::raw(format!(" · {} · {}", amount_text(t), route(t))),
-    ])];
-    if let Some(m) = t.modification_time {
-        let ago = crate::protocol::time::human_age((app.now - m).num_seconds().max(0));
-        out.push(Line::styled(
-            format!("modified {} ({ago} ago)", datetime(m)),
-            dim(),
-        ));
-    }
-    out.extend(link_lines(t));
-    out.push(Line::from(""));
+    let mut out = original_lines(app, t);
     let a = match &c.admitted {
         Ok(a) => a,
         Err(why) => {
@@ -75,22 +65,7 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         }
     };
     let tr = &a.transfer;
-    out.push(Line::from(vec![
-        Span::styled("compensating transfer ", bold()),
-        Span::styled(c.reversal.clone(), bold()),
-        Span::raw(format!(": {} → {}, amount {}", tr.dest, tr.src, tr.amount)),
-    ]));
-    if let Some(e) = &c.existing {
-        let state = e
-            .state
-            .as_ref()
-            .map(ToString::to_string)
-            .unwrap_or_else(|| "?".into());
-        out.push(Line::styled(
-            format!("an earlier attempt left it {state}: carried on, not created again"),
-            Style::new().fg(WARN),
-        ));
-    }
+    out.extend(compensating_lines(c, tr));
     out.push(Line::styled("would write, in order:", bold()));
     let mut n = 0;
     let mut next = || {
@@ -108,21 +83,14 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         for s in &c.original.recover.steps {
             out.push(step_line(next(), s.step.label(), outcome_span(s)));
         }
-        let mut locks: Vec<&str> = c
-            .original
-            .locks
-            .iter()
-            .map(|l| l.info.resource.as_str())
-            .collect();
-        locks.sort();
-        let p = &c.original.recover;
-        if p.refusal.is_some() || !p.ends_in.as_ref().is_some_and(|s| s.is_terminal()) {
-            locks.clear();
-        }
-        for r in locks {
-            let label = format!("release lock {r}");
+        // The locks the finish releases, as the plan words each release.
+        for resource in c.original.lock_releases(Procedure::Recover) {
+            let release = PlanStep::ReleaseLock {
+                resource: resource.to_string(),
+                held_by: None,
+            };
             let done = Span::styled("deletes the lock", Style::new().fg(GOOD));
-            out.push(step_line(next(), &label, done));
+            out.push(step_line(next(), &release.to_string(), done));
         }
     }
     if c.existing.is_none() {
@@ -148,14 +116,40 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         out.push(step_line(next(), s.step.label(), outcome_span(s)));
     }
     out.push(Line::from("ends in: both finished, linked both ways"));
-    out.push(Line::styled("balance effect:", bold()));
+    out.extend(balance_lines(c, &tr.src, &tr.dest));
+    out
+}
+
+/// The original as re-read: state, amount, route, when it was modified,
+/// its reversal links.
+fn original_lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(vec![
+        Span::styled(state_text(t), bold()),
+        Span::raw(format!(" · {} · {}", amount_text(t), route(t))),
+    ])];
+    if let Some(m) = t.modification_time {
+        let ago = crate::protocol::time::human_age((app.now - m).num_seconds().max(0));
+        out.push(Line::styled(
+            format!("modified {} ({ago} ago)", datetime(m)),
+            dim(),
+        ));
+    }
+    out.extend(link_lines(t));
+    out.push(Line::from(""));
+    out
+}
+
+/// The balance effect of the finish (if any) and the reversal on the
+/// original's source and destination, from the re-read balances.
+fn balance_lines(c: &ReverseCheck, src: &str, dest: &str) -> Vec<Line<'static>> {
+    let mut out = vec![Line::styled("balance effect:", bold())];
     let (d_src, d_dest) = c.balance_change();
-    for (id, delta) in [(&tr.src, d_src), (&tr.dest, d_dest)] {
+    for (id, delta) in [(src, d_src), (dest, d_dest)] {
         let before = c
             .original
             .accounts
             .iter()
-            .find(|v| &v.id == id)
+            .find(|v| v.id == id)
             .and_then(|v| v.state.as_ref())
             .map(|s| s.balance);
         let text = match before {
@@ -165,6 +159,28 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         out.push(Line::styled(
             text,
             Style::new().add_modifier(Modifier::BOLD),
+        ));
+    }
+    out
+}
+
+/// The compensating transfer, and whether an earlier attempt left it.
+fn compensating_lines(c: &ReverseCheck, tr: &Transfer) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    out.push(Line::from(vec![
+        Span::styled("compensating transfer ", bold()),
+        Span::styled(c.reversal.clone(), bold()),
+        Span::raw(format!(": {} → {}, amount {}", tr.dest, tr.src, tr.amount)),
+    ]));
+    if let Some(e) = &c.existing {
+        let state = e
+            .state
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_else(|| "?".into());
+        out.push(Line::styled(
+            format!("an earlier attempt left it {state}: carried on, not created again"),
+            Style::new().fg(WARN),
         ));
     }
     out

@@ -3,6 +3,7 @@
 //! small text helpers (times, ages, signed amounts, segments that fit).
 
 use crate::dashboard::app::App;
+pub use crate::dashboard::layout::wrapped_rows;
 use crate::protocol::time::human_age;
 use crate::protocol::transaction::Transaction;
 use chrono::{DateTime, Utc};
@@ -228,30 +229,6 @@ pub fn fit_segments<'a>(segments: Vec<Segment<'a>>, sep: &'a str, width: u16) ->
         spans.extend(seg.spans);
     }
     Line::from(spans)
-}
-
-/// Rows `lines` take when word-wrapped to `width` columns (as `Wrap` does,
-/// near enough to size a box around them).
-pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
-    let width = width.max(1);
-    lines
-        .iter()
-        .map(|l| {
-            let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
-            let (mut rows, mut used) = (1, 0usize);
-            for word in text.split(' ') {
-                let w = Span::raw(word).width();
-                let need = if used == 0 { w } else { used + 1 + w };
-                if need <= width {
-                    used = need;
-                } else {
-                    rows += 1 + w.saturating_sub(1) / width;
-                    used = w % width;
-                }
-            }
-            rows
-        })
-        .sum()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use super::theme::{
     txn_age, txn_style, FOCUS, WARN,
 };
 use crate::dashboard::app::{App, Pane};
+use crate::dashboard::overlay::OverlayKind;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::transaction::{Transaction, TxnState};
 use ratatui::layout::{Alignment, Constraint, Rect};
@@ -35,32 +36,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         app.focus == Pane::Transactions,
     );
     if rows.is_empty() {
-        let text = if snap
-            .missing_indices
-            .contains(&app.settings.transactions_index)
-        {
-            format!(
-                "index `{}` does not exist — run `estx-tui init`",
-                app.settings.transactions_index
-            )
-        } else if let Some(s) = app.state_filter().filter(|s| s.is_terminal()) {
-            match &snap.terminal {
-                Some(l) if &l.state == s && l.total > 0 => {
-                    "no listed transaction matches the filter (Esc clears the text, s cycles states)"
-                        .into()
-                }
-                Some(l) if &l.state == s => format!("no {s} transaction"),
-                _ => format!("loading {s}… (polling now)"),
-            }
-        } else if !app.filter.is_empty()
-            || app.state_filter().is_some()
-            || app.stuck_only
-            || app.old_only
-        {
-            "no transaction matches the filter (Esc clears the text, s cycles states)".into()
-        } else {
-            "nothing in flight".into()
-        };
+        let text = empty_text(app, snap);
         frame.render_widget(
             Paragraph::new(text)
                 .style(dim())
@@ -70,53 +46,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         );
         return;
     }
-    let texts: Vec<[String; 6]> = rows
-        .iter()
-        .map(|t| {
-            let m = mark(severity(app, t)).to_string();
-            let id = if app.marks.contains(&t.id) {
-                format!("✓ {}", t.id)
-            } else {
-                t.id.clone()
-            };
-            [
-                m,
-                id,
-                table_state(t),
-                route(t),
-                amount_text(t),
-                txn_age(app, t),
-            ]
-        })
-        .collect();
-    let widest = |k: usize, min: usize, max: usize| {
-        texts
-            .iter()
-            .map(|r| Span::raw(r[k].as_str()).width())
-            .max()
-            .unwrap_or(0)
-            .clamp(min, max) as u16
-    };
-    let inner = area.width.saturating_sub(3);
-    let (state_w, amount_w, age_w) = (widest(2, 5, 11), widest(4, 6, 12), widest(5, 3, 6));
-    // Ids give way to a readable route, down to 12 columns; a shortened id
-    // keeps its head and its (distinguishing) tail.
-    let room = inner.saturating_sub(2 + state_w + amount_w + age_w + widest(3, 8, 24) + 5);
-    let id_w = widest(1, 2, 32).min(room.max(12));
-    let cols = columns(inner, id_w, state_w, amount_w, age_w);
-    // What the route column gets: the rest, less the spaces between columns.
-    let route_w = usize::from(inner.saturating_sub(
-        2 + id_w + state_w + age_w + 4 + if cols.amount { amount_w + 1 } else { 0 },
-    ));
-    let texts: Vec<[String; 6]> = texts
-        .into_iter()
-        .zip(&rows)
-        .map(|(mut r, t)| {
-            r[1] = short_id(&r[1], usize::from(id_w));
-            r[3] = route_in(t, route_w);
-            r
-        })
-        .collect();
+    let (texts, cols) = cells_text(app, &rows, area.width.saturating_sub(3));
     let right = |text: &str| Cell::from(Line::from(text.to_string()).alignment(Alignment::Right));
     let header = Row::new(
         cols.keep(["", "id", "state", "src → dest", "amount", "age"].map(|h| {
@@ -158,6 +88,90 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     frame.render_stateful_widget(table, area, &mut state);
 }
 
+/// What the table says when no row shows: the index is missing, the
+/// terminal state listed is loading or empty, the filter hides every row,
+/// or nothing is in flight.
+fn empty_text(app: &App, snap: &Snapshot) -> String {
+    if snap
+        .missing_indices
+        .contains(&app.settings.transactions_index)
+    {
+        format!(
+            "index `{}` does not exist — run `estx-tui init`",
+            app.settings.transactions_index
+        )
+    } else if let Some(s) = app.state_filter().filter(|s| s.is_terminal()) {
+        match &snap.terminal {
+            Some(l) if &l.state == s && l.total > 0 => {
+                "no listed transaction matches the filter (Esc clears the text, s cycles states)"
+                    .into()
+            }
+            Some(l) if &l.state == s => format!("no {s} transaction"),
+            _ => format!("loading {s}… (polling now)"),
+        }
+    } else if !app.filter.is_empty()
+        || app.state_filter().is_some()
+        || app.stuck_only
+        || app.old_only
+    {
+        "no transaction matches the filter (Esc clears the text, s cycles states)".into()
+    } else {
+        "nothing in flight".into()
+    }
+}
+
+/// The text of each row's cells (mark, id, state, route, amount, age),
+/// fitted to the columns the table's `inner` width keeps.
+fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>, Columns) {
+    let texts: Vec<[String; 6]> = rows
+        .iter()
+        .map(|t| {
+            let m = mark(severity(app, t)).to_string();
+            let id = if app.marks.contains(&t.id) {
+                format!("✓ {}", t.id)
+            } else {
+                t.id.clone()
+            };
+            [
+                m,
+                id,
+                table_state(t),
+                route(t),
+                amount_text(t),
+                txn_age(app, t),
+            ]
+        })
+        .collect();
+    let widest = |k: usize, min: usize, max: usize| {
+        texts
+            .iter()
+            .map(|r| Span::raw(r[k].as_str()).width())
+            .max()
+            .unwrap_or(0)
+            .clamp(min, max) as u16
+    };
+    let (state_w, amount_w, age_w) = (widest(2, 5, 11), widest(4, 6, 12), widest(5, 3, 6));
+    // Ids give way to a readable route, down to 12 columns; a shortened id
+    // keeps its head and its (distinguishing) tail.
+    let room = inner.saturating_sub(2 + state_w + amount_w + age_w + widest(3, 8, 24) + 5);
+    let id_w = widest(1, 2, 32).min(room.max(12));
+    let cols = columns(inner, id_w, state_w, amount_w, age_w);
+    // What the route column gets: the rest, less the spaces between columns.
+    let route_w = usize::from(inner.saturating_sub(
+        2 + id_w + state_w + age_w + 4 + if cols.amount { amount_w + 1 } else { 0 },
+    ));
+    let texts: Vec<[String; 6]> = texts
+        .into_iter()
+        .zip(rows)
+        .map(|(mut r, t)| {
+            r[1] = short_id(&r[1], usize::from(id_w));
+            r[3] = route_in(t, route_w);
+            r
+        })
+        .collect();
+    (texts, cols)
+}
+
 fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<'static> {
     let mut spans = vec![
         Span::raw(format!(
@@ -190,7 +204,7 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             ));
         }
     }
-    if app.editing_filter {
+    if app.overlays.is_open(OverlayKind::Filter) {
         spans.push(Span::styled(
             format!("· /{}█ ", app.filter),
             Style::new().fg(FOCUS).add_modifier(Modifier::BOLD),

@@ -31,7 +31,7 @@ pub use act::{reason_missing, Act, Choices, Intervention};
 pub use bulk::{BulkAct, Runner, Stop};
 pub use bulk_done::{BulkDone, Tally};
 pub use done::{Done, Value};
-pub use plan::{Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
+pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
 pub use refusal::Refusal;
 pub use run::{run, start, NotStarted, Started};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};

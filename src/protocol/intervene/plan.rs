@@ -5,10 +5,12 @@
 use super::selection::Selected;
 use super::{Act, Intervention, Refusal};
 use crate::error::Result;
+use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::Outcome;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{admit, link_of, reversal_id, REVERSED_BY};
 use crate::protocol::trail::RecordDraft;
+use crate::protocol::transaction::Transaction;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol, Step, TxnState};
 use std::fmt;
@@ -178,6 +180,30 @@ pub struct Plan {
     /// For a plan made from a transaction's documents: the state the run
     /// would end in if nobody else interferes.
     pub ends_in: Option<TxnState>,
+    /// The documents it was judged on, when previewed for an operator to
+    /// confirm ([`Intervention::preview`]; `None` from [`Intervention::plan`]).
+    pub documents: Option<Documents>,
+}
+
+/// The documents a preview was judged on, as re-read for it: what a front
+/// end shows beside the plan (the transaction with its balances now, the
+/// lock with its holder, the audit's findings, the original of a reversal
+/// and whatever sits under its reversal's id).
+#[derive(Debug, Clone)]
+pub enum Documents {
+    /// A transaction with its accounts and locks.
+    Transaction(Box<TransactionDetail>),
+    /// A lock as judged now (`None`: not held any more).
+    Lock(Option<Box<LockView>>),
+    /// A fresh audit (what its repair would address).
+    Audit(Box<AuditReport>),
+    /// The original of a reversal, and what sits under the reversal's id.
+    Reversal {
+        /// The original with its accounts and locks.
+        original: Box<TransactionDetail>,
+        /// An earlier attempt's reversal, if one exists.
+        existing: Option<Box<Transaction>>,
+    },
 }
 
 impl Plan {
@@ -232,6 +258,122 @@ impl Intervention {
             },
             Act::Bulk(b) => b.plan(p).await?,
         })
+    }
+}
+
+impl Intervention {
+    /// [`Intervention::plan`] for an operator to confirm: the same plan
+    /// with the documents it was judged on re-read beside it
+    /// ([`Plan::documents`]), and the refusals an unforced run would meet
+    /// that only the run itself decides otherwise: a rollback's or
+    /// recovery's own refusal first (forcing cannot lift it), then the
+    /// checks before any write (the recovery window); for the release of a
+    /// transaction's locks, the locks it would release and those not stale.
+    /// A read that fails is an error here (nothing can be confirmed on it).
+    pub async fn preview(&self, p: &Protocol) -> Result<Plan> {
+        let mut plan = match &self.act {
+            Act::Rollback(id) => return detail_preview(p, Procedure::Rollback, id).await,
+            Act::Recover(id) => return detail_preview(p, Procedure::Recover, id).await,
+            Act::ReleaseLock(resource) => {
+                return Ok(Plan::on_lock(resource, p.lock_view(resource).await?))
+            }
+            Act::ReleaseLocksOf { txn, .. } => return locks_of_preview(p, txn).await,
+            _ => self.plan(p).await?,
+        };
+        plan.documents = match &self.act {
+            Act::AuditRepair { .. } => {
+                Some(Documents::Audit(Box::new(p.audit(None, false).await?)))
+            }
+            Act::Reverse { txn, .. } => {
+                let Some(original) = p.transaction_detail(txn).await? else {
+                    plan.refusal = Some(Refusal::NoSuchTransaction(txn.clone()));
+                    return Ok(plan);
+                };
+                let existing = p.read_transaction(&reversal_id(txn)).await?;
+                Some(Documents::Reversal {
+                    original: Box::new(original),
+                    existing: existing.map(|(t, _)| Box::new(t)),
+                })
+            }
+            _ => None,
+        };
+        Ok(plan)
+    }
+}
+
+/// The preview of a rollback or recovery of `id` ([`Intervention::preview`]).
+async fn detail_preview(p: &Protocol, procedure: Procedure, id: &str) -> Result<Plan> {
+    let Some(d) = p.transaction_detail(id).await? else {
+        return Ok(Plan {
+            transactions: vec![id.to_string()],
+            refusal: Some(Refusal::NoSuchTransaction(id.to_string())),
+            ..Plan::default()
+        });
+    };
+    let checked = p
+        .check_actionable(&d.txn, false)
+        .err()
+        .map(Refusal::Protocol);
+    Ok(Plan::on_transaction(Some(procedure), d, checked))
+}
+
+/// The preview of releasing the locks transaction `txn` owns.
+async fn locks_of_preview(p: &Protocol, txn: &str) -> Result<Plan> {
+    let Some(d) = p.transaction_detail(txn).await? else {
+        return Ok(Plan {
+            transactions: vec![txn.to_string()],
+            steps: vec![PlanStep::ReleaseLocksOf],
+            refusal: Some(Refusal::NoSuchTransaction(txn.to_string())),
+            ..Plan::default()
+        });
+    };
+    Ok(Plan::on_transaction(None, d, None))
+}
+
+impl Plan {
+    /// The preview judged on transaction documents `d` as re-read, with
+    /// the documents kept: a rollback's or recovery's [`Plan::of_detail`]
+    /// (`procedure`), whose own refusal comes first (forcing cannot lift
+    /// it), then `checked`, the refusal of the checks before any write;
+    /// with no procedure, the release of the locks it owns: each lock it
+    /// holds, and those not stale (released only when forced). Pure, so a
+    /// front end is tested on documents.
+    pub fn on_transaction(
+        procedure: Option<Procedure>,
+        d: TransactionDetail,
+        checked: Option<Refusal>,
+    ) -> Plan {
+        let mut plan = match procedure {
+            Some(procedure) => Plan::of_detail(procedure, &d),
+            None => {
+                let live: Vec<String> = d
+                    .locks
+                    .iter()
+                    .filter(|l| !l.staleness.is_stale())
+                    .map(|l| l.info.resource.clone())
+                    .collect();
+                Plan {
+                    transactions: vec![d.txn.id.clone()],
+                    steps: vec![PlanStep::ReleaseLocksOf],
+                    lock_releases: d.locks.iter().map(|l| l.info.resource.clone()).collect(),
+                    refusal: (!live.is_empty()).then_some(Refusal::LocksNotStale(live)),
+                    ..Plan::default()
+                }
+            }
+        };
+        if plan.refusal.is_none() {
+            plan.refusal = checked;
+        }
+        plan.documents = Some(Documents::Transaction(Box::new(d)));
+        plan
+    }
+
+    /// The preview of releasing the lock on `resource` judged on `view`
+    /// (as re-read; `None`: not held), with the lock kept.
+    pub fn on_lock(resource: &str, view: Option<LockView>) -> Plan {
+        let mut plan = lock_plan(resource, view.as_ref());
+        plan.documents = Some(Documents::Lock(view.map(Box::new)));
+        plan
     }
 }
 

@@ -1,7 +1,9 @@
 //! Discovery's requests and the reading of their answers: `_resolve/index`
 //! (alias or data stream to concrete indices), `_mapping` and `_settings`
 //! (with defaults, for the refresh interval) of each of the three names,
-//! and a sample of documents for the time formats (`times`).
+//! and a sample of documents for the time formats (`times`). The primary
+//! shard count read there is handed to the cluster handle, which skips the
+//! routing check of a miss on a single-shard index (`cluster::shards`).
 
 use super::discovery::{resolve_fields, Discovery, IndexInfo, Refresh, Target, DEFAULT_REFRESH};
 use super::source_mode::SourceLoss;
@@ -67,13 +69,28 @@ async fn discover_index(cluster: &Cluster, name: &str, schema: &Schema) -> Resul
             )
             .await?,
     )?;
-    Ok(index_info(
-        name,
-        resolved.as_ref(),
-        &mappings,
-        &settings,
-        schema,
-    ))
+    let info = index_info(name, resolved.as_ref(), &mappings, &settings, schema);
+    // Only a concrete index: an alias may be swapped to a split index.
+    let shards = match info.target {
+        Target::Index => primary_shards(&settings, name),
+        _ => None,
+    };
+    cluster.remember_primary_shards(name, shards);
+    Ok(info)
+}
+
+/// `index.number_of_shards` of `index` in a settings answer (nested or
+/// flat, a string as the products write it, or a number); `None` when the
+/// answer does not say (Serverless shows no such setting).
+fn primary_shards(settings: &Value, index: &str) -> Option<u32> {
+    let at = escape(index);
+    let v = settings
+        .pointer(&format!("/{at}/settings/index/number_of_shards"))
+        .or_else(|| settings.pointer(&format!("/{at}/settings/index.number_of_shards")))?;
+    match v {
+        Value::String(s) => s.parse().ok(),
+        other => other.as_u64().and_then(|n| u32::try_from(n).ok()),
+    }
 }
 
 /// One index's information from the three answers.
@@ -256,5 +273,16 @@ mod tests {
             Refresh::Every(Duration::from_millis(500))
         );
         assert_eq!(parse_refresh("1m"), Refresh::Every(Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn primary_shards_nested_flat_or_unsaid() {
+        let nested = json!({"t": {"settings": {"index": {"number_of_shards": "3"}}}});
+        assert_eq!(primary_shards(&nested, "t"), Some(3));
+        let flat = json!({"t": {"settings": {"index.number_of_shards": 1}}});
+        assert_eq!(primary_shards(&flat, "t"), Some(1));
+        let serverless = json!({"t": {"settings": {"index": {"uuid": "x"}}}});
+        assert_eq!(primary_shards(&serverless, "t"), None);
+        assert_eq!(primary_shards(&nested, "other"), None);
     }
 }

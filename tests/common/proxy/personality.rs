@@ -2,10 +2,11 @@
 //! product and version answers, where osmem-server (an OpenSearch 3 look-alike
 //! that accepts both dialects and every sort) is more permissive.
 //!
-//! [`TABLE`] is the single list of differences: one row per difference, the
-//! personalities it applies to, and the upstream reference (documentation,
-//! source path or issue) it was written from. The request and response
-//! rewriting below only looks rows up; it has no product knowledge of its own.
+//! [`TABLE`] (in `products`) is the single list of differences: one row per
+//! difference, the personalities it applies to, and the upstream reference
+//! (documentation, source path or issue) it was written from. The request
+//! and response rewriting below only looks rows up; it has no product
+//! knowledge of its own.
 //!
 //! What a personality does to the traffic:
 //! - `GET /` answers the product's banner ([`Personality::banner`]);
@@ -18,244 +19,17 @@
 //!   dialect; the other product's endpoint answers "no handler found";
 //! - a search sorting on `_shard_doc` fails on every shard where the product
 //!   does not know it;
-//! - `_cluster/health` is gone on serverless, and `refresh_interval` is not
-//!   an index setting there;
+//! - `_cluster/health` is gone on serverless, and neither `refresh_interval`
+//!   nor `number_of_shards` is an index setting shown there;
 //! - a request body over the product's limit is refused (413) before it
 //!   reaches the cluster.
 
+pub use super::products::{Difference, Personality, TABLE};
 use super::{lock, rewrite::Canned, security::body_bytes, FaultProxy, Request, Shared};
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
-
-/// A product and version the proxy can play.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Personality {
-    /// Elasticsearch 7.17 (self-managed).
-    Elasticsearch717,
-    /// Elasticsearch 8.x (self-managed or Elastic Cloud Hosted).
-    Elasticsearch8,
-    /// Elasticsearch 9.x before elastic/elasticsearch#157382 (no `Date`).
-    Elasticsearch9,
-    /// Elasticsearch 9.x with elastic/elasticsearch#157382 (sends `Date`).
-    Elasticsearch9Dated,
-    /// Elasticsearch Serverless (Elastic Cloud).
-    ElasticsearchServerless,
-    /// OpenSearch 2.11.
-    OpenSearch2,
-    /// OpenSearch 3.3.
-    OpenSearch3,
-    /// Amazon OpenSearch Service, OpenSearch 2.11 engine.
-    AwsOpenSearch2,
-}
-
-use Personality::*;
-
-/// One way a product answers differently from osmem-server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Difference {
-    /// REST answers carry no `Date` header.
-    NoDateHeader,
-    /// Answers carry `X-Elastic-Product: Elasticsearch`.
-    ElasticProductHeader,
-    /// Point-in-time is `POST /{index}/_pit` / `DELETE /_pit` (`id`).
-    ElasticsearchPit,
-    /// Point-in-time is `POST /{index}/_search/point_in_time` /
-    /// `DELETE /_search/point_in_time` (`pit_id`).
-    OpenSearchPit,
-    /// `_shard_doc` is no sort field: every shard fails "No mapping found
-    /// for [_shard_doc] in order to sort on".
-    ShardDocUnknown,
-    /// `_cluster/health` answers 410 `api_not_available_exception`.
-    NoClusterHealth,
-    /// `refresh_interval` is not an index setting (not shown, not settable).
-    NoRefreshIntervalSetting,
-    /// Request bodies over 10 MiB are refused with 413.
-    BodyLimit10MiB,
-    /// Request bodies over 100 MB (`http.max_content_length`) are refused with 413.
-    BodyLimit100Mb,
-}
-
 use Difference::*;
-
-/// One row of [`TABLE`].
-pub struct Row {
-    /// The difference.
-    pub difference: Difference,
-    /// The personalities that have it.
-    pub products: &'static [Personality],
-    /// Where upstream says so.
-    pub reference: &'static str,
-}
-
-const ALL_ES: &[Personality] = &[
-    Elasticsearch717,
-    Elasticsearch8,
-    Elasticsearch9,
-    Elasticsearch9Dated,
-    ElasticsearchServerless,
-];
-const ALL_OS: &[Personality] = &[OpenSearch2, OpenSearch3, AwsOpenSearch2];
-
-/// Every difference, with the products that have it and the reference.
-pub const TABLE: &[Row] = &[
-    Row {
-        difference: NoDateHeader,
-        products: &[
-            Elasticsearch717,
-            Elasticsearch8,
-            Elasticsearch9,
-            ElasticsearchServerless,
-            OpenSearch2,
-            OpenSearch3,
-            AwsOpenSearch2,
-        ],
-        reference: "elastic/elasticsearch#157382 (adds Date to REST answers); \
-            server/src/main/java/org/elasticsearch/http/DefaultRestChannel.java and \
-            opensearch-project/OpenSearch server/src/main/java/org/opensearch/http/DefaultRestChannel.java \
-            set no Date",
-    },
-    Row {
-        difference: ElasticProductHeader,
-        products: ALL_ES,
-        reference: "elastic/elasticsearch#74365 (X-Elastic-Product on every answer from 7.14); \
-            OpenSearch never sends it",
-    },
-    Row {
-        difference: ElasticsearchPit,
-        products: ALL_ES,
-        reference: "https://www.elastic.co/guide/en/elasticsearch/reference/8.19/point-in-time-api.html \
-            (POST /<index>/_pit, answer `id`; DELETE /_pit {\"id\"}); 7.10+",
-    },
-    Row {
-        difference: OpenSearchPit,
-        products: ALL_OS,
-        reference: "https://docs.opensearch.org/latest/search-plugins/searching-data/point-in-time-api/ \
-            (POST /<index>/_search/point_in_time, answer `pit_id`; \
-            DELETE /_search/point_in_time {\"pit_id\": [..]}); 2.4+",
-    },
-    Row {
-        difference: ShardDocUnknown,
-        products: &[OpenSearch2, AwsOpenSearch2],
-        reference: "opensearch-project/OpenSearch#17064, PR #18924: `_shard_doc` sorts only from 3.3.0; \
-            before, FieldSortBuilder finds no field: query_shard_exception \
-            \"No mapping found for [_shard_doc] in order to sort on\" on every shard",
-    },
-    Row {
-        difference: NoClusterHealth,
-        products: &[ElasticsearchServerless],
-        reference: "https://www.elastic.co/docs/reference/elasticsearch/rest-apis/compatibility \
-            (serverless API differences: cluster APIs unavailable); \
-            elastic/elasticsearch server/src/main/java/org/elasticsearch/rest/RestController.java \
-            (ApiNotAvailableException, 410)",
-    },
-    Row {
-        difference: NoRefreshIntervalSetting,
-        products: &[ElasticsearchServerless],
-        reference: "https://www.elastic.co/docs/deploy-manage/deploy/elastic-cloud/differences-from-other-elasticsearch-offerings \
-            (index settings: refresh_interval is managed; searches see writes within 5 s)",
-    },
-    Row {
-        difference: BodyLimit10MiB,
-        products: &[AwsOpenSearch2],
-        reference: "https://docs.aws.amazon.com/opensearch-service/latest/developerguide/limits.html#network-limits \
-            (maximum HTTP request payload 10 MiB on small/medium/large instance types)",
-    },
-    Row {
-        difference: BodyLimit100Mb,
-        products: &[
-            Elasticsearch717,
-            Elasticsearch8,
-            Elasticsearch9,
-            Elasticsearch9Dated,
-            OpenSearch2,
-            OpenSearch3,
-        ],
-        reference: "http.max_content_length default 100mb: \
-            https://www.elastic.co/guide/en/elasticsearch/reference/8.19/modules-network.html, \
-            https://docs.opensearch.org/latest/install-and-configure/configuring-opensearch/network-settings/",
-    },
-];
-
-impl Personality {
-    /// Every personality, in the order the compatibility suite runs them.
-    pub const ALL: [Personality; 8] = [
-        Elasticsearch717,
-        Elasticsearch8,
-        Elasticsearch9,
-        Elasticsearch9Dated,
-        ElasticsearchServerless,
-        OpenSearch2,
-        OpenSearch3,
-        AwsOpenSearch2,
-    ];
-
-    /// Its name (`elasticsearch-8`, `opensearch-2`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            Elasticsearch717 => "elasticsearch-7.17",
-            Elasticsearch8 => "elasticsearch-8",
-            Elasticsearch9 => "elasticsearch-9",
-            Elasticsearch9Dated => "elasticsearch-9-dated",
-            ElasticsearchServerless => "elasticsearch-serverless",
-            OpenSearch2 => "opensearch-2",
-            OpenSearch3 => "opensearch-3",
-            AwsOpenSearch2 => "aws-opensearch-2",
-        }
-    }
-
-    /// Whether the row for `d` names this personality.
-    pub fn has(self, d: Difference) -> bool {
-        TABLE
-            .iter()
-            .any(|r| r.difference == d && r.products.contains(&self))
-    }
-
-    /// Whether it is an OpenSearch.
-    pub fn is_opensearch(self) -> bool {
-        ALL_OS.contains(&self)
-    }
-
-    /// The `GET /` answer. Versions: the latest of each line at the time of
-    /// writing (elastic.co/downloads/past-releases, opensearch.org/releases);
-    /// serverless reports `build_flavor: serverless` and a fixed version
-    /// (https://www.elastic.co/docs/solutions/search/serverless-elasticsearch-get-started);
-    /// OpenSearch adds `distribution: opensearch` (its RestMainAction).
-    pub fn banner(self) -> Value {
-        let (number, lucene, flavor) = match self {
-            Elasticsearch717 => ("7.17.29", "8.11.3", "default"),
-            Elasticsearch8 => ("8.19.7", "9.12.2", "default"),
-            Elasticsearch9 | Elasticsearch9Dated => ("9.2.1", "10.3.1", "default"),
-            ElasticsearchServerless => ("8.11.0", "9.12.0", "serverless"),
-            OpenSearch2 | AwsOpenSearch2 => ("2.11.0", "9.7.0", ""),
-            OpenSearch3 => ("3.3.0", "10.3.1", ""),
-        };
-        if self.is_opensearch() {
-            json!({"name": "node-1", "cluster_name": "compat", "cluster_uuid": "c0mpat",
-                "version": {"distribution": "opensearch", "number": number, "build_type": "tar",
-                    "build_hash": "0", "build_date": "2025-01-01T00:00:00Z", "build_snapshot": false,
-                    "lucene_version": lucene, "minimum_wire_compatibility_version": "7.10.0",
-                    "minimum_index_compatibility_version": "7.0.0"},
-                "tagline": "The OpenSearch Project: https://opensearch.org/"})
-        } else {
-            json!({"name": "node-1", "cluster_name": "compat", "cluster_uuid": "c0mpat",
-                "version": {"number": number, "build_flavor": flavor, "build_type": "docker",
-                    "build_hash": "0", "build_date": "2025-01-01T00:00:00Z", "build_snapshot": false,
-                    "lucene_version": lucene, "minimum_wire_compatibility_version": "7.17.0",
-                    "minimum_index_compatibility_version": "7.0.0"},
-                "tagline": "You Know, for Search"})
-        }
-    }
-
-    fn body_limit(self) -> Option<usize> {
-        if self.has(BodyLimit10MiB) {
-            Some(10 * 1024 * 1024)
-        } else if self.has(BodyLimit100Mb) {
-            Some(100 * 1024 * 1024)
-        } else {
-            None
-        }
-    }
-}
+use Personality::*;
 
 impl FaultProxy {
     /// From now on, answers as `p` does.
@@ -286,8 +60,8 @@ pub(super) enum Fix {
     Headers,
     /// osmem's `{"pit_id"}` becomes Elasticsearch's `{"id"}`.
     PitIdAsElasticsearch,
-    /// `refresh_interval` removed from a settings answer.
-    NoRefreshInterval,
+    /// The settings the product does not show removed from a settings answer.
+    HiddenSettings,
 }
 
 /// The personality in force, if any.
@@ -327,7 +101,7 @@ pub(super) fn before(p: Personality, request: &mut Request) -> Plan {
         if method == "PUT" && String::from_utf8_lossy(&body).contains("refresh_interval") {
             return Plan::Answer(serverless_setting());
         }
-        return Plan::Forward(Fix::NoRefreshInterval);
+        return Plan::Forward(Fix::HiddenSettings);
     }
     Plan::Forward(Fix::Headers)
 }
@@ -434,7 +208,7 @@ fn serverless_setting() -> Canned {
 /// 413: AWS's load balancer answers a JSON `Message`; the products answer
 /// their own error.
 fn too_large(p: Personality, limit: usize) -> Canned {
-    if p == AwsOpenSearch2 {
+    if matches!(p, AwsOpenSearch2 | AwsOpenSearch2Fgac) {
         return Canned::json(
             413,
             json!({"Message": format!("Request size exceeded {limit} bytes")}),
@@ -458,14 +232,19 @@ pub(super) fn after(p: Personality, fix: Fix, response: Vec<u8>) -> Vec<u8> {
             }
             v
         }),
-        Fix::NoRefreshInterval => rebody(response, |mut v| {
-            if let Some(indices) = v.as_object_mut() {
-                for settings in indices.values_mut() {
-                    if let Some(index) = settings
-                        .pointer_mut("/settings/index")
-                        .and_then(Value::as_object_mut)
-                    {
-                        index.remove("refresh_interval");
+        Fix::HiddenSettings => rebody(response, |mut v| {
+            let hidden = [
+                (NoRefreshIntervalSetting, "refresh_interval"),
+                (NoShardCountSetting, "number_of_shards"),
+            ];
+            for settings in v.as_object_mut().into_iter().flat_map(|o| o.values_mut()) {
+                let Some(s) = settings.get_mut("settings").and_then(Value::as_object_mut) else {
+                    continue;
+                };
+                for (_, key) in hidden.iter().filter(|(d, _)| p.has(*d)) {
+                    s.remove(&format!("index.{key}"));
+                    if let Some(index) = s.get_mut("index").and_then(Value::as_object_mut) {
+                        index.remove(*key);
                     }
                 }
             }

@@ -16,7 +16,12 @@
 //!   or as a `_bulk` item) reaches a shard holding no such document and gets
 //!   409 `version_conflict_engine_exception` ("... but no document was
 //!   found"): it is sent on with an `if_seq_no` no document has;
-//! - searches, the `ids` query included, find it with its `_routing`.
+//! - searches, the `ids` query included, find it with its `_routing`;
+//! - a settings answer reports [`PRIMARY_SHARDS`] primary shards for every
+//!   index (osmem reports the one it has), as the index such routing needs
+//!   has: with one primary shard every routing value hashes to it
+//!   (`shard_num = hash(_routing) % num_primary_shards`, same page), and
+//!   the tool skips its miss check there.
 //!
 //! Not simulated: an unconditional index or a create without routing would
 //! put a second copy on another shard (osmem overwrites, or answers 409).
@@ -26,16 +31,21 @@ use super::{forward, lock, FaultProxy, Request, Shared};
 use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
 
+/// The primary shards every index reports in a settings answer.
+const PRIMARY_SHARDS: &str = "3";
+
 /// An `if_seq_no` no document reaches: the write conflicts, as on a shard
 /// that does not hold the document.
 const NO_SUCH_SEQ_NO: i64 = 9_000_000_000_000;
 
-/// What to change in the answer to a read by id.
+/// What to change in the answer to a read by id, or to a settings read.
 pub(super) enum Miss {
     /// A GET without a routing value.
     Get,
     /// An `_mget`: the routing value each item asked with (`None`: none).
     Mget(Vec<Option<String>>),
+    /// A settings answer: every index has [`PRIMARY_SHARDS`] shards.
+    Settings,
 }
 
 impl FaultProxy {
@@ -61,6 +71,7 @@ pub(super) fn before(shared: &Shared, request: &mut Request) -> Option<Miss> {
     match (request.method.as_str(), segments.as_slice()) {
         ("GET" | "HEAD", [_, "_doc", _]) if !routed_query => Some(Miss::Get),
         ("GET" | "POST", [.., "_mget"]) => Some(Miss::Mget(mget_routings(&request.body))),
+        ("GET", [.., "_settings"]) => Some(Miss::Settings),
         ("PUT" | "POST" | "DELETE", [index, "_doc", id])
             if !routed_query && query.contains("if_seq_no=") =>
         {
@@ -102,6 +113,18 @@ pub(super) fn after(miss: &Miss, response: Vec<u8>) -> Vec<u8> {
                         *doc = json!({"_index": doc["_index"], "_id": doc["_id"], "found": false});
                     }
                 }
+            }
+            v
+        }),
+        Miss::Settings => super::personality::rebody(response, |mut v| {
+            for settings in v.as_object_mut().into_iter().flat_map(|o| o.values_mut()) {
+                let Some(s) = settings.get_mut("settings").and_then(Value::as_object_mut) else {
+                    continue;
+                };
+                match s.get_mut("index").and_then(Value::as_object_mut) {
+                    Some(index) => index.insert("number_of_shards".into(), json!(PRIMARY_SHARDS)),
+                    None => s.insert("index.number_of_shards".into(), json!(PRIMARY_SHARDS)),
+                };
             }
             v
         }),

@@ -51,6 +51,9 @@ pub struct User {
     /// A bearer token that also authenticates this user (a service-account
     /// or OAuth2 token of Elasticsearch's token service).
     token: Option<String>,
+    /// OpenSearch: the user's backend roles (on Amazon OpenSearch Service,
+    /// the IAM role ARNs fine-grained access control maps to roles).
+    backend_roles: Vec<String>,
 }
 
 impl User {
@@ -64,6 +67,7 @@ impl User {
             metadata: true,
             composites: true,
             token: None,
+            backend_roles: Vec::new(),
         }
     }
 
@@ -77,6 +81,7 @@ impl User {
             metadata: true,
             composites: true,
             token: None,
+            backend_roles: Vec::new(),
         }
     }
 
@@ -98,6 +103,22 @@ impl User {
     pub fn with_bearer_token(mut self, token: &str) -> User {
         self.token = Some(token.into());
         self
+    }
+
+    /// The same user with these OpenSearch backend roles.
+    pub fn with_backend_roles(mut self, roles: &[&str]) -> User {
+        self.backend_roles = roles.iter().map(ToString::to_string).collect();
+        self
+    }
+
+    /// The user as the OpenSearch security plugin prints it (its
+    /// `User.toString()`).
+    fn as_opensearch(&self) -> String {
+        format!(
+            "User [name={}, backend_roles=[{}], requestedTenant=null]",
+            self.name,
+            self.backend_roles.join(", ")
+        )
     }
 
     /// The same user with `read` but not `view_index_metadata`.
@@ -317,8 +338,9 @@ fn refusal(product: Product, user: &User, action: Action, index: &str) -> String
             action.granted_by
         ),
         Product::OpenSearch => format!(
-            "no permissions for [{}] and User [name={}, backend_roles=[], requestedTenant=null]",
-            action.name, user.name
+            "no permissions for [{}] and {}",
+            action.name,
+            user.as_opensearch()
         ),
     }
 }
@@ -493,13 +515,10 @@ fn es_whoami(user: &User) -> Value {
 /// OpenSearch's `authinfo` (`full`) or `api/account`.
 fn os_whoami(user: &User, full: bool) -> Value {
     let mut v = json!({"user_name": user.name, "user_requested_tenant": null,
-        "backend_roles": [], "custom_attribute_names": [], "roles": [user.role()],
+        "backend_roles": user.backend_roles, "custom_attribute_names": [], "roles": [user.role()],
         "tenants": {user.name.clone(): true}});
     if full {
-        v["user"] = json!(format!(
-            "User [name={}, backend_roles=[], requestedTenant=null]",
-            user.name
-        ));
+        v["user"] = json!(user.as_opensearch());
         v["remote_address"] = json!("127.0.0.1:0");
         v["principal"] = Value::Null;
         v["peer_certificates"] = json!("0");

@@ -8,7 +8,7 @@
 //! answered 403 with the body AWS sends.
 
 use super::{lock, rewrite::Canned, FaultProxy, Request, Shared};
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use std::sync::atomic::Ordering;

@@ -1,0 +1,225 @@
+//! The document operations the protocol needs, by id: realtime GET and
+//! multi-GET (a miss confirmed as `routed` says), conditional index and
+//! delete (with the routing value a document was read with), `op_type=create`
+//! and a plain index for seeding. A 409 is a typed conflict, not an error.
+
+use super::response::{check, versioned, Answer};
+use super::{dotted, Cluster, CreateOutcome, DeleteOutcome, VersionedDoc, WriteOutcome};
+use crate::error::Result;
+use elasticsearch::params::OpType;
+use elasticsearch::{CreateParts, DeleteParts, GetParts, IndexParts};
+use serde_json::{json, Map, Value};
+
+impl Cluster {
+    /// Realtime GET by id: the latest write, refreshed or not. A miss is
+    /// confirmed by an `ids` search before it is called absent: a document
+    /// indexed with custom routing is found there and read with its routing
+    /// value (see `routed`); not on an index known to have one primary
+    /// shard, where a miss is final (see `shards`).
+    pub async fn get(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
+        let doc = match self.get_untranslated(index, id).await? {
+            Some(d) => Some(d),
+            None => self
+                .found_elsewhere(index, &[id.to_string()])
+                .await?
+                .remove(id),
+        };
+        Ok(doc.map(|d| self.read_doc(index, d)))
+    }
+
+    async fn get_untranslated(&self, index: &str, id: &str) -> Result<Option<VersionedDoc>> {
+        if dotted::needs_body(id) {
+            return self.get_by_body(index, id).await;
+        }
+        let resp = self
+            .send_read(|| {
+                self.client
+                    .get(GetParts::IndexId(index, id))
+                    .realtime(true)
+                    .send()
+            })
+            .await?;
+        let answer = Answer::read(resp).await?;
+        if answer.status == 404 && answer.json.get("found") == Some(&Value::Bool(false)) {
+            return Ok(None);
+        }
+        let body = answer.into_json(index)?;
+        Ok(Some(versioned(id, &body)?))
+    }
+
+    /// Realtime multi-GET; one entry per id, `None` where missing (the
+    /// misses confirmed by one `ids` search, as [`Cluster::get`] does).
+    pub async fn mget(&self, index: &str, ids: &[String]) -> Result<Vec<Option<VersionedDoc>>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut docs = self.mget_body(index, json!({ "ids": ids })).await?;
+        let missed: Vec<String> = ids
+            .iter()
+            .zip(&docs)
+            .filter(|(_, d)| d.is_none())
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut elsewhere = self.found_elsewhere(index, &missed).await?;
+        for (id, d) in ids.iter().zip(docs.iter_mut()) {
+            if d.is_none() {
+                *d = elsewhere.remove(id);
+            }
+        }
+        Ok(docs
+            .into_iter()
+            .map(|d| d.map(|d| self.read_doc(index, d)))
+            .collect())
+    }
+
+    /// Writes `source` only if the document is still at `seq_no`/`primary_term`.
+    pub async fn put_if(
+        &self,
+        index: &str,
+        id: &str,
+        source: &Map<String, Value>,
+        seq_no: i64,
+        primary_term: i64,
+    ) -> Result<WriteOutcome> {
+        self.put_if_routed(index, id, source, (seq_no, primary_term), None)
+            .await
+    }
+
+    /// [`Cluster::put_if`] on a document read with a custom routing value
+    /// ([`VersionedDoc::routing`]), which the write must pass to reach the
+    /// shard holding it: `at` is its `(_seq_no, _primary_term)`.
+    pub async fn put_if_routed(
+        &self,
+        index: &str,
+        id: &str,
+        source: &Map<String, Value>,
+        at: (i64, i64),
+        routing: Option<&str>,
+    ) -> Result<WriteOutcome> {
+        let (seq_no, primary_term) = at;
+        let source = &*self.write_source(index, source);
+        if dotted::needs_body(id) {
+            let action = dotted::Action::IndexIf(source, seq_no, primary_term, routing);
+            return self.index_by_body(index, id, action).await;
+        }
+        let mut request = self
+            .client
+            .index(IndexParts::IndexId(index, id))
+            .if_seq_no(seq_no)
+            .if_primary_term(primary_term);
+        if let Some(r) = routing {
+            request = request.routing(r);
+        }
+        let resp = request.body(source).send();
+        let resp = self.send(resp).await?;
+        if resp.status_code().as_u16() == 409 {
+            return Ok(WriteOutcome::Conflict);
+        }
+        let body = check(resp, index).await?;
+        Ok(WriteOutcome::Written {
+            seq_no: body.get("_seq_no").and_then(Value::as_i64).unwrap_or(-1),
+            primary_term: body
+                .get("_primary_term")
+                .and_then(Value::as_i64)
+                .unwrap_or(-1),
+        })
+    }
+
+    /// Creates the document only if no document has this id (`op_type=create`).
+    pub async fn create(
+        &self,
+        index: &str,
+        id: &str,
+        source: &Map<String, Value>,
+    ) -> Result<CreateOutcome> {
+        let source = &*self.write_source(index, source);
+        if dotted::needs_body(id) {
+            return self.create_by_body(index, id, source).await;
+        }
+        let resp = self
+            .client
+            .create(CreateParts::IndexId(index, id))
+            .body(source)
+            .send();
+        let resp = self.send(resp).await?;
+        if resp.status_code().as_u16() == 409 {
+            return Ok(CreateOutcome::AlreadyExists);
+        }
+        check(resp, index).await?;
+        Ok(CreateOutcome::Created)
+    }
+
+    /// Plain index (create or overwrite) with `op_type=index`; for seeding and tests.
+    pub async fn put(&self, index: &str, id: &str, source: &Value) -> Result<()> {
+        let translated = source
+            .as_object()
+            .map(|o| Value::Object(self.write_source(index, o).into_owned()));
+        let source = translated.as_ref().unwrap_or(source);
+        if dotted::needs_body(id) {
+            let action = dotted::Action::Index(source);
+            return self.index_by_body(index, id, action).await.map(|_| ());
+        }
+        let resp = self
+            .client
+            .index(IndexParts::IndexId(index, id))
+            .op_type(OpType::Index)
+            .body(source)
+            .send();
+        let resp = self.send(resp).await?;
+        check(resp, index).await.map(|_| ())
+    }
+
+    /// Deletes the document only if it is still at `seq_no`/`primary_term`.
+    pub async fn delete_if(
+        &self,
+        index: &str,
+        id: &str,
+        seq_no: i64,
+        primary_term: i64,
+    ) -> Result<DeleteOutcome> {
+        self.delete_if_routed(index, id, (seq_no, primary_term), None)
+            .await
+    }
+
+    /// [`Cluster::delete_if`] on a document read with a custom routing value
+    /// ([`VersionedDoc::routing`]); `at` is its `(_seq_no, _primary_term)`.
+    pub async fn delete_if_routed(
+        &self,
+        index: &str,
+        id: &str,
+        at: (i64, i64),
+        routing: Option<&str>,
+    ) -> Result<DeleteOutcome> {
+        let (seq_no, primary_term) = at;
+        if dotted::needs_body(id) {
+            return self
+                .delete_by_body(index, id, seq_no, primary_term, routing)
+                .await;
+        }
+        let mut request = self
+            .client
+            .delete(DeleteParts::IndexId(index, id))
+            .if_seq_no(seq_no)
+            .if_primary_term(primary_term);
+        if let Some(r) = routing {
+            request = request.routing(r);
+        }
+        let resp = request.send();
+        let resp = self.send(resp).await?;
+        match resp.status_code().as_u16() {
+            409 => Ok(DeleteOutcome::Conflict),
+            404 => {
+                let answer = Answer::read(resp).await?;
+                if answer.json.get("result").and_then(Value::as_str) == Some("not_found") {
+                    Ok(DeleteOutcome::NotFound)
+                } else {
+                    Err(answer.into_error(index))
+                }
+            }
+            _ => {
+                check(resp, index).await?;
+                Ok(DeleteOutcome::Deleted)
+            }
+        }
+    }
+}

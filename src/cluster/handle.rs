@@ -1,0 +1,132 @@
+//! The handle on a cluster ([`Cluster`]): the client, the URL, the clock
+//! estimate, what scans and reads by id learnt about the cluster, the schema
+//! map and the credential; built without touching the network. Every
+//! request is a method on it, written in the file of its feature.
+
+use super::caps::{self, Paging};
+use super::clock::{Clock, ClockSkew, ClockStatus};
+use super::connect;
+use super::credential::CredentialKind;
+use super::options::ConnectOptions;
+use super::translate::Translate;
+use super::{shards, signer};
+use crate::error::Result;
+use chrono::{DateTime, Utc};
+use elasticsearch::Elasticsearch;
+use std::sync::Arc;
+
+/// A handle on the cluster; cheap to clone.
+#[derive(Clone)]
+pub struct Cluster {
+    pub(super) client: Elasticsearch,
+    pub(super) url: String,
+    pub(super) clock: Clock,
+    pub(super) caps: caps::Caps,
+    /// The schema map applied to the three indices' documents (none for
+    /// the article's names).
+    pub(super) boundary: Option<Arc<dyn Translate>>,
+    pub(super) credential: CredentialKind,
+    /// Primary shard counts discovery learnt (see `shards`).
+    pub(super) shards: shards::PrimaryShards,
+    /// The loopback SigV4 signer the client talks through, if signing;
+    /// stops when the last handle is dropped.
+    pub(super) _signer: Option<std::sync::Arc<signer::Signer>>,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster").field("url", &self.url).finish()
+    }
+}
+
+impl Cluster {
+    /// Builds a handle; does not touch the network.
+    pub fn connect(opts: &ConnectOptions) -> Result<Cluster> {
+        let built = connect::build_client(opts)?;
+        Ok(Cluster {
+            client: built.client,
+            url: opts.url.clone(),
+            clock: Clock::default(),
+            caps: caps::Caps::default(),
+            boundary: None,
+            credential: built.kind,
+            shards: shards::PrimaryShards::default(),
+            _signer: built.signer,
+        })
+    }
+
+    /// The kind of credential this handle presents (`doctor` shows it).
+    pub fn credential(&self) -> CredentialKind {
+        self.credential
+    }
+
+    /// The URL this handle talks to.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The cluster's time now, estimated from its own `now` (see
+    /// [`Cluster::sync_clock`]), else its answers' `Date` headers, else the
+    /// local clock ([`Cluster::clock_status`] says which). Every time the protocol
+    /// writes or judges (`modification_time`, the recovery window, lock
+    /// leases, the age of data) comes from here, so processes whose clocks
+    /// disagree still agree on what is old.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// Estimated cluster time minus local time (zero before the first answer).
+    pub fn clock_offset(&self) -> chrono::Duration {
+        self.clock.offset()
+    }
+
+    /// `Some` when the local clock is provably more than a second off the
+    /// cluster's (also logged once): worth showing to the operator.
+    pub fn clock_skew(&self) -> Option<ClockSkew> {
+        self.clock.skew()
+    }
+
+    /// Where [`Cluster::now`] comes from and how far the local clock is off,
+    /// for the dashboard header and `doctor`.
+    pub fn clock_status(&self) -> ClockStatus {
+        self.clock.status()
+    }
+
+    /// A handle (with a clock estimate of its own) that plays a machine whose
+    /// clock is `skew` off the real one: for tests of clock-skewed writers.
+    pub fn with_local_clock_skew(&self, skew: chrono::Duration) -> Cluster {
+        Cluster {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            clock: self.clock.with_local_skew(skew),
+            caps: self.caps.clone(),
+            boundary: self.boundary.clone(),
+            credential: self.credential,
+            shards: self.shards.clone(),
+            _signer: self._signer.clone(),
+        }
+    }
+
+    /// How scans page on this cluster, once a scan has found out.
+    pub fn paging(&self) -> Option<Paging> {
+        self.caps.paging()
+    }
+
+    /// Records how scans page on this cluster (see [`Paging`]).
+    pub fn remember_paging(&self, p: Paging) {
+        self.caps.remember(p);
+    }
+
+    /// Records that `index` (a concrete index, never an alias) has `shards`
+    /// primary shards; `None` forgets it (not known: every miss by id is
+    /// checked, see `shards`).
+    pub fn remember_primary_shards(&self, index: &str, shards: Option<u32>) {
+        self.shards.remember(index, shards);
+    }
+
+    /// Whether a read by id that missed in `index` has looked on every
+    /// shard: only when the index is known to have exactly one.
+    pub(super) fn miss_is_final(&self, index: &str) -> bool {
+        self.shards.is_one(index)
+    }
+}

@@ -1,0 +1,194 @@
+//! The view derived from the state: once the data, filter, sort,
+//! selection or size change (`update` calls [`App::refresh_view`] after
+//! every event), never while drawing. The derived values and the pure
+//! functions they are made with are [`super::view`]'s; this file applies
+//! them to the state.
+
+use super::app::{App, SortKey};
+use super::layout;
+use super::view::{
+    account_detail, account_order, from_detail, from_snapshot, keep_visible, marked_rows,
+    matches_text, Attention, DetailView, Fate, View,
+};
+use crate::protocol::read::poll::Snapshot;
+use crate::protocol::transaction::{Transaction, TxnState};
+
+/// Deriving the view: the only place the rows, the scroll offsets and the
+/// detail are computed.
+impl App {
+    /// Re-derives what the screen shows from the state: call after the data,
+    /// filter, sort, selection or size changed (`update` does).
+    pub fn refresh_view(&mut self) {
+        let fit = layout::pane_rows(self.size);
+        let prev = std::mem::take(&mut self.view);
+        let mut v = View::default();
+        if let Some(snap) = &self.snapshot {
+            v.rows = self.filtered_rows(snap);
+            v.marks = marked_rows(&self.marks, snap, &v.rows);
+            v.attention = self.attention(snap);
+            v.cursor = self.selected.as_ref().and_then(|id| {
+                v.rows
+                    .iter()
+                    .position(|&i| snap.transactions.get(i).is_some_and(|t| &t.id == id))
+            });
+            v.accounts = account_order(snap);
+            v.account_cursor = self
+                .selected_account
+                .as_ref()
+                .and_then(|id| v.accounts.iter().position(|a| a == id));
+            v.lock_cursor = self
+                .selected_lock
+                .as_ref()
+                .and_then(|r| snap.locks.iter().position(|l| &l.info.resource == r));
+            v.account_offset = keep_visible(
+                prev.account_offset,
+                v.account_cursor,
+                v.accounts.len(),
+                fit.accounts,
+            );
+            v.lock_offset =
+                keep_visible(prev.lock_offset, v.lock_cursor, snap.locks.len(), fit.locks);
+            v.account = self
+                .account_drill
+                .as_ref()
+                .map(|id| account_detail(snap, id));
+        }
+        v.table_offset = keep_visible(prev.table_offset, v.cursor, v.rows.len(), fit.table);
+        let last_top = self.log_last_top();
+        v.log_top = match self.log_top {
+            None => last_top,
+            Some(top) => top.min(last_top),
+        };
+        v.detail = self.detail_of_selection(v.cursor.is_some(), prev.detail);
+        let reversible = v.detail.as_ref().is_some_and(|d| d.reverse.is_some());
+        self.view = v;
+        self.view.reverse_applies = reversible
+            && !self.settings.read_only
+            && super::target::transaction_target(self).is_ok();
+    }
+
+    /// Screen rows each log entry takes, wrapped to the log pane's width
+    /// (long lines wrap rather than being cut at the edge).
+    pub fn log_heights(&self) -> Vec<usize> {
+        let width = usize::from(self.areas().log.width.saturating_sub(2)).max(1);
+        self.log
+            .iter()
+            .map(|e| layout::log_entry_rows(&e.text, width))
+            .collect()
+    }
+
+    /// The first log entry shown when following the newest: as many of the
+    /// newest entries as fit the pane whole (at least the newest).
+    pub fn log_last_top(&self) -> usize {
+        let room = layout::pane_rows(self.size).log;
+        let heights = self.log_heights();
+        let mut used = 0;
+        let mut top = heights.len();
+        while top > 0 && used + heights[top - 1] <= room {
+            used += heights[top - 1];
+            top -= 1;
+        }
+        top.min(heights.len().saturating_sub(1))
+    }
+
+    fn attention(&self, snap: &Snapshot) -> Attention {
+        let rows = |f: &dyn Fn(&Transaction) -> bool| {
+            snap.transactions.iter().filter(|t| f(t)).count() as u64
+        };
+        let counted = snap.read.attention;
+        Attention {
+            stuck: counted
+                .and_then(|c| c.stuck)
+                .unwrap_or_else(|| rows(&|t| self.is_stuck(t))),
+            needs_investigation: counted
+                .and_then(|c| c.needs_investigation)
+                .unwrap_or_else(|| rows(&|t| self.needs_investigation(t))),
+            odd: counted.map_or_else(|| rows(&|t| !t.problems.is_empty()), |c| c.odd),
+        }
+    }
+
+    fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
+        let needle = self.filter.to_lowercase();
+        let txns = &snap.transactions;
+        let mut rows: Vec<usize> = (0..txns.len())
+            .filter(|&i| {
+                let t = &txns[i];
+                self.state_filter()
+                    .is_none_or(|s| t.state.as_ref() == Some(s))
+                    && (!self.stuck_only || self.is_stuck(t))
+                    && (!self.old_only || self.needs_investigation(t))
+                    && matches_text(t, &needle)
+            })
+            .collect();
+        match self.sort {
+            SortKey::Age => rows.sort_by_key(|&i| txns[i].modification_time),
+            SortKey::State => rows.sort_by(|&a, &b| {
+                let key = |i: usize| {
+                    (
+                        TxnState::order_key(txns[i].state.as_ref()),
+                        txns[i].modification_time,
+                    )
+                };
+                key(a).cmp(&key(b))
+            }),
+            SortKey::Amount => rows.sort_by_key(|&i| (txns[i].amount, txns[i].modification_time)),
+            SortKey::Id => rows.sort_by(|&a, &b| txns[a].id.cmp(&txns[b].id)),
+        }
+        if self.sort_desc {
+            rows.reverse();
+        }
+        rows
+    }
+
+    /// The detail of the selected transaction: from the snapshot when it is
+    /// there, else from its read by id (the previous detail, marked as being
+    /// re-read, until that read answers).
+    fn detail_of_selection(&self, listed: bool, prev: Option<DetailView>) -> Option<DetailView> {
+        let id = self.selected.as_ref()?;
+        if let Some(snap) = &self.snapshot {
+            if let Some(t) = snap.transactions.iter().find(|t| &t.id == id) {
+                let fate = if listed { Fate::Listed } else { Fate::Filtered };
+                return Some(from_snapshot(snap, t, fate));
+            }
+        }
+        let prev = prev.filter(|d| &d.txn.id == id);
+        let with = |fate: Fate| {
+            prev.map(|mut d| {
+                d.fate = fate;
+                d
+            })
+        };
+        match &self.looked_up {
+            Some((looked, found)) if looked == id => match found {
+                Ok(Some(d)) => Some(from_detail(d)),
+                Ok(None) => with(Fate::Vanished),
+                Err(e) => with(Fate::ReadFailed(e.clone())),
+            },
+            _ => with(Fate::Reading),
+        }
+    }
+
+    /// The id to read by id now, if the selection needs it and it was not
+    /// asked for yet (recorded as asked).
+    pub fn take_lookup(&mut self) -> Option<String> {
+        let id = self.selected.clone()?;
+        let listed = self
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.transactions.iter().any(|t| t.id == id));
+        if listed {
+            // Read again by id if it leaves the list again.
+            self.lookup_asked = None;
+            self.looked_up = None;
+            return None;
+        }
+        if self.lookup_asked.as_ref() == Some(&id) {
+            return None;
+        }
+        if self.looked_up.as_ref().is_some_and(|(l, _)| l != &id) {
+            self.looked_up = None;
+        }
+        self.lookup_asked = Some(id.clone());
+        Some(id)
+    }
+}

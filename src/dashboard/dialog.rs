@@ -1,0 +1,229 @@
+//! The confirmation dialog's state: what it confirms and on what, what its
+//! re-read found ([`Load`]), the reason being typed, and for a bulk dialog
+//! the marked rows with what each would do; what a bulk run shows while it
+//! runs. Also what the dialog offers, derived from that state alone
+//! ([`Dialog::can_confirm`], [`Dialog::needs_force`],
+//! [`Dialog::refusal_now`]), so the key handler and the renderer ask the
+//! same questions and get the same answers.
+
+use super::event::{Action, Run};
+use super::keymap::force_hint;
+use super::load::Load;
+use super::preview::ReverseCheck;
+use crate::protocol::audit::FindingKind;
+use crate::protocol::intervene::{Choices, Documents, Intervention, Plan};
+use crate::protocol::trail::Interface;
+use crate::protocol::transaction::TxnState;
+use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// A confirmation dialog.
+#[derive(Debug, Clone)]
+pub struct Dialog {
+    /// What it confirms.
+    pub action: Action,
+    /// What it acts on: a transaction id, a lock's resource (for
+    /// [`Action::ReleaseLock`]) or an account (the audit's repair).
+    pub target: String,
+    /// What the act would do, from the documents as re-read just now
+    /// ([`Intervention::preview`]: steps, the refusal of an unforced run,
+    /// balance change, lock releases, and the documents themselves).
+    pub preview: Load<Plan>,
+    /// A reversal's writes judged on the preview's documents (the
+    /// protocol's admission rule, the compensating transfer's steps).
+    pub reversal: Option<Box<ReverseCheck>>,
+    /// `false`: Cancel has focus (the default); `true`: Confirm has.
+    pub confirm_focused: bool,
+    /// Lines its text is scrolled down (long previews at 80×24).
+    pub scroll: usize,
+    /// A bulk dialog (R/F/L on the marked set); `txn` then only names it.
+    pub bulk: Option<Bulk>,
+    /// The operator's reason for the audit trail, as typed so far.
+    pub reason: String,
+    /// The reason field is open (after `y` or `!`): keys type into it and
+    /// Enter makes this run.
+    pub reason_for: Option<RunChoice>,
+}
+
+/// Which run the operator chose in a dialog: `y` (the protocol decides) or
+/// the force key (past its refusal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunChoice {
+    /// `y`: unforced.
+    Plain,
+    /// The force key.
+    Forced,
+}
+
+impl RunChoice {
+    /// `Forced` when `force`, else `Plain`.
+    pub fn of(force: bool) -> RunChoice {
+        if force {
+            RunChoice::Forced
+        } else {
+            RunChoice::Plain
+        }
+    }
+
+    /// Whether it runs forced.
+    pub fn is_forced(self) -> bool {
+        self == RunChoice::Forced
+    }
+}
+
+impl Dialog {
+    /// A dialog for `action` on `target`, its preview asked for.
+    pub fn new(action: Action, target: String) -> Dialog {
+        Dialog {
+            action,
+            target,
+            preview: Load::Loading,
+            reversal: None,
+            confirm_focused: false,
+            scroll: 0,
+            bulk: None,
+            reason: String::new(),
+            reason_for: None,
+        }
+    }
+
+    /// The act it confirms, before the operator's choices (`y` or the
+    /// force key, and the reason) are added to it ([`Run::intervention`]).
+    pub fn intervention(&self) -> Intervention {
+        let choices = Choices::new(Interface::Dashboard, None);
+        self.action.intervention(&self.target, choices)
+    }
+
+    /// The preview arrived: keeps the plan (a reversal's writes judged on
+    /// its documents, the new reversal stamped `now`).
+    pub fn previewed(&mut self, plan: Result<Plan, String>, now: DateTime<Utc>) {
+        if let Ok(Plan {
+            documents: Some(Documents::Reversal { original, existing }),
+            ..
+        }) = &plan
+        {
+            let existing = existing.as_deref().cloned();
+            let check = ReverseCheck::new((**original).clone(), existing, now);
+            self.reversal = Some(Box::new(check));
+        }
+        self.preview = Load::of(plan);
+    }
+
+    /// Whether the preview leaves anything to confirm (loaded, something
+    /// to write, not refused for a reason forcing cannot lift).
+    pub fn can_confirm(&self) -> bool {
+        if let Some(b) = &self.bulk {
+            return b.plan.as_ref().is_some_and(|p| !p.runs.is_empty());
+        }
+        let Some(plan) = self.preview.value() else {
+            return false;
+        };
+        match (&plan.documents, self.action) {
+            (Some(Documents::Transaction(det)), Action::Rollback) => {
+                det.rollback.refusal.is_none() && !det.rollback.steps.is_empty()
+            }
+            (Some(Documents::Transaction(det)), Action::Recover) => {
+                det.recover.refusal.is_none() && !det.recover.steps.is_empty()
+            }
+            (Some(Documents::Transaction(_)), Action::ReleaseLocks) => {
+                !plan.lock_releases.is_empty()
+            }
+            (Some(Documents::Lock(l)), Action::ReleaseLock) => l.is_some(),
+            (Some(Documents::Reversal { .. }), Action::Reverse) => {
+                self.reversal.as_ref().is_some_and(|c| c.admitted.is_ok())
+            }
+            (Some(Documents::Audit(r)), Action::AuditRepair) => r
+                .findings
+                .iter()
+                .any(|f| f.kind == FindingKind::DanglingPending),
+            _ => false,
+        }
+    }
+
+    /// Whether `y` would be refused by the protocol though there is
+    /// something to confirm (so only the force key acts).
+    pub fn needs_force(&self) -> bool {
+        self.can_confirm() && self.preview.value().is_some_and(|p| p.refusal.is_some())
+    }
+
+    /// The refusal of an unforced run as of `now`, in the dashboard's
+    /// words ([`crate::protocol::intervene::Refusal::explain`] with the
+    /// force key), when only the force key acts: the recovery window's
+    /// refusal (`window`) gives the age now, not the one when the dialog
+    /// opened; one that no longer holds says so (the dialog must be
+    /// reopened to check it again). Other refusals as previewed.
+    pub fn refusal_now(&self, now: DateTime<Utc>, window: Duration) -> Option<String> {
+        if !self.needs_force() {
+            return None;
+        }
+        let plan = self.preview.value()?;
+        let said = plan.refusal.as_ref()?;
+        let hint = force_hint();
+        let (Some(_), Some(Documents::Transaction(det))) = (said.recent(), &plan.documents) else {
+            return Some(said.explain(&hint));
+        };
+        Some(
+            match crate::protocol::read::rules::recovery_refusal(&det.txn, now, window) {
+                Some(r) => r.explain(&hint),
+                None => format!(
+                    "{} — when the dialog opened; it has left the recovery window since: \
+                     close and reopen the dialog to check it again",
+                    said.explain(&hint)
+                ),
+            },
+        )
+    }
+
+    /// Whether the preview (or the bulk preview) has arrived.
+    pub fn loaded(&self) -> bool {
+        match &self.bulk {
+            Some(b) => b.items.is_done(),
+            None => self.preview.is_done(),
+        }
+    }
+}
+
+/// A bulk dialog: the marked rows it acts on, the marks it leaves out
+/// because the table does not show them, and what the re-read found.
+#[derive(Debug, Clone)]
+pub struct Bulk {
+    /// The marked rows of the table (what it acts on), sorted.
+    pub ids: Vec<String>,
+    /// Marks hidden by the filter: not included (named in the dialog).
+    pub filtered: Vec<String>,
+    /// Marks no longer listed: not included (named in the dialog).
+    pub unlisted: Vec<String>,
+    /// Each one re-read, or why nothing can run.
+    pub items: Load<Vec<(String, Result<Plan, String>)>>,
+    /// What it would do, derived from the re-read when it arrives.
+    pub plan: Option<BulkPlan>,
+}
+
+/// What a bulk dialog would do, derived from the re-read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BulkPlan {
+    /// The runs `y` starts, each carrying what was re-read.
+    pub runs: Vec<Run>,
+    /// The others, by what keeps them out ("refused: …"), with their ids.
+    pub left_out: BTreeMap<String, Vec<String>>,
+    /// The runs by the state they were re-read in.
+    pub by_state: BTreeMap<Option<TxnState>, usize>,
+    /// Balance change per account of the runs.
+    pub effect: BTreeMap<String, i64>,
+}
+
+/// A bulk run in progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkProgress {
+    /// The action.
+    pub action: Action,
+    /// Items in the run.
+    pub total: usize,
+    /// Items ended.
+    pub done: usize,
+    /// Items that did not do what was asked.
+    pub failed: usize,
+    /// Esc was pressed: no new item starts.
+    pub stopping: bool,
+}

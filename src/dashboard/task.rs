@@ -1,0 +1,397 @@
+//! The one task module: every read, plan and run the dashboard starts, as
+//! tasks spawned off the UI loop (after gitui's asyncgit), each reporting
+//! back on the one event channel. [`Tasks::start`] turns the
+//! [`IoRequest`]s `update` returns into tasks; nothing here changes the
+//! state, and the UI never awaits any of it.
+//!
+//! - Dialogs: re-read a transaction, a lock, the audit or a reversal and
+//!   ask the protocol what an unforced run would meet; re-read the marked
+//!   transactions of a bulk dialog.
+//! - Runs: a confirmed act through [`crate::protocol::intervene`] (which
+//!   records it, as for the command line), each step reported as it ends.
+//!   A rollback or recovery of the marked set is ONE act with one audit
+//!   record, as `rollback --ids-from` / `recover --ids-from` are
+//!   (recoveries in batches); a stop keeps new items from starting while
+//!   started ones run their procedure to the end.
+//! - Reads: a transaction by id, its audit records, the audit, the export.
+//!
+//! Safety: the recovery window and lock staleness are the protocol's; an
+//! action runs forced only when the operator pressed the dialog's force key,
+//! and a confirmed run first re-reads its target and stops if it is no
+//! longer what the dialog showed.
+
+use super::app::App;
+use super::bulk::BULK_CONCURRENCY;
+use super::event::{Action, ActionOutcome, Event, Expected, IoRequest, Run};
+use super::poller::PollControl;
+use crate::error::Error;
+use crate::protocol::batch::BatchOptions;
+use crate::protocol::intervene::{
+    self, Act, BulkAct, Choices, Intervention, Plan, Refusal, Runner, Stop, Value,
+};
+use crate::protocol::report::StepReport;
+use crate::protocol::trail::bulk::Selection;
+use crate::protocol::trail::{Interface, Trail};
+use crate::protocol::{Procedure, Protocol};
+use futures::StreamExt;
+use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// What the tasks need: the protocol, the event channel, the poller's
+/// control channel and the stop of the bulk run in progress.
+pub struct Tasks {
+    proto: Protocol,
+    events: UnboundedSender<Event>,
+    poll: UnboundedSender<PollControl>,
+    expect_total: Option<i64>,
+    bulk_stop: Option<Arc<Stop>>,
+}
+
+impl Tasks {
+    /// Tasks on `proto` reporting to `events`, steering the poller
+    /// through `poll`; the audit expects `expect_total` when given.
+    pub fn new(
+        proto: Protocol,
+        events: UnboundedSender<Event>,
+        poll: UnboundedSender<PollControl>,
+        expect_total: Option<i64>,
+    ) -> Tasks {
+        Tasks {
+            proto,
+            events,
+            poll,
+            expect_total,
+            bulk_stop: None,
+        }
+    }
+
+    /// Starts what `io` asks for (`app`: the state it was asked from, for
+    /// the export's rows).
+    pub fn start(&mut self, io: IoRequest, app: &App) {
+        let (proto, tx) = (self.proto.clone(), self.events.clone());
+        match io {
+            IoRequest::PollNow => self.steer(PollControl::Now),
+            IoRequest::SetPaused(p) => self.steer(PollControl::Pause(p)),
+            IoRequest::SetInterval(d) => self.steer(PollControl::Interval(d)),
+            IoRequest::SetListing(state) => self.steer(PollControl::Listing(state)),
+            IoRequest::LoadPreview(action, id) => spawn_preview(proto, action, id, tx),
+            IoRequest::LookUp(id) => spawn_lookup(proto, id, tx),
+            IoRequest::Run(run) => spawn_action(proto, run, tx),
+            IoRequest::Audit => spawn_audit(proto, self.expect_total, tx),
+            IoRequest::LoadHistory(id) => spawn_history(proto, id, tx),
+            IoRequest::LoadBulkPreview(action, ids) => spawn_bulk_preview(proto, action, ids, tx),
+            IoRequest::RunBulk(runs) => {
+                let stop = Arc::new(Stop::default());
+                self.bulk_stop = Some(stop.clone());
+                spawn_bulk_run(proto, runs, stop, tx)
+            }
+            IoRequest::StopBulk => {
+                if let Some(stop) = &self.bulk_stop {
+                    stop.stop("Esc");
+                }
+            }
+            IoRequest::Export(as_of) => {
+                let config = proto.config();
+                let rows = app
+                    .visible()
+                    .iter()
+                    .map(|t| crate::protocol::rows::TransactionRow::of(t, as_of, config))
+                    .collect();
+                super::export::spawn(rows, as_of, tx);
+            }
+        }
+    }
+
+    fn steer(&self, c: PollControl) {
+        let _ = self.poll.send(c);
+    }
+}
+
+/// Previews the dialog's act: the protocol's plan with the documents it
+/// was judged on ([`Intervention::preview`]), the same act `y` runs.
+pub fn spawn_preview(proto: Protocol, action: Action, id: String, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let plan = preview(&proto, action, &id).await;
+        let _ = events.send(Event::Preview {
+            action,
+            target: id,
+            plan,
+        });
+    });
+}
+
+async fn preview(proto: &Protocol, action: Action, id: &str) -> Result<Plan, String> {
+    open_trail(proto).await?;
+    preview_target(proto, action, id).await
+}
+
+/// The preview of `action` on `id` (the audit trail already checked); a
+/// target it could not read is an error, in the refusal's words.
+async fn preview_target(proto: &Protocol, action: Action, id: &str) -> Result<Plan, String> {
+    let act = action.intervention(id, Choices::new(Interface::Dashboard, None));
+    let plan = act.preview(proto).await.map_err(|e| e.to_string())?;
+    match (&plan.documents, &plan.refusal) {
+        (None, Some(r)) => Err(r.to_string()),
+        (None, None) => Err(format!("could not read `{id}`")),
+        _ => Ok(plan),
+    }
+}
+
+/// Runs the audit (read-only) for the audit pane.
+pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let report = proto.audit(expect_total, false).await;
+        let _ = events.send(Event::Audited(
+            report.map(Box::new).map_err(|e| e.to_string()),
+        ));
+    });
+}
+
+/// Reads one transaction by id (any state) for the detail pane.
+pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let detail = match proto.transaction_detail(&id).await {
+            Ok(d) => Ok(d.map(Box::new)),
+            Err(e) => Err(e.to_string()),
+        };
+        let _ = events.send(Event::LookedUp { id, detail });
+    });
+}
+
+/// Reads the audit trail's records of transaction `id` (detail pane).
+pub fn spawn_history(proto: Protocol, id: String, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let records = crate::protocol::trail::history(&proto, &id)
+            .await
+            .map_err(|e| e.to_string());
+        let _ = events.send(Event::History { id, records });
+    });
+}
+
+/// Runs a confirmed action.
+pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let step_events = events.clone();
+        let proto = proto.with_observer(Arc::new(move |r: &StepReport| {
+            let _ = step_events.send(Event::Step(r.clone()));
+        }));
+        let (summary, ok) = match changed_since_dialog(&proto, &run).await {
+            Some(why) => (why, false),
+            None => execute(&proto, &run).await,
+        };
+        let _ = events.send(Event::ActionDone(ActionOutcome {
+            action: run.action,
+            txn: run.target,
+            summary,
+            ok,
+        }));
+    });
+}
+
+/// Re-reads the target; says what changed if it is no longer what the
+/// dialog showed (then nothing is done).
+async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
+    if run.action == Action::AuditRepair {
+        // The repair re-reads and re-decides every entry itself.
+        return None;
+    }
+    let now = if run.action.on_lock() {
+        match proto.lock_view(&run.target).await {
+            Ok(Some(v)) => Expected {
+                state: v.owner_state,
+                modified: v.info.created_at,
+            },
+            Ok(None) => return None, // released meanwhile: the release says "not held"
+            Err(e) => return Some(format!("not run: could not re-read the lock: {e}")),
+        }
+    } else {
+        match proto.read_transaction(&run.target).await {
+            Ok(Some((t, _))) => Expected {
+                state: t.state,
+                modified: t.modification_time,
+            },
+            Ok(None) => return Some("not run: the transaction no longer exists".into()),
+            Err(e) => return Some(format!("not run: could not re-read it: {e}")),
+        }
+    };
+    (now != run.expected).then(|| {
+        let state = |s: &Option<crate::protocol::TxnState>| {
+            s.as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "?".into())
+        };
+        format!(
+            "not run: changed since the dialog opened (was {}, now {}); look again",
+            state(&run.expected.state),
+            state(&now.state)
+        )
+    })
+}
+
+/// Checks that the audit trail every act is recorded in can be opened;
+/// says why not (nothing will run) when its index is missing or cannot be
+/// checked.
+async fn open_trail(proto: &Protocol) -> Result<(), String> {
+    match Trail::open(proto).await {
+        Ok(_) => Ok(()),
+        Err(Error::IndexMissing(index)) => Err(format!(
+            "{}; nothing will run",
+            Refusal::AuditIndexMissing(index)
+        )),
+        Err(e) => Err(format!(
+            "cannot open the audit trail: {e}; nothing will run"
+        )),
+    }
+}
+
+/// Runs a confirmed act through [`intervene::run`] (which records it):
+/// its sentence for the log (with the audit record), and whether it did
+/// what was asked and was recorded.
+async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
+    match intervene::run(proto, run.intervention()).await {
+        Ok(done) => (done.to_string(), done.ok() && done.record_error.is_none()),
+        Err(n) => (format!("not run: {n}"), false),
+    }
+}
+
+/// Re-reads every marked transaction (a few at a time) for the bulk dialog;
+/// nothing can run when the audit trail cannot be opened.
+pub fn spawn_bulk_preview(
+    proto: Protocol,
+    action: Action,
+    ids: Vec<String>,
+    events: UnboundedSender<Event>,
+) {
+    tokio::spawn(async move {
+        let items = match open_trail(&proto).await {
+            Err(e) => Err(e),
+            Ok(_) => Ok(futures::stream::iter(ids)
+                .map(|id| {
+                    let proto = proto.clone();
+                    async move {
+                        let plan = preview_target(&proto, action, &id).await;
+                        (id, plan)
+                    }
+                })
+                .buffered(BULK_CONCURRENCY)
+                .collect::<Vec<_>>()
+                .await),
+        };
+        let _ = events.send(Event::BulkPreview { action, items });
+    });
+}
+
+/// Runs the confirmed items, reporting each step and each item's outcome;
+/// once `stop` is set no new item starts. A rollback or recovery of the
+/// marked set is ONE act with one audit record, run as the command line
+/// runs `--ids-from` (recoveries in batches); a release of the marked
+/// transactions' locks releases each one's as its own act.
+pub fn spawn_bulk_run(
+    proto: Protocol,
+    runs: Vec<Run>,
+    stop: Arc<Stop>,
+    events: UnboundedSender<Event>,
+) {
+    tokio::spawn(async move {
+        let Some(first) = runs.first().cloned() else {
+            return;
+        };
+        let step_events = events.clone();
+        let proto = proto.with_observer(Arc::new(move |r: &StepReport| {
+            let _ = step_events.send(Event::Step(r.clone()));
+        }));
+        let (not_started, summary) = match first.action.procedure() {
+            Some(procedure) => {
+                let ids = runs.into_iter().map(|r| r.target).collect();
+                one_act(&proto, first.clone(), procedure, ids, &stop, &events).await
+            }
+            None => each_its_own(&proto, runs, &stop, &events).await,
+        };
+        let _ = events.send(Event::BulkDone {
+            action: first.action,
+            not_started,
+            summary,
+        });
+    });
+}
+
+/// The rollback or recovery of `ids` as one recorded act; returns how many
+/// never started and the act's sentence.
+async fn one_act(
+    proto: &Protocol,
+    first: Run,
+    procedure: Procedure,
+    ids: Vec<String>,
+    stop: &Stop,
+    events: &UnboundedSender<Event>,
+) -> (usize, String) {
+    let n = ids.len();
+    let runner = match procedure {
+        Procedure::Rollback => Runner::OneByOne(BULK_CONCURRENCY),
+        Procedure::Recover => Runner::Batched(BatchOptions::default()),
+    };
+    let act = BulkAct {
+        procedure,
+        selection: Selection {
+            ids: Some(ids),
+            ..Selection::default()
+        },
+        ids_source: Some(MARKS.into()),
+        allow_partial: false,
+        runner,
+    };
+    let choices = Choices::new(Interface::Dashboard, first.reason.clone());
+    let started = match intervene::start(proto, Intervention::new(Act::Bulk(act), choices)).await {
+        Ok(s) => s,
+        Err(n_) => return (n, format!("not run: {n_}")),
+    };
+    let done = started
+        .run_bulk(proto, stop, |r| {
+            let _ = events.send(Event::BulkItem {
+                action: first.action,
+                id: r.txn.clone(),
+                summary: r.verdict.to_string(),
+                ok: r.verdict.is_done(),
+            });
+        })
+        .await;
+    let not_started = match &done.value {
+        Value::Bulk(b) => b.not_started.len(),
+        _ => 0,
+    };
+    (not_started, done.to_string())
+}
+
+/// What the record names as the source of a marked set's ids.
+pub const MARKS: &str = "the dashboard's marks";
+
+/// Each item as its own act, [`BULK_CONCURRENCY`] at a time; returns how
+/// many never started.
+async fn each_its_own(
+    proto: &Protocol,
+    runs: Vec<Run>,
+    stop: &Stop,
+    events: &UnboundedSender<Event>,
+) -> (usize, String) {
+    let started: Vec<bool> = futures::stream::iter(runs)
+        .map(|run| async move {
+            if stop.is_stopped() {
+                return false;
+            }
+            let (summary, ok) = match changed_since_dialog(proto, &run).await {
+                Some(why) => (why, false),
+                None => execute(proto, &run).await,
+            };
+            let _ = events.send(Event::BulkItem {
+                action: run.action,
+                id: run.target,
+                summary,
+                ok,
+            });
+            true
+        })
+        .buffer_unordered(BULK_CONCURRENCY)
+        .collect()
+        .await;
+    (started.iter().filter(|s| !**s).count(), String::new())
+}
