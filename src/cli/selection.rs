@@ -2,11 +2,11 @@
 //! (`--all-stuck`, `--state`, `--older-than`, `--ids-from`), `--dry-run`,
 //! `--format`, and reading the id list (one per line, `-` for stdin,
 //! blank lines and `#` comments ignored) into a
-//! [`crate::protocol::trail::bulk::Selection`].
+//! [`crate::protocol::intervene::Selection`].
 
 use super::values;
+use crate::protocol::intervene::Selection;
 use crate::protocol::time::parse_duration;
-use crate::protocol::trail::bulk::Selection;
 use clap::{Args, ValueEnum};
 use std::io::Read;
 use std::path::PathBuf;

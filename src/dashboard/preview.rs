@@ -6,7 +6,7 @@
 //! rule). Pure: built from documents already read.
 
 use crate::protocol::decide::Fencing;
-use crate::protocol::executor::Outcome;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::intervene::{Plan, PlanStep};
 use crate::protocol::reverse::{admit, reversal_id, Admitted, ReverseRefusal, REVERSES};
 use crate::protocol::time::format_timestamp;
@@ -138,8 +138,8 @@ pub fn planned(c: &ReverseCheck) -> Vec<String> {
     if let Some(p) = &c.run {
         out.extend(p.steps.iter().map(|s| {
             let what = match s.outcome {
-                Outcome::Updated(_) => "write",
-                Outcome::Noop(_) => "no-op",
+                StepOutcome::Updated(_) => "write",
+                StepOutcome::Noop(_) => "no-op",
             };
             format!("{}: {what}", s.step.label())
         }));

@@ -26,11 +26,11 @@ use super::event::{Action, ActionOutcome, Event, Expected, IoRequest, Run};
 use super::poller::PollControl;
 use crate::error::Error;
 use crate::protocol::batch::BatchOptions;
+use crate::protocol::intervene::Selection;
 use crate::protocol::intervene::{
     self, Act, BulkAct, Choices, Intervention, Plan, Refusal, Runner, Stop, Value,
 };
 use crate::protocol::report::StepReport;
-use crate::protocol::trail::bulk::Selection;
 use crate::protocol::trail::{Interface, Trail};
 use crate::protocol::{Procedure, Protocol};
 use futures::StreamExt;

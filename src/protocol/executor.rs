@@ -48,11 +48,6 @@ pub enum StepOutcome {
     Noop(NoopReason),
 }
 
-/// The old name of [`StepOutcome`], kept so that the front ends' imports
-/// compile while they are rewritten on other branches; use `StepOutcome`.
-#[doc(hidden)]
-pub use StepOutcome as Outcome;
-
 /// The result of one executed step, with the document after it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Executed {

@@ -6,7 +6,7 @@ use crate::common;
 use crate::screen::{filter_to, pane};
 use crate::tmux;
 use crate::world::World;
-use estx::protocol::trail::{ActionKind, Interface, Outcome, RecordStatus};
+use estx::protocol::trail::{ActOutcome, ActionKind, Interface, RecordStatus};
 use estx::protocol::TxnState;
 use std::time::Instant;
 
@@ -125,7 +125,7 @@ fn rollback_from_the_dashboard() {
             ActionKind::Rollback,
             Interface::Dashboard,
             RecordStatus::Finished,
-            Some(Outcome::Completed)
+            Some(ActOutcome::Completed)
         )
     );
     assert_eq!((r.plan.len(), r.forced), (4, false), "{r:?}");

@@ -6,7 +6,7 @@
 use crate::common;
 use crate::tmux;
 use crate::world::World;
-use estx::protocol::trail::{ActionKind, Interface, Outcome, RecordStatus};
+use estx::protocol::trail::{ActOutcome, ActionKind, Interface, RecordStatus};
 use estx::protocol::TxnState;
 use std::time::Instant;
 
@@ -79,7 +79,7 @@ fn three_marked_transactions_rolled_back_with_a_reason() {
                 ActionKind::Rollback,
                 Interface::Dashboard,
                 RecordStatus::Finished,
-                Some(Outcome::Completed),
+                Some(ActOutcome::Completed),
                 false
             )
         );

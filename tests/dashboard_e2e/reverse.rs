@@ -7,7 +7,7 @@
 use crate::common;
 use crate::tmux;
 use crate::world::World;
-use estx::protocol::trail::{ActionKind, Outcome, RecordStatus};
+use estx::protocol::trail::{ActOutcome, ActionKind, RecordStatus};
 use estx::protocol::TxnState;
 
 #[test]
@@ -74,7 +74,11 @@ fn a_finished_transfer_is_reversed_from_the_dashboard() {
     assert_eq!(records.len(), 1, "{records:#?}");
     assert_eq!(records[0].reason.as_deref(), Some("INC-42 wrong payee"));
     assert_eq!(records[0].status, RecordStatus::Finished, "{records:#?}");
-    assert_eq!(records[0].outcome, Some(Outcome::Completed), "{records:#?}");
+    assert_eq!(
+        records[0].outcome,
+        Some(ActOutcome::Completed),
+        "{records:#?}"
+    );
     assert!(
         records[0]
             .plan

@@ -9,7 +9,7 @@ use estx::dashboard::event::Action;
 use estx::dashboard::load::Load;
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
-use estx::protocol::executor::Outcome;
+use estx::protocol::executor::StepOutcome;
 use estx::protocol::lock::{Heartbeat, LockInfo, Owner};
 use estx::protocol::locks::LockView;
 use estx::protocol::read::poll::{AccountEntry, Snapshot, StateCount};
@@ -305,7 +305,7 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
     let next_step = recover
         .steps
         .iter()
-        .find(|s| matches!(s.outcome, Outcome::Updated(_)))
+        .find(|s| matches!(s.outcome, StepOutcome::Updated(_)))
         .map(|s| s.step);
     TransactionDetail {
         txn,

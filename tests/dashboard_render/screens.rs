@@ -227,7 +227,7 @@ fn the_header_names_the_profile() {
 #[test]
 fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
     use estx::protocol::trail::{
-        ActionKind, Interface, Operator, OperatorSource, Outcome, Record, RecordStatus,
+        ActOutcome, ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
     };
     let mut a = app();
     select(&mut a, "t-pend-1");
@@ -263,7 +263,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
                 50,
                 ActionKind::Recover,
                 RecordStatus::Finished,
-                Some(Outcome::Refused),
+                Some(ActOutcome::Refused),
                 None,
             ),
             record(

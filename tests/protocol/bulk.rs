@@ -6,7 +6,7 @@
 
 use crate::fixture::Fx;
 use estx::protocol::batch::BatchOptions;
-use estx::protocol::trail::bulk::{BulkOptions, Selection};
+use estx::protocol::intervene::{BulkOptions, Selection};
 use estx::protocol::trail::{history, ActionKind, Interface, RecordDraft, RecordStatus, Trail};
 use estx::protocol::{NewTransfer, Procedure, RunLimits, TxnState, Verdict};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

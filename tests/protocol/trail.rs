@@ -6,10 +6,10 @@
 use crate::fixture::Fx;
 use crate::procedures::stage;
 use estx::error::Error;
+use estx::protocol::intervene::Selection;
 use estx::protocol::intervene::{
     self, Act, BulkAct, Choices, Intervention, NotStarted, Refusal, Runner, Value,
 };
-use estx::protocol::trail::bulk::Selection;
 use estx::protocol::trail::{
     history, ActOutcome, ActionKind, Interface, RecordDraft, RecordStatus, Trail,
 };

@@ -10,10 +10,10 @@ use crate::cli::output::bulk::{
 };
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::selection::OutcomeFormat;
+use crate::protocol::intervene::Selected;
 use crate::protocol::intervene::{Act, Intervention, Plan, PlanStep, StepEffect, StepTarget};
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
-use crate::protocol::trail::bulk::Selected;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol};
 use futures::StreamExt;

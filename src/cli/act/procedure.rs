@@ -10,8 +10,8 @@ use super::{bulk, dry_run};
 use crate::cli::exit;
 use crate::cli::output::{fail, out};
 use crate::cli::selection::OutcomeFormat;
+use crate::protocol::intervene::Selection;
 use crate::protocol::intervene::{Act, BulkAct, Choices, Intervention, Value};
-use crate::protocol::trail::bulk::Selection;
 use crate::protocol::trail::Interface;
 use crate::protocol::{Procedure, Protocol};
 

@@ -8,7 +8,7 @@ pub mod json;
 use crate::cli::output::locks::lock_mark;
 use crate::cli::output::{cell, fail, out, print_json, Table};
 use crate::error::Error;
-use crate::protocol::executor::Outcome;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::lock_json;
 use crate::protocol::read::account_progress;
 use crate::protocol::rows::TransactionRow;
@@ -214,8 +214,8 @@ fn preview_lines(name: &str, p: &Preview) -> Vec<String> {
     let mut lines = vec![format!("{name} would:")];
     for (i, s) in p.steps.iter().enumerate() {
         let what = match &s.outcome {
-            Outcome::Updated(e) => format!("write: {e}"),
-            Outcome::Noop(r) => format!("noop: {r}"),
+            StepOutcome::Updated(e) => format!("write: {e}"),
+            StepOutcome::Noop(r) => format!("noop: {r}"),
         };
         lines.push(format!("  {:>2}. {:<40} {what}", i + 1, s.step.label()));
     }

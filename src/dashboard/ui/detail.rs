@@ -15,7 +15,7 @@ use super::theme::{
 };
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::view::{DetailAccount, DetailView, Fate};
-use crate::protocol::executor::Outcome;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::lock::Staleness;
 use crate::protocol::read::poll::AccountEntry;
 use crate::protocol::read::{account_progress, AccountProgress};
@@ -192,7 +192,7 @@ fn next_and_keys(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     let next = recover
         .steps
         .iter()
-        .find(|s| matches!(s.outcome, Outcome::Updated(_)));
+        .find(|s| matches!(s.outcome, StepOutcome::Updated(_)));
     out.push(match (next, &recover.refusal) {
         (Some(s), _) => Line::from(vec![
             Span::styled("next: ", bold()),

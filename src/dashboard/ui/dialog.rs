@@ -19,7 +19,7 @@ use crate::dashboard::event::Action;
 use crate::dashboard::keymap::force_hint;
 use crate::dashboard::load::Load;
 use crate::protocol::audit::AuditReport;
-use crate::protocol::executor::Outcome;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::intervene::{Documents, Plan, PlanStep};
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
@@ -384,10 +384,10 @@ fn plan_lines(det: &TransactionDetail, plan: &Plan, p: &Preview, what: &str) -> 
     )];
     for (i, step) in plan.steps.iter().enumerate() {
         let outcome = match (step, p.steps.get(i).map(|s| &s.outcome)) {
-            (PlanStep::Protocol { .. }, Some(Outcome::Updated(e))) => {
+            (PlanStep::Protocol { .. }, Some(StepOutcome::Updated(e))) => {
                 Span::styled(format!("updates: {e}"), Style::new().fg(GOOD))
             }
-            (PlanStep::Protocol { .. }, Some(Outcome::Noop(r))) => {
+            (PlanStep::Protocol { .. }, Some(StepOutcome::Noop(r))) => {
                 Span::styled(format!("no-op: {r}"), Style::new().fg(Color::Gray))
             }
             _ => Span::styled("deletes the lock", Style::new().fg(GOOD)),

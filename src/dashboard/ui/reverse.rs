@@ -10,7 +10,7 @@ use super::theme::{
 };
 use crate::dashboard::app::App;
 use crate::dashboard::preview::{ReverseCheck, CREATE_STEP, LINK_STEP};
-use crate::protocol::executor::Outcome;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::intervene::PlanStep;
 use crate::protocol::transaction::{Transaction, Transfer};
 use crate::protocol::views::PreviewStep;
@@ -44,8 +44,8 @@ fn step_line(n: usize, label: &str, outcome: Span<'static>) -> Line<'static> {
 
 fn outcome_span(s: &PreviewStep) -> Span<'static> {
     match &s.outcome {
-        Outcome::Updated(e) => Span::styled(format!("updates: {e}"), Style::new().fg(GOOD)),
-        Outcome::Noop(r) => Span::styled(format!("no-op: {r}"), Style::new().fg(Color::Gray)),
+        StepOutcome::Updated(e) => Span::styled(format!("updates: {e}"), Style::new().fg(GOOD)),
+        StepOutcome::Noop(r) => Span::styled(format!("no-op: {r}"), Style::new().fg(Color::Gray)),
     }
 }
 

@@ -6,7 +6,7 @@ use super::selection::Selected;
 use super::{Act, Intervention, Refusal};
 use crate::error::Result;
 use crate::protocol::audit::AuditReport;
-use crate::protocol::executor::Outcome;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{admit, link_of, reversal_id, REVERSED_BY};
 use crate::protocol::trail::RecordDraft;
@@ -467,8 +467,8 @@ impl Plan {
                     None => StepTarget::Transaction(txn.id.clone()),
                 },
                 effect: match &s.outcome {
-                    Outcome::Updated(e) => e.to_string(),
-                    Outcome::Noop(n) => n.to_string(),
+                    StepOutcome::Updated(e) => e.to_string(),
+                    StepOutcome::Noop(n) => n.to_string(),
                 },
             })
             .chain(plan.lock_releases.iter().map(|r| StepEffect {

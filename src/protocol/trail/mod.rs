@@ -9,17 +9,12 @@
 //! terminals, nor of the acts: the act layer above it (`protocol::intervene`) calls
 //! [`Trail::begin`] and [`Trail::finish`] around each act it performs.
 
-pub mod bulk;
 mod history;
 pub mod pages;
 mod record;
 
 pub use history::{history, records_since};
 use record::parse_record;
-/// The old name of [`ActOutcome`], kept so that the front ends' imports
-/// compile while they are rewritten on other branches; use `ActOutcome`.
-#[doc(hidden)]
-pub use record::ActOutcome as Outcome;
 pub use record::*;
 
 use super::decide::Effect;

@@ -3,7 +3,7 @@
 //! transaction is the protocol's [`TransactionRow`], the row `list` prints.
 
 use crate::protocol::account::SettledOutcome;
-use crate::protocol::executor::Outcome;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::rows::TransactionRow;
 use crate::protocol::steps::Step;
 use crate::protocol::views::{Preview, TransactionDetail};
@@ -17,7 +17,7 @@ pub fn preview_json(p: &Preview) -> Value {
         "refused": p.refusal.as_ref().map(|r| r.to_string()),
         "steps": p.steps.iter().map(|s| json!({
             "step": s.step.label(),
-            "outcome": match &s.outcome { Outcome::Updated(e) => format!("updated: {e}"), Outcome::Noop(r) => format!("noop: {r}") },
+            "outcome": match &s.outcome { StepOutcome::Updated(e) => format!("updated: {e}"), StepOutcome::Noop(r) => format!("noop: {r}") },
         })).collect::<Vec<_>>(),
         "balance_change": {"source": p.balance_change.0, "destination": p.balance_change.1},
         "ends_in": p.ends_in.as_ref().map(|s| s.as_str().to_string()),
