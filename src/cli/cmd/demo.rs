@@ -8,8 +8,7 @@ use crate::cli::output::{err, fail, out};
 use crate::cli::values;
 use crate::cluster::Cluster;
 use crate::dashboard::{self, DashboardOptions};
-use crate::demo::seed::MIN_ACCOUNTS;
-use crate::demo::{self, OsmemServer, SeedOptions, SeedReport, WorkloadOptions};
+use crate::demo::{self, OsmemServer, SeedReport, WorkloadOptions};
 use crate::protocol::read::poll;
 use crate::protocol::Protocol;
 use crate::signals::{StopSignal, StopSignals};
@@ -18,12 +17,9 @@ use std::time::Duration;
 /// `demo`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
-    /// Accounts to create (at least 4).
-    #[arg(long, default_value_t = 8, value_parser = values::count_at_least(MIN_ACCOUNTS))]
-    pub accounts: usize,
-    /// Starting balance of each account (at least 1).
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i64).range(1..))]
-    pub balance: i64,
+    /// How many accounts, with what balance.
+    #[command(flatten)]
+    pub size: super::seed::Size,
     /// Workers making transfers in the background (at least 1).
     #[arg(long, default_value_t = 3, value_parser = values::count_at_least(1))]
     pub workers: usize,
@@ -103,14 +99,10 @@ async fn run_demo(
         Err(e) => return fail(&e),
     };
     let proto = Protocol::new(cluster, config);
-    let opts = SeedOptions {
-        accounts: a.accounts,
-        balance: a.balance,
-        force: false,
-    };
+    let opts = a.size.options(false);
     progress(format_args!(
         "osmem-server is up at {url}; seeding {} accounts and stuck transactions...",
-        a.accounts
+        a.size.accounts
     ));
     let seeded = tokio::select! {
         seeded = demo::seed(&proto, &opts) => seeded,

@@ -10,15 +10,34 @@ use crate::protocol::Protocol;
 /// `seed`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// How many accounts, with what balance.
+    #[command(flatten)]
+    pub size: Size,
+    /// Seed even though the indices already hold documents.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// The accounts `seed` and `demo` create: one definition of the two flags.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Size {
     /// Accounts to create (at least 4).
     #[arg(long, default_value_t = 8, value_parser = values::count_at_least(MIN_ACCOUNTS))]
     pub accounts: usize,
     /// Starting balance of each account (at least 1).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(i64).range(1..))]
     pub balance: i64,
-    /// Seed even though the indices already hold documents.
-    #[arg(long)]
-    pub force: bool,
+}
+
+impl Size {
+    /// The seeding options for these accounts.
+    pub fn options(&self, force: bool) -> SeedOptions {
+        SeedOptions {
+            accounts: self.accounts,
+            balance: self.balance,
+            force,
+        }
+    }
 }
 
 /// Exit code for demo failures that are not the cluster's (server not installed).
@@ -54,11 +73,7 @@ pub(super) fn print_report(report: &SeedReport) {
 
 /// `seed`: refuses indices that already hold documents unless `--force`.
 pub async fn run(p: Protocol, a: &Args) -> i32 {
-    let opts = SeedOptions {
-        accounts: a.accounts,
-        balance: a.balance,
-        force: a.force,
-    };
+    let opts = a.size.options(a.force);
     match demo::seed(&p, &opts).await {
         Ok(report) => {
             print_report(&report);
