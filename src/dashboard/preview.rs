@@ -107,7 +107,7 @@ fn new_reversal(id: &str, a: &Admitted, now: DateTime<Utc>) -> Transaction {
 /// that follow when the transaction ends included (what the log will show,
 /// line for line).
 pub fn planned_steps(det: &TransactionDetail, procedure: Procedure) -> Vec<String> {
-    Plan::of_detail(procedure, det)
+    Plan::on_transaction(Some(procedure), det.clone(), None)
         .steps
         .iter()
         .map(|s| line(s, s.writes()))

@@ -1,6 +1,6 @@
 //! `rollback`/`recover --dry-run`: reads each selected transaction with its
 //! accounts, takes each one's [`Plan`] from the protocol (the same pure
-//! decisions the procedures execute, [`Plan::of_transaction`]), and prints
+//! decisions the procedures execute, [`Plan::on_transaction`]), and prints
 //! the plan per transaction and the counts, writing nothing (not even an
 //! audit record).
 
@@ -11,7 +11,9 @@ use crate::cli::output::bulk::{
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::Selected;
-use crate::protocol::intervene::{Act, Intervention, Plan, PlanStep, StepEffect, StepTarget};
+use crate::protocol::intervene::{
+    unforced_checks, Act, Intervention, Plan, PlanStep, StepEffect, StepTarget,
+};
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
 use crate::protocol::views::TransactionDetail;
@@ -102,11 +104,11 @@ pub fn action_name(procedure: Procedure) -> &'static str {
 }
 
 /// The row of one transaction, from the act's [`Plan`] (decided as the
-/// procedure would: terminal is nothing to do, then the checks before any
-/// write, then the preview's refusal): its steps with the document each
+/// one builder orders them: terminal is nothing to do, then the
+/// procedure's own refusal, then the checks before any write): its steps with the document each
 /// acts on, its end state and its balance change.
 fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRow {
-    let plan = Plan::of_transaction(p, procedure, d);
+    let plan = Plan::on_transaction(Some(procedure), d.clone(), unforced_checks(p, &d.txn));
     let txn = &d.txn;
     let mut row = PlanRow {
         txn: txn.id.clone(),

@@ -18,6 +18,7 @@
 //! same act leaves the same record whichever front end made it.
 
 mod act;
+mod build;
 mod bulk;
 mod bulk_done;
 mod bulk_run;
@@ -28,6 +29,7 @@ mod run;
 mod selection;
 
 pub use act::{reason_missing, Act, Choices, Intervention};
+pub use build::unforced_checks;
 pub use bulk::{BulkAct, Runner, Stop};
 pub use bulk_done::{BulkDone, Tally};
 pub use done::{Done, Value};

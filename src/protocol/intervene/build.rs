@@ -1,0 +1,340 @@
+//! How a [`Plan`] is made: [`Intervention::plan`] (what `--dry-run` and the
+//! audit record use) and [`Intervention::preview`] (the same plan with the
+//! documents it was judged on, for a dialog to confirm). A rollback's,
+//! recovery's or lock release's plan on a transaction's documents comes
+//! from one builder, [`Plan::on_transaction`], which states the order of
+//! refusals once.
+
+use super::plan::{Documents, Plan, PlanStep, StepEffect, StepTarget};
+use super::{Act, Intervention, Refusal};
+use crate::error::Result;
+use crate::protocol::executor::StepOutcome;
+use crate::protocol::locks::LockView;
+use crate::protocol::reverse::{admit, link_of, reversal_id, ReverseRefusal, REVERSED_BY};
+use crate::protocol::transaction::Transaction;
+use crate::protocol::views::TransactionDetail;
+use crate::protocol::{Procedure, Protocol, TxnState};
+
+impl Intervention {
+    /// Previews the act from the documents as they are now. A target that
+    /// cannot be read gives a plan without steps (the run then says why it
+    /// cannot act); only a bulk act's selection fails here.
+    pub async fn plan(&self, p: &Protocol) -> Result<Plan> {
+        Ok(match &self.act {
+            Act::Rollback(id) => procedure_plan(p, Procedure::Rollback, id).await,
+            Act::Recover(id) => procedure_plan(p, Procedure::Recover, id).await,
+            Act::ReleaseLock(resource) => {
+                let view = p.lock_view(resource).await.ok().flatten();
+                lock_plan(resource, view.as_ref())
+            }
+            Act::ReleaseLocksOf { txn, .. } => Plan {
+                transactions: vec![txn.clone()],
+                steps: vec![PlanStep::ReleaseLocksOf],
+                ..Plan::default()
+            },
+            Act::AuditRepair { account, .. } => Plan {
+                targets: account.iter().cloned().collect(),
+                steps: vec![PlanStep::Audit, PlanStep::Repair],
+                ..Plan::default()
+            },
+            Act::Reverse {
+                txn,
+                finish_committed,
+            } => reverse_plan(p, txn, *finish_committed).await,
+            Act::Transfer { transfer, .. } => Plan {
+                transactions: transfer.id.iter().cloned().collect(),
+                targets: vec![transfer.src.clone(), transfer.dest.clone()],
+                steps: labels_from(Procedure::Recover, &TxnState::Created),
+                ..Plan::default()
+            },
+            Act::Bulk(b) => b.plan(p).await?,
+        })
+    }
+
+    /// [`Intervention::plan`] for an operator to confirm: the same plan
+    /// with the documents it was judged on re-read beside it
+    /// ([`Plan::documents`]). A read that fails is an error here (nothing
+    /// can be confirmed on it).
+    pub async fn preview(&self, p: &Protocol) -> Result<Plan> {
+        let mut plan = match &self.act {
+            Act::Rollback(id) => return detail_preview(p, Some(Procedure::Rollback), id).await,
+            Act::Recover(id) => return detail_preview(p, Some(Procedure::Recover), id).await,
+            Act::ReleaseLock(resource) => {
+                return Ok(Plan::on_lock(resource, p.lock_view(resource).await?))
+            }
+            Act::ReleaseLocksOf { txn, .. } => return detail_preview(p, None, txn).await,
+            _ => self.plan(p).await?,
+        };
+        plan.documents = match &self.act {
+            Act::AuditRepair { .. } => {
+                Some(Documents::Audit(Box::new(p.audit(None, false).await?)))
+            }
+            Act::Reverse { txn, .. } => {
+                let Some(original) = p.transaction_detail(txn).await? else {
+                    plan.refusal = Some(Refusal::NoSuchTransaction(txn.clone()));
+                    return Ok(plan);
+                };
+                let existing = p.read_transaction(&reversal_id(txn)).await?;
+                Some(Documents::Reversal {
+                    original: Box::new(original),
+                    existing: existing.map(|(t, _)| Box::new(t)),
+                })
+            }
+            _ => None,
+        };
+        Ok(plan)
+    }
+}
+
+/// The refusal of the checks an unforced run makes before any write
+/// (state known, well formed, outside the recovery window), judged on the
+/// cluster's clock as last asked.
+pub fn unforced_checks(p: &Protocol, txn: &Transaction) -> Option<Refusal> {
+    p.check_actionable(txn, false).err().map(Refusal::Protocol)
+}
+
+/// The preview of `procedure` on `id` (`None`: the release of the locks
+/// it owns), read fresh ([`Intervention::preview`]).
+async fn detail_preview(p: &Protocol, procedure: Option<Procedure>, id: &str) -> Result<Plan> {
+    let Some(d) = p.transaction_detail(id).await? else {
+        return Ok(Plan::no_such_transaction(procedure, id));
+    };
+    let checked = procedure.and_then(|_| unforced_checks(p, &d.txn));
+    Ok(Plan::on_transaction(procedure, d, checked))
+}
+
+/// A rollback or recovery of `id`, planned from its documents; a read
+/// that fails gives a plan without steps ([`Intervention::plan`]).
+async fn procedure_plan(p: &Protocol, procedure: Procedure, id: &str) -> Plan {
+    match p.transaction_detail(id).await {
+        Ok(Some(d)) => {
+            let checked = unforced_checks(p, &d.txn);
+            let mut plan = Plan::on_transaction(Some(procedure), d, checked);
+            plan.documents = None;
+            plan
+        }
+        Ok(None) => Plan::no_such_transaction(Some(procedure), id),
+        Err(_) => Plan {
+            transactions: vec![id.to_string()],
+            ..Plan::default()
+        },
+    }
+}
+
+impl Plan {
+    /// The plan of an act on transaction `id`, which does not exist.
+    fn no_such_transaction(procedure: Option<Procedure>, id: &str) -> Plan {
+        Plan {
+            transactions: vec![id.to_string()],
+            steps: match procedure {
+                Some(_) => Vec::new(),
+                None => vec![PlanStep::ReleaseLocksOf],
+            },
+            refusal: Some(Refusal::NoSuchTransaction(id.to_string())),
+            ..Plan::default()
+        }
+    }
+
+    /// The one builder of a plan on a transaction's documents `d` (as
+    /// re-read; kept in [`Plan::documents`]). Pure, so a front end is
+    /// tested on documents.
+    ///
+    /// With a `procedure` (rollback or recovery): its steps, each with the
+    /// document it acts on and its effect, the lock releases that follow,
+    /// the balance change and the end state, as the protocol's preview
+    /// decides them. The refusals, in this order:
+    /// 1. the procedure's own (committed, unknown state, malformed): first,
+    ///    because forcing cannot lift it, so it is the one worth showing;
+    /// 2. then `checked`, the refusal of the checks an unforced run makes
+    ///    before any write ([`unforced_checks`]: the recovery window).
+    ///
+    /// With no procedure: the release of the locks it owns, each lock it
+    /// holds, refused while some are not stale (released only when forced).
+    pub fn on_transaction(
+        procedure: Option<Procedure>,
+        d: TransactionDetail,
+        checked: Option<Refusal>,
+    ) -> Plan {
+        let mut plan = match procedure {
+            Some(procedure) => Plan::of_detail(procedure, &d),
+            None => locks_of_plan(&d),
+        };
+        plan.refusal = plan.refusal.or(checked);
+        plan.documents = Some(Documents::Transaction(Box::new(d)));
+        plan
+    }
+
+    /// The preview of releasing the lock on `resource` judged on `view`
+    /// (as re-read; `None`: not held), with the lock kept.
+    pub fn on_lock(resource: &str, view: Option<LockView>) -> Plan {
+        let mut plan = lock_plan(resource, view.as_ref());
+        plan.documents = Some(Documents::Lock(view.map(Box::new)));
+        plan
+    }
+
+    /// The steps, effects, lock releases, balance change, end state and
+    /// the procedure's own refusal of `procedure` on the documents of `d`.
+    fn of_detail(procedure: Procedure, d: &TransactionDetail) -> Plan {
+        let preview = d.preview(procedure);
+        let txn = &d.txn;
+        let lock_releases: Vec<String> = d
+            .lock_releases(procedure)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let steps = preview
+            .steps
+            .iter()
+            .map(|s| PlanStep::Protocol {
+                step: s.step,
+                writes: matches!(s.outcome, StepOutcome::Updated(_)),
+            })
+            .chain(lock_releases.iter().map(|r| PlanStep::ReleaseLock {
+                resource: r.clone(),
+                held_by: None,
+            }))
+            .collect();
+        let account = |a: &Option<String>| StepTarget::Account(a.clone().unwrap_or_default());
+        let effects = preview
+            .steps
+            .iter()
+            .map(|s| StepEffect {
+                target: match s.step.on_source() {
+                    Some(true) => account(&txn.src),
+                    Some(false) => account(&txn.dest),
+                    None => StepTarget::Transaction(txn.id.clone()),
+                },
+                effect: match &s.outcome {
+                    StepOutcome::Updated(e) => e.to_string(),
+                    StepOutcome::Noop(n) => n.to_string(),
+                },
+            })
+            .chain(lock_releases.iter().map(|r| StepEffect {
+                target: StepTarget::Lock(r.clone()),
+                effect: "lock released".to_string(),
+            }))
+            .collect();
+        let (ds, dd) = preview.balance_change;
+        let balance_change = [(&txn.src, ds), (&txn.dest, dd)]
+            .into_iter()
+            .filter(|(_, delta)| *delta != 0)
+            .filter_map(|(a, delta)| a.clone().map(|a| (a, delta)))
+            .collect();
+        Plan {
+            transactions: vec![txn.id.clone()],
+            steps,
+            refusal: preview.refusal.clone().map(Refusal::Protocol),
+            balance_change,
+            lock_releases,
+            effects,
+            ends_in: preview.ends_in.clone(),
+            ..Plan::default()
+        }
+    }
+}
+
+/// The release of the locks transaction `d` owns: each lock it holds,
+/// refused while some are not stale.
+fn locks_of_plan(d: &TransactionDetail) -> Plan {
+    let live: Vec<String> = d
+        .locks
+        .iter()
+        .filter(|l| !l.staleness.is_stale())
+        .map(|l| l.info.resource.clone())
+        .collect();
+    Plan {
+        transactions: vec![d.txn.id.clone()],
+        steps: vec![PlanStep::ReleaseLocksOf],
+        lock_releases: d.locks.iter().map(|l| l.info.resource.clone()).collect(),
+        refusal: (!live.is_empty()).then_some(Refusal::LocksNotStale(live)),
+        ..Plan::default()
+    }
+}
+
+/// The steps `procedure` takes from `state` as planned (no prediction of
+/// no-ops: every step is taken to write).
+fn labels_from(procedure: Procedure, state: &TxnState) -> Vec<PlanStep> {
+    crate::protocol::steps::plan(procedure, state)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|step| PlanStep::Protocol { step, writes: true })
+        .collect()
+}
+
+/// The release of the lock on `resource` (`view`: as judged now): filed
+/// under its owner, its step naming the holder and the judgement, so a
+/// forced release of a live or unknown lock says whose lock it took.
+fn lock_plan(resource: &str, view: Option<&LockView>) -> Plan {
+    let held_by = view.map(|v| (v.info.holder_label(), v.staleness.to_string()));
+    Plan {
+        transactions: view
+            .and_then(|v| v.info.owner.clone())
+            .into_iter()
+            .collect(),
+        targets: vec![resource.to_string()],
+        steps: vec![PlanStep::ReleaseLock {
+            resource: resource.to_string(),
+            held_by,
+        }],
+        refusal: Refusal::of_lock(view),
+        lock_releases: view.map(|_| resource.to_string()).into_iter().collect(),
+        ..Plan::default()
+    }
+}
+
+/// The reversal of `id`, previewed from the original as it is.
+async fn reverse_plan(p: &Protocol, id: &str, finish_committed: bool) -> Plan {
+    let rev = reversal_id(id);
+    let mut plan = Plan {
+        transactions: vec![id.to_string(), rev.clone()],
+        ..Plan::default()
+    };
+    if let Ok(Some((t, doc))) = p.read_transaction(id).await {
+        if let Some(by) = link_of(&doc.source, REVERSED_BY) {
+            plan.steps.push(PlanStep::AlreadyReversed { by });
+            return plan;
+        }
+        let existing = p
+            .read_transaction(&rev)
+            .await
+            .ok()
+            .flatten()
+            .map(|(t, _)| t);
+        if let Err(r) = admit(&t, existing.as_ref(), finish_committed) {
+            plan.refusal = Some(Refusal::Reverse(r));
+        }
+        if finish_committed && t.state == Some(TxnState::Committed) {
+            if let Err(r) = p.check_actionable(&t, false) {
+                plan.refusal = Some(Refusal::Reverse(ReverseRefusal::Protocol(r)));
+            }
+            let steps = crate::protocol::steps::plan(Procedure::Recover, &TxnState::Committed);
+            plan.steps
+                .extend(
+                    steps
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|step| PlanStep::FinishFirst {
+                            txn: id.to_string(),
+                            step,
+                        }),
+                );
+        }
+        if let (Some(src), Some(dest), Some(amount)) = (&t.src, &t.dest, t.amount) {
+            plan.targets = vec![src.clone(), dest.clone()];
+            plan.steps.push(PlanStep::CreateReversal {
+                id: rev.clone(),
+                src: dest.clone(),
+                dest: src.clone(),
+                amount,
+            });
+            plan.balance_change = vec![(src.clone(), amount), (dest.clone(), -amount)];
+        }
+    }
+    plan.steps.push(PlanStep::LinkOriginal {
+        txn: id.to_string(),
+        reversal: rev,
+    });
+    plan.steps
+        .extend(labels_from(Procedure::Recover, &TxnState::Created));
+    plan
+}
