@@ -112,11 +112,15 @@ fn a_whole_session_is_signed_with_sigv4_and_checked_by_the_proxy() {
     );
     assert!(proxy.sigv4_accepted() >= 10, "{}", proxy.sigv4_accepted());
 
-    // The proxy does refuse: unsigned, and signed with another secret.
+    // The proxy does refuse: unsigned (IAM's `anonymous`, as a domain
+    // answers, which the tool reads as "not signed"), and signed with
+    // another secret.
     let out = g.run(&["list"]);
     out.code(3)
         .stderr_has("HTTP 403")
-        .stderr_has("Missing Authentication Token");
+        .stderr_has("User: anonymous is not authorized to perform: es:ESHttp")
+        .stderr_has("an unsigned request")
+        .stderr_has("--aws-sigv4");
     let bad = [
         ("AWS_ACCESS_KEY_ID", AK),
         ("AWS_SECRET_ACCESS_KEY", "not-the-secret"),

@@ -39,11 +39,7 @@ pub(super) fn gate(shared: &Shared, request: &Request) -> Option<Vec<u8>> {
     {
         return None;
     }
-    let mut method = request.method.to_ascii_lowercase();
-    if let Some(first) = method.get_mut(0..1) {
-        first.make_ascii_uppercase();
-    }
-    let action = format!("es:ESHttp{method}");
+    let action = es_action(&request.method);
     let message = format!(
         "User: {} is not authorized to perform: {action} because no identity-based policy \
          allows the {action} action",
@@ -56,4 +52,14 @@ pub(super) fn gate(shared: &Shared, request: &Request) -> Option<Vec<u8>> {
     ));
     let canned = Canned::json(403, json!({ "Message": message }));
     Some(canned.bytes(shared.date_shift.load(Ordering::SeqCst)))
+}
+
+/// The IAM action of an HTTP method: `es:ESHttp` and the method
+/// (`es:ESHttpGet`, `es:ESHttpPost`, ...).
+pub(super) fn es_action(method: &str) -> String {
+    let mut method = method.to_ascii_lowercase();
+    if let Some(first) = method.get_mut(0..1) {
+        first.make_ascii_uppercase();
+    }
+    format!("es:ESHttp{method}")
 }

@@ -5,7 +5,15 @@
 //! crate the tool signs with). A request without a signature, with another
 //! key, scope or signature, or whose body does not hash to its
 //! `x-amz-content-sha256` (OpenSearch Serverless requires that header) is
-//! answered 403 with the body AWS sends.
+//! answered 403 with the body AWS sends. A request with no signature at
+//! all is IAM's `anonymous` principal, which a domain's access policy does
+//! not allow: `{"Message":"User: anonymous is not authorized to perform:
+//! es:ESHttpGet"}` ("requests from clients that aren't compatible with
+//! Signature Version 4 are rejected with an 'anonymous is not authorized'
+//! error": https://repost.aws/knowledge-center/anonymous-not-authorized-opensearch,
+//! formerly aws.amazon.com/premiumsupport/knowledge-center/anonymous-not-authorized-elasticsearch;
+//! the action is `es:ESHttp` and the method:
+//! https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html).
 
 use super::{lock, rewrite::Canned, FaultProxy, Request, Shared};
 use hmac::{Hmac, KeyInit, Mac};
@@ -54,7 +62,12 @@ pub(super) fn gate(shared: &Shared, request: &Request) -> Option<Vec<u8>> {
                 "{} {} -> 403 (sigv4: {message})",
                 request.method, request.target
             ));
-            let canned = Canned::json(403, json!({ "message": message }));
+            let body = if header(request, "authorization").is_none() {
+                json!({ "Message": message })
+            } else {
+                json!({ "message": message })
+            };
+            let canned = Canned::json(403, body);
             Some(canned.bytes(shared.date_shift.load(Ordering::SeqCst)))
         }
     }
@@ -95,7 +108,10 @@ fn verify(key: &SigV4Key, request: &Request) -> Result<(), String> {
         you provided. Check your AWS Secret Access Key and signing method. Consult the service \
         documentation for details.";
     let Some(auth) = header(request, "authorization") else {
-        return Err("Missing Authentication Token".into());
+        return Err(format!(
+            "User: anonymous is not authorized to perform: {}",
+            super::iam::es_action(&request.method)
+        ));
     };
     let auth = auth
         .strip_prefix("AWS4-HMAC-SHA256 ")
