@@ -18,6 +18,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod faults;
+mod freshness;
 mod mappings;
 mod session;
 mod sources;

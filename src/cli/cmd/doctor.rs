@@ -107,6 +107,10 @@ fn index_lines(i: &IndexReport) -> Vec<String> {
     }
     let refresh = match i.info.refresh {
         Refresh::Every(d) => format!("{}s", d.as_secs_f64()),
+        r @ Refresh::ServerlessDefault => format!(
+            "{}s (Elasticsearch Serverless's default: not an index setting there)",
+            r.interval().unwrap_or_default().as_secs()
+        ),
         Refresh::Never => "-1 (never: searches see nothing new)".into(),
     };
     l.push(format!(

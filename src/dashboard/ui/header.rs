@@ -111,6 +111,12 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
     let lag = match snap.read.refresh {
         Some(Refresh::Never) => " · refresh off: new writes unseen".to_string(),
         Some(Refresh::Every(d)) => format!(" + ≤{}s refresh", d.as_secs_f64()),
+        Some(r @ Refresh::ServerlessDefault) => {
+            format!(
+                " + ≤{}s refresh, serverless",
+                r.interval().unwrap_or_default().as_secs()
+            )
+        }
         None => String::new(),
     };
     out.push(Segment::new(

@@ -39,8 +39,24 @@ pub enum Target {
 pub enum Refresh {
     /// Every this long (the default is 1 s).
     Every(#[serde(with = "secs_f64")] Duration),
+    /// Not an index setting: Elasticsearch Serverless manages it, with a
+    /// default of [`SERVERLESS_REFRESH`] (known from `build_flavor:
+    /// serverless` in the `GET /` banner).
+    ServerlessDefault,
     /// `refresh_interval: -1`: only explicit refreshes.
     Never,
+}
+
+impl Refresh {
+    /// How long a write may stay unseen by searches (`None`: until an
+    /// explicit refresh).
+    pub fn interval(&self) -> Option<Duration> {
+        match self {
+            Refresh::Every(d) => Some(*d),
+            Refresh::ServerlessDefault => Some(SERVERLESS_REFRESH),
+            Refresh::Never => None,
+        }
+    }
 }
 
 mod secs_f64 {
@@ -415,10 +431,15 @@ impl Discovery {
     }
 }
 
-pub use super::fetch::{discover, index_info, parse_refresh};
-
 /// Refresh interval when the settings do not say.
 pub const DEFAULT_REFRESH: Duration = Duration::from_secs(1);
+
+/// Elasticsearch Serverless's refresh interval, which its index settings
+/// do not show: "In Elastic Cloud Serverless, the default value for
+/// index.refresh_interval is 5s"
+/// (https://www.elastic.co/docs/reference/elasticsearch/rest-apis/refresh-parameter),
+/// so searches may lag writes by 5 s there.
+pub const SERVERLESS_REFRESH: Duration = Duration::from_secs(5);
 
 /// Resolves the queried fields against the three indices' mappings, under
 /// the names `schema` gives them.

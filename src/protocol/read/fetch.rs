@@ -20,9 +20,18 @@ use std::time::Duration;
 /// requests per index; discovery runs on connect and until it settles),
 /// resolving the fields the names of `schema` (the map in force).
 pub async fn discover(cluster: &Cluster, ix: &Indices, schema: &Schema) -> Result<Discovery> {
-    let transactions = discover_index(cluster, &ix.transactions, schema).await?;
-    let accounts = discover_index(cluster, &ix.accounts, schema).await?;
-    let locks = discover_index(cluster, &ix.locks, schema).await?;
+    let mut transactions = discover_index(cluster, &ix.transactions, schema).await?;
+    let mut accounts = discover_index(cluster, &ix.accounts, schema).await?;
+    let mut locks = discover_index(cluster, &ix.locks, schema).await?;
+    let unset = |i: &(IndexInfo, bool)| i.0.exists() && !i.1;
+    if [&transactions, &accounts, &locks].into_iter().any(unset) && is_serverless(cluster).await {
+        for i in [&mut transactions, &mut accounts, &mut locks] {
+            if unset(i) {
+                i.0.refresh = Refresh::ServerlessDefault;
+            }
+        }
+    }
+    let (transactions, accounts, locks) = (transactions.0, accounts.0, locks.0);
     let fields = resolve_fields(schema, &transactions, &accounts, &locks);
     let times = TimeFields::discover(cluster, schema, &transactions, &locks).await;
     Ok(Discovery {
@@ -34,7 +43,30 @@ pub async fn discover(cluster: &Cluster, ix: &Indices, schema: &Schema) -> Resul
     })
 }
 
-async fn discover_index(cluster: &Cluster, name: &str, schema: &Schema) -> Result<IndexInfo> {
+/// Whether the `GET /` banner says Elasticsearch Serverless
+/// (`version.build_flavor: serverless`, the root API's "build flavor":
+/// https://www.elastic.co/guide/en/elasticsearch/reference/current/rest-api-root.html,
+/// https://www.elastic.co/docs/solutions/search/serverless-elasticsearch-get-started).
+/// Asked only when an index's settings show no `refresh_interval` (every
+/// other product lists it, at least among the defaults), so discovery
+/// makes no extra request elsewhere. A banner that cannot be read is not
+/// serverless: the 1 s default stands.
+async fn is_serverless(cluster: &Cluster) -> bool {
+    match cluster.raw(Method::Get, "/", None).await {
+        Ok((200, root)) => {
+            root.pointer("/version/build_flavor") == Some(&Value::from("serverless"))
+        }
+        _ => false,
+    }
+}
+
+/// One index's information, and whether its settings (or their defaults)
+/// state a `refresh_interval`.
+async fn discover_index(
+    cluster: &Cluster,
+    name: &str,
+    schema: &Schema,
+) -> Result<(IndexInfo, bool)> {
     let (status, resolved) = cluster
         .raw(Method::Get, &format!("/_resolve/index/{name}"), None)
         .await?;
@@ -70,13 +102,30 @@ async fn discover_index(cluster: &Cluster, name: &str, schema: &Schema) -> Resul
             .await?,
     )?;
     let info = index_info(name, resolved.as_ref(), &mappings, &settings, schema);
+    let refresh_stated = refresh_setting(
+        &settings,
+        info.concrete.first().map_or(name, String::as_str),
+    )
+    .is_some();
     // Only a concrete index: an alias may be swapped to a split index.
     let shards = match info.target {
         Target::Index => primary_shards(&settings, name),
         _ => None,
     };
     cluster.remember_primary_shards(name, shards);
-    Ok(info)
+    Ok((info, refresh_stated))
+}
+
+/// The `refresh_interval` the settings answer states for `index` (set, or
+/// among the defaults), nested or flat.
+fn refresh_setting(settings: &Value, index: &str) -> Option<String> {
+    ["settings", "defaults"].iter().find_map(|k| {
+        settings
+            .pointer(&format!("/{}/{k}/index/refresh_interval", escape(index)))
+            .or_else(|| settings.pointer(&format!("/{}/{k}/index.refresh_interval", escape(index))))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    })
 }
 
 /// `index.number_of_shards` of `index` in a settings answer (nested or
@@ -136,13 +185,7 @@ pub fn index_info(
         Some(Value::Bool(b)) => b.to_string(),
         _ => "true".into(),
     };
-    let refresh_text = ["settings", "defaults"].iter().find_map(|k| {
-        settings
-            .pointer(&format!("/{}/{k}/index/refresh_interval", escape(first)))
-            .or_else(|| settings.pointer(&format!("/{}/{k}/index.refresh_interval", escape(first))))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    });
+    let refresh_text = refresh_setting(settings, first);
     let source_loss = SourceLoss::of(mapping, settings.get(first));
     let mut info = IndexInfo {
         name: name.into(),

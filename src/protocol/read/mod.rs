@@ -79,7 +79,7 @@ impl Protocol {
             return Ok(d.clone());
         }
         let d = Arc::new(
-            discovery::discover(self.cluster(), &self.config.indices, &self.config.schema).await?,
+            fetch::discover(self.cluster(), &self.config.indices, &self.config.schema).await?,
         );
         *cached = Some(d.clone());
         Ok(d)

@@ -75,6 +75,7 @@ impl ReadStatus {
         match self.refresh {
             Some(Refresh::Never) => None,
             Some(Refresh::Every(d)) => Some(since + d),
+            Some(Refresh::ServerlessDefault) => Some(since + super::discovery::SERVERLESS_REFRESH),
             None => Some(since),
         }
     }
@@ -137,7 +138,7 @@ pub const PENDING_ACCOUNTS_CAP: usize = 200;
 /// [`crate::protocol::Protocol::poll_snapshot`], which discovers once and
 /// uses the configured ones.
 pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
-    let d = super::discovery::discover(cluster, ix, &Default::default()).await?;
+    let d = super::fetch::discover(cluster, ix, &Default::default()).await?;
     load_with(cluster, ix, &d, cap, &ProtocolConfig::default(), None).await
 }
 

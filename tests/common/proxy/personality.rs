@@ -237,8 +237,16 @@ pub(super) fn after(p: Personality, fix: Fix, response: Vec<u8>) -> Vec<u8> {
                 (NoRefreshIntervalSetting, "refresh_interval"),
                 (NoShardCountSetting, "number_of_shards"),
             ];
-            for settings in v.as_object_mut().into_iter().flat_map(|o| o.values_mut()) {
-                let Some(s) = settings.get_mut("settings").and_then(Value::as_object_mut) else {
+            // Neither set nor among the defaults (`include_defaults=true`).
+            let sections = v
+                .as_object_mut()
+                .into_iter()
+                .flat_map(|o| o.values_mut())
+                .filter_map(Value::as_object_mut)
+                .flat_map(|o| o.iter_mut())
+                .filter(|(k, _)| *k == "settings" || *k == "defaults");
+            for (_, settings) in sections {
+                let Some(s) = settings.as_object_mut() else {
                     continue;
                 };
                 for (_, key) in hidden.iter().filter(|(d, _)| p.has(*d)) {
