@@ -17,6 +17,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod doctor_roles;
 mod faults;
 mod freshness;
 mod mappings;

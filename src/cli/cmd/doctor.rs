@@ -161,11 +161,17 @@ fn security_lines(security: &Security) -> Vec<String> {
                 l.push(format!("  {index}: {}", list.join(", ")));
             }
         }
-        Security::Roles { user, roles, .. } => l.push(format!(
-            "{:<14} on (OpenSearch), user {}, roles {}",
+        Security::Roles {
+            user,
+            roles,
+            backend_roles,
+            ..
+        } => l.push(format!(
+            "{:<14} on (OpenSearch), user {}, roles {}, backend roles {}",
             "security",
             user.as_deref().unwrap_or("?"),
-            roles.join(", ")
+            roles.join(", "),
+            backend_roles.join(", ")
         )),
     }
     l

@@ -91,8 +91,11 @@ pub enum Security {
     Roles {
         /// The user the cluster sees.
         user: Option<String>,
-        /// Its roles.
+        /// Its OpenSearch security roles (what it may do).
         roles: Vec<String>,
+        /// Its backend roles (on Amazon OpenSearch Service, IAM ARNs): what
+        /// a role mapping can name besides the user.
+        backend_roles: Vec<String>,
         /// OpenSearch's cluster-level composite actions ([`COMPOSITE_ACTIONS`]
         /// probed by reading) the user was refused.
         refused: Vec<String>,
@@ -397,17 +400,22 @@ async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Secur
                 .get("user_name")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            roles: account
-                .get("roles")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect(),
+            roles: strings(&account, "roles"),
+            backend_roles: strings(&account, "backend_roles"),
         });
     }
     Ok(Security::Off)
+}
+
+/// The strings of the array `key` of `v` (none when absent).
+fn strings(v: &Value, key: &str) -> Vec<String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
 }
 
 /// Which of [`COMPOSITE_ACTIONS`] the cluster refuses (403) on the
@@ -505,7 +513,9 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
             indices,
             cluster,
         } => {
-            let who = user.as_deref().map_or("the current user".into(), |u| format!("user `{u}`"));
+            let who = user
+                .as_deref()
+                .map_or("the current user".into(), |u| format!("user `{u}`"));
             for (privilege, _) in cluster.iter().filter(|(_, granted)| !**granted) {
                 add(
                     Severity::Warning,
@@ -547,10 +557,33 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
                 refused.join(", ")
             ),
         ),
-        Security::Roles { .. } => add(
+        Security::Roles {
+            user,
+            roles,
+            backend_roles,
+            ..
+        } => add(
             Severity::Warning,
-            "OpenSearch security: per-index privileges cannot be asked; a refused request will say so"
-                .into(),
+            roles_check(user.as_deref(), roles, backend_roles),
         ),
     }
+}
+
+/// What an OpenSearch security user needs to know, since per-index
+/// privileges cannot be asked there: who it is, its roles, and the backend
+/// roles a role mapping can name (`_plugins/_security/api/account`).
+fn roles_check(user: Option<&str>, roles: &[String], backend_roles: &[String]) -> String {
+    let list = |v: &[String]| match v {
+        [] => "none".to_string(),
+        v => v.join(", "),
+    };
+    format!(
+        "OpenSearch security: user `{}` has roles [{}] and backend roles [{}]; per-index \
+         privileges cannot be asked, so a refused request will name what is missing: map a role \
+         with the README's OpenSearch permissions to the user or to one of its backend roles \
+         (`PUT _plugins/_security/api/rolesmapping/<role>`)",
+        user.unwrap_or("?"),
+        list(roles),
+        list(backend_roles)
+    )
 }
