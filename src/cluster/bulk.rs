@@ -17,7 +17,8 @@
 //! smaller limit answers 413 before anything is processed, so the request is
 //! halved and sent again, down to single items.
 
-use super::response::{check, error_from, truncate};
+use super::reason::truncate;
+use super::response::{check, error_from};
 use super::Cluster;
 use crate::error::{Error, Result};
 use elasticsearch::BulkParts;

@@ -32,6 +32,8 @@ mod products;
 mod rewrite;
 mod routing;
 mod security;
+mod security_actions;
+mod security_api;
 mod sigv4;
 mod wire;
 

@@ -19,6 +19,10 @@
 //! and tokens (always 401), other cluster privileges, and a `_bulk` mixing
 //! items the user may and may not write (answered 500, naming the gap).
 
+use super::security_actions::{
+    cluster_action, composite_action, index_action, Action, DELETE, INDEX,
+};
+use super::security_api::{empty_names, es_whoami, has_privileges, os_whoami};
 use super::{lock, rewrite::Canned, FaultProxy, Request, Shared};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
@@ -35,25 +39,25 @@ pub enum Product {
 /// One user of the realm.
 #[derive(Debug, Clone)]
 pub struct User {
-    name: String,
-    password: String,
+    pub(super) name: String,
+    pub(super) password: String,
     /// Indices the user may write (`None`: every index).
-    writes: Option<Vec<String>>,
+    pub(super) writes: Option<Vec<String>>,
     /// The cluster privilege `monitor` (`GET /`, `_cluster/health`).
-    monitor: bool,
+    pub(super) monitor: bool,
     /// The index privilege `view_index_metadata` (mappings, settings,
     /// existence), on every index.
-    metadata: bool,
+    pub(super) metadata: bool,
     /// OpenSearch: the cluster-level composite actions `_mget`, `_msearch`,
     /// `_bulk` and scroll pages are authorised as (the old README's role
     /// lacked them).
-    composites: bool,
+    pub(super) composites: bool,
     /// A bearer token that also authenticates this user (a service-account
     /// or OAuth2 token of Elasticsearch's token service).
-    token: Option<String>,
+    pub(super) token: Option<String>,
     /// OpenSearch: the user's backend roles (on Amazon OpenSearch Service,
     /// the IAM role ARNs fine-grained access control maps to roles).
-    backend_roles: Vec<String>,
+    pub(super) backend_roles: Vec<String>,
 }
 
 impl User {
@@ -113,7 +117,7 @@ impl User {
 
     /// The user as the OpenSearch security plugin prints it (its
     /// `User.toString()`).
-    fn as_opensearch(&self) -> String {
+    pub(super) fn as_opensearch(&self) -> String {
         format!(
             "User [name={}, backend_roles=[{}], requestedTenant=null]",
             self.name,
@@ -127,13 +131,13 @@ impl User {
         self
     }
 
-    fn may_write(&self, index: &str) -> bool {
+    pub(super) fn may_write(&self, index: &str) -> bool {
         self.writes
             .as_ref()
             .is_none_or(|w| w.iter().any(|i| i == index))
     }
 
-    fn role(&self) -> &'static str {
+    pub(super) fn role(&self) -> &'static str {
         if self.writes.is_none() {
             "estx_operator"
         } else {
@@ -142,7 +146,7 @@ impl User {
     }
 
     /// Whether `privilege` on `index` is granted.
-    fn has(&self, privilege: &str, index: &str) -> bool {
+    pub(super) fn has(&self, privilege: &str, index: &str) -> bool {
         match privilege {
             "read" => true,
             "view_index_metadata" => self.metadata,
@@ -345,103 +349,6 @@ fn refusal(product: Product, user: &User, action: Action, index: &str) -> String
     }
 }
 
-/// An action and the privileges that grant it.
-#[derive(Debug, Clone, Copy)]
-struct Action {
-    name: &'static str,
-    granted_by: &'static str,
-    /// Granted with write (else with `view_index_metadata`, or `monitor`
-    /// for a cluster action).
-    needs_write: bool,
-}
-
-const fn write(name: &'static str, granted_by: &'static str) -> Action {
-    Action {
-        name,
-        granted_by,
-        needs_write: true,
-    }
-}
-
-const fn metadata(name: &'static str) -> Action {
-    Action {
-        name,
-        granted_by: "manage,view_index_metadata,all",
-        needs_write: false,
-    }
-}
-
-const INDEX: Action = write(
-    "indices:data/write/index",
-    "create_doc,create,index,write,all",
-);
-const DELETE: Action = write("indices:data/write/delete", "delete,write,all");
-const UPDATE: Action = write("indices:data/write/update", "index,write,all");
-const CREATE_INDEX: Action = write("indices:admin/create", "create_index,manage,all");
-const PUT_MAPPING: Action = write("indices:admin/mapping/put", "manage,all");
-
-/// OpenSearch authorises these multi-index requests as cluster-level
-/// actions (security plugin `PrivilegesEvaluator`: "composite" actions are
-/// checked against `cluster_permissions`; documented in
-/// https://docs.opensearch.org/latest/security/access-control/permissions/).
-fn composite_action(product: Product, path: &str) -> Option<Action> {
-    if product != Product::OpenSearch {
-        return None;
-    }
-    let name = if path.ends_with("/_mget") {
-        "indices:data/read/mget"
-    } else if path.ends_with("/_msearch") {
-        "indices:data/read/msearch"
-    } else if path.ends_with("/_bulk") {
-        "indices:data/write/bulk"
-    } else if path.starts_with("/_search/scroll") {
-        "indices:data/read/scroll"
-    } else {
-        return None;
-    };
-    Some(Action {
-        name,
-        granted_by: name,
-        needs_write: false,
-    })
-}
-
-/// The cluster action of a request, if it is one.
-fn cluster_action(path: &str) -> Option<Action> {
-    let name = match path {
-        "/" => "cluster:monitor/main",
-        p if p.starts_with("/_cluster/health") => "cluster:monitor/health",
-        _ => return None,
-    };
-    Some(Action {
-        name,
-        granted_by: "monitor,manage,all",
-        needs_write: false,
-    })
-}
-
-/// The index and action of a request that writes or reads metadata (`None`
-/// for reads of documents, which every user may do).
-fn index_action(method: &str, path: &str) -> Option<(String, Action)> {
-    let mut segments = path.split('/').filter(|s| !s.is_empty());
-    let index = segments.next().filter(|s| !s.starts_with('_'))?;
-    let reads = matches!(method, "GET" | "HEAD");
-    let action = match (segments.next(), method) {
-        (None, "PUT") => CREATE_INDEX,
-        (None, _) if reads => metadata("indices:admin/get"),
-        (Some("_mapping"), _) if reads => metadata("indices:admin/mappings/get"),
-        (Some("_settings"), _) if reads => metadata("indices:monitor/settings/get"),
-        (Some("_doc" | "_create"), "DELETE") => DELETE,
-        (Some("_doc" | "_create"), _) if !reads => INDEX,
-        (Some("_update"), _) if !reads => UPDATE,
-        (Some("_delete_by_query"), _) => DELETE,
-        (Some("_update_by_query"), _) => UPDATE,
-        (Some("_mapping"), "PUT" | "POST") => PUT_MAPPING,
-        _ => return None,
-    };
-    Some((index.to_string(), action))
-}
-
 /// `_bulk`: forwarded when the user may write every item's index; when it
 /// may write none, each item fails with the 403 (the request itself is a
 /// 200, as Elasticsearch answers).
@@ -501,108 +408,6 @@ fn bulk(product: Product, user: &User, request: &Request, path: &str) -> Option<
         200,
         json!({"took": 0, "errors": true, "items": answers}),
     ))
-}
-
-/// Elasticsearch's `_security/_authenticate`.
-fn es_whoami(user: &User) -> Value {
-    json!({"username": user.name, "roles": [user.role()], "full_name": null, "email": null,
-        "metadata": {}, "enabled": true,
-        "authentication_realm": {"name": "native1", "type": "native"},
-        "lookup_realm": {"name": "native1", "type": "native"},
-        "authentication_type": "realm"})
-}
-
-/// OpenSearch's `authinfo` (`full`) or `api/account`.
-fn os_whoami(user: &User, full: bool) -> Value {
-    let mut v = json!({"user_name": user.name, "user_requested_tenant": null,
-        "backend_roles": user.backend_roles, "custom_attribute_names": [], "roles": [user.role()],
-        "tenants": {user.name.clone(): true}});
-    if full {
-        v["user"] = json!(user.as_opensearch());
-        v["remote_address"] = json!("127.0.0.1:0");
-        v["principal"] = Value::Null;
-        v["peer_certificates"] = json!("0");
-        v["sso_logout_url"] = Value::Null;
-    } else {
-        v["is_reserved"] = json!(false);
-        v["is_hidden"] = json!(false);
-        v["is_internal_user"] = json!(true);
-    }
-    v
-}
-
-/// Elasticsearch refuses an index entry without names (400): x-pack
-/// `RoleDescriptor.IndicesPrivileges.Builder#build`, "indices privileges must
-/// refer to at least one index name or index name pattern".
-fn empty_names(request: &Value) -> Option<Canned> {
-    let empty = request
-        .get("index")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .any(|e| {
-            e.get("names")
-                .and_then(Value::as_array)
-                .is_none_or(Vec::is_empty)
-        });
-    let reason = "indices privileges must refer to at least one index name or index name pattern";
-    let e = json!({"type": "illegal_argument_exception", "reason": reason});
-    empty.then(|| {
-        Canned::json(
-            400,
-            json!({"error": {"root_cause": [e], "type": "illegal_argument_exception",
-                "reason": reason}, "status": 400}),
-        )
-    })
-}
-
-/// Elasticsearch's `_has_privileges` answer to `request`.
-fn has_privileges(user: &User, request: &Value) -> Value {
-    let mut indices = Map::new();
-    let mut all = true;
-    for entry in request
-        .get("index")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let strings = |key: &str| -> Vec<String> {
-            entry
-                .get(key)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        };
-        for name in strings("names") {
-            let mut privileges = Map::new();
-            for p in strings("privileges") {
-                let granted = user.has(&p, &name);
-                all &= granted;
-                privileges.insert(p, json!(granted));
-            }
-            indices.insert(name, Value::Object(privileges));
-        }
-    }
-    let mut cluster = Map::new();
-    for p in request
-        .get("cluster")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        let granted = match p {
-            "monitor" => user.monitor,
-            _ => user.writes.is_none(),
-        };
-        all &= granted;
-        cluster.insert(p.to_string(), json!(granted));
-    }
-    json!({"username": user.name, "has_all_requested": all, "cluster": cluster,
-        "index": indices, "application": {}})
 }
 
 /// The request body, de-chunked.
