@@ -85,7 +85,7 @@ pub fn worst(codes: impl IntoIterator<Item = i32>) -> i32 {
 #[cfg(test)]
 mod tests {
     use crate::cli::exit::*;
-    use crate::protocol::Refusal;
+    use crate::protocol::ProcedureRefusal;
 
     fn report(v: Verdict) -> ProcedureReport {
         let mut r = ProcedureReport::new("t");
@@ -103,7 +103,10 @@ mod tests {
             of_report(&report(Verdict::EndedElsewhere(TxnState::RolledBack))),
             0
         );
-        assert_eq!(of_report(&report(Verdict::Refused(Refusal::Committed))), 1);
+        assert_eq!(
+            of_report(&report(Verdict::Refused(ProcedureRefusal::Committed))),
+            1
+        );
         assert_eq!(
             of_report(&report(Verdict::Failed(Error::Unreachable("x".into())))),
             3

@@ -7,7 +7,7 @@
 use super::exit::REFUSED;
 use super::global::{DashboardArgs, GlobalArgs};
 use super::output::{err, fail};
-use crate::protocol::intervene::Refusal;
+use crate::protocol::intervene::{ActRefusal, ReadOnlyBy};
 use crate::protocol::Protocol;
 use std::fmt::Debug;
 use std::future::Future;
@@ -68,16 +68,14 @@ impl<'a> Session<'a> {
             return None;
         }
         let resolved = &self.global.resolved;
-        let why = match &resolved.name {
-            Some(name) if resolved.production => {
-                format!("profile `{name}` is production, so read-only")
-            }
-            Some(name) => format!("read-only (profile `{name}` or --read-only)"),
-            None => "read-only (--read-only / ESTX_READ_ONLY)".to_string(),
+        let by = match &resolved.name {
+            Some(name) if resolved.production => ReadOnlyBy::ProductionProfile(name.clone()),
+            Some(name) => ReadOnlyBy::Profile(name.clone()),
+            None => ReadOnlyBy::Setting,
         };
         err(format_args!(
             "refused: {}; nothing was written. Pass --read-only=false to intervene.",
-            Refusal::ReadOnly(why)
+            ActRefusal::ReadOnly(by)
         ));
         Some(REFUSED)
     }

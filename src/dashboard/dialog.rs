@@ -148,7 +148,7 @@ impl Dialog {
     }
 
     /// The refusal of an unforced run as of `now`, in the dashboard's
-    /// words ([`crate::protocol::intervene::Refusal::explain`] with the
+    /// words ([`crate::protocol::intervene::ActRefusal::explain`] with the
     /// force key), when only the force key acts: the recovery window's
     /// refusal (`window`) gives the age now, not the one when the dialog
     /// opened; one that no longer holds says so (the dialog must be

@@ -3,7 +3,7 @@
 //! function asks the loop to do in return (`IoRequest`).
 
 use crate::protocol::audit::AuditReport;
-use crate::protocol::intervene::{reason_missing, Act, Choices, Intervention, Plan, Refusal};
+use crate::protocol::intervene::{reason_missing, Act, ActRefusal, Choices, Intervention, Plan};
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::Interface;
@@ -83,7 +83,7 @@ impl Action {
 
     /// Why it may not run with `reason` (the one rule,
     /// [`crate::protocol::intervene::reason_missing`]); `None` when it may.
-    pub fn missing_reason(self, forced: bool, bulk: bool, reason: &str) -> Option<Refusal> {
+    pub fn missing_reason(self, forced: bool, bulk: bool, reason: &str) -> Option<ActRefusal> {
         reason_missing(self.kind(), forced, bulk, Some(reason))
     }
 

@@ -28,7 +28,7 @@ use crate::error::Error;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::Selection;
 use crate::protocol::intervene::{
-    self, Act, BulkAct, Choices, Intervention, Plan, Refusal, Runner, Stop, Value,
+    self, Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Stop, Value,
 };
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{Interface, Trail};
@@ -236,7 +236,7 @@ async fn open_trail(proto: &Protocol) -> Result<(), String> {
         Ok(_) => Ok(()),
         Err(Error::IndexMissing(index)) => Err(format!(
             "{}; nothing will run",
-            Refusal::AuditIndexMissing(index)
+            ActRefusal::AuditIndexMissing(index)
         )),
         Err(e) => Err(format!(
             "cannot open the audit trail: {e}; nothing will run"

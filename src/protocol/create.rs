@@ -4,7 +4,7 @@
 
 use super::account::AccountState;
 use super::executor::Created;
-use super::steps::{self, Refusal, Step};
+use super::steps::{self, ProcedureRefusal, Step};
 use super::transaction::{amount_problem, Transfer};
 use super::Protocol;
 use crate::error::{Error, Result};
@@ -28,12 +28,12 @@ impl Protocol {
     /// Creates a transaction in state `created` with `op_type=create`.
     ///
     /// Refuses a non-positive amount, identical accounts, and accounts that
-    /// do not exist or are malformed. Returns `Ok(Err(Refusal::AlreadyExists))`
+    /// do not exist or are malformed. Returns `Ok(Err(ProcedureRefusal::AlreadyExists))`
     /// when the id is taken: the article says not to run it then.
     pub async fn create_transaction(
         &self,
         req: &NewTransfer,
-    ) -> Result<std::result::Result<String, Refusal>> {
+    ) -> Result<std::result::Result<String, ProcedureRefusal>> {
         if let Some(problem) = request_problem(req) {
             return Err(Error::Invalid(problem));
         }
@@ -150,7 +150,7 @@ fn creation_answer(
     answer: Result<Created>,
     id: String,
     doc: &Map<String, Value>,
-) -> Result<std::result::Result<String, Refusal>> {
+) -> Result<std::result::Result<String, ProcedureRefusal>> {
     match answer {
         Ok(Created::Created) => Ok(Ok(id)),
         // After a lost answer the document may be ours, and may have
@@ -160,7 +160,7 @@ fn creation_answer(
             doc: existing,
             after_lost_answer: true,
         }) if same_creation(&existing.source, doc) => Ok(Ok(id)),
-        Ok(Created::Exists { .. }) => Ok(Err(Refusal::AlreadyExists(id))),
+        Ok(Created::Exists { .. }) => Ok(Err(ProcedureRefusal::AlreadyExists(id))),
         Err(Error::GaveUp {
             index,
             id,

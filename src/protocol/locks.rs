@@ -7,7 +7,7 @@
 use super::lock::{LockInfo, StaleReason, Staleness};
 use super::read::TimeFields;
 use super::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
-use super::steps::{Refusal, Step};
+use super::steps::{ProcedureRefusal, Step};
 use super::time::format_timestamp;
 use super::transaction::{Transfer, TxnState};
 use super::Protocol;
@@ -192,7 +192,7 @@ impl Protocol {
                         continue;
                     }
                     Ok(AcquireOutcome::Held(info)) => {
-                        let refusal = Refusal::LockHeld {
+                        let refusal = ProcedureRefusal::LockHeld {
                             resource: resource.to_string(),
                             holder: info.holder_label(),
                         };
@@ -242,7 +242,7 @@ impl Protocol {
                 Some((s, _)) if s.is_terminal() => Verdict::EndedElsewhere(s),
                 Some((s, _)) => {
                     let cause = match &why {
-                        Verdict::Refused(Refusal::LockHeld { resource, holder }) => {
+                        Verdict::Refused(ProcedureRefusal::LockHeld { resource, holder }) => {
                             format!("resource `{resource}` is locked by {holder}")
                         }
                         Verdict::Failed(e) => format!("taking the locks failed: {e}"),

@@ -63,5 +63,5 @@ pub use create::NewTransfer;
 pub use handle::Protocol;
 pub use procedures::RunLimits;
 pub use report::{ProcedureReport, ReachedBy, StepObserver, StepReport, StepResult, Verdict};
-pub use steps::{Procedure, Refusal, Step};
+pub use steps::{Procedure, ProcedureRefusal, Step};
 pub use transaction::{Transaction, Transfer, TxnState};

@@ -8,7 +8,7 @@ use super::decide::Fencing;
 use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
 use super::read::rules::recovery_refusal;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
-use super::steps::{self, next_after, plan, Next, Procedure, Refusal, Step};
+use super::steps::{self, next_after, plan, Next, Procedure, ProcedureRefusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
@@ -169,16 +169,16 @@ impl Protocol {
         &self,
         txn: &Transaction,
         force: bool,
-    ) -> std::result::Result<Option<(TxnState, Transfer)>, Refusal> {
+    ) -> std::result::Result<Option<(TxnState, Transfer)>, ProcedureRefusal> {
         let state = match &txn.state {
-            Some(TxnState::Unknown(s)) => return Err(Refusal::UnknownState(s.clone())),
+            Some(TxnState::Unknown(s)) => return Err(ProcedureRefusal::UnknownState(s.clone())),
             Some(s) if s.is_terminal() => return Ok(None),
             Some(s) => s.clone(),
-            None => return Err(Refusal::Malformed(txn.problems.join("; "))),
+            None => return Err(ProcedureRefusal::Malformed(txn.problems.join("; "))),
         };
         let transfer = txn
             .transfer()
-            .map_err(|_| Refusal::Malformed(txn.problems.join("; ")))?;
+            .map_err(|_| ProcedureRefusal::Malformed(txn.problems.join("; ")))?;
         if !force {
             // Judged on the cluster's clock (the one `modification_time` is
             // written with), by the read side's one rule of "recent".
@@ -342,7 +342,7 @@ impl Protocol {
             .await
             .map_err(|e| match e {
                 Error::Malformed { .. } | Error::NotFound { .. } => {
-                    Verdict::Refused(Refusal::Malformed(e.to_string()))
+                    Verdict::Refused(ProcedureRefusal::Malformed(e.to_string()))
                 }
                 other => Verdict::Failed(other),
             })?;

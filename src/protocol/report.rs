@@ -4,7 +4,7 @@
 
 use super::decide::{Effect, NoopReason};
 use super::executor::StepOutcome;
-use super::steps::{Refusal, Step};
+use super::steps::{ProcedureRefusal, Step};
 use super::transaction::TxnState;
 use crate::error::Error;
 use std::fmt;
@@ -77,7 +77,7 @@ pub enum Verdict {
     /// simulated crash); the transaction is left for recovery.
     Stopped(String),
     /// Refused before changing anything.
-    Refused(Refusal),
+    Refused(ProcedureRefusal),
     /// Failed; everything up to the failing step is in the report.
     Failed(Error),
 }
@@ -242,7 +242,7 @@ mod tests {
         assert!(r.wrote());
         let mut fresh = ProcedureReport::new("t");
         fresh.started_in = Some(TxnState::Pending);
-        fresh.verdict = Verdict::Refused(Refusal::Committed);
+        fresh.verdict = Verdict::Refused(ProcedureRefusal::Committed);
         assert_eq!(fresh.final_state(), (Some(&TxnState::Pending), None));
         assert!(!fresh.wrote());
     }

@@ -120,9 +120,11 @@ pub enum Procedure {
     Rollback,
 }
 
-/// Why a procedure will not run.
+/// Why a procedure (rollback, recovery, a transfer's run) will not run on a
+/// transaction; an operator's act carries it as
+/// [`crate::protocol::intervene::ActRefusal::Procedure`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub enum ProcedureRefusal {
     /// Rollback of a committed transaction: it must finish, then be reversed
     /// by a new transfer.
     Committed,
@@ -154,11 +156,11 @@ pub enum Refusal {
     },
 }
 
-impl Refusal {
-    /// For [`Refusal::Recent`], when the transaction was modified, in
+impl ProcedureRefusal {
+    /// For [`ProcedureRefusal::Recent`], when the transaction was modified, in
     /// words: `1.2s ago` (or `0.3s ahead of this clock`).
     pub fn modified_ago(&self) -> Option<String> {
-        let Refusal::Recent { age, .. } = self else {
+        let ProcedureRefusal::Recent { age, .. } = self else {
             return None;
         };
         let magnitude = age.abs().to_std().unwrap_or_default();
@@ -174,7 +176,7 @@ impl Refusal {
     /// force key in the dashboard): the text is written once, here.
     pub fn explain(&self, force: &str) -> String {
         match self {
-            Refusal::Recent { window, .. } => format!(
+            ProcedureRefusal::Recent { window, .. } => format!(
                 "transaction was modified {}, within the {} recovery window: \
                  a worker may still be running it (use {force} to act anyway)",
                 self.modified_ago().unwrap_or_default(),
@@ -185,23 +187,23 @@ impl Refusal {
     }
 }
 
-/// The command line's wording: [`Refusal::explain`] with `--force`.
-impl fmt::Display for Refusal {
+/// The command line's wording: [`ProcedureRefusal::explain`] with `--force`.
+impl fmt::Display for ProcedureRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Refusal::Committed => f.write_str(
+            ProcedureRefusal::Committed => f.write_str(
                 "transaction is committed: both accounts are already updated, so it must be allowed to finish \
                  (recover it) and then be reversed by a new transfer",
             ),
-            Refusal::UnknownState(s) => write!(f, "transaction is in unknown state `{s}`; refusing to guess"),
-            Refusal::Recent { .. } => f.write_str(&self.explain("--force")),
-            Refusal::Malformed(p) => write!(f, "transaction is malformed: {p}"),
-            Refusal::AlreadyExists(id) => write!(
+            ProcedureRefusal::UnknownState(s) => write!(f, "transaction is in unknown state `{s}`; refusing to guess"),
+            ProcedureRefusal::Recent { .. } => f.write_str(&self.explain("--force")),
+            ProcedureRefusal::Malformed(p) => write!(f, "transaction is malformed: {p}"),
+            ProcedureRefusal::AlreadyExists(id) => write!(
                 f,
                 "transaction `{id}` already exists; not starting it twice (recovery will pick it up if it is stuck)"
             ),
-            Refusal::Unsafe(why) => write!(f, "{why}; nothing was written"),
-            Refusal::LockHeld { resource, holder } => {
+            ProcedureRefusal::Unsafe(why) => write!(f, "{why}; nothing was written"),
+            ProcedureRefusal::LockHeld { resource, holder } => {
                 write!(f, "resource `{resource}` is locked by {holder}; the transfer was cancelled")
             }
         }
@@ -210,7 +212,7 @@ impl fmt::Display for Refusal {
 
 /// What a procedure would do from `state`: the steps in order, nothing
 /// (`Ok(vec![])`, terminal state), or a refusal.
-pub fn plan(procedure: Procedure, state: &TxnState) -> Result<Vec<Step>, Refusal> {
+pub fn plan(procedure: Procedure, state: &TxnState) -> Result<Vec<Step>, ProcedureRefusal> {
     use Step::*;
     let forward_from_pending = [
         ApplySource,
@@ -223,7 +225,7 @@ pub fn plan(procedure: Procedure, state: &TxnState) -> Result<Vec<Step>, Refusal
     let undo = [UndoSource, UndoDestination, RolledBack];
     Ok(match (procedure, state) {
         (_, TxnState::Finished | TxnState::RolledBack) => vec![],
-        (_, TxnState::Unknown(s)) => return Err(Refusal::UnknownState(s.clone())),
+        (_, TxnState::Unknown(s)) => return Err(ProcedureRefusal::UnknownState(s.clone())),
         (_, TxnState::Terminating) => undo.to_vec(),
         (Procedure::Recover, TxnState::Created) => {
             let mut v = vec![Begin];
@@ -238,7 +240,7 @@ pub fn plan(procedure: Procedure, state: &TxnState) -> Result<Vec<Step>, Refusal
             v.extend(undo);
             v
         }
-        (Procedure::Rollback, TxnState::Committed) => return Err(Refusal::Committed),
+        (Procedure::Rollback, TxnState::Committed) => return Err(ProcedureRefusal::Committed),
     })
 }
 
@@ -382,7 +384,7 @@ pub fn preflight(
     todo: &[Step],
     (src, dest): (&AccountState, &AccountState),
     fencing: Fencing,
-) -> std::result::Result<(), Refusal> {
+) -> std::result::Result<(), ProcedureRefusal> {
     let mut accts = [src.clone(), dest.clone()];
     for &step in todo {
         let Some(on_source) = step.on_source() else {
@@ -393,7 +395,7 @@ pub fn preflight(
             Ok(Decision::Write(next, _)) => accts[k] = next,
             Ok(Decision::Noop(_)) => {}
             Err(decide::Contradiction(why)) => {
-                return Err(Refusal::Unsafe(format!(
+                return Err(ProcedureRefusal::Unsafe(format!(
                     "`{}` on account `{id}`: {why}",
                     t.id
                 )))
@@ -409,10 +411,10 @@ pub fn preflight(
 pub fn check_fresh_id(
     t: &Transfer,
     (src, dest): (&AccountState, &AccountState),
-) -> std::result::Result<(), Refusal> {
+) -> std::result::Result<(), ProcedureRefusal> {
     for (acct, state) in [(&t.src, src), (&t.dest, dest)] {
         if let Some(rec) = state.settled_of(&t.id) {
-            return Err(Refusal::Unsafe(format!(
+            return Err(ProcedureRefusal::Unsafe(format!(
                 "transaction id `{}` was used before: account `{acct}` has settled it ({}); \
                  choose another id",
                 t.id,
@@ -429,7 +431,7 @@ mod tests {
 
     #[test]
     fn a_recent_refusal_reads_its_durations_exactly_enough() {
-        let r = Refusal::Recent {
+        let r = ProcedureRefusal::Recent {
             age: chrono::TimeDelta::milliseconds(1_234),
             window: std::time::Duration::from_millis(1_500),
         };
@@ -439,7 +441,7 @@ mod tests {
             ),
             "{r}"
         );
-        let late = Refusal::Recent {
+        let late = ProcedureRefusal::Recent {
             age: chrono::TimeDelta::milliseconds(-300),
             window: std::time::Duration::from_secs(3_600),
         };
@@ -470,7 +472,7 @@ mod tests {
         );
         assert_eq!(
             plan(Procedure::Rollback, &TxnState::Committed),
-            Err(Refusal::Committed)
+            Err(ProcedureRefusal::Committed)
         );
         assert!(plan(Procedure::Rollback, &TxnState::Finished)
             .unwrap()

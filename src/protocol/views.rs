@@ -7,7 +7,7 @@ use super::account::{AccountState, SettledOutcome};
 use super::decide::{Decision, Fencing};
 use super::executor::StepOutcome;
 use super::locks::LockView;
-use super::steps::{account_step, next_after, plan, Next, Procedure, Refusal, Step};
+use super::steps::{account_step, next_after, plan, Next, Procedure, ProcedureRefusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::Result;
@@ -45,7 +45,7 @@ pub struct Preview {
     /// Steps in order with their predicted outcome (empty when refused or terminal).
     pub steps: Vec<PreviewStep>,
     /// Why it would refuse, if it would.
-    pub refusal: Option<Refusal>,
+    pub refusal: Option<ProcedureRefusal>,
     /// Predicted balance change of the source and destination accounts.
     pub balance_change: (i64, i64),
     /// Where the run would end if nobody else interferes.
@@ -107,18 +107,19 @@ fn starting_point(
     txn: &Transaction,
     src: Option<&AccountState>,
     dest: Option<&AccountState>,
-) -> std::result::Result<Option<(TxnState, Transfer, [AccountState; 2], Vec<Step>)>, Refusal> {
+) -> std::result::Result<Option<(TxnState, Transfer, [AccountState; 2], Vec<Step>)>, ProcedureRefusal>
+{
     let state = match &txn.state {
-        Some(TxnState::Unknown(s)) => return Err(Refusal::UnknownState(s.clone())),
+        Some(TxnState::Unknown(s)) => return Err(ProcedureRefusal::UnknownState(s.clone())),
         Some(s) if s.is_terminal() => return Ok(None),
         Some(s) => s.clone(),
-        None => return Err(Refusal::Malformed(txn.problems.join("; "))),
+        None => return Err(ProcedureRefusal::Malformed(txn.problems.join("; "))),
     };
     let Ok(t) = txn.transfer() else {
-        return Err(Refusal::Malformed(txn.problems.join("; ")));
+        return Err(ProcedureRefusal::Malformed(txn.problems.join("; ")));
     };
     let (Some(src), Some(dest)) = (src, dest) else {
-        return Err(Refusal::Malformed(
+        return Err(ProcedureRefusal::Malformed(
             "an account it names is missing or malformed".into(),
         ));
     };
@@ -177,7 +178,7 @@ pub fn preview(
                 }
                 Ok(Decision::Noop(r)) => StepOutcome::Noop(r),
                 Err(steps_err) => {
-                    out.refusal = Some(Refusal::Malformed(steps_err.0));
+                    out.refusal = Some(ProcedureRefusal::Malformed(steps_err.0));
                     break;
                 }
             }
@@ -337,7 +338,7 @@ mod tests {
             Some(&a),
             Fencing::On,
         );
-        assert_eq!(p.refusal, Some(Refusal::Committed));
+        assert_eq!(p.refusal, Some(ProcedureRefusal::Committed));
         assert!(p.steps.is_empty());
     }
 }

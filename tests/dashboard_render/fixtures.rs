@@ -13,7 +13,7 @@ use estx::protocol::executor::StepOutcome;
 use estx::protocol::lock::{Heartbeat, LockInfo, Owner};
 use estx::protocol::locks::LockView;
 use estx::protocol::read::poll::{AccountEntry, Snapshot, StateCount};
-use estx::protocol::steps::Refusal;
+use estx::protocol::steps::ProcedureRefusal;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::views::{preview, AccountView, TransactionDetail};
 use estx::protocol::{Procedure, Transaction, TxnState};
@@ -322,13 +322,13 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
 pub(crate) fn unforced_refusal(
     app: &App,
     d: &TransactionDetail,
-) -> Option<estx::protocol::intervene::Refusal> {
+) -> Option<estx::protocol::intervene::ActRefusal> {
     let window = app.settings.recovery_window;
     let age = now() - d.txn.modification_time?;
     (d.txn.state.as_ref().is_some_and(|s| s.is_in_flight())
         && age < chrono::TimeDelta::from_std(window).ok()?)
-    .then_some(estx::protocol::intervene::Refusal::Protocol(
-        Refusal::Recent { age, window },
+    .then_some(estx::protocol::intervene::ActRefusal::Procedure(
+        ProcedureRefusal::Recent { age, window },
     ))
 }
 

@@ -27,7 +27,7 @@ fn open_reverse(
     a: &mut App,
     id: &str,
     existing: Option<Transaction>,
-    refusal: Option<estx::protocol::intervene::Refusal>,
+    refusal: Option<estx::protocol::intervene::ActRefusal>,
 ) {
     select(a, id);
     let c = ReverseCheck::new(detail(a, id), existing, now());

@@ -13,7 +13,7 @@ fn space() -> Event {
 /// committed (refused for a rollback), `t-new` created a minute ago
 /// (needs force: left out).
 fn bulk_loaded(app: &mut App, action: Action) {
-    let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::Refusal>| {
+    let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::ActRefusal>| {
         Ok(estx::protocol::intervene::Plan::on_transaction(
             action.procedure(),
             detail_of(t, vec![]),
@@ -30,8 +30,8 @@ fn bulk_loaded(app: &mut App, action: Action) {
                     "t-new".into(),
                     checked(
                         txn("t-new", "created", 1),
-                        Some(estx::protocol::intervene::Refusal::Protocol(
-                            estx::protocol::Refusal::Recent {
+                        Some(estx::protocol::intervene::ActRefusal::Procedure(
+                            estx::protocol::ProcedureRefusal::Recent {
                                 age: chrono::TimeDelta::minutes(1),
                                 window: std::time::Duration::from_secs(120),
                             },

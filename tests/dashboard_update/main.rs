@@ -401,7 +401,7 @@ fn loaded(
     app: &mut App,
     action: Action,
     t: Transaction,
-    refusal: Option<estx::protocol::intervene::Refusal>,
+    refusal: Option<estx::protocol::intervene::ActRefusal>,
 ) {
     let target = t.id.clone();
     update(
@@ -545,7 +545,7 @@ fn y_never_forces_the_force_key_does() {
     update(&mut app, key('G')); // t-new, modified a minute ago
     update(&mut app, key('R'));
     let refusal = "transaction was modified 1m ago, within the 2m recovery window";
-    let recent = estx::protocol::Refusal::Recent {
+    let recent = estx::protocol::ProcedureRefusal::Recent {
         age: chrono::TimeDelta::minutes(1),
         window: std::time::Duration::from_secs(120),
     };
@@ -553,7 +553,7 @@ fn y_never_forces_the_force_key_does() {
         &mut app,
         Action::Rollback,
         txn("t-new", "created", 1),
-        Some(estx::protocol::intervene::Refusal::Protocol(recent)),
+        Some(estx::protocol::intervene::ActRefusal::Procedure(recent)),
     );
     // y: refused with the protocol's words; nothing runs; the dialog stays.
     assert!(update(&mut app, key('y')).is_empty());

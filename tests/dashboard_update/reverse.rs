@@ -60,7 +60,11 @@ fn last_log(app: &App) -> String {
     app.log.back().unwrap().text.clone()
 }
 
-fn previewed(app: &mut App, c: ReverseCheck, refusal: Option<estx::protocol::intervene::Refusal>) {
+fn previewed(
+    app: &mut App,
+    c: ReverseCheck,
+    refusal: Option<estx::protocol::intervene::ActRefusal>,
+) {
     let target = c.original.txn.id.clone();
     update(
         app,
@@ -260,7 +264,7 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
     // entries); the reversal moves it back.
     assert_eq!(c.original.recover.balance_change, (0, 0));
     assert_eq!(c.balance_change(), (100, -100));
-    let recent = estx::protocol::Refusal::Recent {
+    let recent = estx::protocol::ProcedureRefusal::Recent {
         age: chrono::TimeDelta::minutes(1),
         window: std::time::Duration::from_secs(120),
     };
@@ -268,7 +272,7 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
     previewed(
         &mut app,
         c,
-        Some(estx::protocol::intervene::Refusal::Reverse(first)),
+        Some(estx::protocol::intervene::ActRefusal::Reverse(first)),
     );
     let cmds = update(&mut app, key('y'));
     assert!(cmds.is_empty());

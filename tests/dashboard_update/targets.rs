@@ -6,7 +6,7 @@
 
 use super::*;
 use estx::dashboard::app::LogEntry;
-use estx::protocol::steps::Refusal;
+use estx::protocol::steps::ProcedureRefusal;
 
 fn last_log(app: &App) -> String {
     app.log.back().map(|e| e.text.clone()).unwrap_or_default()
@@ -107,7 +107,7 @@ fn the_window_refusal_names_the_force_key_and_the_age_at_the_refusal() {
     update(&mut app, key('G')); // t-new, modified a minute ago
     update(&mut app, key('R'));
     // As the preview's re-read says it when the dialog opens.
-    let at_open = Refusal::Recent {
+    let at_open = ProcedureRefusal::Recent {
         age: chrono::TimeDelta::seconds(60),
         window: std::time::Duration::from_secs(120),
     };
@@ -115,7 +115,7 @@ fn the_window_refusal_names_the_force_key_and_the_age_at_the_refusal() {
         &mut app,
         Action::Rollback,
         txn("t-new", "created", 1),
-        Some(estx::protocol::intervene::Refusal::Protocol(at_open)),
+        Some(estx::protocol::intervene::ActRefusal::Procedure(at_open)),
     );
     // 30 s later the operator presses y.
     update(&mut app, Event::Tick(now() + chrono::Duration::seconds(30)));
@@ -135,7 +135,7 @@ fn the_window_refusal_names_the_force_key_and_the_age_at_the_refusal() {
 
 #[test]
 fn the_command_line_keeps_its_own_force_hint() {
-    let r = Refusal::Recent {
+    let r = ProcedureRefusal::Recent {
         age: chrono::TimeDelta::seconds(5),
         window: std::time::Duration::from_secs(120),
     };

@@ -45,7 +45,7 @@
 //!   makes the claim necessary (the check fails if an apply proceeds after
 //!   a claim whose answer was lost).
 //!
-//! The recovery window (`Refusal::Recent`) is not modelled: a recovery pass
+//! The recovery window (`ProcedureRefusal::Recent`) is not modelled: a recovery pass
 //! may start at any moment, as with `--force` or a worker slower than the
 //! window. Locks are not modelled (they are an optimisation, not the fence).
 //!

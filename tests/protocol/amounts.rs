@@ -5,7 +5,7 @@
 
 use crate::fixture::Fx;
 use crate::procedures::stage;
-use estx::protocol::{NewTransfer, Refusal, RunLimits, Verdict};
+use estx::protocol::{NewTransfer, ProcedureRefusal, RunLimits, Verdict};
 use serde_json::json;
 
 /// `_seq_no` of each document (`None`: missing).
@@ -55,7 +55,7 @@ async fn amounts_out_of_range_and_overflows_are_refused_before_any_write() {
                     "{name}: {why}"
                 )
             }
-            Verdict::Refused(Refusal::Unsafe(why)) => {
+            Verdict::Refused(ProcedureRefusal::Unsafe(why)) => {
                 assert!(why.contains("overflows"), "{name}: {why}")
             }
             other => panic!("{name}: expected a refusal, got {other:?}"),
@@ -114,7 +114,7 @@ async fn stored_amounts_that_are_not_positive_and_bounded_are_malformed() {
             fx.proto.rollback(&id, true).await,
         ] {
             match &report.verdict {
-                Verdict::Refused(Refusal::Malformed(why)) => {
+                Verdict::Refused(ProcedureRefusal::Malformed(why)) => {
                     assert!(
                         why.contains("amount must be between 1 and"),
                         "{amount}: {why}"
@@ -151,7 +151,7 @@ async fn an_amount_edited_after_it_was_applied_is_refused_with_a_finding() {
         fx.proto.recover(&id, true).await,
     ] {
         match &report.verdict {
-            Verdict::Refused(r @ Refusal::Unsafe(_)) => assert_eq!(
+            Verdict::Refused(r @ ProcedureRefusal::Unsafe(_)) => assert_eq!(
                 r.to_string(),
                 format!(
                     "`{id}` on account `{src}`: amount changed after it was applied: \

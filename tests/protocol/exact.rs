@@ -5,7 +5,7 @@
 
 use crate::fixture::Fx;
 use estx::protocol::read::doctor::Severity;
-use estx::protocol::{NewTransfer, Refusal, RunLimits, TxnState, Verdict};
+use estx::protocol::{NewTransfer, ProcedureRefusal, RunLimits, TxnState, Verdict};
 use serde_json::{json, Value};
 
 /// Fields an application keeps beside the protocol's: an integer beyond 64
@@ -172,7 +172,7 @@ async fn a_balance_the_tool_cannot_compute_with_exactly_is_refused_before_step_1
             .await;
         let why = match &report.verdict {
             Verdict::Failed(e) => e.to_string(),
-            Verdict::Refused(Refusal::Malformed(why)) => why.clone(),
+            Verdict::Refused(ProcedureRefusal::Malformed(why)) => why.clone(),
             other => panic!("{balance}: expected a refusal, got {other:?}"),
         };
         assert!(why.contains(reason), "{balance}: {why}");

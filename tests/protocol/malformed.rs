@@ -5,7 +5,7 @@
 use crate::fixture::{mappings, Fx};
 use estx::cluster::VersionedDoc;
 use estx::protocol::account::{DELTAS_FIELD, SETTLED_FIELD};
-use estx::protocol::{Refusal, TxnState, Verdict};
+use estx::protocol::{ProcedureRefusal, TxnState, Verdict};
 use estx::Error;
 use serde_json::{json, Map, Value};
 
@@ -224,8 +224,9 @@ async fn malformed_documents_are_refused_and_left_untouched() {
         for (what, report) in &runs {
             let ok = matches!(
                 &report.verdict,
-                Verdict::Refused(Refusal::Malformed(_) | Refusal::UnknownState(_))
-                    | Verdict::Failed(Error::NotFound { .. } | Error::Malformed { .. })
+                Verdict::Refused(
+                    ProcedureRefusal::Malformed(_) | ProcedureRefusal::UnknownState(_)
+                ) | Verdict::Failed(Error::NotFound { .. } | Error::Malformed { .. })
             );
             assert!(ok, "{id}: {what} should refuse, got {:?}", report.verdict);
             let message = report.verdict.to_string();

@@ -4,7 +4,9 @@
 //! keep no history (the fence needs none).
 
 use crate::fixture::Fx;
-use estx::protocol::{NewTransfer, Procedure, Refusal, RunLimits, StepResult, TxnState, Verdict};
+use estx::protocol::{
+    NewTransfer, Procedure, ProcedureRefusal, RunLimits, StepResult, TxnState, Verdict,
+};
 
 /// Starts a transfer of 100 from `src` (500) to `dest` (500) and stops it
 /// after `k` core steps; backdates it past the recovery window.
@@ -162,7 +164,10 @@ async fn rollback_from_every_core_state() {
             }
             4..=6 => {
                 assert!(
-                    matches!(report.verdict, Verdict::Refused(Refusal::Committed)),
+                    matches!(
+                        report.verdict,
+                        Verdict::Refused(ProcedureRefusal::Committed)
+                    ),
                     "k={k}: {:?}",
                     report.verdict
                 );
@@ -250,7 +255,7 @@ async fn the_recovery_window_protects_a_live_worker_unless_forced() {
         fx.proto.rollback("live", false).await,
     ] {
         match &report.verdict {
-            Verdict::Refused(Refusal::Recent { age, window }) => {
+            Verdict::Refused(ProcedureRefusal::Recent { age, window }) => {
                 assert!(*age < chrono::TimeDelta::seconds(120));
                 assert_eq!(*window, std::time::Duration::from_secs(120));
             }
@@ -287,7 +292,10 @@ async fn an_existing_id_is_never_run_twice() {
     };
     let report = fx.proto.transfer(&req, false, RunLimits::default()).await;
     assert!(
-        matches!(report.verdict, Verdict::Refused(Refusal::AlreadyExists(_))),
+        matches!(
+            report.verdict,
+            Verdict::Refused(ProcedureRefusal::AlreadyExists(_))
+        ),
         "{:?}",
         report.verdict
     );
@@ -370,7 +378,7 @@ async fn legacy_settled_records_are_honoured_kept_and_never_written() {
     };
     let report = fx.proto.transfer(&reuse, false, RunLimits::default()).await;
     match &report.verdict {
-        Verdict::Refused(r @ Refusal::Unsafe(_)) => {
+        Verdict::Refused(r @ ProcedureRefusal::Unsafe(_)) => {
             let text = r.to_string();
             assert!(
                 text.contains("`old` was used before") && text.contains("choose another id"),

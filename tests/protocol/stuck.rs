@@ -338,7 +338,7 @@ async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
 /// transaction listed stuck is never then refused as recent.
 #[tokio::test]
 async fn listed_stuck_is_never_refused_as_recent_at_the_window_edge() {
-    use estx::protocol::Refusal;
+    use estx::protocol::ProcedureRefusal;
     let fx = Fx::with(|c| c.recovery_window = std::time::Duration::from_millis(1500)).await;
     let (id, _, _) = stage(&fx, "edge", 2).await;
     let mut src = fx.source(&fx.ix.transactions, &id).await;
@@ -358,7 +358,7 @@ async fn listed_stuck_is_never_refused_as_recent_at_the_window_edge() {
         .iter()
         .any(|t| t.id == id);
     let r = fx.proto.recover(&id, false).await;
-    let refused = matches!(r.verdict, Verdict::Refused(Refusal::Recent { .. }));
+    let refused = matches!(r.verdict, Verdict::Refused(ProcedureRefusal::Recent { .. }));
     assert!(
         !(listed && refused),
         "listed stuck, then refused as recent: {:?}",

@@ -8,7 +8,7 @@ use crate::procedures::stage;
 use estx::error::Error;
 use estx::protocol::intervene::Selection;
 use estx::protocol::intervene::{
-    self, Act, BulkAct, Choices, Intervention, NotStarted, Refusal, Runner, Value,
+    self, Act, ActRefusal, BulkAct, Choices, Intervention, NotStarted, Runner, Value,
 };
 use estx::protocol::trail::{
     history, ActOutcome, ActionKind, Interface, RecordDraft, RecordStatus, Trail,
@@ -107,7 +107,7 @@ async fn a_missing_reason_writes_nothing() {
     let i = Intervention::new(Act::Rollback(id.clone()), dashboard(Some(" ")));
     let e = intervene::run(&fx.proto, i).await.unwrap_err();
     assert!(
-        matches!(&e, NotStarted::Refused(Refusal::ReasonMissing { .. })),
+        matches!(&e, NotStarted::Refused(ActRefusal::ReasonMissing { .. })),
         "{e}"
     );
     let release = Act::ReleaseLocksOf {

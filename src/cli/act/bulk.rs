@@ -19,7 +19,7 @@ use crate::cli::output::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutc
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    self, Act, BulkAct, BulkDone, Choices, Intervention, NotStarted, Refusal, Runner, Started,
+    self, Act, ActRefusal, BulkAct, BulkDone, Choices, Intervention, NotStarted, Runner, Started,
     Stop, Tally, Value,
 };
 use crate::protocol::lock_release::SweptLock;
@@ -72,7 +72,9 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         Ok(s) => s,
         Err(NotStarted::Plan(e) | NotStarted::Trail(e)) => return failed(&e, machine),
         // Refused before reading anything.
-        Err(n @ NotStarted::Refused(Refusal::ReasonMissing { .. })) => return not_started_code(&n),
+        Err(n @ NotStarted::Refused(ActRefusal::ReasonMissing { .. })) => {
+            return not_started_code(&n)
+        }
         Err(n) => return not_started(not_started_code(&n), machine),
     };
     execute(p, req, started, format, &what).await

@@ -7,7 +7,7 @@
 use crate::cli::exit::{REFUSED, USAGE};
 use crate::cli::output::{err, fail};
 use crate::protocol::intervene::{
-    self, Act, Choices, Done, Intervention, NotStarted, Refusal, Started,
+    self, Act, ActRefusal, Choices, Done, Intervention, NotStarted, Started,
 };
 use crate::protocol::trail::Interface;
 use crate::protocol::Protocol;
@@ -36,7 +36,7 @@ pub async fn start(p: &Protocol, act: Act, force: bool, why: &ReasonArgs) -> Res
 /// Prints why an act did not start; returns its exit code.
 pub fn not_started_code(n: &NotStarted) -> i32 {
     match n {
-        NotStarted::Refused(r @ Refusal::ReasonMissing { .. }) => {
+        NotStarted::Refused(r @ ActRefusal::ReasonMissing { .. }) => {
             err(format_args!(
                 "refused: {r}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
             ));

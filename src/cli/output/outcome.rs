@@ -201,7 +201,7 @@ pub fn print<T: Serialize>(row: &T) {
 mod tests {
     use crate::cli::output::outcome::*;
     use crate::protocol::decide::Effect;
-    use crate::protocol::{ReachedBy, Refusal, Step, TxnState};
+    use crate::protocol::{ProcedureRefusal, ReachedBy, Step, TxnState};
 
     #[test]
     fn a_report_serialises_with_state_who_steps_and_verdict() {
@@ -229,7 +229,7 @@ mod tests {
         assert_eq!(v["exit_code"], exit::STOPPED);
 
         let mut refused = ProcedureReport::new("t2");
-        refused.verdict = Verdict::Refused(Refusal::Committed);
+        refused.verdict = Verdict::Refused(ProcedureRefusal::Committed);
         let v = serde_json::to_value(ProcedureOutcome::from(&refused)).unwrap();
         assert_eq!(v["verdict"]["kind"], "refused");
         assert_eq!(v["reached_by"], serde_json::Value::Null);

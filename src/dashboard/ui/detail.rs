@@ -19,7 +19,7 @@ use crate::protocol::executor::StepOutcome;
 use crate::protocol::lock::Staleness;
 use crate::protocol::read::poll::AccountEntry;
 use crate::protocol::read::{account_progress, AccountProgress};
-use crate::protocol::steps::Refusal;
+use crate::protocol::steps::ProcedureRefusal;
 use crate::protocol::time::human_duration;
 use crate::protocol::trail::RecordStatus;
 use crate::protocol::transaction::{Transaction, TxnState};
@@ -332,7 +332,7 @@ fn action_line(
     if let Some(r) = &p.refusal {
         let why = match r {
             // The problems are listed above (`?` lines).
-            Refusal::Malformed(_) if !t.problems.is_empty() => {
+            ProcedureRefusal::Malformed(_) if !t.problems.is_empty() => {
                 "the transaction is malformed".to_string()
             }
             _ => refusal_short(r),
@@ -364,20 +364,22 @@ fn action_line(
 }
 
 /// A refusal in a few words (the dialog shows the full reason).
-pub fn refusal_short(r: &Refusal) -> String {
+pub fn refusal_short(r: &ProcedureRefusal) -> String {
     match r {
-        Refusal::Committed => {
+        ProcedureRefusal::Committed => {
             "committed: let it finish (F), then reverse it with a new transfer".into()
         }
-        Refusal::UnknownState(s) => format!("unknown state `{s}`"),
-        Refusal::Recent { window, .. } => format!(
+        ProcedureRefusal::UnknownState(s) => format!("unknown state `{s}`"),
+        ProcedureRefusal::Recent { window, .. } => format!(
             "modified {}, within the {} recovery window",
             r.modified_ago().unwrap_or_default(),
             human_duration(*window)
         ),
-        Refusal::Malformed(p) => format!("malformed: {p}"),
-        Refusal::AlreadyExists(id) => format!("`{id}` already exists"),
-        Refusal::Unsafe(why) => why.clone(),
-        Refusal::LockHeld { resource, holder } => format!("`{resource}` locked by {holder}"),
+        ProcedureRefusal::Malformed(p) => format!("malformed: {p}"),
+        ProcedureRefusal::AlreadyExists(id) => format!("`{id}` already exists"),
+        ProcedureRefusal::Unsafe(why) => why.clone(),
+        ProcedureRefusal::LockHeld { resource, holder } => {
+            format!("`{resource}` locked by {holder}")
+        }
     }
 }

@@ -309,9 +309,9 @@ impl Protocol {
             };
             let todo: Vec<_> = it.todo.iter().copied().collect();
             let verdict = match (state_of(&it.t.src), state_of(&it.t.dest)) {
-                (Err(e), _) | (_, Err(e)) => {
-                    Some(Verdict::Refused(steps::Refusal::Malformed(e.to_string())))
-                }
+                (Err(e), _) | (_, Err(e)) => Some(Verdict::Refused(
+                    steps::ProcedureRefusal::Malformed(e.to_string()),
+                )),
                 (Ok(s), Ok(d)) => steps::preflight(&it.t, &todo, (&s, &d), self.config.fencing)
                     .err()
                     .map(Verdict::Refused),

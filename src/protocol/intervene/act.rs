@@ -3,7 +3,7 @@
 //! of when the audit trail wants a reason.
 
 use super::bulk::BulkAct;
-use super::refusal::Refusal;
+use super::refusal::ActRefusal;
 use crate::protocol::trail::{ActionKind, Interface};
 use crate::protocol::{NewTransfer, Procedure};
 
@@ -134,7 +134,7 @@ impl Intervention {
 
     /// Why it may not run as chosen: the reason the audit trail wants is
     /// missing ([`reason_missing`]).
-    pub fn missing_reason(&self) -> Option<Refusal> {
+    pub fn missing_reason(&self) -> Option<ActRefusal> {
         reason_missing(
             self.action(),
             self.choices.force,
@@ -153,12 +153,12 @@ pub fn reason_missing(
     forced: bool,
     bulk: bool,
     reason: Option<&str>,
-) -> Option<Refusal> {
+) -> Option<ActRefusal> {
     if reason.is_some_and(|r| !r.trim().is_empty()) {
         return None;
     }
     let always = matches!(action, ActionKind::Rollback | ActionKind::Reverse);
-    (always || forced || bulk).then_some(Refusal::ReasonMissing {
+    (always || forced || bulk).then_some(ActRefusal::ReasonMissing {
         action,
         because_forced_or_bulk: !always,
     })

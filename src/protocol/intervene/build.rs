@@ -6,7 +6,7 @@
 //! refusals once.
 
 use super::plan::{Documents, Plan, PlanStep, StepEffect, StepTarget};
-use super::{Act, Intervention, Refusal};
+use super::{Act, ActRefusal, Intervention};
 use crate::error::Result;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
@@ -71,7 +71,7 @@ impl Intervention {
             }
             Act::Reverse { txn, .. } => {
                 let Some(original) = p.transaction_detail(txn).await? else {
-                    plan.refusal = Some(Refusal::NoSuchTransaction(txn.clone()));
+                    plan.refusal = Some(ActRefusal::NoSuchTransaction(txn.clone()));
                     return Ok(plan);
                 };
                 let existing = p.read_transaction(&reversal_id(txn)).await?;
@@ -89,8 +89,10 @@ impl Intervention {
 /// The refusal of the checks an unforced run makes before any write
 /// (state known, well formed, outside the recovery window), judged on the
 /// cluster's clock as last asked.
-pub fn unforced_checks(p: &Protocol, txn: &Transaction) -> Option<Refusal> {
-    p.check_actionable(txn, false).err().map(Refusal::Protocol)
+pub fn unforced_checks(p: &Protocol, txn: &Transaction) -> Option<ActRefusal> {
+    p.check_actionable(txn, false)
+        .err()
+        .map(ActRefusal::Procedure)
 }
 
 /// The preview of `procedure` on `id` (`None`: the release of the locks
@@ -130,7 +132,7 @@ impl Plan {
                 Some(_) => Vec::new(),
                 None => vec![PlanStep::ReleaseLocksOf],
             },
-            refusal: Some(Refusal::NoSuchTransaction(id.to_string())),
+            refusal: Some(ActRefusal::NoSuchTransaction(id.to_string())),
             ..Plan::default()
         }
     }
@@ -153,7 +155,7 @@ impl Plan {
     pub fn on_transaction(
         procedure: Option<Procedure>,
         d: TransactionDetail,
-        checked: Option<Refusal>,
+        checked: Option<ActRefusal>,
     ) -> Plan {
         let mut plan = match procedure {
             Some(procedure) => Plan::of_detail(procedure, &d),
@@ -223,7 +225,7 @@ impl Plan {
         Plan {
             transactions: vec![txn.id.clone()],
             steps,
-            refusal: preview.refusal.clone().map(Refusal::Protocol),
+            refusal: preview.refusal.clone().map(ActRefusal::Procedure),
             balance_change,
             lock_releases,
             effects,
@@ -246,7 +248,7 @@ fn locks_of_plan(d: &TransactionDetail) -> Plan {
         transactions: vec![d.txn.id.clone()],
         steps: vec![PlanStep::ReleaseLocksOf],
         lock_releases: d.locks.iter().map(|l| l.info.resource.clone()).collect(),
-        refusal: (!live.is_empty()).then_some(Refusal::LocksNotStale(live)),
+        refusal: (!live.is_empty()).then_some(ActRefusal::LocksNotStale(live)),
         ..Plan::default()
     }
 }
@@ -276,7 +278,7 @@ fn lock_plan(resource: &str, view: Option<&LockView>) -> Plan {
             resource: resource.to_string(),
             held_by,
         }],
-        refusal: Refusal::of_lock(view),
+        refusal: ActRefusal::of_lock(view),
         lock_releases: view.map(|_| resource.to_string()).into_iter().collect(),
         ..Plan::default()
     }
@@ -301,11 +303,11 @@ async fn reverse_plan(p: &Protocol, id: &str, finish_committed: bool) -> Plan {
             .flatten()
             .map(|(t, _)| t);
         if let Err(r) = admit(&t, existing.as_ref(), finish_committed) {
-            plan.refusal = Some(Refusal::Reverse(r));
+            plan.refusal = Some(ActRefusal::Reverse(r));
         }
         if finish_committed && t.state == Some(TxnState::Committed) {
             if let Err(r) = p.check_actionable(&t, false) {
-                plan.refusal = Some(Refusal::Reverse(ReverseRefusal::Protocol(r)));
+                plan.refusal = Some(ActRefusal::Reverse(ReverseRefusal::Protocol(r)));
             }
             let steps = crate::protocol::steps::plan(Procedure::Recover, &TxnState::Committed);
             plan.steps

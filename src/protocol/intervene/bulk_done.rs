@@ -198,7 +198,7 @@ impl ActOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{Refusal, TxnState};
+    use crate::protocol::{ProcedureRefusal, TxnState};
 
     fn report(v: Verdict) -> ProcedureReport {
         let mut r = ProcedureReport::new("t");
@@ -212,7 +212,7 @@ mod tests {
             report(Verdict::Completed(TxnState::Finished)),
             report(Verdict::Completed(TxnState::RolledBack)),
             report(Verdict::EndedElsewhere(TxnState::Finished)),
-            report(Verdict::Refused(Refusal::Committed)),
+            report(Verdict::Refused(ProcedureRefusal::Committed)),
         ]);
         assert_eq!(
             t.to_string(),

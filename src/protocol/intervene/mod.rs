@@ -5,7 +5,7 @@
 //! operator's [`Choices`] (force, reason, where from).
 //!
 //! - [`Intervention::plan`] previews it as a [`Plan`]: the steps (typed,
-//!   written once), the [`Refusal`] an unforced run would meet, the balance
+//!   written once), the [`ActRefusal`] an unforced run would meet, the balance
 //!   change and the lock releases. The dashboard's dialog shows it,
 //!   `--dry-run` prints it, and the audit record stores its step labels.
 //! - [`start`] and [`Started::run`] (or [`run`], both at once) perform the
@@ -34,6 +34,6 @@ pub use bulk::{BulkAct, Runner, Stop};
 pub use bulk_done::{BulkDone, Tally};
 pub use done::{Done, Value};
 pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
-pub use refusal::Refusal;
+pub use refusal::{ActRefusal, ReadOnlyBy};
 pub use run::{run, start, NotStarted, Started};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};

@@ -4,7 +4,7 @@
 //! How a plan is made is in `build.rs`.
 
 use super::selection::Selected;
-use super::{Intervention, Refusal};
+use super::{ActRefusal, Intervention};
 use crate::protocol::audit::AuditReport;
 use crate::protocol::locks::LockView;
 use crate::protocol::trail::RecordDraft;
@@ -164,7 +164,7 @@ pub struct Plan {
     /// The steps in order.
     pub steps: Vec<PlanStep>,
     /// Why an unforced run would be refused, if it would.
-    pub refusal: Option<Refusal>,
+    pub refusal: Option<ActRefusal>,
     /// The predicted balance change per account (non-zero only).
     pub balance_change: Vec<(String, i64)>,
     /// The locks released after the steps.

@@ -1,17 +1,21 @@
 //! Why an operator's act will not run (or, previewed, would not run
-//! unforced): one typed refusal with one wording ([`fmt::Display`]), which
+//! unforced): one typed [`ActRefusal`] with one wording ([`fmt::Display`]).
+//! A procedure's own refusal ([`ProcedureRefusal`], what a rollback or
+//! recovery decides on the transaction) is one of its variants,
+//! [`ActRefusal::Procedure`]; the others are the act's (reason, audit
+//! index, read-only, locks, reversal). The wording is the one
 //! the command line prints after `refused: ` and the dashboard's dialog and
 //! log show, instead of sentences passed around and guessed back.
 
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::ReverseRefusal;
-use crate::protocol::steps;
+use crate::protocol::steps::ProcedureRefusal;
 use crate::protocol::trail::ActionKind;
 use std::fmt;
 
 /// Why an act will not run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub enum ActRefusal {
     /// The audit trail wants a reason for this act and none was given
     /// (rollbacks and reversals always; forced and bulk acts too).
     ReasonMissing {
@@ -22,13 +26,13 @@ pub enum Refusal {
     },
     /// The audit index does not exist, so the act cannot be recorded.
     AuditIndexMissing(String),
-    /// The tool runs read-only (the words say by which setting).
-    ReadOnly(String),
+    /// The tool runs read-only, and why.
+    ReadOnly(ReadOnlyBy),
     /// The transaction named does not exist.
     NoSuchTransaction(String),
-    /// The protocol refuses the procedure: within the recovery window,
-    /// committed, unknown state, malformed, ...
-    Protocol(steps::Refusal),
+    /// The procedure (rollback, recovery) refuses the transaction: within
+    /// the recovery window, committed, unknown state, malformed, ...
+    Procedure(ProcedureRefusal),
     /// The lock is not (known to be) stale.
     LockNotStale {
         /// The locked resource.
@@ -42,12 +46,23 @@ pub enum Refusal {
     Reverse(ReverseRefusal),
 }
 
-impl Refusal {
+/// What makes the tool read-only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOnlyBy {
+    /// The profile of this name is marked production.
+    ProductionProfile(String),
+    /// The profile of this name, or `--read-only`, says so.
+    Profile(String),
+    /// `--read-only` or `ESTX_READ_ONLY`, with no profile.
+    Setting,
+}
+
+impl ActRefusal {
     /// The lock refusal of `view` when it is not stale (`None`: stale or
     /// not held, so a release may run).
-    pub fn of_lock(view: Option<&LockView>) -> Option<Refusal> {
+    pub fn of_lock(view: Option<&LockView>) -> Option<ActRefusal> {
         let v = view?;
-        (!v.staleness.is_stale()).then(|| Refusal::LockNotStale {
+        (!v.staleness.is_stale()).then(|| ActRefusal::LockNotStale {
             resource: v.info.resource.clone(),
             holder: v.info.holder_label(),
         })
@@ -55,9 +70,9 @@ impl Refusal {
 
     /// Whether it is the recovery window's (which the screen's clock may
     /// have lifted since it was judged).
-    pub fn recent(&self) -> Option<&steps::Refusal> {
+    pub fn recent(&self) -> Option<&ProcedureRefusal> {
         match self {
-            Refusal::Protocol(r @ steps::Refusal::Recent { .. }) => Some(r),
+            ActRefusal::Procedure(r @ ProcedureRefusal::Recent { .. }) => Some(r),
             _ => None,
         }
     }
@@ -66,12 +81,12 @@ impl Refusal {
     /// whole wording where it has no shorter kind.
     pub fn kind(&self) -> String {
         match self {
-            Refusal::Protocol(steps::Refusal::Committed) => "committed",
-            Refusal::Protocol(steps::Refusal::Recent { .. }) => {
+            ActRefusal::Procedure(ProcedureRefusal::Committed) => "committed",
+            ActRefusal::Procedure(ProcedureRefusal::Recent { .. }) => {
                 "modified within the recovery window"
             }
-            Refusal::Protocol(steps::Refusal::UnknownState(_)) => "unknown state",
-            Refusal::Protocol(steps::Refusal::Malformed(_)) => "malformed",
+            ActRefusal::Procedure(ProcedureRefusal::UnknownState(_)) => "unknown state",
+            ActRefusal::Procedure(ProcedureRefusal::Malformed(_)) => "malformed",
             other => return other.to_string(),
         }
         .to_string()
@@ -82,23 +97,23 @@ impl Refusal {
     /// dashboard); [`fmt::Display`] is this with `--force`.
     pub fn explain(&self, force: &str) -> String {
         match self {
-            Refusal::Protocol(r) => r.explain(force),
-            Refusal::Reverse(ReverseRefusal::Protocol(r)) => {
+            ActRefusal::Procedure(r) => r.explain(force),
+            ActRefusal::Reverse(ReverseRefusal::Protocol(r)) => {
                 format!("finishing it first: {}", r.explain(force))
             }
-            Refusal::LockNotStale { resource, holder } => {
+            ActRefusal::LockNotStale { resource, holder } => {
                 format!("lock on `{resource}` held by {holder} is not stale")
             }
-            Refusal::LocksNotStale(live) => format!("not stale: {}", live.join(", ")),
+            ActRefusal::LocksNotStale(live) => format!("not stale: {}", live.join(", ")),
             other => other.to_string(),
         }
     }
 }
 
-impl fmt::Display for Refusal {
+impl fmt::Display for ActRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Refusal::ReasonMissing {
+            ActRefusal::ReasonMissing {
                 action,
                 because_forced_or_bulk,
             } => {
@@ -109,15 +124,25 @@ impl fmt::Display for Refusal {
                 };
                 write!(f, "{action}{when} needs a reason for the audit trail")
             }
-            Refusal::AuditIndexMissing(index) => write!(
+            ActRefusal::AuditIndexMissing(index) => write!(
                 f,
                 "the audit index `{index}` does not exist, so the intervention cannot be \
                  recorded: run `estx-tui init` first"
             ),
-            Refusal::ReadOnly(why) => f.write_str(why),
-            Refusal::NoSuchTransaction(id) => write!(f, "transaction `{id}` no longer exists"),
-            Refusal::Reverse(ReverseRefusal::Protocol(_)) => f.write_str(&self.explain("--force")),
-            Refusal::Reverse(r) => write!(f, "{r}"),
+            ActRefusal::ReadOnly(ReadOnlyBy::ProductionProfile(name)) => {
+                write!(f, "profile `{name}` is production, so read-only")
+            }
+            ActRefusal::ReadOnly(ReadOnlyBy::Profile(name)) => {
+                write!(f, "read-only (profile `{name}` or --read-only)")
+            }
+            ActRefusal::ReadOnly(ReadOnlyBy::Setting) => {
+                f.write_str("read-only (--read-only / ESTX_READ_ONLY)")
+            }
+            ActRefusal::NoSuchTransaction(id) => write!(f, "transaction `{id}` no longer exists"),
+            ActRefusal::Reverse(ReverseRefusal::Protocol(_)) => {
+                f.write_str(&self.explain("--force"))
+            }
+            ActRefusal::Reverse(r) => write!(f, "{r}"),
             other => f.write_str(&other.explain("--force")),
         }
     }
@@ -129,7 +154,7 @@ mod tests {
 
     #[test]
     fn the_window_refusal_is_typed_and_worded_for_each_front_end() {
-        let recent = Refusal::Protocol(steps::Refusal::Recent {
+        let recent = ActRefusal::Procedure(ProcedureRefusal::Recent {
             age: chrono::TimeDelta::seconds(3),
             window: std::time::Duration::from_secs(60),
         });
@@ -138,9 +163,9 @@ mod tests {
         assert!(recent
             .explain("the force key !")
             .contains("use the force key !"));
-        let committed = Refusal::Protocol(steps::Refusal::Committed);
+        let committed = ActRefusal::Procedure(ProcedureRefusal::Committed);
         assert!(committed.recent().is_none());
-        let reason = Refusal::ReasonMissing {
+        let reason = ActRefusal::ReasonMissing {
             action: ActionKind::Recover,
             because_forced_or_bulk: true,
         };

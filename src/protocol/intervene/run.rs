@@ -4,7 +4,7 @@
 //! ([`Started::run`]). A refusal here means nothing was written at all.
 
 use super::done::{Done, Value};
-use super::{Act, Intervention, Plan, Refusal};
+use super::{Act, ActRefusal, Intervention, Plan};
 use crate::error::Error;
 use crate::protocol::lock_release::TxnLocksRelease;
 use crate::protocol::reverse::ReverseOptions;
@@ -16,7 +16,7 @@ use std::fmt;
 #[derive(Debug)]
 pub enum NotStarted {
     /// Refused before anything was written (reason missing, no audit index).
-    Refused(Refusal),
+    Refused(ActRefusal),
     /// Planning failed (a bulk act's selection could not be read).
     Plan(Error),
     /// The trail could not be opened.
@@ -54,7 +54,7 @@ pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted>
     let trail = match Trail::open(p).await {
         Ok(t) => t,
         Err(Error::IndexMissing(index)) => {
-            return Err(NotStarted::Refused(Refusal::AuditIndexMissing(index)))
+            return Err(NotStarted::Refused(ActRefusal::AuditIndexMissing(index)))
         }
         Err(e) => return Err(NotStarted::Trail(e)),
     };

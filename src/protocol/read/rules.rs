@@ -5,7 +5,7 @@
 
 use super::discovery::Fields;
 use super::queries::Queries;
-use crate::protocol::steps::Refusal;
+use crate::protocol::steps::ProcedureRefusal;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::ProtocolConfig;
 use chrono::{DateTime, Utc};
@@ -109,9 +109,13 @@ pub fn is_older_than(t: &Transaction, now: DateTime<Utc>, age: Duration) -> bool
 /// within the recovery window, so its worker may still be on it. Exactly
 /// the transactions [`urgency`] calls [`Urgency::Recent`] (of those in
 /// flight), so nothing is listed stuck yet refused, or the reverse.
-pub fn recovery_refusal(t: &Transaction, now: DateTime<Utc>, window: Duration) -> Option<Refusal> {
+pub fn recovery_refusal(
+    t: &Transaction,
+    now: DateTime<Utc>,
+    window: Duration,
+) -> Option<ProcedureRefusal> {
     let modified = t.modification_time?;
-    within_window(modified, now, window).then(|| Refusal::Recent {
+    within_window(modified, now, window).then(|| ProcedureRefusal::Recent {
         age: now - modified,
         window,
     })

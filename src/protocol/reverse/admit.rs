@@ -6,7 +6,7 @@
 
 use super::link::reversal_id;
 use super::verdict::ReverseRefusal;
-use crate::protocol::steps::Refusal;
+use crate::protocol::steps::ProcedureRefusal;
 use crate::protocol::transaction::{Transaction, Transfer, TxnState};
 
 /// What the rule admits.
@@ -48,18 +48,20 @@ pub fn admit(
         Some(TxnState::RolledBack) => return Err(ReverseRefusal::RolledBack),
         Some(TxnState::Committed) => return Err(ReverseRefusal::Committed),
         Some(TxnState::Unknown(s)) => {
-            return Err(ReverseRefusal::Protocol(Refusal::UnknownState(s.clone())))
+            return Err(ReverseRefusal::Protocol(ProcedureRefusal::UnknownState(
+                s.clone(),
+            )))
         }
         Some(s) => return Err(ReverseRefusal::InFlight(s.clone())),
         None => {
-            return Err(ReverseRefusal::Protocol(Refusal::Malformed(
+            return Err(ReverseRefusal::Protocol(ProcedureRefusal::Malformed(
                 original.problems.join("; "),
             )))
         }
     }
-    let transfer = original
-        .transfer()
-        .map_err(|_| ReverseRefusal::Protocol(Refusal::Malformed(original.problems.join("; "))))?;
+    let transfer = original.transfer().map_err(|_| {
+        ReverseRefusal::Protocol(ProcedureRefusal::Malformed(original.problems.join("; ")))
+    })?;
     let resumed = match (&original.reversed_by, existing) {
         (Some(by), _) if *by != rev => {
             return Err(ReverseRefusal::AlreadyReversed { by: by.clone() })

@@ -13,7 +13,7 @@
 use super::decide::{Effect, NoopReason};
 use super::executor::{Created, DocDecision};
 use super::report::{StepReport, StepResult, Verdict};
-use super::steps::{Procedure, Refusal};
+use super::steps::{Procedure, ProcedureRefusal};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::{Protocol, RunLimits};
 use crate::error::{Error, Result};
@@ -266,7 +266,7 @@ impl Protocol {
                 LinkFound::Other(by) => ReverseRefusal::AlreadyReversed { by },
                 LinkFound::State(Some(s)) => ReverseRefusal::InFlight(s),
                 LinkFound::State(None) => {
-                    ReverseRefusal::Protocol(Refusal::Malformed("no state".into()))
+                    ReverseRefusal::Protocol(ProcedureRefusal::Malformed("no state".into()))
                 }
             }));
         }

@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::protocol::report::StepReport;
-use crate::protocol::steps::Refusal;
+use crate::protocol::steps::ProcedureRefusal;
 use crate::protocol::transaction::{Transfer, TxnState};
 use crate::protocol::RunLimits;
 use std::fmt;
@@ -40,7 +40,7 @@ pub enum ReverseRefusal {
     /// The reversal's id is taken by a document that is not this reversal.
     IdTaken(String),
     /// The protocol's own refusal (unknown state, malformed, recent).
-    Protocol(Refusal),
+    Protocol(ProcedureRefusal),
 }
 
 impl fmt::Display for ReverseRefusal {

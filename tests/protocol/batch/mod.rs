@@ -195,8 +195,8 @@ async fn refusals_are_those_of_one_at_a_time() {
             // The age is read at each refusal (and shown to the
             // hundredth): the same refusal, a moment apart.
             (
-                Verdict::Refused(estx::protocol::Refusal::Recent { window: wb, .. }),
-                Verdict::Refused(estx::protocol::Refusal::Recent { window: ws, .. }),
+                Verdict::Refused(estx::protocol::ProcedureRefusal::Recent { window: wb, .. }),
+                Verdict::Refused(estx::protocol::ProcedureRefusal::Recent { window: ws, .. }),
             ) => assert_eq!(wb, ws, "{id}"),
             _ => assert_eq!(b.verdict.to_string(), s.verdict.to_string(), "{id}"),
         }

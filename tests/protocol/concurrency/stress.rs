@@ -4,7 +4,7 @@
 
 use super::actors::{pick_recent, Race, MAX_LOOP_ROUNDS};
 use estx::protocol::locks::ReleaseOutcome;
-use estx::protocol::{Refusal, TxnState, Verdict};
+use estx::protocol::{ProcedureRefusal, TxnState, Verdict};
 use estx::Error;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -60,7 +60,7 @@ async fn worker(
                 &tally.crashed
             }
             Verdict::Stopped(_) => &tally.stopped,
-            Verdict::Refused(Refusal::LockHeld { .. }) => &tally.lock_refused,
+            Verdict::Refused(ProcedureRefusal::LockHeld { .. }) => &tally.lock_refused,
             Verdict::Refused(_) => &tally.refused,
             Verdict::Failed(e) => {
                 eprintln!("worker {w}: transfer {id} failed: {e}");

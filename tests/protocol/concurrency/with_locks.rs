@@ -10,7 +10,7 @@
 
 use super::actors::{account_id, Race, MAX_LOOP_ROUNDS};
 use crate::common::FaultProxy;
-use estx::protocol::{Protocol, Refusal, StepResult, TxnState, Verdict};
+use estx::protocol::{ProcedureRefusal, Protocol, StepResult, TxnState, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -75,7 +75,7 @@ async fn worker(
         let s = match &report.verdict {
             Verdict::Completed(s) => Said::Completed(s.clone()),
             Verdict::EndedElsewhere(s) => Said::Elsewhere(s.clone()),
-            Verdict::Refused(Refusal::LockHeld { .. }) => Said::LockRefused,
+            Verdict::Refused(ProcedureRefusal::LockHeld { .. }) => Said::LockRefused,
             Verdict::Stopped(why) if why.starts_with("simulated crash") => Said::Crashed,
             Verdict::Stopped(_) => Said::Stopped,
             Verdict::Failed(e) if e.is_transient() => Said::Failed,

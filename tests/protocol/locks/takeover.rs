@@ -10,7 +10,7 @@ use chrono::Duration as ChronoDuration;
 use estx::cli::exit;
 use estx::protocol::lock::Staleness;
 use estx::protocol::read::rules::urgency;
-use estx::protocol::{NewTransfer, ReachedBy, Refusal, RunLimits, TxnState, Verdict};
+use estx::protocol::{NewTransfer, ProcedureRefusal, ReachedBy, RunLimits, TxnState, Verdict};
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -95,7 +95,7 @@ async fn a_locked_transfer_takes_over_a_stale_lock_and_not_a_live_one() {
         )
         .await;
     assert!(
-        matches!(&report.verdict, Verdict::Refused(Refusal::LockHeld { resource, .. }) if resource == "Aghost"),
+        matches!(&report.verdict, Verdict::Refused(ProcedureRefusal::LockHeld { resource, .. }) if resource == "Aghost"),
         "{report:#?}"
     );
     assert_eq!(
@@ -116,7 +116,7 @@ async fn a_locked_transfer_takes_over_a_stale_lock_and_not_a_live_one() {
         )
         .await;
     assert!(
-        matches!(&report.verdict, Verdict::Refused(Refusal::LockHeld { resource, .. }) if resource == "Alive"),
+        matches!(&report.verdict, Verdict::Refused(ProcedureRefusal::LockHeld { resource, .. }) if resource == "Alive"),
         "{report:#?}"
     );
     assert!(report.verdict.to_string().contains("cancelled"));

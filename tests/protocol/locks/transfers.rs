@@ -8,7 +8,7 @@ use crate::fixture::Fx;
 use crate::procedures::stage_with;
 use estx::protocol::lock::Staleness;
 use estx::protocol::locks::AcquireOutcome;
-use estx::protocol::{NewTransfer, Refusal, RunLimits, StepResult, TxnState, Verdict};
+use estx::protocol::{NewTransfer, ProcedureRefusal, RunLimits, StepResult, TxnState, Verdict};
 use std::time::Duration;
 
 fn labels(report: &estx::protocol::ProcedureReport) -> Vec<String> {
@@ -149,7 +149,7 @@ async fn a_transfer_blocked_by_a_live_lock_gives_up_and_is_cancelled() {
     let report = fx.proto.transfer(&req, true, RunLimits::default()).await;
     let waited = started.elapsed();
     match &report.verdict {
-        Verdict::Refused(Refusal::LockHeld { resource, holder }) => {
+        Verdict::Refused(ProcedureRefusal::LockHeld { resource, holder }) => {
             assert_eq!(resource, "B");
             assert!(
                 holder.contains("holder") && holder.contains("worker-9"),

@@ -7,7 +7,7 @@ use crate::common::{wait_until, FaultProxy};
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::ClockSource;
 use estx::protocol::time::format_timestamp;
-use estx::protocol::{Protocol, Refusal, RunLimits, TxnState, Verdict};
+use estx::protocol::{ProcedureRefusal, Protocol, RunLimits, TxnState, Verdict};
 use serde_json::json;
 use std::time::Duration;
 
@@ -59,7 +59,7 @@ async fn writers_an_hour_off_neither_block_nor_rush_recovery() {
         for judge in &judges {
             let r = judge.recover(&id, false).await;
             assert!(
-                matches!(r.verdict, Verdict::Refused(Refusal::Recent { .. })),
+                matches!(r.verdict, Verdict::Refused(ProcedureRefusal::Recent { .. })),
                 "{hours}h writer: fresh transaction not protected: {:?}",
                 r.verdict
             );
@@ -102,7 +102,7 @@ async fn the_recovery_window_keeps_its_milliseconds() {
     let judge = Protocol::new(fx.cluster().clone(), config);
     let r = judge.recover("ms", false).await;
     assert!(
-        matches!(r.verdict, Verdict::Refused(Refusal::Recent { .. })),
+        matches!(r.verdict, Verdict::Refused(ProcedureRefusal::Recent { .. })),
         "{:?}",
         r.verdict
     );
@@ -165,7 +165,10 @@ async fn without_a_date_header_the_clusters_own_clock_is_asked() {
         );
         let fresh = proto.recover("fresh", false).await;
         assert!(
-            matches!(fresh.verdict, Verdict::Refused(Refusal::Recent { .. })),
+            matches!(
+                fresh.verdict,
+                Verdict::Refused(ProcedureRefusal::Recent { .. })
+            ),
             "{minutes} min off: fresh transaction not protected: {:?}",
             fresh.verdict
         );
