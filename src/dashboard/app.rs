@@ -7,6 +7,7 @@ pub use super::dialog::{Dialog, RunChoice};
 use super::event::{Action, PollFailure};
 use super::layout::Areas;
 pub use super::layout::Pane;
+use super::load::Load;
 use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
@@ -145,12 +146,11 @@ pub const AUDIT_EVERY: Duration = Duration::from_secs(30);
 /// The invariant audit as the dashboard knows it.
 #[derive(Debug, Clone, Default)]
 pub struct AuditState {
-    /// The last audit's report, or why it failed.
-    pub report: Option<Result<Box<AuditReport>, String>>,
+    /// The last audit's report, or why it failed; kept on screen while
+    /// the next one runs (one at a time).
+    pub report: Load<Box<AuditReport>>,
     /// When the last audit was asked for.
     pub asked_at: Option<DateTime<Utc>>,
-    /// One is running.
-    pub running: bool,
     /// Selected finding.
     pub cursor: usize,
 }
@@ -158,10 +158,7 @@ pub struct AuditState {
 impl AuditState {
     /// The findings of the last good report.
     pub fn findings(&self) -> &[Finding] {
-        match &self.report {
-            Some(Ok(r)) => &r.findings,
-            _ => &[],
-        }
+        self.report.value().map_or(&[], |r| &r.findings)
     }
 }
 
@@ -194,12 +191,12 @@ pub struct App {
     pub looked_up: Option<LookedUp>,
     /// The id a read by id was last asked for (so it is asked once).
     pub lookup_asked: Option<String>,
-    /// The audit trail's records of the selected transaction (by id).
-    pub history: Option<(String, Result<Vec<Record>, String>)>,
+    /// The audit trail's records of a transaction (by id; the selected
+    /// one's, once read), kept on screen while read again (one read at a
+    /// time).
+    pub history: Load<(String, Result<Vec<Record>, String>)>,
     /// The id whose records were last asked for (`None`: ask again).
     pub history_asked: Option<String>,
-    /// A read of the records is running (one at a time).
-    pub history_loading: bool,
     /// The transaction looked up with `#` (or opened from its lock with
     /// `Enter`), while it stays selected: the
     /// detail names it as the target of `R`/`F`/`L` even when it is not a
@@ -272,9 +269,8 @@ impl App {
             selected: None,
             looked_up: None,
             lookup_asked: None,
-            history: None,
+            history: Load::Idle,
             history_asked: None,
-            history_loading: false,
             pinned: None,
             selected_account: None,
             selected_lock: None,
@@ -402,17 +398,17 @@ impl App {
     /// asked again) and no read is running. Recorded as asked.
     pub fn take_history(&mut self) -> Option<String> {
         let id = self.selected.clone()?;
-        if self.history_loading || self.history_asked.as_ref() == Some(&id) {
+        if self.history.is_loading() || self.history_asked.as_ref() == Some(&id) {
             return None;
         }
         self.history_asked = Some(id.clone());
-        self.history_loading = true;
+        self.history.reload();
         Some(id)
     }
 
     /// The selected transaction's records, if read.
     pub fn selected_history(&self) -> Option<&Result<Vec<Record>, String>> {
-        match (&self.history, &self.selected) {
+        match (self.history.value(), &self.selected) {
             (Some((id, r)), Some(s)) if id == s => Some(r),
             _ => None,
         }

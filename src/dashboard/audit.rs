@@ -16,10 +16,10 @@ pub fn audit_if_due(app: &mut App, now: bool) -> Vec<IoRequest> {
         .audit
         .asked_at
         .is_none_or(|t| app.now - t >= chrono::Duration::from_std(AUDIT_EVERY).unwrap_or_default());
-    if app.audit.running || app.snapshot.is_none() || !(due || now) {
+    if app.audit.report.is_loading() || app.snapshot.is_none() || !(due || now) {
         return vec![];
     }
-    app.audit.running = true;
+    app.audit.report.reload();
     app.audit.asked_at = Some(app.now);
     vec![IoRequest::Audit]
 }

@@ -1,8 +1,9 @@
 //! One loader state for everything the dashboard reads in the background
 //! (after ratatui's async example's `LoadingState`): nothing asked yet,
 //! asked and waiting, arrived, or failed with why. One type instead of a
-//! value, a "loading" flag and an error beside each other, so no screen can
-//! show a result and a spinner for the same read at once.
+//! value, a "loading" flag and an error beside each other. A read asked
+//! again keeps its last answer on screen while the new one runs
+//! ([`Load::Reloading`]: the history of the selection, the audit pane).
 
 /// What became of a background read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -16,6 +17,9 @@ pub enum Load<T> {
     Loaded(T),
     /// Failed: why, in words.
     Failed(String),
+    /// Asked again: the last answer (a value, or why it failed) stays
+    /// shown until the new one arrives.
+    Reloading(Result<T, String>),
 }
 
 impl<T> Load<T> {
@@ -27,17 +31,47 @@ impl<T> Load<T> {
         }
     }
 
-    /// The value, once arrived.
+    /// The value to show: arrived, or kept while it is read again.
     pub fn value(&self) -> Option<&T> {
         match self {
-            Load::Loaded(v) => Some(v),
+            Load::Loaded(v) | Load::Reloading(Ok(v)) => Some(v),
             _ => None,
         }
     }
 
+    /// The last answer to show (`None` before the first arrives), kept
+    /// while it is read again.
+    pub fn last(&self) -> Option<Result<&T, &str>> {
+        match self {
+            Load::Loaded(v) | Load::Reloading(Ok(v)) => Some(Ok(v)),
+            Load::Failed(e) | Load::Reloading(Err(e)) => Some(Err(e)),
+            Load::Idle | Load::Loading => None,
+        }
+    }
+
+    /// Asks again: the last answer, if any, is kept ([`Load::Reloading`]).
+    pub fn reload(&mut self) {
+        *self = match std::mem::take(self) {
+            Load::Loaded(v) => Load::Reloading(Ok(v)),
+            Load::Failed(e) => Load::Reloading(Err(e)),
+            r @ Load::Reloading(_) => r,
+            Load::Idle | Load::Loading => Load::Loading,
+        };
+    }
+
+    /// The read was dropped without an answer (it was for something no
+    /// longer shown): back to the last answer, or to idle.
+    pub fn settle(&mut self) {
+        *self = match std::mem::take(self) {
+            Load::Reloading(r) => Load::of(r),
+            Load::Loading => Load::Idle,
+            other => other,
+        };
+    }
+
     /// Whether it is waiting for an answer.
     pub fn is_loading(&self) -> bool {
-        matches!(self, Load::Loading)
+        matches!(self, Load::Loading | Load::Reloading(_))
     }
 
     /// Whether the answer arrived (a value or a failure).
@@ -65,5 +99,26 @@ mod tests {
         l = Load::of(Err("unreachable".into()));
         assert_eq!(l, Load::Failed("unreachable".into()));
         assert!(l.is_done() && l.value().is_none());
+    }
+
+    #[test]
+    fn a_read_asked_again_keeps_its_last_answer_until_the_new_one() {
+        let mut l = Load::of(Ok(7));
+        l.reload();
+        assert_eq!(l, Load::Reloading(Ok(7)));
+        assert!(l.is_loading() && !l.is_done());
+        assert_eq!((l.value(), l.last()), (Some(&7), Some(Ok(&7))));
+        l.reload();
+        assert_eq!(l, Load::Reloading(Ok(7)), "asking twice keeps it too");
+        l = Load::of(Err("timeout".into()));
+        l.reload();
+        assert_eq!((l.value(), l.last()), (None, Some(Err("timeout"))));
+        l.settle();
+        assert_eq!(l, Load::Failed("timeout".into()));
+        let mut fresh: Load<u32> = Load::Idle;
+        fresh.reload();
+        assert_eq!((fresh.clone(), fresh.last()), (Load::Loading, None));
+        fresh.settle();
+        assert_eq!(fresh, Load::Idle);
     }
 }

@@ -8,6 +8,7 @@ use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog, step_seen};
 use super::event::{Action, Event, IoRequest, PollFailure};
 use super::keymap::{self, Op};
+use super::load::Load;
 use super::navigation::{cycle_focus, follow_focus, move_selection};
 use super::overlay::{Overlay, OverlayKind};
 use super::ui;
@@ -81,9 +82,10 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::History { id, records } => {
-            app.history_loading = false;
             if app.selected.as_ref() == Some(&id) {
-                app.history = Some((id, records));
+                app.history = Load::Loaded((id, records));
+            } else {
+                app.history.settle();
             }
             vec![]
         }
@@ -225,17 +227,16 @@ fn step_level(report: &StepReport) -> LogLevel {
 /// An audit ended: its report replaces the last (a changed count of
 /// findings, or a failure, is logged); the cursor stays on a finding.
 fn audited(app: &mut App, report: Result<Box<AuditReport>, String>) {
-    app.audit.running = false;
     let before = app.audit.findings().len();
     match &report {
-        Ok(r) if r.findings.len() != before || app.audit.report.is_none() => {
+        Ok(r) if r.findings.len() != before || app.audit.report.last().is_none() => {
             let text = format!("audit: {} finding(s)", r.findings.len());
             app.push_log(LogLevel::Info, text);
         }
         Ok(_) => {}
         Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
     }
-    app.audit.report = Some(report);
+    app.audit.report = Load::of(report);
     let n = app.audit.findings().len();
     app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
 }

@@ -51,7 +51,7 @@ fn audit_findings_wrap_whole() {
     let mut a = app();
     let detail = "carries `t-20261121-very-long-transaction-id-8c484f44` (rolled-back) \
                   with a delta of -12345: a late apply; the repair undoes it";
-    a.audit.report = Some(Ok(Box::new(AuditReport {
+    a.audit.report = estx::dashboard::load::Load::Loaded(Box::new(AuditReport {
         total_balance: 1,
         in_flight_delta: 0,
         consistent_view: true,
@@ -62,7 +62,7 @@ fn audit_findings_wrap_whole() {
             detail: detail.into(),
         }],
         repairs: vec![],
-    })));
+    }));
     a.overlays.open(estx::dashboard::overlay::Overlay::Audit);
     let s = screen(&a, 80, 24);
     let flat: String = s

@@ -176,7 +176,7 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
         id: id.into(),
         detail: detail.into(),
     };
-    a.audit.report = Some(Ok(Box::new(AuditReport {
+    a.audit.report = estx::dashboard::load::Load::Loaded(Box::new(AuditReport {
         total_balance: 8_150,
         in_flight_delta: -100,
         consistent_view: true,
@@ -199,7 +199,7 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
             ),
         ],
         repairs: vec![],
-    })));
+    }));
     a.audit.asked_at = Some(crate::fixtures::now());
     a.overlays.open(estx::dashboard::overlay::Overlay::Audit);
     a.audit.cursor = 2;
@@ -256,7 +256,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         finished_at: None,
         tool_version: "0".into(),
     };
-    a.history = Some((
+    a.history = estx::dashboard::load::Load::Loaded((
         "t-pend-1".into(),
         Ok(vec![
             record(

@@ -891,7 +891,7 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
         update(&mut app, done("t-old")),
         vec![IoRequest::LoadHistory("t-mid".into())]
     );
-    assert!(app.history.is_none());
+    assert!(app.history.value().is_none());
     assert_eq!(update(&mut app, done("t-mid")), vec![]);
     assert!(matches!(app.selected_history(), Some(Ok(r)) if r.is_empty()));
     // Asked once per selection; again after each poll (a record may have
@@ -908,5 +908,6 @@ mod bulk;
 mod marks;
 mod navigation;
 mod overlays;
+mod reloading;
 mod reverse;
 mod targets;

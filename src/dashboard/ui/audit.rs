@@ -50,13 +50,13 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let offset = first_shown(&heights, a.cursor, rows);
     let shown = fitting(&heights[offset.min(heights.len())..], rows);
     let mut title = format!(" audit: {} finding(s) ", findings.len());
-    if let Some(Ok(r)) = &a.report {
+    if let Some(r) = a.report.value() {
         title.push_str(&format!("· balances {} ", r.total_balance));
     }
     if let Some(at) = a.asked_at {
         title.push_str(&format!("· {} ", clock(at)));
     }
-    if a.running {
+    if a.report.is_loading() {
         title.push_str("· running… ");
     }
     title.push_str(&more_hint(offset, shown, findings.len()));
@@ -97,7 +97,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
 fn finding_lines(app: &App, texts: &[String], offset: usize, shown: usize) -> Vec<Line<'static>> {
     let a = &app.audit;
     let findings = a.findings();
-    match &a.report {
+    match a.report.last() {
         None => vec![Line::styled("auditing…", dim())],
         Some(Err(e)) => vec![Line::styled(
             format!("the audit failed: {e}"),

@@ -29,7 +29,7 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
     )];
     out.extend(hidden_lines(b));
     match &b.items {
-        Load::Idle | Load::Loading => {
+        Load::Idle | Load::Loading | Load::Reloading(_) => {
             out.push(Line::styled("re-reading documents…", dim()));
             return out;
         }

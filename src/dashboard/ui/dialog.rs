@@ -151,7 +151,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
         return out;
     }
     match &d.preview {
-        Load::Idle | Load::Loading => {
+        Load::Idle | Load::Loading | Load::Reloading(_) => {
             vec![Line::from(""), Line::styled("re-reading documents…", dim())]
         }
         Load::Failed(e) => vec![

@@ -228,7 +228,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         None => format!(" in flight: {}", snap.in_flight_total),
     };
     let findings = app.audit.findings().len();
-    let audit = match &app.audit.report {
+    let audit = match app.audit.report.last() {
         None => Segment::new(3, vec![Span::styled("audit …", dim())]),
         Some(Err(_)) => part(1, 1, "audit failed (A)".into(), DANGER),
         Some(Ok(_)) => part(1, findings as u64, format!("audit {findings} (A)"), WARN),
