@@ -121,8 +121,8 @@ pub enum Procedure {
 }
 
 /// Why a procedure (rollback, recovery, a transfer's run) will not run on a
-/// transaction; an operator's act carries it as
-/// [`crate::protocol::intervene::ActRefusal::Procedure`].
+/// transaction; an operator's act carries it as `ActRefusal::Procedure`
+/// (`intervene`, the layer above).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProcedureRefusal {
     /// Rollback of a committed transaction: it must finish, then be reversed

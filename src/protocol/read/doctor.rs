@@ -546,44 +546,54 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
                 }
             }
         }
-        Security::Roles { user, refused, .. } if !refused.is_empty() => add(
-            Severity::Error,
-            format!(
-                "OpenSearch refuses user `{}` the cluster-level actions [{}]: OpenSearch \
-                 authorises _mget, _msearch, _bulk and scroll pages as cluster permissions, so \
-                 reads and every intervention fail; add them to the role's cluster_permissions \
-                 (the README's OpenSearch role lists all)",
-                user.as_deref().unwrap_or("?"),
-                refused.join(", ")
-            ),
-        ),
         Security::Roles {
             user,
             roles,
             backend_roles,
-            ..
-        } => add(
-            Severity::Warning,
-            roles_check(user.as_deref(), roles, backend_roles),
-        ),
+            refused,
+        } => {
+            let (severity, text) = roles_check(user.as_deref(), roles, backend_roles, refused);
+            add(severity, text)
+        }
     }
 }
 
 /// What an OpenSearch security user needs to know, since per-index
-/// privileges cannot be asked there: who it is, its roles, and the backend
-/// roles a role mapping can name (`_plugins/_security/api/account`).
-fn roles_check(user: Option<&str>, roles: &[String], backend_roles: &[String]) -> String {
+/// privileges cannot be asked there: the cluster-level actions it is
+/// refused (an error), else who it is, its roles, and the backend roles a
+/// role mapping can name (`_plugins/_security/api/account`).
+fn roles_check(
+    user: Option<&str>,
+    roles: &[String],
+    backend_roles: &[String],
+    refused: &[String],
+) -> (Severity, String) {
+    let user = user.unwrap_or("?");
+    if !refused.is_empty() {
+        return (
+            Severity::Error,
+            format!(
+                "OpenSearch refuses user `{user}` the cluster-level actions [{}]: OpenSearch \
+                 authorises _mget, _msearch, _bulk and scroll pages as cluster permissions, so \
+                 reads and every intervention fail; add them to the role's cluster_permissions \
+                 (the README's OpenSearch role lists all)",
+                refused.join(", ")
+            ),
+        );
+    }
     let list = |v: &[String]| match v {
         [] => "none".to_string(),
         v => v.join(", "),
     };
-    format!(
-        "OpenSearch security: user `{}` has roles [{}] and backend roles [{}]; per-index \
-         privileges cannot be asked, so a refused request will name what is missing: map a role \
-         with the README's OpenSearch permissions to the user or to one of its backend roles \
-         (`PUT _plugins/_security/api/rolesmapping/<role>`)",
-        user.unwrap_or("?"),
-        list(roles),
-        list(backend_roles)
+    (
+        Severity::Warning,
+        format!(
+            "OpenSearch security: user `{user}` has roles [{}] and backend roles [{}]; \
+             per-index privileges cannot be asked, so a refused request will name what is \
+             missing: map a role with the README's OpenSearch permissions to the user or to one \
+             of its backend roles (`PUT _plugins/_security/api/rolesmapping/<role>`)",
+            list(roles),
+            list(backend_roles)
+        ),
     )
 }
