@@ -7,6 +7,7 @@
 
 pub mod bulk;
 pub mod dry_run;
+pub mod job;
 pub mod procedure;
 pub mod request;
 pub mod start;

@@ -17,6 +17,9 @@ use crate::protocol::{Procedure, Protocol};
 
 /// Runs what `req` asks: the act on one id, on a selection, or its dry run.
 pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
+    if let Some(run) = &req.job.resume {
+        return bulk::resume(p, req, run).await;
+    }
     let Some(id) = req.id.filter(|_| !req.select.is_bulk()) else {
         return bulk::run(p, req).await;
     };

@@ -12,10 +12,12 @@
 mod history;
 pub mod pages;
 mod record;
+mod resume;
 
 pub use history::{history, records_since};
 use record::parse_record;
 pub use record::*;
+pub use resume::Unfinished;
 
 use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
@@ -88,6 +90,12 @@ impl Trail {
     /// Writes the unfinished record of `i`, before its first step, then the
     /// parts its transactions and plan overflow into ([`pages`]).
     pub async fn begin(&self, i: &RecordDraft) -> Result<RecordId> {
+        Ok(self.begin_run(i).await?.0)
+    }
+
+    /// [`Trail::begin`], also saying how many parts the plan took (the
+    /// steps' parts, and a job's checkpoints, are numbered after them).
+    pub async fn begin_run(&self, i: &RecordDraft) -> Result<(RecordId, u32)> {
         let started_at = Utc::now();
         let id = format!(
             "{}-{}-{:08x}",
@@ -118,11 +126,12 @@ impl Trail {
             finished_at: None,
             tool_version: TOOL_VERSION.into(),
         };
+        let parts = record.parts;
         self.create_own(&id, &record).await?;
         for (n, page) in (1..).zip(rest) {
             self.write_part(&id, n, page).await?;
         }
-        Ok(RecordId(id))
+        Ok((RecordId(id), parts))
     }
 
     /// Completes the record: outcome, summary, every step, the end time.
@@ -136,18 +145,34 @@ impl Trail {
         summary: &str,
         steps: Vec<TrailStep>,
     ) -> Result<()> {
+        self.finish_after(id, 0, outcome, summary, steps).await
+    }
+
+    /// [`Trail::finish`] of a run that has already written `checkpoints`
+    /// parts of steps after its plan's (a job's checkpoints,
+    /// `protocol::jobs`): `steps` are the rest, written after them.
+    pub async fn finish_after(
+        &self,
+        id: &RecordId,
+        checkpoints: u32,
+        outcome: ActOutcome,
+        summary: &str,
+        steps: Vec<TrailStep>,
+    ) -> Result<()> {
         let stored = self.exec.get("audit record", &self.index, &id.0).await?;
         let stored = parse_record(&id.0, &stored.source)?;
-        let (inline, parts) = if pages::fits_inline(&stored, &steps, PAGE_BUDGET) {
-            (steps, 0)
-        } else {
-            let pages = pages::step_pages(steps, PAGE_BUDGET);
-            let parts = stored.parts + count(pages.len())?;
-            for (n, page) in (stored.parts + 1..).zip(pages) {
-                self.write_part(&id.0, n, page).await?;
-            }
-            (Vec::new(), parts)
-        };
+        let (inline, parts) =
+            if checkpoints == 0 && pages::fits_inline(&stored, &steps, PAGE_BUDGET) {
+                (steps, 0)
+            } else {
+                let first = stored.parts + checkpoints + 1;
+                let pages = pages::step_pages(steps, PAGE_BUDGET);
+                let parts = first - 1 + count(pages.len())?;
+                for (n, page) in (first..).zip(pages) {
+                    self.write_part(&id.0, n, page).await?;
+                }
+                (Vec::new(), parts)
+            };
         let finished_at = Utc::now();
         self.exec
             .run("audit record", &self.index, &id.0, |doc| {
@@ -170,7 +195,7 @@ impl Trail {
     }
 
     /// Writes part `n` of run `run`.
-    async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<()> {
+    pub(crate) async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<()> {
         let part = Part {
             run_id: run.to_string(),
             part: n,
