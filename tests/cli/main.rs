@@ -461,6 +461,7 @@ mod errors;
 mod export;
 mod exporter;
 mod inspect;
+mod jobs;
 mod locks;
 mod packaging;
 mod procedures;

@@ -141,14 +141,14 @@ async fn execute(
     if format == OutcomeFormat::Text {
         out(header(&p, req, act.sweeps(), ids.len(), what));
     }
+    let stop = Arc::new(Stop::default());
+    let signal = Arc::new(Mutex::new(None::<StopSignal>));
+    let watcher = watch_signals(stop.clone(), signal.clone());
     if format == OutcomeFormat::Text || req.job.shows_progress() {
         err(format_args!(
             "job {job}: Ctrl-C stops it; `--resume {job}` continues it if it dies"
         ));
     }
-    let stop = Arc::new(Stop::default());
-    let signal = Arc::new(Mutex::new(None::<StopSignal>));
-    let watcher = watch_signals(stop.clone(), signal.clone());
     let progress = Arc::new(Progress::new(ids.len()));
     let ticker = req
         .job
