@@ -460,6 +460,7 @@ mod deployed;
 mod errors;
 mod export;
 mod exporter;
+mod first_contact;
 mod inspect;
 mod jobs;
 mod locks;

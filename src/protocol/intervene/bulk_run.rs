@@ -12,7 +12,7 @@ use super::plan::{Plan, PlanStep};
 use super::selection::{BulkOptions, BulkRun, Selected};
 use super::{Done, Started, Value};
 use crate::error::Result;
-use crate::protocol::jobs::{Checkpoints, Ended};
+use crate::protocol::jobs::{Checkpoints, Ended, MIN_TRANSACTIONS};
 use crate::protocol::trail::TrailStep;
 use crate::protocol::{ProcedureReport, Protocol, RunLimits};
 use std::collections::HashSet;
@@ -67,8 +67,11 @@ impl Started {
             left_out: Vec::new(),
         });
         let ids = selected.ids();
-        let (tx, rx) = mpsc::unbounded_channel::<Ended>();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Ended>();
         let checkpoints = Checkpoints::new(self.trail.clone(), self.record().clone(), self.parts);
+        if ids.len() < MIN_TRANSACTIONS {
+            rx.close();
+        }
         let running = async {
             let (tx, mut on_done) = (tx, on_done);
             let each = |r: &ProcedureReport| {

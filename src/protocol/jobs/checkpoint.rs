@@ -18,6 +18,11 @@ use tokio::sync::mpsc::UnboundedReceiver;
 pub const EVERY: Duration = Duration::from_secs(1);
 /// Ended transactions that are written at once, whatever the time.
 pub const MAX_PENDING: usize = 2000;
+/// Runs of fewer transactions keep no checkpoints: they end in moments,
+/// their record keeps its steps inline as it always did, and a resume of
+/// one reads and decides each of its transactions again (at no risk: a
+/// step already made is found done).
+pub const MIN_TRANSACTIONS: usize = 100;
 
 /// One ended transaction: its id and its steps.
 pub type Ended = (String, Vec<TrailStep>);
@@ -51,9 +56,11 @@ impl Checkpoints {
         }
     }
 
-    /// Writes down what `ended` brings until it closes, then the rest.
+    /// Writes down what `ended` brings, every [`EVERY`], until it closes;
+    /// what ended since the last checkpoint is left to the record's
+    /// completion (which writes every step not in a checkpoint).
     pub async fn keep(mut self, mut ended: UnboundedReceiver<Ended>) -> Checkpoints {
-        let mut tick = tokio::time::interval(EVERY);
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + EVERY, EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -69,7 +76,6 @@ impl Checkpoints {
                 _ = tick.tick() => self.flush().await,
             }
         }
-        self.flush().await;
         self
     }
 

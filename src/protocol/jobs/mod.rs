@@ -19,7 +19,7 @@ mod checkpoint;
 mod pace;
 mod progress;
 
-pub use checkpoint::{Checkpoints, Ended};
+pub use checkpoint::{Checkpoints, Ended, MIN_TRANSACTIONS};
 pub use pace::{Pace, PaceStats};
 pub use progress::{Progress, ProgressView};
 
