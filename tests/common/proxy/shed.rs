@@ -91,7 +91,7 @@ pub(super) fn before(shared: &Shared, request: &mut Request) -> Option<(Shed, Ve
             Some(lines.next()?)
         };
         let n = shared.shed.seen.fetch_add(1, Ordering::SeqCst) + 1;
-        if n % every == 0 {
+        if n.is_multiple_of(every) {
             shed.rejected.push(shed.items);
             shared.shed.rejected.fetch_add(1, Ordering::SeqCst);
             actions.push(parsed);
