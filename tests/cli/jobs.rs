@@ -339,3 +339,38 @@ fn job_line(stderr: &str) -> bool {
 fn exit_stopped() -> i32 {
     5
 }
+
+#[test]
+fn a_dry_run_summary_rolls_up_by_state_and_account_and_writes_the_ids() {
+    let n = 150;
+    let w = World::new();
+    stuck(&w, n);
+    let ids = w._dir.path().join("would-run.ids");
+    let out = w.run(&[
+        "recover",
+        "--all-stuck",
+        "--dry-run",
+        "--summary",
+        "--left-to",
+        ids.to_str().unwrap(),
+    ]);
+    out.code(0)
+        .stdout_has("by state:")
+        .stdout_has(&format!("created          {n}: {n} recover"))
+        .stdout_has(&format!(
+            "by account (balance effect, the largest 20 of {})",
+            2 * n
+        ))
+        .stdout_has(&format!("ids: {n} would run, written to {}", ids.display()));
+    assert!(
+        !out.stdout.contains("    1. "),
+        "no per-transaction plan: {out}"
+    );
+    assert_eq!(w.moved(), 0, "a dry run writes nothing");
+    let listed = std::fs::read_to_string(&ids).unwrap();
+    assert_eq!(listed.lines().count(), n);
+    // The file feeds the real run.
+    w.run(&["recover", "--ids-from", ids.to_str().unwrap()])
+        .code(0);
+    w.assert_recovered_exactly_once(n);
+}

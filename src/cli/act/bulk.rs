@@ -65,7 +65,8 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         Choices::new(Interface::Cli, req.why.reason.clone()),
     );
     if req.select.dry_run {
-        return match dry_run::plan_and_print(&p, &i, format, &what).await {
+        let summary = req.job.summary.then(|| req.job.left_to.clone());
+        return match dry_run::plan_and_print(&p, &i, format, &what, summary).await {
             Ok(code) => code,
             Err(e) => failed(&e, machine),
         };

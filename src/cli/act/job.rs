@@ -43,6 +43,13 @@ pub struct JobArgs {
     /// stderr.
     #[arg(long, value_name = "FILE")]
     pub left_to: Option<PathBuf>,
+    /// With --dry-run (text): roll-ups instead of one plan per transaction
+    /// (counts per state and verdict, the balance effect per account), and
+    /// the ids that would run written one a line to a file (--left-to FILE,
+    /// else one in the state directory), named in the output, to feed
+    /// `--ids-from`.
+    #[arg(long, requires = "dry_run")]
+    pub summary: bool,
 }
 
 fn positive_rate(s: &str) -> Result<f64, String> {
@@ -104,17 +111,18 @@ pub fn report_pace(job: &str, s: &PaceStats) {
     ));
 }
 
-/// Writes `left` one id a line to `to`, or to a file of the state
-/// directory named after the job; returns where.
-pub fn write_left(job: &str, left: &[String], to: Option<&Path>) -> std::io::Result<PathBuf> {
+/// Writes `left` one id a line to `to`, or to `NAME.ids` in the state
+/// directory's `ids/` (0700; the file 0600, no symlink followed); returns
+/// where.
+pub fn write_left(name: &str, left: &[String], to: Option<&Path>) -> std::io::Result<PathBuf> {
     let path = match to {
         Some(p) => p.to_path_buf(),
         None => {
             let dir = crate::local_files::state_dir_from_env()
                 .ok_or_else(|| std::io::Error::other("no state directory (set HOME)"))?
-                .join("left");
+                .join("ids");
             crate::local_files::private_dir(&dir)?;
-            dir.join(format!("{job}.ids"))
+            dir.join(format!("{name}.ids"))
         }
     };
     let mut file = crate::local_files::open_private(&path)?;

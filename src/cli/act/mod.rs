@@ -7,6 +7,7 @@
 
 pub mod bulk;
 pub mod dry_run;
+mod dry_summary;
 pub mod job;
 pub mod procedure;
 pub mod request;

@@ -74,7 +74,8 @@ async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
         runner: req.runner,
     };
     let i = Intervention::new(Act::Bulk(act), Choices::new(Interface::Cli, None));
-    match dry_run::plan_and_print(&p, &i, req.format(), id).await {
+    let summary = req.job.summary.then(|| req.job.left_to.clone());
+    match dry_run::plan_and_print(&p, &i, req.format(), id, summary).await {
         Ok(code) => code,
         Err(e) => fail(&e),
     }
