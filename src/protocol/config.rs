@@ -65,6 +65,9 @@ pub struct ProtocolConfig {
     /// The profile these settings came from, if any: the map `doctor`
     /// proposes and its advice name its table (`[profiles.<name>.schema]`).
     pub profile: Option<String>,
+    /// Record interventions in this local file instead of the audit index
+    /// (`--audit-trail file:PATH`, `trail::file`).
+    pub audit_file: Option<std::path::PathBuf>,
 }
 
 impl Default for ProtocolConfig {
@@ -80,6 +83,7 @@ impl Default for ProtocolConfig {
             liveness: None,
             schema: Schema::default(),
             profile: None,
+            audit_file: None,
         }
     }
 }

@@ -112,7 +112,8 @@ impl fmt::Display for Refusal {
             Refusal::AuditIndexMissing(index) => write!(
                 f,
                 "the audit index `{index}` does not exist, so the intervention cannot be \
-                 recorded: run `estx-tui init` first"
+                 recorded: run `estx-tui init` first (it needs the create_index privilege), \
+                 or record to a local file with `--audit-trail file:PATH`"
             ),
             Refusal::ReadOnly(why) => f.write_str(why),
             Refusal::NoSuchTransaction(id) => write!(f, "transaction `{id}` no longer exists"),

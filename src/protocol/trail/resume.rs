@@ -10,7 +10,7 @@
 
 use super::history::parts_of;
 use super::pages::{self, Page, PAGE_BUDGET};
-use super::record::{parse_record, Record, RecordStatus, TrailStep};
+use super::record::{Record, RecordStatus, TrailStep};
 use super::{RecordId, Trail};
 use crate::error::{Error, Result};
 use std::collections::HashSet;
@@ -54,8 +54,7 @@ impl Trail {
     /// Reads run `id` back to resume it; refuses one that is finished, or
     /// whose record cannot be read.
     pub async fn unfinished(&self, id: &str) -> Result<Unfinished> {
-        let stored = self.exec.get("audit record", &self.index, id).await?;
-        let mut record = parse_record(id, &stored.source)?;
+        let mut record = self.stored(id).await?;
         if record.status == RecordStatus::Finished {
             return Err(Error::Invalid(format!(
                 "run `{id}` is finished ({}); there is nothing to resume",
@@ -67,7 +66,11 @@ impl Trail {
         let plan_parts = record.parts;
         let mut ended = HashSet::new();
         let (mut checkpoints, mut steps) = (0, 0);
-        for part in parts_of(self.exec.cluster(), &self.index, id).await? {
+        let parts = match &self.file {
+            Some(path) => super::file::parts(path, id)?,
+            None => parts_of(self.exec.cluster(), &self.index, id).await?,
+        };
+        for part in parts {
             if part.part <= plan_parts {
                 pages::merge(&mut record, part.page);
             } else {
