@@ -263,15 +263,24 @@ impl Protocol {
     }
 
     /// Waits before the next round as the executor would after the worst
-    /// conflict or unknown outcome of this one.
+    /// conflict, unknown outcome or throttle of this one. A job's pace
+    /// already slows its writes after a throttle: then only the wait the
+    /// cluster asked for (`Retry-After`) is added, no second back-off.
     async fn back_off(&self, trouble: Trouble, stop: &AtomicBool) {
-        let wait = if trouble.unknown > 0 {
-            let factor = 1u32 << (trouble.unknown - 1).min(6);
+        let exponential = if self.exec.pace().is_some() {
+            trouble.unknown
+        } else {
+            trouble.unknown.max(trouble.throttles)
+        };
+        let wait = if exponential > 0 {
+            let factor = 1u32 << (exponential - 1).min(6);
             let wait = (self.config.retry.base_backoff * factor).min(Duration::from_secs(2));
             // As the executor: at least what a busy cluster asked for (capped).
             trouble.retry_after.map_or(wait, |asked| {
                 asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait)
             })
+        } else if let Some(asked) = trouble.retry_after.filter(|_| trouble.throttles > 0) {
+            asked.min(crate::cluster::MAX_RETRY_WAIT)
         } else if trouble.conflicts > 0 {
             let scale = u64::from(trouble.conflicts.min(8));
             Duration::from_millis(rand::random_range(0..=2 * scale))
@@ -287,6 +296,8 @@ impl Protocol {
 pub(super) struct Trouble {
     pub conflicts: u32,
     pub unknown: u32,
+    /// Throttles (429), apart from the other unknown outcomes.
+    pub throttles: u32,
     /// The longest `Retry-After` an answer asked for.
     pub retry_after: Option<Duration>,
 }
@@ -294,7 +305,11 @@ pub(super) struct Trouble {
 impl Trouble {
     /// Notes an unknown outcome, the `attempt`-th of its step, caused by `e`.
     pub fn unknown(&mut self, attempt: u32, e: &Error) {
-        self.unknown = self.unknown.max(attempt);
+        if e.is_throttle() {
+            self.throttles = self.throttles.max(attempt);
+        } else {
+            self.unknown = self.unknown.max(attempt);
+        }
         self.retry_after = self.retry_after.max(e.retry_after());
     }
 }
