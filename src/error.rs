@@ -140,6 +140,15 @@ impl Error {
         }
     }
 
+    /// Whether the cluster shed this request or item for load (HTTP 429,
+    /// Elasticsearch's `es_rejected_execution_exception`): nothing was done,
+    /// and the same request goes through once the load drops, so a job
+    /// slows down and retries it (`protocol::jobs::Pace`) rather than
+    /// counting it towards giving up.
+    pub fn is_throttle(&self) -> bool {
+        matches!(self, Error::Cluster { status: 429, .. })
+    }
+
     /// How long the cluster asked us to wait (`Retry-After`) before retrying.
     pub fn retry_after(&self) -> Option<Duration> {
         match self {

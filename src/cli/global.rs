@@ -108,6 +108,14 @@ pub struct GlobalArgs {
     )]
     pub audit_index: String,
 
+    /// Record interventions in a local append-only JSON Lines file instead
+    /// of the audit index: `file:PATH` (created 0600, never through a
+    /// symlink). For a cluster without the audit index where you may not
+    /// create it; every record names the file.
+    #[arg(long, global = true, env = "ESTX_AUDIT_TRAIL", value_name = "file:PATH",
+          value_parser = crate::protocol::trail::file::parse)]
+    pub audit_trail: Option<std::path::PathBuf>,
+
     /// Named cluster profile from $XDG_CONFIG_HOME/estx-tui/config.toml
     /// (flags and ESTX_* variables override its settings).
     #[arg(long, global = true, env = "ESTX_PROFILE", value_name = "NAME")]

@@ -341,6 +341,11 @@ async fn one_act(
         runner,
     };
     let choices = Choices::new(Interface::Dashboard, first.reason.clone());
+    // No rate cap from the dashboard, but the same back-off as the CLI's
+    // jobs when the cluster throttles (`protocol::jobs::Pace`).
+    let proto = &proto
+        .clone()
+        .with_pace(Arc::new(crate::protocol::jobs::Pace::new(None)));
     let started = match intervene::start(proto, Intervention::new(Act::Bulk(act), choices)).await {
         Ok(s) => s,
         Err(n_) => return (n, format!("not run: {n_}")),

@@ -21,6 +21,10 @@ pub struct RetryPolicy {
     pub max_conflicts: u32,
     /// First backoff; doubles per unknown outcome (capped at 2 s).
     pub base_backoff: Duration,
+    /// Throttled answers (429) tolerated on one step before giving up: a
+    /// throttle is the cluster asking to slow down, not trouble, so they
+    /// are counted apart from unknown outcomes and many are allowed.
+    pub max_throttled: u32,
 }
 
 impl Default for RetryPolicy {
@@ -29,6 +33,7 @@ impl Default for RetryPolicy {
             max_unknown: 5,
             max_conflicts: 100,
             base_backoff: Duration::from_millis(50),
+            max_throttled: 200,
         }
     }
 }
@@ -60,6 +65,9 @@ pub struct ProtocolConfig {
     /// The profile these settings came from, if any: the map `doctor`
     /// proposes and its advice name its table (`[profiles.<name>.schema]`).
     pub profile: Option<String>,
+    /// Record interventions in this local file instead of the audit index
+    /// (`--audit-trail file:PATH`, `trail::file`).
+    pub audit_file: Option<std::path::PathBuf>,
 }
 
 impl Default for ProtocolConfig {
@@ -75,6 +83,7 @@ impl Default for ProtocolConfig {
             liveness: None,
             schema: Schema::default(),
             profile: None,
+            audit_file: None,
         }
     }
 }

@@ -22,6 +22,7 @@
 
 use super::config::RetryPolicy;
 use super::decide::{Effect, NoopReason};
+use super::jobs::Pace;
 use crate::cluster::{Cluster, CreateOutcome, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
 use futures::future::BoxFuture;
@@ -102,6 +103,7 @@ pub struct Executor {
     cluster: Cluster,
     policy: RetryPolicy,
     gate: Option<ApplyGate>,
+    pace: Option<Arc<Pace>>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -118,6 +120,7 @@ impl std::fmt::Debug for Executor {
 struct Tries {
     unknown: u32,
     conflicts: u32,
+    throttled: u32,
     requests: u32,
 }
 
@@ -128,7 +131,46 @@ impl Executor {
             cluster,
             policy,
             gate: None,
+            pace: None,
         }
+    }
+
+    /// Waits on `pace` before every conditional write (a job's
+    /// `--max-rate`), and tells it how each was answered.
+    pub fn with_pace(mut self, pace: Arc<Pace>) -> Executor {
+        self.pace = Some(pace);
+        self
+    }
+
+    /// The pace writes wait on, if any (the batched executor waits on it too).
+    pub(crate) fn pace(&self) -> Option<&Arc<Pace>> {
+        self.pace.as_ref()
+    }
+
+    /// One conditional write, paced: admitted by the job's [`Pace`] first,
+    /// its answer told to it.
+    async fn put(
+        &self,
+        index: &str,
+        id: &str,
+        source: &Map<String, Value>,
+        doc: &VersionedDoc,
+    ) -> Result<WriteOutcome> {
+        if let Some(pace) = &self.pace {
+            pace.admit(1, None).await;
+        }
+        let answer = self
+            .cluster
+            .put_if_routed(index, id, source, at(doc), doc.routing.as_deref())
+            .await;
+        if let Some(pace) = &self.pace {
+            match &answer {
+                Ok(_) => pace.answered(1, 0),
+                Err(e) if e.is_throttle() => pace.answered(0, 1),
+                Err(_) => {}
+            }
+        }
+        answer
     }
 
     /// Holds every apply at `gate` between its claim and its account write.
@@ -218,11 +260,7 @@ impl Executor {
                 }
             }
             tries.requests += 1;
-            match self
-                .cluster
-                .put_if_routed(index, id, &source, at(&doc), doc.routing.as_deref())
-                .await
-            {
+            match self.put(index, id, &source, &doc).await {
                 Ok(WriteOutcome::Written { .. }) => {
                     return Ok(Executed {
                         outcome: StepOutcome::Updated(effect),
@@ -300,11 +338,7 @@ impl Executor {
                 DocDecision::Write(source, _) => source,
             };
             tries.requests += 1;
-            match self
-                .cluster
-                .put_if_routed(on.index, on.id, &source, at(&doc), doc.routing.as_deref())
-                .await
-            {
+            match self.put(on.index, on.id, &source, &doc).await {
                 Ok(WriteOutcome::Written { .. }) => return Ok(None),
                 Ok(WriteOutcome::Conflict) => self.conflicted(on.index, on.id, tries).await?,
                 // Only a claim whose success we saw counts: claim again.
@@ -361,18 +395,26 @@ impl Executor {
         Ok(())
     }
 
+    /// An unknown outcome (or a throttle, counted apart: see
+    /// [`RetryPolicy::max_throttled`]): waits, then the caller re-reads.
     async fn unknown(&self, index: &str, id: &str, tries: &mut Tries, e: &Error) -> Result<()> {
-        tries.unknown += 1;
-        if tries.unknown > self.policy.max_unknown {
+        let (count, limit) = if e.is_throttle() {
+            tries.throttled += 1;
+            (tries.throttled, self.policy.max_throttled)
+        } else {
+            tries.unknown += 1;
+            (tries.unknown, self.policy.max_unknown)
+        };
+        if count > limit {
             return Err(Error::GaveUp {
                 index: index.to_string(),
                 id: id.to_string(),
-                attempts: tries.unknown,
+                attempts: count,
                 last: e.to_string(),
             });
         }
-        tracing::warn!(%index, %id, attempt = tries.unknown, error = %e, "unknown outcome; re-reading");
-        let factor = 1u32 << (tries.unknown - 1).min(6);
+        tracing::warn!(%index, %id, attempt = count, error = %e, "unknown outcome; re-reading");
+        let factor = 1u32 << (count - 1).min(6);
         let wait = (self.policy.base_backoff * factor).min(Duration::from_secs(2));
         // A throttled answer's `Retry-After` is honoured, within bounds.
         let wait = e.retry_after().map_or(wait, |asked| {

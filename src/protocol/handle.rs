@@ -54,6 +54,13 @@ impl Protocol {
         self
     }
 
+    /// Paces every conditional write of this handle (one-at-a-time and
+    /// batched) by `pace`: a job's `--max-rate` and its back-off.
+    pub fn with_pace(mut self, pace: Arc<super::jobs::Pace>) -> Protocol {
+        self.exec = self.exec.with_pace(pace);
+        self
+    }
+
     /// Names the process written into the locks this handle takes.
     pub fn with_holder(mut self, holder: impl Into<String>) -> Protocol {
         self.holder = holder.into();

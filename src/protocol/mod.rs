@@ -39,6 +39,7 @@ mod heartbeats;
 mod indices;
 pub mod integer;
 pub mod intervene;
+pub mod jobs;
 pub mod lock;
 pub mod lock_release;
 pub mod locks;

@@ -57,6 +57,7 @@ const ESTX_ENV: &[&str] = &[
     "ESTX_INTERVAL",
     "ESTX_READ_ONLY",
     "ESTX_AUDIT_INDEX",
+    "ESTX_AUDIT_TRAIL",
     "ESTX_PROFILE",
     "ESTX_REASON",
     // The HTTP client honours proxy variables: a developer's proxy must not
@@ -460,7 +461,9 @@ mod deployed;
 mod errors;
 mod export;
 mod exporter;
+mod first_contact;
 mod inspect;
+mod jobs;
 mod locks;
 mod packaging;
 mod procedures;

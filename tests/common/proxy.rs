@@ -34,6 +34,7 @@ mod routing;
 mod security;
 mod security_actions;
 mod security_api;
+mod shed;
 mod sigv4;
 mod wire;
 
@@ -95,6 +96,7 @@ struct Shared {
     sigv4: Mutex<Option<sigv4::SigV4Key>>,
     sigv4_accepted: AtomicUsize,
     iam: Mutex<Option<iam::Denial>>,
+    shed: shed::Rule,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -162,6 +164,7 @@ impl FaultProxy {
             sigv4: Mutex::new(None),
             sigv4_accepted: AtomicUsize::new(0),
             iam: Mutex::new(None),
+            shed: shed::Rule::default(),
             strip_date: AtomicBool::new(false),
             route_by_shards: AtomicBool::new(false),
         });
@@ -351,6 +354,11 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         rewrite::Plan::Forward => None,
     };
     let miss = routing::before(shared, &mut request);
+    let shed = shed::before(shared, &mut request);
+    if let Some(s) = shed.as_ref().filter(|s| shed::all_shed(s)) {
+        writer.write_all(&finish(shared, shed::answer_all(s), fix))?;
+        return close_gracefully(&writer, &mut reader);
+    }
     let drop_it = take_rule(shared, &request.method, &path);
 
     let response = match forward(shared, &request) {
@@ -386,6 +394,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     }
     let response = match &miss {
         Some(miss) => routing::after(miss, response),
+        None => response,
+    };
+    let response = match &shed {
+        Some(s) => shed::after(s, response),
         None => response,
     };
     let response = finish(shared, rewrite::shift_response_date(shared, response), fix);

@@ -10,6 +10,7 @@
 //! owner ended, lease expired or holder dead (stale on evidence), as it always did.
 
 use super::dry_run::{self, action_name};
+use super::job;
 use super::request::Request;
 use super::start::{not_started_code, recorded};
 use super::verdict::{not_started, observed, print_verdict};
@@ -22,10 +23,11 @@ use crate::protocol::intervene::{
     self, Act, ActRefusal, BulkAct, BulkDone, Choices, Intervention, NotStarted, Runner, Started,
     Stop, Tally, Value,
 };
+use crate::protocol::jobs::{Pace, Progress};
 use crate::protocol::lock_release::SweptLock;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::trail::Interface;
-use crate::protocol::{Procedure, ProcedureReport, Protocol};
+use crate::protocol::{Procedure, ProcedureReport, Protocol, Verdict};
 use crate::signals::{StopSignal, StopSignals};
 use std::sync::{Arc, Mutex};
 
@@ -63,7 +65,8 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         Choices::new(Interface::Cli, req.why.reason.clone()),
     );
     if req.select.dry_run {
-        return match dry_run::plan_and_print(&p, &i, format, &what).await {
+        let summary = req.job.summary.then(|| req.job.left_to.clone());
+        return match dry_run::plan_and_print(&p, &i, format, &what, summary).await {
             Ok(code) => code,
             Err(e) => failed(&e, machine),
         };
@@ -80,8 +83,33 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     execute(p, req, started, format, &what).await
 }
 
-/// Runs a started bulk act: says what runs, runs it (SIGINT/SIGTERM stop
-/// new transactions from starting), prints the outcome in `format`.
+/// `--resume RUN_ID`: continues the unfinished bulk run from its record
+/// ([`intervene::resume`]) as a started bulk act; returns the exit code.
+pub async fn resume(p: Protocol, req: Request<'_>, run: &str) -> i32 {
+    let format = req.format();
+    let machine = format != OutcomeFormat::Text;
+    let choices = Choices::new(Interface::Cli, req.why.reason.clone());
+    let started = match intervene::resume(&p, run, req.runner, choices).await {
+        Ok(s) => s,
+        Err(NotStarted::Plan(e) | NotStarted::Trail(e)) => return failed(&e, machine),
+        Err(n) => return not_started(not_started_code(&n), machine),
+    };
+    if let Some(r) = started.resumed() {
+        err(format_args!(
+            "resuming job {run}: {} ended before (skipped), {} to read and decide again",
+            plural(r.ended, "transaction"),
+            started.plan().transactions.len()
+        ));
+    }
+    let what = format!("the unfinished run {run}");
+    execute(p, req, started, format, &what).await
+}
+
+/// Runs a started bulk act as a job: says what runs and its id, runs it
+/// paced (`--max-rate`, and slower when the cluster throttles), showing its
+/// progress; SIGINT/SIGTERM stop new transactions from starting and a
+/// running batch before its next write. Prints the outcome in `format`, and
+/// writes the transactions left by a stop to a file.
 async fn execute(
     p: Protocol,
     req: Request<'_>,
@@ -110,14 +138,27 @@ async fn execute(
             OutcomeFormat::Json => {}
         }
     }
-    let p = observed(p, machine, true);
+    let job = started.record().to_string();
+    let pace = Arc::new(Pace::new(req.job.max_rate));
+    let p = observed(p, machine, true).with_pace(pace.clone());
     if format == OutcomeFormat::Text {
         out(header(&p, req, act.sweeps(), ids.len(), what));
     }
     let stop = Arc::new(Stop::default());
     let signal = Arc::new(Mutex::new(None::<StopSignal>));
     let watcher = watch_signals(stop.clone(), signal.clone());
+    if format == OutcomeFormat::Text || req.job.shows_progress() {
+        err(format_args!(
+            "job {job}: Ctrl-C stops it; `--resume {job}` continues it if it dies"
+        ));
+    }
+    let progress = Arc::new(Progress::new(ids.len()));
+    let ticker = req
+        .job
+        .shows_progress()
+        .then(|| job::show_progress(job.clone(), progress.clone()));
     let on_done = |r: &ProcedureReport| {
+        progress.ended(&r.verdict);
         if format == OutcomeFormat::Ndjson {
             Line::Transaction(&ProcedureOutcome::from(r)).print();
         }
@@ -126,6 +167,18 @@ async fn execute(
     let done = started.run_bulk(&p, &stop, on_done).await;
     if let Some(w) = watcher {
         w.abort();
+    }
+    if let Some(t) = ticker {
+        t.abort();
+        job::end_progress();
+        err(format_args!("job {job}: {}", progress.view()));
+    }
+    let stats = pace.stats();
+    if req.job.shows_progress() || req.job.max_rate.is_some() || stats.throttled > 0 {
+        job::report_pace(&job, &stats);
+    }
+    if let Value::Bulk(b) = &done.value {
+        write_left(&job, b, req.job.left_to.as_deref());
     }
     let stopped_by = signal.lock().map(|s| *s).unwrap_or(None);
     let code = match &done.value {
@@ -197,6 +250,36 @@ fn print_outcome(
         }
     }
     code
+}
+
+/// Writes the transactions a stopped job left (not started, or stopped
+/// before their end) one id a line, and says where on stderr.
+fn write_left(job: &str, b: &BulkDone, to: Option<&std::path::Path>) {
+    let left: Vec<String> = b
+        .not_started
+        .iter()
+        .cloned()
+        .chain(
+            b.reports
+                .iter()
+                .filter(|r| matches!(r.verdict, Verdict::Stopped(_)))
+                .map(|r| r.txn.clone()),
+        )
+        .collect();
+    if left.is_empty() {
+        return;
+    }
+    match job::write_left(job, &left, to) {
+        Ok(path) => err(format_args!(
+            "{} left: their ids are in {} (one a line: pass it to --ids-from)",
+            plural(left.len(), "transaction"),
+            path.display()
+        )),
+        Err(e) => err(format_args!(
+            "{} left; cannot write their ids to a file: {e}",
+            plural(left.len(), "transaction")
+        )),
+    }
 }
 
 /// The line that says what is about to run.

@@ -19,6 +19,7 @@ use crate::protocol::time::human_age;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol};
 use futures::StreamExt;
+use std::path::PathBuf;
 
 /// Transactions read at once for the plan.
 const READ_CONCURRENCY: usize = 8;
@@ -31,6 +32,7 @@ pub async fn plan_and_print(
     i: &Intervention,
     format: OutcomeFormat,
     what: &str,
+    summary: Option<Option<PathBuf>>,
 ) -> crate::error::Result<i32> {
     let Act::Bulk(act) = &i.act else {
         return Ok(exit::DONE);
@@ -39,7 +41,7 @@ pub async fn plan_and_print(
         Plan {
             selected: Some(selected),
             ..
-        } => print_plans(p, act.procedure, &selected, format, what).await,
+        } => print_plans(p, act.procedure, &selected, format, what, summary).await,
         _ => exit::DONE,
     })
 }
@@ -52,6 +54,7 @@ async fn print_plans(
     selected: &Selected,
     format: OutcomeFormat,
     what: &str,
+    summary_to: Option<Option<PathBuf>>,
 ) -> i32 {
     let action = action_name(procedure);
     p.sync_clock().await;
@@ -90,7 +93,10 @@ async fn print_plans(
             }
             Line::PlanSummary(&summary).print();
         }
-        OutcomeFormat::Text => print_text(&rows, &left_out, &summary, what),
+        OutcomeFormat::Text => match summary_to {
+            Some(to) => super::dry_summary::print(&rows, &left_out, &summary, what, to.as_deref()),
+            None => print_text(&rows, &left_out, &summary, what),
+        },
     }
     summary.exit_code
 }
@@ -200,6 +206,31 @@ fn summarise(action: &'static str, rows: &[PlanRow], left_out: &[LeftOutRow]) ->
     s
 }
 
+/// The last line of a dry run: the counts and the net balance effect.
+pub(super) fn counts_line(s: &PlanSummary) {
+    let verb = if s.action == "rollback" {
+        "roll back"
+    } else {
+        "recover"
+    };
+    let mut parts = vec![format!("{} {verb}", s.would_run)];
+    if s.nothing_to_do > 0 {
+        parts.push(format!("{} nothing to do", s.nothing_to_do));
+    }
+    for (kind, n) in &s.refused {
+        parts.push(format!("{n} refused: {kind}"));
+    }
+    if s.left_out > 0 {
+        parts.push(format!("{} not selected or unknown", s.left_out));
+    }
+    out(format_args!(
+        "{}; net balance effect {:+} over {}",
+        parts.join(", "),
+        s.net_balance_effect,
+        plural(s.balance_effect.len(), "account")
+    ));
+}
+
 fn print_text(rows: &[PlanRow], left_out: &[LeftOutRow], s: &PlanSummary, what: &str) {
     out(format_args!(
         "dry run: {} of {} selected by {what}; nothing is written",
@@ -252,25 +283,5 @@ fn print_text(rows: &[PlanRow], left_out: &[LeftOutRow], s: &PlanSummary, what: 
     for l in left_out {
         err(format_args!("{}: refused: {}", l.txn, l.verdict.message));
     }
-    let verb = if s.action == "rollback" {
-        "roll back"
-    } else {
-        "recover"
-    };
-    let mut parts = vec![format!("{} {verb}", s.would_run)];
-    if s.nothing_to_do > 0 {
-        parts.push(format!("{} nothing to do", s.nothing_to_do));
-    }
-    for (kind, n) in &s.refused {
-        parts.push(format!("{n} refused: {kind}"));
-    }
-    if s.left_out > 0 {
-        parts.push(format!("{} not selected or unknown", s.left_out));
-    }
-    out(format_args!(
-        "{}; net balance effect {:+} over {}",
-        parts.join(", "),
-        s.net_balance_effect,
-        plural(s.balance_effect.len(), "account")
-    ));
+    counts_line(s);
 }

@@ -7,6 +7,8 @@
 
 pub mod bulk;
 pub mod dry_run;
+mod dry_summary;
+pub mod job;
 pub mod procedure;
 pub mod request;
 pub mod start;

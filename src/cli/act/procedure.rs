@@ -17,6 +17,9 @@ use crate::protocol::{Procedure, Protocol};
 
 /// Runs what `req` asks: the act on one id, on a selection, or its dry run.
 pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
+    if let Some(run) = &req.job.resume {
+        return bulk::resume(p, req, run).await;
+    }
     let Some(id) = req.id.filter(|_| !req.select.is_bulk()) else {
         return bulk::run(p, req).await;
     };
@@ -71,7 +74,8 @@ async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
         runner: req.runner,
     };
     let i = Intervention::new(Act::Bulk(act), Choices::new(Interface::Cli, None));
-    match dry_run::plan_and_print(&p, &i, req.format(), id).await {
+    let summary = req.job.summary.then(|| req.job.left_to.clone());
+    match dry_run::plan_and_print(&p, &i, req.format(), id, summary).await {
         Ok(code) => code,
         Err(e) => fail(&e),
     }

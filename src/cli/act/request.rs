@@ -1,6 +1,7 @@
 //! What `rollback` or `recover` was asked: the procedure, its target (one
 //! id or a selection), and how to run and print it.
 
+use super::job::JobArgs;
 use super::start::ReasonArgs;
 use crate::cli::selection::{OutcomeFormat, SelectionArgs};
 use crate::protocol::intervene::Runner;
@@ -23,6 +24,8 @@ pub struct Request<'a> {
     pub why: &'a ReasonArgs,
     /// How a selection runs.
     pub runner: Runner,
+    /// The job options (`--resume`, `--max-rate`, `--progress`, `--left-to`).
+    pub job: &'a JobArgs,
 }
 
 impl Request<'_> {

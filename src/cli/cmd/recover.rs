@@ -3,6 +3,7 @@
 //! the same act as `rollback` ([`crate::cli::act::procedure`]); a selection
 //! in batches unless `--sequential`, whatever the selection.
 
+use crate::cli::act::job::JobArgs;
 use crate::cli::act::procedure;
 use crate::cli::act::request::Request;
 use crate::cli::act::ReasonArgs;
@@ -15,7 +16,7 @@ use crate::protocol::{Procedure, Protocol};
 /// transaction, then the locks stale on evidence: never an unknown one).
 #[derive(Debug, Clone, clap::Args)]
 #[command(group(clap::ArgGroup::new("target").required(true).multiple(true)
-    .args(["id", "all_stuck", "states", "older_than", "ids_from"])))]
+    .args(["id", "all_stuck", "states", "older_than", "ids_from", "resume"])))]
 pub struct Args {
     /// Transaction id (or select many with --all-stuck, --state,
     /// --older-than, --ids-from).
@@ -44,6 +45,9 @@ pub struct Args {
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
     pub json: bool,
+    /// --resume, --max-rate, --progress, --left-to.
+    #[command(flatten)]
+    pub job: JobArgs,
     /// Why (recorded in the audit trail; required with --force or a selection).
     #[command(flatten)]
     pub why: ReasonArgs,
@@ -70,6 +74,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         force: a.force,
         json: a.json,
         why: &a.why,
+        job: &a.job,
         runner,
     };
     procedure::run(p, req).await

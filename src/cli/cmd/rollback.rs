@@ -3,6 +3,7 @@
 //! transaction rolled back from wherever it stopped, through the same act
 //! as `recover` ([`crate::cli::act::procedure`]), a few at a time.
 
+use crate::cli::act::job::JobArgs;
 use crate::cli::act::procedure;
 use crate::cli::act::request::Request;
 use crate::cli::act::ReasonArgs;
@@ -13,7 +14,7 @@ use crate::protocol::{Procedure, Protocol};
 /// `rollback ID`, or `rollback` of a selection.
 #[derive(Debug, Clone, clap::Args)]
 #[command(group(clap::ArgGroup::new("target").required(true).multiple(true)
-    .args(["id", "all_stuck", "states", "older_than", "ids_from"])))]
+    .args(["id", "all_stuck", "states", "older_than", "ids_from", "resume"])))]
 pub struct Args {
     /// Transaction id (or select many with --all-stuck, --state,
     /// --older-than, --ids-from).
@@ -32,6 +33,9 @@ pub struct Args {
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).
     #[arg(long)]
     pub json: bool,
+    /// --resume, --max-rate, --progress, --left-to.
+    #[command(flatten)]
+    pub job: JobArgs,
     /// Why (recorded in the audit trail; required).
     #[command(flatten)]
     pub why: ReasonArgs,
@@ -47,6 +51,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         force: a.force,
         json: a.json,
         why: &a.why,
+        job: &a.job,
         runner: Runner::OneByOne(usize::from(a.concurrency)),
     };
     procedure::run(p, req).await

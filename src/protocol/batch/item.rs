@@ -38,9 +38,10 @@ pub(super) struct Item {
     pub final_state: TxnState,
     /// Steps resolved so far (for simulated crashes).
     pub executed: usize,
-    /// 409s and unknown outcomes of the current step.
+    /// 409s, unknown outcomes and throttles of the current step.
     pub conflicts: u32,
     pub unknown: u32,
+    pub throttled: u32,
     /// The current step's transition write whose answer was lost.
     pub unsure_txn: Option<UnsureTxn>,
     /// The current step's effect inside an account write whose answer was
@@ -64,6 +65,7 @@ impl Item {
             executed: 0,
             conflicts: 0,
             unknown: 0,
+            throttled: 0,
             unsure_txn: None,
             unsure_acct: None,
             done: false,
@@ -86,6 +88,19 @@ impl Item {
         match self.step()?.on_source()? {
             true => Some(&self.t.src),
             false => Some(&self.t.dest),
+        }
+    }
+
+    /// Stops a live item before its next step (the job was stopped): it
+    /// stays in the protocol state its last step left it in.
+    pub fn stop_here(&mut self) {
+        if let Some(step) = self.step() {
+            self.report.verdict = Verdict::Stopped(format!(
+                "the run was stopped before `{step}`; left {} for recovery",
+                self.final_state
+            ));
+            self.done = true;
+            self.release = Release::No;
         }
     }
 
@@ -117,6 +132,7 @@ impl Protocol {
         it.executed += 1;
         it.conflicts = 0;
         it.unknown = 0;
+        it.throttled = 0;
         it.unsure_txn = None;
         it.unsure_acct = None;
         match next_after(Procedure::Recover, step, &outcome) {
@@ -180,24 +196,33 @@ impl Protocol {
         }
     }
 
-    /// Counts an unknown outcome (or failed read) on the current step; fails
-    /// it past the policy's limit.
+    /// Counts an unknown outcome (or failed read) on the current step, or
+    /// a throttle apart from them ([`RetryPolicy::max_throttled`]); fails
+    /// it past the policy's limit. Returns the count it is at (which sets
+    /// the wait before the next round).
     pub(super) fn unknown(
         &self,
         it: &mut Item,
         policy: &RetryPolicy,
         doc: (&str, &str),
         e: &Error,
-    ) {
-        it.unknown += 1;
-        if it.unknown > policy.max_unknown {
+    ) -> u32 {
+        let (count, limit) = if e.is_throttle() {
+            it.throttled += 1;
+            (it.throttled, policy.max_throttled)
+        } else {
+            it.unknown += 1;
+            (it.unknown, policy.max_unknown)
+        };
+        if count > limit {
             let e = Error::GaveUp {
                 index: doc.0.to_string(),
                 id: doc.1.to_string(),
-                attempts: it.unknown,
+                attempts: count,
                 last: e.to_string(),
             };
             self.fail(it, e);
         }
+        count
     }
 }

@@ -105,6 +105,7 @@ use futures::stream::{self, StreamExt};
 use item::{Item, Release};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Transactions per batch when nothing else is said.
 pub const DEFAULT_BATCH_SIZE: usize = 5000;
@@ -137,12 +138,17 @@ impl Default for BatchOptions {
 /// `(_seq_no, _primary_term)` it was conditional on.
 type UnsureAccount = (Map<String, Value>, (i64, i64));
 
-/// The transactions of one batch and the account writes whose answers were
-/// lost, by account id.
-pub(super) struct Batch {
+/// The transactions of one batch, the account writes whose answers were
+/// lost, by account id, and the flag that stops the batch between two
+/// writes (a job's Ctrl-C).
+pub(super) struct Batch<'a> {
     items: Vec<Item>,
     unsure_accounts: HashMap<String, UnsureAccount>,
+    stop: &'a AtomicBool,
 }
+
+/// The stop flag of a batch nobody stops.
+static NEVER: AtomicBool = AtomicBool::new(false);
 
 impl Protocol {
     /// Recovers every stuck transaction in batches (see the module docs);
@@ -166,6 +172,19 @@ impl Protocol {
         ids: &[String],
         opts: BatchOptions,
     ) -> Vec<ProcedureReport> {
+        self.recover_batched_until(ids, opts, &NEVER).await
+    }
+
+    /// [`Protocol::recover_batched`], stopped between two writes once
+    /// `stop` is set: the transactions not at their end then get a
+    /// [`Verdict::Stopped`] and stay in the protocol state their last step
+    /// left them in (recovery takes them from there, as after a crash).
+    pub async fn recover_batched_until(
+        &self,
+        ids: &[String],
+        opts: BatchOptions,
+        stop: &AtomicBool,
+    ) -> Vec<ProcedureReport> {
         let mut seen = HashSet::new();
         let ids: Vec<String> = ids
             .iter()
@@ -177,7 +196,7 @@ impl Protocol {
             .map(<[String]>::to_vec)
             .collect();
         stream::iter(chunks)
-            .map(|chunk| async move { self.recover_chunk(&chunk, opts).await })
+            .map(|chunk| async move { self.recover_chunk(&chunk, opts, stop).await })
             .buffer_unordered(opts.concurrency.max(1))
             .flat_map(stream::iter)
             .collect()
@@ -186,7 +205,12 @@ impl Protocol {
 
     /// One batch: read, refuse what must be refused, run rounds until every
     /// transaction has a verdict, then release the locks of those that ended.
-    async fn recover_chunk(&self, ids: &[String], opts: BatchOptions) -> Vec<ProcedureReport> {
+    async fn recover_chunk(
+        &self,
+        ids: &[String],
+        opts: BatchOptions,
+        stop: &AtomicBool,
+    ) -> Vec<ProcedureReport> {
         let mut reports = Vec::new();
         let mut items = self.start(ids, opts.force, &mut reports).await;
         for it in &mut items {
@@ -196,12 +220,19 @@ impl Protocol {
         let mut batch = Batch {
             items,
             unsure_accounts: HashMap::new(),
+            stop,
         };
         loop {
             for it in &mut batch.items {
                 it.crash_if_due();
             }
             if batch.items.iter().all(|it| it.step().is_none()) {
+                break;
+            }
+            if stop.load(Ordering::SeqCst) {
+                for it in &mut batch.items {
+                    it.stop_here();
+                }
                 break;
             }
             self.round(&mut batch).await;

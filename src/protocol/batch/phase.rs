@@ -17,6 +17,7 @@ use crate::protocol::transaction::TxnState;
 use crate::protocol::Protocol;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 
 /// A write to a transaction document: a transition (with its effect) or a
 /// claim (no effect: it only unlocks the account writes).
@@ -91,7 +92,12 @@ impl Protocol {
     /// transition, and the claim of every unclaimed item at an apply that
     /// will write. A begin (`created -> pending`) or a claim that succeeds
     /// marks its item claimed for the rest of the round.
-    pub(super) async fn txn_phase(&self, items: &mut [Item], r: &mut RoundState) {
+    pub(super) async fn txn_phase(
+        &self,
+        items: &mut [Item],
+        r: &mut RoundState,
+        stop: &AtomicBool,
+    ) {
         let txn_ix = self.config.indices.transactions.clone();
         let stamp = match self.time_fields().await {
             Ok(times) => times.modification.stamp(self.now().await),
@@ -143,9 +149,15 @@ impl Protocol {
                 routing: w.routing.as_deref(),
             })
             .collect();
-        let outcomes = self.send(&conds).await;
-        for (w, (outcome, version)) in writes.iter().zip(outcomes) {
-            self.txn_written(&mut items[w.item], r, w, outcome, version);
+        let outcomes = self.send(&conds, stop).await;
+        for (w, answer) in writes.iter().zip(outcomes) {
+            match answer {
+                Some((outcome, version)) => {
+                    self.txn_written(&mut items[w.item], r, w, outcome, version)
+                }
+                // Not sent (the job was stopped): nothing happened to it.
+                None => r.halted[w.item] = true,
+            }
         }
     }
 
@@ -194,8 +206,8 @@ impl Protocol {
                 if let Some(effect) = &w.effect {
                     it.unsure_txn = Some((w.source.clone(), effect.clone(), w.at));
                 }
-                r.trouble.unknown(it.unknown + 1, &e);
-                self.unknown(it, &policy, doc, &e);
+                let attempt = self.unknown(it, &policy, doc, &e);
+                r.trouble.unknown(attempt, &e);
                 r.halted[w.item] = true;
             }
             ItemOutcome::Failed(e) => self.fail(it, e),
@@ -207,7 +219,12 @@ impl Protocol {
     /// in batch order on the round's knowledge of it, one write per account
     /// conditional on that version. An apply that would write is carried
     /// only if its transaction was claimed this round.
-    pub(super) async fn acct_phase(&self, b: &mut Batch, r: &mut RoundState, source_side: bool) {
+    pub(super) async fn acct_phase(
+        &self,
+        b: &mut Batch<'_>,
+        r: &mut RoundState,
+        source_side: bool,
+    ) {
         let groups = account_groups(&b.items, r, source_side);
         let writes: Vec<AcctWrite> = groups
             .into_iter()
@@ -237,9 +254,17 @@ impl Protocol {
                 routing: w.routing.as_deref(),
             })
             .collect();
-        let outcomes = self.send(&conds).await;
-        for (w, (outcome, version)) in writes.iter().zip(outcomes) {
-            self.account_written(b, r, w, outcome, version);
+        let outcomes = self.send(&conds, b.stop).await;
+        for (w, answer) in writes.iter().zip(outcomes) {
+            match answer {
+                Some((outcome, version)) => self.account_written(b, r, w, outcome, version),
+                None => {
+                    r.forget(&w.acct);
+                    for (m, _) in &w.members {
+                        r.halted[*m] = true;
+                    }
+                }
+            }
         }
     }
 
@@ -356,8 +381,8 @@ impl Protocol {
                 for (m, effect) in &w.members {
                     let it = &mut items[*m];
                     it.unsure_acct = Some(effect.clone());
-                    r.trouble.unknown(it.unknown + 1, &e);
-                    self.unknown(it, &policy, doc, &e);
+                    let attempt = self.unknown(it, &policy, doc, &e);
+                    r.trouble.unknown(attempt, &e);
                     r.halted[*m] = true;
                 }
             }

@@ -10,7 +10,12 @@ use crate::error::{Error, Result};
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::Protocol;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+
+/// The answer to one write of a phase: its outcome and the new version
+/// (`None`: not sent, the job was stopped while it waited on its pace).
+pub(super) type Sent = Option<(ItemOutcome, Option<(i64, i64)>)>;
 
 /// Documents read in one `_mget`, by id (`None`: missing).
 pub(super) type Docs = HashMap<String, Option<VersionedDoc>>;
@@ -81,7 +86,7 @@ impl Protocol {
     /// Runs every live item as far as one round of phases takes it: read
     /// the accounts, then the transactions, recognise writes whose answers
     /// were lost, then the phases.
-    pub(super) async fn round(&self, b: &mut Batch) {
+    pub(super) async fn round(&self, b: &mut Batch<'_>) {
         let acct_ix = self.config.indices.accounts.clone();
         let txn_ix = self.config.indices.transactions.clone();
         let live: Vec<usize> = (0..b.items.len())
@@ -103,12 +108,12 @@ impl Protocol {
         }
         let accounts = match self.read_many(&acct_ix, &acct_ids).await {
             Ok(docs) => docs,
-            Err(e) => return self.read_failed(&mut b.items, &live, e).await,
+            Err(e) => return self.read_failed(&mut b.items, &live, e, b.stop).await,
         };
         let txn_ids: Vec<String> = live.iter().map(|&i| b.items[i].t.id.clone()).collect();
         let txns = match self.read_many(&txn_ix, &txn_ids).await {
             Ok(docs) => docs,
-            Err(e) => return self.read_failed(&mut b.items, &live, e).await,
+            Err(e) => return self.read_failed(&mut b.items, &live, e, b.stop).await,
         };
 
         let n = b.items.len();
@@ -135,21 +140,27 @@ impl Protocol {
         }
         self.recognise(b, &live, &r);
         for phase in PHASES {
+            // Stopped: the next phase waits for no one (every step so far
+            // left its transaction in a protocol state).
+            if b.stop.load(Ordering::SeqCst) {
+                return;
+            }
             match phase {
-                Phase::Txn => self.txn_phase(&mut b.items, &mut r).await,
+                Phase::Txn => self.txn_phase(&mut b.items, &mut r, b.stop).await,
                 side => self.acct_phase(b, &mut r, side == Phase::Source).await,
             }
         }
-        self.back_off(r.trouble).await;
+        self.back_off(r.trouble, b.stop).await;
     }
 
     /// Writes of earlier rounds whose answers were lost, recognised on this
     /// round's read exactly as the executor does: the document holds the
     /// source sent, at a newer version than the one it was conditional on.
-    fn recognise(&self, b: &mut Batch, live: &[usize], r: &RoundState) {
+    fn recognise(&self, b: &mut Batch<'_>, live: &[usize], r: &RoundState) {
         let Batch {
             items,
             unsure_accounts,
+            ..
         } = b;
         for &i in live {
             let it = &mut items[i];
@@ -181,23 +192,40 @@ impl Protocol {
         }
     }
 
-    /// Sends `writes` as one conditional `_bulk`: one outcome per write,
-    /// with the new version of each written document when the answer gives
-    /// it (a failed request is the same failure for each).
-    pub(super) async fn send(
-        &self,
-        writes: &[CondWrite<'_>],
-    ) -> Vec<(ItemOutcome, Option<(i64, i64)>)> {
-        if writes.is_empty() {
-            return Vec::new();
+    /// Sends `writes` as conditional `_bulk` requests: one outcome per
+    /// write, with the new version of each written document when the answer
+    /// gives it (a failed request is the same failure for each). A job's
+    /// [`Pace`](crate::protocol::jobs::Pace) admits them first, in requests
+    /// of the size it allows, and hears how each was answered; `None` for
+    /// the writes not sent because `stop` was set while waiting.
+    pub(super) async fn send(&self, writes: &[CondWrite<'_>], stop: &AtomicBool) -> Vec<Sent> {
+        let mut out: Vec<Sent> = Vec::with_capacity(writes.len());
+        let pace = self.exec.pace();
+        let size = pace.and_then(|p| p.request_size()).unwrap_or(writes.len());
+        for part in writes.chunks(size.max(1)) {
+            if let Some(pace) = pace {
+                if !pace.admit(part.len(), Some(stop)).await {
+                    out.resize_with(writes.len(), || None);
+                    return out;
+                }
+            }
+            let answers = match self.cluster().bulk_put_if_versioned(part).await {
+                Ok(v) => v,
+                Err(e) => part
+                    .iter()
+                    .map(|_| (ItemOutcome::Failed(e.clone()), None))
+                    .collect(),
+            };
+            if let Some(pace) = pace {
+                let throttled = answers
+                    .iter()
+                    .filter(|(o, _)| matches!(o, ItemOutcome::Failed(e) if e.is_throttle()))
+                    .count();
+                pace.answered(answers.len() - throttled, throttled);
+            }
+            out.extend(answers.into_iter().map(Some));
         }
-        match self.cluster().bulk_put_if_versioned(writes).await {
-            Ok(v) => v,
-            Err(e) => writes
-                .iter()
-                .map(|_| (ItemOutcome::Failed(e.clone()), None))
-                .collect(),
-        }
+        out
     }
 
     pub(super) fn not_found(&self, kind: &'static str, index: &str, id: &str) -> Error {
@@ -211,19 +239,19 @@ impl Protocol {
     /// A read of the round failed: a transient failure counts as an unknown
     /// outcome for every live step (they are all read again next round),
     /// any other fails them.
-    async fn read_failed(&self, items: &mut [Item], live: &[usize], e: Error) {
+    async fn read_failed(&self, items: &mut [Item], live: &[usize], e: Error, stop: &AtomicBool) {
         let mut trouble = Trouble::default();
         for &i in live {
             let it = &mut items[i];
             let (index, id) = self.doc_of(it);
             if e.is_transient() {
-                trouble.unknown(it.unknown + 1, &e);
-                self.unknown(it, &self.config.retry, (&index, &id), &e);
+                let attempt = self.unknown(it, &self.config.retry, (&index, &id), &e);
+                trouble.unknown(attempt, &e);
             } else {
                 self.fail(it, e.clone());
             }
         }
-        self.back_off(trouble).await;
+        self.back_off(trouble, stop).await;
     }
 
     /// The `(index, id)` the current step of `it` writes.
@@ -235,22 +263,31 @@ impl Protocol {
     }
 
     /// Waits before the next round as the executor would after the worst
-    /// conflict or unknown outcome of this one.
-    async fn back_off(&self, trouble: Trouble) {
-        let wait = if trouble.unknown > 0 {
-            let factor = 1u32 << (trouble.unknown - 1).min(6);
+    /// conflict, unknown outcome or throttle of this one. A job's pace
+    /// already slows its writes after a throttle: then only the wait the
+    /// cluster asked for (`Retry-After`) is added, no second back-off.
+    async fn back_off(&self, trouble: Trouble, stop: &AtomicBool) {
+        let exponential = if self.exec.pace().is_some() {
+            trouble.unknown
+        } else {
+            trouble.unknown.max(trouble.throttles)
+        };
+        let wait = if exponential > 0 {
+            let factor = 1u32 << (exponential - 1).min(6);
             let wait = (self.config.retry.base_backoff * factor).min(Duration::from_secs(2));
             // As the executor: at least what a busy cluster asked for (capped).
             trouble.retry_after.map_or(wait, |asked| {
                 asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait)
             })
+        } else if let Some(asked) = trouble.retry_after.filter(|_| trouble.throttles > 0) {
+            asked.min(crate::cluster::MAX_RETRY_WAIT)
         } else if trouble.conflicts > 0 {
             let scale = u64::from(trouble.conflicts.min(8));
             Duration::from_millis(rand::random_range(0..=2 * scale))
         } else {
             return;
         };
-        tokio::time::sleep(wait).await;
+        crate::protocol::jobs::wait_unless(wait, Some(stop)).await;
     }
 }
 
@@ -259,6 +296,8 @@ impl Protocol {
 pub(super) struct Trouble {
     pub conflicts: u32,
     pub unknown: u32,
+    /// Throttles (429), apart from the other unknown outcomes.
+    pub throttles: u32,
     /// The longest `Retry-After` an answer asked for.
     pub retry_after: Option<Duration>,
 }
@@ -266,7 +305,11 @@ pub(super) struct Trouble {
 impl Trouble {
     /// Notes an unknown outcome, the `attempt`-th of its step, caused by `e`.
     pub fn unknown(&mut self, attempt: u32, e: &Error) {
-        self.unknown = self.unknown.max(attempt);
+        if e.is_throttle() {
+            self.throttles = self.throttles.max(attempt);
+        } else {
+            self.unknown = self.unknown.max(attempt);
+        }
         self.retry_after = self.retry_after.max(e.retry_after());
     }
 }

@@ -12,7 +12,11 @@ use super::plan::{Plan, PlanStep};
 use super::selection::{BulkOptions, BulkRun, Selected};
 use super::{Done, Started, Value};
 use crate::error::Result;
+use crate::protocol::jobs::{Checkpoints, Ended, MIN_TRANSACTIONS};
+use crate::protocol::trail::TrailStep;
 use crate::protocol::{ProcedureReport, Protocol, RunLimits};
+use std::collections::HashSet;
+use tokio::sync::mpsc;
 
 impl BulkAct {
     /// Resolves the selection: each transaction with its planned steps.
@@ -45,8 +49,11 @@ impl BulkAct {
 
 impl Started {
     /// Runs a bulk act on `p`, calling `on_done` as each transaction ends;
-    /// once `stop` is set no new transaction (or batch) starts. Completes
-    /// the one record with every transaction's steps.
+    /// once `stop` is set no new transaction (or batch) starts, and a
+    /// running batch stops before its next write. The steps of the
+    /// transactions that ended are written into the record's parts as the
+    /// run goes (checkpoints: `protocol::jobs`), so a run that dies can be
+    /// resumed ([`super::resume`]); completes the one record with the rest.
     pub async fn run_bulk<F>(self, p: &Protocol, stop: &Stop, on_done: F) -> Done
     where
         F: FnMut(&ProcedureReport),
@@ -60,20 +67,20 @@ impl Started {
             left_out: Vec::new(),
         });
         let ids = selected.ids();
-        let ran = match b.runner {
-            Runner::OneByOne(concurrency) => {
-                let opts = BulkOptions {
-                    concurrency,
-                    limits: RunLimits::default(),
-                };
-                Ok(p.run_many(&ids, b.procedure, opts, &stop.flag, on_done)
-                    .await)
-            }
-            Runner::Batched(opts) => {
-                p.recover_many_batched(&ids, opts, &stop.flag, on_done)
-                    .await
-            }
+        let (tx, mut rx) = mpsc::unbounded_channel::<Ended>();
+        let checkpoints = Checkpoints::new(self.trail.clone(), self.record().clone(), self.parts);
+        if ids.len() < MIN_TRANSACTIONS {
+            rx.close();
+        }
+        let running = async {
+            let (tx, mut on_done) = (tx, on_done);
+            let each = |r: &ProcedureReport| {
+                let _ = tx.send((r.txn.clone(), r.steps.iter().map(TrailStep::from).collect()));
+                on_done(r);
+            };
+            run_selected(p, &b, &ids, stop, each).await
         };
+        let (ran, checkpoints) = tokio::join!(running, checkpoints.keep(rx));
         let mut done = BulkDone {
             left_out: selected.left_out,
             sweep: b.sweeps(),
@@ -103,6 +110,58 @@ impl Started {
         }
         let value = Value::Bulk(done);
         let (outcome, summary, steps) = super::run::fold(p, self.plan(), &value);
-        self.finish(value, outcome, summary, steps).await
+        let steps = unsaved(&value, steps, &checkpoints.saved());
+        let summary = match &self.resumed {
+            Some(r) => format!(
+                "resumed after {} transaction(s) had ended: {summary}",
+                r.ended
+            ),
+            None => summary,
+        };
+        self.finish_after(checkpoints.written, value, outcome, summary, steps)
+            .await
     }
+}
+
+/// Runs `ids` as `b` says, calling `each` as each transaction ends.
+async fn run_selected<F>(
+    p: &Protocol,
+    b: &BulkAct,
+    ids: &[String],
+    stop: &Stop,
+    each: F,
+) -> Result<BulkRun>
+where
+    F: FnMut(&ProcedureReport),
+{
+    match b.runner {
+        Runner::OneByOne(concurrency) => {
+            let opts = BulkOptions {
+                concurrency,
+                limits: RunLimits::default(),
+            };
+            Ok(p.run_many(ids, b.procedure, opts, &stop.flag, each).await)
+        }
+        Runner::Batched(opts) => p.recover_many_batched(ids, opts, &stop.flag, each).await,
+    }
+}
+
+/// The record's steps less those a checkpoint already wrote: `steps` are
+/// every report's, in report order, then the sweep's (`BulkDone::steps`).
+fn unsaved(value: &Value, steps: Vec<TrailStep>, saved: &HashSet<String>) -> Vec<TrailStep> {
+    let Value::Bulk(done) = value else {
+        return steps;
+    };
+    let mut all = steps.into_iter();
+    let mut rest = Vec::new();
+    for r in &done.reports {
+        let these = all.by_ref().take(r.steps.len());
+        if saved.contains(&r.txn) {
+            these.for_each(drop);
+        } else {
+            rest.extend(these);
+        }
+    }
+    rest.extend(all);
+    rest
 }

@@ -35,5 +35,5 @@ pub use bulk_done::{BulkDone, Tally};
 pub use done::{Done, Value};
 pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
 pub use refusal::{ActRefusal, ReadOnlyBy};
-pub use run::{run, start, NotStarted, Started};
+pub use run::{resume, run, start, NotStarted, Resumed, Started};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};

@@ -127,7 +127,8 @@ impl fmt::Display for ActRefusal {
             ActRefusal::AuditIndexMissing(index) => write!(
                 f,
                 "the audit index `{index}` does not exist, so the intervention cannot be \
-                 recorded: run `estx-tui init` first"
+                 recorded: run `estx-tui init` first (it needs the create_index privilege), \
+                 or record to a local file with `--audit-trail file:PATH`"
             ),
             ActRefusal::ReadOnly(ReadOnlyBy::ProductionProfile(name)) => {
                 write!(f, "profile `{name}` is production, so read-only")

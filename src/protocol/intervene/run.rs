@@ -4,12 +4,12 @@
 //! ([`Started::run`]). A refusal here means nothing was written at all.
 
 use super::done::{Done, Value};
-use super::{Act, ActRefusal, Intervention, Plan};
+use super::{Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::lock_release::TxnLocksRelease;
 use crate::protocol::reverse::ReverseOptions;
-use crate::protocol::trail::{release_outcome, ActOutcome, RecordId, Trail, TrailStep};
-use crate::protocol::{Protocol, RunLimits};
+use crate::protocol::trail::{release_outcome, ActOutcome, ActionKind, RecordId, Trail, TrailStep};
+use crate::protocol::{Procedure, Protocol, RunLimits};
 use std::fmt;
 
 /// Why an act did not start; nothing was written.
@@ -39,10 +39,35 @@ impl fmt::Display for NotStarted {
 /// An act whose unfinished record is written: run it with [`Started::run`].
 #[derive(Debug)]
 pub struct Started {
-    trail: Trail,
+    pub(super) trail: Trail,
     record: RecordId,
     intervention: Intervention,
     plan: Plan,
+    /// The record's parts so far (the plan's, and a resumed run's
+    /// checkpoints): a job's checkpoints are numbered after them.
+    pub(super) parts: u32,
+    /// When this continues an unfinished run: what it found.
+    pub(super) resumed: Option<Resumed>,
+}
+
+/// What a resumed run found in its unfinished record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resumed {
+    /// Transactions the checkpoints say ended (skipped).
+    pub ended: usize,
+    /// Checkpoint parts found (the plan's parts not counted).
+    pub checkpoints: u32,
+}
+
+/// Opens the trail, refusing when the audit index is missing.
+async fn open_trail(p: &Protocol) -> Result<Trail, NotStarted> {
+    match Trail::open(p).await {
+        Ok(t) => Ok(t),
+        Err(Error::IndexMissing(index)) => {
+            Err(NotStarted::Refused(ActRefusal::AuditIndexMissing(index)))
+        }
+        Err(e) => Err(NotStarted::Trail(e)),
+    }
 }
 
 /// Checks the reason, opens the trail (refusing when the audit index is
@@ -51,16 +76,10 @@ pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted>
     if let Some(r) = i.missing_reason() {
         return Err(NotStarted::Refused(r));
     }
-    let trail = match Trail::open(p).await {
-        Ok(t) => t,
-        Err(Error::IndexMissing(index)) => {
-            return Err(NotStarted::Refused(ActRefusal::AuditIndexMissing(index)))
-        }
-        Err(e) => return Err(NotStarted::Trail(e)),
-    };
+    let trail = open_trail(p).await?;
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
-    let record = trail
-        .begin(&plan.draft(&i))
+    let (record, parts) = trail
+        .begin_run(&plan.draft(&i))
         .await
         .map_err(NotStarted::Record)?;
     tracing::info!(record = %record, action = %i.action(), operator = %trail.operator(), "audit record written");
@@ -69,6 +88,62 @@ pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted>
         record,
         intervention: i,
         plan,
+        parts,
+        resumed: None,
+    })
+}
+
+/// Continues the unfinished bulk run `run_id` (a job that crashed or was
+/// killed): reads its record back, skips the transactions its checkpoints
+/// say ended, and plans the rest afresh, each re-read and re-decided by
+/// its procedure as any run does (the fence keeps a step from being
+/// applied twice, and a transaction another process moved on is left to
+/// it). No new record: the run completes the one it continues, whose
+/// summary says it was resumed. The reason is the run's unless `choices`
+/// gives one.
+pub async fn resume(
+    p: &Protocol,
+    run_id: &str,
+    runner: Runner,
+    choices: Choices,
+) -> Result<Started, NotStarted> {
+    let trail = open_trail(p).await?;
+    let found = trail.unfinished(run_id).await.map_err(NotStarted::Plan)?;
+    let procedure = match (found.record.action, found.record.bulk) {
+        (ActionKind::Recover, true) => Procedure::Recover,
+        (ActionKind::Rollback, true) => Procedure::Rollback,
+        (action, _) => {
+            return Err(NotStarted::Plan(Error::Invalid(format!(
+                "run `{run_id}` is a {action} of {} transaction(s), not a bulk rollback or \
+                 recovery: only those resume",
+                found.record.transactions.len()
+            ))))
+        }
+    };
+    let act = BulkAct {
+        procedure,
+        selection: Selection {
+            ids: Some(found.left()),
+            ..Selection::default()
+        },
+        ids_source: Some(format!("the unfinished run {run_id}")),
+        allow_partial: false,
+        runner,
+    };
+    let reason = choices.reason.clone().or(found.record.reason.clone());
+    let i = Intervention::new(Act::Bulk(act), Choices { reason, ..choices });
+    let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
+    tracing::info!(record = %run_id, left = plan.transactions.len(), ended = found.ended.len(), "resuming run");
+    Ok(Started {
+        trail,
+        record: RecordId(run_id.to_string()),
+        intervention: i,
+        plan,
+        parts: found.record.parts + found.checkpoints,
+        resumed: Some(Resumed {
+            ended: found.ended.len(),
+            checkpoints: found.checkpoints,
+        }),
     })
 }
 
@@ -115,6 +190,11 @@ impl Started {
         self.finish(value, outcome, summary, steps).await
     }
 
+    /// The resumption this run is, if it is one.
+    pub fn resumed(&self) -> Option<&Resumed> {
+        self.resumed.as_ref()
+    }
+
     /// Completes the record; the act's result with it.
     pub(super) async fn finish(
         self,
@@ -123,9 +203,29 @@ impl Started {
         summary: String,
         steps: Vec<TrailStep>,
     ) -> Done {
+        self.finish_after(0, value, outcome, summary, steps).await
+    }
+
+    /// [`Started::finish`] after `checkpoints` parts this run wrote as it
+    /// went (the parts of a resumed run's earlier checkpoints counted too).
+    pub(super) async fn finish_after(
+        self,
+        checkpoints: u32,
+        value: Value,
+        outcome: ActOutcome,
+        summary: String,
+        steps: Vec<TrailStep>,
+    ) -> Done {
+        let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
         let record_error = self
             .trail
-            .finish(&self.record, outcome, &summary, steps)
+            .finish_after(
+                &self.record,
+                earlier + checkpoints,
+                outcome,
+                &summary,
+                steps,
+            )
             .await
             .err();
         Done {

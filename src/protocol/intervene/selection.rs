@@ -253,7 +253,8 @@ impl Protocol {
     /// Recovers `ids` in batches ([`Protocol::recover_batched`]),
     /// `opts.concurrency` batches at a time, calling `on_done` for each
     /// transaction as its batch ends. Once `stop` is set no new batch
-    /// starts. Refuses mappings that would reject the protocol's writes
+    /// starts, and the running one stops before its next write (its
+    /// transactions not at their end reported stopped). Refuses mappings that would reject the protocol's writes
     /// before anything is written.
     pub async fn recover_many_batched<F>(
         &self,
@@ -281,7 +282,7 @@ impl Protocol {
                 if stop.load(Ordering::SeqCst) {
                     return Err(chunk);
                 }
-                Ok(self.recover_batched(&chunk, one_batch).await)
+                Ok(self.recover_batched_until(&chunk, one_batch, stop).await)
             })
             .buffer_unordered(opts.concurrency.max(1));
         while let Some(batch) = batches.next().await {

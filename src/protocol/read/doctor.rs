@@ -254,6 +254,7 @@ impl Protocol {
         }
         let security = security(cluster, &d, &self.config.indices.audit).await?;
         judge(&d, &indices, &security, &mut checks);
+        checks.extend(self.audit_index_check().await?);
         self.sync_clock().await;
         let clock = ClockReport::of(&cluster.clock_status());
         checks.extend(clock.check());
@@ -304,6 +305,27 @@ impl Protocol {
             checks,
             liveness,
         })
+    }
+}
+
+impl Protocol {
+    /// The audit index named when it is missing: every intervention is
+    /// refused without it (nothing runs unrecorded), so doctor never says
+    /// everything works then. A warning, not an error: every read works.
+    async fn audit_index_check(&self) -> Result<Option<Check>> {
+        let audit = &self.config.indices.audit;
+        if self.cluster().index_exists(audit).await? {
+            return Ok(None);
+        }
+        Ok(Some(Check {
+            severity: Severity::Warning,
+            text: format!(
+                "audit index `{audit}` does not exist: every intervention (rollback, recover, \
+                 release-lock, audit --repair, reverse, transfer) is refused until it does, so \
+                 that none runs unrecorded; run `estx-tui init` (it needs the create_index \
+                 privilege on `{audit}`)"
+            ),
+        }))
     }
 }
 

@@ -72,23 +72,10 @@ async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Resu
         return Ok(());
     }
     let run = record.record_id.clone();
-    let mut found = 0u32;
-    'reads: loop {
-        let ids: Vec<String> = (found + 1..=found + PARTS_PER_READ)
-            .map(|n| part_id(&run, n))
-            .collect();
-        for (id, doc) in ids.iter().zip(cluster.mget(index, &ids).await?) {
-            let Some(doc) = doc else { break 'reads };
-            let part: Part = serde_json::from_value(Value::Object(doc.source)).map_err(|e| {
-                Error::Malformed {
-                    kind: "audit record part",
-                    id: id.clone(),
-                    problems: e.to_string(),
-                }
-            })?;
-            merge(record, part.page);
-            found += 1;
-        }
+    let parts = parts_of(cluster, index, &run).await?;
+    let found = parts.len() as u32;
+    for part in parts {
+        merge(record, part.page);
     }
     if record.status == RecordStatus::Finished && found < record.parts {
         return Err(Error::Malformed {
@@ -98,4 +85,26 @@ async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Resu
         });
     }
     Ok(())
+}
+
+/// The parts of run `run`, in order, up to the first missing one.
+pub(super) async fn parts_of(cluster: &Cluster, index: &str, run: &str) -> Result<Vec<Part>> {
+    let mut parts = Vec::new();
+    loop {
+        let from = parts.len() as u32 + 1;
+        let ids: Vec<String> = (from..from + PARTS_PER_READ)
+            .map(|n| part_id(run, n))
+            .collect();
+        for (id, doc) in ids.iter().zip(cluster.mget(index, &ids).await?) {
+            let Some(doc) = doc else { return Ok(parts) };
+            let part: Part = serde_json::from_value(Value::Object(doc.source)).map_err(|e| {
+                Error::Malformed {
+                    kind: "audit record part",
+                    id: id.clone(),
+                    problems: e.to_string(),
+                }
+            })?;
+            parts.push(part);
+        }
+    }
 }

@@ -9,13 +9,16 @@
 //! terminals, nor of the acts: the act layer above it (`protocol::intervene`) calls
 //! [`Trail::begin`] and [`Trail::finish`] around each act it performs.
 
+pub mod file;
 mod history;
 pub mod pages;
 mod record;
+mod resume;
 
 pub use history::{history, records_since};
 use record::parse_record;
 pub use record::*;
+pub use resume::Unfinished;
 
 use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
@@ -27,6 +30,7 @@ use pages::{Page, Part, PAGE_BUDGET};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
+use std::path::PathBuf;
 
 /// The tool's version with its commit ([`crate::VERSION`], as `--version`
 /// prints it), written into every record.
@@ -48,16 +52,29 @@ pub struct Trail {
     exec: Executor,
     index: String,
     operator: Operator,
+    /// The local file records go to instead of the index
+    /// (`--audit-trail file:PATH`, [`file`]).
+    file: Option<PathBuf>,
 }
 
 impl Trail {
     /// Opens the trail: refuses with [`Error::IndexMissing`] (which says to
     /// run `estx-tui init`) when the audit index does not exist, so no
     /// intervention runs unrecorded; resolves who the operator is.
+    ///
+    /// With `--audit-trail file:PATH` the records go to that local file
+    /// instead ([`file`]), whether the index exists or not.
     pub async fn open(p: &Protocol) -> Result<Trail> {
-        let index = p.config().indices.audit.clone();
         let cluster = p.cluster().clone();
-        if !cluster.index_exists(&index).await? {
+        let file = p.config().audit_file.clone();
+        let index = match &file {
+            Some(path) => {
+                file::check(path)?;
+                file::describe(path)
+            }
+            None => p.config().indices.audit.clone(),
+        };
+        if file.is_none() && !cluster.index_exists(&index).await? {
             return Err(Error::IndexMissing(index));
         }
         let operator = match cluster.authenticated_user().await? {
@@ -72,7 +89,20 @@ impl Trail {
             exec: p.exec.clone(),
             index,
             operator,
+            file,
         })
+    }
+
+    /// The record `id` as stored (the index's realtime copy, or the file's
+    /// last line of it).
+    async fn stored(&self, id: &str) -> Result<Record> {
+        match &self.file {
+            Some(path) => file::record(path, id),
+            None => {
+                let doc = self.exec.get("audit record", &self.index, id).await?;
+                parse_record(id, &doc.source)
+            }
+        }
     }
 
     /// Who the records name.
@@ -80,7 +110,7 @@ impl Trail {
         &self.operator
     }
 
-    /// The audit index.
+    /// The audit index (`file:PATH` for a file trail).
     pub fn index(&self) -> &str {
         &self.index
     }
@@ -88,6 +118,12 @@ impl Trail {
     /// Writes the unfinished record of `i`, before its first step, then the
     /// parts its transactions and plan overflow into ([`pages`]).
     pub async fn begin(&self, i: &RecordDraft) -> Result<RecordId> {
+        Ok(self.begin_run(i).await?.0)
+    }
+
+    /// [`Trail::begin`], also saying how many parts the plan took (the
+    /// steps' parts, and a job's checkpoints, are numbered after them).
+    pub async fn begin_run(&self, i: &RecordDraft) -> Result<(RecordId, u32)> {
         let started_at = Utc::now();
         let id = format!(
             "{}-{}-{:08x}",
@@ -98,11 +134,15 @@ impl Trail {
         let mut pages = pages::plan_pages(&i.transactions, &i.plan, PAGE_BUDGET).into_iter();
         let first = pages.next().unwrap_or_default();
         let rest: Vec<Page> = pages.collect();
+        let mut targets = i.targets.clone();
+        if let Some(path) = &self.file {
+            targets.push(format!("--audit-trail={}", file::describe(path)));
+        }
         let record = Record {
             record_id: id.clone(),
             action: i.action,
             transactions: first.transactions,
-            targets: i.targets.clone(),
+            targets,
             reason: i.reason_text().map(str::to_string),
             forced: i.forced,
             bulk: i.bulk,
@@ -118,11 +158,12 @@ impl Trail {
             finished_at: None,
             tool_version: TOOL_VERSION.into(),
         };
+        let parts = record.parts;
         self.create_own(&id, &record).await?;
         for (n, page) in (1..).zip(rest) {
             self.write_part(&id, n, page).await?;
         }
-        Ok(RecordId(id))
+        Ok((RecordId(id), parts))
     }
 
     /// Completes the record: outcome, summary, every step, the end time.
@@ -136,18 +177,50 @@ impl Trail {
         summary: &str,
         steps: Vec<TrailStep>,
     ) -> Result<()> {
-        let stored = self.exec.get("audit record", &self.index, &id.0).await?;
-        let stored = parse_record(&id.0, &stored.source)?;
-        let (inline, parts) = if pages::fits_inline(&stored, &steps, PAGE_BUDGET) {
-            (steps, 0)
-        } else {
-            let pages = pages::step_pages(steps, PAGE_BUDGET);
-            let parts = stored.parts + count(pages.len())?;
-            for (n, page) in (stored.parts + 1..).zip(pages) {
-                self.write_part(&id.0, n, page).await?;
+        self.finish_after(id, 0, outcome, summary, steps).await
+    }
+
+    /// [`Trail::finish`] of a run that has already written `checkpoints`
+    /// parts of steps after its plan's (a job's checkpoints,
+    /// `protocol::jobs`): `steps` are the rest, written after them.
+    pub async fn finish_after(
+        &self,
+        id: &RecordId,
+        checkpoints: u32,
+        outcome: ActOutcome,
+        summary: &str,
+        steps: Vec<TrailStep>,
+    ) -> Result<()> {
+        let stored = self.stored(&id.0).await?;
+        if let Some(path) = &self.file {
+            // A file has no size limit: the steps go inline, after the
+            // checkpoints' lines.
+            let mut record = stored;
+            for s in &steps {
+                if !s.txn.is_empty() && !record.transactions.contains(&s.txn) {
+                    record.transactions.push(s.txn.clone());
+                }
             }
-            (Vec::new(), parts)
-        };
+            record.status = RecordStatus::Finished;
+            record.outcome = Some(outcome);
+            record.summary = Some(summary.to_string());
+            record.steps = steps;
+            record.parts += checkpoints;
+            record.finished_at = Some(Utc::now());
+            return file::append(path, &record);
+        }
+        let (inline, parts) =
+            if checkpoints == 0 && pages::fits_inline(&stored, &steps, PAGE_BUDGET) {
+                (steps, 0)
+            } else {
+                let first = stored.parts + checkpoints + 1;
+                let pages = pages::step_pages(steps, PAGE_BUDGET);
+                let parts = first - 1 + count(pages.len())?;
+                for (n, page) in (first..).zip(pages) {
+                    self.write_part(&id.0, n, page).await?;
+                }
+                (Vec::new(), parts)
+            };
         let finished_at = Utc::now();
         self.exec
             .run("audit record", &self.index, &id.0, |doc| {
@@ -170,7 +243,7 @@ impl Trail {
     }
 
     /// Writes part `n` of run `run`.
-    async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<()> {
+    pub(crate) async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<()> {
         let part = Part {
             run_id: run.to_string(),
             part: n,
@@ -184,6 +257,9 @@ impl Trail {
     /// found under its id (random, or a part of a random one) is ours when it
     /// holds exactly what we sent.
     async fn create_own<T: Serialize>(&self, id: &str, doc: &T) -> Result<()> {
+        if let Some(path) = &self.file {
+            return file::append(path, doc);
+        }
         let source = to_map(doc)?;
         match self.exec.create(&self.index, id, &source).await? {
             Created::Created => Ok(()),

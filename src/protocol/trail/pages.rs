@@ -150,6 +150,27 @@ pub fn step_pages(steps: Vec<TrailStep>, budget: usize) -> Vec<Page> {
         .collect()
 }
 
+/// The transactions a job has ended, each with its steps (none for one
+/// refused or with nothing to do), as pages: a checkpoint's parts. Every
+/// transaction is listed in the page of its steps, or in the page it falls
+/// in when it has none, so the parts say which transactions ended.
+pub fn ended_pages(ended: Vec<(String, Vec<TrailStep>)>, budget: usize) -> Vec<Page> {
+    let mut pager = Pager::new(budget);
+    for (txn, steps) in ended {
+        if steps.is_empty() {
+            pager.transaction(txn);
+        }
+        for s in steps {
+            pager.step(s);
+        }
+    }
+    pager
+        .pages()
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
 /// Whether `record` holding `steps` itself stays within the budget (a run
 /// without parts then keeps them inline, as records always did).
 pub fn fits_inline(record: &Record, steps: &[TrailStep], budget: usize) -> bool {

@@ -1,0 +1,134 @@
+//! A bulk `rollback`/`recover` as a job, from the command line: the
+//! options that steer it (`--resume RUN_ID`, `--max-rate N`, `--progress`,
+//! `--left-to FILE`), the progress line on stderr while it runs (N/total,
+//! rate, ETA: when stderr is a terminal or with `--progress`; stdout stays
+//! the outcome's, `--json` and `--format ndjson` untouched), and the file
+//! of the transactions a stopped job left, one id a line, which feeds
+//! `--ids-from` as it is.
+
+use crate::cli::output::err;
+use crate::protocol::jobs::{PaceStats, Progress};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How often the progress line is redrawn.
+const TICK: Duration = Duration::from_secs(1);
+
+/// The options of a bulk run as a job.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct JobArgs {
+    /// Continue the unfinished bulk run RUN_ID (the id of its audit record,
+    /// printed when it started): the transactions its checkpoints say ended are
+    /// skipped, every other one is read and decided again; the run's own
+    /// record is completed and says it was resumed.
+    #[arg(long, value_name = "RUN_ID",
+          conflicts_with_all = ["id", "all_stuck", "states", "older_than", "ids_from", "dry_run"])]
+    pub resume: Option<String>,
+    /// With a selection: at most N document writes a second (both the
+    /// batched and the one-at-a-time runs). Whatever the limit, writes the
+    /// cluster refuses as throttled (429) slow the run down and are retried,
+    /// never counted failed.
+    #[arg(long, value_name = "N", value_parser = positive_rate)]
+    pub max_rate: Option<f64>,
+    /// With a selection: print the progress (N/total, rate, ETA) on stderr
+    /// every second even when stderr is not a terminal (it is printed
+    /// when it is).
+    #[arg(long)]
+    pub progress: bool,
+    /// With a selection: where to write the transactions a stopped run
+    /// left (not started, or stopped before their end), one id a line, to
+    /// feed `--ids-from`. Default: a file in the state directory, named on
+    /// stderr.
+    #[arg(long, value_name = "FILE")]
+    pub left_to: Option<PathBuf>,
+    /// With --dry-run (text): roll-ups instead of one plan per transaction
+    /// (counts per state and verdict, the balance effect per account), and
+    /// the ids that would run written one a line to a file (--left-to FILE,
+    /// else one in the state directory), named in the output, to feed
+    /// `--ids-from`.
+    #[arg(long, requires = "dry_run")]
+    pub summary: bool,
+}
+
+fn positive_rate(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err(format!("`{s}` is not a positive number of writes a second")),
+    }
+}
+
+impl JobArgs {
+    /// Whether the progress line is printed.
+    pub fn shows_progress(&self) -> bool {
+        self.progress || std::io::stderr().is_terminal()
+    }
+}
+
+/// Prints `progress` on stderr every second until aborted: redrawn in place
+/// on a terminal, one line each time otherwise.
+pub fn show_progress(job: String, progress: Arc<Progress>) -> tokio::task::JoinHandle<()> {
+    let terminal = std::io::stderr().is_terminal();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(TICK);
+        tick.tick().await;
+        loop {
+            tick.tick().await;
+            let line = format!("job {job}: {}", progress.view());
+            let mut e = std::io::stderr().lock();
+            let _ = if terminal {
+                write!(e, "\r\x1b[2K{line}")
+            } else {
+                writeln!(e, "{line}")
+            };
+            let _ = e.flush();
+        }
+    })
+}
+
+/// Ends the progress line (a terminal's is redrawn in place).
+pub fn end_progress() {
+    if std::io::stderr().is_terminal() {
+        let _ = write!(std::io::stderr(), "\r\x1b[2K");
+    }
+}
+
+/// Says what the job's writes did: how many, how many were throttled, the
+/// rate achieved against the one admitted.
+pub fn report_pace(job: &str, s: &PaceStats) {
+    if s.written == 0 && s.throttled == 0 {
+        return;
+    }
+    let admitted = s
+        .admitted
+        .map_or("no limit".to_string(), |a| format!("{a:.0}/s admitted"));
+    err(format_args!(
+        "job {job}: {} writes, {} throttled and retried; {:.0} writes/s achieved ({admitted})",
+        s.written,
+        s.throttled,
+        s.achieved()
+    ));
+}
+
+/// Writes `left` one id a line to `to`, or to `NAME.ids` in the state
+/// directory's `ids/` (0700; the file 0600, no symlink followed); returns
+/// where.
+pub fn write_left(name: &str, left: &[String], to: Option<&Path>) -> std::io::Result<PathBuf> {
+    let path = match to {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let dir = crate::local_files::state_dir_from_env()
+                .ok_or_else(|| std::io::Error::other("no state directory (set HOME)"))?
+                .join("ids");
+            crate::local_files::private_dir(&dir)?;
+            dir.join(format!("{name}.ids"))
+        }
+    };
+    let mut file = crate::local_files::open_private(&path)?;
+    file.set_len(0)?;
+    let mut text = left.join("\n");
+    text.push('\n');
+    file.write_all(text.as_bytes())?;
+    Ok(path)
+}

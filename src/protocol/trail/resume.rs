@@ -1,0 +1,89 @@
+//! A job's trail while it runs and after it died: checkpoints (the steps of
+//! the transactions it has ended, written as parts as it goes, numbered
+//! after the plan's), and reading an unfinished run back to resume it (its
+//! plan whole, and which transactions its parts say have ended).
+//!
+//! A run record stays `running` until completed; its `parts` counts the
+//! plan's parts while it runs, so every part after those is a checkpoint
+//! (or a step page its completion wrote before dying): the transactions
+//! listed there ended, and a resumed run skips them.
+
+use super::history::parts_of;
+use super::pages::{self, Page, PAGE_BUDGET};
+use super::record::{Record, RecordStatus, TrailStep};
+use super::{RecordId, Trail};
+use crate::error::{Error, Result};
+use std::collections::HashSet;
+
+/// An unfinished run, read back.
+#[derive(Debug, Clone)]
+pub struct Unfinished {
+    /// The run record, its plan's parts merged in (transactions and plan whole).
+    pub record: Record,
+    /// The transactions its checkpoints say have ended.
+    pub ended: HashSet<String>,
+    /// The parts found after the plan's (checkpoints).
+    pub checkpoints: u32,
+    /// The steps those checkpoints hold.
+    pub steps: usize,
+}
+
+impl Unfinished {
+    /// The planned transactions that have not ended, in the plan's order.
+    pub fn left(&self) -> Vec<String> {
+        self.record
+            .transactions
+            .iter()
+            .filter(|t| !self.ended.contains(*t))
+            .cloned()
+            .collect()
+    }
+}
+
+impl Trail {
+    /// Pages of ended transactions for checkpoint parts.
+    pub fn checkpoint_pages(ended: Vec<(String, Vec<TrailStep>)>) -> Vec<Page> {
+        pages::ended_pages(ended, PAGE_BUDGET)
+    }
+
+    /// Writes checkpoint part `n` of run `id`.
+    pub async fn checkpoint(&self, id: &RecordId, n: u32, page: Page) -> Result<()> {
+        self.write_part(&id.0, n, page).await
+    }
+
+    /// Reads run `id` back to resume it; refuses one that is finished, or
+    /// whose record cannot be read.
+    pub async fn unfinished(&self, id: &str) -> Result<Unfinished> {
+        let mut record = self.stored(id).await?;
+        if record.status == RecordStatus::Finished {
+            return Err(Error::Invalid(format!(
+                "run `{id}` is finished ({}); there is nothing to resume",
+                record
+                    .outcome
+                    .map_or("no outcome".into(), |o| o.to_string())
+            )));
+        }
+        let plan_parts = record.parts;
+        let mut ended = HashSet::new();
+        let (mut checkpoints, mut steps) = (0, 0);
+        let parts = match &self.file {
+            Some(path) => super::file::parts(path, id)?,
+            None => parts_of(self.exec.cluster(), &self.index, id).await?,
+        };
+        for part in parts {
+            if part.part <= plan_parts {
+                pages::merge(&mut record, part.page);
+            } else {
+                checkpoints += 1;
+                steps += part.page.steps.len();
+                ended.extend(part.page.transactions);
+            }
+        }
+        Ok(Unfinished {
+            record,
+            ended,
+            checkpoints,
+            steps,
+        })
+    }
+}

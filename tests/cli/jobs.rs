@@ -1,0 +1,376 @@
+//! Bulk runs as durable jobs (issue 18, items 6 and 7): a job killed with
+//! SIGKILL part-way is resumed from its audit record to completion (money
+//! conserved, nothing applied twice, nothing left pending, one finished
+//! record); a run whose cluster throttles (per `_bulk` item and whole
+//! requests) completes with no failed item; Ctrl-C stops a run inside a
+//! batch of a thousand without waiting for the batch, and the ids it left
+//! feed `--ids-from`.
+
+use super::*;
+use std::fs::File;
+
+/// `n` transactions `job-{i}` stuck in `created` for an hour, each between
+/// its own two accounts `src-{i}` (100) and `dst-{i}` (100), amount 1.
+fn stuck(w: &World, n: usize) {
+    let then = ago(60);
+    let accounts: Vec<(String, Value)> = (0..n)
+        .flat_map(|i| [format!("src-{i}"), format!("dst-{i}")])
+        .map(|id| (id, json!({"balance": 100, "pending_transactions": []})))
+        .collect();
+    let txns: Vec<(String, Value)> = (0..n)
+        .map(|i| {
+            let doc = json!({"src_acct": format!("src-{i}"), "dest_acct": format!("dst-{i}"),
+                "amount": 1, "transaction_state": "created",
+                "creation_time": then, "modification_time": then});
+            (format!("job-{i}"), doc)
+        })
+        .collect();
+    let cluster = w.proto.cluster();
+    for chunk in accounts.chunks(1000) {
+        w.block(cluster.bulk_index(&w.ix.accounts, chunk)).unwrap();
+    }
+    for chunk in txns.chunks(1000) {
+        w.block(cluster.bulk_index(&w.ix.transactions, chunk))
+            .unwrap();
+    }
+    w.refresh();
+}
+
+impl World {
+    /// Every source of `index` by id (after a refresh).
+    fn all(&self, index: &str) -> BTreeMap<String, Value> {
+        common::refresh(&self.g.url, index);
+        let (status, body) = common::http(
+            "POST",
+            &self.url(index, "_search"),
+            Some(r#"{"size":10000,"query":{"match_all":{}}}"#),
+        );
+        assert_eq!(status, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        v["hits"]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| (h["_id"].as_str().unwrap().to_string(), h["_source"].clone()))
+            .collect()
+    }
+
+    /// After a bulk recovery of [`stuck`]: every transaction finished,
+    /// every account moved by exactly one unit (applied once, never twice),
+    /// nothing pending anywhere, the money conserved. Returns how many
+    /// transactions are finished (all of them).
+    fn assert_recovered_exactly_once(&self, n: usize) {
+        let txns = self.all(&self.ix.transactions);
+        let unfinished: Vec<&String> = txns
+            .iter()
+            .filter(|(_, t)| t["transaction_state"] != "finished")
+            .map(|(id, _)| id)
+            .collect();
+        assert!(unfinished.is_empty(), "not finished: {unfinished:?}");
+        let accounts = self.all(&self.ix.accounts);
+        assert_eq!(accounts.len(), 2 * n);
+        let mut total = 0;
+        for (id, a) in &accounts {
+            let balance = a["balance"].as_i64().unwrap();
+            total += balance;
+            let want = if id.starts_with("src-") { 99 } else { 101 };
+            assert_eq!(balance, want, "{id}: {a}");
+            let pending = a["pending_transactions"].as_array().map_or(0, Vec::len);
+            assert_eq!(pending, 0, "{id} still lists a transaction: {a}");
+        }
+        assert_eq!(total, 200 * n as i64, "money conserved");
+    }
+
+    /// How many transactions of [`stuck`] are no longer `created`.
+    fn moved(&self) -> usize {
+        self.all(&self.ix.transactions)
+            .values()
+            .filter(|t| t["transaction_state"] != "created")
+            .count()
+    }
+
+    /// The audit documents: run records, and parts (with `run_id`).
+    fn runs_and_parts(&self) -> (Vec<Value>, Vec<Value>) {
+        let docs = self.all(&self.ix.audit);
+        docs.into_values().partition(|d| d.get("run_id").is_none())
+    }
+}
+
+/// A run of the binary in the background, its output in files.
+struct Background {
+    child: std::process::Child,
+    stderr: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Background {
+    fn start(g: &Globals, args: &[&str]) -> Background {
+        let dir = tempfile::tempdir().unwrap();
+        let (stdout, stderr) = (dir.path().join("stdout"), dir.path().join("stderr"));
+        let (mut c, _) = g.command(&[], args);
+        c.stdout(File::create(&stdout).unwrap())
+            .stderr(File::create(&stderr).unwrap());
+        Background {
+            child: c.spawn().unwrap(),
+            stderr,
+            _dir: dir,
+        }
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// Polls (with a deadline) until `ready` says so; panics if the run
+    /// ended first.
+    fn wait_until(&mut self, what: &str, deadline: Duration, mut ready: impl FnMut() -> bool) {
+        let end = Instant::now() + deadline;
+        loop {
+            if ready() {
+                return;
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("the run ended ({status}) before {what}: {}", self.stderr());
+            }
+            assert!(
+                Instant::now() < end,
+                "no {what} within {deadline:?}: {}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
+    let n = 400;
+    let w = World::new();
+    stuck(&w, n);
+    // Paced, so that the kill lands part-way whatever the machine's speed:
+    // some 2 800 writes at 150 a second take over 18 s.
+    let mut job = Background::start(
+        &w.g,
+        &[
+            "recover",
+            "--all-stuck",
+            "--batch-size",
+            "50",
+            "--max-rate",
+            "150",
+            "--progress",
+        ],
+    );
+    // The first checkpoint: the transactions of a batch are written down.
+    job.wait_until("a checkpoint", Duration::from_secs(120), || {
+        !w.runs_and_parts().1.is_empty()
+    });
+    job.child.kill().unwrap(); // SIGKILL
+    job.child.wait().unwrap();
+    let (runs, parts) = w.runs_and_parts();
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    let run = runs[0]["record_id"].as_str().unwrap().to_string();
+    assert_eq!(runs[0]["status"], "running", "left unfinished by the kill");
+    let moved = w.moved();
+    assert!(moved < n, "killed part-way: {moved} of {n} moved");
+    let checkpointed: BTreeSet<&str> = parts
+        .iter()
+        .flat_map(|p| p["transactions"].as_array().unwrap())
+        .map(|t| t.as_str().unwrap())
+        .collect();
+
+    // The transactions the dead run was writing were modified moments ago:
+    // the run is known dead, so no recovery window holds them back.
+    let out = w.run(&["recover", "--resume", &run, "--recovery-window", "0s"]);
+    out.code(0).stderr_has(&format!("resuming job {run}"));
+    eprintln!(
+        "killed with {moved} of {n} transactions moved, {} checkpointed; resumed: {}",
+        checkpointed.len(),
+        out.stderr
+            .lines()
+            .find(|l| l.contains("resuming"))
+            .unwrap_or("")
+    );
+    w.assert_recovered_exactly_once(n);
+    let (runs, _) = w.runs_and_parts();
+    assert_eq!(runs.len(), 1, "one record, completed by the resumed run");
+    assert_eq!(runs[0]["status"], "finished", "{:#}", runs[0]);
+    let summary = runs[0]["summary"].as_str().unwrap();
+    assert!(summary.starts_with("resumed after"), "{summary}");
+    // Read back whole, the record has every transaction's steps, none twice.
+    let h = w.run(&["history", "job-0", "--json"]).json();
+    let records = h.as_array().unwrap();
+    assert_eq!(records.len(), 1, "{h:#}");
+    let steps = records[0]["steps"].as_array().unwrap();
+    let stepped: BTreeSet<&str> = steps.iter().map(|s| s["txn"].as_str().unwrap()).collect();
+    assert_eq!(stepped.len(), n, "every transaction's steps are recorded");
+    let applies = steps
+        .iter()
+        .filter(|s| s["label"].as_str().unwrap().contains("apply to") && s["result"] == "updated")
+        .count();
+    // The applies the dead run made after its last checkpoint are in no
+    // record (it died before writing them down): the resumed run found them
+    // done (no-ops). Every other apply is recorded once, and the balances
+    // above show none was made twice.
+    let in_flight = moved - checkpointed.len();
+    assert!(applies <= 2 * n, "{applies}");
+    assert!(
+        applies >= 2 * (n - in_flight),
+        "{applies}, {in_flight} in flight"
+    );
+    eprintln!(
+        "{applies} applies recorded as written ({in_flight} transactions in flight at the kill)"
+    );
+}
+
+#[test]
+fn a_throttled_bulk_recovery_completes_with_no_failed_item() {
+    let n = 300;
+    let w = World::new();
+    stuck(&w, n);
+    let proxy = common::FaultProxy::start(&w.g.url);
+    // The cluster sheds one `_bulk` item in five, and throttles the first
+    // eight `_bulk` requests whole (more than the executor's five unknown
+    // outcomes a step may take before it gives up).
+    proxy.shed_bulk_items(5);
+    proxy.answer("POST", "/_bulk", 8, common::proxy::Canned::throttled("0"));
+    let mut via = w.g.clone();
+    via.url = proxy.url();
+    let admitted = 400;
+    let out = via.run(&[
+        "recover",
+        "--all-stuck",
+        "--max-rate",
+        &admitted.to_string(),
+        "--format",
+        "ndjson",
+    ]);
+    let summary: Value = serde_json::from_str(out.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(summary["failed"], 0, "{out}");
+    assert_eq!(summary["completed"], n, "{out}");
+    out.code(0);
+    assert!(proxy.shed_items() > 0, "items were shed");
+    let pace = out
+        .stderr
+        .lines()
+        .find(|l| l.contains("writes/s achieved"))
+        .unwrap_or_else(|| panic!("no pace line: {out}"));
+    eprintln!(
+        "{n} transactions, {} items shed, 8 requests throttled, 0 failed: {pace}",
+        proxy.shed_items()
+    );
+    w.assert_recovered_exactly_once(n);
+}
+
+#[test]
+fn ctrl_c_stops_a_large_batch_at_once_and_the_ids_left_feed_ids_from() {
+    let n = 1000;
+    let w = World::new();
+    stuck(&w, n);
+    let left = w._dir.path().join("left.ids");
+    // One batch of a thousand at 100 writes a second: some 70 s to its end.
+    let mut job = Background::start(
+        &w.g,
+        &[
+            "recover",
+            "--all-stuck",
+            "--batch-size",
+            "1000",
+            "--max-rate",
+            "100",
+            "--left-to",
+            left.to_str().unwrap(),
+        ],
+    );
+    let stderr_file = job.stderr.clone();
+    job.wait_until("the job's line", Duration::from_secs(60), || {
+        job_line(&std::fs::read_to_string(&stderr_file).unwrap_or_default())
+    });
+    job.wait_until("a first write", Duration::from_secs(60), || w.moved() > 0);
+    let pid = job.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    // Far less than the batch would take; the stop is between two writes.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(s) = job.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still running 15 s after SIGINT: {}",
+            job.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stderr = job.stderr();
+    assert_eq!(status.code(), Some(exit_stopped()), "{stderr}");
+    assert!(stderr.contains("SIGINT: stopping"), "{stderr}");
+    let ids = std::fs::read_to_string(&left).unwrap();
+    let ids: Vec<&str> = ids.lines().collect();
+    assert!(!ids.is_empty() && ids.len() <= n, "{}", ids.len());
+    assert!(stderr.contains(&left.display().to_string()), "{stderr}");
+    let (runs, _) = w.runs_and_parts();
+    assert_eq!(runs[0]["status"], "finished");
+    assert_eq!(runs[0]["outcome"], "stopped");
+    eprintln!("stopped with {} of {n} left", ids.len());
+
+    // The ids left, fed back: the rest completes.
+    w.run(&[
+        "recover",
+        "--ids-from",
+        left.to_str().unwrap(),
+        "--recovery-window",
+        "0s",
+    ])
+    .code(0);
+    w.assert_recovered_exactly_once(n);
+}
+
+fn job_line(stderr: &str) -> bool {
+    stderr
+        .lines()
+        .any(|l| l.contains(": job ") && l.contains("Ctrl-C"))
+}
+
+fn exit_stopped() -> i32 {
+    5
+}
+
+#[test]
+fn a_dry_run_summary_rolls_up_by_state_and_account_and_writes_the_ids() {
+    let n = 150;
+    let w = World::new();
+    stuck(&w, n);
+    let ids = w._dir.path().join("would-run.ids");
+    let out = w.run(&[
+        "recover",
+        "--all-stuck",
+        "--dry-run",
+        "--summary",
+        "--left-to",
+        ids.to_str().unwrap(),
+    ]);
+    out.code(0)
+        .stdout_has("by state:")
+        .stdout_has(&format!("created          {n}: {n} recover"))
+        .stdout_has(&format!(
+            "by account (balance effect, the largest 20 of {})",
+            2 * n
+        ))
+        .stdout_has(&format!("ids: {n} would run, written to {}", ids.display()));
+    assert!(
+        !out.stdout.contains("    1. "),
+        "no per-transaction plan: {out}"
+    );
+    assert_eq!(w.moved(), 0, "a dry run writes nothing");
+    let listed = std::fs::read_to_string(&ids).unwrap();
+    assert_eq!(listed.lines().count(), n);
+    // The file feeds the real run.
+    w.run(&["recover", "--ids-from", ids.to_str().unwrap()])
+        .code(0);
+    w.assert_recovered_exactly_once(n);
+}
