@@ -3,7 +3,8 @@
 //! transactions are made by the protocol itself (a transfer stopped after
 //! `k` steps, as if its worker died there), then aged.
 
-use super::common::{self, proxy::Personality, unique_prefix};
+use super::common::proxy::{Difference, Personality};
+use super::common::{self, unique_prefix};
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::time::format_timestamp;
@@ -304,6 +305,13 @@ fn looking(s: &Session, p: Option<Personality>, staged: &BTreeSet<String>) {
             "elasticsearch"
         };
         assert_eq!(doctor.json()["product"]["distribution"], want, "{doctor}");
+        // How scans page there, and why (OpenSearch before 3.3 scrolls).
+        let paging = if p.has(Difference::ShardDocUnknown) {
+            json!("scroll_shard_doc_refused")
+        } else {
+            json!({"point_in_time": {"opensearch": p.has(Difference::OpenSearchPit)}})
+        };
+        assert_eq!(doctor.json()["paging"], paging, "{doctor}");
     }
     let text = s.run(&["doctor"]);
     text.code(doctor.code);

@@ -58,6 +58,9 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
     l.push(format!("{:<14} {} at {}", "cluster", product, r.url));
     l.push(format!("{:<14} {}", "credential", r.credential));
     l.push(format!("{:<14} {}", "clock", r.clock.text));
+    if let Some(paging) = &r.paging {
+        l.push(format!("{:<14} {paging}", "paging"));
+    }
     let t = &r.times;
     for f in [
         &t.modification,

@@ -6,6 +6,7 @@
 //! point is judged ([`Severity`]); the CLI prints it.
 
 use super::discovery::{Discovery, IndexInfo, ResolvedField};
+use super::scan::{probe_paging, PagingReport};
 use super::schema_report::SchemaReport;
 use super::times::TimeFields;
 use super::writes;
@@ -117,6 +118,9 @@ pub struct DoctorReport {
     pub security: Security,
     /// Where the tool's clock comes from.
     pub clock: ClockReport,
+    /// How scans page through the transactions index (`None`: it is
+    /// missing, or the probe's search was refused).
+    pub paging: Option<PagingReport>,
     /// The format each time field the tool writes is written in.
     pub times: TimeFields,
     /// Everything judged, worst first.
@@ -252,6 +256,13 @@ impl Protocol {
             }
             indices.push(r);
         }
+        let paging = match indices.first().filter(|r| r.info.exists()) {
+            Some(r) => probe_paging(cluster, &r.info.name)
+                .await
+                .inspect_err(|e| tracing::warn!("doctor: the paging probe failed: {e}"))
+                .ok(),
+            None => None,
+        };
         let security = security(cluster, &d, &self.config.indices.audit).await?;
         judge(&d, &indices, &security, &mut checks);
         checks.extend(self.audit_index_check().await?);
@@ -301,6 +312,7 @@ impl Protocol {
             indices,
             security,
             clock,
+            paging,
             times: d.times.clone(),
             checks,
             liveness,

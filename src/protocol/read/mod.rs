@@ -34,7 +34,7 @@ pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount, TerminalListing};
 pub use progress::{account_progress, AccountProgress};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
-pub use scan::{Scan, ScanSummary};
+pub use scan::{probe_paging, PagingReport, Scan, ScanSummary};
 pub use times::{TimeField, TimeFields};
 
 use super::transaction::Transaction;

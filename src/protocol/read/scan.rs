@@ -10,6 +10,7 @@ use super::coverage::Coverage;
 use crate::cluster::{hits, root_causes, Cluster, Hit, Paging};
 use crate::error::{is_transient_status, Result};
 use elasticsearch::http::Method;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 /// Documents per page.
@@ -94,6 +95,71 @@ where
     scan_scroll(cluster, index, what, &mut on_page).await
 }
 
+/// How scans page on a cluster, and why: what `doctor` tells a user of
+/// the product (OpenSearch before 3.3 scrolls, which its role must allow).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PagingReport {
+    /// A point-in-time with the `_shard_doc` tiebreak (`opensearch`: the
+    /// `_search/point_in_time` dialect).
+    PointInTime {
+        /// Whether the OpenSearch dialect answered.
+        opensearch: bool,
+    },
+    /// A scroll: the point-in-time refuses the `_shard_doc` tiebreak
+    /// (OpenSearch before 3.3.0, opensearch-project/OpenSearch#17064).
+    ScrollShardDocRefused,
+    /// A scroll: the cluster opens no point-in-time.
+    ScrollNoPointInTime,
+}
+
+impl std::fmt::Display for PagingReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PagingReport::PointInTime { opensearch: false } => {
+                f.write_str("point-in-time (`_pit`) with the `_shard_doc` tiebreak")
+            }
+            PagingReport::PointInTime { opensearch: true } => f.write_str(
+                "point-in-time (`_search/point_in_time`) with the `_shard_doc` tiebreak",
+            ),
+            PagingReport::ScrollShardDocRefused => f.write_str(
+                "scroll: the point-in-time refuses the `_shard_doc` tiebreak (OpenSearch before \
+                 3.3.0); scans are consistent per scroll, and the role must allow scroll pages",
+            ),
+            PagingReport::ScrollNoPointInTime => {
+                f.write_str("scroll: no point-in-time could be opened on this cluster")
+            }
+        }
+    }
+}
+
+/// Finds how scans page on `index` with one page of a search for nothing
+/// (a point-in-time opened, searched and closed, or nothing at all), and
+/// remembers it on the handle as a scan would.
+pub async fn probe_paging(cluster: &Cluster, index: &str) -> Result<PagingReport> {
+    let Some(pit) = open_pit_in(
+        cluster,
+        index,
+        &[Paging::ElasticsearchPit, Paging::OpenSearchPit],
+    )
+    .await?
+    else {
+        return Ok(PagingReport::ScrollNoPointInTime);
+    };
+    let nothing = Scan::new(json!({"bool": {"must_not": {"match_all": {}}}}), Vec::new());
+    let r = scan_pit(cluster, &pit, nothing, &mut |_| false).await;
+    close_pit(cluster, &pit).await;
+    Ok(match r? {
+        Some(_) => PagingReport::PointInTime {
+            opensearch: pit.opensearch,
+        },
+        None => {
+            cluster.remember_paging(Paging::Scroll);
+            PagingReport::ScrollShardDocRefused
+        }
+    })
+}
+
 /// A point-in-time, in the dialect the server spoke.
 struct Pit {
     id: String,
@@ -110,6 +176,11 @@ async fn open_pit(cluster: &Cluster, index: &str) -> Result<Option<Pit>> {
         Some(Paging::Scroll) => return Ok(None),
         None => &[Paging::ElasticsearchPit, Paging::OpenSearchPit],
     };
+    open_pit_in(cluster, index, dialects).await
+}
+
+/// Opens a point-in-time trying `dialects` in order (see [`open_pit`]).
+async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Result<Option<Pit>> {
     let mut unknown_routes = 0;
     for &dialect in dialects {
         let (path, key) = match dialect {
