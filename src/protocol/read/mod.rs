@@ -13,6 +13,7 @@ pub mod cache;
 pub mod coverage;
 pub mod discovery;
 pub mod doctor;
+mod doctor_security;
 pub mod fetch;
 pub mod locks;
 pub mod poll;
