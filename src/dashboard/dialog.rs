@@ -178,7 +178,7 @@ impl Dialog {
     /// Whether the preview (or the bulk preview) has arrived.
     pub fn loaded(&self) -> bool {
         match &self.bulk {
-            Some(b) => b.items.is_done(),
+            Some(b) => b.preview.is_done(),
             None => self.preview.is_done(),
         }
     }
@@ -194,18 +194,21 @@ pub struct Bulk {
     pub filtered: Vec<String>,
     /// Marks no longer listed: not included (named in the dialog).
     pub unlisted: Vec<String>,
-    /// Each one re-read, or why nothing can run.
-    pub items: Load<Vec<(String, Result<Plan, String>)>>,
-    /// What it would do, derived from the re-read when it arrives.
+    /// The bulk act's plan over them as re-read ([`Plan::items`]: each
+    /// one's own plan), or why nothing can run.
+    pub preview: Load<Plan>,
+    /// What it would do, derived from the plan when it arrives.
     pub plan: Option<BulkPlan>,
 }
 
-/// What a bulk dialog would do, derived from the re-read.
+/// What a bulk dialog would do, derived from the bulk act's plan
+/// ([`Plan::verdicts`], what `--dry-run` counts).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BulkPlan {
     /// The runs `y` starts, each carrying what was re-read.
     pub runs: Vec<Run>,
-    /// The others, by what keeps them out ("refused: …"), with their ids.
+    /// The others, by what keeps them out ("refused: committed",
+    /// "nothing to do", why the selection left one out), with their ids.
     pub left_out: BTreeMap<String, Vec<String>>,
     /// The runs by the state they were re-read in.
     pub by_state: BTreeMap<Option<TxnState>, usize>,

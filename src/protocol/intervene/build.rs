@@ -63,6 +63,7 @@ impl Intervention {
                 return Ok(Plan::on_lock(resource, p.lock_view(resource).await?))
             }
             Act::ReleaseLocksOf { txn, .. } => return detail_preview(p, None, txn).await,
+            Act::Bulk(b) => return b.preview(p).await,
             _ => self.plan(p).await?,
         };
         plan.documents = match &self.act {

@@ -181,6 +181,10 @@ pub struct Plan {
     /// The documents it was judged on, when previewed for an operator to
     /// confirm ([`Intervention::preview`]; `None` from [`Intervention::plan`]).
     pub documents: Option<Documents>,
+    /// A bulk act previewed ([`Intervention::preview`]): each selected
+    /// transaction's own plan on its documents, in selection order; empty
+    /// otherwise.
+    pub items: Vec<Plan>,
 }
 
 /// The documents a preview was judged on, as re-read for it: what a front
