@@ -9,7 +9,6 @@
 use super::event::{Action, Run};
 use super::keymap::force_hint;
 use super::load::Load;
-use super::preview::ReverseCheck;
 use crate::protocol::audit::FindingKind;
 use crate::protocol::intervene::{Choices, Documents, Intervention, Plan};
 use crate::protocol::trail::Interface;
@@ -30,9 +29,6 @@ pub struct Dialog {
     /// ([`Intervention::preview`]: steps, the refusal of an unforced run,
     /// balance change, lock releases, and the documents themselves).
     pub preview: Load<Plan>,
-    /// A reversal's writes judged on the preview's documents (the
-    /// protocol's admission rule, the compensating transfer's steps).
-    pub reversal: Option<Box<ReverseCheck>>,
     /// `false`: Cancel has focus (the default); `true`: Confirm has.
     pub confirm_focused: bool,
     /// Lines its text is scrolled down (long previews at 80×24).
@@ -79,7 +75,6 @@ impl Dialog {
             action,
             target,
             preview: Load::Loading,
-            reversal: None,
             confirm_focused: false,
             scroll: 0,
             bulk: None,
@@ -93,21 +88,6 @@ impl Dialog {
     pub fn intervention(&self) -> Intervention {
         let choices = Choices::new(Interface::Dashboard, None);
         self.action.intervention(&self.target, choices)
-    }
-
-    /// The preview arrived: keeps the plan (a reversal's writes judged on
-    /// its documents, the new reversal stamped `now`).
-    pub fn previewed(&mut self, plan: Result<Plan, String>, now: DateTime<Utc>) {
-        if let Ok(Plan {
-            documents: Some(Documents::Reversal { original, existing }),
-            ..
-        }) = &plan
-        {
-            let existing = existing.as_deref().cloned();
-            let check = ReverseCheck::new((**original).clone(), existing, now);
-            self.reversal = Some(Box::new(check));
-        }
-        self.preview = Load::of(plan);
     }
 
     /// Whether the preview leaves anything to confirm (loaded, something
@@ -130,9 +110,8 @@ impl Dialog {
                 !plan.lock_releases.is_empty()
             }
             (Some(Documents::Lock(l)), Action::ReleaseLock) => l.is_some(),
-            (Some(Documents::Reversal { .. }), Action::Reverse) => {
-                self.reversal.as_ref().is_some_and(|c| c.admitted.is_ok())
-            }
+            // Refused by the admission rule: no steps (nothing will run).
+            (Some(Documents::Reversal { .. }), Action::Reverse) => !plan.steps.is_empty(),
             (Some(Documents::Audit(r)), Action::AuditRepair) => r
                 .findings
                 .iter()

@@ -113,10 +113,9 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             target,
             plan,
         } => {
-            let now = app.now;
             if let Some(d) = app.overlays.dialog_mut() {
                 if d.action == action && d.target == target {
-                    d.previewed(plan, now);
+                    d.preview = Load::of(plan);
                 }
             }
             vec![]

@@ -26,6 +26,7 @@ mod bulk_run;
 mod done;
 mod plan;
 mod refusal;
+mod reverse_plan;
 mod run;
 mod selection;
 

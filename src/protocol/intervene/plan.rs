@@ -7,6 +7,7 @@ use super::selection::Selected;
 use super::{ActRefusal, Intervention};
 use crate::protocol::audit::AuditReport;
 use crate::protocol::locks::LockView;
+use crate::protocol::reverse::{CREATE_STEP, LINK_STEP};
 use crate::protocol::trail::RecordDraft;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::TransactionDetail;
@@ -48,6 +49,8 @@ pub enum PlanStep {
         txn: String,
         /// The recovery step.
         step: Step,
+        /// Whether it is predicted to write.
+        writes: bool,
     },
     /// Creating the compensating transfer.
     CreateReversal {
@@ -67,11 +70,6 @@ pub enum PlanStep {
         /// The reversal.
         reversal: String,
     },
-    /// The original names a reversal already.
-    AlreadyReversed {
-        /// The reversal named.
-        by: String,
-    },
     /// One transaction of a bulk act, with its procedure's steps.
     Item {
         /// The transaction.
@@ -88,8 +86,20 @@ impl PlanStep {
     /// predicted a no-op).
     pub fn writes(&self) -> bool {
         match self {
-            PlanStep::Protocol { writes, .. } => *writes,
+            PlanStep::Protocol { writes, .. } | PlanStep::FinishFirst { writes, .. } => *writes,
             _ => true,
+        }
+    }
+
+    /// The label the run reports for this step (what the dashboard's log
+    /// compares with the plan: "ran as previewed"); the plan's own wording
+    /// ([`fmt::Display`]) where the run reports that.
+    pub fn reported(&self) -> String {
+        match self {
+            PlanStep::FinishFirst { step, .. } => step.label().to_string(),
+            PlanStep::CreateReversal { .. } => CREATE_STEP.to_string(),
+            PlanStep::LinkOriginal { .. } => LINK_STEP.to_string(),
+            other => other.to_string(),
         }
     }
 }
@@ -109,7 +119,9 @@ impl fmt::Display for PlanStep {
             PlanStep::ReleaseLocksOf => f.write_str("release lock"),
             PlanStep::Audit => f.write_str("audit"),
             PlanStep::Repair => f.write_str("repair what is safe"),
-            PlanStep::FinishFirst { txn, step } => write!(f, "finish {txn}: {}", step.label()),
+            PlanStep::FinishFirst { txn, step, .. } => {
+                write!(f, "finish {txn}: {}", step.label())
+            }
             PlanStep::CreateReversal {
                 id,
                 src,
@@ -119,10 +131,6 @@ impl fmt::Display for PlanStep {
             PlanStep::LinkOriginal { txn, reversal } => {
                 write!(f, "link {txn}: reversed_by = {reversal}")
             }
-            PlanStep::AlreadyReversed { by } => write!(
-                f,
-                "already reversed by {by}: finish it if unfinished, else refuse"
-            ),
             PlanStep::Item { txn, steps } => {
                 let labels: Vec<&str> = steps.iter().map(|s| s.label()).collect();
                 write!(f, "{txn}: {}", labels.join(", "))
