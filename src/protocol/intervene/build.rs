@@ -13,7 +13,7 @@ use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::reversal_id;
 use crate::protocol::transaction::Transaction;
-use crate::protocol::views::{Preview, TransactionDetail};
+use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol, TxnState};
 
 impl Intervention {
@@ -200,7 +200,7 @@ impl Plan {
                 held_by: None,
             }))
             .collect();
-        let effects = effects_of(preview, txn)
+        let effects = StepEffect::of_preview(preview, txn)
             .into_iter()
             .chain(lock_releases.iter().map(|r| StepEffect {
                 target: StepTarget::Lock(r.clone()),
@@ -224,27 +224,6 @@ impl Plan {
             ..Plan::default()
         }
     }
-}
-
-/// Each step of `preview` (of a procedure on `txn`) with the document it
-/// acts on and what it would write, or why nothing.
-pub(super) fn effects_of(preview: &Preview, txn: &Transaction) -> Vec<StepEffect> {
-    let account = |a: &Option<String>| StepTarget::Account(a.clone().unwrap_or_default());
-    preview
-        .steps
-        .iter()
-        .map(|s| StepEffect {
-            target: match s.step.on_source() {
-                Some(true) => account(&txn.src),
-                Some(false) => account(&txn.dest),
-                None => StepTarget::Transaction(txn.id.clone()),
-            },
-            effect: match &s.outcome {
-                StepOutcome::Updated(e) => e.to_string(),
-                StepOutcome::Noop(n) => n.to_string(),
-            },
-        })
-        .collect()
 }
 
 /// The release of the locks transaction `d` owns: each lock it holds,

@@ -6,11 +6,12 @@
 use super::selection::Selected;
 use super::{ActRefusal, Intervention};
 use crate::protocol::audit::AuditReport;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{CREATE_STEP, LINK_STEP};
 use crate::protocol::trail::RecordDraft;
 use crate::protocol::transaction::Transaction;
-use crate::protocol::views::TransactionDetail;
+use crate::protocol::views::{Preview, TransactionDetail};
 use crate::protocol::{Step, TxnState};
 use std::fmt;
 
@@ -160,6 +161,29 @@ pub struct StepEffect {
     pub target: StepTarget,
     /// What it would write, or why nothing.
     pub effect: String,
+}
+
+impl StepEffect {
+    /// Each step of `preview` (of a procedure on `txn`) with the document
+    /// it acts on and what it would write, or why nothing.
+    pub fn of_preview(preview: &Preview, txn: &Transaction) -> Vec<StepEffect> {
+        let account = |a: &Option<String>| StepTarget::Account(a.clone().unwrap_or_default());
+        preview
+            .steps
+            .iter()
+            .map(|s| StepEffect {
+                target: match s.step.on_source() {
+                    Some(true) => account(&txn.src),
+                    Some(false) => account(&txn.dest),
+                    None => StepTarget::Transaction(txn.id.clone()),
+                },
+                effect: match &s.outcome {
+                    StepOutcome::Updated(e) => e.to_string(),
+                    StepOutcome::Noop(n) => n.to_string(),
+                },
+            })
+            .collect()
+    }
 }
 
 /// What an act would do.

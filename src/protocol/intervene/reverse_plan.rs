@@ -6,7 +6,6 @@
 //! recovery from where it stands, each step with the document it acts on
 //! and what it would write (or why nothing).
 
-use super::build::effects_of;
 use super::plan::{Documents, Plan, PlanStep, StepEffect, StepTarget};
 use super::ActRefusal;
 use crate::error::Result;
@@ -155,7 +154,8 @@ impl Plan {
                 step: st.step,
                 writes: matches!(st.outcome, StepOutcome::Updated(_)),
             }));
-        self.effects.extend(effects_of(&s.run, &s.reversal));
+        self.effects
+            .extend(StepEffect::of_preview(&s.run, &s.reversal));
         // The reversal moves the amount from the original's destination.
         let (rev_src, rev_dest) = s.run.balance_change;
         *balance.entry(t.dest.clone()).or_default() += rev_src;
