@@ -12,6 +12,7 @@
 //! | 128 + N | the dashboard or the demo stopped on signal N ([`crate::signals`]) |
 
 use crate::error::Error;
+use crate::protocol::trail::ActOutcome;
 use crate::protocol::{ProcedureReport, TxnState, Verdict};
 
 /// Done, by this process or another, or nothing to do.
@@ -68,17 +69,23 @@ pub fn of_reverse(v: &crate::protocol::reverse::ReverseVerdict) -> i32 {
     }
 }
 
-/// Exit code over many: the most severe (stopped beats cluster error beats
-/// refused beats done).
+/// The outcome an exit code stands for, by which codes are ranked
+/// (`None`: a code no act ends with, ranked worst).
+fn outcome_of(code: i32) -> Option<ActOutcome> {
+    match code {
+        DONE => Some(ActOutcome::Completed),
+        REFUSED | USAGE => Some(ActOutcome::Refused),
+        CLUSTER => Some(ActOutcome::Failed),
+        STOPPED => Some(ActOutcome::Stopped),
+        _ => None,
+    }
+}
+
+/// Exit code over many: the most severe, in the order of the outcomes they
+/// stand for ([`ActOutcome::severity`]: stopped beats cluster error beats
+/// refused beats done; a usage error beats a refusal).
 pub fn worst(codes: impl IntoIterator<Item = i32>) -> i32 {
-    let rank = |c: i32| match c {
-        DONE => 0,
-        REFUSED => 1,
-        USAGE => 2,
-        CLUSTER => 3,
-        STOPPED => 4,
-        _ => 5,
-    };
+    let rank = |c: i32| (outcome_of(c).map_or(u8::MAX, ActOutcome::severity), c);
     codes.into_iter().max_by_key(|c| rank(*c)).unwrap_or(DONE)
 }
 
@@ -129,5 +136,8 @@ mod tests {
         assert_eq!(worst([0, 1, 0]), 1);
         assert_eq!(worst([1, 3, 0]), 3);
         assert_eq!(worst([3, 5, 1]), 5);
+        assert_eq!(worst([2, 1]), 2);
+        assert_eq!(worst([1, 2]), 2);
+        assert_eq!(worst([5, 4]), 4, "a code no act ends with is worst");
     }
 }

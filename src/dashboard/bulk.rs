@@ -1,9 +1,10 @@
 //! Bulk actions, the state side: marks (by id, so polls, sorts and filters
 //! never move them; Space marks only a row of the table), which of them
 //! the table shows (a bulk act acts on those only, naming the others as
-//! not included), the one dialog for R/F/L on the marked set (what each
-//! re-read transaction would do, grouped: "37 roll back, 3 refused: …", and
-//! the balance effect of the ones that run), its confirmation (a reason is
+//! not included), the one dialog for R/F/L on the marked set (the plan of
+//! the one bulk act over them, what `rollback`/`recover --ids-from …
+//! --dry-run` prints: what each re-read transaction would do, grouped: "37
+//! roll back, 3 refused: …", and the balance effect of the ones that run), its confirmation (a reason is
 //! required: the trail's rule for bulk actions), and the progress of the
 //! run (per-item outcomes in the log; Esc stops starting new items).
 //! Bulk runs are unforced: a transaction the protocol refuses without
@@ -11,12 +12,10 @@
 
 use super::app::{App, Dialog, LogLevel};
 use super::dialog::{Bulk, BulkPlan, BulkProgress};
-use super::event::{Action, BulkReread, Expected, IoRequest, Run};
+use super::event::{Action, BulkReread, Expected, IoRequest, Run, BULK_CONCURRENCY};
 use super::load::Load;
-use crate::protocol::intervene::{Documents, Plan, PlanStep};
-
-/// Most items a bulk run works on at once.
-pub const BULK_CONCURRENCY: usize = 4;
+use crate::protocol::intervene::{Documents, Plan, Would};
+use std::collections::BTreeMap;
 
 /// Space: marks or unmarks the selected row of the table (only a row the
 /// operator sees: [`super::target::visible_row`]; otherwise says why).
@@ -85,7 +84,7 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
             ids: ids.clone(),
             filtered: marks.filtered,
             unlisted: marks.unlisted,
-            items: Load::Loading,
+            preview: Load::Loading,
             plan: None,
         }),
         ..Dialog::new(action, format!("{} marked transaction(s)", ids.len()))
@@ -93,68 +92,59 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
     vec![IoRequest::LoadBulkPreview(action, ids)]
 }
 
-/// The bulk re-read arrived: keeps it in the dialog `b` and derives the
-/// plan from it.
-pub fn reread(b: &mut Bulk, action: Action, items: BulkReread) {
-    b.items = Load::of(items);
-    b.plan = plan(action, b);
+/// The bulk act's plan arrived: keeps it in the dialog `b` and derives
+/// what the dialog shows from it.
+pub fn reread(b: &mut Bulk, action: Action, plan: BulkReread) {
+    b.preview = Load::of(plan);
+    b.plan = b.preview.value().map(|p| plan_of(action, p));
 }
 
-/// What the re-read bulk dialog would do (`None` while loading or failed).
-pub fn plan(action: Action, bulk: &Bulk) -> Option<BulkPlan> {
-    let items = bulk.items.value()?;
-    let mut out = BulkPlan::default();
-    for (id, previewed) in items {
-        match classify(action, id, previewed) {
-            Ok((run, effect)) => {
-                *out.by_state.entry(run.expected.state.clone()).or_default() += 1;
-                out.runs.push(run);
-                for (acct, delta) in effect {
-                    *out.effect.entry(acct).or_default() += delta;
-                }
-            }
-            Err(why) => out.left_out.entry(why).or_default().push(id.clone()),
-        }
+/// What the bulk dialog would do, from the bulk act's plan `p`: its
+/// [`Plan::verdicts`] (what `--dry-run` counts, the same refusals), each
+/// run carrying what its transaction was re-read as. Bulk runs never force:
+/// a refused transaction is left out, to be forced one by one.
+pub fn plan_of(action: Action, p: &Plan) -> BulkPlan {
+    let v = p.verdicts();
+    let mut left_out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (kind, ids) in v.refused {
+        left_out.insert(format!("refused: {kind}"), ids);
     }
-    Some(out)
-}
-
-/// One item, from its preview ([`crate::protocol::intervene::Intervention::preview`]):
-/// its run and balance change, or what keeps it out — the procedure's own
-/// refusal, nothing to do or no locks held, or a refusal only forcing
-/// lifts (bulk runs never force).
-fn classify(
-    action: Action,
-    id: &str,
-    plan: &Result<Plan, String>,
-) -> Result<(Run, Vec<(String, i64)>), String> {
-    let p = plan.as_ref().map_err(|e| format!("unreadable: {e}"))?;
-    let Some(Documents::Transaction(det)) = &p.documents else {
-        return Err("not a transaction".into());
-    };
-    let procedure = action.procedure();
-    let steps = p
-        .steps
+    if !v.nothing_to_do.is_empty() {
+        left_out.insert("nothing to do".into(), v.nothing_to_do);
+    }
+    for l in v.left_out {
+        left_out.entry(l.why).or_default().push(l.txn);
+    }
+    let runs = p
+        .items
         .iter()
-        .any(|s| matches!(s, PlanStep::Protocol { .. }));
-    match (&p.refusal, procedure) {
-        (Some(r), Some(_)) if r.recent().is_none() => return Err(format!("refused: {r}")),
-        (None, Some(_)) if !steps => return Err("nothing to do".into()),
-        (_, None) if p.lock_releases.is_empty() => return Err("no locks held".into()),
-        (Some(_), _) => return Err("need force (left out: force them one by one)".into()),
-        (None, _) => {}
+        .filter(|item| item.would() == Would::Run)
+        .filter_map(|item| run_of(action, item))
+        .collect();
+    BulkPlan {
+        runs,
+        left_out,
+        by_state: v.by_state,
+        effect: v.balance_effect,
     }
-    let run = Run {
+}
+
+/// The unforced run of one transaction's plan, carrying what it was
+/// re-read as.
+fn run_of(action: Action, item: &Plan) -> Option<Run> {
+    let Some(Documents::Transaction(det)) = &item.documents else {
+        return None;
+    };
+    Some(Run {
         action,
-        target: id.to_string(),
+        target: det.txn.id.clone(),
         force: false,
         expected: Expected {
             state: det.txn.state.clone(),
             modified: det.txn.modification_time,
         },
         reason: None,
-    };
-    Ok((run, p.balance_change.clone()))
+    })
 }
 
 /// Enter in the bulk dialog's reason field: starts the run (the reason is

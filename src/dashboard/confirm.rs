@@ -8,8 +8,7 @@ use super::app::{App, Dialog, LogLevel, RunChoice, Running};
 use super::event::{Action, ActionOutcome, Expected, IoRequest, Run};
 use super::keymap::{self, DialogOp};
 use super::overlay::OverlayKind;
-use super::preview::line;
-use crate::protocol::intervene::{Documents, PlanStep};
+use crate::protocol::intervene::{Documents, Plan, PlanStep};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 use crossterm::event::{KeyCode, KeyEvent};
 
@@ -245,17 +244,28 @@ fn expected_and_planned(dialog: &Dialog) -> (Expected, Vec<String>) {
             modified: None,
         },
     };
-    let planned = match (dialog.action.procedure(), &dialog.reversal) {
-        (Some(_), _) => plan.map_or_else(Vec::new, |p| {
-            p.steps.iter().map(|s| line(s, s.writes())).collect()
-        }),
-        (None, Some(c)) => super::preview::planned(c),
-        (None, None) => Vec::new(),
+    let compared = dialog.action.procedure().is_some() || dialog.action == Action::Reverse;
+    let planned = match plan {
+        Some(p) if compared => planned_lines(p),
+        _ => Vec::new(),
     };
     (expected, planned)
 }
 
-/// Records a step the running action reported, in the form of [`planned_steps`]
+/// The lines a plan previews, in the form the log compares with the steps
+/// a run reports ("ran as previewed"): each step as the run reports it,
+/// `label: write|no-op`.
+pub fn planned_lines(plan: &Plan) -> Vec<String> {
+    plan.steps
+        .iter()
+        .map(|s| {
+            let what = if s.writes() { "write" } else { "no-op" };
+            format!("{}: {what}", s.reported())
+        })
+        .collect()
+}
+
+/// Records a step the running action reported, in the form of [`planned_lines`]
 /// (`label: write|no-op|error`).
 pub fn step_seen(app: &mut App, r: &StepReport) {
     let Some(run) = app.running.as_mut() else {

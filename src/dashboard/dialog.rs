@@ -9,7 +9,6 @@
 use super::event::{Action, Run};
 use super::keymap::force_hint;
 use super::load::Load;
-use super::preview::ReverseCheck;
 use crate::protocol::audit::FindingKind;
 use crate::protocol::intervene::{Choices, Documents, Intervention, Plan};
 use crate::protocol::trail::Interface;
@@ -30,9 +29,6 @@ pub struct Dialog {
     /// ([`Intervention::preview`]: steps, the refusal of an unforced run,
     /// balance change, lock releases, and the documents themselves).
     pub preview: Load<Plan>,
-    /// A reversal's writes judged on the preview's documents (the
-    /// protocol's admission rule, the compensating transfer's steps).
-    pub reversal: Option<Box<ReverseCheck>>,
     /// `false`: Cancel has focus (the default); `true`: Confirm has.
     pub confirm_focused: bool,
     /// Lines its text is scrolled down (long previews at 80×24).
@@ -79,7 +75,6 @@ impl Dialog {
             action,
             target,
             preview: Load::Loading,
-            reversal: None,
             confirm_focused: false,
             scroll: 0,
             bulk: None,
@@ -93,21 +88,6 @@ impl Dialog {
     pub fn intervention(&self) -> Intervention {
         let choices = Choices::new(Interface::Dashboard, None);
         self.action.intervention(&self.target, choices)
-    }
-
-    /// The preview arrived: keeps the plan (a reversal's writes judged on
-    /// its documents, the new reversal stamped `now`).
-    pub fn previewed(&mut self, plan: Result<Plan, String>, now: DateTime<Utc>) {
-        if let Ok(Plan {
-            documents: Some(Documents::Reversal { original, existing }),
-            ..
-        }) = &plan
-        {
-            let existing = existing.as_deref().cloned();
-            let check = ReverseCheck::new((**original).clone(), existing, now);
-            self.reversal = Some(Box::new(check));
-        }
-        self.preview = Load::of(plan);
     }
 
     /// Whether the preview leaves anything to confirm (loaded, something
@@ -130,9 +110,8 @@ impl Dialog {
                 !plan.lock_releases.is_empty()
             }
             (Some(Documents::Lock(l)), Action::ReleaseLock) => l.is_some(),
-            (Some(Documents::Reversal { .. }), Action::Reverse) => {
-                self.reversal.as_ref().is_some_and(|c| c.admitted.is_ok())
-            }
+            // Refused by the admission rule: no steps (nothing will run).
+            (Some(Documents::Reversal { .. }), Action::Reverse) => !plan.steps.is_empty(),
             (Some(Documents::Audit(r)), Action::AuditRepair) => r
                 .findings
                 .iter()
@@ -178,7 +157,7 @@ impl Dialog {
     /// Whether the preview (or the bulk preview) has arrived.
     pub fn loaded(&self) -> bool {
         match &self.bulk {
-            Some(b) => b.items.is_done(),
+            Some(b) => b.preview.is_done(),
             None => self.preview.is_done(),
         }
     }
@@ -194,18 +173,21 @@ pub struct Bulk {
     pub filtered: Vec<String>,
     /// Marks no longer listed: not included (named in the dialog).
     pub unlisted: Vec<String>,
-    /// Each one re-read, or why nothing can run.
-    pub items: Load<Vec<(String, Result<Plan, String>)>>,
-    /// What it would do, derived from the re-read when it arrives.
+    /// The bulk act's plan over them as re-read ([`Plan::items`]: each
+    /// one's own plan), or why nothing can run.
+    pub preview: Load<Plan>,
+    /// What it would do, derived from the plan when it arrives.
     pub plan: Option<BulkPlan>,
 }
 
-/// What a bulk dialog would do, derived from the re-read.
+/// What a bulk dialog would do, derived from the bulk act's plan
+/// ([`Plan::verdicts`], what `--dry-run` counts).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BulkPlan {
     /// The runs `y` starts, each carrying what was re-read.
     pub runs: Vec<Run>,
-    /// The others, by what keeps them out ("refused: …"), with their ids.
+    /// The others, by what keeps them out ("refused: committed",
+    /// "nothing to do", why the selection left one out), with their ids.
     pub left_out: BTreeMap<String, Vec<String>>,
     /// The runs by the state they were re-read in.
     pub by_state: BTreeMap<Option<TxnState>, usize>,

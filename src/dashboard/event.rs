@@ -3,13 +3,17 @@
 //! function asks the loop to do in return (`IoRequest`).
 
 use crate::protocol::audit::AuditReport;
-use crate::protocol::intervene::{reason_missing, Act, ActRefusal, Choices, Intervention, Plan};
+use crate::protocol::batch::BatchOptions;
+use crate::protocol::intervene::{
+    reason_missing, Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Selection,
+};
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::Interface;
 use crate::protocol::trail::{ActionKind, Record};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
+use crate::protocol::Procedure;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyEvent, MouseEvent};
 use std::time::Duration;
@@ -111,6 +115,30 @@ impl Action {
         Intervention::new(act, choices)
     }
 
+    /// The one bulk act R or F confirms on the marked rows `ids`: what
+    /// `rollback`/`recover --ids-from FILE` makes of the same ids (rollbacks
+    /// a few at a time, recoveries in batches), so its preview is what the
+    /// command line's `--dry-run` prints. `None` for any other action (a
+    /// release of the marked transactions' locks is each one's own act).
+    pub fn bulk_intervention(self, ids: Vec<String>, choices: Choices) -> Option<Intervention> {
+        let procedure = self.procedure()?;
+        let runner = match procedure {
+            Procedure::Rollback => Runner::OneByOne(BULK_CONCURRENCY),
+            Procedure::Recover => Runner::Batched(BatchOptions::default()),
+        };
+        let act = BulkAct {
+            procedure,
+            selection: Selection {
+                ids: Some(ids),
+                ..Selection::default()
+            },
+            ids_source: Some(MARKS.into()),
+            allow_partial: false,
+            runner,
+        };
+        Some(Intervention::new(Act::Bulk(act), choices))
+    }
+
     /// The procedure a rollback or recovery runs.
     pub fn procedure(self) -> Option<crate::protocol::Procedure> {
         match self {
@@ -131,9 +159,16 @@ pub struct Expected {
     pub modified: Option<chrono::DateTime<Utc>>,
 }
 
-/// The marked transactions previewed for a bulk dialog, each with its
-/// plan, or why nothing can run (e.g. no audit index).
-pub type BulkReread = Result<Vec<(String, Result<Plan, String>)>, String>;
+/// What the audit record names as the source of a marked set's ids.
+pub const MARKS: &str = "the dashboard's marks";
+
+/// Most items a bulk run works on at once.
+pub const BULK_CONCURRENCY: usize = 4;
+
+/// The marked transactions previewed for a bulk dialog: the one bulk act's
+/// plan ([`Action::bulk_intervention`] previewed: [`Plan::items`], each
+/// transaction's own plan), or why nothing can run (e.g. no audit index).
+pub type BulkReread = Result<Plan, String>;
 
 /// A confirmed action as the loop runs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,8 +273,8 @@ pub enum Event {
     BulkPreview {
         /// The action the dialog is for.
         action: Action,
-        /// Each one re-read, or why nothing can run (e.g. no audit index).
-        items: BulkReread,
+        /// The bulk act's plan, or why nothing can run (e.g. no audit index).
+        plan: BulkReread,
     },
     /// One item of a bulk run ended.
     BulkItem {

@@ -24,7 +24,6 @@ pub mod mouse;
 pub mod navigation;
 pub mod overlay;
 pub mod poller;
-pub mod preview;
 pub mod reverse;
 pub mod target;
 pub mod task;

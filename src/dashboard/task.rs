@@ -5,8 +5,8 @@
 //! state, and the UI never awaits any of it.
 //!
 //! - Dialogs: re-read a transaction, a lock, the audit or a reversal and
-//!   ask the protocol what an unforced run would meet; re-read the marked
-//!   transactions of a bulk dialog.
+//!   ask the protocol what an unforced run would meet; preview the one bulk
+//!   act on the marked transactions of a bulk dialog.
 //! - Runs: a confirmed act through [`crate::protocol::intervene`] (which
 //!   records it, as for the command line), each step reported as it ends.
 //!   A rollback or recovery of the marked set is ONE act with one audit
@@ -21,18 +21,15 @@
 //! longer what the dialog showed.
 
 use super::app::App;
-use super::bulk::BULK_CONCURRENCY;
-use super::event::{Action, ActionOutcome, Event, Expected, IoRequest, Run};
+use super::event::{
+    Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, Run, BULK_CONCURRENCY,
+};
 use super::poller::PollControl;
 use crate::error::Error;
-use crate::protocol::batch::BatchOptions;
-use crate::protocol::intervene::Selection;
-use crate::protocol::intervene::{
-    self, Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Stop, Value,
-};
+use crate::protocol::intervene::{self, ActRefusal, Choices, LeftOut, Plan, Selected, Stop, Value};
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{Interface, Trail};
-use crate::protocol::{Procedure, Protocol};
+use crate::protocol::Protocol;
 use futures::StreamExt;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
@@ -254,8 +251,11 @@ async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
     }
 }
 
-/// Re-reads every marked transaction (a few at a time) for the bulk dialog;
-/// nothing can run when the audit trail cannot be opened.
+/// Previews the bulk dialog's act on the marked rows `ids`: a rollback or
+/// recovery is the one bulk act ([`Action::bulk_intervention`]) previewed
+/// by the protocol, as `--dry-run` prints it; a release of their locks is
+/// each one's own act, their previews gathered as the items of one plan.
+/// Nothing can run when the audit trail cannot be opened.
 pub fn spawn_bulk_preview(
     proto: Protocol,
     action: Action,
@@ -263,22 +263,44 @@ pub fn spawn_bulk_preview(
     events: UnboundedSender<Event>,
 ) {
     tokio::spawn(async move {
-        let items = match open_trail(&proto).await {
-            Err(e) => Err(e),
-            Ok(_) => Ok(futures::stream::iter(ids)
-                .map(|id| {
-                    let proto = proto.clone();
-                    async move {
-                        let plan = preview_target(&proto, action, &id).await;
-                        (id, plan)
-                    }
-                })
-                .buffered(BULK_CONCURRENCY)
-                .collect::<Vec<_>>()
-                .await),
-        };
-        let _ = events.send(Event::BulkPreview { action, items });
+        let plan = bulk_preview(&proto, action, ids).await;
+        let _ = events.send(Event::BulkPreview { action, plan });
     });
+}
+
+/// The plan the bulk dialog shows for `action` on the marked rows `ids`
+/// ([`spawn_bulk_preview`]).
+pub async fn bulk_preview(proto: &Protocol, action: Action, ids: Vec<String>) -> BulkReread {
+    open_trail(proto).await?;
+    let choices = Choices::new(Interface::Dashboard, None);
+    if let Some(act) = action.bulk_intervention(ids.clone(), choices) {
+        return act.preview(proto).await.map_err(|e| e.to_string());
+    }
+    let previews: Vec<_> = futures::stream::iter(ids)
+        .map(|id| async move { (id.clone(), preview_target(proto, action, &id).await) })
+        .buffered(BULK_CONCURRENCY)
+        .collect()
+        .await;
+    let mut left_out = Vec::new();
+    let mut items = Vec::new();
+    for (txn, plan) in previews {
+        match plan {
+            Ok(p) => items.push(p),
+            Err(e) => left_out.push(LeftOut {
+                txn,
+                why: format!("unreadable: {e}"),
+            }),
+        }
+    }
+    Ok(Plan {
+        transactions: items.iter().flat_map(|p| p.transactions.clone()).collect(),
+        items,
+        selected: Some(Selected {
+            transactions: Vec::new(),
+            left_out,
+        }),
+        ..Plan::default()
+    })
 }
 
 /// Runs the confirmed items, reporting each step and each item's outcome;
@@ -301,9 +323,9 @@ pub fn spawn_bulk_run(
             let _ = step_events.send(Event::Step(r.clone()));
         }));
         let (not_started, summary) = match first.action.procedure() {
-            Some(procedure) => {
+            Some(_) => {
                 let ids = runs.into_iter().map(|r| r.target).collect();
-                one_act(&proto, first.clone(), procedure, ids, &stop, &events).await
+                one_act(&proto, first.clone(), ids, &stop, &events).await
             }
             None => each_its_own(&proto, runs, &stop, &events).await,
         };
@@ -315,38 +337,27 @@ pub fn spawn_bulk_run(
     });
 }
 
-/// The rollback or recovery of `ids` as one recorded act; returns how many
-/// never started and the act's sentence.
+/// The rollback or recovery of `ids` as one recorded act
+/// ([`Action::bulk_intervention`]); returns how many never started and the
+/// act's sentence.
 async fn one_act(
     proto: &Protocol,
     first: Run,
-    procedure: Procedure,
     ids: Vec<String>,
     stop: &Stop,
     events: &UnboundedSender<Event>,
 ) -> (usize, String) {
     let n = ids.len();
-    let runner = match procedure {
-        Procedure::Rollback => Runner::OneByOne(BULK_CONCURRENCY),
-        Procedure::Recover => Runner::Batched(BatchOptions::default()),
-    };
-    let act = BulkAct {
-        procedure,
-        selection: Selection {
-            ids: Some(ids),
-            ..Selection::default()
-        },
-        ids_source: Some(MARKS.into()),
-        allow_partial: false,
-        runner,
-    };
     let choices = Choices::new(Interface::Dashboard, first.reason.clone());
+    let Some(act) = first.action.bulk_intervention(ids, choices) else {
+        return (n, String::new());
+    };
     // No rate cap from the dashboard, but the same back-off as the CLI's
     // jobs when the cluster throttles (`protocol::jobs::Pace`).
     let proto = &proto
         .clone()
         .with_pace(Arc::new(crate::protocol::jobs::Pace::new(None)));
-    let started = match intervene::start(proto, Intervention::new(Act::Bulk(act), choices)).await {
+    let started = match intervene::start(proto, act).await {
         Ok(s) => s,
         Err(n_) => return (n, format!("not run: {n_}")),
     };
@@ -366,9 +377,6 @@ async fn one_act(
     };
     (not_started, done.to_string())
 }
-
-/// What the record names as the source of a marked set's ids.
-pub const MARKS: &str = "the dashboard's marks";
 
 /// Each item as its own act, [`BULK_CONCURRENCY`] at a time; returns how
 /// many never started.

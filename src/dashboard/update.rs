@@ -113,10 +113,9 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             target,
             plan,
         } => {
-            let now = app.now;
             if let Some(d) = app.overlays.dialog_mut() {
                 if d.action == action && d.target == target {
-                    d.previewed(plan, now);
+                    d.preview = Load::of(plan);
                 }
             }
             vec![]
@@ -135,10 +134,10 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             app.push_log(step_level(&report), format!("{}: {report}", report.txn));
             vec![]
         }
-        Event::BulkPreview { action, items } => {
+        Event::BulkPreview { action, plan } => {
             if let Some(d) = app.overlays.dialog_mut() {
                 if let (true, Some(b)) = (d.action == action, d.bulk.as_mut()) {
-                    super::bulk::reread(b, action, items);
+                    super::bulk::reread(b, action, plan);
                 }
             }
             vec![]

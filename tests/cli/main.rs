@@ -470,6 +470,7 @@ mod procedures;
 mod profile;
 mod reverse;
 mod reverse_links;
+mod same_plan;
 mod same_record;
 mod schema;
 mod security;

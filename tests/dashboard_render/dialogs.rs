@@ -109,7 +109,6 @@ fn release_one_lock_dialog_names_the_holder() {
         action: Action::ReleaseLock,
         target: "bob".into(),
         preview: Load::Loaded(estx::protocol::intervene::Plan::on_lock("bob", Some(live))),
-        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
@@ -159,34 +158,38 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     use estx::dashboard::dialog::{Bulk, BulkProgress};
     let mut a = app();
     let ids = ["t-commit-1", "t-created-2", "t-pend-1", "t-pend-2"];
+    // The one bulk act's plan: each marked transaction's own plan.
     let items = ids
         .iter()
         .map(|id| {
             let d = detail(&a, id);
             let refusal = unforced_refusal(&a, &d);
-            let plan = Ok(estx::protocol::intervene::Plan::on_transaction(
+            estx::protocol::intervene::Plan::on_transaction(
                 Some(estx::protocol::Procedure::Rollback),
                 d,
                 refusal,
-            ));
-            (id.to_string(), plan)
+            )
         })
         .collect();
+    let plan = estx::protocol::intervene::Plan {
+        transactions: ids.iter().map(|s| s.to_string()).collect(),
+        items,
+        ..Default::default()
+    };
     a.marks = ids.iter().map(|s| s.to_string()).collect();
     a.marks.insert("t-gone-9".into());
     let mut bulk = Bulk {
         ids: ids.iter().map(|s| s.to_string()).collect(),
         filtered: vec![],
         unlisted: vec!["t-gone-9".into()],
-        items: Load::Idle,
+        preview: Load::Idle,
         plan: None,
     };
-    estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(items));
+    estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(plan));
     a.overlays.open_dialog(Dialog {
         action: Action::Rollback,
         target: "4 marked transaction(s)".into(),
         preview: Load::Idle,
-        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: "outage".into(),
@@ -202,10 +205,11 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         " 2 roll back (1 created, 1 pending):",
         "   t-created-2",
         "   t-pend-1",
-        " 1 refused: transaction is committed",
+        " 1 refused: committed:",
         "   t-commit-1",
-        " 1 need force (left out: force them one by one):",
+        " 1 refused: modified within the recovery window:",
         "   t-pend-2",
+        "runs unforced as one recorded intervention; force refused ones one by one",
         "reason (required, recorded in the audit trail): outage▏",
     ] {
         assert!(s.contains(want), "{want:?} missing:\n{s}");

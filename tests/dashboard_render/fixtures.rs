@@ -349,7 +349,6 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
         action,
         target: id.into(),
         preview,
-        reversal: None,
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),

@@ -8,7 +8,7 @@ use crate::fixtures::{app, detail, now, select, txn};
 use estx::dashboard::app::{App, Dialog};
 use estx::dashboard::event::Action;
 use estx::dashboard::load::Load;
-use estx::dashboard::preview::ReverseCheck;
+use estx::protocol::intervene::Plan;
 use estx::protocol::transaction::Transaction;
 use serde_json::json;
 
@@ -30,19 +30,15 @@ fn open_reverse(
     refusal: Option<estx::protocol::intervene::ActRefusal>,
 ) {
     select(a, id);
-    let c = ReverseCheck::new(detail(a, id), existing, now());
+    // The protocol's plan of the reversal on the re-read documents.
+    let mut plan = Plan::on_reversal(detail(a, id), existing, true, None, now());
+    if refusal.is_some() {
+        plan.refusal = refusal;
+    }
     a.overlays.open_dialog(Dialog {
         action: Action::Reverse,
         target: id.into(),
-        preview: Load::Loaded(estx::protocol::intervene::Plan {
-            refusal,
-            documents: Some(estx::protocol::intervene::Documents::Reversal {
-                original: Box::new(c.original.clone()),
-                existing: c.existing.clone().map(Box::new),
-            }),
-            ..Default::default()
-        }),
-        reversal: Some(Box::new(c)),
+        preview: Load::Loaded(plan),
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),

@@ -9,37 +9,37 @@ fn space() -> Event {
     key(' ')
 }
 
-/// The bulk dialog re-read: `t-old` pending 90 min (runs), `t-mid`
+/// The bulk dialog's plan: `t-old` pending 90 min (runs), `t-mid`
 /// committed (refused for a rollback), `t-new` created a minute ago
-/// (needs force: left out).
+/// (refused unforced: left out, to be forced one by one).
 fn bulk_loaded(app: &mut App, action: Action) {
     let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::ActRefusal>| {
-        Ok(estx::protocol::intervene::Plan::on_transaction(
+        estx::protocol::intervene::Plan::on_transaction(
             action.procedure(),
             detail_of(t, vec![]),
             refusal,
-        ))
+        )
     };
+    let recent = estx::protocol::intervene::ActRefusal::Procedure(
+        estx::protocol::ProcedureRefusal::Recent {
+            age: chrono::TimeDelta::minutes(1),
+            window: std::time::Duration::from_secs(120),
+        },
+    );
+    let items = vec![
+        checked(txn("t-mid", "committed", 10), None),
+        checked(txn("t-new", "created", 1), Some(recent)),
+        checked(txn("t-old", "pending", 90), None),
+    ];
     update(
         app,
         Event::BulkPreview {
             action,
-            items: Ok(vec![
-                ("t-mid".into(), checked(txn("t-mid", "committed", 10), None)),
-                (
-                    "t-new".into(),
-                    checked(
-                        txn("t-new", "created", 1),
-                        Some(estx::protocol::intervene::ActRefusal::Procedure(
-                            estx::protocol::ProcedureRefusal::Recent {
-                                age: chrono::TimeDelta::minutes(1),
-                                window: std::time::Duration::from_secs(120),
-                            },
-                        )),
-                    ),
-                ),
-                ("t-old".into(), checked(txn("t-old", "pending", 90), None)),
-            ]),
+            plan: Ok(estx::protocol::intervene::Plan {
+                transactions: ["t-mid", "t-new", "t-old"].map(String::from).to_vec(),
+                items,
+                ..Default::default()
+            }),
         },
     );
 }
@@ -90,8 +90,11 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
     assert_eq!(p.runs.len(), 1);
     assert_eq!(p.runs[0].target, "t-old");
     assert_eq!(p.left_out.len(), 2, "{:?}", p.left_out);
-    assert!(p.left_out.keys().any(|k| k.starts_with("refused: ")));
-    assert!(p.left_out.keys().any(|k| k.starts_with("need force")));
+    assert_eq!(p.left_out["refused: committed"], ["t-mid"]);
+    assert_eq!(
+        p.left_out["refused: modified within the recovery window"],
+        ["t-new"]
+    );
     // `!` never acts in bulk.
     assert!(update(&mut app, key('!')).is_empty());
     assert!(app.overlays.dialog().unwrap().reason_for.is_none());

@@ -202,14 +202,15 @@ fn confirming_clears_only_the_marks_acted_on() {
         &mut app,
         Event::BulkPreview {
             action: Action::Rollback,
-            items: Ok(vec![(
-                "txn4".into(),
-                Ok(estx::protocol::intervene::Plan::on_transaction(
+            plan: Ok(estx::protocol::intervene::Plan {
+                transactions: vec!["txn4".into()],
+                items: vec![estx::protocol::intervene::Plan::on_transaction(
                     Some(estx::protocol::Procedure::Rollback),
                     det,
                     None,
-                )),
-            )]),
+                )],
+                ..Default::default()
+            }),
         },
     );
     let p = app

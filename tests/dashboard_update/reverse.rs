@@ -4,7 +4,8 @@
 //! required, and the run is checked against the preview line by line.
 
 use super::*;
-use estx::dashboard::preview::{planned, ReverseCheck};
+use estx::dashboard::confirm::planned_lines;
+use estx::protocol::intervene::Plan;
 use estx::protocol::report::{StepReport, StepResult};
 use estx::protocol::views::AccountView;
 
@@ -60,25 +61,24 @@ fn last_log(app: &App) -> String {
     app.log.back().unwrap().text.clone()
 }
 
-fn previewed(
-    app: &mut App,
-    c: ReverseCheck,
-    refusal: Option<estx::protocol::intervene::ActRefusal>,
-) {
-    let target = c.original.txn.id.clone();
+/// The protocol's plan of reversing `t` (re-read) with `existing` under
+/// the reversal's id, finishing a committed one first (`checked`: the
+/// refusal of an unforced finish).
+fn reversal_plan(
+    t: Transaction,
+    existing: Option<Transaction>,
+    checked: Option<estx::protocol::intervene::ActRefusal>,
+) -> Plan {
+    Plan::on_reversal(reread(t), existing, true, checked, now())
+}
+
+fn previewed(app: &mut App, plan: Plan) {
     update(
         app,
         Event::Preview {
             action: Action::Reverse,
-            target,
-            plan: Ok(estx::protocol::intervene::Plan {
-                refusal,
-                documents: Some(estx::protocol::intervene::Documents::Reversal {
-                    original: Box::new(c.original.clone()),
-                    existing: c.existing.clone().map(Box::new),
-                }),
-                ..Default::default()
-            }),
+            target: plan.transactions[0].clone(),
+            plan: Ok(plan),
         },
     );
 }
@@ -141,9 +141,9 @@ fn an_already_reversed_transaction_is_refused() {
     let t = finished("t-f", Some("t-f-reversal"));
     with_selected(&mut app, vec![t.clone()], "t-f");
     update(&mut app, key('V'));
-    let c = ReverseCheck::new(reread(t), Some(reversal("t-f", "finished")), now());
-    assert!(planned(&c).is_empty());
-    previewed(&mut app, c, None);
+    let plan = reversal_plan(t, Some(reversal("t-f", "finished")), None);
+    assert!(planned_lines(&plan).is_empty());
+    previewed(&mut app, plan);
     assert!(!app.overlays.dialog().unwrap().can_confirm());
     let cmds = update(&mut app, key('y'));
     assert!(!cmds.iter().any(|c| matches!(c, IoRequest::Run(_))));
@@ -156,8 +156,8 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
     let t = finished("t-f", None);
     with_selected(&mut app, vec![t.clone()], "t-f");
     update(&mut app, key('V'));
-    let c = ReverseCheck::new(reread(t.clone()), None, now());
-    let lines = planned(&c);
+    let plan = reversal_plan(t.clone(), None, None);
+    let lines = planned_lines(&plan);
     assert_eq!(lines[0], "reverse: create reversal: write");
     assert_eq!(lines[1], "reverse: link original: write");
     assert!(lines.len() > 4, "{lines:?}");
@@ -166,8 +166,11 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
         "{lines:?}"
     );
     // The reversal moves the amount back: A +100, B -100.
-    assert_eq!(c.balance_change(), (100, -100));
-    previewed(&mut app, c, None);
+    assert_eq!(
+        plan.balance_change,
+        [("A".to_string(), 100), ("B".to_string(), -100)]
+    );
+    previewed(&mut app, plan);
 
     update(&mut app, key('y'));
     assert_eq!(
@@ -249,31 +252,29 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
     let t = txn("t-mid", "committed", 1);
     with_selected(&mut app, vec![], "t-mid");
     update(&mut app, key('V'));
-    let c = ReverseCheck::new(reread(t), None, now());
-    let lines = planned(&c);
-    let create = lines
-        .iter()
-        .position(|l| l == "reverse: create reversal: write")
-        .unwrap();
-    assert!(create > 0, "the finish comes first: {lines:?}");
-    assert_eq!(
-        lines[..create],
-        estx::dashboard::preview::planned_steps(&c.original, estx::protocol::Procedure::Recover)[..]
-    );
-    // Committed: the amount already moved (finishing only settles the
-    // entries); the reversal moves it back.
-    assert_eq!(c.original.recover.balance_change, (0, 0));
-    assert_eq!(c.balance_change(), (100, -100));
     let recent = estx::protocol::ProcedureRefusal::Recent {
         age: chrono::TimeDelta::minutes(1),
         window: std::time::Duration::from_secs(120),
     };
     let first = estx::protocol::reverse::ReverseRefusal::Protocol(recent);
-    previewed(
-        &mut app,
-        c,
-        Some(estx::protocol::intervene::ActRefusal::Reverse(first)),
+    let checked = Some(estx::protocol::intervene::ActRefusal::Reverse(first));
+    let plan = reversal_plan(t.clone(), None, checked);
+    let lines = planned_lines(&plan);
+    let create = lines
+        .iter()
+        .position(|l| l == "reverse: create reversal: write")
+        .unwrap();
+    assert!(create > 0, "the finish comes first: {lines:?}");
+    let finish = Plan::on_transaction(Some(estx::protocol::Procedure::Recover), reread(t), None);
+    assert_eq!(lines[..create], planned_lines(&finish)[..]);
+    // Committed: the amount already moved (finishing only settles the
+    // entries); the reversal moves it back.
+    assert!(finish.balance_change.is_empty());
+    assert_eq!(
+        plan.balance_change,
+        [("A".to_string(), 100), ("B".to_string(), -100)]
     );
+    previewed(&mut app, plan);
     let cmds = update(&mut app, key('y'));
     assert!(cmds.is_empty());
     assert!(last_log(&app).contains("refused: finishing it first"));

@@ -275,3 +275,80 @@ async fn two_operators_reversing_at_once_make_one_reversal() {
     assert_reversed(&fx, &id, &src, &dest).await;
     assert_eq!(fx.total(&[&src, &dest]).await, 1000);
 }
+
+/// The plan's steps as the run reports them: the label and whether it
+/// writes.
+fn planned(plan: &estx::protocol::intervene::Plan) -> Vec<(String, bool)> {
+    plan.steps
+        .iter()
+        .map(|s| (s.reported(), s.writes()))
+        .collect()
+}
+
+/// A run's steps: the label and whether it wrote.
+fn ran(r: &estx::protocol::reverse::ReverseReport) -> Vec<(String, bool)> {
+    r.steps
+        .iter()
+        .map(|s| {
+            let wrote = matches!(s.result, estx::protocol::StepResult::Updated(_));
+            (s.label.clone(), wrote)
+        })
+        .collect()
+}
+
+/// The plan of reversing `id` as the protocol makes it for every front end
+/// (finishing a committed original first).
+async fn plan_of(p: &Protocol, id: &str) -> estx::protocol::intervene::Plan {
+    use estx::protocol::intervene::{Act, Choices, Intervention};
+    use estx::protocol::trail::Interface;
+    let act = Act::Reverse {
+        txn: id.to_string(),
+        finish_committed: true,
+    };
+    let i = Intervention::new(act, Choices::new(Interface::Cli, Some("test".into())));
+    i.plan(p).await.unwrap()
+}
+
+/// The plan of a reversal says what the run does, step for step (and
+/// whether each writes): fresh, finishing a committed original first, and
+/// resumed after a crash after each write.
+#[tokio::test]
+async fn the_plan_is_the_steps_a_run_takes_fresh_or_resumed() {
+    let fx = Fx::new().await;
+    let opts = |crash: Option<usize>| ReverseOptions {
+        finish_committed: true,
+        limits: RunLimits { max_steps: crash },
+        ..ReverseOptions::default()
+    };
+    let (fresh, ..) = finished(&fx, "rvp").await;
+    let (committed, ..) = stage(&fx, "rvpc", 5).await;
+    fx.backdate(&committed, 10).await;
+    for id in [&fresh, &committed] {
+        let plan = plan_of(&fx.proto, id).await;
+        assert!(plan.refusal.is_none(), "{id}: {:?}", plan.refusal);
+        let r = fx.proto.reverse(id, opts(None)).await;
+        assert!(
+            matches!(r.verdict, ReverseVerdict::Reversed),
+            "{}",
+            r.verdict
+        );
+        assert_eq!(planned(&plan), ran(&r), "{id}");
+        assert!(planned(&plan).len() > 8, "{id}: {:?}", planned(&plan));
+    }
+    // Crashed after each write (create, link, the reversal's steps), then
+    // planned again and run again: what the plan says is what the rerun does.
+    for crash_after in [1, 2, 3, 5, 8] {
+        let (id, src, dest) = finished(&fx, &format!("rvpk{crash_after}")).await;
+        let r = fx.proto.reverse(&id, opts(Some(crash_after))).await;
+        assert!(
+            matches!(r.verdict, ReverseVerdict::Stopped(_)),
+            "{}",
+            r.verdict
+        );
+        let plan = plan_of(&fx.proto, &id).await;
+        let again = fx.proto.reverse(&id, opts(None)).await;
+        assert!(again.resumed, "{crash_after}");
+        assert_eq!(planned(&plan), ran(&again), "crash after {crash_after}");
+        assert_reversed(&fx, &id, &src, &dest).await;
+    }
+}

@@ -1,32 +1,29 @@
-//! `rollback`/`recover --dry-run`: reads each selected transaction with its
-//! accounts, takes each one's [`Plan`] from the protocol (the same pure
-//! decisions the procedures execute, [`Plan::on_transaction`]), and prints
-//! the plan per transaction and the counts, writing nothing (not even an
-//! audit record).
+//! `rollback`/`recover --dry-run`: prints the bulk act's preview from the
+//! protocol (its selection resolved, each selected transaction re-read with
+//! its accounts and planned by the same pure decisions the procedures
+//! execute, [`Plan::on_transaction`]; the plan the dashboard's bulk dialog
+//! shows), per transaction and counted, writing nothing (not even an audit
+//! record).
 
 use crate::cli::exit;
 use crate::cli::output::bulk::{
     BalanceChange, DryRunOutcome, LeftOutRow, Line, PlanRow, PlanSummary, PlannedStep,
 };
-use crate::cli::output::{err, fail, out, plural};
+use crate::cli::output::{err, out, plural};
 use crate::cli::selection::OutcomeFormat;
-use crate::protocol::intervene::Selected;
 use crate::protocol::intervene::{
-    unforced_checks, Act, Intervention, Plan, PlanStep, StepEffect, StepTarget,
+    Act, Documents, Intervention, Plan, PlanStep, StepEffect, StepTarget, Verdicts, Would,
 };
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
-use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol};
-use futures::StreamExt;
 use std::path::PathBuf;
 
-/// Transactions read at once for the plan.
-const READ_CONCURRENCY: usize = 8;
-
-/// Plans the bulk act `i` (its selection resolved by the protocol's
-/// [`Plan`]) and prints the plan of each selected transaction; `Err` when
-/// the selection could not be read (nothing printed).
+/// Plans the bulk act `i` as previewed ([`Intervention::preview`]: its
+/// selection resolved, each selected transaction re-read and planned, the
+/// same plan the dashboard's bulk dialog shows) and prints the plan of each
+/// selected transaction; `Err` when the selection or a transaction could
+/// not be read (nothing printed).
 pub async fn plan_and_print(
     p: &Protocol,
     i: &Intervention,
@@ -37,47 +34,33 @@ pub async fn plan_and_print(
     let Act::Bulk(act) = &i.act else {
         return Ok(exit::DONE);
     };
-    Ok(match i.plan(p).await? {
-        Plan {
-            selected: Some(selected),
-            ..
-        } => print_plans(p, act.procedure, &selected, format, what, summary).await,
-        _ => exit::DONE,
-    })
+    let plan = i.preview(p).await?;
+    Ok(print_plans(p, act.procedure, &plan, format, what, summary))
 }
 
-/// Prints the plan of `procedure` over `selected`; returns 0, 1 when any
-/// item would be refused, or the error's code when reading failed.
-async fn print_plans(
+/// Prints the previewed plan of `procedure` over its selection; returns 0,
+/// or 1 when any item would be refused.
+fn print_plans(
     p: &Protocol,
     procedure: Procedure,
-    selected: &Selected,
+    plan: &Plan,
     format: OutcomeFormat,
     what: &str,
     summary_to: Option<Option<PathBuf>>,
 ) -> i32 {
     let action = action_name(procedure);
-    p.sync_clock().await;
-    let details: Vec<_> = futures::stream::iter(selected.ids())
-        .map(|id| async move { (id.clone(), p.transaction_detail(&id).await) })
-        .buffered(READ_CONCURRENCY)
-        .collect()
-        .await;
-    let mut left_out: Vec<LeftOutRow> = selected
+    let verdicts = plan.verdicts();
+    let left_out: Vec<LeftOutRow> = verdicts
         .left_out
         .iter()
         .map(|l| LeftOutRow::new(&l.txn, &l.why))
         .collect();
-    let mut rows = Vec::new();
-    for (id, d) in details {
-        match d {
-            Ok(Some(d)) => rows.push(plan_row(p, procedure, &d)),
-            // Gone since the selection read it.
-            Ok(None) => left_out.push(LeftOutRow::new(&id, "no longer exists")),
-            Err(e) => return fail(&e),
-        }
-    }
-    let summary = summarise(action, &rows, &left_out);
+    let rows: Vec<PlanRow> = plan
+        .items
+        .iter()
+        .filter_map(|item| plan_row(p, procedure, item))
+        .collect();
+    let summary = summarise(action, &verdicts, &rows, &left_out);
     match format {
         OutcomeFormat::Json => crate::cli::output::outcome::print(&DryRunOutcome {
             plan: rows,
@@ -109,12 +92,14 @@ pub fn action_name(procedure: Procedure) -> &'static str {
     }
 }
 
-/// The row of one transaction, from the act's [`Plan`] (decided as the
-/// one builder orders them: terminal is nothing to do, then the
-/// procedure's own refusal, then the checks before any write): its steps with the document each
-/// acts on, its end state and its balance change.
-fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRow {
-    let plan = Plan::on_transaction(Some(procedure), d.clone(), unforced_checks(p, &d.txn));
+/// The row of one transaction, from its plan in the bulk preview (decided
+/// as the one builder orders them, [`Plan::would`]): its steps with the
+/// document each acts on, its end state and its balance change (`None`
+/// for a plan not made on a transaction's documents: none in a preview).
+fn plan_row(p: &Protocol, procedure: Procedure, plan: &Plan) -> Option<PlanRow> {
+    let Some(Documents::Transaction(d)) = &plan.documents else {
+        return None;
+    };
     let txn = &d.txn;
     let mut row = PlanRow {
         txn: txn.id.clone(),
@@ -128,15 +113,16 @@ fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRo
         balance_changes: Vec::new(),
         exit_code: exit::DONE,
     };
-    if let Some(r) = &plan.refusal {
-        row.would = "refused";
-        row.refusal = Some(r.to_string());
-        row.refusal_kind = Some(r.kind());
-        row.exit_code = exit::REFUSED;
-        return row;
-    }
-    if !plan.runs_a_procedure() {
-        return row;
+    match plan.would() {
+        Would::Refused(r) => {
+            row.would = "refused";
+            row.refusal = Some(r.to_string());
+            row.refusal_kind = Some(r.kind());
+            row.exit_code = exit::REFUSED;
+            return Some(row);
+        }
+        Would::NothingToDo => return Some(row),
+        Would::Run => {}
     }
     row.would = match procedure {
         Procedure::Rollback => "roll_back",
@@ -149,10 +135,13 @@ fn plan_row(p: &Protocol, procedure: Procedure, d: &TransactionDetail) -> PlanRo
         .collect();
     row.balance_changes = plan
         .balance_change
-        .into_iter()
-        .map(|(account, delta)| BalanceChange { account, delta })
+        .iter()
+        .map(|(account, delta)| BalanceChange {
+            account: account.clone(),
+            delta: *delta,
+        })
         .collect();
-    row
+    Some(row)
 }
 
 /// One step as the dry run prints it: its label, `index/id` of the document
@@ -176,34 +165,34 @@ fn planned_step(p: &Protocol, step: &PlanStep, e: &StepEffect) -> PlannedStep {
     }
 }
 
-fn summarise(action: &'static str, rows: &[PlanRow], left_out: &[LeftOutRow]) -> PlanSummary {
-    let mut s = PlanSummary {
+/// The counts, from the plan's [`Verdicts`] (what the dashboard's bulk
+/// dialog counts too).
+fn summarise(
+    action: &'static str,
+    v: &Verdicts,
+    rows: &[PlanRow],
+    left_out: &[LeftOutRow],
+) -> PlanSummary {
+    let net_balance_effect = v.balance_effect.values().sum();
+    PlanSummary {
         action,
         selected: rows.len(),
+        would_run: v.run.len(),
+        nothing_to_do: v.nothing_to_do.len(),
+        refused: v
+            .refused
+            .iter()
+            .map(|(k, ids)| (k.clone(), ids.len()))
+            .collect(),
         left_out: left_out.len(),
-        ..PlanSummary::default()
-    };
-    for r in rows {
-        match r.would {
-            "refused" => {
-                let kind = r.refusal_kind.clone().unwrap_or_default();
-                *s.refused.entry(kind).or_default() += 1;
-            }
-            "nothing_to_do" => s.nothing_to_do += 1,
-            _ => s.would_run += 1,
-        }
-        for c in &r.balance_changes {
-            *s.balance_effect.entry(c.account.clone()).or_default() += c.delta;
-            s.net_balance_effect += c.delta;
-        }
+        net_balance_effect,
+        balance_effect: v.balance_effect.clone(),
+        exit_code: exit::worst(
+            rows.iter()
+                .map(|r| r.exit_code)
+                .chain(left_out.iter().map(|l| l.exit_code)),
+        ),
     }
-    s.balance_effect.retain(|_, d| *d != 0);
-    s.exit_code = exit::worst(
-        rows.iter()
-            .map(|r| r.exit_code)
-            .chain(left_out.iter().map(|l| l.exit_code)),
-    );
-    s
 }
 
 /// The last line of a dry run: the counts and the net balance effect.

@@ -28,7 +28,7 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
         bold(),
     )];
     out.extend(hidden_lines(b));
-    match &b.items {
+    match &b.preview {
         Load::Idle | Load::Loading | Load::Reloading(_) => {
             out.push(Line::styled("re-reading documents…", dim()));
             return out;
@@ -79,10 +79,13 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
             out.push(Line::from(format!(" {acct}: {}", signed(*delta))));
         }
     }
-    out.push(Line::styled(
-        "each runs unforced as its own recorded intervention, re-read first",
-        dim(),
-    ));
+    let how = match action {
+        Action::Rollback | Action::Recover => {
+            "runs unforced as one recorded intervention; force refused ones one by one"
+        }
+        _ => "each runs unforced as its own recorded intervention, re-read first",
+    };
+    out.push(Line::styled(how, dim()));
     out
 }
 

@@ -168,12 +168,14 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 Span::styled(d.target.clone(), bold()),
             ])];
             out.extend(refusal_lines(app, d));
-            out.extend(match (&plan.documents, &d.reversal) {
-                (Some(Documents::Transaction(det)), _) => loaded(app, d.action, det, plan),
-                (Some(Documents::Lock(l)), _) => lock_dialog(app, l.as_deref()),
-                (Some(Documents::Audit(r)), _) => audit_dialog(r),
-                (Some(Documents::Reversal { .. }), Some(c)) => super::reverse::dialog_lines(app, c),
-                _ => Vec::new(),
+            out.extend(match &plan.documents {
+                Some(Documents::Transaction(det)) => loaded(app, d.action, det, plan),
+                Some(Documents::Lock(l)) => lock_dialog(app, l.as_deref()),
+                Some(Documents::Audit(r)) => audit_dialog(r),
+                Some(Documents::Reversal { original, existing }) => {
+                    super::reverse::dialog_lines(app, plan, original, existing.as_deref())
+                }
+                None => Vec::new(),
             });
             if d.can_confirm() {
                 out.extend(reason_lines(d));

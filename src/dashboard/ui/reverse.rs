@@ -1,20 +1,18 @@
 //! What the screen says of reversals: the reversal links in the detail pane
 //! (both ways), and the reverse dialog's body — the original as re-read,
-//! every write in order (finishing a committed original first, creating
-//! the compensating transfer, linking the original, the reversal's own
-//! steps) and the balance effect from the re-read balances, or the
-//! protocol's refusal in its own words.
+//! the protocol's plan of the reversal step by step (finishing a committed
+//! original first, creating the compensating transfer, linking the
+//! original, the reversal's own steps: what a run, fresh or resumed, does)
+//! and the balance effect from the re-read balances, or the protocol's
+//! refusal in its own words.
 
 use super::theme::{
     amount_text, bold, datetime, dim, route, signed, state_text, DANGER, GOOD, WARN,
 };
 use crate::dashboard::app::App;
-use crate::dashboard::preview::{ReverseCheck, CREATE_STEP, LINK_STEP};
-use crate::protocol::executor::StepOutcome;
-use crate::protocol::intervene::PlanStep;
+use crate::protocol::intervene::{Plan, PlanStep};
 use crate::protocol::transaction::{Transaction, Transfer};
-use crate::protocol::views::PreviewStep;
-use crate::protocol::Procedure;
+use crate::protocol::views::TransactionDetail;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -42,37 +40,37 @@ fn step_line(n: usize, label: &str, outcome: Span<'static>) -> Line<'static> {
     Line::from(vec![Span::raw(format!(" {n}. {label} — ")), outcome])
 }
 
-fn outcome_span(s: &PreviewStep) -> Span<'static> {
-    match &s.outcome {
-        StepOutcome::Updated(e) => Span::styled(format!("updates: {e}"), Style::new().fg(GOOD)),
-        StepOutcome::Noop(r) => Span::styled(format!("no-op: {r}"), Style::new().fg(Color::Gray)),
-    }
-}
-
-/// The reverse dialog's body below its title line.
-pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
-    let t = &c.original.txn;
+/// The reverse dialog's body below its title line: the protocol's plan
+/// of the reversal ([`Plan::on_reversal`]) on the re-read `original` and
+/// whatever sits under the reversal's id (`existing`).
+pub fn dialog_lines(
+    app: &App,
+    plan: &Plan,
+    original: &TransactionDetail,
+    existing: Option<&Transaction>,
+) -> Vec<Line<'static>> {
+    let t = &original.txn;
     let mut out = original_lines(app, t);
-    let a = match &c.admitted {
-        Ok(a) => a,
-        Err(why) => {
-            out.push(Line::styled(
-                format!("reverse refused: {why}"),
-                Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
-            ));
-            out.push(Line::from("nothing will be changed."));
-            return out;
-        }
+    let (Ok(tr), false) = (t.transfer(), plan.steps.is_empty()) else {
+        let why = plan
+            .refusal
+            .as_ref()
+            .map_or("nothing to do".to_string(), ToString::to_string);
+        out.push(Line::styled(
+            format!("reverse refused: {why}"),
+            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+        ));
+        out.push(Line::from("nothing will be changed."));
+        return out;
     };
-    let tr = &a.transfer;
-    out.extend(compensating_lines(c, tr));
+    let reversal = plan.transactions.get(1).cloned().unwrap_or_default();
+    out.extend(compensating_lines(&reversal, existing, &tr));
     out.push(Line::styled("would write, in order:", bold()));
-    let mut n = 0;
-    let mut next = || {
-        n += 1;
-        n
-    };
-    if a.finish_first {
+    if plan
+        .steps
+        .iter()
+        .any(|s| matches!(s, PlanStep::FinishFirst { .. }))
+    {
         out.push(Line::styled(
             format!(
                 "committed, not finished: recovery finishes {} first (this confirmation covers it)",
@@ -80,43 +78,24 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
             ),
             Style::new().fg(WARN).add_modifier(Modifier::BOLD),
         ));
-        for s in &c.original.recover.steps {
-            out.push(step_line(next(), s.step.label(), outcome_span(s)));
-        }
-        // The locks the finish releases, as the plan words each release.
-        for resource in c.original.lock_releases(Procedure::Recover) {
-            let release = PlanStep::ReleaseLock {
-                resource: resource.to_string(),
-                held_by: None,
-            };
-            let done = Span::styled("deletes the lock", Style::new().fg(GOOD));
-            out.push(step_line(next(), &release.to_string(), done));
-        }
     }
-    if c.existing.is_none() {
-        let what = format!(
-            "creates {} ({} → {}, {}, reverses {})",
-            c.reversal, tr.dest, tr.src, tr.amount, tr.id
+    for (n, (step, effect)) in plan.steps_in_full().enumerate() {
+        let effect = effect.map_or(String::new(), |e| e.effect.clone());
+        let procedure_step = matches!(
+            step,
+            PlanStep::Protocol { .. } | PlanStep::FinishFirst { .. }
         );
-        out.push(step_line(
-            next(),
-            CREATE_STEP,
-            Span::styled(what, Style::new().fg(GOOD)),
-        ));
-    }
-    if t.reversed_by.is_none() {
-        let what = format!("sets {}.reversed_by = {}", t.id, c.reversal);
-        out.push(step_line(
-            next(),
-            LINK_STEP,
-            Span::styled(what, Style::new().fg(GOOD)),
-        ));
-    }
-    for s in c.run.iter().flat_map(|p| &p.steps) {
-        out.push(step_line(next(), s.step.label(), outcome_span(s)));
+        let outcome = if step.writes() && procedure_step {
+            Span::styled(format!("updates: {effect}"), Style::new().fg(GOOD))
+        } else if step.writes() {
+            Span::styled(effect, Style::new().fg(GOOD))
+        } else {
+            Span::styled(format!("no-op: {effect}"), Style::new().fg(Color::Gray))
+        };
+        out.push(step_line(n + 1, &step.reported(), outcome));
     }
     out.push(Line::from("ends in: both finished, linked both ways"));
-    out.extend(balance_lines(c, &tr.src, &tr.dest));
+    out.extend(balance_lines(plan, original, &tr.src, &tr.dest));
     out
 }
 
@@ -141,12 +120,21 @@ fn original_lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
 
 /// The balance effect of the finish (if any) and the reversal on the
 /// original's source and destination, from the re-read balances.
-fn balance_lines(c: &ReverseCheck, src: &str, dest: &str) -> Vec<Line<'static>> {
+fn balance_lines(
+    plan: &Plan,
+    original: &TransactionDetail,
+    src: &str,
+    dest: &str,
+) -> Vec<Line<'static>> {
     let mut out = vec![Line::styled("balance effect:", bold())];
-    let (d_src, d_dest) = c.balance_change();
-    for (id, delta) in [(src, d_src), (dest, d_dest)] {
-        let before = c
-            .original
+    let change = |id: &str| {
+        plan.balance_change
+            .iter()
+            .find(|(a, _)| a == id)
+            .map_or(0, |(_, d)| *d)
+    };
+    for (id, delta) in [(src, change(src)), (dest, change(dest))] {
+        let before = original
             .accounts
             .iter()
             .find(|v| v.id == id)
@@ -165,14 +153,18 @@ fn balance_lines(c: &ReverseCheck, src: &str, dest: &str) -> Vec<Line<'static>> 
 }
 
 /// The compensating transfer, and whether an earlier attempt left it.
-fn compensating_lines(c: &ReverseCheck, tr: &Transfer) -> Vec<Line<'static>> {
+fn compensating_lines(
+    reversal: &str,
+    existing: Option<&Transaction>,
+    tr: &Transfer,
+) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     out.push(Line::from(vec![
         Span::styled("compensating transfer ", bold()),
-        Span::styled(c.reversal.clone(), bold()),
+        Span::styled(reversal.to_string(), bold()),
         Span::raw(format!(": {} → {}, amount {}", tr.dest, tr.src, tr.amount)),
     ]));
-    if let Some(e) = &c.existing {
+    if let Some(e) = existing {
         let state = e
             .state
             .as_ref()

@@ -6,11 +6,12 @@
 //! refusals once.
 
 use super::plan::{Documents, Plan, PlanStep, StepEffect, StepTarget};
+use super::reverse_plan::reverse_preview;
 use super::{Act, ActRefusal, Intervention};
 use crate::error::Result;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
-use crate::protocol::reverse::{admit, link_of, reversal_id, ReverseRefusal, REVERSED_BY};
+use crate::protocol::reverse::reversal_id;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol, TxnState};
@@ -40,7 +41,16 @@ impl Intervention {
             Act::Reverse {
                 txn,
                 finish_committed,
-            } => reverse_plan(p, txn, *finish_committed).await,
+            } => match reverse_preview(p, txn, *finish_committed).await {
+                Ok(plan) => Plan {
+                    documents: None,
+                    ..plan
+                },
+                Err(_) => Plan {
+                    transactions: vec![txn.clone(), reversal_id(txn)],
+                    ..Plan::default()
+                },
+            },
             Act::Transfer { transfer, .. } => Plan {
                 transactions: transfer.id.iter().cloned().collect(),
                 targets: vec![transfer.src.clone(), transfer.dest.clone()],
@@ -63,22 +73,16 @@ impl Intervention {
                 return Ok(Plan::on_lock(resource, p.lock_view(resource).await?))
             }
             Act::ReleaseLocksOf { txn, .. } => return detail_preview(p, None, txn).await,
+            Act::Bulk(b) => return b.preview(p).await,
+            Act::Reverse {
+                txn,
+                finish_committed,
+            } => return reverse_preview(p, txn, *finish_committed).await,
             _ => self.plan(p).await?,
         };
         plan.documents = match &self.act {
             Act::AuditRepair { .. } => {
                 Some(Documents::Audit(Box::new(p.audit(None, false).await?)))
-            }
-            Act::Reverse { txn, .. } => {
-                let Some(original) = p.transaction_detail(txn).await? else {
-                    plan.refusal = Some(ActRefusal::NoSuchTransaction(txn.clone()));
-                    return Ok(plan);
-                };
-                let existing = p.read_transaction(&reversal_id(txn)).await?;
-                Some(Documents::Reversal {
-                    original: Box::new(original),
-                    existing: existing.map(|(t, _)| Box::new(t)),
-                })
             }
             _ => None,
         };
@@ -176,7 +180,7 @@ impl Plan {
 
     /// The steps, effects, lock releases, balance change, end state and
     /// the procedure's own refusal of `procedure` on the documents of `d`.
-    fn of_detail(procedure: Procedure, d: &TransactionDetail) -> Plan {
+    pub(super) fn of_detail(procedure: Procedure, d: &TransactionDetail) -> Plan {
         let preview = d.preview(procedure);
         let txn = &d.txn;
         let lock_releases: Vec<String> = d
@@ -196,21 +200,8 @@ impl Plan {
                 held_by: None,
             }))
             .collect();
-        let account = |a: &Option<String>| StepTarget::Account(a.clone().unwrap_or_default());
-        let effects = preview
-            .steps
-            .iter()
-            .map(|s| StepEffect {
-                target: match s.step.on_source() {
-                    Some(true) => account(&txn.src),
-                    Some(false) => account(&txn.dest),
-                    None => StepTarget::Transaction(txn.id.clone()),
-                },
-                effect: match &s.outcome {
-                    StepOutcome::Updated(e) => e.to_string(),
-                    StepOutcome::Noop(n) => n.to_string(),
-                },
-            })
+        let effects = StepEffect::of_preview(preview, txn)
+            .into_iter()
             .chain(lock_releases.iter().map(|r| StepEffect {
                 target: StepTarget::Lock(r.clone()),
                 effect: "lock released".to_string(),
@@ -282,61 +273,4 @@ fn lock_plan(resource: &str, view: Option<&LockView>) -> Plan {
         lock_releases: view.map(|_| resource.to_string()).into_iter().collect(),
         ..Plan::default()
     }
-}
-
-/// The reversal of `id`, previewed from the original as it is.
-async fn reverse_plan(p: &Protocol, id: &str, finish_committed: bool) -> Plan {
-    let rev = reversal_id(id);
-    let mut plan = Plan {
-        transactions: vec![id.to_string(), rev.clone()],
-        ..Plan::default()
-    };
-    if let Ok(Some((t, doc))) = p.read_transaction(id).await {
-        if let Some(by) = link_of(&doc.source, REVERSED_BY) {
-            plan.steps.push(PlanStep::AlreadyReversed { by });
-            return plan;
-        }
-        let existing = p
-            .read_transaction(&rev)
-            .await
-            .ok()
-            .flatten()
-            .map(|(t, _)| t);
-        if let Err(r) = admit(&t, existing.as_ref(), finish_committed) {
-            plan.refusal = Some(ActRefusal::Reverse(r));
-        }
-        if finish_committed && t.state == Some(TxnState::Committed) {
-            if let Err(r) = p.check_actionable(&t, false) {
-                plan.refusal = Some(ActRefusal::Reverse(ReverseRefusal::Protocol(r)));
-            }
-            let steps = crate::protocol::steps::plan(Procedure::Recover, &TxnState::Committed);
-            plan.steps
-                .extend(
-                    steps
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|step| PlanStep::FinishFirst {
-                            txn: id.to_string(),
-                            step,
-                        }),
-                );
-        }
-        if let (Some(src), Some(dest), Some(amount)) = (&t.src, &t.dest, t.amount) {
-            plan.targets = vec![src.clone(), dest.clone()];
-            plan.steps.push(PlanStep::CreateReversal {
-                id: rev.clone(),
-                src: dest.clone(),
-                dest: src.clone(),
-                amount,
-            });
-            plan.balance_change = vec![(src.clone(), amount), (dest.clone(), -amount)];
-        }
-    }
-    plan.steps.push(PlanStep::LinkOriginal {
-        txn: id.to_string(),
-        reversal: rev,
-    });
-    plan.steps
-        .extend(labels_from(Procedure::Recover, &TxnState::Created));
-    plan
 }

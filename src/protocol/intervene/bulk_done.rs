@@ -178,19 +178,28 @@ impl BulkDone {
 }
 
 impl ActOutcome {
-    /// The worst outcome of many verdicts: failed, stopped, refused,
-    /// completed, nothing to do (none at all is nothing to do).
-    pub fn worst<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> ActOutcome {
-        let rank = |o: ActOutcome| match o {
+    /// How bad it is, the one order of outcomes: nothing to do, completed,
+    /// refused, failed, stopped part-way. A stop ranks above a failure
+    /// because it leaves written work for recovery, where a failed
+    /// procedure usually failed before writing (one that failed after
+    /// writing is reported stopped part-way by the exit codes). The exit
+    /// codes are ranked by this order too (`cli::exit::worst`).
+    pub fn severity(self) -> u8 {
+        match self {
             ActOutcome::NothingToDo => 0,
             ActOutcome::Completed => 1,
             ActOutcome::Refused => 2,
-            ActOutcome::Stopped => 3,
-            ActOutcome::Failed => 4,
-        };
+            ActOutcome::Failed => 3,
+            ActOutcome::Stopped => 4,
+        }
+    }
+
+    /// The worst outcome of many verdicts ([`ActOutcome::severity`]; none
+    /// at all is nothing to do).
+    pub fn worst<'a>(verdicts: impl Iterator<Item = &'a Verdict>) -> ActOutcome {
         verdicts
             .map(ActOutcome::from)
-            .max_by_key(|o| rank(*o))
+            .max_by_key(|o| o.severity())
             .unwrap_or(ActOutcome::NothingToDo)
     }
 }
@@ -223,6 +232,9 @@ mod tests {
             Verdict::Stopped("x".into()),
             Verdict::NothingToDo(TxnState::Finished),
         ];
+        assert_eq!(ActOutcome::worst(v.iter()), ActOutcome::Stopped);
+        let failed = Verdict::Failed(Error::Unreachable("x".into()));
+        let v = [failed, Verdict::Stopped("x".into())];
         assert_eq!(ActOutcome::worst(v.iter()), ActOutcome::Stopped);
         assert_eq!(ActOutcome::worst([].iter()), ActOutcome::NothingToDo);
     }

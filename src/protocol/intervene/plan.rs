@@ -6,10 +6,12 @@
 use super::selection::Selected;
 use super::{ActRefusal, Intervention};
 use crate::protocol::audit::AuditReport;
+use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
+use crate::protocol::reverse::{CREATE_STEP, LINK_STEP};
 use crate::protocol::trail::RecordDraft;
 use crate::protocol::transaction::Transaction;
-use crate::protocol::views::TransactionDetail;
+use crate::protocol::views::{Preview, TransactionDetail};
 use crate::protocol::{Step, TxnState};
 use std::fmt;
 
@@ -48,6 +50,8 @@ pub enum PlanStep {
         txn: String,
         /// The recovery step.
         step: Step,
+        /// Whether it is predicted to write.
+        writes: bool,
     },
     /// Creating the compensating transfer.
     CreateReversal {
@@ -67,11 +71,6 @@ pub enum PlanStep {
         /// The reversal.
         reversal: String,
     },
-    /// The original names a reversal already.
-    AlreadyReversed {
-        /// The reversal named.
-        by: String,
-    },
     /// One transaction of a bulk act, with its procedure's steps.
     Item {
         /// The transaction.
@@ -88,8 +87,20 @@ impl PlanStep {
     /// predicted a no-op).
     pub fn writes(&self) -> bool {
         match self {
-            PlanStep::Protocol { writes, .. } => *writes,
+            PlanStep::Protocol { writes, .. } | PlanStep::FinishFirst { writes, .. } => *writes,
             _ => true,
+        }
+    }
+
+    /// The label the run reports for this step (what the dashboard's log
+    /// compares with the plan: "ran as previewed"); the plan's own wording
+    /// ([`fmt::Display`]) where the run reports that.
+    pub fn reported(&self) -> String {
+        match self {
+            PlanStep::FinishFirst { step, .. } => step.label().to_string(),
+            PlanStep::CreateReversal { .. } => CREATE_STEP.to_string(),
+            PlanStep::LinkOriginal { .. } => LINK_STEP.to_string(),
+            other => other.to_string(),
         }
     }
 }
@@ -109,7 +120,9 @@ impl fmt::Display for PlanStep {
             PlanStep::ReleaseLocksOf => f.write_str("release lock"),
             PlanStep::Audit => f.write_str("audit"),
             PlanStep::Repair => f.write_str("repair what is safe"),
-            PlanStep::FinishFirst { txn, step } => write!(f, "finish {txn}: {}", step.label()),
+            PlanStep::FinishFirst { txn, step, .. } => {
+                write!(f, "finish {txn}: {}", step.label())
+            }
             PlanStep::CreateReversal {
                 id,
                 src,
@@ -119,10 +132,6 @@ impl fmt::Display for PlanStep {
             PlanStep::LinkOriginal { txn, reversal } => {
                 write!(f, "link {txn}: reversed_by = {reversal}")
             }
-            PlanStep::AlreadyReversed { by } => write!(
-                f,
-                "already reversed by {by}: finish it if unfinished, else refuse"
-            ),
             PlanStep::Item { txn, steps } => {
                 let labels: Vec<&str> = steps.iter().map(|s| s.label()).collect();
                 write!(f, "{txn}: {}", labels.join(", "))
@@ -154,6 +163,29 @@ pub struct StepEffect {
     pub effect: String,
 }
 
+impl StepEffect {
+    /// Each step of `preview` (of a procedure on `txn`) with the document
+    /// it acts on and what it would write, or why nothing.
+    pub fn of_preview(preview: &Preview, txn: &Transaction) -> Vec<StepEffect> {
+        let account = |a: &Option<String>| StepTarget::Account(a.clone().unwrap_or_default());
+        preview
+            .steps
+            .iter()
+            .map(|s| StepEffect {
+                target: match s.step.on_source() {
+                    Some(true) => account(&txn.src),
+                    Some(false) => account(&txn.dest),
+                    None => StepTarget::Transaction(txn.id.clone()),
+                },
+                effect: match &s.outcome {
+                    StepOutcome::Updated(e) => e.to_string(),
+                    StepOutcome::Noop(n) => n.to_string(),
+                },
+            })
+            .collect()
+    }
+}
+
 /// What an act would do.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
@@ -181,6 +213,10 @@ pub struct Plan {
     /// The documents it was judged on, when previewed for an operator to
     /// confirm ([`Intervention::preview`]; `None` from [`Intervention::plan`]).
     pub documents: Option<Documents>,
+    /// A bulk act previewed ([`Intervention::preview`]): each selected
+    /// transaction's own plan on its documents, in selection order; empty
+    /// otherwise.
+    pub items: Vec<Plan>,
 }
 
 /// The documents a preview was judged on, as re-read for it: what a front

@@ -14,7 +14,7 @@
 //! "429 Too Many Requests ... retry with exponential backoff"); its own
 //! clients' bulk helpers retry rejected items, never reporting them failed.
 
-use super::wait_unless;
+use super::wait::wait_unless;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

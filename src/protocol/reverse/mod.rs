@@ -17,13 +17,15 @@ use super::steps::{Procedure, ProcedureRefusal};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::{Protocol, RunLimits};
 use crate::error::{Error, Result};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 mod admit;
 pub mod link;
+mod plan;
 mod verdict;
 
 pub use admit::{admit, is_reversal, Admitted};
 pub use link::{link_of, reversal_id, REVERSED_BY, REVERSES};
+pub use plan::{decide, writes, ReverseSteps, CREATE_STEP, LINK_STEP};
 pub use verdict::{ReverseOptions, ReverseRefusal, ReverseReport, ReverseVerdict};
 
 /// What the link decision found on the original.
@@ -134,8 +136,9 @@ impl Protocol {
             Err(verdict) => return Ok(verdict),
         };
         let refuse = |r| Ok(ReverseVerdict::Refused(r));
-        let linked = txn.reversed_by.clone();
         let existing = self.read_transaction(rev).await?;
+        // The rule the plan follows too (`plan::decide`).
+        let (create, link) = writes(&txn, existing.as_ref().map(|(r, _)| r));
         let admitted = match admit(&txn, existing.as_ref().map(|(r, _)| r), false) {
             Ok(a) => a,
             Err(r) => return refuse(r),
@@ -161,19 +164,19 @@ impl Protocol {
                 "simulated crash before {before}"
             )))
         };
-        if existing.is_none() {
+        if create {
             if !spend() {
                 return crashed("creating the reversal");
             }
             self.check_accounts(&t.dest, &t.src).await?;
             let result = self.create_reversal(rev, &t).await?;
             let is_ours = !matches!(result, CreateResult::Taken);
-            self.reverse_step(report, rev, "reverse: create reversal", &index, rev, result);
+            self.reverse_step(report, rev, CREATE_STEP, &index, rev, result);
             if !is_ours {
                 return refuse(ReverseRefusal::IdTaken(rev.to_string()));
             }
         }
-        if linked.is_none() {
+        if link {
             if !spend() {
                 return crashed("linking the original");
             }
@@ -247,7 +250,7 @@ impl Protocol {
                 self.push_step(
                     report,
                     id,
-                    "reverse: link original",
+                    LINK_STEP,
                     &index,
                     id,
                     StepResult::Error(e.to_string()),
@@ -273,7 +276,7 @@ impl Protocol {
         self.push_step(
             report,
             id,
-            "reverse: link original",
+            LINK_STEP,
             &index,
             id,
             StepResult::from(&outcome),
@@ -321,18 +324,7 @@ impl Protocol {
                 "refused before the first write: {c}"
             )));
         }
-        let doc: Map<String, Value> = json!({
-            "src_acct": t.dest,
-            "dest_acct": t.src,
-            "amount": t.amount,
-            "transaction_state": "created",
-            "creation_time": times.creation.stamp(now),
-            "modification_time": times.modification.stamp(now),
-            REVERSES: t.id,
-        })
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
+        let doc = plan::source(t, times.creation.stamp(now), times.modification.stamp(now));
         Ok(match self.exec.create(index, rev, &doc).await? {
             Created::Created => CreateResult::Created,
             Created::Exists { doc: d, .. } if is_reversal_of(&d.source, rev, t) => {
@@ -396,6 +388,7 @@ enum CreateResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn map(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()

@@ -1,0 +1,146 @@
+//! A bulk act previewed for an operator to confirm, or printed by
+//! `--dry-run`: its selection resolved, then each selected transaction
+//! re-read with its accounts and locks and planned by the one builder
+//! ([`Plan::on_transaction`], with the checks an unforced run makes), so
+//! the dashboard's bulk dialog and `rollback`/`recover --ids-from …
+//! --dry-run` show the same plan: the same refusals, the same counts
+//! ([`Plan::verdicts`]).
+
+use super::build::unforced_checks;
+use super::bulk::BulkAct;
+use super::plan::{Plan, PlanStep};
+use super::refusal::ActRefusal;
+use super::selection::LeftOut;
+use crate::error::Result;
+use crate::protocol::{Protocol, TxnState};
+use futures::StreamExt;
+use std::collections::BTreeMap;
+
+/// Transactions re-read at once for a bulk preview.
+const READ_CONCURRENCY: usize = 8;
+
+impl BulkAct {
+    /// The plan ([`BulkAct::plan`]) with each selected transaction's own
+    /// plan on its documents as re-read ([`Plan::items`], in selection
+    /// order); a transaction gone since the selection read it is left out
+    /// ("no longer exists"). A read that fails is an error (nothing can be
+    /// confirmed on it).
+    pub(super) async fn preview(&self, p: &Protocol) -> Result<Plan> {
+        let mut plan = self.plan(p).await?;
+        p.sync_clock().await;
+        let ids = plan.transactions.clone();
+        let details: Vec<_> = futures::stream::iter(ids)
+            .map(|id| async move { (id.clone(), p.transaction_detail(&id).await) })
+            .buffered(READ_CONCURRENCY)
+            .collect()
+            .await;
+        let mut gone = Vec::new();
+        for (id, detail) in details {
+            match detail? {
+                Some(d) => {
+                    let checked = unforced_checks(p, &d.txn);
+                    plan.items
+                        .push(Plan::on_transaction(Some(self.procedure), d, checked));
+                }
+                None => gone.push(id),
+            }
+        }
+        if !gone.is_empty() {
+            plan.transactions.retain(|t| !gone.contains(t));
+            plan.steps
+                .retain(|s| !matches!(s, PlanStep::Item { txn, .. } if gone.contains(txn)));
+            if let Some(s) = plan.selected.as_mut() {
+                s.transactions.retain(|t| !gone.contains(&t.id));
+                s.left_out.extend(gone.into_iter().map(|txn| LeftOut {
+                    txn,
+                    why: "no longer exists".into(),
+                }));
+            }
+        }
+        Ok(plan)
+    }
+}
+
+/// What one transaction's plan would do if run unforced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Would {
+    /// Run: it writes something.
+    Run,
+    /// Nothing: already terminal, or no lock to release.
+    NothingToDo,
+    /// Be refused, and why (a bulk act never forces).
+    Refused(ActRefusal),
+}
+
+impl Plan {
+    /// What this plan of one transaction would do run unforced: refused
+    /// first (its refusal), else run when it runs a procedure's step or
+    /// releases the locks a transaction holds, else nothing to do.
+    pub fn would(&self) -> Would {
+        if let Some(r) = &self.refusal {
+            return Would::Refused(r.clone());
+        }
+        let releases =
+            !self.lock_releases.is_empty() && self.steps.contains(&PlanStep::ReleaseLocksOf);
+        if self.runs_a_procedure() || releases {
+            Would::Run
+        } else {
+            Would::NothingToDo
+        }
+    }
+
+    /// A previewed bulk plan by what each transaction would do: what the
+    /// dialog lists and `--dry-run` counts.
+    pub fn verdicts(&self) -> Verdicts {
+        let mut v = Verdicts {
+            left_out: self
+                .selected
+                .as_ref()
+                .map(|s| s.left_out.clone())
+                .unwrap_or_default(),
+            ..Verdicts::default()
+        };
+        for item in &self.items {
+            let id = item.transactions.first().cloned().unwrap_or_default();
+            match item.would() {
+                Would::Refused(r) => v.refused.entry(r.kind()).or_default().push(id),
+                Would::NothingToDo => v.nothing_to_do.push(id),
+                Would::Run => {
+                    *v.by_state.entry(item.state()).or_default() += 1;
+                    for (acct, delta) in &item.balance_change {
+                        *v.balance_effect.entry(acct.clone()).or_default() += delta;
+                    }
+                    v.run.push(id);
+                }
+            }
+        }
+        v.balance_effect.retain(|_, d| *d != 0);
+        v
+    }
+
+    /// The state of the transaction a plan on its documents was judged on.
+    pub fn state(&self) -> Option<TxnState> {
+        match &self.documents {
+            Some(super::Documents::Transaction(d)) => d.txn.state.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// A previewed bulk plan's transactions by what each would do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdicts {
+    /// The ids that would run, in selection order.
+    pub run: Vec<String>,
+    /// The ids with nothing to do.
+    pub nothing_to_do: Vec<String>,
+    /// The ids that would be refused, by the refusal's kind
+    /// ([`ActRefusal::kind`]).
+    pub refused: BTreeMap<String, Vec<String>>,
+    /// The ids the selection named but leaves out, with why.
+    pub left_out: Vec<LeftOut>,
+    /// The runs by the state they were re-read in.
+    pub by_state: BTreeMap<Option<TxnState>, usize>,
+    /// The balance change of the runs per account (non-zero only).
+    pub balance_effect: BTreeMap<String, i64>,
+}

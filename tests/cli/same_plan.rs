@@ -1,0 +1,120 @@
+//! The dashboard's bulk dialog shows exactly the plan `rollback`/`recover
+//! --ids-from FILE --dry-run` prints for the same ids: the same ids would
+//! run, the same refusals (by kind, with their ids), the same ids left out,
+//! the same balance effect. The dialog's plan is the one bulk act's,
+//! previewed by the protocol (`task::bulk_preview`, what R/F on the marked
+//! rows asks for), derived as the dialog shows it (`bulk::plan_of`).
+
+use super::World;
+use estx::dashboard::dialog::BulkPlan;
+use estx::dashboard::event::Action;
+use estx::dashboard::{bulk, task};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A plan as both front ends can state it: the ids that would run; the
+/// ids refused, and how many per kind of refusal; the ids with nothing to
+/// do; the ids left out, by why; the balance effect per account.
+#[derive(Debug, PartialEq)]
+struct Stated {
+    runs: Vec<String>,
+    refused: BTreeSet<String>,
+    refused_by_kind: BTreeMap<String, usize>,
+    nothing_to_do: Vec<String>,
+    left_out: BTreeMap<String, Vec<String>>,
+    effect: BTreeMap<String, i64>,
+}
+
+/// What `--dry-run --json` printed.
+fn of_dry_run(v: &Value) -> Stated {
+    let mut s = Stated {
+        runs: Vec::new(),
+        refused: BTreeSet::new(),
+        refused_by_kind: serde_json::from_value(v["summary"]["refused"].clone()).unwrap(),
+        nothing_to_do: Vec::new(),
+        left_out: BTreeMap::new(),
+        effect: serde_json::from_value(v["summary"]["balance_effect"].clone()).unwrap(),
+    };
+    for row in v["plan"].as_array().unwrap() {
+        let id = row["txn"].as_str().unwrap().to_string();
+        match row["would"].as_str().unwrap() {
+            "refused" => drop(s.refused.insert(id)),
+            "nothing_to_do" => s.nothing_to_do.push(id),
+            _ => s.runs.push(id),
+        }
+    }
+    for l in v["left_out"].as_array().unwrap() {
+        let why = l["verdict"]["message"].as_str().unwrap().to_string();
+        s.left_out
+            .entry(why)
+            .or_default()
+            .push(l["txn"].as_str().unwrap().into());
+    }
+    s
+}
+
+/// What the dialog shows (its groups: "refused: KIND", "nothing to do",
+/// the selection's why).
+fn of_dialog(d: &BulkPlan) -> Stated {
+    let mut s = Stated {
+        runs: d.runs.iter().map(|r| r.target.clone()).collect(),
+        refused: BTreeSet::new(),
+        refused_by_kind: BTreeMap::new(),
+        nothing_to_do: Vec::new(),
+        left_out: BTreeMap::new(),
+        effect: d.effect.clone(),
+    };
+    for (why, ids) in &d.left_out {
+        if let Some(kind) = why.strip_prefix("refused: ") {
+            s.refused.extend(ids.iter().cloned());
+            s.refused_by_kind.insert(kind.to_string(), ids.len());
+        } else if why == "nothing to do" {
+            s.nothing_to_do = ids.clone();
+        } else {
+            s.left_out.insert(why.clone(), ids.clone());
+        }
+    }
+    s
+}
+
+#[test]
+fn the_bulk_dialog_shows_the_plan_the_dry_run_prints() {
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    w.stage("t1", "A", "B", 100, 2); // pending, old: both run
+    w.backdate("t1", 10);
+    w.stage("t2", "C", "D", 40, 4); // committed, old: rollback refused
+    w.backdate("t2", 10);
+    w.stage("t3", "A", "C", 7, 2); // pending, new: refused unforced
+    w.refresh();
+    let ids = ["t-none", "t1", "t2", "t3"];
+    let file = w.g.log.with_file_name("ids.txt");
+    std::fs::write(&file, ids.join("\n")).unwrap();
+    let path = file.display().to_string();
+    let marks: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+    for (action, cmd) in [(Action::Rollback, "rollback"), (Action::Recover, "recover")] {
+        let out = w.run(&[cmd, "--ids-from", &path, "--dry-run", "--json"]);
+        out.code(1);
+        let cli = of_dry_run(&out.json());
+        let plan = w
+            .block(task::bulk_preview(&w.proto, action, marks.clone()))
+            .unwrap();
+        let dialog = bulk::plan_of(action, &plan);
+        assert_eq!(of_dialog(&dialog), cli, "{cmd}");
+        // Every marked id is either run or left out, with why.
+        let named = dialog.runs.len() + dialog.left_out.values().map(Vec::len).sum::<usize>();
+        assert_eq!(named, ids.len(), "{cmd}: {dialog:?}");
+        let recent = &dialog.left_out["refused: modified within the recovery window"];
+        assert_eq!(recent, &["t3"], "{cmd}: {dialog:?}");
+        let runs = match action {
+            Action::Rollback => vec!["t1"],
+            _ => vec!["t1", "t2"],
+        };
+        assert_eq!(cli.runs, runs, "{cmd}");
+    }
+    // Nothing was written by either preview.
+    assert_eq!(w.state("t1"), "pending");
+    assert!(w.audit_records().is_empty());
+}
