@@ -24,6 +24,7 @@ impl App {
         let mut v = View::default();
         if let Some(snap) = &self.snapshot {
             v.rows = self.filtered_rows(snap);
+            v.page = self.table_page().cloned();
             v.marks = marked_rows(&self.marks, snap, &v.rows);
             v.attention = self.attention(snap);
             v.cursor = self.selected.as_ref().and_then(|id| {
@@ -107,6 +108,10 @@ impl App {
         }
     }
 
+    /// The loaded rows the filter keeps, sorted: the cluster already ran
+    /// the filter for the page it answers (the same conditions: a row it
+    /// returns passes here); until the page asked for arrives, the rows
+    /// loaded before are narrowed on screen.
     fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
         let needle = self.filter.to_lowercase();
         let txns = &snap.transactions;

@@ -115,7 +115,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                 requests.extend(update::update(&mut app, ev));
             }
             for io in requests {
-                tasks.start(io, &app);
+                tasks.start(io);
             }
             if app.should_quit {
                 break;

@@ -6,7 +6,7 @@
 
 use super::event::{Event, PollFailure};
 use crate::error::Error;
-use crate::protocol::transaction::TxnState;
+use crate::protocol::read::TableFilter;
 use crate::protocol::Protocol;
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
@@ -21,9 +21,9 @@ pub enum PollControl {
     Pause(bool),
     /// New interval.
     Interval(Duration),
-    /// Also list this terminal state's transactions (the state filter in
-    /// force), or only those in flight; polls at once.
-    Listing(Option<TxnState>),
+    /// List this page of the table's filter (run by the cluster over every
+    /// document); polls at once.
+    Listing(TableFilter),
 }
 
 /// Longest wait between retries after failures.
@@ -59,13 +59,13 @@ pub async fn run(
     let mut backoff: Option<Duration> = None;
     let mut blocked = false;
     let mut due = Some(Instant::now());
-    let mut listing: Option<TxnState> = None;
+    let mut listing = TableFilter::default();
     loop {
         if due.is_some_and(|d| d <= Instant::now()) {
             if events.send(Event::PollStarted).is_err() {
                 return;
             }
-            let result = proto.poll_snapshot_listing(cap, listing.as_ref()).await;
+            let result = proto.poll_snapshot_listing(cap, &listing).await;
             let event = match result {
                 Ok(s) => {
                     backoff = None;
@@ -111,8 +111,8 @@ pub async fn run(
                     paused = p;
                     due = if p || blocked { None } else { Some(Instant::now()) };
                 }
-                Some(PollControl::Listing(state)) => {
-                    listing = state;
+                Some(PollControl::Listing(table)) => {
+                    listing = table;
                     if !blocked {
                         due = Some(Instant::now());
                     }

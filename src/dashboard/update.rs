@@ -27,12 +27,16 @@ pub const INTERVAL_RANGE: (Duration, Duration) = (Duration::from_secs(1), Durati
 pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
     let tick = matches!(event, Event::Tick(_));
     let mut cmds = apply(app, event);
-    // The poll lists only transactions in flight unless told to list the
-    // terminal state the filter is on too.
-    let terminal = app.state_filter().filter(|s| s.is_terminal()).cloned();
-    if terminal != app.listing {
-        app.listing = terminal.clone();
-        cmds.push(IoRequest::SetListing(terminal));
+    // The cluster runs the table's filter: a changed filter starts at its
+    // first page, and its rows come with the next poll (asked at once).
+    if !app.table_filter().same_rows(&app.listing) {
+        app.page = 0;
+    }
+    let wanted = app.table_filter();
+    if wanted != app.listing {
+        app.listing = wanted.clone();
+        app.select_on_arrival = true;
+        cmds.push(IoRequest::SetListing(wanted));
     }
     if !tick {
         app.refresh_view();
@@ -212,6 +216,11 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     if app.selected.is_none() {
         app.refresh_view();
         app.select_index(0);
+    } else if app.select_on_arrival && app.table_page().is_some() {
+        // The rows of a filter or page the operator asked for: the
+        // selection follows them as it follows a filter typed.
+        app.select_on_arrival = false;
+        super::follow::keep_selection_visible(app);
     }
 }
 
@@ -381,6 +390,7 @@ fn on_view_op(app: &mut App, op: Op) {
             app.old_only = !app.old_only;
             super::follow::keep_selection_visible(app);
         }
+        Op::NextPage | Op::PrevPage => super::follow::turn_page(app, op == Op::NextPage),
         Op::Sort => app.cycle_sort(),
         Op::Reverse => app.sort_desc = !app.sort_desc,
         _ => {}
@@ -444,13 +454,10 @@ fn on_poll_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         }
         Op::Slower => change_interval(app, 1),
         Op::Faster => change_interval(app, -1),
-        Op::Export => match &app.snapshot {
-            Some(s) => vec![IoRequest::Export(s.taken_at)],
-            None => {
-                app.push_log(LogLevel::Info, "nothing to export before the first poll");
-                vec![]
-            }
-        },
+        Op::Export => {
+            app.push_log(LogLevel::Info, "exporting every match of the filter…");
+            vec![IoRequest::Export(app.table_filter().first_page())]
+        }
         _ => vec![],
     }
 }

@@ -29,4 +29,5 @@ mod bulk;
 mod filter_then_act;
 mod looking;
 mod reverse;
+mod search;
 mod session;

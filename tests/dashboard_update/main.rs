@@ -43,7 +43,12 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         health: Some("green".into()),
         state_counts: vec![],
         in_flight_total: txns.len() as u64,
-        terminal: None,
+        table: estx::protocol::read::TablePage {
+            filter: Default::default(),
+            listed: txns.len(),
+            total: txns.len() as u64,
+            page_size: 500,
+        },
         transactions: txns,
         accounts,
         locks: vec![],
@@ -908,6 +913,7 @@ mod bulk;
 mod marks;
 mod navigation;
 mod overlays;
+mod paging;
 mod reloading;
 mod reverse;
 mod targets;
