@@ -12,7 +12,7 @@ use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
 use crate::protocol::read::poll::Snapshot;
-use crate::protocol::read::{TableFilter, TablePage};
+use crate::protocol::read::{Group, Groups, TableFilter, TablePage};
 use crate::protocol::trail::Record;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::TransactionDetail;
@@ -230,6 +230,12 @@ pub struct App {
     /// The page of the table's filter the poller was told to list
     /// ([`App::table_filter`] as last sent).
     pub listing: TableFilter,
+    /// The stuck transactions by cause, as last counted (`c`).
+    pub groups: Load<Groups>,
+    /// The selected group in that view.
+    pub group_cursor: usize,
+    /// The group opened from it: part of the table's filter until `Esc`.
+    pub group: Option<Group>,
     /// The page of the table shown (0 first; a new filter starts at 0).
     pub page: usize,
     /// The listing changed: when its rows arrive, a selection they do not
@@ -289,6 +295,9 @@ impl App {
             filter: String::new(),
             state_filter: None,
             listing: TableFilter::default(),
+            groups: Load::Idle,
+            group_cursor: 0,
+            group: None,
             page: 0,
             select_on_arrival: false,
             sort: SortKey::Age,
@@ -325,14 +334,16 @@ impl App {
     /// What the table shows, as the query the cluster runs: the text, the
     /// state, the urgency toggles and the page.
     pub fn table_filter(&self) -> TableFilter {
-        TableFilter {
-            text: self.filter.trim().to_string(),
-            state: self.state_filter.clone(),
-            stuck_only: self.stuck_only,
-            old_only: self.old_only,
-            page: self.page,
-            ..TableFilter::default()
+        let group = self.group.as_ref().map(|g| g.filter.clone());
+        let mut f = group.unwrap_or_default();
+        f.text = self.filter.trim().to_string();
+        if self.state_filter.is_some() {
+            f.state = self.state_filter.clone();
         }
+        f.stuck_only |= self.stuck_only;
+        f.old_only |= self.old_only;
+        f.page = self.page;
+        f
     }
 
     /// The snapshot's page, when it answers the filter and page in force

@@ -115,13 +115,11 @@ impl App {
     fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
         let needle = self.filter.to_lowercase();
         let txns = &snap.transactions;
+        let (filter, s) = (self.table_filter(), &self.settings);
         let mut rows: Vec<usize> = (0..txns.len())
             .filter(|&i| {
                 let t = &txns[i];
-                self.state_filter()
-                    .is_none_or(|s| t.state.as_ref() == Some(s))
-                    && (!self.stuck_only || self.is_stuck(t))
-                    && (!self.old_only || self.needs_investigation(t))
+                filter.keeps_with(t, self.now, s.recovery_window, s.investigate_after)
                     && matches_text(t, &needle)
             })
             .collect();

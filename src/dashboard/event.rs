@@ -262,6 +262,8 @@ pub enum Event {
         /// was its own act).
         summary: String,
     },
+    /// The stuck transactions were counted by cause (`c`).
+    Grouped(Result<Box<crate::protocol::read::Groups>, String>),
     /// The table was exported: the file and its row count, or why not.
     Exported(Result<(String, usize), String>),
     /// The audit trail's records of a transaction were read.
@@ -301,6 +303,8 @@ pub enum IoRequest {
     RunBulk(Vec<Run>),
     /// Start no new bulk item.
     StopBulk,
+    /// Count the stuck transactions by cause.
+    LoadGroups,
     /// Export every transaction matching the table's filter (every page,
     /// read by the cluster), as of the time it is read.
     Export(crate::protocol::read::TableFilter),

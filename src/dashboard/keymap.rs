@@ -40,6 +40,8 @@ pub enum Op {
     StuckOnly,
     /// Only transactions older than `--investigate-after`.
     OldOnly,
+    /// The stuck transactions by cause.
+    Groups,
     /// The next page of the filter's matches.
     NextPage,
     /// The previous page.
@@ -300,6 +302,14 @@ pub const MAIN: &[Binding<Op>] = &[
         "X",
         "over investigate-after",
         None,
+        Look,
+    ),
+    b(
+        Op::Groups,
+        &[KeyCode::Char('c')],
+        "c",
+        "stuck by cause (Enter opens a group)",
+        Some((3, "causes")),
         Look,
     ),
     b(

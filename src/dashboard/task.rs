@@ -76,6 +76,14 @@ impl Tasks {
             IoRequest::LookUp(id) => spawn_lookup(proto, id, tx),
             IoRequest::Run(run) => spawn_action(proto, run, tx),
             IoRequest::Audit => spawn_audit(proto, self.expect_total, tx),
+            IoRequest::LoadGroups => {
+                tokio::spawn(async move {
+                    let groups = proto.stuck_groups().await;
+                    let _ = tx.send(Event::Grouped(
+                        groups.map(Box::new).map_err(|e| e.to_string()),
+                    ));
+                });
+            }
             IoRequest::LoadHistory(id) => spawn_history(proto, id, tx),
             IoRequest::LoadBulkPreview(action, ids) => spawn_bulk_preview(proto, action, ids, tx),
             IoRequest::RunBulk(runs) => {

@@ -105,6 +105,12 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             audited(app, report);
             vec![]
         }
+        Event::Grouped(groups) => {
+            app.groups = Load::of(groups.map(|g| *g));
+            let n = app.groups.value().map_or(0, |g| g.groups.len());
+            app.group_cursor = app.group_cursor.min(n.saturating_sub(1));
+            vec![]
+        }
         other => on_task_event(app, other),
     }
 }
@@ -283,6 +289,8 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
             on_lookup_key(app, key.code);
             vec![]
         }
+        Some(OverlayKind::Groups) => keymap::lookup(keymap::MAIN, key.code)
+            .map_or_else(Vec::new, |op| super::groups::on_groups_op(app, op)),
         Some(OverlayKind::Audit) => keymap::lookup(keymap::MAIN, key.code)
             .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
         None => keymap::lookup(keymap::MAIN, key.code).map_or_else(Vec::new, |op| on_op(app, op)),
@@ -344,6 +352,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Open => open_focused(app),
         Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
         Op::Back => back(app),
+        Op::Groups => return super::groups::open(app),
         Op::Refresh | Op::Pause | Op::Slower | Op::Faster | Op::Export => {
             return on_poll_op(app, op)
         }
@@ -429,6 +438,8 @@ fn back(app: &mut App) {
         };
     } else if app.filter_before_drill.is_some() {
         super::drill::restore_filter(app);
+    } else if app.filter.is_empty() {
+        app.group = None;
     } else {
         app.filter.clear();
     }

@@ -204,3 +204,44 @@ fn the_paged_title_says_the_total_and_the_page() {
     assert!(s.contains("of 5,912 · page 2/12"), "{s}");
     assert_snapshot!("paged_title_100x30", s);
 }
+
+/// The stuck transactions by cause (`c`): each grouping under its heading
+/// with counts and bars, the selected group highlighted, and a grouping
+/// the mapping cannot aggregate named, not silently missing.
+#[test]
+fn the_view_by_cause() {
+    use estx::dashboard::load::Load;
+    use estx::dashboard::overlay::Overlay;
+    use estx::protocol::read::{Group, GroupKind, Groups, TableFilter};
+    let mut a = app();
+    let g = |kind, label: &str, count| Group {
+        kind,
+        label: label.into(),
+        count,
+        filter: TableFilter::default(),
+    };
+    a.groups = Load::Loaded(Groups {
+        stuck: 6_000,
+        groups: vec![
+            g(GroupKind::StateAge, "pending · 1h–6h", 4_200),
+            g(GroupKind::StateAge, "committed · 1h–6h", 1_790),
+            g(GroupKind::StateAge, "created · under 1h", 10),
+            g(GroupKind::Process, "worker-7", 5_400),
+            g(GroupKind::Account, "acct-hot", 3_000),
+            g(GroupKind::Account, "acct-0042", 12),
+            g(GroupKind::Band, "11-21 10:40–10:50", 5_990),
+            g(GroupKind::Band, "11-21 11:20–11:30", 10),
+        ],
+        unavailable: vec![
+            "lock holders: `process_id` has no exact (keyword) field to aggregate".into(),
+        ],
+    });
+    a.group_cursor = 3;
+    a.overlays.open(Overlay::Groups);
+    a.refresh_view();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("stuck by cause: 6000 stuck"), "{s}");
+    assert!(s.contains("▶ worker-7"), "{s}");
+    assert!(s.contains("not grouped: lock holders"), "{s}");
+    assert_snapshot!("by_cause_100x30", s);
+}

@@ -910,6 +910,7 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
 }
 
 mod bulk;
+mod groups;
 mod marks;
 mod navigation;
 mod overlays;

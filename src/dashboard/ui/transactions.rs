@@ -107,6 +107,7 @@ fn empty_text(app: &App, snap: &Snapshot) -> String {
     } else if let Some(s) = app.state_filter().filter(|s| s.is_terminal()) {
         format!("no {s} transaction")
     } else if !app.filter.is_empty()
+        || app.group.is_some()
         || app.state_filter().is_some()
         || app.stuck_only
         || app.old_only
@@ -237,6 +238,12 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
                 Style::new().fg(WARN).add_modifier(Modifier::BOLD),
             ));
         }
+    }
+    if let Some(g) = &app.group {
+        spans.push(Span::styled(
+            format!("· group {} (Esc closes) ", g.label),
+            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+        ));
     }
     if let Some(s) = app.state_filter() {
         // A terminal state's pages run newest first.

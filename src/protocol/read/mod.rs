@@ -14,6 +14,7 @@ pub mod coverage;
 pub mod discovery;
 pub mod doctor;
 pub mod fetch;
+pub mod groups;
 pub mod locks;
 pub mod poll;
 pub mod progress;
@@ -30,6 +31,7 @@ pub mod writes;
 
 pub use coverage::Coverage;
 pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
+pub use groups::{Group, GroupKind, Groups};
 pub use locks::LockListing;
 pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount};
 pub use progress::{account_progress, AccountProgress};

@@ -8,6 +8,7 @@
 use super::discovery::{Fields, ResolvedField};
 use crate::protocol::schema::Schema;
 use crate::protocol::transaction::TxnState;
+use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -100,6 +101,14 @@ impl<'a> Queries<'a> {
             range["lte"] = json!(format!("now-{}s", min.as_secs()));
         }
         Some(json!({"range": {self.fields.modification_time.query_name(): range}}))
+    }
+
+    /// Last modified at or after `start` and before `end` (epoch
+    /// milliseconds, so whatever format the mapping gives the dates).
+    pub fn modified_in(&self, start: DateTime<Utc>, end: DateTime<Utc>) -> Value {
+        json!({"range": {self.fields.modification_time.query_name(): {
+            "gte": start.timestamp_millis(), "lt": end.timestamp_millis(),
+            "format": "epoch_millis"}}})
     }
 
     /// Transactions whose source or destination account contains `text`

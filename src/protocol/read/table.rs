@@ -45,6 +45,10 @@ pub struct TableFilter {
     pub age: Option<AgeRange>,
     /// Only these transaction ids (a group of lock holders, say).
     pub ids: Option<Vec<String>>,
+    /// Only transactions naming this account (source or destination).
+    pub account: Option<String>,
+    /// Only transactions last modified in `[start, end)` (a band).
+    pub modified: Option<(DateTime<Utc>, DateTime<Utc>)>,
     /// Which page (0 first).
     pub page: usize,
 }
@@ -83,6 +87,12 @@ impl TableFilter {
         }
         if let Some(ids) = &self.ids {
             filter.push(json!({"ids": {"values": ids}}));
+        }
+        if let Some(a) = &self.account {
+            filter.push(q.naming_accounts(std::slice::from_ref(a)));
+        }
+        if let Some((start, end)) = self.modified {
+            filter.push(q.modified_in(start, end));
         }
         if let Some([stuck, investigate]) = super::rules::urgency_count_queries(q, fields, config) {
             if self.stuck_only {
@@ -146,8 +156,33 @@ impl TableFilter {
     /// Whether `t` passes the conditions the cluster could not judge (ages,
     /// where the mapping cannot compare dates), at `now`.
     pub fn keeps(&self, t: &Transaction, now: DateTime<Utc>, config: &ProtocolConfig) -> bool {
-        let u = super::rules::urgency(t, now, config);
-        (!self.stuck_only || u.is_stuck())
+        self.keeps_with(t, now, config.recovery_window, config.investigate_after)
+    }
+
+    /// Whether `t` passes every condition but the text, judged here on the
+    /// document (with the two windows given directly): the rows already
+    /// loaded are narrowed with it until the cluster's page arrives, and a
+    /// row the cluster returns always passes it.
+    pub fn keeps_with(
+        &self,
+        t: &Transaction,
+        now: DateTime<Utc>,
+        recovery_window: Duration,
+        investigate_after: Duration,
+    ) -> bool {
+        let u = super::rules::urgency_with(t, now, recovery_window, investigate_after);
+        let state_ok = match &self.state {
+            Some(s) => t.state.as_ref() == Some(s),
+            None => true,
+        };
+        let names = |a: &String| t.src.as_ref() == Some(a) || t.dest.as_ref() == Some(a);
+        state_ok
+            && self.ids.as_ref().is_none_or(|ids| ids.contains(&t.id))
+            && self.account.as_ref().is_none_or(names)
+            && self.modified.is_none_or(|(start, end)| {
+                t.modification_time.is_some_and(|m| m >= start && m < end)
+            })
+            && (!self.stuck_only || u.is_stuck())
             && (!self.old_only || u.needs_investigation())
             && self.age.is_none_or(|a| {
                 a.min.is_none_or(|m| super::rules::is_older_than(t, now, m))
