@@ -18,7 +18,7 @@ fn a_group_opened_from_the_causes_view_is_rolled_back_in_bulk() {
     // one further on (`committed`) from the same outage.
     let staged: Vec<_> = ["g1", "g2", "g3"]
         .into_iter()
-        .map(|tag| w.stage(tag, 2, false, Some(90)))
+        .map(|tag| w.stage(tag, 2, true, Some(90)))
         .collect();
     let other = w.stage("gother", 4, false, Some(90));
     w.refresh();
@@ -34,6 +34,7 @@ fn a_group_opened_from_the_causes_view_is_rolled_back_in_bulk() {
         "by modification time (outage window)",
     ]);
     assert!(view.contains("committed · 1h–6h"), "{view}");
+    assert!(view.contains("by lock holder (process)"), "{view}");
     tui.keys(&["Enter"]);
     tui.wait_for_all(&["transactions 3 of 3", "group pending · 1h–6h"]);
     tui.keys(&["*"]);
