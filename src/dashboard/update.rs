@@ -29,14 +29,10 @@ pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
     let mut cmds = apply(app, event);
     // The cluster runs the table's filter: a changed filter starts at its
     // first page, and its rows come with the next poll (asked at once).
-    if !app.table_filter().same_rows(&app.listing) {
-        app.page = 0;
-    }
-    let wanted = app.table_filter();
-    if wanted != app.listing {
-        app.listing = wanted.clone();
-        app.select_on_arrival = true;
-        cmds.push(IoRequest::SetListing(wanted));
+    // Text being typed narrows the loaded rows only; the cluster runs it
+    // once it is kept (Enter), not each prefix on the way.
+    if !app.overlays.is_open(OverlayKind::Filter) {
+        sync_listing(app, &mut cmds);
     }
     if !tick {
         app.refresh_view();
@@ -48,6 +44,20 @@ pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
         cmds.push(IoRequest::LoadHistory(id));
     }
     cmds
+}
+
+/// Asks the poller for the table's filter and page when they changed (a
+/// changed filter starting at its first page).
+fn sync_listing(app: &mut App, cmds: &mut Vec<IoRequest>) {
+    if !app.table_filter().same_rows(&app.listing) {
+        app.page = 0;
+    }
+    let wanted = app.table_filter();
+    if wanted != app.listing {
+        app.listing = wanted.clone();
+        app.select_on_arrival = true;
+        cmds.push(IoRequest::SetListing(wanted));
+    }
 }
 
 fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
