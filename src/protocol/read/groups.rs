@@ -223,6 +223,17 @@ fn state_age_groups(states: &Value, schema: &crate::protocol::schema::Schema) ->
         if ages.is_empty() {
             out.push(with(state.as_str().to_string(), count(s), None));
         }
+        // No bucket holds those with no modification time: their own group.
+        let bucketed: u64 = ages.iter().map(count).sum();
+        if !ages.is_empty() && count(s) > bucketed {
+            let mut g = with(
+                format!("{} · undated", state.as_str()),
+                count(s) - bucketed,
+                None,
+            );
+            g.filter.undated = true;
+            out.push(g);
+        }
         // Range buckets come sorted by their bounds, not as asked: by key.
         for (min, max, label) in AGE_BUCKETS {
             let Some(b) = ages.iter().find(|b| b["key"].as_str() == Some(label)) else {
@@ -331,13 +342,16 @@ mod tests {
     /// its key, never by its position.
     #[test]
     fn age_buckets_are_read_by_key_and_accounts_add_both_sides() {
-        let states = json!({"buckets": [{"key": "pending", "doc_count": 3, "ages": {"buckets": [
+        let states = json!({"buckets": [{"key": "pending", "doc_count": 4, "ages": {"buckets": [
             {"key": "over 1d", "doc_count": 0},
             {"key": "6h–1d", "doc_count": 0},
             {"key": "1h–6h", "doc_count": 3},
             {"key": "under 1h", "doc_count": 0}]}}]});
         let g = state_age_groups(&states, &Schema::default());
-        assert_eq!(g.len(), 1);
+        assert_eq!(g.len(), 2);
+        assert_eq!((g[0].label.as_str(), g[0].count), ("pending · undated", 1));
+        assert!(g[0].filter.undated);
+        let g = &g[1..];
         assert_eq!((g[0].label.as_str(), g[0].count), ("pending · 1h–6h", 3));
         let age = g[0].filter.age.expect("age");
         assert_eq!(age.min, Some(Duration::from_secs(3_600)));

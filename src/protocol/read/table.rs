@@ -49,6 +49,8 @@ pub struct TableFilter {
     pub account: Option<String>,
     /// Only transactions last modified in `[start, end)` (a band).
     pub modified: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// Only transactions with no usable modification time.
+    pub undated: bool,
     /// Which page (0 first).
     pub page: usize,
 }
@@ -93,6 +95,9 @@ impl TableFilter {
         }
         if let Some((start, end)) = self.modified {
             filter.push(q.modified_in(start, end));
+        }
+        if self.undated {
+            filter.push(q.undated());
         }
         if let Some([stuck, investigate]) = super::rules::urgency_count_queries(q, fields, config) {
             if self.stuck_only {
@@ -182,6 +187,7 @@ impl TableFilter {
             && self.modified.is_none_or(|(start, end)| {
                 t.modification_time.is_some_and(|m| m >= start && m < end)
             })
+            && (!self.undated || t.modification_time.is_none())
             && (!self.stuck_only || u.is_stuck())
             && (!self.old_only || u.needs_investigation())
             && self.age.is_none_or(|a| {
