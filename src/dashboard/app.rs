@@ -12,6 +12,7 @@ use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
 use crate::protocol::read::poll::Snapshot;
+use crate::protocol::read::{Group, Groups, TableFilter, TablePage};
 use crate::protocol::trail::Record;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::TransactionDetail;
@@ -226,9 +227,20 @@ pub struct App {
     /// The state the table shows (`None`: every state); `s` moves it on
     /// ([`next_state_filter`]).
     pub state_filter: Option<TxnState>,
-    /// The terminal state the poller was told to list too (follows the
-    /// state filter).
-    pub listing: Option<TxnState>,
+    /// The page of the table's filter the poller was told to list
+    /// ([`App::table_filter`] as last sent).
+    pub listing: TableFilter,
+    /// The stuck transactions by cause, as last counted (`c`).
+    pub groups: Load<Groups>,
+    /// The selected group in that view.
+    pub group_cursor: usize,
+    /// The group opened from it: part of the table's filter until `Esc`.
+    pub group: Option<Group>,
+    /// The page of the table shown (0 first; a new filter starts at 0).
+    pub page: usize,
+    /// The listing changed: when its rows arrive, a selection they do not
+    /// show moves to their first row (the operator moved, not the poll).
+    pub select_on_arrival: bool,
     /// Sort key.
     pub sort: SortKey,
     /// Reverse order.
@@ -282,7 +294,12 @@ impl App {
             old_only: false,
             filter: String::new(),
             state_filter: None,
-            listing: None,
+            listing: TableFilter::default(),
+            groups: Load::Idle,
+            group_cursor: 0,
+            group: None,
+            page: 0,
+            select_on_arrival: false,
             sort: SortKey::Age,
             sort_desc: false,
             overlays: Overlays::default(),
@@ -312,6 +329,30 @@ impl App {
     /// The state filter in force.
     pub fn state_filter(&self) -> Option<&TxnState> {
         self.state_filter.as_ref()
+    }
+
+    /// What the table shows, as the query the cluster runs: the text, the
+    /// state, the urgency toggles and the page.
+    pub fn table_filter(&self) -> TableFilter {
+        let group = self.group.as_ref().map(|g| g.filter.clone());
+        let mut f = group.unwrap_or_default();
+        f.text = self.filter.trim().to_string();
+        if self.state_filter.is_some() {
+            f.state = self.state_filter.clone();
+        }
+        f.stuck_only |= self.stuck_only;
+        f.old_only |= self.old_only;
+        f.page = self.page;
+        f
+    }
+
+    /// The snapshot's page, when it answers the filter and page in force
+    /// (`None` until the poll asked for them arrives).
+    pub fn table_page(&self) -> Option<&TablePage> {
+        self.snapshot
+            .as_ref()
+            .map(|s| &s.table)
+            .filter(|t| t.filter == self.listing)
     }
 
     /// The transaction rows after filter and sort (as of the last [`App::refresh_view`]).

@@ -24,6 +24,7 @@ impl App {
         let mut v = View::default();
         if let Some(snap) = &self.snapshot {
             v.rows = self.filtered_rows(snap);
+            v.page = self.table_page().cloned();
             v.marks = marked_rows(&self.marks, snap, &v.rows);
             v.attention = self.attention(snap);
             v.cursor = self.selected.as_ref().and_then(|id| {
@@ -107,16 +108,18 @@ impl App {
         }
     }
 
+    /// The loaded rows the filter keeps, sorted: the cluster already ran
+    /// the filter for the page it answers (the same conditions: a row it
+    /// returns passes here); until the page asked for arrives, the rows
+    /// loaded before are narrowed on screen.
     fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
         let needle = self.filter.to_lowercase();
         let txns = &snap.transactions;
+        let (filter, s) = (self.table_filter(), &self.settings);
         let mut rows: Vec<usize> = (0..txns.len())
             .filter(|&i| {
                 let t = &txns[i];
-                self.state_filter()
-                    .is_none_or(|s| t.state.as_ref() == Some(s))
-                    && (!self.stuck_only || self.is_stuck(t))
-                    && (!self.old_only || self.needs_investigation(t))
+                filter.keeps_with(t, self.now, s.recovery_window, s.investigate_after)
                     && matches_text(t, &needle)
             })
             .collect();

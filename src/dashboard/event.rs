@@ -297,6 +297,8 @@ pub enum Event {
         /// was its own act).
         summary: String,
     },
+    /// The stuck transactions were counted by cause (`c`).
+    Grouped(Result<Box<crate::protocol::read::Groups>, String>),
     /// The table was exported: the file and its row count, or why not.
     Exported(Result<(String, usize), String>),
     /// The audit trail's records of a transaction were read.
@@ -317,9 +319,9 @@ pub enum IoRequest {
     SetPaused(bool),
     /// Change the poll interval.
     SetInterval(Duration),
-    /// Also list this terminal state's transactions in every poll (the
-    /// state filter moved onto or off a terminal state); polls at once.
-    SetListing(Option<crate::protocol::transaction::TxnState>),
+    /// List this page of the table's filter in every poll (the filter or
+    /// the page changed); polls at once.
+    SetListing(crate::protocol::read::TableFilter),
     /// Re-read one transaction (or lock) for a confirmation dialog.
     LoadPreview(Action, String),
     /// Read one transaction by id for the detail pane.
@@ -336,7 +338,9 @@ pub enum IoRequest {
     RunBulk(Vec<Run>),
     /// Start no new bulk item.
     StopBulk,
-    /// Export the table as filtered and sorted on screen, as of the
-    /// snapshot's time.
-    Export(DateTime<Utc>),
+    /// Count the stuck transactions by cause.
+    LoadGroups,
+    /// Export every transaction matching the table's filter (every page,
+    /// read by the cluster), as of the time it is read.
+    Export(crate::protocol::read::TableFilter),
 }

@@ -1,4 +1,5 @@
-//! Export of the transaction table as filtered and sorted on screen: one CSV
+//! Export of every transaction matching the table's filter (all its pages,
+//! read by the cluster, not only the rows loaded): one CSV
 //! row per transaction with full ids and every column of the CLI's `list`
 //! rows (the protocol's [`TransactionRow`] and its one CSV writer), each stamped with
 //! the as-of time of the snapshot it came from. Written off the UI loop to
@@ -10,7 +11,10 @@
 
 use super::event::Event;
 use crate::local_files::{private_dir, state_dir_from_env};
-use crate::protocol::rows::{to_csv, TransactionRow};
+use crate::protocol::read::TableFilter;
+use crate::protocol::rows::{CsvWriter, TransactionRow};
+use crate::protocol::time::format_timestamp;
+use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
 use std::io::Write;
 use std::path::PathBuf;
@@ -30,33 +34,68 @@ pub fn file_name(as_of: DateTime<Utc>) -> String {
     )
 }
 
-/// Writes the export off the UI loop and reports where (or why not).
-pub fn spawn(rows: Vec<TransactionRow>, as_of: DateTime<Utc>, events: UnboundedSender<Event>) {
-    tokio::task::spawn_blocking(move || {
-        let result = write(&rows, as_of).map(|path| (path.display().to_string(), rows.len()));
+/// Writes the export off the UI loop: every transaction matching `table`
+/// (every page, read by the cluster), and reports where (or why not).
+pub fn spawn(proto: Protocol, table: TableFilter, events: UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        let result = export(&proto, &table).await;
         let _ = events.send(Event::Exported(result));
     });
 }
 
-fn write(rows: &[TransactionRow], as_of: DateTime<Utc>) -> Result<PathBuf, String> {
+async fn export(proto: &Protocol, table: &TableFilter) -> Result<(String, usize), String> {
+    let as_of = proto.now().await;
+    let (path, file) = create(as_of)?;
+    let config = proto.config();
+    let mut w = CsvWriter::new(std::io::BufWriter::new(file), format_timestamp(as_of));
+    let mut failed = None;
+    let mut rows = 0;
+    let summary = proto
+        .scan_table(table, |page| {
+            for t in &page {
+                if let Err(e) = w.row(&TransactionRow::of(t, as_of, config)) {
+                    failed = Some(e.to_string());
+                    return false;
+                }
+                rows += 1;
+            }
+            true
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut out = w.finish().map_err(|e| e.to_string())?;
+    out.flush()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(e) = failed {
+        return Err(format!("{}: {e}", path.display()));
+    }
+    let partial = summary
+        .coverage
+        .describe()
+        .map(|p| format!(" ({p}: rows may be missing)"))
+        .unwrap_or_default();
+    tracing::info!(path = %path.display(), rows, "exported the table's matches");
+    Ok((format!("{}{partial}", path.display()), rows))
+}
+
+/// A new private file in the export directory for an export as of `as_of`.
+fn create(as_of: DateTime<Utc>) -> Result<(PathBuf, std::fs::File), String> {
     let dir = export_dir()?;
     private_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = dir.join(file_name(as_of));
-    let mut file = std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    file.write_all(to_csv(rows, as_of).as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
     let path = std::fs::canonicalize(&path).unwrap_or(path);
-    tracing::info!(path = %path.display(), rows = rows.len(), "exported the transaction table");
-    Ok(path)
+    Ok((path, file))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::rows::to_csv;
     use crate::protocol::{ProtocolConfig, Transaction};
     use chrono::TimeZone;
 

@@ -7,7 +7,7 @@
 //! (`#`, or from its lock) stays selected: the detail names it as the
 //! target. A poll alone never moves the selection (rows are selected by id).
 
-use super::app::App;
+use super::app::{App, LogLevel};
 use super::overlay::OverlayKind;
 use crossterm::event::KeyCode;
 
@@ -57,5 +57,27 @@ pub fn keep_selection_visible(app: &mut App) {
     let pinned = app.pinned.is_some() && app.pinned == app.selected;
     if app.view.cursor.is_none() && !pinned && !app.view.rows.is_empty() {
         app.select_index(0);
+    }
+}
+
+/// `]` / `[`: the next or previous page of the filter's matches (read by
+/// the next poll, asked at once; its first row is selected when it comes).
+/// Past the last page, or the deepest one paging reaches, it says so.
+pub fn turn_page(app: &mut App, forward: bool) {
+    if !forward {
+        app.page = app.page.saturating_sub(1);
+        return;
+    }
+    match app.table_page() {
+        Some(t) if t.has_next() => app.page += 1,
+        Some(t) if t.beyond_reach() => app.push_log(
+            LogLevel::Info,
+            format!(
+                "rows past {} are not paged to: narrow the filter",
+                crate::protocol::read::table::MAX_WINDOW
+            ),
+        ),
+        Some(_) => app.push_log(LogLevel::Info, "last page"),
+        None => {}
     }
 }

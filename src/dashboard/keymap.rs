@@ -40,11 +40,17 @@ pub enum Op {
     StuckOnly,
     /// Only transactions older than `--investigate-after`.
     OldOnly,
+    /// The stuck transactions by cause.
+    Groups,
+    /// The next page of the filter's matches.
+    NextPage,
+    /// The previous page.
+    PrevPage,
     /// Cycle the sort key.
     Sort,
     /// Reverse the order.
     Reverse,
-    /// Export the table as shown (CSV).
+    /// Export every match of the table's filter (CSV).
     Export,
     /// Poll now.
     Refresh,
@@ -299,6 +305,30 @@ pub const MAIN: &[Binding<Op>] = &[
         Look,
     ),
     b(
+        Op::Groups,
+        &[KeyCode::Char('c')],
+        "c",
+        "stuck by cause (Enter opens a group)",
+        Some((3, "causes")),
+        Look,
+    ),
+    b(
+        Op::NextPage,
+        &[KeyCode::Char(']')],
+        "]",
+        "next page of matches",
+        None,
+        Look,
+    ),
+    b(
+        Op::PrevPage,
+        &[KeyCode::Char('[')],
+        "[",
+        "previous page",
+        None,
+        Look,
+    ),
+    b(
         Op::Sort,
         &[KeyCode::Char('o')],
         "o",
@@ -326,7 +356,7 @@ pub const MAIN: &[Binding<Op>] = &[
         Op::Export,
         &[KeyCode::Char('e')],
         "e",
-        "export table CSV to the state dir",
+        "export every match (CSV) to the state dir",
         Some((3, "export")),
         Look,
     ),

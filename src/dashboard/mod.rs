@@ -17,6 +17,7 @@ pub mod drill;
 pub mod event;
 pub mod export;
 pub mod follow;
+pub mod groups;
 pub mod keymap;
 pub mod layout;
 pub mod load;
@@ -114,7 +115,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                 requests.extend(update::update(&mut app, ev));
             }
             for io in requests {
-                tasks.start(io, &app);
+                tasks.start(io);
             }
             if app.should_quit {
                 break;

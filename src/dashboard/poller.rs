@@ -6,7 +6,7 @@
 
 use super::event::{Event, PollFailure};
 use crate::error::Error;
-use crate::protocol::transaction::TxnState;
+use crate::protocol::read::TableFilter;
 use crate::protocol::Protocol;
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
@@ -21,9 +21,9 @@ pub enum PollControl {
     Pause(bool),
     /// New interval.
     Interval(Duration),
-    /// Also list this terminal state's transactions (the state filter in
-    /// force), or only those in flight; polls at once.
-    Listing(Option<TxnState>),
+    /// List this page of the table's filter (run by the cluster over every
+    /// document); polls at once.
+    Listing(TableFilter),
 }
 
 /// Longest wait between retries after failures.
@@ -47,39 +47,89 @@ pub fn next_backoff(previous: Option<Duration>, interval: Duration) -> Duration 
     }
 }
 
+/// The poller's state between polls: what the controls set.
+struct Steering {
+    interval: Duration,
+    paused: bool,
+    backoff: Option<Duration>,
+    blocked: bool,
+    due: Option<Instant>,
+    listing: TableFilter,
+}
+
+impl Steering {
+    fn apply(&mut self, c: PollControl) {
+        match c {
+            PollControl::Now => {
+                self.blocked = false;
+                self.backoff = None;
+                self.due = Some(Instant::now());
+            }
+            PollControl::Pause(p) => {
+                self.paused = p;
+                self.due = if p || self.blocked {
+                    None
+                } else {
+                    Some(Instant::now())
+                };
+            }
+            PollControl::Listing(table) => {
+                self.listing = table;
+                if !self.blocked {
+                    self.due = Some(Instant::now());
+                }
+            }
+            PollControl::Interval(d) => {
+                self.interval = d;
+                if !self.paused && !self.blocked && self.backoff.is_none() {
+                    self.due = Some(Instant::now() + d);
+                }
+            }
+        }
+    }
+}
+
 /// Runs until the control channel closes.
 pub async fn run(
     proto: Protocol,
     cap: usize,
-    mut interval: Duration,
+    interval: Duration,
     events: UnboundedSender<Event>,
     mut control: UnboundedReceiver<PollControl>,
 ) {
-    let mut paused = false;
-    let mut backoff: Option<Duration> = None;
-    let mut blocked = false;
-    let mut due = Some(Instant::now());
-    let mut listing: Option<TxnState> = None;
+    let mut st = Steering {
+        interval,
+        paused: false,
+        backoff: None,
+        blocked: false,
+        due: Some(Instant::now()),
+        listing: TableFilter::default(),
+    };
     loop {
-        if due.is_some_and(|d| d <= Instant::now()) {
+        // Controls that queued up during the last poll are applied
+        // together: a filter typed key by key is polled once, as it stands.
+        while let Ok(c) = control.try_recv() {
+            st.apply(c);
+        }
+        if st.due.is_some_and(|d| d <= Instant::now()) {
             if events.send(Event::PollStarted).is_err() {
                 return;
             }
-            let result = proto.poll_snapshot_listing(cap, listing.as_ref()).await;
+            let result = proto.poll_snapshot_listing(cap, &st.listing).await;
             let event = match result {
                 Ok(s) => {
-                    backoff = None;
+                    st.backoff = None;
                     Event::Polled(Ok(Box::new(s)))
                 }
                 Err(e) => {
                     let failure = classify(&e);
                     tracing::warn!(error = %e, "poll failed");
                     if matches!(failure, PollFailure::Auth(_)) {
-                        blocked = true;
+                        st.blocked = true;
                     } else {
                         // A throttled cluster's `Retry-After` is honoured (up to the cap).
                         let asked = e.retry_after().unwrap_or_default().min(MAX_BACKOFF);
-                        backoff = Some(next_backoff(backoff, interval).max(asked));
+                        st.backoff = Some(next_backoff(st.backoff, st.interval).max(asked));
                     }
                     Event::Polled(Err(failure))
                 }
@@ -87,12 +137,13 @@ pub async fn run(
             if events.send(event).is_err() {
                 return;
             }
-            due = if blocked || (paused && backoff.is_none()) {
+            st.due = if st.blocked || (st.paused && st.backoff.is_none()) {
                 None
             } else {
-                Some(Instant::now() + backoff.unwrap_or(interval))
+                Some(Instant::now() + st.backoff.unwrap_or(st.interval))
             };
         }
+        let due = st.due;
         let sleep = async {
             match due {
                 Some(d) => tokio::time::sleep_until(d).await,
@@ -102,27 +153,7 @@ pub async fn run(
         tokio::select! {
             ctrl = control.recv() => match ctrl {
                 None => return,
-                Some(PollControl::Now) => {
-                    blocked = false;
-                    backoff = None;
-                    due = Some(Instant::now());
-                }
-                Some(PollControl::Pause(p)) => {
-                    paused = p;
-                    due = if p || blocked { None } else { Some(Instant::now()) };
-                }
-                Some(PollControl::Listing(state)) => {
-                    listing = state;
-                    if !blocked {
-                        due = Some(Instant::now());
-                    }
-                }
-                Some(PollControl::Interval(d)) => {
-                    interval = d;
-                    if !paused && !blocked && backoff.is_none() {
-                        due = Some(Instant::now() + d);
-                    }
-                }
+                Some(c) => st.apply(c),
             },
             _ = sleep => {}
         }

@@ -20,7 +20,6 @@
 //! and a confirmed run first re-reads its target and stops if it is no
 //! longer what the dialog showed.
 
-use super::app::App;
 use super::event::{
     Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, Run, BULK_CONCURRENCY,
 };
@@ -62,19 +61,26 @@ impl Tasks {
         }
     }
 
-    /// Starts what `io` asks for (`app`: the state it was asked from, for
-    /// the export's rows).
-    pub fn start(&mut self, io: IoRequest, app: &App) {
+    /// Starts what `io` asks for.
+    pub fn start(&mut self, io: IoRequest) {
         let (proto, tx) = (self.proto.clone(), self.events.clone());
         match io {
             IoRequest::PollNow => self.steer(PollControl::Now),
             IoRequest::SetPaused(p) => self.steer(PollControl::Pause(p)),
             IoRequest::SetInterval(d) => self.steer(PollControl::Interval(d)),
-            IoRequest::SetListing(state) => self.steer(PollControl::Listing(state)),
+            IoRequest::SetListing(table) => self.steer(PollControl::Listing(table)),
             IoRequest::LoadPreview(action, id) => spawn_preview(proto, action, id, tx),
             IoRequest::LookUp(id) => spawn_lookup(proto, id, tx),
             IoRequest::Run(run) => spawn_action(proto, run, tx),
             IoRequest::Audit => spawn_audit(proto, self.expect_total, tx),
+            IoRequest::LoadGroups => {
+                tokio::spawn(async move {
+                    let groups = proto.stuck_groups().await;
+                    let _ = tx.send(Event::Grouped(
+                        groups.map(Box::new).map_err(|e| e.to_string()),
+                    ));
+                });
+            }
             IoRequest::LoadHistory(id) => spawn_history(proto, id, tx),
             IoRequest::LoadBulkPreview(action, ids) => spawn_bulk_preview(proto, action, ids, tx),
             IoRequest::RunBulk(runs) => {
@@ -87,15 +93,7 @@ impl Tasks {
                     stop.stop("Esc");
                 }
             }
-            IoRequest::Export(as_of) => {
-                let config = proto.config();
-                let rows = app
-                    .visible()
-                    .iter()
-                    .map(|t| crate::protocol::rows::TransactionRow::of(t, as_of, config))
-                    .collect();
-                super::export::spawn(rows, as_of, tx);
-            }
+            IoRequest::Export(table) => super::export::spawn(proto, table, tx),
         }
     }
 

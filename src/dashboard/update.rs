@@ -27,12 +27,12 @@ pub const INTERVAL_RANGE: (Duration, Duration) = (Duration::from_secs(1), Durati
 pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
     let tick = matches!(event, Event::Tick(_));
     let mut cmds = apply(app, event);
-    // The poll lists only transactions in flight unless told to list the
-    // terminal state the filter is on too.
-    let terminal = app.state_filter().filter(|s| s.is_terminal()).cloned();
-    if terminal != app.listing {
-        app.listing = terminal.clone();
-        cmds.push(IoRequest::SetListing(terminal));
+    // The cluster runs the table's filter: a changed filter starts at its
+    // first page, and its rows come with the next poll (asked at once).
+    // Text being typed narrows the loaded rows only; the cluster runs it
+    // once it is kept (Enter), not each prefix on the way.
+    if !app.overlays.is_open(OverlayKind::Filter) {
+        sync_listing(app, &mut cmds);
     }
     if !tick {
         app.refresh_view();
@@ -44,6 +44,20 @@ pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
         cmds.push(IoRequest::LoadHistory(id));
     }
     cmds
+}
+
+/// Asks the poller for the table's filter and page when they changed (a
+/// changed filter starting at its first page).
+fn sync_listing(app: &mut App, cmds: &mut Vec<IoRequest>) {
+    if !app.table_filter().same_rows(&app.listing) {
+        app.page = 0;
+    }
+    let wanted = app.table_filter();
+    if wanted != app.listing {
+        app.listing = wanted.clone();
+        app.select_on_arrival = true;
+        cmds.push(IoRequest::SetListing(wanted));
+    }
 }
 
 fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
@@ -99,6 +113,12 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
         }
         Event::Audited(report) => {
             audited(app, report);
+            vec![]
+        }
+        Event::Grouped(groups) => {
+            app.groups = Load::of(groups.map(|g| *g));
+            let n = app.groups.value().map_or(0, |g| g.groups.len());
+            app.group_cursor = app.group_cursor.min(n.saturating_sub(1));
             vec![]
         }
         other => on_task_event(app, other),
@@ -211,6 +231,11 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     if app.selected.is_none() {
         app.refresh_view();
         app.select_index(0);
+    } else if app.select_on_arrival && app.table_page().is_some() {
+        // The rows of a filter or page the operator asked for: the
+        // selection follows them as it follows a filter typed.
+        app.select_on_arrival = false;
+        super::follow::keep_selection_visible(app);
     }
 }
 
@@ -273,6 +298,8 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
             on_lookup_key(app, key.code);
             vec![]
         }
+        Some(OverlayKind::Groups) => keymap::lookup(keymap::MAIN, key.code)
+            .map_or_else(Vec::new, |op| super::groups::on_groups_op(app, op)),
         Some(OverlayKind::Audit) => keymap::lookup(keymap::MAIN, key.code)
             .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
         None => keymap::lookup(keymap::MAIN, key.code).map_or_else(Vec::new, |op| on_op(app, op)),
@@ -334,6 +361,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Open => open_focused(app),
         Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
         Op::Back => back(app),
+        Op::Groups => return super::groups::open(app),
         Op::Refresh | Op::Pause | Op::Slower | Op::Faster | Op::Export => {
             return on_poll_op(app, op)
         }
@@ -380,6 +408,7 @@ fn on_view_op(app: &mut App, op: Op) {
             app.old_only = !app.old_only;
             super::follow::keep_selection_visible(app);
         }
+        Op::NextPage | Op::PrevPage => super::follow::turn_page(app, op == Op::NextPage),
         Op::Sort => app.cycle_sort(),
         Op::Reverse => app.sort_desc = !app.sort_desc,
         _ => {}
@@ -418,6 +447,8 @@ fn back(app: &mut App) {
         };
     } else if app.filter_before_drill.is_some() {
         super::drill::restore_filter(app);
+    } else if app.filter.is_empty() {
+        app.group = None;
     } else {
         app.filter.clear();
     }
@@ -443,13 +474,10 @@ fn on_poll_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         }
         Op::Slower => change_interval(app, 1),
         Op::Faster => change_interval(app, -1),
-        Op::Export => match &app.snapshot {
-            Some(s) => vec![IoRequest::Export(s.taken_at)],
-            None => {
-                app.push_log(LogLevel::Info, "nothing to export before the first poll");
-                vec![]
-            }
-        },
+        Op::Export => {
+            app.push_log(LogLevel::Info, "exporting every match of the filter…");
+            vec![IoRequest::Export(app.table_filter().first_page())]
+        }
         _ => vec![],
     }
 }

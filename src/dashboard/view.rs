@@ -180,6 +180,9 @@ pub struct View {
     pub attention: Attention,
     /// Indices into `snapshot.transactions`, filtered and sorted.
     pub rows: Vec<usize>,
+    /// The page of the filter's matches the rows come from, with their
+    /// total (`None` while the poll asked for that filter or page runs).
+    pub page: Option<crate::protocol::read::TablePage>,
     /// The marks, by what the table shows of them.
     pub marks: MarkedRows,
     /// Position of the selected transaction among `rows`, if it is one.

@@ -31,10 +31,10 @@ fn rollback_from_the_dashboard() {
     w.refresh();
 
     let tui = w.dashboard("rollback", &[]);
-    tui.wait_for_all(&[&pend.id, &comm.id, &new.id, "transactions 3/3"]);
+    tui.wait_for_all(&[&pend.id, &comm.id, &new.id, "transactions 3 of 3"]);
 
     filter_to(&tui, &pend.id);
-    tui.wait_for_all(&["transactions 1/3"]);
+    tui.wait_for_all(&["transactions 1 of 1"]);
     select_first(&tui, &pend.id);
     tui.keys(&["R"]);
     let title = format!("Roll back {}?", pend.id);
@@ -99,7 +99,7 @@ fn rollback_from_the_dashboard() {
         || w.refresh(),
         |s| {
             s.contains(&done)
-                && s.contains("transactions 0/2")
+                && s.contains("transactions 0 of 0")
                 && s.contains("no transaction matches the filter")
                 && s.contains("now rolled-back")
                 && s.contains(&format!("detail: {}", pend.id))
@@ -149,7 +149,7 @@ fn rollback_from_the_dashboard() {
     // A committed transaction: refused, and `y` does nothing.
     tui.keys(&["Escape"]);
     tui.wait_for("the filter cleared", |s| {
-        s.contains("transactions 2/2") && !s.contains("· /")
+        s.contains("transactions 2 of 2") && !s.contains("· /")
     });
     filter_to(&tui, &comm.id);
     // The rolled-back transaction stays selected until the operator picks a row.
@@ -215,7 +215,7 @@ fn a_recent_transaction_is_refused_by_y_and_rolled_back_only_by_force() {
     w.refresh();
 
     let tui = w.dashboard("force", &[]);
-    tui.wait_for_all(&[&live.id, "transactions 1/1"]);
+    tui.wait_for_all(&[&live.id, "transactions 1 of 1"]);
     select_first(&tui, &live.id);
     tui.keys(&["R"]);
     let title = format!("Roll back {}?", live.id);

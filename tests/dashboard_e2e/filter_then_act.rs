@@ -17,7 +17,7 @@ fn slash_id_enter_r_rolls_back_the_row_the_filter_found() {
     let found = w.stage("found", 2, false, Some(90));
     w.refresh();
     let tui = w.dashboard("filter-act", &[]);
-    tui.wait_for_all(&[&first.id, &found.id, "transactions 2/2"]);
+    tui.wait_for_all(&[&first.id, &found.id, "transactions 2 of 2"]);
     tui.wait_for_all(&[&format!("detail: {} ", first.id)]);
 
     tui.keys(&["/"]);

@@ -23,11 +23,13 @@ fn the_state_filter_lists_rolled_back_transactions_and_esc_tab_moves_on() {
     w.refresh();
 
     let tui = w.dashboard("terminal", &[]);
-    tui.wait_for_all(&[&live.id, "transactions 1/1"]);
+    tui.wait_for_all(&[&live.id, "transactions 1 of 1"]);
     // None, created, pending, committed, terminating, finished, rolled-back.
     tui.keys(&["s", "s", "s", "s", "s", "s"]);
     let screen = tui.wait_for("the rolled-back transaction listed", |s| {
-        s.contains("· state rolled-back") && s.contains(&done.id) && s.contains("transactions 1/2")
+        s.contains("· state rolled-back")
+            && s.contains(&done.id)
+            && s.contains("transactions 1 of 1")
     });
     assert!(
         !screen
@@ -66,9 +68,9 @@ fn the_export_key_writes_the_filtered_rows_where_the_log_says() {
     let home = home_dir.path().display().to_string();
     // An empty XDG_STATE_HOME counts as unset (the XDG spec): HOME decides.
     let tui = w.dashboard_with_env("export", &[], &[("XDG_STATE_HOME", ""), ("HOME", &home)]);
-    tui.wait_for_all(&[&a.id, &b.id, "transactions 2/2"]);
+    tui.wait_for_all(&[&a.id, &b.id, "transactions 2 of 2"]);
     filter_to(&tui, &a.id);
-    tui.wait_for_all(&["transactions 1/2"]);
+    tui.wait_for_all(&["transactions 1 of 1"]);
     tui.keys(&["e"]);
     tui.wait_for_all(&["exported 1 row(s) to", "estx-tui-transactions-"]);
 
@@ -103,7 +105,7 @@ fn the_export_key_writes_the_filtered_rows_where_the_log_says() {
     assert_eq!(tui.wait_exit(), 0);
     let log = std::fs::read_to_string(w.log_file()).unwrap_or_default();
     assert!(
-        log.contains("exported the transaction table") && log.contains(&name),
+        log.contains("exported the table's matches") && log.contains(&name),
         "the log file names the export:\n{log}"
     );
     eprintln!(

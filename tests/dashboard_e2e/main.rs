@@ -27,6 +27,8 @@ mod actions;
 mod audit;
 mod bulk;
 mod filter_then_act;
+mod groups;
 mod looking;
 mod reverse;
+mod search;
 mod session;

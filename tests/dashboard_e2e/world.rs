@@ -204,6 +204,26 @@ impl World {
             .unwrap();
     }
 
+    /// `n` transactions `{prefix}-{i}` stuck in `created` for an hour, all
+    /// from account `from` (bulk-indexed in chunks: cheap at thousands).
+    pub(crate) fn seed_stuck(&self, prefix: &str, n: usize, from: &str) {
+        let then = format_timestamp(Utc::now() - ChronoDuration::minutes(60));
+        let txns: Vec<(String, Value)> = (0..n)
+            .map(|i| {
+                let doc = json!({"src_acct": from, "dest_acct": format!("{prefix}-dst-{i}"),
+                    "amount": 1, "transaction_state": "created",
+                    "creation_time": then, "modification_time": then});
+                (format!("{prefix}-{i}"), doc)
+            })
+            .collect();
+        let cluster = self.proto.cluster();
+        for chunk in txns.chunks(2000) {
+            self.rt
+                .block_on(cluster.bulk_index(&self.ix.transactions, chunk))
+                .unwrap();
+        }
+    }
+
     /// Makes every write visible to search (osmem never refreshes by itself).
     pub(crate) fn refresh(&self) {
         for index in [

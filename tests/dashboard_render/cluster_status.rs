@@ -70,7 +70,7 @@ fn missing_indices() {
         state_counts: vec![],
         transactions: vec![],
         in_flight_total: 0,
-        terminal: None,
+        table: Default::default(),
         accounts: BTreeMap::new(),
         locks: vec![],
         missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],

@@ -5,7 +5,7 @@
 use crate::drawing::screen;
 use crate::fixtures::{app, lock};
 use estx::dashboard::app::{LogLevel, Pane};
-use estx::protocol::read::poll::TerminalListing;
+use estx::protocol::read::TablePage;
 use estx::protocol::TxnState;
 use serde_json::json;
 
@@ -108,9 +108,10 @@ fn the_age_sort_says_which_end_comes_first() {
 /// On a terminal state the table lists that state's newest rows, and says
 /// "newest N of M" when the poll capped them.
 #[test]
-fn a_capped_terminal_listing_says_newest_n_of_m() {
+fn a_terminal_state_pages_newest_first_with_its_total() {
     let mut a = app();
     a.state_filter = Some(TxnState::RolledBack);
+    a.listing = a.table_filter();
     let snap = a.snapshot.as_mut().unwrap();
     snap.transactions.push(crate::fixtures::txn(
         "t-undone",
@@ -120,14 +121,16 @@ fn a_capped_terminal_listing_says_newest_n_of_m() {
         json!(5),
         40,
     ));
-    snap.terminal = Some(TerminalListing {
-        state: TxnState::RolledBack,
+    snap.table = TablePage {
+        filter: a.listing.clone(),
         listed: 1,
         total: 12,
-    });
+        page_size: 500,
+    };
     a.refresh_view();
     let s = screen(&a, 100, 30);
-    assert!(s.contains("state rolled-back (newest 1 of 12)"), "{s}");
+    assert!(s.contains("1 of 12 · page 1/1"), "{s}");
+    assert!(s.contains("state rolled-back (newest first)"), "{s}");
     assert!(s.contains("t-undone"), "{s}");
 }
 
@@ -138,17 +141,22 @@ fn a_capped_terminal_listing_says_newest_n_of_m() {
 fn a_terminal_listing_not_yet_polled_says_loading() {
     let mut a = app();
     a.state_filter = Some(TxnState::Finished);
+    a.listing = a.table_filter();
     a.refresh_view();
     assert_eq!(a.state_filter(), Some(&TxnState::Finished));
     let s = screen(&a, 100, 30);
-    assert!(s.contains("· loading finished… "), "{s}");
-    assert!(s.contains("loading finished… (polling now)"), "{s}");
+    assert!(s.contains("· loading… "), "{s}");
+    assert!(
+        s.contains("loading the filter's matches… (polling now)"),
+        "{s}"
+    );
     // Once the listing of that state arrives, the title says the state.
-    a.snapshot.as_mut().unwrap().terminal = Some(TerminalListing {
-        state: TxnState::Finished,
+    a.snapshot.as_mut().unwrap().table = TablePage {
+        filter: a.listing.clone(),
         listed: 0,
         total: 0,
-    });
+        page_size: 500,
+    };
     a.refresh_view();
     let s = screen(&a, 100, 30);
     assert!(s.contains("· state finished "), "{s}");
@@ -174,4 +182,66 @@ fn pending_ids_in_the_accounts_pane_keep_their_tail() {
             .unwrap_or_else(|| panic!("{w}x{h}: no alice row:\n{s}"));
         assert!(row.contains('…') && row.contains("19b2"), "{w}x{h}: {row}");
     }
+}
+
+/// A filter run by the cluster over every document: the title says the
+/// rows shown of how many match in all, and which page of how many.
+#[test]
+fn the_paged_title_says_the_total_and_the_page() {
+    let mut a = app();
+    a.filter = "alice".into();
+    a.page = 1;
+    a.listing = a.table_filter();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.table = TablePage {
+        filter: a.listing.clone(),
+        listed: snap.transactions.len(),
+        total: 5_912,
+        page_size: 500,
+    };
+    a.refresh_view();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("of 5,912 · page 2/12"), "{s}");
+    assert_snapshot!("paged_title_100x30", s);
+}
+
+/// The stuck transactions by cause (`c`): each grouping under its heading
+/// with counts and bars, the selected group highlighted, and a grouping
+/// the mapping cannot aggregate named, not silently missing.
+#[test]
+fn the_view_by_cause() {
+    use estx::dashboard::load::Load;
+    use estx::dashboard::overlay::Overlay;
+    use estx::protocol::read::{Group, GroupKind, Groups, TableFilter};
+    let mut a = app();
+    let g = |kind, label: &str, count| Group {
+        kind,
+        label: label.into(),
+        count,
+        filter: TableFilter::default(),
+    };
+    a.groups = Load::Loaded(Groups {
+        stuck: 6_000,
+        groups: vec![
+            g(GroupKind::StateAge, "pending · 1h–6h", 4_200),
+            g(GroupKind::StateAge, "committed · 1h–6h", 1_790),
+            g(GroupKind::StateAge, "created · under 1h", 10),
+            g(GroupKind::Process, "worker-7", 5_400),
+            g(GroupKind::Account, "acct-hot", 3_000),
+            g(GroupKind::Account, "acct-0042", 12),
+            g(GroupKind::Band, "11-21 10:40–10:50", 5_990),
+            g(GroupKind::Band, "11-21 11:20–11:30", 10),
+        ],
+        unavailable: vec![
+            "lock holders: `process_id` has no exact (keyword) field to aggregate".into(),
+        ],
+    });
+    a.group_cursor = 3;
+    a.overlays.open(Overlay::Groups);
+    a.refresh_view();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("stuck by cause: 6000 stuck"), "{s}");
+    assert!(s.contains("▶ worker-7"), "{s}");
+    assert!(s.contains("not grouped: lock holders"), "{s}");
+    assert_snapshot!("by_cause_100x30", s);
 }

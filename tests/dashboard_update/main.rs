@@ -43,7 +43,12 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         health: Some("green".into()),
         state_counts: vec![],
         in_flight_total: txns.len() as u64,
-        terminal: None,
+        table: estx::protocol::read::TablePage {
+            filter: Default::default(),
+            listed: txns.len(),
+            total: txns.len() as u64,
+            page_size: 500,
+        },
         transactions: txns,
         accounts,
         locks: vec![],
@@ -905,9 +910,11 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
 }
 
 mod bulk;
+mod groups;
 mod marks;
 mod navigation;
 mod overlays;
+mod paging;
 mod reloading;
 mod reverse;
 mod targets;

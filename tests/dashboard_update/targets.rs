@@ -147,20 +147,19 @@ fn the_command_line_keeps_its_own_force_hint() {
 }
 
 #[test]
-fn a_terminal_state_filter_asks_the_poller_for_that_state() {
+fn every_state_filter_asks_the_poller_for_its_matches() {
     let mut app = app(false);
     let mut asked = Vec::new();
     for _ in 0..7 {
         for c in update(&mut app, key('s')) {
-            if let IoRequest::SetListing(s) = c {
-                asked.push(s);
+            if let IoRequest::SetListing(t) = c {
+                asked.push(t.state);
             }
         }
     }
-    assert_eq!(
-        asked,
-        vec![Some(TxnState::Finished), Some(TxnState::RolledBack), None]
-    );
+    let mut expected: Vec<Option<TxnState>> = TxnState::KNOWN.iter().cloned().map(Some).collect();
+    expected.push(None);
+    assert_eq!(asked, expected);
 }
 
 #[test]
@@ -176,11 +175,12 @@ fn a_polled_terminal_listing_fills_the_filtered_table() {
         txn("t-undone", "rolled-back", 5),
     ]);
     snap.in_flight_total = 1;
-    snap.terminal = Some(estx::protocol::read::poll::TerminalListing {
-        state: TxnState::RolledBack,
+    snap.table = estx::protocol::read::TablePage {
+        filter: app.listing.clone(),
         listed: 1,
         total: 40,
-    });
+        page_size: 500,
+    };
     update(&mut app, Event::Polled(Ok(Box::new(snap))));
     let ids: Vec<&str> = app.visible().iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, vec!["t-undone"]);

@@ -15,6 +15,7 @@ mod audit;
 mod bulk;
 mod detail;
 mod dialog;
+mod groups;
 mod header;
 mod help;
 mod keys;
@@ -90,6 +91,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     for o in app.overlays.iter() {
         match o {
             Overlay::Audit => audit::render(frame, app, area),
+            Overlay::Groups => groups::render(frame, app, area),
             Overlay::Help { .. } => help::render(frame, app, area),
             Overlay::Dialog(d) => dialog::render(frame, app, d, area),
             // Typed into the table's title and the key bar.

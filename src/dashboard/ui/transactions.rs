@@ -100,16 +100,14 @@ fn empty_text(app: &App, snap: &Snapshot) -> String {
             "index `{}` does not exist — run `estx-tui init`",
             app.settings.transactions_index
         )
+    } else if app.view.page.is_none() {
+        "loading the filter's matches… (polling now)".into()
+    } else if app.view.page.as_ref().is_some_and(|p| p.total > 0) {
+        "no listed transaction matches the filter (Esc clears the text, s cycles states)".into()
     } else if let Some(s) = app.state_filter().filter(|s| s.is_terminal()) {
-        match &snap.terminal {
-            Some(l) if &l.state == s && l.total > 0 => {
-                "no listed transaction matches the filter (Esc clears the text, s cycles states)"
-                    .into()
-            }
-            Some(l) if &l.state == s => format!("no {s} transaction"),
-            _ => format!("loading {s}… (polling now)"),
-        }
+        format!("no {s} transaction")
     } else if !app.filter.is_empty()
+        || app.group.is_some()
         || app.state_filter().is_some()
         || app.stuck_only
         || app.old_only
@@ -173,10 +171,24 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
 }
 
 fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<'static> {
+    let counts = match &app.view.page {
+        Some(p) => {
+            let reach = if p.beyond_reach() { "+" } else { "" };
+            format!(
+                " transactions {matching} of {} · page {}/{}{reach} ",
+                grouped(p.total),
+                p.filter.page + 1,
+                p.pages()
+            )
+        }
+        None => format!(
+            " transactions {matching}/{} · loading… ",
+            snap.transactions.len()
+        ),
+    };
     let mut spans = vec![
         Span::raw(format!(
-            " transactions {matching}/{} {}",
-            snap.transactions.len(),
+            "{counts}{}",
             more_hint(app.view.table_offset, on_screen, matching)
         )),
         Span::styled(
@@ -227,16 +239,18 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             ));
         }
     }
+    if let Some(g) = &app.group {
+        spans.push(Span::styled(
+            format!("· group {} (Esc closes) ", g.label),
+            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+        ));
+    }
     if let Some(s) = app.state_filter() {
-        // A terminal state's rows come with the poll the filter asked for
-        // ("loading" until then); its listing is capped: "newest N of M".
-        let listed = snap.terminal.as_ref().filter(|l| &l.state == s);
-        let text = match listed {
-            None if s.is_terminal() => format!("· loading {s}… "),
-            Some(l) if (l.listed as u64) < l.total => {
-                format!("· state {s} (newest {} of {}) ", l.listed, l.total)
-            }
-            _ => format!("· state {s} "),
+        // A terminal state's pages run newest first.
+        let text = if s.is_terminal() {
+            format!("· state {s} (newest first) ")
+        } else {
+            format!("· state {s} ")
         };
         spans.push(Span::styled(
             text,
@@ -309,4 +323,17 @@ fn table_state(t: &Transaction) -> String {
         Some(TxnState::Unknown(s)) => s.clone(),
         _ => state_text(t),
     }
+}
+
+/// `5912` as `5,912`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }

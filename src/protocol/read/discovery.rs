@@ -294,6 +294,9 @@ pub struct Fields {
     pub modification_time: ResolvedField,
     /// Lock `owner`.
     pub owner: ResolvedField,
+    /// Lock `process_id` (the dashboard groups stuck transactions by it).
+    #[serde(skip)]
+    pub lock_process: ResolvedField,
     /// Lock `created_at` (sort order of the locks pane).
     pub lock_created_at: ResolvedField,
     /// Account `pending_transactions`.
@@ -468,6 +471,7 @@ pub fn resolve_fields(schema: &Schema, t: &IndexInfo, a: &IndexInfo, l: &IndexIn
         dest: either(Field::Destination, "dest_account"),
         modification_time: t.resolve(schema.name(Field::ModificationTime)),
         owner: l.resolve(schema.name(Field::LockOwner)),
+        lock_process: l.resolve(schema.name(Field::LockProcess)),
         lock_created_at: l.resolve(schema.name(Field::LockCreated)),
         pending: a.resolve(schema.name(Field::Pending)),
         schema: schema.clone(),

@@ -15,6 +15,7 @@ pub mod discovery;
 pub mod doctor;
 mod doctor_security;
 pub mod fetch;
+pub mod groups;
 pub mod locks;
 pub mod poll;
 pub mod progress;
@@ -24,18 +25,21 @@ pub mod scan;
 pub mod schema_report;
 pub mod source_mode;
 pub mod state_counts;
+pub mod table;
 pub mod times;
 pub mod value_types;
 pub mod writes;
 
 pub use coverage::Coverage;
 pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
+pub use groups::{Group, GroupKind, Groups};
 pub use locks::LockListing;
-pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount, TerminalListing};
+pub use poll::{AccountEntry, ReadStatus, Snapshot, StateCount};
 pub use progress::{account_progress, AccountProgress};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
 pub use scan::{probe_paging, PagingReport, Scan, ScanSummary};
+pub use table::{AgeRange, TableFilter, TablePage};
 pub use times::{TimeField, TimeFields};
 
 use super::transaction::Transaction;
@@ -94,20 +98,16 @@ impl Protocol {
 
     /// The dashboard's poll, through the cached discovery.
     pub async fn poll_snapshot(&self, cap: usize) -> Result<Snapshot> {
-        self.poll_snapshot_listing(cap, None).await
+        self.poll_snapshot_listing(cap, &TableFilter::default())
+            .await
     }
 
-    /// The dashboard's poll listing, besides the transactions in flight,
-    /// the newest `cap` of the terminal state `terminal` (the state filter
-    /// in force, so the outcome of an action can be confirmed).
-    pub async fn poll_snapshot_listing(
-        &self,
-        cap: usize,
-        terminal: Option<&crate::protocol::transaction::TxnState>,
-    ) -> Result<Snapshot> {
+    /// The dashboard's poll, listing page `table.page` (of `cap` rows) of
+    /// the table's filter run over every document.
+    pub async fn poll_snapshot_listing(&self, cap: usize, table: &TableFilter) -> Result<Snapshot> {
         let d = self.discovery().await?;
         let ix = &self.config.indices;
-        poll::load_with(self.cluster(), ix, &d, cap, &self.config, terminal).await
+        poll::load_with(self.cluster(), ix, &d, cap, &self.config, table).await
     }
 
     /// Refuses (before any write) when the mappings would reject a field a
@@ -247,6 +247,29 @@ impl Protocol {
                 on_page(page)
             },
         )
+        .await
+    }
+
+    /// Every transaction matching the dashboard table's `filter` (all its
+    /// pages, from one consistent view), in the table's order, page by
+    /// page: what `e` exports.
+    pub async fn scan_table<F>(&self, filter: &TableFilter, mut on_page: F) -> Result<ScanSummary>
+    where
+        F: FnMut(Vec<Transaction>) -> bool,
+    {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let scan = scan::Scan::new(filter.query(&q, &d.fields, &self.config), filter.sort(&q));
+        let now = self.now().await;
+        let c = &self.config;
+        scan::scan(self.cluster(), &c.indices.transactions, scan, |hits| {
+            let page: Vec<Transaction> = hits
+                .iter()
+                .map(|h| Transaction::from_source(&h.id, &h.source))
+                .filter(|t| filter.keeps(t, now, c))
+                .collect();
+            on_page(page)
+        })
         .await
     }
 

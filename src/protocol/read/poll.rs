@@ -5,7 +5,8 @@
 //! field, counts by search where it does not), the stuck, needing
 //! investigation and odd transactions counted over every document (the
 //! queries `check` counts with: [`super::rules::urgency_count_queries`]),
-//! the transactions in flight,
+//! the table's page of transactions (the dashboard's filter, run over every
+//! document: [`super::table`]; by default those in flight, oldest first),
 //! the accounts with pending entries and the locks (all in one `_msearch`,
 //! with their totals, so caps are shown), one multi-get for the accounts
 //! those transactions name, and the cluster health. Documents in unknown
@@ -19,6 +20,7 @@ use super::queries::Queries;
 use super::scan::total_hits;
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, AttentionCounts, StateCount};
+use super::table::{TableFilter, TablePage};
 use crate::cluster::{ClockStatus, Cluster, HealthProbe};
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
@@ -95,15 +97,14 @@ pub struct Snapshot {
     pub health: Option<String>,
     /// Per-state counts, protocol order first, then unknown states.
     pub state_counts: Vec<StateCount>,
-    /// Transactions in flight (oldest first, undated first of all, capped)
-    /// then odd ones.
+    /// The table's page (by default those in flight, oldest first,
+    /// undated first of all), then, unfiltered, odd ones.
     pub transactions: Vec<Transaction>,
-    /// How many transactions are in flight in all (the list may be capped).
+    /// How many transactions are in flight in all.
     pub in_flight_total: u64,
-    /// The terminal state also listed (the dashboard's state filter), with
-    /// how many are in it in all: its newest rows follow the in-flight
-    /// ones in `transactions`, capped like them.
-    pub terminal: Option<TerminalListing>,
+    /// The filter and page the transactions answer, with how many match
+    /// it in all.
+    pub table: TablePage,
     /// Accounts named by the listed transactions or carrying pending entries.
     pub accounts: BTreeMap<String, AccountEntry>,
     /// Every lock (capped), oldest first.
@@ -114,18 +115,7 @@ pub struct Snapshot {
     pub read: ReadStatus,
 }
 
-/// A terminal state's transactions listed by a poll, newest first.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TerminalListing {
-    /// The state (finished or rolled-back).
-    pub state: TxnState,
-    /// Rows of it in the snapshot's `transactions`.
-    pub listed: usize,
-    /// Documents in it in all (more than `listed` when capped).
-    pub total: u64,
-}
-
-/// Most in-flight transactions one poll lists.
+/// Most transactions one poll lists (a page of the table).
 pub const DEFAULT_CAP: usize = 500;
 /// Most locks one poll lists.
 pub const LOCKS_CAP: usize = 500;
@@ -139,23 +129,22 @@ pub const PENDING_ACCOUNTS_CAP: usize = 200;
 /// uses the configured ones.
 pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
     let d = super::fetch::discover(cluster, ix, &Default::default()).await?;
-    load_with(cluster, ix, &d, cap, &ProtocolConfig::default(), None).await
+    let table = TableFilter::default();
+    load_with(cluster, ix, &d, cap, &ProtocolConfig::default(), &table).await
 }
 
-/// Loads a snapshot with queries built from `d`; `cap` bounds the listed
-/// transactions; locks are judged stale by the stuck rule under `windows`'
-/// recovery window and investigation threshold. With a terminal state in
-/// `terminal`, the newest `cap` transactions in it are listed too (in the
-/// same `_msearch`).
+/// Loads a snapshot with queries built from `d`; the transactions listed
+/// are page `table.page` (of `cap` rows) of `table`'s matches (in the same
+/// `_msearch`); locks are judged stale by the stuck rule under `windows`'
+/// recovery window and investigation threshold.
 pub async fn load_with(
     cluster: &Cluster,
     ix: &Indices,
     d: &Discovery,
     cap: usize,
     windows: &ProtocolConfig,
-    terminal: Option<&TxnState>,
+    table: &TableFilter,
 ) -> Result<Snapshot> {
-    let terminal = terminal.filter(|s| s.is_terminal());
     let started = Instant::now();
     // Health runs alongside the searches and waits at most a few seconds
     // for the master: it can never hold the poll up.
@@ -179,15 +168,24 @@ pub async fn load_with(
     // What needs an operator, counted over every document (the listing
     // is capped): the queries `check` counts with.
     let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
-    let searches = p.searches(cap, urgency.as_ref(), terminal);
+    let page = table.page_search(&q, &d.fields, windows, cap);
+    let searches = p.searches(page, urgency.as_ref());
     p.requests += 1;
     let answers = cluster.msearch(&searches).await?;
-    let a = p.answers(answers, urgency.iter().flatten().count(), terminal)?;
-    let (mut transactions, in_flight_total, terminal_listing) =
-        listed(terminal, a.in_flight.as_ref(), a.terminal_rows.as_ref())?;
+    let a = p.answers(answers, urgency.iter().flatten().count())?;
+    let (mut transactions, in_flight_total, table_page) =
+        listed(table, cap, a.in_flight.as_ref(), a.page.as_ref())?;
+    if !d.fields.ages_queryable() {
+        // The cluster could not judge ages: the page is judged here.
+        transactions.retain(|t| table.keeps(t, taken_at, windows));
+    }
     let buckets = p.state_buckets(&a, &transactions);
     let total = a.total.as_ref().map(total_hits).unwrap_or(0);
-    let state_counts = ordered(p.add_odd(buckets, total, &mut transactions).await?);
+    let odd_rows = table.is_unfiltered() && table.page == 0;
+    let state_counts = ordered(
+        p.add_odd(buckets, total, odd_rows.then_some(&mut transactions))
+            .await?,
+    );
     let (accounts, pending_accounts_total) = p
         .accounts(a.pending_accounts.as_ref(), &transactions)
         .await?;
@@ -206,7 +204,7 @@ pub async fn load_with(
         state_counts,
         transactions,
         in_flight_total,
-        terminal: terminal_listing,
+        table: table_page,
         accounts,
         locks,
         missing_indices: p.missing.into_iter().collect(),
@@ -257,6 +255,7 @@ struct Poll<'a> {
 /// (`None`: the index is missing).
 struct Answers {
     in_flight: Option<Value>,
+    page: Option<Value>,
     finished: Option<Value>,
     rolled_back: Option<Value>,
     total: Option<Value>,
@@ -264,28 +263,22 @@ struct Answers {
     pending_accounts: Option<Value>,
     locks: Option<Value>,
     attention: Option<AttentionCounts>,
-    terminal_rows: Option<Value>,
     per_state: Vec<(TxnState, u64)>,
 }
 
 impl Poll<'_> {
     /// The searches of the poll's one `_msearch`, in the order
     /// [`Self::answers`] reads them.
-    fn searches(
-        &self,
-        cap: usize,
-        urgency: Option<&[Value; 2]>,
-        terminal: Option<&TxnState>,
-    ) -> Vec<(String, Value)> {
+    fn searches(&self, page: Value, urgency: Option<&[Value; 2]>) -> Vec<(String, Value)> {
         let (ix, q) = (self.ix, &self.q);
         let count = |query: Value| json!({"size": 0, "track_total_hits": true, "query": query});
-        let mut in_flight_body = json!({"size": cap, "track_total_hits": true,
-            "query": q.in_flight(), "sort": q.oldest_first()});
+        let mut in_flight_body = count(q.in_flight());
         if self.aggregate {
             in_flight_body["aggs"] = q.by_state_aggregation();
         }
         let mut searches = vec![
             (ix.transactions.clone(), in_flight_body),
+            (ix.transactions.clone(), page),
             (ix.transactions.clone(), count(q.state_in(&["finished"]))),
             (ix.transactions.clone(), count(q.state_in(&["rolled-back"]))),
             (
@@ -310,15 +303,6 @@ impl Poll<'_> {
         for query in urgency.into_iter().flatten() {
             searches.push((ix.transactions.clone(), count(query.clone())));
         }
-        if let Some(s) = terminal {
-            let mut listing = json!({"size": cap, "track_total_hits": true,
-                "query": q.state_in(&[s.as_str()])});
-            let sort = q.newest_first();
-            if !sort.is_empty() {
-                listing["sort"] = json!(sort);
-            }
-            searches.push((ix.transactions.clone(), listing));
-        }
         if !self.aggregate {
             // No exact state field: one count per in-flight state instead.
             for s in TxnState::NON_TERMINAL_NAMES {
@@ -330,12 +314,7 @@ impl Poll<'_> {
 
     /// Reads the `_msearch` answers in the order [`Self::searches`] asked
     /// (`urgent`: how many urgency counts were asked).
-    fn answers(
-        &mut self,
-        answers: Vec<Result<Value>>,
-        urgent: usize,
-        terminal: Option<&TxnState>,
-    ) -> Result<Answers> {
+    fn answers(&mut self, answers: Vec<Result<Value>>, urgent: usize) -> Result<Answers> {
         let mut answers = answers.into_iter();
         let (coverage, missing) = (&mut self.coverage, &mut self.missing);
         let mut next = || -> Result<Option<Value>> {
@@ -355,6 +334,7 @@ impl Poll<'_> {
             }
         };
         let in_flight = next()?;
+        let page = next()?;
         let finished = next()?;
         let rolled_back = next()?;
         let total = next()?;
@@ -371,10 +351,6 @@ impl Poll<'_> {
             stuck: urgent_counts.first().copied().flatten(),
             needs_investigation: urgent_counts.get(1).copied().flatten(),
         });
-        let terminal_rows = match terminal {
-            Some(_) => next()?,
-            None => None,
-        };
         let mut per_state = Vec::new();
         if !self.aggregate {
             for s in TxnState::NON_TERMINAL_NAMES {
@@ -385,6 +361,7 @@ impl Poll<'_> {
         }
         Ok(Answers {
             in_flight,
+            page,
             finished,
             rolled_back,
             total,
@@ -392,7 +369,6 @@ impl Poll<'_> {
             pending_accounts,
             locks,
             attention,
-            terminal_rows,
             per_state,
         })
     }
@@ -437,12 +413,13 @@ impl Poll<'_> {
 
     /// Documents in unknown states or with no state: whatever the counts
     /// (`buckets`, of `total` documents) do not explain, fetched (and their
-    /// states counted) only when there are some.
+    /// states counted) only when there are some; listed after the page
+    /// in `transactions` when given.
     async fn add_odd(
         &mut self,
         mut buckets: Vec<StateCount>,
         total: u64,
-        transactions: &mut Vec<Transaction>,
+        transactions: Option<&mut Vec<Transaction>>,
     ) -> Result<Vec<StateCount>> {
         let known: u64 = buckets.iter().map(|c| c.count).sum();
         if total > known {
@@ -463,7 +440,9 @@ impl Poll<'_> {
             } else {
                 buckets.extend(count_listed(&odd_txns));
             }
-            transactions.extend(odd_txns);
+            if let Some(t) = transactions {
+                t.extend(odd_txns);
+            }
         }
         Ok(buckets)
     }
@@ -584,39 +563,32 @@ impl Poll<'_> {
     }
 }
 
-/// The listed transactions: the in-flight ones (oldest first), then the
-/// terminal state's newest when one is asked for; with the in-flight total
-/// and what the terminal listing holds.
+/// The listed transactions (the table's page), with the in-flight total
+/// and what the page holds.
 fn listed(
-    terminal: Option<&TxnState>,
+    table: &TableFilter,
+    page_size: usize,
     in_flight: Option<&Value>,
-    terminal_rows: Option<&Value>,
-) -> Result<(Vec<Transaction>, u64, Option<TerminalListing>)> {
+    page: Option<&Value>,
+) -> Result<(Vec<Transaction>, u64, TablePage)> {
+    let in_flight_total = in_flight.map(total_hits).unwrap_or(0);
     let mut transactions = Vec::new();
-    let mut in_flight_total = 0;
-    if let Some(v) = in_flight {
-        in_flight_total = total_hits(v);
+    let mut total = 0;
+    if let Some(v) = page {
+        total = total_hits(v);
         transactions.extend(
             crate::cluster::hits(v)?
                 .iter()
                 .map(|h| Transaction::from_source(&h.id, &h.source)),
         );
     }
-    let mut terminal_listing = None;
-    if let (Some(state), Some(v)) = (terminal, terminal_rows) {
-        let before = transactions.len();
-        transactions.extend(
-            crate::cluster::hits(v)?
-                .iter()
-                .map(|h| Transaction::from_source(&h.id, &h.source)),
-        );
-        terminal_listing = Some(TerminalListing {
-            state: state.clone(),
-            listed: transactions.len() - before,
-            total: total_hits(v),
-        });
-    }
-    Ok((transactions, in_flight_total, terminal_listing))
+    let table = TablePage {
+        filter: table.clone(),
+        listed: transactions.len(),
+        total,
+        page_size,
+    };
+    Ok((transactions, in_flight_total, table))
 }
 
 fn entry(src: &serde_json::Map<String, Value>) -> AccountEntry {

@@ -8,6 +8,7 @@
 use super::discovery::{Fields, ResolvedField};
 use crate::protocol::schema::Schema;
 use crate::protocol::transaction::TxnState;
+use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -83,6 +84,54 @@ impl<'a> Queries<'a> {
                 {"lte": format!("now-{}s", d.as_secs())}}},
             self.undated(),
         ], "minimum_should_match": 1}}))
+    }
+
+    /// Last modified at least `min` ago (undated too, as [`Self::older_than`])
+    /// and less than `max` ago (undated not: a band has no room for an
+    /// unknown age). `None` when the mapping cannot compare dates.
+    pub fn modified_between(&self, min: Option<Duration>, max: Option<Duration>) -> Option<Value> {
+        if !self.fields.ages_queryable() {
+            return None;
+        }
+        let Some(max) = max else {
+            return min.and_then(|m| self.older_than(m));
+        };
+        let mut range = json!({"gt": format!("now-{}s", max.as_secs())});
+        if let Some(min) = min {
+            range["lte"] = json!(format!("now-{}s", min.as_secs()));
+        }
+        Some(json!({"range": {self.fields.modification_time.query_name(): range}}))
+    }
+
+    /// Last modified at or after `start` and before `end` (epoch
+    /// milliseconds, so whatever format the mapping gives the dates).
+    pub fn modified_in(&self, start: DateTime<Utc>, end: DateTime<Utc>) -> Value {
+        json!({"range": {self.fields.modification_time.query_name(): {
+            "gte": start.timestamp_millis(), "lt": end.timestamp_millis(),
+            "format": "epoch_millis"}}})
+    }
+
+    /// Transactions whose source or destination account contains `text`
+    /// (case-insensitively where the field has an exact form, by phrase
+    /// where it has not): `should` clauses.
+    pub fn accounts_containing(&self, text: &str) -> Vec<Value> {
+        let escaped: String = text
+            .chars()
+            .flat_map(|c| match c {
+                '*' | '?' | '\\' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        self.fields
+            .src
+            .iter()
+            .chain(&self.fields.dest)
+            .map(|f| match &f.exact {
+                Some(exact) => json!({"wildcard": {exact.clone(): {
+                    "value": format!("*{escaped}*"), "case_insensitive": true}}}),
+                None => phrase(&f.name, text),
+            })
+            .collect()
     }
 
     /// Oldest modification first (undated first of all, where the mapping

@@ -1,0 +1,115 @@
+//! The stuck transactions by cause (`c`), drawn over the panes like the
+//! audit: each grouping under its heading, each group with its count and a
+//! bar scaled to the largest of its kind; the groupings the mapping cannot
+//! aggregate are named at the bottom, so none is silently missing.
+
+use super::theme::{bold, dim, DANGER, FOCUS, WARN};
+use crate::dashboard::app::App;
+use crate::protocol::read::{Group, Groups};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph};
+use ratatui::Frame;
+
+/// Width of the widest bar.
+const BAR: usize = 24;
+
+/// Draws the view over `area`.
+pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let width = area.width.saturating_sub(4).min(100);
+    let height = area.height.saturating_sub(4).max(3);
+    let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
+    let mut title = match app.groups.value() {
+        Some(g) => format!(" stuck by cause: {} stuck ", g.stuck),
+        None => " stuck by cause ".to_string(),
+    };
+    if app.groups.is_loading() {
+        title.push_str("· counting… ");
+    }
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(Style::new().fg(FOCUS))
+        .title(Line::from(title).centered())
+        .title_style(bold().fg(FOCUS))
+        .padding(Padding::horizontal(1));
+    frame.render_widget(Clear, rect);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let [body, keys] = inner.layout(&Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(1),
+    ]));
+    let rows = usize::from(body.height).max(1);
+    let (lines, cursor_line) = match app.groups.last() {
+        None => (vec![Line::styled("counting…", dim())], 0),
+        Some(Err(e)) => (
+            vec![Line::styled(
+                format!("counting failed: {e}"),
+                Style::new().fg(DANGER),
+            )],
+            0,
+        ),
+        Some(Ok(g)) => group_lines(g, app.group_cursor, usize::from(body.width)),
+    };
+    let first = (cursor_line + 1).saturating_sub(rows);
+    let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
+    frame.render_widget(Paragraph::new(shown), body);
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            "j/k select · Enter open its rows (then * marks them for R/F/L) · r count again · Esc close",
+            dim(),
+        )),
+        keys,
+    );
+}
+
+/// The lines of the view and the line of the selected group.
+fn group_lines(g: &Groups, cursor: usize, width: usize) -> (Vec<Line<'static>>, usize) {
+    let mut lines = Vec::new();
+    let mut cursor_line = 0;
+    let mut heading = None;
+    if g.groups.is_empty() {
+        lines.push(Line::styled("nothing is stuck", dim()));
+    }
+    for (i, group) in g.groups.iter().enumerate() {
+        if heading != Some(group.kind) {
+            heading = Some(group.kind);
+            lines.push(Line::styled(group.kind.heading().to_string(), bold()));
+        }
+        if i == cursor {
+            cursor_line = lines.len();
+        }
+        let widest = g
+            .groups
+            .iter()
+            .filter(|o| o.kind == group.kind)
+            .map(|o| o.count)
+            .max()
+            .unwrap_or(1);
+        lines.push(group_line(group, i == cursor, widest, width));
+    }
+    for why in &g.unavailable {
+        lines.push(Line::styled(
+            format!("not grouped: {why}"),
+            Style::new().fg(WARN),
+        ));
+    }
+    (lines, cursor_line)
+}
+
+fn group_line(g: &Group, selected: bool, widest: u64, width: usize) -> Line<'static> {
+    let bar = (g.count as usize * BAR).div_ceil(widest.max(1) as usize);
+    let label_w = width.saturating_sub(BAR + 12).max(8);
+    let label: String = g.label.chars().take(label_w).collect();
+    let mut style = Style::new();
+    if selected {
+        style = style.add_modifier(Modifier::REVERSED);
+    }
+    let mark = if selected { "▶ " } else { "  " };
+    Line::from(vec![
+        Span::raw(mark),
+        Span::styled(format!("{label:<label_w$} {:>7} ", g.count), style),
+        Span::styled("█".repeat(bar), Style::new().fg(WARN)),
+    ])
+}
