@@ -8,6 +8,7 @@ use super::event::{Action, PollFailure};
 use super::layout::Areas;
 pub use super::layout::Pane;
 use super::load::Load;
+pub use super::look::Theme;
 use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
@@ -252,6 +253,8 @@ pub struct App {
     pub should_quit: bool,
     /// What the screen shows, derived by [`App::refresh_view`].
     pub view: View,
+    /// The colours (and ASCII-only drawing) the screen uses.
+    pub theme: Theme,
 }
 
 impl App {
@@ -294,6 +297,7 @@ impl App {
             size: (80, 24),
             should_quit: false,
             view: View::default(),
+            theme: Theme::default(),
         }
     }
 

@@ -20,6 +20,7 @@ pub mod follow;
 pub mod keymap;
 pub mod layout;
 pub mod load;
+pub mod look;
 pub mod mouse;
 pub mod navigation;
 pub mod overlay;

@@ -4,7 +4,7 @@
 //! read-only mode; the force key shows only when `y` would be refused).
 //! Hints that do not fit are dropped, least useful first.
 
-use super::theme::{dim, fit_segments, Segment, WARN};
+use super::theme::{fit_segments, Segment};
 use crate::dashboard::app::App;
 use crate::dashboard::keymap::{self, DialogOp, Group, Op};
 use crate::dashboard::overlay::Overlay;
@@ -16,6 +16,7 @@ use ratatui::Frame;
 
 /// Draws the key bar.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let th = &app.theme;
     let write_keys = keymap::write_keys();
     let typed = format!("{}█", app.overlays.typed_lookup().unwrap_or_default());
     let hints: Vec<(u8, &str, &str)> = match app.overlays.top() {
@@ -52,9 +53,9 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         .into_iter()
         .map(|(prio, key, what)| {
             let what_style = if what == "read-only" {
-                Style::new().fg(WARN)
+                Style::new().fg(th.warn)
             } else {
-                dim()
+                th.dim_text()
             };
             Segment::new(
                 prio,

@@ -57,6 +57,7 @@ pub fn help_scroll_max(app: &App) -> usize {
 
 /// Draws the whole screen from the state.
 pub fn render(frame: &mut Frame, app: &App) {
+    let th = &app.theme;
     let area = frame.area();
     if !fits(area) {
         too_small(frame, area);
@@ -83,7 +84,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     }
     log::render(frame, app, a.log);
     match &app.bulk {
-        Some(b) => bulk::progress(frame, b, a.keys),
+        Some(b) => bulk::progress(th, frame, b, a.keys),
         None => keys::render(frame, app, a.keys),
     }
     // The overlays bottom first, so the one taking the keys is on top.

@@ -5,9 +5,7 @@
 //! steps) and the balance effect from the re-read balances, or the
 //! protocol's refusal in its own words.
 
-use super::theme::{
-    amount_text, bold, datetime, dim, route, signed, state_text, DANGER, GOOD, WARN,
-};
+use super::theme::{amount_text, bold, datetime, route, signed, state_text, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::preview::{ReverseCheck, CREATE_STEP, LINK_STEP};
 use crate::protocol::executor::StepOutcome;
@@ -15,24 +13,24 @@ use crate::protocol::intervene::PlanStep;
 use crate::protocol::transaction::{Transaction, Transfer};
 use crate::protocol::views::PreviewStep;
 use crate::protocol::Procedure;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 /// The detail pane's lines naming the reversal links of `t`.
-pub fn link_lines(t: &Transaction) -> Vec<Line<'static>> {
+pub fn link_lines(th: &Theme, t: &Transaction) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if let Some(by) = &t.reversed_by {
         out.push(Line::from(vec![
-            Span::styled("↩ reversed by ", Style::new().fg(WARN)),
+            Span::styled("↩ reversed by ", Style::new().fg(th.warn)),
             Span::styled(by.clone(), bold()),
-            Span::styled(" (its compensating transfer)", dim()),
+            Span::styled(" (its compensating transfer)", th.dim_text()),
         ]));
     }
     if let Some(of) = &t.reverses {
         out.push(Line::from(vec![
-            Span::styled("↩ reverses ", Style::new().fg(WARN)),
+            Span::styled("↩ reverses ", Style::new().fg(th.warn)),
             Span::styled(of.clone(), bold()),
-            Span::styled(" (this is its compensating transfer)", dim()),
+            Span::styled(" (this is its compensating transfer)", th.dim_text()),
         ]));
     }
     out
@@ -42,15 +40,16 @@ fn step_line(n: usize, label: &str, outcome: Span<'static>) -> Line<'static> {
     Line::from(vec![Span::raw(format!(" {n}. {label} — ")), outcome])
 }
 
-fn outcome_span(s: &PreviewStep) -> Span<'static> {
+fn outcome_span(th: &Theme, s: &PreviewStep) -> Span<'static> {
     match &s.outcome {
-        StepOutcome::Updated(e) => Span::styled(format!("updates: {e}"), Style::new().fg(GOOD)),
-        StepOutcome::Noop(r) => Span::styled(format!("no-op: {r}"), Style::new().fg(Color::Gray)),
+        StepOutcome::Updated(e) => Span::styled(format!("updates: {e}"), Style::new().fg(th.good)),
+        StepOutcome::Noop(r) => Span::styled(format!("no-op: {r}"), Style::new().fg(th.muted)),
     }
 }
 
 /// The reverse dialog's body below its title line.
 pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let t = &c.original.txn;
     let mut out = original_lines(app, t);
     let a = match &c.admitted {
@@ -58,14 +57,14 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         Err(why) => {
             out.push(Line::styled(
                 format!("reverse refused: {why}"),
-                Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+                Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
             ));
             out.push(Line::from("nothing will be changed."));
             return out;
         }
     };
     let tr = &a.transfer;
-    out.extend(compensating_lines(c, tr));
+    out.extend(compensating_lines(th, c, tr));
     out.push(Line::styled("would write, in order:", bold()));
     let mut n = 0;
     let mut next = || {
@@ -78,10 +77,10 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
                 "committed, not finished: recovery finishes {} first (this confirmation covers it)",
                 t.id
             ),
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         ));
         for s in &c.original.recover.steps {
-            out.push(step_line(next(), s.step.label(), outcome_span(s)));
+            out.push(step_line(next(), s.step.label(), outcome_span(th, s)));
         }
         // The locks the finish releases, as the plan words each release.
         for resource in c.original.lock_releases(Procedure::Recover) {
@@ -89,7 +88,7 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
                 resource: resource.to_string(),
                 held_by: None,
             };
-            let done = Span::styled("deletes the lock", Style::new().fg(GOOD));
+            let done = Span::styled("deletes the lock", Style::new().fg(th.good));
             out.push(step_line(next(), &release.to_string(), done));
         }
     }
@@ -101,7 +100,7 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         out.push(step_line(
             next(),
             CREATE_STEP,
-            Span::styled(what, Style::new().fg(GOOD)),
+            Span::styled(what, Style::new().fg(th.good)),
         ));
     }
     if t.reversed_by.is_none() {
@@ -109,11 +108,11 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
         out.push(step_line(
             next(),
             LINK_STEP,
-            Span::styled(what, Style::new().fg(GOOD)),
+            Span::styled(what, Style::new().fg(th.good)),
         ));
     }
     for s in c.run.iter().flat_map(|p| &p.steps) {
-        out.push(step_line(next(), s.step.label(), outcome_span(s)));
+        out.push(step_line(next(), s.step.label(), outcome_span(th, s)));
     }
     out.push(Line::from("ends in: both finished, linked both ways"));
     out.extend(balance_lines(c, &tr.src, &tr.dest));
@@ -123,6 +122,7 @@ pub fn dialog_lines(app: &App, c: &ReverseCheck) -> Vec<Line<'static>> {
 /// The original as re-read: state, amount, route, when it was modified,
 /// its reversal links.
 fn original_lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let mut out = vec![Line::from(vec![
         Span::styled(state_text(t), bold()),
         Span::raw(format!(" · {} · {}", amount_text(t), route(t))),
@@ -131,10 +131,10 @@ fn original_lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
         let ago = crate::protocol::time::human_age((app.now - m).num_seconds().max(0));
         out.push(Line::styled(
             format!("modified {} ({ago} ago)", datetime(m)),
-            dim(),
+            th.dim_text(),
         ));
     }
-    out.extend(link_lines(t));
+    out.extend(link_lines(th, t));
     out.push(Line::from(""));
     out
 }
@@ -165,7 +165,7 @@ fn balance_lines(c: &ReverseCheck, src: &str, dest: &str) -> Vec<Line<'static>> 
 }
 
 /// The compensating transfer, and whether an earlier attempt left it.
-fn compensating_lines(c: &ReverseCheck, tr: &Transfer) -> Vec<Line<'static>> {
+fn compensating_lines(th: &Theme, c: &ReverseCheck, tr: &Transfer) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     out.push(Line::from(vec![
         Span::styled("compensating transfer ", bold()),
@@ -180,7 +180,7 @@ fn compensating_lines(c: &ReverseCheck, tr: &Transfer) -> Vec<Line<'static>> {
             .unwrap_or_else(|| "?".into());
         out.push(Line::styled(
             format!("an earlier attempt left it {state}: carried on, not created again"),
-            Style::new().fg(WARN),
+            Style::new().fg(th.warn),
         ));
     }
     out
