@@ -5,6 +5,7 @@
 use super::dialog::BulkProgress;
 pub use super::dialog::{Dialog, RunChoice};
 use super::event::{Action, PollFailure};
+pub use super::keymap::Keymap;
 use super::layout::Areas;
 pub use super::layout::Pane;
 use super::load::Load;
@@ -255,6 +256,8 @@ pub struct App {
     pub view: View,
     /// The colours (and ASCII-only drawing) the screen uses.
     pub theme: Theme,
+    /// The key table in force (the defaults and the config's rebindings).
+    pub keys: Keymap,
 }
 
 impl App {
@@ -298,6 +301,7 @@ impl App {
             should_quit: false,
             view: View::default(),
             theme: Theme::default(),
+            keys: Keymap::default(),
         }
     }
 

@@ -15,7 +15,6 @@ use super::theme::{
 use super::theme::{more_hint, short_id};
 use crate::dashboard::app::{App, Dialog, RunChoice};
 use crate::dashboard::event::Action;
-use crate::dashboard::keymap::force_hint;
 use crate::dashboard::load::Load;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
@@ -237,7 +236,11 @@ fn target_kind(action: Action) -> &'static str {
 /// The protocol's refusal of an unforced run, in its words, and the way on.
 fn refusal_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
     let th = &app.theme;
-    let Some(why) = d.refusal_now(app.now, app.settings.recovery_window) else {
+    let Some(why) = d.refusal_now(
+        app.now,
+        app.settings.recovery_window,
+        &app.keys.force_hint(),
+    ) else {
         return vec![];
     };
     let red = Style::new().fg(th.danger).add_modifier(Modifier::BOLD);
@@ -249,7 +252,7 @@ fn refusal_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
         Line::styled(
             format!(
                 "only {} acts anyway; nothing happens otherwise",
-                force_hint()
+                app.keys.force_hint()
             ),
             red,
         ),

@@ -1,11 +1,11 @@
 //! The help overlay (`?`): every key of the main screen and of the
-//! confirmation dialog, listed from the one key table ([`keymap`]), and
+//! confirmation dialog, listed from the key table in force ([`crate::dashboard::keymap`]), and
 //! the colour and mark legend, in two columns (one, scrolled, where two
 //! would cut the descriptions).
 
 use super::theme::{bold, more_hint, Theme};
 use crate::dashboard::app::App;
-use crate::dashboard::keymap::{self, Binding, Group};
+use crate::dashboard::keymap::{Binding, Group};
 use crate::protocol::time::human_duration;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -77,13 +77,13 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
 
 fn section<O: Copy + 'static>(
     th: &Theme,
-    table: &'static [Binding<O>],
+    table: &[Binding<O>],
     group: Group,
 ) -> Vec<Line<'static>> {
     table
         .iter()
         .filter(|b| b.group == group)
-        .map(|b| key_line(th, b.label, b.help))
+        .map(|b| key_line(th, &b.label, b.help))
         .collect()
 }
 
@@ -95,24 +95,24 @@ fn heading(text: &'static str) -> Line<'static> {
 fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     let th = &app.theme;
     let mut l = vec![heading("Moving")];
-    l.extend(section(th, keymap::MAIN, Group::Navigate));
+    l.extend(section(th, &app.keys.main, Group::Navigate));
     l.push(key_line(th, "mouse", "click pane/row, wheel"));
     l.push(heading("Looking"));
-    l.extend(section(th, keymap::MAIN, Group::Look));
+    l.extend(section(th, &app.keys.main, Group::Look));
 
     let window = human_duration(app.settings.recovery_window);
     let investigate = human_duration(app.settings.investigate_after);
     let mut r = vec![heading("Repairs (on what is selected)")];
     if app.settings.read_only {
         r.push(Line::styled(
-            format!("read-only: {} are disabled", keymap::write_keys()),
+            format!("read-only: {} are disabled", app.keys.write_keys()),
             Style::new().fg(th.warn),
         ));
     } else {
-        r.extend(section(th, keymap::MAIN, Group::Act));
+        r.extend(section(th, &app.keys.main, Group::Act));
     }
     r.push(heading("Dialog"));
-    r.extend(section(th, keymap::DIALOG, Group::Act));
+    r.extend(section(th, &app.keys.dialog, Group::Act));
     r.push(heading("Colours and marks"));
     r.push(legend("!", th.warn, format!("stuck: untouched > {window}")));
     r.push(legend(

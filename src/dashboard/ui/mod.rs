@@ -11,6 +11,7 @@
 
 mod account_detail;
 mod accounts;
+mod ascii;
 mod audit;
 mod bulk;
 mod detail;
@@ -55,8 +56,15 @@ pub fn help_scroll_max(app: &App) -> usize {
     help::rows(app).saturating_sub(help::visible_rows(app.size.1))
 }
 
-/// Draws the whole screen from the state.
+/// Draws the whole screen from the state (in ASCII with `--ascii`).
 pub fn render(frame: &mut Frame, app: &App) {
+    draw(frame, app);
+    if app.theme.ascii {
+        ascii::transliterate(frame.buffer_mut());
+    }
+}
+
+fn draw(frame: &mut Frame, app: &App) {
     let th = &app.theme;
     let area = frame.area();
     if !fits(area) {
