@@ -908,6 +908,7 @@ mod bulk;
 mod marks;
 mod navigation;
 mod overlays;
+mod rebound;
 mod reloading;
 mod reverse;
 mod targets;

@@ -37,7 +37,8 @@ pub const CLOSE: &str = "[ Close ]";
 /// The label of the force button (shown only when `y` would be refused).
 pub const FORCE: &str = "[ FORCE (!) ]";
 
-/// Whether the action destroys or undoes work (red dialog).
+/// Whether the action destroys or undoes work (a `danger` dialog titled
+/// `DESTRUCTIVE:`).
 pub fn is_destructive(action: Action) -> bool {
     matches!(
         action,
@@ -71,7 +72,13 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let body_h = wrapped_rows(&body, inner_w);
     let height = (body_h as u16 + 4).min(area.height.saturating_sub(2));
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
-    let title = format!("{} {}?", d.action.title(), d.target);
+    // Said in words too, not by the colour alone.
+    let tag = if is_destructive(d.action) {
+        "DESTRUCTIVE: "
+    } else {
+        ""
+    };
+    let title = format!("{tag}{} {}?", d.action.title(), d.target);
     let room = usize::from(width.saturating_sub(4));
     let block = Block::bordered()
         .border_type(BorderType::Double)

@@ -140,8 +140,8 @@ fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     ]));
     r.push(Line::from(vec![
         Span::raw("dialog: "),
-        Span::styled("red", Style::new().fg(th.danger)),
-        Span::raw(" = destructive"),
+        Span::styled("DESTRUCTIVE:", Style::new().fg(th.danger)),
+        Span::raw(" undoes work"),
     ]));
     r.push(Line::styled("focused pane: thick border", th.dim_text()));
     if !two_columns(app.size.0) {
