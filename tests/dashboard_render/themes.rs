@@ -129,3 +129,21 @@ fn ascii_draws_nothing_but_ascii() {
     assert!(dialog.is_ascii(), "{dialog}");
     assert_snapshot!("ascii_dialog", dialog);
 }
+
+/// The detail's action lines name the keys as rebound in the config.
+#[test]
+fn the_detail_names_rebound_keys() {
+    use estx::dashboard::keymap::{KeyOverride, Keymap};
+    let mut a = app();
+    let before = screen(&a, 140, 40);
+    assert!(before.contains("R rollback "), "{before}");
+    let rebound = KeyOverride {
+        action: "rollback".into(),
+        keys: vec!["Z".into()],
+        line: 1,
+    };
+    a.keys = Keymap::with_overrides(&[rebound], &[]).unwrap();
+    let after = screen(&a, 140, 40);
+    assert!(after.contains("Z rollback "), "{after}");
+    assert!(!after.contains("R rollback"), "{after}");
+}

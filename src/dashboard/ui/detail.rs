@@ -14,6 +14,7 @@ use super::theme::{
     txn_age, wrapped_rows, Severity, Theme,
 };
 use crate::dashboard::app::{App, Pane};
+use crate::dashboard::keymap::Op;
 use crate::dashboard::view::{DetailAccount, DetailView, Fate};
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::lock::Staleness;
@@ -224,21 +225,29 @@ fn next_and_keys(app: &App, d: &DetailView) -> Vec<Line<'static>> {
             t.src.as_deref().unwrap_or("src"),
             t.dest.as_deref().unwrap_or("dest"),
         );
-        out.push(action_line(th, "R rollback", &d.rollback, names, t));
-        out.push(action_line(th, "F recover", recover, names, t));
+        // The keys as the key table in force names them.
+        let key = |op| app.keys.label(op);
+        let (rollback, recover_key) = (
+            format!("{} rollback", key(Op::Rollback)),
+            format!("{} recover", key(Op::Recover)),
+        );
+        out.push(action_line(th, &rollback, &d.rollback, names, t));
+        out.push(action_line(th, &recover_key, recover, names, t));
         let live = d.locks.iter().filter(|l| !l.staleness.is_stale()).count();
+        let release = key(Op::Release);
         out.push(Line::from(match d.locks.len() {
-            0 => Span::styled("L release: no locks held", th.dim_text()),
+            0 => Span::styled(format!("{release} release: no locks held"), th.dim_text()),
             n if live > 0 => Span::styled(
-                format!("L release {n} lock(s), {live} not stale (force only)"),
+                format!("{release} release {n} lock(s), {live} not stale (force only)"),
                 Style::new().fg(th.warn),
             ),
-            n => Span::raw(format!("L release {n} stale lock(s)")),
+            n => Span::raw(format!("{release} release {n} stale lock(s)")),
         }));
         if let Some(finish_first) = d.reverse {
             let first = if finish_first { "finish it, then " } else { "" };
             out.push(Line::from(format!(
-                "V reverse: {first}a compensating transfer {} → {} of {}",
+                "{} reverse: {first}a compensating transfer {} → {} of {}",
+                key(Op::ReverseTransfer),
                 names.1,
                 names.0,
                 amount_text(t)

@@ -8,6 +8,7 @@ use super::theme::{bold, clock, fit_segments, short_id, wrapped_rows, Segment, T
 use crate::cluster::{ClockStatus, SKEW_WARNING_MS};
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
+use crate::dashboard::keymap::Op;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::read::Refresh;
 use crate::protocol::time::human_age;
@@ -182,7 +183,8 @@ fn alert_line(app: &App, width: u16) -> Line<'static> {
             match failure {
                 PollFailure::Auth(m) => Line::styled(
                     format!(
-                        " STALE: data is {age} old — authentication failed — not retrying; fix credentials and press r ({m})"
+                        " STALE: data is {age} old — authentication failed — not retrying; fix credentials and press {} ({m})",
+                        app.keys.label(Op::Refresh)
                     ),
                     th.alert(th.danger),
                 ),
@@ -224,10 +226,16 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         None => format!(" in flight: {}", snap.in_flight_total),
     };
     let findings = app.audit.findings().len();
+    let key = app.keys.label(Op::Audit);
     let audit = match app.audit.report.last() {
         None => Segment::new(3, vec![Span::styled("audit …", th.dim_text())]),
-        Some(Err(_)) => part(1, 1, "audit failed (A)".into(), th.danger),
-        Some(Ok(_)) => part(1, findings as u64, format!("audit {findings} (A)"), th.warn),
+        Some(Err(_)) => part(1, 1, format!("audit failed ({key})"), th.danger),
+        Some(Ok(_)) => part(
+            1,
+            findings as u64,
+            format!("audit {findings} ({key})"),
+            th.warn,
+        ),
     };
     let locks = if snap.read.locks_total > snap.locks.len() as u64 {
         format!("locks {} of {}", snap.locks.len(), snap.read.locks_total)
@@ -324,7 +332,10 @@ pub fn render_no_data(frame: &mut Frame, app: &App, area: Rect) {
         Some(PollFailure::Auth(m)) => (
             vec![
                 Line::styled(
-                    format!("authentication failed at {url} — not retrying; fix credentials and press r"),
+                    format!(
+                        "authentication failed at {url} — not retrying; fix credentials and press {}",
+                        app.keys.label(Op::Refresh)
+                    ),
                     bold(),
                 ),
                 Line::from(""),
