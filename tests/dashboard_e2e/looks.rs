@@ -7,7 +7,7 @@ use std::time::Instant;
 /// The screen is ASCII only (the focused table's border `#=`), a stuck row
 /// is drawn in the colour-blind palette's warning colour (xterm-256 220),
 /// and `F1`, bound to the help in the config file, opens the help listing
-/// it.
+/// it. Under `NO_COLOR` no cell is coloured and alerts are reversed.
 #[test]
 fn ascii_the_colour_blind_theme_and_a_rebound_key_reach_the_screen() {
     let started = Instant::now();
@@ -41,6 +41,31 @@ fn ascii_the_colour_blind_theme_and_a_rebound_key_reach_the_screen() {
     tui.keys(&["F1"]);
     tui.wait_for_all(&["F1         this help"]);
     tui.keys(&["Escape", "q"]);
+    assert_eq!(tui.wait_exit(), 0);
+
+    // NO_COLOR: not one colour sequence; the READ-ONLY banner reversed.
+    let tui = w.dashboard_with_env("no-color", &["--read-only"], &[("NO_COLOR", "1")]);
+    tui.wait_for_all(&[&stuck.id, "READ-ONLY"]);
+    let styled = tui.screen_styled();
+    let coloured = styled.split('\x1b').skip(1).any(|seq| {
+        let params = seq.trim_start_matches('[');
+        let params = &params[..params.find('m').unwrap_or(0)];
+        params.split(';').any(|p| {
+            matches!(
+                p.parse::<u16>(),
+                Ok(30..=38 | 40..=48 | 90..=97 | 100..=107)
+            )
+        })
+    });
+    assert!(!coloured, "a colour under NO_COLOR:\n{styled:?}");
+    let banner = styled.find("READ-ONLY").unwrap();
+    let sgr = styled[..banner].rsplit('\x1b').next().unwrap_or_default();
+    let params = sgr.trim().trim_start_matches('[').trim_end_matches('m');
+    assert!(
+        params.split(';').any(|p| p == "7"),
+        "READ-ONLY not reversed: {sgr:?} in\n{styled:?}"
+    );
+    tui.keys(&["q"]);
     assert_eq!(tui.wait_exit(), 0);
     eprintln!(
         "ascii_the_colour_blind_theme_and_a_rebound_key_reach_the_screen took {:?}",
