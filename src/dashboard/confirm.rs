@@ -6,7 +6,7 @@
 
 use super::app::{App, Dialog, LogLevel, RunChoice, Running};
 use super::event::{Action, ActionOutcome, Expected, IoRequest, Run};
-use super::keymap::DialogOp;
+use super::keymap::{DialogOp, Op};
 use super::overlay::OverlayKind;
 use super::preview::line;
 use crate::protocol::intervene::{Documents, PlanStep};
@@ -37,7 +37,12 @@ pub fn open_lock_dialog(app: &mut App) -> Vec<IoRequest> {
         return vec![];
     }
     let Some(resource) = app.lock_at_cursor().map(|l| l.info.resource.clone()) else {
-        app.push_log(LogLevel::Info, "no lock selected (j/k in the locks pane)");
+        let text = format!(
+            "no lock selected ({}/{} in the locks pane)",
+            app.keys.key(Op::Down),
+            app.keys.key(Op::Up)
+        );
+        app.push_log(LogLevel::Info, text);
         return vec![];
     };
     show(app, Action::ReleaseLock, resource)

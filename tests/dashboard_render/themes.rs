@@ -130,7 +130,8 @@ fn ascii_draws_nothing_but_ascii() {
     assert_snapshot!("ascii_dialog", dialog);
 }
 
-/// The detail's action lines name the keys as rebound in the config.
+/// The detail's action lines and the dialog name the keys as rebound in
+/// the config.
 #[test]
 fn the_detail_names_rebound_keys() {
     use estx::dashboard::keymap::{KeyOverride, Keymap};
@@ -142,8 +143,18 @@ fn the_detail_names_rebound_keys() {
         keys: vec!["Z".into()],
         line: 1,
     };
-    a.keys = Keymap::with_overrides(&[rebound], &[]).unwrap();
+    let confirm = KeyOverride {
+        action: "confirm".into(),
+        keys: vec!["c".into()],
+        line: 2,
+    };
+    a.keys = Keymap::with_overrides(&[rebound], &[confirm]).unwrap();
     let after = screen(&a, 140, 40);
     assert!(after.contains("Z rollback "), "{after}");
     assert!(!after.contains("R rollback"), "{after}");
+    // The dialog's reason prompt and key bar name the rebound confirm key.
+    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    let dialog = screen(&a, 140, 40);
+    assert!(dialog.contains("(asked after c / !)"), "{dialog}");
+    assert!(dialog.contains("c confirm"), "{dialog}");
 }

@@ -179,6 +179,17 @@ impl Keymap {
             .map_or("?", |b| &b.label)
     }
 
+    /// The one key a short hint names for `op` (`j` for down): its first
+    /// letter key, else its label.
+    pub fn key(&self, op: Op) -> String {
+        short(&self.main, op)
+    }
+
+    /// [`Keymap::key`] in the confirmation dialog (`y`, `!`).
+    pub fn dialog_key(&self, op: DialogOp) -> String {
+        short(&self.dialog, op)
+    }
+
     /// The keys that write: `R F L V`.
     pub fn write_keys(&self) -> String {
         self.writing()
@@ -215,6 +226,20 @@ impl Keymap {
     }
 }
 
+fn short<O: PartialEq>(table: &[Binding<O>], op: O) -> String {
+    let Some(b) = table.iter().find(|b| b.op == op) else {
+        return "?".into();
+    };
+    b.keys
+        .iter()
+        .find_map(|k| match k {
+            KeyCode::Char(' ') => None,
+            KeyCode::Char(c) => Some(c.to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| b.label.to_string())
+}
+
 fn lookup<O: Copy>(table: &[Binding<O>], key: KeyCode) -> Option<O> {
     table.iter().find(|b| b.keys.contains(&key)).map(|b| b.op)
 }
@@ -232,6 +257,10 @@ mod tests {
             "R rollback, F recover, L release, V reverse"
         );
         assert_eq!(keys.force_hint(), "the force key !");
+        assert_eq!(
+            (keys.key(Op::Down), keys.key(Op::Back)),
+            ("j".into(), "Esc".into())
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use super::theme::{bold, clock, more_hint, wrapped_rows};
 use crate::dashboard::app::App;
+use crate::dashboard::keymap::Op;
 use crate::protocol::audit::FindingKind;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -83,9 +84,16 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
     frame.render_widget(
         Paragraph::new(Line::styled(
-            match hint {
-                "" => "j/k select · r audit now · Esc close".to_string(),
-                hint => format!("j/k select · {hint} · r audit now · Esc close"),
+            {
+                let k = |op| app.keys.key(op);
+                let (select, close) = (
+                    format!("{}/{} select", k(Op::Down), k(Op::Up)),
+                    format!("{} audit now · {} close", k(Op::Refresh), k(Op::Back)),
+                );
+                match hint {
+                    "" => format!("{select} · {close}"),
+                    hint => format!("{select} · {hint} · {close}"),
+                }
             },
             th.dim_text(),
         )),

@@ -5,8 +5,10 @@
 //! key bar.
 
 use super::theme::{bold, signed, Theme};
+use crate::dashboard::app::App;
 use crate::dashboard::dialog::{Bulk, BulkProgress};
 use crate::dashboard::event::Action;
+use crate::dashboard::keymap::Op;
 use crate::dashboard::load::Load;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
@@ -110,7 +112,8 @@ fn id_line(id: &str) -> Line<'static> {
 }
 
 /// The progress bar of a bulk run.
-pub fn progress(th: &Theme, frame: &mut Frame, b: &BulkProgress, area: Rect) {
+pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
+    let th = &app.theme;
     let ratio = if b.total == 0 {
         1.0
     } else {
@@ -119,7 +122,7 @@ pub fn progress(th: &Theme, frame: &mut Frame, b: &BulkProgress, area: Rect) {
     let tail = if b.stopping {
         "stopping: started items finish".to_string()
     } else {
-        "Esc stops starting new ones".to_string()
+        format!("{} stops starting new ones", app.keys.label(Op::Back))
     };
     let label = format!(
         "bulk {} {}/{} · {} failed · {tail}",

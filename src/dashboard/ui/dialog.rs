@@ -15,6 +15,7 @@ use super::theme::{
 use super::theme::{more_hint, short_id};
 use crate::dashboard::app::{App, Dialog, RunChoice};
 use crate::dashboard::event::Action;
+use crate::dashboard::keymap::DialogOp;
 use crate::dashboard::load::Load;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
@@ -105,8 +106,15 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let more = more_hint(scroll, text_h.min(body_h), body_h);
     if !more.is_empty() {
         frame.render_widget(
-            Paragraph::new(Line::styled(format!("{more}· j/k scroll"), th.dim_text()))
-                .right_aligned(),
+            Paragraph::new(Line::styled(
+                format!(
+                    "{more}· {}/{} scroll",
+                    app.keys.dialog_key(DialogOp::ScrollDown),
+                    app.keys.dialog_key(DialogOp::ScrollUp)
+                ),
+                th.dim_text(),
+            ))
+            .right_aligned(),
             hint,
         );
     }
@@ -154,7 +162,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
     if let Some(b) = &d.bulk {
         let mut out = super::bulk::dialog_lines(th, d.action, b);
         if d.can_confirm() {
-            out.extend(reason_lines(th, d));
+            out.extend(reason_lines(app, d));
         }
         return out;
     }
@@ -187,7 +195,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 _ => Vec::new(),
             });
             if d.can_confirm() {
-                out.extend(reason_lines(th, d));
+                out.extend(reason_lines(app, d));
             }
             out
         }
@@ -196,7 +204,8 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
 
 /// The reason field: what was typed, whether the trail requires one (its
 /// one rule), and, while typing, how to go on.
-fn reason_lines(th: &Theme, d: &Dialog) -> Vec<Line<'static>> {
+fn reason_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let force = d.reason_for.is_some_and(RunChoice::is_forced);
     let required = d
         .action
@@ -216,7 +225,14 @@ fn reason_lines(th: &Theme, d: &Dialog) -> Vec<Line<'static>> {
             ));
         }
         None if d.reason.is_empty() => {
-            field.push(Span::styled("(asked after y / !)", th.dim_text()))
+            let (y, force) = (
+                app.keys.dialog_key(DialogOp::Confirm),
+                app.keys.dialog_key(DialogOp::Force),
+            );
+            field.push(Span::styled(
+                format!("(asked after {y} / {force})"),
+                th.dim_text(),
+            ))
         }
         None => field.push(Span::raw(d.reason.clone())),
     }

@@ -65,7 +65,6 @@ pub fn render(frame: &mut Frame, app: &App) {
 }
 
 fn draw(frame: &mut Frame, app: &App) {
-    let th = &app.theme;
     let area = frame.area();
     if !fits(area) {
         too_small(frame, area);
@@ -92,7 +91,7 @@ fn draw(frame: &mut Frame, app: &App) {
     }
     log::render(frame, app, a.log);
     match &app.bulk {
-        Some(b) => bulk::progress(th, frame, b, a.keys),
+        Some(b) => bulk::progress(app, frame, b, a.keys),
         None => keys::render(frame, app, a.keys),
     }
     // The overlays bottom first, so the one taking the keys is on top.
