@@ -10,6 +10,8 @@
 //! standard `AWS_*` variables when the connection is made (`context`).
 
 use super::values;
+use crate::dashboard::keymap::Keymap;
+use crate::dashboard::look::{Theme, ThemeName};
 use crate::protocol::lock::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
@@ -227,9 +229,36 @@ pub struct DashboardArgs {
     /// (the demo passes its seeded total unless this is given).
     #[arg(long, global = true, value_parser = clap::value_parser!(i64).range(0..), value_name = "N")]
     pub expect_total: Option<i64>,
+
+    /// The dashboard's colours: dark, light, high-contrast or colour-blind
+    /// (Okabe-Ito) [default: the profile's theme, else the config file's,
+    /// else dark]. NO_COLOR drops every colour whatever the theme.
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_THEME",
+        value_enum,
+        value_name = "NAME"
+    )]
+    pub theme: Option<ThemeName>,
+
+    /// Draw with ASCII only (borders, marks, arrows), for terminals without
+    /// Unicode [default: the config file's `ascii`, else off].
+    #[arg(long, global = true, env = "ESTX_ASCII", value_parser = FalseyValueParser::new())]
+    pub ascii: bool,
+
+    /// The key table with the config file's `[keys]` and `[dialog_keys]`
+    /// applied (set by the config file, not a flag).
+    #[arg(skip)]
+    pub keys: Keymap,
 }
 
 impl DashboardArgs {
+    /// The look chosen: the theme, ASCII or not, and `NO_COLOR`.
+    pub fn theme(&self) -> Theme {
+        Theme::from_env(self.theme.unwrap_or_default(), self.ascii)
+    }
+
     /// Whether writes are disabled (`--read-only`, else the profile's default).
     pub fn is_read_only(&self) -> bool {
         self.read_only.unwrap_or(false)

@@ -21,6 +21,7 @@ pub mod cmd;
 pub mod context;
 pub mod exit;
 pub mod global;
+pub mod looks;
 pub mod output;
 pub mod profile;
 pub mod selection;

@@ -12,6 +12,8 @@
 //! says `read_only = false`.
 
 use super::global::{DashboardArgs, GlobalArgs, Resolved};
+use super::looks::KeyTable;
+use crate::dashboard::look::ThemeName;
 use crate::protocol::lock::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
@@ -52,6 +54,16 @@ pub struct ConfigFile {
     /// Profiles by name (`[profiles.NAME]` tables).
     #[serde(default)]
     pub profiles: BTreeMap<String, toml::Table>,
+    /// The dashboard's theme (a profile's or `--theme` wins).
+    pub theme: Option<ThemeName>,
+    /// Draw the dashboard in ASCII.
+    pub ascii: Option<bool>,
+    /// Main-screen key rebindings (`[keys]`, see [`super::looks`]).
+    #[serde(default)]
+    pub keys: KeyTable,
+    /// Confirmation-dialog key rebindings (`[dialog_keys]`).
+    #[serde(default)]
+    pub dialog_keys: KeyTable,
 }
 
 /// One cluster's settings; every field is optional.
@@ -100,6 +112,8 @@ pub struct Profile {
     /// (`[profiles.NAME.liveness]`): locks held by instances are judged by
     /// them instead of being unknown.
     pub liveness: Option<LivenessProfile>,
+    /// The dashboard's theme with this profile (`--theme` wins).
+    pub theme: Option<ThemeName>,
     /// The application's names of fields and states
     /// (`[profiles.NAME.schema]`, see [`crate::protocol::schema`]).
     pub schema: Option<toml::Table>,
@@ -162,9 +176,13 @@ pub fn config_path() -> Option<PathBuf> {
 
 /// Parses a config file's text (valid TOML, known top-level keys).
 pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, ProfileError> {
-    toml::from_str(text).map_err(|e| {
+    toml::from_str(text).map_err(|e: toml::de::Error| {
+        let line = e
+            .span()
+            .map(|s| format!(", line {}", super::looks::line_of(text, s.start)))
+            .unwrap_or_default();
         ProfileError(format!(
-            "config file {}: {}",
+            "config file {}{line}: {}",
             path.display(),
             e.message().trim()
         ))
@@ -254,7 +272,8 @@ pub fn apply_chosen(
             let text = std::fs::read_to_string(p).map_err(|e| {
                 ProfileError(format!("cannot read config file {}: {e}", p.display()))
             })?;
-            Some((p.clone(), parse(&text, p)?))
+            let config = parse(&text, p)?;
+            Some((p.clone(), config, text))
         }
         _ => None,
     };
@@ -265,12 +284,28 @@ pub fn apply_chosen(
         .or_else(|| {
             file.as_ref()
                 .filter(|_| !is_demo)
-                .and_then(|(_, c)| c.default_profile.clone())
+                .and_then(|(_, c, _)| c.default_profile.clone())
         });
-    let Some(name) = name else {
-        return Ok(());
-    };
-    let Some((path, config)) = file else {
+    if let Some(name) = name {
+        apply_named(global, dashboard, matches, &name, file.as_ref(), path)?;
+    }
+    match &file {
+        Some((path, config, text)) => super::looks::apply(dashboard, config, text, path),
+        None => Ok(()),
+    }
+}
+
+/// Applies the profile `name` from `file`, which must exist (`path` is
+/// where it was looked for).
+fn apply_named(
+    global: &mut GlobalArgs,
+    dashboard: &mut DashboardArgs,
+    matches: &ArgMatches,
+    name: &str,
+    file: Option<&(PathBuf, ConfigFile, String)>,
+    path: Option<PathBuf>,
+) -> Result<(), ProfileError> {
+    let Some((path, config, _)) = file else {
         let shown = path.map_or("(no $XDG_CONFIG_HOME or $HOME)".into(), |p| {
             p.display().to_string()
         });
@@ -278,8 +313,8 @@ pub fn apply_chosen(
             "profile `{name}` requested but there is no config file at {shown}"
         )));
     };
-    let profile = config.profile(&name, &path)?;
-    apply(global, dashboard, matches, &name, &profile)
+    let profile = config.profile(name, path)?;
+    apply(global, dashboard, matches, name, &profile)
 }
 
 /// Whether the option was left at its default (neither flag nor env).
@@ -302,6 +337,7 @@ pub fn apply(
     apply_options(g, m, name, profile)?;
     g.resolved = resolved(name, profile)?;
     g.profile = Some(name.to_string());
+    dashboard.theme = dashboard.theme.or(profile.theme);
     if dashboard.read_only.is_none() {
         dashboard.read_only = Some(profile.read_only.unwrap_or(profile.production));
     }

@@ -149,3 +149,39 @@ fn a_profile_names_its_schema() {
 fn protocol_config_default() -> crate::protocol::ProtocolConfig {
     crate::cli::context::protocol_config(&with(PROD, &["estx-tui", "list"]).global)
 }
+
+/// `--theme` over the profile's theme over the file's; the file's `ascii`
+/// and `[keys]` reach the dashboard's options.
+#[test]
+fn looks_come_from_the_flag_the_profile_then_the_file() {
+    use crate::dashboard::look::ThemeName;
+    let text = "theme = \"light\"\nascii = true\n[keys]\nrollback = \"Z\"\n\
+                [profiles.p]\nurl = \"http://x:1\"\n";
+    let path = Path::new("/x/config.toml");
+    let file = parse(text, path).unwrap();
+    let looks = |args: &[&str], profile_theme: Option<ThemeName>| {
+        let mut cli = with(
+            &format!(
+                "{text}theme = \"{}\"\n",
+                profile_theme.map_or("dark", |t| t.as_str())
+            ),
+            args,
+        );
+        if profile_theme.is_none() {
+            cli.dashboard.theme = None;
+        }
+        crate::cli::looks::apply(&mut cli.dashboard, &file, text, path).unwrap();
+        cli.dashboard
+    };
+    let d = looks(&["estx-tui"], None);
+    assert_eq!(d.theme, Some(ThemeName::Light), "the file's");
+    assert!(d.ascii && d.theme().ascii);
+    assert_eq!(d.keys.write_keys(), "Z F L V");
+    let d = looks(&["estx-tui"], Some(ThemeName::HighContrast));
+    assert_eq!(d.theme, Some(ThemeName::HighContrast), "the profile's");
+    let d = looks(
+        &["estx-tui", "--theme", "colour-blind"],
+        Some(ThemeName::HighContrast),
+    );
+    assert_eq!(d.theme, Some(ThemeName::ColourBlind), "the flag's");
+}

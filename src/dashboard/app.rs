@@ -5,9 +5,11 @@
 use super::dialog::BulkProgress;
 pub use super::dialog::{Dialog, RunChoice};
 use super::event::{Action, PollFailure};
+pub use super::keymap::Keymap;
 use super::layout::Areas;
 pub use super::layout::Pane;
 use super::load::Load;
+pub use super::look::Theme;
 use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
@@ -264,6 +266,10 @@ pub struct App {
     pub should_quit: bool,
     /// What the screen shows, derived by [`App::refresh_view`].
     pub view: View,
+    /// The colours (and ASCII-only drawing) the screen uses.
+    pub theme: Theme,
+    /// The key table in force (the defaults and the config's rebindings).
+    pub keys: Keymap,
 }
 
 impl App {
@@ -311,6 +317,8 @@ impl App {
             size: (80, 24),
             should_quit: false,
             view: View::default(),
+            theme: Theme::default(),
+            keys: Keymap::default(),
         }
     }
 

@@ -13,6 +13,7 @@
 use super::app::{App, Dialog, LogLevel};
 use super::dialog::{Bulk, BulkPlan, BulkProgress};
 use super::event::{Action, BulkReread, Expected, IoRequest, Run, BULK_CONCURRENCY};
+use super::keymap::Op;
 use super::load::Load;
 use crate::protocol::intervene::{Documents, Plan, Would};
 use std::collections::BTreeMap;
@@ -179,9 +180,10 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
     app.push_log(
         LogLevel::Info,
         format!(
-            "{title}: confirmed, running {} ({} at a time; Esc stops starting new ones)",
+            "{title}: confirmed, running {} ({} at a time; {} stops starting new ones)",
             runs.len(),
-            BULK_CONCURRENCY
+            BULK_CONCURRENCY,
+            app.keys.label(Op::Back)
         ),
     );
     // Only the marks it acts on are cleared: the hidden ones stay marked.

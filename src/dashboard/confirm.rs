@@ -6,7 +6,7 @@
 
 use super::app::{App, Dialog, LogLevel, RunChoice, Running};
 use super::event::{Action, ActionOutcome, Expected, IoRequest, Run};
-use super::keymap::{self, DialogOp};
+use super::keymap::{DialogOp, Op};
 use super::overlay::OverlayKind;
 use crate::protocol::intervene::{Documents, Plan, PlanStep};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
@@ -36,7 +36,12 @@ pub fn open_lock_dialog(app: &mut App) -> Vec<IoRequest> {
         return vec![];
     }
     let Some(resource) = app.lock_at_cursor().map(|l| l.info.resource.clone()) else {
-        app.push_log(LogLevel::Info, "no lock selected (j/k in the locks pane)");
+        let text = format!(
+            "no lock selected ({}/{} in the locks pane)",
+            app.keys.key(Op::Down),
+            app.keys.key(Op::Up)
+        );
+        app.push_log(LogLevel::Info, text);
         return vec![];
     };
     show(app, Action::ReleaseLock, resource)
@@ -52,10 +57,7 @@ pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<IoRequest> 
 
 fn may_act(app: &mut App) -> bool {
     if app.settings.read_only {
-        let text = format!(
-            "read-only mode: {} are disabled",
-            super::keymap::write_actions()
-        );
+        let text = format!("read-only mode: {} are disabled", app.keys.write_actions());
         app.push_log(LogLevel::Error, text);
         return false;
     }
@@ -109,7 +111,7 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
         }
         return vec![];
     }
-    match keymap::lookup(keymap::DIALOG, key.code) {
+    match app.keys.dialog_op(key.code) {
         Some(DialogOp::Confirm) => ask_reason(app, false),
         Some(DialogOp::Force) => ask_reason(app, true),
         Some(DialogOp::Press) if dialog.confirm_focused => ask_reason(app, false),
@@ -163,7 +165,11 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<IoRequest> {
         return vec![];
     }
     if !force {
-        if let Some(why) = dialog.refusal_now(app.now, app.settings.recovery_window) {
+        if let Some(why) = dialog.refusal_now(
+            app.now,
+            app.settings.recovery_window,
+            &app.keys.force_hint(),
+        ) {
             app.push_log(LogLevel::Error, format!("{title}: refused: {why}"));
             app.overlays.open_dialog(dialog);
             return vec![];

@@ -7,7 +7,6 @@
 //! same questions and get the same answers.
 
 use super::event::{Action, Run};
-use super::keymap::force_hint;
 use super::load::Load;
 use crate::protocol::audit::FindingKind;
 use crate::protocol::intervene::{Choices, Documents, Intervention, Plan};
@@ -132,23 +131,22 @@ impl Dialog {
     /// refusal (`window`) gives the age now, not the one when the dialog
     /// opened; one that no longer holds says so (the dialog must be
     /// reopened to check it again). Other refusals as previewed.
-    pub fn refusal_now(&self, now: DateTime<Utc>, window: Duration) -> Option<String> {
+    pub fn refusal_now(&self, now: DateTime<Utc>, window: Duration, hint: &str) -> Option<String> {
         if !self.needs_force() {
             return None;
         }
         let plan = self.preview.value()?;
         let said = plan.refusal.as_ref()?;
-        let hint = force_hint();
         let (Some(_), Some(Documents::Transaction(det))) = (said.recent(), &plan.documents) else {
-            return Some(said.explain(&hint));
+            return Some(said.explain(hint));
         };
         Some(
             match crate::protocol::read::rules::recovery_refusal(&det.txn, now, window) {
-                Some(r) => r.explain(&hint),
+                Some(r) => r.explain(hint),
                 None => format!(
                     "{} — when the dialog opened; it has left the recovery window since: \
                      close and reopen the dialog to check it again",
-                    said.explain(&hint)
+                    said.explain(hint)
                 ),
             },
         )

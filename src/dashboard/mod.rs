@@ -21,6 +21,7 @@ pub mod groups;
 pub mod keymap;
 pub mod layout;
 pub mod load;
+pub mod look;
 pub mod mouse;
 pub mod navigation;
 pub mod overlay;
@@ -57,6 +58,11 @@ pub struct DashboardOptions {
     /// The expected sum of balances the background audit checks
     /// (`--expect-total`); `None` skips that check.
     pub expect_total: Option<i64>,
+    /// The colours and ASCII-only drawing (`--theme`, `--ascii`, the
+    /// config file, `NO_COLOR`).
+    pub theme: look::Theme,
+    /// The key table (the defaults with the config file's rebindings).
+    pub keys: keymap::Keymap,
 }
 
 /// Runs the dashboard until the operator quits (`Ok(None)`) or a stop signal
@@ -74,6 +80,8 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
         profile: opts.profile.clone(),
     };
     let mut app = App::new(settings, opts.interval, proto.cluster().now());
+    app.theme = opts.theme;
+    app.keys = opts.keys;
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
 

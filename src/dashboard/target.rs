@@ -12,6 +12,7 @@
 //! row of the table ([`visible_row`]), so a bulk act names only rows.
 
 use super::app::{App, Pane};
+use super::keymap::Op;
 use super::view::Fate;
 
 /// The id `R`/`F`/`L` would act on now, or why none (for the log).
@@ -46,11 +47,12 @@ fn selection_in_focus(app: &App) -> Result<String, String> {
             )
         }
         Pane::Locks => {
-            return Err(
-                "the locks pane's rows are locks: L releases the selected lock; \
-                 Enter opens its owner transaction"
-                    .into(),
-            )
+            return Err(format!(
+                "the locks pane's rows are locks: {} releases the selected lock; \
+                 {} opens its owner transaction",
+                app.keys.label(Op::Release),
+                app.keys.label(Op::Open)
+            ))
         }
         Pane::Detail if app.view.account.is_some() => {
             return Err("the detail shows an account, not a transaction: select a \

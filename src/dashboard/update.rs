@@ -7,7 +7,7 @@
 use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog, step_seen};
 use super::event::{Action, Event, IoRequest, PollFailure};
-use super::keymap::{self, Op};
+use super::keymap::Op;
 use super::load::Load;
 use super::navigation::{cycle_focus, follow_focus, move_selection};
 use super::overlay::{Overlay, OverlayKind};
@@ -298,11 +298,18 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
             on_lookup_key(app, key.code);
             vec![]
         }
-        Some(OverlayKind::Groups) => keymap::lookup(keymap::MAIN, key.code)
+        Some(OverlayKind::Groups) => app
+            .keys
+            .main_op(key.code)
             .map_or_else(Vec::new, |op| super::groups::on_groups_op(app, op)),
-        Some(OverlayKind::Audit) => keymap::lookup(keymap::MAIN, key.code)
+        Some(OverlayKind::Audit) => app
+            .keys
+            .main_op(key.code)
             .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
-        None => keymap::lookup(keymap::MAIN, key.code).map_or_else(Vec::new, |op| on_op(app, op)),
+        None => app
+            .keys
+            .main_op(key.code)
+            .map_or_else(Vec::new, |op| on_op(app, op)),
     }
 }
 
@@ -312,7 +319,7 @@ fn on_help_key(app: &mut App, code: KeyCode) {
     let Some(Overlay::Help { scroll }) = app.overlays.top_mut() else {
         return;
     };
-    match keymap::lookup(keymap::MAIN, code) {
+    match app.keys.main_op(code) {
         Some(Op::Down) => *scroll = (*scroll + 1).min(max),
         Some(Op::Up) => *scroll = scroll.saturating_sub(1),
         Some(Op::PageDown) => *scroll = (*scroll + 10).min(max),

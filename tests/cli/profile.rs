@@ -178,3 +178,40 @@ fn a_profiles_heartbeat_index_judges_instance_locks() {
     .stdout_has("flow_inst-dead: released");
     assert!(w.source(&w.ix.locks, "flow_inst-live").is_some());
 }
+
+/// The config file's looks: a key bound to two actions, an unknown action
+/// and an unknown theme are refused naming the line; an unknown
+/// `--theme` is a usage error listing the themes.
+#[test]
+fn bad_looks_are_refused_naming_the_line() {
+    let w = World::bare();
+    let refused = |text: &str, says: &[&str]| {
+        let xdg = config(&w, text);
+        let out = bare_run(&w, &[("XDG_CONFIG_HOME", xdg.as_str())], &["list"]);
+        out.code(2);
+        for s in says {
+            out.stderr_has(s);
+        }
+    };
+    refused(
+        "theme = \"light\"\n\n[keys]\nhelp = \"F1\"\nrollback = \"r\"\n",
+        &["line 5", "`r` is bound to both refresh and rollback"],
+    );
+    refused(
+        "[keys]\nrolback = \"Z\"\n",
+        &["line 2", "rolback: no such action"],
+    );
+    refused("ascii = true\ntheme = \"neon\"\n", &["line 2", "neon"]);
+    let out = bare_run(&w, &[], &["--theme", "neon", "list"]);
+    out.code(2)
+        .stderr_has("invalid value 'neon'")
+        .stderr_has("dark, light, high-contrast, colour-blind");
+    // A good file is accepted: the command goes on (and fails to connect).
+    let xdg = config(&w, "theme = \"colour-blind\"\n[keys]\nrollback = \"Z\"\n");
+    let out = bare_run(
+        &w,
+        &[("XDG_CONFIG_HOME", xdg.as_str())],
+        &["--url", "http://127.0.0.1:9", "list"],
+    );
+    out.code(3);
+}

@@ -29,6 +29,7 @@ mod bulk;
 mod filter_then_act;
 mod groups;
 mod looking;
+mod looks;
 mod reverse;
 mod search;
 mod session;

@@ -180,6 +180,13 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The visible screen with its colours and attributes as escape
+    /// sequences (`capture-pane -e`).
+    pub fn screen_styled(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-e", "-t", &self.session]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// A tmux format evaluated for the pane, e.g. `#{alternate_on}`.
     pub fn format(&self, format: &str) -> String {
         let out = self.run(&["display-message", "-p", "-t", &self.session, format]);

@@ -36,4 +36,5 @@ mod layout;
 mod looking;
 mod reverse;
 mod screens;
+mod themes;
 mod walk;

@@ -915,6 +915,7 @@ mod marks;
 mod navigation;
 mod overlays;
 mod paging;
+mod rebound;
 mod reloading;
 mod reverse;
 mod targets;

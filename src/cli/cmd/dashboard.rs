@@ -21,6 +21,8 @@ pub async fn run(g: &GlobalArgs, d: &DashboardArgs) -> i32 {
         cap: DEFAULT_CAP,
         profile: g.resolved.name.clone(),
         expect_total: d.expect_total,
+        theme: d.theme(),
+        keys: d.keys.clone(),
     };
     match crate::dashboard::run(p, opts).await {
         Ok(None) => 0,

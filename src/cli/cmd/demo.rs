@@ -174,6 +174,8 @@ async fn run_workload(
             cap: poll::DEFAULT_CAP,
             profile: None,
             expect_total: d.expect_total.or(Some(report.total_balance)),
+            theme: d.theme(),
+            keys: d.keys.clone(),
         };
         progress("opening the dashboard (q quits and stops the demo)...");
         let result = dashboard::run(proto, opts).await;

@@ -4,7 +4,7 @@
 //! first). The selected row (by id) is highlighted; the view keeps it on
 //! screen and the title says what is above and below.
 
-use super::theme::{bold, dim, more_hint, pane_block, short_id, ODD};
+use super::theme::{bold, more_hint, pane_block, short_id, Theme};
 use crate::dashboard::app::{App, Pane};
 use crate::protocol::read::poll::{AccountEntry, Snapshot};
 use ratatui::layout::{Alignment, Constraint, Rect};
@@ -15,6 +15,7 @@ use ratatui::Frame;
 
 /// Draws the accounts pane.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
+    let th = &app.theme;
     let v = &app.view;
     let height = usize::from(area.height.saturating_sub(3)).max(1);
     let shown = v
@@ -27,11 +28,11 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         v.accounts.len(),
         more_hint(v.account_offset, shown, v.accounts.len())
     );
-    let block = pane_block(title, app.focus == Pane::Accounts);
+    let block = pane_block(th, title, app.focus == Pane::Accounts);
     if v.accounts.is_empty() {
         frame.render_widget(
             Paragraph::new("no accounts loaded")
-                .style(dim())
+                .style(th.dim_text())
                 .block(block),
             area,
         );
@@ -64,7 +65,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .enumerate()
         .skip(v.account_offset)
         .take(height)
-        .filter_map(|(_, id)| Some(row(id, snap.accounts.get(id)?, (id_w, pending_id_w))))
+        .filter_map(|(_, id)| Some(row(th, id, snap.accounts.get(id)?, (id_w, pending_id_w))))
         .collect();
     let header = Row::new(vec![
         Cell::from(""),
@@ -94,12 +95,17 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
 
 /// One account; `(id_w, pending_w)`: the widths its id and the pending
 /// transaction id are shortened to.
-fn row<'a>(id: &'a str, e: &'a AccountEntry, (id_w, pending_w): (usize, usize)) -> Row<'a> {
+fn row<'a>(
+    th: &Theme,
+    id: &'a str,
+    e: &'a AccountEntry,
+    (id_w, pending_w): (usize, usize),
+) -> Row<'a> {
     let id = short_id(id, id_w);
     match e {
         AccountEntry::Ok(s) => {
             let pending = match s.pending.as_slice() {
-                [] => Cell::from("-").style(dim()),
+                [] => Cell::from("-").style(th.dim_text()),
                 [first] => Cell::from(format!("1 {}", short_id(first, pending_w))),
                 [first, ..] => Cell::from(format!(
                     "{} {} …",
@@ -120,13 +126,13 @@ fn row<'a>(id: &'a str, e: &'a AccountEntry, (id_w, pending_w): (usize, usize)) 
             Cell::from(Line::from("?").alignment(Alignment::Right)),
             Cell::from(format!("malformed: {}", p.join("; "))),
         ])
-        .style(Style::new().fg(ODD)),
+        .style(Style::new().fg(th.odd)),
         AccountEntry::Missing => Row::new(vec![
             Cell::from("?"),
             Cell::from(id),
             Cell::from(Line::from("—").alignment(Alignment::Right)),
             Cell::from("missing"),
         ])
-        .style(Style::new().fg(ODD)),
+        .style(Style::new().fg(th.odd)),
     }
 }

@@ -4,8 +4,9 @@
 //! selected finding's repair (Enter) goes through the same confirmation
 //! dialog as every other action.
 
-use super::theme::{bold, clock, dim, more_hint, wrapped_rows, DANGER, FOCUS, ODD, WARN};
+use super::theme::{bold, clock, more_hint, wrapped_rows};
 use crate::dashboard::app::App;
+use crate::dashboard::keymap::Op;
 use crate::protocol::audit::FindingKind;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -30,6 +31,7 @@ pub fn action_of(kind: FindingKind) -> &'static str {
 
 /// Draws the pane over `area`.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let th = &app.theme;
     let a = &app.audit;
     let width = area.width.saturating_sub(4).min(110);
     let height = area.height.saturating_sub(4).max(3);
@@ -62,9 +64,9 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     title.push_str(&more_hint(offset, shown, findings.len()));
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(FOCUS))
+        .border_style(Style::new().fg(th.focus))
         .title(Line::from(title).centered())
-        .title_style(bold().fg(FOCUS))
+        .title_style(bold().fg(th.focus))
         .padding(Padding::horizontal(1));
     let mut lines = finding_lines(app, &texts, offset, shown);
     let hint = findings
@@ -82,11 +84,18 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), body);
     frame.render_widget(
         Paragraph::new(Line::styled(
-            match hint {
-                "" => "j/k select · r audit now · Esc close".to_string(),
-                hint => format!("j/k select · {hint} · r audit now · Esc close"),
+            {
+                let k = |op| app.keys.key(op);
+                let (select, close) = (
+                    format!("{}/{} select", k(Op::Down), k(Op::Up)),
+                    format!("{} audit now · {} close", k(Op::Refresh), k(Op::Back)),
+                );
+                match hint {
+                    "" => format!("{select} · {close}"),
+                    hint => format!("{select} · {hint} · {close}"),
+                }
             },
-            dim(),
+            th.dim_text(),
         )),
         keys,
     );
@@ -95,17 +104,18 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
 /// The findings shown (from `offset`, `shown` of them, the cursor's
 /// highlighted and coloured by kind), or what the audit says instead.
 fn finding_lines(app: &App, texts: &[String], offset: usize, shown: usize) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let a = &app.audit;
     let findings = a.findings();
     match a.report.last() {
-        None => vec![Line::styled("auditing…", dim())],
+        None => vec![Line::styled("auditing…", th.dim_text())],
         Some(Err(e)) => vec![Line::styled(
             format!("the audit failed: {e}"),
-            Style::new().fg(DANGER),
+            Style::new().fg(th.danger),
         )],
         Some(Ok(_)) if findings.is_empty() => vec![Line::styled(
             "no findings: every pending entry belongs to a transaction in flight",
-            dim(),
+            th.dim_text(),
         )],
         Some(Ok(_)) => findings
             .iter()
@@ -115,9 +125,9 @@ fn finding_lines(app: &App, texts: &[String], offset: usize, shown: usize) -> Ve
             .take(shown.max(1))
             .map(|(i, (f, text))| {
                 let colour = match f.kind {
-                    FindingKind::StaleLock => WARN,
-                    FindingKind::DanglingPending | FindingKind::MissingAccount => DANGER,
-                    _ => ODD,
+                    FindingKind::StaleLock => th.warn,
+                    FindingKind::DanglingPending | FindingKind::MissingAccount => th.danger,
+                    _ => th.odd,
                 };
                 let mut style = Style::new().fg(colour);
                 if i == a.cursor {

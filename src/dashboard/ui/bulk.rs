@@ -4,13 +4,15 @@
 //! ones that run) and the progress bar a bulk run shows in place of the
 //! key bar.
 
-use super::theme::{bold, dim, signed, DANGER, WARN};
+use super::theme::{bold, signed, Theme};
+use crate::dashboard::app::App;
 use crate::dashboard::dialog::{Bulk, BulkProgress};
 use crate::dashboard::event::Action;
+use crate::dashboard::keymap::Op;
 use crate::dashboard::load::Load;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::Line;
 use ratatui::widgets::Gauge;
 use ratatui::Frame;
@@ -19,7 +21,7 @@ use ratatui::Frame;
 /// by state; every id it would touch and every id left out (and why);
 /// the marks not included because the table does not show them; the
 /// balance effect per account. The dialog scrolls (j/k) when it is long.
-pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
+pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> {
     let mut out = vec![Line::styled(
         format!(
             "{} marked row(s) of the table, re-read just now:",
@@ -27,14 +29,14 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
         ),
         bold(),
     )];
-    out.extend(hidden_lines(b));
+    out.extend(hidden_lines(th, b));
     match &b.preview {
         Load::Idle | Load::Loading | Load::Reloading(_) => {
-            out.push(Line::styled("re-reading documents…", dim()));
+            out.push(Line::styled("re-reading documents…", th.dim_text()));
             return out;
         }
         Load::Failed(e) => {
-            out.push(Line::styled(e.clone(), Style::new().fg(DANGER)));
+            out.push(Line::styled(e.clone(), Style::new().fg(th.danger)));
             out.push(Line::from("nothing was changed."));
             return out;
         }
@@ -61,7 +63,7 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
     for (why, ids) in &p.left_out {
         out.push(Line::styled(
             format!(" {} {why}:", ids.len()),
-            Style::new().fg(WARN),
+            Style::new().fg(th.warn),
         ));
         out.extend(ids.iter().map(|id| id_line(id)));
     }
@@ -85,12 +87,12 @@ pub fn dialog_lines(action: Action, b: &Bulk) -> Vec<Line<'static>> {
         }
         _ => "each runs unforced as its own recorded intervention, re-read first",
     };
-    out.push(Line::styled(how, dim()));
+    out.push(Line::styled(how, th.dim_text()));
     out
 }
 
 /// The marks the dialog leaves out because the table does not show them.
-fn hidden_lines(b: &Bulk) -> Vec<Line<'static>> {
+fn hidden_lines(th: &Theme, b: &Bulk) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     for (ids, why) in [
         (&b.filtered, "hidden by the filter"),
@@ -101,7 +103,7 @@ fn hidden_lines(b: &Bulk) -> Vec<Line<'static>> {
         }
         out.push(Line::styled(
             format!(" not included: {} marked, {why}:", ids.len()),
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         ));
         out.extend(ids.iter().map(|id| id_line(id)));
     }
@@ -113,7 +115,8 @@ fn id_line(id: &str) -> Line<'static> {
 }
 
 /// The progress bar of a bulk run.
-pub fn progress(frame: &mut Frame, b: &BulkProgress, area: Rect) {
+pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
+    let th = &app.theme;
     let ratio = if b.total == 0 {
         1.0
     } else {
@@ -122,7 +125,7 @@ pub fn progress(frame: &mut Frame, b: &BulkProgress, area: Rect) {
     let tail = if b.stopping {
         "stopping: started items finish".to_string()
     } else {
-        "Esc stops starting new ones".to_string()
+        format!("{} stops starting new ones", app.keys.label(Op::Back))
     };
     let label = format!(
         "bulk {} {}/{} · {} failed · {tail}",
@@ -131,10 +134,10 @@ pub fn progress(frame: &mut Frame, b: &BulkProgress, area: Rect) {
         b.total,
         b.failed
     );
-    let colour = if b.failed > 0 { DANGER } else { Color::Green };
+    let colour = if b.failed > 0 { th.danger } else { th.good };
     frame.render_widget(
         Gauge::default()
-            .gauge_style(Style::new().fg(colour).bg(Color::DarkGray))
+            .gauge_style(Style::new().fg(colour).bg(th.dim))
             .ratio(ratio.clamp(0.0, 1.0))
             .label(label),
         area,

@@ -10,10 +10,11 @@
 //! "+N more" in its title.
 
 use super::theme::{
-    amount_text, bold, datetime, dim, more_hint, pane_block, route, severity, signed, state_text,
-    txn_age, wrapped_rows, Severity, DANGER, GOOD, ODD, WARN,
+    amount_text, bold, datetime, more_hint, pane_block, route, severity, signed, state_text,
+    txn_age, wrapped_rows, Severity, Theme,
 };
 use crate::dashboard::app::{App, Pane};
+use crate::dashboard::keymap::Op;
 use crate::dashboard::view::{DetailAccount, DetailView, Fate};
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::lock::Staleness;
@@ -32,6 +33,7 @@ use ratatui::Frame;
 
 /// Draws the detail pane, scrolled by `app.detail_scroll` (bounded to its text).
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let th = &app.theme;
     let focused = app.focus == Pane::Detail;
     let Some(d) = &app.view.detail else {
         let text = match &app.selected {
@@ -44,9 +46,9 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         };
         frame.render_widget(
             Paragraph::new(text)
-                .style(dim())
+                .style(th.dim_text())
                 .wrap(Wrap { trim: true })
-                .block(pane_block(" detail ", focused)),
+                .block(pane_block(th, " detail ", focused)),
             area,
         );
         return;
@@ -62,7 +64,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         Paragraph::new(body)
             .wrap(Wrap { trim: false })
             .scroll((scroll.min(usize::from(u16::MAX)) as u16, 0))
-            .block(pane_block(title, focused)),
+            .block(pane_block(th, title, focused)),
         area,
     );
 }
@@ -75,6 +77,7 @@ pub fn line_count(app: &App, d: &DetailView, width: u16) -> usize {
 /// What became of the transaction, and whether `R`/`F`/`L` act on it
 /// (the `target` module's rule).
 fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
+    let th = &app.theme;
     let now = state_text(&d.txn);
     let pinned = app.pinned.as_ref() == Some(&d.txn.id);
     if pinned && matches!(d.fate, Fate::Listed | Fate::Filtered | Fate::ReadById) {
@@ -87,34 +90,34 @@ fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
         };
         return Some(Line::styled(
             text,
-            Style::new().fg(GOOD).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.good).add_modifier(Modifier::BOLD),
         ));
     }
     let (text, style) = match &d.fate {
         Fate::Listed => return None,
         Fate::Filtered => (
             "hidden by the filter (still selected)".to_string(),
-            Style::new().fg(WARN),
+            Style::new().fg(th.warn),
         ),
         Fate::Reading => (
             "left the in-flight list; re-reading it by id…".to_string(),
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         ),
         Fate::ReadById if d.txn.state.as_ref().is_some_and(TxnState::is_terminal) => (
             format!("now {now} (read by id; not in the in-flight list)"),
-            Style::new().fg(GOOD).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.good).add_modifier(Modifier::BOLD),
         ),
         Fate::ReadById => (
             format!("{now}, read by id (not in the listed rows)"),
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         ),
         Fate::Vanished => (
             "no longer exists (as last seen:)".to_string(),
-            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
         ),
         Fate::ReadFailed(e) => (
             format!("left the list; could not re-read it: {e}"),
-            Style::new().fg(DANGER),
+            Style::new().fg(th.danger),
         ),
     };
     let how = match d.fate {
@@ -125,6 +128,7 @@ fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
 }
 
 fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let t = &d.txn;
     let mut out: Vec<Line<'static>> = fate_line(app, d).into_iter().collect();
     out.push(Line::from(vec![
@@ -137,7 +141,7 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
             datetime(m),
             txn_age(app, t)
         ))),
-        None => out.push(Line::styled("modified: unknown", Style::new().fg(ODD))),
+        None => out.push(Line::styled("modified: unknown", Style::new().fg(th.odd))),
     }
     match severity(app, t) {
         Severity::Investigate => out.push(Line::styled(
@@ -145,39 +149,42 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
                 "!! investigate: untouched > {}",
                 human_duration(app.settings.investigate_after)
             ),
-            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
         )),
         Severity::Stuck => out.push(Line::styled(
             format!(
                 "! stuck: untouched > {} (recovery window)",
                 human_duration(app.settings.recovery_window)
             ),
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         )),
         Severity::Odd | Severity::Normal => {}
     }
     for p in &t.problems {
-        out.push(Line::styled(format!("? {p}"), Style::new().fg(ODD)));
+        out.push(Line::styled(format!("? {p}"), Style::new().fg(th.odd)));
     }
-    out.extend(super::reverse::link_lines(t));
+    out.extend(super::reverse::link_lines(th, t));
     for a in &d.accounts {
-        out.push(account_line(a, t));
+        out.push(account_line(th, a, t));
     }
     out.extend(next_and_keys(app, d));
     for l in &d.locks {
         let (word, style) = match &l.staleness {
-            Staleness::Live => ("live".to_string(), Style::new().fg(GOOD)),
-            Staleness::Stale(why) => (format!("stale: {why}"), Style::new().fg(WARN)),
-            Staleness::Unknown(why) => (format!("unknown: {why}"), Style::new().fg(ODD)),
+            Staleness::Live => ("live".to_string(), Style::new().fg(th.good)),
+            Staleness::Stale(why) => (format!("stale: {why}"), Style::new().fg(th.warn)),
+            Staleness::Unknown(why) => (format!("unknown: {why}"), Style::new().fg(th.odd)),
         };
         out.push(Line::from(vec![
             Span::raw(format!("lock {} ", l.info.resource)),
             Span::styled(word, style),
-            Span::styled(format!(" · {}", l.info.holder_label()), dim()),
+            Span::styled(format!(" · {}", l.info.holder_label()), th.dim_text()),
         ]));
     }
     if let Some(c) = t.creation_time {
-        out.push(Line::styled(format!("created {}", datetime(c)), dim()));
+        out.push(Line::styled(
+            format!("created {}", datetime(c)),
+            th.dim_text(),
+        ));
     }
     out.extend(history_lines(app));
     out
@@ -186,6 +193,7 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
 /// What recovery would do next, and what each action key would do to it
 /// (or that actions are off in read-only mode).
 fn next_and_keys(app: &App, d: &DetailView) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let t = &d.txn;
     let recover = &d.recover;
     let mut out = Vec::new();
@@ -200,38 +208,46 @@ fn next_and_keys(app: &App, d: &DetailView) -> Vec<Line<'static>> {
         ]),
         (None, Some(_)) => Line::from(vec![
             Span::styled("next: ", bold()),
-            Span::styled("— (recovery refuses)", dim()),
+            Span::styled("— (recovery refuses)", th.dim_text()),
         ]),
         (None, None) => Line::from(vec![
             Span::styled("next: ", bold()),
-            Span::styled("nothing to do", dim()),
+            Span::styled("nothing to do", th.dim_text()),
         ]),
     });
     if app.settings.read_only {
         out.push(Line::styled(
             "read-only: actions disabled",
-            Style::new().fg(WARN),
+            Style::new().fg(th.warn),
         ));
     } else {
         let names = (
             t.src.as_deref().unwrap_or("src"),
             t.dest.as_deref().unwrap_or("dest"),
         );
-        out.push(action_line("R rollback", &d.rollback, names, t));
-        out.push(action_line("F recover", recover, names, t));
+        // The keys as the key table in force names them.
+        let key = |op| app.keys.label(op);
+        let (rollback, recover_key) = (
+            format!("{} rollback", key(Op::Rollback)),
+            format!("{} recover", key(Op::Recover)),
+        );
+        out.push(action_line(th, &rollback, &d.rollback, names, t));
+        out.push(action_line(th, &recover_key, recover, names, t));
         let live = d.locks.iter().filter(|l| !l.staleness.is_stale()).count();
+        let release = key(Op::Release);
         out.push(Line::from(match d.locks.len() {
-            0 => Span::styled("L release: no locks held", dim()),
+            0 => Span::styled(format!("{release} release: no locks held"), th.dim_text()),
             n if live > 0 => Span::styled(
-                format!("L release {n} lock(s), {live} not stale (force only)"),
-                Style::new().fg(WARN),
+                format!("{release} release {n} lock(s), {live} not stale (force only)"),
+                Style::new().fg(th.warn),
             ),
-            n => Span::raw(format!("L release {n} stale lock(s)")),
+            n => Span::raw(format!("{release} release {n} stale lock(s)")),
         }));
         if let Some(finish_first) = d.reverse {
             let first = if finish_first { "finish it, then " } else { "" };
             out.push(Line::from(format!(
-                "V reverse: {first}a compensating transfer {} → {} of {}",
+                "{} reverse: {first}a compensating transfer {} → {} of {}",
+                key(Op::ReverseTransfer),
                 names.1,
                 names.0,
                 amount_text(t)
@@ -244,14 +260,15 @@ fn next_and_keys(app: &App, d: &DetailView) -> Vec<Line<'static>> {
 /// The interventions recorded on the selected transaction (the audit
 /// trail), oldest first; one never completed is marked.
 fn history_lines(app: &App) -> Vec<Line<'static>> {
+    let th = &app.theme;
     match app.selected_history() {
         None => vec![],
         Some(Err(e)) => vec![Line::styled(
             format!("interventions: cannot read the audit trail: {e}"),
-            Style::new().fg(ODD),
+            Style::new().fg(th.odd),
         )],
         Some(Ok(records)) if records.is_empty() => {
-            vec![Line::styled("interventions: none recorded", dim())]
+            vec![Line::styled("interventions: none recorded", th.dim_text())]
         }
         Some(Ok(records)) => {
             let mut out = vec![Line::styled(
@@ -270,12 +287,12 @@ fn history_lines(app: &App) -> Vec<Line<'static>> {
                 spans.push(match (r.status, r.outcome) {
                     (RecordStatus::Running, _) | (_, None) => Span::styled(
                         "UNFINISHED (no end recorded)",
-                        Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+                        Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
                     ),
                     (_, Some(o)) => Span::raw(o.to_string()),
                 });
                 if let Some(why) = &r.reason {
-                    spans.push(Span::styled(format!(" · \"{why}\""), dim()));
+                    spans.push(Span::styled(format!(" · \"{why}\""), th.dim_text()));
                 }
                 out.push(Line::from(spans));
             }
@@ -284,7 +301,7 @@ fn history_lines(app: &App) -> Vec<Line<'static>> {
     }
 }
 
-fn account_line(a: &DetailAccount, t: &Transaction) -> Line<'static> {
+fn account_line(th: &Theme, a: &DetailAccount, t: &Transaction) -> Line<'static> {
     let head = Span::styled(format!("{} {}: ", a.role, a.id), bold());
     let rest = match &a.entry {
         Some(AccountEntry::Ok(s)) => {
@@ -294,13 +311,13 @@ fn account_line(a: &DetailAccount, t: &Transaction) -> Line<'static> {
                 s.settled_of(&t.id).map(|r| r.outcome),
             );
             let style = if progress.is_odd() {
-                Style::new().fg(ODD)
+                Style::new().fg(th.odd)
             } else if progress.carries() {
-                Style::new().fg(WARN)
+                Style::new().fg(th.warn)
             } else if matches!(progress, AccountProgress::Settled(_)) {
-                Style::new().fg(GOOD)
+                Style::new().fg(th.good)
             } else {
-                dim()
+                th.dim_text()
             };
             vec![
                 Span::raw(format!("{} · ", s.balance)),
@@ -309,13 +326,13 @@ fn account_line(a: &DetailAccount, t: &Transaction) -> Line<'static> {
         }
         Some(AccountEntry::Malformed(p)) => vec![Span::styled(
             format!("malformed: {}", p.join("; ")),
-            Style::new().fg(ODD),
+            Style::new().fg(th.odd),
         )],
         Some(AccountEntry::Missing) => vec![Span::styled(
             "missing (no such account)",
-            Style::new().fg(ODD),
+            Style::new().fg(th.odd),
         )],
-        None => vec![Span::styled("not loaded", dim())],
+        None => vec![Span::styled("not loaded", th.dim_text())],
     };
     let mut spans = vec![head];
     spans.extend(rest);
@@ -323,6 +340,7 @@ fn account_line(a: &DetailAccount, t: &Transaction) -> Line<'static> {
 }
 
 fn action_line(
+    th: &Theme,
     label: &str,
     p: &Preview,
     (src, dest): (&str, &str),
@@ -339,11 +357,11 @@ fn action_line(
         };
         return Line::from(vec![
             head,
-            Span::styled(format!("refused: {why}"), Style::new().fg(DANGER)),
+            Span::styled(format!("refused: {why}"), Style::new().fg(th.danger)),
         ]);
     }
     if p.steps.is_empty() {
-        return Line::from(vec![head, Span::styled("has nothing to do", dim())]);
+        return Line::from(vec![head, Span::styled("has nothing to do", th.dim_text())]);
     }
     let ends = p
         .ends_in

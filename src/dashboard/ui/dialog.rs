@@ -10,13 +10,12 @@
 //! border and red Confirm button.
 
 use super::theme::{
-    amount_text, bold, datetime, dim, route, signed, state_text, txn_age, wrapped_rows, DANGER,
-    GOOD, ODD, WARN,
+    amount_text, bold, datetime, route, signed, state_text, txn_age, wrapped_rows, Theme,
 };
 use super::theme::{more_hint, short_id};
 use crate::dashboard::app::{App, Dialog, RunChoice};
 use crate::dashboard::event::Action;
-use crate::dashboard::keymap::force_hint;
+use crate::dashboard::keymap::DialogOp;
 use crate::dashboard::load::Load;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
@@ -39,7 +38,8 @@ pub const CLOSE: &str = "[ Close ]";
 /// The label of the force button (shown only when `y` would be refused).
 pub const FORCE: &str = "[ FORCE (!) ]";
 
-/// Whether the action destroys or undoes work (red dialog).
+/// Whether the action destroys or undoes work (a `danger` dialog titled
+/// `DESTRUCTIVE:`).
 pub fn is_destructive(action: Action) -> bool {
     matches!(
         action,
@@ -61,10 +61,11 @@ pub fn scroll_max(app: &App, d: &Dialog, size: (u16, u16)) -> usize {
 
 /// Draws the dialog over `area`.
 pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
+    let th = &app.theme;
     let colour = if is_destructive(d.action) {
-        DANGER
+        th.danger
     } else {
-        WARN
+        th.warn
     };
     let body = body(app, d);
     let width = area.width.saturating_sub(4).min(84);
@@ -72,7 +73,13 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let body_h = wrapped_rows(&body, inner_w);
     let height = (body_h as u16 + 4).min(area.height.saturating_sub(2));
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
-    let title = format!("{} {}?", d.action.title(), d.target);
+    // Said in words too, not by the colour alone.
+    let tag = if is_destructive(d.action) {
+        "DESTRUCTIVE: "
+    } else {
+        ""
+    };
+    let title = format!("{tag}{} {}?", d.action.title(), d.target);
     let room = usize::from(width.saturating_sub(4));
     let block = Block::bordered()
         .border_type(BorderType::Double)
@@ -99,14 +106,25 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let more = more_hint(scroll, text_h.min(body_h), body_h);
     if !more.is_empty() {
         frame.render_widget(
-            Paragraph::new(Line::styled(format!("{more}· j/k scroll"), dim())).right_aligned(),
+            Paragraph::new(Line::styled(
+                format!(
+                    "{more}· {}/{} scroll",
+                    app.keys.dialog_key(DialogOp::ScrollDown),
+                    app.keys.dialog_key(DialogOp::ScrollUp)
+                ),
+                th.dim_text(),
+            ))
+            .right_aligned(),
             hint,
         );
     }
-    frame.render_widget(Paragraph::new(buttons_line(d, colour)).centered(), buttons);
+    frame.render_widget(
+        Paragraph::new(buttons_line(th, d, colour)).centered(),
+        buttons,
+    );
 }
 
-fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
+fn buttons_line(th: &Theme, d: &Dialog, colour: Color) -> Line<'static> {
     let focused = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
     let loaded = d.loaded();
     if loaded && !d.can_confirm() {
@@ -119,13 +137,10 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
     };
     let forced = d.needs_force();
     let confirm = match (loaded && !forced, d.confirm_focused) {
-        (false, false) => dim(),
-        (false, true) => dim().add_modifier(Modifier::REVERSED),
+        (false, false) => th.dim_text(),
+        (false, true) => th.dim_text().add_modifier(Modifier::REVERSED),
         (true, false) => Style::new().fg(colour).add_modifier(Modifier::BOLD),
-        (true, true) => Style::new()
-            .fg(Color::White)
-            .bg(colour)
-            .add_modifier(Modifier::BOLD),
+        (true, true) => th.alert(colour),
     };
     let mut spans = vec![
         Span::styled(CANCEL, cancel),
@@ -136,49 +151,53 @@ fn buttons_line(d: &Dialog, colour: Color) -> Line<'static> {
         spans.push(Span::raw("    "));
         spans.push(Span::styled(
             FORCE,
-            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
         ));
     }
     Line::from(spans)
 }
 
 fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
+    let th = &app.theme;
     if let Some(b) = &d.bulk {
-        let mut out = super::bulk::dialog_lines(d.action, b);
+        let mut out = super::bulk::dialog_lines(th, d.action, b);
         if d.can_confirm() {
-            out.extend(reason_lines(d));
+            out.extend(reason_lines(app, d));
         }
         return out;
     }
     match &d.preview {
         Load::Idle | Load::Loading | Load::Reloading(_) => {
-            vec![Line::from(""), Line::styled("re-reading documents…", dim())]
+            vec![
+                Line::from(""),
+                Line::styled("re-reading documents…", th.dim_text()),
+            ]
         }
         Load::Failed(e) => vec![
             Line::styled(
                 "cannot go on:",
-                Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+                Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
             ),
-            Line::styled(e.clone(), Style::new().fg(DANGER)),
+            Line::styled(e.clone(), Style::new().fg(th.danger)),
             Line::from("nothing was changed."),
         ],
         Load::Loaded(plan) => {
             let mut out = vec![Line::from(vec![
-                Span::styled(target_kind(d.action), dim()),
+                Span::styled(target_kind(d.action), th.dim_text()),
                 Span::styled(d.target.clone(), bold()),
             ])];
             out.extend(refusal_lines(app, d));
             out.extend(match &plan.documents {
                 Some(Documents::Transaction(det)) => loaded(app, d.action, det, plan),
                 Some(Documents::Lock(l)) => lock_dialog(app, l.as_deref()),
-                Some(Documents::Audit(r)) => audit_dialog(r),
+                Some(Documents::Audit(r)) => audit_dialog(th, r),
                 Some(Documents::Reversal { original, existing }) => {
                     super::reverse::dialog_lines(app, plan, original, existing.as_deref())
                 }
                 None => Vec::new(),
             });
             if d.can_confirm() {
-                out.extend(reason_lines(d));
+                out.extend(reason_lines(app, d));
             }
             out
         }
@@ -187,7 +206,8 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
 
 /// The reason field: what was typed, whether the trail requires one (its
 /// one rule), and, while typing, how to go on.
-fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
+fn reason_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let force = d.reason_for.is_some_and(RunChoice::is_forced);
     let required = d
         .action
@@ -206,7 +226,16 @@ fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
                 Style::new().add_modifier(Modifier::UNDERLINED),
             ));
         }
-        None if d.reason.is_empty() => field.push(Span::styled("(asked after y / !)", dim())),
+        None if d.reason.is_empty() => {
+            let (y, force) = (
+                app.keys.dialog_key(DialogOp::Confirm),
+                app.keys.dialog_key(DialogOp::Force),
+            );
+            field.push(Span::styled(
+                format!("(asked after {y} / {force})"),
+                th.dim_text(),
+            ))
+        }
         None => field.push(Span::raw(d.reason.clone())),
     }
     let mut out = vec![Line::from(""), Line::from(field)];
@@ -214,7 +243,7 @@ fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
         let run = if force { "runs FORCED" } else { "runs" };
         out.push(Line::styled(
             format!("type the reason · Enter {run} · Esc back"),
-            Style::new().fg(WARN),
+            Style::new().fg(th.warn),
         ));
     }
     out
@@ -231,25 +260,24 @@ fn target_kind(action: Action) -> &'static str {
 
 /// The protocol's refusal of an unforced run, in its words, and the way on.
 fn refusal_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
-    let Some(why) = d.refusal_now(app.now, app.settings.recovery_window) else {
+    let th = &app.theme;
+    let Some(why) = d.refusal_now(
+        app.now,
+        app.settings.recovery_window,
+        &app.keys.force_hint(),
+    ) else {
         return vec![];
     };
-    let red = Style::new().fg(DANGER).add_modifier(Modifier::BOLD);
+    let red = Style::new().fg(th.danger).add_modifier(Modifier::BOLD);
     vec![
         Line::from(vec![
-            Span::styled(
-                " REFUSED ",
-                Style::new()
-                    .fg(Color::White)
-                    .bg(DANGER)
-                    .add_modifier(Modifier::BOLD),
-            ),
+            Span::styled(" REFUSED ", th.alert(th.danger)),
             Span::styled(format!(" y is refused: {why}"), red),
         ]),
         Line::styled(
             format!(
                 "only {} acts anyway; nothing happens otherwise",
-                force_hint()
+                app.keys.force_hint()
             ),
             red,
         ),
@@ -257,10 +285,11 @@ fn refusal_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
 }
 
 fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let Some(l) = l else {
         return vec![Line::styled(
             "this lock is no longer held; nothing to release",
-            dim(),
+            th.dim_text(),
         )];
     };
     let age = l
@@ -278,7 +307,7 @@ fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>> {
         Line::from(""),
         Line::styled("would write:", bold()),
     ];
-    let (status, style) = staleness_text(l);
+    let (status, style) = staleness_text(th, l);
     out.push(Line::from(vec![
         Span::raw(format!(
             " 1. {} — ",
@@ -289,7 +318,7 @@ fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>> {
     out
 }
 
-fn audit_dialog(r: &AuditReport) -> Vec<Line<'static>> {
+fn audit_dialog(th: &Theme, r: &AuditReport) -> Vec<Line<'static>> {
     let dangling: Vec<_> = r
         .findings
         .iter()
@@ -298,7 +327,7 @@ fn audit_dialog(r: &AuditReport) -> Vec<Line<'static>> {
     if dangling.is_empty() {
         return vec![Line::styled(
             "the audit no longer finds dangling pending entries; nothing to repair",
-            dim(),
+            th.dim_text(),
         )];
     }
     let mut out = vec![Line::styled(
@@ -315,23 +344,24 @@ fn audit_dialog(r: &AuditReport) -> Vec<Line<'static>> {
         "the repair undoes each one whose repair is unambiguous (its transaction rolled back, \
          or finished and already settled by the account), re-reading every account; the rest \
          are left for you. The log lists each repair.",
-        Style::new().fg(WARN),
+        Style::new().fg(th.warn),
     ));
     out
 }
 
-fn staleness_text(l: &LockView) -> (String, Style) {
+fn staleness_text(th: &Theme, l: &LockView) -> (String, Style) {
     match &l.staleness {
-        Staleness::Stale(why) => (format!("stale ({why})"), Style::new().fg(WARN)),
+        Staleness::Stale(why) => (format!("stale ({why})"), Style::new().fg(th.warn)),
         Staleness::Live => (
             "LIVE: its holder looks alive".to_string(),
-            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
         ),
-        Staleness::Unknown(why) => (format!("unknown ({why})"), Style::new().fg(ODD)),
+        Staleness::Unknown(why) => (format!("unknown ({why})"), Style::new().fg(th.odd)),
     }
 }
 
 fn loaded(app: &App, action: Action, det: &TransactionDetail, plan: &Plan) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let t = &det.txn;
     let mut out = vec![Line::from(vec![
         Span::styled(state_text(t), bold()),
@@ -340,15 +370,15 @@ fn loaded(app: &App, action: Action, det: &TransactionDetail, plan: &Plan) -> Ve
     if let Some(m) = t.modification_time {
         out.push(Line::styled(
             format!("modified {} ({} ago)", datetime(m), txn_age(app, t)),
-            dim(),
+            th.dim_text(),
         ));
     }
     out.push(Line::from(""));
     match action {
-        Action::Rollback => out.extend(plan_lines(det, plan, &det.rollback, "rollback")),
-        Action::Recover => out.extend(plan_lines(det, plan, &det.recover, "recovery")),
+        Action::Rollback => out.extend(plan_lines(th, det, plan, &det.rollback, "rollback")),
+        Action::Recover => out.extend(plan_lines(th, det, plan, &det.recover, "recovery")),
         Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair => {
-            out.extend(lock_lines(det))
+            out.extend(lock_lines(th, det))
         }
         Action::Reverse => {}
     }
@@ -359,12 +389,18 @@ fn loaded(app: &App, action: Action, det: &TransactionDetail, plan: &Plan) -> Ve
 /// the documents' preview says it writes; the lock releases that follow),
 /// where it ends, and its balance change from the re-read balances; or its
 /// own refusal, or nothing to do.
-fn plan_lines(det: &TransactionDetail, plan: &Plan, p: &Preview, what: &str) -> Vec<Line<'static>> {
+fn plan_lines(
+    th: &Theme,
+    det: &TransactionDetail,
+    plan: &Plan,
+    p: &Preview,
+    what: &str,
+) -> Vec<Line<'static>> {
     if let Some(r) = &p.refusal {
         return vec![
             Line::styled(
                 format!("{what} refused: {r}"),
-                Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+                Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
             ),
             Line::from("nothing will be changed."),
         ];
@@ -377,7 +413,7 @@ fn plan_lines(det: &TransactionDetail, plan: &Plan, p: &Preview, what: &str) -> 
             .unwrap_or_else(|| "?".into());
         return vec![Line::styled(
             format!("nothing to do: the transaction is {state}"),
-            dim(),
+            th.dim_text(),
         )];
     }
     let mut out = vec![Line::styled(
@@ -387,12 +423,12 @@ fn plan_lines(det: &TransactionDetail, plan: &Plan, p: &Preview, what: &str) -> 
     for (i, step) in plan.steps.iter().enumerate() {
         let outcome = match (step, p.steps.get(i).map(|s| &s.outcome)) {
             (PlanStep::Protocol { .. }, Some(StepOutcome::Updated(e))) => {
-                Span::styled(format!("updates: {e}"), Style::new().fg(GOOD))
+                Span::styled(format!("updates: {e}"), Style::new().fg(th.good))
             }
             (PlanStep::Protocol { .. }, Some(StepOutcome::Noop(r))) => {
-                Span::styled(format!("no-op: {r}"), Style::new().fg(Color::Gray))
+                Span::styled(format!("no-op: {r}"), Style::new().fg(th.muted))
             }
-            _ => Span::styled("deletes the lock", Style::new().fg(GOOD)),
+            _ => Span::styled("deletes the lock", Style::new().fg(th.good)),
         };
         out.push(Line::from(vec![
             Span::raw(format!(" {}. {step} — ", i + 1)),
@@ -420,7 +456,7 @@ fn plan_lines(det: &TransactionDetail, plan: &Plan, p: &Preview, what: &str) -> 
             None => format!(" {id}: ? ({})", signed(delta)),
         };
         let style = if delta == 0 {
-            dim()
+            th.dim_text()
         } else {
             Style::new().add_modifier(Modifier::BOLD)
         };
@@ -429,29 +465,29 @@ fn plan_lines(det: &TransactionDetail, plan: &Plan, p: &Preview, what: &str) -> 
     out
 }
 
-fn lock_lines(det: &TransactionDetail) -> Vec<Line<'static>> {
+fn lock_lines(th: &Theme, det: &TransactionDetail) -> Vec<Line<'static>> {
     if det.locks.is_empty() {
         return vec![Line::styled(
             "this transaction holds no locks; nothing to release",
-            dim(),
+            th.dim_text(),
         )];
     }
     let mut out = vec![Line::styled("locks that would be released:", bold())];
     for l in &det.locks {
-        let (status, style) = staleness_text(l);
+        let (status, style) = staleness_text(th, l);
         out.push(Line::from(vec![
             Span::raw(format!(" {} — ", l.info.resource)),
             Span::styled(status, style),
-            Span::styled(format!(" · {}", l.info.holder_label()), dim()),
+            Span::styled(format!(" · {}", l.info.holder_label()), th.dim_text()),
         ]));
     }
     let live = det.locks.iter().filter(|l| !l.staleness.is_stale()).count();
     if live > 0 {
         out.push(Line::from(vec![
-            Span::styled(" WARNING ", Style::new().fg(Color::White).bg(DANGER).add_modifier(Modifier::BOLD)),
+            Span::styled(" WARNING ", th.alert(th.danger)),
             Span::styled(
                 format!(" {live} lock(s) not stale: a worker may still be using them; another transfer could get in"),
-                Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+                Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
             ),
         ]));
     }

@@ -3,7 +3,7 @@
 //! bar scaled to the largest of its kind; the groupings the mapping cannot
 //! aggregate are named at the bottom, so none is silently missing.
 
-use super::theme::{bold, dim, DANGER, FOCUS, WARN};
+use super::theme::{bold, Theme};
 use crate::dashboard::app::App;
 use crate::protocol::read::{Group, Groups};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -17,6 +17,7 @@ const BAR: usize = 24;
 
 /// Draws the view over `area`.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let th = &app.theme;
     let width = area.width.saturating_sub(4).min(100);
     let height = area.height.saturating_sub(4).max(3);
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
@@ -29,9 +30,9 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     }
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(FOCUS))
+        .border_style(Style::new().fg(th.focus))
         .title(Line::from(title).centered())
-        .title_style(bold().fg(FOCUS))
+        .title_style(bold().fg(th.focus))
         .padding(Padding::horizontal(1));
     frame.render_widget(Clear, rect);
     let inner = block.inner(rect);
@@ -42,15 +43,15 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     ]));
     let rows = usize::from(body.height).max(1);
     let (lines, cursor_line) = match app.groups.last() {
-        None => (vec![Line::styled("counting…", dim())], 0),
+        None => (vec![Line::styled("counting…", th.dim_text())], 0),
         Some(Err(e)) => (
             vec![Line::styled(
                 format!("counting failed: {e}"),
-                Style::new().fg(DANGER),
+                Style::new().fg(th.danger),
             )],
             0,
         ),
-        Some(Ok(g)) => group_lines(g, app.group_cursor, usize::from(body.width)),
+        Some(Ok(g)) => group_lines(th, g, app.group_cursor, usize::from(body.width)),
     };
     let first = (cursor_line + 1).saturating_sub(rows);
     let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
@@ -58,19 +59,19 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(
         Paragraph::new(Line::styled(
             "j/k select · Enter open its rows (then * marks them for R/F/L) · r count again · Esc close",
-            dim(),
+            th.dim_text(),
         )),
         keys,
     );
 }
 
 /// The lines of the view and the line of the selected group.
-fn group_lines(g: &Groups, cursor: usize, width: usize) -> (Vec<Line<'static>>, usize) {
+fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Line<'static>>, usize) {
     let mut lines = Vec::new();
     let mut cursor_line = 0;
     let mut heading = None;
     if g.groups.is_empty() {
-        lines.push(Line::styled("nothing is stuck", dim()));
+        lines.push(Line::styled("nothing is stuck", th.dim_text()));
     }
     for (i, group) in g.groups.iter().enumerate() {
         if heading != Some(group.kind) {
@@ -87,18 +88,18 @@ fn group_lines(g: &Groups, cursor: usize, width: usize) -> (Vec<Line<'static>>, 
             .map(|o| o.count)
             .max()
             .unwrap_or(1);
-        lines.push(group_line(group, i == cursor, widest, width));
+        lines.push(group_line(th, group, i == cursor, widest, width));
     }
     for why in &g.unavailable {
         lines.push(Line::styled(
             format!("not grouped: {why}"),
-            Style::new().fg(WARN),
+            Style::new().fg(th.warn),
         ));
     }
     (lines, cursor_line)
 }
 
-fn group_line(g: &Group, selected: bool, widest: u64, width: usize) -> Line<'static> {
+fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) -> Line<'static> {
     let bar = (g.count as usize * BAR).div_ceil(widest.max(1) as usize);
     let label_w = width.saturating_sub(BAR + 12).max(8);
     let label: String = g.label.chars().take(label_w).collect();
@@ -110,6 +111,6 @@ fn group_line(g: &Group, selected: bool, widest: u64, width: usize) -> Line<'sta
     Line::from(vec![
         Span::raw(mark),
         Span::styled(format!("{label:<label_w$} {:>7} ", g.count), style),
-        Span::styled("█".repeat(bar), Style::new().fg(WARN)),
+        Span::styled("█".repeat(bar), Style::new().fg(th.warn)),
     ])
 }

@@ -4,12 +4,11 @@
 //! attention: partial results, caps with totals, discovery's warnings), and
 //! the big message shown in place of the panes before the first snapshot.
 
-use super::theme::{
-    bold, clock, dim, fit_segments, short_id, wrapped_rows, Segment, DANGER, GOOD, ODD, WARN,
-};
+use super::theme::{bold, clock, fit_segments, short_id, wrapped_rows, Segment, Theme};
 use crate::cluster::{ClockStatus, SKEW_WARNING_MS};
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
+use crate::dashboard::keymap::Op;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::read::Refresh;
 use crate::protocol::time::human_age;
@@ -29,6 +28,7 @@ pub fn render(frame: &mut Frame, app: &App, header: Rect, alert: Rect) {
 }
 
 fn header_line(app: &App, width: u16) -> Line<'static> {
+    let th = &app.theme;
     let mut segs = vec![Segment::new(
         0,
         vec![Span::styled(
@@ -53,7 +53,10 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
         segs.extend(snapshot_segments(app, snap));
     }
     let polling = if app.paused {
-        Span::styled("paused", Style::new().fg(WARN).add_modifier(Modifier::BOLD))
+        Span::styled(
+            "paused",
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
+        )
     } else if app.polling {
         Span::raw("polling…")
     } else {
@@ -73,13 +76,7 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
     if app.settings.read_only {
         segs.push(Segment::new(
             0,
-            vec![Span::styled(
-                " READ-ONLY ",
-                Style::new()
-                    .fg(Color::Black)
-                    .bg(WARN)
-                    .add_modifier(Modifier::BOLD),
-            )],
+            vec![Span::styled(" READ-ONLY ", th.alert(th.warn))],
         ));
     }
     fit_segments(segs, "  ", width)
@@ -88,13 +85,14 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
 /// What the header says of the last snapshot: cluster health, how old the
 /// data is (refresh lag included), the clock in use, the poll's cost.
 fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
+    let th = &app.theme;
     let mut out = Vec::new();
     let (text, colour) = match snap.health.as_deref() {
-        Some("green") => ("green", GOOD),
-        Some("yellow") => ("yellow", WARN),
-        Some("red") => ("red", DANGER),
-        Some(other) => (other, ODD),
-        None => ("health ?", Color::DarkGray),
+        Some("green") => ("green", th.good),
+        Some("yellow") => ("yellow", th.warn),
+        Some("red") => ("red", th.danger),
+        Some(other) => (other, th.odd),
+        None => ("health ?", th.dim),
     };
     out.push(Segment::new(
         2,
@@ -102,7 +100,7 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
     ));
     let ago = (app.now - snap.taken_at).num_seconds();
     let style = if app.poll_error.is_some() {
-        Style::new().fg(WARN).add_modifier(Modifier::BOLD)
+        Style::new().fg(th.warn).add_modifier(Modifier::BOLD)
     } else {
         Style::new()
     };
@@ -131,7 +129,7 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
         )],
     ));
     if let Some(c) = &snap.read.clock {
-        out.push(clock_segment(c));
+        out.push(clock_segment(th, c));
     }
     out.push(Segment::new(
         4,
@@ -141,7 +139,7 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
                 snap.duration.as_millis(),
                 snap.requests
             ),
-            dim(),
+            th.dim_text(),
         )],
     ));
 
@@ -151,12 +149,12 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
 /// Where the tool's clock comes from: dim when it is the cluster's and
 /// the local clock agrees within a second, in warning colour (and kept on
 /// narrow screens) when the cluster told no time or the local clock is off.
-fn clock_segment(c: &ClockStatus) -> Segment<'static> {
+fn clock_segment(th: &Theme, c: &ClockStatus) -> Segment<'static> {
     let off = c.offset.num_milliseconds().abs() > SKEW_WARNING_MS;
     if c.is_from_cluster() && !off {
-        Segment::new(5, vec![Span::styled(c.short(), dim())])
+        Segment::new(5, vec![Span::styled(c.short(), th.dim_text())])
     } else {
-        let style = Style::new().fg(WARN).add_modifier(Modifier::BOLD);
+        let style = Style::new().fg(th.warn).add_modifier(Modifier::BOLD);
         Segment::new(1, vec![Span::styled(c.short(), style)])
     }
 }
@@ -178,18 +176,20 @@ fn short_url(url: &str) -> String {
 }
 
 fn alert_line(app: &App, width: u16) -> Line<'static> {
+    let th = &app.theme;
     match (&app.poll_error, &app.snapshot) {
         (Some(failure), Some(_)) => {
             let age = human_age(app.stale_for().unwrap_or(0));
             match failure {
                 PollFailure::Auth(m) => Line::styled(
                     format!(
-                        " STALE: data is {age} old — authentication failed — not retrying; fix credentials and press r ({m})"
+                        " STALE: data is {age} old — authentication failed — not retrying; fix credentials and press {} ({m})",
+                        app.keys.label(Op::Refresh)
                     ),
-                    Style::new().fg(Color::White).bg(DANGER).add_modifier(Modifier::BOLD),
+                    th.alert(th.danger),
                 ),
                 PollFailure::Transient(m) | PollFailure::Other(m) => {
-                    let colour = if app.stale_for().unwrap_or(0) >= STALE_RED_SECS { DANGER } else { WARN };
+                    let colour = if app.stale_for().unwrap_or(0) >= STALE_RED_SECS { th.danger } else { th.warn };
                     Line::styled(
                         format!(" STALE: data is {age} old — {m} (retrying)"),
                         Style::new().fg(colour).add_modifier(Modifier::BOLD),
@@ -197,41 +197,45 @@ fn alert_line(app: &App, width: u16) -> Line<'static> {
                 }
             }
         }
-        (Some(_), None) => Line::styled(" no data yet", dim()),
-        (None, Some(snap)) if !snap.missing_indices.is_empty() => missing_line(snap),
+        (Some(_), None) => Line::styled(" no data yet", th.dim_text()),
+        (None, Some(snap)) if !snap.missing_indices.is_empty() => missing_line(th, snap),
         (None, Some(snap)) => summary_line(app, snap, width),
         (None, None) => Line::default(),
     }
 }
 
-fn missing_line(snap: &Snapshot) -> Line<'static> {
+fn missing_line(th: &Theme, snap: &Snapshot) -> Line<'static> {
     Line::styled(
         format!(
             " MISSING INDICES: {} — run `estx-tui init` to create them",
             snap.missing_indices.join(", ")
         ),
-        Style::new()
-            .fg(Color::White)
-            .bg(DANGER)
-            .add_modifier(Modifier::BOLD),
+        th.alert(th.danger),
     )
 }
 
 fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
+    let th = &app.theme;
     // Counted over every document by the poll, as `check` counts them.
     let a = app.view.attention;
     let (stuck, investigate, odd) = (a.stuck, a.needs_investigation, a.odd);
     let stale_locks = snap.locks.iter().filter(|l| l.staleness.is_stale()).count() as u64;
-    let part = count_segment;
+    let part = |prio, n, text, colour| count_segment(th, prio, n, text, colour);
     let in_flight = match super::overview::capped(snap) {
         Some((total, listed)) => format!(" in flight: {total} (showing {listed})"),
         None => format!(" in flight: {}", snap.in_flight_total),
     };
     let findings = app.audit.findings().len();
+    let key = app.keys.label(Op::Audit);
     let audit = match app.audit.report.last() {
-        None => Segment::new(3, vec![Span::styled("audit …", dim())]),
-        Some(Err(_)) => part(1, 1, "audit failed (A)".into(), DANGER),
-        Some(Ok(_)) => part(1, findings as u64, format!("audit {findings} (A)"), WARN),
+        None => Segment::new(3, vec![Span::styled("audit …", th.dim_text())]),
+        Some(Err(_)) => part(1, 1, format!("audit failed ({key})"), th.danger),
+        Some(Ok(_)) => part(
+            1,
+            findings as u64,
+            format!("audit {findings} ({key})"),
+            th.warn,
+        ),
     };
     let locks = if snap.read.locks_total > snap.locks.len() as u64 {
         format!("locks {} of {}", snap.locks.len(), snap.read.locks_total)
@@ -244,10 +248,7 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
             0,
             vec![Span::styled(
                 format!(" {}", p.to_uppercase()),
-                Style::new()
-                    .fg(Color::White)
-                    .bg(DANGER)
-                    .add_modifier(Modifier::BOLD),
+                th.alert(th.danger),
             )],
         ));
     }
@@ -257,26 +258,26 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
             0,
             investigate,
             format!("!! investigate {investigate}"),
-            DANGER,
+            th.danger,
         ),
-        part(0, stuck, format!("! stuck {stuck}"), WARN),
-        part(1, odd, format!("? odd {odd}"), ODD),
+        part(0, stuck, format!("! stuck {stuck}"), th.warn),
+        part(1, odd, format!("? odd {odd}"), th.odd),
         part(
             2,
             stale_locks,
             format!("{locks} ({stale_locks} stale)"),
-            WARN,
+            th.warn,
         ),
         audit,
     ]);
-    segs.extend(read_segments(snap));
+    segs.extend(read_segments(th, snap));
     fit_segments(segs, " · ", width)
 }
 
 /// A count for the summary line: dim when zero, else bold in `colour`.
-fn count_segment(prio: u8, n: u64, text: String, colour: Color) -> Segment<'static> {
+fn count_segment(th: &Theme, prio: u8, n: u64, text: String, colour: Color) -> Segment<'static> {
     let style = if n == 0 {
-        dim()
+        th.dim_text()
     } else {
         Style::new().fg(colour).add_modifier(Modifier::BOLD)
     };
@@ -285,27 +286,29 @@ fn count_segment(prio: u8, n: u64, text: String, colour: Color) -> Segment<'stat
 
 /// What the summary line says of the read itself: accounts with pending
 /// entries past the cap, undated transactions, the first read warning.
-fn read_segments(snap: &Snapshot) -> Vec<Segment<'static>> {
+fn read_segments(th: &Theme, snap: &Snapshot) -> Vec<Segment<'static>> {
     let mut out = Vec::new();
     let cap = crate::protocol::read::poll::PENDING_ACCOUNTS_CAP as u64;
     if snap.read.pending_accounts_total > cap {
         out.push(count_segment(
+            th,
             2,
             1,
             format!(
                 "accounts with pending {cap} of {}",
                 snap.read.pending_accounts_total
             ),
-            WARN,
+            th.warn,
         ));
     }
     let undated = snap.read.undated_in_flight;
     if undated > 0 {
         out.push(count_segment(
+            th,
             1,
             undated,
             format!("? no modification time {undated}"),
-            ODD,
+            th.odd,
         ));
     }
     if let Some(first) = snap.read.warnings.first() {
@@ -315,30 +318,34 @@ fn read_segments(snap: &Snapshot) -> Vec<Segment<'static>> {
         } else {
             format!("⚠ {first}")
         };
-        out.push(count_segment(1, 1, text, WARN));
+        out.push(count_segment(th, 1, 1, text, th.warn));
     }
     out
 }
 
 /// The message in place of the panes before the first snapshot arrives.
 pub fn render_no_data(frame: &mut Frame, app: &App, area: Rect) {
+    let th = &app.theme;
     let url = &app.settings.url;
     let (lines, colour) = match &app.poll_error {
         None => (vec![Line::from(format!("connecting to {url}…"))], Color::Reset),
         Some(PollFailure::Auth(m)) => (
             vec![
                 Line::styled(
-                    format!("authentication failed at {url} — not retrying; fix credentials and press r"),
+                    format!(
+                        "authentication failed at {url} — not retrying; fix credentials and press {}",
+                        app.keys.label(Op::Refresh)
+                    ),
                     bold(),
                 ),
                 Line::from(""),
                 Line::from(m.clone()),
             ],
-            DANGER,
+            th.danger,
         ),
         Some(f) => (
             vec![Line::styled(format!("cannot reach {url}: {} — retrying", f.message()), bold())],
-            DANGER,
+            th.danger,
         ),
     };
     let width = area.width.saturating_sub(8).min(90);

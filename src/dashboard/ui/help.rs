@@ -1,11 +1,11 @@
 //! The help overlay (`?`): every key of the main screen and of the
-//! confirmation dialog, listed from the one key table ([`keymap`]), and
+//! confirmation dialog, listed from the key table in force ([`crate::dashboard::keymap`]), and
 //! the colour and mark legend, in two columns (one, scrolled, where two
 //! would cut the descriptions).
 
-use super::theme::{bold, dim, more_hint, DANGER, FOCUS, GOOD, ODD, WARN};
+use super::theme::{bold, more_hint, Theme};
 use crate::dashboard::app::App;
-use crate::dashboard::keymap::{self, Binding, Group};
+use crate::dashboard::keymap::{Binding, Group};
 use crate::protocol::time::human_duration;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -13,9 +13,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph};
 use ratatui::Frame;
 
-fn key_line(key: &str, what: &str) -> Line<'static> {
+fn key_line(th: &Theme, key: &str, what: &str) -> Line<'static> {
     Line::from(vec![
-        Span::styled(format!("{key:<10} "), bold().fg(FOCUS)),
+        Span::styled(format!("{key:<10} "), bold().fg(th.focus)),
         Span::raw(what.to_string()),
     ])
 }
@@ -43,6 +43,7 @@ pub fn visible_rows(height: u16) -> usize {
 
 /// Draws the overlay, scrolled as far as the stack says when it does not fit.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let th = &app.theme;
     let (left, right) = columns(app);
     let total = left.len().max(right.len());
     let shown = visible_rows(area.height).min(total);
@@ -57,9 +58,9 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     );
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(FOCUS))
+        .border_style(Style::new().fg(th.focus))
         .title(Line::from(title).centered())
-        .title_style(bold().fg(FOCUS))
+        .title_style(bold().fg(th.focus))
         .padding(Padding::horizontal(1));
     let inner = block.inner(rect);
     frame.render_widget(Clear, rect);
@@ -74,11 +75,15 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(right), r_area);
 }
 
-fn section<O: Copy + 'static>(table: &'static [Binding<O>], group: Group) -> Vec<Line<'static>> {
+fn section<O: Copy + 'static>(
+    th: &Theme,
+    table: &[Binding<O>],
+    group: Group,
+) -> Vec<Line<'static>> {
     table
         .iter()
         .filter(|b| b.group == group)
-        .map(|b| key_line(b.label, b.help))
+        .map(|b| key_line(th, &b.label, b.help))
         .collect()
 }
 
@@ -88,56 +93,57 @@ fn heading(text: &'static str) -> Line<'static> {
 
 /// The two columns: moving and looking; actions, dialog keys and the legend.
 fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    let th = &app.theme;
     let mut l = vec![heading("Moving")];
-    l.extend(section(keymap::MAIN, Group::Navigate));
-    l.push(key_line("mouse", "click pane/row, wheel"));
+    l.extend(section(th, &app.keys.main, Group::Navigate));
+    l.push(key_line(th, "mouse", "click pane/row, wheel"));
     l.push(heading("Looking"));
-    l.extend(section(keymap::MAIN, Group::Look));
+    l.extend(section(th, &app.keys.main, Group::Look));
 
     let window = human_duration(app.settings.recovery_window);
     let investigate = human_duration(app.settings.investigate_after);
     let mut r = vec![heading("Repairs (on what is selected)")];
     if app.settings.read_only {
         r.push(Line::styled(
-            format!("read-only: {} are disabled", keymap::write_keys()),
-            Style::new().fg(WARN),
+            format!("read-only: {} are disabled", app.keys.write_keys()),
+            Style::new().fg(th.warn),
         ));
     } else {
-        r.extend(section(keymap::MAIN, Group::Act));
+        r.extend(section(th, &app.keys.main, Group::Act));
     }
     r.push(heading("Dialog"));
-    r.extend(section(keymap::DIALOG, Group::Act));
+    r.extend(section(th, &app.keys.dialog, Group::Act));
     r.push(heading("Colours and marks"));
-    r.push(legend("!", WARN, format!("stuck: untouched > {window}")));
+    r.push(legend("!", th.warn, format!("stuck: untouched > {window}")));
     r.push(legend(
         "!!",
-        DANGER,
+        th.danger,
         format!("investigate: untouched > {investigate}"),
     ));
-    r.push(legend("?", ODD, "malformed or unknown state".into()));
+    r.push(legend("?", th.odd, "malformed or unknown state".into()));
     r.push(Line::from(vec![
         Span::raw("locks: "),
-        Span::styled("stale", Style::new().fg(WARN)),
+        Span::styled("stale", Style::new().fg(th.warn)),
         Span::raw(" "),
-        Span::styled("live", Style::new().fg(GOOD)),
+        Span::styled("live", Style::new().fg(th.good)),
         Span::raw(" "),
-        Span::styled("unknown", Style::new().fg(ODD)),
+        Span::styled("unknown", Style::new().fg(th.odd)),
     ]));
     r.push(Line::from(vec![
         Span::raw("log: "),
-        Span::styled("updated", Style::new().fg(GOOD)),
+        Span::styled("updated", Style::new().fg(th.good)),
         Span::raw(" "),
-        Span::styled("no-op", Style::new().fg(Color::Gray)),
+        Span::styled("no-op", Style::new().fg(th.muted)),
         Span::raw(" "),
-        Span::styled("error", Style::new().fg(DANGER)),
+        Span::styled("error", Style::new().fg(th.danger)),
         Span::raw(" info"),
     ]));
     r.push(Line::from(vec![
         Span::raw("dialog: "),
-        Span::styled("red", Style::new().fg(DANGER)),
-        Span::raw(" = destructive"),
+        Span::styled("DESTRUCTIVE:", Style::new().fg(th.danger)),
+        Span::raw(" undoes work"),
     ]));
-    r.push(Line::styled("focused pane: thick cyan border", dim()));
+    r.push(Line::styled("focused pane: thick border", th.dim_text()));
     if !two_columns(app.size.0) {
         // Too narrow for two columns whole (80×24): one, scrolled.
         l.extend(r);

@@ -1,12 +1,12 @@
 //! The key hint bar on the last line, for the mode the screen is in:
 //! dialog, help, typing, or the main screen — from the one key table
-//! ([`keymap`]) the handler uses (the action keys say "read-only" in
+//! ([`crate::dashboard::keymap`], as the state holds it) the handler uses (the action keys say "read-only" in
 //! read-only mode; the force key shows only when `y` would be refused).
 //! Hints that do not fit are dropped, least useful first.
 
-use super::theme::{dim, fit_segments, Segment, WARN};
+use super::theme::{fit_segments, Segment};
 use crate::dashboard::app::App;
-use crate::dashboard::keymap::{self, DialogOp, Group, Op};
+use crate::dashboard::keymap::{DialogOp, Group, Op};
 use crate::dashboard::overlay::Overlay;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -16,19 +16,27 @@ use ratatui::Frame;
 
 /// Draws the key bar.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
-    let write_keys = keymap::write_keys();
+    let th = &app.theme;
+    let keys = &app.keys;
+    let write_keys = keys.write_keys();
+    let label = |op| keys.label(op);
+    let (up_down, back) = (
+        format!("{} {}", label(Op::Down), label(Op::Up)),
+        label(Op::Back),
+    );
     let typed = format!("{}█", app.overlays.typed_lookup().unwrap_or_default());
     let hints: Vec<(u8, &str, &str)> = match app.overlays.top() {
-        Some(Overlay::Dialog(d)) => keymap::DIALOG
+        Some(Overlay::Dialog(d)) => keys
+            .dialog
             .iter()
             .filter(|b| b.op != DialogOp::Force || d.needs_force())
-            .filter_map(|b| b.bar.map(|(p, w)| (p, b.label, w)))
+            .filter_map(|b| b.bar.map(|(p, w)| (p, b.label.as_ref(), w)))
             .collect(),
         Some(Overlay::Audit) => vec![
-            (0, "j/k", "select"),
-            (0, "Enter", "act on it"),
-            (0, "r", "audit now"),
-            (0, "Esc", "close"),
+            (0, up_down.as_str(), "select"),
+            (0, label(Op::Open), "act on it"),
+            (0, label(Op::Refresh), "audit now"),
+            (0, back, "close"),
         ],
         Some(Overlay::Groups) => vec![
             (0, "j/k", "select"),
@@ -37,7 +45,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             (0, "Esc", "close"),
         ],
         Some(Overlay::Help { .. }) => vec![
-            (0, "↓ ↑ j k", "scroll"),
+            (0, up_down.as_str(), "scroll"),
             (0, "any other key", "closes help"),
         ],
         Some(Overlay::LookUp(_)) => vec![
@@ -58,9 +66,9 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         .into_iter()
         .map(|(prio, key, what)| {
             let what_style = if what == "read-only" {
-                Style::new().fg(WARN)
+                Style::new().fg(th.warn)
             } else {
-                dim()
+                th.dim_text()
             };
             Segment::new(
                 prio,
@@ -77,17 +85,19 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
 
 /// The main screen's hints: the key table's bar entries (the action keys
 /// say "read-only" in read-only mode; `V` only when it applies).
-fn main_hints<'a>(app: &App, write_keys: &'a str) -> Vec<(u8, &'a str, &'a str)> {
+fn main_hints<'a>(app: &'a App, write_keys: &'a str) -> Vec<(u8, &'a str, &'a str)> {
     let ro = app.settings.read_only;
     // V is advertised, among the first, only when it applies.
     let reverse = app.view.reverse_applies;
-    let mut hints: Vec<(u8, &str, &str)> = keymap::MAIN
+    let mut hints: Vec<(u8, &str, &str)> = app
+        .keys
+        .main
         .iter()
         .filter(|b| !(ro && b.group == Group::Act))
         .filter(|b| b.op != Op::ReverseTransfer || reverse)
         .filter_map(|b| {
             let prio = |p| if b.op == Op::ReverseTransfer { 0 } else { p };
-            b.bar.map(|(p, w)| (prio(p), b.label, w))
+            b.bar.map(|(p, w)| (prio(p), b.label.as_ref(), w))
         })
         .collect();
     if ro {

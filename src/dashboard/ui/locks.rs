@@ -5,7 +5,7 @@
 //! The selected row (by resource) is highlighted; `L` releases that lock.
 //! The view keeps it on screen; the title says what is above and below.
 
-use super::theme::{bold, dim, more_hint, pane_block, short_id, GOOD, ODD, WARN};
+use super::theme::{bold, more_hint, pane_block, short_id, Theme};
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::layout::{lock_rows_that_fit, LOCK_WIDE};
 use crate::protocol::lock::Staleness;
@@ -23,6 +23,7 @@ const WIDER: u16 = 64;
 
 /// Draws the locks pane.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
+    let th = &app.theme;
     let v = &app.view;
     let skip = v.lock_offset;
     let height = lock_rows_that_fit(area);
@@ -33,10 +34,12 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         snap.locks.len(),
         more_hint(skip, shown, snap.locks.len())
     );
-    let block = pane_block(title, app.focus == Pane::Locks);
+    let block = pane_block(th, title, app.focus == Pane::Locks);
     if snap.locks.is_empty() {
         frame.render_widget(
-            Paragraph::new("no locks held").style(dim()).block(block),
+            Paragraph::new("no locks held")
+                .style(th.dim_text())
+                .block(block),
             area,
         );
         return;
@@ -120,11 +123,14 @@ fn column_widths(snap: &Snapshot, inner: u16, wide: bool, owner_col: bool) -> (u
     (id_w, owner_w)
 }
 
-fn status(s: &Staleness) -> (&'static str, Style) {
+fn status(th: &Theme, s: &Staleness) -> (&'static str, Style) {
     match s {
-        Staleness::Live => ("live", Style::new().fg(GOOD)),
-        Staleness::Stale(_) => ("stale", Style::new().fg(WARN).add_modifier(Modifier::BOLD)),
-        Staleness::Unknown(_) => ("unknown", Style::new().fg(ODD)),
+        Staleness::Live => ("live", Style::new().fg(th.good)),
+        Staleness::Stale(_) => (
+            "stale",
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
+        ),
+        Staleness::Unknown(_) => ("unknown", Style::new().fg(th.odd)),
     }
 }
 
@@ -137,6 +143,7 @@ fn row<'a>(
     owner_col: bool,
     (id_w, owner_w): (usize, usize),
 ) -> Row<'a> {
+    let th = &app.theme;
     let resource = short_id(&l.info.resource, id_w);
     let holder = match (&l.info.owner, &l.info.process_id) {
         (Some(o), Some(p)) => format!("txn {} ({p})", short_id(o, owner_w)),
@@ -153,9 +160,9 @@ fn row<'a>(
         .as_ref()
         .map(ToString::to_string)
         .unwrap_or_else(|| "-".into());
-    let (word, style) = status(&l.staleness);
+    let (word, style) = status(th, &l.staleness);
     let row_style = if l.staleness.is_stale() {
-        Style::new().fg(WARN)
+        Style::new().fg(th.warn)
     } else {
         Style::new()
     };
@@ -170,7 +177,7 @@ fn row<'a>(
     } else {
         let first = Text::from(vec![
             Line::from(resource),
-            Line::styled(format!(" {holder} · {owner_state}"), dim()),
+            Line::styled(format!(" {holder} · {owner_state}"), th.dim_text()),
         ]);
         Row::new(vec![
             Cell::from(first),

@@ -4,24 +4,24 @@
 //! newer, G back to following); the view bounds the scroll. Long lines
 //! wrap (never cut at the edge).
 
-use super::theme::{clock, dim, more_hint, pane_block, DANGER, GOOD};
+use super::theme::{clock, more_hint, pane_block, Theme};
 use crate::dashboard::app::{App, LogEntry, LogLevel, Pane};
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 /// The line an entry is drawn as.
-fn entry_line(e: &LogEntry) -> Line<'_> {
+fn entry_line<'a>(th: &Theme, e: &'a LogEntry) -> Line<'a> {
     let style = match e.level {
         LogLevel::Info => Style::new(),
-        LogLevel::Updated => Style::new().fg(GOOD),
-        LogLevel::Noop => Style::new().fg(Color::Gray),
-        LogLevel::Error => Style::new().fg(DANGER),
+        LogLevel::Updated => Style::new().fg(th.good),
+        LogLevel::Noop => Style::new().fg(th.muted),
+        LogLevel::Error => Style::new().fg(th.danger),
     };
     Line::from(vec![
-        Span::styled(format!("{} ", clock(e.at)), dim()),
+        Span::styled(format!("{} ", clock(e.at)), th.dim_text()),
         Span::styled(e.text.as_str(), style),
     ])
 }
@@ -31,6 +31,7 @@ fn entry_line(e: &LogEntry) -> Line<'_> {
 /// terminal scrolls); scrolled, entries start at the view's first one and
 /// the pane is cut at the bottom.
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+    let th = &app.theme;
     let len = app.log.len();
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
     let width = usize::from(area.width.saturating_sub(2)).max(1);
@@ -72,10 +73,10 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         .iter()
         .skip(start)
         .take(end - start)
-        .map(entry_line)
+        .map(|e| entry_line(th, e))
         .collect();
     let body = if lines.is_empty() {
-        vec![Line::styled("nothing yet", dim())]
+        vec![Line::styled("nothing yet", th.dim_text())]
     } else {
         lines
     };
@@ -83,7 +84,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         Paragraph::new(body)
             .wrap(Wrap { trim: false })
             .scroll((skip_rows.min(usize::from(u16::MAX)) as u16, 0))
-            .block(pane_block(title, app.focus == Pane::Log)),
+            .block(pane_block(th, title, app.focus == Pane::Log)),
         area,
     );
 }

@@ -11,6 +11,7 @@
 
 mod account_detail;
 mod accounts;
+mod ascii;
 mod audit;
 mod bulk;
 mod detail;
@@ -56,8 +57,15 @@ pub fn help_scroll_max(app: &App) -> usize {
     help::rows(app).saturating_sub(help::visible_rows(app.size.1))
 }
 
-/// Draws the whole screen from the state.
+/// Draws the whole screen from the state (in ASCII with `--ascii`).
 pub fn render(frame: &mut Frame, app: &App) {
+    draw(frame, app);
+    if app.theme.ascii {
+        ascii::transliterate(frame.buffer_mut());
+    }
+}
+
+fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     if !fits(area) {
         too_small(frame, area);
@@ -84,7 +92,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     }
     log::render(frame, app, a.log);
     match &app.bulk {
-        Some(b) => bulk::progress(frame, b, a.keys),
+        Some(b) => bulk::progress(app, frame, b, a.keys),
         None => keys::render(frame, app, a.keys),
     }
     // The overlays bottom first, so the one taking the keys is on top.

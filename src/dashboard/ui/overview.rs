@@ -6,7 +6,6 @@
 //! is highlighted; a last box says "in flight: N (showing M)" when the
 //! listed transactions are capped.
 
-use super::theme::{dim, DANGER, FOCUS, ODD, WARN};
 use crate::dashboard::app::App;
 use crate::protocol::read::poll::{Snapshot, StateCount};
 use crate::protocol::time::human_age;
@@ -44,12 +43,13 @@ fn total(boxes: &[StateBox]) -> u16 {
 /// fit, the "in flight" box goes (the alert line says it too), then
 /// "missing state" becomes "no state", then every box shrinks.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
+    let th = &app.theme;
     let mut boxes = boxes(app, snap);
     if boxes.is_empty() {
-        let block = Block::bordered().border_style(dim());
+        let block = Block::bordered().border_style(th.dim_text());
         frame.render_widget(
             Paragraph::new("no transactions counted")
-                .style(dim())
+                .style(th.dim_text())
                 .centered()
                 .block(block),
             area,
@@ -82,14 +82,14 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         block = if b.active {
             block
                 .border_type(BorderType::Thick)
-                .border_style(Style::new().fg(FOCUS))
+                .border_style(Style::new().fg(th.focus))
                 .title_style(
                     Style::new()
-                        .fg(FOCUS)
+                        .fg(th.focus)
                         .add_modifier(Modifier::BOLD | Modifier::REVERSED),
                 )
         } else {
-            block.border_style(dim()).title_style(b.style)
+            block.border_style(th.dim_text()).title_style(b.style)
         };
         frame.render_widget(
             Paragraph::new(b.body.as_str())
@@ -115,6 +115,7 @@ pub fn capped(snap: &Snapshot) -> Option<(u64, u64)> {
 }
 
 fn boxes(app: &App, snap: &Snapshot) -> Vec<StateBox> {
+    let th = &app.theme;
     let mut counts: Vec<&StateCount> = snap.state_counts.iter().collect();
     counts.sort_by(|a, b| {
         TxnState::order_key(a.state.as_ref()).cmp(&TxnState::order_key(b.state.as_ref()))
@@ -124,7 +125,7 @@ fn boxes(app: &App, snap: &Snapshot) -> Vec<StateBox> {
         out.push(StateBox {
             title: IN_FLIGHT.into(),
             body: format!("{total} (showing {listed})"),
-            style: Style::new().fg(WARN),
+            style: Style::new().fg(th.warn),
             active: false,
         });
     }
@@ -132,6 +133,7 @@ fn boxes(app: &App, snap: &Snapshot) -> Vec<StateBox> {
 }
 
 fn state_box(app: &App, c: &StateCount) -> StateBox {
+    let th = &app.theme;
     let active = c.state.is_some() && app.state_filter() == c.state.as_ref();
     let (title, odd) = match &c.state {
         Some(TxnState::Unknown(s)) => (format!("? {s}"), true),
@@ -148,15 +150,17 @@ fn state_box(app: &App, c: &StateCount) -> StateBox {
         None => c.count.to_string(),
     };
     let style = if c.count == 0 {
-        dim()
+        th.dim_text()
     } else if odd {
-        Style::new().fg(ODD)
+        Style::new().fg(th.odd)
     } else {
         match age {
             Some(a) if a >= app.settings.investigate_after.as_secs() as i64 => {
-                Style::new().fg(DANGER)
+                Style::new().fg(th.danger)
             }
-            Some(a) if a >= app.settings.recovery_window.as_secs() as i64 => Style::new().fg(WARN),
+            Some(a) if a >= app.settings.recovery_window.as_secs() as i64 => {
+                Style::new().fg(th.warn)
+            }
             _ => Style::new(),
         }
     };

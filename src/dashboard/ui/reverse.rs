@@ -6,31 +6,29 @@
 //! and the balance effect from the re-read balances, or the protocol's
 //! refusal in its own words.
 
-use super::theme::{
-    amount_text, bold, datetime, dim, route, signed, state_text, DANGER, GOOD, WARN,
-};
+use super::theme::{amount_text, bold, datetime, route, signed, state_text, Theme};
 use crate::dashboard::app::App;
 use crate::protocol::intervene::{Plan, PlanStep};
 use crate::protocol::transaction::{Transaction, Transfer};
 use crate::protocol::views::TransactionDetail;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 /// The detail pane's lines naming the reversal links of `t`.
-pub fn link_lines(t: &Transaction) -> Vec<Line<'static>> {
+pub fn link_lines(th: &Theme, t: &Transaction) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if let Some(by) = &t.reversed_by {
         out.push(Line::from(vec![
-            Span::styled("↩ reversed by ", Style::new().fg(WARN)),
+            Span::styled("↩ reversed by ", Style::new().fg(th.warn)),
             Span::styled(by.clone(), bold()),
-            Span::styled(" (its compensating transfer)", dim()),
+            Span::styled(" (its compensating transfer)", th.dim_text()),
         ]));
     }
     if let Some(of) = &t.reverses {
         out.push(Line::from(vec![
-            Span::styled("↩ reverses ", Style::new().fg(WARN)),
+            Span::styled("↩ reverses ", Style::new().fg(th.warn)),
             Span::styled(of.clone(), bold()),
-            Span::styled(" (this is its compensating transfer)", dim()),
+            Span::styled(" (this is its compensating transfer)", th.dim_text()),
         ]));
     }
     out
@@ -49,6 +47,7 @@ pub fn dialog_lines(
     original: &TransactionDetail,
     existing: Option<&Transaction>,
 ) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let t = &original.txn;
     let mut out = original_lines(app, t);
     let (Ok(tr), false) = (t.transfer(), plan.steps.is_empty()) else {
@@ -58,13 +57,13 @@ pub fn dialog_lines(
             .map_or("nothing to do".to_string(), ToString::to_string);
         out.push(Line::styled(
             format!("reverse refused: {why}"),
-            Style::new().fg(DANGER).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
         ));
         out.push(Line::from("nothing will be changed."));
         return out;
     };
     let reversal = plan.transactions.get(1).cloned().unwrap_or_default();
-    out.extend(compensating_lines(&reversal, existing, &tr));
+    out.extend(compensating_lines(th, &reversal, existing, &tr));
     out.push(Line::styled("would write, in order:", bold()));
     if plan
         .steps
@@ -76,7 +75,7 @@ pub fn dialog_lines(
                 "committed, not finished: recovery finishes {} first (this confirmation covers it)",
                 t.id
             ),
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         ));
     }
     for (n, (step, effect)) in plan.steps_in_full().enumerate() {
@@ -86,11 +85,11 @@ pub fn dialog_lines(
             PlanStep::Protocol { .. } | PlanStep::FinishFirst { .. }
         );
         let outcome = if step.writes() && procedure_step {
-            Span::styled(format!("updates: {effect}"), Style::new().fg(GOOD))
+            Span::styled(format!("updates: {effect}"), Style::new().fg(th.good))
         } else if step.writes() {
-            Span::styled(effect, Style::new().fg(GOOD))
+            Span::styled(effect, Style::new().fg(th.good))
         } else {
-            Span::styled(format!("no-op: {effect}"), Style::new().fg(Color::Gray))
+            Span::styled(format!("no-op: {effect}"), Style::new().fg(th.muted))
         };
         out.push(step_line(n + 1, &step.reported(), outcome));
     }
@@ -102,6 +101,7 @@ pub fn dialog_lines(
 /// The original as re-read: state, amount, route, when it was modified,
 /// its reversal links.
 fn original_lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
+    let th = &app.theme;
     let mut out = vec![Line::from(vec![
         Span::styled(state_text(t), bold()),
         Span::raw(format!(" · {} · {}", amount_text(t), route(t))),
@@ -110,10 +110,10 @@ fn original_lines(app: &App, t: &Transaction) -> Vec<Line<'static>> {
         let ago = crate::protocol::time::human_age((app.now - m).num_seconds().max(0));
         out.push(Line::styled(
             format!("modified {} ({ago} ago)", datetime(m)),
-            dim(),
+            th.dim_text(),
         ));
     }
-    out.extend(link_lines(t));
+    out.extend(link_lines(th, t));
     out.push(Line::from(""));
     out
 }
@@ -154,6 +154,7 @@ fn balance_lines(
 
 /// The compensating transfer, and whether an earlier attempt left it.
 fn compensating_lines(
+    th: &Theme,
     reversal: &str,
     existing: Option<&Transaction>,
     tr: &Transfer,
@@ -172,7 +173,7 @@ fn compensating_lines(
             .unwrap_or_else(|| "?".into());
         out.push(Line::styled(
             format!("an earlier attempt left it {state}: carried on, not created again"),
-            Style::new().fg(WARN),
+            Style::new().fg(th.warn),
         ));
     }
     out

@@ -1,49 +1,33 @@
-//! The shared look of every pane: colours, the pane border (thick and cyan
-//! when focused), the row marks (`!` stuck, `!!` investigate, `?` odd) and
+//! The shared look of every pane: the [`Theme`] in force (its colours), the
+//! pane border (thick when focused), the row marks (`!` stuck, `!!` investigate, `?` odd) and
 //! small text helpers (times, ages, signed amounts, segments that fit).
 
 use crate::dashboard::app::App;
 pub use crate::dashboard::layout::wrapped_rows;
+pub use crate::dashboard::look::Theme;
 use crate::protocol::time::human_age;
 use crate::protocol::transaction::Transaction;
 use chrono::{DateTime, Utc};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType};
-
-/// Destructive actions, failures, transactions needing investigation.
-pub const DANGER: Color = Color::Red;
-/// Stuck transactions, stale locks and data, forced recovery.
-pub const WARN: Color = Color::Yellow;
-/// Malformed documents and unknown states.
-pub const ODD: Color = Color::Magenta;
-/// Writes that happened, live locks, green health.
-pub const GOOD: Color = Color::Green;
-/// The focused pane and the active filter.
-pub const FOCUS: Color = Color::Cyan;
-/// Secondary text.
-pub const DIM: Color = Color::DarkGray;
 
 /// Bold text.
 pub fn bold() -> Style {
     Style::new().add_modifier(Modifier::BOLD)
 }
 
-/// Dim text.
-pub fn dim() -> Style {
-    Style::new().fg(DIM)
-}
-
-/// The bordered block of a pane; focused panes get a thick cyan border.
-pub fn pane_block<'a>(title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
+/// The bordered block of a pane; focused panes get a thick border in the
+/// focus colour (the thickness says it without colour).
+pub fn pane_block<'a>(t: &Theme, title: impl Into<Line<'a>>, focused: bool) -> Block<'a> {
     let block = Block::bordered().title(title);
     if focused {
         block
             .border_type(BorderType::Thick)
-            .border_style(Style::new().fg(FOCUS))
-            .title_style(Style::new().fg(FOCUS).add_modifier(Modifier::BOLD))
+            .border_style(Style::new().fg(t.focus))
+            .title_style(Style::new().fg(t.focus).add_modifier(Modifier::BOLD))
     } else {
-        block.border_style(dim())
+        block.border_style(t.dim_text())
     }
 }
 
@@ -85,14 +69,16 @@ pub fn mark(s: Severity) -> &'static str {
 
 /// The style of a transaction row. Odd rows that are also old take the age colour.
 pub fn txn_style(app: &App, t: &Transaction) -> Style {
-    match severity(app, t) {
-        Severity::Normal => Style::new(),
-        Severity::Stuck => Style::new().fg(WARN),
-        Severity::Investigate => Style::new().fg(DANGER),
-        Severity::Odd if app.needs_investigation(t) => Style::new().fg(DANGER),
-        Severity::Odd if app.is_stuck(t) => Style::new().fg(WARN),
-        Severity::Odd => Style::new().fg(ODD),
-    }
+    let theme = &app.theme;
+    let fg = match severity(app, t) {
+        Severity::Normal => return Style::new(),
+        Severity::Stuck => theme.warn,
+        Severity::Investigate => theme.danger,
+        Severity::Odd if app.needs_investigation(t) => theme.danger,
+        Severity::Odd if app.is_stuck(t) => theme.warn,
+        Severity::Odd => theme.odd,
+    };
+    Style::new().fg(fg)
 }
 
 /// Age of a transaction (`-` when its modification time is unknown).

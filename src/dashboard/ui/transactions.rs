@@ -6,8 +6,8 @@
 //! typing) and the state filter.
 
 use super::theme::{
-    amount_text, dim, mark, more_hint, pane_block, route, route_in, severity, short_id, state_text,
-    txn_age, txn_style, FOCUS, WARN,
+    amount_text, mark, more_hint, pane_block, route, route_in, severity, short_id, state_text,
+    txn_age, txn_style,
 };
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::overlay::OverlayKind;
@@ -22,6 +22,7 @@ use ratatui::Frame;
 /// Draws the table: only the rows on screen are built (the view holds the
 /// filtered, sorted row list and the scroll offset).
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
+    let th = &app.theme;
     let v = &app.view;
     let height = usize::from(area.height.saturating_sub(3)).max(1);
     let rows: Vec<&Transaction> = v
@@ -32,6 +33,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .filter_map(|&i| snap.transactions.get(i))
         .collect();
     let block = pane_block(
+        th,
         title(app, snap, v.rows.len(), rows.len()),
         app.focus == Pane::Transactions,
     );
@@ -39,7 +41,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         let text = empty_text(app, snap);
         frame.render_widget(
             Paragraph::new(text)
-                .style(dim())
+                .style(th.dim_text())
                 .wrap(Wrap { trim: true })
                 .block(block),
             area,
@@ -171,6 +173,7 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
 }
 
 fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<'static> {
+    let th = &app.theme;
     let counts = match &app.view.page {
         Some(p) => {
             let reach = if p.beyond_reach() { "+" } else { "" };
@@ -199,7 +202,7 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
     if !app.marks.is_empty() {
         spans.push(Span::styled(
             format!("· {} marked ", app.marks.len()),
-            Style::new().fg(FOCUS).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.focus).add_modifier(Modifier::BOLD),
         ));
     }
     // Marks no row shows are said, so the count never names unseen rows
@@ -212,19 +215,19 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
         if n > 0 {
             spans.push(Span::styled(
                 format!("({n} {what}) "),
-                Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+                Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
             ));
         }
     }
     if app.overlays.is_open(OverlayKind::Filter) {
         spans.push(Span::styled(
             format!("· /{}█ ", app.filter),
-            Style::new().fg(FOCUS).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.focus).add_modifier(Modifier::BOLD),
         ));
     } else if !app.filter.is_empty() {
         spans.push(Span::styled(
             format!("· /{} ", app.filter),
-            Style::new().fg(FOCUS),
+            Style::new().fg(th.focus),
         ));
     }
     let old = format!(
@@ -235,14 +238,14 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
         if on {
             spans.push(Span::styled(
                 format!("· {what} "),
-                Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+                Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
             ));
         }
     }
     if let Some(g) = &app.group {
         spans.push(Span::styled(
             format!("· group {} (Esc closes) ", g.label),
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         ));
     }
     if let Some(s) = app.state_filter() {
@@ -254,7 +257,7 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
         };
         spans.push(Span::styled(
             text,
-            Style::new().fg(WARN).add_modifier(Modifier::BOLD),
+            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         ));
     }
     Line::from(spans)

@@ -1,164 +1,11 @@
-//! The one key table: every key of the main screen and of the confirmation
-//! dialog, what it does, how the help and the key bar name it. `update`
-//! dispatches through it, the help lists it and the key bar shows its
-//! short labels, so the three cannot disagree.
+//! The default key table: every key of the main screen and of the
+//! confirmation dialog, in help order, with how the help and the key bar
+//! name it. The config file's `[keys]` and `[dialog_keys]` rebind actions
+//! on top of it ([`super::overrides`]).
 
+use super::{Binding, DialogOp, Group, Op};
 use crossterm::event::KeyCode;
-
-/// What a key does on the main screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Op {
-    /// Show the help.
-    Help,
-    /// Focus the next pane.
-    NextPane,
-    /// Focus the previous pane.
-    PrevPane,
-    /// Selection (or scroll) down one.
-    Down,
-    /// Selection (or scroll) up one.
-    Up,
-    /// Down ten.
-    PageDown,
-    /// Up ten.
-    PageUp,
-    /// First row.
-    Top,
-    /// Last row (the log: follow the newest).
-    Bottom,
-    /// Open: table → detail; account → its transactions.
-    Open,
-    /// Back out / clear the text filter.
-    Back,
-    /// Type a text filter.
-    Filter,
-    /// Type a transaction id to look up (any state).
-    LookUp,
-    /// Cycle the state filter.
-    CycleState,
-    /// Only stuck transactions.
-    StuckOnly,
-    /// Only transactions older than `--investigate-after`.
-    OldOnly,
-    /// The stuck transactions by cause.
-    Groups,
-    /// The next page of the filter's matches.
-    NextPage,
-    /// The previous page.
-    PrevPage,
-    /// Cycle the sort key.
-    Sort,
-    /// Reverse the order.
-    Reverse,
-    /// Export every match of the table's filter (CSV).
-    Export,
-    /// Poll now.
-    Refresh,
-    /// Pause / resume polling.
-    Pause,
-    /// Poll interval +1s.
-    Slower,
-    /// Poll interval -1s.
-    Faster,
-    /// Mark / unmark the selected transaction (bulk actions).
-    Mark,
-    /// Mark every row of the current filter.
-    MarkAll,
-    /// Clear every mark.
-    ClearMarks,
-    /// Roll the selected transaction (or the marked ones) back.
-    Rollback,
-    /// Recover the selected transaction.
-    Recover,
-    /// Release the selected lock, or the selected transaction's locks.
-    Release,
-    /// Reverse the selected finished transfer (compensating transfer).
-    ReverseTransfer,
-    /// Open / close the audit pane (and audit now).
-    Audit,
-    /// Quit.
-    Quit,
-}
-
-impl Op {
-    /// Whether the key writes to the cluster (the repairs): these are the
-    /// keys read-only mode disables.
-    pub fn writes(self) -> bool {
-        matches!(
-            self,
-            Op::Rollback | Op::Recover | Op::Release | Op::ReverseTransfer
-        )
-    }
-}
-
-/// The keys that write, from [`MAIN`]: `R F L V`.
-pub fn write_keys() -> String {
-    writing().map(|b| b.label).collect::<Vec<_>>().join(" ")
-}
-
-/// The repairs in words, from [`MAIN`]: `R rollback, F recover, L release,
-/// V reverse` (what read-only mode says it disables).
-pub fn write_actions() -> String {
-    writing()
-        .map(|b| match b.bar {
-            Some((_, word)) => format!("{} {word}", b.label),
-            None => b.label.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn writing() -> impl Iterator<Item = &'static Binding<Op>> {
-    MAIN.iter().filter(|b| b.op.writes())
-}
-
-/// What a key does in the confirmation dialog.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DialogOp {
-    /// Run, unforced (the recovery window and lock staleness apply).
-    Confirm,
-    /// Run forced: the only way past the protocol's refusal.
-    Force,
-    /// Close without doing anything.
-    Cancel,
-    /// Move focus between the buttons.
-    Focus,
-    /// Press the focused button.
-    Press,
-    /// Scroll the dialog's text.
-    ScrollDown,
-    /// Scroll the dialog's text back.
-    ScrollUp,
-}
-
-/// Where a binding is listed in the help.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Group {
-    /// Moving around.
-    Navigate,
-    /// Filters, sort, look-up, polling.
-    Look,
-    /// The repairs.
-    Act,
-}
-
-/// One key binding.
-#[derive(Debug, Clone, Copy)]
-pub struct Binding<O: 'static> {
-    /// What it does.
-    pub op: O,
-    /// The keys that trigger it.
-    pub keys: &'static [KeyCode],
-    /// How the help names the keys.
-    pub label: &'static str,
-    /// What the help says it does.
-    pub help: &'static str,
-    /// Key bar: priority (0 kept first when space is short) and word; `None`
-    /// keeps it out of the bar.
-    pub bar: Option<(u8, &'static str)>,
-    /// Help section.
-    pub group: Group,
-}
+use std::borrow::Cow;
 
 const fn b<O>(
     op: O,
@@ -170,8 +17,8 @@ const fn b<O>(
 ) -> Binding<O> {
     Binding {
         op,
-        keys,
-        label,
+        keys: Cow::Borrowed(keys),
+        label: Cow::Borrowed(label),
         help,
         bar,
         group,
@@ -529,50 +376,3 @@ pub const DIALOG: &[Binding<DialogOp>] = &[
         Act,
     ),
 ];
-
-/// The binding a key triggers in `table`.
-pub fn lookup<O: Copy>(table: &'static [Binding<O>], key: KeyCode) -> Option<O> {
-    table.iter().find(|b| b.keys.contains(&key)).map(|b| b.op)
-}
-
-/// How the dashboard says its way past a refusal, from the key table: the
-/// dialog's force key (the command line's is `--force`).
-pub fn force_hint() -> String {
-    let key = DIALOG
-        .iter()
-        .find(|b| b.op == DialogOp::Force)
-        .map_or("!", |b| b.label);
-    format!("the force key {key}")
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::dashboard::keymap::*;
-
-    #[test]
-    fn the_write_keys_come_from_the_table() {
-        assert_eq!(write_keys(), "R F L V");
-        assert_eq!(
-            write_actions(),
-            "R rollback, F recover, L release, V reverse"
-        );
-    }
-
-    #[test]
-    fn no_key_is_bound_twice() {
-        let mut seen = Vec::new();
-        for b in MAIN {
-            for k in b.keys {
-                assert!(!seen.contains(k), "{k:?} bound twice");
-                seen.push(*k);
-            }
-        }
-        let mut seen = Vec::new();
-        for b in DIALOG {
-            for k in b.keys {
-                assert!(!seen.contains(k), "{k:?} bound twice in the dialog");
-                seen.push(*k);
-            }
-        }
-    }
-}
