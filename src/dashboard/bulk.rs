@@ -153,6 +153,7 @@ fn classify(
             modified: det.txn.modification_time,
         },
         reason: None,
+        confirmed: None,
     };
     Ok((run, p.balance_change.clone()))
 }
@@ -183,6 +184,7 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
         .into_iter()
         .map(|r| Run {
             reason: Some(reason.clone()),
+            confirmed: dialog.typed.clone(),
             ..r
         })
         .collect();

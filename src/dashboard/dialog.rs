@@ -6,12 +6,13 @@
 //! [`Dialog::refusal_now`]), so the key handler and the renderer ask the
 //! same questions and get the same answers.
 
+use super::app::Settings;
 use super::event::{Action, Run};
 use super::keymap::force_hint;
 use super::load::Load;
 use super::preview::ReverseCheck;
 use crate::protocol::audit::FindingKind;
-use crate::protocol::intervene::{Choices, Documents, Intervention, Plan};
+use crate::protocol::intervene::{Choices, Documents, Guard, Intervention, Plan};
 use crate::protocol::trail::Interface;
 use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};
@@ -44,6 +45,10 @@ pub struct Dialog {
     /// The reason field is open (after `y` or `!`): keys type into it and
     /// Enter makes this run.
     pub reason_for: Option<RunChoice>,
+    /// On a production profile, after the reason: what the operator has
+    /// typed so far to confirm a bulk or forced run (the count or the
+    /// profile's name, [`Dialog::guard`]); `None` while not asked.
+    pub typed: Option<String>,
 }
 
 /// Which run the operator chose in a dialog: `y` (the protocol decides) or
@@ -85,6 +90,7 @@ impl Dialog {
             bulk: None,
             reason: String::new(),
             reason_for: None,
+            typed: None,
         }
     }
 
@@ -173,6 +179,19 @@ impl Dialog {
                 ),
             },
         )
+    }
+
+    /// What the operator must type before the chosen run starts on a
+    /// production profile (`settings`): a bulk run's count (the runs `y`
+    /// starts) or the profile's name; a forced run's profile name.
+    pub fn guard(&self, settings: &Settings) -> Option<Guard> {
+        match &self.bulk {
+            Some(b) => {
+                let count = b.plan.as_ref().map_or(0, |p| p.runs.len());
+                settings.guard(false, Some(count))
+            }
+            None => settings.guard(self.reason_for.is_some_and(RunChoice::is_forced), None),
+        }
     }
 
     /// Whether the preview (or the bulk preview) has arrived.

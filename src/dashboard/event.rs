@@ -148,6 +148,9 @@ pub struct Run {
     pub expected: Expected,
     /// The operator's reason, recorded in the audit trail (`None`: none given).
     pub reason: Option<String>,
+    /// What the operator typed to confirm it on a production profile
+    /// ([`crate::protocol::intervene::Guard`]; `None`: not asked).
+    pub confirmed: Option<String>,
 }
 
 impl Run {
@@ -155,7 +158,9 @@ impl Run {
     /// performs and records (the act the dialog previewed, see
     /// [`Action::intervention`]).
     pub fn intervention(&self) -> Intervention {
-        let choices = Choices::new(Interface::Dashboard, self.reason.clone()).forced(self.force);
+        let choices = Choices::new(Interface::Dashboard, self.reason.clone())
+            .forced(self.force)
+            .confirmed(self.confirmed.clone());
         self.action.intervention(&self.target, choices)
     }
 }

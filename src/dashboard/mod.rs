@@ -54,6 +54,8 @@ pub struct DashboardOptions {
     pub cap: usize,
     /// The config profile in use (`--profile`), shown in the header.
     pub profile: Option<String>,
+    /// The profile's frame and whether it is production.
+    pub mark: Option<app::ProfileMark>,
     /// The expected sum of balances the background audit checks
     /// (`--expect-total`); `None` skips that check.
     pub expect_total: Option<i64>,
@@ -72,6 +74,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
         read_only: opts.read_only,
         transactions_index: config.indices.transactions.clone(),
         profile: opts.profile.clone(),
+        mark: opts.mark.clone(),
     };
     let mut app = App::new(settings, opts.interval, proto.cluster().now());
     let (tx, mut rx) = mpsc::unbounded_channel::<Event>();

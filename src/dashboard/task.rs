@@ -340,7 +340,8 @@ async fn one_act(
         allow_partial: false,
         runner,
     };
-    let choices = Choices::new(Interface::Dashboard, first.reason.clone());
+    let choices =
+        Choices::new(Interface::Dashboard, first.reason.clone()).confirmed(first.confirmed.clone());
     // No rate cap from the dashboard, but the same back-off as the CLI's
     // jobs when the cluster throttles (`protocol::jobs::Pace`).
     let proto = &proto

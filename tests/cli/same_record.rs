@@ -59,6 +59,7 @@ impl World {
             force: false,
             expected,
             reason: Some(reason.into()),
+            confirmed: None,
         };
         self.block(async {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -86,6 +87,7 @@ impl World {
                     modified: None,
                 },
                 reason: Some(reason.into()),
+                confirmed: None,
             })
             .collect();
         self.block(async {

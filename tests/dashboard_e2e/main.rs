@@ -28,5 +28,6 @@ mod audit;
 mod bulk;
 mod filter_then_act;
 mod looking;
+mod production;
 mod reverse;
 mod session;

@@ -114,6 +114,7 @@ fn release_one_lock_dialog_names_the_holder() {
         scroll: 0,
         reason: String::new(),
         reason_for: None,
+        typed: None,
         bulk: None,
     });
     let buf = draw(&a, 80, 24);
@@ -191,6 +192,7 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         scroll: 0,
         reason: "outage".into(),
         reason_for: Some(RunChoice::Plain),
+        typed: None,
         bulk: Some(bulk),
     });
     let s = screen(&a, 100, 40);

@@ -34,6 +34,7 @@ mod drawing;
 mod fixtures;
 mod layout;
 mod looking;
+mod production;
 mod reverse;
 mod screens;
 mod walk;

@@ -12,7 +12,7 @@ fn space() -> Event {
 /// The bulk dialog re-read: `t-old` pending 90 min (runs), `t-mid`
 /// committed (refused for a rollback), `t-new` created a minute ago
 /// (needs force: left out).
-fn bulk_loaded(app: &mut App, action: Action) {
+pub(crate) fn bulk_loaded(app: &mut App, action: Action) {
     let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::ActRefusal>| {
         Ok(estx::protocol::intervene::Plan::on_transaction(
             action.procedure(),

@@ -60,6 +60,7 @@ fn app(read_only: bool) -> App {
         read_only,
         transactions_index: "transactions".into(),
         profile: None,
+        mark: None,
     };
     let mut app = App::new(settings, Duration::from_secs(2), now());
     let cmds = update(
@@ -251,6 +252,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
             force: false,
             expected,
             reason: Some("stuck since the outage".into()),
+            confirmed: None,
         })]
     );
     assert!(app.overlays.dialog().is_none());
@@ -908,6 +910,7 @@ mod bulk;
 mod marks;
 mod navigation;
 mod overlays;
+mod production;
 mod reloading;
 mod reverse;
 mod targets;

@@ -20,7 +20,7 @@ use crate::dashboard::keymap::force_hint;
 use crate::dashboard::load::Load;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
-use crate::protocol::intervene::{Documents, Plan, PlanStep};
+use crate::protocol::intervene::{Documents, Guard, Plan, PlanStep};
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
 use crate::protocol::views::{Preview, TransactionDetail};
@@ -146,7 +146,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
     if let Some(b) = &d.bulk {
         let mut out = super::bulk::dialog_lines(d.action, b);
         if d.can_confirm() {
-            out.extend(reason_lines(d));
+            out.extend(reason_lines(app, d));
         }
         return out;
     }
@@ -176,7 +176,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 _ => Vec::new(),
             });
             if d.can_confirm() {
-                out.extend(reason_lines(d));
+                out.extend(reason_lines(app, d));
             }
             out
         }
@@ -185,7 +185,7 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
 
 /// The reason field: what was typed, whether the trail requires one (its
 /// one rule), and, while typing, how to go on.
-fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
+fn reason_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
     let force = d.reason_for.is_some_and(RunChoice::is_forced);
     let required = d
         .action
@@ -198,24 +198,65 @@ fn reason_lines(d: &Dialog) -> Vec<Line<'static>> {
     };
     let mut field = vec![Span::styled(label, bold())];
     match d.reason_for {
-        Some(_) => {
+        Some(_) if d.typed.is_none() => {
             field.push(Span::styled(
                 format!("{}▏", d.reason),
                 Style::new().add_modifier(Modifier::UNDERLINED),
             ));
         }
         None if d.reason.is_empty() => field.push(Span::styled("(asked after y / !)", dim())),
-        None => field.push(Span::raw(d.reason.clone())),
+        _ => field.push(Span::raw(d.reason.clone())),
     }
     let mut out = vec![Line::from(""), Line::from(field)];
-    if let Some(force) = d.reason_for.map(RunChoice::is_forced) {
-        let run = if force { "runs FORCED" } else { "runs" };
-        out.push(Line::styled(
-            format!("type the reason · Enter {run} · Esc back"),
+    let guard = d.guard(&app.settings);
+    match (d.reason_for.map(RunChoice::is_forced), &d.typed, &guard) {
+        (Some(_), Some(typed), Some(g)) => out.extend(typed_lines(typed, g)),
+        (Some(_), None, Some(g)) => out.push(Line::styled(
+            format!("type the reason · Enter, then type {} · Esc back", g.asks()),
             Style::new().fg(WARN),
-        ));
+        )),
+        (Some(force), _, _) => {
+            let run = if force { "runs FORCED" } else { "runs" };
+            out.push(Line::styled(
+                format!("type the reason · Enter {run} · Esc back"),
+                Style::new().fg(WARN),
+            ));
+        }
+        (None, _, _) => {}
     }
     out
+}
+
+/// The typed confirmation a production profile asks for after the reason:
+/// what to type, what was typed so far, how to go on.
+fn typed_lines(typed: &str, g: &Guard) -> Vec<Line<'static>> {
+    let red = Style::new().fg(DANGER).add_modifier(Modifier::BOLD);
+    vec![
+        Line::from(vec![
+            Span::styled(
+                " PRODUCTION ",
+                Style::new()
+                    .fg(Color::White)
+                    .bg(DANGER)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(
+                format!(" profile `{}`: to run, type {}", g.profile, g.asks()),
+                red,
+            ),
+        ]),
+        Line::from(vec![
+            Span::styled("confirm: ", bold()),
+            Span::styled(
+                format!("{typed}▏"),
+                Style::new().add_modifier(Modifier::UNDERLINED),
+            ),
+        ]),
+        Line::styled(
+            "Enter runs if it matches (anything else runs nothing) · Esc back to the reason",
+            Style::new().fg(WARN),
+        ),
+    ]
 }
 
 /// What the dialog's target is.

@@ -21,6 +21,7 @@ mod keys;
 mod locks;
 mod log;
 mod overview;
+mod profile_frame;
 mod reverse;
 mod theme;
 mod transactions;
@@ -45,14 +46,15 @@ pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16)
 
 /// How far the open dialog's text can scroll on the current screen.
 pub fn dialog_scroll_max(app: &App) -> usize {
+    let s = app.screen();
     app.overlays
         .dialog()
-        .map_or(0, |d| dialog::scroll_max(app, d, app.size))
+        .map_or(0, |d| dialog::scroll_max(app, d, (s.width, s.height)))
 }
 
 /// How far the help overlay can scroll on the current screen.
 pub fn help_scroll_max(app: &App) -> usize {
-    help::rows(app).saturating_sub(help::visible_rows(app.size.1))
+    help::rows(app).saturating_sub(help::visible_rows(app.screen().height))
 }
 
 /// Draws the whole screen from the state.
@@ -62,6 +64,10 @@ pub fn render(frame: &mut Frame, app: &App) {
         too_small(frame, area);
         return;
     }
+    let area = match &app.settings.mark {
+        Some(mark) => profile_frame::render(frame, mark, area),
+        None => area,
+    };
     let a = layout_for(area, app.focus);
     header::render(frame, app, a.header, a.alert);
     match &app.snapshot {

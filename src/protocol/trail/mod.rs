@@ -147,6 +147,8 @@ impl Trail {
             forced: i.forced,
             bulk: i.bulk,
             interface: i.interface,
+            profile: i.profile.clone(),
+            production: i.production,
             operator: self.operator.clone(),
             plan: first.plan,
             status: RecordStatus::Running,
