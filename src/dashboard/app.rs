@@ -293,6 +293,8 @@ pub struct App {
     pub should_quit: bool,
     /// What the screen shows, derived by [`App::refresh_view`].
     pub view: View,
+    /// The header's trends over the session, one sample per good poll.
+    pub trends: super::trends::Trends,
 }
 
 impl App {
@@ -335,6 +337,7 @@ impl App {
             size: (80, 24),
             should_quit: false,
             view: View::default(),
+            trends: Default::default(),
         }
     }
 

@@ -91,7 +91,8 @@ impl App {
         top.min(heights.len().saturating_sub(1))
     }
 
-    fn attention(&self, snap: &Snapshot) -> Attention {
+    /// What needs an operator in `snap`, as the header counts it.
+    pub fn attention(&self, snap: &Snapshot) -> Attention {
         let rows = |f: &dyn Fn(&Transaction) -> bool| {
             snap.transactions.iter().filter(|t| f(t)).count() as u64
         };

@@ -29,6 +29,7 @@ pub mod reverse;
 pub mod target;
 pub mod task;
 pub mod terminal;
+pub mod trends;
 pub mod ui;
 pub mod update;
 pub mod view;

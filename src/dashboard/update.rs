@@ -206,6 +206,8 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
         app.push_log(LogLevel::Info, "cluster reachable again");
     }
     app.now = app.now.max(snapshot.taken_at);
+    let attention = app.attention(&snapshot);
+    app.trends.record(&snapshot, attention);
     app.snapshot = Some(*snapshot);
     // The selection's interventions may have changed too.
     app.history_asked = None;

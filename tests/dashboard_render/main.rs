@@ -37,4 +37,5 @@ mod looking;
 mod production;
 mod reverse;
 mod screens;
+mod trends;
 mod walk;

@@ -914,3 +914,4 @@ mod production;
 mod reloading;
 mod reverse;
 mod targets;
+mod trends;

@@ -25,6 +25,7 @@ mod profile_frame;
 mod reverse;
 mod theme;
 mod transactions;
+mod trends;
 
 use super::app::App;
 use super::layout::{fits, layout_for, MIN_SIZE};
