@@ -202,21 +202,36 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
             app.marks.remove(id);
         }
     }
-    app.bulk = Some(BulkProgress {
-        action: dialog.action,
-        total: runs.len(),
-        done: 0,
-        failed: 0,
-        stopping: false,
-    });
+    app.bulk = Some(BulkProgress::new(dialog.action, runs.len(), app.now));
     vec![IoRequest::RunBulk(runs)]
 }
 
-/// Esc during a bulk run: no new item starts; started ones finish.
+/// `P` during a bulk run: pauses it (no write goes; the items under way
+/// wait where they are) or resumes it.
+pub fn pause(app: &mut App) -> Vec<IoRequest> {
+    let Some(b) = app.bulk.as_mut().filter(|b| !b.stopping) else {
+        app.push_log(LogLevel::Info, "no bulk run to pause");
+        return vec![];
+    };
+    b.paused = !b.paused;
+    let paused = b.paused;
+    b.pace(app.now);
+    let text = if paused {
+        "bulk run paused: no write goes until P resumes it (Esc stops it)"
+    } else {
+        "bulk run resumed"
+    };
+    app.push_log(LogLevel::Info, text);
+    vec![IoRequest::PauseBulk(paused)]
+}
+
+/// Esc during a bulk run: no new item starts; started ones finish (a
+/// paused run is resumed for that).
 pub fn stop(app: &mut App) -> Vec<IoRequest> {
     match app.bulk.as_mut() {
         Some(b) if !b.stopping => {
             b.stopping = true;
+            b.paused = false;
             app.push_log(
                 LogLevel::Info,
                 "stopping the bulk run: items already started finish their procedure",
@@ -232,6 +247,7 @@ pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, ok: boo
     if let Some(b) = app.bulk.as_mut() {
         b.done += 1;
         b.failed += usize::from(!ok);
+        b.pace(app.now);
     }
     let level = if ok {
         LogLevel::Updated

@@ -245,4 +245,41 @@ pub struct BulkProgress {
     pub failed: usize,
     /// Esc was pressed: no new item starts.
     pub stopping: bool,
+    /// When it started (the screen's clock).
+    pub started: DateTime<Utc>,
+    /// Paused by the operator: no write goes until resumed.
+    pub paused: bool,
+    /// Items ended a minute since the start ([`BulkProgress::pace`]).
+    pub per_minute: u64,
+    /// At that rate, the time the rest takes (unknown before an item
+    /// ended, and while paused).
+    pub eta: Option<Duration>,
+}
+
+impl BulkProgress {
+    /// A run of `total` items of `action`, started `now`.
+    pub fn new(action: Action, total: usize, now: DateTime<Utc>) -> BulkProgress {
+        BulkProgress {
+            action,
+            total,
+            done: 0,
+            failed: 0,
+            stopping: false,
+            started: now,
+            paused: false,
+            per_minute: 0,
+            eta: None,
+        }
+    }
+
+    /// Derives the rate and the time left as of `now` (on each item that
+    /// ends and each tick): items ended over the time since the start.
+    pub fn pace(&mut self, now: DateTime<Utc>) {
+        let ms = (now - self.started).num_milliseconds().max(1) as u64;
+        let done = self.done as u64;
+        self.per_minute = done * 60_000 / ms;
+        let left = self.total.saturating_sub(self.done) as u64;
+        self.eta = (done > 0 && !self.paused)
+            .then(|| Duration::from_millis(left.saturating_mul(ms) / done));
+    }
 }

@@ -306,6 +306,8 @@ pub enum IoRequest {
     RunBulk(Vec<Run>),
     /// Start no new bulk item.
     StopBulk,
+    /// Pause (`true`) or resume the bulk run's writes.
+    PauseBulk(bool),
     /// Export the table as filtered and sorted on screen, as of the
     /// snapshot's time.
     Export(DateTime<Utc>),

@@ -70,6 +70,8 @@ pub enum Op {
     ReverseTransfer,
     /// Open / close the audit pane (and audit now).
     Audit,
+    /// Pause / resume the bulk run in progress.
+    PauseJob,
     /// Quit.
     Quit,
 }
@@ -416,6 +418,14 @@ pub const MAIN: &[Binding<Op>] = &[
         "V",
         "reverse a finished transfer",
         Some((3, "reverse")),
+        Act,
+    ),
+    b(
+        Op::PauseJob,
+        &[KeyCode::Char('P')],
+        "P",
+        "pause / resume a bulk run",
+        None,
         Act,
     ),
     b(

@@ -63,6 +63,9 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
         }
         Event::Tick(now) => {
             app.now = now;
+            if let Some(b) = app.bulk.as_mut() {
+                b.pace(now);
+            }
             super::audit::audit_if_due(app, false)
         }
         Event::PollStarted => {
@@ -336,6 +339,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Help => app.overlays.open(Overlay::Help { scroll: 0 }),
         Op::Open => open_focused(app),
         Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
+        Op::PauseJob => return super::bulk::pause(app),
         Op::Back => back(app),
         Op::Refresh | Op::Pause | Op::Slower | Op::Faster | Op::Export => {
             return on_poll_op(app, op)

@@ -92,7 +92,13 @@ impl World {
             .collect();
         self.block(async {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-            task::spawn_bulk_run(self.proto.clone(), runs, Arc::new(Stop::default()), tx);
+            task::spawn_bulk_run(
+                self.proto.clone(),
+                runs,
+                Arc::new(Stop::default()),
+                Arc::new(estx::protocol::jobs::Pace::new(None)),
+                tx,
+            );
             loop {
                 match rx.recv().await {
                     Some(Event::BulkDone { summary, .. }) => break summary,

@@ -8,6 +8,7 @@ use super::theme::{bold, dim, signed, DANGER, WARN};
 use crate::dashboard::dialog::{Bulk, BulkProgress};
 use crate::dashboard::event::Action;
 use crate::dashboard::load::Load;
+use crate::protocol::time::human_age;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -118,17 +119,32 @@ pub fn progress(frame: &mut Frame, b: &BulkProgress, area: Rect) {
     };
     let tail = if b.stopping {
         "stopping: started items finish".to_string()
+    } else if b.paused {
+        "PAUSED · P resumes · Esc stops starting new ones".to_string()
     } else {
-        "Esc stops starting new ones".to_string()
+        "P pauses · Esc stops starting new ones".to_string()
+    };
+    let rate = match b.per_minute {
+        0 => String::new(),
+        n if n >= 120 => format!(" · {}/s", n / 60),
+        n => format!(" · {n}/min"),
+    };
+    let eta = match b.eta {
+        Some(d) if b.done < b.total => format!(" · ETA {}", human_age(d.as_secs() as i64)),
+        _ => String::new(),
     };
     let label = format!(
-        "bulk {} {}/{} · {} failed · {tail}",
+        "bulk {} {}/{} · {} failed{rate}{eta} · {tail}",
         b.action.bulk_verb(),
         b.done,
         b.total,
         b.failed
     );
-    let colour = if b.failed > 0 { DANGER } else { Color::Green };
+    let colour = match (b.failed > 0, b.paused) {
+        (true, _) => DANGER,
+        (false, true) => WARN,
+        (false, false) => Color::Green,
+    };
     frame.render_widget(
         Gauge::default()
             .gauge_style(Style::new().fg(colour).bg(Color::DarkGray))
