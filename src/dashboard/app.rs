@@ -295,6 +295,8 @@ pub struct App {
     pub view: View,
     /// The header's trends over the session, one sample per good poll.
     pub trends: super::trends::Trends,
+    /// The jobs view's list (`J`).
+    pub jobs: super::jobs::JobsState,
 }
 
 impl App {
@@ -338,6 +340,7 @@ impl App {
             should_quit: false,
             view: View::default(),
             trends: Default::default(),
+            jobs: Default::default(),
         }
     }
 

@@ -260,8 +260,12 @@ pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, ok: boo
 /// The bulk run ended (`not_started`: items Esc kept from starting;
 /// `summary`: the one act's sentence and audit record, if it was one).
 pub fn done(app: &mut App, action: Action, not_started: usize, summary: &str) -> Vec<IoRequest> {
-    let (done, failed) = app.bulk.take().map_or((0, 0), |b| (b.done, b.failed));
-    let level = if failed == 0 && not_started == 0 {
+    let (done, failed, total) = app
+        .bulk
+        .take()
+        .map_or((0, 0, 0), |b| (b.done, b.failed, b.total));
+    // A run that did not start (a refused resume) ended none of its items.
+    let level = if failed == 0 && not_started == 0 && done >= total {
         LogLevel::Updated
     } else {
         LogLevel::Error

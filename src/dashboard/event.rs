@@ -269,6 +269,15 @@ pub enum Event {
     },
     /// The table was exported: the file and its row count, or why not.
     Exported(Result<(String, usize), String>),
+    /// The unfinished bulk jobs were read (the jobs view).
+    Jobs(Result<Vec<Record>, String>),
+    /// A resumed job was planned: how many transactions it runs.
+    JobResumed {
+        /// The job (its audit record's id).
+        run: String,
+        /// Transactions left to read and decide again.
+        total: usize,
+    },
     /// The audit trail's records of a transaction were read.
     History {
         /// The transaction.
@@ -308,6 +317,17 @@ pub enum IoRequest {
     StopBulk,
     /// Pause (`true`) or resume the bulk run's writes.
     PauseBulk(bool),
+    /// Read the unfinished bulk jobs (the jobs view).
+    LoadJobs,
+    /// Resume an unfinished job from its record.
+    ResumeJob {
+        /// Its audit record's id.
+        run: String,
+        /// Its action (rollback or recover).
+        action: Action,
+        /// What the operator typed to confirm it on a production profile.
+        confirmed: Option<String>,
+    },
     /// Export the table as filtered and sorted on screen, as of the
     /// snapshot's time.
     Export(DateTime<Utc>),

@@ -72,6 +72,8 @@ pub enum Op {
     Audit,
     /// Pause / resume the bulk run in progress.
     PauseJob,
+    /// The jobs view: unfinished bulk jobs, resumable.
+    Jobs,
     /// Quit.
     Quit,
 }
@@ -425,6 +427,14 @@ pub const MAIN: &[Binding<Op>] = &[
         &[KeyCode::Char('P')],
         "P",
         "pause / resume a bulk run",
+        None,
+        Act,
+    ),
+    b(
+        Op::Jobs,
+        &[KeyCode::Char('J')],
+        "J",
+        "jobs: unfinished bulk runs, resume",
         None,
         Act,
     ),

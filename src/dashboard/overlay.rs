@@ -25,6 +25,8 @@ pub enum Overlay {
     LookUp(String),
     /// The audit pane (its findings and cursor are `App::audit`).
     Audit,
+    /// The jobs view (its list and cursor are `App::jobs`).
+    Jobs,
 }
 
 /// Which layer an [`Overlay`] is, without its state.
@@ -40,6 +42,8 @@ pub enum OverlayKind {
     LookUp,
     /// [`Overlay::Audit`].
     Audit,
+    /// [`Overlay::Jobs`].
+    Jobs,
 }
 
 impl Overlay {
@@ -51,6 +55,7 @@ impl Overlay {
             Overlay::Filter => OverlayKind::Filter,
             Overlay::LookUp(_) => OverlayKind::LookUp,
             Overlay::Audit => OverlayKind::Audit,
+            Overlay::Jobs => OverlayKind::Jobs,
         }
     }
 }

@@ -155,6 +155,14 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             super::bulk::item_done(app, action, &id, &summary, ok);
             vec![]
         }
+        Event::Jobs(jobs) => {
+            super::jobs::loaded(app, jobs);
+            vec![]
+        }
+        Event::JobResumed { run, total } => {
+            super::jobs::resumed(app, &run, total);
+            vec![]
+        }
         Event::BulkDone {
             action,
             not_started,
@@ -173,7 +181,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
 fn on_mouse(app: &mut App, m: MouseEvent) {
     if matches!(
         app.overlays.top().map(Overlay::kind),
-        Some(OverlayKind::Dialog | OverlayKind::Help)
+        Some(OverlayKind::Dialog | OverlayKind::Help | OverlayKind::Jobs)
     ) {
         return;
     }
@@ -281,6 +289,7 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
         }
         Some(OverlayKind::Audit) => keymap::lookup(keymap::MAIN, key.code)
             .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
+        Some(OverlayKind::Jobs) => super::jobs::on_key(app, key),
         None => keymap::lookup(keymap::MAIN, key.code).map_or_else(Vec::new, |op| on_op(app, op)),
     }
 }
@@ -340,6 +349,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Open => open_focused(app),
         Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
         Op::PauseJob => return super::bulk::pause(app),
+        Op::Jobs => return super::jobs::open(app),
         Op::Back => back(app),
         Op::Refresh | Op::Pause | Op::Slower | Op::Faster | Op::Export => {
             return on_poll_op(app, op)

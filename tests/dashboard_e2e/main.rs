@@ -27,6 +27,7 @@ mod actions;
 mod audit;
 mod bulk;
 mod filter_then_act;
+mod jobs;
 mod looking;
 mod production;
 mod reverse;

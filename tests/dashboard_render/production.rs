@@ -76,3 +76,49 @@ fn a_forced_run_on_production_asks_for_the_profile_typed() {
     assert!(is_red(buf[(x, y)].bg));
     assert!(find(&buf, "confirm: pro▏").is_some());
 }
+
+#[test]
+fn the_jobs_view_lists_unfinished_jobs_with_their_operators() {
+    use estx::protocol::trail::{
+        ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
+    };
+    let mut a = app();
+    let job = |id: &str, minutes: i64, user: &str| Record {
+        record_id: id.into(),
+        action: ActionKind::Recover,
+        transactions: (0..300).map(|i| format!("t-{i}")).collect(),
+        targets: vec!["--all-stuck".into()],
+        reason: Some("INC-5 outage".into()),
+        forced: false,
+        bulk: true,
+        interface: Interface::Cli,
+        operator: Operator {
+            user: user.into(),
+            source: OperatorSource::Cluster,
+            host: "bastion".into(),
+        },
+        plan: vec![],
+        status: RecordStatus::Running,
+        outcome: None,
+        summary: None,
+        steps: vec![],
+        parts: 0,
+        started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),
+        finished_at: None,
+        tool_version: "0".into(),
+        profile: Some("prod-eu".into()),
+        production: true,
+    };
+    a.jobs.list = estx::dashboard::load::Load::Loaded(vec![
+        job("20260301T114000.000Z-recover-1a2b3c4d", 20, "ops-ann"),
+        job("20260301T110000.000Z-recover-5e6f7a8b", 60, "ops-bob"),
+    ]);
+    a.overlays.open(estx::dashboard::overlay::Overlay::Jobs);
+    let s = text(&draw(&a, 100, 30));
+    assert!(s.contains("jobs: 2 unfinished bulk run(s)"), "{s}");
+    assert!(s.contains("by ops-bob (cluster user) on bastion"), "{s}");
+    a.jobs.resuming = Some("pr".into());
+    let s = text(&draw(&production(a), 100, 30));
+    assert!(s.contains("type prod-eu then Enter: pr▏"), "{s}");
+    assert_snapshot!("jobs_view_resuming_100x30", s);
+}

@@ -907,6 +907,7 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
 }
 
 mod bulk;
+mod jobs;
 mod marks;
 mod navigation;
 mod overlays;

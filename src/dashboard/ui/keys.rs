@@ -30,6 +30,12 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             (0, "r", "audit now"),
             (0, "Esc", "close"),
         ],
+        Some(Overlay::Jobs) => vec![
+            (0, "j/k", "select"),
+            (0, "Enter", "resume"),
+            (0, "r", "read again"),
+            (0, "Esc", "close"),
+        ],
         Some(Overlay::Help { .. }) => vec![
             (0, "↓ ↑ j k", "scroll"),
             (0, "any other key", "closes help"),

@@ -17,6 +17,7 @@ mod detail;
 mod dialog;
 mod header;
 mod help;
+mod jobs;
 mod keys;
 mod locks;
 mod log;
@@ -97,6 +98,7 @@ pub fn render(frame: &mut Frame, app: &App) {
     for o in app.overlays.iter() {
         match o {
             Overlay::Audit => audit::render(frame, app, area),
+            Overlay::Jobs => jobs::render(frame, app, area),
             Overlay::Help { .. } => help::render(frame, app, area),
             Overlay::Dialog(d) => dialog::render(frame, app, d, area),
             // Typed into the table's title and the key bar.
