@@ -17,6 +17,7 @@ pub mod drill;
 pub mod event;
 pub mod export;
 pub mod follow;
+pub mod job_tasks;
 pub mod jobs;
 pub mod keymap;
 pub mod layout;

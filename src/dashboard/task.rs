@@ -101,7 +101,7 @@ impl Tasks {
                     pace.pause(false);
                 }
             }
-            IoRequest::LoadJobs => spawn_jobs(proto, tx),
+            IoRequest::LoadJobs => super::job_tasks::spawn_jobs(proto, tx),
             IoRequest::ResumeJob {
                 run,
                 action,
@@ -111,12 +111,12 @@ impl Tasks {
                 self.bulk_stop = Some(stop.clone());
                 let pace = Arc::new(Pace::new(None));
                 self.bulk_pace = Some(pace.clone());
-                let job = Job {
+                let job = super::job_tasks::Job {
                     run,
                     action,
                     confirmed,
                 };
-                spawn_resume(proto, job, stop, pace, tx)
+                super::job_tasks::spawn_resume(proto, job, stop, pace, tx)
             }
             IoRequest::PauseBulk(on) => {
                 if let Some(pace) = &self.bulk_pace {
@@ -399,86 +399,11 @@ async fn one_act(
 
 /// How the dashboard runs a bulk `procedure`: rollbacks a few at a time,
 /// recoveries in batches.
-fn runner_for(procedure: Procedure) -> Runner {
+pub(super) fn runner_for(procedure: Procedure) -> Runner {
     match procedure {
         Procedure::Rollback => Runner::OneByOne(BULK_CONCURRENCY),
         Procedure::Recover => Runner::Batched(BatchOptions::default()),
     }
-}
-
-/// Reads the unfinished bulk jobs for the jobs view.
-pub fn spawn_jobs(proto: Protocol, events: UnboundedSender<Event>) {
-    tokio::spawn(async move {
-        let jobs = crate::protocol::trail::unfinished_jobs(&proto)
-            .await
-            .map_err(|e| e.to_string());
-        let _ = events.send(Event::Jobs(jobs));
-    });
-}
-
-/// An unfinished job the operator chose to resume.
-#[derive(Debug, Clone)]
-pub struct Job {
-    /// Its audit record's id.
-    pub run: String,
-    /// Rollback or recover.
-    pub action: Action,
-    /// What the operator typed to confirm it on a production profile.
-    pub confirmed: Option<String>,
-}
-
-/// Resumes `job` from its record ([`intervene::resume`], as `--resume`
-/// does) as the dashboard's bulk run: its items reported as they end,
-/// `stop` and `pace` steering it; says how many it runs, then how it ended.
-pub fn spawn_resume(
-    proto: Protocol,
-    job: Job,
-    stop: Arc<Stop>,
-    pace: Arc<Pace>,
-    events: UnboundedSender<Event>,
-) {
-    tokio::spawn(async move {
-        let action = job.action;
-        let proto = proto.with_pace(pace);
-        let runner = runner_for(action.procedure().unwrap_or(Procedure::Recover));
-        let choices = Choices::new(Interface::Dashboard, None).confirmed(job.confirmed);
-        let started = match intervene::resume(&proto, &job.run, runner, choices).await {
-            Ok(s) => s,
-            Err(n) => {
-                let summary = format!("job {} not resumed: {n}", job.run);
-                let _ = events.send(Event::BulkDone {
-                    action,
-                    not_started: 0,
-                    summary,
-                });
-                return;
-            }
-        };
-        let total = started.plan().transactions.len();
-        let _ = events.send(Event::JobResumed {
-            run: job.run.clone(),
-            total,
-        });
-        let done = started
-            .run_bulk(&proto, &stop, |r| {
-                let _ = events.send(Event::BulkItem {
-                    action,
-                    id: r.txn.clone(),
-                    summary: r.verdict.to_string(),
-                    ok: r.verdict.is_done(),
-                });
-            })
-            .await;
-        let not_started = match &done.value {
-            Value::Bulk(b) => b.not_started.len(),
-            _ => 0,
-        };
-        let _ = events.send(Event::BulkDone {
-            action,
-            not_started,
-            summary: done.to_string(),
-        });
-    });
 }
 
 /// What the record names as the source of a marked set's ids.
