@@ -60,6 +60,16 @@ fn the_header_draws_the_trends_that_fit() {
     let (x, y) = find(&wide, "↓0").unwrap();
     assert_eq!(wide[(x, y)].fg, Color::Yellow);
 
+    // At 80 columns beside a URL: no room after the URL and the freshness.
+    let header = text(&draw(&a, 80, 24)).lines().next().unwrap().to_string();
+    assert!(!header.contains("stuck"), "{header}");
+    assert!(
+        header.contains("http://es.example:9200") && header.contains("as of"),
+        "{header}"
+    );
+    // A profile names the cluster in fewer columns: stuck fits beside it.
+    let mut a = a;
+    a.settings.profile = Some("prod-eu".into());
     let narrow = draw(&a, 80, 24);
     assert_snapshot!("trends_80x24", text(&narrow));
     let header = text(&narrow).lines().next().unwrap().to_string();
@@ -67,8 +77,10 @@ fn the_header_draws_the_trends_that_fit() {
         header.contains("stuck") && header.contains("↑10"),
         "{header}"
     );
-    assert!(header.contains("http://es.example:9200"), "{header}");
-    assert!(header.contains("as of"), "{header}");
+    assert!(
+        header.contains("[prod-eu]") && header.contains("as of"),
+        "{header}"
+    );
 }
 
 #[test]

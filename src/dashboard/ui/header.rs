@@ -24,12 +24,13 @@ const STALE_RED_SECS: i64 = 60;
 
 /// Draws the header and alert lines.
 pub fn render(frame: &mut Frame, app: &App, header: Rect, alert: Rect) {
-    // The trends take the right end, as many as leave the text its room
-    // (never what must stay: the title, the profile or URL, READ-ONLY).
+    // The trends take the right end, as many as leave the text its room:
+    // never what must stay (the title, the profile or URL, READ-ONLY) nor
+    // the freshness and polling state.
     let segs = header_segments(app);
     let essential = segs
         .iter()
-        .filter(|s| s.priority == 0)
+        .filter(|s| s.priority <= 1)
         .map(|s| s.spans.iter().map(Span::width).sum::<usize>() + 2)
         .sum::<usize>();
     let (shown, used) = super::trends::fit(app, header.width, essential as u16);

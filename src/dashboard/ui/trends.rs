@@ -2,8 +2,9 @@
 //! latest value and a rising/falling marker (↑ ↓ →), coloured by what a
 //! rise means (more stuck is bad news, more finishes good). They take the
 //! header's right end, as many as fit after the text the header must keep
-//! (title, profile or URL, freshness): four at 160 columns, all five
-//! from about 180, stuck alone at 80. Drawn from [`crate::dashboard::trends::Trends`],
+//! (title, profile or URL, READ-ONLY, freshness, polling state): four at
+//! 160 columns, all five from about 180; at 80, stuck alone when a profile
+//! names the cluster, none beside a URL. Drawn from [`crate::dashboard::trends::Trends`],
 //! recorded when each snapshot arrived.
 
 use super::theme::{dim, DANGER, GOOD, WARN};
@@ -16,8 +17,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Sparkline};
 use ratatui::Frame;
 
-/// Columns the header's text keeps at least (title, URL, freshness), and
-/// from 140 columns 45 % of the width (health and the poll's cost too).
+/// Columns the header's text keeps at least, and from 140 columns 45 %
+/// of the width (the cluster's health and the poll's cost too).
 pub const TEXT_MIN: u16 = 62;
 /// Columns of one sparkline (its last samples).
 const SPARK: u16 = 6;
