@@ -133,6 +133,7 @@ async fn main() {
         read_only: false,
         transactions_index: ix.transactions.clone(),
         profile: None,
+        mark: None,
     };
     let mut app = App::new(settings, Duration::from_secs(2), now);
     app.size = (160, 48);

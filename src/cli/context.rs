@@ -80,6 +80,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
         liveness: g.resolved.liveness.clone(),
         schema: g.resolved.schema.clone(),
         profile: g.resolved.name.clone(),
+        production: g.resolved.production,
         audit_file: g.audit_trail.clone(),
         ..ProtocolConfig::default()
     }

@@ -159,6 +159,9 @@ pub struct Resolved {
     pub name: Option<String>,
     /// Whether it is marked `production = true`.
     pub production: bool,
+    /// The frame the dashboard draws for it (`label`, `colour`,
+    /// `production`), if any.
+    pub mark: Option<crate::dashboard::app::ProfileMark>,
     /// The variable holding the password, if the profile names one.
     pub password_env: Option<String>,
     /// The variable holding the API key, if the profile names one.

@@ -9,10 +9,13 @@
 //! from the standard `AWS_*` variables); a profile with a secret-looking key
 //! is refused. `cloud_id` and `url` are two ways to say where the cluster
 //! is: a profile with both is refused, and `--cloud-id` with `--url` too. A profile marked `production = true` starts read-only unless it
-//! says `read_only = false`.
+//! says `read_only = false`; writable, it is framed in red (`label`,
+//! `colour` frame any profile) and its bulk and forced acts want a typed
+//! confirmation ([`crate::protocol::intervene::Guard`]).
 
 use super::global::{DashboardArgs, GlobalArgs, Resolved};
 use super::looks::KeyTable;
+use crate::dashboard::app::{MarkColour, ProfileMark};
 use crate::dashboard::look::ThemeName;
 use crate::protocol::lock::LivenessSource;
 use crate::protocol::schema::Schema;
@@ -105,9 +108,18 @@ pub struct Profile {
     pub timeout: Option<String>,
     /// Start read-only (or not, overriding `production`).
     pub read_only: Option<bool>,
-    /// A production cluster: read-only unless `read_only = false`.
+    /// A production cluster: read-only unless `read_only = false`; framed
+    /// in red with `PRODUCTION` in the dashboard; its bulk and forced acts
+    /// want a typed confirmation (`--confirm`).
     #[serde(default)]
     pub production: bool,
+    /// The label on the frame the dashboard draws around the whole screen
+    /// (`PRODUCTION` for a production profile, else the profile's name).
+    pub label: Option<String>,
+    /// The frame's colour: a name (`red`, `lightblue`), `#rrggbb` or an
+    /// index (`208`); red for a production profile, else yellow.
+    #[serde(alias = "color")]
+    pub colour: Option<String>,
     /// Where the application records its instances' heartbeats
     /// (`[profiles.NAME.liveness]`): locks held by instances are judged by
     /// them instead of being unknown.
@@ -414,6 +426,7 @@ fn resolved(name: &str, profile: &Profile) -> Result<Resolved, ProfileError> {
     Ok(Resolved {
         name: Some(name.to_string()),
         production: profile.production,
+        mark: mark(name, profile)?,
         password_env: profile.password_env.clone(),
         api_key_env: profile.api_key_env.clone(),
         bearer_token_env: profile.bearer_token_env.clone(),
@@ -430,6 +443,34 @@ fn resolved(name: &str, profile: &Profile) -> Result<Resolved, ProfileError> {
             None => Schema::default(),
         },
     })
+}
+
+/// The dashboard's frame for `profile`: with `production = true`, a
+/// `label` or a `colour` (else none); a colour it cannot read is refused.
+fn mark(name: &str, profile: &Profile) -> Result<Option<ProfileMark>, ProfileError> {
+    if !profile.production && profile.label.is_none() && profile.colour.is_none() {
+        return Ok(None);
+    }
+    let colour = match (&profile.colour, profile.production) {
+        (Some(c), _) => MarkColour::Named(c.parse().map_err(|_| {
+            ProfileError(format!(
+                "profile `{name}`: colour = \"{c}\": not a colour (a name such as red or \
+                 lightblue, #rrggbb, or an index 0-255)"
+            ))
+        })?),
+        (None, true) => MarkColour::Danger,
+        (None, false) => MarkColour::Warn,
+    };
+    let label = match (&profile.label, profile.production) {
+        (Some(l), _) => l.clone(),
+        (None, true) => "PRODUCTION".to_string(),
+        (None, false) => name.to_string(),
+    };
+    Ok(Some(ProfileMark {
+        label,
+        colour,
+        production: profile.production,
+    }))
 }
 
 #[cfg(test)]

@@ -185,3 +185,35 @@ fn looks_come_from_the_flag_the_profile_then_the_file() {
     );
     assert_eq!(d.theme, Some(ThemeName::ColourBlind), "the flag's");
 }
+
+#[test]
+fn a_profile_frames_the_dashboard_production_in_red_by_default() {
+    let frame = |text: &str| with(text, &["estx-tui", "list"]).global.resolved.mark;
+    let prod = frame(PROD).unwrap();
+    assert_eq!(
+        (prod.label.as_str(), prod.colour, prod.production),
+        ("PRODUCTION", MarkColour::Danger, true)
+    );
+    assert_eq!(frame("[profiles.p]\nurl = \"http://x\"\n"), None);
+    let own = frame("[profiles.p]\nlabel = \"staging eu\"\ncolor = \"#3366ff\"\n").unwrap();
+    assert_eq!(
+        (own.label.as_str(), own.colour, own.production),
+        (
+            "staging eu",
+            MarkColour::Named(ratatui::style::Color::Rgb(0x33, 0x66, 0xff)),
+            false
+        )
+    );
+    let named = frame("[profiles.p]\ncolour = \"blue\"\n").unwrap();
+    assert_eq!(
+        (named.label.as_str(), named.colour),
+        ("p", MarkColour::Named(ratatui::style::Color::Blue))
+    );
+    let p = config("[profiles.p]\ncolour = \"reddish\"\n").unwrap();
+    let m = Cli::command()
+        .try_get_matches_from(["estx-tui", "list"])
+        .unwrap();
+    let mut cli = Cli::from_arg_matches(&m).unwrap();
+    let e = apply(&mut cli.global, &mut cli.dashboard, &m, "p", &p).unwrap_err();
+    assert!(e.0.contains("colour = \"reddish\": not a colour"), "{e}");
+}

@@ -13,6 +13,7 @@ pub use super::look::Theme;
 use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
+use crate::protocol::intervene::Guard;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::read::{Group, Groups, TableFilter, TablePage};
 use crate::protocol::trail::Record;
@@ -140,6 +141,46 @@ pub struct Settings {
     pub transactions_index: String,
     /// The config profile in use (shown in the header).
     pub profile: Option<String>,
+    /// How the profile marks the screen (a labelled, coloured frame) and
+    /// whether it is production (typed confirmations); `None`: no frame.
+    pub mark: Option<ProfileMark>,
+}
+
+impl Settings {
+    /// Whether the profile in use is marked `production = true`.
+    pub fn production(&self) -> bool {
+        self.mark.as_ref().is_some_and(|m| m.production)
+    }
+
+    /// What the operator must type before `forced` (or bulk: `bulk`
+    /// transactions) runs, on a production profile (the protocol's rule).
+    pub fn guard(&self, forced: bool, bulk: Option<usize>) -> Option<Guard> {
+        Guard::of(self.profile.as_deref(), self.production(), forced, bulk)
+    }
+}
+
+/// The frame a profile draws around the whole screen (`label`, `colour`
+/// in its config; `production = true` gives a red `PRODUCTION` one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileMark {
+    /// Shown on the frame's top edge.
+    pub label: String,
+    /// The frame's colour.
+    pub colour: MarkColour,
+    /// The profile is production: bulk and forced acts want a typed
+    /// confirmation.
+    pub production: bool,
+}
+
+/// The colour of a profile's frame: one of the theme's, or the profile's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkColour {
+    /// The theme's danger colour (production's default).
+    Danger,
+    /// The theme's warning colour (a label without a colour).
+    Warn,
+    /// The colour the profile names (`colour = "blue"`, `"#3366ff"`).
+    Named(ratatui::style::Color),
 }
 
 /// How often the audit runs in the background (much slower than the poll:
@@ -270,6 +311,10 @@ pub struct App {
     pub theme: Theme,
     /// The key table in force (the defaults and the config's rebindings).
     pub keys: Keymap,
+    /// The header's trends over the session, one sample per good poll.
+    pub trends: super::trends::Trends,
+    /// The jobs view's list (`J`).
+    pub jobs: super::jobs::JobsState,
 }
 
 impl App {
@@ -319,6 +364,8 @@ impl App {
             view: View::default(),
             theme: Theme::default(),
             keys: Keymap::default(),
+            trends: Default::default(),
+            jobs: Default::default(),
         }
     }
 
@@ -466,7 +513,12 @@ impl App {
     /// The screen split into panes as it is now (what is drawn, what a
     /// click hits).
     pub fn areas(&self) -> Areas {
-        super::layout::areas(self.size, self.focus)
+        super::layout::layout_for(self.screen(), self.focus)
+    }
+
+    /// Where the panes go: the whole terminal, or inside the profile's frame.
+    pub fn screen(&self) -> ratatui::layout::Rect {
+        super::layout::screen(self.size, self.settings.mark.is_some())
     }
 
     /// The lock under the locks pane's cursor.

@@ -145,6 +145,7 @@ fn run_of(action: Action, item: &Plan) -> Option<Run> {
             modified: det.txn.modification_time,
         },
         reason: None,
+        confirmed: None,
     })
 }
 
@@ -174,6 +175,7 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
         .into_iter()
         .map(|r| Run {
             reason: Some(reason.clone()),
+            confirmed: dialog.typed.clone(),
             ..r
         })
         .collect();
@@ -192,21 +194,36 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
             app.marks.remove(id);
         }
     }
-    app.bulk = Some(BulkProgress {
-        action: dialog.action,
-        total: runs.len(),
-        done: 0,
-        failed: 0,
-        stopping: false,
-    });
+    app.bulk = Some(BulkProgress::new(dialog.action, runs.len(), app.now));
     vec![IoRequest::RunBulk(runs)]
 }
 
-/// Esc during a bulk run: no new item starts; started ones finish.
+/// `P` during a bulk run: pauses it (no write goes; the items under way
+/// wait where they are) or resumes it.
+pub fn pause(app: &mut App) -> Vec<IoRequest> {
+    let Some(b) = app.bulk.as_mut().filter(|b| !b.stopping) else {
+        app.push_log(LogLevel::Info, "no bulk run to pause");
+        return vec![];
+    };
+    b.paused = !b.paused;
+    let paused = b.paused;
+    b.pace(app.now);
+    let text = if paused {
+        "bulk run paused: no write goes until P resumes it (Esc stops it)"
+    } else {
+        "bulk run resumed"
+    };
+    app.push_log(LogLevel::Info, text);
+    vec![IoRequest::PauseBulk(paused)]
+}
+
+/// Esc during a bulk run: no new item starts; started ones finish (a
+/// paused run is resumed for that).
 pub fn stop(app: &mut App) -> Vec<IoRequest> {
     match app.bulk.as_mut() {
         Some(b) if !b.stopping => {
             b.stopping = true;
+            b.paused = false;
             app.push_log(
                 LogLevel::Info,
                 "stopping the bulk run: items already started finish their procedure",
@@ -222,6 +239,7 @@ pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, ok: boo
     if let Some(b) = app.bulk.as_mut() {
         b.done += 1;
         b.failed += usize::from(!ok);
+        b.pace(app.now);
     }
     let level = if ok {
         LogLevel::Updated
@@ -234,8 +252,12 @@ pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, ok: boo
 /// The bulk run ended (`not_started`: items Esc kept from starting;
 /// `summary`: the one act's sentence and audit record, if it was one).
 pub fn done(app: &mut App, action: Action, not_started: usize, summary: &str) -> Vec<IoRequest> {
-    let (done, failed) = app.bulk.take().map_or((0, 0), |b| (b.done, b.failed));
-    let level = if failed == 0 && not_started == 0 {
+    let (done, failed, total) = app
+        .bulk
+        .take()
+        .map_or((0, 0, 0), |b| (b.done, b.failed, b.total));
+    // A run that did not start (a refused resume) ended none of its items.
+    let level = if failed == 0 && not_started == 0 && done >= total {
         LogLevel::Updated
     } else {
         LogLevel::Error

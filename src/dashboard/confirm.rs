@@ -99,6 +99,19 @@ pub fn on_dialog_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     let Some(dialog) = app.overlays.dialog_mut() else {
         return vec![];
     };
+    let force = dialog.reason_for.is_some_and(RunChoice::is_forced);
+    if let Some(typed) = dialog.typed.as_mut() {
+        match key.code {
+            KeyCode::Enter => return confirm_typed(app, force),
+            KeyCode::Esc => dialog.typed = None,
+            KeyCode::Backspace => {
+                typed.pop();
+            }
+            KeyCode::Char(c) => typed.push(c),
+            _ => {}
+        }
+        return vec![];
+    }
     if let Some(force) = dialog.reason_for.map(RunChoice::is_forced) {
         match key.code {
             KeyCode::Enter => return confirm(app, force),
@@ -182,13 +195,53 @@ fn ask_reason(app: &mut App, force: bool) -> Vec<IoRequest> {
     vec![]
 }
 
-/// Enter in the reason field: runs, unless the trail's rule wants a
-/// reason that was not given (then the field stays open).
-fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
-    let Some(dialog) = app.overlays.take_dialog() else {
+/// Enter in the typed confirmation (production): runs when what was typed
+/// is what the guard asks; otherwise says so, empties the field and runs
+/// nothing.
+fn confirm_typed(app: &mut App, force: bool) -> Vec<IoRequest> {
+    let Some(dialog) = app.overlays.dialog_mut() else {
         return vec![];
     };
-    if dialog.bulk.is_some() {
+    match dialog.guard(&app.settings) {
+        Some(g) if !g.accepts(dialog.typed.as_deref()) => {
+            let typed = dialog.typed.replace(String::new()).unwrap_or_default();
+            let text = format!(
+                "{} {}: `{}` does not confirm it: type {}; nothing done",
+                dialog.action.title(),
+                dialog.target,
+                typed.trim(),
+                g.asks()
+            );
+            app.push_log(LogLevel::Error, text);
+            vec![]
+        }
+        _ => confirm(app, force),
+    }
+}
+
+/// Enter in the reason field: runs, unless the trail's rule wants a
+/// reason that was not given (then the field stays open), or a production
+/// profile wants the run confirmed by typing (then that field opens).
+fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
+    let Some(mut dialog) = app.overlays.take_dialog() else {
+        return vec![];
+    };
+    let bulk = dialog.bulk.is_some();
+    let reason_given = dialog
+        .action
+        .missing_reason(force, bulk, &dialog.reason)
+        .is_none();
+    if reason_given && dialog.typed.is_none() && dialog.guard(&app.settings).is_some() {
+        dialog.typed = Some(String::new());
+        app.overlays.open_dialog(dialog);
+        // The field is the dialog's last line: show it.
+        let max = super::ui::dialog_scroll_max(app);
+        if let Some(d) = app.overlays.dialog_mut() {
+            d.scroll = max;
+        }
+        return vec![];
+    }
+    if bulk {
         return super::bulk::confirm(app, dialog);
     }
     let title = format!("{} {}", dialog.action.title(), dialog.target);
@@ -224,6 +277,7 @@ fn confirm(app: &mut App, force: bool) -> Vec<IoRequest> {
         force,
         expected,
         reason,
+        confirmed: dialog.typed,
     })]
 }
 

@@ -19,7 +19,7 @@ impl App {
     /// Re-derives what the screen shows from the state: call after the data,
     /// filter, sort, selection or size changed (`update` does).
     pub fn refresh_view(&mut self) {
-        let fit = layout::pane_rows(self.size);
+        let fit = layout::pane_rows_in(self.screen());
         let prev = std::mem::take(&mut self.view);
         let mut v = View::default();
         if let Some(snap) = &self.snapshot {
@@ -81,7 +81,7 @@ impl App {
     /// The first log entry shown when following the newest: as many of the
     /// newest entries as fit the pane whole (at least the newest).
     pub fn log_last_top(&self) -> usize {
-        let room = layout::pane_rows(self.size).log;
+        let room = layout::pane_rows_in(self.screen()).log;
         let heights = self.log_heights();
         let mut used = 0;
         let mut top = heights.len();
@@ -92,7 +92,8 @@ impl App {
         top.min(heights.len().saturating_sub(1))
     }
 
-    fn attention(&self, snap: &Snapshot) -> Attention {
+    /// What needs an operator in `snap`, as the header counts it.
+    pub fn attention(&self, snap: &Snapshot) -> Attention {
         let rows = |f: &dyn Fn(&Transaction) -> bool| {
             snap.transactions.iter().filter(|t| f(t)).count() as u64
         };

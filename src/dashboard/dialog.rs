@@ -6,10 +6,11 @@
 //! [`Dialog::refusal_now`]), so the key handler and the renderer ask the
 //! same questions and get the same answers.
 
+use super::app::Settings;
 use super::event::{Action, Run};
 use super::load::Load;
 use crate::protocol::audit::FindingKind;
-use crate::protocol::intervene::{Choices, Documents, Intervention, Plan};
+use crate::protocol::intervene::{Choices, Documents, Guard, Intervention, Plan};
 use crate::protocol::trail::Interface;
 use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};
@@ -39,6 +40,10 @@ pub struct Dialog {
     /// The reason field is open (after `y` or `!`): keys type into it and
     /// Enter makes this run.
     pub reason_for: Option<RunChoice>,
+    /// On a production profile, after the reason: what the operator has
+    /// typed so far to confirm a bulk or forced run (the count or the
+    /// profile's name, [`Dialog::guard`]); `None` while not asked.
+    pub typed: Option<String>,
 }
 
 /// Which run the operator chose in a dialog: `y` (the protocol decides) or
@@ -79,6 +84,7 @@ impl Dialog {
             bulk: None,
             reason: String::new(),
             reason_for: None,
+            typed: None,
         }
     }
 
@@ -152,6 +158,19 @@ impl Dialog {
         )
     }
 
+    /// What the operator must type before the chosen run starts on a
+    /// production profile (`settings`): a bulk run's count (the runs `y`
+    /// starts) or the profile's name; a forced run's profile name.
+    pub fn guard(&self, settings: &Settings) -> Option<Guard> {
+        match &self.bulk {
+            Some(b) => {
+                let count = b.plan.as_ref().map_or(0, |p| p.runs.len());
+                settings.guard(false, Some(count))
+            }
+            None => settings.guard(self.reason_for.is_some_and(RunChoice::is_forced), None),
+        }
+    }
+
     /// Whether the preview (or the bulk preview) has arrived.
     pub fn loaded(&self) -> bool {
         match &self.bulk {
@@ -206,4 +225,41 @@ pub struct BulkProgress {
     pub failed: usize,
     /// Esc was pressed: no new item starts.
     pub stopping: bool,
+    /// When it started (the screen's clock).
+    pub started: DateTime<Utc>,
+    /// Paused by the operator: no write goes until resumed.
+    pub paused: bool,
+    /// Items ended a minute since the start ([`BulkProgress::pace`]).
+    pub per_minute: u64,
+    /// At that rate, the time the rest takes (unknown before an item
+    /// ended, and while paused).
+    pub eta: Option<Duration>,
+}
+
+impl BulkProgress {
+    /// A run of `total` items of `action`, started `now`.
+    pub fn new(action: Action, total: usize, now: DateTime<Utc>) -> BulkProgress {
+        BulkProgress {
+            action,
+            total,
+            done: 0,
+            failed: 0,
+            stopping: false,
+            started: now,
+            paused: false,
+            per_minute: 0,
+            eta: None,
+        }
+    }
+
+    /// Derives the rate and the time left as of `now` (on each item that
+    /// ends and each tick): items ended over the time since the start.
+    pub fn pace(&mut self, now: DateTime<Utc>) {
+        let ms = (now - self.started).num_milliseconds().max(1) as u64;
+        let done = self.done as u64;
+        self.per_minute = done * 60_000 / ms;
+        let left = self.total.saturating_sub(self.done) as u64;
+        self.eta = (done > 0 && !self.paused)
+            .then(|| Duration::from_millis(left.saturating_mul(ms) / done));
+    }
 }

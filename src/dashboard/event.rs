@@ -122,10 +122,7 @@ impl Action {
     /// release of the marked transactions' locks is each one's own act).
     pub fn bulk_intervention(self, ids: Vec<String>, choices: Choices) -> Option<Intervention> {
         let procedure = self.procedure()?;
-        let runner = match procedure {
-            Procedure::Rollback => Runner::OneByOne(BULK_CONCURRENCY),
-            Procedure::Recover => Runner::Batched(BatchOptions::default()),
-        };
+        let runner = runner_for(procedure);
         let act = BulkAct {
             procedure,
             selection: Selection {
@@ -159,6 +156,15 @@ pub struct Expected {
     pub modified: Option<chrono::DateTime<Utc>>,
 }
 
+/// How the dashboard runs a bulk `procedure` (a marked set, or a resumed
+/// job): rollbacks a few at a time, recoveries in batches.
+pub fn runner_for(procedure: Procedure) -> Runner {
+    match procedure {
+        Procedure::Rollback => Runner::OneByOne(BULK_CONCURRENCY),
+        Procedure::Recover => Runner::Batched(BatchOptions::default()),
+    }
+}
+
 /// What the audit record names as the source of a marked set's ids.
 pub const MARKS: &str = "the dashboard's marks";
 
@@ -183,6 +189,9 @@ pub struct Run {
     pub expected: Expected,
     /// The operator's reason, recorded in the audit trail (`None`: none given).
     pub reason: Option<String>,
+    /// What the operator typed to confirm it on a production profile
+    /// ([`crate::protocol::intervene::Guard`]; `None`: not asked).
+    pub confirmed: Option<String>,
 }
 
 impl Run {
@@ -190,7 +199,9 @@ impl Run {
     /// performs and records (the act the dialog previewed, see
     /// [`Action::intervention`]).
     pub fn intervention(&self) -> Intervention {
-        let choices = Choices::new(Interface::Dashboard, self.reason.clone()).forced(self.force);
+        let choices = Choices::new(Interface::Dashboard, self.reason.clone())
+            .forced(self.force)
+            .confirmed(self.confirmed.clone());
         self.action.intervention(&self.target, choices)
     }
 }
@@ -301,6 +312,15 @@ pub enum Event {
     Grouped(Result<Box<crate::protocol::read::Groups>, String>),
     /// The table was exported: the file and its row count, or why not.
     Exported(Result<(String, usize), String>),
+    /// The unfinished bulk jobs were read (the jobs view).
+    Jobs(Result<Vec<Record>, String>),
+    /// A resumed job was planned: how many transactions it runs.
+    JobResumed {
+        /// The job (its audit record's id).
+        run: String,
+        /// Transactions left to read and decide again.
+        total: usize,
+    },
     /// The audit trail's records of a transaction were read.
     History {
         /// The transaction.
@@ -343,4 +363,17 @@ pub enum IoRequest {
     /// Export every transaction matching the table's filter (every page,
     /// read by the cluster), as of the time it is read.
     Export(crate::protocol::read::TableFilter),
+    /// Pause (`true`) or resume the bulk run's writes.
+    PauseBulk(bool),
+    /// Read the unfinished bulk jobs (the jobs view).
+    LoadJobs,
+    /// Resume an unfinished job from its record.
+    ResumeJob {
+        /// Its audit record's id.
+        run: String,
+        /// Its action (rollback or recover).
+        action: Action,
+        /// What the operator typed to confirm it on a production profile.
+        confirmed: Option<String>,
+    },
 }

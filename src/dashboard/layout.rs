@@ -99,9 +99,25 @@ pub struct PaneRows {
     pub log: usize,
 }
 
+/// The rectangle the panes are laid out in on a screen of `size`: all of
+/// it, or inside the profile's frame (`framed`: one cell on each side).
+pub fn screen(size: (u16, u16), framed: bool) -> Rect {
+    let all = Rect::new(0, 0, size.0, size.1);
+    if framed {
+        all.inner(ratatui::layout::Margin::new(1, 1))
+    } else {
+        all
+    }
+}
+
 /// The rows each pane shows at `size` (borders and header lines excluded).
 pub fn pane_rows(size: (u16, u16)) -> PaneRows {
-    let a = layout(Rect::new(0, 0, size.0, size.1));
+    pane_rows_in(Rect::new(0, 0, size.0, size.1))
+}
+
+/// [`pane_rows`] of the panes laid out in `area` ([`screen`]).
+pub fn pane_rows_in(area: Rect) -> PaneRows {
+    let a = layout(area);
     let inner = |r: Rect, header: u16| usize::from(r.height.saturating_sub(2 + header)).max(1);
     PaneRows {
         table: inner(a.transactions, 1),

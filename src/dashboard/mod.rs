@@ -18,6 +18,8 @@ pub mod event;
 pub mod export;
 pub mod follow;
 pub mod groups;
+pub mod job_tasks;
+pub mod jobs;
 pub mod keymap;
 pub mod layout;
 pub mod load;
@@ -30,6 +32,7 @@ pub mod reverse;
 pub mod target;
 pub mod task;
 pub mod terminal;
+pub mod trends;
 pub mod ui;
 pub mod update;
 pub mod view;
@@ -55,6 +58,8 @@ pub struct DashboardOptions {
     pub cap: usize,
     /// The config profile in use (`--profile`), shown in the header.
     pub profile: Option<String>,
+    /// The profile's frame and whether it is production.
+    pub mark: Option<app::ProfileMark>,
     /// The expected sum of balances the background audit checks
     /// (`--expect-total`); `None` skips that check.
     pub expect_total: Option<i64>,
@@ -78,6 +83,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
         read_only: opts.read_only,
         transactions_index: config.indices.transactions.clone(),
         profile: opts.profile.clone(),
+        mark: opts.mark.clone(),
     };
     let mut app = App::new(settings, opts.interval, proto.cluster().now());
     app.theme = opts.theme;

@@ -4,7 +4,6 @@
 
 use super::app::{App, Pane};
 use super::view::DetailView;
-use ratatui::layout::Rect;
 
 /// The detail follows the focused pane's selection: once the table has the
 /// focus again it shows the selected transaction, not the account drilled
@@ -78,8 +77,7 @@ pub fn move_selection(app: &mut App, delta: isize) {
 
 /// How far the detail can scroll: its lines less the pane's height.
 fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
-    let area =
-        super::layout::layout_for(Rect::new(0, 0, app.size.0, app.size.1), Pane::Detail).detail;
+    let area = super::layout::layout_for(app.screen(), Pane::Detail).detail;
     let lines = match (&app.view.account, d) {
         (Some(a), _) => super::ui::account_line_count(a, area.width),
         (None, Some(d)) => super::ui::detail_line_count(app, d, area.width),

@@ -27,6 +27,8 @@ pub enum Overlay {
     Audit,
     /// The stuck transactions by cause (`c`).
     Groups,
+    /// The jobs view (its list and cursor are `App::jobs`).
+    Jobs,
 }
 
 /// Which layer an [`Overlay`] is, without its state.
@@ -44,6 +46,8 @@ pub enum OverlayKind {
     Audit,
     /// The view by cause.
     Groups,
+    /// [`Overlay::Jobs`].
+    Jobs,
 }
 
 impl Overlay {
@@ -56,6 +60,7 @@ impl Overlay {
             Overlay::LookUp(_) => OverlayKind::LookUp,
             Overlay::Audit => OverlayKind::Audit,
             Overlay::Groups => OverlayKind::Groups,
+            Overlay::Jobs => OverlayKind::Jobs,
         }
     }
 }

@@ -26,6 +26,7 @@ use super::event::{
 use super::poller::PollControl;
 use crate::error::Error;
 use crate::protocol::intervene::{self, ActRefusal, Choices, LeftOut, Plan, Selected, Stop, Value};
+use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{Interface, Trail};
 use crate::protocol::Protocol;
@@ -41,6 +42,7 @@ pub struct Tasks {
     poll: UnboundedSender<PollControl>,
     expect_total: Option<i64>,
     bulk_stop: Option<Arc<Stop>>,
+    bulk_pace: Option<Arc<Pace>>,
 }
 
 impl Tasks {
@@ -58,6 +60,7 @@ impl Tasks {
             poll,
             expect_total,
             bulk_stop: None,
+            bulk_pace: None,
         }
     }
 
@@ -86,11 +89,41 @@ impl Tasks {
             IoRequest::RunBulk(runs) => {
                 let stop = Arc::new(Stop::default());
                 self.bulk_stop = Some(stop.clone());
-                spawn_bulk_run(proto, runs, stop, tx)
+                // No rate cap from the dashboard, but the same back-off as
+                // the CLI's jobs when the cluster throttles, and P's pause.
+                let pace = Arc::new(Pace::new(None));
+                self.bulk_pace = Some(pace.clone());
+                spawn_bulk_run(proto, runs, stop, pace, tx)
             }
             IoRequest::StopBulk => {
                 if let Some(stop) = &self.bulk_stop {
                     stop.stop("Esc");
+                }
+                // The writes under way finish.
+                if let Some(pace) = &self.bulk_pace {
+                    pace.pause(false);
+                }
+            }
+            IoRequest::LoadJobs => super::job_tasks::spawn_jobs(proto, tx),
+            IoRequest::ResumeJob {
+                run,
+                action,
+                confirmed,
+            } => {
+                let stop = Arc::new(Stop::default());
+                self.bulk_stop = Some(stop.clone());
+                let pace = Arc::new(Pace::new(None));
+                self.bulk_pace = Some(pace.clone());
+                let job = super::job_tasks::Job {
+                    run,
+                    action,
+                    confirmed,
+                };
+                super::job_tasks::spawn_resume(proto, job, stop, pace, tx)
+            }
+            IoRequest::PauseBulk(on) => {
+                if let Some(pace) = &self.bulk_pace {
+                    pace.pause(on);
                 }
             }
             IoRequest::Export(table) => super::export::spawn(proto, table, tx),
@@ -302,7 +335,8 @@ pub async fn bulk_preview(proto: &Protocol, action: Action, ids: Vec<String>) ->
 }
 
 /// Runs the confirmed items, reporting each step and each item's outcome;
-/// once `stop` is set no new item starts. A rollback or recovery of the
+/// once `stop` is set no new item starts, and while `pace` is paused no
+/// write goes (nor, for lock releases, a new item). A rollback or recovery of the
 /// marked set is ONE act with one audit record, run as the command line
 /// runs `--ids-from` (recoveries in batches); a release of the marked
 /// transactions' locks releases each one's as its own act.
@@ -310,6 +344,7 @@ pub fn spawn_bulk_run(
     proto: Protocol,
     runs: Vec<Run>,
     stop: Arc<Stop>,
+    pace: Arc<Pace>,
     events: UnboundedSender<Event>,
 ) {
     tokio::spawn(async move {
@@ -317,15 +352,17 @@ pub fn spawn_bulk_run(
             return;
         };
         let step_events = events.clone();
-        let proto = proto.with_observer(Arc::new(move |r: &StepReport| {
-            let _ = step_events.send(Event::Step(r.clone()));
-        }));
+        let proto = proto
+            .with_pace(pace.clone())
+            .with_observer(Arc::new(move |r: &StepReport| {
+                let _ = step_events.send(Event::Step(r.clone()));
+            }));
         let (not_started, summary) = match first.action.procedure() {
             Some(_) => {
                 let ids = runs.into_iter().map(|r| r.target).collect();
                 one_act(&proto, first.clone(), ids, &stop, &events).await
             }
-            None => each_its_own(&proto, runs, &stop, &events).await,
+            None => each_its_own(&proto, runs, &stop, &pace, &events).await,
         };
         let _ = events.send(Event::BulkDone {
             action: first.action,
@@ -346,15 +383,13 @@ async fn one_act(
     events: &UnboundedSender<Event>,
 ) -> (usize, String) {
     let n = ids.len();
-    let choices = Choices::new(Interface::Dashboard, first.reason.clone());
+    let choices =
+        Choices::new(Interface::Dashboard, first.reason.clone()).confirmed(first.confirmed.clone());
     let Some(act) = first.action.bulk_intervention(ids, choices) else {
         return (n, String::new());
     };
-    // No rate cap from the dashboard, but the same back-off as the CLI's
-    // jobs when the cluster throttles (`protocol::jobs::Pace`).
-    let proto = &proto
-        .clone()
-        .with_pace(Arc::new(crate::protocol::jobs::Pace::new(None)));
+    // The run's pace (set on `proto` by `spawn_bulk_run`) backs off when
+    // the cluster throttles, as the CLI's jobs do, and pauses on `P`.
     let started = match intervene::start(proto, act).await {
         Ok(s) => s,
         Err(n_) => return (n, format!("not run: {n_}")),
@@ -382,11 +417,13 @@ async fn each_its_own(
     proto: &Protocol,
     runs: Vec<Run>,
     stop: &Stop,
+    pace: &Pace,
     events: &UnboundedSender<Event>,
 ) -> (usize, String) {
     let started: Vec<bool> = futures::stream::iter(runs)
         .map(|run| async move {
-            if stop.is_stopped() {
+            // A paused run starts no item (its releases are not paced).
+            if !pace.unpaused(Some(stop.flag())).await || stop.is_stopped() {
                 return false;
             }
             let (summary, ok) = match changed_since_dialog(proto, &run).await {

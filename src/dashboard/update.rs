@@ -77,6 +77,9 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
         }
         Event::Tick(now) => {
             app.now = now;
+            if let Some(b) = app.bulk.as_mut() {
+                b.pace(now);
+            }
             super::audit::audit_if_due(app, false)
         }
         Event::PollStarted => {
@@ -171,6 +174,14 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             super::bulk::item_done(app, action, &id, &summary, ok);
             vec![]
         }
+        Event::Jobs(jobs) => {
+            super::jobs::loaded(app, jobs);
+            vec![]
+        }
+        Event::JobResumed { run, total } => {
+            super::jobs::resumed(app, &run, total);
+            vec![]
+        }
         Event::BulkDone {
             action,
             not_started,
@@ -189,7 +200,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
 fn on_mouse(app: &mut App, m: MouseEvent) {
     if matches!(
         app.overlays.top().map(Overlay::kind),
-        Some(OverlayKind::Dialog | OverlayKind::Help)
+        Some(OverlayKind::Dialog | OverlayKind::Help | OverlayKind::Jobs)
     ) {
         return;
     }
@@ -225,6 +236,8 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
         app.push_log(LogLevel::Info, "cluster reachable again");
     }
     app.now = app.now.max(snapshot.taken_at);
+    let attention = app.attention(&snapshot);
+    app.trends.record(&snapshot, attention);
     app.snapshot = Some(*snapshot);
     // The selection's interventions may have changed too.
     app.history_asked = None;
@@ -306,6 +319,7 @@ fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
             .keys
             .main_op(key.code)
             .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
+        Some(OverlayKind::Jobs) => super::jobs::on_key(app, key),
         None => app
             .keys
             .main_op(key.code)
@@ -367,6 +381,8 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Help => app.overlays.open(Overlay::Help { scroll: 0 }),
         Op::Open => open_focused(app),
         Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
+        Op::PauseJob => return super::bulk::pause(app),
+        Op::Jobs => return super::jobs::open(app),
         Op::Back => back(app),
         Op::Groups => return super::groups::open(app),
         Op::Refresh | Op::Pause | Op::Slower | Op::Faster | Op::Export => {

@@ -65,6 +65,10 @@ pub struct ProtocolConfig {
     /// The profile these settings came from, if any: the map `doctor`
     /// proposes and its advice name its table (`[profiles.<name>.schema]`).
     pub profile: Option<String>,
+    /// The profile is marked `production = true`: its bulk and forced acts
+    /// want a typed confirmation ([`crate::protocol::intervene::Guard`]),
+    /// and its audit records say so.
+    pub production: bool,
     /// Record interventions in this local file instead of the audit index
     /// (`--audit-trail file:PATH`, `trail::file`).
     pub audit_file: Option<std::path::PathBuf>,
@@ -83,6 +87,7 @@ impl Default for ProtocolConfig {
             liveness: None,
             schema: Schema::default(),
             profile: None,
+            production: false,
             audit_file: None,
         }
     }

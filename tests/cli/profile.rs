@@ -92,6 +92,50 @@ fn production_profiles_start_read_only() {
     assert_eq!(w.state("t1"), "rolled-back");
 }
 
+/// A writable production profile: bulk and forced acts are refused until
+/// `--confirm` names the count or the profile (nothing written, exit 2,
+/// the refusal says what to pass); confirmed, they run and their audit
+/// record names the profile.
+#[test]
+fn production_bulk_and_forced_acts_want_a_typed_confirmation() {
+    let w = World::new();
+    w.stage_old_pending();
+    w.refresh();
+    let text = format!(
+        "default_profile = \"prod\"\n[profiles.prod]\nurl = \"{}\"\ntransactions_index = \"{}\"\n\
+         accounts_index = \"{}\"\nlocks_index = \"{}\"\naudit_index = \"{}\"\nproduction = true\n\
+         read_only = false\n",
+        w.g.url, w.ix.transactions, w.ix.accounts, w.ix.locks, w.ix.audit
+    );
+    let xdg = config(&w, &text);
+    let env = [("XDG_CONFIG_HOME", xdg.as_str()), ("ESTX_REASON", "INC-1")];
+    let bulk = ["rollback", "--all-stuck"];
+    bare_run(&w, &env, &bulk)
+        .code(2)
+        .stderr_has("profile `prod` is production: a bulk act on 1 transaction(s)")
+        .stderr_has("pass --confirm 1 or --confirm prod; nothing was done");
+    bare_run(&w, &env, &[&bulk[..], &["--confirm", "2"]].concat()).code(2);
+    bare_run(&w, &env, &["rollback", "t1", "--force"])
+        .code(2)
+        .stderr_has("a forced act runs only once confirmed by typing `prod`")
+        .stderr_has("pass --confirm prod;");
+    bare_run(&w, &env, &["rollback", "t1", "--force", "--confirm", "1"]).code(2);
+    assert_eq!(w.state("t1"), "pending");
+    assert!(w.audit_records().is_empty(), "a refusal writes no record");
+    // An unforced act on one transaction is not asked.
+    bare_run(&w, &env, &["recover", "t1", "--dry-run"]).code(0);
+    bare_run(&w, &env, &[&bulk[..], &["--confirm", "1"]].concat()).code(0);
+    assert_eq!(w.state("t1"), "rolled-back");
+    let records = w.audit_records();
+    let [r] = records.as_slice() else {
+        panic!("one record: {records:?}")
+    };
+    assert_eq!(
+        (r["profile"].as_str(), r["production"].as_bool()),
+        (Some("prod"), Some(true))
+    );
+}
+
 #[test]
 fn a_profile_holding_a_secret_is_refused() {
     let w = World::bare();

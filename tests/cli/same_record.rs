@@ -59,6 +59,7 @@ impl World {
             force: false,
             expected,
             reason: Some(reason.into()),
+            confirmed: None,
         };
         self.block(async {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -86,11 +87,18 @@ impl World {
                     modified: None,
                 },
                 reason: Some(reason.into()),
+                confirmed: None,
             })
             .collect();
         self.block(async {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-            task::spawn_bulk_run(self.proto.clone(), runs, Arc::new(Stop::default()), tx);
+            task::spawn_bulk_run(
+                self.proto.clone(),
+                runs,
+                Arc::new(Stop::default()),
+                Arc::new(estx::protocol::jobs::Pace::new(None)),
+                tx,
+            );
             loop {
                 match rx.recv().await {
                     Some(Event::BulkDone { summary, .. }) => break summary,

@@ -27,7 +27,7 @@ fn ascii_the_colour_blind_theme_and_a_rebound_key_reach_the_screen() {
         &["--ascii", "--theme", "colour-blind"],
         &[("XDG_CONFIG_HOME", config.as_str())],
     );
-    let screen = tui.wait_for_all(&[&stuck.id, "# transactions 1/1"]);
+    let screen = tui.wait_for_all(&[&stuck.id, "# transactions 1 of 1"]);
     assert!(screen.is_ascii(), "{screen}");
     let styled = tui.screen_styled();
     assert!(

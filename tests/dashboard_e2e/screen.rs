@@ -3,14 +3,16 @@
 
 use crate::tmux::Tmux;
 
-/// Types `/`, the text, Enter, and waits until the table is filtered to it.
+/// Types `/`, the text, Enter, and waits until the table is filtered to it
+/// (and the typing cursor after the text is gone: the header's sparklines
+/// draw the same block, so only the cursor's place is looked at).
 pub(crate) fn filter_to(tui: &Tmux, text: &str) {
     tui.keys(&["/"]);
     tui.type_text(text);
     tui.keys(&["Enter"]);
     let title = format!("· /{text} ");
     tui.wait_for(&format!("the table filtered to {text:?}"), |s| {
-        s.contains(&title) && !s.contains('█')
+        s.contains(&title) && !s.contains(&format!("{text}█"))
     });
 }
 

@@ -236,6 +236,33 @@ impl World {
         }
     }
 
+    /// A bulk recovery of `ids` whose process died right after writing its
+    /// record: the record stays `running`, nothing of it ran (a job to
+    /// resume). Returns its id.
+    pub(crate) fn unfinished_job(&self, ids: &[&str]) -> String {
+        use estx::protocol::intervene::{self, Act, BulkAct, Choices, Intervention, Selection};
+        let act = BulkAct {
+            procedure: estx::protocol::Procedure::Recover,
+            selection: Selection {
+                ids: Some(ids.iter().map(|s| s.to_string()).collect()),
+                ..Selection::default()
+            },
+            ids_source: Some("a test".into()),
+            allow_partial: false,
+            runner: intervene::Runner::Batched(Default::default()),
+        };
+        let choices = Choices::new(
+            estx::protocol::trail::Interface::Cli,
+            Some("INC-7 the worker died".into()),
+        );
+        let i = Intervention::new(Act::Bulk(act), choices);
+        let started = self.rt.block_on(intervene::start(&self.proto, i)).unwrap();
+        let id = started.record().0.clone();
+        drop(started);
+        self.refresh();
+        id
+    }
+
     /// The audit records naming transaction `id` (refreshes the audit index).
     pub(crate) fn history(&self, id: &str) -> Vec<estx::protocol::trail::Record> {
         common::refresh(&self.url, &self.ix.audit);

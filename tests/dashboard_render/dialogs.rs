@@ -113,6 +113,7 @@ fn release_one_lock_dialog_names_the_holder() {
         scroll: 0,
         reason: String::new(),
         reason_for: None,
+        typed: None,
         bulk: None,
     });
     let buf = draw(&a, 80, 24);
@@ -194,6 +195,7 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         scroll: 0,
         reason: "outage".into(),
         reason_for: Some(RunChoice::Plain),
+        typed: None,
         bulk: Some(bulk),
     });
     let s = screen(&a, 100, 40);
@@ -217,17 +219,32 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     assert_snapshot!("dialog_bulk_rollback", s);
 
     a.overlays.take_dialog();
-    a.bulk = Some(BulkProgress {
-        action: Action::Rollback,
-        total: 40,
-        done: 10,
-        failed: 1,
-        stopping: false,
-    });
+    let mut b = BulkProgress::new(Action::Rollback, 40, a.now - chrono::Duration::seconds(20));
+    (b.done, b.failed) = (10, 1);
+    b.pace(a.now);
+    a.bulk = Some(b);
     let s = screen(&a, 100, 30);
     assert!(
-        s.contains("bulk roll back 10/40 · 1 failed · Esc stops starting new ones"),
+        s.contains(
+            "bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · Esc stops starting new ones"
+        ),
         "{s}"
     );
     assert_snapshot!("bulk_progress_100x30", s);
+    let b = a.bulk.as_mut().unwrap();
+    (b.paused, b.failed) = (true, 0);
+    b.pace(a.now);
+    let buf = crate::drawing::draw(&a, 100, 30);
+    let s = crate::drawing::text(&buf);
+    assert!(
+        s.contains("bulk roll back 10/40 · 0 failed · 30/min · PAUSED · P resumes · Esc stops"),
+        "{s}"
+    );
+    // The filled quarter of the bar is yellow while paused.
+    let (_, y) = crate::drawing::find(&buf, "PAUSED").unwrap();
+    assert_eq!(
+        buf[(0, y)].fg,
+        ratatui::style::Color::Yellow,
+        "paused: a yellow bar"
+    );
 }

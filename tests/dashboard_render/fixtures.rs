@@ -41,6 +41,7 @@ pub(crate) fn settings() -> Settings {
         read_only: false,
         transactions_index: "transactions".into(),
         profile: None,
+        mark: None,
     }
 }
 
@@ -358,6 +359,7 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
         scroll: 0,
         reason: String::new(),
         reason_for: None,
+        typed: None,
         bulk: None,
     });
 }

@@ -43,6 +43,7 @@ fn open_reverse(
         scroll: 0,
         reason: String::new(),
         reason_for: None,
+        typed: None,
         bulk: None,
     });
 }

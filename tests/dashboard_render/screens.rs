@@ -255,6 +255,8 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),
         finished_at: None,
         tool_version: "0".into(),
+        profile: None,
+        production: false,
     };
     a.history = estx::dashboard::load::Load::Loaded((
         "t-pend-1".into(),

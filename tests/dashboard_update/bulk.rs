@@ -12,7 +12,7 @@ fn space() -> Event {
 /// The bulk dialog's plan: `t-old` pending 90 min (runs), `t-mid`
 /// committed (refused for a rollback), `t-new` created a minute ago
 /// (refused unforced: left out, to be forced one by one).
-fn bulk_loaded(app: &mut App, action: Action) {
+pub(crate) fn bulk_loaded(app: &mut App, action: Action) {
     let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::ActRefusal>| {
         estx::protocol::intervene::Plan::on_transaction(
             action.procedure(),
@@ -124,13 +124,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
 #[test]
 fn progress_counts_items_and_esc_stops_starting_new_ones() {
     let mut app = app(false);
-    app.bulk = Some(BulkProgress {
-        action: Action::Rollback,
-        total: 3,
-        done: 0,
-        failed: 0,
-        stopping: false,
-    });
+    app.bulk = Some(BulkProgress::new(Action::Rollback, 3, now()));
     let item = |id: &str, ok| Event::BulkItem {
         action: Action::Rollback,
         id: id.into(),
@@ -165,6 +159,55 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
     assert!(
         last.ends_with(" · audit record r-1"),
         "the one record: {last}"
+    );
+}
+
+/// `P` pauses the run's writes and resumes them; the rate and the time
+/// left are derived as items end and the clock ticks; Esc on a paused run
+/// resumes it so the items under way finish.
+#[test]
+fn p_pauses_and_resumes_a_bulk_run_with_its_rate_and_eta() {
+    let mut app = app(false);
+    assert!(
+        update(&mut app, key('P')).is_empty(),
+        "no run: nothing to pause"
+    );
+    app.bulk = Some(BulkProgress::new(Action::Recover, 10, now()));
+    let item = |id: &str| Event::BulkItem {
+        action: Action::Recover,
+        id: id.into(),
+        summary: "completed".into(),
+        ok: true,
+    };
+    update(&mut app, Event::Tick(now() + chrono::Duration::seconds(30)));
+    update(&mut app, item("t-1"));
+    update(&mut app, item("t-2"));
+    let b = app.bulk.as_ref().unwrap();
+    // 2 in 30 s: 4 a minute, the 8 left in 2 minutes.
+    assert_eq!((b.per_minute, b.eta), (4, Some(Duration::from_secs(120))));
+    assert_eq!(update(&mut app, key('P')), vec![IoRequest::PauseBulk(true)]);
+    let b = app.bulk.as_ref().unwrap();
+    assert!(b.paused && b.eta.is_none(), "{b:?}");
+    update(&mut app, Event::Tick(now() + chrono::Duration::seconds(60)));
+    assert_eq!(
+        update(&mut app, key('P')),
+        vec![IoRequest::PauseBulk(false)]
+    );
+    assert_eq!(
+        app.bulk.as_ref().unwrap().eta,
+        Some(Duration::from_secs(240)),
+        "2 in 60 s"
+    );
+    update(&mut app, key('P'));
+    assert_eq!(
+        update(&mut app, code(KeyCode::Esc)),
+        vec![IoRequest::StopBulk]
+    );
+    let b = app.bulk.as_ref().unwrap();
+    assert!(b.stopping && !b.paused, "{b:?}");
+    assert!(
+        update(&mut app, key('P')).is_empty(),
+        "a stopping run stays going"
     );
 }
 

@@ -65,6 +65,7 @@ fn app(read_only: bool) -> App {
         read_only,
         transactions_index: "transactions".into(),
         profile: None,
+        mark: None,
     };
     let mut app = App::new(settings, Duration::from_secs(2), now());
     let cmds = update(
@@ -256,6 +257,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
             force: false,
             expected,
             reason: Some("stuck since the outage".into()),
+            confirmed: None,
         })]
     );
     assert!(app.overlays.dialog().is_none());
@@ -911,11 +913,14 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
 
 mod bulk;
 mod groups;
+mod jobs;
 mod marks;
 mod navigation;
 mod overlays;
 mod paging;
+mod production;
 mod rebound;
 mod reloading;
 mod reverse;
 mod targets;
+mod trends;

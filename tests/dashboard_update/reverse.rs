@@ -206,6 +206,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
                 modified: t.modification_time,
             },
             reason: Some("INC-9".into()),
+            confirmed: None,
         }
     );
     assert_eq!(app.running.as_ref().unwrap().planned, lines);

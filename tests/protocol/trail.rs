@@ -100,6 +100,63 @@ async fn a_bulk_act_is_flagged_needs_a_reason_and_leaves_one_record() {
     assert_eq!(raw["bulk"], serde_json::json!(true));
 }
 
+/// On a production profile a bulk act runs only once confirmed by its
+/// count (or the profile's name): unconfirmed or miscounted it is refused
+/// with nothing written; confirmed, its record names the profile.
+#[tokio::test]
+async fn a_production_profiles_bulk_act_is_confirmed_and_its_record_names_the_profile() {
+    let fx = Fx::with(|c| {
+        c.profile = Some("prod-eu".into());
+        c.production = true;
+    })
+    .await;
+    fx.proto.ensure_indices().await.unwrap();
+    let (a, _, _) = stage(&fx, "p", 2).await;
+    let (b, _, _) = stage(&fx, "q", 2).await;
+    let bulk = |typed: Option<&str>| {
+        let act = BulkAct {
+            procedure: Procedure::Recover,
+            selection: Selection {
+                ids: Some(vec![a.clone(), b.clone()]),
+                ..Selection::default()
+            },
+            ids_source: Some("marks".into()),
+            allow_partial: false,
+            runner: Runner::Batched(Default::default()),
+        };
+        let choices = dashboard(Some("INC-11")).confirmed(typed.map(str::to_string));
+        Intervention::new(Act::Bulk(act), choices)
+    };
+    for typed in [None, Some("3"), Some("y")] {
+        let e = intervene::run(&fx.proto, bulk(typed)).await.unwrap_err();
+        assert!(
+            matches!(&e, NotStarted::Refused(ActRefusal::Unconfirmed(g)) if g.count == Some(2)),
+            "{typed:?}: {e}"
+        );
+    }
+    assert!(records(&fx, &a).await.is_empty());
+    assert_eq!(fx.state(&a).await, TxnState::Pending);
+    let done = intervene::run(&fx.proto, bulk(Some("2"))).await.unwrap();
+    assert_eq!(done.outcome, ActOutcome::Completed, "{done}");
+    let rs = records(&fx, &a).await;
+    assert_eq!(
+        (rs[0].profile.as_deref(), rs[0].production),
+        (Some("prod-eu"), true)
+    );
+    // A forced act on one transaction is confirmed by the profile's name.
+    let (c, _, _) = stage(&fx, "r", 2).await;
+    let forced = |typed: &str| {
+        let choices = dashboard(Some("INC-12"))
+            .forced(true)
+            .confirmed(Some(typed.to_string()));
+        Intervention::new(Act::Rollback(c.clone()), choices)
+    };
+    let e = intervene::run(&fx.proto, forced("1")).await.unwrap_err();
+    assert!(e.to_string().contains("typing `prod-eu`"), "{e}");
+    intervene::run(&fx.proto, forced("prod-eu")).await.unwrap();
+    assert_eq!(fx.state(&c).await, TxnState::RolledBack);
+}
+
 #[tokio::test]
 async fn a_missing_reason_writes_nothing() {
     let (fx, _trail) = with_trail().await;

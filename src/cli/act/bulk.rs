@@ -20,13 +20,12 @@ use crate::cli::output::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutc
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    self, Act, ActRefusal, BulkAct, BulkDone, Choices, Intervention, NotStarted, Runner, Started,
-    Stop, Tally, Value,
+    self, Act, ActRefusal, BulkAct, BulkDone, Intervention, NotStarted, Runner, Started, Stop,
+    Tally, Value,
 };
 use crate::protocol::jobs::{Pace, Progress};
 use crate::protocol::lock_release::SweptLock;
 use crate::protocol::locks::ReleaseOutcome;
-use crate::protocol::trail::Interface;
 use crate::protocol::{Procedure, ProcedureReport, Protocol, Verdict};
 use crate::signals::{StopSignal, StopSignals};
 use std::sync::{Arc, Mutex};
@@ -60,10 +59,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         runner: req.runner,
     };
     let what = act.selection.describe(act.ids_source.as_deref()).join(" ");
-    let i = Intervention::new(
-        Act::Bulk(act),
-        Choices::new(Interface::Cli, req.why.reason.clone()),
-    );
+    let i = Intervention::new(Act::Bulk(act), req.why.choices());
     if req.select.dry_run {
         let summary = req.job.summary.then(|| req.job.left_to.clone());
         return match dry_run::plan_and_print(&p, &i, format, &what, summary).await {
@@ -88,7 +84,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
 pub async fn resume(p: Protocol, req: Request<'_>, run: &str) -> i32 {
     let format = req.format();
     let machine = format != OutcomeFormat::Text;
-    let choices = Choices::new(Interface::Cli, req.why.reason.clone());
+    let choices = req.why.choices();
     let started = match intervene::resume(&p, run, req.runner, choices).await {
         Ok(s) => s,
         Err(NotStarted::Plan(e) | NotStarted::Trail(e)) => return failed(&e, machine),

@@ -20,6 +20,20 @@ pub struct ReasonArgs {
     /// rollbacks and forced or bulk actions).
     #[arg(long, env = "ESTX_REASON", value_name = "TEXT")]
     pub reason: Option<String>,
+
+    /// On a profile marked `production = true`: confirms a bulk act by its
+    /// count of transactions (as `--dry-run` prints it) or by the profile's
+    /// name, a forced act by the profile's name. Without it such acts are
+    /// refused before anything is written.
+    #[arg(long, value_name = "COUNT|PROFILE")]
+    pub confirm: Option<String>,
+}
+
+impl ReasonArgs {
+    /// The operator's choices from `interface` with `--reason` and `--confirm`.
+    pub fn choices(&self) -> Choices {
+        Choices::new(Interface::Cli, self.reason.clone()).confirmed(self.confirm.clone())
+    }
 }
 
 /// Starts `act` from the command line with `force` and `--reason`: checks
@@ -27,7 +41,7 @@ pub struct ReasonArgs {
 /// `Err` carries the exit code after the refusal was printed; nothing was
 /// written then.
 pub async fn start(p: &Protocol, act: Act, force: bool, why: &ReasonArgs) -> Result<Started, i32> {
-    let choices = Choices::new(Interface::Cli, why.reason.clone()).forced(force);
+    let choices = why.choices().forced(force);
     intervene::start(p, Intervention::new(act, choices))
         .await
         .map_err(|n| not_started_code(&n))
@@ -39,6 +53,17 @@ pub fn not_started_code(n: &NotStarted) -> i32 {
         NotStarted::Refused(r @ ActRefusal::ReasonMissing { .. }) => {
             err(format_args!(
                 "refused: {r}: pass --reason TEXT (or set ESTX_REASON); nothing was done"
+            ));
+            USAGE
+        }
+        NotStarted::Refused(r @ ActRefusal::Unconfirmed(g)) => {
+            let by_count = g
+                .count
+                .map(|n| format!("--confirm {n} or "))
+                .unwrap_or_default();
+            err(format_args!(
+                "refused: {r}: pass {by_count}--confirm {}; nothing was done",
+                g.profile
             ));
             USAGE
         }

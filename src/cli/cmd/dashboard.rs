@@ -20,6 +20,7 @@ pub async fn run(g: &GlobalArgs, d: &DashboardArgs) -> i32 {
         read_only: d.is_read_only(),
         cap: DEFAULT_CAP,
         profile: g.resolved.name.clone(),
+        mark: g.resolved.mark.clone(),
         expect_total: d.expect_total,
         theme: d.theme(),
         keys: d.keys.clone(),

@@ -173,6 +173,7 @@ async fn run_workload(
             read_only: d.is_read_only(),
             cap: poll::DEFAULT_CAP,
             profile: None,
+            mark: None,
             expect_total: d.expect_total.or(Some(report.total_balance)),
             theme: d.theme(),
             keys: d.keys.clone(),

@@ -85,6 +85,10 @@ pub enum Op {
     ReverseTransfer,
     /// Open / close the audit pane (and audit now).
     Audit,
+    /// Pause / resume the bulk run in progress.
+    PauseJob,
+    /// The jobs view: unfinished bulk jobs, resumable.
+    Jobs,
     /// Quit.
     Quit,
 }

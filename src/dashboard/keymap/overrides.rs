@@ -95,6 +95,8 @@ impl Named for Op {
             Op::Release => "release",
             Op::ReverseTransfer => "reverse_transfer",
             Op::Audit => "audit",
+            Op::PauseJob => "pause_job",
+            Op::Jobs => "jobs",
             Op::Quit => "quit",
         }
     }

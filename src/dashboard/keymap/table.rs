@@ -296,6 +296,22 @@ pub const MAIN: &[Binding<Op>] = &[
         Act,
     ),
     b(
+        Op::PauseJob,
+        &[KeyCode::Char('P')],
+        "P",
+        "pause / resume a bulk run",
+        None,
+        Act,
+    ),
+    b(
+        Op::Jobs,
+        &[KeyCode::Char('J')],
+        "J",
+        "jobs: unfinished bulk runs, resume",
+        None,
+        Act,
+    ),
+    b(
         Op::Quit,
         &[KeyCode::Char('q')],
         "q",

@@ -10,6 +10,7 @@ use crate::dashboard::dialog::{Bulk, BulkProgress};
 use crate::dashboard::event::Action;
 use crate::dashboard::keymap::Op;
 use crate::dashboard::load::Load;
+use crate::protocol::time::human_age;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -124,17 +125,40 @@ pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
     };
     let tail = if b.stopping {
         "stopping: started items finish".to_string()
+    } else if b.paused {
+        format!(
+            "PAUSED · {} resumes · {} stops starting new ones",
+            app.keys.label(Op::PauseJob),
+            app.keys.label(Op::Back)
+        )
     } else {
-        format!("{} stops starting new ones", app.keys.label(Op::Back))
+        format!(
+            "{} pauses · {} stops starting new ones",
+            app.keys.label(Op::PauseJob),
+            app.keys.label(Op::Back)
+        )
+    };
+    let rate = match b.per_minute {
+        0 => String::new(),
+        n if n >= 120 => format!(" · {}/s", n / 60),
+        n => format!(" · {n}/min"),
+    };
+    let eta = match b.eta {
+        Some(d) if b.done < b.total => format!(" · ETA {}", human_age(d.as_secs() as i64)),
+        _ => String::new(),
     };
     let label = format!(
-        "bulk {} {}/{} · {} failed · {tail}",
+        "bulk {} {}/{} · {} failed{rate}{eta} · {tail}",
         b.action.bulk_verb(),
         b.done,
         b.total,
         b.failed
     );
-    let colour = if b.failed > 0 { th.danger } else { th.good };
+    let colour = match (b.failed > 0, b.paused) {
+        (true, _) => th.danger,
+        (false, true) => th.warn,
+        (false, false) => th.good,
+    };
     frame.render_widget(
         Gauge::default()
             .gauge_style(Style::new().fg(colour).bg(th.dim))

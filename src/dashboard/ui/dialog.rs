@@ -19,7 +19,7 @@ use crate::dashboard::keymap::DialogOp;
 use crate::dashboard::load::Load;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
-use crate::protocol::intervene::{Documents, Plan, PlanStep};
+use crate::protocol::intervene::{Documents, Guard, Plan, PlanStep};
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
 use crate::protocol::views::{Preview, TransactionDetail};
@@ -220,7 +220,7 @@ fn reason_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
     };
     let mut field = vec![Span::styled(label, bold())];
     match d.reason_for {
-        Some(_) => {
+        Some(_) if d.typed.is_none() => {
             field.push(Span::styled(
                 format!("{}▏", d.reason),
                 Style::new().add_modifier(Modifier::UNDERLINED),
@@ -236,17 +236,52 @@ fn reason_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 th.dim_text(),
             ))
         }
-        None => field.push(Span::raw(d.reason.clone())),
+        _ => field.push(Span::raw(d.reason.clone())),
     }
     let mut out = vec![Line::from(""), Line::from(field)];
-    if let Some(force) = d.reason_for.map(RunChoice::is_forced) {
-        let run = if force { "runs FORCED" } else { "runs" };
-        out.push(Line::styled(
-            format!("type the reason · Enter {run} · Esc back"),
+    let guard = d.guard(&app.settings);
+    match (d.reason_for.map(RunChoice::is_forced), &d.typed, &guard) {
+        (Some(_), Some(typed), Some(g)) => out.extend(typed_lines(th, typed, g)),
+        (Some(_), None, Some(g)) => out.push(Line::styled(
+            format!("type the reason · Enter, then type {} · Esc back", g.asks()),
             Style::new().fg(th.warn),
-        ));
+        )),
+        (Some(force), _, _) => {
+            let run = if force { "runs FORCED" } else { "runs" };
+            out.push(Line::styled(
+                format!("type the reason · Enter {run} · Esc back"),
+                Style::new().fg(th.warn),
+            ));
+        }
+        (None, _, _) => {}
     }
     out
+}
+
+/// The typed confirmation a production profile asks for after the reason:
+/// what to type, what was typed so far, how to go on.
+fn typed_lines(th: &Theme, typed: &str, g: &Guard) -> Vec<Line<'static>> {
+    let red = Style::new().fg(th.danger).add_modifier(Modifier::BOLD);
+    vec![
+        Line::from(vec![
+            Span::styled(" PRODUCTION ", th.alert(th.danger)),
+            Span::styled(
+                format!(" profile `{}`: to run, type {}", g.profile, g.asks()),
+                red,
+            ),
+        ]),
+        Line::from(vec![
+            Span::styled("confirm: ", bold()),
+            Span::styled(
+                format!("{typed}▏"),
+                Style::new().add_modifier(Modifier::UNDERLINED),
+            ),
+        ]),
+        Line::styled(
+            "Enter runs if it matches (anything else runs nothing) · Esc back to the reason",
+            Style::new().fg(th.warn),
+        ),
+    ]
 }
 
 /// What the dialog's target is.

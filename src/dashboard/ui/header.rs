@@ -23,11 +23,30 @@ const STALE_RED_SECS: i64 = 60;
 
 /// Draws the header and alert lines.
 pub fn render(frame: &mut Frame, app: &App, header: Rect, alert: Rect) {
-    frame.render_widget(Paragraph::new(header_line(app, header.width)), header);
+    // The trends take the right end, as many as leave the text its room:
+    // never what must stay (the title, the profile or URL, READ-ONLY) nor
+    // the freshness and polling state.
+    let segs = header_segments(app);
+    let essential = segs
+        .iter()
+        .filter(|s| s.priority <= 1)
+        .map(|s| s.spans.iter().map(Span::width).sum::<usize>() + 2)
+        .sum::<usize>();
+    let (shown, used) = super::trends::fit(app, header.width, essential as u16);
+    let [header, trends] = header.layout(&ratatui::layout::Layout::horizontal([
+        Constraint::Min(0),
+        Constraint::Length(used),
+    ]));
+    frame.render_widget(
+        Paragraph::new(fit_segments(segs, "  ", header.width)),
+        header,
+    );
+    super::trends::render(frame, app, &shown, trends);
     frame.render_widget(Paragraph::new(alert_line(app, alert.width)), alert);
 }
 
-fn header_line(app: &App, width: u16) -> Line<'static> {
+/// The header's segments, most important first by priority.
+fn header_segments(app: &App) -> Vec<Segment<'static>> {
     let th = &app.theme;
     let mut segs = vec![Segment::new(
         0,
@@ -79,7 +98,7 @@ fn header_line(app: &App, width: u16) -> Line<'static> {
             vec![Span::styled(" READ-ONLY ", th.alert(th.warn))],
         ));
     }
-    fit_segments(segs, "  ", width)
+    segs
 }
 
 /// What the header says of the last snapshot: cluster health, how old the

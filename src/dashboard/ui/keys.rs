@@ -44,6 +44,12 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             (0, "r", "count again"),
             (0, "Esc", "close"),
         ],
+        Some(Overlay::Jobs) => vec![
+            (0, "j/k", "select"),
+            (0, "Enter", "resume"),
+            (0, "r", "read again"),
+            (0, "Esc", "close"),
+        ],
         Some(Overlay::Help { .. }) => vec![
             (0, up_down.as_str(), "scroll"),
             (0, "any other key", "closes help"),

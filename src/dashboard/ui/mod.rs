@@ -19,13 +19,16 @@ mod dialog;
 mod groups;
 mod header;
 mod help;
+mod jobs;
 mod keys;
 mod locks;
 mod log;
 mod overview;
+mod profile_frame;
 mod reverse;
 mod theme;
 mod transactions;
+mod trends;
 
 use super::app::App;
 use super::layout::{fits, layout_for, MIN_SIZE};
@@ -47,14 +50,15 @@ pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16)
 
 /// How far the open dialog's text can scroll on the current screen.
 pub fn dialog_scroll_max(app: &App) -> usize {
+    let s = app.screen();
     app.overlays
         .dialog()
-        .map_or(0, |d| dialog::scroll_max(app, d, app.size))
+        .map_or(0, |d| dialog::scroll_max(app, d, (s.width, s.height)))
 }
 
 /// How far the help overlay can scroll on the current screen.
 pub fn help_scroll_max(app: &App) -> usize {
-    help::rows(app).saturating_sub(help::visible_rows(app.size.1))
+    help::rows(app).saturating_sub(help::visible_rows(app.screen().height))
 }
 
 /// Draws the whole screen from the state (in ASCII with `--ascii`).
@@ -71,6 +75,10 @@ fn draw(frame: &mut Frame, app: &App) {
         too_small(frame, area);
         return;
     }
+    let area = match &app.settings.mark {
+        Some(mark) => profile_frame::render(frame, &app.theme, mark, area),
+        None => area,
+    };
     let a = layout_for(area, app.focus);
     header::render(frame, app, a.header, a.alert);
     match &app.snapshot {
@@ -100,6 +108,7 @@ fn draw(frame: &mut Frame, app: &App) {
         match o {
             Overlay::Audit => audit::render(frame, app, area),
             Overlay::Groups => groups::render(frame, app, area),
+            Overlay::Jobs => jobs::render(frame, app, area),
             Overlay::Help { .. } => help::render(frame, app, area),
             Overlay::Dialog(d) => dialog::render(frame, app, d, area),
             // Typed into the table's title and the key bar.

@@ -17,6 +17,9 @@ pub struct Choices {
     pub reason: Option<String>,
     /// Where the act was started from.
     pub interface: Interface,
+    /// What the operator typed to confirm it (a production profile's
+    /// [`super::Guard`]: the count or the profile's name).
+    pub confirmed: Option<String>,
 }
 
 impl Choices {
@@ -26,6 +29,16 @@ impl Choices {
             force: false,
             reason,
             interface,
+            confirmed: None,
+        }
+    }
+
+    /// The same, confirmed by typing `typed` (`--confirm`, the dashboard's
+    /// typed confirmation).
+    pub fn confirmed(self, typed: Option<String>) -> Choices {
+        Choices {
+            confirmed: typed,
+            ..self
         }
     }
 

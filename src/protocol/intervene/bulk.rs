@@ -63,6 +63,12 @@ impl Stop {
         self.flag.store(true, Ordering::SeqCst);
     }
 
+    /// The flag itself, for a wait that ends when it is set
+    /// ([`crate::protocol::jobs::Pace::unpaused`]).
+    pub fn flag(&self) -> &AtomicBool {
+        &self.flag
+    }
+
     /// Whether it was stopped.
     pub fn is_stopped(&self) -> bool {
         self.flag.load(Ordering::SeqCst)

@@ -44,6 +44,9 @@ pub enum ActRefusal {
     LocksNotStale(Vec<String>),
     /// The reversal's rule refuses the original.
     Reverse(ReverseRefusal),
+    /// A production profile's bulk or forced act was not confirmed by
+    /// typing what its guard asks.
+    Unconfirmed(super::Guard),
 }
 
 /// What makes the tool read-only.
@@ -140,6 +143,7 @@ impl fmt::Display for ActRefusal {
                 f.write_str("read-only (--read-only / ESTX_READ_ONLY)")
             }
             ActRefusal::NoSuchTransaction(id) => write!(f, "transaction `{id}` no longer exists"),
+            ActRefusal::Unconfirmed(g) => write!(f, "{g}"),
             ActRefusal::Reverse(ReverseRefusal::Protocol(_)) => {
                 f.write_str(&self.explain("--force"))
             }

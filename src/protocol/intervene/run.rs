@@ -4,7 +4,7 @@
 //! ([`Started::run`]). A refusal here means nothing was written at all.
 
 use super::done::{Done, Value};
-use super::{Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Selection};
+use super::{Act, ActRefusal, BulkAct, Choices, Guard, Intervention, Plan, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::lock_release::TxnLocksRelease;
 use crate::protocol::reverse::ReverseOptions;
@@ -78,10 +78,11 @@ pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted>
     }
     let trail = open_trail(p).await?;
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
-    let (record, parts) = trail
-        .begin_run(&plan.draft(&i))
-        .await
-        .map_err(NotStarted::Record)?;
+    guarded(p, &i, &plan)?;
+    let mut draft = plan.draft(&i);
+    draft.profile = p.config().profile.clone();
+    draft.production = p.config().production;
+    let (record, parts) = trail.begin_run(&draft).await.map_err(NotStarted::Record)?;
     tracing::info!(record = %record, action = %i.action(), operator = %trail.operator(), "audit record written");
     Ok(Started {
         trail,
@@ -133,6 +134,7 @@ pub async fn resume(
     let reason = choices.reason.clone().or(found.record.reason.clone());
     let i = Intervention::new(Act::Bulk(act), Choices { reason, ..choices });
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
+    guarded(p, &i, &plan)?;
     tracing::info!(record = %run_id, left = plan.transactions.len(), ended = found.ended.len(), "resuming run");
     Ok(Started {
         trail,
@@ -145,6 +147,19 @@ pub async fn resume(
             checkpoints: found.checkpoints,
         }),
     })
+}
+
+/// Refuses a bulk or forced act on a production profile that was not
+/// confirmed by typing what its [`Guard`] asks (the count from `plan`).
+fn guarded(p: &Protocol, i: &Intervention, plan: &Plan) -> Result<(), NotStarted> {
+    let c = p.config();
+    let bulk = i.is_bulk().then_some(plan.transactions.len());
+    match Guard::of(c.profile.as_deref(), c.production, i.choices.force, bulk) {
+        Some(g) if !g.accepts(i.choices.confirmed.as_deref()) => {
+            Err(NotStarted::Refused(ActRefusal::Unconfirmed(g)))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// [`start`], then [`Started::run`] on `p`: for callers that print

@@ -15,7 +15,7 @@
 //! clients' bulk helpers retry rejected items, never reporting them failed.
 
 use super::wait::wait_unless;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,8 @@ const MIN_RATE: f64 = 1.0;
 const EPOCH: Duration = Duration::from_secs(1);
 /// Share of the reference rate added back per second without throttles.
 const INCREASE_PER_SEC: f64 = 0.25;
+/// How often a paused job looks whether it was resumed or stopped.
+const PAUSE_POLL: Duration = Duration::from_millis(50);
 /// A limited run sends requests of at most this much time's writes.
 const REQUEST_TIME: f64 = 0.25;
 
@@ -33,6 +35,8 @@ const REQUEST_TIME: f64 = 0.25;
 pub struct Pace {
     admitted: Option<f64>,
     state: Mutex<State>,
+    /// Paused by the operator: no write is admitted until resumed.
+    paused: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -86,6 +90,7 @@ impl Pace {
         let max_rate = max_rate.filter(|r| r.is_finite() && *r > 0.0);
         Pace {
             admitted: max_rate,
+            paused: AtomicBool::new(false),
             state: Mutex::new(State {
                 rate: max_rate,
                 reference: max_rate.unwrap_or(MIN_RATE),
@@ -103,9 +108,37 @@ impl Pace {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Waits until `n` more writes may go; `false` (nothing may be sent)
-    /// when `stop` was set meanwhile.
+    /// Pauses the job (`true`) or resumes it: while paused every write
+    /// waits at [`Pace::admit`], so the job stops writing within one write
+    /// (a transaction part-way waits in the state it reached: the fence
+    /// detects another process that moves it meanwhile). Stopping a paused
+    /// job resumes it first, so the writes under way finish.
+    pub fn pause(&self, on: bool) {
+        self.paused.store(on, Ordering::SeqCst);
+    }
+
+    /// Whether the job is paused.
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::SeqCst)
+    }
+
+    /// Waits while the job is paused; `false` when `stop` was set meanwhile.
+    pub async fn unpaused(&self, stop: Option<&AtomicBool>) -> bool {
+        while self.is_paused() {
+            if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+                return false;
+            }
+            tokio::time::sleep(PAUSE_POLL).await;
+        }
+        true
+    }
+
+    /// Waits until `n` more writes may go (and the job is not paused);
+    /// `false` (nothing may be sent) when `stop` was set meanwhile.
     pub async fn admit(&self, n: usize, stop: Option<&AtomicBool>) -> bool {
+        if !self.unpaused(stop).await {
+            return false;
+        }
         let now = Instant::now();
         let wait = self.reserve(now, n).saturating_duration_since(now);
         wait.is_zero() || !wait_unless(wait, stop).await
@@ -224,6 +257,19 @@ mod tests {
             "the first write goes at once"
         );
         assert!(!pace.admit(100, Some(&stop)).await);
+    }
+
+    #[tokio::test]
+    async fn a_paused_job_writes_nothing_until_resumed_or_stopped() {
+        let pace = Pace::new(None);
+        pace.pause(true);
+        let held = tokio::time::timeout(Duration::from_millis(300), pace.admit(1, None)).await;
+        assert!(held.is_err(), "admitted while paused");
+        pace.pause(false);
+        assert!(pace.admit(1, None).await);
+        pace.pause(true);
+        let stop = AtomicBool::new(true);
+        assert!(!pace.admit(1, Some(&stop)).await, "a stop ends the pause");
     }
 
     #[test]

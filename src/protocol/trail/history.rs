@@ -27,6 +27,19 @@ pub async fn records_since(p: &Protocol, since: DateTime<Utc>) -> Result<Vec<Rec
     records_where(p, json!({ "range": { "started_at": { "gte": from } } })).await
 }
 
+/// The bulk runs (jobs) whose record is still `running`, newest first,
+/// whole: jobs under way, or left unfinished by a process that died —
+/// what `--resume RUN_ID` continues (the dashboard's jobs view).
+pub async fn unfinished_jobs(p: &Protocol) -> Result<Vec<Record>> {
+    let query = json!({ "bool": { "filter": [
+        { "term": { "status": "running" } },
+        { "term": { "bulk": true } },
+    ] } });
+    let mut out = records_where(p, query).await?;
+    out.reverse();
+    Ok(out)
+}
+
 /// Every record whose run record or one of whose parts matches `query`.
 async fn records_where(p: &Protocol, query: Value) -> Result<Vec<Record>> {
     let index = &p.config().indices.audit;

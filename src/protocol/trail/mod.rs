@@ -15,7 +15,7 @@ pub mod pages;
 mod record;
 mod resume;
 
-pub use history::{history, records_since};
+pub use history::{history, records_since, unfinished_jobs};
 use record::parse_record;
 pub use record::*;
 pub use resume::Unfinished;
@@ -147,6 +147,8 @@ impl Trail {
             forced: i.forced,
             bulk: i.bulk,
             interface: i.interface,
+            profile: i.profile.clone(),
+            production: i.production,
             operator: self.operator.clone(),
             plan: first.plan,
             status: RecordStatus::Running,

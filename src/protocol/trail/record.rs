@@ -112,6 +112,10 @@ pub struct RecordDraft {
     pub plan: Vec<String>,
     /// Where it was started from.
     pub interface: Interface,
+    /// The config profile it was made under, if any.
+    pub profile: Option<String>,
+    /// Whether that profile is marked production.
+    pub production: bool,
 }
 
 impl RecordDraft {
@@ -126,6 +130,8 @@ impl RecordDraft {
             bulk: false,
             plan: Vec::new(),
             interface,
+            profile: None,
+            production: false,
         }
     }
 
@@ -314,6 +320,13 @@ pub struct Record {
     pub bulk: bool,
     /// CLI or dashboard.
     pub interface: Interface,
+    /// The config profile it was made under (`--profile`), if any
+    /// (records written before profiles were noted read as none).
+    #[serde(default)]
+    pub profile: Option<String>,
+    /// Whether that profile is marked `production = true`.
+    #[serde(default)]
+    pub production: bool,
     /// Who.
     pub operator: Operator,
     /// Step labels as previewed.

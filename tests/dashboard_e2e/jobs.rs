@@ -1,0 +1,69 @@
+//! The jobs view: a bulk recovery whose process died right after writing
+//! its record is listed with its operator under `J`; Enter, `y`, Enter
+//! resumes it from the dashboard, which runs it to the end and completes
+//! the same record.
+
+use crate::common;
+use crate::tmux;
+use crate::world::World;
+use estx::protocol::trail::RecordStatus;
+use estx::protocol::TxnState;
+use std::time::Instant;
+
+#[test]
+fn an_unfinished_job_is_listed_and_resumed_from_the_jobs_view() {
+    let started = Instant::now();
+    let w = World::new();
+    let staged: Vec<_> = ["j1", "j2"]
+        .into_iter()
+        .map(|tag| w.stage(tag, 2, false, Some(90)))
+        .collect();
+    let ids: Vec<&str> = staged.iter().map(|s| s.id.as_str()).collect();
+    let run = w.unfinished_job(&ids);
+    let tui = w.dashboard("jobs", &[]);
+    tui.wait_for_all(&["transactions 2 of 2"]);
+    tui.keys(&["J"]);
+    tui.wait_for_all(&[
+        "jobs: 1 unfinished bulk run(s)",
+        &run,
+        "recover of 2 transaction(s) · from the cli",
+        "reason: INC-7 the worker died",
+    ]);
+    tui.keys(&["Enter"]);
+    tui.wait_for_all(&["type y then Enter:"]);
+    tui.type_text("y");
+    tui.keys(&["Enter"]);
+    common::wait_until_blocking("both recovered", tmux::DEADLINE, || {
+        staged
+            .iter()
+            .all(|s| w.state(&s.id) == Some(TxnState::Finished))
+    });
+    tui.wait_for_with(
+        "the resumed run's end in the log",
+        || w.refresh(),
+        |s| s.contains("bulk recover: 2 ended, 0 failed"),
+    );
+    let records = w.history(&staged[0].id);
+    let [r] = records.as_slice() else {
+        panic!("the one record, completed: {records:?}")
+    };
+    assert_eq!(
+        (r.record_id.as_str(), r.status),
+        (run.as_str(), RecordStatus::Finished)
+    );
+    assert!(
+        r.summary
+            .as_deref()
+            .is_some_and(|s| s.starts_with("resumed after 0 transaction(s)")),
+        "{r:?}"
+    );
+    // Finished (and refreshed by `history`): no longer listed.
+    tui.keys(&["J"]);
+    tui.wait_for_all(&["jobs: 0 unfinished bulk run(s)", "no unfinished bulk run"]);
+    tui.keys(&["Escape", "q"]);
+    assert_eq!(tui.wait_exit(), 0);
+    eprintln!(
+        "an_unfinished_job_is_listed_and_resumed_from_the_jobs_view took {:?}",
+        started.elapsed()
+    );
+}

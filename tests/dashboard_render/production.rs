@@ -1,0 +1,126 @@
+//! A production profile's screen: a thick red frame around everything with
+//! `PRODUCTION` on its edges (the profile still named in the header at 80
+//! columns), and the typed confirmation its forced and bulk runs ask for.
+
+use crate::drawing::{draw, find, is_red, text};
+use crate::fixtures::{app, open_dialog};
+use estx::dashboard::app::{App, MarkColour, ProfileMark, RunChoice};
+use estx::dashboard::event::Action;
+use ratatui::style::Color;
+
+fn production(mut a: App) -> App {
+    a.settings.profile = Some("prod-eu".into());
+    a.settings.mark = Some(ProfileMark {
+        label: "PRODUCTION".into(),
+        colour: MarkColour::Danger,
+        production: true,
+    });
+    a
+}
+
+#[test]
+fn a_production_profile_frames_the_screen_in_red() {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let buf = draw(&production(app()), w, h);
+        assert_snapshot!(format!("production_frame_{w}x{h}"), text(&buf));
+        // The four corners and both edges are the frame, in red.
+        for (x, y) in [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1), (0, h / 2)] {
+            assert!(is_red(buf[(x, y)].fg), "({x},{y}) {:?}", buf[(x, y)]);
+        }
+        assert_eq!(buf[(0, 0)].symbol(), "┏");
+        // The label sits on the top and bottom edges, in the theme's alert
+        // colours on red.
+        let (lx, ly) = find(&buf, " PRODUCTION ").unwrap();
+        assert_eq!(ly, 0);
+        let on_alert = estx::dashboard::app::Theme::default().on_alert;
+        assert!(is_red(buf[(lx + 1, ly)].bg) && buf[(lx + 1, ly)].fg == on_alert);
+        let bottom = (0..w).any(|x| buf[(x, h - 1)].symbol() == "P");
+        assert!(bottom, "label on the bottom edge");
+        // The header is inside it, the profile named.
+        let (px, py) = find(&buf, "[prod-eu]").unwrap();
+        assert_eq!((py, px > 0), (1, true));
+    }
+}
+
+#[test]
+fn a_profiles_own_label_and_colour_frame_the_screen() {
+    let mut a = app();
+    a.settings.profile = Some("staging".into());
+    a.settings.mark = Some(ProfileMark {
+        label: "staging eu".into(),
+        colour: MarkColour::Named(Color::Blue),
+        production: false,
+    });
+    let buf = draw(&a, 100, 30);
+    assert_eq!(buf[(0, 0)].fg, Color::Blue);
+    let (lx, _) = find(&buf, " staging eu ").unwrap();
+    assert_eq!(buf[(lx, 0)].bg, Color::Blue);
+    // No profile frame: the header starts at the top-left corner.
+    assert!(find(&draw(&app(), 100, 30), " estx-tui ").is_some_and(|p| p == (0, 0)));
+}
+
+#[test]
+fn a_forced_run_on_production_asks_for_the_profile_typed() {
+    let mut a = production(app());
+    open_dialog(&mut a, Action::Recover, "t-pend-1", true);
+    let d = a.overlays.dialog_mut().unwrap();
+    d.reason_for = Some(RunChoice::Forced);
+    d.reason = "INC-7".into();
+    d.typed = Some("pro".into());
+    d.scroll = usize::MAX;
+    let buf = draw(&a, 100, 30);
+    assert_snapshot!("production_typed_confirmation_100x30", text(&buf));
+    let (x, y) = find(
+        &buf,
+        " PRODUCTION  profile `prod-eu`: to run, type `prod-eu` (the profile)",
+    )
+    .unwrap();
+    assert!(is_red(buf[(x, y)].bg));
+    assert!(find(&buf, "confirm: pro▏").is_some());
+}
+
+#[test]
+fn the_jobs_view_lists_unfinished_jobs_with_their_operators() {
+    use estx::protocol::trail::{
+        ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
+    };
+    let mut a = app();
+    let job = |id: &str, minutes: i64, user: &str| Record {
+        record_id: id.into(),
+        action: ActionKind::Recover,
+        transactions: (0..300).map(|i| format!("t-{i}")).collect(),
+        targets: vec!["--all-stuck".into()],
+        reason: Some("INC-5 outage".into()),
+        forced: false,
+        bulk: true,
+        interface: Interface::Cli,
+        operator: Operator {
+            user: user.into(),
+            source: OperatorSource::Cluster,
+            host: "bastion".into(),
+        },
+        plan: vec![],
+        status: RecordStatus::Running,
+        outcome: None,
+        summary: None,
+        steps: vec![],
+        parts: 0,
+        started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),
+        finished_at: None,
+        tool_version: "0".into(),
+        profile: Some("prod-eu".into()),
+        production: true,
+    };
+    a.jobs.list = estx::dashboard::load::Load::Loaded(vec![
+        job("20260301T114000.000Z-recover-1a2b3c4d", 20, "ops-ann"),
+        job("20260301T110000.000Z-recover-5e6f7a8b", 60, "ops-bob"),
+    ]);
+    a.overlays.open(estx::dashboard::overlay::Overlay::Jobs);
+    let s = text(&draw(&a, 100, 30));
+    assert!(s.contains("jobs: 2 unfinished bulk run(s)"), "{s}");
+    assert!(s.contains("by ops-bob (cluster user) on bastion"), "{s}");
+    a.jobs.resuming = Some("pr".into());
+    let s = text(&draw(&production(a), 100, 30));
+    assert!(s.contains("type prod-eu then Enter: pr▏"), "{s}");
+    assert_snapshot!("jobs_view_resuming_100x30", s);
+}
