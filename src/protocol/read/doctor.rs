@@ -185,41 +185,8 @@ impl Protocol {
         let product = product_of(&root);
         let d = self.rediscover().await?;
         let mut checks = Vec::new();
-        let gaps = writes::gaps(&self.config.indices, &d)?;
-        let mut indices = Vec::new();
-        for (role, info) in ["transactions", "accounts", "locks"]
-            .into_iter()
-            .zip(d.indices())
-        {
-            let mut r = IndexReport {
-                role,
-                info: info.clone(),
-                doc_count: None,
-                health: None,
-                unassigned_shards: None,
-                fields: fields_of(&d, role),
-                mapping_change: None,
-                writes_rejected: false,
-            };
-            if let Some(g) = gaps
-                .iter()
-                .find(|g| g.index == info.name && !g.add.is_empty())
-            {
-                r.mapping_change = Some(g.request());
-                r.writes_rejected = g.rejects_writes;
-            }
-            if info.exists() {
-                index_health(cluster, &mut r).await?;
-            }
-            indices.push(r);
-        }
-        let paging = match indices.first().filter(|r| r.info.exists()) {
-            Some(r) => probe_paging(cluster, &r.info.name)
-                .await
-                .inspect_err(|e| tracing::warn!("doctor: the paging probe failed: {e}"))
-                .ok(),
-            None => None,
-        };
+        let indices = index_reports(cluster, &self.config.indices, &d).await?;
+        let paging = paging_of(cluster, &indices).await;
         let security = security(cluster, &d, &self.config.indices.audit).await?;
         judge(&d, &indices, &security, &mut checks);
         checks.extend(self.audit_index_check().await?);
@@ -296,6 +263,53 @@ impl Protocol {
             ),
         }))
     }
+}
+/// Each index as `doctor` shows it: discovery's view, its health, the
+/// fields it resolved, and the mapping change it lacks.
+async fn index_reports(
+    cluster: &Cluster,
+    ix: &crate::protocol::Indices,
+    d: &Discovery,
+) -> Result<Vec<IndexReport>> {
+    let gaps = writes::gaps(ix, d)?;
+    let mut indices = Vec::new();
+    for (role, info) in ["transactions", "accounts", "locks"]
+        .into_iter()
+        .zip(d.indices())
+    {
+        let mut r = IndexReport {
+            role,
+            info: info.clone(),
+            doc_count: None,
+            health: None,
+            unassigned_shards: None,
+            fields: fields_of(d, role),
+            mapping_change: None,
+            writes_rejected: false,
+        };
+        if let Some(g) = gaps
+            .iter()
+            .find(|g| g.index == info.name && !g.add.is_empty())
+        {
+            r.mapping_change = Some(g.request());
+            r.writes_rejected = g.rejects_writes;
+        }
+        if info.exists() {
+            index_health(cluster, &mut r).await?;
+        }
+        indices.push(r);
+    }
+    Ok(indices)
+}
+
+/// How scans page through the transactions index (`None`: it is missing,
+/// or the probe failed, which the log says).
+async fn paging_of(cluster: &Cluster, indices: &[IndexReport]) -> Option<PagingReport> {
+    let r = indices.first().filter(|r| r.info.exists())?;
+    probe_paging(cluster, &r.info.name)
+        .await
+        .inspect_err(|e| tracing::warn!("doctor: the paging probe failed: {e}"))
+        .ok()
 }
 
 fn fields_of(d: &Discovery, role: &str) -> Vec<ResolvedField> {
