@@ -5,7 +5,7 @@
 
 use super::event::runner_for;
 use super::event::{Action, Event};
-use crate::protocol::intervene::{self, Choices, Stop, Value};
+use crate::protocol::intervene::{self, Choices, Stop};
 use crate::protocol::jobs::Pace;
 use crate::protocol::trail::Interface;
 use crate::protocol::{Procedure, Protocol};
@@ -65,24 +65,12 @@ pub fn spawn_resume(
             run: job.run.clone(),
             total,
         });
-        let done = started
-            .run_bulk(&proto, &stop, |r| {
-                let _ = events.send(Event::BulkItem {
-                    action,
-                    id: r.txn.clone(),
-                    summary: r.verdict.to_string(),
-                    ok: r.verdict.is_done(),
-                });
-            })
-            .await;
-        let not_started = match &done.value {
-            Value::Bulk(b) => b.not_started.len(),
-            _ => 0,
-        };
+        let (not_started, summary) =
+            super::task::run_reporting(&proto, started, action, &stop, &events).await;
         let _ = events.send(Event::BulkDone {
             action,
             not_started,
-            summary: done.to_string(),
+            summary,
         });
     });
 }

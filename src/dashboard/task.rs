@@ -394,10 +394,23 @@ async fn one_act(
         Ok(s) => s,
         Err(n_) => return (n, format!("not run: {n_}")),
     };
+    run_reporting(proto, started, first.action, stop, events).await
+}
+
+/// Runs a started bulk act (marked rows, or a resumed job), reporting each
+/// transaction as it ends; returns how many never started and the act's
+/// sentence.
+pub(super) async fn run_reporting(
+    proto: &Protocol,
+    started: intervene::Started,
+    action: Action,
+    stop: &Stop,
+    events: &UnboundedSender<Event>,
+) -> (usize, String) {
     let done = started
         .run_bulk(proto, stop, |r| {
             let _ = events.send(Event::BulkItem {
-                action: first.action,
+                action,
                 id: r.txn.clone(),
                 summary: r.verdict.to_string(),
                 ok: r.verdict.is_done(),

@@ -271,11 +271,13 @@ fn phrase(field: &str, value: &str) -> Value {
 pub const MISSING_STATE_KEY: &str = "\u{0}missing";
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::discovery::{resolve_fields, IndexInfo, Refresh, Target};
     use super::*;
 
-    fn fields(props: Value) -> Fields {
+    /// The fields resolved from one index mapped with `props` (every
+    /// role on it), for tests of queries built from a mapping.
+    pub(in crate::protocol::read) fn fields(props: Value) -> Fields {
         let i = IndexInfo {
             name: "t".into(),
             target: Target::Index,

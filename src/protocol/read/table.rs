@@ -232,25 +232,13 @@ impl TablePage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::read::discovery::{resolve_fields, IndexInfo, Refresh, Target};
-    use crate::protocol::schema::Schema;
 
     fn fields() -> Fields {
-        let props = json!({"transaction_state": {"type": "keyword"},
+        crate::protocol::read::queries::tests::fields(
+            json!({"transaction_state": {"type": "keyword"},
             "src_acct": {"type": "keyword"}, "dest_acct": {"type": "keyword"},
-            "modification_time": {"type": "date"}});
-        let i = IndexInfo {
-            name: "t".into(),
-            target: Target::Index,
-            concrete: vec!["t".into()],
-            dynamic: "true".into(),
-            refresh: Refresh::Never,
-            properties: props.as_object().cloned().unwrap_or_default(),
-            mixed: Vec::new(),
-            routing_required: false,
-            source_loss: None,
-        };
-        resolve_fields(&Schema::default(), &i, &i, &i)
+            "modification_time": {"type": "date"}}),
+        )
     }
 
     #[test]
