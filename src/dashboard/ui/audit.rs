@@ -4,14 +4,14 @@
 //! selected finding's repair (Enter) goes through the same confirmation
 //! dialog as every other action.
 
-use super::theme::{bold, clock, more_hint, wrapped_rows};
+use super::theme::{clock, more_hint, wrapped_rows};
 use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
 use crate::protocol::audit::FindingKind;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 /// What Enter does on a finding of `kind`.
@@ -62,12 +62,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         title.push_str("· running… ");
     }
     title.push_str(&more_hint(offset, shown, findings.len()));
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(th.focus))
-        .title(Line::from(title).centered())
-        .title_style(bold().fg(th.focus))
-        .padding(Padding::horizontal(1));
+    let block = super::theme::overlay_block(th, title);
     let mut lines = finding_lines(app, &texts, offset, shown);
     let hint = findings
         .get(a.cursor)

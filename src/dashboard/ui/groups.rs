@@ -9,7 +9,7 @@ use crate::protocol::read::{Group, Groups};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph};
+use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
 /// Width of the widest bar.
@@ -28,12 +28,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     if app.groups.is_loading() {
         title.push_str("· counting… ");
     }
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(th.focus))
-        .title(Line::from(title).centered())
-        .title_style(bold().fg(th.focus))
-        .padding(Padding::horizontal(1));
+    let block = super::theme::overlay_block(th, title);
     frame.render_widget(Clear, rect);
     let inner = block.inner(rect);
     frame.render_widget(block, rect);

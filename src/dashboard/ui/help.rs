@@ -10,7 +10,7 @@ use crate::protocol::time::human_duration;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph};
+use ratatui::widgets::{Clear, Paragraph};
 use ratatui::Frame;
 
 fn key_line(th: &Theme, key: &str, what: &str) -> Line<'static> {
@@ -56,12 +56,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         left.into_iter().skip(skip).collect(),
         right.into_iter().skip(skip).collect(),
     );
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(th.focus))
-        .title(Line::from(title).centered())
-        .title_style(bold().fg(th.focus))
-        .padding(Padding::horizontal(1));
+    let block = super::theme::overlay_block(th, title);
     let inner = block.inner(rect);
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);

@@ -12,7 +12,7 @@ use crate::protocol::trail::Record;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
 use ratatui::Frame;
 
 /// Draws the view over `area`.
@@ -31,12 +31,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         title.push_str("· reading… ");
     }
     title.push_str(&more_hint(offset, shown, jobs.len()));
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(Style::new().fg(app.theme.focus))
-        .title(Line::from(title).centered())
-        .title_style(bold().fg(app.theme.focus))
-        .padding(Padding::horizontal(1));
+    let block = super::theme::overlay_block(&app.theme, title);
     frame.render_widget(Clear, rect);
     let inner = block.inner(rect);
     frame.render_widget(block, rect);

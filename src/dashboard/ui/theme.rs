@@ -31,6 +31,17 @@ pub fn pane_block<'a>(t: &Theme, title: impl Into<Line<'a>>, focused: bool) -> B
     }
 }
 
+/// The frame of an overlay (help, audit, groups, jobs): rounded, in the
+/// focus colour, its title centred, a column of padding inside.
+pub fn overlay_block(th: &Theme, title: String) -> Block<'static> {
+    Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(Style::new().fg(th.focus))
+        .title(Line::from(title).centered())
+        .title_style(bold().fg(th.focus))
+        .padding(ratatui::widgets::Padding::horizontal(1))
+}
+
 /// How a transaction row reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
