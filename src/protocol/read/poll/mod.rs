@@ -1,0 +1,308 @@
+//! One poll of the cluster, the read model the dashboard shows: loaded with a
+//! fixed, small number of requests whatever the number of finished
+//! transactions, every query built by [`Queries`] from the discovered
+//! fields — per-state counts (one aggregation where the state has an exact
+//! field, counts by search where it does not), the stuck, needing
+//! investigation and odd transactions counted over every document (the
+//! queries `check` counts with: [`super::rules::urgency_count_queries`]),
+//! the table's page of transactions (the dashboard's filter, run over every
+//! document: [`super::table`]; by default those in flight, oldest first),
+//! the accounts with pending entries and the locks (all in one `_msearch`,
+//! with their totals, so caps are shown), one multi-get for the accounts
+//! those transactions name, and the cluster health. Documents in unknown
+//! states cost one more search, only when the counts show there are some.
+//! Every answer's shard coverage is kept: a partial poll says so.
+
+mod msearch;
+mod named;
+
+use super::coverage::Coverage;
+use super::discovery::Discovery;
+use super::queries::Queries;
+use super::scan::total_hits;
+pub use super::snapshot::{AccountEntry, ReadStatus, Snapshot};
+use super::state_counts::{buckets, count_listed};
+pub use super::state_counts::{ordered, AttentionCounts, StateCount};
+use super::table::{TableFilter, TablePage};
+use crate::cluster::{Cluster, HealthProbe};
+use crate::error::Result;
+use crate::protocol::transaction::{Transaction, TxnState};
+use crate::protocol::{Indices, ProtocolConfig};
+
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+/// Most transactions one poll lists (a page of the table).
+pub const DEFAULT_CAP: usize = 500;
+/// Most locks one poll lists.
+pub const LOCKS_CAP: usize = 500;
+/// Most accounts with pending entries one poll lists.
+pub const PENDING_ACCOUNTS_CAP: usize = 200;
+
+/// Loads a snapshot with a fresh discovery under the article's names
+/// (tests, the demo's summary),
+/// judging locks with the default windows; the dashboard goes through
+/// [`crate::protocol::Protocol::poll_snapshot`], which discovers once and
+/// uses the configured ones.
+pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
+    let d = super::fetch::discover(cluster, ix, &Default::default()).await?;
+    let table = TableFilter::default();
+    load_with(cluster, ix, &d, cap, &ProtocolConfig::default(), &table).await
+}
+
+/// Loads a snapshot with queries built from `d`; the transactions listed
+/// are page `table.page` (of `cap` rows) of `table`'s matches (in the same
+/// `_msearch`); locks are judged stale by the stuck rule under `windows`'
+/// recovery window and investigation threshold.
+pub async fn load_with(
+    cluster: &Cluster,
+    ix: &Indices,
+    d: &Discovery,
+    cap: usize,
+    windows: &ProtocolConfig,
+    table: &TableFilter,
+) -> Result<Snapshot> {
+    let started = Instant::now();
+    // Health runs alongside the searches and waits at most a few seconds
+    // for the master: it can never hold the poll up.
+    let health = cluster.start_health();
+    // Ages are judged on the cluster's own clock (asked once a minute).
+    cluster
+        .sync_clock(&[&ix.transactions, &ix.accounts, &ix.locks])
+        .await;
+    let taken_at = cluster.now();
+    let mut p = Poll::new(cluster, ix, d);
+    let q = p.q;
+    // What needs an operator, counted over every document (the listing
+    // is capped): the queries `check` counts with.
+    let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
+    let page = table.page_search(&q, &d.fields, windows, cap);
+    let searches = p.searches(page, urgency.as_ref());
+    p.requests += 1;
+    let answers = cluster.msearch(&searches).await?;
+    let a = p.answers(answers, urgency.iter().flatten().count())?;
+    let (mut transactions, in_flight_total, table_page) =
+        listed(table, cap, a.in_flight.as_ref(), a.page.as_ref())?;
+    if !d.fields.ages_queryable() {
+        // The cluster could not judge ages: the page is judged here.
+        transactions.retain(|t| table.keeps(t, taken_at, windows));
+    }
+    let buckets = p.state_buckets(&a, &transactions);
+    let total = a.total.as_ref().map(total_hits).unwrap_or(0);
+    let odd_rows = table.is_unfiltered() && table.page == 0;
+    let state_counts = ordered(
+        p.add_odd(buckets, total, odd_rows.then_some(&mut transactions))
+            .await?,
+    );
+    let (accounts, pending_accounts_total) = p
+        .accounts(a.pending_accounts.as_ref(), &transactions)
+        .await?;
+    let (locks, locks_total) = p
+        .locks(a.locks.as_ref(), &transactions, windows, taken_at)
+        .await?;
+
+    p.requests += 1;
+    let health = health_label(health).await;
+    let read = p.read_status(&a, locks_total, pending_accounts_total);
+
+    Ok(Snapshot {
+        taken_at,
+        duration: started.elapsed(),
+        requests: p.requests,
+        health,
+        state_counts,
+        transactions,
+        in_flight_total,
+        table: table_page,
+        accounts,
+        locks,
+        missing_indices: p.missing.into_iter().collect(),
+        read,
+    })
+}
+
+/// The cluster's health as the snapshot shows it, once the probe started
+/// with the searches ends (none when it could not be read).
+async fn health_label(probe: HealthProbe) -> Option<String> {
+    match probe.finish().await {
+        Ok(h) => Some(h.label().to_string()),
+        Err(e) => {
+            tracing::debug!(error = %e, "health unavailable");
+            None
+        }
+    }
+}
+
+/// One poll under way: where it reads, and what it has counted so far
+/// (requests, missing indices, shards behind the answers).
+struct Poll<'a> {
+    cluster: &'a Cluster,
+    ix: &'a Indices,
+    d: &'a Discovery,
+    q: Queries<'a>,
+    requests: u32,
+    missing: BTreeSet<String>,
+    coverage: Coverage,
+    /// The state field aggregates (else one count per in-flight state).
+    aggregate: bool,
+}
+
+/// The answers of the poll's one `_msearch`, in the order asked
+/// (`None`: the index is missing).
+struct Answers {
+    in_flight: Option<Value>,
+    page: Option<Value>,
+    finished: Option<Value>,
+    rolled_back: Option<Value>,
+    total: Option<Value>,
+    undated: Option<Value>,
+    pending_accounts: Option<Value>,
+    locks: Option<Value>,
+    attention: Option<AttentionCounts>,
+    per_state: Vec<(TxnState, u64)>,
+}
+
+impl Poll<'_> {
+    /// A poll about to read `ix` with queries built from `d`.
+    fn new<'a>(cluster: &'a Cluster, ix: &'a Indices, d: &'a Discovery) -> Poll<'a> {
+        let q = Queries::new(&d.fields);
+        Poll {
+            cluster,
+            ix,
+            d,
+            q,
+            requests: 0,
+            missing: BTreeSet::new(),
+            coverage: Coverage::default(),
+            aggregate: q.states_aggregatable(),
+        }
+    }
+
+    /// How complete and fresh what the poll read is (`a`, with the totals
+    /// behind the locks' and the pending accounts' caps).
+    fn read_status(
+        &self,
+        a: &Answers,
+        locks_total: u64,
+        pending_accounts_total: u64,
+    ) -> ReadStatus {
+        let (ix, d) = (self.ix, self.d);
+        ReadStatus {
+            coverage: self.coverage,
+            locks_total,
+            pending_accounts_total,
+            undated_in_flight: a.undated.as_ref().map(total_hits).unwrap_or(0),
+            attention: a.attention,
+            refresh: d.transactions.exists().then_some(d.transactions.refresh),
+            warnings: {
+                let mut w = super::writes::short_warnings(ix, d);
+                w.extend(d.warnings());
+                w
+            },
+            clock: Some(self.cluster.clock_status()),
+        }
+    }
+
+    /// The count of each state: from the aggregation (or the per-state
+    /// counts), then the terminal states' counts.
+    fn state_buckets(&self, a: &Answers, transactions: &[Transaction]) -> Vec<StateCount> {
+        let mut buckets = if self.aggregate {
+            a.in_flight
+                .as_ref()
+                .map(|v| buckets(v, self.q.schema()))
+                .unwrap_or_default()
+        } else {
+            a.per_state
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(state, count)| StateCount {
+                    // Listed oldest first: the first row of a state is its oldest.
+                    oldest: transactions
+                        .iter()
+                        .find(|t| t.state.as_ref() == Some(state))
+                        .and_then(|t| t.modification_time),
+                    state: Some(state.clone()),
+                    count: *count,
+                })
+                .collect()
+        };
+        for (state, v) in [
+            (TxnState::Finished, &a.finished),
+            (TxnState::RolledBack, &a.rolled_back),
+        ] {
+            if let Some(v) = v {
+                buckets.push(StateCount {
+                    state: Some(state),
+                    count: total_hits(v),
+                    oldest: None,
+                });
+            }
+        }
+        buckets
+    }
+
+    /// Documents in unknown states or with no state: whatever the counts
+    /// (`buckets`, of `total` documents) do not explain, fetched (and their
+    /// states counted) only when there are some; listed after the page
+    /// in `transactions` when given.
+    async fn add_odd(
+        &mut self,
+        mut buckets: Vec<StateCount>,
+        total: u64,
+        transactions: Option<&mut Vec<Transaction>>,
+    ) -> Result<Vec<StateCount>> {
+        let known: u64 = buckets.iter().map(|c| c.count).sum();
+        if total > known {
+            self.requests += 1;
+            let mut query =
+                json!({"size": 100, "track_total_hits": true, "query": self.q.odd_states()});
+            if self.aggregate {
+                query["aggs"] = self.q.by_state_aggregation();
+            }
+            let odd = self.cluster.search(&self.ix.transactions, query).await?;
+            self.coverage.add(Coverage::of(&odd));
+            let odd_txns: Vec<Transaction> = crate::cluster::hits(&odd)?
+                .iter()
+                .map(|h| Transaction::from_source(&h.id, &h.source))
+                .collect();
+            if self.aggregate {
+                buckets.extend(super::state_counts::buckets(&odd, self.q.schema()));
+            } else {
+                buckets.extend(count_listed(&odd_txns));
+            }
+            if let Some(t) = transactions {
+                t.extend(odd_txns);
+            }
+        }
+        Ok(buckets)
+    }
+}
+
+/// The listed transactions (the table's page), with the in-flight total
+/// and what the page holds.
+fn listed(
+    table: &TableFilter,
+    page_size: usize,
+    in_flight: Option<&Value>,
+    page: Option<&Value>,
+) -> Result<(Vec<Transaction>, u64, TablePage)> {
+    let in_flight_total = in_flight.map(total_hits).unwrap_or(0);
+    let mut transactions = Vec::new();
+    let mut total = 0;
+    if let Some(v) = page {
+        total = total_hits(v);
+        transactions.extend(
+            crate::cluster::hits(v)?
+                .iter()
+                .map(|h| Transaction::from_source(&h.id, &h.source)),
+        );
+    }
+    let table = TablePage {
+        filter: table.clone(),
+        listed: transactions.len(),
+        total,
+        page_size,
+    };
+    Ok((transactions, in_flight_total, table))
+}

@@ -1,0 +1,127 @@
+//! The poll's one `_msearch`: the searches it asks, in order, and the
+//! answers read back in that order (a missing index is noted, every
+//! answer's shard coverage added).
+
+use super::{Answers, Poll, LOCKS_CAP, PENDING_ACCOUNTS_CAP};
+use crate::error::{Error, Result};
+use crate::protocol::read::coverage::Coverage;
+use crate::protocol::read::scan::total_hits;
+use crate::protocol::read::state_counts::AttentionCounts;
+use crate::protocol::transaction::TxnState;
+use serde_json::{json, Value};
+
+impl Poll<'_> {
+    /// The searches of the poll's one `_msearch`, in the order
+    /// [`Self::answers`] reads them.
+    pub(super) fn searches(
+        &self,
+        page: Value,
+        urgency: Option<&[Value; 2]>,
+    ) -> Vec<(String, Value)> {
+        let (ix, q) = (self.ix, &self.q);
+        let count = |query: Value| json!({"size": 0, "track_total_hits": true, "query": query});
+        let mut in_flight_body = count(q.in_flight());
+        if self.aggregate {
+            in_flight_body["aggs"] = q.by_state_aggregation();
+        }
+        let mut searches = vec![
+            (ix.transactions.clone(), in_flight_body),
+            (ix.transactions.clone(), page),
+            (ix.transactions.clone(), count(q.state_in(&["finished"]))),
+            (ix.transactions.clone(), count(q.state_in(&["rolled-back"]))),
+            (
+                ix.transactions.clone(),
+                json!({"size": 0, "track_total_hits": true}),
+            ),
+            (
+                ix.transactions.clone(),
+                count(json!({"bool": {"filter": [q.in_flight(), q.undated()]}})),
+            ),
+            (
+                ix.accounts.clone(),
+                json!({"size": PENDING_ACCOUNTS_CAP, "track_total_hits": true,
+                    "query": q.accounts_with_pending()}),
+            ),
+            (
+                ix.locks.clone(),
+                json!({"size": LOCKS_CAP, "track_total_hits": true, "sort": q.locks_sort()}),
+            ),
+        ];
+        searches.push((ix.transactions.clone(), count(q.odd_states())));
+        for query in urgency.into_iter().flatten() {
+            searches.push((ix.transactions.clone(), count(query.clone())));
+        }
+        if !self.aggregate {
+            // No exact state field: one count per in-flight state instead.
+            for s in TxnState::NON_TERMINAL_NAMES {
+                searches.push((ix.transactions.clone(), count(q.state_in(&[s]))));
+            }
+        }
+        searches
+    }
+
+    /// Reads the `_msearch` answers in the order [`Self::searches`] asked
+    /// (`urgent`: how many urgency counts were asked).
+    pub(super) fn answers(
+        &mut self,
+        answers: Vec<Result<Value>>,
+        urgent: usize,
+    ) -> Result<Answers> {
+        let mut answers = answers.into_iter();
+        let (coverage, missing) = (&mut self.coverage, &mut self.missing);
+        let mut next = || -> Result<Option<Value>> {
+            match answers.next() {
+                Some(Ok(v)) => {
+                    coverage.add(Coverage::of(&v));
+                    Ok(Some(v))
+                }
+                Some(Err(Error::IndexMissing(i))) => {
+                    missing.insert(i);
+                    Ok(None)
+                }
+                Some(Err(e)) => Err(e),
+                None => Err(Error::Decode(
+                    "msearch returned fewer answers than asked".into(),
+                )),
+            }
+        };
+        let in_flight = next()?;
+        let page = next()?;
+        let finished = next()?;
+        let rolled_back = next()?;
+        let total = next()?;
+        let undated = next()?;
+        let pending_accounts = next()?;
+        let locks = next()?;
+        let odd = next()?;
+        let mut urgent_counts = Vec::new();
+        for _ in 0..urgent {
+            urgent_counts.push(next()?.as_ref().map(total_hits));
+        }
+        let attention = odd.as_ref().map(|v| AttentionCounts {
+            odd: total_hits(v),
+            stuck: urgent_counts.first().copied().flatten(),
+            needs_investigation: urgent_counts.get(1).copied().flatten(),
+        });
+        let mut per_state = Vec::new();
+        if !self.aggregate {
+            for s in TxnState::NON_TERMINAL_NAMES {
+                if let Some(v) = next()? {
+                    per_state.push((TxnState::parse(s), total_hits(&v)));
+                }
+            }
+        }
+        Ok(Answers {
+            in_flight,
+            page,
+            finished,
+            rolled_back,
+            total,
+            undated,
+            pending_accounts,
+            locks,
+            attention,
+            per_state,
+        })
+    }
+}

@@ -1,0 +1,97 @@
+//! The read model one poll loads and the dashboard shows: the
+//! [`Snapshot`] (per-state counts, the table's page, the accounts and locks
+//! it names) and its [`ReadStatus`] (shard coverage, totals behind the caps,
+//! how fresh the data is, discovery's warnings). Loaded by [`super::poll`].
+
+use super::coverage::Coverage;
+use super::discovery::Refresh;
+use super::state_counts::{AttentionCounts, StateCount};
+use super::table::TablePage;
+use crate::cluster::ClockStatus;
+use crate::protocol::account::AccountState;
+use crate::protocol::locks::LockView;
+use crate::protocol::transaction::Transaction;
+use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// An account as the dashboard knows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AccountEntry {
+    /// Readable.
+    Ok(AccountState),
+    /// Present but unreadable, with the problems.
+    Malformed(Vec<String>),
+    /// Named by a transaction but absent.
+    Missing,
+}
+
+/// How complete and how fresh a poll's data is, and what discovery warns
+/// about the cluster (shown in short in the dashboard's header).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadStatus {
+    /// Shards behind the poll's searches; partial when some failed.
+    pub coverage: Coverage,
+    /// Locks in all (the locks list is capped at [`super::poll::LOCKS_CAP`]).
+    pub locks_total: u64,
+    /// Accounts with pending entries in all (capped at [`super::poll::PENDING_ACCOUNTS_CAP`]).
+    pub pending_accounts_total: u64,
+    /// In-flight transactions with no usable `modification_time`.
+    pub undated_in_flight: u64,
+    /// Stuck, needing investigation and odd, over every document (`None`
+    /// when the transactions index is missing).
+    pub attention: Option<AttentionCounts>,
+    /// The transactions index's refresh interval: searches lag writes by up
+    /// to this (`None` before discovery).
+    pub refresh: Option<Refresh>,
+    /// Discovery's warnings (aliases, fields without an exact form, ...).
+    pub warnings: Vec<String>,
+    /// Where the poll's clock came from and how far the local clock is off.
+    pub clock: Option<ClockStatus>,
+}
+
+impl ReadStatus {
+    /// The data's age bound at `now`: time since the poll plus the refresh
+    /// lag; `None` when the index never refreshes by itself.
+    pub fn data_age(&self, taken_at: DateTime<Utc>, now: DateTime<Utc>) -> Option<Duration> {
+        let since = (now - taken_at).to_std().unwrap_or_default();
+        match self.refresh {
+            Some(Refresh::Never) => None,
+            Some(Refresh::Every(d)) => Some(since + d),
+            Some(Refresh::ServerlessDefault) => Some(since + super::discovery::SERVERLESS_REFRESH),
+            None => Some(since),
+        }
+    }
+}
+
+/// Everything one poll loaded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Snapshot {
+    /// When the poll started (searches show writes up to one refresh older:
+    /// see [`ReadStatus::data_age`]).
+    pub taken_at: DateTime<Utc>,
+    /// How long the poll took.
+    pub duration: Duration,
+    /// Requests it made.
+    pub requests: u32,
+    /// Cluster health colour (`green`, `yellow`, `red`) if known.
+    pub health: Option<String>,
+    /// Per-state counts, protocol order first, then unknown states.
+    pub state_counts: Vec<StateCount>,
+    /// The table's page (by default those in flight, oldest first,
+    /// undated first of all), then, unfiltered, odd ones.
+    pub transactions: Vec<Transaction>,
+    /// How many transactions are in flight in all.
+    pub in_flight_total: u64,
+    /// The filter and page the transactions answer, with how many match
+    /// it in all.
+    pub table: TablePage,
+    /// Accounts named by the listed transactions or carrying pending entries.
+    pub accounts: BTreeMap<String, AccountEntry>,
+    /// Every lock (capped), oldest first.
+    pub locks: Vec<LockView>,
+    /// Indices that do not exist.
+    pub missing_indices: Vec<String>,
+    /// Completeness, totals behind caps, freshness, warnings.
+    pub read: ReadStatus,
+}
