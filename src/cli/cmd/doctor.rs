@@ -3,8 +3,8 @@
 //! (something the tool needs will fail) or the cluster could not be asked.
 
 use crate::cli::output::{fail, out, print_json};
-use crate::protocol::read::discovery::{Refresh, Target};
 use crate::protocol::read::doctor::{DoctorReport, IndexReport, Security, Severity};
+use crate::protocol::read::index_info::{Refresh, Target};
 use crate::protocol::read::schema_report::SchemaReport;
 use crate::protocol::schema::advice::profile_label;
 use crate::protocol::Protocol;

@@ -6,9 +6,10 @@
 //! where the tool's clock comes from. Each
 //! point is judged ([`Severity`]); the CLI prints it.
 
-use super::discovery::{Discovery, IndexInfo, ResolvedField};
+use super::discovery::Discovery;
 pub use super::doctor_security::Security;
 use super::doctor_security::{security, security_checks};
+use super::index_info::{IndexInfo, ResolvedField};
 use super::scan::{probe_paging, PagingReport};
 use super::schema_report::SchemaReport;
 use super::times::TimeFields;

@@ -5,7 +5,8 @@
 //! shard count read there is handed to the cluster handle, which skips the
 //! routing check of a miss on a single-shard index (`cluster::shards`).
 
-use super::discovery::{resolve_fields, Discovery, IndexInfo, Refresh, Target, DEFAULT_REFRESH};
+use super::discovery::{resolve_fields, Discovery};
+use super::index_info::{IndexInfo, Refresh, Target, DEFAULT_REFRESH};
 use super::source_mode::SourceLoss;
 use super::times::TimeFields;
 use crate::cluster::Cluster;

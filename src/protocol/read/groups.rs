@@ -8,7 +8,8 @@
 //! [`Groups::unavailable`]. Each group carries the [`TableFilter`] that
 //! lists exactly its transactions, so opening it is the table's filter.
 
-use super::discovery::{Fields, ResolvedField};
+use super::discovery::Fields;
+use super::index_info::ResolvedField;
 use super::queries::{Queries, MISSING_STATE_KEY};
 use super::scan::total_hits;
 use super::table::{AgeRange, TableFilter};

@@ -16,6 +16,7 @@ pub mod doctor;
 mod doctor_security;
 pub mod fetch;
 pub mod groups;
+pub mod index_info;
 pub mod locks;
 pub mod poll;
 pub mod progress;

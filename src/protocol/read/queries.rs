@@ -5,7 +5,8 @@
 //! surface documents with no usable `modification_time` instead of silently
 //! dropping them.
 
-use super::discovery::{Fields, ResolvedField};
+use super::discovery::Fields;
+use super::index_info::ResolvedField;
 use crate::protocol::schema::Schema;
 use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};

@@ -8,7 +8,8 @@
 //! when the names in force do not fit, the proposed map as the TOML to paste
 //! into the profile. Proposed only: nothing is applied.
 
-use super::discovery::{Discovery, IndexInfo, ResolvedField};
+use super::discovery::Discovery;
+use super::index_info::{IndexInfo, ResolvedField};
 use crate::cluster::Cluster;
 use crate::protocol::schema::advice::profile_label;
 use crate::protocol::schema::propose::propose;

@@ -4,7 +4,7 @@
 //! how fresh the data is, discovery's warnings). Loaded by [`super::poll`].
 
 use super::coverage::Coverage;
-use super::discovery::Refresh;
+use super::index_info::Refresh;
 use super::state_counts::{AttentionCounts, StateCount};
 use super::table::TablePage;
 use crate::cluster::ClockStatus;
@@ -58,7 +58,7 @@ impl ReadStatus {
         match self.refresh {
             Some(Refresh::Never) => None,
             Some(Refresh::Every(d)) => Some(since + d),
-            Some(Refresh::ServerlessDefault) => Some(since + super::discovery::SERVERLESS_REFRESH),
+            Some(Refresh::ServerlessDefault) => Some(since + super::index_info::SERVERLESS_REFRESH),
             None => Some(since),
         }
     }

@@ -4,7 +4,7 @@
 //! ([`crate::protocol::time_mapping::choose`]) or the exact conflict that
 //! refuses a procedure before step 1.
 
-use super::discovery::IndexInfo;
+use super::index_info::IndexInfo;
 use crate::cluster::Cluster;
 use crate::protocol::schema::{Field, Schema};
 use crate::protocol::time_format::TimeFormat;

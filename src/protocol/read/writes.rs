@@ -5,7 +5,8 @@
 //! 5). What is missing is stated as the exact mapping change to apply, which
 //! `init --upgrade-mappings` applies (idempotent, only adds).
 
-use super::discovery::{Discovery, IndexInfo};
+use super::discovery::Discovery;
+use super::index_info::IndexInfo;
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::setup::index_bodies;
