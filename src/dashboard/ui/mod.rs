@@ -16,6 +16,7 @@ mod audit;
 mod bulk;
 mod detail;
 mod dialog;
+mod dialog_documents;
 mod groups;
 mod header;
 mod help;
