@@ -172,9 +172,29 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
     (texts, cols)
 }
 
+/// The table's title: how many rows match (and the page), the sort, the
+/// marks, then the filters in force.
 fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<'static> {
-    let th = &app.theme;
-    let counts = match &app.view.page {
+    let mut spans = vec![
+        Span::raw(format!(
+            "{}{}",
+            counts_text(app, snap, matching),
+            more_hint(app.view.table_offset, on_screen, matching)
+        )),
+        Span::styled(
+            format!("· sort {} ", app.sort.order_label(app.sort_desc)),
+            Style::new(),
+        ),
+    ];
+    spans.extend(mark_spans(app));
+    spans.extend(filter_spans(app));
+    Line::from(spans)
+}
+
+/// How many rows match, of how many in all, and the page shown (the
+/// loaded rows while the cluster's page is not known yet).
+fn counts_text(app: &App, snap: &Snapshot, matching: usize) -> String {
+    match &app.view.page {
         Some(p) => {
             let reach = if p.beyond_reach() { "+" } else { "" };
             format!(
@@ -188,17 +208,13 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             " transactions {matching}/{} · loading… ",
             snap.transactions.len()
         ),
-    };
-    let mut spans = vec![
-        Span::raw(format!(
-            "{counts}{}",
-            more_hint(app.view.table_offset, on_screen, matching)
-        )),
-        Span::styled(
-            format!("· sort {} ", app.sort.order_label(app.sort_desc)),
-            Style::new(),
-        ),
-    ];
+    }
+}
+
+/// The marks: how many, and those no row shows.
+fn mark_spans(app: &App) -> Vec<Span<'static>> {
+    let th = &app.theme;
+    let mut spans = Vec::new();
     if !app.marks.is_empty() {
         spans.push(Span::styled(
             format!("· {} marked ", app.marks.len()),
@@ -219,6 +235,14 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             ));
         }
     }
+    spans
+}
+
+/// The filters in force: the text (with a cursor while typed), stuck or
+/// old only, the group opened, the state.
+fn filter_spans(app: &App) -> Vec<Span<'static>> {
+    let th = &app.theme;
+    let mut spans = Vec::new();
     if app.overlays.is_open(OverlayKind::Filter) {
         spans.push(Span::styled(
             format!("· /{}█ ", app.filter),
@@ -260,7 +284,7 @@ fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<
             Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         ));
     }
-    Line::from(spans)
+    spans
 }
 
 /// The columns that fit: mark, id, state and age always; the route and
