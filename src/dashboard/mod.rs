@@ -20,6 +20,7 @@ pub mod follow;
 pub mod groups;
 pub mod job_tasks;
 pub mod jobs;
+pub mod key_ops;
 pub mod keymap;
 pub mod layout;
 pub mod load;
