@@ -11,9 +11,10 @@ pub use super::layout::Pane;
 use super::load::Load;
 pub use super::look::Theme;
 use super::overlay::Overlays;
+pub use super::settings::{MarkColour, ProfileMark, Settings};
+pub use super::sort::SortKey;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
-use crate::protocol::intervene::Guard;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::read::{Group, Groups, TableFilter, TablePage};
 use crate::protocol::trail::Record;
@@ -22,52 +23,6 @@ use crate::protocol::views::TransactionDetail;
 use chrono::{DateTime, Utc};
 use std::collections::VecDeque;
 use std::time::Duration;
-
-/// Transaction table sort keys (`o` cycles, `O` reverses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SortKey {
-    /// Oldest modification first.
-    Age,
-    /// By state in protocol order.
-    State,
-    /// By amount.
-    Amount,
-    /// By id.
-    Id,
-}
-
-impl SortKey {
-    /// Column name shown in the title.
-    pub fn name(self) -> &'static str {
-        match self {
-            SortKey::Age => "age",
-            SortKey::State => "state",
-            SortKey::Amount => "amount",
-            SortKey::Id => "id",
-        }
-    }
-
-    /// How the title says the order in force: the age key in words
-    /// (ascending modification time is *descending* age, so an arrow would
-    /// read backwards), the others with an arrow (↑ ascending).
-    pub fn order_label(self, desc: bool) -> String {
-        match (self, desc) {
-            (SortKey::Age, false) => "oldest first".into(),
-            (SortKey::Age, true) => "newest first".into(),
-            (k, false) => format!("{} ↑", k.name()),
-            (k, true) => format!("{} ↓", k.name()),
-        }
-    }
-
-    fn next(self) -> SortKey {
-        match self {
-            SortKey::Age => SortKey::State,
-            SortKey::State => SortKey::Amount,
-            SortKey::Amount => SortKey::Id,
-            SortKey::Id => SortKey::Age,
-        }
-    }
-}
 
 /// The state filter after `current` (`s` cycles): every state (`None`),
 /// then each known state in the one state order ([`TxnState::KNOWN`]), the
@@ -124,63 +79,6 @@ pub struct LogEntry {
     pub level: LogLevel,
     /// What.
     pub text: String,
-}
-
-/// Fixed settings of a session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
-    /// Cluster URL (shown in the header).
-    pub url: String,
-    /// The recovery window.
-    pub recovery_window: Duration,
-    /// When a transaction needs investigation.
-    pub investigate_after: Duration,
-    /// Actions disabled.
-    pub read_only: bool,
-    /// `estx-tui init` hint uses these.
-    pub transactions_index: String,
-    /// The config profile in use (shown in the header).
-    pub profile: Option<String>,
-    /// How the profile marks the screen (a labelled, coloured frame) and
-    /// whether it is production (typed confirmations); `None`: no frame.
-    pub mark: Option<ProfileMark>,
-}
-
-impl Settings {
-    /// Whether the profile in use is marked `production = true`.
-    pub fn production(&self) -> bool {
-        self.mark.as_ref().is_some_and(|m| m.production)
-    }
-
-    /// What the operator must type before `forced` (or bulk: `bulk`
-    /// transactions) runs, on a production profile (the protocol's rule).
-    pub fn guard(&self, forced: bool, bulk: Option<usize>) -> Option<Guard> {
-        Guard::of(self.profile.as_deref(), self.production(), forced, bulk)
-    }
-}
-
-/// The frame a profile draws around the whole screen (`label`, `colour`
-/// in its config; `production = true` gives a red `PRODUCTION` one).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileMark {
-    /// Shown on the frame's top edge.
-    pub label: String,
-    /// The frame's colour.
-    pub colour: MarkColour,
-    /// The profile is production: bulk and forced acts want a typed
-    /// confirmation.
-    pub production: bool,
-}
-
-/// The colour of a profile's frame: one of the theme's, or the profile's own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MarkColour {
-    /// The theme's danger colour (production's default).
-    Danger,
-    /// The theme's warning colour (a label without a colour).
-    Warn,
-    /// The colour the profile names (`colour = "blue"`, `"#3366ff"`).
-    Named(ratatui::style::Color),
 }
 
 /// How often the audit runs in the background (much slower than the poll:

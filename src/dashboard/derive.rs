@@ -4,8 +4,9 @@
 //! functions they are made with are [`super::view`]'s; this file applies
 //! them to the state.
 
-use super::app::{App, SortKey};
+use super::app::App;
 use super::layout;
+use super::sort::SortKey;
 use super::view::{
     account_detail, account_order, from_detail, from_snapshot, keep_visible, marked_rows,
     matches_text, Attention, DetailView, Fate, View,

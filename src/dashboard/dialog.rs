@@ -6,9 +6,9 @@
 //! [`Dialog::refusal_now`]), so the key handler and the renderer ask the
 //! same questions and get the same answers.
 
-use super::app::Settings;
 use super::event::{Action, Run};
 use super::load::Load;
+use super::settings::Settings;
 use crate::protocol::audit::FindingKind;
 use crate::protocol::intervene::{Choices, Documents, Guard, Intervention, Plan};
 use crate::protocol::trail::Interface;

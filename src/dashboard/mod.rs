@@ -30,6 +30,8 @@ pub mod navigation;
 pub mod overlay;
 pub mod poller;
 pub mod reverse;
+pub mod settings;
+pub mod sort;
 pub mod target;
 pub mod task;
 pub mod terminal;
