@@ -13,7 +13,6 @@ pub mod cache;
 pub mod coverage;
 pub mod discovery;
 pub mod doctor;
-mod doctor_security;
 pub mod fetch;
 pub mod groups;
 pub mod index_info;

@@ -2,13 +2,14 @@
 //! version, each index as discovered (with its document count and shard
 //! health), how every field the tool queries resolved, whether the mappings
 //! accept every write, how scans page, the privileges of the current
-//! credentials (`doctor_security`), and
+//! credentials ([`security`]), and
 //! where the tool's clock comes from. Each
 //! point is judged ([`Severity`]); the CLI prints it.
 
 use super::discovery::Discovery;
-pub use super::doctor_security::Security;
-use super::doctor_security::{security, security_checks};
+mod check;
+mod security;
+
 use super::index_info::{IndexInfo, ResolvedField};
 use super::scan::{probe_paging, PagingReport};
 use super::schema_report::SchemaReport;
@@ -18,30 +19,12 @@ use crate::cluster::{ClockSource, ClockStatus, Cluster};
 use crate::error::Result;
 use crate::protocol::lock::liveness::LivenessReport;
 use crate::protocol::Protocol;
+pub use check::{Check, Severity};
 use elasticsearch::http::Method;
+pub use security::Security;
+use security::{security, security_checks};
 use serde::Serialize;
 use serde_json::Value;
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Works.
-    Ok,
-    /// Works, worse (slower queries, lagging data, a cap).
-    Warning,
-    /// Something the tool needs will fail.
-    Error,
-}
-
-/// One judged point.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Check {
-    /// How bad.
-    pub severity: Severity,
-    /// What, in words.
-    pub text: String,
-}
 
 /// The product behind the URL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

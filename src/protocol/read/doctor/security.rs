@@ -3,10 +3,10 @@
 //! (who the user is, its roles and backend roles, and the cluster-level
 //! composite actions it is refused), and the checks judged from it.
 
-use super::discovery::Discovery;
-use super::doctor::{Check, Severity};
+use super::check::{Check, Severity};
 use crate::cluster::Cluster;
 use crate::error::Result;
+use crate::protocol::read::discovery::Discovery;
 use elasticsearch::http::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
