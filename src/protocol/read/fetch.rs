@@ -8,6 +8,7 @@
 use super::discovery::{resolve_fields, Discovery};
 use super::index_info::{IndexInfo, Refresh, Target, DEFAULT_REFRESH};
 use super::source_mode::SourceLoss;
+use super::string_array::string_array;
 use super::times::TimeFields;
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
@@ -259,23 +260,15 @@ fn target_of(name: &str, r: &Value) -> Target {
             })
             .cloned()
     };
-    let strings = |v: Option<&Value>| -> Vec<String> {
-        v.and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect()
-    };
     if find("indices").is_some() {
         Target::Index
     } else if let Some(a) = find("aliases") {
         Target::Alias {
-            indices: strings(a.get("indices")),
+            indices: string_array(a.get("indices")),
         }
     } else if let Some(d) = find("data_streams") {
         Target::DataStream {
-            indices: strings(d.get("backing_indices")),
+            indices: string_array(d.get("backing_indices")),
         }
     } else {
         Target::Missing

@@ -26,6 +26,7 @@ pub mod schema_report;
 pub mod snapshot;
 pub mod source_mode;
 pub mod state_counts;
+mod string_array;
 pub mod table;
 pub mod times;
 pub mod value_types;

@@ -22,6 +22,7 @@
 //!   (<https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/mapping-source-field>),
 //!   so a rewrite changes what the application stored.
 
+use super::string_array::string_array;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt;
@@ -67,16 +68,7 @@ impl SourceLoss {
         {
             return Some(SourceLoss::Disabled);
         }
-        let patterns = |key: &str| -> Vec<String> {
-            source
-                .and_then(|s| s.get(key))
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        };
+        let patterns = |key: &str| string_array(source.and_then(|s| s.get(key)));
         let (includes, excludes) = (patterns("includes"), patterns("excludes"));
         if !includes.is_empty() || !excludes.is_empty() {
             return Some(SourceLoss::Filtered { includes, excludes });

@@ -7,6 +7,7 @@ use super::check::{Check, Severity};
 use crate::cluster::Cluster;
 use crate::error::Result;
 use crate::protocol::read::discovery::Discovery;
+use crate::protocol::read::string_array::string_array;
 use elasticsearch::http::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -107,22 +108,11 @@ pub(super) async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> R
                 .get("user_name")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            roles: strings(&account, "roles"),
-            backend_roles: strings(&account, "backend_roles"),
+            roles: string_array(account.get("roles")),
+            backend_roles: string_array(account.get("backend_roles")),
         });
     }
     Ok(Security::Off)
-}
-
-/// The strings of the array `key` of `v` (none when absent).
-fn strings(v: &Value, key: &str) -> Vec<String> {
-    v.get(key)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(str::to_string)
-        .collect()
 }
 
 /// Which of [`COMPOSITE_ACTIONS`] the cluster refuses (403) on the
