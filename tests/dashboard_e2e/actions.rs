@@ -5,7 +5,7 @@
 use crate::common;
 use crate::screen::{filter_to, pane};
 use crate::tmux;
-use crate::world::World;
+use crate::world::{quit, World};
 use estx::protocol::trail::{ActOutcome, ActionKind, Interface, RecordStatus};
 use estx::protocol::TxnState;
 use std::time::Instant;
@@ -74,20 +74,7 @@ fn rollback_from_the_dashboard() {
     common::wait_until_blocking("the transaction is rolled-back", tmux::DEADLINE, || {
         w.state(&pend.id) == Some(TxnState::RolledBack)
     });
-    let (a, b) = (w.account(&pend.src), w.account(&pend.dest));
-    assert_eq!(
-        (a.balance, b.balance),
-        (500, 500),
-        "balances restored: {a:?} {b:?}"
-    );
-    assert!(
-        a.pending.is_empty() && b.pending.is_empty(),
-        "pending left: {a:?} {b:?}"
-    );
-    assert!(
-        a.deltas.is_empty() && b.deltas.is_empty() && a.settled.is_empty() && b.settled.is_empty(),
-        "history left: {a:?} {b:?}"
-    );
+    w.assert_settled(&pend, (500, 500), "balances restored");
     // The log says so at once; the row leaves the in-flight list with the
     // first poll that sees the writes (we refresh, the dashboard does not).
     let done = format!(
@@ -187,9 +174,7 @@ fn rollback_from_the_dashboard() {
     });
     assert_eq!(w.documents_of(&comm), before, "Esc changed the documents");
 
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!("rollback_from_the_dashboard took {:?}", started.elapsed());
+    quit(&tui, "rollback_from_the_dashboard", started);
 }
 
 /// `g` in the table selects its first row and waits until the detail shows `id`.
@@ -269,11 +254,10 @@ fn a_recent_transaction_is_refused_by_y_and_rolled_back_only_by_force() {
         "{screen}"
     );
 
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "a_recent_transaction_is_refused_by_y_and_rolled_back_only_by_force took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "a_recent_transaction_is_refused_by_y_and_rolled_back_only_by_force",
+        started,
     );
 }
 
@@ -310,20 +294,7 @@ fn recovery_from_the_dashboard_releases_the_locks_it_listed() {
             && !w.lock_exists(&stuck.src)
             && !w.lock_exists(&stuck.dest)
     });
-    let (a, b) = (w.account(&stuck.src), w.account(&stuck.dest));
-    assert_eq!(
-        (a.balance, b.balance),
-        (400, 600),
-        "moved once: {a:?} {b:?}"
-    );
-    assert!(
-        a.pending.is_empty() && b.pending.is_empty(),
-        "pending left: {a:?} {b:?}"
-    );
-    assert!(
-        a.deltas.is_empty() && b.deltas.is_empty() && a.settled.is_empty() && b.settled.is_empty(),
-        "history left: {a:?} {b:?}"
-    );
+    w.assert_settled(&stuck, (400, 600), "moved once");
     let done = format!("Recover {}: completed: transaction is finished", stuck.id);
     tui.wait_for_with(
         "the recovery in the log, as previewed, and no locks left",
@@ -334,11 +305,10 @@ fn recovery_from_the_dashboard_releases_the_locks_it_listed() {
                 && pane(s, "locks 0").is_some_and(|p| p.contains("no locks held"))
         },
     );
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "recovery_from_the_dashboard_releases_the_locks_it_listed took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "recovery_from_the_dashboard_releases_the_locks_it_listed",
+        started,
     );
 }
 
@@ -399,10 +369,9 @@ fn a_stale_lock_of_a_rolled_back_transaction_is_released_from_the_locks_pane() {
         || w.refresh(),
         |s| s.contains(&done) && s.contains("locks 2 (0 stale)"),
     );
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "a_stale_lock_of_a_rolled_back_transaction_is_released_from_the_locks_pane took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "a_stale_lock_of_a_rolled_back_transaction_is_released_from_the_locks_pane",
+        started,
     );
 }

@@ -5,7 +5,7 @@
 
 use crate::common;
 use crate::tmux;
-use crate::world::World;
+use crate::world::{quit, World};
 use estx::protocol::trail::{ActOutcome, ActionKind, Interface, RecordStatus};
 use estx::protocol::TxnState;
 use std::time::Instant;
@@ -87,10 +87,9 @@ fn three_marked_transactions_rolled_back_with_a_reason() {
     }
     assert_eq!(ids.len(), 1, "one record for the selection: {ids:?}");
     assert_eq!(w.state(&other.id), Some(TxnState::Committed), "not marked");
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "three_marked_transactions_rolled_back_with_a_reason took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "three_marked_transactions_rolled_back_with_a_reason",
+        started,
     );
 }

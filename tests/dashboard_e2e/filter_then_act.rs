@@ -4,7 +4,7 @@
 
 use crate::common;
 use crate::tmux;
-use crate::world::World;
+use crate::world::{quit, World};
 use estx::protocol::TxnState;
 use std::time::Instant;
 
@@ -36,10 +36,9 @@ fn slash_id_enter_r_rolls_back_the_row_the_filter_found() {
         w.state(&found.id) == Some(TxnState::RolledBack)
     });
     assert_eq!(w.state(&first.id), Some(TxnState::Pending), "untouched");
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "slash_id_enter_r_rolls_back_the_row_the_filter_found took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "slash_id_enter_r_rolls_back_the_row_the_filter_found",
+        started,
     );
 }

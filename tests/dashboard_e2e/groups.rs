@@ -6,7 +6,7 @@
 
 use crate::common;
 use crate::tmux;
-use crate::world::World;
+use crate::world::{quit, World};
 use estx::protocol::TxnState;
 use std::time::Instant;
 
@@ -65,10 +65,9 @@ fn a_group_opened_from_the_causes_view_is_rolled_back_in_bulk() {
             .unwrap_or_else(|h| panic!("{h:?}"));
         assert!(r.bulk && r.reason.as_deref() == Some("the pending ones of the outage"));
     }
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "a_group_opened_from_the_causes_view_is_rolled_back_in_bulk took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "a_group_opened_from_the_causes_view_is_rolled_back_in_bulk",
+        started,
     );
 }

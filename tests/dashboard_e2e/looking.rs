@@ -5,7 +5,7 @@
 //! quick Esc-Tab: one Alt-Tab) still counts as Esc then Tab.
 
 use crate::screen::filter_to;
-use crate::world::World;
+use crate::world::{quit, World};
 use estx::protocol::TxnState;
 use std::time::Instant;
 
@@ -45,11 +45,10 @@ fn the_state_filter_lists_rolled_back_transactions_and_esc_tab_moves_on() {
     tui.wait_for("the filter cleared and the detail focused", |s| {
         s.contains("┏ detail:") && !s.contains("· /undone")
     });
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "the_state_filter_lists_rolled_back_transactions_and_esc_tab_moves_on took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "the_state_filter_lists_rolled_back_transactions_and_esc_tab_moves_on",
+        started,
     );
 }
 

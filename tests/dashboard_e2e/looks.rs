@@ -1,7 +1,7 @@
 //! Looks in the real binary: `--ascii --theme colour-blind` and a config
 //! file rebinding the help key reach the dashboard the operator sees.
 
-use crate::world::World;
+use crate::world::{quit, World};
 use std::time::Instant;
 
 /// The screen is ASCII only (the focused table's border `#=`), a stuck row
@@ -65,10 +65,9 @@ fn ascii_the_colour_blind_theme_and_a_rebound_key_reach_the_screen() {
         params.split(';').any(|p| p == "7"),
         "READ-ONLY not reversed: {sgr:?} in\n{styled:?}"
     );
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "ascii_the_colour_blind_theme_and_a_rebound_key_reach_the_screen took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "ascii_the_colour_blind_theme_and_a_rebound_key_reach_the_screen",
+        started,
     );
 }

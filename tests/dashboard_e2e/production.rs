@@ -6,7 +6,7 @@
 
 use crate::common;
 use crate::tmux;
-use crate::world::World;
+use crate::world::{quit, World};
 use estx::protocol::TxnState;
 use std::time::Instant;
 
@@ -70,10 +70,9 @@ fn a_production_bulk_rollback_runs_only_with_its_count_typed() {
         (r.profile.as_deref(), r.production, r.bulk),
         (Some("prod"), true, true)
     );
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "a_production_bulk_rollback_runs_only_with_its_count_typed took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "a_production_bulk_rollback_runs_only_with_its_count_typed",
+        started,
     );
 }

@@ -4,7 +4,7 @@
 //! last page; `e` exports every match, not the page.
 
 use crate::screen::filter_to;
-use crate::world::World;
+use crate::world::{quit, World};
 use std::time::Instant;
 
 #[test]
@@ -47,10 +47,9 @@ fn a_filter_by_account_at_6000_stuck_finds_them_all_and_pages_to_the_last() {
     tui.type_text("cold-7");
     tui.keys(&["Enter"]);
     tui.wait_for_all(&["detail: cold-7", "acct-cold"]);
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "a_filter_by_account_at_6000_stuck_finds_them_all_and_pages_to_the_last took {:?}",
-        started.elapsed()
+    quit(
+        &tui,
+        "a_filter_by_account_at_6000_stuck_finds_them_all_and_pages_to_the_last",
+        started,
     );
 }

@@ -4,7 +4,7 @@
 
 use crate::common;
 use crate::tmux;
-use crate::world::{start_dashboard, World};
+use crate::world::{quit, start_dashboard, World};
 use std::time::Instant;
 
 /// `q` exits with 0 and leaves the terminal as it found it: main screen
@@ -120,10 +120,5 @@ fn an_unreachable_cluster_is_shown_and_retried() {
     assert!(screen.contains(&format!("cannot reach {url}")), "{screen}");
     assert!(!screen.contains("EXITED="), "{screen}");
 
-    tui.keys(&["q"]);
-    assert_eq!(tui.wait_exit(), 0);
-    eprintln!(
-        "an_unreachable_cluster_is_shown_and_retried took {:?}",
-        started.elapsed()
-    );
+    quit(&tui, "an_unreachable_cluster_is_shown_and_retried", started);
 }

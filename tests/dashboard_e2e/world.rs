@@ -296,6 +296,25 @@ impl World {
         AccountState::from_source(&doc.source).unwrap()
     }
 
+    /// Asserts `t`'s two accounts ended settled: `balances` (source,
+    /// destination; `what` says why those), no pending entry and no
+    /// history left on either.
+    pub(crate) fn assert_settled(&self, t: &Staged, balances: (i64, i64), what: &str) {
+        let (a, b) = (self.account(&t.src), self.account(&t.dest));
+        assert_eq!((a.balance, b.balance), balances, "{what}: {a:?} {b:?}");
+        assert!(
+            a.pending.is_empty() && b.pending.is_empty(),
+            "pending left: {a:?} {b:?}"
+        );
+        assert!(
+            a.deltas.is_empty()
+                && b.deltas.is_empty()
+                && a.settled.is_empty()
+                && b.settled.is_empty(),
+            "history left: {a:?} {b:?}"
+        );
+    }
+
     /// Whether a lock document exists on `resource`.
     pub(crate) fn lock_exists(&self, resource: &str) -> bool {
         self.doc(&self.ix.locks, resource).is_some()
@@ -331,6 +350,14 @@ impl World {
     ) -> Tmux {
         start_dashboard_with_env(tag, &self.url, &self.ix, &self.log_file(), extra, env)
     }
+}
+
+/// The end of a test's session: `q` quits the dashboard, which exits
+/// cleanly (status 0); the test's time since `started` goes to stderr.
+pub(crate) fn quit(tui: &Tmux, test: &str, started: std::time::Instant) {
+    tui.keys(&["q"]);
+    assert_eq!(tui.wait_exit(), 0);
+    eprintln!("{test} took {:?}", started.elapsed());
 }
 
 pub(crate) fn start_dashboard(
