@@ -86,11 +86,7 @@ async fn check(
     for doc in cluster.mget(&ix.transactions, &seeded.txns).await.unwrap() {
         let doc = doc.expect("transaction kept");
         let state = doc.source["transaction_state"].as_str().unwrap_or("");
-        assert!(
-            TxnState::parse(state).is_terminal(),
-            "{}: {state}",
-            doc.id
-        );
+        assert!(TxnState::parse(state).is_terminal(), "{}: {state}", doc.id);
     }
     let docs = cluster.mget(&ix.accounts, &seeded.accounts).await.unwrap();
     let mut total = 0;
@@ -138,7 +134,7 @@ async fn main() {
         let seeded = seed::seed(&direct, &ix, &format!("r{k}"), txns, accounts, 1_000_000).await;
         let proxy = FaultProxy::start(server.url());
         proxy.shed_bulk_items(every);
-        let via = Cluster::connect(&ConnectOptions::new(&proxy.url())).expect("client");
+        let via = Cluster::connect(&ConnectOptions::new(proxy.url())).expect("client");
         let pace = Arc::new(Pace::new(Some(rate)));
         let proto = Protocol::new(
             via,
