@@ -26,10 +26,11 @@ pub struct JobArgs {
     #[arg(long, value_name = "RUN_ID",
           conflicts_with_all = ["id", "all_stuck", "states", "older_than", "ids_from", "dry_run"])]
     pub resume: Option<String>,
-    /// With a selection: at most N document writes a second (both the
-    /// batched and the one-at-a-time runs). Whatever the limit, writes the
-    /// cluster refuses as throttled (429) slow the run down and are retried,
-    /// never counted failed.
+    /// With a selection: at most N document writes the cluster accepts a
+    /// second (both the batched and the one-at-a-time runs; a write it
+    /// sheds is retried and charged when it lands). Whatever the limit, a
+    /// rising share of writes refused as throttled (429) slows the run
+    /// down; they are retried, never counted failed.
     #[arg(long, value_name = "N", value_parser = positive_rate)]
     pub max_rate: Option<f64>,
     /// With a selection: print the progress (N/total, rate, ETA) on stderr
