@@ -174,3 +174,61 @@ pub fn parts(path: &Path, id: &str) -> Result<Vec<Part>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(id: &str, status: &str, bulk: bool, started: &str) -> Value {
+        json!({"record_id": id, "action": "recover", "transactions": ["t-1"],
+            "targets": [], "reason": null, "forced": false, "bulk": bulk,
+            "interface": "cli", "operator": {"user": "u", "source": "os", "host": "h"},
+            "plan": [], "status": status, "outcome": null, "summary": null, "steps": [],
+            "parts": 0, "started_at": started, "finished_at": null, "tool_version": "0"})
+    }
+
+    #[test]
+    fn a_file_lists_its_running_bulk_jobs_with_their_parts_and_latest_heartbeat() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trail.jsonl");
+        let at = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        let mut finished = record("done", "running", true, "2026-01-01T09:00:00Z");
+        append(&path, &finished).unwrap();
+        finished["status"] = json!("finished");
+        append(&path, &finished).unwrap();
+        append(
+            &path,
+            &record("one", "running", false, "2026-01-01T10:00:00Z"),
+        )
+        .unwrap();
+        append(
+            &path,
+            &record("old", "running", true, "2026-01-01T11:00:00Z"),
+        )
+        .unwrap();
+        append(
+            &path,
+            &record("new", "running", true, "2026-01-01T12:00:00Z"),
+        )
+        .unwrap();
+        let part = json!({"run_id": "new", "part": 1, "transactions": ["t-2"]});
+        append(&path, &part).unwrap();
+        for s in ["12:00:10", "12:00:20"] {
+            let beat = Beat::new("new", at(&format!("2026-01-01T{s}Z")), 10_000);
+            append(&path, &beat).unwrap();
+        }
+        let jobs = unfinished_jobs(&path).unwrap();
+        let ids: Vec<&str> = jobs.iter().map(|r| r.record_id.as_str()).collect();
+        assert_eq!(ids, ["new", "old"], "running bulk jobs, newest first");
+        assert_eq!(jobs[0].transactions, ["t-1", "t-2"]);
+        assert_eq!(jobs[0].alive_at, Some(at("2026-01-01T12:00:20Z")));
+        assert_eq!(jobs[0].alive_every_ms, Some(10_000));
+        assert_eq!(jobs[1].alive_at, None, "an older record: no heartbeat");
+        assert_eq!(record_of(&path, "new").alive_at, jobs[0].alive_at);
+    }
+
+    fn record_of(path: &Path, id: &str) -> Record {
+        super::record(path, id).unwrap()
+    }
+}
