@@ -82,6 +82,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
         profile: g.resolved.name.clone(),
         production: g.resolved.production,
         audit_file: g.audit_trail.clone(),
+        job_heartbeat: g.job_heartbeat,
         ..ProtocolConfig::default()
     }
 }

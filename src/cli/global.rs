@@ -132,6 +132,12 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "ESTX_RECOVERY_WINDOW", default_value = "2m", value_parser = parse_duration, value_name = "DURATION")]
     pub recovery_window: Duration,
 
+    /// How often a running bulk job rewrites its audit record's heartbeat;
+    /// a job silent for four of its periods is presumed dead (the jobs view,
+    /// `--resume`).
+    #[arg(long, global = true, env = "ESTX_JOB_HEARTBEAT", default_value = "10s", value_parser = values::positive_duration, value_name = "DURATION")]
+    pub job_heartbeat: Duration,
+
     /// Non-terminal transactions older than this need an operator.
     #[arg(long, global = true, env = "ESTX_INVESTIGATE_AFTER", default_value = "1h", value_parser = parse_duration, value_name = "DURATION")]
     pub investigate_after: Duration,

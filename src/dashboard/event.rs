@@ -373,7 +373,8 @@ pub enum IoRequest {
         run: String,
         /// Its action (rollback or recover).
         action: Action,
-        /// What the operator typed to confirm it on a production profile.
-        confirmed: Option<String>,
+        /// What the operator typed to confirm it on a production profile,
+        /// and the reason when forced over a job not presumed dead.
+        confirmed: super::jobs::ResumeConfirmed,
     },
 }

@@ -29,8 +29,9 @@ pub struct Job {
     pub run: String,
     /// Rollback or recover.
     pub action: Action,
-    /// What the operator typed to confirm it on a production profile.
-    pub confirmed: Option<String>,
+    /// What the operator typed to confirm it on a production profile, and
+    /// the reason when forced over a job not presumed dead.
+    pub confirmed: super::jobs::ResumeConfirmed,
 }
 
 /// Resumes `job` from its record ([`intervene::resume`], as `--resume`
@@ -47,7 +48,10 @@ pub fn spawn_resume(
         let action = job.action;
         let proto = proto.with_pace(pace);
         let runner = runner_for(action.procedure().unwrap_or(Procedure::Recover));
-        let choices = Choices::new(Interface::Dashboard, None).confirmed(job.confirmed);
+        let c = job.confirmed;
+        let choices = Choices::new(Interface::Dashboard, c.forced_with.clone())
+            .forced(c.forced_with.is_some())
+            .confirmed(c.typed);
         let started = match intervene::resume(&proto, &job.run, runner, choices).await {
             Ok(s) => s,
             Err(n) => {

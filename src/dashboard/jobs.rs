@@ -1,10 +1,13 @@
 //! The jobs view (`J`), the state side: the bulk runs whose audit record
 //! is still `running` — jobs under way (here or in another process) and
 //! jobs a process that died left unfinished — with who started them, read
-//! from the audit trail when the view opens (`r` reads again). Enter on
-//! one asks to resume it from its record, as `--resume RUN_ID` does: `y`
-//! (on a production profile, the profile's name, typed) then Enter starts
-//! it as this dashboard's bulk run (its progress bar, `P`, `Esc`).
+//! from the audit trail when the view opens (`r` reads again), each judged
+//! live, presumed dead or unknown by its heartbeat (`jobs::job_life`, at
+//! the screen's clock, again at each tick). Enter on one asks to resume it
+//! from its record, as `--resume RUN_ID` does: a job presumed dead at once,
+//! any other only forced, with a reason typed first; then `y` (on a
+//! production profile, the profile's name, typed) and Enter start it as
+//! this dashboard's bulk run (its progress bar, `P`, `Esc`).
 
 use super::app::{App, LogLevel};
 use super::dialog::BulkProgress;
@@ -12,7 +15,9 @@ use super::event::{Action, IoRequest};
 use super::keymap::Op;
 use super::load::Load;
 use super::overlay::{Overlay, OverlayKind};
+use crate::protocol::jobs::{job_life, JobLife};
 use crate::protocol::trail::{ActionKind, Record};
+use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent};
 
 /// The jobs view's state.
@@ -20,10 +25,39 @@ use crossterm::event::{KeyCode, KeyEvent};
 pub struct JobsState {
     /// The unfinished jobs, newest first, or why they could not be read.
     pub list: Load<Vec<Record>>,
+    /// Each listed job's life at the screen's clock, in the list's order
+    /// (derived when the list or the clock changes: [`judge`]).
+    pub lives: Vec<JobLife>,
     /// The selected job.
     pub cursor: usize,
-    /// Asking to resume the selected job: what was typed so far.
-    pub resuming: Option<String>,
+    /// Asking to resume the selected job.
+    pub prompt: Option<ResumePrompt>,
+}
+
+/// The resume prompt of the selected job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResumePrompt {
+    /// The job is not presumed dead: the reason to force its resume, typed
+    /// so far.
+    Reason(String),
+    /// The confirming word typed so far, with the reason when forced.
+    Confirm {
+        /// What was typed.
+        typed: String,
+        /// The reason it is forced with (a job not presumed dead).
+        forced_with: Option<String>,
+    },
+}
+
+/// How the operator confirmed a resume: what they typed on a production
+/// profile, and the reason when they forced it over a job not presumed
+/// dead.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResumeConfirmed {
+    /// The profile's name typed (a production profile), if asked.
+    pub typed: Option<String>,
+    /// The reason of a forced resume.
+    pub forced_with: Option<String>,
 }
 
 impl JobsState {
@@ -31,6 +65,22 @@ impl JobsState {
     pub fn selected(&self) -> Option<&Record> {
         self.list.value().and_then(|l| l.get(self.cursor))
     }
+
+    /// The selected job's life (unknown before it was judged).
+    pub fn selected_life(&self) -> JobLife {
+        self.lives
+            .get(self.cursor)
+            .copied()
+            .unwrap_or(JobLife::Unknown)
+    }
+}
+
+/// Judges every listed job's life at `now` (the protocol's rule).
+pub fn judge(jobs: &mut JobsState, now: DateTime<Utc>) {
+    jobs.lives = jobs
+        .list
+        .value()
+        .map_or_else(Vec::new, |l| l.iter().map(|r| job_life(r, now)).collect());
 }
 
 /// The dashboard's action that resumes `r` (a bulk rollback or recovery).
@@ -54,7 +104,7 @@ pub fn resume_word(app: &App) -> String {
 /// `J`: opens the view and reads the jobs.
 pub fn open(app: &mut App) -> Vec<IoRequest> {
     app.overlays.open(Overlay::Jobs);
-    app.jobs.resuming = None;
+    app.jobs.prompt = None;
     app.jobs.list.reload();
     vec![IoRequest::LoadJobs]
 }
@@ -64,14 +114,18 @@ pub fn loaded(app: &mut App, jobs: Result<Vec<Record>, String>) {
     let n = jobs.as_ref().map_or(0, Vec::len);
     app.jobs.list = Load::of(jobs);
     app.jobs.cursor = app.jobs.cursor.min(n.saturating_sub(1));
+    judge(&mut app.jobs, app.now);
 }
 
 /// Keys while the view is open.
 pub fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
-    if let Some(typed) = app.jobs.resuming.as_mut() {
+    if let Some(prompt) = app.jobs.prompt.as_mut() {
+        let typed = match prompt {
+            ResumePrompt::Reason(t) | ResumePrompt::Confirm { typed: t, .. } => t,
+        };
         match key.code {
-            KeyCode::Enter => return resume(app),
-            KeyCode::Esc => app.jobs.resuming = None,
+            KeyCode::Enter => return enter(app),
+            KeyCode::Esc => app.jobs.prompt = None,
             KeyCode::Backspace => {
                 typed.pop();
             }
@@ -114,16 +168,47 @@ fn ask_resume(app: &mut App) {
     } else {
         None
     };
-    match why {
-        Some(why) => app.push_log(LogLevel::Error, format!("resume {id}: {why}")),
-        None => app.jobs.resuming = Some(String::new()),
+    if let Some(why) = why {
+        app.push_log(LogLevel::Error, format!("resume {id}: {why}"));
+        return;
+    }
+    judge(&mut app.jobs, app.now);
+    app.jobs.prompt = Some(if app.jobs.selected_life().resumable(false) {
+        ResumePrompt::Confirm {
+            typed: String::new(),
+            forced_with: None,
+        }
+    } else {
+        ResumePrompt::Reason(String::new())
+    });
+}
+
+/// Enter in the prompt: a reason given moves on to the confirmation (a
+/// blank one is refused); a confirmation resumes.
+fn enter(app: &mut App) -> Vec<IoRequest> {
+    match app.jobs.prompt.take() {
+        Some(ResumePrompt::Reason(reason)) if reason.trim().is_empty() => {
+            app.jobs.prompt = Some(ResumePrompt::Reason(String::new()));
+            let life = app.jobs.selected_life();
+            let text = format!("the job is {life}: forcing its resume needs a reason");
+            app.push_log(LogLevel::Error, text);
+            vec![]
+        }
+        Some(ResumePrompt::Reason(reason)) => {
+            app.jobs.prompt = Some(ResumePrompt::Confirm {
+                typed: String::new(),
+                forced_with: Some(reason.trim().to_string()),
+            });
+            vec![]
+        }
+        Some(ResumePrompt::Confirm { typed, forced_with }) => resume(app, typed, forced_with),
+        None => vec![],
     }
 }
 
-/// Enter in the resume prompt: starts the job when what was typed is what
+/// Enter in the confirmation: starts the job when what was typed is what
 /// the prompt asks; otherwise says so and runs nothing.
-fn resume(app: &mut App) -> Vec<IoRequest> {
-    let typed = app.jobs.resuming.take().unwrap_or_default();
+fn resume(app: &mut App, typed: String, forced_with: Option<String>) -> Vec<IoRequest> {
     let Some(r) = app.jobs.selected() else {
         return vec![];
     };
@@ -133,7 +218,10 @@ fn resume(app: &mut App) -> Vec<IoRequest> {
     };
     let word = resume_word(app);
     if typed.trim() != word {
-        app.jobs.resuming = Some(String::new());
+        app.jobs.prompt = Some(ResumePrompt::Confirm {
+            typed: String::new(),
+            forced_with,
+        });
         let text = format!(
             "resume {run}: `{}` does not confirm it: type {word}; nothing done",
             typed.trim()
@@ -147,10 +235,13 @@ fn resume(app: &mut App) -> Vec<IoRequest> {
         format!("resuming job {run}: reading its record (P pauses, Esc stops)"),
     );
     app.bulk = Some(BulkProgress::new(action, total, app.now));
-    let confirmed = app
-        .settings
-        .production()
-        .then_some(typed.trim().to_string());
+    let confirmed = ResumeConfirmed {
+        typed: app
+            .settings
+            .production()
+            .then_some(typed.trim().to_string()),
+        forced_with,
+    };
     vec![IoRequest::ResumeJob {
         run,
         action,

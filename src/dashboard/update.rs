@@ -75,6 +75,7 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             if let Some(b) = app.bulk.as_mut() {
                 b.pace(now);
             }
+            super::jobs::judge(&mut app.jobs, now);
             super::audit::audit_if_due(app, false)
         }
         Event::PollStarted => {

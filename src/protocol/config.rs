@@ -72,6 +72,9 @@ pub struct ProtocolConfig {
     /// Record interventions in this local file instead of the audit index
     /// (`--audit-trail file:PATH`, `trail::file`).
     pub audit_file: Option<std::path::PathBuf>,
+    /// How often a running bulk job rewrites its record's heartbeat
+    /// (`--job-heartbeat`; `protocol::jobs::life`).
+    pub job_heartbeat: Duration,
 }
 
 impl Default for ProtocolConfig {
@@ -89,6 +92,7 @@ impl Default for ProtocolConfig {
             profile: None,
             production: false,
             audit_file: None,
+            job_heartbeat: crate::protocol::jobs::HEARTBEAT_EVERY,
         }
     }
 }

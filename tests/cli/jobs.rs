@@ -1,7 +1,8 @@
-//! Bulk runs as durable jobs (issue 18, items 6 and 7): a job killed with
-//! SIGKILL part-way is resumed from its audit record to completion (money
-//! conserved, nothing applied twice, nothing left pending, one finished
-//! record); a run whose cluster throttles (per `_bulk` item and whole
+//! Bulk runs as durable jobs (issue 18, items 6 and 7): a job still
+//! running (its heartbeat recent) is not resumed; killed with SIGKILL
+//! part-way, it is resumed from its audit record to completion once
+//! presumed dead (money conserved, nothing applied twice, nothing left
+//! pending, one finished record), from the index or from a file trail; a run whose cluster throttles (per `_bulk` item and whole
 //! requests) completes with no failed item; Ctrl-C stops a run inside a
 //! batch of a thousand without waiting for the batch, and the ids it left
 //! feed `--ids-from`.
@@ -142,13 +143,31 @@ impl Background {
     }
 }
 
+/// `recover --resume RUN` (with `extra` options) until it is no longer
+/// refused as live: the killed job's heartbeat falls silent, and after
+/// four of its periods it is presumed dead. Polls with a deadline.
+fn resume_once_dead(g: &Globals, run: &str, extra: &[&str]) -> Out {
+    let mut args = vec!["recover", "--resume", run, "--recovery-window", "0s"];
+    args.extend_from_slice(extra);
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let out = g.run(&args);
+        if !out.stderr.contains("is live (heartbeat") {
+            return out;
+        }
+        assert!(Instant::now() < deadline, "still live: {out}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
 #[test]
 fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
     let n = 400;
     let w = World::new();
     stuck(&w, n);
     // Paced, so that the kill lands part-way whatever the machine's speed:
-    // some 2 800 writes at 150 a second take over 18 s.
+    // some 2 800 writes at 150 a second take over 18 s. Its heartbeat
+    // every 2 s: presumed dead 8 s after it stops.
     let mut job = Background::start(
         &w.g,
         &[
@@ -159,17 +178,34 @@ fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
             "--max-rate",
             "150",
             "--progress",
+            "--job-heartbeat",
+            "2s",
         ],
     );
     // The first checkpoint: the transactions of a batch are written down.
     job.wait_until("a checkpoint", Duration::from_secs(120), || {
         !w.runs_and_parts().1.is_empty()
     });
+    let (runs, _) = w.runs_and_parts();
+    let run = runs[0]["record_id"].as_str().unwrap().to_string();
+    assert_eq!(runs[0]["alive_every_ms"], 2000, "{:#}", runs[0]);
+    // While it runs, its heartbeat says so: a resume is refused, and
+    // forcing it wants a reason.
+    let out = w.run(&["recover", "--resume", &run, "--recovery-window", "0s"]);
+    out.code(1)
+        .stderr_has(&format!("refused: job `{run}` is live (heartbeat"))
+        .stderr_has("--force with a reason");
+    w.g.run_env(
+        &[("ESTX_REASON", "")],
+        &["recover", "--resume", &run, "--force"],
+    )
+    .code(2)
+    .stderr_has("needs a reason");
+    assert!(job.child.try_wait().unwrap().is_none(), "still running");
     job.child.kill().unwrap(); // SIGKILL
     job.child.wait().unwrap();
     let (runs, parts) = w.runs_and_parts();
     assert_eq!(runs.len(), 1, "{runs:#?}");
-    let run = runs[0]["record_id"].as_str().unwrap().to_string();
     assert_eq!(runs[0]["status"], "running", "left unfinished by the kill");
     let moved = w.moved();
     assert!(moved < n, "killed part-way: {moved} of {n} moved");
@@ -179,9 +215,10 @@ fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
         .map(|t| t.as_str().unwrap())
         .collect();
 
-    // The transactions the dead run was writing were modified moments ago:
-    // the run is known dead, so no recovery window holds them back.
-    let out = w.run(&["recover", "--resume", &run, "--recovery-window", "0s"]);
+    // Once presumed dead, it resumes unforced. The transactions the dead
+    // run was writing were modified moments ago: the run is known dead, so
+    // no recovery window holds them back.
+    let out = resume_once_dead(&w.g, &run, &[]);
     out.code(0).stderr_has(&format!("resuming job {run}"));
     eprintln!(
         "killed with {moved} of {n} transactions moved, {} checkpointed; resumed: {}",
@@ -220,6 +257,70 @@ fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
     );
     eprintln!(
         "{applies} applies recorded as written ({in_flight} transactions in flight at the kill)"
+    );
+}
+
+#[test]
+fn a_job_recorded_in_a_file_trail_is_resumed_from_that_file() {
+    let n = 150;
+    let w = World::new();
+    stuck(&w, n);
+    let trail = w._dir.path().join("trail.jsonl");
+    let file = format!("file:{}", trail.display());
+    let lines = || -> Vec<Value> {
+        std::fs::read_to_string(&trail)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    // Some 1 050 writes at 100 a second; a heartbeat line every second.
+    let mut job = Background::start(
+        &w.g,
+        &[
+            "recover",
+            "--all-stuck",
+            "--batch-size",
+            "25",
+            "--max-rate",
+            "100",
+            "--audit-trail",
+            &file,
+            "--job-heartbeat",
+            "1s",
+        ],
+    );
+    job.wait_until(
+        "a checkpoint and a heartbeat",
+        Duration::from_secs(120),
+        || {
+            let l = lines();
+            l.iter().any(|v| v.get("run_id").is_some())
+                && l.iter().any(|v| v.get("alive_of").is_some())
+        },
+    );
+    job.child.kill().unwrap(); // SIGKILL
+    job.child.wait().unwrap();
+    let run = lines()[0]["record_id"].as_str().unwrap().to_string();
+    // Not in the index: only that file knows the job.
+    let out = resume_once_dead(&w.g, &run, &["--audit-trail", &file]);
+    out.code(0).stderr_has(&format!("resuming job {run}"));
+    w.assert_recovered_exactly_once(n);
+    let last = lines()
+        .into_iter()
+        .rfind(|v| v["record_id"] == run.as_str())
+        .unwrap();
+    assert_eq!(last["status"], "finished", "{last:#}");
+    assert!(
+        last["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("resumed after"),
+        "{last:#}"
+    );
+    assert!(
+        w.runs_and_parts().0.is_empty(),
+        "nothing in the audit index"
     );
 }
 

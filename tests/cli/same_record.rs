@@ -110,8 +110,9 @@ impl World {
     }
 
     /// The records in the audit index, oldest first, each without what
-    /// differs between two runs of one act: its id, times and interface
-    /// (and `source` in the selection's `--ids-from=source`).
+    /// differs between two runs of one act: its id, times (a bulk run's
+    /// heartbeat too) and interface (and `source` in the selection's
+    /// `--ids-from=source`).
     fn comparable_records(&self) -> Vec<Value> {
         let mut records = self.audit_records();
         records.sort_by_key(|r| r["started_at"].as_str().unwrap_or_default().to_string());
@@ -122,6 +123,7 @@ impl World {
                 for k in ["record_id", "started_at", "finished_at", "interface"] {
                     assert!(o.remove(k).is_some(), "{k} missing: {o:?}");
                 }
+                o.remove("alive_at");
                 for t in o["targets"].as_array_mut().unwrap() {
                     if let Some(s) = t.as_str().and_then(|s| s.strip_prefix("--ids-from=")) {
                         let n = s.rsplit_once(" (").map_or("", |(_, n)| n);

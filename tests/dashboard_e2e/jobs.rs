@@ -1,5 +1,6 @@
 //! The jobs view: a bulk recovery whose process died right after writing
-//! its record is listed with its operator under `J`; Enter, `y`, Enter
+//! its record is listed with its operator under `J`, presumed dead (its
+//! heartbeat silent); Enter, `y`, Enter
 //! resumes it from the dashboard, which runs it to the end and completes
 //! the same record.
 
@@ -24,7 +25,8 @@ fn an_unfinished_job_is_listed_and_resumed_from_the_jobs_view() {
     tui.wait_for_all(&["transactions 2 of 2"]);
     tui.keys(&["J"]);
     tui.wait_for_all(&[
-        "jobs: 1 unfinished bulk run(s)",
+        "jobs: 1 unfinished bulk run(s) · 1 presumed dead",
+        "presumed dead, silent",
         &run,
         "recover of 2 transaction(s) · from the cli",
         "reason: INC-7 the worker died",

@@ -237,8 +237,9 @@ impl World {
     }
 
     /// A bulk recovery of `ids` whose process died right after writing its
-    /// record: the record stays `running`, nothing of it ran (a job to
-    /// resume). Returns its id.
+    /// record: the record stays `running`, nothing of it ran, and its
+    /// heartbeat (promised every millisecond) is silent at once: a job
+    /// presumed dead, to resume. Returns its id.
     pub(crate) fn unfinished_job(&self, ids: &[&str]) -> String {
         use estx::protocol::intervene::{self, Act, BulkAct, Choices, Intervention, Selection};
         let act = BulkAct {
@@ -256,7 +257,12 @@ impl World {
             Some("INC-7 the worker died".into()),
         );
         let i = Intervention::new(Act::Bulk(act), choices);
-        let started = self.rt.block_on(intervene::start(&self.proto, i)).unwrap();
+        let config = estx::protocol::ProtocolConfig {
+            job_heartbeat: std::time::Duration::from_millis(1),
+            ..self.proto.config().clone()
+        };
+        let dying = estx::protocol::Protocol::new(self.proto.cluster().clone(), config);
+        let started = self.rt.block_on(intervene::start(&dying, i)).unwrap();
         let id = started.record().0.clone();
         drop(started);
         self.refresh();

@@ -80,12 +80,16 @@ fn a_forced_run_on_production_asks_for_the_profile_typed() {
 }
 
 #[test]
-fn the_jobs_view_lists_unfinished_jobs_with_their_operators() {
+fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
+    use estx::dashboard::jobs::ResumePrompt;
     use estx::protocol::trail::{
         ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
     };
     let mut a = app();
-    let job = |id: &str, minutes: i64, user: &str| Record {
+    let now = crate::fixtures::now();
+    // `beat`: seconds since its last heartbeat (every 10 s), none for an
+    // older version's record.
+    let job = |id: &str, minutes: i64, user: &str, beat: Option<i64>| Record {
         record_id: id.into(),
         action: ActionKind::Recover,
         transactions: (0..300).map(|i| format!("t-{i}")).collect(),
@@ -105,22 +109,72 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators() {
         summary: None,
         steps: vec![],
         parts: 0,
-        started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),
+        started_at: now - chrono::Duration::minutes(minutes),
         finished_at: None,
+        alive_at: beat.map(|s| now - chrono::Duration::seconds(s)),
+        alive_every_ms: beat.map(|_| 10_000),
         tool_version: "0".into(),
         profile: Some("prod-eu".into()),
         production: true,
     };
     a.jobs.list = estx::dashboard::load::Load::Loaded(vec![
-        job("20260301T114000.000Z-recover-1a2b3c4d", 20, "ops-ann"),
-        job("20260301T110000.000Z-recover-5e6f7a8b", 60, "ops-bob"),
+        job(
+            "20260301T114000.000Z-recover-1a2b3c4d",
+            20,
+            "ops-ann",
+            Some(6),
+        ),
+        job(
+            "20260301T110000.000Z-recover-5e6f7a8b",
+            60,
+            "ops-bob",
+            Some(1140),
+        ),
+        job("20260301T100000.000Z-recover-9c0d1e2f", 120, "ops-cy", None),
     ]);
+    estx::dashboard::jobs::judge(&mut a.jobs, a.now);
     a.overlays.open(estx::dashboard::overlay::Overlay::Jobs);
-    let s = text(&draw(&a, 100, 30));
-    assert!(s.contains("jobs: 2 unfinished bulk run(s)"), "{s}");
+    let buf = draw(&a, 100, 30);
+    let s = text(&buf);
+    assert!(
+        s.contains("jobs: 3 unfinished bulk run(s) · 1 live · 1 presumed dead · 1 unknown"),
+        "{s}"
+    );
     assert!(s.contains("by ops-bob (cluster user) on bastion"), "{s}");
-    a.jobs.resuming = Some("pr".into());
+    assert!(s.contains("live, beat 6s ago · 20260301T114000"), "{s}");
+    assert!(
+        s.contains("presumed dead, silent 19m00s · 20260301T110000"),
+        "{s}"
+    );
+    assert!(s.contains("unknown, no heartbeat · 20260301T100000"), "{s}");
+    // Each life in its colour: live healthy, presumed dead a warning.
+    let at = |needle: &str| {
+        let (x, y) = find(&buf, needle).unwrap_or_else(|| panic!("{needle}: {s}"));
+        buf[(x, y)].fg
+    };
+    assert_eq!(at("live, beat"), a.theme.good);
+    assert_eq!(at("presumed dead, silent"), a.theme.warn);
+    assert_eq!(at("unknown, no"), a.theme.odd);
+    assert_snapshot!("jobs_view_lives_100x30", s);
+    // Enter on the live job: a reason first, to force it.
+    a.jobs.prompt = Some(ResumePrompt::Reason("bastion-2 rebo".into()));
+    let s = text(&draw(&production(a.clone()), 100, 30));
+    assert!(
+        s.contains("is live (heartbeat 6s ago): a resume would run"),
+        "{s}"
+    );
+    assert!(s.contains("Esc back"), "{s}");
+    assert!(
+        s.contains("reason to force it, then Enter: bastion-2 rebo▏"),
+        "{s}"
+    );
+    // Then the profile's name, typed.
+    a.jobs.prompt = Some(ResumePrompt::Confirm {
+        typed: "pr".into(),
+        forced_with: Some("bastion-2 rebooted".into()),
+    });
     let s = text(&draw(&production(a), 100, 30));
+    assert!(s.contains("FORCED (live, beat 6s ago): \"bastion-2"), "{s}");
     assert!(s.contains("type prod-eu then Enter: pr▏"), "{s}");
     assert_snapshot!("jobs_view_resuming_100x30", s);
 }

@@ -254,6 +254,8 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         parts: 0,
         started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),
         finished_at: None,
+        alive_at: None,
+        alive_every_ms: None,
         tool_version: "0".into(),
         profile: None,
         production: false,

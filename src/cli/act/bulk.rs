@@ -81,10 +81,12 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
 
 /// `--resume RUN_ID`: continues the unfinished bulk run from its record
 /// ([`intervene::resume`]) as a started bulk act; returns the exit code.
+/// A job not presumed dead (its heartbeat recent, or none recorded) is
+/// refused unless `--force` with `--reason`.
 pub async fn resume(p: Protocol, req: Request<'_>, run: &str) -> i32 {
     let format = req.format();
     let machine = format != OutcomeFormat::Text;
-    let choices = req.why.choices();
+    let choices = req.why.choices().forced(req.force);
     let started = match intervene::resume(&p, run, req.runner, choices).await {
         Ok(s) => s,
         Err(NotStarted::Plan(e) | NotStarted::Trail(e)) => return failed(&e, machine),

@@ -39,7 +39,8 @@ pub struct Args {
     #[arg(long, conflicts_with = "id")]
     pub sequential: bool,
     /// Act even if the transaction was modified within the recovery window
-    /// (one transaction only).
+    /// (one transaction only); with --resume, resume a job not presumed
+    /// dead (its heartbeat recent, or none recorded): with a reason.
     #[arg(long, conflicts_with_all = SELECTORS)]
     pub force: bool,
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).

@@ -27,7 +27,8 @@ pub struct Args {
     #[arg(long, default_value_t = 4, conflicts_with = "id", value_parser = clap::value_parser!(u16).range(1..))]
     pub concurrency: u16,
     /// Act even if the transaction was modified within the recovery window
-    /// (one transaction only).
+    /// (one transaction only); with --resume, resume a job not presumed
+    /// dead (its heartbeat recent, or none recorded): with a reason.
     #[arg(long, conflicts_with_all = SELECTORS)]
     pub force: bool,
     /// Print the outcome as JSON (state reached, by whom, each step, verdict).

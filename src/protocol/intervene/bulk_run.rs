@@ -12,11 +12,11 @@ use super::plan::{Plan, PlanStep};
 use super::selection::{BulkOptions, BulkRun, Selected};
 use super::{Done, Started, Value};
 use crate::error::Result;
-use crate::protocol::jobs::{Checkpoints, Ended, MIN_TRANSACTIONS};
+use crate::protocol::jobs::{keep_alive, Checkpoints, Ended, MIN_TRANSACTIONS};
 use crate::protocol::trail::TrailStep;
 use crate::protocol::{ProcedureReport, Protocol, RunLimits};
 use std::collections::HashSet;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 impl BulkAct {
     /// Resolves the selection: each transaction with its planned steps.
@@ -72,15 +72,23 @@ impl Started {
         if ids.len() < MIN_TRANSACTIONS {
             rx.close();
         }
+        // The heartbeat goes on until the run ends (its sender dropped).
+        let (running_tx, running_rx) = oneshot::channel::<()>();
+        let alive = keep_alive(
+            self.trail.clone(),
+            self.record().clone(),
+            self.resumed.is_some(),
+            running_rx,
+        );
         let running = async {
-            let (tx, mut on_done) = (tx, on_done);
+            let (tx, mut on_done, _running) = (tx, on_done, running_tx);
             let each = |r: &ProcedureReport| {
                 let _ = tx.send((r.txn.clone(), r.steps.iter().map(TrailStep::from).collect()));
                 on_done(r);
             };
             run_selected(p, &b, &ids, stop, each).await
         };
-        let (ran, checkpoints) = tokio::join!(running, checkpoints.keep(rx));
+        let (ran, checkpoints, ()) = tokio::join!(running, checkpoints.keep(rx), alive);
         let mut done = BulkDone {
             left_out: selected.left_out,
             sweep: b.sweeps(),
@@ -112,10 +120,16 @@ impl Started {
         let (outcome, summary, steps) = super::run::fold(p, self.plan(), &value);
         let steps = unsaved(&value, steps, &checkpoints.saved());
         let summary = match &self.resumed {
-            Some(r) => format!(
-                "resumed after {} transaction(s) had ended: {summary}",
-                r.ended
-            ),
+            Some(r) => {
+                let forced = r.forced.as_ref().map_or(String::new(), |life| {
+                    let why = self.intervention().choices.reason_text().unwrap_or("");
+                    format!(" (forced while the job was {life}: {why})")
+                });
+                format!(
+                    "resumed{forced} after {} transaction(s) had ended: {summary}",
+                    r.ended
+                )
+            }
             None => summary,
         };
         self.finish_after(checkpoints.written, value, outcome, summary, steps)

@@ -7,6 +7,7 @@
 //! the command line prints after `refused: ` and the dashboard's dialog and
 //! log show, instead of sentences passed around and guessed back.
 
+use crate::protocol::jobs::JobLife;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::ReverseRefusal;
 use crate::protocol::steps::ProcedureRefusal;
@@ -47,6 +48,14 @@ pub enum ActRefusal {
     /// A production profile's bulk or forced act was not confirmed by
     /// typing what its guard asks.
     Unconfirmed(super::Guard),
+    /// The job to resume is not presumed dead: its heartbeat is recent, or
+    /// its record carries none (`jobs::job_life`).
+    JobNotDead {
+        /// The run's id.
+        run: String,
+        /// What its record says of its process.
+        life: JobLife,
+    },
 }
 
 /// What makes the tool read-only.
@@ -108,6 +117,16 @@ impl ActRefusal {
                 format!("lock on `{resource}` held by {holder} is not stale")
             }
             ActRefusal::LocksNotStale(live) => format!("not stale: {}", live.join(", ")),
+            ActRefusal::JobNotDead { run, life } => {
+                let why = match life {
+                    JobLife::Unknown => "nothing says whether its process is gone",
+                    _ => "its process still runs it: a second run would go over the same transactions",
+                };
+                format!(
+                    "job `{run}` is {life}: {why}; resume it once it is presumed dead, or \
+                     {force} with a reason if you know its process is gone"
+                )
+            }
             other => other.to_string(),
         }
     }

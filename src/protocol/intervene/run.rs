@@ -6,6 +6,7 @@
 use super::done::{Done, Value};
 use super::{Act, ActRefusal, BulkAct, Choices, Guard, Intervention, Plan, Runner, Selection};
 use crate::error::Error;
+use crate::protocol::jobs::job_life;
 use crate::protocol::lock_release::TxnLocksRelease;
 use crate::protocol::reverse::ReverseOptions;
 use crate::protocol::trail::{release_outcome, ActOutcome, ActionKind, RecordId, Trail, TrailStep};
@@ -57,6 +58,9 @@ pub struct Resumed {
     pub ended: usize,
     /// Checkpoint parts found (the plan's parts not counted).
     pub checkpoints: u32,
+    /// When the operator forced it over a job not presumed dead: what its
+    /// record said then (the record's summary notes it, with the reason).
+    pub forced: Option<String>,
 }
 
 /// Opens the trail, refusing when the audit index is missing.
@@ -102,6 +106,10 @@ pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted>
 /// it). No new record: the run completes the one it continues, whose
 /// summary says it was resumed. The reason is the run's unless `choices`
 /// gives one.
+///
+/// Refused unless the job is presumed dead ([`job_life`]: its heartbeat
+/// silent for a few periods), so a job still running elsewhere is not run
+/// twice; `choices.force`, with a reason of the operator's, overrides it.
 pub async fn resume(
     p: &Protocol,
     run_id: &str,
@@ -110,6 +118,19 @@ pub async fn resume(
 ) -> Result<Started, NotStarted> {
     let trail = open_trail(p).await?;
     let found = trail.unfinished(run_id).await.map_err(NotStarted::Plan)?;
+    let life = job_life(&found.record, p.now().await);
+    if !life.resumable(choices.force) {
+        return Err(NotStarted::Refused(ActRefusal::JobNotDead {
+            run: run_id.to_string(),
+            life,
+        }));
+    }
+    if choices.force && choices.reason_text().is_none() {
+        return Err(NotStarted::Refused(ActRefusal::ReasonMissing {
+            action: found.record.action,
+            because_forced_or_bulk: true,
+        }));
+    }
     let procedure = match (found.record.action, found.record.bulk) {
         (ActionKind::Recover, true) => Procedure::Recover,
         (ActionKind::Rollback, true) => Procedure::Rollback,
@@ -132,6 +153,7 @@ pub async fn resume(
         runner,
     };
     let reason = choices.reason.clone().or(found.record.reason.clone());
+    let forced = choices.force.then(|| format!("{life}"));
     let i = Intervention::new(Act::Bulk(act), Choices { reason, ..choices });
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
     guarded(p, &i, &plan)?;
@@ -145,6 +167,7 @@ pub async fn resume(
         resumed: Some(Resumed {
             ended: found.ended.len(),
             checkpoints: found.checkpoints,
+            forced,
         }),
     })
 }

@@ -8,6 +8,9 @@
 //!   `es_rejected_execution_exception`), so a throttle slows the job and is
 //!   never a failed item;
 //! - [`Progress`]: done, refused, failed and left, with rate and ETA;
+//! - [`JobLife`]: whether a job still runs somewhere, read from the
+//!   heartbeat its record carries ([`job_life`]), and whether it may be
+//!   resumed (only when presumed dead, unless forced);
 //! - [`wait_unless`]: a wait that ends early when the job is stopped, so
 //!   Ctrl-C is heard within a fraction of a second whatever the job waits on.
 //!
@@ -15,12 +18,16 @@
 //! and resuming a run from its record are the trail's and the act's
 //! (`trail::checkpoint`, `intervene::resume`).
 
+mod alive;
 mod checkpoint;
+mod life;
 mod pace;
 mod progress;
 mod wait;
 
+pub use alive::keep_alive;
 pub use checkpoint::{Checkpoints, Ended, MIN_TRANSACTIONS};
+pub use life::{job_life, JobLife, HEARTBEAT_EVERY, SILENT_PERIODS};
 pub use pace::{Pace, PaceStats};
 pub use progress::{Progress, ProgressView};
 pub use wait::wait_unless;

@@ -3,17 +3,21 @@
 //! every intervention is still recorded, never silently not. The file is
 //! JSON Lines, append-only: the record as begun (`"status": "running"`),
 //! each part (a job's checkpoints), then the record as completed, each a
-//! line; the last line of a record is its state. It is created 0600 and
+//! line; the last line of a record is its state. A running job's
+//! heartbeats are lines of their own (`{"alive_of": id, "alive_at": ..}`),
+//! which readers before them skip. It is created 0600 and
 //! opened without following a symlink, and must belong to the user
 //! (`local_files::open_private`). Every record names the file in its
 //! targets (`--audit-trail=file:PATH`), so a copy of it says where it was
 //! kept.
 
-use super::pages::Part;
-use super::record::{parse_record, Record};
+use super::pages::{self, Part};
+use super::record::{parse_record, Record, RecordStatus};
 use crate::error::{Error, Result};
-use serde::Serialize;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -76,23 +80,84 @@ fn lines(path: &Path) -> Result<Vec<Value>> {
     Ok(out)
 }
 
-/// Record `id` as its last line says.
-pub fn record(path: &Path, id: &str) -> Result<Record> {
-    let last = lines(path)?
-        .into_iter()
-        .rev()
-        .find(|v| v.get("run_id").is_none() && v["record_id"] == id)
-        .ok_or_else(|| Error::NotFound {
-            kind: "audit record",
-            index: describe(path),
-            id: id.to_string(),
-        })?;
-    match last {
-        Value::Object(m) => parse_record(id, &m),
-        _ => Err(Error::Invalid(format!(
-            "audit record `{id}` is not an object"
-        ))),
+/// A heartbeat line of a running job (`Trail::beat`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Beat {
+    /// The run record's id.
+    pub alive_of: String,
+    /// When (the cluster's time).
+    pub alive_at: DateTime<Utc>,
+    /// The period, in milliseconds.
+    pub alive_every_ms: u64,
+}
+
+impl Beat {
+    /// The heartbeat of run `id` at `at`, every `every_ms`.
+    pub fn new(id: &str, at: DateTime<Utc>, every_ms: u64) -> Beat {
+        Beat {
+            alive_of: id.to_string(),
+            alive_at: at,
+            alive_every_ms: every_ms,
+        }
     }
+}
+
+/// Record `id` as its last line says, with its latest heartbeat.
+pub fn record(path: &Path, id: &str) -> Result<Record> {
+    let records = records(path, |v| v["record_id"] == id || v["alive_of"] == id)?;
+    records.into_values().next().ok_or_else(|| Error::NotFound {
+        kind: "audit record",
+        index: describe(path),
+        id: id.to_string(),
+    })
+}
+
+/// Every record of the lines `wanted` keeps, as its last line says, with
+/// its latest heartbeat, by id.
+fn records(path: &Path, wanted: impl Fn(&Value) -> bool) -> Result<BTreeMap<String, Record>> {
+    let mut out: BTreeMap<String, Record> = BTreeMap::new();
+    let mut beats: BTreeMap<String, Beat> = BTreeMap::new();
+    for v in lines(path)?.into_iter().filter(|v| wanted(v)) {
+        if v.get("run_id").is_some() {
+            continue;
+        }
+        if v.get("alive_of").is_some() {
+            if let Ok(b) = serde_json::from_value::<Beat>(v) {
+                beats.insert(b.alive_of.clone(), b);
+            }
+            continue;
+        }
+        let Value::Object(m) = v else { continue };
+        let id = m.get("record_id").and_then(Value::as_str).unwrap_or("");
+        let id = id.to_string();
+        out.insert(id.clone(), parse_record(&id, &m)?);
+    }
+    for (id, b) in beats {
+        if let Some(r) = out.get_mut(&id) {
+            if r.alive_at.is_none_or(|at| at < b.alive_at) {
+                r.alive_at = Some(b.alive_at);
+                r.alive_every_ms = Some(b.alive_every_ms);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The bulk runs whose record in the file is still `running`, newest
+/// first, each with its parts merged in (as `trail::unfinished_jobs`
+/// reads them from the index) and its latest heartbeat.
+pub fn unfinished_jobs(path: &Path) -> Result<Vec<Record>> {
+    let mut jobs: Vec<Record> = records(path, |_| true)?
+        .into_values()
+        .filter(|r| r.status == RecordStatus::Running && r.bulk)
+        .collect();
+    for r in &mut jobs {
+        for part in parts(path, &r.record_id)? {
+            pages::merge(r, part.page);
+        }
+    }
+    jobs.sort_by(|a, b| (b.started_at, &b.record_id).cmp(&(a.started_at, &a.record_id)));
+    Ok(jobs)
 }
 
 /// The parts of run `id`, in the order written.
@@ -108,4 +173,62 @@ pub fn parts(path: &Path, id: &str) -> Result<Vec<Part>> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(id: &str, status: &str, bulk: bool, started: &str) -> Value {
+        json!({"record_id": id, "action": "recover", "transactions": ["t-1"],
+            "targets": [], "reason": null, "forced": false, "bulk": bulk,
+            "interface": "cli", "operator": {"user": "u", "source": "os", "host": "h"},
+            "plan": [], "status": status, "outcome": null, "summary": null, "steps": [],
+            "parts": 0, "started_at": started, "finished_at": null, "tool_version": "0"})
+    }
+
+    #[test]
+    fn a_file_lists_its_running_bulk_jobs_with_their_parts_and_latest_heartbeat() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trail.jsonl");
+        let at = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        let mut finished = record("done", "running", true, "2026-01-01T09:00:00Z");
+        append(&path, &finished).unwrap();
+        finished["status"] = json!("finished");
+        append(&path, &finished).unwrap();
+        append(
+            &path,
+            &record("one", "running", false, "2026-01-01T10:00:00Z"),
+        )
+        .unwrap();
+        append(
+            &path,
+            &record("old", "running", true, "2026-01-01T11:00:00Z"),
+        )
+        .unwrap();
+        append(
+            &path,
+            &record("new", "running", true, "2026-01-01T12:00:00Z"),
+        )
+        .unwrap();
+        let part = json!({"run_id": "new", "part": 1, "transactions": ["t-2"]});
+        append(&path, &part).unwrap();
+        for s in ["12:00:10", "12:00:20"] {
+            let beat = Beat::new("new", at(&format!("2026-01-01T{s}Z")), 10_000);
+            append(&path, &beat).unwrap();
+        }
+        let jobs = unfinished_jobs(&path).unwrap();
+        let ids: Vec<&str> = jobs.iter().map(|r| r.record_id.as_str()).collect();
+        assert_eq!(ids, ["new", "old"], "running bulk jobs, newest first");
+        assert_eq!(jobs[0].transactions, ["t-1", "t-2"]);
+        assert_eq!(jobs[0].alive_at, Some(at("2026-01-01T12:00:20Z")));
+        assert_eq!(jobs[0].alive_every_ms, Some(10_000));
+        assert_eq!(jobs[1].alive_at, None, "an older record: no heartbeat");
+        assert_eq!(record_of(&path, "new").alive_at, jobs[0].alive_at);
+    }
+
+    fn record_of(path: &Path, id: &str) -> Record {
+        super::record(path, id).unwrap()
+    }
 }

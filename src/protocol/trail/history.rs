@@ -29,8 +29,12 @@ pub async fn records_since(p: &Protocol, since: DateTime<Utc>) -> Result<Vec<Rec
 
 /// The bulk runs (jobs) whose record is still `running`, newest first,
 /// whole: jobs under way, or left unfinished by a process that died —
-/// what `--resume RUN_ID` continues (the dashboard's jobs view).
+/// what `--resume RUN_ID` continues (the dashboard's jobs view). With
+/// `--audit-trail file:PATH`, those of that file.
 pub async fn unfinished_jobs(p: &Protocol) -> Result<Vec<Record>> {
+    if let Some(path) = &p.config().audit_file {
+        return super::file::unfinished_jobs(path);
+    }
     let query = json!({ "bool": { "filter": [
         { "term": { "status": "running" } },
         { "term": { "bulk": true } },

@@ -55,6 +55,8 @@ pub struct Trail {
     /// The local file records go to instead of the index
     /// (`--audit-trail file:PATH`, [`file`]).
     file: Option<PathBuf>,
+    /// How often a bulk run's heartbeat is rewritten.
+    heartbeat: std::time::Duration,
 }
 
 impl Trail {
@@ -90,6 +92,7 @@ impl Trail {
             index,
             operator,
             file,
+            heartbeat: p.config().job_heartbeat,
         })
     }
 
@@ -158,6 +161,8 @@ impl Trail {
             parts: count(rest.len())?,
             started_at,
             finished_at: None,
+            alive_at: i.bulk.then(|| self.exec.cluster().now()),
+            alive_every_ms: i.bulk.then(|| self.heartbeat_ms()),
             tool_version: TOOL_VERSION.into(),
         };
         let parts = record.parts;
@@ -166,6 +171,49 @@ impl Trail {
             self.write_part(&id, n, page).await?;
         }
         Ok((RecordId(id), parts))
+    }
+
+    /// How often a bulk run's heartbeat is rewritten.
+    pub fn heartbeat(&self) -> std::time::Duration {
+        self.heartbeat
+    }
+
+    fn heartbeat_ms(&self) -> u64 {
+        u64::try_from(self.heartbeat.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Rewrites the heartbeat of the running record `id` (`alive_at`, the
+    /// cluster's time now, and the period: `protocol::jobs::life`), as
+    /// every record write, conditional on the version read. Writes nothing
+    /// and says `false` when the record is no longer running (whoever
+    /// finished it, the run is over). A file trail gets a line of its own,
+    /// `{"alive_of": id, ...}`.
+    pub async fn beat(&self, id: &RecordId) -> Result<bool> {
+        let at = self.exec.cluster().now();
+        let every = self.heartbeat_ms();
+        if let Some(path) = &self.file {
+            file::append(path, &file::Beat::new(&id.0, at, every))?;
+            return Ok(true);
+        }
+        let at = serde_json::to_value(at).map_err(|e| Error::Invalid(e.to_string()))?;
+        let ended = std::sync::atomic::AtomicBool::new(false);
+        let written = self
+            .exec
+            .run("audit record", &self.index, &id.0, |doc| {
+                if doc.get("status").and_then(Value::as_str) != Some("running") {
+                    ended.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Err(Error::Invalid(format!("run `{id}` is no longer running")));
+                }
+                let mut doc = doc.clone();
+                doc.insert("alive_at".into(), at.clone());
+                doc.insert("alive_every_ms".into(), every.into());
+                Ok(DocDecision::Write(doc, Effect::Recorded))
+            })
+            .await;
+        match written {
+            Err(_) if ended.load(std::sync::atomic::Ordering::Relaxed) => Ok(false),
+            w => w.map(|_| true),
+        }
     }
 
     /// Completes the record: outcome, summary, every step, the end time.

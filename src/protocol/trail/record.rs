@@ -349,6 +349,15 @@ pub struct Record {
     pub started_at: DateTime<Utc>,
     /// When it was completed.
     pub finished_at: Option<DateTime<Utc>>,
+    /// A bulk run's heartbeat: when its process last said it still runs it
+    /// (the cluster's time; `protocol::jobs::life`). Records written before
+    /// heartbeats existed have none (their life is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alive_at: Option<DateTime<Utc>>,
+    /// How often that heartbeat is rewritten, in milliseconds (a job is
+    /// presumed dead after a few such periods without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alive_every_ms: Option<u64>,
     /// The estx-tui version that intervened.
     pub tool_version: String,
 }
