@@ -119,6 +119,23 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators() {
     let s = text(&draw(&a, 100, 30));
     assert!(s.contains("jobs: 2 unfinished bulk run(s)"), "{s}");
     assert!(s.contains("by ops-bob (cluster user) on bastion"), "{s}");
+    assert!(
+        s.contains("j/k select · Enter resume · r read again · Esc close"),
+        "{s}"
+    );
+    // The keys as the config rebinds them.
+    let refresh = estx::dashboard::keymap::KeyOverride {
+        action: "refresh".into(),
+        keys: vec!["F5".into()],
+        line: 1,
+    };
+    a.keys = estx::dashboard::keymap::Keymap::with_overrides(&[refresh], &[]).unwrap();
+    let s = text(&draw(&a, 100, 30));
+    assert!(
+        s.contains("j/k select · Enter resume · F5 read again · Esc close"),
+        "{s}"
+    );
+    a.keys = Default::default();
     a.jobs.resuming = Some("pr".into());
     let s = text(&draw(&production(a), 100, 30));
     assert!(s.contains("type prod-eu then Enter: pr▏"), "{s}");

@@ -5,6 +5,7 @@
 
 use super::theme::{bold, Theme};
 use crate::dashboard::app::App;
+use crate::dashboard::keymap::Op;
 use crate::protocol::read::{Group, Groups};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -52,12 +53,26 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
     frame.render_widget(Paragraph::new(shown), body);
     frame.render_widget(
-        Paragraph::new(Line::styled(
-            "j/k select · Enter open its rows (then * marks them for R/F/L) · r count again · Esc close",
-            th.dim_text(),
-        )),
+        Paragraph::new(Line::styled(keys_hint(app), th.dim_text())),
         keys,
     );
+}
+
+/// The view's keys, as the key table binds them (a rebound key shows).
+fn keys_hint(app: &App) -> String {
+    let k = |op| app.keys.key(op);
+    format!(
+        "{}/{} select · {} open its rows (then {} marks them for {}/{}/{}) · {} count again · {} close",
+        k(Op::Down),
+        k(Op::Up),
+        k(Op::Open),
+        k(Op::MarkAll),
+        k(Op::Rollback),
+        k(Op::Recover),
+        k(Op::Release),
+        k(Op::Refresh),
+        k(Op::Back),
+    )
 }
 
 /// The lines of the view and the line of the selected group.

@@ -7,6 +7,7 @@ use super::audit::first_shown;
 use super::theme::{bold, clock, more_hint};
 use crate::dashboard::app::App;
 use crate::dashboard::jobs::resume_word;
+use crate::dashboard::keymap::Op;
 use crate::protocol::time::human_age;
 use crate::protocol::trail::Record;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -103,8 +104,16 @@ fn job_lines(app: &App, r: &Record, selected: bool) -> [Line<'static>; 2] {
 /// The keys, or the resume prompt with what was typed.
 fn prompt(app: &App) -> Vec<Line<'static>> {
     let Some(typed) = &app.jobs.resuming else {
+        let k = |op| app.keys.key(op);
         return vec![Line::styled(
-            "j/k select · Enter resume · r read again · Esc close",
+            format!(
+                "{}/{} select · {} resume · {} read again · {} close",
+                k(Op::Down),
+                k(Op::Up),
+                k(Op::Open),
+                k(Op::Refresh),
+                k(Op::Back)
+            ),
             app.theme.dim_text(),
         )];
     };
