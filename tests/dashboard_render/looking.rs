@@ -245,8 +245,15 @@ fn the_view_by_cause() {
     assert!(s.contains("not grouped: lock holders"), "{s}");
     assert_snapshot!("by_cause_100x30", s);
     // Its key hint names the keys as the config rebinds them.
-    let hint = "j/k select · Enter open its rows (then * marks them for R/F/L) · r count again · Esc close";
+    let hint = "j/k select · Enter open its rows · then * marks them for R/F/L · r count again · Esc close";
     assert!(s.contains(hint), "{s}");
+    // At 80 columns it keeps what matters whole, never a cut word.
+    let narrow = screen(&a, 80, 24);
+    let hint = "│ Enter open its rows · then * marks them for R/F/L · Esc close ";
+    assert!(narrow.contains(hint), "{narrow}");
+    assert!(narrow.contains("field to  │"), "wrapped between words:\n{narrow}");
+    assert!(narrow.contains("│ aggregate "), "wrapped between words:\n{narrow}");
+    assert_snapshot!("by_cause_80x24", narrow);
     use estx::dashboard::keymap::{KeyOverride, Keymap};
     let rebind = |action: &str, key: &str| KeyOverride {
         action: action.into(),
@@ -263,7 +270,7 @@ fn the_view_by_cause() {
     )
     .unwrap();
     let s = screen(&a, 100, 30);
-    let hint = "j/k select · Enter open its rows (then M marks them for Z/F/L) · F5 count again · Esc close";
+    let hint = "j/k select · Enter open its rows · then M marks them for Z/F/L · F5 count again · Esc close";
     assert!(s.contains(hint), "{s}");
 }
 
