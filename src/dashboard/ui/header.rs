@@ -276,11 +276,11 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         part(
             0,
             investigate,
-            format!("!! investigate {investigate}"),
+            format!("!! investigate {}", grouped(investigate)),
             th.danger,
         ),
-        part(0, stuck, format!("! stuck {stuck}"), th.warn),
-        part(1, odd, format!("? odd {odd}"), th.odd),
+        part(0, stuck, format!("! stuck {}", grouped(stuck)), th.warn),
+        part(1, odd, format!("? odd {}", grouped(odd)), th.odd),
         part(
             2,
             stale_locks,
@@ -315,7 +315,7 @@ fn read_segments(th: &Theme, snap: &Snapshot) -> Vec<Segment<'static>> {
             1,
             format!(
                 "accounts with pending {cap} of {}",
-                snap.read.pending_accounts_total
+                grouped(snap.read.pending_accounts_total)
             ),
             th.warn,
         ));
