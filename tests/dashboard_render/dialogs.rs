@@ -190,6 +190,13 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         "{s}"
     );
     assert_snapshot!("bulk_progress_100x30", s);
+    // At 80 columns the keys stay whole.
+    let s = screen(&a, 80, 24);
+    assert!(
+        s.contains("bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · Esc stops")
+            && !s.contains("Esc stops s"),
+        "{s}"
+    );
     let b = a.bulk.as_mut().unwrap();
     (b.paused, b.failed) = (true, 0);
     b.pace(a.now);
