@@ -31,6 +31,7 @@ mod groups;
 mod jobs;
 mod looking;
 mod looks;
+mod pause;
 mod production;
 mod reverse;
 mod search;

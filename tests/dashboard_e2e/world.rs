@@ -224,6 +224,73 @@ impl World {
         }
     }
 
+    /// `n` transfers `{prefix}-{i}` of 100 from `{prefix}-src-{i}` to
+    /// `{prefix}-dst-{i}` (500 each before), stopped 90 minutes ago right
+    /// after the source was debited (`pending`, listed on the source),
+    /// bulk-indexed: cheap at hundreds. Returns the ids.
+    pub(crate) fn seed_half_applied(&self, prefix: &str, n: usize) -> Vec<String> {
+        let then = format_timestamp(Utc::now() - ChronoDuration::minutes(90));
+        let (mut txns, mut accts) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            let (id, src, dst) = (
+                format!("{prefix}-{i}"),
+                format!("{prefix}-src-{i}"),
+                format!("{prefix}-dst-{i}"),
+            );
+            txns.push((
+                id.clone(),
+                json!({"src_acct": src, "dest_acct": dst, "amount": 100,
+                    "transaction_state": "pending",
+                    "creation_time": then, "modification_time": then}),
+            ));
+            accts.push((src, json!({"balance": 400, "pending_transactions": [id]})));
+            accts.push((dst, json!({"balance": 500, "pending_transactions": []})));
+        }
+        let cluster = self.proto.cluster();
+        self.rt.block_on(async {
+            cluster.bulk_index(&self.ix.accounts, &accts).await.unwrap();
+            cluster
+                .bulk_index(&self.ix.transactions, &txns)
+                .await
+                .unwrap();
+        });
+        txns.into_iter().map(|(id, _)| id).collect()
+    }
+
+    /// How many transactions are in `state`, as the cluster counts them
+    /// (refreshes the transactions index first).
+    pub(crate) fn count_in_state(&self, state: &str) -> u64 {
+        common::refresh(&self.url, &self.ix.transactions);
+        let body = json!({"query": {"term": {"transaction_state": state}}}).to_string();
+        let url = format!("{}/{}/_count", self.url, self.ix.transactions);
+        let (status, answer) = common::http("POST", &url, Some(&body));
+        assert_eq!(status, 200, "{answer}");
+        serde_json::from_str::<Value>(&answer).unwrap()["count"]
+            .as_u64()
+            .unwrap()
+    }
+
+    /// The sum of every account's balance and how many accounts still
+    /// list a pending transaction (refreshes the accounts index first).
+    pub(crate) fn balances(&self) -> (i64, u64) {
+        common::refresh(&self.url, &self.ix.accounts);
+        let body = json!({"size": 0, "aggs": {"sum": {"sum": {"field": "balance"}}}}).to_string();
+        let url = format!("{}/{}/_search", self.url, self.ix.accounts);
+        let (status, answer) = common::http("POST", &url, Some(&body));
+        assert_eq!(status, 200, "{answer}");
+        let sum = serde_json::from_str::<Value>(&answer).unwrap()["aggregations"]["sum"]["value"]
+            .as_f64()
+            .unwrap() as i64;
+        let body = json!({"query": {"exists": {"field": "pending_transactions"}}}).to_string();
+        let url = format!("{}/{}/_count", self.url, self.ix.accounts);
+        let (status, answer) = common::http("POST", &url, Some(&body));
+        assert_eq!(status, 200, "{answer}");
+        let pending = serde_json::from_str::<Value>(&answer).unwrap()["count"]
+            .as_u64()
+            .unwrap();
+        (sum, pending)
+    }
+
     /// Makes every write visible to search (osmem never refreshes by itself).
     pub(crate) fn refresh(&self) {
         for index in [

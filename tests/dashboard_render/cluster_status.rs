@@ -130,7 +130,7 @@ fn the_alert_line_counts_the_cluster_not_the_listed_rows() {
     });
     let s = screen(&a, 160, 48);
     assert!(
-        s.contains("!! investigate 5990 · ! stuck 6000 · ? odd 4"),
+        s.contains("!! investigate 5,990 · ! stuck 6,000 · ? odd 4"),
         "{s}"
     );
 }

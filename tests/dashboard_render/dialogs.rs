@@ -154,50 +154,9 @@ fn rollback_dialog_asks_for_the_reason() {
 /// required reason.
 #[test]
 fn bulk_rollback_dialog_counts_and_the_progress_bar() {
-    use crate::fixtures::{detail, unforced_refusal};
-    use estx::dashboard::app::Dialog;
-    use estx::dashboard::dialog::{Bulk, BulkProgress};
+    use estx::dashboard::dialog::BulkProgress;
     let mut a = app();
-    let ids = ["t-commit-1", "t-created-2", "t-pend-1", "t-pend-2"];
-    // The one bulk act's plan: each marked transaction's own plan.
-    let items = ids
-        .iter()
-        .map(|id| {
-            let d = detail(&a, id);
-            let refusal = unforced_refusal(&a, &d);
-            estx::protocol::intervene::Plan::on_transaction(
-                Some(estx::protocol::Procedure::Rollback),
-                d,
-                refusal,
-            )
-        })
-        .collect();
-    let plan = estx::protocol::intervene::Plan {
-        transactions: ids.iter().map(|s| s.to_string()).collect(),
-        items,
-        ..Default::default()
-    };
-    a.marks = ids.iter().map(|s| s.to_string()).collect();
-    a.marks.insert("t-gone-9".into());
-    let mut bulk = Bulk {
-        ids: ids.iter().map(|s| s.to_string()).collect(),
-        filtered: vec![],
-        unlisted: vec!["t-gone-9".into()],
-        preview: Load::Idle,
-        plan: None,
-    };
-    estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(plan));
-    a.overlays.open_dialog(Dialog {
-        action: Action::Rollback,
-        target: "4 marked transaction(s)".into(),
-        preview: Load::Idle,
-        confirm_focused: false,
-        scroll: 0,
-        reason: "outage".into(),
-        reason_for: Some(RunChoice::Plain),
-        typed: None,
-        bulk: Some(bulk),
-    });
+    open_bulk_rollback(&mut a);
     let s = screen(&a, 100, 40);
     for want in [
         "· 5 marked (1 no longer listed) ",
@@ -231,6 +190,13 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         "{s}"
     );
     assert_snapshot!("bulk_progress_100x30", s);
+    // At 80 columns the keys stay whole.
+    let s = screen(&a, 80, 24);
+    assert!(
+        s.contains("bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · Esc stops")
+            && !s.contains("Esc stops s"),
+        "{s}"
+    );
     let b = a.bulk.as_mut().unwrap();
     (b.paused, b.failed) = (true, 0);
     b.pace(a.now);
@@ -247,4 +213,71 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
         ratatui::style::Color::Yellow,
         "paused: a yellow bar"
     );
+}
+
+/// The R dialog on four marked rows (a fifth no longer listed), the
+/// reason `outage` being typed.
+fn open_bulk_rollback(a: &mut estx::dashboard::app::App) {
+    use crate::fixtures::{detail, unforced_refusal};
+    use estx::dashboard::app::Dialog;
+    use estx::dashboard::dialog::Bulk;
+    let ids = ["t-commit-1", "t-created-2", "t-pend-1", "t-pend-2"];
+    // The one bulk act's plan: each marked transaction's own plan.
+    let items = ids
+        .iter()
+        .map(|id| {
+            let d = detail(a, id);
+            let refusal = unforced_refusal(a, &d);
+            estx::protocol::intervene::Plan::on_transaction(
+                Some(estx::protocol::Procedure::Rollback),
+                d,
+                refusal,
+            )
+        })
+        .collect();
+    let plan = estx::protocol::intervene::Plan {
+        transactions: ids.iter().map(|s| s.to_string()).collect(),
+        items,
+        ..Default::default()
+    };
+    a.marks = ids.iter().map(|s| s.to_string()).collect();
+    a.marks.insert("t-gone-9".into());
+    let mut bulk = Bulk {
+        ids: ids.iter().map(|s| s.to_string()).collect(),
+        filtered: vec![],
+        unlisted: vec!["t-gone-9".into()],
+        preview: Load::Idle,
+        plan: None,
+    };
+    estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(plan));
+    a.overlays.open_dialog(Dialog {
+        action: Action::Rollback,
+        target: "4 marked transaction(s)".into(),
+        preview: Load::Idle,
+        confirm_focused: false,
+        scroll: 0,
+        reason: "outage".into(),
+        reason_for: Some(RunChoice::Plain),
+        typed: None,
+        bulk: Some(bulk),
+    });
+}
+
+/// A bulk dialog longer than the screen (80x24) keeps its reason field in
+/// sight under the scrolled list: the operator sees what they type.
+#[test]
+fn a_long_bulk_dialog_keeps_its_reason_in_sight() {
+    let mut a = app();
+    open_bulk_rollback(&mut a);
+    let d = a.overlays.dialog_mut().unwrap();
+    let b = d.bulk.as_mut().unwrap();
+    b.unlisted.extend((10..20).map(|i| format!("t-gone-{i}")));
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("more) · j/k scroll"), "the list scrolls:\n{s}");
+    assert!(
+        s.contains("reason (required, recorded in the audit trail): outage▏"),
+        "{s}"
+    );
+    assert!(s.contains("type the reason · Enter runs · Esc back"), "{s}");
+    assert_snapshot!("dialog_bulk_rollback_80x24", s);
 }

@@ -244,4 +244,61 @@ fn the_view_by_cause() {
     assert!(s.contains("▶ worker-7"), "{s}");
     assert!(s.contains("not grouped: lock holders"), "{s}");
     assert_snapshot!("by_cause_100x30", s);
+    // Its key hint names the keys as the config rebinds them.
+    let hint = "j/k select · Enter open its rows · then * marks them for R/F/L · r count again · Esc close";
+    assert!(s.contains(hint), "{s}");
+    // At 80 columns it keeps what matters whole, never a cut word.
+    let narrow = screen(&a, 80, 24);
+    let hint = "│ Enter open its rows · then * marks them for R/F/L · Esc close ";
+    assert!(narrow.contains(hint), "{narrow}");
+    assert!(
+        narrow.contains("field to  │"),
+        "wrapped between words:\n{narrow}"
+    );
+    assert!(
+        narrow.contains("│ aggregate "),
+        "wrapped between words:\n{narrow}"
+    );
+    assert_snapshot!("by_cause_80x24", narrow);
+    use estx::dashboard::keymap::{KeyOverride, Keymap};
+    let rebind = |action: &str, key: &str| KeyOverride {
+        action: action.into(),
+        keys: vec![key.into()],
+        line: 1,
+    };
+    a.keys = Keymap::with_overrides(
+        &[
+            rebind("mark_all", "M"),
+            rebind("rollback", "Z"),
+            rebind("refresh", "F5"),
+        ],
+        &[],
+    )
+    .unwrap();
+    let s = screen(&a, 100, 30);
+    let hint = "j/k select · Enter open its rows · then M marks them for Z/F/L · F5 count again · Esc close";
+    assert!(s.contains(hint), "{s}");
+}
+
+/// At scale the header says what the page shows of what is in flight:
+/// "showing 6 of 5,912", not a bare "showing 6" read as the count of
+/// something else; its counts group thousands alike (at 80 columns too).
+#[test]
+fn the_header_says_what_the_page_shows_of_the_total() {
+    let mut a = app();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.in_flight_total = 5_912;
+    snap.read.attention = Some(estx::protocol::read::poll::AttentionCounts {
+        stuck: Some(5_912),
+        needs_investigation: Some(5_675),
+        odd: 2,
+    });
+    a.refresh_view();
+    for (w, h) in [(160, 48), (80, 24)] {
+        let s = screen(&a, w, h);
+        assert!(
+            s.contains(" in flight: showing 6 of 5,912 · !! investigate 5,675 · ! stuck 5,912 "),
+            "{s}"
+        );
+    }
 }

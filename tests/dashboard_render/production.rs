@@ -156,6 +156,23 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
     assert_eq!(at("presumed dead, silent"), a.theme.warn);
     assert_eq!(at("unknown, no"), a.theme.odd);
     assert_snapshot!("jobs_view_lives_100x30", s);
+    assert!(
+        s.contains("j/k select · Enter resume · r read again · Esc close"),
+        "{s}"
+    );
+    // The keys as the config rebinds them.
+    let refresh = estx::dashboard::keymap::KeyOverride {
+        action: "refresh".into(),
+        keys: vec!["F5".into()],
+        line: 1,
+    };
+    a.keys = estx::dashboard::keymap::Keymap::with_overrides(&[refresh], &[]).unwrap();
+    let s = text(&draw(&a, 100, 30));
+    assert!(
+        s.contains("j/k select · Enter resume · F5 read again · Esc close"),
+        "{s}"
+    );
+    a.keys = Default::default();
     // Enter on the live job: a reason first, to force it.
     a.jobs.prompt = Some(ResumePrompt::Reason("bastion-2 rebo".into()));
     let s = text(&draw(&production(a.clone()), 100, 30));

@@ -147,13 +147,18 @@ pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
         Some(d) if b.done < b.total => format!(" · ETA {}", human_age(d.as_secs() as i64)),
         _ => String::new(),
     };
-    let label = format!(
-        "bulk {} {}/{} · {} failed{rate}{eta} · {tail}",
+    let head = format!(
+        "bulk {} {}/{} · {} failed{rate}{eta}",
         b.action.bulk_verb(),
         b.done,
         b.total,
         b.failed
     );
+    let mut label = format!("{head} · {tail}");
+    // Narrow screens keep the keys whole: "Esc stops", never cut mid-word.
+    if label.chars().count() > usize::from(area.width) {
+        label = format!("{head} · {}", tail.replace(" starting new ones", ""));
+    }
     let colour = match (b.failed > 0, b.paused) {
         (true, _) => th.danger,
         (false, true) => th.warn,

@@ -48,8 +48,11 @@ pub fn is_destructive(action: Action) -> bool {
 /// How far the dialog's text can scroll on a screen of `size`.
 pub fn scroll_max(app: &App, d: &Dialog, size: (u16, u16)) -> usize {
     let width = size.0.saturating_sub(4).min(84);
-    let body_h = wrapped_rows(&body(app, d), width.saturating_sub(4).max(1) as usize);
-    let text_h = usize::from(size.1.saturating_sub(2).saturating_sub(4));
+    let inner_w = width.saturating_sub(4).max(1) as usize;
+    let (body, pinned) = body(app, d);
+    let body_h = wrapped_rows(&body, inner_w);
+    let room = usize::from(size.1.saturating_sub(2).saturating_sub(4));
+    let text_h = room.saturating_sub(wrapped_rows(&pinned, inner_w));
     body_h.saturating_sub(text_h)
 }
 
@@ -61,11 +64,12 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     } else {
         th.warn
     };
-    let body = body(app, d);
+    let (body, pinned) = body(app, d);
     let width = area.width.saturating_sub(4).min(84);
     let inner_w = width.saturating_sub(4).max(1) as usize;
     let body_h = wrapped_rows(&body, inner_w);
-    let height = (body_h as u16 + 4).min(area.height.saturating_sub(2));
+    let pinned_h = wrapped_rows(&pinned, inner_w);
+    let height = ((body_h + pinned_h) as u16 + 4).min(area.height.saturating_sub(2));
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
     // Said in words too, not by the colour alone.
     let tag = if is_destructive(d.action) {
@@ -84,11 +88,15 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
     let inner = block.inner(rect);
     frame.render_widget(Clear, rect);
     frame.render_widget(block, rect);
-    let [text, hint, buttons] = inner.layout(&Layout::vertical([
+    // The reason (and a production profile's typed confirmation) stays
+    // under the text, never scrolled away by a long list of ids.
+    let [text, reason, hint, buttons] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
+        Constraint::Length(pinned_h as u16),
         Constraint::Length(1),
         Constraint::Length(1),
     ]));
+    frame.render_widget(Paragraph::new(pinned).wrap(Wrap { trim: false }), reason);
     let text_h = usize::from(text.height);
     let scroll = d.scroll.min(body_h.saturating_sub(text_h));
     frame.render_widget(
@@ -151,14 +159,23 @@ fn buttons_line(th: &Theme, d: &Dialog, colour: Color) -> Line<'static> {
     Line::from(spans)
 }
 
-fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
+/// The dialog's text (scrolled) and, once it can be confirmed, the reason
+/// field pinned under it.
+fn body(app: &App, d: &Dialog) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    let shown = d.bulk.is_some() || matches!(d.preview, Load::Loaded(_));
+    let pinned = if shown && d.can_confirm() {
+        reason_lines(app, d)
+    } else {
+        Vec::new()
+    };
+    (text(app, d), pinned)
+}
+
+/// What the dialog says of its target and what the act would do.
+fn text(app: &App, d: &Dialog) -> Vec<Line<'static>> {
     let th = &app.theme;
     if let Some(b) = &d.bulk {
-        let mut out = super::bulk::dialog_lines(th, d.action, b);
-        if d.can_confirm() {
-            out.extend(reason_lines(app, d));
-        }
-        return out;
+        return super::bulk::dialog_lines(th, d.action, b);
     }
     match &d.preview {
         Load::Idle | Load::Loading | Load::Reloading(_) => {
@@ -190,9 +207,6 @@ fn body(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 }
                 None => Vec::new(),
             });
-            if d.can_confirm() {
-                out.extend(reason_lines(app, d));
-            }
             out
         }
     }

@@ -3,8 +3,9 @@
 //! bar scaled to the largest of its kind; the groupings the mapping cannot
 //! aggregate are named at the bottom, so none is silently missing.
 
-use super::theme::{bold, Theme};
+use super::theme::{bold, fit_segments, Segment, Theme};
 use crate::dashboard::app::App;
+use crate::dashboard::keymap::Op;
 use crate::protocol::read::{Group, Groups};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -51,13 +52,34 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let first = (cursor_line + 1).saturating_sub(rows);
     let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
     frame.render_widget(Paragraph::new(shown), body);
-    frame.render_widget(
-        Paragraph::new(Line::styled(
-            "j/k select · Enter open its rows (then * marks them for R/F/L) · r count again · Esc close",
-            th.dim_text(),
-        )),
-        keys,
-    );
+    frame.render_widget(Paragraph::new(keys_hint(app, keys.width)), keys);
+}
+
+/// The view's keys, as the key table binds them (a rebound key shows),
+/// the most useful kept when the width is short (the footer names them
+/// all).
+fn keys_hint(app: &App, width: u16) -> Line<'static> {
+    let k = |op| app.keys.key(op);
+    let seg = |priority, text: String| {
+        Segment::new(priority, vec![Span::styled(text, app.theme.dim_text())])
+    };
+    let segs = vec![
+        seg(3, format!("{}/{} select", k(Op::Down), k(Op::Up))),
+        seg(0, format!("{} open its rows", k(Op::Open))),
+        seg(
+            1,
+            format!(
+                "then {} marks them for {}/{}/{}",
+                k(Op::MarkAll),
+                k(Op::Rollback),
+                k(Op::Recover),
+                k(Op::Release)
+            ),
+        ),
+        seg(2, format!("{} count again", k(Op::Refresh))),
+        seg(0, format!("{} close", k(Op::Back))),
+    ];
+    fit_segments(segs, " · ", width)
 }
 
 /// The lines of the view and the line of the selected group.
@@ -86,12 +108,33 @@ fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Line
         lines.push(group_line(th, group, i == cursor, widest, width));
     }
     for why in &g.unavailable {
-        lines.push(Line::styled(
-            format!("not grouped: {why}"),
-            Style::new().fg(th.warn),
-        ));
+        let text = format!("not grouped: {why}");
+        lines.extend(
+            wrap_words(&text, width)
+                .into_iter()
+                .map(|l| Line::styled(l, Style::new().fg(th.warn))),
+        );
     }
     (lines, cursor_line)
+}
+
+/// `text` broken between words into lines of at most `width` columns (a
+/// longer word stands alone), so no word is cut at the pane's edge.
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let fits = line.chars().count() + 1 + word.chars().count() <= width.max(1);
+        if !line.is_empty() && !fits {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push(line);
+    out
 }
 
 fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) -> Line<'static> {

@@ -4,7 +4,7 @@
 //! attention: partial results, caps with totals, discovery's warnings), and
 //! the big message shown in place of the panes before the first snapshot.
 
-use super::theme::{bold, clock, fit_segments, short_id, wrapped_rows, Segment, Theme};
+use super::theme::{bold, clock, fit_segments, grouped, short_id, wrapped_rows, Segment, Theme};
 use crate::cluster::{ClockStatus, SKEW_WARNING_MS};
 use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
@@ -241,8 +241,8 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
     let stale_locks = snap.locks.iter().filter(|l| l.staleness.is_stale()).count() as u64;
     let part = |prio, n, text, colour| count_segment(th, prio, n, text, colour);
     let in_flight = match super::overview::capped(snap) {
-        Some((total, listed)) => format!(" in flight: {total} (showing {listed})"),
-        None => format!(" in flight: {}", snap.in_flight_total),
+        Some((total, listed)) => format!(" in flight: {}", super::overview::showing(total, listed)),
+        None => format!(" in flight: {}", grouped(snap.in_flight_total)),
     };
     let findings = app.audit.findings().len();
     let key = app.keys.label(Op::Audit);
@@ -276,11 +276,11 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
         part(
             0,
             investigate,
-            format!("!! investigate {investigate}"),
+            format!("!! investigate {}", grouped(investigate)),
             th.danger,
         ),
-        part(0, stuck, format!("! stuck {stuck}"), th.warn),
-        part(1, odd, format!("? odd {odd}"), th.odd),
+        part(0, stuck, format!("! stuck {}", grouped(stuck)), th.warn),
+        part(1, odd, format!("? odd {}", grouped(odd)), th.odd),
         part(
             2,
             stale_locks,
@@ -315,7 +315,7 @@ fn read_segments(th: &Theme, snap: &Snapshot) -> Vec<Segment<'static>> {
             1,
             format!(
                 "accounts with pending {cap} of {}",
-                snap.read.pending_accounts_total
+                grouped(snap.read.pending_accounts_total)
             ),
             th.warn,
         ));

@@ -9,6 +9,7 @@ use super::theme::Theme;
 use super::theme::{bold, clock, more_hint};
 use crate::dashboard::app::App;
 use crate::dashboard::jobs::{resume_word, ResumePrompt};
+use crate::dashboard::keymap::Op;
 use crate::protocol::jobs::JobLife;
 use crate::protocol::time::human_age;
 use crate::protocol::trail::Record;
@@ -131,8 +132,16 @@ fn job_lines(app: &App, r: &Record, life: JobLife, selected: bool) -> [Line<'sta
 /// The keys, or the resume prompt with what was typed.
 fn prompt(app: &App) -> Vec<Line<'static>> {
     let Some(p) = &app.jobs.prompt else {
+        let k = |op| app.keys.key(op);
         return vec![Line::styled(
-            "j/k select · Enter resume · r read again · Esc close",
+            format!(
+                "{}/{} select · {} resume · {} read again · {} close",
+                k(Op::Down),
+                k(Op::Up),
+                k(Op::Open),
+                k(Op::Refresh),
+                k(Op::Back)
+            ),
             app.theme.dim_text(),
         )];
     };

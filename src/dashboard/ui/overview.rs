@@ -3,9 +3,10 @@
 //! states and "missing state", each with its count and, for non-terminal
 //! states, the age of the oldest transaction in it — yellow past the
 //! recovery window, red past `investigate_after`. The active state filter
-//! is highlighted; a last box says "in flight: N (showing M)" when the
+//! is highlighted; a last box says "in flight: showing M of N" when the
 //! listed transactions are capped.
 
+use super::theme::grouped;
 use crate::dashboard::app::App;
 use crate::protocol::read::poll::{Snapshot, StateCount};
 use crate::protocol::time::human_age;
@@ -104,6 +105,12 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
 const IN_FLIGHT: &str = "in flight";
 const MISSING: &str = "missing state";
 
+/// What the table's page shows of the transactions in flight: "showing
+/// 500 of 5,912".
+pub fn showing(total: u64, listed: u64) -> String {
+    format!("showing {} of {}", grouped(listed), grouped(total))
+}
+
 /// Listed in-flight transactions, when the poll capped them (`(total, listed)`).
 pub fn capped(snap: &Snapshot) -> Option<(u64, u64)> {
     let listed = snap
@@ -124,7 +131,7 @@ fn boxes(app: &App, snap: &Snapshot) -> Vec<StateBox> {
     if let Some((total, listed)) = capped(snap) {
         out.push(StateBox {
             title: IN_FLIGHT.into(),
-            body: format!("{total} (showing {listed})"),
+            body: showing(total, listed),
             style: Style::new().fg(th.warn),
             active: false,
         });

@@ -228,6 +228,19 @@ pub fn fit_segments<'a>(segments: Vec<Segment<'a>>, sep: &'a str, width: u16) ->
     Line::from(spans)
 }
 
+/// `5912` as `5,912`.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::{more_hint, short_id};

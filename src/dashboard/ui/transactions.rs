@@ -6,8 +6,8 @@
 //! typing) and the state filter.
 
 use super::theme::{
-    amount_text, mark, more_hint, pane_block, route, route_in, severity, short_id, state_text,
-    txn_age, txn_style,
+    amount_text, grouped, mark, more_hint, pane_block, route, route_in, severity, short_id,
+    state_text, txn_age, txn_style,
 };
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::overlay::OverlayKind;
@@ -350,17 +350,4 @@ fn table_state(t: &Transaction) -> String {
         Some(TxnState::Unknown(s)) => s.clone(),
         _ => state_text(t),
     }
-}
-
-/// `5912` as `5,912`.
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
