@@ -13,6 +13,7 @@ pub use super::look::Theme;
 use super::overlay::Overlays;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
+use crate::protocol::audit_pace::AuditCost;
 use crate::protocol::intervene::Guard;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::read::{Group, Groups, TableFilter, TablePage};
@@ -183,10 +184,6 @@ pub enum MarkColour {
     Named(ratatui::style::Color),
 }
 
-/// How often the audit runs in the background (much slower than the poll:
-/// it pages through every account carrying entries and every lock).
-pub const AUDIT_EVERY: Duration = Duration::from_secs(30);
-
 /// The invariant audit as the dashboard knows it.
 #[derive(Debug, Clone, Default)]
 pub struct AuditState {
@@ -195,6 +192,11 @@ pub struct AuditState {
     pub report: Load<Box<AuditReport>>,
     /// When the last audit was asked for.
     pub asked_at: Option<DateTime<Utc>>,
+    /// What the last audit cost (requests, CPU, time): it sets the pace.
+    pub cost: Option<AuditCost>,
+    /// When the next background audit is due (paced by its cost, see
+    /// `protocol::audit_pace`); `None`: at once.
+    pub next_at: Option<DateTime<Utc>>,
     /// Selected finding.
     pub cursor: usize,
 }

@@ -12,7 +12,6 @@ use super::load::Load;
 use super::navigation::{cycle_focus, follow_focus, move_selection};
 use super::overlay::{Overlay, OverlayKind};
 use super::ui;
-use crate::protocol::audit::AuditReport;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::{StepReport, StepResult};
 use crossterm::event::{
@@ -114,8 +113,8 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }
-        Event::Audited(report) => {
-            audited(app, report);
+        Event::Audited(report, cost) => {
+            super::audit::audited(app, report, cost);
             vec![]
         }
         Event::Grouped(groups) => {
@@ -259,23 +258,6 @@ fn step_level(report: &StepReport) -> LogLevel {
         StepResult::Noop(_) => LogLevel::Noop,
         StepResult::Error(_) => LogLevel::Error,
     }
-}
-
-/// An audit ended: its report replaces the last (a changed count of
-/// findings, or a failure, is logged); the cursor stays on a finding.
-fn audited(app: &mut App, report: Result<Box<AuditReport>, String>) {
-    let before = app.audit.findings().len();
-    match &report {
-        Ok(r) if r.findings.len() != before || app.audit.report.last().is_none() => {
-            let text = format!("audit: {} finding(s)", r.findings.len());
-            app.push_log(LogLevel::Info, text);
-        }
-        Ok(_) => {}
-        Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
-    }
-    app.audit.report = Load::of(report);
-    let n = app.audit.findings().len();
-    app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
 }
 
 fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {

@@ -811,19 +811,25 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     assert!(update(&mut app, tick(2)).is_empty(), "one at a time");
     update(
         &mut app,
-        Event::Audited(Ok(Box::new(audit_report(&[
-            ("dangling_pending", "A"),
-            ("stale_lock", "res-1"),
-        ])))),
+        Event::Audited(
+            Ok(Box::new(audit_report(&[
+                ("dangling_pending", "A"),
+                ("stale_lock", "res-1"),
+            ]))),
+            Default::default(),
+        ),
     );
     assert!(update(&mut app, tick(10)).is_empty(), "not due yet");
     assert_eq!(update(&mut app, tick(40)), vec![IoRequest::Audit]);
     update(
         &mut app,
-        Event::Audited(Ok(Box::new(audit_report(&[
-            ("dangling_pending", "A"),
-            ("stale_lock", "res-1"),
-        ])))),
+        Event::Audited(
+            Ok(Box::new(audit_report(&[
+                ("dangling_pending", "A"),
+                ("stale_lock", "res-1"),
+            ]))),
+            Default::default(),
+        ),
     );
     // A opens the pane (and audits now); Enter on the stale lock opens the
     // lock's release dialog; on the dangling entry, the repair's dialog.
@@ -911,6 +917,7 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
     assert_eq!(polled, vec![IoRequest::LoadHistory("t-mid".into())]);
 }
 
+mod audit_pace;
 mod bulk;
 mod groups;
 mod jobs;
