@@ -31,6 +31,11 @@ pub const CPU_PER_POLL: Duration = Duration::from_millis(5);
 /// time at most (its duration times this is the least gap).
 pub const BUSY_SHARE: u32 = 10;
 
+/// The dashboard's default poll interval: a watcher polling more slowly
+/// (the exporter, every 30 s) paces its audits as if it polled this often,
+/// so its audits cost the cluster on average what the dashboard's do.
+pub const REFERENCE_POLL: Duration = Duration::from_secs(2);
+
 /// What one audit cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AuditCost {
