@@ -184,6 +184,11 @@ pub enum MarkColour {
     Named(ratatui::style::Color),
 }
 
+/// How often a poll reads the selection's interventions again when its
+/// document did not change (reading them at every poll cost two requests
+/// a poll at any scale).
+pub const HISTORY_EVERY: Duration = Duration::from_secs(30);
+
 /// The invariant audit as the dashboard knows it.
 #[derive(Debug, Clone, Default)]
 pub struct AuditState {
@@ -243,6 +248,9 @@ pub struct App {
     pub history: Load<(String, Result<Vec<Record>, String>)>,
     /// The id whose records were last asked for (`None`: ask again).
     pub history_asked: Option<String>,
+    /// When they were last asked for: a poll asks again only when the
+    /// selection's document changed or after [`HISTORY_EVERY`].
+    pub history_at: Option<DateTime<Utc>>,
     /// The transaction looked up with `#` (or opened from its lock with
     /// `Enter`), while it stays selected: the
     /// detail names it as the target of `R`/`F`/`L` even when it is not a
@@ -336,6 +344,7 @@ impl App {
             lookup_asked: None,
             history: Load::Idle,
             history_asked: None,
+            history_at: None,
             pinned: None,
             selected_account: None,
             selected_lock: None,
@@ -500,8 +509,26 @@ impl App {
             return None;
         }
         self.history_asked = Some(id.clone());
+        self.history_at = Some(self.now);
         self.history.reload();
         Some(id)
+    }
+
+    /// The selected transaction's state and modification time in the
+    /// snapshot (`None`: not listed): an act on it, by anyone, changes them.
+    pub fn selected_version(&self) -> Option<(Option<TxnState>, Option<DateTime<Utc>>)> {
+        let id = self.selected.as_ref()?;
+        let snap = self.snapshot.as_ref()?;
+        let t = snap.transactions.iter().find(|t| &t.id == id)?;
+        Some((t.state.clone(), t.modification_time))
+    }
+
+    /// Whether the selection's records were read longer than
+    /// [`HISTORY_EVERY`] ago (a refused act is recorded without changing
+    /// the transaction).
+    pub fn history_is_old(&self) -> bool {
+        let every = chrono::Duration::from_std(HISTORY_EVERY).unwrap_or_default();
+        self.history_at.is_none_or(|t| self.now - t >= every)
     }
 
     /// The selected transaction's records, if read.

@@ -237,9 +237,13 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     app.now = app.now.max(snapshot.taken_at);
     let attention = app.attention(&snapshot);
     app.trends.record(&snapshot, attention);
+    // The selection's interventions are read again when its document
+    // changed (an act, by anyone, moves it) or their last read is old.
+    let before = app.selected_version();
     app.snapshot = Some(*snapshot);
-    // The selection's interventions may have changed too.
-    app.history_asked = None;
+    if app.selected_version() != before || app.history_is_old() {
+        app.history_asked = None;
+    }
     if app.selected.is_none() {
         app.refresh_view();
         app.select_index(0);
