@@ -77,7 +77,7 @@ async fn send(cluster: &Cluster, index: &str, batch: &mut Vec<(String, Value)>) 
 /// stuck), the rest stuck from 5 minutes to 2 days, a band of them in one
 /// outage window; every third names the worker that ran it.
 fn in_flight(i: usize, now: DateTime<Utc>) -> Value {
-    let age = if i % 5 == 0 {
+    let age = if i.is_multiple_of(5) {
         ChronoDuration::seconds((i % 60) as i64)
     } else if i % 5 == 1 {
         ChronoDuration::minutes(95 + (i % 10) as i64) // the outage window
@@ -88,7 +88,7 @@ fn in_flight(i: usize, now: DateTime<Utc>) -> Value {
     let mut doc = json!({"src_acct": acct(i * 7), "dest_acct": acct(i * 7 + 1),
         "amount": 1 + i % 50, "transaction_state": IN_FLIGHT_STATES[i % 4],
         "creation_time": t, "modification_time": t});
-    if i % 3 == 0 {
+    if i.is_multiple_of(3) {
         doc["process_id"] = json!(format!("worker-{}", i % 12));
     }
     doc
@@ -355,8 +355,7 @@ fn kinds(log: &[String]) -> String {
 fn audits_in(log: &Path) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     text.lines()
-        .filter(|l| l.contains("background audit paced"))
-        .last()
+        .rfind(|l| l.contains("background audit paced"))
         .map_or("(none paced)".into(), |l| l.to_string())
 }
 
