@@ -31,6 +31,8 @@ pub struct Cluster {
     /// The loopback SigV4 signer the client talks through, if signing;
     /// stops when the last handle is dropped.
     pub(super) _signer: Option<std::sync::Arc<signer::Signer>>,
+    /// Counts this handle's requests, when metered (see `meter`).
+    pub(super) meter: Option<super::meter::RequestMeter>,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -52,6 +54,7 @@ impl Cluster {
             credential: built.kind,
             shards: shards::PrimaryShards::default(),
             _signer: built.signer,
+            meter: None,
         })
     }
 
@@ -104,6 +107,7 @@ impl Cluster {
             credential: self.credential,
             shards: self.shards.clone(),
             _signer: self._signer.clone(),
+            meter: self.meter.clone(),
         }
     }
 

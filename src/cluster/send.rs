@@ -27,6 +27,9 @@ impl Cluster {
         F: Future<Output = std::result::Result<Response, elasticsearch::Error>>,
     {
         let sent = self.clock.local_now();
+        if let Some(meter) = &self.meter {
+            meter.count_one();
+        }
         let resp = request.await.map_err(transport)?;
         if let Some(date) = resp.headers().get(DATE).and_then(|d| d.to_str().ok()) {
             self.clock.observe(date, sent, self.clock.local_now());

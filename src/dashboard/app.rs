@@ -15,6 +15,7 @@ pub use super::settings::{MarkColour, ProfileMark, Settings};
 pub use super::sort::SortKey;
 use super::view::View;
 use crate::protocol::audit::{AuditReport, Finding};
+use crate::protocol::audit_pace::AuditCost;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::read::{Group, Groups, TableFilter, TablePage};
 use crate::protocol::trail::Record;
@@ -81,9 +82,10 @@ pub struct LogEntry {
     pub text: String,
 }
 
-/// How often the audit runs in the background (much slower than the poll:
-/// it pages through every account carrying entries and every lock).
-pub const AUDIT_EVERY: Duration = Duration::from_secs(30);
+/// How often a poll reads the selection's interventions again when its
+/// document did not change (reading them at every poll cost two requests
+/// a poll at any scale).
+pub const HISTORY_EVERY: Duration = Duration::from_secs(30);
 
 /// The invariant audit as the dashboard knows it.
 #[derive(Debug, Clone, Default)]
@@ -93,6 +95,11 @@ pub struct AuditState {
     pub report: Load<Box<AuditReport>>,
     /// When the last audit was asked for.
     pub asked_at: Option<DateTime<Utc>>,
+    /// What the last audit cost (requests, CPU, time): it sets the pace.
+    pub cost: Option<AuditCost>,
+    /// When the next background audit is due (paced by its cost, see
+    /// `protocol::audit_pace`); `None`: at once.
+    pub next_at: Option<DateTime<Utc>>,
     /// Selected finding.
     pub cursor: usize,
 }
@@ -139,6 +146,9 @@ pub struct App {
     pub history: Load<(String, Result<Vec<Record>, String>)>,
     /// The id whose records were last asked for (`None`: ask again).
     pub history_asked: Option<String>,
+    /// When they were last asked for: a poll asks again only when the
+    /// selection's document changed or after [`HISTORY_EVERY`].
+    pub history_at: Option<DateTime<Utc>>,
     /// The transaction looked up with `#` (or opened from its lock with
     /// `Enter`), while it stays selected: the
     /// detail names it as the target of `R`/`F`/`L` even when it is not a
@@ -232,6 +242,7 @@ impl App {
             lookup_asked: None,
             history: Load::Idle,
             history_asked: None,
+            history_at: None,
             pinned: None,
             selected_account: None,
             selected_lock: None,
@@ -396,8 +407,26 @@ impl App {
             return None;
         }
         self.history_asked = Some(id.clone());
+        self.history_at = Some(self.now);
         self.history.reload();
         Some(id)
+    }
+
+    /// The selected transaction's state and modification time in the
+    /// snapshot (`None`: not listed): an act on it, by anyone, changes them.
+    pub fn selected_version(&self) -> Option<(Option<TxnState>, Option<DateTime<Utc>>)> {
+        let id = self.selected.as_ref()?;
+        let snap = self.snapshot.as_ref()?;
+        let t = snap.transactions.iter().find(|t| &t.id == id)?;
+        Some((t.state.clone(), t.modification_time))
+    }
+
+    /// Whether the selection's records were read longer than
+    /// [`HISTORY_EVERY`] ago (a refused act is recorded without changing
+    /// the transaction).
+    pub fn history_is_old(&self) -> bool {
+        let every = chrono::Duration::from_std(HISTORY_EVERY).unwrap_or_default();
+        self.history_at.is_none_or(|t| self.now - t >= every)
     }
 
     /// The selected transaction's records, if read.

@@ -3,6 +3,7 @@
 //! function asks the loop to do in return (`IoRequest`).
 
 use crate::protocol::audit::AuditReport;
+use crate::protocol::audit_pace::AuditCost;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::{
     reason_missing, Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Selection,
@@ -279,7 +280,8 @@ pub enum Event {
     /// An action ended.
     ActionDone(ActionOutcome),
     /// A background (or asked-for) audit ended.
-    Audited(Result<Box<AuditReport>, String>),
+    /// What it cost sets when the next background audit is due.
+    Audited(Result<Box<AuditReport>, String>, AuditCost),
     /// The marked transactions behind a bulk dialog were re-read.
     BulkPreview {
         /// The action the dialog is for.

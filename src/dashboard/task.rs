@@ -165,13 +165,13 @@ async fn preview_target(proto: &Protocol, action: Action, id: &str) -> Result<Pl
     }
 }
 
-/// Runs the audit (read-only) for the audit pane.
+/// Runs the audit (read-only) for the audit pane, measuring its cost (it
+/// sets the pace of the next one).
 pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let report = proto.audit(expect_total, false).await;
-        let _ = events.send(Event::Audited(
-            report.map(Box::new).map_err(|e| e.to_string()),
-        ));
+        let (report, cost) = proto.audit_measured(expect_total).await;
+        let report = report.map(Box::new).map_err(|e| e.to_string());
+        let _ = events.send(Event::Audited(report, cost));
     });
 }
 

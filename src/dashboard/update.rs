@@ -13,7 +13,6 @@ pub use super::key_ops::INTERVAL_RANGE;
 use super::load::Load;
 use super::navigation::follow_focus;
 use super::overlay::{Overlay, OverlayKind};
-use crate::protocol::audit::AuditReport;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::{StepReport, StepResult};
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
@@ -110,8 +109,8 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }
-        Event::Audited(report) => {
-            audited(app, report);
+        Event::Audited(report, cost) => {
+            super::audit::audited(app, report, cost);
             vec![]
         }
         Event::Grouped(groups) => {
@@ -234,9 +233,13 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     app.now = app.now.max(snapshot.taken_at);
     let attention = app.attention(&snapshot);
     app.trends.record(&snapshot, attention);
+    // The selection's interventions are read again when its document
+    // changed (an act, by anyone, moves it) or their last read is old.
+    let before = app.selected_version();
     app.snapshot = Some(*snapshot);
-    // The selection's interventions may have changed too.
-    app.history_asked = None;
+    if app.selected_version() != before || app.history_is_old() {
+        app.history_asked = None;
+    }
     if app.selected.is_none() {
         app.refresh_view();
         app.select_index(0);
@@ -255,21 +258,4 @@ fn step_level(report: &StepReport) -> LogLevel {
         StepResult::Noop(_) => LogLevel::Noop,
         StepResult::Error(_) => LogLevel::Error,
     }
-}
-
-/// An audit ended: its report replaces the last (a changed count of
-/// findings, or a failure, is logged); the cursor stays on a finding.
-fn audited(app: &mut App, report: Result<Box<AuditReport>, String>) {
-    let before = app.audit.findings().len();
-    match &report {
-        Ok(r) if r.findings.len() != before || app.audit.report.last().is_none() => {
-            let text = format!("audit: {} finding(s)", r.findings.len());
-            app.push_log(LogLevel::Info, text);
-        }
-        Ok(_) => {}
-        Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
-    }
-    app.audit.report = Load::of(report);
-    let n = app.audit.findings().len();
-    app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
 }

@@ -161,10 +161,13 @@ impl Protocol {
                         .findings
                         .push(finding(FindingKind::PartialLocks, &ix.locks, detail));
                 }
-                for l in locks.iter().filter(|l| l.staleness.is_stale()) {
-                    let Some(fresh) = self.lock_view(&l.info.resource).await? else {
-                        continue;
-                    };
+                // Confirmed by reading them again, all at once.
+                let stale: Vec<String> = locks
+                    .iter()
+                    .filter(|l| l.staleness.is_stale())
+                    .map(|l| l.info.resource.clone())
+                    .collect();
+                for fresh in self.lock_views(&stale).await? {
                     if self.owner_just_ended(&fresh).await? {
                         continue;
                     }

@@ -142,6 +142,13 @@ impl Executor {
         self
     }
 
+    /// The same executor over another handle on the same cluster (a
+    /// metered one, say).
+    pub(crate) fn on(mut self, cluster: Cluster) -> Executor {
+        self.cluster = cluster;
+        self
+    }
+
     /// The pace writes wait on, if any (the batched executor waits on it too).
     pub(crate) fn pace(&self) -> Option<&Arc<Pace>> {
         self.pace.as_ref()

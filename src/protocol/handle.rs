@@ -61,6 +61,15 @@ impl Protocol {
         self
     }
 
+    /// The same handle, counting its requests on a meter of its own (the
+    /// background audit says what it cost: see `audit_pace`).
+    pub fn metered(&self) -> (Protocol, crate::cluster::RequestMeter) {
+        let (cluster, meter) = self.cluster().metered();
+        let mut p = self.clone();
+        p.exec = p.exec.on(cluster);
+        (p, meter)
+    }
+
     /// Names the process written into the locks this handle takes.
     pub fn with_holder(mut self, holder: impl Into<String>) -> Protocol {
         self.holder = holder.into();

@@ -5,7 +5,7 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use estx::dashboard::app::{App, LogLevel, Pane, RunChoice, Settings};
+use estx::dashboard::app::{App, LogLevel, Pane, RunChoice, Settings, HISTORY_EVERY};
 use estx::dashboard::event::{Action, ActionOutcome, Event, Expected, IoRequest, PollFailure, Run};
 use estx::dashboard::update::update;
 use estx::dashboard::view::Fate;
@@ -811,19 +811,25 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     assert!(update(&mut app, tick(2)).is_empty(), "one at a time");
     update(
         &mut app,
-        Event::Audited(Ok(Box::new(audit_report(&[
-            ("dangling_pending", "A"),
-            ("stale_lock", "res-1"),
-        ])))),
+        Event::Audited(
+            Ok(Box::new(audit_report(&[
+                ("dangling_pending", "A"),
+                ("stale_lock", "res-1"),
+            ]))),
+            Default::default(),
+        ),
     );
     assert!(update(&mut app, tick(10)).is_empty(), "not due yet");
     assert_eq!(update(&mut app, tick(40)), vec![IoRequest::Audit]);
     update(
         &mut app,
-        Event::Audited(Ok(Box::new(audit_report(&[
-            ("dangling_pending", "A"),
-            ("stale_lock", "res-1"),
-        ])))),
+        Event::Audited(
+            Ok(Box::new(audit_report(&[
+                ("dangling_pending", "A"),
+                ("stale_lock", "res-1"),
+            ]))),
+            Default::default(),
+        ),
     );
     // A opens the pane (and audits now); Enter on the stale lock opens the
     // lock's release dialog; on the dangling entry, the repair's dialog.
@@ -901,16 +907,35 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
     assert!(app.history.value().is_none());
     assert_eq!(update(&mut app, done("t-mid")), vec![]);
     assert!(matches!(app.selected_history(), Some(Ok(r)) if r.is_empty()));
-    // Asked once per selection; again after each poll (a record may have
-    // been written meanwhile) and after an action.
+    // Asked once per selection; again after a poll where its document
+    // changed (an act, by anyone, moves it), or after HISTORY_EVERY, and
+    // after an action; a poll that changed nothing asks nothing.
     assert_eq!(update(&mut app, key('p')).len(), 1, "only SetPaused");
-    let polled = update(
-        &mut app,
-        Event::Polled(Ok(Box::new(snapshot(vec![txn("t-mid", "committed", 10)])))),
+    let poll = |state: &str, minutes_ago: i64| {
+        Event::Polled(Ok(Box::new(snapshot(vec![txn(
+            "t-mid",
+            state,
+            minutes_ago,
+        )]))))
+    };
+    assert_eq!(update(&mut app, poll("committed", 10)), vec![], "unchanged");
+    assert_eq!(
+        update(&mut app, poll("finished", 0)),
+        vec![IoRequest::LoadHistory("t-mid".into())],
+        "moved on"
     );
-    assert_eq!(polled, vec![IoRequest::LoadHistory("t-mid".into())]);
+    update(&mut app, done("t-mid"));
+    assert_eq!(update(&mut app, poll("finished", 0)), vec![], "unchanged");
+    let later = now() + chrono::Duration::from_std(HISTORY_EVERY).unwrap();
+    update(&mut app, Event::Tick(later));
+    assert_eq!(
+        update(&mut app, poll("finished", 0)),
+        vec![IoRequest::LoadHistory("t-mid".into())],
+        "read again after HISTORY_EVERY"
+    );
 }
 
+mod audit_pace;
 mod bulk;
 mod groups;
 mod jobs;

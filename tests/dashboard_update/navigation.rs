@@ -210,10 +210,13 @@ fn the_audit_pane_takes_the_mouse_while_open() {
     update(&mut app, Event::Resize(160, 48));
     update(
         &mut app,
-        Event::Audited(Ok(Box::new(audit_report(&[
-            ("dangling_pending", "A"),
-            ("stale_lock", "res-1"),
-        ])))),
+        Event::Audited(
+            Ok(Box::new(audit_report(&[
+                ("dangling_pending", "A"),
+                ("stale_lock", "res-1"),
+            ]))),
+            Default::default(),
+        ),
     );
     update(&mut app, key('A'));
     assert!(app

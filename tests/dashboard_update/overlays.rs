@@ -30,10 +30,13 @@ fn the_top_overlay_takes_the_keys_and_closing_it_uncovers_the_one_below() {
     let mut app = with_rows();
     update(
         &mut app,
-        Event::Audited(Ok(Box::new(audit_report(&[
-            ("stale_lock", "res-1"),
-            ("stale_lock", "res-2"),
-        ])))),
+        Event::Audited(
+            Ok(Box::new(audit_report(&[
+                ("stale_lock", "res-1"),
+                ("stale_lock", "res-2"),
+            ]))),
+            Default::default(),
+        ),
     );
     update(&mut app, key('A'));
     assert_eq!(kinds(&app), vec![OverlayKind::Audit]);

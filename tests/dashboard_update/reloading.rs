@@ -14,7 +14,10 @@ fn the_audit_keeps_its_findings_while_the_next_one_runs() {
     assert_eq!(update(&mut app, tick(1)), vec![IoRequest::Audit]);
     assert_eq!(app.audit.report, Load::Loading, "nothing to show yet");
     let found = audit_report(&[("dangling_pending", "A")]);
-    update(&mut app, Event::Audited(Ok(Box::new(found.clone()))));
+    update(
+        &mut app,
+        Event::Audited(Ok(Box::new(found.clone())), Default::default()),
+    );
     assert_eq!(update(&mut app, tick(40)), vec![IoRequest::Audit]);
     assert!(app.audit.report.is_loading());
     assert_eq!(
@@ -23,7 +26,10 @@ fn the_audit_keeps_its_findings_while_the_next_one_runs() {
         "kept while running"
     );
     assert!(update(&mut app, tick(41)).is_empty(), "one at a time");
-    update(&mut app, Event::Audited(Err("timeout".into())));
+    update(
+        &mut app,
+        Event::Audited(Err("timeout".into()), Default::default()),
+    );
     assert_eq!(app.audit.report.last(), Some(Err("timeout")));
     assert_eq!(update(&mut app, tick(80)), vec![IoRequest::Audit]);
     assert_eq!(

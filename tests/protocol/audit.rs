@@ -465,3 +465,31 @@ async fn under_live_traffic_the_audit_reports_nothing_that_is_not_there() {
         "{audits} audits under traffic, {in_flight_seen} saw transfers half applied; {stats:?}"
     );
 }
+
+/// A measured audit counts the requests it sent itself, not those other
+/// work on the same cluster sends meanwhile (the poll, an act): its cost
+/// paces the background audit (`protocol::audit_pace`).
+#[tokio::test]
+async fn a_measured_audit_counts_its_own_requests_only() {
+    let fx = Fx::new().await;
+    let total = seed_findings(&fx).await;
+    fx.refresh().await;
+    let proxy = crate::common::FaultProxy::start(&fx.url);
+    let p = fx.proto_via(&proxy.url());
+    let before = proxy.forwarded();
+    let others = async {
+        for _ in 0..5 {
+            p.cluster()
+                .count(&fx.ix.accounts, json!({"match_all": {}}))
+                .await
+                .unwrap();
+        }
+    };
+    let ((report, cost), ()) = tokio::join!(p.audit_measured(Some(total)), others);
+    let report = report.unwrap();
+    assert!(!report.findings.is_empty());
+    let sent = (proxy.forwarded() - before) as u64;
+    assert_eq!(cost.requests, sent - 5, "{}", proxy.log().join("\n"));
+    assert!(cost.requests >= 3, "{cost}");
+    assert!(cost.elapsed > std::time::Duration::ZERO);
+}

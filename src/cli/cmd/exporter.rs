@@ -16,6 +16,7 @@ pub mod metrics;
 use crate::cli::exit;
 use crate::cli::output::err;
 use crate::cli::values;
+use crate::protocol::audit_pace::{MIN_GAP, REFERENCE_POLL};
 use crate::protocol::read::poll::DEFAULT_CAP;
 use crate::protocol::Protocol;
 use crate::signals::StopSignals;
@@ -101,10 +102,11 @@ async fn poll_loop(p: &Protocol, every: Duration, shared: &Shared) -> Infallible
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_success = None;
+    let mut audit = PacedAudit::default();
     loop {
         ticks.tick().await;
         let started = Instant::now();
-        let reading = read(p).await;
+        let reading = read(p, &mut audit).await;
         match &reading {
             Ok(r) => last_success = Some(r.counts.as_of),
             Err(e) => tracing::warn!(error = %e, "exporter poll could not read the cluster"),
@@ -121,11 +123,47 @@ async fn poll_loop(p: &Protocol, every: Duration, shared: &Shared) -> Infallible
     }
 }
 
-/// One poll: the check's counts (the same call as `check`) and the
-/// dashboard poll's per-state counts. A partial view is an error, as for
-/// `check`: no half counts.
-async fn read(p: &Protocol) -> Result<Reading, String> {
-    let check = p.check_reading().await.map_err(|e| e.to_string())?;
+/// The last audit's findings, run again when its cost allows (see
+/// [`crate::protocol::audit_pace`]): a small cluster is audited at every
+/// poll as before, a big one less often, so that the exporter costs the
+/// cluster no more than a dashboard does.
+#[derive(Debug, Default)]
+struct PacedAudit {
+    /// The findings of the last audit that answered, and when it started.
+    last: Option<(u64, Instant)>,
+    /// When the next audit is due.
+    next_at: Option<Instant>,
+}
+
+impl PacedAudit {
+    /// The findings of an audit no older than its pace allows (running one
+    /// when due, at `now`) and their age. A failed audit fails the poll, as
+    /// `check` does, and is tried again at the next.
+    async fn findings(&mut self, p: &Protocol, now: Instant) -> Result<(u64, Duration), String> {
+        let due = self.next_at.is_none_or(|t| now >= t);
+        if let (Some((n, at)), false) = (self.last, due) {
+            return Ok((n, now - at));
+        }
+        let (report, cost) = p.audit_measured(None).await;
+        let n = report.map_err(|e| e.to_string())?.findings.len() as u64;
+        self.last = Some((n, now));
+        self.next_at = Some(now + cost.next_gap(REFERENCE_POLL));
+        if cost.next_gap(REFERENCE_POLL) > MIN_GAP {
+            tracing::info!(%cost, "exporter audit paced by its cost");
+        }
+        Ok((n, Duration::ZERO))
+    }
+}
+
+/// One poll: the check's counts (the same call as `check`, the audit paced
+/// by its cost) and the dashboard poll's per-state counts. A partial view
+/// is an error, as for `check`: no half counts.
+async fn read(p: &Protocol, audit: &mut PacedAudit) -> Result<Reading, String> {
+    let (findings, audit_age) = audit.findings(p, Instant::now()).await?;
+    let check = p
+        .check_reading_with(Some(findings))
+        .await
+        .map_err(|e| e.to_string())?;
     let snapshot = p
         .poll_snapshot(DEFAULT_CAP)
         .await
@@ -136,6 +174,7 @@ async fn read(p: &Protocol) -> Result<Reading, String> {
     Ok(Reading {
         counts: check.counts,
         states: snapshot.state_counts,
+        audit_age,
     })
 }
 

@@ -60,6 +60,8 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     }
     if a.report.is_loading() {
         title.push_str("· running… ");
+    } else if let Some(next) = a.next_at {
+        title.push_str(&format!("· next {} ", clock(next)));
     }
     title.push_str(&more_hint(offset, shown, findings.len()));
     let block = super::theme::overlay_block(th, title);

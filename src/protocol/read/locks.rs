@@ -49,6 +49,40 @@ impl Protocol {
             Err(Error::IndexMissing(_)) => return Ok(LockListing::default()),
             Err(e) => return Err(e),
         };
+        let locks = self.judge_locks(infos, &mut summary.coverage).await?;
+        Ok(LockListing { locks, summary })
+    }
+
+    /// The locks on `resources` read again by id (realtime: one `_mget`),
+    /// each judged against its owner as the listing judges them (one more
+    /// read of the owners by id, and their heartbeats): the audit confirms
+    /// the stale locks of a listing with a few requests however many they
+    /// are. Resources no longer locked are left out.
+    pub async fn lock_views(&self, resources: &[String]) -> Result<Vec<LockView>> {
+        if resources.is_empty() {
+            return Ok(Vec::new());
+        }
+        let d = self.discovery().await?;
+        let by_search = d.locks.id_problem().is_some();
+        let mut coverage = super::Coverage::default();
+        let ix = &self.config.indices.locks;
+        let docs = by_ids(self.cluster(), ix, resources, by_search, &mut coverage).await?;
+        let infos: Vec<LockInfo> = resources
+            .iter()
+            .zip(docs)
+            .filter_map(|(id, doc)| Some(LockInfo::from_source(id, &doc?)))
+            .collect();
+        self.judge_locks(infos, &mut coverage).await
+    }
+
+    /// Judges `infos` against their owners (read by id) and their holders'
+    /// heartbeats, oldest first.
+    async fn judge_locks(
+        &self,
+        infos: Vec<LockInfo>,
+        coverage: &mut super::Coverage,
+    ) -> Result<Vec<LockView>> {
+        let d = self.discovery().await?;
         let owners: Vec<String> = infos
             .iter()
             .filter_map(|i| i.owner.clone())
@@ -57,23 +91,16 @@ impl Protocol {
             .collect();
         let by_search = d.transactions.id_problem().is_some();
         let ix = &self.config.indices.transactions;
-        let found: HashMap<String, Transaction> = match by_ids(
-            self.cluster(),
-            ix,
-            &owners,
-            by_search,
-            &mut summary.coverage,
-        )
-        .await
-        {
-            Ok(docs) => owners
-                .iter()
-                .zip(docs)
-                .filter_map(|(id, d)| Some((id.clone(), Transaction::from_source(id, &d?))))
-                .collect(),
-            Err(Error::IndexMissing(_)) => HashMap::new(),
-            Err(e) => return Err(e),
-        };
+        let found: HashMap<String, Transaction> =
+            match by_ids(self.cluster(), ix, &owners, by_search, coverage).await {
+                Ok(docs) => owners
+                    .iter()
+                    .zip(docs)
+                    .filter_map(|(id, d)| Some((id.clone(), Transaction::from_source(id, &d?))))
+                    .collect(),
+                Err(Error::IndexMissing(_)) => HashMap::new(),
+                Err(e) => return Err(e),
+            };
         let beats = self.heartbeats(&holders_to_ask(&infos, &found)).await?;
         let now = self.now().await;
         let mut locks: Vec<LockView> = infos
@@ -81,7 +108,7 @@ impl Protocol {
             .map(|info| LockView::judge(info, &found, &beats, now, &self.config))
             .collect();
         locks.sort_by_key(|v| v.info.created_at);
-        Ok(LockListing { locks, summary })
+        Ok(locks)
     }
 
     /// Ids of the lock documents whose `owner` is `txn`, by a search on the

@@ -33,6 +33,9 @@ pub struct Reading {
     pub counts: CheckCounts,
     /// Transactions per state, with the oldest modification time of each.
     pub states: Vec<StateCount>,
+    /// How old the audit behind `audit_findings` is (audits are paced by
+    /// their cost: not every poll runs one).
+    pub audit_age: Duration,
 }
 
 /// The outcome of one poll, as published.
@@ -78,6 +81,12 @@ fn register_reading(registry: &mut Registry, r: &Reading) {
     for m in &METRICS {
         int(registry, m.prometheus, m.help, (m.value)(&r.counts));
     }
+    seconds(
+        registry,
+        "estx_audit_age",
+        "How old the audit behind estx_audit_findings is (audits run as often as their cost allows).",
+        r.audit_age.as_secs_f64(),
+    );
     let per_state = Family::<StateLabel, IntGauge>::default();
     let oldest = Family::<StateLabel, SecondsGauge>::default();
     for c in &r.states {
@@ -163,6 +172,7 @@ mod tests {
                     oldest: None,
                 },
             ],
+            audit_age: Duration::from_secs(75),
         }
     }
 
@@ -181,6 +191,7 @@ mod tests {
             "estx_transactions{state=\"none\"} 1\n",
             "estx_oldest_transaction_age_seconds{state=\"pending\"} 90.0\n",
             "estx_poll_duration_seconds 0.25\n",
+            "estx_audit_age_seconds 75.0\n",
             "# HELP estx_stuck_transactions Transactions in flight untouched for longer than the recovery window.\n",
             "# EOF\n",
         ] {

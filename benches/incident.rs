@@ -1,0 +1,409 @@
+//! Incident-scale benchmark (`cargo bench --bench incident`, issue 18 item
+//! 9): 10 000 transactions in flight (most of them stuck), 300 locks and
+//! 1 000 000 finished ones over 1 000 accounts, seeded with `_bulk` into a
+//! fresh osmem-server (or the cluster at `ESTX_TEST_URL`, in unique
+//! indices). It reports:
+//!
+//! 1. the poll: requests, this process's CPU per poll and the median
+//!    latency, unfiltered and with the table filtered by an account (the
+//!    filter runs over every in-flight document in the same `_msearch`);
+//! 2. one background audit's cost and the gap its pace sets
+//!    (`protocol::audit_pace`), and so the poll plus its audit, per poll;
+//! 3. one frame at 160×48 (apply the snapshot, derive, render);
+//! 4. the real dashboard binary in tmux at 160×48, watched over a window
+//!    through a counting proxy: requests per poll (its audits included),
+//!    its CPU per poll and its peak RSS (`VmHWM`).
+//!
+//! Knobs: `ESTX_BENCH_FINISHED` (1 000 000), `ESTX_BENCH_IN_FLIGHT`
+//! (10 000), `ESTX_BENCH_WINDOW` (seconds watched, 240). Figures go to
+//! BENCHMARKS.md; nothing here asserts on time.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use chrono::{DateTime, Duration as ChronoDuration, Utc};
+use common::{server, FaultProxy};
+use estx::cluster::{Cluster, ConnectOptions};
+use estx::dashboard::app::{App, Settings};
+use estx::dashboard::event::Event;
+use estx::dashboard::{ui, update::update};
+use estx::protocol::audit_pace::{process_cpu, REFERENCE_POLL};
+use estx::protocol::config::ProtocolConfig;
+use estx::protocol::read::poll::{Snapshot, DEFAULT_CAP};
+use estx::protocol::read::TableFilter;
+use estx::protocol::time::format_timestamp;
+use estx::protocol::Indices;
+use estx::protocol::Protocol;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ACCOUNTS: usize = 1_000;
+const LOCKS: usize = 300;
+const BULK: usize = 5_000;
+const POLLS: usize = 11;
+const FRAMES: usize = 201;
+const IN_FLIGHT_STATES: [&str; 4] = ["created", "pending", "committed", "terminating"];
+
+fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn acct(i: usize) -> String {
+    format!("acct-{:04}", i % ACCOUNTS)
+}
+
+async fn send(cluster: &Cluster, index: &str, batch: &mut Vec<(String, Value)>) {
+    if !batch.is_empty() {
+        cluster.bulk_index(index, batch).await.expect("seed");
+        batch.clear();
+    }
+}
+
+/// The in-flight transaction `i`: states in turn; one in five recent (not
+/// stuck), the rest stuck from 5 minutes to 2 days, a band of them in one
+/// outage window; every third names the worker that ran it.
+fn in_flight(i: usize, now: DateTime<Utc>) -> Value {
+    let age = if i.is_multiple_of(5) {
+        ChronoDuration::seconds((i % 60) as i64)
+    } else if i % 5 == 1 {
+        ChronoDuration::minutes(95 + (i % 10) as i64) // the outage window
+    } else {
+        ChronoDuration::minutes(5 + (i % 2_880) as i64)
+    };
+    let t = format_timestamp(now - age);
+    let mut doc = json!({"src_acct": acct(i * 7), "dest_acct": acct(i * 7 + 1),
+        "amount": 1 + i % 50, "transaction_state": IN_FLIGHT_STATES[i % 4],
+        "creation_time": t, "modification_time": t});
+    if i.is_multiple_of(3) {
+        doc["process_id"] = json!(format!("worker-{}", i % 12));
+    }
+    doc
+}
+
+/// Seeds the accounts (a pending transaction's source carries it), the
+/// in-flight and finished transactions and the locks.
+async fn seed(cluster: &Cluster, ix: &Indices, finished: usize, flight: usize) {
+    let now = Utc::now();
+    let mut carried: Vec<Vec<String>> = vec![vec![]; ACCOUNTS];
+    let mut batch = Vec::with_capacity(BULK);
+    for i in 0..flight {
+        let id = format!("live-{i:06}");
+        if IN_FLIGHT_STATES[i % 4] == "pending" {
+            carried[(i * 7) % ACCOUNTS].push(id.clone());
+        }
+        batch.push((id, in_flight(i, now)));
+        if batch.len() == BULK {
+            send(cluster, &ix.transactions, &mut batch).await;
+        }
+    }
+    send(cluster, &ix.transactions, &mut batch).await;
+    for i in 0..finished {
+        let t = format_timestamp(now - ChronoDuration::seconds((i % 2_592_000) as i64));
+        let state = if i % 33 == 0 {
+            "rolled-back"
+        } else {
+            "finished"
+        };
+        batch.push((
+            format!("done-{i:07}"),
+            json!({"src_acct": acct(i), "dest_acct": acct(i + 1), "amount": 1 + i % 50,
+                   "transaction_state": state, "creation_time": t, "modification_time": t}),
+        ));
+        if batch.len() == BULK {
+            send(cluster, &ix.transactions, &mut batch).await;
+        }
+    }
+    send(cluster, &ix.transactions, &mut batch).await;
+    for (i, pending) in carried.into_iter().enumerate() {
+        batch.push((
+            acct(i),
+            json!({"balance": 1000, "pending_transactions": pending}),
+        ));
+    }
+    send(cluster, &ix.accounts, &mut batch).await;
+    for i in 0..LOCKS {
+        // Two in three held by a stuck transaction, the rest by a worker.
+        let owner = if i % 3 < 2 {
+            format!("live-{:06}", (i * 5 + 2) % flight.max(1))
+        } else {
+            format!("worker-{}", i % 12)
+        };
+        let taken = now - ChronoDuration::minutes((i % 600) as i64);
+        batch.push((
+            format!("res-{i:03}"),
+            json!({"owner": owner, "process_id": format!("worker-{}", i % 12),
+                   "created_at": format_timestamp(taken),
+                   "expires_at": format_timestamp(taken + ChronoDuration::minutes(2))}),
+        ));
+    }
+    send(cluster, &ix.locks, &mut batch).await;
+    for index in [&ix.transactions, &ix.accounts, &ix.locks] {
+        cluster.refresh(index).await.expect("refresh");
+    }
+}
+
+/// Polls `POLLS` times listing `table`; prints and returns the last.
+async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
+    let mut latencies = Vec::new();
+    let cpu = process_cpu();
+    let mut last = None;
+    for _ in 0..POLLS {
+        let started = Instant::now();
+        last = Some(
+            p.poll_snapshot_listing(DEFAULT_CAP, table)
+                .await
+                .expect("poll"),
+        );
+        latencies.push(started.elapsed());
+    }
+    let cpu = (process_cpu() - cpu) / POLLS as u32;
+    let snap = last.expect("polls");
+    println!(
+        "poll ({what}): {} requests, client CPU {cpu:.1?} per poll, median {:.0?} over {POLLS}; \
+         {} in flight, {} listed of {} matching",
+        snap.requests,
+        median(latencies),
+        snap.in_flight_total,
+        snap.transactions.len(),
+        snap.table.total,
+    );
+    snap
+}
+
+/// Frames at 160×48: the snapshot applied, the view derived, then drawn.
+fn frames(snap: &Snapshot, url: &str, ix: &Indices) {
+    let settings = Settings {
+        url: url.to_string(),
+        recovery_window: Duration::from_secs(120),
+        investigate_after: Duration::from_secs(3600),
+        read_only: false,
+        transactions_index: ix.transactions.clone(),
+        profile: None,
+        mark: None,
+    };
+    let now = Utc::now();
+    let mut app = App::new(settings, Duration::from_secs(2), now);
+    app.size = (160, 48);
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    let mut times = Vec::new();
+    for i in 0..FRAMES {
+        let started = Instant::now();
+        update(&mut app, Event::Polled(Ok(Box::new(snap.clone()))));
+        update(
+            &mut app,
+            Event::Tick(now + ChronoDuration::seconds(i as i64)),
+        );
+        terminal.draw(|f| ui::render(f, &app)).expect("draw");
+        times.push(started.elapsed());
+    }
+    println!(
+        "frame (apply snapshot + render 160x48): median {:.2?} over {FRAMES}",
+        median(times)
+    );
+}
+
+/// `field` of `/proc/<pid>/status` in KiB.
+fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("field")
+}
+
+/// User + system CPU of process `pid` so far (clock ticks of 10 ms).
+fn cpu_of(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let f: Vec<&str> = stat[stat.rfind(')').expect("comm") + 2..]
+        .split_whitespace()
+        .collect();
+    Duration::from_millis((f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()) * 10)
+}
+
+fn tmux(socket: &Path, args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .arg("-S")
+        .arg(socket)
+        .args(["-f", "/dev/null"])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("tmux (apt-get install tmux)");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The real dashboard at 160×48 through a counting proxy for `window`.
+fn watch(url: &str, ix: &Indices, window: Duration) {
+    let proxy = FaultProxy::start(url);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let socket = dir.path().join("sock");
+    let log = dir.path().join("estx.log");
+    let mut line = format!("exec {}", env!("CARGO_BIN_EXE_estx-tui"));
+    for a in [
+        "--url",
+        &proxy.url(),
+        "--transactions-index",
+        &ix.transactions,
+        "--accounts-index",
+        &ix.accounts,
+        "--locks-index",
+        &ix.locks,
+        "--audit-index",
+        &ix.audit,
+        "--log-file",
+        &log.display().to_string(),
+        "--read-only",
+    ] {
+        line.push_str(&format!(" '{a}'"));
+    }
+    let none = dir.path().join("none");
+    let none = none.display().to_string();
+    Command::new("tmux")
+        .arg("-S")
+        .arg(&socket)
+        .args([
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "b",
+            "-x",
+            "160",
+            "-y",
+            "48",
+            &line,
+        ])
+        .env("XDG_CONFIG_HOME", &none)
+        .env("XDG_STATE_HOME", &none)
+        .status()
+        .expect("tmux new-session");
+    let pid: u32 = tmux(
+        &socket,
+        &["display-message", "-p", "-t", "b", "#{pane_pid}"],
+    )
+    .trim()
+    .parse()
+    .expect("pane pid");
+    // Steady state: the first snapshot and the first audit are in.
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let audited = |screen: &str| {
+        screen
+            .split("audit ")
+            .skip(1)
+            .any(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    while !audited(&tmux(&socket, &["capture-pane", "-p", "-t", "b"])) {
+        assert!(Instant::now() < deadline, "no audit on screen");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let msearch = |p: &FaultProxy| p.log().iter().filter(|l| l.contains("_msearch")).count();
+    let (requests, polls, cpu) = (proxy.forwarded(), msearch(&proxy), cpu_of(pid));
+    let logged = proxy.log().len();
+    std::thread::sleep(window); // the window measured, not a synchronisation
+    let requests = proxy.forwarded() - requests;
+    let polls = (msearch(&proxy) - polls).max(1);
+    let cpu = cpu_of(pid) - cpu;
+    let audits = audits_in(&log);
+    println!(
+        "dashboard over {window:?}: {polls} polls, {requests} requests ({:.2} per poll), \
+         CPU {cpu:?} ({:.1?} per poll), audits run {audits}, peak RSS {} KiB",
+        requests as f64 / polls as f64,
+        cpu / polls as u32,
+        status_kib(pid, "VmHWM:")
+    );
+    println!("requests in the window: {}", kinds(&proxy.log()[logged..]));
+    println!("{}", tmux(&socket, &["capture-pane", "-p", "-t", "b"]));
+    tmux(&socket, &["kill-server"]);
+}
+
+/// The requests of a proxy log by kind (`POST _msearch`: 12, ...).
+fn kinds(log: &[String]) -> String {
+    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+    for line in log {
+        let mut words = line.split_whitespace();
+        let method = words.next().unwrap_or("?");
+        let path = words.next().unwrap_or("?").split('?').next().unwrap_or("?");
+        let kind = path
+            .split('/')
+            .find(|seg| seg.starts_with('_'))
+            .unwrap_or("(document)");
+        *by.entry(format!("{method} {kind}")).or_default() += 1;
+    }
+    by.iter()
+        .map(|(k, n)| format!("{k}: {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How many audits the dashboard's log says it paced.
+fn audits_in(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines()
+        .rfind(|l| l.contains("background audit paced"))
+        .map_or("(none paced)".into(), |l| l.to_string())
+}
+
+#[tokio::main]
+async fn main() {
+    let finished = knob("ESTX_BENCH_FINISHED", 1_000_000);
+    let flight = knob("ESTX_BENCH_IN_FLIGHT", 10_000);
+    let window = Duration::from_secs(knob("ESTX_BENCH_WINDOW", 240) as u64);
+    let server = server::TestServer::start();
+    let ix = server::TestIndices::unique().indices();
+    let mut options = ConnectOptions::new(server.url());
+    options.timeout = Duration::from_secs(300);
+    let cluster = Cluster::connect(&options).expect("client");
+    for (name, body) in
+        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
+    {
+        cluster
+            .create_index(&name, body)
+            .await
+            .expect("create index");
+    }
+    let started = Instant::now();
+    seed(&cluster, &ix, finished, flight).await;
+    println!(
+        "seeded {finished} finished, {flight} in flight, {LOCKS} locks, {ACCOUNTS} accounts in {:.0?}",
+        started.elapsed()
+    );
+    let config = ProtocolConfig {
+        indices: ix.clone(),
+        ..Default::default()
+    };
+    let p = Protocol::new(cluster.clone(), config);
+    let snap = polls(&p, &TableFilter::default(), "unfiltered").await;
+    let by_account = TableFilter {
+        text: acct(7 * 42),
+        ..Default::default()
+    };
+    polls(&p, &by_account, "filter by account").await;
+    let (report, cost) = p.audit_measured(None).await;
+    let report = report.expect("audit");
+    let gap = cost.next_gap(REFERENCE_POLL);
+    let per_poll = REFERENCE_POLL.as_secs_f64() / gap.as_secs_f64();
+    println!(
+        "audit: {cost} ({} findings); next after {gap:?}: adds {:.2} requests and {:.1} ms CPU per 2 s poll",
+        report.findings.len(),
+        cost.requests as f64 * per_poll,
+        cost.cpu.as_secs_f64() * 1000.0 * per_poll,
+    );
+    frames(&snap, server.url(), &ix);
+    watch(server.url(), &ix, window);
+}
