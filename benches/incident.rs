@@ -199,10 +199,31 @@ fn frames(snap: &Snapshot, url: &str, ix: &Indices) {
     let mut app = App::new(settings, Duration::from_secs(2), now);
     app.size = (160, 48);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    // The snapshot arrives by move, as from the poller: copies made first.
+    let mut copies: Vec<_> = (0..FRAMES).map(|_| Box::new(snap.clone())).collect();
+    let (mut applied, mut drawn) = (Vec::new(), Vec::new());
+    for i in 0..FRAMES {
+        let copy = copies.pop().expect("a copy");
+        let started = Instant::now();
+        update(&mut app, Event::Polled(Ok(copy)));
+        let tick = now + ChronoDuration::seconds(i as i64);
+        update(&mut app, Event::Tick(tick));
+        let between = Instant::now();
+        terminal.draw(|f| ui::render(f, &app)).expect("draw");
+        applied.push(between - started);
+        drawn.push(between.elapsed());
+    }
+    let total: Vec<Duration> = applied.iter().zip(&drawn).map(|(a, d)| *a + *d).collect();
+    println!(
+        "frame after a poll (apply the snapshot, derive, render 160x48): median {:.2?} \
+         (apply + derive {:.2?}, render {:.2?}) over {FRAMES}",
+        median(total),
+        median(applied),
+        median(drawn)
+    );
     let mut times = Vec::new();
     for i in 0..FRAMES {
         let started = Instant::now();
-        update(&mut app, Event::Polled(Ok(Box::new(snap.clone()))));
         update(
             &mut app,
             Event::Tick(now + ChronoDuration::seconds(i as i64)),
@@ -211,7 +232,22 @@ fn frames(snap: &Snapshot, url: &str, ix: &Indices) {
         times.push(started.elapsed());
     }
     println!(
-        "frame (apply snapshot + render 160x48): median {:.2?} over {FRAMES}",
+        "frame (tick + render 160x48): median {:.2?} over {FRAMES}",
+        median(times)
+    );
+    let down = Event::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char('j'),
+        crossterm::event::KeyModifiers::NONE,
+    ));
+    let mut times = Vec::new();
+    for _ in 0..FRAMES {
+        let started = Instant::now();
+        update(&mut app, down.clone());
+        terminal.draw(|f| ui::render(f, &app)).expect("draw");
+        times.push(started.elapsed());
+    }
+    println!(
+        "frame (key j: re-derive + render 160x48): median {:.2?} over {FRAMES}",
         median(times)
     );
 }
@@ -268,6 +304,10 @@ fn watch(url: &str, ix: &Indices, window: Duration) {
         "--log-file",
         &log.display().to_string(),
         "--read-only",
+        // osmem walks every document for a count: at 1 000 000 a poll takes
+        // tens of seconds there (Elasticsearch answers from its index).
+        "--timeout",
+        "300s",
     ] {
         line.push_str(&format!(" '{a}'"));
     }
