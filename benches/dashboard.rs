@@ -41,15 +41,7 @@ async fn main() {
     let mut options = ConnectOptions::new(server.url());
     options.timeout = Duration::from_secs(120);
     let cluster = Cluster::connect(&options).expect("client");
-    // The mappings `init` ships (the audit index included).
-    for (name, body) in
-        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
-    {
-        cluster
-            .create_index(&name, body)
-            .await
-            .expect("create index");
-    }
+    common::server::create_shipped_indices(&cluster, &ix).await;
 
     let seed_start = Instant::now();
     let now = Utc::now();

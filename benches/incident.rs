@@ -409,14 +409,7 @@ async fn main() {
     let mut options = ConnectOptions::new(server.url());
     options.timeout = Duration::from_secs(300);
     let cluster = Cluster::connect(&options).expect("client");
-    for (name, body) in
-        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
-    {
-        cluster
-            .create_index(&name, body)
-            .await
-            .expect("create index");
-    }
+    common::server::create_shipped_indices(&cluster, &ix).await;
     let started = Instant::now();
     seed(&cluster, &ix, finished, flight).await;
     println!(

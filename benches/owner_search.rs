@@ -84,11 +84,7 @@ async fn main() {
     let server = server::TestServer::start();
     let ix = server::TestIndices::unique().indices();
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
-    for (name, body) in
-        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
-    {
-        cluster.create_index(&name, body).await.expect("create");
-    }
+    common::server::create_shipped_indices(&cluster, &ix).await;
     for id in ACCOUNTS {
         let doc = json!({"balance": 5_000_000, "pending_transactions": []});
         cluster.put(&ix.accounts, id, &doc).await.expect("account");

@@ -148,15 +148,7 @@ async fn main() {
         ..ConnectOptions::new(server.url())
     })
     .expect("client");
-    // The mappings `init` ships (the audit index included).
-    for (name, body) in
-        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
-    {
-        cluster
-            .create_index(&name, body)
-            .await
-            .expect("create index");
-    }
+    common::server::create_shipped_indices(&cluster, &ix).await;
     let accounts: Vec<(String, Value)> = (0..ACCOUNTS)
         .map(|i| {
             (

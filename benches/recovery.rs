@@ -45,15 +45,7 @@ async fn fresh_indices(cluster: &Cluster, prefix: &str, tag: &str) -> Indices {
         locks: format!("{prefix}{tag}locks"),
         audit: format!("{prefix}{tag}audit"),
     };
-    // The mappings `init` ships (the audit index included).
-    for (name, body) in
-        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
-    {
-        cluster
-            .create_index(&name, body)
-            .await
-            .expect("create index");
-    }
+    common::server::create_shipped_indices(cluster, &ix).await;
     ix
 }
 

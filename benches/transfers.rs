@@ -38,15 +38,7 @@ async fn main() {
     let server = server::TestServer::start();
     let ix = server::TestIndices::unique().indices();
     let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
-    // The mappings `init` ships (the audit index included).
-    for (name, body) in
-        estx::protocol::setup::index_bodies(&ix, &Default::default()).expect("mappings")
-    {
-        cluster
-            .create_index(&name, body)
-            .await
-            .expect("create index");
-    }
+    common::server::create_shipped_indices(&cluster, &ix).await;
     for id in ACCOUNTS {
         cluster
             .put(

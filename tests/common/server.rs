@@ -163,3 +163,19 @@ fn external_url() -> Option<String> {
     let url = url.trim().trim_end_matches('/');
     (!url.is_empty()).then(|| url.to_string())
 }
+
+/// Creates `ix`'s four indices with the mappings `init` ships (the audit
+/// index included): the benchmarks' fresh start.
+pub async fn create_shipped_indices(
+    cluster: &estx::cluster::Cluster,
+    ix: &estx::protocol::Indices,
+) {
+    for (name, body) in
+        estx::protocol::setup::index_bodies(ix, &Default::default()).expect("mappings")
+    {
+        cluster
+            .create_index(&name, body)
+            .await
+            .expect("create index");
+    }
+}
