@@ -290,25 +290,11 @@ fn watch(url: &str, ix: &Indices, window: Duration) {
     let socket = dir.path().join("sock");
     let log = dir.path().join("estx.log");
     let mut line = format!("exec {}", env!("CARGO_BIN_EXE_estx-tui"));
-    for a in [
-        "--url",
-        &proxy.url(),
-        "--transactions-index",
-        &ix.transactions,
-        "--accounts-index",
-        &ix.accounts,
-        "--locks-index",
-        &ix.locks,
-        "--audit-index",
-        &ix.audit,
-        "--log-file",
-        &log.display().to_string(),
-        "--read-only",
-        // osmem walks every document for a count: at 1 000 000 a poll takes
-        // tens of seconds there (Elasticsearch answers from its index).
-        "--timeout",
-        "300s",
-    ] {
+    let mut args = common::server::binary_args(&proxy.url(), ix, &log);
+    // osmem walks every document for a count: at 1 000 000 a poll takes
+    // tens of seconds there (Elasticsearch answers from its index).
+    args.extend(["--read-only", "--timeout", "300s"].map(String::from));
+    for a in &args {
         line.push_str(&format!(" '{a}'"));
     }
     let none = dir.path().join("none");

@@ -97,20 +97,7 @@ fn measure(url: &str, ix: &Indices, args: &[&str]) -> (u64, Duration, i32) {
     let out = Command::new("/usr/bin/time")
         .arg("-v")
         .arg(env!("CARGO_BIN_EXE_estx-tui"))
-        .args([
-            "--url",
-            url,
-            "--transactions-index",
-            &ix.transactions,
-            "--accounts-index",
-            &ix.accounts,
-            "--locks-index",
-            &ix.locks,
-            "--audit-index",
-            &ix.audit,
-            "--log-file",
-            &log.display().to_string(),
-        ])
+        .args(common::server::binary_args(url, ix, &log))
         .args(args)
         .env(
             "XDG_CONFIG_HOME",

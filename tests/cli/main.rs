@@ -145,20 +145,13 @@ struct Globals {
 
 impl Globals {
     fn args(&self) -> Vec<String> {
-        vec![
-            "--url".into(),
-            self.url.clone(),
-            "--transactions-index".into(),
-            self.transactions.clone(),
-            "--accounts-index".into(),
-            self.accounts.clone(),
-            "--locks-index".into(),
-            self.locks.clone(),
-            "--audit-index".into(),
-            self.audit.clone(),
-            "--log-file".into(),
-            self.log.display().to_string(),
-        ]
+        let ix = estx::protocol::Indices {
+            transactions: self.transactions.clone(),
+            accounts: self.accounts.clone(),
+            locks: self.locks.clone(),
+            audit: self.audit.clone(),
+        };
+        common::server::binary_args(&self.url, &ix, &self.log)
     }
 
     /// The binary with these options, a clean environment and no stdin.

@@ -179,3 +179,26 @@ pub async fn create_shipped_indices(
             .expect("create index");
     }
 }
+
+/// The binary's global options for `url`, the indices `ix` and the log
+/// file `log`: what every run of the real binary in the tests and the
+/// benchmarks starts with.
+pub fn binary_args(url: &str, ix: &estx::protocol::Indices, log: &std::path::Path) -> Vec<String> {
+    [
+        "--url",
+        url,
+        "--transactions-index",
+        &ix.transactions,
+        "--accounts-index",
+        &ix.accounts,
+        "--locks-index",
+        &ix.locks,
+        "--audit-index",
+        &ix.audit,
+        "--log-file",
+        &log.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}

@@ -451,25 +451,8 @@ fn start_dashboard_with_env(
     extra: &[&str],
     env: &[(&str, &str)],
 ) -> Tmux {
-    let mut args: Vec<String> = [
-        "--url",
-        url,
-        "--transactions-index",
-        &ix.transactions,
-        "--accounts-index",
-        &ix.accounts,
-        "--locks-index",
-        &ix.locks,
-        "--audit-index",
-        &ix.audit,
-        "--log-file",
-        &log.display().to_string(),
-        "--interval",
-        "1s",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let mut args = common::server::binary_args(url, &ix.indices(), log);
+    args.extend(["--interval".to_string(), "1s".to_string()]);
     args.extend(extra.iter().map(|s| s.to_string()));
     Tmux::start_with_env(
         tag,
