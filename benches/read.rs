@@ -3,7 +3,7 @@
 //! with `_bulk` into a fresh osmem-server (or the cluster at `ESTX_TEST_URL`,
 //! in unique indices) and reports at each size:
 //! - the poll's requests and client CPU per poll (user + system time of this
-//!   process, from /proc/self/stat) and its median latency;
+//!   process, from `getrusage`: the library's `audit_pace::process_cpu`) and its median latency;
 //! - at 10 000 and 100 000: the peak RSS (`/usr/bin/time -v`) and wall time
 //!   of the real binary running `list --all`, `list --all --json` and
 //!   `audit`, output thrown away.
@@ -19,6 +19,7 @@ use common::server;
 
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
+use estx::protocol::audit_pace::process_cpu;
 use estx::protocol::read::poll;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::Indices;
@@ -36,17 +37,6 @@ const BULK: usize = 2_000;
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
-}
-
-/// User + system CPU time of this process so far.
-fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").expect("/proc/self/stat");
-    // Fields after the command name (which may hold spaces) start at `state`.
-    let rest = &stat[stat.rfind(')').expect("comm") + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: u64 = f[11].parse::<u64>().expect("utime") + f[12].parse::<u64>().expect("stime");
-    // Linux reports in clock ticks of 1/100 s (USER_HZ).
-    Duration::from_millis(ticks * 10)
 }
 
 async fn seed(cluster: &Cluster, ix: &Indices, from: usize, to: usize) {
@@ -166,7 +156,7 @@ async fn main() {
         let mut latencies = Vec::new();
         let mut requests = 0;
         let mut in_flight = 0;
-        let cpu_before = cpu_time();
+        let cpu_before = process_cpu();
         for _ in 0..POLLS {
             let started = Instant::now();
             let snap = poll::load(&cluster, &ix, poll::DEFAULT_CAP)
@@ -176,7 +166,7 @@ async fn main() {
             requests = snap.requests;
             in_flight = snap.in_flight_total;
         }
-        let cpu = (cpu_time() - cpu_before) / POLLS as u32;
+        let cpu = (process_cpu() - cpu_before) / POLLS as u32;
         println!(
             "{size}: poll {requests} requests, client CPU {cpu:.1?} per poll, median {:.1?} over {POLLS} polls ({in_flight} in flight)",
             median(latencies)
