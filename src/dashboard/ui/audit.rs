@@ -11,7 +11,7 @@ use crate::protocol::audit::FindingKind;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 /// What Enter does on a finding of `kind`.
@@ -64,15 +64,12 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         title.push_str(&format!("· next {} ", clock(next)));
     }
     title.push_str(&more_hint(offset, shown, findings.len()));
-    let block = super::theme::overlay_block(th, title);
     let mut lines = finding_lines(app, &texts, offset, shown);
     let hint = findings
         .get(a.cursor)
         .map(|f| action_of(f.kind))
         .unwrap_or("");
-    frame.render_widget(Clear, rect);
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
+    let inner = super::theme::draw_overlay(frame, rect, th, title);
     let [body, keys] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(1),

@@ -10,7 +10,7 @@ use crate::protocol::read::{Group, Groups};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 /// Width of the widest bar.
@@ -29,10 +29,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     if app.groups.is_loading() {
         title.push_str("· counting… ");
     }
-    let block = super::theme::overlay_block(th, title);
-    frame.render_widget(Clear, rect);
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
+    let inner = super::theme::draw_overlay(frame, rect, th, title);
     let [body, keys] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(1),

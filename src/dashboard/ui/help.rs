@@ -10,7 +10,7 @@ use crate::protocol::time::human_duration;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 fn key_line(th: &Theme, key: &str, what: &str) -> Line<'static> {
@@ -56,10 +56,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         left.into_iter().skip(skip).collect(),
         right.into_iter().skip(skip).collect(),
     );
-    let block = super::theme::overlay_block(th, title);
-    let inner = block.inner(rect);
-    frame.render_widget(Clear, rect);
-    frame.render_widget(block, rect);
+    let inner = super::theme::draw_overlay(frame, rect, th, title);
     if right.is_empty() {
         frame.render_widget(Paragraph::new(left), inner);
         return;

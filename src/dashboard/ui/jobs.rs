@@ -16,7 +16,7 @@ use crate::protocol::trail::Record;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 /// Draws the view over `area`.
@@ -42,10 +42,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         title.push_str("· reading… ");
     }
     title.push_str(&more_hint(offset, shown, jobs.len()));
-    let block = super::theme::overlay_block(&app.theme, title);
-    frame.render_widget(Clear, rect);
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
+    let inner = super::theme::draw_overlay(frame, rect, &app.theme, title);
     let [body, keys] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(prompt_h),

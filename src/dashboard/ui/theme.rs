@@ -33,13 +33,28 @@ pub fn pane_block<'a>(t: &Theme, title: impl Into<Line<'a>>, focused: bool) -> B
 
 /// The frame of an overlay (help, audit, groups, jobs): rounded, in the
 /// focus colour, its title centred, a column of padding inside.
-pub fn overlay_block(th: &Theme, title: String) -> Block<'static> {
+fn overlay_block(th: &Theme, title: String) -> Block<'static> {
     Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(Style::new().fg(th.focus))
         .title(Line::from(title).centered())
         .title_style(bold().fg(th.focus))
         .padding(ratatui::widgets::Padding::horizontal(1))
+}
+
+/// Draws an overlay's frame ([`overlay_block`] titled `title`) over
+/// `rect`, clearing what is under it; returns the area inside.
+pub fn draw_overlay(
+    frame: &mut ratatui::Frame,
+    rect: ratatui::layout::Rect,
+    th: &Theme,
+    title: String,
+) -> ratatui::layout::Rect {
+    let block = overlay_block(th, title);
+    let inner = block.inner(rect);
+    frame.render_widget(ratatui::widgets::Clear, rect);
+    frame.render_widget(block, rect);
+    inner
 }
 
 /// How a transaction row reads.
