@@ -12,7 +12,7 @@ use std::fs::File;
 
 /// `n` transactions `job-{i}` stuck in `created` for an hour, each between
 /// its own two accounts `src-{i}` (100) and `dst-{i}` (100), amount 1.
-fn stuck(w: &World, n: usize) {
+pub(super) fn stuck(w: &World, n: usize) {
     let then = ago(60);
     let accounts: Vec<(String, Value)> = (0..n)
         .flat_map(|i| [format!("src-{i}"), format!("dst-{i}")])
@@ -234,6 +234,12 @@ fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
     assert_eq!(runs[0]["status"], "finished", "{:#}", runs[0]);
     let summary = runs[0]["summary"].as_str().unwrap();
     assert!(summary.starts_with("resumed after"), "{summary}");
+    // The resume is on record: unforced, over a job presumed dead.
+    assert_eq!(runs[0]["forced"], false, "{:#}", runs[0]);
+    let resumed = &runs[0]["resumed"][0];
+    assert_eq!(resumed["forced"], false, "{:#}", runs[0]);
+    let life = resumed["life"].as_str().unwrap();
+    assert!(life.starts_with("presumed dead"), "{life}");
     // Read back whole, the record has every transaction's steps, none twice.
     let h = w.run(&["history", "job-0", "--json"]).json();
     let records = h.as_array().unwrap();

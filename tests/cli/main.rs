@@ -457,6 +457,7 @@ mod exporter;
 mod first_contact;
 mod inspect;
 mod jobs;
+mod jobs_forced;
 mod locks;
 mod packaging;
 mod procedures;
