@@ -5,7 +5,8 @@
 //! pending, one finished record), from the index or from a file trail; a run whose cluster throttles (per `_bulk` item and whole
 //! requests) completes with no failed item; Ctrl-C stops a run inside a
 //! batch of a thousand without waiting for the batch, and the ids it left
-//! feed `--ids-from`.
+//! feed `--ids-from`. The killed job is listed by `jobs`, presumed dead,
+//! with its checkpoints' progress and the command that resumes it.
 
 use super::*;
 use std::fs::File;
@@ -160,6 +161,22 @@ fn resume_once_dead(g: &Globals, run: &str, extra: &[&str]) -> Out {
     }
 }
 
+/// The job `run` as `jobs --json` lists it, once presumed dead (its
+/// heartbeat silent for four periods). Polls with a deadline.
+fn listed_dead(g: &Globals, run: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let jobs = g.run(&["jobs", "--json"]).json();
+        let job = jobs.as_array().unwrap().iter().find(|j| j["id"] == run);
+        let job = job.unwrap_or_else(|| panic!("{run} not listed: {jobs:#}"));
+        if job["life"] == "presumed dead" {
+            return job.clone();
+        }
+        assert!(Instant::now() < deadline, "still {}", job["life_detail"]);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
 #[test]
 fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
     let n = 400;
@@ -214,6 +231,23 @@ fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
         .flat_map(|p| p["transactions"].as_array().unwrap())
         .map(|t| t.as_str().unwrap())
         .collect();
+
+    // `jobs` finds it for the operator: presumed dead once its heartbeat
+    // fell silent, its progress as its checkpoints say, and the command.
+    let listed = listed_dead(&w.g, &run);
+    let progress = &listed["progress"];
+    let ended = checkpointed.len() as u64;
+    let counted: u64 = ["done", "refused", "failed", "stopped"]
+        .iter()
+        .map(|k| progress[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, ended, "{listed:#}");
+    assert_eq!(progress["left"], n as u64 - ended, "{listed:#}");
+    assert_eq!(progress["total"], n, "{listed:#}");
+    assert_eq!(listed["resume"], format!("estx-tui recover --resume {run}"));
+    w.run(&["jobs"])
+        .code(0)
+        .stdout_has(&format!("resume {run}: estx-tui recover --resume {run}\n"));
 
     // Once presumed dead, it resumes unforced. The transactions the dead
     // run was writing were modified moments ago: the run is known dead, so

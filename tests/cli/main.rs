@@ -458,6 +458,7 @@ mod first_contact;
 mod inspect;
 mod jobs;
 mod jobs_forced;
+mod jobs_list;
 mod locks;
 mod packaging;
 mod procedures;
