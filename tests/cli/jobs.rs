@@ -274,13 +274,21 @@ fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
     assert_eq!(resumed["forced"], false, "{:#}", runs[0]);
     let life = resumed["life"].as_str().unwrap();
     assert!(life.starts_with("presumed dead"), "{life}");
-    // Read back whole, the record has every transaction's steps, none twice.
+    // Read back whole, the record has every transaction's steps, none twice
+    // but those of the transactions in flight at the kill: one the dead run
+    // finished after its last checkpoint (a loaded machine is slow to kill)
+    // is found finished by the resumed run, with nothing to do and no step.
     let h = w.run(&["history", "job-0", "--json"]).json();
     let records = h.as_array().unwrap();
     assert_eq!(records.len(), 1, "{h:#}");
     let steps = records[0]["steps"].as_array().unwrap();
     let stepped: BTreeSet<&str> = steps.iter().map(|s| s["txn"].as_str().unwrap()).collect();
-    assert_eq!(stepped.len(), n, "every transaction's steps are recorded");
+    let in_flight = moved - checkpointed.len();
+    assert!(
+        stepped.len() + in_flight >= n,
+        "{} of {n} transactions have steps, {in_flight} were in flight at the kill",
+        stepped.len()
+    );
     let applies = steps
         .iter()
         .filter(|s| s["label"].as_str().unwrap().contains("apply to") && s["result"] == "updated")
@@ -289,7 +297,6 @@ fn a_bulk_job_killed_with_sigkill_is_resumed_to_completion() {
     // record (it died before writing them down): the resumed run found them
     // done (no-ops). Every other apply is recorded once, and the balances
     // above show none was made twice.
-    let in_flight = moved - checkpointed.len();
     assert!(applies <= 2 * n, "{applies}");
     assert!(
         applies >= 2 * (n - in_flight),

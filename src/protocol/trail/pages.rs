@@ -49,7 +49,12 @@ pub struct Page {
 
 impl Page {
     fn is_empty(&self) -> bool {
-        self.transactions.is_empty() && self.plan.is_empty() && self.steps.is_empty()
+        self.transactions.is_empty()
+            && self.plan.is_empty()
+            && self.steps.is_empty()
+            && self.refused.is_empty()
+            && self.failed.is_empty()
+            && self.stopped.is_empty()
     }
 }
 
