@@ -113,6 +113,8 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
         finished_at: None,
         alive_at: beat.map(|s| now - chrono::Duration::seconds(s)),
         alive_every_ms: beat.map(|_| 10_000),
+        resumed: vec![],
+        clock: None,
         tool_version: "0".into(),
         profile: Some("prod-eu".into()),
         production: true,

@@ -256,6 +256,8 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         finished_at: None,
         alive_at: None,
         alive_every_ms: None,
+        resumed: vec![],
+        clock: None,
         tool_version: "0".into(),
         profile: None,
         production: false,

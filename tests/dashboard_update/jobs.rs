@@ -38,6 +38,8 @@ pub(crate) fn job(id: &str) -> Record {
         finished_at: None,
         alive_at: Some(now() - chrono::Duration::minutes(19)),
         alive_every_ms: Some(10_000),
+        resumed: vec![],
+        clock: None,
         tool_version: "0".into(),
         profile: None,
         production: false,
