@@ -73,3 +73,91 @@ fn the_group_opened_stays_named_in_the_title_at_80_columns() {
         "{title}"
     );
 }
+
+/// Ids as an application at scale writes them: accounts `acct-000042`,
+/// transactions `txn-<time>-<hex>`.
+const TXN: &str = "txn-20261127041041-0adc74ca";
+const TXN2: &str = "txn-20261127051041-879498ba";
+
+/// The rows of `s` that contain `needle`.
+fn rows_with<'a>(s: &'a str, needle: &str) -> Vec<&'a str> {
+    s.lines().filter(|l| l.contains(needle)).collect()
+}
+
+/// The accounts and locks panes at 80 columns show account ids whole
+/// (what the operator types into `/` and `--ids-from`); the pending and
+/// holder columns give way first.
+#[test]
+fn account_and_lock_ids_stay_whole_at_80_columns() {
+    use crate::fixtures::{account, lock, ts};
+    use estx::protocol::TxnState;
+    use serde_json::json;
+    let mut a = app();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.accounts
+        .insert("acct-000042".into(), account(1_250_000, &[TXN, TXN2]));
+    snap.accounts
+        .insert("acct-000043".into(), account(990, &[TXN]));
+    snap.locks.insert(
+        0,
+        lock(
+            "acct-000042",
+            json!({"owner": TXN, "process_id": "payments-worker:31337@app-7",
+                   "created_at": ts(7200), "expires_at": ts(7080)}),
+            Some(TxnState::Pending),
+        ),
+    );
+    a.refresh_view();
+    let s = screen(&a, 80, 24);
+    let accounts: Vec<&str> = s.lines().map(|l| l.split("││").next().unwrap()).collect();
+    let accounts = accounts.join("\n");
+    assert_eq!(rows_with(&accounts, "acct-000042 ").len(), 1, "{s}");
+    assert_eq!(rows_with(&accounts, "acct-000043 ").len(), 1, "{s}");
+    // The pending column still says how many, and the first id's tail.
+    assert!(
+        rows_with(&accounts, "acct-000042 ")[0].contains(" 2 "),
+        "{s}"
+    );
+    let lock_row = rows_with(&s, "stale")
+        .into_iter()
+        .find(|l| l.contains("acct-000042"));
+    assert!(lock_row.is_some(), "resource whole:\n{s}");
+    assert!(lock_row.unwrap().contains("74ca"), "owner's tail:\n{s}");
+    assert_snapshot!("narrow_ids_80x24", s);
+}
+
+/// The transaction table at 80 columns keeps its ids whole, a marked one
+/// too: the route gives way first (down to its least), then the amount.
+#[test]
+fn transaction_ids_stay_whole_at_80_columns() {
+    use crate::fixtures::txn;
+    use serde_json::json;
+    let mut a = app();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.transactions = vec![
+        txn(
+            TXN,
+            Some("terminating"),
+            "acct-000042",
+            "acct-000043",
+            json!(123_456),
+            3_599,
+        ),
+        txn(
+            TXN2,
+            Some("committed"),
+            "acct-000043",
+            "acct-000042",
+            json!(5),
+            600,
+        ),
+    ];
+    snap.table.listed = 2;
+    snap.table.total = 2;
+    a.marks.insert(TXN.into());
+    a.refresh_view();
+    let s = screen(&a, 80, 24);
+    assert!(s.contains(&format!("✓ {TXN} ")), "{s}");
+    assert!(s.contains(&format!(" {TXN2} ")), "{s}");
+    assert!(s.contains("123456"), "the amount still fits:\n{s}");
+}

@@ -157,9 +157,11 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
             .clamp(min, max) as u16
     };
     let (state_w, amount_w, age_w) = (widest(2, 5, 11), widest(4, 6, 12), widest(5, 3, 6));
-    // Ids give way to a readable route, down to 12 columns; a shortened id
-    // keeps its head and its (distinguishing) tail.
-    let room = inner.saturating_sub(2 + state_w + amount_w + age_w + widest(3, 8, 24) + 5);
+    // Ids are what the operator types into `/` and `--ids-from`: they get
+    // their width first, beside the mark, state and age (the route and
+    // then the amount give way); only a screen too narrow for that
+    // shortens them, keeping their head and (distinguishing) tail.
+    let room = inner.saturating_sub(2 + state_w + age_w + 3);
     let id_w = widest(1, 2, 32).min(room.max(12));
     let cols = columns(inner, id_w, state_w, amount_w, age_w);
     // What the route column gets: the rest, less the spaces between columns.
