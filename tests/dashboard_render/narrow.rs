@@ -161,3 +161,73 @@ fn transaction_ids_stay_whole_at_80_columns() {
     assert!(s.contains(&format!(" {TXN2} ")), "{s}");
     assert!(s.contains("123456"), "the amount still fits:\n{s}");
 }
+
+/// The jobs view at 80×24: each job wraps between its parts, so its life,
+/// run id, size and progress, operator and start stay whole; the list
+/// scrolls by whole jobs and the title says what is below.
+#[test]
+fn the_jobs_view_wraps_each_job_at_80_columns() {
+    use crate::fixtures::job;
+    use estx::protocol::trail::TrailStep;
+    let mut a = app();
+    let mut dead = job(
+        "20260301T110000.000Z-recover-5e6f7a8b",
+        60,
+        "ops-bob",
+        Some(1140),
+    );
+    // Its checkpoints recorded the steps of two transactions.
+    dead.steps = ["t-1", "t-1", "t-2"]
+        .map(|t| TrailStep {
+            txn: t.into(),
+            ..TrailStep::repair("applied")
+        })
+        .into();
+    a.jobs.list = estx::dashboard::load::Load::Loaded(vec![
+        job(
+            "20260301T114000.000Z-recover-1a2b3c4d",
+            20,
+            "ops-ann",
+            Some(6),
+        ),
+        dead,
+        job("20260301T100000.000Z-recover-9c0d1e2f", 120, "ops-cy", None),
+        job(
+            "20260301T090000.000Z-recover-3a4b5c6d",
+            180,
+            "ops-dee",
+            None,
+        ),
+        job(
+            "20260301T080000.000Z-recover-7e8f9a0b",
+            240,
+            "ops-eve",
+            None,
+        ),
+    ]);
+    estx::dashboard::jobs::judge(&mut a.jobs, a.now);
+    a.overlays.open(estx::dashboard::overlay::Overlay::Jobs);
+    let s = screen(&a, 80, 24);
+    for needle in [
+        "▶ live, beat 6s ago · 20260301T114000.000Z-recover-1a2b3c4d",
+        "presumed dead, silent 19m00s · 20260301T110000.000Z-recover-5e6f7a8b",
+        "recover of 300 transaction(s) · from the cli · profile prod-eu",
+        "recover of 300 transaction(s) · ≥2 ended · from the cli",
+        "by ops-ann (cluster user) on bastion · started 11:40:00 (20m00s ago)",
+        "by ops-bob (cluster user) on bastion · started 11:00:00 (1h00m ago)",
+        "reason: INC-5 outage",
+        "jobs: 5 unfinished · 1 live · 1 presumed dead · 3 unknown (+1 more)",
+    ] {
+        assert!(s.contains(needle), "{needle}:\n{s}");
+    }
+    assert_snapshot!("jobs_view_80x24", s);
+    // The last job selected: the list scrolls to it, whole.
+    a.jobs.cursor = 4;
+    let s = screen(&a, 80, 24);
+    assert!(
+        s.contains("▶ unknown, no heartbeat · 20260301T080000.000Z-recover-7e8f9a0b"),
+        "{s}"
+    );
+    assert!(s.contains("by ops-eve (cluster user) on bastion"), "{s}");
+    assert!(s.contains("(+1 above)"), "{s}");
+}

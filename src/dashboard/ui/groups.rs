@@ -117,7 +117,7 @@ fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Line
 
 /// `text` broken between words into lines of at most `width` columns (a
 /// longer word stands alone), so no word is cut at the pane's edge.
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split(' ') {
