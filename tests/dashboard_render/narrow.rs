@@ -231,3 +231,39 @@ fn the_jobs_view_wraps_each_job_at_80_columns() {
     assert!(s.contains("by ops-eve (cluster user) on bastion"), "{s}");
     assert!(s.contains("(+1 above)"), "{s}");
 }
+
+/// The view by cause longer than its pane says how many groups are above
+/// and below, and counts thousands as the header does (`6,000`).
+#[test]
+fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
+    use estx::dashboard::load::Load;
+    use estx::dashboard::overlay::Overlay;
+    use estx::protocol::read::Groups;
+    let mut a = app();
+    let g = |kind, label: String, count| Group {
+        kind,
+        label,
+        count,
+        filter: TableFilter::default(),
+    };
+    let mut groups = vec![g(GroupKind::StateAge, "pending · 1h–6h".into(), 4_200)];
+    groups.extend((0..20).map(|i| g(GroupKind::Account, format!("acct-{i:04}"), 90 - i)));
+    a.groups = Load::Loaded(Groups {
+        stuck: 6_000,
+        groups,
+        unavailable: vec![],
+    });
+    a.overlays.open(Overlay::Groups);
+    let s = screen(&a, 80, 24);
+    let title = s.lines().find(|l| l.contains("stuck by cause")).unwrap();
+    assert!(title.contains("stuck by cause: 6,000 stuck (+"), "{s}");
+    assert!(s.contains("pending · 1h–6h") && s.contains("4,200 "), "{s}");
+    // 17 lines: two headings and 15 groups; 6 below.
+    assert!(title.contains("(+6 more)"), "{s}");
+    // At the last group: 17 lines from the 7th (4 groups and both headings
+    // above), none below.
+    a.group_cursor = 20;
+    let s = screen(&a, 80, 24);
+    assert!(s.contains("▶ acct-0019"), "{s}");
+    assert!(s.contains("stuck by cause: 6,000 stuck (+4 above)"), "{s}");
+}
