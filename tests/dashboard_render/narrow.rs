@@ -30,7 +30,7 @@ fn with_group(mut a: App, label: &str) -> App {
 /// The title of the transactions pane (the line it starts on).
 fn table_title(s: &str) -> String {
     s.lines()
-        .find(|l| l.contains(" · page "))
+        .find(|l| l.contains(" of 5,400 "))
         .unwrap_or_else(|| panic!("no table title:\n{s}"))
         .to_string()
 }
@@ -62,6 +62,23 @@ fn the_group_opened_stays_named_in_the_title_at_80_columns() {
         wide.contains("page 1/11 · group payments-worker:31337@app-7 (Esc closes)"),
         "{wide}"
     );
+    // Typing a filter over a state and the group: all of them stay said.
+    let mut typing = a.clone();
+    typing.marks.clear();
+    typing.state_filter = Some(estx::protocol::TxnState::Pending);
+    typing.filter = "txn-2026112705".into();
+    typing
+        .overlays
+        .open(estx::dashboard::overlay::Overlay::Filter);
+    let title = table_title(&screen(&typing, 80, 24));
+    for needle in [
+        "/txn-2026112705█",
+        "group payments-",
+        "@app-7",
+        "state pending",
+    ] {
+        assert!(title.contains(needle), "{needle}: {title}");
+    }
     // A label longer than the title is shortened in its middle, its tail kept.
     let long = with_group(
         a,

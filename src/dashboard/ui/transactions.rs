@@ -201,11 +201,18 @@ fn title(
         Span::raw(g.label.as_str()).width() + "· group  ".len()
     });
     let others = width_of(&marks) + width_of(&filters);
-    // The pane's name gives way to the group's.
-    let mut counts = counts_text(app, snap, matching, true);
-    if others + counts.chars().count() + label > usize::from(width) {
-        counts = counts_text(app, snap, matching, false);
-    }
+    // The pane's name, then the page, give way to the group's.
+    let counts = [Counts::Named, Counts::Paged, Counts::Bare]
+        .map(|c| counts_text(app, snap, matching, c))
+        .into_iter()
+        .reduce(|full, short| {
+            if others + full.chars().count() + label > usize::from(width) {
+                short
+            } else {
+                full
+            }
+        })
+        .unwrap_or_default();
     let room =
         usize::from(width).saturating_sub(others + counts.chars().count() + "· group  ".len());
     let mut segs = vec![Segment::new(0, vec![Span::raw(counts)])];
@@ -239,12 +246,28 @@ fn group_segments(app: &App, room: usize) -> Vec<Segment<'static>> {
     ]
 }
 
+/// How much [`counts_text`] says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Counts {
+    /// The pane's name, the counts and the page.
+    Named,
+    /// The counts and the page.
+    Paged,
+    /// The counts.
+    Bare,
+}
+
 /// How many rows match, of how many in all, and the page shown (the
 /// loaded rows while the cluster's page is not known yet), after the
-/// pane's name when `named`.
-fn counts_text(app: &App, snap: &Snapshot, matching: usize, named: bool) -> String {
-    let name = if named { " transactions " } else { " " };
+/// pane's name, as `how` says.
+fn counts_text(app: &App, snap: &Snapshot, matching: usize, how: Counts) -> String {
+    let name = if how == Counts::Named {
+        " transactions "
+    } else {
+        " "
+    };
     match &app.view.page {
+        Some(p) if how == Counts::Bare => format!(" {matching} of {} ", grouped(p.total)),
         Some(p) => {
             let reach = if p.beyond_reach() { "+" } else { "" };
             format!(
@@ -320,7 +343,8 @@ fn filter_spans(app: &App) -> Vec<Segment<'static>> {
         };
         segs.push(Span::styled(text, warn));
     }
-    segs.into_iter().map(|s| Segment::new(1, vec![s])).collect()
+    // What hides rows is never left out for the sort or a hint.
+    segs.into_iter().map(|s| Segment::new(0, vec![s])).collect()
 }
 
 /// The columns that fit: mark, id, state and age always; the route and
