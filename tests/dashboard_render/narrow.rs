@@ -263,7 +263,14 @@ fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
         count,
         filter: TableFilter::default(),
     };
-    let mut groups = vec![g(GroupKind::StateAge, "pending · 1h–6h".into(), 4_200)];
+    let mut groups = vec![
+        g(GroupKind::StateAge, "pending · 1h–6h".into(), 4_200),
+        g(
+            GroupKind::Process,
+            "payments-worker-eu-west-1-very-long-host-name:31337@app-7".into(),
+            5_400,
+        ),
+    ];
     groups.extend((0..20).map(|i| g(GroupKind::Account, format!("acct-{i:04}"), 90 - i)));
     a.groups = Load::Loaded(Groups {
         stuck: 6_000,
@@ -275,12 +282,17 @@ fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
     let title = s.lines().find(|l| l.contains("stuck by cause")).unwrap();
     assert!(title.contains("stuck by cause: 6,000 stuck (+"), "{s}");
     assert!(s.contains("pending · 1h–6h") && s.contains("4,200 "), "{s}");
-    // 17 lines: two headings and 15 groups; 6 below.
-    assert!(title.contains("(+6 more)"), "{s}");
-    // At the last group: 17 lines from the 7th (4 groups and both headings
-    // above), none below.
-    a.group_cursor = 20;
+    // A process too long for the row keeps its head and its tail.
+    assert!(
+        s.contains("payments-worker-eu…-name:31337@app-7   5,400 "),
+        "{s}"
+    );
+    // 17 lines: three headings and 14 groups; 8 below.
+    assert!(title.contains("(+8 more)"), "{s}");
+    // At the last group: 17 lines from the 9th (5 groups and the three
+    // headings above), none below.
+    a.group_cursor = 21;
     let s = screen(&a, 80, 24);
     assert!(s.contains("▶ acct-0019"), "{s}");
-    assert!(s.contains("stuck by cause: 6,000 stuck (+4 above)"), "{s}");
+    assert!(s.contains("stuck by cause: 6,000 stuck (+5 above)"), "{s}");
 }

@@ -3,7 +3,7 @@
 //! bar scaled to the largest of its kind; the groupings the mapping cannot
 //! aggregate are named at the bottom, so none is silently missing.
 
-use super::theme::{bold, fit_segments, grouped, more_hint, Segment, Theme};
+use super::theme::{bold, fit_segments, grouped, more_hint, short_id, Segment, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
 use crate::protocol::read::{Group, Groups};
@@ -181,7 +181,8 @@ pub(super) fn wrap_words(text: &str, width: usize) -> Vec<String> {
 fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) -> Line<'static> {
     let bar = (g.count as usize * BAR).div_ceil(widest.max(1) as usize);
     let label_w = width.saturating_sub(BAR + 12).max(8);
-    let label: String = g.label.chars().take(label_w).collect();
+    // A process or account id keeps its distinguishing tail.
+    let label = short_id(&g.label, label_w);
     let mut style = Style::new();
     if selected {
         style = style.add_modifier(Modifier::REVERSED);
