@@ -8,30 +8,21 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod frames;
 
 use common::server;
+use frames::median;
 
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::dashboard::app::{App, Settings};
-use estx::dashboard::event::Event;
-use estx::dashboard::{ui, update::update};
 use estx::protocol::read::poll;
 use estx::protocol::time::format_timestamp;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 const TRANSACTIONS: usize = 100_000;
 const ACCOUNTS: usize = 1_000;
 const POLLS: usize = 21;
-const FRAMES: usize = 201;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
 
 #[tokio::main]
 async fn main() {
@@ -118,63 +109,5 @@ async fn main() {
         snap.transactions.len()
     );
 
-    let settings = Settings {
-        url: server.url().to_string(),
-        recovery_window: Duration::from_secs(120),
-        investigate_after: Duration::from_secs(3600),
-        read_only: false,
-        transactions_index: ix.transactions.clone(),
-        profile: None,
-        mark: None,
-    };
-    let mut app = App::new(settings, Duration::from_secs(2), now);
-    app.size = (160, 48);
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
-    let mut frames = Vec::new();
-    for i in 0..FRAMES {
-        let started = Instant::now();
-        update(&mut app, Event::Polled(Ok(Box::new(snap.clone()))));
-        update(
-            &mut app,
-            Event::Tick(now + ChronoDuration::seconds(i as i64)),
-        );
-        terminal.draw(|f| ui::render(f, &app)).expect("draw");
-        frames.push(started.elapsed());
-    }
-    println!(
-        "frame (apply snapshot + render 160x48): median {:.2?} over {FRAMES} frames",
-        median(frames)
-    );
-    // The common frame: a tick or a key, the data unchanged (the view was
-    // derived when it last changed; drawing only reads it).
-    let mut frames = Vec::new();
-    for i in 0..FRAMES {
-        let started = Instant::now();
-        update(
-            &mut app,
-            Event::Tick(now + ChronoDuration::seconds(i as i64)),
-        );
-        terminal.draw(|f| ui::render(f, &app)).expect("draw");
-        frames.push(started.elapsed());
-    }
-    println!(
-        "frame (tick + render 160x48): median {:.2?} over {FRAMES} frames",
-        median(frames)
-    );
-    // A key that changes the selection: derive the view again, then draw.
-    let mut frames = Vec::new();
-    let down = Event::Key(crossterm::event::KeyEvent::new(
-        crossterm::event::KeyCode::Char('j'),
-        crossterm::event::KeyModifiers::NONE,
-    ));
-    for _ in 0..FRAMES {
-        let started = Instant::now();
-        update(&mut app, down.clone());
-        terminal.draw(|f| ui::render(f, &app)).expect("draw");
-        frames.push(started.elapsed());
-    }
-    println!(
-        "frame (key j: re-derive + render 160x48): median {:.2?} over {FRAMES} frames",
-        median(frames)
-    );
+    frames::measure(&snap, server.url(), &ix.transactions);
 }

@@ -22,13 +22,11 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+mod frames;
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use common::{server, FaultProxy};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::dashboard::app::{App, Settings};
-use estx::dashboard::event::Event;
-use estx::dashboard::{ui, update::update};
 use estx::protocol::audit_pace::{process_cpu, REFERENCE_POLL};
 use estx::protocol::config::ProtocolConfig;
 use estx::protocol::read::poll::{Snapshot, DEFAULT_CAP};
@@ -36,8 +34,7 @@ use estx::protocol::read::TableFilter;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::Indices;
 use estx::protocol::Protocol;
-use ratatui::backend::TestBackend;
-use ratatui::Terminal;
+use frames::median;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -47,7 +44,6 @@ const ACCOUNTS: usize = 1_000;
 const LOCKS: usize = 300;
 const BULK: usize = 5_000;
 const POLLS: usize = 11;
-const FRAMES: usize = 201;
 const IN_FLIGHT_STATES: [&str; 4] = ["created", "pending", "committed", "terminating"];
 
 fn knob(name: &str, default: usize) -> usize {
@@ -55,11 +51,6 @@ fn knob(name: &str, default: usize) -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn acct(i: usize) -> String {
@@ -182,74 +173,6 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
         snap.table.total,
     );
     snap
-}
-
-/// Frames at 160×48: the snapshot applied, the view derived, then drawn.
-fn frames(snap: &Snapshot, url: &str, ix: &Indices) {
-    let settings = Settings {
-        url: url.to_string(),
-        recovery_window: Duration::from_secs(120),
-        investigate_after: Duration::from_secs(3600),
-        read_only: false,
-        transactions_index: ix.transactions.clone(),
-        profile: None,
-        mark: None,
-    };
-    let now = Utc::now();
-    let mut app = App::new(settings, Duration::from_secs(2), now);
-    app.size = (160, 48);
-    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
-    // The snapshot arrives by move, as from the poller: copies made first.
-    let mut copies: Vec<_> = (0..FRAMES).map(|_| Box::new(snap.clone())).collect();
-    let (mut applied, mut drawn) = (Vec::new(), Vec::new());
-    for i in 0..FRAMES {
-        let copy = copies.pop().expect("a copy");
-        let started = Instant::now();
-        update(&mut app, Event::Polled(Ok(copy)));
-        let tick = now + ChronoDuration::seconds(i as i64);
-        update(&mut app, Event::Tick(tick));
-        let between = Instant::now();
-        terminal.draw(|f| ui::render(f, &app)).expect("draw");
-        applied.push(between - started);
-        drawn.push(between.elapsed());
-    }
-    let total: Vec<Duration> = applied.iter().zip(&drawn).map(|(a, d)| *a + *d).collect();
-    println!(
-        "frame after a poll (apply the snapshot, derive, render 160x48): median {:.2?} \
-         (apply + derive {:.2?}, render {:.2?}) over {FRAMES}",
-        median(total),
-        median(applied),
-        median(drawn)
-    );
-    let mut times = Vec::new();
-    for i in 0..FRAMES {
-        let started = Instant::now();
-        update(
-            &mut app,
-            Event::Tick(now + ChronoDuration::seconds(i as i64)),
-        );
-        terminal.draw(|f| ui::render(f, &app)).expect("draw");
-        times.push(started.elapsed());
-    }
-    println!(
-        "frame (tick + render 160x48): median {:.2?} over {FRAMES}",
-        median(times)
-    );
-    let down = Event::Key(crossterm::event::KeyEvent::new(
-        crossterm::event::KeyCode::Char('j'),
-        crossterm::event::KeyModifiers::NONE,
-    ));
-    let mut times = Vec::new();
-    for _ in 0..FRAMES {
-        let started = Instant::now();
-        update(&mut app, down.clone());
-        terminal.draw(|f| ui::render(f, &app)).expect("draw");
-        times.push(started.elapsed());
-    }
-    println!(
-        "frame (key j: re-derive + render 160x48): median {:.2?} over {FRAMES}",
-        median(times)
-    );
 }
 
 /// `field` of `/proc/<pid>/status` in KiB.
@@ -423,6 +346,6 @@ async fn main() {
         cost.requests as f64 * per_poll,
         cost.cpu.as_secs_f64() * 1000.0 * per_poll,
     );
-    frames(&snap, server.url(), &ix);
+    frames::measure(&snap, server.url(), &ix.transactions);
     watch(server.url(), &ix, window);
 }

@@ -69,28 +69,24 @@ impl App {
             && super::target::transaction_target(self).is_ok();
     }
 
-    /// Screen rows each log entry takes, wrapped to the log pane's width
-    /// (long lines wrap rather than being cut at the edge).
-    pub fn log_heights(&self) -> Vec<usize> {
-        let width = usize::from(self.areas().log.width.saturating_sub(2)).max(1);
-        self.log
-            .iter()
-            .map(|e| layout::log_entry_rows(&e.text, width))
-            .collect()
-    }
-
     /// The first log entry shown when following the newest: as many of the
-    /// newest entries as fit the pane whole (at least the newest).
+    /// newest entries as fit the pane whole (at least the newest). Only
+    /// those are measured (wrapped to the pane's width: long lines wrap
+    /// rather than being cut at the edge), not the whole log.
     pub fn log_last_top(&self) -> usize {
         let room = layout::pane_rows_in(self.screen()).log;
-        let heights = self.log_heights();
+        let width = usize::from(self.areas().log.width.saturating_sub(2)).max(1);
         let mut used = 0;
-        let mut top = heights.len();
-        while top > 0 && used + heights[top - 1] <= room {
-            used += heights[top - 1];
+        let mut top = self.log.len();
+        while let Some(e) = top.checked_sub(1).and_then(|i| self.log.get(i)) {
+            let rows = layout::log_entry_rows(&e.text, width);
+            if used + rows > room {
+                break;
+            }
+            used += rows;
             top -= 1;
         }
-        top.min(heights.len().saturating_sub(1))
+        top.min(self.log.len().saturating_sub(1))
     }
 
     /// What needs an operator in `snap`, as the header counts it.

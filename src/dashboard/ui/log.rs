@@ -35,18 +35,15 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let len = app.log.len();
     let rows = usize::from(area.height.saturating_sub(2)).max(1);
     let width = usize::from(area.width.saturating_sub(2)).max(1);
-    let heights: Vec<usize> = app
-        .log
-        .iter()
-        .map(|e| crate::dashboard::layout::log_entry_rows(&e.text, width))
-        .collect();
+    // Only the entries that can show are measured, not the whole log.
+    let height = |i: usize| crate::dashboard::layout::log_entry_rows(&app.log[i].text, width);
     let (start, end, skip_rows) = match app.log_top {
         None => {
             let mut start = len;
             let mut used = 0;
             while start > 0 && used < rows {
                 start -= 1;
-                used += heights[start];
+                used += height(start);
             }
             (start, len, used.saturating_sub(rows))
         }
@@ -54,8 +51,8 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             let start = app.view.log_top.min(len);
             let mut end = start;
             let mut used = 0;
-            while end < len && (end == start || used + heights[end] <= rows) {
-                used += heights[end];
+            while end < len && (end == start || used + height(end) <= rows) {
+                used += height(end);
                 end += 1;
             }
             (start, end, 0)

@@ -7,7 +7,7 @@ pub use crate::dashboard::layout::wrapped_rows;
 pub use crate::dashboard::look::Theme;
 use crate::protocol::time::human_age;
 use crate::protocol::transaction::Transaction;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType};
@@ -112,9 +112,10 @@ pub fn txn_age(app: &App, t: &Transaction) -> String {
     app.age_of(t).map(human_age).unwrap_or_else(|| "-".into())
 }
 
-/// `HH:MM:SS` (UTC).
+/// `HH:MM:SS` (UTC). Written field by field: chrono's `format` parses its
+/// pattern at every call, and clocks are drawn at every frame.
 pub fn clock(t: DateTime<Utc>) -> String {
-    t.format("%H:%M:%S").to_string()
+    format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second())
 }
 
 /// `txn-2026…8c484f44`: an id (or any text) too wide for `width`, shortened
@@ -146,9 +147,15 @@ pub fn more_hint(offset: usize, shown: usize, len: usize) -> String {
     }
 }
 
-/// `YYYY-MM-DD HH:MM:SS` (UTC).
+/// `YYYY-MM-DD HH:MM:SS` (UTC), field by field as [`clock`].
 pub fn datetime(t: DateTime<Utc>) -> String {
-    t.format("%Y-%m-%d %H:%M:%S").to_string()
+    format!(
+        "{:04}-{:02}-{:02} {}",
+        t.year(),
+        t.month(),
+        t.day(),
+        clock(t)
+    )
 }
 
 /// A balance change: `+100`, `-100`, `±0`.
@@ -259,7 +266,19 @@ pub fn grouped(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{more_hint, short_id};
+    use super::{clock, datetime, more_hint, short_id};
+    use chrono::{TimeZone, Utc};
+
+    #[test]
+    fn times_read_as_chrono_formats_them() {
+        for t in [
+            Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap(),
+            Utc.with_ymd_and_hms(999, 12, 31, 23, 59, 59).unwrap(),
+        ] {
+            assert_eq!(clock(t), t.format("%H:%M:%S").to_string());
+            assert_eq!(datetime(t), t.format("%Y-%m-%d %H:%M:%S").to_string());
+        }
+    }
 
     #[test]
     fn long_ids_keep_head_and_tail() {
