@@ -142,6 +142,8 @@ struct Poll<'a> {
     coverage: Coverage,
     /// What the poll could not read and went on without.
     warnings: Vec<String>,
+    /// Some locks judged without their owners or heartbeats.
+    locks_judged_blind: bool,
     /// The state field aggregates (else one count per in-flight state).
     aggregate: bool,
 }
@@ -174,6 +176,7 @@ impl Poll<'_> {
             missing: BTreeSet::new(),
             coverage: Coverage::default(),
             warnings: Vec::new(),
+            locks_judged_blind: false,
             aggregate: q.states_aggregatable(),
         }
     }
@@ -200,6 +203,7 @@ impl Poll<'_> {
                 w.extend(self.warnings.iter().cloned());
                 w
             },
+            locks_judged_blind: self.locks_judged_blind,
             clock: Some(self.cluster.clock_status()),
         }
     }

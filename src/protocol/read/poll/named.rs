@@ -143,6 +143,7 @@ impl Poll<'_> {
             Err(e) if e.is_transient() => return Err(e),
             Err(e) => {
                 tracing::warn!(error = %e, "lock owners unreadable");
+                self.locks_judged_blind = true;
                 self.warnings.push(format!(
                     "the owners of {} lock(s) could not be read ({e}): those locks are unknown",
                     ids.len()
@@ -172,6 +173,7 @@ impl Poll<'_> {
                     .await
                     .unwrap_or_else(|e| {
                         tracing::warn!(error = %e, "heartbeats unreadable");
+                        self.locks_judged_blind = true;
                         Default::default()
                     })
             }
