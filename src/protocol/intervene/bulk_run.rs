@@ -98,17 +98,7 @@ impl Started {
             stopped_by: stop.by(),
             ..BulkDone::default()
         };
-        match ran {
-            Ok(BulkRun {
-                mut reports,
-                not_started,
-            }) => {
-                reports.sort_by(|a, b| a.txn.cmp(&b.txn));
-                done.reports = reports;
-                done.not_started = not_started;
-            }
-            Err(e) => done.failed = Some(e),
-        }
+        ended(&mut done, ran);
         // The sweep is a new start: not after a stop or a failure.
         if done.sweep && done.stopped_by.is_none() && done.failed.is_none() {
             match p.release_abandoned_locks_allowing(b.allow_partial).await {
@@ -122,21 +112,40 @@ impl Started {
         let value = Value::Bulk(done);
         let (outcome, summary, steps) = super::run::fold(p, self.plan(), &value);
         let steps = unsaved(&value, steps, &checkpoints.saved());
-        let summary = match &self.resumed {
-            Some(r) => {
-                let forced = r.forced.as_ref().map_or(String::new(), |life| {
-                    let why = self.intervention().choices.reason_text().unwrap_or("");
-                    format!(" (forced while the job was {life}: {why})")
-                });
-                format!(
-                    "resumed{forced} after {} transaction(s) had ended: {summary}",
-                    r.ended
-                )
-            }
-            None => summary,
-        };
+        let summary = self.resumed_summary(summary);
         self.finish_after(checkpoints.written, value, outcome, summary, steps)
             .await
+    }
+
+    /// A resumed run's summary says so, and how the resume was forced.
+    fn resumed_summary(&self, summary: String) -> String {
+        let Some(r) = &self.resumed else {
+            return summary;
+        };
+        let forced = r.forced.as_ref().map_or(String::new(), |life| {
+            let why = self.intervention().choices.reason_text().unwrap_or("");
+            format!(" (forced while the job was {life}: {why})")
+        });
+        format!(
+            "resumed{forced} after {} transaction(s) had ended: {summary}",
+            r.ended
+        )
+    }
+}
+
+/// What the run itself left in `done`: its reports in id order and the
+/// ids it never started, or its failure.
+fn ended(done: &mut BulkDone, ran: Result<BulkRun>) {
+    match ran {
+        Ok(BulkRun {
+            mut reports,
+            not_started,
+        }) => {
+            reports.sort_by(|a, b| a.txn.cmp(&b.txn));
+            done.reports = reports;
+            done.not_started = not_started;
+        }
+        Err(e) => done.failed = Some(e),
     }
 }
 
