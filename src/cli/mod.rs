@@ -59,6 +59,7 @@ pub async fn run(cli: Cli) -> i32 {
         CliCommand::ReleaseLock(a) => on_cluster.run(|p| cmd::release_lock::run(p, a)).await,
         CliCommand::Audit(a) => on_cluster.run(|p| cmd::audit::run(p, a)).await,
         CliCommand::History(a) => on_cluster.run(|p| cmd::history::run(p, a)).await,
+        CliCommand::Jobs(a) => on_cluster.run(|p| cmd::jobs::run(p, a)).await,
         CliCommand::Reverse(a) => on_cluster.run(|p| cmd::reverse::run(p, a)).await,
         CliCommand::Check(a) => on_cluster.run(|p| cmd::check::run(p, a)).await,
         CliCommand::Exporter(a) => on_cluster.run(|p| cmd::exporter::run(p, a)).await,

@@ -41,12 +41,24 @@ pub fn audited(app: &mut App, report: Result<Box<AuditReport>, String>, cost: Au
     app.audit.report = super::load::Load::of(report);
     let n = app.audit.findings().len();
     app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
-    let gap = cost.next_gap(app.interval);
+    let gap = cost.next_gap(poll_period(app));
     if gap > MIN_GAP {
         tracing::info!(%cost, gap_s = gap.as_secs(), "background audit paced by its cost");
     }
     app.audit.cost = Some(cost);
     app.audit.next_at = Some(app.now + chrono_of(gap));
+}
+
+/// How often polls really end: the poller waits the interval after each
+/// poll ends, so a slow cluster's polls come the poll's own time apart
+/// more (the pace spreads an audit over real polls, not configured ones).
+fn poll_period(app: &App) -> std::time::Duration {
+    let took = app
+        .snapshot
+        .as_ref()
+        .map(|s| s.duration)
+        .unwrap_or_default();
+    app.interval + took
 }
 
 fn chrono_of(d: std::time::Duration) -> chrono::Duration {

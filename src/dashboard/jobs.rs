@@ -16,22 +16,51 @@ use super::keymap::Op;
 use super::load::Load;
 use super::overlay::{Overlay, OverlayKind};
 use crate::protocol::jobs::{job_life, JobLife};
+use crate::protocol::time::human_age;
 use crate::protocol::trail::{ActionKind, Record};
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyCode, KeyEvent};
+use std::collections::HashSet;
 
 /// The jobs view's state.
 #[derive(Debug, Clone, Default)]
 pub struct JobsState {
     /// The unfinished jobs, newest first, or why they could not be read.
     pub list: Load<Vec<Record>>,
-    /// Each listed job's life at the screen's clock, in the list's order
-    /// (derived when the list or the clock changes: [`judge`]).
-    pub lives: Vec<JobLife>,
+    /// What the view shows of each listed job at the screen's clock, in
+    /// the list's order (derived when the list or the clock changes:
+    /// [`judge`]).
+    pub rows: Vec<JobRow>,
     /// The selected job.
     pub cursor: usize,
     /// Asking to resume the selected job.
     pub prompt: Option<ResumePrompt>,
+}
+
+/// What the jobs view shows of one listed job beyond its record, derived
+/// when the list or the screen's clock changes ([`judge`]), never while
+/// drawing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobRow {
+    /// Its life by its heartbeat.
+    pub life: JobLife,
+    /// How long before the screen's clock it started (`20m00s`).
+    pub started_ago: String,
+    /// The transactions its checkpoints recorded steps of: at least that
+    /// many ended (one refused, or with nothing to do, ends without any).
+    pub ended: usize,
+}
+
+impl JobRow {
+    /// The row of `r` at `now`.
+    fn of(r: &Record, now: DateTime<Utc>) -> JobRow {
+        let ended: HashSet<&str> = r.steps.iter().map(|s| s.txn.as_str()).collect();
+        JobRow {
+            life: job_life(r, now),
+            started_ago: human_age((now - r.started_at).num_seconds()),
+            ended: ended.len(),
+        }
+    }
 }
 
 /// The resume prompt of the selected job.
@@ -68,19 +97,19 @@ impl JobsState {
 
     /// The selected job's life (unknown before it was judged).
     pub fn selected_life(&self) -> JobLife {
-        self.lives
+        self.rows
             .get(self.cursor)
-            .copied()
-            .unwrap_or(JobLife::Unknown)
+            .map_or(JobLife::Unknown, |r| r.life)
     }
 }
 
-/// Judges every listed job's life at `now` (the protocol's rule).
+/// Derives every listed job's row at `now`: its life (the protocol's
+/// rule), its age and its progress.
 pub fn judge(jobs: &mut JobsState, now: DateTime<Utc>) {
-    jobs.lives = jobs
+    jobs.rows = jobs
         .list
         .value()
-        .map_or_else(Vec::new, |l| l.iter().map(|r| job_life(r, now)).collect());
+        .map_or_else(Vec::new, |l| l.iter().map(|r| JobRow::of(r, now)).collect());
 }
 
 /// The dashboard's action that resumes `r` (a bulk rollback or recovery).

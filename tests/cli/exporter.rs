@@ -218,3 +218,124 @@ fn a_scrape_parses_counts_as_check_does_and_says_down_while_the_cluster_is_away(
         "{said:?}"
     );
 }
+
+/// `_bulk` of `docs` (id, source) into `index`.
+fn bulk(w: &World, index: &str, docs: impl Iterator<Item = (String, Value)>) {
+    let mut body = String::new();
+    for (id, doc) in docs {
+        body.push_str(&json!({"index": {"_id": id}}).to_string());
+        body.push('\n');
+        body.push_str(&doc.to_string());
+        body.push('\n');
+    }
+    let (status, resp) = common::http("POST", &w.url(index, "_bulk"), Some(&body));
+    assert!((200..300).contains(&status), "_bulk: {status} {resp}");
+    let resp: Value = serde_json::from_str(&resp).unwrap();
+    assert_eq!(resp["errors"], json!(false), "_bulk reported item errors");
+}
+
+/// Issue 18 item 9: an exporter poll costs what a dashboard poll costs (its
+/// `_msearch` counts the stuck, those needing investigation and the odd
+/// ones over every document; one `_mget` reads the lock's owner; the
+/// health), not `check`'s scan of every in-flight transaction (three pages
+/// here, with its point in time), and its gauges still say what `check`
+/// says.
+#[test]
+fn an_exporter_poll_past_a_scan_page_costs_a_few_requests_and_counts_as_check_does() {
+    const STUCK: usize = 2_500;
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    let stamp = ago(30);
+    let stuck = (0..STUCK).map(|i| {
+        let doc = json!({"transaction_state": "created", "src_acct": "A", "dest_acct": "B",
+            "amount": 1, "modification_time": stamp});
+        (format!("stuck-{i:04}"), doc)
+    });
+    bulk(&w, &w.ix.transactions, stuck);
+    let done = json!({"transaction_state": "finished", "src_acct": "C", "dest_acct": "D",
+        "amount": 1, "modification_time": stamp});
+    bulk(
+        &w,
+        &w.ix.transactions,
+        [("done".to_string(), done)].into_iter(),
+    );
+    w.put(
+        &w.ix.locks,
+        "C",
+        &json!({"owner": "done", "process_id": "w", "created_at": ago(30)}),
+    );
+    w.refresh();
+    let check = w.run(&["check", "--json"]);
+    let check_counts: BTreeMap<String, u64> = check.json()["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["key"].as_str().unwrap().into(),
+                m["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(check_counts["stuck"], STUCK as u64, "{check}");
+    assert_eq!(check_counts["stale_locks"], 1, "{check}");
+
+    let proxy = FaultProxy::start(&w.g.url);
+    let mut g = w.g.clone();
+    g.url = proxy.url();
+    let r = start(&g);
+    let polls = |log: &[String]| -> Vec<usize> {
+        let at = log
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.contains("_msearch"));
+        at.map(|(i, _)| i).collect()
+    };
+    common::wait_until_blocking("five polls", Duration::from_secs(90), || {
+        polls(&proxy.log()).len() >= 5
+    });
+    // Polls two to five: the first audit ran with the first poll, and the
+    // next is due 30 s later at the soonest.
+    let log = proxy.log();
+    let at = polls(&log);
+    let window = &log[at[1] + 1..=at[4]];
+    let shown = window.join("\n");
+    let sent = window.len();
+    assert!(
+        sent <= 3 * 4,
+        "3 polls, at most 4 requests each, not {sent}:\n{shown}"
+    );
+    let scans = window.iter().filter(|l| {
+        l.contains("/_search") || l.contains("_pit") || l.contains("scroll") || l.contains("_count")
+    });
+    assert_eq!(scans.count(), 0, "no scan, no count apart:\n{shown}");
+
+    // A poll that timed out on a loaded machine publishes no counts: the
+    // next good one does.
+    let mut m = HashMap::new();
+    common::wait_until_blocking("a good poll published", Duration::from_secs(90), || {
+        m = scrape(&r);
+        m.get("estx_up") == Some(&1.0)
+    });
+    for (key, gauge) in [
+        ("stuck", "estx_stuck_transactions"),
+        (
+            "needs_investigation",
+            "estx_transactions_needing_investigation",
+        ),
+        ("odd_documents", "estx_odd_transaction_documents"),
+        ("stale_locks", "estx_stale_locks"),
+        ("audit_findings", "estx_audit_findings"),
+    ] {
+        assert_eq!(
+            m[gauge], check_counts[key] as f64,
+            "{gauge} vs check's {key}: {m:?}"
+        );
+    }
+    assert_eq!(
+        m["estx_transactions{state=\"created\"}"], STUCK as f64,
+        "{m:?}"
+    );
+}

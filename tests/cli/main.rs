@@ -457,6 +457,8 @@ mod exporter;
 mod first_contact;
 mod inspect;
 mod jobs;
+mod jobs_forced;
+mod jobs_list;
 mod locks;
 mod packaging;
 mod procedures;

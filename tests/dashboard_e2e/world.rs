@@ -308,6 +308,12 @@ impl World {
     /// heartbeat (promised every millisecond) is silent at once: a job
     /// presumed dead, to resume. Returns its id.
     pub(crate) fn unfinished_job(&self, ids: &[&str]) -> String {
+        self.job_beating(ids, std::time::Duration::from_millis(1))
+    }
+
+    /// The same, its heartbeat promised every `heartbeat`: a job live for
+    /// four of them.
+    pub(crate) fn job_beating(&self, ids: &[&str], heartbeat: std::time::Duration) -> String {
         use estx::protocol::intervene::{self, Act, BulkAct, Choices, Intervention, Selection};
         let act = BulkAct {
             procedure: estx::protocol::Procedure::Recover,
@@ -325,7 +331,7 @@ impl World {
         );
         let i = Intervention::new(Act::Bulk(act), choices);
         let config = estx::protocol::ProtocolConfig {
-            job_heartbeat: std::time::Duration::from_millis(1),
+            job_heartbeat: heartbeat,
             ..self.proto.config().clone()
         };
         let dying = estx::protocol::Protocol::new(self.proto.cluster().clone(), config);

@@ -363,3 +363,47 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
         bulk: None,
     });
 }
+
+/// An unfinished bulk recovery of 300 transactions started `minutes`
+/// before the clock by `user`; `beat`: seconds since its last heartbeat
+/// (every 10 s), none for an older version's record.
+pub(crate) fn job(
+    id: &str,
+    minutes: i64,
+    user: &str,
+    beat: Option<i64>,
+) -> estx::protocol::trail::Record {
+    use estx::protocol::trail::{
+        ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
+    };
+    Record {
+        record_id: id.into(),
+        action: ActionKind::Recover,
+        transactions: (0..300).map(|i| format!("t-{i}")).collect(),
+        targets: vec!["--all-stuck".into()],
+        reason: Some("INC-5 outage".into()),
+        forced: false,
+        bulk: true,
+        interface: Interface::Cli,
+        operator: Operator {
+            user: user.into(),
+            source: OperatorSource::Cluster,
+            host: "bastion".into(),
+        },
+        plan: vec![],
+        status: RecordStatus::Running,
+        outcome: None,
+        summary: None,
+        steps: vec![],
+        parts: 0,
+        started_at: now() - Age::minutes(minutes),
+        finished_at: None,
+        alive_at: beat.map(|s| now() - Age::seconds(s)),
+        alive_every_ms: beat.map(|_| 10_000),
+        resumed: vec![],
+        clock: None,
+        tool_version: "0".into(),
+        profile: Some("prod-eu".into()),
+        production: true,
+    }
+}

@@ -240,7 +240,7 @@ fn the_view_by_cause() {
     a.overlays.open(Overlay::Groups);
     a.refresh_view();
     let s = screen(&a, 100, 30);
-    assert!(s.contains("stuck by cause: 6000 stuck"), "{s}");
+    assert!(s.contains("stuck by cause: 6,000 stuck "), "{s}");
     assert!(s.contains("▶ worker-7"), "{s}");
     assert!(s.contains("not grouped: lock holders"), "{s}");
     assert_snapshot!("by_cause_100x30", s);

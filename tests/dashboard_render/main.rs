@@ -34,6 +34,7 @@ mod drawing;
 mod fixtures;
 mod layout;
 mod looking;
+mod narrow;
 mod production;
 mod reverse;
 mod screens;

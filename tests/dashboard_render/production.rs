@@ -82,41 +82,8 @@ fn a_forced_run_on_production_asks_for_the_profile_typed() {
 #[test]
 fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
     use estx::dashboard::jobs::ResumePrompt;
-    use estx::protocol::trail::{
-        ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
-    };
     let mut a = app();
-    let now = crate::fixtures::now();
-    // `beat`: seconds since its last heartbeat (every 10 s), none for an
-    // older version's record.
-    let job = |id: &str, minutes: i64, user: &str, beat: Option<i64>| Record {
-        record_id: id.into(),
-        action: ActionKind::Recover,
-        transactions: (0..300).map(|i| format!("t-{i}")).collect(),
-        targets: vec!["--all-stuck".into()],
-        reason: Some("INC-5 outage".into()),
-        forced: false,
-        bulk: true,
-        interface: Interface::Cli,
-        operator: Operator {
-            user: user.into(),
-            source: OperatorSource::Cluster,
-            host: "bastion".into(),
-        },
-        plan: vec![],
-        status: RecordStatus::Running,
-        outcome: None,
-        summary: None,
-        steps: vec![],
-        parts: 0,
-        started_at: now - chrono::Duration::minutes(minutes),
-        finished_at: None,
-        alive_at: beat.map(|s| now - chrono::Duration::seconds(s)),
-        alive_every_ms: beat.map(|_| 10_000),
-        tool_version: "0".into(),
-        profile: Some("prod-eu".into()),
-        production: true,
-    };
+    let job = crate::fixtures::job;
     a.jobs.list = estx::dashboard::load::Load::Loaded(vec![
         job(
             "20260301T114000.000Z-recover-1a2b3c4d",

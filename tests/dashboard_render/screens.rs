@@ -256,6 +256,8 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         finished_at: None,
         alive_at: None,
         alive_every_ms: None,
+        resumed: vec![],
+        clock: None,
         tool_version: "0".into(),
         profile: None,
         production: false,
@@ -291,4 +293,27 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         "{s}"
     );
     assert_snapshot!("detail_interventions_200x45", s);
+}
+
+/// Every key's description shows whole in the help, on a screen tall
+/// enough for all of it, whatever its width: two columns only where both
+/// fit whole.
+#[test]
+fn help_shows_every_description_whole() {
+    use estx::dashboard::keymap::{DIALOG, MAIN};
+    let mut a = app();
+    a.overlays
+        .open(estx::dashboard::overlay::Overlay::Help { scroll: 0 });
+    let descriptions: Vec<&str> = MAIN
+        .iter()
+        .map(|b| b.help)
+        .chain(DIALOG.iter().map(|b| b.help))
+        .collect();
+    for width in [80, 100, 120, 160] {
+        a.size = (width, 80);
+        let text = screen(&a, width, 80);
+        for d in &descriptions {
+            assert!(text.contains(d), "{width} columns cut {d:?}:\n{text}");
+        }
+    }
 }

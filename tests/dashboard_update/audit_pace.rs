@@ -31,16 +31,17 @@ fn a_costly_audit_is_spread_over_more_polls_than_a_cheap_one() {
     );
     assert!(update(&mut app, tick(30)).is_empty());
     assert_eq!(update(&mut app, tick(31)), vec![IoRequest::Audit]);
-    // 90 requests at one poll every 2 s: the next one 180 s on, so each
-    // poll carries one request more on average.
+    // 90 requests at one poll every 2 s (and the fixture's 5 ms poll): the
+    // next one 180.45 s on, so each poll carries one request more on
+    // average.
     let costly = AuditCost {
         requests: 90,
         cpu: Duration::from_millis(40),
         elapsed: Duration::from_secs(3),
     };
     update(&mut app, audited(costly));
-    assert!(update(&mut app, tick(31 + 179)).is_empty(), "not yet");
-    assert_eq!(update(&mut app, tick(31 + 180)), vec![IoRequest::Audit]);
+    assert!(update(&mut app, tick(31 + 180)).is_empty(), "not yet");
+    assert_eq!(update(&mut app, tick(31 + 181)), vec![IoRequest::Audit]);
     assert_eq!(app.audit.cost, Some(costly));
 }
 
@@ -56,4 +57,25 @@ fn an_audit_asked_for_runs_at_once_whatever_the_pace() {
     assert!(update(&mut app, tick(100)).is_empty(), "paced");
     let asked = estx::dashboard::audit::audit_if_due(&mut app, true);
     assert_eq!(asked, vec![IoRequest::Audit]);
+}
+
+/// On a slow cluster polls end the poll's own time apart more than the
+/// interval (the poller waits the interval after each): the audit is
+/// spread over the polls that really happen, so each still carries one
+/// request more at the most.
+#[test]
+fn a_slow_clusters_polls_spread_the_audit_over_more_time() {
+    let mut app = app(false);
+    assert_eq!(update(&mut app, tick(1)), vec![IoRequest::Audit]);
+    if let Some(s) = app.snapshot.as_mut() {
+        s.duration = Duration::from_millis(1_400);
+    }
+    let costly = AuditCost {
+        requests: 34,
+        ..Default::default()
+    };
+    update(&mut app, audited(costly));
+    // 34 polls 3.4 s apart: 115.6 s, not the 68 s of 2 s polls.
+    assert!(update(&mut app, tick(1 + 115)).is_empty(), "not yet");
+    assert_eq!(update(&mut app, tick(1 + 116)), vec![IoRequest::Audit]);
 }

@@ -38,6 +38,8 @@ pub(crate) fn job(id: &str) -> Record {
         finished_at: None,
         alive_at: Some(now() - chrono::Duration::minutes(19)),
         alive_every_ms: Some(10_000),
+        resumed: vec![],
+        clock: None,
         tool_version: "0".into(),
         profile: None,
         production: false,
@@ -150,11 +152,11 @@ fn a_live_or_unknown_job_resumes_only_forced_with_a_reason() {
     let jobs = vec![beating("run-live", Some(5)), beating("run-old", None)];
     update(&mut app, Event::Jobs(Ok(jobs)));
     assert!(
-        matches!(app.jobs.lives[0], JobLife::Live { .. }),
+        matches!(app.jobs.rows[0].life, JobLife::Live { .. }),
         "{:?}",
-        app.jobs.lives
+        app.jobs.rows
     );
-    assert_eq!(app.jobs.lives[1], JobLife::Unknown);
+    assert_eq!(app.jobs.rows[1].life, JobLife::Unknown);
     // Enter on the live job asks for a reason, not for `y`.
     update(&mut app, code(KeyCode::Enter));
     assert_eq!(app.jobs.prompt, Some(ResumePrompt::Reason(String::new())));
@@ -206,4 +208,30 @@ fn a_live_job_is_presumed_dead_once_its_heartbeat_is_silent_for_four_periods() {
     );
     update(&mut app, code(KeyCode::Enter));
     assert_eq!(app.jobs.prompt, Some(confirm("", None)), "no reason asked");
+}
+
+/// What the jobs view shows of each job beyond its record (its life, how
+/// long ago it started, how many transactions its checkpoints ended) is
+/// derived when the list arrives and again at each tick, not while
+/// drawing.
+#[test]
+fn each_jobs_age_and_progress_are_derived_with_its_life() {
+    use estx::protocol::trail::TrailStep;
+    let mut app = app(false);
+    update(&mut app, key('J'));
+    let mut r = job("run-1");
+    r.steps = ["t-1", "t-1", "t-3"]
+        .map(|t| TrailStep {
+            txn: t.into(),
+            ..TrailStep::repair("applied")
+        })
+        .into();
+    update(&mut app, Event::Jobs(Ok(vec![r, job("run-2")])));
+    let row = &app.jobs.rows[0];
+    assert_eq!(row.started_ago, "20m00s");
+    assert_eq!(row.ended, 2, "t-1 and t-3");
+    assert_eq!(app.jobs.rows[1].ended, 0);
+    update(&mut app, Event::Tick(now() + chrono::Duration::seconds(40)));
+    assert_eq!(app.jobs.rows[0].started_ago, "20m40s");
+    assert_eq!(app.jobs.rows.len(), 2);
 }

@@ -23,6 +23,7 @@ mod lost_responses;
 mod malformed;
 mod mapped_times;
 mod mapped_values;
+mod poll_requests;
 mod procedures;
 mod reverse;
 mod security;

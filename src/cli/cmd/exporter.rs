@@ -17,7 +17,6 @@ use crate::cli::exit;
 use crate::cli::output::err;
 use crate::cli::values;
 use crate::protocol::audit_pace::{MIN_GAP, REFERENCE_POLL};
-use crate::protocol::read::poll::DEFAULT_CAP;
 use crate::protocol::Protocol;
 use crate::signals::StopSignals;
 use metrics::{exposition, PollOutcome, Reading};
@@ -155,24 +154,15 @@ impl PacedAudit {
     }
 }
 
-/// One poll: the check's counts (the same call as `check`, the audit paced
-/// by its cost) and the dashboard poll's per-state counts. A partial view
-/// is an error, as for `check`: no half counts.
+/// One poll: the check's counts and the per-state counts, both from one
+/// dashboard poll (its cluster-side counts: a few requests at any scale;
+/// [`Protocol::watch_reading`]), the audit paced by its cost. A partial
+/// view is an error, as for `check`: no half counts.
 async fn read(p: &Protocol, audit: &mut PacedAudit) -> Result<Reading, String> {
     let (findings, audit_age) = audit.findings(p, Instant::now()).await?;
-    let check = p
-        .check_reading_with(Some(findings))
-        .await
-        .map_err(|e| e.to_string())?;
-    let snapshot = p
-        .poll_snapshot(DEFAULT_CAP)
-        .await
-        .map_err(|e| e.to_string())?;
-    if let Some(partial) = snapshot.read.coverage.describe() {
-        return Err(partial);
-    }
+    let (counts, snapshot) = p.watch_reading(findings).await.map_err(|e| e.to_string())?;
     Ok(Reading {
-        counts: check.counts,
+        counts,
         states: snapshot.state_counts,
         audit_age,
     })

@@ -15,6 +15,7 @@ pub mod doctor;
 pub mod exporter;
 pub mod history;
 pub mod init;
+pub mod jobs;
 pub mod list;
 pub mod locks;
 pub mod man;
@@ -88,6 +89,11 @@ pub enum CliCommand {
     /// List the recorded operator interventions on a transaction (audit
     /// trail), unfinished ones marked.
     History(history::Args),
+
+    /// List the bulk runs (jobs) still running or left unfinished (or
+    /// --all), with progress, life (live, presumed dead, unknown) and the
+    /// command that resumes each.
+    Jobs(jobs::Args),
 
     /// Write a realistic mess into the cluster at --url: accounts, transactions
     /// stuck in every state (some for hours), stale locks, a dangling entry.

@@ -38,27 +38,13 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         );
         return;
     }
-    // The widths the table gives its id and pending columns (the symbol
-    // column, the mark, the balance and three spaces fixed; the rest shared
-    // 1:2), so ids are shortened in the middle to fit, never cut at the
-    // edge; one width per column, so an id is cut alike on every row.
-    let rest = usize::from(area.width.saturating_sub(2)).saturating_sub(1 + 1 + 8 + 3);
-    let id_w = rest / 3;
-    let pending_w = rest - id_w;
-    let shown_entries: Vec<&AccountEntry> = v
+    let shown_ids: Vec<&String> = v
         .accounts
         .iter()
         .skip(v.account_offset)
         .take(height)
-        .filter_map(|id| snap.accounts.get(id))
         .collect();
-    let pending_counts = shown_entries.iter().filter_map(|e| match e {
-        AccountEntry::Ok(s) => Some(s.pending.len()),
-        _ => None,
-    });
-    let most = pending_counts.max().unwrap_or(0);
-    let prefix = most.to_string().len() + 1 + if most > 1 { 2 } else { 0 };
-    let pending_id_w = pending_w.saturating_sub(prefix).max(5);
+    let (id_w, pending_id_w) = column_widths(snap, &shown_ids, area.width.saturating_sub(2));
     let rows: Vec<Row> = v
         .accounts
         .iter()
@@ -76,9 +62,9 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     .style(bold().add_modifier(Modifier::UNDERLINED));
     let widths = [
         Constraint::Length(1),
+        Constraint::Length(id_w as u16),
+        Constraint::Length(BALANCE),
         Constraint::Fill(1),
-        Constraint::Length(8),
-        Constraint::Fill(2),
     ];
     let table = Table::new(rows, widths)
         .header(header)
@@ -93,25 +79,54 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     frame.render_stateful_widget(table, area, &mut state);
 }
 
+/// Width of the balance column.
+const BALANCE: u16 = 8;
+
+/// The widths of the id column and of the first pending transaction id
+/// (`None`: no room for it, the count alone) for the pane's `inner` width
+/// and the accounts on screen. Account ids are what the operator types
+/// into `/` and `--ids-from`: they get their width first, the pending
+/// column what is left; only a pane too narrow for the ids alone shortens
+/// them (in the middle). One width per column, so an id is cut alike on
+/// every row.
+fn column_widths(snap: &Snapshot, shown: &[&String], inner: u16) -> (usize, Option<usize>) {
+    // The symbol column, the mark, the balance and three spaces are fixed.
+    let rest = usize::from(inner.saturating_sub(1 + 1 + BALANCE + 3));
+    let longest = shown.iter().map(|id| id.chars().count()).max().unwrap_or(0);
+    let id_w = longest.max(2).min(rest);
+    let most = shown
+        .iter()
+        .filter_map(|id| match snap.accounts.get(*id) {
+            Some(AccountEntry::Ok(s)) => Some(s.pending.len()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    // `N ` before the id, ` …` after it when there are more.
+    let prefix = most.to_string().len() + 1 + if most > 1 { 2 } else { 0 };
+    let pending_w = rest.saturating_sub(id_w + prefix);
+    // Shorter than `txn-…74ca`, the first id would say nothing.
+    (id_w, (pending_w >= 9).then_some(pending_w))
+}
+
 /// One account; `(id_w, pending_w)`: the widths its id and the pending
-/// transaction id are shortened to.
+/// transaction id are shortened to (no pending id: its count alone).
 fn row<'a>(
     th: &Theme,
     id: &'a str,
     e: &'a AccountEntry,
-    (id_w, pending_w): (usize, usize),
+    (id_w, pending_w): (usize, Option<usize>),
 ) -> Row<'a> {
     let id = short_id(id, id_w);
     match e {
         AccountEntry::Ok(s) => {
-            let pending = match s.pending.as_slice() {
-                [] => Cell::from("-").style(th.dim_text()),
-                [first] => Cell::from(format!("1 {}", short_id(first, pending_w))),
-                [first, ..] => Cell::from(format!(
-                    "{} {} …",
-                    s.pending.len(),
-                    short_id(first, pending_w)
-                )),
+            let pending = match (s.pending.as_slice(), pending_w) {
+                ([], _) => Cell::from("-").style(th.dim_text()),
+                (p, None) => Cell::from(p.len().to_string()),
+                ([first], Some(w)) => Cell::from(format!("1 {}", short_id(first, w))),
+                ([first, ..], Some(w)) => {
+                    Cell::from(format!("{} {} …", s.pending.len(), short_id(first, w)))
+                }
             };
             Row::new(vec![
                 Cell::from(""),

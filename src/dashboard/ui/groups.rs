@@ -3,7 +3,7 @@
 //! bar scaled to the largest of its kind; the groupings the mapping cannot
 //! aggregate are named at the bottom, so none is silently missing.
 
-use super::theme::{bold, fit_segments, Segment, Theme};
+use super::theme::{bold, fit_segments, grouped, more_hint, short_id, Segment, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
 use crate::protocol::read::{Group, Groups};
@@ -22,34 +22,67 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let width = area.width.saturating_sub(4).min(100);
     let height = area.height.saturating_sub(4).max(3);
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
+    // The frame's borders and padding take four columns, two its lines.
+    let rows = usize::from(height.saturating_sub(3)).max(1);
+    let body_w = usize::from(width.saturating_sub(4));
+    let (lines, cursor_line) = match app.groups.last() {
+        None => (
+            vec![Item::Other(Line::styled("counting…", th.dim_text()))],
+            0,
+        ),
+        Some(Err(e)) => (
+            vec![Item::Other(Line::styled(
+                format!("counting failed: {e}"),
+                Style::new().fg(th.danger),
+            ))],
+            0,
+        ),
+        Some(Ok(g)) => group_lines(th, g, app.group_cursor, body_w),
+    };
+    let first = (cursor_line + 1).saturating_sub(rows);
+    let counted = |items: &[Item]| items.iter().filter(|i| i.counts()).count();
+    let above = counted(&lines[..first.min(lines.len())]);
+    let below = counted(lines.get(first + rows..).unwrap_or_default());
     let mut title = match app.groups.value() {
-        Some(g) => format!(" stuck by cause: {} stuck ", g.stuck),
+        Some(g) => format!(" stuck by cause: {} stuck ", grouped(g.stuck)),
         None => " stuck by cause ".to_string(),
     };
     if app.groups.is_loading() {
         title.push_str("· counting… ");
     }
+    title.push_str(&more_hint(above, 0, above + below));
     let inner = super::theme::draw_overlay(frame, rect, th, title);
     let [body, keys] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(1),
     ]));
-    let rows = usize::from(body.height).max(1);
-    let (lines, cursor_line) = match app.groups.last() {
-        None => (vec![Line::styled("counting…", th.dim_text())], 0),
-        Some(Err(e)) => (
-            vec![Line::styled(
-                format!("counting failed: {e}"),
-                Style::new().fg(th.danger),
-            )],
-            0,
-        ),
-        Some(Ok(g)) => group_lines(th, g, app.group_cursor, usize::from(body.width)),
-    };
-    let first = (cursor_line + 1).saturating_sub(rows);
-    let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
+    let shown: Vec<Line> = lines
+        .into_iter()
+        .skip(first)
+        .take(rows)
+        .map(Item::line)
+        .collect();
     frame.render_widget(Paragraph::new(shown), body);
     frame.render_widget(Paragraph::new(keys_hint(app, keys.width)), keys);
+}
+
+/// A line of the view: a group or a note the "more" hint counts, or a
+/// heading (or a note's continuation) it does not.
+enum Item {
+    Counted(Line<'static>),
+    Other(Line<'static>),
+}
+
+impl Item {
+    fn counts(&self) -> bool {
+        matches!(self, Item::Counted(_))
+    }
+
+    fn line(self) -> Line<'static> {
+        match self {
+            Item::Counted(l) | Item::Other(l) => l,
+        }
+    }
 }
 
 /// The view's keys, as the key table binds them (a rebound key shows),
@@ -80,17 +113,18 @@ fn keys_hint(app: &App, width: u16) -> Line<'static> {
 }
 
 /// The lines of the view and the line of the selected group.
-fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Line<'static>>, usize) {
+fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Item>, usize) {
     let mut lines = Vec::new();
     let mut cursor_line = 0;
     let mut heading = None;
     if g.groups.is_empty() {
-        lines.push(Line::styled("nothing is stuck", th.dim_text()));
+        lines.push(Item::Other(Line::styled("nothing is stuck", th.dim_text())));
     }
     for (i, group) in g.groups.iter().enumerate() {
         if heading != Some(group.kind) {
             heading = Some(group.kind);
-            lines.push(Line::styled(group.kind.heading().to_string(), bold()));
+            let text = group.kind.heading().to_string();
+            lines.push(Item::Other(Line::styled(text, bold())));
         }
         if i == cursor {
             cursor_line = lines.len();
@@ -102,22 +136,32 @@ fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Line
             .map(|o| o.count)
             .max()
             .unwrap_or(1);
-        lines.push(group_line(th, group, i == cursor, widest, width));
+        lines.push(Item::Counted(group_line(
+            th,
+            group,
+            i == cursor,
+            widest,
+            width,
+        )));
     }
     for why in &g.unavailable {
         let text = format!("not grouped: {why}");
-        lines.extend(
-            wrap_words(&text, width)
-                .into_iter()
-                .map(|l| Line::styled(l, Style::new().fg(th.warn))),
-        );
+        let style = Style::new().fg(th.warn);
+        for (i, l) in wrap_words(&text, width).into_iter().enumerate() {
+            let line = Line::styled(l, style);
+            lines.push(if i == 0 {
+                Item::Counted(line)
+            } else {
+                Item::Other(line)
+            });
+        }
     }
     (lines, cursor_line)
 }
 
 /// `text` broken between words into lines of at most `width` columns (a
 /// longer word stands alone), so no word is cut at the pane's edge.
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split(' ') {
@@ -137,7 +181,8 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
 fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) -> Line<'static> {
     let bar = (g.count as usize * BAR).div_ceil(widest.max(1) as usize);
     let label_w = width.saturating_sub(BAR + 12).max(8);
-    let label: String = g.label.chars().take(label_w).collect();
+    // A process or account id keeps its distinguishing tail.
+    let label = short_id(&g.label, label_w);
     let mut style = Style::new();
     if selected {
         style = style.add_modifier(Modifier::REVERSED);
@@ -145,7 +190,7 @@ fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) 
     let mark = if selected { "▶ " } else { "  " };
     Line::from(vec![
         Span::raw(mark),
-        Span::styled(format!("{label:<label_w$} {:>7} ", g.count), style),
+        Span::styled(format!("{label:<label_w$} {:>7} ", grouped(g.count)), style),
         Span::styled("█".repeat(bar), Style::new().fg(th.warn)),
     ])
 }

@@ -136,21 +136,22 @@ fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
         Span::raw(" undoes work"),
     ]));
     r.push(Line::styled("focused pane: thick border", th.dim_text()));
-    if !two_columns(app.size.0) {
-        // Too narrow for two columns whole (80×24): one, scrolled.
+    let widest = l.iter().chain(&r).map(Line::width).max().unwrap_or(0);
+    if !two_columns(app.size.0, widest) {
+        // Too narrow for two columns whole (80×24, or long rebound
+        // keys): one, scrolled.
         l.extend(r);
         return (l, Vec::new());
     }
     (l, r)
 }
 
-/// Columns one help line needs whole (the widest key and description).
-const COLUMN_WIDTH: u16 = 43;
-
-/// Whether the overlay on a screen `width` wide shows two columns whole.
-fn two_columns(width: u16) -> bool {
+/// Whether the overlay on a screen `width` wide shows two columns whose
+/// widest line is `widest` columns, whole.
+fn two_columns(width: u16, widest: usize) -> bool {
     // Overlay: 4 columns narrower than the screen, at most 96; inside it
-    // the borders, the padding and the 2 columns between the two.
-    let inner = width.saturating_sub(4).min(96).saturating_sub(4);
-    inner >= 2 * COLUMN_WIDTH + 2
+    // the borders, the padding and the 2 columns between the two, split
+    // evenly.
+    let inner = usize::from(width.saturating_sub(4).min(96).saturating_sub(4));
+    inner.saturating_sub(2) / 2 >= widest
 }

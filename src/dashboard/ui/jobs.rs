@@ -4,14 +4,13 @@
 //! it was started from, by whom and when; and, after Enter, the prompt that
 //! resumes the selected one (a reason first when it must be forced).
 
-use super::audit::first_shown;
+use super::audit::{first_shown, fitting};
 use super::theme::Theme;
 use super::theme::{bold, clock, more_hint};
 use crate::dashboard::app::App;
-use crate::dashboard::jobs::{resume_word, ResumePrompt};
+use crate::dashboard::jobs::{resume_word, JobRow, ResumePrompt};
 use crate::dashboard::keymap::Op;
 use crate::protocol::jobs::JobLife;
-use crate::protocol::time::human_age;
 use crate::protocol::trail::Record;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -29,20 +28,23 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     // The question may take two lines.
     let prompt_h = if j.prompt.is_some() { 5 } else { 1 };
     let rows = usize::from(height.saturating_sub(2 + prompt_h)).max(2);
-    let offset = first_shown(&vec![2; jobs.len()], j.cursor, rows);
-    let shown = (rows / 2).min(jobs.len().saturating_sub(offset));
-    let mut title = format!(" jobs: {} unfinished bulk run(s) ", jobs.len());
-    for kind in ["live", "presumed dead", "unknown"] {
-        let n = j.lives.iter().filter(|l| l.kind() == kind).count();
-        if n > 0 {
-            title.push_str(&format!("· {n} {kind} "));
-        }
-    }
-    if j.list.is_loading() {
-        title.push_str("· reading… ");
-    }
-    title.push_str(&more_hint(offset, shown, jobs.len()));
-    let inner = super::theme::draw_overlay(frame, rect, &app.theme, title);
+    // The frame's borders and padding take four columns.
+    let line_w = usize::from(width.saturating_sub(4));
+    let per_job: Vec<Vec<Line<'static>>> = jobs
+        .iter()
+        .zip(&j.rows)
+        .enumerate()
+        .map(|(i, (r, row))| job_lines(app, r, row, i == j.cursor, line_w))
+        .collect();
+    let heights: Vec<usize> = per_job.iter().map(Vec::len).collect();
+    let offset = first_shown(&heights, j.cursor, rows);
+    let shown = fitting(&heights[offset.min(heights.len())..], rows);
+    let inner = super::theme::draw_overlay(
+        frame,
+        rect,
+        &app.theme,
+        title(app, offset, shown, width.saturating_sub(2)),
+    );
     let [body, keys] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(prompt_h),
@@ -60,19 +62,34 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             "no unfinished bulk run: every job's record is finished",
             app.theme.dim_text(),
         )],
-        Some(Ok(_)) => jobs
-            .iter()
-            .enumerate()
-            .skip(offset)
-            .take(shown.max(1))
-            .flat_map(|(i, r)| {
-                let life = j.lives.get(i).copied().unwrap_or(JobLife::Unknown);
-                job_lines(app, r, life, i == j.cursor)
-            })
-            .collect(),
+        Some(Ok(_)) => per_job.into_iter().skip(offset).flatten().collect(),
     };
     frame.render_widget(Paragraph::new(lines), body);
     frame.render_widget(Paragraph::new(prompt(app)).wrap(Wrap { trim: false }), keys);
+}
+
+/// The view's title in `width` columns: how many jobs, how many of each
+/// life, what is off screen ("bulk run(s)" gives way first).
+fn title(app: &App, offset: usize, shown: usize, width: u16) -> String {
+    let j = &app.jobs;
+    let n = j.list.value().map_or(0, Vec::len);
+    let mut rest = String::new();
+    for kind in ["live", "presumed dead", "unknown"] {
+        let n = j.rows.iter().filter(|r| r.life.kind() == kind).count();
+        if n > 0 {
+            rest.push_str(&format!("· {n} {kind} "));
+        }
+    }
+    if j.list.is_loading() {
+        rest.push_str("· reading… ");
+    }
+    rest.push_str(&more_hint(offset, shown, n));
+    let long = format!(" jobs: {n} unfinished bulk run(s) {rest}");
+    if long.chars().count() <= usize::from(width) {
+        long
+    } else {
+        format!(" jobs: {n} unfinished {rest}")
+    }
 }
 
 /// The colour of a job's life: live is healthy, left alone; presumed dead
@@ -86,44 +103,78 @@ fn life_style(theme: &Theme, life: JobLife) -> Style {
     Style::new().fg(colour)
 }
 
-/// One job in two lines: its life, what and how big, then who and when.
-fn job_lines(app: &App, r: &Record, life: JobLife, selected: bool) -> [Line<'static>; 2] {
+/// One job, its parts joined by ` · ` and wrapped between them to `width`
+/// columns: its life and run id; what, how big and how far, from where;
+/// then who, when and why (dim).
+fn job_lines(
+    app: &App,
+    r: &Record,
+    row: &JobRow,
+    selected: bool,
+    width: usize,
+) -> Vec<Line<'static>> {
     let mut style = Style::new().fg(app.theme.warn);
     if selected {
         style = style.add_modifier(Modifier::REVERSED);
     }
+    let mut what = vec![
+        (row.life.short(), life_style(&app.theme, row.life)),
+        (r.record_id.clone(), style),
+        (
+            format!("{} of {} transaction(s)", r.action, r.transactions.len()),
+            style,
+        ),
+    ];
+    if row.ended > 0 {
+        what.push((format!("≥{} ended", row.ended), style));
+    }
+    what.push((format!("from the {}", r.interface), style));
+    if let Some(p) = &r.profile {
+        what.push((format!("profile {p}"), style));
+    }
+    let dim = app.theme.dim_text();
+    let mut who = vec![
+        (format!("by {}", r.operator), dim),
+        (
+            format!("started {} ({} ago)", clock(r.started_at), row.started_ago),
+            dim,
+        ),
+    ];
+    if let Some(t) = &r.reason {
+        who.push((format!("reason: {t}"), dim));
+    }
     let mark = if selected { "▶ " } else { "  " };
-    let profile = r
-        .profile
-        .as_deref()
-        .map(|p| format!(" · profile {p}"))
-        .unwrap_or_default();
-    let head = format!(
-        "{} · {} of {} transaction(s) · from the {}{profile}",
-        r.record_id,
-        r.action,
-        r.transactions.len(),
-        r.interface
-    );
-    let age = human_age((app.now - r.started_at).num_seconds());
-    let reason = r
-        .reason
-        .as_deref()
-        .map(|t| format!(" · reason: {t}"))
-        .unwrap_or_default();
-    let who = format!(
-        "  by {} · started {} ({age} ago){reason}",
-        r.operator,
-        clock(r.started_at)
-    );
-    [
-        Line::from(vec![
-            Span::raw(mark),
-            Span::styled(format!("{} · ", life.short()), life_style(&app.theme, life)),
-            Span::styled(head, style),
-        ]),
-        Line::styled(who, app.theme.dim_text()),
-    ]
+    let mut lines = pack(mark, what, width);
+    lines.extend(pack("  ", who, width));
+    lines
+}
+
+/// `parts` joined by ` · ` in lines of at most `width` columns, the first
+/// after `lead`, the others indented as deep; a part wider than a line is
+/// broken between its words.
+fn pack(lead: &'static str, parts: Vec<(String, Style)>, width: usize) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(2).max(8);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut line = Line::from(lead);
+    let mut used = 0;
+    for (text, style) in parts {
+        let pieces = super::groups::wrap_words(&text, room);
+        for (i, piece) in pieces.into_iter().enumerate() {
+            let w = piece.chars().count();
+            if used > 0 && (i > 0 || used + 3 + w > room) {
+                lines.push(std::mem::replace(&mut line, Line::from("  ")));
+                used = 0;
+            }
+            if used > 0 {
+                line.push_span(Span::styled(" · ", style));
+                used += 3;
+            }
+            line.push_span(Span::styled(piece, style));
+            used += w;
+        }
+    }
+    lines.push(line);
+    lines
 }
 
 /// The keys, or the resume prompt with what was typed.

@@ -47,27 +47,28 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let inner = area.width.saturating_sub(2);
     let wide = inner >= LOCK_WIDE;
     let owner_col = inner >= WIDER;
-    let (id_w, owner_w) = column_widths(snap, inner, wide, owner_col);
+    let w = column_widths(snap, inner, wide, owner_col);
     let rows: Vec<Row> = snap
         .locks
         .iter()
         .enumerate()
         .skip(skip)
         .take(height)
-        .map(|(_, l)| row(app, l, wide, owner_col, (id_w, owner_w)))
+        .map(|(_, l)| row(app, l, wide, owner_col, &w))
         .collect();
     let table = if wide {
         let mut header = vec![Cell::from("resource"), Cell::from("holder")];
-        let mut widths = vec![Constraint::Length(id_w.max(8) as u16), Constraint::Fill(1)];
+        let mut widths = vec![Constraint::Length(w.id as u16), Constraint::Fill(1)];
         if owner_col {
             header.push(Cell::from("owner state"));
             widths.push(Constraint::Length(11));
         }
-        header.extend([
-            Cell::from(Line::from("age").alignment(Alignment::Right)),
-            Cell::from("status"),
-        ]);
-        widths.extend([Constraint::Length(6), Constraint::Length(7)]);
+        if w.age {
+            header.push(Cell::from(Line::from("age").alignment(Alignment::Right)));
+            widths.push(Constraint::Length(6));
+        }
+        header.push(Cell::from("status"));
+        widths.push(Constraint::Length(7));
         let header = Row::new(header).style(bold().add_modifier(Modifier::UNDERLINED));
         Table::new(rows, widths).header(header)
     } else {
@@ -88,39 +89,64 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     frame.render_stateful_widget(table, area, &mut state);
 }
 
-/// The widths of the resource column and of an owner id in the holder
-/// column, for the locks pane's `inner` width.
-fn column_widths(snap: &Snapshot, inner: u16, wide: bool, owner_col: bool) -> (usize, usize) {
-    // Resource and holder share what the fixed columns leave, 1:3 (as the
-    // widths below); ids are shortened in the middle to fit.
-    let longest = snap
-        .locks
-        .iter()
-        .map(|l| l.info.resource.chars().count())
-        .max()
-        .unwrap_or(8);
-    let (id_w, holder_w) = if wide {
-        let fixed = 1 + 6 + 7 + 4 + if owner_col { 12 } else { 0 };
-        let rest = usize::from(inner.saturating_sub(fixed));
-        let id_w = (rest / 3).min(longest).max(8);
-        (id_w, rest.saturating_sub(id_w))
+/// Smallest width of the holder column before the age gives way to the
+/// resource id (`txn ` and an owner id shortened to 10).
+const HOLDER_MIN: usize = 14;
+
+/// How the locks pane's columns are cut.
+struct Widths {
+    /// The resource column.
+    id: usize,
+    /// The holder column.
+    holder: usize,
+    /// An owner id in the holder column.
+    owner: usize,
+    /// Whether the holder names the process beside its owner.
+    process: bool,
+    /// Whether the age has a column (one-line rows).
+    age: bool,
+}
+
+/// How the columns are cut for the locks pane's `inner` width. Resource
+/// ids are what the operator types into `/` and `--ids-from`: they get
+/// their width first, the holder what is left (its process dropped before
+/// its owner id is shortened), and the age gives way to a whole resource
+/// on one-line rows; only a pane too narrow for that shortens the
+/// resource (in the middle).
+fn column_widths(snap: &Snapshot, inner: u16, wide: bool, owner_col: bool) -> Widths {
+    let longest =
+        |f: &dyn Fn(&LockView) -> Option<usize>| snap.locks.iter().filter_map(f).max().unwrap_or(0);
+    let resource = longest(&|l| Some(l.info.resource.chars().count())).max(8);
+    let (id, holder, age) = if wide {
+        // The symbol column, the status and the spaces between resource,
+        // holder and status; the age's and the owner state's when shown.
+        let fixed = 1 + 7 + 2 + if owner_col { 12 } else { 0 };
+        let rest = usize::from(inner).saturating_sub(fixed);
+        let age = rest >= 7 + resource + HOLDER_MIN;
+        let rest = rest.saturating_sub(if age { 7 } else { 0 });
+        let id = resource.min(rest.saturating_sub(HOLDER_MIN)).max(8);
+        (id, rest.saturating_sub(id), age)
     } else {
         let w = usize::from(inner.saturating_sub(16)).max(6);
-        (w, w)
+        (w, w, true)
     };
     // One width for every owner id of the column, so the same id is cut
     // the same way on every row (and as in the other panes): what the
-    // holder column leaves after `txn ` and the longest ` (process)`.
-    let process_w = snap
-        .locks
-        .iter()
-        .filter(|l| l.info.owner.is_some())
-        .filter_map(|l| l.info.process_id.as_ref())
-        .map(|p| p.chars().count() + 3)
-        .max()
-        .unwrap_or(0);
-    let owner_w = holder_w.saturating_sub(4 + process_w).max(12);
-    (id_w, owner_w)
+    // holder column leaves after `txn ` (and ` (process)` when every
+    // owner id fits whole beside it).
+    let owner = longest(&|l| l.info.owner.as_ref().map(|o| o.chars().count()));
+    let process = longest(&|l| {
+        l.info.owner.as_ref()?;
+        l.info.process_id.as_ref().map(|p| p.chars().count() + 3)
+    });
+    let process = 4 + owner + process <= holder;
+    Widths {
+        id,
+        holder,
+        owner: holder.saturating_sub(4).max(5),
+        process,
+        age,
+    }
 }
 
 fn status(th: &Theme, s: &Staleness) -> (&'static str, Style) {
@@ -134,21 +160,14 @@ fn status(th: &Theme, s: &Staleness) -> (&'static str, Style) {
     }
 }
 
-/// One lock; `(id_w, owner_w)` are the widths of the resource and of the
-/// owner ids in the holder column (one width for the whole column).
-fn row<'a>(
-    app: &App,
-    l: &'a LockView,
-    wide: bool,
-    owner_col: bool,
-    (id_w, owner_w): (usize, usize),
-) -> Row<'a> {
+/// One lock, its columns cut as `w` says (one width for each column).
+fn row<'a>(app: &App, l: &'a LockView, wide: bool, owner_col: bool, w: &Widths) -> Row<'a> {
     let th = &app.theme;
-    let resource = short_id(&l.info.resource, id_w);
+    let resource = short_id(&l.info.resource, w.id);
     let holder = match (&l.info.owner, &l.info.process_id) {
-        (Some(o), Some(p)) => format!("txn {} ({p})", short_id(o, owner_w)),
-        (Some(o), None) => format!("txn {}", short_id(o, owner_w)),
-        _ => l.info.holder_label(),
+        (Some(o), Some(p)) if w.process => format!("txn {} ({p})", short_id(o, w.owner)),
+        (Some(o), _) => format!("txn {}", short_id(o, w.owner)),
+        _ => short_id(&l.info.holder_label(), w.holder),
     };
     let age = l
         .info
@@ -172,7 +191,10 @@ fn row<'a>(
         if owner_col {
             cells.push(Cell::from(owner_state));
         }
-        cells.extend([age, Cell::from(Span::styled(word, style))]);
+        if w.age {
+            cells.push(age);
+        }
+        cells.push(Cell::from(Span::styled(word, style)));
         Row::new(cells).style(row_style)
     } else {
         let first = Text::from(vec![

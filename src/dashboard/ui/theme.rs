@@ -220,7 +220,8 @@ impl<'a> Segment<'a> {
         Segment { priority, spans }
     }
 
-    fn width(&self) -> usize {
+    /// Its width in columns.
+    pub fn width(&self) -> usize {
         self.spans.iter().map(Span::width).sum()
     }
 }

@@ -6,8 +6,8 @@
 //! typing) and the state filter.
 
 use super::theme::{
-    amount_text, grouped, mark, more_hint, pane_block, route, route_in, severity, short_id,
-    state_text, txn_age, txn_style,
+    amount_text, fit_segments, grouped, mark, more_hint, pane_block, route, route_in, severity,
+    short_id, state_text, txn_age, txn_style, Segment,
 };
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::overlay::OverlayKind;
@@ -34,7 +34,13 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .collect();
     let block = pane_block(
         th,
-        title(app, snap, v.rows.len(), rows.len()),
+        title(
+            app,
+            snap,
+            v.rows.len(),
+            rows.len(),
+            area.width.saturating_sub(2),
+        ),
         app.focus == Pane::Transactions,
     );
     if rows.is_empty() {
@@ -151,9 +157,11 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
             .clamp(min, max) as u16
     };
     let (state_w, amount_w, age_w) = (widest(2, 5, 11), widest(4, 6, 12), widest(5, 3, 6));
-    // Ids give way to a readable route, down to 12 columns; a shortened id
-    // keeps its head and its (distinguishing) tail.
-    let room = inner.saturating_sub(2 + state_w + amount_w + age_w + widest(3, 8, 24) + 5);
+    // Ids are what the operator types into `/` and `--ids-from`: they get
+    // their width first, beside the mark, state and age (the route and
+    // then the amount give way); only a screen too narrow for that
+    // shortens them, keeping their head and (distinguishing) tail.
+    let room = inner.saturating_sub(2 + state_w + age_w + 3);
     let id_w = widest(1, 2, 32).min(room.max(12));
     let cols = columns(inner, id_w, state_w, amount_w, age_w);
     // What the route column gets: the rest, less the spaces between columns.
@@ -172,42 +180,104 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
     (texts, cols)
 }
 
-/// The table's title: how many rows match (and the page), the sort, the
-/// marks, then the filters in force.
-fn title(app: &App, snap: &Snapshot, matching: usize, on_screen: usize) -> Line<'static> {
-    let mut spans = vec![
-        Span::raw(format!(
-            "{}{}",
-            counts_text(app, snap, matching),
-            more_hint(app.view.table_offset, on_screen, matching)
-        )),
-        Span::styled(
-            format!("· sort {} ", app.sort.order_label(app.sort_desc)),
-            Style::new(),
-        ),
-    ];
-    spans.extend(mark_spans(app));
-    spans.extend(filter_spans(app));
-    Line::from(spans)
+/// The table's title in `width` columns: how many rows match (and the
+/// page), the marks and the filters in force (the group opened by name,
+/// shortened in its middle only when nothing else is left to give way);
+/// the sort, the scroll hint and the "Esc closes" reminder give way first.
+fn title(
+    app: &App,
+    snap: &Snapshot,
+    matching: usize,
+    on_screen: usize,
+    width: u16,
+) -> Line<'static> {
+    let width_of = |segs: &[Segment]| segs.iter().map(Segment::width).sum::<usize>();
+    let marks: Vec<Segment> = mark_spans(app)
+        .into_iter()
+        .map(|s| Segment::new(0, vec![s]))
+        .collect();
+    let filters = filter_spans(app);
+    let label = app.group.as_ref().map_or(0, |g| {
+        Span::raw(g.label.as_str()).width() + "· group  ".len()
+    });
+    let others = width_of(&marks) + width_of(&filters);
+    // The pane's name, then the page, give way to the group's.
+    let counts = [Counts::Named, Counts::Paged, Counts::Bare]
+        .map(|c| counts_text(app, snap, matching, c))
+        .into_iter()
+        .reduce(|full, short| {
+            if others + full.chars().count() + label > usize::from(width) {
+                short
+            } else {
+                full
+            }
+        })
+        .unwrap_or_default();
+    let room =
+        usize::from(width).saturating_sub(others + counts.chars().count() + "· group  ".len());
+    let mut segs = vec![Segment::new(0, vec![Span::raw(counts)])];
+    let scroll = more_hint(app.view.table_offset, on_screen, matching);
+    if !scroll.is_empty() {
+        segs.push(Segment::new(2, vec![Span::raw(scroll)]));
+    }
+    let sort = format!("· sort {} ", app.sort.order_label(app.sort_desc));
+    segs.push(Segment::new(4, vec![Span::raw(sort)]));
+    segs.extend(marks);
+    // The state comes last, after the group.
+    let state_at = filters.len() - usize::from(app.state_filter().is_some());
+    let mut filters = filters.into_iter();
+    segs.extend(filters.by_ref().take(state_at));
+    segs.extend(group_segments(app, room));
+    segs.extend(filters);
+    fit_segments(segs, "", width)
+}
+
+/// The group opened, its label in `room` columns (at least 8), and the
+/// reminder that Esc closes it (the first to give way).
+fn group_segments(app: &App, room: usize) -> Vec<Segment<'static>> {
+    let Some(g) = &app.group else {
+        return vec![];
+    };
+    let style = Style::new().fg(app.theme.warn).add_modifier(Modifier::BOLD);
+    let label = format!("· group {} ", short_id(&g.label, room.max(8)));
+    vec![
+        Segment::new(0, vec![Span::styled(label, style)]),
+        Segment::new(3, vec![Span::styled("(Esc closes) ", style)]),
+    ]
+}
+
+/// How much [`counts_text`] says.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Counts {
+    /// The pane's name, the counts and the page.
+    Named,
+    /// The counts and the page.
+    Paged,
+    /// The counts.
+    Bare,
 }
 
 /// How many rows match, of how many in all, and the page shown (the
-/// loaded rows while the cluster's page is not known yet).
-fn counts_text(app: &App, snap: &Snapshot, matching: usize) -> String {
+/// loaded rows while the cluster's page is not known yet), after the
+/// pane's name, as `how` says.
+fn counts_text(app: &App, snap: &Snapshot, matching: usize, how: Counts) -> String {
+    let name = if how == Counts::Named {
+        " transactions "
+    } else {
+        " "
+    };
     match &app.view.page {
+        Some(p) if how == Counts::Bare => format!(" {matching} of {} ", grouped(p.total)),
         Some(p) => {
             let reach = if p.beyond_reach() { "+" } else { "" };
             format!(
-                " transactions {matching} of {} · page {}/{}{reach} ",
+                "{name}{matching} of {} · page {}/{}{reach} ",
                 grouped(p.total),
                 p.filter.page + 1,
                 p.pages()
             )
         }
-        None => format!(
-            " transactions {matching}/{} · loading… ",
-            snap.transactions.len()
-        ),
+        None => format!("{name}{matching}/{} · loading… ", snap.transactions.len()),
     }
 }
 
@@ -238,18 +308,18 @@ fn mark_spans(app: &App) -> Vec<Span<'static>> {
     spans
 }
 
-/// The filters in force: the text (with a cursor while typed), stuck or
-/// old only, the group opened, the state.
-fn filter_spans(app: &App) -> Vec<Span<'static>> {
+/// The filters in force other than the group: the text (with a cursor
+/// while typed), stuck or old only, the state (last).
+fn filter_spans(app: &App) -> Vec<Segment<'static>> {
     let th = &app.theme;
-    let mut spans = Vec::new();
+    let mut segs = Vec::new();
     if app.overlays.is_open(OverlayKind::Filter) {
-        spans.push(Span::styled(
+        segs.push(Span::styled(
             format!("· /{}█ ", app.filter),
             Style::new().fg(th.focus).add_modifier(Modifier::BOLD),
         ));
     } else if !app.filter.is_empty() {
-        spans.push(Span::styled(
+        segs.push(Span::styled(
             format!("· /{} ", app.filter),
             Style::new().fg(th.focus),
         ));
@@ -258,19 +328,11 @@ fn filter_spans(app: &App) -> Vec<Span<'static>> {
         "over {} only",
         crate::protocol::time::human_duration(app.settings.investigate_after)
     );
+    let warn = Style::new().fg(th.warn).add_modifier(Modifier::BOLD);
     for (on, what) in [(app.stuck_only, "stuck only"), (app.old_only, old.as_str())] {
         if on {
-            spans.push(Span::styled(
-                format!("· {what} "),
-                Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
-            ));
+            segs.push(Span::styled(format!("· {what} "), warn));
         }
-    }
-    if let Some(g) = &app.group {
-        spans.push(Span::styled(
-            format!("· group {} (Esc closes) ", g.label),
-            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
-        ));
     }
     if let Some(s) = app.state_filter() {
         // A terminal state's pages run newest first.
@@ -279,12 +341,10 @@ fn filter_spans(app: &App) -> Vec<Span<'static>> {
         } else {
             format!("· state {s} ")
         };
-        spans.push(Span::styled(
-            text,
-            Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
-        ));
+        segs.push(Span::styled(text, warn));
     }
-    spans
+    // What hides rows is never left out for the sort or a hint.
+    segs.into_iter().map(|s| Segment::new(0, vec![s])).collect()
 }
 
 /// The columns that fit: mark, id, state and age always; the route and

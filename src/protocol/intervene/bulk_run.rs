@@ -13,7 +13,8 @@ use super::selection::{BulkOptions, BulkRun, Selected};
 use super::{Done, Started, Value};
 use crate::error::Result;
 use crate::protocol::jobs::{keep_alive, Checkpoints, Ended, MIN_TRANSACTIONS};
-use crate::protocol::trail::TrailStep;
+use crate::protocol::trail::pages::EndedAs;
+use crate::protocol::trail::{ActOutcome, TrailStep};
 use crate::protocol::{ProcedureReport, Protocol, RunLimits};
 use std::collections::HashSet;
 use tokio::sync::{mpsc, oneshot};
@@ -83,7 +84,9 @@ impl Started {
         let running = async {
             let (tx, mut on_done, _running) = (tx, on_done, running_tx);
             let each = |r: &ProcedureReport| {
-                let _ = tx.send((r.txn.clone(), r.steps.iter().map(TrailStep::from).collect()));
+                let how = EndedAs::from(ActOutcome::from(&r.verdict));
+                let steps = r.steps.iter().map(TrailStep::from).collect();
+                let _ = tx.send((r.txn.clone(), how, steps));
                 on_done(r);
             };
             run_selected(p, &b, &ids, stop, each).await

@@ -110,6 +110,9 @@ pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted>
 /// Refused unless the job is presumed dead ([`job_life`]: its heartbeat
 /// silent for a few periods), so a job still running elsewhere is not run
 /// twice; `choices.force`, with a reason of the operator's, overrides it.
+/// Before its first step the record notes the resume (`Trail::resume`):
+/// who, when, from where, the job's life then, the operator's reason, and
+/// when forced, the record's `forced` set, whichever front end resumed it.
 pub async fn resume(
     p: &Protocol,
     run_id: &str,
@@ -152,11 +155,17 @@ pub async fn resume(
         allow_partial: false,
         runner,
     };
-    let reason = choices.reason.clone().or(found.record.reason.clone());
+    let given = choices.reason_text().map(str::to_string);
+    let reason = given.clone().or(found.record.reason.clone());
     let forced = choices.force.then(|| format!("{life}"));
+    let interface = choices.interface;
     let i = Intervention::new(Act::Bulk(act), Choices { reason, ..choices });
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
     guarded(p, &i, &plan)?;
+    trail
+        .resume(run_id, interface, forced.is_some(), life.to_string(), given)
+        .await
+        .map_err(NotStarted::Record)?;
     tracing::info!(record = %run_id, left = plan.transactions.len(), ended = found.ended.len(), "resuming run");
     Ok(Started {
         trail,

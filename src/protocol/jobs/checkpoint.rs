@@ -8,7 +8,7 @@
 //! the same content; what could not be written by the end is left to the
 //! record's completion, which writes the rest of the steps.
 
-use crate::protocol::trail::pages::Page;
+use crate::protocol::trail::pages::{EndedAs, Page};
 use crate::protocol::trail::{RecordId, Trail, TrailStep};
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
@@ -24,8 +24,8 @@ pub const MAX_PENDING: usize = 2000;
 /// step already made is found done).
 pub const MIN_TRANSACTIONS: usize = 100;
 
-/// One ended transaction: its id and its steps.
-pub type Ended = (String, Vec<TrailStep>);
+/// One ended transaction: its id, how it ended and its steps.
+pub type Ended = (String, EndedAs, Vec<TrailStep>);
 
 /// The checkpoints of one run.
 #[derive(Debug)]

@@ -145,6 +145,8 @@ mod tests {
             finished_at: None,
             alive_at,
             alive_every_ms: every_ms,
+            resumed: vec![],
+            clock: None,
             tool_version: TOOL_VERSION.into(),
         }
     }

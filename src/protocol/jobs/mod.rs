@@ -11,6 +11,8 @@
 //! - [`JobLife`]: whether a job still runs somewhere, read from the
 //!   heartbeat its record carries ([`job_life`]), and whether it may be
 //!   resumed (only when presumed dead, unless forced);
+//! - [`list_jobs`]: the jobs of the audit trail, each with its life and
+//!   how far it got (`estx-tui jobs`);
 //! - [`wait_unless`]: a wait that ends early when the job is stopped, so
 //!   Ctrl-C is heard within a fraction of a second whatever the job waits on.
 //!
@@ -21,6 +23,7 @@
 mod alive;
 mod checkpoint;
 mod life;
+mod listing;
 mod pace;
 mod progress;
 mod wait;
@@ -28,6 +31,7 @@ mod wait;
 pub use alive::keep_alive;
 pub use checkpoint::{Checkpoints, Ended, MIN_TRANSACTIONS};
 pub use life::{job_life, JobLife, HEARTBEAT_EVERY, SILENT_PERIODS};
+pub use listing::{list_jobs, Job, JobState, SoFar};
 pub use pace::{Pace, PaceStats};
 pub use progress::{Progress, ProgressView};
 pub use wait::wait_unless;

@@ -44,8 +44,13 @@ pub struct ReadStatus {
     /// The transactions index's refresh interval: searches lag writes by up
     /// to this (`None` before discovery).
     pub refresh: Option<Refresh>,
-    /// Discovery's warnings (aliases, fields without an exact form, ...).
+    /// Discovery's warnings (aliases, fields without an exact form, ...),
+    /// and what the poll could not read and went on without.
     pub warnings: Vec<String>,
+    /// Some locks were judged without their evidence (owners or heartbeats
+    /// the poll could not read): unknown where they may be stale, so their
+    /// stale count is a lower bound.
+    pub locks_judged_blind: bool,
     /// Where the poll's clock came from and how far the local clock is off.
     pub clock: Option<ClockStatus>,
 }

@@ -11,7 +11,7 @@
 //! targets (`--audit-trail=file:PATH`), so a copy of it says where it was
 //! kept.
 
-use super::pages::{self, Part};
+use super::pages::{self, Checkpointed, Part};
 use super::record::{parse_record, Record, RecordStatus};
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -143,20 +143,25 @@ fn records(path: &Path, wanted: impl Fn(&Value) -> bool) -> Result<BTreeMap<Stri
     Ok(out)
 }
 
-/// The bulk runs whose record in the file is still `running`, newest
-/// first, each with its parts merged in (as `trail::unfinished_jobs`
-/// reads them from the index) and its latest heartbeat.
-pub fn unfinished_jobs(path: &Path) -> Result<Vec<Record>> {
-    let mut jobs: Vec<Record> = records(path, |_| true)?
+/// The bulk runs whose record in the file is still `running` (with `all`,
+/// finished ones too), newest first, each with its parts merged in (as
+/// `trail::jobs` reads them from the index), its latest heartbeat, and
+/// what its checkpoints say ended.
+pub fn jobs(path: &Path, all: bool) -> Result<Vec<(Record, Checkpointed)>> {
+    let records: Vec<Record> = records(path, |_| true)?
         .into_values()
-        .filter(|r| r.status == RecordStatus::Running && r.bulk)
+        .filter(|r| r.bulk && (all || r.status == RecordStatus::Running))
         .collect();
-    for r in &mut jobs {
-        for part in parts(path, &r.record_id)? {
-            pages::merge(r, part.page);
+    let mut jobs = Vec::with_capacity(records.len());
+    for mut r in records {
+        let parts = parts(path, &r.record_id)?;
+        let checkpointed = super::history::checkpointed(&r, &parts);
+        for part in parts {
+            pages::merge(&mut r, part.page);
         }
+        jobs.push((r, checkpointed));
     }
-    jobs.sort_by(|a, b| (b.started_at, &b.record_id).cmp(&(a.started_at, &a.record_id)));
+    jobs.sort_by(|(a, _), (b, _)| (b.started_at, &b.record_id).cmp(&(a.started_at, &a.record_id)));
     Ok(jobs)
 }
 
@@ -218,7 +223,11 @@ mod tests {
             let beat = Beat::new("new", at(&format!("2026-01-01T{s}Z")), 10_000);
             append(&path, &beat).unwrap();
         }
-        let jobs = unfinished_jobs(&path).unwrap();
+        let jobs: Vec<Record> = jobs(&path, false)
+            .unwrap()
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
         let ids: Vec<&str> = jobs.iter().map(|r| r.record_id.as_str()).collect();
         assert_eq!(ids, ["new", "old"], "running bulk jobs, newest first");
         assert_eq!(jobs[0].transactions, ["t-1", "t-2"]);

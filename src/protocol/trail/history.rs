@@ -2,7 +2,7 @@
 //! run record or in one of its parts, or every record started since a
 //! time (`bundle`), with its lists whole again.
 
-use super::pages::{merge, part_id, Part};
+use super::pages::{merge, part_id, Checkpointed, Part};
 use super::record::{parse_record, Record, RecordStatus};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
@@ -32,20 +32,33 @@ pub async fn records_since(p: &Protocol, since: DateTime<Utc>) -> Result<Vec<Rec
 /// what `--resume RUN_ID` continues (the dashboard's jobs view). With
 /// `--audit-trail file:PATH`, those of that file.
 pub async fn unfinished_jobs(p: &Protocol) -> Result<Vec<Record>> {
+    Ok(jobs(p, false).await?.into_iter().map(|(r, _)| r).collect())
+}
+
+/// The bulk runs (jobs), newest first, whole, each with what its
+/// checkpoints say ended (while it runs): those still `running` ([`unfinished_jobs`]),
+/// or with `all` the finished ones too (`estx-tui jobs`, the jobs view).
+pub async fn jobs(p: &Protocol, all: bool) -> Result<Vec<(Record, Checkpointed)>> {
     if let Some(path) = &p.config().audit_file {
-        return super::file::unfinished_jobs(path);
+        return super::file::jobs(path, all);
     }
-    let query = json!({ "bool": { "filter": [
-        { "term": { "status": "running" } },
-        { "term": { "bulk": true } },
-    ] } });
-    let mut out = records_where(p, query).await?;
+    let mut filter = vec![json!({ "term": { "bulk": true } })];
+    if !all {
+        filter.push(json!({ "term": { "status": "running" } }));
+    }
+    let mut out = records_with_parts(p, json!({ "bool": { "filter": filter } })).await?;
     out.reverse();
     Ok(out)
 }
 
 /// Every record whose run record or one of whose parts matches `query`.
 async fn records_where(p: &Protocol, query: Value) -> Result<Vec<Record>> {
+    let records = records_with_parts(p, query).await?;
+    Ok(records.into_iter().map(|(r, _)| r).collect())
+}
+
+/// [`records_where`], each with what its checkpoints say ended.
+async fn records_with_parts(p: &Protocol, query: Value) -> Result<Vec<(Record, Checkpointed)>> {
     let index = &p.config().indices.audit;
     let cluster = p.cluster();
     let hits = cluster.scan(index, json!({ "query": query })).await?;
@@ -73,24 +86,26 @@ async fn records_where(p: &Protocol, query: Value) -> Result<Vec<Record>> {
     }
     let mut out = Vec::with_capacity(records.len());
     for (_, mut record) in records {
-        read_parts(cluster, index, &mut record).await?;
-        out.push(record);
+        let checkpointed = read_parts(cluster, index, &mut record).await?;
+        out.push((record, checkpointed));
     }
-    out.sort_by(|a, b| (a.started_at, &a.record_id).cmp(&(b.started_at, &b.record_id)));
+    out.sort_by(|(a, _), (b, _)| (a.started_at, &a.record_id).cmp(&(b.started_at, &b.record_id)));
     Ok(out)
 }
 
 /// Adds the record's parts to it, in order, up to the first missing one (a
 /// run that died may have written fewer than planned, or more than its
 /// record counts). A finished record with fewer parts than it names is
-/// malformed: some were deleted.
-async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Result<()> {
+/// malformed: some were deleted. Says what the checkpoints of a running
+/// one (its parts after the plan's) say ended.
+async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Result<Checkpointed> {
     if record.status == RecordStatus::Finished && record.parts == 0 {
-        return Ok(());
+        return Ok(Checkpointed::default());
     }
     let run = record.record_id.clone();
     let parts = parts_of(cluster, index, &run).await?;
     let found = parts.len() as u32;
+    let checkpointed = checkpointed(record, &parts);
     for part in parts {
         merge(record, part.page);
     }
@@ -101,7 +116,22 @@ async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Resu
             problems: format!("names {} parts, {found} found", record.parts),
         });
     }
-    Ok(())
+    Ok(checkpointed)
+}
+
+/// What the checkpoints among `parts` of `record` say ended: those after
+/// the plan's parts of a record still running (a finished one's parts
+/// after its plan's are its steps).
+pub(super) fn checkpointed(record: &Record, parts: &[Part]) -> Checkpointed {
+    if record.status != RecordStatus::Running {
+        return Checkpointed::default();
+    }
+    Checkpointed::of(
+        parts
+            .iter()
+            .filter(|p| p.part > record.parts)
+            .map(|p| &p.page),
+    )
 }
 
 /// The parts of run `run`, in order, up to the first missing one.

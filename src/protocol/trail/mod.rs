@@ -15,7 +15,7 @@ pub mod pages;
 mod record;
 mod resume;
 
-pub use history::{history, records_since, unfinished_jobs};
+pub use history::{history, jobs, records_since, unfinished_jobs};
 use record::parse_record;
 pub use record::*;
 pub use resume::Unfinished;
@@ -24,8 +24,9 @@ use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
 use super::handle::host_name;
 use super::Protocol;
+use crate::cluster::ClockSource;
 use crate::error::{Error, Result};
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use pages::{Page, Part, PAGE_BUDGET};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -79,6 +80,9 @@ impl Trail {
         if file.is_none() && !cluster.index_exists(&index).await? {
             return Err(Error::IndexMissing(index));
         }
+        // The records' times are the cluster's ([`Trail::now`]): asked of
+        // it unless asked in the last minute.
+        p.sync_clock().await;
         let operator = match cluster.authenticated_user().await? {
             Some(user) => Operator {
                 user,
@@ -127,7 +131,7 @@ impl Trail {
     /// [`Trail::begin`], also saying how many parts the plan took (the
     /// steps' parts, and a job's checkpoints, are numbered after them).
     pub async fn begin_run(&self, i: &RecordDraft) -> Result<(RecordId, u32)> {
-        let started_at = Utc::now();
+        let started_at = self.now();
         let id = format!(
             "{}-{}-{:08x}",
             started_at.format("%Y%m%dT%H%M%S%.3fZ"),
@@ -161,8 +165,10 @@ impl Trail {
             parts: count(rest.len())?,
             started_at,
             finished_at: None,
-            alive_at: i.bulk.then(|| self.exec.cluster().now()),
+            alive_at: i.bulk.then_some(started_at),
             alive_every_ms: i.bulk.then(|| self.heartbeat_ms()),
+            resumed: Vec::new(),
+            clock: self.file.as_ref().map(|_| self.clock()),
             tool_version: TOOL_VERSION.into(),
         };
         let parts = record.parts;
@@ -171,6 +177,61 @@ impl Trail {
             self.write_part(&id, n, page).await?;
         }
         Ok((RecordId(id), parts))
+    }
+
+    /// The time every record's times are written in: the cluster's, as
+    /// estimated ([`crate::cluster::Cluster::now`]), the clock the
+    /// heartbeat, the life rule (`protocol::jobs::life`) and the jobs view
+    /// judge by, whatever this machine's clock says.
+    fn now(&self) -> DateTime<Utc> {
+        self.exec.cluster().now()
+    }
+
+    /// Which clock [`Trail::now`] is now (a file trail's records say it).
+    fn clock(&self) -> TimesFrom {
+        match self.exec.cluster().clock_status().source {
+            ClockSource::Cluster { .. } => TimesFrom::Cluster,
+            ClockSource::DateHeader { .. } => TimesFrom::DateHeader,
+            ClockSource::Local { .. } => TimesFrom::Local,
+        }
+    }
+
+    /// Notes in the unfinished record `id`, before the resumed run's first
+    /// step, who resumes it, when, and (forced over a job not presumed
+    /// dead) why ([`Record::resume`]): a resume that dies in its turn is
+    /// still on record. Refused when the record is no longer running.
+    pub async fn resume(
+        &self,
+        id: &str,
+        interface: Interface,
+        forced: bool,
+        life: String,
+        reason: Option<String>,
+    ) -> Result<()> {
+        let r = Resumption {
+            operator: self.operator.clone(),
+            interface,
+            at: self.now(),
+            forced,
+            life,
+            reason,
+        };
+        if let Some(path) = &self.file {
+            let mut record = self.stored(id).await?;
+            record.resume(r);
+            return file::append(path, &record);
+        }
+        self.exec
+            .run("audit record", &self.index, id, |doc| {
+                let mut record = parse_record(id, doc)?;
+                if record.status != RecordStatus::Running {
+                    return Err(Error::Invalid(format!("run `{id}` is no longer running")));
+                }
+                record.resume(r.clone());
+                Ok(DocDecision::Write(to_map(&record)?, Effect::Recorded))
+            })
+            .await
+            .map(|_| ())
     }
 
     /// How often a bulk run's heartbeat is rewritten.
@@ -189,7 +250,7 @@ impl Trail {
     /// finished it, the run is over). A file trail gets a line of its own,
     /// `{"alive_of": id, ...}`.
     pub async fn beat(&self, id: &RecordId) -> Result<bool> {
-        let at = self.exec.cluster().now();
+        let at = self.now();
         let every = self.heartbeat_ms();
         if let Some(path) = &self.file {
             file::append(path, &file::Beat::new(&id.0, at, every))?;
@@ -256,7 +317,7 @@ impl Trail {
             record.summary = Some(summary.to_string());
             record.steps = steps;
             record.parts += checkpoints;
-            record.finished_at = Some(Utc::now());
+            record.finished_at = Some(self.now());
             return file::append(path, &record);
         }
         let (inline, parts) =
@@ -271,7 +332,7 @@ impl Trail {
                 }
                 (Vec::new(), parts)
             };
-        let finished_at = Utc::now();
+        let finished_at = self.now();
         self.exec
             .run("audit record", &self.index, &id.0, |doc| {
                 let mut record = parse_record(&id.0, doc)?;

@@ -14,7 +14,7 @@
 //! leaves the run record unfinished; they are read back in order up to the
 //! first missing one, and a completed record says how many there are.
 
-use super::record::{Record, TrailStep};
+use super::record::{ActOutcome, Record, TrailStep};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -34,11 +34,51 @@ pub struct Page {
     /// Steps as they ended.
     #[serde(default)]
     pub steps: Vec<TrailStep>,
+    /// Of the transactions a checkpoint says ended, those refused (the
+    /// others ended done, failed or stopped): what a listing of the job
+    /// counts (`protocol::jobs::listing`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// Those that failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
+    /// Those stopped part-way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stopped: Vec<String>,
 }
 
 impl Page {
     fn is_empty(&self) -> bool {
-        self.transactions.is_empty() && self.plan.is_empty() && self.steps.is_empty()
+        self.transactions.is_empty()
+            && self.plan.is_empty()
+            && self.steps.is_empty()
+            && self.refused.is_empty()
+            && self.failed.is_empty()
+            && self.stopped.is_empty()
+    }
+}
+
+/// How a job's transaction ended, as a checkpoint keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EndedAs {
+    /// Completed, ended by another process, or nothing to do.
+    Done,
+    /// Refused before writing.
+    Refused,
+    /// Failed.
+    Failed,
+    /// Stopped part-way, in a protocol state.
+    Stopped,
+}
+
+impl From<ActOutcome> for EndedAs {
+    fn from(o: ActOutcome) -> Self {
+        match o {
+            ActOutcome::Completed | ActOutcome::NothingToDo => EndedAs::Done,
+            ActOutcome::Refused => EndedAs::Refused,
+            ActOutcome::Failed => EndedAs::Failed,
+            ActOutcome::Stopped => EndedAs::Stopped,
+        }
     }
 }
 
@@ -115,6 +155,18 @@ impl Pager {
         page.steps.push(step);
     }
 
+    /// How `txn` ended, in the current page (those not done are listed).
+    fn ended_as(&mut self, txn: String, how: EndedAs) {
+        let size = size_of(&txn);
+        let list = match how {
+            EndedAs::Done => return,
+            EndedAs::Refused => &mut self.room(size).refused,
+            EndedAs::Failed => &mut self.room(size).failed,
+            EndedAs::Stopped => &mut self.room(size).stopped,
+        };
+        list.push(txn);
+    }
+
     fn pages(self) -> Vec<Page> {
         self.pages
     }
@@ -150,19 +202,22 @@ pub fn step_pages(steps: Vec<TrailStep>, budget: usize) -> Vec<Page> {
         .collect()
 }
 
-/// The transactions a job has ended, each with its steps (none for one
-/// refused or with nothing to do), as pages: a checkpoint's parts. Every
-/// transaction is listed in the page of its steps, or in the page it falls
-/// in when it has none, so the parts say which transactions ended.
-pub fn ended_pages(ended: Vec<(String, Vec<TrailStep>)>, budget: usize) -> Vec<Page> {
+/// The transactions a job has ended, each with how it ended and its steps
+/// (none for one refused or with nothing to do), as pages: a checkpoint's
+/// parts. Every transaction is listed in the page of its steps, or in the
+/// page it falls in when it has none, so the parts say which transactions
+/// ended; one that did not end done is also listed as what it ended (in
+/// the page of its last step).
+pub fn ended_pages(ended: Vec<(String, EndedAs, Vec<TrailStep>)>, budget: usize) -> Vec<Page> {
     let mut pager = Pager::new(budget);
-    for (txn, steps) in ended {
+    for (txn, how, steps) in ended {
         if steps.is_empty() {
-            pager.transaction(txn);
+            pager.transaction(txn.clone());
         }
         for s in steps {
             pager.step(s);
         }
+        pager.ended_as(txn, how);
     }
     pager
         .pages()
@@ -175,6 +230,46 @@ pub fn ended_pages(ended: Vec<(String, Vec<TrailStep>)>, budget: usize) -> Vec<P
 /// without parts then keeps them inline, as records always did).
 pub fn fits_inline(record: &Record, steps: &[TrailStep], budget: usize) -> bool {
     record.parts == 0 && size_of(record) + size_of(&steps) <= budget
+}
+
+/// What a running job's checkpoints (the parts after its plan's) say
+/// ended: how many transactions, and of them how many refused, failed or
+/// stopped part-way (the rest ended done).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Checkpointed {
+    /// Transactions ended.
+    pub ended: usize,
+    /// Of them, refused.
+    pub refused: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Stopped part-way.
+    pub stopped: usize,
+}
+
+impl Checkpointed {
+    /// The tally of checkpoint `pages` (a transaction whose steps span two
+    /// pages counted once).
+    pub fn of<'a>(pages: impl IntoIterator<Item = &'a Page>) -> Checkpointed {
+        let (mut ended, mut refused, mut failed, mut stopped) = (
+            HashSet::new(),
+            HashSet::new(),
+            HashSet::new(),
+            HashSet::new(),
+        );
+        for p in pages {
+            ended.extend(p.transactions.iter());
+            refused.extend(p.refused.iter());
+            failed.extend(p.failed.iter());
+            stopped.extend(p.stopped.iter());
+        }
+        Checkpointed {
+            ended: ended.len(),
+            refused: refused.len(),
+            failed: failed.len(),
+            stopped: stopped.len(),
+        }
+    }
 }
 
 /// Adds a part's page to the record it belongs to.
@@ -201,6 +296,37 @@ mod tests {
             result: "updated".into(),
             detail: "x".repeat(100),
         }
+    }
+
+    #[test]
+    fn checkpoints_say_how_each_transaction_ended_and_count_it_once() {
+        // t0 done with steps over two small pages, t1 refused without a
+        // step, t2 failed, t3 stopped, t4 nothing to do.
+        let ended = vec![
+            (
+                "t0".to_string(),
+                EndedAs::Done,
+                vec![step("t0", 0), step("t0", 1)],
+            ),
+            ("t1".to_string(), EndedAs::Refused, vec![]),
+            ("t2".to_string(), EndedAs::Failed, vec![step("t2", 0)]),
+            ("t3".to_string(), EndedAs::Stopped, vec![step("t3", 0)]),
+            (
+                "t4".to_string(),
+                EndedAs::from(ActOutcome::NothingToDo),
+                vec![],
+            ),
+        ];
+        let pages = ended_pages(ended, 200);
+        assert!(pages.len() > 1, "{pages:#?}");
+        let c = Checkpointed::of(&pages);
+        let want = Checkpointed {
+            ended: 5,
+            refused: 1,
+            failed: 1,
+            stopped: 1,
+        };
+        assert_eq!(c, want, "{pages:#?}");
     }
 
     #[test]

@@ -358,8 +358,59 @@ pub struct Record {
     /// presumed dead after a few such periods without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alive_every_ms: Option<u64>,
+    /// Each time the run was resumed after its process died or was
+    /// stopped (`--resume`, the jobs view's Enter): by whom, when, and for
+    /// a forced one why. A forced resume also sets `forced` ([`Record::resume`]).
+    /// Records written before resumes were recorded have none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed: Vec<Resumption>,
+    /// Which clock its times (`started_at`, `finished_at`, `alive_at`) come
+    /// from, said by records kept in a file trail (a record in the audit
+    /// index is always in the cluster's time, as estimated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<TimesFrom>,
     /// The estx-tui version that intervened.
     pub tool_version: String,
+}
+
+/// One resume of a run, as its record keeps it: who resumed it and why,
+/// as every other forced intervention says who and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resumption {
+    /// Who resumed it.
+    pub operator: Operator,
+    /// From where.
+    pub interface: Interface,
+    /// When (the cluster's time).
+    pub at: DateTime<Utc>,
+    /// Whether it was forced over a job not presumed dead.
+    pub forced: bool,
+    /// The job's life when it was resumed (`live (heartbeat 4s ago)`).
+    pub life: String,
+    /// The operator's reason (required when forced).
+    pub reason: Option<String>,
+}
+
+/// Where a record's times come from (`Cluster::clock_status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimesFrom {
+    /// The cluster's own `now`, as estimated from its answers.
+    Cluster,
+    /// The `Date` headers of its answers (no `now` probe answered).
+    DateHeader,
+    /// This machine's clock (the cluster gave no evidence of its time).
+    Local,
+}
+
+impl Record {
+    /// Notes that the run was resumed as `r` says; a forced resume makes
+    /// the whole record forced, as a forced act's record is, so a search
+    /// for forced interventions finds it.
+    pub fn resume(&mut self, r: Resumption) {
+        self.forced |= r.forced;
+        self.resumed.push(r);
+    }
 }
 
 /// An audit record as stored, or why it cannot be read.

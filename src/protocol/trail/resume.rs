@@ -9,7 +9,7 @@
 //! listed there ended, and a resumed run skips them.
 
 use super::history::parts_of;
-use super::pages::{self, Page, PAGE_BUDGET};
+use super::pages::{self, EndedAs, Page, PAGE_BUDGET};
 use super::record::{Record, RecordStatus, TrailStep};
 use super::{RecordId, Trail};
 use crate::error::{Error, Result};
@@ -42,7 +42,7 @@ impl Unfinished {
 
 impl Trail {
     /// Pages of ended transactions for checkpoint parts.
-    pub fn checkpoint_pages(ended: Vec<(String, Vec<TrailStep>)>) -> Vec<Page> {
+    pub fn checkpoint_pages(ended: Vec<(String, EndedAs, Vec<TrailStep>)>) -> Vec<Page> {
         pages::ended_pages(ended, PAGE_BUDGET)
     }
 

@@ -8,8 +8,9 @@
 //! the table's page of transactions (the dashboard's filter, run over every
 //! document: [`super::table`]; by default those in flight, oldest first),
 //! the accounts with pending entries and the locks (all in one `_msearch`,
-//! with their totals, so caps are shown), one multi-get for the accounts
-//! those transactions name, and the cluster health. Documents in unknown
+//! with their totals, so caps are shown), one multi-get (of two indices)
+//! for the accounts those transactions name and the locks' owners not
+//! listed, and the cluster health. Documents in unknown
 //! states cost one more search, only when the counts show there are some.
 //! Every answer's shard coverage is kept: a partial poll says so.
 
@@ -95,16 +96,11 @@ pub async fn load_with(
         p.add_odd(buckets, total, odd_rows.then_some(&mut transactions))
             .await?,
     );
-    let (accounts, pending_accounts_total) = p
-        .accounts(a.pending_accounts.as_ref(), &transactions)
-        .await?;
-    let (locks, locks_total) = p
-        .locks(a.locks.as_ref(), &transactions, windows, taken_at)
-        .await?;
+    let named = p.named(&a, &transactions, windows, taken_at).await?;
 
     p.requests += 1;
     let health = health_label(health).await;
-    let read = p.read_status(&a, locks_total, pending_accounts_total);
+    let read = p.read_status(&a, named.locks_total, named.pending_accounts_total);
 
     Ok(Snapshot {
         taken_at,
@@ -115,8 +111,8 @@ pub async fn load_with(
         transactions,
         in_flight_total,
         table: table_page,
-        accounts,
-        locks,
+        accounts: named.accounts,
+        locks: named.locks,
         missing_indices: p.missing.into_iter().collect(),
         read,
     })
@@ -144,6 +140,10 @@ struct Poll<'a> {
     requests: u32,
     missing: BTreeSet<String>,
     coverage: Coverage,
+    /// What the poll could not read and went on without.
+    warnings: Vec<String>,
+    /// Some locks judged without their owners or heartbeats.
+    locks_judged_blind: bool,
     /// The state field aggregates (else one count per in-flight state).
     aggregate: bool,
 }
@@ -175,6 +175,8 @@ impl Poll<'_> {
             requests: 0,
             missing: BTreeSet::new(),
             coverage: Coverage::default(),
+            warnings: Vec::new(),
+            locks_judged_blind: false,
             aggregate: q.states_aggregatable(),
         }
     }
@@ -198,8 +200,10 @@ impl Poll<'_> {
             warnings: {
                 let mut w = super::writes::short_warnings(ix, d);
                 w.extend(d.warnings());
+                w.extend(self.warnings.iter().cloned());
                 w
             },
+            locks_judged_blind: self.locks_judged_blind,
             clock: Some(self.cluster.clock_status()),
         }
     }

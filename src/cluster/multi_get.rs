@@ -1,0 +1,105 @@
+//! Documents of several indices by id in one realtime `_mget`: the body's
+//! `docs` name each document's `_index` and `_id`, and the path names no
+//! index. Elasticsearch 7.17, 8 and 9 (reference, "Multi get (mget) API":
+//! `GET /_mget {"docs": [{"_index": ..., "_id": ...}]}`, "to retrieve
+//! multiple documents from one or more indices";
+//! https://www.elastic.co/guide/en/elasticsearch/reference/current/docs-multi-get.html)
+//! and OpenSearch (API reference, "Multi-get documents", "Example without
+//! specifying index in URL";
+//! https://docs.opensearch.org/docs/api-reference/document-apis/multi-get/)
+//! answer one entry per item, in order, and a failure for one item (its
+//! index missing, or not readable by the user) "is included in place in the
+//! response" as that item's `error` (Elasticsearch 6.x-7.x reference, same
+//! page), so the other indices' documents still arrive.
+//!
+//! Each index's answer is its own: an item error fails only that index's
+//! documents, typed as the same error on its own (`mget_item_error`), and a
+//! miss is confirmed as [`Cluster::mget`] confirms it (see `routed`).
+
+use super::response::{check, mget_item_error, versioned};
+use super::{Cluster, VersionedDoc};
+use crate::error::{Error, Result};
+use elasticsearch::MgetParts;
+use serde_json::{json, Value};
+
+/// The documents of one index an `_mget` asks for.
+pub struct MgetGroup<'a> {
+    /// The index.
+    pub index: &'a str,
+    /// Their ids.
+    pub ids: &'a [String],
+}
+
+/// One index's answer: one entry per id (`None`: missing), or the error
+/// its items carried.
+pub type GroupDocs = Result<Vec<Option<VersionedDoc>>>;
+
+impl Cluster {
+    /// Realtime multi-GET of several indices in one request: one answer per
+    /// group, in order (see the module docs). An error of the request as a
+    /// whole (transport, authentication) is the outer error.
+    pub async fn mget_groups(&self, groups: &[MgetGroup<'_>]) -> Result<Vec<GroupDocs>> {
+        let docs: Vec<Value> = groups
+            .iter()
+            .flat_map(|g| g.ids.iter().map(|id| json!({"_index": g.index, "_id": id})))
+            .collect();
+        if docs.is_empty() {
+            return Ok(groups.iter().map(|_| Ok(Vec::new())).collect());
+        }
+        let names: Vec<&str> = groups.iter().map(|g| g.index).collect();
+        let names = names.join(",");
+        let body = json!({ "docs": docs });
+        let resp = self
+            .send_read(|| {
+                self.client
+                    .mget(MgetParts::None)
+                    .realtime(true)
+                    .body(body.clone())
+                    .send()
+            })
+            .await?;
+        let answer = check(resp, &names).await?;
+        let mut items = answer
+            .get("docs")
+            .and_then(Value::as_array)
+            .filter(|d| d.len() == docs.len())
+            .ok_or_else(|| Error::Decode("mget answered the wrong number of documents".into()))?
+            .iter();
+        let mut out = Vec::with_capacity(groups.len());
+        for g in groups {
+            let answered: Vec<&Value> = items.by_ref().take(g.ids.len()).collect();
+            out.push(self.group_docs(g, &answered).await);
+        }
+        Ok(out)
+    }
+
+    /// One group's items read: the first item error fails the group; misses
+    /// are confirmed (routing), then the documents translated.
+    async fn group_docs(&self, g: &MgetGroup<'_>, items: &[&Value]) -> GroupDocs {
+        let mut docs = Vec::with_capacity(items.len());
+        for (id, item) in g.ids.iter().zip(items) {
+            if item.get("error").is_some() {
+                return Err(mget_item_error(item, g.index));
+            }
+            docs.push(if item.get("found") == Some(&Value::Bool(true)) {
+                Some(versioned(id, item)?)
+            } else {
+                None
+            });
+        }
+        let missed: Vec<String> = g
+            .ids
+            .iter()
+            .zip(&docs)
+            .filter(|(_, d)| d.is_none())
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut elsewhere = self.found_elsewhere(g.index, &missed).await?;
+        Ok(g.ids
+            .iter()
+            .zip(docs)
+            .map(|(id, d)| d.or_else(|| elsewhere.remove(id)))
+            .map(|d| d.map(|d| self.read_doc(g.index, d)))
+            .collect())
+    }
+}
