@@ -1,7 +1,9 @@
 //! Frame timing shared by the dashboard and incident benches: one
 //! dashboard state at 160×48 fed a polled snapshot, then timed three ways
 //! (after a poll, at a tick, at a key `j`), each frame as the event loop
-//! runs it (`update`, then drawing into a `TestBackend`). Nothing asserts
+//! runs it (`update`, then drawing into a `TestBackend`; the snapshot a
+//! poll replaced is freed after drawing, untimed, as the loop frees it after
+//! the frame). Nothing asserts
 //! on time; the medians go to BENCHMARKS.md.
 
 use chrono::{Duration as ChronoDuration, Utc};
@@ -63,6 +65,7 @@ pub fn measure(snap: &Snapshot, url: &str, transactions_index: &str) {
         draw(&app).expect("draw");
         applied.push(between - started);
         drawn.push(between.elapsed());
+        app.free_retired(); // after the frame, as the event loop does
     }
     let total: Vec<Duration> = applied.iter().zip(&drawn).map(|(a, d)| *a + *d).collect();
     println!(

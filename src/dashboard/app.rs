@@ -123,6 +123,10 @@ pub struct App {
     pub now: DateTime<Utc>,
     /// Last good snapshot.
     pub snapshot: Option<Snapshot>,
+    /// The snapshot a poll replaced, freed once the frame showing the new
+    /// one is drawn ([`App::free_retired`]): freeing hundreds of rows,
+    /// accounts and locks is no part of the frame.
+    pub retired: Option<Snapshot>,
     /// The last poll's failure, if the last poll failed.
     pub poll_error: Option<PollFailure>,
     /// A poll is running.
@@ -232,6 +236,7 @@ impl App {
             settings,
             now,
             snapshot: None,
+            retired: None,
             poll_error: None,
             polling: false,
             paused: false,
@@ -276,6 +281,12 @@ impl App {
             trends: Default::default(),
             jobs: Default::default(),
         }
+    }
+
+    /// Frees the snapshot the last poll replaced: the event loop calls it
+    /// after drawing, so the frame does not wait for it.
+    pub fn free_retired(&mut self) {
+        self.retired = None;
     }
 
     /// Adds a log line, dropping the oldest past [`LOG_CAPACITY`].

@@ -33,7 +33,7 @@ impl App {
                     .iter()
                     .position(|&i| snap.transactions.get(i).is_some_and(|t| &t.id == id))
             });
-            v.accounts = account_order(snap);
+            v.accounts = account_order(snap, prev.accounts);
             v.account_cursor = self
                 .selected_account
                 .as_ref()

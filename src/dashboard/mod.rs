@@ -115,6 +115,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     let result = async {
         loop {
             terminal.draw(|f| ui::render(f, &app))?;
+            app.free_retired();
             let first = tokio::select! {
                 ev = rx.recv() => match ev {
                     Some(ev) => ev,

@@ -236,7 +236,7 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     // The selection's interventions are read again when its document
     // changed (an act, by anyone, moves it) or their last read is old.
     let before = app.selected_version();
-    app.snapshot = Some(*snapshot);
+    app.retired = app.snapshot.replace(*snapshot);
     if app.selected_version() != before || app.history_is_old() {
         app.history_asked = None;
     }

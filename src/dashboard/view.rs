@@ -226,16 +226,28 @@ pub fn keep_visible(offset: usize, cursor: Option<usize>, len: usize, height: us
 }
 
 /// Order of the accounts pane: carrying pending entries, then malformed or
-/// missing, then the rest; by id within each.
-pub fn account_order(snap: &Snapshot) -> Vec<String> {
+/// missing, then the rest; by id within each (the map is already by id, so
+/// one pass per rank, no sort). `prev` (the order derived before) is
+/// returned as it is when it still holds, so a key or a poll that left the
+/// accounts' order alone clones no id.
+pub fn account_order(snap: &Snapshot, prev: Vec<String>) -> Vec<String> {
     let rank = |e: &AccountEntry| match e {
         AccountEntry::Ok(s) if !s.pending.is_empty() => 0,
         AccountEntry::Malformed(_) | AccountEntry::Missing => 1,
         AccountEntry::Ok(_) => 2,
     };
-    let mut ids: Vec<(u8, &String)> = snap.accounts.iter().map(|(k, e)| (rank(e), k)).collect();
-    ids.sort();
-    ids.into_iter().map(|(_, k)| k.clone()).collect()
+    let ordered = || {
+        (0..3u8).flat_map(move |r| {
+            snap.accounts
+                .iter()
+                .filter(move |(_, e)| rank(e) == r)
+                .map(|(k, _)| k)
+        })
+    };
+    if prev.len() == snap.accounts.len() && ordered().eq(prev.iter()) {
+        return prev;
+    }
+    ordered().cloned().collect()
 }
 
 /// The detail of a transaction in the snapshot.
@@ -315,7 +327,29 @@ pub fn matches_text(t: &Transaction, needle: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::dashboard::view::keep_visible;
+    use crate::dashboard::view::{account_order, keep_visible};
+    use crate::protocol::account::AccountState;
+    use crate::protocol::read::poll::{AccountEntry, Snapshot};
+
+    #[test]
+    fn account_order_ranks_then_ids_and_keeps_a_previous_order_that_holds() {
+        let mut snap = Snapshot::default();
+        let mut carrying = AccountState::new(10);
+        carrying.pending.push("t1".into());
+        snap.accounts.insert("c".into(), AccountEntry::Ok(carrying));
+        snap.accounts.insert("b".into(), AccountEntry::Missing);
+        snap.accounts
+            .insert("a".into(), AccountEntry::Ok(AccountState::new(5)));
+        snap.accounts
+            .insert("d".into(), AccountEntry::Ok(AccountState::new(5)));
+        let order = account_order(&snap, vec![]);
+        assert_eq!(order, ["c", "b", "a", "d"]);
+        let ids = order.as_ptr();
+        let again = account_order(&snap, order);
+        assert_eq!(again.as_ptr(), ids, "the order that holds is reused");
+        let stale = vec!["a".into(), "b".into(), "c".into(), "d".into()];
+        assert_eq!(account_order(&snap, stale), ["c", "b", "a", "d"]);
+    }
 
     #[test]
     fn offsets_follow_the_cursor_and_stop_at_the_end() {
