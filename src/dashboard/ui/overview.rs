@@ -153,8 +153,8 @@ fn state_box(app: &App, c: &StateCount) -> StateBox {
         .filter(|_| in_flight && c.count > 0)
         .map(|t| (app.now - t).num_seconds());
     let body = match age {
-        Some(a) => format!("{}·{}", c.count, human_age(a)),
-        None => c.count.to_string(),
+        Some(a) => format!("{}·{}", grouped(c.count), human_age(a)),
+        None => grouped(c.count),
     };
     let style = if c.count == 0 {
         th.dim_text()
