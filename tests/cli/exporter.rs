@@ -126,18 +126,7 @@ fn a_scrape_parses_counts_as_check_does_and_says_down_while_the_cluster_is_away(
         &json!({"owner": "ghost", "process_id": "w", "created_at": ago(30), "expires_at": ago(20)}),
     );
     w.refresh();
-    let check = w.run(&["check", "--json"]);
-    let check_counts: BTreeMap<String, u64> = check.json()["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["key"].as_str().unwrap().into(),
-                m["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let (_, check_counts) = check_counts(&w);
 
     let proxy = FaultProxy::start(&w.g.url);
     let mut g = w.g.clone();
@@ -267,18 +256,7 @@ fn an_exporter_poll_past_a_scan_page_costs_a_few_requests_and_counts_as_check_do
         &json!({"owner": "done", "process_id": "w", "created_at": ago(30)}),
     );
     w.refresh();
-    let check = w.run(&["check", "--json"]);
-    let check_counts: BTreeMap<String, u64> = check.json()["metrics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["key"].as_str().unwrap().into(),
-                m["count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let (check, check_counts) = check_counts(&w);
     assert_eq!(check_counts["stuck"], STUCK as u64, "{check}");
     assert_eq!(check_counts["stale_locks"], 1, "{check}");
 
@@ -338,4 +316,22 @@ fn an_exporter_poll_past_a_scan_page_costs_a_few_requests_and_counts_as_check_do
         m["estx_transactions{state=\"created\"}"], STUCK as f64,
         "{m:?}"
     );
+}
+
+/// `check --json`'s output and its count by metric key, which the
+/// exporter's gauges must equal.
+fn check_counts(w: &World) -> (Out, BTreeMap<String, u64>) {
+    let check = w.run(&["check", "--json"]);
+    let counts = check.json()["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["key"].as_str().unwrap().into(),
+                m["count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (check, counts)
 }
