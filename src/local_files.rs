@@ -38,15 +38,53 @@ pub fn state_dir_from_env() -> Option<PathBuf> {
     state_dir(var("XDG_STATE_HOME").as_deref(), var("HOME").as_deref())
 }
 
+/// Whose log a run writes by default: the operator's, or the demo's own
+/// (its workload logs every step: kept out of the log an operator reads and
+/// `bundle` archives).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogOf {
+    /// Every command but the demo: `estx-tui.log`.
+    Operator,
+    /// `estx-tui demo`: `demo.log`.
+    Demo,
+}
+
+impl LogOf {
+    fn file_name(self) -> &'static str {
+        match self {
+            LogOf::Operator => "estx-tui.log",
+            LogOf::Demo => "demo.log",
+        }
+    }
+}
+
 /// The default log file, `estx-tui.log` in the [`state_dir`].
 pub fn default_path(xdg_state_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
-    Some(state_dir(xdg_state_home, home)?.join("estx-tui.log"))
+    default_path_of(LogOf::Operator, xdg_state_home, home)
+}
+
+/// The default log file of `whose` run in the [`state_dir`].
+pub fn default_path_of(
+    whose: LogOf,
+    xdg_state_home: Option<&str>,
+    home: Option<&str>,
+) -> Option<PathBuf> {
+    Some(state_dir(xdg_state_home, home)?.join(whose.file_name()))
 }
 
 /// [`default_path`] from this process's environment.
 pub fn default_path_from_env() -> Option<PathBuf> {
+    default_path_of_from_env(LogOf::Operator)
+}
+
+/// [`default_path_of`] from this process's environment.
+pub fn default_path_of_from_env(whose: LogOf) -> Option<PathBuf> {
     let var = |k| std::env::var(k).ok();
-    default_path(var("XDG_STATE_HOME").as_deref(), var("HOME").as_deref())
+    default_path_of(
+        whose,
+        var("XDG_STATE_HOME").as_deref(),
+        var("HOME").as_deref(),
+    )
 }
 
 /// Creates `dir` (and its parents) private to the user, 0700; refuses one

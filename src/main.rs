@@ -17,7 +17,7 @@ fn main() {
             std::process::exit(cli::EXIT_USAGE);
         }
     };
-    let log_path = cli.global.log_path();
+    let log_path = cli.log_path();
     if log_path.is_none() {
         cli::output::err("warning: neither XDG_STATE_HOME nor HOME is set; not logging");
     }

@@ -5,6 +5,7 @@
 use super::cmd::CliCommand;
 use super::global::{DashboardArgs, GlobalArgs};
 use super::profile::{self, ProfileError};
+use crate::local_files::LogOf;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
 
@@ -66,6 +67,22 @@ where
         .map_err(ParseFailure::Profile)?;
     super::cloud::resolve_cloud_id(&mut cli.global, &matches).map_err(ParseFailure::Profile)?;
     Ok(cli)
+}
+
+impl Cli {
+    /// The log file this run writes: `--log-file` when given, else the
+    /// default one of whose run it is (the demo logs apart from the
+    /// operator's log: [`LogOf`]); `None` when no default can be placed.
+    pub fn log_path(&self) -> Option<std::path::PathBuf> {
+        let whose = match self.command {
+            Some(CliCommand::Demo(_)) => LogOf::Demo,
+            _ => LogOf::Operator,
+        };
+        self.global
+            .log_file
+            .clone()
+            .or_else(|| crate::local_files::default_path_of_from_env(whose))
+    }
 }
 
 /// Why [`parse_args`] failed.

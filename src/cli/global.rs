@@ -211,8 +211,10 @@ impl LogLevel {
 }
 
 impl GlobalArgs {
-    /// The log file: `--log-file`, else the per-user default of
+    /// The operator's log file (what `paths` shows and `bundle` archives):
+    /// `--log-file`, else the per-user default of
     /// [`crate::local_files::default_path`]; `None` when there is no home.
+    /// The demo writes its own log instead (`Cli::log_path`).
     pub fn log_path(&self) -> Option<PathBuf> {
         self.log_file
             .clone()
