@@ -66,6 +66,25 @@ fn a_planted_log_symlink_is_refused() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
 }
 
+/// `--log-file /dev/null` is "no log file": no warning, nothing created in
+/// the state directory, and `paths` says there is none.
+#[test]
+fn log_file_dev_null_means_no_log() {
+    let home = tempfile::tempdir().unwrap();
+    let mut args = vec!["--log-file", "/dev/null"];
+    args.extend(UNREACHABLE);
+    let out = bare(home.path(), &args);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("log file"), "{stderr}");
+    assert!(!home.path().join("state/estx-tui/estx-tui.log").exists());
+    let text = stdout(&bare(home.path(), &["paths", "--log-file", "/dev/null"]));
+    assert!(
+        text.contains("log      (none: --log-file /dev/null)\n"),
+        "{text}"
+    );
+}
+
 fn stdout(out: &std::process::Output) -> String {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
