@@ -26,8 +26,19 @@ use std::process::{Command, Stdio};
 
 /// Flags of other tools the docs show (cargo, pip, dpkg, the test runner).
 const FOREIGN_FLAGS: &[&str] = &[
-    "release", "locked", "path", "test", "ignored", "nocapture", "target", "root", "debug",
-    "no-build", "no-strip", "contents", "bench",
+    "release",
+    "locked",
+    "path",
+    "test",
+    "ignored",
+    "nocapture",
+    "target",
+    "root",
+    "debug",
+    "no-build",
+    "no-strip",
+    "contents",
+    "bench",
 ];
 
 /// One Markdown file of the docs, relative to the repository.
@@ -152,7 +163,9 @@ fn definition() -> Definition {
     let valued = std::iter::once(&cmd)
         .chain(cmd.get_subcommands())
         .flat_map(|c| c.get_arguments())
-        .filter(|a| a.get_action().takes_values() && a.get_num_args().is_none_or(|n| n.min_values() > 0))
+        .filter(|a| {
+            a.get_action().takes_values() && a.get_num_args().is_none_or(|n| n.min_values() > 0)
+        })
         .filter_map(|a| a.get_long().map(str::to_string))
         .collect();
     let mut accepts = BTreeMap::new();
@@ -220,7 +233,8 @@ fn invocations(code: &str, def: &Definition) -> Vec<(String, Vec<String>)> {
                 break;
             }
         }
-        let Some(sub) = sub.filter(|s| s.chars().all(|c| c.is_ascii_lowercase() || c == '-')) else {
+        let Some(sub) = sub.filter(|s| s.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+        else {
             continue;
         };
         let flags = words.flat_map(flags_in).collect();
@@ -284,7 +298,9 @@ fn every_flag_of_the_help_is_documented() {
         .collect();
     for sub in def.accepts.keys() {
         if sub != "help" && !table.contains(&format!("| [`{sub}`]")) {
-            missing.push(format!("`{sub}` has no row in docs/src/commands.md's table"));
+            missing.push(format!(
+                "`{sub}` has no row in docs/src/commands.md's table"
+            ));
         }
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
@@ -389,7 +405,10 @@ fn every_relative_link_and_anchor_resolves() {
             }
         }
     }
-    assert!(checked > 50, "only {checked} links found: is the parser right?");
+    assert!(
+        checked > 50,
+        "only {checked} links found: is the parser right?"
+    );
     assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
@@ -412,7 +431,11 @@ fn examples(doc: &Doc) -> Vec<Example> {
         let at = format!("{}:{}", doc.path.display(), i + 1);
         let fence = lines[i + 1..].iter().position(|l| !l.trim().is_empty());
         let start = fence.map(|f| i + 1 + f).expect("a block after the marker");
-        assert_eq!(lines[start].trim(), "```console", "{at}: a ```console block");
+        assert_eq!(
+            lines[start].trim(),
+            "```console",
+            "{at}: a ```console block"
+        );
         let commands = lines[start + 1..]
             .iter()
             .take_while(|l| l.trim() != "```")
@@ -436,7 +459,10 @@ fn words(line: &str, at: &str) -> Vec<String> {
     re.captures_iter(line)
         .map(|c| {
             let w = c.get(1).or(c.get(2)).or(c.get(3)).unwrap().as_str();
-            assert!(!w.contains(['$', '`', '|', '>', '<']), "{at}: {w}: no shell here");
+            assert!(
+                !w.contains(['$', '`', '|', '>', '<']),
+                "{at}: {w}: no shell here"
+            );
             w.to_string()
         })
         .collect()
@@ -455,7 +481,10 @@ fn runnable_examples_exit_as_documented() {
         .filter(|(_, e)| !e.is_empty())
         .collect();
     let count: usize = all.iter().map(|(_, e)| e.len()).sum();
-    assert!((1..=8).contains(&count), "{count} runnable examples: keep a handful");
+    assert!(
+        (1..=8).contains(&count),
+        "{count} runnable examples: keep a handful"
+    );
     let server = TestServer::shared();
     let home = tempfile::tempdir().unwrap();
     let mut wrong = Vec::new();
