@@ -3,7 +3,7 @@
 //! chosen profile underneath it.
 
 use super::cmd::CliCommand;
-use super::global::{DashboardArgs, GlobalArgs};
+use super::global::{DashboardArgs, GlobalArgs, LogTarget};
 use super::profile::{self, ProfileError};
 use crate::local_files::LogOf;
 use clap::{CommandFactory, FromArgMatches, Parser};
@@ -70,18 +70,15 @@ where
 }
 
 impl Cli {
-    /// The log file this run writes: `--log-file` when given, else the
-    /// default one of whose run it is (the demo logs apart from the
-    /// operator's log: [`LogOf`]); `None` when no default can be placed.
-    pub fn log_path(&self) -> Option<std::path::PathBuf> {
+    /// Where this run logs: [`GlobalArgs::log_target`], except that the
+    /// demo's default is its own file ([`LogOf::Demo`]): its workload logs
+    /// every step, kept out of the operator's log that `bundle` archives.
+    pub fn log_target(&self) -> LogTarget {
         let whose = match self.command {
             Some(CliCommand::Demo(_)) => LogOf::Demo,
             _ => LogOf::Operator,
         };
-        self.global
-            .log_file
-            .clone()
-            .or_else(|| crate::local_files::default_path_of_from_env(whose))
+        self.global.log_target_of(whose)
     }
 }
 

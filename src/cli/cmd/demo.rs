@@ -50,7 +50,7 @@ fn progress(step: impl std::fmt::Display) {
 /// then stops the workload and the server — nothing is left running, also
 /// when SIGTERM, SIGHUP or SIGINT stops it (exit code 128 + the signal's
 /// number). Every step is announced on stderr as it starts; the log goes to
-/// the demo's own file, never the operator's (`Cli::log_path`).
+/// the demo's own file, never the operator's (`Cli::log_target`).
 pub async fn run(g: &GlobalArgs, d: &DashboardArgs, a: &Args) -> i32 {
     let mut signals = match StopSignals::install() {
         Ok(s) => s,
