@@ -118,3 +118,67 @@ fn the_bulk_dialog_shows_the_plan_the_dry_run_prints() {
     assert_eq!(w.state("t1"), "pending");
     assert!(w.audit_records().is_empty());
 }
+
+/// `recover --all-stuck --dry-run` names every lock the run will release:
+/// those its recoveries release as each transaction ends, and those of the
+/// closing sweep (stale on evidence, owner not in flight), the sweep named
+/// in the words the record keeps; the run then releases exactly those.
+#[test]
+fn the_all_stuck_dry_run_names_the_sweep_and_every_lock_the_run_releases() {
+    use super::ago;
+    use serde_json::json;
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    w.stage("t1", "A", "B", 90, 2); // pending, old: recovered
+    w.backdate("t1", 10);
+    let lock = |resource: &str, owner: Option<&str>, expires_in_minutes: i64| {
+        let mut doc = json!({"process_id": "worker-1", "created_at": ago(120),
+                             "expires_at": ago(-expires_in_minutes)});
+        if let Some(o) = owner {
+            doc["owner"] = json!(o);
+        }
+        w.put(&w.ix.locks, resource, &doc);
+    };
+    lock("A", Some("t1"), 60); // released by t1's recovery
+    lock("B", Some("t1"), 60);
+    lock("C", None, -30); // lease run out, no owner: swept
+    lock("D", Some("t-gone"), -30); // owner missing: swept
+    lock("E", None, 60); // live: kept
+    w.refresh();
+    let all = ["A", "B", "C", "D", "E"];
+    let held = || -> BTreeSet<String> {
+        all.iter()
+            .filter(|r| w.source(&w.ix.locks, r).is_some())
+            .map(|r| r.to_string())
+            .collect()
+    };
+    let out = w.run(&["recover", "--all-stuck", "--dry-run"]);
+    out.code(0)
+        .stdout_has(&format!("then: {}:", estx::protocol::intervene::SWEEP_STEP))
+        .stdout_has("release lock C held by")
+        .stdout_has("release lock D held by")
+        .stdout_has("releases 4 locks");
+    let out = w.run(&["recover", "--all-stuck", "--dry-run", "--json"]);
+    out.code(0);
+    let v = out.json();
+    let planned: BTreeSet<String> =
+        serde_json::from_value(v["summary"]["lock_releases"].clone()).unwrap();
+    let swept: BTreeSet<String> = v["summary"]["sweep"]["locks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["resource"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(swept, ["C", "D"].map(String::from).into(), "{out}");
+    let before = held();
+    w.run(&["recover", "--all-stuck", "--reason", "test"])
+        .code(0);
+    let released: BTreeSet<String> = before.difference(&held()).cloned().collect();
+    assert_eq!(
+        planned, released,
+        "the run released other locks than its dry run named"
+    );
+    assert_eq!(held(), ["E"].map(String::from).into());
+}

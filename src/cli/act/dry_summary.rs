@@ -3,7 +3,7 @@
 //! do, the balance effect per account (the largest first), and the ids
 //! that would run written to a file, one a line, for `--ids-from`.
 
-use super::dry_run::counts_line;
+use super::dry_run::{counts_line, sweep_lines};
 use super::job::write_left;
 use crate::cli::output::bulk::{LeftOutRow, PlanRow, PlanSummary};
 use crate::cli::output::{err, out, plural};
@@ -68,6 +68,7 @@ pub fn print(
             Err(e) => err(format_args!("cannot write the ids to a file: {e}")),
         }
     }
+    sweep_lines(s);
     counts_line(s);
 }
 

@@ -7,6 +7,7 @@
 
 use super::plan::{Documents, Plan, PlanStep, StepEffect, StepTarget};
 use super::reverse_plan::reverse_preview;
+use super::BalanceEffect;
 use super::{Act, ActRefusal, Intervention};
 use crate::error::Result;
 use crate::protocol::executor::StepOutcome;
@@ -208,6 +209,16 @@ impl Plan {
             }))
             .collect();
         let (ds, dd) = preview.balance_change;
+        let in_words = match (&txn.src, &txn.dest, txn.amount) {
+            (Some(src), Some(dest), Some(amount)) => Some(BalanceEffect::of(
+                procedure == Procedure::Recover,
+                amount,
+                src,
+                dest,
+                (ds, dd),
+            )),
+            _ => None,
+        };
         let balance_change = [(&txn.src, ds), (&txn.dest, dd)]
             .into_iter()
             .filter(|(_, delta)| *delta != 0)
@@ -218,6 +229,7 @@ impl Plan {
             steps,
             refusal: preview.refusal.clone().map(ActRefusal::Procedure),
             balance_change,
+            in_words,
             lock_releases,
             effects,
             ends_in: preview.ends_in.clone(),
