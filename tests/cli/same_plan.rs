@@ -182,3 +182,46 @@ fn the_all_stuck_dry_run_names_the_sweep_and_every_lock_the_run_releases() {
     );
     assert_eq!(held(), ["E"].map(String::from).into());
 }
+
+/// `show ID`'s "recover would" and "rollback would" are the plans the
+/// dashboard's dialog confirms (the lock releases that end the transaction
+/// included), and say in words that a recovery completes a debit already made.
+#[test]
+fn show_lists_the_steps_the_dialog_confirms() {
+    use super::ago;
+    use estx::protocol::intervene::Choices;
+    use estx::protocol::trail::Interface;
+    use serde_json::json;
+    let w = World::new();
+    for a in ["A", "B"] {
+        w.account(a, 500);
+    }
+    w.stage("t1", "A", "B", 90, 2); // pending, A debited
+    w.backdate("t1", 10);
+    for resource in ["A", "B"] {
+        w.put(
+            &w.ix.locks,
+            resource,
+            &json!({"owner": "t1", "process_id": "worker-1", "created_at": ago(120),
+                    "expires_at": ago(-60)}),
+        );
+    }
+    w.refresh();
+    let shown = w.run(&["show", "t1", "--json"]).code(0).json();
+    for (action, key) in [(Action::Recover, "recover"), (Action::Rollback, "rollback")] {
+        let listed: Vec<String> = shown[key]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["step"].as_str().unwrap().to_string())
+            .collect();
+        let i = action.intervention("t1", Choices::new(Interface::Dashboard, None));
+        let dialog = w.block(i.preview(&w.proto)).unwrap();
+        assert_eq!(listed, dialog.labels(), "{key}: {shown:#}");
+        assert!(listed.iter().any(|l| l == "release lock A"), "{listed:?}");
+    }
+    w.run(&["show", "t1"])
+        .code(0)
+        .stdout_has("release lock B")
+        .stdout_has("balance: completes the debit of 90 already made on A: credits B +90");
+}

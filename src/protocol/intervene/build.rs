@@ -180,8 +180,10 @@ impl Plan {
     }
 
     /// The steps, effects, lock releases, balance change, end state and
-    /// the procedure's own refusal of `procedure` on the documents of `d`.
-    pub(super) fn of_detail(procedure: Procedure, d: &TransactionDetail) -> Plan {
+    /// the procedure's own refusal of `procedure` on the documents of `d`
+    /// (what `show` prints as "recover would", the dialog confirms and the
+    /// dry run lists).
+    pub fn of_detail(procedure: Procedure, d: &TransactionDetail) -> Plan {
         let preview = d.preview(procedure);
         let txn = &d.txn;
         let lock_releases: Vec<String> = d
