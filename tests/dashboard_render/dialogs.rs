@@ -218,6 +218,16 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
 /// The R dialog on four marked rows (a fifth no longer listed), the
 /// reason `outage` being typed.
 fn open_bulk_rollback(a: &mut estx::dashboard::app::App) {
+    open_bulk(a, Action::Rollback);
+}
+
+/// The `action` dialog on four marked rows (a fifth no longer listed), the
+/// reason `outage` being typed.
+fn open_bulk(a: &mut estx::dashboard::app::App, action: Action) {
+    let procedure = match action {
+        Action::Recover => estx::protocol::Procedure::Recover,
+        _ => estx::protocol::Procedure::Rollback,
+    };
     use crate::fixtures::{detail, unforced_refusal};
     use estx::dashboard::app::Dialog;
     use estx::dashboard::dialog::Bulk;
@@ -228,11 +238,7 @@ fn open_bulk_rollback(a: &mut estx::dashboard::app::App) {
         .map(|id| {
             let d = detail(a, id);
             let refusal = unforced_refusal(a, &d);
-            estx::protocol::intervene::Plan::on_transaction(
-                Some(estx::protocol::Procedure::Rollback),
-                d,
-                refusal,
-            )
+            estx::protocol::intervene::Plan::on_transaction(Some(procedure), d, refusal)
         })
         .collect();
     let plan = estx::protocol::intervene::Plan {
@@ -249,9 +255,9 @@ fn open_bulk_rollback(a: &mut estx::dashboard::app::App) {
         preview: Load::Idle,
         plan: None,
     };
-    estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(plan));
+    estx::dashboard::bulk::reread(&mut bulk, action, Ok(plan));
     a.overlays.open_dialog(Dialog {
-        action: Action::Rollback,
+        action,
         target: "4 marked transaction(s)".into(),
         preview: Load::Idle,
         confirm_focused: false,
@@ -280,4 +286,22 @@ fn a_long_bulk_dialog_keeps_its_reason_in_sight() {
     );
     assert!(s.contains("type the reason · Enter runs · Esc back"), "{s}");
     assert_snapshot!("dialog_bulk_rollback_80x24", s);
+}
+
+/// F on marked rows: the bulk dialog says in words that the recovery of
+/// the half-applied transfer completes a debit already made (not money
+/// appearing), and names every lock the run releases.
+#[test]
+fn bulk_recover_dialog_names_the_debit_it_completes_and_the_locks() {
+    let mut a = app();
+    open_bulk(&mut a, Action::Recover);
+    let s = screen(&a, 100, 40);
+    for want in [
+        " t-pend-1: completes the debit of 100 already made on alice: credits bob +100",
+        "releases 2 lock(s) as the transactions end:",
+        " alice, bob",
+    ] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
+    assert_snapshot!("dialog_bulk_recover", s);
 }

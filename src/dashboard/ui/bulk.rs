@@ -1,7 +1,8 @@
 //! The bulk dialog's text (how many of the marked rows would do what, by
 //! state, with every id it touches or leaves out, the marks it does not
 //! include because the table does not show them, the balance effect of the
-//! ones that run) and the progress bar a bulk run shows in place of the
+//! ones that run, in words where it completes or undoes a debit already
+//! made, and every lock the run releases) and the progress bar a bulk run shows in place of the
 //! key bar.
 
 use super::theme::{bold, signed, Theme};
@@ -10,6 +11,7 @@ use crate::dashboard::dialog::{Bulk, BulkProgress};
 use crate::dashboard::event::Action;
 use crate::dashboard::keymap::Op;
 use crate::dashboard::load::Load;
+use crate::protocol::intervene::Verdicts;
 use crate::protocol::time::human_age;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
@@ -46,6 +48,7 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
     let Some(p) = &b.plan else {
         return out;
     };
+    let verdicts = b.preview.value().map(|plan| plan.verdicts());
     let states: Vec<String> = p
         .by_state
         .iter()
@@ -82,6 +85,9 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
             out.push(Line::from(format!(" {acct}: {}", signed(*delta))));
         }
     }
+    if let Some(v) = verdicts {
+        out.extend(in_words_lines(&v));
+    }
     let how = match action {
         Action::Rollback | Action::Recover => {
             "runs unforced as one recorded intervention; force refused ones one by one"
@@ -89,6 +95,28 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
         _ => "each runs unforced as its own recorded intervention, re-read first",
     };
     out.push(Line::styled(how, th.dim_text()));
+    out
+}
+
+/// What the runs do in words: each balance change that completes or
+/// undoes a debit already made, and every lock the run releases (the
+/// protocol's [`Verdicts`], what the dry run lists too).
+fn in_words_lines(v: &Verdicts) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = v
+        .in_words
+        .iter()
+        .map(|(id, words)| Line::from(format!(" {id}: {words}")))
+        .collect();
+    if !v.lock_releases.is_empty() {
+        out.push(Line::styled(
+            format!(
+                "releases {} lock(s) as the transactions end:",
+                v.lock_releases.len()
+            ),
+            bold(),
+        ));
+        out.push(Line::from(format!(" {}", v.lock_releases.join(", "))));
+    }
     out
 }
 

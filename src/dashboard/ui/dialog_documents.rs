@@ -9,7 +9,7 @@ use crate::dashboard::app::App;
 use crate::dashboard::event::Action;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
-use crate::protocol::intervene::{Plan, PlanStep};
+use crate::protocol::intervene::{EffectKind, Plan, PlanStep};
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
 use crate::protocol::views::{Preview, TransactionDetail};
@@ -206,6 +206,13 @@ fn plan_lines(
             Style::new().add_modifier(Modifier::BOLD)
         };
         out.push(Line::styled(text, style));
+    }
+    if let Some(w) = plan
+        .in_words
+        .as_ref()
+        .filter(|w| w.kind != EffectKind::None)
+    {
+        out.push(Line::from(format!(" {w}")));
     }
     out
 }

@@ -143,7 +143,7 @@ impl Plan {
             }
         }
         v.balance_effect.retain(|_, d| *d != 0);
-        v.lock_releases = self.lock_releases.clone();
+        v.lock_releases = self.released_locks();
         v
     }
 
@@ -175,7 +175,7 @@ pub struct Verdicts {
     /// Each run's balance change in words, where it changes any balance
     /// (what completes or undoes a debit already made), in selection order.
     pub in_words: Vec<(String, BalanceEffect)>,
-    /// Every lock the run would release ([`Plan::lock_releases`]: the
-    /// runs' own, then the closing sweep's), sorted.
+    /// Every lock the run would release (the runs' own, then the closing
+    /// sweep's), sorted.
     pub lock_releases: Vec<String>,
 }
