@@ -225,3 +225,52 @@ fn show_lists_the_steps_the_dialog_confirms() {
         .stdout_has("release lock B")
         .stdout_has("balance: completes the debit of 90 already made on A: credits B +90");
 }
+
+/// The audit's repair previews the money it moves (what the dashboard's
+/// dialog confirms), and the repair then moves exactly that.
+#[test]
+fn the_audit_repair_preview_names_its_balance_effect() {
+    use estx::protocol::audit::RepairEffect;
+    use estx::protocol::intervene::{Act, Choices, Documents, Intervention};
+    use estx::protocol::trail::Interface;
+    use serde_json::json;
+    let w = World::new();
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("rb", "A", "B", 100, 2);
+    w.run(&["rollback", "rb", "--force", "--reason", "test"])
+        .code(0);
+    // A late, unfenced writer applies the rolled-back transfer to A again.
+    w.put(
+        &w.ix.accounts,
+        "A",
+        &json!({"balance": 400, "pending_transactions": ["rb"]}),
+    );
+    w.refresh();
+    let act = Act::AuditRepair {
+        account: Some("A".into()),
+        expect_total: None,
+        allow_partial: false,
+    };
+    let i = Intervention::new(act, Choices::new(Interface::Dashboard, None));
+    let plan = w.block(i.preview(&w.proto)).unwrap();
+    assert_eq!(plan.balance_change, vec![("A".to_string(), 100)]);
+    let Some(Documents::Audit(report)) = &plan.documents else {
+        panic!("no audit: {plan:?}");
+    };
+    let words: Vec<String> = report
+        .repair_effect
+        .iter()
+        .map(RepairEffect::to_string)
+        .collect();
+    assert_eq!(
+        words,
+        ["undoes the debit of 100 left on A by rb (rolled-back): credits A +100"]
+    );
+    w.run(&["audit", "--repair", "--reason", "test"]);
+    assert_eq!(
+        w.balance("A"),
+        500,
+        "the repair moved other money than previewed"
+    );
+}

@@ -305,3 +305,55 @@ fn bulk_recover_dialog_names_the_debit_it_completes_and_the_locks() {
     }
     assert_snapshot!("dialog_bulk_recover", s);
 }
+
+/// The audit repair's dialog says what money the repair moves, per entry
+/// and net, before the operator confirms.
+#[test]
+fn audit_repair_dialog_names_its_balance_effect() {
+    use estx::dashboard::app::Dialog;
+    use estx::protocol::audit::{AuditReport, Finding, FindingKind, RepairEffect};
+    use estx::protocol::intervene::{Documents, Plan};
+    use estx::protocol::transaction::TxnState;
+    let mut a = app();
+    let report = AuditReport {
+        total_balance: 900,
+        in_flight_delta: 0,
+        findings: vec![Finding {
+            kind: FindingKind::DanglingPending,
+            id: "alice".into(),
+            detail: "carries `t-rb` (rolled-back, amount 90): applied after its rollback".into(),
+        }],
+        repairs: vec![],
+        repair_effect: vec![RepairEffect {
+            account: "alice".into(),
+            txn: "t-rb".into(),
+            state: TxnState::RolledBack,
+            delta: 90,
+        }],
+        consistent_view: true,
+        coverage: Default::default(),
+    };
+    let plan = Plan {
+        balance_change: vec![("alice".into(), 90)],
+        documents: Some(Documents::Audit(Box::new(report))),
+        ..Plan::default()
+    };
+    a.overlays.open_dialog(Dialog {
+        action: Action::AuditRepair,
+        target: "alice".into(),
+        preview: Load::Loaded(plan),
+        confirm_focused: false,
+        scroll: 0,
+        reason: String::new(),
+        reason_for: None,
+        typed: None,
+        bulk: None,
+    });
+    let s = screen(&a, 100, 30);
+    for want in [
+        "balance effect of the repair (net +90):",
+        " undoes the debit of 90 left on alice by t-rb (rolled-back): credits alice +90",
+    ] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
+}

@@ -180,6 +180,7 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
         total_balance: 8_150,
         in_flight_delta: -100,
         consistent_view: true,
+        repair_effect: Vec::new(),
         coverage: Default::default(),
         findings: vec![
             f(

@@ -2,7 +2,8 @@
 //! a transaction's plan (every write in order, where it ends, the balance
 //! effect per account from the re-read balances, or the protocol's own
 //! refusal), the locks a release would delete with their holders and
-//! whether they are stale, and the audit's dangling entries a repair undoes.
+//! whether they are stale, and the audit's dangling entries a repair undoes
+//! with the money it moves.
 
 use super::theme::{amount_text, bold, datetime, route, signed, state_text, txn_age, Theme};
 use crate::dashboard::app::App;
@@ -76,6 +77,19 @@ pub(super) fn audit_dialog(th: &Theme, r: &AuditReport) -> Vec<Line<'static>> {
             .map(|f| Line::from(format!(" {}: {}", f.id, f.detail))),
     );
     out.push(Line::from(""));
+    if r.repair_effect.is_empty() {
+        out.push(Line::styled(
+            "balance effect: none (no entry's repair is unambiguous)",
+            th.dim_text(),
+        ));
+    } else {
+        let net: i64 = r.repair_effect.iter().map(|e| e.delta).sum();
+        out.push(Line::styled(
+            format!("balance effect of the repair (net {}):", signed(net)),
+            bold(),
+        ));
+        out.extend(r.repair_effect.iter().map(|e| Line::from(format!(" {e}"))));
+    }
     out.push(Line::styled(
         "the repair undoes each one whose repair is unambiguous (its transaction rolled back, \
          or finished and already settled by the account), re-reading every account; the rest \

@@ -10,6 +10,7 @@ use super::reverse_plan::reverse_preview;
 use super::BalanceEffect;
 use super::{Act, ActRefusal, Intervention};
 use crate::error::Result;
+use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::reversal_id;
@@ -83,12 +84,27 @@ impl Intervention {
         };
         plan.documents = match &self.act {
             Act::AuditRepair { .. } => {
-                Some(Documents::Audit(Box::new(p.audit(None, false).await?)))
+                let report = p.audit(None, false).await?;
+                plan.balance_change = repair_change(&report);
+                Some(Documents::Audit(Box::new(report)))
             }
             _ => None,
         };
         Ok(plan)
     }
+}
+
+/// The balance change per account (non-zero only) of the repairs `report`
+/// found unambiguous: what the audit's repair would move.
+fn repair_change(report: &AuditReport) -> Vec<(String, i64)> {
+    let mut by: std::collections::BTreeMap<&str, i64> = Default::default();
+    for e in &report.repair_effect {
+        *by.entry(e.account.as_str()).or_default() += e.delta;
+    }
+    by.into_iter()
+        .filter(|(_, d)| *d != 0)
+        .map(|(a, d)| (a.to_string(), d))
+        .collect()
 }
 
 /// The refusal of the checks an unforced run makes before any write
