@@ -113,3 +113,28 @@ impl fmt::Display for BalanceEffect {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_half_made_transfer_reads_as_completed_or_undone() {
+        let words =
+            |recovers, change| BalanceEffect::of(recovers, 90, "A", "B", change).to_string();
+        assert_eq!(
+            words(true, (0, 90)),
+            "completes the debit of 90 already made on A: credits B +90"
+        );
+        assert_eq!(
+            words(false, (90, 0)),
+            "undoes the debit of 90 already made on A: credits A +90"
+        );
+        assert_eq!(
+            words(true, (-90, 90)),
+            "moves 90: debits A -90, credits B +90"
+        );
+        assert_eq!(words(true, (0, 0)), "no balance change");
+        assert_eq!(words(false, (5, 0)), "A +5");
+    }
+}
