@@ -146,6 +146,12 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
     if status == 403 && kind == "cluster_block_exception" {
         return Error::Blocked { status, reason };
     }
+    if kind == "security_exception" && refuses_partial_update(&reason) {
+        return Error::UpdateRefused {
+            index: index.to_string(),
+            reason,
+        };
+    }
     if matches!(status, 401 | 403) {
         let reason = match super::denial::hint(body, &reason) {
             Some(hint) => format!("{reason}; {hint}"),
@@ -176,6 +182,24 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
         reason,
         retry_after: None,
     }
+}
+
+/// Whether a `security_exception`'s reason is a product refusing `_update`
+/// to a role with field- or document-level security:
+/// - Elasticsearch answers 400 "Can't execute an update request if field or
+///   document level security is enabled" (`UpdateRequestInterceptor`), and
+///   per `_bulk` item "Can't execute a bulk item request with update requests
+///   embedded if field or document level security is enabled"
+///   (`BulkShardRequestInterceptor`, x-pack security);
+/// - OpenSearch answers 500 "Update is not supported when FLS or DLS or
+///   Fieldmasking is activated" (security plugin `DlsFlsValveImpl.invoke`,
+///   for an `UpdateRequest` and for a bulk shard request carrying one).
+fn refuses_partial_update(reason: &str) -> bool {
+    const MARKERS: [&str; 2] = [
+        "if field or document level security is enabled",
+        "Update is not supported when FLS",
+    ];
+    MARKERS.iter().any(|m| reason.contains(m))
 }
 
 /// The typed error of one `_mget` entry. Elasticsearch gives per-document

@@ -24,6 +24,7 @@ use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
 use super::handle::host_name;
 use super::Protocol;
+use crate::cluster::Changes;
 use crate::cluster::ClockSource;
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -228,7 +229,8 @@ impl Trail {
                     return Err(Error::Invalid(format!("run `{id}` is no longer running")));
                 }
                 record.resume(r.clone());
-                Ok(DocDecision::Write(to_map(&record)?, Effect::Recorded))
+                let changes = Changes::between(doc, &to_map(&record)?);
+                Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await
             .map(|_| ())
@@ -265,10 +267,10 @@ impl Trail {
                     ended.store(true, std::sync::atomic::Ordering::Relaxed);
                     return Err(Error::Invalid(format!("run `{id}` is no longer running")));
                 }
-                let mut doc = doc.clone();
-                doc.insert("alive_at".into(), at.clone());
-                doc.insert("alive_every_ms".into(), every.into());
-                Ok(DocDecision::Write(doc, Effect::Recorded))
+                let changes = Changes::new()
+                    .set("alive_at", at.clone())
+                    .set("alive_every_ms", every.into());
+                Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await;
         match written {
@@ -347,7 +349,8 @@ impl Trail {
                 record.steps = inline.clone();
                 record.parts = parts;
                 record.finished_at = Some(finished_at);
-                Ok(DocDecision::Write(to_map(&record)?, Effect::Recorded))
+                let changes = Changes::between(doc, &to_map(&record)?);
+                Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await
             .map(|_| ())
