@@ -78,9 +78,9 @@ where
     Fut: std::future::Future<Output = Vec<ProcedureReport>>,
 {
     for product in [
+        FlsProduct::PassUpdates,
         FlsProduct::Elasticsearch,
         FlsProduct::OpenSearch,
-        FlsProduct::PassUpdates,
     ] {
         let fx = Fx::new().await;
         let ((id, src, dest), before) = world(&fx, &format!("{tag}{product:?}"), k).await;
@@ -167,7 +167,9 @@ async fn a_pipeline_stamp_does_not_hide_our_own_landed_write() {
     let (id, src, dest) = stage(&fx, "pipe", 3).await;
     let proxy = FaultProxy::start(&fx.url);
     proxy.stamp_writes(Some("modification_time"));
-    let commit = format!("/{}/_update/{id}?", fx.ix.transactions);
+    // The first conditional write of the transaction (reads carry
+    // `?realtime=true`).
+    let commit = format!("/{id}?if_");
     proxy.drop_responses("POST", &commit, 1);
     let report = fx.proto_via(&proxy.url()).recover(&id, false).await;
     let ctx = format!("{report:#?}\n{:#?}", proxy.log());
