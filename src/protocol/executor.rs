@@ -72,7 +72,8 @@ pub struct Executed {
 pub type ApplyGate = Arc<dyn Fn(&str) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// The claim an apply makes before its account write: on which document,
-/// and the decision that writes it back unchanged while it is pending.
+/// and the decision that fences it (a write that changes nothing and still
+/// advances its version) while it is pending.
 #[derive(Clone, Copy)]
 pub struct ClaimOn<'a> {
     /// The transaction's index.
