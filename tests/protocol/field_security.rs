@@ -216,3 +216,46 @@ async fn derived_source_is_refused_before_the_first_write() {
     assert!(!report.wrote(), "{ctx}");
     assert_eq!(stored(&fx, &id, &src, &dest).await, before, "{ctx}");
 }
+
+/// The write shapes the protocol relies on, as the server answers them: a
+/// partial update changes only its fields; one that changes nothing is a
+/// `noop` at the same `_seq_no`; a fence (`detect_noop` off) advances it.
+#[tokio::test]
+async fn partial_updates_merge_noops_keep_the_version_and_fences_advance_it() {
+    use estx::cluster::{Changes, WriteOutcome};
+    let fx = Fx::new().await;
+    fx.account("shape", 500).await;
+    let (ix, c) = (&fx.ix.accounts, fx.cluster());
+    let doc = c.get(ix, "shape").await.unwrap().unwrap();
+    let at = (doc.seq_no, doc.primary_term);
+    let set = Changes::new().set("balance", json!(400));
+    let w = c
+        .update_if_routed(ix, "shape", &set, at, None)
+        .await
+        .unwrap();
+    assert!(matches!(w, WriteOutcome::Written { seq_no, .. } if seq_no > at.0));
+    let doc = c.get(ix, "shape").await.unwrap().unwrap();
+    let at = (doc.seq_no, doc.primary_term);
+    let want = json!({"balance": 400, "pending_transactions": []});
+    assert_eq!(Value::Object(doc.source), want);
+    let same = c
+        .update_if_routed(ix, "shape", &set, at, None)
+        .await
+        .unwrap();
+    assert!(matches!(same, WriteOutcome::Written { .. }));
+    let doc = c.get(ix, "shape").await.unwrap().unwrap();
+    assert_eq!(doc.seq_no, at.0, "a no-op keeps the version");
+    let fence = Changes::fence();
+    let w = c
+        .update_if_routed(ix, "shape", &fence, at, None)
+        .await
+        .unwrap();
+    assert!(matches!(w, WriteOutcome::Written { .. }));
+    let doc = c.get(ix, "shape").await.unwrap().unwrap();
+    assert!(doc.seq_no > at.0, "a fence advances the version");
+    let stale = c
+        .update_if_routed(ix, "shape", &set, at, None)
+        .await
+        .unwrap();
+    assert_eq!(stale, WriteOutcome::Conflict);
+}
