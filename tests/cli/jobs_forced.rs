@@ -146,3 +146,83 @@ fn a_job_begun_and_finished_on_a_machine_whose_clock_is_off_is_in_the_clusters_t
     );
     assert_eq!(r["started_at"], r["alive_at"], "{r:#}");
 }
+
+/// Issue 28, item 3: a job killed with SIGKILL and resumed at once, forced
+/// (its heartbeat is still recent), carries on its own record and parts
+/// (no "part already exists"). What it cannot run yet (transactions
+/// modified within the recovery window that its record does not show it
+/// wrote: those in flight at the kill) it refuses in one line, not one per
+/// transaction, and leaves the job resumable, saying from when; the line it
+/// prints, run from then, finishes the job.
+#[test]
+fn a_job_killed_with_sigkill_and_resumed_at_once_stays_resumable_until_it_finishes() {
+    use super::jobs::Background;
+    let n = 300;
+    let w = World::new();
+    stuck(&w, n);
+    let mut job = Background::start(
+        &w.g,
+        &[
+            "recover",
+            "--all-stuck",
+            "--batch-size",
+            "50",
+            "--max-rate",
+            "150",
+            "--job-heartbeat",
+            "1s",
+        ],
+    );
+    job.wait_until("two checkpoints", Duration::from_secs(120), || {
+        w.runs_and_parts().1.len() >= 2
+    });
+    job.child.kill().unwrap(); // SIGKILL
+    job.child.wait().unwrap();
+    let (runs, _) = w.runs_and_parts();
+    let run = runs[0]["record_id"].as_str().unwrap().to_string();
+    assert!(w.moved() < n, "killed part-way");
+    // At once, forced: its heartbeat is recent. A recovery window of 20 s.
+    let window = ["--recovery-window", "20s", "--job-heartbeat", "1s"];
+    let out = force_resume(&w, &run, &window);
+    eprintln!("{out}");
+    assert!(!out.stderr.contains("already exists"), "{out}");
+    let refusals = out.stderr.lines().filter(|l| l.contains("refused")).count();
+    assert!(refusals <= 1, "one line per cause: {out}");
+    let line = format!("run `estx-tui recover --resume {run}` from ");
+    if out.code != 0 {
+        // Some transactions in flight at the kill: not finished, resumable.
+        out.code(1)
+            .stderr_has(&line)
+            .stderr_has("modified within the recovery window");
+        let (runs, _) = w.runs_and_parts();
+        assert_eq!(runs[0]["status"], "running", "{:#}", runs[0]);
+        let listed = w.run(&["jobs", "--json"]).json();
+        assert!(
+            listed
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|j| j["id"] == run.as_str()),
+            "still listed: {listed:#}"
+        );
+        // The line it printed, run until it is no longer early.
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let again = w.run(&[&["recover", "--resume", &run][..], &window].concat());
+            if again.code == 0 {
+                break;
+            }
+            assert!(
+                again.stderr.contains(&line) || again.stderr.contains("is live (heartbeat"),
+                "early, it says when: {again}"
+            );
+            assert!(Instant::now() < deadline, "never finished: {again}");
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+    w.assert_recovered_exactly_once(n);
+    let (runs, _) = w.runs_and_parts();
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    assert_eq!(runs[0]["status"], "finished", "{:#}", runs[0]);
+    assert_eq!(runs[0]["outcome"], "completed", "{:#}", runs[0]);
+}

@@ -112,9 +112,22 @@ pub fn report_pace(job: &str, s: &PaceStats) {
     ));
 }
 
+/// The first line of a stopped job's ids file, before the job's id: the
+/// file names its job, so `--ids-from` it recognises the job's own writes
+/// (a comment line: any other reader skips it).
+const JOB_LINE: &str = "# estx-tui job ";
+
+/// The job whose stopped run wrote the ids file `text`, as its first line
+/// says.
+pub fn job_of(text: &str) -> Option<String> {
+    let rest = text.lines().next()?.strip_prefix(JOB_LINE)?;
+    let id = rest.split(':').next()?.trim();
+    (!id.is_empty()).then(|| id.to_string())
+}
+
 /// Writes `left` one id a line to `to`, or to `NAME.ids` in the state
-/// directory's `ids/` (0700; the file 0600, no symlink followed); returns
-/// where.
+/// directory's `ids/` (0700; the file 0600, no symlink followed), after a
+/// comment line naming the job ([`job_of`]); returns where.
 pub fn write_left(name: &str, left: &[String], to: Option<&Path>) -> std::io::Result<PathBuf> {
     let path = match to {
         Some(p) => p.to_path_buf(),
@@ -128,7 +141,8 @@ pub fn write_left(name: &str, left: &[String], to: Option<&Path>) -> std::io::Re
     };
     let mut file = crate::local_files::open_private(&path)?;
     file.set_len(0)?;
-    let mut text = left.join("\n");
+    let mut text = format!("{JOB_LINE}{name}: the transactions it left when stopped\n");
+    text.push_str(&left.join("\n"));
     text.push('\n');
     file.write_all(text.as_bytes())?;
     Ok(path)

@@ -96,6 +96,12 @@ pub struct BulkDone {
     pub stopped_by: Option<String>,
     /// Why it failed part-way (nothing ran, or the sweep failed).
     pub failed: Option<Error>,
+    /// A resume some of whose transactions were refused as modified within
+    /// the recovery window (none of them by the job itself, on its
+    /// record's evidence): its record stays unfinished, and the resume can
+    /// run from this time (the cluster's), when the window ends for all of
+    /// them and the job is presumed dead.
+    pub resumable_from: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 fn plural(n: usize, thing: &str) -> String {
