@@ -229,15 +229,13 @@ fn still_resumable(
             .count(),
         _ => 0,
     };
-    let verb = match req.procedure {
-        Procedure::Rollback => "rollback",
-        Procedure::Recover => "recover",
-    };
+    let verb = action_name(req.procedure);
     let at = from.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     err(format_args!(
-        "job {job} is not finished: {} modified within the recovery window by someone \
-         other than this job (on its record's evidence) wait for it; it stays resumable: \
-         run `estx-tui {verb} --resume {job}` from {at} (the cluster's time)",
+        "job {job} is not finished: {} modified within the recovery window, not shown by \
+         the job's record to be its own writes (in flight when it stopped, or another \
+         worker's), wait for the window to end; the job stays resumable: run \
+         `estx-tui {verb} --resume {job}` from {at} (the cluster's time)",
         plural(later, "transaction")
     ));
     if let Some(e) = &done.record_error {
