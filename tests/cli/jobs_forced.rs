@@ -226,3 +226,48 @@ fn a_job_killed_with_sigkill_and_resumed_at_once_stays_resumable_until_it_finish
     assert_eq!(runs[0]["status"], "finished", "{:#}", runs[0]);
     assert_eq!(runs[0]["outcome"], "completed", "{:#}", runs[0]);
 }
+
+/// Issue 28, item 3: two runs of one job writing its parts (a resume forced
+/// over a job whose process still ran) do not fail on each other's part
+/// numbers: a number another run took is skipped, and the record finished
+/// counts every part, which all read back.
+#[test]
+fn a_part_number_another_run_of_the_job_took_is_skipped_not_fatal() {
+    use estx::protocol::trail::pages::Page;
+    use estx::protocol::trail::{ActOutcome, RecordId, TrailStep};
+    let w = World::new();
+    stuck(&w, 3);
+    let run = live_job(&w, &w.proto, 3);
+    let id = RecordId(run.clone());
+    let trail = w.block(Trail::open(&w.proto)).unwrap();
+    let page = |txn: &str| Page {
+        transactions: vec![txn.to_string()],
+        ..Page::default()
+    };
+    // The job's own process wrote its first checkpoint...
+    assert_eq!(w.block(trail.checkpoint(&id, 1, page("job-0"))).unwrap(), 1);
+    // ...and the forced resume, which had read none, writes its own: the
+    // next free number.
+    assert_eq!(w.block(trail.checkpoint(&id, 1, page("job-1"))).unwrap(), 2);
+    // Its completion counts one checkpoint of its own: its step page skips
+    // the number taken too.
+    let step = TrailStep {
+        txn: "job-2".into(),
+        label: "core 1: created -> pending".into(),
+        target: format!("{}/job-2", w.ix.transactions),
+        result: "updated".into(),
+        detail: "state created -> pending".into(),
+        wrote_state: Some("pending".into()),
+    };
+    w.block(trail.finish_after(&id, 1, ActOutcome::Completed, "done", vec![step]))
+        .unwrap();
+    let (records, parts): (Vec<Value>, Vec<Value>) = w
+        .audit_records()
+        .into_iter()
+        .partition(|d| d.get("run_id").is_none());
+    assert_eq!((records.len(), parts.len()), (1, 3), "{records:#?}");
+    assert_eq!(records[0]["status"], "finished", "{:#}", records[0]);
+    assert_eq!(records[0]["parts"], 3, "{:#}", records[0]);
+    let h = w.run(&["history", "job-2", "--json"]).json();
+    assert_eq!(h[0]["steps"][0]["txn"], "job-2", "{h:#}");
+}

@@ -92,10 +92,10 @@ impl Checkpoints {
                 .checkpoint(&self.record, self.next, page.clone())
                 .await
             {
-                Ok(()) => {
+                Ok(n) => {
                     let page = self.unwritten.pop_front().unwrap_or_default();
                     self.saved.extend(page.transactions);
-                    self.next += 1;
+                    self.next = n + 1;
                     self.written += 1;
                 }
                 Err(e) => {

@@ -57,8 +57,9 @@ impl Trail {
         pages
     }
 
-    /// Writes checkpoint part `n` of run `id`.
-    pub async fn checkpoint(&self, id: &RecordId, n: u32, page: Page) -> Result<()> {
+    /// Writes checkpoint part `n` of run `id` (or the first free number
+    /// after it: [`Trail::write_part`]); returns the number written.
+    pub async fn checkpoint(&self, id: &RecordId, n: u32, page: Page) -> Result<u32> {
         self.write_part(&id.0, n, page).await
     }
 
