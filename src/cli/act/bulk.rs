@@ -326,7 +326,7 @@ fn write_left(job: &str, verb: &str, b: &BulkDone, to: Option<&std::path::Path>)
     if left.is_empty() {
         return;
     }
-    match job::write_left(job, &left, to) {
+    match job::write_left(job, Some(job), &left, to) {
         Ok(path) => err(format_args!(
             "{} left: their ids are in {} (one a line, after a line naming job {job}); \
              continue with `estx-tui {verb} --ids-from {}`: the job's own writes are not \

@@ -59,7 +59,7 @@ pub fn print(
             "dry-run-{}",
             chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
         );
-        match write_left(&name, &ids, to) {
+        match write_left(&name, None, &ids, to) {
             Ok(path) => out(format_args!(
                 "ids: {} would run, written to {} (one a line: pass it to --ids-from)",
                 ids.len(),

@@ -127,8 +127,14 @@ pub fn job_of(text: &str) -> Option<String> {
 
 /// Writes `left` one id a line to `to`, or to `NAME.ids` in the state
 /// directory's `ids/` (0700; the file 0600, no symlink followed), after a
-/// comment line naming the job ([`job_of`]); returns where.
-pub fn write_left(name: &str, left: &[String], to: Option<&Path>) -> std::io::Result<PathBuf> {
+/// comment line naming the `job` that left them, if any ([`job_of`]);
+/// returns where.
+pub fn write_left(
+    name: &str,
+    job: Option<&str>,
+    left: &[String],
+    to: Option<&Path>,
+) -> std::io::Result<PathBuf> {
     let path = match to {
         Some(p) => p.to_path_buf(),
         None => {
@@ -141,9 +147,28 @@ pub fn write_left(name: &str, left: &[String], to: Option<&Path>) -> std::io::Re
     };
     let mut file = crate::local_files::open_private(&path)?;
     file.set_len(0)?;
-    let mut text = format!("{JOB_LINE}{name}: the transactions it left when stopped\n");
+    let mut text = job.map_or(String::new(), |job| {
+        format!("{JOB_LINE}{job}: the transactions it left when stopped\n")
+    });
     text.push_str(&left.join("\n"));
     text.push('\n');
     file.write_all(text.as_bytes())?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::job_of;
+
+    #[test]
+    fn a_stopped_jobs_ids_file_names_its_job_on_its_first_line() {
+        let text = "# estx-tui job 20260101T000000.000Z-recover-0000beef: the transactions it left when stopped\nt-1\n";
+        assert_eq!(
+            job_of(text).as_deref(),
+            Some("20260101T000000.000Z-recover-0000beef")
+        );
+        assert_eq!(job_of("t-1\n# estx-tui job x: later\n"), None);
+        assert_eq!(job_of("# incident 42\nt-1\n"), None);
+        assert_eq!(job_of(""), None);
+    }
 }
