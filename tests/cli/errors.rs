@@ -52,3 +52,30 @@ fn a_user_without_a_password_is_refused() {
         out.code(2).stderr_has("ESTX_PASSWORD");
     }
 }
+
+/// Issue 28, item 8: a URL without a scheme is a usage error saying what
+/// to add, not a cluster error about "cannot-be-a-base" URLs.
+#[test]
+fn a_url_without_a_scheme_is_a_usage_error_saying_to_add_one() {
+    let w = World::bare();
+    let mut g = w.g.clone();
+    g.url = "localhost:9200".into();
+    let out = g.run(&["list"]);
+    out.code(2)
+        .stderr_has("has no scheme: add http:// or https://")
+        .stderr_has("http://localhost:9200");
+    assert!(!out.stderr.contains("cannot-be-a-base"), "{out}");
+}
+
+/// Issue 28, item 8: `https://` to a plain-HTTP port says the server
+/// answered plain HTTP, not "corrupt message of type InvalidContentType".
+#[test]
+fn https_to_a_plain_http_port_says_the_server_answered_plain_http() {
+    let w = World::new();
+    let mut g = w.g.clone();
+    g.url = w.g.url.replacen("http://", "https://", 1);
+    let out = g.run(&["list"]);
+    out.code(3).stderr_has(
+        "the server answered plain HTTP to a TLS handshake: use http:// instead of https://",
+    );
+}
