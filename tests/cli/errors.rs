@@ -79,3 +79,23 @@ fn https_to_a_plain_http_port_says_the_server_answered_plain_http() {
         "the server answered plain HTTP to a TLS handshake: use http:// instead of https://",
     );
 }
+
+/// Issue 28, item 8: an id that names nothing is "not found" (exit 1), and
+/// says so, for every command taking one.
+#[test]
+fn an_unknown_id_is_not_found_for_every_command_taking_one() {
+    let w = World::new();
+    for args in [
+        &["history", "txn-nope"][..],
+        &["history", "txn-nope", "--json"],
+        &["release-lock", "acct-99"],
+        &["show", "txn-nope"],
+        &["rollback", "txn-nope"],
+        &["recover", "txn-nope"],
+        &["reverse", "txn-nope"],
+    ] {
+        let out = w.run(args);
+        out.code(1).stderr_has("not found");
+        assert!(!out.stderr.contains("again to carry on"), "{out}");
+    }
+}
