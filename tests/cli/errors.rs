@@ -40,6 +40,32 @@ fn a_missing_index_points_at_init() {
     g.run(&["show", "x"]).code(3).stderr_has("estx-tui init");
 }
 
+/// Issue 28, item 4: a missing index is answered with what exists (a
+/// close name: the typo), the index options in force and the likely
+/// causes first; `init` last, for a new cluster only.
+#[test]
+fn a_missing_index_names_close_names_the_options_in_force_and_causes_before_init() {
+    let w = World::new();
+    let mut g = w.g.clone();
+    // A typo: one letter dropped.
+    g.transactions = w.ix.transactions.replacen("transactions", "transactons", 1);
+    let out = g.run(&["list"]);
+    out.code(3)
+        .stderr_has(&format!("index `{}` does not exist", g.transactions))
+        .stderr_has(&format!("--transactions-index {}", g.transactions))
+        .stderr_has("no profile")
+        .stderr_has(&format!("with a close name: {}", w.ix.transactions))
+        .stderr_has("likely causes: the wrong cluster")
+        .stderr_has("snapshot restore")
+        .stderr_has("only on a new cluster: `estx-tui init`");
+    let at = |s: &str| out.stderr.find(s).unwrap();
+    assert!(
+        at("likely causes") < at("estx-tui init"),
+        "init last: {out}"
+    );
+    assert!(!out.stderr.contains("create it with"), "{out}");
+}
+
 #[test]
 fn a_user_without_a_password_is_refused() {
     let w = World::new();
