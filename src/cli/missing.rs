@@ -151,8 +151,9 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         assert_eq!(close_names("transactons", &names), vec!["transactions"]);
+        assert_eq!(close_names("transactions-v2", &names), vec!["transactions"]);
         assert_eq!(
-            close_names("transactions-v2", &names),
+            close_names("transactions", &names),
             vec!["transactions", "prod-transactions"]
         );
         assert_eq!(close_names("lock", &names), vec!["locks"]);
