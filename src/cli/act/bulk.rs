@@ -279,6 +279,9 @@ fn print_outcome(
             not_started: b.not_started.clone(),
             released_locks: locks,
             locks_listing_partial: b.locks_partial.clone(),
+            resumable_from: b
+                .resumable_from
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
             exit_code: code,
         }),
         OutcomeFormat::Ndjson => {
