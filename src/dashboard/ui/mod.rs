@@ -125,28 +125,24 @@ fn draw(frame: &mut Frame, app: &App) {
 /// its keys are ignored (quit aside; during a bulk run even quit waits for
 /// a screen that can ask first).
 fn too_small(frame: &mut Frame, app: &App, area: Rect) {
-    let mut text = format!(
-        "estx-tui needs at least {}×{} (now {}×{}); keys are ignored but {}",
-        MIN_SIZE.0,
-        MIN_SIZE.1,
-        area.width,
-        area.height,
-        app.keys.key(Op::Quit)
+    let size = format!(
+        "estx-tui needs at least {}×{} (now {}×{})",
+        MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
     );
-    if let Some(b) = &app.bulk {
-        text = format!(
-            "estx-tui needs at least {}×{} (now {}×{}); a bulk {} is running ({}/{}): \
-             enlarge the terminal to stop it or to quit; keys are ignored",
-            MIN_SIZE.0,
-            MIN_SIZE.1,
-            area.width,
-            area.height,
+    let keys = match &app.bulk {
+        Some(b) => format!(
+            "a bulk {} is running ({}/{}): enlarge the terminal to stop it or to quit; \
+             keys are ignored",
             b.action.bulk_verb(),
             b.done,
             b.total
-        );
-    }
-    let lines = vec![Line::from(text)];
+        ),
+        None => format!(
+            "keys are ignored until it is larger; {} quits",
+            app.keys.key(Op::Quit)
+        ),
+    };
+    let lines = vec![Line::from(size), Line::from(keys)];
     let rows = (super::layout::wrapped_rows(&lines, usize::from(area.width)) as u16)
         .clamp(1, area.height.max(1));
     let target = area.centered_vertically(Constraint::Length(rows));
