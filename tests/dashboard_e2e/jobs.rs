@@ -43,7 +43,7 @@ fn an_unfinished_job_is_listed_and_resumed_from_the_jobs_view() {
     tui.wait_for_with(
         "the resumed run's end in the log",
         || w.refresh(),
-        |s| s.contains("bulk recover: 2 ended, 0 failed"),
+        |s| s.contains("bulk recover: 2 of 2 ended (2 completed)"),
     );
     let records = w.history(&staged[0].id);
     let [r] = records.as_slice() else {
