@@ -128,7 +128,10 @@ fn the_stop_key_stops_cleanly_writes_the_ids_left_and_they_carry_on() {
     let screen = tui.wait_for_with(
         "the stopped run's counts and its ids file in the log",
         || w.refresh(),
-        |s| s.contains("bulk roll back stopped: ") && s.contains("transaction(s) left: their ids are in"),
+        |s| {
+            s.contains("bulk roll back stopped: ")
+                && s.contains("transaction(s) left: their ids are in")
+        },
     );
     // "bulk roll back stopped: E of 500 ended (E completed); L left (not started: L)"
     let line = screen
@@ -174,14 +177,17 @@ fn the_stop_key_stops_cleanly_writes_the_ids_left_and_they_carry_on() {
     let jobs: serde_json::Value = serde_json::from_str(&out).unwrap();
     let job = &jobs.as_array().unwrap()[0];
     let summary = job["summary"].as_str().unwrap_or_default();
-    assert!(
-        summary.contains(&format!("{left} not started")),
-        "{job:#}"
-    );
+    assert!(summary.contains(&format!("{left} not started")), "{job:#}");
     // The line the log named carries on with what was left.
     let path = file.display().to_string();
     let (code, out, err) = w.cli(
-        &["rollback", "--ids-from", &path, "--reason", "INC-11 carry on"],
+        &[
+            "rollback",
+            "--ids-from",
+            &path,
+            "--reason",
+            "INC-11 carry on",
+        ],
         &env,
     );
     assert_eq!(code, 0, "{out}\n{err}");
@@ -202,7 +208,11 @@ fn q_then_stop_quits_once_the_run_has_stopped_with_the_stopped_code() {
     tui.keys(&["q"]);
     tui.wait_for_all(&["[ Stop and quit (y) ]"]);
     tui.keys(&["y"]);
-    assert_eq!(tui.wait_exit(), 5, "the command line's code for a stopped run");
+    assert_eq!(
+        tui.wait_exit(),
+        5,
+        "the command line's code for a stopped run"
+    );
     let rolled = w.count_in_state("rolled-back") as usize;
     let pending = w.count_in_state("pending") as usize;
     assert_eq!(rolled + pending, N, "each one ended or untouched");

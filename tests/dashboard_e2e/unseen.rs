@@ -40,7 +40,10 @@ fn a_window_too_small_to_show_the_dashboard_ignores_r_y_reason_enter() {
         "key(s) ignored while the terminal was too small to show the dashboard",
     ]);
     assert!(!screen.contains("confirmed"), "{screen}");
-    assert!(!screen.contains(&format!("Roll back {}?", pend.id)), "{screen}");
+    assert!(
+        !screen.contains(&format!("Roll back {}?", pend.id)),
+        "{screen}"
+    );
     assert_eq!(w.state(&pend.id), Some(TxnState::Pending));
     assert_eq!(w.documents_of(&pend), before, "nothing written");
     assert!(w.history(&pend.id).is_empty(), "nothing recorded");
