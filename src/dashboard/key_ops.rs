@@ -24,8 +24,12 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     if key.kind == KeyEventKind::Release {
         return vec![];
     }
-    if app.too_small && !super::unseen::passes(app, &key) {
-        return vec![];
+    if app.too_small {
+        // Only quit acts, whatever is open (nothing else can be seen).
+        return match super::unseen::passes(app, &key) {
+            true => super::stop::quit(app),
+            false => vec![],
+        };
     }
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         if app.overlays.is_open(OverlayKind::StopRun) {
