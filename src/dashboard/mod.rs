@@ -130,9 +130,25 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<End
         update::update(&mut app, Event::Resize(size.width, size.height));
     }
     let mut tasks = task::Tasks::new(proto.clone(), tx.clone(), ctrl_tx, opts.expect_total);
+    // The terminal went away (closed window: writes fail) while a bulk run
+    // goes on: drawing stops, the run is stopped cleanly, then it ends.
+    let mut terminal_gone = false;
     let result = async {
         loop {
-            terminal.draw(|f| ui::render(f, &app))?;
+            if !terminal_gone {
+                if let Err(e) = terminal.draw(|f| ui::render(f, &app)) {
+                    if app.bulk.is_none() {
+                        return Err(e);
+                    }
+                    tracing::warn!(error = %e, "cannot draw: stopping the bulk run, then quitting");
+                    terminal_gone = true;
+                    // As a closed terminal's SIGHUP would end it.
+                    stopped_by.get_or_insert(StopSignal::Hangup);
+                    for io in update::update(&mut app, Event::Signal(StopSignal::Hangup)) {
+                        tasks.start(io);
+                    }
+                }
+            }
             app.free_retired();
             let first = tokio::select! {
                 ev = rx.recv() => match ev {

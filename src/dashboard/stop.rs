@@ -143,11 +143,11 @@ pub fn question(app: &App) -> Vec<String> {
     let verb = b.action.bulk_verb();
     let mut out = vec![if quit {
         format!(
-            "A bulk {verb} is running ({} of {} ended): stop it and quit, or keep running?",
+            "A bulk {verb} is running ({}/{}): stop it and quit, or keep running?",
             b.done, b.total
         )
     } else {
-        format!("Stop the bulk {verb}? ({} of {} ended)", b.done, b.total)
+        format!("Stop the bulk {verb}? ({}/{} ended)", b.done, b.total)
     }];
     out.push(
         "Stopping: no new transaction starts; each started transaction is brought to a \

@@ -119,6 +119,12 @@ fn a_live_job_resumed_forced_from_the_jobs_view_is_recorded_forced_with_the_reas
         estx::protocol::trail::Interface::Dashboard
     );
     assert!(resumed.life.starts_with("live"), "{r:?}");
+    // The run has ended for the dashboard too (q during a run would ask).
+    tui.wait_for_with(
+        "the resumed run's end in the log",
+        || w.refresh(),
+        |s| s.contains("bulk recover: 1 of 1 ended (1 completed)"),
+    );
     tui.keys(&["q"]);
     assert_eq!(tui.wait_exit(), 0);
 }

@@ -7,7 +7,8 @@
 //! - the stop key `S`, confirmed, stops it cleanly: the log's counts agree
 //!   with each other and with the cluster, the ids left are written to a
 //!   file in the state directory, and that file carries on with
-//!   `rollback --ids-from` until every transfer is rolled back.
+//!   `rollback --ids-from` until every transfer is rolled back;
+//! - closing the terminal (SIGHUP) stops it cleanly before the end.
 
 use crate::common;
 use crate::tmux::Tmux;
@@ -224,5 +225,35 @@ fn q_then_stop_quits_once_the_run_has_stopped_with_the_stopped_code() {
         .unwrap()
         .path();
     let text = std::fs::read_to_string(file).unwrap();
+    assert_eq!(text.lines().count(), pending, "{text}");
+}
+
+/// Closing the terminal during a run (SIGHUP, then writes to it fail)
+/// stops it cleanly before the dashboard ends: its record is completed
+/// `stopped`, never left running, and the ids left are in their file.
+#[test]
+fn closing_the_terminal_during_a_bulk_run_stops_it_cleanly() {
+    use estx::protocol::trail::{ActOutcome, RecordStatus};
+    let w = World::new();
+    let state = w.dir("state");
+    let state_s = state.display().to_string();
+    let tui = run_under_way(&w, "hup", &[("XDG_STATE_HOME", state_s.as_str())]);
+    tui.close_window();
+    common::wait_until_blocking("the run's record completed", RUN_DEADLINE, || {
+        w.history("hup-0")
+            .first()
+            .is_some_and(|r| r.status == RecordStatus::Finished)
+    });
+    let r = &w.history("hup-0")[0];
+    assert_eq!(r.outcome, Some(ActOutcome::Stopped), "{r:?}");
+    let pending = w.count_in_state("pending") as usize;
+    assert_eq!(w.count_in_state("rolled-back") as usize + pending, N);
+    assert!(pending > 0, "stopped before the end");
+    let file = state
+        .join("estx-tui")
+        .join("ids")
+        .join(format!("{}.ids", r.record_id));
+    common::wait_until_blocking("the ids file", crate::tmux::DEADLINE, || file.exists());
+    let text = std::fs::read_to_string(&file).unwrap();
     assert_eq!(text.lines().count(), pending, "{text}");
 }

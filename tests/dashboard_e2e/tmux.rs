@@ -177,6 +177,15 @@ impl Tmux {
         self.run(&["resize-window", "-t", &self.session, "-x", &x, "-y", &y]);
     }
 
+    /// Closes the session's window as an operator closes a terminal: the
+    /// program's terminal goes away (SIGHUP), the server stays up.
+    #[allow(dead_code)] // used by tests/cli, which includes this file
+    pub fn close_window(&self) {
+        // A second window keeps the server (and so this value) alive.
+        self.run(&["new-window", "-d", "-t", &self.session, "sleep 60"]);
+        self.run(&["kill-window", "-t", &format!("{}:0", self.session)]);
+    }
+
     /// Types `text` literally (each character one key press).
     pub fn type_text(&self, text: &str) {
         self.run(&["send-keys", "-t", &self.session, "-l", "--", text]);

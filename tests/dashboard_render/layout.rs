@@ -55,7 +55,7 @@ fn the_stop_question_says_what_stopping_does() {
     let s = screen(&a, 100, 30);
     for want in [
         "Quit during a bulk run?",
-        "A bulk roll back is running (0 of 500 ended): stop it and quit, or keep running?",
+        "A bulk roll back is running (0/500): stop it and quit, or keep running?",
         "each started transaction is brought to a",
         "state a resume or the application's recovery finishes.",
         "The ids left are written to /home/op/.local/state/estx-tui/ids/r-7.ids",
