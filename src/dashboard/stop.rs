@@ -4,7 +4,9 @@
 //! quit only once the run has stopped cleanly (the session then ends with
 //! the command line's exit code for a stopped run); a stop signal (SIGTERM,
 //! SIGHUP: nobody may be there to answer) stops it cleanly, then quits.
-//! `Esc` never stops a run: it means back / clear filter / close.
+//! `Esc` never stops a run: it means back / clear filter / close. In the
+//! question, `y` stops, `n`, `Esc` and `q` (the dialog's cancel keys) keep
+//! it running, and Ctrl-C leaves the question open.
 //!
 //! A stop keeps new transactions from starting and lets each started one
 //! reach a protocol state (every step is one conditional write), which a
