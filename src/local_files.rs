@@ -134,6 +134,40 @@ pub fn open_private(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Where the ids a stopped bulk run `name` left go unless told otherwise:
+/// `ids/NAME.ids` in the [`state_dir`] (`None`: no state directory).
+pub fn left_ids_path(name: &str) -> Option<PathBuf> {
+    Some(
+        state_dir_from_env()?
+            .join("ids")
+            .join(format!("{name}.ids")),
+    )
+}
+
+/// Writes `left` one id a line (what `--ids-from` reads) to `to`, or to
+/// [`left_ids_path`] (its directory 0700; the file 0600, no symlink
+/// followed); returns where. The command line's stopped run and the
+/// dashboard's both write them so.
+pub fn write_left_ids(name: &str, left: &[String], to: Option<&Path>) -> io::Result<PathBuf> {
+    let path = match to {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let path = left_ids_path(name)
+                .ok_or_else(|| io::Error::other("no state directory (set HOME)"))?;
+            if let Some(dir) = path.parent() {
+                private_dir(dir)?;
+            }
+            path
+        }
+    };
+    let mut file = open_private(&path)?;
+    file.set_len(0)?;
+    let mut text = left.join("\n");
+    text.push('\n');
+    file.write_all(text.as_bytes())?;
+    Ok(path)
+}
+
 /// An appending log file that rotates itself past `max` bytes.
 #[derive(Debug)]
 pub struct RotatingFile {
