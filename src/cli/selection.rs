@@ -92,10 +92,10 @@ impl SelectionArgs {
     }
 
     /// The job an `--ids-from` file names (a stopped run's file of the
-    /// transactions it left: `act::job::job_of`); none for standard input.
+    /// transactions it left: `local_files::job_of`); none for standard input.
     pub fn ids_job(&self) -> Option<String> {
         let path = self.ids_from.as_ref().filter(|p| p.as_os_str() != "-")?;
-        crate::cli::act::job::job_of(&std::fs::read_to_string(path).ok()?)
+        crate::local_files::job_of(&std::fs::read_to_string(path).ok()?)
     }
 
     /// The selection, reading `--ids-from`; `Err` says why the file

@@ -315,21 +315,11 @@ fn print_outcome(
 /// Writes the transactions a stopped job left (not started, or stopped
 /// before their end) one id a line, and says where on stderr.
 fn write_left(job: &str, verb: &str, b: &BulkDone, to: Option<&std::path::Path>) {
-    let left: Vec<String> = b
-        .not_started
-        .iter()
-        .cloned()
-        .chain(
-            b.reports
-                .iter()
-                .filter(|r| matches!(r.verdict, Verdict::Stopped(_)))
-                .map(|r| r.txn.clone()),
-        )
-        .collect();
+    let left = b.left();
     if left.is_empty() {
         return;
     }
-    match job::write_left(job, Some(job), &left, to) {
+    match crate::local_files::write_left_ids(job, Some(job), &left, to) {
         Ok(path) => err(format_args!(
             "{} left: their ids are in {} (one a line, after a line naming job {job}); \
              continue with `estx-tui {verb} --ids-from {}`: the job's own writes are not \

@@ -9,7 +9,7 @@
 use crate::cli::output::err;
 use crate::protocol::jobs::{PaceStats, Progress};
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -110,65 +110,4 @@ pub fn report_pace(job: &str, s: &PaceStats) {
         s.throttled,
         s.achieved()
     ));
-}
-
-/// The first line of a stopped job's ids file, before the job's id: the
-/// file names its job, so `--ids-from` it recognises the job's own writes
-/// (a comment line: any other reader skips it).
-const JOB_LINE: &str = "# estx-tui job ";
-
-/// The job whose stopped run wrote the ids file `text`, as its first line
-/// says.
-pub fn job_of(text: &str) -> Option<String> {
-    let rest = text.lines().next()?.strip_prefix(JOB_LINE)?;
-    let id = rest.split(':').next()?.trim();
-    (!id.is_empty()).then(|| id.to_string())
-}
-
-/// Writes `left` one id a line to `to`, or to `NAME.ids` in the state
-/// directory's `ids/` (0700; the file 0600, no symlink followed), after a
-/// comment line naming the `job` that left them, if any ([`job_of`]);
-/// returns where.
-pub fn write_left(
-    name: &str,
-    job: Option<&str>,
-    left: &[String],
-    to: Option<&Path>,
-) -> std::io::Result<PathBuf> {
-    let path = match to {
-        Some(p) => p.to_path_buf(),
-        None => {
-            let dir = crate::local_files::state_dir_from_env()
-                .ok_or_else(|| std::io::Error::other("no state directory (set HOME)"))?
-                .join("ids");
-            crate::local_files::private_dir(&dir)?;
-            dir.join(format!("{name}.ids"))
-        }
-    };
-    let mut file = crate::local_files::open_private(&path)?;
-    file.set_len(0)?;
-    let mut text = job.map_or(String::new(), |job| {
-        format!("{JOB_LINE}{job}: the transactions it left when stopped\n")
-    });
-    text.push_str(&left.join("\n"));
-    text.push('\n');
-    file.write_all(text.as_bytes())?;
-    Ok(path)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::job_of;
-
-    #[test]
-    fn a_stopped_jobs_ids_file_names_its_job_on_its_first_line() {
-        let text = "# estx-tui job 20260101T000000.000Z-recover-0000beef: the transactions it left when stopped\nt-1\n";
-        assert_eq!(
-            job_of(text).as_deref(),
-            Some("20260101T000000.000Z-recover-0000beef")
-        );
-        assert_eq!(job_of("t-1\n# estx-tui job x: later\n"), None);
-        assert_eq!(job_of("# incident 42\nt-1\n"), None);
-        assert_eq!(job_of(""), None);
-    }
 }

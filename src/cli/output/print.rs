@@ -30,7 +30,7 @@ pub fn fail(e: &Error) -> i32 {
         // What exists and the likely causes follow the command (`missing`).
         Error::IndexMissing(index) => {
             crate::cli::missing::noted(index);
-            err(format_args!("index `{index}` does not exist"))
+            err(e)
         }
         _ => err(e),
     }

@@ -148,6 +148,21 @@ impl BulkDone {
         }
     }
 
+    /// The transactions a stop left: not started, then stopped part-way
+    /// (what a stopped run writes for `--ids-from`).
+    pub fn left(&self) -> Vec<String> {
+        self.not_started
+            .iter()
+            .cloned()
+            .chain(
+                self.reports
+                    .iter()
+                    .filter(|r| matches!(r.verdict, Verdict::Stopped(_)))
+                    .map(|r| r.txn.clone()),
+            )
+            .collect()
+    }
+
     /// Locks the sweep released.
     pub fn released(&self) -> usize {
         self.swept.iter().filter(|s| s.outcome.released()).count()
