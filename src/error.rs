@@ -71,7 +71,7 @@ pub enum Error {
         total: u64,
     },
     /// An index the tool needs does not exist.
-    #[error("index `{0}` does not exist (create it with `estx-tui init`)")]
+    #[error("index `{0}` does not exist")]
     IndexMissing(String),
     /// A document the operation needs does not exist.
     #[error("{kind} `{id}` not found in index `{index}`")]

@@ -22,8 +22,42 @@ pub(super) fn transport(e: elasticsearch::Error) -> Error {
             reason: e.to_string(),
             retry_after: None,
         },
+        None if answered_plain_http(&e) => Error::Unreachable(format!(
+            "the server answered plain HTTP to a TLS handshake: use http:// instead of \
+             https:// ({})",
+            with_causes(&e)
+        )),
         None => Error::Unreachable(with_causes(&e)),
     }
+}
+
+/// Whether a TLS handshake failed because the server spoke plain HTTP
+/// (an `https://` URL to an `http` port): rustls reads the answer's first
+/// byte as a record type it does not know, `InvalidContentType`.
+fn answered_plain_http(e: &(dyn std::error::Error + 'static)) -> bool {
+    use rustls::{Error as Tls, InvalidMessage};
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        // An I/O error's source skips the error it wraps (an I/O error, in
+        // turn, as hyper wraps rustls's): look inside each.
+        let mut x = c;
+        loop {
+            if let Some(Tls::InvalidMessage(InvalidMessage::InvalidContentType)) =
+                x.downcast_ref::<Tls>()
+            {
+                return true;
+            }
+            match x
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+            {
+                Some(inner) => x = inner,
+                None => break,
+            }
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// The error and its chain of causes ("error sending request: ...:
