@@ -134,6 +134,62 @@ pub fn open_private(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Where the ids a stopped bulk run `name` left go unless told otherwise:
+/// `ids/NAME.ids` in the [`state_dir`] (`None`: no state directory).
+pub fn left_ids_path(name: &str) -> Option<PathBuf> {
+    Some(
+        state_dir_from_env()?
+            .join("ids")
+            .join(format!("{name}.ids")),
+    )
+}
+
+/// The first line of a stopped job's ids file, before the job's id: the
+/// file names its job, so `--ids-from` it recognises the job's own writes
+/// (a comment line: any other reader skips it).
+const JOB_LINE: &str = "# estx-tui job ";
+
+/// The job whose stopped run wrote the ids file `text`, as its first line
+/// says.
+pub fn job_of(text: &str) -> Option<String> {
+    let rest = text.lines().next()?.strip_prefix(JOB_LINE)?;
+    let id = rest.split(':').next()?.trim();
+    (!id.is_empty()).then(|| id.to_string())
+}
+
+/// Writes `left` one id a line (what `--ids-from` reads) to `to`, or to
+/// [`left_ids_path`] (its directory 0700; the file 0600, no symlink
+/// followed), after a comment line naming the `job` that left them, if any
+/// ([`job_of`]); returns where. The command line's stopped run and the
+/// dashboard's both write them so (a dry run's names no job).
+pub fn write_left_ids(
+    name: &str,
+    job: Option<&str>,
+    left: &[String],
+    to: Option<&Path>,
+) -> io::Result<PathBuf> {
+    let path = match to {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let path = left_ids_path(name)
+                .ok_or_else(|| io::Error::other("no state directory (set HOME)"))?;
+            if let Some(dir) = path.parent() {
+                private_dir(dir)?;
+            }
+            path
+        }
+    };
+    let mut file = open_private(&path)?;
+    file.set_len(0)?;
+    let mut text = job.map_or(String::new(), |job| {
+        format!("{JOB_LINE}{job}: the transactions it left when stopped\n")
+    });
+    text.push_str(&left.join("\n"));
+    text.push('\n');
+    file.write_all(text.as_bytes())?;
+    Ok(path)
+}
+
 /// An appending log file that rotates itself past `max` bytes.
 #[derive(Debug)]
 pub struct RotatingFile {
@@ -200,6 +256,18 @@ impl Write for RotatingFile {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_stopped_jobs_ids_file_names_its_job_on_its_first_line() {
+        let text = "# estx-tui job 20260101T000000.000Z-recover-0000beef: the transactions it left when stopped\nt-1\n";
+        assert_eq!(
+            job_of(text).as_deref(),
+            Some("20260101T000000.000Z-recover-0000beef")
+        );
+        assert_eq!(job_of("t-1\n# estx-tui job x: later\n"), None);
+        assert_eq!(job_of("# incident 42\nt-1\n"), None);
+        assert_eq!(job_of(""), None);
+    }
 
     fn mode(p: &Path) -> u32 {
         std::fs::symlink_metadata(p).map_or(0, |m| m.permissions().mode() & 0o777)

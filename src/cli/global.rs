@@ -31,7 +31,8 @@ pub struct GlobalArgs {
         long,
         global = true,
         env = "ESTX_URL",
-        default_value = "http://localhost:9200"
+        default_value = "http://localhost:9200",
+        value_parser = crate::cli::values::cluster_url
     )]
     pub url: String,
 

@@ -22,6 +22,9 @@ pub struct Protocol {
     pub(super) observer: Option<StepObserver>,
     pub(super) holder: String,
     pub(super) read_cache: Arc<ReadCache>,
+    /// A job's own writes, which its way back does not refuse as recent
+    /// ([`Protocol::with_own_writes`]).
+    pub(super) own: Option<Arc<super::jobs::OwnWrites>>,
 }
 
 impl std::fmt::Debug for Protocol {
@@ -45,6 +48,7 @@ impl Protocol {
             observer: None,
             holder: default_holder(),
             read_cache: Arc::default(),
+            own: None,
         }
     }
 
@@ -58,6 +62,15 @@ impl Protocol {
     /// batched) by `pace`: a job's `--max-rate` and its back-off.
     pub fn with_pace(mut self, pace: Arc<super::jobs::Pace>) -> Protocol {
         self.exec = self.exec.with_pace(pace);
+        self
+    }
+
+    /// Acts for a job on its way back (its resume, or `--ids-from` the file
+    /// of a run it stopped): a transaction `own` recognises as last written
+    /// by the job is not refused under the recovery window (its worker is
+    /// this job); every other is judged as before.
+    pub fn with_own_writes(mut self, own: Arc<super::jobs::OwnWrites>) -> Protocol {
+        self.own = Some(own);
         self
     }
 

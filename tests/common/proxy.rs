@@ -21,10 +21,13 @@
 //! makes it answer as a named product and version (`GET /`, no `Date`,
 //! point-in-time dialect, sort restrictions, missing APIs, size limits);
 //! [`routing`] makes reads by id miss documents indexed with custom routing
-//! as an index of several shards does.
+//! as an index of several shards does; [`fls`] answers as a role with
+//! field-level security, an ingest pipeline stamping writes, or indices with
+//! a derived `_source`.
 //!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
+mod fls;
 mod iam;
 mod partial;
 mod personality;
@@ -38,6 +41,7 @@ mod shed;
 mod sigv4;
 mod wire;
 
+pub use fls::FlsProduct;
 pub use partial::partial_search;
 pub use personality::{Difference, Personality, TABLE as PERSONALITY_TABLE};
 pub use rewrite::Canned;
@@ -97,6 +101,7 @@ struct Shared {
     sigv4_accepted: AtomicUsize,
     iam: Mutex<Option<iam::Denial>>,
     shed: shed::Rule,
+    fls: Mutex<fls::Rules>,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -165,6 +170,7 @@ impl FaultProxy {
             sigv4_accepted: AtomicUsize::new(0),
             iam: Mutex::new(None),
             shed: shed::Rule::default(),
+            fls: Mutex::new(fls::Rules::default()),
             strip_date: AtomicBool::new(false),
             route_by_shards: AtomicBool::new(false),
         });
@@ -323,6 +329,14 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         writer.write_all(&finish(shared, bytes, None))?;
         return close_gracefully(&writer, &mut reader);
     }
+    let as_role = match fls::before(shared, &mut request) {
+        Ok(after) => after,
+        Err(refusal) => {
+            lock(&shared.log).push(format!("{} {path} -> refused (fls)", request.method));
+            writer.write_all(&finish(shared, refusal, None))?;
+            return close_gracefully(&writer, &mut reader);
+        }
+    };
     if let Some(bytes) = rewrite::body_too_large(shared, &request.method, &path, request.body.len())
     {
         writer.write_all(&finish(shared, bytes, None))?;
@@ -398,6 +412,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     };
     let response = match &shed {
         Some(s) => shed::after(s, response),
+        None => response,
+    };
+    let response = match &as_role {
+        Some(a) => fls::after(a, response),
         None => response,
     };
     let response = finish(shared, rewrite::shift_response_date(shared, response), fix);

@@ -178,14 +178,18 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     assert_snapshot!("dialog_bulk_rollback", s);
 
     a.overlays.take_dialog();
+    use estx::protocol::trail::ActOutcome;
     let mut b = BulkProgress::new(Action::Rollback, 40, a.now - chrono::Duration::seconds(20));
-    (b.done, b.failed) = (10, 1);
+    for _ in 0..9 {
+        b.count(ActOutcome::Completed);
+    }
+    b.count(ActOutcome::Failed);
     b.pace(a.now);
     a.bulk = Some(b);
     let s = screen(&a, 100, 30);
     assert!(
         s.contains(
-            "bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · Esc stops starting new ones"
+            "bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · S stops (asks) · q asks"
         ),
         "{s}"
     );
@@ -193,17 +197,21 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     // At 80 columns the keys stay whole.
     let s = screen(&a, 80, 24);
     assert!(
-        s.contains("bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · Esc stops")
-            && !s.contains("Esc stops s"),
+        s.contains("bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · S stops")
+            && !s.contains("S stops (a"),
         "{s}"
     );
-    let b = a.bulk.as_mut().unwrap();
-    (b.paused, b.failed) = (true, 0);
+    let mut b = BulkProgress::new(Action::Rollback, 40, a.now - chrono::Duration::seconds(20));
+    for _ in 0..10 {
+        b.count(ActOutcome::Completed);
+    }
+    b.paused = true;
     b.pace(a.now);
+    a.bulk = Some(b);
     let buf = crate::drawing::draw(&a, 100, 30);
     let s = crate::drawing::text(&buf);
     assert!(
-        s.contains("bulk roll back 10/40 · 0 failed · 30/min · PAUSED · P resumes · Esc stops"),
+        s.contains("bulk roll back 10/40 · 0 failed · 30/min · PAUSED · P resumes · S stops"),
         "{s}"
     );
     // The filled quarter of the bar is yellow while paused.

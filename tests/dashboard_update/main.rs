@@ -948,5 +948,7 @@ mod production;
 mod rebound;
 mod reloading;
 mod reverse;
+mod stopping;
 mod targets;
 mod trends;
+mod unseen;

@@ -4,7 +4,6 @@
 //! that would run written to a file, one a line, for `--ids-from`.
 
 use super::dry_run::{counts_line, sweep_lines};
-use super::job::write_left;
 use crate::cli::output::bulk::{LeftOutRow, PlanRow, PlanSummary};
 use crate::cli::output::{err, out, plural};
 use std::collections::BTreeMap;
@@ -59,7 +58,7 @@ pub fn print(
             "dry-run-{}",
             chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
         );
-        match write_left(&name, &ids, to) {
+        match crate::local_files::write_left_ids(&name, None, &ids, to) {
             Ok(path) => out(format_args!(
                 "ids: {} would run, written to {} (one a line: pass it to --ids-from)",
                 ids.len(),

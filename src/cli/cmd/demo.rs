@@ -198,7 +198,7 @@ async fn run_workload(
         };
         progress("opening the dashboard (q quits and stops the demo)...");
         let result = dashboard::run(proto, opts).await;
-        if let Ok(Some(signal)) = &result {
+        if let Ok(dashboard::Ended::Signal(signal)) = &result {
             progress(format_args!("stopped by {}", signal.name()));
         }
         progress("stopping the workload...");
@@ -207,8 +207,9 @@ async fn run_workload(
         signals.discard_pending();
         stop_workload(workload, signals).await;
         match result {
-            Ok(None) => 0,
-            Ok(Some(signal)) => signal.exit_code(),
+            Ok(dashboard::Ended::Quit) => 0,
+            Ok(dashboard::Ended::RunStopped) => crate::cli::exit::STOPPED,
+            Ok(dashboard::Ended::Signal(signal)) => signal.exit_code(),
             Err(e) => {
                 err(format_args!("terminal error: {e}"));
                 crate::cli::exit::TERMINAL

@@ -56,6 +56,11 @@ pub struct BulkOutcome {
     /// With `--allow-partial`: how the listing of the locks swept was
     /// partial (abandoned locks may remain), else null.
     pub locks_listing_partial: Option<String>,
+    /// A resume some of whose transactions were refused as recent: the job
+    /// stays unfinished, resumable from this time (RFC 3339, the cluster's
+    /// clock); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumable_from: Option<String>,
     /// The worst exit code of all items (5 when stopped part-way).
     pub exit_code: i32,
 }

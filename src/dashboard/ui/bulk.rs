@@ -9,7 +9,6 @@ use super::theme::{bold, signed, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::dialog::{Bulk, BulkProgress};
 use crate::dashboard::event::Action;
-use crate::dashboard::keymap::Op;
 use crate::dashboard::load::Load;
 use crate::protocol::intervene::Verdicts;
 use crate::protocol::time::human_age;
@@ -151,20 +150,14 @@ pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
     } else {
         b.done as f64 / b.total as f64
     };
-    let tail = if b.stopping {
-        "stopping: started items finish".to_string()
+    let tail = if b.stopping && b.quit_when_stopped {
+        "stopping, then quitting: started items reach their next state".to_string()
+    } else if b.stopping {
+        "stopping: started items reach their next state".to_string()
     } else if b.paused {
-        format!(
-            "PAUSED · {} resumes · {} stops starting new ones",
-            app.keys.label(Op::PauseJob),
-            app.keys.label(Op::Back)
-        )
+        format!("PAUSED · {}", crate::dashboard::stop::bar_keys(app, true))
     } else {
-        format!(
-            "{} pauses · {} stops starting new ones",
-            app.keys.label(Op::PauseJob),
-            app.keys.label(Op::Back)
-        )
+        crate::dashboard::stop::bar_keys(app, false)
     };
     let rate = match b.per_minute {
         0 => String::new(),
@@ -175,17 +168,30 @@ pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
         Some(d) if b.done < b.total => format!(" · ETA {}", human_age(d.as_secs() as i64)),
         _ => String::new(),
     };
+    let c = &b.counts;
+    let mut counts: Vec<String> = [
+        (c.refused, "refused"),
+        (c.failed, "failed"),
+        (c.stopped, "stopped"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if counts.is_empty() {
+        counts.push("0 failed".into());
+    }
     let head = format!(
-        "bulk {} {}/{} · {} failed{rate}{eta}",
+        "bulk {} {}/{} · {}{rate}{eta}",
         b.action.bulk_verb(),
         b.done,
         b.total,
-        b.failed
+        counts.join(", ")
     );
     let mut label = format!("{head} · {tail}");
-    // Narrow screens keep the keys whole: "Esc stops", never cut mid-word.
+    // Narrow screens keep the keys whole, never cut mid-word.
     if label.chars().count() > usize::from(area.width) {
-        label = format!("{head} · {}", tail.replace(" starting new ones", ""));
+        label = format!("{head} · {}", tail.replace(" (asks)", ""));
     }
     let colour = match (b.failed > 0, b.paused) {
         (true, _) => th.danger,
