@@ -6,18 +6,18 @@ use super::dialog::BulkProgress;
 pub use super::dialog::{Dialog, RunChoice};
 use super::event::{Action, PollFailure};
 pub use super::keymap::Keymap;
+pub use super::layers::audit::AuditState;
+use super::layers::Overlays;
 use super::layout::Areas;
 pub use super::layout::Pane;
 use super::load::Load;
+pub use super::log::{LogEntry, LogLevel, LOG_CAPACITY};
 pub use super::look::Theme;
-use super::overlay::Overlays;
 pub use super::settings::{MarkColour, ProfileMark, Settings};
 pub use super::sort::SortKey;
 use super::view::View;
-use crate::protocol::audit::{AuditReport, Finding};
-use crate::protocol::audit_pace::AuditCost;
 use crate::protocol::read::poll::Snapshot;
-use crate::protocol::read::{Group, Groups, TableFilter, TablePage};
+use crate::protocol::read::{Group, TableFilter, TablePage};
 use crate::protocol::trail::Record;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::TransactionDetail;
@@ -58,58 +58,10 @@ pub struct Running {
 /// A transaction read by id: the id, and what the read found.
 pub type LookedUp = (String, Result<Option<Box<TransactionDetail>>, String>);
 
-/// Severity of a log line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogLevel {
-    /// Neutral information.
-    Info,
-    /// A write happened / an action succeeded.
-    Updated,
-    /// Nothing needed doing.
-    Noop,
-    /// Something failed or was refused.
-    Error,
-}
-
-/// One line of the event log.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogEntry {
-    /// When.
-    pub at: DateTime<Utc>,
-    /// How it reads.
-    pub level: LogLevel,
-    /// What.
-    pub text: String,
-}
-
 /// How often a poll reads the selection's interventions again when its
 /// document did not change (reading them at every poll cost two requests
 /// a poll at any scale).
 pub const HISTORY_EVERY: Duration = Duration::from_secs(30);
-
-/// The invariant audit as the dashboard knows it.
-#[derive(Debug, Clone, Default)]
-pub struct AuditState {
-    /// The last audit's report, or why it failed; kept on screen while
-    /// the next one runs (one at a time).
-    pub report: Load<Box<AuditReport>>,
-    /// When the last audit was asked for.
-    pub asked_at: Option<DateTime<Utc>>,
-    /// What the last audit cost (requests, CPU, time): it sets the pace.
-    pub cost: Option<AuditCost>,
-    /// When the next background audit is due (paced by its cost, see
-    /// `protocol::audit_pace`); `None`: at once.
-    pub next_at: Option<DateTime<Utc>>,
-    /// Selected finding.
-    pub cursor: usize,
-}
-
-impl AuditState {
-    /// The findings of the last good report.
-    pub fn findings(&self) -> &[Finding] {
-        self.report.value().map_or(&[], |r| &r.findings)
-    }
-}
 
 /// How a dashboard session ended, as far as its exit code goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,9 +72,6 @@ pub enum Ending {
     /// left transactions (the command line's exit code for a stopped run).
     RunStopped,
 }
-
-/// Most log lines kept.
-pub const LOG_CAPACITY: usize = 500;
 
 /// Everything the screen shows.
 #[derive(Debug, Clone)]
@@ -195,10 +144,6 @@ pub struct App {
     /// The page of the table's filter the poller was told to list
     /// ([`App::table_filter`] as last sent).
     pub listing: TableFilter,
-    /// The stuck transactions by cause, as last counted (`c`).
-    pub groups: Load<Groups>,
-    /// The selected group in that view.
-    pub group_cursor: usize,
     /// The group opened from it: part of the table's filter until `Esc`.
     pub group: Option<Group>,
     /// The page of the table shown (0 first; a new filter starts at 0).
@@ -245,8 +190,6 @@ pub struct App {
     pub keys: Keymap,
     /// The header's trends over the session, one sample per good poll.
     pub trends: super::trends::Trends,
-    /// The jobs view's list (`J`).
-    pub jobs: super::jobs::JobsState,
 }
 
 impl App {
@@ -280,8 +223,6 @@ impl App {
             filter: String::new(),
             state_filter: None,
             listing: TableFilter::default(),
-            groups: Load::Idle,
-            group_cursor: 0,
             group: None,
             page: 0,
             select_on_arrival: false,
@@ -302,7 +243,6 @@ impl App {
             theme: Theme::default(),
             keys: Keymap::default(),
             trends: Default::default(),
-            jobs: Default::default(),
         }
     }
 

@@ -1,14 +1,12 @@
-//! The audit pane's logic: when the invariant audit runs (in the background
-//! at the pace its own cost allows, see `protocol::audit_pace`; after each
-//! action and on demand at once), and what the keys do while its pane is
-//! open — each repair it offers goes through the same confirmation dialog
-//! as every other action.
+//! When the invariant audit runs: in the background at the pace its own
+//! cost allows (see `protocol::audit_pace`), after each action and on
+//! demand at once. The pane that shows it is a layer
+//! ([`super::layers::audit`]).
 
-use super::app::{App, LogLevel, Pane};
-use super::event::{Action, IoRequest};
-use super::keymap::Op;
-use super::overlay::OverlayKind;
-use crate::protocol::audit::{AuditReport, FindingKind};
+use super::app::{App, LogLevel};
+use super::event::IoRequest;
+use super::layers::audit::Audit;
+use crate::protocol::audit::AuditReport;
 use crate::protocol::audit_pace::{AuditCost, MIN_GAP};
 
 /// Asks for an audit when the next background one is due (or `now`),
@@ -39,8 +37,9 @@ pub fn audited(app: &mut App, report: Result<Box<AuditReport>, String>, cost: Au
         Err(e) => app.push_log(LogLevel::Error, format!("audit failed: {e}")),
     }
     app.audit.report = super::load::Load::of(report);
-    let n = app.audit.findings().len();
-    app.audit.cursor = app.audit.cursor.min(n.saturating_sub(1));
+    if let Some(pane) = app.overlays.state_mut::<Audit>() {
+        pane.clamp(&app.audit);
+    }
     let gap = cost.next_gap(poll_period(app));
     if gap > MIN_GAP {
         tracing::info!(%cost, gap_s = gap.as_secs(), "background audit paced by its cost");
@@ -63,55 +62,4 @@ fn poll_period(app: &App) -> std::time::Duration {
 
 fn chrono_of(d: std::time::Duration) -> chrono::Duration {
     chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX)
-}
-
-/// Keys while the audit pane is open: move among the findings, act on one
-/// (through the same confirmation dialog), close.
-pub fn on_audit_op(app: &mut App, op: Op) -> Vec<IoRequest> {
-    let n = app.audit.findings().len();
-    match op {
-        Op::Down | Op::PageDown => {
-            app.audit.cursor = (app.audit.cursor + 1).min(n.saturating_sub(1))
-        }
-        Op::Up | Op::PageUp => app.audit.cursor = app.audit.cursor.saturating_sub(1),
-        Op::Top => app.audit.cursor = 0,
-        Op::Bottom => app.audit.cursor = n.saturating_sub(1),
-        Op::Refresh => return audit_if_due(app, true),
-        Op::Open => return act_on_finding(app),
-        Op::Quit => return super::stop::quit(app),
-        _ => {
-            app.overlays.close(OverlayKind::Audit);
-        }
-    }
-    vec![]
-}
-
-fn act_on_finding(app: &mut App) -> Vec<IoRequest> {
-    let Some(f) = app.audit.findings().get(app.audit.cursor).cloned() else {
-        return vec![];
-    };
-    match f.kind {
-        FindingKind::StaleLock => super::confirm::open_on(app, Action::ReleaseLock, f.id),
-        FindingKind::DanglingPending => super::confirm::open_on(app, Action::AuditRepair, f.id),
-        FindingKind::MalformedAccount => {
-            app.overlays.close(OverlayKind::Audit);
-            app.selected_account = Some(f.id);
-            app.focus = Pane::Accounts;
-            vec![]
-        }
-        FindingKind::MissingAccount
-        | FindingKind::UnknownState
-        | FindingKind::MalformedTransaction => {
-            app.overlays.close(OverlayKind::Audit);
-            app.focus = Pane::Detail;
-            app.select(f.id);
-            vec![]
-        }
-        FindingKind::PartialLocks
-        | FindingKind::TotalMismatch
-        | FindingKind::UndatedTransaction => {
-            app.push_log(LogLevel::Info, format!("{}: {}", f.kind, f.detail));
-            vec![]
-        }
-    }
 }

@@ -295,3 +295,17 @@ pub fn done(
     app.history_asked = None;
     vec![IoRequest::PollNow]
 }
+
+/// The resumed job was planned: the bar counts what it runs, and the stop
+/// question says where the ids it leaves would go.
+pub fn resumed(app: &mut App, run: &str, total: usize, left_file: Option<std::path::PathBuf>) {
+    if let Some(b) = app.bulk.as_mut() {
+        b.total = total;
+        b.run = Some(run.to_string());
+        b.left_file = left_file;
+    }
+    app.push_log(
+        LogLevel::Info,
+        format!("job {run}: {total} transaction(s) to read and decide again"),
+    );
+}

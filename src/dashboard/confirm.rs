@@ -7,7 +7,7 @@
 use super::app::{App, Dialog, LogLevel, RunChoice, Running};
 use super::event::{Action, ActionOutcome, Expected, IoRequest, Run};
 use super::keymap::{DialogOp, Op};
-use super::overlay::OverlayKind;
+use super::layers::OverlayKind;
 use crate::protocol::intervene::{Documents, Plan, PlanStep};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 use crossterm::event::{KeyCode, KeyEvent};
@@ -55,28 +55,41 @@ pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<IoRequest> 
     show(app, action, target)
 }
 
-fn may_act(app: &mut App) -> bool {
+/// Why no act may start now (read-only mode, an act or a bulk run under
+/// way), in the log's words: the one "may I act" check of every act, the
+/// dialogs' and the jobs view's resume alike.
+pub fn act_refusal(app: &App) -> Option<String> {
     if app.settings.read_only {
-        let text = format!("read-only mode: {} are disabled", app.keys.write_actions());
-        app.push_log(LogLevel::Error, text);
-        return false;
+        return Some(format!(
+            "read-only mode: {} are disabled",
+            app.keys.write_actions()
+        ));
     }
     if let Some(r) = &app.running {
-        let text = format!("wait: {} {} is still running", r.action.title(), r.target);
-        app.push_log(LogLevel::Error, text);
-        return false;
+        return Some(format!(
+            "wait: {} {} is still running",
+            r.action.title(),
+            r.target
+        ));
     }
-    if let Some(b) = &app.bulk {
-        let text = format!(
+    app.bulk.as_ref().map(|b| {
+        format!(
             "wait: the bulk {} is still running ({}/{})",
             b.action.bulk_verb(),
             b.done,
             b.total
-        );
-        app.push_log(LogLevel::Error, text);
-        return false;
+        )
+    })
+}
+
+fn may_act(app: &mut App) -> bool {
+    match act_refusal(app) {
+        Some(why) => {
+            app.push_log(LogLevel::Error, why);
+            false
+        }
+        None => true,
     }
-    true
 }
 
 /// Opens the one dialog for `action` on the marked transactions.

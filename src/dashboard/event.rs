@@ -408,6 +408,17 @@ pub enum IoRequest {
         action: Action,
         /// What the operator typed to confirm it on a production profile,
         /// and the reason when forced over a job not presumed dead.
-        confirmed: super::jobs::ResumeConfirmed,
+        confirmed: ResumeConfirmed,
     },
+}
+
+/// How the operator confirmed a resume: what they typed on a production
+/// profile, and the reason when they forced it over a job not presumed
+/// dead.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResumeConfirmed {
+    /// The profile's name typed (a production profile), if asked.
+    pub typed: Option<String>,
+    /// The reason of a forced resume.
+    pub forced_with: Option<String>,
 }

@@ -8,7 +8,7 @@
 //! target. A poll alone never moves the selection (rows are selected by id).
 
 use super::app::{App, LogLevel};
-use super::overlay::OverlayKind;
+use super::layers::OverlayKind;
 use crossterm::event::KeyCode;
 
 /// A key while typing the filter (`/`): the table narrows as it is typed,

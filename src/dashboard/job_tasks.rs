@@ -31,7 +31,7 @@ pub struct Job {
     pub action: Action,
     /// What the operator typed to confirm it on a production profile, and
     /// the reason when forced over a job not presumed dead.
-    pub confirmed: super::jobs::ResumeConfirmed,
+    pub confirmed: super::event::ResumeConfirmed,
 }
 
 /// Resumes `job` from its record ([`intervene::resume`], as `--resume`

@@ -7,8 +7,9 @@ use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog};
 use super::event::{Action, IoRequest};
 use super::keymap::Op;
+use super::layers::audit::Audit;
+use super::layers::{self, Context, Effect, Outcome, Overlay, OverlayKind};
 use super::navigation::{cycle_focus, move_selection};
-use super::overlay::{Overlay, OverlayKind};
 use super::ui;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::Duration;
@@ -51,28 +52,12 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     // The top overlay takes the key; the panes only get it when none is open.
     match app.overlays.top().map(Overlay::kind) {
         Some(OverlayKind::Dialog) => on_dialog_key(app, key),
-        Some(OverlayKind::Help) => {
-            on_help_key(app, key.code);
-            vec![]
-        }
         Some(OverlayKind::Filter) => {
             super::follow::on_filter_key(app, key.code);
             vec![]
         }
-        Some(OverlayKind::LookUp) => {
-            on_lookup_key(app, key.code);
-            vec![]
-        }
-        Some(OverlayKind::Groups) => app
-            .keys
-            .main_op(key.code)
-            .map_or_else(Vec::new, |op| super::groups::on_groups_op(app, op)),
-        Some(OverlayKind::Audit) => app
-            .keys
-            .main_op(key.code)
-            .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
-        Some(OverlayKind::Jobs) => super::jobs::on_key(app, key),
         Some(OverlayKind::StopRun) => super::stop::on_key(app, key),
+        Some(_) => on_layer_key(app, key),
         None => app
             .keys
             .main_op(key.code)
@@ -80,66 +65,105 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     }
 }
 
-/// A key while help is open: scroll it, or close it (any other key).
-fn on_help_key(app: &mut App, code: KeyCode) {
-    let max = ui::help_scroll_max(app);
-    let Some(Overlay::Help { scroll }) = app.overlays.top_mut() else {
-        return;
+/// A key for the top layer: it changes its own state, reading only what
+/// it is given ([`Context`]); the stack closes it if it says so and does
+/// what else it asks ([`apply`]).
+fn on_layer_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
+    let refusal = super::confirm::act_refusal(app);
+    let help_rows = (
+        ui::help_rows(app),
+        ui::help_visible_rows(app.screen().height),
+    );
+    let cx = Context {
+        keys: &app.keys,
+        settings: &app.settings,
+        now: app.now,
+        refusal: refusal.as_deref(),
+        audit: &app.audit,
+        help_rows,
     };
-    match app.keys.main_op(code) {
-        Some(Op::Down) => *scroll = (*scroll + 1).min(max),
-        Some(Op::Up) => *scroll = scroll.saturating_sub(1),
-        Some(Op::PageDown) => *scroll = (*scroll + 10).min(max),
-        Some(Op::PageUp) => *scroll = scroll.saturating_sub(10),
-        _ => {
-            app.overlays.close(OverlayKind::Help);
-        }
-    }
+    let Some(top) = app.overlays.top_mut() else {
+        return vec![];
+    };
+    let kind = top.kind();
+    let Some(outcome) = top.key(&cx, key) else {
+        return vec![];
+    };
+    apply(app, kind, outcome)
 }
 
-/// A key while typing an id to look up (`#`): Enter selects it (read by
-/// id, pinned as the keys' target), Esc cancels.
-fn on_lookup_key(app: &mut App, code: KeyCode) {
-    let Some(Overlay::LookUp(typed)) = app.overlays.top_mut() else {
-        return;
-    };
-    match code {
-        KeyCode::Enter => {
-            let id = typed.trim().to_string();
-            app.overlays.close(OverlayKind::LookUp);
-            if !id.is_empty() {
+/// Does what a layer's key asked: closes it, then each effect in order.
+pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<IoRequest> {
+    if outcome.close {
+        app.overlays.close(kind);
+    }
+    let mut io = Vec::new();
+    for effect in outcome.effects {
+        match effect {
+            Effect::Io(r) => io.push(r),
+            Effect::Log(level, text) => app.push_log(level, text),
+            Effect::Quit => io.extend(super::stop::quit(app)),
+            Effect::AuditNow => io.extend(super::audit::audit_if_due(app, true)),
+            Effect::Confirm(action, target) => {
+                io.extend(super::confirm::open_on(app, action, target))
+            }
+            Effect::ShowTransaction { id, pinned } => {
                 app.focus = Pane::Detail;
-                app.push_log(LogLevel::Info, format!("looking up {id}"));
-                // Read it again even if it was read before.
-                app.lookup_asked = None;
-                app.looked_up = None;
+                if pinned {
+                    // Read it again even if it was read before.
+                    app.lookup_asked = None;
+                    app.looked_up = None;
+                }
                 app.select(id.clone());
-                app.pinned = Some(id);
+                if pinned {
+                    app.pinned = Some(id);
+                }
+            }
+            Effect::ShowAccount(id) => {
+                app.selected_account = Some(id);
+                app.focus = Pane::Accounts;
+            }
+            Effect::OpenGroup(g) => {
+                app.filter.clear();
+                app.filter_before_drill = None;
+                app.state_filter = None;
+                app.stuck_only = false;
+                app.old_only = false;
+                app.focus = Pane::Transactions;
+                app.group = Some(g);
+                super::follow::keep_selection_visible(app);
+            }
+            Effect::ResumeJob {
+                run,
+                action,
+                total,
+                confirmed,
+            } => {
+                app.bulk = Some(super::dialog::BulkProgress::new(action, total, app.now));
+                io.push(IoRequest::ResumeJob {
+                    run,
+                    action,
+                    confirmed,
+                });
             }
         }
-        KeyCode::Esc => {
-            app.overlays.close(OverlayKind::LookUp);
-        }
-        KeyCode::Backspace => {
-            typed.pop();
-        }
-        KeyCode::Char(c) => typed.push(c),
-        _ => {}
     }
+    io
 }
 
 /// A key of the main table on the panes: quit, help, open, back, or the
 /// view's, the poll's and the acts' keys.
 fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
+    if let Some((layer, io)) = layers::open_for(op, &mut app.overlays) {
+        app.overlays.open(layer);
+        return io;
+    }
     match op {
         Op::Quit => return super::stop::quit(app),
-        Op::Help => app.overlays.open(Overlay::Help { scroll: 0 }),
         Op::Open => open_focused(app),
         Op::PauseJob => return super::bulk::pause(app),
         Op::StopJob => return super::stop::ask_stop(app),
-        Op::Jobs => return super::jobs::open(app),
         Op::Back => back(app),
-        Op::Groups => return super::groups::open(app),
         Op::Refresh | Op::Pause | Op::Slower | Op::Faster | Op::Export => {
             return on_poll_op(app, op)
         }
@@ -173,7 +197,6 @@ fn on_view_op(app: &mut App, op: Op) {
             app.overlays.open(Overlay::Filter);
             app.focus = Pane::Transactions;
         }
-        Op::LookUp => app.overlays.open(Overlay::LookUp(String::new())),
         Op::CycleState => {
             app.state_filter = next_state_filter(app.state_filter.as_ref());
             super::follow::keep_selection_visible(app);
@@ -278,7 +301,8 @@ fn on_act_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Release => return open_dialog(app, Action::ReleaseLocks),
         Op::ReverseTransfer => return super::reverse::open(app),
         Op::Audit => {
-            app.overlays.open(Overlay::Audit);
+            let pane = app.overlays.take_kept::<Audit>().unwrap_or_default();
+            app.overlays.open(Overlay::Audit(pane));
             return super::audit::audit_if_due(app, true);
         }
         _ => {}

@@ -5,8 +5,8 @@
 
 use super::app::{App, Pane};
 use super::keymap::Op;
+use super::layers::{audit::Audit, OverlayKind};
 use super::layout;
-use super::overlay::OverlayKind;
 
 /// A left click focuses the pane under the pointer; in the transaction
 /// table, the accounts and the locks it also selects the row.
@@ -72,7 +72,9 @@ pub fn wheel(app: &mut App, column: u16, row: u16, delta: isize) {
     if app.overlays.is_open(OverlayKind::Audit) {
         // Over the audit pane (it covers the others): its findings.
         let op = if delta > 0 { Op::Down } else { Op::Up };
-        super::audit::on_audit_op(app, op);
+        if let Some(pane) = app.overlays.get_mut::<Audit>() {
+            pane.on_op(&app.audit, op);
+        }
         return;
     }
     let Some(pane) = app.areas().pane_at(column, row) else {

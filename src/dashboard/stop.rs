@@ -18,19 +18,11 @@
 use super::app::{App, Ending, LogLevel};
 use super::event::{Action, IoRequest, LeftIds};
 use super::keymap::{DialogOp, Op};
-use super::overlay::{Overlay, OverlayKind};
+pub use super::layers::stop::StopAsk;
+use super::layers::{Overlay, OverlayKind};
 use crate::signals::StopSignal;
 use crossterm::event::KeyEvent;
 use std::path::Path;
-
-/// The question before a bulk run is stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StopAsk {
-    /// Asked by quitting (`q`, Ctrl-C): a stop is followed by the quit.
-    pub quit: bool,
-    /// `false`: "keep running" has focus (the default); `true`: "stop".
-    pub confirm_focused: bool,
-}
 
 /// The stop key: asks before stopping the run in progress; without one (or
 /// with one already stopping) says so.

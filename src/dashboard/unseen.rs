@@ -9,8 +9,8 @@
 
 use super::app::{App, LogLevel};
 use super::keymap::Op;
+use super::layers::{jobs::JobsView, OverlayKind};
 use super::layout::fits;
-use super::overlay::OverlayKind;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 
@@ -52,7 +52,8 @@ fn close_prompts(app: &mut App) {
             "stop question closed: the terminal became too small to show it; the run goes on",
         );
     }
-    if app.jobs.prompt.take().is_some() {
+    let jobs = app.overlays.state_mut::<JobsView>();
+    if jobs.and_then(|j| j.prompt.take()).is_some() {
         app.push_log(
             LogLevel::Info,
             "resume prompt closed: the terminal became too small to show it; nothing done",

@@ -10,9 +10,9 @@ use super::confirm::step_seen;
 use super::event::{Event, IoRequest, PollFailure};
 use super::key_ops::on_key;
 pub use super::key_ops::INTERVAL_RANGE;
+use super::layers::{groups::GroupsView, jobs::JobsView, Overlay, OverlayKind};
 use super::load::Load;
 use super::navigation::follow_focus;
-use super::overlay::{Overlay, OverlayKind};
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::{StepReport, StepResult};
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
@@ -77,7 +77,9 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             if let Some(b) = app.bulk.as_mut() {
                 b.pace(now);
             }
-            super::jobs::judge(&mut app.jobs, now);
+            if let Some(jobs) = app.overlays.state_mut::<JobsView>() {
+                jobs.judge(now);
+            }
             super::audit::audit_if_due(app, false)
         }
         Event::PollStarted => {
@@ -117,9 +119,9 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::Grouped(groups) => {
-            app.groups = Load::of(groups.map(|g| *g));
-            let n = app.groups.value().map_or(0, |g| g.groups.len());
-            app.group_cursor = app.group_cursor.min(n.saturating_sub(1));
+            if let Some(view) = app.overlays.state_mut::<GroupsView>() {
+                view.counted(groups.map(|g| *g));
+            }
             vec![]
         }
         other => on_task_event(app, other),
@@ -177,7 +179,10 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::Jobs(jobs) => {
-            super::jobs::loaded(app, jobs);
+            let now = app.now;
+            if let Some(view) = app.overlays.state_mut::<JobsView>() {
+                view.loaded(jobs, now);
+            }
             vec![]
         }
         Event::JobResumed {
@@ -185,7 +190,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             total,
             left_file,
         } => {
-            super::jobs::resumed(app, &run, total, left_file);
+            super::bulk::resumed(app, &run, total, left_file);
             vec![]
         }
         Event::BulkDone {

@@ -38,7 +38,7 @@ fn too_small() {
 /// focused first.
 #[test]
 fn the_stop_question_says_what_stopping_does() {
-    use estx::dashboard::overlay::Overlay;
+    use estx::dashboard::layers::Overlay;
     use estx::dashboard::stop::StopAsk;
     let mut a = app();
     let mut b = estx::dashboard::dialog::BulkProgress::new(
@@ -101,7 +101,7 @@ fn every_screen_renders_at_every_size() {
     let mut states = vec![app(), App::new(settings(), Duration::from_secs(5), now())];
     let mut help = app();
     help.overlays
-        .open(estx::dashboard::overlay::Overlay::Help { scroll: 0 });
+        .open(estx::dashboard::layers::Overlay::Help(Default::default()));
     states.push(help);
     for (action, id) in [
         (Action::Rollback, "t-pend-1"),

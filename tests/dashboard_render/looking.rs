@@ -64,7 +64,8 @@ fn audit_findings_wrap_whole() {
         }],
         repairs: vec![],
     }));
-    a.overlays.open(estx::dashboard::overlay::Overlay::Audit);
+    a.overlays
+        .open(estx::dashboard::layers::Overlay::Audit(Default::default()));
     let s = screen(&a, 80, 24);
     let flat: String = s
         .lines()
@@ -211,8 +212,8 @@ fn the_paged_title_says_the_total_and_the_page() {
 /// the mapping cannot aggregate named, not silently missing.
 #[test]
 fn the_view_by_cause() {
+    use estx::dashboard::layers::{groups::GroupsView, Overlay};
     use estx::dashboard::load::Load;
-    use estx::dashboard::overlay::Overlay;
     use estx::protocol::read::{Group, GroupKind, Groups, TableFilter};
     let mut a = app();
     let g = |kind, label: &str, count| Group {
@@ -221,7 +222,11 @@ fn the_view_by_cause() {
         count,
         filter: TableFilter::default(),
     };
-    a.groups = Load::Loaded(Groups {
+    let mut view = GroupsView {
+        cursor: 3,
+        ..Default::default()
+    };
+    view.counts = Load::Loaded(Groups {
         stuck: 6_000,
         groups: vec![
             g(GroupKind::StateAge, "pending · 1h–6h", 4_200),
@@ -237,8 +242,7 @@ fn the_view_by_cause() {
             "lock holders: `process_id` has no exact (keyword) field to aggregate".into(),
         ],
     });
-    a.group_cursor = 3;
-    a.overlays.open(Overlay::Groups);
+    a.overlays.open(Overlay::Groups(view));
     a.refresh_view();
     let s = screen(&a, 100, 30);
     assert!(s.contains("stuck by cause: 6,000 stuck "), "{s}");

@@ -69,7 +69,7 @@ fn the_group_opened_stays_named_in_the_title_at_80_columns() {
     typing.filter = "txn-2026112705".into();
     typing
         .overlays
-        .open(estx::dashboard::overlay::Overlay::Filter);
+        .open(estx::dashboard::layers::Overlay::Filter);
     let title = table_title(&screen(&typing, 80, 24));
     for needle in [
         "/txn-2026112705█",
@@ -200,7 +200,8 @@ fn the_jobs_view_wraps_each_job_at_80_columns() {
             ..TrailStep::repair("applied")
         })
         .into();
-    a.jobs.list = estx::dashboard::load::Load::Loaded(vec![
+    let mut jobs = estx::dashboard::layers::jobs::JobsView::default();
+    jobs.list = estx::dashboard::load::Load::Loaded(vec![
         job(
             "20260301T114000.000Z-recover-1a2b3c4d",
             20,
@@ -222,8 +223,9 @@ fn the_jobs_view_wraps_each_job_at_80_columns() {
             None,
         ),
     ]);
-    estx::dashboard::jobs::judge(&mut a.jobs, a.now);
-    a.overlays.open(estx::dashboard::overlay::Overlay::Jobs);
+    jobs.judge(a.now);
+    a.overlays
+        .open(estx::dashboard::layers::Overlay::Jobs(jobs));
     let s = screen(&a, 80, 24);
     for needle in [
         "▶ live, beat 6s ago · 20260301T114000.000Z-recover-1a2b3c4d",
@@ -239,7 +241,10 @@ fn the_jobs_view_wraps_each_job_at_80_columns() {
     }
     assert_snapshot!("jobs_view_80x24", s);
     // The last job selected: the list scrolls to it, whole.
-    a.jobs.cursor = 4;
+    (a.overlays
+        .get_mut::<estx::dashboard::layers::jobs::JobsView>())
+    .unwrap()
+    .cursor = 4;
     let s = screen(&a, 80, 24);
     assert!(
         s.contains("▶ unknown, no heartbeat · 20260301T080000.000Z-recover-7e8f9a0b"),
@@ -253,8 +258,8 @@ fn the_jobs_view_wraps_each_job_at_80_columns() {
 /// and below, and counts thousands as the header does (`6,000`).
 #[test]
 fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
+    use estx::dashboard::layers::{groups::GroupsView, Overlay};
     use estx::dashboard::load::Load;
-    use estx::dashboard::overlay::Overlay;
     use estx::protocol::read::Groups;
     let mut a = app();
     let g = |kind, label: String, count| Group {
@@ -272,12 +277,13 @@ fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
         ),
     ];
     groups.extend((0..20).map(|i| g(GroupKind::Account, format!("acct-{i:04}"), 90 - i)));
-    a.groups = Load::Loaded(Groups {
+    let mut view = GroupsView::default();
+    view.counts = Load::Loaded(Groups {
         stuck: 6_000,
         groups,
         unavailable: vec![],
     });
-    a.overlays.open(Overlay::Groups);
+    a.overlays.open(Overlay::Groups(view));
     let s = screen(&a, 80, 24);
     let title = s.lines().find(|l| l.contains("stuck by cause")).unwrap();
     assert!(title.contains("stuck by cause: 6,000 stuck (+"), "{s}");
@@ -291,7 +297,7 @@ fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
     assert!(title.contains("(+8 more)"), "{s}");
     // At the last group: 17 lines from the 9th (5 groups and the three
     // headings above), none below.
-    a.group_cursor = 21;
+    a.overlays.get_mut::<GroupsView>().unwrap().cursor = 21;
     let s = screen(&a, 80, 24);
     assert!(s.contains("▶ acct-0019"), "{s}");
     assert!(s.contains("stuck by cause: 6,000 stuck (+5 above)"), "{s}");

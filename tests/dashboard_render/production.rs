@@ -81,10 +81,11 @@ fn a_forced_run_on_production_asks_for_the_profile_typed() {
 
 #[test]
 fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
-    use estx::dashboard::jobs::ResumePrompt;
+    use estx::dashboard::layers::jobs::{JobsView, ResumePrompt};
     let mut a = app();
     let job = crate::fixtures::job;
-    a.jobs.list = estx::dashboard::load::Load::Loaded(vec![
+    let mut jobs = JobsView::default();
+    jobs.list = estx::dashboard::load::Load::Loaded(vec![
         job(
             "20260301T114000.000Z-recover-1a2b3c4d",
             20,
@@ -99,8 +100,9 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
         ),
         job("20260301T100000.000Z-recover-9c0d1e2f", 120, "ops-cy", None),
     ]);
-    estx::dashboard::jobs::judge(&mut a.jobs, a.now);
-    a.overlays.open(estx::dashboard::overlay::Overlay::Jobs);
+    jobs.judge(a.now);
+    a.overlays
+        .open(estx::dashboard::layers::Overlay::Jobs(jobs));
     let buf = draw(&a, 100, 30);
     let s = text(&buf);
     assert!(
@@ -141,7 +143,8 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
     );
     a.keys = Default::default();
     // Enter on the live job: a reason first, to force it.
-    a.jobs.prompt = Some(ResumePrompt::Reason("bastion-2 rebo".into()));
+    a.overlays.get_mut::<JobsView>().unwrap().prompt =
+        Some(ResumePrompt::Reason("bastion-2 rebo".into()));
     let s = text(&draw(&production(a.clone()), 100, 30));
     assert!(
         s.contains("is live (heartbeat 6s ago): a resume would run"),
@@ -153,7 +156,7 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
         "{s}"
     );
     // Then the profile's name, typed.
-    a.jobs.prompt = Some(ResumePrompt::Confirm {
+    a.overlays.get_mut::<JobsView>().unwrap().prompt = Some(ResumePrompt::Confirm {
         typed: "pr".into(),
         forced_with: Some("bastion-2 rebooted".into()),
     });

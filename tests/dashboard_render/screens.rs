@@ -27,7 +27,7 @@ fn main_screen_wide() {
 fn filtered_with_state_filter() {
     let mut a = app();
     a.filter = "erin".into();
-    a.overlays.open(estx::dashboard::overlay::Overlay::Filter);
+    a.overlays.open(estx::dashboard::layers::Overlay::Filter);
     a.state_filter = Some(estx::protocol::TxnState::Pending);
     a.refresh_view();
     a.select_index(0);
@@ -93,16 +93,18 @@ fn detail_of_malformed_and_unknown() {
 fn help_overlay() {
     let mut a = app();
     a.overlays
-        .open(estx::dashboard::overlay::Overlay::Help { scroll: 0 });
+        .open(estx::dashboard::layers::Overlay::Help(Default::default()));
     assert_snapshot!("help_100x30", screen(&a, 100, 30));
     let narrow = screen(&a, 80, 24);
     // One column where two would cut the descriptions.
     assert!(narrow.contains("back / clear filter"), "{narrow}");
     assert_snapshot!("help_80x24", narrow);
     a.size = (80, 24);
-    let scroll = estx::dashboard::ui::help_scroll_max(&a);
-    a.overlays
-        .open(estx::dashboard::overlay::Overlay::Help { scroll });
+    let scroll = estx::dashboard::ui::help_rows(&a)
+        .saturating_sub(estx::dashboard::ui::help_visible_rows(a.screen().height));
+    a.overlays.open(estx::dashboard::layers::Overlay::Help(
+        estx::dashboard::layers::help::Help { scroll },
+    ));
     let end = screen(&a, 80, 24);
     assert!(
         end.contains("mark row (R F L act on marks)") || end.contains("focused pane"),
@@ -199,14 +201,15 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
         repairs: vec![],
     }));
     a.audit.asked_at = Some(crate::fixtures::now());
-    a.overlays.open(estx::dashboard::overlay::Overlay::Audit);
-    a.audit.cursor = 2;
+    a.overlays.open(estx::dashboard::layers::Overlay::Audit(
+        estx::dashboard::layers::audit::Audit { cursor: 2 },
+    ));
     let s = screen(&a, 80, 24);
     assert!(s.contains("audit: 3 finding(s)"), "{s}");
     assert!(s.contains("Enter: release it"), "{s}");
     assert_snapshot!("audit_80x24", s);
     a.overlays
-        .close(estx::dashboard::overlay::OverlayKind::Audit);
+        .close(estx::dashboard::layers::OverlayKind::Audit);
     let s = screen(&a, 160, 48);
     assert!(s.contains("audit 3 (A)"), "{s}");
 }
@@ -301,7 +304,7 @@ fn help_shows_every_description_whole() {
     use estx::dashboard::keymap::{DIALOG, MAIN};
     let mut a = app();
     a.overlays
-        .open(estx::dashboard::overlay::Overlay::Help { scroll: 0 });
+        .open(estx::dashboard::layers::Overlay::Help(Default::default()));
     let descriptions: Vec<&str> = MAIN
         .iter()
         .map(|b| b.help)

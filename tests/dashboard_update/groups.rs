@@ -3,7 +3,7 @@
 //! and `Esc` on the table closes the group.
 
 use super::*;
-use estx::dashboard::overlay::OverlayKind;
+use estx::dashboard::layers::OverlayKind;
 use estx::protocol::read::{AgeRange, Group, GroupKind, Groups, TableFilter};
 
 fn groups() -> Groups {

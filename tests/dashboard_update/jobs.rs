@@ -5,8 +5,9 @@
 
 use super::*;
 use estx::dashboard::app::{MarkColour, ProfileMark};
-use estx::dashboard::jobs::{ResumeConfirmed, ResumePrompt};
-use estx::dashboard::overlay::OverlayKind;
+use estx::dashboard::event::ResumeConfirmed;
+use estx::dashboard::layers::jobs::{JobsView, ResumePrompt};
+use estx::dashboard::layers::OverlayKind;
 use estx::protocol::jobs::JobLife;
 use estx::protocol::trail::{
     ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
@@ -57,10 +58,10 @@ fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
     assert!(app.overlays.is_open(OverlayKind::Jobs));
     update(&mut app, Event::Jobs(Ok(vec![job("run-2"), job("run-1")])));
     update(&mut app, key('j'));
-    assert_eq!(app.jobs.selected().unwrap().record_id, "run-1");
+    assert_eq!(view(&app).selected().unwrap().record_id, "run-1");
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert_eq!(app.jobs.selected_life().kind(), "presumed dead");
-    assert_eq!(app.jobs.prompt, Some(confirm("", None)));
+    assert_eq!(view(&app).selected_life().kind(), "presumed dead");
+    assert_eq!(view(&app).prompt, Some(confirm("", None)));
     // Anything but `y` resumes nothing.
     type_text(&mut app, "n");
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
@@ -92,7 +93,7 @@ fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
     update(&mut app, key('J'));
     update(&mut app, Event::Jobs(Ok(vec![job("run-2")])));
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(app.jobs.prompt, None);
+    assert_eq!(view(&app).prompt, None);
 }
 
 #[test]
@@ -126,7 +127,7 @@ fn a_read_only_dashboard_lists_jobs_but_resumes_none() {
     update(&mut app, key('J'));
     update(&mut app, Event::Jobs(Ok(vec![job("run-1")])));
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(app.jobs.prompt, None);
+    assert_eq!(view(&app).prompt, None);
     assert!(app.log.back().unwrap().text.contains("read-only"));
 }
 
@@ -153,18 +154,18 @@ fn a_live_or_unknown_job_resumes_only_forced_with_a_reason() {
     let jobs = vec![beating("run-live", Some(5)), beating("run-old", None)];
     update(&mut app, Event::Jobs(Ok(jobs)));
     assert!(
-        matches!(app.jobs.rows[0].life, JobLife::Live { .. }),
+        matches!(view(&app).rows[0].life, JobLife::Live { .. }),
         "{:?}",
-        app.jobs.rows
+        view(&app).rows
     );
-    assert_eq!(app.jobs.rows[1].life, JobLife::Unknown);
+    assert_eq!(view(&app).rows[1].life, JobLife::Unknown);
     // Enter on the live job asks for a reason, not for `y`.
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(app.jobs.prompt, Some(ResumePrompt::Reason(String::new())));
+    assert_eq!(view(&app).prompt, Some(ResumePrompt::Reason(String::new())));
     // `y` alone is a reason being typed, and a blank reason is refused.
     type_text(&mut app, "  ");
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert_eq!(app.jobs.prompt, Some(ResumePrompt::Reason(String::new())));
+    assert_eq!(view(&app).prompt, Some(ResumePrompt::Reason(String::new())));
     let last = &app.log.back().unwrap().text;
     assert!(
         last.contains("is live (heartbeat 5s ago): forcing its resume needs a reason"),
@@ -173,7 +174,7 @@ fn a_live_or_unknown_job_resumes_only_forced_with_a_reason() {
     type_text(&mut app, "host bastion-2 rebooted");
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
     assert_eq!(
-        app.jobs.prompt,
+        view(&app).prompt,
         Some(confirm("", Some("host bastion-2 rebooted")))
     );
     type_text(&mut app, "y");
@@ -196,19 +197,23 @@ fn a_live_job_is_presumed_dead_once_its_heartbeat_is_silent_for_four_periods() {
     let mut app = app(false);
     update(&mut app, key('J'));
     update(&mut app, Event::Jobs(Ok(vec![beating("run-1", Some(5))])));
-    assert_eq!(app.jobs.selected_life().kind(), "live");
+    assert_eq!(view(&app).selected_life().kind(), "live");
     // The screen's clock moves on 40 s: nothing was read again, the job is
     // judged again at the tick.
     let later = now() + chrono::Duration::seconds(40);
     update(&mut app, Event::Tick(later));
     assert_eq!(
-        app.jobs.selected_life(),
+        view(&app).selected_life(),
         JobLife::PresumedDead {
             silent_for: chrono::Duration::seconds(45)
         }
     );
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(app.jobs.prompt, Some(confirm("", None)), "no reason asked");
+    assert_eq!(
+        view(&app).prompt,
+        Some(confirm("", None)),
+        "no reason asked"
+    );
 }
 
 /// What the jobs view shows of each job beyond its record (its life, how
@@ -228,11 +233,18 @@ fn each_jobs_age_and_progress_are_derived_with_its_life() {
         })
         .into();
     update(&mut app, Event::Jobs(Ok(vec![r, job("run-2")])));
-    let row = &app.jobs.rows[0];
+    let row = &view(&app).rows[0];
     assert_eq!(row.started_ago, "20m00s");
     assert_eq!(row.ended, 2, "t-1 and t-3");
-    assert_eq!(app.jobs.rows[1].ended, 0);
+    assert_eq!(view(&app).rows[1].ended, 0);
     update(&mut app, Event::Tick(now() + chrono::Duration::seconds(40)));
-    assert_eq!(app.jobs.rows[0].started_ago, "20m40s");
-    assert_eq!(app.jobs.rows.len(), 2);
+    assert_eq!(view(&app).rows[0].started_ago, "20m40s");
+    assert_eq!(view(&app).rows.len(), 2);
+}
+
+/// The jobs view's state (open, or kept since it closed).
+fn view(app: &App) -> &JobsView {
+    app.overlays
+        .state::<JobsView>()
+        .expect("the jobs view was opened")
 }

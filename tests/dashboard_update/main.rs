@@ -130,7 +130,7 @@ fn text_and_state_filters_narrow_the_rows() {
     update(&mut app, code(KeyCode::Enter));
     assert!(!app
         .overlays
-        .is_open(estx::dashboard::overlay::OverlayKind::Filter));
+        .is_open(estx::dashboard::layers::OverlayKind::Filter));
     assert_eq!(app.visible().len(), 1);
     // The filter hid the selection (t-old): its first row is selected.
     assert_eq!(app.selected.as_deref(), Some("t-mid"));
@@ -340,14 +340,14 @@ fn keys_for_polling_focus_help_and_quit() {
     update(&mut app, key('?'));
     assert!(app
         .overlays
-        .is_open(estx::dashboard::overlay::OverlayKind::Help));
+        .is_open(estx::dashboard::layers::OverlayKind::Help));
     assert!(
         update(&mut app, key('q')).is_empty(),
         "a key closes help first"
     );
     assert!(!app
         .overlays
-        .is_open(estx::dashboard::overlay::OverlayKind::Help));
+        .is_open(estx::dashboard::layers::OverlayKind::Help));
     assert!(update(&mut app, key('q')).is_empty());
     assert!(app.should_quit, "the loop ends on should_quit");
 }
@@ -837,7 +837,7 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     assert_eq!(update(&mut app, key('A')), vec![IoRequest::Audit]);
     assert!(app
         .overlays
-        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
+        .is_open(estx::dashboard::layers::OverlayKind::Audit));
     update(&mut app, key('j'));
     assert_eq!(
         update(&mut app, code(KeyCode::Enter)),
@@ -848,7 +848,7 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
         app.overlays.dialog().is_none()
             && app
                 .overlays
-                .is_open(estx::dashboard::overlay::OverlayKind::Audit)
+                .is_open(estx::dashboard::layers::OverlayKind::Audit)
     );
     update(&mut app, key('k'));
     assert_eq!(
@@ -859,7 +859,7 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     update(&mut app, code(KeyCode::Esc));
     assert!(!app
         .overlays
-        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
+        .is_open(estx::dashboard::layers::OverlayKind::Audit));
 }
 
 #[test]
@@ -952,3 +952,10 @@ mod stopping;
 mod targets;
 mod trends;
 mod unseen;
+
+/// The audit pane's selected finding (open, or kept since it closed).
+pub(crate) fn audit_cursor(app: &App) -> usize {
+    app.overlays
+        .state::<estx::dashboard::layers::audit::Audit>()
+        .map_or(0, |a| a.cursor)
+}

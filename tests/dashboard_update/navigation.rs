@@ -221,7 +221,7 @@ fn the_audit_pane_takes_the_mouse_while_open() {
     update(&mut app, key('A'));
     assert!(app
         .overlays
-        .is_open(estx::dashboard::overlay::OverlayKind::Audit));
+        .is_open(estx::dashboard::layers::OverlayKind::Audit));
     let areas = app.areas();
     let t = areas.transactions;
     let focus = app.focus;
@@ -234,8 +234,8 @@ fn the_audit_pane_takes_the_mouse_while_open() {
         &mut app,
         mouse(MouseEventKind::ScrollDown, t.x + 3, t.y + 4),
     );
-    assert_eq!(app.audit.cursor, 1);
+    assert_eq!(audit_cursor(&app), 1);
     update(&mut app, mouse(MouseEventKind::ScrollUp, t.x + 3, t.y + 4));
-    assert_eq!(app.audit.cursor, 0);
+    assert_eq!(audit_cursor(&app), 0);
     assert_eq!(app.selected.as_deref(), Some("t-old"));
 }

@@ -4,8 +4,8 @@
 //! failed).
 
 use super::*;
+use estx::dashboard::layers::{Overlay, OverlayKind};
 use estx::dashboard::load::Load;
-use estx::dashboard::overlay::{Overlay, OverlayKind};
 
 fn with_rows() -> App {
     let mut app = app(false);
@@ -43,18 +43,18 @@ fn the_top_overlay_takes_the_keys_and_closing_it_uncovers_the_one_below() {
     // The audit pane takes j: its cursor moves, the table's does not.
     let selected = app.selected.clone();
     update(&mut app, key('j'));
-    assert_eq!((app.audit.cursor, &app.selected), (1, &selected));
+    assert_eq!((audit_cursor(&app), &app.selected), (1, &selected));
     // Enter opens the dialog over it; the dialog takes j (scroll), not
     // the audit pane.
     update(&mut app, code(KeyCode::Enter));
     assert_eq!(kinds(&app), vec![OverlayKind::Audit, OverlayKind::Dialog]);
     update(&mut app, key('k'));
-    assert_eq!(app.audit.cursor, 1, "the dialog took k");
+    assert_eq!(audit_cursor(&app), 1, "the dialog took k");
     // Esc closes the dialog only; the audit pane takes keys again.
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(kinds(&app), vec![OverlayKind::Audit]);
     update(&mut app, key('k'));
-    assert_eq!(app.audit.cursor, 0);
+    assert_eq!(audit_cursor(&app), 0);
     // Any unbound key closes it; then the panes get keys.
     update(&mut app, code(KeyCode::Esc));
     assert!(app.overlays.is_empty());
@@ -87,7 +87,7 @@ fn typing_goes_to_the_layer_being_typed_into_not_to_the_keys_below() {
     // Help is one layer: opening it again does not stack a second one, and
     // any key that does not scroll it closes it.
     update(&mut app, key('?'));
-    app.overlays.open(Overlay::Help { scroll: 0 });
+    app.overlays.open(Overlay::Help(Default::default()));
     assert_eq!(kinds(&app), vec![OverlayKind::Help]);
     update(&mut app, key('x'));
     assert!(app.overlays.is_empty());

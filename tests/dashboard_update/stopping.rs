@@ -7,7 +7,7 @@ use super::*;
 use estx::dashboard::app::Ending;
 use estx::dashboard::dialog::BulkProgress;
 use estx::dashboard::event::LeftIds;
-use estx::dashboard::overlay::OverlayKind;
+use estx::dashboard::layers::OverlayKind;
 use estx::protocol::trail::ActOutcome;
 
 fn running(action: Action, total: usize) -> App {

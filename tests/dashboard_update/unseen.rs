@@ -5,7 +5,7 @@
 
 use super::*;
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
-use estx::dashboard::overlay::OverlayKind;
+use estx::dashboard::layers::OverlayKind;
 
 fn click(column: u16, row: u16) -> Event {
     Event::Mouse(MouseEvent {

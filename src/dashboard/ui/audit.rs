@@ -7,6 +7,7 @@
 use super::theme::{clock, more_hint, wrapped_rows};
 use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
+use crate::dashboard::layers::audit::Audit;
 use crate::protocol::audit::FindingKind;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -30,7 +31,7 @@ pub fn action_of(kind: FindingKind) -> &'static str {
 }
 
 /// Draws the pane over `area`.
-pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+pub fn render(frame: &mut Frame, app: &App, pane: &Audit, area: Rect) {
     let th = &app.theme;
     let a = &app.audit;
     let width = area.width.saturating_sub(4).min(110);
@@ -49,7 +50,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         .iter()
         .map(|t| wrapped_rows(&[Line::from(format!("▶ {t}"))], inner_w))
         .collect();
-    let offset = first_shown(&heights, a.cursor, rows);
+    let offset = first_shown(&heights, pane.cursor, rows);
     let shown = fitting(&heights[offset.min(heights.len())..], rows);
     let mut title = format!(" audit: {} finding(s) ", findings.len());
     if let Some(r) = a.report.value() {
@@ -64,9 +65,9 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         title.push_str(&format!("· next {} ", clock(next)));
     }
     title.push_str(&more_hint(offset, shown, findings.len()));
-    let mut lines = finding_lines(app, &texts, offset, shown);
+    let mut lines = finding_lines(app, pane.cursor, &texts, offset, shown);
     let hint = findings
-        .get(a.cursor)
+        .get(pane.cursor)
         .map(|f| action_of(f.kind))
         .unwrap_or("");
     let inner = super::theme::draw_overlay(frame, rect, th, title);
@@ -97,7 +98,13 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
 
 /// The findings shown (from `offset`, `shown` of them, the cursor's
 /// highlighted and coloured by kind), or what the audit says instead.
-fn finding_lines(app: &App, texts: &[String], offset: usize, shown: usize) -> Vec<Line<'static>> {
+fn finding_lines(
+    app: &App,
+    cursor: usize,
+    texts: &[String],
+    offset: usize,
+    shown: usize,
+) -> Vec<Line<'static>> {
     let th = &app.theme;
     let a = &app.audit;
     let findings = a.findings();
@@ -124,10 +131,10 @@ fn finding_lines(app: &App, texts: &[String], offset: usize, shown: usize) -> Ve
                     _ => th.odd,
                 };
                 let mut style = Style::new().fg(colour);
-                if i == a.cursor {
+                if i == cursor {
                     style = style.add_modifier(Modifier::REVERSED);
                 }
-                let mark = if i == a.cursor { "▶ " } else { "  " };
+                let mark = if i == cursor { "▶ " } else { "  " };
                 Line::from(vec![Span::raw(mark), Span::styled(text.clone(), style)])
             })
             .collect(),

@@ -6,6 +6,7 @@
 use super::theme::{bold, fit_segments, grouped, more_hint, short_id, Segment, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
+use crate::dashboard::layers::groups::GroupsView;
 use crate::protocol::read::{Group, Groups};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -17,7 +18,7 @@ use ratatui::Frame;
 const BAR: usize = 24;
 
 /// Draws the view over `area`.
-pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+pub fn render(frame: &mut Frame, app: &App, view: &GroupsView, area: Rect) {
     let th = &app.theme;
     let width = area.width.saturating_sub(4).min(100);
     let height = area.height.saturating_sub(4).max(3);
@@ -25,7 +26,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     // The frame's borders and padding take four columns, two its lines.
     let rows = usize::from(height.saturating_sub(3)).max(1);
     let body_w = usize::from(width.saturating_sub(4));
-    let (lines, cursor_line) = match app.groups.last() {
+    let (lines, cursor_line) = match view.counts.last() {
         None => (
             vec![Item::Other(Line::styled("counting…", th.dim_text()))],
             0,
@@ -37,17 +38,17 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             ))],
             0,
         ),
-        Some(Ok(g)) => group_lines(th, g, app.group_cursor, body_w),
+        Some(Ok(g)) => group_lines(th, g, view.cursor, body_w),
     };
     let first = (cursor_line + 1).saturating_sub(rows);
     let counted = |items: &[Item]| items.iter().filter(|i| i.counts()).count();
     let above = counted(&lines[..first.min(lines.len())]);
     let below = counted(lines.get(first + rows..).unwrap_or_default());
-    let mut title = match app.groups.value() {
+    let mut title = match view.counts.value() {
         Some(g) => format!(" stuck by cause: {} stuck ", grouped(g.stuck)),
         None => " stuck by cause ".to_string(),
     };
-    if app.groups.is_loading() {
+    if view.counts.is_loading() {
         title.push_str("· counting… ");
     }
     title.push_str(&more_hint(above, 0, above + below));

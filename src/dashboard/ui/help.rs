@@ -6,6 +6,7 @@
 use super::theme::{bold, more_hint, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::keymap::{Binding, Group, Op};
+use crate::dashboard::layers::help::Help;
 use crate::protocol::time::human_duration;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -42,12 +43,12 @@ pub fn visible_rows(height: u16) -> usize {
 }
 
 /// Draws the overlay, scrolled as far as the stack says when it does not fit.
-pub fn render(frame: &mut Frame, app: &App, area: Rect) {
+pub fn render(frame: &mut Frame, app: &App, help: &Help, area: Rect) {
     let th = &app.theme;
     let (left, right) = columns(app);
     let total = left.len().max(right.len());
     let shown = visible_rows(area.height).min(total);
-    let skip = app.overlays.help_scroll().unwrap_or(0).min(total - shown);
+    let skip = help.scroll.min(total - shown);
     let width = area.width.saturating_sub(4).min(96);
     let height = shown as u16 + 2;
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));

@@ -8,8 +8,8 @@ use super::audit::{first_shown, fitting};
 use super::theme::Theme;
 use super::theme::{bold, clock, more_hint};
 use crate::dashboard::app::App;
-use crate::dashboard::jobs::{resume_word, JobRow, ResumePrompt};
 use crate::dashboard::keymap::Op;
+use crate::dashboard::layers::jobs::{resume_word, JobRow, JobsView, ResumePrompt};
 use crate::protocol::jobs::JobLife;
 use crate::protocol::trail::Record;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -19,8 +19,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 /// Draws the view over `area`.
-pub fn render(frame: &mut Frame, app: &App, area: Rect) {
-    let j = &app.jobs;
+pub fn render(frame: &mut Frame, app: &App, j: &JobsView, area: Rect) {
     let width = area.width.saturating_sub(4).min(120);
     let height = area.height.saturating_sub(4).max(6);
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
@@ -43,7 +42,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         frame,
         rect,
         &app.theme,
-        title(app, offset, shown, width.saturating_sub(2)),
+        title(j, offset, shown, width.saturating_sub(2)),
     );
     let [body, keys] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
@@ -65,13 +64,15 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
         Some(Ok(_)) => per_job.into_iter().skip(offset).flatten().collect(),
     };
     frame.render_widget(Paragraph::new(lines), body);
-    frame.render_widget(Paragraph::new(prompt(app)).wrap(Wrap { trim: false }), keys);
+    frame.render_widget(
+        Paragraph::new(prompt(app, j)).wrap(Wrap { trim: false }),
+        keys,
+    );
 }
 
 /// The view's title in `width` columns: how many jobs, how many of each
 /// life, what is off screen ("bulk run(s)" gives way first).
-fn title(app: &App, offset: usize, shown: usize, width: u16) -> String {
-    let j = &app.jobs;
+fn title(j: &JobsView, offset: usize, shown: usize, width: u16) -> String {
     let n = j.list.value().map_or(0, Vec::len);
     let mut rest = String::new();
     for kind in ["live", "presumed dead", "unknown"] {
@@ -178,8 +179,8 @@ fn pack(lead: &'static str, parts: Vec<(String, Style)>, width: usize) -> Vec<Li
 }
 
 /// The keys, or the resume prompt with what was typed.
-fn prompt(app: &App) -> Vec<Line<'static>> {
-    let Some(p) = &app.jobs.prompt else {
+fn prompt(app: &App, j: &JobsView) -> Vec<Line<'static>> {
+    let Some(p) = &j.prompt else {
         let k = |op| app.keys.key(op);
         return vec![Line::styled(
             format!(
@@ -193,11 +194,10 @@ fn prompt(app: &App) -> Vec<Line<'static>> {
             app.theme.dim_text(),
         )];
     };
-    let run = app
-        .jobs
+    let run = j
         .selected()
         .map_or_else(String::new, |r| r.record_id.clone());
-    let life = app.jobs.selected_life();
+    let life = j.selected_life();
     let (ask, what, typed) = match p {
         ResumePrompt::Reason(typed) => (
             format!(
@@ -212,7 +212,7 @@ fn prompt(app: &App) -> Vec<Line<'static>> {
                 Some(why) => format!("resume {run} FORCED ({}): \"{why}\"?", life.short()),
                 None => format!("resume {run} from its record ({})?", life.short()),
             },
-            format!("type {} then Enter: ", resume_word(app)),
+            format!("type {} then Enter: ", resume_word(&app.settings)),
             typed,
         ),
     };

@@ -6,8 +6,7 @@
 
 use super::theme::{fit_segments, Segment};
 use crate::dashboard::app::App;
-use crate::dashboard::keymap::{DialogOp, Group, Op};
-use crate::dashboard::overlay::Overlay;
+use crate::dashboard::keymap::{Group, Op};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
@@ -19,65 +18,15 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let th = &app.theme;
     let keys = &app.keys;
     let write_keys = keys.write_keys();
-    let label = |op| keys.label(op);
-    let (up_down, back) = (
-        format!("{} {}", label(Op::Down), label(Op::Up)),
-        label(Op::Back),
-    );
-    let typed = format!("{}█", app.overlays.typed_lookup().unwrap_or_default());
+    let owned: Vec<(u8, String, String)>;
     let hints: Vec<(u8, &str, &str)> = match app.overlays.top() {
-        Some(Overlay::Dialog(d)) => keys
-            .dialog
-            .iter()
-            .filter(|b| b.op != DialogOp::Force || d.needs_force())
-            .filter_map(|b| b.bar.map(|(p, w)| (p, b.label.as_ref(), w)))
-            .collect(),
-        Some(Overlay::Audit) => vec![
-            (0, up_down.as_str(), "select"),
-            (0, label(Op::Open), "act on it"),
-            (0, label(Op::Refresh), "audit now"),
-            (0, back, "close"),
-        ],
-        Some(Overlay::Groups) => vec![
-            (0, "j/k", "select"),
-            (0, "Enter", "open the group"),
-            (0, "r", "count again"),
-            (0, "Esc", "close"),
-        ],
-        Some(Overlay::Jobs) => vec![
-            (0, "j/k", "select"),
-            (0, "Enter", "resume"),
-            (0, "r", "read again"),
-            (0, "Esc", "close"),
-        ],
-        Some(Overlay::StopRun(_)) => keys
-            .dialog
-            .iter()
-            .filter(|b| matches!(b.op, DialogOp::Confirm | DialogOp::Cancel))
-            .map(|b| {
-                let what = if b.op == DialogOp::Confirm {
-                    "stop"
-                } else {
-                    "keep running"
-                };
-                (0, b.label.as_ref(), what)
-            })
-            .collect(),
-        Some(Overlay::Help { .. }) => vec![
-            (0, up_down.as_str(), "scroll"),
-            (0, "any other key", "closes help"),
-        ],
-        Some(Overlay::LookUp(_)) => vec![
-            (0, "look up #", typed.as_str()),
-            (0, "Enter", "look it up"),
-            (0, "Esc", "cancel"),
-        ],
-        Some(Overlay::Filter) => vec![
-            (0, "type", "to filter"),
-            (0, "Enter", "keep"),
-            (0, "Esc", "clear"),
-            (1, "Backspace", "delete"),
-        ],
+        Some(o) => {
+            owned = o.hints(keys);
+            owned
+                .iter()
+                .map(|(p, k, w)| (*p, k.as_str(), w.as_str()))
+                .collect()
+        }
         None => main_hints(app, &write_keys),
     };
     let key_style = Style::new().add_modifier(Modifier::BOLD);

@@ -34,8 +34,8 @@ mod trends;
 
 use super::app::App;
 use super::keymap::Op;
+use super::layers::Overlay;
 use super::layout::{fits, layout_for, MIN_SIZE};
-use super::overlay::Overlay;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
@@ -59,9 +59,14 @@ pub fn dialog_scroll_max(app: &App) -> usize {
         .map_or(0, |d| dialog::scroll_max(app, d, (s.width, s.height)))
 }
 
-/// How far the help overlay can scroll on the current screen.
-pub fn help_scroll_max(app: &App) -> usize {
-    help::rows(app).saturating_sub(help::visible_rows(app.screen().height))
+/// Rows of the help's text (so its layer bounds its scroll).
+pub fn help_rows(app: &App) -> usize {
+    help::rows(app)
+}
+
+/// Rows of help text a screen `height` rows high shows.
+pub fn help_visible_rows(height: u16) -> usize {
+    help::visible_rows(height)
 }
 
 /// Draws the whole screen from the state (in ASCII with `--ascii`).
@@ -109,10 +114,10 @@ fn draw(frame: &mut Frame, app: &App) {
     // The overlays bottom first, so the one taking the keys is on top.
     for o in app.overlays.iter() {
         match o {
-            Overlay::Audit => audit::render(frame, app, area),
-            Overlay::Groups => groups::render(frame, app, area),
-            Overlay::Jobs => jobs::render(frame, app, area),
-            Overlay::Help { .. } => help::render(frame, app, area),
+            Overlay::Audit(pane) => audit::render(frame, app, pane, area),
+            Overlay::Groups(view) => groups::render(frame, app, view, area),
+            Overlay::Jobs(view) => jobs::render(frame, app, view, area),
+            Overlay::Help(h) => help::render(frame, app, h, area),
             Overlay::Dialog(d) => dialog::render(frame, app, d, area),
             Overlay::StopRun(ask) => stop::render(frame, app, ask, area),
             // Typed into the table's title and the key bar.

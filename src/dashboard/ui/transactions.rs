@@ -10,7 +10,7 @@ use super::theme::{
     short_id, state_text, txn_age, txn_style, Segment,
 };
 use crate::dashboard::app::{App, Pane};
-use crate::dashboard::overlay::OverlayKind;
+use crate::dashboard::layers::OverlayKind;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::transaction::{Transaction, TxnState};
 use ratatui::layout::{Alignment, Constraint, Rect};

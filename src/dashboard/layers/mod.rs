@@ -1,0 +1,456 @@
+//! The layers over the panes, as a stack (after helix's compositor and
+//! gitui's popups): the confirmation dialog, help, the filter and look-up
+//! being typed, the audit pane, the stuck transactions by cause, the jobs
+//! view and the stop question. Each layer is a module that owns its state
+//! (carried by its [`Overlay`] variant, so the stack carries the state),
+//! its keys (`key`, returning an [`Outcome`]: what it asks of the rest of
+//! the dashboard) and its key hints; the stack hands the top one every key
+//! (nothing reaches the panes below while one is open), closing one
+//! uncovers the one under it (Enter on an audit finding opens a dialog
+//! over the audit pane; closing the dialog goes back to the pane), and the
+//! renderer draws them bottom to top.
+//!
+//! A layer closed keeps its state in the stack (`kept`) when it says so
+//! ([`Overlay::keeps`]): the by-cause counts, the jobs list and the audit
+//! cursor are there again when it reopens, and a count still running is
+//! not asked twice.
+//!
+//! Adding a layer: its module here (state, `key`, `hints`, tests), its
+//! variant and the arms of [`Overlay`]'s dispatch below, and the key that
+//! opens it in the one key table ([`super::keymap`]) with its arm in
+//! [`open_for`].
+
+pub mod audit;
+pub mod groups;
+pub mod help;
+pub mod jobs;
+pub mod lookup;
+pub mod stop;
+
+use super::app::{AuditState, LogLevel, Settings};
+use super::dialog::Dialog;
+use super::event::{Action, IoRequest};
+use super::keymap::{DialogOp, Keymap, Op};
+use crate::protocol::read::Group;
+use chrono::{DateTime, Utc};
+use crossterm::event::KeyEvent;
+use stop::StopAsk;
+
+/// One layer over the panes, carrying its state.
+#[derive(Debug, Clone)]
+pub enum Overlay {
+    /// A confirmation dialog.
+    Dialog(Box<Dialog>),
+    /// Help.
+    Help(help::Help),
+    /// Typing the text filter (`/`); the text is `App::filter`, which the
+    /// table follows as it is typed.
+    Filter,
+    /// Typing a transaction id to look up (`#`).
+    LookUp(lookup::LookUp),
+    /// The audit pane (the report is `App::audit`: the background audit
+    /// runs whether the pane is open or not).
+    Audit(audit::Audit),
+    /// The stuck transactions by cause (`c`).
+    Groups(groups::GroupsView),
+    /// The jobs view (`J`).
+    Jobs(jobs::JobsView),
+    /// The question before a bulk run is stopped (the stop key), or before
+    /// quitting during one (`q`, Ctrl-C).
+    StopRun(StopAsk),
+}
+
+/// Which layer an [`Overlay`] is, without its state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OverlayKind {
+    /// [`Overlay::Dialog`].
+    Dialog,
+    /// [`Overlay::Help`].
+    Help,
+    /// [`Overlay::Filter`].
+    Filter,
+    /// [`Overlay::LookUp`].
+    LookUp,
+    /// [`Overlay::Audit`].
+    Audit,
+    /// [`Overlay::Groups`].
+    Groups,
+    /// [`Overlay::Jobs`].
+    Jobs,
+    /// [`Overlay::StopRun`].
+    StopRun,
+}
+
+/// What a layer reads of the shared state when it takes a key (it changes
+/// only its own state; what else the key does it says in its [`Outcome`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// The key table in force.
+    pub keys: &'a Keymap,
+    /// Fixed settings (read-only mode, the production guard).
+    pub settings: &'a Settings,
+    /// The screen's clock.
+    pub now: DateTime<Utc>,
+    /// Why no act may start now (read-only mode, an act or a bulk run
+    /// under way): the one "may I act" check ([`super::confirm::act_refusal`]).
+    pub refusal: Option<&'a str>,
+    /// The invariant audit as last run.
+    pub audit: &'a AuditState,
+    /// Rows of the help's text, and how many the screen shows (so help
+    /// bounds its scroll).
+    pub help_rows: (usize, usize),
+}
+
+/// What a layer's key asks of the dashboard beyond its own state; the
+/// stack applies it ([`super::key_ops`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Start this I/O.
+    Io(IoRequest),
+    /// Add a log line.
+    Log(LogLevel, String),
+    /// Quit (during a bulk run: ask first).
+    Quit,
+    /// Run the audit now.
+    AuditNow,
+    /// Open the confirmation dialog for `action` on `target`.
+    Confirm(Action, String),
+    /// Select this transaction and show its detail; `pinned`: opened
+    /// explicitly (a look-up), so the detail names it as the keys' target
+    /// and it is read by id again.
+    ShowTransaction {
+        /// Its id.
+        id: String,
+        /// Opened by a look-up.
+        pinned: bool,
+    },
+    /// Select this account and focus the accounts pane.
+    ShowAccount(String),
+    /// Make this group the table's filter.
+    OpenGroup(Group),
+    /// Resume a job as this dashboard's bulk run.
+    ResumeJob {
+        /// Its audit record's id.
+        run: String,
+        /// Rollback or recover.
+        action: Action,
+        /// Transactions its record names.
+        total: usize,
+        /// How the operator confirmed it.
+        confirmed: super::event::ResumeConfirmed,
+    },
+}
+
+/// What a key did to a layer: whether the layer stays open, and what it
+/// asks of the rest of the dashboard.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outcome {
+    /// Close the layer.
+    pub close: bool,
+    /// What follows, in order.
+    pub effects: Vec<Effect>,
+}
+
+impl Outcome {
+    /// The layer stays, nothing else happens.
+    pub fn stay() -> Outcome {
+        Outcome::default()
+    }
+
+    /// The layer closes.
+    pub fn close() -> Outcome {
+        Outcome {
+            close: true,
+            effects: Vec::new(),
+        }
+    }
+
+    /// The layer stays and `effect` follows.
+    pub fn with(effect: Effect) -> Outcome {
+        Outcome {
+            close: false,
+            effects: vec![effect],
+        }
+    }
+
+    /// The same, closing the layer.
+    pub fn closing(mut self) -> Outcome {
+        self.close = true;
+        self
+    }
+
+    /// The same, then `effect`.
+    pub fn then(mut self, effect: Effect) -> Outcome {
+        self.effects.push(effect);
+        self
+    }
+}
+
+/// One hint of the key bar: its priority (0 kept longest), the key, what
+/// it does.
+pub type Hint = (u8, String, String);
+
+/// A hint from borrowed words.
+pub fn hint(priority: u8, key: &str, what: &str) -> Hint {
+    (priority, key.to_string(), what.to_string())
+}
+
+impl Overlay {
+    /// Which layer it is.
+    pub fn kind(&self) -> OverlayKind {
+        match self {
+            Overlay::Dialog(_) => OverlayKind::Dialog,
+            Overlay::Help(_) => OverlayKind::Help,
+            Overlay::Filter => OverlayKind::Filter,
+            Overlay::LookUp(_) => OverlayKind::LookUp,
+            Overlay::Audit(_) => OverlayKind::Audit,
+            Overlay::Groups(_) => OverlayKind::Groups,
+            Overlay::Jobs(_) => OverlayKind::Jobs,
+            Overlay::StopRun(_) => OverlayKind::StopRun,
+        }
+    }
+
+    /// Whether the layer keeps its state once closed, for when it opens
+    /// again.
+    pub fn keeps(&self) -> bool {
+        matches!(
+            self,
+            Overlay::Audit(_) | Overlay::Groups(_) | Overlay::Jobs(_)
+        )
+    }
+
+    /// A key for the layer, when it takes keys through [`Outcome`]s
+    /// (`None`: the dialog, the filter and the stop question, whose keys
+    /// the stack still hands to their own handlers with the state).
+    pub fn key(&mut self, cx: &Context, key: KeyEvent) -> Option<Outcome> {
+        Some(match self {
+            Overlay::Help(h) => h.key(cx, key),
+            Overlay::LookUp(l) => l.key(key),
+            Overlay::Audit(a) => a.key(cx, key),
+            Overlay::Groups(g) => g.key(cx, key),
+            Overlay::Jobs(j) => j.key(cx, key),
+            Overlay::Dialog(_) | Overlay::Filter | Overlay::StopRun(_) => return None,
+        })
+    }
+
+    /// The key bar's hints while the layer is on top (the force key only
+    /// when `y` would be refused).
+    pub fn hints(&self, keys: &Keymap) -> Vec<Hint> {
+        match self {
+            Overlay::Dialog(d) => keys
+                .dialog
+                .iter()
+                .filter(|b| b.op != DialogOp::Force || d.needs_force())
+                .filter_map(|b| b.bar.map(|(p, w)| (p, b.label.to_string(), w.to_string())))
+                .collect(),
+            Overlay::Help(_) => help::Help::hints(keys),
+            Overlay::LookUp(l) => l.hints(),
+            Overlay::Audit(_) => audit::Audit::hints(keys),
+            Overlay::Groups(_) => groups::GroupsView::hints(),
+            Overlay::Jobs(_) => jobs::JobsView::hints(),
+            Overlay::Filter => vec![
+                hint(0, "type", "to filter"),
+                hint(0, "Enter", "keep"),
+                hint(0, "Esc", "clear"),
+                hint(1, "Backspace", "delete"),
+            ],
+            Overlay::StopRun(_) => StopAsk::hints(keys),
+        }
+    }
+}
+
+/// The layer a key of the main table opens on the panes, with the I/O it
+/// asks for (`None`: the key is no layer's).
+pub fn open_for(op: Op, kept: &mut Overlays) -> Option<(Overlay, Vec<IoRequest>)> {
+    Some(match op {
+        Op::Help => (Overlay::Help(help::Help::default()), vec![]),
+        Op::LookUp => (Overlay::LookUp(lookup::LookUp::default()), vec![]),
+        Op::Groups => {
+            let mut g = kept.take_kept::<groups::GroupsView>().unwrap_or_default();
+            let io = g.open();
+            (Overlay::Groups(g), io)
+        }
+        Op::Jobs => {
+            let mut j = kept.take_kept::<jobs::JobsView>().unwrap_or_default();
+            let io = j.open();
+            (Overlay::Jobs(j), io)
+        }
+        _ => return None,
+    })
+}
+
+/// A type carried by one [`Overlay`] variant, so the stack finds a layer's
+/// state by its type.
+pub trait Layer: Sized {
+    /// The variant's kind.
+    const KIND: OverlayKind;
+    /// The state, when `o` is this layer.
+    fn of(o: &Overlay) -> Option<&Self>;
+    /// The same, to change it.
+    fn of_mut(o: &mut Overlay) -> Option<&mut Self>;
+    /// The state out of its variant.
+    fn take(o: Overlay) -> Option<Self>;
+}
+
+macro_rules! layer {
+    ($variant:ident, $ty:ty) => {
+        impl Layer for $ty {
+            const KIND: OverlayKind = OverlayKind::$variant;
+            fn of(o: &Overlay) -> Option<&Self> {
+                match o {
+                    Overlay::$variant(s) => Some(s),
+                    _ => None,
+                }
+            }
+            fn of_mut(o: &mut Overlay) -> Option<&mut Self> {
+                match o {
+                    Overlay::$variant(s) => Some(s),
+                    _ => None,
+                }
+            }
+            fn take(o: Overlay) -> Option<Self> {
+                match o {
+                    Overlay::$variant(s) => Some(s),
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+layer!(Dialog, Box<Dialog>);
+layer!(Help, help::Help);
+layer!(LookUp, lookup::LookUp);
+layer!(Audit, audit::Audit);
+layer!(Groups, groups::GroupsView);
+layer!(Jobs, jobs::JobsView);
+layer!(StopRun, StopAsk);
+
+/// The layers over the panes, bottom first, and the closed ones that keep
+/// their state.
+#[derive(Debug, Clone, Default)]
+pub struct Overlays {
+    open: Vec<Overlay>,
+    kept: Vec<Overlay>,
+}
+
+impl Overlays {
+    /// The layer that takes the keys.
+    pub fn top(&self) -> Option<&Overlay> {
+        self.open.last()
+    }
+
+    /// The same, to change it.
+    pub fn top_mut(&mut self) -> Option<&mut Overlay> {
+        self.open.last_mut()
+    }
+
+    /// Opens `o` on top; one already open of its kind is closed first (a
+    /// layer is never open twice).
+    pub fn open(&mut self, o: Overlay) {
+        let kind = o.kind();
+        self.open.retain(|o| o.kind() != kind);
+        self.kept.retain(|o| o.kind() != kind);
+        self.open.push(o);
+    }
+
+    /// Closes the layer of `kind`, if open (keeping its state if it
+    /// keeps it); says whether it was.
+    pub fn close(&mut self, kind: OverlayKind) -> bool {
+        let Some(i) = self.open.iter().position(|o| o.kind() == kind) else {
+            return false;
+        };
+        let o = self.open.remove(i);
+        if o.keeps() {
+            self.kept.retain(|k| k.kind() != kind);
+            self.kept.push(o);
+        }
+        true
+    }
+
+    /// Whether a layer of `kind` is open.
+    pub fn is_open(&self, kind: OverlayKind) -> bool {
+        self.open.iter().any(|o| o.kind() == kind)
+    }
+
+    /// Whether nothing is open over the panes.
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty()
+    }
+
+    /// The layers, bottom first (the order they are drawn in).
+    pub fn iter(&self) -> impl Iterator<Item = &Overlay> {
+        self.open.iter()
+    }
+
+    /// The state of the open layer `L`.
+    pub fn get<L: Layer>(&self) -> Option<&L> {
+        self.open.iter().find_map(L::of)
+    }
+
+    /// The same, to change it.
+    pub fn get_mut<L: Layer>(&mut self) -> Option<&mut L> {
+        self.open.iter_mut().find_map(L::of_mut)
+    }
+
+    /// The state of layer `L`, open or kept closed.
+    pub fn state<L: Layer>(&self) -> Option<&L> {
+        self.open.iter().chain(self.kept.iter()).find_map(L::of)
+    }
+
+    /// The state of layer `L`, open or kept closed (what a late answer
+    /// to its read updates).
+    pub fn state_mut<L: Layer>(&mut self) -> Option<&mut L> {
+        self.open
+            .iter_mut()
+            .chain(self.kept.iter_mut())
+            .find_map(L::of_mut)
+    }
+
+    /// Takes the kept state of a closed layer `L` (to open it again).
+    pub fn take_kept<L: Layer>(&mut self) -> Option<L> {
+        let i = self.kept.iter().position(|o| o.kind() == L::KIND)?;
+        L::take(self.kept.remove(i))
+    }
+
+    /// Closes the open layer `L` and gives its state back (not kept).
+    pub fn take<L: Layer>(&mut self) -> Option<L> {
+        let i = self.open.iter().position(|o| o.kind() == L::KIND)?;
+        L::take(self.open.remove(i))
+    }
+
+    /// The open dialog.
+    pub fn dialog(&self) -> Option<&Dialog> {
+        self.get::<Box<Dialog>>().map(|d| &**d)
+    }
+
+    /// The open dialog, to change it.
+    pub fn dialog_mut(&mut self) -> Option<&mut Dialog> {
+        self.get_mut::<Box<Dialog>>().map(|d| &mut **d)
+    }
+
+    /// Closes the dialog and gives it back.
+    pub fn take_dialog(&mut self) -> Option<Dialog> {
+        self.take::<Box<Dialog>>().map(|d| *d)
+    }
+
+    /// Opens `d` on top (in place of any open dialog).
+    pub fn open_dialog(&mut self, d: Dialog) {
+        self.open(Overlay::Dialog(Box::new(d)));
+    }
+
+    /// The question before stopping a bulk run, when it is open.
+    pub fn stop_ask(&self) -> Option<&StopAsk> {
+        self.get::<StopAsk>()
+    }
+
+    /// The same, to change it.
+    pub fn stop_ask_mut(&mut self) -> Option<&mut StopAsk> {
+        self.get_mut::<StopAsk>()
+    }
+
+    /// The id being typed to look up, when `#` is open.
+    pub fn typed_lookup(&self) -> Option<&str> {
+        self.get::<lookup::LookUp>().map(|l| l.typed.as_str())
+    }
+}
