@@ -428,6 +428,19 @@ impl App {
         self.snapshot.as_ref()?.locks.get(i)
     }
 
+    /// What the layers read when they are drawn.
+    pub fn draw_cx(&self) -> super::layers::DrawCx<'_> {
+        super::layers::DrawCx {
+            theme: &self.theme,
+            keys: &self.keys,
+            settings: &self.settings,
+            now: self.now,
+            size: self.size,
+            audit: &self.audit,
+            bulk: self.bulk.as_ref(),
+        }
+    }
+
     /// Cycles the sort key.
     pub fn cycle_sort(&mut self) {
         self.sort = self.sort.next();

@@ -10,7 +10,6 @@ use super::keymap::Op;
 use super::layers::audit::Audit;
 use super::layers::{self, Context, Effect, Outcome, Overlay, OverlayKind};
 use super::navigation::{cycle_focus, move_selection};
-use super::ui;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::Duration;
 
@@ -71,8 +70,8 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
 fn on_layer_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     let refusal = super::confirm::act_refusal(app);
     let help_rows = (
-        ui::help_rows(app),
-        ui::help_visible_rows(app.screen().height),
+        layers::help::draw::rows(&app.draw_cx()),
+        layers::help::draw::visible_rows(app.screen().height),
     );
     let cx = Context {
         keys: &app.keys,

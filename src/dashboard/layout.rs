@@ -256,3 +256,29 @@ pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
         })
         .sum()
 }
+
+/// The first of the rows (of `heights` lines each) to show so that the
+/// row `cursor` fits in `room` lines, scrolled as little as possible.
+pub fn first_shown(heights: &[usize], cursor: usize, room: usize) -> usize {
+    let cursor = cursor.min(heights.len().saturating_sub(1));
+    let mut first = 0;
+    while first < cursor && heights[first..=cursor].iter().sum::<usize>() > room {
+        first += 1;
+    }
+    first
+}
+
+/// How many of the rows (of `heights` lines each, from the first) fit
+/// whole in `room` lines (at least one, cut, when the first alone is taller).
+pub fn fitting(heights: &[usize], room: usize) -> usize {
+    let mut used = 0;
+    let mut n = 0;
+    for h in heights {
+        if used + h > room {
+            break;
+        }
+        used += h;
+        n += 1;
+    }
+    n.max(heights.len().min(1))
+}

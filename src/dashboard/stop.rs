@@ -18,11 +18,11 @@
 use super::app::{App, Ending, LogLevel};
 use super::event::{Action, IoRequest, LeftIds};
 use super::keymap::{DialogOp, Op};
+pub use super::layers::stop::resume_line;
 pub use super::layers::stop::StopAsk;
 use super::layers::{Overlay, OverlayKind};
 use crate::signals::StopSignal;
 use crossterm::event::KeyEvent;
-use std::path::Path;
 
 /// The stop key: asks before stopping the run in progress; without one (or
 /// with one already stopping) says so.
@@ -127,61 +127,13 @@ fn begin(app: &mut App) -> Vec<IoRequest> {
     vec![IoRequest::StopBulk]
 }
 
-/// The question's text: what stopping does, where the ids left go and how
-/// to carry on; asked by quitting, "stop it and quit, or keep running?".
+/// The question's text as the open stop question asks it
+/// ([`super::layers::stop::question`]).
 pub fn question(app: &App) -> Vec<String> {
-    let Some(b) = &app.bulk else {
-        return Vec::new();
-    };
     let quit = app.overlays.stop_ask().is_some_and(|a| a.quit);
-    let verb = b.action.bulk_verb();
-    let mut out = vec![if quit {
-        format!(
-            "A bulk {verb} is running ({}/{}): stop it and quit, or keep running?",
-            b.done, b.total
-        )
-    } else {
-        format!("Stop the bulk {verb}? ({}/{} ended)", b.done, b.total)
-    }];
-    out.push(
-        "Stopping: no new transaction starts; each started transaction is brought to a \
-         state a resume or the application's recovery finishes."
-            .into(),
-    );
-    match &b.left_file {
-        Some(file) => {
-            out.push(format!(
-                "The ids left are written to {} (one a line).",
-                file.display()
-            ));
-            out.push(format!(
-                "Then resume with: {}",
-                resume_line(b.action, file, app.settings.profile.as_deref())
-            ));
-        }
-        None => out.push(
-            "The ids left are named in the log (no state directory to write them to: set HOME \
-             or XDG_STATE_HOME)."
-                .into(),
-        ),
-    }
-    if quit {
-        out.push("The dashboard quits once the run has stopped.".into());
-    }
-    out
-}
-
-/// The command that carries on with the ids a stopped run left.
-pub fn resume_line(action: Action, file: &Path, profile: Option<&str>) -> String {
-    let verb = match action {
-        Action::Rollback => "rollback",
-        _ => "recover",
-    };
-    let profile = profile.map_or(String::new(), |p| format!(" --profile {p}"));
-    format!(
-        "estx-tui {verb} --ids-from {}{profile} --reason TEXT",
-        file.display()
-    )
+    app.bulk.as_ref().map_or_else(Vec::new, |b| {
+        super::layers::stop::question(b, quit, app.settings.profile.as_deref())
+    })
 }
 
 /// The end of a stopped run: says how many were left and where their ids

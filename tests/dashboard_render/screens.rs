@@ -100,8 +100,9 @@ fn help_overlay() {
     assert!(narrow.contains("back / clear filter"), "{narrow}");
     assert_snapshot!("help_80x24", narrow);
     a.size = (80, 24);
-    let scroll = estx::dashboard::ui::help_rows(&a)
-        .saturating_sub(estx::dashboard::ui::help_visible_rows(a.screen().height));
+    let scroll = estx::dashboard::layers::help::draw::rows(&a.draw_cx()).saturating_sub(
+        estx::dashboard::layers::help::draw::visible_rows(a.screen().height),
+    );
     a.overlays.open(estx::dashboard::layers::Overlay::Help(
         estx::dashboard::layers::help::Help { scroll },
     ));

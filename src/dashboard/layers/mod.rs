@@ -27,13 +27,19 @@ pub mod jobs;
 pub mod lookup;
 pub mod stop;
 
-use super::app::{AuditState, LogLevel, Settings};
+use super::dialog::BulkProgress;
 use super::dialog::Dialog;
 use super::event::{Action, IoRequest};
 use super::keymap::{DialogOp, Keymap, Op};
+use super::log::LogLevel;
+use super::look::Theme;
+use super::settings::Settings;
 use crate::protocol::read::Group;
+use audit::AuditState;
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
+use ratatui::layout::Rect;
+use ratatui::Frame;
 use stop::StopAsk;
 
 /// One layer over the panes, carrying its state.
@@ -99,6 +105,26 @@ pub struct Context<'a> {
     /// Rows of the help's text, and how many the screen shows (so help
     /// bounds its scroll).
     pub help_rows: (usize, usize),
+}
+
+/// What a layer reads of the shared state when it is drawn (a draw
+/// function takes its layer's state and this, nothing else).
+#[derive(Debug, Clone, Copy)]
+pub struct DrawCx<'a> {
+    /// The colours.
+    pub theme: &'a Theme,
+    /// The key table in force (the hints name the keys as bound).
+    pub keys: &'a Keymap,
+    /// Fixed settings.
+    pub settings: &'a Settings,
+    /// The screen's clock.
+    pub now: DateTime<Utc>,
+    /// The terminal's size.
+    pub size: (u16, u16),
+    /// The invariant audit as last run.
+    pub audit: &'a AuditState,
+    /// The bulk run in progress.
+    pub bulk: Option<&'a BulkProgress>,
 }
 
 /// What a layer's key asks of the dashboard beyond its own state; the
@@ -231,6 +257,22 @@ impl Overlay {
             Overlay::Jobs(j) => j.key(cx, key),
             Overlay::Dialog(_) | Overlay::Filter | Overlay::StopRun(_) => return None,
         })
+    }
+
+    /// Draws the layer over `area` (`false`: the renderer draws it, as
+    /// the dialog; the filter and look-up show in the table's title and
+    /// the key bar).
+    pub fn draw(&self, frame: &mut Frame, cx: &DrawCx, area: Rect) -> bool {
+        match self {
+            Overlay::Help(h) => help::draw::render(frame, cx, h, area),
+            Overlay::Audit(a) => audit::draw::render(frame, cx, a, area),
+            Overlay::Groups(g) => groups::draw::render(frame, cx, g, area),
+            Overlay::Jobs(j) => jobs::draw::render(frame, cx, j, area),
+            Overlay::StopRun(s) => stop::draw::render(frame, cx, s, area),
+            Overlay::Filter | Overlay::LookUp(_) => {}
+            Overlay::Dialog(_) => return false,
+        }
+        true
     }
 
     /// The key bar's hints while the layer is on top (the force key only

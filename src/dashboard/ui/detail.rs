@@ -9,9 +9,10 @@
 //! Most important first; the pane scrolls (j/k when focused) with
 //! "+N more" in its title.
 
+use super::rows::{severity, txn_age, Severity};
 use super::theme::{
-    amount_text, bold, datetime, more_hint, pane_block, route, severity, signed, state_text,
-    txn_age, wrapped_rows, Severity, Theme,
+    amount_text, bold, datetime, more_hint, pane_block, route, signed, state_text, wrapped_rows,
+    Theme,
 };
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::keymap::Op;

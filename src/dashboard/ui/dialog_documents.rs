@@ -5,7 +5,8 @@
 //! whether they are stale, and the audit's dangling entries a repair undoes
 //! with the money it moves.
 
-use super::theme::{amount_text, bold, datetime, route, signed, state_text, txn_age, Theme};
+use super::rows::txn_age;
+use super::theme::{amount_text, bold, datetime, route, signed, state_text, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::event::Action;
 use crate::protocol::audit::AuditReport;

@@ -12,23 +12,19 @@
 mod account_detail;
 mod accounts;
 mod ascii;
-mod audit;
 mod bulk;
 mod detail;
 mod dialog;
 mod dialog_documents;
-mod groups;
 mod header;
-mod help;
-mod jobs;
 mod keys;
 mod locks;
 mod log;
 mod overview;
 mod profile_frame;
 mod reverse;
-mod stop;
-mod theme;
+mod rows;
+pub mod theme;
 mod transactions;
 mod trends;
 
@@ -57,16 +53,6 @@ pub fn dialog_scroll_max(app: &App) -> usize {
     app.overlays
         .dialog()
         .map_or(0, |d| dialog::scroll_max(app, d, (s.width, s.height)))
-}
-
-/// Rows of the help's text (so its layer bounds its scroll).
-pub fn help_rows(app: &App) -> usize {
-    help::rows(app)
-}
-
-/// Rows of help text a screen `height` rows high shows.
-pub fn help_visible_rows(height: u16) -> usize {
-    help::visible_rows(height)
 }
 
 /// Draws the whole screen from the state (in ASCII with `--ascii`).
@@ -112,16 +98,10 @@ fn draw(frame: &mut Frame, app: &App) {
         None => keys::render(frame, app, a.keys),
     }
     // The overlays bottom first, so the one taking the keys is on top.
+    let cx = app.draw_cx();
     for o in app.overlays.iter() {
-        match o {
-            Overlay::Audit(pane) => audit::render(frame, app, pane, area),
-            Overlay::Groups(view) => groups::render(frame, app, view, area),
-            Overlay::Jobs(view) => jobs::render(frame, app, view, area),
-            Overlay::Help(h) => help::render(frame, app, h, area),
-            Overlay::Dialog(d) => dialog::render(frame, app, d, area),
-            Overlay::StopRun(ask) => stop::render(frame, app, ask, area),
-            // Typed into the table's title and the key bar.
-            Overlay::Filter | Overlay::LookUp(_) => {}
+        if let (false, Overlay::Dialog(d)) = (o.draw(frame, &cx, area), o) {
+            dialog::render(frame, app, d, area);
         }
     }
 }

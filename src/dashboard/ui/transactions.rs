@@ -5,9 +5,10 @@
 //! row count, sort key and direction, the text filter (with a cursor while
 //! typing) and the state filter.
 
+use super::rows::{mark, severity, txn_age, txn_style};
 use super::theme::{
-    amount_text, fit_segments, grouped, mark, more_hint, pane_block, route, route_in, severity,
-    short_id, state_text, txn_age, txn_style, Segment,
+    amount_text, fit_segments, grouped, more_hint, pane_block, route, route_in, short_id,
+    state_text, Segment,
 };
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::layers::OverlayKind;

@@ -9,6 +9,8 @@
 //! profile, the profile's name, typed) and Enter start it as this
 //! dashboard's bulk run (its progress bar, `P`, the stop key).
 
+pub mod draw;
+
 use super::{hint, Context, Effect, Hint, Outcome};
 use crate::dashboard::event::{Action, IoRequest, ResumeConfirmed};
 use crate::dashboard::keymap::Op;

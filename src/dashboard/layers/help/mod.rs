@@ -1,6 +1,8 @@
 //! Help (`?`): the key table, scrolled when it does not fit; any key but
 //! the scrolling ones closes it.
 
+pub mod draw;
+
 use super::{hint, Context, Hint, Outcome};
 use crate::dashboard::keymap::{Keymap, Op};
 use crossterm::event::KeyEvent;

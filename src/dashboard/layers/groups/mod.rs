@@ -7,6 +7,8 @@
 //! dialog's dry-run preview, count and reason. `Esc` on the table (with no
 //! text filter) closes the group.
 
+pub mod draw;
+
 use super::{hint, Context, Effect, Hint, Outcome};
 use crate::dashboard::event::IoRequest;
 use crate::dashboard::keymap::Op;

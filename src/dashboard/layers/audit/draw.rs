@@ -4,10 +4,11 @@
 //! selected finding's repair (Enter) goes through the same confirmation
 //! dialog as every other action.
 
-use super::theme::{clock, more_hint, wrapped_rows};
-use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
 use crate::dashboard::layers::audit::Audit;
+use crate::dashboard::layers::DrawCx;
+use crate::dashboard::layout::{first_shown, fitting};
+use crate::dashboard::ui::theme::{clock, more_hint, wrapped_rows};
 use crate::protocol::audit::FindingKind;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -31,9 +32,9 @@ pub fn action_of(kind: FindingKind) -> &'static str {
 }
 
 /// Draws the pane over `area`.
-pub fn render(frame: &mut Frame, app: &App, pane: &Audit, area: Rect) {
-    let th = &app.theme;
-    let a = &app.audit;
+pub fn render(frame: &mut Frame, cx: &DrawCx, pane: &Audit, area: Rect) {
+    let th = &cx.theme;
+    let a = &cx.audit;
     let width = area.width.saturating_sub(4).min(110);
     let height = area.height.saturating_sub(4).max(3);
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
@@ -65,12 +66,12 @@ pub fn render(frame: &mut Frame, app: &App, pane: &Audit, area: Rect) {
         title.push_str(&format!("· next {} ", clock(next)));
     }
     title.push_str(&more_hint(offset, shown, findings.len()));
-    let mut lines = finding_lines(app, pane.cursor, &texts, offset, shown);
+    let mut lines = finding_lines(cx, pane.cursor, &texts, offset, shown);
     let hint = findings
         .get(pane.cursor)
         .map(|f| action_of(f.kind))
         .unwrap_or("");
-    let inner = super::theme::draw_overlay(frame, rect, th, title);
+    let inner = crate::dashboard::ui::theme::draw_overlay(frame, rect, th, title);
     let [body, keys] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(1),
@@ -80,7 +81,7 @@ pub fn render(frame: &mut Frame, app: &App, pane: &Audit, area: Rect) {
     frame.render_widget(
         Paragraph::new(Line::styled(
             {
-                let k = |op| app.keys.key(op);
+                let k = |op| cx.keys.key(op);
                 let (select, close) = (
                     format!("{}/{} select", k(Op::Down), k(Op::Up)),
                     format!("{} audit now · {} close", k(Op::Refresh), k(Op::Back)),
@@ -99,14 +100,14 @@ pub fn render(frame: &mut Frame, app: &App, pane: &Audit, area: Rect) {
 /// The findings shown (from `offset`, `shown` of them, the cursor's
 /// highlighted and coloured by kind), or what the audit says instead.
 fn finding_lines(
-    app: &App,
+    cx: &DrawCx,
     cursor: usize,
     texts: &[String],
     offset: usize,
     shown: usize,
 ) -> Vec<Line<'static>> {
-    let th = &app.theme;
-    let a = &app.audit;
+    let th = &cx.theme;
+    let a = &cx.audit;
     let findings = a.findings();
     match a.report.last() {
         None => vec![Line::styled("auditing…", th.dim_text())],
@@ -139,30 +140,4 @@ fn finding_lines(
             })
             .collect(),
     }
-}
-
-/// The first of the rows (of `heights` lines each) to show so that the
-/// row `cursor` fits in `room` lines, scrolled as little as possible.
-pub fn first_shown(heights: &[usize], cursor: usize, room: usize) -> usize {
-    let cursor = cursor.min(heights.len().saturating_sub(1));
-    let mut first = 0;
-    while first < cursor && heights[first..=cursor].iter().sum::<usize>() > room {
-        first += 1;
-    }
-    first
-}
-
-/// How many of the rows (of `heights` lines each, from the first) fit
-/// whole in `room` lines (at least one, cut, when the first alone is taller).
-pub fn fitting(heights: &[usize], room: usize) -> usize {
-    let mut used = 0;
-    let mut n = 0;
-    for h in heights {
-        if used + h > room {
-            break;
-        }
-        used += h;
-        n += 1;
-    }
-    n.max(heights.len().min(1))
 }

@@ -5,6 +5,8 @@
 //! background audit runs whether the pane is open or not
 //! (`dashboard::audit` paces it), and the header counts its findings.
 
+pub mod draw;
+
 use super::{hint, Context, Effect, Hint, Outcome};
 use crate::dashboard::event::Action;
 use crate::dashboard::keymap::{Keymap, Op};

@@ -3,10 +3,10 @@
 //! the colour and mark legend, in two columns (one, scrolled, where two
 //! would cut the descriptions).
 
-use super::theme::{bold, more_hint, Theme};
-use crate::dashboard::app::App;
 use crate::dashboard::keymap::{Binding, Group, Op};
 use crate::dashboard::layers::help::Help;
+use crate::dashboard::layers::DrawCx;
+use crate::dashboard::ui::theme::{bold, more_hint, Theme};
 use crate::protocol::time::human_duration;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -32,8 +32,8 @@ fn legend(mark: &str, colour: Color, what: String) -> Line<'static> {
 }
 
 /// Rows of the overlay's text (so `update` bounds its scroll).
-pub fn rows(app: &App) -> usize {
-    let (l, r) = columns(app);
+pub fn rows(cx: &DrawCx) -> usize {
+    let (l, r) = columns(cx);
     l.len().max(r.len())
 }
 
@@ -43,9 +43,9 @@ pub fn visible_rows(height: u16) -> usize {
 }
 
 /// Draws the overlay, scrolled as far as the stack says when it does not fit.
-pub fn render(frame: &mut Frame, app: &App, help: &Help, area: Rect) {
-    let th = &app.theme;
-    let (left, right) = columns(app);
+pub fn render(frame: &mut Frame, cx: &DrawCx, help: &Help, area: Rect) {
+    let th = &cx.theme;
+    let (left, right) = columns(cx);
     let total = left.len().max(right.len());
     let shown = visible_rows(area.height).min(total);
     let skip = help.scroll.min(total - shown);
@@ -57,7 +57,7 @@ pub fn render(frame: &mut Frame, app: &App, help: &Help, area: Rect) {
         left.into_iter().skip(skip).collect(),
         right.into_iter().skip(skip).collect(),
     );
-    let inner = super::theme::draw_overlay(frame, rect, th, title);
+    let inner = crate::dashboard::ui::theme::draw_overlay(frame, rect, th, title);
     if right.is_empty() {
         frame.render_widget(Paragraph::new(left), inner);
         return;
@@ -85,32 +85,32 @@ fn heading(text: &'static str) -> Line<'static> {
 }
 
 /// The two columns: moving and looking; actions, dialog keys and the legend.
-fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let th = &app.theme;
+fn columns(cx: &DrawCx) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    let th = &cx.theme;
     let mut l = vec![heading("Moving")];
-    l.extend(section(th, &app.keys.main, Group::Navigate));
+    l.extend(section(th, &cx.keys.main, Group::Navigate));
     l.push(key_line(th, "mouse", "click pane/row, wheel"));
     l.push(heading("Looking"));
-    l.extend(section(th, &app.keys.main, Group::Look));
+    l.extend(section(th, &cx.keys.main, Group::Look));
 
-    let window = human_duration(app.settings.recovery_window);
-    let investigate = human_duration(app.settings.investigate_after);
+    let window = human_duration(cx.settings.recovery_window);
+    let investigate = human_duration(cx.settings.investigate_after);
     let mut r = vec![heading("Repairs (on what is selected)")];
-    if app.settings.read_only {
+    if cx.settings.read_only {
         r.push(Line::styled(
-            format!("read-only: {} are disabled", app.keys.write_keys()),
+            format!("read-only: {} are disabled", cx.keys.write_keys()),
             Style::new().fg(th.warn),
         ));
     } else {
-        r.extend(section(th, &app.keys.main, Group::Act));
+        r.extend(section(th, &cx.keys.main, Group::Act));
     }
     r.push(heading("During a bulk run"));
-    r.extend(section(th, &app.keys.main, Group::Run));
-    let quit = format!("{} Ctrl-C", app.keys.label(Op::Quit));
+    r.extend(section(th, &cx.keys.main, Group::Run));
+    let quit = format!("{} Ctrl-C", cx.keys.label(Op::Quit));
     r.push(key_line(th, &quit, "stop it and quit, or keep running?"));
-    r.push(key_line(th, app.keys.label(Op::Back), "never stops a run"));
+    r.push(key_line(th, cx.keys.label(Op::Back), "never stops a run"));
     r.push(heading("Dialog"));
-    r.extend(section(th, &app.keys.dialog, Group::Act));
+    r.extend(section(th, &cx.keys.dialog, Group::Act));
     r.push(heading("Colours and marks"));
     r.push(legend("!", th.warn, format!("stuck: untouched > {window}")));
     r.push(legend(
@@ -143,7 +143,7 @@ fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     ]));
     r.push(Line::styled("focused pane: thick border", th.dim_text()));
     let widest = l.iter().chain(&r).map(Line::width).max().unwrap_or(0);
-    if !two_columns(app.size.0, widest) {
+    if !two_columns(cx.size.0, widest) {
         // Too narrow for two columns whole (80×24, or long rebound
         // keys): one, scrolled.
         l.extend(r);

@@ -4,12 +4,12 @@
 //! it was started from, by whom and when; and, after Enter, the prompt that
 //! resumes the selected one (a reason first when it must be forced).
 
-use super::audit::{first_shown, fitting};
-use super::theme::Theme;
-use super::theme::{bold, clock, more_hint};
-use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
 use crate::dashboard::layers::jobs::{resume_word, JobRow, JobsView, ResumePrompt};
+use crate::dashboard::layers::DrawCx;
+use crate::dashboard::layout::{first_shown, fitting};
+use crate::dashboard::ui::theme::Theme;
+use crate::dashboard::ui::theme::{bold, clock, more_hint};
 use crate::protocol::jobs::JobLife;
 use crate::protocol::trail::Record;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -19,7 +19,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 /// Draws the view over `area`.
-pub fn render(frame: &mut Frame, app: &App, j: &JobsView, area: Rect) {
+pub fn render(frame: &mut Frame, cx: &DrawCx, j: &JobsView, area: Rect) {
     let width = area.width.saturating_sub(4).min(120);
     let height = area.height.saturating_sub(4).max(6);
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
@@ -33,15 +33,15 @@ pub fn render(frame: &mut Frame, app: &App, j: &JobsView, area: Rect) {
         .iter()
         .zip(&j.rows)
         .enumerate()
-        .map(|(i, (r, row))| job_lines(app, r, row, i == j.cursor, line_w))
+        .map(|(i, (r, row))| job_lines(cx, r, row, i == j.cursor, line_w))
         .collect();
     let heights: Vec<usize> = per_job.iter().map(Vec::len).collect();
     let offset = first_shown(&heights, j.cursor, rows);
     let shown = fitting(&heights[offset.min(heights.len())..], rows);
-    let inner = super::theme::draw_overlay(
+    let inner = crate::dashboard::ui::theme::draw_overlay(
         frame,
         rect,
-        &app.theme,
+        &cx.theme,
         title(j, offset, shown, width.saturating_sub(2)),
     );
     let [body, keys] = inner.layout(&Layout::vertical([
@@ -51,21 +51,21 @@ pub fn render(frame: &mut Frame, app: &App, j: &JobsView, area: Rect) {
     let lines = match j.list.last() {
         None => vec![Line::styled(
             "reading the audit trail…",
-            app.theme.dim_text(),
+            cx.theme.dim_text(),
         )],
         Some(Err(e)) => vec![Line::styled(
             format!("cannot read the jobs: {e}"),
-            Style::new().fg(app.theme.danger),
+            Style::new().fg(cx.theme.danger),
         )],
         Some(Ok(l)) if l.is_empty() => vec![Line::styled(
             "no unfinished bulk run: every job's record is finished",
-            app.theme.dim_text(),
+            cx.theme.dim_text(),
         )],
         Some(Ok(_)) => per_job.into_iter().skip(offset).flatten().collect(),
     };
     frame.render_widget(Paragraph::new(lines), body);
     frame.render_widget(
-        Paragraph::new(prompt(app, j)).wrap(Wrap { trim: false }),
+        Paragraph::new(prompt(cx, j)).wrap(Wrap { trim: false }),
         keys,
     );
 }
@@ -108,18 +108,18 @@ fn life_style(theme: &Theme, life: JobLife) -> Style {
 /// columns: its life and run id; what, how big and how far, from where;
 /// then who, when and why (dim).
 fn job_lines(
-    app: &App,
+    cx: &DrawCx,
     r: &Record,
     row: &JobRow,
     selected: bool,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let mut style = Style::new().fg(app.theme.warn);
+    let mut style = Style::new().fg(cx.theme.warn);
     if selected {
         style = style.add_modifier(Modifier::REVERSED);
     }
     let mut what = vec![
-        (row.life.short(), life_style(&app.theme, row.life)),
+        (row.life.short(), life_style(&cx.theme, row.life)),
         (r.record_id.clone(), style),
         (
             format!("{} of {} transaction(s)", r.action, r.transactions.len()),
@@ -133,7 +133,7 @@ fn job_lines(
     if let Some(p) = &r.profile {
         what.push((format!("profile {p}"), style));
     }
-    let dim = app.theme.dim_text();
+    let dim = cx.theme.dim_text();
     let mut who = vec![
         (format!("by {}", r.operator), dim),
         (
@@ -159,7 +159,7 @@ fn pack(lead: &'static str, parts: Vec<(String, Style)>, width: usize) -> Vec<Li
     let mut line = Line::from(lead);
     let mut used = 0;
     for (text, style) in parts {
-        let pieces = super::groups::wrap_words(&text, room);
+        let pieces = crate::dashboard::layers::groups::draw::wrap_words(&text, room);
         for (i, piece) in pieces.into_iter().enumerate() {
             let w = piece.chars().count();
             if used > 0 && (i > 0 || used + 3 + w > room) {
@@ -179,9 +179,9 @@ fn pack(lead: &'static str, parts: Vec<(String, Style)>, width: usize) -> Vec<Li
 }
 
 /// The keys, or the resume prompt with what was typed.
-fn prompt(app: &App, j: &JobsView) -> Vec<Line<'static>> {
+fn prompt(cx: &DrawCx, j: &JobsView) -> Vec<Line<'static>> {
     let Some(p) = &j.prompt else {
-        let k = |op| app.keys.key(op);
+        let k = |op| cx.keys.key(op);
         return vec![Line::styled(
             format!(
                 "{}/{} select · {} resume · {} read again · {} close",
@@ -191,7 +191,7 @@ fn prompt(app: &App, j: &JobsView) -> Vec<Line<'static>> {
                 k(Op::Refresh),
                 k(Op::Back)
             ),
-            app.theme.dim_text(),
+            cx.theme.dim_text(),
         )];
     };
     let run = j
@@ -212,12 +212,12 @@ fn prompt(app: &App, j: &JobsView) -> Vec<Line<'static>> {
                 Some(why) => format!("resume {run} FORCED ({}): \"{why}\"?", life.short()),
                 None => format!("resume {run} from its record ({})?", life.short()),
             },
-            format!("type {} then Enter: ", resume_word(&app.settings)),
+            format!("type {} then Enter: ", resume_word(&cx.settings)),
             typed,
         ),
     };
     vec![
-        Line::styled(ask, Style::new().fg(app.theme.warn)),
+        Line::styled(ask, Style::new().fg(cx.theme.warn)),
         Line::from(vec![
             Span::styled(what, bold()),
             Span::styled(
@@ -225,6 +225,6 @@ fn prompt(app: &App, j: &JobsView) -> Vec<Line<'static>> {
                 Style::new().add_modifier(Modifier::UNDERLINED),
             ),
         ]),
-        Line::styled("Esc back", app.theme.dim_text()),
+        Line::styled("Esc back", cx.theme.dim_text()),
     ]
 }

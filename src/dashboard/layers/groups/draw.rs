@@ -3,10 +3,12 @@
 //! bar scaled to the largest of its kind; the groupings the mapping cannot
 //! aggregate are named at the bottom, so none is silently missing.
 
-use super::theme::{bold, fit_segments, grouped, more_hint, short_id, Segment, Theme};
-use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
 use crate::dashboard::layers::groups::GroupsView;
+use crate::dashboard::layers::DrawCx;
+use crate::dashboard::ui::theme::{
+    bold, fit_segments, grouped, more_hint, short_id, Segment, Theme,
+};
 use crate::protocol::read::{Group, Groups};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -18,8 +20,8 @@ use ratatui::Frame;
 const BAR: usize = 24;
 
 /// Draws the view over `area`.
-pub fn render(frame: &mut Frame, app: &App, view: &GroupsView, area: Rect) {
-    let th = &app.theme;
+pub fn render(frame: &mut Frame, cx: &DrawCx, view: &GroupsView, area: Rect) {
+    let th = &cx.theme;
     let width = area.width.saturating_sub(4).min(100);
     let height = area.height.saturating_sub(4).max(3);
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
@@ -52,7 +54,7 @@ pub fn render(frame: &mut Frame, app: &App, view: &GroupsView, area: Rect) {
         title.push_str("· counting… ");
     }
     title.push_str(&more_hint(above, 0, above + below));
-    let inner = super::theme::draw_overlay(frame, rect, th, title);
+    let inner = crate::dashboard::ui::theme::draw_overlay(frame, rect, th, title);
     let [body, keys] = inner.layout(&Layout::vertical([
         Constraint::Min(0),
         Constraint::Length(1),
@@ -64,7 +66,7 @@ pub fn render(frame: &mut Frame, app: &App, view: &GroupsView, area: Rect) {
         .map(Item::line)
         .collect();
     frame.render_widget(Paragraph::new(shown), body);
-    frame.render_widget(Paragraph::new(keys_hint(app, keys.width)), keys);
+    frame.render_widget(Paragraph::new(keys_hint(cx, keys.width)), keys);
 }
 
 /// A line of the view: a group or a note the "more" hint counts, or a
@@ -89,10 +91,10 @@ impl Item {
 /// The view's keys, as the key table binds them (a rebound key shows),
 /// the most useful kept when the width is short (the footer names them
 /// all).
-fn keys_hint(app: &App, width: u16) -> Line<'static> {
-    let k = |op| app.keys.key(op);
+fn keys_hint(cx: &DrawCx, width: u16) -> Line<'static> {
+    let k = |op| cx.keys.key(op);
     let seg = |priority, text: String| {
-        Segment::new(priority, vec![Span::styled(text, app.theme.dim_text())])
+        Segment::new(priority, vec![Span::styled(text, cx.theme.dim_text())])
     };
     let segs = vec![
         seg(3, format!("{}/{} select", k(Op::Down), k(Op::Up))),
@@ -162,7 +164,7 @@ fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Item
 
 /// `text` broken between words into lines of at most `width` columns (a
 /// longer word stands alone), so no word is cut at the pane's edge.
-pub(super) fn wrap_words(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut line = String::new();
     for word in text.split(' ') {

@@ -4,10 +4,10 @@
 //! ([`crate::dashboard::stop::question`]), and two buttons, "keep running"
 //! focused first.
 
-use super::theme::{bold, wrapped_rows, Theme};
-use crate::dashboard::app::App;
+use super::{question, StopAsk};
 use crate::dashboard::keymap::DialogOp;
-use crate::dashboard::stop::{question, StopAsk};
+use crate::dashboard::layers::DrawCx;
+use crate::dashboard::ui::theme::{bold, wrapped_rows, Theme};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -15,9 +15,14 @@ use ratatui::widgets::{Block, BorderType, Clear, Padding, Paragraph, Wrap};
 use ratatui::Frame;
 
 /// Draws the question over `area`.
-pub fn render(frame: &mut Frame, app: &App, ask: &StopAsk, area: Rect) {
-    let th = &app.theme;
-    let mut said = question(app).into_iter();
+pub fn render(frame: &mut Frame, cx: &DrawCx, ask: &StopAsk, area: Rect) {
+    let th = &cx.theme;
+    let mut said = cx
+        .bulk
+        .map_or_else(Vec::new, |b| {
+            question(b, ask.quit, cx.settings.profile.as_deref())
+        })
+        .into_iter();
     let head = said.next().unwrap_or_default();
     let mut body = vec![Line::styled(head, bold())];
     body.extend(said.map(Line::from));
@@ -46,12 +51,12 @@ pub fn render(frame: &mut Frame, app: &App, ask: &StopAsk, area: Rect) {
     ]));
     frame.render_widget(Paragraph::new(body).wrap(Wrap { trim: false }), text);
     frame.render_widget(
-        Paragraph::new(buttons_line(app, th, ask)).centered(),
+        Paragraph::new(buttons_line(cx, th, ask)).centered(),
         buttons,
     );
 }
 
-fn buttons_line(app: &App, th: &Theme, ask: &StopAsk) -> Line<'static> {
+fn buttons_line(cx: &DrawCx, th: &Theme, ask: &StopAsk) -> Line<'static> {
     let focused = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
     let (keep, stop) = if ask.confirm_focused {
         (Style::new(), th.alert(th.warn))
@@ -61,8 +66,8 @@ fn buttons_line(app: &App, th: &Theme, ask: &StopAsk) -> Line<'static> {
             Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         )
     };
-    let cancel = app.keys.dialog_key(DialogOp::Cancel);
-    let confirm = app.keys.dialog_key(DialogOp::Confirm);
+    let cancel = cx.keys.dialog_key(DialogOp::Cancel);
+    let confirm = cx.keys.dialog_key(DialogOp::Confirm);
     let what = if ask.quit { "Stop and quit" } else { "Stop" };
     Line::from(vec![
         Span::styled(format!("[ Keep running ({cancel}) ]"), keep),

@@ -1,0 +1,91 @@
+//! The stop question's layer: its state, its text and its key hints (its
+//! keys and what a stop does are in `dashboard::stop`).
+
+pub mod draw;
+
+use super::Hint;
+use crate::dashboard::dialog::BulkProgress;
+use crate::dashboard::event::Action;
+use crate::dashboard::keymap::{DialogOp, Keymap};
+use std::path::Path;
+
+/// The question before a bulk run is stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StopAsk {
+    /// Asked by quitting (`q`, Ctrl-C): a stop is followed by the quit.
+    pub quit: bool,
+    /// `false`: "keep running" has focus (the default); `true`: "stop".
+    pub confirm_focused: bool,
+}
+
+impl StopAsk {
+    /// The key bar while the question is open: the dialog's confirm and
+    /// cancel keys, as stop and keep running.
+    pub fn hints(keys: &Keymap) -> Vec<Hint> {
+        keys.dialog
+            .iter()
+            .filter(|b| matches!(b.op, DialogOp::Confirm | DialogOp::Cancel))
+            .map(|b| {
+                let what = if b.op == DialogOp::Confirm {
+                    "stop"
+                } else {
+                    "keep running"
+                };
+                (0, b.label.to_string(), what.to_string())
+            })
+            .collect()
+    }
+}
+
+/// The question's text: what stopping does, where the ids left go and how
+/// to carry on; asked by quitting, "stop it and quit, or keep running?".
+pub fn question(b: &BulkProgress, quit: bool, profile: Option<&str>) -> Vec<String> {
+    let verb = b.action.bulk_verb();
+    let mut out = vec![if quit {
+        format!(
+            "A bulk {verb} is running ({}/{}): stop it and quit, or keep running?",
+            b.done, b.total
+        )
+    } else {
+        format!("Stop the bulk {verb}? ({}/{} ended)", b.done, b.total)
+    }];
+    out.push(
+        "Stopping: no new transaction starts; each started transaction is brought to a \
+         state a resume or the application's recovery finishes."
+            .into(),
+    );
+    match &b.left_file {
+        Some(file) => {
+            out.push(format!(
+                "The ids left are written to {} (one a line).",
+                file.display()
+            ));
+            out.push(format!(
+                "Then resume with: {}",
+                resume_line(b.action, file, profile)
+            ));
+        }
+        None => out.push(
+            "The ids left are named in the log (no state directory to write them to: set HOME \
+             or XDG_STATE_HOME)."
+                .into(),
+        ),
+    }
+    if quit {
+        out.push("The dashboard quits once the run has stopped.".into());
+    }
+    out
+}
+
+/// The command that carries on with the ids a stopped run left.
+pub fn resume_line(action: Action, file: &Path, profile: Option<&str>) -> String {
+    let verb = match action {
+        Action::Rollback => "rollback",
+        _ => "recover",
+    };
+    let profile = profile.map_or(String::new(), |p| format!(" --profile {p}"));
+    format!(
+        "estx-tui {verb} --ids-from {}{profile} --reason TEXT",
+        file.display()
+    )
+}
