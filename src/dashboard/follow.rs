@@ -8,34 +8,6 @@
 //! target. A poll alone never moves the selection (rows are selected by id).
 
 use super::app::{App, LogLevel};
-use super::layers::OverlayKind;
-use crossterm::event::KeyCode;
-
-/// A key while typing the filter (`/`): the table narrows as it is typed,
-/// starting at the top of its rows; Enter keeps the filter, Esc drops it.
-pub fn on_filter_key(app: &mut App, code: KeyCode) {
-    match code {
-        KeyCode::Enter => {
-            app.overlays.close(OverlayKind::Filter);
-        }
-        KeyCode::Esc => {
-            app.overlays.close(OverlayKind::Filter);
-            app.filter.clear();
-            keep_selection_visible(app);
-        }
-        KeyCode::Backspace => {
-            let erased = app.filter.pop().is_some();
-            if erased {
-                new_filter(app);
-            }
-        }
-        KeyCode::Char(c) => {
-            app.filter.push(c);
-            new_filter(app);
-        }
-        _ => {}
-    }
-}
 
 /// The text filter changed (typed, or erased): the first row of the new
 /// filter is selected and shown at the top. With no row matching, the

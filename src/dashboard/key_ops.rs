@@ -8,6 +8,7 @@ use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dia
 use super::event::{Action, IoRequest};
 use super::keymap::Op;
 use super::layers::audit::Audit;
+use super::layers::filter::FilterEdit;
 use super::layers::{self, Context, Effect, Outcome, Overlay, OverlayKind};
 use super::navigation::{cycle_focus, move_selection};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -51,11 +52,6 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     // The top overlay takes the key; the panes only get it when none is open.
     match app.overlays.top().map(Overlay::kind) {
         Some(OverlayKind::Dialog) => on_dialog_key(app, key),
-        Some(OverlayKind::Filter) => {
-            super::follow::on_filter_key(app, key.code);
-            vec![]
-        }
-        Some(OverlayKind::StopRun) => super::stop::on_key(app, key),
         Some(_) => on_layer_key(app, key),
         None => app
             .keys
@@ -122,6 +118,13 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
                 app.selected_account = Some(id);
                 app.focus = Pane::Accounts;
             }
+            Effect::Filter(edit) => filter_edit(app, edit),
+            Effect::StopBulk { quit } => {
+                if let Some(b) = app.bulk.as_mut() {
+                    b.quit_when_stopped |= quit;
+                }
+                io.extend(super::stop::begin(app));
+            }
             Effect::OpenGroup(g) => {
                 app.filter.clear();
                 app.filter_before_drill = None;
@@ -148,6 +151,26 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
         }
     }
     io
+}
+
+/// The text filter typed: the table narrows as it is typed, starting at
+/// the top of its rows ([`super::follow`]).
+fn filter_edit(app: &mut App, edit: FilterEdit) {
+    match edit {
+        FilterEdit::Push(c) => {
+            app.filter.push(c);
+            super::follow::new_filter(app);
+        }
+        FilterEdit::Pop => {
+            if app.filter.pop().is_some() {
+                super::follow::new_filter(app);
+            }
+        }
+        FilterEdit::Clear => {
+            app.filter.clear();
+            super::follow::keep_selection_visible(app);
+        }
+    }
 }
 
 /// A key of the main table on the panes: quit, help, open, back, or the

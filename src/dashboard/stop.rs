@@ -17,12 +17,11 @@
 
 use super::app::{App, Ending, LogLevel};
 use super::event::{Action, IoRequest, LeftIds};
-use super::keymap::{DialogOp, Op};
+use super::keymap::Op;
 pub use super::layers::stop::resume_line;
 pub use super::layers::stop::StopAsk;
 use super::layers::{Overlay, OverlayKind};
 use crate::signals::StopSignal;
-use crossterm::event::KeyEvent;
 
 /// The stop key: asks before stopping the run in progress; without one (or
 /// with one already stopping) says so.
@@ -75,38 +74,9 @@ pub fn signal(app: &mut App, s: StopSignal) -> Vec<IoRequest> {
     begin(app)
 }
 
-/// Keys while the question is open (the dialog's key table): confirm
-/// stops, cancel keeps running, focus and Enter as in every dialog.
-pub fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
-    let op = app.keys.dialog_op(key.code);
-    let Some(ask) = app.overlays.stop_ask_mut() else {
-        return vec![];
-    };
-    let stop = match op {
-        Some(DialogOp::Confirm) => true,
-        Some(DialogOp::Press) => ask.confirm_focused,
-        Some(DialogOp::Cancel) => false,
-        Some(DialogOp::Focus) => {
-            ask.confirm_focused = !ask.confirm_focused;
-            return vec![];
-        }
-        _ => return vec![],
-    };
-    let quit = ask.quit;
-    app.overlays.close(OverlayKind::StopRun);
-    if !stop {
-        app.push_log(LogLevel::Info, "the bulk run keeps running");
-        return vec![];
-    }
-    if let Some(b) = app.bulk.as_mut() {
-        b.quit_when_stopped |= quit;
-    }
-    begin(app)
-}
-
 /// Stops the run in progress: no new item starts; started ones reach their
 /// next protocol state (a paused run is resumed for that).
-fn begin(app: &mut App) -> Vec<IoRequest> {
+pub(super) fn begin(app: &mut App) -> Vec<IoRequest> {
     let Some(b) = app.bulk.as_mut().filter(|b| !b.stopping) else {
         return vec![];
     };

@@ -13,7 +13,8 @@
 //! left without a key, and a key bound to two actions of one table are
 //! refused, naming the line.
 
-use super::{Binding, DialogOp, Keymap, Op};
+use super::table::Named;
+use super::{Binding, Keymap};
 use crossterm::event::KeyCode;
 use std::borrow::Cow;
 
@@ -50,70 +51,6 @@ impl Keymap {
         rebind(&mut keys.main, "keys", main)?;
         rebind(&mut keys.dialog, "dialog_keys", dialog)?;
         Ok(keys)
-    }
-}
-
-/// An action as the config file names it.
-trait Named: Copy + PartialEq + 'static {
-    fn name(self) -> &'static str;
-}
-
-impl Named for Op {
-    fn name(self) -> &'static str {
-        match self {
-            Op::Help => "help",
-            Op::NextPane => "next_pane",
-            Op::PrevPane => "prev_pane",
-            Op::Down => "down",
-            Op::Up => "up",
-            Op::PageDown => "page_down",
-            Op::PageUp => "page_up",
-            Op::Top => "top",
-            Op::Bottom => "bottom",
-            Op::Open => "open",
-            Op::Back => "back",
-            Op::Filter => "filter",
-            Op::LookUp => "look_up",
-            Op::CycleState => "cycle_state",
-            Op::StuckOnly => "stuck_only",
-            Op::OldOnly => "old_only",
-            Op::Groups => "groups",
-            Op::NextPage => "next_page",
-            Op::PrevPage => "prev_page",
-            Op::Sort => "sort",
-            Op::Reverse => "reverse_order",
-            Op::Export => "export",
-            Op::Refresh => "refresh",
-            Op::Pause => "pause",
-            Op::Slower => "slower",
-            Op::Faster => "faster",
-            Op::Mark => "mark",
-            Op::MarkAll => "mark_all",
-            Op::ClearMarks => "clear_marks",
-            Op::Rollback => "rollback",
-            Op::Recover => "recover",
-            Op::Release => "release",
-            Op::ReverseTransfer => "reverse_transfer",
-            Op::Audit => "audit",
-            Op::PauseJob => "pause_job",
-            Op::StopJob => "stop_job",
-            Op::Jobs => "jobs",
-            Op::Quit => "quit",
-        }
-    }
-}
-
-impl Named for DialogOp {
-    fn name(self) -> &'static str {
-        match self {
-            DialogOp::Confirm => "confirm",
-            DialogOp::Force => "force",
-            DialogOp::Cancel => "cancel",
-            DialogOp::Focus => "focus",
-            DialogOp::Press => "press",
-            DialogOp::ScrollDown => "scroll_down",
-            DialogOp::ScrollUp => "scroll_up",
-        }
     }
 }
 
@@ -245,6 +182,7 @@ fn key_name(key: KeyCode) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dashboard::keymap::Op;
 
     fn o(action: &str, keys: &[&str], line: usize) -> KeyOverride {
         KeyOverride {

@@ -1,11 +1,187 @@
-//! The default key table: every key of the main screen and of the
-//! confirmation dialog, in help order, with how the help and the key bar
-//! name it. The config file's `[keys]` and `[dialog_keys]` rebind actions
+//! The default key table: what a key can do ([`Op`], [`DialogOp`]) and
+//! how the config file names it, then every key of the main screen and of
+//! the confirmation dialog, in help order, with how the help and the key
+//! bar name it. A new key is added here only. The config file's `[keys]` and `[dialog_keys]` rebind actions
 //! on top of it ([`super::overrides`]).
 
-use super::{Binding, DialogOp, Group, Op};
+use super::{Binding, Group};
 use crossterm::event::KeyCode;
 use std::borrow::Cow;
+
+/// What a key does on the main screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Show the help.
+    Help,
+    /// Focus the next pane.
+    NextPane,
+    /// Focus the previous pane.
+    PrevPane,
+    /// Selection (or scroll) down one.
+    Down,
+    /// Selection (or scroll) up one.
+    Up,
+    /// Down ten.
+    PageDown,
+    /// Up ten.
+    PageUp,
+    /// First row.
+    Top,
+    /// Last row (the log: follow the newest).
+    Bottom,
+    /// Open: table → detail; account → its transactions.
+    Open,
+    /// Back out / clear the text filter.
+    Back,
+    /// Type a text filter.
+    Filter,
+    /// Type a transaction id to look up (any state).
+    LookUp,
+    /// Cycle the state filter.
+    CycleState,
+    /// Only stuck transactions.
+    StuckOnly,
+    /// Only transactions older than `--investigate-after`.
+    OldOnly,
+    /// The stuck transactions by cause.
+    Groups,
+    /// The next page of the filter's matches.
+    NextPage,
+    /// The previous page.
+    PrevPage,
+    /// Cycle the sort key.
+    Sort,
+    /// Reverse the order.
+    Reverse,
+    /// Export every match of the table's filter (CSV).
+    Export,
+    /// Poll now.
+    Refresh,
+    /// Pause / resume polling.
+    Pause,
+    /// Poll interval +1s.
+    Slower,
+    /// Poll interval -1s.
+    Faster,
+    /// Mark / unmark the selected transaction (bulk actions).
+    Mark,
+    /// Mark every row of the current filter.
+    MarkAll,
+    /// Clear every mark.
+    ClearMarks,
+    /// Roll the selected transaction (or the marked ones) back.
+    Rollback,
+    /// Recover the selected transaction.
+    Recover,
+    /// Release the selected lock, or the selected transaction's locks.
+    Release,
+    /// Reverse the selected finished transfer (compensating transfer).
+    ReverseTransfer,
+    /// Open / close the audit pane (and audit now).
+    Audit,
+    /// Pause / resume the bulk run in progress.
+    PauseJob,
+    /// Stop the bulk run in progress (asks first; the only way to stop one).
+    StopJob,
+    /// The jobs view: unfinished bulk jobs, resumable.
+    Jobs,
+    /// Quit.
+    Quit,
+}
+
+impl Op {
+    /// Whether the key writes to the cluster (the repairs): these are the
+    /// keys read-only mode disables.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Op::Rollback | Op::Recover | Op::Release | Op::ReverseTransfer
+        )
+    }
+}
+
+/// What a key does in the confirmation dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DialogOp {
+    /// Run, unforced (the recovery window and lock staleness apply).
+    Confirm,
+    /// Run forced: the only way past the protocol's refusal.
+    Force,
+    /// Close without doing anything.
+    Cancel,
+    /// Move focus between the buttons.
+    Focus,
+    /// Press the focused button.
+    Press,
+    /// Scroll the dialog's text.
+    ScrollDown,
+    /// Scroll the dialog's text back.
+    ScrollUp,
+}
+
+/// An action as the config file names it.
+pub(super) trait Named: Copy + PartialEq + 'static {
+    fn name(self) -> &'static str;
+}
+
+impl Named for Op {
+    fn name(self) -> &'static str {
+        match self {
+            Op::Help => "help",
+            Op::NextPane => "next_pane",
+            Op::PrevPane => "prev_pane",
+            Op::Down => "down",
+            Op::Up => "up",
+            Op::PageDown => "page_down",
+            Op::PageUp => "page_up",
+            Op::Top => "top",
+            Op::Bottom => "bottom",
+            Op::Open => "open",
+            Op::Back => "back",
+            Op::Filter => "filter",
+            Op::LookUp => "look_up",
+            Op::CycleState => "cycle_state",
+            Op::StuckOnly => "stuck_only",
+            Op::OldOnly => "old_only",
+            Op::Groups => "groups",
+            Op::NextPage => "next_page",
+            Op::PrevPage => "prev_page",
+            Op::Sort => "sort",
+            Op::Reverse => "reverse_order",
+            Op::Export => "export",
+            Op::Refresh => "refresh",
+            Op::Pause => "pause",
+            Op::Slower => "slower",
+            Op::Faster => "faster",
+            Op::Mark => "mark",
+            Op::MarkAll => "mark_all",
+            Op::ClearMarks => "clear_marks",
+            Op::Rollback => "rollback",
+            Op::Recover => "recover",
+            Op::Release => "release",
+            Op::ReverseTransfer => "reverse_transfer",
+            Op::Audit => "audit",
+            Op::PauseJob => "pause_job",
+            Op::StopJob => "stop_job",
+            Op::Jobs => "jobs",
+            Op::Quit => "quit",
+        }
+    }
+}
+
+impl Named for DialogOp {
+    fn name(self) -> &'static str {
+        match self {
+            DialogOp::Confirm => "confirm",
+            DialogOp::Force => "force",
+            DialogOp::Cancel => "cancel",
+            DialogOp::Focus => "focus",
+            DialogOp::Press => "press",
+            DialogOp::ScrollDown => "scroll_down",
+            DialogOp::ScrollUp => "scroll_up",
+        }
+    }
+}
 
 const fn b<O>(
     op: O,

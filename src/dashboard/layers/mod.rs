@@ -21,6 +21,7 @@
 //! [`open_for`].
 
 pub mod audit;
+pub mod filter;
 pub mod groups;
 pub mod help;
 pub mod jobs;
@@ -152,6 +153,13 @@ pub enum Effect {
     },
     /// Select this account and focus the accounts pane.
     ShowAccount(String),
+    /// Change the text filter being typed.
+    Filter(filter::FilterEdit),
+    /// Stop the bulk run in progress (`quit`: then quit).
+    StopBulk {
+        /// The stop was asked by quitting.
+        quit: bool,
+    },
     /// Make this group the table's filter.
     OpenGroup(Group),
     /// Resume a job as this dashboard's bulk run.
@@ -246,8 +254,8 @@ impl Overlay {
     }
 
     /// A key for the layer, when it takes keys through [`Outcome`]s
-    /// (`None`: the dialog, the filter and the stop question, whose keys
-    /// the stack still hands to their own handlers with the state).
+    /// (`None`: the dialog, whose keys the stack still hands to its own
+    /// handler with the state).
     pub fn key(&mut self, cx: &Context, key: KeyEvent) -> Option<Outcome> {
         Some(match self {
             Overlay::Help(h) => h.key(cx, key),
@@ -255,7 +263,9 @@ impl Overlay {
             Overlay::Audit(a) => a.key(cx, key),
             Overlay::Groups(g) => g.key(cx, key),
             Overlay::Jobs(j) => j.key(cx, key),
-            Overlay::Dialog(_) | Overlay::Filter | Overlay::StopRun(_) => return None,
+            Overlay::Filter => filter::key(key),
+            Overlay::StopRun(s) => s.key(cx, key),
+            Overlay::Dialog(_) => return None,
         })
     }
 
@@ -290,12 +300,7 @@ impl Overlay {
             Overlay::Audit(_) => audit::Audit::hints(keys),
             Overlay::Groups(_) => groups::GroupsView::hints(),
             Overlay::Jobs(_) => jobs::JobsView::hints(),
-            Overlay::Filter => vec![
-                hint(0, "type", "to filter"),
-                hint(0, "Enter", "keep"),
-                hint(0, "Esc", "clear"),
-                hint(1, "Backspace", "delete"),
-            ],
+            Overlay::Filter => filter::hints(),
             Overlay::StopRun(_) => StopAsk::hints(keys),
         }
     }

@@ -3,10 +3,12 @@
 
 pub mod draw;
 
-use super::Hint;
+use super::{Context, Effect, Hint, Outcome};
 use crate::dashboard::dialog::BulkProgress;
 use crate::dashboard::event::Action;
 use crate::dashboard::keymap::{DialogOp, Keymap};
+use crate::dashboard::log::LogLevel;
+use crossterm::event::KeyEvent;
 use std::path::Path;
 
 /// The question before a bulk run is stopped.
@@ -19,6 +21,27 @@ pub struct StopAsk {
 }
 
 impl StopAsk {
+    /// A key while the question is open (the dialog's key table):
+    /// confirm stops, cancel keeps running, focus and Enter as in every
+    /// dialog.
+    pub fn key(&mut self, cx: &Context, key: KeyEvent) -> Outcome {
+        let stop = match cx.keys.dialog_op(key.code) {
+            Some(DialogOp::Confirm) => true,
+            Some(DialogOp::Press) => self.confirm_focused,
+            Some(DialogOp::Cancel) => false,
+            Some(DialogOp::Focus) => {
+                self.confirm_focused = !self.confirm_focused;
+                return Outcome::stay();
+            }
+            _ => return Outcome::stay(),
+        };
+        if !stop {
+            let text = "the bulk run keeps running".to_string();
+            return Outcome::with(Effect::Log(LogLevel::Info, text)).closing();
+        }
+        Outcome::with(Effect::StopBulk { quit: self.quit }).closing()
+    }
+
     /// The key bar while the question is open: the dialog's confirm and
     /// cancel keys, as stop and keep running.
     pub fn hints(keys: &Keymap) -> Vec<Hint> {

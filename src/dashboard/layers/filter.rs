@@ -1,0 +1,39 @@
+//! Typing the text filter (`/`): the table narrows as it is typed,
+//! starting at the top of its rows; Enter keeps the filter, Esc drops it.
+//! The text itself is shared (`App::filter`, part of the table's query),
+//! so the layer says how it changes ([`Effect::Filter`]).
+
+use super::{hint, Effect, Hint, Outcome};
+use crossterm::event::{KeyCode, KeyEvent};
+
+/// How a key changes the text filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterEdit {
+    /// A character typed at its end.
+    Push(char),
+    /// Its last character erased.
+    Pop,
+    /// Dropped (Esc).
+    Clear,
+}
+
+/// A key while typing the filter.
+pub fn key(key: KeyEvent) -> Outcome {
+    match key.code {
+        KeyCode::Enter => Outcome::close(),
+        KeyCode::Esc => Outcome::with(Effect::Filter(FilterEdit::Clear)).closing(),
+        KeyCode::Backspace => Outcome::with(Effect::Filter(FilterEdit::Pop)),
+        KeyCode::Char(c) => Outcome::with(Effect::Filter(FilterEdit::Push(c))),
+        _ => Outcome::stay(),
+    }
+}
+
+/// The key bar while typing.
+pub fn hints() -> Vec<Hint> {
+    vec![
+        hint(0, "type", "to filter"),
+        hint(0, "Enter", "keep"),
+        hint(0, "Esc", "clear"),
+        hint(1, "Backspace", "delete"),
+    ]
+}
