@@ -50,7 +50,7 @@ pub fn measure(snap: &Snapshot, url: &str, transactions_index: &str) {
     let now = Utc::now();
     let at = |i: usize| now + ChronoDuration::seconds(i as i64);
     let mut app = App::new(settings, Duration::from_secs(2), now);
-    app.size = (160, 48);
+    app.terminal.size = (160, 48);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let mut draw = |app: &App| terminal.draw(|f| ui::render(f, app)).map(|_| ());
     // The snapshot arrives by move, as from the poller: copies made first.

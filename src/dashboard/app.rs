@@ -73,32 +73,57 @@ pub enum Ending {
     RunStopped,
 }
 
-/// Everything the screen shows.
+/// The poller as the screen knows it.
 #[derive(Debug, Clone)]
-pub struct App {
-    /// Fixed settings.
-    pub settings: Settings,
-    /// The clock the screen uses (from ticks and polls).
-    pub now: DateTime<Utc>,
-    /// Last good snapshot.
-    pub snapshot: Option<Snapshot>,
+pub struct PollState {
     /// The snapshot a poll replaced, freed once the frame showing the new
     /// one is drawn ([`App::free_retired`]): freeing hundreds of rows,
     /// accounts and locks is no part of the frame.
     pub retired: Option<Snapshot>,
     /// The last poll's failure, if the last poll failed.
-    pub poll_error: Option<PollFailure>,
+    pub error: Option<PollFailure>,
     /// A poll is running.
-    pub polling: bool,
+    pub running: bool,
     /// Polling paused by the operator.
     pub paused: bool,
     /// Poll interval.
     pub interval: Duration,
-    /// Focused pane.
-    pub focus: Pane,
-    /// Selected transaction (by id, so a poll, a sort or a filter never
-    /// moves the selection to another transaction).
-    pub selected: Option<String>,
+}
+
+/// What is selected, in one place: the transaction, account and lock
+/// (each by id, so a poll, a sort or a filter never moves the selection
+/// to another one), where the detail and the log are scrolled, and the
+/// marked rows a bulk act works on. How the selection follows what is
+/// shown is [`super::follow`]; what the keys act on, [`super::target`].
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Selected transaction.
+    pub txn: Option<String>,
+    /// The transaction looked up with `#` (or opened from its lock with
+    /// `Enter`), while it stays selected: the detail names it as the
+    /// target of `R`/`F`/`L` even when it is not a row of the table (see
+    /// the `target` module).
+    pub pinned: Option<String>,
+    /// Selected account.
+    pub account: Option<String>,
+    /// Selected lock (by resource).
+    pub lock: Option<String>,
+    /// The account drilled into (`Enter` in the accounts pane); the detail
+    /// pane shows it until a transaction is selected or `Esc`.
+    pub drill: Option<String>,
+    /// Lines the detail pane is scrolled down.
+    pub detail_scroll: usize,
+    /// First log line shown; `None` follows the newest.
+    pub log_top: Option<usize>,
+    /// Marked transactions (by id), for bulk actions.
+    pub marks: std::collections::BTreeSet<String>,
+}
+
+/// What the selected transaction's detail reads by id beyond the
+/// snapshot: the transaction itself when it is not listed, and its audit
+/// records.
+#[derive(Debug, Clone, Default)]
+pub struct ByIdReads {
     /// The selected transaction read by id when it is not in the snapshot.
     pub looked_up: Option<LookedUp>,
     /// The id a read by id was last asked for (so it is asked once).
@@ -112,69 +137,65 @@ pub struct App {
     /// When they were last asked for: a poll asks again only when the
     /// selection's document changed or after [`HISTORY_EVERY`].
     pub history_at: Option<DateTime<Utc>>,
-    /// The transaction looked up with `#` (or opened from its lock with
-    /// `Enter`), while it stays selected: the
-    /// detail names it as the target of `R`/`F`/`L` even when it is not a
-    /// row of the table (see the `target` module).
-    pub pinned: Option<String>,
-    /// Selected account (by id).
-    pub selected_account: Option<String>,
-    /// Selected lock (by resource).
-    pub selected_lock: Option<String>,
-    /// The account drilled into (`Enter` in the accounts pane); the detail
-    /// pane shows it until a transaction is selected or `Esc`.
-    pub account_drill: Option<String>,
-    /// The text and state filters in place before the drill-down set the
-    /// filter to the account: `Esc` puts them back (typing a filter with
-    /// `/` forgets them).
-    pub filter_before_drill: Option<(String, Option<TxnState>)>,
-    /// First log line shown; `None` follows the newest.
-    pub log_top: Option<usize>,
-    /// Lines the detail pane is scrolled down.
-    pub detail_scroll: usize,
+}
+
+/// What the table lists: the filter the cluster runs, its page, and the
+/// order rows are shown in.
+#[derive(Debug, Clone)]
+pub struct TableQuery {
+    /// Text filter (`/`).
+    pub text: String,
+    /// The state the table shows (`None`: every state); `s` moves it on
+    /// ([`next_state_filter`]).
+    pub state: Option<TxnState>,
     /// Only stuck transactions (older than the recovery window).
     pub stuck_only: bool,
     /// Only transactions older than `--investigate-after`.
     pub old_only: bool,
-    /// Text filter (`/`).
-    pub filter: String,
-    /// The state the table shows (`None`: every state); `s` moves it on
-    /// ([`next_state_filter`]).
-    pub state_filter: Option<TxnState>,
-    /// The page of the table's filter the poller was told to list
-    /// ([`App::table_filter`] as last sent).
-    pub listing: TableFilter,
-    /// The group opened from it: part of the table's filter until `Esc`.
+    /// The group opened from the view by cause: part of the table's filter
+    /// until `Esc`.
     pub group: Option<Group>,
     /// The page of the table shown (0 first; a new filter starts at 0).
     pub page: usize,
+    /// The page of the table's filter the poller was told to list
+    /// ([`App::table_filter`] as last sent).
+    pub listing: TableFilter,
     /// The listing changed: when its rows arrive, a selection they do not
     /// show moves to their first row (the operator moved, not the poll).
     pub select_on_arrival: bool,
+    /// The text and state filters in place before the drill-down set the
+    /// filter to the account: `Esc` puts them back (typing a filter with
+    /// `/` forgets them).
+    pub before_drill: Option<(String, Option<TxnState>)>,
     /// Sort key.
     pub sort: SortKey,
     /// Reverse order.
     pub sort_desc: bool,
-    /// What is open over the panes (dialog, help, filter, look-up, audit),
-    /// bottom first; the top one takes the keys.
-    pub overlays: Overlays,
-    /// The invariant audit (background, and on demand).
-    pub audit: AuditState,
-    /// Event log, newest last.
-    pub log: VecDeque<LogEntry>,
-    /// The action running, if any (one at a time).
-    pub running: Option<Running>,
-    /// Marked transactions (by id), for bulk actions.
-    pub marks: std::collections::BTreeSet<String>,
-    /// The bulk run in progress, if any.
-    pub bulk: Option<BulkProgress>,
+}
+
+impl Default for TableQuery {
+    fn default() -> TableQuery {
+        TableQuery {
+            text: String::new(),
+            state: None,
+            stuck_only: false,
+            old_only: false,
+            group: None,
+            page: 0,
+            listing: TableFilter::default(),
+            select_on_arrival: false,
+            before_drill: None,
+            sort: SortKey::Age,
+            sort_desc: false,
+        }
+    }
+}
+
+/// The terminal as the screen knows it.
+#[derive(Debug, Clone)]
+pub struct TerminalState {
     /// Terminal size.
     pub size: (u16, u16),
-    /// Set when the operator quits.
-    pub should_quit: bool,
-    /// How the session ends, for the exit code: a plain quit, or a quit
-    /// that stopped a bulk run first ([`super::stop`]).
-    pub ending: Ending,
     /// The terminal is smaller than the dashboard can be drawn in
     /// ([`super::layout::fits`]), derived when its size changes: every key
     /// but quit is then ignored ([`super::unseen`]).
@@ -182,6 +203,54 @@ pub struct App {
     /// Keys ignored since the terminal became too small (logged once it
     /// shows the dashboard again).
     pub ignored_keys: usize,
+}
+
+/// Whether and how the session ends.
+#[derive(Debug, Clone, Copy)]
+pub struct Exit {
+    /// Set when the operator quits.
+    pub quit: bool,
+    /// How the session ends, for the exit code: a plain quit, or a quit
+    /// that stopped a bulk run first ([`super::stop`]).
+    pub ending: Ending,
+}
+
+/// Everything the screen shows: what every part shares. What a layer over
+/// the panes shows is its own, carried by the stack ([`App::overlays`]).
+#[derive(Debug, Clone)]
+pub struct App {
+    /// Fixed settings.
+    pub settings: Settings,
+    /// The clock the screen uses (from ticks and polls).
+    pub now: DateTime<Utc>,
+    /// Last good snapshot.
+    pub snapshot: Option<Snapshot>,
+    /// The poller as the screen knows it.
+    pub poll: PollState,
+    /// Focused pane.
+    pub focus: Pane,
+    /// What is selected (transaction, account, lock, marks, scrolls).
+    pub selection: Selection,
+    /// What the selection's detail read by id.
+    pub reads: ByIdReads,
+    /// What the table lists and in which order.
+    pub query: TableQuery,
+    /// What is open over the panes (dialog, help, filter, look-up, audit,
+    /// by cause, jobs, stop question), bottom first, each carrying its
+    /// state; the top one takes the keys.
+    pub overlays: Overlays,
+    /// The invariant audit (background, and on demand).
+    pub audit: AuditState,
+    /// Event log, newest last.
+    pub log: VecDeque<LogEntry>,
+    /// The action running, if any (one at a time).
+    pub running: Option<Running>,
+    /// The bulk run in progress, if any.
+    pub bulk: Option<BulkProgress>,
+    /// The terminal's size, and whether it is too small.
+    pub terminal: TerminalState,
+    /// Whether and how the session ends.
+    pub exit: Exit,
     /// What the screen shows, derived by [`App::refresh_view`].
     pub view: View,
     /// The colours (and ASCII-only drawing) the screen uses.
@@ -199,46 +268,31 @@ impl App {
             settings,
             now,
             snapshot: None,
-            retired: None,
-            poll_error: None,
-            polling: false,
-            paused: false,
-            interval,
+            poll: PollState {
+                retired: None,
+                error: None,
+                running: false,
+                paused: false,
+                interval,
+            },
             focus: Pane::Transactions,
-            selected: None,
-            looked_up: None,
-            lookup_asked: None,
-            history: Load::Idle,
-            history_asked: None,
-            history_at: None,
-            pinned: None,
-            selected_account: None,
-            selected_lock: None,
-            account_drill: None,
-            filter_before_drill: None,
-            log_top: None,
-            detail_scroll: 0,
-            stuck_only: false,
-            old_only: false,
-            filter: String::new(),
-            state_filter: None,
-            listing: TableFilter::default(),
-            group: None,
-            page: 0,
-            select_on_arrival: false,
-            sort: SortKey::Age,
-            sort_desc: false,
+            selection: Selection::default(),
+            reads: ByIdReads::default(),
+            query: TableQuery::default(),
             overlays: Overlays::default(),
             audit: AuditState::default(),
             log: VecDeque::new(),
             running: None,
-            marks: Default::default(),
             bulk: None,
-            size: (80, 24),
-            should_quit: false,
-            ending: Ending::Quit,
-            too_small: false,
-            ignored_keys: 0,
+            terminal: TerminalState {
+                size: (80, 24),
+                too_small: false,
+                ignored_keys: 0,
+            },
+            exit: Exit {
+                quit: false,
+                ending: Ending::Quit,
+            },
             view: View::default(),
             theme: Theme::default(),
             keys: Keymap::default(),
@@ -249,7 +303,7 @@ impl App {
     /// Frees the snapshot the last poll replaced: the event loop calls it
     /// after drawing, so the frame does not wait for it.
     pub fn free_retired(&mut self) {
-        self.retired = None;
+        self.poll.retired = None;
     }
 
     /// Adds a log line, dropping the oldest past [`LOG_CAPACITY`].
@@ -266,21 +320,21 @@ impl App {
 
     /// The state filter in force.
     pub fn state_filter(&self) -> Option<&TxnState> {
-        self.state_filter.as_ref()
+        self.query.state.as_ref()
     }
 
     /// What the table shows, as the query the cluster runs: the text, the
     /// state, the urgency toggles and the page.
     pub fn table_filter(&self) -> TableFilter {
-        let group = self.group.as_ref().map(|g| g.filter.clone());
+        let group = self.query.group.as_ref().map(|g| g.filter.clone());
         let mut f = group.unwrap_or_default();
-        f.text = self.filter.trim().to_string();
-        if self.state_filter.is_some() {
-            f.state = self.state_filter.clone();
+        f.text = self.query.text.trim().to_string();
+        if self.query.state.is_some() {
+            f.state = self.query.state.clone();
         }
-        f.stuck_only |= self.stuck_only;
-        f.old_only |= self.old_only;
-        f.page = self.page;
+        f.stuck_only |= self.query.stuck_only;
+        f.old_only |= self.query.old_only;
+        f.page = self.query.page;
         f
     }
 
@@ -290,7 +344,7 @@ impl App {
         self.snapshot
             .as_ref()
             .map(|s| &s.table)
-            .filter(|t| t.filter == self.listing)
+            .filter(|t| t.filter == self.query.listing)
     }
 
     /// The transaction rows after filter and sort (as of the last [`App::refresh_view`]).
@@ -330,12 +384,12 @@ impl App {
 
     /// Selects a transaction by id (listed or not); the detail starts at its top.
     pub fn select(&mut self, id: String) {
-        if self.selected.as_ref() != Some(&id) {
-            self.detail_scroll = 0;
-            self.pinned = None;
+        if self.selection.txn.as_ref() != Some(&id) {
+            self.selection.detail_scroll = 0;
+            self.selection.pinned = None;
         }
-        self.account_drill = None;
-        self.selected = Some(id);
+        self.selection.drill = None;
+        self.selection.txn = Some(id);
         self.refresh_view();
     }
 
@@ -366,7 +420,7 @@ impl App {
 
     /// Seconds the data on screen is old when the last poll failed.
     pub fn stale_for(&self) -> Option<i64> {
-        match (&self.poll_error, &self.snapshot) {
+        match (&self.poll.error, &self.snapshot) {
             (Some(_), Some(s)) => Some((self.now - s.taken_at).num_seconds()),
             _ => None,
         }
@@ -376,20 +430,20 @@ impl App {
     /// were not asked for since it changed (or since a poll or an action
     /// asked again) and no read is running. Recorded as asked.
     pub fn take_history(&mut self) -> Option<String> {
-        let id = self.selected.clone()?;
-        if self.history.is_loading() || self.history_asked.as_ref() == Some(&id) {
+        let id = self.selection.txn.clone()?;
+        if self.reads.history.is_loading() || self.reads.history_asked.as_ref() == Some(&id) {
             return None;
         }
-        self.history_asked = Some(id.clone());
-        self.history_at = Some(self.now);
-        self.history.reload();
+        self.reads.history_asked = Some(id.clone());
+        self.reads.history_at = Some(self.now);
+        self.reads.history.reload();
         Some(id)
     }
 
     /// The selected transaction's state and modification time in the
     /// snapshot (`None`: not listed): an act on it, by anyone, changes them.
     pub fn selected_version(&self) -> Option<(Option<TxnState>, Option<DateTime<Utc>>)> {
-        let id = self.selected.as_ref()?;
+        let id = self.selection.txn.as_ref()?;
         let snap = self.snapshot.as_ref()?;
         let t = snap.transactions.iter().find(|t| &t.id == id)?;
         Some((t.state.clone(), t.modification_time))
@@ -400,12 +454,12 @@ impl App {
     /// the transaction).
     pub fn history_is_old(&self) -> bool {
         let every = chrono::Duration::from_std(HISTORY_EVERY).unwrap_or_default();
-        self.history_at.is_none_or(|t| self.now - t >= every)
+        self.reads.history_at.is_none_or(|t| self.now - t >= every)
     }
 
     /// The selected transaction's records, if read.
     pub fn selected_history(&self) -> Option<&Result<Vec<Record>, String>> {
-        match (self.history.value(), &self.selected) {
+        match (self.reads.history.value(), &self.selection.txn) {
             (Some((id, r)), Some(s)) if id == s => Some(r),
             _ => None,
         }
@@ -419,7 +473,7 @@ impl App {
 
     /// Where the panes go: the whole terminal, or inside the profile's frame.
     pub fn screen(&self) -> ratatui::layout::Rect {
-        super::layout::screen(self.size, self.settings.mark.is_some())
+        super::layout::screen(self.terminal.size, self.settings.mark.is_some())
     }
 
     /// The lock under the locks pane's cursor.
@@ -435,7 +489,7 @@ impl App {
             keys: &self.keys,
             settings: &self.settings,
             now: self.now,
-            size: self.size,
+            size: self.terminal.size,
             audit: &self.audit,
             bulk: self.bulk.as_ref(),
         }
@@ -443,6 +497,6 @@ impl App {
 
     /// Cycles the sort key.
     pub fn cycle_sort(&mut self) {
-        self.sort = self.sort.next();
+        self.query.sort = self.query.sort.next();
     }
 }

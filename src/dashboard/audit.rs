@@ -57,7 +57,7 @@ fn poll_period(app: &App) -> std::time::Duration {
         .as_ref()
         .map(|s| s.duration)
         .unwrap_or_default();
-    app.interval + took
+    app.poll.interval + took
 }
 
 fn chrono_of(d: std::time::Duration) -> chrono::Duration {

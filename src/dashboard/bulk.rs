@@ -31,8 +31,8 @@ pub fn toggle_mark(app: &mut App) {
             return;
         }
     };
-    if !app.marks.remove(&id) {
-        app.marks.insert(id);
+    if !app.selection.marks.remove(&id) {
+        app.selection.marks.insert(id);
     }
 }
 
@@ -40,25 +40,25 @@ pub fn toggle_mark(app: &mut App) {
 pub fn mark_all(app: &mut App) {
     let ids: Vec<String> = app.visible().iter().map(|t| t.id.clone()).collect();
     let n = ids.len();
-    app.marks.extend(ids);
+    app.selection.marks.extend(ids);
     app.push_log(
         LogLevel::Info,
         format!(
             "marked {n} row(s) of the filter; {} marked",
-            app.marks.len()
+            app.selection.marks.len()
         ),
     );
 }
 
 /// Clears every mark.
 pub fn clear_marks(app: &mut App) {
-    if !app.marks.is_empty() {
+    if !app.selection.marks.is_empty() {
         app.push_log(
             LogLevel::Info,
-            format!("cleared {} mark(s)", app.marks.len()),
+            format!("cleared {} mark(s)", app.selection.marks.len()),
         );
     }
-    app.marks.clear();
+    app.selection.marks.clear();
 }
 
 /// Opens the one dialog for `action` on the marked rows the table shows
@@ -74,7 +74,7 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
                  ({} hidden by the filter, {} no longer listed): clear the filter \
                  (Esc, s, x, X) to see them, or u to clear the marks; nothing done",
                 action.title(),
-                app.marks.len(),
+                app.selection.marks.len(),
                 marks.filtered.len(),
                 marks.unlisted.len()
             ),
@@ -195,7 +195,7 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
     // Only the marks it acts on are cleared: the hidden ones stay marked.
     if let Some(b) = &dialog.bulk {
         for id in &b.ids {
-            app.marks.remove(id);
+            app.selection.marks.remove(id);
         }
     }
     app.bulk = Some(BulkProgress::new(dialog.action, runs.len(), app.now));
@@ -292,7 +292,7 @@ pub fn done(
     }
     app.push_log(level, text);
     super::stop::ended(app, action, left, b.quit_when_stopped);
-    app.history_asked = None;
+    app.reads.history_asked = None;
     vec![IoRequest::PollNow]
 }
 

@@ -26,20 +26,22 @@ impl App {
         if let Some(snap) = &self.snapshot {
             v.rows = self.filtered_rows(snap);
             v.page = self.table_page().cloned();
-            v.marks = marked_rows(&self.marks, snap, &v.rows);
+            v.marks = marked_rows(&self.selection.marks, snap, &v.rows);
             v.attention = self.attention(snap);
-            v.cursor = self.selected.as_ref().and_then(|id| {
+            v.cursor = self.selection.txn.as_ref().and_then(|id| {
                 v.rows
                     .iter()
                     .position(|&i| snap.transactions.get(i).is_some_and(|t| &t.id == id))
             });
             v.accounts = account_order(snap, prev.accounts);
             v.account_cursor = self
-                .selected_account
+                .selection
+                .account
                 .as_ref()
                 .and_then(|id| v.accounts.iter().position(|a| a == id));
             v.lock_cursor = self
-                .selected_lock
+                .selection
+                .lock
                 .as_ref()
                 .and_then(|r| snap.locks.iter().position(|l| &l.info.resource == r));
             v.account_offset = keep_visible(
@@ -51,13 +53,14 @@ impl App {
             v.lock_offset =
                 keep_visible(prev.lock_offset, v.lock_cursor, snap.locks.len(), fit.locks);
             v.account = self
-                .account_drill
+                .selection
+                .drill
                 .as_ref()
                 .map(|id| account_detail(snap, id));
         }
         v.table_offset = keep_visible(prev.table_offset, v.cursor, v.rows.len(), fit.table);
         let last_top = self.log_last_top();
-        v.log_top = match self.log_top {
+        v.log_top = match self.selection.log_top {
             None => last_top,
             Some(top) => top.min(last_top),
         };
@@ -111,7 +114,7 @@ impl App {
     /// returns passes here); until the page asked for arrives, the rows
     /// loaded before are narrowed on screen.
     fn filtered_rows(&self, snap: &Snapshot) -> Vec<usize> {
-        let needle = self.filter.to_lowercase();
+        let needle = self.query.text.to_lowercase();
         let txns = &snap.transactions;
         let (filter, s) = (self.table_filter(), &self.settings);
         let mut rows: Vec<usize> = (0..txns.len())
@@ -121,7 +124,7 @@ impl App {
                     && matches_text(t, &needle)
             })
             .collect();
-        match self.sort {
+        match self.query.sort {
             SortKey::Age => rows.sort_by_key(|&i| txns[i].modification_time),
             SortKey::State => rows.sort_by(|&a, &b| {
                 let key = |i: usize| {
@@ -135,7 +138,7 @@ impl App {
             SortKey::Amount => rows.sort_by_key(|&i| (txns[i].amount, txns[i].modification_time)),
             SortKey::Id => rows.sort_by(|&a, &b| txns[a].id.cmp(&txns[b].id)),
         }
-        if self.sort_desc {
+        if self.query.sort_desc {
             rows.reverse();
         }
         rows
@@ -145,7 +148,7 @@ impl App {
     /// there, else from its read by id (the previous detail, marked as being
     /// re-read, until that read answers).
     fn detail_of_selection(&self, listed: bool, prev: Option<DetailView>) -> Option<DetailView> {
-        let id = self.selected.as_ref()?;
+        let id = self.selection.txn.as_ref()?;
         if let Some(snap) = &self.snapshot {
             if let Some(t) = snap.transactions.iter().find(|t| &t.id == id) {
                 let fate = if listed { Fate::Listed } else { Fate::Filtered };
@@ -159,7 +162,7 @@ impl App {
                 d
             })
         };
-        match &self.looked_up {
+        match &self.reads.looked_up {
             Some((looked, found)) if looked == id => match found {
                 Ok(Some(d)) => Some(from_detail(d)),
                 Ok(None) => with(Fate::Vanished),
@@ -172,24 +175,24 @@ impl App {
     /// The id to read by id now, if the selection needs it and it was not
     /// asked for yet (recorded as asked).
     pub fn take_lookup(&mut self) -> Option<String> {
-        let id = self.selected.clone()?;
+        let id = self.selection.txn.clone()?;
         let listed = self
             .snapshot
             .as_ref()
             .is_some_and(|s| s.transactions.iter().any(|t| t.id == id));
         if listed {
             // Read again by id if it leaves the list again.
-            self.lookup_asked = None;
-            self.looked_up = None;
+            self.reads.lookup_asked = None;
+            self.reads.looked_up = None;
             return None;
         }
-        if self.lookup_asked.as_ref() == Some(&id) {
+        if self.reads.lookup_asked.as_ref() == Some(&id) {
             return None;
         }
-        if self.looked_up.as_ref().is_some_and(|(l, _)| l != &id) {
-            self.looked_up = None;
+        if self.reads.looked_up.as_ref().is_some_and(|(l, _)| l != &id) {
+            self.reads.looked_up = None;
         }
-        self.lookup_asked = Some(id.clone());
+        self.reads.lookup_asked = Some(id.clone());
         Some(id)
     }
 }

@@ -18,14 +18,14 @@ pub fn open(app: &mut App) {
     else {
         return;
     };
-    if app.filter_before_drill.is_none() {
-        app.filter_before_drill = Some((app.filter.clone(), app.state_filter.clone()));
+    if app.query.before_drill.is_none() {
+        app.query.before_drill = Some((app.query.text.clone(), app.query.state.clone()));
     }
-    app.filter = id.clone();
-    app.state_filter = None;
+    app.query.text = id.clone();
+    app.query.state = None;
     super::follow::keep_selection_visible(app);
-    app.account_drill = Some(id);
-    app.detail_scroll = 0;
+    app.selection.drill = Some(id);
+    app.selection.detail_scroll = 0;
     app.focus = Pane::Detail;
 }
 
@@ -33,8 +33,8 @@ pub fn open(app: &mut App) {
 /// transaction opened later (from a lock, with `#`) is not hidden by an
 /// account filter the operator never typed.
 pub fn restore_filter(app: &mut App) {
-    if let Some((filter, state)) = app.filter_before_drill.take() {
-        app.filter = filter;
-        app.state_filter = state;
+    if let Some((filter, state)) = app.query.before_drill.take() {
+        app.query.text = filter;
+        app.query.state = state;
     }
 }

@@ -26,7 +26,7 @@ pub fn new_filter(app: &mut App) {
 /// keeps naming as the keys' target.
 pub fn keep_selection_visible(app: &mut App) {
     app.refresh_view();
-    let pinned = app.pinned.is_some() && app.pinned == app.selected;
+    let pinned = app.selection.pinned.is_some() && app.selection.pinned == app.selection.txn;
     if app.view.cursor.is_none() && !pinned && !app.view.rows.is_empty() {
         app.select_index(0);
     }
@@ -37,11 +37,11 @@ pub fn keep_selection_visible(app: &mut App) {
 /// Past the last page, or the deepest one paging reaches, it says so.
 pub fn turn_page(app: &mut App, forward: bool) {
     if !forward {
-        app.page = app.page.saturating_sub(1);
+        app.query.page = app.query.page.saturating_sub(1);
         return;
     }
     match app.table_page() {
-        Some(t) if t.has_next() => app.page += 1,
+        Some(t) if t.has_next() => app.query.page += 1,
         Some(t) if t.beyond_reach() => app.push_log(
             LogLevel::Info,
             format!(

@@ -25,7 +25,7 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     if key.kind == KeyEventKind::Release {
         return vec![];
     }
-    if app.too_small {
+    if app.terminal.too_small {
         // Only quit acts, whatever is open (nothing else can be seen).
         return match super::unseen::passes(app, &key) {
             true => super::stop::quit(app),
@@ -106,16 +106,16 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
                 app.focus = Pane::Detail;
                 if pinned {
                     // Read it again even if it was read before.
-                    app.lookup_asked = None;
-                    app.looked_up = None;
+                    app.reads.lookup_asked = None;
+                    app.reads.looked_up = None;
                 }
                 app.select(id.clone());
                 if pinned {
-                    app.pinned = Some(id);
+                    app.selection.pinned = Some(id);
                 }
             }
             Effect::ShowAccount(id) => {
-                app.selected_account = Some(id);
+                app.selection.account = Some(id);
                 app.focus = Pane::Accounts;
             }
             Effect::Filter(edit) => filter_edit(app, edit),
@@ -126,13 +126,13 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
                 io.extend(super::stop::begin(app));
             }
             Effect::OpenGroup(g) => {
-                app.filter.clear();
-                app.filter_before_drill = None;
-                app.state_filter = None;
-                app.stuck_only = false;
-                app.old_only = false;
+                app.query.text.clear();
+                app.query.before_drill = None;
+                app.query.state = None;
+                app.query.stuck_only = false;
+                app.query.old_only = false;
                 app.focus = Pane::Transactions;
-                app.group = Some(g);
+                app.query.group = Some(g);
                 super::follow::keep_selection_visible(app);
             }
             Effect::ResumeJob {
@@ -158,16 +158,16 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
 fn filter_edit(app: &mut App, edit: FilterEdit) {
     match edit {
         FilterEdit::Push(c) => {
-            app.filter.push(c);
+            app.query.text.push(c);
             super::follow::new_filter(app);
         }
         FilterEdit::Pop => {
-            if app.filter.pop().is_some() {
+            if app.query.text.pop().is_some() {
                 super::follow::new_filter(app);
             }
         }
         FilterEdit::Clear => {
-            app.filter.clear();
+            app.query.text.clear();
             super::follow::keep_selection_visible(app);
         }
     }
@@ -212,28 +212,28 @@ fn on_view_op(app: &mut App, op: Op) {
         Op::PageDown => move_selection(app, 10),
         Op::PageUp => move_selection(app, -10),
         Op::Top => move_selection(app, isize::MIN / 2),
-        Op::Bottom if app.focus == Pane::Log => app.log_top = None,
+        Op::Bottom if app.focus == Pane::Log => app.selection.log_top = None,
         Op::Bottom => move_selection(app, isize::MAX / 2),
         Op::Filter => {
-            app.filter_before_drill = None;
+            app.query.before_drill = None;
             app.overlays.open(Overlay::Filter);
             app.focus = Pane::Transactions;
         }
         Op::CycleState => {
-            app.state_filter = next_state_filter(app.state_filter.as_ref());
+            app.query.state = next_state_filter(app.query.state.as_ref());
             super::follow::keep_selection_visible(app);
         }
         Op::StuckOnly => {
-            app.stuck_only = !app.stuck_only;
+            app.query.stuck_only = !app.query.stuck_only;
             super::follow::keep_selection_visible(app);
         }
         Op::OldOnly => {
-            app.old_only = !app.old_only;
+            app.query.old_only = !app.query.old_only;
             super::follow::keep_selection_visible(app);
         }
         Op::NextPage | Op::PrevPage => super::follow::turn_page(app, op == Op::NextPage),
         Op::Sort => app.cycle_sort(),
-        Op::Reverse => app.sort_desc = !app.sort_desc,
+        Op::Reverse => app.query.sort_desc = !app.query.sort_desc,
         _ => {}
     }
 }
@@ -250,7 +250,7 @@ fn open_focused(app: &mut App) {
                 // Opened explicitly from its lock: the detail names it
                 // as the target of R/F/L, as a look-up with # does.
                 app.select(owner.clone());
-                app.pinned = Some(owner);
+                app.selection.pinned = Some(owner);
                 app.focus = Pane::Detail;
             }
         }
@@ -263,18 +263,18 @@ fn open_focused(app: &mut App) {
 /// It never stops a bulk run (the stop key does, after asking).
 fn back(app: &mut App) {
     if app.focus == Pane::Detail {
-        app.focus = if app.account_drill.take().is_some() {
+        app.focus = if app.selection.drill.take().is_some() {
             super::drill::restore_filter(app);
             Pane::Accounts
         } else {
             Pane::Transactions
         };
-    } else if app.filter_before_drill.is_some() {
+    } else if app.query.before_drill.is_some() {
         super::drill::restore_filter(app);
-    } else if app.filter.is_empty() {
-        app.group = None;
+    } else if app.query.text.is_empty() {
+        app.query.group = None;
     } else {
-        app.filter.clear();
+        app.query.text.clear();
     }
     super::follow::keep_selection_visible(app);
 }
@@ -287,14 +287,14 @@ fn on_poll_op(app: &mut App, op: Op) -> Vec<IoRequest> {
             vec![IoRequest::PollNow]
         }
         Op::Pause => {
-            app.paused = !app.paused;
-            let what = if app.paused {
+            app.poll.paused = !app.poll.paused;
+            let what = if app.poll.paused {
                 "polling paused"
             } else {
                 "polling resumed"
             };
             app.push_log(LogLevel::Info, what);
-            vec![IoRequest::SetPaused(app.paused)]
+            vec![IoRequest::SetPaused(app.poll.paused)]
         }
         Op::Slower => change_interval(app, 1),
         Op::Faster => change_interval(app, -1),
@@ -309,7 +309,7 @@ fn on_poll_op(app: &mut App, op: Op) -> Vec<IoRequest> {
 /// The action keys and marks: R/F/L on the marked rows (bulk) or on the
 /// selection, V, the audit pane.
 fn on_act_op(app: &mut App, op: Op) -> Vec<IoRequest> {
-    let bulk = !app.marks.is_empty() && app.focus != Pane::Locks;
+    let bulk = !app.selection.marks.is_empty() && app.focus != Pane::Locks;
     match op {
         Op::Mark => super::bulk::toggle_mark(app),
         Op::MarkAll => super::bulk::mark_all(app),
@@ -334,10 +334,10 @@ fn on_act_op(app: &mut App, op: Op) -> Vec<IoRequest> {
 
 /// The poll interval `delta` seconds longer (kept in [`INTERVAL_RANGE`]).
 fn change_interval(app: &mut App, delta: i64) -> Vec<IoRequest> {
-    let secs = (app.interval.as_secs() as i64 + delta).clamp(
+    let secs = (app.poll.interval.as_secs() as i64 + delta).clamp(
         INTERVAL_RANGE.0.as_secs() as i64,
         INTERVAL_RANGE.1.as_secs() as i64,
     );
-    app.interval = Duration::from_secs(secs as u64);
-    vec![IoRequest::SetInterval(app.interval)]
+    app.poll.interval = Duration::from_secs(secs as u64);
+    vec![IoRequest::SetInterval(app.poll.interval)]
 }

@@ -170,7 +170,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<End
             for io in requests {
                 tasks.start(io);
             }
-            if app.should_quit {
+            if app.exit.quit {
                 break;
             }
         }
@@ -178,7 +178,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<End
     }
     .await;
     terminal::restore();
-    result.map(|()| match (stopped_by, app.ending) {
+    result.map(|()| match (stopped_by, app.exit.ending) {
         (Some(signal), _) => Ended::Signal(signal),
         (None, app::Ending::RunStopped) => Ended::RunStopped,
         (None, app::Ending::Quit) => Ended::Quit,

@@ -54,9 +54,9 @@ pub fn click(app: &mut App, column: u16, row: u16) {
     }
     match pane {
         Pane::Transactions => app.select_index(index),
-        Pane::Accounts => app.selected_account = app.view.accounts.get(index).cloned(),
+        Pane::Accounts => app.selection.account = app.view.accounts.get(index).cloned(),
         _ => {
-            app.selected_lock = app
+            app.selection.lock = app
                 .snapshot
                 .as_ref()
                 .and_then(|s| s.locks.get(index))

@@ -9,8 +9,8 @@ use super::view::DetailView;
 /// focus again it shows the selected transaction, not the account drilled
 /// into (`Enter` on an account shows that account until then).
 pub fn follow_focus(app: &mut App) {
-    if app.focus == Pane::Transactions && app.account_drill.take().is_some() {
-        app.detail_scroll = 0;
+    if app.focus == Pane::Transactions && app.selection.drill.take().is_some() {
+        app.selection.detail_scroll = 0;
     }
 }
 
@@ -46,19 +46,19 @@ pub fn move_selection(app: &mut App, delta: isize) {
         }
         Pane::Detail => {
             let max = detail_scroll_max(app, app.view.detail.as_ref());
-            app.detail_scroll = (app.detail_scroll as isize)
+            app.selection.detail_scroll = (app.selection.detail_scroll as isize)
                 .saturating_add(delta)
                 .clamp(0, max as isize) as usize;
         }
         Pane::Accounts => {
             if let Some(i) = step(app.view.account_cursor, delta, app.view.accounts.len()) {
-                app.selected_account = app.view.accounts.get(i).cloned();
+                app.selection.account = app.view.accounts.get(i).cloned();
             }
         }
         Pane::Locks => {
             let len = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
             if let Some(i) = step(app.view.lock_cursor, delta, len) {
-                app.selected_lock = app
+                app.selection.lock = app
                     .snapshot
                     .as_ref()
                     .and_then(|s| s.locks.get(i))
@@ -70,7 +70,7 @@ pub fn move_selection(app: &mut App, delta: isize) {
             let top = (app.view.log_top as isize)
                 .saturating_add(delta)
                 .clamp(0, last_top as isize) as usize;
-            app.log_top = (top < last_top).then_some(top);
+            app.selection.log_top = (top < last_top).then_some(top);
         }
     }
 }

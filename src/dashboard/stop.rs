@@ -42,7 +42,7 @@ pub fn ask_stop(app: &mut App) -> Vec<IoRequest> {
 /// run is stopping, quits as soon as it has stopped.
 pub fn quit(app: &mut App) -> Vec<IoRequest> {
     match app.bulk.as_mut() {
-        None => app.should_quit = true,
+        None => app.exit.quit = true,
         Some(b) if b.stopping => {
             b.quit_when_stopped = true;
             app.push_log(
@@ -62,7 +62,7 @@ pub fn quit(app: &mut App) -> Vec<IoRequest> {
 /// dashboard quits when it has; without one it quits at once.
 pub fn signal(app: &mut App, s: StopSignal) -> Vec<IoRequest> {
     let Some(b) = app.bulk.as_mut() else {
-        app.should_quit = true;
+        app.exit.quit = true;
         return vec![];
     };
     b.quit_when_stopped = true;
@@ -128,9 +128,9 @@ pub fn ended(app: &mut App, action: Action, left: Option<LeftIds>, quit: bool) {
         app.push_log(LogLevel::Info, text);
     }
     if quit {
-        app.should_quit = true;
+        app.exit.quit = true;
         if left.is_some_and(|l| l.count > 0) {
-            app.ending = Ending::RunStopped;
+            app.exit.ending = Ending::RunStopped;
         }
     }
 }

@@ -61,7 +61,8 @@ fn selection_in_focus(app: &App) -> Result<String, String> {
         }
         _ => {}
     }
-    app.selected
+    app.selection
+        .txn
         .clone()
         .ok_or_else(|| "no transaction selected".to_string())
 }
@@ -82,8 +83,8 @@ pub fn looked_up_target(app: &App) -> bool {
     let Some(d) = &app.view.detail else {
         return false;
     };
-    app.pinned.as_ref() == Some(&d.txn.id)
-        && app.selected.as_ref() == Some(&d.txn.id)
+    app.selection.pinned.as_ref() == Some(&d.txn.id)
+        && app.selection.txn.as_ref() == Some(&d.txn.id)
         && app.view.account.is_none()
         && !app.areas().detail.is_empty()
         && matches!(d.fate, Fate::ReadById | Fate::Listed | Fate::Filtered)

@@ -18,14 +18,14 @@ use ratatui::layout::Rect;
 /// on shrinking below it closes what could be confirmed or typed into
 /// blind, on growing back logs the keys ignored meanwhile.
 pub fn resized(app: &mut App, w: u16, h: u16) {
-    app.size = (w, h);
-    let was = app.too_small;
-    app.too_small = !fits(Rect::new(0, 0, w, h));
-    if app.too_small && !was {
+    app.terminal.size = (w, h);
+    let was = app.terminal.too_small;
+    app.terminal.too_small = !fits(Rect::new(0, 0, w, h));
+    if app.terminal.too_small && !was {
         close_prompts(app);
     }
-    if !app.too_small && app.ignored_keys > 0 {
-        let n = std::mem::take(&mut app.ignored_keys);
+    if !app.terminal.too_small && app.terminal.ignored_keys > 0 {
+        let n = std::mem::take(&mut app.terminal.ignored_keys);
         app.push_log(
             LogLevel::Info,
             format!("{n} key(s) ignored while the terminal was too small to show the dashboard"),
@@ -72,6 +72,6 @@ pub fn passes(app: &mut App, key: &KeyEvent) -> bool {
     if quit && app.bulk.is_none() {
         return true;
     }
-    app.ignored_keys += 1;
+    app.terminal.ignored_keys += 1;
     false
 }

@@ -43,13 +43,13 @@ pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
 /// Asks the poller for the table's filter and page when they changed (a
 /// changed filter starting at its first page).
 fn sync_listing(app: &mut App, cmds: &mut Vec<IoRequest>) {
-    if !app.table_filter().same_rows(&app.listing) {
-        app.page = 0;
+    if !app.table_filter().same_rows(&app.query.listing) {
+        app.query.page = 0;
     }
     let wanted = app.table_filter();
-    if wanted != app.listing {
-        app.listing = wanted.clone();
-        app.select_on_arrival = true;
+    if wanted != app.query.listing {
+        app.query.listing = wanted.clone();
+        app.query.select_on_arrival = true;
         cmds.push(IoRequest::SetListing(wanted));
     }
 }
@@ -62,7 +62,7 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             cmds
         }
         // Nothing the pointer hits acts while the dashboard is not shown.
-        Event::Mouse(_) if app.too_small => vec![],
+        Event::Mouse(_) if app.terminal.too_small => vec![],
         Event::Mouse(m) => {
             on_mouse(app, m);
             vec![]
@@ -83,7 +83,7 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             super::audit::audit_if_due(app, false)
         }
         Event::PollStarted => {
-            app.polling = true;
+            app.poll.running = true;
             vec![]
         }
         Event::Polled(result) => {
@@ -99,17 +99,17 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::History { id, records } => {
-            if app.selected.as_ref() == Some(&id) {
-                app.history = Load::Loaded((id, records));
+            if app.selection.txn.as_ref() == Some(&id) {
+                app.reads.history = Load::Loaded((id, records));
             } else {
-                app.history.settle();
+                app.reads.history.settle();
             }
             vec![]
         }
         Event::ActionDone(outcome) => {
-            app.history_asked = None;
+            app.reads.history_asked = None;
             // A selection read by id is read again: the action changed it.
-            app.lookup_asked = None;
+            app.reads.lookup_asked = None;
             let mut cmds = super::confirm::action_done(app, outcome);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
@@ -144,11 +144,11 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::LookedUp { id, detail } => {
-            if app.selected.as_ref() == Some(&id) {
+            if app.selection.txn.as_ref() == Some(&id) {
                 if let Err(e) = &detail {
                     app.push_log(LogLevel::Error, format!("reading {id} by id failed: {e}"));
                 }
-                app.looked_up = Some((id, detail));
+                app.reads.looked_up = Some((id, detail));
             }
             vec![]
         }
@@ -230,11 +230,11 @@ fn on_mouse(app: &mut App, m: MouseEvent) {
 /// A poll ended: its snapshot replaces the last (the first one selects the
 /// first row), or its failure is logged once and kept.
 fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
-    app.polling = false;
+    app.poll.running = false;
     let snapshot = match result {
         Ok(s) => s,
         Err(failure) => {
-            if app.poll_error.as_ref() != Some(&failure) {
+            if app.poll.error.as_ref() != Some(&failure) {
                 let hint = match failure {
                     PollFailure::Auth(_) => " (not retrying: fix the credentials, then press r)",
                     _ => " (retrying with backoff)",
@@ -242,11 +242,11 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
                 let text = format!("poll failed: {}{hint}", failure.message());
                 app.push_log(LogLevel::Error, text);
             }
-            app.poll_error = Some(failure);
+            app.poll.error = Some(failure);
             return;
         }
     };
-    if app.poll_error.take().is_some() {
+    if app.poll.error.take().is_some() {
         app.push_log(LogLevel::Info, "cluster reachable again");
     }
     app.now = app.now.max(snapshot.taken_at);
@@ -255,17 +255,17 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     // The selection's interventions are read again when its document
     // changed (an act, by anyone, moves it) or their last read is old.
     let before = app.selected_version();
-    app.retired = app.snapshot.replace(*snapshot);
+    app.poll.retired = app.snapshot.replace(*snapshot);
     if app.selected_version() != before || app.history_is_old() {
-        app.history_asked = None;
+        app.reads.history_asked = None;
     }
-    if app.selected.is_none() {
+    if app.selection.txn.is_none() {
         app.refresh_view();
         app.select_index(0);
-    } else if app.select_on_arrival && app.table_page().is_some() {
+    } else if app.query.select_on_arrival && app.table_page().is_some() {
         // The rows of a filter or page the operator asked for: the
         // selection follows them as it follows a filter typed.
-        app.select_on_arrival = false;
+        app.query.select_on_arrival = false;
         super::follow::keep_selection_visible(app);
     }
 }

@@ -14,10 +14,10 @@ use std::time::Duration;
 fn stale_data_with_error() {
     let mut a = app();
     a.snapshot.as_mut().unwrap().taken_at = ago(95);
-    a.poll_error = Some(PollFailure::Transient(
+    a.poll.error = Some(PollFailure::Transient(
         "cluster unreachable: connection refused".into(),
     ));
-    a.polling = true;
+    a.poll.running = true;
     let s = screen(&a, 100, 30);
     assert!(
         s.contains("STALE: data is 1m35s old — cluster unreachable: connection refused (retrying)"),
@@ -30,7 +30,7 @@ fn stale_data_with_error() {
 fn no_data_yet() {
     let mut a = App::new(settings(), Duration::from_secs(5), now());
     assert_snapshot!("no_data_connecting", screen(&a, 100, 30));
-    a.poll_error = Some(PollFailure::Transient(
+    a.poll.error = Some(PollFailure::Transient(
         "cluster unreachable: connection refused".into(),
     ));
     let s = screen(&a, 100, 30);
@@ -45,9 +45,9 @@ fn auth_failure() {
             .into(),
     );
     let mut a = app();
-    a.poll_error = Some(failure.clone());
+    a.poll.error = Some(failure.clone());
     a.snapshot.as_mut().unwrap().taken_at = ago(20);
-    a.paused = true;
+    a.poll.paused = true;
     let s = screen(&a, 100, 30);
     assert!(
         s.contains("authentication failed — not retrying; fix credentials and press r"),
@@ -55,7 +55,7 @@ fn auth_failure() {
     );
     assert_snapshot!("auth_failure_stale", s);
     let mut b = App::new(settings(), Duration::from_secs(5), now());
-    b.poll_error = Some(failure);
+    b.poll.error = Some(failure);
     assert_snapshot!("auth_failure_no_data", screen(&b, 100, 30));
 }
 

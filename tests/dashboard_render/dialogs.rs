@@ -254,8 +254,8 @@ fn open_bulk(a: &mut estx::dashboard::app::App, action: Action) {
         items,
         ..Default::default()
     };
-    a.marks = ids.iter().map(|s| s.to_string()).collect();
-    a.marks.insert("t-gone-9".into());
+    a.selection.marks = ids.iter().map(|s| s.to_string()).collect();
+    a.selection.marks.insert("t-gone-9".into());
     let mut bulk = Bulk {
         ids: ids.iter().map(|s| s.to_string()).collect(),
         filtered: vec![],

@@ -13,7 +13,7 @@ use ratatui::Terminal;
 /// for this size (fixtures set fields directly).
 pub(crate) fn draw(app: &App, w: u16, h: u16) -> Buffer {
     let mut app = app.clone();
-    app.size = (w, h);
+    app.terminal.size = (w, h);
     app.refresh_view();
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| render(f, &app)).unwrap();

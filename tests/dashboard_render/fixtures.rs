@@ -227,7 +227,7 @@ pub(crate) fn log_entry(secs_ago: i64, level: LogLevel, text: &str) -> LogEntry 
 
 pub(crate) fn app() -> App {
     let mut app = App::new(settings(), Duration::from_secs(5), now());
-    app.size = (100, 30);
+    app.terminal.size = (100, 30);
     app.snapshot = Some(snapshot());
     app.log.extend([
         log_entry(120, LogLevel::Info, "dashboard started"),

@@ -102,7 +102,7 @@ fn long_log_lines_wrap() {
 fn the_age_sort_says_which_end_comes_first() {
     let mut a = app();
     assert!(screen(&a, 100, 30).contains("sort oldest first"));
-    a.sort_desc = true;
+    a.query.sort_desc = true;
     a.refresh_view();
     assert!(screen(&a, 100, 30).contains("sort newest first"));
 }
@@ -112,8 +112,8 @@ fn the_age_sort_says_which_end_comes_first() {
 #[test]
 fn a_terminal_state_pages_newest_first_with_its_total() {
     let mut a = app();
-    a.state_filter = Some(TxnState::RolledBack);
-    a.listing = a.table_filter();
+    a.query.state = Some(TxnState::RolledBack);
+    a.query.listing = a.table_filter();
     let snap = a.snapshot.as_mut().unwrap();
     snap.transactions.push(crate::fixtures::txn(
         "t-undone",
@@ -124,7 +124,7 @@ fn a_terminal_state_pages_newest_first_with_its_total() {
         40,
     ));
     snap.table = TablePage {
-        filter: a.listing.clone(),
+        filter: a.query.listing.clone(),
         listed: 1,
         total: 12,
         page_size: 500,
@@ -142,8 +142,8 @@ fn a_terminal_state_pages_newest_first_with_its_total() {
 #[test]
 fn a_terminal_listing_not_yet_polled_says_loading() {
     let mut a = app();
-    a.state_filter = Some(TxnState::Finished);
-    a.listing = a.table_filter();
+    a.query.state = Some(TxnState::Finished);
+    a.query.listing = a.table_filter();
     a.refresh_view();
     assert_eq!(a.state_filter(), Some(&TxnState::Finished));
     let s = screen(&a, 100, 30);
@@ -154,7 +154,7 @@ fn a_terminal_listing_not_yet_polled_says_loading() {
     );
     // Once the listing of that state arrives, the title says the state.
     a.snapshot.as_mut().unwrap().table = TablePage {
-        filter: a.listing.clone(),
+        filter: a.query.listing.clone(),
         listed: 0,
         total: 0,
         page_size: 500,
@@ -191,12 +191,12 @@ fn pending_ids_in_the_accounts_pane_keep_their_tail() {
 #[test]
 fn the_paged_title_says_the_total_and_the_page() {
     let mut a = app();
-    a.filter = "alice".into();
-    a.page = 1;
-    a.listing = a.table_filter();
+    a.query.text = "alice".into();
+    a.query.page = 1;
+    a.query.listing = a.table_filter();
     let snap = a.snapshot.as_mut().unwrap();
     snap.table = TablePage {
-        filter: a.listing.clone(),
+        filter: a.query.listing.clone(),
         listed: snap.transactions.len(),
         total: 5_912,
         page_size: 500,

@@ -9,16 +9,16 @@ use estx::protocol::read::{Group, GroupKind, TableFilter, TablePage};
 
 /// `a` with the group `label` opened and its page answered: 5,400 matches.
 fn with_group(mut a: App, label: &str) -> App {
-    a.group = Some(Group {
+    a.query.group = Some(Group {
         kind: GroupKind::Process,
         label: label.into(),
         count: 5_400,
         filter: TableFilter::default(),
     });
-    a.listing = a.table_filter();
+    a.query.listing = a.table_filter();
     let snap = a.snapshot.as_mut().unwrap();
     snap.table = TablePage {
-        filter: a.listing.clone(),
+        filter: a.query.listing.clone(),
         listed: snap.transactions.len(),
         total: 5_400,
         page_size: 500,
@@ -40,7 +40,7 @@ fn table_title(s: &str) -> String {
 #[test]
 fn the_group_opened_stays_named_in_the_title_at_80_columns() {
     let mut a = with_group(app(), "payments-worker:31337@app-7");
-    a.marks.insert("t-pend-1".into());
+    a.selection.marks.insert("t-pend-1".into());
     a.refresh_view();
     let s = screen(&a, 80, 24);
     let title = table_title(&s);
@@ -56,7 +56,7 @@ fn the_group_opened_stays_named_in_the_title_at_80_columns() {
         ),
         "{wide}"
     );
-    a.marks.clear();
+    a.selection.marks.clear();
     let wide = table_title(&screen(&a, 160, 48));
     assert!(
         wide.contains("page 1/11 · group payments-worker:31337@app-7 (Esc closes)"),
@@ -64,9 +64,9 @@ fn the_group_opened_stays_named_in_the_title_at_80_columns() {
     );
     // Typing a filter over a state and the group: all of them stay said.
     let mut typing = a.clone();
-    typing.marks.clear();
-    typing.state_filter = Some(estx::protocol::TxnState::Pending);
-    typing.filter = "txn-2026112705".into();
+    typing.selection.marks.clear();
+    typing.query.state = Some(estx::protocol::TxnState::Pending);
+    typing.query.text = "txn-2026112705".into();
     typing
         .overlays
         .open(estx::dashboard::layers::Overlay::Filter);
@@ -171,7 +171,7 @@ fn transaction_ids_stay_whole_at_80_columns() {
     ];
     snap.table.listed = 2;
     snap.table.total = 2;
-    a.marks.insert(TXN.into());
+    a.selection.marks.insert(TXN.into());
     a.refresh_view();
     let s = screen(&a, 80, 24);
     assert!(s.contains(&format!("✓ {TXN} ")), "{s}");

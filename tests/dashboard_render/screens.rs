@@ -26,9 +26,9 @@ fn main_screen_wide() {
 #[test]
 fn filtered_with_state_filter() {
     let mut a = app();
-    a.filter = "erin".into();
+    a.query.text = "erin".into();
     a.overlays.open(estx::dashboard::layers::Overlay::Filter);
-    a.state_filter = Some(estx::protocol::TxnState::Pending);
+    a.query.state = Some(estx::protocol::TxnState::Pending);
     a.refresh_view();
     a.select_index(0);
     let s = screen(&a, 100, 30);
@@ -39,8 +39,8 @@ fn filtered_with_state_filter() {
 #[test]
 fn filter_matching_nothing() {
     let mut a = app();
-    a.filter = "zzz".into();
-    a.sort_desc = true;
+    a.query.text = "zzz".into();
+    a.query.sort_desc = true;
     assert_snapshot!("filtered_nothing", screen(&a, 100, 30));
 }
 
@@ -53,10 +53,10 @@ fn each_pane_focused() {
             select(&mut a, "t-term-1");
         }
         if pane == Pane::Accounts {
-            a.selected_account = Some(a.view.accounts[2].clone());
+            a.selection.account = Some(a.view.accounts[2].clone());
         }
         if pane == Pane::Log {
-            a.log_top = Some(1);
+            a.selection.log_top = Some(1);
         }
         assert_snapshot!(
             format!("focus_{pane:?}").to_lowercase(),
@@ -99,7 +99,7 @@ fn help_overlay() {
     // One column where two would cut the descriptions.
     assert!(narrow.contains("back / clear filter"), "{narrow}");
     assert_snapshot!("help_80x24", narrow);
-    a.size = (80, 24);
+    a.terminal.size = (80, 24);
     let scroll = estx::dashboard::layers::help::draw::rows(&a.draw_cx()).saturating_sub(
         estx::dashboard::layers::help::draw::visible_rows(a.screen().height),
     );
@@ -138,7 +138,7 @@ fn detail_at_80x24_replaces_the_table_and_scrolls() {
     assert!(top.contains("detail: t-pend-1"), "{top}");
     assert!(top.contains("more)"), "a +N more hint: {top}");
     assert_snapshot!("detail_80x24", top);
-    a.detail_scroll = 3;
+    a.selection.detail_scroll = 3;
     assert_snapshot!("detail_80x24_scrolled", screen(&a, 80, 24));
 }
 
@@ -148,8 +148,8 @@ fn a_selected_transaction_that_left_the_list_says_what_became_of_it() {
     let mut d = detail(&a, "t-pend-2");
     d.txn.state = Some(TxnState::Finished);
     d.txn.id = "t-done".into();
-    a.selected = Some("t-done".into());
-    a.looked_up = Some(("t-done".into(), Ok(Some(Box::new(d)))));
+    a.selection.txn = Some("t-done".into());
+    a.reads.looked_up = Some(("t-done".into(), Ok(Some(Box::new(d)))));
     let s = screen(&a, 160, 48);
     assert!(s.contains("now finished (read by id"), "{s}");
     assert!(!s.contains('▶'), "no row is selected: {s}");
@@ -159,8 +159,8 @@ fn a_selected_transaction_that_left_the_list_says_what_became_of_it() {
 #[test]
 fn account_drill_down_at_80x24() {
     let mut a = app();
-    a.account_drill = Some("erin".into());
-    a.filter = "erin".into();
+    a.selection.drill = Some("erin".into());
+    a.query.text = "erin".into();
     a.focus = Pane::Detail;
     let s = screen(&a, 80, 24);
     assert!(s.contains("account: erin"), "{s}");
@@ -264,7 +264,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         profile: None,
         production: false,
     };
-    a.history = estx::dashboard::load::Load::Loaded((
+    a.reads.history = estx::dashboard::load::Load::Loaded((
         "t-pend-1".into(),
         Ok(vec![
             record(
@@ -312,7 +312,7 @@ fn help_shows_every_description_whole() {
         .chain(DIALOG.iter().map(|b| b.help))
         .collect();
     for width in [80, 100, 120, 160] {
-        a.size = (width, 80);
+        a.terminal.size = (width, 80);
         let text = screen(&a, width, 80);
         for d in &descriptions {
             assert!(text.contains(d), "{width} columns cut {d:?}:\n{text}");

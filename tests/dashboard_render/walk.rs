@@ -13,7 +13,7 @@ fn a_long_url_stays_on_screen_at_80_columns() {
     let mut a = app();
     a.settings.url = "https://search-payments-prod-7f3a9c.eu-west-1.es.amazonaws.com:443".into();
     a.settings.read_only = true;
-    a.paused = true;
+    a.poll.paused = true;
     let s = screen(&a, 80, 24);
     let header = s.lines().next().unwrap();
     assert!(
@@ -39,10 +39,10 @@ fn v_is_advertised_when_it_applies_and_only_then() {
     let mut d = detail(&a, "t-pend-2");
     d.txn.state = Some(TxnState::Finished);
     d.txn.id = "t-done".into();
-    a.selected = Some("t-done".into());
-    a.pinned = Some("t-done".into());
+    a.selection.txn = Some("t-done".into());
+    a.selection.pinned = Some("t-done".into());
     a.focus = Pane::Detail;
-    a.looked_up = Some(("t-done".into(), Ok(Some(Box::new(d)))));
+    a.reads.looked_up = Some(("t-done".into(), Ok(Some(Box::new(d)))));
     let s = screen(&a, 160, 48);
     let bar = s.lines().last().unwrap();
     assert!(bar.contains("V reverse"), "{bar}");

@@ -55,7 +55,11 @@ fn marks_are_by_id_and_survive_polls_and_sorting() {
     update(&mut app, space()); // unmarked again
     update(&mut app, space());
     assert_eq!(
-        app.marks.iter().map(String::as_str).collect::<Vec<_>>(),
+        app.selection
+            .marks
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
         ["t-mid", "t-old"]
     );
     update(&mut app, key('O')); // reverse the order
@@ -67,13 +71,13 @@ fn marks_are_by_id_and_survive_polls_and_sorting() {
             txn("t-old", "pending", 90),
         ])))),
     );
-    assert_eq!(app.marks.len(), 2);
+    assert_eq!(app.selection.marks.len(), 2);
     // `*` marks every row of the filter; `u` clears.
     update(&mut app, key('s')); // state filter: created
     update(&mut app, key('*'));
-    assert!(app.marks.contains("t-new") && app.marks.len() == 3);
+    assert!(app.selection.marks.contains("t-new") && app.selection.marks.len() == 3);
     update(&mut app, key('u'));
-    assert!(app.marks.is_empty());
+    assert!(app.selection.marks.is_empty());
 }
 
 #[test]
@@ -117,7 +121,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
         (runs[0].force, runs[0].reason.as_deref()),
         (false, Some("outage cleanup"))
     );
-    assert!(app.marks.is_empty() && app.overlays.dialog().is_none());
+    assert!(app.selection.marks.is_empty() && app.overlays.dialog().is_none());
     // No other action while it runs.
     update(&mut app, key('F'));
     assert!(app.overlays.dialog().is_none());

@@ -79,7 +79,7 @@ fn c_counts_by_cause_and_enter_makes_the_group_the_tables_filter() {
     // Esc on the table closes the group: back to every transaction.
     let cmds = update(&mut app, code(KeyCode::Esc));
     assert_eq!(listings(&cmds), vec![TableFilter::default()]);
-    assert!(app.group.is_none());
+    assert!(app.query.group.is_none());
 }
 
 #[test]
@@ -90,5 +90,5 @@ fn a_group_narrows_the_loaded_rows_by_state_and_age_until_its_page_comes() {
     update(&mut app, code(KeyCode::Enter));
     let ids: Vec<&str> = app.visible().iter().map(|t| t.id.as_str()).collect();
     assert_eq!(ids, vec!["t-old"], "pending, 90 minutes old");
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
 }

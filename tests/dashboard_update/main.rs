@@ -93,7 +93,7 @@ fn code(c: KeyCode) -> Event {
 #[test]
 fn first_snapshot_selects_the_oldest_transaction() {
     let app = app(false);
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
     assert!(app.is_stuck(app.selected_transaction().unwrap()));
     assert!(app.needs_investigation(app.selected_transaction().unwrap()));
 }
@@ -102,11 +102,11 @@ fn first_snapshot_selects_the_oldest_transaction() {
 fn selection_moves_and_survives_a_poll() {
     let mut app = app(false);
     update(&mut app, key('j'));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     update(&mut app, key('G'));
-    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     update(&mut app, key('g'));
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
     update(&mut app, code(KeyCode::Down));
     // A poll that reorders rows keeps the same transaction selected.
     update(
@@ -116,7 +116,7 @@ fn selection_moves_and_survives_a_poll() {
             txn("t-mid", "committed", 10),
         ])))),
     );
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     assert_eq!(app.selected_index(), Some(1));
 }
 
@@ -133,7 +133,7 @@ fn text_and_state_filters_narrow_the_rows() {
         .is_open(estx::dashboard::layers::OverlayKind::Filter));
     assert_eq!(app.visible().len(), 1);
     // The filter hid the selection (t-old): its first row is selected.
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     assert_eq!(app.selected_index(), Some(0));
     assert_eq!(app.view.detail.as_ref().unwrap().fate, Fate::Listed);
     update(&mut app, code(KeyCode::Esc));
@@ -157,7 +157,7 @@ fn sort_cycles_and_reverses() {
     assert_eq!(app.visible()[0].id, "t-new");
     update(&mut app, key('o'));
     update(&mut app, key('O'));
-    assert!(!app.sort_desc);
+    assert!(!app.query.sort_desc);
     assert_eq!(app.visible()[0].id, "t-new", "state order: created first");
 }
 
@@ -311,7 +311,7 @@ fn poll_failures_keep_the_last_snapshot_and_log_once() {
     update(&mut app, Event::Tick(now() + chrono::Duration::seconds(30)));
     assert_eq!(app.stale_for(), Some(30));
     update(&mut app, Event::Polled(Ok(Box::new(snapshot(vec![])))));
-    assert!(app.poll_error.is_none());
+    assert!(app.poll.error.is_none());
     assert_eq!(app.stale_for(), None);
 }
 
@@ -331,7 +331,7 @@ fn keys_for_polling_focus_help_and_quit() {
     for _ in 0..10 {
         update(&mut app, key('-'));
     }
-    assert_eq!(app.interval, Duration::from_secs(1));
+    assert_eq!(app.poll.interval, Duration::from_secs(1));
     update(&mut app, code(KeyCode::Tab));
     assert_eq!(app.focus, Pane::Detail);
     update(&mut app, code(KeyCode::BackTab));
@@ -349,7 +349,7 @@ fn keys_for_polling_focus_help_and_quit() {
         .overlays
         .is_open(estx::dashboard::layers::OverlayKind::Help));
     assert!(update(&mut app, key('q')).is_empty());
-    assert!(app.should_quit, "the loop ends on should_quit");
+    assert!(app.exit.quit, "the loop ends on should_quit");
 }
 
 #[test]
@@ -372,11 +372,11 @@ fn a_click_focuses_a_pane_and_selects_a_table_row() {
         click(areas.transactions.x + 3, areas.transactions.y + 4),
     );
     assert_eq!(app.focus, Pane::Transactions);
-    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     update(&mut app, click(areas.locks.x + 2, areas.locks.y + 1));
     assert_eq!(app.focus, Pane::Locks);
     assert_eq!(
-        app.selected.as_deref(),
+        app.selection.txn.as_deref(),
         Some("t-new"),
         "clicking elsewhere keeps the selection"
     );
@@ -429,7 +429,7 @@ fn loaded(
 fn a_selected_transaction_that_leaves_the_list_stays_selected_and_is_read_by_id() {
     let mut app = app(false);
     update(&mut app, key('j'));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     // The next poll no longer lists it (it finished).
     let cmds = update(
         &mut app,
@@ -439,7 +439,7 @@ fn a_selected_transaction_that_leaves_the_list_stays_selected_and_is_read_by_id(
         ])))),
     );
     assert_eq!(cmds, vec![IoRequest::LookUp("t-mid".into())]);
-    assert_eq!(app.selected.as_deref(), Some("t-mid"), "never jumps");
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"), "never jumps");
     assert_eq!(app.selected_index(), None);
     let d = app.view.detail.as_ref().unwrap();
     assert_eq!((d.txn.id.as_str(), &d.fate), ("t-mid", &Fate::Reading));
@@ -473,13 +473,13 @@ fn a_selected_transaction_that_leaves_the_list_stays_selected_and_is_read_by_id(
 fn re_sorting_keeps_the_selected_transaction() {
     let mut app = app(false);
     update(&mut app, key('G'));
-    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     assert_eq!(app.selected_index(), Some(2));
     update(&mut app, key('O'));
-    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     assert_eq!(app.selected_index(), Some(0));
     update(&mut app, key('o'));
-    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     assert_eq!(app.visible()[app.selected_index().unwrap()].id, "t-new");
 }
 
@@ -531,7 +531,7 @@ fn looking_up_an_id_selects_it_and_reads_it() {
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert_eq!(cmds, vec![IoRequest::LookUp("t-gone".into())]);
-    assert_eq!(app.selected.as_deref(), Some("t-gone"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-gone"));
     update(
         &mut app,
         Event::LookedUp {
@@ -733,7 +733,7 @@ fn every_pane_scrolls_within_its_rows() {
         update(&mut app, key('j'));
     }
     assert_eq!(app.view.log_top, len - rows.log, "never past the end");
-    assert_eq!(app.log_top, None, "back to following");
+    assert_eq!(app.selection.log_top, None, "back to following");
     update(&mut app, key('g'));
     assert_eq!(app.view.log_top, 0);
     // Detail: bounded by its text.
@@ -743,7 +743,11 @@ fn every_pane_scrolls_within_its_rows() {
     for _ in 0..500 {
         update(&mut app, key('j'));
     }
-    assert!(app.detail_scroll < 40, "{}", app.detail_scroll);
+    assert!(
+        app.selection.detail_scroll < 40,
+        "{}",
+        app.selection.detail_scroll
+    );
     // Table: the offset keeps the selection on screen.
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.focus, Pane::Transactions);
@@ -765,7 +769,7 @@ fn enter_on_an_account_drills_into_it_and_esc_comes_back() {
     update(&mut app, code(KeyCode::Tab));
     assert_eq!(app.focus, Pane::Accounts);
     update(&mut app, key('j')); // A (it carries a pending entry: listed first)
-    assert_eq!(app.selected_account.as_deref(), Some("A"));
+    assert_eq!(app.selection.account.as_deref(), Some("A"));
     update(&mut app, code(KeyCode::Enter));
     assert_eq!(app.focus, Pane::Detail);
     let d = app.view.account.as_ref().unwrap();
@@ -776,7 +780,7 @@ fn enter_on_an_account_drills_into_it_and_esc_comes_back() {
     );
     assert_eq!(d.naming.len(), 2, "both transactions name A");
     assert_eq!(
-        app.filter, "A",
+        app.query.text, "A",
         "the table shows the transactions naming it"
     );
     update(&mut app, code(KeyCode::Esc));
@@ -880,12 +884,12 @@ fn a_click_selects_an_account_or_a_lock_row() {
     // Border, header, then the second lock row.
     update(&mut app, click(areas.locks.x + 3, areas.locks.y + 3));
     assert_eq!(app.focus, Pane::Locks);
-    assert_eq!(app.selected_lock.as_deref(), Some("res-001"));
+    assert_eq!(app.selection.lock.as_deref(), Some("res-001"));
     update(&mut app, click(areas.accounts.x + 3, areas.accounts.y + 2));
     assert_eq!(app.focus, Pane::Accounts);
-    assert_eq!(app.selected_account, Some(app.view.accounts[0].clone()));
+    assert_eq!(app.selection.account, Some(app.view.accounts[0].clone()));
     assert_eq!(
-        app.selected.as_deref(),
+        app.selection.txn.as_deref(),
         Some("t-old"),
         "the transaction stays selected"
     );
@@ -905,7 +909,7 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
         update(&mut app, done("t-old")),
         vec![IoRequest::LoadHistory("t-mid".into())]
     );
-    assert!(app.history.value().is_none());
+    assert!(app.reads.history.value().is_none());
     assert_eq!(update(&mut app, done("t-mid")), vec![]);
     assert!(matches!(app.selected_history(), Some(Ok(r)) if r.is_empty()));
     // Asked once per selection; again after a poll where its document

@@ -13,7 +13,7 @@ fn five() -> App {
         .collect();
     update(&mut app, Event::Polled(Ok(Box::new(snapshot(rows)))));
     update(&mut app, key('g'));
-    assert_eq!(app.selected.as_deref(), Some("txn5"));
+    assert_eq!(app.selection.txn.as_deref(), Some("txn5"));
     app
 }
 
@@ -39,9 +39,13 @@ fn space_then_r_after_a_filter_acts_on_the_row_the_filter_shows() {
         app.visible().iter().map(|t| &t.id).collect::<Vec<_>>(),
         ["txn2"]
     );
-    assert_eq!(app.selected.as_deref(), Some("txn2"), "the row it shows");
+    assert_eq!(
+        app.selection.txn.as_deref(),
+        Some("txn2"),
+        "the row it shows"
+    );
     update(&mut app, key(' '));
-    assert_eq!(app.marks.iter().collect::<Vec<_>>(), ["txn2"]);
+    assert_eq!(app.selection.marks.iter().collect::<Vec<_>>(), ["txn2"]);
     assert_eq!(
         update(&mut app, key('R')),
         vec![IoRequest::LoadBulkPreview(
@@ -74,19 +78,19 @@ fn a_new_filter_starts_at_the_top_of_its_rows() {
         .collect();
     update(&mut app, Event::Polled(Ok(Box::new(snapshot(rows)))));
     update(&mut app, key('G'));
-    assert_eq!(app.selected.as_deref(), Some("t39"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t39"));
     assert!(app.view.table_offset > 0);
     type_filter(&mut app, "t3");
-    assert_eq!(app.selected.as_deref(), Some("t30"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t30"));
     assert_eq!((app.view.cursor, app.view.table_offset), (Some(0), 0));
     // Backspace widens the filter: its top row again.
     update(&mut app, key('/'));
     update(&mut app, code(KeyCode::Backspace));
-    assert_eq!(app.filter, "t");
-    assert_eq!(app.selected.as_deref(), Some("t00"));
+    assert_eq!(app.query.text, "t");
+    assert_eq!(app.selection.txn.as_deref(), Some("t00"));
     // Esc while typing drops the filter; the selection stays a row.
     update(&mut app, code(KeyCode::Esc));
-    assert_eq!(app.selected.as_deref(), Some("t00"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t00"));
     assert_eq!(app.view.cursor, Some(0));
 }
 
@@ -96,21 +100,25 @@ fn a_new_filter_starts_at_the_top_of_its_rows() {
 fn toggles_that_hide_the_selection_select_the_first_visible_row() {
     let mut app = app(false);
     update(&mut app, key('G'));
-    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     update(&mut app, key('x')); // stuck only: t-new (1 min) is hidden
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
     update(&mut app, key('j'));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     update(&mut app, key('x'));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"), "still shown: kept");
+    assert_eq!(
+        app.selection.txn.as_deref(),
+        Some("t-mid"),
+        "still shown: kept"
+    );
     update(&mut app, key('X')); // over an hour: only t-old
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
     update(&mut app, key('X'));
     update(&mut app, key('G'));
     update(&mut app, key('s')); // created: t-new stays
-    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     update(&mut app, key('s')); // pending
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
     // A poll that reorders or drops rows never moves the selection.
     update(
         &mut app,
@@ -119,7 +127,7 @@ fn toggles_that_hide_the_selection_select_the_first_visible_row() {
             txn("t-old", "committed", 90),
         ])))),
     );
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
     assert_eq!(app.selected_index(), None, "hidden by the poll, kept");
 }
 
@@ -131,7 +139,7 @@ fn space_marks_only_a_row_of_the_table() {
     type_filter(&mut app, "nothing-matches");
     assert!(app.visible().is_empty());
     update(&mut app, key(' '));
-    assert!(app.marks.is_empty());
+    assert!(app.selection.marks.is_empty());
     let last = last_log(&app);
     assert!(
         last.contains("txn5 is hidden by the filter") && last.ends_with("nothing marked"),
@@ -144,7 +152,10 @@ fn space_marks_only_a_row_of_the_table() {
     }
     update(&mut app, code(KeyCode::Enter));
     update(&mut app, key(' '));
-    assert!(app.marks.is_empty(), "a look-up is no row to mark");
+    assert!(
+        app.selection.marks.is_empty(),
+        "a look-up is no row to mark"
+    );
 }
 
 /// Marks the filter hides stay marked, are counted in the view, and are
@@ -231,5 +242,5 @@ fn confirming_clears_only_the_marks_acted_on() {
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert!(matches!(cmds.as_slice(), [IoRequest::RunBulk(r)] if r.len() == 1));
-    assert_eq!(app.marks.iter().collect::<Vec<_>>(), ["txn5"]);
+    assert_eq!(app.selection.marks.iter().collect::<Vec<_>>(), ["txn5"]);
 }

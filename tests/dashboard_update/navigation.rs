@@ -34,12 +34,12 @@ fn drill_into_a(app: &mut App) {
         update(app, code(KeyCode::Tab));
     }
     update(app, key('g'));
-    while app.selected_account.as_deref() != Some("A") {
+    while app.selection.account.as_deref() != Some("A") {
         update(app, key('j'));
     }
     update(app, code(KeyCode::Enter));
     assert_eq!(app.view.account.as_ref().map(|a| a.id.as_str()), Some("A"));
-    assert_eq!(app.filter, "A", "the drill-down filters the table");
+    assert_eq!(app.query.text, "A", "the drill-down filters the table");
 }
 
 #[test]
@@ -47,12 +47,12 @@ fn esc_out_of_a_drill_down_restores_the_filters_of_before() {
     let mut app = app(false);
     type_filter(&mut app, "t-");
     update(&mut app, key('s')); // created
-    let before = (app.filter.clone(), app.state_filter.clone());
+    let before = (app.query.text.clone(), app.query.state.clone());
     drill_into_a(&mut app);
-    assert_eq!(app.state_filter, None, "every state while drilled in");
+    assert_eq!(app.query.state, None, "every state while drilled in");
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.focus, Pane::Accounts);
-    assert_eq!((app.filter.clone(), app.state_filter.clone()), before);
+    assert_eq!((app.query.text.clone(), app.query.state.clone()), before);
 
     // Left through the table instead: the account's filter stays for
     // browsing its transactions; Esc there restores the one of before,
@@ -62,18 +62,18 @@ fn esc_out_of_a_drill_down_restores_the_filters_of_before() {
         update(&mut app, code(KeyCode::Tab));
     }
     assert!(app.view.account.is_none(), "the detail follows the table");
-    assert_eq!(app.filter, "A");
+    assert_eq!(app.query.text, "A");
     update(&mut app, code(KeyCode::Esc));
-    assert_eq!((app.filter.clone(), app.state_filter.clone()), before);
+    assert_eq!((app.query.text.clone(), app.query.state.clone()), before);
     update(&mut app, code(KeyCode::Esc));
-    assert_eq!(app.filter, "");
+    assert_eq!(app.query.text, "");
 
     // A filter typed while drilled in is the operator's: kept.
     drill_into_a(&mut app);
     type_filter(&mut app, "t-old");
     update(&mut app, code(KeyCode::Esc));
-    assert_eq!(app.filter, "", "Esc in the table clears a typed filter");
-    assert!(app.filter_before_drill.is_none());
+    assert_eq!(app.query.text, "", "Esc in the table clears a typed filter");
+    assert!(app.query.before_drill.is_none());
 }
 
 /// The walkthrough's case: after a drill-down into an account, the owner
@@ -112,7 +112,7 @@ fn an_owner_opened_from_a_lock_after_a_drill_down_is_not_hidden() {
     }
     update(&mut app, key('g'));
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(app.selected.as_deref(), Some("t-other"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-other"));
     let d = app.view.detail.as_ref().expect("its detail");
     assert_eq!(d.fate, Fate::Listed, "not hidden by a leftover filter");
 }
@@ -160,23 +160,27 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
     // Log: up goes to older lines, down back to following the newest.
     update(&mut app, wheel(false, inside(areas.log)));
     assert_eq!(app.focus, Pane::Log);
-    assert!(app.log_top.is_some(), "scrolled back");
+    assert!(app.selection.log_top.is_some(), "scrolled back");
     update(&mut app, wheel(true, inside(areas.log)));
-    assert_eq!(app.log_top, None, "following the newest again");
+    assert_eq!(app.selection.log_top, None, "following the newest again");
 
     // Detail: scrolls (bounded) without touching the table's selection.
-    let selected = app.selected.clone();
+    let selected = app.selection.txn.clone();
     for _ in 0..200 {
         update(&mut app, wheel(true, inside(areas.detail)));
     }
     assert_eq!(app.focus, Pane::Detail);
-    assert!(app.detail_scroll < 40, "{}", app.detail_scroll);
-    assert_eq!(app.selected, selected);
+    assert!(
+        app.selection.detail_scroll < 40,
+        "{}",
+        app.selection.detail_scroll
+    );
+    assert_eq!(app.selection.txn, selected);
 
     // Outside every pane (the key bar): nothing moves.
-    let before = (app.focus, app.detail_scroll);
+    let before = (app.focus, app.selection.detail_scroll);
     update(&mut app, wheel(true, (areas.keys.x + 1, areas.keys.y)));
-    assert_eq!((app.focus, app.detail_scroll), before);
+    assert_eq!((app.focus, app.selection.detail_scroll), before);
 }
 
 #[test]
@@ -187,21 +191,21 @@ fn clicks_select_rows_and_nothing_past_the_last() {
     let t = areas.transactions;
     // Border, header, then rows: the second row is t-mid.
     update(&mut app, click(t.x + 3, t.y + 3));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     // Below the last of the three rows: focus, no new selection.
     update(&mut app, click(t.x + 3, t.y + 2 + 3));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     update(&mut app, click(t.x + 3, t.y + t.height - 2));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     // On the border or the header: nothing selected either.
     update(&mut app, click(t.x + 3, t.y));
     update(&mut app, click(t.x + 3, t.y + 1));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     // A click on a log line (wrapped or not) only focuses the log.
     app.push_log(LogLevel::Info, "x ".repeat(200));
     update(&mut app, click(areas.log.x + 2, areas.log.y + 1));
     assert_eq!(app.focus, Pane::Log);
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
 }
 
 #[test]
@@ -227,7 +231,7 @@ fn the_audit_pane_takes_the_mouse_while_open() {
     let focus = app.focus;
     // A click on a table row behind the pane selects nothing.
     update(&mut app, click(t.x + 3, t.y + 4));
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
     assert_eq!(app.focus, focus);
     // The wheel moves among the findings.
     update(
@@ -237,5 +241,5 @@ fn the_audit_pane_takes_the_mouse_while_open() {
     assert_eq!(audit_cursor(&app), 1);
     update(&mut app, mouse(MouseEventKind::ScrollUp, t.x + 3, t.y + 4));
     assert_eq!(audit_cursor(&app), 0);
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
 }

@@ -41,9 +41,9 @@ fn the_top_overlay_takes_the_keys_and_closing_it_uncovers_the_one_below() {
     update(&mut app, key('A'));
     assert_eq!(kinds(&app), vec![OverlayKind::Audit]);
     // The audit pane takes j: its cursor moves, the table's does not.
-    let selected = app.selected.clone();
+    let selected = app.selection.txn.clone();
     update(&mut app, key('j'));
-    assert_eq!((audit_cursor(&app), &app.selected), (1, &selected));
+    assert_eq!((audit_cursor(&app), &app.selection.txn), (1, &selected));
     // Enter opens the dialog over it; the dialog takes j (scroll), not
     // the audit pane.
     update(&mut app, code(KeyCode::Enter));
@@ -59,7 +59,7 @@ fn the_top_overlay_takes_the_keys_and_closing_it_uncovers_the_one_below() {
     update(&mut app, code(KeyCode::Esc));
     assert!(app.overlays.is_empty());
     update(&mut app, key('j'));
-    assert_ne!(app.selected, selected, "the table took j");
+    assert_ne!(app.selection.txn, selected, "the table took j");
 }
 
 #[test]
@@ -71,10 +71,10 @@ fn typing_goes_to_the_layer_being_typed_into_not_to_the_keys_below() {
     for c in ['?', 'q'] {
         update(&mut app, key(c));
     }
-    assert_eq!(app.filter, "?q");
-    assert!(!app.should_quit && !app.overlays.is_open(OverlayKind::Help));
+    assert_eq!(app.query.text, "?q");
+    assert!(!app.exit.quit && !app.overlays.is_open(OverlayKind::Help));
     update(&mut app, code(KeyCode::Esc));
-    assert!(app.overlays.is_empty() && app.filter.is_empty());
+    assert!(app.overlays.is_empty() && app.query.text.is_empty());
     // The look-up takes what is typed, Enter selects it and closes.
     update(&mut app, key('#'));
     for c in "t-3".chars() {
@@ -83,7 +83,7 @@ fn typing_goes_to_the_layer_being_typed_into_not_to_the_keys_below() {
     assert_eq!(app.overlays.typed_lookup(), Some("t-3"));
     update(&mut app, code(KeyCode::Enter));
     assert!(app.overlays.is_empty());
-    assert_eq!(app.selected.as_deref(), Some("t-3"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-3"));
     // Help is one layer: opening it again does not stack a second one, and
     // any key that does not scroll it closes it.
     update(&mut app, key('?'));

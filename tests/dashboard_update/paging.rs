@@ -71,8 +71,8 @@ fn pages_turn_once_the_page_asked_for_came_and_a_new_filter_starts_at_the_first(
     assert!(listings(update(&mut app, key(']'))).is_empty());
     assert!(app.view.page.is_none(), "the title says loading");
     // The selection stays on the old page's row until its rows come.
-    assert_eq!(app.selected.as_deref(), Some("t-old"));
-    let second = app.listing.clone();
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
+    let second = app.query.listing.clone();
     update(
         &mut app,
         page(
@@ -81,7 +81,11 @@ fn pages_turn_once_the_page_asked_for_came_and_a_new_filter_starts_at_the_first(
             5,
         ),
     );
-    assert_eq!(app.selected.as_deref(), Some("t-3"), "the page's first row");
+    assert_eq!(
+        app.selection.txn.as_deref(),
+        Some("t-3"),
+        "the page's first row"
+    );
     // A poll of the same page does not move the selection.
     update(&mut app, key('j'));
     update(
@@ -92,7 +96,7 @@ fn pages_turn_once_the_page_asked_for_came_and_a_new_filter_starts_at_the_first(
             5,
         ),
     );
-    assert_eq!(app.selected.as_deref(), Some("t-4"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-4"));
     // A new filter starts at its first page.
     let asked = listings(update(&mut app, key('s')));
     assert_eq!(asked.len(), 1);

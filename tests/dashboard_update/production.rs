@@ -48,7 +48,7 @@ fn a_bulk_run_on_production_runs_only_with_its_count_typed() {
             "{last}"
         );
     }
-    assert_eq!(app.marks.len(), 3, "nothing ran");
+    assert_eq!(app.selection.marks.len(), 3, "nothing ran");
     // Esc goes back to the reason; Enter asks again.
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(typed(&app), None);

@@ -42,11 +42,11 @@ fn the_audit_keeps_its_findings_while_the_next_one_runs() {
 #[test]
 fn the_selections_history_stays_shown_while_it_is_read_again() {
     let mut app = app(false);
-    let id = app.selected.clone().expect("a selection");
-    if app.history_asked.is_none() {
+    let id = app.selection.txn.clone().expect("a selection");
+    if app.reads.history_asked.is_none() {
         assert_eq!(app.take_history(), Some(id.clone()));
     }
-    assert!(app.history.is_loading());
+    assert!(app.reads.history.is_loading());
     update(
         &mut app,
         Event::History {
@@ -54,10 +54,10 @@ fn the_selections_history_stays_shown_while_it_is_read_again() {
             records: Ok(vec![]),
         },
     );
-    assert_eq!(app.history, Load::Loaded((id.clone(), Ok(vec![]))));
-    app.history_asked = None; // what a poll or an action does
+    assert_eq!(app.reads.history, Load::Loaded((id.clone(), Ok(vec![]))));
+    app.reads.history_asked = None; // what a poll or an action does
     assert_eq!(app.take_history(), Some(id));
-    assert!(app.history.is_loading());
+    assert!(app.reads.history.is_loading());
     assert!(
         matches!(app.selected_history(), Some(Ok(r)) if r.is_empty()),
         "the last records stay shown while read again"

@@ -49,11 +49,11 @@ fn done(not_started: usize, left: Option<LeftIds>) -> Event {
 #[test]
 fn esc_during_a_run_never_stops_it() {
     let mut app = running(Action::Recover, 3);
-    app.filter = "t-".into();
+    app.query.text = "t-".into();
     let cmds = update(&mut app, code(KeyCode::Esc));
     assert!(!cmds.contains(&IoRequest::StopBulk), "{cmds:?}");
     assert!(!app.bulk.as_ref().unwrap().stopping);
-    assert_eq!(app.filter, "", "Esc still clears the filter");
+    assert_eq!(app.query.text, "", "Esc still clears the filter");
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn the_stop_key_asks_first_and_says_what_stopping_does() {
     update(&mut app, key('S'));
     assert_eq!(update(&mut app, key('y')), vec![IoRequest::StopBulk]);
     assert!(app.bulk.as_ref().unwrap().stopping && app.overlays.is_empty());
-    assert!(!app.should_quit, "a stop is not a quit");
+    assert!(!app.exit.quit, "a stop is not a quit");
     // Without a run, S says so and opens nothing.
     let mut app = super::app(false);
     assert!(update(&mut app, key('S')).is_empty());
@@ -91,7 +91,7 @@ fn the_stop_key_asks_first_and_says_what_stopping_does() {
 fn q_during_a_run_asks_and_keep_running_keeps_it_running() {
     let mut app = running(Action::Recover, 3);
     assert!(update(&mut app, key('q')).is_empty());
-    assert!(!app.should_quit, "quit at once, with a run going");
+    assert!(!app.exit.quit, "quit at once, with a run going");
     assert!(app.overlays.stop_ask().unwrap().quit);
     let text = estx::dashboard::stop::question(&app).join("\n");
     assert!(
@@ -100,21 +100,21 @@ fn q_during_a_run_asks_and_keep_running_keeps_it_running() {
     );
     // Enter presses the focused button: keep running (the default).
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert!(!app.should_quit && !app.bulk.as_ref().unwrap().stopping);
+    assert!(!app.exit.quit && !app.bulk.as_ref().unwrap().stopping);
     assert!(app.overlays.is_empty());
     // Ctrl-C asks the same question.
     assert!(update(&mut app, ctrl_c()).is_empty());
-    assert!(app.overlays.stop_ask().unwrap().quit && !app.should_quit);
+    assert!(app.overlays.stop_ask().unwrap().quit && !app.exit.quit);
     assert!(update(&mut app, code(KeyCode::Esc)).is_empty());
-    assert!(!app.should_quit && !app.bulk.as_ref().unwrap().stopping);
+    assert!(!app.exit.quit && !app.bulk.as_ref().unwrap().stopping);
     // The run ends by itself: q quits at once again.
     update(&mut app, item("t-1", ActOutcome::Completed));
     update(&mut app, item("t-2", ActOutcome::Completed));
     update(&mut app, item("t-3", ActOutcome::Completed));
     update(&mut app, done(0, None));
     update(&mut app, key('q'));
-    assert!(app.should_quit);
-    assert_eq!(app.ending, Ending::Quit);
+    assert!(app.exit.quit);
+    assert_eq!(app.exit.ending, Ending::Quit);
 }
 
 #[test]
@@ -122,17 +122,17 @@ fn q_then_stop_quits_only_after_the_run_has_stopped_with_the_stopped_code() {
     let mut app = running(Action::Recover, 4);
     update(&mut app, key('q'));
     assert_eq!(update(&mut app, key('y')), vec![IoRequest::StopBulk]);
-    assert!(!app.should_quit, "not before the run has stopped");
+    assert!(!app.exit.quit, "not before the run has stopped");
     update(&mut app, item("t-1", ActOutcome::Completed));
     update(&mut app, item("t-2", ActOutcome::Stopped));
-    assert!(!app.should_quit);
+    assert!(!app.exit.quit);
     let left = LeftIds {
         count: 3,
         file: Ok("/state/ids/r-1.ids".into()),
     };
     update(&mut app, done(2, Some(left)));
-    assert!(app.should_quit);
-    assert_eq!(app.ending, Ending::RunStopped);
+    assert!(app.exit.quit);
+    assert_eq!(app.exit.ending, Ending::RunStopped);
 }
 
 #[test]
@@ -190,14 +190,14 @@ fn a_stop_signal_during_a_run_stops_it_cleanly_before_quitting() {
     let mut app = running(Action::Recover, 3);
     let cmds = update(&mut app, Event::Signal(estx::signals::StopSignal::Hangup));
     assert_eq!(cmds, vec![IoRequest::StopBulk]);
-    assert!(!app.should_quit && app.bulk.as_ref().unwrap().stopping);
+    assert!(!app.exit.quit && app.bulk.as_ref().unwrap().stopping);
     update(&mut app, done(3, None));
-    assert!(app.should_quit);
+    assert!(app.exit.quit);
     // Without a run, a signal quits at once.
     let mut app = super::app(false);
     update(
         &mut app,
         Event::Signal(estx::signals::StopSignal::Terminate),
     );
-    assert!(app.should_quit);
+    assert!(app.exit.quit);
 }

@@ -22,7 +22,11 @@ fn action_keys_refuse_a_selection_a_poll_hid() {
         update(&mut app, key('s')); // committed
     }
     assert_eq!(app.state_filter(), Some(&TxnState::Committed));
-    assert_eq!(app.selected.as_deref(), Some("t-mid"), "the filter's row");
+    assert_eq!(
+        app.selection.txn.as_deref(),
+        Some("t-mid"),
+        "the filter's row"
+    );
     update(
         &mut app,
         Event::Polled(Ok(Box::new(snapshot(vec![
@@ -31,23 +35,27 @@ fn action_keys_refuse_a_selection_a_poll_hid() {
             txn("t-new", "created", 1),
         ])))),
     );
-    assert_eq!(app.selected.as_deref(), Some("t-mid"), "still selected");
+    assert_eq!(
+        app.selection.txn.as_deref(),
+        Some("t-mid"),
+        "still selected"
+    );
     assert_eq!(app.selected_index(), None, "but not a visible row");
     for k in ['R', 'F', 'L', ' '] {
         assert!(update(&mut app, key(k)).is_empty(), "{k} acted");
-        assert!(app.overlays.dialog().is_none() && app.marks.is_empty());
+        assert!(app.overlays.dialog().is_none() && app.selection.marks.is_empty());
         let last = last_log(&app);
         assert!(last.contains("t-mid is hidden by the filter"), "{last}");
     }
     // A state cycle that shows rows again selects the first visible one.
     update(&mut app, key('s')); // terminating
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     update(&mut app, key('s')); // finished: no row
-    assert_eq!(app.selected.as_deref(), Some("t-mid"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-mid"));
     for _ in 0..3 {
         update(&mut app, key('s')); // rolled-back, all, created
     }
-    assert_eq!(app.selected.as_deref(), Some("t-new"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     assert_eq!(
         update(&mut app, key('R')),
         vec![IoRequest::LoadPreview(Action::Rollback, "t-new".into())]
@@ -88,7 +96,7 @@ fn a_transaction_looked_up_with_hash_is_the_explicit_target() {
         },
     );
     assert_eq!(app.focus, Pane::Detail);
-    assert_eq!(app.pinned.as_deref(), Some("t-gone"));
+    assert_eq!(app.selection.pinned.as_deref(), Some("t-gone"));
     assert_eq!(
         update(&mut app, key('R')),
         vec![IoRequest::LoadPreview(Action::Rollback, "t-gone".into())]
@@ -97,8 +105,8 @@ fn a_transaction_looked_up_with_hash_is_the_explicit_target() {
     // Selecting a row drops the look-up: it is no target any more.
     update(&mut app, code(KeyCode::Esc));
     update(&mut app, key('j'));
-    assert_ne!(app.selected.as_deref(), Some("t-gone"));
-    assert!(app.pinned.is_none());
+    assert_ne!(app.selection.txn.as_deref(), Some("t-gone"));
+    assert!(app.selection.pinned.is_none());
 }
 
 #[test]
@@ -176,7 +184,7 @@ fn a_polled_terminal_listing_fills_the_filtered_table() {
     ]);
     snap.in_flight_total = 1;
     snap.table = estx::protocol::read::TablePage {
-        filter: app.listing.clone(),
+        filter: app.query.listing.clone(),
         listed: 1,
         total: 40,
         page_size: 500,
@@ -192,12 +200,12 @@ fn alt_tab_is_esc_then_tab() {
     update(&mut app, key('/'));
     update(&mut app, key('z'));
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(app.filter, "z");
+    assert_eq!(app.query.text, "z");
     update(
         &mut app,
         Event::Key(KeyEvent::new(KeyCode::Tab, KeyModifiers::ALT)),
     );
-    assert_eq!(app.filter, "", "Esc cleared the filter");
+    assert_eq!(app.query.text, "", "Esc cleared the filter");
     assert_eq!(app.focus, Pane::Detail, "Tab moved the focus");
 }
 
@@ -246,14 +254,14 @@ fn long_log_lines_wrap_and_the_scroll_stays_bounded() {
         update(&mut app, key('j'));
     }
     assert_eq!(app.view.log_top, n - 1, "never past the newest");
-    assert_eq!(app.log_top, None, "back to following");
+    assert_eq!(app.selection.log_top, None, "back to following");
 }
 
 #[test]
 fn enter_on_a_lock_opens_its_owner_as_the_explicit_target() {
     let mut app = app(false);
     many_accounts_and_locks(&mut app, 3);
-    app.size = (160, 48);
+    app.terminal.size = (160, 48);
     for _ in 0..3 {
         update(&mut app, code(KeyCode::Tab));
     }
@@ -261,8 +269,8 @@ fn enter_on_a_lock_opens_its_owner_as_the_explicit_target() {
     update(&mut app, key('j'));
     update(&mut app, code(KeyCode::Enter));
     assert_eq!(app.focus, Pane::Detail);
-    assert_eq!(app.selected.as_deref(), Some("t-0"));
-    assert_eq!(app.pinned.as_deref(), Some("t-0"));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-0"));
+    assert_eq!(app.selection.pinned.as_deref(), Some("t-0"));
     // Not a row of the table, yet opened explicitly: R acts on it.
     update(
         &mut app,

@@ -20,7 +20,7 @@ fn click(column: u16, row: u16) -> Event {
 fn keys_and_clicks_do_nothing_while_the_screen_is_too_small() {
     let mut app = app(false);
     update(&mut app, Event::Resize(60, 20));
-    assert!(app.too_small);
+    assert!(app.terminal.too_small);
     // R, y, a reason, Enter: what rolled back the selection unseen.
     let mut cmds = update(&mut app, key('R'));
     for c in "y outage".chars() {
@@ -32,15 +32,15 @@ fn keys_and_clicks_do_nothing_while_the_screen_is_too_small() {
     assert!(cmds.is_empty(), "{cmds:?}");
     assert!(app.overlays.is_empty() && app.running.is_none());
     assert_eq!(
-        (app.focus, app.selected.as_deref()),
+        (app.focus, app.selection.txn.as_deref()),
         (Pane::Transactions, Some("t-old")),
         "nothing moved"
     );
-    assert_eq!(app.filter, "", "nothing typed");
+    assert_eq!(app.query.text, "", "nothing typed");
     // Back to a size that shows it: the keys typed blind are counted in
     // the log (11 keys; the click is no key), and keys act again.
     update(&mut app, Event::Resize(140, 40));
-    assert!(!app.too_small);
+    assert!(!app.terminal.too_small);
     let last = &app.log.back().unwrap().text;
     assert!(
         last.contains("11 key(s) ignored while the terminal was too small"),
@@ -55,16 +55,16 @@ fn quit_still_quits_while_the_screen_is_too_small() {
     let mut app = app(false);
     update(&mut app, key('?'));
     update(&mut app, Event::Resize(79, 40));
-    assert!(app.too_small, "one column short is too small");
+    assert!(app.terminal.too_small, "one column short is too small");
     update(&mut app, key('q'));
-    assert!(app.should_quit, "q quits, though help (unseen) was open");
+    assert!(app.exit.quit, "q quits, though help (unseen) was open");
     let mut app = super::app(false);
     update(&mut app, Event::Resize(140, 23));
     update(
         &mut app,
         Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
     );
-    assert!(app.should_quit, "Ctrl-C too");
+    assert!(app.exit.quit, "Ctrl-C too");
 }
 
 #[test]

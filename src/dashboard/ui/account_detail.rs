@@ -15,14 +15,17 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-/// Draws the drill-down, scrolled by `app.detail_scroll` (bounded to its text).
+/// Draws the drill-down, scrolled by `app.selection.detail_scroll` (bounded to its text).
 pub fn render(frame: &mut Frame, app: &App, a: &AccountDetail, area: Rect) {
     let th = &app.theme;
     let body = lines(th, a);
     let inner_w = usize::from(area.width.saturating_sub(2)).max(1);
     let total = wrapped_rows(&body, inner_w);
     let height = usize::from(area.height.saturating_sub(2));
-    let scroll = app.detail_scroll.min(total.saturating_sub(height));
+    let scroll = app
+        .selection
+        .detail_scroll
+        .min(total.saturating_sub(height));
     let title = format!(
         " account: {} {}",
         a.id,

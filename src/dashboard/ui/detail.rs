@@ -32,14 +32,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-/// Draws the detail pane, scrolled by `app.detail_scroll` (bounded to its text).
+/// Draws the detail pane, scrolled by `app.selection.detail_scroll` (bounded to its text).
 pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let th = &app.theme;
     let focused = app.focus == Pane::Detail;
     let Some(d) = &app.view.detail else {
-        let text = match &app.selected {
+        let text = match &app.selection.txn {
             None => "no transaction selected".to_string(),
-            Some(id) => match &app.looked_up {
+            Some(id) => match &app.reads.looked_up {
                 Some((l, Ok(None))) if l == id => format!("{id}: no such transaction"),
                 Some((l, Err(e))) if l == id => format!("{id}: could not read it: {e}"),
                 _ => format!("{id}: reading it by id…"),
@@ -58,7 +58,10 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let inner_w = usize::from(area.width.saturating_sub(2)).max(1);
     let total = wrapped_rows(&body, inner_w);
     let height = usize::from(area.height.saturating_sub(2));
-    let scroll = app.detail_scroll.min(total.saturating_sub(height));
+    let scroll = app
+        .selection
+        .detail_scroll
+        .min(total.saturating_sub(height));
     let mut title = format!(" detail: {} ", d.txn.id);
     title.push_str(&more_hint(scroll, height.min(total), total));
     frame.render_widget(
@@ -80,7 +83,7 @@ pub fn line_count(app: &App, d: &DetailView, width: u16) -> usize {
 fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
     let th = &app.theme;
     let now = state_text(&d.txn);
-    let pinned = app.pinned.as_ref() == Some(&d.txn.id);
+    let pinned = app.selection.pinned.as_ref() == Some(&d.txn.id);
     if pinned && matches!(d.fate, Fate::Listed | Fate::Filtered | Fate::ReadById) {
         let text = match d.fate {
             Fate::ReadById => format!(

@@ -71,15 +71,15 @@ fn header_segments(app: &App) -> Vec<Segment<'static>> {
     if let Some(snap) = &app.snapshot {
         segs.extend(snapshot_segments(app, snap));
     }
-    let polling = if app.paused {
+    let polling = if app.poll.paused {
         Span::styled(
             "paused",
             Style::new().fg(th.warn).add_modifier(Modifier::BOLD),
         )
-    } else if app.polling {
+    } else if app.poll.running {
         Span::raw("polling…")
     } else {
-        Span::raw(format!("every {}s", app.interval.as_secs()))
+        Span::raw(format!("every {}s", app.poll.interval.as_secs()))
     };
     segs.push(Segment::new(1, vec![polling]));
     if let Some(r) = &app.running {
@@ -121,7 +121,7 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
         vec![Span::styled(format!("● {text}"), Style::new().fg(colour))],
     ));
     let ago = (app.now - snap.taken_at).num_seconds();
-    let style = if app.poll_error.is_some() {
+    let style = if app.poll.error.is_some() {
         Style::new().fg(th.warn).add_modifier(Modifier::BOLD)
     } else {
         Style::new()
@@ -199,7 +199,7 @@ fn short_url(url: &str) -> String {
 
 fn alert_line(app: &App, width: u16) -> Line<'static> {
     let th = &app.theme;
-    match (&app.poll_error, &app.snapshot) {
+    match (&app.poll.error, &app.snapshot) {
         (Some(failure), Some(_)) => {
             let age = human_age(app.stale_for().unwrap_or(0));
             match failure {
@@ -350,7 +350,7 @@ fn read_segments(th: &Theme, snap: &Snapshot) -> Vec<Segment<'static>> {
 pub fn render_no_data(frame: &mut Frame, app: &App, area: Rect) {
     let th = &app.theme;
     let url = &app.settings.url;
-    let (lines, colour) = match &app.poll_error {
+    let (lines, colour) = match &app.poll.error {
         None => (vec![Line::from(format!("connecting to {url}…"))], Color::Reset),
         Some(PollFailure::Auth(m)) => (
             vec![

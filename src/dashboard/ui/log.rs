@@ -37,7 +37,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let width = usize::from(area.width.saturating_sub(2)).max(1);
     // Only the entries that can show are measured, not the whole log.
     let height = |i: usize| crate::dashboard::layout::log_entry_rows(&app.log[i].text, width);
-    let (start, end, skip_rows) = match app.log_top {
+    let (start, end, skip_rows) = match app.selection.log_top {
         None => {
             let mut start = len;
             let mut used = 0;
@@ -62,7 +62,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
     let above = if skip_rows > 0 { start + 1 } else { start };
     let mut title = String::from(" log ");
     title.push_str(&more_hint(above, end - above, len));
-    if app.log_top.is_some() {
+    if app.selection.log_top.is_some() {
         title.push_str("(scrolled; G follows) ");
     }
     let lines: Vec<Line> = app

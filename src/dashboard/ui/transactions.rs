@@ -115,11 +115,11 @@ fn empty_text(app: &App, snap: &Snapshot) -> String {
         "no listed transaction matches the filter (Esc clears the text, s cycles states)".into()
     } else if let Some(s) = app.state_filter().filter(|s| s.is_terminal()) {
         format!("no {s} transaction")
-    } else if !app.filter.is_empty()
-        || app.group.is_some()
+    } else if !app.query.text.is_empty()
+        || app.query.group.is_some()
         || app.state_filter().is_some()
-        || app.stuck_only
-        || app.old_only
+        || app.query.stuck_only
+        || app.query.old_only
     {
         "no transaction matches the filter (Esc clears the text, s cycles states)".into()
     } else {
@@ -134,7 +134,7 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
         .iter()
         .map(|t| {
             let m = mark(severity(app, t)).to_string();
-            let id = if app.marks.contains(&t.id) {
+            let id = if app.selection.marks.contains(&t.id) {
                 format!("✓ {}", t.id)
             } else {
                 t.id.clone()
@@ -198,7 +198,7 @@ fn title(
         .map(|s| Segment::new(0, vec![s]))
         .collect();
     let filters = filter_spans(app);
-    let label = app.group.as_ref().map_or(0, |g| {
+    let label = app.query.group.as_ref().map_or(0, |g| {
         Span::raw(g.label.as_str()).width() + "· group  ".len()
     });
     let others = width_of(&marks) + width_of(&filters);
@@ -221,7 +221,10 @@ fn title(
     if !scroll.is_empty() {
         segs.push(Segment::new(2, vec![Span::raw(scroll)]));
     }
-    let sort = format!("· sort {} ", app.sort.order_label(app.sort_desc));
+    let sort = format!(
+        "· sort {} ",
+        app.query.sort.order_label(app.query.sort_desc)
+    );
     segs.push(Segment::new(4, vec![Span::raw(sort)]));
     segs.extend(marks);
     // The state comes last, after the group.
@@ -236,7 +239,7 @@ fn title(
 /// The group opened, its label in `room` columns (at least 8), and the
 /// reminder that Esc closes it (the first to give way).
 fn group_segments(app: &App, room: usize) -> Vec<Segment<'static>> {
-    let Some(g) = &app.group else {
+    let Some(g) = &app.query.group else {
         return vec![];
     };
     let style = Style::new().fg(app.theme.warn).add_modifier(Modifier::BOLD);
@@ -286,9 +289,9 @@ fn counts_text(app: &App, snap: &Snapshot, matching: usize, how: Counts) -> Stri
 fn mark_spans(app: &App) -> Vec<Span<'static>> {
     let th = &app.theme;
     let mut spans = Vec::new();
-    if !app.marks.is_empty() {
+    if !app.selection.marks.is_empty() {
         spans.push(Span::styled(
-            format!("· {} marked ", app.marks.len()),
+            format!("· {} marked ", app.selection.marks.len()),
             Style::new().fg(th.focus).add_modifier(Modifier::BOLD),
         ));
     }
@@ -316,12 +319,12 @@ fn filter_spans(app: &App) -> Vec<Segment<'static>> {
     let mut segs = Vec::new();
     if app.overlays.is_open(OverlayKind::Filter) {
         segs.push(Span::styled(
-            format!("· /{}█ ", app.filter),
+            format!("· /{}█ ", app.query.text),
             Style::new().fg(th.focus).add_modifier(Modifier::BOLD),
         ));
-    } else if !app.filter.is_empty() {
+    } else if !app.query.text.is_empty() {
         segs.push(Span::styled(
-            format!("· /{} ", app.filter),
+            format!("· /{} ", app.query.text),
             Style::new().fg(th.focus),
         ));
     }
@@ -330,7 +333,10 @@ fn filter_spans(app: &App) -> Vec<Segment<'static>> {
         crate::protocol::time::human_duration(app.settings.investigate_after)
     );
     let warn = Style::new().fg(th.warn).add_modifier(Modifier::BOLD);
-    for (on, what) in [(app.stuck_only, "stuck only"), (app.old_only, old.as_str())] {
+    for (on, what) in [
+        (app.query.stuck_only, "stuck only"),
+        (app.query.old_only, old.as_str()),
+    ] {
         if on {
             segs.push(Span::styled(format!("· {what} "), warn));
         }
