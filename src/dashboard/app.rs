@@ -2,17 +2,17 @@
 //! the selected transaction, its preview). Nothing here does I/O; the
 //! renderer reads it, `update` changes it.
 
-use super::dialog::BulkProgress;
-pub use super::dialog::{Dialog, RunChoice};
 use super::event::{Action, PollFailure};
 pub use super::keymap::Keymap;
 pub use super::layers::audit::AuditState;
+pub use super::layers::dialog::{Dialog, RunChoice};
 use super::layers::Overlays;
 use super::layout::Areas;
 pub use super::layout::Pane;
 use super::load::Load;
 pub use super::log::{LogEntry, LogLevel, LOG_CAPACITY};
 pub use super::look::Theme;
+use super::progress::BulkProgress;
 pub use super::settings::{MarkColour, ProfileMark, Settings};
 pub use super::sort::SortKey;
 use super::view::View;

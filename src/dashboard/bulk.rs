@@ -12,10 +12,11 @@
 //! force is left out and named, to be forced one by one.
 
 use super::app::{App, Dialog, LogLevel};
-use super::dialog::{Bulk, BulkPlan, BulkProgress};
 use super::event::{Action, BulkReread, Expected, IoRequest, LeftIds, Run, BULK_CONCURRENCY};
 use super::keymap::Op;
+use super::layers::dialog::{Bulk, BulkPlan};
 use super::load::Load;
+use super::progress::BulkProgress;
 use crate::protocol::intervene::{Documents, Plan, Would};
 use crate::protocol::trail::ActOutcome;
 use std::collections::BTreeMap;

@@ -4,7 +4,7 @@
 //! acts and marks. Called by [`super::update::update`].
 
 use super::app::{next_state_filter, App, LogLevel, Pane};
-use super::confirm::{on_dialog_key, open_bulk_dialog, open_dialog, open_lock_dialog};
+use super::confirm::{open_bulk_dialog, open_dialog, open_lock_dialog};
 use super::event::{Action, IoRequest};
 use super::keymap::Op;
 use super::layers::audit::Audit;
@@ -51,7 +51,6 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     }
     // The top overlay takes the key; the panes only get it when none is open.
     match app.overlays.top().map(Overlay::kind) {
-        Some(OverlayKind::Dialog) => on_dialog_key(app, key),
         Some(_) => on_layer_key(app, key),
         None => app
             .keys
@@ -65,6 +64,7 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
 /// what else it asks ([`apply`]).
 fn on_layer_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     let refusal = super::confirm::act_refusal(app);
+    let screen = app.screen();
     let help_rows = (
         layers::help::draw::rows(&app.draw_cx()),
         layers::help::draw::visible_rows(app.screen().height),
@@ -76,14 +76,23 @@ fn on_layer_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
         refusal: refusal.as_deref(),
         audit: &app.audit,
         help_rows,
+        screen: (screen.width, screen.height),
+        // Field by field, so the stack below can be changed.
+        draw: layers::DrawCx {
+            theme: &app.theme,
+            keys: &app.keys,
+            settings: &app.settings,
+            now: app.now,
+            size: app.terminal.size,
+            audit: &app.audit,
+            bulk: app.bulk.as_ref(),
+        },
     };
     let Some(top) = app.overlays.top_mut() else {
         return vec![];
     };
     let kind = top.kind();
-    let Some(outcome) = top.key(&cx, key) else {
-        return vec![];
-    };
+    let outcome = top.key(&cx, key);
     apply(app, kind, outcome)
 }
 
@@ -119,6 +128,17 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
                 app.focus = Pane::Accounts;
             }
             Effect::Filter(edit) => filter_edit(app, edit),
+            Effect::Start { run, planned } => {
+                app.running = Some(super::app::Running {
+                    action: run.action,
+                    target: run.target.clone(),
+                    forced: run.force,
+                    planned,
+                    seen: Vec::new(),
+                });
+                io.push(IoRequest::Run(run));
+            }
+            Effect::StartBulk(dialog) => io.extend(super::bulk::confirm(app, *dialog)),
             Effect::StopBulk { quit } => {
                 if let Some(b) = app.bulk.as_mut() {
                     b.quit_when_stopped |= quit;
@@ -141,7 +161,7 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
                 total,
                 confirmed,
             } => {
-                app.bulk = Some(super::dialog::BulkProgress::new(action, total, app.now));
+                app.bulk = Some(super::progress::BulkProgress::new(action, total, app.now));
                 io.push(IoRequest::ResumeJob {
                     run,
                     action,

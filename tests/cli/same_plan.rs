@@ -6,8 +6,8 @@
 //! rows asks for), derived as the dialog shows it (`bulk::plan_of`).
 
 use super::World;
-use estx::dashboard::dialog::BulkPlan;
 use estx::dashboard::event::Action;
+use estx::dashboard::layers::dialog::BulkPlan;
 use estx::dashboard::{bulk, task};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};

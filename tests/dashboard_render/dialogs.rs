@@ -154,7 +154,7 @@ fn rollback_dialog_asks_for_the_reason() {
 /// required reason.
 #[test]
 fn bulk_rollback_dialog_counts_and_the_progress_bar() {
-    use estx::dashboard::dialog::BulkProgress;
+    use estx::dashboard::progress::BulkProgress;
     let mut a = app();
     open_bulk_rollback(&mut a);
     let s = screen(&a, 100, 40);
@@ -238,7 +238,7 @@ fn open_bulk(a: &mut estx::dashboard::app::App, action: Action) {
     };
     use crate::fixtures::{detail, unforced_refusal};
     use estx::dashboard::app::Dialog;
-    use estx::dashboard::dialog::Bulk;
+    use estx::dashboard::layers::dialog::Bulk;
     let ids = ["t-commit-1", "t-created-2", "t-pend-1", "t-pend-2"];
     // The one bulk act's plan: each marked transaction's own plan.
     let items = ids

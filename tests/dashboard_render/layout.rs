@@ -20,7 +20,7 @@ fn too_small() {
     assert_snapshot!("too_small_60x20", s);
     // During a bulk run even q waits for a screen that can ask first.
     let mut a = app();
-    a.bulk = Some(estx::dashboard::dialog::BulkProgress::new(
+    a.bulk = Some(estx::dashboard::progress::BulkProgress::new(
         estx::dashboard::event::Action::Recover,
         500,
         a.now,
@@ -41,7 +41,7 @@ fn the_stop_question_says_what_stopping_does() {
     use estx::dashboard::layers::Overlay;
     use estx::dashboard::stop::StopAsk;
     let mut a = app();
-    let mut b = estx::dashboard::dialog::BulkProgress::new(
+    let mut b = estx::dashboard::progress::BulkProgress::new(
         estx::dashboard::event::Action::Rollback,
         500,
         a.now,

@@ -4,7 +4,7 @@
 //! key stopping new items.
 
 use super::*;
-use estx::dashboard::dialog::BulkProgress;
+use estx::dashboard::progress::BulkProgress;
 use estx::protocol::trail::ActOutcome;
 
 fn space() -> Event {

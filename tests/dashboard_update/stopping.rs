@@ -5,9 +5,9 @@
 
 use super::*;
 use estx::dashboard::app::Ending;
-use estx::dashboard::dialog::BulkProgress;
 use estx::dashboard::event::LeftIds;
 use estx::dashboard::layers::OverlayKind;
+use estx::dashboard::progress::BulkProgress;
 use estx::protocol::trail::ActOutcome;
 
 fn running(action: Action, total: usize) -> App {

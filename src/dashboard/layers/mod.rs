@@ -21,6 +21,7 @@
 //! [`open_for`].
 
 pub mod audit;
+pub mod dialog;
 pub mod filter;
 pub mod groups;
 pub mod help;
@@ -28,17 +29,17 @@ pub mod jobs;
 pub mod lookup;
 pub mod stop;
 
-use super::dialog::BulkProgress;
-use super::dialog::Dialog;
-use super::event::{Action, IoRequest};
+use super::event::{Action, IoRequest, Run};
 use super::keymap::{DialogOp, Keymap, Op};
 use super::log::LogLevel;
 use super::look::Theme;
+use super::progress::BulkProgress;
 use super::settings::Settings;
 use crate::protocol::read::Group;
 use audit::AuditState;
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
+use dialog::Dialog;
 use ratatui::layout::Rect;
 use ratatui::Frame;
 use stop::StopAsk;
@@ -106,6 +107,11 @@ pub struct Context<'a> {
     /// Rows of the help's text, and how many the screen shows (so help
     /// bounds its scroll).
     pub help_rows: (usize, usize),
+    /// The size of the screen the layers are drawn on (so a layer bounds
+    /// its scroll by its own drawing).
+    pub screen: (u16, u16),
+    /// What the layers read when drawn (a layer measures its own text).
+    pub draw: DrawCx<'a>,
 }
 
 /// What a layer reads of the shared state when it is drawn (a draw
@@ -130,7 +136,7 @@ pub struct DrawCx<'a> {
 
 /// What a layer's key asks of the dashboard beyond its own state; the
 /// stack applies it ([`super::key_ops`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Effect {
     /// Start this I/O.
     Io(IoRequest),
@@ -160,6 +166,16 @@ pub enum Effect {
         /// The stop was asked by quitting.
         quit: bool,
     },
+    /// Run the act the dialog confirmed; `planned`: the lines its preview
+    /// showed, compared with what the run reports.
+    Start {
+        /// The run.
+        run: Run,
+        /// The preview's lines (`step: write|no-op`).
+        planned: Vec<String>,
+    },
+    /// Start the bulk run the bulk dialog confirmed.
+    StartBulk(Box<Dialog>),
     /// Make this group the table's filter.
     OpenGroup(Group),
     /// Resume a job as this dashboard's bulk run.
@@ -177,7 +193,7 @@ pub enum Effect {
 
 /// What a key did to a layer: whether the layer stays open, and what it
 /// asks of the rest of the dashboard.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Outcome {
     /// Close the layer.
     pub close: bool,
@@ -253,11 +269,11 @@ impl Overlay {
         )
     }
 
-    /// A key for the layer, when it takes keys through [`Outcome`]s
-    /// (`None`: the dialog, whose keys the stack still hands to its own
-    /// handler with the state).
-    pub fn key(&mut self, cx: &Context, key: KeyEvent) -> Option<Outcome> {
-        Some(match self {
+    /// A key for the layer: it changes its own state and says what else
+    /// follows.
+    pub fn key(&mut self, cx: &Context, key: KeyEvent) -> Outcome {
+        match self {
+            Overlay::Dialog(d) => d.key(cx, key),
             Overlay::Help(h) => h.key(cx, key),
             Overlay::LookUp(l) => l.key(key),
             Overlay::Audit(a) => a.key(cx, key),
@@ -265,24 +281,21 @@ impl Overlay {
             Overlay::Jobs(j) => j.key(cx, key),
             Overlay::Filter => filter::key(key),
             Overlay::StopRun(s) => s.key(cx, key),
-            Overlay::Dialog(_) => return None,
-        })
+        }
     }
 
-    /// Draws the layer over `area` (`false`: the renderer draws it, as
-    /// the dialog; the filter and look-up show in the table's title and
-    /// the key bar).
-    pub fn draw(&self, frame: &mut Frame, cx: &DrawCx, area: Rect) -> bool {
+    /// Draws the layer over `area` (the filter and look-up show in the
+    /// table's title and the key bar).
+    pub fn draw(&self, frame: &mut Frame, cx: &DrawCx, area: Rect) {
         match self {
+            Overlay::Dialog(d) => dialog::draw::render(frame, cx, d, area),
             Overlay::Help(h) => help::draw::render(frame, cx, h, area),
             Overlay::Audit(a) => audit::draw::render(frame, cx, a, area),
             Overlay::Groups(g) => groups::draw::render(frame, cx, g, area),
             Overlay::Jobs(j) => jobs::draw::render(frame, cx, j, area),
             Overlay::StopRun(s) => stop::draw::render(frame, cx, s, area),
             Overlay::Filter | Overlay::LookUp(_) => {}
-            Overlay::Dialog(_) => return false,
         }
-        true
     }
 
     /// The key bar's hints while the layer is on top (the force key only

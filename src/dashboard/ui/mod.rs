@@ -14,15 +14,13 @@ mod accounts;
 mod ascii;
 mod bulk;
 mod detail;
-mod dialog;
-mod dialog_documents;
 mod header;
 mod keys;
 mod locks;
 mod log;
 mod overview;
 mod profile_frame;
-mod reverse;
+pub(crate) mod reverse;
 mod rows;
 pub mod theme;
 mod transactions;
@@ -30,7 +28,6 @@ mod trends;
 
 use super::app::App;
 use super::keymap::Op;
-use super::layers::Overlay;
 use super::layout::{fits, layout_for, MIN_SIZE};
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Line;
@@ -45,14 +42,6 @@ pub fn detail_line_count(app: &App, d: &crate::dashboard::view::DetailView, widt
 /// Lines of the account drill-down at `width` (so `update` bounds its scroll).
 pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16) -> usize {
     account_detail::line_count(a, width)
-}
-
-/// How far the open dialog's text can scroll on the current screen.
-pub fn dialog_scroll_max(app: &App) -> usize {
-    let s = app.screen();
-    app.overlays
-        .dialog()
-        .map_or(0, |d| dialog::scroll_max(app, d, (s.width, s.height)))
 }
 
 /// Draws the whole screen from the state (in ASCII with `--ascii`).
@@ -100,9 +89,7 @@ fn draw(frame: &mut Frame, app: &App) {
     // The overlays bottom first, so the one taking the keys is on top.
     let cx = app.draw_cx();
     for o in app.overlays.iter() {
-        if let (false, Overlay::Dialog(d)) = (o.draw(frame, &cx, area), o) {
-            dialog::render(frame, app, d, area);
-        }
+        o.draw(frame, &cx, area);
     }
 }
 

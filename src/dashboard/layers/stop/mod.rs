@@ -4,10 +4,10 @@
 pub mod draw;
 
 use super::{Context, Effect, Hint, Outcome};
-use crate::dashboard::dialog::BulkProgress;
 use crate::dashboard::event::Action;
 use crate::dashboard::keymap::{DialogOp, Keymap};
 use crate::dashboard::log::LogLevel;
+use crate::dashboard::progress::BulkProgress;
 use crossterm::event::KeyEvent;
 use std::path::Path;
 

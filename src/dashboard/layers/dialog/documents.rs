@@ -5,10 +5,9 @@
 //! whether they are stale, and the audit's dangling entries a repair undoes
 //! with the money it moves.
 
-use super::rows::txn_age;
-use super::theme::{amount_text, bold, datetime, route, signed, state_text, Theme};
-use crate::dashboard::app::App;
 use crate::dashboard::event::Action;
+use crate::dashboard::layers::DrawCx;
+use crate::dashboard::ui::theme::{amount_text, bold, datetime, route, signed, state_text, Theme};
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::intervene::{EffectKind, Plan, PlanStep};
@@ -20,8 +19,8 @@ use ratatui::text::{Line, Span};
 
 /// Releasing one lock: who holds it, its owner, its age, and the one
 /// write (with whether the lock is stale, live or unknown).
-pub(super) fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>> {
-    let th = &app.theme;
+pub fn lock_dialog(cx: &DrawCx, l: Option<&LockView>) -> Vec<Line<'static>> {
+    let th = &cx.theme;
     let Some(l) = l else {
         return vec![Line::styled(
             "this lock is no longer held; nothing to release",
@@ -30,7 +29,7 @@ pub(super) fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>>
     };
     let age = l
         .info
-        .age_seconds(app.now)
+        .age_seconds(cx.now)
         .map(crate::protocol::time::human_age)
         .unwrap_or_else(|| "?".into());
     let owner = match &l.owner_state {
@@ -56,7 +55,7 @@ pub(super) fn lock_dialog(app: &App, l: Option<&LockView>) -> Vec<Line<'static>>
 
 /// The audit's repair: the dangling pending entries found just now and
 /// what the repair does with them.
-pub(super) fn audit_dialog(th: &Theme, r: &AuditReport) -> Vec<Line<'static>> {
+pub fn audit_dialog(th: &Theme, r: &AuditReport) -> Vec<Line<'static>> {
     let dangling: Vec<_> = r
         .findings
         .iter()
@@ -115,13 +114,13 @@ fn staleness_text(th: &Theme, l: &LockView) -> (String, Style) {
 /// A transaction's act: its state, amount and route, when it was modified,
 /// then what the act would write (rollback and recovery: the plan; lock
 /// release: the locks).
-pub(super) fn transaction_lines(
-    app: &App,
+pub fn transaction_lines(
+    cx: &DrawCx,
     action: Action,
     det: &TransactionDetail,
     plan: &Plan,
 ) -> Vec<Line<'static>> {
-    let th = &app.theme;
+    let th = &cx.theme;
     let t = &det.txn;
     let mut out = vec![Line::from(vec![
         Span::styled(state_text(t), bold()),
@@ -129,7 +128,12 @@ pub(super) fn transaction_lines(
     ])];
     if let Some(m) = t.modification_time {
         out.push(Line::styled(
-            format!("modified {} ({} ago)", datetime(m), txn_age(app, t)),
+            format!(
+                "modified {} ({} ago)",
+                datetime(m),
+                t.age_seconds(cx.now)
+                    .map_or_else(|| "-".into(), crate::protocol::time::human_age)
+            ),
             th.dim_text(),
         ));
     }

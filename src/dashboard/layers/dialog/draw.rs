@@ -9,13 +9,14 @@
 //! is the only way on. Rollback and lock release are destructive: red
 //! border and red Confirm button.
 
-use super::dialog_documents::{audit_dialog, lock_dialog, transaction_lines};
-use super::theme::{bold, wrapped_rows, Theme};
-use super::theme::{more_hint, short_id};
-use crate::dashboard::app::{App, Dialog, RunChoice};
+use super::documents::{audit_dialog, lock_dialog, transaction_lines};
+use super::{Dialog, RunChoice};
 use crate::dashboard::event::Action;
 use crate::dashboard::keymap::DialogOp;
+use crate::dashboard::layers::DrawCx;
 use crate::dashboard::load::Load;
+use crate::dashboard::ui::theme::{bold, wrapped_rows, Theme};
+use crate::dashboard::ui::theme::{more_hint, short_id};
 use crate::protocol::intervene::{Documents, Guard};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -46,10 +47,10 @@ pub fn is_destructive(action: Action) -> bool {
 }
 
 /// How far the dialog's text can scroll on a screen of `size`.
-pub fn scroll_max(app: &App, d: &Dialog, size: (u16, u16)) -> usize {
+pub fn scroll_max(cx: &DrawCx, d: &Dialog, size: (u16, u16)) -> usize {
     let width = size.0.saturating_sub(4).min(84);
     let inner_w = width.saturating_sub(4).max(1) as usize;
-    let (body, pinned) = body(app, d);
+    let (body, pinned) = body(cx, d);
     let body_h = wrapped_rows(&body, inner_w);
     let room = usize::from(size.1.saturating_sub(2).saturating_sub(4));
     let text_h = room.saturating_sub(wrapped_rows(&pinned, inner_w));
@@ -57,14 +58,14 @@ pub fn scroll_max(app: &App, d: &Dialog, size: (u16, u16)) -> usize {
 }
 
 /// Draws the dialog over `area`.
-pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
-    let th = &app.theme;
+pub fn render(frame: &mut Frame, cx: &DrawCx, d: &Dialog, area: Rect) {
+    let th = &cx.theme;
     let colour = if is_destructive(d.action) {
         th.danger
     } else {
         th.warn
     };
-    let (body, pinned) = body(app, d);
+    let (body, pinned) = body(cx, d);
     let width = area.width.saturating_sub(4).min(84);
     let inner_w = width.saturating_sub(4).max(1) as usize;
     let body_h = wrapped_rows(&body, inner_w);
@@ -111,8 +112,8 @@ pub fn render(frame: &mut Frame, app: &App, d: &Dialog, area: Rect) {
             Paragraph::new(Line::styled(
                 format!(
                     "{more}· {}/{} scroll",
-                    app.keys.dialog_key(DialogOp::ScrollDown),
-                    app.keys.dialog_key(DialogOp::ScrollUp)
+                    cx.keys.dialog_key(DialogOp::ScrollDown),
+                    cx.keys.dialog_key(DialogOp::ScrollUp)
                 ),
                 th.dim_text(),
             ))
@@ -161,19 +162,19 @@ fn buttons_line(th: &Theme, d: &Dialog, colour: Color) -> Line<'static> {
 
 /// The dialog's text (scrolled) and, once it can be confirmed, the reason
 /// field pinned under it.
-fn body(app: &App, d: &Dialog) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+fn body(cx: &DrawCx, d: &Dialog) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     let shown = d.bulk.is_some() || matches!(d.preview, Load::Loaded(_));
     let pinned = if shown && d.can_confirm() {
-        reason_lines(app, d)
+        reason_lines(cx, d)
     } else {
         Vec::new()
     };
-    (text(app, d), pinned)
+    (text(cx, d), pinned)
 }
 
 /// What the dialog says of its target and what the act would do.
-fn text(app: &App, d: &Dialog) -> Vec<Line<'static>> {
-    let th = &app.theme;
+fn text(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
+    let th = &cx.theme;
     if let Some(b) = &d.bulk {
         return super::bulk::dialog_lines(th, d.action, b);
     }
@@ -197,13 +198,13 @@ fn text(app: &App, d: &Dialog) -> Vec<Line<'static>> {
                 Span::styled(target_kind(d.action), th.dim_text()),
                 Span::styled(d.target.clone(), bold()),
             ])];
-            out.extend(refusal_lines(app, d));
+            out.extend(refusal_lines(cx, d));
             out.extend(match &plan.documents {
-                Some(Documents::Transaction(det)) => transaction_lines(app, d.action, det, plan),
-                Some(Documents::Lock(l)) => lock_dialog(app, l.as_deref()),
+                Some(Documents::Transaction(det)) => transaction_lines(cx, d.action, det, plan),
+                Some(Documents::Lock(l)) => lock_dialog(cx, l.as_deref()),
                 Some(Documents::Audit(r)) => audit_dialog(th, r),
                 Some(Documents::Reversal { original, existing }) => {
-                    super::reverse::dialog_lines(app, plan, original, existing.as_deref())
+                    super::reverse::dialog_lines(cx, plan, original, existing.as_deref())
                 }
                 None => Vec::new(),
             });
@@ -214,8 +215,8 @@ fn text(app: &App, d: &Dialog) -> Vec<Line<'static>> {
 
 /// The reason field: what was typed, whether the trail requires one (its
 /// one rule), and, while typing, how to go on.
-fn reason_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
-    let th = &app.theme;
+fn reason_lines(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
+    let th = &cx.theme;
     let force = d.reason_for.is_some_and(RunChoice::is_forced);
     let required = d
         .action
@@ -236,8 +237,8 @@ fn reason_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
         }
         None if d.reason.is_empty() => {
             let (y, force) = (
-                app.keys.dialog_key(DialogOp::Confirm),
-                app.keys.dialog_key(DialogOp::Force),
+                cx.keys.dialog_key(DialogOp::Confirm),
+                cx.keys.dialog_key(DialogOp::Force),
             );
             field.push(Span::styled(
                 format!("(asked after {y} / {force})"),
@@ -247,7 +248,7 @@ fn reason_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
         _ => field.push(Span::raw(d.reason.clone())),
     }
     let mut out = vec![Line::from(""), Line::from(field)];
-    let guard = d.guard(&app.settings);
+    let guard = d.guard(&cx.settings);
     match (d.reason_for.map(RunChoice::is_forced), &d.typed, &guard) {
         (Some(_), Some(typed), Some(g)) => out.extend(typed_lines(th, typed, g)),
         (Some(_), None, Some(g)) => out.push(Line::styled(
@@ -302,13 +303,10 @@ fn target_kind(action: Action) -> &'static str {
 }
 
 /// The protocol's refusal of an unforced run, in its words, and the way on.
-fn refusal_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
-    let th = &app.theme;
-    let Some(why) = d.refusal_now(
-        app.now,
-        app.settings.recovery_window,
-        &app.keys.force_hint(),
-    ) else {
+fn refusal_lines(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
+    let th = &cx.theme;
+    let Some(why) = d.refusal_now(cx.now, cx.settings.recovery_window, &cx.keys.force_hint())
+    else {
         return vec![];
     };
     let red = Style::new().fg(th.danger).add_modifier(Modifier::BOLD);
@@ -320,7 +318,7 @@ fn refusal_lines(app: &App, d: &Dialog) -> Vec<Line<'static>> {
         Line::styled(
             format!(
                 "only {} acts anyway; nothing happens otherwise",
-                app.keys.force_hint()
+                cx.keys.force_hint()
             ),
             red,
         ),

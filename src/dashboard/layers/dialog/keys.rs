@@ -1,0 +1,212 @@
+//! The confirmation dialog's keys (from the one key table): `y` or the
+//! force key open the reason field (`y` never forces; only the force key
+//! acts past the protocol's refusal), Enter in it runs (a production
+//! profile first asks for the count or its name, typed); the run carries
+//! what the dialog showed, so it can check it is still the same.
+
+use super::{Dialog, RunChoice};
+use crate::dashboard::event::{Expected, Run};
+use crate::dashboard::keymap::DialogOp;
+use crate::dashboard::layers::{Context, Effect, Outcome};
+use crate::dashboard::log::LogLevel;
+use crate::protocol::intervene::{Documents, Plan};
+use crossterm::event::{KeyCode, KeyEvent};
+
+impl Dialog {
+    /// A key while the dialog is on top.
+    pub fn key(&mut self, cx: &Context, key: KeyEvent) -> Outcome {
+        let force = self.reason_for.is_some_and(RunChoice::is_forced);
+        if let Some(typed) = self.typed.as_mut() {
+            match key.code {
+                KeyCode::Enter => return self.confirm_typed(cx, force),
+                KeyCode::Esc => self.typed = None,
+                KeyCode::Backspace => {
+                    typed.pop();
+                }
+                KeyCode::Char(c) => typed.push(c),
+                _ => {}
+            }
+            return Outcome::stay();
+        }
+        if let Some(force) = self.reason_for.map(RunChoice::is_forced) {
+            match key.code {
+                KeyCode::Enter => return self.confirm(cx, force),
+                KeyCode::Esc => self.reason_for = None,
+                KeyCode::Backspace => {
+                    self.reason.pop();
+                }
+                KeyCode::Char(c) => self.reason.push(c),
+                _ => {}
+            }
+            return Outcome::stay();
+        }
+        match cx.keys.dialog_op(key.code) {
+            Some(DialogOp::Confirm) => self.ask_reason(cx, false),
+            Some(DialogOp::Force) => self.ask_reason(cx, true),
+            Some(DialogOp::Press) if self.confirm_focused => self.ask_reason(cx, false),
+            Some(DialogOp::Press | DialogOp::Cancel) => Outcome::close(),
+            Some(DialogOp::Focus) => {
+                self.confirm_focused = !self.confirm_focused;
+                Outcome::stay()
+            }
+            Some(DialogOp::ScrollDown) => {
+                let max = super::draw::scroll_max(&cx.draw, self, cx.screen);
+                self.scroll = self.scroll.saturating_add(1).min(max);
+                Outcome::stay()
+            }
+            Some(DialogOp::ScrollUp) => {
+                self.scroll = self.scroll.saturating_sub(1);
+                Outcome::stay()
+            }
+            None => Outcome::stay(),
+        }
+    }
+
+    fn title(&self) -> String {
+        format!("{} {}", self.action.title(), self.target)
+    }
+
+    /// `y` / `!`: checks there is something to confirm and that `y` is not
+    /// refused, then opens the reason field (Enter in it runs).
+    fn ask_reason(&mut self, cx: &Context, force: bool) -> Outcome {
+        let title = self.title();
+        if !self.can_confirm() {
+            let text = format!("{title}: nothing to confirm");
+            return Outcome::with(Effect::Log(LogLevel::Error, text)).closing();
+        }
+        if self.bulk.is_some() {
+            if force {
+                let text = format!("{title}: bulk runs never force; force them one by one");
+                return Outcome::with(Effect::Log(LogLevel::Error, text));
+            }
+            self.reason_for = Some(RunChoice::Plain);
+            return Outcome::stay();
+        }
+        if self.preview.value().is_none() {
+            return Outcome::close();
+        }
+        if !force {
+            let window = cx.settings.recovery_window;
+            if let Some(why) = self.refusal_now(cx.now, window, &cx.keys.force_hint()) {
+                let text = format!("{title}: refused: {why}");
+                return Outcome::with(Effect::Log(LogLevel::Error, text));
+            }
+        }
+        self.reason_for = Some(RunChoice::of(force));
+        Outcome::stay()
+    }
+
+    /// Enter in the typed confirmation (production): runs when what was
+    /// typed is what the guard asks; otherwise says so, empties the field
+    /// and runs nothing.
+    fn confirm_typed(&mut self, cx: &Context, force: bool) -> Outcome {
+        match self.guard(cx.settings) {
+            Some(g) if !g.accepts(self.typed.as_deref()) => {
+                let typed = self.typed.replace(String::new()).unwrap_or_default();
+                let text = format!(
+                    "{}: `{}` does not confirm it: type {}; nothing done",
+                    self.title(),
+                    typed.trim(),
+                    g.asks()
+                );
+                Outcome::with(Effect::Log(LogLevel::Error, text))
+            }
+            _ => self.confirm(cx, force),
+        }
+    }
+
+    /// Enter in the reason field: runs, unless the trail's rule wants a
+    /// reason that was not given (then the field stays open), or a
+    /// production profile wants the run confirmed by typing (then that
+    /// field opens).
+    fn confirm(&mut self, cx: &Context, force: bool) -> Outcome {
+        let bulk = self.bulk.is_some();
+        let reason_given = self
+            .action
+            .missing_reason(force, bulk, &self.reason)
+            .is_none();
+        if reason_given && self.typed.is_none() && self.guard(cx.settings).is_some() {
+            self.typed = Some(String::new());
+            // The field is the dialog's last line: show it.
+            self.scroll = super::draw::scroll_max(&cx.draw, self, cx.screen);
+            return Outcome::stay();
+        }
+        if bulk {
+            return Outcome::with(Effect::StartBulk(Box::new(self.clone()))).closing();
+        }
+        if !self.preview.is_done() {
+            return Outcome::close();
+        }
+        let title = self.title();
+        if let Some(why) = self.action.missing_reason(force, false, &self.reason) {
+            let text = format!("{title}: {why}; type one, then Enter");
+            return Outcome::with(Effect::Log(LogLevel::Error, text));
+        }
+        let reason = Some(self.reason.trim().to_string()).filter(|r| !r.is_empty());
+        let (expected, planned) = self.expected_and_planned();
+        let how = if force {
+            "confirmed FORCED"
+        } else {
+            "confirmed"
+        };
+        let run = Run {
+            action: self.action,
+            target: self.target.clone(),
+            force,
+            expected,
+            reason,
+            confirmed: self.typed.clone(),
+        };
+        Outcome::with(Effect::Start { run, planned })
+            .then(Effect::Log(
+                LogLevel::Info,
+                format!("{title}: {how}, running"),
+            ))
+            .closing()
+    }
+
+    /// What a confirmed run must still find (the target as previewed: the
+    /// transaction's state and last modification, or the lock's owner
+    /// state and creation), and the lines the dialog previewed in the form
+    /// the log compares with what ran: a rollback's or recovery's planned
+    /// steps, a reversal's writes.
+    fn expected_and_planned(&self) -> (Expected, Vec<String>) {
+        let plan = self.preview.value();
+        let as_of = |t: &crate::protocol::transaction::Transaction| Expected {
+            state: t.state.clone(),
+            modified: t.modification_time,
+        };
+        let expected = match plan.and_then(|p| p.documents.as_ref()) {
+            Some(Documents::Transaction(det)) => as_of(&det.txn),
+            Some(Documents::Reversal { original, .. }) => as_of(&original.txn),
+            Some(Documents::Lock(l)) => Expected {
+                state: l.as_ref().and_then(|l| l.owner_state.clone()),
+                modified: l.as_ref().and_then(|l| l.info.created_at),
+            },
+            Some(Documents::Audit(_)) | None => Expected {
+                state: None,
+                modified: None,
+            },
+        };
+        let compared = self.action.procedure().is_some()
+            || self.action == crate::dashboard::event::Action::Reverse;
+        let planned = match plan {
+            Some(p) if compared => planned_lines(p),
+            _ => Vec::new(),
+        };
+        (expected, planned)
+    }
+}
+
+/// The lines a plan previews, in the form the log compares with the steps
+/// a run reports ("ran as previewed"): each step as the run reports it,
+/// `label: write|no-op`.
+pub fn planned_lines(plan: &Plan) -> Vec<String> {
+    plan.steps
+        .iter()
+        .map(|s| {
+            let what = if s.writes() { "write" } else { "no-op" };
+            format!("{}: {what}", s.reported())
+        })
+        .collect()
+}
