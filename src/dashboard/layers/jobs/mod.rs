@@ -17,6 +17,7 @@ use crate::dashboard::keymap::Op;
 use crate::dashboard::load::Load;
 use crate::dashboard::log::LogLevel;
 use crate::dashboard::settings::Settings;
+use crate::protocol::intervene::reason_missing;
 use crate::protocol::jobs::{job_life, JobLife};
 use crate::protocol::time::human_age;
 use crate::protocol::trail::{ActionKind, Record};
@@ -198,7 +199,10 @@ impl JobsView {
     /// (a blank one is refused); a confirmation resumes.
     fn enter(&mut self, cx: &Context) -> Outcome {
         match self.prompt.take() {
-            Some(ResumePrompt::Reason(reason)) if reason.trim().is_empty() => {
+            // The trail's one rule: a forced act needs a reason.
+            Some(ResumePrompt::Reason(reason))
+                if reason_missing(ActionKind::Recover, true, true, Some(&reason)).is_some() =>
+            {
                 self.prompt = Some(ResumePrompt::Reason(String::new()));
                 let life = self.selected_life();
                 let text = format!("the job is {life}: forcing its resume needs a reason");
@@ -228,8 +232,14 @@ impl JobsView {
         let Some(action) = action_of(r) else {
             return Outcome::stay();
         };
+        // The one production guard (the profile's name, typed), as every
+        // act's; elsewhere `y`.
         let word = resume_word(cx.settings);
-        if typed.trim() != word {
+        let accepted = match cx.settings.guard(true, None) {
+            Some(g) => g.accepts(Some(&typed)),
+            None => typed.trim() == word,
+        };
+        if !accepted {
             self.prompt = Some(ResumePrompt::Confirm {
                 typed: String::new(),
                 forced_with,
