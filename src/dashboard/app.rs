@@ -94,7 +94,7 @@ pub struct PollState {
 /// (each by id, so a poll, a sort or a filter never moves the selection
 /// to another one), where the detail and the log are scrolled, and the
 /// marked rows a bulk act works on. How the selection follows what is
-/// shown is [`super::follow`]; what the keys act on, [`super::target`].
+/// shown is [`super::selection::follow`]; what the keys act on, [`super::selection::target`].
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     /// Selected transaction.
@@ -359,40 +359,6 @@ impl App {
             .collect()
     }
 
-    /// Position of the selection among the visible rows (`None` when it is
-    /// not one of them: nothing selected, filtered out, or left the list).
-    pub fn selected_index(&self) -> Option<usize> {
-        self.view.cursor
-    }
-
-    /// The selected transaction as the detail shows it (listed or not).
-    pub fn selected_transaction(&self) -> Option<&Transaction> {
-        self.view.detail.as_ref().map(|d| &d.txn)
-    }
-
-    /// Selects the visible row at `i` (clamped).
-    pub fn select_index(&mut self, i: usize) {
-        let id = {
-            let rows = self.visible();
-            if rows.is_empty() {
-                return;
-            }
-            rows[i.min(rows.len() - 1)].id.clone()
-        };
-        self.select(id);
-    }
-
-    /// Selects a transaction by id (listed or not); the detail starts at its top.
-    pub fn select(&mut self, id: String) {
-        if self.selection.txn.as_ref() != Some(&id) {
-            self.selection.detail_scroll = 0;
-            self.selection.pinned = None;
-        }
-        self.selection.drill = None;
-        self.selection.txn = Some(id);
-        self.refresh_view();
-    }
-
     /// Seconds since `t` was modified, by the screen's clock.
     pub fn age_of(&self, t: &Transaction) -> Option<i64> {
         t.age_seconds(self.now)
@@ -474,12 +440,6 @@ impl App {
     /// Where the panes go: the whole terminal, or inside the profile's frame.
     pub fn screen(&self) -> ratatui::layout::Rect {
         super::layout::screen(self.terminal.size, self.settings.mark.is_some())
-    }
-
-    /// The lock under the locks pane's cursor.
-    pub fn lock_at_cursor(&self) -> Option<&crate::protocol::locks::LockView> {
-        let i = self.view.lock_cursor?;
-        self.snapshot.as_ref()?.locks.get(i)
     }
 
     /// What the layers read when they are drawn.

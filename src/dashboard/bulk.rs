@@ -23,9 +23,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Space: marks or unmarks the selected row of the table (only a row the
-/// operator sees: [`super::target::visible_row`]; otherwise says why).
+/// operator sees: [`super::selection::target::visible_row`]; otherwise says why).
 pub fn toggle_mark(app: &mut App) {
-    let id = match super::target::visible_row(app) {
+    let id = match super::selection::target::visible_row(app) {
         Ok(id) => id,
         Err(why) => {
             app.push_log(LogLevel::Error, format!("mark: {why}"));

@@ -12,13 +12,13 @@ use crate::protocol::intervene::PlanStep;
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 
 /// Opens the dialog for `action` on the transaction the operator can see
-/// selected ([`super::target`]; otherwise says why and does nothing), and
+/// selected ([`super::selection::target`]; otherwise says why and does nothing), and
 /// asks for a re-read.
 pub fn open_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
-    let id = match super::target::transaction_target(app) {
+    let id = match super::selection::target::transaction_target(app) {
         Ok(id) => id,
         Err(why) => {
             let text = format!("{}: {why}", action.title());

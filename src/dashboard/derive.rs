@@ -69,7 +69,7 @@ impl App {
         self.view = v;
         self.view.reverse_applies = reversible
             && !self.settings.read_only
-            && super::target::transaction_target(self).is_ok();
+            && super::selection::target::transaction_target(self).is_ok();
     }
 
     /// The first log entry shown when following the newest: as many of the

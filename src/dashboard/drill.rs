@@ -23,7 +23,7 @@ pub fn open(app: &mut App) {
     }
     app.query.text = id.clone();
     app.query.state = None;
-    super::follow::keep_selection_visible(app);
+    super::selection::follow::keep_selection_visible(app);
     app.selection.drill = Some(id);
     app.selection.detail_scroll = 0;
     app.focus = Pane::Detail;

@@ -10,7 +10,7 @@ use super::keymap::Op;
 use super::layers::audit::Audit;
 use super::layers::filter::FilterEdit;
 use super::layers::{self, Context, Effect, Outcome, Overlay, OverlayKind};
-use super::navigation::{cycle_focus, move_selection};
+use super::selection::navigation::{cycle_focus, move_selection};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::Duration;
 
@@ -153,7 +153,7 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
                 app.query.old_only = false;
                 app.focus = Pane::Transactions;
                 app.query.group = Some(g);
-                super::follow::keep_selection_visible(app);
+                super::selection::follow::keep_selection_visible(app);
             }
             Effect::ResumeJob {
                 run,
@@ -174,21 +174,21 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
 }
 
 /// The text filter typed: the table narrows as it is typed, starting at
-/// the top of its rows ([`super::follow`]).
+/// the top of its rows ([`super::selection::follow`]).
 fn filter_edit(app: &mut App, edit: FilterEdit) {
     match edit {
         FilterEdit::Push(c) => {
             app.query.text.push(c);
-            super::follow::new_filter(app);
+            super::selection::follow::new_filter(app);
         }
         FilterEdit::Pop => {
             if app.query.text.pop().is_some() {
-                super::follow::new_filter(app);
+                super::selection::follow::new_filter(app);
             }
         }
         FilterEdit::Clear => {
             app.query.text.clear();
-            super::follow::keep_selection_visible(app);
+            super::selection::follow::keep_selection_visible(app);
         }
     }
 }
@@ -241,17 +241,17 @@ fn on_view_op(app: &mut App, op: Op) {
         }
         Op::CycleState => {
             app.query.state = next_state_filter(app.query.state.as_ref());
-            super::follow::keep_selection_visible(app);
+            super::selection::follow::keep_selection_visible(app);
         }
         Op::StuckOnly => {
             app.query.stuck_only = !app.query.stuck_only;
-            super::follow::keep_selection_visible(app);
+            super::selection::follow::keep_selection_visible(app);
         }
         Op::OldOnly => {
             app.query.old_only = !app.query.old_only;
-            super::follow::keep_selection_visible(app);
+            super::selection::follow::keep_selection_visible(app);
         }
-        Op::NextPage | Op::PrevPage => super::follow::turn_page(app, op == Op::NextPage),
+        Op::NextPage | Op::PrevPage => super::selection::follow::turn_page(app, op == Op::NextPage),
         Op::Sort => app.cycle_sort(),
         Op::Reverse => app.query.sort_desc = !app.query.sort_desc,
         _ => {}
@@ -296,7 +296,7 @@ fn back(app: &mut App) {
     } else {
         app.query.text.clear();
     }
-    super::follow::keep_selection_visible(app);
+    super::selection::follow::keep_selection_visible(app);
 }
 
 /// Polling and export: what the loop does next.

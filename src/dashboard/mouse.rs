@@ -81,5 +81,5 @@ pub fn wheel(app: &mut App, column: u16, row: u16, delta: isize) {
         return;
     };
     app.focus = pane;
-    super::navigation::move_selection(app, delta);
+    super::selection::navigation::move_selection(app, delta);
 }

@@ -14,8 +14,8 @@ use crate::protocol::reverse::admit;
 /// finished first); otherwise logs the protocol's refusal.
 pub fn open(app: &mut App) -> Vec<IoRequest> {
     // Only a transaction the operator can see selected (the one rule of
-    // [`super::target`]), before the protocol's judgement of it.
-    if let Err(why) = super::target::transaction_target(app) {
+    // [`super::selection::target`]), before the protocol's judgement of it.
+    if let Err(why) = super::selection::target::transaction_target(app) {
         let text = format!("{}: {why}", Action::Reverse.title());
         app.push_log(LogLevel::Error, text);
         return vec![];

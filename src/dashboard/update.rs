@@ -12,7 +12,7 @@ use super::key_ops::on_key;
 pub use super::key_ops::INTERVAL_RANGE;
 use super::layers::{groups::GroupsView, jobs::JobsView, Overlay, OverlayKind};
 use super::load::Load;
-use super::navigation::follow_focus;
+use super::selection::navigation::follow_focus;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::{StepReport, StepResult};
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
@@ -266,7 +266,7 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
         // The rows of a filter or page the operator asked for: the
         // selection follows them as it follows a filter typed.
         app.query.select_on_arrival = false;
-        super::follow::keep_selection_visible(app);
+        super::selection::follow::keep_selection_visible(app);
     }
 }
 

@@ -2,8 +2,8 @@
 //! focused pane (keys and the mouse wheel both move through here), each
 //! bounded by what the pane holds and shows at the screen's size.
 
-use super::app::{App, Pane};
-use super::view::DetailView;
+use crate::dashboard::app::{App, Pane};
+use crate::dashboard::view::DetailView;
 
 /// The detail follows the focused pane's selection: once the table has the
 /// focus again it shows the selected transaction, not the account drilled
@@ -77,10 +77,10 @@ pub fn move_selection(app: &mut App, delta: isize) {
 
 /// How far the detail can scroll: its lines less the pane's height.
 fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
-    let area = super::layout::layout_for(app.screen(), Pane::Detail).detail;
+    let area = crate::dashboard::layout::layout_for(app.screen(), Pane::Detail).detail;
     let lines = match (&app.view.account, d) {
-        (Some(a), _) => super::ui::account_line_count(a, area.width),
-        (None, Some(d)) => super::ui::detail_line_count(app, d, area.width),
+        (Some(a), _) => crate::dashboard::ui::account_line_count(a, area.width),
+        (None, Some(d)) => crate::dashboard::ui::detail_line_count(app, d, area.width),
         (None, None) => 0,
     };
     lines.saturating_sub(usize::from(area.height.saturating_sub(2)))

@@ -11,9 +11,9 @@
 //! locks), nor the detail while it shows an account. Space marks only a
 //! row of the table ([`visible_row`]), so a bulk act names only rows.
 
-use super::app::{App, Pane};
-use super::keymap::Op;
-use super::view::Fate;
+use crate::dashboard::app::{App, Pane};
+use crate::dashboard::keymap::Op;
+use crate::dashboard::view::Fate;
 
 /// The id `R`/`F`/`L` would act on now, or why none (for the log).
 pub fn transaction_target(app: &App) -> Result<String, String> {

@@ -7,7 +7,7 @@
 //! (`#`, or from its lock) stays selected: the detail names it as the
 //! target. A poll alone never moves the selection (rows are selected by id).
 
-use super::app::{App, LogLevel};
+use crate::dashboard::app::{App, LogLevel};
 
 /// The text filter changed (typed, or erased): the first row of the new
 /// filter is selected and shown at the top. With no row matching, the
