@@ -37,3 +37,23 @@ pub fn hints() -> Vec<Hint> {
         hint(1, "Backspace", "delete"),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dashboard::layers::fixture::key as press;
+
+    #[test]
+    fn typing_edits_the_filter_enter_keeps_it_and_esc_drops_it() {
+        let edit = |code| match key(press(code)).effects[..] {
+            [Effect::Filter(e)] => Some(e),
+            _ => None,
+        };
+        assert_eq!(edit(KeyCode::Char('z')), Some(FilterEdit::Push('z')));
+        assert_eq!(edit(KeyCode::Backspace), Some(FilterEdit::Pop));
+        assert_eq!(edit(KeyCode::Esc), Some(FilterEdit::Clear));
+        assert!(key(press(KeyCode::Esc)).close);
+        let kept = key(press(KeyCode::Enter));
+        assert!(kept.close && kept.effects.is_empty());
+    }
+}

@@ -514,3 +514,65 @@ impl Overlays {
         self.get::<lookup::LookUp>().map(|l| l.typed.as_str())
     }
 }
+
+/// What the layers' unit tests hand a layer: the default keys, a plain
+/// (not production) session, no audit, an 80×24 screen.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+
+    /// The shared pieces a [`Context`] borrows.
+    pub struct Shared {
+        pub keys: Keymap,
+        pub settings: Settings,
+        pub audit: AuditState,
+        pub theme: Theme,
+    }
+
+    impl Shared {
+        pub fn new() -> Shared {
+            Shared {
+                keys: Keymap::default(),
+                settings: Settings {
+                    url: "http://localhost:9200".into(),
+                    recovery_window: std::time::Duration::from_secs(60),
+                    investigate_after: std::time::Duration::from_secs(3600),
+                    read_only: false,
+                    transactions_index: "transactions".into(),
+                    profile: None,
+                    mark: None,
+                },
+                audit: AuditState::default(),
+                theme: Theme::default(),
+            }
+        }
+
+        /// A context with no act refused.
+        pub fn cx(&self) -> Context<'_> {
+            let now = chrono::DateTime::UNIX_EPOCH;
+            Context {
+                keys: &self.keys,
+                settings: &self.settings,
+                now,
+                refusal: None,
+                audit: &self.audit,
+                help_rows: (0, 0),
+                screen: (80, 24),
+                draw: DrawCx {
+                    theme: &self.theme,
+                    keys: &self.keys,
+                    settings: &self.settings,
+                    now,
+                    size: (80, 24),
+                    audit: &self.audit,
+                    bulk: None,
+                },
+            }
+        }
+    }
+
+    /// A plain key press.
+    pub fn key(code: crossterm::event::KeyCode) -> KeyEvent {
+        KeyEvent::new(code, crossterm::event::KeyModifiers::NONE)
+    }
+}

@@ -103,3 +103,37 @@ impl GroupsView {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dashboard::layers::fixture::{key, Shared};
+    use crate::protocol::read::{Group, GroupKind};
+    use crossterm::event::KeyCode;
+
+    #[test]
+    fn one_count_at_a_time_and_enter_opens_the_selected_group() {
+        let shared = Shared::new();
+        let mut view = GroupsView::default();
+        assert_eq!(view.open(), vec![IoRequest::LoadGroups]);
+        assert!(view.open().is_empty(), "a count is running");
+        let g = |label: &str| Group {
+            kind: GroupKind::Account,
+            label: label.into(),
+            count: 1,
+            filter: Default::default(),
+        };
+        view.counted(Ok(Groups {
+            stuck: 2,
+            groups: vec![g("A"), g("B")],
+            unavailable: vec![],
+        }));
+        view.key(&shared.cx(), key(KeyCode::Char('j')));
+        let out = view.key(&shared.cx(), key(KeyCode::Enter));
+        assert!(out.close, "{out:?}");
+        assert!(
+            matches!(&out.effects[..], [Effect::Log(..), Effect::OpenGroup(g)] if g.label == "B"),
+            "{out:?}"
+        );
+    }
+}

@@ -112,3 +112,32 @@ pub fn resume_line(action: Action, file: &Path, profile: Option<&str>) -> String
         file.display()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dashboard::layers::fixture::{key, Shared};
+    use crossterm::event::KeyCode;
+
+    #[test]
+    fn cancel_keeps_the_run_and_confirm_stops_it_quitting_if_asked_by_quit() {
+        let shared = Shared::new();
+        let mut ask = StopAsk {
+            quit: true,
+            confirm_focused: false,
+        };
+        // Enter presses the focused button: "keep running" first.
+        let out = ask.key(&shared.cx(), key(KeyCode::Enter));
+        assert!(out.close, "{out:?}");
+        assert!(
+            matches!(out.effects[..], [Effect::Log(LogLevel::Info, _)]),
+            "{out:?}"
+        );
+        let out = ask.key(&shared.cx(), key(KeyCode::Char('y')));
+        assert!(out.close, "{out:?}");
+        assert!(
+            matches!(out.effects[..], [Effect::StopBulk { quit: true }]),
+            "{out:?}"
+        );
+    }
+}
