@@ -1,7 +1,9 @@
-//! What a key does on the dashboard: the overlay on top takes it (dialog,
-//! help, filter, look-up, groups, audit, jobs), else the main key table's
-//! op acts on the panes — moving and filtering, polling and export, the
-//! acts and marks. Called by [`super::update::update`].
+//! What a key does on the dashboard: the layer on top takes it (dialog,
+//! help, filter, look-up, by cause, audit, jobs, stop question: see
+//! [`super::layers`]) and this module applies the [`Outcome`] it returns;
+//! else the main key table's op acts on the panes — moving and filtering,
+//! polling and export, the acts and marks. Called by
+//! [`super::update::update`].
 
 use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{open_bulk_dialog, open_dialog, open_lock_dialog};

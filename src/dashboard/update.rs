@@ -3,7 +3,8 @@
 //! After every change the view (rows, selection, scroll, detail, previews)
 //! is derived again, so drawing only reads. Keys go through the one key
 //! table ([`super::keymap`]): what each key does is in [`super::key_ops`];
-//! the confirmation dialog's keys are in [`super::confirm`].
+//! the layers' keys (the confirmation dialog's among them) are in
+//! [`super::layers`].
 
 use super::app::{App, LogLevel};
 use super::confirm::step_seen;

@@ -200,29 +200,31 @@ fn the_jobs_view_wraps_each_job_at_80_columns() {
             ..TrailStep::repair("applied")
         })
         .into();
-    let mut jobs = estx::dashboard::layers::jobs::JobsView::default();
-    jobs.list = estx::dashboard::load::Load::Loaded(vec![
-        job(
-            "20260301T114000.000Z-recover-1a2b3c4d",
-            20,
-            "ops-ann",
-            Some(6),
-        ),
-        dead,
-        job("20260301T100000.000Z-recover-9c0d1e2f", 120, "ops-cy", None),
-        job(
-            "20260301T090000.000Z-recover-3a4b5c6d",
-            180,
-            "ops-dee",
-            None,
-        ),
-        job(
-            "20260301T080000.000Z-recover-7e8f9a0b",
-            240,
-            "ops-eve",
-            None,
-        ),
-    ]);
+    let mut jobs = estx::dashboard::layers::jobs::JobsView {
+        list: estx::dashboard::load::Load::Loaded(vec![
+            job(
+                "20260301T114000.000Z-recover-1a2b3c4d",
+                20,
+                "ops-ann",
+                Some(6),
+            ),
+            dead,
+            job("20260301T100000.000Z-recover-9c0d1e2f", 120, "ops-cy", None),
+            job(
+                "20260301T090000.000Z-recover-3a4b5c6d",
+                180,
+                "ops-dee",
+                None,
+            ),
+            job(
+                "20260301T080000.000Z-recover-7e8f9a0b",
+                240,
+                "ops-eve",
+                None,
+            ),
+        ]),
+        ..Default::default()
+    };
     jobs.judge(a.now);
     a.overlays
         .open(estx::dashboard::layers::Overlay::Jobs(jobs));
@@ -277,12 +279,14 @@ fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
         ),
     ];
     groups.extend((0..20).map(|i| g(GroupKind::Account, format!("acct-{i:04}"), 90 - i)));
-    let mut view = GroupsView::default();
-    view.counts = Load::Loaded(Groups {
-        stuck: 6_000,
-        groups,
-        unavailable: vec![],
-    });
+    let view = GroupsView {
+        counts: Load::Loaded(Groups {
+            stuck: 6_000,
+            groups,
+            unavailable: vec![],
+        }),
+        ..Default::default()
+    };
     a.overlays.open(Overlay::Groups(view));
     let s = screen(&a, 80, 24);
     let title = s.lines().find(|l| l.contains("stuck by cause")).unwrap();

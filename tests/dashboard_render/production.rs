@@ -84,22 +84,24 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
     use estx::dashboard::layers::jobs::{JobsView, ResumePrompt};
     let mut a = app();
     let job = crate::fixtures::job;
-    let mut jobs = JobsView::default();
-    jobs.list = estx::dashboard::load::Load::Loaded(vec![
-        job(
-            "20260301T114000.000Z-recover-1a2b3c4d",
-            20,
-            "ops-ann",
-            Some(6),
-        ),
-        job(
-            "20260301T110000.000Z-recover-5e6f7a8b",
-            60,
-            "ops-bob",
-            Some(1140),
-        ),
-        job("20260301T100000.000Z-recover-9c0d1e2f", 120, "ops-cy", None),
-    ]);
+    let mut jobs = JobsView {
+        list: estx::dashboard::load::Load::Loaded(vec![
+            job(
+                "20260301T114000.000Z-recover-1a2b3c4d",
+                20,
+                "ops-ann",
+                Some(6),
+            ),
+            job(
+                "20260301T110000.000Z-recover-5e6f7a8b",
+                60,
+                "ops-bob",
+                Some(1140),
+            ),
+            job("20260301T100000.000Z-recover-9c0d1e2f", 120, "ops-cy", None),
+        ]),
+        ..Default::default()
+    };
     jobs.judge(a.now);
     a.overlays
         .open(estx::dashboard::layers::Overlay::Jobs(jobs));

@@ -248,7 +248,7 @@ fn reason_lines(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
         _ => field.push(Span::raw(d.reason.clone())),
     }
     let mut out = vec![Line::from(""), Line::from(field)];
-    let guard = d.guard(&cx.settings);
+    let guard = d.guard(cx.settings);
     match (d.reason_for.map(RunChoice::is_forced), &d.typed, &guard) {
         (Some(_), Some(typed), Some(g)) => out.extend(typed_lines(th, typed, g)),
         (Some(_), None, Some(g)) => out.push(Line::styled(

@@ -41,7 +41,7 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, j: &JobsView, area: Rect) {
     let inner = crate::dashboard::ui::theme::draw_overlay(
         frame,
         rect,
-        &cx.theme,
+        cx.theme,
         title(j, offset, shown, width.saturating_sub(2)),
     );
     let [body, keys] = inner.layout(&Layout::vertical([
@@ -119,7 +119,7 @@ fn job_lines(
         style = style.add_modifier(Modifier::REVERSED);
     }
     let mut what = vec![
-        (row.life.short(), life_style(&cx.theme, row.life)),
+        (row.life.short(), life_style(cx.theme, row.life)),
         (r.record_id.clone(), style),
         (
             format!("{} of {} transaction(s)", r.action, r.transactions.len()),
@@ -212,7 +212,7 @@ fn prompt(cx: &DrawCx, j: &JobsView) -> Vec<Line<'static>> {
                 Some(why) => format!("resume {run} FORCED ({}): \"{why}\"?", life.short()),
                 None => format!("resume {run} from its record ({})?", life.short()),
             },
-            format!("type {} then Enter: ", resume_word(&cx.settings)),
+            format!("type {} then Enter: ", resume_word(cx.settings)),
             typed,
         ),
     };
