@@ -46,6 +46,13 @@ pub fn open_lock_dialog(app: &mut App) -> Vec<IoRequest> {
     show(app, Action::ReleaseLock, resource)
 }
 
+/// Opens a resume dialog (from the jobs view), when an act may start.
+pub fn open_resume(app: &mut App, dialog: Dialog) {
+    if may_act(app) {
+        app.overlays.open_dialog(dialog);
+    }
+}
+
 /// Opens the dialog for `action` on `target` (from the audit pane).
 pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
     if !may_act(app) {

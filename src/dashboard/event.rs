@@ -419,6 +419,8 @@ pub enum IoRequest {
 pub struct ResumeConfirmed {
     /// The profile's name typed (a production profile), if asked.
     pub typed: Option<String>,
-    /// The reason of a forced resume.
-    pub forced_with: Option<String>,
+    /// The operator's reason (required when forced).
+    pub reason: Option<String>,
+    /// Forced over a job not presumed dead.
+    pub forced: bool,
 }

@@ -49,8 +49,8 @@ pub fn spawn_resume(
         let proto = proto.with_pace(pace);
         let runner = runner_for(action.procedure().unwrap_or(Procedure::Recover));
         let c = job.confirmed;
-        let choices = Choices::new(Interface::Dashboard, c.forced_with.clone())
-            .forced(c.forced_with.is_some())
+        let choices = Choices::new(Interface::Dashboard, c.reason.clone())
+            .forced(c.forced)
             .confirmed(c.typed);
         let started = match intervene::resume(&proto, &job.run, runner, choices).await {
             Ok(s) => s,

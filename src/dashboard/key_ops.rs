@@ -65,7 +65,6 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
 /// it is given ([`Context`]); the stack closes it if it says so and does
 /// what else it asks ([`apply`]).
 fn on_layer_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
-    let refusal = super::confirm::act_refusal(app);
     let screen = app.screen();
     let help_rows = (
         layers::help::draw::rows(&app.draw_cx()),
@@ -75,7 +74,6 @@ fn on_layer_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
         keys: &app.keys,
         settings: &app.settings,
         now: app.now,
-        refusal: refusal.as_deref(),
         audit: &app.audit,
         help_rows,
         screen: (screen.width, screen.height),
@@ -110,6 +108,7 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
             Effect::Log(level, text) => app.push_log(level, text),
             Effect::Quit => io.extend(super::stop::quit(app)),
             Effect::AuditNow => io.extend(super::audit::audit_if_due(app, true)),
+            Effect::ConfirmResume(dialog) => super::confirm::open_resume(app, *dialog),
             Effect::Confirm(action, target) => {
                 io.extend(super::confirm::open_on(app, action, target))
             }
@@ -163,6 +162,8 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
                 total,
                 confirmed,
             } => {
+                // The run shows as the progress bar: the jobs view closes.
+                app.overlays.close(OverlayKind::Jobs);
                 app.bulk = Some(super::progress::BulkProgress::new(action, total, app.now));
                 io.push(IoRequest::ResumeJob {
                     run,

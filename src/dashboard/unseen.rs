@@ -9,7 +9,7 @@
 
 use super::app::{App, LogLevel};
 use super::keymap::Op;
-use super::layers::{jobs::JobsView, OverlayKind};
+use super::layers::OverlayKind;
 use super::layout::fits;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
@@ -33,16 +33,15 @@ pub fn resized(app: &mut App, w: u16, h: u16) {
     }
 }
 
-/// Closes the confirmation dialog, the stop question, the jobs view's
-/// resume prompt, and the filter and look-up being typed.
+/// Closes the confirmation dialog (a resume's too), the stop question,
+/// and the filter and look-up being typed.
 fn close_prompts(app: &mut App) {
     if let Some(d) = app.overlays.take_dialog() {
         app.push_log(
             LogLevel::Info,
             format!(
-                "{} {}: dialog closed: the terminal became too small to show it; nothing done",
-                d.action.title(),
-                d.target
+                "{}: dialog closed: the terminal became too small to show it; nothing done",
+                d.heading()
             ),
         );
     }
@@ -50,13 +49,6 @@ fn close_prompts(app: &mut App) {
         app.push_log(
             LogLevel::Info,
             "stop question closed: the terminal became too small to show it; the run goes on",
-        );
-    }
-    let jobs = app.overlays.state_mut::<JobsView>();
-    if jobs.and_then(|j| j.prompt.take()).is_some() {
-        app.push_log(
-            LogLevel::Info,
-            "resume prompt closed: the terminal became too small to show it; nothing done",
         );
     }
     app.overlays.close(OverlayKind::Filter);

@@ -1,7 +1,7 @@
 //! The jobs view: a bulk recovery whose process died right after writing
 //! its record is listed with its operator under `J`, presumed dead (its
-//! heartbeat silent); Enter, `y`, Enter
-//! resumes it from the dashboard, which runs it to the end and completes
+//! heartbeat silent); Enter, `y`, Enter (the confirmation dialog every act
+//! uses) resumes it from the dashboard, which runs it to the end and completes
 //! the same record, which notes the resume.
 
 use crate::common;
@@ -32,7 +32,9 @@ fn an_unfinished_job_is_listed_and_resumed_from_the_jobs_view() {
         "reason: INC-7 the worker died",
     ]);
     tui.keys(&["Enter"]);
-    tui.wait_for_all(&["type y then Enter:"]);
+    // The confirmation dialog every act uses: y, then the reason (optional
+    // for a job presumed dead), then Enter.
+    tui.wait_for_all(&["Resume job", "reason (optional"]);
     tui.type_text("y");
     tui.keys(&["Enter"]);
     common::wait_until_blocking("both recovered", tmux::DEADLINE, || {
@@ -92,11 +94,12 @@ fn a_live_job_resumed_forced_from_the_jobs_view_is_recorded_forced_with_the_reas
     tui.keys(&["J"]);
     tui.wait_for_all(&["1 live", "live, beat", &run]);
     tui.keys(&["Enter"]);
-    tui.wait_for_all(&["reason to force it, then Enter:"]);
+    // The confirmation dialog: y is refused for a live job; the force key,
+    // then the reason (required), then Enter.
+    tui.wait_for_all(&["Resume job", "a resume would run", "FORCE (!)"]);
+    tui.type_text("!");
+    tui.wait_for_all(&["Enter runs FORCED"]);
     tui.type_text("INC-8 its host is gone");
-    tui.keys(&["Enter"]);
-    tui.wait_for_all(&["FORCED", "type y then Enter:"]);
-    tui.type_text("y");
     tui.keys(&["Enter"]);
     common::wait_until_blocking("recovered", tmux::DEADLINE, || {
         w.state(&staged.id) == Some(TxnState::Finished)

@@ -114,6 +114,7 @@ fn release_one_lock_dialog_names_the_holder() {
         reason: String::new(),
         reason_for: None,
         typed: None,
+        resume: None,
         bulk: None,
     });
     let buf = draw(&a, 80, 24);
@@ -273,6 +274,7 @@ fn open_bulk(a: &mut estx::dashboard::app::App, action: Action) {
         reason: "outage".into(),
         reason_for: Some(RunChoice::Plain),
         typed: None,
+        resume: None,
         bulk: Some(bulk),
     });
 }
@@ -355,6 +357,7 @@ fn audit_repair_dialog_names_its_balance_effect() {
         reason: String::new(),
         reason_for: None,
         typed: None,
+        resume: None,
         bulk: None,
     });
     let s = screen(&a, 100, 30);

@@ -360,6 +360,7 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
         reason: String::new(),
         reason_for: None,
         typed: None,
+        resume: None,
         bulk: None,
     });
 }

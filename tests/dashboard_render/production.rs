@@ -81,7 +81,10 @@ fn a_forced_run_on_production_asks_for_the_profile_typed() {
 
 #[test]
 fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
-    use estx::dashboard::layers::jobs::{JobsView, ResumePrompt};
+    use estx::dashboard::app::{Dialog, RunChoice};
+    use estx::dashboard::event::Action;
+    use estx::dashboard::layers::dialog::Resume;
+    use estx::dashboard::layers::jobs::JobsView;
     let mut a = app();
     let job = crate::fixtures::job;
     let mut jobs = JobsView {
@@ -144,26 +147,38 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
         "{s}"
     );
     a.keys = Default::default();
-    // Enter on the live job: a reason first, to force it.
-    a.overlays.get_mut::<JobsView>().unwrap().prompt =
-        Some(ResumePrompt::Reason("bastion-2 rebo".into()));
+    // Enter on the live job: the confirmation dialog every act uses, where
+    // only the force key acts, with a reason.
+    let (run, resume) = {
+        let j = a.overlays.get::<JobsView>().unwrap();
+        let r = &j.list.value().unwrap()[0];
+        let resume = Resume {
+            total: r.transactions.len(),
+            life: j.rows[0].life,
+        };
+        (r.record_id.clone(), resume)
+    };
+    let mut dialog = Dialog::resume(Action::Recover, run, resume);
+    dialog.reason_for = Some(RunChoice::Forced);
+    dialog.reason = "bastion-2 rebo".into();
+    a.overlays.open_dialog(dialog.clone());
     let s = text(&draw(&production(a.clone()), 100, 30));
+    assert!(s.contains("Resume job 20260301T114000"), "{s}");
+    assert!(s.contains("y is refused: job 20260301T114000"), "{s}");
     assert!(
-        s.contains("is live (heartbeat 6s ago): a resume would run"),
+        s.contains("a resume would run its transactions a second time"),
         "{s}"
     );
-    assert!(s.contains("Esc back"), "{s}");
     assert!(
-        s.contains("reason to force it, then Enter: bastion-2 rebo▏"),
+        s.contains("required, recorded in the audit trail): bastion-2 rebo▏"),
         "{s}"
     );
     // Then the profile's name, typed.
-    a.overlays.get_mut::<JobsView>().unwrap().prompt = Some(ResumePrompt::Confirm {
-        typed: "pr".into(),
-        forced_with: Some("bastion-2 rebooted".into()),
-    });
+    dialog.reason = "bastion-2 rebooted".into();
+    dialog.typed = Some("pr".into());
+    a.overlays.open_dialog(dialog);
     let s = text(&draw(&production(a), 100, 30));
-    assert!(s.contains("FORCED (live, beat 6s ago): \"bastion-2"), "{s}");
-    assert!(s.contains("type prod-eu then Enter: pr▏"), "{s}");
+    assert!(s.contains("to run, type `prod-eu` (the profile)"), "{s}");
+    assert!(s.contains("confirm: pr▏"), "{s}");
     assert_snapshot!("jobs_view_resuming_100x30", s);
 }

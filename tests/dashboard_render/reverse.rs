@@ -44,6 +44,7 @@ fn open_reverse(
         reason: String::new(),
         reason_for: None,
         typed: None,
+        resume: None,
         bulk: None,
     });
 }

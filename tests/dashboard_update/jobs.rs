@@ -1,12 +1,13 @@
 //! The jobs view in `update`: `J` reads the unfinished bulk jobs, each
-//! judged by its heartbeat; Enter on one asks to resume it (a job not
-//! presumed dead only forced, with a reason); only `y` (on a production
-//! profile, the profile's name) resumes it, as this dashboard's bulk run.
+//! judged by its heartbeat; Enter on one asks to resume it in the
+//! confirmation dialog every act uses (a job not presumed dead only
+//! forced, with a reason; on a production profile, the profile's name
+//! typed); it then runs as this dashboard's bulk run.
 
 use super::*;
 use estx::dashboard::app::{MarkColour, ProfileMark};
 use estx::dashboard::event::ResumeConfirmed;
-use estx::dashboard::layers::jobs::{JobsView, ResumePrompt};
+use estx::dashboard::layers::jobs::JobsView;
 use estx::dashboard::layers::OverlayKind;
 use estx::protocol::jobs::JobLife;
 use estx::protocol::trail::{
@@ -51,6 +52,11 @@ fn type_text(app: &mut App, text: &str) -> Vec<IoRequest> {
     text.chars().flat_map(|c| update(app, key(c))).collect()
 }
 
+/// The resume dialog, when one is open.
+fn resume_dialog(app: &App) -> Option<&estx::dashboard::layers::dialog::Resume> {
+    app.overlays.dialog().and_then(|d| d.resume.as_ref())
+}
+
 #[test]
 fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
     let mut app = app(false);
@@ -59,16 +65,15 @@ fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
     update(&mut app, Event::Jobs(Ok(vec![job("run-2"), job("run-1")])));
     update(&mut app, key('j'));
     assert_eq!(view(&app).selected().unwrap().record_id, "run-1");
+    // Enter asks in the confirmation dialog every act uses.
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
     assert_eq!(view(&app).selected_life().kind(), "presumed dead");
-    assert_eq!(view(&app).prompt, Some(confirm("", None)));
-    // Anything but `y` resumes nothing.
-    type_text(&mut app, "n");
-    assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
+    let asked = resume_dialog(&app).expect("a resume dialog");
+    assert_eq!(asked.total, 3);
+    assert_eq!(app.overlays.dialog().unwrap().target, "run-1");
+    // `y` opens the reason (optional: the job is presumed dead), Enter runs.
+    assert!(update(&mut app, key('y')).is_empty());
     assert!(app.bulk.is_none());
-    let last = &app.log.back().unwrap().text;
-    assert!(last.contains("`n` does not confirm it: type y"), "{last}");
-    type_text(&mut app, "y");
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert_eq!(
         cmds,
@@ -79,6 +84,7 @@ fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
         }]
     );
     assert!(!app.overlays.is_open(OverlayKind::Jobs));
+    assert!(!app.overlays.is_open(OverlayKind::Dialog));
     assert_eq!(app.bulk.as_ref().map(|b| b.total), Some(3));
     update(
         &mut app,
@@ -93,7 +99,9 @@ fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
     update(&mut app, key('J'));
     update(&mut app, Event::Jobs(Ok(vec![job("run-2")])));
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(view(&app).prompt, None);
+    assert!(resume_dialog(&app).is_none());
+    let last = &app.log.back().unwrap().text;
+    assert!(last.contains("still running"), "{last}");
 }
 
 #[test]
@@ -108,15 +116,22 @@ fn on_production_a_job_resumes_with_the_profile_typed() {
     update(&mut app, key('J'));
     update(&mut app, Event::Jobs(Ok(vec![job("run-1")])));
     update(&mut app, code(KeyCode::Enter));
+    update(&mut app, key('y'));
+    assert!(
+        update(&mut app, code(KeyCode::Enter)).is_empty(),
+        "the reason given, the profile's name is asked"
+    );
     type_text(&mut app, "y");
     assert!(
         update(&mut app, code(KeyCode::Enter)).is_empty(),
         "y is not enough"
     );
+    let last = &app.log.back().unwrap().text;
+    assert!(last.contains("`y` does not confirm it"), "{last}");
     type_text(&mut app, "prod");
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert!(
-        matches!(cmds.as_slice(), [IoRequest::ResumeJob { confirmed: ResumeConfirmed { typed: Some(c), forced_with: None }, .. }] if c == "prod"),
+        matches!(cmds.as_slice(), [IoRequest::ResumeJob { confirmed: ResumeConfirmed { typed: Some(c), reason: None, forced: false }, .. }] if c == "prod"),
         "{cmds:?}"
     );
 }
@@ -127,15 +142,8 @@ fn a_read_only_dashboard_lists_jobs_but_resumes_none() {
     update(&mut app, key('J'));
     update(&mut app, Event::Jobs(Ok(vec![job("run-1")])));
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(view(&app).prompt, None);
+    assert!(resume_dialog(&app).is_none());
     assert!(app.log.back().unwrap().text.contains("read-only"));
-}
-
-fn confirm(typed: &str, forced_with: Option<&str>) -> ResumePrompt {
-    ResumePrompt::Confirm {
-        typed: typed.into(),
-        forced_with: forced_with.map(str::to_string),
-    }
 }
 
 /// A job whose last heartbeat was `ago` seconds before the screen's clock
@@ -159,25 +167,26 @@ fn a_live_or_unknown_job_resumes_only_forced_with_a_reason() {
         view(&app).rows
     );
     assert_eq!(view(&app).rows[1].life, JobLife::Unknown);
-    // Enter on the live job asks for a reason, not for `y`.
+    // Enter on the live job: `y` is refused, only the force key acts.
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(view(&app).prompt, Some(ResumePrompt::Reason(String::new())));
-    // `y` alone is a reason being typed, and a blank reason is refused.
+    assert!(app.overlays.dialog().unwrap().needs_force());
+    update(&mut app, key('y'));
+    assert_eq!(app.overlays.dialog().unwrap().reason_for, None);
+    let last = &app.log.back().unwrap().text;
+    assert!(
+        last.contains("is live (heartbeat 5s ago): a resume would run"),
+        "{last}"
+    );
+    update(&mut app, key('!'));
+    // A blank reason is refused.
     type_text(&mut app, "  ");
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert_eq!(view(&app).prompt, Some(ResumePrompt::Reason(String::new())));
     let last = &app.log.back().unwrap().text;
     assert!(
         last.contains("is live (heartbeat 5s ago): forcing its resume needs a reason"),
         "{last}"
     );
     type_text(&mut app, "host bastion-2 rebooted");
-    assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    assert_eq!(
-        view(&app).prompt,
-        Some(confirm("", Some("host bastion-2 rebooted")))
-    );
-    type_text(&mut app, "y");
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert_eq!(
         cmds,
@@ -186,7 +195,8 @@ fn a_live_or_unknown_job_resumes_only_forced_with_a_reason() {
             action: Action::Recover,
             confirmed: ResumeConfirmed {
                 typed: None,
-                forced_with: Some("host bastion-2 rebooted".into()),
+                reason: Some("host bastion-2 rebooted".into()),
+                forced: true,
             },
         }]
     );
@@ -209,10 +219,9 @@ fn a_live_job_is_presumed_dead_once_its_heartbeat_is_silent_for_four_periods() {
         }
     );
     update(&mut app, code(KeyCode::Enter));
-    assert_eq!(
-        view(&app).prompt,
-        Some(confirm("", None)),
-        "no reason asked"
+    assert!(
+        !app.overlays.dialog().unwrap().needs_force(),
+        "y resumes it"
     );
 }
 

@@ -99,9 +99,6 @@ pub struct Context<'a> {
     pub settings: &'a Settings,
     /// The screen's clock.
     pub now: DateTime<Utc>,
-    /// Why no act may start now (read-only mode, an act or a bulk run
-    /// under way): the one "may I act" check ([`super::confirm::act_refusal`]).
-    pub refusal: Option<&'a str>,
     /// The invariant audit as last run.
     pub audit: &'a AuditState,
     /// Rows of the help's text, and how many the screen shows (so help
@@ -148,6 +145,8 @@ pub enum Effect {
     AuditNow,
     /// Open the confirmation dialog for `action` on `target`.
     Confirm(Action, String),
+    /// Open this resume dialog (the jobs view's Enter).
+    ConfirmResume(Box<Dialog>),
     /// Select this transaction and show its detail; `pinned`: opened
     /// explicitly (a look-up), so the detail names it as the keys' target
     /// and it is read by id again.
@@ -554,7 +553,6 @@ pub(crate) mod fixture {
                 keys: &self.keys,
                 settings: &self.settings,
                 now,
-                refusal: None,
                 audit: &self.audit,
                 help_rows: (0, 0),
                 screen: (80, 24),

@@ -78,7 +78,7 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, d: &Dialog, area: Rect) {
     } else {
         ""
     };
-    let title = format!("{tag}{} {}?", d.action.title(), d.target);
+    let title = format!("{tag}{}?", d.heading());
     let room = usize::from(width.saturating_sub(4));
     let block = Block::bordered()
         .border_type(BorderType::Double)
@@ -163,7 +163,7 @@ fn buttons_line(th: &Theme, d: &Dialog, colour: Color) -> Line<'static> {
 /// The dialog's text (scrolled) and, once it can be confirmed, the reason
 /// field pinned under it.
 fn body(cx: &DrawCx, d: &Dialog) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let shown = d.bulk.is_some() || matches!(d.preview, Load::Loaded(_));
+    let shown = d.bulk.is_some() || d.resume.is_some() || matches!(d.preview, Load::Loaded(_));
     let pinned = if shown && d.can_confirm() {
         reason_lines(cx, d)
     } else {
@@ -177,6 +177,23 @@ fn text(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
     let th = &cx.theme;
     if let Some(b) = &d.bulk {
         return super::bulk::dialog_lines(th, d.action, b);
+    }
+    if let Some(r) = &d.resume {
+        let mut out = vec![
+            Line::from(vec![
+                Span::styled("job ", th.dim_text()),
+                Span::styled(d.target.clone(), bold()),
+            ]),
+            Line::from(format!(
+                "{} of {} transaction(s), from its record: each read and decided again, \
+                 as `--resume` does ({})",
+                d.action.bulk_verb(),
+                r.total,
+                r.life.short()
+            )),
+        ];
+        out.extend(refusal_lines(cx, d));
+        return out;
     }
     match &d.preview {
         Load::Idle | Load::Loading | Load::Reloading(_) => {
@@ -218,10 +235,7 @@ fn text(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
 fn reason_lines(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
     let th = &cx.theme;
     let force = d.reason_for.is_some_and(RunChoice::is_forced);
-    let required = d
-        .action
-        .missing_reason(force, d.bulk.is_some(), "")
-        .is_some();
+    let required = d.reason_missing(force, "").is_some();
     let label = if required {
         "reason (required, recorded in the audit trail): "
     } else {

@@ -5,8 +5,8 @@
 //! what the dialog showed, so it can check it is still the same.
 
 use super::{Dialog, RunChoice};
-use crate::dashboard::event::{Expected, Run};
-use crate::dashboard::keymap::DialogOp;
+use crate::dashboard::event::{Expected, ResumeConfirmed, Run};
+use crate::dashboard::keymap::{DialogOp, Op};
 use crate::dashboard::layers::{Context, Effect, Outcome};
 use crate::dashboard::log::LogLevel;
 use crate::protocol::intervene::{Documents, Plan};
@@ -63,7 +63,7 @@ impl Dialog {
     }
 
     fn title(&self) -> String {
-        format!("{} {}", self.action.title(), self.target)
+        self.heading()
     }
 
     /// `y` / `!`: checks there is something to confirm and that `y` is not
@@ -82,7 +82,7 @@ impl Dialog {
             self.reason_for = Some(RunChoice::Plain);
             return Outcome::stay();
         }
-        if self.preview.value().is_none() {
+        if self.resume.is_none() && self.preview.value().is_none() {
             return Outcome::close();
         }
         if !force {
@@ -121,10 +121,7 @@ impl Dialog {
     /// field opens).
     fn confirm(&mut self, cx: &Context, force: bool) -> Outcome {
         let bulk = self.bulk.is_some();
-        let reason_given = self
-            .action
-            .missing_reason(force, bulk, &self.reason)
-            .is_none();
+        let reason_given = self.reason_missing(force, &self.reason).is_none();
         if reason_given && self.typed.is_none() && self.guard(cx.settings).is_some() {
             self.typed = Some(String::new());
             // The field is the dialog's last line: show it.
@@ -134,15 +131,36 @@ impl Dialog {
         if bulk {
             return Outcome::with(Effect::StartBulk(Box::new(self.clone()))).closing();
         }
-        if !self.preview.is_done() {
+        if self.resume.is_none() && !self.preview.is_done() {
             return Outcome::close();
         }
         let title = self.title();
-        if let Some(why) = self.action.missing_reason(force, false, &self.reason) {
+        if let Some(why) = self.reason_missing(force, &self.reason) {
             let text = format!("{title}: {why}; type one, then Enter");
             return Outcome::with(Effect::Log(LogLevel::Error, text));
         }
         let reason = Some(self.reason.trim().to_string()).filter(|r| !r.is_empty());
+        if let Some(r) = &self.resume {
+            let text = format!(
+                "resuming job {}: reading its record ({} pauses, {} stops)",
+                self.target,
+                cx.keys.label(Op::PauseJob),
+                cx.keys.label(Op::StopJob)
+            );
+            let confirmed = ResumeConfirmed {
+                typed: self.typed.as_ref().map(|t| t.trim().to_string()),
+                reason,
+                forced: force,
+            };
+            return Outcome::with(Effect::Log(LogLevel::Info, text))
+                .then(Effect::ResumeJob {
+                    run: self.target.clone(),
+                    action: self.action,
+                    total: r.total,
+                    confirmed,
+                })
+                .closing();
+        }
         let (expected, planned) = self.expected_and_planned();
         let how = if force {
             "confirmed FORCED"

@@ -21,6 +21,7 @@ use crate::dashboard::load::Load;
 use crate::dashboard::settings::Settings;
 use crate::protocol::audit::FindingKind;
 use crate::protocol::intervene::{Choices, Documents, Guard, Intervention, Plan};
+use crate::protocol::jobs::JobLife;
 use crate::protocol::trail::Interface;
 use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};
@@ -54,6 +55,19 @@ pub struct Dialog {
     /// typed so far to confirm a bulk or forced run (the count or the
     /// profile's name, [`Dialog::guard`]); `None` while not asked.
     pub typed: Option<String>,
+    /// A resume of an unfinished bulk job (the jobs view's Enter); the
+    /// target is then the job's audit record.
+    pub resume: Option<Resume>,
+}
+
+/// What a resume dialog confirms: the job as the jobs view judged it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resume {
+    /// The transactions its record names.
+    pub total: usize,
+    /// Its life by its heartbeat: one not presumed dead resumes only
+    /// forced.
+    pub life: JobLife,
 }
 
 /// Which run the operator chose in a dialog: `y` (the protocol decides) or
@@ -95,6 +109,40 @@ impl Dialog {
             reason: String::new(),
             reason_for: None,
             typed: None,
+            resume: None,
+        }
+    }
+
+    /// A dialog resuming the job `run` (its `action`, as `--resume RUN_ID`
+    /// does): the same flow as every act's — `y` (or, for a job not
+    /// presumed dead, only the force key), the reason, on a production
+    /// profile the profile's name typed.
+    pub fn resume(action: Action, run: String, resume: Resume) -> Dialog {
+        Dialog {
+            preview: Load::Idle,
+            resume: Some(resume),
+            ..Dialog::new(action, run)
+        }
+    }
+
+    /// How the log and the title name it: `Recover t-1`, `Resume job RUN`.
+    pub fn heading(&self) -> String {
+        match &self.resume {
+            Some(_) => format!("Resume job {}", self.target),
+            None => format!("{} {}", self.action.title(), self.target),
+        }
+    }
+
+    /// Why Enter may not run yet: the trail's rule wants a reason not
+    /// given (a resume: only when forced, as `--resume` asks).
+    pub fn reason_missing(&self, force: bool, reason: &str) -> Option<String> {
+        match &self.resume {
+            Some(r) => (force && reason.trim().is_empty())
+                .then(|| format!("the job is {}: forcing its resume needs a reason", r.life)),
+            None => self
+                .action
+                .missing_reason(force, self.bulk.is_some(), reason)
+                .map(|why| why.to_string()),
         }
     }
 
@@ -108,6 +156,9 @@ impl Dialog {
     /// Whether the preview leaves anything to confirm (loaded, something
     /// to write, not refused for a reason forcing cannot lift).
     pub fn can_confirm(&self) -> bool {
+        if self.resume.is_some() {
+            return true;
+        }
         if let Some(b) = &self.bulk {
             return b.plan.as_ref().is_some_and(|p| !p.runs.is_empty());
         }
@@ -138,6 +189,9 @@ impl Dialog {
     /// Whether `y` would be refused by the protocol though there is
     /// something to confirm (so only the force key acts).
     pub fn needs_force(&self) -> bool {
+        if let Some(r) = &self.resume {
+            return !r.life.resumable(false);
+        }
         self.can_confirm() && self.preview.value().is_some_and(|p| p.refusal.is_some())
     }
 
@@ -150,6 +204,13 @@ impl Dialog {
     pub fn refusal_now(&self, now: DateTime<Utc>, window: Duration, hint: &str) -> Option<String> {
         if !self.needs_force() {
             return None;
+        }
+        if let Some(r) = &self.resume {
+            return Some(format!(
+                "job {} is {}: a resume would run its transactions a second time \
+                 (fenced: no step applied twice); force it only if its process is gone",
+                self.target, r.life
+            ));
         }
         let plan = self.preview.value()?;
         let said = plan.refusal.as_ref()?;
@@ -172,6 +233,10 @@ impl Dialog {
     /// production profile (`settings`): a bulk run's count (the runs `y`
     /// starts) or the profile's name; a forced run's profile name.
     pub fn guard(&self, settings: &Settings) -> Option<Guard> {
+        if self.resume.is_some() {
+            // A resume is confirmed by the profile's name, forced or not.
+            return settings.guard(true, None);
+        }
         match &self.bulk {
             Some(b) => {
                 let count = b.plan.as_ref().map_or(0, |p| p.runs.len());
@@ -183,6 +248,9 @@ impl Dialog {
 
     /// Whether the preview (or the bulk preview) has arrived.
     pub fn loaded(&self) -> bool {
+        if self.resume.is_some() {
+            return true;
+        }
         match &self.bulk {
             Some(b) => b.preview.is_done(),
             None => self.preview.is_done(),

@@ -1,15 +1,15 @@
 //! The jobs view (`J`), drawn over the panes like the audit pane: the bulk
 //! runs whose audit record is still `running`, newest first, each with its
 //! life (live, presumed dead, unknown: its heartbeat), action, size, where
-//! it was started from, by whom and when; and, after Enter, the prompt that
-//! resumes the selected one (a reason first when it must be forced).
+//! it was started from, by whom and when (Enter asks to resume the selected
+//! one in the confirmation dialog).
 
 use crate::dashboard::keymap::Op;
-use crate::dashboard::layers::jobs::{resume_word, JobRow, JobsView, ResumePrompt};
+use crate::dashboard::layers::jobs::{JobRow, JobsView};
 use crate::dashboard::layers::DrawCx;
 use crate::dashboard::layout::{first_shown, fitting};
 use crate::dashboard::ui::theme::Theme;
-use crate::dashboard::ui::theme::{bold, clock, more_hint};
+use crate::dashboard::ui::theme::{clock, more_hint};
 use crate::protocol::jobs::JobLife;
 use crate::protocol::trail::Record;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -25,7 +25,7 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, j: &JobsView, area: Rect) {
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
     let jobs = j.list.value().map_or(&[][..], Vec::as_slice);
     // The question may take two lines.
-    let prompt_h = if j.prompt.is_some() { 5 } else { 1 };
+    let prompt_h = 1;
     let rows = usize::from(height.saturating_sub(2 + prompt_h)).max(2);
     // The frame's borders and padding take four columns.
     let line_w = usize::from(width.saturating_sub(4));
@@ -64,10 +64,7 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, j: &JobsView, area: Rect) {
         Some(Ok(_)) => per_job.into_iter().skip(offset).flatten().collect(),
     };
     frame.render_widget(Paragraph::new(lines), body);
-    frame.render_widget(
-        Paragraph::new(prompt(cx, j)).wrap(Wrap { trim: false }),
-        keys,
-    );
+    frame.render_widget(Paragraph::new(prompt(cx)).wrap(Wrap { trim: false }), keys);
 }
 
 /// The view's title in `width` columns: how many jobs, how many of each
@@ -178,53 +175,18 @@ fn pack(lead: &'static str, parts: Vec<(String, Style)>, width: usize) -> Vec<Li
     lines
 }
 
-/// The keys, or the resume prompt with what was typed.
-fn prompt(cx: &DrawCx, j: &JobsView) -> Vec<Line<'static>> {
-    let Some(p) = &j.prompt else {
-        let k = |op| cx.keys.key(op);
-        return vec![Line::styled(
-            format!(
-                "{}/{} select · {} resume · {} read again · {} close",
-                k(Op::Down),
-                k(Op::Up),
-                k(Op::Open),
-                k(Op::Refresh),
-                k(Op::Back)
-            ),
-            cx.theme.dim_text(),
-        )];
-    };
-    let run = j
-        .selected()
-        .map_or_else(String::new, |r| r.record_id.clone());
-    let life = j.selected_life();
-    let (ask, what, typed) = match p {
-        ResumePrompt::Reason(typed) => (
-            format!(
-                "job {run} is {life}: a resume would run its transactions a second time \
-                 (fenced: no step applied twice). Force it only if its process is gone."
-            ),
-            "reason to force it, then Enter: ".to_string(),
-            typed,
+/// The view's keys.
+fn prompt(cx: &DrawCx) -> Vec<Line<'static>> {
+    let k = |op| cx.keys.key(op);
+    vec![Line::styled(
+        format!(
+            "{}/{} select · {} resume · {} read again · {} close",
+            k(Op::Down),
+            k(Op::Up),
+            k(Op::Open),
+            k(Op::Refresh),
+            k(Op::Back)
         ),
-        ResumePrompt::Confirm { typed, forced_with } => (
-            match forced_with {
-                Some(why) => format!("resume {run} FORCED ({}): \"{why}\"?", life.short()),
-                None => format!("resume {run} from its record ({})?", life.short()),
-            },
-            format!("type {} then Enter: ", resume_word(cx.settings)),
-            typed,
-        ),
-    };
-    vec![
-        Line::styled(ask, Style::new().fg(cx.theme.warn)),
-        Line::from(vec![
-            Span::styled(what, bold()),
-            Span::styled(
-                format!("{typed}▏"),
-                Style::new().add_modifier(Modifier::UNDERLINED),
-            ),
-        ]),
-        Line::styled("Esc back", cx.theme.dim_text()),
-    ]
+        cx.theme.dim_text(),
+    )]
 }

@@ -4,25 +4,24 @@
 //! the audit trail when the view opens (`r` reads again), each judged live,
 //! presumed dead or unknown by its heartbeat (`jobs::job_life`, at the
 //! screen's clock, again at each tick). Enter on one asks to resume it from
-//! its record, as `--resume RUN_ID` does: a job presumed dead at once, any
-//! other only forced, with a reason typed first; then `y` (on a production
-//! profile, the profile's name, typed) and Enter start it as this
-//! dashboard's bulk run (its progress bar, `P`, the stop key).
+//! its record, as `--resume RUN_ID` does, in the confirmation dialog every
+//! act uses: a job presumed dead with `y`, any other only with the force
+//! key, with a reason; on a production profile the profile's name, typed;
+//! it then runs as this dashboard's bulk run (its progress bar, `P`, the
+//! stop key).
 
 pub mod draw;
 
 use super::{hint, Context, Effect, Hint, Outcome};
-use crate::dashboard::event::{Action, IoRequest, ResumeConfirmed};
+use crate::dashboard::event::{Action, IoRequest};
 use crate::dashboard::keymap::Op;
+use crate::dashboard::layers::dialog::{Dialog, Resume};
 use crate::dashboard::load::Load;
-use crate::dashboard::log::LogLevel;
-use crate::dashboard::settings::Settings;
-use crate::protocol::intervene::reason_missing;
 use crate::protocol::jobs::{job_life, JobLife};
 use crate::protocol::time::human_age;
 use crate::protocol::trail::{ActionKind, Record};
 use chrono::{DateTime, Utc};
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use std::collections::HashSet;
 
 /// The jobs view's state (kept while it is closed: the list shows again,
@@ -37,8 +36,6 @@ pub struct JobsView {
     pub rows: Vec<JobRow>,
     /// The selected job.
     pub cursor: usize,
-    /// Asking to resume the selected job.
-    pub prompt: Option<ResumePrompt>,
 }
 
 /// What the jobs view shows of one listed job beyond its record, derived
@@ -67,36 +64,12 @@ impl JobRow {
     }
 }
 
-/// The resume prompt of the selected job.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ResumePrompt {
-    /// The job is not presumed dead: the reason to force its resume, typed
-    /// so far.
-    Reason(String),
-    /// The confirming word typed so far, with the reason when forced.
-    Confirm {
-        /// What was typed.
-        typed: String,
-        /// The reason it is forced with (a job not presumed dead).
-        forced_with: Option<String>,
-    },
-}
-
 /// The dashboard's action that resumes `r` (a bulk rollback or recovery).
 pub fn action_of(r: &Record) -> Option<Action> {
     match r.action {
         ActionKind::Rollback => Some(Action::Rollback),
         ActionKind::Recover => Some(Action::Recover),
         _ => None,
-    }
-}
-
-/// What the operator types to resume a job: the profile's name on a
-/// production profile, else `y`.
-pub fn resume_word(settings: &Settings) -> String {
-    match settings.guard(true, None) {
-        Some(g) => g.profile,
-        None => "y".to_string(),
     }
 }
 
@@ -124,7 +97,6 @@ impl JobsView {
 
     /// Opened (`J`, or `r` in it): reads the jobs again.
     pub fn open(&mut self) -> Vec<IoRequest> {
-        self.prompt = None;
         self.list.reload();
         vec![IoRequest::LoadJobs]
     }
@@ -139,21 +111,6 @@ impl JobsView {
 
     /// A key while the view is on top.
     pub fn key(&mut self, cx: &Context, key: KeyEvent) -> Outcome {
-        if let Some(prompt) = self.prompt.as_mut() {
-            let typed = match prompt {
-                ResumePrompt::Reason(t) | ResumePrompt::Confirm { typed: t, .. } => t,
-            };
-            match key.code {
-                KeyCode::Enter => return self.enter(cx),
-                KeyCode::Esc => self.prompt = None,
-                KeyCode::Backspace => {
-                    typed.pop();
-                }
-                KeyCode::Char(c) => typed.push(c),
-                _ => {}
-            }
-            return Outcome::stay();
-        }
         let n = self.list.value().map_or(0, Vec::len);
         match cx.keys.main_op(key.code) {
             Some(Op::Down | Op::PageDown) => {
@@ -173,100 +130,23 @@ impl JobsView {
         Outcome::stay()
     }
 
-    /// Enter on a job: opens the resume prompt, unless no act may start
-    /// now (the one check every act passes, [`Context::refusal`]).
+    /// Enter on a job: asks to resume it in the confirmation dialog,
+    /// the one flow of every act (a job not presumed dead only forced,
+    /// with a reason).
     fn ask_resume(&mut self, cx: &Context) -> Outcome {
-        let Some(r) = self.selected() else {
-            return Outcome::stay();
-        };
-        if let Some(why) = cx.refusal {
-            let text = format!("resume {}: {why}", r.record_id);
-            return Outcome::with(Effect::Log(LogLevel::Error, text));
-        }
         self.judge(cx.now);
-        self.prompt = Some(if self.selected_life().resumable(false) {
-            ResumePrompt::Confirm {
-                typed: String::new(),
-                forced_with: None,
-            }
-        } else {
-            ResumePrompt::Reason(String::new())
-        });
-        Outcome::stay()
-    }
-
-    /// Enter in the prompt: a reason given moves on to the confirmation
-    /// (a blank one is refused); a confirmation resumes.
-    fn enter(&mut self, cx: &Context) -> Outcome {
-        match self.prompt.take() {
-            // The trail's one rule: a forced act needs a reason.
-            Some(ResumePrompt::Reason(reason))
-                if reason_missing(ActionKind::Recover, true, true, Some(&reason)).is_some() =>
-            {
-                self.prompt = Some(ResumePrompt::Reason(String::new()));
-                let life = self.selected_life();
-                let text = format!("the job is {life}: forcing its resume needs a reason");
-                Outcome::with(Effect::Log(LogLevel::Error, text))
-            }
-            Some(ResumePrompt::Reason(reason)) => {
-                self.prompt = Some(ResumePrompt::Confirm {
-                    typed: String::new(),
-                    forced_with: Some(reason.trim().to_string()),
-                });
-                Outcome::stay()
-            }
-            Some(ResumePrompt::Confirm { typed, forced_with }) => {
-                self.resume(cx, typed, forced_with)
-            }
-            None => Outcome::stay(),
-        }
-    }
-
-    /// Enter in the confirmation: starts the job when what was typed is
-    /// what the prompt asks; otherwise says so and runs nothing.
-    fn resume(&mut self, cx: &Context, typed: String, forced_with: Option<String>) -> Outcome {
         let Some(r) = self.selected() else {
             return Outcome::stay();
         };
-        let (run, total) = (r.record_id.clone(), r.transactions.len());
         let Some(action) = action_of(r) else {
             return Outcome::stay();
         };
-        // The one production guard (the profile's name, typed), as every
-        // act's; elsewhere `y`.
-        let word = resume_word(cx.settings);
-        let accepted = match cx.settings.guard(true, None) {
-            Some(g) => g.accepts(Some(&typed)),
-            None => typed.trim() == word,
+        let resume = Resume {
+            total: r.transactions.len(),
+            life: self.selected_life(),
         };
-        if !accepted {
-            self.prompt = Some(ResumePrompt::Confirm {
-                typed: String::new(),
-                forced_with,
-            });
-            let text = format!(
-                "resume {run}: `{}` does not confirm it: type {word}; nothing done",
-                typed.trim()
-            );
-            return Outcome::with(Effect::Log(LogLevel::Error, text));
-        }
-        let text = format!(
-            "resuming job {run}: reading its record ({} pauses, {} stops)",
-            cx.keys.label(Op::PauseJob),
-            cx.keys.label(Op::StopJob)
-        );
-        let confirmed = ResumeConfirmed {
-            typed: cx.settings.production().then_some(typed.trim().to_string()),
-            forced_with,
-        };
-        Outcome::with(Effect::Log(LogLevel::Info, text))
-            .then(Effect::ResumeJob {
-                run,
-                action,
-                total,
-                confirmed,
-            })
-            .closing()
+        let dialog = Dialog::resume(action, r.record_id.clone(), resume);
+        Outcome::with(Effect::ConfirmResume(Box::new(dialog)))
     }
 
     /// The key bar while the view is on top.
