@@ -1,6 +1,6 @@
 //! Typing the text filter (`/`): the table narrows as it is typed,
 //! starting at the top of its rows; Enter keeps the filter, Esc drops it.
-//! The text itself is shared (`App::filter`, part of the table's query),
+//! The text itself is shared (`App::query`, the table's query),
 //! so the layer says how it changes ([`Effect::Filter`]).
 
 use super::{hint, Effect, Hint, Outcome};

@@ -15,10 +15,10 @@
 //! cursor are there again when it reopens, and a count still running is
 //! not asked twice.
 //!
-//! Adding a layer: its module here (state, `key`, `hints`, tests), its
-//! variant and the arms of [`Overlay`]'s dispatch below, and the key that
-//! opens it in the one key table ([`super::keymap`]) with its arm in
-//! [`open_for`].
+//! Adding a layer: its module here (state, `key`, `hints`, `draw`, tests),
+//! its variant and the arms of [`Overlay`]'s dispatch below with the key
+//! that opens it in [`open_for`], and that key in the one key table
+//! (`keymap/table.rs`).
 
 pub mod audit;
 pub mod dialog;
@@ -51,8 +51,8 @@ pub enum Overlay {
     Dialog(Box<Dialog>),
     /// Help.
     Help(help::Help),
-    /// Typing the text filter (`/`); the text is `App::filter`, which the
-    /// table follows as it is typed.
+    /// Typing the text filter (`/`); the text is the table's query
+    /// (`App::query`), which the table follows as it is typed.
     Filter,
     /// Typing a transaction id to look up (`#`).
     LookUp(lookup::LookUp),
