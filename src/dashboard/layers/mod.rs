@@ -574,3 +574,31 @@ pub(crate) mod fixture {
         KeyEvent::new(code, crossterm::event::KeyModifiers::NONE)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_closed_layer_that_keeps_its_state_finds_it_again_and_one_that_does_not_starts_afresh() {
+        let mut stack = Overlays::default();
+        let view = groups::GroupsView {
+            cursor: 3,
+            ..Default::default()
+        };
+        stack.open(Overlay::Groups(view));
+        stack.open(Overlay::Help(help::Help { scroll: 2 }));
+        assert_eq!(stack.top().map(Overlay::kind), Some(OverlayKind::Help));
+        assert!(stack.close(OverlayKind::Help));
+        assert!(stack.close(OverlayKind::Groups));
+        assert!(stack.is_empty());
+        assert!(stack.state::<help::Help>().is_none(), "help keeps nothing");
+        assert_eq!(
+            stack.state::<groups::GroupsView>().map(|g| g.cursor),
+            Some(3)
+        );
+        let (reopened, _) = open_for(Op::Groups, &mut stack).unwrap();
+        assert!(matches!(&reopened, Overlay::Groups(g) if g.cursor == 3));
+        assert!(stack.state::<groups::GroupsView>().is_none(), "taken back");
+    }
+}
