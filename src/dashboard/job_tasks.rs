@@ -1,13 +1,15 @@
-//! The jobs view's tasks (after [`super::task`]): reading the unfinished
-//! bulk jobs from the audit trail, and resuming one from its record as the
-//! dashboard's bulk run, reporting on the one event channel as every task
-//! does.
+//! A bulk run as a job, the tasks' side (after [`super::task`], which
+//! starts them): running a started bulk act while reporting each item as
+//! it ends (the marked rows' run and a resumed job alike), reading the
+//! unfinished jobs for the jobs view, and resuming one from its record as
+//! the dashboard's bulk run, reporting on the one event channel as every
+//! task does.
 
 use super::event::runner_for;
-use super::event::{Action, Event};
-use crate::protocol::intervene::{self, Choices, Stop};
+use super::event::{Action, Event, LeftIds};
+use crate::protocol::intervene::{self, Choices, Stop, Value};
 use crate::protocol::jobs::Pace;
-use crate::protocol::trail::Interface;
+use crate::protocol::trail::{ActOutcome, Interface};
 use crate::protocol::{Procedure, Protocol};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
@@ -72,7 +74,7 @@ pub fn spawn_resume(
             total,
             left_file: crate::local_files::left_ids_path(&job.run),
         });
-        let ended = super::task::run_reporting(&proto, started, action, &stop, &events).await;
+        let ended = run_reporting(&proto, started, action, &stop, &events).await;
         let _ = events.send(Event::BulkDone {
             action,
             not_started: ended.not_started,
@@ -81,4 +83,77 @@ pub fn spawn_resume(
             left: ended.left,
         });
     });
+}
+
+/// How a bulk run ended, for its [`Event::BulkDone`].
+pub(super) struct RunEnded {
+    /// Items that never started.
+    pub not_started: usize,
+    /// The act's sentence with its audit record.
+    pub summary: String,
+    /// Its audit record alone (`audit record ID`), when it did not fail.
+    pub record: Option<String>,
+    /// The ids a stop left, as written for `--ids-from`.
+    pub left: Option<LeftIds>,
+}
+
+impl RunEnded {
+    /// A run that never started: all `n` items left as they were.
+    pub(super) fn not_run(n: usize, summary: String) -> RunEnded {
+        RunEnded {
+            not_started: n,
+            summary,
+            record: None,
+            left: None,
+        }
+    }
+}
+
+/// Runs a started bulk act (marked rows, or a resumed job), reporting each
+/// transaction as it ends; writes the ids a stop left, one a line, to the
+/// job's file for `--ids-from` (as the command line's stopped run does).
+pub(super) async fn run_reporting(
+    proto: &Protocol,
+    started: intervene::Started,
+    action: Action,
+    stop: &Stop,
+    events: &UnboundedSender<Event>,
+) -> RunEnded {
+    let done = started
+        .run_bulk(proto, stop, |r| {
+            let _ = events.send(Event::BulkItem {
+                action,
+                id: r.txn.clone(),
+                summary: r.verdict.to_string(),
+                outcome: ActOutcome::from(&r.verdict),
+            });
+        })
+        .await;
+    let Value::Bulk(b) = &done.value else {
+        return RunEnded::not_run(0, done.to_string());
+    };
+    let summary = done.to_string();
+    // The log counts the items itself; it names the record.
+    let record = match &b.failed {
+        None => summary
+            .strip_prefix(&format!("{} · ", done.what()))
+            .map(str::to_string),
+        Some(_) => None,
+    };
+    let ids = b.left();
+    let left = (!ids.is_empty()).then(|| {
+        let run = done.record.to_string();
+        let file = crate::local_files::write_left_ids(&run, Some(&run), &ids, None)
+            .map_err(|e| e.to_string());
+        LeftIds {
+            count: ids.len(),
+            file,
+        }
+    });
+    RunEnded {
+        not_started: b.not_started.len(),
+        summary,
+        record,
+        left,
+    }
 }

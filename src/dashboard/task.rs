@@ -21,11 +21,12 @@
 //! longer what the dialog showed.
 
 use super::event::{
-    Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, LeftIds, Run, BULK_CONCURRENCY,
+    Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, Run, BULK_CONCURRENCY,
 };
+use super::job_tasks::{run_reporting, RunEnded};
 use super::poller::PollControl;
 use crate::error::Error;
-use crate::protocol::intervene::{self, ActRefusal, Choices, LeftOut, Plan, Selected, Stop, Value};
+use crate::protocol::intervene::{self, ActRefusal, Choices, LeftOut, Plan, Selected, Stop};
 use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{ActOutcome, Interface, Trail};
@@ -374,30 +375,6 @@ pub fn spawn_bulk_run(
     });
 }
 
-/// How a bulk run ended, for its [`Event::BulkDone`].
-pub(super) struct RunEnded {
-    /// Items that never started.
-    pub not_started: usize,
-    /// The act's sentence with its audit record.
-    pub summary: String,
-    /// Its audit record alone (`audit record ID`), when it did not fail.
-    pub record: Option<String>,
-    /// The ids a stop left, as written for `--ids-from`.
-    pub left: Option<LeftIds>,
-}
-
-impl RunEnded {
-    /// A run that never started: all `n` items left as they were.
-    fn not_run(n: usize, summary: String) -> RunEnded {
-        RunEnded {
-            not_started: n,
-            summary,
-            record: None,
-            left: None,
-        }
-    }
-}
-
 /// The rollback or recovery of `ids` as one recorded act
 /// ([`Action::bulk_intervention`]).
 async fn one_act(
@@ -425,55 +402,6 @@ async fn one_act(
         run,
     });
     run_reporting(proto, started, first.action, stop, events).await
-}
-
-/// Runs a started bulk act (marked rows, or a resumed job), reporting each
-/// transaction as it ends; writes the ids a stop left, one a line, to the
-/// job's file for `--ids-from` (as the command line's stopped run does).
-pub(super) async fn run_reporting(
-    proto: &Protocol,
-    started: intervene::Started,
-    action: Action,
-    stop: &Stop,
-    events: &UnboundedSender<Event>,
-) -> RunEnded {
-    let done = started
-        .run_bulk(proto, stop, |r| {
-            let _ = events.send(Event::BulkItem {
-                action,
-                id: r.txn.clone(),
-                summary: r.verdict.to_string(),
-                outcome: ActOutcome::from(&r.verdict),
-            });
-        })
-        .await;
-    let Value::Bulk(b) = &done.value else {
-        return RunEnded::not_run(0, done.to_string());
-    };
-    let summary = done.to_string();
-    // The log counts the items itself; it names the record.
-    let record = match &b.failed {
-        None => summary
-            .strip_prefix(&format!("{} · ", done.what()))
-            .map(str::to_string),
-        Some(_) => None,
-    };
-    let ids = b.left();
-    let left = (!ids.is_empty()).then(|| {
-        let run = done.record.to_string();
-        let file = crate::local_files::write_left_ids(&run, Some(&run), &ids, None)
-            .map_err(|e| e.to_string());
-        LeftIds {
-            count: ids.len(),
-            file,
-        }
-    });
-    RunEnded {
-        not_started: b.not_started.len(),
-        summary,
-        record,
-        left,
-    }
 }
 
 /// Each item as its own act, [`BULK_CONCURRENCY`] at a time (each its
