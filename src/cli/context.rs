@@ -74,6 +74,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
             accounts: g.accounts_index.clone(),
             locks: g.locks_index.clone(),
             audit: g.audit_index.clone(),
+            locks_named: g.locks_index_named,
         },
         recovery_window: g.recovery_window,
         investigate_after: g.investigate_after,

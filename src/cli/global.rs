@@ -102,6 +102,12 @@ pub struct GlobalArgs {
     )]
     pub locks_index: String,
 
+    /// Whether the operator named the locks index (flag, variable or
+    /// profile): only then is its absence refused as a mistake
+    /// ([`crate::protocol::Indices::locks_named`]).
+    #[arg(skip)]
+    pub locks_index_named: bool,
+
     /// Index holding the operator audit trail (created by `init`).
     #[arg(
         long,

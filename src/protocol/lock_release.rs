@@ -201,7 +201,11 @@ impl Protocol {
     }
 
     /// Operator release of `resource`: without `force`, only a stale lock.
+    /// On a deployment without a locks index nothing is held.
     pub async fn release_lock(&self, resource: &str, force: bool) -> Result<ReleaseOutcome> {
+        if self.discovery().await?.locks.is_absent() {
+            return Ok(ReleaseOutcome::NotHeld);
+        }
         let Some(view) = self.lock_view(resource).await? else {
             return Ok(ReleaseOutcome::NotHeld);
         };

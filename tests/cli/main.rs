@@ -150,6 +150,7 @@ impl Globals {
             accounts: self.accounts.clone(),
             locks: self.locks.clone(),
             audit: self.audit.clone(),
+            locks_named: true,
         };
         common::server::binary_args(&self.url, &ix, &self.log)
     }

@@ -82,6 +82,7 @@ impl Session {
             accounts: format!("{prefix}accounts"),
             locks: format!("{prefix}locks"),
             audit: format!("{prefix}audit"),
+            locks_named: true,
         };
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -74,6 +74,7 @@ fn missing_indices() {
         accounts: BTreeMap::new(),
         locks: vec![],
         missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],
+        locks_absent: false,
         read: Default::default(),
     });
     let s = screen(&a, 100, 30);

@@ -213,6 +213,7 @@ pub(crate) fn snapshot() -> Snapshot {
         accounts,
         locks,
         missing_indices: vec![],
+        locks_absent: false,
         read: Default::default(),
     }
 }

@@ -83,15 +83,19 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     };
     let index = started.index().to_string();
     let done = started.run(&p).await;
+    let absent = p.discovery().await.is_ok_and(|d| d.locks.is_absent());
+    let locks_index = (p.config().indices.locks.as_str(), absent);
     let code = match &done.value {
-        Value::Released(result) => print(a, &p.config().indices.locks, result),
+        Value::Released(result) => print(a, locks_index, result),
         _ => exit::DONE,
     };
     act::recorded(&done, &index, code)
 }
 
 /// Prints what the release did (text or JSON); returns the exit code.
-fn print(a: &Args, locks_index: &str, result: &Result<TxnLocksRelease>) -> i32 {
+/// `locks_index`: its name, and whether it is absent (no locks).
+fn print(a: &Args, locks_index: (&str, bool), result: &Result<TxnLocksRelease>) -> i32 {
+    let (locks_index, absent) = locks_index;
     let r = match result {
         Ok(r) => r,
         Err(e) => {
@@ -144,6 +148,10 @@ fn print(a: &Args, locks_index: &str, result: &Result<TxnLocksRelease>) -> i32 {
             verdict: VerdictOutcome { kind, message },
             exit_code: code,
         });
+        return code;
+    }
+    if absent && locks.iter().all(|l| l.result != "released") {
+        out(super::locks::no_locks_index(locks_index) + ": nothing to release");
         return code;
     }
     if outcomes.is_empty() {

@@ -14,6 +14,12 @@ use std::time::Duration;
 pub enum Target {
     /// Nothing: the index does not exist.
     Missing,
+    /// Nothing, and nothing is wanted: the locks index under its default
+    /// name, which the operator did not name, does not exist. The
+    /// deployment takes no locks (the article's own has only transactions
+    /// and accounts): lock reads find none, the sweep and lock releases
+    /// have nothing to do, and only `transfer --locks` is refused.
+    Absent,
     /// A concrete index.
     Index,
     /// An alias over these indices (id-based reads and writes need exactly one).
@@ -183,7 +189,13 @@ impl IndexInfo {
 
     /// Whether the index exists.
     pub fn exists(&self) -> bool {
-        self.target != Target::Missing
+        !matches!(self.target, Target::Missing | Target::Absent)
+    }
+
+    /// Whether it is the locks index of a deployment without locks
+    /// ([`Target::Absent`]): not existing, and not a mistake.
+    pub fn is_absent(&self) -> bool {
+        self.target == Target::Absent
     }
 
     /// Why documents of this index cannot be read or written by id, if so.

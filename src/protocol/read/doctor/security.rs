@@ -62,13 +62,22 @@ pub const COMPOSITE_ACTIONS: [&str; 2] = ["indices:data/read/mget", "indices:dat
 /// on the three indices and the audit index (asked by name, so indices
 /// `init` has not created yet are asked too: Elasticsearch refuses an entry
 /// without names with a 400, which must not read as "security off"), else
-/// OpenSearch's account.
-pub(super) async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Security> {
-    let names: Vec<&str> = d.indices().iter().map(|i| i.name.as_str()).collect();
-    let asked = json!({"cluster": CLUSTER_PRIVILEGES, "index": [
-        {"names": names, "privileges": NEEDED_PRIVILEGES},
-        {"names": [audit], "privileges": AUDIT_PRIVILEGES},
-    ]});
+/// OpenSearch's account. An absent locks index (no locks) is not asked, nor
+/// the audit index (`audit`: `None`) when a file trail records instead.
+pub(super) async fn security(
+    cluster: &Cluster,
+    d: &Discovery,
+    audit: Option<&str>,
+) -> Result<Security> {
+    let names: Vec<&str> = d
+        .indices()
+        .iter()
+        .filter(|i| !i.is_absent())
+        .map(|i| i.name.as_str())
+        .collect();
+    let mut index = vec![json!({"names": names, "privileges": NEEDED_PRIVILEGES})];
+    index.extend(audit.map(|a| json!({"names": [a], "privileges": AUDIT_PRIVILEGES})));
+    let asked = json!({"cluster": CLUSTER_PRIVILEGES, "index": index});
     let (status, body) = cluster
         .raw(Method::Post, "/_security/user/_has_privileges", Some(asked))
         .await?;
