@@ -461,6 +461,7 @@ mod jobs;
 mod jobs_forced;
 mod jobs_list;
 mod locks;
+mod no_locks;
 mod packaging;
 mod procedures;
 mod profile;

@@ -140,3 +140,22 @@ fn the_alert_line_counts_the_cluster_not_the_listed_rows() {
         "{s}"
     );
 }
+
+/// A deployment without a locks index (none named): the locks pane says it
+/// takes no locks, and the header keeps its health: no index is missing.
+#[test]
+fn a_deployment_without_a_locks_index() {
+    let mut a = app();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.locks.clear();
+    snap.locks_absent = true;
+    let s = screen(&a, 200, 45);
+    assert!(
+        s.contains("no locks index: this deployment takes") && s.contains("no locks"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("MISSING INDICES") && s.contains("● yellow"),
+        "{s}"
+    );
+}

@@ -75,9 +75,7 @@ fn print_plans(
         .filter_map(|item| plan_row(p, procedure, item))
         .collect();
     let mut summary = summarise(action, &verdicts, &rows, &left_out);
-    summary.no_locks_index = plan
-        .locks_absent
-        .then(|| p.config().indices.locks.clone());
+    summary.no_locks_index = plan.locks_absent.then(|| p.config().indices.locks.clone());
     summary.sweep = sweeps.then(|| SweepPlan {
         step: SWEEP_STEP,
         locks: plan

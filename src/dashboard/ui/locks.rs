@@ -43,6 +43,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         };
         frame.render_widget(
             Paragraph::new(text)
+                .wrap(ratatui::widgets::Wrap { trim: true })
                 .style(th.dim_text())
                 .block(block),
             area,
