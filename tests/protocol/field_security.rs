@@ -308,9 +308,11 @@ async fn a_rollback_under_field_security_on_the_accounts_alone_writes_nothing() 
 #[tokio::test]
 async fn a_recovery_under_field_security_on_the_accounts_alone_writes_nothing() {
     // Pending, both accounts applied: `pending -> committed` comes first.
-    under_fls_on_accounts("ac", 3, |p, id| async move {
-        vec![p.recover(&id, false).await]
-    })
+    under_fls_on_accounts(
+        "ac",
+        3,
+        |p, id| async move { vec![p.recover(&id, false).await] },
+    )
     .await;
 }
 
