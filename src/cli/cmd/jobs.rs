@@ -85,7 +85,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
             r.operator.to_string(),
             format!("{} ({age} ago)", format_timestamp(r.started_at)),
             progress(&j.so_far, &j.state),
-            life(&j.state),
+            life(j),
         ]);
     }
     t.render().into_iter().for_each(out);
@@ -114,12 +114,16 @@ fn progress(s: &SoFar, state: &JobState) -> String {
     )
 }
 
-/// The life in words: `live (heartbeat 4s ago)`, `finished: completed`.
-fn life(state: &JobState) -> String {
-    match state {
-        JobState::Running(l) => l.short(),
-        JobState::Finished(Some(o)) => format!("finished: {o}"),
-        JobState::Finished(None) => "finished".to_string(),
+/// The life in words: `live (heartbeat 4s ago)`; a finished job's
+/// transactions counted by how they ended (`finished: 2 completed, 1
+/// refused`: never the worst outcome alone), or its outcome when its record
+/// keeps no counts.
+fn life(j: &Job) -> String {
+    match (&j.state, &j.record.counts) {
+        (JobState::Running(l), _) => l.short(),
+        (JobState::Finished(_), Some(counts)) => format!("finished: {}", counts.brief()),
+        (JobState::Finished(Some(o)), None) => format!("finished: {o}"),
+        (JobState::Finished(None), None) => "finished".to_string(),
     }
 }
 
@@ -150,7 +154,7 @@ fn job_json(j: &Job, resume: Option<String>) -> JobJson<'_> {
     let r = &j.record;
     let life_detail = match j.state {
         JobState::Running(l) => l.to_string(),
-        ref s => life(s),
+        JobState::Finished(_) => life(j),
     };
     JobJson {
         id: &r.record_id,

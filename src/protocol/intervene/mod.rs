@@ -32,11 +32,12 @@ mod reverse_plan;
 mod run;
 mod selection;
 
+pub use crate::protocol::report::Tally;
 pub use act::{reason_missing, Act, Choices, Intervention};
 pub use balance_effect::{BalanceEffect, EffectKind};
 pub use build::unforced_checks;
 pub use bulk::{BulkAct, Runner, Stop};
-pub use bulk_done::{BulkDone, Tally};
+pub use bulk_done::BulkDone;
 pub use bulk_preview::{Verdicts, Would};
 pub use done::{Done, Value};
 pub use guard::Guard;
