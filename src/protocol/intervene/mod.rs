@@ -43,5 +43,5 @@ pub use done::{Done, Value};
 pub use guard::Guard;
 pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
 pub use refusal::{ActRefusal, ReadOnlyBy};
-pub use run::{resume, run, start, NotStarted, Resumed, Started};
+pub use run::{job_reason, resume, run, start, NotStarted, Resumed, Started};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};

@@ -73,6 +73,14 @@ pub struct Resumed {
     pub forced: Option<String>,
 }
 
+/// The reason job `run` was started with, as its record says (`None` when
+/// it has none): what a continuation of a stopped job runs with when the
+/// operator gives none, as its resume would.
+pub async fn job_reason(p: &Protocol, run: &str) -> Result<Option<String>, NotStarted> {
+    let trail = open_trail(p).await?;
+    trail.reason_of(run).await.map_err(NotStarted::Trail)
+}
+
 /// Opens the trail, refusing when the audit index is missing.
 async fn open_trail(p: &Protocol) -> Result<Trail, NotStarted> {
     match Trail::open(p).await {

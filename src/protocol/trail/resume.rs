@@ -114,6 +114,13 @@ impl Trail {
         })
     }
 
+    /// The reason run `id` was started with, as its record says: what a
+    /// continuation of the job (`--ids-from` the file its stop wrote) is
+    /// recorded with when its operator gives none, as a resume is.
+    pub async fn reason_of(&self, id: &str) -> Result<Option<String>> {
+        Ok(self.stored(id).await?.reason)
+    }
+
     /// The transactions run `id` last wrote itself, as its record says
     /// (its checkpoints, each by its time; a finished record's steps, by
     /// its `finished_at`): what `--ids-from` the file of a run it stopped
