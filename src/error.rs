@@ -120,6 +120,18 @@ pub enum Error {
         /// The product's reason.
         reason: String,
     },
+    /// The cluster refuses an index named in the body of a multi-index
+    /// request (`_bulk`, `_msearch`, `_mget`): it runs with
+    /// `rest.action.multi.allow_explicit_index: false`, as Amazon
+    /// OpenSearch Service advises for index-level access policies. Nothing
+    /// of the request was processed (the products refuse it while parsing
+    /// the body); the same items sent with the index in the path go
+    /// through, which the cluster layer then does (see `cluster::scope`).
+    #[error("the cluster refuses an index named in a multi-request body ({reason}): it runs with rest.action.multi.allow_explicit_index: false; requests name one index in the path instead")]
+    ExplicitIndexRefused {
+        /// The product's reason ("explicit index in bulk is not allowed").
+        reason: String,
+    },
     /// A secret or user name from the environment cannot be sent (control
     /// characters, a `:` in a user name, an API key that is not base64);
     /// nothing was sent to the cluster.

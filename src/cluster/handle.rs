@@ -9,7 +9,7 @@ use super::connect;
 use super::credential::CredentialKind;
 use super::options::ConnectOptions;
 use super::translate::Translate;
-use super::{shards, signer};
+use super::{scope, shards, signer};
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use elasticsearch::Elasticsearch;
@@ -22,6 +22,8 @@ pub struct Cluster {
     pub(super) url: String,
     pub(super) clock: Clock,
     pub(super) caps: caps::Caps,
+    /// Whether multi requests go one per index (see `scope`).
+    pub(super) scope: scope::Scope,
     /// The schema map applied to the three indices' documents (none for
     /// the article's names).
     pub(super) boundary: Option<Arc<dyn Translate>>,
@@ -50,6 +52,7 @@ impl Cluster {
             url: opts.url.clone(),
             clock: Clock::default(),
             caps: caps::Caps::default(),
+            scope: scope::Scope::default(),
             boundary: None,
             credential: built.kind,
             shards: shards::PrimaryShards::default(),
@@ -103,6 +106,7 @@ impl Cluster {
             url: self.url.clone(),
             clock: self.clock.with_local_skew(skew),
             caps: self.caps.clone(),
+            scope: self.scope.clone(),
             boundary: self.boundary.clone(),
             credential: self.credential,
             shards: self.shards.clone(),

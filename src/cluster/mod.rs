@@ -33,6 +33,7 @@ mod options;
 mod reason;
 mod response;
 mod routed;
+mod scope;
 mod search;
 mod security;
 mod send;

@@ -17,7 +17,7 @@
 //! miss is confirmed as [`Cluster::mget`] confirms it (see `routed`).
 
 use super::response::{check, mget_item_error, versioned};
-use super::{Cluster, VersionedDoc};
+use super::{scope, Cluster, VersionedDoc};
 use crate::error::{Error, Result};
 use elasticsearch::MgetParts;
 use serde_json::{json, Value};
@@ -37,40 +37,76 @@ pub type GroupDocs = Result<Vec<Option<VersionedDoc>>>;
 impl Cluster {
     /// Realtime multi-GET of several indices in one request: one answer per
     /// group, in order (see the module docs). An error of the request as a
-    /// whole (transport, authentication) is the outer error.
+    /// whole (transport, authentication) is the outer error. Groups of one
+    /// index name it in the path only; groups of several go in one request
+    /// naming each document's index, or one request per group where the
+    /// cluster refuses that (see `scope`).
     pub async fn mget_groups(&self, groups: &[MgetGroup<'_>]) -> Result<Vec<GroupDocs>> {
+        if groups.iter().all(|g| g.ids.is_empty()) {
+            return Ok(groups.iter().map(|_| Ok(Vec::new())).collect());
+        }
+        let one_index = scope::by_index(groups, |g| g.index).len() == 1;
+        if !one_index && !self.scope.per_index() {
+            match self.mget_across(groups).await {
+                Err(Error::ExplicitIndexRefused { .. }) => self.scope.refused(),
+                answered => return answered,
+            }
+        }
+        let mut out = Vec::with_capacity(groups.len());
+        for g in groups {
+            out.push(match self.mget_in(g).await {
+                Ok(docs) => docs,
+                Err(e) if whole_request(&e) => return Err(e),
+                // As an item error in one request: this group's only.
+                Err(e) => Err(e),
+            });
+        }
+        Ok(out)
+    }
+
+    /// One `_mget` naming each document's index in the body.
+    async fn mget_across(&self, groups: &[MgetGroup<'_>]) -> Result<Vec<GroupDocs>> {
         let docs: Vec<Value> = groups
             .iter()
             .flat_map(|g| g.ids.iter().map(|id| json!({"_index": g.index, "_id": id})))
             .collect();
-        if docs.is_empty() {
-            return Ok(groups.iter().map(|_| Ok(Vec::new())).collect());
-        }
         let names: Vec<&str> = groups.iter().map(|g| g.index).collect();
-        let names = names.join(",");
-        let body = json!({ "docs": docs });
-        let resp = self
-            .send_read(|| {
-                self.client
-                    .mget(MgetParts::None)
-                    .realtime(true)
-                    .body(body.clone())
-                    .send()
-            })
+        let answer = self
+            .mget_request(MgetParts::None, json!({ "docs": docs }), &names.join(","))
             .await?;
-        let answer = check(resp, &names).await?;
-        let mut items = answer
-            .get("docs")
-            .and_then(Value::as_array)
-            .filter(|d| d.len() == docs.len())
-            .ok_or_else(|| Error::Decode("mget answered the wrong number of documents".into()))?
-            .iter();
+        let mut items = answered(&answer, docs.len())?.iter();
         let mut out = Vec::with_capacity(groups.len());
         for g in groups {
             let answered: Vec<&Value> = items.by_ref().take(g.ids.len()).collect();
             out.push(self.group_docs(g, &answered).await);
         }
         Ok(out)
+    }
+
+    /// One group's `_mget`, its index in the path and only ids in the body.
+    async fn mget_in(&self, g: &MgetGroup<'_>) -> Result<GroupDocs> {
+        if g.ids.is_empty() {
+            return Ok(Ok(Vec::new()));
+        }
+        let answer = self
+            .mget_request(MgetParts::Index(g.index), json!({ "ids": g.ids }), g.index)
+            .await?;
+        let items: Vec<&Value> = answered(&answer, g.ids.len())?.iter().collect();
+        Ok(self.group_docs(g, &items).await)
+    }
+
+    /// Sends one realtime `_mget` (a read: asked again when busy).
+    async fn mget_request(&self, parts: MgetParts<'_>, body: Value, names: &str) -> Result<Value> {
+        let resp = self
+            .send_read(|| {
+                self.client
+                    .mget(parts.clone())
+                    .realtime(true)
+                    .body(body.clone())
+                    .send()
+            })
+            .await?;
+        check(resp, names).await
     }
 
     /// One group's items read: the first item error fails the group; misses
@@ -102,4 +138,20 @@ impl Cluster {
             .map(|d| d.map(|d| self.read_doc(g.index, d)))
             .collect())
     }
+}
+
+/// The answer's `docs`, checked to hold one entry per document asked.
+fn answered(answer: &Value, asked: usize) -> Result<&Vec<Value>> {
+    answer
+        .get("docs")
+        .and_then(Value::as_array)
+        .filter(|d| d.len() == asked)
+        .ok_or_else(|| Error::Decode("mget answered the wrong number of documents".into()))
+}
+
+/// Whether a failed request failed as a whole (nothing reached, busy, or
+/// the credentials refused): the outer error, as for one request across
+/// indices; any other error is what that index answered.
+fn whole_request(e: &Error) -> bool {
+    e.is_transient() || matches!(e, Error::Auth { status: 401, .. })
 }

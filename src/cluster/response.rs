@@ -180,6 +180,9 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
     if status == 403 && kind == "cluster_block_exception" {
         return Error::Blocked { status, reason };
     }
+    if status == 400 && kind == "illegal_argument_exception" && refuses_explicit_index(&reason) {
+        return Error::ExplicitIndexRefused { reason };
+    }
     if kind == "security_exception" && refuses_partial_update(&reason) {
         return Error::UpdateRefused {
             index: index.to_string(),
@@ -216,6 +219,20 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
         reason,
         retry_after: None,
     }
+}
+
+/// Whether a 400 `illegal_argument_exception` is the product refusing an
+/// index named in a multi-request body under
+/// `rest.action.multi.allow_explicit_index: false`. Both products throw it
+/// while parsing the body, before anything runs, with one of three fixed
+/// texts: "explicit index in bulk is not allowed" (`BulkRequestParser`),
+/// "explicit index in multi search is not allowed" (`MultiSearchRequest`),
+/// "explicit index in multi get is not allowed" (`MultiGetRequest`), in
+/// opensearch-project/OpenSearch `server/src/main/java/org/opensearch/action/`
+/// `bulk/`, `search/` and `get/` (and the same classes of
+/// elastic/elasticsearch).
+fn refuses_explicit_index(reason: &str) -> bool {
+    reason.contains("explicit index in ") && reason.contains(" is not allowed")
 }
 
 /// Whether a `security_exception`'s reason is a product refusing `_update`

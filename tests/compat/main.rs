@@ -5,7 +5,8 @@
 //! `recover --all-stuck` — run under every product personality of the test
 //! proxy (`tests/common/proxy/personality.rs`: `GET /`, no `Date`,
 //! point-in-time dialect, the `_shard_doc` restriction, missing APIs, size
-//! limits, fine-grained access control), each through its own proxy in
+//! limits, fine-grained access control, explicit indices refused in multi
+//! requests, a role granted on alias names only), each through its own proxy in
 //! front of the shared osmem-server.
 //!
 //! With `ESTX_TEST_URL` the personalities do not apply (they translate
@@ -114,4 +115,14 @@ fn aws_opensearch_2() {
 #[test]
 fn aws_opensearch_2_with_fine_grained_access_control() {
     under(Personality::AwsOpenSearch2Fgac);
+}
+
+#[test]
+fn aws_opensearch_2_with_explicit_index_refused() {
+    under(Personality::AwsOpenSearch2ExplicitIndexRefused);
+}
+
+#[test]
+fn elasticsearch_8_with_a_role_on_alias_names_only() {
+    under(Personality::Elasticsearch8AliasOnlyRole);
 }
