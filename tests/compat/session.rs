@@ -308,6 +308,8 @@ fn looking(s: &Session, p: Option<Personality>, staged: &BTreeSet<String>) {
         // How scans page there, and why (OpenSearch before 3.3 scrolls).
         let paging = if p.has(Difference::ShardDocUnknown) {
             json!("scroll_shard_doc_refused")
+        } else if p.has(Difference::AliasOnlyRole) {
+            json!("scroll_point_in_time_forbidden")
         } else {
             json!({"point_in_time": {"opensearch": p.has(Difference::OpenSearchPit)}})
         };
