@@ -315,8 +315,21 @@ fn looking(s: &Session, p: Option<Personality>, staged: &BTreeSet<String>) {
         };
         assert_eq!(doctor.json()["paging"], paging, "{doctor}");
     }
+    // `rest.action.multi.allow_explicit_index: false` found and named.
+    let refused = p.is_some_and(|p| p.has(Difference::ExplicitIndexRefused));
+    assert_eq!(
+        doctor.json()["explicit_index_refused"].is_string(),
+        refused,
+        "{doctor}"
+    );
     let text = s.run(&["doctor"]);
     text.code(doctor.code);
+    assert_eq!(
+        text.stdout
+            .contains("rest.action.multi.allow_explicit_index: false"),
+        refused,
+        "{text}"
+    );
     // What an operator of this product sees (`--nocapture` shows it).
     eprintln!("{text}");
 
