@@ -49,6 +49,9 @@ fn under(p: Personality) {
     }
     let proxy = FaultProxy::start(server.url());
     proxy.personality(p);
+    if p.has(Difference::AliasOnlyRole) {
+        return alias_only(&proxy, p, server.url());
+    }
     if !p.has(Difference::FineGrainedAccessControl) {
         session::run(&proxy.url(), Some(p));
         return;
@@ -59,6 +62,20 @@ fn under(p: Personality) {
     let user = User::read_only(USER.0, USER.1, &writable)
         .with_backend_roles(&["arn:aws:iam::123456789012:role/estx-operator"]);
     proxy.secure(Realm::new(Product::OpenSearch, vec![user]));
+    session::run_in(&s, Some(p));
+}
+
+/// The session on indices that are aliases, each over one concrete index,
+/// as a user whose role is granted on the alias names only (Elasticsearch
+/// security): point-in-time pages are refused (the personality), and
+/// `_has_privileges` answers `read` on the aliases only.
+fn alias_only(proxy: &FaultProxy, p: Personality, server: &str) {
+    let s = Session::as_user(&proxy.url(), p.name(), Some(USER), server);
+    s.behind_aliases();
+    let ix = &s.ix;
+    let names = [&ix.transactions, &ix.accounts, &ix.locks, &ix.audit].map(String::as_str);
+    let user = User::read_only(USER.0, USER.1, &names).reading_only(&names);
+    proxy.secure(Realm::new(Product::Elasticsearch, vec![user]));
     session::run_in(&s, Some(p));
 }
 

@@ -239,6 +239,28 @@ pub fn run_in(s: &Session, p: Option<Personality>) {
 }
 
 impl Session {
+    /// The three protocol indices as aliases, each over one concrete index
+    /// `<alias>-000001` with the shipped mapping (`init` then finds them).
+    pub fn behind_aliases(&self) {
+        let ix = &self.ix;
+        for (alias, mapping) in [
+            (
+                &ix.transactions,
+                include_str!("../../assets/mappings/transactions.json"),
+            ),
+            (
+                &ix.accounts,
+                include_str!("../../assets/mappings/accounts.json"),
+            ),
+            (&ix.locks, include_str!("../../assets/mappings/locks.json")),
+        ] {
+            let mut body: Value = serde_json::from_str(mapping).unwrap();
+            body["aliases"] = json!({ alias.as_str(): {} });
+            let (status, answer) = self.http("PUT", &format!("{alias}-000001"), Some(&body));
+            assert_eq!(status, 200, "{answer}");
+        }
+    }
+
     /// `init`, and the accounts at [`BALANCE`].
     pub fn init(&self) {
         let s = self;
@@ -324,6 +346,12 @@ fn looking(s: &Session, p: Option<Personality>, staged: &BTreeSet<String>) {
     );
     let text = s.run(&["doctor"]);
     text.code(doctor.code);
+    if p.is_some_and(|p| p.has(Difference::AliasOnlyRole)) {
+        // The gap behind the alias, named.
+        let tx = &s.ix.transactions;
+        let gap = format!("may read the alias `{tx}` but not `{tx}-000001`");
+        assert!(text.stdout.contains(&gap), "{text}");
+    }
     assert_eq!(
         text.stdout
             .contains("rest.action.multi.allow_explicit_index: false"),
