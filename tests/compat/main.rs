@@ -22,6 +22,7 @@ mod doctor_roles;
 mod faults;
 mod freshness;
 mod mappings;
+mod scoped;
 mod session;
 mod sources;
 
