@@ -15,6 +15,12 @@
 //! Each index's answer is its own: an item error fails only that index's
 //! documents, typed as the same error on its own (`mget_item_error`), and a
 //! miss is confirmed as [`Cluster::mget`] confirms it (see `routed`).
+//!
+//! Groups of one index go with the index in the path and only ids in the
+//! body; where the cluster refuses indices named in the body
+//! (`rest.action.multi.allow_explicit_index: false`, see `scope`), each
+//! group is its own request, whose failure (a missing index, a refusal)
+//! is that group's answer as an item error would be.
 
 use super::response::{check, mget_item_error, versioned};
 use super::{scope, Cluster, VersionedDoc};

@@ -74,7 +74,7 @@ fn the_refusal_is_learnt_once_and_requests_go_one_per_index() {
 
     // A fresh handle: its conditional _bulk across indices is refused once
     // (nothing written), sent again per index, and each item lands once.
-    let fresh = Cluster::connect(&ConnectOptions::new(&proxy.url())).unwrap();
+    let fresh = Cluster::connect(&ConnectOptions::new(proxy.url())).unwrap();
     let t1 =
         s.rt.block_on(fresh.get(&ix.transactions, "t1"))
             .unwrap()
