@@ -189,8 +189,10 @@ struct Pit {
 
 /// Opens a point-in-time in the dialect the cluster speaks (trying
 /// Elasticsearch's, then OpenSearch's, until one is known). `None` when the
-/// cluster has none (remembered when both dialects are unknown routes). A
-/// busy cluster's answer (after the read retries) is an error.
+/// cluster has none (remembered when both dialects are unknown routes), or
+/// refuses to open one to this role (403: the scan scrolls, not
+/// remembered). A busy cluster's answer (after the read retries) is an
+/// error.
 async fn open_pit(cluster: &Cluster, index: &str) -> Result<Option<Pit>> {
     let dialects: &[Paging] = match cluster.paging() {
         Some(p @ (Paging::ElasticsearchPit | Paging::OpenSearchPit)) => &[p][..],
