@@ -33,6 +33,10 @@ pub struct Cluster {
     pub(super) _signer: Option<std::sync::Arc<signer::Signer>>,
     /// Counts this handle's requests, when metered (see `meter`).
     pub(super) meter: Option<super::meter::RequestMeter>,
+    /// How long one read may be retried in all (see `backoff`).
+    pub(super) read_budget: std::time::Duration,
+    /// Whether a request of this handle is waiting on a busy cluster.
+    pub(super) waits: super::backoff::WaitState,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -55,6 +59,8 @@ impl Cluster {
             shards: shards::PrimaryShards::default(),
             _signer: built.signer,
             meter: None,
+            read_budget: opts.retry_budget,
+            waits: super::backoff::WaitState::default(),
         })
     }
 
@@ -108,7 +114,16 @@ impl Cluster {
             shards: self.shards.clone(),
             _signer: self._signer.clone(),
             meter: self.meter.clone(),
+            read_budget: self.read_budget,
+            waits: self.waits.clone(),
         }
+    }
+
+    /// Whether a request is waiting on a busy cluster right now, why (the
+    /// status, or no answer) and for how long: a progress line shows
+    /// "waiting on the cluster (429, 4.2 s)".
+    pub fn waiting_on_cluster(&self) -> Option<(super::backoff::WaitCause, std::time::Duration)> {
+        self.waits.current()
     }
 
     /// How scans page on this cluster, once a scan has found out.

@@ -48,29 +48,45 @@ impl Cluster {
         }
         let names: Vec<&str> = groups.iter().map(|g| g.index).collect();
         let names = names.join(",");
-        let body = json!({ "docs": docs });
-        let resp = self
-            .send_read(|| {
-                self.client
-                    .mget(MgetParts::None)
-                    .realtime(true)
-                    .body(body.clone())
-                    .send()
+
+        let answered = self
+            .per_item(docs.len(), item_is_busy, |at: Vec<usize>| {
+                let body =
+                    json!({ "docs": at.iter().map(|&i| docs[i].clone()).collect::<Vec<_>>() });
+                self.mget_items(MgetParts::None, body, &names)
             })
             .await?;
-        let answer = check(resp, &names).await?;
-        let mut items = answer
-            .get("docs")
-            .and_then(Value::as_array)
-            .filter(|d| d.len() == docs.len())
-            .ok_or_else(|| Error::Decode("mget answered the wrong number of documents".into()))?
-            .iter();
+        let mut items = answered.iter();
         let mut out = Vec::with_capacity(groups.len());
         for g in groups {
             let answered: Vec<&Value> = items.by_ref().take(g.ids.len()).collect();
             out.push(self.group_docs(g, &answered).await);
         }
         Ok(out)
+    }
+
+    /// One realtime `_mget` of `body`: its `docs`, one per item asked.
+    pub(super) async fn mget_items(
+        &self,
+        parts: MgetParts<'_>,
+        body: Value,
+        names: &str,
+    ) -> Result<Vec<Value>> {
+        let resp = self
+            .send_read(|| {
+                self.client
+                    .mget(parts.clone())
+                    .realtime(true)
+                    .body(body.clone())
+                    .send()
+            })
+            .await?;
+        let answer = check(resp, names).await?;
+        answer
+            .get("docs")
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| Error::Decode("mget answer without docs".into()))
     }
 
     /// One group's items read: the first item error fails the group; misses
@@ -102,4 +118,10 @@ impl Cluster {
             .map(|d| d.map(|d| self.read_doc(g.index, d)))
             .collect())
     }
+}
+
+/// Whether an `_mget` item was answered busy (a per-item 429, an
+/// unavailable shard): it is asked for again on its own.
+pub(super) fn item_is_busy(item: &Value) -> bool {
+    item.get("error").is_some() && mget_item_error(item, "").is_transient()
 }

@@ -400,6 +400,7 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         Some(s) => shed::after(s, response),
         None => response,
     };
+    let response = shed::after_read(shared, &request.target, response);
     let response = finish(shared, rewrite::shift_response_date(shared, response), fix);
 
     let status = String::from_utf8_lossy(&response[..response.len().min(64)])

@@ -276,7 +276,7 @@ where
         }
         // A page of a point-in-time is a pure read: asked again when busy.
         let (status, page) = cluster
-            .raw_read(Method::Post, "/_search", Some(body))
+            .raw_page(Method::Post, "/_search", Some(body))
             .await?;
         if status != 200 {
             if first && refuses_shard_doc(&page) {
@@ -331,7 +331,7 @@ where
     // The first page opens the scroll: a pure read, asked again when busy
     // (a context left by a lost answer expires by itself).
     let path = format!("/{index}/_search?scroll={KEEP_ALIVE}");
-    let (status, mut page) = cluster.raw_read(Method::Post, &path, Some(body)).await?;
+    let (status, mut page) = cluster.raw_page(Method::Post, &path, Some(body)).await?;
     if status != 200 {
         return Err(cluster.error_for(status, &page, index));
     }
