@@ -119,6 +119,17 @@ impl Cluster {
         }
     }
 
+    /// Marks this handle as waiting on the cluster (a write's throttle
+    /// being waited out by a batch), until [`Self::done_waiting`].
+    pub fn waiting_on(&self, cause: super::backoff::WaitCause) {
+        self.waits.waiting(cause);
+    }
+
+    /// The wait marked by [`Self::waiting_on`] is over.
+    pub fn done_waiting(&self) {
+        self.waits.answered();
+    }
+
     /// Whether a request is waiting on a busy cluster right now, why (the
     /// status, or no answer) and for how long: a progress line shows
     /// "waiting on the cluster (429, 4.2 s)".

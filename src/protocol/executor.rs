@@ -423,10 +423,13 @@ impl Executor {
         tracing::warn!(%index, %id, attempt = count, error = %e, "unknown outcome; re-reading");
         let factor = 1u32 << (count - 1).min(6);
         let wait = (self.policy.base_backoff * factor).min(Duration::from_secs(2));
-        // A throttled answer's `Retry-After` is honoured, within bounds.
-        let wait = e.retry_after().map_or(wait, |asked| {
-            asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait)
-        });
+        // A throttled answer's `Retry-After` is honoured, within bounds;
+        // without one, a throttle waits as a read does (exponential, jitter).
+        let wait = match e.retry_after() {
+            Some(asked) => asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait),
+            None if e.is_throttle() => crate::cluster::jittered(count).max(wait),
+            None => wait,
+        };
         tokio::time::sleep(wait).await;
         Ok(())
     }
