@@ -449,6 +449,7 @@ mod bulk;
 mod bundle;
 mod check;
 mod connections;
+mod coverage;
 mod demo;
 mod deployed;
 mod errors;

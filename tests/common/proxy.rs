@@ -26,6 +26,7 @@
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
 mod iam;
+mod lost_shard;
 mod partial;
 mod personality;
 mod products;
@@ -97,6 +98,7 @@ struct Shared {
     sigv4_accepted: AtomicUsize,
     iam: Mutex<Option<iam::Denial>>,
     shed: shed::Rule,
+    lost_shard: AtomicBool,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -165,6 +167,7 @@ impl FaultProxy {
             sigv4_accepted: AtomicUsize::new(0),
             iam: Mutex::new(None),
             shed: shed::Rule::default(),
+            lost_shard: AtomicBool::new(false),
             strip_date: AtomicBool::new(false),
             route_by_shards: AtomicBool::new(false),
         });
@@ -359,6 +362,11 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         writer.write_all(&finish(shared, shed::answer_all(s), fix))?;
         return close_gracefully(&writer, &mut reader);
     }
+    let lost = lost_shard::before(shared, &request);
+    if let lost_shard::Plan::Refuse(bytes) = lost {
+        writer.write_all(&finish(shared, bytes, fix))?;
+        return close_gracefully(&writer, &mut reader);
+    }
     let drop_it = take_rule(shared, &request.method, &path);
 
     let response = match forward(shared, &request) {
@@ -401,6 +409,7 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         None => response,
     };
     let response = shed::after_read(shared, &request.target, response);
+    let response = lost_shard::after(&lost, response);
     let response = finish(shared, rewrite::shift_response_date(shared, response), fix);
 
     let status = String::from_utf8_lossy(&response[..response.len().min(64)])

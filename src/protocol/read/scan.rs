@@ -164,6 +164,10 @@ pub async fn probe_paging(cluster: &Cluster, index: &str) -> Result<PagingReport
 struct Pit {
     id: String,
     opensearch: bool,
+    /// The shards the creation reached: a point-in-time opened without
+    /// some (`_shards.failed`) pages only through the others, each page
+    /// reporting none failed, so the scan's coverage starts from this.
+    opened: Coverage,
 }
 
 /// Opens a point-in-time in the dialect the cluster speaks (trying
@@ -185,8 +189,14 @@ async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Res
     for &dialect in dialects {
         let (path, key) = match dialect {
             Paging::ElasticsearchPit => (format!("/{index}/_pit?keep_alive={KEEP_ALIVE}"), "id"),
+            // OpenSearch opens a partial point-in-time by default
+            // (`allow_partial_pit_creation` "Default is `true`",
+            // point-in-time-api.md); a scan must see every shard or say so.
             _ => (
-                format!("/{index}/_search/point_in_time?keep_alive={KEEP_ALIVE}"),
+                format!(
+                    "/{index}/_search/point_in_time?keep_alive={KEEP_ALIVE}\
+                     &allow_partial_pit_creation=false"
+                ),
                 "pit_id",
             ),
         };
@@ -197,6 +207,7 @@ async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Res
                 return Ok(Some(Pit {
                     id: id.into(),
                     opensearch: dialect == Paging::OpenSearchPit,
+                    opened: Coverage::of(&v),
                 }));
             }
         }
@@ -261,6 +272,7 @@ where
         point_in_time: true,
         ..ScanSummary::default()
     };
+    summary.coverage.add(pit.opened);
     let mut pit_id = pit.id.clone();
     let mut after: Option<Value> = None;
     let mut first = true;
