@@ -445,6 +445,7 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 }
 
 mod audit;
+mod blocks;
 mod bulk;
 mod bundle;
 mod check;
