@@ -126,6 +126,12 @@ pub enum Error {
         /// What is wrong with it (never the secret itself).
         problem: String,
     },
+    /// The deployment cannot be read as a reader needs it (an index with
+    /// required routing, an alias over several indices): not a finding
+    /// about the data, so a reader (`audit`) exits as `check` (UNKNOWN)
+    /// and `doctor` do, with the cluster-side code, never with "findings".
+    #[error("{0}")]
+    Unreadable(String),
     /// Invalid input from the caller (bad duration, bad amount, ...).
     #[error("{0}")]
     Invalid(String),

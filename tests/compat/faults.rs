@@ -204,6 +204,13 @@ fn required_routing_is_refused_clearly() {
         doctor.stdout.contains("requires custom routing"),
         "{doctor}"
     );
+    // A reader that cannot read the deployment exits as `check` says
+    // UNKNOWN (3), not with the code of findings (1).
+    let audit = s.run(&["audit"]);
+    audit.code(3);
+    assert!(audit.stderr.contains("requires custom routing"), "{audit}");
+    let check = s.run(&["check"]);
+    check.code(3);
     let out = s.run(&["transfer", "A", "B", "5"]);
     out.code(1);
     assert!(out.stderr.contains("requires custom routing"), "{out}");

@@ -297,6 +297,7 @@ mod tests {
             mixed: Vec::new(),
             routing_required: false,
             source_loss: None,
+            blocks: Vec::new(),
         }
     }
 
