@@ -119,6 +119,20 @@ impl Cluster {
         }
     }
 
+    /// How long one read may be retried in all (`--retry-budget`).
+    pub fn read_budget(&self) -> std::time::Duration {
+        self.read_budget
+    }
+
+    /// The same handle whose reads are retried for at most `budget` in all
+    /// (a poller asks again at its next poll: retrying past it is no use).
+    pub fn with_read_budget(&self, budget: std::time::Duration) -> Cluster {
+        Cluster {
+            read_budget: budget,
+            ..self.clone()
+        }
+    }
+
     /// Marks this handle as waiting on the cluster (a write's throttle
     /// being waited out by a batch), until [`Self::done_waiting`].
     pub fn waiting_on(&self, cause: super::backoff::WaitCause) {

@@ -44,11 +44,11 @@ impl FaultProxy {
 
     /// From now on, a signature whose `x-amz-date` is more than `seconds`
     /// off the proxy's clock (its `Date`, see [`FaultProxy::shift_date`])
-    /// is refused as AWS refuses it (a 5-minute window: "Signature expired:
-    /// 20150830T122600Z is now earlier than 20150830T123100Z (20150830T123600Z
-    /// - 5 min.)", or "Signature not yet current: ... is still later than
-    /// ... (... + 5 min.)"; the AWS SDKs then correct their clock from the
-    /// answer's `Date` and sign again). 0: no window.
+    /// is refused as AWS refuses it, with a 5-minute window ("Signature
+    /// expired: 20150830T122600Z is now earlier than 20150830T123100Z
+    /// (20150830T123600Z minus 5 min.)", or "Signature not yet current");
+    /// the AWS SDKs then correct their clock from the answer's `Date` and
+    /// sign again. 0: no window.
     pub fn sigv4_window(&self, seconds: i64) {
         self.shared.sigv4_window.store(seconds, Ordering::SeqCst);
     }
