@@ -120,8 +120,10 @@ fn a_write_block_is_named_not_called_an_authentication_failure() {
         &settings,
         Some(&json!({"index.blocks.write": false})),
     );
-    assert!(matches!(out.code, 3 | 5), "{out}");
-    assert!(out.stderr.contains("blocked"), "{out}");
+    // Found by discovery, refused before the first write (nothing written).
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("before the first write"), "{out}");
+    assert!(out.stderr.contains("index.blocks.write"), "{out}");
     assert!(!out.stderr.contains("authentication"), "{out}");
 }
 
