@@ -81,7 +81,7 @@ pub enum Error {
         total: u64,
     },
     /// An index the tool needs does not exist.
-    #[error("index `{0}` does not exist (create it with `estx-tui init`)")]
+    #[error("index `{0}` does not exist")]
     IndexMissing(String),
     /// A document the operation needs does not exist.
     #[error("{kind} `{id}` not found in index `{index}`")]
@@ -115,6 +115,20 @@ pub enum Error {
         attempts: u32,
         /// The last error seen.
         last: String,
+    },
+    /// The product refused a partial update (`_update`, alone or in
+    /// `_bulk`) because field- or document-level security applies to these
+    /// credentials on the index: Elasticsearch and OpenSearch both refuse
+    /// it to such a role, before anything is written. The tool writes only
+    /// through partial updates (a whole document read through field-level
+    /// security would delete the fields hidden from it), so it cannot act
+    /// on those documents with these credentials.
+    #[error("the cluster refuses partial updates on `{index}` to these credentials: field or document level security applies to them ({reason}); nothing was written by this step. Act with credentials whose role has no field or document level security on the protocol's indices")]
+    UpdateRefused {
+        /// The index written.
+        index: String,
+        /// The product's reason.
+        reason: String,
     },
     /// A secret or user name from the environment cannot be sent (control
     /// characters, a `:` in a user name, an API key that is not base64);

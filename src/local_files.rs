@@ -38,15 +38,53 @@ pub fn state_dir_from_env() -> Option<PathBuf> {
     state_dir(var("XDG_STATE_HOME").as_deref(), var("HOME").as_deref())
 }
 
+/// Whose log a run writes by default: the operator's, or the demo's own
+/// (its workload logs every step: kept out of the log an operator reads and
+/// `bundle` archives).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogOf {
+    /// Every command but the demo: `estx-tui.log`.
+    Operator,
+    /// `estx-tui demo`: `demo.log`.
+    Demo,
+}
+
+impl LogOf {
+    fn file_name(self) -> &'static str {
+        match self {
+            LogOf::Operator => "estx-tui.log",
+            LogOf::Demo => "demo.log",
+        }
+    }
+}
+
 /// The default log file, `estx-tui.log` in the [`state_dir`].
 pub fn default_path(xdg_state_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
-    Some(state_dir(xdg_state_home, home)?.join("estx-tui.log"))
+    default_path_of(LogOf::Operator, xdg_state_home, home)
+}
+
+/// The default log file of `whose` run in the [`state_dir`].
+pub fn default_path_of(
+    whose: LogOf,
+    xdg_state_home: Option<&str>,
+    home: Option<&str>,
+) -> Option<PathBuf> {
+    Some(state_dir(xdg_state_home, home)?.join(whose.file_name()))
 }
 
 /// [`default_path`] from this process's environment.
 pub fn default_path_from_env() -> Option<PathBuf> {
+    default_path_of_from_env(LogOf::Operator)
+}
+
+/// [`default_path_of`] from this process's environment.
+pub fn default_path_of_from_env(whose: LogOf) -> Option<PathBuf> {
     let var = |k| std::env::var(k).ok();
-    default_path(var("XDG_STATE_HOME").as_deref(), var("HOME").as_deref())
+    default_path_of(
+        whose,
+        var("XDG_STATE_HOME").as_deref(),
+        var("HOME").as_deref(),
+    )
 }
 
 /// Creates `dir` (and its parents) private to the user, 0700; refuses one
@@ -94,6 +132,62 @@ pub fn open_private(path: &Path) -> io::Result<File> {
         file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
     }
     Ok(file)
+}
+
+/// Where the ids a stopped bulk run `name` left go unless told otherwise:
+/// `ids/NAME.ids` in the [`state_dir`] (`None`: no state directory).
+pub fn left_ids_path(name: &str) -> Option<PathBuf> {
+    Some(
+        state_dir_from_env()?
+            .join("ids")
+            .join(format!("{name}.ids")),
+    )
+}
+
+/// The first line of a stopped job's ids file, before the job's id: the
+/// file names its job, so `--ids-from` it recognises the job's own writes
+/// (a comment line: any other reader skips it).
+const JOB_LINE: &str = "# estx-tui job ";
+
+/// The job whose stopped run wrote the ids file `text`, as its first line
+/// says.
+pub fn job_of(text: &str) -> Option<String> {
+    let rest = text.lines().next()?.strip_prefix(JOB_LINE)?;
+    let id = rest.split(':').next()?.trim();
+    (!id.is_empty()).then(|| id.to_string())
+}
+
+/// Writes `left` one id a line (what `--ids-from` reads) to `to`, or to
+/// [`left_ids_path`] (its directory 0700; the file 0600, no symlink
+/// followed), after a comment line naming the `job` that left them, if any
+/// ([`job_of`]); returns where. The command line's stopped run and the
+/// dashboard's both write them so (a dry run's names no job).
+pub fn write_left_ids(
+    name: &str,
+    job: Option<&str>,
+    left: &[String],
+    to: Option<&Path>,
+) -> io::Result<PathBuf> {
+    let path = match to {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let path = left_ids_path(name)
+                .ok_or_else(|| io::Error::other("no state directory (set HOME)"))?;
+            if let Some(dir) = path.parent() {
+                private_dir(dir)?;
+            }
+            path
+        }
+    };
+    let mut file = open_private(&path)?;
+    file.set_len(0)?;
+    let mut text = job.map_or(String::new(), |job| {
+        format!("{JOB_LINE}{job}: the transactions it left when stopped\n")
+    });
+    text.push_str(&left.join("\n"));
+    text.push('\n');
+    file.write_all(text.as_bytes())?;
+    Ok(path)
 }
 
 /// An appending log file that rotates itself past `max` bytes.
@@ -162,6 +256,18 @@ impl Write for RotatingFile {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_stopped_jobs_ids_file_names_its_job_on_its_first_line() {
+        let text = "# estx-tui job 20260101T000000.000Z-recover-0000beef: the transactions it left when stopped\nt-1\n";
+        assert_eq!(
+            job_of(text).as_deref(),
+            Some("20260101T000000.000Z-recover-0000beef")
+        );
+        assert_eq!(job_of("t-1\n# estx-tui job x: later\n"), None);
+        assert_eq!(job_of("# incident 42\nt-1\n"), None);
+        assert_eq!(job_of(""), None);
+    }
 
     fn mode(p: &Path) -> u32 {
         std::fs::symlink_metadata(p).map_or(0, |m| m.permissions().mode() & 0o777)

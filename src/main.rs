@@ -2,6 +2,7 @@
 //! terminal), and runs the command on a tokio runtime. Everything else lives
 //! in the library (`estx::cli`).
 
+use estx::cli::global::LogTarget;
 use estx::cli::{self, parse_args, Cli, ParseFailure};
 use estx::local_files::{private_dir, RotatingFile, MAX_BYTES};
 use std::path::Path;
@@ -17,12 +18,12 @@ fn main() {
             std::process::exit(cli::EXIT_USAGE);
         }
     };
-    let log_path = cli.global.log_path();
-    if log_path.is_none() {
+    let target = cli.log_target();
+    if target == LogTarget::NoHome {
         cli::output::err("warning: neither XDG_STATE_HOME nor HOME is set; not logging");
     }
-    let guard = log_path.as_deref().and_then(|p| init_logging(p, &cli));
-    install_panic_report(log_path.as_deref());
+    let guard = target.path().and_then(|p| init_logging(p, &cli));
+    install_panic_report(target.path());
     let code = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -3,8 +3,9 @@
 //! chosen profile underneath it.
 
 use super::cmd::CliCommand;
-use super::global::{DashboardArgs, GlobalArgs};
+use super::global::{DashboardArgs, GlobalArgs, LogTarget};
 use super::profile::{self, ProfileError};
+use crate::local_files::LogOf;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use std::ffi::OsString;
 
@@ -66,6 +67,19 @@ where
         .map_err(ParseFailure::Profile)?;
     super::cloud::resolve_cloud_id(&mut cli.global, &matches).map_err(ParseFailure::Profile)?;
     Ok(cli)
+}
+
+impl Cli {
+    /// Where this run logs: [`GlobalArgs::log_target`], except that the
+    /// demo's default is its own file ([`LogOf::Demo`]): its workload logs
+    /// every step, kept out of the operator's log that `bundle` archives.
+    pub fn log_target(&self) -> LogTarget {
+        let whose = match self.command {
+            Some(CliCommand::Demo(_)) => LogOf::Demo,
+            _ => LogOf::Operator,
+        };
+        self.global.log_target_of(whose)
+    }
 }
 
 /// Why [`parse_args`] failed.

@@ -1,5 +1,5 @@
 //! The process exit codes, defined once. Every command returns one of these;
-//! the README's CLI section lists them.
+//! docs/src/commands.md (Exit codes) lists them.
 //!
 //! | code | meaning |
 //! |------|---------|

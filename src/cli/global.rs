@@ -12,12 +12,13 @@
 use super::values;
 use crate::dashboard::keymap::Keymap;
 use crate::dashboard::look::{Theme, ThemeName};
+use crate::local_files::LogOf;
 use crate::protocol::lock::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
 use clap::builder::FalseyValueParser;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Connection and protocol options, accepted before or after the subcommand
@@ -30,7 +31,8 @@ pub struct GlobalArgs {
         long,
         global = true,
         env = "ESTX_URL",
-        default_value = "http://localhost:9200"
+        default_value = "http://localhost:9200",
+        value_parser = crate::cli::values::cluster_url
     )]
     pub url: String,
 
@@ -152,9 +154,9 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "ESTX_RETRY_BUDGET", default_value = "30s", value_parser = values::positive_duration, value_name = "DURATION")]
     pub retry_budget: Duration,
 
-    /// Where logs go (never to the terminal), created 0600 and rotated
-    /// [default: $XDG_STATE_HOME/estx-tui/estx-tui.log, else
-    /// ~/.local/state/estx-tui/estx-tui.log].
+    /// Where logs go (never to the terminal), created 0600 and rotated;
+    /// /dev/null logs nothing [default: $XDG_STATE_HOME/estx-tui/estx-tui.log,
+    /// else ~/.local/state/estx-tui/estx-tui.log].
     #[arg(long, global = true, env = "ESTX_LOG_FILE", value_name = "PATH")]
     pub log_file: Option<PathBuf>,
 
@@ -216,13 +218,51 @@ impl LogLevel {
     }
 }
 
+/// Where this invocation logs: what `main` opens, `paths` shows and
+/// `bundle` archives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LogTarget {
+    /// A file of ours: `--log-file`, else the per-user default.
+    File(PathBuf),
+    /// `--log-file /dev/null`: the usual way to say "no log", honoured as
+    /// such (the device is not a file of ours to open privately).
+    Off,
+    /// No `--log-file` and neither `XDG_STATE_HOME` nor `HOME` to put the
+    /// default under.
+    NoHome,
+}
+
+impl LogTarget {
+    /// The file, when there is one.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            LogTarget::File(p) => Some(p),
+            LogTarget::Off | LogTarget::NoHome => None,
+        }
+    }
+}
+
+/// The path that means "no log file".
+pub const NO_LOG: &str = "/dev/null";
+
 impl GlobalArgs {
-    /// The log file: `--log-file`, else the per-user default of
-    /// [`crate::local_files::default_path`]; `None` when there is no home.
-    pub fn log_path(&self) -> Option<PathBuf> {
-        self.log_file
-            .clone()
-            .or_else(crate::local_files::default_path_from_env)
+    /// The operator's log target (what `paths` shows and `bundle`
+    /// archives): `--log-file` (`/dev/null` is [`LogTarget::Off`]), else the
+    /// per-user default of [`crate::local_files::default_path`]. The demo
+    /// logs apart (`Cli::log_target`).
+    pub fn log_target(&self) -> LogTarget {
+        self.log_target_of(LogOf::Operator)
+    }
+
+    /// [`GlobalArgs::log_target`] for `whose` run: its own default file when
+    /// no `--log-file` is given.
+    pub fn log_target_of(&self, whose: LogOf) -> LogTarget {
+        match &self.log_file {
+            Some(p) if p == Path::new(NO_LOG) => LogTarget::Off,
+            Some(p) => LogTarget::File(p.clone()),
+            None => crate::local_files::default_path_of_from_env(whose)
+                .map_or(LogTarget::NoHome, LogTarget::File),
+        }
     }
 }
 

@@ -22,6 +22,7 @@ pub mod context;
 pub mod exit;
 pub mod global;
 pub mod looks;
+pub mod missing;
 pub mod output;
 pub mod profile;
 pub mod selection;

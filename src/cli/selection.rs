@@ -91,6 +91,13 @@ impl SelectionArgs {
         })
     }
 
+    /// The job an `--ids-from` file names (a stopped run's file of the
+    /// transactions it left: `local_files::job_of`); none for standard input.
+    pub fn ids_job(&self) -> Option<String> {
+        let path = self.ids_from.as_ref().filter(|p| p.as_os_str() != "-")?;
+        crate::local_files::job_of(&std::fs::read_to_string(path).ok()?)
+    }
+
     /// The selection, reading `--ids-from`; `Err` says why the file
     /// cannot be read (a usage error: nothing was done).
     pub fn selection(&self) -> Result<Selection, String> {

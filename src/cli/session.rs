@@ -54,7 +54,9 @@ impl<'a> Session<'a> {
             return code;
         }
         let cluster = p.cluster().clone();
+        let advice_on = p.clone();
         let code = command(p).await;
+        super::missing::advise(&advice_on, self.global.resolved.name.as_deref()).await;
         if let Some(skew) = cluster.clock_skew() {
             err(format_args!("warning: {skew}"));
         }

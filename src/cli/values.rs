@@ -29,6 +29,29 @@ pub fn interval(s: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// A cluster's base URL (`--url`, `ESTX_URL`): `http://` or `https://`
+/// and a host. Without a scheme (`localhost:9200`) the URL parser reads the
+/// host as the scheme and the request fails much later, far from the cause.
+pub fn cluster_url(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if !t.contains("://") {
+        return Err(format!(
+            "`{s}` has no scheme: add http:// or https:// (e.g. http://{t})"
+        ));
+    }
+    let url = url::Url::parse(t).map_err(|e| format!("`{s}` is not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "`{s}` is not an http:// or https:// URL (scheme `{}`)",
+            url.scheme()
+        ));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("`{s}` names no host"));
+    }
+    Ok(t.to_string())
+}
+
 /// A share between 0 and 1 inclusive (`--crash-rate`).
 pub fn rate(s: &str) -> Result<f64, String> {
     let r: f64 = s
@@ -72,6 +95,17 @@ pub fn state(s: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use crate::cli::values::*;
+
+    #[test]
+    fn a_cluster_url_needs_a_scheme_and_a_host() {
+        assert_eq!(cluster_url("http://h:9200").unwrap(), "http://h:9200");
+        assert!(cluster_url("https://h").is_ok());
+        let e = cluster_url("localhost:9200").unwrap_err();
+        assert!(e.contains("add http:// or https://"), "{e}");
+        assert!(e.contains("http://localhost:9200"), "{e}");
+        assert!(cluster_url("ftp://h").unwrap_err().contains("http://"));
+        assert!(cluster_url("http://").is_err());
+    }
 
     #[test]
     fn ranges_are_enforced() {

@@ -1,6 +1,8 @@
 //! Conditional writes of many documents in one `_bulk` request, each item
-//! conditional on the `_seq_no`/`_primary_term` it was decided on, with one
-//! typed outcome per item (the batched executor's only write path); and
+//! an `update` action carrying only the fields its steps set (`{"doc":
+//! ...}`, see [`Changes`]) conditional on the `_seq_no`/`_primary_term` it was
+//! decided on, with one typed outcome per item (the batched executor's only
+//! write path); and
 //! unconditional indexing of many documents (seeding, benchmarks).
 //!
 //! `_bulk` is not atomic: every item succeeds or fails on its own, exactly as
@@ -19,10 +21,10 @@
 
 use super::reason::truncate;
 use super::response::{check, error_from};
-use super::Cluster;
+use super::{Changes, Cluster};
 use crate::error::{Error, Result};
 use elasticsearch::BulkParts;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::future::Future;
 use std::ops::Range;
 
@@ -32,15 +34,15 @@ pub const MAX_BULK_BODY: usize = 1024 * 1024;
 /// HTTP 413: the request body was refused whole, nothing of it processed.
 const TOO_LARGE: u16 = 413;
 
-/// One conditional index of a full source.
+/// One conditional partial update.
 #[derive(Debug, Clone, Copy)]
 pub struct CondWrite<'a> {
     /// Target index.
     pub index: &'a str,
     /// Document id (carried in the body, so any id works).
     pub id: &'a str,
-    /// The full new source.
-    pub source: &'a Map<String, Value>,
+    /// The fields the write sets.
+    pub changes: &'a Changes,
     /// `_seq_no` the write is conditional on.
     pub seq_no: i64,
     /// `_primary_term` the write is conditional on.
@@ -64,7 +66,7 @@ pub enum ItemOutcome {
 }
 
 impl Cluster {
-    /// Sends `writes` as conditional `index` actions of `_bulk` and returns
+    /// Sends `writes` as conditional `update` actions of `_bulk` and returns
     /// one outcome per item, in order; a request that failed gives its own
     /// items [`ItemOutcome::Failed`] (for a transient error: their outcome
     /// unknown). `Err` means nothing was sent (an item could not be
@@ -158,7 +160,8 @@ impl Cluster {
         })
     }
 
-    /// One item's two NDJSON lines (action and source), newlines included.
+    /// One item's two NDJSON lines (the `update` action and its `{"doc":
+    /// ...}` body), newlines included.
     fn bulk_lines(&self, w: &CondWrite<'_>) -> Result<Vec<u8>> {
         let meta = json!({
             "_index": w.index,
@@ -166,11 +169,11 @@ impl Cluster {
             "if_seq_no": w.seq_no,
             "if_primary_term": w.primary_term,
         });
-        let action = json!({ "index": super::dotted::with_routing(meta, w.routing) });
-        let source = self.write_source(w.index, w.source);
+        let action = json!({ "update": super::dotted::with_routing(meta, w.routing) });
+        let body = self.update_body(w.index, w.changes);
         let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
         bytes.push(b'\n');
-        serde_json::to_writer(&mut bytes, &*source).map_err(|e| Error::Decode(e.to_string()))?;
+        serde_json::to_writer(&mut bytes, &body).map_err(|e| Error::Decode(e.to_string()))?;
         bytes.push(b'\n');
         Ok(bytes)
     }
@@ -245,7 +248,7 @@ fn chunks(sizes: &[usize], budget: usize) -> Vec<Range<usize>> {
 }
 
 fn item_outcome(item: &Value, index: &str) -> (ItemOutcome, Option<(i64, i64)>) {
-    let Some(result) = item.get("index") else {
+    let Some(result) = item.get("update") else {
         let e = Error::Decode(format!("unexpected _bulk item {item}"));
         return (ItemOutcome::Failed(e), None);
     };
@@ -255,6 +258,8 @@ fn item_outcome(item: &Value, index: &str) -> (ItemOutcome, Option<(i64, i64)>) 
         .and_then(|s| u16::try_from(s).ok())
         .unwrap_or(500);
     match status {
+        // `noop` (200) included: the document already held the changes and
+        // stayed at the version the item was conditional on.
         200..=299 => {
             let seq_no = result.get("_seq_no").and_then(Value::as_i64);
             let term = result.get("_primary_term").and_then(Value::as_i64);

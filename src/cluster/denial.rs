@@ -51,7 +51,7 @@ fn opensearch_security(reason: &str) -> Option<String> {
          `indices:data/read/msearch`, `indices:data/read/scroll`, `indices:data/write/bulk`; \
          index permissions otherwise) and map that role to the user{roles} \
          (`PUT _plugins/_security/api/rolesmapping/<role>`, or OpenSearch Dashboards > \
-         Security > Roles > Mapped users); the README lists the tool's role"
+         Security > Roles > Mapped users); docs/src/connecting.md lists the tool's role"
     ))
 }
 

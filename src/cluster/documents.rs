@@ -1,13 +1,14 @@
 //! The document operations the protocol needs, by id: realtime GET and
-//! multi-GET (a miss confirmed as `routed` says), conditional index and
-//! delete (with the routing value a document was read with), `op_type=create`
-//! and a plain index for seeding. A 409 is a typed conflict, not an error.
+//! multi-GET (a miss confirmed as `routed` says), conditional partial update
+//! and delete (with the routing value a document was read with),
+//! `op_type=create`, and whole-document indexing for seeding and for the
+//! applications tests emulate. A 409 is a typed conflict, not an error.
 
 use super::response::{check, versioned, Answer};
-use super::{dotted, Cluster, CreateOutcome, DeleteOutcome, VersionedDoc, WriteOutcome};
+use super::{dotted, Changes, Cluster, CreateOutcome, DeleteOutcome, VersionedDoc, WriteOutcome};
 use crate::error::Result;
 use elasticsearch::params::OpType;
-use elasticsearch::{CreateParts, DeleteParts, GetParts, IndexParts};
+use elasticsearch::{CreateParts, DeleteParts, GetParts, IndexParts, UpdateParts};
 use serde_json::{json, Map, Value};
 
 impl Cluster {
@@ -72,7 +73,10 @@ impl Cluster {
             .collect())
     }
 
-    /// Writes `source` only if the document is still at `seq_no`/`primary_term`.
+    /// Indexes the whole `source` only if the document is still at
+    /// `seq_no`/`primary_term`: how an application (the test harness's, the
+    /// demo's) writes. The protocol never does — it writes only what a step
+    /// sets, with [`Cluster::update_if_routed`].
     pub async fn put_if(
         &self,
         index: &str,
@@ -81,48 +85,73 @@ impl Cluster {
         seq_no: i64,
         primary_term: i64,
     ) -> Result<WriteOutcome> {
-        self.put_if_routed(index, id, source, (seq_no, primary_term), None)
-            .await
+        let source = &*self.write_source(index, source);
+        if dotted::needs_body(id) {
+            let action = dotted::Action::IndexIf(source, seq_no, primary_term);
+            return self.index_by_body(index, id, action).await;
+        }
+        let resp = self
+            .client
+            .index(IndexParts::IndexId(index, id))
+            .if_seq_no(seq_no)
+            .if_primary_term(primary_term)
+            .body(source)
+            .send();
+        let resp = self.send(resp).await?;
+        if resp.status_code().as_u16() == 409 {
+            return Ok(WriteOutcome::Conflict);
+        }
+        Ok(written(&check(resp, index).await?))
     }
 
-    /// [`Cluster::put_if`] on a document read with a custom routing value
-    /// ([`VersionedDoc::routing`]), which the write must pass to reach the
-    /// shard holding it: `at` is its `(_seq_no, _primary_term)`.
-    pub async fn put_if_routed(
+    /// Writes `changes` (only the fields a step sets) into the document,
+    /// only if it is still at `at` (its `(_seq_no, _primary_term)`), with
+    /// the custom routing value it was read with ([`VersionedDoc::routing`]):
+    /// `POST /{index}/_update/{id}?if_seq_no&if_primary_term` with `{"doc":
+    /// ...}` translated to the application's names, and `"detect_noop":
+    /// false` when the write must advance the version even if it changes
+    /// nothing ([`Changes::fence`]). A write that changes nothing otherwise
+    /// answers `noop` at the same version, reported as written there. A role
+    /// the product refuses partial updates to is
+    /// [`Error::UpdateRefused`](crate::Error::UpdateRefused), nothing written.
+    pub async fn update_if_routed(
         &self,
         index: &str,
         id: &str,
-        source: &Map<String, Value>,
+        changes: &Changes,
         at: (i64, i64),
         routing: Option<&str>,
     ) -> Result<WriteOutcome> {
-        let (seq_no, primary_term) = at;
-        let source = &*self.write_source(index, source);
+        let body = self.update_body(index, changes);
         if dotted::needs_body(id) {
-            let action = dotted::Action::IndexIf(source, seq_no, primary_term, routing);
+            let action = dotted::Action::UpdateIf(&body, at, routing);
             return self.index_by_body(index, id, action).await;
         }
+        let (seq_no, primary_term) = at;
         let mut request = self
             .client
-            .index(IndexParts::IndexId(index, id))
+            .update(UpdateParts::IndexId(index, id))
             .if_seq_no(seq_no)
             .if_primary_term(primary_term);
         if let Some(r) = routing {
             request = request.routing(r);
         }
-        let resp = request.body(source).send();
-        let resp = self.send(resp).await?;
+        let resp = self.send(request.body(body).send()).await?;
         if resp.status_code().as_u16() == 409 {
             return Ok(WriteOutcome::Conflict);
         }
-        let body = check(resp, index).await?;
-        Ok(WriteOutcome::Written {
-            seq_no: body.get("_seq_no").and_then(Value::as_i64).unwrap_or(-1),
-            primary_term: body
-                .get("_primary_term")
-                .and_then(Value::as_i64)
-                .unwrap_or(-1),
-        })
+        Ok(written(&check(resp, index).await?))
+    }
+
+    /// The body of a partial update of `index`: `{"doc": ...}` in the
+    /// application's names, with `"detect_noop": false` for a forced write.
+    pub(super) fn update_body(&self, index: &str, changes: &Changes) -> Value {
+        let doc = self.write_source(index, &changes.doc()).into_owned();
+        let mut body = json!({ "doc": doc });
+        if changes.is_forced() {
+            body["detect_noop"] = Value::Bool(false);
+        }
+        body
     }
 
     /// Creates the document only if no document has this id (`op_type=create`).
@@ -221,5 +250,17 @@ impl Cluster {
                 Ok(DeleteOutcome::Deleted)
             }
         }
+    }
+}
+
+/// The version a write answer says the document is at now (a `noop` answer
+/// gives the version it stayed at); `-1` where the answer does not say.
+pub(super) fn written(body: &Value) -> WriteOutcome {
+    WriteOutcome::Written {
+        seq_no: body.get("_seq_no").and_then(Value::as_i64).unwrap_or(-1),
+        primary_term: body
+            .get("_primary_term")
+            .and_then(Value::as_i64)
+            .unwrap_or(-1),
     }
 }

@@ -6,8 +6,9 @@
 //! `/accounts/_doc/%2E` is sent as `/accounts/_doc/`, which indexes a new
 //! document under a generated id. Requests on such documents are therefore
 //! addressed in the request body, which Elasticsearch supports with the same
-//! semantics: a realtime `_mget` instead of GET, and a one-item `_bulk` with
-//! `if_seq_no`/`if_primary_term` or `create` instead of the document APIs.
+//! semantics: a realtime `_mget` instead of GET, and a one-item `_bulk`
+//! (`update` or `index` with `if_seq_no`/`if_primary_term`, or `create`)
+//! instead of the document APIs.
 //! Every other id goes in the path, percent-encoded by the client.
 
 use super::response::{check, error_from, transport};
@@ -23,8 +24,11 @@ pub(super) fn needs_body(id: &str) -> bool {
 
 /// A one-item bulk action.
 pub(super) enum Action<'a> {
-    /// Index `source` if the document is at these tokens (and routing).
-    IndexIf(&'a Map<String, Value>, i64, i64, Option<&'a str>),
+    /// Index the whole `source` if the document is at these tokens.
+    IndexIf(&'a Map<String, Value>, i64, i64),
+    /// Partial update (an `update` body: `{"doc": ...}`) if the document is
+    /// at these `(_seq_no, _primary_term)` (and routing).
+    UpdateIf(&'a Value, (i64, i64), Option<&'a str>),
     /// Index `source` unconditionally.
     Index(&'a Value),
     /// Create `source` if no document has the id.
@@ -48,13 +52,18 @@ impl Cluster {
         action: Action<'_>,
     ) -> Result<(u16, Value)> {
         let (name, mut meta, source): (&str, Value, Option<Value>) = match action {
-            Action::IndexIf(src, seq_no, term, routing) => (
+            Action::IndexIf(src, seq_no, term) => (
                 "index",
+                json!({"if_seq_no": seq_no, "if_primary_term": term}),
+                Some(Value::Object(src.clone())),
+            ),
+            Action::UpdateIf(body, (seq_no, term), routing) => (
+                "update",
                 with_routing(
                     json!({"if_seq_no": seq_no, "if_primary_term": term}),
                     routing,
                 ),
-                Some(Value::Object(src.clone())),
+                Some(body.clone()),
             ),
             Action::Index(src) => ("index", json!({}), Some(src.clone())),
             Action::Create(src) => ("create", json!({}), Some(Value::Object(src.clone()))),
@@ -94,7 +103,7 @@ impl Cluster {
         Ok((status, item))
     }
 
-    /// A conditional or plain index through `_bulk`.
+    /// A conditional update, conditional or plain index through `_bulk`.
     pub(super) async fn index_by_body(
         &self,
         index: &str,
@@ -103,13 +112,7 @@ impl Cluster {
     ) -> Result<WriteOutcome> {
         match self.bulk_one(index, id, action).await? {
             (409, _) => Ok(WriteOutcome::Conflict),
-            (s, item) if (200..300).contains(&s) => Ok(WriteOutcome::Written {
-                seq_no: item.get("_seq_no").and_then(Value::as_i64).unwrap_or(-1),
-                primary_term: item
-                    .get("_primary_term")
-                    .and_then(Value::as_i64)
-                    .unwrap_or(-1),
-            }),
+            (s, item) if (200..300).contains(&s) => Ok(super::documents::written(&item)),
             (s, item) => Err(error_from(s, &item, index)),
         }
     }

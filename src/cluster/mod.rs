@@ -16,6 +16,7 @@ mod backoff;
 mod boundary;
 mod bulk;
 mod caps;
+mod changes;
 mod clock;
 mod clock_probe;
 mod cloud_id;
@@ -47,6 +48,7 @@ pub use backoff::{
 };
 pub use bulk::{CondWrite, ItemOutcome};
 pub use caps::Paging;
+pub use changes::Changes;
 pub use clock::{ClockSkew, ClockSource, ClockStatus, SKEW_WARNING_MS};
 pub use clock_probe::PROBE_EVERY;
 pub use cloud_id::cloud_id_url;

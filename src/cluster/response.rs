@@ -22,8 +22,64 @@ pub(super) fn transport(e: elasticsearch::Error) -> Error {
             reason: e.to_string(),
             retry_after: None,
         },
+        None if answered_plain_http(&e) => Error::Unreachable(format!(
+            "the server answered plain HTTP to a TLS handshake: use http:// instead of \
+             https:// ({})",
+            with_causes(&e)
+        )),
         None => Error::Unreachable(with_causes(&e)),
     }
+}
+
+/// Whether nothing listens at the address (the connection was refused, so
+/// the request was never sent): waiting brings no answer, unlike a timeout
+/// or a reset connection. Read from the typed I/O error in the chain.
+pub(super) fn no_listener(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let mut x = c;
+        loop {
+            match x.downcast_ref::<std::io::Error>() {
+                Some(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => return true,
+                Some(io) => match io.get_ref() {
+                    Some(inner) => x = inner,
+                    None => break,
+                },
+                None => break,
+            }
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// Whether a TLS handshake failed because the server spoke plain HTTP
+/// (an `https://` URL to an `http` port): rustls reads the answer's first
+/// byte as a record type it does not know, `InvalidContentType`.
+fn answered_plain_http(e: &(dyn std::error::Error + 'static)) -> bool {
+    use rustls::{Error as Tls, InvalidMessage};
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        // An I/O error's source skips the error it wraps (an I/O error, in
+        // turn, as hyper wraps rustls's): look inside each.
+        let mut x = c;
+        loop {
+            if let Some(Tls::InvalidMessage(InvalidMessage::InvalidContentType)) =
+                x.downcast_ref::<Tls>()
+            {
+                return true;
+            }
+            match x
+                .downcast_ref::<std::io::Error>()
+                .and_then(|io| io.get_ref())
+            {
+                Some(inner) => x = inner,
+                None => break,
+            }
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// The error and its chain of causes ("error sending request: ...:
@@ -151,6 +207,12 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
     {
         return Error::Breaker { reason };
     }
+    if kind == "security_exception" && refuses_partial_update(&reason) {
+        return Error::UpdateRefused {
+            index: index.to_string(),
+            reason,
+        };
+    }
     if matches!(status, 401 | 403) {
         let reason = match super::denial::hint(body, &reason) {
             Some(hint) => format!("{reason}; {hint}"),
@@ -181,6 +243,24 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
         reason,
         retry_after: None,
     }
+}
+
+/// Whether a `security_exception`'s reason is a product refusing `_update`
+/// to a role with field- or document-level security:
+/// - Elasticsearch answers 400 "Can't execute an update request if field or
+///   document level security is enabled" (`UpdateRequestInterceptor`), and
+///   per `_bulk` item "Can't execute a bulk item request with update requests
+///   embedded if field or document level security is enabled"
+///   (`BulkShardRequestInterceptor`, x-pack security);
+/// - OpenSearch answers 500 "Update is not supported when FLS or DLS or
+///   Fieldmasking is activated" (security plugin `DlsFlsValveImpl.invoke`,
+///   for an `UpdateRequest` and for a bulk shard request carrying one).
+fn refuses_partial_update(reason: &str) -> bool {
+    const MARKERS: [&str; 2] = [
+        "if field or document level security is enabled",
+        "Update is not supported when FLS",
+    ];
+    MARKERS.iter().any(|m| reason.contains(m))
 }
 
 /// The typed error of one `_mget` entry. Elasticsearch gives per-document

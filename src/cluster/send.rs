@@ -7,7 +7,7 @@
 //! re-read can tell.
 
 use super::backoff::{Backoff, WaitCause};
-use super::response::{retry_after, transport, Answer};
+use super::response::{no_listener, retry_after, transport, Answer};
 use super::Cluster;
 use crate::error::{is_transient_status, Error, Result};
 use elasticsearch::http::headers::DATE;
@@ -23,18 +23,31 @@ impl Cluster {
     where
         F: Future<Output = std::result::Result<Response, elasticsearch::Error>>,
     {
+        self.send_telling(request).await.map_err(|(e, _)| e)
+    }
+
+    /// [`Self::send`], telling a request that found nothing listening at the
+    /// address (`true`: a refused connection, never sent, so no wait brings
+    /// an answer sooner than a fix of `--url`) from every other failure.
+    async fn send_telling<F>(&self, request: F) -> std::result::Result<Response, (Error, bool)>
+    where
+        F: Future<Output = std::result::Result<Response, elasticsearch::Error>>,
+    {
         let sent = self.clock.local_now();
         if let Some(meter) = &self.meter {
             meter.count_one();
         }
-        let resp = request.await.map_err(transport)?;
+        let resp = request.await.map_err(|e| {
+            let refused = no_listener(&e);
+            (transport(e), refused)
+        })?;
         if let Some(date) = resp.headers().get(DATE).and_then(|d| d.to_str().ok()) {
             self.clock.observe(date, sent, self.clock.local_now());
         }
         // A `HEAD` answer has no body to read the reason from: its caller
         // asks again with `GET` (see `index_exists`), which lands here.
         if resp.status_code().as_u16() == 401 && resp.method() != Method::Head {
-            return Err(self.refused(resp).await);
+            return Err((self.refused(resp).await, false));
         }
         Ok(resp)
     }
@@ -79,17 +92,18 @@ impl Cluster {
     {
         let mut backoff = Backoff::new(budget);
         loop {
-            let (cause, error, asked) = match self.send(make()).await {
+            let (cause, error, asked) = match self.send_telling(make()).await {
                 Ok(resp) if is_transient_status(resp.status_code().as_u16()) => {
                     let status = resp.status_code().as_u16();
                     let asked = retry_after(resp.headers());
                     let error = Answer::read(resp).await?.into_error("");
                     (WaitCause::Status(status), error, asked)
                 }
-                Err(e @ Error::Unreachable(_)) => (WaitCause::NoAnswer, e, None),
+                // A timeout or a reset: the cluster may answer the next one.
+                Err((e @ Error::Unreachable(_), false)) => (WaitCause::NoAnswer, e, None),
                 outcome => {
                     self.waits.answered();
-                    return outcome;
+                    return outcome.map_err(|(e, _)| e);
                 }
             };
             if !error.is_transient() {

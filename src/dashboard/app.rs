@@ -111,6 +111,16 @@ impl AuditState {
     }
 }
 
+/// How a dashboard session ended, as far as its exit code goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The operator quit (nothing running, or a run that had ended).
+    Quit,
+    /// The operator quit during a bulk run, which was stopped first and
+    /// left transactions (the command line's exit code for a stopped run).
+    RunStopped,
+}
+
 /// Most log lines kept.
 pub const LOG_CAPACITY: usize = 500;
 
@@ -217,6 +227,16 @@ pub struct App {
     pub size: (u16, u16),
     /// Set when the operator quits.
     pub should_quit: bool,
+    /// How the session ends, for the exit code: a plain quit, or a quit
+    /// that stopped a bulk run first ([`super::stop`]).
+    pub ending: Ending,
+    /// The terminal is smaller than the dashboard can be drawn in
+    /// ([`super::layout::fits`]), derived when its size changes: every key
+    /// but quit is then ignored ([`super::unseen`]).
+    pub too_small: bool,
+    /// Keys ignored since the terminal became too small (logged once it
+    /// shows the dashboard again).
+    pub ignored_keys: usize,
     /// What the screen shows, derived by [`App::refresh_view`].
     pub view: View,
     /// The colours (and ASCII-only drawing) the screen uses.
@@ -275,6 +295,9 @@ impl App {
             bulk: None,
             size: (80, 24),
             should_quit: false,
+            ending: Ending::Quit,
+            too_small: false,
+            ignored_keys: 0,
             view: View::default(),
             theme: Theme::default(),
             keys: Keymap::default(),

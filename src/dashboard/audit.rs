@@ -78,10 +78,7 @@ pub fn on_audit_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Bottom => app.audit.cursor = n.saturating_sub(1),
         Op::Refresh => return audit_if_due(app, true),
         Op::Open => return act_on_finding(app),
-        Op::Quit => {
-            app.should_quit = true;
-            return vec![];
-        }
+        Op::Quit => return super::stop::quit(app),
         _ => {
             app.overlays.close(OverlayKind::Audit);
         }

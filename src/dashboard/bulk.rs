@@ -6,17 +6,20 @@
 //! --dry-run` prints: what each re-read transaction would do, grouped: "37
 //! roll back, 3 refused: …", and the balance effect of the ones that run), its confirmation (a reason is
 //! required: the trail's rule for bulk actions), and the progress of the
-//! run (per-item outcomes in the log; Esc stops starting new items).
+//! run (per-item outcomes in the log, counted by outcome; the stop is
+//! [`super::stop`]'s).
 //! Bulk runs are unforced: a transaction the protocol refuses without
 //! force is left out and named, to be forced one by one.
 
 use super::app::{App, Dialog, LogLevel};
 use super::dialog::{Bulk, BulkPlan, BulkProgress};
-use super::event::{Action, BulkReread, Expected, IoRequest, Run, BULK_CONCURRENCY};
+use super::event::{Action, BulkReread, Expected, IoRequest, LeftIds, Run, BULK_CONCURRENCY};
 use super::keymap::Op;
 use super::load::Load;
 use crate::protocol::intervene::{Documents, Plan, Would};
+use crate::protocol::trail::ActOutcome;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// Space: marks or unmarks the selected row of the table (only a row the
 /// operator sees: [`super::target::visible_row`]; otherwise says why).
@@ -182,10 +185,11 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
     app.push_log(
         LogLevel::Info,
         format!(
-            "{title}: confirmed, running {} ({} at a time; {} stops starting new ones)",
+            "{title}: confirmed, running {} ({} at a time; {} pauses, {} stops)",
             runs.len(),
             BULK_CONCURRENCY,
-            app.keys.label(Op::Back)
+            app.keys.label(Op::PauseJob),
+            app.keys.label(Op::StopJob)
         ),
     );
     // Only the marks it acts on are cleared: the hidden ones stay marked.
@@ -209,7 +213,7 @@ pub fn pause(app: &mut App) -> Vec<IoRequest> {
     let paused = b.paused;
     b.pace(app.now);
     let text = if paused {
-        "bulk run paused: no write goes until P resumes it (Esc stops it)"
+        "bulk run paused: no write goes until P resumes it (S stops it)"
     } else {
         "bulk run resumed"
     };
@@ -217,62 +221,77 @@ pub fn pause(app: &mut App) -> Vec<IoRequest> {
     vec![IoRequest::PauseBulk(paused)]
 }
 
-/// Esc during a bulk run: no new item starts; started ones finish (a
-/// paused run is resumed for that).
-pub fn stop(app: &mut App) -> Vec<IoRequest> {
-    match app.bulk.as_mut() {
-        Some(b) if !b.stopping => {
-            b.stopping = true;
-            b.paused = false;
-            app.push_log(
-                LogLevel::Info,
-                "stopping the bulk run: items already started finish their procedure",
-            );
-            vec![IoRequest::StopBulk]
-        }
-        _ => vec![],
+/// A bulk run's record was written: the bar knows its job, and the stop
+/// question where the ids it leaves would go.
+pub fn started(app: &mut App, run: String, left_file: Option<PathBuf>) {
+    if let Some(b) = app.bulk.as_mut() {
+        b.run = Some(run);
+        b.left_file = left_file;
     }
 }
 
-/// One item of the bulk run ended.
-pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, ok: bool) {
+/// One item of the bulk run ended (or was stopped part-way).
+pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, outcome: ActOutcome) {
     if let Some(b) = app.bulk.as_mut() {
-        b.done += 1;
-        b.failed += usize::from(!ok);
+        b.count(outcome);
         b.pace(app.now);
     }
-    let level = if ok {
-        LogLevel::Updated
-    } else {
-        LogLevel::Error
+    let level = match outcome {
+        ActOutcome::Completed => LogLevel::Updated,
+        ActOutcome::NothingToDo => LogLevel::Noop,
+        _ => LogLevel::Error,
     };
     app.push_log(level, format!("{} {id}: {summary}", action.title()));
 }
 
-/// The bulk run ended (`not_started`: items Esc kept from starting;
-/// `summary`: the one act's sentence and audit record, if it was one).
-pub fn done(app: &mut App, action: Action, not_started: usize, summary: &str) -> Vec<IoRequest> {
-    let (done, failed, total) = app
-        .bulk
-        .take()
-        .map_or((0, 0, 0), |b| (b.done, b.failed, b.total));
+/// The bulk run ended (`not_started`: items a stop kept from starting;
+/// `summary`: the one act's audit record, if it was one; `left`: the ids a
+/// stop left, as written). The log counts what ended by outcome and what
+/// was left; a stop asked by quitting quits now.
+pub fn done(
+    app: &mut App,
+    action: Action,
+    not_started: usize,
+    summary: &str,
+    left: Option<LeftIds>,
+) -> Vec<IoRequest> {
+    let Some(b) = app.bulk.take() else {
+        return vec![IoRequest::PollNow];
+    };
+    let c = b.counts;
+    let stopped = b.stopping || not_started > 0 || c.stopped > 0;
     // A run that did not start (a refused resume) ended none of its items.
-    let level = if failed == 0 && not_started == 0 && done >= total {
+    let all_done = c.ended() >= b.total && c.completed + c.nothing_to_do == c.ended();
+    let level = if !stopped && all_done {
         LogLevel::Updated
     } else {
         LogLevel::Error
     };
+    let how = if stopped { " stopped" } else { "" };
     let mut text = format!(
-        "bulk {}: {done} ended, {failed} failed",
-        Action::bulk_verb(action)
+        "bulk {}{how}: {} of {} ended ({})",
+        Action::bulk_verb(action),
+        c.ended(),
+        b.total,
+        c.brief()
     );
-    if not_started > 0 {
-        text.push_str(&format!(", {not_started} not started (stopped)"));
+    let left_n = c.stopped + not_started;
+    if left_n > 0 {
+        let parts: Vec<String> = [
+            (c.stopped, "stopped part-way"),
+            (not_started, "not started"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{what}: {n}"))
+        .collect();
+        text.push_str(&format!("; {left_n} left ({})", parts.join(", ")));
     }
     if !summary.is_empty() {
         text.push_str(&format!(" · {summary}"));
     }
     app.push_log(level, text);
+    super::stop::ended(app, action, left, b.quit_when_stopped);
     app.history_asked = None;
     vec![IoRequest::PollNow]
 }

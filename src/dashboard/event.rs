@@ -11,12 +11,13 @@ use crate::protocol::intervene::{
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::Interface;
-use crate::protocol::trail::{ActionKind, Record};
+use crate::protocol::trail::{ActOutcome, ActionKind, Record};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::Procedure;
 use chrono::{DateTime, Utc};
 use crossterm::event::{KeyEvent, MouseEvent};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The interventions an operator can confirm. Each runs unforced on `y`
@@ -289,7 +290,16 @@ pub enum Event {
         /// The bulk act's plan, or why nothing can run (e.g. no audit index).
         plan: BulkReread,
     },
-    /// One item of a bulk run ended.
+    /// A bulk run's record was written: its id, and the file the ids it
+    /// leaves will be written to if it is stopped (`None`: no state
+    /// directory; the ids are then only in the log).
+    BulkStarted {
+        /// The job (its audit record's id).
+        run: String,
+        /// Where a stop writes the ids left.
+        left_file: Option<PathBuf>,
+    },
+    /// One item of a bulk run ended (or was stopped part-way).
     BulkItem {
         /// The action.
         action: Action,
@@ -297,19 +307,29 @@ pub enum Event {
         id: String,
         /// The verdict in one line.
         summary: String,
-        /// Whether it did what was asked.
-        ok: bool,
+        /// How it ended: a stopped one is left, not ended, and not failed.
+        outcome: ActOutcome,
     },
     /// A bulk run ended.
     BulkDone {
         /// The action.
         action: Action,
-        /// Items that never started (stopped by Esc).
+        /// Items that never started (the run was stopped).
         not_started: usize,
         /// The act's sentence with its audit record (empty when each item
         /// was its own act).
         summary: String,
+        /// Its audit record alone (`audit record ID`), when the act did
+        /// not fail: the log counts the items itself and names it.
+        record: Option<String>,
+        /// The transactions a stop left (not started, or stopped
+        /// part-way), written one id a line for `--ids-from`; `None` when
+        /// none were left.
+        left: Option<LeftIds>,
     },
+    /// SIGTERM, SIGHUP or SIGINT reached the dashboard: a bulk run is
+    /// stopped cleanly first, then it quits.
+    Signal(crate::signals::StopSignal),
     /// The stuck transactions were counted by cause (`c`).
     Grouped(Result<Box<crate::protocol::read::Groups>, String>),
     /// The table was exported: the file and its row count, or why not.
@@ -322,6 +342,8 @@ pub enum Event {
         run: String,
         /// Transactions left to read and decide again.
         total: usize,
+        /// Where a stop writes the ids it leaves.
+        left_file: Option<PathBuf>,
     },
     /// The audit trail's records of a transaction were read.
     History {
@@ -330,6 +352,15 @@ pub enum Event {
         /// Its interventions, oldest first, or the error reading them.
         records: Result<Vec<Record>, String>,
     },
+}
+
+/// The transactions a stopped bulk run left, written for `--ids-from`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftIds {
+    /// How many.
+    pub count: usize,
+    /// The file their ids were written to, or why they could not be.
+    pub file: Result<PathBuf, String>,
 }
 
 /// What `update` asks the loop to do (the only way state turns into I/O).

@@ -39,7 +39,7 @@ pub fn on_groups_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Bottom => app.group_cursor = last,
         Op::Refresh => return recount(app),
         Op::Open => open_group(app),
-        Op::Quit => app.should_quit = true,
+        Op::Quit => return super::stop::quit(app),
         _ => {
             app.overlays.close(OverlayKind::Groups);
         }

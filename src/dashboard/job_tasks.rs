@@ -60,6 +60,8 @@ pub fn spawn_resume(
                     action,
                     not_started: 0,
                     summary,
+                    record: None,
+                    left: None,
                 });
                 return;
             }
@@ -68,13 +70,15 @@ pub fn spawn_resume(
         let _ = events.send(Event::JobResumed {
             run: job.run.clone(),
             total,
+            left_file: crate::local_files::left_ids_path(&job.run),
         });
-        let (not_started, summary) =
-            super::task::run_reporting(&proto, started, action, &stop, &events).await;
+        let ended = super::task::run_reporting(&proto, started, action, &stop, &events).await;
         let _ = events.send(Event::BulkDone {
             action,
-            not_started,
-            summary,
+            not_started: ended.not_started,
+            summary: ended.summary,
+            record: ended.record,
+            left: ended.left,
         });
     });
 }

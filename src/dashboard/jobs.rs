@@ -7,7 +7,7 @@
 //! from its record, as `--resume RUN_ID` does: a job presumed dead at once,
 //! any other only forced, with a reason typed first; then `y` (on a
 //! production profile, the profile's name, typed) and Enter start it as
-//! this dashboard's bulk run (its progress bar, `P`, `Esc`).
+//! this dashboard's bulk run (its progress bar, `P`, the stop key).
 
 use super::app::{App, LogLevel};
 use super::dialog::BulkProgress;
@@ -170,7 +170,7 @@ pub fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
         Some(Op::Up | Op::PageUp) => *cursor = cursor.saturating_sub(1),
         Some(Op::Refresh) => return open(app),
         Some(Op::Open) => ask_resume(app),
-        Some(Op::Quit) => app.should_quit = true,
+        Some(Op::Quit) => return super::stop::quit(app),
         _ => {
             app.overlays.close(OverlayKind::Jobs);
         }
@@ -261,7 +261,11 @@ fn resume(app: &mut App, typed: String, forced_with: Option<String>) -> Vec<IoRe
     app.overlays.close(OverlayKind::Jobs);
     app.push_log(
         LogLevel::Info,
-        format!("resuming job {run}: reading its record (P pauses, Esc stops)"),
+        format!(
+            "resuming job {run}: reading its record ({} pauses, {} stops)",
+            app.keys.label(Op::PauseJob),
+            app.keys.label(Op::StopJob)
+        ),
     );
     app.bulk = Some(BulkProgress::new(action, total, app.now));
     let confirmed = ResumeConfirmed {
@@ -278,10 +282,13 @@ fn resume(app: &mut App, typed: String, forced_with: Option<String>) -> Vec<IoRe
     }]
 }
 
-/// The resumed job was planned: the bar counts what it runs.
-pub fn resumed(app: &mut App, run: &str, total: usize) {
+/// The resumed job was planned: the bar counts what it runs, and the stop
+/// question says where the ids it leaves would go.
+pub fn resumed(app: &mut App, run: &str, total: usize, left_file: Option<std::path::PathBuf>) {
     if let Some(b) = app.bulk.as_mut() {
         b.total = total;
+        b.run = Some(run.to_string());
+        b.left_file = left_file;
     }
     app.push_log(
         LogLevel::Info,

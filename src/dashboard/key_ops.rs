@@ -16,15 +16,27 @@ use std::time::Duration;
 /// Shortest and longest poll intervals `-`/`+` allow.
 pub const INTERVAL_RANGE: (Duration, Duration) = (Duration::from_secs(1), Duration::from_secs(60));
 
-/// A key: Ctrl-C quits, Alt-<key> is Esc then the key, and the top
+/// A key: ignored but quit while the terminal is too small to show the
+/// dashboard ([`super::unseen`]); Ctrl-C is quit (during a bulk run it
+/// asks first, as `q` does); Alt-<key> is Esc then the key; the top
 /// overlay takes it; the panes only get it when none is open.
 pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
     if key.kind == KeyEventKind::Release {
         return vec![];
     }
+    if app.too_small {
+        // Only quit acts, whatever is open (nothing else can be seen).
+        return match super::unseen::passes(app, &key) {
+            true => super::stop::quit(app),
+            false => vec![],
+        };
+    }
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-        app.should_quit = true;
-        return vec![];
+        if app.overlays.is_open(OverlayKind::StopRun) {
+            // Already asking: the question stays until it is answered.
+            return vec![];
+        }
+        return super::stop::quit(app);
     }
     if key.modifiers.contains(KeyModifiers::ALT) {
         // No key is bound with Alt: an Alt-<key> is an Esc typed just
@@ -60,6 +72,7 @@ pub(super) fn on_key(app: &mut App, key: KeyEvent) -> Vec<IoRequest> {
             .main_op(key.code)
             .map_or_else(Vec::new, |op| super::audit::on_audit_op(app, op)),
         Some(OverlayKind::Jobs) => super::jobs::on_key(app, key),
+        Some(OverlayKind::StopRun) => super::stop::on_key(app, key),
         None => app
             .keys
             .main_op(key.code)
@@ -119,11 +132,11 @@ fn on_lookup_key(app: &mut App, code: KeyCode) {
 /// view's, the poll's and the acts' keys.
 fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
     match op {
-        Op::Quit => app.should_quit = true,
+        Op::Quit => return super::stop::quit(app),
         Op::Help => app.overlays.open(Overlay::Help { scroll: 0 }),
         Op::Open => open_focused(app),
-        Op::Back if app.bulk.is_some() => return super::bulk::stop(app),
         Op::PauseJob => return super::bulk::pause(app),
+        Op::StopJob => return super::stop::ask_stop(app),
         Op::Jobs => return super::jobs::open(app),
         Op::Back => back(app),
         Op::Groups => return super::groups::open(app),
@@ -202,6 +215,7 @@ fn open_focused(app: &mut App) {
 
 /// Esc on the panes: the detail goes back to where it was opened from (an
 /// account drilled into puts its filters back), else the filter clears.
+/// It never stops a bulk run (the stop key does, after asking).
 fn back(app: &mut App) {
     if app.focus == Pane::Detail {
         app.focus = if app.account_drill.take().is_some() {

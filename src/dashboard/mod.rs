@@ -32,11 +32,13 @@ pub mod poller;
 pub mod reverse;
 pub mod settings;
 pub mod sort;
+pub mod stop;
 pub mod target;
 pub mod task;
 pub mod terminal;
 pub mod trends;
 pub mod ui;
+pub mod unseen;
 pub mod update;
 pub mod view;
 
@@ -73,11 +75,27 @@ pub struct DashboardOptions {
     pub keys: keymap::Keymap,
 }
 
-/// Runs the dashboard until the operator quits (`Ok(None)`) or a stop signal
-/// arrives (`Ok(Some(signal))`: SIGTERM, SIGHUP or SIGINT, see
-/// [`crate::signals`]). The terminal is restored on every path out,
-/// including errors; panics are covered by the hook in [`terminal::init`].
-pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Option<StopSignal>> {
+/// How a dashboard session ended (the command line turns it into the exit
+/// code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The operator quit.
+    Quit,
+    /// The operator quit during a bulk run: it was stopped cleanly first
+    /// and left transactions (their ids written to a file).
+    RunStopped,
+    /// A stop signal (SIGTERM, SIGHUP or SIGINT, see [`crate::signals`]);
+    /// a bulk run in progress was stopped cleanly first.
+    Signal(StopSignal),
+}
+
+/// Runs the dashboard until the operator quits or a stop signal arrives,
+/// and says which ([`Ended`]). A bulk run in progress is never left
+/// half-done: quitting during one asks first and waits for its clean
+/// stop, a signal stops it cleanly before the dashboard ends
+/// ([`stop`]). The terminal is restored on every path out, including
+/// errors; panics are covered by the hook in [`terminal::init`].
+pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Ended> {
     let config = proto.config().clone();
     let settings = Settings {
         url: proto.cluster().url().to_string(),
@@ -95,7 +113,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
 
     tokio::spawn(poller::run(
-        proto.clone(),
+        // A poll is asked again at the next one: its reads wait no longer
+        // than the interval (the acts keep the whole `--retry-budget`).
+        proto.with_read_budget(opts.interval),
         opts.cap,
         opts.interval,
         tx.clone(),
@@ -109,12 +129,28 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     let mut terminal = terminal::init()?;
     spawn_input(tx.clone());
     if let Ok(size) = terminal.size() {
-        app.size = (size.width, size.height);
+        update::update(&mut app, Event::Resize(size.width, size.height));
     }
     let mut tasks = task::Tasks::new(proto.clone(), tx.clone(), ctrl_tx, opts.expect_total);
+    // The terminal went away (closed window: writes fail) while a bulk run
+    // goes on: drawing stops, the run is stopped cleanly, then it ends.
+    let mut terminal_gone = false;
     let result = async {
         loop {
-            terminal.draw(|f| ui::render(f, &app))?;
+            if !terminal_gone {
+                if let Err(e) = terminal.draw(|f| ui::render(f, &app)) {
+                    if app.bulk.is_none() {
+                        return Err(e);
+                    }
+                    tracing::warn!(error = %e, "cannot draw: stopping the bulk run, then quitting");
+                    terminal_gone = true;
+                    // As a closed terminal's SIGHUP would end it.
+                    stopped_by.get_or_insert(StopSignal::Hangup);
+                    for io in update::update(&mut app, Event::Signal(StopSignal::Hangup)) {
+                        tasks.start(io);
+                    }
+                }
+            }
             app.free_retired();
             let first = tokio::select! {
                 ev = rx.recv() => match ev {
@@ -123,8 +159,10 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
                 },
                 signal = signals.recv() => {
                     tracing::info!(signal = signal.name(), "stopping on a signal");
-                    stopped_by = Some(signal);
-                    break;
+                    // The first names the ending; a bulk run stops cleanly
+                    // first (a later signal changes nothing).
+                    stopped_by.get_or_insert(signal);
+                    Event::Signal(signal)
                 }
             };
             let mut requests = update::update(&mut app, first);
@@ -143,7 +181,11 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<Opt
     }
     .await;
     terminal::restore();
-    result.map(|()| stopped_by)
+    result.map(|()| match (stopped_by, app.ending) {
+        (Some(signal), _) => Ended::Signal(signal),
+        (None, app::Ending::RunStopped) => Ended::RunStopped,
+        (None, app::Ending::Quit) => Ended::Quit,
+    })
 }
 
 /// Ticks once a second with the cluster's time, so ages on screen are

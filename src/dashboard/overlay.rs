@@ -7,6 +7,7 @@
 //! renderer draws them bottom to top.
 
 use super::dialog::Dialog;
+use super::stop::StopAsk;
 
 /// One layer over the panes.
 #[derive(Debug, Clone)]
@@ -29,6 +30,9 @@ pub enum Overlay {
     Groups,
     /// The jobs view (its list and cursor are `App::jobs`).
     Jobs,
+    /// The question before a bulk run is stopped (the stop key), or before
+    /// quitting during one (`q`, Ctrl-C).
+    StopRun(StopAsk),
 }
 
 /// Which layer an [`Overlay`] is, without its state.
@@ -48,6 +52,8 @@ pub enum OverlayKind {
     Groups,
     /// [`Overlay::Jobs`].
     Jobs,
+    /// [`Overlay::StopRun`].
+    StopRun,
 }
 
 impl Overlay {
@@ -61,6 +67,7 @@ impl Overlay {
             Overlay::Audit => OverlayKind::Audit,
             Overlay::Groups => OverlayKind::Groups,
             Overlay::Jobs => OverlayKind::Jobs,
+            Overlay::StopRun(_) => OverlayKind::StopRun,
         }
     }
 }
@@ -146,6 +153,22 @@ impl Overlays {
     pub fn help_scroll(&self) -> Option<usize> {
         self.0.iter().find_map(|o| match o {
             Overlay::Help { scroll } => Some(*scroll),
+            _ => None,
+        })
+    }
+
+    /// The question before stopping a bulk run, when it is open.
+    pub fn stop_ask(&self) -> Option<&StopAsk> {
+        self.0.iter().find_map(|o| match o {
+            Overlay::StopRun(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// The same, to change it.
+    pub fn stop_ask_mut(&mut self) -> Option<&mut StopAsk> {
+        self.0.iter_mut().find_map(|o| match o {
+            Overlay::StopRun(a) => Some(a),
             _ => None,
         })
     }

@@ -21,14 +21,14 @@
 //! longer what the dialog showed.
 
 use super::event::{
-    Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, Run, BULK_CONCURRENCY,
+    Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, LeftIds, Run, BULK_CONCURRENCY,
 };
 use super::poller::PollControl;
 use crate::error::Error;
 use crate::protocol::intervene::{self, ActRefusal, Choices, LeftOut, Plan, Selected, Stop, Value};
 use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
-use crate::protocol::trail::{Interface, Trail};
+use crate::protocol::trail::{ActOutcome, Interface, Trail};
 use crate::protocol::Protocol;
 use futures::StreamExt;
 use std::sync::Arc;
@@ -97,7 +97,7 @@ impl Tasks {
             }
             IoRequest::StopBulk => {
                 if let Some(stop) = &self.bulk_stop {
-                    stop.stop("Esc");
+                    stop.stop("the operator (dashboard)");
                 }
                 // The writes under way finish.
                 if let Some(pace) = &self.bulk_pace {
@@ -357,7 +357,7 @@ pub fn spawn_bulk_run(
             .with_observer(Arc::new(move |r: &StepReport| {
                 let _ = step_events.send(Event::Step(r.clone()));
             }));
-        let (not_started, summary) = match first.action.procedure() {
+        let ended = match first.action.procedure() {
             Some(_) => {
                 let ids = runs.into_iter().map(|r| r.target).collect();
                 one_act(&proto, first.clone(), ids, &stop, &events).await
@@ -366,93 +366,160 @@ pub fn spawn_bulk_run(
         };
         let _ = events.send(Event::BulkDone {
             action: first.action,
-            not_started,
-            summary,
+            not_started: ended.not_started,
+            summary: ended.summary,
+            record: ended.record,
+            left: ended.left,
         });
     });
 }
 
+/// How a bulk run ended, for its [`Event::BulkDone`].
+pub(super) struct RunEnded {
+    /// Items that never started.
+    pub not_started: usize,
+    /// The act's sentence with its audit record.
+    pub summary: String,
+    /// Its audit record alone (`audit record ID`), when it did not fail.
+    pub record: Option<String>,
+    /// The ids a stop left, as written for `--ids-from`.
+    pub left: Option<LeftIds>,
+}
+
+impl RunEnded {
+    /// A run that never started: all `n` items left as they were.
+    fn not_run(n: usize, summary: String) -> RunEnded {
+        RunEnded {
+            not_started: n,
+            summary,
+            record: None,
+            left: None,
+        }
+    }
+}
+
 /// The rollback or recovery of `ids` as one recorded act
-/// ([`Action::bulk_intervention`]); returns how many never started and the
-/// act's sentence.
+/// ([`Action::bulk_intervention`]).
 async fn one_act(
     proto: &Protocol,
     first: Run,
     ids: Vec<String>,
     stop: &Stop,
     events: &UnboundedSender<Event>,
-) -> (usize, String) {
+) -> RunEnded {
     let n = ids.len();
     let choices =
         Choices::new(Interface::Dashboard, first.reason.clone()).confirmed(first.confirmed.clone());
     let Some(act) = first.action.bulk_intervention(ids, choices) else {
-        return (n, String::new());
+        return RunEnded::not_run(n, String::new());
     };
     // The run's pace (set on `proto` by `spawn_bulk_run`) backs off when
     // the cluster throttles, as the CLI's jobs do, and pauses on `P`.
     let started = match intervene::start(proto, act).await {
         Ok(s) => s,
-        Err(n_) => return (n, format!("not run: {n_}")),
+        Err(n_) => return RunEnded::not_run(n, format!("not run: {n_}")),
     };
+    let run = started.record().to_string();
+    let _ = events.send(Event::BulkStarted {
+        left_file: crate::local_files::left_ids_path(&run),
+        run,
+    });
     run_reporting(proto, started, first.action, stop, events).await
 }
 
 /// Runs a started bulk act (marked rows, or a resumed job), reporting each
-/// transaction as it ends; returns how many never started and the act's
-/// sentence.
+/// transaction as it ends; writes the ids a stop left, one a line, to the
+/// job's file for `--ids-from` (as the command line's stopped run does).
 pub(super) async fn run_reporting(
     proto: &Protocol,
     started: intervene::Started,
     action: Action,
     stop: &Stop,
     events: &UnboundedSender<Event>,
-) -> (usize, String) {
+) -> RunEnded {
     let done = started
         .run_bulk(proto, stop, |r| {
             let _ = events.send(Event::BulkItem {
                 action,
                 id: r.txn.clone(),
                 summary: r.verdict.to_string(),
-                ok: r.verdict.is_done(),
+                outcome: ActOutcome::from(&r.verdict),
             });
         })
         .await;
-    let not_started = match &done.value {
-        Value::Bulk(b) => b.not_started.len(),
-        _ => 0,
+    let Value::Bulk(b) = &done.value else {
+        return RunEnded::not_run(0, done.to_string());
     };
-    (not_started, done.to_string())
+    let summary = done.to_string();
+    // The log counts the items itself; it names the record.
+    let record = match &b.failed {
+        None => summary
+            .strip_prefix(&format!("{} · ", done.what()))
+            .map(str::to_string),
+        Some(_) => None,
+    };
+    let ids = b.left();
+    let left = (!ids.is_empty()).then(|| {
+        let run = done.record.to_string();
+        let file = crate::local_files::write_left_ids(&run, Some(&run), &ids, None)
+            .map_err(|e| e.to_string());
+        LeftIds {
+            count: ids.len(),
+            file,
+        }
+    });
+    RunEnded {
+        not_started: b.not_started.len(),
+        summary,
+        record,
+        left,
+    }
 }
 
-/// Each item as its own act, [`BULK_CONCURRENCY`] at a time; returns how
-/// many never started.
+/// Each item as its own act, [`BULK_CONCURRENCY`] at a time (each its
+/// own record: no ids file; a stop leaves the items not started as they
+/// were).
 async fn each_its_own(
     proto: &Protocol,
     runs: Vec<Run>,
     stop: &Stop,
     pace: &Pace,
     events: &UnboundedSender<Event>,
-) -> (usize, String) {
+) -> RunEnded {
     let started: Vec<bool> = futures::stream::iter(runs)
         .map(|run| async move {
             // A paused run starts no item (its releases are not paced).
             if !pace.unpaused(Some(stop.flag())).await || stop.is_stopped() {
                 return false;
             }
-            let (summary, ok) = match changed_since_dialog(proto, &run).await {
-                Some(why) => (why, false),
-                None => execute(proto, &run).await,
+            let (summary, outcome) = match changed_since_dialog(proto, &run).await {
+                Some(why) => (why, ActOutcome::Refused),
+                None => match intervene::run(proto, run.intervention()).await {
+                    Ok(done) => (done.to_string(), item_outcome(&done)),
+                    Err(n) => (format!("not run: {n}"), ActOutcome::Refused),
+                },
             };
             let _ = events.send(Event::BulkItem {
                 action: run.action,
                 id: run.target,
                 summary,
-                ok,
+                outcome,
             });
             true
         })
         .buffer_unordered(BULK_CONCURRENCY)
         .collect()
         .await;
-    (started.iter().filter(|s| !**s).count(), String::new())
+    RunEnded::not_run(started.iter().filter(|s| !**s).count(), String::new())
+}
+
+/// How one item's own act ended, for the run's counts: as recorded, but
+/// an act that did not do what was asked (or whose record could not be
+/// completed) is not counted completed.
+fn item_outcome(done: &intervene::Done) -> ActOutcome {
+    let ok = done.ok() && done.record_error.is_none();
+    match done.outcome {
+        ActOutcome::Completed | ActOutcome::NothingToDo if !ok => ActOutcome::Failed,
+        o => o,
+    }
 }

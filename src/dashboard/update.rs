@@ -61,14 +61,17 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             follow_focus(app);
             cmds
         }
+        // Nothing the pointer hits acts while the dashboard is not shown.
+        Event::Mouse(_) if app.too_small => vec![],
         Event::Mouse(m) => {
             on_mouse(app, m);
             vec![]
         }
         Event::Resize(w, h) => {
-            app.size = (w, h);
+            super::unseen::resized(app, w, h);
             vec![]
         }
+        Event::Signal(s) => super::stop::signal(app, s),
         Event::Tick(now) => {
             app.now = now;
             if let Some(b) = app.bulk.as_mut() {
@@ -160,29 +163,40 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             }
             vec![]
         }
+        Event::BulkStarted { run, left_file } => {
+            super::bulk::started(app, run, left_file);
+            vec![]
+        }
         Event::BulkItem {
             action,
             id,
             summary,
-            ok,
+            outcome,
         } => {
-            super::bulk::item_done(app, action, &id, &summary, ok);
+            super::bulk::item_done(app, action, &id, &summary, outcome);
             vec![]
         }
         Event::Jobs(jobs) => {
             super::jobs::loaded(app, jobs);
             vec![]
         }
-        Event::JobResumed { run, total } => {
-            super::jobs::resumed(app, &run, total);
+        Event::JobResumed {
+            run,
+            total,
+            left_file,
+        } => {
+            super::jobs::resumed(app, &run, total, left_file);
             vec![]
         }
         Event::BulkDone {
             action,
             not_started,
             summary,
+            record,
+            left,
         } => {
-            let mut cmds = super::bulk::done(app, action, not_started, &summary);
+            let said = record.unwrap_or(summary);
+            let mut cmds = super::bulk::done(app, action, not_started, &said, left);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }
@@ -195,7 +209,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
 fn on_mouse(app: &mut App, m: MouseEvent) {
     if matches!(
         app.overlays.top().map(Overlay::kind),
-        Some(OverlayKind::Dialog | OverlayKind::Help | OverlayKind::Jobs)
+        Some(OverlayKind::Dialog | OverlayKind::Help | OverlayKind::Jobs | OverlayKind::StopRun)
     ) {
         return;
     }

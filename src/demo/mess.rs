@@ -4,7 +4,7 @@
 //! unfenced worker. Every write is conditional on the `_seq_no` just read.
 
 use super::error::DemoError;
-use crate::cluster::{CreateOutcome, WriteOutcome};
+use crate::cluster::{Changes, CreateOutcome, WriteOutcome};
 use crate::protocol::account::AccountState;
 use crate::protocol::time::format_timestamp;
 use crate::protocol::Protocol;
@@ -32,11 +32,13 @@ where
                 "{index}/{id} vanished while being rewritten"
             )));
         };
-        let mut source = doc.source;
+        let mut source = doc.source.clone();
         change(&mut source)?;
+        let changes = Changes::between(&doc.source, &source);
+        let at = (doc.seq_no, doc.primary_term);
         match proto
             .cluster()
-            .put_if(index, id, &source, doc.seq_no, doc.primary_term)
+            .update_if_routed(index, id, &changes, at, doc.routing.as_deref())
             .await?
         {
             WriteOutcome::Written { .. } => return Ok(()),

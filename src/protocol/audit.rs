@@ -23,6 +23,7 @@
 
 use super::integer::read_integer;
 use super::read::{Coverage, Queries, Scan, ScanSummary};
+use super::transaction::TxnState;
 use super::Protocol;
 use crate::cluster::Hit;
 use crate::error::{Error, Result};
@@ -127,11 +128,45 @@ pub struct AuditReport {
     pub findings: Vec<Finding>,
     /// Repairs made (with `repair`), in words.
     pub repairs: Vec<String>,
+    /// Without `repair`: the balance change each unambiguous repair would
+    /// make (what the repair's preview shows before it moves money).
+    pub repair_effect: Vec<RepairEffect>,
     /// Whether the total and the accounts scan came from one point-in-time
     /// view; when not, the total is approximate while transfers run.
     pub consistent_view: bool,
     /// Shards behind the audit's searches.
     pub coverage: Coverage,
+}
+
+/// The balance change one repair of a dangling entry would make: the
+/// entry's apply undone on its account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RepairEffect {
+    /// The account carrying the entry.
+    pub account: String,
+    /// The transaction whose apply is left there.
+    pub txn: String,
+    /// That transaction's (terminal) state.
+    pub state: TxnState,
+    /// The change the repair makes to the account's balance.
+    pub delta: i64,
+}
+
+impl std::fmt::Display for RepairEffect {
+    /// "undoes the debit of 90 left on A by t1 (rolled-back): credits A +90".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (acct, txn, state, d) = (&self.account, &self.txn, &self.state, self.delta);
+        let (what, verb) = if d > 0 {
+            ("debit", "credits")
+        } else {
+            ("credit", "debits")
+        };
+        write!(
+            f,
+            "undoes the {what} of {} left on {acct} by {txn} ({state}): {verb} {acct} {d:+}",
+            d.unsigned_abs()
+        )
+    }
 }
 
 /// A finding of `kind` about the document `id`.
@@ -150,6 +185,8 @@ pub(super) struct Found {
     pub findings: Vec<Finding>,
     /// Repairs made, in words.
     pub repairs: Vec<String>,
+    /// Repairs that would be made (without `repair`).
+    pub repair_effect: Vec<RepairEffect>,
     /// Shards behind the searches so far.
     pub coverage: Coverage,
 }
@@ -214,6 +251,7 @@ impl Protocol {
         let Found {
             mut findings,
             repairs,
+            repair_effect,
             coverage,
         } = found;
         findings.sort_by(|a, b| (&a.kind, &a.id).cmp(&(&b.kind, &b.id)));
@@ -225,6 +263,7 @@ impl Protocol {
             in_flight_delta,
             findings,
             repairs,
+            repair_effect,
             consistent_view: scanned_view,
             coverage,
         })

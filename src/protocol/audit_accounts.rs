@@ -9,7 +9,7 @@
 //! is dangling, never a transfer in progress.
 
 use super::account::{AccountState, SettledOutcome};
-use super::audit::{finding, FindingKind, Found};
+use super::audit::{finding, FindingKind, Found, RepairEffect};
 use super::decide;
 use super::executor::StepOutcome;
 use super::steps;
@@ -263,6 +263,13 @@ impl Protocol {
             }
         } else {
             let hint = if repairable {
+                let amount = t.amount.unwrap_or(0);
+                found.repair_effect.push(RepairEffect {
+                    account: acct.to_string(),
+                    txn: txn_id.clone(),
+                    state: s.clone(),
+                    delta: if e.on_source { amount } else { -amount },
+                });
                 "; `audit --repair` undoes it"
             } else {
                 ""

@@ -19,15 +19,17 @@
 //!
 //! - **Apply** reads the account (at `_seq_no` `a`, instant T1) and decides;
 //!   if it must write, it then reads the transaction and, only if it is still
-//!   `pending`, **claims** it: re-indexes the transaction's source unchanged,
-//!   conditional on the `_seq_no` it read ([`claim`]). A claim that succeeds
+//!   `pending`, **claims** it: a partial update that sets no field and still
+//!   advances the version (`"doc": {}` with `"detect_noop": false`; with
+//!   no-op detection the products would answer `noop` and keep the
+//!   `_seq_no`), conditional on the `_seq_no` it read ([`claim`]). A claim that succeeds
 //!   proves, at the primary, that the transaction was `pending` at an instant
 //!   T2 after T1. Only then is the account written, conditional on `a`; it
 //!   lands, if at all, at T3 > T2.
 //! - **Remove** needs no claim: `committed` is permanent.
 //! - **Undo** always writes the account, conditional on the version it read,
-//!   even when the account never carried the transaction (then the write is
-//!   the unchanged source: a pure version bump).
+//!   even when the account never carried the transaction (then the write
+//!   sets no field and is forced past no-op detection: a pure version bump).
 //!
 //! Why no account is ever applied twice, and nothing is applied after its
 //! rollback: states only move forward, so the transaction was never
@@ -87,7 +89,8 @@ pub enum Effect {
         /// New state.
         to: TxnState,
     },
-    /// The transaction was re-indexed unchanged to prove it is still pending.
+    /// The transaction got a forced write that changes nothing (a version
+    /// bump) to prove it is still pending.
     Claimed,
     /// Balance changed by `delta` and the id was added to pending.
     Applied {
@@ -101,8 +104,9 @@ pub enum Effect {
         /// Change applied to the balance (the opposite of the apply).
         delta: i64,
     },
-    /// The transaction was never applied here; the account was rewritten
-    /// unchanged so an apply still in flight can no longer land.
+    /// The transaction was never applied here; the account got a forced
+    /// write that changes nothing (a version bump) so an apply still in
+    /// flight can no longer land.
     Fenced,
     /// A lock document was created for the transaction.
     LockAcquired,
@@ -204,7 +208,8 @@ pub fn transition(current: &TxnState, from: &TxnState, to: &TxnState) -> Decisio
     }
 }
 
-/// The claim before an apply: rewrite the transaction unchanged if it is still
+/// The claim before an apply: bump the transaction's version (a forced write
+/// that changes nothing) if it is still
 /// `pending` (the write itself is the proof, see the module docs).
 pub fn claim(current: &TxnState) -> Decision<TxnState> {
     if *current == TxnState::Pending {
@@ -253,7 +258,7 @@ pub fn remove(acct: &AccountState, txn: &str) -> Decision<AccountState> {
 /// delta an apply adds, from the transaction's amount) and drop the id. The
 /// delta the account recorded is what is reversed; it must agree with the
 /// transaction. With fencing, an account that does not carry the transaction
-/// is rewritten unchanged (a version bump, so no apply in flight can land
+/// gets a forced write that changes nothing (a version bump, so no apply in flight can land
 /// after this undo); without, that is a no-op as in the reference protocol.
 pub fn undo(
     acct: &AccountState,

@@ -1,12 +1,15 @@
 //! The one optimistic-concurrency executor every step runs through.
 //!
 //! Read the document by id (realtime GET, with `_seq_no`/`_primary_term`),
-//! decide with a pure function, write with `if_seq_no`/`if_primary_term`; on
-//! a 409, read and decide again. A timeout or transport error leaves the
+//! decide with a pure function, write only the fields the decision sets (a
+//! partial `_update`, [`Changes`]) with `if_seq_no`/`if_primary_term`; on a
+//! 409, read and decide again. A timeout or transport error leaves the
 //! outcome unknown: read and decide again too, which is safe because every
-//! decision is idempotent — and if the re-read shows exactly the document we
-//! tried to write at a newer version than the one we wrote against, the write
-//! was ours and is reported as `Updated`. After a
+//! decision is idempotent — and if the re-read shows every field the write
+//! set (its evidence: [`Changes::landed`]) at a newer version than the one
+//! we wrote against, the write was ours and is reported as `Updated`,
+//! whatever else others (an ingest pipeline's `modification_time`, the
+//! application's own fields) changed meanwhile. After a
 //! bounded number of unknown outcomes the step gives up, leaving the document
 //! where it is for recovery, as the protocol prescribes.
 //!
@@ -15,25 +18,26 @@
 //! under its id is read back so the caller can recognise its own write.
 //!
 //! An apply ([`Executor::run_claimed`]) adds the claim between deciding and
-//! writing the account: the transaction is re-indexed unchanged, conditional
-//! on the version just read, and the account is written only after a claim
+//! writing the account: the transaction gets a write that sets nothing and
+//! still advances its version ([`Changes::fence`], `"detect_noop": false`),
+//! conditional on the version just read, and the account is written only after a claim
 //! whose success we saw (see [`decide`](super::decide) for why this fences
 //! late and duplicate applies).
 
 use super::config::RetryPolicy;
 use super::decide::{Effect, NoopReason};
 use super::jobs::Pace;
-use crate::cluster::{Cluster, CreateOutcome, VersionedDoc, WriteOutcome};
+use crate::cluster::{Changes, Cluster, CreateOutcome, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A decision over a whole JSON document.
+/// A decision over a JSON document as read.
 pub enum DocDecision {
-    /// Write this full source.
-    Write(Map<String, Value>, Effect),
+    /// Write these fields (only these: a partial update).
+    Write(Changes, Effect),
     /// Change nothing.
     Noop(NoopReason),
 }
@@ -54,7 +58,9 @@ pub enum StepOutcome {
 pub struct Executed {
     /// What happened.
     pub outcome: StepOutcome,
-    /// The source after the step (the source read, for a no-op).
+    /// The source after the step: the source read with the step's changes
+    /// merged (the re-read document, for a write recognised after a lost
+    /// answer; the source read, for a no-op).
     pub after: Map<String, Value>,
     /// Requests made (reads and writes), for reports and benchmarks.
     pub requests: u32,
@@ -66,7 +72,8 @@ pub struct Executed {
 pub type ApplyGate = Arc<dyn Fn(&str) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// The claim an apply makes before its account write: on which document,
-/// and the decision that writes it back unchanged while it is pending.
+/// and the decision that fences it (a write that changes nothing and still
+/// advances its version) while it is pending.
 #[derive(Clone, Copy)]
 pub struct ClaimOn<'a> {
     /// The transaction's index.
@@ -93,9 +100,9 @@ pub enum Created {
     },
 }
 
-/// A write whose outcome we never learned: the source sent, what it does,
+/// A write whose outcome we never learned: the fields sent, what it does,
 /// and the `(_seq_no, _primary_term)` it was conditional on.
-type Unsure = (Map<String, Value>, Effect, (i64, i64));
+type Unsure = (Changes, Effect, (i64, i64));
 
 /// Runs decisions against one document with optimistic concurrency.
 #[derive(Clone)]
@@ -154,13 +161,13 @@ impl Executor {
         self.pace.as_ref()
     }
 
-    /// One conditional write, paced: admitted by the job's [`Pace`] first,
-    /// its answer told to it.
+    /// One conditional partial update, paced: admitted by the job's
+    /// [`Pace`] first, its answer told to it.
     async fn put(
         &self,
         index: &str,
         id: &str,
-        source: &Map<String, Value>,
+        changes: &Changes,
         doc: &VersionedDoc,
     ) -> Result<WriteOutcome> {
         if let Some(pace) = &self.pace {
@@ -168,7 +175,7 @@ impl Executor {
         }
         let answer = self
             .cluster
-            .put_if_routed(index, id, source, at(doc), doc.routing.as_deref())
+            .update_if_routed(index, id, changes, at(doc), doc.routing.as_deref())
             .await;
         if let Some(pace) = &self.pace {
             match &answer {
@@ -215,8 +222,9 @@ impl Executor {
 
     /// Like [`Executor::run`], and when `claim` names a transaction, every
     /// write `decide` asks for is preceded by a claim on it: the transaction
-    /// is read and, if `claim_decide` says so (it is still pending), written
-    /// back unchanged conditional on that read. A 409 or an unknown outcome of
+    /// is read and, if `claim_decide` says so (it is still pending), fenced
+    /// (a write that sets nothing and advances its version) conditional on
+    /// that read. A 409 or an unknown outcome of
     /// the claim re-reads the transaction and claims again (the account read
     /// stays valid: it is still before the new claim); a transaction that has
     /// moved on ends the step as a no-op. A 409 or unknown outcome of the
@@ -238,12 +246,11 @@ impl Executor {
         let mut maybe_written: Option<Unsure> = None;
         loop {
             let doc = self.read(kind, index, id, &mut tries).await?;
-            if let Some((source, effect, at)) = maybe_written.take() {
+            if let Some((changes, effect, at)) = maybe_written.take() {
                 // It landed only if the document moved past the version it
-                // was conditional on: an unchanged source at that very version
-                // (a fencing undo writes the source it read) means it did not
-                // (yet), and it must be decided and sent again.
-                if source == doc.source && at != (doc.seq_no, doc.primary_term) {
+                // was conditional on and holds every field it set (see
+                // `Changes::landed`); otherwise it is decided and sent again.
+                if changes.landed(&doc, at) {
                     return Ok(Executed {
                         outcome: StepOutcome::Updated(effect),
                         after: doc.source,
@@ -251,9 +258,9 @@ impl Executor {
                     });
                 }
             }
-            let (source, effect) = match decide(&doc.source)? {
+            let (changes, effect) = match decide(&doc.source)? {
                 DocDecision::Noop(reason) => return Ok(noop(doc.source, reason, &tries)),
-                DocDecision::Write(source, effect) => (source, effect),
+                DocDecision::Write(changes, effect) => (changes, effect),
             };
             if let Some(on) = claim {
                 let mut claim_tries = Tries::default();
@@ -267,17 +274,17 @@ impl Executor {
                 }
             }
             tries.requests += 1;
-            match self.put(index, id, &source, &doc).await {
+            match self.put(index, id, &changes, &doc).await {
                 Ok(WriteOutcome::Written { .. }) => {
                     return Ok(Executed {
                         outcome: StepOutcome::Updated(effect),
-                        after: source,
+                        after: changes.apply_to(&doc.source),
                         requests: tries.requests,
                     })
                 }
                 Ok(WriteOutcome::Conflict) => self.conflicted(index, id, &mut tries).await?,
                 Err(e) if e.is_transient() => {
-                    maybe_written = Some((source, effect, (doc.seq_no, doc.primary_term)));
+                    maybe_written = Some((changes, effect, (doc.seq_no, doc.primary_term)));
                     self.unknown(index, id, &mut tries, &e).await?;
                 }
                 Err(e) => return Err(e),
@@ -340,12 +347,12 @@ impl Executor {
     async fn claim(&self, on: ClaimOn<'_>, tries: &mut Tries) -> Result<Option<NoopReason>> {
         loop {
             let doc = self.read("transaction", on.index, on.id, tries).await?;
-            let source = match (on.decide)(on.id, &doc.source)? {
+            let changes = match (on.decide)(on.id, &doc.source)? {
                 DocDecision::Noop(reason) => return Ok(Some(reason)),
-                DocDecision::Write(source, _) => source,
+                DocDecision::Write(changes, _) => changes,
             };
             tries.requests += 1;
-            match self.put(on.index, on.id, &source, &doc).await {
+            match self.put(on.index, on.id, &changes, &doc).await {
                 Ok(WriteOutcome::Written { .. }) => return Ok(None),
                 Ok(WriteOutcome::Conflict) => self.conflicted(on.index, on.id, tries).await?,
                 // Only a claim whose success we saw counts: claim again.

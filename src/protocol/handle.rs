@@ -22,6 +22,9 @@ pub struct Protocol {
     pub(super) observer: Option<StepObserver>,
     pub(super) holder: String,
     pub(super) read_cache: Arc<ReadCache>,
+    /// A job's own writes, which its way back does not refuse as recent
+    /// ([`Protocol::with_own_writes`]).
+    pub(super) own: Option<Arc<super::jobs::OwnWrites>>,
 }
 
 impl std::fmt::Debug for Protocol {
@@ -45,6 +48,7 @@ impl Protocol {
             observer: None,
             holder: default_holder(),
             read_cache: Arc::default(),
+            own: None,
         }
     }
 
@@ -61,6 +65,15 @@ impl Protocol {
         self
     }
 
+    /// Acts for a job on its way back (its resume, or `--ids-from` the file
+    /// of a run it stopped): a transaction `own` recognises as last written
+    /// by the job is not refused under the recovery window (its worker is
+    /// this job); every other is judged as before.
+    pub fn with_own_writes(mut self, own: Arc<super::jobs::OwnWrites>) -> Protocol {
+        self.own = Some(own);
+        self
+    }
+
     /// The same handle, counting its requests on a meter of its own (the
     /// background audit says what it cost: see `audit_pace`).
     pub fn metered(&self) -> (Protocol, crate::cluster::RequestMeter) {
@@ -68,6 +81,17 @@ impl Protocol {
         let mut p = self.clone();
         p.exec = p.exec.on(cluster);
         (p, meter)
+    }
+
+    /// The same handle (its caches shared) whose reads are retried for at
+    /// most `budget` in all: a poll is asked again at the next one, so its
+    /// reads wait no longer than the interval (the dashboard, the exporter).
+    pub fn with_read_budget(&self, budget: std::time::Duration) -> Protocol {
+        let cluster = self.cluster();
+        let cluster = cluster.with_read_budget(cluster.read_budget().min(budget));
+        let mut p = self.clone();
+        p.exec = p.exec.on(cluster);
+        p
     }
 
     /// Names the process written into the locks this handle takes.

@@ -14,7 +14,7 @@ use super::read::Coverage;
 use super::report::{ProcedureReport, StepResult};
 use super::transaction::{Transaction, Transfer};
 use super::Protocol;
-use crate::cluster::{DeleteOutcome, VersionedDoc, WriteOutcome};
+use crate::cluster::{Changes, DeleteOutcome, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
 use std::collections::BTreeSet;
 
@@ -401,11 +401,10 @@ impl Protocol {
                 },
             ),
             ReleaseAction::Decrement { to } => {
-                let mut source = doc.source.clone();
-                source.insert("lock_count".into(), to.into());
+                let changes = Changes::new().set("lock_count", to.into());
                 let written = self
                     .cluster()
-                    .put_if_routed(index, &info.resource, &source, at, routing)
+                    .update_if_routed(index, &info.resource, &changes, at, routing)
                     .await?;
                 Ok(match written {
                     WriteOutcome::Written { .. } => Some(ReleaseOutcome::Decremented { left: to }),

@@ -1,5 +1,6 @@
 //! The named steps of the protocol, the plans procedures follow, and the
-//! JSON-level adapters that run a pure decision on a whole document.
+//! JSON-level adapters that run a pure decision on a document read and say
+//! which fields its write sets ([`Changes`]: only those are sent).
 //!
 //! `plan` is pure, so the dashboard can show "what rollback would do from
 //! here" with exactly the list the procedure will execute.
@@ -9,6 +10,7 @@ use super::decide::{self, Decision, Fencing, NoopReason};
 use super::executor::{DocDecision, StepOutcome};
 use super::time::human_duration;
 use super::transaction::{Transfer, TxnState};
+use crate::cluster::Changes;
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -284,9 +286,11 @@ pub fn next_after(procedure: Procedure, step: Step, outcome: &StepOutcome) -> Ne
     }
 }
 
-/// Decides a state transition on a whole transaction document, stamping
-/// `modification_time` with `stamp` (the time, in the field's format) when
-/// it writes.
+/// Decides a state transition on a transaction document: the write sets
+/// `transaction_state` (its evidence) and stamps `modification_time` with
+/// `stamp` (the time, in the field's format) — a stamp an ingest pipeline
+/// may overwrite, so it never serves to recognise the write (see
+/// [`Changes::landed`]). Nothing else of the document is sent.
 pub fn transition_doc(
     id: &str,
     src: &Map<String, Value>,
@@ -297,24 +301,25 @@ pub fn transition_doc(
     Ok(match decide::transition(&state_of(id, src)?, from, to) {
         Decision::Noop(r) => DocDecision::Noop(r),
         Decision::Write(next, effect) => {
-            let mut doc = src.clone();
-            doc.insert(
-                "transaction_state".into(),
-                Value::String(next.as_str().to_string()),
-            );
-            doc.insert("modification_time".into(), stamp.clone());
-            DocDecision::Write(doc, effect)
+            let changes = Changes::new()
+                .set(
+                    "transaction_state",
+                    Value::String(next.as_str().to_string()),
+                )
+                .stamp("modification_time", stamp.clone());
+            DocDecision::Write(changes, effect)
         }
     })
 }
 
-/// Decides the claim before an apply on a whole transaction document: while
-/// it is pending, the very source that was read (`modification_time`
-/// untouched), to be written back conditionally; see [`decide`].
+/// Decides the claim before an apply on a transaction document: while it is
+/// pending, a write that sets nothing (`modification_time` untouched) and
+/// still advances the version ([`Changes::fence`]), conditional on the
+/// version read; see [`decide`].
 pub fn claim_doc(id: &str, src: &Map<String, Value>) -> Result<DocDecision> {
     Ok(match decide::claim(&state_of(id, src)?) {
         Decision::Noop(r) => DocDecision::Noop(r),
-        Decision::Write(_, effect) => DocDecision::Write(src.clone(), effect),
+        Decision::Write(_, effect) => DocDecision::Write(Changes::fence(), effect),
     })
 }
 
@@ -329,8 +334,11 @@ fn state_of(id: &str, src: &Map<String, Value>) -> Result<TxnState> {
     }
 }
 
-/// Runs a pure account decision on a whole account document, keeping every
-/// field it does not know.
+/// Runs a pure account decision on an account document; the write sets the
+/// protocol's fields the decision changes (`balance`, `pending_transactions`,
+/// the recorded deltas) and nothing else. A decision that changes none of
+/// them (a fencing undo, which "writes the account it read") is a
+/// [`Changes::fence`]: it must still advance the version.
 pub fn account_doc<F>(id: &str, src: &Map<String, Value>, decide: F) -> Result<DocDecision>
 where
     F: FnOnce(&AccountState) -> Result<Decision<AccountState>, decide::Contradiction>,
@@ -348,10 +356,21 @@ where
         }),
         Ok(Decision::Noop(r)) => Ok(DocDecision::Noop(r)),
         Ok(Decision::Write(next, effect)) => {
-            let mut doc = src.clone();
-            next.write_into(&mut doc);
-            Ok(DocDecision::Write(doc, effect))
+            Ok(DocDecision::Write(account_changes(src, &next), effect))
         }
+    }
+}
+
+/// What writing `next` over the account read as `src` sets: the fields
+/// that change, or a fence when none does.
+pub fn account_changes(src: &Map<String, Value>, next: &AccountState) -> Changes {
+    let mut after = src.clone();
+    next.write_into(&mut after);
+    let changes = Changes::between(src, &after);
+    if changes.is_empty() {
+        Changes::fence()
+    } else {
+        changes
     }
 }
 

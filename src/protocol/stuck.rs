@@ -9,6 +9,7 @@
 //! transaction is then re-read by id before anything is done to it.
 
 use super::batch::BatchOptions;
+use super::lock::LockView;
 use super::lock_release::Sweep;
 use super::read::Listing;
 use super::report::ProcedureReport;
@@ -118,6 +119,28 @@ impl Protocol {
         };
         let locks = self.release_abandoned_locks_allowing(allow_partial).await;
         Ok(StuckRecovery { reports, locks })
+    }
+
+    /// The locks the closing sweep of a recovery of every stuck transaction
+    /// would release, judged now ([`LockView::is_sweepable`], the sweep's
+    /// own rule): what its preview names. Locks whose owner is stuck are
+    /// not among them: that owner's recovery releases them (its own plan
+    /// names them). A partial listing is refused unless `allow_partial`.
+    pub async fn sweepable_locks(&self, allow_partial: bool) -> Result<Vec<LockView>> {
+        let listing = match self.list_locks_with(!allow_partial).await {
+            Ok(l) => l,
+            Err(crate::error::Error::IndexMissing(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        listing
+            .summary
+            .coverage
+            .require_complete(allow_partial, "sweep abandoned locks")?;
+        Ok(listing
+            .locks
+            .into_iter()
+            .filter(LockView::is_sweepable)
+            .collect())
     }
 
     /// The ids of every stuck transaction, for a recovery of all of them:

@@ -354,3 +354,117 @@ fn option_values_out_of_range_are_refused() {
         .code(2)
         .stderr_has("unknown unit `x`");
 }
+
+/// `demo --serve` keeps its cluster and workload up headless, printing the
+/// URL the other commands can be pointed at, until SIGTERM ends it (exit 0,
+/// no server left); and the demo logs into its own `demo.log`, never into
+/// the operator's `estx-tui.log` (which `bundle` archives).
+#[test]
+fn demo_serve_stays_up_for_the_headless_commands_and_logs_apart() {
+    let state = tempfile::tempdir().unwrap();
+    let state_home = state.path().display().to_string();
+    let estx = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_estx-tui"));
+        for var in ESTX_ENV {
+            c.env_remove(var);
+        }
+        c.env("XDG_STATE_HOME", &state_home)
+            .env("XDG_CONFIG_HOME", state.path().join("config"))
+            .args(args)
+            .stdin(Stdio::null());
+        c
+    };
+    let mut child = estx(&["demo", "--serve"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn estx-tui demo --serve");
+    let pid = child.id();
+    let stdout = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&stdout);
+    let mut pipe = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    let url_of = |text: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("demo cluster at "))
+            .and_then(|rest| rest.split(';').next())
+            .map(str::to_string)
+    };
+    let waited = std::panic::catch_unwind(|| {
+        common::wait_until_blocking(
+            "demo --serve prints its URL",
+            Duration::from_secs(90),
+            || url_of(&stdout.lock().unwrap()).is_some(),
+        )
+    });
+    if waited.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!(
+            "demo --serve never printed its URL: {}",
+            stdout.lock().unwrap()
+        );
+    }
+    let url = url_of(&stdout.lock().unwrap()).unwrap();
+    assert!(
+        stdout
+            .lock()
+            .unwrap()
+            .contains(&format!("estx-tui --url {url} list --stuck")),
+        "no command to point at it: {}",
+        stdout.lock().unwrap()
+    );
+
+    // Still up after the seeding: a headless command works against it.
+    let listed = estx(&["--url", &url, "list", "--json"]).output().unwrap();
+    let text = String::from_utf8_lossy(&listed.stdout);
+    assert_eq!(listed.status.code(), Some(0), "{text}");
+    let rows: Vec<Value> = serde_json::from_str(&text).expect("list --json");
+    assert!(!rows.is_empty(), "the demo cluster lists no transactions");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "demo --serve ended by itself"
+    );
+
+    kill("TERM", pid);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("demo --serve still running 60 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    reader.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{}", stdout.lock().unwrap());
+    assert!(
+        common::try_http("GET", &format!("{url}/"), None).is_err(),
+        "the demo cluster at {url} still answers after the demo ended"
+    );
+
+    let logs = state.path().join("estx-tui");
+    let demo_log = std::fs::read_to_string(logs.join("demo.log")).expect("the demo's own log");
+    assert!(
+        demo_log.contains("Demo"),
+        "demo.log does not name the demo: {demo_log}"
+    );
+    let operator_log = std::fs::read_to_string(logs.join("estx-tui.log")).unwrap_or_default();
+    assert!(
+        operator_log.contains("List") && !operator_log.contains("Demo"),
+        "the operator's log holds the demo's lines:\n{operator_log}"
+    );
+}

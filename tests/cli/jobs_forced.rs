@@ -146,3 +146,128 @@ fn a_job_begun_and_finished_on_a_machine_whose_clock_is_off_is_in_the_clusters_t
     );
     assert_eq!(r["started_at"], r["alive_at"], "{r:#}");
 }
+
+/// Issue 28, item 3: a job killed with SIGKILL and resumed at once, forced
+/// (its heartbeat is still recent), carries on its own record and parts
+/// (no "part already exists"). What it cannot run yet (transactions
+/// modified within the recovery window that its record does not show it
+/// wrote: those in flight at the kill) it refuses in one line, not one per
+/// transaction, and leaves the job resumable, saying from when; the line it
+/// prints, run from then, finishes the job.
+#[test]
+fn a_job_killed_with_sigkill_and_resumed_at_once_stays_resumable_until_it_finishes() {
+    use super::jobs::Background;
+    let n = 300;
+    let w = World::new();
+    stuck(&w, n);
+    let mut job = Background::start(
+        &w.g,
+        &[
+            "recover",
+            "--all-stuck",
+            "--batch-size",
+            "50",
+            "--max-rate",
+            "150",
+            "--job-heartbeat",
+            "1s",
+        ],
+    );
+    job.wait_until("two checkpoints", Duration::from_secs(120), || {
+        w.runs_and_parts().1.len() >= 2
+    });
+    job.child.kill().unwrap(); // SIGKILL
+    job.child.wait().unwrap();
+    let (runs, _) = w.runs_and_parts();
+    let run = runs[0]["record_id"].as_str().unwrap().to_string();
+    assert!(w.moved() < n, "killed part-way");
+    // At once, forced: its heartbeat is recent. A recovery window of 20 s.
+    let window = ["--recovery-window", "20s", "--job-heartbeat", "1s"];
+    let out = force_resume(&w, &run, &window);
+    eprintln!("{out}");
+    assert!(!out.stderr.contains("already exists"), "{out}");
+    let refusals = out.stderr.lines().filter(|l| l.contains("refused")).count();
+    assert!(refusals <= 1, "one line per cause: {out}");
+    let line = format!("run `estx-tui recover --resume {run}` from ");
+    if out.code != 0 {
+        // Some transactions in flight at the kill: not finished, resumable.
+        out.code(1)
+            .stderr_has(&line)
+            .stderr_has("modified within the recovery window");
+        let (runs, _) = w.runs_and_parts();
+        assert_eq!(runs[0]["status"], "running", "{:#}", runs[0]);
+        let listed = w.run(&["jobs", "--json"]).json();
+        assert!(
+            listed
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|j| j["id"] == run.as_str()),
+            "still listed: {listed:#}"
+        );
+        // The line it printed, run until it is no longer early.
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let again = w.run(&[&["recover", "--resume", &run][..], &window].concat());
+            if again.code == 0 {
+                break;
+            }
+            assert!(
+                again.stderr.contains(&line) || again.stderr.contains("is live (heartbeat"),
+                "early, it says when: {again}"
+            );
+            assert!(Instant::now() < deadline, "never finished: {again}");
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+    w.assert_recovered_exactly_once(n);
+    let (runs, _) = w.runs_and_parts();
+    assert_eq!(runs.len(), 1, "{runs:#?}");
+    assert_eq!(runs[0]["status"], "finished", "{:#}", runs[0]);
+    assert_eq!(runs[0]["outcome"], "completed", "{:#}", runs[0]);
+}
+
+/// Issue 28, item 3: two runs of one job writing its parts (a resume forced
+/// over a job whose process still ran) do not fail on each other's part
+/// numbers: a number another run took is skipped, and the record finished
+/// counts every part, which all read back.
+#[test]
+fn a_part_number_another_run_of_the_job_took_is_skipped_not_fatal() {
+    use estx::protocol::trail::pages::Page;
+    use estx::protocol::trail::{ActOutcome, RecordId, TrailStep};
+    let w = World::new();
+    stuck(&w, 3);
+    let run = live_job(&w, &w.proto, 3);
+    let id = RecordId(run.clone());
+    let trail = w.block(Trail::open(&w.proto)).unwrap();
+    let page = |txn: &str| Page {
+        transactions: vec![txn.to_string()],
+        ..Page::default()
+    };
+    // The job's own process wrote its first checkpoint...
+    assert_eq!(w.block(trail.checkpoint(&id, 1, page("job-0"))).unwrap(), 1);
+    // ...and the forced resume, which had read none, writes its own: the
+    // next free number.
+    assert_eq!(w.block(trail.checkpoint(&id, 1, page("job-1"))).unwrap(), 2);
+    // Its completion counts one checkpoint of its own: its step page skips
+    // the number taken too.
+    let step = TrailStep {
+        txn: "job-2".into(),
+        label: "core 1: created -> pending".into(),
+        target: format!("{}/job-2", w.ix.transactions),
+        result: "updated".into(),
+        detail: "state created -> pending".into(),
+        wrote_state: Some("pending".into()),
+    };
+    w.block(trail.finish_after(&id, 1, ActOutcome::Completed, "done", vec![step]))
+        .unwrap();
+    let (records, parts): (Vec<Value>, Vec<Value>) = w
+        .audit_records()
+        .into_iter()
+        .partition(|d| d.get("run_id").is_none());
+    assert_eq!((records.len(), parts.len()), (1, 3), "{records:#?}");
+    assert_eq!(records[0]["status"], "finished", "{:#}", records[0]);
+    assert_eq!(records[0]["parts"], 3, "{:#}", records[0]);
+    let h = w.run(&["history", "job-2", "--json"]).json();
+    assert_eq!(h[0]["steps"][0]["txn"], "job-2", "{h:#}");
+}

@@ -79,8 +79,12 @@ fn locks_and_release_lock() {
         .stdout_has("E: released");
     assert!(w.source(&w.ix.locks, "D").is_none() && w.source(&w.ix.locks, "E").is_none());
 
-    // Nothing held: nothing to do.
-    w.run(&["release-lock", "A"]).code(0).stdout_has("not held");
+    // No lock document under that id (any more): not found, nothing to do
+    // (issue 28, item 8: an id that names nothing is not a success).
+    w.run(&["release-lock", "A"])
+        .code(1)
+        .stderr_has("lock `A` not found")
+        .stderr_has("nothing to release");
     w.refresh();
     w.run(&["release-lock", "--txn", "fin"])
         .code(0)

@@ -66,6 +66,25 @@ fn a_planted_log_symlink_is_refused() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
 }
 
+/// `--log-file /dev/null` is "no log file": no warning, nothing created in
+/// the state directory, and `paths` says there is none.
+#[test]
+fn log_file_dev_null_means_no_log() {
+    let home = tempfile::tempdir().unwrap();
+    let mut args = vec!["--log-file", "/dev/null"];
+    args.extend(UNREACHABLE);
+    let out = bare(home.path(), &args);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("log file"), "{stderr}");
+    assert!(!home.path().join("state/estx-tui/estx-tui.log").exists());
+    let text = stdout(&bare(home.path(), &["paths", "--log-file", "/dev/null"]));
+    assert!(
+        text.contains("log      (none: --log-file /dev/null)\n"),
+        "{text}"
+    );
+}
+
 fn stdout(out: &std::process::Output) -> String {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -96,6 +115,29 @@ fn bash_sources_the_completion_script() {
             "{shell}"
         );
     }
+}
+
+/// `completions bash | head -1`: a reader that stops early ends the
+/// script's writing quietly (exit 0), no "internal error" panic. The script
+/// is larger than a pipe's buffer, so the write meets the closed pipe.
+#[test]
+fn completions_into_a_closed_pipe_exit_quietly() {
+    use std::io::Read;
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_estx-tui"))
+        .args(["--log-file", "/dev/null", "completions", "bash"])
+        .env("HOME", home.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
 }
 
 /// The man page renders with `man -l` when man is installed; it is roff
@@ -230,7 +272,7 @@ fn subcommand_help_keeps_its_own_options_apart() {
 /// `cargo test --test cli -- --ignored cargo_install`; set
 /// `ESTX_INSTALL_TARGET_DIR` to reuse a build directory between runs.
 #[test]
-#[ignore = "a full build of a fresh clone: run with --ignored (see README)"]
+#[ignore = "a full build of a fresh clone: run with --ignored (see docs/src/install.md)"]
 fn cargo_install_from_a_fresh_clone() {
     let dir = tempfile::tempdir().unwrap();
     let clone = dir.path().join("clone");
@@ -269,4 +311,73 @@ fn cargo_install_from_a_fresh_clone() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
+}
+
+/// The Debian package: `packaging/build-deb deb-check` builds it with
+/// cargo-deb, `dpkg-deb --contents` lists the binary, the man page, the
+/// three completions, the licence and the changelog in their system places,
+/// `dpkg -i` installs it, and the installed binary, man page and bash
+/// completion work; `dpkg -r` removes it again. Ignored by default: it
+/// builds every dependency in the deb-check profile (minutes on 2 cores)
+/// and needs cargo-deb (`cargo install cargo-deb`), dpkg, man and root.
+/// Run it with `cargo test --test cli -- --ignored deb_package`.
+#[test]
+#[ignore = "builds and installs the .deb (minutes, cargo-deb, root): run with --ignored (see docs/src/install.md)"]
+fn deb_package_installs_the_binary_man_page_and_completions() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |c: &mut Command| {
+        let out = c.output().unwrap_or_else(|e| panic!("{c:?}: {e}"));
+        assert!(out.status.success(), "{c:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(Command::new(here.join("packaging/build-deb"))
+        .arg("deb-check")
+        .current_dir(here));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| here.join("target"));
+    let deb = std::fs::read_dir(target.join("debian"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(&format!("estx-tui_{}-", env!("CARGO_PKG_VERSION")))
+                && name.ends_with(".deb")
+        })
+        .max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+        .expect("a .deb in target/debian");
+    let contents = run(Command::new("dpkg-deb").arg("--contents").arg(&deb));
+    for path in [
+        "./usr/bin/estx-tui",
+        "./usr/share/man/man1/estx-tui.1.gz",
+        "./usr/share/bash-completion/completions/estx-tui",
+        "./usr/share/zsh/vendor-completions/_estx-tui",
+        "./usr/share/fish/vendor_completions.d/estx-tui.fish",
+        "./usr/share/doc/estx-tui/copyright",
+        "./usr/share/doc/estx-tui/changelog.gz",
+        "./usr/share/doc/estx-tui/README.md",
+    ] {
+        assert!(
+            contents.lines().any(|l| l.ends_with(&format!(" {path}"))),
+            "{path} not in the package:\n{contents}"
+        );
+    }
+    run(Command::new("dpkg").arg("-i").arg(&deb));
+    let version = run(Command::new("/usr/bin/estx-tui").arg("--version"));
+    assert!(
+        version.starts_with(&format!("estx-tui {}", env!("CARGO_PKG_VERSION"))),
+        "{version}"
+    );
+    let page = run(Command::new("man").args(["-w", "estx-tui"]));
+    assert_eq!(page.trim(), "/usr/share/man/man1/estx-tui.1.gz");
+    // The installed completion: sourced, it completes `estx-tui rel` to
+    // the subcommand release-lock.
+    let words = run(Command::new("bash").arg("-c").arg(
+        "source /usr/share/bash-completion/completions/estx-tui && \
+         COMP_WORDS=(estx-tui rel) COMP_CWORD=1 COMP_LINE='estx-tui rel' COMP_POINT=12 && \
+         f=$(complete -p estx-tui | grep -o -- '-F [^ ]*' | cut -d' ' -f2) && \
+         $f estx-tui rel estx-tui && echo \"${COMPREPLY[@]}\"",
+    ));
+    assert!(words.contains("release-lock"), "{words}");
+    run(Command::new("dpkg").args(["-r", "estx-tui"]));
 }

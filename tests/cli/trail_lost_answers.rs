@@ -49,7 +49,7 @@ fn lost_answers_on_the_audit_index_leave_every_completed_act_finished_and_exit_0
         // lost once each: both landed, the tool never heard.
         proxy.clear_rules();
         proxy.drop_responses("POST", &format!("/{}/_create/", w.ix.audit), 1);
-        proxy.drop_responses("POST", &format!("/{}/_doc/", w.ix.audit), 1);
+        proxy.drop_responses("POST", &format!("/{}/_update/", w.ix.audit), 1);
         via.run(act).code(0);
         assert_eq!(proxy.dropped(), 2 * (n + 1), "{:#?}", proxy.log());
         w.refresh();

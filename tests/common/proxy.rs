@@ -21,10 +21,13 @@
 //! makes it answer as a named product and version (`GET /`, no `Date`,
 //! point-in-time dialect, sort restrictions, missing APIs, size limits);
 //! [`routing`] makes reads by id miss documents indexed with custom routing
-//! as an index of several shards does.
+//! as an index of several shards does; [`fls`] answers as a role with
+//! field-level security, an ingest pipeline stamping writes, or indices with
+//! a derived `_source`.
 //!
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
+mod fls;
 mod iam;
 mod lost_shard;
 mod partial;
@@ -39,6 +42,7 @@ mod shed;
 mod sigv4;
 mod wire;
 
+pub use fls::FlsProduct;
 pub use partial::partial_search;
 pub use personality::{Difference, Personality, TABLE as PERSONALITY_TABLE};
 pub use rewrite::Canned;
@@ -100,6 +104,7 @@ struct Shared {
     iam: Mutex<Option<iam::Denial>>,
     shed: shed::Rule,
     lost_shard: AtomicBool,
+    fls: Mutex<fls::Rules>,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -170,6 +175,7 @@ impl FaultProxy {
             iam: Mutex::new(None),
             shed: shed::Rule::default(),
             lost_shard: AtomicBool::new(false),
+            fls: Mutex::new(fls::Rules::default()),
             strip_date: AtomicBool::new(false),
             route_by_shards: AtomicBool::new(false),
         });
@@ -328,6 +334,14 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         writer.write_all(&finish(shared, bytes, None))?;
         return close_gracefully(&writer, &mut reader);
     }
+    let as_role = match fls::before(shared, &mut request) {
+        Ok(after) => after,
+        Err(refusal) => {
+            lock(&shared.log).push(format!("{} {path} -> refused (fls)", request.method));
+            writer.write_all(&finish(shared, refusal, None))?;
+            return close_gracefully(&writer, &mut reader);
+        }
+    };
     if let Some(bytes) = rewrite::body_too_large(shared, &request.method, &path, request.body.len())
     {
         writer.write_all(&finish(shared, bytes, None))?;
@@ -412,6 +426,10 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
     };
     let response = shed::after_read(shared, &request.target, response);
     let response = lost_shard::after(&lost, response);
+    let response = match &as_role {
+        Some(a) => fls::after(a, response),
+        None => response,
+    };
     let response = finish(shared, rewrite::shift_response_date(shared, response), fix);
 
     let status = String::from_utf8_lossy(&response[..response.len().min(64)])

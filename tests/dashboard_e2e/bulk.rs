@@ -52,7 +52,7 @@ fn three_marked_transactions_rolled_back_with_a_reason() {
         "the run's summary and each item in the log",
         || w.refresh(),
         |s| {
-            s.contains("bulk roll back: 3 ended, 0 failed · 3 completed · audit record ")
+            s.contains("bulk roll back: 3 of 3 ended (3 completed) · audit record ")
                 // Each item has its line (the log keeps the last few).
                 && staged.iter().any(|t| {
                     s.contains(&format!(

@@ -43,7 +43,7 @@ fn an_unfinished_job_is_listed_and_resumed_from_the_jobs_view() {
     tui.wait_for_with(
         "the resumed run's end in the log",
         || w.refresh(),
-        |s| s.contains("bulk recover: 2 ended, 0 failed"),
+        |s| s.contains("bulk recover: 2 of 2 ended (2 completed)"),
     );
     let records = w.history(&staged[0].id);
     let [r] = records.as_slice() else {
@@ -119,6 +119,12 @@ fn a_live_job_resumed_forced_from_the_jobs_view_is_recorded_forced_with_the_reas
         estx::protocol::trail::Interface::Dashboard
     );
     assert!(resumed.life.starts_with("live"), "{r:?}");
+    // The run has ended for the dashboard too (q during a run would ask).
+    tui.wait_for_with(
+        "the resumed run's end in the log",
+        || w.refresh(),
+        |s| s.contains("bulk recover: 1 of 1 ended (1 completed)"),
+    );
     tui.keys(&["q"]);
     assert_eq!(tui.wait_exit(), 0);
 }

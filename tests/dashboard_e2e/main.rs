@@ -36,3 +36,5 @@ mod production;
 mod reverse;
 mod search;
 mod session;
+mod stopping;
+mod unseen;

@@ -101,7 +101,7 @@ fn a_paused_bulk_rollback_writes_nothing_until_resumed() {
     tui.wait_for_with(
         "the run's end in the log",
         || w.refresh(),
-        |s| s.contains(&format!("bulk roll back: {N} ended, 0 failed")),
+        |s| s.contains(&format!("bulk roll back: {N} of {N} ended ({N} completed)")),
     );
     let (total, pending) = w.balances();
     assert_eq!(

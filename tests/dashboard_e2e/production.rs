@@ -62,6 +62,12 @@ fn a_production_bulk_rollback_runs_only_with_its_count_typed() {
             .iter()
             .all(|s| w.state(&s.id) == Some(TxnState::RolledBack))
     });
+    // The run has ended for the dashboard too (q during a run would ask).
+    tui.wait_for_with(
+        "the run's end in the log",
+        || w.refresh(),
+        |s| s.contains("bulk roll back: 2 of 2 ended (2 completed)"),
+    );
     let records = w.history(&staged[0].id);
     let [r] = records.as_slice() else {
         panic!("one record: {records:?}")

@@ -169,6 +169,23 @@ impl Tmux {
         self.run(&args);
     }
 
+    /// Resizes the session's window to `cols`×`rows` (the program sees a
+    /// terminal resize).
+    #[allow(dead_code)] // used by tests/cli, which includes this file
+    pub fn resize(&self, cols: u16, rows: u16) {
+        let (x, y) = (cols.to_string(), rows.to_string());
+        self.run(&["resize-window", "-t", &self.session, "-x", &x, "-y", &y]);
+    }
+
+    /// Closes the session's window as an operator closes a terminal: the
+    /// program's terminal goes away (SIGHUP), the server stays up.
+    #[allow(dead_code)] // used by tests/cli, which includes this file
+    pub fn close_window(&self) {
+        // A second window keeps the server (and so this value) alive.
+        self.run(&["new-window", "-d", "-t", &self.session, "sleep 60"]);
+        self.run(&["kill-window", "-t", &format!("{}:0", self.session)]);
+    }
+
     /// Types `text` literally (each character one key press).
     pub fn type_text(&self, text: &str) {
         self.run(&["send-keys", "-t", &self.session, "-l", "--", text]);

@@ -409,6 +409,37 @@ impl World {
         ]
     }
 
+    /// Runs the `estx-tui` command line on this world's indices with
+    /// `args` (and `env`): its exit code, stdout and stderr.
+    pub(crate) fn cli(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+        let mut all = common::server::binary_args(&self.url, &self.ix.indices(), &self.log_file());
+        all.extend(args.iter().map(|s| s.to_string()));
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_estx-tui"));
+        cmd.args(&all).stdin(std::process::Stdio::null());
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("ESTX_") {
+                cmd.env_remove(&key);
+            }
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().expect("run estx-tui");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// A private directory under this world's temporary one (a state
+    /// directory for the binary).
+    pub(crate) fn dir(&self, name: &str) -> PathBuf {
+        let d = self.tmp.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
     /// The dashboard's log file.
     pub(crate) fn log_file(&self) -> PathBuf {
         self.tmp.path().join("estx-tui.log")

@@ -78,7 +78,12 @@ fn missing_indices() {
     });
     let s = screen(&a, 100, 30);
     assert!(
-        s.contains("MISSING INDICES: accounts, locks, transactions — run `estx-tui init`"),
+        s.contains("MISSING INDICES: accounts, locks, transactions — wrong cluster or index name"),
+        "{s}"
+    );
+    // No all-clear beside it (issue 28, item 4).
+    assert!(
+        s.contains("● indices missing") && !s.contains("● green"),
         "{s}"
     );
     assert_snapshot!("missing_indices", s);

@@ -178,14 +178,18 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     assert_snapshot!("dialog_bulk_rollback", s);
 
     a.overlays.take_dialog();
+    use estx::protocol::trail::ActOutcome;
     let mut b = BulkProgress::new(Action::Rollback, 40, a.now - chrono::Duration::seconds(20));
-    (b.done, b.failed) = (10, 1);
+    for _ in 0..9 {
+        b.count(ActOutcome::Completed);
+    }
+    b.count(ActOutcome::Failed);
     b.pace(a.now);
     a.bulk = Some(b);
     let s = screen(&a, 100, 30);
     assert!(
         s.contains(
-            "bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · Esc stops starting new ones"
+            "bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · S stops (asks) · q asks"
         ),
         "{s}"
     );
@@ -193,17 +197,21 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
     // At 80 columns the keys stay whole.
     let s = screen(&a, 80, 24);
     assert!(
-        s.contains("bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · Esc stops")
-            && !s.contains("Esc stops s"),
+        s.contains("bulk roll back 10/40 · 1 failed · 30/min · ETA 1m00s · P pauses · S stops")
+            && !s.contains("S stops (a"),
         "{s}"
     );
-    let b = a.bulk.as_mut().unwrap();
-    (b.paused, b.failed) = (true, 0);
+    let mut b = BulkProgress::new(Action::Rollback, 40, a.now - chrono::Duration::seconds(20));
+    for _ in 0..10 {
+        b.count(ActOutcome::Completed);
+    }
+    b.paused = true;
     b.pace(a.now);
+    a.bulk = Some(b);
     let buf = crate::drawing::draw(&a, 100, 30);
     let s = crate::drawing::text(&buf);
     assert!(
-        s.contains("bulk roll back 10/40 · 0 failed · 30/min · PAUSED · P resumes · Esc stops"),
+        s.contains("bulk roll back 10/40 · 0 failed · 30/min · PAUSED · P resumes · S stops"),
         "{s}"
     );
     // The filled quarter of the bar is yellow while paused.
@@ -218,6 +226,16 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
 /// The R dialog on four marked rows (a fifth no longer listed), the
 /// reason `outage` being typed.
 fn open_bulk_rollback(a: &mut estx::dashboard::app::App) {
+    open_bulk(a, Action::Rollback);
+}
+
+/// The `action` dialog on four marked rows (a fifth no longer listed), the
+/// reason `outage` being typed.
+fn open_bulk(a: &mut estx::dashboard::app::App, action: Action) {
+    let procedure = match action {
+        Action::Recover => estx::protocol::Procedure::Recover,
+        _ => estx::protocol::Procedure::Rollback,
+    };
     use crate::fixtures::{detail, unforced_refusal};
     use estx::dashboard::app::Dialog;
     use estx::dashboard::dialog::Bulk;
@@ -228,11 +246,7 @@ fn open_bulk_rollback(a: &mut estx::dashboard::app::App) {
         .map(|id| {
             let d = detail(a, id);
             let refusal = unforced_refusal(a, &d);
-            estx::protocol::intervene::Plan::on_transaction(
-                Some(estx::protocol::Procedure::Rollback),
-                d,
-                refusal,
-            )
+            estx::protocol::intervene::Plan::on_transaction(Some(procedure), d, refusal)
         })
         .collect();
     let plan = estx::protocol::intervene::Plan {
@@ -249,9 +263,9 @@ fn open_bulk_rollback(a: &mut estx::dashboard::app::App) {
         preview: Load::Idle,
         plan: None,
     };
-    estx::dashboard::bulk::reread(&mut bulk, Action::Rollback, Ok(plan));
+    estx::dashboard::bulk::reread(&mut bulk, action, Ok(plan));
     a.overlays.open_dialog(Dialog {
-        action: Action::Rollback,
+        action,
         target: "4 marked transaction(s)".into(),
         preview: Load::Idle,
         confirm_focused: false,
@@ -280,4 +294,74 @@ fn a_long_bulk_dialog_keeps_its_reason_in_sight() {
     );
     assert!(s.contains("type the reason · Enter runs · Esc back"), "{s}");
     assert_snapshot!("dialog_bulk_rollback_80x24", s);
+}
+
+/// F on marked rows: the bulk dialog says in words that the recovery of
+/// the half-applied transfer completes a debit already made (not money
+/// appearing), and names every lock the run releases.
+#[test]
+fn bulk_recover_dialog_names_the_debit_it_completes_and_the_locks() {
+    let mut a = app();
+    open_bulk(&mut a, Action::Recover);
+    let s = screen(&a, 100, 40);
+    for want in [
+        " t-pend-1: completes the debit of 100 already made on alice: credits bob +100",
+        "releases 2 lock(s) as the transactions end:",
+        " alice, bob",
+    ] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
+    assert_snapshot!("dialog_bulk_recover", s);
+}
+
+/// The audit repair's dialog says what money the repair moves, per entry
+/// and net, before the operator confirms.
+#[test]
+fn audit_repair_dialog_names_its_balance_effect() {
+    use estx::dashboard::app::Dialog;
+    use estx::protocol::audit::{AuditReport, Finding, FindingKind, RepairEffect};
+    use estx::protocol::intervene::{Documents, Plan};
+    use estx::protocol::transaction::TxnState;
+    let mut a = app();
+    let report = AuditReport {
+        total_balance: 900,
+        in_flight_delta: 0,
+        findings: vec![Finding {
+            kind: FindingKind::DanglingPending,
+            id: "alice".into(),
+            detail: "carries `t-rb` (rolled-back, amount 90): applied after its rollback".into(),
+        }],
+        repairs: vec![],
+        repair_effect: vec![RepairEffect {
+            account: "alice".into(),
+            txn: "t-rb".into(),
+            state: TxnState::RolledBack,
+            delta: 90,
+        }],
+        consistent_view: true,
+        coverage: Default::default(),
+    };
+    let plan = Plan {
+        balance_change: vec![("alice".into(), 90)],
+        documents: Some(Documents::Audit(Box::new(report))),
+        ..Plan::default()
+    };
+    a.overlays.open_dialog(Dialog {
+        action: Action::AuditRepair,
+        target: "alice".into(),
+        preview: Load::Loaded(plan),
+        confirm_focused: false,
+        scroll: 0,
+        reason: String::new(),
+        reason_for: None,
+        typed: None,
+        bulk: None,
+    });
+    let s = screen(&a, 100, 30);
+    for want in [
+        "balance effect of the repair (net +90):",
+        " undoes the debit of 90 left on alice by t-rb (rolled-back): credits alice +90",
+    ] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
 }

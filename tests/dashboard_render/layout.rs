@@ -13,10 +13,61 @@ use std::time::Duration;
 fn too_small() {
     let s = screen(&app(), 60, 20);
     assert!(
-        s.contains("estx-tui needs at least 80×24 (now 60×20)"),
+        s.contains("estx-tui needs at least 80×24 (now 60×20)")
+            && s.contains("keys are ignored until it is larger; q quits"),
         "{s}"
     );
     assert_snapshot!("too_small_60x20", s);
+    // During a bulk run even q waits for a screen that can ask first.
+    let mut a = app();
+    a.bulk = Some(estx::dashboard::dialog::BulkProgress::new(
+        estx::dashboard::event::Action::Recover,
+        500,
+        a.now,
+    ));
+    let s = screen(&a, 60, 20);
+    assert!(
+        s.contains("a bulk recover is running (0/500): enlarge the terminal to")
+            && s.contains("stop it or to quit; keys are ignored"),
+        "{s}"
+    );
+}
+
+/// The question the stop key asks during a bulk run: what stopping does,
+/// where the ids left go, the line that carries on; "keep running"
+/// focused first.
+#[test]
+fn the_stop_question_says_what_stopping_does() {
+    use estx::dashboard::overlay::Overlay;
+    use estx::dashboard::stop::StopAsk;
+    let mut a = app();
+    let mut b = estx::dashboard::dialog::BulkProgress::new(
+        estx::dashboard::event::Action::Rollback,
+        500,
+        a.now,
+    );
+    b.left_file = Some("/home/op/.local/state/estx-tui/ids/r-7.ids".into());
+    a.bulk = Some(b);
+    a.overlays.open(Overlay::StopRun(StopAsk {
+        quit: true,
+        confirm_focused: false,
+    }));
+    let s = screen(&a, 100, 30);
+    for want in [
+        "Quit during a bulk run?",
+        "A bulk roll back is running (0/500): stop it and quit, or keep running?",
+        "each started transaction is brought to a",
+        "state a resume or the application's recovery finishes.",
+        "The ids left are written to /home/op/.local/state/estx-tui/ids/r-7.ids",
+        "Then resume with: estx-tui rollback --ids-from",
+        "/home/op/.local/state/estx-tui/ids/r-7.ids --reason TEXT",
+        "The dashboard quits once the run has stopped.",
+        "[ Keep running (n) ]",
+        "[ Stop and quit (y) ]",
+    ] {
+        assert!(s.contains(want), "{want:?} missing:\n{s}");
+    }
+    assert_snapshot!("stop_question_100x30", s);
 }
 
 #[test]

@@ -55,6 +55,7 @@ fn audit_findings_wrap_whole() {
         total_balance: 1,
         in_flight_delta: 0,
         consistent_view: true,
+        repair_effect: Vec::new(),
         coverage: Default::default(),
         findings: vec![Finding {
             kind: estx::protocol::audit::FindingKind::DanglingPending,

@@ -296,3 +296,39 @@ fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
     assert!(s.contains("▶ acct-0019"), "{s}");
     assert!(s.contains("stuck by cause: 6,000 stuck (+5 above)"), "{s}");
 }
+
+/// The locks pane names a holder as the lock's shape does, as the CLI and
+/// the detail do: a Kestra lock is held by a server instance
+/// (`instance …`), a guide document lock by a process; only this tool's
+/// own locks are held by a transaction (`txn …`).
+#[test]
+fn the_locks_pane_names_each_holder_by_its_lock_shape() {
+    use crate::fixtures::{lock, ts};
+    use serde_json::json;
+    let mut a = app();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.locks.insert(
+        0,
+        lock(
+            "invoice_inv-77",
+            json!({"category": "invoice", "id": "inv-77", "owner": "kestra-worker-2",
+                   "createdAt": ts(7200)}),
+            None,
+        ),
+    );
+    snap.locks.insert(
+        1,
+        lock("acct-guide", json!({"process_id": "batch-9"}), None),
+    );
+    a.refresh_view();
+    for (w, h) in [(80, 24), (160, 48)] {
+        let s = screen(&a, w, h);
+        let kestra = rows_with(&s, "invoice_inv-77");
+        assert_eq!(kestra.len(), 1, "{s}");
+        assert!(kestra[0].contains("instance kest"), "{w}x{h}:\n{s}");
+        assert!(!kestra[0].contains("txn kestra"), "{w}x{h}:\n{s}");
+        let guide = rows_with(&s, "acct-guide");
+        assert_eq!(guide.len(), 1, "{s}");
+        assert!(guide[0].contains("process batch-9"), "{w}x{h}:\n{s}");
+    }
+}

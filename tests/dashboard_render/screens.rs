@@ -97,10 +97,7 @@ fn help_overlay() {
     assert_snapshot!("help_100x30", screen(&a, 100, 30));
     let narrow = screen(&a, 80, 24);
     // One column where two would cut the descriptions.
-    assert!(
-        narrow.contains("back / clear filter / stop bulk"),
-        "{narrow}"
-    );
+    assert!(narrow.contains("back / clear filter"), "{narrow}");
     assert_snapshot!("help_80x24", narrow);
     a.size = (80, 24);
     let scroll = estx::dashboard::ui::help_scroll_max(&a);
@@ -180,6 +177,7 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
         total_balance: 8_150,
         in_flight_delta: -100,
         consistent_view: true,
+        repair_effect: Vec::new(),
         coverage: Default::default(),
         findings: vec![
             f(

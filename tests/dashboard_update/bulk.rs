@@ -1,9 +1,11 @@
 //! Bulk actions in `update`: marks by id that survive polls and sorts, the
 //! one dialog on the marked set (counts, what is left out), the required
-//! reason, the run's commands, progress and Esc stopping new items.
+//! reason, the run's commands, progress counted by outcome, and the stop
+//! key stopping new items.
 
 use super::*;
 use estx::dashboard::dialog::BulkProgress;
+use estx::protocol::trail::ActOutcome;
 
 fn space() -> Event {
     key(' ')
@@ -122,27 +124,26 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
 }
 
 #[test]
-fn progress_counts_items_and_esc_stops_starting_new_ones() {
+fn progress_counts_items_by_outcome_and_the_stop_key_stops_starting_new_ones() {
     let mut app = app(false);
     app.bulk = Some(BulkProgress::new(Action::Rollback, 3, now()));
-    let item = |id: &str, ok| Event::BulkItem {
+    let item = |id: &str, outcome| Event::BulkItem {
         action: Action::Rollback,
         id: id.into(),
         summary: "completed".into(),
-        ok,
+        outcome,
     };
-    update(&mut app, item("t-old", true));
-    update(&mut app, item("t-mid", false));
+    update(&mut app, item("t-old", ActOutcome::Completed));
+    update(&mut app, item("t-mid", ActOutcome::Failed));
     let b = app.bulk.as_ref().unwrap();
     assert_eq!((b.done, b.failed), (2, 1));
-    assert_eq!(
-        update(&mut app, code(KeyCode::Esc)),
-        vec![IoRequest::StopBulk]
-    );
+    update(&mut app, key('S'));
+    assert_eq!(update(&mut app, key('y')), vec![IoRequest::StopBulk]);
     assert!(app.bulk.as_ref().unwrap().stopping);
+    update(&mut app, key('S'));
     assert!(
-        update(&mut app, code(KeyCode::Esc)).is_empty(),
-        "asked once"
+        app.overlays.is_empty(),
+        "asked once: a stopping run is not asked about again"
     );
     let cmds = update(
         &mut app,
@@ -150,12 +151,17 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
             action: Action::Rollback,
             not_started: 1,
             summary: "2 selected transactions: … · audit record r-1".into(),
+            record: Some("audit record r-1".into()),
+            left: None,
         },
     );
     assert!(cmds.contains(&IoRequest::PollNow));
     assert!(app.bulk.is_none());
     let last = &app.log.back().unwrap().text;
-    assert!(last.contains("2 ended, 1 failed, 1 not started"), "{last}");
+    assert!(
+        last.contains("2 of 3 ended (1 completed, 1 failed); 1 left (not started: 1)"),
+        "{last}"
+    );
     assert!(
         last.ends_with(" · audit record r-1"),
         "the one record: {last}"
@@ -163,8 +169,8 @@ fn progress_counts_items_and_esc_stops_starting_new_ones() {
 }
 
 /// `P` pauses the run's writes and resumes them; the rate and the time
-/// left are derived as items end and the clock ticks; Esc on a paused run
-/// resumes it so the items under way finish.
+/// left are derived as items end and the clock ticks; a stop of a paused
+/// run resumes it so the items under way reach their next state.
 #[test]
 fn p_pauses_and_resumes_a_bulk_run_with_its_rate_and_eta() {
     let mut app = app(false);
@@ -177,7 +183,7 @@ fn p_pauses_and_resumes_a_bulk_run_with_its_rate_and_eta() {
         action: Action::Recover,
         id: id.into(),
         summary: "completed".into(),
-        ok: true,
+        outcome: ActOutcome::Completed,
     };
     update(&mut app, Event::Tick(now() + chrono::Duration::seconds(30)));
     update(&mut app, item("t-1"));
@@ -199,10 +205,8 @@ fn p_pauses_and_resumes_a_bulk_run_with_its_rate_and_eta() {
         "2 in 60 s"
     );
     update(&mut app, key('P'));
-    assert_eq!(
-        update(&mut app, code(KeyCode::Esc)),
-        vec![IoRequest::StopBulk]
-    );
+    update(&mut app, key('S'));
+    assert_eq!(update(&mut app, key('y')), vec![IoRequest::StopBulk]);
     let b = app.bulk.as_ref().unwrap();
     assert!(b.stopping && !b.paused, "{b:?}");
     assert!(

@@ -84,6 +84,7 @@ fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
         Event::JobResumed {
             run: "run-1".into(),
             total: 2,
+            left_file: None,
         },
     );
     assert_eq!(app.bulk.as_ref().map(|b| b.total), Some(2), "what is left");

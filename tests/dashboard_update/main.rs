@@ -789,6 +789,7 @@ fn audit_report(findings: &[(&str, &str)]) -> estx::protocol::audit::AuditReport
         total_balance: 900,
         in_flight_delta: 0,
         consistent_view: true,
+        repair_effect: Vec::new(),
         coverage: Default::default(),
         findings: findings
             .iter()
@@ -947,5 +948,7 @@ mod production;
 mod rebound;
 mod reloading;
 mod reverse;
+mod stopping;
 mod targets;
 mod trends;
+mod unseen;

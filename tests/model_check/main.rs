@@ -31,7 +31,8 @@
 //!   may still land or be dropped; a re-read showing exactly its write at a
 //!   newer version counts as "it was mine" (as the executor does);
 //! - an apply with fencing reads the account, then the transaction, claims it
-//!   (writes it back unchanged, conditional) and sends the account write only
+//!   (a write that changes nothing but its version, conditional; the tool
+//!   sends it as a partial update with `detect_noop` off) and sends the account write only
 //!   after a claim whose success it heard; a claim conflict or lost claim
 //!   answer re-reads the transaction and claims again; an account conflict or
 //!   lost answer starts again from the account read;

@@ -337,6 +337,10 @@ impl TransferModel {
         if let Some((mine, at, effect)) = unsure {
             if mine == val && at != seq {
                 // The re-read shows our own write at a newer version: it landed.
+                // A value here is only the protocol's fields (state; balance
+                // and pending list), exactly the evidence `Changes::landed`
+                // compares: stamps and the application's fields are not
+                // modelled, as they are not looked at.
                 return self.after_step(s, who, step, StepOutcome::Updated(effect));
             }
         }

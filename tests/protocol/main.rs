@@ -15,6 +15,7 @@ mod bulk;
 mod concurrency;
 mod deployments;
 mod exact;
+mod field_security;
 mod fixture;
 mod ids;
 mod locks;

@@ -190,15 +190,15 @@ async fn a_lost_response_on_each_write_makes_one_reversal() {
         .seq_no
         + 1;
     proxy.drop_responses("POST", &format!("/{}/_create/{rev}", ix.transactions), 1);
-    proxy.drop_responses("POST", &format!("/{}/_doc/{id}?", ix.transactions), 1);
+    proxy.drop_responses("POST", &format!("/{}/_update/{id}?", ix.transactions), 1);
     for seq in [c, c + 2, c + 4, c + 6, c + 7] {
         let path = format!(
-            "/{}/_doc/{rev}?if_primary_term=1&if_seq_no={seq}",
+            "/{}/_update/{rev}?if_primary_term=1&if_seq_no={seq}",
             ix.transactions
         );
         proxy.drop_responses("POST", &path, 1);
     }
-    proxy.drop_responses("POST", &format!("/{}/_doc/", ix.accounts), 1000);
+    proxy.drop_responses("POST", &format!("/{}/_update/", ix.accounts), 1000);
     let p = fx.proto_via(&proxy.url());
     let r = p.reverse(&id, ReverseOptions::default()).await;
     let ctx = format!("{}\n{:#?}\n{:#?}", r.verdict, r.steps, proxy.log());

@@ -191,7 +191,17 @@ async fn a_missing_audit_index_refuses_to_open() {
         matches!(&e, Error::IndexMissing(ix) if *ix == fx.ix.audit),
         "{e}"
     );
-    assert!(e.to_string().contains("estx-tui init"), "{e}");
+    // An act refuses, saying what to do: the audit index is the tool's own.
+    let (id, _, _) = stage(&fx, "noaudit", 3).await;
+    let i = Intervention::new(Act::Recover(id), dashboard(None));
+    let e = intervene::run(&fx.proto, i).await.unwrap_err();
+    assert!(
+        matches!(&e, NotStarted::Refused(ActRefusal::AuditIndexMissing(ix)) if *ix == fx.ix.audit),
+        "{e}"
+    );
+    let said = e.to_string();
+    assert!(said.contains("estx-tui init"), "{said}");
+    assert!(said.contains("--audit-trail file:PATH"), "{said}");
 }
 
 #[tokio::test]

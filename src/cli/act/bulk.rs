@@ -26,8 +26,9 @@ use crate::protocol::intervene::{
 use crate::protocol::jobs::{Pace, Progress};
 use crate::protocol::lock_release::SweptLock;
 use crate::protocol::locks::ReleaseOutcome;
-use crate::protocol::{Procedure, ProcedureReport, Protocol, Verdict};
+use crate::protocol::{Procedure, ProcedureRefusal, ProcedureReport, Protocol, Verdict};
 use crate::signals::{StopSignal, StopSignals};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 /// Prints a failure before anything ran (as JSON too when the output is
@@ -67,7 +68,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             Err(e) => failed(&e, machine),
         };
     }
-    let started = match intervene::start(&p, i).await {
+    let mut started = match intervene::start(&p, i).await {
         Ok(s) => s,
         Err(NotStarted::Plan(e) | NotStarted::Trail(e)) => return failed(&e, machine),
         // Refused before reading anything.
@@ -76,6 +77,19 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         }
         Err(n) => return not_started(not_started_code(&n), machine),
     };
+    if let Some(job) = req.select.ids_job() {
+        match started.own_writes_of(&job).await {
+            Ok(n) => err(format_args!(
+                "the ids were left by job {job}: {} it last wrote itself (on its record's \
+                 evidence) are not refused as recent",
+                plural(n, "transaction")
+            )),
+            Err(e) => err(format_args!(
+                "the ids were left by job {job}, whose record cannot be used ({e}): its \
+                 writes are judged by the recovery window as any other"
+            )),
+        }
+    }
     execute(p, req, started, format, &what).await
 }
 
@@ -176,7 +190,8 @@ async fn execute(
         job::report_pace(&job, &stats);
     }
     if let Value::Bulk(b) = &done.value {
-        write_left(&job, b, req.job.left_to.as_deref());
+        let verb = action_name(req.procedure);
+        write_left(&job, verb, b, req.job.left_to.as_deref());
     }
     let stopped_by = signal.lock().map(|s| *s).unwrap_or(None);
     let code = match &done.value {
@@ -186,7 +201,51 @@ async fn execute(
         },
         _ => exit::DONE,
     };
+    if let Value::Bulk(BulkDone {
+        resumable_from: Some(from),
+        ..
+    }) = &done.value
+    {
+        return still_resumable(&done, &job, req, *from, code);
+    }
     recorded(&done, &index, code)
+}
+
+/// Says that the resumed job stays unfinished on purpose, and from when the
+/// line that resumes it runs; returns the exit code (`code`, or the
+/// cluster's when its checkpoints could not be written).
+fn still_resumable(
+    done: &intervene::Done,
+    job: &str,
+    req: Request<'_>,
+    from: chrono::DateTime<chrono::Utc>,
+    code: i32,
+) -> i32 {
+    let later = match &done.value {
+        Value::Bulk(b) => b
+            .reports
+            .iter()
+            .filter(|r| matches!(r.verdict, Verdict::Refused(ProcedureRefusal::Recent { .. })))
+            .count(),
+        _ => 0,
+    };
+    let verb = action_name(req.procedure);
+    let at = from.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    err(format_args!(
+        "job {job} is not finished: {} modified within the recovery window, not shown by \
+         the job's record to be its own writes (in flight when it stopped, or another \
+         worker's), wait for the window to end; the job stays resumable: run \
+         `estx-tui {verb} --resume {job}` from {at} (the cluster's time)",
+        plural(later, "transaction")
+    ));
+    if let Some(e) = &done.record_error {
+        err(format_args!(
+            "cannot write down what ended in audit record {job}: {e}; the next resume reads \
+             those transactions again"
+        ));
+        return exit::worst([code, exit::of_error(e)]);
+    }
+    code
 }
 
 /// Prints a bulk act's outcome in `format`; returns the exit code.
@@ -220,6 +279,9 @@ fn print_outcome(
             not_started: b.not_started.clone(),
             released_locks: locks,
             locks_listing_partial: b.locks_partial.clone(),
+            resumable_from: b
+                .resumable_from
+                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
             exit_code: code,
         }),
         OutcomeFormat::Ndjson => {
@@ -252,25 +314,18 @@ fn print_outcome(
 
 /// Writes the transactions a stopped job left (not started, or stopped
 /// before their end) one id a line, and says where on stderr.
-fn write_left(job: &str, b: &BulkDone, to: Option<&std::path::Path>) {
-    let left: Vec<String> = b
-        .not_started
-        .iter()
-        .cloned()
-        .chain(
-            b.reports
-                .iter()
-                .filter(|r| matches!(r.verdict, Verdict::Stopped(_)))
-                .map(|r| r.txn.clone()),
-        )
-        .collect();
+fn write_left(job: &str, verb: &str, b: &BulkDone, to: Option<&std::path::Path>) {
+    let left = b.left();
     if left.is_empty() {
         return;
     }
-    match job::write_left(job, &left, to) {
+    match crate::local_files::write_left_ids(job, Some(job), &left, to) {
         Ok(path) => err(format_args!(
-            "{} left: their ids are in {} (one a line: pass it to --ids-from)",
+            "{} left: their ids are in {} (one a line, after a line naming job {job}); \
+             continue with `estx-tui {verb} --ids-from {}`: the job's own writes are not \
+             refused as recent",
             plural(left.len(), "transaction"),
+            path.display(),
             path.display()
         )),
         Err(e) => err(format_args!(
@@ -360,9 +415,16 @@ fn print_text(
         return;
     }
     out("");
+    let mut refused: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for r in reports {
-        print_verdict(r, true);
+        match &r.verdict {
+            Verdict::Refused(why) => refused.entry(cause(why)).or_default().push(&r.txn),
+            _ => {
+                print_verdict(r, true);
+            }
+        }
     }
+    print_refused(reports, &refused);
     out("");
     out(format_args!(
         "{}: {}",
@@ -375,6 +437,45 @@ fn print_text(
             s.name(),
             plural(not_started.len(), "transaction"),
             not_started.join(", ")
+        ));
+    }
+}
+
+/// A refusal's cause, the same for every transaction refused so: a recent
+/// one's age (which differs by transaction) left out.
+fn cause(why: &ProcedureRefusal) -> String {
+    match why {
+        ProcedureRefusal::Recent { window, .. } => format!(
+            "modified within the {} recovery window: a worker may still be running them \
+             (use --force to act anyway)",
+            crate::protocol::time::human_age(window.as_secs() as i64)
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The refused transactions on stderr: one line for a cause only one has,
+/// one line with the count for a cause many share (the first few ids, the
+/// rest in `--json` and `--format ndjson`).
+fn print_refused(reports: &[ProcedureReport], by_cause: &BTreeMap<String, Vec<&str>>) {
+    const NAMED: usize = 5;
+    for (why, txns) in by_cause {
+        if let [txn] = txns.as_slice() {
+            if let Some(r) = reports.iter().find(|r| r.txn == *txn) {
+                print_verdict(r, true);
+            }
+            continue;
+        }
+        let named = txns[..txns.len().min(NAMED)].join(", ");
+        let more = txns.len().saturating_sub(NAMED);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        err(format_args!(
+            "{} refused: {why} ({named}{more})",
+            plural(txns.len(), "transaction")
         ));
     }
 }

@@ -7,12 +7,14 @@
 
 use crate::cli::exit;
 use crate::cli::output::bulk::{
-    BalanceChange, DryRunOutcome, LeftOutRow, Line, PlanRow, PlanSummary, PlannedStep,
+    BalanceChange, DryRunOutcome, LeftOutRow, Line, PlanRow, PlanSummary, PlannedStep, SweepPlan,
+    SweptRow,
 };
 use crate::cli::output::{err, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
     Act, Documents, Intervention, Plan, PlanStep, StepEffect, StepTarget, Verdicts, Would,
+    SWEEP_STEP,
 };
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
@@ -35,14 +37,26 @@ pub async fn plan_and_print(
         return Ok(exit::DONE);
     };
     let plan = i.preview(p).await?;
-    Ok(print_plans(p, act.procedure, &plan, format, what, summary))
+    let how = How {
+        procedure: act.procedure,
+        sweeps: act.sweeps(),
+    };
+    Ok(print_plans(p, how, &plan, format, what, summary))
+}
+
+/// The bulk act a plan is of: its procedure, and whether it closes with
+/// the sweep of stale locks.
+#[derive(Clone, Copy)]
+struct How {
+    procedure: Procedure,
+    sweeps: bool,
 }
 
 /// Prints the previewed plan of `procedure` over its selection; returns 0,
 /// or 1 when any item would be refused.
 fn print_plans(
     p: &Protocol,
-    procedure: Procedure,
+    How { procedure, sweeps }: How,
     plan: &Plan,
     format: OutcomeFormat,
     what: &str,
@@ -60,7 +74,19 @@ fn print_plans(
         .iter()
         .filter_map(|item| plan_row(p, procedure, item))
         .collect();
-    let summary = summarise(action, &verdicts, &rows, &left_out);
+    let mut summary = summarise(action, &verdicts, &rows, &left_out);
+    summary.sweep = sweeps.then(|| SweepPlan {
+        step: SWEEP_STEP,
+        locks: plan
+            .sweep
+            .iter()
+            .map(|l| SweptRow {
+                resource: l.info.resource.clone(),
+                holder: l.info.holder_label(),
+                judged: l.staleness.to_string(),
+            })
+            .collect(),
+    });
     match format {
         OutcomeFormat::Json => crate::cli::output::outcome::print(&DryRunOutcome {
             plan: rows,
@@ -111,6 +137,7 @@ fn plan_row(p: &Protocol, procedure: Procedure, plan: &Plan) -> Option<PlanRow> 
         steps: Vec::new(),
         ends_in: txn.state.as_ref().map(|s| s.as_str().to_string()),
         balance_changes: Vec::new(),
+        balance_in_words: None,
         exit_code: exit::DONE,
     };
     match plan.would() {
@@ -141,6 +168,7 @@ fn plan_row(p: &Protocol, procedure: Procedure, plan: &Plan) -> Option<PlanRow> 
             delta: *delta,
         })
         .collect();
+    row.balance_in_words = plan.in_words.as_ref().map(ToString::to_string);
     Some(row)
 }
 
@@ -187,6 +215,8 @@ fn summarise(
         left_out: left_out.len(),
         net_balance_effect,
         balance_effect: v.balance_effect.clone(),
+        lock_releases: v.lock_releases.clone(),
+        sweep: None,
         exit_code: exit::worst(
             rows.iter()
                 .map(|r| r.exit_code)
@@ -213,11 +243,31 @@ pub(super) fn counts_line(s: &PlanSummary) {
         parts.push(format!("{} not selected or unknown", s.left_out));
     }
     out(format_args!(
-        "{}; net balance effect {:+} over {}",
+        "{}; net balance effect {:+} over {}; releases {}",
         parts.join(", "),
         s.net_balance_effect,
-        plural(s.balance_effect.len(), "account")
+        plural(s.balance_effect.len(), "account"),
+        plural(s.lock_releases.len(), "lock")
     ));
+}
+
+/// The closing sweep of `recover --all-stuck`, with each lock it would
+/// release (nothing for another act).
+pub(super) fn sweep_lines(s: &PlanSummary) {
+    let Some(sweep) = &s.sweep else {
+        return;
+    };
+    if sweep.locks.is_empty() {
+        out(format_args!("then: {}: none stale now", sweep.step));
+        return;
+    }
+    out(format_args!("then: {}:", sweep.step));
+    for l in &sweep.locks {
+        out(format_args!(
+            "    release lock {} held by {} ({})",
+            l.resource, l.holder, l.judged
+        ));
+    }
 }
 
 fn print_text(rows: &[PlanRow], left_out: &[LeftOutRow], s: &PlanSummary, what: &str) {
@@ -266,9 +316,13 @@ fn print_text(rows: &[PlanRow], left_out: &[LeftOutRow], s: &PlanSummary, what: 
                         step.detail
                     ));
                 }
+                if let Some(words) = &r.balance_in_words {
+                    out(format_args!("    balance: {words}"));
+                }
             }
         }
     }
+    sweep_lines(s);
     for l in left_out {
         err(format_args!("{}: refused: {}", l.txn, l.verdict.message));
     }

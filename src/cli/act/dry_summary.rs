@@ -3,8 +3,7 @@
 //! do, the balance effect per account (the largest first), and the ids
 //! that would run written to a file, one a line, for `--ids-from`.
 
-use super::dry_run::counts_line;
-use super::job::write_left;
+use super::dry_run::{counts_line, sweep_lines};
 use crate::cli::output::bulk::{LeftOutRow, PlanRow, PlanSummary};
 use crate::cli::output::{err, out, plural};
 use std::collections::BTreeMap;
@@ -59,7 +58,7 @@ pub fn print(
             "dry-run-{}",
             chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
         );
-        match write_left(&name, &ids, to) {
+        match crate::local_files::write_left_ids(&name, None, &ids, to) {
             Ok(path) => out(format_args!(
                 "ids: {} would run, written to {} (one a line: pass it to --ids-from)",
                 ids.len(),
@@ -68,6 +67,7 @@ pub fn print(
             Err(e) => err(format_args!("cannot write the ids to a file: {e}")),
         }
     }
+    sweep_lines(s);
     counts_line(s);
 }
 

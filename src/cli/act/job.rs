@@ -9,7 +9,7 @@
 use crate::cli::output::err;
 use crate::protocol::jobs::{PaceStats, Progress};
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -129,28 +129,6 @@ pub fn report_pace(job: &str, s: &PaceStats) {
         s.throttled,
         s.achieved()
     ));
-}
-
-/// Writes `left` one id a line to `to`, or to `NAME.ids` in the state
-/// directory's `ids/` (0700; the file 0600, no symlink followed); returns
-/// where.
-pub fn write_left(name: &str, left: &[String], to: Option<&Path>) -> std::io::Result<PathBuf> {
-    let path = match to {
-        Some(p) => p.to_path_buf(),
-        None => {
-            let dir = crate::local_files::state_dir_from_env()
-                .ok_or_else(|| std::io::Error::other("no state directory (set HOME)"))?
-                .join("ids");
-            crate::local_files::private_dir(&dir)?;
-            dir.join(format!("{name}.ids"))
-        }
-    };
-    let mut file = crate::local_files::open_private(&path)?;
-    file.set_len(0)?;
-    let mut text = left.join("\n");
-    text.push('\n');
-    file.write_all(text.as_bytes())?;
-    Ok(path)
 }
 
 #[cfg(test)]

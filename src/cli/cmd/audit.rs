@@ -184,6 +184,7 @@ mod tests {
             findings: vec![],
             repairs: vec![],
             consistent_view: true,
+            repair_effect: Vec::new(),
             coverage: Coverage::default(),
         };
         assert_eq!(

@@ -17,7 +17,7 @@ use super::audit::{audit_json, audit_lines};
 use super::history::record_lines;
 use crate::cli::context::connect_options;
 use crate::cli::exit;
-use crate::cli::global::GlobalArgs;
+use crate::cli::global::{GlobalArgs, LogTarget};
 use crate::cli::output::{err, out};
 use crate::cli::profile::config_path;
 use crate::local_files::KEPT;
@@ -209,7 +209,7 @@ async fn interventions(p: &Protocol, since: DateTime<Utc>, c: &mut Contents) {
 
 /// The log file and its rotated predecessors, and the config file.
 fn local_files(g: &GlobalArgs, c: &mut Contents) {
-    if let Some(log) = g.log_path() {
+    if let LogTarget::File(log) = g.log_target() {
         let mut candidates = vec![log.clone()];
         candidates.extend((1..=KEPT).map(|n| {
             let mut p = log.clone().into_os_string();

@@ -3,8 +3,10 @@
 //! from the flags. Install e.g. `estx-tui completions bash >
 //! ~/.local/share/bash-completion/completions/estx-tui`.
 
+use crate::cli::output::err;
 use clap::ValueEnum;
 use clap_complete::Shell;
+use std::io::Write;
 
 /// The shells a script is generated for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -28,7 +30,9 @@ pub struct Args {
 }
 
 /// Prints the script for `cli` (the whole command line's definition) on
-/// stdout; exit 0.
+/// stdout; exit 0, also when the reader stops early (`| head`), or 1 if it
+/// cannot be written. The script is generated into memory first:
+/// clap_complete panics on a write error.
 pub fn run(a: &Args, mut cli: clap::Command) -> i32 {
     let shell = match a.shell {
         CompletionShell::Bash => Shell::Bash,
@@ -36,6 +40,15 @@ pub fn run(a: &Args, mut cli: clap::Command) -> i32 {
         CompletionShell::Fish => Shell::Fish,
         CompletionShell::Powershell => Shell::PowerShell,
     };
-    clap_complete::generate(shell, &mut cli, "estx-tui", &mut std::io::stdout());
-    0
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cli, "estx-tui", &mut script);
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(&script).and_then(|()| stdout.flush()) {
+        Ok(()) => 0,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            err(format_args!("cannot write the completion script: {e}"));
+            1
+        }
+    }
 }

@@ -2,14 +2,15 @@
 //! even when the cluster is unreachable (and keeps retrying).
 
 use crate::cli::context;
-use crate::cli::exit::TERMINAL;
+use crate::cli::exit::{self, TERMINAL};
 use crate::cli::global::{DashboardArgs, GlobalArgs};
 use crate::cli::output::{err, fail};
-use crate::dashboard::DashboardOptions;
+use crate::dashboard::{DashboardOptions, Ended};
 use crate::protocol::read::poll::DEFAULT_CAP;
 
-/// Runs the dashboard until the operator quits (0) or a signal stops it
-/// (128 + its number); 4 when the terminal fails.
+/// Runs the dashboard until the operator quits (0; 5 when quitting stopped
+/// a bulk run that left transactions) or a signal stops it (128 + its
+/// number); 4 when the terminal fails.
 pub async fn run(g: &GlobalArgs, d: &DashboardArgs) -> i32 {
     let p = match context::protocol(g) {
         Ok(p) => p,
@@ -26,8 +27,9 @@ pub async fn run(g: &GlobalArgs, d: &DashboardArgs) -> i32 {
         keys: d.keys.clone(),
     };
     match crate::dashboard::run(p, opts).await {
-        Ok(None) => 0,
-        Ok(Some(signal)) => signal.exit_code(),
+        Ok(Ended::Quit) => exit::DONE,
+        Ok(Ended::RunStopped) => exit::STOPPED,
+        Ok(Ended::Signal(signal)) => signal.exit_code(),
         Err(e) => {
             err(format_args!("terminal error: {e}"));
             TERMINAL

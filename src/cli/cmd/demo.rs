@@ -29,6 +29,11 @@ pub struct Args {
     /// Run without the dashboard (for scripts and tests); prints a summary.
     #[arg(long)]
     pub no_ui: bool,
+    /// Keep the demo's cluster and workload up without the dashboard until
+    /// stopped (Ctrl-C or SIGTERM), printing the URL to point the other
+    /// commands at; exits 0 when stopped.
+    #[arg(long, conflicts_with_all = ["no_ui", "run_for"])]
+    pub serve: bool,
     /// With --no-ui: how long to run the workload (e.g. 10s, 1m30s).
     #[arg(long = "for", value_name = "DURATION", default_value = "10s", value_parser = values::positive_duration)]
     pub run_for: std::time::Duration,
@@ -41,9 +46,11 @@ fn progress(step: impl std::fmt::Display) {
 
 /// `demo`: finds (or installs) and starts osmem-server, seeds it, runs the
 /// workload, opens the dashboard (or, with `--no-ui`, runs for `--for` and
-/// prints a summary), then stops the workload and the server — nothing is
-/// left running, also when SIGTERM, SIGHUP or SIGINT stops it (exit code
-/// 128 + the signal's number). Every step is announced on stderr as it starts.
+/// prints a summary; with `--serve`, runs until a stop signal, exit 0),
+/// then stops the workload and the server — nothing is left running, also
+/// when SIGTERM, SIGHUP or SIGINT stops it (exit code 128 + the signal's
+/// number). Every step is announced on stderr as it starts; the log goes to
+/// the demo's own file, never the operator's (`Cli::log_target`).
 pub async fn run(g: &GlobalArgs, d: &DashboardArgs, a: &Args) -> i32 {
     let mut signals = match StopSignals::install() {
         Ok(s) => s,
@@ -140,15 +147,25 @@ async fn run_workload(
     workload: demo::WorkloadHandle,
     signals: &mut StopSignals,
 ) -> i32 {
-    if a.no_ui {
+    if a.no_ui || a.serve {
         print_report(report);
-        out(format_args!(
-            "demo cluster at {url}; running the workload for {}",
-            human_duration(a.run_for)
-        ));
-        let stopped_by = tokio::select! {
-            () = tokio::time::sleep(a.run_for) => None,
-            signal = signals.recv() => Some(signal),
+        let stopped_by = if a.serve {
+            out(format_args!(
+                "demo cluster at {url}; serving until stopped (Ctrl-C)"
+            ));
+            out(format_args!(
+                "point the other commands at it: estx-tui --url {url} list --stuck"
+            ));
+            Some(signals.recv().await)
+        } else {
+            out(format_args!(
+                "demo cluster at {url}; running the workload for {}",
+                human_duration(a.run_for)
+            ));
+            tokio::select! {
+                () = tokio::time::sleep(a.run_for) => None,
+                signal = signals.recv() => Some(signal),
+            }
         };
         if let Some(signal) = stopped_by {
             progress(format_args!(
@@ -164,7 +181,8 @@ async fn run_workload(
         ));
         let code = summary(&proto).await;
         match stopped_by {
-            Some(signal) if code == 0 => signal.exit_code(),
+            // A signal is how `--serve` is meant to end.
+            Some(signal) if code == 0 && !a.serve => signal.exit_code(),
             _ => code,
         }
     } else {
@@ -180,7 +198,7 @@ async fn run_workload(
         };
         progress("opening the dashboard (q quits and stops the demo)...");
         let result = dashboard::run(proto, opts).await;
-        if let Ok(Some(signal)) = &result {
+        if let Ok(dashboard::Ended::Signal(signal)) = &result {
             progress(format_args!("stopped by {}", signal.name()));
         }
         progress("stopping the workload...");
@@ -189,8 +207,9 @@ async fn run_workload(
         signals.discard_pending();
         stop_workload(workload, signals).await;
         match result {
-            Ok(None) => 0,
-            Ok(Some(signal)) => signal.exit_code(),
+            Ok(dashboard::Ended::Quit) => 0,
+            Ok(dashboard::Ended::RunStopped) => crate::cli::exit::STOPPED,
+            Ok(dashboard::Ended::Signal(signal)) => signal.exit_code(),
             Err(e) => {
                 err(format_args!("terminal error: {e}"));
                 crate::cli::exit::TERMINAL

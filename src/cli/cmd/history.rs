@@ -2,7 +2,8 @@
 //! (the audit trail), oldest first, as text or JSON; a record that was
 //! never completed (the process died part-way) is marked UNFINISHED.
 
-use crate::cli::output::{fail, out, print_json, Table};
+use crate::cli::exit;
+use crate::cli::output::{err, fail, out, print_json, Table};
 use crate::protocol::time::format_timestamp;
 use crate::protocol::trail::{history, Record, RecordStatus};
 use crate::protocol::Protocol;
@@ -17,12 +18,33 @@ pub struct Args {
     pub json: bool,
 }
 
-/// Lists the interventions; exit 0 (also when there are none).
+/// Lists the interventions; exit 0 (also when there are none), 1 when the
+/// id names neither a transaction nor anything recorded.
 pub async fn run(p: Protocol, a: &Args) -> i32 {
     let records = match history(&p, &a.id).await {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
+    // No record and no such transaction: the id names nothing (a typo,
+    // another index), which is not "no interventions".
+    if records.is_empty() {
+        match p.read_transaction(&a.id).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                let index = &p.config().indices.transactions;
+                if a.json {
+                    print_json(&serde_json::json!([]));
+                }
+                err(format_args!(
+                    "transaction `{}` not found in `{index}`, and no recorded intervention \
+                     names it (is the id, or --transactions-index, right?)",
+                    a.id
+                ));
+                return exit::REFUSED;
+            }
+            Err(e) => return fail(&e),
+        }
+    }
     if a.json {
         match serde_json::to_value(&records) {
             Ok(v) => print_json(&v),

@@ -84,14 +84,14 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let index = started.index().to_string();
     let done = started.run(&p).await;
     let code = match &done.value {
-        Value::Released(result) => print(a, result),
+        Value::Released(result) => print(a, &p.config().indices.locks, result),
         _ => exit::DONE,
     };
     act::recorded(&done, &index, code)
 }
 
 /// Prints what the release did (text or JSON); returns the exit code.
-fn print(a: &Args, result: &Result<TxnLocksRelease>) -> i32 {
+fn print(a: &Args, locks_index: &str, result: &Result<TxnLocksRelease>) -> i32 {
     let r = match result {
         Ok(r) => r,
         Err(e) => {
@@ -111,8 +111,24 @@ fn print(a: &Args, result: &Result<TxnLocksRelease>) -> i32 {
         .map(|(r, o)| LockOutcome::new(r, a.txn.clone(), o))
         .collect();
     let code = exit::worst(locks.iter().map(LockOutcome::exit_code));
+    // One resource named and no lock document under it: the id names
+    // nothing (a typo, another index), not a lock released.
+    let not_found = match (&a.resource, outcomes.as_slice()) {
+        (Some(_), [(resource, ReleaseOutcome::NotHeld)]) => Some(resource.as_str()),
+        _ => None,
+    };
+    let code = if not_found.is_some() {
+        exit::REFUSED
+    } else {
+        code
+    };
     if a.json {
-        let (kind, message) = if code == exit::DONE {
+        let (kind, message) = if let Some(resource) = not_found {
+            (
+                "not_found",
+                format!("no lock `{resource}`: nothing to release"),
+            )
+        } else if code == exit::DONE {
             let released = locks.iter().filter(|l| l.result == "released").count();
             (
                 "released",
@@ -134,6 +150,14 @@ fn print(a: &Args, result: &Result<TxnLocksRelease>) -> i32 {
         if let Some(txn) = &a.txn {
             out(format_args!("no locks held by transaction `{txn}`"));
         }
+    }
+    if let Some(resource) = not_found {
+        err(format_args!(
+            "lock `{resource}` not found: no lock document `{resource}` in `{}` \
+             (is the resource id, or --locks-index, right?); nothing to release",
+            locks_index
+        ));
+        return code;
     }
     for (resource, outcome) in outcomes {
         report(resource, outcome);

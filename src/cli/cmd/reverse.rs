@@ -130,6 +130,10 @@ fn print_verdict(r: &ReverseReport) {
         ReverseVerdict::Stopped(why) => err(format_args!(
             "{id}: stopped: {why}; run `estx-tui reverse {id}` again to carry on"
         )),
+        // The id names nothing: nothing to carry on.
+        ReverseVerdict::Failed(e @ crate::Error::NotFound { .. }) if r.steps.is_empty() => {
+            err(format_args!("{e}"))
+        }
         ReverseVerdict::Failed(e) => err(format_args!(
             "{id}: failed: {e}; run `estx-tui reverse {id}` again to carry on"
         )),

@@ -8,13 +8,13 @@ pub mod json;
 use crate::cli::output::locks::lock_mark;
 use crate::cli::output::{cell, fail, out, print_json, Table};
 use crate::error::Error;
-use crate::protocol::executor::StepOutcome;
+use crate::protocol::intervene::{EffectKind, Plan};
 use crate::protocol::locks::lock_json;
 use crate::protocol::read::account_progress;
 use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::human_age;
-use crate::protocol::views::{Preview, TransactionDetail};
-use crate::protocol::Protocol;
+use crate::protocol::views::TransactionDetail;
+use crate::protocol::{Procedure, Protocol};
 use chrono::{DateTime, Utc};
 use json::detail_json;
 use std::time::Duration;
@@ -126,9 +126,9 @@ pub fn detail_lines(
     };
     lines.push(format!("{:<12} {next}", "next step"));
     lines.push(String::new());
-    lines.extend(preview_lines("recover", &d.recover));
+    lines.extend(preview_lines("recover", d, Procedure::Recover));
     lines.push(String::new());
-    lines.extend(preview_lines("rollback", &d.rollback));
+    lines.extend(preview_lines("rollback", d, Procedure::Rollback));
     lines
 }
 
@@ -209,20 +209,34 @@ fn lock_lines(d: &TransactionDetail, now: DateTime<Utc>) -> Vec<String> {
     lines
 }
 
-/// What one procedure would do, as text.
-fn preview_lines(name: &str, p: &Preview) -> Vec<String> {
+/// What one procedure would do, as text: its plan on these documents
+/// ([`Plan::of_detail`]: every write the dialog confirms and the run
+/// makes, the lock releases that end it included).
+fn preview_lines(name: &str, d: &TransactionDetail, procedure: Procedure) -> Vec<String> {
+    let plan = Plan::of_detail(procedure, d);
+    let p = d.preview(procedure);
     let mut lines = vec![format!("{name} would:")];
-    for (i, s) in p.steps.iter().enumerate() {
-        let what = match &s.outcome {
-            StepOutcome::Updated(e) => format!("write: {e}"),
-            StepOutcome::Noop(r) => format!("noop: {r}"),
-        };
-        lines.push(format!("  {:>2}. {:<40} {what}", i + 1, s.step.label()));
+    for (i, (s, e)) in plan.steps_in_full().enumerate() {
+        let what = e.map_or(String::new(), |e| e.effect.clone());
+        let verb = if s.writes() { "write" } else { "noop" };
+        lines.push(format!(
+            "  {:>2}. {:<40} {verb}: {what}",
+            i + 1,
+            s.to_string()
+        ));
     }
     if let Some(r) = &p.refusal {
         lines.push(format!("  refuse: {r}"));
-    } else if p.steps.is_empty() {
+    } else if plan.steps.is_empty() {
         lines.push("  nothing: the transaction is already terminal".into());
+    } else if !plan.runs_a_procedure() {
+        lines.push(format!(
+            "  no balance change; the transaction is {}",
+            p.ends_in
+                .as_ref()
+                .map(ToString::to_string)
+                .unwrap_or_else(|| "-".into())
+        ));
     } else {
         let ends = p
             .ends_in
@@ -233,6 +247,13 @@ fn preview_lines(name: &str, p: &Preview) -> Vec<String> {
             "  balance change: source {:+}, destination {:+}; ends {ends}",
             p.balance_change.0, p.balance_change.1
         ));
+        if let Some(w) = plan
+            .in_words
+            .as_ref()
+            .filter(|w| w.kind != EffectKind::None)
+        {
+            lines.push(format!("  balance: {w}"));
+        }
     }
     lines
 }

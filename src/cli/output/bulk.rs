@@ -56,6 +56,11 @@ pub struct BulkOutcome {
     /// With `--allow-partial`: how the listing of the locks swept was
     /// partial (abandoned locks may remain), else null.
     pub locks_listing_partial: Option<String>,
+    /// A resume some of whose transactions were refused as recent: the job
+    /// stays unfinished, resumable from this time (RFC 3339, the cluster's
+    /// clock); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resumable_from: Option<String>,
     /// The worst exit code of all items (5 when stopped part-way).
     pub exit_code: i32,
 }
@@ -124,6 +129,10 @@ pub struct PlanRow {
     pub ends_in: Option<String>,
     /// Balance changes of its accounts.
     pub balance_changes: Vec<BalanceChange>,
+    /// The balance change in words ("completes the debit of 90 already
+    /// made on A: credits B +90"), when it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub balance_in_words: Option<String>,
     /// The exit code the real run would give this item alone (0 or 1).
     pub exit_code: i32,
 }
@@ -147,8 +156,34 @@ pub struct PlanSummary {
     pub net_balance_effect: i64,
     /// Balance change by account (accounts unchanged omitted).
     pub balance_effect: BTreeMap<String, i64>,
+    /// Every lock the run would release (sorted): those of the
+    /// transactions that run, then those of the closing sweep.
+    pub lock_releases: Vec<String>,
+    /// `recover --all-stuck` alone: the closing sweep of stale locks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepPlan>,
     /// The exit code of the dry run (1 when anything would be refused).
     pub exit_code: i32,
+}
+
+/// The sweep that closes `recover --all-stuck`, as previewed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SweepPlan {
+    /// What it does, in the words the audit record keeps.
+    pub step: &'static str,
+    /// The locks it would release, as judged now.
+    pub locks: Vec<SweptRow>,
+}
+
+/// One lock the sweep would release.
+#[derive(Debug, Clone, Serialize)]
+pub struct SweptRow {
+    /// The locked resource.
+    pub resource: String,
+    /// Who holds it.
+    pub holder: String,
+    /// Why it is stale.
+    pub judged: String,
 }
 
 /// `--dry-run --json`.

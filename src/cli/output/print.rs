@@ -27,6 +27,11 @@ pub fn fail(e: &Error) -> i32 {
         Error::Unreachable(_) => err(format_args!(
             "{e} (is --url / ESTX_URL right, and the cluster up?)"
         )),
+        // What exists and the likely causes follow the command (`missing`).
+        Error::IndexMissing(index) => {
+            crate::cli::missing::noted(index);
+            err(e)
+        }
         _ => err(e),
     }
     crate::cli::exit::of_error(e)

@@ -87,6 +87,8 @@ pub enum Op {
     Audit,
     /// Pause / resume the bulk run in progress.
     PauseJob,
+    /// Stop the bulk run in progress (asks first; the only way to stop one).
+    StopJob,
     /// The jobs view: unfinished bulk jobs, resumable.
     Jobs,
     /// Quit.
@@ -132,6 +134,8 @@ pub enum Group {
     Look,
     /// The repairs.
     Act,
+    /// The keys of a bulk run in progress.
+    Run,
 }
 
 /// One key binding.

@@ -96,6 +96,7 @@ impl Named for Op {
             Op::ReverseTransfer => "reverse_transfer",
             Op::Audit => "audit",
             Op::PauseJob => "pause_job",
+            Op::StopJob => "stop_job",
             Op::Jobs => "jobs",
             Op::Quit => "quit",
         }

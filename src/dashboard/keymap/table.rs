@@ -25,7 +25,7 @@ const fn b<O>(
     }
 }
 
-use Group::{Act, Look, Navigate};
+use Group::{Act, Look, Navigate, Run};
 use KeyCode::{BackTab, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up};
 
 /// The main screen's keys, in help order.
@@ -107,7 +107,7 @@ pub const MAIN: &[Binding<Op>] = &[
         Op::Back,
         &[Esc],
         "Esc",
-        "back / clear filter / stop bulk",
+        "back / clear filter",
         None,
         Navigate,
     ),
@@ -299,9 +299,17 @@ pub const MAIN: &[Binding<Op>] = &[
         Op::PauseJob,
         &[KeyCode::Char('P')],
         "P",
-        "pause / resume a bulk run",
+        "pause / resume its writes",
         None,
-        Act,
+        Run,
+    ),
+    b(
+        Op::StopJob,
+        &[KeyCode::Char('S')],
+        "S",
+        "stop it (asks; ids left to a file)",
+        None,
+        Run,
     ),
     b(
         Op::Jobs,

@@ -1,15 +1,16 @@
 //! The bulk dialog's text (how many of the marked rows would do what, by
 //! state, with every id it touches or leaves out, the marks it does not
 //! include because the table does not show them, the balance effect of the
-//! ones that run) and the progress bar a bulk run shows in place of the
+//! ones that run, in words where it completes or undoes a debit already
+//! made, and every lock the run releases) and the progress bar a bulk run shows in place of the
 //! key bar.
 
 use super::theme::{bold, signed, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::dialog::{Bulk, BulkProgress};
 use crate::dashboard::event::Action;
-use crate::dashboard::keymap::Op;
 use crate::dashboard::load::Load;
+use crate::protocol::intervene::Verdicts;
 use crate::protocol::time::human_age;
 use crate::protocol::transaction::TxnState;
 use ratatui::layout::Rect;
@@ -46,6 +47,7 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
     let Some(p) = &b.plan else {
         return out;
     };
+    let verdicts = b.preview.value().map(|plan| plan.verdicts());
     let states: Vec<String> = p
         .by_state
         .iter()
@@ -82,6 +84,9 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
             out.push(Line::from(format!(" {acct}: {}", signed(*delta))));
         }
     }
+    if let Some(v) = verdicts {
+        out.extend(in_words_lines(&v));
+    }
     let how = match action {
         Action::Rollback | Action::Recover => {
             "runs unforced as one recorded intervention; force refused ones one by one"
@@ -89,6 +94,28 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
         _ => "each runs unforced as its own recorded intervention, re-read first",
     };
     out.push(Line::styled(how, th.dim_text()));
+    out
+}
+
+/// What the runs do in words: each balance change that completes or
+/// undoes a debit already made, and every lock the run releases (the
+/// protocol's [`Verdicts`], what the dry run lists too).
+fn in_words_lines(v: &Verdicts) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = v
+        .in_words
+        .iter()
+        .map(|(id, words)| Line::from(format!(" {id}: {words}")))
+        .collect();
+    if !v.lock_releases.is_empty() {
+        out.push(Line::styled(
+            format!(
+                "releases {} lock(s) as the transactions end:",
+                v.lock_releases.len()
+            ),
+            bold(),
+        ));
+        out.push(Line::from(format!(" {}", v.lock_releases.join(", "))));
+    }
     out
 }
 
@@ -123,20 +150,14 @@ pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
     } else {
         b.done as f64 / b.total as f64
     };
-    let tail = if b.stopping {
-        "stopping: started items finish".to_string()
+    let tail = if b.stopping && b.quit_when_stopped {
+        "stopping, then quitting: started items reach their next state".to_string()
+    } else if b.stopping {
+        "stopping: started items reach their next state".to_string()
     } else if b.paused {
-        format!(
-            "PAUSED · {} resumes · {} stops starting new ones",
-            app.keys.label(Op::PauseJob),
-            app.keys.label(Op::Back)
-        )
+        format!("PAUSED · {}", crate::dashboard::stop::bar_keys(app, true))
     } else {
-        format!(
-            "{} pauses · {} stops starting new ones",
-            app.keys.label(Op::PauseJob),
-            app.keys.label(Op::Back)
-        )
+        crate::dashboard::stop::bar_keys(app, false)
     };
     let rate = match b.per_minute {
         0 => String::new(),
@@ -147,17 +168,30 @@ pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
         Some(d) if b.done < b.total => format!(" · ETA {}", human_age(d.as_secs() as i64)),
         _ => String::new(),
     };
+    let c = &b.counts;
+    let mut counts: Vec<String> = [
+        (c.refused, "refused"),
+        (c.failed, "failed"),
+        (c.stopped, "stopped"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if counts.is_empty() {
+        counts.push("0 failed".into());
+    }
     let head = format!(
-        "bulk {} {}/{} · {} failed{rate}{eta}",
+        "bulk {} {}/{} · {}{rate}{eta}",
         b.action.bulk_verb(),
         b.done,
         b.total,
-        b.failed
+        counts.join(", ")
     );
     let mut label = format!("{head} · {tail}");
-    // Narrow screens keep the keys whole: "Esc stops", never cut mid-word.
+    // Narrow screens keep the keys whole, never cut mid-word.
     if label.chars().count() > usize::from(area.width) {
-        label = format!("{head} · {}", tail.replace(" starting new ones", ""));
+        label = format!("{head} · {}", tail.replace(" (asks)", ""));
     }
     let colour = match (b.failed > 0, b.paused) {
         (true, _) => th.danger,

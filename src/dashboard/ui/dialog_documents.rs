@@ -2,14 +2,15 @@
 //! a transaction's plan (every write in order, where it ends, the balance
 //! effect per account from the re-read balances, or the protocol's own
 //! refusal), the locks a release would delete with their holders and
-//! whether they are stale, and the audit's dangling entries a repair undoes.
+//! whether they are stale, and the audit's dangling entries a repair undoes
+//! with the money it moves.
 
 use super::theme::{amount_text, bold, datetime, route, signed, state_text, txn_age, Theme};
 use crate::dashboard::app::App;
 use crate::dashboard::event::Action;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
-use crate::protocol::intervene::{Plan, PlanStep};
+use crate::protocol::intervene::{EffectKind, Plan, PlanStep};
 use crate::protocol::lock::Staleness;
 use crate::protocol::locks::LockView;
 use crate::protocol::views::{Preview, TransactionDetail};
@@ -76,6 +77,19 @@ pub(super) fn audit_dialog(th: &Theme, r: &AuditReport) -> Vec<Line<'static>> {
             .map(|f| Line::from(format!(" {}: {}", f.id, f.detail))),
     );
     out.push(Line::from(""));
+    if r.repair_effect.is_empty() {
+        out.push(Line::styled(
+            "balance effect: none (no entry's repair is unambiguous)",
+            th.dim_text(),
+        ));
+    } else {
+        let net: i64 = r.repair_effect.iter().map(|e| e.delta).sum();
+        out.push(Line::styled(
+            format!("balance effect of the repair (net {}):", signed(net)),
+            bold(),
+        ));
+        out.extend(r.repair_effect.iter().map(|e| Line::from(format!(" {e}"))));
+    }
     out.push(Line::styled(
         "the repair undoes each one whose repair is unambiguous (its transaction rolled back, \
          or finished and already settled by the account), re-reading every account; the rest \
@@ -206,6 +220,13 @@ fn plan_lines(
             Style::new().add_modifier(Modifier::BOLD)
         };
         out.push(Line::styled(text, style));
+    }
+    if let Some(w) = plan
+        .in_words
+        .as_ref()
+        .filter(|w| w.kind != EffectKind::None)
+    {
+        out.push(Line::from(format!(" {w}")));
     }
     out
 }

@@ -106,7 +106,10 @@ fn header_segments(app: &App) -> Vec<Segment<'static>> {
 fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
     let th = &app.theme;
     let mut out = Vec::new();
+    // No all-clear while the indices the tool reads are missing.
+    let missing = !snap.missing_indices.is_empty();
     let (text, colour) = match snap.health.as_deref() {
+        Some("green") if missing => ("indices missing", th.warn),
         Some("green") => ("green", th.good),
         Some("yellow") => ("yellow", th.warn),
         Some("red") => ("red", th.danger),
@@ -226,7 +229,8 @@ fn alert_line(app: &App, width: u16) -> Line<'static> {
 fn missing_line(th: &Theme, snap: &Snapshot) -> Line<'static> {
     Line::styled(
         format!(
-            " MISSING INDICES: {} — run `estx-tui init` to create them",
+            " MISSING INDICES: {} — wrong cluster or index name, or a restore under way? \
+             (`estx-tui init` only for a new cluster)",
             snap.missing_indices.join(", ")
         ),
         th.alert(th.danger),

@@ -5,7 +5,7 @@
 
 use super::theme::{bold, more_hint, Theme};
 use crate::dashboard::app::App;
-use crate::dashboard::keymap::{Binding, Group};
+use crate::dashboard::keymap::{Binding, Group, Op};
 use crate::protocol::time::human_duration;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -103,6 +103,11 @@ fn columns(app: &App) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     } else {
         r.extend(section(th, &app.keys.main, Group::Act));
     }
+    r.push(heading("During a bulk run"));
+    r.extend(section(th, &app.keys.main, Group::Run));
+    let quit = format!("{} Ctrl-C", app.keys.label(Op::Quit));
+    r.push(key_line(th, &quit, "stop it and quit, or keep running?"));
+    r.push(key_line(th, app.keys.label(Op::Back), "never stops a run"));
     r.push(heading("Dialog"));
     r.extend(section(th, &app.keys.dialog, Group::Act));
     r.push(heading("Colours and marks"));

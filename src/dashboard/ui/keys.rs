@@ -50,6 +50,19 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             (0, "r", "read again"),
             (0, "Esc", "close"),
         ],
+        Some(Overlay::StopRun(_)) => keys
+            .dialog
+            .iter()
+            .filter(|b| matches!(b.op, DialogOp::Confirm | DialogOp::Cancel))
+            .map(|b| {
+                let what = if b.op == DialogOp::Confirm {
+                    "stop"
+                } else {
+                    "keep running"
+                };
+                (0, b.label.as_ref(), what)
+            })
+            .collect(),
         Some(Overlay::Help { .. }) => vec![
             (0, up_down.as_str(), "scroll"),
             (0, "any other key", "closes help"),

@@ -99,8 +99,6 @@ struct Widths {
     id: usize,
     /// The holder column.
     holder: usize,
-    /// An owner id in the holder column.
-    owner: usize,
     /// Whether the holder names the process beside its owner.
     process: bool,
     /// Whether the age has a column (one-line rows).
@@ -143,7 +141,6 @@ fn column_widths(snap: &Snapshot, inner: u16, wide: bool, owner_col: bool) -> Wi
     Widths {
         id,
         holder,
-        owner: holder.saturating_sub(4).max(5),
         process,
         age,
     }
@@ -164,11 +161,16 @@ fn status(th: &Theme, s: &Staleness) -> (&'static str, Style) {
 fn row<'a>(app: &App, l: &'a LockView, wide: bool, owner_col: bool, w: &Widths) -> Row<'a> {
     let th = &app.theme;
     let resource = short_id(&l.info.resource, w.id);
-    let holder = match (&l.info.owner, &l.info.process_id) {
-        (Some(o), Some(p)) if w.process => format!("txn {} ({p})", short_id(o, w.owner)),
-        (Some(o), _) => format!("txn {}", short_id(o, w.owner)),
-        _ => short_id(&l.info.holder_label(), w.holder),
-    };
+    // The holder as the lock's shape names it (`txn X`, `instance X`, …),
+    // its owner id shortened to what the words around it leave.
+    let whole = l.info.holder_label_cut(&|o| o.to_string(), w.process);
+    let owner_len = l.info.owner.as_ref().map_or(0, |o| o.chars().count());
+    let around = whole.chars().count().saturating_sub(owner_len);
+    let room = w.holder.saturating_sub(around).max(5);
+    let holder = short_id(
+        &l.info.holder_label_cut(&|o| short_id(o, room), w.process),
+        w.holder,
+    );
     let age = l
         .info
         .age_seconds(app.now)

@@ -27,11 +27,13 @@ mod log;
 mod overview;
 mod profile_frame;
 mod reverse;
+mod stop;
 mod theme;
 mod transactions;
 mod trends;
 
 use super::app::App;
+use super::keymap::Op;
 use super::layout::{fits, layout_for, MIN_SIZE};
 use super::overlay::Overlay;
 use ratatui::layout::{Constraint, Rect};
@@ -73,7 +75,7 @@ pub fn render(frame: &mut Frame, app: &App) {
 fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     if !fits(area) {
-        too_small(frame, area);
+        too_small(frame, app, area);
         return;
     }
     let area = match &app.settings.mark {
@@ -112,25 +114,40 @@ fn draw(frame: &mut Frame, app: &App) {
             Overlay::Jobs => jobs::render(frame, app, area),
             Overlay::Help { .. } => help::render(frame, app, area),
             Overlay::Dialog(d) => dialog::render(frame, app, d, area),
+            Overlay::StopRun(ask) => stop::render(frame, app, ask, area),
             // Typed into the table's title and the key bar.
             Overlay::Filter | Overlay::LookUp(_) => {}
         }
     }
 }
 
-fn too_small(frame: &mut Frame, area: Rect) {
-    let text = format!(
+/// What a screen below [`MIN_SIZE`] shows: that it is too small, and that
+/// its keys are ignored (quit aside; during a bulk run even quit waits for
+/// a screen that can ask first).
+fn too_small(frame: &mut Frame, app: &App, area: Rect) {
+    let size = format!(
         "estx-tui needs at least {}×{} (now {}×{})",
         MIN_SIZE.0, MIN_SIZE.1, area.width, area.height
     );
-    let rows = (text.chars().count() as u16)
-        .div_ceil(area.width.max(1))
-        .max(1);
+    let keys = match &app.bulk {
+        Some(b) => format!(
+            "a bulk {} is running ({}/{}): enlarge the terminal to stop it or to quit; \
+             keys are ignored",
+            b.action.bulk_verb(),
+            b.done,
+            b.total
+        ),
+        None => format!(
+            "keys are ignored until it is larger; {} quits",
+            app.keys.key(Op::Quit)
+        ),
+    };
+    let lines = vec![Line::from(size), Line::from(keys)];
+    let rows = (super::layout::wrapped_rows(&lines, usize::from(area.width)) as u16)
+        .clamp(1, area.height.max(1));
     let target = area.centered_vertically(Constraint::Length(rows));
     frame.render_widget(
-        Paragraph::new(Line::from(text))
-            .centered()
-            .wrap(Wrap { trim: true }),
+        Paragraph::new(lines).centered().wrap(Wrap { trim: true }),
         target,
     );
 }

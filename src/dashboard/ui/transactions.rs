@@ -105,7 +105,7 @@ fn empty_text(app: &App, snap: &Snapshot) -> String {
         .contains(&app.settings.transactions_index)
     {
         format!(
-            "index `{}` does not exist — run `estx-tui init`",
+            "index `{}` does not exist — wrong cluster or name? (`estx-tui init` only for a new cluster)",
             app.settings.transactions_index
         )
     } else if app.view.page.is_none() {

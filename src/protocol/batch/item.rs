@@ -10,13 +10,13 @@ use super::super::report::{ProcedureReport, StepResult, Verdict};
 use super::super::steps::{next_after, Next, Procedure, Step};
 use super::super::transaction::{Transfer, TxnState};
 use super::super::Protocol;
+use crate::cluster::Changes;
 use crate::error::Error;
-use serde_json::{Map, Value};
 use std::collections::VecDeque;
 
-/// A transition write whose outcome was never learned: the source sent, what
+/// A transition write whose outcome was never learned: the fields sent, what
 /// it does, and the `(_seq_no, _primary_term)` it was conditional on.
-pub(super) type UnsureTxn = (Map<String, Value>, Effect, (i64, i64));
+pub(super) type UnsureTxn = (Changes, Effect, (i64, i64));
 
 /// What to do about the transaction's locks once the batch is over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -103,7 +103,7 @@ use super::{Protocol, RunLimits};
 use crate::error::{Error, Result};
 use futures::stream::{self, StreamExt};
 use item::{Item, Release};
-use serde_json::{Map, Value};
+
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -134,9 +134,9 @@ impl Default for BatchOptions {
     }
 }
 
-/// An account write whose answer was lost: the source sent and the
+/// An account write whose answer was lost: the fields sent and the
 /// `(_seq_no, _primary_term)` it was conditional on.
-type UnsureAccount = (Map<String, Value>, (i64, i64));
+type UnsureAccount = (crate::cluster::Changes, (i64, i64));
 
 /// The transactions of one batch, the account writes whose answers were
 /// lost, by account id, and the flag that stops the batch between two

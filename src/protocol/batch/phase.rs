@@ -1,13 +1,14 @@
 //! The phases of a [round](super::round): one `_bulk` of transaction writes
 //! (transitions and claims) or of account writes (one per account, carrying
 //! the steps of every transaction on that side of it), each write decided
-//! by the protocol's pure functions on what the round knows of its document
-//! and conditional on that document's version.
+//! by the protocol's pure functions on what the round knows of its document,
+//! sending only the fields it sets (`update` actions, see
+//! [`Changes`]) and conditional on that document's version.
 
 use super::item::Item;
 use super::round::RoundState;
 use super::Batch;
-use crate::cluster::{CondWrite, ItemOutcome, VersionedDoc};
+use crate::cluster::{Changes, CondWrite, ItemOutcome, VersionedDoc};
 use crate::error::Error;
 use crate::protocol::account::AccountState;
 use crate::protocol::decide::{Contradiction, Decision, Effect, Fencing};
@@ -23,7 +24,10 @@ use std::sync::atomic::AtomicBool;
 /// claim (no effect: it only unlocks the account writes).
 struct TxnWrite {
     item: usize,
-    source: Map<String, Value>,
+    /// The fields it sets (a claim: none, forced).
+    changes: Changes,
+    /// The document as it will be once written (as read, changes merged).
+    after: Map<String, Value>,
     effect: Option<Effect>,
     at: (i64, i64),
     /// The document's custom routing value, as read.
@@ -33,7 +37,10 @@ struct TxnWrite {
 /// One write to an account carrying the steps of several transactions.
 struct AcctWrite {
     acct: String,
-    source: Map<String, Value>,
+    /// The fields it sets (a fence when the steps change none).
+    changes: Changes,
+    /// The account as it will be once written (as read, changes merged).
+    after: Map<String, Value>,
     at: (i64, i64),
     /// The document's custom routing value, as read.
     routing: Option<String>,
@@ -129,9 +136,10 @@ impl Protocol {
             match decision {
                 Err(e) => self.fail(it, e),
                 Ok(DocDecision::Noop(reason)) => self.resolve(it, StepOutcome::Noop(reason)),
-                Ok(DocDecision::Write(source, effect)) => writes.push(TxnWrite {
+                Ok(DocDecision::Write(changes, effect)) => writes.push(TxnWrite {
                     item: i,
-                    source,
+                    after: changes.apply_to(&doc.source),
+                    changes,
                     effect: transition.map(|_| effect),
                     at: (doc.seq_no, doc.primary_term),
                     routing: doc.routing.clone(),
@@ -143,7 +151,7 @@ impl Protocol {
             .map(|w| CondWrite {
                 index: &txn_ix,
                 id: &items[w.item].t.id,
-                source: &w.source,
+                changes: &w.changes,
                 seq_no: w.at.0,
                 primary_term: w.at.1,
                 routing: w.routing.as_deref(),
@@ -188,7 +196,7 @@ impl Protocol {
                 };
                 match version {
                     Some(at) => {
-                        r.txns[w.item] = Some(rewritten(&it.t.id, &w.source, at, &w.routing))
+                        r.txns[w.item] = Some(rewritten(&it.t.id, &w.after, at, &w.routing))
                     }
                     None => r.halted[w.item] = true,
                 }
@@ -204,7 +212,7 @@ impl Protocol {
             }
             ItemOutcome::Failed(e) if e.is_transient() => {
                 if let Some(effect) = &w.effect {
-                    it.unsure_txn = Some((w.source.clone(), effect.clone(), w.at));
+                    it.unsure_txn = Some((w.changes.clone(), effect.clone(), w.at));
                 }
                 let attempt = self.unknown(it, &policy, doc, &e);
                 r.trouble.unknown(attempt, &e);
@@ -248,7 +256,7 @@ impl Protocol {
             .map(|w| CondWrite {
                 index: &acct_ix,
                 id: &w.acct,
-                source: &w.source,
+                changes: &w.changes,
                 seq_no: w.at.0,
                 primary_term: w.at.1,
                 routing: w.routing.as_deref(),
@@ -324,13 +332,13 @@ impl Protocol {
         if carried.is_empty() {
             return None;
         }
-        let mut source = doc.source.clone();
-        folded.write_into(&mut source);
+        let changes = steps::account_changes(&doc.source, &folded);
         Some(AcctWrite {
             at: (doc.seq_no, doc.primary_term),
             routing: doc.routing.clone(),
             acct,
-            source,
+            after: changes.apply_to(&doc.source),
+            changes,
             members: carried,
         })
     }
@@ -354,10 +362,8 @@ impl Protocol {
             ItemOutcome::Written => {
                 match version {
                     Some(at) => {
-                        r.accts.insert(
-                            w.acct.clone(),
-                            rewritten(&w.acct, &w.source, at, &w.routing),
-                        );
+                        r.accts
+                            .insert(w.acct.clone(), rewritten(&w.acct, &w.after, at, &w.routing));
                     }
                     None => r.forget(&w.acct),
                 }
@@ -377,7 +383,7 @@ impl Protocol {
             ItemOutcome::Failed(e) if e.is_transient() => {
                 r.forget(&w.acct);
                 b.unsure_accounts
-                    .insert(w.acct.clone(), (w.source.clone(), w.at));
+                    .insert(w.acct.clone(), (w.changes.clone(), w.at));
                 for (m, effect) in &w.members {
                     let it = &mut items[*m];
                     it.unsure_acct = Some(effect.clone());

@@ -154,8 +154,9 @@ impl Protocol {
     }
 
     /// Writes of earlier rounds whose answers were lost, recognised on this
-    /// round's read exactly as the executor does: the document holds the
-    /// source sent, at a newer version than the one it was conditional on.
+    /// round's read exactly as the executor does: the document holds every
+    /// field the write set, at a newer version than the one it was
+    /// conditional on (`Changes::landed`).
     fn recognise(&self, b: &mut Batch<'_>, live: &[usize], r: &RoundState) {
         let Batch {
             items,
@@ -164,17 +165,17 @@ impl Protocol {
         } = b;
         for &i in live {
             let it = &mut items[i];
-            if let (Some((source, effect, at)), Some(doc)) = (it.unsure_txn.take(), &r.txns[i]) {
-                if source == doc.source && at != (doc.seq_no, doc.primary_term) {
+            if let (Some((changes, effect, at)), Some(doc)) = (it.unsure_txn.take(), &r.txns[i]) {
+                if changes.landed(doc, at) {
                     self.resolve(it, StepOutcome::Updated(effect));
                 }
             }
         }
-        for (acct, (source, at)) in unsure_accounts.drain() {
+        for (acct, (changes, at)) in unsure_accounts.drain() {
             let Some(doc) = r.accts.get(&acct) else {
                 continue;
             };
-            if source != doc.source || at == (doc.seq_no, doc.primary_term) {
+            if !changes.landed(doc, at) {
                 continue;
             }
             // Our combined write landed: every step it carried is done.

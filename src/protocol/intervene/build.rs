@@ -7,8 +7,10 @@
 
 use super::plan::{Documents, Plan, PlanStep, StepEffect, StepTarget};
 use super::reverse_plan::reverse_preview;
+use super::BalanceEffect;
 use super::{Act, ActRefusal, Intervention};
 use crate::error::Result;
+use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::reversal_id;
@@ -82,12 +84,27 @@ impl Intervention {
         };
         plan.documents = match &self.act {
             Act::AuditRepair { .. } => {
-                Some(Documents::Audit(Box::new(p.audit(None, false).await?)))
+                let report = p.audit(None, false).await?;
+                plan.balance_change = repair_change(&report);
+                Some(Documents::Audit(Box::new(report)))
             }
             _ => None,
         };
         Ok(plan)
     }
+}
+
+/// The balance change per account (non-zero only) of the repairs `report`
+/// found unambiguous: what the audit's repair would move.
+fn repair_change(report: &AuditReport) -> Vec<(String, i64)> {
+    let mut by: std::collections::BTreeMap<&str, i64> = Default::default();
+    for e in &report.repair_effect {
+        *by.entry(e.account.as_str()).or_default() += e.delta;
+    }
+    by.into_iter()
+        .filter(|(_, d)| *d != 0)
+        .map(|(a, d)| (a.to_string(), d))
+        .collect()
 }
 
 /// The refusal of the checks an unforced run makes before any write
@@ -179,8 +196,10 @@ impl Plan {
     }
 
     /// The steps, effects, lock releases, balance change, end state and
-    /// the procedure's own refusal of `procedure` on the documents of `d`.
-    pub(super) fn of_detail(procedure: Procedure, d: &TransactionDetail) -> Plan {
+    /// the procedure's own refusal of `procedure` on the documents of `d`
+    /// (what `show` prints as "recover would", the dialog confirms and the
+    /// dry run lists).
+    pub fn of_detail(procedure: Procedure, d: &TransactionDetail) -> Plan {
         let preview = d.preview(procedure);
         let txn = &d.txn;
         let lock_releases: Vec<String> = d
@@ -208,6 +227,16 @@ impl Plan {
             }))
             .collect();
         let (ds, dd) = preview.balance_change;
+        let in_words = match (&txn.src, &txn.dest, txn.amount) {
+            (Some(src), Some(dest), Some(amount)) => Some(BalanceEffect::of(
+                procedure == Procedure::Recover,
+                amount,
+                src,
+                dest,
+                (ds, dd),
+            )),
+            _ => None,
+        };
         let balance_change = [(&txn.src, ds), (&txn.dest, dd)]
             .into_iter()
             .filter(|(_, delta)| *delta != 0)
@@ -218,6 +247,7 @@ impl Plan {
             steps,
             refusal: preview.refusal.clone().map(ActRefusal::Procedure),
             balance_change,
+            in_words,
             lock_releases,
             effects,
             ends_in: preview.ends_in.clone(),

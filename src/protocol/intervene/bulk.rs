@@ -47,7 +47,7 @@ impl BulkAct {
 }
 
 /// Keeps new transactions of a bulk act from starting, and says who
-/// stopped it (a signal's name, the dashboard's Esc).
+/// stopped it (a signal's name, the dashboard's stop key).
 #[derive(Debug, Default)]
 pub struct Stop {
     pub(super) flag: AtomicBool,

@@ -96,6 +96,12 @@ pub struct BulkDone {
     pub stopped_by: Option<String>,
     /// Why it failed part-way (nothing ran, or the sweep failed).
     pub failed: Option<Error>,
+    /// A resume some of whose transactions were refused as modified within
+    /// the recovery window (none of them by the job itself, on its
+    /// record's evidence): its record stays unfinished, and the resume can
+    /// run from this time (the cluster's), when the window ends for all of
+    /// them and the job is presumed dead.
+    pub resumable_from: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 fn plural(n: usize, thing: &str) -> String {
@@ -140,6 +146,21 @@ impl BulkDone {
             Some(e) => format!("ran {}, then failed: {e}", self.reports.len()),
             None => s,
         }
+    }
+
+    /// The transactions a stop left: not started, then stopped part-way
+    /// (what a stopped run writes for `--ids-from`).
+    pub fn left(&self) -> Vec<String> {
+        self.not_started
+            .iter()
+            .cloned()
+            .chain(
+                self.reports
+                    .iter()
+                    .filter(|r| matches!(r.verdict, Verdict::Stopped(_)))
+                    .map(|r| r.txn.clone()),
+            )
+            .collect()
     }
 
     /// Locks the sweep released.

@@ -11,6 +11,7 @@ use super::bulk::BulkAct;
 use super::plan::{Plan, PlanStep};
 use super::refusal::ActRefusal;
 use super::selection::LeftOut;
+use super::{BalanceEffect, EffectKind};
 use crate::error::Result;
 use crate::protocol::{Protocol, TxnState};
 use futures::StreamExt;
@@ -45,6 +46,10 @@ impl BulkAct {
                 None => gone.push(id),
             }
         }
+        if self.sweeps() {
+            plan.sweep = p.sweepable_locks(self.allow_partial).await?;
+        }
+        plan.lock_releases = plan.released_locks();
         if !gone.is_empty() {
             plan.transactions.retain(|t| !gone.contains(t));
             plan.steps
@@ -73,16 +78,32 @@ pub enum Would {
 }
 
 impl Plan {
+    /// Every lock a previewed bulk plan's run releases, sorted: those of
+    /// each transaction that would run ([`Plan::would`]), then those of
+    /// the closing sweep ([`Plan::sweep`]).
+    fn released_locks(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .items
+            .iter()
+            .filter(|i| i.would() == Would::Run)
+            .flat_map(|i| i.lock_releases.iter().cloned())
+            .chain(self.sweep.iter().map(|l| l.info.resource.clone()))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// What this plan of one transaction would do run unforced: refused
-    /// first (its refusal), else run when it runs a procedure's step or
-    /// releases the locks a transaction holds, else nothing to do.
+    /// first (its refusal), else run when it writes anything: a
+    /// procedure's step, or a lock release (the locks a terminal
+    /// transaction still holds are released by its rollback or recovery
+    /// too), else nothing to do.
     pub fn would(&self) -> Would {
         if let Some(r) = &self.refusal {
             return Would::Refused(r.clone());
         }
-        let releases =
-            !self.lock_releases.is_empty() && self.steps.contains(&PlanStep::ReleaseLocksOf);
-        if self.runs_a_procedure() || releases {
+        if self.runs_a_procedure() || !self.lock_releases.is_empty() {
             Would::Run
         } else {
             Would::NothingToDo
@@ -110,11 +131,19 @@ impl Plan {
                     for (acct, delta) in &item.balance_change {
                         *v.balance_effect.entry(acct.clone()).or_default() += delta;
                     }
+                    if let Some(w) = item
+                        .in_words
+                        .as_ref()
+                        .filter(|w| w.kind != EffectKind::None)
+                    {
+                        v.in_words.push((id.clone(), w.clone()));
+                    }
                     v.run.push(id);
                 }
             }
         }
         v.balance_effect.retain(|_, d| *d != 0);
+        v.lock_releases = self.released_locks();
         v
     }
 
@@ -143,4 +172,10 @@ pub struct Verdicts {
     pub by_state: BTreeMap<Option<TxnState>, usize>,
     /// The balance change of the runs per account (non-zero only).
     pub balance_effect: BTreeMap<String, i64>,
+    /// Each run's balance change in words, where it changes any balance
+    /// (what completes or undoes a debit already made), in selection order.
+    pub in_words: Vec<(String, BalanceEffect)>,
+    /// Every lock the run would release (the runs' own, then the closing
+    /// sweep's), sorted.
+    pub lock_releases: Vec<String>,
 }

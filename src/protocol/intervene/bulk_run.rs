@@ -12,10 +12,11 @@ use super::plan::{Plan, PlanStep};
 use super::selection::{BulkOptions, BulkRun, Selected};
 use super::{Done, Started, Value};
 use crate::error::Result;
-use crate::protocol::jobs::{keep_alive, Checkpoints, Ended, MIN_TRANSACTIONS};
+use crate::protocol::jobs::{keep_alive, Checkpoints, Ended, MIN_TRANSACTIONS, SILENT_PERIODS};
 use crate::protocol::trail::pages::EndedAs;
 use crate::protocol::trail::{ActOutcome, TrailStep};
-use crate::protocol::{ProcedureReport, Protocol, RunLimits};
+use crate::protocol::{ProcedureRefusal, ProcedureReport, Protocol, RunLimits, Verdict};
+use chrono::{DateTime, Utc};
 use std::collections::HashSet;
 use tokio::sync::{mpsc, oneshot};
 
@@ -68,6 +69,15 @@ impl Started {
             left_out: Vec::new(),
         });
         let ids = selected.ids();
+        // On a job's way back, its own last writes are not refused as recent.
+        let with_own;
+        let p = match &self.own {
+            Some(own) => {
+                with_own = p.clone().with_own_writes(own.clone());
+                &with_own
+            }
+            None => p,
+        };
         let (tx, mut rx) = mpsc::unbounded_channel::<Ended>();
         let checkpoints = Checkpoints::new(self.trail.clone(), self.record().clone(), self.parts);
         if ids.len() < MIN_TRANSACTIONS {
@@ -84,9 +94,13 @@ impl Started {
         let running = async {
             let (tx, mut on_done, _running) = (tx, on_done, running_tx);
             let each = |r: &ProcedureReport| {
-                let how = EndedAs::from(ActOutcome::from(&r.verdict));
-                let steps = r.steps.iter().map(TrailStep::from).collect();
-                let _ = tx.send((r.txn.clone(), how, steps));
+                // One refused as recent has not ended: time lifts the
+                // refusal, and a resume of the job reads it again.
+                if recent(r).is_none() {
+                    let how = EndedAs::from(ActOutcome::from(&r.verdict));
+                    let steps = r.steps.iter().map(TrailStep::from).collect();
+                    let _ = tx.send((r.txn.clone(), how, steps));
+                }
                 on_done(r);
             };
             run_selected(p, &b, &ids, stop, each).await
@@ -109,12 +123,79 @@ impl Started {
                 Err(e) => done.failed = Some(e),
             }
         }
+        if let Some(from) = self.resumable_from(p, &done) {
+            return self.keep_resumable(p, checkpoints, done, from).await;
+        }
         let value = Value::Bulk(done);
         let (outcome, summary, steps) = super::run::fold(p, self.plan(), &value);
         let steps = unsaved(&value, steps, &checkpoints.saved());
         let summary = self.resumed_summary(summary);
         self.finish_after(checkpoints.written, value, outcome, summary, steps)
             .await
+    }
+
+    /// When a resume some of whose transactions were refused as recent
+    /// can run again: once the recovery window has ended for each (the
+    /// cluster's time) and the job, its heartbeat silent, is presumed dead.
+    /// `None` for a run that is no resume, failed, or refused none so.
+    fn resumable_from(&self, p: &Protocol, done: &BulkDone) -> Option<DateTime<Utc>> {
+        if self.resumed.is_none() || done.failed.is_some() {
+            return None;
+        }
+        let now = p.cluster().now();
+        let window_ends = done
+            .reports
+            .iter()
+            .filter_map(recent)
+            .map(|(age, window)| {
+                now + (chrono::Duration::from_std(window).unwrap_or_default() - age)
+            })
+            .max()?;
+        let silent = chrono::Duration::from_std(self.trail.heartbeat() * (SILENT_PERIODS + 1))
+            .unwrap_or_default();
+        let from = window_ends.max(now + silent);
+        // To the next whole second: a time an operator can wait for.
+        let whole = from.timestamp() + i64::from(from.timestamp_subsec_nanos() > 0);
+        Some(DateTime::from_timestamp(whole, 0).unwrap_or(from))
+    }
+
+    /// Leaves the job unfinished on purpose, resumable from `from`: what
+    /// ended is written down as checkpoints (the transactions refused as
+    /// recent are not: the next resume reads them again), and the record
+    /// stays `running`, its heartbeat falling silent.
+    async fn keep_resumable(
+        self,
+        p: &Protocol,
+        checkpoints: Checkpoints,
+        mut done: BulkDone,
+        from: DateTime<Utc>,
+    ) -> Done {
+        let saved = checkpoints.saved();
+        let rest: Vec<Ended> = done
+            .reports
+            .iter()
+            .filter(|r| recent(r).is_none() && !saved.contains(&r.txn))
+            .map(|r| {
+                let how = EndedAs::from(ActOutcome::from(&r.verdict));
+                (
+                    r.txn.clone(),
+                    how,
+                    r.steps.iter().map(TrailStep::from).collect(),
+                )
+            })
+            .collect();
+        let record_error = checkpoints.close(rest).await.err();
+        done.resumable_from = Some(from);
+        let value = Value::Bulk(done);
+        let (outcome, summary, _) = super::run::fold(p, self.plan(), &value);
+        Done {
+            action: self.intervention().action(),
+            outcome,
+            summary: self.resumed_summary(summary),
+            record: self.record().clone(),
+            record_error,
+            value,
+        }
     }
 
     /// A resumed run's summary says so, and how the resume was forced.
@@ -130,6 +211,15 @@ impl Started {
             "resumed{forced} after {} transaction(s) had ended: {summary}",
             r.ended
         )
+    }
+}
+
+/// How long ago a transaction refused as recent was modified, and the
+/// window it was judged by; `None` for any other verdict.
+fn recent(r: &ProcedureReport) -> Option<(chrono::Duration, std::time::Duration)> {
+    match &r.verdict {
+        Verdict::Refused(ProcedureRefusal::Recent { age, window }) => Some((*age, *window)),
+        _ => None,
     }
 }
 

@@ -18,6 +18,7 @@
 //! same act leaves the same record whichever front end made it.
 
 mod act;
+mod balance_effect;
 mod build;
 mod bulk;
 mod bulk_done;
@@ -32,6 +33,7 @@ mod run;
 mod selection;
 
 pub use act::{reason_missing, Act, Choices, Intervention};
+pub use balance_effect::{BalanceEffect, EffectKind};
 pub use build::unforced_checks;
 pub use bulk::{BulkAct, Runner, Stop};
 pub use bulk_done::{BulkDone, Tally};

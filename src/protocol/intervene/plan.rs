@@ -4,7 +4,7 @@
 //! How a plan is made is in `build.rs`.
 
 use super::selection::Selected;
-use super::{ActRefusal, Intervention};
+use super::{ActRefusal, BalanceEffect, Intervention};
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
@@ -199,8 +199,16 @@ pub struct Plan {
     pub refusal: Option<ActRefusal>,
     /// The predicted balance change per account (non-zero only).
     pub balance_change: Vec<(String, i64)>,
-    /// The locks released after the steps.
+    /// The balance change in words ([`BalanceEffect`]), for a rollback's
+    /// or recovery's plan on a transaction's documents.
+    pub in_words: Option<BalanceEffect>,
+    /// The locks released after the steps (for a bulk act previewed: by
+    /// every transaction that runs, and by the closing sweep).
     pub lock_releases: Vec<String>,
+    /// For `recover --all-stuck` previewed ([`Intervention::preview`]):
+    /// the locks its closing sweep ([`PlanStep::Sweep`]) would release, as
+    /// judged now (stale on evidence, owner not in flight).
+    pub sweep: Vec<LockView>,
     /// What a bulk act's selection resolved to.
     pub selected: Option<Selected>,
     /// For a plan made from a transaction's documents

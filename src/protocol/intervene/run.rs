@@ -7,11 +7,13 @@ use super::done::{Done, Value};
 use super::{Act, ActRefusal, BulkAct, Choices, Guard, Intervention, Plan, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
+use crate::protocol::jobs::OwnWrites;
 use crate::protocol::lock_release::TxnLocksRelease;
 use crate::protocol::reverse::ReverseOptions;
 use crate::protocol::trail::{release_outcome, ActOutcome, ActionKind, RecordId, Trail, TrailStep};
 use crate::protocol::{Procedure, Protocol, RunLimits};
 use std::fmt;
+use std::sync::Arc;
 
 /// Why an act did not start; nothing was written.
 #[derive(Debug)]
@@ -49,6 +51,9 @@ pub struct Started {
     pub(super) parts: u32,
     /// When this continues an unfinished run: what it found.
     pub(super) resumed: Option<Resumed>,
+    /// On a job's way back: the transactions the job last wrote itself,
+    /// which the run does not refuse as recent ([`Protocol::with_own_writes`]).
+    pub(super) own: Option<Arc<OwnWrites>>,
 }
 
 /// What a resumed run found in its unfinished record.
@@ -95,6 +100,7 @@ pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted>
         plan,
         parts,
         resumed: None,
+        own: None,
     })
 }
 
@@ -120,7 +126,8 @@ pub async fn resume(
     choices: Choices,
 ) -> Result<Started, NotStarted> {
     let trail = open_trail(p).await?;
-    let found = trail.unfinished(run_id).await.map_err(NotStarted::Plan)?;
+    let mut found = trail.unfinished(run_id).await.map_err(NotStarted::Plan)?;
+    let own = std::mem::take(&mut found.own);
     let life = job_life(&found.record, p.now().await);
     if !life.resumable(choices.force) {
         return Err(NotStarted::Refused(ActRefusal::JobNotDead {
@@ -166,7 +173,8 @@ pub async fn resume(
         .resume(run_id, interface, forced.is_some(), life.to_string(), given)
         .await
         .map_err(NotStarted::Record)?;
-    tracing::info!(record = %run_id, left = plan.transactions.len(), ended = found.ended.len(), "resuming run");
+    tracing::info!(record = %run_id, left = plan.transactions.len(), ended = found.ended.len(),
+        own = own.len(), "resuming run");
     Ok(Started {
         trail,
         record: RecordId(run_id.to_string()),
@@ -178,6 +186,7 @@ pub async fn resume(
             checkpoints: found.checkpoints,
             forced,
         }),
+        own: Some(Arc::new(own)),
     })
 }
 
@@ -235,6 +244,17 @@ impl Started {
         let value = perform(p, &self.intervention).await;
         let (outcome, summary, steps) = fold(p, &self.plan, &value);
         self.finish(value, outcome, summary, steps).await
+    }
+
+    /// Takes the job `run`'s own last writes, as its record says, as this
+    /// run's to not refuse as recent: `--ids-from` the file of the
+    /// transactions a run of that job left when it was stopped. Returns how
+    /// many transactions the record says the job wrote.
+    pub async fn own_writes_of(&mut self, run: &str) -> crate::error::Result<usize> {
+        let own = self.trail.own_writes(run).await?;
+        let n = own.len();
+        self.own = Some(Arc::new(own));
+        Ok(n)
     }
 
     /// The resumption this run is, if it is one.

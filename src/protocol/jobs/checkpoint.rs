@@ -84,7 +84,7 @@ impl Checkpoints {
     async fn flush(&mut self) {
         if !self.pending.is_empty() {
             let pending = std::mem::take(&mut self.pending);
-            self.unwritten.extend(Trail::checkpoint_pages(pending));
+            self.unwritten.extend(self.trail.checkpoint_pages(pending));
         }
         while let Some(page) = self.unwritten.front() {
             match self
@@ -92,10 +92,10 @@ impl Checkpoints {
                 .checkpoint(&self.record, self.next, page.clone())
                 .await
             {
-                Ok(()) => {
+                Ok(n) => {
                     let page = self.unwritten.pop_front().unwrap_or_default();
                     self.saved.extend(page.transactions);
-                    self.next += 1;
+                    self.next = n + 1;
                     self.written += 1;
                 }
                 Err(e) => {
@@ -105,6 +105,26 @@ impl Checkpoints {
                 }
             }
         }
+    }
+
+    /// Writes `rest` down as checkpoints, now (a few tries), when a run
+    /// leaves its job unfinished on purpose (a resume some of whose
+    /// transactions cannot run yet): the record stays `running`, and these
+    /// parts say what ended. `Err` when some could not be written (their
+    /// transactions are read and decided again by the next resume).
+    pub async fn close(mut self, rest: Vec<Ended>) -> crate::error::Result<u32> {
+        self.pending.extend(rest);
+        for _ in 0..3 {
+            self.flush().await;
+            if self.unwritten.is_empty() {
+                return Ok(self.written);
+            }
+        }
+        Err(crate::error::Error::Invalid(format!(
+            "{} checkpoint page(s) of run `{}` could not be written",
+            self.unwritten.len(),
+            self.record
+        )))
     }
 
     /// The transactions whose steps are all in parts written (one whose

@@ -13,6 +13,8 @@
 //!   resumed (only when presumed dead, unless forced);
 //! - [`list_jobs`]: the jobs of the audit trail, each with its life and
 //!   how far it got (`estx-tui jobs`);
+//! - [`OwnWrites`]: the transactions a job last wrote itself, on its
+//!   record's evidence, which its way back does not refuse as recent;
 //! - [`wait_unless`]: a wait that ends early when the job is stopped, so
 //!   Ctrl-C is heard within a fraction of a second whatever the job waits on.
 //!
@@ -24,6 +26,7 @@ mod alive;
 mod checkpoint;
 mod life;
 mod listing;
+mod own;
 mod pace;
 mod progress;
 mod wait;
@@ -32,6 +35,7 @@ pub use alive::keep_alive;
 pub use checkpoint::{Checkpoints, Ended, MIN_TRANSACTIONS};
 pub use life::{job_life, JobLife, HEARTBEAT_EVERY, SILENT_PERIODS};
 pub use listing::{list_jobs, Job, JobState, SoFar};
+pub use own::OwnWrites;
 pub use pace::{Pace, PaceStats};
 pub use progress::{Progress, ProgressView};
 pub use wait::wait_unless;

@@ -76,17 +76,26 @@ impl LockInfo {
     /// Who holds it, for display, by shape: the owner transaction (and its
     /// process), Kestra's instance, the guide's process, or the lock kind.
     pub fn holder_label(&self) -> String {
+        self.holder_label_cut(&|id| id.to_string(), true)
+    }
+
+    /// [`LockInfo::holder_label`] with the owner id written by `cut` (a
+    /// pane shortens it to its column) and this tool's process left out
+    /// unless `with_process`: one wording per shape, however narrow.
+    pub fn holder_label_cut(&self, cut: &dyn Fn(&str) -> String, with_process: bool) -> String {
         match (&self.shape, &self.owner, &self.process_id) {
-            (LockShape::Kestra { .. }, Some(o), _) => format!("instance {o}"),
-            (LockShape::Own, Some(o), Some(p)) => format!("txn {o} ({p})"),
-            (LockShape::Own, Some(o), None) => format!("txn {o}"),
+            (LockShape::Kestra { .. }, Some(o), _) => format!("instance {}", cut(o)),
+            (LockShape::Own, Some(o), Some(p)) if with_process => {
+                format!("txn {} ({p})", cut(o))
+            }
+            (LockShape::Own, Some(o), _) => format!("txn {}", cut(o)),
             (LockShape::GuideGlobal, _, _) => "global lock".into(),
             (LockShape::GuideTree(TreeLock::Exclusive), _, _) => "exclusive lock".into(),
             (LockShape::GuideTree(TreeLock::Shared { count }), _, _) => {
                 format!("shared lock x{count}")
             }
             (_, _, Some(p)) => format!("process {p}"),
-            (_, Some(o), None) => format!("owner {o}"),
+            (_, Some(o), None) => format!("owner {}", cut(o)),
             (_, None, None) => "unknown holder".into(),
         }
     }

@@ -1,10 +1,15 @@
 //! Whether an index gives back each document exactly as it was written.
 //!
-//! Every protocol step rewrites a whole document: it reads `_source`, changes
-//! the protocol's fields and indexes the result. That is only safe when the
-//! stored `_source` *is* the document. Three mapping features make it not so,
-//! and the tool then refuses to write into the index (before step 1, with
-//! this reason; `doctor` and the dashboard's header say so):
+//! Every protocol step sends only the fields it sets, as a partial `_update`;
+//! but the product applies it by reading the stored `_source`, merging the
+//! fields in and indexing the whole result again (Elasticsearch
+//! `UpdateHelper.prepareUpdateIndexRequest`; OpenSearch the same). So every
+//! step still rewrites the whole document, on the server, from its stored
+//! `_source` — only safe when the stored `_source` *is* the document. Four
+//! features make it not so, and the tool then refuses to write into the
+//! index (before step 1, with this reason; `doctor` and the dashboard's
+//! header say so). No step escapes it: each one writes, and every write is
+//! such a server-side rewrite.
 //!
 //! - `_source.enabled: false`: nothing is stored, a GET returns no source
 //!   ("the update, update_by_query and reindex APIs" are not supported:
@@ -21,6 +26,14 @@
 //!   deduplicated, numbers in the mapped precision, field order changed
 //!   (<https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/mapping-source-field>),
 //!   so a rewrite changes what the application stored.
+//! - Derived source (OpenSearch 3.2+): the index setting
+//!   `index.derived_source.enabled: true`. "`_source` is reconstructed
+//!   dynamically when needed, for example during search, get, mget, reindex,
+//!   or update" and "may differ in format or precision from the original
+//!   ingested document" (documentation-website
+//!   `_mappings/metadata-fields/source.md`; arrays come back sorted and
+//!   deduplicated, opensearch-project/OpenSearch#22200), so an update
+//!   rewrites the reconstruction.
 
 use super::string_array::string_array;
 use serde::Serialize;
@@ -54,6 +67,8 @@ pub enum SourceLoss {
     },
     /// Synthetic source.
     Synthetic(SyntheticBy),
+    /// OpenSearch derived source (`index.derived_source.enabled: true`).
+    Derived,
 }
 
 impl SourceLoss {
@@ -76,14 +91,19 @@ impl SourceLoss {
         if source.and_then(|s| s.get("mode")).and_then(Value::as_str) == Some("synthetic") {
             return Some(SourceLoss::Synthetic(SyntheticBy::Mapping));
         }
-        synthetic_by_settings(settings?)
+        let settings = settings?;
+        if derived_by_settings(settings) {
+            return Some(SourceLoss::Derived);
+        }
+        synthetic_by_settings(settings)
     }
 
     /// The refusal, naming the index and the mapping feature.
     pub fn problem(&self, index: &str) -> String {
         format!(
-            "`{index}` {self}: every protocol step rewrites whole documents from their stored \
-             `_source`, which would destroy the application's data; the tool does not write \
+            "`{index}` {self}: every protocol step's update is applied by rewriting the whole \
+             document from its stored `_source`, which would destroy the application's data; \
+             the tool does not write \
              there (store `_source` in full, or point the tool at an index that does)"
         )
     }
@@ -112,8 +132,26 @@ impl fmt::Display for SourceLoss {
                      (arrays sorted and deduplicated, numbers in the mapped precision)"
                 )
             }
+            SourceLoss::Derived => f.write_str(
+                "has derived `_source` (`index.derived_source.enabled: true`): documents are \
+                 reconstructed from the index (arrays sorted and deduplicated, values in the \
+                 mapped format)",
+            ),
         }
     }
+}
+
+/// Whether OpenSearch's derived source is on (`index.derived_source.enabled`,
+/// flat or nested, a string or a boolean, set or defaulted).
+fn derived_by_settings(settings: &Value) -> bool {
+    ["settings", "defaults"].iter().any(|k| {
+        settings.get(*k).is_some_and(|group| {
+            let v = group
+                .pointer("/index/derived_source/enabled")
+                .or_else(|| group.get("index.derived_source.enabled"));
+            matches!(v, Some(Value::Bool(true))) || v.and_then(Value::as_str) == Some("true")
+        })
+    })
 }
 
 /// Synthetic source from the settings (explicit or default), or implied by
@@ -200,6 +238,27 @@ mod tests {
             Some(SourceLoss::Synthetic(SyntheticBy::IndexMode(
                 "logsdb".into()
             )))
+        );
+        assert_eq!(
+            of(
+                json!({}),
+                json!({"settings": {"index": {"derived_source": {"enabled": "true"}}}})
+            ),
+            Some(SourceLoss::Derived)
+        );
+        assert_eq!(
+            of(
+                json!({}),
+                json!({"settings": {"index.derived_source.enabled": true}})
+            ),
+            Some(SourceLoss::Derived)
+        );
+        assert_eq!(
+            of(
+                json!({}),
+                json!({"defaults": {"index": {"derived_source": {"enabled": "false"}}}})
+            ),
+            None
         );
         let why = SourceLoss::Disabled.problem("accounts");
         assert!(why.contains("`accounts`") && why.contains("_source.enabled: false"));

@@ -177,7 +177,8 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     for info in d.indices() {
         if !info.exists() {
             problems.push(format!(
-                "index `{}` does not exist (create it with `estx-tui init`)",
+                "index `{}` does not exist (on a new cluster `estx-tui init` creates it; \
+                 otherwise check --url and the index names: `estx-tui doctor`)",
                 info.name
             ));
         } else if let Some(p) = info.id_problem() {

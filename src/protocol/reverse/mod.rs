@@ -16,6 +16,7 @@ use super::report::{StepReport, StepResult, Verdict};
 use super::steps::{Procedure, ProcedureRefusal};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::{Protocol, RunLimits};
+use crate::cluster::Changes;
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 mod admit;
@@ -37,8 +38,8 @@ enum LinkFound {
     Other(String),
 }
 
-/// The link as a pure decision on the original's whole document: write
-/// `reversed_by = rev` keeping every other field, a no-op when it is already
+/// The link as a pure decision on the original's document: write only
+/// `reversed_by = rev` (every other field stays as stored), a no-op when it is already
 /// there, and `Err` with what was found when the original is not a finished
 /// transaction free to link.
 fn link_decision(
@@ -59,10 +60,8 @@ fn link_decision(
     if state != Some(TxnState::Finished) {
         return Err(LinkFound::State(state));
     }
-    let mut doc = src.clone();
-    doc.insert(REVERSED_BY.into(), Value::String(rev.to_string()));
     Ok(DocDecision::Write(
-        doc,
+        Changes::new().set(REVERSED_BY, Value::String(rev.to_string())),
         Effect::Linked {
             field: REVERSED_BY,
             to: rev.to_string(),
@@ -403,10 +402,12 @@ mod tests {
 
     #[test]
     fn link_keeps_every_field_and_is_idempotent() {
-        let DocDecision::Write(doc, _) = link_decision(&finished(), "t-reversal").unwrap() else {
+        let DocDecision::Write(changes, _) = link_decision(&finished(), "t-reversal").unwrap()
+        else {
             panic!("expected a write")
         };
-        assert_eq!(doc["reversed_by"], "t-reversal");
+        assert_eq!(changes.doc(), map(json!({"reversed_by": "t-reversal"})));
+        let doc = changes.apply_to(&finished());
         assert_eq!(doc["app_note"], "kept");
         assert_eq!(doc.len(), finished().len() + 1);
         assert!(matches!(

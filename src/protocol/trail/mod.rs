@@ -24,6 +24,7 @@ use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
 use super::handle::host_name;
 use super::Protocol;
+use crate::cluster::Changes;
 use crate::cluster::ClockSource;
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
@@ -61,9 +62,11 @@ pub struct Trail {
 }
 
 impl Trail {
-    /// Opens the trail: refuses with [`Error::IndexMissing`] (which says to
-    /// run `estx-tui init`) when the audit index does not exist, so no
-    /// intervention runs unrecorded; resolves who the operator is.
+    /// Opens the trail: refuses with [`Error::IndexMissing`] when the audit
+    /// index does not exist (an act turns it into
+    /// `ActRefusal::AuditIndexMissing`, which says to run `estx-tui init` or
+    /// record to a file), so no intervention runs unrecorded; resolves who
+    /// the operator is.
     ///
     /// With `--audit-trail file:PATH` the records go to that local file
     /// instead ([`file`]), whether the index exists or not.
@@ -228,7 +231,8 @@ impl Trail {
                     return Err(Error::Invalid(format!("run `{id}` is no longer running")));
                 }
                 record.resume(r.clone());
-                Ok(DocDecision::Write(to_map(&record)?, Effect::Recorded))
+                let changes = Changes::between(doc, &to_map(&record)?);
+                Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await
             .map(|_| ())
@@ -265,10 +269,10 @@ impl Trail {
                     ended.store(true, std::sync::atomic::Ordering::Relaxed);
                     return Err(Error::Invalid(format!("run `{id}` is no longer running")));
                 }
-                let mut doc = doc.clone();
-                doc.insert("alive_at".into(), at.clone());
-                doc.insert("alive_every_ms".into(), every.into());
-                Ok(DocDecision::Write(doc, Effect::Recorded))
+                let changes = Changes::new()
+                    .set("alive_at", at.clone())
+                    .set("alive_every_ms", every.into());
+                Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await;
         match written {
@@ -324,11 +328,9 @@ impl Trail {
             if checkpoints == 0 && pages::fits_inline(&stored, &steps, PAGE_BUDGET) {
                 (steps, 0)
             } else {
-                let first = stored.parts + checkpoints + 1;
-                let pages = pages::step_pages(steps, PAGE_BUDGET);
-                let parts = first - 1 + count(pages.len())?;
-                for (n, page) in (first..).zip(pages) {
-                    self.write_part(&id.0, n, page).await?;
+                let mut parts = stored.parts + checkpoints;
+                for page in pages::step_pages(steps, PAGE_BUDGET) {
+                    parts = self.write_part(&id.0, parts + 1, page).await?;
                 }
                 (Vec::new(), parts)
             };
@@ -347,20 +349,42 @@ impl Trail {
                 record.steps = inline.clone();
                 record.parts = parts;
                 record.finished_at = Some(finished_at);
-                Ok(DocDecision::Write(to_map(&record)?, Effect::Recorded))
+                let changes = Changes::between(doc, &to_map(&record)?);
+                Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await
             .map(|_| ())
     }
 
-    /// Writes part `n` of run `run`.
-    pub(crate) async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<()> {
-        let part = Part {
+    /// Writes `page` as part `n` of run `run`, or as the first number after
+    /// it that is free: a number holding another page was taken by another
+    /// run of the same job (a resume forced over a job whose process still
+    /// ran), whose parts stay the record's. Returns the number written.
+    pub(crate) async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<u32> {
+        let mut part = Part {
             run_id: run.to_string(),
             part: n,
             page,
         };
-        self.create_own(&pages::part_id(run, n), &part).await
+        if let Some(path) = &self.file {
+            file::append(path, &part)?;
+            return Ok(n);
+        }
+        loop {
+            let id = pages::part_id(run, part.part);
+            let source = to_map(&part)?;
+            match self.exec.create(&self.index, &id, &source).await? {
+                Created::Created => return Ok(part.part),
+                Created::Exists { doc, .. } if doc.source == source => return Ok(part.part),
+                Created::Exists { .. } if part.part - n < MAX_TAKEN_PARTS => part.part += 1,
+                Created::Exists { .. } => {
+                    return Err(Error::Invalid(format!(
+                        "audit document `{id}` already exists, as do the {MAX_TAKEN_PARTS} \
+                         part numbers before it; try again"
+                    )))
+                }
+            }
+        }
     }
 
     /// Creates audit document `id`. A lost answer is resolved as the
@@ -381,6 +405,10 @@ impl Trail {
         }
     }
 }
+
+/// How many part numbers in a row a part write skips as taken by another
+/// run of the same job before it gives up.
+const MAX_TAKEN_PARTS: u32 = 10_000;
 
 /// A number of parts as stored.
 fn count(n: usize) -> Result<u32> {

@@ -45,6 +45,12 @@ pub struct Page {
     /// Those stopped part-way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stopped: Vec<String>,
+    /// When a checkpoint page was built (the cluster's time): its
+    /// transactions had ended by then, so a transaction document modified
+    /// no later, in the state a step here wrote, was last written by this
+    /// run (`protocol::jobs::OwnWrites`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl Page {
@@ -295,6 +301,7 @@ mod tests {
             target: "accounts/A".into(),
             result: "updated".into(),
             detail: "x".repeat(100),
+            wrote_state: None,
         }
     }
 

@@ -2,6 +2,7 @@
 //! reason, plan), who made it, and how each step and the whole ended.
 
 use crate::error::{Error, Result};
+use crate::protocol::decide::Effect;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::report::{StepReport, StepResult, Verdict};
 use crate::protocol::reverse::ReverseVerdict;
@@ -157,6 +158,12 @@ pub struct TrailStep {
     pub result: String,
     /// What happened, in words.
     pub detail: String,
+    /// The transaction state this step wrote, when it moved the
+    /// transaction document (`created -> pending` wrote `pending`): with
+    /// the time the run wrote it down, the evidence a job's way back judges
+    /// its own writes by (`protocol::jobs::OwnWrites`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrote_state: Option<String>,
 }
 
 impl From<&StepReport> for TrailStep {
@@ -166,12 +173,17 @@ impl From<&StepReport> for TrailStep {
             StepResult::Noop(n) => ("noop", n.to_string()),
             StepResult::Error(m) => ("error", m.clone()),
         };
+        let wrote_state = match &r.result {
+            StepResult::Updated(Effect::Transitioned { to, .. }) => Some(to.as_str().to_string()),
+            _ => None,
+        };
         TrailStep {
             txn: r.txn.clone(),
             label: r.label.clone(),
             target: r.target.clone(),
             result: result.into(),
             detail,
+            wrote_state,
         }
     }
 }
@@ -192,6 +204,7 @@ impl TrailStep {
             target: format!("{locks_index}/{resource}"),
             result: result.into(),
             detail,
+            wrote_state: None,
         }
     }
 
@@ -203,6 +216,7 @@ impl TrailStep {
             target: String::new(),
             result: "updated".into(),
             detail: text.into(),
+            wrote_state: None,
         }
     }
 }

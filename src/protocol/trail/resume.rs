@@ -13,6 +13,7 @@ use super::pages::{self, EndedAs, Page, PAGE_BUDGET};
 use super::record::{Record, RecordStatus, TrailStep};
 use super::{RecordId, Trail};
 use crate::error::{Error, Result};
+use crate::protocol::jobs::OwnWrites;
 use std::collections::HashSet;
 
 /// An unfinished run, read back.
@@ -26,6 +27,9 @@ pub struct Unfinished {
     pub checkpoints: u32,
     /// The steps those checkpoints hold.
     pub steps: usize,
+    /// The transactions the run last wrote itself, as its checkpoints say:
+    /// not refused as recent by its resume.
+    pub own: OwnWrites,
 }
 
 impl Unfinished {
@@ -41,13 +45,21 @@ impl Unfinished {
 }
 
 impl Trail {
-    /// Pages of ended transactions for checkpoint parts.
-    pub fn checkpoint_pages(ended: Vec<(String, EndedAs, Vec<TrailStep>)>) -> Vec<Page> {
-        pages::ended_pages(ended, PAGE_BUDGET)
+    /// Pages of ended transactions for checkpoint parts, each saying when
+    /// it was built (the cluster's time: every transaction in it had ended
+    /// by then, the evidence of [`OwnWrites`]).
+    pub fn checkpoint_pages(&self, ended: Vec<(String, EndedAs, Vec<TrailStep>)>) -> Vec<Page> {
+        let at = self.now();
+        let mut pages = pages::ended_pages(ended, PAGE_BUDGET);
+        for p in &mut pages {
+            p.at = Some(at);
+        }
+        pages
     }
 
-    /// Writes checkpoint part `n` of run `id`.
-    pub async fn checkpoint(&self, id: &RecordId, n: u32, page: Page) -> Result<()> {
+    /// Writes checkpoint part `n` of run `id` (or the first free number
+    /// after it: [`Trail::write_part`]); returns the number written.
+    pub async fn checkpoint(&self, id: &RecordId, n: u32, page: Page) -> Result<u32> {
         self.write_part(&id.0, n, page).await
     }
 
@@ -66,6 +78,7 @@ impl Trail {
         let plan_parts = record.parts;
         let mut ended = HashSet::new();
         let (mut checkpoints, mut steps) = (0, 0);
+        let mut own = OwnWrites::default();
         let parts = match &self.file {
             Some(path) => super::file::parts(path, id)?,
             None => parts_of(self.exec.cluster(), &self.index, id).await?,
@@ -76,6 +89,7 @@ impl Trail {
             } else {
                 checkpoints += 1;
                 steps += part.page.steps.len();
+                own.add(&part.page.steps, part.page.at);
                 ended.extend(part.page.transactions);
             }
         }
@@ -84,6 +98,32 @@ impl Trail {
             ended,
             checkpoints,
             steps,
+            own,
         })
+    }
+
+    /// The transactions run `id` last wrote itself, as its record says
+    /// (its checkpoints, each by its time; a finished record's steps, by
+    /// its `finished_at`): what `--ids-from` the file of a run it stopped
+    /// does not refuse as recent.
+    /// Refused for a run still `running`: its own way back is `--resume`.
+    pub async fn own_writes(&self, id: &str) -> Result<OwnWrites> {
+        let record = self.stored(id).await?;
+        if record.status != RecordStatus::Finished {
+            return Err(Error::Invalid(format!(
+                "run `{id}` is not finished: continue it with `--resume {id}`"
+            )));
+        }
+        let parts = match &self.file {
+            Some(path) => super::file::parts(path, id)?,
+            None => parts_of(self.exec.cluster(), &self.index, id).await?,
+        };
+        let mut own = OwnWrites::default();
+        let finished = record.finished_at;
+        for part in &parts {
+            own.add(&part.page.steps, part.page.at.or(finished));
+        }
+        own.add(&record.steps, finished);
+        Ok(own)
     }
 }

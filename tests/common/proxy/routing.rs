@@ -12,7 +12,8 @@
 //! - `GET /{index}/_doc/{id}` without `routing=` misses (404,
 //!   `found: false`) a document whose `_routing` is not its id, and so does
 //!   an `_mget` item without a `routing`;
-//! - a write or delete conditional on `if_seq_no` without `routing` (alone,
+//! - a write, partial update or delete conditional on `if_seq_no` without
+//!   `routing` (alone,
 //!   or as a `_bulk` item) reaches a shard holding no such document and gets
 //!   409 `version_conflict_engine_exception` ("... but no document was
 //!   found"): it is sent on with an `if_seq_no` no document has;
@@ -72,7 +73,7 @@ pub(super) fn before(shared: &Shared, request: &mut Request) -> Option<Miss> {
         ("GET" | "HEAD", [_, "_doc", _]) if !routed_query => Some(Miss::Get),
         ("GET" | "POST", [.., "_mget"]) => Some(Miss::Mget(mget_routings(&request.body))),
         ("GET", [.., "_settings"]) => Some(Miss::Settings),
-        ("PUT" | "POST" | "DELETE", [index, "_doc", id])
+        ("PUT" | "POST" | "DELETE", [index, "_doc" | "_update", id])
             if !routed_query && query.contains("if_seq_no=") =>
         {
             if is_routed_elsewhere(shared, request, index, id) {

@@ -124,8 +124,8 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
                 }
                 let (method, path) = match rng.random_range(0..6) {
                     0 => ("POST", format!("/{}/_create/", ix.transactions)),
-                    1 => ("POST", format!("/{}/_doc/", ix.transactions)),
-                    2 => ("POST", format!("/{}/_doc/{acct}?", ix.accounts)),
+                    1 => ("POST", format!("/{}/_update/", ix.transactions)),
+                    2 => ("POST", format!("/{}/_update/{acct}?", ix.accounts)),
                     3 => ("POST", format!("/{}/_create/{acct}", ix.locks)),
                     4 => ("DELETE", format!("/{}/_doc/{acct}?", ix.locks)),
                     _ => ("GET", lock_read),

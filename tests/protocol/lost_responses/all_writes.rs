@@ -12,7 +12,7 @@ async fn every_account_write_losing_its_response_still_moves_the_amount_once() {
     let fx = Fx::new().await;
     let n = prepare(&fx, "all", None, 0).await;
     let proxy = FaultProxy::start(&fx.url);
-    proxy.drop_responses("POST", &format!("/{}/_doc/", fx.ix.accounts), 1000);
+    proxy.drop_responses("POST", &format!("/{}/_update/", fx.ix.accounts), 1000);
     let report = fx
         .proto_via(&proxy.url())
         .transfer(&n.request(), false, RunLimits::default())
@@ -56,12 +56,12 @@ async fn every_write_of_a_locked_transfer_losing_its_response_still_ends_right()
     let all = 1000;
     for seq in [0, 1, 3, 5, 6] {
         let path = format!(
-            "/{}/_doc/{}?if_primary_term=1&if_seq_no={seq}",
+            "/{}/_update/{}?if_primary_term=1&if_seq_no={seq}",
             fx.ix.transactions, n.id
         );
         proxy.drop_responses("POST", &path, 1);
     }
-    proxy.drop_responses("POST", &format!("/{}/_doc/", fx.ix.accounts), all);
+    proxy.drop_responses("POST", &format!("/{}/_update/", fx.ix.accounts), all);
     proxy.drop_responses("POST", &format!("/{}/_create/", fx.ix.locks), all);
     proxy.drop_responses("DELETE", &format!("/{}/_doc/", fx.ix.locks), all);
     let report = fx

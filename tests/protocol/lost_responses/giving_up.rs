@@ -110,7 +110,9 @@ async fn more_lost_responses_than_the_policy_allows_leave_work_for_recovery() {
         if c.lose_rereads {
             // The write's own response, then the two re-reads the policy
             // allows, armed by the proxy as the write goes through.
-            proxy.drop_responses_then(method, &path, 1, ("GET", &path, 2));
+            // (A write goes to `_update/{id}`, its re-reads to `_doc/{id}`.)
+            let reread = path.replace("/_update/", "/_doc/");
+            proxy.drop_responses_then(method, &path, 1, ("GET", &reread, 2));
         } else {
             proxy.drop_responses(method, &path, 100);
         }

@@ -8,8 +8,9 @@
 //! where recovery can finish it.
 //!
 //! Index names are unique per test, so a rule such as
-//! `POST /{accounts}/_doc/A?` targets the writes of exactly one account.
-//! (The client sends conditional writes as `POST /{index}/_doc/{id}?if_...`,
+//! `POST /{accounts}/_update/A?` targets the writes of exactly one account.
+//! (The client sends conditional writes as partial updates, `POST
+//! /{index}/_update/{id}?if_...`,
 //! creates as `POST /{index}/_create/{id}` and lock releases as
 //! `DELETE /{index}/_doc/{id}?if_...`.)
 //!
@@ -75,9 +76,9 @@ fn rules(fx: &Fx, n: &Names, write: Write) -> Vec<(&'static str, String)> {
     let ix = &fx.ix;
     match write {
         Write::CreateTxn => vec![("POST", format!("/{}/_create/{}", ix.transactions, n.id))],
-        Write::TxnDoc => vec![("POST", format!("/{}/_doc/{}?", ix.transactions, n.id))],
-        Write::Src => vec![("POST", format!("/{}/_doc/{}?", ix.accounts, n.src))],
-        Write::Dest => vec![("POST", format!("/{}/_doc/{}?", ix.accounts, n.dest))],
+        Write::TxnDoc => vec![("POST", format!("/{}/_update/{}?", ix.transactions, n.id))],
+        Write::Src => vec![("POST", format!("/{}/_update/{}?", ix.accounts, n.src))],
+        Write::Dest => vec![("POST", format!("/{}/_update/{}?", ix.accounts, n.dest))],
         Write::AcquireLocks => vec![
             ("POST", format!("/{}/_create/{}", ix.locks, n.src)),
             ("POST", format!("/{}/_create/{}", ix.locks, n.dest)),

@@ -17,9 +17,9 @@ async fn an_html_502_after_a_write_landed_is_an_unknown_outcome_the_re_read_reso
     let fx = two_accounts().await;
     let proxy = FaultProxy::start(&fx.url);
     // The first step's write lands, but the client sees a load balancer's page.
-    proxy.answer_after_forwarding("POST", "/_doc/", 1, Canned::html(502, "502 Bad Gateway"));
+    proxy.answer_after_forwarding("POST", "/_update/", 1, Canned::html(502, "502 Bad Gateway"));
     // The first account write never reaches the cluster: a gateway timeout.
-    let accounts = format!("/{}/_doc/", fx.ix.accounts);
+    let accounts = format!("/{}/_update/", fx.ix.accounts);
     proxy.answer(
         "POST",
         &accounts,

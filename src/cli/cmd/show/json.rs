@@ -3,24 +3,30 @@
 //! transaction is the protocol's [`TransactionRow`], the row `list` prints.
 
 use crate::protocol::account::SettledOutcome;
-use crate::protocol::executor::StepOutcome;
+use crate::protocol::intervene::Plan;
 use crate::protocol::rows::TransactionRow;
 use crate::protocol::steps::Step;
-use crate::protocol::views::{Preview, TransactionDetail};
+use crate::protocol::views::TransactionDetail;
+use crate::protocol::Procedure;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// The JSON of a preview.
-pub fn preview_json(p: &Preview) -> Value {
+/// The JSON of `procedure`'s plan on `d` ([`Plan::of_detail`]: the plan
+/// the dialog confirms and the dry run lists, lock releases included).
+pub fn preview_json(d: &TransactionDetail, procedure: Procedure) -> Value {
+    let plan = Plan::of_detail(procedure, d);
+    let p = d.preview(procedure);
     json!({
-        "refused": p.refusal.as_ref().map(|r| r.to_string()),
-        "steps": p.steps.iter().map(|s| json!({
-            "step": s.step.label(),
-            "outcome": match &s.outcome { StepOutcome::Updated(e) => format!("updated: {e}"), StepOutcome::Noop(r) => format!("noop: {r}") },
+        "refused": plan.refusal.as_ref().map(|r| r.to_string()),
+        "steps": plan.steps_in_full().map(|(s, e)| json!({
+            "step": s.to_string(),
+            "outcome": format!("{}: {}", if s.writes() { "updated" } else { "noop" },
+                               e.map_or(String::new(), |e| e.effect.clone())),
         })).collect::<Vec<_>>(),
         "balance_change": {"source": p.balance_change.0, "destination": p.balance_change.1},
-        "ends_in": p.ends_in.as_ref().map(|s| s.as_str().to_string()),
+        "balance_in_words": plan.in_words.as_ref().map(ToString::to_string),
+        "ends_in": plan.ends_in.as_ref().map(|s| s.as_str().to_string()),
     })
 }
 
@@ -43,7 +49,7 @@ pub fn detail_json(
         })).collect::<Vec<_>>(),
         "locks": d.locks.iter().map(|l| crate::protocol::locks::lock_json(l, now)).collect::<Vec<_>>(),
         "next_step": d.next_step.map(Step::label),
-        "recover": preview_json(&d.recover),
-        "rollback": preview_json(&d.rollback),
+        "recover": preview_json(d, Procedure::Recover),
+        "rollback": preview_json(d, Procedure::Rollback),
     })
 }

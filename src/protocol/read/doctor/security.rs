@@ -216,7 +216,7 @@ fn roles_check(
                 "OpenSearch refuses user `{user}` the cluster-level actions [{}]: OpenSearch \
                  authorises _mget, _msearch, _bulk and scroll pages as cluster permissions, so \
                  reads and every intervention fail; add them to the role's cluster_permissions \
-                 (the README's OpenSearch role lists all)",
+                 (the OpenSearch role in docs/src/connecting.md lists all)",
                 refused.join(", ")
             ),
         );
@@ -230,8 +230,8 @@ fn roles_check(
         format!(
             "OpenSearch security: user `{user}` has roles [{}] and backend roles [{}]; \
              per-index privileges cannot be asked, so a refused request will name what is \
-             missing: map a role with the README's OpenSearch permissions to the user or to one \
-             of its backend roles (`PUT _plugins/_security/api/rolesmapping/<role>`)",
+             missing: map a role with the OpenSearch permissions of docs/src/connecting.md to \
+             the user or to one of its backend roles (`PUT _plugins/_security/api/rolesmapping/<role>`)",
             list(roles),
             list(backend_roles)
         ),

@@ -1,0 +1,203 @@
+//! A bulk run ends only when the operator says so: the stop key asks
+//! first and says what stopping does; `q` (and Ctrl-C) during a run asks
+//! "stop it and quit, or keep running" and quits only after a clean stop;
+//! `Esc` never stops a run; a stopped run's counts agree with each other.
+
+use super::*;
+use estx::dashboard::app::Ending;
+use estx::dashboard::dialog::BulkProgress;
+use estx::dashboard::event::LeftIds;
+use estx::dashboard::overlay::OverlayKind;
+use estx::protocol::trail::ActOutcome;
+
+fn running(action: Action, total: usize) -> App {
+    let mut app = app(false);
+    app.bulk = Some(BulkProgress::new(action, total, now()));
+    update(
+        &mut app,
+        Event::BulkStarted {
+            run: "r-1".into(),
+            left_file: Some("/state/ids/r-1.ids".into()),
+        },
+    );
+    app
+}
+
+fn item(id: &str, outcome: ActOutcome) -> Event {
+    Event::BulkItem {
+        action: Action::Recover,
+        id: id.into(),
+        summary: outcome.to_string(),
+        outcome,
+    }
+}
+
+fn ctrl_c() -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL))
+}
+
+fn done(not_started: usize, left: Option<LeftIds>) -> Event {
+    Event::BulkDone {
+        action: Action::Recover,
+        not_started,
+        summary: "… · audit record r-1".into(),
+        record: Some("audit record r-1".into()),
+        left,
+    }
+}
+
+#[test]
+fn esc_during_a_run_never_stops_it() {
+    let mut app = running(Action::Recover, 3);
+    app.filter = "t-".into();
+    let cmds = update(&mut app, code(KeyCode::Esc));
+    assert!(!cmds.contains(&IoRequest::StopBulk), "{cmds:?}");
+    assert!(!app.bulk.as_ref().unwrap().stopping);
+    assert_eq!(app.filter, "", "Esc still clears the filter");
+}
+
+#[test]
+fn the_stop_key_asks_first_and_says_what_stopping_does() {
+    let mut app = running(Action::Recover, 3);
+    assert!(update(&mut app, key('S')).is_empty(), "asks first");
+    assert!(app.overlays.is_open(OverlayKind::StopRun));
+    let ask = app.overlays.stop_ask().unwrap();
+    assert!(!ask.quit);
+    let text = estx::dashboard::stop::question(&app).join("\n");
+    for said in [
+        "Stop the bulk recover?",
+        "no new transaction starts",
+        "each started transaction is brought to a state a resume or the application's recovery finishes",
+        "The ids left are written to /state/ids/r-1.ids",
+        "Then resume with: estx-tui recover --ids-from /state/ids/r-1.ids --reason",
+    ] {
+        assert!(text.contains(said), "{said:?} not in:\n{text}");
+    }
+    // n keeps it running; the question closes.
+    assert!(update(&mut app, key('n')).is_empty());
+    assert!(app.overlays.is_empty() && !app.bulk.as_ref().unwrap().stopping);
+    // S then y stops it.
+    update(&mut app, key('S'));
+    assert_eq!(update(&mut app, key('y')), vec![IoRequest::StopBulk]);
+    assert!(app.bulk.as_ref().unwrap().stopping && app.overlays.is_empty());
+    assert!(!app.should_quit, "a stop is not a quit");
+    // Without a run, S says so and opens nothing.
+    let mut app = super::app(false);
+    assert!(update(&mut app, key('S')).is_empty());
+    assert!(app.overlays.is_empty());
+}
+
+#[test]
+fn q_during_a_run_asks_and_keep_running_keeps_it_running() {
+    let mut app = running(Action::Recover, 3);
+    assert!(update(&mut app, key('q')).is_empty());
+    assert!(!app.should_quit, "quit at once, with a run going");
+    assert!(app.overlays.stop_ask().unwrap().quit);
+    let text = estx::dashboard::stop::question(&app).join("\n");
+    assert!(
+        text.contains("stop it and quit, or keep running?"),
+        "{text}"
+    );
+    // Enter presses the focused button: keep running (the default).
+    assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
+    assert!(!app.should_quit && !app.bulk.as_ref().unwrap().stopping);
+    assert!(app.overlays.is_empty());
+    // Ctrl-C asks the same question.
+    assert!(update(&mut app, ctrl_c()).is_empty());
+    assert!(app.overlays.stop_ask().unwrap().quit && !app.should_quit);
+    assert!(update(&mut app, code(KeyCode::Esc)).is_empty());
+    assert!(!app.should_quit && !app.bulk.as_ref().unwrap().stopping);
+    // The run ends by itself: q quits at once again.
+    update(&mut app, item("t-1", ActOutcome::Completed));
+    update(&mut app, item("t-2", ActOutcome::Completed));
+    update(&mut app, item("t-3", ActOutcome::Completed));
+    update(&mut app, done(0, None));
+    update(&mut app, key('q'));
+    assert!(app.should_quit);
+    assert_eq!(app.ending, Ending::Quit);
+}
+
+#[test]
+fn q_then_stop_quits_only_after_the_run_has_stopped_with_the_stopped_code() {
+    let mut app = running(Action::Recover, 4);
+    update(&mut app, key('q'));
+    assert_eq!(update(&mut app, key('y')), vec![IoRequest::StopBulk]);
+    assert!(!app.should_quit, "not before the run has stopped");
+    update(&mut app, item("t-1", ActOutcome::Completed));
+    update(&mut app, item("t-2", ActOutcome::Stopped));
+    assert!(!app.should_quit);
+    let left = LeftIds {
+        count: 3,
+        file: Ok("/state/ids/r-1.ids".into()),
+    };
+    update(&mut app, done(2, Some(left)));
+    assert!(app.should_quit);
+    assert_eq!(app.ending, Ending::RunStopped);
+}
+
+#[test]
+fn a_stopped_runs_counts_agree_and_name_the_ids_file() {
+    let mut app = running(Action::Recover, 500);
+    update(&mut app, item("t-1", ActOutcome::Completed));
+    update(&mut app, item("t-2", ActOutcome::Completed));
+    update(&mut app, item("t-3", ActOutcome::Refused));
+    for i in 0..497 {
+        update(&mut app, item(&format!("s-{i}"), ActOutcome::Stopped));
+    }
+    let b = app.bulk.as_ref().unwrap();
+    assert_eq!((b.done, b.failed), (3, 0), "a stopped item is not failed");
+    let left = LeftIds {
+        count: 497,
+        file: Ok("/state/ids/r-1.ids".into()),
+    };
+    update(&mut app, done(0, Some(left)));
+    let text: Vec<&str> = app.log.iter().map(|l| l.text.as_str()).collect();
+    let end = text
+        .iter()
+        .find(|t| t.starts_with("bulk recover stopped"))
+        .unwrap_or_else(|| panic!("{text:#?}"));
+    assert!(
+        end.contains("3 of 500 ended (2 completed, 1 refused); 497 left (stopped part-way: 497)"),
+        "{end}"
+    );
+    assert!(!end.contains("failed"), "{end}");
+    let ids = text
+        .iter()
+        .find(|t| t.contains("ids are in /state/ids/r-1.ids"))
+        .unwrap_or_else(|| panic!("{text:#?}"));
+    assert!(
+        ids.contains("estx-tui recover --ids-from /state/ids/r-1.ids --reason"),
+        "{ids}"
+    );
+}
+
+#[test]
+fn a_run_that_ends_is_counted_by_outcome_not_reduced_to_the_worst() {
+    let mut app = running(Action::Recover, 3);
+    update(&mut app, item("t-1", ActOutcome::Completed));
+    update(&mut app, item("t-2", ActOutcome::Completed));
+    update(&mut app, item("t-3", ActOutcome::Refused));
+    update(&mut app, done(0, None));
+    let last = &app.log.back().unwrap().text;
+    assert!(
+        last.starts_with("bulk recover: 3 of 3 ended (2 completed, 1 refused)"),
+        "{last}"
+    );
+}
+
+#[test]
+fn a_stop_signal_during_a_run_stops_it_cleanly_before_quitting() {
+    let mut app = running(Action::Recover, 3);
+    let cmds = update(&mut app, Event::Signal(estx::signals::StopSignal::Hangup));
+    assert_eq!(cmds, vec![IoRequest::StopBulk]);
+    assert!(!app.should_quit && app.bulk.as_ref().unwrap().stopping);
+    update(&mut app, done(3, None));
+    assert!(app.should_quit);
+    // Without a run, a signal quits at once.
+    let mut app = super::app(false);
+    update(
+        &mut app,
+        Event::Signal(estx::signals::StopSignal::Terminate),
+    );
+    assert!(app.should_quit);
+}
