@@ -260,6 +260,46 @@ fn sighup_stops_the_dashboard_and_restores_the_terminal() {
     assert_terminal_restored(&tui);
 }
 
+/// Everything `pipe` says, gathered as it comes by a thread of its own
+/// (read it while the process runs; join the thread once it ended).
+fn collect(mut pipe: Box<dyn Read + Send>) -> (Arc<Mutex<String>>, std::thread::JoinHandle<()>) {
+    let text = Arc::new(Mutex::new(String::new()));
+    let sink = Arc::clone(&text);
+    let handle = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock()
+                .unwrap()
+                .push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    });
+    (text, handle)
+}
+
+/// Waits up to 60 s for `child` (`what`) to end after `signal`; kills it
+/// and fails the test past that.
+fn wait_exit(
+    child: &mut std::process::Child,
+    what: &str,
+    signal: &str,
+) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} still running 60 s after {signal}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Ctrl-C (SIGINT) to `demo --no-ui`: it stops the workload, still prints
 /// its summary, exits with 130 and leaves no server behind.
 #[test]
@@ -272,22 +312,6 @@ fn sigint_to_the_headless_demo_prints_the_summary() {
         .spawn()
         .expect("spawn estx-tui demo");
     let pid = child.id();
-    let collect = |mut pipe: Box<dyn Read + Send>| {
-        let text = Arc::new(Mutex::new(String::new()));
-        let sink = Arc::clone(&text);
-        let handle = std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-        (text, handle)
-    };
     let (stdout, out_thread) = collect(Box::new(child.stdout.take().unwrap()));
     let (stderr, err_thread) = collect(Box::new(child.stderr.take().unwrap()));
     let waited = std::panic::catch_unwind(|| {
@@ -305,18 +329,7 @@ fn sigint_to_the_headless_demo_prints_the_summary() {
         );
     }
     kill("INT", pid);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("demo --no-ui still running 60 s after SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = wait_exit(&mut child, "demo --no-ui", "SIGINT");
     out_thread.join().unwrap();
     err_thread.join().unwrap();
     let out = Out {
@@ -380,20 +393,7 @@ fn demo_serve_stays_up_for_the_headless_commands_and_logs_apart() {
         .spawn()
         .expect("spawn estx-tui demo --serve");
     let pid = child.id();
-    let stdout = Arc::new(Mutex::new(String::new()));
-    let sink = Arc::clone(&stdout);
-    let mut pipe = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = pipe.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            sink.lock()
-                .unwrap()
-                .push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    });
+    let (stdout, reader) = collect(Box::new(child.stdout.take().unwrap()));
     let url_of = |text: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix("demo cluster at "))
@@ -437,18 +437,7 @@ fn demo_serve_stays_up_for_the_headless_commands_and_logs_apart() {
     );
 
     kill("TERM", pid);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("demo --serve still running 60 s after SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = wait_exit(&mut child, "demo --serve", "SIGTERM");
     reader.join().unwrap();
     assert_eq!(status.code(), Some(0), "{}", stdout.lock().unwrap());
     assert!(
