@@ -4,10 +4,11 @@
 //! will not clear by waiting. Reads wait and ask again (exponentially, with
 //! jitter, within a budget); a PERMANENT breaker is never retried.
 
-use super::{two_accounts, via};
+use super::{proto_on, ten, two_accounts, via};
 use crate::common::proxy::Canned;
 use crate::common::FaultProxy;
 use estx::protocol::read::scan::{scan, Scan};
+use estx::protocol::{RunLimits, StepResult, TxnState, Verdict};
 use estx::Error;
 use serde_json::json;
 use std::time::Duration;
@@ -53,6 +54,31 @@ async fn a_read_whose_connection_dropped_is_asked_again() {
     let doc = cluster.get(&fx.ix.accounts, "A").await.unwrap();
     assert!(doc.is_some());
     assert_eq!(proxy.dropped(), 1, "{:#?}", proxy.log());
+}
+
+#[tokio::test]
+async fn a_step_whose_reads_keep_failing_gives_up_after_one_read_budget() {
+    let fx = two_accounts().await;
+    let proxy = FaultProxy::start(&fx.url);
+    let cluster = via(&proxy).with_read_budget(Duration::from_millis(300));
+    proxy.drop_responses("GET", &format!("/{}/_doc/B", fx.ix.accounts), 1000);
+    let report = proto_on(&fx, cluster)
+        .transfer(&ten("t-spent"), false, RunLimits::default())
+        .await;
+    assert!(matches!(report.verdict, Verdict::Failed(_)), "{report:#?}");
+    let last = report.steps.last().unwrap();
+    assert!(matches!(last.result, StepResult::Error(_)), "{report:#?}");
+    assert_eq!(last.target, format!("{}/B", fx.ix.accounts));
+    assert_eq!(fx.state("t-spent").await, TxnState::Pending);
+    // One read budget: asked again after at least 100 ms, then 200 ms, so at
+    // most four asks in 300 ms. The executor re-reading on top, as it did,
+    // spent a whole budget per re-read: six budgets, twelve asks or more.
+    let asked = proxy.dropped();
+    assert!(
+        (1..=4).contains(&asked),
+        "{asked} reads: {:#?}",
+        proxy.log()
+    );
 }
 
 #[tokio::test]
