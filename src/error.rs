@@ -51,6 +51,16 @@ pub enum Error {
         /// The cluster's reason (it names the index and the block).
         reason: String,
     },
+    /// A circuit breaker tripped with `"durability": "PERMANENT"` (HTTP 429
+    /// `circuit_breaking_exception`; Elasticsearch's
+    /// `CircuitBreakingException` answers 429 whatever its durability, and
+    /// its own retries only retry `TRANSIENT`): the node will not free the
+    /// memory by waiting, so nothing is retried and the run stops.
+    #[error("the cluster's circuit breaker tripped for good (HTTP 429 circuit_breaking_exception, durability PERMANENT): {reason}; not retried, since waiting does not free it: ask the cluster's owner (node memory, the breaker limits)")]
+    Breaker {
+        /// The cluster's reason (the breaker, bytes wanted and the limit).
+        reason: String,
+    },
     /// The index exists but is closed: nothing can be read or written in it.
     #[error("index `{0}` is closed: open it (`POST {0}/_open`) before using the tool on it")]
     IndexClosed(String),
@@ -142,6 +152,12 @@ pub enum Error {
         /// What is wrong with it (never the secret itself).
         problem: String,
     },
+    /// The deployment cannot be read as a reader needs it (an index with
+    /// required routing, an alias over several indices): not a finding
+    /// about the data, so a reader (`audit`) exits as `check` (UNKNOWN)
+    /// and `doctor` do, with the cluster-side code, never with "findings".
+    #[error("{0}")]
+    Unreadable(String),
     /// Invalid input from the caller (bad duration, bad amount, ...).
     #[error("{0}")]
     Invalid(String),

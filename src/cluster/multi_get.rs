@@ -70,17 +70,23 @@ impl Cluster {
         Ok(out)
     }
 
-    /// One `_mget` naming each document's index in the body.
+    /// One `_mget` naming each document's index in the body; items answered
+    /// busy (a per-item 429) are asked again on their own.
     async fn mget_across(&self, groups: &[MgetGroup<'_>]) -> Result<Vec<GroupDocs>> {
         let docs: Vec<Value> = groups
             .iter()
             .flat_map(|g| g.ids.iter().map(|id| json!({"_index": g.index, "_id": id})))
             .collect();
         let names: Vec<&str> = groups.iter().map(|g| g.index).collect();
-        let answer = self
-            .mget_request(MgetParts::None, json!({ "docs": docs }), &names.join(","))
+        let names = names.join(",");
+        let answered = self
+            .per_item(docs.len(), item_is_busy, |at: Vec<usize>| {
+                let body =
+                    json!({ "docs": at.iter().map(|&i| docs[i].clone()).collect::<Vec<_>>() });
+                self.mget_items(MgetParts::None, body, &names)
+            })
             .await?;
-        let mut items = answered(&answer, docs.len())?.iter();
+        let mut items = answered.iter();
         let mut out = Vec::with_capacity(groups.len());
         for g in groups {
             let answered: Vec<&Value> = items.by_ref().take(g.ids.len()).collect();
@@ -89,20 +95,29 @@ impl Cluster {
         Ok(out)
     }
 
-    /// One group's `_mget`, its index in the path and only ids in the body.
+    /// One group's `_mget`, its index in the path and only ids in the body;
+    /// items answered busy are asked again on their own.
     async fn mget_in(&self, g: &MgetGroup<'_>) -> Result<GroupDocs> {
         if g.ids.is_empty() {
             return Ok(Ok(Vec::new()));
         }
-        let answer = self
-            .mget_request(MgetParts::Index(g.index), json!({ "ids": g.ids }), g.index)
+        let answered = self
+            .per_item(g.ids.len(), item_is_busy, |at: Vec<usize>| {
+                let ids: Vec<&String> = at.iter().map(|&i| &g.ids[i]).collect();
+                self.mget_items(MgetParts::Index(g.index), json!({ "ids": ids }), g.index)
+            })
             .await?;
-        let items: Vec<&Value> = answered(&answer, g.ids.len())?.iter().collect();
+        let items: Vec<&Value> = answered.iter().collect();
         Ok(self.group_docs(g, &items).await)
     }
 
-    /// Sends one realtime `_mget` (a read: asked again when busy).
-    async fn mget_request(&self, parts: MgetParts<'_>, body: Value, names: &str) -> Result<Value> {
+    /// One realtime `_mget` of `body`: its `docs`, one per item asked.
+    pub(super) async fn mget_items(
+        &self,
+        parts: MgetParts<'_>,
+        body: Value,
+        names: &str,
+    ) -> Result<Vec<Value>> {
         let resp = self
             .send_read(|| {
                 self.client
@@ -112,7 +127,12 @@ impl Cluster {
                     .send()
             })
             .await?;
-        check(resp, names).await
+        let answer = check(resp, names).await?;
+        answer
+            .get("docs")
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| Error::Decode("mget answer without docs".into()))
     }
 
     /// One group's items read: the first item error fails the group; misses
@@ -146,18 +166,15 @@ impl Cluster {
     }
 }
 
-/// The answer's `docs`, checked to hold one entry per document asked.
-fn answered(answer: &Value, asked: usize) -> Result<&Vec<Value>> {
-    answer
-        .get("docs")
-        .and_then(Value::as_array)
-        .filter(|d| d.len() == asked)
-        .ok_or_else(|| Error::Decode("mget answered the wrong number of documents".into()))
-}
-
 /// Whether a failed request failed as a whole (nothing reached, busy, or
 /// the credentials refused): the outer error, as for one request across
 /// indices; any other error is what that index answered.
 fn whole_request(e: &Error) -> bool {
     e.is_transient() || matches!(e, Error::Auth { status: 401, .. })
+}
+
+/// Whether an `_mget` item was answered busy (a per-item 429, an
+/// unavailable shard): it is asked for again on its own.
+pub(super) fn item_is_busy(item: &Value) -> bool {
+    item.get("error").is_some() && mget_item_error(item, "").is_transient()
 }

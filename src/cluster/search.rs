@@ -77,42 +77,46 @@ impl Cluster {
         path: Option<&str>,
         searches: &[(String, Value)],
     ) -> Result<Vec<Result<Value>>> {
-        let lines = || {
-            let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::new();
-            for (index, body) in searches {
-                lines.push(match path {
-                    Some(_) => json!({}).into(),
-                    None => json!({ "index": index }).into(),
-                });
-                lines.push(body.clone().into());
-            }
-            lines
-        };
         let target: Vec<&str> = path.into_iter().collect();
         let parts = || match path {
             Some(_) => MsearchParts::Index(&target),
             None => MsearchParts::None,
         };
-        let resp = self
-            .send_read(|| self.client.msearch(parts()).body(lines()).send())
+        let busy =
+            |a: &Value| a.get("error").is_some() && error_from(status_of(a), a, "").is_transient();
+        // Searches answered busy (a per-item 429) are asked again on their own.
+        let answers = self
+            .per_item(searches.len(), busy, |at: Vec<usize>| async move {
+                let lines = || {
+                    let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::new();
+                    for &i in &at {
+                        let (index, body) = &searches[i];
+                        lines.push(match path {
+                            Some(_) => json!({}).into(),
+                            None => json!({ "index": index }).into(),
+                        });
+                        lines.push(body.clone().into());
+                    }
+                    lines
+                };
+                let resp = self
+                    .send_read(|| self.client.msearch(parts()).body(lines()).send())
+                    .await?;
+                let body = check(resp, path.unwrap_or("_msearch")).await?;
+                body.get("responses")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .ok_or_else(|| Error::Decode("msearch answer without responses".into()))
+            })
             .await?;
-        let body = check(resp, path.unwrap_or("_msearch")).await?;
-        let answers = body
-            .get("responses")
-            .and_then(Value::as_array)
-            .filter(|a| a.len() == searches.len())
-            .ok_or_else(|| {
-                Error::Decode("msearch answer without one response per search".into())
-            })?;
         Ok(searches
             .iter()
             .zip(answers)
             .map(|((index, _), a)| {
                 if a.get("error").is_some() {
-                    let status = a.get("status").and_then(Value::as_u64).unwrap_or(500) as u16;
-                    Err(error_from(status, a, index))
+                    Err(error_from(status_of(&a), &a, index))
                 } else {
-                    Ok(self.read_answer(index, a.clone()))
+                    Ok(self.read_answer(index, a))
                 }
             })
             .collect())
@@ -241,4 +245,13 @@ fn hits_of(page: &Value) -> Result<Vec<Hit>> {
 /// The hits of one search answer.
 pub fn hits(page: &Value) -> Result<Vec<Hit>> {
     hits_of(page)
+}
+
+/// The status of one `_msearch` answer (500 when it names none).
+fn status_of(answer: &Value) -> u16 {
+    answer
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(500)
 }

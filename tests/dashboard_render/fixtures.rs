@@ -394,6 +394,7 @@ pub(crate) fn job(
         status: RecordStatus::Running,
         outcome: None,
         summary: None,
+        counts: None,
         steps: vec![],
         parts: 0,
         started_at: now() - Age::minutes(minutes),

@@ -185,6 +185,10 @@ pub async fn probe_paging(cluster: &Cluster, index: &str) -> Result<PagingReport
 struct Pit {
     id: String,
     opensearch: bool,
+    /// The shards the creation reached: a point-in-time opened without
+    /// some (`_shards.failed`) pages only through the others, each page
+    /// reporting none failed, so the scan's coverage starts from this.
+    opened: Coverage,
 }
 
 /// Opens a point-in-time in the dialect the cluster speaks (trying
@@ -208,8 +212,14 @@ async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Res
     for &dialect in dialects {
         let (path, key) = match dialect {
             Paging::ElasticsearchPit => (format!("/{index}/_pit?keep_alive={KEEP_ALIVE}"), "id"),
+            // OpenSearch opens a partial point-in-time by default
+            // (`allow_partial_pit_creation` "Default is `true`",
+            // point-in-time-api.md); a scan must see every shard or say so.
             _ => (
-                format!("/{index}/_search/point_in_time?keep_alive={KEEP_ALIVE}"),
+                format!(
+                    "/{index}/_search/point_in_time?keep_alive={KEEP_ALIVE}\
+                     &allow_partial_pit_creation=false"
+                ),
                 "pit_id",
             ),
         };
@@ -220,6 +230,7 @@ async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Res
                 return Ok(Some(Pit {
                     id: id.into(),
                     opensearch: dialect == Paging::OpenSearchPit,
+                    opened: Coverage::of(&v),
                 }));
             }
         }
@@ -292,6 +303,7 @@ where
         point_in_time: true,
         ..ScanSummary::default()
     };
+    summary.coverage.add(pit.opened);
     let mut pit_id = pit.id.clone();
     let mut after: Option<Value> = None;
     let mut first = true;
@@ -307,7 +319,7 @@ where
         }
         // A page of a point-in-time is a pure read: asked again when busy.
         let (status, page) = cluster
-            .raw_read(Method::Post, "/_search", Some(body))
+            .raw_page(Method::Post, "/_search", Some(body))
             .await?;
         if status != 200 {
             if first && refuses_shard_doc(&page) {
@@ -366,7 +378,7 @@ where
     // The first page opens the scroll: a pure read, asked again when busy
     // (a context left by a lost answer expires by itself).
     let path = format!("/{index}/_search?scroll={KEEP_ALIVE}");
-    let (status, mut page) = cluster.raw_read(Method::Post, &path, Some(body)).await?;
+    let (status, mut page) = cluster.raw_page(Method::Post, &path, Some(body)).await?;
     if status != 200 {
         return Err(cluster.error_for(status, &page, index));
     }
