@@ -45,6 +45,7 @@ pub fn connect_options(g: &GlobalArgs) -> Result<ConnectOptions> {
         ca_cert: g.ca_cert.clone(),
         insecure: g.insecure,
         timeout: g.timeout,
+        retry_budget: g.retry_budget,
     })
 }
 

@@ -154,6 +154,12 @@ pub struct GlobalArgs {
     #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = values::positive_duration, value_name = "DURATION")]
     pub timeout: Duration,
 
+    /// How long one read may be retried in all while the cluster answers
+    /// busy (429, 502-504) or not at all, waiting longer each time (a scan
+    /// page may wait three times this).
+    #[arg(long, global = true, env = "ESTX_RETRY_BUDGET", default_value = "30s", value_parser = values::positive_duration, value_name = "DURATION")]
+    pub retry_budget: Duration,
+
     /// Where logs go (never to the terminal), created 0600 and rotated;
     /// /dev/null logs nothing [default: $XDG_STATE_HOME/estx-tui/estx-tui.log,
     /// else ~/.local/state/estx-tui/estx-tui.log].

@@ -596,3 +596,31 @@ fn a_dry_run_summary_rolls_up_by_state_and_account_and_writes_the_ids() {
         .code(0);
     w.assert_recovered_exactly_once(n);
 }
+
+#[test]
+fn a_permanent_circuit_breaker_stops_a_bulk_run_at_once_and_names_it() {
+    let n = 40;
+    let w = World::new();
+    stuck(&w, n);
+    let proxy = common::FaultProxy::start(&w.g.url);
+    // Every `_bulk` meets a parent breaker tripped for good: waiting does
+    // not free it, so the run must not ask again (it once sent 201
+    // requests in 0.3 s).
+    proxy.answer(
+        "POST",
+        "/_bulk",
+        usize::MAX,
+        common::proxy::Canned::breaker_permanent(),
+    );
+    let mut via = w.g.clone();
+    via.url = proxy.url();
+    let out = via.run(&["recover", "--all-stuck"]);
+    let bulks = proxy.log().iter().filter(|l| l.contains("/_bulk")).count();
+    assert!(
+        bulks <= 3,
+        "{bulks} _bulk requests: {out}\n{:#?}",
+        proxy.log()
+    );
+    assert_ne!(out.code, 0, "{out}");
+    out.stderr_has("PERMANENT");
+}

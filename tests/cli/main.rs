@@ -449,10 +449,12 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 }
 
 mod audit;
+mod blocks;
 mod bulk;
 mod bundle;
 mod check;
 mod connections;
+mod coverage;
 mod demo;
 mod deployed;
 mod errors;

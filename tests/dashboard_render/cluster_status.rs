@@ -39,6 +39,20 @@ fn no_data_yet() {
 }
 
 #[test]
+fn a_cluster_that_answered_an_error_is_not_called_unreachable() {
+    let mut a = App::new(settings(), Duration::from_secs(5), now());
+    a.poll_error = Some(PollFailure::Other(
+        "cluster error (HTTP 400): explicit index in multi search is not allowed".into(),
+    ));
+    let s = screen(&a, 100, 30);
+    assert!(!s.contains("cannot reach"), "{s}");
+    assert!(
+        s.contains("http://es.example:9200 answered with an error"),
+        "{s}"
+    );
+}
+
+#[test]
 fn auth_failure() {
     let failure = PollFailure::Auth(
         "authentication or authorisation failed (HTTP 401): unable to authenticate user [ops]"

@@ -180,7 +180,7 @@ async fn execute(
     let ticker = req
         .job
         .shows_progress()
-        .then(|| job::show_progress(job.clone(), progress.clone()));
+        .then(|| job::show_progress(job.clone(), progress.clone(), p.cluster().clone()));
     let on_done = |r: &ProcedureReport| {
         progress.ended(&r.verdict);
         if format == OutcomeFormat::Ndjson {

@@ -6,7 +6,7 @@
 //! routing check of a miss on a single-shard index (`cluster::shards`).
 
 use super::discovery::{resolve_fields, Discovery};
-use super::index_info::{IndexInfo, Refresh, Target, DEFAULT_REFRESH};
+use super::index_info::{IndexBlock, IndexInfo, Refresh, Target, DEFAULT_REFRESH};
 use super::source_mode::SourceLoss;
 use super::string_array::string_array;
 use super::times::TimeFields;
@@ -210,7 +210,13 @@ pub fn index_info(
             .and_then(Value::as_bool)
             == Some(true),
         source_loss,
+        blocks: Vec::new(),
     };
+    info.blocks = info
+        .concrete
+        .iter()
+        .flat_map(|c| IndexBlock::of(c, settings, resolved))
+        .collect();
     for other in info.concrete.iter().skip(1) {
         let props = mappings
             .pointer(&format!("/{}/mappings/properties", escape(other)))

@@ -6,7 +6,7 @@
 //! `init --upgrade-mappings` applies (idempotent, only adds).
 
 use super::discovery::Discovery;
-use super::index_info::IndexInfo;
+use super::index_info::{IndexBlock, IndexInfo};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::setup::index_bodies;
@@ -190,6 +190,7 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     // Lock documents are written only by `transfer --locks` (`check_locks`).
     for info in [&d.transactions, &d.accounts] {
         problems.extend(info.source_loss.as_ref().map(|l| l.problem(&info.name)));
+        problems.extend(info.blocks.iter().map(IndexBlock::problem));
     }
     problems.extend(d.schema_problems());
     problems.extend(d.times.conflict().map(|c| c.to_string()));
@@ -239,6 +240,7 @@ pub fn check_locks(ix: &Indices, d: &Discovery) -> Result<()> {
         .flat_map(|g| g.conflicts)
         .collect();
     problems.extend(d.times.lock_conflicts().iter().map(|c| c.to_string()));
+    problems.extend(d.locks.blocks.iter().map(IndexBlock::problem));
     problems.extend(
         d.locks
             .source_loss
@@ -309,6 +311,7 @@ mod tests {
             mixed: Vec::new(),
             routing_required: false,
             source_loss: None,
+            blocks: Vec::new(),
         }
     }
 

@@ -77,6 +77,10 @@ pub struct DoctorReport {
     /// How scans page through the transactions index (`None`: it is
     /// missing, or the probe's search was refused).
     pub paging: Option<PagingReport>,
+    /// The cluster refuses indices named in multi-request bodies
+    /// (`rest.action.multi.allow_explicit_index: false`), in its words;
+    /// `None`: allowed, or not asked (the transactions index is missing).
+    pub explicit_index_refused: Option<String>,
     /// The format each time field the tool writes is written in.
     pub times: TimeFields,
     /// Everything judged, worst first.
@@ -174,6 +178,8 @@ impl Protocol {
         let mut checks = Vec::new();
         let indices = index_reports(cluster, &self.config.indices, &d).await?;
         let paging = paging_of(cluster, &indices).await;
+        let explicit_index_refused = explicit_index_of(cluster, &indices).await?;
+        checks.extend(explicit_index_refused.as_deref().map(explicit_index_check));
         let audit = self.config.audit_file.is_none();
         let audit = audit.then_some(self.config.indices.audit.as_str());
         let security = security(cluster, &d, audit).await?;
@@ -231,6 +237,7 @@ impl Protocol {
             security,
             clock,
             paging,
+            explicit_index_refused,
             times: d.times.clone(),
             checks,
             liveness,
@@ -311,6 +318,30 @@ async fn paging_of(cluster: &Cluster, indices: &[IndexReport]) -> Option<PagingR
         .await
         .inspect_err(|e| tracing::warn!("doctor: the paging probe failed: {e}"))
         .ok()
+}
+
+/// Whether the cluster refuses indices named in multi-request bodies,
+/// probed on the transactions index (`None` when it is missing).
+async fn explicit_index_of(cluster: &Cluster, indices: &[IndexReport]) -> Result<Option<String>> {
+    match indices.first().filter(|r| r.info.exists()) {
+        Some(r) => cluster.probe_explicit_index(&r.info.name).await,
+        None => Ok(None),
+    }
+}
+
+/// What `rest.action.multi.allow_explicit_index: false` means for the tool.
+fn explicit_index_check(reason: &str) -> Check {
+    Check {
+        severity: Severity::Warning,
+        text: format!(
+            "the cluster refuses indices named in multi-request bodies ({reason}): it runs with \
+             rest.action.multi.allow_explicit_index: false (Amazon OpenSearch Service's advice \
+             for index-level access policies); the tool names the index in the path of every \
+             _bulk, _msearch and _mget, one request per index, so the dashboard's poll and \
+             batched acts take a few more requests; an index-level policy must also allow the \
+             paths that name no index (docs/src/products.md lists them)"
+        ),
+    }
 }
 
 fn fields_of(d: &Discovery, role: &str) -> Vec<ResolvedField> {
