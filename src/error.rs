@@ -51,6 +51,16 @@ pub enum Error {
         /// The cluster's reason (it names the index and the block).
         reason: String,
     },
+    /// A circuit breaker tripped with `"durability": "PERMANENT"` (HTTP 429
+    /// `circuit_breaking_exception`; Elasticsearch's
+    /// `CircuitBreakingException` answers 429 whatever its durability, and
+    /// its own retries only retry `TRANSIENT`): the node will not free the
+    /// memory by waiting, so nothing is retried and the run stops.
+    #[error("the cluster's circuit breaker tripped for good (HTTP 429 circuit_breaking_exception, durability PERMANENT): {reason}; not retried, since waiting does not free it: ask the cluster's owner (node memory, the breaker limits)")]
+    Breaker {
+        /// The cluster's reason (the breaker, bytes wanted and the limit).
+        reason: String,
+    },
     /// The index exists but is closed: nothing can be read or written in it.
     #[error("index `{0}` is closed: open it (`POST {0}/_open`) before using the tool on it")]
     IndexClosed(String),
@@ -120,6 +130,18 @@ pub enum Error {
         /// The product's reason.
         reason: String,
     },
+    /// The cluster refuses an index named in the body of a multi-index
+    /// request (`_bulk`, `_msearch`, `_mget`): it runs with
+    /// `rest.action.multi.allow_explicit_index: false`, as Amazon
+    /// OpenSearch Service advises for index-level access policies. Nothing
+    /// of the request was processed (the products refuse it while parsing
+    /// the body); the same items sent with the index in the path go
+    /// through, which the cluster layer then does (see `cluster::scope`).
+    #[error("the cluster refuses an index named in a multi-request body ({reason}): it runs with rest.action.multi.allow_explicit_index: false; requests name one index in the path instead")]
+    ExplicitIndexRefused {
+        /// The product's reason ("explicit index in bulk is not allowed").
+        reason: String,
+    },
     /// A secret or user name from the environment cannot be sent (control
     /// characters, a `:` in a user name, an API key that is not base64);
     /// nothing was sent to the cluster.
@@ -130,6 +152,12 @@ pub enum Error {
         /// What is wrong with it (never the secret itself).
         problem: String,
     },
+    /// The deployment cannot be read as a reader needs it (an index with
+    /// required routing, an alias over several indices): not a finding
+    /// about the data, so a reader (`audit`) exits as `check` (UNKNOWN)
+    /// and `doctor` do, with the cluster-side code, never with "findings".
+    #[error("{0}")]
+    Unreadable(String),
     /// Invalid input from the caller (bad duration, bad amount, ...).
     #[error("{0}")]
     Invalid(String),

@@ -63,6 +63,7 @@ where
     // The demo runs its own throw-away cluster: a default profile (maybe a
     // read-only production one) is not for it; only an explicit one is.
     let is_demo = matches!(cli.command, Some(CliCommand::Demo(_)));
+    cli.global.locks_index_named = !profile::unset(&matches, "locks_index");
     profile::apply_chosen(&mut cli.global, &mut cli.dashboard, &matches, is_demo)
         .map_err(ParseFailure::Profile)?;
     super::cloud::resolve_cloud_id(&mut cli.global, &matches).map_err(ParseFailure::Profile)?;

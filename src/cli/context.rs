@@ -45,6 +45,7 @@ pub fn connect_options(g: &GlobalArgs) -> Result<ConnectOptions> {
         ca_cert: g.ca_cert.clone(),
         insecure: g.insecure,
         timeout: g.timeout,
+        retry_budget: g.retry_budget,
     })
 }
 
@@ -74,6 +75,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
             accounts: g.accounts_index.clone(),
             locks: g.locks_index.clone(),
             audit: g.audit_index.clone(),
+            locks_named: g.locks_index_named,
         },
         recovery_window: g.recovery_window,
         investigate_after: g.investigate_after,

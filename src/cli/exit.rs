@@ -6,7 +6,7 @@
 //! | 0 | done: the transaction is terminal (by this process or another), or nothing needed doing |
 //! | 1 | refused with nothing written (or a fact about the data: not found, malformed, invalid, audit findings) |
 //! | 2 | usage error (clap's own, options checked after parsing, unusable credentials in the environment) |
-//! | 3 | cluster error: unreachable, authentication, HTTP errors; nothing known to have changed |
+//! | 3 | cluster error: unreachable, authentication, HTTP errors, or a deployment a reader (`audit`, `check`, `doctor`) cannot read as it is; nothing known to have changed |
 //! | 4 | terminal failure (the dashboard could not drive the terminal) |
 //! | 5 | stopped part-way: something was written and the transaction is left for recovery (or a lock it held could not be released) |
 //! | 128 + N | the dashboard or the demo stopped on signal N ([`crate::signals`]) |
@@ -29,12 +29,16 @@ pub const TERMINAL: i32 = 4;
 pub const STOPPED: i32 = 5;
 
 /// Exit code for a library error: [`REFUSED`] for facts about the data,
-/// [`CLUSTER`] for everything that comes from talking to the cluster.
+/// [`CLUSTER`] for everything that comes from talking to the cluster, and
+/// for a deployment a reader cannot read as it is ([`Error::Unreadable`]:
+/// `audit` then exits as `check`'s UNKNOWN and `doctor` do, never with the
+/// code of findings).
 pub fn of_error(e: &Error) -> i32 {
     match e {
         Error::NotFound { .. } | Error::Malformed { .. } | Error::Invalid(_) => REFUSED,
         // Bad credentials in the environment: like a usage error, nothing was sent.
         Error::Credentials { .. } => USAGE,
+        // Error::Unreadable (a deployment a reader cannot read) included.
         _ => CLUSTER,
     }
 }

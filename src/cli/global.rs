@@ -102,6 +102,12 @@ pub struct GlobalArgs {
     )]
     pub locks_index: String,
 
+    /// Whether the operator named the locks index (flag, variable or
+    /// profile): only then is its absence refused as a mistake
+    /// ([`crate::protocol::Indices::locks_named`]).
+    #[arg(skip)]
+    pub locks_index_named: bool,
+
     /// Index holding the operator audit trail (created by `init`).
     #[arg(
         long,
@@ -147,6 +153,12 @@ pub struct GlobalArgs {
     /// Per-request timeout (a timed-out write has an unknown outcome and is retried).
     #[arg(long, global = true, env = "ESTX_TIMEOUT", default_value = "10s", value_parser = values::positive_duration, value_name = "DURATION")]
     pub timeout: Duration,
+
+    /// How long one read may be retried in all while the cluster answers
+    /// busy (429, 502-504) or not at all, waiting longer each time (a scan
+    /// page may wait three times this).
+    #[arg(long, global = true, env = "ESTX_RETRY_BUDGET", default_value = "30s", value_parser = values::positive_duration, value_name = "DURATION")]
+    pub retry_budget: Duration,
 
     /// Where logs go (never to the terminal), created 0600 and rotated;
     /// /dev/null logs nothing [default: $XDG_STATE_HOME/estx-tui/estx-tui.log,

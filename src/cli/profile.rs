@@ -384,6 +384,7 @@ fn apply_options(
             *slot = v.clone();
         }
     }
+    g.locks_index_named |= profile.locks_index.is_some();
     let durations: [(&str, &Option<String>, &mut Duration); 3] = [
         (
             "recovery_window",

@@ -217,3 +217,17 @@ fn a_profile_frames_the_dashboard_production_in_red_by_default() {
     let e = apply(&mut cli.global, &mut cli.dashboard, &m, "p", &p).unwrap_err();
     assert!(e.0.contains("colour = \"reddish\": not a colour"), "{e}");
 }
+
+#[test]
+fn the_locks_index_is_named_by_a_flag_or_a_profile() {
+    // Only a named locks index that does not exist is a mistake; the
+    // default one absent is a deployment without locks.
+    assert!(!with(PROD, &["estx-tui", "list"]).global.locks_index_named);
+    let named = format!("{PROD}locks_index = \"app-locks\"\n");
+    let cli = with(&named, &["estx-tui", "list"]);
+    assert!(cli.global.locks_index_named);
+    assert_eq!(cli.global.locks_index, "app-locks");
+    let flag = ["estx-tui", "--locks-index", "locks", "list"];
+    let m = Cli::command().try_get_matches_from(flag).unwrap();
+    assert!(!unset(&m, "locks_index"), "a flag names it");
+}

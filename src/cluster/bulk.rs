@@ -21,7 +21,7 @@
 
 use super::reason::truncate;
 use super::response::{check, error_from};
-use super::{Changes, Cluster};
+use super::{scope, Changes, Cluster};
 use crate::error::{Error, Result};
 use elasticsearch::BulkParts;
 use serde_json::{json, Value};
@@ -83,25 +83,75 @@ impl Cluster {
     /// The writes go in as many requests as [`MAX_BULK_BODY`] (or a 413)
     /// asks; a request that fails gives [`ItemOutcome::Failed`] to its own
     /// items only, so an item written by another request is never reported
-    /// failed.
+    /// failed. Writes of one index name it in the path only; writes of
+    /// several go in one request naming each item's index, or one request
+    /// per index where the cluster refuses that (see `scope`): the refused
+    /// request ran nothing (the product refuses it while parsing), so its
+    /// items are sent again per index. Splitting changes nothing the
+    /// protocol relies on: the items of one `_bulk` have no order among
+    /// them (they run on their shards independently, "as if sent alone"),
+    /// each stays conditional on the version it was decided on, and each
+    /// gets its own outcome; the batched executor sends each phase of a
+    /// round (one index: transactions, or accounts) and waits for its
+    /// answer before the next, so its fence and order are those of the
+    /// requests, not of the items.
     pub async fn bulk_put_if_versioned(
         &self,
         writes: &[CondWrite<'_>],
     ) -> Result<Vec<(ItemOutcome, Option<(i64, i64)>)>> {
-        let lines = writes
-            .iter()
-            .map(|w| self.bulk_lines(w))
-            .collect::<Result<Vec<_>>>()?;
-        let sizes: Vec<usize> = lines.iter().map(Vec::len).collect();
-        let sent = in_requests(&sizes, |r| self.bulk_request(&writes[r.clone()], &lines[r])).await;
-        let mut outcomes = Vec::with_capacity(writes.len());
-        for (r, answer) in sent {
-            match answer {
-                Ok(items) => outcomes.extend(items),
-                Err(e) => outcomes.extend(r.map(|_| (ItemOutcome::Failed(e.clone()), None))),
+        let groups = scope::by_index(writes, |w| w.index);
+        let mut out: Vec<Option<Answered>> = (0..writes.len()).map(|_| None).collect();
+        if groups.len() > 1 && !self.scope.per_index() {
+            for (r, answer) in self.bulk_sent(None, writes).await? {
+                match answer {
+                    // Left unanswered: sent again below, one index at a time.
+                    Err(Error::ExplicitIndexRefused { .. }) => self.scope.refused(),
+                    answer => fill(&mut out, r, answer),
+                }
             }
         }
-        Ok(outcomes)
+        for (index, at) in groups {
+            let left: Vec<usize> = at.into_iter().filter(|&i| out[i].is_none()).collect();
+            if left.is_empty() {
+                continue;
+            }
+            let part: Vec<CondWrite<'_>> = left.iter().map(|&i| writes[i]).collect();
+            let mut answered: Vec<Option<Answered>> = (0..part.len()).map(|_| None).collect();
+            for (r, answer) in self.bulk_sent(Some(index), &part).await? {
+                fill(&mut answered, r, answer);
+            }
+            for (i, a) in left.into_iter().zip(answered) {
+                out[i] = a;
+            }
+        }
+        Ok(out
+            .into_iter()
+            .map(|a| {
+                a.unwrap_or_else(|| {
+                    let e = Error::Decode("a _bulk item was left unanswered".into());
+                    (ItemOutcome::Failed(e), None)
+                })
+            })
+            .collect())
+    }
+
+    /// Serialises `writes` (naming each item's index unless `path` names
+    /// the one index) and sends them in as many requests as their size
+    /// asks: each range of items with its request's answer.
+    async fn bulk_sent(
+        &self,
+        path: Option<&str>,
+        writes: &[CondWrite<'_>],
+    ) -> Result<Vec<(Range<usize>, Result<Vec<Answered>>)>> {
+        let lines = writes
+            .iter()
+            .map(|w| self.bulk_lines(w, path.is_none()))
+            .collect::<Result<Vec<_>>>()?;
+        let sizes: Vec<usize> = lines.iter().map(Vec::len).collect();
+        Ok(in_requests(&sizes, |r| {
+            self.bulk_request(path, &writes[r.clone()], &lines[r])
+        })
+        .await)
     }
 
     /// Indexes many documents unconditionally (`index` actions: seeding,
@@ -119,7 +169,8 @@ impl Cluster {
 
     /// An unconditional item's two NDJSON lines, newlines included.
     fn index_lines(&self, index: &str, id: &str, doc: &Value) -> Result<Vec<u8>> {
-        let action = json!({"index": {"_index": index, "_id": id}});
+        // The index is in the path (see `scope`).
+        let action = json!({"index": {"_id": id}});
         let doc = match doc.as_object() {
             Some(o) => Value::Object(self.write_source(index, o).into_owned()),
             None => doc.clone(),
@@ -136,7 +187,7 @@ impl Cluster {
     async fn bulk_index_request(&self, index: &str, lines: &[Vec<u8>]) -> Result<()> {
         let resp = self
             .client
-            .bulk(BulkParts::None)
+            .bulk(BulkParts::Index(index))
             .body(vec![lines.concat()])
             .send();
         let resp = self.send(resp).await?;
@@ -160,15 +211,17 @@ impl Cluster {
         })
     }
 
-    /// One item's two NDJSON lines (the `update` action and its `{"doc":
-    /// ...}` body), newlines included.
-    fn bulk_lines(&self, w: &CondWrite<'_>) -> Result<Vec<u8>> {
-        let meta = json!({
-            "_index": w.index,
+    /// One item's two NDJSON lines (the `update` action, naming its index
+    /// when `explicit`, and its `{"doc": ...}` body), newlines included.
+    fn bulk_lines(&self, w: &CondWrite<'_>, explicit: bool) -> Result<Vec<u8>> {
+        let mut meta = json!({
             "_id": w.id,
             "if_seq_no": w.seq_no,
             "if_primary_term": w.primary_term,
         });
+        if explicit {
+            meta["_index"] = json!(w.index);
+        }
         let action = json!({ "update": super::dotted::with_routing(meta, w.routing) });
         let body = self.update_body(w.index, w.changes);
         let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
@@ -178,15 +231,18 @@ impl Cluster {
         Ok(bytes)
     }
 
-    /// Sends one `_bulk` request of already serialised items.
+    /// Sends one `_bulk` request of already serialised items, on `path`'s
+    /// index or (`None`) on the indices the items name.
     async fn bulk_request(
         &self,
+        path: Option<&str>,
         writes: &[CondWrite<'_>],
         lines: &[Vec<u8>],
-    ) -> Result<Vec<(ItemOutcome, Option<(i64, i64)>)>> {
+    ) -> Result<Vec<Answered>> {
         let body: Vec<u8> = lines.concat();
+        let parts = path.map_or(BulkParts::None, BulkParts::Index);
         // Sent once: a write is never retried here (its outcome is unknown).
-        let resp = self.client.bulk(BulkParts::None).body(vec![body]).send();
+        let resp = self.client.bulk(parts).body(vec![body]).send();
         let resp = self.send(resp).await?;
         let body = check(resp, writes[0].index).await?;
         let items = body
@@ -245,6 +301,26 @@ fn chunks(sizes: &[usize], budget: usize) -> Vec<Range<usize>> {
         out.push(start..sizes.len());
     }
     out
+}
+
+/// One item's outcome and the version it now has.
+type Answered = (ItemOutcome, Option<(i64, i64)>);
+
+/// Puts a request's answer into `out` at `r`: its items' outcomes, or its
+/// failure for each of them.
+fn fill(out: &mut [Option<Answered>], r: Range<usize>, answer: Result<Vec<Answered>>) {
+    match answer {
+        Ok(items) => {
+            for (slot, item) in out[r].iter_mut().zip(items) {
+                *slot = Some(item);
+            }
+        }
+        Err(e) => {
+            for slot in &mut out[r] {
+                *slot = Some((ItemOutcome::Failed(e.clone()), None));
+            }
+        }
+    }
 }
 
 fn item_outcome(item: &Value, index: &str) -> (ItemOutcome, Option<(i64, i64)>) {

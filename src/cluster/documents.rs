@@ -143,6 +143,41 @@ impl Cluster {
         Ok(written(&check(resp, index).await?))
     }
 
+    /// Asks whether the product accepts a partial update of `id` in `index`
+    /// from these credentials, writing nothing: `POST /{index}/_update/{id}`
+    /// with an empty `doc` and `detect_noop` on, which the products answer
+    /// `noop` (no write, the version kept: Elasticsearch's update API,
+    /// "detect_noop … updates that don't change the source are ignored",
+    /// and osmem-server alike), or `document_missing` (404) for an id with
+    /// no document, where nothing is written either — unless they refuse
+    /// the update itself, as they refuse a role with field or document
+    /// level security on the index whatever it carries (Elasticsearch's
+    /// x-pack `UpdateRequestInterceptor` fails every `UpdateRequest` before
+    /// it runs; OpenSearch's `DlsFlsValveImpl` likewise): that is
+    /// [`Error::UpdateRefused`](crate::Error::UpdateRefused). An id that
+    /// cannot go in a path (or none yet) asks about a document that does
+    /// not exist.
+    pub async fn probe_partial_update(&self, index: &str, id: &str) -> Result<()> {
+        let id = if dotted::needs_body(id) || id.is_empty() {
+            "estx-partial-update-probe"
+        } else {
+            id
+        };
+        let body = json!({"doc": {}, "detect_noop": true});
+        let resp = self
+            .client
+            .update(UpdateParts::IndexId(index, id))
+            .body(body)
+            .send();
+        let resp = self.send(resp).await?;
+        if resp.status_code().as_u16() == 404 {
+            // No such document: nothing written, nothing refused. (A
+            // missing index was refused before any probe.)
+            return Ok(());
+        }
+        check(resp, index).await.map(|_| ())
+    }
+
     /// The body of a partial update of `index`: `{"doc": ...}` in the
     /// application's names, with `"detect_noop": false` for a forced write.
     pub(super) fn update_body(&self, index: &str, changes: &Changes) -> Value {

@@ -76,7 +76,7 @@ impl Cluster {
                 None,
             ),
         };
-        meta["_index"] = json!(index);
+        // The index in the path, never in the body (see `scope`).
         meta["_id"] = json!(id);
         let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> =
             vec![json!({ name: meta }).into()];
@@ -85,7 +85,7 @@ impl Cluster {
         }
         let resp = self
             .client
-            .bulk(BulkParts::None)
+            .bulk(BulkParts::Index(index))
             .body(lines)
             .send()
             .await

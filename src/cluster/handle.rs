@@ -9,7 +9,7 @@ use super::connect;
 use super::credential::CredentialKind;
 use super::options::ConnectOptions;
 use super::translate::Translate;
-use super::{shards, signer};
+use super::{scope, shards, signer};
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use elasticsearch::Elasticsearch;
@@ -22,6 +22,8 @@ pub struct Cluster {
     pub(super) url: String,
     pub(super) clock: Clock,
     pub(super) caps: caps::Caps,
+    /// Whether multi requests go one per index (see `scope`).
+    pub(super) scope: scope::Scope,
     /// The schema map applied to the three indices' documents (none for
     /// the article's names).
     pub(super) boundary: Option<Arc<dyn Translate>>,
@@ -33,6 +35,10 @@ pub struct Cluster {
     pub(super) _signer: Option<std::sync::Arc<signer::Signer>>,
     /// Counts this handle's requests, when metered (see `meter`).
     pub(super) meter: Option<super::meter::RequestMeter>,
+    /// How long one read may be retried in all (see `backoff`).
+    pub(super) read_budget: std::time::Duration,
+    /// Whether a request of this handle is waiting on a busy cluster.
+    pub(super) waits: super::backoff::WaitState,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -50,11 +56,14 @@ impl Cluster {
             url: opts.url.clone(),
             clock: Clock::default(),
             caps: caps::Caps::default(),
+            scope: scope::Scope::default(),
             boundary: None,
             credential: built.kind,
             shards: shards::PrimaryShards::default(),
             _signer: built.signer,
             meter: None,
+            read_budget: opts.retry_budget,
+            waits: super::backoff::WaitState::default(),
         })
     }
 
@@ -103,12 +112,47 @@ impl Cluster {
             url: self.url.clone(),
             clock: self.clock.with_local_skew(skew),
             caps: self.caps.clone(),
+            scope: self.scope.clone(),
             boundary: self.boundary.clone(),
             credential: self.credential,
             shards: self.shards.clone(),
             _signer: self._signer.clone(),
             meter: self.meter.clone(),
+            read_budget: self.read_budget,
+            waits: self.waits.clone(),
         }
+    }
+
+    /// How long one read may be retried in all (`--retry-budget`).
+    pub fn read_budget(&self) -> std::time::Duration {
+        self.read_budget
+    }
+
+    /// The same handle whose reads are retried for at most `budget` in all
+    /// (a poller asks again at its next poll: retrying past it is no use).
+    pub fn with_read_budget(&self, budget: std::time::Duration) -> Cluster {
+        Cluster {
+            read_budget: budget,
+            ..self.clone()
+        }
+    }
+
+    /// Marks this handle as waiting on the cluster (a write's throttle
+    /// being waited out by a batch), until [`Self::done_waiting`].
+    pub fn waiting_on(&self, cause: super::backoff::WaitCause) {
+        self.waits.waiting(cause);
+    }
+
+    /// The wait marked by [`Self::waiting_on`] is over.
+    pub fn done_waiting(&self) {
+        self.waits.answered();
+    }
+
+    /// Whether a request is waiting on a busy cluster right now, why (the
+    /// status, or no answer) and for how long: a progress line shows
+    /// "waiting on the cluster (429, 4.2 s)".
+    pub fn waiting_on_cluster(&self) -> Option<(super::backoff::WaitCause, std::time::Duration)> {
+        self.waits.current()
     }
 
     /// How scans page on this cluster, once a scan has found out.

@@ -18,13 +18,14 @@ use serde_json::Value;
 
 impl Cluster {
     /// Sends `method path`; a `GET`/`HEAD`, or any request the caller says
-    /// only reads (`read_only`), is retried on a busy answer like every read.
+    /// only reads (`read_budget`: retried for that long), is retried on a
+    /// busy answer like every read.
     async fn send_raw(
         &self,
         method: Method,
         path: &str,
         body: Option<Value>,
-        read_only: bool,
+        read_budget: Option<std::time::Duration>,
     ) -> Result<Response> {
         let make = || {
             self.client.send::<JsonBody<Value>, ()>(
@@ -36,7 +37,9 @@ impl Cluster {
                 None,
             )
         };
-        if read_only || matches!(method, Method::Get | Method::Head) {
+        if let Some(budget) = read_budget {
+            self.send_read_within(make, budget).await
+        } else if matches!(method, Method::Get | Method::Head) {
             self.send_read(make).await
         } else {
             self.send(make()).await
@@ -53,7 +56,7 @@ impl Cluster {
         path: &str,
         body: Option<Value>,
     ) -> Result<(u16, Value)> {
-        let a = Answer::read(self.send_raw(method, path, body, false).await?).await?;
+        let a = Answer::read(self.send_raw(method, path, body, None).await?).await?;
         Ok((a.status, a.json_or_text()))
     }
 
@@ -67,13 +70,28 @@ impl Cluster {
         path: &str,
         body: Option<Value>,
     ) -> Result<(u16, Value)> {
-        let a = Answer::read(self.send_raw(method, path, body, true).await?).await?;
+        let budget = Some(self.read_budget);
+        let a = Answer::read(self.send_raw(method, path, body, budget).await?).await?;
+        Ok((a.status, a.json_or_text()))
+    }
+
+    /// [`Self::raw_read`] for a page of a scan (a point-in-time's page, a
+    /// scroll's first): retried [`super::SCAN_PAGE_FACTOR`] times as long
+    /// as a read, since losing one page loses the whole scan.
+    pub async fn raw_page(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<(u16, Value)> {
+        let budget = Some(self.read_budget * super::SCAN_PAGE_FACTOR);
+        let a = Answer::read(self.send_raw(method, path, body, budget).await?).await?;
         Ok((a.status, a.json_or_text()))
     }
 
     /// `GET path` expecting success; errors are typed as for every request.
     pub async fn get_json(&self, path: &str, what: &str) -> Result<Value> {
-        Answer::read(self.send_raw(Method::Get, path, None, false).await?)
+        Answer::read(self.send_raw(Method::Get, path, None, None).await?)
             .await?
             .into_json(what)
     }
@@ -86,7 +104,7 @@ impl Cluster {
         body: Value,
         what: &str,
     ) -> Result<Value> {
-        Answer::read(self.send_raw(method, path, Some(body), false).await?)
+        Answer::read(self.send_raw(method, path, Some(body), None).await?)
             .await?
             .into_json(what)
     }

@@ -12,6 +12,7 @@
 //! uses ([`Cluster::now`]).
 
 mod admin;
+mod backoff;
 mod boundary;
 mod bulk;
 mod caps;
@@ -33,6 +34,7 @@ mod options;
 mod reason;
 mod response;
 mod routed;
+mod scope;
 mod search;
 mod security;
 mod send;
@@ -42,6 +44,9 @@ mod sigv4;
 mod translate;
 
 pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
+pub use backoff::{
+    jittered, Backoff, WaitCause, DEFAULT_READ_BUDGET, MAX_RETRY_WAIT, SCAN_PAGE_FACTOR,
+};
 pub use bulk::{CondWrite, ItemOutcome};
 pub use caps::Paging;
 pub use changes::Changes;
@@ -55,7 +60,6 @@ pub use options::ConnectOptions;
 pub use reason::{root_causes, RootCause};
 pub use response::error_from as error_of_answer;
 pub use search::hits;
-pub use send::{MAX_RETRY_WAIT, READ_ATTEMPTS};
 pub use sigv4::{AwsService, AwsSigning};
 pub use translate::Translate;
 

@@ -15,9 +15,15 @@
 //! Each index's answer is its own: an item error fails only that index's
 //! documents, typed as the same error on its own (`mget_item_error`), and a
 //! miss is confirmed as [`Cluster::mget`] confirms it (see `routed`).
+//!
+//! Groups of one index go with the index in the path and only ids in the
+//! body; where the cluster refuses indices named in the body
+//! (`rest.action.multi.allow_explicit_index: false`, see `scope`), each
+//! group is its own request, whose failure (a missing index, a refusal)
+//! is that group's answer as an item error would be.
 
 use super::response::{check, mget_item_error, versioned};
-use super::{Cluster, VersionedDoc};
+use super::{scope, Cluster, VersionedDoc};
 use crate::error::{Error, Result};
 use elasticsearch::MgetParts;
 use serde_json::{json, Value};
@@ -37,40 +43,96 @@ pub type GroupDocs = Result<Vec<Option<VersionedDoc>>>;
 impl Cluster {
     /// Realtime multi-GET of several indices in one request: one answer per
     /// group, in order (see the module docs). An error of the request as a
-    /// whole (transport, authentication) is the outer error.
+    /// whole (transport, authentication) is the outer error. Groups of one
+    /// index name it in the path only; groups of several go in one request
+    /// naming each document's index, or one request per group where the
+    /// cluster refuses that (see `scope`).
     pub async fn mget_groups(&self, groups: &[MgetGroup<'_>]) -> Result<Vec<GroupDocs>> {
+        if groups.iter().all(|g| g.ids.is_empty()) {
+            return Ok(groups.iter().map(|_| Ok(Vec::new())).collect());
+        }
+        let one_index = scope::by_index(groups, |g| g.index).len() == 1;
+        if !one_index && !self.scope.per_index() {
+            match self.mget_across(groups).await {
+                Err(Error::ExplicitIndexRefused { .. }) => self.scope.refused(),
+                answered => return answered,
+            }
+        }
+        let mut out = Vec::with_capacity(groups.len());
+        for g in groups {
+            out.push(match self.mget_in(g).await {
+                Ok(docs) => docs,
+                Err(e) if whole_request(&e) => return Err(e),
+                // As an item error in one request: this group's only.
+                Err(e) => Err(e),
+            });
+        }
+        Ok(out)
+    }
+
+    /// One `_mget` naming each document's index in the body; items answered
+    /// busy (a per-item 429) are asked again on their own.
+    async fn mget_across(&self, groups: &[MgetGroup<'_>]) -> Result<Vec<GroupDocs>> {
         let docs: Vec<Value> = groups
             .iter()
             .flat_map(|g| g.ids.iter().map(|id| json!({"_index": g.index, "_id": id})))
             .collect();
-        if docs.is_empty() {
-            return Ok(groups.iter().map(|_| Ok(Vec::new())).collect());
-        }
         let names: Vec<&str> = groups.iter().map(|g| g.index).collect();
         let names = names.join(",");
-        let body = json!({ "docs": docs });
-        let resp = self
-            .send_read(|| {
-                self.client
-                    .mget(MgetParts::None)
-                    .realtime(true)
-                    .body(body.clone())
-                    .send()
+        let answered = self
+            .per_item(docs.len(), item_is_busy, |at: Vec<usize>| {
+                let body =
+                    json!({ "docs": at.iter().map(|&i| docs[i].clone()).collect::<Vec<_>>() });
+                self.mget_items(MgetParts::None, body, &names)
             })
             .await?;
-        let answer = check(resp, &names).await?;
-        let mut items = answer
-            .get("docs")
-            .and_then(Value::as_array)
-            .filter(|d| d.len() == docs.len())
-            .ok_or_else(|| Error::Decode("mget answered the wrong number of documents".into()))?
-            .iter();
+        let mut items = answered.iter();
         let mut out = Vec::with_capacity(groups.len());
         for g in groups {
             let answered: Vec<&Value> = items.by_ref().take(g.ids.len()).collect();
             out.push(self.group_docs(g, &answered).await);
         }
         Ok(out)
+    }
+
+    /// One group's `_mget`, its index in the path and only ids in the body;
+    /// items answered busy are asked again on their own.
+    async fn mget_in(&self, g: &MgetGroup<'_>) -> Result<GroupDocs> {
+        if g.ids.is_empty() {
+            return Ok(Ok(Vec::new()));
+        }
+        let answered = self
+            .per_item(g.ids.len(), item_is_busy, |at: Vec<usize>| {
+                let ids: Vec<&String> = at.iter().map(|&i| &g.ids[i]).collect();
+                self.mget_items(MgetParts::Index(g.index), json!({ "ids": ids }), g.index)
+            })
+            .await?;
+        let items: Vec<&Value> = answered.iter().collect();
+        Ok(self.group_docs(g, &items).await)
+    }
+
+    /// One realtime `_mget` of `body`: its `docs`, one per item asked.
+    pub(super) async fn mget_items(
+        &self,
+        parts: MgetParts<'_>,
+        body: Value,
+        names: &str,
+    ) -> Result<Vec<Value>> {
+        let resp = self
+            .send_read(|| {
+                self.client
+                    .mget(parts.clone())
+                    .realtime(true)
+                    .body(body.clone())
+                    .send()
+            })
+            .await?;
+        let answer = check(resp, names).await?;
+        answer
+            .get("docs")
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| Error::Decode("mget answer without docs".into()))
     }
 
     /// One group's items read: the first item error fails the group; misses
@@ -102,4 +164,17 @@ impl Cluster {
             .map(|d| d.map(|d| self.read_doc(g.index, d)))
             .collect())
     }
+}
+
+/// Whether a failed request failed as a whole (nothing reached, busy, or
+/// the credentials refused): the outer error, as for one request across
+/// indices; any other error is what that index answered.
+fn whole_request(e: &Error) -> bool {
+    e.is_transient() || matches!(e, Error::Auth { status: 401, .. })
+}
+
+/// Whether an `_mget` item was answered busy (a per-item 429, an
+/// unavailable shard): it is asked for again on its own.
+pub(super) fn item_is_busy(item: &Value) -> bool {
+    item.get("error").is_some() && mget_item_error(item, "").is_transient()
 }

@@ -30,6 +30,9 @@ pub struct ConnectOptions {
     pub insecure: bool,
     /// Per-request timeout; a timed-out write has an unknown outcome.
     pub timeout: Duration,
+    /// How long one read may be retried in all when the cluster is busy or
+    /// does not answer (a scan page: [`super::SCAN_PAGE_FACTOR`] times it).
+    pub retry_budget: Duration,
 }
 
 impl ConnectOptions {
@@ -45,6 +48,7 @@ impl ConnectOptions {
             ca_cert: None,
             insecure: false,
             timeout: Duration::from_secs(10),
+            retry_budget: super::DEFAULT_READ_BUDGET,
         }
     }
 }

@@ -31,6 +31,28 @@ pub(super) fn transport(e: elasticsearch::Error) -> Error {
     }
 }
 
+/// Whether nothing listens at the address (the connection was refused, so
+/// the request was never sent): waiting brings no answer, unlike a timeout
+/// or a reset connection. Read from the typed I/O error in the chain.
+pub(super) fn no_listener(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let mut x = c;
+        loop {
+            match x.downcast_ref::<std::io::Error>() {
+                Some(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => return true,
+                Some(io) => match io.get_ref() {
+                    Some(inner) => x = inner,
+                    None => break,
+                },
+                None => break,
+            }
+        }
+        cause = c.source();
+    }
+    false
+}
+
 /// Whether a TLS handshake failed because the server spoke plain HTTP
 /// (an `https://` URL to an `http` port): rustls reads the answer's first
 /// byte as a record type it does not know, `InvalidContentType`.
@@ -180,6 +202,14 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
     if status == 403 && kind == "cluster_block_exception" {
         return Error::Blocked { status, reason };
     }
+    if status == 400 && kind == "illegal_argument_exception" && refuses_explicit_index(&reason) {
+        return Error::ExplicitIndexRefused { reason };
+    }
+    if kind == "circuit_breaking_exception"
+        && body.pointer("/error/durability").and_then(Value::as_str) == Some("PERMANENT")
+    {
+        return Error::Breaker { reason };
+    }
     if kind == "security_exception" && refuses_partial_update(&reason) {
         return Error::UpdateRefused {
             index: index.to_string(),
@@ -218,6 +248,20 @@ fn classify(status: u16, body: &Value, text_reason: Option<String>, index: &str)
     }
 }
 
+/// Whether a 400 `illegal_argument_exception` is the product refusing an
+/// index named in a multi-request body under
+/// `rest.action.multi.allow_explicit_index: false`. Both products throw it
+/// while parsing the body, before anything runs, with one of three fixed
+/// texts: "explicit index in bulk is not allowed" (`BulkRequestParser`),
+/// "explicit index in multi search is not allowed" (`MultiSearchRequest`),
+/// "explicit index in multi get is not allowed" (`MultiGetRequest`), in
+/// opensearch-project/OpenSearch `server/src/main/java/org/opensearch/action/`
+/// `bulk/`, `search/` and `get/` (and the same classes of
+/// elastic/elasticsearch).
+fn refuses_explicit_index(reason: &str) -> bool {
+    reason.contains("explicit index in ") && reason.contains(" is not allowed")
+}
+
 /// Whether a `security_exception`'s reason is a product refusing `_update`
 /// to a role with field- or document-level security:
 /// - Elasticsearch answers 400 "Can't execute an update request if field or
@@ -254,6 +298,12 @@ pub(super) fn mget_item_error(item: &Value, index: &str) -> Error {
             "es_rejected_execution_exception"
             | "rejected_execution_exception"
             | "circuit_breaking_exception" => 429,
+            // A block names its level: `FORBIDDEN/8/index write (api)`
+            // is the index's own setting (403 on its own, as a whole
+            // request's block is), `SERVICE_UNAVAILABLE/1/state not
+            // recovered` a cluster still starting (503)
+            // (`ClusterBlockException.status()` in both products).
+            "cluster_block_exception" if block_is_forbidden(&err) => 403,
             "no_shard_available_action_exception"
             | "unavailable_shards_exception"
             | "node_not_connected_exception"
@@ -263,6 +313,16 @@ pub(super) fn mget_item_error(item: &Value, index: &str) -> Error {
         });
     let body = serde_json::json!({ "error": err });
     error_from(status, &body, index)
+}
+
+/// Whether a `cluster_block_exception` names a `FORBIDDEN/` block (an
+/// index's `index.blocks.*` setting) rather than a `SERVICE_UNAVAILABLE/` one.
+fn block_is_forbidden(err: &Value) -> bool {
+    let reason = err
+        .get("reason")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    reason.contains("FORBIDDEN/") && !reason.contains("SERVICE_UNAVAILABLE/")
 }
 
 /// The wait an answer asks for: `Retry-After` as seconds or as an HTTP date
@@ -431,6 +491,21 @@ mod tests {
         ));
         let rejected = json!({"_id": "a", "error": {"type": "es_rejected_execution_exception", "reason": "queue full"}});
         assert!(mget_item_error(&rejected, "x").is_transient());
+        let blocked = json!({"_id": "a", "error": {"type": "cluster_block_exception",
+            "reason": "index [x] blocked by: [FORBIDDEN/7/index read (api)];"}});
+        let e = mget_item_error(&blocked, "x");
+        assert!(matches!(e, Error::Blocked { status: 403, .. }), "{e:?}");
+        let starting = json!({"_id": "a", "error": {"type": "cluster_block_exception",
+            "reason": "blocked by: [SERVICE_UNAVAILABLE/1/state not recovered / initialized];"}});
+        assert!(mget_item_error(&starting, "x").is_transient());
+        let breaker = json!({"_id": "a", "error": {"type": "circuit_breaking_exception",
+            "reason": "[parent] Data too large", "durability": "PERMANENT"}});
+        let e = mget_item_error(&breaker, "x");
+        assert!(matches!(e, Error::Breaker { .. }), "{e:?}");
+        assert!(!e.is_transient());
+        let transient = json!({"_id": "a", "error": {"type": "circuit_breaking_exception",
+            "reason": "[parent] Data too large", "durability": "TRANSIENT"}});
+        assert!(mget_item_error(&transient, "x").is_throttle());
         let odd =
             json!({"_id": "a", "error": {"type": "illegal_argument_exception", "reason": "bad"}});
         let e = mget_item_error(&odd, "x");

@@ -27,7 +27,7 @@
 //! within the last refresh interval (or on an index with
 //! `refresh_interval: -1`) is still reported absent.
 
-use super::response::{check, versioned};
+use super::response::versioned;
 use super::search::whole;
 use super::{Cluster, VersionedDoc};
 use crate::error::{Error, Result};
@@ -103,20 +103,28 @@ impl Cluster {
         index: &str,
         body: Value,
     ) -> Result<Vec<Option<VersionedDoc>>> {
-        let resp = self
-            .send_read(|| {
-                self.client
-                    .mget(MgetParts::Index(index))
-                    .realtime(true)
-                    .body(body.clone())
-                    .send()
-            })
-            .await?;
-        let body = check(resp, index).await?;
-        let docs = body
-            .get("docs")
+        // The body names the documents as `ids` or as `docs`: a retry asks
+        // for the busy ones in the same form.
+        let key = if body.get("ids").is_some() {
+            "ids"
+        } else {
+            "docs"
+        };
+        let asked = body
+            .get(key)
             .and_then(Value::as_array)
-            .ok_or_else(|| Error::Decode("mget answer without docs".into()))?;
+            .cloned()
+            .unwrap_or_default();
+        let docs = self
+            .per_item(
+                asked.len(),
+                super::multi_get::item_is_busy,
+                |at: Vec<usize>| {
+                    let some: Vec<Value> = at.iter().map(|&i| asked[i].clone()).collect();
+                    self.mget_items(MgetParts::Index(index), json!({ key: some }), index)
+                },
+            )
+            .await?;
         docs.iter()
             .map(|d| {
                 if d.get("error").is_some() {

@@ -2,7 +2,7 @@
 //! with the scroll API, counts, and reading hits.
 
 use super::response::{check, error_from};
-use super::{Cluster, Hit};
+use super::{scope, Cluster, Hit};
 use crate::error::{Error, Result};
 use elasticsearch::{ClearScrollParts, CountParts, MsearchParts, ScrollParts, SearchParts};
 use serde_json::{json, Value};
@@ -33,36 +33,90 @@ impl Cluster {
     }
 
     /// Several searches in one round trip (`_msearch`); one answer per body,
-    /// in order. A failed sub-search becomes an `Err` in its slot.
+    /// in order. A failed sub-search becomes an `Err` in its slot. Searches
+    /// of one index name it in the path only; searches of several go in one
+    /// request naming each in its header, or one request per index where the
+    /// cluster refuses that (see `scope`).
     pub async fn msearch(&self, searches: &[(String, Value)]) -> Result<Vec<Result<Value>>> {
-        if searches.is_empty() {
+        let groups = scope::by_index(searches, |(index, _)| index.as_str());
+        if let [(index, _)] = groups[..] {
+            return self.msearch_request(Some(index), searches).await;
+        }
+        if groups.is_empty() {
             return Ok(Vec::new());
         }
-        let lines = || {
-            let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::new();
-            for (index, body) in searches {
-                lines.push(json!({ "index": index }).into());
-                lines.push(body.clone().into());
+        if !self.scope.per_index() {
+            match self.msearch_request(None, searches).await {
+                Err(Error::ExplicitIndexRefused { .. }) => self.scope.refused(),
+                answered => return answered,
             }
-            lines
+        }
+        let mut out: Vec<Option<Result<Value>>> = vec![None; searches.len()];
+        for (index, at) in groups {
+            let part: Vec<(String, Value)> = at.iter().map(|&i| searches[i].clone()).collect();
+            // Each index's answer is its own, as in one request: a request
+            // that failed fails its own searches only.
+            match self.msearch_request(Some(index), &part).await {
+                Ok(answers) => {
+                    for (i, answer) in at.into_iter().zip(answers) {
+                        out[i] = Some(answer);
+                    }
+                }
+                Err(e) => at.into_iter().for_each(|i| out[i] = Some(Err(e.clone()))),
+            }
+        }
+        out.into_iter()
+            .map(|a| a.ok_or_else(|| Error::Decode("msearch answered fewer searches".into())))
+            .collect()
+    }
+
+    /// One `_msearch`: on `path`'s index with empty headers, or (`None`)
+    /// naming each search's index in its header.
+    async fn msearch_request(
+        &self,
+        path: Option<&str>,
+        searches: &[(String, Value)],
+    ) -> Result<Vec<Result<Value>>> {
+        let target: Vec<&str> = path.into_iter().collect();
+        let parts = || match path {
+            Some(_) => MsearchParts::Index(&target),
+            None => MsearchParts::None,
         };
-        let resp = self
-            .send_read(|| self.client.msearch(MsearchParts::None).body(lines()).send())
+        let busy =
+            |a: &Value| a.get("error").is_some() && error_from(status_of(a), a, "").is_transient();
+        // Searches answered busy (a per-item 429) are asked again on their own.
+        let answers = self
+            .per_item(searches.len(), busy, |at: Vec<usize>| async move {
+                let lines = || {
+                    let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::new();
+                    for &i in &at {
+                        let (index, body) = &searches[i];
+                        lines.push(match path {
+                            Some(_) => json!({}).into(),
+                            None => json!({ "index": index }).into(),
+                        });
+                        lines.push(body.clone().into());
+                    }
+                    lines
+                };
+                let resp = self
+                    .send_read(|| self.client.msearch(parts()).body(lines()).send())
+                    .await?;
+                let body = check(resp, path.unwrap_or("_msearch")).await?;
+                body.get("responses")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .ok_or_else(|| Error::Decode("msearch answer without responses".into()))
+            })
             .await?;
-        let body = check(resp, "_msearch").await?;
-        let answers = body
-            .get("responses")
-            .and_then(Value::as_array)
-            .ok_or_else(|| Error::Decode("msearch answer without responses".into()))?;
         Ok(searches
             .iter()
             .zip(answers)
             .map(|((index, _), a)| {
                 if a.get("error").is_some() {
-                    let status = a.get("status").and_then(Value::as_u64).unwrap_or(500) as u16;
-                    Err(error_from(status, a, index))
+                    Err(error_from(status_of(&a), &a, index))
                 } else {
-                    Ok(self.read_answer(index, a.clone()))
+                    Ok(self.read_answer(index, a))
                 }
             })
             .collect())
@@ -191,4 +245,13 @@ fn hits_of(page: &Value) -> Result<Vec<Hit>> {
 /// The hits of one search answer.
 pub fn hits(page: &Value) -> Result<Vec<Hit>> {
     hits_of(page)
+}
+
+/// The status of one `_msearch` answer (500 when it names none).
+fn status_of(answer: &Value) -> u16 {
+    answer
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok())
+        .unwrap_or(500)
 }

@@ -19,6 +19,12 @@
 //! [`TOKEN_HEADER`] with the random token drawn when it started, which only
 //! this process's client knows (the header is removed before signing), so
 //! another local user cannot borrow the operator's AWS credentials.
+//!
+//! AWS refuses a signature more than 5 minutes off its own clock ("Signature
+//! expired: ... (... - 5 min.)", "Signature not yet current"), so a host
+//! whose clock is off could not reach it at all. As the AWS SDKs do, such a
+//! refusal's `Date` gives the offset of AWS's clock from ours: the signer
+//! keeps it for every later signature and signs that request again, once.
 
 use super::sigv4::AwsSigning;
 use crate::error::{Error, Result};
@@ -27,8 +33,9 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
 use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 use tokio::sync::oneshot;
 
 /// Hop-by-hop and per-connection headers, never forwarded either way.
@@ -99,6 +106,42 @@ struct Target {
     host: String,
     signing: AwsSigning,
     client: reqwest::Client,
+    /// AWS's clock minus ours, in milliseconds, learnt from a refusal.
+    offset_ms: AtomicI64,
+}
+
+impl Target {
+    /// The time to sign with: ours, moved by the offset learnt.
+    fn now(&self) -> SystemTime {
+        shifted(SystemTime::now(), self.offset_ms.load(Ordering::Relaxed))
+    }
+}
+
+/// `at` moved by `ms` milliseconds.
+fn shifted(at: SystemTime, ms: i64) -> SystemTime {
+    let by = Duration::from_millis(ms.unsigned_abs());
+    if ms >= 0 {
+        at + by
+    } else {
+        at - by
+    }
+}
+
+/// Whether a 403's body is AWS refusing the signature's time.
+fn refuses_the_time(body: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(body);
+    text.contains("Signature expired") || text.contains("Signature not yet current")
+}
+
+/// AWS's clock minus ours (in ms) from an answer's `Date`, received at `at`.
+fn offset_from(headers: &reqwest::header::HeaderMap, at: SystemTime) -> Option<i64> {
+    let date = headers.get(reqwest::header::DATE)?.to_str().ok()?;
+    let theirs = httpdate::parse_http_date(date).ok()?;
+    let ms = |d: Duration| i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+    Some(match theirs.duration_since(at) {
+        Ok(ahead) => ms(ahead),
+        Err(behind) => -ms(behind.duration()),
+    })
 }
 
 /// Starts a signer forwarding to `base` (binds the port at once, so the
@@ -128,6 +171,7 @@ pub(super) fn start(
         host,
         signing,
         client,
+        offset_ms: AtomicI64::new(0),
     });
     std::thread::Builder::new()
         .name("estx-sigv4".into())
@@ -227,21 +271,52 @@ async fn try_forward(
             headers.push((name.as_str().to_string(), v.to_string()));
         }
     }
+    // A refusal of the signature's time was not acted on: signing again on
+    // AWS's clock is safe even for a write.
+    let mut resigned = false;
+    let (status, answer_headers, bytes) = loop {
+        let (status, answer_headers, bytes) =
+            send_signed(target, &parts.method, &url, &headers, &body).await?;
+        if status == 403 && !resigned && refuses_the_time(&bytes) {
+            if let Some(offset) = offset_from(&answer_headers, SystemTime::now()) {
+                tracing::warn!(
+                    offset_ms = offset,
+                    "AWS refused the signature's time: signing on its clock"
+                );
+                target.offset_ms.store(offset, Ordering::Relaxed);
+                resigned = true;
+                continue;
+            }
+        }
+        break (status, answer_headers, bytes);
+    };
+    let mut resp = Response::new(Full::new(bytes));
+    *resp.status_mut() = status;
+    for (name, value) in &answer_headers {
+        if !HOP_BY_HOP.contains(&name.as_str()) {
+            resp.headers_mut().append(name, value.clone());
+        }
+    }
+    Ok(resp)
+}
+
+/// Signs the request at the signer's time, sends it, reads the answer whole.
+async fn send_signed(
+    target: &Target,
+    method: &http::Method,
+    url: &str,
+    headers: &[(String, String)],
+    body: &Bytes,
+) -> std::result::Result<(http::StatusCode, reqwest::header::HeaderMap, Bytes), (u16, String)> {
     let signed = target
         .signing
-        .sign(
-            parts.method.as_str(),
-            &url,
-            &headers,
-            &body,
-            SystemTime::now(),
-        )
+        .sign(method.as_str(), url, headers, body, target.now())
         .map_err(|e| (500, e.to_string()))?;
-    let mut out = target.client.request(parts.method.clone(), &url);
+    let mut out = target.client.request(method.clone(), url);
     for (name, value) in headers.iter().chain(&signed) {
         out = out.header(name, value);
     }
-    let answer = out.body(body).send().await.map_err(|e| {
+    let answer = out.body(body.clone()).send().await.map_err(|e| {
         let status = if e.is_timeout() { 504 } else { 502 };
         (status, format!("cannot reach {}: {e}", target.base))
     })?;
@@ -253,14 +328,7 @@ async fn try_forward(
             format!("the answer from {} broke off: {e}", target.base),
         )
     })?;
-    let mut resp = Response::new(Full::new(bytes));
-    *resp.status_mut() = status;
-    for (name, value) in &answer_headers {
-        if !HOP_BY_HOP.contains(&name.as_str()) {
-            resp.headers_mut().append(name, value.clone());
-        }
-    }
-    Ok(resp)
+    Ok((status, answer_headers, bytes))
 }
 
 #[cfg(test)]
@@ -324,6 +392,26 @@ mod tests {
             target.accept().is_ok(),
             "the admitted request reached the endpoint"
         );
+    }
+
+    #[test]
+    fn the_offset_comes_from_the_refusals_date() {
+        let mut h = reqwest::header::HeaderMap::new();
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+        assert_eq!(offset_from(&h, at), None);
+        let ahead = httpdate::fmt_http_date(at + Duration::from_secs(1200));
+        h.insert(reqwest::header::DATE, ahead.parse().expect("date"));
+        assert_eq!(offset_from(&h, at), Some(1_200_000));
+        let behind = httpdate::fmt_http_date(at - Duration::from_secs(600));
+        h.insert(reqwest::header::DATE, behind.parse().expect("date"));
+        assert_eq!(offset_from(&h, at), Some(-600_000));
+        assert_eq!(shifted(at, -600_000), at - Duration::from_secs(600));
+        assert!(refuses_the_time(
+            b"{\"message\":\"Signature expired: 20261128T023414Z is now earlier than ...\"}"
+        ));
+        assert!(!refuses_the_time(
+            b"{\"message\":\"The request signature we calculated does not match\"}"
+        ));
     }
 
     #[test]

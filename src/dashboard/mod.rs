@@ -110,7 +110,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<End
     let (ctrl_tx, ctrl_rx) = mpsc::unbounded_channel::<PollControl>();
 
     tokio::spawn(poller::run(
-        proto.clone(),
+        // A poll is asked again at the next one: its reads wait no longer
+        // than the interval (the acts keep the whole `--retry-budget`).
+        proto.with_read_budget(opts.interval),
         opts.cap,
         opts.interval,
         tx.clone(),

@@ -211,7 +211,7 @@ impl Protocol {
         let d = self.discovery().await?;
         // Findings are confirmed by reads by id, which need one index each.
         if let Some(p) = d.indices().iter().find_map(|i| i.id_problem()) {
-            return Err(Error::Invalid(format!("cannot audit: {p}")));
+            return Err(Error::Unreadable(format!("cannot audit: {p}")));
         }
         let q = Queries::new(&d.fields);
         let mut found = Found::default();

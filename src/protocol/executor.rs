@@ -362,7 +362,7 @@ impl Executor {
         }
     }
 
-    /// Realtime read, retrying transient failures within the policy.
+    /// Realtime read (see [`Self::read_if_exists`] for its retries).
     async fn read(
         &self,
         kind: &'static str,
@@ -379,7 +379,12 @@ impl Executor {
             })
     }
 
-    /// Realtime read, `None` when the document does not exist.
+    /// Realtime read, `None` when the document does not exist. The transport
+    /// has retried a busy or silent cluster for its whole read budget: a
+    /// read still failing gives up here at once (re-reading would multiply
+    /// that budget by the policy, minutes before a step is reported).
+    /// Without a read budget (`--retry-budget 0`) the policy's re-reads are
+    /// the only retries.
     async fn read_if_exists(
         &self,
         index: &str,
@@ -389,6 +394,14 @@ impl Executor {
         loop {
             tries.requests += 1;
             match self.cluster.get(index, id).await {
+                Err(e) if e.is_transient() && !self.cluster.read_budget().is_zero() => {
+                    return Err(Error::GaveUp {
+                        index: index.to_string(),
+                        id: id.to_string(),
+                        attempts: tries.requests,
+                        last: e.to_string(),
+                    })
+                }
                 Err(e) if e.is_transient() => self.unknown(index, id, tries, &e).await?,
                 other => return other,
             }
@@ -430,10 +443,13 @@ impl Executor {
         tracing::warn!(%index, %id, attempt = count, error = %e, "unknown outcome; re-reading");
         let factor = 1u32 << (count - 1).min(6);
         let wait = (self.policy.base_backoff * factor).min(Duration::from_secs(2));
-        // A throttled answer's `Retry-After` is honoured, within bounds.
-        let wait = e.retry_after().map_or(wait, |asked| {
-            asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait)
-        });
+        // A throttled answer's `Retry-After` is honoured, within bounds;
+        // without one, a throttle waits as a read does (exponential, jitter).
+        let wait = match e.retry_after() {
+            Some(asked) => asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait),
+            None if e.is_throttle() => crate::cluster::jittered(count).max(wait),
+            None => wait,
+        };
         tokio::time::sleep(wait).await;
         Ok(())
     }

@@ -83,6 +83,17 @@ impl Protocol {
         (p, meter)
     }
 
+    /// The same handle (its caches shared) whose reads are retried for at
+    /// most `budget` in all: a poll is asked again at the next one, so its
+    /// reads wait no longer than the interval (the dashboard, the exporter).
+    pub fn with_read_budget(&self, budget: std::time::Duration) -> Protocol {
+        let cluster = self.cluster();
+        let cluster = cluster.with_read_budget(cluster.read_budget().min(budget));
+        let mut p = self.clone();
+        p.exec = p.exec.on(cluster);
+        p
+    }
+
     /// Names the process written into the locks this handle takes.
     pub fn with_holder(mut self, holder: impl Into<String>) -> Protocol {
         self.holder = holder.into();

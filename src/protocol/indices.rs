@@ -1,5 +1,7 @@
 //! The names of the four indices the tool reads and writes: a leaf that the
-//! settings, the schema boundary and the read side all name.
+//! settings, the schema boundary and the read side all name. The locks
+//! index alone may be absent (the article's own deployment has only
+//! `transactions` and `accounts`): see [`Indices::locks_named`].
 
 /// Names of the indices the tool reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +14,13 @@ pub struct Indices {
     pub locks: String,
     /// The operator audit trail (one document per intervention).
     pub audit: String,
+    /// The operator named the locks index (`--locks-index`, its variable,
+    /// a profile). Only then is its absence a mistake (a typo, the wrong
+    /// cluster) that refuses every act; the default name being absent is a
+    /// deployment that takes no locks (discovery's [`Target::Absent`]).
+    ///
+    /// [`Target::Absent`]: crate::protocol::read::Target::Absent
+    pub locks_named: bool,
 }
 
 impl Default for Indices {
@@ -21,6 +30,7 @@ impl Default for Indices {
             accounts: "accounts".into(),
             locks: "locks".into(),
             audit: "estx-audit".into(),
+            locks_named: false,
         }
     }
 }

@@ -5,8 +5,10 @@
 //! stale on evidence whose owner is not in flight (what `recover
 //! --all-stuck` sweeps; never an unknown one). Each release follows the
 //! lock's shape ([`super::lock::ReleaseAction`]): a delete, or a shared
-//! tree lock's count decremented. Reads and writes with unknown outcomes
-//! are retried like every other write; a release never silently gives up.
+//! tree lock's count decremented. A read is retried by the transport within
+//! the read budget, once (never again here); a write with an unknown outcome
+//! is re-read and judged again. A release never silently gives up: one that
+//! fails is reported as a failed step and its lock left to the next recovery.
 
 use super::lock::ReleaseAction;
 use super::lock::{LockInfo, LockView, Staleness};
@@ -201,7 +203,11 @@ impl Protocol {
     }
 
     /// Operator release of `resource`: without `force`, only a stale lock.
+    /// On a deployment without a locks index nothing is held.
     pub async fn release_lock(&self, resource: &str, force: bool) -> Result<ReleaseOutcome> {
+        if self.discovery().await?.locks.is_absent() {
+            return Ok(ReleaseOutcome::NotHeld);
+        }
         let Some(view) = self.lock_view(resource).await? else {
             return Ok(ReleaseOutcome::NotHeld);
         };

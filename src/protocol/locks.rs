@@ -121,23 +121,16 @@ impl Protocol {
         doc.as_object().cloned().unwrap_or_default()
     }
 
-    /// Reads the lock on `resource`, retrying transient errors like every
-    /// other read of the protocol.
+    /// Reads the lock on `resource` by id. The transport has already retried
+    /// a busy or silent cluster for the whole read budget (`--retry-budget`,
+    /// see `cluster::send`): retrying here again would multiply that budget
+    /// by the retry policy (a release whose reads kept failing took six
+    /// budgets), so an error here is the read's last word: the caller reports
+    /// the failed step and leaves the lock to the next recovery.
     pub(crate) async fn read_lock(&self, resource: &str) -> Result<Option<VersionedDoc>> {
-        let mut unknown = 0u32;
-        loop {
-            match self
-                .cluster()
-                .get(&self.config.indices.locks, resource)
-                .await
-            {
-                Err(e) if e.is_transient() && unknown < self.config.retry.max_unknown => {
-                    unknown += 1;
-                    tokio::time::sleep(self.config.retry.base_backoff * unknown).await;
-                }
-                other => return other,
-            }
-        }
+        self.cluster()
+            .get(&self.config.indices.locks, resource)
+            .await
     }
 
     /// Judges a lock document just read: its owner is read by id.

@@ -44,6 +44,7 @@ pub mod jobs;
 pub mod lock;
 pub mod lock_release;
 pub mod locks;
+mod preflight;
 pub mod procedures;
 pub mod read;
 pub mod report;

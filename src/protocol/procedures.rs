@@ -52,6 +52,16 @@ impl Protocol {
                 return report;
             }
         }
+        let planned = Transfer {
+            id: req.id.clone().unwrap_or_default(),
+            src: req.src.clone(),
+            dest: req.dest.clone(),
+            amount: req.amount,
+        };
+        if let Err(e) = self.check_partial_updates(&planned).await {
+            report.verdict = Verdict::Failed(e);
+            return report;
+        }
         let id = match self.create_transaction(req).await {
             Ok(Ok(id)) => id,
             Ok(Err(refusal)) => {
@@ -152,8 +162,13 @@ impl Protocol {
                 return report;
             }
         };
-        // Before step 1: the mappings must accept every write (read::writes).
+        // Before step 1: the mappings must accept every write (read::writes),
+        // and the product the partial updates (preflight).
         if let Err(e) = self.check_writable().await {
+            report.verdict = Verdict::Failed(e);
+            return report;
+        }
+        if let Err(e) = self.check_partial_updates(&transfer).await {
             report.verdict = Verdict::Failed(e);
             return report;
         }

@@ -247,3 +247,94 @@ mod tests {
         assert!(!fresh.wrote());
     }
 }
+
+/// Counts of verdicts over many procedures: what a bulk run's summary, its
+/// JSON and its finished record say ("2 completed, 1 refused"), so a mostly
+/// successful run is never headlined by its worst outcome alone.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Tally {
+    /// Ran to a terminal state.
+    pub completed: usize,
+    /// Taken to a terminal state by another process meanwhile.
+    pub done_elsewhere: usize,
+    /// Already terminal.
+    pub nothing_to_do: usize,
+    /// Refused before changing anything.
+    pub refused: usize,
+    /// Stopped on purpose.
+    pub stopped: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Not started because the run was stopped (counted by the run, not by
+    /// [`Tally::of`], which sees only the procedures that ran).
+    #[serde(default)]
+    pub not_started: usize,
+}
+
+impl Tally {
+    /// Counts the verdicts of `reports`.
+    pub fn of(reports: &[ProcedureReport]) -> Tally {
+        let mut t = Tally::default();
+        for r in reports {
+            match r.verdict {
+                Verdict::Completed(_) => t.completed += 1,
+                Verdict::EndedElsewhere(_) => t.done_elsewhere += 1,
+                Verdict::NothingToDo(_) => t.nothing_to_do += 1,
+                Verdict::Refused(_) => t.refused += 1,
+                Verdict::Stopped(_) => t.stopped += 1,
+                Verdict::Failed(_) => t.failed += 1,
+            }
+        }
+        t
+    }
+
+    /// Adds `other`'s counts to these (a resumed job: its earlier runs'
+    /// and this one's).
+    pub fn add(&mut self, other: &Tally) {
+        self.completed += other.completed;
+        self.done_elsewhere += other.done_elsewhere;
+        self.nothing_to_do += other.nothing_to_do;
+        self.refused += other.refused;
+        self.stopped += other.stopped;
+        self.failed += other.failed;
+        self.not_started += other.not_started;
+    }
+
+    /// Ended done: completed, done by another process, or nothing to do.
+    pub fn done(&self) -> usize {
+        self.completed + self.done_elsewhere + self.nothing_to_do
+    }
+
+    /// The counts that are not zero, in a few words (`3 completed, 1
+    /// refused`; `none ran`).
+    pub fn brief(&self) -> String {
+        let parts: Vec<String> = [
+            (self.completed, "completed"),
+            (self.done_elsewhere, "done by another process"),
+            (self.nothing_to_do, "nothing to do"),
+            (self.refused, "refused"),
+            (self.stopped, "stopped"),
+            (self.failed, "failed"),
+            (self.not_started, "not started"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        if parts.is_empty() {
+            "none ran".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} completed, {} done by another process, {} nothing to do, {} refused, {} stopped, {} failed",
+            self.completed, self.done_elsewhere, self.nothing_to_do, self.refused, self.stopped, self.failed
+        )
+    }
+}

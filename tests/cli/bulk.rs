@@ -315,9 +315,22 @@ fn a_bulk_rollback_needs_a_reason_is_recorded_bulk_and_reports_ndjson() {
     w.run(&["history", "old-created", "--json"])
         .code(0)
         .stdout_has("INC-77 outage");
+    // Issue 28, item 7: outcomes counted, not reduced to the worst (the
+    // exit code and `outcome` keep the worst-of rule).
+    assert_eq!(r["counts"]["completed"], 3, "{r:#}");
+    assert_eq!(r["counts"]["refused"], 1, "{r:#}");
     w.run(&["history", "old-created"])
         .code(0)
-        .stdout_has("rollback (bulk)");
+        .stdout_has("rollback (bulk)")
+        .stdout_has("outcome: 3 completed, 1 refused (ended");
+    let jobs = w.run(&["jobs", "--all"]);
+    jobs.code(0).stdout_has("finished: 3 completed, 1 refused");
+    let json = w.run(&["jobs", "--all", "--json"]).json();
+    assert_eq!(
+        json[0]["progress"],
+        json!({"total": 4, "done": 3, "refused": 1, "failed": 0, "stopped": 0, "left": 0}),
+        "{json:#}"
+    );
 }
 
 #[test]

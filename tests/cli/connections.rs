@@ -217,3 +217,29 @@ fn the_verifying_proxy_agrees_with_the_published_vectors() {
         .unwrap_err()
         .contains("does not match"));
 }
+
+#[test]
+fn sigv4_signs_on_the_clusters_clock_when_the_local_clock_is_off() {
+    let (w, g, proxy) = behind_proxy();
+    proxy.require_sigv4(aws_key("es", None));
+    // AWS refuses a signature more than 5 minutes off its clock; this
+    // cluster's clock is 20 minutes ahead of ours.
+    proxy.sigv4_window(300);
+    proxy.shift_date(1200);
+    let env = [
+        ("AWS_ACCESS_KEY_ID", AK),
+        ("AWS_SECRET_ACCESS_KEY", SK),
+        ("AWS_REGION", "eu-west-1"),
+    ];
+    let run = |args: &[&str]| g.run_env(&env, &[&["--aws-sigv4", "es"][..], args].concat());
+    let list = run(&["list"]);
+    list.code(0).stdout_has("t1");
+    // One refusal ("Signature expired") taught the signer the offset.
+    assert_eq!(proxy.canned(), 1, "{list}\n{:#?}", proxy.log());
+    run(&["rollback", "t1", "--reason", "skewed"]).code(0);
+    assert_eq!(w.state("t1"), "rolled-back");
+    // A new process learns it again (requests already in flight are each
+    // refused once and signed again), never more than once a request.
+    let refused = proxy.log().iter().filter(|l| l.contains("-> 403")).count();
+    assert!(refused >= 2, "{:#?}", proxy.log());
+}

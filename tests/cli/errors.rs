@@ -115,6 +115,7 @@ fn an_unknown_id_is_not_found_for_every_command_taking_one() {
         &["history", "txn-nope"][..],
         &["history", "txn-nope", "--json"],
         &["release-lock", "acct-99"],
+        &["release-lock", "--txn", "txn-nope"],
         &["show", "txn-nope"],
         &["rollback", "txn-nope"],
         &["recover", "txn-nope"],

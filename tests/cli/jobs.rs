@@ -482,11 +482,73 @@ fn ctrl_c_stops_a_large_batch_at_once_and_the_ids_left_feed_ids_from() {
         )),
         "{stderr}"
     );
-    let out = w.run(&["recover", "--ids-from", file]);
-    out.code(0).stderr_has(&format!(
-        "the ids were left by job {}",
-        runs[0]["record_id"].as_str().unwrap()
-    ));
+    // As printed: no --reason (none in the environment either); the
+    // continuation is recorded with the job's own.
+    let job_id = runs[0]["record_id"].as_str().unwrap();
+    let job_reason = runs[0]["reason"].clone();
+    assert!(job_reason.is_string(), "{:#}", runs[0]);
+    let out =
+        w.g.run_env(&[("ESTX_REASON", "")], &["recover", "--ids-from", file]);
+    out.code(0)
+        .stderr_has(&format!("the ids were left by job {job_id}"))
+        .stderr_has(&format!("continuing job {job_id} with its own"));
+    w.assert_recovered_exactly_once(n);
+    let (runs, _) = w.runs_and_parts();
+    let next = runs
+        .iter()
+        .find(|r| r["record_id"] != job_id)
+        .expect("the continuation's record");
+    assert_eq!(next["reason"], job_reason, "{next:#}");
+}
+
+/// Issue 28, item 3: a job stopped on purpose is continued by the line
+/// `jobs --all` prints for it, run as printed (no reason given: the job's
+/// own), at once; the job's own writes are not refused as recent.
+#[test]
+fn a_stopped_job_is_continued_by_the_line_jobs_prints() {
+    let n = 300;
+    let w = World::new();
+    stuck(&w, n);
+    let mut job = Background::start(
+        &w.g,
+        &[
+            "recover",
+            "--all-stuck",
+            "--batch-size",
+            "300",
+            "--max-rate",
+            "50",
+        ],
+    );
+    job.wait_until("a first write", Duration::from_secs(60), || w.moved() > 0);
+    let pid = job.child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while job.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "still running: {}", job.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (runs, _) = w.runs_and_parts();
+    assert_eq!(runs[0]["outcome"], "stopped", "{}", job.stderr());
+    let id = runs[0]["record_id"].as_str().unwrap().to_string();
+
+    let listed = w.run(&["jobs", "--all"]);
+    let prefix = format!("continue {id}: estx-tui ");
+    let line = listed
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no continue line: {listed}"))
+        .to_string();
+    assert!(line.starts_with("recover --ids-from "), "{line}");
+    let args: Vec<&str> = line.split_whitespace().collect();
+    let out = w.g.run_env(&[("ESTX_REASON", "")], &args);
+    out.code(0)
+        .stderr_has(&format!("the ids were left by job {id}"));
     w.assert_recovered_exactly_once(n);
 }
 
@@ -533,4 +595,32 @@ fn a_dry_run_summary_rolls_up_by_state_and_account_and_writes_the_ids() {
     w.run(&["recover", "--ids-from", ids.to_str().unwrap()])
         .code(0);
     w.assert_recovered_exactly_once(n);
+}
+
+#[test]
+fn a_permanent_circuit_breaker_stops_a_bulk_run_at_once_and_names_it() {
+    let n = 40;
+    let w = World::new();
+    stuck(&w, n);
+    let proxy = common::FaultProxy::start(&w.g.url);
+    // Every `_bulk` meets a parent breaker tripped for good: waiting does
+    // not free it, so the run must not ask again (it once sent 201
+    // requests in 0.3 s).
+    proxy.answer(
+        "POST",
+        "/_bulk",
+        usize::MAX,
+        common::proxy::Canned::breaker_permanent(),
+    );
+    let mut via = w.g.clone();
+    via.url = proxy.url();
+    let out = via.run(&["recover", "--all-stuck"]);
+    let bulks = proxy.log().iter().filter(|l| l.contains("/_bulk")).count();
+    assert!(
+        bulks <= 3,
+        "{bulks} _bulk requests: {out}\n{:#?}",
+        proxy.log()
+    );
+    assert_ne!(out.code, 0, "{out}");
+    out.stderr_has("PERMANENT");
 }

@@ -113,7 +113,7 @@ fn a_forced_resume_in_a_file_trail_is_recorded_as_forced_and_its_clock_named() {
 
 #[test]
 fn a_job_begun_and_finished_on_a_machine_whose_clock_is_off_is_in_the_clusters_time() {
-    use estx::protocol::trail::ActOutcome;
+    use estx::protocol::trail::{ActOutcome, Ending};
     let w = World::new();
     // This machine's clock half an hour behind the cluster's (the server
     // runs here: its clock is the test's).
@@ -126,7 +126,7 @@ fn a_job_begun_and_finished_on_a_machine_whose_clock_is_off_is_in_the_clusters_t
     let mut draft = RecordDraft::new(ActionKind::Recover, vec!["job-0".into()], Interface::Cli);
     draft.bulk = true;
     let id = w.block(trail.begin(&draft)).unwrap();
-    w.block(trail.finish(&id, ActOutcome::Completed, "done", vec![]))
+    w.block(trail.finish(&id, Ending::of(ActOutcome::Completed, "done", vec![])))
         .unwrap();
     let r = &w.audit_records()[0];
     let at = |field: &str| {
@@ -234,7 +234,7 @@ fn a_job_killed_with_sigkill_and_resumed_at_once_stays_resumable_until_it_finish
 #[test]
 fn a_part_number_another_run_of_the_job_took_is_skipped_not_fatal() {
     use estx::protocol::trail::pages::Page;
-    use estx::protocol::trail::{ActOutcome, RecordId, TrailStep};
+    use estx::protocol::trail::{ActOutcome, Ending, RecordId, TrailStep};
     let w = World::new();
     stuck(&w, 3);
     let run = live_job(&w, &w.proto, 3);
@@ -259,8 +259,12 @@ fn a_part_number_another_run_of_the_job_took_is_skipped_not_fatal() {
         detail: "state created -> pending".into(),
         wrote_state: Some("pending".into()),
     };
-    w.block(trail.finish_after(&id, 1, ActOutcome::Completed, "done", vec![step]))
-        .unwrap();
+    w.block(trail.finish_after(
+        &id,
+        1,
+        Ending::of(ActOutcome::Completed, "done", vec![step]),
+    ))
+    .unwrap();
     let (records, parts): (Vec<Value>, Vec<Value>) = w
         .audit_records()
         .into_iter()

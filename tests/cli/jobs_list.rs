@@ -8,7 +8,9 @@
 
 use super::jobs::stuck;
 use super::*;
-use estx::protocol::trail::{os_operator, ActOutcome, ActionKind, Interface, RecordDraft, Trail};
+use estx::protocol::trail::{
+    os_operator, ActOutcome, ActionKind, Ending, Interface, RecordDraft, Trail,
+};
 
 /// Begins a bulk `action` of `job-0..3` through `proto`'s trail (as a job
 /// starting now: its first heartbeat, `proto`'s period). Returns its id.
@@ -66,9 +68,11 @@ fn jobs_lists_live_presumed_dead_and_unknown_jobs_with_the_command_that_resumes_
         let run = estx::protocol::trail::RecordId(id.clone());
         let done = trail.finish(
             &run,
-            ActOutcome::Completed,
-            "3 selected transactions: 3 completed",
-            vec![],
+            Ending::of(
+                ActOutcome::Completed,
+                "3 selected transactions: 3 completed",
+                vec![],
+            ),
         );
         w.block(done).unwrap();
         id

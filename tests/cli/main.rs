@@ -150,6 +150,7 @@ impl Globals {
             accounts: self.accounts.clone(),
             locks: self.locks.clone(),
             audit: self.audit.clone(),
+            locks_named: true,
         };
         common::server::binary_args(&self.url, &ix, &self.log)
     }
@@ -162,8 +163,11 @@ impl Globals {
         }
         // Interventions need a reason; tests about reasons override this.
         // No developer's config file (profiles) may leak in.
+        // Nor may files the tool keeps (ids a stopped run left) land in the
+        // developer's state directory.
         c.env("ESTX_REASON", "test harness")
-            .env("XDG_CONFIG_HOME", self.log.with_file_name("config"));
+            .env("XDG_CONFIG_HOME", self.log.with_file_name("config"))
+            .env("XDG_STATE_HOME", self.log.with_file_name("state"));
         for (k, v) in envs {
             c.env(k, v);
         }
@@ -445,10 +449,12 @@ fn set(items: &[&str]) -> BTreeSet<String> {
 }
 
 mod audit;
+mod blocks;
 mod bulk;
 mod bundle;
 mod check;
 mod connections;
+mod coverage;
 mod demo;
 mod deployed;
 mod errors;
@@ -460,6 +466,7 @@ mod jobs;
 mod jobs_forced;
 mod jobs_list;
 mod locks;
+mod no_locks;
 mod packaging;
 mod procedures;
 mod profile;

@@ -278,25 +278,27 @@ fn a_wrong_password_is_an_auth_error_that_never_echoes_the_secret() {
 }
 
 #[test]
-fn write_privilege_on_the_transactions_only_stops_part_way_for_recovery() {
-    // Transactions and the trail writable, accounts not: the rollback's
-    // first write lands, the first account write is refused.
+fn write_privilege_on_the_transactions_only_is_refused_before_step_one() {
+    // Transactions and the trail writable, accounts not: the pre-flight's
+    // partial update that changes nothing is refused on the accounts, so
+    // the rollback is refused before its first write (it used to land the
+    // transaction's `pending -> terminating` and stop at the account).
     let s = Secured::new(Product::Elasticsearch, &["audit", "transactions"]);
     let out = s.run_as(VIEWER, &["rollback", "t1", "--reason", "INC-11"]);
-    out.code(5)
-        .stderr_has("left where it stopped for recovery")
+    out.code(exit_code_of_auth())
         .stderr_has("HTTP 403")
-        .stderr_has("indices:data/write/");
-    assert_eq!(s.w.state("t1"), "terminating", "{out}");
+        .stderr_has("indices:data/write/update")
+        .stderr_has(&s.w.ix.accounts);
+    assert_eq!(s.w.state("t1"), "pending", "nothing written: {out}");
     assert_eq!((s.w.balance("A"), s.w.balance("B")), (400, 500), "{out}");
     let records = s.w.audit_records();
     assert_eq!(records.len(), 1, "{records:#?}");
     assert_eq!(records[0]["status"], "finished", "{:#}", records[0]);
     assert_eq!(records[0]["outcome"], "failed", "{:#}", records[0]);
-    let steps = records[0]["steps"].as_array().unwrap();
+    let steps = records[0]["steps"].as_array().cloned().unwrap_or_default();
     assert!(
-        steps.iter().any(|st| st["result"] == "updated"),
-        "the landed write is recorded: {:#}",
+        steps.iter().all(|st| st["result"] != "updated"),
+        "nothing written: {:#}",
         records[0]
     );
     // An operator with every privilege finishes it.

@@ -29,6 +29,7 @@
 
 mod fls;
 mod iam;
+mod lost_shard;
 mod partial;
 mod personality;
 mod products;
@@ -99,8 +100,10 @@ struct Shared {
     route_by_shards: AtomicBool,
     sigv4: Mutex<Option<sigv4::SigV4Key>>,
     sigv4_accepted: AtomicUsize,
+    sigv4_window: AtomicI64,
     iam: Mutex<Option<iam::Denial>>,
     shed: shed::Rule,
+    lost_shard: AtomicBool,
     fls: Mutex<fls::Rules>,
 }
 
@@ -168,8 +171,10 @@ impl FaultProxy {
             personality: Mutex::new(None),
             sigv4: Mutex::new(None),
             sigv4_accepted: AtomicUsize::new(0),
+            sigv4_window: AtomicI64::new(0),
             iam: Mutex::new(None),
             shed: shed::Rule::default(),
+            lost_shard: AtomicBool::new(false),
             fls: Mutex::new(fls::Rules::default()),
             strip_date: AtomicBool::new(false),
             route_by_shards: AtomicBool::new(false),
@@ -373,6 +378,11 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         writer.write_all(&finish(shared, shed::answer_all(s), fix))?;
         return close_gracefully(&writer, &mut reader);
     }
+    let lost = lost_shard::before(shared, &request);
+    if let lost_shard::Plan::Refuse(bytes) = lost {
+        writer.write_all(&finish(shared, bytes, fix))?;
+        return close_gracefully(&writer, &mut reader);
+    }
     let drop_it = take_rule(shared, &request.method, &path);
 
     let response = match forward(shared, &request) {
@@ -414,6 +424,8 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         Some(s) => shed::after(s, response),
         None => response,
     };
+    let response = shed::after_read(shared, &request.target, response);
+    let response = lost_shard::after(&lost, response);
     let response = match &as_role {
         Some(a) => fls::after(a, response),
         None => response,

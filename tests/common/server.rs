@@ -121,6 +121,7 @@ impl TestIndices {
             accounts: self.accounts.clone(),
             locks: self.locks.clone(),
             audit: self.audit.clone(),
+            locks_named: true,
         }
     }
 

@@ -120,8 +120,10 @@ fn a_write_block_is_named_not_called_an_authentication_failure() {
         &settings,
         Some(&json!({"index.blocks.write": false})),
     );
-    assert!(matches!(out.code, 3 | 5), "{out}");
-    assert!(out.stderr.contains("blocked"), "{out}");
+    // Found by discovery, refused before the first write (nothing written).
+    assert_eq!(out.code, 1, "{out}");
+    assert!(out.stderr.contains("before the first write"), "{out}");
+    assert!(out.stderr.contains("index.blocks.write"), "{out}");
     assert!(!out.stderr.contains("authentication"), "{out}");
 }
 
@@ -204,6 +206,13 @@ fn required_routing_is_refused_clearly() {
         doctor.stdout.contains("requires custom routing"),
         "{doctor}"
     );
+    // A reader that cannot read the deployment exits as `check` says
+    // UNKNOWN (3), not with the code of findings (1).
+    let audit = s.run(&["audit"]);
+    audit.code(3);
+    assert!(audit.stderr.contains("requires custom routing"), "{audit}");
+    let check = s.run(&["check"]);
+    check.code(3);
     let out = s.run(&["transfer", "A", "B", "5"]);
     out.code(1);
     assert!(out.stderr.contains("requires custom routing"), "{out}");

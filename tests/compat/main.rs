@@ -5,7 +5,8 @@
 //! `recover --all-stuck` — run under every product personality of the test
 //! proxy (`tests/common/proxy/personality.rs`: `GET /`, no `Date`,
 //! point-in-time dialect, the `_shard_doc` restriction, missing APIs, size
-//! limits, fine-grained access control), each through its own proxy in
+//! limits, fine-grained access control, explicit indices refused in multi
+//! requests, a role granted on alias names only), each through its own proxy in
 //! front of the shared osmem-server.
 //!
 //! With `ESTX_TEST_URL` the personalities do not apply (they translate
@@ -21,6 +22,7 @@ mod doctor_roles;
 mod faults;
 mod freshness;
 mod mappings;
+mod scoped;
 mod session;
 mod sources;
 
@@ -48,6 +50,9 @@ fn under(p: Personality) {
     }
     let proxy = FaultProxy::start(server.url());
     proxy.personality(p);
+    if p.has(Difference::AliasOnlyRole) {
+        return alias_only(&proxy, p, server.url());
+    }
     if !p.has(Difference::FineGrainedAccessControl) {
         session::run(&proxy.url(), Some(p));
         return;
@@ -58,6 +63,20 @@ fn under(p: Personality) {
     let user = User::read_only(USER.0, USER.1, &writable)
         .with_backend_roles(&["arn:aws:iam::123456789012:role/estx-operator"]);
     proxy.secure(Realm::new(Product::OpenSearch, vec![user]));
+    session::run_in(&s, Some(p));
+}
+
+/// The session on indices that are aliases, each over one concrete index,
+/// as a user whose role is granted on the alias names only (Elasticsearch
+/// security): point-in-time pages are refused (the personality), and
+/// `_has_privileges` answers `read` on the aliases only.
+fn alias_only(proxy: &FaultProxy, p: Personality, server: &str) {
+    let s = Session::as_user(&proxy.url(), p.name(), Some(USER), server);
+    s.behind_aliases();
+    let ix = &s.ix;
+    let names = [&ix.transactions, &ix.accounts, &ix.locks, &ix.audit].map(String::as_str);
+    let user = User::read_only(USER.0, USER.1, &names).reading_only(&names);
+    proxy.secure(Realm::new(Product::Elasticsearch, vec![user]));
     session::run_in(&s, Some(p));
 }
 
@@ -114,4 +133,14 @@ fn aws_opensearch_2() {
 #[test]
 fn aws_opensearch_2_with_fine_grained_access_control() {
     under(Personality::AwsOpenSearch2Fgac);
+}
+
+#[test]
+fn aws_opensearch_2_with_explicit_index_refused() {
+    under(Personality::AwsOpenSearch2ExplicitIndexRefused);
+}
+
+#[test]
+fn elasticsearch_8_with_a_role_on_alias_names_only() {
+    under(Personality::Elasticsearch8AliasOnlyRole);
 }

@@ -82,6 +82,7 @@ impl Session {
             accounts: format!("{prefix}accounts"),
             locks: format!("{prefix}locks"),
             audit: format!("{prefix}audit"),
+            locks_named: true,
         };
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -239,6 +240,28 @@ pub fn run_in(s: &Session, p: Option<Personality>) {
 }
 
 impl Session {
+    /// The three protocol indices as aliases, each over one concrete index
+    /// `<alias>-000001` with the shipped mapping (`init` then finds them).
+    pub fn behind_aliases(&self) {
+        let ix = &self.ix;
+        for (alias, mapping) in [
+            (
+                &ix.transactions,
+                include_str!("../../assets/mappings/transactions.json"),
+            ),
+            (
+                &ix.accounts,
+                include_str!("../../assets/mappings/accounts.json"),
+            ),
+            (&ix.locks, include_str!("../../assets/mappings/locks.json")),
+        ] {
+            let mut body: Value = serde_json::from_str(mapping).unwrap();
+            body["aliases"] = json!({ alias.as_str(): {} });
+            let (status, answer) = self.http("PUT", &format!("{alias}-000001"), Some(&body));
+            assert_eq!(status, 200, "{answer}");
+        }
+    }
+
     /// `init`, and the accounts at [`BALANCE`].
     pub fn init(&self) {
         let s = self;
@@ -308,13 +331,34 @@ fn looking(s: &Session, p: Option<Personality>, staged: &BTreeSet<String>) {
         // How scans page there, and why (OpenSearch before 3.3 scrolls).
         let paging = if p.has(Difference::ShardDocUnknown) {
             json!("scroll_shard_doc_refused")
+        } else if p.has(Difference::AliasOnlyRole) {
+            json!("scroll_point_in_time_forbidden")
         } else {
             json!({"point_in_time": {"opensearch": p.has(Difference::OpenSearchPit)}})
         };
         assert_eq!(doctor.json()["paging"], paging, "{doctor}");
     }
+    // `rest.action.multi.allow_explicit_index: false` found and named.
+    let refused = p.is_some_and(|p| p.has(Difference::ExplicitIndexRefused));
+    assert_eq!(
+        doctor.json()["explicit_index_refused"].is_string(),
+        refused,
+        "{doctor}"
+    );
     let text = s.run(&["doctor"]);
     text.code(doctor.code);
+    if p.is_some_and(|p| p.has(Difference::AliasOnlyRole)) {
+        // The gap behind the alias, named.
+        let tx = &s.ix.transactions;
+        let gap = format!("may read the alias `{tx}` but not `{tx}-000001`");
+        assert!(text.stdout.contains(&gap), "{text}");
+    }
+    assert_eq!(
+        text.stdout
+            .contains("rest.action.multi.allow_explicit_index: false"),
+        refused,
+        "{text}"
+    );
     // What an operator of this product sees (`--nocapture` shows it).
     eprintln!("{text}");
 

@@ -39,6 +39,20 @@ fn no_data_yet() {
 }
 
 #[test]
+fn a_cluster_that_answered_an_error_is_not_called_unreachable() {
+    let mut a = App::new(settings(), Duration::from_secs(5), now());
+    a.poll_error = Some(PollFailure::Other(
+        "cluster error (HTTP 400): explicit index in multi search is not allowed".into(),
+    ));
+    let s = screen(&a, 100, 30);
+    assert!(!s.contains("cannot reach"), "{s}");
+    assert!(
+        s.contains("http://es.example:9200 answered with an error"),
+        "{s}"
+    );
+}
+
+#[test]
 fn auth_failure() {
     let failure = PollFailure::Auth(
         "authentication or authorisation failed (HTTP 401): unable to authenticate user [ops]"
@@ -74,6 +88,7 @@ fn missing_indices() {
         accounts: BTreeMap::new(),
         locks: vec![],
         missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],
+        locks_absent: false,
         read: Default::default(),
     });
     let s = screen(&a, 100, 30);
@@ -136,6 +151,25 @@ fn the_alert_line_counts_the_cluster_not_the_listed_rows() {
     let s = screen(&a, 160, 48);
     assert!(
         s.contains("!! investigate 5,990 · ! stuck 6,000 · ? odd 4"),
+        "{s}"
+    );
+}
+
+/// A deployment without a locks index (none named): the locks pane says it
+/// takes no locks, and the header keeps its health: no index is missing.
+#[test]
+fn a_deployment_without_a_locks_index() {
+    let mut a = app();
+    let snap = a.snapshot.as_mut().unwrap();
+    snap.locks.clear();
+    snap.locks_absent = true;
+    let s = screen(&a, 200, 45);
+    assert!(
+        s.contains("no locks index: this deployment takes") && s.contains("no locks"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("MISSING INDICES") && s.contains("● yellow"),
         "{s}"
     );
 }

@@ -213,6 +213,7 @@ pub(crate) fn snapshot() -> Snapshot {
         accounts,
         locks,
         missing_indices: vec![],
+        locks_absent: false,
         read: Default::default(),
     }
 }
@@ -395,6 +396,7 @@ pub(crate) fn job(
         status: RecordStatus::Running,
         outcome: None,
         summary: None,
+        counts: None,
         steps: vec![],
         parts: 0,
         started_at: now() - Age::minutes(minutes),

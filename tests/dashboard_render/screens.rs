@@ -252,6 +252,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         status,
         outcome,
         summary: None,
+        counts: None,
         steps: vec![],
         parts: 0,
         started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),

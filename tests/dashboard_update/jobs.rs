@@ -34,6 +34,7 @@ pub(crate) fn job(id: &str) -> Record {
         status: RecordStatus::Running,
         outcome: None,
         summary: None,
+        counts: None,
         steps: vec![],
         parts: 0,
         started_at: now() - chrono::Duration::minutes(20),

@@ -53,6 +53,7 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         accounts,
         locks: vec![],
         missing_indices: vec![],
+        locks_absent: false,
         read: Default::default(),
     }
 }

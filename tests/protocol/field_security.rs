@@ -259,3 +259,71 @@ async fn partial_updates_merge_noops_keep_the_version_and_fences_advance_it() {
         .unwrap();
     assert_eq!(stale, WriteOutcome::Conflict);
 }
+
+/// Field-level security on the accounts index only: the transaction's
+/// first step (e.g. `pending -> terminating`) is a partial update the
+/// product lets through, the first account write one it refuses. The act
+/// is refused before step 1, with nothing written anywhere: a pre-flight
+/// asks the product, with a partial update that changes nothing, whether
+/// it refuses partial updates on each index the act writes. `k`: the core
+/// steps the transfer made (`procedures::stage`), so that the act's first
+/// write is the transaction's.
+async fn under_fls_on_accounts<F, Fut>(tag: &str, k: usize, run: F)
+where
+    F: Fn(estx::protocol::Protocol, String) -> Fut,
+    Fut: std::future::Future<Output = Vec<ProcedureReport>>,
+{
+    for product in [FlsProduct::Elasticsearch, FlsProduct::OpenSearch] {
+        let fx = Fx::new().await;
+        let ((id, src, dest), before) = world(&fx, &format!("{tag}{product:?}"), k).await;
+        let proxy = FaultProxy::start(&fx.url);
+        proxy.field_security_on(Some((product, &[HIDDEN])), &[&fx.ix.accounts]);
+        let reports = run(fx.proto_via(&proxy.url()), id.clone()).await;
+        let after = stored(&fx, &id, &src, &dest).await;
+        let ctx = format!("{product:?}: {reports:#?}\n{:#?}", proxy.log());
+        for r in &reports {
+            let refused = match &r.verdict {
+                Verdict::Failed(e) => e.to_string(),
+                other => format!("not refused: {other:?}"),
+            };
+            assert!(
+                refused.contains("refuses partial updates") && refused.contains(&fx.ix.accounts),
+                "{refused}\n{ctx}"
+            );
+            assert!(!r.wrote(), "{ctx}");
+        }
+        assert_eq!(after, before, "nothing changed: {ctx}");
+    }
+}
+
+#[tokio::test]
+async fn a_rollback_under_field_security_on_the_accounts_alone_writes_nothing() {
+    // Pending, source debited: `pending -> terminating` comes first.
+    under_fls_on_accounts("ar", 2, |p, id| async move {
+        vec![p.rollback(&id, false).await]
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_recovery_under_field_security_on_the_accounts_alone_writes_nothing() {
+    // Pending, both accounts applied: `pending -> committed` comes first.
+    under_fls_on_accounts(
+        "ac",
+        3,
+        |p, id| async move { vec![p.recover(&id, false).await] },
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batched_recovery_under_field_security_on_the_accounts_alone_writes_nothing() {
+    under_fls_on_accounts("ab", 3, |p, id| async move {
+        let opts = BatchOptions {
+            force: true,
+            ..BatchOptions::default()
+        };
+        p.recover_batched(&[id], opts).await
+    })
+    .await;
+}

@@ -89,6 +89,7 @@ async fn a_poll_names_missing_indices() {
         accounts: fx.ix.accounts.clone(),
         locks: format!("{}-nope", fx.ix.locks),
         audit: fx.ix.audit.clone(),
+        locks_named: true,
     };
     let snap = poll::load(fx.cluster(), &ix, 500).await.unwrap();
     assert_eq!(
@@ -187,4 +188,36 @@ async fn the_polls_attention_counts_agree_with_check_past_the_listing_cap() {
     estx::dashboard::update::update(&mut app, Event::Polled(Ok(Box::new(snap))));
     let a = app.view.attention;
     assert_eq!((a.stuck, a.needs_investigation, a.odd), (600, 410, 3));
+}
+
+/// The article's deployment: transactions and accounts, no locks index,
+/// none named. The poll says the deployment takes no locks; it does not
+/// name a missing index (which would turn the header's health into
+/// "indices missing").
+#[tokio::test]
+async fn a_poll_of_a_deployment_without_a_locks_index_says_it_has_no_locks() {
+    let fx = Fx::new().await;
+    stage(&fx, "s2", 2).await;
+    fx.refresh().await;
+    let ix = Indices {
+        locks: format!("{}-none", fx.ix.locks),
+        locks_named: false,
+        ..fx.ix.indices()
+    };
+    let snap = poll::load(fx.cluster(), &ix, 500).await.unwrap();
+    assert!(
+        snap.missing_indices.is_empty(),
+        "{:?}",
+        snap.missing_indices
+    );
+    assert!(snap.locks_absent);
+    assert!(snap.locks.is_empty());
+    assert_eq!(snap.in_flight_total, 1);
+    let named = Indices {
+        locks_named: true,
+        ..ix
+    };
+    let snap = poll::load(fx.cluster(), &named, 500).await.unwrap();
+    assert_eq!(snap.missing_indices, vec![named.locks.clone()]);
+    assert!(!snap.locks_absent);
 }

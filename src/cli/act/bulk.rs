@@ -60,7 +60,19 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         runner: req.runner,
     };
     let what = act.selection.describe(act.ids_source.as_deref()).join(" ");
-    let i = Intervention::new(Act::Bulk(act), req.why.choices());
+    let mut choices = req.why.choices();
+    // `--ids-from` the file a stopped job left, with no reason given: the
+    // job's own, as its `--resume` would (the line its stop printed works
+    // as printed).
+    if let (None, Some(job)) = (choices.reason_text(), req.select.ids_job()) {
+        if let Ok(Some(reason)) = intervene::job_reason(&p, &job).await {
+            err(format_args!(
+                "no --reason given: continuing job {job} with its own (\"{reason}\")"
+            ));
+            choices.reason = Some(reason);
+        }
+    }
+    let i = Intervention::new(Act::Bulk(act), choices);
     if req.select.dry_run {
         let summary = req.job.summary.then(|| req.job.left_to.clone());
         return match dry_run::plan_and_print(&p, &i, format, &what, summary).await {
@@ -168,7 +180,7 @@ async fn execute(
     let ticker = req
         .job
         .shows_progress()
-        .then(|| job::show_progress(job.clone(), progress.clone()));
+        .then(|| job::show_progress(job.clone(), progress.clone(), p.cluster().clone()));
     let on_done = |r: &ProcedureReport| {
         progress.ended(&r.verdict);
         if format == OutcomeFormat::Ndjson {

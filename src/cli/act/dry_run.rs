@@ -75,6 +75,7 @@ fn print_plans(
         .filter_map(|item| plan_row(p, procedure, item))
         .collect();
     let mut summary = summarise(action, &verdicts, &rows, &left_out);
+    summary.no_locks_index = plan.locks_absent.then(|| p.config().indices.locks.clone());
     summary.sweep = sweeps.then(|| SweepPlan {
         step: SWEEP_STEP,
         locks: plan
@@ -217,6 +218,7 @@ fn summarise(
         balance_effect: v.balance_effect.clone(),
         lock_releases: v.lock_releases.clone(),
         sweep: None,
+        no_locks_index: None,
         exit_code: exit::worst(
             rows.iter()
                 .map(|r| r.exit_code)
@@ -242,12 +244,15 @@ pub(super) fn counts_line(s: &PlanSummary) {
     if s.left_out > 0 {
         parts.push(format!("{} not selected or unknown", s.left_out));
     }
+    let releases = match &s.no_locks_index {
+        Some(ix) => format!("releases no lock (no locks index `{ix}`)"),
+        None => format!("releases {}", plural(s.lock_releases.len(), "lock")),
+    };
     out(format_args!(
-        "{}; net balance effect {:+} over {}; releases {}",
+        "{}; net balance effect {:+} over {}; {releases}",
         parts.join(", "),
         s.net_balance_effect,
         plural(s.balance_effect.len(), "account"),
-        plural(s.lock_releases.len(), "lock")
     ));
 }
 
@@ -257,6 +262,13 @@ pub(super) fn sweep_lines(s: &PlanSummary) {
     let Some(sweep) = &s.sweep else {
         return;
     };
+    if let Some(ix) = &s.no_locks_index {
+        out(format_args!(
+            "then: {}: nothing to do, no locks index `{ix}`",
+            sweep.step
+        ));
+        return;
+    }
     if sweep.locks.is_empty() {
         out(format_args!("then: {}: none stale now", sweep.step));
         return;

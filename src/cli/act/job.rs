@@ -69,14 +69,22 @@ impl JobArgs {
 
 /// Prints `progress` on stderr every second until aborted: redrawn in place
 /// on a terminal, one line each time otherwise.
-pub fn show_progress(job: String, progress: Arc<Progress>) -> tokio::task::JoinHandle<()> {
+pub fn show_progress(
+    job: String,
+    progress: Arc<Progress>,
+    cluster: crate::cluster::Cluster,
+) -> tokio::task::JoinHandle<()> {
     let terminal = std::io::stderr().is_terminal();
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(TICK);
         tick.tick().await;
         loop {
             tick.tick().await;
-            let line = format!("job {job}: {}", progress.view());
+            let mut line = format!("job {job}: {}", progress.view());
+            if let Some(note) = waiting_note(cluster.waiting_on_cluster()) {
+                line.push_str(" · ");
+                line.push_str(&note);
+            }
             let mut e = std::io::stderr().lock();
             let _ = if terminal {
                 write!(e, "\r\x1b[2K{line}")
@@ -85,6 +93,17 @@ pub fn show_progress(job: String, progress: Arc<Progress>) -> tokio::task::JoinH
             };
             let _ = e.flush();
         }
+    })
+}
+
+/// `waiting on the cluster (429, 4.2 s)` while a request waits on a busy
+/// (or silent) cluster, so a run that seems stuck says why.
+pub fn waiting_note(waiting: Option<(crate::cluster::WaitCause, Duration)>) -> Option<String> {
+    waiting.map(|(cause, for_)| {
+        format!(
+            "waiting on the cluster ({cause}, {:.1} s)",
+            for_.as_secs_f64()
+        )
     })
 }
 
@@ -110,4 +129,22 @@ pub fn report_pace(job: &str, s: &PaceStats) {
         s.throttled,
         s.achieved()
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_run_waiting_on_the_cluster_says_so() {
+        use crate::cluster::WaitCause;
+        use std::time::Duration;
+        assert_eq!(super::waiting_note(None), None);
+        assert_eq!(
+            super::waiting_note(Some((WaitCause::Status(429), Duration::from_millis(4200)))),
+            Some("waiting on the cluster (429, 4.2 s)".to_string())
+        );
+        assert_eq!(
+            super::waiting_note(Some((WaitCause::NoAnswer, Duration::from_secs(1)))),
+            Some("waiting on the cluster (no answer, 1.0 s)".to_string())
+        );
+    }
 }

@@ -75,6 +75,14 @@ pub fn lines(r: &DoctorReport) -> Vec<String> {
     }
     l.push(String::new());
     l.extend(security_lines(&r.security));
+    if let Some(file) = &r.audit_file {
+        l.push(format!(
+            "{:<14} the local file {} (--audit-trail): interventions are recorded there, \
+             not in an audit index",
+            "audit trail",
+            file.display()
+        ));
+    }
     l.push(String::new());
     l.push(match &r.liveness {
         Some(live) => format!("{:<14} {live}", "liveness"),
@@ -98,6 +106,7 @@ fn index_lines(i: &IndexReport) -> Vec<String> {
     l.push(String::new());
     let what = match &i.info.target {
         Target::Missing => "does not exist".to_string(),
+        Target::Absent => "does not exist: this deployment takes no locks".to_string(),
         Target::Index => "index".to_string(),
         Target::Alias { indices } => format!("alias over {}", indices.join(", ")),
         Target::DataStream { indices } => {
@@ -105,6 +114,14 @@ fn index_lines(i: &IndexReport) -> Vec<String> {
         }
     };
     l.push(format!("{:<14} `{}`: {what}", i.role, i.info.name));
+    if i.info.is_absent() {
+        l.push(
+            "  no --locks-index was named: lock reads find none, the lock sweep and lock \
+             releases have nothing to do, and only `transfer --locks` is refused \
+             (`estx-tui init` creates the index; --locks-index names one that exists)"
+                .into(),
+        );
+    }
     if !i.info.exists() {
         return l;
     }

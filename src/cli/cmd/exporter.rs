@@ -59,6 +59,8 @@ type Shared = Arc<RwLock<Published>>;
 
 /// Runs the exporter until a stop signal; returns the exit code.
 pub async fn run(p: Protocol, a: &Args) -> i32 {
+    // A poll is asked again at the next one: its reads wait no longer.
+    let p = p.with_read_budget(a.poll_interval);
     let mut signals = match StopSignals::install() {
         Ok(s) => s,
         Err(e) => {

@@ -99,17 +99,22 @@ pub fn record_lines(r: &Record, txn: &str) -> Vec<String> {
     match (r.status, r.outcome, r.finished_at) {
         (RecordStatus::Finished, Some(o), Some(end)) => {
             let said = r.summary.as_deref().unwrap_or_default();
-            // A verdict's summary already starts with its outcome.
-            let text = if said.starts_with(&o.to_string()) {
-                said.to_string()
-            } else {
-                format!("{o}: {said}")
+            // A bulk run is headlined by its counts, never by the worst
+            // outcome alone; a verdict's summary already starts with its
+            // outcome.
+            let text = match &r.counts {
+                Some(counts) => counts.brief(),
+                None if said.starts_with(&o.to_string()) => said.to_string(),
+                None => format!("{o}: {said}"),
             };
             lines.push(format!(
                 "  outcome: {text} (ended {}, tool {})",
                 format_timestamp(end),
                 r.tool_version
-            ))
+            ));
+            if r.counts.is_some() {
+                lines.push(format!("  summary: {said}"));
+            }
         }
         _ => lines.push(format!(
             "  outcome: UNFINISHED: no end was recorded (the process may have died part-way; \

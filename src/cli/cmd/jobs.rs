@@ -8,7 +8,7 @@
 use crate::cli::output::{fail, out, print_json, Table};
 use crate::protocol::jobs::{list_jobs, Job, JobState, SoFar};
 use crate::protocol::time::{format_timestamp, human_age};
-use crate::protocol::trail::{ActionKind, Operator};
+use crate::protocol::trail::{ActOutcome, ActionKind, Operator};
 use crate::protocol::Protocol;
 use serde::Serialize;
 
@@ -85,13 +85,17 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
             r.operator.to_string(),
             format!("{} ({age} ago)", format_timestamp(r.started_at)),
             progress(&j.so_far, &j.state),
-            life(&j.state),
+            life(j),
         ]);
     }
     t.render().into_iter().for_each(out);
     for j in &jobs {
         if let Some(cmd) = resume(j) {
-            out(format_args!("resume {}: {cmd}", j.record.record_id));
+            let verb = match j.state {
+                JobState::Finished(_) => "continue",
+                JobState::Running(_) => "resume",
+            };
+            out(format_args!("{verb} {}: {cmd}", j.record.record_id));
         }
     }
     0
@@ -114,21 +118,29 @@ fn progress(s: &SoFar, state: &JobState) -> String {
     )
 }
 
-/// The life in words: `live (heartbeat 4s ago)`, `finished: completed`.
-fn life(state: &JobState) -> String {
-    match state {
-        JobState::Running(l) => l.short(),
-        JobState::Finished(Some(o)) => format!("finished: {o}"),
-        JobState::Finished(None) => "finished".to_string(),
+/// The life in words: `live (heartbeat 4s ago)`; a finished job's
+/// transactions counted by how they ended (`finished: 2 completed, 1
+/// refused`: never the worst outcome alone), or its outcome when its record
+/// keeps no counts.
+fn life(j: &Job) -> String {
+    match (&j.state, &j.record.counts) {
+        (JobState::Running(l), _) => l.short(),
+        (JobState::Finished(_), Some(counts)) => format!("finished: {}", counts.brief()),
+        (JobState::Finished(Some(o)), None) => format!("finished: {o}"),
+        (JobState::Finished(None), None) => "finished".to_string(),
     }
 }
 
 /// The exact command that resumes `j`, with the trail it is in and the
 /// profile this listing used; a job not presumed dead only forced, with a
-/// reason (`JobLife::resumable`). None for a finished job.
+/// reason (`JobLife::resumable`). A job stopped on purpose continues from
+/// the file of the ids it left, when that file is on this machine
+/// ([`continue_command`]); None for any other finished job.
 fn resume_command(p: &Protocol, j: &Job) -> Option<String> {
-    if matches!(j.state, JobState::Finished(_)) {
-        return None;
+    if let JobState::Finished(outcome) = j.state {
+        return (outcome == Some(ActOutcome::Stopped))
+            .then(|| continue_command(p, j))
+            .flatten();
     }
     let mut cmd = format!(
         "estx-tui {} --resume {}",
@@ -146,11 +158,32 @@ fn resume_command(p: &Protocol, j: &Job) -> Option<String> {
     Some(cmd)
 }
 
+/// The command that continues a job stopped on purpose: `--ids-from` the
+/// file its stop wrote where it writes by default (`local_files::left_ids_path`),
+/// if that file is here and still names the job; the continuation
+/// recognises the job's own writes and takes its reason (`cli::act::bulk`).
+fn continue_command(p: &Protocol, j: &Job) -> Option<String> {
+    let id = &j.record.record_id;
+    let path = crate::local_files::left_ids_path(id)?;
+    let text = std::fs::read_to_string(&path).ok()?;
+    if crate::local_files::job_of(&text).as_deref() != Some(id.as_str()) {
+        return None;
+    }
+    let mut cmd = format!("estx-tui {} --ids-from {}", j.record.action, path.display());
+    if let Some(profile) = &p.config().profile {
+        cmd.push_str(&format!(" --profile {profile}"));
+    }
+    if let Some(path) = &p.config().audit_file {
+        cmd.push_str(&format!(" --audit-trail file:{}", path.display()));
+    }
+    Some(cmd)
+}
+
 fn job_json(j: &Job, resume: Option<String>) -> JobJson<'_> {
     let r = &j.record;
     let life_detail = match j.state {
         JobState::Running(l) => l.to_string(),
-        ref s => life(s),
+        JobState::Finished(_) => life(j),
     };
     JobJson {
         id: &r.record_id,

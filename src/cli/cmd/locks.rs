@@ -37,6 +37,11 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
             return 1;
         }
     }
+    let absent = p.discovery().await.is_ok_and(|d| d.locks.is_absent());
+    if absent && listing.locks.is_empty() && !a.json {
+        out(no_locks_index(&p.config().indices.locks));
+        return 0;
+    }
     let now = p.now().await;
     let rows: Vec<Value> = listing.locks.iter().map(|v| lock_json(v, now)).collect();
     if a.json {
@@ -52,4 +57,13 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         None => {}
     }
     0
+}
+
+/// What `locks` and `release-lock` say on a deployment without a locks
+/// index ([`crate::protocol::read::Target::Absent`]).
+pub fn no_locks_index(index: &str) -> String {
+    format!(
+        "no locks index: `{index}` does not exist and no --locks-index was named, so this \
+         deployment takes no locks"
+    )
 }

@@ -83,15 +83,60 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     };
     let index = started.index().to_string();
     let done = started.run(&p).await;
+    let absent = p.discovery().await.is_ok_and(|d| d.locks.is_absent());
+    let locks_index = (p.config().indices.locks.as_str(), absent);
     let code = match &done.value {
-        Value::Released(result) => print(a, &p.config().indices.locks, result),
+        Value::Released(result) => {
+            let unknown = match (&a.txn, result) {
+                (Some(txn), Ok(r)) if r.released.is_empty() => unknown_txn(&p, txn, a.json).await,
+                _ => None,
+            };
+            match unknown {
+                Some(code) => code,
+                None => print(a, locks_index, result),
+            }
+        }
         _ => exit::DONE,
     };
     act::recorded(&done, &index, code)
 }
 
+/// `--txn ID` found no lock: when no transaction `ID` exists either, the
+/// id names nothing (a typo, another index), which is "not found" (exit 1,
+/// issue 28 item 8), not "no locks held"; says so and returns the code.
+/// None when the transaction exists (it simply holds no lock).
+async fn unknown_txn(p: &Protocol, txn: &str, json: bool) -> Option<i32> {
+    match p.read_transaction(txn).await {
+        Ok(Some(_)) => None,
+        Ok(None) => {
+            if json {
+                outcome::print(&ReleaseLockOutcome {
+                    txn: Some(txn.to_string()),
+                    locks: Vec::new(),
+                    locks_listing_partial: None,
+                    verdict: VerdictOutcome {
+                        kind: "not_found",
+                        message: format!("no transaction `{txn}` and no lock it owns"),
+                    },
+                    exit_code: exit::REFUSED,
+                });
+            }
+            err(format_args!(
+                "transaction `{txn}` not found in `{}`, and no lock in `{}` names it as owner \
+                 (is the id, or --transactions-index, right?); nothing to release",
+                p.config().indices.transactions,
+                p.config().indices.locks
+            ));
+            Some(exit::REFUSED)
+        }
+        Err(e) => Some(fail(&e)),
+    }
+}
+
 /// Prints what the release did (text or JSON); returns the exit code.
-fn print(a: &Args, locks_index: &str, result: &Result<TxnLocksRelease>) -> i32 {
+/// `locks_index`: its name, and whether it is absent (no locks).
+fn print(a: &Args, locks_index: (&str, bool), result: &Result<TxnLocksRelease>) -> i32 {
+    let (locks_index, absent) = locks_index;
     let r = match result {
         Ok(r) => r,
         Err(e) => {
@@ -144,6 +189,10 @@ fn print(a: &Args, locks_index: &str, result: &Result<TxnLocksRelease>) -> i32 {
             verdict: VerdictOutcome { kind, message },
             exit_code: code,
         });
+        return code;
+    }
+    if absent && locks.iter().all(|l| l.result != "released") {
+        out(super::locks::no_locks_index(locks_index) + ": nothing to release");
         return code;
     }
     if outcomes.is_empty() {

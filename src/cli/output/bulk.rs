@@ -162,6 +162,10 @@ pub struct PlanSummary {
     /// `recover --all-stuck` alone: the closing sweep of stale locks.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepPlan>,
+    /// The locks index, when the deployment has none (not named, absent):
+    /// no lock is released and the sweep has nothing to do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_locks_index: Option<String>,
     /// The exit code of the dry run (1 when anything would be refused).
     pub exit_code: i32,
 }

@@ -366,8 +366,16 @@ pub fn render_no_data(frame: &mut Frame, app: &App, area: Rect) {
             ],
             th.danger,
         ),
-        Some(f) => (
-            vec![Line::styled(format!("cannot reach {url}: {} — retrying", f.message()), bold())],
+        Some(PollFailure::Transient(m)) => (
+            vec![Line::styled(format!("cannot reach {url}: {m} — retrying"), bold())],
+            th.danger,
+        ),
+        // The cluster answered, with an error: it is reached.
+        Some(PollFailure::Other(m)) => (
+            vec![Line::styled(
+                format!("{url} answered with an error: {m} — retrying (estx-tui doctor)"),
+                bold(),
+            )],
             th.danger,
         ),
     };

@@ -36,8 +36,14 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     );
     let block = pane_block(th, title, app.focus == Pane::Locks);
     if snap.locks.is_empty() {
+        // A deployment without a locks index takes no locks: not an error.
+        let text = match snap.locks_absent {
+            true => "no locks index: this deployment takes no locks",
+            false => "no locks held",
+        };
         frame.render_widget(
-            Paragraph::new("no locks held")
+            Paragraph::new(text)
+                .wrap(ratatui::widgets::Wrap { trim: true })
                 .style(th.dim_text())
                 .block(block),
             area,

@@ -217,6 +217,19 @@ impl Protocol {
             it.max_steps = opts.limits.max_steps;
         }
         self.check_batch_accounts(&mut items).await;
+        // Before the batch's first write: the product must accept its
+        // partial updates on every index it writes (`preflight`).
+        if let Some(first) = items.iter().find(|it| !it.done) {
+            if let Err(e) = self.check_partial_updates(&first.t).await {
+                for mut it in items {
+                    if !it.done {
+                        it.report.verdict = Verdict::Failed(e.clone());
+                    }
+                    reports.push(it.report);
+                }
+                return reports;
+            }
+        }
         let mut batch = Batch {
             items,
             unsure_accounts: HashMap::new(),

@@ -280,15 +280,25 @@ impl Protocol {
             trouble.retry_after.map_or(wait, |asked| {
                 asked.min(crate::cluster::MAX_RETRY_WAIT).max(wait)
             })
-        } else if let Some(asked) = trouble.retry_after.filter(|_| trouble.throttles > 0) {
-            asked.min(crate::cluster::MAX_RETRY_WAIT)
+        } else if trouble.throttles > 0 {
+            // Paced or not, a throttle waits: what the cluster asked for,
+            // else the read's rule (exponential with jitter), never nothing.
+            trouble.retry_after.map_or_else(
+                || crate::cluster::jittered(trouble.throttles),
+                |asked| asked.min(crate::cluster::MAX_RETRY_WAIT),
+            )
         } else if trouble.conflicts > 0 {
             let scale = u64::from(trouble.conflicts.min(8));
             Duration::from_millis(rand::random_range(0..=2 * scale))
         } else {
             return;
         };
+        let cluster = self.exec.cluster();
+        if trouble.throttles > 0 {
+            cluster.waiting_on(crate::cluster::WaitCause::Status(429));
+        }
         crate::protocol::jobs::wait_unless(wait, Some(stop)).await;
+        cluster.done_waiting();
     }
 }
 

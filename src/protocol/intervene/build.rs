@@ -66,8 +66,15 @@ impl Intervention {
     /// [`Intervention::plan`] for an operator to confirm: the same plan
     /// with the documents it was judged on re-read beside it
     /// ([`Plan::documents`]). A read that fails is an error here (nothing
-    /// can be confirmed on it).
+    /// can be confirmed on it). On a deployment without a locks index it
+    /// says so ([`Plan::locks_absent`]): no lock is released or swept.
     pub async fn preview(&self, p: &Protocol) -> Result<Plan> {
+        let mut plan = self.preview_plan(p).await?;
+        plan.locks_absent = p.discovery().await?.locks.is_absent();
+        Ok(plan)
+    }
+
+    async fn preview_plan(&self, p: &Protocol) -> Result<Plan> {
         let mut plan = match &self.act {
             Act::Rollback(id) => return detail_preview(p, Some(Procedure::Rollback), id).await,
             Act::Recover(id) => return detail_preview(p, Some(Procedure::Recover), id).await,

@@ -1,81 +1,12 @@
-//! What a bulk act did ([`BulkDone`]), counted ([`Tally`]), and the one
-//! rule of the worst outcome over many verdicts.
+//! What a bulk act did ([`BulkDone`]), counted (`report::Tally`), and the
+//! one rule of the worst outcome over many verdicts.
 
 use super::selection::LeftOut;
 use crate::error::Error;
 use crate::protocol::lock_release::SweptLock;
+use crate::protocol::report::Tally;
 use crate::protocol::trail::{ActOutcome, TrailStep};
 use crate::protocol::{ProcedureReport, Protocol, Verdict};
-use std::fmt;
-
-/// Counts of verdicts over many procedures.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Tally {
-    /// Ran to a terminal state.
-    pub completed: usize,
-    /// Taken to a terminal state by another process meanwhile.
-    pub done_elsewhere: usize,
-    /// Already terminal.
-    pub nothing_to_do: usize,
-    /// Refused before changing anything.
-    pub refused: usize,
-    /// Stopped on purpose.
-    pub stopped: usize,
-    /// Failed.
-    pub failed: usize,
-}
-
-impl Tally {
-    /// Counts the verdicts of `reports`.
-    pub fn of(reports: &[ProcedureReport]) -> Tally {
-        let mut t = Tally::default();
-        for r in reports {
-            match r.verdict {
-                Verdict::Completed(_) => t.completed += 1,
-                Verdict::EndedElsewhere(_) => t.done_elsewhere += 1,
-                Verdict::NothingToDo(_) => t.nothing_to_do += 1,
-                Verdict::Refused(_) => t.refused += 1,
-                Verdict::Stopped(_) => t.stopped += 1,
-                Verdict::Failed(_) => t.failed += 1,
-            }
-        }
-        t
-    }
-}
-
-impl Tally {
-    /// The counts that are not zero, in a few words (`3 completed, 1
-    /// refused`; `none ran`).
-    pub fn brief(&self) -> String {
-        let parts: Vec<String> = [
-            (self.completed, "completed"),
-            (self.done_elsewhere, "done by another process"),
-            (self.nothing_to_do, "nothing to do"),
-            (self.refused, "refused"),
-            (self.stopped, "stopped"),
-            (self.failed, "failed"),
-        ]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!("{n} {what}"))
-        .collect();
-        if parts.is_empty() {
-            "none ran".into()
-        } else {
-            parts.join(", ")
-        }
-    }
-}
-
-impl fmt::Display for Tally {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} completed, {} done by another process, {} nothing to do, {} refused, {} stopped, {} failed",
-            self.completed, self.done_elsewhere, self.nothing_to_do, self.refused, self.stopped, self.failed
-        )
-    }
-}
 
 /// What a bulk act did.
 #[derive(Debug, Default)]
@@ -113,6 +44,14 @@ fn plural(n: usize, thing: &str) -> String {
 }
 
 impl BulkDone {
+    /// Its verdicts counted, with the transactions a stop left unstarted.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            not_started: self.not_started.len(),
+            ..Tally::of(&self.reports)
+        }
+    }
+
     /// The record's summary.
     pub(super) fn summary(&self) -> String {
         let n = self.reports.len() + self.not_started.len();

@@ -127,11 +127,13 @@ impl Started {
             return self.keep_resumable(p, checkpoints, done, from).await;
         }
         let value = Value::Bulk(done);
-        let (outcome, summary, steps) = super::run::fold(p, self.plan(), &value);
-        let steps = unsaved(&value, steps, &checkpoints.saved());
-        let summary = self.resumed_summary(summary);
-        self.finish_after(checkpoints.written, value, outcome, summary, steps)
-            .await
+        let mut ending = super::run::fold(p, self.plan(), &value);
+        ending.steps = unsaved(&value, ending.steps, &checkpoints.saved());
+        ending.summary = self.resumed_summary(ending.summary);
+        if let (Some(counts), Some(r)) = (&mut ending.counts, &self.resumed) {
+            counts.add(&r.earlier);
+        }
+        self.finish_after(checkpoints.written, value, ending).await
     }
 
     /// When a resume some of whose transactions were refused as recent
@@ -187,11 +189,11 @@ impl Started {
         let record_error = checkpoints.close(rest).await.err();
         done.resumable_from = Some(from);
         let value = Value::Bulk(done);
-        let (outcome, summary, _) = super::run::fold(p, self.plan(), &value);
+        let ending = super::run::fold(p, self.plan(), &value);
         Done {
             action: self.intervention().action(),
-            outcome,
-            summary: self.resumed_summary(summary),
+            outcome: ending.outcome,
+            summary: self.resumed_summary(ending.summary),
             record: self.record().clone(),
             record_error,
             value,

@@ -32,15 +32,16 @@ mod reverse_plan;
 mod run;
 mod selection;
 
+pub use crate::protocol::report::Tally;
 pub use act::{reason_missing, Act, Choices, Intervention};
 pub use balance_effect::{BalanceEffect, EffectKind};
 pub use build::unforced_checks;
 pub use bulk::{BulkAct, Runner, Stop};
-pub use bulk_done::{BulkDone, Tally};
+pub use bulk_done::BulkDone;
 pub use bulk_preview::{Verdicts, Would};
 pub use done::{Done, Value};
 pub use guard::Guard;
 pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
 pub use refusal::{ActRefusal, ReadOnlyBy};
-pub use run::{resume, run, start, NotStarted, Resumed, Started};
+pub use run::{job_reason, resume, run, start, NotStarted, Resumed, Started};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};

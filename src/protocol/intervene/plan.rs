@@ -209,6 +209,10 @@ pub struct Plan {
     /// the locks its closing sweep ([`PlanStep::Sweep`]) would release, as
     /// judged now (stale on evidence, owner not in flight).
     pub sweep: Vec<LockView>,
+    /// Previewed on a deployment without a locks index
+    /// ([`crate::protocol::read::Target::Absent`]): no lock is released
+    /// and the sweep has nothing to do, which the preview says.
+    pub locks_absent: bool,
     /// What a bulk act's selection resolved to.
     pub selected: Option<Selected>,
     /// For a plan made from a transaction's documents

@@ -9,8 +9,11 @@ use crate::error::Error;
 use crate::protocol::jobs::job_life;
 use crate::protocol::jobs::OwnWrites;
 use crate::protocol::lock_release::TxnLocksRelease;
+use crate::protocol::report::Tally;
 use crate::protocol::reverse::ReverseOptions;
-use crate::protocol::trail::{release_outcome, ActOutcome, ActionKind, RecordId, Trail, TrailStep};
+use crate::protocol::trail::{
+    release_outcome, ActOutcome, ActionKind, Ending, RecordId, Trail, TrailStep,
+};
 use crate::protocol::{Procedure, Protocol, RunLimits};
 use std::fmt;
 use std::sync::Arc;
@@ -63,9 +66,19 @@ pub struct Resumed {
     pub ended: usize,
     /// Checkpoint parts found (the plan's parts not counted).
     pub checkpoints: u32,
+    /// How the transactions those checkpoints list ended, counted.
+    pub earlier: Tally,
     /// When the operator forced it over a job not presumed dead: what its
     /// record said then (the record's summary notes it, with the reason).
     pub forced: Option<String>,
+}
+
+/// The reason job `run` was started with, as its record says (`None` when
+/// it has none): what a continuation of a stopped job runs with when the
+/// operator gives none, as its resume would.
+pub async fn job_reason(p: &Protocol, run: &str) -> Result<Option<String>, NotStarted> {
+    let trail = open_trail(p).await?;
+    trail.reason_of(run).await.map_err(NotStarted::Trail)
 }
 
 /// Opens the trail, refusing when the audit index is missing.
@@ -184,6 +197,7 @@ pub async fn resume(
         resumed: Some(Resumed {
             ended: found.ended.len(),
             checkpoints: found.checkpoints,
+            earlier: found.earlier,
             forced,
         }),
         own: Some(Arc::new(own)),
@@ -242,8 +256,8 @@ impl Started {
     /// Runs an act that is not a bulk one, and completes its record.
     pub(super) async fn run_single(self, p: &Protocol) -> Done {
         let value = perform(p, &self.intervention).await;
-        let (outcome, summary, steps) = fold(p, &self.plan, &value);
-        self.finish(value, outcome, summary, steps).await
+        let ending = fold(p, &self.plan, &value);
+        self.finish(value, ending).await
     }
 
     /// Takes the job `run`'s own last writes, as its record says, as this
@@ -263,36 +277,18 @@ impl Started {
     }
 
     /// Completes the record; the act's result with it.
-    pub(super) async fn finish(
-        self,
-        value: Value,
-        outcome: ActOutcome,
-        summary: String,
-        steps: Vec<TrailStep>,
-    ) -> Done {
-        self.finish_after(0, value, outcome, summary, steps).await
+    pub(super) async fn finish(self, value: Value, ending: Ending) -> Done {
+        self.finish_after(0, value, ending).await
     }
 
     /// [`Started::finish`] after `checkpoints` parts this run wrote as it
     /// went (the parts of a resumed run's earlier checkpoints counted too).
-    pub(super) async fn finish_after(
-        self,
-        checkpoints: u32,
-        value: Value,
-        outcome: ActOutcome,
-        summary: String,
-        steps: Vec<TrailStep>,
-    ) -> Done {
+    pub(super) async fn finish_after(self, checkpoints: u32, value: Value, ending: Ending) -> Done {
         let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
+        let (outcome, summary) = (ending.outcome, ending.summary.clone());
         let record_error = self
             .trail
-            .finish_after(
-                &self.record,
-                earlier + checkpoints,
-                outcome,
-                &summary,
-                steps,
-            )
+            .finish_after(&self.record, earlier + checkpoints, ending)
             .await
             .err();
         Done {
@@ -346,13 +342,10 @@ async fn perform(p: &Protocol, i: &Intervention) -> Value {
     }
 }
 
-/// The record's outcome, summary and steps of what an act did.
-pub(super) fn fold(
-    p: &Protocol,
-    plan: &Plan,
-    value: &Value,
-) -> (ActOutcome, String, Vec<TrailStep>) {
-    match value {
+/// How the record ends for what an act did: its outcome, summary, counts
+/// (a bulk run's) and steps.
+pub(super) fn fold(p: &Protocol, plan: &Plan, value: &Value) -> Ending {
+    let (outcome, summary, steps) = match value {
         Value::Procedure(r) => (
             ActOutcome::from(&r.verdict),
             r.verdict.to_string(),
@@ -394,5 +387,15 @@ pub(super) fn fold(
             r.steps.iter().map(TrailStep::from).collect(),
         ),
         Value::Bulk(b) => (b.outcome(), b.summary(), b.steps(p)),
+    };
+    let counts = match value {
+        Value::Bulk(b) => Some(b.tally()),
+        _ => None,
+    };
+    Ending {
+        outcome,
+        summary,
+        counts,
+        steps,
     }
 }

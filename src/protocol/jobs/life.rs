@@ -139,6 +139,7 @@ mod tests {
             status: RecordStatus::Running,
             outcome: None,
             summary: None,
+            counts: None,
             steps: vec![],
             parts: 0,
             started_at: Utc::now(),

@@ -53,15 +53,26 @@ pub struct SoFar {
 }
 
 impl SoFar {
-    /// What `record`'s checkpoints (`c`) say of its `total` transactions.
-    /// A finished record keeps no tally: nothing is left, and its summary
-    /// says the rest.
+    /// What `record`'s checkpoints (`c`) say of its `total` transactions;
+    /// of a finished record, what its counts say (the transactions a stop
+    /// left unstarted are `left`), or nothing when it keeps none (written
+    /// before counts were: its summary says the rest).
     fn of(record: &Record, c: Checkpointed) -> SoFar {
         let total = record.transactions.len();
         if record.status == RecordStatus::Finished {
-            return SoFar {
-                total,
-                ..SoFar::default()
+            return match &record.counts {
+                Some(t) => SoFar {
+                    total,
+                    done: t.done(),
+                    refused: t.refused,
+                    failed: t.failed,
+                    stopped: t.stopped,
+                    left: t.not_started,
+                },
+                None => SoFar {
+                    total,
+                    ..SoFar::default()
+                },
             };
         }
         let not_done = c.refused + c.failed + c.stopped;

@@ -6,7 +6,7 @@
 //! routing check of a miss on a single-shard index (`cluster::shards`).
 
 use super::discovery::{resolve_fields, Discovery};
-use super::index_info::{IndexInfo, Refresh, Target, DEFAULT_REFRESH};
+use super::index_info::{IndexBlock, IndexInfo, Refresh, Target, DEFAULT_REFRESH};
 use super::source_mode::SourceLoss;
 use super::string_array::string_array;
 use super::times::TimeFields;
@@ -20,7 +20,9 @@ use std::time::Duration;
 
 /// Reads the three indices' resolution, mappings and settings (three
 /// requests per index; discovery runs on connect and until it settles),
-/// resolving the fields the names of `schema` (the map in force).
+/// resolving the fields the names of `schema` (the map in force). A locks
+/// index that does not exist is [`Target::Absent`] (no locks) unless the
+/// operator named it ([`Indices::locks_named`]): then it is missing.
 pub async fn discover(cluster: &Cluster, ix: &Indices, schema: &Schema) -> Result<Discovery> {
     let mut transactions = discover_index(cluster, &ix.transactions, schema).await?;
     let mut accounts = discover_index(cluster, &ix.accounts, schema).await?;
@@ -33,7 +35,10 @@ pub async fn discover(cluster: &Cluster, ix: &Indices, schema: &Schema) -> Resul
             }
         }
     }
-    let (transactions, accounts, locks) = (transactions.0, accounts.0, locks.0);
+    let (transactions, accounts, mut locks) = (transactions.0, accounts.0, locks.0);
+    if locks.target == Target::Missing && !ix.locks_named {
+        locks.target = Target::Absent;
+    }
     let fields = resolve_fields(schema, &transactions, &accounts, &locks);
     let times = TimeFields::discover(cluster, schema, &transactions, &locks).await;
     Ok(Discovery {
@@ -171,7 +176,7 @@ pub fn index_info(
         },
     };
     let concrete = match &target {
-        Target::Missing => vec![],
+        Target::Missing | Target::Absent => vec![],
         Target::Index => vec![name.to_string()],
         Target::Alias { indices } | Target::DataStream { indices } => indices.clone(),
     };
@@ -205,7 +210,13 @@ pub fn index_info(
             .and_then(Value::as_bool)
             == Some(true),
         source_loss,
+        blocks: Vec::new(),
     };
+    info.blocks = info
+        .concrete
+        .iter()
+        .flat_map(|c| IndexBlock::of(c, settings, resolved))
+        .collect();
     for other in info.concrete.iter().skip(1) {
         let props = mappings
             .pointer(&format!("/{}/mappings/properties", escape(other)))

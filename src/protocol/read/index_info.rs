@@ -14,6 +14,12 @@ use std::time::Duration;
 pub enum Target {
     /// Nothing: the index does not exist.
     Missing,
+    /// Nothing, and nothing is wanted: the locks index under its default
+    /// name, which the operator did not name, does not exist. The
+    /// deployment takes no locks (the article's own has only transactions
+    /// and accounts): lock reads find none, the sweep and lock releases
+    /// have nothing to do, and only `transfer --locks` is refused.
+    Absent,
     /// A concrete index.
     Index,
     /// An alias over these indices (id-based reads and writes need exactly one).
@@ -161,6 +167,85 @@ pub struct IndexInfo {
     /// Why the stored `_source` is not the document as written, if it is
     /// not: the tool refuses to rewrite documents there.
     pub source_loss: Option<SourceLoss>,
+    /// Blocks on its concrete indices that refuse writes (settings
+    /// `index.blocks.*`, a closed index): an act refuses before step 1.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<IndexBlock>,
+}
+
+/// A block that makes an index refuse every write the protocol sends
+/// (Elasticsearch and OpenSearch answer 403 `cluster_block_exception`, or
+/// `index_closed_exception`). Found in discovery so an act refuses before
+/// its first write instead of stopping half-way at the first blocked one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum IndexBlock {
+    /// `index.blocks.write: true` on this concrete index.
+    Write(String),
+    /// `index.blocks.read_only: true`.
+    ReadOnly(String),
+    /// `index.blocks.read_only_allow_delete: true` (set by the disk
+    /// flood-stage watermark, too).
+    ReadOnlyAllowDelete(String),
+    /// The concrete index is closed.
+    Closed(String),
+}
+
+impl IndexBlock {
+    /// The blocks of concrete index `index` in a settings answer (nested or
+    /// flat; `"true"` as the products write it, or `true`) and a
+    /// `_resolve/index` answer (`attributes: ["closed"]`).
+    pub fn of(index: &str, settings: &Value, resolved: Option<&Value>) -> Vec<IndexBlock> {
+        let at = index.replace('~', "~0").replace('/', "~1");
+        let set = |name: &str| {
+            let v = settings
+                .pointer(&format!("/{at}/settings/index/blocks/{name}"))
+                .or_else(|| settings.pointer(&format!("/{at}/settings/index.blocks.{name}")));
+            matches!(v, Some(Value::Bool(true))) || v.and_then(Value::as_str) == Some("true")
+        };
+        let mut blocks = Vec::new();
+        if set("write") {
+            blocks.push(IndexBlock::Write(index.into()));
+        }
+        if set("read_only") {
+            blocks.push(IndexBlock::ReadOnly(index.into()));
+        }
+        if set("read_only_allow_delete") {
+            blocks.push(IndexBlock::ReadOnlyAllowDelete(index.into()));
+        }
+        let closed = resolved
+            .and_then(|r| r.get("indices"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.get("name").and_then(Value::as_str) == Some(index))
+            .filter_map(|e| e.get("attributes").and_then(Value::as_array))
+            .flatten()
+            .any(|a| a.as_str() == Some("closed"));
+        if closed {
+            blocks.push(IndexBlock::Closed(index.into()));
+        }
+        blocks
+    }
+
+    /// The refusal, naming the block and how to lift it.
+    pub fn problem(&self) -> String {
+        let (index, setting) = match self {
+            IndexBlock::Closed(index) => {
+                return format!(
+                    "index `{index}` is closed: every write would be refused; open it \
+                     (`POST {index}/_open`) first"
+                )
+            }
+            IndexBlock::Write(i) => (i, "index.blocks.write"),
+            IndexBlock::ReadOnly(i) => (i, "index.blocks.read_only"),
+            IndexBlock::ReadOnlyAllowDelete(i) => (i, "index.blocks.read_only_allow_delete"),
+        };
+        format!(
+            "index `{index}` carries the block `{setting}: true`: every write would be \
+             refused (403 cluster_block_exception); lift it with \
+             `PUT {index}/_settings {{\"{setting}\": null}}` or ask its owner"
+        )
+    }
 }
 
 impl IndexInfo {
@@ -178,12 +263,19 @@ impl IndexInfo {
             mixed: Vec::new(),
             routing_required: false,
             source_loss: None,
+            blocks: Vec::new(),
         }
     }
 
     /// Whether the index exists.
     pub fn exists(&self) -> bool {
-        self.target != Target::Missing
+        !matches!(self.target, Target::Missing | Target::Absent)
+    }
+
+    /// Whether it is the locks index of a deployment without locks
+    /// ([`Target::Absent`]): not existing, and not a mistake.
+    pub fn is_absent(&self) -> bool {
+        self.target == Target::Absent
     }
 
     /// Why documents of this index cannot be read or written by id, if so.

@@ -289,6 +289,7 @@ pub(super) mod tests {
             mixed: Vec::new(),
             routing_required: false,
             source_loss: None,
+            blocks: Vec::new(),
         };
         resolve_fields(&Schema::default(), &i, &i, &i)
     }

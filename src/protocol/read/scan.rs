@@ -2,13 +2,15 @@
 //! point-in-time where the server has one (Elasticsearch `_pit`, OpenSearch
 //! `_search/point_in_time`) whose `_shard_doc` tiebreak it accepts, a scroll
 //! otherwise (no point-in-time, or OpenSearch before 3.3, which refuses the
-//! sort: opensearch-project/OpenSearch#17064). Each page is handed to the
+//! sort: opensearch-project/OpenSearch#17064, or a role granted on alias
+//! names whose point-in-time search is refused: elastic/elasticsearch#61547,
+//! the point-in-time is authorised on the concrete indices). Each page is handed to the
 //! caller as it arrives (so `list` prints while it pages), the total comes
 //! from the same view as the hits, and every page's shard coverage is read.
 
 use super::coverage::Coverage;
 use crate::cluster::{hits, root_causes, Cluster, Hit, Paging};
-use crate::error::{is_transient_status, Result};
+use crate::error::{is_transient_status, Error, Result};
 use elasticsearch::http::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -81,14 +83,21 @@ where
             let r = scan_pit(cluster, &pit, what.clone(), &mut on_page).await;
             close_pit(cluster, &pit).await;
             match r? {
-                Some(summary) => return Ok(summary),
-                None => {
+                PitScan::Done(summary) => return Ok(summary),
+                PitScan::ShardDocRefused => {
                     tracing::info!(
                         "the cluster refuses the point-in-time tiebreak `_shard_doc` \
                          (OpenSearch before 3.3): scans scroll instead"
                     );
                     cluster.remember_paging(Paging::Scroll);
                 }
+                // Per index (a role may cover one index's concrete indices
+                // and not another's), so not remembered.
+                PitScan::Forbidden(e) => tracing::info!(
+                    "the point-in-time search on `{index}` is refused ({e}): the role is \
+                     granted on the alias, a point-in-time is authorised on the concrete \
+                     indices; this scan scrolls on the alias instead"
+                ),
             }
         }
     }
@@ -111,6 +120,11 @@ pub enum PagingReport {
     ScrollShardDocRefused,
     /// A scroll: the cluster opens no point-in-time.
     ScrollNoPointInTime,
+    /// A scroll: searching the point-in-time is refused (403) while the
+    /// plain search works: the role is granted on the alias, and a
+    /// point-in-time is authorised on the concrete indices behind it
+    /// (elastic/elasticsearch#61547, #75810).
+    ScrollPointInTimeForbidden,
 }
 
 impl std::fmt::Display for PagingReport {
@@ -129,6 +143,12 @@ impl std::fmt::Display for PagingReport {
             PagingReport::ScrollNoPointInTime => {
                 f.write_str("scroll: no point-in-time could be opened on this cluster")
             }
+            PagingReport::ScrollPointInTimeForbidden => f.write_str(
+                "scroll: searching a point-in-time is refused (HTTP 403) while plain searches \
+                 work, as for a role granted on alias names only (a point-in-time is authorised \
+                 on the concrete indices behind the alias); scans are consistent per scroll; \
+                 grant read on the concrete indices to page with a point-in-time",
+            ),
         }
     }
 }
@@ -150,13 +170,14 @@ pub async fn probe_paging(cluster: &Cluster, index: &str) -> Result<PagingReport
     let r = scan_pit(cluster, &pit, nothing, &mut |_| false).await;
     close_pit(cluster, &pit).await;
     Ok(match r? {
-        Some(_) => PagingReport::PointInTime {
+        PitScan::Done(_) => PagingReport::PointInTime {
             opensearch: pit.opensearch,
         },
-        None => {
+        PitScan::ShardDocRefused => {
             cluster.remember_paging(Paging::Scroll);
             PagingReport::ScrollShardDocRefused
         }
+        PitScan::Forbidden(_) => PagingReport::ScrollPointInTimeForbidden,
     })
 }
 
@@ -164,12 +185,18 @@ pub async fn probe_paging(cluster: &Cluster, index: &str) -> Result<PagingReport
 struct Pit {
     id: String,
     opensearch: bool,
+    /// The shards the creation reached: a point-in-time opened without
+    /// some (`_shards.failed`) pages only through the others, each page
+    /// reporting none failed, so the scan's coverage starts from this.
+    opened: Coverage,
 }
 
 /// Opens a point-in-time in the dialect the cluster speaks (trying
 /// Elasticsearch's, then OpenSearch's, until one is known). `None` when the
-/// cluster has none (remembered when both dialects are unknown routes). A
-/// busy cluster's answer (after the read retries) is an error.
+/// cluster has none (remembered when both dialects are unknown routes), or
+/// refuses to open one to this role (403: the scan scrolls, not
+/// remembered). A busy cluster's answer (after the read retries) is an
+/// error.
 async fn open_pit(cluster: &Cluster, index: &str) -> Result<Option<Pit>> {
     let dialects: &[Paging] = match cluster.paging() {
         Some(p @ (Paging::ElasticsearchPit | Paging::OpenSearchPit)) => &[p][..],
@@ -185,8 +212,14 @@ async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Res
     for &dialect in dialects {
         let (path, key) = match dialect {
             Paging::ElasticsearchPit => (format!("/{index}/_pit?keep_alive={KEEP_ALIVE}"), "id"),
+            // OpenSearch opens a partial point-in-time by default
+            // (`allow_partial_pit_creation` "Default is `true`",
+            // point-in-time-api.md); a scan must see every shard or say so.
             _ => (
-                format!("/{index}/_search/point_in_time?keep_alive={KEEP_ALIVE}"),
+                format!(
+                    "/{index}/_search/point_in_time?keep_alive={KEEP_ALIVE}\
+                     &allow_partial_pit_creation=false"
+                ),
                 "pit_id",
             ),
         };
@@ -197,6 +230,7 @@ async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Res
                 return Ok(Some(Pit {
                     id: id.into(),
                     opensearch: dialect == Paging::OpenSearchPit,
+                    opened: Coverage::of(&v),
                 }));
             }
         }
@@ -239,14 +273,22 @@ fn refuses_shard_doc(body: &Value) -> bool {
         .any(|c| c.reason.contains("[_shard_doc]"))
 }
 
-/// Pages through the point-in-time; `None` when the cluster refused the
-/// `_shard_doc` tiebreak on the first page (nothing was handed over yet).
-async fn scan_pit<F>(
-    cluster: &Cluster,
-    pit: &Pit,
-    what: Scan,
-    on_page: &mut F,
-) -> Result<Option<ScanSummary>>
+/// How a scan through a point-in-time went.
+enum PitScan {
+    /// Every page read.
+    Done(ScanSummary),
+    /// The first page refused the `_shard_doc` tiebreak (nothing handed over).
+    ShardDocRefused,
+    /// The first page was refused 403 (nothing handed over): the role may
+    /// search the alias but not the concrete indices the point-in-time
+    /// holds. A scroll on the alias is authorised on the alias, as a plain
+    /// search is.
+    Forbidden(Error),
+}
+
+/// Pages through the point-in-time (see [`PitScan`] for the first page's
+/// refusals, after which the caller scrolls instead).
+async fn scan_pit<F>(cluster: &Cluster, pit: &Pit, what: Scan, on_page: &mut F) -> Result<PitScan>
 where
     F: FnMut(Vec<Hit>) -> bool,
 {
@@ -261,6 +303,7 @@ where
         point_in_time: true,
         ..ScanSummary::default()
     };
+    summary.coverage.add(pit.opened);
     let mut pit_id = pit.id.clone();
     let mut after: Option<Value> = None;
     let mut first = true;
@@ -276,13 +319,17 @@ where
         }
         // A page of a point-in-time is a pure read: asked again when busy.
         let (status, page) = cluster
-            .raw_read(Method::Post, "/_search", Some(body))
+            .raw_page(Method::Post, "/_search", Some(body))
             .await?;
         if status != 200 {
             if first && refuses_shard_doc(&page) {
-                return Ok(None);
+                return Ok(PitScan::ShardDocRefused);
             }
-            return Err(cluster.error_for(status, &page, "_search"));
+            let e = cluster.error_for(status, &page, "_search");
+            if first && matches!(e, Error::Auth { status: 403, .. }) {
+                return Ok(PitScan::Forbidden(e));
+            }
+            return Err(e);
         }
         summary.coverage.add(Coverage::of(&page));
         if complete_only && summary.coverage.is_partial() {
@@ -309,7 +356,7 @@ where
             break;
         }
     }
-    Ok(Some(summary))
+    Ok(PitScan::Done(summary))
 }
 
 async fn scan_scroll<F>(
@@ -331,7 +378,7 @@ where
     // The first page opens the scroll: a pure read, asked again when busy
     // (a context left by a lost answer expires by itself).
     let path = format!("/{index}/_search?scroll={KEEP_ALIVE}");
-    let (status, mut page) = cluster.raw_read(Method::Post, &path, Some(body)).await?;
+    let (status, mut page) = cluster.raw_page(Method::Post, &path, Some(body)).await?;
     if status != 200 {
         return Err(cluster.error_for(status, &page, index));
     }

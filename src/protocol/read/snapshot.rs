@@ -95,8 +95,11 @@ pub struct Snapshot {
     pub accounts: BTreeMap<String, AccountEntry>,
     /// Every lock (capped), oldest first.
     pub locks: Vec<LockView>,
-    /// Indices that do not exist.
+    /// Indices that do not exist (an absent locks index is not one).
     pub missing_indices: Vec<String>,
+    /// The deployment has no locks index ([`super::Target::Absent`]): the
+    /// locks pane says so; no lock is held, none will be released.
+    pub locks_absent: bool,
     /// Completeness, totals behind caps, freshness, warnings.
     pub read: ReadStatus,
 }

@@ -6,7 +6,7 @@
 //! `init --upgrade-mappings` applies (idempotent, only adds).
 
 use super::discovery::Discovery;
-use super::index_info::IndexInfo;
+use super::index_info::{IndexBlock, IndexInfo};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
 use crate::protocol::setup::index_bodies;
@@ -174,7 +174,9 @@ fn gaps_needed(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<Vec<Mappi
 /// refusal, with the exact change to apply.
 pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     let mut problems = Vec::new();
-    for info in d.indices() {
+    // An absent locks index is a deployment without locks, not a mistake:
+    // only `transfer --locks` needs it (`check_locks`).
+    for info in d.indices().into_iter().filter(|i| !i.is_absent()) {
         if !info.exists() {
             problems.push(format!(
                 "index `{}` does not exist (on a new cluster `estx-tui init` creates it; \
@@ -188,6 +190,7 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     // Lock documents are written only by `transfer --locks` (`check_locks`).
     for info in [&d.transactions, &d.accounts] {
         problems.extend(info.source_loss.as_ref().map(|l| l.problem(&info.name)));
+        problems.extend(info.blocks.iter().map(IndexBlock::problem));
     }
     problems.extend(d.schema_problems());
     problems.extend(d.times.conflict().map(|c| c.to_string()));
@@ -216,16 +219,28 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     }
 }
 
-/// `Ok` when lock documents can be written as the tool writes them (every
-/// value type the locks mapping accepts, the lock times in a writable
-/// format); otherwise the refusal, before anything is written.
+/// `Ok` when lock documents can be written as the tool writes them (the
+/// locks index exists: a lock written to an absent one would create it
+/// with the cluster's defaults; every value type the locks mapping
+/// accepts, the lock times in a writable format); otherwise the refusal,
+/// before anything is written.
 pub fn check_locks(ix: &Indices, d: &Discovery) -> Result<()> {
+    if !d.locks.exists() {
+        return Err(Error::Invalid(format!(
+            "refused before taking a lock (nothing written): the locks index `{}` does not \
+             exist, and `transfer --locks` is the one command that writes lock documents; \
+             `estx-tui init` creates it (it needs the create_index privilege on `{}`), or \
+             transfer without --locks",
+            d.locks.name, d.locks.name
+        )));
+    }
     let mut problems: Vec<String> = gaps_needed(ix, d, &[])?
         .into_iter()
         .filter(|g| g.index == ix.locks)
         .flat_map(|g| g.conflicts)
         .collect();
     problems.extend(d.times.lock_conflicts().iter().map(|c| c.to_string()));
+    problems.extend(d.locks.blocks.iter().map(IndexBlock::problem));
     problems.extend(
         d.locks
             .source_loss
@@ -296,6 +311,7 @@ mod tests {
             mixed: Vec::new(),
             routing_required: false,
             source_loss: None,
+            blocks: Vec::new(),
         }
     }
 

@@ -149,6 +149,7 @@ impl Protocol {
         // (`reverses` and `reversed_by` included), or nothing is written.
         self.check_writable().await?;
         self.check_writable_with(&[REVERSES, REVERSED_BY]).await?;
+        self.check_partial_updates(&t).await?;
         let mut budget = opts.limits.max_steps;
         let mut spend = || match budget {
             Some(0) => false,

@@ -164,6 +164,7 @@ impl Trail {
             status: RecordStatus::Running,
             outcome: None,
             summary: None,
+            counts: None,
             steps: Vec::new(),
             parts: count(rest.len())?,
             started_at,
@@ -285,14 +286,8 @@ impl Trail {
     /// Steps that do not fit in the record go into parts first ([`pages`]).
     /// Transactions found while running (e.g. by `recover --all-stuck`) are
     /// added to the record's list (or listed by the steps' parts).
-    pub async fn finish(
-        &self,
-        id: &RecordId,
-        outcome: ActOutcome,
-        summary: &str,
-        steps: Vec<TrailStep>,
-    ) -> Result<()> {
-        self.finish_after(id, 0, outcome, summary, steps).await
+    pub async fn finish(&self, id: &RecordId, ending: Ending) -> Result<()> {
+        self.finish_after(id, 0, ending).await
     }
 
     /// [`Trail::finish`] of a run that has already written `checkpoints`
@@ -302,10 +297,14 @@ impl Trail {
         &self,
         id: &RecordId,
         checkpoints: u32,
-        outcome: ActOutcome,
-        summary: &str,
-        steps: Vec<TrailStep>,
+        ending: Ending,
     ) -> Result<()> {
+        let Ending {
+            outcome,
+            summary,
+            counts,
+            steps,
+        } = ending;
         let stored = self.stored(&id.0).await?;
         if let Some(path) = &self.file {
             // A file has no size limit: the steps go inline, after the
@@ -318,7 +317,8 @@ impl Trail {
             }
             record.status = RecordStatus::Finished;
             record.outcome = Some(outcome);
-            record.summary = Some(summary.to_string());
+            record.summary = Some(summary);
+            record.counts = counts;
             record.steps = steps;
             record.parts += checkpoints;
             record.finished_at = Some(self.now());
@@ -345,7 +345,8 @@ impl Trail {
                 }
                 record.status = RecordStatus::Finished;
                 record.outcome = Some(outcome);
-                record.summary = Some(summary.to_string());
+                record.summary = Some(summary.clone());
+                record.counts = counts;
                 record.steps = inline.clone();
                 record.parts = parts;
                 record.finished_at = Some(finished_at);

@@ -15,6 +15,7 @@
 //! first missing one, and a completed record says how many there are.
 
 use super::record::{ActOutcome, Record, TrailStep};
+use crate::protocol::report::Tally;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 
@@ -254,6 +255,20 @@ pub struct Checkpointed {
 }
 
 impl Checkpointed {
+    /// As a [`Tally`]: checkpoints say which ended refused, failed or
+    /// stopped, not how the others ended done, so those count as completed.
+    pub fn tally(&self) -> Tally {
+        Tally {
+            completed: self
+                .ended
+                .saturating_sub(self.refused + self.failed + self.stopped),
+            refused: self.refused,
+            failed: self.failed,
+            stopped: self.stopped,
+            ..Tally::default()
+        }
+    }
+
     /// The tally of checkpoint `pages` (a transaction whose steps span two
     /// pages counted once).
     pub fn of<'a>(pages: impl IntoIterator<Item = &'a Page>) -> Checkpointed {

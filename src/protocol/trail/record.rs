@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::decide::Effect;
 use crate::protocol::locks::ReleaseOutcome;
-use crate::protocol::report::{StepReport, StepResult, Verdict};
+use crate::protocol::report::{StepReport, StepResult, Tally, Verdict};
 use crate::protocol::reverse::ReverseVerdict;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -142,6 +142,31 @@ impl RecordDraft {
             .as_deref()
             .map(str::trim)
             .filter(|r| !r.is_empty())
+    }
+}
+
+/// How an act ended, as its record keeps it when it is finished.
+#[derive(Debug, Clone)]
+pub struct Ending {
+    /// The outcome (the worst of a bulk run's verdicts).
+    pub outcome: ActOutcome,
+    /// The verdict in words.
+    pub summary: String,
+    /// A bulk run's verdicts counted ([`Record::counts`]).
+    pub counts: Option<Tally>,
+    /// Each step's outcome.
+    pub steps: Vec<TrailStep>,
+}
+
+impl Ending {
+    /// The ending of a single act (no counts).
+    pub fn of(outcome: ActOutcome, summary: impl Into<String>, steps: Vec<TrailStep>) -> Ending {
+        Ending {
+            outcome,
+            summary: summary.into(),
+            counts: None,
+            steps,
+        }
     }
 }
 
@@ -351,6 +376,13 @@ pub struct Record {
     pub outcome: Option<ActOutcome>,
     /// The verdict in words (once finished).
     pub summary: Option<String>,
+    /// A finished bulk run's transactions by how they ended ("2 completed,
+    /// 1 refused"): what `jobs --all` and `history` headline instead of the
+    /// worst outcome alone. A resumed job's count its earlier runs' too
+    /// (their checkpoints count a transaction ended done as completed).
+    /// None for single acts, and for records written before counts were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counts: Option<Tally>,
     /// Each step's outcome (once finished).
     pub steps: Vec<TrailStep>,
     /// How many part documents hold the rest of `transactions`, `plan` and

@@ -9,11 +9,12 @@
 //! listed there ended, and a resumed run skips them.
 
 use super::history::parts_of;
-use super::pages::{self, EndedAs, Page, PAGE_BUDGET};
+use super::pages::{self, Checkpointed, EndedAs, Page, PAGE_BUDGET};
 use super::record::{Record, RecordStatus, TrailStep};
 use super::{RecordId, Trail};
 use crate::error::{Error, Result};
 use crate::protocol::jobs::OwnWrites;
+use crate::protocol::report::Tally;
 use std::collections::HashSet;
 
 /// An unfinished run, read back.
@@ -30,6 +31,9 @@ pub struct Unfinished {
     /// The transactions the run last wrote itself, as its checkpoints say:
     /// not refused as recent by its resume.
     pub own: OwnWrites,
+    /// How the transactions its checkpoints list ended, counted (the
+    /// resumed run's record adds its own).
+    pub earlier: Tally,
 }
 
 impl Unfinished {
@@ -83,6 +87,13 @@ impl Trail {
             Some(path) => super::file::parts(path, id)?,
             None => parts_of(self.exec.cluster(), &self.index, id).await?,
         };
+        let earlier = Checkpointed::of(
+            parts
+                .iter()
+                .filter(|p| p.part > plan_parts)
+                .map(|p| &p.page),
+        )
+        .tally();
         for part in parts {
             if part.part <= plan_parts {
                 pages::merge(&mut record, part.page);
@@ -99,7 +110,15 @@ impl Trail {
             checkpoints,
             steps,
             own,
+            earlier,
         })
+    }
+
+    /// The reason run `id` was started with, as its record says: what a
+    /// continuation of the job (`--ids-from` the file its stop wrote) is
+    /// recorded with when its operator gives none, as a resume is.
+    pub async fn reason_of(&self, id: &str) -> Result<Option<String>> {
+        Ok(self.stored(id).await?.reason)
     }
 
     /// The transactions run `id` last wrote itself, as its record says

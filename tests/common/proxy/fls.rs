@@ -56,11 +56,24 @@ pub enum FlsProduct {
     PassUpdates,
 }
 
-/// A role's field-level security: which fields it cannot read.
+/// A role's field-level security: which fields it cannot read, and on
+/// which indices (all when empty).
 #[derive(Debug, Clone)]
 pub(super) struct FieldSecurity {
     product: FlsProduct,
     hidden: Vec<String>,
+    indices: Vec<String>,
+}
+
+impl FieldSecurity {
+    /// Whether the role's field security applies on `index`: the products
+    /// grant it per index (a role's `indices` entry), and refuse an update
+    /// only on an index where it applies (Elasticsearch's
+    /// `FieldAndDocumentLevelSecurityRequestInterceptor` asks the request's
+    /// indices' access control).
+    fn covers(&self, index: &str) -> bool {
+        self.indices.is_empty() || self.indices.iter().any(|i| i == index)
+    }
 }
 
 /// What the proxy emulates of this module, shared by its threads.
@@ -75,9 +88,16 @@ impl FaultProxy {
     /// Hides `fields` from every `_source` answered and refuses partial
     /// updates as `product` does (see the module docs); `None` turns it off.
     pub fn field_security(&self, fls: Option<(FlsProduct, &[&str])>) {
+        self.field_security_on(fls, &[]);
+    }
+
+    /// [`Self::field_security`] on `indices` only (all when empty): the
+    /// role reads and updates the other indices freely.
+    pub fn field_security_on(&self, fls: Option<(FlsProduct, &[&str])>, indices: &[&str]) {
         lock(&self.shared.fls).fls = fls.map(|(product, hidden)| FieldSecurity {
             product,
             hidden: hidden.iter().map(|f| f.to_string()).collect(),
+            indices: indices.iter().map(|i| i.to_string()).collect(),
         });
     }
 
@@ -96,6 +116,8 @@ impl FaultProxy {
 /// What to change in the answer once forwarded.
 pub(super) struct After {
     hidden: Vec<String>,
+    /// The indices the hidden fields are hidden on (all when empty).
+    on: Vec<String>,
     derived_source: bool,
 }
 
@@ -114,11 +136,14 @@ pub(super) fn before(shared: &Shared, request: &mut Request) -> Result<Option<Af
     let is_update = matches!(segments.as_slice(), [_, "_update", _]);
     let is_bulk = segments.last() == Some(&"_bulk");
     if let Some(fls) = &rules.fls {
-        if is_update && fls.product != FlsProduct::PassUpdates {
+        let covered = segments.first().is_some_and(|i| fls.covers(i));
+        if is_update && covered && fls.product != FlsProduct::PassUpdates {
             return Err(refusal(fls.product));
         }
         if is_bulk && fls.product != FlsProduct::PassUpdates {
-            if let Some(answer) = bulk_refusal(fls.product, &request.body) {
+            // `/{index}/_bulk` names the index its items leave out.
+            let in_path = (segments.len() == 2).then(|| segments[0]);
+            if let Some(answer) = bulk_refusal(fls, in_path, &request.body) {
                 return Err(answer);
             }
         }
@@ -134,15 +159,16 @@ pub(super) fn before(shared: &Shared, request: &mut Request) -> Result<Option<Af
             }
         }
     }
-    let hidden = rules
+    let (hidden, on) = rules
         .fls
         .as_ref()
-        .map(|f| f.hidden.clone())
+        .map(|f| (f.hidden.clone(), f.indices.clone()))
         .unwrap_or_default();
     let settings = request.method == "GET" && path.contains("_settings");
     let derived_source = rules.derived_source && settings;
     Ok((!hidden.is_empty() || derived_source).then_some(After {
         hidden,
+        on,
         derived_source,
     }))
 }
@@ -151,7 +177,7 @@ pub(super) fn before(shared: &Shared, request: &mut Request) -> Result<Option<Af
 /// `_source`, derived source in the settings.
 pub(super) fn after(after: &After, response: Vec<u8>) -> Vec<u8> {
     super::personality::rebody(response, |mut v| {
-        strip(&mut v, &after.hidden);
+        strip(&mut v, &after.hidden, &after.on);
         if after.derived_source {
             for settings in v.as_object_mut().into_iter().flat_map(|o| o.values_mut()) {
                 if let Some(s) = settings.get_mut("settings").and_then(Value::as_object_mut) {
@@ -170,18 +196,21 @@ pub(super) fn after(after: &After, response: Vec<u8>) -> Vec<u8> {
     })
 }
 
-/// Removes `hidden` from every `_source` object anywhere in `v`.
-fn strip(v: &mut Value, hidden: &[String]) {
+/// Removes `hidden` from every `_source` object anywhere in `v` (only from
+/// documents of the indices `on`, named by their `_index`, when not empty).
+fn strip(v: &mut Value, hidden: &[String], on: &[String]) {
     match v {
         Value::Object(o) => {
-            if let Some(Value::Object(src)) = o.get_mut("_source") {
+            let index = o.get("_index").and_then(Value::as_str).unwrap_or_default();
+            let covered = on.is_empty() || on.iter().any(|i| i == index);
+            if let (true, Some(Value::Object(src))) = (covered, o.get_mut("_source")) {
                 for f in hidden {
                     src.remove(f);
                 }
             }
-            o.values_mut().for_each(|c| strip(c, hidden));
+            o.values_mut().for_each(|c| strip(c, hidden, on));
         }
-        Value::Array(a) => a.iter_mut().for_each(|c| strip(c, hidden)),
+        Value::Array(a) => a.iter_mut().for_each(|c| strip(c, hidden, on)),
         _ => {}
     }
 }
@@ -216,11 +245,13 @@ fn refusal(product: FlsProduct) -> Vec<u8> {
     super::rewrite::Canned::json(status_of(product), body).bytes(0)
 }
 
-/// The answer to a `_bulk` carrying update actions: Elasticsearch fails
-/// each update item (the tool never mixes them with other actions, so all
-/// items here are updates); OpenSearch fails the request. `None` when the
-/// body has no update action.
-fn bulk_refusal(product: FlsProduct, body: &[u8]) -> Option<Vec<u8>> {
+/// The answer to a `_bulk` carrying update actions on an index the role's
+/// field security covers: Elasticsearch fails each update item (the tool
+/// never mixes them with other actions, nor indices in one `_bulk`, so all
+/// items here are such updates); OpenSearch fails the request. `None` when
+/// the body has no such update action.
+fn bulk_refusal(fls: &FieldSecurity, in_path: Option<&str>, body: &[u8]) -> Option<Vec<u8>> {
+    let product = fls.product;
     let text = String::from_utf8_lossy(body);
     let mut actions = Vec::new();
     let mut source_next = false;
@@ -232,7 +263,12 @@ fn bulk_refusal(product: FlsProduct, body: &[u8]) -> Option<Vec<u8>> {
         source_next = action.get("delete").is_none();
         actions.push(action);
     }
-    if !actions.iter().any(|a| a.get("update").is_some()) {
+    let covered = |a: &Value| {
+        a.get("update")
+            .and_then(|u| u["_index"].as_str().or(in_path))
+            .is_some_and(|i| fls.covers(i))
+    };
+    if !actions.iter().any(covered) {
         return None;
     }
     if product == FlsProduct::OpenSearch {

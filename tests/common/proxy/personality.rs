@@ -22,7 +22,11 @@
 //! - `_cluster/health` is gone on serverless, and neither `refresh_interval`
 //!   nor `number_of_shards` is an index setting shown there;
 //! - a request body over the product's limit is refused (413) before it
-//!   reaches the cluster.
+//!   reaches the cluster;
+//! - a multi request naming an index in its body is refused (400) where
+//!   `rest.action.multi.allow_explicit_index` is false;
+//! - a point-in-time search is refused (403) to a role granted on alias
+//!   names only.
 
 pub use super::products::{Difference, Personality, TABLE};
 use super::{lock, rewrite::Canned, security::body_bytes, FaultProxy, Request, Shared};
@@ -78,6 +82,16 @@ pub(super) fn before(p: Personality, request: &mut Request) -> Plan {
     let body = body_bytes(request);
     if let Some(limit) = p.body_limit().filter(|l| body.len() > *l) {
         return Plan::Answer(too_large(p, limit));
+    }
+    if let Some(api) = p
+        .has(ExplicitIndexRefused)
+        .then(|| explicit_index(&bare, &body))
+        .flatten()
+    {
+        return Plan::Answer(explicit_index_refused(api));
+    }
+    if p.has(AliasOnlyRole) && bare == "/_search" && names_a_pit(&body) {
+        return Plan::Answer(pit_search_unauthorized());
     }
     if method == "GET" && bare == "/" {
         return Plan::Answer(Canned::json(200, p.banner()));
@@ -159,6 +173,79 @@ fn sorts_on_shard_doc(body: &[u8]) -> bool {
     })
 }
 
+/// The multi-request API whose body names an index (`bulk`, `multi
+/// search`, `multi get`, as the products word their refusal), if any.
+fn explicit_index(bare: &str, body: &[u8]) -> Option<&'static str> {
+    let api = bare.rsplit('/').next()?;
+    let lines = || {
+        body.split(|b| *b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .map(|l| serde_json::from_slice::<Value>(l).unwrap_or(Value::Null))
+    };
+    match api {
+        "_bulk" => {
+            // Action lines; `delete` has no source line after it.
+            let mut source_next = false;
+            for line in lines() {
+                if std::mem::take(&mut source_next) {
+                    continue;
+                }
+                let Some((action, meta)) = line.as_object().and_then(|o| o.iter().next()) else {
+                    continue;
+                };
+                if meta.get("_index").is_some() {
+                    return Some("bulk");
+                }
+                source_next = action != "delete";
+            }
+            None
+        }
+        "_msearch" => lines()
+            .step_by(2)
+            .any(|h| h.get("index").is_some() || h.get("indices").is_some())
+            .then_some("multi search"),
+        "_mget" => serde_json::from_slice::<Value>(body)
+            .ok()?
+            .get("docs")?
+            .as_array()?
+            .iter()
+            .any(|d| d.get("_index").is_some())
+            .then_some("multi get"),
+        _ => None,
+    }
+}
+
+/// `rest.action.multi.allow_explicit_index: false`: the parser's
+/// IllegalArgumentException, 400.
+fn explicit_index_refused(api: &str) -> Canned {
+    let reason = format!("explicit index in {api} is not allowed");
+    let e = json!({"type": "illegal_argument_exception", "reason": reason});
+    Canned::json(
+        400,
+        json!({"error": {"root_cause": [e], "type": "illegal_argument_exception",
+            "reason": reason}, "status": 400}),
+    )
+}
+
+/// Whether a search body carries a point-in-time.
+fn names_a_pit(body: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(body).is_ok_and(|v| v.get("pit").is_some())
+}
+
+/// x-pack security refusing a point-in-time search on the concrete indices
+/// a role granted on the alias does not cover.
+fn pit_search_unauthorized() -> Canned {
+    let reason = "action [indices:data/read/search] is unauthorized for user [estx] with \
+        effective roles [estx_alias_reader] on indices [compat-000001], this action is granted \
+        by the index privileges [read,all]";
+    let e = json!({"type": "security_exception", "reason": reason});
+    Canned::json(
+        403,
+        json!({"error": {"root_cause": [e], "type": "security_exception", "reason": reason},
+            "status": 403}),
+    )
+}
+
 /// Both products' answer to a route they do not have (RestController).
 fn no_handler(path: &str, method: &str) -> Canned {
     Canned::json(
@@ -208,7 +295,10 @@ fn serverless_setting() -> Canned {
 /// 413: AWS's load balancer answers a JSON `Message`; the products answer
 /// their own error.
 fn too_large(p: Personality, limit: usize) -> Canned {
-    if matches!(p, AwsOpenSearch2 | AwsOpenSearch2Fgac) {
+    if matches!(
+        p,
+        AwsOpenSearch2 | AwsOpenSearch2ExplicitIndexRefused | AwsOpenSearch2Fgac
+    ) {
         return Canned::json(
             413,
             json!({"Message": format!("Request size exceeded {limit} bytes")}),

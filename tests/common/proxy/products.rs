@@ -28,6 +28,13 @@ pub enum Personality {
     OpenSearch32,
     /// Amazon OpenSearch Service, OpenSearch 2.11 engine.
     AwsOpenSearch2,
+    /// Amazon OpenSearch Service, OpenSearch 2.11 engine, with
+    /// `rest.action.multi.allow_explicit_index: false` (what AWS advises
+    /// for index-level access policies).
+    AwsOpenSearch2ExplicitIndexRefused,
+    /// Elasticsearch 8.x, the user's role granted on the alias names only
+    /// (a point-in-time search is authorised on the concrete indices).
+    Elasticsearch8AliasOnlyRole,
     /// Amazon OpenSearch Service, OpenSearch 2.11 engine, with fine-grained
     /// access control (the OpenSearch security plugin: every request
     /// authenticated, permissions by action name).
@@ -68,6 +75,20 @@ pub enum Difference {
     /// for an action no role mapped to the user grants (the tests give the
     /// realm: [`FaultProxy::secure`]).
     FineGrainedAccessControl,
+    /// `rest.action.multi.allow_explicit_index: false`: a `_bulk`,
+    /// `_msearch` or `_mget` whose body names an index (`_index` in an
+    /// action or a document, `index` in a search header), even the one in
+    /// the path, is refused whole with 400 `illegal_argument_exception`
+    /// "explicit index in bulk|multi search|multi get is not allowed",
+    /// nothing of it run.
+    ExplicitIndexRefused,
+    /// The role is granted on the alias names the tool is given, not on
+    /// the concrete indices behind them: a search with a point-in-time
+    /// (which names no index: the point-in-time holds the concrete ones)
+    /// is refused 403 `security_exception` "action
+    /// [indices:data/read/search] is unauthorized"; opening it through the
+    /// alias and every other request pass.
+    AliasOnlyRole,
 }
 
 use Difference::*;
@@ -85,6 +106,7 @@ pub struct Row {
 const ALL_ES: &[Personality] = &[
     Elasticsearch717,
     Elasticsearch8,
+    Elasticsearch8AliasOnlyRole,
     Elasticsearch9,
     Elasticsearch9Dated,
     ElasticsearchServerless,
@@ -94,6 +116,7 @@ const ALL_OS: &[Personality] = &[
     OpenSearch3,
     OpenSearch32,
     AwsOpenSearch2,
+    AwsOpenSearch2ExplicitIndexRefused,
     AwsOpenSearch2Fgac,
 ];
 
@@ -104,12 +127,14 @@ pub const TABLE: &[Row] = &[
         products: &[
             Elasticsearch717,
             Elasticsearch8,
+            Elasticsearch8AliasOnlyRole,
             Elasticsearch9,
             ElasticsearchServerless,
             OpenSearch2,
             OpenSearch3,
             OpenSearch32,
             AwsOpenSearch2,
+            AwsOpenSearch2ExplicitIndexRefused,
             AwsOpenSearch2Fgac,
         ],
         reference: "elastic/elasticsearch#157382 (adds Date to REST answers); \
@@ -138,7 +163,13 @@ pub const TABLE: &[Row] = &[
     },
     Row {
         difference: ShardDocUnknown,
-        products: &[OpenSearch2, OpenSearch32, AwsOpenSearch2, AwsOpenSearch2Fgac],
+        products: &[
+            OpenSearch2,
+            OpenSearch32,
+            AwsOpenSearch2,
+            AwsOpenSearch2ExplicitIndexRefused,
+            AwsOpenSearch2Fgac,
+        ],
         reference: "opensearch-project/OpenSearch#17064, PR #18924: `_shard_doc` sorts only from 3.3.0 \
             (3.0 to 3.2 have point-in-time and still refuse it); \
             before, FieldSortBuilder finds no field: query_shard_exception \
@@ -169,7 +200,11 @@ pub const TABLE: &[Row] = &[
     },
     Row {
         difference: BodyLimit10MiB,
-        products: &[AwsOpenSearch2, AwsOpenSearch2Fgac],
+        products: &[
+            AwsOpenSearch2,
+            AwsOpenSearch2ExplicitIndexRefused,
+            AwsOpenSearch2Fgac,
+        ],
         reference: "https://docs.aws.amazon.com/opensearch-service/latest/developerguide/limits.html#network-limits \
             (maximum HTTP request payload 10 MiB on small/medium/large instance types)",
     },
@@ -178,6 +213,7 @@ pub const TABLE: &[Row] = &[
         products: &[
             Elasticsearch717,
             Elasticsearch8,
+            Elasticsearch8AliasOnlyRole,
             Elasticsearch9,
             Elasticsearch9Dated,
             OpenSearch2,
@@ -200,13 +236,39 @@ pub const TABLE: &[Row] = &[
             (\"security_exception\",\"reason\":\"no permissions\" 403: map the user or backend \
             role to a role)",
     },
+    Row {
+        difference: ExplicitIndexRefused,
+        products: &[AwsOpenSearch2ExplicitIndexRefused],
+        reference: "opensearch-project/OpenSearch server/src/main/java/org/opensearch/action/bulk/\
+            BulkRequestParser.java (`_index` in an action: IllegalArgumentException \"explicit index \
+            in bulk is not allowed\"), action/search/MultiSearchRequest.java (`index`/`indices` in a \
+            header: \"explicit index in multi search is not allowed\"), action/get/\
+            MultiGetRequest.java (`_index` in `docs`: \"explicit index in multi get is not \
+            allowed\"), each when rest.action.multi.allow_explicit_index (BaseRestHandler.\
+            MULTI_ALLOW_EXPLICIT_INDEX) is false; thrown while parsing, so nothing runs, answered \
+            400 illegal_argument_exception; https://docs.aws.amazon.com/opensearch-service/latest/\
+            developerguide/ac.html#ac-advanced (\"rest.action.multi.allow_explicit_index\": \
+            \"false\" to keep index-level policies from being bypassed)",
+    },
+    Row {
+        difference: AliasOnlyRole,
+        products: &[Elasticsearch8AliasOnlyRole],
+        reference: "https://www.elastic.co/guide/en/elasticsearch/reference/8.19/point-in-time-api.html#point-in-time-api-prereqs \
+            (elastic/elasticsearch#69572, closing #61547: \"When searching a PIT created for an index \
+            alias, you must have the read privilege for the alias's concrete indices\", not needed to \
+            open it); elastic/elasticsearch#75810 (a PIT search is authorised on the concrete index \
+            names only); the 403 text is x-pack security's (elastic/elasticsearch#60357): \
+            \"action [indices:data/read/search] is unauthorized for user [..] on indices [..], this \
+            action is granted by the index privileges [read,all]\"",
+    },
 ];
 
 impl Personality {
     /// Every personality, in the order the compatibility suite runs them.
-    pub const ALL: [Personality; 10] = [
+    pub const ALL: [Personality; 12] = [
         Elasticsearch717,
         Elasticsearch8,
+        Elasticsearch8AliasOnlyRole,
         Elasticsearch9,
         Elasticsearch9Dated,
         ElasticsearchServerless,
@@ -214,6 +276,7 @@ impl Personality {
         OpenSearch3,
         OpenSearch32,
         AwsOpenSearch2,
+        AwsOpenSearch2ExplicitIndexRefused,
         AwsOpenSearch2Fgac,
     ];
 
@@ -222,6 +285,7 @@ impl Personality {
         match self {
             Elasticsearch717 => "elasticsearch-7.17",
             Elasticsearch8 => "elasticsearch-8",
+            Elasticsearch8AliasOnlyRole => "elasticsearch-8-alias-only-role",
             Elasticsearch9 => "elasticsearch-9",
             Elasticsearch9Dated => "elasticsearch-9-dated",
             ElasticsearchServerless => "elasticsearch-serverless",
@@ -229,6 +293,7 @@ impl Personality {
             OpenSearch3 => "opensearch-3",
             OpenSearch32 => "opensearch-3.2",
             AwsOpenSearch2 => "aws-opensearch-2",
+            AwsOpenSearch2ExplicitIndexRefused => "aws-opensearch-2-explicit-index-refused",
             AwsOpenSearch2Fgac => "aws-opensearch-2-fgac",
         }
     }
@@ -253,10 +318,13 @@ impl Personality {
     pub fn banner(self) -> Value {
         let (number, lucene, flavor) = match self {
             Elasticsearch717 => ("7.17.29", "8.11.3", "default"),
-            Elasticsearch8 => ("8.19.7", "9.12.2", "default"),
+            Elasticsearch8 | Elasticsearch8AliasOnlyRole => ("8.19.7", "9.12.2", "default"),
             Elasticsearch9 | Elasticsearch9Dated => ("9.2.1", "10.3.1", "default"),
             ElasticsearchServerless => ("8.11.0", "9.12.0", "serverless"),
-            OpenSearch2 | AwsOpenSearch2 | AwsOpenSearch2Fgac => ("2.11.0", "9.7.0", ""),
+            OpenSearch2
+            | AwsOpenSearch2
+            | AwsOpenSearch2ExplicitIndexRefused
+            | AwsOpenSearch2Fgac => ("2.11.0", "9.7.0", ""),
             OpenSearch3 => ("3.3.0", "10.3.1", ""),
             OpenSearch32 => ("3.2.0", "10.2.2", ""),
         };

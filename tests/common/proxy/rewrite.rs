@@ -56,7 +56,44 @@ impl Canned {
         }
     }
 
-    /// Elasticsearch's 429 with `Retry-After: retry_after` (seconds or an HTTP date).
+    /// A thread pool's rejection as the products send it: 429
+    /// `es_rejected_execution_exception` with no `Retry-After` (neither
+    /// product sets the header on a rejection: Elasticsearch's
+    /// `RestResponse` adds only the exception's own headers, and
+    /// `EsRejectedExecutionException` has none). The default load answer;
+    /// [`Canned::throttled`] is the exception (a gateway that adds one).
+    pub fn rejected() -> Canned {
+        Canned::json(
+            429,
+            serde_json::json!({"error": {"root_cause": [{"type": "es_rejected_execution_exception",
+                "reason": "rejected execution of coordinating operation"}],
+                "type": "es_rejected_execution_exception",
+                "reason": "rejected execution of coordinating operation"}, "status": 429}),
+        )
+    }
+
+    /// A parent circuit breaker tripped for good: 429
+    /// `circuit_breaking_exception` with `"durability": "PERMANENT"`
+    /// (`CircuitBreakingException.status()` is `TOO_MANY_REQUESTS` whatever
+    /// the durability, which only the body carries:
+    /// elasticsearch server/src/main/java/org/elasticsearch/common/breaker/CircuitBreakingException.java).
+    pub fn breaker_permanent() -> Canned {
+        let reason = "[parent] Data too large, data for [<http_request>] would be \
+                      [1031234567/983.4mb], which is larger than the limit of [1020054732/972.7mb]";
+        Canned::json(
+            429,
+            serde_json::json!({"error": {"root_cause": [{"type": "circuit_breaking_exception",
+                "reason": reason, "bytes_wanted": 1031234567u64, "bytes_limit": 1020054732u64,
+                "durability": "PERMANENT"}],
+                "type": "circuit_breaking_exception", "reason": reason,
+                "bytes_wanted": 1031234567u64, "bytes_limit": 1020054732u64,
+                "durability": "PERMANENT"}, "status": 429}),
+        )
+    }
+
+    /// Elasticsearch's 429 with `Retry-After: retry_after` (seconds or an
+    /// HTTP date): what a gateway in front of it may add; the products
+    /// themselves send [`Canned::rejected`].
     pub fn throttled(retry_after: &str) -> Canned {
         let mut c = Canned::json(
             429,
@@ -129,6 +166,8 @@ pub(super) struct Rule {
     path_contains: String,
     remaining: usize,
     action: Action,
+    /// The rule applies until then (none: until its count is used).
+    until: Option<std::time::Instant>,
 }
 
 /// What [`before_forwarding`] decided for one request.
@@ -147,6 +186,19 @@ impl FaultProxy {
     /// them: nothing reaches the cluster. `usize::MAX` means every one.
     pub fn answer(&self, method: &str, path_contains: &str, count: usize, canned: Canned) {
         self.push_rule(method, path_contains, count, Action::Answer(canned));
+    }
+
+    /// Answers every matching request with `canned`, without forwarding
+    /// it, for `lasting` from now; then forwards again (a cluster busy for
+    /// a while).
+    pub fn answer_for(&self, method: &str, path_contains: &str, lasting: Duration, canned: Canned) {
+        lock(&self.shared.rewrites).push(Rule {
+            method: method.to_string(),
+            path_contains: path_contains.to_string(),
+            remaining: usize::MAX,
+            action: Action::Answer(canned),
+            until: Some(std::time::Instant::now() + lasting),
+        });
     }
 
     /// Removes every [`FaultProxy::answer`], [`FaultProxy::answer_after_forwarding`]
@@ -212,6 +264,7 @@ impl FaultProxy {
             path_contains: path_contains.to_string(),
             remaining: count,
             action,
+            until: None,
         });
     }
 }
@@ -257,6 +310,7 @@ pub(super) fn before_forwarding(shared: &Shared, method: &str, path: &str) -> Pl
         let mut rules = lock(&shared.rewrites);
         let Some(rule) = rules.iter_mut().find(|r| {
             r.remaining > 0
+                && r.until.is_none_or(|t| std::time::Instant::now() < t)
                 && (r.method.is_empty() || r.method.eq_ignore_ascii_case(method))
                 && path.contains(&r.path_contains)
         }) else {

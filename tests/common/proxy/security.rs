@@ -58,6 +58,10 @@ pub struct User {
     /// OpenSearch: the user's backend roles (on Amazon OpenSearch Service,
     /// the IAM role ARNs fine-grained access control maps to roles).
     pub(super) backend_roles: Vec<String>,
+    /// Names the role grants `read` on (`None`: every index), as
+    /// `_has_privileges` answers; requests themselves are not refused for
+    /// it (a name the tool is given is always among them).
+    pub(super) reads: Option<Vec<String>>,
 }
 
 impl User {
@@ -72,6 +76,7 @@ impl User {
             composites: true,
             token: None,
             backend_roles: Vec::new(),
+            reads: None,
         }
     }
 
@@ -86,6 +91,7 @@ impl User {
             composites: true,
             token: None,
             backend_roles: Vec::new(),
+            reads: None,
         }
     }
 
@@ -125,6 +131,13 @@ impl User {
         )
     }
 
+    /// The same user granted `read` on these names only (alias names, say,
+    /// and not the concrete indices behind them).
+    pub fn reading_only(mut self, names: &[&str]) -> User {
+        self.reads = Some(names.iter().map(ToString::to_string).collect());
+        self
+    }
+
     /// The same user with `read` but not `view_index_metadata`.
     pub fn without_view_index_metadata(mut self) -> User {
         self.metadata = false;
@@ -148,7 +161,10 @@ impl User {
     /// Whether `privilege` on `index` is granted.
     pub(super) fn has(&self, privilege: &str, index: &str) -> bool {
         match privilege {
-            "read" => true,
+            "read" => self
+                .reads
+                .as_ref()
+                .is_none_or(|r| r.iter().any(|i| i == index)),
             "view_index_metadata" => self.metadata,
             _ => self.may_write(index),
         }

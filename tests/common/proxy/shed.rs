@@ -9,6 +9,13 @@
 //! cluster?"). The proxy takes every `every`-th item out of the request
 //! before forwarding it (so the cluster never sees it) and puts the
 //! rejection in its place in the answer.
+//!
+//! Reads are shed the same way: `_mget` and `_msearch` answer 200 with a
+//! per-item failure for the items the search thread pool rejected
+//! (`_msearch`: "each response ... an error object" for a failed search,
+//! status 429 for a rejection; `_mget`: the item's `error`), the others
+//! answered. The proxy forwards the read and puts a rejection in place of
+//! every `every`-th item of the answer.
 
 use super::{FaultProxy, Request, Shared};
 use serde_json::{json, Value};
@@ -20,6 +27,9 @@ pub(super) struct Rule {
     every: AtomicUsize,
     seen: AtomicUsize,
     rejected: AtomicUsize,
+    read_every: AtomicUsize,
+    read_seen: AtomicUsize,
+    read_rejected: AtomicUsize,
 }
 
 /// The positions taken out of one request, and how many items it had.
@@ -33,6 +43,17 @@ impl FaultProxy {
     /// `es_rejected_execution_exception` (5: 20 % of them); 0 stops.
     pub fn shed_bulk_items(&self, every: usize) {
         self.shared.shed.every.store(every, Ordering::SeqCst);
+    }
+
+    /// Rejects every `every`-th item of `_mget` and `_msearch` answers from
+    /// now on with a per-item 429 `es_rejected_execution_exception`; 0 stops.
+    pub fn shed_read_items(&self, every: usize) {
+        self.shared.shed.read_every.store(every, Ordering::SeqCst);
+    }
+
+    /// `_mget`/`_msearch` items rejected so far.
+    pub fn shed_read_count(&self) -> usize {
+        self.shared.shed.read_rejected.load(Ordering::SeqCst)
     }
 
     /// `_bulk` items rejected so far.
@@ -143,6 +164,45 @@ pub(super) fn after(shed: &(Shed, Vec<Value>), response: Vec<u8>) -> Vec<u8> {
         }
         v["items"] = Value::Array(items);
         v["errors"] = Value::Bool(true);
+        v
+    })
+}
+
+/// A read answer (`_mget`, `_msearch`) with every `every`-th item replaced
+/// by a rejection, as a loaded search thread pool answers.
+pub(super) fn after_read(shared: &Shared, target: &str, response: Vec<u8>) -> Vec<u8> {
+    let every = shared.shed.read_every.load(Ordering::SeqCst);
+    let key = if target.contains("_mget") {
+        "docs"
+    } else if target.contains("_msearch") {
+        "responses"
+    } else {
+        return response;
+    };
+    if every == 0 {
+        return response;
+    }
+    let error = json!({"root_cause": [{"type": "es_rejected_execution_exception",
+        "reason": "rejected execution of search operation"}],
+        "type": "es_rejected_execution_exception",
+        "reason": "rejected execution of search operation"});
+    super::personality::rebody(response, |mut v| {
+        if let Some(items) = v.get_mut(key).and_then(Value::as_array_mut) {
+            for item in items.iter_mut() {
+                let n = shared.shed.read_seen.fetch_add(1, Ordering::SeqCst) + 1;
+                if !n.is_multiple_of(every) {
+                    continue;
+                }
+                shared.shed.read_rejected.fetch_add(1, Ordering::SeqCst);
+                *item = if key == "docs" {
+                    json!({"_index": item.get("_index").cloned().unwrap_or(Value::Null),
+                        "_id": item.get("_id").cloned().unwrap_or(Value::Null),
+                        "error": error.clone()})
+                } else {
+                    json!({"error": error.clone(), "status": 429})
+                };
+            }
+        }
         v
     })
 }

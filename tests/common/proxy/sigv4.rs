@@ -42,6 +42,17 @@ impl FaultProxy {
         *lock(&self.shared.sigv4) = Some(key);
     }
 
+    /// From now on, a signature whose `x-amz-date` is more than `seconds`
+    /// off the proxy's clock (its `Date`, see [`FaultProxy::shift_date`])
+    /// is refused as AWS refuses it, with a 5-minute window ("Signature
+    /// expired: 20150830T122600Z is now earlier than 20150830T123100Z
+    /// (20150830T123600Z minus 5 min.)", or "Signature not yet current");
+    /// the AWS SDKs then correct their clock from the answer's `Date` and
+    /// sign again. 0: no window.
+    pub fn sigv4_window(&self, seconds: i64) {
+        self.shared.sigv4_window.store(seconds, Ordering::SeqCst);
+    }
+
     /// Requests whose signature was checked and accepted.
     pub fn sigv4_accepted(&self) -> usize {
         self.shared.sigv4_accepted.load(Ordering::SeqCst)
@@ -51,7 +62,8 @@ impl FaultProxy {
 /// The 403 AWS answers instead of forwarding, if the signature is wrong.
 pub(super) fn gate(shared: &Shared, request: &Request) -> Option<Vec<u8>> {
     let key = lock(&shared.sigv4).clone()?;
-    match verify(&key, request) {
+    let checked = verify(&key, request).and_then(|()| in_window(shared, request));
+    match checked {
         Ok(()) => {
             shared.sigv4_accepted.fetch_add(1, Ordering::SeqCst);
             None
@@ -71,6 +83,36 @@ pub(super) fn gate(shared: &Shared, request: &Request) -> Option<Vec<u8>> {
             Some(canned.bytes(shared.date_shift.load(Ordering::SeqCst)))
         }
     }
+}
+
+/// `Ok` when the signature's time is within the window of the proxy's clock.
+fn in_window(shared: &Shared, request: &Request) -> Result<(), String> {
+    let window = shared.sigv4_window.load(Ordering::SeqCst);
+    if window == 0 {
+        return Ok(());
+    }
+    let fmt = "%Y%m%dT%H%M%SZ";
+    let amz = header(request, "x-amz-date").unwrap_or_default();
+    let signed = chrono::NaiveDateTime::parse_from_str(amz, fmt)
+        .map_err(|_| format!("invalid x-amz-date {amz}"))?
+        .and_utc();
+    let now =
+        chrono::Utc::now() + chrono::Duration::seconds(shared.date_shift.load(Ordering::SeqCst));
+    let w = chrono::Duration::seconds(window);
+    let (at, now_s) = (signed.format(fmt), now.format(fmt));
+    if signed < now - w {
+        return Err(format!(
+            "Signature expired: {at} is now earlier than {} ({now_s} - 5 min.)",
+            (now - w).format(fmt)
+        ));
+    }
+    if signed > now + w {
+        return Err(format!(
+            "Signature not yet current: {at} is still later than {} ({now_s} + 5 min.)",
+            (now + w).format(fmt)
+        ));
+    }
+    Ok(())
 }
 
 fn header<'a>(request: &'a Request, name: &str) -> Option<&'a str> {

@@ -34,6 +34,18 @@ async fn locks_left(fx: &Fx) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// A handle through `proxy` whose transport does not retry reads (no read
+/// budget): what is counted at the proxy is what the protocol itself asked,
+/// and a read that keeps failing fails at once instead of after the 30 s
+/// default budget (the give-up path under test does not depend on it).
+fn without_read_retries(fx: &Fx, proxy: &FaultProxy) -> estx::protocol::Protocol {
+    let via = fx.proto_via(&proxy.url());
+    estx::protocol::Protocol::new(
+        via.cluster().with_read_budget(std::time::Duration::ZERO),
+        via.config().clone(),
+    )
+}
+
 #[tokio::test]
 async fn a_lock_left_by_each_leak_path_is_released_by_the_next_recovery() {
     let fx = Fx::with(|c| c.lock_wait = std::time::Duration::from_millis(300)).await;
@@ -54,13 +66,15 @@ async fn a_lock_left_by_each_leak_path_is_released_by_the_next_recovery() {
     let report = {
         // Only the release reads the lock (an acquire reads it after a 409).
         proxy.drop_responses("GET", &lock_path("Brel"), 1000);
-        let r = fx
-            .proto_via(&proxy.url())
+        let r = without_read_retries(&fx, &proxy)
             .transfer(&request("trel", "Arel", "Brel"), true, RunLimits::default())
             .await;
         proxy.clear_rules();
         r
     };
+    // The release read the lock once: nothing above the transport asked
+    // again (each retry there would have cost a whole read budget).
+    assert_eq!(proxy.dropped(), 1, "{:#?}", proxy.log());
     assert!(
         matches!(report.verdict, Verdict::Completed(TxnState::Finished)),
         "{report:#?}"
@@ -90,8 +104,8 @@ async fn a_lock_left_by_each_leak_path_is_released_by_the_next_recovery() {
         1,
         ("GET", &lock_path("Blost"), 1000),
     );
-    let report = fx
-        .proto_via(&proxy.url())
+    let dropped_before = proxy.dropped();
+    let report = without_read_retries(&fx, &proxy)
         .transfer(
             &request("tlost", "Alost", "Blost"),
             true,
@@ -99,6 +113,9 @@ async fn a_lock_left_by_each_leak_path_is_released_by_the_next_recovery() {
         )
         .await;
     proxy.clear_rules();
+    // The lost create, then one read of the lock by the acquire and one by
+    // the release of the cancelled transfer.
+    assert_eq!(proxy.dropped() - dropped_before, 3, "{:#?}", proxy.log());
     assert!(matches!(report.verdict, Verdict::Failed(_)), "{report:#?}");
     assert_eq!(fx.state("tlost").await, TxnState::RolledBack);
     assert_eq!(lock_owner(&fx, "Blost").await, Some(Some("tlost".into())));

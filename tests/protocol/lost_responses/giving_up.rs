@@ -116,7 +116,14 @@ async fn more_lost_responses_than_the_policy_allows_leave_work_for_recovery() {
         } else {
             proxy.drop_responses(method, &path, 100);
         }
-        let report = run(&fx.proto_via(&proxy.url()), &n, c.run).await;
+        // The executor's own policy is under test: reads are not retried
+        // by the transport (no read budget), as each lost re-read counts.
+        let via = fx.proto_via(&proxy.url());
+        let via = estx::protocol::Protocol::new(
+            via.cluster().with_read_budget(std::time::Duration::ZERO),
+            via.config().clone(),
+        );
+        let report = run(&via, &n, c.run).await;
         let ctx = format!(
             "case `{}`: {:?}\nsteps: {:#?}\nproxy log: {:#?}",
             c.name,

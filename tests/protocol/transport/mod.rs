@@ -6,6 +6,7 @@
 mod clock;
 mod errors;
 mod health;
+mod load;
 
 use crate::common::FaultProxy;
 use crate::fixture::Fx;

@@ -77,6 +77,10 @@ pub struct DoctorReport {
     /// How scans page through the transactions index (`None`: it is
     /// missing, or the probe's search was refused).
     pub paging: Option<PagingReport>,
+    /// The cluster refuses indices named in multi-request bodies
+    /// (`rest.action.multi.allow_explicit_index: false`), in its words;
+    /// `None`: allowed, or not asked (the transactions index is missing).
+    pub explicit_index_refused: Option<String>,
     /// The format each time field the tool writes is written in.
     pub times: TimeFields,
     /// Everything judged, worst first.
@@ -86,6 +90,9 @@ pub struct DoctorReport {
     pub liveness: Option<LivenessReport>,
     /// The schema map in force, what it resolved to, and the proposal.
     pub schema: SchemaReport,
+    /// The local file interventions are recorded in (`--audit-trail
+    /// file:PATH`); `None`: the audit index.
+    pub audit_file: Option<std::path::PathBuf>,
 }
 
 impl DoctorReport {
@@ -171,13 +178,22 @@ impl Protocol {
         let mut checks = Vec::new();
         let indices = index_reports(cluster, &self.config.indices, &d).await?;
         let paging = paging_of(cluster, &indices).await;
-        let security = security(cluster, &d, &self.config.indices.audit).await?;
+        let explicit_index_refused = explicit_index_of(cluster, &indices).await?;
+        checks.extend(explicit_index_refused.as_deref().map(explicit_index_check));
+        let audit = self.config.audit_file.is_none();
+        let audit = audit.then_some(self.config.indices.audit.as_str());
+        let security = security(cluster, &d, audit).await?;
         judge(&d, &indices, &security, &mut checks);
         checks.extend(self.audit_index_check().await?);
         self.sync_clock().await;
         let clock = ClockReport::of(&cluster.clock_status());
         checks.extend(clock.check());
-        if let Err(e) = writes::check_locks(&self.config.indices, &d) {
+        // A locks index that does not exist is judged once, in `judge`.
+        let lockable = match d.locks.exists() {
+            true => writes::check_locks(&self.config.indices, &d),
+            false => Ok(()),
+        };
+        if let Err(e) = lockable {
             checks.push(Check {
                 severity: Severity::Error,
                 text: format!("`transfer --locks` {e}"),
@@ -221,9 +237,11 @@ impl Protocol {
             security,
             clock,
             paging,
+            explicit_index_refused,
             times: d.times.clone(),
             checks,
             liveness,
+            audit_file: self.config.audit_file.clone(),
         })
     }
 }
@@ -232,7 +250,12 @@ impl Protocol {
     /// The audit index named when it is missing: every intervention is
     /// refused without it (nothing runs unrecorded), so doctor never says
     /// everything works then. A warning, not an error: every read works.
+    /// With a file trail (`--audit-trail file:PATH`) the index is not used
+    /// ([`DoctorReport::audit_file`] names the file instead).
     async fn audit_index_check(&self) -> Result<Option<Check>> {
+        if self.config.audit_file.is_some() {
+            return Ok(None);
+        }
         let audit = &self.config.indices.audit;
         if self.cluster().index_exists(audit).await? {
             return Ok(None);
@@ -243,7 +266,8 @@ impl Protocol {
                 "audit index `{audit}` does not exist: every intervention (rollback, recover, \
                  release-lock, audit --repair, reverse, transfer) is refused until it does, so \
                  that none runs unrecorded; run `estx-tui init` (it needs the create_index \
-                 privilege on `{audit}`)"
+                 privilege on `{audit}`), or record in a local file with \
+                 --audit-trail file:PATH"
             ),
         }))
     }
@@ -294,6 +318,30 @@ async fn paging_of(cluster: &Cluster, indices: &[IndexReport]) -> Option<PagingR
         .await
         .inspect_err(|e| tracing::warn!("doctor: the paging probe failed: {e}"))
         .ok()
+}
+
+/// Whether the cluster refuses indices named in multi-request bodies,
+/// probed on the transactions index (`None` when it is missing).
+async fn explicit_index_of(cluster: &Cluster, indices: &[IndexReport]) -> Result<Option<String>> {
+    match indices.first().filter(|r| r.info.exists()) {
+        Some(r) => cluster.probe_explicit_index(&r.info.name).await,
+        None => Ok(None),
+    }
+}
+
+/// What `rest.action.multi.allow_explicit_index: false` means for the tool.
+fn explicit_index_check(reason: &str) -> Check {
+    Check {
+        severity: Severity::Warning,
+        text: format!(
+            "the cluster refuses indices named in multi-request bodies ({reason}): it runs with \
+             rest.action.multi.allow_explicit_index: false (Amazon OpenSearch Service's advice \
+             for index-level access policies); the tool names the index in the path of every \
+             _bulk, _msearch and _mget, one request per index, so the dashboard's poll and \
+             batched acts take a few more requests; an index-level policy must also allow the \
+             paths that name no index (docs/src/products.md lists them)"
+        ),
+    }
 }
 
 fn fields_of(d: &Discovery, role: &str) -> Vec<ResolvedField> {
@@ -364,6 +412,18 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
     let mut add = |severity, text: String| checks.push(Check { severity, text });
     for r in indices {
         let name = &r.info.name;
+        if r.info.is_absent() {
+            add(
+                Severity::Ok,
+                format!(
+                    "no locks index: `{name}` does not exist and no --locks-index was named, so \
+                     this deployment takes no locks; the lock sweep and lock releases have \
+                     nothing to do, and only `transfer --locks` is refused (`estx-tui init` \
+                     creates the index; name it with --locks-index if it exists elsewhere)"
+                ),
+            );
+            continue;
+        }
         if !r.info.exists() {
             add(
                 Severity::Error,

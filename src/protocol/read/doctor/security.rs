@@ -7,6 +7,7 @@ use super::check::{Check, Severity};
 use crate::cluster::Cluster;
 use crate::error::Result;
 use crate::protocol::read::discovery::Discovery;
+use crate::protocol::read::index_info::Target;
 use crate::protocol::read::string_array::string_array;
 use elasticsearch::http::Method;
 use serde::Serialize;
@@ -27,6 +28,10 @@ pub enum Security {
         indices: BTreeMap<String, BTreeMap<String, bool>>,
         /// Cluster privilege -> granted ([`CLUSTER_PRIVILEGES`]).
         cluster: BTreeMap<String, bool>,
+        /// Each alias the tool is given -> the concrete indices behind it,
+        /// whose `read` is asked too: a point-in-time is authorised on them,
+        /// not on the alias (elastic/elasticsearch#61547).
+        behind_aliases: BTreeMap<String, Vec<String>>,
     },
     /// Security is on, but per-index privileges cannot be asked (OpenSearch).
     Roles {
@@ -62,13 +67,34 @@ pub const COMPOSITE_ACTIONS: [&str; 2] = ["indices:data/read/mget", "indices:dat
 /// on the three indices and the audit index (asked by name, so indices
 /// `init` has not created yet are asked too: Elasticsearch refuses an entry
 /// without names with a 400, which must not read as "security off"), else
-/// OpenSearch's account.
-pub(super) async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> Result<Security> {
-    let names: Vec<&str> = d.indices().iter().map(|i| i.name.as_str()).collect();
-    let asked = json!({"cluster": CLUSTER_PRIVILEGES, "index": [
-        {"names": names, "privileges": NEEDED_PRIVILEGES},
-        {"names": [audit], "privileges": AUDIT_PRIVILEGES},
-    ]});
+/// OpenSearch's account. An absent locks index (no locks) is not asked, nor
+/// the audit index (`audit`: `None`) when a file trail records instead.
+pub(super) async fn security(
+    cluster: &Cluster,
+    d: &Discovery,
+    audit: Option<&str>,
+) -> Result<Security> {
+    let names: Vec<&str> = d
+        .indices()
+        .iter()
+        .filter(|i| !i.is_absent())
+        .map(|i| i.name.as_str())
+        .collect();
+    let behind_aliases: BTreeMap<String, Vec<String>> = d
+        .indices()
+        .iter()
+        .filter_map(|i| match &i.target {
+            Target::Alias { indices } => Some((i.name.clone(), indices.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut index = vec![json!({"names": names, "privileges": NEEDED_PRIVILEGES})];
+    index.extend(audit.map(|a| json!({"names": [a], "privileges": AUDIT_PRIVILEGES})));
+    let concrete: Vec<&String> = behind_aliases.values().flatten().collect();
+    if !concrete.is_empty() {
+        index.push(json!({"names": concrete, "privileges": ["read"]}));
+    }
+    let asked = json!({"cluster": CLUSTER_PRIVILEGES, "index": index});
     let (status, body) = cluster
         .raw(Method::Post, "/_security/user/_has_privileges", Some(asked))
         .await?;
@@ -94,6 +120,7 @@ pub(super) async fn security(cluster: &Cluster, d: &Discovery, audit: &str) -> R
                 .map(str::to_string),
             indices,
             cluster: body.get("cluster").map(granted).unwrap_or_default(),
+            behind_aliases,
         });
     }
     // OpenSearch's security plugin: who we are, not what we may do.
@@ -152,6 +179,7 @@ pub(super) fn security_checks(security: &Security, checks: &mut Vec<Check>) {
             user,
             indices,
             cluster,
+            behind_aliases,
         } => {
             let who = user
                 .as_deref()
@@ -166,7 +194,19 @@ pub(super) fn security_checks(security: &Security, checks: &mut Vec<Check>) {
                     ),
                 );
             }
+            let alias_of = |index: &str| {
+                behind_aliases
+                    .iter()
+                    .find(|(_, behind)| behind.iter().any(|b| b == index))
+                    .map(|(alias, _)| alias.as_str())
+            };
             for (index, privs) in indices {
+                if let Some(alias) = alias_of(index) {
+                    if privs.get("read") == Some(&false) {
+                        add(Severity::Warning, alias_gap(&who, alias, index));
+                    }
+                    continue;
+                }
                 let missing: Vec<&str> = privs
                     .iter()
                     .filter(|(_, granted)| !**granted)
@@ -196,6 +236,17 @@ pub(super) fn security_checks(security: &Security, checks: &mut Vec<Check>) {
             add(severity, text)
         }
     }
+}
+
+/// A role granted on an alias but not on a concrete index behind it.
+fn alias_gap(who: &str, alias: &str, index: &str) -> String {
+    format!(
+        "{who} may read the alias `{alias}` but not `{index}` behind it: a point-in-time is \
+         authorised on the concrete indices (elastic/elasticsearch#61547), so its pages are \
+         refused (HTTP 403) and scans of `{alias}` scroll instead (consistent per scroll); \
+         grant read on `{index}` (or on the pattern of the indices behind `{alias}`) to page \
+         with a point-in-time"
+    )
 }
 
 /// What an OpenSearch security user needs to know, since per-index
@@ -236,4 +287,49 @@ fn roles_check(
             list(backend_roles)
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{security_checks, Security, Severity};
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_concrete_index_unreadable_behind_a_granted_alias_is_named_as_the_alias_gap() {
+        let all = |ok: bool| -> BTreeMap<String, bool> {
+            ["read", "write"]
+                .iter()
+                .map(|p| (p.to_string(), ok))
+                .collect()
+        };
+        let read = |ok: bool| -> BTreeMap<String, bool> { [("read".to_string(), ok)].into() };
+        let security = Security::Privileges {
+            user: Some("estx".into()),
+            indices: [
+                ("transactions".to_string(), all(true)),
+                ("transactions-000001".to_string(), read(false)),
+                ("accounts-000001".to_string(), read(true)),
+            ]
+            .into(),
+            cluster: BTreeMap::new(),
+            behind_aliases: [
+                (
+                    "transactions".to_string(),
+                    vec!["transactions-000001".to_string()],
+                ),
+                ("accounts".to_string(), vec!["accounts-000001".to_string()]),
+            ]
+            .into(),
+        };
+        let mut checks = Vec::new();
+        security_checks(&security, &mut checks);
+        assert_eq!(checks.len(), 1, "{checks:?}");
+        assert_eq!(checks[0].severity, Severity::Warning);
+        let text = &checks[0].text;
+        assert!(
+            text.contains("alias `transactions` but not `transactions-000001`")
+                && text.contains("scroll"),
+            "{text}"
+        );
+    }
 }

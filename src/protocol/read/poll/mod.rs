@@ -101,6 +101,9 @@ pub async fn load_with(
     p.requests += 1;
     let health = health_label(health).await;
     let read = p.read_status(&a, named.locks_total, named.pending_accounts_total);
+    // A locks index discovery found absent (not named) is no locks, not a
+    // missing index.
+    let locks_absent = d.locks.is_absent() && p.missing.remove(&ix.locks);
 
     Ok(Snapshot {
         taken_at,
@@ -114,6 +117,7 @@ pub async fn load_with(
         accounts: named.accounts,
         locks: named.locks,
         missing_indices: p.missing.into_iter().collect(),
+        locks_absent,
         read,
     })
 }

@@ -1,0 +1,53 @@
+//! Before step 1: whether the product lets these credentials make the
+//! partial updates an act is made of, on each index it writes. A role with
+//! field or document level security on one index only (say the accounts)
+//! is refused every `_update` there, and nowhere else: without asking, a
+//! rollback's `pending -> terminating` lands on the transaction and the
+//! first account write is refused, leaving the transaction half acted on.
+//! Privileges cannot tell (`_has_privileges` does not report field
+//! security), so the pre-flight asks the product itself with a partial
+//! update that changes nothing ([`Cluster::probe_partial_update`]) on a
+//! document the act is about to write, which the product answers exactly as
+//! it would answer the act's own update, writing nothing.
+//!
+//! [`Cluster::probe_partial_update`]: crate::cluster::Cluster::probe_partial_update
+
+use super::transaction::Transfer;
+use super::Protocol;
+use crate::error::{Error, Result};
+
+impl Protocol {
+    /// Refuses, with nothing written, when the product refuses partial
+    /// updates of `t`'s documents to these credentials: the transaction
+    /// and both accounts ([`Error::UpdateRefused`]), a write block
+    /// ([`Error::Blocked`]) or a role without the update privilege
+    /// ([`Error::Auth`]), each of which would refuse the act's own writes.
+    /// Any other answer (a busy or unreachable cluster) leaves the act to
+    /// its own writes, which handle it.
+    pub(crate) async fn check_partial_updates(&self, t: &Transfer) -> Result<()> {
+        let ix = &self.config.indices;
+        let targets = [
+            (&ix.transactions, &t.id),
+            (&ix.accounts, &t.src),
+            (&ix.accounts, &t.dest),
+        ];
+        let mut asked: Vec<&str> = Vec::new();
+        for (index, id) in targets {
+            // One document per index: the products decide per index.
+            if asked.contains(&index.as_str()) {
+                continue;
+            }
+            asked.push(index);
+            match self.cluster().probe_partial_update(index, id).await {
+                Ok(()) => {}
+                Err(
+                    e @ (Error::UpdateRefused { .. } | Error::Blocked { .. } | Error::Auth { .. }),
+                ) => return Err(e),
+                Err(e) => {
+                    tracing::warn!(index, error = %e, "partial-update pre-flight inconclusive");
+                }
+            }
+        }
+        Ok(())
+    }
+}

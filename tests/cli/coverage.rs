@@ -1,0 +1,62 @@
+//! Honest coverage: a scan over an OpenSearch index with a lost shard must
+//! not look whole. OpenSearch opens a partial point-in-time unless told not
+//! to (`allow_partial_pit_creation`, default true), and its pages then
+//! report no failed shard while the lost shard's documents are missing.
+
+use super::jobs::stuck;
+use super::*;
+use common::FaultProxy;
+
+#[test]
+fn list_recover_and_audit_over_a_lost_shard_say_partial_and_act_on_nothing() {
+    let n = 20;
+    let w = World::new();
+    stuck(&w, n);
+    let proxy = FaultProxy::start(&w.g.url);
+    proxy.lose_a_shard(true);
+    let mut via = w.g.clone();
+    via.url = proxy.url();
+    let budget = ["--retry-budget", "1s"];
+    let said_partial = |out: &Out| out.stderr.to_lowercase().contains("partial");
+
+    let list = via.run(&[&["list", "--stuck"][..], &budget].concat());
+    assert_ne!(list.code, 0, "{list}");
+    assert!(said_partial(&list), "{list}");
+
+    let recover = via.run(&[&["recover", "--all-stuck"][..], &budget].concat());
+    assert_ne!(recover.code, 0, "{recover}");
+    assert!(said_partial(&recover), "{recover}");
+    let txns = w.source_all_states();
+    assert!(txns.iter().all(|s| s == "created"), "{txns:?}");
+
+    let total = (200 * n).to_string();
+    let audit = via.run(&[&["audit", "--expect-total", &total][..], &budget].concat());
+    assert_ne!(audit.code, 0, "{audit}");
+    assert!(said_partial(&audit), "{audit}");
+    assert!(!audit.stdout.contains("missing"), "{audit}");
+}
+
+impl World {
+    /// The state of every transaction (after a refresh).
+    fn source_all_states(&self) -> Vec<String> {
+        common::refresh(&self.g.url, &self.ix.transactions);
+        let (status, body) = common::http(
+            "POST",
+            &self.url(&self.ix.transactions, "_search"),
+            Some(r#"{"size":10000,"query":{"match_all":{}}}"#),
+        );
+        assert_eq!(status, 200, "{body}");
+        let v: Value = serde_json::from_str(&body).unwrap();
+        v["hits"]["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| {
+                h["_source"]["transaction_state"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect()
+    }
+}
