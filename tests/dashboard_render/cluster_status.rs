@@ -41,7 +41,7 @@ fn no_data_yet() {
 #[test]
 fn a_cluster_that_answered_an_error_is_not_called_unreachable() {
     let mut a = App::new(settings(), Duration::from_secs(5), now());
-    a.poll_error = Some(PollFailure::Other(
+    a.poll.error = Some(PollFailure::Other(
         "cluster error (HTTP 400): explicit index in multi search is not allowed".into(),
     ));
     let s = screen(&a, 100, 30);
