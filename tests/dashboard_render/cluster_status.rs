@@ -20,7 +20,7 @@ fn stale_data_with_error() {
     a.poll.running = true;
     let s = screen(&a, 100, 30);
     assert!(
-        s.contains("STALE: data is 1m35s old — cluster unreachable: connection refused (retrying)"),
+        s.contains("STALE: cluster unreachable: connection refused — retrying — data is 1m35s old"),
         "{s}"
     );
     assert_snapshot!("stale_with_error", s);
@@ -63,11 +63,20 @@ fn auth_failure() {
     a.snapshot.as_mut().unwrap().taken_at = ago(20);
     a.poll.paused = true;
     let s = screen(&a, 100, 30);
+    // The banner leads with its cause (issue 28, item 6).
     assert!(
-        s.contains("authentication failed — not retrying; fix credentials and press r"),
+        s.contains(
+            " STALE: authentication or authorisation failed (HTTP 401): unable to authenticate \
+             user [ops] — not r"
+        ),
         "{s}"
     );
     assert_snapshot!("auth_failure_stale", s);
+    assert!(
+        screen(&a, 160, 30)
+            .contains("user [ops] — not retrying; fix credentials and press r — data is 20s old"),
+        "{s}"
+    );
     let mut b = App::new(settings(), Duration::from_secs(5), now());
     b.poll.error = Some(failure);
     assert_snapshot!("auth_failure_no_data", screen(&b, 100, 30));
@@ -170,6 +179,41 @@ fn a_deployment_without_a_locks_index() {
     );
     assert!(
         !s.contains("MISSING INDICES") && s.contains("● yellow"),
+        "{s}"
+    );
+}
+
+/// Issue 28, item 6: at 80 columns every count stays on the summary line
+/// (in the table's marks when the words do not fit), the locks count
+/// included once the audit count has arrived; a banner's cause comes
+/// before the data's age, so a narrow screen cuts the age.
+#[test]
+fn counts_never_leave_a_narrow_header_and_banners_lead_with_the_cause() {
+    let mut a = app();
+    a.audit.report =
+        estx::dashboard::load::Load::Loaded(Box::new(estx::protocol::audit::AuditReport {
+            total_balance: 0,
+            in_flight_delta: 0,
+            consistent_view: true,
+            repair_effect: Vec::new(),
+            coverage: Default::default(),
+            findings: Vec::new(),
+            repairs: Vec::new(),
+        }));
+    let s = screen(&a, 80, 24);
+    let line = s.lines().nth(1).unwrap();
+    for count in ["in flight", "!! ", "! ", "? ", "locks ", "audit 0"] {
+        assert!(line.contains(count), "{count:?} missing: {line}");
+    }
+    a.poll.error = Some(PollFailure::Transient(
+        "tcp connect error: Connection refused (os error 111)".into(),
+    ));
+    let s = screen(&a, 80, 24);
+    assert!(
+        s.lines()
+            .nth(1)
+            .unwrap()
+            .contains("STALE: tcp connect error: Connection refused (os error 111)"),
         "{s}"
     );
 }

@@ -39,7 +39,11 @@ fn the_header_draws_the_trends_that_fit() {
     let wide = draw(&a, 160, 48);
     assert_snapshot!("trends_160x48", text(&wide));
     let header = text(&wide).lines().next().unwrap().to_string();
-    for label in ["stuck", "!!", "oldest", "fin/min"] {
+    // The header's text (health, freshness, the clock's source, the poll's
+    // cost) comes before any sparkline (issue 28, item 6): at 160 columns
+    // the poll's cost stays and the trends take the room left.
+    assert!(header.contains("poll 42ms · 3 req"), "{header}");
+    for label in ["stuck", "!!", "fin/min"] {
         assert!(header.contains(label), "{label}: {header}");
     }
     assert!(
@@ -48,7 +52,7 @@ fn the_header_draws_the_trends_that_fit() {
     );
     let all = text(&draw(&a, 200, 48)).lines().next().unwrap().to_string();
     assert!(
-        all.contains("in flight ") && all.contains("fin/min"),
+        all.contains("in flight ") && all.contains("fin/min") && all.contains("oldest"),
         "{all}"
     );
     // Stuck rising is bad news (red ↑10), investigate falling good (green ↓1).
@@ -67,16 +71,16 @@ fn the_header_draws_the_trends_that_fit() {
         header.contains("http://es.example:9200") && header.contains("as of"),
         "{header}"
     );
-    // A profile names the cluster in fewer columns: stuck fits beside it.
+    // A profile names the cluster in fewer columns, but a health that is
+    // not green comes before a sparkline (it gave way to `stuck` before:
+    // issue 28, item 6).
     let mut a = a;
     a.settings.profile = Some("prod-eu".into());
     let narrow = draw(&a, 80, 24);
     assert_snapshot!("trends_80x24", text(&narrow));
     let header = text(&narrow).lines().next().unwrap().to_string();
-    assert!(
-        header.contains("stuck") && header.contains("↑10"),
-        "{header}"
-    );
+    assert!(header.contains("● yellow"), "{header}");
+    assert!(!header.contains("↑10"), "{header}");
     assert!(
         header.contains("[prod-eu]") && header.contains("as of"),
         "{header}"

@@ -23,15 +23,11 @@ const STALE_RED_SECS: i64 = 60;
 
 /// Draws the header and alert lines.
 pub fn render(frame: &mut Frame, app: &App, header: Rect, alert: Rect) {
-    // The trends take the right end, as many as leave the text its room:
-    // never what must stay (the title, the profile or URL, READ-ONLY) nor
-    // the freshness and polling state.
+    // The trends take the right end, only the room the text leaves: every
+    // segment of it (health, freshness, the clock's source, the poll's cost)
+    // comes before any sparkline (issue 28, item 6).
     let segs = header_segments(app);
-    let essential = segs
-        .iter()
-        .filter(|s| s.priority <= 1)
-        .map(|s| s.spans.iter().map(Span::width).sum::<usize>() + 2)
-        .sum::<usize>();
+    let essential = segs.iter().map(|s| s.width() + 2).sum::<usize>();
     let (shown, used) = super::trends::fit(app, header.width, essential as u16);
     let [header, trends] = header.layout(&ratatui::layout::Layout::horizontal([
         Constraint::Min(0),
@@ -116,8 +112,10 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
         Some(other) => (other, th.odd),
         None => ("health ?", th.dim),
     };
+    // Health that is not green stays at any width; green may give way.
+    let all_clear = text == "green";
     out.push(Segment::new(
-        2,
+        if all_clear { 2 } else { 0 },
         vec![Span::styled(format!("● {text}"), Style::new().fg(colour))],
     ));
     let ago = (app.now - snap.taken_at).num_seconds();
@@ -199,13 +197,15 @@ fn short_url(url: &str) -> String {
 
 fn alert_line(app: &App, width: u16) -> Line<'static> {
     let th = &app.theme;
+    // A banner leads with its cause, so a narrow screen cuts the age, not
+    // the reason (issue 28, item 6).
     match (&app.poll.error, &app.snapshot) {
         (Some(failure), Some(_)) => {
             let age = human_age(app.stale_for().unwrap_or(0));
             match failure {
                 PollFailure::Auth(m) => Line::styled(
                     format!(
-                        " STALE: data is {age} old — authentication failed — not retrying; fix credentials and press {} ({m})",
+                        " STALE: {m} — not retrying; fix credentials and press {} — data is {age} old",
                         app.keys.label(Op::Refresh)
                     ),
                     th.alert(th.danger),
@@ -213,7 +213,7 @@ fn alert_line(app: &App, width: u16) -> Line<'static> {
                 PollFailure::Transient(m) | PollFailure::Other(m) => {
                     let colour = if app.stale_for().unwrap_or(0) >= STALE_RED_SECS { th.danger } else { th.warn };
                     Line::styled(
-                        format!(" STALE: data is {age} old — {m} (retrying)"),
+                        format!(" STALE: {m} — retrying — data is {age} old"),
                         Style::new().fg(colour).add_modifier(Modifier::BOLD),
                     )
                 }
@@ -243,27 +243,86 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
     let a = app.view.attention;
     let (stuck, investigate, odd) = (a.stuck, a.needs_investigation, a.odd);
     let stale_locks = snap.locks.iter().filter(|l| l.staleness.is_stale()).count() as u64;
-    let part = |prio, n, text, colour| count_segment(th, prio, n, text, colour);
-    let in_flight = match super::overview::capped(snap) {
-        Some((total, listed)) => format!(" in flight: {}", super::overview::showing(total, listed)),
-        None => format!(" in flight: {}", grouped(snap.in_flight_total)),
-    };
-    let findings = app.audit.findings().len();
-    let key = app.keys.label(Op::Audit);
-    let audit = match app.audit.report.last() {
-        None => Segment::new(3, vec![Span::styled("audit …", th.dim_text())]),
-        Some(Err(_)) => part(1, 1, format!("audit failed ({key})"), th.danger),
-        Some(Ok(_)) => part(
-            1,
-            findings as u64,
-            format!("audit {findings} ({key})"),
-            th.warn,
+    let (in_flight, in_flight_short) = match super::overview::capped(snap) {
+        Some((total, listed)) => (
+            super::overview::showing(total, listed),
+            format!("{}/{}", grouped(listed), grouped(total)),
         ),
+        None => (grouped(snap.in_flight_total), grouped(snap.in_flight_total)),
     };
+    let findings = app.audit.findings().len() as u64;
+    let key = app.keys.label(Op::Audit);
     let locks = if snap.read.locks_total > snap.locks.len() as u64 {
-        format!("locks {} of {}", snap.locks.len(), snap.read.locks_total)
+        format!("{} of {}", snap.locks.len(), snap.read.locks_total)
     } else {
-        format!("locks {}", snap.locks.len())
+        snap.locks.len().to_string()
+    };
+    // Every count stays on the line at any width (issue 28, item 6): in
+    // words when they fit, else in the table's marks.
+    let counts = |short: bool| -> Vec<Segment<'static>> {
+        let words = |long: String, brief: String| if short { brief } else { long };
+        // The marks are the table's own (`!!`, `!`, `?`), legend in help.
+        let audit = match app.audit.report.last() {
+            None => Segment::new(0, vec![Span::styled("audit …", th.dim_text())]),
+            Some(Err(_)) => count_segment(th, 0, 1, format!("audit failed ({key})"), th.danger),
+            Some(Ok(_)) => count_segment(
+                th,
+                0,
+                findings,
+                words(
+                    format!("audit {findings} ({key})"),
+                    format!("audit {findings}"),
+                ),
+                th.warn,
+            ),
+        };
+        vec![
+            Segment::new(
+                0,
+                vec![Span::raw(words(
+                    format!(" in flight: {in_flight}"),
+                    format!(" {in_flight_short} in flight"),
+                ))],
+            ),
+            count_segment(
+                th,
+                0,
+                investigate,
+                words(
+                    format!("!! investigate {}", grouped(investigate)),
+                    format!("!! {}", grouped(investigate)),
+                ),
+                th.danger,
+            ),
+            count_segment(
+                th,
+                0,
+                stuck,
+                words(
+                    format!("! stuck {}", grouped(stuck)),
+                    format!("! {}", grouped(stuck)),
+                ),
+                th.warn,
+            ),
+            count_segment(
+                th,
+                0,
+                odd,
+                words(
+                    format!("? odd {}", grouped(odd)),
+                    format!("? {}", grouped(odd)),
+                ),
+                th.odd,
+            ),
+            count_segment(
+                th,
+                0,
+                stale_locks,
+                format!("locks {locks} ({stale_locks} stale)"),
+                th.warn,
+            ),
+            audit,
+        ]
     };
     let mut segs = Vec::new();
     if let Some(p) = snap.read.coverage.describe() {
@@ -275,24 +334,12 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
             )],
         ));
     }
-    segs.extend([
-        Segment::new(0, vec![Span::raw(in_flight)]),
-        part(
-            0,
-            investigate,
-            format!("!! investigate {}", grouped(investigate)),
-            th.danger,
-        ),
-        part(0, stuck, format!("! stuck {}", grouped(stuck)), th.warn),
-        part(1, odd, format!("? odd {}", grouped(odd)), th.odd),
-        part(
-            2,
-            stale_locks,
-            format!("{locks} ({stale_locks} stale)"),
-            th.warn,
-        ),
-        audit,
-    ]);
+    let sep = " · ".chars().count();
+    let width_of =
+        |c: &[Segment]| -> usize { segs.iter().chain(c).map(|s| s.width() + sep).sum::<usize>() };
+    let full = counts(false);
+    let fits = width_of(&full) <= width as usize + sep;
+    segs.extend(if fits { full } else { counts(true) });
     segs.extend(read_segments(th, snap));
     fit_segments(segs, " · ", width)
 }
