@@ -13,7 +13,7 @@ use super::values;
 use crate::dashboard::keymap::Keymap;
 use crate::dashboard::look::{Theme, ThemeName};
 use crate::local_files::LogOf;
-use crate::protocol::lock::LivenessSource;
+use crate::protocol::locks::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
 use clap::builder::FalseyValueParser;

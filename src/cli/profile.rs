@@ -17,7 +17,7 @@ use super::global::{DashboardArgs, GlobalArgs, Resolved};
 use super::looks::KeyTable;
 use crate::dashboard::app::{MarkColour, ProfileMark};
 use crate::dashboard::look::ThemeName;
-use crate::protocol::lock::LivenessSource;
+use crate::protocol::locks::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
 use clap::parser::ValueSource;

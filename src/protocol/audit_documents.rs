@@ -171,7 +171,7 @@ impl Protocol {
                     if self.owner_just_ended(&fresh).await? {
                         continue;
                     }
-                    if let super::lock::Staleness::Stale(why) = &fresh.staleness {
+                    if let super::locks::Staleness::Stale(why) = &fresh.staleness {
                         found.findings.push(finding(
                             FindingKind::StaleLock,
                             &fresh.info.resource,

@@ -4,7 +4,7 @@
 pub use super::indices::Indices;
 
 use super::decide::Fencing;
-use super::lock::LivenessSource;
+use super::locks::LivenessSource;
 use super::schema::Schema;
 use std::time::Duration;
 

@@ -3,7 +3,9 @@
 //!
 //! This file only declares the modules and re-exports what the front ends
 //! use (the curated facade below). Layers, from the bottom:
-//! - [`transaction`], [`account`], [`lock`]: documents read tolerantly.
+//! - [`transaction`], [`account`]: documents read tolerantly.
+//! - [`locks`]: the lock concern in one module (shapes, judging, liveness,
+//!   taking, releasing, the sweep, heartbeats, the lock reads).
 //! - [`decide`]: each step as a pure decision (the model checker runs these).
 //! - [`executor`]: the one optimistic-concurrency loop that executes them.
 //! - [`steps`]: named steps, plans, and JSON adapters.
@@ -11,7 +13,7 @@
 //!   caches). It depends only on the documents, the executor, the settings,
 //!   the schema and the read cache: each concept adds its own
 //!   `impl Protocol` block in its own file.
-//! - [`procedures`], [`locks`], [`lock_release`], [`stuck`], [`audit`],
+//! - [`procedures`], [`stuck`], [`audit`],
 //!   [`views`]: what the headless commands and the dashboard call, all
 //!   through [`Protocol`].
 //! - [`reverse`]: the compensating transfer of a finished one.
@@ -36,13 +38,10 @@ pub mod create;
 pub mod decide;
 pub mod executor;
 mod handle;
-mod heartbeats;
 mod indices;
 pub mod integer;
 pub mod intervene;
 pub mod jobs;
-pub mod lock;
-pub mod lock_release;
 pub mod locks;
 mod preflight;
 pub mod procedures;

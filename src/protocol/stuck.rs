@@ -9,8 +9,8 @@
 //! transaction is then re-read by id before anything is done to it.
 
 use super::batch::BatchOptions;
-use super::lock::LockView;
-use super::lock_release::Sweep;
+use super::locks::LockView;
+use super::locks::Sweep;
 use super::read::Listing;
 use super::report::ProcedureReport;
 use super::transaction::Transaction;

@@ -10,7 +10,7 @@ use estx::dashboard::load::Load;
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
 use estx::protocol::executor::StepOutcome;
-use estx::protocol::lock::{Heartbeat, LockInfo, Owner};
+use estx::protocol::locks::{Heartbeat, LockInfo, Owner};
 use estx::protocol::locks::LockView;
 use estx::protocol::read::poll::{AccountEntry, Snapshot, StateCount};
 use estx::protocol::steps::ProcedureRefusal;

@@ -670,7 +670,7 @@ fn many_accounts_and_locks(app: &mut App, n: usize) {
             format!("acct-{i:03}"),
             AccountEntry::Ok(AccountState::new(1)),
         );
-        let info = estx::protocol::lock::LockInfo::from_source(
+        let info = estx::protocol::locks::LockInfo::from_source(
             &format!("res-{i:03}"),
             json!({"owner": format!("t-{i}")}).as_object().unwrap(),
         );

@@ -93,7 +93,7 @@ fn an_owner_opened_from_a_lock_after_a_drill_down_is_not_hidden() {
             .unwrap(),
         ),
     ]);
-    let info = estx::protocol::lock::LockInfo::from_source(
+    let info = estx::protocol::locks::LockInfo::from_source(
         "C",
         json!({"owner": "t-other"}).as_object().unwrap(),
     );

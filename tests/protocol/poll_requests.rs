@@ -7,7 +7,7 @@ use crate::common::proxy::Canned;
 use crate::common::FaultProxy;
 use crate::fixture::Fx;
 use crate::procedures::stage;
-use estx::protocol::lock::{Staleness, UnknownReason};
+use estx::protocol::locks::{Staleness, UnknownReason};
 use estx::protocol::read::poll::{AccountEntry, Snapshot};
 use estx::protocol::{Protocol, TxnState};
 use serde_json::json;

@@ -4,7 +4,7 @@
 use crate::fixture::Fx;
 use crate::procedures::stage;
 use chrono::{Duration as ChronoDuration, Utc};
-use estx::protocol::lock_release::ReleaseOutcome;
+use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::stuck::Pace;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::{NewTransfer, Procedure, RunLimits, TxnState, Verdict};

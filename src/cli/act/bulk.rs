@@ -24,7 +24,7 @@ use crate::protocol::intervene::{
     Tally, Value,
 };
 use crate::protocol::jobs::{Pace, Progress};
-use crate::protocol::lock_release::SweptLock;
+use crate::protocol::locks::SweptLock;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::{Procedure, ProcedureRefusal, ProcedureReport, Protocol, Verdict};
 use crate::signals::{StopSignal, StopSignals};

@@ -4,7 +4,7 @@
 use crate::cli::output::locks::locks_table;
 use crate::cli::output::{err, fail, out, print_json};
 use crate::protocol::locks::lock_json;
-use crate::protocol::read::locks as locks_read;
+use crate::protocol::locks::read as locks_read;
 use crate::protocol::Protocol;
 use serde_json::Value;
 

@@ -11,7 +11,7 @@ use crate::cli::output::outcome::{
 use crate::cli::output::{err, fail, out};
 use crate::error::Result;
 use crate::protocol::intervene::{Act, Value};
-use crate::protocol::lock_release::TxnLocksRelease;
+use crate::protocol::locks::TxnLocksRelease;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::Protocol;
 

@@ -5,7 +5,7 @@
 
 use crate::cli::exit;
 use crate::error::Error;
-use crate::protocol::lock_release::{ReleaseOutcome, SweptLock};
+use crate::protocol::locks::{ReleaseOutcome, SweptLock};
 use crate::protocol::{ProcedureReport, StepReport, StepResult, Verdict};
 use serde::Serialize;
 

@@ -18,7 +18,7 @@ use crate::dashboard::app::{App, Pane};
 use crate::dashboard::keymap::Op;
 use crate::dashboard::view::{DetailAccount, DetailView, Fate};
 use crate::protocol::executor::StepOutcome;
-use crate::protocol::lock::Staleness;
+use crate::protocol::locks::Staleness;
 use crate::protocol::read::poll::AccountEntry;
 use crate::protocol::read::{account_progress, AccountProgress};
 use crate::protocol::steps::ProcedureRefusal;

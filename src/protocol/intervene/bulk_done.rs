@@ -3,7 +3,7 @@
 
 use super::selection::LeftOut;
 use crate::error::Error;
-use crate::protocol::lock_release::SweptLock;
+use crate::protocol::locks::SweptLock;
 use crate::protocol::report::Tally;
 use crate::protocol::trail::{ActOutcome, TrailStep};
 use crate::protocol::{ProcedureReport, Protocol, Verdict};

@@ -5,7 +5,7 @@
 use super::BulkDone;
 use crate::error::{Error, Result};
 use crate::protocol::audit::AuditReport;
-use crate::protocol::lock_release::{ReleaseOutcome, TxnLocksRelease};
+use crate::protocol::locks::{ReleaseOutcome, TxnLocksRelease};
 use crate::protocol::reverse::{ReverseReport, ReverseVerdict};
 use crate::protocol::trail::{ActOutcome, ActionKind, RecordId};
 use crate::protocol::ProcedureReport;

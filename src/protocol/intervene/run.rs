@@ -8,7 +8,7 @@ use super::{Act, ActRefusal, BulkAct, Choices, Guard, Intervention, Plan, Runner
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
 use crate::protocol::jobs::OwnWrites;
-use crate::protocol::lock_release::TxnLocksRelease;
+use crate::protocol::locks::TxnLocksRelease;
 use crate::protocol::report::Tally;
 use crate::protocol::reverse::ReverseOptions;
 use crate::protocol::trail::{

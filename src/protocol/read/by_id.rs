@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 /// Documents by id: a realtime multi-get, or (behind an alias over several
 /// indices, which a multi-get cannot read) an `ids` search.
-pub(super) async fn by_ids(
+pub(crate) async fn by_ids(
     cluster: &Cluster,
     index: &str,
     ids: &[String],

@@ -8,7 +8,7 @@
 //! any procedure's first step ([`writes`]). Presentation (JSON shapes, exit
 //! codes, human ages) is the CLI's and the dashboard's business.
 
-mod by_id;
+pub(crate) mod by_id;
 pub mod cache;
 pub mod coverage;
 pub mod discovery;
@@ -16,7 +16,6 @@ pub mod doctor;
 pub mod fetch;
 pub mod groups;
 pub mod index_info;
-pub mod locks;
 pub mod poll;
 pub mod progress;
 pub mod queries;
@@ -35,7 +34,6 @@ pub mod writes;
 pub use coverage::Coverage;
 pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
 pub use groups::{Group, GroupKind, Groups};
-pub use locks::LockListing;
 pub use progress::{account_progress, AccountProgress};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};

@@ -17,7 +17,7 @@ use crate::common::app::{instance, recovery, AppConfig, AppIndices, World};
 use crate::common::{TestIndices, TestServer};
 use binary::Binary;
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::protocol::lock::LivenessSource;
+use estx::protocol::locks::LivenessSource;
 use estx::protocol::schema::Schema;
 use estx::protocol::{Protocol, ProtocolConfig};
 use operator::{Figures, Operator};

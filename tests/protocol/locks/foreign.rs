@@ -10,7 +10,7 @@ use super::lock_owner;
 use crate::fixture::Fx;
 use chrono::Utc;
 use estx::cluster::{Cluster, ConnectOptions, CreateOutcome, DeleteOutcome};
-use estx::protocol::lock::{LockShape, Staleness};
+use estx::protocol::locks::{LockShape, Staleness};
 use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::time::format_timestamp;
 use serde_json::{json, Map, Value};

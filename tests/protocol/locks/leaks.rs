@@ -9,7 +9,7 @@ use super::lock_owner;
 use crate::common::FaultProxy;
 use crate::fixture::Fx;
 use crate::procedures::stage;
-use estx::protocol::lock_release::ReleaseOutcome;
+use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::{NewTransfer, RunLimits, StepResult, TxnState, Verdict};
 use serde_json::json;
 

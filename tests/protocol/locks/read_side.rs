@@ -90,7 +90,7 @@ async fn every_one_of_six_hundred_locks_is_listed_with_its_total() {
     let listing = fx.proto.list_locks_with(true).await.unwrap();
     assert_eq!(listing.locks.len(), 600);
     assert_eq!(listing.summary.total, 600);
-    assert!(estx::protocol::read::locks::count_text(&listing).is_none());
+    assert!(estx::protocol::locks::read::count_text(&listing).is_none());
 }
 
 /// A stale lock on `ghost-lock` (its owner `ghost` does not exist), and a
@@ -125,7 +125,7 @@ async fn a_partial_locks_listing_is_never_swept_unless_allowed() {
         Some("partial: 1 of 2 shards failed")
     );
     assert_eq!(
-        estx::protocol::read::locks::count_text(&listing).as_deref(),
+        estx::protocol::locks::read::count_text(&listing).as_deref(),
         Some("1 of 3 locks read")
     );
 

@@ -12,7 +12,7 @@ use crate::common::proxy::FaultProxy;
 use crate::fixture::Fx;
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::protocol::batch::BatchOptions;
-use estx::protocol::lock::{LivenessSource, Staleness};
+use estx::protocol::locks::{LivenessSource, Staleness};
 use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::{Protocol, TxnState};

@@ -7,7 +7,7 @@ use super::lock_owner;
 use crate::fixture::Fx;
 use crate::procedures::stage;
 use chrono::{Duration as ChronoDuration, Utc};
-use estx::protocol::lock::{LivenessSource, StaleReason, Staleness, UnknownReason};
+use estx::protocol::locks::{LivenessSource, StaleReason, Staleness, UnknownReason};
 use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::{Procedure, TxnState, Verdict};

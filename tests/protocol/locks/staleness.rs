@@ -5,7 +5,7 @@
 use super::{lock_owner, ts, txn};
 use crate::fixture::Fx;
 use chrono::Duration as ChronoDuration;
-use estx::protocol::lock::Staleness;
+use estx::protocol::locks::Staleness;
 use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::TxnState;
 use serde_json::json;

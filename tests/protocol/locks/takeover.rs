@@ -8,7 +8,7 @@ use crate::common::wait_until;
 use crate::fixture::Fx;
 use chrono::Duration as ChronoDuration;
 use estx::cli::exit;
-use estx::protocol::lock::Staleness;
+use estx::protocol::locks::Staleness;
 use estx::protocol::read::rules::urgency;
 use estx::protocol::{NewTransfer, ProcedureRefusal, ReachedBy, RunLimits, TxnState, Verdict};
 use serde_json::json;

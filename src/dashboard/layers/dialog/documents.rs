@@ -11,7 +11,7 @@ use crate::dashboard::ui::theme::{amount_text, bold, datetime, route, signed, st
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::intervene::{EffectKind, Plan, PlanStep};
-use crate::protocol::lock::Staleness;
+use crate::protocol::locks::Staleness;
 use crate::protocol::locks::LockView;
 use crate::protocol::views::{Preview, TransactionDetail};
 use ratatui::style::{Modifier, Style};

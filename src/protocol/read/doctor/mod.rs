@@ -17,7 +17,7 @@ use super::times::TimeFields;
 use super::writes;
 use crate::cluster::{ClockSource, ClockStatus, Cluster};
 use crate::error::Result;
-use crate::protocol::lock::liveness::LivenessReport;
+use crate::protocol::locks::liveness::LivenessReport;
 use crate::protocol::Protocol;
 pub use check::{Check, Severity};
 use elasticsearch::http::Method;

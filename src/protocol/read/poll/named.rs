@@ -9,8 +9,8 @@
 use super::{Answers, Poll};
 use crate::error::{Error, Result};
 use crate::protocol::account::AccountState;
-use crate::protocol::lock::liveness::read_heartbeats;
-use crate::protocol::lock::LockInfo;
+use crate::protocol::locks::liveness::read_heartbeats;
+use crate::protocol::locks::LockInfo;
 use crate::protocol::locks::LockView;
 use crate::protocol::read::by_id::{by_ids_across, IdRead, ReadDocs};
 use crate::protocol::read::scan::total_hits;
@@ -164,7 +164,7 @@ impl Poll<'_> {
         windows: &ProtocolConfig,
         taken_at: DateTime<Utc>,
     ) -> Vec<LockView> {
-        let holders = crate::protocol::read::locks::holders_to_ask(&infos, owners);
+        let holders = crate::protocol::locks::read::holders_to_ask(&infos, owners);
         let beats = match &windows.liveness {
             Some(source) if !holders.is_empty() => {
                 self.requests += 1;

@@ -4,18 +4,18 @@
 //! accounts' and any other resource's, found by owner), and every lock
 //! stale on evidence whose owner is not in flight (what `recover
 //! --all-stuck` sweeps; never an unknown one). Each release follows the
-//! lock's shape ([`super::lock::ReleaseAction`]): a delete, or a shared
+//! lock's shape ([`super::ReleaseAction`]): a delete, or a shared
 //! tree lock's count decremented. A read is retried by the transport within
 //! the read budget, once (never again here); a write with an unknown outcome
 //! is re-read and judged again. A release never silently gives up: one that
 //! fails is reported as a failed step and its lock left to the next recovery.
 
-use super::lock::ReleaseAction;
-use super::lock::{LockInfo, LockView, Staleness};
-use super::read::Coverage;
-use super::report::{ProcedureReport, StepResult};
-use super::transaction::{Transaction, Transfer};
-use super::Protocol;
+use super::ReleaseAction;
+use super::{LockInfo, LockView, Staleness};
+use crate::protocol::read::Coverage;
+use crate::protocol::report::{ProcedureReport, StepResult};
+use crate::protocol::transaction::{Transaction, Transfer};
+use crate::protocol::Protocol;
 use crate::cluster::{Changes, DeleteOutcome, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
 use std::collections::BTreeSet;
@@ -150,7 +150,7 @@ impl Protocol {
             let result = match self.release_owned(&resource, owner).await {
                 Ok(ReleaseOutcome::NotHeld) | Ok(ReleaseOutcome::Refused(_)) => continue,
                 Ok(ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. }) => {
-                    StepResult::Updated(super::decide::Effect::LockReleased)
+                    StepResult::Updated(crate::protocol::decide::Effect::LockReleased)
                 }
                 Err(Error::IndexMissing(_)) => return,
                 Err(e) => StepResult::Error(e.to_string()),
@@ -166,10 +166,10 @@ impl Protocol {
         target: String,
         result: StepResult,
     ) {
-        let r = super::report::StepReport {
+        let r = crate::protocol::report::StepReport {
             txn: txn.to_string(),
             step: None,
-            label: super::report::RELEASE_LOCK.into(),
+            label: crate::protocol::report::RELEASE_LOCK.into(),
             target,
             result,
         };

@@ -2,15 +2,15 @@
 //! over a stale lock safely (a delete conditional on the `_seq_no` judged
 //! stale, then a create), resolving a lost create answer by reading who
 //! holds the lock, the locks of a transfer, and reading locks with their
-//! staleness. Releasing is in `lock_release`.
+//! staleness. Releasing is in [`release`](super::release).
 
-use super::lock::{LockInfo, StaleReason, Staleness};
-use super::read::TimeFields;
-use super::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
-use super::steps::{ProcedureRefusal, Step};
-use super::time::format_timestamp;
-use super::transaction::{Transfer, TxnState};
-use super::Protocol;
+use super::{LockInfo, LockView, StaleReason, Staleness};
+use crate::protocol::read::TimeFields;
+use crate::protocol::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
+use crate::protocol::steps::{ProcedureRefusal, Step};
+use crate::protocol::time::format_timestamp;
+use crate::protocol::transaction::{Transfer, TxnState};
+use crate::protocol::Protocol;
 use crate::cluster::{CreateOutcome, VersionedDoc};
 use crate::error::Result;
 use chrono::{DateTime, Utc};
@@ -18,8 +18,6 @@ use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
-pub use super::lock::LockView;
-pub use super::lock_release::ReleaseOutcome;
 
 /// Outcome of trying to take a lock.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,7 +172,7 @@ impl Protocol {
                 match self.acquire_lock(resource, &t.id).await {
                     Ok(AcquireOutcome::Acquired) => {}
                     Ok(AcquireOutcome::TookOver(old, why)) => {
-                        let result = StepResult::Updated(super::decide::Effect::LockReleased);
+                        let result = StepResult::Updated(crate::protocol::decide::Effect::LockReleased);
                         let label =
                             format!("take over stale lock of {} ({why})", old.holder_label());
                         self.record(report, t, None, &label, target.clone(), result);
@@ -196,7 +194,7 @@ impl Protocol {
                         return Err(self.abandon_transfer(t, Verdict::Failed(e), report).await)
                     }
                 }
-                let result = StepResult::Updated(super::decide::Effect::LockAcquired);
+                let result = StepResult::Updated(crate::protocol::decide::Effect::LockAcquired);
                 self.record(report, t, None, "acquire lock", target.clone(), result);
                 break;
             }

@@ -1,11 +1,11 @@
 //! The heartbeats of lock holders as the [`Protocol`] reads them: the
 //! heartbeats of given holders, every heartbeat, and the liveness report
 //! `doctor` shows (the source and its pure rules are in
-//! [`lock::liveness`](super::lock::liveness)).
+//! [`liveness`](super::liveness)).
 
-use super::lock::liveness::{read_heartbeats, LivenessReport, MAX_HEARTBEATS};
-use super::lock::{Heartbeats, StaleReason, Staleness, UnknownReason};
-use super::Protocol;
+use super::liveness::{read_heartbeats, LivenessReport, MAX_HEARTBEATS};
+use super::{Heartbeats, StaleReason, Staleness, UnknownReason};
+use crate::protocol::Protocol;
 use crate::error::Result;
 use serde_json::json;
 

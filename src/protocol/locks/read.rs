@@ -1,15 +1,15 @@
 //! Locks through the one read side: every lock query is built by
-//! [`super::queries`] from the resolved `owner`/`created_at` fields and paged
-//! by [`super::scan`], so the `locks` command, the audit and the sweep of
+//! [`crate::protocol::read::queries`] from the resolved `owner`/`created_at` fields and paged
+//! by [`crate::protocol::read::scan`], so the `locks` command, the audit and the sweep of
 //! abandoned locks see the same shard coverage and total as the other reads
 //! ("partial: N of M shards failed", "600 of 10 000").
 
-use super::by_id::by_ids;
-use super::scan::{scan, Scan, ScanSummary};
-use super::Queries;
+use crate::protocol::read::by_id::by_ids;
+use crate::protocol::read::scan::{scan, Scan, ScanSummary};
+use crate::protocol::read::Queries;
 use crate::error::{Error, Result};
-use crate::protocol::lock::LockInfo;
-use crate::protocol::locks::LockView;
+use super::LockInfo;
+use super::LockView;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::Protocol;
 use serde_json::json;
@@ -64,7 +64,7 @@ impl Protocol {
         }
         let d = self.discovery().await?;
         let by_search = d.locks.id_problem().is_some();
-        let mut coverage = super::Coverage::default();
+        let mut coverage = crate::protocol::read::Coverage::default();
         let ix = &self.config.indices.locks;
         let docs = by_ids(self.cluster(), ix, resources, by_search, &mut coverage).await?;
         let infos: Vec<LockInfo> = resources
@@ -80,7 +80,7 @@ impl Protocol {
     async fn judge_locks(
         &self,
         infos: Vec<LockInfo>,
-        coverage: &mut super::Coverage,
+        coverage: &mut crate::protocol::read::Coverage,
     ) -> Result<Vec<LockView>> {
         let d = self.discovery().await?;
         let owners: Vec<String> = infos
