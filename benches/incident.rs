@@ -8,7 +8,7 @@
 //!    latency, unfiltered and with the table filtered by an account (the
 //!    filter runs over every in-flight document in the same `_msearch`);
 //! 2. one background audit's cost and the gap its pace sets
-//!    (`protocol::audit_pace`), and so the poll plus its audit, per poll;
+//!    (`protocol::audit::pace`), and so the poll plus its audit, per poll;
 //! 3. one frame at 160×48 (apply the snapshot, derive, render);
 //! 4. the real dashboard binary in tmux at 160×48, watched over a window
 //!    through a counting proxy: requests per poll (its audits included),
@@ -27,7 +27,7 @@ mod frames;
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use common::{server, FaultProxy};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::protocol::audit_pace::{process_cpu, REFERENCE_POLL};
+use estx::protocol::audit::pace::{process_cpu, REFERENCE_POLL};
 use estx::protocol::config::ProtocolConfig;
 use estx::protocol::read::poll::{Snapshot, DEFAULT_CAP};
 use estx::protocol::read::TableFilter;

@@ -3,7 +3,7 @@
 //! with `_bulk` into a fresh osmem-server (or the cluster at `ESTX_TEST_URL`,
 //! in unique indices) and reports at each size:
 //! - the poll's requests and client CPU per poll (user + system time of this
-//!   process, from `getrusage`: the library's `audit_pace::process_cpu`) and its median latency;
+//!   process, from `getrusage`: the library's `audit::pace::process_cpu`) and its median latency;
 //! - at 10 000 and 100 000: the peak RSS (`/usr/bin/time -v`) and wall time
 //!   of the real binary running `list --all`, `list --all --json` and
 //!   `audit`, output thrown away.
@@ -19,7 +19,7 @@ use common::server;
 
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::protocol::audit_pace::process_cpu;
+use estx::protocol::audit::pace::process_cpu;
 use estx::protocol::read::poll;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::Indices;

@@ -1,5 +1,5 @@
 //! When the invariant audit runs: in the background at the pace its own
-//! cost allows (see `protocol::audit_pace`), after each action and on
+//! cost allows (see `protocol::audit::pace`), after each action and on
 //! demand at once. The pane that shows it is a layer
 //! ([`super::layers::audit`]).
 
@@ -7,7 +7,7 @@ use super::app::{App, LogLevel};
 use super::event::IoRequest;
 use super::layers::audit::Audit;
 use crate::protocol::audit::AuditReport;
-use crate::protocol::audit_pace::{AuditCost, MIN_GAP};
+use crate::protocol::audit::pace::{AuditCost, MIN_GAP};
 
 /// Asks for an audit when the next background one is due (or `now`),
 /// unless one is running or there is no data yet.

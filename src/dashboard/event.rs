@@ -3,7 +3,7 @@
 //! function asks the loop to do in return (`IoRequest`).
 
 use crate::protocol::audit::AuditReport;
-use crate::protocol::audit_pace::AuditCost;
+use crate::protocol::audit::pace::AuditCost;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::{
     reason_missing, Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Selection,

@@ -62,7 +62,7 @@ impl Protocol {
 
     /// Counts everything `check` reports, taking the audit's findings from
     /// `audit_findings` when given (a watcher that paces its audits by
-    /// their cost, see [`super::audit_pace`]), else running the audit.
+    /// their cost, see [`super::audit::pace`]), else running the audit.
     pub async fn check_reading_with(&self, audit_findings: Option<u64>) -> Result<CheckReading> {
         let now = self.now().await;
         let stuck = self.stuck_ones(now).await?;

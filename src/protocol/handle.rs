@@ -75,7 +75,7 @@ impl Protocol {
     }
 
     /// The same handle, counting its requests on a meter of its own (the
-    /// background audit says what it cost: see `audit_pace`).
+    /// background audit says what it cost: see `audit::pace`).
     pub fn metered(&self) -> (Protocol, crate::cluster::RequestMeter) {
         let (cluster, meter) = self.cluster().metered();
         let mut p = self.clone();

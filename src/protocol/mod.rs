@@ -27,10 +27,6 @@
 
 pub mod account;
 pub mod audit;
-mod audit_accounts;
-mod audit_documents;
-pub mod audit_pace;
-mod audit_view;
 pub mod batch;
 pub mod check;
 pub mod config;

@@ -1,12 +1,12 @@
 //! The background audit runs at the pace its own cost allows
-//! (`protocol::audit_pace`): a cheap one every 30 s, a costly one later, so
+//! (`protocol::audit::pace`): a cheap one every 30 s, a costly one later, so
 //! that watching a big cluster costs no more per poll than a small one; an
 //! audit the operator asks for runs at once.
 
 use crate::{app, audit_report, now};
 use estx::dashboard::event::{Event, IoRequest};
 use estx::dashboard::update::update;
-use estx::protocol::audit_pace::AuditCost;
+use estx::protocol::audit::pace::AuditCost;
 use std::time::Duration;
 
 fn tick(s: i64) -> Event {

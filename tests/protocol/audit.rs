@@ -468,7 +468,7 @@ async fn under_live_traffic_the_audit_reports_nothing_that_is_not_there() {
 
 /// A measured audit counts the requests it sent itself, not those other
 /// work on the same cluster sends meanwhile (the poll, an act): its cost
-/// paces the background audit (`protocol::audit_pace`).
+/// paces the background audit (`protocol::audit::pace`).
 #[tokio::test]
 async fn a_measured_audit_counts_its_own_requests_only() {
     let fx = Fx::new().await;

@@ -16,7 +16,7 @@ pub mod metrics;
 use crate::cli::exit;
 use crate::cli::output::err;
 use crate::cli::values;
-use crate::protocol::audit_pace::{MIN_GAP, REFERENCE_POLL};
+use crate::protocol::audit::pace::{MIN_GAP, REFERENCE_POLL};
 use crate::protocol::Protocol;
 use crate::signals::StopSignals;
 use metrics::{exposition, PollOutcome, Reading};
@@ -125,7 +125,7 @@ async fn poll_loop(p: &Protocol, every: Duration, shared: &Shared) -> Infallible
 }
 
 /// The last audit's findings, run again when its cost allows (see
-/// [`crate::protocol::audit_pace`]): a small cluster is audited at every
+/// [`crate::protocol::audit::pace`]): a small cluster is audited at every
 /// poll as before, a big one less often, so that the exporter costs the
 /// cluster no more than a dashboard does.
 #[derive(Debug, Default)]

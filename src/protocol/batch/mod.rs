@@ -52,7 +52,7 @@
 //!   [`Protocol::recover`]. A step starts only after the previous step of
 //!   its transaction ended, so each transaction runs its plan in order, and
 //!   its source account is written before its destination (the audit's
-//!   in-flight correction relies on that order, see `audit_view.rs`).
+//!   in-flight correction relies on that order, see `audit/view.rs`).
 //! - **The fence holds per account write** (the argument of
 //!   [`decide`](super::decide), with its claim generalised as it states):
 //!   an apply is carried only when its transaction was claimed this round,

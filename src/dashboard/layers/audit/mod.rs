@@ -13,7 +13,7 @@ use crate::dashboard::keymap::{Keymap, Op};
 use crate::dashboard::load::Load;
 use crate::dashboard::log::LogLevel;
 use crate::protocol::audit::{AuditReport, Finding, FindingKind};
-use crate::protocol::audit_pace::AuditCost;
+use crate::protocol::audit::pace::AuditCost;
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 
@@ -28,7 +28,7 @@ pub struct AuditState {
     /// What the last audit cost (requests, CPU, time): it sets the pace.
     pub cost: Option<AuditCost>,
     /// When the next background audit is due (paced by its cost, see
-    /// `protocol::audit_pace`); `None`: at once.
+    /// `protocol::audit::pace`); `None`: at once.
     pub next_at: Option<DateTime<Utc>>,
 }
 

@@ -16,8 +16,8 @@
 //! the budget allows. An audit the operator asks for (a key, or after an
 //! act) runs at once whatever the pace.
 
-use super::audit::AuditReport;
-use super::Protocol;
+use super::AuditReport;
+use crate::protocol::Protocol;
 use crate::error::Result;
 use std::time::{Duration, Instant};
 

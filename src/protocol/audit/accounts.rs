@@ -1,20 +1,20 @@
 //! The audit's part on the accounts' pending entries: malformed accounts,
 //! entries of transactions that are terminal or missing (a late apply,
 //! undone with `--repair` where that is unambiguous),
-//! and the correction of the total for transfers in flight (`audit_view.rs`).
+//! and the correction of the total for transfers in flight ([`view`](super::view)).
 //!
 //! An entry is reported only after the transaction and then the account
 //! were re-read by id (realtime), in that order: a transaction seen terminal
 //! stays terminal, so an account still carrying it after that read really
 //! is dangling, never a transfer in progress.
 
-use super::account::{AccountState, SettledOutcome};
-use super::audit::{finding, FindingKind, Found, RepairEffect};
-use super::decide;
-use super::executor::StepOutcome;
-use super::steps;
-use super::transaction::{Transaction, TxnState};
-use super::Protocol;
+use crate::protocol::account::{AccountState, SettledOutcome};
+use super::{finding, FindingKind, Found, RepairEffect};
+use crate::protocol::decide;
+use crate::protocol::executor::StepOutcome;
+use crate::protocol::steps;
+use crate::protocol::transaction::{Transaction, TxnState};
+use crate::protocol::Protocol;
 use crate::cluster::Hit;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
@@ -82,12 +82,12 @@ impl Protocol {
         let carried_ids: Vec<String> = carried.keys().cloned().collect();
         let carried_txns = self.transactions_by_id(&carried_ids).await?;
         // The correction for transfers in flight, from the same view as the
-        // total (see audit_view.rs).
-        let in_flight_delta = super::audit_view::one_sided_delta(
+        // total (see view.rs).
+        let in_flight_delta = super::view::one_sided_delta(
             &carried,
             &carried_txns,
             view_at,
-            self.config.fencing == super::decide::Fencing::On,
+            self.config.fencing == crate::protocol::decide::Fencing::On,
         );
         self.keep_still_carried(&mut carried).await?;
         let mut repaired = 0i64;
@@ -194,7 +194,7 @@ impl Protocol {
             return 0;
         };
         match &t.state {
-            // In flight: counted from the view (see audit_view.rs).
+            // In flight: counted from the view (see view.rs).
             Some(TxnState::Pending | TxnState::Terminating | TxnState::Committed) => 0,
             Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
                 let entry = Entry {

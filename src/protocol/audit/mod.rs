@@ -10,16 +10,22 @@
 //!
 //! Right under live traffic: every query comes from the read side (resolved
 //! fields); the total, the accounts scan and the correction for transfers
-//! in flight (`audit_view.rs`: which accounts had applied each transfer)
+//! in flight ([`view`]: which accounts had applied each transfer)
 //! come from one point-in-time view where the server has one (otherwise the
 //! report says the total is approximate); and a finding is reported only after the documents involved
 //! were re-read by id (realtime), in an order that cannot mistake a transfer
 //! in progress for a dangling entry: the transaction first (terminal states
 //! are final), then the account again.
 //!
-//! This file holds the report, the exact total and the order of the parts:
-//! the accounts' pending entries and their repairs (`audit_accounts.rs`),
-//! then the transactions and locks (`audit_documents.rs`).
+//! The audit in one module: this file holds the report, the exact total and
+//! the order of the parts: the accounts' pending entries and their repairs
+//! ([`accounts`]), then the transactions and locks ([`documents`]); how often
+//! the audit may run in the background is [`pace`].
+
+mod accounts;
+mod documents;
+pub mod pace;
+mod view;
 
 use super::integer::read_integer;
 use super::read::{Coverage, Queries, Scan, ScanSummary};

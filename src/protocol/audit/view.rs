@@ -21,8 +21,8 @@
 //! has its own refresh instant, so the total itself is only as consistent
 //! as that.)
 
-use super::account::AccountState;
-use super::transaction::{amount_problem, Transaction, TxnState};
+use crate::protocol::account::AccountState;
+use crate::protocol::transaction::{amount_problem, Transaction, TxnState};
 use chrono::{DateTime, Duration, Utc};
 use std::collections::{BTreeMap, HashMap};
 

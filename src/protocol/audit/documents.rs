@@ -3,11 +3,11 @@
 //! naming accounts that do not exist, and stale locks. Each finding is
 //! confirmed by a read by id (realtime) before it is reported.
 
-use super::audit::{finding, FindingKind, Found};
-use super::read::rules::{is_undated, within_window};
-use super::read::{Queries, Scan};
-use super::transaction::{Transaction, TxnState};
-use super::Protocol;
+use super::{finding, FindingKind, Found};
+use crate::protocol::read::rules::{is_undated, within_window};
+use crate::protocol::read::{Queries, Scan};
+use crate::protocol::transaction::{Transaction, TxnState};
+use crate::protocol::Protocol;
 use crate::error::{Error, Result};
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
@@ -36,7 +36,7 @@ impl Protocol {
     async fn audit_odd_states(&self, q: &Queries<'_>, found: &mut Found) -> Result<()> {
         let ix = &self.config.indices;
         let mut odd_hits = Vec::new();
-        let odd = super::read::scan::scan(
+        let odd = crate::protocol::read::scan::scan(
             self.cluster(),
             &ix.transactions,
             Scan::new(q.odd_states(), vec![]),
@@ -171,7 +171,7 @@ impl Protocol {
                     if self.owner_just_ended(&fresh).await? {
                         continue;
                     }
-                    if let super::locks::Staleness::Stale(why) = &fresh.staleness {
+                    if let crate::protocol::locks::Staleness::Stale(why) = &fresh.staleness {
                         found.findings.push(finding(
                             FindingKind::StaleLock,
                             &fresh.info.resource,
@@ -190,7 +190,7 @@ impl Protocol {
     /// Whether the lock's owner ended within the recovery window: its
     /// worker releases its locks right after, so under live traffic such a
     /// lock is not (yet) a finding.
-    async fn owner_just_ended(&self, lock: &super::locks::LockView) -> Result<bool> {
+    async fn owner_just_ended(&self, lock: &crate::protocol::locks::LockView) -> Result<bool> {
         let Some(owner) = &lock.info.owner else {
             return Ok(false);
         };
