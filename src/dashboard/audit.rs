@@ -6,8 +6,8 @@
 use super::app::{App, LogLevel};
 use super::event::IoRequest;
 use super::layers::audit::Audit;
-use crate::protocol::audit::AuditReport;
 use crate::protocol::audit::pace::{AuditCost, MIN_GAP};
+use crate::protocol::audit::AuditReport;
 
 /// Asks for an audit when the next background one is due (or `now`),
 /// unless one is running or there is no data yet.

@@ -2,8 +2,8 @@
 //! action tasks send to the UI loop (`Event`), and what the pure `update`
 //! function asks the loop to do in return (`IoRequest`).
 
-use crate::protocol::audit::AuditReport;
 use crate::protocol::audit::pace::AuditCost;
+use crate::protocol::audit::AuditReport;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::{
     reason_missing, Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Selection,

@@ -24,8 +24,8 @@ use crate::protocol::intervene::{
     Tally, Value,
 };
 use crate::protocol::jobs::{Pace, Progress};
-use crate::protocol::locks::SweptLock;
 use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::locks::SweptLock;
 use crate::protocol::{Procedure, ProcedureRefusal, ProcedureReport, Protocol, Verdict};
 use crate::signals::{StopSignal, StopSignals};
 use std::collections::BTreeMap;

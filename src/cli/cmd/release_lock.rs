@@ -11,8 +11,8 @@ use crate::cli::output::outcome::{
 use crate::cli::output::{err, fail, out};
 use crate::error::Result;
 use crate::protocol::intervene::{Act, Value};
-use crate::protocol::locks::TxnLocksRelease;
 use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::locks::TxnLocksRelease;
 use crate::protocol::Protocol;
 
 /// `release-lock RESOURCE` or `release-lock --txn ID`.

@@ -8,8 +8,8 @@
 use super::theme::{bold, more_hint, pane_block, short_id, Theme};
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::layout::{lock_rows_that_fit, LOCK_WIDE};
-use crate::protocol::locks::Staleness;
 use crate::protocol::locks::LockView;
+use crate::protocol::locks::Staleness;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::time::human_age;
 use ratatui::layout::{Alignment, Constraint, Rect};

@@ -8,15 +8,15 @@
 //! stays terminal, so an account still carrying it after that read really
 //! is dangling, never a transfer in progress.
 
-use crate::protocol::account::{AccountState, SettledOutcome};
 use super::{finding, FindingKind, Found, RepairEffect};
+use crate::cluster::Hit;
+use crate::error::Result;
+use crate::protocol::account::{AccountState, SettledOutcome};
 use crate::protocol::decide;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::steps;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::Protocol;
-use crate::cluster::Hit;
-use crate::error::Result;
 use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 

@@ -17,8 +17,8 @@
 //! act) runs at once whatever the pace.
 
 use super::AuditReport;
-use crate::protocol::Protocol;
 use crate::error::Result;
+use crate::protocol::Protocol;
 use std::time::{Duration, Instant};
 
 /// The shortest gap between two background audits.

@@ -435,7 +435,8 @@ impl Protocol {
                     docs.into_iter()
                         .filter_map(|(r, doc)| {
                             let doc = doc?;
-                            let owner = super::locks::LockInfo::from_source(&r, &doc.source).owner?;
+                            let owner =
+                                super::locks::LockInfo::from_source(&r, &doc.source).owner?;
                             Some((r, owner))
                         })
                         .collect(),

@@ -5,19 +5,18 @@
 //! staleness. Releasing is in [`release`](super::release).
 
 use super::{LockInfo, LockView, StaleReason, Staleness};
+use crate::cluster::{CreateOutcome, VersionedDoc};
+use crate::error::Result;
 use crate::protocol::read::TimeFields;
 use crate::protocol::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
 use crate::protocol::steps::{ProcedureRefusal, Step};
 use crate::protocol::time::format_timestamp;
 use crate::protocol::transaction::{Transfer, TxnState};
 use crate::protocol::Protocol;
-use crate::cluster::{CreateOutcome, VersionedDoc};
-use crate::error::Result;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
-
 
 /// Outcome of trying to take a lock.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,7 +171,8 @@ impl Protocol {
                 match self.acquire_lock(resource, &t.id).await {
                     Ok(AcquireOutcome::Acquired) => {}
                     Ok(AcquireOutcome::TookOver(old, why)) => {
-                        let result = StepResult::Updated(crate::protocol::decide::Effect::LockReleased);
+                        let result =
+                            StepResult::Updated(crate::protocol::decide::Effect::LockReleased);
                         let label =
                             format!("take over stale lock of {} ({why})", old.holder_label());
                         self.record(report, t, None, &label, target.clone(), result);

@@ -5,8 +5,8 @@
 
 use super::liveness::{read_heartbeats, LivenessReport, MAX_HEARTBEATS};
 use super::{Heartbeats, StaleReason, Staleness, UnknownReason};
-use crate::protocol::Protocol;
 use crate::error::Result;
+use crate::protocol::Protocol;
 use serde_json::json;
 
 impl Protocol {

@@ -4,12 +4,12 @@
 //! abandoned locks see the same shard coverage and total as the other reads
 //! ("partial: N of M shards failed", "600 of 10 000").
 
+use super::LockInfo;
+use super::LockView;
+use crate::error::{Error, Result};
 use crate::protocol::read::by_id::by_ids;
 use crate::protocol::read::scan::{scan, Scan, ScanSummary};
 use crate::protocol::read::Queries;
-use crate::error::{Error, Result};
-use super::LockInfo;
-use super::LockView;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::Protocol;
 use serde_json::json;

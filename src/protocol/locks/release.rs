@@ -12,12 +12,12 @@
 
 use super::ReleaseAction;
 use super::{LockInfo, LockView, Staleness};
+use crate::cluster::{Changes, DeleteOutcome, VersionedDoc, WriteOutcome};
+use crate::error::{Error, Result};
 use crate::protocol::read::Coverage;
 use crate::protocol::report::{ProcedureReport, StepResult};
 use crate::protocol::transaction::{Transaction, Transfer};
 use crate::protocol::Protocol;
-use crate::cluster::{Changes, DeleteOutcome, VersionedDoc, WriteOutcome};
-use crate::error::{Error, Result};
 use std::collections::BTreeSet;
 
 /// Outcome of a release.

@@ -5,8 +5,8 @@
 use super::{lock_owner, ts, txn};
 use crate::fixture::Fx;
 use chrono::Duration as ChronoDuration;
-use estx::protocol::locks::Staleness;
 use estx::protocol::locks::ReleaseOutcome;
+use estx::protocol::locks::Staleness;
 use estx::protocol::TxnState;
 use serde_json::json;
 use std::collections::BTreeMap;

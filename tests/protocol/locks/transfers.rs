@@ -6,8 +6,8 @@
 use super::{lock_owner, txn};
 use crate::fixture::Fx;
 use crate::procedures::stage_with;
-use estx::protocol::locks::Staleness;
 use estx::protocol::locks::AcquireOutcome;
+use estx::protocol::locks::Staleness;
 use estx::protocol::{NewTransfer, ProcedureRefusal, RunLimits, StepResult, TxnState, Verdict};
 use std::time::Duration;
 

@@ -12,8 +12,8 @@ use crate::dashboard::event::Action;
 use crate::dashboard::keymap::{Keymap, Op};
 use crate::dashboard::load::Load;
 use crate::dashboard::log::LogLevel;
-use crate::protocol::audit::{AuditReport, Finding, FindingKind};
 use crate::protocol::audit::pace::AuditCost;
+use crate::protocol::audit::{AuditReport, Finding, FindingKind};
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 

@@ -11,8 +11,8 @@ use crate::dashboard::ui::theme::{amount_text, bold, datetime, route, signed, st
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::intervene::{EffectKind, Plan, PlanStep};
-use crate::protocol::locks::Staleness;
 use crate::protocol::locks::LockView;
+use crate::protocol::locks::Staleness;
 use crate::protocol::views::{Preview, TransactionDetail};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
