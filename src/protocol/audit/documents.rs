@@ -4,18 +4,13 @@
 //! confirmed by a read by id (realtime) before it is reported.
 
 use super::{finding, FindingKind, Found};
-use crate::protocol::read::rules::{is_undated, within_window};
+use crate::error::{Error, Result};
+use crate::protocol::read::rules::{is_only_undated, within_window};
 use crate::protocol::read::{Queries, Scan};
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::Protocol;
-use crate::error::{Error, Result};
 use serde_json::json;
 use std::collections::{BTreeSet, HashMap};
-
-/// Whether a transaction's only problem is its modification time.
-fn only_undated(t: &Transaction) -> bool {
-    is_undated(t) && t.problems.iter().all(|p| p.contains("modification_time"))
-}
 
 impl Protocol {
     /// Finds the transactions in unknown states or malformed, the undated
@@ -75,7 +70,7 @@ impl Protocol {
         let scanned = self
             .scan_transactions(q.in_flight(), |page| {
                 for t in &page {
-                    if only_undated(t) {
+                    if is_only_undated(t) {
                         found.findings.push(finding(
                             FindingKind::UndatedTransaction,
                             &t.id,

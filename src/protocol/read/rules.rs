@@ -126,6 +126,15 @@ pub fn is_undated(t: &Transaction) -> bool {
     t.modification_time.is_none()
 }
 
+/// Whether the only thing wrong with `t` is its `modification_time`: the
+/// audit calls it undated (counted as stuck), not malformed. Known from the
+/// fields, not the problems' words (which a schema map may rename): a
+/// modification time that was not read adds exactly one problem (see
+/// [`Transaction::from_source`]).
+pub fn is_only_undated(t: &Transaction) -> bool {
+    is_undated(t) && t.problems.len() == 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +164,28 @@ mod tests {
         assert_eq!(t("pending", None), Urgency::Undated);
         assert_eq!(t("pending", Some("yesterday".into())), Urgency::Undated);
         assert!(Urgency::Undated.is_stuck() && Urgency::Undated.needs_investigation());
+    }
+
+    /// Undated but otherwise well-formed (the field missing or unreadable)
+    /// is told from undated and malformed besides, and from dated.
+    #[test]
+    fn only_undated_is_read_from_the_fields() {
+        let t = |extra: serde_json::Value| {
+            let mut v = json!({"transaction_state": "pending", "src_acct": "A",
+                "dest_acct": "B", "amount": 1});
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            is_only_undated(&txn(v))
+        };
+        assert!(t(json!({})));
+        assert!(t(json!({"modification_time": "yesterday"})));
+        assert!(!t(json!({"amount": "ten"})));
+        assert!(!t(json!({"modification_time": "yesterday", "src_acct": 5})));
+        assert!(!t(json!({"modification_time": Utc::now().to_rfc3339()})));
+        assert!(!t(
+            json!({"modification_time": Utc::now().to_rfc3339(), "amount": null})
+        ));
     }
 
     /// At the edge of the recovery window, to the millisecond, and with
