@@ -144,3 +144,35 @@ fn aws_opensearch_2_with_explicit_index_refused() {
 fn elasticsearch_8_with_a_role_on_alias_names_only() {
     under(Personality::Elasticsearch8AliasOnlyRole);
 }
+
+/// The session where an ingest pipeline stamps `modification_time` on every
+/// write (the article's own pipeline; the proxy emulates it, see
+/// `proxy/fls.rs`): the tool recognises its own writes by the fields it
+/// wrote, so the stamp neither hides a landed step whose answer was lost
+/// nor stops a run.
+#[test]
+fn opensearch_2_with_a_pipeline_stamping_every_write() {
+    let server = TestServer::shared();
+    if server.is_external() {
+        eprintln!("personalities apply to osmem-server only");
+        return;
+    }
+    let proxy = FaultProxy::start(server.url());
+    proxy.personality(Personality::OpenSearch2);
+    proxy.stamp_writes(Some("modification_time"));
+    // The session's own seeding (staged transfers backdated an hour) goes
+    // to the server: through the pipeline no backdate would hold.
+    let p = Personality::OpenSearch2;
+    let s = Session::as_user(
+        &proxy.url(),
+        "opensearch-2, stamping pipeline",
+        None,
+        server.url(),
+    );
+    // The answer to the recovery's first write of `m1` is lost after it
+    // landed, stamped: the tool must know the write for its own by the
+    // fields it wrote (it read it as another process's before, exit 5).
+    proxy.drop_responses("POST", &format!("/{}/_update/m1", s.ix.transactions), 1);
+    session::run_in(&s, Some(p));
+    assert_eq!(proxy.dropped(), 1, "the lost answer was not exercised");
+}
