@@ -144,13 +144,15 @@ pub(super) async fn parts_of(cluster: &Cluster, index: &str, run: &str) -> Resul
             .collect();
         for (id, doc) in ids.iter().zip(cluster.mget(index, &ids).await?) {
             let Some(doc) = doc else { return Ok(parts) };
-            let part: Part = serde_json::from_value(Value::Object(doc.source)).map_err(|e| {
-                Error::Malformed {
-                    kind: "audit record part",
-                    id: id.clone(),
-                    problems: e.to_string(),
-                }
-            })?;
+            let malformed = |problems: String| Error::Malformed {
+                kind: "audit record part",
+                id: id.clone(),
+                problems,
+            };
+            let mut source = doc.source;
+            super::compact::unpack(&mut source).map_err(malformed)?;
+            let part: Part = serde_json::from_value(Value::Object(source))
+                .map_err(|e| malformed(e.to_string()))?;
             parts.push(part);
         }
     }

@@ -459,13 +459,17 @@ impl Record {
     }
 }
 
-/// An audit record as stored, or why it cannot be read.
+/// An audit record as stored (packed, `super::compact`, or in the full
+/// form records had before), or why it cannot be read.
 pub(super) fn parse_record(id: &str, source: &Map<String, Value>) -> Result<Record> {
-    serde_json::from_value(Value::Object(source.clone())).map_err(|e| Error::Malformed {
+    let malformed = |problems: String| Error::Malformed {
         kind: "audit record",
         id: id.to_string(),
-        problems: e.to_string(),
-    })
+        problems,
+    };
+    let mut source = source.clone();
+    super::compact::unpack(&mut source).map_err(malformed)?;
+    serde_json::from_value(Value::Object(source)).map_err(|e| malformed(e.to_string()))
 }
 
 #[cfg(test)]
