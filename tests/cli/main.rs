@@ -228,7 +228,7 @@ impl World {
     }
 
     /// Every record in the audit index, read from the server directly
-    /// (after a refresh).
+    /// (after a refresh), in the full form (`trail::unpacked`).
     fn audit_records(&self) -> Vec<Value> {
         common::refresh(&self.g.url, &self.ix.audit);
         let (status, body) = common::http(
@@ -242,7 +242,12 @@ impl World {
             .as_array()
             .unwrap()
             .iter()
-            .map(|h| h["_source"].clone())
+            .map(|h| match h["_source"].clone() {
+                Value::Object(doc) => {
+                    Value::Object(estx::protocol::trail::unpacked(doc).expect("readable record"))
+                }
+                other => other,
+            })
             .collect()
     }
 

@@ -23,7 +23,11 @@
 //!
 //! `steps` stays (empty) beside `st`, so a reader of the old shape finds
 //! the field. The audit index's mapping stores `st`, `ix`, `steps` and
-//! `plan` without indexing them (`assets/mappings/audit.json`).
+//! `plan` without indexing them (`assets/mappings/audit.json`: objects with
+//! `"enabled": false`, which take any value, arrays and strings included,
+//! unparsed: <https://www.elastic.co/docs/reference/elasticsearch/mapping-reference/enabled>,
+//! <https://docs.opensearch.org/latest/mappings/mapping-parameters/enabled/>).
+//! An index mapped by an earlier `init` maps `st` and `ix` dynamically.
 
 use super::record::TrailStep;
 use crate::protocol::decide::Effect;

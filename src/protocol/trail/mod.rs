@@ -499,6 +499,23 @@ fn count(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::Invalid(format!("too many audit record parts: {n}")))
 }
 
+/// A record or part document of the audit index, as stored (packed, or in
+/// the full form of earlier versions), in the full form `history --json`
+/// shows: for readers of the index's raw documents (tests, tools).
+pub fn unpacked(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
+    compact::unpack(&mut doc).map_err(|problems| Error::Malformed {
+        kind: "audit document",
+        id: doc
+            .get("record_id")
+            .or_else(|| doc.get("run_id"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        problems,
+    })?;
+    Ok(doc)
+}
+
 /// A record or part as the audit index stores it ([`compact::pack`]).
 fn to_stored<T: Serialize>(doc: &T) -> Result<Map<String, Value>> {
     let mut map = to_map(doc)?;

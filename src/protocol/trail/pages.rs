@@ -21,8 +21,8 @@ use std::collections::HashSet;
 
 /// The most bytes of list items one audit document holds as the index
 /// stores it (packed, `super::compact`; a page takes at least one item,
-/// whatever its size). Well under nginx's 1 MiB default, in the full form
-/// too (about four times the packed size).
+/// whatever its size). Well under nginx's 1 MiB default. (A file trail
+/// writes the same pages in the full form, which has no such limit.)
 pub const PAGE_BUDGET: usize = 256 * 1024;
 
 /// The lists of one audit document.
