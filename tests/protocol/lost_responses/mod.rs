@@ -21,7 +21,7 @@
 use crate::fixture::Fx;
 use crate::procedures::stage;
 use estx::protocol::{
-    NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState, Verdict,
+    NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState,
 };
 
 mod all_writes;
@@ -116,18 +116,7 @@ async fn prepare(fx: &Fx, tag: &str, staged: Option<usize>, pre_rollback: usize)
         }
     }
     if pre_rollback > 0 {
-        let limits = RunLimits {
-            max_steps: Some(pre_rollback),
-        };
-        let report = fx
-            .proto
-            .run_procedure(&n.id, Procedure::Rollback, true, limits)
-            .await;
-        assert!(
-            matches!(report.verdict, Verdict::Stopped(_)),
-            "{:?}",
-            report.verdict
-        );
+        fx.kit().stop_rollback(&n.id, pre_rollback, true).await;
         assert_eq!(fx.state(&n.id).await, TxnState::Terminating);
     }
     n
