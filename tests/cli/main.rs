@@ -16,7 +16,7 @@
 mod common;
 
 use chrono::{Duration as ChronoDuration, Utc};
-use common::world::{ago, Kit, Lock, Payers, Stop};
+use common::world::{ago, blocking_protocol, Kit, Lock, Payers, Stop};
 use common::{tmux, TestIndices, TestServer};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::{Protocol, ProtocolConfig, Verdict};
@@ -255,20 +255,7 @@ impl World {
         let server = TestServer::shared();
         let ix = TestIndices::unique();
         let dir = tempfile::tempdir().unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let config = ProtocolConfig {
-            indices: ix.indices(),
-            ..ProtocolConfig::default()
-        };
-        let proto = rt.block_on(async {
-            Protocol::new(
-                Cluster::connect(&ConnectOptions::new(server.url())).unwrap(),
-                config,
-            )
-        });
+        let (rt, proto) = blocking_protocol(&ConnectOptions::new(server.url()), ix.indices());
         World {
             g: Globals {
                 url: server.url().to_string(),

@@ -10,14 +10,34 @@
 //! the protocol's own steps, the rest raw documents.
 
 use chrono::{Duration as ChronoDuration, Utc};
+use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::time::format_timestamp;
 use estx::protocol::{
-    Indices, NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, Verdict,
+    Indices, NewTransfer, Procedure, ProcedureReport, Protocol, ProtocolConfig, RunLimits, Verdict,
 };
 use serde_json::{json, Value};
 
 /// How many documents one `_bulk` request of the seeding carries.
 const CHUNK: usize = 1000;
+
+/// For the synchronous targets: a current-thread runtime, and in it a
+/// protocol handle (default settings) over `indices` at `connect`. Touches
+/// no network.
+pub fn blocking_protocol(
+    connect: &ConnectOptions,
+    indices: Indices,
+) -> (tokio::runtime::Runtime, Protocol) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let config = ProtocolConfig {
+        indices,
+        ..ProtocolConfig::default()
+    };
+    let proto = rt.block_on(async { Protocol::new(Cluster::connect(connect).unwrap(), config) });
+    (rt, proto)
+}
 
 /// RFC 3339 timestamp `minutes` ago (negative: in the future), in the
 /// format the tool writes.

@@ -5,10 +5,10 @@
 
 use super::common::proxy::{Difference, Personality};
 pub use super::common::world::ago;
-use super::common::world::{Kit, Stop};
+use super::common::world::{blocking_protocol, Kit, Stop};
 use super::common::{self, unique_prefix};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::protocol::{Indices, Protocol, ProtocolConfig};
+use estx::protocol::{Indices, Protocol};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
@@ -87,23 +87,13 @@ impl Session {
             audit: format!("{prefix}audit"),
             locks_named: true,
         };
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let config = ProtocolConfig {
-            indices: ix.clone(),
-            ..ProtocolConfig::default()
-        };
         let mut connect = ConnectOptions::new(url);
         connect.user = user.map(|(n, _)| n.to_string());
         connect.password = user.map(|(_, p)| p.to_string());
-        let (proto, admin) = rt.block_on(async {
-            let admin = Cluster::connect(&ConnectOptions::new(helper_url)).unwrap();
-            (
-                Protocol::new(Cluster::connect(&connect).unwrap(), config.clone()),
-                Protocol::new(admin, config),
-            )
+        let (rt, proto) = blocking_protocol(&connect, ix.clone());
+        let admin = rt.block_on(async {
+            let cluster = Cluster::connect(&ConnectOptions::new(helper_url)).unwrap();
+            Protocol::new(cluster, proto.config().clone())
         });
         Session {
             url: url.to_string(),
@@ -180,7 +170,8 @@ impl Session {
     /// Moves the transaction's `modification_time` `minutes` into the past
     /// (written as the session's own set-up: at the helper's URL).
     pub fn backdate(&self, id: &str, minutes: i64) {
-        self.rt.block_on(Kit::new(&self.admin).backdate(id, minutes));
+        self.rt
+            .block_on(Kit::new(&self.admin).backdate(id, minutes));
     }
 
     pub fn state(&self, id: &str) -> String {

@@ -3,11 +3,11 @@
 //! the `estx-tui` binary started on them in a tmux session of fixed size.
 
 use crate::common;
-use crate::common::world::{ago, Kit, Lock, Payers, Stop};
+use crate::common::world::{ago, blocking_protocol, Kit, Lock, Payers, Stop};
 use crate::tmux::Tmux;
-use estx::cluster::{Cluster, ConnectOptions, VersionedDoc};
+use estx::cluster::{ConnectOptions, VersionedDoc};
 use estx::protocol::account::AccountState;
-use estx::protocol::{Protocol, ProtocolConfig, TxnState, Verdict};
+use estx::protocol::{Protocol, TxnState, Verdict};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -41,20 +41,8 @@ impl World {
     pub(crate) fn new() -> World {
         let server = common::TestServer::shared();
         let ix = common::TestIndices::unique();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let config = ProtocolConfig {
-            indices: ix.indices(),
-            ..ProtocolConfig::default()
-        };
-        let proto = rt.block_on(async {
-            let cluster = Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
-            let proto = Protocol::new(cluster, config);
-            proto.ensure_indices().await.unwrap();
-            proto
-        });
+        let (rt, proto) = blocking_protocol(&ConnectOptions::new(server.url()), ix.indices());
+        rt.block_on(proto.ensure_indices()).unwrap();
         World {
             rt,
             proto,

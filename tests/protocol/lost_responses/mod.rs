@@ -20,9 +20,7 @@
 
 use crate::fixture::Fx;
 use crate::procedures::stage;
-use estx::protocol::{
-    NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState,
-};
+use estx::protocol::{NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState};
 
 mod all_writes;
 mod each_write;
