@@ -62,7 +62,7 @@ pub struct Session {
     pub rt: tokio::runtime::Runtime,
     pub proto: Protocol,
     /// The protocol at `helper_url`, unauthenticated: the session's own
-    /// set-up (backdating) goes through it.
+    /// set-up (accounts, backdating) goes through it.
     admin: Protocol,
 }
 
@@ -243,15 +243,10 @@ impl Session {
 
     /// `init`, and the accounts at [`BALANCE`].
     pub fn init(&self) {
-        let s = self;
-        s.run(&["init"]).code(0);
+        self.run(&["init"]).code(0);
+        let kit = Kit::new(&self.admin);
         for a in ACCOUNTS {
-            let (status, body) = s.http(
-                "PUT",
-                &format!("{}/_doc/{a}", s.ix.accounts),
-                Some(&json!({"balance": BALANCE, "pending_transactions": []})),
-            );
-            assert!((200..300).contains(&status), "{body}");
+            self.rt.block_on(kit.account(a, BALANCE));
         }
     }
 }
