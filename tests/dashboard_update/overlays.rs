@@ -124,7 +124,7 @@ fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
     let act = app.overlays.dialog().unwrap().intervention();
     assert_eq!(
         act.act,
-        estx::protocol::intervene::Act::Recover("t-1".into())
+        estx::protocol::intervene::AnyAct::Recover(estx::protocol::intervene::Recover::new("t-1"))
     );
     let plan = estx::protocol::intervene::Plan::on_transaction(
         Some(estx::protocol::Procedure::Recover),

@@ -1,11 +1,11 @@
-//! What an operator asks for: an [`Act`] on its typed target with the
-//! operator's [`Choices`], together an [`Intervention`]; and the one rule
-//! of when the audit trail wants a reason.
+//! What an operator asks for: an act (a type implementing [`Act`]) on its
+//! typed target with the operator's [`Choices`], together an
+//! [`Intervention`]; and the one rule of when the audit trail wants a
+//! reason.
 
-use super::bulk::BulkAct;
+use super::acts::{Act, AnyAct};
 use super::refusal::ActRefusal;
 use crate::protocol::trail::{ActionKind, Interface};
-use crate::protocol::{NewTransfer, Procedure};
 
 /// The operator's choices an act is made with (the record keeps them).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,93 +56,40 @@ impl Choices {
     }
 }
 
-/// Every act an operator can make, each on its typed target.
+/// An act with the operator's choices: what the front ends build. `A` is
+/// the act's own type ([`super::Rollback`], [`super::BulkAct`], ...), so its
+/// run gives that act's own result; [`AnyAct`] when a front end holds
+/// whichever act the operator chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Act {
-    /// Roll back transaction `0`.
-    Rollback(String),
-    /// Recover transaction `0` (move it forward from where it stopped).
-    Recover(String),
-    /// Release the lock on resource `0`.
-    ReleaseLock(String),
-    /// Release every lock transaction `txn` owns.
-    ReleaseLocksOf {
-        /// The owner transaction.
-        txn: String,
-        /// Act even when the search for its locks saw only some shards.
-        allow_partial: bool,
-    },
-    /// The audit's repair of dangling entries (`account`: the finding the
-    /// operator started from, if any; the repair covers every account).
-    AuditRepair {
-        /// The account of the finding acted on.
-        account: Option<String>,
-        /// The total of all balances the audit is to expect, if known.
-        expect_total: Option<i64>,
-        /// Audit a partial view (some shards failed).
-        allow_partial: bool,
-    },
-    /// Reverse finished transaction `txn` by a compensating transfer.
-    Reverse {
-        /// The original.
-        txn: String,
-        /// Let recovery finish a committed original first.
-        finish_committed: bool,
-    },
-    /// A new transfer started by an operator.
-    Transfer {
-        /// What to move (its id set).
-        transfer: NewTransfer,
-        /// Hold locks on both accounts while it runs.
-        locks: bool,
-    },
-    /// A rollback or recovery over a selection, as one act.
-    Bulk(BulkAct),
-}
-
-/// An act with the operator's choices: what the front ends build.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Intervention {
+pub struct Intervention<A = AnyAct> {
     /// What.
-    pub act: Act,
+    pub act: A,
     /// How.
     pub choices: Choices,
 }
 
-impl Intervention {
+impl<A: Act> Intervention<A> {
     /// `act` with `choices`.
-    pub fn new(act: Act, choices: Choices) -> Intervention {
+    pub fn new(act: A, choices: Choices) -> Intervention<A> {
         Intervention { act, choices }
     }
 
-    /// The rollback or recovery of `txn`.
-    pub fn procedure(procedure: Procedure, txn: &str, choices: Choices) -> Intervention {
-        let act = match procedure {
-            Procedure::Rollback => Act::Rollback(txn.to_string()),
-            Procedure::Recover => Act::Recover(txn.to_string()),
-        };
-        Intervention::new(act, choices)
+    /// The same intervention, its act held as any act.
+    pub fn any(self) -> Intervention<AnyAct>
+    where
+        A: Into<AnyAct>,
+    {
+        Intervention::new(self.act.into(), self.choices)
     }
 
     /// What the audit trail calls it.
     pub fn action(&self) -> ActionKind {
-        match &self.act {
-            Act::Rollback(_) => ActionKind::Rollback,
-            Act::Recover(_) => ActionKind::Recover,
-            Act::ReleaseLock(_) | Act::ReleaseLocksOf { .. } => ActionKind::ReleaseLock,
-            Act::AuditRepair { .. } => ActionKind::AuditRepair,
-            Act::Reverse { .. } => ActionKind::Reverse,
-            Act::Transfer { .. } => ActionKind::Transfer,
-            Act::Bulk(b) => match b.procedure {
-                Procedure::Rollback => ActionKind::Rollback,
-                Procedure::Recover => ActionKind::Recover,
-            },
-        }
+        self.act.action()
     }
 
     /// Whether it acts on a selection of many transactions.
     pub fn is_bulk(&self) -> bool {
-        matches!(self.act, Act::Bulk(_))
+        self.act.is_bulk()
     }
 
     /// Why it may not run as chosen: the reason the audit trail wants is
@@ -180,20 +127,21 @@ pub fn reason_missing(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::intervene::{Recover, Rollback};
 
     #[test]
     fn reasons_are_required_for_rollbacks_reversals_forced_and_bulk_acts() {
         let ui = |reason: Option<&str>| Choices::new(Interface::Cli, reason.map(str::to_string));
-        let recover = Intervention::new(Act::Recover("t".into()), ui(None));
+        let recover = Intervention::new(Recover::new("t"), ui(None));
         assert_eq!(recover.missing_reason(), None);
-        let forced = Intervention::new(Act::Recover("t".into()), ui(None).forced(true));
+        let forced = Intervention::new(Recover::new("t"), ui(None).forced(true));
         assert!(forced.missing_reason().is_some());
-        let rollback = Intervention::new(Act::Rollback("t".into()), ui(Some("  ")));
+        let rollback = Intervention::new(Rollback::new("t"), ui(Some("  ")));
         assert_eq!(
             rollback.missing_reason().map(|r| r.to_string()).as_deref(),
             Some("rollback needs a reason for the audit trail")
         );
-        let given = Intervention::new(Act::Rollback("t".into()), ui(Some("INC-1")));
+        let given = Intervention::new(Rollback::new("t"), ui(Some("INC-1")));
         assert_eq!(given.missing_reason(), None);
     }
 }

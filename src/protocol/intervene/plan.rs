@@ -4,7 +4,7 @@
 //! How a plan is made is in `build.rs`.
 
 use super::selection::Selected;
-use super::{ActRefusal, BalanceEffect, Intervention};
+use super::{Act, ActRefusal, BalanceEffect, Intervention};
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
@@ -259,7 +259,7 @@ impl Plan {
     }
 
     /// The unfinished record of `i` with this plan.
-    pub fn draft(&self, i: &Intervention) -> RecordDraft {
+    pub fn draft<A: Act>(&self, i: &Intervention<A>) -> RecordDraft {
         let mut d = RecordDraft::new(i.action(), self.transactions.clone(), i.choices.interface);
         d.targets = self.targets.clone();
         d.reason = i.choices.reason_text().map(str::to_string);
@@ -290,10 +290,8 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::intervene::Choices;
+    use crate::protocol::intervene::{Choices, Recover};
     use crate::protocol::trail::{ActionKind, Interface};
-
-    use crate::protocol::intervene::Act;
 
     #[test]
     fn each_step_is_worded_once_and_the_record_keeps_the_words() {
@@ -326,7 +324,7 @@ mod tests {
             ]
         );
         let i = Intervention::new(
-            Act::Recover("t1".into()),
+            Recover::new("t1"),
             Choices::new(Interface::Dashboard, Some(" INC-1 ".into())).forced(true),
         );
         let d = plan.draft(&i);

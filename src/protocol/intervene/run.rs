@@ -3,18 +3,15 @@
 //! run, fold the steps and the outcome into the record and finish it
 //! ([`Started::run`]). A refusal here means nothing was written at all.
 
-use super::done::{Done, Value};
-use super::{Act, ActRefusal, BulkAct, Choices, Guard, Intervention, Plan, Runner, Selection};
+use super::done::{Done, Report};
+use super::Selection;
+use super::{Act, ActRefusal, AnyAct, BulkAct, Choices, Guard, Intervention, Plan, Runner};
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
 use crate::protocol::jobs::OwnWrites;
-use crate::protocol::locks::TxnLocksRelease;
 use crate::protocol::report::Tally;
-use crate::protocol::reverse::ReverseOptions;
-use crate::protocol::trail::{
-    release_outcome, ActOutcome, ActionKind, Ending, RecordId, Trail, TrailStep,
-};
-use crate::protocol::{Procedure, Protocol, RunLimits};
+use crate::protocol::trail::{ActionKind, Ending, RecordId, Trail};
+use crate::protocol::{Procedure, Protocol};
 use std::fmt;
 use std::sync::Arc;
 
@@ -44,10 +41,10 @@ impl fmt::Display for NotStarted {
 
 /// An act whose unfinished record is written: run it with [`Started::run`].
 #[derive(Debug)]
-pub struct Started {
+pub struct Started<A = AnyAct> {
     pub(super) trail: Trail,
     record: RecordId,
-    intervention: Intervention,
+    intervention: Intervention<A>,
     plan: Plan,
     /// The record's parts so far (the plan's, and a resumed run's
     /// checkpoints): a job's checkpoints are numbered after them.
@@ -94,7 +91,7 @@ async fn open_trail(p: &Protocol) -> Result<Trail, NotStarted> {
 
 /// Checks the reason, opens the trail (refusing when the audit index is
 /// missing), plans `i` and writes its unfinished record.
-pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted> {
+pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A>, NotStarted> {
     if let Some(r) = i.missing_reason() {
         return Err(NotStarted::Refused(r));
     }
@@ -137,7 +134,7 @@ pub async fn resume(
     run_id: &str,
     runner: Runner,
     choices: Choices,
-) -> Result<Started, NotStarted> {
+) -> Result<Started<BulkAct>, NotStarted> {
     let trail = open_trail(p).await?;
     let mut found = trail.unfinished(run_id).await.map_err(NotStarted::Plan)?;
     let own = std::mem::take(&mut found.own);
@@ -179,7 +176,7 @@ pub async fn resume(
     let reason = given.clone().or(found.record.reason.clone());
     let forced = choices.force.then(|| format!("{life}"));
     let interface = choices.interface;
-    let i = Intervention::new(Act::Bulk(act), Choices { reason, ..choices });
+    let i = Intervention::new(act, Choices { reason, ..choices });
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
     guarded(p, &i, &plan)?;
     trail
@@ -206,7 +203,7 @@ pub async fn resume(
 
 /// Refuses a bulk or forced act on a production profile that was not
 /// confirmed by typing what its [`Guard`] asks (the count from `plan`).
-fn guarded(p: &Protocol, i: &Intervention, plan: &Plan) -> Result<(), NotStarted> {
+fn guarded<A: Act>(p: &Protocol, i: &Intervention<A>, plan: &Plan) -> Result<(), NotStarted> {
     let c = p.config();
     let bulk = i.is_bulk().then_some(plan.transactions.len());
     match Guard::of(c.profile.as_deref(), c.production, i.choices.force, bulk) {
@@ -218,12 +215,12 @@ fn guarded(p: &Protocol, i: &Intervention, plan: &Plan) -> Result<(), NotStarted
 }
 
 /// [`start`], then [`Started::run`] on `p`: for callers that print
-/// nothing in between.
-pub async fn run(p: &Protocol, i: Intervention) -> Result<Done, NotStarted> {
+/// nothing in between. The result is the act's own.
+pub async fn run<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Done<A::Result>, NotStarted> {
     Ok(start(p, i).await?.run(p).await)
 }
 
-impl Started {
+impl<A: Act> Started<A> {
     /// The record written.
     pub fn record(&self) -> &RecordId {
         &self.record
@@ -240,24 +237,28 @@ impl Started {
     }
 
     /// The intervention.
-    pub fn intervention(&self) -> &Intervention {
+    pub fn intervention(&self) -> &Intervention<A> {
         &self.intervention
     }
 
     /// Runs the act on `p` (which may carry an observer), then completes
-    /// its record with the outcome, the summary and every step.
-    pub async fn run(self, p: &Protocol) -> Done {
-        if matches!(self.intervention.act, Act::Bulk(_)) {
-            return self.run_bulk(p, &super::Stop::default(), |_| {}).await;
-        }
-        self.run_single(p).await
+    /// its record with the outcome, the summary and every step
+    /// ([`Act::run`]). The result is the act's own.
+    pub async fn run(self, p: &Protocol) -> Done<A::Result> {
+        A::run(self, p).await
     }
 
-    /// Runs an act that is not a bulk one, and completes its record.
-    pub(super) async fn run_single(self, p: &Protocol) -> Done {
-        let value = perform(p, &self.intervention).await;
-        let ending = fold(p, &self.plan, &value);
-        self.finish(value, ending).await
+    /// The same started act held as `act` (what [`AnyAct`] forwards to).
+    pub(super) fn with_act<B: Act>(self, act: B) -> Started<B> {
+        Started {
+            trail: self.trail,
+            record: self.record,
+            intervention: Intervention::new(act, self.intervention.choices),
+            plan: self.plan,
+            parts: self.parts,
+            resumed: self.resumed,
+            own: self.own,
+        }
     }
 
     /// Takes the job `run`'s own last writes, as its record says, as this
@@ -276,14 +277,21 @@ impl Started {
         self.resumed.as_ref()
     }
 
-    /// Completes the record; the act's result with it.
-    pub(super) async fn finish(self, value: Value, ending: Ending) -> Done {
+    /// Completes the record with what the act did (its ending as its
+    /// result says, [`Report::ending`]); the act's result with it.
+    pub(super) async fn finish<R: Report>(self, p: &Protocol, value: R) -> Done<R> {
+        let ending = value.ending(p, &self.plan);
         self.finish_after(0, value, ending).await
     }
 
     /// [`Started::finish`] after `checkpoints` parts this run wrote as it
     /// went (the parts of a resumed run's earlier checkpoints counted too).
-    pub(super) async fn finish_after(self, checkpoints: u32, value: Value, ending: Ending) -> Done {
+    pub(super) async fn finish_after<R: Report>(
+        self,
+        checkpoints: u32,
+        value: R,
+        ending: Ending,
+    ) -> Done<R> {
         let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
         let (outcome, summary) = (ending.outcome, ending.summary.clone());
         let record_error = self
@@ -299,103 +307,5 @@ impl Started {
             record_error,
             value,
         }
-    }
-}
-
-/// Runs the act (every act but a bulk one, which [`super::bulk`] runs).
-async fn perform(p: &Protocol, i: &Intervention) -> Value {
-    let force = i.choices.force;
-    match &i.act {
-        Act::Rollback(id) => Value::Procedure(p.rollback(id, force).await),
-        Act::Recover(id) => Value::Procedure(p.recover(id, force).await),
-        Act::Transfer { transfer, locks } => {
-            Value::Procedure(p.transfer(transfer, *locks, RunLimits::default()).await)
-        }
-        Act::ReleaseLock(resource) => Value::Released(p.release_lock(resource, force).await.map(
-            |o| TxnLocksRelease {
-                released: vec![(resource.clone(), o)],
-                coverage: Default::default(),
-            },
-        )),
-        Act::ReleaseLocksOf { txn, allow_partial } => Value::Released(
-            p.release_transaction_locks_allowing(txn, force, *allow_partial)
-                .await,
-        ),
-        Act::AuditRepair {
-            expect_total,
-            allow_partial,
-            ..
-        } => Value::Repaired(p.audit_with(*expect_total, true, *allow_partial).await),
-        Act::Reverse {
-            txn,
-            finish_committed,
-        } => {
-            let opts = ReverseOptions {
-                finish_committed: *finish_committed,
-                force,
-                ..ReverseOptions::default()
-            };
-            Value::Reversed(p.reverse(txn, opts).await)
-        }
-        // Never reached: `Started::run` sends bulk acts to `run_bulk`.
-        Act::Bulk(_) => Value::Bulk(super::BulkDone::default()),
-    }
-}
-
-/// How the record ends for what an act did: its outcome, summary, counts
-/// (a bulk run's) and steps.
-pub(super) fn fold(p: &Protocol, plan: &Plan, value: &Value) -> Ending {
-    let (outcome, summary, steps) = match value {
-        Value::Procedure(r) => (
-            ActOutcome::from(&r.verdict),
-            r.verdict.to_string(),
-            r.steps.iter().map(TrailStep::from).collect(),
-        ),
-        Value::Released(result) => {
-            let locks = &p.config().indices.locks;
-            let owner = plan.transactions.first().cloned().unwrap_or_default();
-            let outcomes = result.as_ref().map_or(&[][..], |r| r.released.as_slice());
-            let steps = outcomes
-                .iter()
-                .map(|(r, o)| TrailStep::release(locks, &owner, r, o))
-                .collect();
-            let (outcome, summary) = release_outcome(outcomes, result.is_err());
-            let summary = match result {
-                Err(e) => format!("failed: {e}"),
-                Ok(_) => summary,
-            };
-            (outcome, summary, steps)
-        }
-        Value::Repaired(Ok(r)) => {
-            let outcome = if r.repairs.is_empty() {
-                ActOutcome::NothingToDo
-            } else {
-                ActOutcome::Completed
-            };
-            let summary = format!(
-                "{} repairs, {} findings left",
-                r.repairs.len(),
-                r.findings.len()
-            );
-            let steps = r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
-            (outcome, summary, steps)
-        }
-        Value::Repaired(Err(e)) => (ActOutcome::Failed, format!("failed: {e}"), Vec::new()),
-        Value::Reversed(r) => (
-            ActOutcome::from(&r.verdict),
-            r.verdict.to_string(),
-            r.steps.iter().map(TrailStep::from).collect(),
-        ),
-        Value::Bulk(b) => (b.outcome(), b.summary(), b.steps(p)),
-    };
-    let counts = match value {
-        Value::Bulk(b) => Some(b.tally()),
-        _ => None,
-    };
-    Ending {
-        outcome,
-        summary,
-        counts,
-        steps,
     }
 }

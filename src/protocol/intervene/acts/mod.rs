@@ -1,0 +1,137 @@
+//! Each operator act as its own type, one file each (after mini-redis's
+//! `cmd/`): the act's target, how it is planned and previewed, how it runs
+//! and its own result type. [`Act`] is what every act implements;
+//! [`AnyAct`] holds whichever act a front end was given and only forwards.
+//!
+//! Why a trait with an associated result (and not one enum matched by
+//! role): a front end that builds a rollback gets a rollback's result
+//! back (`Done<ProcedureReport>`), so it never re-matches what it already
+//! knows; the recipe every act shares (reason, trail, record, guard) stays
+//! written once, generic over the act, in `run.rs`. The enum remains for
+//! the one place that holds an act chosen at run time (the dashboard's
+//! dialog): its arms are generated from one list, so a new act is one
+//! line there.
+
+mod audit_repair;
+mod recover;
+mod release_lock;
+mod release_locks_of;
+mod reverse;
+mod rollback;
+mod transfer;
+
+pub use audit_repair::{AuditRepair, Repaired};
+pub use recover::Recover;
+pub use release_lock::{ReleaseLock, Released};
+pub use release_locks_of::ReleaseLocksOf;
+pub use reverse::Reverse;
+pub use rollback::Rollback;
+pub use transfer::Transfer;
+
+use super::{BulkAct, Done, Plan, Report, Started};
+use crate::error::Result;
+use crate::protocol::trail::ActionKind;
+use crate::protocol::Protocol;
+use std::fmt;
+use std::future::Future;
+
+/// An operator's act on its typed target: what the audit trail calls it,
+/// how it is planned (for the record and `--dry-run`) and previewed (for
+/// an operator to confirm), and how it runs once its record is begun.
+pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
+    /// What it did: its own result.
+    type Result: Report;
+
+    /// What the audit trail calls it.
+    fn action(&self) -> ActionKind;
+
+    /// Whether it acts on a selection of many transactions.
+    fn is_bulk(&self) -> bool {
+        false
+    }
+
+    /// Previews it from the documents as they are now. A target that
+    /// cannot be read gives a plan without steps (the run then says why it
+    /// cannot act); only a bulk act's selection fails here.
+    fn plan(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+
+    /// The plan with the documents it was judged on re-read beside it
+    /// ([`Plan::documents`]); a read that fails is an error here.
+    fn preview(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+
+    /// Runs it on `p` (which may carry an observer) and completes the
+    /// record `started` began ([`Started::finish`]).
+    fn run(started: Started<Self>, p: &Protocol)
+        -> impl Future<Output = Done<Self::Result>> + Send;
+}
+
+/// Declares [`AnyAct`], one variant per act type, and its forwarding.
+macro_rules! any_act {
+    ($($variant:ident),* $(,)?) => {
+        /// Whichever act a front end holds (the dashboard's pending act):
+        /// each variant is an act's own type, and every method forwards.
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub enum AnyAct {
+            $(
+                #[doc = concat!("A [`", stringify!($variant), "`].")]
+                $variant($variant),
+            )*
+        }
+
+        $(impl From<$variant> for AnyAct {
+            fn from(act: $variant) -> AnyAct {
+                AnyAct::$variant(act)
+            }
+        })*
+
+        impl Act for AnyAct {
+            type Result = Box<dyn Report>;
+
+            fn action(&self) -> ActionKind {
+                match self {
+                    $(AnyAct::$variant(a) => a.action(),)*
+                }
+            }
+
+            fn is_bulk(&self) -> bool {
+                match self {
+                    $(AnyAct::$variant(a) => a.is_bulk(),)*
+                }
+            }
+
+            async fn plan(&self, p: &Protocol) -> Result<Plan> {
+                match self {
+                    $(AnyAct::$variant(a) => a.plan(p).await,)*
+                }
+            }
+
+            async fn preview(&self, p: &Protocol) -> Result<Plan> {
+                match self {
+                    $(AnyAct::$variant(a) => a.preview(p).await,)*
+                }
+            }
+
+            async fn run(started: Started<AnyAct>, p: &Protocol) -> Done<Box<dyn Report>> {
+                match started.intervention().act.clone() {
+                    $(AnyAct::$variant(a) => {
+                        $variant::run(started.with_act(a), p).await.boxed()
+                    })*
+                }
+            }
+        }
+    };
+}
+
+/// The bulk act is declared beside its selection (`bulk.rs`).
+type Bulk = BulkAct;
+
+any_act!(
+    Rollback,
+    Recover,
+    ReleaseLock,
+    ReleaseLocksOf,
+    AuditRepair,
+    Reverse,
+    Transfer,
+    Bulk,
+);
