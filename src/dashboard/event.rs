@@ -95,7 +95,7 @@ impl Action {
     }
 
     /// The act on `target` with `choices`.
-    pub fn intervention(self, target: &str, choices: Choices) -> Intervention {
+    pub fn intervention(self, target: &str, choices: Choices) -> Intervention<AnyAct> {
         let target = target.to_string();
         let act = match self {
             Action::Rollback => AnyAct::Rollback(Rollback::new(target)),
@@ -205,7 +205,7 @@ impl Run {
     /// The act `y` confirmed, with the operator's choices: what the run
     /// performs and records (the act the dialog previewed, see
     /// [`Action::intervention`]).
-    pub fn intervention(&self) -> Intervention {
+    pub fn intervention(&self) -> Intervention<AnyAct> {
         let choices = Choices::new(Interface::Dashboard, self.reason.clone())
             .forced(self.force)
             .confirmed(self.confirmed.clone());

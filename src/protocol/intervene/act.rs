@@ -1,11 +1,22 @@
-//! What an operator asks for: an act (a type implementing [`Act`]) on its
-//! typed target with the operator's [`Choices`], together an
-//! [`Intervention`]; and the one rule of when the audit trail wants a
-//! reason.
+//! What an act is, the types every act shares: the [`Act`] trait each act
+//! implements (one file each in `acts/`), an act with the operator's
+//! [`Choices`] (together an [`Intervention`]), an act whose record is begun
+//! ([`Started`]: how it runs and finishes its record), and the one rule of
+//! when the audit trail wants a reason. The recipe that starts an act is in
+//! `run.rs`; this file imports neither it nor the acts, so the acts build
+//! on it without an import circle.
 
-use super::acts::{Act, AnyAct};
+use super::done::{Done, Report};
+use super::plan::Plan;
 use super::refusal::ActRefusal;
-use crate::protocol::trail::{ActionKind, Interface};
+use crate::error::Result;
+use crate::protocol::jobs::OwnWrites;
+use crate::protocol::report::Tally;
+use crate::protocol::trail::{ActionKind, Ending, Interface, RecordId, Trail};
+use crate::protocol::Protocol;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
 
 /// The operator's choices an act is made with (the record keeps them).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,12 +67,42 @@ impl Choices {
     }
 }
 
+/// An operator's act on its typed target: what the audit trail calls it,
+/// how it is planned (for the record and `--dry-run`) and previewed (for
+/// an operator to confirm), and how it runs once its record is begun.
+pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
+    /// What it did: its own result.
+    type Result: Report;
+
+    /// What the audit trail calls it.
+    fn action(&self) -> ActionKind;
+
+    /// Whether it acts on a selection of many transactions.
+    fn is_bulk(&self) -> bool {
+        false
+    }
+
+    /// Previews it from the documents as they are now. A target that
+    /// cannot be read gives a plan without steps (the run then says why it
+    /// cannot act); only a bulk act's selection fails here.
+    fn plan(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+
+    /// The plan with the documents it was judged on re-read beside it
+    /// ([`Plan::documents`]); a read that fails is an error here.
+    fn preview(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+
+    /// Runs it on `p` (which may carry an observer) and completes the
+    /// record `started` began ([`Started::finish`]).
+    fn run(started: Started<Self>, p: &Protocol)
+        -> impl Future<Output = Done<Self::Result>> + Send;
+}
+
 /// An act with the operator's choices: what the front ends build. `A` is
 /// the act's own type ([`super::Rollback`], [`super::BulkAct`], ...), so its
-/// run gives that act's own result; [`AnyAct`] when a front end holds
-/// whichever act the operator chose.
+/// run gives that act's own result; [`super::AnyAct`] when a front end
+/// holds whichever act the operator chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Intervention<A = AnyAct> {
+pub struct Intervention<A> {
     /// What.
     pub act: A,
     /// How.
@@ -72,14 +113,6 @@ impl<A: Act> Intervention<A> {
     /// `act` with `choices`.
     pub fn new(act: A, choices: Choices) -> Intervention<A> {
         Intervention { act, choices }
-    }
-
-    /// The same intervention, its act held as any act.
-    pub fn any(self) -> Intervention<AnyAct>
-    where
-        A: Into<AnyAct>,
-    {
-        Intervention::new(self.act.into(), self.choices)
     }
 
     /// What the audit trail calls it.
@@ -101,6 +134,127 @@ impl<A: Act> Intervention<A> {
             self.is_bulk(),
             self.choices.reason_text(),
         )
+    }
+}
+
+/// An act whose unfinished record is written: run it with [`Started::run`].
+#[derive(Debug)]
+pub struct Started<A> {
+    pub(super) trail: Trail,
+    pub(super) record: RecordId,
+    pub(super) intervention: Intervention<A>,
+    pub(super) plan: Plan,
+    /// The record's parts so far (the plan's, and a resumed run's
+    /// checkpoints): a job's checkpoints are numbered after them.
+    pub(super) parts: u32,
+    /// When this continues an unfinished run: what it found.
+    pub(super) resumed: Option<Resumed>,
+    /// On a job's way back: the transactions the job last wrote itself,
+    /// which the run does not refuse as recent ([`Protocol::with_own_writes`]).
+    pub(super) own: Option<Arc<OwnWrites>>,
+}
+
+/// What a resumed run found in its unfinished record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resumed {
+    /// Transactions the checkpoints say ended (skipped).
+    pub ended: usize,
+    /// Checkpoint parts found (the plan's parts not counted).
+    pub checkpoints: u32,
+    /// How the transactions those checkpoints list ended, counted.
+    pub earlier: Tally,
+    /// When the operator forced it over a job not presumed dead: what its
+    /// record said then (the record's summary notes it, with the reason).
+    pub forced: Option<String>,
+}
+
+impl<A: Act> Started<A> {
+    /// The record written.
+    pub fn record(&self) -> &RecordId {
+        &self.record
+    }
+
+    /// The audit index it is in.
+    pub fn index(&self) -> &str {
+        self.trail.index()
+    }
+
+    /// The plan recorded.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The intervention.
+    pub fn intervention(&self) -> &Intervention<A> {
+        &self.intervention
+    }
+
+    /// Runs the act on `p` (which may carry an observer), then completes
+    /// its record with the outcome, the summary and every step
+    /// ([`Act::run`]). The result is the act's own.
+    pub async fn run(self, p: &Protocol) -> Done<A::Result> {
+        A::run(self, p).await
+    }
+
+    /// The same started act held as `act` (what [`AnyAct`] forwards to).
+    pub(super) fn with_act<B: Act>(self, act: B) -> Started<B> {
+        Started {
+            trail: self.trail,
+            record: self.record,
+            intervention: Intervention::new(act, self.intervention.choices),
+            plan: self.plan,
+            parts: self.parts,
+            resumed: self.resumed,
+            own: self.own,
+        }
+    }
+
+    /// Takes the job `run`'s own last writes, as its record says, as this
+    /// run's to not refuse as recent: `--ids-from` the file of the
+    /// transactions a run of that job left when it was stopped. Returns how
+    /// many transactions the record says the job wrote.
+    pub async fn own_writes_of(&mut self, run: &str) -> crate::error::Result<usize> {
+        let own = self.trail.own_writes(run).await?;
+        let n = own.len();
+        self.own = Some(Arc::new(own));
+        Ok(n)
+    }
+
+    /// The resumption this run is, if it is one.
+    pub fn resumed(&self) -> Option<&Resumed> {
+        self.resumed.as_ref()
+    }
+
+    /// Completes the record with what the act did (its ending as its
+    /// result says, [`Report::ending`]); the act's result with it.
+    pub(super) async fn finish<R: Report>(self, p: &Protocol, value: R) -> Done<R> {
+        let ending = value.ending(p, &self.plan);
+        self.finish_after(0, value, ending).await
+    }
+
+    /// [`Started::finish`] after `checkpoints` parts this run wrote as it
+    /// went (the parts of a resumed run's earlier checkpoints counted too).
+    pub(super) async fn finish_after<R: Report>(
+        self,
+        checkpoints: u32,
+        value: R,
+        ending: Ending,
+    ) -> Done<R> {
+        let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
+        let (outcome, summary) = (ending.outcome, ending.summary.clone());
+        let record_error = self
+            .trail
+            .finish_after(&self.record, earlier + checkpoints, ending)
+            .await
+            .err();
+        Done {
+            action: self.intervention.action(),
+            outcome,
+            summary,
+            record: self.record,
+            record_error,
+            value,
+        }
     }
 }
 

@@ -36,9 +36,9 @@ mod run;
 mod selection;
 
 pub use crate::protocol::report::Tally;
-pub use act::{reason_missing, Choices, Intervention};
+pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Started};
 pub use acts::{
-    Act, AnyAct, AuditRepair, Recover, ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse,
+    AnyAct, AuditRepair, Recover, ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse,
     Rollback, Transfer,
 };
 pub use balance_effect::{BalanceEffect, EffectKind};
@@ -50,5 +50,5 @@ pub use done::{Done, Report};
 pub use guard::Guard;
 pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
 pub use refusal::{ActRefusal, ReadOnlyBy};
-pub use run::{job_reason, resume, run, start, NotStarted, Resumed, Started};
+pub use run::{job_reason, resume, run, start, NotStarted};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};

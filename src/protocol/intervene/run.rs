@@ -3,14 +3,12 @@
 //! run, fold the steps and the outcome into the record and finish it
 //! ([`Started::run`]). A refusal here means nothing was written at all.
 
-use super::done::{Done, Report};
-use super::Selection;
-use super::{Act, ActRefusal, AnyAct, BulkAct, Choices, Guard, Intervention, Plan, Runner};
+use super::act::{Act, Choices, Intervention, Resumed, Started};
+use super::done::Done;
+use super::{ActRefusal, BulkAct, Guard, Plan, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
-use crate::protocol::jobs::OwnWrites;
-use crate::protocol::report::Tally;
-use crate::protocol::trail::{ActionKind, Ending, RecordId, Trail};
+use crate::protocol::trail::{ActionKind, RecordDraft, RecordId, Trail};
 use crate::protocol::{Procedure, Protocol};
 use std::fmt;
 use std::sync::Arc;
@@ -37,37 +35,6 @@ impl fmt::Display for NotStarted {
             NotStarted::Record(e) => write!(f, "cannot write the audit record: {e}"),
         }
     }
-}
-
-/// An act whose unfinished record is written: run it with [`Started::run`].
-#[derive(Debug)]
-pub struct Started<A = AnyAct> {
-    pub(super) trail: Trail,
-    record: RecordId,
-    intervention: Intervention<A>,
-    plan: Plan,
-    /// The record's parts so far (the plan's, and a resumed run's
-    /// checkpoints): a job's checkpoints are numbered after them.
-    pub(super) parts: u32,
-    /// When this continues an unfinished run: what it found.
-    pub(super) resumed: Option<Resumed>,
-    /// On a job's way back: the transactions the job last wrote itself,
-    /// which the run does not refuse as recent ([`Protocol::with_own_writes`]).
-    pub(super) own: Option<Arc<OwnWrites>>,
-}
-
-/// What a resumed run found in its unfinished record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resumed {
-    /// Transactions the checkpoints say ended (skipped).
-    pub ended: usize,
-    /// Checkpoint parts found (the plan's parts not counted).
-    pub checkpoints: u32,
-    /// How the transactions those checkpoints list ended, counted.
-    pub earlier: Tally,
-    /// When the operator forced it over a job not presumed dead: what its
-    /// record said then (the record's summary notes it, with the reason).
-    pub forced: Option<String>,
 }
 
 /// The reason job `run` was started with, as its record says (`None` when
@@ -201,6 +168,19 @@ pub async fn resume(
     })
 }
 
+impl Plan {
+    /// The unfinished record of `i` with this plan.
+    pub fn draft<A: Act>(&self, i: &Intervention<A>) -> RecordDraft {
+        let mut d = RecordDraft::new(i.action(), self.transactions.clone(), i.choices.interface);
+        d.targets = self.targets.clone();
+        d.reason = i.choices.reason_text().map(str::to_string);
+        d.forced = i.choices.force;
+        d.bulk = i.is_bulk();
+        d.plan = self.labels();
+        d
+    }
+}
+
 /// Refuses a bulk or forced act on a production profile that was not
 /// confirmed by typing what its [`Guard`] asks (the count from `plan`).
 fn guarded<A: Act>(p: &Protocol, i: &Intervention<A>, plan: &Plan) -> Result<(), NotStarted> {
@@ -218,94 +198,4 @@ fn guarded<A: Act>(p: &Protocol, i: &Intervention<A>, plan: &Plan) -> Result<(),
 /// nothing in between. The result is the act's own.
 pub async fn run<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Done<A::Result>, NotStarted> {
     Ok(start(p, i).await?.run(p).await)
-}
-
-impl<A: Act> Started<A> {
-    /// The record written.
-    pub fn record(&self) -> &RecordId {
-        &self.record
-    }
-
-    /// The audit index it is in.
-    pub fn index(&self) -> &str {
-        self.trail.index()
-    }
-
-    /// The plan recorded.
-    pub fn plan(&self) -> &Plan {
-        &self.plan
-    }
-
-    /// The intervention.
-    pub fn intervention(&self) -> &Intervention<A> {
-        &self.intervention
-    }
-
-    /// Runs the act on `p` (which may carry an observer), then completes
-    /// its record with the outcome, the summary and every step
-    /// ([`Act::run`]). The result is the act's own.
-    pub async fn run(self, p: &Protocol) -> Done<A::Result> {
-        A::run(self, p).await
-    }
-
-    /// The same started act held as `act` (what [`AnyAct`] forwards to).
-    pub(super) fn with_act<B: Act>(self, act: B) -> Started<B> {
-        Started {
-            trail: self.trail,
-            record: self.record,
-            intervention: Intervention::new(act, self.intervention.choices),
-            plan: self.plan,
-            parts: self.parts,
-            resumed: self.resumed,
-            own: self.own,
-        }
-    }
-
-    /// Takes the job `run`'s own last writes, as its record says, as this
-    /// run's to not refuse as recent: `--ids-from` the file of the
-    /// transactions a run of that job left when it was stopped. Returns how
-    /// many transactions the record says the job wrote.
-    pub async fn own_writes_of(&mut self, run: &str) -> crate::error::Result<usize> {
-        let own = self.trail.own_writes(run).await?;
-        let n = own.len();
-        self.own = Some(Arc::new(own));
-        Ok(n)
-    }
-
-    /// The resumption this run is, if it is one.
-    pub fn resumed(&self) -> Option<&Resumed> {
-        self.resumed.as_ref()
-    }
-
-    /// Completes the record with what the act did (its ending as its
-    /// result says, [`Report::ending`]); the act's result with it.
-    pub(super) async fn finish<R: Report>(self, p: &Protocol, value: R) -> Done<R> {
-        let ending = value.ending(p, &self.plan);
-        self.finish_after(0, value, ending).await
-    }
-
-    /// [`Started::finish`] after `checkpoints` parts this run wrote as it
-    /// went (the parts of a resumed run's earlier checkpoints counted too).
-    pub(super) async fn finish_after<R: Report>(
-        self,
-        checkpoints: u32,
-        value: R,
-        ending: Ending,
-    ) -> Done<R> {
-        let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
-        let (outcome, summary) = (ending.outcome, ending.summary.clone());
-        let record_error = self
-            .trail
-            .finish_after(&self.record, earlier + checkpoints, ending)
-            .await
-            .err();
-        Done {
-            action: self.intervention.action(),
-            outcome,
-            summary,
-            record: self.record,
-            record_error,
-            value,
-        }
-    }
 }

@@ -197,7 +197,7 @@ impl Dialog {
     /// The one act it confirms, before the operator's choices (`y` or
     /// the force key, and the reason) are added to it
     /// ([`Run::intervention`]); `None` for a bulk or resume dialog.
-    pub fn intervention(&self) -> Option<Intervention> {
+    pub fn intervention(&self) -> Option<Intervention<AnyAct>> {
         match &self.pending {
             Pending::One(act) => Some(Intervention::new(
                 act.clone(),

@@ -1,6 +1,6 @@
 //! Each operator act as its own type, one file each (after mini-redis's
 //! `cmd/`): the act's target, how it is planned and previewed, how it runs
-//! and its own result type. [`Act`] is what every act implements;
+//! and its own result type. [`Act`] (in `act.rs`) is what every act implements;
 //! [`AnyAct`] holds whichever act a front end was given and only forwards.
 //!
 //! Why a trait with an associated result (and not one enum matched by
@@ -28,42 +28,11 @@ pub use reverse::Reverse;
 pub use rollback::Rollback;
 pub use transfer::Transfer;
 
+use super::act::Act;
 use super::{BulkAct, Done, Plan, Report, Started};
 use crate::error::Result;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::Protocol;
-use std::fmt;
-use std::future::Future;
-
-/// An operator's act on its typed target: what the audit trail calls it,
-/// how it is planned (for the record and `--dry-run`) and previewed (for
-/// an operator to confirm), and how it runs once its record is begun.
-pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
-    /// What it did: its own result.
-    type Result: Report;
-
-    /// What the audit trail calls it.
-    fn action(&self) -> ActionKind;
-
-    /// Whether it acts on a selection of many transactions.
-    fn is_bulk(&self) -> bool {
-        false
-    }
-
-    /// Previews it from the documents as they are now. A target that
-    /// cannot be read gives a plan without steps (the run then says why it
-    /// cannot act); only a bulk act's selection fails here.
-    fn plan(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
-
-    /// The plan with the documents it was judged on re-read beside it
-    /// ([`Plan::documents`]); a read that fails is an error here.
-    fn preview(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
-
-    /// Runs it on `p` (which may carry an observer) and completes the
-    /// record `started` began ([`Started::finish`]).
-    fn run(started: Started<Self>, p: &Protocol)
-        -> impl Future<Output = Done<Self::Result>> + Send;
-}
 
 /// Declares [`AnyAct`], one variant per act type, and its forwarding.
 macro_rules! any_act {
