@@ -104,3 +104,34 @@ any_act!(
     Transfer,
     Bulk,
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::intervene::{Choices, Intervention, Runner, Selection};
+    use crate::protocol::trail::Interface;
+    use crate::protocol::Procedure;
+
+    /// A bulk act held as any act (the dashboard's pending act) is still a
+    /// bulk act to the trail's rule: it wants a reason, and records as one.
+    #[test]
+    fn any_act_forwards_what_the_trail_asks_of_the_act_it_holds() {
+        let bulk = BulkAct {
+            procedure: Procedure::Rollback,
+            selection: Selection::default(),
+            ids_source: None,
+            allow_partial: false,
+            runner: Runner::OneByOne(1),
+        };
+        let held = Intervention::new(
+            AnyAct::from(bulk.clone()),
+            Choices::new(Interface::Dashboard, None),
+        );
+        assert!(held.is_bulk());
+        assert_eq!(held.action(), ActionKind::Rollback);
+        assert!(held.missing_reason().is_some());
+        let one = AnyAct::from(ReleaseLock::new("A"));
+        assert!(!one.is_bulk());
+        assert_eq!(one.action(), ActionKind::ReleaseLock);
+    }
+}
