@@ -35,7 +35,7 @@ use common::server;
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::account::AccountState;
 use estx::protocol::batch::{BatchOptions, DEFAULT_BATCH_SIZE};
-use estx::protocol::intervene::{self, Act, BulkAct, Choices, Intervention, Runner, Selection};
+use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Runner, Selection};
 use estx::protocol::trail::{Ending, Interface, Trail, TrailStep};
 use estx::protocol::{Indices, Procedure, ProcedureReport, Protocol, ProtocolConfig, Verdict};
 use serde_json::{json, Value};
@@ -176,15 +176,13 @@ async fn main() {
     };
     let choices = Choices::new(Interface::Cli, Some("bench: the trail's share".into()));
     let started = Instant::now();
-    let i = Intervention::new(Act::Bulk(act), choices);
+    let i = Intervention::new(act, choices);
     let begun = intervene::start(&proto, i).await.unwrap();
     let draft = begun.plan().draft(begun.intervention());
     let done = begun.run(&proto).await;
     let run = started.elapsed().as_secs_f64();
     assert!(done.record_error.is_none(), "{:?}", done.record_error);
-    let intervene::Value::Bulk(bulk) = &done.value else {
-        panic!("not a bulk run: {:?}", done.value)
-    };
+    let bulk = &done.value;
     check(&cluster, &ix, &seeded, &bulk.reports).await;
     let (docs, bytes) = stored(&cluster, &ix.audit, &done.record.0).await;
 
