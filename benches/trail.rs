@@ -153,10 +153,7 @@ async fn main() {
     let seeded = seed::seed(&cluster, &ix, "w", txns, ACCOUNTS, 1_000_000).await;
     let proto = proto_on(&ix);
     let started = Instant::now();
-    let reports = proto
-        .recover_all_stuck_batched(opts.clone(), false)
-        .await
-        .unwrap();
+    let reports = proto.recover_all_stuck_batched(opts, false).await.unwrap();
     let work = started.elapsed().as_secs_f64();
     check(&cluster, &ix, &seeded, &reports).await;
 
@@ -172,7 +169,7 @@ async fn main() {
         },
         ids_source: None,
         allow_partial: false,
-        runner: Runner::Batched(opts.clone()),
+        runner: Runner::Batched(opts),
     };
     let choices = Choices::new(Interface::Cli, Some("bench: the trail's share".into()));
     let started = Instant::now();
