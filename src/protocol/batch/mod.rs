@@ -367,16 +367,24 @@ impl Protocol {
         }
     }
 
-    /// An `_mget` retried on transient failures within the retry policy.
+    /// An `_mget` whose transient failures are retried once: by the
+    /// transport within its read budget (a read still failing after it
+    /// fails the batch's reads at once, as the single executor gives up its
+    /// step: re-reading would multiply that budget by the policy, minutes
+    /// before anything is reported), or, without a read budget
+    /// (`--retry-budget 0`), by the policy's `max_unknown` re-reads.
     async fn read_retrying(
         &self,
         index: &str,
         ids: &[String],
     ) -> Result<HashMap<String, Option<crate::cluster::VersionedDoc>>> {
         let mut attempt = 0;
+        let budgeted = !self.cluster().read_budget().is_zero();
         loop {
             match self.read_many(index, ids).await {
-                Err(e) if e.is_transient() && attempt < self.config.retry.max_unknown => {
+                Err(e)
+                    if e.is_transient() && !budgeted && attempt < self.config.retry.max_unknown =>
+                {
                     attempt += 1;
                     let factor = 1u32 << (attempt - 1).min(6);
                     let wait = (self.config.retry.base_backoff * factor)
