@@ -20,6 +20,16 @@ pub struct RunLimits {
     pub max_steps: Option<usize>,
 }
 
+/// Whether a procedure asks the partial-update pre-flight
+/// ([`Protocol::check_partial_updates`]) before its first write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Preflight {
+    /// Ask it.
+    Ask,
+    /// The caller asked it on the same indices, just before.
+    Asked,
+}
+
 /// How many times a rollback may find the transaction elsewhere than planned.
 const MAX_REPLANS: usize = 3;
 
@@ -122,6 +132,21 @@ impl Protocol {
         force: bool,
         limits: RunLimits,
     ) -> ProcedureReport {
+        self.run_procedure_after(id, procedure, force, limits, Preflight::Ask)
+            .await
+    }
+
+    /// [`Protocol::run_procedure`] whose caller may already have asked the
+    /// product the pre-flight's question on the same indices (a reversal
+    /// asks it before its first write, then runs the reversal).
+    pub(crate) async fn run_procedure_after(
+        &self,
+        id: &str,
+        procedure: Procedure,
+        force: bool,
+        limits: RunLimits,
+        preflight: Preflight,
+    ) -> ProcedureReport {
         let mut report = ProcedureReport::new(id);
         let txn = match self.read_transaction(id).await {
             Ok(Some((t, _))) => t,
@@ -168,9 +193,11 @@ impl Protocol {
             report.verdict = Verdict::Failed(e);
             return report;
         }
-        if let Err(e) = self.check_partial_updates(&transfer).await {
-            report.verdict = Verdict::Failed(e);
-            return report;
+        if preflight == Preflight::Ask {
+            if let Err(e) = self.check_partial_updates(&transfer).await {
+                report.verdict = Verdict::Failed(e);
+                return report;
+            }
         }
         self.follow_plan(&transfer, procedure, state, true, limits, &mut report)
             .await;
