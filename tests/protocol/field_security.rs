@@ -353,7 +353,7 @@ async fn an_act_under_field_security_on_the_audit_index_writes_nothing() {
         let ctx = || format!("{product:?}: {:#?}", proxy.log());
         let e = intervene::run(&p, i).await.map(|d| d.to_string());
         match &e {
-            Err(NotStarted::Trail(e)) => {
+            Err(NotStarted::Record(e)) => {
                 let text = e.to_string();
                 assert!(
                     text.contains("refuses partial updates") && text.contains(&fx.ix.audit),
