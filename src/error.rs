@@ -100,8 +100,8 @@ pub enum Error {
         kind: &'static str,
         /// The document id.
         id: String,
-        /// Human-readable list of what is wrong.
-        problems: String,
+        /// What is wrong with it.
+        problems: crate::protocol::problem::Problems,
     },
     /// A write kept failing with unknown outcome; the document was left where
     /// it was, as the protocol prescribes, for recovery to pick up later.

@@ -172,7 +172,7 @@ fn account_lines(d: &TransactionDetail) -> Vec<String> {
                     }
                     None => "-".into(),
                 },
-                a.problems.join("; "),
+                a.problems.to_string(),
             ]);
         }
         lines.extend(t.render().into_iter().map(|l| format!("  {l}")));

@@ -52,7 +52,7 @@ impl Protocol {
             };
             found
                 .findings
-                .push(finding(kind, &t.id, t.problems.join("; ")));
+                .push(finding(kind, &t.id, t.problems.to_string()));
         }
         Ok(())
     }
@@ -76,14 +76,14 @@ impl Protocol {
                             &t.id,
                             format!(
                                 "{}: its age is unknown, so it counts as stuck",
-                                t.problems.join("; ")
+                                t.problems.to_string()
                             ),
                         ));
                     } else if !t.problems.is_empty() {
                         found.findings.push(finding(
                             FindingKind::MalformedTransaction,
                             &t.id,
-                            t.problems.join("; "),
+                            t.problems.to_string(),
                         ));
                     }
                     named.extend(t.src.iter().cloned());
