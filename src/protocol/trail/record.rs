@@ -222,7 +222,7 @@ impl TrailStep {
                 ("updated", o.to_string())
             }
             ReleaseOutcome::NotHeld => ("noop", "not held".to_string()),
-            ReleaseOutcome::Refused(why) => ("refused", why.clone()),
+            ReleaseOutcome::Refused(why) => ("refused", why.to_string()),
         };
         TrailStep {
             txn: txn.into(),
