@@ -21,12 +21,12 @@
 //! longer what the dialog showed.
 
 use super::event::{
-    Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, Run, BULK_CONCURRENCY,
+    Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, NoPlan, Run, BULK_CONCURRENCY,
 };
 use super::job_tasks::{run_reporting, RunEnded};
 use super::poller::PollControl;
 use crate::error::Error;
-use crate::protocol::intervene::{self, ActRefusal, Choices, LeftOut, Plan, Selected, Stop};
+use crate::protocol::intervene::{self, Choices, LeftOut, Plan, Selected, Stop};
 use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{ActOutcome, Interface, Trail};
@@ -80,9 +80,7 @@ impl Tasks {
             IoRequest::LoadGroups => {
                 tokio::spawn(async move {
                     let groups = proto.stuck_groups().await;
-                    let _ = tx.send(Event::Grouped(
-                        groups.map(Box::new).map_err(|e| e.to_string()),
-                    ));
+                    let _ = tx.send(Event::Grouped(groups.map(Box::new)));
                 });
             }
             IoRequest::LoadHistory(id) => spawn_history(proto, id, tx),
@@ -149,19 +147,19 @@ pub fn spawn_preview(proto: Protocol, action: Action, id: String, events: Unboun
     });
 }
 
-async fn preview(proto: &Protocol, action: Action, id: &str) -> Result<Plan, String> {
+async fn preview(proto: &Protocol, action: Action, id: &str) -> Result<Plan, NoPlan> {
     open_trail(proto).await?;
     preview_target(proto, action, id).await
 }
 
 /// The preview of `action` on `id` (the audit trail already checked); a
 /// target it could not read is an error, in the refusal's words.
-async fn preview_target(proto: &Protocol, action: Action, id: &str) -> Result<Plan, String> {
+async fn preview_target(proto: &Protocol, action: Action, id: &str) -> Result<Plan, NoPlan> {
     let act = action.intervention(id, Choices::new(Interface::Dashboard, None));
-    let plan = act.preview(proto).await.map_err(|e| e.to_string())?;
+    let plan = act.preview(proto).await.map_err(NoPlan::Failed)?;
     match (&plan.documents, &plan.refusal) {
-        (None, Some(r)) => Err(r.to_string()),
-        (None, None) => Err(format!("could not read `{id}`")),
+        (None, Some(r)) => Err(NoPlan::Refused(r.clone())),
+        (None, None) => Err(NoPlan::Unreadable(id.to_string())),
         _ => Ok(plan),
     }
 }
@@ -171,7 +169,7 @@ async fn preview_target(proto: &Protocol, action: Action, id: &str) -> Result<Pl
 pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
         let (report, cost) = proto.audit_measured(expect_total).await;
-        let report = report.map(Box::new).map_err(|e| e.to_string());
+        let report = report.map(Box::new);
         let _ = events.send(Event::Audited(report, cost));
     });
 }
@@ -179,10 +177,7 @@ pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: Unbounded
 /// Reads one transaction by id (any state) for the detail pane.
 pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let detail = match proto.transaction_detail(&id).await {
-            Ok(d) => Ok(d.map(Box::new)),
-            Err(e) => Err(e.to_string()),
-        };
+        let detail = proto.transaction_detail(&id).await.map(|d| d.map(Box::new));
         let _ = events.send(Event::LookedUp { id, detail });
     });
 }
@@ -190,9 +185,7 @@ pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>)
 /// Reads the audit trail's records of transaction `id` (detail pane).
 pub fn spawn_history(proto: Protocol, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let records = crate::protocol::trail::history(&proto, &id)
-            .await
-            .map_err(|e| e.to_string());
+        let records = crate::protocol::trail::history(&proto, &id).await;
         let _ = events.send(Event::History { id, records });
     });
 }
@@ -260,16 +253,11 @@ async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
 /// Checks that the audit trail every act is recorded in can be opened;
 /// says why not (nothing will run) when its index is missing or cannot be
 /// checked.
-async fn open_trail(proto: &Protocol) -> Result<(), String> {
+async fn open_trail(proto: &Protocol) -> Result<(), NoPlan> {
     match Trail::open(proto).await {
         Ok(_) => Ok(()),
-        Err(Error::IndexMissing(index)) => Err(format!(
-            "{}; nothing will run",
-            ActRefusal::AuditIndexMissing(index)
-        )),
-        Err(e) => Err(format!(
-            "cannot open the audit trail: {e}; nothing will run"
-        )),
+        Err(Error::IndexMissing(index)) => Err(NoPlan::TrailMissing(index)),
+        Err(e) => Err(NoPlan::TrailUnusable(e)),
     }
 }
 
@@ -306,7 +294,7 @@ pub async fn bulk_preview(proto: &Protocol, action: Action, ids: Vec<String>) ->
     open_trail(proto).await?;
     let choices = Choices::new(Interface::Dashboard, None);
     if let Some(act) = action.bulk_intervention(ids.clone(), choices) {
-        return act.preview(proto).await.map_err(|e| e.to_string());
+        return act.preview(proto).await.map_err(NoPlan::Failed);
     }
     let previews: Vec<_> = futures::stream::iter(ids)
         .map(|id| async move { (id.clone(), preview_target(proto, action, &id).await) })
