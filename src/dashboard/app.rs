@@ -5,7 +5,7 @@
 use super::event::{Action, PollFailure};
 pub use super::keymap::Keymap;
 pub use super::layers::audit::AuditState;
-pub use super::layers::dialog::{Dialog, RunChoice};
+pub use super::layers::dialog::{Dialog, Pending, RunChoice};
 use super::layers::Overlays;
 use super::layout::Areas;
 pub use super::layout::Pane;

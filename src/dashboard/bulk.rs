@@ -14,7 +14,7 @@
 use super::app::{App, Dialog, LogLevel};
 use super::event::{Action, BulkReread, Expected, IoRequest, LeftIds, Run, BULK_CONCURRENCY};
 use super::keymap::Op;
-use super::layers::dialog::{Bulk, BulkPlan};
+use super::layers::dialog::{Bulk, BulkPlan, Pending};
 use super::load::Load;
 use super::progress::BulkProgress;
 use crate::protocol::intervene::{Documents, Plan, Would};
@@ -83,16 +83,17 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
         return vec![];
     }
     let ids = marks.shown;
+    let bulk = Bulk {
+        ids: ids.clone(),
+        filtered: marks.filtered,
+        unlisted: marks.unlisted,
+        preview: Load::Loading,
+        plan: None,
+    };
+    let target = format!("{} marked transaction(s)", ids.len());
     app.overlays.open_dialog(Dialog {
         preview: Load::Idle,
-        bulk: Some(Bulk {
-            ids: ids.clone(),
-            filtered: marks.filtered,
-            unlisted: marks.unlisted,
-            preview: Load::Loading,
-            plan: None,
-        }),
-        ..Dialog::new(action, format!("{} marked transaction(s)", ids.len()))
+        ..Dialog::of(action, target, Pending::Bulk(Box::new(bulk)))
     });
     vec![IoRequest::LoadBulkPreview(action, ids)]
 }
@@ -156,9 +157,9 @@ fn run_of(action: Action, item: &Plan) -> Option<Run> {
 /// Enter in the bulk dialog's reason field: starts the run (the reason is
 /// required), clears the marks it acts on.
 pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
-    let n = dialog.bulk.as_ref().map_or(0, |b| b.ids.len());
+    let n = dialog.bulk().map_or(0, |b| b.ids.len());
     let title = format!("{} {n} marked", Action::bulk_verb(dialog.action));
-    let Some(plan) = dialog.bulk.as_ref().and_then(|b| b.plan.clone()) else {
+    let Some(plan) = dialog.bulk().and_then(|b| b.plan.clone()) else {
         return vec![];
     };
     if plan.runs.is_empty() {
@@ -194,7 +195,7 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
         ),
     );
     // Only the marks it acts on are cleared: the hidden ones stay marked.
-    if let Some(b) = &dialog.bulk {
+    if let Some(b) = dialog.bulk() {
         for id in &b.ids {
             app.selection.marks.remove(id);
         }

@@ -7,7 +7,8 @@ use crate::protocol::audit::pace::AuditCost;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::{
-    reason_missing, Act, ActRefusal, BulkAct, Choices, Intervention, Plan, Runner, Selection,
+    reason_missing, ActRefusal, AnyAct, AuditRepair, BulkAct, Choices, Intervention, Plan, Recover,
+    ReleaseLock, ReleaseLocksOf, Reverse, Rollback, Runner, Selection,
 };
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
@@ -95,25 +96,25 @@ impl Action {
     }
 
     /// The act on `target` with `choices`.
-    pub fn intervention(self, target: &str, choices: Choices) -> Intervention {
+    pub fn intervention(self, target: &str, choices: Choices) -> Intervention<AnyAct> {
         let target = target.to_string();
         let act = match self {
-            Action::Rollback => Act::Rollback(target),
-            Action::Recover => Act::Recover(target),
-            Action::ReleaseLocks => Act::ReleaseLocksOf {
+            Action::Rollback => AnyAct::Rollback(Rollback::new(target)),
+            Action::Recover => AnyAct::Recover(Recover::new(target)),
+            Action::ReleaseLocks => AnyAct::ReleaseLocksOf(ReleaseLocksOf {
                 txn: target,
                 allow_partial: true,
-            },
-            Action::ReleaseLock => Act::ReleaseLock(target),
-            Action::AuditRepair => Act::AuditRepair {
+            }),
+            Action::ReleaseLock => AnyAct::ReleaseLock(ReleaseLock::new(target)),
+            Action::AuditRepair => AnyAct::AuditRepair(AuditRepair {
                 account: Some(target),
                 expect_total: None,
                 allow_partial: false,
-            },
-            Action::Reverse => Act::Reverse {
+            }),
+            Action::Reverse => AnyAct::Reverse(Reverse {
                 txn: target,
                 finish_committed: true,
-            },
+            }),
         };
         Intervention::new(act, choices)
     }
@@ -123,7 +124,11 @@ impl Action {
     /// a few at a time, recoveries in batches), so its preview is what the
     /// command line's `--dry-run` prints. `None` for any other action (a
     /// release of the marked transactions' locks is each one's own act).
-    pub fn bulk_intervention(self, ids: Vec<String>, choices: Choices) -> Option<Intervention> {
+    pub fn bulk_intervention(
+        self,
+        ids: Vec<String>,
+        choices: Choices,
+    ) -> Option<Intervention<BulkAct>> {
         let procedure = self.procedure()?;
         let runner = runner_for(procedure);
         let act = BulkAct {
@@ -136,7 +141,7 @@ impl Action {
             allow_partial: false,
             runner,
         };
-        Some(Intervention::new(Act::Bulk(act), choices))
+        Some(Intervention::new(act, choices))
     }
 
     /// The procedure a rollback or recovery runs.
@@ -234,7 +239,7 @@ impl Run {
     /// The act `y` confirmed, with the operator's choices: what the run
     /// performs and records (the act the dialog previewed, see
     /// [`Action::intervention`]).
-    pub fn intervention(&self) -> Intervention {
+    pub fn intervention(&self) -> Intervention<AnyAct> {
         let choices = Choices::new(Interface::Dashboard, self.reason.clone())
             .forced(self.force)
             .confirmed(self.confirmed.clone());

@@ -7,7 +7,7 @@
 
 use super::event::runner_for;
 use super::event::{Action, Event, LeftIds};
-use crate::protocol::intervene::{self, Choices, Stop, Value};
+use crate::protocol::intervene::{self, BulkAct, Choices, Stop};
 use crate::protocol::jobs::Pace;
 use crate::protocol::trail::{ActOutcome, Interface};
 use crate::protocol::{Procedure, Protocol};
@@ -112,7 +112,7 @@ impl RunEnded {
 /// job's file for `--ids-from` (as the command line's stopped run does).
 pub(super) async fn run_reporting(
     proto: &Protocol,
-    started: intervene::Started,
+    started: intervene::Started<BulkAct>,
     action: Action,
     stop: &Stop,
     events: &UnboundedSender<Event>,
@@ -127,9 +127,7 @@ pub(super) async fn run_reporting(
             });
         })
         .await;
-    let Value::Bulk(b) = &done.value else {
-        return RunEnded::not_run(0, done.to_string());
-    };
+    let b = &done.value;
     let summary = done.to_string();
     // The log counts the items itself; it names the record.
     let record = match &b.failed {

@@ -160,7 +160,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
         }
         Event::BulkPreview { action, plan } => {
             if let Some(d) = app.overlays.dialog_mut() {
-                if let (true, Some(b)) = (d.action == action, d.bulk.as_mut()) {
+                if let (true, Some(b)) = (d.action == action, d.bulk_mut()) {
                     super::bulk::reread(b, action, plan);
                 }
             }

@@ -231,7 +231,7 @@ fn show_lists_the_steps_the_dialog_confirms() {
 #[test]
 fn the_audit_repair_preview_names_its_balance_effect() {
     use estx::protocol::audit::RepairEffect;
-    use estx::protocol::intervene::{Act, Choices, Documents, Intervention};
+    use estx::protocol::intervene::{AuditRepair, Choices, Documents, Intervention};
     use estx::protocol::trail::Interface;
     use serde_json::json;
     let w = World::new();
@@ -247,7 +247,7 @@ fn the_audit_repair_preview_names_its_balance_effect() {
         &json!({"balance": 400, "pending_transactions": ["rb"]}),
     );
     w.refresh();
-    let act = Act::AuditRepair {
+    let act = AuditRepair {
         account: Some("A".into()),
         expect_total: None,
         allow_partial: false,

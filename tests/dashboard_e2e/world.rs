@@ -314,7 +314,7 @@ impl World {
     /// The same, its heartbeat promised every `heartbeat`: a job live for
     /// four of them.
     pub(crate) fn job_beating(&self, ids: &[&str], heartbeat: std::time::Duration) -> String {
-        use estx::protocol::intervene::{self, Act, BulkAct, Choices, Intervention, Selection};
+        use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Selection};
         let act = BulkAct {
             procedure: estx::protocol::Procedure::Recover,
             selection: Selection {
@@ -329,7 +329,7 @@ impl World {
             estx::protocol::trail::Interface::Cli,
             Some("INC-7 the worker died".into()),
         );
-        let i = Intervention::new(Act::Bulk(act), choices);
+        let i = Intervention::new(act, choices);
         let config = estx::protocol::ProtocolConfig {
             job_heartbeat: heartbeat,
             ..self.proto.config().clone()

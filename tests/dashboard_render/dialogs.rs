@@ -4,9 +4,10 @@
 
 use crate::drawing::{assert_danger_dialog, draw, find, screen, text};
 use crate::fixtures::{app, open_dialog};
-use estx::dashboard::app::RunChoice;
+use estx::dashboard::app::{Pending, RunChoice};
 use estx::dashboard::event::Action;
 use estx::dashboard::load::Load;
+use estx::protocol::intervene::{AnyAct, AuditRepair, ReleaseLock};
 
 #[test]
 fn rollback_dialog_loading() {
@@ -114,8 +115,7 @@ fn release_one_lock_dialog_names_the_holder() {
         reason: String::new(),
         reason_for: None,
         typed: None,
-        resume: None,
-        bulk: None,
+        pending: Pending::One(AnyAct::ReleaseLock(ReleaseLock::new("bob"))),
     });
     let buf = draw(&a, 80, 24);
     let s = text(&buf);
@@ -274,8 +274,7 @@ fn open_bulk(a: &mut estx::dashboard::app::App, action: Action) {
         reason: "outage".into(),
         reason_for: Some(RunChoice::Plain),
         typed: None,
-        resume: None,
-        bulk: Some(bulk),
+        pending: Pending::Bulk(Box::new(bulk)),
     });
 }
 
@@ -286,7 +285,7 @@ fn a_long_bulk_dialog_keeps_its_reason_in_sight() {
     let mut a = app();
     open_bulk_rollback(&mut a);
     let d = a.overlays.dialog_mut().unwrap();
-    let b = d.bulk.as_mut().unwrap();
+    let b = d.bulk_mut().unwrap();
     b.unlisted.extend((10..20).map(|i| format!("t-gone-{i}")));
     let s = screen(&a, 80, 24);
     assert!(s.contains("more) · j/k scroll"), "the list scrolls:\n{s}");
@@ -357,8 +356,11 @@ fn audit_repair_dialog_names_its_balance_effect() {
         reason: String::new(),
         reason_for: None,
         typed: None,
-        resume: None,
-        bulk: None,
+        pending: Pending::One(AnyAct::AuditRepair(AuditRepair {
+            account: Some("alice".into()),
+            expect_total: None,
+            allow_partial: false,
+        })),
     });
     let s = screen(&a, 100, 30);
     for want in [

@@ -359,16 +359,8 @@ pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool)
         }),
     };
     app.overlays.open_dialog(Dialog {
-        action,
-        target: id.into(),
         preview,
-        confirm_focused: false,
-        scroll: 0,
-        reason: String::new(),
-        reason_for: None,
-        typed: None,
-        resume: None,
-        bulk: None,
+        ..Dialog::new(action, id.into())
     });
 }
 

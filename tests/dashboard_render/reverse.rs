@@ -36,16 +36,8 @@ fn open_reverse(
         plan.refusal = refusal;
     }
     a.overlays.open_dialog(Dialog {
-        action: Action::Reverse,
-        target: id.into(),
         preview: Load::Loaded(plan),
-        confirm_focused: false,
-        scroll: 0,
-        reason: String::new(),
-        reason_for: None,
-        typed: None,
-        resume: None,
-        bulk: None,
+        ..Dialog::new(Action::Reverse, id.into())
     });
 }
 

@@ -92,7 +92,7 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
     );
     bulk_loaded(&mut app, Action::Rollback);
     let d = app.overlays.dialog().unwrap();
-    let p = d.bulk.as_ref().unwrap().plan.clone().unwrap();
+    let p = d.bulk().unwrap().plan.clone().unwrap();
     assert_eq!(p.runs.len(), 1);
     assert_eq!(p.runs[0].target, "t-old");
     assert_eq!(p.left_out.len(), 2, "{:?}", p.left_out);

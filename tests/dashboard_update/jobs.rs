@@ -55,7 +55,7 @@ fn type_text(app: &mut App, text: &str) -> Vec<IoRequest> {
 
 /// The resume dialog, when one is open.
 fn resume_dialog(app: &App) -> Option<&estx::dashboard::layers::dialog::Resume> {
-    app.overlays.dialog().and_then(|d| d.resume.as_ref())
+    app.overlays.dialog().and_then(|d| d.resuming())
 }
 
 #[test]

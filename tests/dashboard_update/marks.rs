@@ -53,7 +53,7 @@ fn space_then_r_after_a_filter_acts_on_the_row_the_filter_shows() {
             vec!["txn2".into()]
         )]
     );
-    let b = app.overlays.dialog().unwrap().bulk.as_ref().unwrap();
+    let b = app.overlays.dialog().unwrap().bulk().unwrap();
     assert_eq!(b.ids, ["txn2"]);
 }
 
@@ -176,7 +176,7 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
             vec!["txn4".into()]
         )]
     );
-    let b = app.overlays.dialog().unwrap().bulk.as_ref().unwrap();
+    let b = app.overlays.dialog().unwrap().bulk().unwrap();
     assert_eq!(
         (b.ids.clone(), b.filtered.clone()),
         (vec!["txn4".into()], vec!["txn5".into()])
@@ -228,8 +228,7 @@ fn confirming_clears_only_the_marks_acted_on() {
         .overlays
         .dialog()
         .unwrap()
-        .bulk
-        .as_ref()
+        .bulk()
         .unwrap()
         .plan
         .clone()

@@ -123,10 +123,10 @@ fn the_dialog_loads_once_and_a_failed_reread_leaves_nothing_to_confirm() {
 fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
     let mut app = with_rows();
     update(&mut app, key('F'));
-    let act = app.overlays.dialog().unwrap().intervention();
+    let act = app.overlays.dialog().unwrap().intervention().unwrap();
     assert_eq!(
         act.act,
-        estx::protocol::intervene::Act::Recover("t-1".into())
+        estx::protocol::intervene::AnyAct::Recover(estx::protocol::intervene::Recover::new("t-1"))
     );
     let plan = estx::protocol::intervene::Plan::on_transaction(
         Some(estx::protocol::Procedure::Recover),

@@ -302,9 +302,9 @@ fn ran(r: &estx::protocol::reverse::ReverseReport) -> Vec<(String, bool)> {
 /// The plan of reversing `id` as the protocol makes it for every front end
 /// (finishing a committed original first).
 async fn plan_of(p: &Protocol, id: &str) -> estx::protocol::intervene::Plan {
-    use estx::protocol::intervene::{Act, Choices, Intervention};
+    use estx::protocol::intervene::{Choices, Intervention, Reverse};
     use estx::protocol::trail::Interface;
-    let act = Act::Reverse {
+    let act = Reverse {
         txn: id.to_string(),
         finish_committed: true,
     };

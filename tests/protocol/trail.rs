@@ -8,7 +8,8 @@ use crate::procedures::stage;
 use estx::error::Error;
 use estx::protocol::intervene::Selection;
 use estx::protocol::intervene::{
-    self, Act, ActRefusal, BulkAct, Choices, Intervention, NotStarted, Runner, Value,
+    self, ActRefusal, BulkAct, Choices, Intervention, NotStarted, Recover, ReleaseLocksOf,
+    Rollback, Runner,
 };
 use estx::protocol::trail::{
     history, ActOutcome, ActionKind, Interface, RecordDraft, RecordStatus, Trail,
@@ -35,12 +36,10 @@ async fn records(fx: &Fx, txn: &str) -> Vec<estx::protocol::trail::Record> {
 async fn a_recorded_rollback_names_reason_plan_and_steps() {
     let (fx, _trail) = with_trail().await;
     let (id, _, _) = stage(&fx, "r", 3).await;
-    let i = Intervention::new(Act::Rollback(id.clone()), dashboard(Some("INC-9")));
+    let i = Intervention::new(Rollback::new(id.clone()), dashboard(Some("INC-9")));
     let run = intervene::run(&fx.proto, i).await.unwrap();
     assert!(run.record_error.is_none(), "{:?}", run.record_error);
-    let Value::Procedure(report) = &run.value else {
-        panic!("{run:?}")
-    };
+    let report = &run.value;
     assert_eq!(fx.state(&id).await, TxnState::RolledBack);
     let rs = records(&fx, &id).await;
     assert_eq!(rs.len(), 1);
@@ -79,7 +78,7 @@ async fn a_bulk_act_is_flagged_needs_a_reason_and_leaves_one_record() {
             allow_partial: false,
             runner: Runner::Batched(Default::default()),
         };
-        Intervention::new(Act::Bulk(act), dashboard(reason))
+        Intervention::new(act, dashboard(reason))
     };
     // A recovery alone needs no reason; a bulk one does.
     let e = intervene::run(&fx.proto, bulk(None)).await.unwrap_err();
@@ -125,7 +124,7 @@ async fn a_production_profiles_bulk_act_is_confirmed_and_its_record_names_the_pr
             runner: Runner::Batched(Default::default()),
         };
         let choices = dashboard(Some("INC-11")).confirmed(typed.map(str::to_string));
-        Intervention::new(Act::Bulk(act), choices)
+        Intervention::new(act, choices)
     };
     for typed in [None, Some("3"), Some("y")] {
         let e = intervene::run(&fx.proto, bulk(typed)).await.unwrap_err();
@@ -149,7 +148,7 @@ async fn a_production_profiles_bulk_act_is_confirmed_and_its_record_names_the_pr
         let choices = dashboard(Some("INC-12"))
             .forced(true)
             .confirmed(Some(typed.to_string()));
-        Intervention::new(Act::Rollback(c.clone()), choices)
+        Intervention::new(Rollback::new(c.clone()), choices)
     };
     let e = intervene::run(&fx.proto, forced("1")).await.unwrap_err();
     assert!(e.to_string().contains("typing `prod-eu`"), "{e}");
@@ -161,13 +160,13 @@ async fn a_production_profiles_bulk_act_is_confirmed_and_its_record_names_the_pr
 async fn a_missing_reason_writes_nothing() {
     let (fx, _trail) = with_trail().await;
     let (id, _, _) = stage(&fx, "m", 2).await;
-    let i = Intervention::new(Act::Rollback(id.clone()), dashboard(Some(" ")));
+    let i = Intervention::new(Rollback::new(id.clone()), dashboard(Some(" ")));
     let e = intervene::run(&fx.proto, i).await.unwrap_err();
     assert!(
         matches!(&e, NotStarted::Refused(ActRefusal::ReasonMissing { .. })),
         "{e}"
     );
-    let release = Act::ReleaseLocksOf {
+    let release = ReleaseLocksOf {
         txn: id.clone(),
         allow_partial: true,
     };
@@ -177,7 +176,7 @@ async fn a_missing_reason_writes_nothing() {
     assert_eq!(fx.state(&id).await, TxnState::Pending);
     assert!(records(&fx, &id).await.is_empty());
     // Recovery without force needs none.
-    let i = Intervention::new(Act::Recover(id.clone()), dashboard(None));
+    let i = Intervention::new(Recover::new(id.clone()), dashboard(None));
     let run = intervene::run(&fx.proto, i).await.unwrap();
     assert_eq!(run.outcome, ActOutcome::Completed);
     assert_eq!(records(&fx, &id).await.len(), 1);
@@ -193,7 +192,7 @@ async fn a_missing_audit_index_refuses_to_open() {
     );
     // An act refuses, saying what to do: the audit index is the tool's own.
     let (id, _, _) = stage(&fx, "noaudit", 3).await;
-    let i = Intervention::new(Act::Recover(id), dashboard(None));
+    let i = Intervention::new(Recover::new(id), dashboard(None));
     let e = intervene::run(&fx.proto, i).await.unwrap_err();
     assert!(
         matches!(&e, NotStarted::Refused(ActRefusal::AuditIndexMissing(ix)) if *ix == fx.ix.audit),

@@ -20,8 +20,8 @@ use crate::cli::output::outcome::{self, ErrorOutcome, LockOutcome, ProcedureOutc
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    self, Act, ActRefusal, BulkAct, BulkDone, Intervention, NotStarted, Runner, Started, Stop,
-    Tally, Value,
+    self, ActRefusal, BulkAct, BulkDone, Done, Intervention, NotStarted, Runner, Started, Stop,
+    Tally,
 };
 use crate::protocol::jobs::{Pace, Progress};
 use crate::protocol::locks::ReleaseOutcome;
@@ -72,7 +72,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             choices.reason = Some(reason);
         }
     }
-    let i = Intervention::new(Act::Bulk(act), choices);
+    let i = Intervention::new(act, choices);
     if req.select.dry_run {
         let summary = req.job.summary.then(|| req.job.left_to.clone());
         return match dry_run::plan_and_print(&p, &i, format, &what, summary).await {
@@ -137,14 +137,12 @@ pub async fn resume(p: Protocol, req: Request<'_>, run: &str) -> i32 {
 async fn execute(
     p: Protocol,
     req: Request<'_>,
-    started: Started,
+    started: Started<BulkAct>,
     format: OutcomeFormat,
     what: &str,
 ) -> i32 {
     let machine = format != OutcomeFormat::Text;
-    let Act::Bulk(act) = started.intervention().act.clone() else {
-        return exit::DONE;
-    };
+    let act = started.intervention().act.clone();
     let (ids, left_out): (Vec<String>, Vec<LeftOutRow>) = match &started.plan().selected {
         Some(s) => (
             s.ids(),
@@ -201,24 +199,16 @@ async fn execute(
     if req.job.shows_progress() || req.job.max_rate.is_some() || stats.throttled > 0 {
         job::report_pace(&job, &stats);
     }
-    if let Value::Bulk(b) = &done.value {
-        let verb = action_name(req.procedure);
-        write_left(&job, verb, b, req.job.left_to.as_deref());
-    }
+    let b = &done.value;
+    let verb = action_name(req.procedure);
+    write_left(&job, verb, b, req.job.left_to.as_deref());
     let stopped_by = signal.lock().map(|s| *s).unwrap_or(None);
-    let code = match &done.value {
-        Value::Bulk(b) => match &b.failed {
-            Some(e) => failed(e, machine),
-            None => print_outcome(&p, req, b, &act, format, left_out, stopped_by, what),
-        },
-        _ => exit::DONE,
+    let code = match &b.failed {
+        Some(e) => failed(e, machine),
+        None => print_outcome(&p, req, b, &act, format, left_out, stopped_by, what),
     };
-    if let Value::Bulk(BulkDone {
-        resumable_from: Some(from),
-        ..
-    }) = &done.value
-    {
-        return still_resumable(&done, &job, req, *from, code);
+    if let Some(from) = b.resumable_from {
+        return still_resumable(&done, &job, req, from, code);
     }
     recorded(&done, &index, code)
 }
@@ -227,20 +217,18 @@ async fn execute(
 /// line that resumes it runs; returns the exit code (`code`, or the
 /// cluster's when its checkpoints could not be written).
 fn still_resumable(
-    done: &intervene::Done,
+    done: &Done<BulkDone>,
     job: &str,
     req: Request<'_>,
     from: chrono::DateTime<chrono::Utc>,
     code: i32,
 ) -> i32 {
-    let later = match &done.value {
-        Value::Bulk(b) => b
-            .reports
-            .iter()
-            .filter(|r| matches!(r.verdict, Verdict::Refused(ProcedureRefusal::Recent { .. })))
-            .count(),
-        _ => 0,
-    };
+    let later = done
+        .value
+        .reports
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Refused(ProcedureRefusal::Recent { .. })))
+        .count();
     let verb = action_name(req.procedure);
     let at = from.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     err(format_args!(

@@ -13,7 +13,7 @@ use crate::cli::output::bulk::{
 use crate::cli::output::{err, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    Act, Documents, Intervention, Plan, PlanStep, StepEffect, StepTarget, Verdicts, Would,
+    BulkAct, Documents, Intervention, Plan, PlanStep, StepEffect, StepTarget, Verdicts, Would,
     SWEEP_STEP,
 };
 use crate::protocol::report::RELEASE_LOCK;
@@ -28,14 +28,12 @@ use std::path::PathBuf;
 /// not be read (nothing printed).
 pub async fn plan_and_print(
     p: &Protocol,
-    i: &Intervention,
+    i: &Intervention<BulkAct>,
     format: OutcomeFormat,
     what: &str,
     summary: Option<Option<PathBuf>>,
 ) -> crate::error::Result<i32> {
-    let Act::Bulk(act) = &i.act else {
-        return Ok(exit::DONE);
-    };
+    let act = &i.act;
     let plan = i.preview(p).await?;
     let how = How {
         procedure: act.procedure,

@@ -7,12 +7,12 @@ use super::request::Request;
 use super::start::{recorded, start};
 use super::verdict::{finish_as, not_started, observed};
 use super::{bulk, dry_run};
-use crate::cli::exit;
 use crate::cli::output::{fail, out};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::Selection;
-use crate::protocol::intervene::{Act, BulkAct, Choices, Intervention, Value};
+use crate::protocol::intervene::{Act, BulkAct, Choices, Intervention, Recover, Rollback};
 use crate::protocol::trail::Interface;
+use crate::protocol::ProcedureReport;
 use crate::protocol::{Procedure, Protocol};
 
 /// Runs what `req` asks: the act on one id, on a selection, or its dry run.
@@ -26,16 +26,18 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     if req.select.dry_run {
         return dry_run_one(p, req, id).await;
     }
-    let act = match req.procedure {
-        Procedure::Rollback => Act::Rollback(id.to_string()),
-        Procedure::Recover => Act::Recover(id.to_string()),
-    };
-    one(p, act, req).await
+    match req.procedure {
+        Procedure::Rollback => one(p, Rollback::new(id), "rollback", id, req).await,
+        Procedure::Recover => one(p, Recover::new(id), "recover", id, req).await,
+    }
 }
 
 /// `rollback ID` / `recover ID`: starts the act (its record written), says
-/// so, runs it printing each step, prints the verdict.
-async fn one(p: Protocol, act: Act, req: Request<'_>) -> i32 {
+/// so (`verb id`), runs it printing each step, prints the verdict.
+async fn one<A>(p: Protocol, act: A, verb: &str, id: &str, req: Request<'_>) -> i32
+where
+    A: Act<Result = ProcedureReport>,
+{
     let format = req.format();
     let json = format != OutcomeFormat::Text;
     let started = match start(&p, act, req.force, req.why).await {
@@ -43,19 +45,11 @@ async fn one(p: Protocol, act: Act, req: Request<'_>) -> i32 {
         Err(code) => return not_started(code, json),
     };
     if !json {
-        let (verb, id) = match &started.intervention().act {
-            Act::Rollback(id) => ("rollback", id),
-            Act::Recover(id) => ("recover", id),
-            _ => ("act on", &String::new()),
-        };
         out(format_args!("{verb} {id}"));
     }
     let index = started.index().to_string();
     let done = started.run(&observed(p, json, false)).await;
-    let code = match &done.value {
-        Value::Procedure(report) => finish_as(report, format),
-        _ => exit::DONE,
-    };
+    let code = finish_as(&done.value, format);
     recorded(&done, &index, code)
 }
 
@@ -73,7 +67,7 @@ async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
         allow_partial: false,
         runner: req.runner,
     };
-    let i = Intervention::new(Act::Bulk(act), Choices::new(Interface::Cli, None));
+    let i = Intervention::new(act, Choices::new(Interface::Cli, None));
     let summary = req.job.summary.then(|| req.job.left_to.clone());
     match dry_run::plan_and_print(&p, &i, req.format(), id, summary).await {
         Ok(code) => code,

@@ -7,7 +7,7 @@
 use crate::cli::exit::{REFUSED, USAGE};
 use crate::cli::output::{err, fail};
 use crate::protocol::intervene::{
-    self, Act, ActRefusal, Choices, Done, Intervention, NotStarted, Started,
+    self, Act, ActRefusal, Choices, Done, Intervention, NotStarted, Report, Started,
 };
 use crate::protocol::trail::Interface;
 use crate::protocol::Protocol;
@@ -40,7 +40,12 @@ impl ReasonArgs {
 /// the reason, opens the trail, plans and writes the unfinished record.
 /// `Err` carries the exit code after the refusal was printed; nothing was
 /// written then.
-pub async fn start(p: &Protocol, act: Act, force: bool, why: &ReasonArgs) -> Result<Started, i32> {
+pub async fn start<A: Act>(
+    p: &Protocol,
+    act: A,
+    force: bool,
+    why: &ReasonArgs,
+) -> Result<Started<A>, i32> {
     let choices = why.choices().forced(force);
     intervene::start(p, Intervention::new(act, choices))
         .await
@@ -81,7 +86,7 @@ pub fn not_started_code(n: &NotStarted) -> i32 {
 
 /// The exit code of a performed act: `code`, or 3 when its record could
 /// not be completed (the act itself ran: said on stderr).
-pub fn recorded(done: &Done, index: &str, code: i32) -> i32 {
+pub fn recorded<R: Report>(done: &Done<R>, index: &str, code: i32) -> i32 {
     match &done.record_error {
         None => code,
         Some(e) => {

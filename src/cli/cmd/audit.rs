@@ -4,7 +4,7 @@
 use crate::cli::act::{self, ReasonArgs};
 use crate::cli::output::{fail, out, plural, print_json, Table};
 use crate::protocol::audit::{AuditReport, Finding, FindingKind};
-use crate::protocol::intervene::{Act, Value};
+use crate::protocol::intervene::AuditRepair;
 use crate::protocol::read::Coverage;
 use crate::protocol::Protocol;
 use serde::Serialize;
@@ -130,7 +130,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         let result = p.audit_with(a.expect_total, false, a.allow_partial).await;
         return audit_result(&result, a);
     }
-    let act = Act::AuditRepair {
+    let act = AuditRepair {
         account: None,
         expect_total: a.expect_total,
         allow_partial: a.allow_partial,
@@ -141,10 +141,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     };
     let index = started.index().to_string();
     let done = started.run(&p).await;
-    let code = match &done.value {
-        Value::Repaired(result) => audit_result(result, a),
-        _ => 0,
-    };
+    let code = audit_result(&done.value, a);
     act::recorded(&done, &index, code)
 }
 

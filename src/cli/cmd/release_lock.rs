@@ -10,7 +10,7 @@ use crate::cli::output::outcome::{
 };
 use crate::cli::output::{err, fail, out};
 use crate::error::Result;
-use crate::protocol::intervene::{Act, Value};
+use crate::protocol::intervene::{Act, ReleaseLock, ReleaseLocksOf, Released};
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::locks::TxnLocksRelease;
 use crate::protocol::Protocol;
@@ -53,18 +53,26 @@ fn report(resource: &str, outcome: &ReleaseOutcome) {
 /// `release-lock RESOURCE` or `release-lock --txn ID`, recorded in the
 /// audit trail; exit 1 if any refused.
 pub async fn run(p: Protocol, a: &Args) -> i32 {
-    let act = match (&a.resource, &a.txn) {
-        (Some(resource), _) => Act::ReleaseLock(resource.clone()),
-        (None, Some(txn)) => Act::ReleaseLocksOf {
-            txn: txn.clone(),
-            allow_partial: a.allow_partial,
-        },
+    match (&a.resource, &a.txn) {
+        (Some(resource), _) => release(p, a, ReleaseLock::new(resource)).await,
+        (None, Some(txn)) => {
+            let act = ReleaseLocksOf {
+                txn: txn.clone(),
+                allow_partial: a.allow_partial,
+            };
+            release(p, a, act).await
+        }
         // clap requires exactly one of the two.
         (None, None) => {
             err("release-lock needs a RESOURCE or --txn ID");
-            return exit::USAGE;
+            exit::USAGE
         }
-    };
+    }
+}
+
+/// Starts and runs the release `act` (by resource or by owner), prints
+/// what it did; returns the exit code.
+async fn release<A: Act<Result = Released>>(p: Protocol, a: &Args, act: A) -> i32 {
     let started = match act::start(&p, act, a.force, &a.why).await {
         Ok(s) => s,
         Err(code) => {
@@ -83,18 +91,14 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let done = started.run(&p).await;
     let absent = p.discovery().await.is_ok_and(|d| d.locks.is_absent());
     let locks_index = (p.config().indices.locks.as_str(), absent);
-    let code = match &done.value {
-        Value::Released(result) => {
-            let unknown = match (&a.txn, result) {
-                (Some(txn), Ok(r)) if r.released.is_empty() => unknown_txn(&p, txn, a.json).await,
-                _ => None,
-            };
-            match unknown {
-                Some(code) => code,
-                None => print(a, locks_index, result),
-            }
-        }
-        _ => exit::DONE,
+    let result = &done.value;
+    let unknown = match (&a.txn, result) {
+        (Some(txn), Ok(r)) if r.released.is_empty() => unknown_txn(&p, txn, a.json).await,
+        _ => None,
+    };
+    let code = match unknown {
+        Some(code) => code,
+        None => print(a, locks_index, result),
     };
     act::recorded(&done, &index, code)
 }

@@ -6,7 +6,7 @@
 use crate::cli::act::{recorded, start, ReasonArgs};
 use crate::cli::context::printing_observer;
 use crate::cli::output::{err, out, print_json};
-use crate::protocol::intervene::{Act, Value};
+use crate::protocol::intervene::Reverse;
 use crate::protocol::reverse::{reversal_id, ReverseReport, ReverseVerdict};
 use crate::protocol::trail::TrailStep;
 use crate::protocol::Protocol;
@@ -87,7 +87,7 @@ impl ReverseOutput {
 
 /// Runs `reverse ID`; returns the exit code.
 pub async fn run(p: Protocol, a: &Args) -> i32 {
-    let act = Act::Reverse {
+    let act = Reverse {
         txn: a.id.clone(),
         finish_committed: a.finish_committed,
     };
@@ -107,9 +107,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     };
     let index = started.index().to_string();
     let done = started.run(&p).await;
-    let Value::Reversed(report) = &done.value else {
-        return crate::cli::exit::DONE;
-    };
+    let report = &done.value;
     let code = crate::cli::exit::of_reverse(&report.verdict);
     if a.json {
         match serde_json::to_value(ReverseOutput::of(report)) {

@@ -4,10 +4,9 @@
 
 use crate::cli::act::verdict::{finish, not_started, observed};
 use crate::cli::act::{recorded, start, ReasonArgs};
-use crate::cli::exit;
 use crate::cli::output::out;
 use crate::protocol::create::new_transaction_id;
-use crate::protocol::intervene::{Act, Value};
+use crate::protocol::intervene::Transfer;
 use crate::protocol::{NewTransfer, Protocol};
 
 /// `transfer SRC DEST AMOUNT`.
@@ -43,7 +42,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         dest: a.dest.clone(),
         amount: a.amount,
     };
-    let act = Act::Transfer {
+    let act = Transfer {
         transfer: req,
         locks: a.locks,
     };
@@ -64,9 +63,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     }
     let index = started.index().to_string();
     let mut done = started.run(&observed(p, a.json, false)).await;
-    let Value::Procedure(report) = &mut done.value else {
-        return exit::DONE;
-    };
+    let report = &mut done.value;
     // A new transfer was not anywhere before: no "(was created)" suffix.
     report.started_in = None;
     let code = finish(report, a.json);

@@ -1,11 +1,22 @@
-//! What an operator asks for: an [`Act`] on its typed target with the
-//! operator's [`Choices`], together an [`Intervention`]; and the one rule
-//! of when the audit trail wants a reason.
+//! What an act is, the types every act shares: the [`Act`] trait each act
+//! implements (one file each in `acts/`), an act with the operator's
+//! [`Choices`] (together an [`Intervention`]), an act whose record is begun
+//! ([`Started`]: how it runs and finishes its record), and the one rule of
+//! when the audit trail wants a reason. The recipe that starts an act is in
+//! `run.rs`; this file imports neither it nor the acts, so the acts build
+//! on it without an import circle.
 
-use super::bulk::BulkAct;
+use super::done::{Done, Report};
+use super::plan::Plan;
 use super::refusal::ActRefusal;
-use crate::protocol::trail::{ActionKind, Interface};
-use crate::protocol::{NewTransfer, Procedure};
+use crate::error::Result;
+use crate::protocol::jobs::OwnWrites;
+use crate::protocol::report::Tally;
+use crate::protocol::trail::{ActionKind, Ending, Interface, RecordId, Trail};
+use crate::protocol::Protocol;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
 
 /// The operator's choices an act is made with (the record keeps them).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,93 +67,62 @@ impl Choices {
     }
 }
 
-/// Every act an operator can make, each on its typed target.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Act {
-    /// Roll back transaction `0`.
-    Rollback(String),
-    /// Recover transaction `0` (move it forward from where it stopped).
-    Recover(String),
-    /// Release the lock on resource `0`.
-    ReleaseLock(String),
-    /// Release every lock transaction `txn` owns.
-    ReleaseLocksOf {
-        /// The owner transaction.
-        txn: String,
-        /// Act even when the search for its locks saw only some shards.
-        allow_partial: bool,
-    },
-    /// The audit's repair of dangling entries (`account`: the finding the
-    /// operator started from, if any; the repair covers every account).
-    AuditRepair {
-        /// The account of the finding acted on.
-        account: Option<String>,
-        /// The total of all balances the audit is to expect, if known.
-        expect_total: Option<i64>,
-        /// Audit a partial view (some shards failed).
-        allow_partial: bool,
-    },
-    /// Reverse finished transaction `txn` by a compensating transfer.
-    Reverse {
-        /// The original.
-        txn: String,
-        /// Let recovery finish a committed original first.
-        finish_committed: bool,
-    },
-    /// A new transfer started by an operator.
-    Transfer {
-        /// What to move (its id set).
-        transfer: NewTransfer,
-        /// Hold locks on both accounts while it runs.
-        locks: bool,
-    },
-    /// A rollback or recovery over a selection, as one act.
-    Bulk(BulkAct),
+/// An operator's act on its typed target: what the audit trail calls it,
+/// how it is planned (for the record and `--dry-run`) and previewed (for
+/// an operator to confirm), and how it runs once its record is begun.
+pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
+    /// What it did: its own result.
+    type Result: Report;
+
+    /// What the audit trail calls it.
+    fn action(&self) -> ActionKind;
+
+    /// Whether it acts on a selection of many transactions.
+    fn is_bulk(&self) -> bool {
+        false
+    }
+
+    /// Previews it from the documents as they are now. A target that
+    /// cannot be read gives a plan without steps (the run then says why it
+    /// cannot act); only a bulk act's selection fails here.
+    fn plan(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+
+    /// The plan with the documents it was judged on re-read beside it
+    /// ([`Plan::documents`]); a read that fails is an error here.
+    fn preview(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+
+    /// Runs it on `p` (which may carry an observer) and completes the
+    /// record `started` began ([`Started::finish`]).
+    fn run(started: Started<Self>, p: &Protocol)
+        -> impl Future<Output = Done<Self::Result>> + Send;
 }
 
-/// An act with the operator's choices: what the front ends build.
+/// An act with the operator's choices: what the front ends build. `A` is
+/// the act's own type ([`super::Rollback`], [`super::BulkAct`], ...), so its
+/// run gives that act's own result; [`super::AnyAct`] when a front end
+/// holds whichever act the operator chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Intervention {
+pub struct Intervention<A> {
     /// What.
-    pub act: Act,
+    pub act: A,
     /// How.
     pub choices: Choices,
 }
 
-impl Intervention {
+impl<A: Act> Intervention<A> {
     /// `act` with `choices`.
-    pub fn new(act: Act, choices: Choices) -> Intervention {
+    pub fn new(act: A, choices: Choices) -> Intervention<A> {
         Intervention { act, choices }
-    }
-
-    /// The rollback or recovery of `txn`.
-    pub fn procedure(procedure: Procedure, txn: &str, choices: Choices) -> Intervention {
-        let act = match procedure {
-            Procedure::Rollback => Act::Rollback(txn.to_string()),
-            Procedure::Recover => Act::Recover(txn.to_string()),
-        };
-        Intervention::new(act, choices)
     }
 
     /// What the audit trail calls it.
     pub fn action(&self) -> ActionKind {
-        match &self.act {
-            Act::Rollback(_) => ActionKind::Rollback,
-            Act::Recover(_) => ActionKind::Recover,
-            Act::ReleaseLock(_) | Act::ReleaseLocksOf { .. } => ActionKind::ReleaseLock,
-            Act::AuditRepair { .. } => ActionKind::AuditRepair,
-            Act::Reverse { .. } => ActionKind::Reverse,
-            Act::Transfer { .. } => ActionKind::Transfer,
-            Act::Bulk(b) => match b.procedure {
-                Procedure::Rollback => ActionKind::Rollback,
-                Procedure::Recover => ActionKind::Recover,
-            },
-        }
+        self.act.action()
     }
 
     /// Whether it acts on a selection of many transactions.
     pub fn is_bulk(&self) -> bool {
-        matches!(self.act, Act::Bulk(_))
+        self.act.is_bulk()
     }
 
     /// Why it may not run as chosen: the reason the audit trail wants is
@@ -154,6 +134,127 @@ impl Intervention {
             self.is_bulk(),
             self.choices.reason_text(),
         )
+    }
+}
+
+/// An act whose unfinished record is written: run it with [`Started::run`].
+#[derive(Debug)]
+pub struct Started<A> {
+    pub(super) trail: Trail,
+    pub(super) record: RecordId,
+    pub(super) intervention: Intervention<A>,
+    pub(super) plan: Plan,
+    /// The record's parts so far (the plan's, and a resumed run's
+    /// checkpoints): a job's checkpoints are numbered after them.
+    pub(super) parts: u32,
+    /// When this continues an unfinished run: what it found.
+    pub(super) resumed: Option<Resumed>,
+    /// On a job's way back: the transactions the job last wrote itself,
+    /// which the run does not refuse as recent ([`Protocol::with_own_writes`]).
+    pub(super) own: Option<Arc<OwnWrites>>,
+}
+
+/// What a resumed run found in its unfinished record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resumed {
+    /// Transactions the checkpoints say ended (skipped).
+    pub ended: usize,
+    /// Checkpoint parts found (the plan's parts not counted).
+    pub checkpoints: u32,
+    /// How the transactions those checkpoints list ended, counted.
+    pub earlier: Tally,
+    /// When the operator forced it over a job not presumed dead: what its
+    /// record said then (the record's summary notes it, with the reason).
+    pub forced: Option<String>,
+}
+
+impl<A: Act> Started<A> {
+    /// The record written.
+    pub fn record(&self) -> &RecordId {
+        &self.record
+    }
+
+    /// The audit index it is in.
+    pub fn index(&self) -> &str {
+        self.trail.index()
+    }
+
+    /// The plan recorded.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The intervention.
+    pub fn intervention(&self) -> &Intervention<A> {
+        &self.intervention
+    }
+
+    /// Runs the act on `p` (which may carry an observer), then completes
+    /// its record with the outcome, the summary and every step
+    /// ([`Act::run`]). The result is the act's own.
+    pub async fn run(self, p: &Protocol) -> Done<A::Result> {
+        A::run(self, p).await
+    }
+
+    /// The same started act held as `act` (what [`AnyAct`] forwards to).
+    pub(super) fn with_act<B: Act>(self, act: B) -> Started<B> {
+        Started {
+            trail: self.trail,
+            record: self.record,
+            intervention: Intervention::new(act, self.intervention.choices),
+            plan: self.plan,
+            parts: self.parts,
+            resumed: self.resumed,
+            own: self.own,
+        }
+    }
+
+    /// Takes the job `run`'s own last writes, as its record says, as this
+    /// run's to not refuse as recent: `--ids-from` the file of the
+    /// transactions a run of that job left when it was stopped. Returns how
+    /// many transactions the record says the job wrote.
+    pub async fn own_writes_of(&mut self, run: &str) -> crate::error::Result<usize> {
+        let own = self.trail.own_writes(run).await?;
+        let n = own.len();
+        self.own = Some(Arc::new(own));
+        Ok(n)
+    }
+
+    /// The resumption this run is, if it is one.
+    pub fn resumed(&self) -> Option<&Resumed> {
+        self.resumed.as_ref()
+    }
+
+    /// Completes the record with what the act did (its ending as its
+    /// result says, [`Report::ending`]); the act's result with it.
+    pub(super) async fn finish<R: Report>(self, p: &Protocol, value: R) -> Done<R> {
+        let ending = value.ending(p, &self.plan);
+        self.finish_after(0, value, ending).await
+    }
+
+    /// [`Started::finish`] after `checkpoints` parts this run wrote as it
+    /// went (the parts of a resumed run's earlier checkpoints counted too).
+    pub(super) async fn finish_after<R: Report>(
+        self,
+        checkpoints: u32,
+        value: R,
+        ending: Ending,
+    ) -> Done<R> {
+        let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
+        let (outcome, summary) = (ending.outcome, ending.summary.clone());
+        let record_error = self
+            .trail
+            .finish_after(&self.record, earlier + checkpoints, ending)
+            .await
+            .err();
+        Done {
+            action: self.intervention.action(),
+            outcome,
+            summary,
+            record: self.record,
+            record_error,
+            value,
+        }
     }
 }
 
@@ -180,20 +281,21 @@ pub fn reason_missing(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::intervene::{Recover, Rollback};
 
     #[test]
     fn reasons_are_required_for_rollbacks_reversals_forced_and_bulk_acts() {
         let ui = |reason: Option<&str>| Choices::new(Interface::Cli, reason.map(str::to_string));
-        let recover = Intervention::new(Act::Recover("t".into()), ui(None));
+        let recover = Intervention::new(Recover::new("t"), ui(None));
         assert_eq!(recover.missing_reason(), None);
-        let forced = Intervention::new(Act::Recover("t".into()), ui(None).forced(true));
+        let forced = Intervention::new(Recover::new("t"), ui(None).forced(true));
         assert!(forced.missing_reason().is_some());
-        let rollback = Intervention::new(Act::Rollback("t".into()), ui(Some("  ")));
+        let rollback = Intervention::new(Rollback::new("t"), ui(Some("  ")));
         assert_eq!(
             rollback.missing_reason().map(|r| r.to_string()).as_deref(),
             Some("rollback needs a reason for the audit trail")
         );
-        let given = Intervention::new(Act::Rollback("t".into()), ui(Some("INC-1")));
+        let given = Intervention::new(Rollback::new("t"), ui(Some("INC-1")));
         assert_eq!(given.missing_reason(), None);
     }
 }

@@ -1,117 +1,39 @@
 //! How a [`Plan`] is made: [`Intervention::plan`] (what `--dry-run` and the
 //! audit record use) and [`Intervention::preview`] (the same plan with the
-//! documents it was judged on, for a dialog to confirm). A rollback's,
+//! documents it was judged on, for a dialog to confirm), each asking the
+//! act's own type (`acts/`), and the builders the acts share. A rollback's,
 //! recovery's or lock release's plan on a transaction's documents comes
 //! from one builder, [`Plan::on_transaction`], which states the order of
 //! refusals once.
 
 use super::plan::{Documents, Plan, PlanStep, StepEffect, StepTarget};
-use super::reverse_plan::reverse_preview;
 use super::BalanceEffect;
 use super::{Act, ActRefusal, Intervention};
 use crate::error::Result;
-use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
-use crate::protocol::reverse::reversal_id;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol, TxnState};
 
-impl Intervention {
-    /// Previews the act from the documents as they are now. A target that
-    /// cannot be read gives a plan without steps (the run then says why it
-    /// cannot act); only a bulk act's selection fails here.
+impl<A: Act> Intervention<A> {
+    /// Previews the act from the documents as they are now ([`Act::plan`]):
+    /// what `--dry-run` prints and the audit record stores.
     pub async fn plan(&self, p: &Protocol) -> Result<Plan> {
-        Ok(match &self.act {
-            Act::Rollback(id) => procedure_plan(p, Procedure::Rollback, id).await,
-            Act::Recover(id) => procedure_plan(p, Procedure::Recover, id).await,
-            Act::ReleaseLock(resource) => {
-                let view = p.lock_view(resource).await.ok().flatten();
-                lock_plan(resource, view.as_ref())
-            }
-            Act::ReleaseLocksOf { txn, .. } => Plan {
-                transactions: vec![txn.clone()],
-                steps: vec![PlanStep::ReleaseLocksOf],
-                ..Plan::default()
-            },
-            Act::AuditRepair { account, .. } => Plan {
-                targets: account.iter().cloned().collect(),
-                steps: vec![PlanStep::Audit, PlanStep::Repair],
-                ..Plan::default()
-            },
-            Act::Reverse {
-                txn,
-                finish_committed,
-            } => match reverse_preview(p, txn, *finish_committed).await {
-                Ok(plan) => Plan {
-                    documents: None,
-                    ..plan
-                },
-                Err(_) => Plan {
-                    transactions: vec![txn.clone(), reversal_id(txn)],
-                    ..Plan::default()
-                },
-            },
-            Act::Transfer { transfer, .. } => Plan {
-                transactions: transfer.id.iter().cloned().collect(),
-                targets: vec![transfer.src.clone(), transfer.dest.clone()],
-                steps: labels_from(Procedure::Recover, &TxnState::Created),
-                ..Plan::default()
-            },
-            Act::Bulk(b) => b.plan(p).await?,
-        })
+        self.act.plan(p).await
     }
 
     /// [`Intervention::plan`] for an operator to confirm: the same plan
     /// with the documents it was judged on re-read beside it
-    /// ([`Plan::documents`]). A read that fails is an error here (nothing
-    /// can be confirmed on it). On a deployment without a locks index it
-    /// says so ([`Plan::locks_absent`]): no lock is released or swept.
+    /// ([`Plan::documents`], [`Act::preview`]). A read that fails is an
+    /// error here (nothing can be confirmed on it). On a deployment without
+    /// a locks index it says so ([`Plan::locks_absent`]): no lock is
+    /// released or swept.
     pub async fn preview(&self, p: &Protocol) -> Result<Plan> {
-        let mut plan = self.preview_plan(p).await?;
+        let mut plan = self.act.preview(p).await?;
         plan.locks_absent = p.discovery().await?.locks.is_absent();
         Ok(plan)
     }
-
-    async fn preview_plan(&self, p: &Protocol) -> Result<Plan> {
-        let mut plan = match &self.act {
-            Act::Rollback(id) => return detail_preview(p, Some(Procedure::Rollback), id).await,
-            Act::Recover(id) => return detail_preview(p, Some(Procedure::Recover), id).await,
-            Act::ReleaseLock(resource) => {
-                return Ok(Plan::on_lock(resource, p.lock_view(resource).await?))
-            }
-            Act::ReleaseLocksOf { txn, .. } => return detail_preview(p, None, txn).await,
-            Act::Bulk(b) => return b.preview(p).await,
-            Act::Reverse {
-                txn,
-                finish_committed,
-            } => return reverse_preview(p, txn, *finish_committed).await,
-            _ => self.plan(p).await?,
-        };
-        plan.documents = match &self.act {
-            Act::AuditRepair { .. } => {
-                let report = p.audit(None, false).await?;
-                plan.balance_change = repair_change(&report);
-                Some(Documents::Audit(Box::new(report)))
-            }
-            _ => None,
-        };
-        Ok(plan)
-    }
-}
-
-/// The balance change per account (non-zero only) of the repairs `report`
-/// found unambiguous: what the audit's repair would move.
-fn repair_change(report: &AuditReport) -> Vec<(String, i64)> {
-    let mut by: std::collections::BTreeMap<&str, i64> = Default::default();
-    for e in &report.repair_effect {
-        *by.entry(e.account.as_str()).or_default() += e.delta;
-    }
-    by.into_iter()
-        .filter(|(_, d)| *d != 0)
-        .map(|(a, d)| (a.to_string(), d))
-        .collect()
 }
 
 /// The refusal of the checks an unforced run makes before any write
@@ -125,7 +47,11 @@ pub fn unforced_checks(p: &Protocol, txn: &Transaction) -> Option<ActRefusal> {
 
 /// The preview of `procedure` on `id` (`None`: the release of the locks
 /// it owns), read fresh ([`Intervention::preview`]).
-async fn detail_preview(p: &Protocol, procedure: Option<Procedure>, id: &str) -> Result<Plan> {
+pub(super) async fn detail_preview(
+    p: &Protocol,
+    procedure: Option<Procedure>,
+    id: &str,
+) -> Result<Plan> {
     let Some(d) = p.transaction_detail(id).await? else {
         return Ok(Plan::no_such_transaction(procedure, id));
     };
@@ -135,7 +61,7 @@ async fn detail_preview(p: &Protocol, procedure: Option<Procedure>, id: &str) ->
 
 /// A rollback or recovery of `id`, planned from its documents; a read
 /// that fails gives a plan without steps ([`Intervention::plan`]).
-async fn procedure_plan(p: &Protocol, procedure: Procedure, id: &str) -> Plan {
+pub(super) async fn procedure_plan(p: &Protocol, procedure: Procedure, id: &str) -> Plan {
     match p.transaction_detail(id).await {
         Ok(Some(d)) => {
             let checked = unforced_checks(p, &d.txn);
@@ -283,7 +209,7 @@ fn locks_of_plan(d: &TransactionDetail) -> Plan {
 
 /// The steps `procedure` takes from `state` as planned (no prediction of
 /// no-ops: every step is taken to write).
-fn labels_from(procedure: Procedure, state: &TxnState) -> Vec<PlanStep> {
+pub(super) fn labels_from(procedure: Procedure, state: &TxnState) -> Vec<PlanStep> {
     crate::protocol::steps::plan(procedure, state)
         .unwrap_or_default()
         .into_iter()
@@ -294,7 +220,7 @@ fn labels_from(procedure: Procedure, state: &TxnState) -> Vec<PlanStep> {
 /// The release of the lock on `resource` (`view`: as judged now): filed
 /// under its owner, its step naming the holder and the judgement, so a
 /// forced release of a live or unknown lock says whose lock it took.
-fn lock_plan(resource: &str, view: Option<&LockView>) -> Plan {
+pub(super) fn lock_plan(resource: &str, view: Option<&LockView>) -> Plan {
     let held_by = view.map(|v| (v.info.holder_label(), v.staleness.to_string()));
     Plan {
         transactions: view

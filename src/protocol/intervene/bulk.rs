@@ -4,8 +4,11 @@
 //! `bulk_run`, what it did in `bulk_done`.
 
 use super::selection::Selection;
+use super::{Act, BulkDone, Done, Plan, Started};
+use crate::error::Result;
 use crate::protocol::batch::BatchOptions;
-use crate::protocol::Procedure;
+use crate::protocol::trail::ActionKind;
+use crate::protocol::{Procedure, Protocol};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -43,6 +46,37 @@ impl BulkAct {
             && s.states.is_empty()
             && s.older_than.is_none()
             && s.ids.is_none()
+    }
+}
+
+/// The act over a selection: planned by resolving the selection
+/// (`bulk_run`), previewed with each transaction's own plan
+/// (`bulk_preview`), and run with checkpoints and a [`Stop`]
+/// ([`Started::run_bulk`]; here with a stop nobody sets).
+impl Act for BulkAct {
+    type Result = BulkDone;
+
+    fn action(&self) -> ActionKind {
+        match self.procedure {
+            Procedure::Rollback => ActionKind::Rollback,
+            Procedure::Recover => ActionKind::Recover,
+        }
+    }
+
+    fn is_bulk(&self) -> bool {
+        true
+    }
+
+    async fn plan(&self, p: &Protocol) -> Result<Plan> {
+        self.selection_plan(p).await
+    }
+
+    async fn preview(&self, p: &Protocol) -> Result<Plan> {
+        self.preview_items(p).await
+    }
+
+    async fn run(started: Started<BulkAct>, p: &Protocol) -> Done<BulkDone> {
+        started.run_bulk(p, &Stop::default(), |_| {}).await
     }
 }
 

@@ -2,10 +2,11 @@
 //! one rule of the worst outcome over many verdicts.
 
 use super::selection::LeftOut;
+use super::{Plan, Report};
 use crate::error::Error;
 use crate::protocol::locks::SweptLock;
 use crate::protocol::report::Tally;
-use crate::protocol::trail::{ActOutcome, TrailStep};
+use crate::protocol::trail::{ActOutcome, Ending, TrailStep};
 use crate::protocol::{ProcedureReport, Protocol, Verdict};
 
 /// What a bulk act did.
@@ -134,6 +135,29 @@ impl BulkDone {
                 TrailStep::release(locks, &owner, &s.view.info.resource, &s.outcome)
             }))
             .collect()
+    }
+}
+
+/// A bulk act's own result.
+impl Report for BulkDone {
+    fn ending(&self, p: &Protocol, _: &Plan) -> Ending {
+        Ending {
+            outcome: self.outcome(),
+            summary: self.summary(),
+            counts: Some(self.tally()),
+            steps: self.steps(p),
+        }
+    }
+
+    fn ok(&self, outcome: ActOutcome) -> bool {
+        matches!(outcome, ActOutcome::Completed | ActOutcome::NothingToDo)
+    }
+
+    fn what(&self) -> String {
+        match &self.failed {
+            Some(e) => format!("failed: {e}"),
+            None => Tally::of(&self.reports).brief(),
+        }
     }
 }
 

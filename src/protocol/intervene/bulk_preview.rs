@@ -21,13 +21,13 @@ use std::collections::BTreeMap;
 const READ_CONCURRENCY: usize = 8;
 
 impl BulkAct {
-    /// The plan ([`BulkAct::plan`]) with each selected transaction's own
+    /// The plan ([`BulkAct::selection_plan`]) with each selected transaction's own
     /// plan on its documents as re-read ([`Plan::items`], in selection
     /// order); a transaction gone since the selection read it is left out
     /// ("no longer exists"). A read that fails is an error (nothing can be
     /// confirmed on it).
-    pub(super) async fn preview(&self, p: &Protocol) -> Result<Plan> {
-        let mut plan = self.plan(p).await?;
+    pub(super) async fn preview_items(&self, p: &Protocol) -> Result<Plan> {
+        let mut plan = self.selection_plan(p).await?;
         p.sync_clock().await;
         let ids = plan.transactions.clone();
         let details: Vec<_> = futures::stream::iter(ids)

@@ -10,7 +10,7 @@ use super::bulk::{BulkAct, Runner, Stop};
 use super::bulk_done::BulkDone;
 use super::plan::{Plan, PlanStep};
 use super::selection::{BulkOptions, BulkRun, Selected};
-use super::{Done, Started, Value};
+use super::{Done, Report, Started};
 use crate::error::Result;
 use crate::protocol::jobs::{keep_alive, Checkpoints, Ended, MIN_TRANSACTIONS, SILENT_PERIODS};
 use crate::protocol::trail::pages::EndedAs;
@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 
 impl BulkAct {
     /// Resolves the selection: each transaction with its planned steps.
-    pub(super) async fn plan(&self, p: &Protocol) -> Result<Plan> {
+    pub(super) async fn selection_plan(&self, p: &Protocol) -> Result<Plan> {
         let selected = p.select(&self.selection, self.allow_partial).await?;
         let mut steps: Vec<PlanStep> = selected
             .transactions
@@ -49,21 +49,18 @@ impl BulkAct {
     }
 }
 
-impl Started {
+impl Started<BulkAct> {
     /// Runs a bulk act on `p`, calling `on_done` as each transaction ends;
     /// once `stop` is set no new transaction (or batch) starts, and a
     /// running batch stops before its next write. The steps of the
     /// transactions that ended are written into the record's parts as the
     /// run goes (checkpoints: `protocol::jobs`), so a run that dies can be
     /// resumed ([`super::resume`]); completes the one record with the rest.
-    pub async fn run_bulk<F>(self, p: &Protocol, stop: &Stop, on_done: F) -> Done
+    pub async fn run_bulk<F>(self, p: &Protocol, stop: &Stop, on_done: F) -> Done<BulkDone>
     where
         F: FnMut(&ProcedureReport),
     {
-        let b = match &self.intervention().act {
-            super::Act::Bulk(b) => b.clone(),
-            _ => return self.run_single(p).await,
-        };
+        let b = self.intervention().act.clone();
         let selected = self.plan().selected.clone().unwrap_or_else(|| Selected {
             transactions: Vec::new(),
             left_out: Vec::new(),
@@ -126,14 +123,13 @@ impl Started {
         if let Some(from) = self.resumable_from(p, &done) {
             return self.keep_resumable(p, checkpoints, done, from).await;
         }
-        let value = Value::Bulk(done);
-        let mut ending = super::run::fold(p, self.plan(), &value);
-        ending.steps = unsaved(&value, ending.steps, &checkpoints.saved());
+        let mut ending = done.ending(p, self.plan());
+        ending.steps = unsaved(&done, ending.steps, &checkpoints.saved());
         ending.summary = self.resumed_summary(ending.summary);
         if let (Some(counts), Some(r)) = (&mut ending.counts, &self.resumed) {
             counts.add(&r.earlier);
         }
-        self.finish_after(checkpoints.written, value, ending).await
+        self.finish_after(checkpoints.written, done, ending).await
     }
 
     /// When a resume some of whose transactions were refused as recent
@@ -171,7 +167,7 @@ impl Started {
         checkpoints: Checkpoints,
         mut done: BulkDone,
         from: DateTime<Utc>,
-    ) -> Done {
+    ) -> Done<BulkDone> {
         let saved = checkpoints.saved();
         let rest: Vec<Ended> = done
             .reports
@@ -188,15 +184,14 @@ impl Started {
             .collect();
         let record_error = checkpoints.close(rest).await.err();
         done.resumable_from = Some(from);
-        let value = Value::Bulk(done);
-        let ending = super::run::fold(p, self.plan(), &value);
+        let ending = done.ending(p, self.plan());
         Done {
             action: self.intervention().action(),
             outcome: ending.outcome,
             summary: self.resumed_summary(ending.summary),
             record: self.record().clone(),
             record_error,
-            value,
+            value: done,
         }
     }
 
@@ -266,10 +261,7 @@ where
 
 /// The record's steps less those a checkpoint already wrote: `steps` are
 /// every report's, in report order, then the sweep's (`BulkDone::steps`).
-fn unsaved(value: &Value, steps: Vec<TrailStep>, saved: &HashSet<String>) -> Vec<TrailStep> {
-    let Value::Bulk(done) = value else {
-        return steps;
-    };
+fn unsaved(done: &BulkDone, steps: Vec<TrailStep>, saved: &HashSet<String>) -> Vec<TrailStep> {
     let mut all = steps.into_iter();
     let mut rest = Vec::new();
     for r in &done.reports {

@@ -1,35 +1,71 @@
-//! What a performed act did: its own result ([`Value`]), how the audit
-//! record says it ended, the record's id and whether it could be
-//! completed, and one sentence for people ([`fmt::Display`]).
+//! What a performed act did: a [`Done`] holds the act's own result (its
+//! [`Report`]: a rollback's [`ProcedureReport`], a bulk act's
+//! [`super::BulkDone`], ...), how the audit record says it ended, the
+//! record's id and whether it could be completed, and one sentence for
+//! people ([`fmt::Display`]).
 
-use super::BulkDone;
-use crate::error::{Error, Result};
-use crate::protocol::audit::AuditReport;
-use crate::protocol::locks::{ReleaseOutcome, TxnLocksRelease};
-use crate::protocol::reverse::{ReverseReport, ReverseVerdict};
-use crate::protocol::trail::{ActOutcome, ActionKind, RecordId};
-use crate::protocol::ProcedureReport;
+use super::Plan;
+use crate::error::Error;
+use crate::protocol::trail::{ActOutcome, ActionKind, Ending, RecordId, TrailStep};
+use crate::protocol::{ProcedureReport, Protocol};
 use std::fmt;
 
-/// The act's own result.
-#[derive(Debug)]
-pub enum Value {
-    /// A rollback, recovery or transfer.
-    Procedure(ProcedureReport),
-    /// A lock release: each resource and what its release did, or why the
-    /// release failed before any.
-    Released(Result<TxnLocksRelease>),
-    /// The audit's repair, or why it failed.
-    Repaired(Result<AuditReport>),
-    /// A reversal.
-    Reversed(ReverseReport),
-    /// A bulk rollback or recovery.
-    Bulk(BulkDone),
+/// An act's own result, as each act's file defines it: how the audit
+/// record ends for it, whether it did what was asked, and what it did in
+/// words. Written once per result type, so no caller matches on which act
+/// it was.
+pub trait Report: fmt::Debug + Send + 'static {
+    /// How the record ends for it: outcome, summary, counts (a bulk
+    /// run's) and steps. `plan` is the plan the record was begun with.
+    fn ending(&self, p: &Protocol, plan: &Plan) -> Ending;
+
+    /// Whether it did what was asked (and nothing was refused or failed);
+    /// `outcome` is how the record says it ended.
+    fn ok(&self, outcome: ActOutcome) -> bool;
+
+    /// What it did, in one line (without the record).
+    fn what(&self) -> String;
 }
 
-/// A performed, recorded act.
+/// Whichever act's result, for a front end that holds any act
+/// ([`super::AnyAct`]).
+impl Report for Box<dyn Report> {
+    fn ending(&self, p: &Protocol, plan: &Plan) -> Ending {
+        (**self).ending(p, plan)
+    }
+
+    fn ok(&self, outcome: ActOutcome) -> bool {
+        (**self).ok(outcome)
+    }
+
+    fn what(&self) -> String {
+        (**self).what()
+    }
+}
+
+/// The result of a rollback, a recovery and a transfer: the procedure's
+/// report.
+impl Report for ProcedureReport {
+    fn ending(&self, _: &Protocol, _: &Plan) -> Ending {
+        Ending::of(
+            ActOutcome::from(&self.verdict),
+            self.verdict.to_string(),
+            self.steps.iter().map(TrailStep::from).collect(),
+        )
+    }
+
+    fn ok(&self, _: ActOutcome) -> bool {
+        self.verdict.is_done()
+    }
+
+    fn what(&self) -> String {
+        self.verdict.to_string()
+    }
+}
+
+/// A performed, recorded act with its own result `R`.
 #[derive(Debug)]
-pub struct Done {
+pub struct Done<R = Box<dyn Report>> {
     /// What the record calls it.
     pub action: ActionKind,
     /// How it ended, as recorded.
@@ -40,59 +76,37 @@ pub struct Done {
     pub record: RecordId,
     /// Why the record could not be completed (it stays unfinished).
     pub record_error: Option<Error>,
-    /// What it did.
-    pub value: Value,
+    /// What it did: the act's own result.
+    pub value: R,
 }
 
-impl Done {
+impl<R: Report> Done<R> {
     /// Whether it did what was asked (and nothing was refused or failed).
     pub fn ok(&self) -> bool {
-        match &self.value {
-            Value::Procedure(r) => r.verdict.is_done(),
-            Value::Released(Ok(r)) => r
-                .released
-                .iter()
-                .all(|(_, o)| !matches!(o, ReleaseOutcome::Refused(_))),
-            Value::Released(Err(_)) | Value::Repaired(Err(_)) => false,
-            Value::Repaired(Ok(_)) => true,
-            Value::Reversed(r) => matches!(r.verdict, ReverseVerdict::Reversed),
-            Value::Bulk(_) => matches!(
-                self.outcome,
-                ActOutcome::Completed | ActOutcome::NothingToDo
-            ),
-        }
+        self.value.ok(self.outcome)
     }
 
     /// What it did, in one line (without the record).
     pub fn what(&self) -> String {
-        match &self.value {
-            Value::Procedure(r) => r.verdict.to_string(),
-            Value::Released(Ok(r)) if r.released.is_empty() => "no locks held".into(),
-            Value::Released(Ok(r)) => r
-                .released
-                .iter()
-                .map(|(resource, o)| format!("{resource} {o}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            Value::Released(Err(e)) | Value::Repaired(Err(e)) => format!("failed: {e}"),
-            Value::Repaired(Ok(r)) if r.repairs.is_empty() => "nothing was repairable".into(),
-            Value::Repaired(Ok(r)) => format!("repaired: {}", r.repairs.join("; ")),
-            Value::Reversed(r) => match &r.verdict {
-                ReverseVerdict::Reversed => r.reversed_by(),
-                v @ ReverseVerdict::Refused(_) => v.to_string(),
-                v => format!("{v}; reversing it again carries on with the same reversal"),
-            },
-            Value::Bulk(b) => match &b.failed {
-                Some(e) => format!("failed: {e}"),
-                None => super::Tally::of(&b.reports).brief(),
-            },
+        self.value.what()
+    }
+
+    /// The same, its result held as any act's.
+    pub fn boxed(self) -> Done<Box<dyn Report>> {
+        Done {
+            action: self.action,
+            outcome: self.outcome,
+            summary: self.summary,
+            record: self.record,
+            record_error: self.record_error,
+            value: Box::new(self.value),
         }
     }
 }
 
 /// What it did, then its audit record (and whether that was left
 /// unfinished).
-impl fmt::Display for Done {
+impl<R: Report> fmt::Display for Done<R> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.record_error {
             None => write!(f, "{} · audit record {}", self.what(), self.record),

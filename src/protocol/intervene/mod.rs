@@ -1,8 +1,9 @@
 //! The one definition of each operator act. An [`Intervention`] is what
-//! an operator asks for: an [`Act`] (rollback, recovery, a lock release by
-//! resource or by transaction, the audit's repair, a reversal, a transfer,
-//! or a rollback/recovery over a selection) on a typed target, with the
-//! operator's [`Choices`] (force, reason, where from).
+//! an operator asks for: an act (each its own type implementing [`Act`],
+//! one file each in `acts/`: rollback, recovery, a lock release by
+//! resource or by transaction, the audit's repair, a reversal, a transfer;
+//! and [`BulkAct`], a rollback/recovery over a selection) on its typed
+//! target, with the operator's [`Choices`] (force, reason, where from).
 //!
 //! - [`Intervention::plan`] previews it as a [`Plan`]: the steps (typed,
 //!   written once), the [`ActRefusal`] an unforced run would meet, the balance
@@ -11,13 +12,15 @@
 //! - [`start`] and [`Started::run`] (or [`run`], both at once) perform the
 //!   act and record it: check the reason, open the trail, plan, write the
 //!   unfinished record, run, fold the steps and the outcome into it, finish
-//!   it. The result is a typed [`Done`] with one sentence for people.
+//!   it. The result is a [`Done`] holding the act's own result type (its
+//!   [`Report`]), with one sentence for people.
 //!
 //! Front ends (the CLI and the dashboard) never build audit records or plan
 //! lines: they build an `Intervention` and print what comes back, so the
 //! same act leaves the same record whichever front end made it.
 
 mod act;
+mod acts;
 mod balance_effect;
 mod build;
 mod bulk;
@@ -33,15 +36,19 @@ mod run;
 mod selection;
 
 pub use crate::protocol::report::Tally;
-pub use act::{reason_missing, Act, Choices, Intervention};
+pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Started};
+pub use acts::{
+    AnyAct, AuditRepair, Recover, ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse,
+    Rollback, Transfer,
+};
 pub use balance_effect::{BalanceEffect, EffectKind};
 pub use build::unforced_checks;
 pub use bulk::{BulkAct, Runner, Stop};
 pub use bulk_done::BulkDone;
 pub use bulk_preview::{Verdicts, Would};
-pub use done::{Done, Value};
+pub use done::{Done, Report};
 pub use guard::Guard;
 pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
 pub use refusal::{ActRefusal, ReadOnlyBy};
-pub use run::{job_reason, resume, run, start, NotStarted, Resumed, Started};
+pub use run::{job_reason, resume, run, start, NotStarted};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};

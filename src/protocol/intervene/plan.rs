@@ -4,12 +4,11 @@
 //! How a plan is made is in `build.rs`.
 
 use super::selection::Selected;
-use super::{ActRefusal, BalanceEffect, Intervention};
+use super::{ActRefusal, BalanceEffect};
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{CREATE_STEP, LINK_STEP};
-use crate::protocol::trail::RecordDraft;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::{Preview, TransactionDetail};
 use crate::protocol::{Step, TxnState};
@@ -257,17 +256,6 @@ impl Plan {
     pub fn labels(&self) -> Vec<String> {
         self.steps.iter().map(ToString::to_string).collect()
     }
-
-    /// The unfinished record of `i` with this plan.
-    pub fn draft(&self, i: &Intervention) -> RecordDraft {
-        let mut d = RecordDraft::new(i.action(), self.transactions.clone(), i.choices.interface);
-        d.targets = self.targets.clone();
-        d.reason = i.choices.reason_text().map(str::to_string);
-        d.forced = i.choices.force;
-        d.bulk = i.is_bulk();
-        d.plan = self.labels();
-        d
-    }
 }
 
 impl Plan {
@@ -290,10 +278,8 @@ impl Plan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::intervene::Choices;
+    use crate::protocol::intervene::{Choices, Intervention, Recover};
     use crate::protocol::trail::{ActionKind, Interface};
-
-    use crate::protocol::intervene::Act;
 
     #[test]
     fn each_step_is_worded_once_and_the_record_keeps_the_words() {
@@ -326,7 +312,7 @@ mod tests {
             ]
         );
         let i = Intervention::new(
-            Act::Recover("t1".into()),
+            Recover::new("t1"),
             Choices::new(Interface::Dashboard, Some(" INC-1 ".into())).forced(true),
         );
         let d = plan.draft(&i);

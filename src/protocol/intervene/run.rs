@@ -3,18 +3,13 @@
 //! run, fold the steps and the outcome into the record and finish it
 //! ([`Started::run`]). A refusal here means nothing was written at all.
 
-use super::done::{Done, Value};
-use super::{Act, ActRefusal, BulkAct, Choices, Guard, Intervention, Plan, Runner, Selection};
+use super::act::{Act, Choices, Intervention, Resumed, Started};
+use super::done::Done;
+use super::{ActRefusal, BulkAct, Guard, Plan, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
-use crate::protocol::jobs::OwnWrites;
-use crate::protocol::locks::TxnLocksRelease;
-use crate::protocol::report::Tally;
-use crate::protocol::reverse::ReverseOptions;
-use crate::protocol::trail::{
-    release_outcome, ActOutcome, ActionKind, Ending, RecordId, Trail, TrailStep,
-};
-use crate::protocol::{Procedure, Protocol, RunLimits};
+use crate::protocol::trail::{ActionKind, RecordDraft, RecordId, Trail};
+use crate::protocol::{Procedure, Protocol};
 use std::fmt;
 use std::sync::Arc;
 
@@ -42,37 +37,6 @@ impl fmt::Display for NotStarted {
     }
 }
 
-/// An act whose unfinished record is written: run it with [`Started::run`].
-#[derive(Debug)]
-pub struct Started {
-    pub(super) trail: Trail,
-    record: RecordId,
-    intervention: Intervention,
-    plan: Plan,
-    /// The record's parts so far (the plan's, and a resumed run's
-    /// checkpoints): a job's checkpoints are numbered after them.
-    pub(super) parts: u32,
-    /// When this continues an unfinished run: what it found.
-    pub(super) resumed: Option<Resumed>,
-    /// On a job's way back: the transactions the job last wrote itself,
-    /// which the run does not refuse as recent ([`Protocol::with_own_writes`]).
-    pub(super) own: Option<Arc<OwnWrites>>,
-}
-
-/// What a resumed run found in its unfinished record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resumed {
-    /// Transactions the checkpoints say ended (skipped).
-    pub ended: usize,
-    /// Checkpoint parts found (the plan's parts not counted).
-    pub checkpoints: u32,
-    /// How the transactions those checkpoints list ended, counted.
-    pub earlier: Tally,
-    /// When the operator forced it over a job not presumed dead: what its
-    /// record said then (the record's summary notes it, with the reason).
-    pub forced: Option<String>,
-}
-
 /// The reason job `run` was started with, as its record says (`None` when
 /// it has none): what a continuation of a stopped job runs with when the
 /// operator gives none, as its resume would.
@@ -94,7 +58,7 @@ async fn open_trail(p: &Protocol) -> Result<Trail, NotStarted> {
 
 /// Checks the reason, opens the trail (refusing when the audit index is
 /// missing), plans `i` and writes its unfinished record.
-pub async fn start(p: &Protocol, i: Intervention) -> Result<Started, NotStarted> {
+pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A>, NotStarted> {
     if let Some(r) = i.missing_reason() {
         return Err(NotStarted::Refused(r));
     }
@@ -137,7 +101,7 @@ pub async fn resume(
     run_id: &str,
     runner: Runner,
     choices: Choices,
-) -> Result<Started, NotStarted> {
+) -> Result<Started<BulkAct>, NotStarted> {
     let trail = open_trail(p).await?;
     let mut found = trail.unfinished(run_id).await.map_err(NotStarted::Plan)?;
     let own = std::mem::take(&mut found.own);
@@ -179,7 +143,7 @@ pub async fn resume(
     let reason = given.clone().or(found.record.reason.clone());
     let forced = choices.force.then(|| format!("{life}"));
     let interface = choices.interface;
-    let i = Intervention::new(Act::Bulk(act), Choices { reason, ..choices });
+    let i = Intervention::new(act, Choices { reason, ..choices });
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
     guarded(p, &i, &plan)?;
     trail
@@ -204,9 +168,22 @@ pub async fn resume(
     })
 }
 
+impl Plan {
+    /// The unfinished record of `i` with this plan.
+    pub fn draft<A: Act>(&self, i: &Intervention<A>) -> RecordDraft {
+        let mut d = RecordDraft::new(i.action(), self.transactions.clone(), i.choices.interface);
+        d.targets = self.targets.clone();
+        d.reason = i.choices.reason_text().map(str::to_string);
+        d.forced = i.choices.force;
+        d.bulk = i.is_bulk();
+        d.plan = self.labels();
+        d
+    }
+}
+
 /// Refuses a bulk or forced act on a production profile that was not
 /// confirmed by typing what its [`Guard`] asks (the count from `plan`).
-fn guarded(p: &Protocol, i: &Intervention, plan: &Plan) -> Result<(), NotStarted> {
+fn guarded<A: Act>(p: &Protocol, i: &Intervention<A>, plan: &Plan) -> Result<(), NotStarted> {
     let c = p.config();
     let bulk = i.is_bulk().then_some(plan.transactions.len());
     match Guard::of(c.profile.as_deref(), c.production, i.choices.force, bulk) {
@@ -218,184 +195,7 @@ fn guarded(p: &Protocol, i: &Intervention, plan: &Plan) -> Result<(), NotStarted
 }
 
 /// [`start`], then [`Started::run`] on `p`: for callers that print
-/// nothing in between.
-pub async fn run(p: &Protocol, i: Intervention) -> Result<Done, NotStarted> {
+/// nothing in between. The result is the act's own.
+pub async fn run<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Done<A::Result>, NotStarted> {
     Ok(start(p, i).await?.run(p).await)
-}
-
-impl Started {
-    /// The record written.
-    pub fn record(&self) -> &RecordId {
-        &self.record
-    }
-
-    /// The audit index it is in.
-    pub fn index(&self) -> &str {
-        self.trail.index()
-    }
-
-    /// The plan recorded.
-    pub fn plan(&self) -> &Plan {
-        &self.plan
-    }
-
-    /// The intervention.
-    pub fn intervention(&self) -> &Intervention {
-        &self.intervention
-    }
-
-    /// Runs the act on `p` (which may carry an observer), then completes
-    /// its record with the outcome, the summary and every step.
-    pub async fn run(self, p: &Protocol) -> Done {
-        if matches!(self.intervention.act, Act::Bulk(_)) {
-            return self.run_bulk(p, &super::Stop::default(), |_| {}).await;
-        }
-        self.run_single(p).await
-    }
-
-    /// Runs an act that is not a bulk one, and completes its record.
-    pub(super) async fn run_single(self, p: &Protocol) -> Done {
-        let value = perform(p, &self.intervention).await;
-        let ending = fold(p, &self.plan, &value);
-        self.finish(value, ending).await
-    }
-
-    /// Takes the job `run`'s own last writes, as its record says, as this
-    /// run's to not refuse as recent: `--ids-from` the file of the
-    /// transactions a run of that job left when it was stopped. Returns how
-    /// many transactions the record says the job wrote.
-    pub async fn own_writes_of(&mut self, run: &str) -> crate::error::Result<usize> {
-        let own = self.trail.own_writes(run).await?;
-        let n = own.len();
-        self.own = Some(Arc::new(own));
-        Ok(n)
-    }
-
-    /// The resumption this run is, if it is one.
-    pub fn resumed(&self) -> Option<&Resumed> {
-        self.resumed.as_ref()
-    }
-
-    /// Completes the record; the act's result with it.
-    pub(super) async fn finish(self, value: Value, ending: Ending) -> Done {
-        self.finish_after(0, value, ending).await
-    }
-
-    /// [`Started::finish`] after `checkpoints` parts this run wrote as it
-    /// went (the parts of a resumed run's earlier checkpoints counted too).
-    pub(super) async fn finish_after(self, checkpoints: u32, value: Value, ending: Ending) -> Done {
-        let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
-        let (outcome, summary) = (ending.outcome, ending.summary.clone());
-        let record_error = self
-            .trail
-            .finish_after(&self.record, earlier + checkpoints, ending)
-            .await
-            .err();
-        Done {
-            action: self.intervention.action(),
-            outcome,
-            summary,
-            record: self.record,
-            record_error,
-            value,
-        }
-    }
-}
-
-/// Runs the act (every act but a bulk one, which [`super::bulk`] runs).
-async fn perform(p: &Protocol, i: &Intervention) -> Value {
-    let force = i.choices.force;
-    match &i.act {
-        Act::Rollback(id) => Value::Procedure(p.rollback(id, force).await),
-        Act::Recover(id) => Value::Procedure(p.recover(id, force).await),
-        Act::Transfer { transfer, locks } => {
-            Value::Procedure(p.transfer(transfer, *locks, RunLimits::default()).await)
-        }
-        Act::ReleaseLock(resource) => Value::Released(p.release_lock(resource, force).await.map(
-            |o| TxnLocksRelease {
-                released: vec![(resource.clone(), o)],
-                coverage: Default::default(),
-            },
-        )),
-        Act::ReleaseLocksOf { txn, allow_partial } => Value::Released(
-            p.release_transaction_locks_allowing(txn, force, *allow_partial)
-                .await,
-        ),
-        Act::AuditRepair {
-            expect_total,
-            allow_partial,
-            ..
-        } => Value::Repaired(p.audit_with(*expect_total, true, *allow_partial).await),
-        Act::Reverse {
-            txn,
-            finish_committed,
-        } => {
-            let opts = ReverseOptions {
-                finish_committed: *finish_committed,
-                force,
-                ..ReverseOptions::default()
-            };
-            Value::Reversed(p.reverse(txn, opts).await)
-        }
-        // Never reached: `Started::run` sends bulk acts to `run_bulk`.
-        Act::Bulk(_) => Value::Bulk(super::BulkDone::default()),
-    }
-}
-
-/// How the record ends for what an act did: its outcome, summary, counts
-/// (a bulk run's) and steps.
-pub(super) fn fold(p: &Protocol, plan: &Plan, value: &Value) -> Ending {
-    let (outcome, summary, steps) = match value {
-        Value::Procedure(r) => (
-            ActOutcome::from(&r.verdict),
-            r.verdict.to_string(),
-            r.steps.iter().map(TrailStep::from).collect(),
-        ),
-        Value::Released(result) => {
-            let locks = &p.config().indices.locks;
-            let owner = plan.transactions.first().cloned().unwrap_or_default();
-            let outcomes = result.as_ref().map_or(&[][..], |r| r.released.as_slice());
-            let steps = outcomes
-                .iter()
-                .map(|(r, o)| TrailStep::release(locks, &owner, r, o))
-                .collect();
-            let (outcome, summary) = release_outcome(outcomes, result.is_err());
-            let summary = match result {
-                Err(e) => format!("failed: {e}"),
-                Ok(_) => summary,
-            };
-            (outcome, summary, steps)
-        }
-        Value::Repaired(Ok(r)) => {
-            let outcome = if r.repairs.is_empty() {
-                ActOutcome::NothingToDo
-            } else {
-                ActOutcome::Completed
-            };
-            let summary = format!(
-                "{} repairs, {} findings left",
-                r.repairs.len(),
-                r.findings.len()
-            );
-            let steps = r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
-            (outcome, summary, steps)
-        }
-        Value::Repaired(Err(e)) => (ActOutcome::Failed, format!("failed: {e}"), Vec::new()),
-        Value::Reversed(r) => (
-            ActOutcome::from(&r.verdict),
-            r.verdict.to_string(),
-            r.steps.iter().map(TrailStep::from).collect(),
-        ),
-        Value::Bulk(b) => (b.outcome(), b.summary(), b.steps(p)),
-    };
-    let counts = match value {
-        Value::Bulk(b) => Some(b.tally()),
-        _ => None,
-    };
-    Ending {
-        outcome,
-        summary,
-        counts,
-        steps,
-    }
 }

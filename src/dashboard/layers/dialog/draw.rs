@@ -10,7 +10,7 @@
 //! border and red Confirm button.
 
 use super::documents::{audit_dialog, lock_dialog, transaction_lines};
-use super::{Dialog, RunChoice};
+use super::{Dialog, Pending, RunChoice};
 use crate::dashboard::event::Action;
 use crate::dashboard::keymap::DialogOp;
 use crate::dashboard::layers::DrawCx;
@@ -163,7 +163,10 @@ fn buttons_line(th: &Theme, d: &Dialog, colour: Color) -> Line<'static> {
 /// The dialog's text (scrolled) and, once it can be confirmed, the reason
 /// field pinned under it.
 fn body(cx: &DrawCx, d: &Dialog) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
-    let shown = d.bulk.is_some() || d.resume.is_some() || matches!(d.preview, Load::Loaded(_));
+    let shown = match &d.pending {
+        Pending::Bulk(_) | Pending::Resume(_) => true,
+        Pending::One(_) => matches!(d.preview, Load::Loaded(_)),
+    };
     let pinned = if shown && d.can_confirm() {
         reason_lines(cx, d)
     } else {
@@ -175,10 +178,10 @@ fn body(cx: &DrawCx, d: &Dialog) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
 /// What the dialog says of its target and what the act would do.
 fn text(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
     let th = &cx.theme;
-    if let Some(b) = &d.bulk {
+    if let Some(b) = d.bulk() {
         return super::bulk::dialog_lines(th, d.action, b);
     }
-    if let Some(r) = &d.resume {
+    if let Some(r) = d.resuming() {
         let mut out = vec![
             Line::from(vec![
                 Span::styled("job ", th.dim_text()),

@@ -74,7 +74,7 @@ impl Dialog {
             let text = format!("{title}: nothing to confirm");
             return Outcome::with(Effect::Log(LogLevel::Error, text)).closing();
         }
-        if self.bulk.is_some() {
+        if self.bulk().is_some() {
             if force {
                 let text = format!("{title}: bulk runs never force; force them one by one");
                 return Outcome::with(Effect::Log(LogLevel::Error, text));
@@ -82,7 +82,7 @@ impl Dialog {
             self.reason_for = Some(RunChoice::Plain);
             return Outcome::stay();
         }
-        if self.resume.is_none() && self.preview.value().is_none() {
+        if self.resuming().is_none() && self.preview.value().is_none() {
             return Outcome::close();
         }
         if !force {
@@ -120,7 +120,7 @@ impl Dialog {
     /// production profile wants the run confirmed by typing (then that
     /// field opens).
     fn confirm(&mut self, cx: &Context, force: bool) -> Outcome {
-        let bulk = self.bulk.is_some();
+        let bulk = self.bulk().is_some();
         let reason_given = self.reason_missing(force, &self.reason).is_none();
         if reason_given && self.typed.is_none() && self.guard(cx.settings).is_some() {
             self.typed = Some(String::new());
@@ -131,7 +131,7 @@ impl Dialog {
         if bulk {
             return Outcome::with(Effect::StartBulk(Box::new(self.clone()))).closing();
         }
-        if self.resume.is_none() && !self.preview.is_done() {
+        if self.resuming().is_none() && !self.preview.is_done() {
             return Outcome::close();
         }
         let title = self.title();
@@ -140,7 +140,7 @@ impl Dialog {
             return Outcome::with(Effect::Log(LogLevel::Error, text));
         }
         let reason = Some(self.reason.trim().to_string()).filter(|r| !r.is_empty());
-        if let Some(r) = &self.resume {
+        if let Some(r) = self.resuming() {
             let text = format!(
                 "resuming job {}: reading its record ({} pauses, {} stops)",
                 self.target,

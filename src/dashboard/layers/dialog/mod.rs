@@ -1,5 +1,7 @@
 //! The confirmation dialog, the one confirmation flow of every act: its
-//! state (what it confirms and on what, what its re-read found ([`Load`]),
+//! state (what it confirms and on what: one typed [`Pending`] act, one
+//! act on one target, the one bulk act over the marked rows, or a job's
+//! resume; what its re-read found ([`Load`]),
 //! the reason being typed, and for a bulk dialog the marked rows with what
 //! each would do), what it offers, derived from that state alone
 //! ([`Dialog::can_confirm`], [`Dialog::needs_force`],
@@ -20,7 +22,9 @@ use crate::dashboard::event::{Action, Run};
 use crate::dashboard::load::Load;
 use crate::dashboard::settings::Settings;
 use crate::protocol::audit::FindingKind;
-use crate::protocol::intervene::{Choices, Documents, Guard, Intervention, Plan};
+use crate::protocol::intervene::{
+    reason_missing, Act, AnyAct, Choices, Documents, Guard, Intervention, Plan,
+};
 use crate::protocol::jobs::JobLife;
 use crate::protocol::trail::Interface;
 use crate::protocol::transaction::TxnState;
@@ -44,8 +48,6 @@ pub struct Dialog {
     pub confirm_focused: bool,
     /// Lines its text is scrolled down (long previews at 80×24).
     pub scroll: usize,
-    /// A bulk dialog (R/F/L on the marked set); `txn` then only names it.
-    pub bulk: Option<Bulk>,
     /// The operator's reason for the audit trail, as typed so far.
     pub reason: String,
     /// The reason field is open (after `y` or `!`): keys type into it and
@@ -55,9 +57,23 @@ pub struct Dialog {
     /// typed so far to confirm a bulk or forced run (the count or the
     /// profile's name, [`Dialog::guard`]); `None` while not asked.
     pub typed: Option<String>,
-    /// A resume of an unfinished bulk job (the jobs view's Enter); the
-    /// target is then the job's audit record.
-    pub resume: Option<Resume>,
+    /// The act it confirms, one of its kinds ([`Pending`]).
+    pub pending: Pending,
+}
+
+/// The one act a dialog confirms, by kind: each kind carries what it
+/// runs, so no kind is an optional side part of another.
+#[derive(Debug, Clone)]
+pub enum Pending {
+    /// One act on one target: the library's act as `y` runs it (with the
+    /// operator's choices added, [`Run::intervention`]).
+    One(AnyAct),
+    /// The one bulk act over the marked rows (R/F/L on the marked set);
+    /// the dialog's target then only names it.
+    Bulk(Box<Bulk>),
+    /// The resume of an unfinished bulk job (the jobs view's Enter); the
+    /// dialog's target is then the job's audit record.
+    Resume(Resume),
 }
 
 /// What a resume dialog confirms: the job as the jobs view judged it.
@@ -99,17 +115,47 @@ impl RunChoice {
 impl Dialog {
     /// A dialog for `action` on `target`, its preview asked for.
     pub fn new(action: Action, target: String) -> Dialog {
+        let choices = Choices::new(Interface::Dashboard, None);
+        let act = action.intervention(&target, choices).act;
+        Dialog::of(action, target, Pending::One(act))
+    }
+
+    /// A dialog confirming `pending`, named `action` on `target`.
+    pub fn of(action: Action, target: String, pending: Pending) -> Dialog {
         Dialog {
             action,
             target,
             preview: Load::Loading,
             confirm_focused: false,
             scroll: 0,
-            bulk: None,
             reason: String::new(),
             reason_for: None,
             typed: None,
-            resume: None,
+            pending,
+        }
+    }
+
+    /// The bulk act's marked rows and plan, for a bulk dialog.
+    pub fn bulk(&self) -> Option<&Bulk> {
+        match &self.pending {
+            Pending::Bulk(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// [`Dialog::bulk`], to keep its re-read in.
+    pub fn bulk_mut(&mut self) -> Option<&mut Bulk> {
+        match &mut self.pending {
+            Pending::Bulk(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The job as judged, for a resume dialog.
+    pub fn resuming(&self) -> Option<&Resume> {
+        match &self.pending {
+            Pending::Resume(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -120,47 +166,54 @@ impl Dialog {
     pub fn resume(action: Action, run: String, resume: Resume) -> Dialog {
         Dialog {
             preview: Load::Idle,
-            resume: Some(resume),
-            ..Dialog::new(action, run)
+            ..Dialog::of(action, run, Pending::Resume(resume))
         }
     }
 
     /// How the log and the title name it: `Recover t-1`, `Resume job RUN`.
     pub fn heading(&self) -> String {
-        match &self.resume {
-            Some(_) => format!("Resume job {}", self.target),
-            None => format!("{} {}", self.action.title(), self.target),
+        match &self.pending {
+            Pending::Resume(_) => format!("Resume job {}", self.target),
+            _ => format!("{} {}", self.action.title(), self.target),
         }
     }
 
     /// Why Enter may not run yet: the trail's rule wants a reason not
     /// given (a resume: only when forced, as `--resume` asks).
     pub fn reason_missing(&self, force: bool, reason: &str) -> Option<String> {
-        match &self.resume {
-            Some(r) => (force && reason.trim().is_empty())
+        match &self.pending {
+            Pending::Resume(r) => (force && reason.trim().is_empty())
                 .then(|| format!("the job is {}: forcing its resume needs a reason", r.life)),
-            None => self
+            Pending::Bulk(_) => self
                 .action
-                .missing_reason(force, self.bulk.is_some(), reason)
+                .missing_reason(force, true, reason)
                 .map(|why| why.to_string()),
+            Pending::One(act) => {
+                reason_missing(act.action(), force, false, Some(reason)).map(|why| why.to_string())
+            }
         }
     }
 
-    /// The act it confirms, before the operator's choices (`y` or the
-    /// force key, and the reason) are added to it ([`Run::intervention`]).
-    pub fn intervention(&self) -> Intervention {
-        let choices = Choices::new(Interface::Dashboard, None);
-        self.action.intervention(&self.target, choices)
+    /// The one act it confirms, before the operator's choices (`y` or
+    /// the force key, and the reason) are added to it
+    /// ([`Run::intervention`]); `None` for a bulk or resume dialog.
+    pub fn intervention(&self) -> Option<Intervention<AnyAct>> {
+        match &self.pending {
+            Pending::One(act) => Some(Intervention::new(
+                act.clone(),
+                Choices::new(Interface::Dashboard, None),
+            )),
+            Pending::Bulk(_) | Pending::Resume(_) => None,
+        }
     }
 
     /// Whether the preview leaves anything to confirm (loaded, something
     /// to write, not refused for a reason forcing cannot lift).
     pub fn can_confirm(&self) -> bool {
-        if self.resume.is_some() {
-            return true;
-        }
-        if let Some(b) = &self.bulk {
-            return b.plan.as_ref().is_some_and(|p| !p.runs.is_empty());
+        match &self.pending {
+            Pending::Resume(_) => return true,
+            Pending::Bulk(b) => return b.plan.as_ref().is_some_and(|p| !p.runs.is_empty()),
+            Pending::One(_) => {}
         }
         let Some(plan) = self.preview.value() else {
             return false;
@@ -189,7 +242,7 @@ impl Dialog {
     /// Whether `y` would be refused by the protocol though there is
     /// something to confirm (so only the force key acts).
     pub fn needs_force(&self) -> bool {
-        if let Some(r) = &self.resume {
+        if let Some(r) = self.resuming() {
             return !r.life.resumable(false);
         }
         self.can_confirm() && self.preview.value().is_some_and(|p| p.refusal.is_some())
@@ -205,7 +258,7 @@ impl Dialog {
         if !self.needs_force() {
             return None;
         }
-        if let Some(r) = &self.resume {
+        if let Some(r) = self.resuming() {
             return Some(format!(
                 "job {} is {}: a resume would run its transactions a second time \
                  (fenced: no step applied twice); force it only if its process is gone",
@@ -233,27 +286,25 @@ impl Dialog {
     /// production profile (`settings`): a bulk run's count (the runs `y`
     /// starts) or the profile's name; a forced run's profile name.
     pub fn guard(&self, settings: &Settings) -> Option<Guard> {
-        if self.resume.is_some() {
+        match &self.pending {
             // A resume is confirmed by the profile's name, forced or not.
-            return settings.guard(true, None);
-        }
-        match &self.bulk {
-            Some(b) => {
+            Pending::Resume(_) => settings.guard(true, None),
+            Pending::Bulk(b) => {
                 let count = b.plan.as_ref().map_or(0, |p| p.runs.len());
                 settings.guard(false, Some(count))
             }
-            None => settings.guard(self.reason_for.is_some_and(RunChoice::is_forced), None),
+            Pending::One(_) => {
+                settings.guard(self.reason_for.is_some_and(RunChoice::is_forced), None)
+            }
         }
     }
 
     /// Whether the preview (or the bulk preview) has arrived.
     pub fn loaded(&self) -> bool {
-        if self.resume.is_some() {
-            return true;
-        }
-        match &self.bulk {
-            Some(b) => b.preview.is_done(),
-            None => self.preview.is_done(),
+        match &self.pending {
+            Pending::Resume(_) => true,
+            Pending::Bulk(b) => b.preview.is_done(),
+            Pending::One(_) => self.preview.is_done(),
         }
     }
 }

@@ -1,0 +1,102 @@
+//! The audit's repair of dangling entries: its target (the account of the
+//! finding acted on, if any; the repair covers every account), its plan
+//! and preview on a fresh audit, its run, and its result ([`Repaired`]).
+
+use super::super::{Documents, Done, Plan, PlanStep, Report, Started};
+use super::Act;
+use crate::error::Result;
+use crate::protocol::audit::AuditReport;
+use crate::protocol::trail::{ActOutcome, ActionKind, Ending, TrailStep};
+use crate::protocol::Protocol;
+
+/// The audit's repair of dangling entries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditRepair {
+    /// The account of the finding acted on.
+    pub account: Option<String>,
+    /// The total of all balances the audit is to expect, if known.
+    pub expect_total: Option<i64>,
+    /// Audit a partial view (some shards failed).
+    pub allow_partial: bool,
+}
+
+impl Act for AuditRepair {
+    type Result = Repaired;
+
+    fn action(&self) -> ActionKind {
+        ActionKind::AuditRepair
+    }
+
+    async fn plan(&self, _: &Protocol) -> Result<Plan> {
+        Ok(Plan {
+            targets: self.account.iter().cloned().collect(),
+            steps: vec![PlanStep::Audit, PlanStep::Repair],
+            ..Plan::default()
+        })
+    }
+
+    async fn preview(&self, p: &Protocol) -> Result<Plan> {
+        let mut plan = self.plan(p).await?;
+        let report = p.audit(None, false).await?;
+        plan.balance_change = repair_change(&report);
+        plan.documents = Some(Documents::Audit(Box::new(report)));
+        Ok(plan)
+    }
+
+    async fn run(started: Started<AuditRepair>, p: &Protocol) -> Done<Repaired> {
+        let a = &started.intervention().act;
+        let repaired = p.audit_with(a.expect_total, true, a.allow_partial).await;
+        started.finish(p, repaired).await
+    }
+}
+
+/// The balance change per account (non-zero only) of the repairs `report`
+/// found unambiguous: what the audit's repair would move.
+fn repair_change(report: &AuditReport) -> Vec<(String, i64)> {
+    let mut by: std::collections::BTreeMap<&str, i64> = Default::default();
+    for e in &report.repair_effect {
+        *by.entry(e.account.as_str()).or_default() += e.delta;
+    }
+    by.into_iter()
+        .filter(|(_, d)| *d != 0)
+        .map(|(a, d)| (a.to_string(), d))
+        .collect()
+}
+
+/// What the audit's repair did: the audit after its repairs, or why it
+/// failed.
+pub type Repaired = Result<AuditReport>;
+
+impl Report for Repaired {
+    fn ending(&self, _: &Protocol, _: &Plan) -> Ending {
+        match self {
+            Ok(r) => {
+                let outcome = if r.repairs.is_empty() {
+                    ActOutcome::NothingToDo
+                } else {
+                    ActOutcome::Completed
+                };
+                let summary = format!(
+                    "{} repairs, {} findings left",
+                    r.repairs.len(),
+                    r.findings.len()
+                );
+                let steps = r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
+                Ending::of(outcome, summary, steps)
+            }
+            Err(e) => Ending::of(ActOutcome::Failed, format!("failed: {e}"), Vec::new()),
+        }
+    }
+
+    fn ok(&self, _: ActOutcome) -> bool {
+        self.is_ok()
+    }
+
+    fn what(&self) -> String {
+        match self {
+            Err(e) => format!("failed: {e}"),
+            Ok(r) if r.repairs.is_empty() => "nothing was repairable".into(),
+            Ok(r) => format!("repaired: {}", r.repairs.join("; ")),
+        }
+    }
+}

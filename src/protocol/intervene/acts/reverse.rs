@@ -1,0 +1,80 @@
+//! Reversing a finished transaction by a compensating transfer: its target
+//! (the original), its plan and preview on the original and whatever sits
+//! under its reversal's id, its run, and its result ([`ReverseReport`]).
+
+use super::super::reverse_plan::reverse_preview;
+use super::super::{Done, Plan, Report, Started};
+use super::Act;
+use crate::error::Result;
+use crate::protocol::reverse::{reversal_id, ReverseOptions, ReverseReport, ReverseVerdict};
+use crate::protocol::trail::{ActOutcome, ActionKind, Ending, TrailStep};
+use crate::protocol::Protocol;
+
+/// Reverse a finished transaction by a compensating transfer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reverse {
+    /// The original.
+    pub txn: String,
+    /// Let recovery finish a committed original first.
+    pub finish_committed: bool,
+}
+
+impl Act for Reverse {
+    type Result = ReverseReport;
+
+    fn action(&self) -> ActionKind {
+        ActionKind::Reverse
+    }
+
+    async fn plan(&self, p: &Protocol) -> Result<Plan> {
+        Ok(
+            match reverse_preview(p, &self.txn, self.finish_committed).await {
+                Ok(plan) => Plan {
+                    documents: None,
+                    ..plan
+                },
+                Err(_) => Plan {
+                    transactions: vec![self.txn.clone(), reversal_id(&self.txn)],
+                    ..Plan::default()
+                },
+            },
+        )
+    }
+
+    async fn preview(&self, p: &Protocol) -> Result<Plan> {
+        reverse_preview(p, &self.txn, self.finish_committed).await
+    }
+
+    async fn run(started: Started<Reverse>, p: &Protocol) -> Done<ReverseReport> {
+        let i = started.intervention();
+        let opts = ReverseOptions {
+            finish_committed: i.act.finish_committed,
+            force: i.choices.force,
+            ..ReverseOptions::default()
+        };
+        let report = p.reverse(&i.act.txn, opts).await;
+        started.finish(p, report).await
+    }
+}
+
+impl Report for ReverseReport {
+    fn ending(&self, _: &Protocol, _: &Plan) -> Ending {
+        Ending::of(
+            ActOutcome::from(&self.verdict),
+            self.verdict.to_string(),
+            self.steps.iter().map(TrailStep::from).collect(),
+        )
+    }
+
+    fn ok(&self, _: ActOutcome) -> bool {
+        matches!(self.verdict, ReverseVerdict::Reversed)
+    }
+
+    fn what(&self) -> String {
+        match &self.verdict {
+            ReverseVerdict::Reversed => self.reversed_by(),
+            v @ ReverseVerdict::Refused(_) => v.to_string(),
+            v => format!("{v}; reversing it again carries on with the same reversal"),
+        }
+    }
+}
