@@ -355,15 +355,12 @@ impl Protocol {
         if !plan.iter().any(|s| s.on_source().is_some()) {
             return Ok(());
         }
-        let (src, dest) = self
-            .check_accounts(&t.src, &t.dest)
-            .await
-            .map_err(|e| match e {
-                e => match Problem::of_error(&e) {
-                    Some(p) => Verdict::Refused(ProcedureRefusal::Malformed(Problems::one(p))),
-                    None => Verdict::Failed(e),
-                },
-            })?;
+        let (src, dest) = self.check_accounts(&t.src, &t.dest).await.map_err(|e| {
+            match Problem::of_error(&e) {
+                Some(p) => Verdict::Refused(ProcedureRefusal::Malformed(Problems::one(p))),
+                None => Verdict::Failed(e),
+            }
+        })?;
         steps::preflight(t, plan, (&src, &dest), self.config.fencing).map_err(Verdict::Refused)
     }
 

@@ -74,10 +74,7 @@ impl Protocol {
                         found.findings.push(finding(
                             FindingKind::UndatedTransaction,
                             &t.id,
-                            format!(
-                                "{}: its age is unknown, so it counts as stuck",
-                                t.problems.to_string()
-                            ),
+                            format!("{}: its age is unknown, so it counts as stuck", t.problems),
                         ));
                     } else if !t.problems.is_empty() {
                         found.findings.push(finding(
