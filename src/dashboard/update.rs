@@ -132,13 +132,9 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
 /// What a dialog's, a look-up's or an action's task reported.
 fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
     match event {
-        Event::Preview {
-            action,
-            target,
-            plan,
-        } => {
+        Event::Preview { act, plan } => {
             if let Some(d) = app.overlays.dialog_mut() {
-                if d.action == action && d.target == target {
+                if d.act() == Some(&act) {
                     d.preview = Load::of(plan);
                 }
             }
@@ -158,10 +154,10 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             app.push_log(step_level(&report), format!("{}: {report}", report.txn));
             vec![]
         }
-        Event::BulkPreview { action, plan } => {
-            if let Some(d) = app.overlays.dialog_mut() {
-                if let (true, Some(b)) = (d.action == action, d.bulk_mut()) {
-                    super::bulk::reread(b, action, plan);
+        Event::BulkPreview { on, plan } => {
+            if let Some(b) = app.overlays.dialog_mut().and_then(|d| d.bulk_mut()) {
+                if b.on == on {
+                    super::bulk::reread(b, plan);
                 }
             }
             vec![]
@@ -171,12 +167,11 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::BulkItem {
-            action,
-            id,
+            act,
             summary,
             outcome,
         } => {
-            super::bulk::item_done(app, action, &id, &summary, outcome);
+            super::bulk::item_done(app, &act, &summary, outcome);
             vec![]
         }
         Event::Jobs(jobs) => {
@@ -195,14 +190,14 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::BulkDone {
-            action,
+            on,
             not_started,
             summary,
             record,
             left,
         } => {
             let said = record.unwrap_or(summary);
-            let mut cmds = super::bulk::done(app, action, not_started, &said, left);
+            let mut cmds = super::bulk::done(app, on, not_started, &said, left);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }

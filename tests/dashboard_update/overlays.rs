@@ -102,8 +102,7 @@ fn the_dialog_loads_once_and_a_failed_reread_leaves_nothing_to_confirm() {
     update(
         &mut app,
         Event::Preview {
-            action: Action::Recover,
-            target: "t-1".into(),
+            act: recover("t-1"),
             plan: Err(estx::dashboard::event::NoPlan::Failed(
                 estx::Error::Unreachable("refused".into()),
             )),
@@ -137,8 +136,7 @@ fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
     update(
         &mut app,
         Event::Preview {
-            action: Action::Recover,
-            target: "t-1".into(),
+            act: recover("t-1"),
             plan: Ok(plan),
         },
     );
@@ -150,7 +148,7 @@ fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
     let [IoRequest::Run(run)] = io.as_slice() else {
         panic!("{io:?}");
     };
-    let i = run.intervention();
+    let i = run.intervention.clone();
     assert_eq!(i.act, act.act);
     assert_eq!(
         (

@@ -83,7 +83,10 @@ fn header_segments(app: &App) -> Vec<Segment<'static>> {
         segs.push(Segment::new(
             1,
             vec![Span::styled(
-                format!("running: {} {}{forced}", r.action.title(), r.target),
+                format!(
+                    "running: {}{forced}",
+                    crate::dashboard::event::titled(&r.act)
+                ),
                 bold(),
             )],
         ));
