@@ -2,12 +2,13 @@
 //! action tasks send to the UI loop (`Event`), and what the pure `update`
 //! function asks the loop to do in return (`IoRequest`).
 
+use crate::error::Error;
 use crate::protocol::audit::pace::AuditCost;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::{
-    Act, AnyAct, BulkAct, Choices, Intervention, Plan, Recover, ReleaseLocksOf, Rollback, Runner,
-    Selection, Subject,
+    Act, ActRefusal, AnyAct, BulkAct, Choices, Intervention, Plan, Recover, ReleaseLocksOf,
+    Rollback, Runner, Selection, Subject,
 };
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
@@ -122,7 +123,40 @@ pub const BULK_CONCURRENCY: usize = 4;
 /// The marked transactions previewed for a bulk dialog: the one bulk act's
 /// plan ([`OnMarks::bulk_intervention`] previewed: [`Plan::items`], each
 /// transaction's own plan), or why nothing can run (e.g. no audit index).
-pub type BulkReread = Result<Plan, String>;
+pub type BulkReread = Result<Plan, NoPlan>;
+
+/// Why an act could not be previewed for its dialog: nothing will run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoPlan {
+    /// The audit trail every act is recorded in has no index.
+    TrailMissing(String),
+    /// The audit trail cannot be checked.
+    TrailUnusable(Error),
+    /// The preview failed.
+    Failed(Error),
+    /// The act refuses its target, which it could not read.
+    Refused(ActRefusal),
+    /// The target could not be read.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for NoPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoPlan::TrailMissing(index) => write!(
+                f,
+                "{}; nothing will run",
+                ActRefusal::AuditIndexMissing(index.clone())
+            ),
+            NoPlan::TrailUnusable(e) => {
+                write!(f, "cannot open the audit trail: {e}; nothing will run")
+            }
+            NoPlan::Failed(e) => write!(f, "{e}"),
+            NoPlan::Refused(r) => write!(f, "{r}"),
+            NoPlan::Unreadable(id) => write!(f, "could not read `{id}`"),
+        }
+    }
+}
 
 /// A confirmed act as the loop runs it: the library's act with the
 /// operator's choices (`y` never forces; only the dialog's force key
@@ -183,19 +217,24 @@ pub fn titled(act: &AnyAct) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PollFailure {
     /// Could not reach the cluster, or it failed transiently: retry with backoff.
-    Transient(String),
+    Transient(Error),
     /// Credentials refused: do not retry until the operator asks (`r`).
-    Auth(String),
+    Auth(Error),
     /// Anything else (bad mapping, decode error): retry with backoff.
-    Other(String),
+    Other(Error),
 }
 
 impl PollFailure {
-    /// The message to show.
-    pub fn message(&self) -> &str {
+    /// The error behind it.
+    pub fn error(&self) -> &Error {
         match self {
-            PollFailure::Transient(m) | PollFailure::Auth(m) | PollFailure::Other(m) => m,
+            PollFailure::Transient(e) | PollFailure::Auth(e) | PollFailure::Other(e) => e,
         }
+    }
+
+    /// The message to show.
+    pub fn message(&self) -> String {
+        self.error().to_string()
     }
 }
 
@@ -233,7 +272,7 @@ pub enum Event {
         /// Its plan with the documents it was judged on
         /// ([`crate::protocol::intervene::Intervention::preview`]), or why
         /// there is none.
-        plan: Result<Plan, String>,
+        plan: Result<Plan, NoPlan>,
     },
     /// A transaction that is not in the snapshot was read by id (it left the
     /// in-flight list, or the operator looked it up).
@@ -241,7 +280,7 @@ pub enum Event {
         /// The id asked for.
         id: String,
         /// The transaction (`None`: no such document), or the error.
-        detail: Result<Option<Box<TransactionDetail>>, String>,
+        detail: Result<Option<Box<TransactionDetail>>, Error>,
     },
     /// One step of a running action ended.
     Step(StepReport),
@@ -249,7 +288,7 @@ pub enum Event {
     ActionDone(ActionOutcome),
     /// A background (or asked-for) audit ended.
     /// What it cost sets when the next background audit is due.
-    Audited(Result<Box<AuditReport>, String>, AuditCost),
+    Audited(Result<Box<AuditReport>, Error>, AuditCost),
     /// The marked transactions behind a bulk dialog were re-read.
     BulkPreview {
         /// What the dialog does on the marks.
@@ -296,11 +335,11 @@ pub enum Event {
     /// stopped cleanly first, then it quits.
     Signal(crate::signals::StopSignal),
     /// The stuck transactions were counted by cause (`c`).
-    Grouped(Result<Box<crate::protocol::read::Groups>, String>),
+    Grouped(Result<Box<crate::protocol::read::Groups>, Error>),
     /// The table was exported: the file and its row count, or why not.
     Exported(Result<(String, usize), String>),
     /// The unfinished bulk jobs were read (the jobs view).
-    Jobs(Result<Vec<Record>, String>),
+    Jobs(Result<Vec<Record>, Error>),
     /// A resumed job was planned: how many transactions it runs.
     JobResumed {
         /// The job (its audit record's id).
@@ -315,7 +354,7 @@ pub enum Event {
         /// The transaction.
         id: String,
         /// Its interventions, oldest first, or the error reading them.
-        records: Result<Vec<Record>, String>,
+        records: Result<Vec<Record>, Error>,
     },
 }
 

@@ -17,9 +17,7 @@ use tokio::sync::mpsc::UnboundedSender;
 /// Reads the unfinished bulk jobs for the jobs view.
 pub fn spawn_jobs(proto: Protocol, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let jobs = crate::protocol::trail::unfinished_jobs(&proto)
-            .await
-            .map_err(|e| e.to_string());
+        let jobs = crate::protocol::trail::unfinished_jobs(&proto).await;
         let _ = events.send(Event::Jobs(jobs));
     });
 }

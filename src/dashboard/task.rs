@@ -21,13 +21,13 @@
 //! longer what the dialog showed.
 
 use super::event::{
-    ActionOutcome, BulkReread, Event, Expected, IoRequest, OnMarks, Run, BULK_CONCURRENCY,
+    ActionOutcome, BulkReread, Event, Expected, IoRequest, NoPlan, OnMarks, Run, BULK_CONCURRENCY,
 };
 use super::job_tasks::{run_reporting, RunEnded};
 use super::poller::PollControl;
 use crate::error::Error;
 use crate::protocol::intervene::{
-    self, Act, ActRefusal, AnyAct, Choices, Intervention, LeftOut, Plan, Selected, Stop, Subject,
+    self, Act, AnyAct, Choices, Intervention, LeftOut, Plan, Selected, Stop, Subject,
 };
 use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
@@ -82,9 +82,7 @@ impl Tasks {
             IoRequest::LoadGroups => {
                 tokio::spawn(async move {
                     let groups = proto.stuck_groups().await;
-                    let _ = tx.send(Event::Grouped(
-                        groups.map(Box::new).map_err(|e| e.to_string()),
-                    ));
+                    let _ = tx.send(Event::Grouped(groups.map(Box::new)));
                 });
             }
             IoRequest::LoadHistory(id) => spawn_history(proto, id, tx),
@@ -147,19 +145,19 @@ pub fn spawn_preview(proto: Protocol, act: AnyAct, events: UnboundedSender<Event
     });
 }
 
-async fn preview(proto: &Protocol, act: &AnyAct) -> Result<Plan, String> {
+async fn preview(proto: &Protocol, act: &AnyAct) -> Result<Plan, NoPlan> {
     open_trail(proto).await?;
     preview_act(proto, act).await
 }
 
 /// The preview of `act` (the audit trail already checked); a subject it
 /// could not read is an error, in the refusal's words.
-async fn preview_act(proto: &Protocol, act: &AnyAct) -> Result<Plan, String> {
+async fn preview_act(proto: &Protocol, act: &AnyAct) -> Result<Plan, NoPlan> {
     let i = Intervention::new(act.clone(), Choices::new(Interface::Dashboard, None));
-    let plan = i.preview(proto).await.map_err(|e| e.to_string())?;
+    let plan = i.preview(proto).await.map_err(NoPlan::Failed)?;
     match (&plan.documents, &plan.refusal) {
-        (None, Some(r)) => Err(r.to_string()),
-        (None, None) => Err(format!("could not read `{}`", act.subject())),
+        (None, Some(r)) => Err(NoPlan::Refused(r.clone())),
+        (None, None) => Err(NoPlan::Unreadable(act.subject().to_string())),
         _ => Ok(plan),
     }
 }
@@ -169,7 +167,7 @@ async fn preview_act(proto: &Protocol, act: &AnyAct) -> Result<Plan, String> {
 pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
         let (report, cost) = proto.audit_measured(expect_total).await;
-        let report = report.map(Box::new).map_err(|e| e.to_string());
+        let report = report.map(Box::new);
         let _ = events.send(Event::Audited(report, cost));
     });
 }
@@ -177,10 +175,7 @@ pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: Unbounded
 /// Reads one transaction by id (any state) for the detail pane.
 pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let detail = match proto.transaction_detail(&id).await {
-            Ok(d) => Ok(d.map(Box::new)),
-            Err(e) => Err(e.to_string()),
-        };
+        let detail = proto.transaction_detail(&id).await.map(|d| d.map(Box::new));
         let _ = events.send(Event::LookedUp { id, detail });
     });
 }
@@ -188,9 +183,7 @@ pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>)
 /// Reads the audit trail's records of transaction `id` (detail pane).
 pub fn spawn_history(proto: Protocol, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let records = crate::protocol::trail::history(&proto, &id)
-            .await
-            .map_err(|e| e.to_string());
+        let records = crate::protocol::trail::history(&proto, &id).await;
         let _ = events.send(Event::History { id, records });
     });
 }
@@ -254,16 +247,11 @@ async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
 /// Checks that the audit trail every act is recorded in can be opened;
 /// says why not (nothing will run) when its index is missing or cannot be
 /// checked.
-async fn open_trail(proto: &Protocol) -> Result<(), String> {
+async fn open_trail(proto: &Protocol) -> Result<(), NoPlan> {
     match Trail::open(proto).await {
         Ok(_) => Ok(()),
-        Err(Error::IndexMissing(index)) => Err(format!(
-            "{}; nothing will run",
-            ActRefusal::AuditIndexMissing(index)
-        )),
-        Err(e) => Err(format!(
-            "cannot open the audit trail: {e}; nothing will run"
-        )),
+        Err(Error::IndexMissing(index)) => Err(NoPlan::TrailMissing(index)),
+        Err(e) => Err(NoPlan::TrailUnusable(e)),
     }
 }
 
@@ -300,7 +288,7 @@ pub async fn bulk_preview(proto: &Protocol, on: OnMarks, ids: Vec<String>) -> Bu
     open_trail(proto).await?;
     let choices = Choices::new(Interface::Dashboard, None);
     if let Some(act) = on.bulk_intervention(ids.clone(), choices) {
-        return act.preview(proto).await.map_err(|e| e.to_string());
+        return act.preview(proto).await.map_err(NoPlan::Failed);
     }
     let previews: Vec<_> = futures::stream::iter(ids)
         .map(|id| async move { (id.clone(), preview_act(proto, &on.item(id)).await) })

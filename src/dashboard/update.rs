@@ -101,7 +101,7 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
         }
         Event::History { id, records } => {
             if app.selection.txn.as_ref() == Some(&id) {
-                app.reads.history = Load::Loaded((id, records));
+                app.reads.history = Load::Loaded((id, records.map_err(|e| e.to_string())));
             } else {
                 app.reads.history.settle();
             }
@@ -116,12 +116,12 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             cmds
         }
         Event::Audited(report, cost) => {
-            super::audit::audited(app, report, cost);
+            super::audit::audited(app, report.map_err(|e| e.to_string()), cost);
             vec![]
         }
         Event::Grouped(groups) => {
             if let Some(view) = app.overlays.state_mut::<GroupsView>() {
-                view.counted(groups.map(|g| *g));
+                view.counted(groups.map(|g| *g).map_err(|e| e.to_string()));
             }
             vec![]
         }
@@ -145,7 +145,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
                 if let Err(e) = &detail {
                     app.push_log(LogLevel::Error, format!("reading {id} by id failed: {e}"));
                 }
-                app.reads.looked_up = Some((id, detail));
+                app.reads.looked_up = Some((id, detail.map_err(|e| e.to_string())));
             }
             vec![]
         }
@@ -177,7 +177,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
         Event::Jobs(jobs) => {
             let now = app.now;
             if let Some(view) = app.overlays.state_mut::<JobsView>() {
-                view.loaded(jobs, now);
+                view.loaded(jobs.map_err(|e| e.to_string()), now);
             }
             vec![]
         }

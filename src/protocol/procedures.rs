@@ -6,6 +6,7 @@
 use super::create::NewTransfer;
 use super::decide::Fencing;
 use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
+use super::problem::{Problem, Problems};
 use super::read::rules::recovery_refusal;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, ProcedureRefusal, Step};
@@ -216,11 +217,11 @@ impl Protocol {
             Some(TxnState::Unknown(s)) => return Err(ProcedureRefusal::UnknownState(s.clone())),
             Some(s) if s.is_terminal() => return Ok(None),
             Some(s) => s.clone(),
-            None => return Err(ProcedureRefusal::Malformed(txn.problems.join("; "))),
+            None => return Err(ProcedureRefusal::Malformed(txn.problems.clone())),
         };
         let transfer = txn
             .transfer()
-            .map_err(|_| ProcedureRefusal::Malformed(txn.problems.join("; ")))?;
+            .map_err(|_| ProcedureRefusal::Malformed(txn.problems.clone()))?;
         // A job's way back does not refuse the job's own last writes.
         let own = self.own.as_ref().is_some_and(|o| o.recognises(txn));
         if !force && !own {
@@ -381,15 +382,12 @@ impl Protocol {
         if !plan.iter().any(|s| s.on_source().is_some()) {
             return Ok(());
         }
-        let (src, dest) = self
-            .check_accounts(&t.src, &t.dest)
-            .await
-            .map_err(|e| match e {
-                Error::Malformed { .. } | Error::NotFound { .. } => {
-                    Verdict::Refused(ProcedureRefusal::Malformed(e.to_string()))
-                }
-                other => Verdict::Failed(other),
-            })?;
+        let (src, dest) = self.check_accounts(&t.src, &t.dest).await.map_err(|e| {
+            match Problem::of_error(&e) {
+                Some(p) => Verdict::Refused(ProcedureRefusal::Malformed(Problems::one(p))),
+                None => Verdict::Failed(e),
+            }
+        })?;
         steps::preflight(t, plan, (&src, &dest), self.config.fencing).map_err(Verdict::Refused)
     }
 

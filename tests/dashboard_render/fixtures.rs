@@ -9,9 +9,11 @@ use estx::dashboard::load::Load;
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
 use estx::protocol::executor::StepOutcome;
+use estx::protocol::integer::NotExact;
 use estx::protocol::intervene::{AnyAct, Recover, ReleaseLocksOf, Rollback};
 use estx::protocol::locks::LockView;
 use estx::protocol::locks::{Heartbeat, LockInfo, Owner};
+use estx::protocol::problem::{Problem, Problems};
 use estx::protocol::read::poll::{AccountEntry, Snapshot, StateCount};
 use estx::protocol::steps::ProcedureRefusal;
 use estx::protocol::time::format_timestamp;
@@ -158,7 +160,11 @@ pub(crate) fn snapshot() -> Snapshot {
         ("frank", AccountEntry::Ok(frank)),
         (
             "grace",
-            AccountEntry::Malformed(vec!["`balance` is not an integer: \"lots\"".into()]),
+            AccountEntry::Malformed(Problems::one(Problem::NotAnInteger {
+                field: "balance".into(),
+                value: "\"lots\"".into(),
+                why: NotExact::NotANumber,
+            })),
         ),
         ("heidi", AccountEntry::Missing),
     ]
@@ -282,7 +288,7 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
                 state: Some(s.clone()),
                 carries: s.carries(id),
                 settled: s.settled_of(id).map(|r| r.outcome),
-                problems: vec![],
+                problems: Problems::default(),
             },
             AccountEntry::Malformed(p) => AccountView {
                 id: a.clone(),
@@ -296,7 +302,7 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
                 state: None,
                 carries: false,
                 settled: None,
-                problems: vec!["account does not exist".into()],
+                problems: Problems::one(Problem::AccountMissing),
             },
         })
         .collect();

@@ -295,7 +295,7 @@ fn read_only_mode_disables_actions_and_says_so() {
 #[test]
 fn poll_failures_keep_the_last_snapshot_and_log_once() {
     let mut app = app(false);
-    let fail = PollFailure::Transient("connection refused".into());
+    let fail = PollFailure::Transient(estx::Error::Unreachable("connection refused".into()));
     update(&mut app, Event::Polled(Err(fail.clone())));
     update(&mut app, Event::Polled(Err(fail)));
     assert!(app.snapshot.is_some());

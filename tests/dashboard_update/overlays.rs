@@ -103,11 +103,13 @@ fn the_dialog_loads_once_and_a_failed_reread_leaves_nothing_to_confirm() {
         &mut app,
         Event::Preview {
             act: recover("t-1"),
-            plan: Err("cluster unreachable".into()),
+            plan: Err(estx::dashboard::event::NoPlan::Failed(
+                estx::Error::Unreachable("refused".into()),
+            )),
         },
     );
     let d = app.overlays.dialog().unwrap();
-    assert!(matches!(&d.preview, Load::Failed(e) if e == "cluster unreachable"));
+    assert!(matches!(&d.preview, Load::Failed(e) if e == "cluster unreachable: refused"));
     assert!(d.loaded() && !d.can_confirm());
     // y on it runs nothing and closes it, saying why.
     let io = update(&mut app, key('y'));

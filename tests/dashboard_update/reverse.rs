@@ -43,7 +43,7 @@ fn reread(t: Transaction) -> TransactionDetail {
             state: Some(AccountState::new(balance)),
             carries: false,
             settled: None,
-            problems: vec![],
+            problems: Default::default(),
         })
         .collect();
     d

@@ -412,7 +412,7 @@ pub fn render_no_data(frame: &mut Frame, app: &App, area: Rect) {
                     bold(),
                 ),
                 Line::from(""),
-                Line::from(m.clone()),
+                Line::from(m.to_string()),
             ],
             th.danger,
         ),

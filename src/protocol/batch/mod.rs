@@ -96,6 +96,7 @@ mod item;
 mod phase;
 mod round;
 
+use super::problem::{Problem, Problems};
 use super::report::{ProcedureReport, Verdict};
 use super::steps::{self, plan, Procedure};
 use super::transaction::{Transaction, TxnState};
@@ -353,9 +354,12 @@ impl Protocol {
             };
             let todo: Vec<_> = it.todo.iter().copied().collect();
             let verdict = match (state_of(&it.t.src), state_of(&it.t.dest)) {
-                (Err(e), _) | (_, Err(e)) => Some(Verdict::Refused(
-                    steps::ProcedureRefusal::Malformed(e.to_string()),
-                )),
+                (Err(e), _) | (_, Err(e)) => Some(match Problem::of_error(&e) {
+                    Some(p) => {
+                        Verdict::Refused(steps::ProcedureRefusal::Malformed(Problems::one(p)))
+                    }
+                    None => Verdict::Failed(e),
+                }),
                 (Ok(s), Ok(d)) => steps::preflight(&it.t, &todo, (&s, &d), self.config.fencing)
                     .err()
                     .map(Verdict::Refused),

@@ -12,6 +12,7 @@
 
 use super::decide::{Effect, NoopReason};
 use super::executor::{Created, DocDecision};
+use super::problem::{Problem, Problems};
 use super::procedures::Preflight;
 use super::report::{StepReport, StepResult, Verdict};
 use super::steps::{Procedure, ProcedureRefusal};
@@ -276,9 +277,9 @@ impl Protocol {
             return Ok(Some(match found {
                 LinkFound::Other(by) => ReverseRefusal::AlreadyReversed { by },
                 LinkFound::State(Some(s)) => ReverseRefusal::InFlight(s),
-                LinkFound::State(None) => {
-                    ReverseRefusal::Protocol(ProcedureRefusal::Malformed("no state".into()))
-                }
+                LinkFound::State(None) => ReverseRefusal::Protocol(ProcedureRefusal::Malformed(
+                    Problems::one(Problem::Missing(vec!["transaction_state".into()])),
+                )),
             }));
         }
         self.push_step(
