@@ -6,6 +6,7 @@ use super::pages::{merge, part_id, Checkpointed, Part};
 use super::record::{parse_record, Record, RecordStatus};
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
+use crate::protocol::problem::{Problem, Problems};
 use crate::protocol::time::format_timestamp;
 use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
@@ -113,7 +114,10 @@ async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Resu
         return Err(Error::Malformed {
             kind: "audit record",
             id: run,
-            problems: format!("names {} parts, {found} found", record.parts),
+            problems: Problems::one(Problem::PartsMissing {
+                named: record.parts,
+                found,
+            }),
         });
     }
     Ok(checkpointed)
@@ -147,7 +151,7 @@ pub(super) async fn parts_of(cluster: &Cluster, index: &str, run: &str) -> Resul
             let malformed = |problems: String| Error::Malformed {
                 kind: "audit record part",
                 id: id.clone(),
-                problems,
+                problems: Problems::one(Problem::Undecodable(problems)),
             };
             let mut source = doc.source;
             super::compact::unpack(&mut source).map_err(malformed)?;

@@ -81,8 +81,16 @@ impl Trail {
             }
             None => p.config().indices.audit.clone(),
         };
-        if file.is_none() && !cluster.index_exists(&index).await? {
-            return Err(Error::IndexMissing(index));
+        if file.is_none() {
+            if !cluster.index_exists(&index).await? {
+                return Err(Error::IndexMissing(index));
+            }
+            // A record is created whole, then completed by partial updates:
+            // where the product refuses those (field or document level
+            // security on the audit index, a write block), the act would run
+            // and leave its record unfinished. Asked as the act's own indices
+            // are (`protocol::preflight`), before anything is written.
+            p.check_partial_updates_on(&index).await?;
         }
         // The records' times are the cluster's ([`Trail::now`]): asked of
         // it unless asked in the last minute.
@@ -511,7 +519,9 @@ pub fn unpacked(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string(),
-        problems,
+        problems: crate::protocol::problem::Problems::one(
+            crate::protocol::problem::Problem::Undecodable(problems),
+        ),
     })?;
     Ok(doc)
 }

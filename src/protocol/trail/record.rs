@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::decide::Effect;
 use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::problem::{Problem, Problems};
 use crate::protocol::report::{StepReport, StepResult, Tally, Verdict};
 use crate::protocol::reverse::ReverseVerdict;
 use chrono::{DateTime, Utc};
@@ -221,7 +222,7 @@ impl TrailStep {
                 ("updated", o.to_string())
             }
             ReleaseOutcome::NotHeld => ("noop", "not held".to_string()),
-            ReleaseOutcome::Refused(why) => ("refused", why.clone()),
+            ReleaseOutcome::Refused(why) => ("refused", why.to_string()),
         };
         TrailStep {
             txn: txn.into(),
@@ -465,7 +466,7 @@ pub(super) fn parse_record(id: &str, source: &Map<String, Value>) -> Result<Reco
     let malformed = |problems: String| Error::Malformed {
         kind: "audit record",
         id: id.to_string(),
-        problems,
+        problems: Problems::one(Problem::Undecodable(problems)),
     };
     let mut source = source.clone();
     super::compact::unpack(&mut source).map_err(malformed)?;
