@@ -194,15 +194,11 @@ impl Cluster {
         let lines = docs
             .iter()
             .map(|(id, doc)| {
-                let action = json!({"create": {"_id": id}});
-                let doc = self.write_source(index, doc);
-                let mut bytes =
-                    serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
-                bytes.push(b'\n');
-                serde_json::to_writer(&mut bytes, &*doc)
-                    .map_err(|e| Error::Decode(e.to_string()))?;
-                bytes.push(b'\n');
-                Ok(bytes)
+                // The index is in the path (see `scope`).
+                item_lines(
+                    &json!({"create": {"_id": id}}),
+                    &*self.write_source(index, doc),
+                )
             })
             .collect::<Result<Vec<_>>>()?;
         let sizes: Vec<usize> = lines.iter().map(Vec::len).collect();
@@ -228,14 +224,9 @@ impl Cluster {
         index: &str,
         lines: &[Vec<u8>],
     ) -> Result<Vec<BulkCreated>> {
-        // Sent once: a write is never retried here (its outcome is unknown).
-        let resp = self
-            .client
-            .bulk(BulkParts::Index(index))
-            .body(vec![lines.concat()])
-            .send();
-        let resp = self.send(resp).await?;
-        let body = check(resp, index).await?;
+        let body = self
+            .send_bulk(BulkParts::Index(index), lines, index)
+            .await?;
         let items = body
             .get("items")
             .and_then(Value::as_array)
@@ -270,23 +261,15 @@ impl Cluster {
             Some(o) => Value::Object(self.write_source(index, o).into_owned()),
             None => doc.clone(),
         };
-        let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
-        bytes.push(b'\n');
-        serde_json::to_writer(&mut bytes, &doc).map_err(|e| Error::Decode(e.to_string()))?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        item_lines(&action, &doc)
     }
 
     /// Sends one `_bulk` request of unconditional items; fails with the
     /// first item's error if any failed.
     async fn bulk_index_request(&self, index: &str, lines: &[Vec<u8>]) -> Result<()> {
-        let resp = self
-            .client
-            .bulk(BulkParts::Index(index))
-            .body(vec![lines.concat()])
-            .send();
-        let resp = self.send(resp).await?;
-        let body = check(resp, index).await?;
+        let body = self
+            .send_bulk(BulkParts::Index(index), lines, index)
+            .await?;
         if body.get("errors").and_then(Value::as_bool) != Some(true) {
             return Ok(());
         }
@@ -318,12 +301,22 @@ impl Cluster {
             meta["_index"] = json!(w.index);
         }
         let action = json!({ "update": super::dotted::with_routing(meta, w.routing) });
-        let body = self.update_body(w.index, w.changes);
-        let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
-        bytes.push(b'\n');
-        serde_json::to_writer(&mut bytes, &body).map_err(|e| Error::Decode(e.to_string()))?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        item_lines(&action, &self.update_body(w.index, w.changes))
+    }
+
+    /// Sends one `_bulk` request of already serialised items, on `parts`'
+    /// index or on the indices the items name, once (a write is never
+    /// retried here: its outcome is unknown); the answer's body, with its
+    /// errors typed against `index`.
+    async fn send_bulk(
+        &self,
+        parts: BulkParts<'_>,
+        lines: &[Vec<u8>],
+        index: &str,
+    ) -> Result<Value> {
+        let resp = self.client.bulk(parts).body(vec![lines.concat()]).send();
+        let resp = self.send(resp).await?;
+        check(resp, index).await
     }
 
     /// Sends one `_bulk` request of already serialised items, on `path`'s
@@ -334,12 +327,8 @@ impl Cluster {
         writes: &[CondWrite<'_>],
         lines: &[Vec<u8>],
     ) -> Result<Vec<Answered>> {
-        let body: Vec<u8> = lines.concat();
         let parts = path.map_or(BulkParts::None, BulkParts::Index);
-        // Sent once: a write is never retried here (its outcome is unknown).
-        let resp = self.client.bulk(parts).body(vec![body]).send();
-        let resp = self.send(resp).await?;
-        let body = check(resp, writes[0].index).await?;
+        let body = self.send_bulk(parts, lines, writes[0].index).await?;
         let items = body
             .get("items")
             .and_then(Value::as_array)
@@ -351,6 +340,16 @@ impl Cluster {
             .map(|(item, w)| item_outcome(item, w.index))
             .collect())
     }
+}
+
+/// One `_bulk` item's two NDJSON lines, `action` and its `body`, newlines
+/// included.
+fn item_lines(action: &Value, body: &impl serde::Serialize) -> Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec(action).map_err(|e| Error::Decode(e.to_string()))?;
+    bytes.push(b'\n');
+    serde_json::to_writer(&mut bytes, body).map_err(|e| Error::Decode(e.to_string()))?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// Sends the items whose serialised sizes are `sizes` in requests of at
