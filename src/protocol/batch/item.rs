@@ -115,114 +115,112 @@ impl Item {
     }
 }
 
-impl Protocol {
-    /// Ends the current step of `it` with `outcome`: records it and moves on
-    /// by the same rule as one-at-a-time recovery.
-    pub(super) fn resolve(&self, it: &mut Item, outcome: StepOutcome) {
-        let Some(step) = it.step() else { return };
-        let target = self.target_of(&it.t, step);
-        self.record(
-            &mut it.report,
-            &it.t,
-            Some(step),
-            step.label(),
-            target,
-            StepResult::from(&outcome),
-        );
-        it.executed += 1;
-        it.conflicts = 0;
-        it.unknown = 0;
-        it.throttled = 0;
-        it.unsure_txn = None;
-        it.unsure_acct = None;
-        match next_after(Procedure::Recover, step, &outcome) {
-            Next::Continue => {
-                it.todo.pop_front();
-                if let Some((_, to)) = step.transition() {
-                    it.final_state = to;
-                }
-                if it.todo.is_empty() {
-                    it.report.verdict = Verdict::Completed(it.final_state.clone());
-                    it.done = true;
-                    if it.final_state.is_terminal() {
-                        it.release = Release::Yes;
-                    }
+/// Ends the current step of `it` with `outcome`: records it and moves on
+/// by the same rule as one-at-a-time recovery.
+pub(super) fn resolve(p: &Protocol, it: &mut Item, outcome: StepOutcome) {
+    let Some(step) = it.step() else { return };
+    let target = p.target_of(&it.t, step);
+    p.record(
+        &mut it.report,
+        &it.t,
+        Some(step),
+        step.label(),
+        target,
+        StepResult::from(&outcome),
+    );
+    it.executed += 1;
+    it.conflicts = 0;
+    it.unknown = 0;
+    it.throttled = 0;
+    it.unsure_txn = None;
+    it.unsure_acct = None;
+    match next_after(Procedure::Recover, step, &outcome) {
+        Next::Continue => {
+            it.todo.pop_front();
+            if let Some((_, to)) = step.transition() {
+                it.final_state = to;
+            }
+            if it.todo.is_empty() {
+                it.report.verdict = Verdict::Completed(it.final_state.clone());
+                it.done = true;
+                if it.final_state.is_terminal() {
+                    it.release = Release::Yes;
                 }
             }
-            Next::Stop(why) => {
-                it.report.verdict = Verdict::Stopped(why);
-                it.done = true;
-                it.release = Release::IfTerminal;
-            }
-            // Recovery never re-plans; kept total for safety.
-            Next::Replan(found) => {
-                it.report.verdict = Verdict::Stopped(format!(
-                    "{step}: transaction is {found}; another process has moved it"
-                ));
-                it.done = true;
-                it.release = Release::IfTerminal;
-            }
         }
-        it.crash_if_due();
-    }
-
-    /// Ends the current step of `it` with an error (recorded, verdict failed).
-    pub(super) fn fail(&self, it: &mut Item, e: Error) {
-        let Some(step) = it.step() else { return };
-        let target = self.target_of(&it.t, step);
-        self.record(
-            &mut it.report,
-            &it.t,
-            Some(step),
-            step.label(),
-            target,
-            StepResult::Error(e.to_string()),
-        );
-        it.report.verdict = Verdict::Failed(e);
-        it.done = true;
-    }
-
-    /// Counts a 409 on the current step; fails it past the policy's limit.
-    pub(super) fn conflicted(&self, it: &mut Item, policy: &RetryPolicy, doc: (&str, &str)) {
-        it.conflicts += 1;
-        if it.conflicts > policy.max_conflicts {
-            let e = Error::GaveUp {
-                index: doc.0.to_string(),
-                id: doc.1.to_string(),
-                attempts: it.conflicts,
-                last: "version conflicts".into(),
-            };
-            self.fail(it, e);
+        Next::Stop(why) => {
+            it.report.verdict = Verdict::Stopped(why);
+            it.done = true;
+            it.release = Release::IfTerminal;
+        }
+        // Recovery never re-plans; kept total for safety.
+        Next::Replan(found) => {
+            it.report.verdict = Verdict::Stopped(format!(
+                "{step}: transaction is {found}; another process has moved it"
+            ));
+            it.done = true;
+            it.release = Release::IfTerminal;
         }
     }
+    it.crash_if_due();
+}
 
-    /// Counts an unknown outcome (or failed read) on the current step, or
-    /// a throttle apart from them ([`RetryPolicy::max_throttled`]); fails
-    /// it past the policy's limit. Returns the count it is at (which sets
-    /// the wait before the next round).
-    pub(super) fn unknown(
-        &self,
-        it: &mut Item,
-        policy: &RetryPolicy,
-        doc: (&str, &str),
-        e: &Error,
-    ) -> u32 {
-        let (count, limit) = if e.is_throttle() {
-            it.throttled += 1;
-            (it.throttled, policy.max_throttled)
-        } else {
-            it.unknown += 1;
-            (it.unknown, policy.max_unknown)
+/// Ends the current step of `it` with an error (recorded, verdict failed).
+pub(super) fn fail(p: &Protocol, it: &mut Item, e: Error) {
+    let Some(step) = it.step() else { return };
+    let target = p.target_of(&it.t, step);
+    p.record(
+        &mut it.report,
+        &it.t,
+        Some(step),
+        step.label(),
+        target,
+        StepResult::Error(e.to_string()),
+    );
+    it.report.verdict = Verdict::Failed(e);
+    it.done = true;
+}
+
+/// Counts a 409 on the current step; fails it past the policy's limit.
+pub(super) fn conflicted(p: &Protocol, it: &mut Item, policy: &RetryPolicy, doc: (&str, &str)) {
+    it.conflicts += 1;
+    if it.conflicts > policy.max_conflicts {
+        let e = Error::GaveUp {
+            index: doc.0.to_string(),
+            id: doc.1.to_string(),
+            attempts: it.conflicts,
+            last: "version conflicts".into(),
         };
-        if count > limit {
-            let e = Error::GaveUp {
-                index: doc.0.to_string(),
-                id: doc.1.to_string(),
-                attempts: count,
-                last: e.to_string(),
-            };
-            self.fail(it, e);
-        }
-        count
+        fail(p, it, e);
     }
+}
+
+/// Counts an unknown outcome (or failed read) on the current step, or
+/// a throttle apart from them ([`RetryPolicy::max_throttled`]); fails
+/// it past the policy's limit. Returns the count it is at (which sets
+/// the wait before the next round).
+pub(super) fn unknown(
+    p: &Protocol,
+    it: &mut Item,
+    policy: &RetryPolicy,
+    doc: (&str, &str),
+    e: &Error,
+) -> u32 {
+    let (count, limit) = if e.is_throttle() {
+        it.throttled += 1;
+        (it.throttled, policy.max_throttled)
+    } else {
+        it.unknown += 1;
+        (it.unknown, policy.max_unknown)
+    };
+    if count > limit {
+        let e = Error::GaveUp {
+            index: doc.0.to_string(),
+            id: doc.1.to_string(),
+            attempts: count,
+            last: e.to_string(),
+        };
+        fail(p, it, e);
+    }
+    count
 }

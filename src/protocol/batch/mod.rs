@@ -104,6 +104,7 @@ use super::{Protocol, RunLimits};
 use crate::error::{Error, Result};
 use futures::stream::{self, StreamExt};
 use item::{Item, Release};
+use round::{read_many, round};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -249,7 +250,7 @@ impl Protocol {
                 }
                 break;
             }
-            self.round(&mut batch).await;
+            round(self, &mut batch).await;
         }
         self.release_ended(&mut batch.items).await;
         reports.extend(batch.items.into_iter().map(|it| it.report));
@@ -385,7 +386,7 @@ impl Protocol {
         let mut attempt = 0;
         let budgeted = !self.cluster().read_budget().is_zero();
         loop {
-            match self.read_many(index, ids).await {
+            match read_many(self, index, ids).await {
                 Err(e)
                     if e.is_transient() && !budgeted && attempt < self.config.retry.max_unknown =>
                 {
@@ -413,7 +414,7 @@ impl Protocol {
             .collect();
         if !recheck.is_empty() {
             let txn_ix = &self.config.indices.transactions;
-            let now = self.read_many(txn_ix, &recheck).await.unwrap_or_default();
+            let now = read_many(self, txn_ix, &recheck).await.unwrap_or_default();
             for it in items
                 .iter_mut()
                 .filter(|it| it.release == Release::IfTerminal)
@@ -440,7 +441,7 @@ impl Protocol {
             return;
         }
         let held: Option<HashMap<String, String>> =
-            match self.read_many(&self.config.indices.locks, &resources).await {
+            match read_many(self, &self.config.indices.locks, &resources).await {
                 Err(Error::IndexMissing(_)) => return,
                 Err(_) => None,
                 Ok(docs) => Some(
