@@ -8,7 +8,8 @@
 //! stays terminal, so an account still carrying it after that read really
 //! is dangling, never a transfer in progress.
 
-use super::{finding, FindingKind, Found, RepairEffect};
+use super::documents::transactions_by_id;
+use super::report::{finding, FindingKind, Found, RepairEffect};
 use crate::cluster::Hit;
 use crate::error::Result;
 use crate::protocol::account::{AccountState, SettledOutcome};
@@ -63,266 +64,256 @@ pub(super) struct PendingEntries {
     pub repaired: i64,
 }
 
-impl Protocol {
-    /// Judges the pending entries of `accounts` (the scanned accounts that
-    /// carry entries or are malformed, as of the view opened at `view_at`);
-    /// with `repair`, undoes the unambiguous dangling applies.
-    pub(super) async fn audit_pending_entries(
-        &self,
-        accounts: &[Hit],
-        view_at: DateTime<Utc>,
-        repair: bool,
-        found: &mut Found,
-    ) -> Result<PendingEntries> {
-        let (mut carried, malformed_accounts) = carried_entries(accounts);
-        self.confirm_malformed(&malformed_accounts, found).await?;
-        // Transactions by id first, then the accounts again: a transaction
-        // seen terminal stays terminal, so an account still carrying it
-        // after that read really is dangling.
-        let carried_ids: Vec<String> = carried.keys().cloned().collect();
-        let carried_txns = self.transactions_by_id(&carried_ids).await?;
-        // The correction for transfers in flight, from the same view as the
-        // total (see view.rs).
-        let in_flight_delta = super::view::one_sided_delta(
-            &carried,
-            &carried_txns,
-            view_at,
-            self.config.fencing == crate::protocol::decide::Fencing::On,
-        );
-        self.keep_still_carried(&mut carried).await?;
-        let mut repaired = 0i64;
-        for (txn_id, holders) in &carried {
-            let txn = carried_txns.get(txn_id);
-            for (acct, state) in holders {
-                repaired += self
-                    .judge_entry(txn_id, txn, acct, state, repair, found)
-                    .await;
-            }
+/// Judges the pending entries of `accounts` (the scanned accounts that
+/// carry entries or are malformed, as of the view opened at `view_at`);
+/// with `repair`, undoes the unambiguous dangling applies.
+pub(super) async fn audit_pending_entries(
+    p: &Protocol,
+    accounts: &[Hit],
+    view_at: DateTime<Utc>,
+    repair: bool,
+    found: &mut Found,
+) -> Result<PendingEntries> {
+    let (mut carried, malformed_accounts) = carried_entries(accounts);
+    confirm_malformed(p, &malformed_accounts, found).await?;
+    // Transactions by id first, then the accounts again: a transaction
+    // seen terminal stays terminal, so an account still carrying it
+    // after that read really is dangling.
+    let carried_ids: Vec<String> = carried.keys().cloned().collect();
+    let carried_txns = transactions_by_id(p, &carried_ids).await?;
+    // The correction for transfers in flight, from the same view as the
+    // total (see view.rs).
+    let in_flight_delta = super::view::one_sided_delta(
+        &carried,
+        &carried_txns,
+        view_at,
+        p.config.fencing == crate::protocol::decide::Fencing::On,
+    );
+    keep_still_carried(p, &mut carried).await?;
+    let mut repaired = 0i64;
+    for (txn_id, holders) in &carried {
+        let txn = carried_txns.get(txn_id);
+        for (acct, state) in holders {
+            repaired += judge_entry(p, txn_id, txn, acct, state, repair, found).await;
         }
+    }
 
-        Ok(PendingEntries {
-            in_flight_delta,
-            repaired,
+    Ok(PendingEntries {
+        in_flight_delta,
+        repaired,
+    })
+}
+
+/// Reports the accounts that are malformed when read again by id.
+async fn confirm_malformed(p: &Protocol, ids: &[String], found: &mut Found) -> Result<()> {
+    let ix = &p.config.indices;
+    for (id, doc) in ids.iter().zip(p.cluster().mget(&ix.accounts, ids).await?) {
+        if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
+            found
+                .findings
+                .push(finding(FindingKind::MalformedAccount, id, p.to_string()));
+        }
+    }
+    Ok(())
+}
+
+/// Reads the carrying accounts again by id and keeps only the entries
+/// they still carry, with their state as read now.
+async fn keep_still_carried(p: &Protocol, carried: &mut Carried) -> Result<()> {
+    let ix = &p.config.indices;
+    let holders: Vec<String> = carried
+        .values()
+        .flatten()
+        .map(|(a, _)| a.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let fresh: HashMap<String, AccountState> = holders
+        .iter()
+        .zip(p.cluster().mget(&ix.accounts, &holders).await?)
+        .filter_map(|(id, d)| {
+            d.and_then(|d| AccountState::from_source(&d.source).ok())
+                .map(|s| (id.clone(), s))
         })
-    }
-
-    /// Reports the accounts that are malformed when read again by id.
-    async fn confirm_malformed(&self, ids: &[String], found: &mut Found) -> Result<()> {
-        let ix = &self.config.indices;
-        for (id, doc) in ids
-            .iter()
-            .zip(self.cluster().mget(&ix.accounts, ids).await?)
-        {
-            if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
-                found
-                    .findings
-                    .push(finding(FindingKind::MalformedAccount, id, p.to_string()));
+        .collect();
+    for (txn_id, list) in carried.iter_mut() {
+        list.retain_mut(|(acct, state)| match fresh.get(acct) {
+            Some(now) if now.carries(txn_id) => {
+                *state = now.clone();
+                true
             }
-        }
-        Ok(())
-    }
-
-    /// Reads the carrying accounts again by id and keeps only the entries
-    /// they still carry, with their state as read now.
-    async fn keep_still_carried(&self, carried: &mut Carried) -> Result<()> {
-        let ix = &self.config.indices;
-        let holders: Vec<String> = carried
-            .values()
-            .flatten()
-            .map(|(a, _)| a.clone())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        let fresh: HashMap<String, AccountState> = holders
-            .iter()
-            .zip(self.cluster().mget(&ix.accounts, &holders).await?)
-            .filter_map(|(id, d)| {
-                d.and_then(|d| AccountState::from_source(&d.source).ok())
-                    .map(|s| (id.clone(), s))
-            })
-            .collect();
-        for (txn_id, list) in carried.iter_mut() {
-            list.retain_mut(|(acct, state)| match fresh.get(acct) {
-                Some(now) if now.carries(txn_id) => {
-                    *state = now.clone();
-                    true
-                }
-                _ => false,
-            });
-        }
-        Ok(())
-    }
-
-    /// Judges the entry `txn_id` that account `acct` (in `state`) still
-    /// carries, `txn` being its transaction as read (`None`: missing); with
-    /// `repair`, undoes it when that is unambiguous. Gives the balance
-    /// change of the repair.
-    async fn judge_entry(
-        &self,
-        txn_id: &str,
-        txn: Option<&Transaction>,
-        acct: &str,
-        state: &AccountState,
-        repair: bool,
-        found: &mut Found,
-    ) -> i64 {
-        let role = txn.and_then(|t| {
-            if t.src.as_deref() == Some(acct) {
-                Some(true)
-            } else if t.dest.as_deref() == Some(acct) {
-                Some(false)
-            } else {
-                None
-            }
+            _ => false,
         });
-        let Some(t) = txn else {
+    }
+    Ok(())
+}
+
+/// Judges the entry `txn_id` that account `acct` (in `state`) still
+/// carries, `txn` being its transaction as read (`None`: missing); with
+/// `repair`, undoes it when that is unambiguous. Gives the balance
+/// change of the repair.
+async fn judge_entry(
+    p: &Protocol,
+    txn_id: &str,
+    txn: Option<&Transaction>,
+    acct: &str,
+    state: &AccountState,
+    repair: bool,
+    found: &mut Found,
+) -> i64 {
+    let role = txn.and_then(|t| {
+        if t.src.as_deref() == Some(acct) {
+            Some(true)
+        } else if t.dest.as_deref() == Some(acct) {
+            Some(false)
+        } else {
+            None
+        }
+    });
+    let Some(t) = txn else {
+        found.findings.push(finding(
+            FindingKind::DanglingPending,
+            acct,
+            format!(
+            "carries `{txn_id}`, which does not exist; its amount is unknown, so repair by hand"
+        ),
+        ));
+        return 0;
+    };
+    let Some(on_source) = role else {
+        found.findings.push(finding(
+            FindingKind::DanglingPending,
+            acct,
+            format!("carries `{txn_id}`, which names other accounts; repair by hand"),
+        ));
+        return 0;
+    };
+    match &t.state {
+        // In flight: counted from the view (see view.rs).
+        Some(TxnState::Pending | TxnState::Terminating | TxnState::Committed) => 0,
+        Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
+            let entry = Entry {
+                txn: t,
+                acct,
+                on_source,
+                settled_before: state.settled_of(txn_id).map(|r| r.outcome)
+                    == Some(SettledOutcome::Applied),
+            };
+            judge_terminal_entry(p, &entry, s, repair, found).await
+        }
+        Some(TxnState::Created) => {
             found.findings.push(finding(
                 FindingKind::DanglingPending,
                 acct,
                 format!(
-                "carries `{txn_id}`, which does not exist; its amount is unknown, so repair by hand"
-            ),
+                    "carries `{txn_id}`, which is still created (never pending); repair by hand"
+                ),
             ));
-            return 0;
-        };
-        let Some(on_source) = role else {
-            found.findings.push(finding(
+            0
+        }
+        Some(TxnState::Unknown(_)) | None => 0,
+    }
+}
+
+/// An entry of a finished or rolled-back (`s`) transaction: dangling.
+/// Repaired (with `repair`) when its transaction is rolled back or the
+/// account had settled it before; else reported. Gives the balance
+/// change of the repair.
+async fn judge_terminal_entry(
+    p: &Protocol,
+    e: &Entry<'_>,
+    s: &TxnState,
+    repair: bool,
+    found: &mut Found,
+) -> i64 {
+    let (t, acct, txn_id) = (e.txn, e.acct, &e.txn.id);
+    let repairable = *s == TxnState::RolledBack || e.settled_before;
+    let what = if *s == TxnState::RolledBack {
+        "applied after its rollback".to_string()
+    } else if e.settled_before {
+        "applied again after it was committed and removed".to_string()
+    } else {
+        "still pending although finished (a second apply, or steps 5-6 skipped): \
+         check the balance history and repair by hand"
+            .to_string()
+    };
+    let detail = format!(
+        "carries `{txn_id}` ({s}, amount {}): {what}",
+        t.amount.unwrap_or(0)
+    );
+    if repair && repairable {
+        match undo_dangling(p, t, acct, e.on_source, *s == TxnState::Finished).await {
+            Ok((msg, delta)) => {
+                found.repairs.push(format!("{acct}: {msg}"));
+                return delta;
+            }
+            Err(err) => found.findings.push(finding(
                 FindingKind::DanglingPending,
                 acct,
-                format!("carries `{txn_id}`, which names other accounts; repair by hand"),
-            ));
-            return 0;
-        };
-        match &t.state {
-            // In flight: counted from the view (see view.rs).
-            Some(TxnState::Pending | TxnState::Terminating | TxnState::Committed) => 0,
-            Some(s @ (TxnState::Finished | TxnState::RolledBack)) => {
-                let entry = Entry {
-                    txn: t,
-                    acct,
-                    on_source,
-                    settled_before: state.settled_of(txn_id).map(|r| r.outcome)
-                        == Some(SettledOutcome::Applied),
-                };
-                self.judge_terminal_entry(&entry, s, repair, found).await
-            }
-            Some(TxnState::Created) => {
-                found.findings.push(finding(
-                    FindingKind::DanglingPending,
-                    acct,
-                    format!(
-                        "carries `{txn_id}`, which is still created (never pending); repair by hand"
-                    ),
-                ));
-                0
-            }
-            Some(TxnState::Unknown(_)) | None => 0,
+                format!("{detail}; repair failed: {err}"),
+            )),
         }
-    }
-
-    /// An entry of a finished or rolled-back (`s`) transaction: dangling.
-    /// Repaired (with `repair`) when its transaction is rolled back or the
-    /// account had settled it before; else reported. Gives the balance
-    /// change of the repair.
-    async fn judge_terminal_entry(
-        &self,
-        e: &Entry<'_>,
-        s: &TxnState,
-        repair: bool,
-        found: &mut Found,
-    ) -> i64 {
-        let (t, acct, txn_id) = (e.txn, e.acct, &e.txn.id);
-        let repairable = *s == TxnState::RolledBack || e.settled_before;
-        let what = if *s == TxnState::RolledBack {
-            "applied after its rollback".to_string()
-        } else if e.settled_before {
-            "applied again after it was committed and removed".to_string()
+    } else {
+        let hint = if repairable {
+            let amount = t.amount.unwrap_or(0);
+            found.repair_effect.push(RepairEffect {
+                account: acct.to_string(),
+                txn: txn_id.clone(),
+                state: s.clone(),
+                delta: if e.on_source { amount } else { -amount },
+            });
+            "; `audit --repair` undoes it"
         } else {
-            "still pending although finished (a second apply, or steps 5-6 skipped): \
-             check the balance history and repair by hand"
-                .to_string()
+            ""
         };
-        let detail = format!(
-            "carries `{txn_id}` ({s}, amount {}): {what}",
-            t.amount.unwrap_or(0)
-        );
-        if repair && repairable {
-            match self
-                .undo_dangling(t, acct, e.on_source, *s == TxnState::Finished)
-                .await
-            {
-                Ok((msg, delta)) => {
-                    found.repairs.push(format!("{acct}: {msg}"));
-                    return delta;
+        found.findings.push(finding(
+            FindingKind::DanglingPending,
+            acct,
+            format!("{detail}{hint}"),
+        ));
+    }
+    0
+}
+
+/// Undoes a dangling apply of a terminal transaction on one account with
+/// a conditional write: for a rolled-back transaction with the same undo
+/// rollback uses; for a finished one (a duplicate apply after the account
+/// settled it) keeping the account's `applied` record. Returns what it
+/// did and the balance change it made.
+pub(super) async fn undo_dangling(
+    p: &Protocol,
+    t: &Transaction,
+    acct: &str,
+    on_source: bool,
+    finished: bool,
+) -> Result<(String, i64)> {
+    let transfer = t.transfer()?;
+    let applied = if on_source {
+        -transfer.amount
+    } else {
+        transfer.amount
+    };
+    let fencing = p.config.fencing;
+    let ex = p
+        .exec
+        .run("account", &p.config.indices.accounts, acct, |src| {
+            steps::account_doc(acct, src, |a| {
+                if finished {
+                    decide::reverse_duplicate(a, &t.id, applied)
+                } else {
+                    decide::undo(a, &t.id, applied, fencing)
                 }
-                Err(err) => found.findings.push(finding(
-                    FindingKind::DanglingPending,
-                    acct,
-                    format!("{detail}; repair failed: {err}"),
-                )),
-            }
-        } else {
-            let hint = if repairable {
-                let amount = t.amount.unwrap_or(0);
-                found.repair_effect.push(RepairEffect {
-                    account: acct.to_string(),
-                    txn: txn_id.clone(),
-                    state: s.clone(),
-                    delta: if e.on_source { amount } else { -amount },
-                });
-                "; `audit --repair` undoes it"
-            } else {
-                ""
-            };
-            found.findings.push(finding(
-                FindingKind::DanglingPending,
-                acct,
-                format!("{detail}{hint}"),
-            ));
-        }
-        0
-    }
-
-    /// Undoes a dangling apply of a terminal transaction on one account with
-    /// a conditional write: for a rolled-back transaction with the same undo
-    /// rollback uses; for a finished one (a duplicate apply after the account
-    /// settled it) keeping the account's `applied` record. Returns what it
-    /// did and the balance change it made.
-    pub(super) async fn undo_dangling(
-        &self,
-        t: &Transaction,
-        acct: &str,
-        on_source: bool,
-        finished: bool,
-    ) -> Result<(String, i64)> {
-        let transfer = t.transfer()?;
-        let applied = if on_source {
-            -transfer.amount
-        } else {
-            transfer.amount
-        };
-        let fencing = self.config.fencing;
-        let ex = self
-            .exec
-            .run("account", &self.config.indices.accounts, acct, |src| {
-                steps::account_doc(acct, src, |a| {
-                    if finished {
-                        decide::reverse_duplicate(a, &t.id, applied)
-                    } else {
-                        decide::undo(a, &t.id, applied, fencing)
-                    }
-                })
             })
-            .await?;
-        Ok(match ex.outcome {
-            StepOutcome::Updated(e) => {
-                let delta = match e {
-                    decide::Effect::Undone { delta } => delta,
-                    _ => 0,
-                };
-                (format!("`{}`: {e}", t.id), delta)
-            }
-            StepOutcome::Noop(r) => (format!("`{}`: {r}", t.id), 0),
         })
-    }
+        .await?;
+    Ok(match ex.outcome {
+        StepOutcome::Updated(e) => {
+            let delta = match e {
+                decide::Effect::Undone { delta } => delta,
+                _ => 0,
+            };
+            (format!("`{}`: {e}", t.id), delta)
+        }
+        StepOutcome::Noop(r) => (format!("`{}`: {r}", t.id), 0),
+    })
 }

@@ -17,185 +17,33 @@
 //! in progress for a dangling entry: the transaction first (terminal states
 //! are final), then the account again.
 //!
-//! The audit in one module: this file holds the report, the exact total and
-//! the order of the parts: the accounts' pending entries and their repairs
-//! ([`accounts`]), then the transactions and locks ([`documents`]); how often
-//! the audit may run in the background is [`pace`].
+//! The audit in one module: this file holds its facade (the one
+//! `impl Protocol` of the concern: `audit`, `audit_with`, `audit_measured`),
+//! the exact total and the order of the parts: the accounts' pending entries
+//! and their repairs ([`accounts`]), then the transactions and locks
+//! ([`documents`]), each a free function taking the `Protocol`. The report's
+//! types are [`report`]'s; how often the audit may run in the background is
+//! [`pace`].
 
 mod accounts;
 mod documents;
 pub mod pace;
+mod report;
 mod view;
 
+pub use report::{AuditReport, Finding, FindingKind, RepairEffect};
+
 use super::integer::read_integer;
-use super::read::{Coverage, Queries, Scan, ScanSummary};
-use super::transaction::TxnState;
+use super::read::{Queries, Scan, ScanSummary};
 use super::Protocol;
 use crate::cluster::Hit;
 use crate::error::{Error, Result};
-use serde::{Deserialize, Serialize};
+use accounts::audit_pending_entries;
+use documents::{audit_locks, audit_transactions};
+use pace::{process_cpu, AuditCost};
+use report::{finding, Found};
 use serde_json::{json, Value};
-
-/// What an audit finding is about. Serialised (in `audit --json`) and shown
-/// as its snake_case name, e.g. `dangling_pending`; ordered by that name, the
-/// order of a report's findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FindingKind {
-    /// An account carries a transaction id whose transaction is finished,
-    /// rolled back, missing or not yet started: a late apply.
-    DanglingPending,
-    /// An account document that cannot be read (balance, pending list).
-    MalformedAccount,
-    /// A transaction with no state or malformed fields.
-    MalformedTransaction,
-    /// A transaction naming an account that does not exist.
-    MissingAccount,
-    /// The locks could not all be read.
-    PartialLocks,
-    /// A lock stale on evidence.
-    StaleLock,
-    /// The sum of balances differs from the expected total.
-    TotalMismatch,
-    /// An in-flight transaction without a modification time.
-    UndatedTransaction,
-    /// A transaction in a state this tool does not know.
-    UnknownState,
-}
-
-impl FindingKind {
-    /// Every kind, in order.
-    pub const ALL: [FindingKind; 9] = [
-        FindingKind::DanglingPending,
-        FindingKind::MalformedAccount,
-        FindingKind::MalformedTransaction,
-        FindingKind::MissingAccount,
-        FindingKind::PartialLocks,
-        FindingKind::StaleLock,
-        FindingKind::TotalMismatch,
-        FindingKind::UndatedTransaction,
-        FindingKind::UnknownState,
-    ];
-
-    /// The machine-readable name (`audit`'s text and JSON).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FindingKind::DanglingPending => "dangling_pending",
-            FindingKind::MalformedAccount => "malformed_account",
-            FindingKind::MalformedTransaction => "malformed_transaction",
-            FindingKind::MissingAccount => "missing_account",
-            FindingKind::PartialLocks => "partial_locks",
-            FindingKind::StaleLock => "stale_lock",
-            FindingKind::TotalMismatch => "total_mismatch",
-            FindingKind::UndatedTransaction => "undated_transaction",
-            FindingKind::UnknownState => "unknown_state",
-        }
-    }
-}
-
-impl std::str::FromStr for FindingKind {
-    type Err = String;
-
-    /// The kind named `s` (its snake_case name).
-    fn from_str(s: &str) -> std::result::Result<FindingKind, String> {
-        FindingKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("no audit finding kind `{s}`"))
-    }
-}
-
-impl std::fmt::Display for FindingKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One thing the audit found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// What it is about.
-    pub kind: FindingKind,
-    /// The document it is about (account, transaction or lock id).
-    pub id: String,
-    /// What is wrong, and what to do about it, in words.
-    pub detail: String,
-}
-
-/// Result of an audit.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AuditReport {
-    /// Sum of all balances, exact.
-    pub total_balance: i64,
-    /// Net change that transfers still in flight (pending/terminating with
-    /// only some of their applies done) contribute to `total_balance`.
-    pub in_flight_delta: i64,
-    /// Everything found, in a stable order.
-    pub findings: Vec<Finding>,
-    /// Repairs made (with `repair`), in words.
-    pub repairs: Vec<String>,
-    /// Without `repair`: the balance change each unambiguous repair would
-    /// make (what the repair's preview shows before it moves money).
-    pub repair_effect: Vec<RepairEffect>,
-    /// Whether the total and the accounts scan came from one point-in-time
-    /// view; when not, the total is approximate while transfers run.
-    pub consistent_view: bool,
-    /// Shards behind the audit's searches.
-    pub coverage: Coverage,
-}
-
-/// The balance change one repair of a dangling entry would make: the
-/// entry's apply undone on its account.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepairEffect {
-    /// The account carrying the entry.
-    pub account: String,
-    /// The transaction whose apply is left there.
-    pub txn: String,
-    /// That transaction's (terminal) state.
-    pub state: TxnState,
-    /// The change the repair makes to the account's balance.
-    pub delta: i64,
-}
-
-impl std::fmt::Display for RepairEffect {
-    /// "undoes the debit of 90 left on A by t1 (rolled-back): credits A +90".
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (acct, txn, state, d) = (&self.account, &self.txn, &self.state, self.delta);
-        let (what, verb) = if d > 0 {
-            ("debit", "credits")
-        } else {
-            ("credit", "debits")
-        };
-        write!(
-            f,
-            "undoes the {what} of {} left on {acct} by {txn} ({state}): {verb} {acct} {d:+}",
-            d.unsigned_abs()
-        )
-    }
-}
-
-/// A finding of `kind` about the document `id`.
-pub(super) fn finding(kind: FindingKind, id: &str, detail: String) -> Finding {
-    Finding {
-        kind,
-        id: id.to_string(),
-        detail,
-    }
-}
-
-/// What the audit's parts have found so far.
-#[derive(Default)]
-pub(super) struct Found {
-    /// Findings, in the order found (sorted at the end).
-    pub findings: Vec<Finding>,
-    /// Repairs made, in words.
-    pub repairs: Vec<String>,
-    /// Repairs that would be made (without `repair`).
-    pub repair_effect: Vec<RepairEffect>,
-    /// Shards behind the searches so far.
-    pub coverage: Coverage,
-}
+use std::time::Instant;
 
 impl Protocol {
     /// Runs the audit, refusing a partial view (see [`Self::audit_with`]).
@@ -232,14 +80,11 @@ impl Protocol {
         found.coverage.require_complete(allow_partial, "audit")?;
 
         // The accounts' pending entries, then the other documents.
-        let pending = self
-            .audit_pending_entries(&accounts, view_at, repair, &mut found)
-            .await?;
+        let pending = audit_pending_entries(self, &accounts, view_at, repair, &mut found).await?;
         let in_flight_delta = pending.in_flight_delta;
         total_balance += pending.repaired;
-        self.audit_transactions(&q, allow_partial, &mut found)
-            .await?;
-        self.audit_locks(&mut found).await?;
+        audit_transactions(self, &q, allow_partial, &mut found).await?;
+        audit_locks(self, &mut found).await?;
 
         if let Some(expected) = expect_total {
             let settled_total = total_balance - in_flight_delta;
@@ -311,26 +156,21 @@ impl Protocol {
         .await?;
         Ok((accounts, exact, scanned))
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::FindingKind;
-
-    #[test]
-    fn kinds_serialise_to_their_names_in_the_order_of_their_names() {
-        for k in FindingKind::ALL {
-            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
-            assert_eq!(
-                serde_json::from_value::<FindingKind>(k.as_str().into()).unwrap(),
-                k
-            );
-            assert_eq!(k.as_str().parse::<FindingKind>(), Ok(k));
-        }
-        let mut by_name = FindingKind::ALL;
-        by_name.sort_by_key(|k| k.as_str());
-        let mut by_kind = FindingKind::ALL;
-        by_kind.sort();
-        assert_eq!(by_kind, by_name);
+    /// Runs the audit (read-only, refusing a partial view) and measures
+    /// what it cost, whether it answered or failed.
+    pub async fn audit_measured(
+        &self,
+        expect_total: Option<i64>,
+    ) -> (Result<AuditReport>, AuditCost) {
+        let (metered, meter) = self.metered();
+        let (cpu, started) = (process_cpu(), Instant::now());
+        let report = metered.audit(expect_total, false).await;
+        let cost = AuditCost {
+            requests: meter.requests(),
+            cpu: process_cpu().saturating_sub(cpu),
+            elapsed: started.elapsed(),
+        };
+        (report, cost)
     }
 }

@@ -16,10 +16,7 @@
 //! the budget allows. An audit the operator asks for (a key, or after an
 //! act) runs at once whatever the pace.
 
-use super::AuditReport;
-use crate::error::Result;
-use crate::protocol::Protocol;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The shortest gap between two background audits.
 pub const MIN_GAP: Duration = Duration::from_secs(30);
@@ -91,25 +88,6 @@ pub fn process_cpu() -> Duration {
         }
     }
     Duration::ZERO
-}
-
-impl Protocol {
-    /// Runs the audit (read-only, refusing a partial view) and measures
-    /// what it cost, whether it answered or failed.
-    pub async fn audit_measured(
-        &self,
-        expect_total: Option<i64>,
-    ) -> (Result<AuditReport>, AuditCost) {
-        let (metered, meter) = self.metered();
-        let (cpu, started) = (process_cpu(), Instant::now());
-        let report = metered.audit(expect_total, false).await;
-        let cost = AuditCost {
-            requests: meter.requests(),
-            cpu: process_cpu().saturating_sub(cpu),
-            elapsed: started.elapsed(),
-        };
-        (report, cost)
-    }
 }
 
 #[cfg(test)]
