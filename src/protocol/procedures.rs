@@ -6,6 +6,8 @@
 use super::create::NewTransfer;
 use super::decide::Fencing;
 use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
+use super::locks::acquire::lock_for_transfer;
+use super::locks::release::{release_leftover_locks, release_transfer_locks};
 use super::problem::{Problem, Problems};
 use super::read::rules::recovery_refusal;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
@@ -93,7 +95,7 @@ impl Protocol {
             amount: req.amount,
         };
         if with_locks {
-            if let Err(verdict) = self.lock_for_transfer(&transfer, &mut report).await {
+            if let Err(verdict) = lock_for_transfer(self, &transfer, &mut report).await {
                 report.verdict = verdict;
                 return report;
             }
@@ -180,7 +182,7 @@ impl Protocol {
                 let state = txn.state.clone().unwrap_or(TxnState::Finished);
                 report.verdict = Verdict::NothingToDo(state);
                 // Whoever ended it may have died before releasing its locks.
-                self.release_leftover_locks(&txn, &mut report).await;
+                release_leftover_locks(self, &txn, &mut report).await;
                 return report;
             }
             Err(refusal) => {
@@ -306,7 +308,7 @@ impl Protocol {
         }
         report.verdict = Verdict::Completed(final_state.clone());
         if final_state.is_terminal() {
-            self.release_transfer_locks(t, report).await;
+            release_transfer_locks(self, t, report).await;
         }
     }
 
@@ -353,7 +355,7 @@ impl Protocol {
             }
             Ok(steps) if steps.is_empty() => {
                 report.verdict = Verdict::EndedElsewhere(found);
-                self.release_transfer_locks(t, report).await;
+                release_transfer_locks(self, t, report).await;
                 None
             }
             Ok(steps) => {
@@ -407,7 +409,7 @@ impl Protocol {
         }
         if state.is_terminal() {
             report.verdict = Verdict::EndedElsewhere(state);
-            self.release_transfer_locks(t, report).await;
+            release_transfer_locks(self, t, report).await;
         }
     }
 

@@ -96,6 +96,7 @@ mod item;
 mod phase;
 mod round;
 
+use super::locks::release::{release_owned_reported, release_transfer_locks};
 use super::problem::{Problem, Problems};
 use super::report::{ProcedureReport, Verdict};
 use super::steps::{self, plan, Procedure};
@@ -465,7 +466,7 @@ impl Protocol {
         let elsewhere = self.locks_owned_by_any(&owners).await.ok();
         for it in items.iter_mut().filter(|it| it.release == Release::Yes) {
             let Some(elsewhere) = &elsewhere else {
-                self.release_transfer_locks(&it.t, &mut it.report).await;
+                release_transfer_locks(self, &it.t, &mut it.report).await;
                 continue;
             };
             let holds = |r: &String| held.as_ref().is_none_or(|h| h.get(r) == Some(&it.t.id));
@@ -476,8 +477,7 @@ impl Protocol {
                 .collect();
             resources.extend(elsewhere.get(&it.t.id).into_iter().flatten().cloned());
             if !resources.is_empty() {
-                self.release_owned_reported(&it.t.id, resources, &mut it.report)
-                    .await;
+                release_owned_reported(self, &it.t.id, resources, &mut it.report).await;
             }
         }
     }

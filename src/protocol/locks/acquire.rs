@@ -4,8 +4,9 @@
 //! holds the lock, the locks of a transfer, and reading locks with their
 //! staleness. Releasing is in [`release`](super::release).
 
-use super::{LockInfo, LockView, StaleReason, Staleness};
-use crate::cluster::{CreateOutcome, VersionedDoc};
+use super::release::release_transfer_locks;
+use super::{LockInfo, LockView, StaleReason};
+use crate::cluster::VersionedDoc;
 use crate::error::Result;
 use crate::protocol::read::TimeFields;
 use crate::protocol::report::{ProcedureReport, ReachedBy, StepResult, Verdict};
@@ -31,237 +32,7 @@ pub enum AcquireOutcome {
 }
 
 /// How many times an acquire re-creates after the lock changed under it.
-const ACQUIRE_ATTEMPTS: usize = 5;
-
-impl Protocol {
-    /// Tries once to take the lock on `resource` for transaction `owner`:
-    /// a create; on a 409 or a lost answer, a read of who holds it (it may be
-    /// us, when the lost create landed); a stale holder's lock is deleted
-    /// conditionally on the version read and the create tried again.
-    pub async fn acquire_lock(&self, resource: &str, owner: &str) -> Result<AcquireOutcome> {
-        let index = &self.config.indices.locks;
-        // The lease is judged by other processes: stamp it on the cluster's clock.
-        self.sync_clock().await;
-        let times = self.time_fields().await?;
-        let mut unknown = 0u32;
-        let mut took_over: Option<(LockInfo, StaleReason)> = None;
-        let mut last = LockInfo::from_source(resource, &Map::new());
-        for _ in 0..ACQUIRE_ATTEMPTS {
-            match self
-                .cluster()
-                .create(index, resource, &self.lock_doc(owner, &times))
-                .await
-            {
-                Ok(CreateOutcome::Created) => {
-                    return Ok(match took_over {
-                        Some((old, why)) => AcquireOutcome::TookOver(old, why),
-                        None => AcquireOutcome::Acquired,
-                    })
-                }
-                Ok(CreateOutcome::AlreadyExists) => {}
-                // Unknown outcome: the read below tells whether it is ours.
-                Err(e) if e.is_transient() => {
-                    unknown += 1;
-                    if unknown > self.config.retry.max_unknown {
-                        return Err(e);
-                    }
-                    tokio::time::sleep(self.config.retry.base_backoff * unknown).await;
-                }
-                Err(e) => return Err(e),
-            }
-            // Released meanwhile, or our lost create never landed: create again.
-            let Some(doc) = self.read_lock(resource).await? else {
-                continue;
-            };
-            let view = self.judge_lock(resource, &doc).await?;
-            if view.info.owner.as_deref() == Some(owner) {
-                return Ok(AcquireOutcome::Acquired);
-            }
-            let Staleness::Stale(why) = view.staleness else {
-                return Ok(AcquireOutcome::Held(view.info));
-            };
-            tracing::info!(resource, holder = %view.info.holder_label(), %why, "taking over a stale lock");
-            // Whatever the answer (deleted, gone, changed, unknown), the
-            // create decides: it only succeeds on an absent lock.
-            match self
-                .cluster()
-                .delete_if_routed(
-                    index,
-                    resource,
-                    (doc.seq_no, doc.primary_term),
-                    doc.routing.as_deref(),
-                )
-                .await
-            {
-                Ok(_) => {}
-                Err(e) if e.is_transient() => {}
-                Err(e) => return Err(e),
-            }
-            last = view.info.clone();
-            took_over = Some((view.info, why));
-        }
-        Ok(AcquireOutcome::Held(last))
-    }
-
-    /// A lock document for `owner`, stamped on the cluster's clock (the
-    /// lease is judged by other processes).
-    fn lock_doc(&self, owner: &str, times: &TimeFields) -> Map<String, Value> {
-        let now = self.cluster().now();
-        let lease =
-            chrono::Duration::from_std(self.config.lock_lease).unwrap_or(chrono::Duration::MAX);
-        let doc = json!({
-            "owner": owner,
-            "process_id": self.holder,
-            "created_at": times.lock_created.stamp(now),
-            "expires_at": times.lock_expires.stamp(now + lease),
-        });
-        doc.as_object().cloned().unwrap_or_default()
-    }
-
-    /// Reads the lock on `resource` by id. The transport has already retried
-    /// a busy or silent cluster for the whole read budget (`--retry-budget`,
-    /// see `cluster::send`): retrying here again would multiply that budget
-    /// by the retry policy (a release whose reads kept failing took six
-    /// budgets), so an error here is the read's last word: the caller reports
-    /// the failed step and leaves the lock to the next recovery.
-    pub(crate) async fn read_lock(&self, resource: &str) -> Result<Option<VersionedDoc>> {
-        self.cluster()
-            .get(&self.config.indices.locks, resource)
-            .await
-    }
-
-    /// Judges a lock document just read: its owner is read by id.
-    async fn judge_lock(&self, resource: &str, doc: &VersionedDoc) -> Result<LockView> {
-        let info = LockInfo::from_source(resource, &doc.source);
-        let mut owners = HashMap::new();
-        if let Some(o) = &info.owner {
-            if let Some((t, _)) = self.read_transaction(o).await? {
-                owners.insert(o.clone(), t);
-            }
-        }
-        let holders: Vec<String> = info
-            .holder_id()
-            .filter(|_| owners.is_empty())
-            .map(str::to_string)
-            .into_iter()
-            .collect();
-        let beats = self.heartbeats(&holders).await?;
-        Ok(LockView::judge(
-            info,
-            &owners,
-            &beats,
-            self.now().await,
-            &self.config,
-        ))
-    }
-
-    /// Takes the locks on both accounts of `t`, in a fixed (sorted) order so
-    /// two transfers never wait on each other in a cycle. On failure, releases
-    /// what it holds and rolls the still-`created` transaction back.
-    pub(crate) async fn lock_for_transfer(
-        &self,
-        t: &Transfer,
-        report: &mut ProcedureReport,
-    ) -> std::result::Result<(), Verdict> {
-        let resources: BTreeSet<&str> = [t.src.as_str(), t.dest.as_str()].into_iter().collect();
-        let deadline = Instant::now() + self.config.lock_wait;
-        for resource in resources {
-            let target = format!("{}/{resource}", self.config.indices.locks);
-            loop {
-                match self.acquire_lock(resource, &t.id).await {
-                    Ok(AcquireOutcome::Acquired) => {}
-                    Ok(AcquireOutcome::TookOver(old, why)) => {
-                        let result =
-                            StepResult::Updated(crate::protocol::decide::Effect::LockReleased);
-                        let label =
-                            format!("take over stale lock of {} ({why})", old.holder_label());
-                        self.record(report, t, None, &label, target.clone(), result);
-                    }
-                    Ok(AcquireOutcome::Held(info)) if Instant::now() < deadline => {
-                        tracing::debug!(resource, holder = %info.holder_label(), "lock held; waiting");
-                        tokio::time::sleep(Duration::from_millis(rand::random_range(10..60))).await;
-                        continue;
-                    }
-                    Ok(AcquireOutcome::Held(info)) => {
-                        let refusal = ProcedureRefusal::LockHeld {
-                            resource: resource.to_string(),
-                            holder: info.holder_label(),
-                        };
-                        let why = Verdict::Refused(refusal);
-                        return Err(self.abandon_transfer(t, why, report).await);
-                    }
-                    Err(e) => {
-                        return Err(self.abandon_transfer(t, Verdict::Failed(e), report).await)
-                    }
-                }
-                let result = StepResult::Updated(crate::protocol::decide::Effect::LockAcquired);
-                self.record(report, t, None, "acquire lock", target.clone(), result);
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    /// The locks could not be taken (`why`: a lock stayed held, or the
-    /// cluster failed): releases whatever this transfer holds (a lock whose
-    /// create answer was lost included) and cancels the transaction. The
-    /// verdict says what really happened: `why` when this process cancelled
-    /// it, else where another process took the transaction.
-    async fn abandon_transfer(
-        &self,
-        t: &Transfer,
-        why: Verdict,
-        report: &mut ProcedureReport,
-    ) -> Verdict {
-        self.release_transfer_locks(t, report).await;
-        let step = Step::CancelCreated;
-        let target = format!("{}/{}", self.config.indices.transactions, t.id);
-        let outcome = self.run_step(t, step).await;
-        let result = match &outcome {
-            Ok(ex) => StepResult::from(&ex.outcome),
-            Err(e) => StepResult::Error(e.to_string()),
-        };
-        self.record(report, t, Some(step), step.label(), target, result);
-        match outcome {
-            // The cancel failed as well: the transaction stays `created`.
-            Err(e) => match why {
-                Verdict::Failed(first) => Verdict::Failed(first),
-                _ => Verdict::Failed(e),
-            },
-            Ok(_) => match report.reached.clone() {
-                Some((TxnState::RolledBack, ReachedBy::ThisProcess)) | None => why,
-                Some((s, _)) if s.is_terminal() => Verdict::EndedElsewhere(s),
-                Some((s, _)) => {
-                    let cause = match &why {
-                        Verdict::Refused(ProcedureRefusal::LockHeld { resource, holder }) => {
-                            format!("resource `{resource}` is locked by {holder}")
-                        }
-                        Verdict::Failed(e) => format!("taking the locks failed: {e}"),
-                        other => other.to_string(),
-                    };
-                    Verdict::Stopped(format!(
-                        "{cause}, and another process had already moved the transaction on (now {s}): it is left to that process or to recovery"
-                    ))
-                }
-            },
-        }
-    }
-
-    /// One lock with its owner's state and staleness.
-    pub async fn lock_view(&self, resource: &str) -> Result<Option<LockView>> {
-        match self.read_lock(resource).await? {
-            Some(doc) => Ok(Some(self.judge_lock(resource, &doc).await?)),
-            None => Ok(None),
-        }
-    }
-
-    /// Every lock, oldest first, with staleness, through the read side;
-    /// partial pages included. Callers that must know whether some shards
-    /// failed use [`Protocol::list_locks_with`].
-    pub async fn list_locks(&self) -> Result<Vec<LockView>> {
-        Ok(self.list_locks_with(false).await?.locks)
-    }
-}
+pub(super) const ACQUIRE_ATTEMPTS: usize = 5;
 
 /// The lock's JSON for `locks --json`.
 pub fn lock_json(v: &LockView, now: DateTime<Utc>) -> Value {
@@ -281,4 +52,135 @@ pub fn lock_json(v: &LockView, now: DateTime<Utc>) -> Value {
         "staleness": v.staleness.to_string(),
         "problems": v.info.problems,
     })
+}
+
+/// A lock document for `owner`, stamped on the cluster's clock (the
+/// lease is judged by other processes).
+pub(super) fn lock_doc(p: &Protocol, owner: &str, times: &TimeFields) -> Map<String, Value> {
+    let now = p.cluster().now();
+    let lease = chrono::Duration::from_std(p.config.lock_lease).unwrap_or(chrono::Duration::MAX);
+    let doc = json!({
+        "owner": owner,
+        "process_id": p.holder,
+        "created_at": times.lock_created.stamp(now),
+        "expires_at": times.lock_expires.stamp(now + lease),
+    });
+    doc.as_object().cloned().unwrap_or_default()
+}
+
+/// Judges a lock document just read: its owner is read by id.
+pub(super) async fn judge_lock(
+    p: &Protocol,
+    resource: &str,
+    doc: &VersionedDoc,
+) -> Result<LockView> {
+    let info = LockInfo::from_source(resource, &doc.source);
+    let mut owners = HashMap::new();
+    if let Some(o) = &info.owner {
+        if let Some((t, _)) = p.read_transaction(o).await? {
+            owners.insert(o.clone(), t);
+        }
+    }
+    let holders: Vec<String> = info
+        .holder_id()
+        .filter(|_| owners.is_empty())
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    let beats = p.heartbeats(&holders).await?;
+    Ok(LockView::judge(
+        info,
+        &owners,
+        &beats,
+        p.now().await,
+        &p.config,
+    ))
+}
+
+/// Takes the locks on both accounts of `t`, in a fixed (sorted) order so
+/// two transfers never wait on each other in a cycle. On failure, releases
+/// what it holds and rolls the still-`created` transaction back.
+pub(crate) async fn lock_for_transfer(
+    p: &Protocol,
+    t: &Transfer,
+    report: &mut ProcedureReport,
+) -> std::result::Result<(), Verdict> {
+    let resources: BTreeSet<&str> = [t.src.as_str(), t.dest.as_str()].into_iter().collect();
+    let deadline = Instant::now() + p.config.lock_wait;
+    for resource in resources {
+        let target = format!("{}/{resource}", p.config.indices.locks);
+        loop {
+            match p.acquire_lock(resource, &t.id).await {
+                Ok(AcquireOutcome::Acquired) => {}
+                Ok(AcquireOutcome::TookOver(old, why)) => {
+                    let result = StepResult::Updated(crate::protocol::decide::Effect::LockReleased);
+                    let label = format!("take over stale lock of {} ({why})", old.holder_label());
+                    p.record(report, t, None, &label, target.clone(), result);
+                }
+                Ok(AcquireOutcome::Held(info)) if Instant::now() < deadline => {
+                    tracing::debug!(resource, holder = %info.holder_label(), "lock held; waiting");
+                    tokio::time::sleep(Duration::from_millis(rand::random_range(10..60))).await;
+                    continue;
+                }
+                Ok(AcquireOutcome::Held(info)) => {
+                    let refusal = ProcedureRefusal::LockHeld {
+                        resource: resource.to_string(),
+                        holder: info.holder_label(),
+                    };
+                    let why = Verdict::Refused(refusal);
+                    return Err(abandon_transfer(p, t, why, report).await);
+                }
+                Err(e) => return Err(abandon_transfer(p, t, Verdict::Failed(e), report).await),
+            }
+            let result = StepResult::Updated(crate::protocol::decide::Effect::LockAcquired);
+            p.record(report, t, None, "acquire lock", target.clone(), result);
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The locks could not be taken (`why`: a lock stayed held, or the
+/// cluster failed): releases whatever this transfer holds (a lock whose
+/// create answer was lost included) and cancels the transaction. The
+/// verdict says what really happened: `why` when this process cancelled
+/// it, else where another process took the transaction.
+async fn abandon_transfer(
+    p: &Protocol,
+    t: &Transfer,
+    why: Verdict,
+    report: &mut ProcedureReport,
+) -> Verdict {
+    release_transfer_locks(p, t, report).await;
+    let step = Step::CancelCreated;
+    let target = format!("{}/{}", p.config.indices.transactions, t.id);
+    let outcome = p.run_step(t, step).await;
+    let result = match &outcome {
+        Ok(ex) => StepResult::from(&ex.outcome),
+        Err(e) => StepResult::Error(e.to_string()),
+    };
+    p.record(report, t, Some(step), step.label(), target, result);
+    match outcome {
+        // The cancel failed as well: the transaction stays `created`.
+        Err(e) => match why {
+            Verdict::Failed(first) => Verdict::Failed(first),
+            _ => Verdict::Failed(e),
+        },
+        Ok(_) => match report.reached.clone() {
+            Some((TxnState::RolledBack, ReachedBy::ThisProcess)) | None => why,
+            Some((s, _)) if s.is_terminal() => Verdict::EndedElsewhere(s),
+            Some((s, _)) => {
+                let cause = match &why {
+                    Verdict::Refused(ProcedureRefusal::LockHeld { resource, holder }) => {
+                        format!("resource `{resource}` is locked by {holder}")
+                    }
+                    Verdict::Failed(e) => format!("taking the locks failed: {e}"),
+                    other => other.to_string(),
+                };
+                Verdict::Stopped(format!(
+                    "{cause}, and another process had already moved the transaction on (now {s}): it is left to that process or to recovery"
+                ))
+            }
+        },
+    }
 }
