@@ -16,6 +16,24 @@ use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
 
+use super::batch::BatchOptions;
+use super::intervene::{BulkOptions, BulkRun};
+use super::locks::LockView;
+use crate::protocol::create::check_accounts;
+use crate::protocol::create::creation_answer;
+use crate::protocol::create::new_transaction_id;
+use crate::protocol::create::request_problem;
+use crate::protocol::reverse::{
+    reversal_id, reverse_steps, ReverseOptions, ReverseReport, ReverseVerdict,
+};
+use crate::protocol::stuck::stuck_ids_to_recover;
+use crate::protocol::stuck::Pace;
+use crate::protocol::stuck::StuckRecovery;
+use futures::stream::{self, StreamExt};
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
 /// Limits on a run, to simulate a worker that dies (tests and the demo).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RunLimits {
@@ -384,7 +402,7 @@ impl Protocol {
         if !plan.iter().any(|s| s.on_source().is_some()) {
             return Ok(());
         }
-        let (src, dest) = self.check_accounts(&t.src, &t.dest).await.map_err(|e| {
+        let (src, dest) = check_accounts(self, &t.src, &t.dest).await.map_err(|e| {
             match Problem::of_error(&e) {
                 Some(p) => Verdict::Refused(ProcedureRefusal::Malformed(Problems::one(p))),
                 None => Verdict::Failed(e),
@@ -480,5 +498,258 @@ impl Protocol {
             Some(false) => format!("{}/{}", self.config.indices.accounts, t.dest),
             None => format!("{}/{}", self.config.indices.transactions, t.id),
         }
+    }
+
+    /// Runs `procedure` on each of `ids`, `opts.concurrency` at a time,
+    /// each as [`Protocol::run_procedure`] (unforced: the recovery window
+    /// holds), calling `on_done` as each ends. Once `stop` is set no new
+    /// transaction starts; those running finish their procedure.
+    pub async fn run_many<F>(
+        &self,
+        ids: &[String],
+        procedure: Procedure,
+        opts: BulkOptions,
+        stop: &AtomicBool,
+        mut on_done: F,
+    ) -> BulkRun
+    where
+        F: FnMut(&ProcedureReport),
+    {
+        let mut run = BulkRun::default();
+        let mut items = stream::iter(ids.iter().cloned())
+            .map(|id| async move {
+                if stop.load(Ordering::SeqCst) {
+                    return Err(id);
+                }
+                Ok(self.run_procedure(&id, procedure, false, opts.limits).await)
+            })
+            .buffer_unordered(opts.concurrency.max(1));
+        while let Some(item) = items.next().await {
+            match item {
+                Ok(report) => {
+                    on_done(&report);
+                    run.reports.push(report);
+                }
+                Err(id) => run.not_started.push(id),
+            }
+        }
+        run
+    }
+
+    /// Recovers `ids` in batches ([`Protocol::recover_batched`]),
+    /// `opts.concurrency` batches at a time, calling `on_done` for each
+    /// transaction as its batch ends. Once `stop` is set no new batch
+    /// starts, and the running one stops before its next write (its
+    /// transactions not at their end reported stopped). Refuses mappings that would reject the protocol's writes
+    /// before anything is written.
+    pub async fn recover_many_batched<F>(
+        &self,
+        ids: &[String],
+        opts: BatchOptions,
+        stop: &AtomicBool,
+        mut on_done: F,
+    ) -> Result<BulkRun>
+    where
+        F: FnMut(&ProcedureReport),
+    {
+        if !ids.is_empty() {
+            self.check_writable().await?;
+        }
+        let one_batch = BatchOptions {
+            concurrency: 1,
+            ..opts
+        };
+        let mut run = BulkRun::default();
+        // Owned chunks: a closure over borrowed slices is not general
+        // enough for a task spawned by the dashboard.
+        let chunks = ids.chunks(opts.batch_size.max(1)).map(<[String]>::to_vec);
+        let mut batches = stream::iter(chunks)
+            .map(|chunk: Vec<String>| async move {
+                if stop.load(Ordering::SeqCst) {
+                    return Err(chunk);
+                }
+                Ok(self.recover_batched_until(&chunk, one_batch, stop).await)
+            })
+            .buffer_unordered(opts.concurrency.max(1));
+        while let Some(batch) = batches.next().await {
+            match batch {
+                Ok(reports) => {
+                    for r in &reports {
+                        on_done(r);
+                    }
+                    run.reports.extend(reports);
+                }
+                Err(ids) => run.not_started.extend(ids),
+            }
+        }
+        Ok(run)
+    }
+
+    /// Creates a transaction in state `created` with `op_type=create`.
+    ///
+    /// Refuses a non-positive amount, identical accounts, and accounts that
+    /// do not exist or are malformed. Returns `Ok(Err(ProcedureRefusal::AlreadyExists))`
+    /// when the id is taken: the article says not to run it then.
+    pub async fn create_transaction(
+        &self,
+        req: &NewTransfer,
+    ) -> Result<std::result::Result<String, ProcedureRefusal>> {
+        if let Some(problem) = request_problem(req) {
+            return Err(Error::Invalid(problem));
+        }
+        let accounts = check_accounts(self, &req.src, &req.dest).await?;
+        let id = req.id.clone().unwrap_or_else(new_transaction_id);
+        if id.is_empty() {
+            return Err(Error::Invalid("transaction id must not be empty".into()));
+        }
+        // Before any write: a reused id, or applies that cannot fit.
+        let t = Transfer {
+            id: id.clone(),
+            src: req.src.clone(),
+            dest: req.dest.clone(),
+            amount: req.amount,
+        };
+        let checked = steps::check_fresh_id(&t, (&accounts.0, &accounts.1)).and_then(|()| {
+            let applies = [Step::ApplySource, Step::ApplyDestination];
+            steps::preflight(
+                &t,
+                &applies,
+                (&accounts.0, &accounts.1),
+                self.config.fencing,
+            )
+        });
+        if let Err(refusal) = checked {
+            return Ok(Err(refusal));
+        }
+        let (times, now) = (self.time_fields().await?, self.now().await);
+        if let Some(c) = times.creation_conflict() {
+            return Err(crate::error::Error::Invalid(format!(
+                "refused before the first write: {c}"
+            )));
+        }
+        let doc: Map<String, Value> = json!({
+            "src_acct": req.src,
+            "dest_acct": req.dest,
+            "amount": req.amount,
+            "transaction_state": "created",
+            "creation_time": times.creation.stamp(now),
+            "modification_time": times.modification.stamp(now),
+        })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+        let index = &self.config.indices.transactions;
+        let answer = self.exec.create(index, &id, &doc).await;
+        creation_answer(answer, id, &doc)
+    }
+
+    /// Every stuck transaction, oldest first, as found by search. Refuses a
+    /// partial view (some shards failed): see [`Protocol::stuck`] to see one.
+    pub async fn stuck_transactions(&self) -> Result<Vec<Transaction>> {
+        let l = self.stuck().await?;
+        l.summary
+            .coverage
+            .require_complete(false, "list stuck transactions")?;
+        Ok(l.transactions)
+    }
+
+    /// Transactions matching `states` (all when empty) older than
+    /// `older_than`, oldest first. Refuses a partial view.
+    pub async fn list_transactions(
+        &self,
+        states: &[String],
+        older_than: Option<Duration>,
+    ) -> Result<Vec<Transaction>> {
+        let mut out = Vec::new();
+        let s = self
+            .list_pages(states, older_than, |page| {
+                out.extend(page);
+                true
+            })
+            .await?;
+        s.coverage.require_complete(false, "list transactions")?;
+        Ok(out)
+    }
+
+    /// Recovers every stuck transaction, at most `concurrency` at a time,
+    /// then sweeps the locks stale on evidence (never unknown ones); refuses a
+    /// partial view of them. See [`Self::recover_all_stuck_with`].
+    pub async fn recover_all_stuck(&self, concurrency: usize) -> Result<StuckRecovery> {
+        self.recover_all_stuck_with(Pace::OneAtATime { concurrency }, false)
+            .await
+    }
+
+    /// The recovery of every stuck transaction, one procedure for the CLI
+    /// and the demo: each transaction at `pace` (re-read and re-checked
+    /// against the recovery window, so one that moved since the search is
+    /// left alone), then the sweep of every lock whose owner is terminal or
+    /// missing ([`Self::release_abandoned_locks_allowing`]: those nobody else
+    /// will release). A partial view of the transactions is refused before
+    /// anything is written unless `allow_partial`; the same holds for the
+    /// listing of the locks, whose refusal or failure is reported in
+    /// [`StuckRecovery::locks`] without losing the transactions' reports.
+    pub async fn recover_all_stuck_with(
+        &self,
+        pace: Pace,
+        allow_partial: bool,
+    ) -> Result<StuckRecovery> {
+        self.check_schema().await?;
+        let reports = match pace {
+            Pace::OneAtATime { concurrency } => {
+                let ids = stuck_ids_to_recover(self, allow_partial).await?;
+                stream::iter(ids)
+                    .map(|id| async move { self.recover(&id, false).await })
+                    .buffer_unordered(concurrency.max(1))
+                    .collect::<Vec<_>>()
+                    .await
+            }
+            Pace::Batched(opts) => self.recover_all_stuck_batched(opts, allow_partial).await?,
+        };
+        let locks = self.release_abandoned_locks_allowing(allow_partial).await;
+        Ok(StuckRecovery { reports, locks })
+    }
+
+    /// The locks the closing sweep of a recovery of every stuck transaction
+    /// would release, judged now ([`LockView::is_sweepable`], the sweep's
+    /// own rule): what its preview names. Locks whose owner is stuck are
+    /// not among them: that owner's recovery releases them (its own plan
+    /// names them). A partial listing is refused unless `allow_partial`.
+    pub async fn sweepable_locks(&self, allow_partial: bool) -> Result<Vec<LockView>> {
+        let listing = match self.list_locks_with(!allow_partial).await {
+            Ok(l) => l,
+            Err(crate::error::Error::IndexMissing(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        listing
+            .summary
+            .coverage
+            .require_complete(allow_partial, "sweep abandoned locks")?;
+        Ok(listing
+            .locks
+            .into_iter()
+            .filter(LockView::is_sweepable)
+            .collect())
+    }
+
+    /// Reverses finished transaction `id` (see the module docs). Refuses a
+    /// transaction that is already reversed (naming the reversal), rolled
+    /// back, or not finished (a committed one is finished first when
+    /// `opts.finish_committed`).
+    pub async fn reverse(&self, id: &str, opts: ReverseOptions) -> ReverseReport {
+        let rev = reversal_id(id);
+        let mut report = ReverseReport {
+            original: id.to_string(),
+            reversal: rev.clone(),
+            original_state: None,
+            transfer: None,
+            resumed: false,
+            steps: Vec::new(),
+            verdict: ReverseVerdict::Stopped("not started".into()),
+        };
+        report.verdict = match reverse_steps(self, id, &rev, opts, &mut report).await {
+            Ok(v) => v,
+            Err(e) => ReverseVerdict::Failed(e),
+        };
+        report
     }
 }

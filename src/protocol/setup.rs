@@ -2,7 +2,7 @@
 //! (`assets/mappings/`), idempotently. Used by `init`, `seed` and the demo.
 
 use super::schema::{Boundary, Schema};
-use super::{Indices, Protocol};
+use super::Indices;
 use crate::cluster::Translate;
 use crate::error::{Error, Result};
 use serde_json::Value;
@@ -45,29 +45,6 @@ pub fn index_bodies(ix: &Indices, schema: &Schema) -> Result<Vec<(String, Value)
             })
     })
     .collect()
-}
-
-impl Protocol {
-    /// Creates whichever of the indices is missing; returns each index
-    /// with `true` if it was created now, `false` if it already existed.
-    /// An existing alias or data stream of that name counts as existing.
-    pub async fn ensure_indices(&self) -> Result<Vec<(String, bool)>> {
-        let d = self.rediscover().await?;
-        let discovered = d.indices();
-        let mut out = Vec::new();
-        for (i, (name, body)) in index_bodies(&self.config.indices, &self.config.schema)?
-            .into_iter()
-            .enumerate()
-        {
-            // The three protocol indices as discovered (an alias counts);
-            // others (the audit trail) by creation, which is idempotent.
-            let exists = discovered.get(i).is_some_and(|info| info.exists());
-            let created = !exists && self.cluster().create_index(&name, body).await?;
-            out.push((name, created));
-        }
-        self.rediscover().await?;
-        Ok(out)
-    }
 }
 
 #[cfg(test)]

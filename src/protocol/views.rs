@@ -207,88 +207,29 @@ pub fn preview(
     out
 }
 
-impl Protocol {
-    /// The locks `txn` owns, judged: its accounts' (read by id, so a lock
-    /// not yet searchable is not missed) and every other one a search on
-    /// `owner` finds, whatever the resource (an invoice, an order).
-    async fn locks_of(&self, txn: &Transaction) -> Result<Vec<LockView>> {
-        let mut resources: BTreeSet<String> = [&txn.src, &txn.dest]
-            .into_iter()
-            .flatten()
-            .cloned()
-            .collect();
-        match self.lock_ids_owned_by(&txn.id).await {
-            Ok((found, _)) => resources.extend(found),
-            Err(crate::Error::IndexMissing(_)) => return Ok(Vec::new()),
+/// The locks `txn` owns, judged: its accounts' (read by id, so a lock
+/// not yet searchable is not missed) and every other one a search on
+/// `owner` finds, whatever the resource (an invoice, an order).
+pub(crate) async fn locks_of(p: &Protocol, txn: &Transaction) -> Result<Vec<LockView>> {
+    let mut resources: BTreeSet<String> = [&txn.src, &txn.dest]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    match p.lock_ids_owned_by(&txn.id).await {
+        Ok((found, _)) => resources.extend(found),
+        Err(crate::Error::IndexMissing(_)) => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    }
+    let mut locks = Vec::new();
+    for resource in resources {
+        match p.lock_view(&resource).await {
+            Ok(Some(l)) if l.info.owner.as_deref() == Some(txn.id.as_str()) => locks.push(l),
+            Ok(_) | Err(crate::Error::IndexMissing(_)) => {}
             Err(e) => return Err(e),
         }
-        let mut locks = Vec::new();
-        for resource in resources {
-            match self.lock_view(&resource).await {
-                Ok(Some(l)) if l.info.owner.as_deref() == Some(txn.id.as_str()) => locks.push(l),
-                Ok(_) | Err(crate::Error::IndexMissing(_)) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(locks)
     }
-
-    /// Reads a transaction, its two accounts and its locks (realtime).
-    pub async fn transaction_detail(&self, id: &str) -> Result<Option<TransactionDetail>> {
-        let Some((txn, _)) = self.read_transaction(id).await? else {
-            return Ok(None);
-        };
-        let mut accounts = Vec::new();
-        for acct in [&txn.src, &txn.dest].into_iter().flatten() {
-            let doc = self
-                .cluster()
-                .get(&self.config.indices.accounts, acct)
-                .await?;
-            accounts.push(match doc {
-                None => AccountView {
-                    id: acct.clone(),
-                    state: None,
-                    carries: false,
-                    settled: None,
-                    problems: Problems::one(Problem::AccountMissing),
-                },
-                Some(d) => match AccountState::from_source(&d.source) {
-                    Ok(s) => AccountView {
-                        id: acct.clone(),
-                        carries: s.carries(id),
-                        settled: s.settled_of(id).map(|r| r.outcome),
-                        state: Some(s),
-                        problems: Problems::default(),
-                    },
-                    Err(p) => AccountView {
-                        id: acct.clone(),
-                        state: None,
-                        carries: false,
-                        settled: None,
-                        problems: p,
-                    },
-                },
-            });
-        }
-        let locks = self.locks_of(&txn).await?;
-        let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
-        let fencing = self.config.fencing;
-        let recover = preview(Procedure::Recover, &txn, state_of(0), state_of(1), fencing);
-        let rollback = preview(Procedure::Rollback, &txn, state_of(0), state_of(1), fencing);
-        let next_step = recover
-            .steps
-            .iter()
-            .find(|s| matches!(s.outcome, StepOutcome::Updated(_)))
-            .map(|s| s.step);
-        Ok(Some(TransactionDetail {
-            txn,
-            accounts,
-            locks,
-            next_step,
-            recover,
-            rollback,
-        }))
-    }
+    Ok(locks)
 }
 
 #[cfg(test)]

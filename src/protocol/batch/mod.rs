@@ -107,6 +107,7 @@ use futures::stream::{self, StreamExt};
 use item::{Item, Release};
 use round::{read_many, round};
 
+use crate::protocol::stuck::stuck_ids_to_recover;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -163,7 +164,7 @@ impl Protocol {
         opts: BatchOptions,
         allow_partial: bool,
     ) -> Result<Vec<ProcedureReport>> {
-        let ids = self.stuck_ids_to_recover(allow_partial).await?;
+        let ids = stuck_ids_to_recover(self, allow_partial).await?;
         Ok(self.recover_batched(&ids, opts).await)
     }
 

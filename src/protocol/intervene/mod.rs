@@ -33,7 +33,7 @@ mod plan;
 mod refusal;
 mod reverse_plan;
 mod run;
-mod selection;
+pub(crate) mod selection;
 
 pub use crate::protocol::report::Tally;
 pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Started, Subject};

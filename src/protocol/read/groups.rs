@@ -10,12 +10,9 @@
 
 use super::discovery::Fields;
 use super::index_info::ResolvedField;
-use super::queries::{Queries, MISSING_STATE_KEY};
-use super::scan::total_hits;
+use super::queries::MISSING_STATE_KEY;
 use super::table::{AgeRange, TableFilter};
-use crate::error::Result;
 use crate::protocol::transaction::TxnState;
-use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -83,60 +80,14 @@ pub const AGE_BUCKETS: [(Option<u64>, Option<u64>, &str); 4] = [
 pub const BAND: Duration = Duration::from_secs(600);
 
 /// Most groups of one kind listed.
-const TOP: usize = 10;
-
-impl Protocol {
-    /// The stuck transactions grouped by cause (see the module).
-    pub async fn stuck_groups(&self) -> Result<Groups> {
-        let d = self.discovery().await?;
-        let q = Queries::new(&d.fields);
-        let f = &d.fields;
-        let mut unavailable = Vec::new();
-        let stuck = match super::rules::urgency_count_queries(&q, f, &self.config) {
-            Some([stuck, _]) => stuck,
-            None => {
-                unavailable.push(format!(
-                    "ages: `{}` is not a date the cluster can compare; groups count every \
-                     transaction in flight",
-                    f.modification_time.name
-                ));
-                q.in_flight()
-            }
-        };
-        let aggs = transaction_aggs(f, &mut unavailable);
-        let ix = &self.config.indices;
-        let mut searches = vec![(
-            ix.transactions.clone(),
-            json!({"size": 0, "track_total_hits": true, "query": stuck, "aggs": aggs}),
-        )];
-        let process = exact(&f.lock_process, "lock holders", &mut unavailable);
-        let owner = exact(&f.owner, "lock holders' transactions", &mut unavailable);
-        if let (Some(p), Some(o)) = (&process, &owner) {
-            searches.push((
-                ix.locks.clone(),
-                json!({"size": 0, "aggs": {"process": {"terms": {"field": p, "size": TOP},
-                    "aggs": {"owners": {"terms": {"field": o, "size": 10_000}}}}}}),
-            ));
-        }
-        let mut answers = self.cluster().msearch(&searches).await?.into_iter();
-        let txns = answers.next().transpose()?.unwrap_or_default();
-        let mut g = Groups {
-            stuck: total_hits(&txns),
-            unavailable,
-            ..Groups::default()
-        };
-        let a = &txns["aggregations"];
-        g.groups.extend(state_age_groups(&a["states"], q.schema()));
-        g.groups
-            .extend(locks_groups(answers.next().transpose().ok().flatten()));
-        g.groups.extend(account_groups(a));
-        g.groups.extend(band_groups(&a["bands"]));
-        Ok(g)
-    }
-}
+pub(crate) const TOP: usize = 10;
 
 /// The exact field of `f`, or why `what` cannot be grouped.
-fn exact(f: &ResolvedField, what: &str, unavailable: &mut Vec<String>) -> Option<String> {
+pub(crate) fn exact(
+    f: &ResolvedField,
+    what: &str,
+    unavailable: &mut Vec<String>,
+) -> Option<String> {
     if f.exact.is_none() {
         unavailable.push(format!(
             "{what}: `{}` has no exact (keyword) field to aggregate",
@@ -147,7 +98,7 @@ fn exact(f: &ResolvedField, what: &str, unavailable: &mut Vec<String>) -> Option
 }
 
 /// The aggregations over the stuck transactions the mapping allows.
-fn transaction_aggs(f: &Fields, unavailable: &mut Vec<String>) -> Value {
+pub(crate) fn transaction_aggs(f: &Fields, unavailable: &mut Vec<String>) -> Value {
     let mut aggs = json!({});
     let dates = f.ages_queryable().then(|| f.modification_time.query_name());
     if let Some(state) = exact(&f.state, "states", unavailable) {
@@ -202,7 +153,10 @@ fn stuck_filter() -> TableFilter {
     }
 }
 
-fn state_age_groups(states: &Value, schema: &crate::protocol::schema::Schema) -> Vec<Group> {
+pub(crate) fn state_age_groups(
+    states: &Value,
+    schema: &crate::protocol::schema::Schema,
+) -> Vec<Group> {
     let mut out = Vec::new();
     for s in buckets(states) {
         let key = s["key"].as_str().unwrap_or_default();
@@ -256,7 +210,7 @@ fn state_age_groups(states: &Value, schema: &crate::protocol::schema::Schema) ->
     out
 }
 
-fn locks_groups(locks: Option<Value>) -> Vec<Group> {
+pub(crate) fn locks_groups(locks: Option<Value>) -> Vec<Group> {
     let Some(v) = locks else {
         return Vec::new();
     };
@@ -280,7 +234,7 @@ fn locks_groups(locks: Option<Value>) -> Vec<Group> {
         .collect()
 }
 
-fn account_groups(aggs: &Value) -> Vec<Group> {
+pub(crate) fn account_groups(aggs: &Value) -> Vec<Group> {
     let mut by: Vec<(String, u64)> = Vec::new();
     for side in ["src", "dest"] {
         for b in buckets(&aggs[side]) {
@@ -308,7 +262,7 @@ fn account_groups(aggs: &Value) -> Vec<Group> {
         .collect()
 }
 
-fn band_groups(bands: &Value) -> Vec<Group> {
+pub(crate) fn band_groups(bands: &Value) -> Vec<Group> {
     let mut out: Vec<Group> = buckets(bands)
         .iter()
         .filter_map(|b| {

@@ -51,6 +51,43 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::account::AccountState;
+use super::executor::StepOutcome;
+use super::intervene::{LeftOut, Selected, Selection};
+use super::locks::liveness::LivenessReport;
+use super::problem::{Problem, Problems};
+use super::steps::Procedure;
+use super::time::human_age;
+use crate::error::Error;
+use crate::protocol::intervene::selection::select_by_filters;
+use crate::protocol::read::doctor::audit_index_check;
+use crate::protocol::read::doctor::check::Check;
+use crate::protocol::read::doctor::check::Severity;
+use crate::protocol::read::doctor::explicit_index_check;
+use crate::protocol::read::doctor::explicit_index_of;
+use crate::protocol::read::doctor::index_reports;
+use crate::protocol::read::doctor::judge;
+use crate::protocol::read::doctor::paging_of;
+use crate::protocol::read::doctor::product_of;
+use crate::protocol::read::doctor::ClockReport;
+use crate::protocol::read::doctor::DoctorReport;
+use crate::protocol::read::groups::account_groups;
+use crate::protocol::read::groups::band_groups;
+use crate::protocol::read::groups::exact;
+use crate::protocol::read::groups::locks_groups;
+use crate::protocol::read::groups::state_age_groups;
+use crate::protocol::read::groups::transaction_aggs;
+use crate::protocol::read::groups::TOP;
+use crate::protocol::views::locks_of;
+use crate::protocol::views::preview;
+use crate::protocol::views::AccountView;
+use crate::protocol::views::TransactionDetail;
+use doctor::security::security;
+use elasticsearch::http::Method;
+use scan::total_hits;
+use serde_json::json;
+use std::collections::HashSet;
+
 /// Which transactions `list` shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ListScope {
@@ -385,5 +422,258 @@ impl Protocol {
             on_page(page)
         })
         .await
+    }
+
+    /// Reads a transaction, its two accounts and its locks (realtime).
+    pub async fn transaction_detail(&self, id: &str) -> Result<Option<TransactionDetail>> {
+        let Some((txn, _)) = self.read_transaction(id).await? else {
+            return Ok(None);
+        };
+        let mut accounts = Vec::new();
+        for acct in [&txn.src, &txn.dest].into_iter().flatten() {
+            let doc = self
+                .cluster()
+                .get(&self.config.indices.accounts, acct)
+                .await?;
+            accounts.push(match doc {
+                None => AccountView {
+                    id: acct.clone(),
+                    state: None,
+                    carries: false,
+                    settled: None,
+                    problems: Problems::one(Problem::AccountMissing),
+                },
+                Some(d) => match AccountState::from_source(&d.source) {
+                    Ok(s) => AccountView {
+                        id: acct.clone(),
+                        carries: s.carries(id),
+                        settled: s.settled_of(id).map(|r| r.outcome),
+                        state: Some(s),
+                        problems: Problems::default(),
+                    },
+                    Err(p) => AccountView {
+                        id: acct.clone(),
+                        state: None,
+                        carries: false,
+                        settled: None,
+                        problems: p,
+                    },
+                },
+            });
+        }
+        let locks = locks_of(self, &txn).await?;
+        let state_of = |k: usize| accounts.get(k).and_then(|a: &AccountView| a.state.as_ref());
+        let fencing = self.config.fencing;
+        let recover = preview(Procedure::Recover, &txn, state_of(0), state_of(1), fencing);
+        let rollback = preview(Procedure::Rollback, &txn, state_of(0), state_of(1), fencing);
+        let next_step = recover
+            .steps
+            .iter()
+            .find(|s| matches!(s.outcome, StepOutcome::Updated(_)))
+            .map(|s| s.step);
+        Ok(Some(TransactionDetail {
+            txn,
+            accounts,
+            locks,
+            next_step,
+            recover,
+            rollback,
+        }))
+    }
+
+    /// The stuck transactions grouped by cause (see the module).
+    pub async fn stuck_groups(&self) -> Result<Groups> {
+        let d = self.discovery().await?;
+        let q = Queries::new(&d.fields);
+        let f = &d.fields;
+        let mut unavailable = Vec::new();
+        let stuck = match rules::urgency_count_queries(&q, f, &self.config) {
+            Some([stuck, _]) => stuck,
+            None => {
+                unavailable.push(format!(
+                    "ages: `{}` is not a date the cluster can compare; groups count every \
+                     transaction in flight",
+                    f.modification_time.name
+                ));
+                q.in_flight()
+            }
+        };
+        let aggs = transaction_aggs(f, &mut unavailable);
+        let ix = &self.config.indices;
+        let mut searches = vec![(
+            ix.transactions.clone(),
+            json!({"size": 0, "track_total_hits": true, "query": stuck, "aggs": aggs}),
+        )];
+        let process = exact(&f.lock_process, "lock holders", &mut unavailable);
+        let owner = exact(&f.owner, "lock holders' transactions", &mut unavailable);
+        if let (Some(p), Some(o)) = (&process, &owner) {
+            searches.push((
+                ix.locks.clone(),
+                json!({"size": 0, "aggs": {"process": {"terms": {"field": p, "size": TOP},
+                    "aggs": {"owners": {"terms": {"field": o, "size": 10_000}}}}}}),
+            ));
+        }
+        let mut answers = self.cluster().msearch(&searches).await?.into_iter();
+        let txns = answers.next().transpose()?.unwrap_or_default();
+        let mut g = Groups {
+            stuck: total_hits(&txns),
+            unavailable,
+            ..Groups::default()
+        };
+        let a = &txns["aggregations"];
+        g.groups.extend(state_age_groups(&a["states"], q.schema()));
+        g.groups
+            .extend(locks_groups(answers.next().transpose().ok().flatten()));
+        g.groups.extend(account_groups(a));
+        g.groups.extend(band_groups(&a["bands"]));
+        Ok(g)
+    }
+
+    /// Gathers the doctor's report (read-only).
+    pub async fn doctor(&self) -> Result<DoctorReport> {
+        let cluster = self.cluster();
+        let (_, root) = cluster.raw(Method::Get, "/", None).await?;
+        let product = product_of(&root);
+        let d = self.rediscover().await?;
+        let mut checks = Vec::new();
+        let indices = index_reports(cluster, &self.config.indices, &d).await?;
+        let paging = paging_of(cluster, &indices).await;
+        let explicit_index_refused = explicit_index_of(cluster, &indices).await?;
+        checks.extend(explicit_index_refused.as_deref().map(explicit_index_check));
+        let audit = self.config.audit_file.is_none();
+        let audit = audit.then_some(self.config.indices.audit.as_str());
+        let security = security(cluster, &d, audit).await?;
+        judge(&d, &indices, &security, &mut checks);
+        checks.extend(audit_index_check(self).await?);
+        self.sync_clock().await;
+        let clock = ClockReport::of(&cluster.clock_status());
+        checks.extend(clock.check());
+        // A locks index that does not exist is judged once, in `judge`.
+        let lockable = match d.locks.exists() {
+            true => writes::check_locks(&self.config.indices, &d),
+            false => Ok(()),
+        };
+        if let Err(e) = lockable {
+            checks.push(Check {
+                severity: Severity::Error,
+                text: format!("`transfer --locks` {e}"),
+            });
+        }
+        let liveness = self.liveness_report().await;
+        if let Some(LivenessReport { error: Some(_), .. }) = &liveness {
+            let text = format!(
+                "liveness {}",
+                liveness
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            );
+            checks.push(Check {
+                severity: Severity::Error,
+                text,
+            });
+        }
+        if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
+            checks.push(Check {
+                severity: Severity::Error,
+                text: e.to_string(),
+            });
+        }
+        let schema = schema_report::report(cluster, &d, self.config.profile.as_deref()).await;
+        checks.extend(
+            schema_report::unmapped_states_warning(&d, &schema).map(|text| Check {
+                severity: Severity::Warning,
+                text,
+            }),
+        );
+        checks.sort_by_key(|c| std::cmp::Reverse(c.severity));
+        Ok(DoctorReport {
+            schema,
+            url: cluster.url().to_string(),
+            credential: cluster.credential(),
+            product,
+            indices,
+            security,
+            clock,
+            paging,
+            explicit_index_refused,
+            times: d.times.clone(),
+            checks,
+            liveness,
+            audit_file: self.config.audit_file.clone(),
+        })
+    }
+
+    /// Resolves `sel` through the read side: the filters by one scan (a
+    /// partial view refused unless `allow_partial`), the ids by one
+    /// realtime multi-get each thousand (unknown ones left out, as are ids
+    /// the filters do not match).
+    pub async fn select(&self, sel: &Selection, allow_partial: bool) -> Result<Selected> {
+        if sel.is_empty() {
+            return Err(Error::Invalid(
+                "nothing selected: give --all-stuck, --state, --older-than or --ids-from".into(),
+            ));
+        }
+        self.check_schema().await?;
+        let filtered = if sel.has_filters() {
+            Some(select_by_filters(self, sel, allow_partial).await?)
+        } else {
+            None
+        };
+        let Some(ids) = &sel.ids else {
+            return Ok(Selected {
+                transactions: filtered.unwrap_or_default(),
+                left_out: Vec::new(),
+            });
+        };
+        let matching: Option<HashSet<String>> = filtered
+            .as_ref()
+            .map(|f| f.iter().map(|t| t.id.clone()).collect());
+        let mut seen = HashSet::new();
+        let ids: Vec<String> = ids
+            .iter()
+            .filter(|id| seen.insert(id.as_str()))
+            .cloned()
+            .collect();
+        let index = &self.config.indices.transactions;
+        let now = self.now().await;
+        let mut out = Selected {
+            transactions: Vec::new(),
+            left_out: Vec::new(),
+        };
+        for chunk in ids.chunks(1000) {
+            let docs = self.cluster().mget(index, chunk).await?;
+            for (id, doc) in chunk.iter().zip(docs) {
+                let Some(doc) = doc else {
+                    out.left_out.push(LeftOut {
+                        txn: id.clone(),
+                        why: format!("no transaction `{id}` in `{index}`"),
+                    });
+                    continue;
+                };
+                let t = Transaction::from_source(id, &doc.source);
+                match &matching {
+                    Some(m) if !m.contains(id) => {
+                        let state = t.state.as_ref().map_or("without a state", |s| s.as_str());
+                        let age = t.age_seconds(now).map_or("undated".to_string(), |a| {
+                            format!("last modified {} ago", human_age(a))
+                        });
+                        out.left_out.push(LeftOut {
+                            txn: id.clone(),
+                            why: format!(
+                                "not selected by {}: it is {state}, {age}",
+                                sel.describe(None)
+                                    .into_iter()
+                                    .filter(|d| !d.starts_with("--ids-from"))
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            ),
+                        });
+                    }
+                    _ => out.transactions.push(t),
+                }
+            }
+        }
+        Ok(out)
     }
 }

@@ -26,6 +26,7 @@ pub mod link;
 mod plan;
 mod verdict;
 
+use crate::protocol::create::check_accounts;
 pub use admit::{admit, is_reversal, Admitted};
 pub use link::{link_of, reversal_id, REVERSED_BY, REVERSES};
 pub use plan::{decide, writes, ReverseSteps, CREATE_STEP, LINK_STEP};
@@ -101,288 +102,6 @@ fn ends_finished(v: &Verdict) -> bool {
     )
 }
 
-impl Protocol {
-    /// Reverses finished transaction `id` (see the module docs). Refuses a
-    /// transaction that is already reversed (naming the reversal), rolled
-    /// back, or not finished (a committed one is finished first when
-    /// `opts.finish_committed`).
-    pub async fn reverse(&self, id: &str, opts: ReverseOptions) -> ReverseReport {
-        let rev = reversal_id(id);
-        let mut report = ReverseReport {
-            original: id.to_string(),
-            reversal: rev.clone(),
-            original_state: None,
-            transfer: None,
-            resumed: false,
-            steps: Vec::new(),
-            verdict: ReverseVerdict::Stopped("not started".into()),
-        };
-        report.verdict = match self.reverse_steps(id, &rev, opts, &mut report).await {
-            Ok(v) => v,
-            Err(e) => ReverseVerdict::Failed(e),
-        };
-        report
-    }
-
-    async fn reverse_steps(
-        &self,
-        id: &str,
-        rev: &str,
-        opts: ReverseOptions,
-        report: &mut ReverseReport,
-    ) -> Result<ReverseVerdict> {
-        let index = self.config.indices.transactions.clone();
-        let txn = match self.finished_original(id, &opts, report).await? {
-            Ok(txn) => txn,
-            Err(verdict) => return Ok(verdict),
-        };
-        let refuse = |r| Ok(ReverseVerdict::Refused(r));
-        let existing = self.read_transaction(rev).await?;
-        // The rule the plan follows too (`plan::decide`).
-        let (create, link) = writes(&txn, existing.as_ref().map(|(r, _)| r));
-        let admitted = match admit(&txn, existing.as_ref().map(|(r, _)| r), false) {
-            Ok(a) => a,
-            Err(r) => return refuse(r),
-        };
-        let t = admitted.transfer;
-        report.transfer = Some(t.clone());
-        report.resumed = admitted.resumed;
-        // Before the first write: the mappings must accept every field
-        // (`reverses` and `reversed_by` included), or nothing is written.
-        self.check_writable().await?;
-        self.check_writable_with(&[REVERSES, REVERSED_BY]).await?;
-        // Asked once for the whole reversal (its run does not ask again), on
-        // documents that exist: the original, which the link writes, and
-        // the accounts.
-        self.check_partial_updates(&Transfer {
-            id: id.to_string(),
-            ..t.clone()
-        })
-        .await?;
-        let mut budget = opts.limits.max_steps;
-        let mut spend = || match budget {
-            Some(0) => false,
-            Some(n) => {
-                budget = Some(n - 1);
-                true
-            }
-            None => true,
-        };
-        let crashed = |before: &str| {
-            Ok(ReverseVerdict::Stopped(format!(
-                "simulated crash before {before}"
-            )))
-        };
-        if create {
-            if !spend() {
-                return crashed("creating the reversal");
-            }
-            self.check_accounts(&t.dest, &t.src).await?;
-            let result = self.create_reversal(rev, &t).await?;
-            let is_ours = !matches!(result, CreateResult::Taken);
-            self.reverse_step(report, rev, CREATE_STEP, &index, rev, result);
-            if !is_ours {
-                return refuse(ReverseRefusal::IdTaken(rev.to_string()));
-            }
-        }
-        if link {
-            if !spend() {
-                return crashed("linking the original");
-            }
-            if let Some(refusal) = self.link_original(id, rev, report).await? {
-                return refuse(refusal);
-            }
-        }
-        self.run_reversal(rev, RunLimits { max_steps: budget }, report)
-            .await
-    }
-
-    /// The original as read, finished: a committed one is refused, or with
-    /// `finish_committed` recovered first and read again. `Err` holds the
-    /// verdict when it cannot be reversed now.
-    async fn finished_original(
-        &self,
-        id: &str,
-        opts: &ReverseOptions,
-        report: &mut ReverseReport,
-    ) -> Result<std::result::Result<Transaction, ReverseVerdict>> {
-        let not_found = || Error::NotFound {
-            kind: "transaction",
-            index: self.config.indices.transactions.clone(),
-            id: id.to_string(),
-        };
-        let (mut txn, _) = self.read_transaction(id).await?.ok_or_else(not_found)?;
-        report.original_state = txn.state.clone();
-        if txn.state == Some(TxnState::Committed) && txn.reversed_by.is_none() {
-            if !opts.finish_committed {
-                return Ok(Err(ReverseVerdict::Refused(ReverseRefusal::Committed)));
-            }
-            let finish = self
-                .run_procedure(id, Procedure::Recover, opts.force, RunLimits::default())
-                .await;
-            report.steps.extend(finish.steps);
-            if !ends_finished(&finish.verdict) {
-                return Ok(Err(not_finished(
-                    "finishing the committed transaction",
-                    finish.verdict,
-                )));
-            }
-            txn = self.read_transaction(id).await?.ok_or_else(not_found)?.0;
-        }
-        Ok(Ok(txn))
-    }
-
-    /// Links the original to its reversal (`reversed_by`), conditional on
-    /// the original as read. When the original changed meanwhile, the
-    /// reversal (still only created, it moved nothing) is rolled back and
-    /// the refusal is returned.
-    async fn link_original(
-        &self,
-        id: &str,
-        rev: &str,
-        report: &mut ReverseReport,
-    ) -> Result<Option<ReverseRefusal>> {
-        let index = self.config.indices.transactions.clone();
-        let mut found = None;
-        let linking = self
-            .exec
-            .run("transaction", &index, id, |src| {
-                Ok(link_decision(src, rev).unwrap_or_else(|f| {
-                    found = Some(f);
-                    DocDecision::Noop(NoopReason::StateIs(TxnState::Finished))
-                }))
-            })
-            .await;
-        let outcome = match linking {
-            Ok(ex) => ex.outcome,
-            Err(e) => {
-                self.push_step(
-                    report,
-                    id,
-                    LINK_STEP,
-                    &index,
-                    id,
-                    StepResult::Error(e.to_string()),
-                );
-                return Err(e);
-            }
-        };
-        if let Some(found) = found {
-            // The original changed since it was read: undo our reversal
-            // while it is still only `created` (it moved nothing yet).
-            let cancel = self
-                .run_procedure(rev, Procedure::Rollback, true, RunLimits::default())
-                .await;
-            report.steps.extend(cancel.steps);
-            return Ok(Some(match found {
-                LinkFound::Other(by) => ReverseRefusal::AlreadyReversed { by },
-                LinkFound::State(Some(s)) => ReverseRefusal::InFlight(s),
-                LinkFound::State(None) => ReverseRefusal::Protocol(ProcedureRefusal::Malformed(
-                    Problems::one(Problem::Missing(vec!["transaction_state".into()])),
-                )),
-            }));
-        }
-        self.push_step(
-            report,
-            id,
-            LINK_STEP,
-            &index,
-            id,
-            StepResult::from(&outcome),
-        );
-        Ok(None)
-    }
-
-    /// Runs the reversal's own recovery (within `limits`) and says how the
-    /// reversal ended: another process that moved it on may have finished it.
-    async fn run_reversal(
-        &self,
-        rev: &str,
-        limits: RunLimits,
-        report: &mut ReverseReport,
-    ) -> Result<ReverseVerdict> {
-        let run = self
-            .run_procedure_after(rev, Procedure::Recover, true, limits, Preflight::Asked)
-            .await;
-        report.steps.extend(run.steps);
-        // Stopped because another process moved it on: it may have finished.
-        if let Verdict::Stopped(_) = run.verdict {
-            if let Some((r, _)) = self.read_transaction(rev).await? {
-                if r.state == Some(TxnState::Finished) {
-                    return Ok(ReverseVerdict::Reversed);
-                }
-            }
-        }
-        Ok(if ends_finished(&run.verdict) {
-            ReverseVerdict::Reversed
-        } else if matches!(run.verdict, Verdict::NothingToDo(TxnState::RolledBack)) {
-            ReverseVerdict::Refused(ReverseRefusal::ReversalRolledBack(rev.to_string()))
-        } else {
-            not_finished("running the reversal", run.verdict)
-        })
-    }
-
-    /// Creates the reversal with `op_type=create`; an existing document that
-    /// is this reversal (an earlier attempt, or our own write whose answer
-    /// was lost) counts as ours.
-    async fn create_reversal(&self, rev: &str, t: &Transfer) -> Result<CreateResult> {
-        let index = &self.config.indices.transactions;
-        let (times, now) = (self.time_fields().await?, self.now().await);
-        if let Some(c) = times.creation_conflict() {
-            return Err(crate::error::Error::Invalid(format!(
-                "refused before the first write: {c}"
-            )));
-        }
-        let doc = plan::source(t, times.creation.stamp(now), times.modification.stamp(now));
-        Ok(match self.exec.create(index, rev, &doc).await? {
-            Created::Created => CreateResult::Created,
-            Created::Exists { doc: d, .. } if is_reversal_of(&d.source, rev, t) => {
-                CreateResult::Existed
-            }
-            Created::Exists { .. } => CreateResult::Taken,
-        })
-    }
-
-    fn reverse_step(
-        &self,
-        report: &mut ReverseReport,
-        txn: &str,
-        label: &str,
-        index: &str,
-        id: &str,
-        result: CreateResult,
-    ) {
-        let result = match result {
-            CreateResult::Created => StepResult::Updated(Effect::Created),
-            CreateResult::Existed => StepResult::Noop(NoopReason::AlreadyExists),
-            CreateResult::Taken => {
-                StepResult::Error(format!("`{id}` exists and is not this reversal"))
-            }
-        };
-        self.push_step(report, txn, label, index, id, result);
-    }
-
-    fn push_step(
-        &self,
-        report: &mut ReverseReport,
-        txn: &str,
-        label: &str,
-        index: &str,
-        id: &str,
-        result: StepResult,
-    ) {
-        let r = StepReport {
-            txn: txn.to_string(),
-            step: None,
-            label: label.to_string(),
-            target: format!("{index}/{id}"),
-            result,
-        };
-        self.notify(&r);
-        report.steps.push(r);
-    }
-}
-
 /// What creating the reversal found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CreateResult {
@@ -392,6 +111,263 @@ enum CreateResult {
     Existed,
     /// The id is taken by something else.
     Taken,
+}
+
+pub(crate) async fn reverse_steps(
+    p: &Protocol,
+    id: &str,
+    rev: &str,
+    opts: ReverseOptions,
+    report: &mut ReverseReport,
+) -> Result<ReverseVerdict> {
+    let index = p.config.indices.transactions.clone();
+    let txn = match finished_original(p, id, &opts, report).await? {
+        Ok(txn) => txn,
+        Err(verdict) => return Ok(verdict),
+    };
+    let refuse = |r| Ok(ReverseVerdict::Refused(r));
+    let existing = p.read_transaction(rev).await?;
+    // The rule the plan follows too (`plan::decide`).
+    let (create, link) = writes(&txn, existing.as_ref().map(|(r, _)| r));
+    let admitted = match admit(&txn, existing.as_ref().map(|(r, _)| r), false) {
+        Ok(a) => a,
+        Err(r) => return refuse(r),
+    };
+    let t = admitted.transfer;
+    report.transfer = Some(t.clone());
+    report.resumed = admitted.resumed;
+    // Before the first write: the mappings must accept every field
+    // (`reverses` and `reversed_by` included), or nothing is written.
+    p.check_writable().await?;
+    p.check_writable_with(&[REVERSES, REVERSED_BY]).await?;
+    // Asked once for the whole reversal (its run does not ask again), on
+    // documents that exist: the original, which the link writes, and
+    // the accounts.
+    p.check_partial_updates(&Transfer {
+        id: id.to_string(),
+        ..t.clone()
+    })
+    .await?;
+    let mut budget = opts.limits.max_steps;
+    let mut spend = || match budget {
+        Some(0) => false,
+        Some(n) => {
+            budget = Some(n - 1);
+            true
+        }
+        None => true,
+    };
+    let crashed = |before: &str| {
+        Ok(ReverseVerdict::Stopped(format!(
+            "simulated crash before {before}"
+        )))
+    };
+    if create {
+        if !spend() {
+            return crashed("creating the reversal");
+        }
+        check_accounts(p, &t.dest, &t.src).await?;
+        let result = create_reversal(p, rev, &t).await?;
+        let is_ours = !matches!(result, CreateResult::Taken);
+        reverse_step(p, report, rev, CREATE_STEP, &index, rev, result);
+        if !is_ours {
+            return refuse(ReverseRefusal::IdTaken(rev.to_string()));
+        }
+    }
+    if link {
+        if !spend() {
+            return crashed("linking the original");
+        }
+        if let Some(refusal) = link_original(p, id, rev, report).await? {
+            return refuse(refusal);
+        }
+    }
+    run_reversal(p, rev, RunLimits { max_steps: budget }, report).await
+}
+
+/// The original as read, finished: a committed one is refused, or with
+/// `finish_committed` recovered first and read again. `Err` holds the
+/// verdict when it cannot be reversed now.
+async fn finished_original(
+    p: &Protocol,
+    id: &str,
+    opts: &ReverseOptions,
+    report: &mut ReverseReport,
+) -> Result<std::result::Result<Transaction, ReverseVerdict>> {
+    let not_found = || Error::NotFound {
+        kind: "transaction",
+        index: p.config.indices.transactions.clone(),
+        id: id.to_string(),
+    };
+    let (mut txn, _) = p.read_transaction(id).await?.ok_or_else(not_found)?;
+    report.original_state = txn.state.clone();
+    if txn.state == Some(TxnState::Committed) && txn.reversed_by.is_none() {
+        if !opts.finish_committed {
+            return Ok(Err(ReverseVerdict::Refused(ReverseRefusal::Committed)));
+        }
+        let finish = p
+            .run_procedure(id, Procedure::Recover, opts.force, RunLimits::default())
+            .await;
+        report.steps.extend(finish.steps);
+        if !ends_finished(&finish.verdict) {
+            return Ok(Err(not_finished(
+                "finishing the committed transaction",
+                finish.verdict,
+            )));
+        }
+        txn = p.read_transaction(id).await?.ok_or_else(not_found)?.0;
+    }
+    Ok(Ok(txn))
+}
+
+/// Links the original to its reversal (`reversed_by`), conditional on
+/// the original as read. When the original changed meanwhile, the
+/// reversal (still only created, it moved nothing) is rolled back and
+/// the refusal is returned.
+async fn link_original(
+    p: &Protocol,
+    id: &str,
+    rev: &str,
+    report: &mut ReverseReport,
+) -> Result<Option<ReverseRefusal>> {
+    let index = p.config.indices.transactions.clone();
+    let mut found = None;
+    let linking = p
+        .exec
+        .run("transaction", &index, id, |src| {
+            Ok(link_decision(src, rev).unwrap_or_else(|f| {
+                found = Some(f);
+                DocDecision::Noop(NoopReason::StateIs(TxnState::Finished))
+            }))
+        })
+        .await;
+    let outcome = match linking {
+        Ok(ex) => ex.outcome,
+        Err(e) => {
+            push_step(
+                p,
+                report,
+                id,
+                LINK_STEP,
+                &index,
+                id,
+                StepResult::Error(e.to_string()),
+            );
+            return Err(e);
+        }
+    };
+    if let Some(found) = found {
+        // The original changed since it was read: undo our reversal
+        // while it is still only `created` (it moved nothing yet).
+        let cancel = p
+            .run_procedure(rev, Procedure::Rollback, true, RunLimits::default())
+            .await;
+        report.steps.extend(cancel.steps);
+        return Ok(Some(match found {
+            LinkFound::Other(by) => ReverseRefusal::AlreadyReversed { by },
+            LinkFound::State(Some(s)) => ReverseRefusal::InFlight(s),
+            LinkFound::State(None) => ReverseRefusal::Protocol(ProcedureRefusal::Malformed(
+                Problems::one(Problem::Missing(vec!["transaction_state".into()])),
+            )),
+        }));
+    }
+    push_step(
+        p,
+        report,
+        id,
+        LINK_STEP,
+        &index,
+        id,
+        StepResult::from(&outcome),
+    );
+    Ok(None)
+}
+
+/// Runs the reversal's own recovery (within `limits`) and says how the
+/// reversal ended: another process that moved it on may have finished it.
+async fn run_reversal(
+    p: &Protocol,
+    rev: &str,
+    limits: RunLimits,
+    report: &mut ReverseReport,
+) -> Result<ReverseVerdict> {
+    let run = p
+        .run_procedure_after(rev, Procedure::Recover, true, limits, Preflight::Asked)
+        .await;
+    report.steps.extend(run.steps);
+    // Stopped because another process moved it on: it may have finished.
+    if let Verdict::Stopped(_) = run.verdict {
+        if let Some((r, _)) = p.read_transaction(rev).await? {
+            if r.state == Some(TxnState::Finished) {
+                return Ok(ReverseVerdict::Reversed);
+            }
+        }
+    }
+    Ok(if ends_finished(&run.verdict) {
+        ReverseVerdict::Reversed
+    } else if matches!(run.verdict, Verdict::NothingToDo(TxnState::RolledBack)) {
+        ReverseVerdict::Refused(ReverseRefusal::ReversalRolledBack(rev.to_string()))
+    } else {
+        not_finished("running the reversal", run.verdict)
+    })
+}
+
+/// Creates the reversal with `op_type=create`; an existing document that
+/// is this reversal (an earlier attempt, or our own write whose answer
+/// was lost) counts as ours.
+async fn create_reversal(p: &Protocol, rev: &str, t: &Transfer) -> Result<CreateResult> {
+    let index = &p.config.indices.transactions;
+    let (times, now) = (p.time_fields().await?, p.now().await);
+    if let Some(c) = times.creation_conflict() {
+        return Err(crate::error::Error::Invalid(format!(
+            "refused before the first write: {c}"
+        )));
+    }
+    let doc = plan::source(t, times.creation.stamp(now), times.modification.stamp(now));
+    Ok(match p.exec.create(index, rev, &doc).await? {
+        Created::Created => CreateResult::Created,
+        Created::Exists { doc: d, .. } if is_reversal_of(&d.source, rev, t) => {
+            CreateResult::Existed
+        }
+        Created::Exists { .. } => CreateResult::Taken,
+    })
+}
+
+fn reverse_step(
+    p: &Protocol,
+    report: &mut ReverseReport,
+    txn: &str,
+    label: &str,
+    index: &str,
+    id: &str,
+    result: CreateResult,
+) {
+    let result = match result {
+        CreateResult::Created => StepResult::Updated(Effect::Created),
+        CreateResult::Existed => StepResult::Noop(NoopReason::AlreadyExists),
+        CreateResult::Taken => StepResult::Error(format!("`{id}` exists and is not this reversal")),
+    };
+    push_step(p, report, txn, label, index, id, result);
+}
+
+fn push_step(
+    p: &Protocol,
+    report: &mut ReverseReport,
+    txn: &str,
+    label: &str,
+    index: &str,
+    id: &str,
+    result: StepResult,
+) {
+    let r = StepReport {
+        txn: txn.to_string(),
+        step: None,
+        label: label.to_string(),
+        target: format!("{index}/{id}"),
+        result,
+    };
+    p.notify(&r);
+    report.steps.push(r);
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@
 //! point is judged ([`Severity`]); the CLI prints it.
 
 use super::discovery::Discovery;
-mod check;
-mod security;
+pub(crate) mod check;
+pub(crate) mod security;
 
 use super::index_info::{IndexInfo, ResolvedField};
 use super::scan::{probe_paging, PagingReport};
@@ -21,8 +21,8 @@ use crate::protocol::locks::liveness::LivenessReport;
 use crate::protocol::Protocol;
 pub use check::{Check, Severity};
 use elasticsearch::http::Method;
+use security::security_checks;
 pub use security::Security;
-use security::{security, security_checks};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -132,7 +132,7 @@ pub struct ClockReport {
 }
 
 impl ClockReport {
-    fn of(status: &ClockStatus) -> ClockReport {
+    pub(crate) fn of(status: &ClockStatus) -> ClockReport {
         let (source, uncertainty) = match &status.source {
             ClockSource::Cluster { uncertainty } => (ClockKind::Cluster, Some(uncertainty)),
             ClockSource::DateHeader { uncertainty, .. } => {
@@ -149,7 +149,7 @@ impl ClockReport {
     }
 
     /// A finding when the time does not come from the cluster itself.
-    fn check(&self) -> Option<Check> {
+    pub(crate) fn check(&self) -> Option<Check> {
         let text = match self.source {
             ClockKind::Cluster => return None,
             ClockKind::DateHeader => format!(
@@ -168,113 +168,9 @@ impl ClockReport {
     }
 }
 
-impl Protocol {
-    /// Gathers the doctor's report (read-only).
-    pub async fn doctor(&self) -> Result<DoctorReport> {
-        let cluster = self.cluster();
-        let (_, root) = cluster.raw(Method::Get, "/", None).await?;
-        let product = product_of(&root);
-        let d = self.rediscover().await?;
-        let mut checks = Vec::new();
-        let indices = index_reports(cluster, &self.config.indices, &d).await?;
-        let paging = paging_of(cluster, &indices).await;
-        let explicit_index_refused = explicit_index_of(cluster, &indices).await?;
-        checks.extend(explicit_index_refused.as_deref().map(explicit_index_check));
-        let audit = self.config.audit_file.is_none();
-        let audit = audit.then_some(self.config.indices.audit.as_str());
-        let security = security(cluster, &d, audit).await?;
-        judge(&d, &indices, &security, &mut checks);
-        checks.extend(self.audit_index_check().await?);
-        self.sync_clock().await;
-        let clock = ClockReport::of(&cluster.clock_status());
-        checks.extend(clock.check());
-        // A locks index that does not exist is judged once, in `judge`.
-        let lockable = match d.locks.exists() {
-            true => writes::check_locks(&self.config.indices, &d),
-            false => Ok(()),
-        };
-        if let Err(e) = lockable {
-            checks.push(Check {
-                severity: Severity::Error,
-                text: format!("`transfer --locks` {e}"),
-            });
-        }
-        let liveness = self.liveness_report().await;
-        if let Some(LivenessReport { error: Some(_), .. }) = &liveness {
-            let text = format!(
-                "liveness {}",
-                liveness
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .unwrap_or_default()
-            );
-            checks.push(Check {
-                severity: Severity::Error,
-                text,
-            });
-        }
-        if let Err(e) = writes::check(&self.config.indices, &d, &[]) {
-            checks.push(Check {
-                severity: Severity::Error,
-                text: e.to_string(),
-            });
-        }
-        let schema =
-            super::schema_report::report(cluster, &d, self.config.profile.as_deref()).await;
-        checks.extend(
-            super::schema_report::unmapped_states_warning(&d, &schema).map(|text| Check {
-                severity: Severity::Warning,
-                text,
-            }),
-        );
-        checks.sort_by_key(|c| std::cmp::Reverse(c.severity));
-        Ok(DoctorReport {
-            schema,
-            url: cluster.url().to_string(),
-            credential: cluster.credential(),
-            product,
-            indices,
-            security,
-            clock,
-            paging,
-            explicit_index_refused,
-            times: d.times.clone(),
-            checks,
-            liveness,
-            audit_file: self.config.audit_file.clone(),
-        })
-    }
-}
-
-impl Protocol {
-    /// The audit index named when it is missing: every intervention is
-    /// refused without it (nothing runs unrecorded), so doctor never says
-    /// everything works then. A warning, not an error: every read works.
-    /// With a file trail (`--audit-trail file:PATH`) the index is not used
-    /// ([`DoctorReport::audit_file`] names the file instead).
-    async fn audit_index_check(&self) -> Result<Option<Check>> {
-        if self.config.audit_file.is_some() {
-            return Ok(None);
-        }
-        let audit = &self.config.indices.audit;
-        if self.cluster().index_exists(audit).await? {
-            return Ok(None);
-        }
-        Ok(Some(Check {
-            severity: Severity::Warning,
-            text: format!(
-                "audit index `{audit}` does not exist: every intervention (rollback, recover, \
-                 release-lock, audit --repair, reverse, transfer) is refused until it does, so \
-                 that none runs unrecorded; run `estx-tui init` (it needs the create_index \
-                 privilege on `{audit}`), or record in a local file with \
-                 --audit-trail file:PATH"
-            ),
-        }))
-    }
-}
 /// Each index as `doctor` shows it: discovery's view, its health, the
 /// fields it resolved, and the mapping change it lacks.
-async fn index_reports(
+pub(crate) async fn index_reports(
     cluster: &Cluster,
     ix: &crate::protocol::Indices,
     d: &Discovery,
@@ -312,7 +208,7 @@ async fn index_reports(
 
 /// How scans page through the transactions index (`None`: it is missing,
 /// or the probe failed, which the log says).
-async fn paging_of(cluster: &Cluster, indices: &[IndexReport]) -> Option<PagingReport> {
+pub(crate) async fn paging_of(cluster: &Cluster, indices: &[IndexReport]) -> Option<PagingReport> {
     let r = indices.first().filter(|r| r.info.exists())?;
     probe_paging(cluster, &r.info.name)
         .await
@@ -322,7 +218,10 @@ async fn paging_of(cluster: &Cluster, indices: &[IndexReport]) -> Option<PagingR
 
 /// Whether the cluster refuses indices named in multi-request bodies,
 /// probed on the transactions index (`None` when it is missing).
-async fn explicit_index_of(cluster: &Cluster, indices: &[IndexReport]) -> Result<Option<String>> {
+pub(crate) async fn explicit_index_of(
+    cluster: &Cluster,
+    indices: &[IndexReport],
+) -> Result<Option<String>> {
     match indices.first().filter(|r| r.info.exists()) {
         Some(r) => cluster.probe_explicit_index(&r.info.name).await,
         None => Ok(None),
@@ -330,7 +229,7 @@ async fn explicit_index_of(cluster: &Cluster, indices: &[IndexReport]) -> Result
 }
 
 /// What `rest.action.multi.allow_explicit_index: false` means for the tool.
-fn explicit_index_check(reason: &str) -> Check {
+pub(crate) fn explicit_index_check(reason: &str) -> Check {
     Check {
         severity: Severity::Warning,
         text: format!(
@@ -388,7 +287,7 @@ async fn index_health(cluster: &Cluster, r: &mut IndexReport) -> Result<()> {
 }
 
 /// The product and cluster name the root endpoint (`GET /`) answered.
-fn product_of(root: &Value) -> Option<Product> {
+pub(crate) fn product_of(root: &Value) -> Option<Product> {
     root.get("version").map(|v| Product {
         distribution: v
             .get("distribution")
@@ -408,7 +307,12 @@ fn product_of(root: &Value) -> Option<Product> {
     })
 }
 
-fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &mut Vec<Check>) {
+pub(crate) fn judge(
+    d: &Discovery,
+    indices: &[IndexReport],
+    security: &Security,
+    checks: &mut Vec<Check>,
+) {
     let mut add = |severity, text: String| checks.push(Check { severity, text });
     for r in indices {
         let name = &r.info.name;
@@ -460,4 +364,29 @@ fn judge(d: &Discovery, indices: &[IndexReport], security: &Security, checks: &m
         add(severity, w);
     }
     security_checks(security, checks);
+}
+
+/// The audit index named when it is missing: every intervention is
+/// refused without it (nothing runs unrecorded), so doctor never says
+/// everything works then. A warning, not an error: every read works.
+/// With a file trail (`--audit-trail file:PATH`) the index is not used
+/// ([`DoctorReport::audit_file`] names the file instead).
+pub(crate) async fn audit_index_check(p: &Protocol) -> Result<Option<Check>> {
+    if p.config.audit_file.is_some() {
+        return Ok(None);
+    }
+    let audit = &p.config.indices.audit;
+    if p.cluster().index_exists(audit).await? {
+        return Ok(None);
+    }
+    Ok(Some(Check {
+        severity: Severity::Warning,
+        text: format!(
+            "audit index `{audit}` does not exist: every intervention (rollback, recover, \
+             release-lock, audit --repair, reverse, transfer) is refused until it does, so \
+             that none runs unrecorded; run `estx-tui init` (it needs the create_index \
+             privilege on `{audit}`), or record in a local file with \
+             --audit-trail file:PATH"
+        ),
+    }))
 }

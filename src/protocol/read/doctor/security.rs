@@ -69,7 +69,7 @@ pub const COMPOSITE_ACTIONS: [&str; 2] = ["indices:data/read/mget", "indices:dat
 /// without names with a 400, which must not read as "security off"), else
 /// OpenSearch's account. An absent locks index (no locks) is not asked, nor
 /// the audit index (`audit`: `None`) when a file trail records instead.
-pub(super) async fn security(
+pub(crate) async fn security(
     cluster: &Cluster,
     d: &Discovery,
     audit: Option<&str>,
@@ -168,7 +168,7 @@ async fn composite_refusals(cluster: &Cluster, d: &Discovery) -> Result<Vec<Stri
 }
 
 /// The checks judged from what the credentials may do.
-pub(super) fn security_checks(security: &Security, checks: &mut Vec<Check>) {
+pub(crate) fn security_checks(security: &Security, checks: &mut Vec<Check>) {
     let mut add = |severity, text: String| checks.push(Check { severity, text });
     match security {
         Security::Off => add(
