@@ -143,6 +143,11 @@ fn records(path: &Path, wanted: impl Fn(&Value) -> bool) -> Result<BTreeMap<Stri
     Ok(out)
 }
 
+/// Every run record of the file as its last line says (parts not read).
+pub fn run_records(path: &Path) -> Result<Vec<Record>> {
+    Ok(records(path, |_| true)?.into_values().collect())
+}
+
 /// The bulk runs whose record in the file is still `running` (with `all`,
 /// finished ones too), newest first, each with its parts merged in (as
 /// `trail::jobs` reads them from the index), its latest heartbeat, and
