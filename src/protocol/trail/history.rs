@@ -123,7 +123,7 @@ impl Entry {
             targets: r.targets.clone(),
             status: r.status,
             outcome: r.outcome,
-            counts: r.counts.clone(),
+            counts: r.counts,
             summary: r.summary.clone(),
             reason: r.reason.clone(),
         }
