@@ -13,7 +13,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// [`Error::Cluster`] means "we could not talk to the cluster; nothing is known
 /// to have changed", while [`Error::Malformed`] and [`Error::NotFound`] are
 /// facts about the data.
-#[derive(Debug, Clone, Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum Error {
     /// The cluster could not be reached (connection refused, DNS, TLS, timeout).
     #[error("cluster unreachable: {0}")]
@@ -100,8 +100,8 @@ pub enum Error {
         kind: &'static str,
         /// The document id.
         id: String,
-        /// Human-readable list of what is wrong.
-        problems: String,
+        /// What is wrong with it.
+        problems: crate::protocol::problem::Problems,
     },
     /// A write kept failing with unknown outcome; the document was left where
     /// it was, as the protocol prescribes, for recovery to pick up later.

@@ -2,7 +2,8 @@
 //! an `update` action carrying only the fields its steps set (`{"doc":
 //! ...}`, see [`Changes`]) conditional on the `_seq_no`/`_primary_term` it was
 //! decided on, with one typed outcome per item (the batched executor's only
-//! write path); and
+//! write path); new documents created together (`create` actions: the audit
+//! trail's parts); and
 //! unconditional indexing of many documents (seeding, benchmarks).
 //!
 //! `_bulk` is not atomic: every item succeeds or fails on its own, exactly as
@@ -24,7 +25,7 @@ use super::response::{check, error_from};
 use super::{scope, Changes, Cluster};
 use crate::error::{Error, Result};
 use elasticsearch::BulkParts;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::future::Future;
 use std::ops::Range;
 
@@ -50,6 +51,18 @@ pub struct CondWrite<'a> {
     /// The document's custom routing value, as read
     /// ([`VersionedDoc::routing`](super::VersionedDoc::routing)).
     pub routing: Option<&'a str>,
+}
+
+/// What happened to one item of a `_bulk` of `create` actions.
+#[derive(Debug)]
+pub enum BulkCreated {
+    /// The document did not exist and now does.
+    Created,
+    /// A document with this id already exists; nothing was written.
+    AlreadyExists,
+    /// The item failed; a transient error (429, 5xx, a lost answer) leaves
+    /// its outcome unknown.
+    Failed(Error),
 }
 
 /// What happened to one item of a conditional `_bulk`.
@@ -167,6 +180,79 @@ impl Cluster {
         sent.into_iter().try_for_each(|(_, answer)| answer)
     }
 
+    /// Creates many new documents in `index` (`create` actions: each
+    /// written only if no document has its id, as [`Cluster::create`]), in
+    /// as many `_bulk` requests as [`MAX_BULK_BODY`] (or a 413) asks: one
+    /// outcome per document, in order. A request that failed gives its own
+    /// items [`BulkCreated::Failed`] (for a transient error: their outcome
+    /// unknown, to be resolved one by one). `Err` means nothing was sent.
+    pub async fn bulk_create(
+        &self,
+        index: &str,
+        docs: &[(String, Map<String, Value>)],
+    ) -> Result<Vec<BulkCreated>> {
+        let lines = docs
+            .iter()
+            .map(|(id, doc)| {
+                // The index is in the path (see `scope`).
+                item_lines(
+                    &json!({"create": {"_id": id}}),
+                    &*self.write_source(index, doc),
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let sizes: Vec<usize> = lines.iter().map(Vec::len).collect();
+        let sent = in_requests(&sizes, |r| self.bulk_create_request(index, &lines[r])).await;
+        let mut out = Vec::with_capacity(docs.len());
+        for (r, answer) in sent {
+            match answer {
+                Ok(items) if items.len() == r.len() => out.extend(items),
+                Ok(_) => out.extend(r.map(|_| {
+                    BulkCreated::Failed(Error::Decode(
+                        "_bulk answer without one item per action".into(),
+                    ))
+                })),
+                Err(e) => out.extend(r.map(|_| BulkCreated::Failed(e.clone()))),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Sends one `_bulk` request of `create` items.
+    async fn bulk_create_request(
+        &self,
+        index: &str,
+        lines: &[Vec<u8>],
+    ) -> Result<Vec<BulkCreated>> {
+        let body = self
+            .send_bulk(BulkParts::Index(index), lines, index)
+            .await?;
+        let items = body
+            .get("items")
+            .and_then(Value::as_array)
+            .ok_or_else(|| Error::Decode("_bulk answer without items".into()))?;
+        Ok(items
+            .iter()
+            .map(|item| {
+                let Some(result) = item.get("create") else {
+                    return BulkCreated::Failed(Error::Decode(format!(
+                        "unexpected _bulk item {item}"
+                    )));
+                };
+                let status = result
+                    .get("status")
+                    .and_then(Value::as_u64)
+                    .and_then(|s| u16::try_from(s).ok())
+                    .unwrap_or(500);
+                match status {
+                    200..=299 => BulkCreated::Created,
+                    409 => BulkCreated::AlreadyExists,
+                    _ => BulkCreated::Failed(error_from(status, result, index)),
+                }
+            })
+            .collect())
+    }
+
     /// An unconditional item's two NDJSON lines, newlines included.
     fn index_lines(&self, index: &str, id: &str, doc: &Value) -> Result<Vec<u8>> {
         // The index is in the path (see `scope`).
@@ -175,23 +261,15 @@ impl Cluster {
             Some(o) => Value::Object(self.write_source(index, o).into_owned()),
             None => doc.clone(),
         };
-        let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
-        bytes.push(b'\n');
-        serde_json::to_writer(&mut bytes, &doc).map_err(|e| Error::Decode(e.to_string()))?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        item_lines(&action, &doc)
     }
 
     /// Sends one `_bulk` request of unconditional items; fails with the
     /// first item's error if any failed.
     async fn bulk_index_request(&self, index: &str, lines: &[Vec<u8>]) -> Result<()> {
-        let resp = self
-            .client
-            .bulk(BulkParts::Index(index))
-            .body(vec![lines.concat()])
-            .send();
-        let resp = self.send(resp).await?;
-        let body = check(resp, index).await?;
+        let body = self
+            .send_bulk(BulkParts::Index(index), lines, index)
+            .await?;
         if body.get("errors").and_then(Value::as_bool) != Some(true) {
             return Ok(());
         }
@@ -223,12 +301,22 @@ impl Cluster {
             meta["_index"] = json!(w.index);
         }
         let action = json!({ "update": super::dotted::with_routing(meta, w.routing) });
-        let body = self.update_body(w.index, w.changes);
-        let mut bytes = serde_json::to_vec(&action).map_err(|e| Error::Decode(e.to_string()))?;
-        bytes.push(b'\n');
-        serde_json::to_writer(&mut bytes, &body).map_err(|e| Error::Decode(e.to_string()))?;
-        bytes.push(b'\n');
-        Ok(bytes)
+        item_lines(&action, &self.update_body(w.index, w.changes))
+    }
+
+    /// Sends one `_bulk` request of already serialised items, on `parts`'
+    /// index or on the indices the items name, once (a write is never
+    /// retried here: its outcome is unknown); the answer's body, with its
+    /// errors typed against `index`.
+    async fn send_bulk(
+        &self,
+        parts: BulkParts<'_>,
+        lines: &[Vec<u8>],
+        index: &str,
+    ) -> Result<Value> {
+        let resp = self.client.bulk(parts).body(vec![lines.concat()]).send();
+        let resp = self.send(resp).await?;
+        check(resp, index).await
     }
 
     /// Sends one `_bulk` request of already serialised items, on `path`'s
@@ -239,12 +327,8 @@ impl Cluster {
         writes: &[CondWrite<'_>],
         lines: &[Vec<u8>],
     ) -> Result<Vec<Answered>> {
-        let body: Vec<u8> = lines.concat();
         let parts = path.map_or(BulkParts::None, BulkParts::Index);
-        // Sent once: a write is never retried here (its outcome is unknown).
-        let resp = self.client.bulk(parts).body(vec![body]).send();
-        let resp = self.send(resp).await?;
-        let body = check(resp, writes[0].index).await?;
+        let body = self.send_bulk(parts, lines, writes[0].index).await?;
         let items = body
             .get("items")
             .and_then(Value::as_array)
@@ -256,6 +340,16 @@ impl Cluster {
             .map(|(item, w)| item_outcome(item, w.index))
             .collect())
     }
+}
+
+/// One `_bulk` item's two NDJSON lines, `action` and its `body`, newlines
+/// included.
+fn item_lines(action: &Value, body: &impl serde::Serialize) -> Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec(action).map_err(|e| Error::Decode(e.to_string()))?;
+    bytes.push(b'\n');
+    serde_json::to_writer(&mut bytes, body).map_err(|e| Error::Decode(e.to_string()))?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// Sends the items whose serialised sizes are `sizes` in requests of at

@@ -47,7 +47,7 @@ pub use admin::{ClusterHealth, HealthProbe, HEALTH_TIMEOUT};
 pub use backoff::{
     jittered, Backoff, WaitCause, DEFAULT_READ_BUDGET, MAX_RETRY_WAIT, SCAN_PAGE_FACTOR,
 };
-pub use bulk::{CondWrite, ItemOutcome};
+pub use bulk::{BulkCreated, CondWrite, ItemOutcome};
 pub use caps::Paging;
 pub use changes::Changes;
 pub use clock::{ClockSkew, ClockSource, ClockStatus, SKEW_WARNING_MS};

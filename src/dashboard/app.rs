@@ -2,7 +2,7 @@
 //! the selected transaction, its preview). Nothing here does I/O; the
 //! renderer reads it, `update` changes it.
 
-use super::event::{Action, PollFailure};
+use super::event::PollFailure;
 pub use super::keymap::Keymap;
 pub use super::layers::audit::AuditState;
 pub use super::layers::dialog::{Dialog, Pending, RunChoice};
@@ -40,13 +40,11 @@ pub fn next_state_filter(current: Option<&TxnState>) -> Option<TxnState> {
     }
 }
 
-/// The action running (one at a time) and what its dialog previewed.
+/// The act running (one at a time) and what its dialog previewed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Running {
-    /// What.
-    pub action: Action,
-    /// Transaction id or lock resource.
-    pub target: String,
+    /// What (its title and subject are what the header shows).
+    pub act: crate::protocol::intervene::AnyAct,
     /// Run with the dialog's force key.
     pub forced: bool,
     /// The lines the dialog previewed (`step: write|no-op`), in order.

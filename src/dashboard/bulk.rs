@@ -12,12 +12,12 @@
 //! force is left out and named, to be forced one by one.
 
 use super::app::{App, Dialog, LogLevel};
-use super::event::{Action, BulkReread, Expected, IoRequest, LeftIds, Run, BULK_CONCURRENCY};
+use super::event::{BulkReread, Expected, IoRequest, LeftIds, OnMarks, Run, BULK_CONCURRENCY};
 use super::keymap::Op;
 use super::layers::dialog::{Bulk, BulkPlan, Pending};
 use super::load::Load;
 use super::progress::BulkProgress;
-use crate::protocol::intervene::{Documents, Plan, Would};
+use crate::protocol::intervene::{AnyAct, Documents, Plan, Would};
 use crate::protocol::trail::ActOutcome;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -62,10 +62,10 @@ pub fn clear_marks(app: &mut App) {
     app.selection.marks.clear();
 }
 
-/// Opens the one dialog for `action` on the marked rows the table shows
-/// and asks for a re-read; marks it does not show are left out and named.
+/// Opens the one dialog doing `on` the marked rows the table shows and
+/// asks for a re-read; marks it does not show are left out and named.
 /// With no marked row shown, says so and opens nothing.
-pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
+pub fn open(app: &mut App, on: OnMarks) -> Vec<IoRequest> {
     let marks = app.view.marks.clone();
     if marks.shown.is_empty() {
         app.push_log(
@@ -74,7 +74,7 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
                 "{}: none of the {} marked transaction(s) is a row of the table \
                  ({} hidden by the filter, {} no longer listed): clear the filter \
                  (Esc, s, x, X) to see them, or u to clear the marks; nothing done",
-                action.title(),
+                on.title(),
                 app.selection.marks.len(),
                 marks.filtered.len(),
                 marks.unlisted.len()
@@ -84,32 +84,32 @@ pub fn open(app: &mut App, action: Action) -> Vec<IoRequest> {
     }
     let ids = marks.shown;
     let bulk = Bulk {
+        on,
         ids: ids.clone(),
         filtered: marks.filtered,
         unlisted: marks.unlisted,
         preview: Load::Loading,
         plan: None,
     };
-    let target = format!("{} marked transaction(s)", ids.len());
     app.overlays.open_dialog(Dialog {
         preview: Load::Idle,
-        ..Dialog::of(action, target, Pending::Bulk(Box::new(bulk)))
+        ..Dialog::of(Pending::Bulk(Box::new(bulk)))
     });
-    vec![IoRequest::LoadBulkPreview(action, ids)]
+    vec![IoRequest::LoadBulkPreview(on, ids)]
 }
 
 /// The bulk act's plan arrived: keeps it in the dialog `b` and derives
 /// what the dialog shows from it.
-pub fn reread(b: &mut Bulk, action: Action, plan: BulkReread) {
+pub fn reread(b: &mut Bulk, plan: BulkReread) {
     b.preview = Load::of(plan);
-    b.plan = b.preview.value().map(|p| plan_of(action, p));
+    b.plan = b.preview.value().map(|p| plan_of(b.on, p));
 }
 
 /// What the bulk dialog would do, from the bulk act's plan `p`: its
 /// [`Plan::verdicts`] (what `--dry-run` counts, the same refusals), each
 /// run carrying what its transaction was re-read as. Bulk runs never force:
 /// a refused transaction is left out, to be forced one by one.
-pub fn plan_of(action: Action, p: &Plan) -> BulkPlan {
+pub fn plan_of(on: OnMarks, p: &Plan) -> BulkPlan {
     let v = p.verdicts();
     let mut left_out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (kind, ids) in v.refused {
@@ -125,7 +125,7 @@ pub fn plan_of(action: Action, p: &Plan) -> BulkPlan {
         .items
         .iter()
         .filter(|item| item.would() == Would::Run)
-        .filter_map(|item| run_of(action, item))
+        .filter_map(|item| run_of(on, item))
         .collect();
     BulkPlan {
         runs,
@@ -137,36 +137,39 @@ pub fn plan_of(action: Action, p: &Plan) -> BulkPlan {
 
 /// The unforced run of one transaction's plan, carrying what it was
 /// re-read as.
-fn run_of(action: Action, item: &Plan) -> Option<Run> {
-    let Some(Documents::Transaction(det)) = &item.documents else {
+fn run_of(on: OnMarks, item: &Plan) -> Option<Run> {
+    let Some(Documents::Procedure(_, det) | Documents::LocksOf(det)) = &item.documents else {
         return None;
     };
-    Some(Run {
-        action,
-        target: det.txn.id.clone(),
-        force: false,
-        expected: Expected {
-            state: det.txn.state.clone(),
-            modified: det.txn.modification_time,
-        },
-        reason: None,
-        confirmed: None,
-    })
+    let expected = Expected {
+        state: det.txn.state.clone(),
+        modified: det.txn.modification_time,
+    };
+    Some(Run::new(
+        on.item(det.txn.id.clone()),
+        false,
+        None,
+        None,
+        expected,
+    ))
 }
 
 /// Enter in the bulk dialog's reason field: starts the run (the reason is
 /// required), clears the marks it acts on.
 pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
-    let n = dialog.bulk().map_or(0, |b| b.ids.len());
-    let title = format!("{} {n} marked", Action::bulk_verb(dialog.action));
-    let Some(plan) = dialog.bulk().and_then(|b| b.plan.clone()) else {
+    let Some(b) = dialog.bulk() else {
+        return vec![];
+    };
+    let (on, n) = (b.on, b.ids.len());
+    let title = format!("{} {n} marked", on.verb());
+    let Some(plan) = b.plan.clone() else {
         return vec![];
     };
     if plan.runs.is_empty() {
         app.push_log(LogLevel::Error, format!("{title}: nothing to confirm"));
         return vec![];
     }
-    if let Some(why) = dialog.action.missing_reason(false, true, &dialog.reason) {
+    if let Some(why) = dialog.reason_missing(false, &dialog.reason) {
         app.push_log(
             LogLevel::Error,
             format!("{title}: {why}; type one, then Enter"),
@@ -178,10 +181,14 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
     let runs: Vec<Run> = plan
         .runs
         .into_iter()
-        .map(|r| Run {
-            reason: Some(reason.clone()),
-            confirmed: dialog.typed.clone(),
-            ..r
+        .map(|r| {
+            Run::new(
+                r.intervention.act,
+                false,
+                Some(reason.clone()),
+                dialog.typed.clone(),
+                r.expected,
+            )
         })
         .collect();
     app.push_log(
@@ -200,8 +207,8 @@ pub fn confirm(app: &mut App, dialog: Dialog) -> Vec<IoRequest> {
             app.selection.marks.remove(id);
         }
     }
-    app.bulk = Some(BulkProgress::new(dialog.action, runs.len(), app.now));
-    vec![IoRequest::RunBulk(runs)]
+    app.bulk = Some(BulkProgress::new(on, runs.len(), app.now));
+    vec![IoRequest::RunBulk(on, runs)]
 }
 
 /// `P` during a bulk run: pauses it (no write goes; the items under way
@@ -232,8 +239,9 @@ pub fn started(app: &mut App, run: String, left_file: Option<PathBuf>) {
     }
 }
 
-/// One item of the bulk run ended (or was stopped part-way).
-pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, outcome: ActOutcome) {
+/// One item of the bulk run, its own act `act`, ended (or was stopped
+/// part-way).
+pub fn item_done(app: &mut App, act: &AnyAct, summary: &str, outcome: ActOutcome) {
     if let Some(b) = app.bulk.as_mut() {
         b.count(outcome);
         b.pace(app.now);
@@ -243,7 +251,8 @@ pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, outcome
         ActOutcome::NothingToDo => LogLevel::Noop,
         _ => LogLevel::Error,
     };
-    app.push_log(level, format!("{} {id}: {summary}", action.title()));
+    let title = super::event::titled(act);
+    app.push_log(level, format!("{title}: {summary}"));
 }
 
 /// The bulk run ended (`not_started`: items a stop kept from starting;
@@ -252,7 +261,7 @@ pub fn item_done(app: &mut App, action: Action, id: &str, summary: &str, outcome
 /// was left; a stop asked by quitting quits now.
 pub fn done(
     app: &mut App,
-    action: Action,
+    on: OnMarks,
     not_started: usize,
     summary: &str,
     left: Option<LeftIds>,
@@ -272,7 +281,7 @@ pub fn done(
     let how = if stopped { " stopped" } else { "" };
     let mut text = format!(
         "bulk {}{how}: {} of {} ended ({})",
-        Action::bulk_verb(action),
+        on.verb(),
         c.ended(),
         b.total,
         c.brief()
@@ -293,7 +302,7 @@ pub fn done(
         text.push_str(&format!(" · {summary}"));
     }
     app.push_log(level, text);
-    super::stop::ended(app, action, left, b.quit_when_stopped);
+    super::stop::ended(app, on, left, b.quit_when_stopped);
     app.reads.history_asked = None;
     vec![IoRequest::PollNow]
 }

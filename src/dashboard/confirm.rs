@@ -5,28 +5,28 @@
 //! same), and the comparison of what ran with what the dialog previewed.
 
 use super::app::{App, Dialog, LogLevel};
-use super::event::{Action, ActionOutcome, IoRequest};
+use super::event::{titled, ActionOutcome, IoRequest, OnMarks};
 use super::keymap::Op;
 pub use super::layers::dialog::planned_lines;
-use crate::protocol::intervene::PlanStep;
+use crate::protocol::intervene::{Act, AnyAct, PlanStep, ReleaseLock};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 
-/// Opens the dialog for `action` on the transaction the operator can see
-/// selected ([`super::selection::target`]; otherwise says why and does nothing), and
-/// asks for a re-read.
-pub fn open_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
+/// Opens the dialog for the act `act` makes of the transaction the
+/// operator can see selected ([`super::selection::target`]; otherwise says
+/// why and does nothing), and asks for its preview.
+pub fn open_dialog(app: &mut App, act: impl Fn(String) -> AnyAct) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
     let id = match super::selection::target::transaction_target(app) {
         Ok(id) => id,
         Err(why) => {
-            let text = format!("{}: {why}", action.title());
+            let text = format!("{}: {why}", act(String::new()).title());
             app.push_log(LogLevel::Error, text);
             return vec![];
         }
     };
-    show(app, action, id)
+    show(app, act(id))
 }
 
 /// Opens the dialog releasing the lock under the locks pane's cursor.
@@ -43,7 +43,7 @@ pub fn open_lock_dialog(app: &mut App) -> Vec<IoRequest> {
         app.push_log(LogLevel::Info, text);
         return vec![];
     };
-    show(app, Action::ReleaseLock, resource)
+    show(app, ReleaseLock::new(resource).into())
 }
 
 /// Opens a resume dialog (from the jobs view), when an act may start.
@@ -53,12 +53,12 @@ pub fn open_resume(app: &mut App, dialog: Dialog) {
     }
 }
 
-/// Opens the dialog for `action` on `target` (from the audit pane).
-pub fn open_on(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
+/// Opens the dialog for `act` (from the audit pane).
+pub fn open_on(app: &mut App, act: AnyAct) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
-    show(app, action, target)
+    show(app, act)
 }
 
 /// Why no act may start now (read-only mode, an act or a bulk run under
@@ -72,16 +72,12 @@ pub fn act_refusal(app: &App) -> Option<String> {
         ));
     }
     if let Some(r) = &app.running {
-        return Some(format!(
-            "wait: {} {} is still running",
-            r.action.title(),
-            r.target
-        ));
+        return Some(format!("wait: {} is still running", titled(&r.act)));
     }
     app.bulk.as_ref().map(|b| {
         format!(
             "wait: the bulk {} is still running ({}/{})",
-            b.action.bulk_verb(),
+            b.on.verb(),
             b.done,
             b.total
         )
@@ -98,18 +94,17 @@ fn may_act(app: &mut App) -> bool {
     }
 }
 
-/// Opens the one dialog for `action` on the marked transactions.
-pub fn open_bulk_dialog(app: &mut App, action: Action) -> Vec<IoRequest> {
+/// Opens the one dialog doing `on` the marked transactions.
+pub fn open_bulk_dialog(app: &mut App, on: OnMarks) -> Vec<IoRequest> {
     if !may_act(app) {
         return vec![];
     }
-    super::bulk::open(app, action)
+    super::bulk::open(app, on)
 }
 
-fn show(app: &mut App, action: Action, target: String) -> Vec<IoRequest> {
-    app.overlays
-        .open_dialog(Dialog::new(action, target.clone()));
-    vec![IoRequest::LoadPreview(action, target)]
+fn show(app: &mut App, act: AnyAct) -> Vec<IoRequest> {
+    app.overlays.open_dialog(Dialog::new(act.clone()));
+    vec![IoRequest::LoadPreview(act)]
 }
 
 /// Records a step the running action reported, in the form of [`planned_lines`]
@@ -118,7 +113,7 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
     let Some(run) = app.running.as_mut() else {
         return;
     };
-    if !run.action.reports_for(&run.target, &r.txn) {
+    if !run.act.reports_on(&r.txn) {
         return;
     }
     let label = if r.step.is_none() && r.label == RELEASE_LOCK {
@@ -148,7 +143,7 @@ pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<IoRequest> {
     } else {
         LogLevel::Error
     };
-    let title = format!("{} {}", outcome.action.title(), outcome.txn);
+    let title = titled(&outcome.act);
     app.push_log(level, format!("{title}: {}", outcome.summary));
     if let Some(run) = running.filter(|r| !r.planned.is_empty() && !r.seen.is_empty()) {
         if run.planned == run.seen {

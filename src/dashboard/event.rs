@@ -2,17 +2,18 @@
 //! action tasks send to the UI loop (`Event`), and what the pure `update`
 //! function asks the loop to do in return (`IoRequest`).
 
+use crate::error::Error;
 use crate::protocol::audit::pace::AuditCost;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::{
-    reason_missing, ActRefusal, AnyAct, AuditRepair, BulkAct, Choices, Intervention, Plan, Recover,
-    ReleaseLock, ReleaseLocksOf, Reverse, Rollback, Runner, Selection,
+    Act, ActRefusal, AnyAct, BulkAct, Choices, Intervention, Plan, Recover, ReleaseLocksOf,
+    Rollback, Runner, Selection, Subject,
 };
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::Interface;
-use crate::protocol::trail::{ActOutcome, ActionKind, Record};
+use crate::protocol::trail::{ActOutcome, Record};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::Procedure;
@@ -21,115 +22,65 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The interventions an operator can confirm. Each runs unforced on `y`
-/// (the protocol's recovery window and lock staleness apply) and forced only
-/// by the dialog's own force key.
+/// What R, F or L does on the marked rows of the table: the one bulk act
+/// of a procedure over them (as `rollback`/`recover --ids-from` runs it),
+/// or each one's own release of its locks. A single act is the library's
+/// own ([`AnyAct`]); this names only how a marked set is run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Action {
-    /// `R`: roll the transaction back.
-    Rollback,
-    /// `F`: recover the transaction (move it forward from where it stopped).
-    Recover,
-    /// `L` on a transaction: release the locks it owns.
+pub enum OnMarks {
+    /// R or F: the one bulk act of this procedure over the marks.
+    Procedure(Procedure),
+    /// L: each marked transaction's locks released, each its own act.
     ReleaseLocks,
-    /// `L` on a lock row: release that one lock (the target is its resource).
-    ReleaseLock,
-    /// Enter on a dangling-pending audit finding: the audit's repair (undo
-    /// dangling applies where that is unambiguous; the target is the account).
-    AuditRepair,
-    /// `V`: reverse a finished transfer (a committed one is finished first):
-    /// the compensating transfer under the id derived from the original's.
-    Reverse,
 }
 
-impl Action {
-    /// Name for titles and logs.
-    pub fn title(self) -> &'static str {
+impl OnMarks {
+    /// The act on one marked transaction `id`, as it would be alone:
+    /// what its item is called in the log, and (for L) what runs.
+    pub fn item(self, id: String) -> AnyAct {
         match self {
-            Action::Rollback => "Roll back",
-            Action::Recover => "Recover",
-            Action::ReleaseLocks => "Release the locks of",
-            Action::ReleaseLock => "Release the lock on",
-            Action::AuditRepair => "Repair the dangling entries of",
-            Action::Reverse => "Reverse",
+            OnMarks::Procedure(Procedure::Rollback) => Rollback::new(id).into(),
+            OnMarks::Procedure(Procedure::Recover) => Recover::new(id).into(),
+            OnMarks::ReleaseLocks => ReleaseLocksOf {
+                txn: id,
+                allow_partial: true,
+            }
+            .into(),
         }
+    }
+
+    /// Its title before what it acts on (the act's own, [`Act::title`]).
+    pub fn title(self) -> &'static str {
+        self.item(String::new()).title()
+    }
+
+    /// Whether it destroys or undoes work (the act's own rule).
+    pub fn destructive(self) -> bool {
+        self.item(String::new()).destructive()
     }
 
     /// The verb a bulk summary uses.
-    pub fn bulk_verb(self) -> &'static str {
+    pub fn verb(self) -> &'static str {
         match self {
-            Action::Rollback => "roll back",
-            Action::Recover => "recover",
-            _ => "release locks",
+            OnMarks::Procedure(Procedure::Rollback) => "roll back",
+            OnMarks::Procedure(Procedure::Recover) => "recover",
+            OnMarks::ReleaseLocks => "release locks",
         }
-    }
-
-    /// Whether a step reported for transaction `txn` belongs to this action
-    /// on `target` (a reversal also reports the steps of its compensating
-    /// transfer).
-    pub fn reports_for(self, target: &str, txn: &str) -> bool {
-        txn == target
-            || (self == Action::Reverse && txn == crate::protocol::reverse::reversal_id(target))
-    }
-
-    /// Whether the target is a lock resource rather than a transaction id.
-    pub fn on_lock(self) -> bool {
-        self == Action::ReleaseLock
-    }
-
-    /// What the audit trail calls it.
-    pub fn kind(self) -> ActionKind {
-        match self {
-            Action::Rollback => ActionKind::Rollback,
-            Action::Recover => ActionKind::Recover,
-            Action::ReleaseLocks | Action::ReleaseLock => ActionKind::ReleaseLock,
-            Action::AuditRepair => ActionKind::AuditRepair,
-            Action::Reverse => ActionKind::Reverse,
-        }
-    }
-
-    /// Why it may not run with `reason` (the one rule,
-    /// [`crate::protocol::intervene::reason_missing`]); `None` when it may.
-    pub fn missing_reason(self, forced: bool, bulk: bool, reason: &str) -> Option<ActRefusal> {
-        reason_missing(self.kind(), forced, bulk, Some(reason))
-    }
-
-    /// The act on `target` with `choices`.
-    pub fn intervention(self, target: &str, choices: Choices) -> Intervention<AnyAct> {
-        let target = target.to_string();
-        let act = match self {
-            Action::Rollback => AnyAct::Rollback(Rollback::new(target)),
-            Action::Recover => AnyAct::Recover(Recover::new(target)),
-            Action::ReleaseLocks => AnyAct::ReleaseLocksOf(ReleaseLocksOf {
-                txn: target,
-                allow_partial: true,
-            }),
-            Action::ReleaseLock => AnyAct::ReleaseLock(ReleaseLock::new(target)),
-            Action::AuditRepair => AnyAct::AuditRepair(AuditRepair {
-                account: Some(target),
-                expect_total: None,
-                allow_partial: false,
-            }),
-            Action::Reverse => AnyAct::Reverse(Reverse {
-                txn: target,
-                finish_committed: true,
-            }),
-        };
-        Intervention::new(act, choices)
     }
 
     /// The one bulk act R or F confirms on the marked rows `ids`: what
     /// `rollback`/`recover --ids-from FILE` makes of the same ids (rollbacks
     /// a few at a time, recoveries in batches), so its preview is what the
-    /// command line's `--dry-run` prints. `None` for any other action (a
-    /// release of the marked transactions' locks is each one's own act).
+    /// command line's `--dry-run` prints. `None` for L (a release of the
+    /// marked transactions' locks is each one's own act).
     pub fn bulk_intervention(
         self,
         ids: Vec<String>,
         choices: Choices,
     ) -> Option<Intervention<BulkAct>> {
-        let procedure = self.procedure()?;
-        let runner = runner_for(procedure);
+        let OnMarks::Procedure(procedure) = self else {
+            return None;
+        };
         let act = BulkAct {
             procedure,
             selection: Selection {
@@ -138,18 +89,9 @@ impl Action {
             },
             ids_source: Some(MARKS.into()),
             allow_partial: false,
-            runner,
+            runner: runner_for(procedure),
         };
         Some(Intervention::new(act, choices))
-    }
-
-    /// The procedure a rollback or recovery runs.
-    pub fn procedure(self) -> Option<crate::protocol::Procedure> {
-        match self {
-            Action::Rollback => Some(crate::protocol::Procedure::Rollback),
-            Action::Recover => Some(crate::protocol::Procedure::Recover),
-            _ => None,
-        }
     }
 }
 
@@ -179,67 +121,128 @@ pub const MARKS: &str = "the dashboard's marks";
 pub const BULK_CONCURRENCY: usize = 4;
 
 /// The marked transactions previewed for a bulk dialog: the one bulk act's
-/// plan ([`Action::bulk_intervention`] previewed: [`Plan::items`], each
+/// plan ([`OnMarks::bulk_intervention`] previewed: [`Plan::items`], each
 /// transaction's own plan), or why nothing can run (e.g. no audit index).
-pub type BulkReread = Result<Plan, String>;
+pub type BulkReread = Result<Plan, NoPlan>;
 
-/// A confirmed action as the loop runs it.
+/// Why an act could not be previewed for its dialog: nothing will run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoPlan {
+    /// The audit trail every act is recorded in has no index.
+    TrailMissing(String),
+    /// The audit trail cannot be checked.
+    TrailUnusable(Error),
+    /// The preview failed.
+    Failed(Error),
+    /// The act refuses its target, which it could not read.
+    Refused(ActRefusal),
+    /// The target could not be read.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for NoPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoPlan::TrailMissing(index) => write!(
+                f,
+                "{}; nothing will run",
+                ActRefusal::AuditIndexMissing(index.clone())
+            ),
+            NoPlan::TrailUnusable(e) => {
+                write!(f, "cannot open the audit trail: {e}; nothing will run")
+            }
+            NoPlan::Failed(e) => write!(f, "{e}"),
+            NoPlan::Refused(r) => write!(f, "{r}"),
+            NoPlan::Unreadable(id) => write!(f, "could not read `{id}`"),
+        }
+    }
+}
+
+/// A confirmed act as the loop runs it: the library's act with the
+/// operator's choices (`y` never forces; only the dialog's force key
+/// does), and what the dialog showed of its subject.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
-    /// What.
-    pub action: Action,
-    /// Transaction id, or lock resource for [`Action::ReleaseLock`].
-    pub target: String,
-    /// Forced by the dialog's force key (never by `y`).
-    pub force: bool,
+    /// What, and how: the act the dialog previewed, with the force, the
+    /// reason and the typed confirmation the operator gave.
+    pub intervention: Intervention<AnyAct>,
     /// What the dialog showed; the run re-reads and stops if it changed.
     pub expected: Expected,
-    /// The operator's reason, recorded in the audit trail (`None`: none given).
-    pub reason: Option<String>,
-    /// What the operator typed to confirm it on a production profile
-    /// ([`crate::protocol::intervene::Guard`]; `None`: not asked).
-    pub confirmed: Option<String>,
 }
 
 impl Run {
-    /// The act `y` confirmed, with the operator's choices: what the run
-    /// performs and records (the act the dialog previewed, see
-    /// [`Action::intervention`]).
-    pub fn intervention(&self) -> Intervention<AnyAct> {
-        let choices = Choices::new(Interface::Dashboard, self.reason.clone())
-            .forced(self.force)
-            .confirmed(self.confirmed.clone());
-        self.action.intervention(&self.target, choices)
+    /// `act` confirmed in the dashboard (`force`: by the force key), with
+    /// the operator's `reason` and what they typed to confirm it on a
+    /// production profile (`confirmed`), expecting its subject as
+    /// `expected`.
+    pub fn new(
+        act: impl Into<AnyAct>,
+        force: bool,
+        reason: Option<String>,
+        confirmed: Option<String>,
+        expected: Expected,
+    ) -> Run {
+        let choices = Choices::new(Interface::Dashboard, reason)
+            .forced(force)
+            .confirmed(confirmed);
+        Run {
+            intervention: Intervention::new(act.into(), choices),
+            expected,
+        }
     }
+
+    /// The act.
+    pub fn act(&self) -> &AnyAct {
+        &self.intervention.act
+    }
+
+    /// What it acts on (a transaction, a lock, an account).
+    pub fn subject(&self) -> Subject {
+        self.intervention.act.subject()
+    }
+
+    /// How the log names it: `Roll back t-1`.
+    pub fn title(&self) -> String {
+        titled(self.act())
+    }
+}
+
+/// How the log and a dialog name `act`: its title and its subject
+/// (`Roll back t-1`, `Release the lock on A`).
+pub fn titled(act: &AnyAct) -> String {
+    format!("{} {}", act.title(), act.subject())
 }
 
 /// Why a poll failed, as far as retrying is concerned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PollFailure {
     /// Could not reach the cluster, or it failed transiently: retry with backoff.
-    Transient(String),
+    Transient(Error),
     /// Credentials refused: do not retry until the operator asks (`r`).
-    Auth(String),
+    Auth(Error),
     /// Anything else (bad mapping, decode error): retry with backoff.
-    Other(String),
+    Other(Error),
 }
 
 impl PollFailure {
-    /// The message to show.
-    pub fn message(&self) -> &str {
+    /// The error behind it.
+    pub fn error(&self) -> &Error {
         match self {
-            PollFailure::Transient(m) | PollFailure::Auth(m) | PollFailure::Other(m) => m,
+            PollFailure::Transient(e) | PollFailure::Auth(e) | PollFailure::Other(e) => e,
         }
+    }
+
+    /// The message to show.
+    pub fn message(&self) -> String {
+        self.error().to_string()
     }
 }
 
-/// How an action ended, for the event log.
+/// How an act ended, for the event log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ActionOutcome {
-    /// The action.
-    pub action: Action,
-    /// Transaction id (or lock resource).
-    pub txn: String,
+    /// The act.
+    pub act: AnyAct,
     /// One line: the verdict or what was released.
     pub summary: String,
     /// Whether it did what was asked.
@@ -264,14 +267,12 @@ pub enum Event {
     Polled(Result<Box<Snapshot>, PollFailure>),
     /// The act behind a confirmation dialog was previewed.
     Preview {
-        /// The action the dialog is for.
-        action: Action,
-        /// Its target (transaction id or lock resource).
-        target: String,
+        /// The act the dialog is for.
+        act: AnyAct,
         /// Its plan with the documents it was judged on
         /// ([`crate::protocol::intervene::Intervention::preview`]), or why
         /// there is none.
-        plan: Result<Plan, String>,
+        plan: Result<Plan, NoPlan>,
     },
     /// A transaction that is not in the snapshot was read by id (it left the
     /// in-flight list, or the operator looked it up).
@@ -279,7 +280,7 @@ pub enum Event {
         /// The id asked for.
         id: String,
         /// The transaction (`None`: no such document), or the error.
-        detail: Result<Option<Box<TransactionDetail>>, String>,
+        detail: Result<Option<Box<TransactionDetail>>, Error>,
     },
     /// One step of a running action ended.
     Step(StepReport),
@@ -287,11 +288,11 @@ pub enum Event {
     ActionDone(ActionOutcome),
     /// A background (or asked-for) audit ended.
     /// What it cost sets when the next background audit is due.
-    Audited(Result<Box<AuditReport>, String>, AuditCost),
+    Audited(Result<Box<AuditReport>, Error>, AuditCost),
     /// The marked transactions behind a bulk dialog were re-read.
     BulkPreview {
-        /// The action the dialog is for.
-        action: Action,
+        /// What the dialog does on the marks.
+        on: OnMarks,
         /// The bulk act's plan, or why nothing can run (e.g. no audit index).
         plan: BulkReread,
     },
@@ -306,10 +307,8 @@ pub enum Event {
     },
     /// One item of a bulk run ended (or was stopped part-way).
     BulkItem {
-        /// The action.
-        action: Action,
-        /// The transaction.
-        id: String,
+        /// The item's own act (its transaction the subject).
+        act: AnyAct,
         /// The verdict in one line.
         summary: String,
         /// How it ended: a stopped one is left, not ended, and not failed.
@@ -317,8 +316,8 @@ pub enum Event {
     },
     /// A bulk run ended.
     BulkDone {
-        /// The action.
-        action: Action,
+        /// What the run did on its transactions.
+        on: OnMarks,
         /// Items that never started (the run was stopped).
         not_started: usize,
         /// The act's sentence with its audit record (empty when each item
@@ -336,11 +335,11 @@ pub enum Event {
     /// stopped cleanly first, then it quits.
     Signal(crate::signals::StopSignal),
     /// The stuck transactions were counted by cause (`c`).
-    Grouped(Result<Box<crate::protocol::read::Groups>, String>),
+    Grouped(Result<Box<crate::protocol::read::Groups>, Error>),
     /// The table was exported: the file and its row count, or why not.
     Exported(Result<(String, usize), String>),
     /// The unfinished bulk jobs were read (the jobs view).
-    Jobs(Result<Vec<Record>, String>),
+    Jobs(Result<Vec<Record>, Error>),
     /// A resumed job was planned: how many transactions it runs.
     JobResumed {
         /// The job (its audit record's id).
@@ -355,7 +354,7 @@ pub enum Event {
         /// The transaction.
         id: String,
         /// Its interventions, oldest first, or the error reading them.
-        records: Result<Vec<Record>, String>,
+        records: Result<Vec<Record>, Error>,
     },
 }
 
@@ -380,8 +379,8 @@ pub enum IoRequest {
     /// List this page of the table's filter in every poll (the filter or
     /// the page changed); polls at once.
     SetListing(crate::protocol::read::TableFilter),
-    /// Re-read one transaction (or lock) for a confirmation dialog.
-    LoadPreview(Action, String),
+    /// Preview this act for its confirmation dialog (its subject re-read).
+    LoadPreview(AnyAct),
     /// Read one transaction by id for the detail pane.
     LookUp(String),
     /// Run a confirmed action.
@@ -391,9 +390,9 @@ pub enum IoRequest {
     /// Read the recorded interventions on a transaction (detail pane).
     LoadHistory(String),
     /// Re-read the marked transactions for a bulk dialog.
-    LoadBulkPreview(Action, Vec<String>),
-    /// Run confirmed bulk items, a few at a time.
-    RunBulk(Vec<Run>),
+    LoadBulkPreview(OnMarks, Vec<String>),
+    /// Run confirmed bulk items (as one bulk act, or a few at a time).
+    RunBulk(OnMarks, Vec<Run>),
     /// Start no new bulk item.
     StopBulk,
     /// Count the stuck transactions by cause.
@@ -409,8 +408,8 @@ pub enum IoRequest {
     ResumeJob {
         /// Its audit record's id.
         run: String,
-        /// Its action (rollback or recover).
-        action: Action,
+        /// Its procedure (rollback or recover).
+        procedure: Procedure,
         /// What the operator typed to confirm it on a production profile,
         /// and the reason when forced over a job not presumed dead.
         confirmed: ResumeConfirmed,

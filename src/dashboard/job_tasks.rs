@@ -6,7 +6,7 @@
 //! task does.
 
 use super::event::runner_for;
-use super::event::{Action, Event, LeftIds};
+use super::event::{Event, LeftIds, OnMarks};
 use crate::protocol::intervene::{self, BulkAct, Choices, Stop};
 use crate::protocol::jobs::Pace;
 use crate::protocol::trail::{ActOutcome, Interface};
@@ -17,9 +17,7 @@ use tokio::sync::mpsc::UnboundedSender;
 /// Reads the unfinished bulk jobs for the jobs view.
 pub fn spawn_jobs(proto: Protocol, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let jobs = crate::protocol::trail::unfinished_jobs(&proto)
-            .await
-            .map_err(|e| e.to_string());
+        let jobs = crate::protocol::trail::unfinished_jobs(&proto).await;
         let _ = events.send(Event::Jobs(jobs));
     });
 }
@@ -30,7 +28,7 @@ pub struct Job {
     /// Its audit record's id.
     pub run: String,
     /// Rollback or recover.
-    pub action: Action,
+    pub procedure: Procedure,
     /// What the operator typed to confirm it on a production profile, and
     /// the reason when forced over a job not presumed dead.
     pub confirmed: super::event::ResumeConfirmed,
@@ -47,9 +45,9 @@ pub fn spawn_resume(
     events: UnboundedSender<Event>,
 ) {
     tokio::spawn(async move {
-        let action = job.action;
+        let on = OnMarks::Procedure(job.procedure);
         let proto = proto.with_pace(pace);
-        let runner = runner_for(action.procedure().unwrap_or(Procedure::Recover));
+        let runner = runner_for(job.procedure);
         let c = job.confirmed;
         let choices = Choices::new(Interface::Dashboard, c.reason.clone())
             .forced(c.forced)
@@ -59,7 +57,7 @@ pub fn spawn_resume(
             Err(n) => {
                 let summary = format!("job {} not resumed: {n}", job.run);
                 let _ = events.send(Event::BulkDone {
-                    action,
+                    on,
                     not_started: 0,
                     summary,
                     record: None,
@@ -74,9 +72,9 @@ pub fn spawn_resume(
             total,
             left_file: crate::local_files::left_ids_path(&job.run),
         });
-        let ended = run_reporting(&proto, started, action, &stop, &events).await;
+        let ended = run_reporting(&proto, started, on, &stop, &events).await;
         let _ = events.send(Event::BulkDone {
-            action,
+            on,
             not_started: ended.not_started,
             summary: ended.summary,
             record: ended.record,
@@ -115,15 +113,14 @@ impl RunEnded {
 pub(super) async fn run_reporting(
     proto: &Protocol,
     started: intervene::Started<BulkAct>,
-    action: Action,
+    on: OnMarks,
     stop: &Stop,
     events: &UnboundedSender<Event>,
 ) -> RunEnded {
     let done = started
         .run_bulk(proto, stop, |r| {
             let _ = events.send(Event::BulkItem {
-                action,
-                id: r.txn.clone(),
+                act: on.item(r.txn.clone()),
                 summary: r.verdict.to_string(),
                 outcome: ActOutcome::from(&r.verdict),
             });

@@ -7,12 +7,14 @@
 
 use super::app::{next_state_filter, App, LogLevel, Pane};
 use super::confirm::{open_bulk_dialog, open_dialog, open_lock_dialog};
-use super::event::{Action, IoRequest};
+use super::event::{IoRequest, OnMarks};
 use super::keymap::Op;
 use super::layers::audit::Audit;
 use super::layers::filter::FilterEdit;
 use super::layers::{self, Context, Effect, Outcome, Overlay, OverlayKind};
 use super::selection::navigation::{cycle_focus, move_selection};
+use crate::protocol::intervene::{Recover, ReleaseLocksOf, Rollback};
+use crate::protocol::Procedure;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::time::Duration;
 
@@ -109,9 +111,7 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
             Effect::Quit => io.extend(super::stop::quit(app)),
             Effect::AuditNow => io.extend(super::audit::audit_if_due(app, true)),
             Effect::ConfirmResume(dialog) => super::confirm::open_resume(app, *dialog),
-            Effect::Confirm(action, target) => {
-                io.extend(super::confirm::open_on(app, action, target))
-            }
+            Effect::Confirm(act) => io.extend(super::confirm::open_on(app, act)),
             Effect::ShowTransaction { id, pinned } => {
                 app.focus = Pane::Detail;
                 if pinned {
@@ -131,9 +131,8 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
             Effect::Filter(edit) => filter_edit(app, edit),
             Effect::Start { run, planned } => {
                 app.running = Some(super::app::Running {
-                    action: run.action,
-                    target: run.target.clone(),
-                    forced: run.force,
+                    act: run.act().clone(),
+                    forced: run.intervention.choices.force,
                     planned,
                     seen: Vec::new(),
                 });
@@ -158,16 +157,17 @@ pub(super) fn apply(app: &mut App, kind: OverlayKind, outcome: Outcome) -> Vec<I
             }
             Effect::ResumeJob {
                 run,
-                action,
+                procedure,
                 total,
                 confirmed,
             } => {
                 // The run shows as the progress bar: the jobs view closes.
                 app.overlays.close(OverlayKind::Jobs);
-                app.bulk = Some(super::progress::BulkProgress::new(action, total, app.now));
+                let on = OnMarks::Procedure(procedure);
+                app.bulk = Some(super::progress::BulkProgress::new(on, total, app.now));
                 io.push(IoRequest::ResumeJob {
                     run,
-                    action,
+                    procedure,
                     confirmed,
                 });
             }
@@ -337,13 +337,23 @@ fn on_act_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         Op::Mark => super::bulk::toggle_mark(app),
         Op::MarkAll => super::bulk::mark_all(app),
         Op::ClearMarks => super::bulk::clear_marks(app),
-        Op::Rollback if bulk => return open_bulk_dialog(app, Action::Rollback),
-        Op::Recover if bulk => return open_bulk_dialog(app, Action::Recover),
-        Op::Release if bulk => return open_bulk_dialog(app, Action::ReleaseLocks),
-        Op::Rollback => return open_dialog(app, Action::Rollback),
-        Op::Recover => return open_dialog(app, Action::Recover),
+        Op::Rollback if bulk => {
+            return open_bulk_dialog(app, OnMarks::Procedure(Procedure::Rollback))
+        }
+        Op::Recover if bulk => {
+            return open_bulk_dialog(app, OnMarks::Procedure(Procedure::Recover))
+        }
+        Op::Release if bulk => return open_bulk_dialog(app, OnMarks::ReleaseLocks),
+        Op::Rollback => return open_dialog(app, |id| Rollback::new(id).into()),
+        Op::Recover => return open_dialog(app, |id| Recover::new(id).into()),
         Op::Release if app.focus == Pane::Locks => return open_lock_dialog(app),
-        Op::Release => return open_dialog(app, Action::ReleaseLocks),
+        Op::Release => {
+            let release = |txn| ReleaseLocksOf {
+                txn,
+                allow_partial: true,
+            };
+            return open_dialog(app, |id| release(id).into());
+        }
         Op::ReverseTransfer => return super::reverse::open(app),
         Op::Audit => {
             let pane = app.overlays.take_kept::<Audit>().unwrap_or_default();

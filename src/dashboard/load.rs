@@ -23,11 +23,11 @@ pub enum Load<T> {
 }
 
 impl<T> Load<T> {
-    /// `Loaded` or `Failed`, from a read's result.
-    pub fn of(result: Result<T, String>) -> Load<T> {
+    /// `Loaded` or `Failed`, from a read's result (its error in words).
+    pub fn of<E: std::fmt::Display>(result: Result<T, E>) -> Load<T> {
         match result {
             Ok(v) => Load::Loaded(v),
-            Err(e) => Load::Failed(e),
+            Err(e) => Load::Failed(e.to_string()),
         }
     }
 
@@ -91,26 +91,26 @@ mod tests {
         assert!(!l.is_loading() && !l.is_done() && l.value().is_none());
         l = Load::Loading;
         assert!(l.is_loading() && !l.is_done());
-        l = Load::of(Ok(7));
+        l = Load::of(Ok::<_, String>(7));
         assert_eq!(
             (l.value(), l.is_done(), l.is_loading()),
             (Some(&7), true, false)
         );
-        l = Load::of(Err("unreachable".into()));
+        l = Load::of(Err::<u32, _>("unreachable"));
         assert_eq!(l, Load::Failed("unreachable".into()));
         assert!(l.is_done() && l.value().is_none());
     }
 
     #[test]
     fn a_read_asked_again_keeps_its_last_answer_until_the_new_one() {
-        let mut l = Load::of(Ok(7));
+        let mut l = Load::of(Ok::<_, String>(7));
         l.reload();
         assert_eq!(l, Load::Reloading(Ok(7)));
         assert!(l.is_loading() && !l.is_done());
         assert_eq!((l.value(), l.last()), (Some(&7), Some(Ok(&7))));
         l.reload();
         assert_eq!(l, Load::Reloading(Ok(7)), "asking twice keeps it too");
-        l = Load::of(Err("timeout".into()));
+        l = Load::of(Err::<_, &str>("timeout"));
         l.reload();
         assert_eq!((l.value(), l.last()), (None, Some(Err("timeout"))));
         l.settle();

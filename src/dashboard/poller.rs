@@ -33,9 +33,9 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// ([`Error::is_transient`]), a refused login apart.
 pub fn classify(e: &Error) -> PollFailure {
     match e {
-        Error::Auth { .. } => PollFailure::Auth(e.to_string()),
-        _ if e.is_transient() => PollFailure::Transient(e.to_string()),
-        _ => PollFailure::Other(e.to_string()),
+        Error::Auth { .. } => PollFailure::Auth(e.clone()),
+        _ if e.is_transient() => PollFailure::Transient(e.clone()),
+        _ => PollFailure::Other(e.clone()),
     }
 }
 

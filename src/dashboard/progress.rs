@@ -1,7 +1,7 @@
 //! A bulk run in progress as the screen shows it: its counts by outcome,
 //! its pace and time left, whether it is paused or stopping.
 
-use super::event::Action;
+use super::event::OnMarks;
 use crate::protocol::trail::ActOutcome;
 use chrono::{DateTime, Utc};
 use std::time::Duration;
@@ -9,8 +9,8 @@ use std::time::Duration;
 /// A bulk run in progress.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BulkProgress {
-    /// The action.
-    pub action: Action,
+    /// What it does on its transactions.
+    pub on: OnMarks,
     /// Items in the run.
     pub total: usize,
     /// Items ended (a transaction stopped part-way is left, not ended).
@@ -41,10 +41,10 @@ pub struct BulkProgress {
 }
 
 impl BulkProgress {
-    /// A run of `total` items of `action`, started `now`.
-    pub fn new(action: Action, total: usize, now: DateTime<Utc>) -> BulkProgress {
+    /// A run of `total` items `on` the marks (or a job's), started `now`.
+    pub fn new(on: OnMarks, total: usize, now: DateTime<Utc>) -> BulkProgress {
         BulkProgress {
-            action,
+            on,
             total,
             done: 0,
             failed: 0,

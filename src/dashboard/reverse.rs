@@ -6,7 +6,8 @@
 //! the reversal ([`crate::protocol::intervene::Plan::on_reversal`]).
 
 use super::app::{App, LogLevel};
-use super::event::{Action, IoRequest};
+use super::event::IoRequest;
+use crate::protocol::intervene::{Act, Reverse};
 use crate::protocol::reverse::admit;
 
 /// `V`: opens the reverse dialog on the selected transaction when the
@@ -16,7 +17,7 @@ pub fn open(app: &mut App) -> Vec<IoRequest> {
     // Only a transaction the operator can see selected (the one rule of
     // [`super::selection::target`]), before the protocol's judgement of it.
     if let Err(why) = super::selection::target::transaction_target(app) {
-        let text = format!("{}: {why}", Action::Reverse.title());
+        let text = format!("{}: {why}", reverse(String::new()).title());
         app.push_log(LogLevel::Error, text);
         return vec![];
     }
@@ -27,9 +28,21 @@ pub fn open(app: &mut App) -> Vec<IoRequest> {
     if let Err(why) = admit(&t, None, true) {
         app.push_log(
             LogLevel::Error,
-            format!("{} {}: refused: {why}", Action::Reverse.title(), t.id),
+            format!(
+                "{} {}: refused: {why}",
+                reverse(String::new()).title(),
+                t.id
+            ),
         );
         return vec![];
     }
-    super::confirm::open_dialog(app, Action::Reverse)
+    super::confirm::open_dialog(app, |id| reverse(id).into())
+}
+
+/// The reversal `V` confirms: a committed original is finished first.
+fn reverse(txn: String) -> Reverse {
+    Reverse {
+        txn,
+        finish_committed: true,
+    }
 }

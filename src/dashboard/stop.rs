@@ -16,7 +16,7 @@
 //! ended and what was left, never a left one as failed.
 
 use super::app::{App, Ending, LogLevel};
-use super::event::{Action, IoRequest, LeftIds};
+use super::event::{IoRequest, LeftIds, OnMarks};
 use super::keymap::Op;
 pub use super::layers::stop::resume_line;
 pub use super::layers::stop::StopAsk;
@@ -109,7 +109,7 @@ pub fn question(app: &App) -> Vec<String> {
 /// The end of a stopped run: says how many were left and where their ids
 /// are (with the line that carries on), and quits when the stop was asked
 /// by quitting (with the stopped code when some were left).
-pub fn ended(app: &mut App, action: Action, left: Option<LeftIds>, quit: bool) {
+pub fn ended(app: &mut App, on: OnMarks, left: Option<LeftIds>, quit: bool) {
     // A question still open about a run that has ended asks nothing now.
     app.overlays.close(OverlayKind::StopRun);
     if let Some(l) = &left {
@@ -118,7 +118,7 @@ pub fn ended(app: &mut App, action: Action, left: Option<LeftIds>, quit: bool) {
                 "{} transaction(s) left: their ids are in {}; resume with: {}",
                 l.count,
                 file.display(),
-                resume_line(action, file, app.settings.profile.as_deref())
+                resume_line(on, file, app.settings.profile.as_deref())
             ),
             Err(e) => format!(
                 "{} transaction(s) left; cannot write their ids to a file: {e}",

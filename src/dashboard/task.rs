@@ -21,12 +21,14 @@
 //! longer what the dialog showed.
 
 use super::event::{
-    Action, ActionOutcome, BulkReread, Event, Expected, IoRequest, Run, BULK_CONCURRENCY,
+    ActionOutcome, BulkReread, Event, Expected, IoRequest, NoPlan, OnMarks, Run, BULK_CONCURRENCY,
 };
 use super::job_tasks::{run_reporting, RunEnded};
 use super::poller::PollControl;
 use crate::error::Error;
-use crate::protocol::intervene::{self, ActRefusal, Choices, LeftOut, Plan, Selected, Stop};
+use crate::protocol::intervene::{
+    self, Act, AnyAct, Choices, Intervention, LeftOut, Plan, Selected, Stop, Subject,
+};
 use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
 use crate::protocol::trail::{ActOutcome, Interface, Trail};
@@ -73,28 +75,26 @@ impl Tasks {
             IoRequest::SetPaused(p) => self.steer(PollControl::Pause(p)),
             IoRequest::SetInterval(d) => self.steer(PollControl::Interval(d)),
             IoRequest::SetListing(table) => self.steer(PollControl::Listing(table)),
-            IoRequest::LoadPreview(action, id) => spawn_preview(proto, action, id, tx),
+            IoRequest::LoadPreview(act) => spawn_preview(proto, act, tx),
             IoRequest::LookUp(id) => spawn_lookup(proto, id, tx),
             IoRequest::Run(run) => spawn_action(proto, run, tx),
             IoRequest::Audit => spawn_audit(proto, self.expect_total, tx),
             IoRequest::LoadGroups => {
                 tokio::spawn(async move {
                     let groups = proto.stuck_groups().await;
-                    let _ = tx.send(Event::Grouped(
-                        groups.map(Box::new).map_err(|e| e.to_string()),
-                    ));
+                    let _ = tx.send(Event::Grouped(groups.map(Box::new)));
                 });
             }
             IoRequest::LoadHistory(id) => spawn_history(proto, id, tx),
-            IoRequest::LoadBulkPreview(action, ids) => spawn_bulk_preview(proto, action, ids, tx),
-            IoRequest::RunBulk(runs) => {
+            IoRequest::LoadBulkPreview(on, ids) => spawn_bulk_preview(proto, on, ids, tx),
+            IoRequest::RunBulk(on, runs) => {
                 let stop = Arc::new(Stop::default());
                 self.bulk_stop = Some(stop.clone());
                 // No rate cap from the dashboard, but the same back-off as
                 // the CLI's jobs when the cluster throttles, and P's pause.
                 let pace = Arc::new(Pace::new(None));
                 self.bulk_pace = Some(pace.clone());
-                spawn_bulk_run(proto, runs, stop, pace, tx)
+                spawn_bulk_run(proto, on, runs, stop, pace, tx)
             }
             IoRequest::StopBulk => {
                 if let Some(stop) = &self.bulk_stop {
@@ -108,7 +108,7 @@ impl Tasks {
             IoRequest::LoadJobs => super::job_tasks::spawn_jobs(proto, tx),
             IoRequest::ResumeJob {
                 run,
-                action,
+                procedure,
                 confirmed,
             } => {
                 let stop = Arc::new(Stop::default());
@@ -117,7 +117,7 @@ impl Tasks {
                 self.bulk_pace = Some(pace.clone());
                 let job = super::job_tasks::Job {
                     run,
-                    action,
+                    procedure,
                     confirmed,
                 };
                 super::job_tasks::spawn_resume(proto, job, stop, pace, tx)
@@ -138,30 +138,26 @@ impl Tasks {
 
 /// Previews the dialog's act: the protocol's plan with the documents it
 /// was judged on ([`Intervention::preview`]), the same act `y` runs.
-pub fn spawn_preview(proto: Protocol, action: Action, id: String, events: UnboundedSender<Event>) {
+pub fn spawn_preview(proto: Protocol, act: AnyAct, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let plan = preview(&proto, action, &id).await;
-        let _ = events.send(Event::Preview {
-            action,
-            target: id,
-            plan,
-        });
+        let plan = preview(&proto, &act).await;
+        let _ = events.send(Event::Preview { act, plan });
     });
 }
 
-async fn preview(proto: &Protocol, action: Action, id: &str) -> Result<Plan, String> {
+async fn preview(proto: &Protocol, act: &AnyAct) -> Result<Plan, NoPlan> {
     open_trail(proto).await?;
-    preview_target(proto, action, id).await
+    preview_act(proto, act).await
 }
 
-/// The preview of `action` on `id` (the audit trail already checked); a
-/// target it could not read is an error, in the refusal's words.
-async fn preview_target(proto: &Protocol, action: Action, id: &str) -> Result<Plan, String> {
-    let act = action.intervention(id, Choices::new(Interface::Dashboard, None));
-    let plan = act.preview(proto).await.map_err(|e| e.to_string())?;
+/// The preview of `act` (the audit trail already checked); a subject it
+/// could not read is an error, in the refusal's words.
+async fn preview_act(proto: &Protocol, act: &AnyAct) -> Result<Plan, NoPlan> {
+    let i = Intervention::new(act.clone(), Choices::new(Interface::Dashboard, None));
+    let plan = i.preview(proto).await.map_err(NoPlan::Failed)?;
     match (&plan.documents, &plan.refusal) {
-        (None, Some(r)) => Err(r.to_string()),
-        (None, None) => Err(format!("could not read `{id}`")),
+        (None, Some(r)) => Err(NoPlan::Refused(r.clone())),
+        (None, None) => Err(NoPlan::Unreadable(act.subject().to_string())),
         _ => Ok(plan),
     }
 }
@@ -171,7 +167,7 @@ async fn preview_target(proto: &Protocol, action: Action, id: &str) -> Result<Pl
 pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
         let (report, cost) = proto.audit_measured(expect_total).await;
-        let report = report.map(Box::new).map_err(|e| e.to_string());
+        let report = report.map(Box::new);
         let _ = events.send(Event::Audited(report, cost));
     });
 }
@@ -179,10 +175,7 @@ pub fn spawn_audit(proto: Protocol, expect_total: Option<i64>, events: Unbounded
 /// Reads one transaction by id (any state) for the detail pane.
 pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let detail = match proto.transaction_detail(&id).await {
-            Ok(d) => Ok(d.map(Box::new)),
-            Err(e) => Err(e.to_string()),
-        };
+        let detail = proto.transaction_detail(&id).await.map(|d| d.map(Box::new));
         let _ = events.send(Event::LookedUp { id, detail });
     });
 }
@@ -190,9 +183,7 @@ pub fn spawn_lookup(proto: Protocol, id: String, events: UnboundedSender<Event>)
 /// Reads the audit trail's records of transaction `id` (detail pane).
 pub fn spawn_history(proto: Protocol, id: String, events: UnboundedSender<Event>) {
     tokio::spawn(async move {
-        let records = crate::protocol::trail::history(&proto, &id)
-            .await
-            .map_err(|e| e.to_string());
+        let records = crate::protocol::trail::history(&proto, &id).await;
         let _ = events.send(Event::History { id, records });
     });
 }
@@ -209,39 +200,35 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
             None => execute(&proto, &run).await,
         };
         let _ = events.send(Event::ActionDone(ActionOutcome {
-            action: run.action,
-            txn: run.target,
+            act: run.intervention.act,
             summary,
             ok,
         }));
     });
 }
 
-/// Re-reads the target; says what changed if it is no longer what the
-/// dialog showed (then nothing is done).
+/// Re-reads the act's subject (a transaction, a lock); says what changed
+/// if it is no longer what the dialog showed (then nothing is done).
 async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
-    if run.action == Action::AuditRepair {
-        // The repair re-reads and re-decides every entry itself.
-        return None;
-    }
-    let now = if run.action.on_lock() {
-        match proto.lock_view(&run.target).await {
+    let now = match run.subject() {
+        Subject::Lock(resource) => match proto.lock_view(&resource).await {
             Ok(Some(v)) => Expected {
                 state: v.owner_state,
                 modified: v.info.created_at,
             },
             Ok(None) => return None, // released meanwhile: the release says "not held"
             Err(e) => return Some(format!("not run: could not re-read the lock: {e}")),
-        }
-    } else {
-        match proto.read_transaction(&run.target).await {
+        },
+        Subject::Transaction(id) => match proto.read_transaction(&id).await {
             Ok(Some((t, _))) => Expected {
                 state: t.state,
                 modified: t.modification_time,
             },
             Ok(None) => return Some("not run: the transaction no longer exists".into()),
             Err(e) => return Some(format!("not run: could not re-read it: {e}")),
-        }
+        },
+        // The audit's repair re-reads and re-decides every entry itself.
+        Subject::Account(_) | Subject::Transfer { .. } | Subject::Selection => return None,
     };
     (now != run.expected).then(|| {
         let state = |s: &Option<crate::protocol::TxnState>| {
@@ -260,16 +247,11 @@ async fn changed_since_dialog(proto: &Protocol, run: &Run) -> Option<String> {
 /// Checks that the audit trail every act is recorded in can be opened;
 /// says why not (nothing will run) when its index is missing or cannot be
 /// checked.
-async fn open_trail(proto: &Protocol) -> Result<(), String> {
+async fn open_trail(proto: &Protocol) -> Result<(), NoPlan> {
     match Trail::open(proto).await {
         Ok(_) => Ok(()),
-        Err(Error::IndexMissing(index)) => Err(format!(
-            "{}; nothing will run",
-            ActRefusal::AuditIndexMissing(index)
-        )),
-        Err(e) => Err(format!(
-            "cannot open the audit trail: {e}; nothing will run"
-        )),
+        Err(Error::IndexMissing(index)) => Err(NoPlan::TrailMissing(index)),
+        Err(e) => Err(NoPlan::TrailUnusable(e)),
     }
 }
 
@@ -277,39 +259,39 @@ async fn open_trail(proto: &Protocol) -> Result<(), String> {
 /// its sentence for the log (with the audit record), and whether it did
 /// what was asked and was recorded.
 async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
-    match intervene::run(proto, run.intervention()).await {
+    match intervene::run(proto, run.intervention.clone()).await {
         Ok(done) => (done.to_string(), done.ok() && done.record_error.is_none()),
         Err(n) => (format!("not run: {n}"), false),
     }
 }
 
 /// Previews the bulk dialog's act on the marked rows `ids`: a rollback or
-/// recovery is the one bulk act ([`Action::bulk_intervention`]) previewed
+/// recovery is the one bulk act ([`OnMarks::bulk_intervention`]) previewed
 /// by the protocol, as `--dry-run` prints it; a release of their locks is
 /// each one's own act, their previews gathered as the items of one plan.
 /// Nothing can run when the audit trail cannot be opened.
 pub fn spawn_bulk_preview(
     proto: Protocol,
-    action: Action,
+    on: OnMarks,
     ids: Vec<String>,
     events: UnboundedSender<Event>,
 ) {
     tokio::spawn(async move {
-        let plan = bulk_preview(&proto, action, ids).await;
-        let _ = events.send(Event::BulkPreview { action, plan });
+        let plan = bulk_preview(&proto, on, ids).await;
+        let _ = events.send(Event::BulkPreview { on, plan });
     });
 }
 
-/// The plan the bulk dialog shows for `action` on the marked rows `ids`
+/// The plan the bulk dialog shows for `on` the marked rows `ids`
 /// ([`spawn_bulk_preview`]).
-pub async fn bulk_preview(proto: &Protocol, action: Action, ids: Vec<String>) -> BulkReread {
+pub async fn bulk_preview(proto: &Protocol, on: OnMarks, ids: Vec<String>) -> BulkReread {
     open_trail(proto).await?;
     let choices = Choices::new(Interface::Dashboard, None);
-    if let Some(act) = action.bulk_intervention(ids.clone(), choices) {
-        return act.preview(proto).await.map_err(|e| e.to_string());
+    if let Some(act) = on.bulk_intervention(ids.clone(), choices) {
+        return act.preview(proto).await.map_err(NoPlan::Failed);
     }
     let previews: Vec<_> = futures::stream::iter(ids)
-        .map(|id| async move { (id.clone(), preview_target(proto, action, &id).await) })
+        .map(|id| async move { (id.clone(), preview_act(proto, &on.item(id)).await) })
         .buffered(BULK_CONCURRENCY)
         .collect()
         .await;
@@ -343,6 +325,7 @@ pub async fn bulk_preview(proto: &Protocol, action: Action, ids: Vec<String>) ->
 /// transactions' locks releases each one's as its own act.
 pub fn spawn_bulk_run(
     proto: Protocol,
+    on: OnMarks,
     runs: Vec<Run>,
     stop: Arc<Stop>,
     pace: Arc<Pace>,
@@ -352,21 +335,20 @@ pub fn spawn_bulk_run(
         let Some(first) = runs.first().cloned() else {
             return;
         };
+        let choices = first.intervention.choices;
         let step_events = events.clone();
         let proto = proto
             .with_pace(pace.clone())
             .with_observer(Arc::new(move |r: &StepReport| {
                 let _ = step_events.send(Event::Step(r.clone()));
             }));
-        let ended = match first.action.procedure() {
-            Some(_) => {
-                let ids = runs.into_iter().map(|r| r.target).collect();
-                one_act(&proto, first.clone(), ids, &stop, &events).await
-            }
+        let ids = runs.iter().map(|r| r.subject().to_string()).collect();
+        let ended = match on.bulk_intervention(ids, choices) {
+            Some(act) => one_act(&proto, act, on, &stop, &events).await,
             None => each_its_own(&proto, runs, &stop, &pace, &events).await,
         };
         let _ = events.send(Event::BulkDone {
-            action: first.action,
+            on,
             not_started: ended.not_started,
             summary: ended.summary,
             record: ended.record,
@@ -375,21 +357,16 @@ pub fn spawn_bulk_run(
     });
 }
 
-/// The rollback or recovery of `ids` as one recorded act
-/// ([`Action::bulk_intervention`]).
+/// The rollback or recovery of the marks as one recorded act
+/// ([`OnMarks::bulk_intervention`]).
 async fn one_act(
     proto: &Protocol,
-    first: Run,
-    ids: Vec<String>,
+    act: Intervention<intervene::BulkAct>,
+    on: OnMarks,
     stop: &Stop,
     events: &UnboundedSender<Event>,
 ) -> RunEnded {
-    let n = ids.len();
-    let choices =
-        Choices::new(Interface::Dashboard, first.reason.clone()).confirmed(first.confirmed.clone());
-    let Some(act) = first.action.bulk_intervention(ids, choices) else {
-        return RunEnded::not_run(n, String::new());
-    };
+    let n = act.act.selection.ids.as_ref().map_or(0, Vec::len);
     // The run's pace (set on `proto` by `spawn_bulk_run`) backs off when
     // the cluster throttles, as the CLI's jobs do, and pauses on `P`.
     let started = match intervene::start(proto, act).await {
@@ -401,7 +378,7 @@ async fn one_act(
         left_file: crate::local_files::left_ids_path(&run),
         run,
     });
-    run_reporting(proto, started, first.action, stop, events).await
+    run_reporting(proto, started, on, stop, events).await
 }
 
 /// Each item as its own act, [`BULK_CONCURRENCY`] at a time (each its
@@ -422,14 +399,13 @@ async fn each_its_own(
             }
             let (summary, outcome) = match changed_since_dialog(proto, &run).await {
                 Some(why) => (why, ActOutcome::Refused),
-                None => match intervene::run(proto, run.intervention()).await {
+                None => match intervene::run(proto, run.intervention.clone()).await {
                     Ok(done) => (done.to_string(), item_outcome(&done)),
                     Err(n) => (format!("not run: {n}"), ActOutcome::Refused),
                 },
             };
             let _ = events.send(Event::BulkItem {
-                action: run.action,
-                id: run.target,
+                act: run.intervention.act,
                 summary,
                 outcome,
             });

@@ -101,7 +101,7 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
         }
         Event::History { id, records } => {
             if app.selection.txn.as_ref() == Some(&id) {
-                app.reads.history = Load::Loaded((id, records));
+                app.reads.history = Load::Loaded((id, records.map_err(|e| e.to_string())));
             } else {
                 app.reads.history.settle();
             }
@@ -116,12 +116,12 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             cmds
         }
         Event::Audited(report, cost) => {
-            super::audit::audited(app, report, cost);
+            super::audit::audited(app, report.map_err(|e| e.to_string()), cost);
             vec![]
         }
         Event::Grouped(groups) => {
             if let Some(view) = app.overlays.state_mut::<GroupsView>() {
-                view.counted(groups.map(|g| *g));
+                view.counted(groups.map(|g| *g).map_err(|e| e.to_string()));
             }
             vec![]
         }
@@ -132,13 +132,9 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
 /// What a dialog's, a look-up's or an action's task reported.
 fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
     match event {
-        Event::Preview {
-            action,
-            target,
-            plan,
-        } => {
+        Event::Preview { act, plan } => {
             if let Some(d) = app.overlays.dialog_mut() {
-                if d.action == action && d.target == target {
+                if d.act() == Some(&act) {
                     d.preview = Load::of(plan);
                 }
             }
@@ -149,7 +145,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
                 if let Err(e) = &detail {
                     app.push_log(LogLevel::Error, format!("reading {id} by id failed: {e}"));
                 }
-                app.reads.looked_up = Some((id, detail));
+                app.reads.looked_up = Some((id, detail.map_err(|e| e.to_string())));
             }
             vec![]
         }
@@ -158,10 +154,10 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             app.push_log(step_level(&report), format!("{}: {report}", report.txn));
             vec![]
         }
-        Event::BulkPreview { action, plan } => {
-            if let Some(d) = app.overlays.dialog_mut() {
-                if let (true, Some(b)) = (d.action == action, d.bulk_mut()) {
-                    super::bulk::reread(b, action, plan);
+        Event::BulkPreview { on, plan } => {
+            if let Some(b) = app.overlays.dialog_mut().and_then(|d| d.bulk_mut()) {
+                if b.on == on {
+                    super::bulk::reread(b, plan);
                 }
             }
             vec![]
@@ -171,18 +167,17 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::BulkItem {
-            action,
-            id,
+            act,
             summary,
             outcome,
         } => {
-            super::bulk::item_done(app, action, &id, &summary, outcome);
+            super::bulk::item_done(app, &act, &summary, outcome);
             vec![]
         }
         Event::Jobs(jobs) => {
             let now = app.now;
             if let Some(view) = app.overlays.state_mut::<JobsView>() {
-                view.loaded(jobs, now);
+                view.loaded(jobs.map_err(|e| e.to_string()), now);
             }
             vec![]
         }
@@ -195,14 +190,14 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::BulkDone {
-            action,
+            on,
             not_started,
             summary,
             record,
             left,
         } => {
             let said = record.unwrap_or(summary);
-            let mut cmds = super::bulk::done(app, action, not_started, &said, left);
+            let mut cmds = super::bulk::done(app, on, not_started, &said, left);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }

@@ -11,6 +11,7 @@
 
 use crate::protocol::decide::Fencing;
 use crate::protocol::locks::LockView;
+use crate::protocol::problem::Problem;
 use crate::protocol::read::poll::{AccountEntry, Snapshot};
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::{preview, Preview, TransactionDetail};
@@ -295,7 +296,11 @@ pub fn from_detail(d: &TransactionDetail) -> DetailView {
             id: a.id.clone(),
             entry: Some(match &a.state {
                 Some(s) => AccountEntry::Ok(s.clone()),
-                None if a.problems.iter().any(|p| p.contains("does not exist")) => {
+                None if a
+                    .problems
+                    .iter()
+                    .any(|p| matches!(p, Problem::AccountMissing)) =>
+                {
                     AccountEntry::Missing
                 }
                 None => AccountEntry::Malformed(a.problems.clone()),

@@ -128,12 +128,8 @@ pub(crate) async fn late_unfenced_apply(
 ) -> Result<(), DemoError> {
     let index = proto.config().indices.accounts.clone();
     rewrite(proto, &index, account, |src| {
-        let mut state = AccountState::from_source(src).map_err(|p| {
-            DemoError::Seed(format!(
-                "account `{account}` is malformed: {}",
-                p.join("; ")
-            ))
-        })?;
+        let mut state = AccountState::from_source(src)
+            .map_err(|p| DemoError::Seed(format!("account `{account}` is malformed: {}", p)))?;
         state.balance = state
             .balance
             .checked_add(delta)

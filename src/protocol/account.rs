@@ -12,6 +12,7 @@
 //! are, but never written. Every field the tool does not know is kept on write.
 
 use super::integer::exact_integer;
+use super::problem::{Problem, Problems};
 use super::time::parse_timestamp;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Map, Value};
@@ -107,16 +108,20 @@ impl AccountState {
         self.deltas.iter().find(|d| d.txn == txn).map(|d| d.delta)
     }
 
-    /// Reads the protocol fields; every problem is reported in words.
-    pub fn from_source(src: &Map<String, Value>) -> Result<AccountState, Vec<String>> {
+    /// Reads the protocol fields; every problem is reported.
+    pub fn from_source(src: &Map<String, Value>) -> Result<AccountState, Problems> {
         let mut problems = Vec::new();
         let balance = match src.get("balance") {
             None | Some(Value::Null) => {
-                problems.push("`balance` is missing".to_string());
+                problems.push(Problem::Missing(vec!["balance".into()]));
                 0
             }
             Some(v) => exact_integer(v).unwrap_or_else(|why| {
-                problems.push(format!("`balance` is not an integer: {v} ({why})"));
+                problems.push(Problem::NotAnInteger {
+                    field: "balance".into(),
+                    value: v.to_string(),
+                    why,
+                });
                 0
             }),
         };
@@ -128,15 +133,19 @@ impl AccountState {
                 .filter_map(|i| match i {
                     Value::String(s) => Some(s.clone()),
                     other => {
-                        problems.push(format!(
-                            "`pending_transactions` holds a non-string: {other}"
-                        ));
+                        problems.push(Problem::NonString {
+                            field: "pending_transactions".into(),
+                            item: other.to_string(),
+                        });
                         None
                     }
                 })
                 .collect(),
             Some(other) => {
-                problems.push(format!("`pending_transactions` is not an array: {other}"));
+                problems.push(Problem::NotAnArray {
+                    field: "pending_transactions".into(),
+                    value: other.to_string(),
+                });
                 Vec::new()
             }
         };
@@ -158,7 +167,7 @@ impl AccountState {
                 settled,
             })
         } else {
-            Err(problems)
+            Err(Problems(problems))
         }
     }
 
@@ -187,7 +196,7 @@ fn records<T>(
     src: &Map<String, Value>,
     field: &str,
     parse: fn(&Value) -> Option<T>,
-    problems: &mut Vec<String>,
+    problems: &mut Vec<Problem>,
 ) -> Vec<T> {
     match src.get(field) {
         None | Some(Value::Null) => Vec::new(),
@@ -196,13 +205,19 @@ fn records<T>(
             .filter_map(|i| {
                 let rec = parse(i);
                 if rec.is_none() {
-                    problems.push(format!("`{field}` holds an unreadable record: {i}"));
+                    problems.push(Problem::UnreadableRecord {
+                        field: field.to_string(),
+                        record: i.to_string(),
+                    });
                 }
                 rec
             })
             .collect(),
         Some(other) => {
-            problems.push(format!("`{field}` is not an array: {other}"));
+            problems.push(Problem::NotAnArray {
+                field: field.to_string(),
+                value: other.to_string(),
+            });
             Vec::new()
         }
     }

@@ -140,7 +140,7 @@ pub fn new_transaction_id() -> String {
 /// that cannot move, or a transfer from an account to itself.
 fn request_problem(req: &NewTransfer) -> Option<String> {
     if let Some(problem) = amount_problem(req.amount) {
-        return Some(problem);
+        return Some(problem.to_string());
     }
     (req.src == req.dest).then(|| format!("source and destination are both `{}`", req.src))
 }

@@ -154,7 +154,7 @@ impl Protocol {
         src: &serde_json::Map<String, serde_json::Value>,
     ) -> Transaction {
         let mut t = Transaction::from_source(id, src);
-        self.config.schema.localize_all(&mut t.problems);
+        self.config.schema.localize_problems(&mut t.problems);
         t
     }
 
@@ -165,10 +165,13 @@ impl Protocol {
         id: &str,
         src: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<account::AccountState> {
-        account::AccountState::from_source(src).map_err(|p| crate::error::Error::Malformed {
-            kind: "account",
-            id: id.to_string(),
-            problems: self.config.schema.localize(&p.join("; ")),
+        account::AccountState::from_source(src).map_err(|mut problems| {
+            self.config.schema.localize_problems(&mut problems);
+            crate::error::Error::Malformed {
+                kind: "account",
+                id: id.to_string(),
+                problems,
+            }
         })
     }
 

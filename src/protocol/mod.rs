@@ -40,6 +40,7 @@ pub mod intervene;
 pub mod jobs;
 pub mod locks;
 mod preflight;
+pub mod problem;
 pub mod procedures;
 pub mod read;
 pub mod report;

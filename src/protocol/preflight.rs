@@ -38,16 +38,32 @@ impl Protocol {
                 continue;
             }
             asked.push(index);
-            match self.cluster().probe_partial_update(index, id).await {
-                Ok(()) => {}
-                Err(
-                    e @ (Error::UpdateRefused { .. } | Error::Blocked { .. } | Error::Auth { .. }),
-                ) => return Err(e),
-                Err(e) => {
-                    tracing::warn!(index, error = %e, "partial-update pre-flight inconclusive");
-                }
-            }
+            self.ask_partial_update(index, id).await?;
         }
         Ok(())
+    }
+
+    /// [`Protocol::check_partial_updates`] of one index the act writes
+    /// documents of its own in (the audit trail's records), asked on a
+    /// document id that need not exist: the products refuse the request
+    /// before they look the document up.
+    pub(crate) async fn check_partial_updates_on(&self, index: &str) -> Result<()> {
+        self.ask_partial_update(index, "").await
+    }
+
+    /// One question of the pre-flight: refused ([`Error::UpdateRefused`],
+    /// [`Error::Blocked`], [`Error::Auth`]) or not; an inconclusive answer
+    /// leaves the act to its own writes.
+    async fn ask_partial_update(&self, index: &str, id: &str) -> Result<()> {
+        match self.cluster().probe_partial_update(index, id).await {
+            Ok(()) => Ok(()),
+            Err(e @ (Error::UpdateRefused { .. } | Error::Blocked { .. } | Error::Auth { .. })) => {
+                Err(e)
+            }
+            Err(e) => {
+                tracing::warn!(index, error = %e, "partial-update pre-flight inconclusive");
+                Ok(())
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@
 use super::create::NewTransfer;
 use super::decide::Fencing;
 use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
+use super::problem::{Problem, Problems};
 use super::read::rules::recovery_refusal;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, ProcedureRefusal, Step};
@@ -18,6 +19,16 @@ use crate::error::{Error, Result};
 pub struct RunLimits {
     /// Stop (as if the process died) after this many protocol steps.
     pub max_steps: Option<usize>,
+}
+
+/// Whether a procedure asks the partial-update pre-flight
+/// ([`Protocol::check_partial_updates`]) before its first write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Preflight {
+    /// Ask it.
+    Ask,
+    /// The caller asked it on the same indices, just before.
+    Asked,
 }
 
 /// How many times a rollback may find the transaction elsewhere than planned.
@@ -122,6 +133,21 @@ impl Protocol {
         force: bool,
         limits: RunLimits,
     ) -> ProcedureReport {
+        self.run_procedure_after(id, procedure, force, limits, Preflight::Ask)
+            .await
+    }
+
+    /// [`Protocol::run_procedure`] whose caller may already have asked the
+    /// product the pre-flight's question on the same indices (a reversal
+    /// asks it before its first write, then runs the reversal).
+    pub(crate) async fn run_procedure_after(
+        &self,
+        id: &str,
+        procedure: Procedure,
+        force: bool,
+        limits: RunLimits,
+        preflight: Preflight,
+    ) -> ProcedureReport {
         let mut report = ProcedureReport::new(id);
         let txn = match self.read_transaction(id).await {
             Ok(Some((t, _))) => t,
@@ -168,9 +194,11 @@ impl Protocol {
             report.verdict = Verdict::Failed(e);
             return report;
         }
-        if let Err(e) = self.check_partial_updates(&transfer).await {
-            report.verdict = Verdict::Failed(e);
-            return report;
+        if preflight == Preflight::Ask {
+            if let Err(e) = self.check_partial_updates(&transfer).await {
+                report.verdict = Verdict::Failed(e);
+                return report;
+            }
         }
         self.follow_plan(&transfer, procedure, state, true, limits, &mut report)
             .await;
@@ -189,11 +217,11 @@ impl Protocol {
             Some(TxnState::Unknown(s)) => return Err(ProcedureRefusal::UnknownState(s.clone())),
             Some(s) if s.is_terminal() => return Ok(None),
             Some(s) => s.clone(),
-            None => return Err(ProcedureRefusal::Malformed(txn.problems.join("; "))),
+            None => return Err(ProcedureRefusal::Malformed(txn.problems.clone())),
         };
         let transfer = txn
             .transfer()
-            .map_err(|_| ProcedureRefusal::Malformed(txn.problems.join("; ")))?;
+            .map_err(|_| ProcedureRefusal::Malformed(txn.problems.clone()))?;
         // A job's way back does not refuse the job's own last writes.
         let own = self.own.as_ref().is_some_and(|o| o.recognises(txn));
         if !force && !own {
@@ -354,15 +382,12 @@ impl Protocol {
         if !plan.iter().any(|s| s.on_source().is_some()) {
             return Ok(());
         }
-        let (src, dest) = self
-            .check_accounts(&t.src, &t.dest)
-            .await
-            .map_err(|e| match e {
-                Error::Malformed { .. } | Error::NotFound { .. } => {
-                    Verdict::Refused(ProcedureRefusal::Malformed(e.to_string()))
-                }
-                other => Verdict::Failed(other),
-            })?;
+        let (src, dest) = self.check_accounts(&t.src, &t.dest).await.map_err(|e| {
+            match Problem::of_error(&e) {
+                Some(p) => Verdict::Refused(ProcedureRefusal::Malformed(Problems::one(p))),
+                None => Verdict::Failed(e),
+            }
+        })?;
         steps::preflight(t, plan, (&src, &dest), self.config.fencing).map_err(Verdict::Refused)
     }
 

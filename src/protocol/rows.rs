@@ -78,7 +78,7 @@ impl TransactionRow {
             undated: u == Urgency::Undated,
             reverses: t.reverses.clone(),
             reversed_by: t.reversed_by.clone(),
-            problems: t.problems.clone(),
+            problems: t.problems.iter().map(ToString::to_string).collect(),
         }
     }
 

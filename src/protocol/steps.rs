@@ -8,6 +8,7 @@
 use super::account::AccountState;
 use super::decide::{self, Decision, Fencing, NoopReason};
 use super::executor::{DocDecision, StepOutcome};
+use super::problem::{Problem, Problems};
 use super::time::human_duration;
 use super::transaction::{Transfer, TxnState};
 use crate::cluster::Changes;
@@ -140,8 +141,8 @@ pub enum ProcedureRefusal {
         /// The recovery window.
         window: std::time::Duration,
     },
-    /// The document cannot be understood.
-    Malformed(String),
+    /// The document (or an account it names) cannot be understood.
+    Malformed(Problems),
     /// A transaction with this id already exists; running it again from here
     /// could race its owner, so recovery is left to handle it (as the article says).
     AlreadyExists(String),
@@ -329,7 +330,7 @@ fn state_of(id: &str, src: &Map<String, Value>) -> Result<TxnState> {
         other => Err(Error::Malformed {
             kind: "transaction",
             id: id.to_string(),
-            problems: format!("`transaction_state` is missing or not a string: {other:?}"),
+            problems: Problems::one(Problem::NoState(format!("{other:?}"))),
         }),
     }
 }
@@ -343,16 +344,16 @@ pub fn account_doc<F>(id: &str, src: &Map<String, Value>, decide: F) -> Result<D
 where
     F: FnOnce(&AccountState) -> Result<Decision<AccountState>, decide::Contradiction>,
 {
-    let state = AccountState::from_source(src).map_err(|p| Error::Malformed {
+    let state = AccountState::from_source(src).map_err(|problems| Error::Malformed {
         kind: "account",
         id: id.to_string(),
-        problems: p.join("; "),
+        problems,
     })?;
     match decide(&state) {
         Err(decide::Contradiction(why)) => Err(Error::Malformed {
             kind: "account",
             id: id.to_string(),
-            problems: why,
+            problems: Problems::one(Problem::Contradiction(why)),
         }),
         Ok(Decision::Noop(r)) => Ok(DocDecision::Noop(r)),
         Ok(Decision::Write(next, effect)) => {

@@ -7,6 +7,7 @@
 //! [`Transaction::problems`] instead of failing the whole read.
 
 use super::integer::exact_integer;
+use super::problem::{Problem, Problems};
 use super::reverse::link::{link_of, REVERSED_BY, REVERSES};
 use super::time::parse_timestamp;
 use crate::error::Error;
@@ -20,9 +21,8 @@ pub const MAX_AMOUNT: i64 = 1_000_000_000_000_000;
 
 /// Why `amount` cannot be moved, if it cannot: amounts are positive and at
 /// most [`MAX_AMOUNT`].
-pub fn amount_problem(amount: i64) -> Option<String> {
-    (!(1..=MAX_AMOUNT).contains(&amount))
-        .then(|| format!("amount must be between 1 and {MAX_AMOUNT}, got {amount}"))
+pub fn amount_problem(amount: i64) -> Option<Problem> {
+    (!(1..=MAX_AMOUNT).contains(&amount)).then_some(Problem::AmountOutOfRange(amount))
 }
 
 /// The protocol state of a transaction (`transaction_state`).
@@ -164,8 +164,8 @@ pub struct Transaction {
     pub reverses: Option<String>,
     /// The reversal that compensates this one (`reversed_by`), if reversed.
     pub reversed_by: Option<String>,
-    /// Everything wrong with the document, in words; empty when well-formed.
-    pub problems: Vec<String>,
+    /// Everything wrong with the document; empty when well-formed.
+    pub problems: Problems,
 }
 
 /// The validated part of a transaction that account steps need.
@@ -184,23 +184,28 @@ pub struct Transfer {
 fn read_string(
     src: &Map<String, Value>,
     keys: &[&str],
-    problems: &mut Vec<String>,
+    problems: &mut Vec<Problem>,
 ) -> Option<String> {
     for key in keys {
         match src.get(*key) {
             None | Some(Value::Null) => continue,
             Some(Value::String(s)) if !s.is_empty() => return Some(s.clone()),
             Some(Value::String(_)) => {
-                problems.push(format!("`{key}` is empty"));
+                problems.push(Problem::Empty(key.to_string()));
                 return None;
             }
             Some(other) => {
-                problems.push(format!("`{key}` is not a string: {other}"));
+                problems.push(Problem::NotAString {
+                    field: key.to_string(),
+                    value: other.to_string(),
+                });
                 return None;
             }
         }
     }
-    problems.push(format!("`{}` is missing", keys.join("`/`")));
+    problems.push(Problem::Missing(
+        keys.iter().map(|k| k.to_string()).collect(),
+    ));
     None
 }
 
@@ -212,13 +217,17 @@ impl Transaction {
         let dest_acct = read_string(src, &["dest_acct", "dest_account"], &mut problems);
         let amount = match src.get("amount") {
             None | Some(Value::Null) => {
-                problems.push("`amount` is missing".into());
+                problems.push(Problem::Missing(vec!["amount".into()]));
                 None
             }
             Some(v) => {
                 let a = exact_integer(v);
                 match a {
-                    Err(why) => problems.push(format!("`amount` is not an integer: {v} ({why})")),
+                    Err(why) => problems.push(Problem::NotAnInteger {
+                        field: "amount".into(),
+                        value: v.to_string(),
+                        why,
+                    }),
                     Ok(a) => problems.extend(amount_problem(a)),
                 }
                 a.ok()
@@ -228,30 +237,39 @@ impl Transaction {
             Some(Value::String(s)) => {
                 let st = TxnState::parse(s);
                 if let TxnState::Unknown(s) = &st {
-                    problems.push(format!("`transaction_state` holds an unknown state `{s}`"));
+                    problems.push(Problem::UnknownState {
+                        field: "transaction_state".into(),
+                        state: s.clone(),
+                    });
                 }
                 Some(st)
             }
             None | Some(Value::Null) => {
-                problems.push("`transaction_state` is missing".into());
+                problems.push(Problem::Missing(vec!["transaction_state".into()]));
                 None
             }
             Some(other) => {
-                problems.push(format!("`transaction_state` is not a string: {other}"));
+                problems.push(Problem::NotAString {
+                    field: "transaction_state".into(),
+                    value: other.to_string(),
+                });
                 None
             }
         };
         let mut time = |key: &str, required: bool| match src.get(key) {
             None | Some(Value::Null) => {
                 if required {
-                    problems.push(format!("`{key}` is missing"));
+                    problems.push(Problem::Missing(vec![key.to_string()]));
                 }
                 None
             }
             Some(v) => {
                 let t = parse_timestamp(v);
                 if t.is_none() {
-                    problems.push(format!("`{key}` is not a timestamp: {v}"));
+                    problems.push(Problem::NotATimestamp {
+                        field: key.to_string(),
+                        value: v.to_string(),
+                    });
                 }
                 t
             }
@@ -260,7 +278,7 @@ impl Transaction {
         let modification_time = time("modification_time", true);
         if let (Some(a), Some(b)) = (&src_acct, &dest_acct) {
             if a == b {
-                problems.push(format!("source and destination are the same account `{a}`"));
+                problems.push(Problem::SameAccount(a.clone()));
             }
         }
         Transaction {
@@ -273,7 +291,7 @@ impl Transaction {
             modification_time,
             reverses: link_of(src, REVERSES),
             reversed_by: link_of(src, REVERSED_BY),
-            problems,
+            problems: Problems(problems),
         }
     }
 
@@ -305,9 +323,9 @@ impl Transaction {
             kind: "transaction",
             id: self.id.clone(),
             problems: if self.problems.is_empty() {
-                "incomplete".into()
+                Problems::one(Problem::Incomplete)
             } else {
-                self.problems.join("; ")
+                self.problems.clone()
             },
         }
     }

@@ -7,6 +7,7 @@ use super::account::{AccountState, SettledOutcome};
 use super::decide::{Decision, Fencing};
 use super::executor::StepOutcome;
 use super::locks::LockView;
+use super::problem::{Problem, Problems};
 use super::steps::{account_step, next_after, plan, Next, Procedure, ProcedureRefusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
@@ -24,8 +25,8 @@ pub struct AccountView {
     pub carries: bool,
     /// How it settled the transaction, if it did.
     pub settled: Option<SettledOutcome>,
-    /// Missing or malformed, in words.
-    pub problems: Vec<String>,
+    /// Missing or malformed.
+    pub problems: Problems,
 }
 
 /// What one step of a preview would do.
@@ -113,15 +114,15 @@ fn starting_point(
         Some(TxnState::Unknown(s)) => return Err(ProcedureRefusal::UnknownState(s.clone())),
         Some(s) if s.is_terminal() => return Ok(None),
         Some(s) => s.clone(),
-        None => return Err(ProcedureRefusal::Malformed(txn.problems.join("; "))),
+        None => return Err(ProcedureRefusal::Malformed(txn.problems.clone())),
     };
     let Ok(t) = txn.transfer() else {
-        return Err(ProcedureRefusal::Malformed(txn.problems.join("; ")));
+        return Err(ProcedureRefusal::Malformed(txn.problems.clone()));
     };
     let (Some(src), Some(dest)) = (src, dest) else {
-        return Err(ProcedureRefusal::Malformed(
-            "an account it names is missing or malformed".into(),
-        ));
+        return Err(ProcedureRefusal::Malformed(Problems::one(
+            Problem::AccountUnusable,
+        )));
     };
     let todo = plan(procedure, &state)?;
     Ok(Some((state, t, [src.clone(), dest.clone()], todo)))
@@ -178,7 +179,9 @@ pub fn preview(
                 }
                 Ok(Decision::Noop(r)) => StepOutcome::Noop(r),
                 Err(steps_err) => {
-                    out.refusal = Some(ProcedureRefusal::Malformed(steps_err.0));
+                    out.refusal = Some(ProcedureRefusal::Malformed(Problems::one(
+                        Problem::Contradiction(steps_err.0),
+                    )));
                     break;
                 }
             }
@@ -247,7 +250,7 @@ impl Protocol {
                     state: None,
                     carries: false,
                     settled: None,
-                    problems: vec!["account does not exist".into()],
+                    problems: Problems::one(Problem::AccountMissing),
                 },
                 Some(d) => match AccountState::from_source(&d.source) {
                     Ok(s) => AccountView {
@@ -255,7 +258,7 @@ impl Protocol {
                         carries: s.carries(id),
                         settled: s.settled_of(id).map(|r| r.outcome),
                         state: Some(s),
-                        problems: vec![],
+                        problems: Problems::default(),
                     },
                     Err(p) => AccountView {
                         id: acct.clone(),

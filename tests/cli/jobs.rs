@@ -14,27 +14,7 @@ use std::fs::File;
 /// `n` transactions `job-{i}` stuck in `created` for an hour, each between
 /// its own two accounts `src-{i}` (100) and `dst-{i}` (100), amount 1.
 pub(super) fn stuck(w: &World, n: usize) {
-    let then = ago(60);
-    let accounts: Vec<(String, Value)> = (0..n)
-        .flat_map(|i| [format!("src-{i}"), format!("dst-{i}")])
-        .map(|id| (id, json!({"balance": 100, "pending_transactions": []})))
-        .collect();
-    let txns: Vec<(String, Value)> = (0..n)
-        .map(|i| {
-            let doc = json!({"src_acct": format!("src-{i}"), "dest_acct": format!("dst-{i}"),
-                "amount": 1, "transaction_state": "created",
-                "creation_time": then, "modification_time": then});
-            (format!("job-{i}"), doc)
-        })
-        .collect();
-    let cluster = w.proto.cluster();
-    for chunk in accounts.chunks(1000) {
-        w.block(cluster.bulk_index(&w.ix.accounts, chunk)).unwrap();
-    }
-    for chunk in txns.chunks(1000) {
-        w.block(cluster.bulk_index(&w.ix.transactions, chunk))
-            .unwrap();
-    }
+    w.block(w.kit().seed_stuck("job", n, Payers::Own { balance: 100 }));
     w.refresh();
 }
 

@@ -10,22 +10,20 @@ fn locks_and_release_lock() {
     }
     w.stage("live", "A", "B", 100, 2);
     w.run(&["transfer", "D", "E", "10", "--id", "fin"]).code(0);
+    fn leased(owner: &str, created: i64, expires_in: i64) -> Lock<'_> {
+        Lock::Leased {
+            owner,
+            process: "worker-1",
+            created,
+            expires_in,
+        }
+    }
     let lock = |resource: &str, owner: &str, created_min_ago: i64| {
-        w.put(
-            &w.ix.locks,
-            resource,
-            &json!({"owner": owner, "process_id": "worker-1", "created_at": ago(created_min_ago),
-                    "expires_at": ago(-60)}),
-        );
+        w.block(w.kit().lock(resource, &leased(owner, created_min_ago, 60)));
     };
     lock("A", "live", 1); // owner pending: live
                           // Its owner names no transaction (no evidence) but its lease ran out: stale.
-    w.put(
-        &w.ix.locks,
-        "C",
-        &json!({"owner": "ghost", "process_id": "worker-1", "created_at": ago(30),
-                "expires_at": ago(25)}),
-    );
+    w.block(w.kit().lock("C", &leased("ghost", 30, -25)));
     lock("D", "fin", 20); // owner finished: stale
     lock("E", "fin", 20);
     w.refresh();

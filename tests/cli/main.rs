@@ -14,15 +14,12 @@
 
 #[path = "../common/mod.rs"]
 mod common;
-#[path = "../dashboard_e2e/tmux.rs"]
-#[allow(dead_code)]
-mod tmux;
 
 use chrono::{Duration as ChronoDuration, Utc};
-use common::{TestIndices, TestServer};
+use common::world::{ago, blocking_protocol, Kit, Lock, Payers, Stop};
+use common::{tmux, TestIndices, TestServer};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::protocol::time::format_timestamp;
-use estx::protocol::{NewTransfer, Procedure, Protocol, ProtocolConfig, RunLimits, Verdict};
+use estx::protocol::{Protocol, ProtocolConfig, Verdict};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -228,7 +225,7 @@ impl World {
     }
 
     /// Every record in the audit index, read from the server directly
-    /// (after a refresh).
+    /// (after a refresh), in the full form (`trail::unpacked`).
     fn audit_records(&self) -> Vec<Value> {
         common::refresh(&self.g.url, &self.ix.audit);
         let (status, body) = common::http(
@@ -242,7 +239,12 @@ impl World {
             .as_array()
             .unwrap()
             .iter()
-            .map(|h| h["_source"].clone())
+            .map(|h| match h["_source"].clone() {
+                Value::Object(doc) => {
+                    Value::Object(estx::protocol::trail::unpacked(doc).expect("readable record"))
+                }
+                other => other,
+            })
             .collect()
     }
 
@@ -258,20 +260,7 @@ impl World {
         let server = TestServer::shared();
         let ix = TestIndices::unique();
         let dir = tempfile::tempdir().unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let config = ProtocolConfig {
-            indices: ix.indices(),
-            ..ProtocolConfig::default()
-        };
-        let proto = rt.block_on(async {
-            Protocol::new(
-                Cluster::connect(&ConnectOptions::new(server.url())).unwrap(),
-                config,
-            )
-        });
+        let (rt, proto) = blocking_protocol(&ConnectOptions::new(server.url()), ix.indices());
         World {
             g: Globals {
                 url: server.url().to_string(),
@@ -327,11 +316,7 @@ impl World {
     }
 
     fn account(&self, id: &str, balance: i64) {
-        self.put(
-            &self.ix.accounts,
-            id,
-            &json!({"balance": balance, "pending_transactions": []}),
-        );
+        self.block(self.kit().account(id, balance));
     }
 
     fn acct(&self, id: &str) -> Value {
@@ -362,48 +347,26 @@ impl World {
             .to_string()
     }
 
+    /// The world-building kit over this world's indices.
+    fn kit(&self) -> Kit<'_> {
+        Kit::new(&self.proto)
+    }
+
     /// A transfer of `amount` from `src` to `dest` whose worker "died" after
     /// `k` core steps (0: created, 1-3: pending, 4-6: committed).
     fn stage(&self, id: &str, src: &str, dest: &str, amount: i64, k: usize) {
-        let req = NewTransfer {
-            id: Some(id.into()),
-            src: src.into(),
-            dest: dest.into(),
-            amount,
-        };
-        let report = self.block(
-            self.proto
-                .transfer(&req, false, RunLimits { max_steps: Some(k) }),
-        );
-        assert!(
-            matches!(report.verdict, Verdict::Stopped(_)),
-            "{id}: {:?}",
-            report.verdict
-        );
-        assert_eq!(report.steps.len(), k, "{id}: {:#?}", report.steps);
+        self.block(self.kit().stop(&Stop::new(id, src, dest, amount, k)));
     }
 
     /// A rollback of `id` (forced) stopped after `k` steps: `terminating`.
     fn stage_terminating(&self, id: &str, k: usize) {
-        let report = self.block(self.proto.run_procedure(
-            id,
-            Procedure::Rollback,
-            true,
-            RunLimits { max_steps: Some(k) },
-        ));
-        assert!(
-            matches!(report.verdict, Verdict::Stopped(_)),
-            "{id}: {:?}",
-            report.verdict
-        );
+        self.block(self.kit().stop_rollback(id, k, true));
         assert_eq!(self.state(id), "terminating");
     }
 
     /// Sets the transaction's `modification_time` `minutes` into the past.
     fn backdate(&self, id: &str, minutes: i64) {
-        let mut src = self.txn(id);
-        src["modification_time"] = json!(ago(minutes));
-        self.put(&self.ix.transactions, id, &src);
+        self.block(self.kit().backdate(id, minutes));
     }
 
     fn refresh(&self) {
@@ -429,11 +392,6 @@ impl World {
             self.count(&self.ix.locks),
         ]
     }
-}
-
-/// RFC 3339 timestamp `minutes` ago (negative: in the future).
-fn ago(minutes: i64) -> String {
-    format_timestamp(Utc::now() - ChronoDuration::minutes(minutes))
 }
 
 fn ids(rows: &Value) -> BTreeSet<String> {

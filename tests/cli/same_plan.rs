@@ -6,9 +6,10 @@
 //! rows asks for), derived as the dialog shows it (`bulk::plan_of`).
 
 use super::World;
-use estx::dashboard::event::Action;
+use estx::dashboard::event::OnMarks;
 use estx::dashboard::layers::dialog::BulkPlan;
 use estx::dashboard::{bulk, task};
+use estx::protocol::Procedure;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,7 +58,7 @@ fn of_dry_run(v: &Value) -> Stated {
 /// the selection's why).
 fn of_dialog(d: &BulkPlan) -> Stated {
     let mut s = Stated {
-        runs: d.runs.iter().map(|r| r.target.clone()).collect(),
+        runs: d.runs.iter().map(|r| r.subject().to_string()).collect(),
         refused: BTreeSet::new(),
         refused_by_kind: BTreeMap::new(),
         nothing_to_do: Vec::new(),
@@ -94,22 +95,26 @@ fn the_bulk_dialog_shows_the_plan_the_dry_run_prints() {
     std::fs::write(&file, ids.join("\n")).unwrap();
     let path = file.display().to_string();
     let marks: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
-    for (action, cmd) in [(Action::Rollback, "rollback"), (Action::Recover, "recover")] {
+    for (procedure, cmd) in [
+        (Procedure::Rollback, "rollback"),
+        (Procedure::Recover, "recover"),
+    ] {
+        let on = OnMarks::Procedure(procedure);
         let out = w.run(&[cmd, "--ids-from", &path, "--dry-run", "--json"]);
         out.code(1);
         let cli = of_dry_run(&out.json());
         let plan = w
-            .block(task::bulk_preview(&w.proto, action, marks.clone()))
+            .block(task::bulk_preview(&w.proto, on, marks.clone()))
             .unwrap();
-        let dialog = bulk::plan_of(action, &plan);
+        let dialog = bulk::plan_of(on, &plan);
         assert_eq!(of_dialog(&dialog), cli, "{cmd}");
         // Every marked id is either run or left out, with why.
         let named = dialog.runs.len() + dialog.left_out.values().map(Vec::len).sum::<usize>();
         assert_eq!(named, ids.len(), "{cmd}: {dialog:?}");
         let recent = &dialog.left_out["refused: modified within the recovery window"];
         assert_eq!(recent, &["t3"], "{cmd}: {dialog:?}");
-        let runs = match action {
-            Action::Rollback => vec!["t1"],
+        let runs = match procedure {
+            Procedure::Rollback => vec!["t1"],
             _ => vec!["t1", "t2"],
         };
         assert_eq!(cli.runs, runs, "{cmd}");
@@ -189,7 +194,7 @@ fn the_all_stuck_dry_run_names_the_sweep_and_every_lock_the_run_releases() {
 #[test]
 fn show_lists_the_steps_the_dialog_confirms() {
     use super::ago;
-    use estx::protocol::intervene::Choices;
+    use estx::protocol::intervene::{Choices, Intervention};
     use estx::protocol::trail::Interface;
     use serde_json::json;
     let w = World::new();
@@ -208,14 +213,20 @@ fn show_lists_the_steps_the_dialog_confirms() {
     }
     w.refresh();
     let shown = w.run(&["show", "t1", "--json"]).code(0).json();
-    for (action, key) in [(Action::Recover, "recover"), (Action::Rollback, "rollback")] {
+    for (procedure, key) in [
+        (Procedure::Recover, "recover"),
+        (Procedure::Rollback, "rollback"),
+    ] {
         let listed: Vec<String> = shown[key]["steps"]
             .as_array()
             .unwrap()
             .iter()
             .map(|s| s["step"].as_str().unwrap().to_string())
             .collect();
-        let i = action.intervention("t1", Choices::new(Interface::Dashboard, None));
+        let i = Intervention::new(
+            OnMarks::Procedure(procedure).item("t1".into()),
+            Choices::new(Interface::Dashboard, None),
+        );
         let dialog = w.block(i.preview(&w.proto)).unwrap();
         assert_eq!(listed, dialog.labels(), "{key}: {shown:#}");
         assert!(listed.iter().any(|l| l == "release lock A"), "{listed:?}");

@@ -7,9 +7,11 @@
 
 use super::World;
 use crate::common;
-use estx::dashboard::event::{Action, Event, Expected, Run};
+use estx::dashboard::event::{Event, Expected, OnMarks, Run};
 use estx::dashboard::task;
 use estx::protocol::intervene::Stop;
+use estx::protocol::intervene::{Act, AnyAct, ReleaseLock, Rollback, Subject};
+use estx::protocol::Procedure;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -34,10 +36,12 @@ impl World {
         self.refresh();
     }
 
-    /// The dashboard's confirmed run of `action` on `target`, as `y` with
-    /// `reason` starts it; waits for its end.
-    fn dashboard_act(&self, action: Action, target: &str, reason: &str) -> String {
-        let expected = if action.on_lock() {
+    /// The dashboard's confirmed run of `act`, as `y` with `reason`
+    /// starts it; waits for its end.
+    fn dashboard_act(&self, act: AnyAct, reason: &str) -> String {
+        let target = act.subject().to_string();
+        let target = target.as_str();
+        let expected = if matches!(act.subject(), Subject::Lock(_)) {
             let v = self.block(self.proto.lock_view(target)).unwrap().unwrap();
             Expected {
                 state: v.owner_state,
@@ -53,14 +57,7 @@ impl World {
                 modified: t.modification_time,
             }
         };
-        let run = Run {
-            action,
-            target: target.into(),
-            force: false,
-            expected,
-            reason: Some(reason.into()),
-            confirmed: None,
-        };
+        let run = Run::new(act, false, Some(reason.into()), None, expected);
         self.block(async {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
             task::spawn_action(self.proto.clone(), run, tx);
@@ -74,26 +71,29 @@ impl World {
         })
     }
 
-    /// The dashboard's bulk run of `action` on the marked `ids`.
-    fn dashboard_bulk(&self, action: Action, ids: &[&str], reason: &str) -> String {
+    /// The dashboard's bulk run `on` the marked `ids`.
+    fn dashboard_bulk(&self, on: OnMarks, ids: &[&str], reason: &str) -> String {
         let runs = ids
             .iter()
-            .map(|id| Run {
-                action,
-                target: id.to_string(),
-                force: false,
-                expected: Expected {
+            .map(|id| {
+                let expected = Expected {
                     state: None,
                     modified: None,
-                },
-                reason: Some(reason.into()),
-                confirmed: None,
+                };
+                Run::new(
+                    on.item(id.to_string()),
+                    false,
+                    Some(reason.into()),
+                    None,
+                    expected,
+                )
             })
             .collect();
         self.block(async {
             let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
             task::spawn_bulk_run(
                 self.proto.clone(),
+                on,
                 runs,
                 Arc::new(Stop::default()),
                 Arc::new(estx::protocol::jobs::Pace::new(None)),
@@ -142,7 +142,7 @@ fn a_rollback_leaves_the_same_record_from_the_cli_and_the_dashboard() {
     w.restage(&["t1"]);
     w.run(&["rollback", "t1", "--reason", "INC-77"]).code(0);
     w.restage(&["t1"]);
-    let said = w.dashboard_act(Action::Rollback, "t1", "INC-77");
+    let said = w.dashboard_act(Rollback::new("t1").into(), "INC-77");
     assert!(said.contains("rolled-back · audit record "), "{said}");
     assert_eq!(w.state("t1"), "rolled-back");
     let records = w.comparable_records();
@@ -165,7 +165,7 @@ fn a_bulk_rollback_leaves_the_same_one_record_from_the_cli_and_the_dashboard() {
     w.run(&["rollback", "--ids-from", &path, "--reason", "INC-78"])
         .code(0);
     w.restage(&ids);
-    let said = w.dashboard_bulk(Action::Rollback, &ids, "INC-78");
+    let said = w.dashboard_bulk(OnMarks::Procedure(Procedure::Rollback), &ids, "INC-78");
     assert!(said.contains("2 completed · audit record "), "{said}");
     assert_eq!(
         (w.state("t1"), w.state("t2")),
@@ -197,7 +197,7 @@ fn a_lock_release_leaves_the_same_record_from_the_cli_and_the_dashboard() {
         .stdout_has("C: released");
     w.put(&w.ix.locks, "C", &lock);
     w.refresh();
-    let said = w.dashboard_act(Action::ReleaseLock, "C", "INC-79");
+    let said = w.dashboard_act(ReleaseLock::new("C").into(), "INC-79");
     assert!(said.contains("C released · audit record "), "{said}");
     assert!(w.source(&w.ix.locks, "C").is_none());
     let records = w.comparable_records();

@@ -23,27 +23,7 @@ fn how_many() -> usize {
 /// `n` transactions `big-{i}` stuck in `created` for an hour, each between
 /// its own two accounts.
 fn stuck(w: &World, n: usize) {
-    let then = ago(60);
-    let accounts: Vec<(String, Value)> = (0..n)
-        .flat_map(|i| [format!("src-{i}"), format!("dst-{i}")])
-        .map(|id| (id, json!({"balance": 100, "pending_transactions": []})))
-        .collect();
-    let txns: Vec<(String, Value)> = (0..n)
-        .map(|i| {
-            let doc = json!({"src_acct": format!("src-{i}"), "dest_acct": format!("dst-{i}"),
-                "amount": 1, "transaction_state": "created",
-                "creation_time": then, "modification_time": then});
-            (format!("big-{i}"), doc)
-        })
-        .collect();
-    let cluster = w.proto.cluster();
-    for chunk in accounts.chunks(1000) {
-        w.block(cluster.bulk_index(&w.ix.accounts, chunk)).unwrap();
-    }
-    for chunk in txns.chunks(1000) {
-        w.block(cluster.bulk_index(&w.ix.transactions, chunk))
-            .unwrap();
-    }
+    w.block(w.kit().seed_stuck("big", n, Payers::Own { balance: 100 }));
     w.refresh();
 }
 
@@ -98,6 +78,23 @@ fn a_large_bulk_recovery_behind_nginx_leaves_a_complete_trail_in_small_documents
         proxy.largest_body()
     );
     assert!(largest < NGINX_DEFAULT_BODY_LIMIT, "{largest} bytes");
+    // A lean trail (issue 31 item 4): the record and its parts at most 300
+    // bytes per transaction, the parts written in `_bulk`s (the run record
+    // alone by `_create`), the indices discovered once in the run.
+    let log = proxy.log();
+    let count = |needle: &str| log.iter().filter(|l| l.contains(needle)).count();
+    let creates = count(&format!("/{}/_create/", w.ix.audit));
+    let bulks = count(&format!("/{}/_bulk", w.ix.audit));
+    let discoveries = count(&format!("/_resolve/index/{}", w.ix.transactions));
+    eprintln!(
+        "{} bytes per transaction; audit: {creates} _create, {bulks} _bulk; \
+         {discoveries} discoveries",
+        total / n
+    );
+    assert!(total / n <= 300, "{} bytes per transaction", total / n);
+    assert_eq!(creates, 1, "only the run record is created alone");
+    assert!(bulks >= 1, "the parts go in _bulk requests");
+    assert_eq!(discoveries, 1, "discovery once per run");
     let runs: Vec<&Value> = docs
         .iter()
         .filter(|(_, s, _)| s.get("run_id").is_none())

@@ -9,6 +9,11 @@
 //!   other tests sharing the same (real) cluster.
 //! - [`app`]: an application following the article, with Kestra-style
 //!   locks and heartbeats, crashes injected, for live tests beside the tool.
+//! - [`world::Kit`]: one kit for building a test's world (accounts, a
+//!   transfer stopped at any step, backdating, locks of each shape, many
+//!   stuck transactions), used by every target that seeds the cluster.
+//! - [`tmux::Tmux`]: the real binary in a detached tmux session, for the
+//!   end-to-end tests of the dashboard (`dashboard_e2e`, `cli`).
 //! - [`FaultProxy`]: an HTTP/1.1 proxy that can swallow responses, for
 //!   "the write was applied but the client never heard about it" tests.
 //! - [`tls::TlsFront`]: HTTPS in front of the server, signed by a throwaway CA.
@@ -28,6 +33,8 @@ pub mod app;
 pub mod proxy;
 pub mod server;
 pub mod tls;
+pub mod tmux;
+pub mod world;
 
 pub use proxy::FaultProxy;
 pub use server::{unique_prefix, TestIndices, TestServer};

@@ -4,11 +4,11 @@
 //! `k` steps, as if its worker died there), then aged.
 
 use super::common::proxy::{Difference, Personality};
+pub use super::common::world::ago;
+use super::common::world::{blocking_protocol, Kit, Stop};
 use super::common::{self, unique_prefix};
-use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::protocol::time::format_timestamp;
-use estx::protocol::{Indices, NewTransfer, Protocol, ProtocolConfig, RunLimits, Verdict};
+use estx::protocol::{Indices, Protocol};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
@@ -61,6 +61,9 @@ pub struct Session {
     log: tempfile::TempDir,
     pub rt: tokio::runtime::Runtime,
     pub proto: Protocol,
+    /// The protocol at `helper_url`, unauthenticated: the session's own
+    /// set-up (accounts, backdating) goes through it.
+    admin: Protocol,
 }
 
 impl Session {
@@ -84,19 +87,14 @@ impl Session {
             audit: format!("{prefix}audit"),
             locks_named: true,
         };
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let config = ProtocolConfig {
-            indices: ix.clone(),
-            ..ProtocolConfig::default()
-        };
         let mut connect = ConnectOptions::new(url);
         connect.user = user.map(|(n, _)| n.to_string());
         connect.password = user.map(|(_, p)| p.to_string());
-        let proto =
-            rt.block_on(async { Protocol::new(Cluster::connect(&connect).unwrap(), config) });
+        let (rt, proto) = blocking_protocol(&connect, ix.clone());
+        let admin = rt.block_on(async {
+            let cluster = Cluster::connect(&ConnectOptions::new(helper_url)).unwrap();
+            Protocol::new(cluster, proto.config().clone())
+        });
         Session {
             url: url.to_string(),
             ix,
@@ -106,6 +104,7 @@ impl Session {
             log: tempfile::tempdir().unwrap(),
             rt,
             proto,
+            admin,
         }
     }
 
@@ -164,31 +163,15 @@ impl Session {
 
     /// A transfer whose worker "died" after `k` core steps.
     pub fn stage(&self, id: &str, src: &str, dest: &str, k: usize) {
-        let req = NewTransfer {
-            id: Some(id.into()),
-            src: src.into(),
-            dest: dest.into(),
-            amount: 10,
-        };
-        let limits = RunLimits { max_steps: Some(k) };
-        let report = self.rt.block_on(self.proto.transfer(&req, false, limits));
-        assert!(
-            matches!(report.verdict, Verdict::Stopped(_)),
-            "[{}] {id}: {:?}",
-            self.label,
-            report.verdict
-        );
+        let kit = Kit::new(&self.proto);
+        self.rt.block_on(kit.stop(&Stop::new(id, src, dest, 10, k)));
     }
 
-    /// Moves the transaction's `modification_time` `minutes` into the past.
+    /// Moves the transaction's `modification_time` `minutes` into the past
+    /// (written as the session's own set-up: at the helper's URL).
     pub fn backdate(&self, id: &str, minutes: i64) {
-        let path = format!("{}/_doc/{id}", self.ix.transactions);
-        let (status, doc) = self.http("GET", &path, None);
-        assert_eq!(status, 200, "{doc}");
-        let mut source = doc["_source"].clone();
-        source["modification_time"] = json!(ago(minutes));
-        let (status, answer) = self.http("PUT", &path, Some(&source));
-        assert!((200..300).contains(&status), "{answer}");
+        self.rt
+            .block_on(Kit::new(&self.admin).backdate(id, minutes));
     }
 
     pub fn state(&self, id: &str) -> String {
@@ -209,10 +192,6 @@ impl Session {
             })
             .sum()
     }
-}
-
-pub fn ago(minutes: i64) -> String {
-    format_timestamp(Utc::now() - ChronoDuration::minutes(minutes))
 }
 
 pub fn ids(rows: &Value) -> BTreeSet<String> {
@@ -264,15 +243,10 @@ impl Session {
 
     /// `init`, and the accounts at [`BALANCE`].
     pub fn init(&self) {
-        let s = self;
-        s.run(&["init"]).code(0);
+        self.run(&["init"]).code(0);
+        let kit = Kit::new(&self.admin);
         for a in ACCOUNTS {
-            let (status, body) = s.http(
-                "PUT",
-                &format!("{}/_doc/{a}", s.ix.accounts),
-                Some(&json!({"balance": BALANCE, "pending_transactions": []})),
-            );
-            assert!((200..300).contains(&status), "{body}");
+            self.rt.block_on(kit.account(a, BALANCE));
         }
     }
 }

@@ -20,8 +20,9 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod screen;
-mod tmux;
 mod world;
+
+use common::tmux;
 
 mod actions;
 mod audit;

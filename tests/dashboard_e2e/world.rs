@@ -3,12 +3,11 @@
 //! the `estx-tui` binary started on them in a tmux session of fixed size.
 
 use crate::common;
+use crate::common::world::{ago, blocking_protocol, Kit, Lock, Payers, Stop};
 use crate::tmux::Tmux;
-use chrono::{Duration as ChronoDuration, Utc};
-use estx::cluster::{Cluster, ConnectOptions, VersionedDoc};
+use estx::cluster::{ConnectOptions, VersionedDoc};
 use estx::protocol::account::AccountState;
-use estx::protocol::time::format_timestamp;
-use estx::protocol::{NewTransfer, Protocol, ProtocolConfig, RunLimits, TxnState, Verdict};
+use estx::protocol::{Protocol, TxnState, Verdict};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -34,23 +33,16 @@ pub(crate) struct Staged {
 }
 
 impl World {
+    /// The world-building kit over this world's indices.
+    fn kit(&self) -> Kit<'_> {
+        Kit::new(&self.proto)
+    }
+
     pub(crate) fn new() -> World {
         let server = common::TestServer::shared();
         let ix = common::TestIndices::unique();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let config = ProtocolConfig {
-            indices: ix.indices(),
-            ..ProtocolConfig::default()
-        };
-        let proto = rt.block_on(async {
-            let cluster = Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
-            let proto = Protocol::new(cluster, config);
-            proto.ensure_indices().await.unwrap();
-            proto
-        });
+        let (rt, proto) = blocking_protocol(&ConnectOptions::new(server.url()), ix.indices());
+        rt.block_on(proto.ensure_indices()).unwrap();
         World {
             rt,
             proto,
@@ -75,52 +67,15 @@ impl World {
             src: format!("src-{tag}"),
             dest: format!("dst-{tag}"),
         };
+        let kit = self.kit();
         self.rt.block_on(async {
-            let cluster = self.proto.cluster();
             for acct in [&s.src, &s.dest] {
-                cluster
-                    .put(
-                        &self.ix.accounts,
-                        acct,
-                        &json!({"balance": 500, "pending_transactions": []}),
-                    )
-                    .await
-                    .unwrap();
+                kit.account(acct, 500).await;
             }
-            let req = NewTransfer {
-                id: Some(s.id.clone()),
-                src: s.src.clone(),
-                dest: s.dest.clone(),
-                amount: 100,
-            };
-            let report = self
-                .proto
-                .transfer(
-                    &req,
-                    with_locks,
-                    RunLimits {
-                        max_steps: Some(steps),
-                    },
-                )
+            kit.stop(&Stop::new(&s.id, &s.src, &s.dest, 100, steps).locked(with_locks))
                 .await;
-            assert!(
-                matches!(report.verdict, Verdict::Stopped(_)),
-                "{:?}",
-                report.verdict
-            );
             if let Some(minutes) = backdate_minutes {
-                let mut src = cluster
-                    .get(&self.ix.transactions, &s.id)
-                    .await
-                    .unwrap()
-                    .unwrap()
-                    .source;
-                let t = format_timestamp(Utc::now() - ChronoDuration::minutes(minutes));
-                src.insert("modification_time".into(), Value::String(t));
-                cluster
-                    .put(&self.ix.transactions, &s.id, &Value::Object(src))
-                    .await
-                    .unwrap();
+                kit.backdate(&s.id, minutes).await;
             }
         });
         s
@@ -136,7 +91,6 @@ impl World {
             src: format!("src-{tag}"),
             dest: format!("dst-{tag}"),
         };
-        let ago = |m: i64| format_timestamp(Utc::now() - ChronoDuration::minutes(m));
         self.rt.block_on(async {
             let cluster = self.proto.cluster();
             let docs = [
@@ -192,36 +146,20 @@ impl World {
     /// left it). A minute, not now: locks taken since are stamped on the
     /// cluster's clock, which this process's clock may be ahead of.
     pub(crate) fn put_lock(&self, resource: &str, owner: &str) {
-        let now = Utc::now() - ChronoDuration::minutes(1);
-        let doc = json!({
-            "owner": owner,
-            "process_id": "worker-9:999",
-            "created_at": format_timestamp(now),
-            "expires_at": format_timestamp(now + ChronoDuration::hours(1)),
-        });
-        self.rt
-            .block_on(self.proto.cluster().put(&self.ix.locks, resource, &doc))
-            .unwrap();
+        let lock = Lock::Leased {
+            owner,
+            process: "worker-9:999",
+            created: 1,
+            expires_in: 59,
+        };
+        self.rt.block_on(self.kit().lock(resource, &lock));
     }
 
     /// `n` transactions `{prefix}-{i}` stuck in `created` for an hour, all
     /// from account `from` (bulk-indexed in chunks: cheap at thousands).
     pub(crate) fn seed_stuck(&self, prefix: &str, n: usize, from: &str) {
-        let then = format_timestamp(Utc::now() - ChronoDuration::minutes(60));
-        let txns: Vec<(String, Value)> = (0..n)
-            .map(|i| {
-                let doc = json!({"src_acct": from, "dest_acct": format!("{prefix}-dst-{i}"),
-                    "amount": 1, "transaction_state": "created",
-                    "creation_time": then, "modification_time": then});
-                (format!("{prefix}-{i}"), doc)
-            })
-            .collect();
-        let cluster = self.proto.cluster();
-        for chunk in txns.chunks(2000) {
-            self.rt
-                .block_on(cluster.bulk_index(&self.ix.transactions, chunk))
-                .unwrap();
-        }
+        self.rt
+            .block_on(self.kit().seed_stuck(prefix, n, Payers::One(from)));
     }
 
     /// `n` transfers `{prefix}-{i}` of 100 from `{prefix}-src-{i}` to
@@ -229,32 +167,7 @@ impl World {
     /// after the source was debited (`pending`, listed on the source),
     /// bulk-indexed: cheap at hundreds. Returns the ids.
     pub(crate) fn seed_half_applied(&self, prefix: &str, n: usize) -> Vec<String> {
-        let then = format_timestamp(Utc::now() - ChronoDuration::minutes(90));
-        let (mut txns, mut accts) = (Vec::new(), Vec::new());
-        for i in 0..n {
-            let (id, src, dst) = (
-                format!("{prefix}-{i}"),
-                format!("{prefix}-src-{i}"),
-                format!("{prefix}-dst-{i}"),
-            );
-            txns.push((
-                id.clone(),
-                json!({"src_acct": src, "dest_acct": dst, "amount": 100,
-                    "transaction_state": "pending",
-                    "creation_time": then, "modification_time": then}),
-            ));
-            accts.push((src, json!({"balance": 400, "pending_transactions": [id]})));
-            accts.push((dst, json!({"balance": 500, "pending_transactions": []})));
-        }
-        let cluster = self.proto.cluster();
-        self.rt.block_on(async {
-            cluster.bulk_index(&self.ix.accounts, &accts).await.unwrap();
-            cluster
-                .bulk_index(&self.ix.transactions, &txns)
-                .await
-                .unwrap();
-        });
-        txns.into_iter().map(|(id, _)| id).collect()
+        self.rt.block_on(self.kit().seed_half_applied(prefix, n))
     }
 
     /// How many transactions are in `state`, as the cluster counts them

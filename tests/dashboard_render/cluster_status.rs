@@ -7,6 +7,7 @@ use crate::fixtures::{ago, app, now, settings};
 use estx::dashboard::app::App;
 use estx::dashboard::event::PollFailure;
 use estx::protocol::read::poll::Snapshot;
+use estx::Error;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -14,9 +15,9 @@ use std::time::Duration;
 fn stale_data_with_error() {
     let mut a = app();
     a.snapshot.as_mut().unwrap().taken_at = ago(95);
-    a.poll.error = Some(PollFailure::Transient(
-        "cluster unreachable: connection refused".into(),
-    ));
+    a.poll.error = Some(PollFailure::Transient(Error::Unreachable(
+        "connection refused".into(),
+    )));
     a.poll.running = true;
     let s = screen(&a, 100, 30);
     assert!(
@@ -30,9 +31,9 @@ fn stale_data_with_error() {
 fn no_data_yet() {
     let mut a = App::new(settings(), Duration::from_secs(5), now());
     assert_snapshot!("no_data_connecting", screen(&a, 100, 30));
-    a.poll.error = Some(PollFailure::Transient(
-        "cluster unreachable: connection refused".into(),
-    ));
+    a.poll.error = Some(PollFailure::Transient(Error::Unreachable(
+        "connection refused".into(),
+    )));
     let s = screen(&a, 100, 30);
     assert!(s.contains("cannot reach http://es.example:9200"), "{s}");
     assert_snapshot!("no_data_unreachable", s);
@@ -41,9 +42,11 @@ fn no_data_yet() {
 #[test]
 fn a_cluster_that_answered_an_error_is_not_called_unreachable() {
     let mut a = App::new(settings(), Duration::from_secs(5), now());
-    a.poll.error = Some(PollFailure::Other(
-        "cluster error (HTTP 400): explicit index in multi search is not allowed".into(),
-    ));
+    a.poll.error = Some(PollFailure::Other(Error::Cluster {
+        status: 400,
+        reason: "explicit index in multi search is not allowed".into(),
+        retry_after: None,
+    }));
     let s = screen(&a, 100, 30);
     assert!(!s.contains("cannot reach"), "{s}");
     assert!(
@@ -54,10 +57,10 @@ fn a_cluster_that_answered_an_error_is_not_called_unreachable() {
 
 #[test]
 fn auth_failure() {
-    let failure = PollFailure::Auth(
-        "authentication or authorisation failed (HTTP 401): unable to authenticate user [ops]"
-            .into(),
-    );
+    let failure = PollFailure::Auth(Error::Auth {
+        status: 401,
+        reason: "unable to authenticate user [ops]".into(),
+    });
     let mut a = app();
     a.poll.error = Some(failure.clone());
     a.snapshot.as_mut().unwrap().taken_at = ago(20);
@@ -205,15 +208,15 @@ fn counts_never_leave_a_narrow_header_and_banners_lead_with_the_cause() {
     for count in ["in flight", "!! ", "! ", "? ", "locks ", "audit 0"] {
         assert!(line.contains(count), "{count:?} missing: {line}");
     }
-    a.poll.error = Some(PollFailure::Transient(
-        "tcp connect error: Connection refused (os error 111)".into(),
-    ));
+    a.poll.error = Some(PollFailure::Transient(Error::Unreachable(
+        "Connection refused (os error 111)".into(),
+    )));
     let s = screen(&a, 80, 24);
     assert!(
         s.lines()
             .nth(1)
             .unwrap()
-            .contains("STALE: tcp connect error: Connection refused (os error 111)"),
+            .contains("STALE: cluster unreachable: Connection refused (os error 111)"),
         "{s}"
     );
 }

@@ -3,14 +3,13 @@
 //! transactions are coloured in the list.
 
 use crate::drawing::{assert_danger_dialog, draw, find, is_red};
-use crate::fixtures::{app, open_dialog};
-use estx::dashboard::event::Action;
+use crate::fixtures::{app, open_dialog, recover, release_locks_of, rollback};
 use ratatui::style::{Color, Modifier};
 
 #[test]
 fn rollback_dialog_is_red_and_cancel_is_focused() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    open_dialog(&mut a, rollback, "t-pend-1", true);
     assert_danger_dialog(&draw(&a, 100, 30), "Roll back t-pend-1?");
 }
 
@@ -20,14 +19,14 @@ fn release_dialog_is_red_and_cancel_is_focused() {
     // Only its stale lock, so `y` may release it (a live one needs force).
     let snap = a.snapshot.as_mut().unwrap();
     snap.locks.retain(|l| l.info.resource != "bob");
-    open_dialog(&mut a, Action::ReleaseLocks, "t-pend-1", true);
+    open_dialog(&mut a, release_locks_of, "t-pend-1", true);
     assert_danger_dialog(&draw(&a, 100, 30), "Release the locks of t-pend-1?");
 }
 
 #[test]
 fn focused_confirm_is_filled_red() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    open_dialog(&mut a, rollback, "t-pend-1", true);
     a.overlays.dialog_mut().unwrap().confirm_focused = true;
     let buf = draw(&a, 100, 30);
     let (cx, cy) = find(&buf, "[ Confirm (y) ]").unwrap();
@@ -43,7 +42,7 @@ fn focused_confirm_is_filled_red() {
 #[test]
 fn force_recover_dialog_is_not_red() {
     let mut a = app();
-    open_dialog(&mut a, Action::Recover, "t-pend-1", true);
+    open_dialog(&mut a, recover, "t-pend-1", true);
     let buf = draw(&a, 100, 30);
     let (cx, cy) = find(&buf, "[ Confirm (y) ]").unwrap();
     assert_eq!(buf[(cx, cy)].fg, Color::Yellow);

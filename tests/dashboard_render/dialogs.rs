@@ -3,23 +3,22 @@
 //! dialog at the minimum terminal size.
 
 use crate::drawing::{assert_danger_dialog, draw, find, screen, text};
-use crate::fixtures::{app, open_dialog};
+use crate::fixtures::{app, open_dialog, recover, release_locks_of, rollback};
 use estx::dashboard::app::{Pending, RunChoice};
-use estx::dashboard::event::Action;
 use estx::dashboard::load::Load;
 use estx::protocol::intervene::{AnyAct, AuditRepair, ReleaseLock};
 
 #[test]
 fn rollback_dialog_loading() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", false);
+    open_dialog(&mut a, rollback, "t-pend-1", false);
     assert_snapshot!("dialog_rollback_loading", screen(&a, 100, 30));
 }
 
 #[test]
 fn rollback_dialog_loaded() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    open_dialog(&mut a, rollback, "t-pend-1", true);
     let s = screen(&a, 100, 30);
     assert!(s.contains("alice: 400 → 500 (+100)"), "{s}");
     assert_snapshot!("dialog_rollback_loaded", s);
@@ -28,7 +27,7 @@ fn rollback_dialog_loaded() {
 #[test]
 fn rollback_dialog_refused_for_committed() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-commit-1", true);
+    open_dialog(&mut a, rollback, "t-commit-1", true);
     let buf = draw(&a, 100, 30);
     assert!(find(&buf, "[ Close ]").is_some());
     assert!(find(&buf, "Confirm").is_none());
@@ -38,7 +37,7 @@ fn rollback_dialog_refused_for_committed() {
 #[test]
 fn rollback_dialog_of_a_recent_transaction_offers_only_force() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-2", true);
+    open_dialog(&mut a, rollback, "t-pend-2", true);
     let buf = draw(&a, 100, 30);
     let s = text(&buf);
     assert!(
@@ -56,7 +55,7 @@ fn rollback_dialog_of_a_recent_transaction_offers_only_force() {
 #[test]
 fn rollback_dialog_read_error() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", false);
+    open_dialog(&mut a, rollback, "t-pend-1", false);
     a.overlays.dialog_mut().unwrap().preview =
         Load::Failed("cluster unreachable: connection refused".into());
     assert_snapshot!("dialog_rollback_error", screen(&a, 100, 30));
@@ -65,21 +64,21 @@ fn rollback_dialog_read_error() {
 #[test]
 fn recover_dialog() {
     let mut a = app();
-    open_dialog(&mut a, Action::Recover, "t-pend-1", true);
+    open_dialog(&mut a, recover, "t-pend-1", true);
     assert_snapshot!("dialog_force_recover", screen(&a, 100, 30));
 }
 
 #[test]
 fn release_locks_dialog() {
     let mut a = app();
-    open_dialog(&mut a, Action::ReleaseLocks, "t-pend-1", true);
+    open_dialog(&mut a, release_locks_of, "t-pend-1", true);
     assert_snapshot!("dialog_release_locks", screen(&a, 100, 30));
 }
 
 #[test]
 fn rollback_dialog_fits_the_minimum_size() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    open_dialog(&mut a, rollback, "t-pend-1", true);
     let buf = draw(&a, 80, 24);
     assert!(find(&buf, "[ Confirm (y) ]").is_some(), "{}", text(&buf));
     assert_danger_dialog(&buf, "Roll back t-pend-1?");
@@ -89,7 +88,7 @@ fn rollback_dialog_fits_the_minimum_size() {
 #[test]
 fn recent_rollback_dialog_at_80x24_shows_the_force_key() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-2", true);
+    open_dialog(&mut a, rollback, "t-pend-2", true);
     let buf = draw(&a, 80, 24);
     assert!(find(&buf, "[ FORCE (!) ]").is_some(), "{}", text(&buf));
     assert_snapshot!("dialog_rollback_recent_80x24", text(&buf));
@@ -107,8 +106,6 @@ fn release_one_lock_dialog_names_the_holder() {
         .unwrap()
         .clone();
     a.overlays.open_dialog(Dialog {
-        action: Action::ReleaseLock,
-        target: "bob".into(),
         preview: Load::Loaded(estx::protocol::intervene::Plan::on_lock("bob", Some(live))),
         confirm_focused: false,
         scroll: 0,
@@ -136,7 +133,7 @@ fn release_one_lock_dialog_names_the_holder() {
 #[test]
 fn rollback_dialog_asks_for_the_reason() {
     let mut a = app();
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    open_dialog(&mut a, rollback, "t-pend-1", true);
     let d = a.overlays.dialog_mut().unwrap();
     d.reason_for = Some(RunChoice::Plain);
     d.reason = "worker died in the outage".into();
@@ -180,7 +177,11 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
 
     a.overlays.take_dialog();
     use estx::protocol::trail::ActOutcome;
-    let mut b = BulkProgress::new(Action::Rollback, 40, a.now - chrono::Duration::seconds(20));
+    let mut b = BulkProgress::new(
+        estx::dashboard::event::OnMarks::Procedure(estx::protocol::Procedure::Rollback),
+        40,
+        a.now - chrono::Duration::seconds(20),
+    );
     for _ in 0..9 {
         b.count(ActOutcome::Completed);
     }
@@ -202,7 +203,11 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
             && !s.contains("S stops (a"),
         "{s}"
     );
-    let mut b = BulkProgress::new(Action::Rollback, 40, a.now - chrono::Duration::seconds(20));
+    let mut b = BulkProgress::new(
+        estx::dashboard::event::OnMarks::Procedure(estx::protocol::Procedure::Rollback),
+        40,
+        a.now - chrono::Duration::seconds(20),
+    );
     for _ in 0..10 {
         b.count(ActOutcome::Completed);
     }
@@ -227,16 +232,13 @@ fn bulk_rollback_dialog_counts_and_the_progress_bar() {
 /// The R dialog on four marked rows (a fifth no longer listed), the
 /// reason `outage` being typed.
 fn open_bulk_rollback(a: &mut estx::dashboard::app::App) {
-    open_bulk(a, Action::Rollback);
+    open_bulk(a, estx::protocol::Procedure::Rollback);
 }
 
 /// The `action` dialog on four marked rows (a fifth no longer listed), the
 /// reason `outage` being typed.
-fn open_bulk(a: &mut estx::dashboard::app::App, action: Action) {
-    let procedure = match action {
-        Action::Recover => estx::protocol::Procedure::Recover,
-        _ => estx::protocol::Procedure::Rollback,
-    };
+fn open_bulk(a: &mut estx::dashboard::app::App, procedure: estx::protocol::Procedure) {
+    let on = estx::dashboard::event::OnMarks::Procedure(procedure);
     use crate::fixtures::{detail, unforced_refusal};
     use estx::dashboard::app::Dialog;
     use estx::dashboard::layers::dialog::Bulk;
@@ -258,16 +260,15 @@ fn open_bulk(a: &mut estx::dashboard::app::App, action: Action) {
     a.selection.marks = ids.iter().map(|s| s.to_string()).collect();
     a.selection.marks.insert("t-gone-9".into());
     let mut bulk = Bulk {
+        on,
         ids: ids.iter().map(|s| s.to_string()).collect(),
         filtered: vec![],
         unlisted: vec!["t-gone-9".into()],
         preview: Load::Idle,
         plan: None,
     };
-    estx::dashboard::bulk::reread(&mut bulk, action, Ok(plan));
+    estx::dashboard::bulk::reread(&mut bulk, Ok(plan));
     a.overlays.open_dialog(Dialog {
-        action,
-        target: "4 marked transaction(s)".into(),
         preview: Load::Idle,
         confirm_focused: false,
         scroll: 0,
@@ -303,7 +304,7 @@ fn a_long_bulk_dialog_keeps_its_reason_in_sight() {
 #[test]
 fn bulk_recover_dialog_names_the_debit_it_completes_and_the_locks() {
     let mut a = app();
-    open_bulk(&mut a, Action::Recover);
+    open_bulk(&mut a, estx::protocol::Procedure::Recover);
     let s = screen(&a, 100, 40);
     for want in [
         " t-pend-1: completes the debit of 100 already made on alice: credits bob +100",
@@ -348,8 +349,6 @@ fn audit_repair_dialog_names_its_balance_effect() {
         ..Plan::default()
     };
     a.overlays.open_dialog(Dialog {
-        action: Action::AuditRepair,
-        target: "alice".into(),
         preview: Load::Loaded(plan),
         confirm_focused: false,
         scroll: 0,

@@ -5,13 +5,15 @@
 
 use chrono::{DateTime, Duration as Age, TimeZone, Utc};
 use estx::dashboard::app::{App, Dialog, LogEntry, LogLevel, Settings};
-use estx::dashboard::event::Action;
 use estx::dashboard::load::Load;
 use estx::protocol::account::AccountState;
 use estx::protocol::decide::Fencing;
 use estx::protocol::executor::StepOutcome;
+use estx::protocol::integer::NotExact;
+use estx::protocol::intervene::{AnyAct, Recover, ReleaseLocksOf, Rollback};
 use estx::protocol::locks::LockView;
 use estx::protocol::locks::{Heartbeat, LockInfo, Owner};
+use estx::protocol::problem::{Problem, Problems};
 use estx::protocol::read::poll::{AccountEntry, Snapshot, StateCount};
 use estx::protocol::steps::ProcedureRefusal;
 use estx::protocol::time::format_timestamp;
@@ -158,7 +160,11 @@ pub(crate) fn snapshot() -> Snapshot {
         ("frank", AccountEntry::Ok(frank)),
         (
             "grace",
-            AccountEntry::Malformed(vec!["`balance` is not an integer: \"lots\"".into()]),
+            AccountEntry::Malformed(Problems::one(Problem::NotAnInteger {
+                field: "balance".into(),
+                value: "\"lots\"".into(),
+                why: NotExact::NotANumber,
+            })),
         ),
         ("heidi", AccountEntry::Missing),
     ]
@@ -282,7 +288,7 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
                 state: Some(s.clone()),
                 carries: s.carries(id),
                 settled: s.settled_of(id).map(|r| r.outcome),
-                problems: vec![],
+                problems: Problems::default(),
             },
             AccountEntry::Malformed(p) => AccountView {
                 id: a.clone(),
@@ -296,7 +302,7 @@ pub(crate) fn detail(app: &App, id: &str) -> TransactionDetail {
                 state: None,
                 carries: false,
                 settled: None,
-                problems: vec!["account does not exist".into()],
+                problems: Problems::one(Problem::AccountMissing),
             },
         })
         .collect();
@@ -339,22 +345,46 @@ pub(crate) fn unforced_refusal(
     ))
 }
 
-pub(crate) fn open_dialog(app: &mut App, action: Action, id: &str, loaded: bool) {
+/// The acts R, F and L make of a transaction, as the dashboard builds them.
+pub(crate) fn rollback(id: &str) -> AnyAct {
+    Rollback::new(id).into()
+}
+
+/// F's act.
+pub(crate) fn recover(id: &str) -> AnyAct {
+    Recover::new(id).into()
+}
+
+/// L's act on a transaction.
+pub(crate) fn release_locks_of(id: &str) -> AnyAct {
+    ReleaseLocksOf {
+        txn: id.into(),
+        allow_partial: true,
+    }
+    .into()
+}
+
+/// The dialog of the act `act` makes of transaction `id`, its preview
+/// `loaded` (on the fixture's documents) or not yet.
+pub(crate) fn open_dialog(app: &mut App, act: fn(&str) -> AnyAct, id: &str, loaded: bool) {
     select(app, id);
+    let act = act(id);
+    let procedure = match &act {
+        AnyAct::Rollback(_) => Some(Procedure::Rollback),
+        AnyAct::Recover(_) => Some(Procedure::Recover),
+        _ => None,
+    };
     let preview = match loaded {
         false => Load::Loading,
         true => Load::Loaded({
             let d = detail(app, id);
-            let refusal = match action {
-                Action::Rollback | Action::Recover => unforced_refusal(app, &d),
-                _ => None,
-            };
-            estx::protocol::intervene::Plan::on_transaction(action.procedure(), d, refusal)
+            let refusal = procedure.and_then(|_| unforced_refusal(app, &d));
+            estx::protocol::intervene::Plan::on_transaction(procedure, d, refusal)
         }),
     };
     app.overlays.open_dialog(Dialog {
         preview,
-        ..Dialog::new(action, id.into())
+        ..Dialog::new(act)
     });
 }
 

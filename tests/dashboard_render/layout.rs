@@ -2,9 +2,8 @@
 //! panes, and every screen rendering without panicking at any size.
 
 use crate::drawing::screen;
-use crate::fixtures::{app, now, open_dialog, settings};
+use crate::fixtures::{app, now, open_dialog, recover, release_locks_of, rollback, settings};
 use estx::dashboard::app::{App, Pane};
-use estx::dashboard::event::Action;
 use estx::dashboard::layout::{layout, layout_for};
 use ratatui::layout::Rect;
 use std::time::Duration;
@@ -21,7 +20,7 @@ fn too_small() {
     // During a bulk run even q waits for a screen that can ask first.
     let mut a = app();
     a.bulk = Some(estx::dashboard::progress::BulkProgress::new(
-        estx::dashboard::event::Action::Recover,
+        estx::dashboard::event::OnMarks::Procedure(estx::protocol::Procedure::Recover),
         500,
         a.now,
     ));
@@ -42,7 +41,7 @@ fn the_stop_question_says_what_stopping_does() {
     use estx::dashboard::stop::StopAsk;
     let mut a = app();
     let mut b = estx::dashboard::progress::BulkProgress::new(
-        estx::dashboard::event::Action::Rollback,
+        estx::dashboard::event::OnMarks::Procedure(estx::protocol::Procedure::Rollback),
         500,
         a.now,
     );
@@ -104,10 +103,10 @@ fn every_screen_renders_at_every_size() {
         .open(estx::dashboard::layers::Overlay::Help(Default::default()));
     states.push(help);
     for (action, id) in [
-        (Action::Rollback, "t-pend-1"),
-        (Action::Rollback, "t-commit-1"),
-        (Action::ReleaseLocks, "t-pend-1"),
-        (Action::Recover, "t-broken"),
+        (rollback as fn(&str) -> _, "t-pend-1"),
+        (rollback, "t-commit-1"),
+        (release_locks_of, "t-pend-1"),
+        (recover, "t-broken"),
     ] {
         let mut a = app();
         open_dialog(&mut a, action, id, true);

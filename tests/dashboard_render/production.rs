@@ -3,9 +3,8 @@
 //! columns), and the typed confirmation its forced and bulk runs ask for.
 
 use crate::drawing::{draw, find, is_red, text};
-use crate::fixtures::{app, open_dialog};
+use crate::fixtures::{app, open_dialog, recover};
 use estx::dashboard::app::{App, MarkColour, ProfileMark, RunChoice};
-use estx::dashboard::event::Action;
 use ratatui::style::Color;
 
 fn production(mut a: App) -> App {
@@ -62,7 +61,7 @@ fn a_profiles_own_label_and_colour_frame_the_screen() {
 #[test]
 fn a_forced_run_on_production_asks_for_the_profile_typed() {
     let mut a = production(app());
-    open_dialog(&mut a, Action::Recover, "t-pend-1", true);
+    open_dialog(&mut a, recover, "t-pend-1", true);
     let d = a.overlays.dialog_mut().unwrap();
     d.reason_for = Some(RunChoice::Forced);
     d.reason = "INC-7".into();
@@ -82,7 +81,6 @@ fn a_forced_run_on_production_asks_for_the_profile_typed() {
 #[test]
 fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
     use estx::dashboard::app::{Dialog, RunChoice};
-    use estx::dashboard::event::Action;
     use estx::dashboard::layers::dialog::Resume;
     use estx::dashboard::layers::jobs::JobsView;
     let mut a = app();
@@ -153,12 +151,15 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
         let j = a.overlays.get::<JobsView>().unwrap();
         let r = &j.list.value().unwrap()[0];
         let resume = Resume {
+            run: r.record_id.clone(),
+            procedure: estx::protocol::Procedure::Recover,
             total: r.transactions.len(),
             life: j.rows[0].life,
         };
         (r.record_id.clone(), resume)
     };
-    let mut dialog = Dialog::resume(Action::Recover, run, resume);
+    let _ = run;
+    let mut dialog = Dialog::resume(resume);
     dialog.reason_for = Some(RunChoice::Forced);
     dialog.reason = "bastion-2 rebo".into();
     a.overlays.open_dialog(dialog.clone());

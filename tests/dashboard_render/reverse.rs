@@ -6,7 +6,6 @@
 use crate::drawing::{assert_danger_dialog, draw, find, screen};
 use crate::fixtures::{app, detail, now, select, txn};
 use estx::dashboard::app::{App, Dialog};
-use estx::dashboard::event::Action;
 use estx::dashboard::load::Load;
 use estx::protocol::intervene::Plan;
 use estx::protocol::transaction::Transaction;
@@ -37,7 +36,10 @@ fn open_reverse(
     }
     a.overlays.open_dialog(Dialog {
         preview: Load::Loaded(plan),
-        ..Dialog::new(Action::Reverse, id.into())
+        ..Dialog::new(estx::protocol::intervene::Reverse {
+            txn: id.into(),
+            finish_committed: true,
+        })
     });
 }
 

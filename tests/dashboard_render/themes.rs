@@ -5,9 +5,8 @@
 //! ASCII on screen, focused borders still told apart).
 
 use crate::drawing::{draw, find, screen};
-use crate::fixtures::{app, open_dialog};
+use crate::fixtures::{app, open_dialog, recover, release_locks_of, rollback};
 use estx::dashboard::app::{App, Theme};
-use estx::dashboard::event::Action;
 use estx::dashboard::look::ThemeName;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
@@ -50,7 +49,7 @@ fn styles(buf: &Buffer) -> String {
 fn a_snapshot_per_theme() {
     for name in ThemeName::ALL {
         let mut a = themed(name);
-        open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+        open_dialog(&mut a, rollback, "t-pend-1", true);
         let buf = draw(&a, 100, 30);
         assert_snapshot!(format!("theme_{}", name.as_str()), styles(&buf));
     }
@@ -64,8 +63,8 @@ fn dangerous_dialogs_take_the_themes_danger_colour() {
         let t = Theme::new(name);
         assert_ne!(t.danger, t.warn, "{name:?}");
         for (action, title) in [
-            (Action::Rollback, "Roll back t-pend-1?"),
-            (Action::ReleaseLocks, "Release the locks of t-pend-1?"),
+            (rollback as fn(&str) -> _, "Roll back t-pend-1?"),
+            (release_locks_of, "Release the locks of t-pend-1?"),
         ] {
             let mut a = themed(name);
             // Only the stale lock, so `y` may release it (a live one needs force).
@@ -79,7 +78,7 @@ fn dangerous_dialogs_take_the_themes_danger_colour() {
             assert_eq!(buf[(cx, cy)].fg, t.danger, "{name:?} {title} Confirm");
         }
         let mut a = themed(name);
-        open_dialog(&mut a, Action::Recover, "t-pend-1", true);
+        open_dialog(&mut a, recover, "t-pend-1", true);
         let buf = draw(&a, 100, 30);
         let (x, y) = find(&buf, "Recover t-pend-1?").unwrap();
         assert_eq!(buf[(x, y)].fg, t.warn, "{name:?} recover");
@@ -103,7 +102,7 @@ fn without_colour_the_danger_is_in_words() {
     let mut a = app();
     a.theme = Theme::new(ThemeName::Dark).with_mono(true);
     a.settings.read_only = true;
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    open_dialog(&mut a, rollback, "t-pend-1", true);
     let buf = draw(&a, 100, 30);
     assert!(buf
         .content
@@ -124,7 +123,7 @@ fn ascii_draws_nothing_but_ascii() {
     assert!(main.contains("\n# transactions"), "{main}");
     assert!(main.contains("======#\n"), "{main}");
     assert_snapshot!("ascii_main", main);
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    open_dialog(&mut a, rollback, "t-pend-1", true);
     let dialog = screen(&a, 100, 30);
     assert!(dialog.is_ascii(), "{dialog}");
     assert_snapshot!("ascii_dialog", dialog);
@@ -153,7 +152,7 @@ fn the_detail_names_rebound_keys() {
     assert!(after.contains("Z rollback "), "{after}");
     assert!(!after.contains("R rollback"), "{after}");
     // The dialog's reason prompt and key bar name the rebound confirm key.
-    open_dialog(&mut a, Action::Rollback, "t-pend-1", true);
+    open_dialog(&mut a, rollback, "t-pend-1", true);
     let dialog = screen(&a, 140, 40);
     assert!(dialog.contains("(asked after c / !)"), "{dialog}");
     assert!(dialog.contains("c confirm"), "{dialog}");

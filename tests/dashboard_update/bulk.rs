@@ -14,10 +14,13 @@ fn space() -> Event {
 /// The bulk dialog's plan: `t-old` pending 90 min (runs), `t-mid`
 /// committed (refused for a rollback), `t-new` created a minute ago
 /// (refused unforced: left out, to be forced one by one).
-pub(crate) fn bulk_loaded(app: &mut App, action: Action) {
+pub(crate) fn bulk_loaded(app: &mut App, on: OnMarks) {
     let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::ActRefusal>| {
+        let OnMarks::Procedure(procedure) = on else {
+            panic!("L's items are each their own act")
+        };
         estx::protocol::intervene::Plan::on_transaction(
-            action.procedure(),
+            Some(procedure),
             detail_of(t, vec![]),
             refusal,
         )
@@ -36,7 +39,7 @@ pub(crate) fn bulk_loaded(app: &mut App, action: Action) {
     update(
         app,
         Event::BulkPreview {
-            action,
+            on,
             plan: Ok(estx::protocol::intervene::Plan {
                 transactions: ["t-mid", "t-new", "t-old"].map(String::from).to_vec(),
                 items,
@@ -86,15 +89,12 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
     update(&mut app, key('*'));
     let cmds = update(&mut app, key('R'));
     let ids: Vec<String> = ["t-mid", "t-new", "t-old"].map(String::from).to_vec();
-    assert_eq!(
-        cmds,
-        vec![IoRequest::LoadBulkPreview(Action::Rollback, ids)]
-    );
-    bulk_loaded(&mut app, Action::Rollback);
+    assert_eq!(cmds, vec![IoRequest::LoadBulkPreview(ROLLBACK, ids)]);
+    bulk_loaded(&mut app, ROLLBACK);
     let d = app.overlays.dialog().unwrap();
     let p = d.bulk().unwrap().plan.clone().unwrap();
     assert_eq!(p.runs.len(), 1);
-    assert_eq!(p.runs[0].target, "t-old");
+    assert_eq!(p.runs[0].act(), &rollback("t-old"));
     assert_eq!(p.left_out.len(), 2, "{:?}", p.left_out);
     assert_eq!(p.left_out["refused: committed"], ["t-mid"]);
     assert_eq!(
@@ -113,12 +113,13 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
         update(&mut app, key(c));
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
-    let [IoRequest::RunBulk(runs)] = cmds.as_slice() else {
+    let [IoRequest::RunBulk(_, runs)] = cmds.as_slice() else {
         panic!("{cmds:?}")
     };
     assert_eq!(runs.len(), 1);
+    let choices = &runs[0].intervention.choices;
     assert_eq!(
-        (runs[0].force, runs[0].reason.as_deref()),
+        (choices.force, choices.reason.as_deref()),
         (false, Some("outage cleanup"))
     );
     assert!(app.selection.marks.is_empty() && app.overlays.dialog().is_none());
@@ -130,10 +131,9 @@ fn one_dialog_for_the_marked_set_requires_a_reason_and_runs_what_may_run() {
 #[test]
 fn progress_counts_items_by_outcome_and_the_stop_key_stops_starting_new_ones() {
     let mut app = app(false);
-    app.bulk = Some(BulkProgress::new(Action::Rollback, 3, now()));
+    app.bulk = Some(BulkProgress::new(ROLLBACK, 3, now()));
     let item = |id: &str, outcome| Event::BulkItem {
-        action: Action::Rollback,
-        id: id.into(),
+        act: rollback(id),
         summary: "completed".into(),
         outcome,
     };
@@ -152,7 +152,7 @@ fn progress_counts_items_by_outcome_and_the_stop_key_stops_starting_new_ones() {
     let cmds = update(
         &mut app,
         Event::BulkDone {
-            action: Action::Rollback,
+            on: ROLLBACK,
             not_started: 1,
             summary: "2 selected transactions: … · audit record r-1".into(),
             record: Some("audit record r-1".into()),
@@ -182,10 +182,9 @@ fn p_pauses_and_resumes_a_bulk_run_with_its_rate_and_eta() {
         update(&mut app, key('P')).is_empty(),
         "no run: nothing to pause"
     );
-    app.bulk = Some(BulkProgress::new(Action::Recover, 10, now()));
+    app.bulk = Some(BulkProgress::new(RECOVER, 10, now()));
     let item = |id: &str| Event::BulkItem {
-        action: Action::Recover,
-        id: id.into(),
+        act: recover(id),
         summary: "completed".into(),
         outcome: ActOutcome::Completed,
     };

@@ -71,7 +71,7 @@ fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
     assert_eq!(view(&app).selected_life().kind(), "presumed dead");
     let asked = resume_dialog(&app).expect("a resume dialog");
     assert_eq!(asked.total, 3);
-    assert_eq!(app.overlays.dialog().unwrap().target, "run-1");
+    assert_eq!(asked.run, "run-1");
     // `y` opens the reason (optional: the job is presumed dead), Enter runs.
     assert!(update(&mut app, key('y')).is_empty());
     assert!(app.bulk.is_none());
@@ -80,7 +80,7 @@ fn j_lists_the_unfinished_jobs_and_y_resumes_one() {
         cmds,
         vec![IoRequest::ResumeJob {
             run: "run-1".into(),
-            action: Action::Recover,
+            procedure: Procedure::Recover,
             confirmed: ResumeConfirmed::default(),
         }]
     );
@@ -193,7 +193,7 @@ fn a_live_or_unknown_job_resumes_only_forced_with_a_reason() {
         cmds,
         vec![IoRequest::ResumeJob {
             run: "run-live".into(),
-            action: Action::Recover,
+            procedure: Procedure::Recover,
             confirmed: ResumeConfirmed {
                 typed: None,
                 reason: Some("host bastion-2 rebooted".into()),

@@ -6,13 +6,19 @@
 use chrono::{DateTime, TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use estx::dashboard::app::{App, LogLevel, Pane, RunChoice, Settings, HISTORY_EVERY};
-use estx::dashboard::event::{Action, ActionOutcome, Event, Expected, IoRequest, PollFailure, Run};
+use estx::dashboard::event::{
+    ActionOutcome, Event, Expected, IoRequest, OnMarks, PollFailure, Run,
+};
 use estx::dashboard::update::update;
 use estx::dashboard::view::Fate;
 use estx::protocol::account::AccountState;
+use estx::protocol::intervene::{
+    AnyAct, AuditRepair, Recover, ReleaseLock, ReleaseLocksOf, Reverse, Rollback,
+};
 use estx::protocol::read::poll::{AccountEntry, Snapshot};
 use estx::protocol::transaction::{Transaction, TxnState};
 use estx::protocol::views::TransactionDetail;
+use estx::protocol::Procedure;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -166,10 +172,7 @@ fn sort_cycles_and_reverses() {
 fn actions_open_a_dialog_focused_on_cancel_and_ask_for_a_reread() {
     let mut app = app(false);
     let cmds = update(&mut app, key('R'));
-    assert_eq!(
-        cmds,
-        vec![IoRequest::LoadPreview(Action::Rollback, "t-old".into())]
-    );
+    assert_eq!(cmds, vec![IoRequest::LoadPreview(rollback("t-old"))]);
     let d = app.overlays.dialog().unwrap();
     assert!(!d.confirm_focused);
     assert!(d.preview.is_loading());
@@ -205,7 +208,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     };
     let a = AccountState::new(400);
     let b = AccountState::new(500);
-    let recover = estx::protocol::views::preview(
+    let recovery = estx::protocol::views::preview(
         estx::protocol::Procedure::Recover,
         &t,
         Some(&a),
@@ -224,14 +227,13 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         accounts: vec![],
         locks: vec![],
         next_step: None,
-        recover,
+        recover: recovery,
         rollback,
     };
     update(
         &mut app,
         Event::Preview {
-            action: Action::Recover,
-            target: "t-old".into(),
+            act: recover("t-old"),
             plan: Ok(estx::protocol::intervene::Plan::on_transaction(
                 Some(estx::protocol::Procedure::Recover),
                 detail,
@@ -252,27 +254,22 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert_eq!(
         cmds,
-        vec![IoRequest::Run(Run {
-            action: Action::Recover,
-            target: "t-old".into(),
-            force: false,
+        vec![IoRequest::Run(Run::new(
+            Recover::new("t-old"),
+            false,
+            Some("stuck since the outage".into()),
+            None,
             expected,
-            reason: Some("stuck since the outage".into()),
-            confirmed: None,
-        })]
+        ))]
     );
     assert!(app.overlays.dialog().is_none());
     let running = app.running.as_ref().unwrap();
-    assert_eq!(
-        (running.action, running.target.as_str()),
-        (Action::Recover, "t-old")
-    );
+    assert_eq!(running.act, recover("t-old"));
     assert!(!running.forced);
     // A second action waits for the first.
     assert!(update(&mut app, key('R')).is_empty());
     let done = ActionOutcome {
-        action: Action::Recover,
-        txn: "t-old".into(),
+        act: recover("t-old"),
         summary: "completed".into(),
         ok: true,
     };
@@ -298,7 +295,7 @@ fn read_only_mode_disables_actions_and_says_so() {
 #[test]
 fn poll_failures_keep_the_last_snapshot_and_log_once() {
     let mut app = app(false);
-    let fail = PollFailure::Transient("connection refused".into());
+    let fail = PollFailure::Transient(estx::Error::Unreachable("connection refused".into()));
     update(&mut app, Event::Polled(Err(fail.clone())));
     update(&mut app, Event::Polled(Err(fail)));
     assert!(app.snapshot.is_some());
@@ -407,18 +404,20 @@ fn detail_of(t: Transaction, locks: Vec<estx::protocol::locks::LockView>) -> Tra
 
 fn loaded(
     app: &mut App,
-    action: Action,
+    procedure: Procedure,
     t: Transaction,
     refusal: Option<estx::protocol::intervene::ActRefusal>,
 ) {
-    let target = t.id.clone();
+    let act = match procedure {
+        Procedure::Rollback => rollback(t.id.clone()),
+        Procedure::Recover => recover(t.id.clone()),
+    };
     update(
         app,
         Event::Preview {
-            action,
-            target,
+            act,
             plan: Ok(estx::protocol::intervene::Plan::on_transaction(
-                action.procedure(),
+                Some(procedure),
                 detail_of(t, vec![]),
                 refusal,
             )),
@@ -559,7 +558,7 @@ fn y_never_forces_the_force_key_does() {
     };
     loaded(
         &mut app,
-        Action::Rollback,
+        Procedure::Rollback,
         txn("t-new", "created", 1),
         Some(estx::protocol::intervene::ActRefusal::Procedure(recent)),
     );
@@ -590,12 +589,12 @@ fn y_never_forces_the_force_key_does() {
     let [IoRequest::Run(run)] = cmds.as_slice() else {
         panic!("{cmds:?}")
     };
-    assert!(run.force);
-    assert_eq!(run.reason.as_deref(), Some("worker died"));
+    assert!(run.intervention.choices.force);
     assert_eq!(
-        (run.action, run.target.as_str()),
-        (Action::Rollback, "t-new")
+        run.intervention.choices.reason.as_deref(),
+        Some("worker died")
     );
+    assert_eq!(run.act(), &rollback("t-new"));
     assert!(app.running.as_ref().unwrap().forced);
 }
 
@@ -605,7 +604,7 @@ fn a_stale_reply_for_another_target_does_not_fill_the_dialog() {
     update(&mut app, key('R'));
     loaded(
         &mut app,
-        Action::Rollback,
+        Procedure::Rollback,
         txn("t-mid", "committed", 10),
         None,
     );
@@ -619,7 +618,7 @@ fn the_log_says_whether_the_run_matched_the_preview() {
     update(&mut app, key('R'));
     loaded(
         &mut app,
-        Action::Rollback,
+        Procedure::Rollback,
         txn("t-old", "pending", 90),
         None,
     );
@@ -650,8 +649,7 @@ fn the_log_says_whether_the_run_matched_the_preview() {
     update(
         &mut app,
         Event::ActionDone(ActionOutcome {
-            action: Action::Rollback,
-            txn: "t-old".into(),
+            act: rollback("t-old"),
             summary: "completed".into(),
             ok: true,
         }),
@@ -713,10 +711,7 @@ fn every_pane_scrolls_within_its_rows() {
     assert_eq!(app.view.lock_offset, 40 - rows.locks);
     assert_eq!(
         update(&mut app, key('L')),
-        vec![IoRequest::LoadPreview(
-            Action::ReleaseLock,
-            "res-039".into()
-        )]
+        vec![IoRequest::LoadPreview(release_lock("res-039"))]
     );
     update(&mut app, code(KeyCode::Esc));
     // Log: follows the newest; scrolls back and forward within its lines.
@@ -846,7 +841,7 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     update(&mut app, key('j'));
     assert_eq!(
         update(&mut app, code(KeyCode::Enter)),
-        vec![IoRequest::LoadPreview(Action::ReleaseLock, "res-1".into())]
+        vec![IoRequest::LoadPreview(release_lock("res-1"))]
     );
     update(&mut app, code(KeyCode::Esc)); // closes the dialog
     assert!(
@@ -858,7 +853,7 @@ fn the_audit_runs_in_the_background_and_its_repairs_use_the_dialog() {
     update(&mut app, key('k'));
     assert_eq!(
         update(&mut app, code(KeyCode::Enter)),
-        vec![IoRequest::LoadPreview(Action::AuditRepair, "A".into())]
+        vec![IoRequest::LoadPreview(audit_repair("A"))]
     );
     update(&mut app, code(KeyCode::Esc));
     update(&mut app, code(KeyCode::Esc));
@@ -963,4 +958,49 @@ pub(crate) fn audit_cursor(app: &App) -> usize {
     app.overlays
         .state::<estx::dashboard::layers::audit::Audit>()
         .map_or(0, |a| a.cursor)
+}
+
+/// R, F and L on the marked rows.
+const ROLLBACK: OnMarks = OnMarks::Procedure(Procedure::Rollback);
+const RECOVER: OnMarks = OnMarks::Procedure(Procedure::Recover);
+#[allow(dead_code)]
+const RELEASE_LOCKS: OnMarks = OnMarks::ReleaseLocks;
+
+/// The acts the keys offer, as the dashboard builds them.
+fn rollback(id: impl Into<String>) -> AnyAct {
+    Rollback::new(id).into()
+}
+
+fn recover(id: impl Into<String>) -> AnyAct {
+    Recover::new(id).into()
+}
+
+#[allow(dead_code)]
+fn release_locks_of(id: impl Into<String>) -> AnyAct {
+    ReleaseLocksOf {
+        txn: id.into(),
+        allow_partial: true,
+    }
+    .into()
+}
+
+fn release_lock(resource: impl Into<String>) -> AnyAct {
+    ReleaseLock::new(resource).into()
+}
+
+fn audit_repair(account: impl Into<String>) -> AnyAct {
+    AuditRepair {
+        account: Some(account.into()),
+        expect_total: None,
+        allow_partial: false,
+    }
+    .into()
+}
+
+fn reverse(id: impl Into<String>) -> AnyAct {
+    Reverse {
+        txn: id.into(),
+        finish_committed: true,
+    }
+    .into()
 }

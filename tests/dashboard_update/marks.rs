@@ -48,10 +48,7 @@ fn space_then_r_after_a_filter_acts_on_the_row_the_filter_shows() {
     assert_eq!(app.selection.marks.iter().collect::<Vec<_>>(), ["txn2"]);
     assert_eq!(
         update(&mut app, key('R')),
-        vec![IoRequest::LoadBulkPreview(
-            Action::Rollback,
-            vec!["txn2".into()]
-        )]
+        vec![IoRequest::LoadBulkPreview(ROLLBACK, vec!["txn2".into()])]
     );
     let b = app.overlays.dialog().unwrap().bulk().unwrap();
     assert_eq!(b.ids, ["txn2"]);
@@ -64,7 +61,7 @@ fn slash_id_enter_r_opens_the_dialog_on_that_row() {
     type_filter(&mut app, "txn3");
     assert_eq!(
         update(&mut app, key('R')),
-        vec![IoRequest::LoadPreview(Action::Rollback, "txn3".into())]
+        vec![IoRequest::LoadPreview(rollback("txn3"))]
     );
 }
 
@@ -171,10 +168,7 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
     assert_eq!(app.view.marks.filtered, ["txn5"]);
     assert_eq!(
         update(&mut app, key('F')),
-        vec![IoRequest::LoadBulkPreview(
-            Action::Recover,
-            vec!["txn4".into()]
-        )]
+        vec![IoRequest::LoadBulkPreview(RECOVER, vec!["txn4".into()])]
     );
     let b = app.overlays.dialog().unwrap().bulk().unwrap();
     assert_eq!(
@@ -212,7 +206,7 @@ fn confirming_clears_only_the_marks_acted_on() {
     update(
         &mut app,
         Event::BulkPreview {
-            action: Action::Rollback,
+            on: ROLLBACK,
             plan: Ok(estx::protocol::intervene::Plan {
                 transactions: vec!["txn4".into()],
                 items: vec![estx::protocol::intervene::Plan::on_transaction(
@@ -240,6 +234,6 @@ fn confirming_clears_only_the_marks_acted_on() {
         update(&mut app, key(c));
     }
     let cmds = update(&mut app, code(KeyCode::Enter));
-    assert!(matches!(cmds.as_slice(), [IoRequest::RunBulk(r)] if r.len() == 1));
+    assert!(matches!(cmds.as_slice(), [IoRequest::RunBulk(_, r)] if r.len() == 1));
     assert_eq!(app.selection.marks.iter().collect::<Vec<_>>(), ["txn5"]);
 }

@@ -102,13 +102,14 @@ fn the_dialog_loads_once_and_a_failed_reread_leaves_nothing_to_confirm() {
     update(
         &mut app,
         Event::Preview {
-            action: Action::Recover,
-            target: "t-1".into(),
-            plan: Err("cluster unreachable".into()),
+            act: recover("t-1"),
+            plan: Err(estx::dashboard::event::NoPlan::Failed(
+                estx::Error::Unreachable("refused".into()),
+            )),
         },
     );
     let d = app.overlays.dialog().unwrap();
-    assert!(matches!(&d.preview, Load::Failed(e) if e == "cluster unreachable"));
+    assert!(matches!(&d.preview, Load::Failed(e) if e == "cluster unreachable: refused"));
     assert!(d.loaded() && !d.can_confirm());
     // y on it runs nothing and closes it, saying why.
     let io = update(&mut app, key('y'));
@@ -135,8 +136,7 @@ fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
     update(
         &mut app,
         Event::Preview {
-            action: Action::Recover,
-            target: "t-1".into(),
+            act: recover("t-1"),
             plan: Ok(plan),
         },
     );
@@ -148,7 +148,7 @@ fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
     let [IoRequest::Run(run)] = io.as_slice() else {
         panic!("{io:?}");
     };
-    let i = run.intervention();
+    let i = run.intervention.clone();
     assert_eq!(i.act, act.act);
     assert_eq!(
         (

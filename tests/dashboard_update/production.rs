@@ -29,7 +29,7 @@ fn a_bulk_run_on_production_runs_only_with_its_count_typed() {
     production(&mut app);
     update(&mut app, key('*'));
     update(&mut app, key('R'));
-    super::bulk::bulk_loaded(&mut app, Action::Rollback);
+    super::bulk::bulk_loaded(&mut app, ROLLBACK);
     update(&mut app, key('y'));
     type_text(&mut app, "outage");
     // Enter after the reason opens the typed confirmation instead of running.
@@ -56,12 +56,15 @@ fn a_bulk_run_on_production_runs_only_with_its_count_typed() {
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
     type_text(&mut app, "1");
     let cmds = update(&mut app, code(KeyCode::Enter));
-    let [IoRequest::RunBulk(runs)] = cmds.as_slice() else {
+    let [IoRequest::RunBulk(_, runs)] = cmds.as_slice() else {
         panic!("{cmds:?}")
     };
     assert_eq!(runs.len(), 1);
     assert_eq!(
-        (runs[0].reason.as_deref(), runs[0].confirmed.as_deref()),
+        (
+            runs[0].intervention.choices.reason.as_deref(),
+            runs[0].intervention.choices.confirmed.as_deref()
+        ),
         (Some("outage"), Some("1"))
     );
 }
@@ -84,7 +87,13 @@ fn a_forced_run_on_production_runs_only_with_the_profile_typed() {
     let [IoRequest::Run(run)] = cmds.as_slice() else {
         panic!("{cmds:?}")
     };
-    assert_eq!((run.force, run.confirmed.as_deref()), (true, Some("prod")));
+    assert_eq!(
+        (
+            run.intervention.choices.force,
+            run.intervention.choices.confirmed.as_deref()
+        ),
+        (true, Some("prod"))
+    );
 }
 
 #[test]
@@ -96,7 +105,9 @@ fn off_production_and_unforced_nothing_more_is_asked() {
     update(&mut app, key('!'));
     type_text(&mut app, "INC-7");
     let cmds = update(&mut app, code(KeyCode::Enter));
-    assert!(matches!(cmds.as_slice(), [IoRequest::Run(r)] if r.force && r.confirmed.is_none()));
+    assert!(
+        matches!(cmds.as_slice(), [IoRequest::Run(r)] if r.intervention.choices.force && r.intervention.choices.confirmed.is_none())
+    );
     // Production, unforced on one transaction: not asked either.
     let mut app = self::app(false);
     production(&mut app);
@@ -104,7 +115,7 @@ fn off_production_and_unforced_nothing_more_is_asked() {
     update(&mut app, key('y'));
     let cmds = update(&mut app, code(KeyCode::Enter));
     assert!(
-        matches!(cmds.as_slice(), [IoRequest::Run(r)] if !r.force),
+        matches!(cmds.as_slice(), [IoRequest::Run(r)] if !r.intervention.choices.force),
         "{cmds:?}"
     );
 }
@@ -134,8 +145,7 @@ fn open_loaded_recover(app: &mut App) {
     update(
         app,
         Event::Preview {
-            action: Action::Recover,
-            target: "t-old".into(),
+            act: recover("t-old"),
             plan: Ok(estx::protocol::intervene::Plan::on_transaction(
                 Some(estx::protocol::Procedure::Recover),
                 detail,

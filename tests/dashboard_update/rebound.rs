@@ -2,8 +2,8 @@
 //! the old one no longer does, and the help and the key bar name the new
 //! key (they read the same table the handler dispatches through).
 
-use crate::{app, key};
-use estx::dashboard::event::{Action, IoRequest};
+use crate::{app, key, rollback};
+use estx::dashboard::event::IoRequest;
 use estx::dashboard::keymap::{KeyOverride, Keymap};
 use estx::dashboard::update::update;
 use ratatui::backend::TestBackend;
@@ -43,7 +43,7 @@ fn a_rebound_key_triggers_its_action_and_the_help_shows_it() {
     assert!(app.overlays.dialog().is_none());
     assert_eq!(
         update(&mut app, key('Z')),
-        vec![IoRequest::LoadPreview(Action::Rollback, "t-old".into())]
+        vec![IoRequest::LoadPreview(rollback("t-old"))]
     );
     assert_eq!(app.keys.force_hint(), "the force key X");
     update(&mut app, crate::code(crossterm::event::KeyCode::Esc));

@@ -28,7 +28,10 @@ fn the_audit_keeps_its_findings_while_the_next_one_runs() {
     assert!(update(&mut app, tick(41)).is_empty(), "one at a time");
     update(
         &mut app,
-        Event::Audited(Err("timeout".into()), Default::default()),
+        Event::Audited(
+            Err(estx::Error::Unreadable("timeout".into())),
+            Default::default(),
+        ),
     );
     assert_eq!(app.audit.report.last(), Some(Err("timeout")));
     assert_eq!(update(&mut app, tick(80)), vec![IoRequest::Audit]);

@@ -43,7 +43,7 @@ fn reread(t: Transaction) -> TransactionDetail {
             state: Some(AccountState::new(balance)),
             carries: false,
             settled: None,
-            problems: vec![],
+            problems: Default::default(),
         })
         .collect();
     d
@@ -76,8 +76,7 @@ fn previewed(app: &mut App, plan: Plan) {
     update(
         app,
         Event::Preview {
-            action: Action::Reverse,
-            target: plan.transactions[0].clone(),
+            act: reverse(plan.transactions[0].clone()),
             plan: Ok(plan),
         },
     );
@@ -99,16 +98,16 @@ fn the_dialog_opens_only_on_a_finished_or_committed_selection() {
     app.select("t-mid".into());
     let cmds = update(&mut app, key('V'));
     assert_eq!(
-        app.overlays.dialog().map(|d| d.action),
-        Some(Action::Reverse)
+        app.overlays.dialog().and_then(|d| d.act()),
+        Some(&reverse("t-mid"))
     );
-    assert!(cmds.contains(&IoRequest::LoadPreview(Action::Reverse, "t-mid".into())));
+    assert!(cmds.contains(&IoRequest::LoadPreview(reverse("t-mid"))));
     update(&mut app, code(KeyCode::Esc));
     assert!(app.overlays.dialog().is_none());
 
     app.select("t-done".into());
     let cmds = update(&mut app, key('V'));
-    assert!(cmds.contains(&IoRequest::LoadPreview(Action::Reverse, "t-done".into())));
+    assert!(cmds.contains(&IoRequest::LoadPreview(reverse("t-done"))));
 
     // Read-only: nothing opens.
     let mut ro = super::app(true);
@@ -197,17 +196,16 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
         .expect("a run");
     assert_eq!(
         run,
-        Run {
-            action: Action::Reverse,
-            target: "t-f".into(),
-            force: false,
-            expected: Expected {
+        Run::new(
+            reverse("t-f"),
+            false,
+            Some("INC-9".into()),
+            None,
+            Expected {
                 state: Some(TxnState::Finished),
                 modified: t.modification_time,
             },
-            reason: Some("INC-9".into()),
-            confirmed: None,
-        }
+        )
     );
     assert_eq!(app.running.as_ref().unwrap().planned, lines);
 
@@ -232,8 +230,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
     update(
         &mut app,
         Event::ActionDone(ActionOutcome {
-            action: Action::Reverse,
-            txn: "t-f".into(),
+            act: reverse("t-f"),
             summary: "reversed by t-f-reversal (B -> A, amount 100)".into(),
             ok: true,
         }),

@@ -10,9 +10,9 @@ use estx::dashboard::layers::OverlayKind;
 use estx::dashboard::progress::BulkProgress;
 use estx::protocol::trail::ActOutcome;
 
-fn running(action: Action, total: usize) -> App {
+fn running(on: OnMarks, total: usize) -> App {
     let mut app = app(false);
-    app.bulk = Some(BulkProgress::new(action, total, now()));
+    app.bulk = Some(BulkProgress::new(on, total, now()));
     update(
         &mut app,
         Event::BulkStarted {
@@ -25,8 +25,7 @@ fn running(action: Action, total: usize) -> App {
 
 fn item(id: &str, outcome: ActOutcome) -> Event {
     Event::BulkItem {
-        action: Action::Recover,
-        id: id.into(),
+        act: recover(id),
         summary: outcome.to_string(),
         outcome,
     }
@@ -38,7 +37,7 @@ fn ctrl_c() -> Event {
 
 fn done(not_started: usize, left: Option<LeftIds>) -> Event {
     Event::BulkDone {
-        action: Action::Recover,
+        on: RECOVER,
         not_started,
         summary: "… · audit record r-1".into(),
         record: Some("audit record r-1".into()),
@@ -48,7 +47,7 @@ fn done(not_started: usize, left: Option<LeftIds>) -> Event {
 
 #[test]
 fn esc_during_a_run_never_stops_it() {
-    let mut app = running(Action::Recover, 3);
+    let mut app = running(RECOVER, 3);
     app.query.text = "t-".into();
     let cmds = update(&mut app, code(KeyCode::Esc));
     assert!(!cmds.contains(&IoRequest::StopBulk), "{cmds:?}");
@@ -58,7 +57,7 @@ fn esc_during_a_run_never_stops_it() {
 
 #[test]
 fn the_stop_key_asks_first_and_says_what_stopping_does() {
-    let mut app = running(Action::Recover, 3);
+    let mut app = running(RECOVER, 3);
     assert!(update(&mut app, key('S')).is_empty(), "asks first");
     assert!(app.overlays.is_open(OverlayKind::StopRun));
     let ask = app.overlays.stop_ask().unwrap();
@@ -89,7 +88,7 @@ fn the_stop_key_asks_first_and_says_what_stopping_does() {
 
 #[test]
 fn q_during_a_run_asks_and_keep_running_keeps_it_running() {
-    let mut app = running(Action::Recover, 3);
+    let mut app = running(RECOVER, 3);
     assert!(update(&mut app, key('q')).is_empty());
     assert!(!app.exit.quit, "quit at once, with a run going");
     assert!(app.overlays.stop_ask().unwrap().quit);
@@ -119,7 +118,7 @@ fn q_during_a_run_asks_and_keep_running_keeps_it_running() {
 
 #[test]
 fn q_then_stop_quits_only_after_the_run_has_stopped_with_the_stopped_code() {
-    let mut app = running(Action::Recover, 4);
+    let mut app = running(RECOVER, 4);
     update(&mut app, key('q'));
     assert_eq!(update(&mut app, key('y')), vec![IoRequest::StopBulk]);
     assert!(!app.exit.quit, "not before the run has stopped");
@@ -137,7 +136,7 @@ fn q_then_stop_quits_only_after_the_run_has_stopped_with_the_stopped_code() {
 
 #[test]
 fn a_stopped_runs_counts_agree_and_name_the_ids_file() {
-    let mut app = running(Action::Recover, 500);
+    let mut app = running(RECOVER, 500);
     update(&mut app, item("t-1", ActOutcome::Completed));
     update(&mut app, item("t-2", ActOutcome::Completed));
     update(&mut app, item("t-3", ActOutcome::Refused));
@@ -173,7 +172,7 @@ fn a_stopped_runs_counts_agree_and_name_the_ids_file() {
 
 #[test]
 fn a_run_that_ends_is_counted_by_outcome_not_reduced_to_the_worst() {
-    let mut app = running(Action::Recover, 3);
+    let mut app = running(RECOVER, 3);
     update(&mut app, item("t-1", ActOutcome::Completed));
     update(&mut app, item("t-2", ActOutcome::Completed));
     update(&mut app, item("t-3", ActOutcome::Refused));
@@ -187,7 +186,7 @@ fn a_run_that_ends_is_counted_by_outcome_not_reduced_to_the_worst() {
 
 #[test]
 fn a_stop_signal_during_a_run_stops_it_cleanly_before_quitting() {
-    let mut app = running(Action::Recover, 3);
+    let mut app = running(RECOVER, 3);
     let cmds = update(&mut app, Event::Signal(estx::signals::StopSignal::Hangup));
     assert_eq!(cmds, vec![IoRequest::StopBulk]);
     assert!(!app.exit.quit && app.bulk.as_ref().unwrap().stopping);

@@ -58,7 +58,7 @@ fn action_keys_refuse_a_selection_a_poll_hid() {
     assert_eq!(app.selection.txn.as_deref(), Some("t-new"));
     assert_eq!(
         update(&mut app, key('R')),
-        vec![IoRequest::LoadPreview(Action::Rollback, "t-new".into())]
+        vec![IoRequest::LoadPreview(rollback("t-new"))]
     );
 }
 
@@ -99,7 +99,7 @@ fn a_transaction_looked_up_with_hash_is_the_explicit_target() {
     assert_eq!(app.selection.pinned.as_deref(), Some("t-gone"));
     assert_eq!(
         update(&mut app, key('R')),
-        vec![IoRequest::LoadPreview(Action::Rollback, "t-gone".into())]
+        vec![IoRequest::LoadPreview(rollback("t-gone"))]
     );
     app.overlays.take_dialog();
     // Selecting a row drops the look-up: it is no target any more.
@@ -121,7 +121,7 @@ fn the_window_refusal_names_the_force_key_and_the_age_at_the_refusal() {
     };
     loaded(
         &mut app,
-        Action::Rollback,
+        Procedure::Rollback,
         txn("t-new", "created", 1),
         Some(estx::protocol::intervene::ActRefusal::Procedure(at_open)),
     );
@@ -281,7 +281,7 @@ fn enter_on_a_lock_opens_its_owner_as_the_explicit_target() {
     );
     assert_eq!(
         update(&mut app, key('R')),
-        vec![IoRequest::LoadPreview(Action::Rollback, "t-0".into())]
+        vec![IoRequest::LoadPreview(rollback("t-0"))]
     );
 }
 

@@ -35,7 +35,9 @@ fn each_good_poll_adds_a_sample_and_finishes_are_a_rate() {
     poll(&mut app, 40, 3, 130); // 30 finished in 30 s: 60 a minute
     update(
         &mut app,
-        Event::Polled(Err(PollFailure::Transient("down".into()))),
+        Event::Polled(Err(PollFailure::Transient(estx::Error::Unreachable(
+            "down".into(),
+        )))),
     );
     poll(&mut app, 70, 1, 120); // fewer finished (deleted): 0, not negative
     let stuck: Vec<u64> = app.trends.samples(Series::Stuck).iter().copied().collect();

@@ -73,7 +73,7 @@ fn a_dialog_open_when_the_screen_shrinks_is_closed_and_cannot_be_confirmed() {
     update(&mut app, key('R'));
     loaded(
         &mut app,
-        Action::Rollback,
+        Procedure::Rollback,
         txn("t-old", "pending", 90),
         None,
     );

@@ -116,7 +116,7 @@ async fn stored_amounts_that_are_not_positive_and_bounded_are_malformed() {
             match &report.verdict {
                 Verdict::Refused(ProcedureRefusal::Malformed(why)) => {
                     assert!(
-                        why.contains("amount must be between 1 and"),
+                        why.to_string().contains("amount must be between 1 and"),
                         "{amount}: {why}"
                     )
                 }

@@ -8,7 +8,7 @@ use chrono::{Duration as ChronoDuration, Utc};
 use estx::protocol::account::SettledOutcome;
 use estx::protocol::audit::AuditReport;
 use estx::protocol::time::format_timestamp;
-use estx::protocol::{NewTransfer, Procedure, RunLimits, TxnState, Verdict};
+use estx::protocol::{NewTransfer, RunLimits, TxnState, Verdict};
 use serde_json::{json, Value};
 
 fn ago(minutes: i64) -> String {
@@ -378,16 +378,7 @@ async fn transfers_in_flight_do_not_unbalance_the_books() {
     // Half undone: a rollback that undid the source and died.
     let fx = Fx::new().await;
     let (id, _, _) = stage(&fx, "u", 3).await;
-    let stopped = fx
-        .proto
-        .run_procedure(
-            &id,
-            Procedure::Rollback,
-            false,
-            RunLimits { max_steps: Some(2) },
-        )
-        .await;
-    assert!(matches!(stopped.verdict, Verdict::Stopped(_)));
+    fx.kit().stop_rollback(&id, 2, false).await;
     assert_eq!(fx.state(&id).await, TxnState::Terminating);
     fx.refresh().await;
     let report = fx.proto.audit(Some(1000), false).await.unwrap();

@@ -4,11 +4,12 @@
 //! unfinished; recovering the selection then finishes everything with
 //! nothing pending. Also: a stop flag keeps new items from starting.
 
+use crate::common::world::Stop;
 use crate::fixture::Fx;
 use estx::protocol::batch::BatchOptions;
 use estx::protocol::intervene::{BulkOptions, Selection};
 use estx::protocol::trail::{history, ActionKind, Interface, RecordDraft, RecordStatus, Trail};
-use estx::protocol::{NewTransfer, Procedure, RunLimits, TxnState, Verdict};
+use estx::protocol::{Procedure, RunLimits, TxnState, Verdict};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,21 +32,12 @@ async fn fifty_stuck() -> (Fx, Vec<String>) {
     let mut ids = Vec::new();
     for i in 0..TXNS {
         let id = format!("bulk-{i:02}");
-        let req = NewTransfer {
-            id: Some(id.clone()),
-            src: format!("acct-{}", i % ACCOUNTS),
-            dest: format!("acct-{}", (i + 3) % ACCOUNTS),
-            amount: 10 + i as i64,
-        };
-        let k = i % 6;
-        let report = fx
-            .proto
-            .transfer(&req, false, RunLimits { max_steps: Some(k) })
-            .await;
-        assert!(
-            matches!(report.verdict, Verdict::Stopped(_)),
-            "{id}: {report:?}"
+        let (src, dest) = (
+            format!("acct-{}", i % ACCOUNTS),
+            format!("acct-{}", (i + 3) % ACCOUNTS),
         );
+        let t = Stop::new(&id, &src, &dest, 10 + i as i64, i % 6);
+        fx.kit().stop(&t).await;
         // Long enough ago to be stuck whatever the clocks say.
         fx.backdate(&id, 10).await;
         ids.push(id);

@@ -172,7 +172,7 @@ async fn a_balance_the_tool_cannot_compute_with_exactly_is_refused_before_step_1
             .await;
         let why = match &report.verdict {
             Verdict::Failed(e) => e.to_string(),
-            Verdict::Refused(ProcedureRefusal::Malformed(why)) => why.clone(),
+            Verdict::Refused(ProcedureRefusal::Malformed(why)) => why.to_string(),
             other => panic!("{balance}: expected a refusal, got {other:?}"),
         };
         assert!(why.contains(reason), "{balance}: {why}");

@@ -327,3 +327,49 @@ async fn a_batched_recovery_under_field_security_on_the_accounts_alone_writes_no
     })
     .await;
 }
+
+/// Field-level security on the audit index only: the record's creation is
+/// a whole-document write the products let through, its completion a
+/// partial update they refuse. Without asking first, the act would run
+/// and leave its record unfinished ("running" for ever, then "presumed
+/// dead"). The act is refused before its record and before step 1, with
+/// nothing written anywhere: the trail asks the same pre-flight as the
+/// act's own indices.
+#[tokio::test]
+async fn an_act_under_field_security_on_the_audit_index_writes_nothing() {
+    use estx::protocol::intervene::{self, Choices, Intervention, NotStarted, Rollback};
+    use estx::protocol::trail::Interface;
+    for product in [FlsProduct::Elasticsearch, FlsProduct::OpenSearch] {
+        let fx = Fx::new().await;
+        fx.proto.ensure_indices().await.unwrap();
+        let ((id, src, dest), before) = world(&fx, &format!("au{product:?}"), 2).await;
+        let proxy = FaultProxy::start(&fx.url);
+        proxy.field_security_on(Some((product, &[HIDDEN])), &[&fx.ix.audit]);
+        let p = fx.proto_via(&proxy.url());
+        let i = Intervention::new(
+            Rollback::new(id.clone()),
+            Choices::new(Interface::Cli, Some("INC-33".into())),
+        );
+        let ctx = || format!("{product:?}: {:#?}", proxy.log());
+        let e = intervene::run(&p, i).await.map(|d| d.to_string());
+        match &e {
+            Err(NotStarted::Record(e)) => {
+                let text = e.to_string();
+                assert!(
+                    text.contains("refuses partial updates") && text.contains(&fx.ix.audit),
+                    "{text}\n{}",
+                    ctx()
+                );
+            }
+            other => panic!("not refused before its record: {other:?}\n{}", ctx()),
+        }
+        assert_eq!(stored(&fx, &id, &src, &dest).await, before, "{}", ctx());
+        fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+        let records = fx
+            .cluster()
+            .scan(&fx.ix.audit, json!({"query": {"match_all": {}}}))
+            .await
+            .unwrap();
+        assert!(records.is_empty(), "no record: {records:?}");
+    }
+}

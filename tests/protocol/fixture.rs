@@ -1,13 +1,12 @@
 //! A fresh set of indices on the shared test server, a `Protocol` over them,
 //! and helpers to seed and inspect documents.
 
+use crate::common::world::Kit;
 use crate::common::{TestIndices, TestServer};
-use chrono::{Duration as ChronoDuration, Utc};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::account::AccountState;
-use estx::protocol::time::format_timestamp;
 use estx::protocol::{Protocol, ProtocolConfig, Transaction, TxnState};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// One test's world: unique indices and a protocol handle.
 pub struct Fx {
@@ -85,6 +84,11 @@ impl Fx {
         Protocol::new(Cluster::connect(&opts).unwrap(), self.config.clone())
     }
 
+    /// The world-building kit over this world's indices.
+    pub fn kit(&self) -> Kit<'_> {
+        Kit::new(&self.proto)
+    }
+
     /// The cluster.
     pub fn cluster(&self) -> &Cluster {
         self.proto.cluster()
@@ -92,14 +96,7 @@ impl Fx {
 
     /// Writes an account with `balance` and no pending transactions.
     pub async fn account(&self, id: &str, balance: i64) {
-        self.cluster()
-            .put(
-                &self.ix.accounts,
-                id,
-                &json!({"balance": balance, "pending_transactions": []}),
-            )
-            .await
-            .unwrap();
+        self.kit().account(id, balance).await;
     }
 
     /// Writes a raw document into an index.
@@ -140,13 +137,7 @@ impl Fx {
     /// Sets the transaction's modification time `minutes` into the past, as if
     /// its worker had died that long ago.
     pub async fn backdate(&self, id: &str, minutes: i64) {
-        let mut src = self.source(&self.ix.transactions, id).await;
-        let t = format_timestamp(Utc::now() - ChronoDuration::minutes(minutes));
-        src.insert("modification_time".into(), Value::String(t));
-        self.cluster()
-            .put(&self.ix.transactions, id, &Value::Object(src))
-            .await
-            .unwrap();
+        self.kit().backdate(id, minutes).await;
     }
 
     /// Makes every write visible to search (osmem has no refresh interval).

@@ -5,6 +5,7 @@
 //! transaction), `doctor` names the conflict, and recoveries, which write no
 //! lock document, are not refused for it.
 
+use crate::common::world::Stop;
 use crate::fixture::Fx;
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::protocol::read::doctor::Severity;
@@ -91,17 +92,7 @@ async fn a_delta_does_not_outlive_the_entry_the_application_removed() {
     let fx = Fx::new().await;
     fx.account("A", 100).await;
     fx.account("B", 100).await;
-    let t = NewTransfer {
-        id: Some("t".into()),
-        src: "A".into(),
-        dest: "B".into(),
-        amount: 10,
-    };
-    let r = fx
-        .proto
-        .transfer(&t, false, RunLimits { max_steps: Some(2) })
-        .await;
-    assert!(matches!(r.verdict, Verdict::Stopped(_)), "{:?}", r.verdict);
+    fx.kit().stop(&Stop::new("t", "A", "B", 10, 2)).await;
     let mut a = fx.source(&fx.ix.accounts, "A").await;
     assert_eq!(a["pending_deltas"], json!([{"txn": "t", "delta": -10}]));
     // The application's remove, as its painless script does it.
@@ -110,7 +101,9 @@ async fn a_delta_does_not_outlive_the_entry_the_application_removed() {
         .await;
     let u = NewTransfer {
         id: Some("u".into()),
-        ..t
+        src: "A".into(),
+        dest: "B".into(),
+        amount: 10,
     };
     let r = fx.proto.transfer(&u, false, RunLimits::default()).await;
     assert!(

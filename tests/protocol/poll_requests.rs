@@ -146,3 +146,28 @@ async fn an_owners_index_refused_in_the_mget_leaves_the_accounts_and_makes_its_l
         .any(|w| w.contains("could not be read"));
     assert!(warned, "{:?}", snap.read.warnings);
 }
+
+/// Where the cluster refuses an index in a multi request's body (Amazon
+/// OpenSearch Service with `rest.action.multi.allow_explicit_index:
+/// false`), the poll's cross-index reads go one request per index: the
+/// cost the dashboard shows counts each request the cluster answered, as
+/// the proxy saw them, not one per multi request the poll made.
+#[tokio::test]
+async fn a_scoped_poll_counts_every_request_the_cluster_answered() {
+    use crate::common::proxy::Personality;
+    let fx = Fx::new().await;
+    seed(&fx).await;
+    let proxy = FaultProxy::start(&fx.url);
+    proxy.personality(Personality::AwsOpenSearch2ExplicitIndexRefused);
+    let p = fx.proto_via(&proxy.url());
+    let seen = || proxy.log().len();
+    // The first poll learns the refusal (remembered on the handle).
+    p.poll_snapshot(500).await.unwrap();
+    let before = seen();
+    let snap = p.poll_snapshot(500).await.unwrap();
+    let sent = seen() - before;
+    let log = proxy.log();
+    let recent = log[before..].join("\n");
+    assert!(sent > 3, "one request per index:\n{recent}");
+    assert_eq!(snap.requests as usize, sent, "{recent}");
+}

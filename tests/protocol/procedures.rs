@@ -3,6 +3,7 @@
 //! final state, balances and pending lists are checked, and that the accounts
 //! keep no history (the fence needs none).
 
+use crate::common::world::Stop;
 use crate::fixture::Fx;
 use estx::protocol::{
     NewTransfer, Procedure, ProcedureRefusal, RunLimits, StepResult, TxnState, Verdict,
@@ -25,25 +26,8 @@ pub async fn stage_with(
     let (src, dest, id) = (format!("A{tag}"), format!("B{tag}"), format!("t{tag}"));
     fx.account(&src, 500).await;
     fx.account(&dest, 500).await;
-    let req = NewTransfer {
-        id: Some(id.clone()),
-        src: src.clone(),
-        dest: dest.clone(),
-        amount: 100,
-    };
-    let report = fx
-        .proto
-        .transfer(&req, with_locks, RunLimits { max_steps: Some(k) })
-        .await;
-    if k < 7 {
-        assert!(
-            matches!(report.verdict, Verdict::Stopped(_)),
-            "{:?}",
-            report.verdict
-        );
-    }
-    // With locks, the two acquisitions come first.
-    assert_eq!(report.steps.len(), k + if with_locks { 2 } else { 0 });
+    let t = Stop::new(&id, &src, &dest, 100, k).locked(with_locks);
+    fx.kit().stop(&t).await;
     fx.backdate(&id, 5).await;
     (id, src, dest)
 }

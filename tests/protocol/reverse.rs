@@ -205,10 +205,10 @@ async fn a_lost_response_on_each_write_makes_one_reversal() {
     assert!(matches!(r.verdict, ReverseVerdict::Reversed), "{ctx}");
     // create + link + 5 reversal writes + 4 account writes (apply and
     // remove on each), every rule used: each write lost its answer once;
-    // and the pre-flight's probes of the accounts (`preflight`: reverse's,
-    // then the reversal's run's), whose lost answers leave the act to its
-    // own writes.
-    assert_eq!(proxy.dropped(), 13, "{ctx}");
+    // and the pre-flight's probe of the accounts, asked once for the whole
+    // reversal (its run does not ask again), whose lost answer leaves the
+    // act to its own writes.
+    assert_eq!(proxy.dropped(), 12, "{ctx}");
     assert_reversed(&fx, &id, &src, &dest).await;
     assert_eq!(fx.total(&[&src, &dest]).await, 1000);
     // A retry after all that is refused and names the reversal.

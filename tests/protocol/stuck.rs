@@ -1,13 +1,14 @@
 //! The stuck query (every hit, not the article's first 100, oldest first) and
 //! recovery of every stuck transaction.
 
+use crate::common::world::Stop;
 use crate::fixture::Fx;
 use crate::procedures::stage;
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::stuck::Pace;
 use estx::protocol::time::format_timestamp;
-use estx::protocol::{NewTransfer, Procedure, RunLimits, TxnState, Verdict};
+use estx::protocol::{TxnState, Verdict};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
@@ -89,16 +90,7 @@ async fn recover_all_stuck_finishes_or_undoes_every_one() {
     // Crashed while rolling back, after 1, 2 and 3 rollback steps.
     for j in 1..=3 {
         let (id, src, dest) = stage(&fx, &format!("u{j}"), 3).await;
-        let r = fx
-            .proto
-            .run_procedure(
-                &id,
-                Procedure::Rollback,
-                false,
-                RunLimits { max_steps: Some(j) },
-            )
-            .await;
-        assert!(matches!(r.verdict, Verdict::Stopped(_)), "{:?}", r.verdict);
+        fx.kit().stop_rollback(&id, j, false).await;
         assert_eq!(fx.state(&id).await, TxnState::Terminating);
         fx.backdate(&id, 5).await;
         expected.push((id, src, dest, TxnState::RolledBack));
@@ -109,17 +101,9 @@ async fn recover_all_stuck_finishes_or_undoes_every_one() {
     // Stuck-looking, but its worker may be alive (modified just now).
     fx.account("Alive", 500).await;
     fx.account("Balive", 500).await;
-    let req = NewTransfer {
-        id: Some("alive".into()),
-        src: "Alive".into(),
-        dest: "Balive".into(),
-        amount: 100,
-    };
-    let r = fx
-        .proto
-        .transfer(&req, false, RunLimits { max_steps: Some(2) })
+    fx.kit()
+        .stop(&Stop::new("alive", "Alive", "Balive", 100, 2))
         .await;
-    assert!(matches!(r.verdict, Verdict::Stopped(_)));
     let alive_before = (
         fx.source(&fx.ix.transactions, "alive").await,
         fx.source(&fx.ix.accounts, "Alive").await,
@@ -271,17 +255,9 @@ async fn recover_all_stuck_sweeps_the_locks_of_ended_or_missing_owners() {
     // Held by a transaction in flight that is not stuck (modified just now).
     fx.account("Alive", 500).await;
     fx.account("Blive", 500).await;
-    let req = NewTransfer {
-        id: Some("live".into()),
-        src: "Alive".into(),
-        dest: "Blive".into(),
-        amount: 100,
-    };
-    let r = fx
-        .proto
-        .transfer(&req, true, RunLimits { max_steps: Some(1) })
+    fx.kit()
+        .stop(&Stop::new("live", "Alive", "Blive", 100, 1).locked(true))
         .await;
-    assert!(matches!(r.verdict, Verdict::Stopped(_)), "{r:#?}");
     fx.refresh().await;
 
     let done_all = fx.proto.recover_all_stuck(2).await.unwrap();

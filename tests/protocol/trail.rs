@@ -11,8 +11,9 @@ use estx::protocol::intervene::{
     self, ActRefusal, BulkAct, Choices, Intervention, NotStarted, Recover, ReleaseLocksOf,
     Rollback, Runner,
 };
+use estx::protocol::steps::Step;
 use estx::protocol::trail::{
-    history, ActOutcome, ActionKind, Interface, RecordDraft, RecordStatus, Trail,
+    history, ActOutcome, ActionKind, Ending, Interface, RecordDraft, RecordStatus, Trail, TrailStep,
 };
 use estx::protocol::{Procedure, RunLimits, TxnState};
 
@@ -225,4 +226,81 @@ async fn a_crash_part_way_leaves_the_record_unfinished() {
     assert_eq!(rs.len(), 1);
     assert_eq!(rs[0].status, RecordStatus::Running);
     assert_eq!((rs[0].outcome, rs[0].finished_at), (None, None));
+}
+
+/// An audit index made by an earlier `init` (every step's fields and the
+/// plan indexed, `tests/protocol/old_audit_mapping.json`) keeps working
+/// with the packed record of a lean trail: a bulk run's record whose plan
+/// and steps overflow into parts (written in one `_bulk`) is written, and
+/// read back whole, exactly as it was given.
+#[tokio::test]
+async fn an_audit_index_with_the_old_mapping_takes_and_gives_back_the_packed_record() {
+    let fx = Fx::new().await;
+    let old: serde_json::Value =
+        serde_json::from_str(include_str!("old_audit_mapping.json")).unwrap();
+    assert!(fx.cluster().create_index(&fx.ix.audit, old).await.unwrap());
+    fx.proto.ensure_indices().await.unwrap();
+    let trail = Trail::open(&fx.proto).await.unwrap();
+    let n = 10_000;
+    let mut draft = RecordDraft::new(ActionKind::Recover, Vec::new(), Interface::Cli);
+    draft.bulk = true;
+    draft.reason = Some("INC-31".into());
+    draft.transactions = (0..n).map(|k| format!("old-{k}")).collect();
+    let labels = [Step::Commit, Step::RemoveSource, Step::Finish].map(Step::label);
+    draft.plan = draft
+        .transactions
+        .iter()
+        .map(|t| format!("{t}: {}", labels.join(", ")))
+        .chain(["release locks stale on evidence".to_string()])
+        .collect();
+    let (id, plan_parts) = trail.begin_run(&draft).await.unwrap();
+    assert!(plan_parts >= 1, "the plan overflows into parts");
+    let steps: Vec<TrailStep> = draft
+        .transactions
+        .iter()
+        .flat_map(|t| {
+            [
+                (
+                    labels[0],
+                    format!("{}/{t}", fx.ix.transactions),
+                    "state pending -> committed",
+                ),
+                (
+                    labels[1],
+                    format!("{}/a-{t}", fx.ix.accounts),
+                    "removed from pending",
+                ),
+                (
+                    labels[2],
+                    format!("{}/{t}", fx.ix.transactions),
+                    "state committed -> finished",
+                ),
+            ]
+            .map(|(label, target, detail)| TrailStep {
+                txn: t.clone(),
+                label: label.into(),
+                target,
+                result: "updated".into(),
+                detail: detail.into(),
+                wrote_state: detail.split_once(" -> ").map(|(_, to)| to.to_string()),
+            })
+        })
+        .collect();
+    let ending = Ending::of(ActOutcome::Completed, "recovered", steps.clone());
+    trail.finish(&id, ending).await.unwrap();
+    // The first part of the steps, as stored: packed.
+    let part = estx::protocol::trail::pages::part_id(&id.0, plan_parts + 1);
+    let raw = fx.source(&fx.ix.audit, &part).await;
+    assert!(
+        raw.contains_key("st"),
+        "{:?}",
+        raw.keys().collect::<Vec<_>>()
+    );
+    let rs = records(&fx, &format!("old-{}", n - 1)).await;
+    assert_eq!(rs.len(), 1);
+    let r = &rs[0];
+    assert_eq!(r.status, RecordStatus::Finished);
+    assert_eq!(r.transactions, draft.transactions);
+    assert_eq!(r.plan, draft.plan);
+    assert_eq!(r.steps, steps);
 }

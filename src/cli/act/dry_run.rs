@@ -122,7 +122,7 @@ pub fn action_name(procedure: Procedure) -> &'static str {
 /// document each acts on, its end state and its balance change (`None`
 /// for a plan not made on a transaction's documents: none in a preview).
 fn plan_row(p: &Protocol, procedure: Procedure, plan: &Plan) -> Option<PlanRow> {
-    let Some(Documents::Transaction(d)) = &plan.documents else {
+    let Some(Documents::Procedure(_, d)) = &plan.documents else {
         return None;
     };
     let txn = &d.txn;

@@ -203,11 +203,7 @@ fn check_lines(r: &DoctorReport) -> Vec<String> {
     if r.checks.iter().all(|c| c.severity == Severity::Ok) {
         l.push("everything the tool needs works here".into());
     }
-    for c in r
-        .checks
-        .iter()
-        .filter(|c| c.severity != Severity::Ok && !c.text.starts_with("security off"))
-    {
+    for c in r.checks.iter().filter(|c| c.severity != Severity::Ok) {
         let mark = match c.severity {
             Severity::Error => "ERROR",
             _ => "warn ",

@@ -43,11 +43,11 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         return 0;
     }
     let now = p.now().await;
-    let rows: Vec<Value> = listing.locks.iter().map(|v| lock_json(v, now)).collect();
     if a.json {
+        let rows: Vec<Value> = listing.locks.iter().map(|v| lock_json(v, now)).collect();
         print_json(&Value::Array(rows));
     } else {
-        for l in locks_table(&rows) {
+        for l in locks_table(&listing.locks, now) {
             out(l);
         }
     }

@@ -45,9 +45,7 @@ fn report(resource: &str, outcome: &ReleaseOutcome) {
         ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. } | ReleaseOutcome::NotHeld => {
             out(format_args!("{resource}: {outcome}"))
         }
-        ReleaseOutcome::Refused(why) if why.contains(&format!("`{resource}`")) => {
-            err(format_args!("refused: {why}"))
-        }
+        ReleaseOutcome::Refused(why) if why.names_resource() => err(format_args!("refused: {why}")),
         ReleaseOutcome::Refused(why) => err(format_args!("refused: `{resource}`: {why}")),
     }
 }

@@ -172,7 +172,7 @@ fn account_lines(d: &TransactionDetail) -> Vec<String> {
                     }
                     None => "-".into(),
                 },
-                a.problems.join("; "),
+                a.problems.to_string(),
             ]);
         }
         lines.extend(t.render().into_iter().map(|l| format!("  {l}")));
@@ -193,7 +193,7 @@ fn lock_lines(d: &TransactionDetail, now: DateTime<Utc>) -> Vec<String> {
         for l in &d.locks {
             let j = lock_json(l, now);
             t.row([
-                lock_mark(&j).to_string(),
+                lock_mark(&l.staleness).to_string(),
                 cell(&j["resource"]),
                 cell(&j["holder"]),
                 j["age_seconds"]

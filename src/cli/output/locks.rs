@@ -7,7 +7,9 @@
 
 use super::print::plural;
 use super::table::{cell, problems_cell, Table};
+use crate::protocol::locks::{lock_json, LockView, Staleness};
 use crate::protocol::time::human_age;
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 /// An age cell from a JSON `age_seconds` (`-` when unknown).
@@ -15,22 +17,18 @@ fn age_cell(v: &Value) -> String {
     v.as_i64().map(human_age).unwrap_or_else(|| "-".into())
 }
 
-/// The mark of one lock row.
-pub fn lock_mark(l: &Value) -> &'static str {
-    if l["stale"].as_bool() == Some(true) {
-        "!"
-    } else if l["staleness"]
-        .as_str()
-        .is_some_and(|s| s.starts_with("unknown"))
-    {
-        "?"
-    } else {
-        ""
+/// The mark of one lock row, by its judgement.
+pub fn lock_mark(s: &Staleness) -> &'static str {
+    match s {
+        Staleness::Stale(_) => "!",
+        Staleness::Unknown(_) => "?",
+        Staleness::Live => "",
     }
 }
 
-/// The `locks` table and its summary line, from `lock_json` values.
-pub fn locks_table(locks: &[Value]) -> Vec<String> {
+/// The `locks` table and its summary line: each row from the lock's
+/// `lock_json` value (as `--json` prints it), its mark from the judgement.
+pub fn locks_table(locks: &[LockView], now: DateTime<Utc>) -> Vec<String> {
     if locks.is_empty() {
         return vec!["no locks held".into()];
     }
@@ -46,8 +44,9 @@ pub fn locks_table(locks: &[Value]) -> Vec<String> {
         "PROBLEMS",
     ]);
     let (mut stale, mut unknown) = (0, 0);
-    for l in locks {
-        let mark = lock_mark(l);
+    for v in locks {
+        let mark = lock_mark(&v.staleness);
+        let l = &lock_json(v, now);
         match mark {
             "!" => stale += 1,
             "?" => unknown += 1,
@@ -79,6 +78,6 @@ mod tests {
     use crate::cli::output::locks::*;
     #[test]
     fn empty_tables_say_so() {
-        assert_eq!(locks_table(&[]), vec!["no locks held"]);
+        assert_eq!(locks_table(&[], Utc::now()), vec!["no locks held"]);
     }
 }

@@ -125,7 +125,7 @@ impl LockOutcome {
             ReleaseOutcome::Released => ("released", None),
             ReleaseOutcome::Decremented { .. } => ("decremented", None),
             ReleaseOutcome::NotHeld => ("not_held", None),
-            ReleaseOutcome::Refused(why) => ("refused", Some(why.clone())),
+            ReleaseOutcome::Refused(why) => ("refused", Some(why.to_string())),
         };
         LockOutcome {
             resource: resource.to_string(),

@@ -29,13 +29,15 @@ pub mod jobs;
 pub mod lookup;
 pub mod stop;
 
-use super::event::{Action, IoRequest, Run};
+use super::event::{IoRequest, Run};
 use super::keymap::{DialogOp, Keymap, Op};
 use super::log::LogLevel;
 use super::look::Theme;
 use super::progress::BulkProgress;
 use super::settings::Settings;
+use crate::protocol::intervene::AnyAct;
 use crate::protocol::read::Group;
+use crate::protocol::Procedure;
 use audit::AuditState;
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
@@ -143,8 +145,8 @@ pub enum Effect {
     Quit,
     /// Run the audit now.
     AuditNow,
-    /// Open the confirmation dialog for `action` on `target`.
-    Confirm(Action, String),
+    /// Open the confirmation dialog for this act.
+    Confirm(AnyAct),
     /// Open this resume dialog (the jobs view's Enter).
     ConfirmResume(Box<Dialog>),
     /// Select this transaction and show its detail; `pinned`: opened
@@ -182,7 +184,7 @@ pub enum Effect {
         /// Its audit record's id.
         run: String,
         /// Rollback or recover.
-        action: Action,
+        procedure: Procedure,
         /// Transactions its record names.
         total: usize,
         /// How the operator confirmed it.

@@ -62,7 +62,7 @@ fn lines(th: &Theme, a: &AccountDetail) -> Vec<Line<'static>> {
         Some(AccountEntry::Ok(s)) => s,
         Some(AccountEntry::Malformed(p)) => {
             out.push(Line::styled(
-                format!("? malformed: {}", p.join("; ")),
+                format!("? malformed: {p}"),
                 Style::new().fg(th.odd),
             ));
             return out;

@@ -139,7 +139,7 @@ fn row<'a>(
             Cell::from("?"),
             Cell::from(id),
             Cell::from(Line::from("?").alignment(Alignment::Right)),
-            Cell::from(format!("malformed: {}", p.join("; "))),
+            Cell::from(format!("malformed: {p}")),
         ])
         .style(Style::new().fg(th.odd)),
         AccountEntry::Missing => Row::new(vec![

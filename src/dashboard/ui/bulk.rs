@@ -49,7 +49,7 @@ pub fn progress(app: &App, frame: &mut Frame, b: &BulkProgress, area: Rect) {
     }
     let head = format!(
         "bulk {} {}/{} · {}{rate}{eta}",
-        b.action.bulk_verb(),
+        b.on.verb(),
         b.done,
         b.total,
         counts.join(", ")

@@ -329,7 +329,7 @@ fn account_line(th: &Theme, a: &DetailAccount, t: &Transaction) -> Line<'static>
             ]
         }
         Some(AccountEntry::Malformed(p)) => vec![Span::styled(
-            format!("malformed: {}", p.join("; ")),
+            format!("malformed: {p}"),
             Style::new().fg(th.odd),
         )],
         Some(AccountEntry::Missing) => vec![Span::styled(

@@ -83,7 +83,10 @@ fn header_segments(app: &App) -> Vec<Segment<'static>> {
         segs.push(Segment::new(
             1,
             vec![Span::styled(
-                format!("running: {} {}{forced}", r.action.title(), r.target),
+                format!(
+                    "running: {}{forced}",
+                    crate::dashboard::event::titled(&r.act)
+                ),
                 bold(),
             )],
         ));
@@ -409,7 +412,7 @@ pub fn render_no_data(frame: &mut Frame, app: &App, area: Rect) {
                     bold(),
                 ),
                 Line::from(""),
-                Line::from(m.clone()),
+                Line::from(m.to_string()),
             ],
             th.danger,
         ),

@@ -105,7 +105,7 @@ fn too_small(frame: &mut Frame, app: &App, area: Rect) {
         Some(b) => format!(
             "a bulk {} is running ({}/{}): enlarge the terminal to stop it or to quit; \
              keys are ignored",
-            b.action.bulk_verb(),
+            b.on.verb(),
             b.done,
             b.total
         ),

@@ -116,7 +116,7 @@ impl Protocol {
             if let Some(Err(p)) = doc.map(|d| AccountState::from_source(&d.source)) {
                 found
                     .findings
-                    .push(finding(FindingKind::MalformedAccount, id, p.join("; ")));
+                    .push(finding(FindingKind::MalformedAccount, id, p.to_string()));
             }
         }
         Ok(())

@@ -52,7 +52,7 @@ impl Protocol {
             };
             found
                 .findings
-                .push(finding(kind, &t.id, t.problems.join("; ")));
+                .push(finding(kind, &t.id, t.problems.to_string()));
         }
         Ok(())
     }
@@ -74,16 +74,13 @@ impl Protocol {
                         found.findings.push(finding(
                             FindingKind::UndatedTransaction,
                             &t.id,
-                            format!(
-                                "{}: its age is unknown, so it counts as stuck",
-                                t.problems.join("; ")
-                            ),
+                            format!("{}: its age is unknown, so it counts as stuck", t.problems),
                         ));
                     } else if !t.problems.is_empty() {
                         found.findings.push(finding(
                             FindingKind::MalformedTransaction,
                             &t.id,
-                            t.problems.join("; "),
+                            t.problems.to_string(),
                         ));
                     }
                     named.extend(t.src.iter().cloned());

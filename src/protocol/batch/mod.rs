@@ -96,6 +96,7 @@ mod item;
 mod phase;
 mod round;
 
+use super::problem::{Problem, Problems};
 use super::report::{ProcedureReport, Verdict};
 use super::steps::{self, plan, Procedure};
 use super::transaction::{Transaction, TxnState};
@@ -353,9 +354,12 @@ impl Protocol {
             };
             let todo: Vec<_> = it.todo.iter().copied().collect();
             let verdict = match (state_of(&it.t.src), state_of(&it.t.dest)) {
-                (Err(e), _) | (_, Err(e)) => Some(Verdict::Refused(
-                    steps::ProcedureRefusal::Malformed(e.to_string()),
-                )),
+                (Err(e), _) | (_, Err(e)) => Some(match Problem::of_error(&e) {
+                    Some(p) => {
+                        Verdict::Refused(steps::ProcedureRefusal::Malformed(Problems::one(p)))
+                    }
+                    None => Verdict::Failed(e),
+                }),
                 (Ok(s), Ok(d)) => steps::preflight(&it.t, &todo, (&s, &d), self.config.fencing)
                     .err()
                     .map(Verdict::Refused),
@@ -367,16 +371,24 @@ impl Protocol {
         }
     }
 
-    /// An `_mget` retried on transient failures within the retry policy.
+    /// An `_mget` whose transient failures are retried once: by the
+    /// transport within its read budget (a read still failing after it
+    /// fails the batch's reads at once, as the single executor gives up its
+    /// step: re-reading would multiply that budget by the policy, minutes
+    /// before anything is reported), or, without a read budget
+    /// (`--retry-budget 0`), by the policy's `max_unknown` re-reads.
     async fn read_retrying(
         &self,
         index: &str,
         ids: &[String],
     ) -> Result<HashMap<String, Option<crate::cluster::VersionedDoc>>> {
         let mut attempt = 0;
+        let budgeted = !self.cluster().read_budget().is_zero();
         loop {
             match self.read_many(index, ids).await {
-                Err(e) if e.is_transient() && attempt < self.config.retry.max_unknown => {
+                Err(e)
+                    if e.is_transient() && !budgeted && attempt < self.config.retry.max_unknown =>
+                {
                     attempt += 1;
                     let factor = 1u32 << (attempt - 1).min(6);
                     let wait = (self.config.retry.base_backoff * factor)

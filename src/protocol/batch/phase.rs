@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::protocol::account::AccountState;
 use crate::protocol::decide::{Contradiction, Decision, Effect, Fencing};
 use crate::protocol::executor::{DocDecision, StepOutcome};
+use crate::protocol::problem::{Problem, Problems};
 use crate::protocol::steps::{self, Step};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::Protocol;
@@ -315,7 +316,7 @@ impl Protocol {
                     let e = Error::Malformed {
                         kind: "account",
                         id: acct.clone(),
-                        problems: why,
+                        problems: Problems::one(Problem::Contradiction(why)),
                     };
                     self.fail(it, e);
                 }

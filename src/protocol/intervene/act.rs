@@ -77,6 +77,26 @@ pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
     /// What the audit trail calls it.
     fn action(&self) -> ActionKind;
 
+    /// How people name it before its [`Subject`] (`Roll back` t-1,
+    /// `Release the lock on` A): a front end's title for it.
+    fn title(&self) -> &'static str;
+
+    /// What it acts on, by kind: what a front end names, and what it
+    /// re-reads before a confirmed run to check it is still as shown.
+    fn subject(&self) -> Subject;
+
+    /// Whether it destroys or undoes work (a front end asks for it in red);
+    /// only moving a transaction forward does not.
+    fn destructive(&self) -> bool {
+        true
+    }
+
+    /// Whether a step reported for transaction `txn` is one of its own:
+    /// its transaction's (a reversal's compensating transfer's too).
+    fn reports_on(&self, txn: &str) -> bool {
+        matches!(self.subject(), Subject::Transaction(t) if t == txn)
+    }
+
     /// Whether it acts on a selection of many transactions.
     fn is_bulk(&self) -> bool {
         false
@@ -95,6 +115,53 @@ pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
     /// record `started` began ([`Started::finish`]).
     fn run(started: Started<Self>, p: &Protocol)
         -> impl Future<Output = Done<Self::Result>> + Send;
+}
+
+/// What an act acts on, by kind ([`Act::subject`]): a front end names
+/// it (`transaction t-1`, `lock A`) and re-reads it before a confirmed run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Subject {
+    /// One transaction, by id.
+    Transaction(String),
+    /// The lock on one resource.
+    Lock(String),
+    /// The accounts the audit's repair covers: the one of the finding
+    /// acted on, if any (the repair itself covers every account).
+    Account(Option<String>),
+    /// A new transfer between two accounts.
+    Transfer {
+        /// The account debited.
+        src: String,
+        /// The account credited.
+        dest: String,
+    },
+    /// A selection of many transactions.
+    Selection,
+}
+
+impl Subject {
+    /// Its kind in words, before its name (`transaction `, `lock `).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Subject::Transaction(_) => "transaction ",
+            Subject::Lock(_) => "lock ",
+            Subject::Account(_) => "account ",
+            Subject::Transfer { .. } => "transfer ",
+            Subject::Selection => "",
+        }
+    }
+}
+
+impl fmt::Display for Subject {
+    /// Its name: the transaction's id, the lock's resource, the account.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Transaction(id) | Subject::Lock(id) => f.write_str(id),
+            Subject::Account(a) => f.write_str(a.as_deref().unwrap_or("every account")),
+            Subject::Transfer { src, dest } => write!(f, "{src} → {dest}"),
+            Subject::Selection => f.write_str("a selection"),
+        }
+    }
 }
 
 /// An act with the operator's choices: what the front ends build. `A` is

@@ -111,12 +111,15 @@ impl Plan {
         d: TransactionDetail,
         checked: Option<ActRefusal>,
     ) -> Plan {
-        let mut plan = match procedure {
-            Some(procedure) => Plan::of_detail(procedure, &d),
-            None => locks_of_plan(&d),
+        let (mut plan, documents) = match procedure {
+            Some(procedure) => (
+                Plan::of_detail(procedure, &d),
+                Documents::Procedure(procedure, Box::new(d)),
+            ),
+            None => (locks_of_plan(&d), Documents::LocksOf(Box::new(d))),
         };
         plan.refusal = plan.refusal.or(checked);
-        plan.documents = Some(Documents::Transaction(Box::new(d)));
+        plan.documents = Some(documents);
         plan
     }
 

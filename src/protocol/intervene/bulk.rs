@@ -4,7 +4,7 @@
 //! `bulk_run`, what it did in `bulk_done`.
 
 use super::selection::Selection;
-use super::{Act, BulkDone, Done, Plan, Started};
+use super::{Act, BulkDone, Done, Plan, Started, Subject};
 use crate::error::Result;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::trail::ActionKind;
@@ -61,6 +61,21 @@ impl Act for BulkAct {
             Procedure::Rollback => ActionKind::Rollback,
             Procedure::Recover => ActionKind::Recover,
         }
+    }
+
+    fn title(&self) -> &'static str {
+        match self.procedure {
+            Procedure::Rollback => "Roll back",
+            Procedure::Recover => "Recover",
+        }
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::Selection
+    }
+
+    fn destructive(&self) -> bool {
+        self.procedure == Procedure::Rollback
     }
 
     fn is_bulk(&self) -> bool {

@@ -150,7 +150,9 @@ impl Plan {
     /// The state of the transaction a plan on its documents was judged on.
     pub fn state(&self) -> Option<TxnState> {
         match &self.documents {
-            Some(super::Documents::Transaction(d)) => d.txn.state.clone(),
+            Some(super::Documents::Procedure(_, d) | super::Documents::LocksOf(d)) => {
+                d.txn.state.clone()
+            }
             _ => None,
         }
     }

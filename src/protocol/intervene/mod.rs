@@ -36,7 +36,7 @@ mod run;
 mod selection;
 
 pub use crate::protocol::report::Tally;
-pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Started};
+pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Started, Subject};
 pub use acts::{
     AnyAct, AuditRepair, Recover, ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse,
     Rollback, Transfer,

@@ -11,7 +11,7 @@ use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{CREATE_STEP, LINK_STEP};
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::{Preview, TransactionDetail};
-use crate::protocol::{Step, TxnState};
+use crate::protocol::{Procedure, Step, TxnState};
 use std::fmt;
 
 /// The line of the abandoned-lock sweep `recover --all-stuck` ends with.
@@ -236,8 +236,11 @@ pub struct Plan {
 /// and whatever sits under its reversal's id).
 #[derive(Debug, Clone)]
 pub enum Documents {
-    /// A transaction with its accounts and locks.
-    Transaction(Box<TransactionDetail>),
+    /// A rollback's or recovery's transaction with its accounts and locks.
+    Procedure(Procedure, Box<TransactionDetail>),
+    /// The transaction whose locks a release of them deletes, with its
+    /// accounts and locks.
+    LocksOf(Box<TransactionDetail>),
     /// A lock as judged now (`None`: not held any more).
     Lock(Option<Box<LockView>>),
     /// A fresh audit (what its repair would address).

@@ -52,6 +52,11 @@ async fn open_trail(p: &Protocol) -> Result<Trail, NotStarted> {
         Err(Error::IndexMissing(index)) => {
             Err(NotStarted::Refused(ActRefusal::AuditIndexMissing(index)))
         }
+        // The trail's pre-flight: the product would refuse to complete the
+        // record (`Trail::open`), so it is not written at all.
+        Err(e @ (Error::UpdateRefused { .. } | Error::Blocked { .. } | Error::Auth { .. })) => {
+            Err(NotStarted::Record(e))
+        }
         Err(e) => Err(NotStarted::Trail(e)),
     }
 }

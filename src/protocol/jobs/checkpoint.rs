@@ -79,31 +79,27 @@ impl Checkpoints {
         self
     }
 
-    /// Writes the pending transactions' pages, in order, until one fails
-    /// (it is tried again at the next tick, unchanged).
+    /// Writes the pending transactions' pages, in order, in one `_bulk`,
+    /// up to the first that fails (it and those after it are tried again at
+    /// the next tick, unchanged, at the same numbers).
     async fn flush(&mut self) {
         if !self.pending.is_empty() {
             let pending = std::mem::take(&mut self.pending);
             self.unwritten.extend(self.trail.checkpoint_pages(pending));
         }
-        while let Some(page) = self.unwritten.front() {
-            match self
-                .trail
-                .checkpoint(&self.record, self.next, page.clone())
-                .await
-            {
-                Ok(n) => {
-                    let page = self.unwritten.pop_front().unwrap_or_default();
-                    self.saved.extend(page.transactions);
-                    self.next = n + 1;
-                    self.written += 1;
-                }
-                Err(e) => {
-                    tracing::warn!(record = %self.record, part = self.next, error = %e,
-                        "cannot write a checkpoint; trying again");
-                    return;
-                }
-            }
+        if self.unwritten.is_empty() {
+            return;
+        }
+        let pages: Vec<Page> = self.unwritten.iter().cloned().collect();
+        let w = self.trail.checkpoints(&self.record, self.next, pages).await;
+        for page in self.unwritten.drain(..w.written) {
+            self.saved.extend(page.transactions);
+        }
+        self.written += u32::try_from(w.written).unwrap_or(u32::MAX);
+        self.next = w.next;
+        if let Some(e) = w.error {
+            tracing::warn!(record = %self.record, part = self.next, error = %e,
+                "cannot write a checkpoint; trying again");
         }
     }
 

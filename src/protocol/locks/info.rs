@@ -2,6 +2,7 @@
 
 use super::shape::{self, LockShape, TreeLock};
 use crate::protocol::integer::read_integer;
+use crate::protocol::problem::{Problem, Problems};
 use crate::protocol::time::parse_timestamp;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
@@ -27,19 +28,22 @@ pub struct LockInfo {
     /// Number of holders of a shared lock.
     pub lock_count: Option<i64>,
     /// What could not be read.
-    pub problems: Vec<String>,
+    pub problems: Problems,
 }
 
 impl LockInfo {
     /// Reads a lock document tolerantly.
     pub fn from_source(resource: &str, src: &Map<String, Value>) -> LockInfo {
         let mut problems = Vec::new();
-        let text = |key: &str, problems: &mut Vec<String>| match src.get(key) {
+        let text = |key: &str, problems: &mut Vec<Problem>| match src.get(key) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             Some(other) => {
-                problems.push(format!("`{key}` is not a string: {other}"));
+                problems.push(Problem::NotAString {
+                    field: key.to_string(),
+                    value: other.to_string(),
+                });
                 None
             }
         };
@@ -58,7 +62,7 @@ impl LockInfo {
             expires_at,
             lock_type,
             lock_count,
-            problems,
+            problems: Problems(problems),
         }
     }
 
@@ -111,14 +115,17 @@ impl LockInfo {
 fn first_time(
     src: &Map<String, Value>,
     names: &[&str],
-    problems: &mut Vec<String>,
+    problems: &mut Vec<Problem>,
 ) -> Option<DateTime<Utc>> {
     for key in names {
         match src.get(*key) {
             None | Some(Value::Null) => {}
             Some(v) => match parse_timestamp(v) {
                 Some(t) => return Some(t),
-                None => problems.push(format!("`{key}` is not a timestamp: {v}")),
+                None => problems.push(Problem::NotATimestamp {
+                    field: key.to_string(),
+                    value: v.to_string(),
+                }),
             },
         }
     }

@@ -36,7 +36,7 @@ pub use info::LockInfo;
 pub use judge::{Owner, StaleReason, Staleness, UnknownReason};
 pub use liveness::{Heartbeat, Heartbeats, LivenessSource};
 pub use read::LockListing;
-pub use release::{ReleaseOutcome, Sweep, SweptLock, TxnLocksRelease};
+pub use release::{ReleaseOutcome, ReleaseRefusal, Sweep, SweptLock, TxnLocksRelease};
 pub use shape::{LockShape, ReleaseAction, TreeLock};
 pub use view::LockView;
 

@@ -10,13 +10,17 @@
 //! is re-read and judged again. A release never silently gives up: one that
 //! fails is reported as a failed step and its lock left to the next recovery.
 
+// A release refusal is returned once per release, never in a hot loop.
+#![allow(clippy::result_large_err)]
+
 use super::ReleaseAction;
 use super::{LockInfo, LockView, Staleness};
 use crate::cluster::{Changes, DeleteOutcome, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
 use crate::protocol::read::Coverage;
 use crate::protocol::report::{ProcedureReport, StepResult};
-use crate::protocol::transaction::{Transaction, Transfer};
+use crate::protocol::transaction::{Transaction, Transfer, TxnState};
+
 use crate::protocol::Protocol;
 use std::collections::BTreeSet;
 
@@ -34,7 +38,86 @@ pub enum ReleaseOutcome {
     /// There was no lock.
     NotHeld,
     /// Not released, and why (not the owner, not stale, changed meanwhile).
-    Refused(String),
+    Refused(ReleaseRefusal),
+}
+
+/// Why a lock was not released.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReleaseRefusal {
+    /// An operator's release without force of a lock that is not stale.
+    NotStale {
+        /// The locked resource.
+        resource: String,
+        /// Who holds it, in words ([`LockInfo::holder_label`]).
+        holder: String,
+        /// What the lock's judgement says (live or unknown, never stale).
+        staleness: Staleness,
+        /// Its owner transaction and that transaction's state, when both are known.
+        owner: Option<(String, TxnState)>,
+    },
+    /// A transaction's release of a lock someone else holds.
+    NotOwner {
+        /// Who holds it, in words.
+        holder: String,
+        /// The transaction that asked.
+        owner: String,
+    },
+    /// The lock changed between its judgement and its release.
+    Changed,
+    /// Every conditional release met a newer version.
+    KeptChanging,
+}
+
+impl ReleaseRefusal {
+    /// Whether the words name the locked resource (a caller printing it
+    /// need not name it again).
+    pub fn names_resource(&self) -> bool {
+        matches!(self, ReleaseRefusal::NotStale { .. })
+    }
+
+    fn not_stale(view: &LockView) -> ReleaseRefusal {
+        ReleaseRefusal::NotStale {
+            resource: view.info.resource.clone(),
+            holder: view.info.holder_label(),
+            staleness: view.staleness.clone(),
+            owner: view.info.owner.clone().zip(view.owner_state.clone()),
+        }
+    }
+}
+
+impl std::fmt::Display for ReleaseRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReleaseRefusal::NotStale {
+                resource,
+                holder,
+                staleness,
+                owner,
+            } => {
+                match (staleness, owner) {
+                    (Staleness::Unknown(why), _) => {
+                        write!(f, "lock on `{resource}` is not known to be stale: {why}")?
+                    }
+                    (_, Some((o, s))) => write!(
+                        f,
+                        "lock on `{resource}` held by {holder} is not stale: its owner transaction `{o}` is {s} and may still be running"
+                    )?,
+                    (_, None) => write!(
+                        f,
+                        "lock on `{resource}` held by {holder} is not stale: its holder is alive"
+                    )?,
+                }
+                f.write_str("; use --force (with --reason) to release it anyway")
+            }
+            ReleaseRefusal::NotOwner { holder, owner } => {
+                write!(f, "held by {holder}, not by `{owner}`")
+            }
+            ReleaseRefusal::Changed => {
+                f.write_str("the lock changed while it was being checked; look again")
+            }
+            ReleaseRefusal::KeptChanging => f.write_str("the lock kept changing; not released"),
+        }
+    }
 }
 
 impl std::fmt::Display for ReleaseOutcome {
@@ -196,7 +279,10 @@ impl Protocol {
             if info.owner.as_deref() == Some(owner) {
                 Ok(())
             } else {
-                Err(format!("held by {}, not by `{owner}`", info.holder_label()))
+                Err(ReleaseRefusal::NotOwner {
+                    holder: info.holder_label(),
+                    owner: owner.to_string(),
+                })
             }
         })
         .await
@@ -212,7 +298,7 @@ impl Protocol {
             return Ok(ReleaseOutcome::NotHeld);
         };
         if !force && !view.staleness.is_stale() {
-            return Ok(ReleaseOutcome::Refused(refusal_text(&view)));
+            return Ok(ReleaseOutcome::Refused(ReleaseRefusal::not_stale(&view)));
         }
         self.release_unchanged(&view.info).await
     }
@@ -223,7 +309,7 @@ impl Protocol {
             if info == judged {
                 Ok(())
             } else {
-                Err("the lock changed while it was being checked; look again".into())
+                Err(ReleaseRefusal::Changed)
             }
         })
         .await
@@ -284,7 +370,7 @@ impl Protocol {
                 continue;
             }
             let outcome = if !force && !view.staleness.is_stale() {
-                ReleaseOutcome::Refused(refusal_text(&view))
+                ReleaseOutcome::Refused(ReleaseRefusal::not_stale(&view))
             } else {
                 self.release_owned(&resource, txn).await?
             };
@@ -343,7 +429,7 @@ impl Protocol {
 
     async fn release_checked<F>(&self, resource: &str, mut allowed: F) -> Result<ReleaseOutcome>
     where
-        F: FnMut(&LockInfo) -> std::result::Result<(), String>,
+        F: FnMut(&LockInfo) -> std::result::Result<(), ReleaseRefusal>,
     {
         let (mut unknown, mut conflicts) = (0u32, 0usize);
         loop {
@@ -364,9 +450,7 @@ impl Protocol {
                 Ok(None) => {
                     conflicts += 1;
                     if conflicts >= RELEASE_ATTEMPTS {
-                        return Ok(ReleaseOutcome::Refused(
-                            "the lock kept changing; not released".into(),
-                        ));
+                        return Ok(ReleaseOutcome::Refused(ReleaseRefusal::KeptChanging));
                     }
                 }
                 // Unknown outcome: the next read tells whether it landed
@@ -419,22 +503,4 @@ impl Protocol {
             }
         }
     }
-}
-
-fn refusal_text(view: &LockView) -> String {
-    let resource = &view.info.resource;
-    let holder = view.info.holder_label();
-    let why = match &view.staleness {
-        Staleness::Live => match (&view.info.owner, &view.owner_state) {
-            (Some(o), Some(s)) => format!(
-                "lock on `{resource}` held by {holder} is not stale: its owner transaction `{o}` is {s} and may still be running"
-            ),
-            _ => format!("lock on `{resource}` held by {holder} is not stale: its holder is alive"),
-        },
-        Staleness::Unknown(why) => {
-            format!("lock on `{resource}` is not known to be stale: {why}")
-        }
-        Staleness::Stale(_) => String::new(),
-    };
-    format!("{why}; use --force (with --reason) to release it anyway")
 }

@@ -51,13 +51,13 @@ pub(super) type ReadDocs = Result<Vec<Option<serde_json::Map<String, Value>>>>;
 /// The documents of several indices by id in as few requests as they
 /// allow: those a multi-get can read in one multi-index `_mget` (an index's
 /// item errors fail that index's answer only), each of the others by an
-/// `ids` search; one answer per read, in order, with the requests sent. A
-/// read of no ids costs nothing.
+/// `ids` search; one answer per read, in order. A read of no ids costs
+/// nothing (what the reads cost is counted by a metered handle).
 pub(super) async fn by_ids_across(
     cluster: &Cluster,
     reads: &[IdRead<'_>],
     coverage: &mut Coverage,
-) -> Result<(Vec<ReadDocs>, u32)> {
+) -> Result<Vec<ReadDocs>> {
     let by_id: Vec<MgetGroup> = reads
         .iter()
         .filter(|r| !r.by_search && !r.ids.is_empty())
@@ -66,10 +66,8 @@ pub(super) async fn by_ids_across(
             ids: r.ids,
         })
         .collect();
-    let mut requests = 0;
     let mut fetched = Vec::new().into_iter();
     if !by_id.is_empty() {
-        requests += 1;
         fetched = cluster.mget_groups(&by_id).await?.into_iter();
     }
     let mut out = Vec::with_capacity(reads.len());
@@ -77,7 +75,6 @@ pub(super) async fn by_ids_across(
         out.push(if r.ids.is_empty() {
             Ok(Vec::new())
         } else if r.by_search {
-            requests += 1;
             by_ids(cluster, r.index, r.ids, true, coverage).await
         } else {
             let docs = fetched
@@ -86,5 +83,5 @@ pub(super) async fn by_ids_across(
             docs.map(|d| d.into_iter().map(|d| d.map(|d| d.source)).collect())
         });
     }
-    Ok((out, requests))
+    Ok(out)
 }

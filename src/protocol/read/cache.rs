@@ -6,6 +6,7 @@ use super::discovery::Discovery;
 use super::times::TimeFields;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Instant;
 use tokio::sync::Mutex;
 
 /// What the read side remembers between calls, shared by clones of a
@@ -13,7 +14,8 @@ use tokio::sync::Mutex;
 /// mappings were found to accept every write.
 #[derive(Debug, Default)]
 pub struct ReadCache {
-    pub(super) discovery: Mutex<Option<Arc<Discovery>>>,
+    /// The last discovery, and when it was made.
+    pub(super) discovery: Mutex<Option<(Arc<Discovery>, Instant)>>,
     pub(super) writable: AtomicBool,
     /// The time formats of the last write check (or discovery).
     pub(super) times: std::sync::Mutex<Option<Arc<TimeFields>>>,

@@ -49,7 +49,7 @@ use crate::error::Result;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Which transactions `list` shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,19 +75,35 @@ pub struct Listing {
     pub summary: ScanSummary,
 }
 
+/// How old a discovery the write check before step 1 takes as it is: the
+/// mappings it checks are those of moments ago (the same run's planning
+/// discovered them), not re-read; a discovery older than this (a dashboard
+/// open for a while) is made again. Discovery is three requests per index,
+/// so a run that planned and then checked would otherwise make it twice.
+const WRITE_CHECK_FRESH: Duration = Duration::from_secs(10);
+
 impl Protocol {
     /// The cluster as discovered: cached once every index exists and every
     /// queried field is mapped; rediscovered on each call until then (an
     /// index the application auto-creates changes what fields resolve to).
     pub async fn discovery(&self) -> Result<Arc<Discovery>> {
+        self.discovery_within(None).await
+    }
+
+    /// The cached discovery when it is settled and (with `fresh`) made
+    /// within that time; otherwise a new one, cached.
+    async fn discovery_within(&self, fresh: Option<Duration>) -> Result<Arc<Discovery>> {
         let mut cached = self.read_cache.discovery.lock().await;
-        if let Some(d) = cached.as_ref().filter(|d| d.is_settled()) {
+        let usable = |(d, at): &(Arc<Discovery>, Instant)| {
+            d.is_settled() && fresh.is_none_or(|f| at.elapsed() <= f)
+        };
+        if let Some((d, _)) = cached.as_ref().filter(|c| usable(c)) {
             return Ok(d.clone());
         }
         let d = Arc::new(
             fetch::discover(self.cluster(), &self.config.indices, &self.config.schema).await?,
         );
-        *cached = Some(d.clone());
+        *cached = Some((d.clone(), Instant::now()));
         Ok(d)
     }
 
@@ -118,7 +134,7 @@ impl Protocol {
         if self.read_cache.writable.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let d = self.rediscover().await?;
+        let d = self.discovery_within(Some(WRITE_CHECK_FRESH)).await?;
         self.keep_times(&d);
         writes::check(&self.config.indices, &d, &[])?;
         self.read_cache.writable.store(true, Ordering::Relaxed);
@@ -192,7 +208,7 @@ impl Protocol {
     /// [`Self::check_writable`] for a procedure that also writes some of the
     /// optional fields ([`writes::OPTIONAL_FIELDS`]), e.g. `reverse`'s links.
     pub async fn check_writable_with(&self, needed: &[&str]) -> Result<()> {
-        let d = self.rediscover().await?;
+        let d = self.discovery_within(Some(WRITE_CHECK_FRESH)).await?;
         self.keep_times(&d);
         writes::check(&self.config.indices, &d, needed)
     }

@@ -21,7 +21,7 @@ pub enum AccountEntry {
     /// Readable.
     Ok(AccountState),
     /// Present but unreadable, with the problems.
-    Malformed(Vec<String>),
+    Malformed(crate::protocol::problem::Problems),
     /// Named by a transaction but absent.
     Missing,
 }

@@ -55,12 +55,12 @@ pub fn admit(
         Some(s) => return Err(ReverseRefusal::InFlight(s.clone())),
         None => {
             return Err(ReverseRefusal::Protocol(ProcedureRefusal::Malformed(
-                original.problems.join("; "),
+                original.problems.clone(),
             )))
         }
     }
     let transfer = original.transfer().map_err(|_| {
-        ReverseRefusal::Protocol(ProcedureRefusal::Malformed(original.problems.join("; ")))
+        ReverseRefusal::Protocol(ProcedureRefusal::Malformed(original.problems.clone()))
     })?;
     let resumed = match (&original.reversed_by, existing) {
         (Some(by), _) if *by != rev => {

@@ -12,6 +12,8 @@
 
 use super::decide::{Effect, NoopReason};
 use super::executor::{Created, DocDecision};
+use super::problem::{Problem, Problems};
+use super::procedures::Preflight;
 use super::report::{StepReport, StepResult, Verdict};
 use super::steps::{Procedure, ProcedureRefusal};
 use super::transaction::{Transaction, Transfer, TxnState};
@@ -149,7 +151,14 @@ impl Protocol {
         // (`reverses` and `reversed_by` included), or nothing is written.
         self.check_writable().await?;
         self.check_writable_with(&[REVERSES, REVERSED_BY]).await?;
-        self.check_partial_updates(&t).await?;
+        // Asked once for the whole reversal (its run does not ask again), on
+        // documents that exist: the original, which the link writes, and
+        // the accounts.
+        self.check_partial_updates(&Transfer {
+            id: id.to_string(),
+            ..t.clone()
+        })
+        .await?;
         let mut budget = opts.limits.max_steps;
         let mut spend = || match budget {
             Some(0) => false,
@@ -268,9 +277,9 @@ impl Protocol {
             return Ok(Some(match found {
                 LinkFound::Other(by) => ReverseRefusal::AlreadyReversed { by },
                 LinkFound::State(Some(s)) => ReverseRefusal::InFlight(s),
-                LinkFound::State(None) => {
-                    ReverseRefusal::Protocol(ProcedureRefusal::Malformed("no state".into()))
-                }
+                LinkFound::State(None) => ReverseRefusal::Protocol(ProcedureRefusal::Malformed(
+                    Problems::one(Problem::Missing(vec!["transaction_state".into()])),
+                )),
             }));
         }
         self.push_step(
@@ -293,7 +302,7 @@ impl Protocol {
         report: &mut ReverseReport,
     ) -> Result<ReverseVerdict> {
         let run = self
-            .run_procedure(rev, Procedure::Recover, true, limits)
+            .run_procedure_after(rev, Procedure::Recover, true, limits, Preflight::Asked)
             .await;
         report.steps.extend(run.steps);
         // Stopped because another process moved it on: it may have finished.

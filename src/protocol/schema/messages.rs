@@ -8,6 +8,7 @@
 
 use super::names::UNMAPPED;
 use super::{Field, Schema};
+use crate::protocol::problem::Problem;
 
 impl Schema {
     /// `text` with each `` `canonical` `` field name replaced by the
@@ -46,10 +47,21 @@ impl Schema {
         }
     }
 
-    /// Each message of `problems`, localized (see [`Self::localize`]).
-    pub fn localize_all(&self, problems: &mut [String]) {
+    /// Each problem with the field names in force and the states as the
+    /// application wrote them (see [`Self::localize`]).
+    pub fn localize_problems(&self, problems: &mut [Problem]) {
+        if self.is_default() {
+            return;
+        }
         for p in problems {
-            *p = self.localize(p);
+            for field in p.fields_mut() {
+                *field = self.localize_quoted(field);
+            }
+            match p {
+                Problem::UnknownState { state, .. } => *state = self.localize_quoted(state),
+                Problem::Document { problems, .. } => self.localize_problems(problems),
+                _ => {}
+            }
         }
     }
 }
@@ -101,6 +113,25 @@ mod tests {
         assert_eq!(
             Schema::default().localize("`transaction_state` is missing"),
             "`transaction_state` is missing"
+        );
+    }
+
+    #[test]
+    fn typed_problems_take_the_names_in_force() {
+        let s = java();
+        let mut p = vec![
+            Problem::Missing(vec!["src_acct".into(), "src_account".into()]),
+            Problem::UnknownState {
+                field: "transaction_state".into(),
+                state: "unmapped:pending".into(),
+            },
+            Problem::SameAccount("modification_time".into()),
+        ];
+        s.localize_problems(&mut p);
+        assert_eq!(
+            crate::protocol::problem::Problems(p).to_string(),
+            "`srcAcct`/`src_account` is missing; `transactionState` holds an unknown state \
+             `pending`; source and destination are the same account `modification_time`"
         );
     }
 }

@@ -14,6 +14,7 @@
 use super::pages::{self, Checkpointed, Part};
 use super::record::{parse_record, Record, RecordStatus};
 use crate::error::{Error, Result};
+use crate::protocol::problem::{Problem, Problems};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -74,7 +75,7 @@ fn lines(path: &Path) -> Result<Vec<Value>> {
         out.push(serde_json::from_str(&line).map_err(|e| Error::Malformed {
             kind: "audit trail line",
             id: describe(path),
-            problems: e.to_string(),
+            problems: Problems::one(Problem::Undecodable(e.to_string())),
         })?);
     }
     Ok(out)
@@ -179,7 +180,7 @@ pub fn parts(path: &Path, id: &str) -> Result<Vec<Part>> {
             serde_json::from_value(v).map_err(|e| Error::Malformed {
                 kind: "audit record part",
                 id: id.to_string(),
-                problems: e.to_string(),
+                problems: Problems::one(Problem::Undecodable(e.to_string())),
             })
         })
         .collect()

@@ -9,6 +9,7 @@ use super::record::{
 };
 use crate::cluster::Cluster;
 use crate::error::{Error, Result};
+use crate::protocol::problem::{Problem, Problems};
 use crate::protocol::report::Tally;
 use crate::protocol::time::format_timestamp;
 use crate::protocol::Protocol;
@@ -216,7 +217,10 @@ async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Resu
         return Err(Error::Malformed {
             kind: "audit record",
             id: run,
-            problems: format!("names {} parts, {found} found", record.parts),
+            problems: Problems::one(Problem::PartsMissing {
+                named: record.parts,
+                found,
+            }),
         });
     }
     Ok(checkpointed)
@@ -247,13 +251,15 @@ pub(super) async fn parts_of(cluster: &Cluster, index: &str, run: &str) -> Resul
             .collect();
         for (id, doc) in ids.iter().zip(cluster.mget(index, &ids).await?) {
             let Some(doc) = doc else { return Ok(parts) };
-            let part: Part = serde_json::from_value(Value::Object(doc.source)).map_err(|e| {
-                Error::Malformed {
-                    kind: "audit record part",
-                    id: id.clone(),
-                    problems: e.to_string(),
-                }
-            })?;
+            let malformed = |problems: String| Error::Malformed {
+                kind: "audit record part",
+                id: id.clone(),
+                problems: Problems::one(Problem::Undecodable(problems)),
+            };
+            let mut source = doc.source;
+            super::compact::unpack(&mut source).map_err(malformed)?;
+            let part: Part = serde_json::from_value(Value::Object(source))
+                .map_err(|e| malformed(e.to_string()))?;
             parts.push(part);
         }
     }

@@ -9,6 +9,7 @@
 //! terminals, nor of the acts: the act layer above it (`protocol::intervene`) calls
 //! [`Trail::begin`] and [`Trail::finish`] around each act it performs.
 
+mod compact;
 pub mod file;
 mod history;
 pub mod pages;
@@ -18,14 +19,14 @@ mod resume;
 pub use history::{history, jobs, records_since, timeline, unfinished_jobs, Entry};
 use record::parse_record;
 pub use record::*;
-pub use resume::Unfinished;
+pub use resume::{CheckpointsWritten, Unfinished};
 
 use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
 use super::handle::host_name;
 use super::Protocol;
-use crate::cluster::Changes;
 use crate::cluster::ClockSource;
+use crate::cluster::{BulkCreated, Changes};
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
 use pages::{Page, Part, PAGE_BUDGET};
@@ -80,8 +81,16 @@ impl Trail {
             }
             None => p.config().indices.audit.clone(),
         };
-        if file.is_none() && !cluster.index_exists(&index).await? {
-            return Err(Error::IndexMissing(index));
+        if file.is_none() {
+            if !cluster.index_exists(&index).await? {
+                return Err(Error::IndexMissing(index));
+            }
+            // A record is created whole, then completed by partial updates:
+            // where the product refuses those (field or document level
+            // security on the audit index, a write block), the act would run
+            // and leave its record unfinished. Asked as the act's own indices
+            // are (`protocol::preflight`), before anything is written.
+            p.check_partial_updates_on(&index).await?;
         }
         // The records' times are the cluster's ([`Trail::now`]): asked of
         // it unless asked in the last minute.
@@ -177,8 +186,12 @@ impl Trail {
         };
         let parts = record.parts;
         self.create_own(&id, &record).await?;
-        for (n, page) in (1..).zip(rest) {
-            self.write_part(&id, n, page).await?;
+        if let Written {
+            failed: Some((_, e)),
+            ..
+        } = self.write_parts(&id, 1, rest).await
+        {
+            return Err(e);
         }
         Ok((RecordId(id), parts))
     }
@@ -232,7 +245,7 @@ impl Trail {
                     return Err(Error::Invalid(format!("run `{id}` is no longer running")));
                 }
                 record.resume(r.clone());
-                let changes = Changes::between(doc, &to_map(&record)?);
+                let changes = Changes::between(doc, &to_stored(&record)?);
                 Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await
@@ -328,11 +341,14 @@ impl Trail {
             if checkpoints == 0 && pages::fits_inline(&stored, &steps, PAGE_BUDGET) {
                 (steps, 0)
             } else {
-                let mut parts = stored.parts + checkpoints;
-                for page in pages::step_pages(steps, PAGE_BUDGET) {
-                    parts = self.write_part(&id.0, parts + 1, page).await?;
+                let first = stored.parts + checkpoints + 1;
+                let written = self
+                    .write_parts(&id.0, first, pages::step_pages(steps, PAGE_BUDGET))
+                    .await;
+                if let Some((_, e)) = written.failed {
+                    return Err(e);
                 }
-                (Vec::new(), parts)
+                (Vec::new(), written.next(first) - 1)
             };
         let finished_at = self.now();
         self.exec
@@ -350,11 +366,64 @@ impl Trail {
                 record.steps = inline.clone();
                 record.parts = parts;
                 record.finished_at = Some(finished_at);
-                let changes = Changes::between(doc, &to_map(&record)?);
+                let changes = Changes::between(doc, &to_stored(&record)?);
                 Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await
             .map(|_| ())
+    }
+
+    /// Writes `pages` as parts `first`, `first + 1`, ... of run `run`, in
+    /// order, in one `_bulk` of `create` actions (or as many as its body
+    /// limit asks) instead of one request each. A part the `_bulk` did not
+    /// create (its answer lost, or its number taken by another run of the
+    /// same job) is written again alone ([`Trail::write_part`]: one found
+    /// holding exactly our page is ours; a number taken moves the page to
+    /// the first free one after). Stops at the first page that cannot be
+    /// written. A file trail appends them in order.
+    pub(crate) async fn write_parts(&self, run: &str, first: u32, pages: Vec<Page>) -> Written {
+        let mut written = Written::default();
+        let created = match &self.file {
+            Some(_) => None,
+            None => {
+                let docs = (first..)
+                    .zip(&pages)
+                    .map(|(n, page)| {
+                        let part = Part {
+                            run_id: run.to_string(),
+                            part: n,
+                            page: page.clone(),
+                        };
+                        Ok((pages::part_id(run, n), to_stored(&part)?))
+                    })
+                    .collect::<Result<Vec<_>>>();
+                match docs {
+                    Ok(docs) if !docs.is_empty() => self
+                        .exec
+                        .cluster()
+                        .bulk_create(&self.index, &docs)
+                        .await
+                        .ok(),
+                    _ => None,
+                }
+            }
+        };
+        let mut created = created.map(Vec::into_iter);
+        for (n, page) in (first..).zip(pages) {
+            let answer = created.as_mut().and_then(Iterator::next);
+            if matches!(answer, Some(BulkCreated::Created)) {
+                written.numbers.push(n);
+                continue;
+            }
+            match self.write_part(run, n, page).await {
+                Ok(at) => written.numbers.push(at),
+                Err(e) => {
+                    written.failed = Some((n, e));
+                    break;
+                }
+            }
+        }
+        written
     }
 
     /// Writes `page` as part `n` of run `run`, or as the first number after
@@ -373,7 +442,7 @@ impl Trail {
         }
         loop {
             let id = pages::part_id(run, part.part);
-            let source = to_map(&part)?;
+            let source = to_stored(&part)?;
             match self.exec.create(&self.index, &id, &source).await? {
                 Created::Created => return Ok(part.part),
                 Created::Exists { doc, .. } if doc.source == source => return Ok(part.part),
@@ -396,13 +465,35 @@ impl Trail {
         if let Some(path) = &self.file {
             return file::append(path, doc);
         }
-        let source = to_map(doc)?;
+        let source = to_stored(doc)?;
         match self.exec.create(&self.index, id, &source).await? {
             Created::Created => Ok(()),
             Created::Exists { doc, .. } if doc.source == source => Ok(()),
             Created::Exists { .. } => Err(Error::Invalid(format!(
                 "audit document `{id}` already exists; try again"
             ))),
+        }
+    }
+}
+
+/// What [`Trail::write_parts`] wrote: the number each page went under, in
+/// order, and the first page that could not be written, if any, with the
+/// number to write it at again (it and the pages after it were not
+/// written, or not known to be).
+#[derive(Debug, Default)]
+pub(crate) struct Written {
+    /// The part number of each page written.
+    pub numbers: Vec<u32>,
+    /// The number the first page not written goes under, and why it was not.
+    pub failed: Option<(u32, Error)>,
+}
+
+impl Written {
+    /// The number the next part goes under (`first` when none was written).
+    pub fn next(&self, first: u32) -> u32 {
+        match &self.failed {
+            Some((n, _)) => *n,
+            None => self.numbers.iter().max().map_or(first, |n| n + 1),
         }
     }
 }
@@ -414,6 +505,32 @@ const MAX_TAKEN_PARTS: u32 = 10_000;
 /// A number of parts as stored.
 fn count(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| Error::Invalid(format!("too many audit record parts: {n}")))
+}
+
+/// A record or part document of the audit index, as stored (packed, or in
+/// the full form of earlier versions), in the full form `history --json`
+/// shows: for readers of the index's raw documents (tests, tools).
+pub fn unpacked(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
+    compact::unpack(&mut doc).map_err(|problems| Error::Malformed {
+        kind: "audit document",
+        id: doc
+            .get("record_id")
+            .or_else(|| doc.get("run_id"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        problems: crate::protocol::problem::Problems::one(
+            crate::protocol::problem::Problem::Undecodable(problems),
+        ),
+    })?;
+    Ok(doc)
+}
+
+/// A record or part as the audit index stores it ([`compact::pack`]).
+fn to_stored<T: Serialize>(doc: &T) -> Result<Map<String, Value>> {
+    let mut map = to_map(doc)?;
+    compact::pack(&mut map);
+    Ok(map)
 }
 
 fn to_map<T: Serialize>(doc: &T) -> Result<Map<String, Value>> {

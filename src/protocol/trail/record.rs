@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::protocol::decide::Effect;
 use crate::protocol::locks::ReleaseOutcome;
+use crate::protocol::problem::{Problem, Problems};
 use crate::protocol::report::{StepReport, StepResult, Tally, Verdict};
 use crate::protocol::reverse::ReverseVerdict;
 use chrono::{DateTime, Utc};
@@ -221,7 +222,7 @@ impl TrailStep {
                 ("updated", o.to_string())
             }
             ReleaseOutcome::NotHeld => ("noop", "not held".to_string()),
-            ReleaseOutcome::Refused(why) => ("refused", why.clone()),
+            ReleaseOutcome::Refused(why) => ("refused", why.to_string()),
         };
         TrailStep {
             txn: txn.into(),
@@ -459,13 +460,17 @@ impl Record {
     }
 }
 
-/// An audit record as stored, or why it cannot be read.
+/// An audit record as stored (packed, `super::compact`, or in the full
+/// form records had before), or why it cannot be read.
 pub(super) fn parse_record(id: &str, source: &Map<String, Value>) -> Result<Record> {
-    serde_json::from_value(Value::Object(source.clone())).map_err(|e| Error::Malformed {
+    let malformed = |problems: String| Error::Malformed {
         kind: "audit record",
         id: id.to_string(),
-        problems: e.to_string(),
-    })
+        problems: Problems::one(Problem::Undecodable(problems)),
+    };
+    let mut source = source.clone();
+    super::compact::unpack(&mut source).map_err(malformed)?;
+    serde_json::from_value(Value::Object(source)).map_err(|e| malformed(e.to_string()))
 }
 
 #[cfg(test)]

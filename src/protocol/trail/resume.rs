@@ -67,6 +67,20 @@ impl Trail {
         self.write_part(&id.0, n, page).await
     }
 
+    /// Writes checkpoint pages as parts `n`, `n + 1`, ... of run `id`, in
+    /// one `_bulk` ([`Trail::write_parts`]): how many were written, in
+    /// order, the number the next part goes under, and why the first not
+    /// written was not (it, and those after it, are to be written again
+    /// from that number, unchanged).
+    pub async fn checkpoints(&self, id: &RecordId, n: u32, pages: Vec<Page>) -> CheckpointsWritten {
+        let w = self.write_parts(&id.0, n, pages).await;
+        CheckpointsWritten {
+            written: w.numbers.len(),
+            next: w.next(n),
+            error: w.failed.map(|(_, e)| e),
+        }
+    }
+
     /// Reads run `id` back to resume it; refuses one that is finished, or
     /// whose record cannot be read.
     pub async fn unfinished(&self, id: &str) -> Result<Unfinished> {
@@ -145,4 +159,15 @@ impl Trail {
         own.add(&record.steps, finished);
         Ok(own)
     }
+}
+
+/// What [`Trail::checkpoints`] wrote.
+#[derive(Debug)]
+pub struct CheckpointsWritten {
+    /// How many of the pages were written (the first ones).
+    pub written: usize,
+    /// The number the next part goes under.
+    pub next: u32,
+    /// Why the first page not written was not.
+    pub error: Option<Error>,
 }

@@ -53,7 +53,10 @@ async fn only_the_owner_releases() {
     fx.proto.acquire_lock("A", "t1").await.unwrap();
     let before = fx.cluster().get(&fx.ix.locks, "A").await.unwrap().unwrap();
     match fx.proto.release_owned("A", "t2").await.unwrap() {
-        ReleaseOutcome::Refused(why) => assert!(why.contains("t1") && why.contains("t2"), "{why}"),
+        ReleaseOutcome::Refused(why) => assert!(
+            why.to_string().contains("t1") && why.to_string().contains("t2"),
+            "{why}"
+        ),
         other => panic!("a non-owner must be refused, got {other:?}"),
     }
     assert_eq!(

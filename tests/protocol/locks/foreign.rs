@@ -157,7 +157,10 @@ async fn live_kestra_locks_are_never_released_swept_or_counted_stale() {
         for r in ["flow_nightly", "execution_e1", "execution_e2"] {
             match fx.proto.release_lock(r, false).await.unwrap() {
                 ReleaseOutcome::Refused(why) => {
-                    assert!(why.contains("--force") && why.contains("instance"), "{why}")
+                    assert!(
+                        why.to_string().contains("--force") && why.to_string().contains("instance"),
+                        "{why}"
+                    )
                 }
                 ReleaseOutcome::NotHeld => {}
                 other => panic!("round {round}: {r}: {other:?}"),

@@ -41,8 +41,8 @@ async fn operator_release_takes_stale_locks_and_needs_force_for_live_ones() {
             .unwrap();
         match fx.proto.release_lock(resource, false).await.unwrap() {
             ReleaseOutcome::Refused(why) => {
-                assert!(why.contains("--force"), "{why}");
-                assert!(why.contains(resource), "{why}");
+                assert!(why.to_string().contains("--force"), "{why}");
+                assert!(why.to_string().contains(resource), "{why}");
             }
             other => {
                 panic!("{resource}: a lock not known to be stale must be refused, got {other:?}")
@@ -84,7 +84,7 @@ async fn releasing_a_transactions_locks() {
         .collect();
     for r in ["A", "B"] {
         assert!(
-            matches!(&out[r], ReleaseOutcome::Refused(why) if why.contains("--force")),
+            matches!(&out[r], ReleaseOutcome::Refused(why) if why.to_string().contains("--force")),
             "{r}: {out:?}"
         );
     }

@@ -4,6 +4,7 @@
 //! locked transfer releasing its locks.
 
 use super::{lock_owner, txn};
+use crate::common::world::Stop;
 use crate::fixture::Fx;
 use crate::procedures::stage_with;
 use estx::protocol::locks::AcquireOutcome;
@@ -20,21 +21,10 @@ async fn a_transfer_under_locks_holds_both_and_releases_them_at_the_end() {
     let fx = Fx::new().await;
     fx.account("A", 500).await;
     fx.account("B", 500).await;
-    let req = NewTransfer {
-        id: Some("t1".into()),
-        src: "B".into(),
-        dest: "A".into(),
-        amount: 100,
-    };
     let report = fx
-        .proto
-        .transfer(&req, true, RunLimits { max_steps: Some(3) })
+        .kit()
+        .stop(&Stop::new("t1", "B", "A", 100, 3).locked(true))
         .await;
-    assert!(
-        matches!(report.verdict, Verdict::Stopped(_)),
-        "{:?}",
-        report.verdict
-    );
     assert_eq!(
         labels(&report)[..2],
         ["acquire lock", "acquire lock"],

@@ -20,9 +20,7 @@
 
 use crate::fixture::Fx;
 use crate::procedures::stage;
-use estx::protocol::{
-    NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState, Verdict,
-};
+use estx::protocol::{NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState};
 
 mod all_writes;
 mod each_write;
@@ -116,18 +114,7 @@ async fn prepare(fx: &Fx, tag: &str, staged: Option<usize>, pre_rollback: usize)
         }
     }
     if pre_rollback > 0 {
-        let limits = RunLimits {
-            max_steps: Some(pre_rollback),
-        };
-        let report = fx
-            .proto
-            .run_procedure(&n.id, Procedure::Rollback, true, limits)
-            .await;
-        assert!(
-            matches!(report.verdict, Verdict::Stopped(_)),
-            "{:?}",
-            report.verdict
-        );
+        fx.kit().stop_rollback(&n.id, pre_rollback, true).await;
         assert_eq!(fx.state(&n.id).await, TxnState::Terminating);
     }
     n

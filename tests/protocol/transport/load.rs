@@ -7,6 +7,7 @@
 use super::{proto_on, ten, two_accounts, via};
 use crate::common::proxy::Canned;
 use crate::common::FaultProxy;
+use estx::protocol::batch::BatchOptions;
 use estx::protocol::read::scan::{scan, Scan};
 use estx::protocol::{RunLimits, StepResult, TxnState, Verdict};
 use estx::Error;
@@ -119,4 +120,28 @@ async fn a_permanent_circuit_breaker_is_named_and_never_retried() {
     assert!(matches!(e, Error::Breaker { .. }), "{e:?}");
     assert!(e.to_string().contains("PERMANENT"), "{e}");
     assert_eq!(proxy.canned(), 1, "{:#?}", proxy.log());
+}
+
+#[tokio::test]
+async fn a_batch_whose_reads_keep_failing_gives_up_after_one_read_budget() {
+    let fx = two_accounts().await;
+    let proxy = FaultProxy::start(&fx.url);
+    let cluster = via(&proxy).with_read_budget(Duration::from_millis(300));
+    proxy.drop_responses("POST", &format!("/{}/_mget", fx.ix.transactions), 1000);
+    let reports = proto_on(&fx, cluster)
+        .recover_batched(&["t-1".to_string()], BatchOptions::default())
+        .await;
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    assert!(
+        matches!(reports[0].verdict, Verdict::Failed(_)),
+        "{reports:#?}"
+    );
+    // One read budget: at most four asks in 300 ms (see above). The batch
+    // re-reading on top, as it did, spent a whole budget per re-read.
+    let asked = proxy.dropped();
+    assert!(
+        (1..=4).contains(&asked),
+        "{asked} reads: {:#?}",
+        proxy.log()
+    );
 }

@@ -47,7 +47,7 @@ fn stuck(id: &str, minutes: i64, needs_investigation: bool) -> StuckOne {
             modification_time: Some(as_of - chrono::Duration::minutes(minutes)),
             reverses: None,
             reversed_by: None,
-            problems: Vec::new(),
+            problems: Default::default(),
         },
         needs_investigation,
     }

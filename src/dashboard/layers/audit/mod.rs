@@ -8,12 +8,12 @@
 pub mod draw;
 
 use super::{hint, Context, Effect, Hint, Outcome};
-use crate::dashboard::event::Action;
 use crate::dashboard::keymap::{Keymap, Op};
 use crate::dashboard::load::Load;
 use crate::dashboard::log::LogLevel;
 use crate::protocol::audit::pace::AuditCost;
 use crate::protocol::audit::{AuditReport, Finding, FindingKind};
+use crate::protocol::intervene::{AuditRepair, ReleaseLock};
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 
@@ -81,9 +81,14 @@ impl Audit {
             return Outcome::stay();
         };
         match f.kind {
-            FindingKind::StaleLock => Outcome::with(Effect::Confirm(Action::ReleaseLock, f.id)),
+            FindingKind::StaleLock => Outcome::with(Effect::Confirm(ReleaseLock::new(f.id).into())),
             FindingKind::DanglingPending => {
-                Outcome::with(Effect::Confirm(Action::AuditRepair, f.id))
+                let repair = AuditRepair {
+                    account: Some(f.id),
+                    expect_total: None,
+                    allow_partial: false,
+                };
+                Outcome::with(Effect::Confirm(repair.into()))
             }
             FindingKind::MalformedAccount => Outcome::with(Effect::ShowAccount(f.id)).closing(),
             FindingKind::MissingAccount

@@ -5,7 +5,7 @@
 //! made, and every lock the run releases).
 
 use super::Bulk;
-use crate::dashboard::event::Action;
+use crate::dashboard::event::OnMarks;
 use crate::dashboard::load::Load;
 use crate::dashboard::ui::theme::{bold, signed, Theme};
 use crate::protocol::intervene::Verdicts;
@@ -17,7 +17,7 @@ use ratatui::text::Line;
 /// by state; every id it would touch and every id left out (and why);
 /// the marks not included because the table does not show them; the
 /// balance effect per account. The dialog scrolls (j/k) when it is long.
-pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> {
+pub fn dialog_lines(th: &Theme, b: &Bulk) -> Vec<Line<'static>> {
     let mut out = vec![Line::styled(
         format!(
             "{} marked row(s) of the table, re-read just now:",
@@ -53,10 +53,10 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
         format!(" ({})", states.join(", "))
     };
     out.push(Line::styled(
-        format!(" {} {}{by_state}:", p.runs.len(), action.bulk_verb()),
+        format!(" {} {}{by_state}:", p.runs.len(), b.on.verb()),
         Style::new().add_modifier(Modifier::BOLD),
     ));
-    out.extend(p.runs.iter().map(|r| id_line(&r.target)));
+    out.extend(p.runs.iter().map(|r| id_line(&r.subject().to_string())));
     for (why, ids) in &p.left_out {
         out.push(Line::styled(
             format!(" {} {why}:", ids.len()),
@@ -64,7 +64,8 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
         ));
         out.extend(ids.iter().map(|id| id_line(id)));
     }
-    if matches!(action, Action::Rollback | Action::Recover) && !p.runs.is_empty() {
+    let one_act = matches!(b.on, OnMarks::Procedure(_));
+    if one_act && !p.runs.is_empty() {
         let net: i64 = p.effect.values().sum();
         out.push(Line::styled(
             format!(
@@ -81,11 +82,10 @@ pub fn dialog_lines(th: &Theme, action: Action, b: &Bulk) -> Vec<Line<'static>> 
     if let Some(v) = verdicts {
         out.extend(in_words_lines(&v));
     }
-    let how = match action {
-        Action::Rollback | Action::Recover => {
-            "runs unforced as one recorded intervention; force refused ones one by one"
-        }
-        _ => "each runs unforced as its own recorded intervention, re-read first",
+    let how = if one_act {
+        "runs unforced as one recorded intervention; force refused ones one by one"
+    } else {
+        "each runs unforced as its own recorded intervention, re-read first"
     };
     out.push(Line::styled(how, th.dim_text()));
     out

@@ -5,7 +5,6 @@
 //! whether they are stale, and the audit's dangling entries a repair undoes
 //! with the money it moves.
 
-use crate::dashboard::event::Action;
 use crate::dashboard::layers::DrawCx;
 use crate::dashboard::ui::theme::{amount_text, bold, datetime, route, signed, state_text, Theme};
 use crate::protocol::audit::AuditReport;
@@ -14,6 +13,7 @@ use crate::protocol::intervene::{EffectKind, Plan, PlanStep};
 use crate::protocol::locks::LockView;
 use crate::protocol::locks::Staleness;
 use crate::protocol::views::{Preview, TransactionDetail};
+use crate::protocol::Procedure;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -112,11 +112,11 @@ fn staleness_text(th: &Theme, l: &LockView) -> (String, Style) {
 }
 
 /// A transaction's act: its state, amount and route, when it was modified,
-/// then what the act would write (rollback and recovery: the plan; lock
-/// release: the locks).
+/// then what the act would write (a rollback's or recovery's `procedure`:
+/// the plan; the release of its locks, no procedure: the locks).
 pub fn transaction_lines(
     cx: &DrawCx,
-    action: Action,
+    procedure: Option<Procedure>,
     det: &TransactionDetail,
     plan: &Plan,
 ) -> Vec<Line<'static>> {
@@ -138,13 +138,12 @@ pub fn transaction_lines(
         ));
     }
     out.push(Line::from(""));
-    match action {
-        Action::Rollback => out.extend(plan_lines(th, det, plan, &det.rollback, "rollback")),
-        Action::Recover => out.extend(plan_lines(th, det, plan, &det.recover, "recovery")),
-        Action::ReleaseLocks | Action::ReleaseLock | Action::AuditRepair => {
-            out.extend(lock_lines(th, det))
+    match procedure {
+        Some(Procedure::Rollback) => {
+            out.extend(plan_lines(th, det, plan, &det.rollback, "rollback"))
         }
-        Action::Reverse => {}
+        Some(Procedure::Recover) => out.extend(plan_lines(th, det, plan, &det.recover, "recovery")),
+        None => out.extend(lock_lines(th, det)),
     }
     out
 }

@@ -11,13 +11,12 @@
 
 use super::documents::{audit_dialog, lock_dialog, transaction_lines};
 use super::{Dialog, Pending, RunChoice};
-use crate::dashboard::event::Action;
 use crate::dashboard::keymap::DialogOp;
 use crate::dashboard::layers::DrawCx;
 use crate::dashboard::load::Load;
 use crate::dashboard::ui::theme::{bold, wrapped_rows, Theme};
 use crate::dashboard::ui::theme::{more_hint, short_id};
-use crate::protocol::intervene::{Documents, Guard};
+use crate::protocol::intervene::{Act, Documents, Guard};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -33,19 +32,6 @@ pub const CLOSE: &str = "[ Close ]";
 /// The label of the force button (shown only when `y` would be refused).
 pub const FORCE: &str = "[ FORCE (!) ]";
 
-/// Whether the action destroys or undoes work (a `danger` dialog titled
-/// `DESTRUCTIVE:`).
-pub fn is_destructive(action: Action) -> bool {
-    matches!(
-        action,
-        Action::Rollback
-            | Action::ReleaseLocks
-            | Action::ReleaseLock
-            | Action::AuditRepair
-            | Action::Reverse
-    )
-}
-
 /// How far the dialog's text can scroll on a screen of `size`.
 pub fn scroll_max(cx: &DrawCx, d: &Dialog, size: (u16, u16)) -> usize {
     let width = size.0.saturating_sub(4).min(84);
@@ -60,11 +46,7 @@ pub fn scroll_max(cx: &DrawCx, d: &Dialog, size: (u16, u16)) -> usize {
 /// Draws the dialog over `area`.
 pub fn render(frame: &mut Frame, cx: &DrawCx, d: &Dialog, area: Rect) {
     let th = &cx.theme;
-    let colour = if is_destructive(d.action) {
-        th.danger
-    } else {
-        th.warn
-    };
+    let colour = if d.destructive() { th.danger } else { th.warn };
     let (body, pinned) = body(cx, d);
     let width = area.width.saturating_sub(4).min(84);
     let inner_w = width.saturating_sub(4).max(1) as usize;
@@ -73,11 +55,7 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, d: &Dialog, area: Rect) {
     let height = ((body_h + pinned_h) as u16 + 4).min(area.height.saturating_sub(2));
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
     // Said in words too, not by the colour alone.
-    let tag = if is_destructive(d.action) {
-        "DESTRUCTIVE: "
-    } else {
-        ""
-    };
+    let tag = if d.destructive() { "DESTRUCTIVE: " } else { "" };
     let title = format!("{tag}{}?", d.heading());
     let room = usize::from(width.saturating_sub(4));
     let block = Block::bordered()
@@ -179,18 +157,18 @@ fn body(cx: &DrawCx, d: &Dialog) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
 fn text(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
     let th = &cx.theme;
     if let Some(b) = d.bulk() {
-        return super::bulk::dialog_lines(th, d.action, b);
+        return super::bulk::dialog_lines(th, b);
     }
     if let Some(r) = d.resuming() {
         let mut out = vec![
             Line::from(vec![
                 Span::styled("job ", th.dim_text()),
-                Span::styled(d.target.clone(), bold()),
+                Span::styled(r.run.clone(), bold()),
             ]),
             Line::from(format!(
                 "{} of {} transaction(s), from its record: each read and decided again, \
                  as `--resume` does ({})",
-                d.action.bulk_verb(),
+                crate::dashboard::event::OnMarks::Procedure(r.procedure).verb(),
                 r.total,
                 r.life.short()
             )),
@@ -214,13 +192,22 @@ fn text(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
             Line::from("nothing was changed."),
         ],
         Load::Loaded(plan) => {
+            let subject = d.act().map(Act::subject);
             let mut out = vec![Line::from(vec![
-                Span::styled(target_kind(d.action), th.dim_text()),
-                Span::styled(d.target.clone(), bold()),
+                Span::styled(subject.as_ref().map_or("", |s| s.kind()), th.dim_text()),
+                Span::styled(
+                    subject
+                        .as_ref()
+                        .map_or_else(String::new, ToString::to_string),
+                    bold(),
+                ),
             ])];
             out.extend(refusal_lines(cx, d));
             out.extend(match &plan.documents {
-                Some(Documents::Transaction(det)) => transaction_lines(cx, d.action, det, plan),
+                Some(Documents::Procedure(procedure, det)) => {
+                    transaction_lines(cx, Some(*procedure), det, plan)
+                }
+                Some(Documents::LocksOf(det)) => transaction_lines(cx, None, det, plan),
                 Some(Documents::Lock(l)) => lock_dialog(cx, l.as_deref()),
                 Some(Documents::Audit(r)) => audit_dialog(th, r),
                 Some(Documents::Reversal { original, existing }) => {
@@ -308,15 +295,6 @@ fn typed_lines(th: &Theme, typed: &str, g: &Guard) -> Vec<Line<'static>> {
             Style::new().fg(th.warn),
         ),
     ]
-}
-
-/// What the dialog's target is.
-fn target_kind(action: Action) -> &'static str {
-    match action {
-        Action::ReleaseLock => "lock ",
-        Action::AuditRepair => "account ",
-        _ => "transaction ",
-    }
 }
 
 /// The protocol's refusal of an unforced run, in its words, and the way on.

@@ -143,7 +143,7 @@ impl Dialog {
         if let Some(r) = self.resuming() {
             let text = format!(
                 "resuming job {}: reading its record ({} pauses, {} stops)",
-                self.target,
+                r.run,
                 cx.keys.label(Op::PauseJob),
                 cx.keys.label(Op::StopJob)
             );
@@ -154,27 +154,23 @@ impl Dialog {
             };
             return Outcome::with(Effect::Log(LogLevel::Info, text))
                 .then(Effect::ResumeJob {
-                    run: self.target.clone(),
-                    action: self.action,
+                    run: r.run.clone(),
+                    procedure: r.procedure,
                     total: r.total,
                     confirmed,
                 })
                 .closing();
         }
+        let Some(act) = self.act().cloned() else {
+            return Outcome::close();
+        };
         let (expected, planned) = self.expected_and_planned();
         let how = if force {
             "confirmed FORCED"
         } else {
             "confirmed"
         };
-        let run = Run {
-            action: self.action,
-            target: self.target.clone(),
-            force,
-            expected,
-            reason,
-            confirmed: self.typed.clone(),
-        };
+        let run = Run::new(act, force, reason, self.typed.clone(), expected);
         Outcome::with(Effect::Start { run, planned })
             .then(Effect::Log(
                 LogLevel::Info,
@@ -195,7 +191,7 @@ impl Dialog {
             modified: t.modification_time,
         };
         let expected = match plan.and_then(|p| p.documents.as_ref()) {
-            Some(Documents::Transaction(det)) => as_of(&det.txn),
+            Some(Documents::Procedure(_, det) | Documents::LocksOf(det)) => as_of(&det.txn),
             Some(Documents::Reversal { original, .. }) => as_of(&original.txn),
             Some(Documents::Lock(l)) => Expected {
                 state: l.as_ref().and_then(|l| l.owner_state.clone()),
@@ -206,8 +202,11 @@ impl Dialog {
                 modified: None,
             },
         };
-        let compared = self.action.procedure().is_some()
-            || self.action == crate::dashboard::event::Action::Reverse;
+        // A procedure's or a reversal's steps are reported as planned.
+        let compared = matches!(
+            plan.and_then(|p| p.documents.as_ref()),
+            Some(Documents::Procedure(..) | Documents::Reversal { .. })
+        );
         let planned = match plan {
             Some(p) if compared => planned_lines(p),
             _ => Vec::new(),

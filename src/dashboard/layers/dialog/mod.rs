@@ -18,7 +18,7 @@ pub mod reverse;
 
 pub use keys::planned_lines;
 
-use crate::dashboard::event::{Action, Run};
+use crate::dashboard::event::{titled, OnMarks, Run};
 use crate::dashboard::load::Load;
 use crate::dashboard::settings::Settings;
 use crate::protocol::audit::FindingKind;
@@ -28,6 +28,7 @@ use crate::protocol::intervene::{
 use crate::protocol::jobs::JobLife;
 use crate::protocol::trail::Interface;
 use crate::protocol::transaction::TxnState;
+use crate::protocol::Procedure;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -35,11 +36,6 @@ use std::time::Duration;
 /// A confirmation dialog.
 #[derive(Debug, Clone)]
 pub struct Dialog {
-    /// What it confirms.
-    pub action: Action,
-    /// What it acts on: a transaction id, a lock's resource (for
-    /// [`Action::ReleaseLock`]) or an account (the audit's repair).
-    pub target: String,
     /// What the act would do, from the documents as re-read just now
     /// ([`Intervention::preview`]: steps, the refusal of an unforced run,
     /// balance change, lock releases, and the documents themselves).
@@ -65,20 +61,22 @@ pub struct Dialog {
 /// runs, so no kind is an optional side part of another.
 #[derive(Debug, Clone)]
 pub enum Pending {
-    /// One act on one target: the library's act as `y` runs it (with the
-    /// operator's choices added, [`Run::intervention`]).
+    /// One act on its subject: the library's act as `y` runs it (with
+    /// the operator's choices added, [`Run::intervention`]).
     One(AnyAct),
-    /// The one bulk act over the marked rows (R/F/L on the marked set);
-    /// the dialog's target then only names it.
+    /// The one bulk act over the marked rows (R/F/L on the marked set).
     Bulk(Box<Bulk>),
-    /// The resume of an unfinished bulk job (the jobs view's Enter); the
-    /// dialog's target is then the job's audit record.
+    /// The resume of an unfinished bulk job (the jobs view's Enter).
     Resume(Resume),
 }
 
 /// What a resume dialog confirms: the job as the jobs view judged it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resume {
+    /// The job (its audit record's id).
+    pub run: String,
+    /// Its procedure (rollback or recover).
+    pub procedure: Procedure,
     /// The transactions its record names.
     pub total: usize,
     /// Its life by its heartbeat: one not presumed dead resumes only
@@ -113,18 +111,14 @@ impl RunChoice {
 }
 
 impl Dialog {
-    /// A dialog for `action` on `target`, its preview asked for.
-    pub fn new(action: Action, target: String) -> Dialog {
-        let choices = Choices::new(Interface::Dashboard, None);
-        let act = action.intervention(&target, choices).act;
-        Dialog::of(action, target, Pending::One(act))
+    /// A dialog confirming `act`, its preview asked for.
+    pub fn new(act: impl Into<AnyAct>) -> Dialog {
+        Dialog::of(Pending::One(act.into()))
     }
 
-    /// A dialog confirming `pending`, named `action` on `target`.
-    pub fn of(action: Action, target: String, pending: Pending) -> Dialog {
+    /// A dialog confirming `pending`.
+    pub fn of(pending: Pending) -> Dialog {
         Dialog {
-            action,
-            target,
             preview: Load::Loading,
             confirm_focused: false,
             scroll: 0,
@@ -132,6 +126,14 @@ impl Dialog {
             reason_for: None,
             typed: None,
             pending,
+        }
+    }
+
+    /// The one act it confirms, for a dialog of one act.
+    pub fn act(&self) -> Option<&AnyAct> {
+        match &self.pending {
+            Pending::One(act) => Some(act),
+            _ => None,
         }
     }
 
@@ -159,22 +161,36 @@ impl Dialog {
         }
     }
 
-    /// A dialog resuming the job `run` (its `action`, as `--resume RUN_ID`
+    /// A dialog resuming the job `resume.run` (as `--resume RUN_ID`
     /// does): the same flow as every act's — `y` (or, for a job not
     /// presumed dead, only the force key), the reason, on a production
     /// profile the profile's name typed.
-    pub fn resume(action: Action, run: String, resume: Resume) -> Dialog {
+    pub fn resume(resume: Resume) -> Dialog {
         Dialog {
             preview: Load::Idle,
-            ..Dialog::of(action, run, Pending::Resume(resume))
+            ..Dialog::of(Pending::Resume(resume))
         }
     }
 
-    /// How the log and the title name it: `Recover t-1`, `Resume job RUN`.
+    /// How the log and the title name it: `Recover t-1`, `Roll back 3
+    /// marked transaction(s)`, `Resume job RUN`.
     pub fn heading(&self) -> String {
         match &self.pending {
-            Pending::Resume(_) => format!("Resume job {}", self.target),
-            _ => format!("{} {}", self.action.title(), self.target),
+            Pending::One(act) => titled(act),
+            Pending::Bulk(b) => {
+                format!("{} {} marked transaction(s)", b.on.title(), b.ids.len())
+            }
+            Pending::Resume(r) => format!("Resume job {}", r.run),
+        }
+    }
+
+    /// Whether what it confirms destroys or undoes work (the act's own
+    /// rule; a resume as its procedure's bulk act).
+    pub fn destructive(&self) -> bool {
+        match &self.pending {
+            Pending::One(act) => act.destructive(),
+            Pending::Bulk(b) => b.on.destructive(),
+            Pending::Resume(r) => OnMarks::Procedure(r.procedure).destructive(),
         }
     }
 
@@ -184,10 +200,10 @@ impl Dialog {
         match &self.pending {
             Pending::Resume(r) => (force && reason.trim().is_empty())
                 .then(|| format!("the job is {}: forcing its resume needs a reason", r.life)),
-            Pending::Bulk(_) => self
-                .action
-                .missing_reason(force, true, reason)
-                .map(|why| why.to_string()),
+            Pending::Bulk(b) => {
+                let kind = b.on.item(String::new()).action();
+                reason_missing(kind, force, true, Some(reason)).map(|why| why.to_string())
+            }
             Pending::One(act) => {
                 reason_missing(act.action(), force, false, Some(reason)).map(|why| why.to_string())
             }
@@ -218,24 +234,21 @@ impl Dialog {
         let Some(plan) = self.preview.value() else {
             return false;
         };
-        match (&plan.documents, self.action) {
-            (Some(Documents::Transaction(det)), Action::Rollback) => {
-                det.rollback.refusal.is_none() && !det.rollback.steps.is_empty()
+        match &plan.documents {
+            Some(Documents::Procedure(procedure, det)) => {
+                let p = det.preview(*procedure);
+                p.refusal.is_none() && !p.steps.is_empty()
             }
-            (Some(Documents::Transaction(det)), Action::Recover) => {
-                det.recover.refusal.is_none() && !det.recover.steps.is_empty()
-            }
-            (Some(Documents::Transaction(_)), Action::ReleaseLocks) => {
-                !plan.lock_releases.is_empty()
-            }
-            (Some(Documents::Lock(l)), Action::ReleaseLock) => l.is_some(),
+            Some(Documents::LocksOf(_)) => !plan.lock_releases.is_empty(),
+            Some(Documents::Lock(l)) => l.is_some(),
             // Refused by the admission rule: no steps (nothing will run).
-            (Some(Documents::Reversal { .. }), Action::Reverse) => !plan.steps.is_empty(),
-            (Some(Documents::Audit(r)), Action::AuditRepair) => r
+            Some(Documents::Reversal { .. }) => !plan.steps.is_empty(),
+            Some(Documents::Audit(r)) => r
                 .findings
                 .iter()
                 .any(|f| f.kind == FindingKind::DanglingPending),
-            _ => false,
+            // Not read (the preview then failed instead).
+            None => false,
         }
     }
 
@@ -262,12 +275,14 @@ impl Dialog {
             return Some(format!(
                 "job {} is {}: a resume would run its transactions a second time \
                  (fenced: no step applied twice); force it only if its process is gone",
-                self.target, r.life
+                r.run, r.life
             ));
         }
         let plan = self.preview.value()?;
         let said = plan.refusal.as_ref()?;
-        let (Some(_), Some(Documents::Transaction(det))) = (said.recent(), &plan.documents) else {
+        let (Some(_), Some(Documents::Procedure(_, det) | Documents::LocksOf(det))) =
+            (said.recent(), &plan.documents)
+        else {
             return Some(said.explain(hint));
         };
         Some(
@@ -313,6 +328,8 @@ impl Dialog {
 /// because the table does not show them, and what the re-read found.
 #[derive(Debug, Clone)]
 pub struct Bulk {
+    /// What it does on them.
+    pub on: OnMarks,
     /// The marked rows of the table (what it acts on), sorted.
     pub ids: Vec<String>,
     /// Marks hidden by the filter: not included (named in the dialog).

@@ -13,13 +13,14 @@
 pub mod draw;
 
 use super::{hint, Context, Effect, Hint, Outcome};
-use crate::dashboard::event::{Action, IoRequest};
+use crate::dashboard::event::IoRequest;
 use crate::dashboard::keymap::Op;
 use crate::dashboard::layers::dialog::{Dialog, Resume};
 use crate::dashboard::load::Load;
 use crate::protocol::jobs::{job_life, JobLife};
 use crate::protocol::time::human_age;
 use crate::protocol::trail::{ActionKind, Record};
+use crate::protocol::Procedure;
 use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
 use std::collections::HashSet;
@@ -64,11 +65,11 @@ impl JobRow {
     }
 }
 
-/// The dashboard's action that resumes `r` (a bulk rollback or recovery).
-pub fn action_of(r: &Record) -> Option<Action> {
+/// The procedure a resume of `r` runs (a bulk rollback or recovery).
+pub fn procedure_of(r: &Record) -> Option<Procedure> {
     match r.action {
-        ActionKind::Rollback => Some(Action::Rollback),
-        ActionKind::Recover => Some(Action::Recover),
+        ActionKind::Rollback => Some(Procedure::Rollback),
+        ActionKind::Recover => Some(Procedure::Recover),
         _ => None,
     }
 }
@@ -138,14 +139,16 @@ impl JobsView {
         let Some(r) = self.selected() else {
             return Outcome::stay();
         };
-        let Some(action) = action_of(r) else {
+        let Some(procedure) = procedure_of(r) else {
             return Outcome::stay();
         };
         let resume = Resume {
+            run: r.record_id.clone(),
+            procedure,
             total: r.transactions.len(),
             life: self.selected_life(),
         };
-        let dialog = Dialog::resume(action, r.record_id.clone(), resume);
+        let dialog = Dialog::resume(resume);
         Outcome::with(Effect::ConfirmResume(Box::new(dialog)))
     }
 

@@ -4,10 +4,11 @@
 pub mod draw;
 
 use super::{Context, Effect, Hint, Outcome};
-use crate::dashboard::event::Action;
+use crate::dashboard::event::OnMarks;
 use crate::dashboard::keymap::{DialogOp, Keymap};
 use crate::dashboard::log::LogLevel;
 use crate::dashboard::progress::BulkProgress;
+use crate::protocol::Procedure;
 use crossterm::event::KeyEvent;
 use std::path::Path;
 
@@ -63,7 +64,7 @@ impl StopAsk {
 /// The question's text: what stopping does, where the ids left go and how
 /// to carry on; asked by quitting, "stop it and quit, or keep running?".
 pub fn question(b: &BulkProgress, quit: bool, profile: Option<&str>) -> Vec<String> {
-    let verb = b.action.bulk_verb();
+    let verb = b.on.verb();
     let mut out = vec![if quit {
         format!(
             "A bulk {verb} is running ({}/{}): stop it and quit, or keep running?",
@@ -85,7 +86,7 @@ pub fn question(b: &BulkProgress, quit: bool, profile: Option<&str>) -> Vec<Stri
             ));
             out.push(format!(
                 "Then resume with: {}",
-                resume_line(b.action, file, profile)
+                resume_line(b.on, file, profile)
             ));
         }
         None => out.push(
@@ -101,9 +102,9 @@ pub fn question(b: &BulkProgress, quit: bool, profile: Option<&str>) -> Vec<Stri
 }
 
 /// The command that carries on with the ids a stopped run left.
-pub fn resume_line(action: Action, file: &Path, profile: Option<&str>) -> String {
-    let verb = match action {
-        Action::Rollback => "rollback",
+pub fn resume_line(on: OnMarks, file: &Path, profile: Option<&str>) -> String {
+    let verb = match on {
+        OnMarks::Procedure(Procedure::Rollback) => "rollback",
         _ => "recover",
     };
     let profile = profile.map_or(String::new(), |p| format!(" --profile {p}"));

@@ -3,7 +3,7 @@
 //! and preview on a fresh audit, its run, and its result ([`Repaired`]).
 
 use super::super::{Documents, Done, Plan, PlanStep, Report, Started};
-use super::Act;
+use super::{Act, Subject};
 use crate::error::Result;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::trail::{ActOutcome, ActionKind, Ending, TrailStep};
@@ -25,6 +25,14 @@ impl Act for AuditRepair {
 
     fn action(&self) -> ActionKind {
         ActionKind::AuditRepair
+    }
+
+    fn title(&self) -> &'static str {
+        "Repair the dangling entries of"
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::Account(self.account.clone())
     }
 
     async fn plan(&self, _: &Protocol) -> Result<Plan> {

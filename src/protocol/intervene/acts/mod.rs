@@ -28,7 +28,7 @@ pub use reverse::Reverse;
 pub use rollback::Rollback;
 pub use transfer::Transfer;
 
-use super::act::Act;
+use super::act::{Act, Subject};
 use super::{BulkAct, Done, Plan, Report, Started};
 use crate::error::Result;
 use crate::protocol::trail::ActionKind;
@@ -59,6 +59,30 @@ macro_rules! any_act {
             fn action(&self) -> ActionKind {
                 match self {
                     $(AnyAct::$variant(a) => a.action(),)*
+                }
+            }
+
+            fn title(&self) -> &'static str {
+                match self {
+                    $(AnyAct::$variant(a) => a.title(),)*
+                }
+            }
+
+            fn subject(&self) -> Subject {
+                match self {
+                    $(AnyAct::$variant(a) => a.subject(),)*
+                }
+            }
+
+            fn destructive(&self) -> bool {
+                match self {
+                    $(AnyAct::$variant(a) => a.destructive(),)*
+                }
+            }
+
+            fn reports_on(&self, txn: &str) -> bool {
+                match self {
+                    $(AnyAct::$variant(a) => a.reports_on(txn),)*
                 }
             }
 

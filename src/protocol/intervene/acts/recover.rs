@@ -4,7 +4,7 @@
 
 use super::super::build::{detail_preview, procedure_plan};
 use super::super::{Done, Plan, Started};
-use super::Act;
+use super::{Act, Subject};
 use crate::error::Result;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::{Procedure, ProcedureReport, Protocol};
@@ -28,6 +28,18 @@ impl Act for Recover {
 
     fn action(&self) -> ActionKind {
         ActionKind::Recover
+    }
+
+    fn title(&self) -> &'static str {
+        "Recover"
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::Transaction(self.txn.clone())
+    }
+
+    fn destructive(&self) -> bool {
+        false
     }
 
     async fn plan(&self, p: &Protocol) -> Result<Plan> {

@@ -4,7 +4,7 @@
 
 use super::super::build::lock_plan;
 use super::super::{Done, Plan, Report, Started};
-use super::Act;
+use super::{Act, Subject};
 use crate::error::Result;
 use crate::protocol::locks::{ReleaseOutcome, TxnLocksRelease};
 use crate::protocol::trail::{release_outcome, ActOutcome, ActionKind, Ending, TrailStep};
@@ -31,6 +31,14 @@ impl Act for ReleaseLock {
 
     fn action(&self) -> ActionKind {
         ActionKind::ReleaseLock
+    }
+
+    fn title(&self) -> &'static str {
+        "Release the lock on"
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::Lock(self.resource.clone())
     }
 
     async fn plan(&self, p: &Protocol) -> Result<Plan> {

@@ -4,7 +4,7 @@
 
 use super::super::build::detail_preview;
 use super::super::{Done, Plan, PlanStep, Started};
-use super::{Act, Released};
+use super::{Act, Released, Subject};
 use crate::error::Result;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::Protocol;
@@ -23,6 +23,14 @@ impl Act for ReleaseLocksOf {
 
     fn action(&self) -> ActionKind {
         ActionKind::ReleaseLock
+    }
+
+    fn title(&self) -> &'static str {
+        "Release the locks of"
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::Transaction(self.txn.clone())
     }
 
     async fn plan(&self, _: &Protocol) -> Result<Plan> {

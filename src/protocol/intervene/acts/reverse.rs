@@ -4,7 +4,7 @@
 
 use super::super::reverse_plan::reverse_preview;
 use super::super::{Done, Plan, Report, Started};
-use super::Act;
+use super::{Act, Subject};
 use crate::error::Result;
 use crate::protocol::reverse::{reversal_id, ReverseOptions, ReverseReport, ReverseVerdict};
 use crate::protocol::trail::{ActOutcome, ActionKind, Ending, TrailStep};
@@ -24,6 +24,18 @@ impl Act for Reverse {
 
     fn action(&self) -> ActionKind {
         ActionKind::Reverse
+    }
+
+    fn title(&self) -> &'static str {
+        "Reverse"
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::Transaction(self.txn.clone())
+    }
+
+    fn reports_on(&self, txn: &str) -> bool {
+        txn == self.txn || txn == reversal_id(&self.txn)
     }
 
     async fn plan(&self, p: &Protocol) -> Result<Plan> {

@@ -4,7 +4,7 @@
 
 use super::super::build::labels_from;
 use super::super::{Done, Plan, Started};
-use super::Act;
+use super::{Act, Subject};
 use crate::error::Result;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::{NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState};
@@ -23,6 +23,21 @@ impl Act for Transfer {
 
     fn action(&self) -> ActionKind {
         ActionKind::Transfer
+    }
+
+    fn title(&self) -> &'static str {
+        "Transfer"
+    }
+
+    fn subject(&self) -> Subject {
+        Subject::Transfer {
+            src: self.transfer.src.clone(),
+            dest: self.transfer.dest.clone(),
+        }
+    }
+
+    fn destructive(&self) -> bool {
+        false
     }
 
     async fn plan(&self, _: &Protocol) -> Result<Plan> {

@@ -65,14 +65,20 @@ pub async fn load_with(
     table: &TableFilter,
 ) -> Result<Snapshot> {
     let started = Instant::now();
-    // Health runs alongside the searches and waits at most a few seconds
-    // for the master: it can never hold the poll up.
-    let health = cluster.start_health();
-    // Ages are judged on the cluster's own clock (asked once a minute).
+    // Ages are judged on the cluster's own clock (asked once a minute, not
+    // counted in the poll's cost).
     cluster
         .sync_clock(&[&ix.transactions, &ix.accounts, &ix.locks])
         .await;
     let taken_at = cluster.now();
+    // The poll's cost is every request the cluster answered for it: a
+    // multi request that goes one per index where the cluster refuses an
+    // index in the body (`cluster::scope`) counts each.
+    let (cluster, meter) = cluster.metered();
+    let cluster = &cluster;
+    // Health runs alongside the searches and waits at most a few seconds
+    // for the master: it can never hold the poll up.
+    let health = cluster.start_health();
     let mut p = Poll::new(cluster, ix, d);
     let q = p.q;
     // What needs an operator, counted over every document (the listing
@@ -80,7 +86,6 @@ pub async fn load_with(
     let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
     let page = table.page_search(&q, &d.fields, windows, cap);
     let searches = p.searches(page, urgency.as_ref());
-    p.requests += 1;
     let answers = cluster.msearch(&searches).await?;
     let a = p.answers(answers, urgency.iter().flatten().count())?;
     let (mut transactions, in_flight_total, table_page) =
@@ -98,7 +103,6 @@ pub async fn load_with(
     );
     let named = p.named(&a, &transactions, windows, taken_at).await?;
 
-    p.requests += 1;
     let health = health_label(health).await;
     let read = p.read_status(&a, named.locks_total, named.pending_accounts_total);
     // A locks index discovery found absent (not named) is no locks, not a
@@ -108,7 +112,7 @@ pub async fn load_with(
     Ok(Snapshot {
         taken_at,
         duration: started.elapsed(),
-        requests: p.requests,
+        requests: u32::try_from(meter.requests()).unwrap_or(u32::MAX),
         health,
         state_counts,
         transactions,
@@ -135,13 +139,12 @@ async fn health_label(probe: HealthProbe) -> Option<String> {
 }
 
 /// One poll under way: where it reads, and what it has counted so far
-/// (requests, missing indices, shards behind the answers).
+/// (missing indices, shards behind the answers).
 struct Poll<'a> {
     cluster: &'a Cluster,
     ix: &'a Indices,
     d: &'a Discovery,
     q: Queries<'a>,
-    requests: u32,
     missing: BTreeSet<String>,
     coverage: Coverage,
     /// What the poll could not read and went on without.
@@ -176,7 +179,6 @@ impl Poll<'_> {
             ix,
             d,
             q,
-            requests: 0,
             missing: BTreeSet::new(),
             coverage: Coverage::default(),
             warnings: Vec::new(),
@@ -262,7 +264,6 @@ impl Poll<'_> {
     ) -> Result<Vec<StateCount>> {
         let known: u64 = buckets.iter().map(|c| c.count).sum();
         if total > known {
-            self.requests += 1;
             let mut query =
                 json!({"size": 100, "track_total_hits": true, "query": self.q.odd_states()});
             if self.aggregate {

@@ -107,8 +107,7 @@ impl Poll<'_> {
                 by_search: self.d.transactions.id_problem().is_some(),
             },
         ];
-        let (answers, requests) = by_ids_across(self.cluster, &reads, &mut self.coverage).await?;
-        self.requests += requests;
+        let answers = by_ids_across(self.cluster, &reads, &mut self.coverage).await?;
         let mut answers = answers.into_iter();
         let mut next = || {
             answers
@@ -167,7 +166,6 @@ impl Poll<'_> {
         let holders = crate::protocol::locks::read::holders_to_ask(&infos, owners);
         let beats = match &windows.liveness {
             Some(source) if !holders.is_empty() => {
-                self.requests += 1;
                 // Without them the holders' locks are judged unknown: never acted on.
                 read_heartbeats(self.cluster, source, &holders)
                     .await

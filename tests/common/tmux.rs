@@ -51,7 +51,6 @@ impl Tmux {
     /// state of the terminal (`TTY=cooked` or `TTY=raw`), then lingers so the
     /// test can read them. `log_file` is where the program was told to log
     /// (shown when the test fails).
-    #[allow(dead_code)] // used by tests/cli, which includes this file
     pub fn start(
         tag: &str,
         cols: u16,
@@ -171,7 +170,6 @@ impl Tmux {
 
     /// Resizes the session's window to `cols`×`rows` (the program sees a
     /// terminal resize).
-    #[allow(dead_code)] // used by tests/cli, which includes this file
     pub fn resize(&self, cols: u16, rows: u16) {
         let (x, y) = (cols.to_string(), rows.to_string());
         self.run(&["resize-window", "-t", &self.session, "-x", &x, "-y", &y]);
@@ -179,7 +177,6 @@ impl Tmux {
 
     /// Closes the session's window as an operator closes a terminal: the
     /// program's terminal goes away (SIGHUP), the server stays up.
-    #[allow(dead_code)] // used by tests/cli, which includes this file
     pub fn close_window(&self) {
         // A second window keeps the server (and so this value) alive.
         self.run(&["new-window", "-d", "-t", &self.session, "sleep 60"]);
@@ -220,7 +217,7 @@ impl Tmux {
         cond: impl Fn(&str) -> bool,
     ) -> String {
         let mut last = String::new();
-        crate::common::wait_until_blocking(&format!("the screen shows {what}"), DEADLINE, || {
+        super::wait_until_blocking(&format!("the screen shows {what}"), DEADLINE, || {
             before();
             last = self.screen();
             cond(&last)

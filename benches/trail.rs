@@ -1,0 +1,233 @@
+//! The audit trail's share of a bulk run (`cargo bench --bench trail`):
+//! on one fresh osmem-server (or the cluster at `ESTX_TEST_URL`, in unique
+//! indices), the same stuck set — `ESTX_BENCH_TXNS` (default 2 000) stuck
+//! transactions cycling through every non-terminal state and partial
+//! progress, over 1 000 accounts — is seeded three times and recovered:
+//!
+//! 1. one transaction at a time, as the article's loop does
+//!    (`Protocol::recover_all_stuck`, `ESTX_BENCH_WORKERS` workers, default
+//!    1): the reference the batched path is compared with;
+//! 2. batched, WITHOUT an audit record (`Protocol::recover_all_stuck_batched`):
+//!    the work alone;
+//! 3. batched WITH its audit record, as `recover --all-stuck` runs it: an
+//!    `Intervention` started and run through `protocol::intervene` (the
+//!    unfinished record and its plan's parts, the job's checkpoints and
+//!    heartbeat, the completed record).
+//!
+//! Then the record of run 3 is replayed alone on a fresh record (the same
+//! draft, then the same ending with every step: `Trail::begin_run` and
+//! `Trail::finish`) to time the trail's writes without the work beside
+//! them, and the stored documents of run 3 (the record and its parts) are
+//! read back and measured in bytes. The trail's share is given both ways:
+//! the replay over run 3's time, and (run 3 − run 2) over run 3's time.
+//! Every recovery is checked (every transaction completed, every balance as
+//! expected, nothing pending, total kept). Numbers go in BENCHMARKS.md;
+//! nothing here asserts on time.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+#[path = "../tests/protocol/batch/seed.rs"]
+mod seed;
+
+use common::server;
+use estx::cluster::{Cluster, ConnectOptions};
+use estx::protocol::account::AccountState;
+use estx::protocol::batch::{BatchOptions, DEFAULT_BATCH_SIZE};
+use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Runner, Selection};
+use estx::protocol::trail::{Ending, Interface, Trail, TrailStep};
+use estx::protocol::{Indices, Procedure, ProcedureReport, Protocol, ProtocolConfig, Verdict};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+const ACCOUNTS: usize = 1_000;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+async fn fresh_indices(cluster: &Cluster, prefix: &str, tag: &str) -> Indices {
+    let ix = Indices {
+        transactions: format!("{prefix}{tag}transactions"),
+        accounts: format!("{prefix}{tag}accounts"),
+        locks: format!("{prefix}{tag}locks"),
+        audit: format!("{prefix}{tag}audit"),
+        locks_named: true,
+    };
+    server::create_shipped_indices(cluster, &ix).await;
+    ix
+}
+
+/// Every report completed, every account as expected and carrying nothing.
+async fn check(
+    cluster: &Cluster,
+    ix: &Indices,
+    seeded: &seed::Seeded,
+    reports: &[ProcedureReport],
+) {
+    assert_eq!(
+        reports.len(),
+        seeded.txns.len(),
+        "one report per transaction"
+    );
+    for r in reports {
+        assert!(
+            matches!(r.verdict, Verdict::Completed(_)),
+            "{}: {}",
+            r.txn,
+            r.verdict
+        );
+    }
+    let docs = cluster.mget(&ix.accounts, &seeded.accounts).await.unwrap();
+    let mut total = 0;
+    for (id, doc) in seeded.accounts.iter().zip(docs) {
+        let st = AccountState::from_source(&doc.unwrap().source).unwrap();
+        assert!(st.pending.is_empty(), "{id} carries {:?}", st.pending);
+        assert_eq!(st.balance, seeded.expected[id], "balance of {id}");
+        total += st.balance;
+    }
+    assert_eq!(total, seeded.total, "total");
+}
+
+/// The documents of record `id` (the record and its parts) as stored:
+/// how many, and their sources' bytes as JSON.
+async fn stored(cluster: &Cluster, index: &str, id: &str) -> (usize, usize) {
+    cluster.refresh(index).await.unwrap();
+    let query = json!({"bool": {"should": [
+        {"term": {"record_id": id}},
+        {"term": {"run_id": id}},
+    ]}});
+    let hits = cluster
+        .scan(index, json!({"query": query, "size": 100}))
+        .await
+        .unwrap();
+    let bytes = hits
+        .iter()
+        .map(|h| {
+            serde_json::to_vec(&Value::Object(h.source.clone()))
+                .unwrap()
+                .len()
+        })
+        .sum();
+    (hits.len(), bytes)
+}
+
+#[tokio::main]
+async fn main() {
+    let txns = env_usize("ESTX_BENCH_TXNS", 2_000);
+    let workers = env_usize("ESTX_BENCH_WORKERS", 1);
+    let batch_size = env_usize("ESTX_BENCH_BATCH", DEFAULT_BATCH_SIZE);
+    let server = server::TestServer::start();
+    let prefix = server::unique_prefix();
+    let cluster = Cluster::connect(&ConnectOptions::new(server.url())).expect("client");
+    let proto_on = |ix: &Indices| {
+        Protocol::new(
+            cluster.clone(),
+            ProtocolConfig {
+                indices: ix.clone(),
+                ..ProtocolConfig::default()
+            },
+        )
+    };
+    let opts = BatchOptions {
+        batch_size,
+        ..BatchOptions::default()
+    };
+    println!("{txns} stuck transactions over {ACCOUNTS} accounts, every non-terminal state");
+
+    // 1. The article's loop: one transaction at a time.
+    let ix = fresh_indices(&cluster, &prefix, "loop").await;
+    let seeded = seed::seed(&cluster, &ix, "l", txns, ACCOUNTS, 1_000_000).await;
+    let proto = proto_on(&ix);
+    let started = Instant::now();
+    let reports = proto.recover_all_stuck(workers).await.unwrap().reports;
+    let one_by_one = started.elapsed().as_secs_f64();
+    check(&cluster, &ix, &seeded, &reports).await;
+
+    // 2. Batched, the work alone (no record).
+    let ix = fresh_indices(&cluster, &prefix, "work").await;
+    let seeded = seed::seed(&cluster, &ix, "w", txns, ACCOUNTS, 1_000_000).await;
+    let proto = proto_on(&ix);
+    let started = Instant::now();
+    let reports = proto.recover_all_stuck_batched(opts, false).await.unwrap();
+    let work = started.elapsed().as_secs_f64();
+    check(&cluster, &ix, &seeded, &reports).await;
+
+    // 3. Batched with its record: `recover --all-stuck` as the CLI runs it.
+    let ix = fresh_indices(&cluster, &prefix, "rec").await;
+    let seeded = seed::seed(&cluster, &ix, "r", txns, ACCOUNTS, 1_000_000).await;
+    let proto = proto_on(&ix);
+    let act = BulkAct {
+        procedure: Procedure::Recover,
+        selection: Selection {
+            all_stuck: true,
+            ..Selection::default()
+        },
+        ids_source: None,
+        allow_partial: false,
+        runner: Runner::Batched(opts),
+    };
+    let choices = Choices::new(Interface::Cli, Some("bench: the trail's share".into()));
+    let started = Instant::now();
+    let i = Intervention::new(act, choices);
+    let begun = intervene::start(&proto, i).await.unwrap();
+    let draft = begun.plan().draft(begun.intervention());
+    let done = begun.run(&proto).await;
+    let run = started.elapsed().as_secs_f64();
+    assert!(done.record_error.is_none(), "{:?}", done.record_error);
+    let bulk = &done.value;
+    check(&cluster, &ix, &seeded, &bulk.reports).await;
+    let (docs, bytes) = stored(&cluster, &ix.audit, &done.record.0).await;
+
+    // The same record written alone: its draft, then its ending.
+    let steps: Vec<TrailStep> = bulk
+        .reports
+        .iter()
+        .flat_map(|r| r.steps.iter().map(TrailStep::from))
+        .collect();
+    let n_steps = steps.len();
+    let ending = Ending {
+        outcome: done.outcome,
+        summary: done.summary.clone(),
+        counts: Some(bulk.tally()),
+        steps,
+    };
+    let started = Instant::now();
+    let trail = Trail::open(&proto).await.unwrap();
+    let (replayed, _) = trail.begin_run(&draft).await.unwrap();
+    trail.finish(&replayed, ending).await.unwrap();
+    let alone = started.elapsed().as_secs_f64();
+    let (replayed_docs, replayed_bytes) = stored(&cluster, &ix.audit, &replayed.0).await;
+
+    let rate = |secs: f64| txns as f64 / secs;
+    println!(
+        "one at a time ({workers} worker(s), the article's loop): {one_by_one:.2} s, {:.1} transactions/s",
+        rate(one_by_one)
+    );
+    println!(
+        "batched, no record: {work:.2} s, {:.1} transactions/s",
+        rate(work)
+    );
+    println!(
+        "batched with its record (recover --all-stuck): {run:.2} s, {:.1} transactions/s: {:.1}x the article's loop",
+        rate(run),
+        one_by_one / run
+    );
+    println!(
+        "record: {docs} document(s), {bytes} bytes, {:.0} bytes per transaction ({n_steps} steps)",
+        bytes as f64 / txns as f64
+    );
+    println!(
+        "record written alone (open, begin, finish): {alone:.2} s, {replayed_docs} document(s), {replayed_bytes} bytes: {:.1} % of the run",
+        100.0 * alone / run
+    );
+    println!(
+        "run with record - run without: {:.2} s: {:.1} % of the run",
+        run - work,
+        100.0 * (run - work) / run
+    );
+}
