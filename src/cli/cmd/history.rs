@@ -15,9 +15,9 @@ use chrono::{DateTime, Utc};
 
 /// `history ID`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group = clap::ArgGroup::new("what").args(["id", "since"]).required(true).multiple(true))]
 pub struct Args {
     /// Transaction id (optional with --since).
-    #[arg(required_unless_present = "since")]
     pub id: Option<String>,
     /// Interventions started since: a duration back from now (`24h`, `7d`)
     /// or an RFC 3339 time. Without ID, every intervention in the window,

@@ -23,12 +23,20 @@ const PARTS_PER_READ: u32 = 8;
 
 /// Every recorded intervention on transaction `txn`, oldest first, each
 /// with its transactions, plan and steps whole (parts read back in order).
+/// With `--audit-trail file:PATH`, those of that file.
 pub async fn history(p: &Protocol, txn: &str) -> Result<Vec<Record>> {
+    if let Some(path) = &p.config().audit_file {
+        return super::file::history(path, txn);
+    }
     records_where(p, json!({ "term": { "transactions": txn } })).await
 }
 
 /// Every intervention started at or after `since`, oldest first, whole.
+/// With `--audit-trail file:PATH`, those of that file.
 pub async fn records_since(p: &Protocol, since: DateTime<Utc>) -> Result<Vec<Record>> {
+    if let Some(path) = &p.config().audit_file {
+        return super::file::records_since(path, since);
+    }
     let from = format_timestamp(since);
     records_where(p, json!({ "range": { "started_at": { "gte": from } } })).await
 }
