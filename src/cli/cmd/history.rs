@@ -127,20 +127,6 @@ fn print_timeline(entries: &[Entry], since: DateTime<Utc>, json: bool) -> i32 {
 pub fn entry_lines(e: &Entry) -> Vec<String> {
     let forced = if e.forced { " (forced)" } else { "" };
     let bulk = if e.bulk { " (bulk)" } else { "" };
-    let plus = if e.at_least { " or more" } else { "" };
-    let mut what = format!("{}{plus} transaction(s)", e.transactions);
-    if !e.targets.is_empty() {
-        what.push_str(&format!("; targets: {}", e.targets.join(", ")));
-    }
-    let said = e.summary.as_deref().unwrap_or_default();
-    let outcome = match (e.status, e.outcome) {
-        (RecordStatus::Finished, Some(o)) => match &e.counts {
-            Some(counts) => counts.brief(),
-            None if said.starts_with(&o.to_string()) => said.to_string(),
-            None => format!("{o}: {said}"),
-        },
-        _ => "UNFINISHED: no end recorded (running, or its process died part-way)".to_string(),
-    };
     vec![
         format!(
             "{}  {}{forced}{bulk}  by {}  via {}  [{}]",
@@ -150,8 +136,8 @@ pub fn entry_lines(e: &Entry) -> Vec<String> {
             e.interface,
             e.record_id
         ),
-        format!("  what:    {what}"),
-        format!("  outcome: {outcome}"),
+        format!("  what:    {}", e.what()),
+        format!("  outcome: {}", e.outcome_text()),
         format!(
             "  reason:  {}",
             e.reason.as_deref().unwrap_or("(none given)")

@@ -112,6 +112,32 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// What it acted on, in words: `3 transaction(s)` (`or more` while a
+    /// bulk run's list continues in parts), then its other targets.
+    pub fn what(&self) -> String {
+        let plus = if self.at_least { " or more" } else { "" };
+        let mut what = format!("{}{plus} transaction(s)", self.transactions);
+        if !self.targets.is_empty() {
+            what.push_str(&format!("; targets: {}", self.targets.join(", ")));
+        }
+        what
+    }
+
+    /// How it ended, in words: a finished bulk run by its counts (`3
+    /// completed, 1 refused`), another by its outcome and what it said;
+    /// one not finished is `UNFINISHED` (running, or its process died).
+    pub fn outcome_text(&self) -> String {
+        let said = self.summary.as_deref().unwrap_or_default();
+        match (self.status, self.outcome) {
+            (RecordStatus::Finished, Some(o)) => match &self.counts {
+                Some(counts) => counts.brief(),
+                None if said.starts_with(&o.to_string()) => said.to_string(),
+                None => format!("{o}: {said}"),
+            },
+            _ => "UNFINISHED: no end recorded (running, or its process died part-way)".into(),
+        }
+    }
+
     /// The entry of run record `r` (its parts not merged in).
     pub fn of(r: &Record) -> Entry {
         let (transactions, at_least) = match &r.counts {
