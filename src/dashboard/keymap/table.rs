@@ -502,7 +502,7 @@ pub const MAIN: &[Binding<Op>] = &[
         Op::Timeline,
         &[KeyCode::Char('T')],
         "T",
-        "timeline: the last hour's interventions",
+        "timeline of the last hour's acts",
         None,
         Act,
     ),

@@ -113,14 +113,18 @@ pub struct Entry {
 
 impl Entry {
     /// What it acted on, in words: `3 transaction(s)` (`or more` while a
-    /// bulk run's list continues in parts), then its other targets.
+    /// bulk run's list continues in parts; left out when none and other
+    /// targets are named), then its other targets.
     pub fn what(&self) -> String {
         let plus = if self.at_least { " or more" } else { "" };
-        let mut what = format!("{}{plus} transaction(s)", self.transactions);
-        if !self.targets.is_empty() {
-            what.push_str(&format!("; targets: {}", self.targets.join(", ")));
+        let mut parts = Vec::new();
+        if self.transactions > 0 || self.targets.is_empty() {
+            parts.push(format!("{}{plus} transaction(s)", self.transactions));
         }
-        what
+        if !self.targets.is_empty() {
+            parts.push(format!("targets: {}", self.targets.join(", ")));
+        }
+        parts.join("; ")
     }
 
     /// How it ended, in words: a finished bulk run by its counts (`3

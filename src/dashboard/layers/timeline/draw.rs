@@ -1,9 +1,10 @@
 //! The timeline view (`T`), drawn over the panes like the jobs view: the
-//! last hour's interventions, newest first, each on two lines: when, the
-//! act, on what and how it ended (coloured by its outcome); then who, from
-//! where and why (dim).
+//! last hour's interventions, newest first, each in two parts wrapped to
+//! the view's width: when, the act, on what and how it ended (coloured by
+//! its outcome); then who, from where and why (dim).
 
 use crate::dashboard::keymap::Op;
+use crate::dashboard::layers::jobs::draw::pack;
 use crate::dashboard::layers::timeline::TimelineView;
 use crate::dashboard::layers::DrawCx;
 use crate::dashboard::layout::{first_shown, fitting};
@@ -11,7 +12,7 @@ use crate::dashboard::ui::theme::{clock, more_hint, Theme};
 use crate::protocol::trail::{ActOutcome, Entry, RecordStatus};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
@@ -20,9 +21,16 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, t: &TimelineView, area: Rect) {
     let width = area.width.saturating_sub(4).min(120);
     let height = area.height.saturating_sub(4).max(6);
     let rect = area.centered(Constraint::Length(width), Constraint::Length(height));
-    let entries = t.entries();
     let rows = usize::from(height.saturating_sub(3)).max(2);
-    let heights = vec![2; entries.len()];
+    // The frame's borders and padding take four columns.
+    let line_w = usize::from(width.saturating_sub(4));
+    let per_entry: Vec<Vec<Line<'static>>> = t
+        .entries()
+        .iter()
+        .enumerate()
+        .map(|(i, e)| entry_lines(cx.theme, e, i == t.cursor, line_w))
+        .collect();
+    let heights: Vec<usize> = per_entry.iter().map(Vec::len).collect();
     let offset = first_shown(&heights, t.cursor, rows);
     let shown = fitting(&heights[offset.min(heights.len())..], rows);
     let inner =
@@ -44,13 +52,7 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, t: &TimelineView, area: Rect) {
             format!("no recorded interventions since {}", clock(r.since)),
             cx.theme.dim_text(),
         )],
-        Some(Ok(r)) => r
-            .entries
-            .iter()
-            .enumerate()
-            .skip(offset)
-            .flat_map(|(i, e)| entry_lines(cx.theme, e, i == t.cursor))
-            .collect(),
+        Some(Ok(_)) => per_entry.into_iter().skip(offset).flatten().collect(),
     };
     frame.render_widget(Paragraph::new(lines), body);
     frame.render_widget(Paragraph::new(prompt(cx)), keys);
@@ -86,38 +88,37 @@ fn outcome_style(theme: &Theme, e: &Entry) -> Style {
     Style::new().fg(colour)
 }
 
-/// One intervention: when, the act, on what, how it ended; then who, from
-/// where and why.
-fn entry_lines(theme: &Theme, e: &Entry, selected: bool) -> Vec<Line<'static>> {
+/// One intervention, its parts joined by ` · ` and wrapped between them to
+/// `width` columns: when and the act, on what, how it ended (in its
+/// outcome's colour); then who, from where and why (dim).
+fn entry_lines(theme: &Theme, e: &Entry, selected: bool, width: usize) -> Vec<Line<'static>> {
     let mut style = Style::new();
     if selected {
         style = style.add_modifier(Modifier::REVERSED);
     }
-    let mark = if selected { "▶ " } else { "  " };
     let forced = if e.forced { " (forced)" } else { "" };
     let bulk = if e.bulk { " (bulk)" } else { "" };
-    let head = Line::from(vec![
-        Span::raw(mark),
-        Span::styled(
-            format!(
-                "{}  {}{forced}{bulk} · {} · ",
-                clock(e.started_at),
-                e.action,
-                e.what()
-            ),
+    let what = vec![
+        (
+            format!("{}  {}{forced}{bulk}", clock(e.started_at), e.action),
             style,
         ),
-        Span::styled(e.outcome_text(), outcome_style(theme, e).patch(style)),
-    ]);
-    let reason = e.reason.as_deref().unwrap_or("(none given)");
-    let who = Line::styled(
-        format!(
-            "  by {} · via {} · reason: {reason}",
-            e.operator, e.interface
+        (e.what(), style),
+        (e.outcome_text(), outcome_style(theme, e).patch(style)),
+    ];
+    let dim = theme.dim_text();
+    let who = vec![
+        (format!("by {}", e.operator), dim),
+        (format!("via {}", e.interface), dim),
+        (
+            format!("reason: {}", e.reason.as_deref().unwrap_or("(none given)")),
+            dim,
         ),
-        theme.dim_text(),
-    );
-    vec![head, who]
+    ];
+    let mark = if selected { "▶ " } else { "  " };
+    let mut lines = pack(mark, what, width);
+    lines.extend(pack("  ", who, width));
+    lines
 }
 
 /// The view's keys.
