@@ -28,7 +28,13 @@ fn the_timeline_shows_an_act_of_the_dashboard() {
     tui.keys(&["g"]);
     tui.wait_for_all(&[&format!("detail: {} ", pend.id)]);
     tui.keys(&["R"]);
-    tui.wait_for_all(&[&format!("Roll back {}?", pend.id), "[ Confirm (y) ]"]);
+    // The preview read: `y` confirms what it shows.
+    tui.wait_for_all(&[
+        &format!("Roll back {}?", pend.id),
+        "rollback would run these steps:",
+        "ends in: rolled-back",
+        "[ Confirm (y) ]",
+    ]);
     tui.keys(&["y"]);
     tui.wait_for_all(&["reason (required"]);
     tui.type_text("INC-42 timeline");
