@@ -234,7 +234,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         &mut app,
         Event::Preview {
             act: recover("t-old"),
-            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
+            plan: Ok(plan_on(
                 Some(estx::protocol::Procedure::Recover),
                 detail,
                 None,
@@ -416,11 +416,7 @@ fn loaded(
         app,
         Event::Preview {
             act,
-            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
-                Some(procedure),
-                detail_of(t, vec![]),
-                refusal,
-            )),
+            plan: Ok(plan_on(Some(procedure), detail_of(t, vec![]), refusal)),
         },
     );
 }
@@ -934,6 +930,50 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
         vec![IoRequest::LoadHistory("t-mid".into())],
         "read again after HISTORY_EVERY"
     );
+}
+
+/// The plan a dialog receives for `procedure` on `d` (`None`: the release
+/// of its locks), as the protocol's preview makes it.
+pub(crate) fn plan_on(
+    procedure: Option<estx::protocol::Procedure>,
+    d: estx::protocol::views::TransactionDetail,
+    refusal: Option<estx::protocol::intervene::ActRefusal>,
+) -> estx::protocol::intervene::AnyPlan {
+    use estx::protocol::intervene::{AnyPlan, LocksOfActPlan, LocksOfPlan, ProcedurePlan, TxnPlan};
+    use estx::protocol::Procedure;
+    match procedure {
+        Some(p) => {
+            let plan = ProcedurePlan::Judged(Box::new(TxnPlan::on_transaction(p, d, refusal)));
+            match p {
+                Procedure::Rollback => AnyPlan::Rollback(plan),
+                Procedure::Recover => AnyPlan::Recover(plan),
+            }
+        }
+        None => AnyPlan::ReleaseLocksOf(LocksOfActPlan::Judged(LocksOfPlan {
+            detail: Box::new(d),
+        })),
+    }
+}
+
+/// The one bulk act's plan of `procedure` over `items` (each one's own
+/// plan on its documents), as a bulk dialog receives it.
+pub(crate) fn bulk_of(
+    procedure: estx::protocol::Procedure,
+    items: Vec<estx::protocol::intervene::TxnPlan>,
+) -> estx::dashboard::event::Marked {
+    use estx::protocol::intervene::{Selected, SelectionPlan};
+    estx::dashboard::event::Marked::Bulk(SelectionPlan {
+        procedure,
+        targets: vec![],
+        selected: Selected {
+            transactions: vec![],
+            left_out: vec![],
+        },
+        sweeps: false,
+        items,
+        sweep: vec![],
+        locks_absent: false,
+    })
 }
 
 mod audit_pace;

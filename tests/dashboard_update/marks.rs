@@ -207,15 +207,14 @@ fn confirming_clears_only_the_marks_acted_on() {
         &mut app,
         Event::BulkPreview {
             on: ROLLBACK,
-            plan: Ok(estx::protocol::intervene::Plan {
-                transactions: vec!["txn4".into()],
-                items: vec![estx::protocol::intervene::Plan::on_transaction(
-                    Some(estx::protocol::Procedure::Rollback),
+            plan: Ok(crate::bulk_of(
+                estx::protocol::Procedure::Rollback,
+                vec![estx::protocol::intervene::TxnPlan::on_transaction(
+                    estx::protocol::Procedure::Rollback,
                     det,
                     None,
                 )],
-                ..Default::default()
-            }),
+            )),
         },
     );
     let p = app

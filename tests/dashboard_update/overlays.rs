@@ -127,12 +127,12 @@ fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
         act.act,
         estx::protocol::intervene::AnyAct::Recover(estx::protocol::intervene::Recover::new("t-1"))
     );
-    let plan = estx::protocol::intervene::Plan::on_transaction(
+    let plan = crate::plan_on(
         Some(estx::protocol::Procedure::Recover),
         detail_of(txn("t-1", "pending", 90), vec![]),
         None,
     );
-    let steps = plan.labels();
+    let steps = estx::protocol::intervene::Planned::labels(&plan);
     update(
         &mut app,
         Event::Preview {

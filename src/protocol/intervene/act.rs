@@ -7,7 +7,7 @@
 //! on it without an import circle.
 
 use super::done::{Done, Report};
-use super::plan::Plan;
+use super::plan::Planned;
 use super::refusal::ActRefusal;
 use crate::error::Result;
 use crate::protocol::jobs::OwnWrites;
@@ -71,8 +71,9 @@ impl Choices {
 /// how it is planned (for the record and `--dry-run`) and previewed (for
 /// an operator to confirm), and how it runs once its record is begun.
 pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
-    /// What it did: its own result.
-    type Result: Report;
+    /// What it would do: its own plan, holding only what this act's plan
+    /// has (the documents it was judged on, when previewed).
+    type Plan: Planned + fmt::Debug + Clone + Send + Sync + 'static;
 
     /// What the audit trail calls it.
     fn action(&self) -> ActionKind;
@@ -105,11 +106,20 @@ pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
     /// Previews it from the documents as they are now. A target that
     /// cannot be read gives a plan without steps (the run then says why it
     /// cannot act); only a bulk act's selection fails here.
-    fn plan(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+    fn plan(&self, p: &Protocol) -> impl Future<Output = Result<Self::Plan>> + Send;
 
-    /// The plan with the documents it was judged on re-read beside it
-    /// ([`Plan::documents`]); a read that fails is an error here.
-    fn preview(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+    /// The plan with the documents it was judged on re-read beside it; a
+    /// read that fails is an error here.
+    fn preview(&self, p: &Protocol) -> impl Future<Output = Result<Self::Plan>> + Send;
+}
+
+/// How an act of one type runs once its record is begun, and its own
+/// result. Every act's type implements it; [`super::AnyAct`] does not (it
+/// runs whichever act it holds through that act's own type, so its plan
+/// never has to be matched with its act again).
+pub trait Runs: Act {
+    /// What it did: its own result.
+    type Result: Report;
 
     /// Runs it on `p` (which may carry an observer) and completes the
     /// record `started` began ([`Started::finish`]).
@@ -206,11 +216,11 @@ impl<A: Act> Intervention<A> {
 
 /// An act whose unfinished record is written: run it with [`Started::run`].
 #[derive(Debug)]
-pub struct Started<A> {
+pub struct Started<A: Act> {
     pub(super) trail: Trail,
     pub(super) record: RecordId,
     pub(super) intervention: Intervention<A>,
-    pub(super) plan: Plan,
+    pub(super) plan: A::Plan,
     /// The record's parts so far (the plan's, and a resumed run's
     /// checkpoints): a job's checkpoints are numbered after them.
     pub(super) parts: u32,
@@ -247,7 +257,7 @@ impl<A: Act> Started<A> {
     }
 
     /// The plan recorded.
-    pub fn plan(&self) -> &Plan {
+    pub fn plan(&self) -> &A::Plan {
         &self.plan
     }
 
@@ -259,21 +269,11 @@ impl<A: Act> Started<A> {
     /// Runs the act on `p` (which may carry an observer), then completes
     /// its record with the outcome, the summary and every step
     /// ([`Act::run`]). The result is the act's own.
-    pub async fn run(self, p: &Protocol) -> Done<A::Result> {
+    pub async fn run(self, p: &Protocol) -> Done<A::Result>
+    where
+        A: Runs,
+    {
         A::run(self, p).await
-    }
-
-    /// The same started act held as `act` (what [`AnyAct`] forwards to).
-    pub(super) fn with_act<B: Act>(self, act: B) -> Started<B> {
-        Started {
-            trail: self.trail,
-            record: self.record,
-            intervention: Intervention::new(act, self.intervention.choices),
-            plan: self.plan,
-            parts: self.parts,
-            resumed: self.resumed,
-            own: self.own,
-        }
     }
 
     /// Takes the job `run`'s own last writes, as its record says, as this

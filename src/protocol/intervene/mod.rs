@@ -36,19 +36,22 @@ mod run;
 mod selection;
 
 pub use crate::protocol::report::Tally;
-pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Started, Subject};
+pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Runs, Started, Subject};
 pub use acts::{
-    AnyAct, AuditRepair, Recover, ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse,
-    Rollback, Transfer,
+    AnyAct, AnyPlan, AuditPlan, AuditRepair, JudgedOn, LockPlan, LocksOfActPlan, Recover,
+    ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse, Rollback, Transfer, TransferPlan,
 };
 pub use balance_effect::{BalanceEffect, EffectKind};
 pub use build::unforced_checks;
-pub use bulk::{BulkAct, Runner, Stop};
+pub use bulk::{BulkAct, Runner, SelectionPlan, Stop};
 pub use bulk_done::BulkDone;
-pub use bulk_preview::{Verdicts, Would};
+pub use bulk_preview::{ItemPlan, Verdicts, Would};
 pub use done::{Done, Report};
 pub use guard::Guard;
-pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
+pub use plan::{
+    LocksOfPlan, PlanStep, Planned, ProcedurePlan, StepEffect, StepTarget, TxnPlan, SWEEP_STEP,
+};
 pub use refusal::{ActRefusal, ReadOnlyBy};
-pub use run::{job_reason, resume, run, start, NotStarted};
+pub use reverse_plan::{JudgedReversal, ReversalPlan};
+pub use run::{draft, job_reason, resume, run, start, NotStarted};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};
