@@ -1,5 +1,6 @@
 //! What an act is, the types every act shares: the [`Act`] trait each act
-//! implements (one file each in `acts/`), an act with the operator's
+//! implements (one file each in `acts/`; with its own plan type) and
+//! [`Runs`] (its run and its own result), an act with the operator's
 //! [`Choices`] (together an [`Intervention`]), an act whose record is begun
 //! ([`Started`]: how it runs and finishes its record), and the one rule of
 //! when the audit trail wants a reason. The recipe that starts an act is in
@@ -68,8 +69,9 @@ impl Choices {
 }
 
 /// An operator's act on its typed target: what the audit trail calls it,
-/// how it is planned (for the record and `--dry-run`) and previewed (for
-/// an operator to confirm), and how it runs once its record is begun.
+/// and how it is planned (for the record) and previewed (for an operator
+/// to confirm, or `--dry-run` to print), each as its own plan type. How it
+/// runs is [`Runs`].
 pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
     /// What it would do: its own plan, holding only what this act's plan
     /// has (the documents it was judged on, when previewed).
@@ -268,7 +270,7 @@ impl<A: Act> Started<A> {
 
     /// Runs the act on `p` (which may carry an observer), then completes
     /// its record with the outcome, the summary and every step
-    /// ([`Act::run`]). The result is the act's own.
+    /// ([`Runs::run`]). The result is the act's own.
     pub async fn run(self, p: &Protocol) -> Done<A::Result>
     where
         A: Runs,

@@ -5,9 +5,13 @@
 //! and [`BulkAct`], a rollback/recovery over a selection) on its typed
 //! target, with the operator's [`Choices`] (force, reason, where from).
 //!
-//! - [`Intervention::plan`] previews it as a [`Plan`]: the steps (typed,
-//!   written once), the [`ActRefusal`] an unforced run would meet, the balance
-//!   change and the lock releases. The dashboard's dialog shows it,
+//! - [`Intervention::plan`] plans it as the act's own plan type
+//!   ([`Act::Plan`]: a rollback's [`ProcedurePlan`], a bulk act's
+//!   [`SelectionPlan`], ...; [`AnyPlan`] for [`AnyAct`]), holding only what
+//!   that act's plan has; every plan answers [`Planned`] (the steps, typed
+//!   and written once, the transactions and targets, the [`ActRefusal`] an
+//!   unforced run would meet). [`Intervention::preview`] makes the same plan
+//!   with the documents it was judged on. The dashboard's dialog shows it,
 //!   `--dry-run` prints it, and the audit record stores its step labels.
 //! - [`start`] and [`Started::run`] (or [`run`], both at once) perform the
 //!   act and record it: check the reason, open the trail, plan, write the

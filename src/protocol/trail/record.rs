@@ -95,7 +95,7 @@ impl fmt::Display for Operator {
 
 /// The audit record of an intervention as it is written before its first
 /// step (built from the act and its plan by
-/// `intervene::Plan::draft`, in the act layer above).
+/// `intervene::draft`, in the act layer above).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordDraft {
     /// The action.

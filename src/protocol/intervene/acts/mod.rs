@@ -1,16 +1,22 @@
 //! Each operator act as its own type, one file each (after mini-redis's
-//! `cmd/`): the act's target, how it is planned and previewed, how it runs
-//! and its own result type. [`Act`] (in `act.rs`) is what every act implements;
-//! [`AnyAct`] holds whichever act a front end was given and only forwards.
+//! `cmd/`): the act's target, its own plan type and how it is planned and
+//! previewed, how it runs and its own result type. [`Act`] and [`Runs`] (in
+//! `act.rs`) are what every act implements; [`AnyAct`] holds whichever act
+//! a front end was given and only forwards: its plan is [`AnyPlan`] (one
+//! variant per act, holding that act's own plan), and it runs the act it
+//! holds as that act's own type ([`Intervention::run_any`]), so a plan is
+//! never matched with its act again.
 //!
-//! Why a trait with an associated result (and not one enum matched by
-//! role): a front end that builds a rollback gets a rollback's result
-//! back (`Done<ProcedureReport>`), so it never re-matches what it already
+//! Why traits with an associated plan and result (and not one enum matched
+//! by role): a front end that builds a rollback gets a rollback's plan and
+//! result back (`ProcedurePlan`, `Done<ProcedureReport>`), so it never
+//! probes what the act could not have set nor re-matches what it already
 //! knows; the recipe every act shares (reason, trail, record, guard) stays
-//! written once, generic over the act, in `run.rs`. The enum remains for
+//! written once, generic over the act, in `run.rs`. The enums remain for
 //! the one place that holds an act chosen at run time (the dashboard's
-//! dialog): its arms are generated from one list, so a new act is one
-//! line there.
+//! dialog): their arms are generated from one list, so a new act is one
+//! line there (and one arm in [`AnyPlan::judged`] if its preview reads
+//! documents to confirm).
 
 mod audit_repair;
 mod recover;
