@@ -65,13 +65,6 @@ impl BulkAct {
 }
 
 impl SelectionPlan {
-    /// Every lock a previewed bulk plan's run releases, sorted: those of
-    /// each transaction that would run, then those of the closing sweep
-    /// ([`SelectionPlan::sweep`]).
-    pub fn lock_releases(&self) -> Vec<String> {
-        released_locks(&self.items, &self.sweep)
-    }
-
     /// A previewed bulk plan by what each transaction would do: what the
     /// dialog lists and `--dry-run` counts.
     pub fn verdicts(&self) -> Verdicts {

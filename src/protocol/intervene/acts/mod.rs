@@ -252,4 +252,80 @@ mod tests {
         assert!(!one.is_bulk());
         assert_eq!(one.action(), ActionKind::ReleaseLock);
     }
+
+    /// Each act's own plan, as the record stores it when nothing could be
+    /// judged (the subject missing, or not read for the record): the
+    /// transactions it is filed under, its targets, its step labels (the
+    /// words old records hold) and the refusal an unforced run meets.
+    #[test]
+    fn each_plan_records_what_the_one_plan_of_optional_parts_recorded() {
+        use crate::protocol::NewTransfer;
+        let no_such = |id: &str| Some(ActRefusal::NoSuchTransaction(id.into()));
+        let recorded = |p: &dyn Planned| (p.transactions(), p.targets(), p.labels(), p.refusal());
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let cases: Vec<(AnyPlan, _)> = vec![
+            (
+                AnyPlan::Rollback(ProcedurePlan::Missing("t".into())),
+                (s(&["t"]), s(&[]), s(&[]), no_such("t")),
+            ),
+            (
+                AnyPlan::Recover(ProcedurePlan::Unread("t".into())),
+                (s(&["t"]), s(&[]), s(&[]), None),
+            ),
+            (
+                AnyPlan::ReleaseLocksOf(LocksOfActPlan::Missing("t".into())),
+                (s(&["t"]), s(&[]), s(&["release lock"]), no_such("t")),
+            ),
+            (
+                AnyPlan::ReleaseLocksOf(LocksOfActPlan::Unread("t".into())),
+                (s(&["t"]), s(&[]), s(&["release lock"]), None),
+            ),
+            (
+                AnyPlan::ReleaseLock(LockPlan::on_lock("A", None)),
+                (s(&[]), s(&["A"]), s(&["release lock A"]), None),
+            ),
+            (
+                AnyPlan::AuditRepair(AuditPlan {
+                    account: Some("A".into()),
+                    report: None,
+                }),
+                (
+                    s(&[]),
+                    s(&["A"]),
+                    s(&["audit", "repair what is safe"]),
+                    None,
+                ),
+            ),
+            (
+                AnyPlan::Reverse(ReversalPlan::Missing("t".into())),
+                (s(&["t", "t-reversal"]), s(&[]), s(&[]), no_such("t")),
+            ),
+            (
+                AnyPlan::Transfer(TransferPlan {
+                    transfer: NewTransfer {
+                        id: Some("t".into()),
+                        src: "A".into(),
+                        dest: "B".into(),
+                        amount: 5,
+                    },
+                }),
+                (
+                    s(&["t"]),
+                    s(&["A", "B"]),
+                    crate::protocol::steps::plan(
+                        Procedure::Recover,
+                        &crate::protocol::TxnState::Created,
+                    )
+                    .unwrap()
+                    .iter()
+                    .map(|st| st.label().to_string())
+                    .collect(),
+                    None,
+                ),
+            ),
+        ];
+        for (plan, want) in cases {
+            assert_eq!(recorded(&plan), want, "{plan:?}");
+        }
+    }
 }
