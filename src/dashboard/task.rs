@@ -29,7 +29,7 @@ use super::poller::PollControl;
 use crate::error::Error;
 use crate::protocol::intervene::{
     self, Act, AnyAct, AnyPlan, Choices, Intervention, LeftOut, LocksOfActPlan, LocksOfPlan,
-    Planned, ReleaseLocksOf, Stop, Subject,
+    Planned, Previewed, ReleaseLocksOf, Stop, Subject,
 };
 use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
@@ -156,7 +156,7 @@ async fn preview(proto: &Protocol, act: &AnyAct) -> Result<AnyPlan, NoPlan> {
 /// could not read is an error, in the refusal's words.
 async fn preview_act(proto: &Protocol, act: &AnyAct) -> Result<AnyPlan, NoPlan> {
     let i = Intervention::new(act.clone(), Choices::new(Interface::Dashboard, None));
-    let plan = i.preview(proto).await.map_err(NoPlan::Failed)?;
+    let plan = unrefused(i.preview(proto).await.map_err(NoPlan::Failed)?)?;
     match plan.judged() {
         Some(_) => Ok(plan),
         None => Err(unjudged(&plan, act)),
@@ -180,9 +180,19 @@ async fn preview_locks_of(proto: &Protocol, id: String) -> Result<LocksOfPlan, N
         allow_partial: true,
     };
     let i = Intervention::new(act, Choices::new(Interface::Dashboard, None));
-    match i.preview(proto).await.map_err(NoPlan::Failed)? {
+    match unrefused(i.preview(proto).await.map_err(NoPlan::Failed)?)? {
         LocksOfActPlan::Judged(plan) => Ok(plan),
         plan => Err(unjudged(&plan, &i.act)),
+    }
+}
+
+/// The previewed plan, unless the run would be refused before its first
+/// write whatever the documents ([`Previewed::writes_refused`]): then that
+/// refusal, in the run's words, and nothing to confirm.
+fn unrefused<P>(preview: Previewed<P>) -> Result<P, NoPlan> {
+    match preview.writes_refused {
+        Some(e) => Err(NoPlan::Failed(e)),
+        None => Ok(preview.plan),
     }
 }
 
@@ -312,11 +322,8 @@ pub async fn bulk_preview(proto: &Protocol, on: OnMarks, ids: Vec<String>) -> Bu
     open_trail(proto).await?;
     let choices = Choices::new(Interface::Dashboard, None);
     if let Some(act) = on.bulk_intervention(ids.clone(), choices) {
-        return act
-            .preview(proto)
-            .await
-            .map(Marked::Bulk)
-            .map_err(NoPlan::Failed);
+        let plan = unrefused(act.preview(proto).await.map_err(NoPlan::Failed)?)?;
+        return Ok(Marked::Bulk(plan));
     }
     let previews: Vec<_> = futures::stream::iter(ids)
         .map(|id| async move { (id.clone(), preview_locks_of(proto, id).await) })

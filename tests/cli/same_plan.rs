@@ -227,7 +227,7 @@ fn show_lists_the_steps_the_dialog_confirms() {
             OnMarks::Procedure(procedure).item("t1".into()),
             Choices::new(Interface::Dashboard, None),
         );
-        let dialog = w.block(i.preview(&w.proto)).unwrap();
+        let dialog = w.block(i.preview(&w.proto)).unwrap().plan;
         let labels = estx::protocol::intervene::Planned::labels(&dialog);
         assert_eq!(listed, labels, "{key}: {shown:#}");
         assert!(listed.iter().any(|l| l == "release lock A"), "{listed:?}");
@@ -265,7 +265,7 @@ fn the_audit_repair_preview_names_its_balance_effect() {
         allow_partial: false,
     };
     let i = Intervention::new(act, Choices::new(Interface::Dashboard, None));
-    let plan = w.block(i.preview(&w.proto)).unwrap();
+    let plan = w.block(i.preview(&w.proto)).unwrap().plan;
     assert_eq!(plan.balance_change(), vec![("A".to_string(), 100)]);
     let Some(report) = &plan.report else {
         panic!("no audit: {plan:?}");

@@ -13,8 +13,8 @@ use crate::cli::output::bulk::{
 use crate::cli::output::{err, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    BulkAct, Intervention, ItemPlan, PlanStep, SelectionPlan, StepEffect, StepTarget, TxnPlan,
-    Verdicts, Would, SWEEP_STEP,
+    BulkAct, Intervention, ItemPlan, PlanStep, Previewed, SelectionPlan, StepEffect, StepTarget,
+    TxnPlan, Verdicts, Would, SWEEP_STEP,
 };
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
@@ -33,15 +33,18 @@ pub async fn plan_and_print(
     what: &str,
     summary: Option<Option<PathBuf>>,
 ) -> crate::error::Result<i32> {
-    let plan = i.preview(p).await?;
-    Ok(print_plans(p, &plan, format, what, summary))
+    let preview = i.preview(p).await?;
+    Ok(print_plans(p, &preview, format, what, summary))
 }
 
 /// Prints the previewed plan of its procedure over its selection; returns
 /// 0, or 1 when any item would be refused.
 fn print_plans(
     p: &Protocol,
-    plan: &SelectionPlan,
+    Previewed {
+        plan,
+        writes_refused,
+    }: &Previewed<SelectionPlan>,
     format: OutcomeFormat,
     what: &str,
     summary_to: Option<Option<PathBuf>>,
@@ -57,6 +60,10 @@ fn print_plans(
     let rows: Vec<PlanRow> = plan.items.iter().map(|item| plan_row(p, item)).collect();
     let mut summary = summarise(action, &verdicts, &rows, &left_out);
     summary.no_locks_index = plan.locks_absent.then(|| p.config().indices.locks.clone());
+    if let Some(e) = writes_refused {
+        summary.writes_refused = Some(e.to_string());
+        summary.exit_code = exit::worst([summary.exit_code, exit::REFUSED]);
+    }
     summary.sweep = plan.sweeps.then(|| SweepPlan {
         step: SWEEP_STEP,
         locks: plan
@@ -196,6 +203,7 @@ fn summarise(
         lock_releases: v.lock_releases.clone(),
         sweep: None,
         no_locks_index: None,
+        writes_refused: None,
         exit_code: exit::worst(
             rows.iter()
                 .map(|r| r.exit_code)
@@ -231,6 +239,11 @@ pub(super) fn counts_line(s: &PlanSummary) {
         s.net_balance_effect,
         plural(s.balance_effect.len(), "account"),
     ));
+    if let Some(e) = &s.writes_refused {
+        err(format_args!(
+            "the run would be refused before its first write, whatever the transactions: {e}"
+        ));
+    }
 }
 
 /// The closing sweep of `recover --all-stuck`, with each lock it would

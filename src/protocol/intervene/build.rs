@@ -6,7 +6,9 @@
 //! comes from one builder, [`TxnPlan::on_transaction`], which states the
 //! order of refusals once.
 
-use super::plan::{LocksOfPlan, PlanStep, ProcedurePlan, StepEffect, StepTarget, TxnPlan};
+use super::plan::{
+    LocksOfPlan, PlanStep, Previewed, ProcedurePlan, StepEffect, StepTarget, TxnPlan,
+};
 use super::BalanceEffect;
 use super::{Act, ActRefusal, Intervention};
 use crate::error::Result;
@@ -25,9 +27,17 @@ impl<A: Act> Intervention<A> {
     /// [`Intervention::plan`] for an operator to confirm: the same plan
     /// with the documents it was judged on re-read beside it
     /// ([`Act::preview`]). A read that fails is an error here (nothing can
-    /// be confirmed on it).
-    pub async fn preview(&self, p: &Protocol) -> Result<A::Plan> {
-        self.act.preview(p).await
+    /// be confirmed on it). It also asks, writing nothing, whether the
+    /// product would let the run write at all
+    /// ([`Previewed::writes_refused`]): a preview that promises steps the
+    /// run would be refused before taking is no preview.
+    pub async fn preview(&self, p: &Protocol) -> Result<Previewed<A::Plan>> {
+        let plan = self.act.preview(p).await?;
+        let writes_refused = p.writes_refused(self.act.updates_documents()).await;
+        Ok(Previewed {
+            plan,
+            writes_refused,
+        })
     }
 }
 

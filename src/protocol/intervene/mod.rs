@@ -53,7 +53,8 @@ pub use bulk_preview::{ItemPlan, Verdicts, Would};
 pub use done::{Done, Report};
 pub use guard::Guard;
 pub use plan::{
-    LocksOfPlan, PlanStep, Planned, ProcedurePlan, StepEffect, StepTarget, TxnPlan, SWEEP_STEP,
+    LocksOfPlan, PlanStep, Planned, Previewed, ProcedurePlan, StepEffect, StepTarget, TxnPlan,
+    SWEEP_STEP,
 };
 pub use refusal::{ActRefusal, ReadOnlyBy};
 pub use reverse_plan::{JudgedReversal, ReversalPlan};

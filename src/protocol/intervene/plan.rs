@@ -214,6 +214,25 @@ pub trait Planned {
     }
 }
 
+/// An act's own plan previewed for an operator to confirm (or `--dry-run`
+/// to print): the plan with the documents it was judged on, and the
+/// pre-flight every act's run makes before its first write, whatever the
+/// documents.
+#[derive(Debug, Clone)]
+pub struct Previewed<P> {
+    /// The act's own plan, judged on the documents re-read for it.
+    pub plan: P,
+    /// The run would be refused before its first write, whatever the
+    /// documents, because the product refuses the act's writes (field or
+    /// document level security, an index block, a mapping that rejects the
+    /// fields, no write privilege) or cannot take its audit record; in the
+    /// words the run itself would refuse with
+    /// ([`Protocol::writes_refused`]). No force lifts it.
+    ///
+    /// [`Protocol::writes_refused`]: crate::protocol::Protocol::writes_refused
+    pub writes_refused: Option<crate::error::Error>,
+}
+
 /// A rollback's or recovery's plan on its transaction's documents as
 /// re-read ([`TxnPlan::on_transaction`], [`TxnPlan::of_detail`]): each
 /// step with the document it acts on and what it would write, the lock

@@ -40,6 +40,10 @@ impl Act for ReleaseLock {
         Subject::Lock(self.resource.clone())
     }
 
+    fn updates_documents(&self) -> bool {
+        false
+    }
+
     async fn plan(&self, p: &Protocol) -> Result<LockPlan> {
         let view = p.lock_view(&self.resource).await.ok().flatten();
         Ok(LockPlan::on_lock(&self.resource, view))

@@ -33,6 +33,10 @@ impl Act for ReleaseLocksOf {
         Subject::Transaction(self.txn.clone())
     }
 
+    fn updates_documents(&self) -> bool {
+        false
+    }
+
     async fn plan(&self, _: &Protocol) -> Result<LocksOfActPlan> {
         Ok(LocksOfActPlan::Unread(self.txn.clone()))
     }
