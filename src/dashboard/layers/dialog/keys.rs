@@ -70,6 +70,12 @@ impl Dialog {
     /// refused, then opens the reason field (Enter in it runs).
     fn ask_reason(&mut self, cx: &Context, force: bool) -> Outcome {
         let title = self.title();
+        if !self.loaded() {
+            // Too early: the plan `y` would confirm is not shown yet; the
+            // dialog stays open for it.
+            let text = format!("{title}: the plan is still being read; confirm once it shows");
+            return Outcome::with(Effect::Log(LogLevel::Info, text));
+        }
         if !self.can_confirm() {
             let text = format!("{title}: nothing to confirm");
             return Outcome::with(Effect::Log(LogLevel::Error, text)).closing();
