@@ -23,7 +23,11 @@ pub async fn history(p: &Protocol, txn: &str) -> Result<Vec<Record>> {
 }
 
 /// Every intervention started at or after `since`, oldest first, whole.
+/// With `--audit-trail file:PATH`, those of that file.
 pub async fn records_since(p: &Protocol, since: DateTime<Utc>) -> Result<Vec<Record>> {
+    if let Some(path) = &p.config().audit_file {
+        return super::file::records_since(path, since);
+    }
     let from = format_timestamp(since);
     records_where(p, json!({ "range": { "started_at": { "gte": from } } })).await
 }

@@ -29,8 +29,11 @@
 //! existed) is counted apart, not as a mismatch.
 
 use super::record::{Record, TrailStep};
+use crate::error::Result;
 use crate::protocol::steps::Step;
 use crate::protocol::transaction::TxnState;
+use crate::protocol::Protocol;
+use chrono::{DateTime, Utc};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
@@ -311,6 +314,14 @@ pub fn verify(records: &[Record]) -> Verification {
     v
 }
 
+/// Reads every record started at or after `since` (every record without
+/// it), from the audit index or the file trail, and verifies their
+/// receipts: `audit --receipts`.
+pub async fn verify_since(p: &Protocol, since: Option<DateTime<Utc>>) -> Result<Verification> {
+    let records = super::records_since(p, since.unwrap_or(DateTime::UNIX_EPOCH)).await?;
+    Ok(verify(&records))
+}
+
 /// What is wrong between write `a` and the next write `b` on one account.
 fn chain(a: &Link<'_>, b: &Link<'_>) -> Option<ReceiptProblem> {
     let folded = (a.term, a.on, a.at) == (b.term, b.on, b.at);
@@ -432,7 +443,6 @@ mod tests {
     use super::*;
     use crate::protocol::receipt::Receipt;
     use crate::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, RecordStatus};
-    use chrono::Utc;
 
     fn record(id: &str, steps: Vec<TrailStep>) -> Record {
         Record {
