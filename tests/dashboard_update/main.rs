@@ -637,6 +637,7 @@ fn the_log_says_whether_the_run_matched_the_preview() {
             } else {
                 StepResult::Noop(estx::protocol::decide::NoopReason::LockNotHeld)
             },
+            receipt: None,
         })
     };
     let first = planned[0].rsplit_once(": ").unwrap();

@@ -224,6 +224,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
             label,
             target: format!("transactions/{txn}"),
             result: StepResult::Updated(estx::protocol::decide::Effect::Created),
+            receipt: None,
         };
         update(&mut app, Event::Step(report));
     }

@@ -182,8 +182,8 @@ impl Protocol {
             for &i in live {
                 let it = &mut items[i];
                 if it.account() == Some(acct.as_str()) {
-                    if let Some(effect) = it.unsure_acct.take() {
-                        self.resolve(it, StepOutcome::Updated(effect));
+                    if let Some((effect, receipt)) = it.unsure_acct.take() {
+                        self.resolve_receipted(it, StepOutcome::Updated(effect), receipt);
                     }
                 }
             }

@@ -255,6 +255,7 @@ impl Protocol {
             label: crate::protocol::report::RELEASE_LOCK.into(),
             target,
             result,
+            receipt: None,
         };
         self.notify(&r);
         report.push(r);

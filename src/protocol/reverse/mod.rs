@@ -377,6 +377,7 @@ impl Protocol {
             label: label.to_string(),
             target: format!("{index}/{id}"),
             result,
+            receipt: None,
         };
         self.notify(&r);
         report.steps.push(r);
