@@ -141,21 +141,24 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
     // Accounts: focused by the wheel, the cursor moves, bounded at the end.
     update(&mut app, wheel(true, inside(areas.accounts)));
     assert_eq!(app.focus, Pane::Accounts);
-    let first = app.view.account_cursor;
+    let first = app.view.accounts.cursor;
     update(&mut app, wheel(true, inside(areas.accounts)));
-    assert_eq!(app.view.account_cursor, first.map(|i| i + 1));
+    assert_eq!(app.view.accounts.cursor, first.map(|i| i + 1));
     for _ in 0..100 {
         update(&mut app, wheel(true, inside(areas.accounts)));
     }
-    assert_eq!(app.view.account_cursor, Some(app.view.accounts.len() - 1));
+    assert_eq!(
+        app.view.accounts.cursor,
+        Some(app.view.accounts.ids.len() - 1)
+    );
 
     // Locks.
     update(&mut app, wheel(true, inside(areas.locks)));
     assert_eq!(app.focus, Pane::Locks);
     update(&mut app, wheel(true, inside(areas.locks)));
-    let at = app.view.lock_cursor;
+    let at = app.view.locks.cursor;
     update(&mut app, wheel(false, inside(areas.locks)));
-    assert_eq!(app.view.lock_cursor, at.map(|i| i - 1));
+    assert_eq!(app.view.locks.cursor, at.map(|i| i - 1));
 
     // Log: up goes to older lines, down back to following the newest.
     update(&mut app, wheel(false, inside(areas.log)));
