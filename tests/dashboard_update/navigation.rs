@@ -246,3 +246,24 @@ fn the_audit_pane_takes_the_mouse_while_open() {
     assert_eq!(audit_cursor(&app), 0);
     assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
 }
+
+/// The detail's scroll is bounded by the rows its text takes, derived with
+/// the view (never asked of the drawing): a tick that turns the selection
+/// stuck adds the "! stuck" line, so the bound is derived again then too.
+#[test]
+fn a_tick_that_turns_the_selection_stuck_derives_the_detail_rows_again() {
+    let mut app = app(false);
+    update(
+        &mut app,
+        Event::Polled(Ok(Box::new(snapshot(vec![txn("t-new", "created", 1)])))),
+    );
+    app.select("t-new".into());
+    let before = app.view.detail_rows;
+    assert!(before > 0, "the detail's text is measured when derived");
+    update(&mut app, Event::Tick(now() + chrono::Duration::minutes(5)));
+    assert!(
+        app.view.detail_rows > before,
+        "{} rows, as many as before the tick",
+        app.view.detail_rows
+    );
+}
