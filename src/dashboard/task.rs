@@ -154,11 +154,21 @@ async fn preview(proto: &Protocol, act: &AnyAct) -> Result<Plan, NoPlan> {
 /// could not read is an error, in the refusal's words.
 async fn preview_act(proto: &Protocol, act: &AnyAct) -> Result<Plan, NoPlan> {
     let i = Intervention::new(act.clone(), Choices::new(Interface::Dashboard, None));
-    let plan = i.preview(proto).await.map_err(NoPlan::Failed)?;
+    let plan = unrefused(i.preview(proto).await.map_err(NoPlan::Failed)?)?;
     match (&plan.documents, &plan.refusal) {
         (None, Some(r)) => Err(NoPlan::Refused(r.clone())),
         (None, None) => Err(NoPlan::Unreadable(act.subject().to_string())),
         _ => Ok(plan),
+    }
+}
+
+/// `plan`, unless the run would be refused before its first write
+/// whatever the documents ([`Plan::writes_refused`]): then that refusal,
+/// in the run's words, and nothing to confirm.
+fn unrefused(plan: Plan) -> Result<Plan, NoPlan> {
+    match plan.writes_refused {
+        Some(e) => Err(NoPlan::Failed(e)),
+        None => Ok(plan),
     }
 }
 
@@ -288,7 +298,7 @@ pub async fn bulk_preview(proto: &Protocol, on: OnMarks, ids: Vec<String>) -> Bu
     open_trail(proto).await?;
     let choices = Choices::new(Interface::Dashboard, None);
     if let Some(act) = on.bulk_intervention(ids.clone(), choices) {
-        return act.preview(proto).await.map_err(NoPlan::Failed);
+        return unrefused(act.preview(proto).await.map_err(NoPlan::Failed)?);
     }
     let previews: Vec<_> = futures::stream::iter(ids)
         .map(|id| async move { (id.clone(), preview_act(proto, &on.item(id)).await) })

@@ -51,6 +51,52 @@ impl Protocol {
         self.ask_partial_update(index, "").await
     }
 
+    /// What the run's own pre-flights would refuse, asked writing nothing,
+    /// for a preview ([`crate::protocol::intervene::Plan::writes_refused`]):
+    /// with `documents` (an act that updates transactions and accounts),
+    /// the write check of the mappings, blocks and source
+    /// ([`Protocol::check_writable`]) and the partial-update question on
+    /// both indices; in every case the audit index's question, when the
+    /// record goes to the cluster ([`crate::protocol::trail::Trail::open`]).
+    /// `None` when nothing refuses, or when the answer is inconclusive (a
+    /// busy or unreachable cluster: the run's own reads will say so).
+    pub async fn writes_refused(&self, documents: bool) -> Option<Error> {
+        let ix = &self.config.indices;
+        let mut indices: Vec<&str> = Vec::new();
+        if documents {
+            if let Some(e) = self.mappings_refuse_writes().await {
+                return Some(e);
+            }
+            indices.extend([ix.transactions.as_str(), ix.accounts.as_str()]);
+        }
+        if self.config.audit_file.is_none() {
+            indices.push(&ix.audit);
+        }
+        for index in indices {
+            // An id with no document: the products refuse (or not) the
+            // request before they look the document up.
+            if let Err(e) = self.ask_partial_update(index, "").await {
+                return Some(e);
+            }
+        }
+        None
+    }
+
+    /// The part of [`Protocol::writes_refused`] read from what discovery
+    /// already knows (mappings, blocks, a lossy source: the run's
+    /// [`Protocol::check_writable`]), sending no update: what a read
+    /// command (`show`) can say of a procedure's preview.
+    pub async fn mappings_refuse_writes(&self) -> Option<Error> {
+        match self.check_writable().await {
+            Err(e @ Error::Invalid(_)) => Some(e),
+            Err(e) => {
+                tracing::warn!(error = %e, "write check of a preview inconclusive");
+                None
+            }
+            Ok(()) => None,
+        }
+    }
+
     /// One question of the pre-flight: refused ([`Error::UpdateRefused`],
     /// [`Error::Blocked`], [`Error::Auth`]) or not; an inconclusive answer
     /// leaves the act to its own writes.

@@ -60,3 +60,44 @@ impl World {
             .collect()
     }
 }
+
+/// A role that may search but not create a point-in-time (OpenSearch's
+/// security plugin answers 403 to `POST /{index}/_search/point_in_time`
+/// without `indices:data/read/point_in_time/create`): scans scroll, and
+/// `doctor` names the missing privilege instead of saying the cluster
+/// has no point-in-time.
+#[test]
+fn doctor_names_a_role_refused_the_opening_of_a_point_in_time() {
+    use common::proxy::Canned;
+    let w = World::new();
+    w.account("A", 500);
+    let proxy = FaultProxy::start(&w.g.url);
+    let refusal = json!({
+        "error": {
+            "root_cause": [{"type": "security_exception", "reason": "no permissions for [indices:data/read/point_in_time/create] and User [name=estx, backend_roles=[], requestedTenant=null]"}],
+            "type": "security_exception",
+            "reason": "no permissions for [indices:data/read/point_in_time/create] and User [name=estx, backend_roles=[], requestedTenant=null]"
+        },
+        "status": 403
+    });
+    proxy.answer(
+        "POST",
+        "_search/point_in_time",
+        usize::MAX,
+        Canned::json(403, refusal),
+    );
+    let mut via = w.g.clone();
+    via.url = proxy.url();
+    let doctor = via.run(&["doctor", "--json"]);
+    assert_eq!(
+        doctor.json()["paging"],
+        "scroll_point_in_time_open_forbidden",
+        "{doctor}"
+    );
+    via.run(&["doctor"])
+        .stdout_has("opening a point-in-time is refused to this role")
+        .stdout_has("indices:data/read/point_in_time/create");
+    // Scans still see everything, by scroll.
+    let list = via.run(&["list", "--all", "--json"]);
+    list.code(0);
+}

@@ -22,6 +22,7 @@ mod doctor_roles;
 mod faults;
 mod freshness;
 mod mappings;
+mod restricted;
 mod scoped;
 mod session;
 mod sources;
@@ -175,4 +176,36 @@ fn opensearch_2_with_a_pipeline_stamping_every_write() {
     proxy.drop_responses("POST", &format!("/{}/_update/m1", s.ix.transactions), 1);
     session::run_in(&s, Some(p));
     assert_eq!(proxy.dropped(), 1, "the lost answer was not exercised");
+}
+
+/// The session under field-level security on the accounts (Elasticsearch's
+/// refusal of partial updates), see `restricted.rs`.
+#[test]
+fn elasticsearch_8_with_field_security_on_the_accounts() {
+    restricted::under(restricted::Restriction::FieldSecurityOnAccounts);
+}
+
+/// The session under field-level security on every index, the audit index
+/// included (OpenSearch's refusal).
+#[test]
+fn opensearch_2_with_field_security_everywhere() {
+    restricted::under(restricted::Restriction::FieldSecurityEverywhere);
+}
+
+/// The session on indices with derived source (OpenSearch 3.2+).
+#[test]
+fn opensearch_3_with_derived_source() {
+    restricted::under(restricted::Restriction::DerivedSource);
+}
+
+/// The session with `index.blocks.write` on the accounts.
+#[test]
+fn opensearch_2_with_write_blocked_accounts() {
+    restricted::under(restricted::Restriction::WriteBlockOnAccounts);
+}
+
+/// The session with a shard of every index lost (a partial point-in-time).
+#[test]
+fn opensearch_2_with_a_lost_shard() {
+    restricted::under(restricted::Restriction::LostShard);
 }

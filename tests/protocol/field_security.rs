@@ -373,3 +373,112 @@ async fn an_act_under_field_security_on_the_audit_index_writes_nothing() {
         assert!(records.is_empty(), "no record: {records:?}");
     }
 }
+
+/// A preview (what `--dry-run`, the dashboard's dialog and the bulk dialog
+/// show) asks the run's own pre-flights, writing nothing: where the product
+/// would refuse the run before its first write (field security on an index
+/// it writes, the audit index included; a source it cannot write back), the
+/// plan says so in the run's own words; where it lets the writes through,
+/// the plan carries no such refusal. A lock release updates no transaction
+/// or account, so only the audit index is asked for it.
+#[tokio::test]
+async fn a_preview_says_the_run_would_be_refused_before_its_first_write() {
+    use estx::protocol::intervene::{
+        BulkAct, Choices, Intervention, ReleaseLocksOf, Rollback, Runner, Selection,
+    };
+    use estx::protocol::trail::Interface;
+    #[derive(Debug, Clone, Copy)]
+    enum Case {
+        Passed,
+        OnAccounts(FlsProduct),
+        OnAudit(FlsProduct),
+        DerivedSource,
+    }
+    for case in [
+        Case::Passed,
+        Case::OnAccounts(FlsProduct::Elasticsearch),
+        Case::OnAccounts(FlsProduct::OpenSearch),
+        Case::OnAudit(FlsProduct::OpenSearch),
+        Case::DerivedSource,
+    ] {
+        let fx = Fx::new().await;
+        fx.proto.ensure_indices().await.unwrap();
+        let ((id, src, dest), before) = world(&fx, &format!("pv{case:?}"), 2).await;
+        let proxy = FaultProxy::start(&fx.url);
+        let expected: Option<&str> = match case {
+            Case::Passed => {
+                proxy.field_security(Some((FlsProduct::PassUpdates, &[HIDDEN])));
+                None
+            }
+            Case::OnAccounts(product) => {
+                proxy.field_security_on(Some((product, &[HIDDEN])), &[&fx.ix.accounts]);
+                Some(&fx.ix.accounts)
+            }
+            Case::OnAudit(product) => {
+                proxy.field_security_on(Some((product, &[HIDDEN])), &[&fx.ix.audit]);
+                Some(&fx.ix.audit)
+            }
+            Case::DerivedSource => {
+                proxy.derived_source(true);
+                Some("index.derived_source.enabled")
+            }
+        };
+        let p = fx.proto_via(&proxy.url());
+        let choices = || Choices::new(Interface::Cli, Some("INC-33".into()));
+        let one = Intervention::new(Rollback::new(id.clone()), choices());
+        let bulk = Intervention::new(
+            BulkAct {
+                procedure: Procedure::Rollback,
+                selection: Selection {
+                    ids: Some(vec![id.clone()]),
+                    ..Selection::default()
+                },
+                ids_source: None,
+                allow_partial: false,
+                runner: Runner::OneByOne(1),
+            },
+            choices(),
+        );
+        let ctx = || format!("{case:?}: {:#?}", proxy.log());
+        let plans = [
+            one.preview(&p).await.unwrap().writes_refused,
+            bulk.preview(&p).await.unwrap().writes_refused,
+        ];
+        for refused in plans {
+            match (expected, refused.map(|e| e.to_string())) {
+                (None, None) => {}
+                (Some(what), Some(text)) => {
+                    assert!(text.contains(what), "{text}\n{}", ctx());
+                    if !matches!(case, Case::DerivedSource) {
+                        assert!(text.contains("refuses partial updates"), "{text}");
+                    }
+                }
+                (e, r) => panic!("expected {e:?}, previewed {r:?}\n{}", ctx()),
+            }
+        }
+        // A release of the transaction's locks writes no transaction or
+        // account: refused only for its record.
+        let release = Intervention::new(
+            ReleaseLocksOf {
+                txn: id.clone(),
+                allow_partial: false,
+            },
+            choices(),
+        );
+        let refused = release.preview(&p).await.unwrap().writes_refused;
+        assert_eq!(
+            refused.is_some(),
+            matches!(case, Case::OnAudit(_)),
+            "{refused:?}\n{}",
+            ctx()
+        );
+        assert_eq!(stored(&fx, &id, &src, &dest).await, before, "{}", ctx());
+        fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+        let records = fx
+            .cluster()
+            .scan(&fx.ix.audit, json!({"query": {"match_all": {}}}))
+            .await
+            .unwrap();
+        assert!(records.is_empty(), "a preview wrote a record: {records:?}");
+    }
+}

@@ -74,6 +74,10 @@ fn print_plans(
         .collect();
     let mut summary = summarise(action, &verdicts, &rows, &left_out);
     summary.no_locks_index = plan.locks_absent.then(|| p.config().indices.locks.clone());
+    if let Some(e) = &plan.writes_refused {
+        summary.writes_refused = Some(e.to_string());
+        summary.exit_code = exit::worst([summary.exit_code, exit::REFUSED]);
+    }
     summary.sweep = sweeps.then(|| SweepPlan {
         step: SWEEP_STEP,
         locks: plan
@@ -217,6 +221,7 @@ fn summarise(
         lock_releases: v.lock_releases.clone(),
         sweep: None,
         no_locks_index: None,
+        writes_refused: None,
         exit_code: exit::worst(
             rows.iter()
                 .map(|r| r.exit_code)
@@ -252,6 +257,11 @@ pub(super) fn counts_line(s: &PlanSummary) {
         s.net_balance_effect,
         plural(s.balance_effect.len(), "account"),
     ));
+    if let Some(e) = &s.writes_refused {
+        err(format_args!(
+            "the run would be refused before its first write, whatever the transactions: {e}"
+        ));
+    }
 }
 
 /// The closing sweep of `recover --all-stuck`, with each lock it would

@@ -43,28 +43,29 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         Err(e) => return fail(&e),
     };
     let now = p.now().await;
+    // What the mappings, blocks and source already tell of any write (no
+    // update is sent by a read command; `--dry-run` asks the rest).
+    let refused = p.mappings_refuse_writes().await;
     let c = p.config();
+    let windows = (c.recovery_window, c.investigate_after);
     if a.json {
-        print_json(&detail_json(
-            &detail,
-            now,
-            c.recovery_window,
-            c.investigate_after,
-        ));
+        print_json(&detail_json(&detail, now, windows, refused.as_ref()));
     } else {
-        for l in detail_lines(&detail, now, c.recovery_window, c.investigate_after) {
+        for l in detail_lines(&detail, now, windows, refused.as_ref()) {
             out(l);
         }
     }
     0
 }
 
-/// The `show` text of one transaction.
+/// The `show` text of one transaction; `refused`: why any write would be
+/// refused before the first, whatever the documents
+/// ([`Protocol::mappings_refuse_writes`]).
 pub fn detail_lines(
     d: &TransactionDetail,
     now: DateTime<Utc>,
-    recovery_window: Duration,
-    investigate_after: Duration,
+    (recovery_window, investigate_after): (Duration, Duration),
+    refused: Option<&Error>,
 ) -> Vec<String> {
     let row = TransactionRow::with_windows(&d.txn, now, recovery_window, investigate_after);
     let dash = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
@@ -126,9 +127,9 @@ pub fn detail_lines(
     };
     lines.push(format!("{:<12} {next}", "next step"));
     lines.push(String::new());
-    lines.extend(preview_lines("recover", d, Procedure::Recover));
+    lines.extend(preview_lines("recover", d, Procedure::Recover, refused));
     lines.push(String::new());
-    lines.extend(preview_lines("rollback", d, Procedure::Rollback));
+    lines.extend(preview_lines("rollback", d, Procedure::Rollback, refused));
     lines
 }
 
@@ -212,7 +213,12 @@ fn lock_lines(d: &TransactionDetail, now: DateTime<Utc>) -> Vec<String> {
 /// What one procedure would do, as text: its plan on these documents
 /// ([`Plan::of_detail`]: every write the dialog confirms and the run
 /// makes, the lock releases that end it included).
-fn preview_lines(name: &str, d: &TransactionDetail, procedure: Procedure) -> Vec<String> {
+fn preview_lines(
+    name: &str,
+    d: &TransactionDetail,
+    procedure: Procedure,
+    refused: Option<&Error>,
+) -> Vec<String> {
     let plan = Plan::of_detail(procedure, d);
     let p = d.preview(procedure);
     let mut lines = vec![format!("{name} would:")];
@@ -227,6 +233,8 @@ fn preview_lines(name: &str, d: &TransactionDetail, procedure: Procedure) -> Vec
     }
     if let Some(r) = &p.refusal {
         lines.push(format!("  refuse: {r}"));
+    } else if let Some(e) = refused.filter(|_| !plan.steps.is_empty()) {
+        lines.push(format!("  refuse before the first write: {e}"));
     } else if plan.steps.is_empty() {
         lines.push("  nothing: the transaction is already terminal".into());
     } else if !plan.runs_a_procedure() {

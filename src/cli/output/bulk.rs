@@ -166,6 +166,11 @@ pub struct PlanSummary {
     /// no lock is released and the sweep has nothing to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub no_locks_index: Option<String>,
+    /// Why the run would be refused before its first write whatever the
+    /// documents (the product refuses its writes or its audit record,
+    /// `Plan::writes_refused`), in the run's own words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writes_refused: Option<String>,
     /// The exit code of the dry run (1 when anything would be refused).
     pub exit_code: i32,
 }

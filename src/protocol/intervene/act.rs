@@ -102,6 +102,13 @@ pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
         false
     }
 
+    /// Whether its run updates transactions and accounts (and so asks the
+    /// product's leave first, [`Protocol::writes_refused`]); a lock
+    /// release only deletes lock documents.
+    fn updates_documents(&self) -> bool {
+        true
+    }
+
     /// Previews it from the documents as they are now. A target that
     /// cannot be read gives a plan without steps (the run then says why it
     /// cannot act); only a bulk act's selection fails here.

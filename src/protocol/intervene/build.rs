@@ -28,10 +28,14 @@ impl<A: Act> Intervention<A> {
     /// ([`Plan::documents`], [`Act::preview`]). A read that fails is an
     /// error here (nothing can be confirmed on it). On a deployment without
     /// a locks index it says so ([`Plan::locks_absent`]): no lock is
-    /// released or swept.
+    /// released or swept. It also asks, writing nothing, whether the
+    /// product would let the run write at all ([`Plan::writes_refused`]):
+    /// a preview that promises steps the run would be refused before
+    /// taking is no preview.
     pub async fn preview(&self, p: &Protocol) -> Result<Plan> {
         let mut plan = self.act.preview(p).await?;
         plan.locks_absent = p.discovery().await?.locks.is_absent();
+        plan.writes_refused = p.writes_refused(self.act.updates_documents()).await;
         Ok(plan)
     }
 }

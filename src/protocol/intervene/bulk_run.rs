@@ -11,7 +11,7 @@ use super::bulk_done::BulkDone;
 use super::plan::{Plan, PlanStep};
 use super::selection::{BulkOptions, BulkRun, Selected};
 use super::{Done, Report, Started};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::protocol::jobs::{keep_alive, Checkpoints, Ended, MIN_TRANSACTIONS, SILENT_PERIODS};
 use crate::protocol::trail::pages::EndedAs;
 use crate::protocol::trail::{ActOutcome, TrailStep};
@@ -110,8 +110,11 @@ impl Started<BulkAct> {
             ..BulkDone::default()
         };
         ended(&mut done, ran);
-        // The sweep is a new start: not after a stop or a failure.
-        if done.sweep && done.stopped_by.is_none() && done.failed.is_none() {
+        // The sweep is a new start: not after a stop or a failure, nor
+        // after a run the cluster refused before its first write (the act
+        // is refused whole: nothing of it is written).
+        let refused = done.reports.iter().any(refused_before_writing);
+        if done.sweep && done.stopped_by.is_none() && done.failed.is_none() && !refused {
             match p.release_abandoned_locks_allowing(b.allow_partial).await {
                 Ok(s) => {
                     done.locks_partial = s.coverage.describe();
@@ -234,6 +237,22 @@ fn ended(done: &mut BulkDone, ran: Result<BulkRun>) {
         }
         Err(e) => done.failed = Some(e),
     }
+}
+
+/// Whether the cluster refused `r`'s run before its first write: the
+/// product refuses the act's writes to these credentials, an index it
+/// writes is blocked, or the mappings or source cannot take them (the
+/// pre-flights, `preflight.rs` and `read::writes`).
+fn refused_before_writing(r: &ProcedureReport) -> bool {
+    matches!(
+        &r.verdict,
+        Verdict::Failed(
+            Error::UpdateRefused { .. }
+                | Error::Blocked { .. }
+                | Error::Auth { .. }
+                | Error::Invalid(_)
+        )
+    ) && !r.wrote()
 }
 
 /// Runs `ids` as `b` says, calling `each` as each transaction ends.

@@ -228,6 +228,15 @@ pub struct Plan {
     /// transaction's own plan on its documents, in selection order; empty
     /// otherwise.
     pub items: Vec<Plan>,
+    /// Previewed ([`Intervention::preview`]): the run would be refused
+    /// before its first write, whatever the documents, because the product
+    /// refuses the act's writes (field or document level security, an
+    /// index block, a mapping that rejects the fields, no write privilege)
+    /// or cannot take its audit record; in the words the run itself would
+    /// refuse with ([`Protocol::writes_refused`]). No force lifts it.
+    ///
+    /// [`Protocol::writes_refused`]: crate::protocol::Protocol::writes_refused
+    pub writes_refused: Option<crate::error::Error>,
 }
 
 /// The documents a preview was judged on, as re-read for it: what a front

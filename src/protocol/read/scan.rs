@@ -120,6 +120,12 @@ pub enum PagingReport {
     ScrollShardDocRefused,
     /// A scroll: the cluster opens no point-in-time.
     ScrollNoPointInTime,
+    /// A scroll: opening a point-in-time is refused to this role (HTTP
+    /// 403) though the cluster has them: the role lacks the privilege to
+    /// create one (OpenSearch's `indices:data/read/point_in_time/create`,
+    /// Elasticsearch's `indices:data/read/open_point_in_time`, both in
+    /// `read`).
+    ScrollPointInTimeOpenForbidden,
     /// A scroll: searching the point-in-time is refused (403) while the
     /// plain search works: the role is granted on the alias, and a
     /// point-in-time is authorised on the concrete indices behind it
@@ -143,6 +149,13 @@ impl std::fmt::Display for PagingReport {
             PagingReport::ScrollNoPointInTime => {
                 f.write_str("scroll: no point-in-time could be opened on this cluster")
             }
+            PagingReport::ScrollPointInTimeOpenForbidden => f.write_str(
+                "scroll: opening a point-in-time is refused to this role (HTTP 403), though the \
+                 cluster has them; scans are consistent per scroll; grant the role \
+                 `indices:data/read/point_in_time/create` (OpenSearch) or \
+                 `indices:data/read/open_point_in_time` (Elasticsearch; both come with `read`) on \
+                 the concrete indices to page with a point-in-time",
+            ),
             PagingReport::ScrollPointInTimeForbidden => f.write_str(
                 "scroll: searching a point-in-time is refused (HTTP 403) while plain searches \
                  work, as for a role granted on alias names only (a point-in-time is authorised \
@@ -157,14 +170,11 @@ impl std::fmt::Display for PagingReport {
 /// (a point-in-time opened, searched and closed, or nothing at all), and
 /// remembers it on the handle as a scan would.
 pub async fn probe_paging(cluster: &Cluster, index: &str) -> Result<PagingReport> {
-    let Some(pit) = open_pit_in(
-        cluster,
-        index,
-        &[Paging::ElasticsearchPit, Paging::OpenSearchPit],
-    )
-    .await?
-    else {
-        return Ok(PagingReport::ScrollNoPointInTime);
+    let dialects = [Paging::ElasticsearchPit, Paging::OpenSearchPit];
+    let pit = match open_pit_in(cluster, index, &dialects).await? {
+        Opened::Pit(pit) => pit,
+        Opened::Unavailable => return Ok(PagingReport::ScrollNoPointInTime),
+        Opened::Forbidden => return Ok(PagingReport::ScrollPointInTimeOpenForbidden),
     };
     let nothing = Scan::new(json!({"bool": {"must_not": {"match_all": {}}}}), Vec::new());
     let r = scan_pit(cluster, &pit, nothing, &mut |_| false).await;
@@ -191,6 +201,16 @@ struct Pit {
     opened: Coverage,
 }
 
+/// What opening a point-in-time gave.
+enum Opened {
+    /// One, open.
+    Pit(Pit),
+    /// None: the cluster has none (or none in the dialects tried).
+    Unavailable,
+    /// None: the cluster refused to open one to this role (HTTP 403).
+    Forbidden,
+}
+
 /// Opens a point-in-time in the dialect the cluster speaks (trying
 /// Elasticsearch's, then OpenSearch's, until one is known). `None` when the
 /// cluster has none (remembered when both dialects are unknown routes), or
@@ -203,12 +223,16 @@ async fn open_pit(cluster: &Cluster, index: &str) -> Result<Option<Pit>> {
         Some(Paging::Scroll) => return Ok(None),
         None => &[Paging::ElasticsearchPit, Paging::OpenSearchPit],
     };
-    open_pit_in(cluster, index, dialects).await
+    Ok(match open_pit_in(cluster, index, dialects).await? {
+        Opened::Pit(pit) => Some(pit),
+        Opened::Unavailable | Opened::Forbidden => None,
+    })
 }
 
 /// Opens a point-in-time trying `dialects` in order (see [`open_pit`]).
-async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Result<Option<Pit>> {
+async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Result<Opened> {
     let mut unknown_routes = 0;
+    let mut forbidden = false;
     for &dialect in dialects {
         let (path, key) = match dialect {
             Paging::ElasticsearchPit => (format!("/{index}/_pit?keep_alive={KEEP_ALIVE}"), "id"),
@@ -227,7 +251,7 @@ async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Res
         if status == 200 {
             if let Some(id) = v.get(key).and_then(Value::as_str) {
                 cluster.remember_paging(dialect);
-                return Ok(Some(Pit {
+                return Ok(Opened::Pit(Pit {
                     id: id.into(),
                     opensearch: dialect == Paging::OpenSearchPit,
                     opened: Coverage::of(&v),
@@ -240,11 +264,16 @@ async fn open_pit_in(cluster: &Cluster, index: &str, dialects: &[Paging]) -> Res
         if matches!(status, 400 | 404 | 405) {
             unknown_routes += 1;
         }
+        forbidden |= status == 403;
     }
     if unknown_routes == 2 {
         cluster.remember_paging(Paging::Scroll);
     }
-    Ok(None)
+    Ok(if forbidden {
+        Opened::Forbidden
+    } else {
+        Opened::Unavailable
+    })
 }
 
 async fn close_pit(cluster: &Cluster, pit: &Pit) {

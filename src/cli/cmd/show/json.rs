@@ -2,6 +2,7 @@
 //! the CLI (the protocol module returns read models, not JSON). The
 //! transaction is the protocol's [`TransactionRow`], the row `list` prints.
 
+use crate::error::Error;
 use crate::protocol::account::SettledOutcome;
 use crate::protocol::intervene::Plan;
 use crate::protocol::rows::TransactionRow;
@@ -14,11 +15,18 @@ use std::time::Duration;
 
 /// The JSON of `procedure`'s plan on `d` ([`Plan::of_detail`]: the plan
 /// the dialog confirms and the dry run lists, lock releases included).
-pub fn preview_json(d: &TransactionDetail, procedure: Procedure) -> Value {
+/// `refused`: why any write would be refused before the first, whatever
+/// the documents (said when the plan has steps and no refusal of its own).
+pub fn preview_json(d: &TransactionDetail, procedure: Procedure, refused: Option<&Error>) -> Value {
     let plan = Plan::of_detail(procedure, d);
     let p = d.preview(procedure);
+    let refused = match (&plan.refusal, refused) {
+        (Some(r), _) => Some(r.to_string()),
+        (None, Some(e)) if !plan.steps.is_empty() => Some(e.to_string()),
+        (None, _) => None,
+    };
     json!({
-        "refused": plan.refusal.as_ref().map(|r| r.to_string()),
+        "refused": refused,
         "steps": plan.steps_in_full().map(|(s, e)| json!({
             "step": s.to_string(),
             "outcome": format!("{}: {}", if s.writes() { "updated" } else { "noop" },
@@ -34,8 +42,8 @@ pub fn preview_json(d: &TransactionDetail, procedure: Procedure) -> Value {
 pub fn detail_json(
     d: &TransactionDetail,
     now: DateTime<Utc>,
-    recovery_window: Duration,
-    investigate_after: Duration,
+    (recovery_window, investigate_after): (Duration, Duration),
+    refused: Option<&Error>,
 ) -> Value {
     json!({
         "transaction": TransactionRow::with_windows(&d.txn, now, recovery_window, investigate_after),
@@ -49,7 +57,7 @@ pub fn detail_json(
         })).collect::<Vec<_>>(),
         "locks": d.locks.iter().map(|l| crate::protocol::locks::lock_json(l, now)).collect::<Vec<_>>(),
         "next_step": d.next_step.map(Step::label),
-        "recover": preview_json(d, Procedure::Recover),
-        "rollback": preview_json(d, Procedure::Rollback),
+        "recover": preview_json(d, Procedure::Recover, refused),
+        "rollback": preview_json(d, Procedure::Rollback, refused),
     })
 }

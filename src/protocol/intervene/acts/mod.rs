@@ -92,6 +92,12 @@ macro_rules! any_act {
                 }
             }
 
+            fn updates_documents(&self) -> bool {
+                match self {
+                    $(AnyAct::$variant(a) => a.updates_documents(),)*
+                }
+            }
+
             async fn plan(&self, p: &Protocol) -> Result<Plan> {
                 match self {
                     $(AnyAct::$variant(a) => a.plan(p).await,)*

@@ -41,6 +41,10 @@ impl Act for ReleaseLock {
         Subject::Lock(self.resource.clone())
     }
 
+    fn updates_documents(&self) -> bool {
+        false
+    }
+
     async fn plan(&self, p: &Protocol) -> Result<Plan> {
         let view = p.lock_view(&self.resource).await.ok().flatten();
         Ok(lock_plan(&self.resource, view.as_ref()))

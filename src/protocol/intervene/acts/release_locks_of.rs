@@ -33,6 +33,10 @@ impl Act for ReleaseLocksOf {
         Subject::Transaction(self.txn.clone())
     }
 
+    fn updates_documents(&self) -> bool {
+        false
+    }
+
     async fn plan(&self, _: &Protocol) -> Result<Plan> {
         Ok(Plan {
             transactions: vec![self.txn.clone()],
