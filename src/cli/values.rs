@@ -92,6 +92,36 @@ pub fn state(s: &str) -> Result<String, String> {
     ))
 }
 
+/// Where a time range of interventions starts (`bundle --since`,
+/// `history --since`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Since {
+    /// This long before now.
+    Ago(std::time::Duration),
+    /// This time.
+    At(chrono::DateTime<chrono::Utc>),
+}
+
+/// `--since`: a duration back from now (`24h`, `7d`) or an RFC 3339 time.
+pub fn parse_since(s: &str) -> Result<Since, String> {
+    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s.trim()) {
+        return Ok(Since::At(t.with_timezone(&chrono::Utc)));
+    }
+    parse_duration(s)
+        .map(Since::Ago)
+        .map_err(|e| format!("{e} (or an RFC 3339 time)"))
+}
+
+impl Since {
+    /// The time it names, `now` being now (the cluster's time).
+    pub fn at(self, now: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+        match self {
+            Since::At(t) => t,
+            Since::Ago(d) => now - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::cli::values::*;

@@ -340,6 +340,13 @@ pub enum Event {
     Exported(Result<(String, usize), String>),
     /// The unfinished bulk jobs were read (the jobs view).
     Jobs(Result<Vec<Record>, Error>),
+    /// The interventions of the timeline's window were read (`T`).
+    Timeline {
+        /// The window's start (the cluster's clock less the window).
+        since: DateTime<Utc>,
+        /// The interventions started since, newest first.
+        entries: Result<Vec<crate::protocol::trail::Entry>, Error>,
+    },
     /// A resumed job was planned: how many transactions it runs.
     JobResumed {
         /// The job (its audit record's id).
@@ -404,6 +411,9 @@ pub enum IoRequest {
     PauseBulk(bool),
     /// Read the unfinished bulk jobs (the jobs view).
     LoadJobs,
+    /// Read the interventions started in this window back from the
+    /// cluster's clock (the timeline view).
+    LoadTimeline(Duration),
     /// Resume an unfinished job from its record.
     ResumeJob {
         /// Its audit record's id.

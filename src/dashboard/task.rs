@@ -106,6 +106,15 @@ impl Tasks {
                 }
             }
             IoRequest::LoadJobs => super::job_tasks::spawn_jobs(proto, tx),
+            IoRequest::LoadTimeline(window) => {
+                tokio::spawn(async move {
+                    let window =
+                        chrono::Duration::from_std(window).unwrap_or(chrono::Duration::MAX);
+                    let since = proto.now().await - window;
+                    let entries = crate::protocol::trail::timeline(&proto, since).await;
+                    let _ = tx.send(Event::Timeline { since, entries });
+                });
+            }
             IoRequest::ResumeJob {
                 run,
                 procedure,

@@ -11,6 +11,7 @@ use super::confirm::step_seen;
 use super::event::{Event, IoRequest, PollFailure};
 use super::key_ops::on_key;
 pub use super::key_ops::INTERVAL_RANGE;
+use super::layers::timeline::{self, TimelineView};
 use super::layers::{groups::GroupsView, jobs::JobsView, Overlay, OverlayKind};
 use super::load::Load;
 use super::selection::navigation::follow_focus;
@@ -180,6 +181,13 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             let now = app.now;
             if let Some(view) = app.overlays.state_mut::<JobsView>() {
                 view.loaded(jobs.map_err(|e| e.to_string()), now);
+            }
+            vec![]
+        }
+        Event::Timeline { since, entries } => {
+            if let Some(view) = app.overlays.state_mut::<TimelineView>() {
+                let read = entries.map(|entries| timeline::Read { since, entries });
+                view.loaded(read.map_err(|e| e.to_string()));
             }
             vec![]
         }

@@ -305,6 +305,18 @@ impl Tally {
         self.completed + self.done_elsewhere + self.nothing_to_do
     }
 
+    /// Every transaction counted, whatever its verdict (the timeline's
+    /// size of a bulk run).
+    pub fn total(&self) -> usize {
+        self.completed
+            + self.done_elsewhere
+            + self.nothing_to_do
+            + self.refused
+            + self.stopped
+            + self.failed
+            + self.not_started
+    }
+
     /// The counts that are not zero, in a few words (`3 completed, 1
     /// refused`; `none ran`).
     pub fn brief(&self) -> String {

@@ -434,6 +434,7 @@ mod same_plan;
 mod same_record;
 mod schema;
 mod security;
+mod timeline;
 mod trail;
 mod trail_lost_answers;
 mod trail_pages;

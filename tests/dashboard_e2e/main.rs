@@ -38,4 +38,5 @@ mod reverse;
 mod search;
 mod session;
 mod stopping;
+mod timeline;
 mod unseen;

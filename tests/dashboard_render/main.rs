@@ -39,5 +39,6 @@ mod production;
 mod reverse;
 mod screens;
 mod themes;
+mod timeline;
 mod trends;
 mod walk;

@@ -953,6 +953,7 @@ mod reloading;
 mod reverse;
 mod stopping;
 mod targets;
+mod timeline;
 mod trends;
 mod unseen;
 

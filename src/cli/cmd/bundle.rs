@@ -20,9 +20,10 @@ use crate::cli::exit;
 use crate::cli::global::{GlobalArgs, LogTarget};
 use crate::cli::output::{err, out};
 use crate::cli::profile::config_path;
+use crate::cli::values::{parse_since, Since};
 use crate::local_files::KEPT;
 use crate::protocol::rows::{to_csv, TransactionRow};
-use crate::protocol::time::{format_timestamp, parse_duration};
+use crate::protocol::time::format_timestamp;
 use crate::protocol::trail::{history, records_since, Record};
 use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
@@ -42,33 +43,6 @@ pub struct Args {
     /// `7d`) or an RFC 3339 time.
     #[arg(long, default_value = "24h", value_parser = parse_since, value_name = "WHEN")]
     pub since: Since,
-}
-
-/// Where the interventions' time range starts.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Since {
-    /// This long before the bundle is made.
-    Ago(std::time::Duration),
-    /// This time.
-    At(DateTime<Utc>),
-}
-
-fn parse_since(s: &str) -> Result<Since, String> {
-    if let Ok(t) = DateTime::parse_from_rfc3339(s.trim()) {
-        return Ok(Since::At(t.with_timezone(&Utc)));
-    }
-    parse_duration(s)
-        .map(Since::Ago)
-        .map_err(|e| format!("{e} (or an RFC 3339 time)"))
-}
-
-impl Since {
-    fn at(self, now: DateTime<Utc>) -> DateTime<Utc> {
-        match self {
-            Since::At(t) => t,
-            Since::Ago(d) => now - chrono::Duration::from_std(d).unwrap_or(chrono::Duration::MAX),
-        }
-    }
 }
 
 /// The archive's files, in order: path inside the archive, text.

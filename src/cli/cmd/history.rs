@@ -1,34 +1,61 @@
 //! `history ID`: the recorded operator interventions on one transaction
 //! (the audit trail), oldest first, as text or JSON; a record that was
 //! never completed (the process died part-way) is marked UNFINISHED.
+//! `history --since WHEN`: every intervention in the window, newest first
+//! (the timeline, [`timeline`]); `history ID --since WHEN` keeps ID's
+//! interventions started in the window.
 
 use crate::cli::exit;
 use crate::cli::output::{err, fail, out, print_json, Table};
+use crate::cli::values::{parse_since, Since};
 use crate::protocol::time::format_timestamp;
-use crate::protocol::trail::{history, Record, RecordStatus};
+use crate::protocol::trail::{history, timeline, Entry, Record, RecordStatus};
 use crate::protocol::Protocol;
+use chrono::{DateTime, Utc};
 
 /// `history ID`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group = clap::ArgGroup::new("what").args(["id", "since"]).required(true).multiple(true))]
 pub struct Args {
-    /// Transaction id.
-    pub id: String,
+    /// Transaction id (optional with --since).
+    pub id: Option<String>,
+    /// Interventions started since: a duration back from now (`24h`, `7d`)
+    /// or an RFC 3339 time. Without ID, every intervention in the window,
+    /// newest first; with ID, ID's interventions in the window.
+    #[arg(long, value_parser = parse_since, value_name = "WHEN")]
+    pub since: Option<Since>,
     /// Print JSON (the stored records) instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
 /// Lists the interventions; exit 0 (also when there are none), 1 when the
-/// id names neither a transaction nor anything recorded.
+/// id names neither a transaction nor anything recorded, 3 when the trail
+/// cannot be read.
 pub async fn run(p: Protocol, a: &Args) -> i32 {
-    let records = match history(&p, &a.id).await {
+    let since = match a.since {
+        Some(s) => Some(s.at(p.now().await)),
+        None => None,
+    };
+    let Some(id) = &a.id else {
+        let since = since.unwrap_or_default();
+        return match timeline(&p, since).await {
+            Ok(entries) => print_timeline(&entries, since, a.json),
+            Err(e) => fail(&e),
+        };
+    };
+    let records = match history(&p, id).await {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
+    let records: Vec<Record> = records
+        .into_iter()
+        .filter(|r| since.is_none_or(|s| r.started_at >= s))
+        .collect();
     // No record and no such transaction: the id names nothing (a typo,
     // another index), which is not "no interventions".
     if records.is_empty() {
-        match p.read_transaction(&a.id).await {
+        match p.read_transaction(id).await {
             Ok(Some(_)) => {}
             Ok(None) => {
                 let index = &p.config().indices.transactions;
@@ -36,9 +63,8 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
                     print_json(&serde_json::json!([]));
                 }
                 err(format_args!(
-                    "transaction `{}` not found in `{index}`, and no recorded intervention \
-                     names it (is the id, or --transactions-index, right?)",
-                    a.id
+                    "transaction `{id}` not found in `{index}`, and no recorded intervention \
+                     names it (is the id, or --transactions-index, right?)"
                 ));
                 return exit::REFUSED;
             }
@@ -52,20 +78,71 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         }
     } else if records.is_empty() {
         out(format_args!(
-            "no recorded interventions on transaction `{}`",
-            a.id
+            "no recorded interventions on transaction `{id}`"
         ));
     } else {
         for (n, r) in records.iter().enumerate() {
             if n > 0 {
                 out("");
             }
-            for l in record_lines(r, &a.id) {
+            for l in record_lines(r, id) {
                 out(l);
             }
         }
     }
     0
+}
+
+/// The timeline as text (a block per intervention) or JSON (an array of
+/// [`Entry`]); exit 0, also when empty.
+fn print_timeline(entries: &[Entry], since: DateTime<Utc>, json: bool) -> i32 {
+    if json {
+        return match serde_json::to_value(entries) {
+            Ok(v) => {
+                print_json(&v);
+                exit::DONE
+            }
+            Err(e) => fail(&crate::Error::Invalid(e.to_string())),
+        };
+    }
+    if entries.is_empty() {
+        out(format_args!(
+            "no recorded interventions since {}",
+            format_timestamp(since)
+        ));
+    }
+    for (n, e) in entries.iter().enumerate() {
+        if n > 0 {
+            out("");
+        }
+        for l in entry_lines(e) {
+            out(l);
+        }
+    }
+    exit::DONE
+}
+
+/// The text of one timeline entry: when, what, who (line one), on what,
+/// how it ended, why.
+pub fn entry_lines(e: &Entry) -> Vec<String> {
+    let forced = if e.forced { " (forced)" } else { "" };
+    let bulk = if e.bulk { " (bulk)" } else { "" };
+    vec![
+        format!(
+            "{}  {}{forced}{bulk}  by {}  via {}  [{}]",
+            format_timestamp(e.started_at),
+            e.action,
+            e.operator,
+            e.interface,
+            e.record_id
+        ),
+        format!("  what:    {}", e.what()),
+        format!("  outcome: {}", e.outcome_text()),
+        format!(
+            "  reason:  {}",
+            e.reason.as_deref().unwrap_or("(none given)")
+        ),
+    ]
 }
 
 /// The text of one record, with the steps that concern transaction `txn`

@@ -87,7 +87,8 @@ pub enum CliCommand {
     Bundle(bundle::Args),
 
     /// List the recorded operator interventions on a transaction (audit
-    /// trail), unfinished ones marked.
+    /// trail), unfinished ones marked; with --since, every intervention in
+    /// the window, newest first.
     History(history::Args),
 
     /// List the bulk runs (jobs) still running or left unfinished (or

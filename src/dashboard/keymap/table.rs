@@ -85,6 +85,8 @@ pub enum Op {
     StopJob,
     /// The jobs view: unfinished bulk jobs, resumable.
     Jobs,
+    /// The timeline: the last hour's interventions, newest first.
+    Timeline,
     /// Quit.
     Quit,
 }
@@ -164,6 +166,7 @@ impl Named for Op {
             Op::PauseJob => "pause_job",
             Op::StopJob => "stop_job",
             Op::Jobs => "jobs",
+            Op::Timeline => "timeline",
             Op::Quit => "quit",
         }
     }
@@ -492,6 +495,14 @@ pub const MAIN: &[Binding<Op>] = &[
         &[KeyCode::Char('J')],
         "J",
         "jobs: unfinished bulk runs, resume",
+        None,
+        Act,
+    ),
+    b(
+        Op::Timeline,
+        &[KeyCode::Char('T')],
+        "T",
+        "timeline of the last hour's acts",
         None,
         Act,
     ),

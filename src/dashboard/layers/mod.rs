@@ -1,7 +1,7 @@
 //! The layers over the panes, as a stack (after helix's compositor and
 //! gitui's popups): the confirmation dialog, help, the filter and look-up
 //! being typed, the audit pane, the stuck transactions by cause, the jobs
-//! view and the stop question. Each layer is a module that owns its state
+//! view, the timeline of interventions and the stop question. Each layer is a module that owns its state
 //! (carried by its [`Overlay`] variant, so the stack carries the state),
 //! its keys (`key`, returning an [`Outcome`]: what it asks of the rest of
 //! the dashboard) and its key hints; the stack hands the top one every key
@@ -28,6 +28,7 @@ pub mod help;
 pub mod jobs;
 pub mod lookup;
 pub mod stop;
+pub mod timeline;
 
 use super::event::{IoRequest, Run};
 use super::keymap::{DialogOp, Keymap, Op};
@@ -65,6 +66,8 @@ pub enum Overlay {
     Groups(groups::GroupsView),
     /// The jobs view (`J`).
     Jobs(jobs::JobsView),
+    /// The last hour's interventions (`T`).
+    Timeline(timeline::TimelineView),
     /// The question before a bulk run is stopped (the stop key), or before
     /// quitting during one (`q`, Ctrl-C).
     StopRun(StopAsk),
@@ -87,6 +90,8 @@ pub enum OverlayKind {
     Groups,
     /// [`Overlay::Jobs`].
     Jobs,
+    /// [`Overlay::Timeline`].
+    Timeline,
     /// [`Overlay::StopRun`].
     StopRun,
 }
@@ -257,6 +262,7 @@ impl Overlay {
             Overlay::Audit(_) => OverlayKind::Audit,
             Overlay::Groups(_) => OverlayKind::Groups,
             Overlay::Jobs(_) => OverlayKind::Jobs,
+            Overlay::Timeline(_) => OverlayKind::Timeline,
             Overlay::StopRun(_) => OverlayKind::StopRun,
         }
     }
@@ -266,7 +272,7 @@ impl Overlay {
     pub fn keeps(&self) -> bool {
         matches!(
             self,
-            Overlay::Audit(_) | Overlay::Groups(_) | Overlay::Jobs(_)
+            Overlay::Audit(_) | Overlay::Groups(_) | Overlay::Jobs(_) | Overlay::Timeline(_)
         )
     }
 
@@ -280,6 +286,7 @@ impl Overlay {
             Overlay::Audit(a) => a.key(cx, key),
             Overlay::Groups(g) => g.key(cx, key),
             Overlay::Jobs(j) => j.key(cx, key),
+            Overlay::Timeline(t) => t.key(cx, key),
             Overlay::Filter => filter::key(key),
             Overlay::StopRun(s) => s.key(cx, key),
         }
@@ -294,6 +301,7 @@ impl Overlay {
             Overlay::Audit(a) => audit::draw::render(frame, cx, a, area),
             Overlay::Groups(g) => groups::draw::render(frame, cx, g, area),
             Overlay::Jobs(j) => jobs::draw::render(frame, cx, j, area),
+            Overlay::Timeline(t) => timeline::draw::render(frame, cx, t, area),
             Overlay::StopRun(s) => stop::draw::render(frame, cx, s, area),
             Overlay::Filter | Overlay::LookUp(_) => {}
         }
@@ -314,6 +322,7 @@ impl Overlay {
             Overlay::Audit(_) => audit::Audit::hints(keys),
             Overlay::Groups(_) => groups::GroupsView::hints(),
             Overlay::Jobs(_) => jobs::JobsView::hints(),
+            Overlay::Timeline(_) => timeline::TimelineView::hints(),
             Overlay::Filter => filter::hints(),
             Overlay::StopRun(_) => StopAsk::hints(keys),
         }
@@ -335,6 +344,13 @@ pub fn open_for(op: Op, kept: &mut Overlays) -> Option<(Overlay, Vec<IoRequest>)
             let mut j = kept.take_kept::<jobs::JobsView>().unwrap_or_default();
             let io = j.open();
             (Overlay::Jobs(j), io)
+        }
+        Op::Timeline => {
+            let mut t = kept
+                .take_kept::<timeline::TimelineView>()
+                .unwrap_or_default();
+            let io = t.open();
+            (Overlay::Timeline(t), io)
         }
         _ => return None,
     })
@@ -385,6 +401,7 @@ layer!(LookUp, lookup::LookUp);
 layer!(Audit, audit::Audit);
 layer!(Groups, groups::GroupsView);
 layer!(Jobs, jobs::JobsView);
+layer!(Timeline, timeline::TimelineView);
 layer!(StopRun, StopAsk);
 
 /// The layers over the panes, bottom first, and the closed ones that keep

@@ -144,26 +144,72 @@ fn records(path: &Path, wanted: impl Fn(&Value) -> bool) -> Result<BTreeMap<Stri
     Ok(out)
 }
 
+/// Every run record of the file as its last line says (parts not read).
+pub fn run_records(path: &Path) -> Result<Vec<Record>> {
+    Ok(records(path, |_| true)?.into_values().collect())
+}
+
 /// The bulk runs whose record in the file is still `running` (with `all`,
-/// finished ones too), newest first, each with its parts merged in (as
-/// `trail::jobs` reads them from the index), its latest heartbeat, and
-/// what its checkpoints say ended.
+/// finished ones too), newest first, each whole ([`whole`]), as
+/// `trail::jobs` reads them from the index.
 pub fn jobs(path: &Path, all: bool) -> Result<Vec<(Record, Checkpointed)>> {
+    let mut jobs = whole(path, |r| {
+        r.bulk && (all || r.status == RecordStatus::Running)
+    })?;
+    jobs.reverse();
+    Ok(jobs)
+}
+
+/// Every record of the file that names transaction `txn` (in the run
+/// record or in one of its parts), oldest first, whole: `history ID` of a
+/// file trail.
+pub fn history(path: &Path, txn: &str) -> Result<Vec<Record>> {
+    Ok(whole(path, |_| true)?
+        .into_iter()
+        .map(|(r, _)| r)
+        .filter(|r| r.transactions.iter().any(|t| t == txn))
+        .collect())
+}
+
+/// Every record of the file started at or after `since`, oldest first,
+/// whole: `bundle`'s interventions from a file trail.
+pub fn records_since(path: &Path, since: DateTime<Utc>) -> Result<Vec<Record>> {
+    Ok(whole(path, |r| r.started_at >= since)?
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect())
+}
+
+/// The records `keep` keeps (judged on the run record as its last line
+/// says), oldest first, each whole: its parts merged in, with its latest
+/// heartbeat and what its checkpoints say ended. The file is read twice
+/// (records, then parts), whatever the number of records.
+fn whole(path: &Path, keep: impl Fn(&Record) -> bool) -> Result<Vec<(Record, Checkpointed)>> {
     let records: Vec<Record> = records(path, |_| true)?
         .into_values()
-        .filter(|r| r.bulk && (all || r.status == RecordStatus::Running))
+        .filter(|r| keep(r))
         .collect();
-    let mut jobs = Vec::with_capacity(records.len());
+    let mut parts = parts_by_run(path)?;
+    let mut out = Vec::with_capacity(records.len());
     for mut r in records {
-        let parts = parts(path, &r.record_id)?;
+        let parts = parts.remove(&r.record_id).unwrap_or_default();
         let checkpointed = super::history::checkpointed(&r, &parts);
         for part in parts {
             pages::merge(&mut r, part.page);
         }
-        jobs.push((r, checkpointed));
+        out.push((r, checkpointed));
     }
-    jobs.sort_by(|(a, _), (b, _)| (b.started_at, &b.record_id).cmp(&(a.started_at, &a.record_id)));
-    Ok(jobs)
+    out.sort_by(|(a, _), (b, _)| (a.started_at, &a.record_id).cmp(&(b.started_at, &b.record_id)));
+    Ok(out)
+}
+
+/// A part line, parsed.
+fn part(id: &str, v: Value) -> Result<Part> {
+    serde_json::from_value(v).map_err(|e| Error::Malformed {
+        kind: "audit record part",
+        id: id.to_string(),
+        problems: Problems::one(Problem::Undecodable(e.to_string())),
+    })
 }
 
 /// The parts of run `id`, in the order written.
@@ -171,14 +217,21 @@ pub fn parts(path: &Path, id: &str) -> Result<Vec<Part>> {
     lines(path)?
         .into_iter()
         .filter(|v| v["run_id"] == id)
-        .map(|v| {
-            serde_json::from_value(v).map_err(|e| Error::Malformed {
-                kind: "audit record part",
-                id: id.to_string(),
-                problems: Problems::one(Problem::Undecodable(e.to_string())),
-            })
-        })
+        .map(|v| part(id, v))
         .collect()
+}
+
+/// Every run's parts, each run's in the order written, by run id.
+fn parts_by_run(path: &Path) -> Result<BTreeMap<String, Vec<Part>>> {
+    let mut out: BTreeMap<String, Vec<Part>> = BTreeMap::new();
+    for v in lines(path)? {
+        let Some(run) = v.get("run_id").and_then(Value::as_str).map(str::to_string) else {
+            continue;
+        };
+        let p = part(&run, v)?;
+        out.entry(run).or_default().push(p);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

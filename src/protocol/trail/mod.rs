@@ -16,7 +16,7 @@ pub mod pages;
 mod record;
 mod resume;
 
-pub use history::{history, jobs, records_since, unfinished_jobs};
+pub use history::{history, jobs, records_since, timeline, unfinished_jobs, Entry};
 use record::parse_record;
 pub use record::*;
 pub use resume::{CheckpointsWritten, Unfinished};

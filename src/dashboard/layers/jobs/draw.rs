@@ -149,8 +149,12 @@ fn job_lines(
 
 /// `parts` joined by ` · ` in lines of at most `width` columns, the first
 /// after `lead`, the others indented as deep; a part wider than a line is
-/// broken between its words.
-fn pack(lead: &'static str, parts: Vec<(String, Style)>, width: usize) -> Vec<Line<'static>> {
+/// broken between its words (the timeline's entries are packed the same).
+pub(crate) fn pack(
+    lead: &'static str,
+    parts: Vec<(String, Style)>,
+    width: usize,
+) -> Vec<Line<'static>> {
     let room = width.saturating_sub(2).max(8);
     let mut lines: Vec<Line<'static>> = Vec::new();
     let mut line = Line::from(lead);
