@@ -68,7 +68,7 @@ pub fn clear_marks(app: &mut App) {
 /// asks for a re-read; marks it does not show are left out and named.
 /// With no marked row shown, says so and opens nothing.
 pub fn open(app: &mut App, on: OnMarks) -> Vec<IoRequest> {
-    let marks = app.view.marks.clone();
+    let marks = app.view.table.marks.clone();
     if marks.shown.is_empty() {
         app.push_log(
             LogLevel::Error,

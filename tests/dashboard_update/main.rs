@@ -693,19 +693,19 @@ fn every_pane_scrolls_within_its_rows() {
     for _ in 0..100 {
         update(&mut app, key('j'));
     }
-    let n = app.view.accounts.len();
-    assert_eq!(app.view.account_cursor, Some(n - 1));
-    assert_eq!(app.view.account_offset, n - rows.accounts);
+    let n = app.view.accounts.ids.len();
+    assert_eq!(app.view.accounts.cursor, Some(n - 1));
+    assert_eq!(app.view.accounts.offset, n - rows.accounts);
     update(&mut app, key('g'));
     assert_eq!(
-        (app.view.account_cursor, app.view.account_offset),
+        (app.view.accounts.cursor, app.view.accounts.offset),
         (Some(0), 0)
     );
     // Locks: same, and L releases the lock under the cursor.
     update(&mut app, code(KeyCode::Tab));
     update(&mut app, code(KeyCode::End));
-    assert_eq!(app.view.lock_cursor, Some(39));
-    assert_eq!(app.view.lock_offset, 40 - rows.locks);
+    assert_eq!(app.view.locks.cursor, Some(39));
+    assert_eq!(app.view.locks.offset, 40 - rows.locks);
     assert_eq!(
         update(&mut app, key('L')),
         vec![IoRequest::LoadPreview(release_lock("res-039"))]
@@ -719,16 +719,16 @@ fn every_pane_scrolls_within_its_rows() {
     }
     update(&mut app, Event::Resize(80, 24));
     let len = app.log.len();
-    assert_eq!(app.view.log_top, len - rows.log, "newest last");
+    assert_eq!(app.view.log.top, len - rows.log, "newest last");
     update(&mut app, key('k'));
-    assert_eq!(app.view.log_top, len - rows.log - 1);
+    assert_eq!(app.view.log.top, len - rows.log - 1);
     for _ in 0..100 {
         update(&mut app, key('j'));
     }
-    assert_eq!(app.view.log_top, len - rows.log, "never past the end");
+    assert_eq!(app.view.log.top, len - rows.log, "never past the end");
     assert_eq!(app.selection.log_top, None, "back to following");
     update(&mut app, key('g'));
-    assert_eq!(app.view.log_top, 0);
+    assert_eq!(app.view.log.top, 0);
     // Detail: bounded by its text.
     update(&mut app, code(KeyCode::Tab));
     update(&mut app, code(KeyCode::Tab));
@@ -744,7 +744,7 @@ fn every_pane_scrolls_within_its_rows() {
     // Table: the offset keeps the selection on screen.
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.focus, Pane::Transactions);
-    assert_eq!(app.view.table_offset, 0);
+    assert_eq!(app.view.table.offset, 0);
 }
 
 #[test]
@@ -880,7 +880,10 @@ fn a_click_selects_an_account_or_a_lock_row() {
     assert_eq!(app.selection.lock.as_deref(), Some("res-001"));
     update(&mut app, click(areas.accounts.x + 3, areas.accounts.y + 2));
     assert_eq!(app.focus, Pane::Accounts);
-    assert_eq!(app.selection.account, Some(app.view.accounts[0].clone()));
+    assert_eq!(
+        app.selection.account,
+        Some(app.view.accounts.ids[0].clone())
+    );
     assert_eq!(
         app.selection.txn.as_deref(),
         Some("t-old"),
