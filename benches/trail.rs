@@ -175,7 +175,7 @@ async fn main() {
     let started = Instant::now();
     let i = Intervention::new(act, choices);
     let begun = intervene::start(&proto, i).await.unwrap();
-    let draft = begun.plan().draft(begun.intervention());
+    let draft = estx::protocol::intervene::draft(begun.plan(), begun.intervention());
     let done = begun.run(&proto).await;
     let run = started.elapsed().as_secs_f64();
     assert!(done.record_error.is_none(), "{:?}", done.record_error);

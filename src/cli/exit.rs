@@ -130,6 +130,7 @@ mod tests {
             label: crate::protocol::report::RELEASE_LOCK.into(),
             target: "locks/A".into(),
             result: crate::protocol::StepResult::Error("unreachable".into()),
+            receipt: None,
         });
         assert_eq!(of_report(&leaked), 5);
     }

@@ -351,6 +351,7 @@ impl App {
             return Vec::new();
         };
         self.view
+            .table
             .rows
             .iter()
             .filter_map(|&i| snap.transactions.get(i))

@@ -12,12 +12,14 @@
 //! force is left out and named, to be forced one by one.
 
 use super::app::{App, Dialog, LogLevel};
-use super::event::{BulkReread, Expected, IoRequest, LeftIds, OnMarks, Run, BULK_CONCURRENCY};
+use super::event::{
+    BulkReread, Expected, IoRequest, LeftIds, Marked, OnMarks, Run, BULK_CONCURRENCY,
+};
 use super::keymap::Op;
 use super::layers::dialog::{Bulk, BulkPlan, Pending};
 use super::load::Load;
 use super::progress::BulkProgress;
-use crate::protocol::intervene::{AnyAct, Documents, Plan, Would};
+use crate::protocol::intervene::{AnyAct, ItemPlan, Would};
 use crate::protocol::trail::ActOutcome;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -66,7 +68,7 @@ pub fn clear_marks(app: &mut App) {
 /// asks for a re-read; marks it does not show are left out and named.
 /// With no marked row shown, says so and opens nothing.
 pub fn open(app: &mut App, on: OnMarks) -> Vec<IoRequest> {
-    let marks = app.view.marks.clone();
+    let marks = app.view.table.marks.clone();
     if marks.shown.is_empty() {
         app.push_log(
             LogLevel::Error,
@@ -105,11 +107,11 @@ pub fn reread(b: &mut Bulk, plan: BulkReread) {
     b.plan = b.preview.value().map(|p| plan_of(b.on, p));
 }
 
-/// What the bulk dialog would do, from the bulk act's plan `p`: its
-/// [`Plan::verdicts`] (what `--dry-run` counts, the same refusals), each
+/// What the bulk dialog would do, from the marks' plan `p`: its
+/// [`Marked::verdicts`] (what `--dry-run` counts, the same refusals), each
 /// run carrying what its transaction was re-read as. Bulk runs never force:
 /// a refused transaction is left out, to be forced one by one.
-pub fn plan_of(on: OnMarks, p: &Plan) -> BulkPlan {
+pub fn plan_of(on: OnMarks, p: &Marked) -> BulkPlan {
     let v = p.verdicts();
     let mut left_out: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (kind, ids) in v.refused {
@@ -121,12 +123,10 @@ pub fn plan_of(on: OnMarks, p: &Plan) -> BulkPlan {
     for l in v.left_out {
         left_out.entry(l.why).or_default().push(l.txn);
     }
-    let runs = p
-        .items
-        .iter()
-        .filter(|item| item.would() == Would::Run)
-        .filter_map(|item| run_of(on, item))
-        .collect();
+    let runs = match p {
+        Marked::Bulk(plan) => runs_of(on, &plan.items),
+        Marked::LocksOf { items, .. } => runs_of(on, items),
+    };
     BulkPlan {
         runs,
         left_out,
@@ -135,23 +135,22 @@ pub fn plan_of(on: OnMarks, p: &Plan) -> BulkPlan {
     }
 }
 
-/// The unforced run of one transaction's plan, carrying what it was
-/// re-read as.
-fn run_of(on: OnMarks, item: &Plan) -> Option<Run> {
-    let Some(Documents::Procedure(_, det) | Documents::LocksOf(det)) = &item.documents else {
-        return None;
+/// The unforced runs of the transactions whose plans would run, each
+/// carrying what it was re-read as.
+fn runs_of<I: ItemPlan>(on: OnMarks, items: &[I]) -> Vec<Run> {
+    let run = |item: &I| {
+        let txn = &item.detail().txn;
+        let expected = Expected {
+            state: txn.state.clone(),
+            modified: txn.modification_time,
+        };
+        Run::new(on.item(txn.id.clone()), false, None, None, expected)
     };
-    let expected = Expected {
-        state: det.txn.state.clone(),
-        modified: det.txn.modification_time,
-    };
-    Some(Run::new(
-        on.item(det.txn.id.clone()),
-        false,
-        None,
-        None,
-        expected,
-    ))
+    items
+        .iter()
+        .filter(|item| item.would() == Would::Run)
+        .map(run)
+        .collect()
 }
 
 /// Enter in the bulk dialog's reason field: starts the run (the reason is

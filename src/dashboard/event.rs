@@ -7,8 +7,8 @@ use crate::protocol::audit::pace::AuditCost;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::intervene::{
-    Act, ActRefusal, AnyAct, BulkAct, Choices, Intervention, Plan, Recover, ReleaseLocksOf,
-    Rollback, Runner, Selection, Subject,
+    Act, ActRefusal, AnyAct, AnyPlan, BulkAct, Choices, Intervention, LeftOut, LocksOfPlan,
+    Recover, ReleaseLocksOf, Rollback, Runner, Selection, SelectionPlan, Subject, Verdicts,
 };
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
@@ -120,10 +120,37 @@ pub const MARKS: &str = "the dashboard's marks";
 /// Most items a bulk run works on at once.
 pub const BULK_CONCURRENCY: usize = 4;
 
-/// The marked transactions previewed for a bulk dialog: the one bulk act's
-/// plan ([`OnMarks::bulk_intervention`] previewed: [`Plan::items`], each
-/// transaction's own plan), or why nothing can run (e.g. no audit index).
-pub type BulkReread = Result<Plan, NoPlan>;
+/// The marked transactions previewed for a bulk dialog ([`Marked`]), or
+/// why nothing can run (e.g. no audit index).
+pub type BulkReread = Result<Marked, NoPlan>;
+
+/// The marked transactions previewed for a bulk dialog, by what runs on
+/// them: each transaction's own plan on its documents.
+#[derive(Debug, Clone)]
+pub enum Marked {
+    /// A rollback or recovery of the marks: the one bulk act's plan
+    /// ([`OnMarks::bulk_intervention`] previewed: each transaction's own
+    /// plan in [`SelectionPlan::items`]).
+    Bulk(SelectionPlan),
+    /// The release of each marked transaction's locks, each its own act:
+    /// their plans, and the marks that could not be previewed.
+    LocksOf {
+        /// Each one's plan, in mark order.
+        items: Vec<LocksOfPlan>,
+        /// The marks left out, with why.
+        left_out: Vec<LeftOut>,
+    },
+}
+
+impl Marked {
+    /// What each would do, counted (what `--dry-run` counts too).
+    pub fn verdicts(&self) -> Verdicts {
+        match self {
+            Marked::Bulk(plan) => plan.verdicts(),
+            Marked::LocksOf { items, left_out } => Verdicts::of(items, left_out, &[]),
+        }
+    }
+}
 
 /// Why an act could not be previewed for its dialog: nothing will run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,7 +299,7 @@ pub enum Event {
         /// Its plan with the documents it was judged on
         /// ([`crate::protocol::intervene::Intervention::preview`]), or why
         /// there is none.
-        plan: Result<Plan, NoPlan>,
+        plan: Result<AnyPlan, NoPlan>,
     },
     /// A transaction that is not in the snapshot was read by id (it left the
     /// in-flight list, or the operator looked it up).

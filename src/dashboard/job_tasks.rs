@@ -66,7 +66,7 @@ pub fn spawn_resume(
                 return;
             }
         };
-        let total = started.plan().transactions.len();
+        let total = started.plan().selected.transactions.len();
         let _ = events.send(Event::JobResumed {
             run: job.run.clone(),
             total,

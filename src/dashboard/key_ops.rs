@@ -5,13 +5,14 @@
 //! polling and export, the acts and marks. Called by
 //! [`super::update::update`].
 
-use super::app::{next_state_filter, App, LogLevel, Pane};
+use super::app::{App, LogLevel, Pane};
 use super::confirm::{open_bulk_dialog, open_dialog, open_lock_dialog};
 use super::event::{IoRequest, OnMarks};
 use super::keymap::Op;
 use super::layers::audit::Audit;
 use super::layers::filter::FilterEdit;
 use super::layers::{self, Context, Effect, Outcome, Overlay, OverlayKind};
+use super::panes;
 use super::selection::navigation::{cycle_focus, move_selection};
 use crate::protocol::intervene::{Recover, ReleaseLocksOf, Rollback};
 use crate::protocol::Procedure;
@@ -227,6 +228,9 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
 
 /// Moving, filtering and sorting: what the screen shows, no I/O.
 fn on_view_op(app: &mut App, op: Op) {
+    if panes::transactions::on_query_op(app, op) {
+        return;
+    }
     match op {
         Op::NextPane => cycle_focus(app, 1),
         Op::PrevPane => cycle_focus(app, -1),
@@ -235,48 +239,19 @@ fn on_view_op(app: &mut App, op: Op) {
         Op::PageDown => move_selection(app, 10),
         Op::PageUp => move_selection(app, -10),
         Op::Top => move_selection(app, isize::MIN / 2),
-        Op::Bottom if app.focus == Pane::Log => app.selection.log_top = None,
+        Op::Bottom if app.focus == Pane::Log => panes::log::follow(app),
         Op::Bottom => move_selection(app, isize::MAX / 2),
-        Op::Filter => {
-            app.query.before_drill = None;
-            app.overlays.open(Overlay::Filter);
-            app.focus = Pane::Transactions;
-        }
-        Op::CycleState => {
-            app.query.state = next_state_filter(app.query.state.as_ref());
-            super::selection::follow::keep_selection_visible(app);
-        }
-        Op::StuckOnly => {
-            app.query.stuck_only = !app.query.stuck_only;
-            super::selection::follow::keep_selection_visible(app);
-        }
-        Op::OldOnly => {
-            app.query.old_only = !app.query.old_only;
-            super::selection::follow::keep_selection_visible(app);
-        }
-        Op::NextPage | Op::PrevPage => super::selection::follow::turn_page(app, op == Op::NextPage),
-        Op::Sort => app.cycle_sort(),
-        Op::Reverse => app.query.sort_desc = !app.query.sort_desc,
         _ => {}
     }
 }
 
 /// Enter: the table opens the detail, an account drills into it, a lock
-/// opens its owner transaction.
+/// opens its owner transaction (each pane's own `open`).
 fn open_focused(app: &mut App) {
     match app.focus {
         Pane::Transactions => app.focus = Pane::Detail,
-        Pane::Accounts => super::drill::open(app),
-        Pane::Locks => {
-            let owner = app.lock_at_cursor().and_then(|l| l.info.owner.clone());
-            if let Some(owner) = owner {
-                // Opened explicitly from its lock: the detail names it
-                // as the target of R/F/L, as a look-up with # does.
-                app.select(owner.clone());
-                app.selection.pinned = Some(owner);
-                app.focus = Pane::Detail;
-            }
-        }
+        Pane::Accounts => panes::account_detail::open(app),
+        Pane::Locks => panes::locks::open(app),
         _ => {}
     }
 }
@@ -287,13 +262,13 @@ fn open_focused(app: &mut App) {
 fn back(app: &mut App) {
     if app.focus == Pane::Detail {
         app.focus = if app.selection.drill.take().is_some() {
-            super::drill::restore_filter(app);
+            panes::account_detail::restore_filter(app);
             Pane::Accounts
         } else {
             Pane::Transactions
         };
     } else if app.query.before_drill.is_some() {
-        super::drill::restore_filter(app);
+        panes::account_detail::restore_filter(app);
     } else if app.query.text.is_empty() {
         app.query.group = None;
     } else {

@@ -257,6 +257,22 @@ pub fn wrapped_rows(lines: &[Line], width: usize) -> usize {
         .sum()
 }
 
+/// The offset that keeps `cursor` on screen, moving as little as possible
+/// from `offset`, and never scrolled past the end (a pane `height` rows
+/// tall over `len` rows).
+pub fn keep_visible(offset: usize, cursor: Option<usize>, len: usize, height: usize) -> usize {
+    let height = height.max(1);
+    let mut off = offset.min(len.saturating_sub(height));
+    if let Some(c) = cursor {
+        if c < off {
+            off = c;
+        } else if c >= off + height {
+            off = c + 1 - height;
+        }
+    }
+    off
+}
+
 /// The first of the rows (of `heights` lines each) to show so that the
 /// row `cursor` fits in `room` lines, scrolled as little as possible.
 pub fn first_shown(heights: &[usize], cursor: usize, room: usize) -> usize {
@@ -281,4 +297,17 @@ pub fn fitting(heights: &[usize], room: usize) -> usize {
         n += 1;
     }
     n.max(heights.len().min(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keep_visible;
+
+    #[test]
+    fn offsets_follow_the_cursor_and_stop_at_the_end() {
+        assert_eq!(keep_visible(0, Some(12), 20, 5), 8);
+        assert_eq!(keep_visible(8, Some(3), 20, 5), 3);
+        assert_eq!(keep_visible(30, None, 20, 5), 15);
+        assert_eq!(keep_visible(3, None, 2, 5), 0);
+    }
 }

@@ -25,22 +25,22 @@ pub fn click(app: &mut App, column: u16, row: u16) {
     let (area, offset, len, per_row, header) = match pane {
         Pane::Transactions => (
             areas.transactions,
-            app.view.table_offset,
-            app.view.rows.len(),
+            app.view.table.offset,
+            app.view.table.rows.len(),
             1,
             1,
         ),
         Pane::Accounts => (
             areas.accounts,
-            app.view.account_offset,
-            app.view.accounts.len(),
+            app.view.accounts.offset,
+            app.view.accounts.ids.len(),
             1,
             1,
         ),
         Pane::Locks if layout::locks_one_line(areas.locks) => {
-            (areas.locks, app.view.lock_offset, locks, 1, 1)
+            (areas.locks, app.view.locks.offset, locks, 1, 1)
         }
-        Pane::Locks => (areas.locks, app.view.lock_offset, locks, 2, 0),
+        Pane::Locks => (areas.locks, app.view.locks.offset, locks, 2, 0),
         _ => return,
     };
     let first = area.y + 1 + header;
@@ -54,14 +54,8 @@ pub fn click(app: &mut App, column: u16, row: u16) {
     }
     match pane {
         Pane::Transactions => app.select_index(index),
-        Pane::Accounts => app.selection.account = app.view.accounts.get(index).cloned(),
-        _ => {
-            app.selection.lock = app
-                .snapshot
-                .as_ref()
-                .and_then(|s| s.locks.get(index))
-                .map(|l| l.info.resource.clone())
-        }
+        Pane::Accounts => super::panes::accounts::select(app, index),
+        _ => super::panes::locks::select(app, index),
     }
 }
 

@@ -3,7 +3,7 @@
 //! finished first; anything else is refused at once in the protocol's own
 //! words), what a confirmed run must still find, and which reported steps
 //! are the reversal's. What its dialog previews is the protocol's plan of
-//! the reversal ([`crate::protocol::intervene::Plan::on_reversal`]).
+//! the reversal ([`crate::protocol::intervene::JudgedReversal::on_reversal`]).
 
 use super::app::{App, LogLevel};
 use super::event::IoRequest;

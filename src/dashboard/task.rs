@@ -21,13 +21,15 @@
 //! longer what the dialog showed.
 
 use super::event::{
-    ActionOutcome, BulkReread, Event, Expected, IoRequest, NoPlan, OnMarks, Run, BULK_CONCURRENCY,
+    ActionOutcome, BulkReread, Event, Expected, IoRequest, Marked, NoPlan, OnMarks, Run,
+    BULK_CONCURRENCY,
 };
 use super::job_tasks::{run_reporting, RunEnded};
 use super::poller::PollControl;
 use crate::error::Error;
 use crate::protocol::intervene::{
-    self, Act, AnyAct, Choices, Intervention, LeftOut, Plan, Selected, Stop, Subject,
+    self, Act, AnyAct, AnyPlan, Choices, Intervention, LeftOut, LocksOfActPlan, LocksOfPlan,
+    Planned, Previewed, ReleaseLocksOf, Stop, Subject,
 };
 use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
@@ -154,30 +156,52 @@ pub fn spawn_preview(proto: Protocol, act: AnyAct, events: UnboundedSender<Event
     });
 }
 
-async fn preview(proto: &Protocol, act: &AnyAct) -> Result<Plan, NoPlan> {
+async fn preview(proto: &Protocol, act: &AnyAct) -> Result<AnyPlan, NoPlan> {
     open_trail(proto).await?;
     preview_act(proto, act).await
 }
 
 /// The preview of `act` (the audit trail already checked); a subject it
 /// could not read is an error, in the refusal's words.
-async fn preview_act(proto: &Protocol, act: &AnyAct) -> Result<Plan, NoPlan> {
+async fn preview_act(proto: &Protocol, act: &AnyAct) -> Result<AnyPlan, NoPlan> {
     let i = Intervention::new(act.clone(), Choices::new(Interface::Dashboard, None));
     let plan = unrefused(i.preview(proto).await.map_err(NoPlan::Failed)?)?;
-    match (&plan.documents, &plan.refusal) {
-        (None, Some(r)) => Err(NoPlan::Refused(r.clone())),
-        (None, None) => Err(NoPlan::Unreadable(act.subject().to_string())),
-        _ => Ok(plan),
+    match plan.judged() {
+        Some(_) => Ok(plan),
+        None => Err(unjudged(&plan, act)),
     }
 }
 
-/// `plan`, unless the run would be refused before its first write
-/// whatever the documents ([`Plan::writes_refused`]): then that refusal,
-/// in the run's words, and nothing to confirm.
-fn unrefused(plan: Plan) -> Result<Plan, NoPlan> {
-    match plan.writes_refused {
+/// Why a plan judged on nothing cannot be confirmed: its refusal (the
+/// subject does not exist), else its subject could not be read.
+fn unjudged(plan: &impl Planned, act: &impl Act) -> NoPlan {
+    match plan.refusal() {
+        Some(r) => NoPlan::Refused(r),
+        None => NoPlan::Unreadable(act.subject().to_string()),
+    }
+}
+
+/// The release of transaction `id`'s locks previewed on its documents
+/// (the audit trail already checked), as a marked set's item runs it.
+async fn preview_locks_of(proto: &Protocol, id: String) -> Result<LocksOfPlan, NoPlan> {
+    let act = ReleaseLocksOf {
+        txn: id,
+        allow_partial: true,
+    };
+    let i = Intervention::new(act, Choices::new(Interface::Dashboard, None));
+    match unrefused(i.preview(proto).await.map_err(NoPlan::Failed)?)? {
+        LocksOfActPlan::Judged(plan) => Ok(plan),
+        plan => Err(unjudged(&plan, &i.act)),
+    }
+}
+
+/// The previewed plan, unless the run would be refused before its first
+/// write whatever the documents ([`Previewed::writes_refused`]): then that
+/// refusal, in the run's words, and nothing to confirm.
+fn unrefused<P>(preview: Previewed<P>) -> Result<P, NoPlan> {
+    match preview.writes_refused {
         Some(e) => Err(NoPlan::Failed(e)),
-        None => Ok(plan),
+        None => Ok(preview.plan),
     }
 }
 
@@ -274,11 +298,11 @@ async fn open_trail(proto: &Protocol) -> Result<(), NoPlan> {
     }
 }
 
-/// Runs a confirmed act through [`intervene::run`] (which records it):
+/// Runs a confirmed act through [`Intervention::run_any`] (which records it):
 /// its sentence for the log (with the audit record), and whether it did
 /// what was asked and was recorded.
 async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
-    match intervene::run(proto, run.intervention.clone()).await {
+    match run.intervention.clone().run_any(proto).await {
         Ok(done) => (done.to_string(), done.ok() && done.record_error.is_none()),
         Err(n) => (format!("not run: {n}"), false),
     }
@@ -307,10 +331,11 @@ pub async fn bulk_preview(proto: &Protocol, on: OnMarks, ids: Vec<String>) -> Bu
     open_trail(proto).await?;
     let choices = Choices::new(Interface::Dashboard, None);
     if let Some(act) = on.bulk_intervention(ids.clone(), choices) {
-        return unrefused(act.preview(proto).await.map_err(NoPlan::Failed)?);
+        let plan = unrefused(act.preview(proto).await.map_err(NoPlan::Failed)?)?;
+        return Ok(Marked::Bulk(plan));
     }
     let previews: Vec<_> = futures::stream::iter(ids)
-        .map(|id| async move { (id.clone(), preview_act(proto, &on.item(id)).await) })
+        .map(|id| async move { (id.clone(), preview_locks_of(proto, id).await) })
         .buffered(BULK_CONCURRENCY)
         .collect()
         .await;
@@ -325,15 +350,7 @@ pub async fn bulk_preview(proto: &Protocol, on: OnMarks, ids: Vec<String>) -> Bu
             }),
         }
     }
-    Ok(Plan {
-        transactions: items.iter().flat_map(|p| p.transactions.clone()).collect(),
-        items,
-        selected: Some(Selected {
-            transactions: Vec::new(),
-            left_out,
-        }),
-        ..Plan::default()
-    })
+    Ok(Marked::LocksOf { items, left_out })
 }
 
 /// Runs the confirmed items, reporting each step and each item's outcome;
@@ -418,7 +435,7 @@ async fn each_its_own(
             }
             let (summary, outcome) = match changed_since_dialog(proto, &run).await {
                 Some(why) => (why, ActOutcome::Refused),
-                None => match intervene::run(proto, run.intervention.clone()).await {
+                None => match run.intervention.clone().run_any(proto).await {
                     Ok(done) => (done.to_string(), item_outcome(&done)),
                     Err(n) => (format!("not run: {n}"), ActOutcome::Refused),
                 },

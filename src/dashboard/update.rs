@@ -30,7 +30,9 @@ pub fn update(app: &mut App, event: Event) -> Vec<IoRequest> {
     if !app.overlays.is_open(OverlayKind::Filter) {
         sync_listing(app, &mut cmds);
     }
-    if !tick {
+    if tick {
+        app.refresh_detail_rows();
+    } else {
         app.refresh_view();
     }
     if let Some(id) = app.take_lookup() {

@@ -126,6 +126,22 @@ pub enum Effect {
     Recorded,
 }
 
+impl Effect {
+    /// Whether this write changed an account's balance (an apply or an
+    /// undo: what a [`Receipt`](super::receipt::Receipt) is kept for).
+    pub fn moves_balance(&self) -> bool {
+        matches!(self, Effect::Applied { .. } | Effect::Undone { .. })
+    }
+
+    /// The balance change of an apply or undo.
+    pub fn delta(&self) -> Option<i64> {
+        match self {
+            Effect::Applied { delta } | Effect::Undone { delta } => Some(*delta),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Effect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -64,6 +64,19 @@ pub struct Executed {
     pub after: Map<String, Value>,
     /// Requests made (reads and writes), for reports and benchmarks.
     pub requests: u32,
+    /// Where the write landed (`None` for a no-op): what a balance step's
+    /// receipt ([`Receipt`](super::receipt::Receipt)) says of versions.
+    pub landing: Option<Landing>,
+}
+
+/// The versions of a write this call made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Landing {
+    /// The `(_seq_no, _primary_term)` it was conditional on.
+    pub on: (i64, i64),
+    /// The version it landed at, from its answer; `None` when the answer
+    /// was lost and the write was recognised on a re-read.
+    pub at: Option<(i64, i64)>,
 }
 
 /// Called with the account id after a successful claim, right before the
@@ -255,6 +268,7 @@ impl Executor {
                         outcome: StepOutcome::Updated(effect),
                         after: doc.source,
                         requests: tries.requests,
+                        landing: Some(Landing { on: at, at: None }),
                     });
                 }
             }
@@ -275,11 +289,18 @@ impl Executor {
             }
             tries.requests += 1;
             match self.put(index, id, &changes, &doc).await {
-                Ok(WriteOutcome::Written { .. }) => {
+                Ok(WriteOutcome::Written {
+                    seq_no,
+                    primary_term,
+                }) => {
                     return Ok(Executed {
                         outcome: StepOutcome::Updated(effect),
                         after: changes.apply_to(&doc.source),
                         requests: tries.requests,
+                        landing: Some(Landing {
+                            on: at(&doc),
+                            at: Some((seq_no, primary_term)),
+                        }),
                     })
                 }
                 Ok(WriteOutcome::Conflict) => self.conflicted(index, id, &mut tries).await?,
@@ -465,6 +486,7 @@ fn noop(source: Map<String, Value>, reason: NoopReason, tries: &Tries) -> Execut
         outcome: StepOutcome::Noop(reason),
         after: source,
         requests: tries.requests,
+        landing: None,
     }
 }
 

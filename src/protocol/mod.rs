@@ -19,6 +19,7 @@
 //! - [`reverse`]: the compensating transfer of a finished one.
 //! - [`read`]: the one read side: discovery of the real mappings, every
 //!   query, the poll's read model, partial results, the write check.
+//! - [`receipt`]: what one balance write did (before, after, versions).
 //! - [`trail`]: the operator audit trail (records, their pages, history).
 //! - [`intervene`]: each operator act defined once: plan, run, record (it
 //!   writes the trail; the trail knows nothing of acts).
@@ -43,6 +44,7 @@ mod preflight;
 pub mod problem;
 pub mod procedures;
 pub mod read;
+pub mod receipt;
 pub mod report;
 pub mod reverse;
 pub mod rows;

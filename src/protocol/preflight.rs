@@ -52,7 +52,7 @@ impl Protocol {
     }
 
     /// What the run's own pre-flights would refuse, asked writing nothing,
-    /// for a preview ([`crate::protocol::intervene::Plan::writes_refused`]):
+    /// for a preview ([`crate::protocol::intervene::Previewed::writes_refused`]):
     /// with `documents` (an act that updates transactions and accounts),
     /// the write check of the mappings, blocks and source
     /// ([`Protocol::check_writable`]) and the partial-update question on

@@ -4,12 +4,13 @@
 //! through the executor, reporting each step as it ends.
 
 use super::create::NewTransfer;
-use super::decide::Fencing;
+use super::decide::{Decision, Fencing};
 use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
 use super::locks::acquire::lock_for_transfer;
 use super::locks::release::{release_leftover_locks, release_transfer_locks};
 use super::problem::{Problem, Problems};
 use super::read::rules::recovery_refusal;
+use super::receipt::Receipt;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, ProcedureRefusal, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
@@ -338,15 +339,22 @@ impl Protocol {
         step: Step,
         report: &mut ProcedureReport,
     ) -> Option<StepOutcome> {
-        let ran = self.run_step(t, step).await;
-        let result = match &ran {
-            Ok(ex) => StepResult::from(&ex.outcome),
-            Err(e) => StepResult::Error(e.to_string()),
+        let ran = self.run_step_receipted(t, step).await;
+        let (result, receipt) = match &ran {
+            Ok((ex, receipt)) => (StepResult::from(&ex.outcome), *receipt),
+            Err(e) => (StepResult::Error(e.to_string()), None),
         };
-        let target = self.target_of(t, step);
-        self.record(report, t, Some(step), step.label(), target, result);
+        let r = StepReport {
+            txn: t.id.clone(),
+            step: Some(step),
+            label: step.label().to_string(),
+            target: self.target_of(t, step),
+            result,
+            receipt,
+        };
+        self.record_step(report, r);
         match ran {
-            Ok(ex) => Some(ex.outcome),
+            Ok((ex, _)) => Some(ex.outcome),
             Err(e) => {
                 report.verdict = Verdict::Failed(e);
                 None
@@ -433,6 +441,16 @@ impl Protocol {
 
     /// Executes one step of `t` through the OCC executor.
     pub async fn run_step(&self, t: &Transfer, step: Step) -> Result<Executed> {
+        Ok(self.run_step_receipted(t, step).await?.0)
+    }
+
+    /// [`Protocol::run_step`], with the receipt of the balance write it
+    /// made (an apply or undo that changed the balance).
+    async fn run_step_receipted(
+        &self,
+        t: &Transfer,
+        step: Step,
+    ) -> Result<(Executed, Option<Receipt>)> {
         if let Some((from, to)) = step.transition() {
             let stamp = self
                 .time_fields()
@@ -440,7 +458,7 @@ impl Protocol {
                 .modification
                 .stamp(self.now().await);
             let id = t.id.clone();
-            return self
+            let ex = self
                 .exec
                 .run(
                     "transaction",
@@ -448,7 +466,8 @@ impl Protocol {
                     &t.id,
                     |src| steps::transition_doc(&id, src, &from, &to, &stamp),
                 )
-                .await;
+                .await?;
+            return Ok((ex, None));
         }
         let on_source = step.on_source().ok_or_else(|| {
             Error::Invalid(format!("{step} is neither a state nor an account step"))
@@ -461,15 +480,36 @@ impl Protocol {
             id: &t.id,
             decide: steps::claim_doc,
         });
-        self.exec
+        // The balances of the last decision: the one the write that
+        // landed was decided on (a write recognised after a lost answer
+        // was decided last, before its re-read).
+        let mut balances = None;
+        let ex = self
+            .exec
             .run_claimed(
                 "account",
                 &self.config.indices.accounts,
                 acct,
                 claim,
-                |src| steps::account_doc(acct, src, |a| steps::account_step(step, t, a, fencing)),
+                |src| {
+                    steps::account_doc(acct, src, |a| {
+                        let d = steps::account_step(step, t, a, fencing);
+                        balances = match &d {
+                            Ok(Decision::Write(next, _)) => Some((a.balance, next.balance)),
+                            _ => None,
+                        };
+                        d
+                    })
+                },
             )
-            .await
+            .await?;
+        let receipt = match (&ex.outcome, ex.landing, balances) {
+            (StepOutcome::Updated(e), Some(l), Some((before, after))) if e.moves_balance() => {
+                Some(Receipt::new(before, after, l.on, l.at))
+            }
+            _ => None,
+        };
+        Ok((ex, receipt))
     }
 
     pub(crate) fn record(
@@ -481,13 +521,21 @@ impl Protocol {
         target: String,
         result: StepResult,
     ) {
-        let r = StepReport {
-            txn: t.id.clone(),
-            step,
-            label: label.to_string(),
-            target,
-            result,
-        };
+        self.record_step(
+            report,
+            StepReport {
+                txn: t.id.clone(),
+                step,
+                label: label.to_string(),
+                target,
+                result,
+                receipt: None,
+            },
+        );
+    }
+
+    /// Tells the observer of `r` and adds it to `report`.
+    pub(crate) fn record_step(&self, report: &mut ProcedureReport, r: StepReport) {
         self.notify(&r);
         report.push(r);
     }

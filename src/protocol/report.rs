@@ -4,6 +4,7 @@
 
 use super::decide::{Effect, NoopReason};
 use super::executor::StepOutcome;
+use super::receipt::Receipt;
 use super::steps::{ProcedureRefusal, Step};
 use super::transaction::TxnState;
 use crate::error::Error;
@@ -43,6 +44,9 @@ pub struct StepReport {
     pub target: String,
     /// How it ended.
     pub result: StepResult,
+    /// What a balance write did to its account (an apply or undo that
+    /// changed the balance); `None` for every other step.
+    pub receipt: Option<Receipt>,
 }
 
 impl fmt::Display for StepReport {
@@ -217,6 +221,7 @@ mod tests {
             label: step.label().into(),
             target: "x/t".into(),
             result,
+            receipt: None,
         }
     }
 

@@ -258,6 +258,7 @@ fn a_part_number_another_run_of_the_job_took_is_skipped_not_fatal() {
         result: "updated".into(),
         detail: "state created -> pending".into(),
         wrote_state: Some("pending".into()),
+        receipt: None,
     };
     w.block(trail.finish_after(
         &id,

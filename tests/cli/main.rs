@@ -428,6 +428,7 @@ mod no_locks;
 mod packaging;
 mod procedures;
 mod profile;
+mod receipts;
 mod reverse;
 mod reverse_links;
 mod same_plan;

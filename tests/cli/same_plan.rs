@@ -227,8 +227,9 @@ fn show_lists_the_steps_the_dialog_confirms() {
             OnMarks::Procedure(procedure).item("t1".into()),
             Choices::new(Interface::Dashboard, None),
         );
-        let dialog = w.block(i.preview(&w.proto)).unwrap();
-        assert_eq!(listed, dialog.labels(), "{key}: {shown:#}");
+        let dialog = w.block(i.preview(&w.proto)).unwrap().plan;
+        let labels = estx::protocol::intervene::Planned::labels(&dialog);
+        assert_eq!(listed, labels, "{key}: {shown:#}");
         assert!(listed.iter().any(|l| l == "release lock A"), "{listed:?}");
     }
     w.run(&["show", "t1"])
@@ -242,7 +243,7 @@ fn show_lists_the_steps_the_dialog_confirms() {
 #[test]
 fn the_audit_repair_preview_names_its_balance_effect() {
     use estx::protocol::audit::RepairEffect;
-    use estx::protocol::intervene::{AuditRepair, Choices, Documents, Intervention};
+    use estx::protocol::intervene::{AuditRepair, Choices, Intervention};
     use estx::protocol::trail::Interface;
     use serde_json::json;
     let w = World::new();
@@ -264,9 +265,9 @@ fn the_audit_repair_preview_names_its_balance_effect() {
         allow_partial: false,
     };
     let i = Intervention::new(act, Choices::new(Interface::Dashboard, None));
-    let plan = w.block(i.preview(&w.proto)).unwrap();
-    assert_eq!(plan.balance_change, vec![("A".to_string(), 100)]);
-    let Some(Documents::Audit(report)) = &plan.documents else {
+    let plan = w.block(i.preview(&w.proto)).unwrap().plan;
+    assert_eq!(plan.balance_change(), vec![("A".to_string(), 100)]);
+    let Some(report) = &plan.report else {
         panic!("no audit: {plan:?}");
     };
     let words: Vec<String> = report

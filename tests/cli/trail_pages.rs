@@ -132,6 +132,14 @@ fn a_large_bulk_recovery_behind_nginx_leaves_a_complete_trail_in_small_documents
     let text = w.run(&["history", &last]);
     text.code(0).stdout_has("completed");
     assert!(!text.stdout.contains("UNFINISHED"), "{text}");
+
+    // Its receipts (issue 31): both applies of every transaction, each
+    // adding up, read back from the record and its parts.
+    let out = w.run(&["audit", "--receipts", "--json"]);
+    out.code(0);
+    let v = out.json();
+    assert_eq!(v["writes"], json!(2 * n), "{out}");
+    assert_eq!(v["verified"], json!(1), "{out}");
 }
 
 #[test]

@@ -106,7 +106,9 @@ fn release_one_lock_dialog_names_the_holder() {
         .unwrap()
         .clone();
     a.overlays.open_dialog(Dialog {
-        preview: Load::Loaded(estx::protocol::intervene::Plan::on_lock("bob", Some(live))),
+        preview: Load::Loaded(estx::protocol::intervene::AnyPlan::ReleaseLock(
+            estx::protocol::intervene::LockPlan::on_lock("bob", Some(live)),
+        )),
         confirm_focused: false,
         scroll: 0,
         reason: String::new(),
@@ -249,14 +251,10 @@ fn open_bulk(a: &mut estx::dashboard::app::App, procedure: estx::protocol::Proce
         .map(|id| {
             let d = detail(a, id);
             let refusal = unforced_refusal(a, &d);
-            estx::protocol::intervene::Plan::on_transaction(Some(procedure), d, refusal)
+            estx::protocol::intervene::TxnPlan::on_transaction(procedure, d, refusal)
         })
         .collect();
-    let plan = estx::protocol::intervene::Plan {
-        transactions: ids.iter().map(|s| s.to_string()).collect(),
-        items,
-        ..Default::default()
-    };
+    let plan = crate::fixtures::bulk_of(procedure, items);
     a.selection.marks = ids.iter().map(|s| s.to_string()).collect();
     a.selection.marks.insert("t-gone-9".into());
     let mut bulk = Bulk {
@@ -322,7 +320,7 @@ fn bulk_recover_dialog_names_the_debit_it_completes_and_the_locks() {
 fn audit_repair_dialog_names_its_balance_effect() {
     use estx::dashboard::app::Dialog;
     use estx::protocol::audit::{AuditReport, Finding, FindingKind, RepairEffect};
-    use estx::protocol::intervene::{Documents, Plan};
+    use estx::protocol::intervene::{AnyPlan, AuditPlan};
     use estx::protocol::transaction::TxnState;
     let mut a = app();
     let report = AuditReport {
@@ -343,11 +341,10 @@ fn audit_repair_dialog_names_its_balance_effect() {
         consistent_view: true,
         coverage: Default::default(),
     };
-    let plan = Plan {
-        balance_change: vec![("alice".into(), 90)],
-        documents: Some(Documents::Audit(Box::new(report))),
-        ..Plan::default()
-    };
+    let plan = AnyPlan::AuditRepair(AuditPlan {
+        account: Some("alice".into()),
+        report: Some(Box::new(report)),
+    });
     a.overlays.open_dialog(Dialog {
         preview: Load::Loaded(plan),
         confirm_focused: false,

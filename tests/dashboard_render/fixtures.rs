@@ -379,7 +379,7 @@ pub(crate) fn open_dialog(app: &mut App, act: fn(&str) -> AnyAct, id: &str, load
         true => Load::Loaded({
             let d = detail(app, id);
             let refusal = procedure.and_then(|_| unforced_refusal(app, &d));
-            estx::protocol::intervene::Plan::on_transaction(procedure, d, refusal)
+            plan_on(procedure, d, refusal)
         }),
     };
     app.overlays.open_dialog(Dialog {
@@ -431,4 +431,48 @@ pub(crate) fn job(
         profile: Some("prod-eu".into()),
         production: true,
     }
+}
+
+/// The plan a dialog receives for `procedure` on `d` (`None`: the release
+/// of its locks), as the protocol's preview makes it.
+pub(crate) fn plan_on(
+    procedure: Option<estx::protocol::Procedure>,
+    d: estx::protocol::views::TransactionDetail,
+    refusal: Option<estx::protocol::intervene::ActRefusal>,
+) -> estx::protocol::intervene::AnyPlan {
+    use estx::protocol::intervene::{AnyPlan, LocksOfActPlan, LocksOfPlan, ProcedurePlan, TxnPlan};
+    use estx::protocol::Procedure;
+    match procedure {
+        Some(p) => {
+            let plan = ProcedurePlan::Judged(Box::new(TxnPlan::on_transaction(p, d, refusal)));
+            match p {
+                Procedure::Rollback => AnyPlan::Rollback(plan),
+                Procedure::Recover => AnyPlan::Recover(plan),
+            }
+        }
+        None => AnyPlan::ReleaseLocksOf(LocksOfActPlan::Judged(LocksOfPlan {
+            detail: Box::new(d),
+        })),
+    }
+}
+
+/// The one bulk act's plan of `procedure` over `items` (each one's own
+/// plan on its documents), as a bulk dialog receives it.
+pub(crate) fn bulk_of(
+    procedure: estx::protocol::Procedure,
+    items: Vec<estx::protocol::intervene::TxnPlan>,
+) -> estx::dashboard::event::Marked {
+    use estx::protocol::intervene::{Selected, SelectionPlan};
+    estx::dashboard::event::Marked::Bulk(SelectionPlan {
+        procedure,
+        targets: vec![],
+        selected: Selected {
+            transactions: vec![],
+            left_out: vec![],
+        },
+        sweeps: false,
+        items,
+        sweep: vec![],
+        locks_absent: false,
+    })
 }

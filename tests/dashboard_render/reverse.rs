@@ -7,7 +7,7 @@ use crate::drawing::{assert_danger_dialog, draw, find, screen};
 use crate::fixtures::{app, detail, now, select, txn};
 use estx::dashboard::app::{App, Dialog};
 use estx::dashboard::load::Load;
-use estx::protocol::intervene::Plan;
+use estx::protocol::intervene::{AnyPlan, JudgedReversal, ReversalPlan};
 use estx::protocol::transaction::Transaction;
 use serde_json::json;
 
@@ -30,12 +30,12 @@ fn open_reverse(
 ) {
     select(a, id);
     // The protocol's plan of the reversal on the re-read documents.
-    let mut plan = Plan::on_reversal(detail(a, id), existing, true, None, now());
+    let mut plan = JudgedReversal::on_reversal(detail(a, id), existing, true, None, now());
     if refusal.is_some() {
         plan.refusal = refusal;
     }
     a.overlays.open_dialog(Dialog {
-        preview: Load::Loaded(plan),
+        preview: Load::Loaded(AnyPlan::Reverse(ReversalPlan::Judged(Box::new(plan)))),
         ..Dialog::new(estx::protocol::intervene::Reverse {
             txn: id.into(),
             finish_committed: true,

@@ -53,7 +53,7 @@ fn each_pane_focused() {
             select(&mut a, "t-term-1");
         }
         if pane == Pane::Accounts {
-            a.selection.account = Some(a.view.accounts[2].clone());
+            a.selection.account = Some(a.view.accounts.ids[2].clone());
         }
         if pane == Pane::Log {
             a.selection.log_top = Some(1);

@@ -15,15 +15,11 @@ fn space() -> Event {
 /// committed (refused for a rollback), `t-new` created a minute ago
 /// (refused unforced: left out, to be forced one by one).
 pub(crate) fn bulk_loaded(app: &mut App, on: OnMarks) {
+    let OnMarks::Procedure(procedure) = on else {
+        panic!("L's items are each their own act")
+    };
     let checked = |t: Transaction, refusal: Option<estx::protocol::intervene::ActRefusal>| {
-        let OnMarks::Procedure(procedure) = on else {
-            panic!("L's items are each their own act")
-        };
-        estx::protocol::intervene::Plan::on_transaction(
-            Some(procedure),
-            detail_of(t, vec![]),
-            refusal,
-        )
+        estx::protocol::intervene::TxnPlan::on_transaction(procedure, detail_of(t, vec![]), refusal)
     };
     let recent = estx::protocol::intervene::ActRefusal::Procedure(
         estx::protocol::ProcedureRefusal::Recent {
@@ -40,11 +36,7 @@ pub(crate) fn bulk_loaded(app: &mut App, on: OnMarks) {
         app,
         Event::BulkPreview {
             on,
-            plan: Ok(estx::protocol::intervene::Plan {
-                transactions: ["t-mid", "t-new", "t-old"].map(String::from).to_vec(),
-                items,
-                ..Default::default()
-            }),
+            plan: Ok(crate::bulk_of(procedure, items)),
         },
     );
 }

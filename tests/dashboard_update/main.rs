@@ -234,7 +234,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         &mut app,
         Event::Preview {
             act: recover("t-old"),
-            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
+            plan: Ok(plan_on(
                 Some(estx::protocol::Procedure::Recover),
                 detail,
                 None,
@@ -416,11 +416,7 @@ fn loaded(
         app,
         Event::Preview {
             act,
-            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
-                Some(procedure),
-                detail_of(t, vec![]),
-                refusal,
-            )),
+            plan: Ok(plan_on(Some(procedure), detail_of(t, vec![]), refusal)),
         },
     );
 }
@@ -641,6 +637,7 @@ fn the_log_says_whether_the_run_matched_the_preview() {
             } else {
                 StepResult::Noop(estx::protocol::decide::NoopReason::LockNotHeld)
             },
+            receipt: None,
         })
     };
     let first = planned[0].rsplit_once(": ").unwrap();
@@ -696,19 +693,19 @@ fn every_pane_scrolls_within_its_rows() {
     for _ in 0..100 {
         update(&mut app, key('j'));
     }
-    let n = app.view.accounts.len();
-    assert_eq!(app.view.account_cursor, Some(n - 1));
-    assert_eq!(app.view.account_offset, n - rows.accounts);
+    let n = app.view.accounts.ids.len();
+    assert_eq!(app.view.accounts.cursor, Some(n - 1));
+    assert_eq!(app.view.accounts.offset, n - rows.accounts);
     update(&mut app, key('g'));
     assert_eq!(
-        (app.view.account_cursor, app.view.account_offset),
+        (app.view.accounts.cursor, app.view.accounts.offset),
         (Some(0), 0)
     );
     // Locks: same, and L releases the lock under the cursor.
     update(&mut app, code(KeyCode::Tab));
     update(&mut app, code(KeyCode::End));
-    assert_eq!(app.view.lock_cursor, Some(39));
-    assert_eq!(app.view.lock_offset, 40 - rows.locks);
+    assert_eq!(app.view.locks.cursor, Some(39));
+    assert_eq!(app.view.locks.offset, 40 - rows.locks);
     assert_eq!(
         update(&mut app, key('L')),
         vec![IoRequest::LoadPreview(release_lock("res-039"))]
@@ -722,16 +719,16 @@ fn every_pane_scrolls_within_its_rows() {
     }
     update(&mut app, Event::Resize(80, 24));
     let len = app.log.len();
-    assert_eq!(app.view.log_top, len - rows.log, "newest last");
+    assert_eq!(app.view.log.top, len - rows.log, "newest last");
     update(&mut app, key('k'));
-    assert_eq!(app.view.log_top, len - rows.log - 1);
+    assert_eq!(app.view.log.top, len - rows.log - 1);
     for _ in 0..100 {
         update(&mut app, key('j'));
     }
-    assert_eq!(app.view.log_top, len - rows.log, "never past the end");
+    assert_eq!(app.view.log.top, len - rows.log, "never past the end");
     assert_eq!(app.selection.log_top, None, "back to following");
     update(&mut app, key('g'));
-    assert_eq!(app.view.log_top, 0);
+    assert_eq!(app.view.log.top, 0);
     // Detail: bounded by its text.
     update(&mut app, code(KeyCode::Tab));
     update(&mut app, code(KeyCode::Tab));
@@ -747,7 +744,7 @@ fn every_pane_scrolls_within_its_rows() {
     // Table: the offset keeps the selection on screen.
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.focus, Pane::Transactions);
-    assert_eq!(app.view.table_offset, 0);
+    assert_eq!(app.view.table.offset, 0);
 }
 
 #[test]
@@ -883,7 +880,10 @@ fn a_click_selects_an_account_or_a_lock_row() {
     assert_eq!(app.selection.lock.as_deref(), Some("res-001"));
     update(&mut app, click(areas.accounts.x + 3, areas.accounts.y + 2));
     assert_eq!(app.focus, Pane::Accounts);
-    assert_eq!(app.selection.account, Some(app.view.accounts[0].clone()));
+    assert_eq!(
+        app.selection.account,
+        Some(app.view.accounts.ids[0].clone())
+    );
     assert_eq!(
         app.selection.txn.as_deref(),
         Some("t-old"),
@@ -934,6 +934,50 @@ fn the_detail_asks_for_the_selections_interventions_one_read_at_a_time() {
         vec![IoRequest::LoadHistory("t-mid".into())],
         "read again after HISTORY_EVERY"
     );
+}
+
+/// The plan a dialog receives for `procedure` on `d` (`None`: the release
+/// of its locks), as the protocol's preview makes it.
+pub(crate) fn plan_on(
+    procedure: Option<estx::protocol::Procedure>,
+    d: estx::protocol::views::TransactionDetail,
+    refusal: Option<estx::protocol::intervene::ActRefusal>,
+) -> estx::protocol::intervene::AnyPlan {
+    use estx::protocol::intervene::{AnyPlan, LocksOfActPlan, LocksOfPlan, ProcedurePlan, TxnPlan};
+    use estx::protocol::Procedure;
+    match procedure {
+        Some(p) => {
+            let plan = ProcedurePlan::Judged(Box::new(TxnPlan::on_transaction(p, d, refusal)));
+            match p {
+                Procedure::Rollback => AnyPlan::Rollback(plan),
+                Procedure::Recover => AnyPlan::Recover(plan),
+            }
+        }
+        None => AnyPlan::ReleaseLocksOf(LocksOfActPlan::Judged(LocksOfPlan {
+            detail: Box::new(d),
+        })),
+    }
+}
+
+/// The one bulk act's plan of `procedure` over `items` (each one's own
+/// plan on its documents), as a bulk dialog receives it.
+pub(crate) fn bulk_of(
+    procedure: estx::protocol::Procedure,
+    items: Vec<estx::protocol::intervene::TxnPlan>,
+) -> estx::dashboard::event::Marked {
+    use estx::protocol::intervene::{Selected, SelectionPlan};
+    estx::dashboard::event::Marked::Bulk(SelectionPlan {
+        procedure,
+        targets: vec![],
+        selected: Selected {
+            transactions: vec![],
+            left_out: vec![],
+        },
+        sweeps: false,
+        items,
+        sweep: vec![],
+        locks_absent: false,
+    })
 }
 
 mod audit_pace;

@@ -76,10 +76,10 @@ fn a_new_filter_starts_at_the_top_of_its_rows() {
     update(&mut app, Event::Polled(Ok(Box::new(snapshot(rows)))));
     update(&mut app, key('G'));
     assert_eq!(app.selection.txn.as_deref(), Some("t39"));
-    assert!(app.view.table_offset > 0);
+    assert!(app.view.table.offset > 0);
     type_filter(&mut app, "t3");
     assert_eq!(app.selection.txn.as_deref(), Some("t30"));
-    assert_eq!((app.view.cursor, app.view.table_offset), (Some(0), 0));
+    assert_eq!((app.view.table.cursor, app.view.table.offset), (Some(0), 0));
     // Backspace widens the filter: its top row again.
     update(&mut app, key('/'));
     update(&mut app, code(KeyCode::Backspace));
@@ -88,7 +88,7 @@ fn a_new_filter_starts_at_the_top_of_its_rows() {
     // Esc while typing drops the filter; the selection stays a row.
     update(&mut app, code(KeyCode::Esc));
     assert_eq!(app.selection.txn.as_deref(), Some("t00"));
-    assert_eq!(app.view.cursor, Some(0));
+    assert_eq!(app.view.table.cursor, Some(0));
 }
 
 /// `x`, `X` and `s` that hide the selected row select the first visible
@@ -164,8 +164,8 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
     update(&mut app, key('j'));
     update(&mut app, key(' ')); // txn4
     type_filter(&mut app, "txn4");
-    assert_eq!(app.view.marks.shown, ["txn4"]);
-    assert_eq!(app.view.marks.filtered, ["txn5"]);
+    assert_eq!(app.view.table.marks.shown, ["txn4"]);
+    assert_eq!(app.view.table.marks.filtered, ["txn5"]);
     assert_eq!(
         update(&mut app, key('F')),
         vec![IoRequest::LoadBulkPreview(RECOVER, vec!["txn4".into()])]
@@ -181,8 +181,8 @@ fn a_bulk_act_includes_only_the_marked_rows_the_table_shows() {
         &mut app,
         Event::Polled(Ok(Box::new(snapshot(vec![txn("txn5", "pending", 50)])))),
     );
-    assert_eq!(app.view.marks.unlisted, ["txn4"]);
-    assert_eq!(app.view.marks.filtered, ["txn5"]);
+    assert_eq!(app.view.table.marks.unlisted, ["txn4"]);
+    assert_eq!(app.view.table.marks.filtered, ["txn5"]);
     // Nothing marked is shown: R opens nothing, and says why.
     assert!(update(&mut app, key('R')).is_empty());
     assert!(app.overlays.dialog().is_none());
@@ -207,15 +207,14 @@ fn confirming_clears_only_the_marks_acted_on() {
         &mut app,
         Event::BulkPreview {
             on: ROLLBACK,
-            plan: Ok(estx::protocol::intervene::Plan {
-                transactions: vec!["txn4".into()],
-                items: vec![estx::protocol::intervene::Plan::on_transaction(
-                    Some(estx::protocol::Procedure::Rollback),
+            plan: Ok(crate::bulk_of(
+                estx::protocol::Procedure::Rollback,
+                vec![estx::protocol::intervene::TxnPlan::on_transaction(
+                    estx::protocol::Procedure::Rollback,
                     det,
                     None,
                 )],
-                ..Default::default()
-            }),
+            )),
         },
     );
     let p = app

@@ -141,21 +141,24 @@ fn the_wheel_scrolls_the_pane_under_the_pointer() {
     // Accounts: focused by the wheel, the cursor moves, bounded at the end.
     update(&mut app, wheel(true, inside(areas.accounts)));
     assert_eq!(app.focus, Pane::Accounts);
-    let first = app.view.account_cursor;
+    let first = app.view.accounts.cursor;
     update(&mut app, wheel(true, inside(areas.accounts)));
-    assert_eq!(app.view.account_cursor, first.map(|i| i + 1));
+    assert_eq!(app.view.accounts.cursor, first.map(|i| i + 1));
     for _ in 0..100 {
         update(&mut app, wheel(true, inside(areas.accounts)));
     }
-    assert_eq!(app.view.account_cursor, Some(app.view.accounts.len() - 1));
+    assert_eq!(
+        app.view.accounts.cursor,
+        Some(app.view.accounts.ids.len() - 1)
+    );
 
     // Locks.
     update(&mut app, wheel(true, inside(areas.locks)));
     assert_eq!(app.focus, Pane::Locks);
     update(&mut app, wheel(true, inside(areas.locks)));
-    let at = app.view.lock_cursor;
+    let at = app.view.locks.cursor;
     update(&mut app, wheel(false, inside(areas.locks)));
-    assert_eq!(app.view.lock_cursor, at.map(|i| i - 1));
+    assert_eq!(app.view.locks.cursor, at.map(|i| i - 1));
 
     // Log: up goes to older lines, down back to following the newest.
     update(&mut app, wheel(false, inside(areas.log)));
@@ -242,4 +245,25 @@ fn the_audit_pane_takes_the_mouse_while_open() {
     update(&mut app, mouse(MouseEventKind::ScrollUp, t.x + 3, t.y + 4));
     assert_eq!(audit_cursor(&app), 0);
     assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
+}
+
+/// The detail's scroll is bounded by the rows its text takes, derived with
+/// the view (never asked of the drawing): a tick that turns the selection
+/// stuck adds the "! stuck" line, so the bound is derived again then too.
+#[test]
+fn a_tick_that_turns_the_selection_stuck_derives_the_detail_rows_again() {
+    let mut app = app(false);
+    update(
+        &mut app,
+        Event::Polled(Ok(Box::new(snapshot(vec![txn("t-new", "created", 1)])))),
+    );
+    app.select("t-new".into());
+    let before = app.view.detail_rows;
+    assert!(before > 0, "the detail's text is measured when derived");
+    update(&mut app, Event::Tick(now() + chrono::Duration::minutes(5)));
+    assert!(
+        app.view.detail_rows > before,
+        "{} rows, as many as before the tick",
+        app.view.detail_rows
+    );
 }

@@ -118,6 +118,21 @@ fn the_dialog_loads_once_and_a_failed_reread_leaves_nothing_to_confirm() {
     assert!(app.log.back().unwrap().text.contains("nothing to confirm"));
 }
 
+/// `y` pressed before the plan arrived (an operator's quick fingers): the
+/// dialog stays open and says the plan is still being read; once it shows,
+/// `y` goes on to the reason as usual.
+#[test]
+fn y_before_the_plan_arrives_keeps_the_dialog_open() {
+    let mut app = with_rows();
+    update(&mut app, key('F'));
+    let io = update(&mut app, key('y'));
+    assert!(!io.iter().any(|c| matches!(c, IoRequest::Run(_))), "{io:?}");
+    let d = app.overlays.dialog().expect("the dialog stays open");
+    assert!(d.reason_for.is_none());
+    let said = &app.log.back().unwrap().text;
+    assert!(said.contains("still being read"), "{said}");
+}
+
 #[test]
 fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
     let mut app = with_rows();
@@ -127,12 +142,12 @@ fn y_runs_the_act_the_dialog_previewed_with_the_operators_choices() {
         act.act,
         estx::protocol::intervene::AnyAct::Recover(estx::protocol::intervene::Recover::new("t-1"))
     );
-    let plan = estx::protocol::intervene::Plan::on_transaction(
+    let plan = crate::plan_on(
         Some(estx::protocol::Procedure::Recover),
         detail_of(txn("t-1", "pending", 90), vec![]),
         None,
     );
-    let steps = plan.labels();
+    let steps = estx::protocol::intervene::Planned::labels(&plan);
     update(
         &mut app,
         Event::Preview {

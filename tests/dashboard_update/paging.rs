@@ -64,12 +64,12 @@ fn pages_turn_once_the_page_asked_for_came_and_a_new_filter_starts_at_the_first(
             5,
         ),
     );
-    assert_eq!(app.view.page.as_ref().map(TablePage::pages), Some(3));
+    assert_eq!(app.view.table.page.as_ref().map(TablePage::pages), Some(3));
     let asked = listings(update(&mut app, key(']')));
     assert_eq!(asked.iter().map(|t| t.page).collect::<Vec<_>>(), vec![1]);
     // Page 2 not there yet: `]` waits for it.
     assert!(listings(update(&mut app, key(']'))).is_empty());
-    assert!(app.view.page.is_none(), "the title says loading");
+    assert!(app.view.table.page.is_none(), "the title says loading");
     // The selection stays on the old page's row until its rows come.
     assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
     let second = app.query.listing.clone();

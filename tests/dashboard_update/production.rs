@@ -146,7 +146,7 @@ fn open_loaded_recover(app: &mut App) {
         app,
         Event::Preview {
             act: recover("t-old"),
-            plan: Ok(estx::protocol::intervene::Plan::on_transaction(
+            plan: Ok(crate::plan_on(
                 Some(estx::protocol::Procedure::Recover),
                 detail,
                 None,

@@ -5,7 +5,7 @@
 
 use super::*;
 use estx::dashboard::confirm::planned_lines;
-use estx::protocol::intervene::Plan;
+use estx::protocol::intervene::{AnyPlan, JudgedReversal, ReversalPlan, TxnPlan};
 use estx::protocol::report::{StepReport, StepResult};
 use estx::protocol::views::AccountView;
 
@@ -68,16 +68,16 @@ fn reversal_plan(
     t: Transaction,
     existing: Option<Transaction>,
     checked: Option<estx::protocol::intervene::ActRefusal>,
-) -> Plan {
-    Plan::on_reversal(reread(t), existing, true, checked, now())
+) -> JudgedReversal {
+    JudgedReversal::on_reversal(reread(t), existing, true, checked, now())
 }
 
-fn previewed(app: &mut App, plan: Plan) {
+fn previewed(app: &mut App, plan: JudgedReversal) {
     update(
         app,
         Event::Preview {
-            act: reverse(plan.transactions[0].clone()),
-            plan: Ok(plan),
+            act: reverse(plan.original.txn.id.clone()),
+            plan: Ok(AnyPlan::Reverse(ReversalPlan::Judged(Box::new(plan)))),
         },
     );
 }
@@ -224,6 +224,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
             label,
             target: format!("transactions/{txn}"),
             result: StepResult::Updated(estx::protocol::decide::Effect::Created),
+            receipt: None,
         };
         update(&mut app, Event::Step(report));
     }
@@ -263,7 +264,7 @@ fn a_committed_original_is_finished_first_and_forced_only_by_the_force_key() {
         .position(|l| l == "reverse: create reversal: write")
         .unwrap();
     assert!(create > 0, "the finish comes first: {lines:?}");
-    let finish = Plan::on_transaction(Some(estx::protocol::Procedure::Recover), reread(t), None);
+    let finish = TxnPlan::on_transaction(estx::protocol::Procedure::Recover, reread(t), None);
     assert_eq!(lines[..create], planned_lines(&finish)[..]);
     // Committed: the amount already moved (finishing only settles the
     // entries); the reversal moves it back.

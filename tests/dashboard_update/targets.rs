@@ -242,18 +242,18 @@ fn long_log_lines_wrap_and_the_scroll_stays_bounded() {
     // The log pane has 2 rows at 80×24; each line wraps onto 3: only the
     // newest fits, and following shows it from its first row.
     let n = app.log.len();
-    assert_eq!(app.view.log_top, n - 1);
+    assert_eq!(app.view.log.top, n - 1);
     // Focus the log; k scrolls one entry up, G follows again.
     for _ in 0..4 {
         update(&mut app, code(KeyCode::Tab));
     }
     assert_eq!(app.focus, Pane::Log);
     update(&mut app, key('k'));
-    assert_eq!(app.view.log_top, n - 2);
+    assert_eq!(app.view.log.top, n - 2);
     for _ in 0..5 {
         update(&mut app, key('j'));
     }
-    assert_eq!(app.view.log_top, n - 1, "never past the newest");
+    assert_eq!(app.view.log.top, n - 1, "never past the newest");
     assert_eq!(app.selection.log_top, None, "back to following");
 }
 

@@ -26,6 +26,7 @@ mod mapped_times;
 mod mapped_values;
 mod poll_requests;
 mod procedures;
+mod receipts;
 mod reverse;
 mod security;
 mod snapshot_poll;

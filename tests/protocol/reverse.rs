@@ -281,8 +281,9 @@ async fn two_operators_reversing_at_once_make_one_reversal() {
 
 /// The plan's steps as the run reports them: the label and whether it
 /// writes.
-fn planned(plan: &estx::protocol::intervene::Plan) -> Vec<(String, bool)> {
-    plan.steps
+fn planned(plan: &estx::protocol::intervene::ReversalPlan) -> Vec<(String, bool)> {
+    use estx::protocol::intervene::Planned;
+    plan.steps()
         .iter()
         .map(|s| (s.reported(), s.writes()))
         .collect()
@@ -301,7 +302,7 @@ fn ran(r: &estx::protocol::reverse::ReverseReport) -> Vec<(String, bool)> {
 
 /// The plan of reversing `id` as the protocol makes it for every front end
 /// (finishing a committed original first).
-async fn plan_of(p: &Protocol, id: &str) -> estx::protocol::intervene::Plan {
+async fn plan_of(p: &Protocol, id: &str) -> estx::protocol::intervene::ReversalPlan {
     use estx::protocol::intervene::{Choices, Intervention, Reverse};
     use estx::protocol::trail::Interface;
     let act = Reverse {
@@ -328,7 +329,8 @@ async fn the_plan_is_the_steps_a_run_takes_fresh_or_resumed() {
     fx.backdate(&committed, 10).await;
     for id in [&fresh, &committed] {
         let plan = plan_of(&fx.proto, id).await;
-        assert!(plan.refusal.is_none(), "{id}: {:?}", plan.refusal);
+        let refusal = estx::protocol::intervene::Planned::refusal(&plan);
+        assert!(refusal.is_none(), "{id}: {refusal:?}");
         let r = fx.proto.reverse(id, opts(None)).await;
         assert!(
             matches!(r.verdict, ReverseVerdict::Reversed),

@@ -283,6 +283,7 @@ async fn an_audit_index_with_the_old_mapping_takes_and_gives_back_the_packed_rec
                 result: "updated".into(),
                 detail: detail.into(),
                 wrote_state: detail.split_once(" -> ").map(|(_, to)| to.to_string()),
+                receipt: None,
             })
         })
         .collect();

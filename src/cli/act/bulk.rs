@@ -122,7 +122,7 @@ pub async fn resume(p: Protocol, req: Request<'_>, run: &str) -> i32 {
         err(format_args!(
             "resuming job {run}: {} ended before (skipped), {} to read and decide again",
             plural(r.ended, "transaction"),
-            started.plan().transactions.len()
+            started.plan().selected.transactions.len()
         ));
     }
     let what = format!("the unfinished run {run}");
@@ -143,16 +143,13 @@ async fn execute(
 ) -> i32 {
     let machine = format != OutcomeFormat::Text;
     let act = started.intervention().act.clone();
-    let (ids, left_out): (Vec<String>, Vec<LeftOutRow>) = match &started.plan().selected {
-        Some(s) => (
-            s.ids(),
-            s.left_out
-                .iter()
-                .map(|l| LeftOutRow::new(&l.txn, &l.why))
-                .collect(),
-        ),
-        None => (Vec::new(), Vec::new()),
-    };
+    let selected = &started.plan().selected;
+    let ids = selected.ids();
+    let left_out: Vec<LeftOutRow> = selected
+        .left_out
+        .iter()
+        .map(|l| LeftOutRow::new(&l.txn, &l.why))
+        .collect();
     for l in &left_out {
         match format {
             OutcomeFormat::Ndjson => Line::LeftOut(l).print(),

@@ -1,7 +1,7 @@
 //! `rollback`/`recover --dry-run`: prints the bulk act's preview from the
 //! protocol (its selection resolved, each selected transaction re-read with
 //! its accounts and planned by the same pure decisions the procedures
-//! execute, [`Plan::on_transaction`]; the plan the dashboard's bulk dialog
+//! execute, [`TxnPlan::on_transaction`]; the plan the dashboard's bulk dialog
 //! shows), per transaction and counted, writing nothing (not even an audit
 //! record).
 
@@ -13,8 +13,8 @@ use crate::cli::output::bulk::{
 use crate::cli::output::{err, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    BulkAct, Documents, Intervention, Plan, PlanStep, StepEffect, StepTarget, Verdicts, Would,
-    SWEEP_STEP,
+    BulkAct, Intervention, ItemPlan, PlanStep, Previewed, SelectionPlan, StepEffect, StepTarget,
+    TxnPlan, Verdicts, Would, SWEEP_STEP,
 };
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
@@ -33,33 +33,23 @@ pub async fn plan_and_print(
     what: &str,
     summary: Option<Option<PathBuf>>,
 ) -> crate::error::Result<i32> {
-    let act = &i.act;
-    let plan = i.preview(p).await?;
-    let how = How {
-        procedure: act.procedure,
-        sweeps: act.sweeps(),
-    };
-    Ok(print_plans(p, how, &plan, format, what, summary))
+    let preview = i.preview(p).await?;
+    Ok(print_plans(p, &preview, format, what, summary))
 }
 
-/// The bulk act a plan is of: its procedure, and whether it closes with
-/// the sweep of stale locks.
-#[derive(Clone, Copy)]
-struct How {
-    procedure: Procedure,
-    sweeps: bool,
-}
-
-/// Prints the previewed plan of `procedure` over its selection; returns 0,
-/// or 1 when any item would be refused.
+/// Prints the previewed plan of its procedure over its selection; returns
+/// 0, or 1 when any item would be refused.
 fn print_plans(
     p: &Protocol,
-    How { procedure, sweeps }: How,
-    plan: &Plan,
+    Previewed {
+        plan,
+        writes_refused,
+    }: &Previewed<SelectionPlan>,
     format: OutcomeFormat,
     what: &str,
     summary_to: Option<Option<PathBuf>>,
 ) -> i32 {
+    let procedure = plan.procedure;
     let action = action_name(procedure);
     let verdicts = plan.verdicts();
     let left_out: Vec<LeftOutRow> = verdicts
@@ -67,18 +57,14 @@ fn print_plans(
         .iter()
         .map(|l| LeftOutRow::new(&l.txn, &l.why))
         .collect();
-    let rows: Vec<PlanRow> = plan
-        .items
-        .iter()
-        .filter_map(|item| plan_row(p, procedure, item))
-        .collect();
+    let rows: Vec<PlanRow> = plan.items.iter().map(|item| plan_row(p, item)).collect();
     let mut summary = summarise(action, &verdicts, &rows, &left_out);
     summary.no_locks_index = plan.locks_absent.then(|| p.config().indices.locks.clone());
-    if let Some(e) = &plan.writes_refused {
+    if let Some(e) = writes_refused {
         summary.writes_refused = Some(e.to_string());
         summary.exit_code = exit::worst([summary.exit_code, exit::REFUSED]);
     }
-    summary.sweep = sweeps.then(|| SweepPlan {
+    summary.sweep = plan.sweeps.then(|| SweepPlan {
         step: SWEEP_STEP,
         locks: plan
             .sweep
@@ -122,14 +108,10 @@ pub fn action_name(procedure: Procedure) -> &'static str {
 }
 
 /// The row of one transaction, from its plan in the bulk preview (decided
-/// as the one builder orders them, [`Plan::would`]): its steps with the
-/// document each acts on, its end state and its balance change (`None`
-/// for a plan not made on a transaction's documents: none in a preview).
-fn plan_row(p: &Protocol, procedure: Procedure, plan: &Plan) -> Option<PlanRow> {
-    let Some(Documents::Procedure(_, d)) = &plan.documents else {
-        return None;
-    };
-    let txn = &d.txn;
+/// as the one builder orders them, [`ItemPlan::would`]): its steps with the
+/// document each acts on, its end state and its balance change.
+fn plan_row(p: &Protocol, plan: &TxnPlan) -> PlanRow {
+    let txn = &plan.detail.txn;
     let mut row = PlanRow {
         txn: txn.id.clone(),
         state: txn.state.as_ref().map(|s| s.as_str().to_string()),
@@ -149,19 +131,19 @@ fn plan_row(p: &Protocol, procedure: Procedure, plan: &Plan) -> Option<PlanRow> 
             row.refusal = Some(r.to_string());
             row.refusal_kind = Some(r.kind());
             row.exit_code = exit::REFUSED;
-            return Some(row);
+            return row;
         }
-        Would::NothingToDo => return Some(row),
+        Would::NothingToDo => return row,
         Would::Run => {}
     }
-    row.would = match procedure {
+    row.would = match plan.procedure {
         Procedure::Rollback => "roll_back",
         Procedure::Recover => "recover",
     };
     row.ends_in = plan.ends_in.as_ref().map(|s| s.as_str().to_string());
     row.steps = plan
         .steps_in_full()
-        .filter_map(|(step, effect)| effect.map(|e| planned_step(p, step, e)))
+        .map(|(step, effect)| planned_step(p, step, effect))
         .collect();
     row.balance_changes = plan
         .balance_change
@@ -172,7 +154,7 @@ fn plan_row(p: &Protocol, procedure: Procedure, plan: &Plan) -> Option<PlanRow> 
         })
         .collect();
     row.balance_in_words = plan.in_words.as_ref().map(ToString::to_string);
-    Some(row)
+    row
 }
 
 /// One step as the dry run prints it: its label, `index/id` of the document

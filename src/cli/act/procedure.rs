@@ -10,7 +10,7 @@ use super::{bulk, dry_run};
 use crate::cli::output::{fail, out};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::Selection;
-use crate::protocol::intervene::{Act, BulkAct, Choices, Intervention, Recover, Rollback};
+use crate::protocol::intervene::{BulkAct, Choices, Intervention, Recover, Rollback, Runs};
 use crate::protocol::trail::Interface;
 use crate::protocol::ProcedureReport;
 use crate::protocol::{Procedure, Protocol};
@@ -36,7 +36,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
 /// so (`verb id`), runs it printing each step, prints the verdict.
 async fn one<A>(p: Protocol, act: A, verb: &str, id: &str, req: Request<'_>) -> i32
 where
-    A: Act<Result = ProcedureReport>,
+    A: Runs<Result = ProcedureReport>,
 {
     let format = req.format();
     let json = format != OutcomeFormat::Text;

@@ -1,11 +1,15 @@
 //! `audit`: conservation of money and agreement between accounts,
-//! transactions and locks, as text or JSON; `--repair` fixes what is safe.
+//! transactions and locks, as text or JSON; `--repair` fixes what is safe;
+//! `--receipts` verifies the balance writes the audit trail's records keep
+//! (`protocol::trail::receipts`).
 
 use crate::cli::act::{self, ReasonArgs};
 use crate::cli::output::{fail, out, plural, print_json, Table};
+use crate::cli::values::{parse_since, Since};
 use crate::protocol::audit::{AuditReport, Finding, FindingKind};
 use crate::protocol::intervene::AuditRepair;
 use crate::protocol::read::Coverage;
+use crate::protocol::trail::receipts::{verify_since, Verification};
 use crate::protocol::Protocol;
 use serde::Serialize;
 
@@ -19,8 +23,17 @@ pub struct Args {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub expect_total: Option<i64>,
     /// Repair what can be repaired safely.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "receipts")]
     pub repair: bool,
+    /// Verify the receipts of the audit trail's records instead: every
+    /// balance write adds up, each transaction moved no money once ended,
+    /// each account's writes chain.
+    #[arg(long, conflicts_with = "expect_total")]
+    pub receipts: bool,
+    /// With --receipts: the records started since (a duration back from
+    /// now, `24h`, `7d`, or an RFC 3339 time); every record without it.
+    #[arg(long, requires = "receipts", value_parser = parse_since, value_name = "WHEN")]
+    pub since: Option<Since>,
     /// Audit (and repair) even when some shards failed to answer.
     #[arg(long)]
     pub allow_partial: bool,
@@ -126,6 +139,9 @@ pub fn audit_lines(r: &AuditReport, expect_total: Option<i64>) -> Vec<String> {
 /// `audit`: exit 0 when clean, 1 when findings remain. `--repair` is an
 /// act ([`crate::protocol::intervene`]), recorded in the audit trail.
 pub async fn run(p: Protocol, a: &Args) -> i32 {
+    if a.receipts {
+        return receipts(&p, a).await;
+    }
     if !a.repair {
         let result = p.audit_with(a.expect_total, false, a.allow_partial).await;
         return audit_result(&result, a);
@@ -143,6 +159,121 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let done = started.run(&p).await;
     let code = audit_result(&done.value, a);
     act::recorded(&done, &index, code)
+}
+
+/// `audit --receipts`: exit 0 when every record read verifies, 1 on any
+/// mismatch (each named by record, transaction and account).
+async fn receipts(p: &Protocol, a: &Args) -> i32 {
+    let since = match a.since {
+        Some(s) => Some(s.at(p.now().await)),
+        None => None,
+    };
+    let v = match verify_since(p, since).await {
+        Ok(v) => v,
+        Err(e) => return fail(&e),
+    };
+    tracing::info!(
+        records = v.records,
+        mismatches = v.mismatches.len(),
+        "audit --receipts"
+    );
+    if a.json {
+        match serde_json::to_value(ReceiptsJson::from(&v)) {
+            Ok(j) => print_json(&j),
+            Err(e) => out(format_args!("{{\"error\": \"{e}\"}}")),
+        }
+    } else {
+        for l in receipt_lines(&v) {
+            out(l);
+        }
+    }
+    i32::from(!v.ok())
+}
+
+/// `audit --receipts --json`.
+#[derive(Debug, Serialize)]
+pub struct ReceiptsJson<'a> {
+    /// Records read.
+    pub records: usize,
+    /// Records whose receipts all verify.
+    pub verified: usize,
+    /// Records with balance writes and no receipts (older records).
+    pub no_receipts: usize,
+    /// Balance writes checked.
+    pub writes: usize,
+    /// What does not verify.
+    pub mismatches: Vec<MismatchJson<'a>>,
+}
+
+/// One mismatch in `audit --receipts --json`.
+#[derive(Debug, Serialize)]
+pub struct MismatchJson<'a> {
+    /// The record's id.
+    pub record: &'a str,
+    /// The transaction.
+    pub transaction: &'a str,
+    /// The account written.
+    pub account: &'a str,
+    /// Machine-readable kind (`arithmetic`, `amounts`, `chain`...).
+    pub kind: &'static str,
+    /// In words.
+    pub detail: String,
+}
+
+impl<'a> From<&'a Verification> for ReceiptsJson<'a> {
+    fn from(v: &'a Verification) -> Self {
+        ReceiptsJson {
+            records: v.records,
+            verified: v.verified,
+            no_receipts: v.no_receipts,
+            writes: v.writes,
+            mismatches: v
+                .mismatches
+                .iter()
+                .map(|m| MismatchJson {
+                    record: &m.record,
+                    transaction: &m.txn,
+                    account: &m.account,
+                    kind: m.problem.kind(),
+                    detail: m.problem.to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The human text of a verification.
+pub fn receipt_lines(v: &Verification) -> Vec<String> {
+    let mut lines = vec![
+        format!("{:<16} {}", "records", v.records),
+        format!("{:<16} {}", "verified", v.verified),
+        format!(
+            "{:<16} {} (written before receipts)",
+            "no receipts", v.no_receipts
+        ),
+        format!("{:<16} {}", "balance writes", v.writes),
+        String::new(),
+    ];
+    if v.mismatches.is_empty() {
+        lines.push("every receipt verifies".into());
+        return lines;
+    }
+    let mut t = Table::new(["RECORD", "TRANSACTION", "ACCOUNT", "MISMATCH"]);
+    for m in &v.mismatches {
+        t.row([
+            m.record.clone(),
+            m.txn.clone(),
+            m.account.clone(),
+            m.problem.to_string(),
+        ]);
+    }
+    lines.extend(t.render());
+    lines.push(String::new());
+    lines.push(match v.mismatches.len() {
+        1 => "1 mismatch".to_string(),
+        n => format!("{n} mismatches"),
+    });
+    lines
 }
 
 /// Prints the audit (or its error); returns the exit code.

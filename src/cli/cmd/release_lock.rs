@@ -10,7 +10,7 @@ use crate::cli::output::outcome::{
 };
 use crate::cli::output::{err, fail, out};
 use crate::error::Result;
-use crate::protocol::intervene::{Act, ReleaseLock, ReleaseLocksOf, Released};
+use crate::protocol::intervene::{ReleaseLock, ReleaseLocksOf, Released, Runs};
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::locks::TxnLocksRelease;
 use crate::protocol::Protocol;
@@ -72,7 +72,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
 
 /// Starts and runs the release `act` (by resource or by owner), prints
 /// what it did; returns the exit code.
-async fn release<A: Act<Result = Released>>(p: Protocol, a: &Args, act: A) -> i32 {
+async fn release<A: Runs<Result = Released>>(p: Protocol, a: &Args, act: A) -> i32 {
     let started = match act::start(&p, act, a.force, &a.why).await {
         Ok(s) => s,
         Err(code) => {

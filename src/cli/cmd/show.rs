@@ -8,7 +8,7 @@ pub mod json;
 use crate::cli::output::locks::lock_mark;
 use crate::cli::output::{cell, fail, out, print_json, Table};
 use crate::error::Error;
-use crate::protocol::intervene::{EffectKind, Plan};
+use crate::protocol::intervene::{EffectKind, TxnPlan};
 use crate::protocol::locks::lock_json;
 use crate::protocol::read::account_progress;
 use crate::protocol::rows::TransactionRow;
@@ -211,7 +211,7 @@ fn lock_lines(d: &TransactionDetail, now: DateTime<Utc>) -> Vec<String> {
 }
 
 /// What one procedure would do, as text: its plan on these documents
-/// ([`Plan::of_detail`]: every write the dialog confirms and the run
+/// ([`TxnPlan::of_detail`]: every write the dialog confirms and the run
 /// makes, the lock releases that end it included).
 fn preview_lines(
     name: &str,
@@ -219,11 +219,11 @@ fn preview_lines(
     procedure: Procedure,
     refused: Option<&Error>,
 ) -> Vec<String> {
-    let plan = Plan::of_detail(procedure, d);
+    let plan = TxnPlan::of_detail(procedure, d.clone());
     let p = d.preview(procedure);
     let mut lines = vec![format!("{name} would:")];
     for (i, (s, e)) in plan.steps_in_full().enumerate() {
-        let what = e.map_or(String::new(), |e| e.effect.clone());
+        let what = &e.effect;
         let verb = if s.writes() { "write" } else { "noop" };
         lines.push(format!(
             "  {:>2}. {:<40} {verb}: {what}",

@@ -216,6 +216,7 @@ mod tests {
                 from: TxnState::Pending,
                 to: TxnState::Terminating,
             }),
+            receipt: None,
         });
         r.verdict = Verdict::Stopped("simulated crash".into());
         let v = serde_json::to_value(ProcedureOutcome::from(&r)).unwrap();

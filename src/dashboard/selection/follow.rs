@@ -14,7 +14,7 @@ use crate::dashboard::app::{App, LogLevel};
 /// selection stays where it was (hidden; the action keys refuse it).
 pub fn new_filter(app: &mut App) {
     app.refresh_view();
-    if !app.view.rows.is_empty() {
+    if !app.view.table.rows.is_empty() {
         app.select_index(0);
     }
 }
@@ -27,7 +27,7 @@ pub fn new_filter(app: &mut App) {
 pub fn keep_selection_visible(app: &mut App) {
     app.refresh_view();
     let pinned = app.selection.pinned.is_some() && app.selection.pinned == app.selection.txn;
-    if app.view.cursor.is_none() && !pinned && !app.view.rows.is_empty() {
+    if app.view.table.cursor.is_none() && !pinned && !app.view.table.rows.is_empty() {
         app.select_index(0);
     }
 }

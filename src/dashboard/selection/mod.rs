@@ -10,14 +10,13 @@ pub mod target;
 
 use crate::dashboard::app::App;
 pub use crate::dashboard::app::Selection;
-use crate::protocol::locks::LockView;
 use crate::protocol::transaction::Transaction;
 
 impl App {
     /// Position of the selection among the visible rows (`None` when it is
     /// not one of them: nothing selected, filtered out, or left the list).
     pub fn selected_index(&self) -> Option<usize> {
-        self.view.cursor
+        self.view.table.cursor
     }
 
     /// The selected transaction as the detail shows it (listed or not).
@@ -46,11 +45,5 @@ impl App {
         self.selection.drill = None;
         self.selection.txn = Some(id);
         self.refresh_view();
-    }
-
-    /// The lock under the locks pane's cursor.
-    pub fn lock_at_cursor(&self) -> Option<&LockView> {
-        let i = self.view.lock_cursor?;
-        self.snapshot.as_ref()?.locks.get(i)
     }
 }

@@ -1,9 +1,10 @@
 //! Moving around: the focus between panes, and the cursor or scroll of the
-//! focused pane (keys and the mouse wheel both move through here), each
-//! bounded by what the pane holds and shows at the screen's size.
+//! focused pane (keys and the mouse wheel both move through here, to the
+//! pane's own step), each bounded by what the pane holds and shows at the
+//! screen's size (as derived in the view: nothing here asks the drawing).
 
 use crate::dashboard::app::{App, Pane};
-use crate::dashboard::view::DetailView;
+use crate::dashboard::panes;
 
 /// The detail follows the focused pane's selection: once the table has the
 /// focus again it shows the selected transaction, not the account drilled
@@ -25,7 +26,7 @@ pub fn cycle_focus(app: &mut App, step: isize) {
 
 /// Moves `cursor` (`None`: nothing selected there yet → first row) by
 /// `delta` within `len` rows.
-fn step(cursor: Option<usize>, delta: isize, len: usize) -> Option<usize> {
+pub fn step(cursor: Option<usize>, delta: isize, len: usize) -> Option<usize> {
     if len == 0 {
         return None;
     }
@@ -37,51 +38,14 @@ fn step(cursor: Option<usize>, delta: isize, len: usize) -> Option<usize> {
     Some(next.clamp(0, len as isize - 1) as usize)
 }
 
+/// `j`/`k`, the page keys and the wheel: the focused pane moves its cursor
+/// or scroll by `delta` (each pane's own keys, in [`crate::dashboard::panes`]).
 pub fn move_selection(app: &mut App, delta: isize) {
     match app.focus {
-        Pane::Transactions => {
-            if let Some(i) = step(app.view.cursor, delta, app.view.rows.len()) {
-                app.select_index(i);
-            }
-        }
-        Pane::Detail => {
-            let max = detail_scroll_max(app, app.view.detail.as_ref());
-            app.selection.detail_scroll = (app.selection.detail_scroll as isize)
-                .saturating_add(delta)
-                .clamp(0, max as isize) as usize;
-        }
-        Pane::Accounts => {
-            if let Some(i) = step(app.view.account_cursor, delta, app.view.accounts.len()) {
-                app.selection.account = app.view.accounts.get(i).cloned();
-            }
-        }
-        Pane::Locks => {
-            let len = app.snapshot.as_ref().map_or(0, |s| s.locks.len());
-            if let Some(i) = step(app.view.lock_cursor, delta, len) {
-                app.selection.lock = app
-                    .snapshot
-                    .as_ref()
-                    .and_then(|s| s.locks.get(i))
-                    .map(|l| l.info.resource.clone());
-            }
-        }
-        Pane::Log => {
-            let last_top = app.log_last_top();
-            let top = (app.view.log_top as isize)
-                .saturating_add(delta)
-                .clamp(0, last_top as isize) as usize;
-            app.selection.log_top = (top < last_top).then_some(top);
-        }
+        Pane::Transactions => panes::transactions::step(app, delta),
+        Pane::Detail => panes::detail::scroll(app, delta),
+        Pane::Accounts => panes::accounts::step(app, delta),
+        Pane::Locks => panes::locks::step(app, delta),
+        Pane::Log => panes::log::scroll(app, delta),
     }
-}
-
-/// How far the detail can scroll: its lines less the pane's height.
-fn detail_scroll_max(app: &App, d: Option<&DetailView>) -> usize {
-    let area = crate::dashboard::layout::layout_for(app.screen(), Pane::Detail).detail;
-    let lines = match (&app.view.account, d) {
-        (Some(a), _) => crate::dashboard::ui::account_line_count(a, area.width),
-        (None, Some(d)) => crate::dashboard::ui::detail_line_count(app, d, area.width),
-        (None, None) => 0,
-    };
-    lines.saturating_sub(usize::from(area.height.saturating_sub(2)))
 }

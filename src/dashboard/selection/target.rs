@@ -18,7 +18,7 @@ use crate::dashboard::view::Fate;
 /// The id `R`/`F`/`L` would act on now, or why none (for the log).
 pub fn transaction_target(app: &App) -> Result<String, String> {
     let id = selection_in_focus(app)?;
-    if app.view.cursor.is_some() || looked_up_target(app) {
+    if app.view.table.cursor.is_some() || looked_up_target(app) {
         return Ok(id);
     }
     Err(format!("{}; nothing done", not_a_row(app, &id)))
@@ -29,7 +29,7 @@ pub fn transaction_target(app: &App) -> Result<String, String> {
 /// row of the table is not marked, so a bulk act only ever names rows.
 pub fn visible_row(app: &App) -> Result<String, String> {
     let id = selection_in_focus(app)?;
-    if app.view.cursor.is_some() {
+    if app.view.table.cursor.is_some() {
         return Ok(id);
     }
     Err(format!("{}; nothing marked", not_a_row(app, &id)))

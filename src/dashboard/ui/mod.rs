@@ -8,41 +8,31 @@
 //! [`super::layout::WIDE_LAYOUT`] columns, else in a full-width strip under both, where
 //! they have room to be read), then the event log and the key hint bar. Help and the confirmation dialog are
 //! drawn over everything. Below [`super::layout::MIN_SIZE`] only a message is drawn.
+//!
+//! Here are the screen's frame (header, alert line, overview, trends, key
+//! bar, the profile's frame, the ASCII fallback) and the helpers every
+//! drawing shares (`theme`, `rows`); each pane draws itself
+//! (`panes/NAME/draw.rs`) and each layer too (`layers/NAME/draw.rs`).
 
-mod account_detail;
-mod accounts;
 mod ascii;
 mod bulk;
-mod detail;
 mod header;
 mod keys;
-mod locks;
-mod log;
 mod overview;
 mod profile_frame;
 pub(crate) mod reverse;
-mod rows;
+pub(crate) mod rows;
 pub mod theme;
-mod transactions;
 mod trends;
 
 use super::app::App;
 use super::keymap::Op;
 use super::layout::{fits, layout_for, MIN_SIZE};
+use super::panes::{account_detail, accounts, detail, locks, log, transactions};
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
-
-/// Lines of the detail of `d` at `width` (so `update` bounds its scroll).
-pub fn detail_line_count(app: &App, d: &crate::dashboard::view::DetailView, width: u16) -> usize {
-    detail::line_count(app, d, width)
-}
-
-/// Lines of the account drill-down at `width` (so `update` bounds its scroll).
-pub fn account_line_count(a: &crate::dashboard::view::AccountDetail, width: u16) -> usize {
-    account_detail::line_count(a, width)
-}
 
 /// Draws the whole screen from the state (in ASCII with `--ascii`).
 pub fn render(frame: &mut Frame, app: &App) {
@@ -69,19 +59,19 @@ fn draw(frame: &mut Frame, app: &App) {
         Some(snap) => {
             overview::render(frame, app, snap, a.overview);
             if !a.transactions.is_empty() {
-                transactions::render(frame, app, snap, a.transactions);
+                transactions::draw::render(frame, app, snap, a.transactions);
             }
             if !a.detail.is_empty() {
                 match &app.view.account {
-                    Some(acct) => account_detail::render(frame, app, acct, a.detail),
-                    None => detail::render(frame, app, a.detail),
+                    Some(acct) => account_detail::draw::render(frame, app, acct, a.detail),
+                    None => detail::draw::render(frame, app, a.detail),
                 }
             }
-            accounts::render(frame, app, snap, a.accounts);
-            locks::render(frame, app, snap, a.locks);
+            accounts::draw::render(frame, app, snap, a.accounts);
+            locks::draw::render(frame, app, snap, a.locks);
         }
     }
-    log::render(frame, app, a.log);
+    log::draw::render(frame, app, a.log);
     match &app.bulk {
         Some(b) => bulk::progress(app, frame, b, a.keys),
         None => keys::render(frame, app, a.keys),

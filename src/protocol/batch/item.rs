@@ -6,7 +6,8 @@
 use super::super::config::RetryPolicy;
 use super::super::decide::Effect;
 use super::super::executor::StepOutcome;
-use super::super::report::{ProcedureReport, StepResult, Verdict};
+use super::super::receipt::Receipt;
+use super::super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::super::steps::{next_after, Next, Procedure, Step};
 use super::super::transaction::{Transfer, TxnState};
 use super::super::Protocol;
@@ -44,9 +45,10 @@ pub(super) struct Item {
     pub throttled: u32,
     /// The current step's transition write whose answer was lost.
     pub unsure_txn: Option<UnsureTxn>,
-    /// The current step's effect inside an account write whose answer was
-    /// lost (the write itself is kept per account by the batch).
-    pub unsure_acct: Option<Effect>,
+    /// The current step's effect (and receipt, if it moved the balance)
+    /// inside an account write whose answer was lost (the write itself is
+    /// kept per account by the batch).
+    pub unsure_acct: Option<(Effect, Option<Receipt>)>,
     /// A verdict has been reached; nothing more is done to it.
     pub done: bool,
     pub release: Release,
@@ -118,16 +120,27 @@ impl Item {
 /// Ends the current step of `it` with `outcome`: records it and moves on
 /// by the same rule as one-at-a-time recovery.
 pub(super) fn resolve(p: &Protocol, it: &mut Item, outcome: StepOutcome) {
+    resolve_receipted(p, it, outcome, None);
+}
+
+/// [`resolve`] of a step with the receipt of its balance write, if it made
+/// one.
+pub(super) fn resolve_receipted(
+    p: &Protocol,
+    it: &mut Item,
+    outcome: StepOutcome,
+    receipt: Option<Receipt>,
+) {
     let Some(step) = it.step() else { return };
-    let target = p.target_of(&it.t, step);
-    p.record(
-        &mut it.report,
-        &it.t,
-        Some(step),
-        step.label(),
-        target,
-        StepResult::from(&outcome),
-    );
+    let r = StepReport {
+        txn: it.t.id.clone(),
+        step: Some(step),
+        label: step.label().to_string(),
+        target: p.target_of(&it.t, step),
+        result: StepResult::from(&outcome),
+        receipt,
+    };
+    p.record_step(&mut it.report, r);
     it.executed += 1;
     it.conflicts = 0;
     it.unknown = 0;

@@ -5,7 +5,7 @@
 //! sending only the fields it sets (`update` actions, see
 //! [`Changes`]) and conditional on that document's version.
 
-use super::item::{conflicted, fail, resolve, unknown, Item};
+use super::item::{conflicted, fail, resolve, resolve_receipted, unknown, Item};
 use super::round::{not_found, send, RoundState};
 use super::Batch;
 use crate::cluster::{Changes, CondWrite, ItemOutcome, VersionedDoc};
@@ -14,6 +14,7 @@ use crate::protocol::account::AccountState;
 use crate::protocol::decide::{Contradiction, Decision, Effect, Fencing};
 use crate::protocol::executor::{DocDecision, StepOutcome};
 use crate::protocol::problem::{Problem, Problems};
+use crate::protocol::receipt::Receipt;
 use crate::protocol::steps::{self, Step};
 use crate::protocol::transaction::TxnState;
 use crate::protocol::Protocol;
@@ -45,7 +46,24 @@ struct AcctWrite {
     at: (i64, i64),
     /// The document's custom routing value, as read.
     routing: Option<String>,
-    members: Vec<(usize, Effect)>,
+    /// Each carried step: its item, its effect, and the balance before and
+    /// after it in the fold (what its receipt says).
+    members: Vec<(usize, Effect, (i64, i64))>,
+}
+
+impl AcctWrite {
+    /// The receipt of a member's step once this write landed at `landed`
+    /// (`None`: its answer was lost), if the step moved the balance.
+    fn receipt(
+        &self,
+        effect: &Effect,
+        balances: (i64, i64),
+        landed: Option<(i64, i64)>,
+    ) -> Option<Receipt> {
+        effect
+            .moves_balance()
+            .then(|| Receipt::new(balances.0, balances.1, self.at, landed))
+    }
 }
 
 fn is_apply(step: Step) -> bool {
@@ -264,7 +282,7 @@ pub(super) async fn acct_phase(
         for w in &writes {
             if w.members
                 .iter()
-                .any(|(_, e)| matches!(e, Effect::Applied { .. }))
+                .any(|(_, e, _)| matches!(e, Effect::Applied { .. }))
             {
                 gate(&w.acct).await;
             }
@@ -288,7 +306,7 @@ pub(super) async fn acct_phase(
             Some((outcome, version)) => account_written(p, b, r, w, outcome, version),
             None => {
                 r.forget(&w.acct);
-                for (m, _) in &w.members {
+                for (m, ..) in &w.members {
                     r.halted[*m] = true;
                 }
             }
@@ -344,8 +362,8 @@ fn account_write(
                 if fencing == Fencing::On && is_apply(step) && !r.claimed[m] {
                     continue;
                 }
+                carried.push((m, effect, (folded.balance, next.balance)));
                 folded = next;
-                carried.push((m, effect));
             }
         }
     }
@@ -387,13 +405,15 @@ fn account_written(
                 }
                 None => r.forget(&w.acct),
             }
-            for (m, effect) in &w.members {
-                resolve(p, &mut items[*m], StepOutcome::Updated(effect.clone()));
+            for (m, effect, balances) in &w.members {
+                let receipt = w.receipt(effect, *balances, version);
+                let outcome = StepOutcome::Updated(effect.clone());
+                resolve_receipted(p, &mut items[*m], outcome, receipt);
             }
         }
         ItemOutcome::Conflict => {
             r.forget(&w.acct);
-            for (m, _) in &w.members {
+            for (m, ..) in &w.members {
                 let it = &mut items[*m];
                 r.trouble.conflicts = r.trouble.conflicts.max(it.conflicts + 1);
                 conflicted(p, it, &policy, doc);
@@ -404,9 +424,9 @@ fn account_written(
             r.forget(&w.acct);
             b.unsure_accounts
                 .insert(w.acct.clone(), (w.changes.clone(), w.at));
-            for (m, effect) in &w.members {
+            for (m, effect, balances) in &w.members {
                 let it = &mut items[*m];
-                it.unsure_acct = Some(effect.clone());
+                it.unsure_acct = Some((effect.clone(), w.receipt(effect, *balances, None)));
                 let attempt = unknown(p, it, &policy, doc, &e);
                 r.trouble.unknown(attempt, &e);
                 r.halted[*m] = true;
@@ -414,7 +434,7 @@ fn account_written(
         }
         ItemOutcome::Failed(e) => {
             r.forget(&w.acct);
-            for (m, _) in &w.members {
+            for (m, ..) in &w.members {
                 fail(p, &mut items[*m], e.clone());
             }
         }

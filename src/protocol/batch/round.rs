@@ -3,7 +3,7 @@
 //! in order, each live transaction taking as many steps of its plan as the
 //! phases allow (see the [module docs](super) for why that keeps the fence).
 
-use super::item::{fail, resolve, unknown, Item};
+use super::item::{fail, resolve, resolve_receipted, unknown, Item};
 use super::phase::{acct_phase, txn_phase};
 use super::Batch;
 use crate::cluster::{CondWrite, ItemOutcome, VersionedDoc};
@@ -205,8 +205,8 @@ fn recognise(p: &Protocol, b: &mut Batch<'_>, live: &[usize], r: &RoundState) {
         for &i in live {
             let it = &mut items[i];
             if it.account() == Some(acct.as_str()) {
-                if let Some(effect) = it.unsure_acct.take() {
-                    resolve(p, it, StepOutcome::Updated(effect));
+                if let Some((effect, receipt)) = it.unsure_acct.take() {
+                    resolve_receipted(p, it, StepOutcome::Updated(effect), receipt);
                 }
             }
         }

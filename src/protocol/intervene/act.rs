@@ -1,5 +1,6 @@
 //! What an act is, the types every act shares: the [`Act`] trait each act
-//! implements (one file each in `acts/`), an act with the operator's
+//! implements (one file each in `acts/`; with its own plan type) and
+//! [`Runs`] (its run and its own result), an act with the operator's
 //! [`Choices`] (together an [`Intervention`]), an act whose record is begun
 //! ([`Started`]: how it runs and finishes its record), and the one rule of
 //! when the audit trail wants a reason. The recipe that starts an act is in
@@ -7,7 +8,7 @@
 //! on it without an import circle.
 
 use super::done::{Done, Report};
-use super::plan::Plan;
+use super::plan::Planned;
 use super::refusal::ActRefusal;
 use crate::error::Result;
 use crate::protocol::jobs::OwnWrites;
@@ -68,11 +69,13 @@ impl Choices {
 }
 
 /// An operator's act on its typed target: what the audit trail calls it,
-/// how it is planned (for the record and `--dry-run`) and previewed (for
-/// an operator to confirm), and how it runs once its record is begun.
+/// and how it is planned (for the record) and previewed (for an operator
+/// to confirm, or `--dry-run` to print), each as its own plan type. How it
+/// runs is [`Runs`].
 pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
-    /// What it did: its own result.
-    type Result: Report;
+    /// What it would do: its own plan, holding only what this act's plan
+    /// has (the documents it was judged on, when previewed).
+    type Plan: Planned + fmt::Debug + Clone + Send + Sync + 'static;
 
     /// What the audit trail calls it.
     fn action(&self) -> ActionKind;
@@ -112,11 +115,20 @@ pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
     /// Previews it from the documents as they are now. A target that
     /// cannot be read gives a plan without steps (the run then says why it
     /// cannot act); only a bulk act's selection fails here.
-    fn plan(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+    fn plan(&self, p: &Protocol) -> impl Future<Output = Result<Self::Plan>> + Send;
 
-    /// The plan with the documents it was judged on re-read beside it
-    /// ([`Plan::documents`]); a read that fails is an error here.
-    fn preview(&self, p: &Protocol) -> impl Future<Output = Result<Plan>> + Send;
+    /// The plan with the documents it was judged on re-read beside it; a
+    /// read that fails is an error here.
+    fn preview(&self, p: &Protocol) -> impl Future<Output = Result<Self::Plan>> + Send;
+}
+
+/// How an act of one type runs once its record is begun, and its own
+/// result. Every act's type implements it; [`super::AnyAct`] does not (it
+/// runs whichever act it holds through that act's own type, so its plan
+/// never has to be matched with its act again).
+pub trait Runs: Act {
+    /// What it did: its own result.
+    type Result: Report;
 
     /// Runs it on `p` (which may carry an observer) and completes the
     /// record `started` began ([`Started::finish`]).
@@ -213,11 +225,11 @@ impl<A: Act> Intervention<A> {
 
 /// An act whose unfinished record is written: run it with [`Started::run`].
 #[derive(Debug)]
-pub struct Started<A> {
+pub struct Started<A: Act> {
     pub(super) trail: Trail,
     pub(super) record: RecordId,
     pub(super) intervention: Intervention<A>,
-    pub(super) plan: Plan,
+    pub(super) plan: A::Plan,
     /// The record's parts so far (the plan's, and a resumed run's
     /// checkpoints): a job's checkpoints are numbered after them.
     pub(super) parts: u32,
@@ -254,7 +266,7 @@ impl<A: Act> Started<A> {
     }
 
     /// The plan recorded.
-    pub fn plan(&self) -> &Plan {
+    pub fn plan(&self) -> &A::Plan {
         &self.plan
     }
 
@@ -265,22 +277,12 @@ impl<A: Act> Started<A> {
 
     /// Runs the act on `p` (which may carry an observer), then completes
     /// its record with the outcome, the summary and every step
-    /// ([`Act::run`]). The result is the act's own.
-    pub async fn run(self, p: &Protocol) -> Done<A::Result> {
+    /// ([`Runs::run`]). The result is the act's own.
+    pub async fn run(self, p: &Protocol) -> Done<A::Result>
+    where
+        A: Runs,
+    {
         A::run(self, p).await
-    }
-
-    /// The same started act held as `act` (what [`AnyAct`] forwards to).
-    pub(super) fn with_act<B: Act>(self, act: B) -> Started<B> {
-        Started {
-            trail: self.trail,
-            record: self.record,
-            intervention: Intervention::new(act, self.intervention.choices),
-            plan: self.plan,
-            parts: self.parts,
-            resumed: self.resumed,
-            own: self.own,
-        }
     }
 
     /// Takes the job `run`'s own last writes, as its record says, as this

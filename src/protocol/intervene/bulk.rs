@@ -3,10 +3,12 @@
 //! transactions from starting. Planning and running it are in
 //! `bulk_run`, what it did in `bulk_done`.
 
-use super::selection::Selection;
-use super::{Act, BulkDone, Done, Plan, Started, Subject};
+use super::plan::{PlanStep, Planned, TxnPlan};
+use super::selection::{Selected, Selection};
+use super::{Act, BulkDone, Done, Runs, Started, Subject};
 use crate::error::Result;
 use crate::protocol::batch::BatchOptions;
+use crate::protocol::locks::LockView;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::{Procedure, Protocol};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,7 +56,7 @@ impl BulkAct {
 /// (`bulk_preview`), and run with checkpoints and a [`Stop`]
 /// ([`Started::run_bulk`]; here with a stop nobody sets).
 impl Act for BulkAct {
-    type Result = BulkDone;
+    type Plan = SelectionPlan;
 
     fn action(&self) -> ActionKind {
         match self.procedure {
@@ -82,16 +84,74 @@ impl Act for BulkAct {
         true
     }
 
-    async fn plan(&self, p: &Protocol) -> Result<Plan> {
+    async fn plan(&self, p: &Protocol) -> Result<SelectionPlan> {
         self.selection_plan(p).await
     }
 
-    async fn preview(&self, p: &Protocol) -> Result<Plan> {
+    async fn preview(&self, p: &Protocol) -> Result<SelectionPlan> {
         self.preview_items(p).await
     }
+}
+
+impl Runs for BulkAct {
+    type Result = BulkDone;
 
     async fn run(started: Started<BulkAct>, p: &Protocol) -> Done<BulkDone> {
         started.run_bulk(p, &Stop::default(), |_| {}).await
+    }
+}
+
+/// A bulk act's plan: its selection resolved (each transaction with its
+/// procedure's steps from the state it was read in, then the closing
+/// sweep of `recover --all-stuck`) and, previewed, each selected
+/// transaction's own plan on its documents as re-read.
+#[derive(Debug, Clone)]
+pub struct SelectionPlan {
+    /// Which procedure.
+    pub procedure: Procedure,
+    /// The selection as the options that made it (the record's targets).
+    pub targets: Vec<String>,
+    /// What the selection resolved to.
+    pub selected: Selected,
+    /// Whether it closes with the sweep of the locks stale on evidence
+    /// ([`BulkAct::sweeps`]).
+    pub sweeps: bool,
+    /// Previewed ([`crate::protocol::intervene::Intervention::preview`]):
+    /// each selected transaction's own plan on its documents, in selection
+    /// order; empty when planned for the record.
+    pub items: Vec<TxnPlan>,
+    /// Previewed, for `recover --all-stuck`: the locks its closing sweep
+    /// ([`PlanStep::Sweep`]) would release, as judged now (stale on
+    /// evidence, owner not in flight).
+    pub sweep: Vec<LockView>,
+    /// Previewed on a deployment without a locks index
+    /// ([`crate::protocol::read::Target::Absent`]): no lock is released
+    /// and the sweep has nothing to do, which the preview says.
+    pub locks_absent: bool,
+}
+
+impl Planned for SelectionPlan {
+    fn transactions(&self) -> Vec<String> {
+        self.selected.ids()
+    }
+
+    fn targets(&self) -> Vec<String> {
+        self.targets.clone()
+    }
+
+    /// Each transaction with its procedure's steps, then the sweep.
+    fn steps(&self) -> Vec<PlanStep> {
+        let items = self.selected.transactions.iter().map(|t| PlanStep::Item {
+            txn: t.id.clone(),
+            steps: t
+                .state
+                .as_ref()
+                .and_then(|s| crate::protocol::steps::plan(self.procedure, s).ok())
+                .unwrap_or_default(),
+        });
+        items
+            .chain(self.sweeps.then_some(PlanStep::Sweep))
+            .collect()
     }
 }
 

@@ -2,7 +2,7 @@
 //! one rule of the worst outcome over many verdicts.
 
 use super::selection::LeftOut;
-use super::{Plan, Report};
+use super::{Planned, Report};
 use crate::error::Error;
 use crate::protocol::locks::SweptLock;
 use crate::protocol::report::Tally;
@@ -140,7 +140,7 @@ impl BulkDone {
 
 /// A bulk act's own result.
 impl Report for BulkDone {
-    fn ending(&self, p: &Protocol, _: &Plan) -> Ending {
+    fn ending(&self, p: &Protocol, _: &dyn Planned) -> Ending {
         Ending {
             outcome: self.outcome(),
             summary: self.summary(),

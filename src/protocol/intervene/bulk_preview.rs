@@ -1,18 +1,20 @@
 //! A bulk act previewed for an operator to confirm, or printed by
 //! `--dry-run`: its selection resolved, then each selected transaction
 //! re-read with its accounts and locks and planned by the one builder
-//! ([`Plan::on_transaction`], with the checks an unforced run makes), so
+//! ([`TxnPlan::on_transaction`], with the checks an unforced run makes), so
 //! the dashboard's bulk dialog and `rollback`/`recover --ids-from …
 //! --dry-run` show the same plan: the same refusals, the same counts
-//! ([`Plan::verdicts`]).
+//! ([`Verdicts`]).
 
 use super::build::unforced_checks;
-use super::bulk::BulkAct;
-use super::plan::{Plan, PlanStep};
+use super::bulk::{BulkAct, SelectionPlan};
+use super::plan::{LocksOfPlan, Planned, TxnPlan};
 use super::refusal::ActRefusal;
 use super::selection::LeftOut;
 use super::{BalanceEffect, EffectKind};
 use crate::error::Result;
+use crate::protocol::locks::LockView;
+use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Protocol, TxnState};
 use futures::StreamExt;
 use std::collections::BTreeMap;
@@ -21,15 +23,15 @@ use std::collections::BTreeMap;
 const READ_CONCURRENCY: usize = 8;
 
 impl BulkAct {
-    /// The plan ([`BulkAct::selection_plan`]) with each selected transaction's own
-    /// plan on its documents as re-read ([`Plan::items`], in selection
-    /// order); a transaction gone since the selection read it is left out
-    /// ("no longer exists"). A read that fails is an error (nothing can be
-    /// confirmed on it).
-    pub(super) async fn preview_items(&self, p: &Protocol) -> Result<Plan> {
+    /// The plan ([`BulkAct::selection_plan`]) with each selected
+    /// transaction's own plan on its documents as re-read
+    /// ([`SelectionPlan::items`], in selection order); a transaction gone
+    /// since the selection read it is left out ("no longer exists"). A read
+    /// that fails is an error (nothing can be confirmed on it).
+    pub(super) async fn preview_items(&self, p: &Protocol) -> Result<SelectionPlan> {
         let mut plan = self.selection_plan(p).await?;
         p.sync_clock().await;
-        let ids = plan.transactions.clone();
+        let ids = plan.transactions();
         let details: Vec<_> = futures::stream::iter(ids)
             .map(|id| async move { (id.clone(), p.transaction_detail(&id).await) })
             .buffered(READ_CONCURRENCY)
@@ -41,7 +43,7 @@ impl BulkAct {
                 Some(d) => {
                     let checked = unforced_checks(p, &d.txn);
                     plan.items
-                        .push(Plan::on_transaction(Some(self.procedure), d, checked));
+                        .push(TxnPlan::on_transaction(self.procedure, d, checked));
                 }
                 None => gone.push(id),
             }
@@ -49,20 +51,24 @@ impl BulkAct {
         if self.sweeps() {
             plan.sweep = p.sweepable_locks(self.allow_partial).await?;
         }
-        plan.lock_releases = plan.released_locks();
+        plan.locks_absent = p.discovery().await?.locks.is_absent();
         if !gone.is_empty() {
-            plan.transactions.retain(|t| !gone.contains(t));
-            plan.steps
-                .retain(|s| !matches!(s, PlanStep::Item { txn, .. } if gone.contains(txn)));
-            if let Some(s) = plan.selected.as_mut() {
-                s.transactions.retain(|t| !gone.contains(&t.id));
-                s.left_out.extend(gone.into_iter().map(|txn| LeftOut {
-                    txn,
-                    why: "no longer exists".into(),
-                }));
-            }
+            let s = &mut plan.selected;
+            s.transactions.retain(|t| !gone.contains(&t.id));
+            s.left_out.extend(gone.into_iter().map(|txn| LeftOut {
+                txn,
+                why: "no longer exists".into(),
+            }));
         }
         Ok(plan)
+    }
+}
+
+impl SelectionPlan {
+    /// A previewed bulk plan by what each transaction would do: what the
+    /// dialog lists and `--dry-run` counts.
+    pub fn verdicts(&self) -> Verdicts {
+        Verdicts::of(&self.items, &self.selected.left_out, &self.sweep)
     }
 }
 
@@ -77,65 +83,116 @@ pub enum Would {
     Refused(ActRefusal),
 }
 
-impl Plan {
-    /// Every lock a previewed bulk plan's run releases, sorted: those of
-    /// each transaction that would run ([`Plan::would`]), then those of
-    /// the closing sweep ([`Plan::sweep`]).
-    fn released_locks(&self) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .items
-            .iter()
-            .filter(|i| i.would() == Would::Run)
-            .flat_map(|i| i.lock_releases.iter().cloned())
-            .chain(self.sweep.iter().map(|l| l.info.resource.clone()))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
-    }
+/// The plan of one transaction of a set acted on as one (a bulk act's
+/// item, or the release of each marked transaction's locks): what the
+/// counts ([`Verdicts`]) ask of it.
+pub trait ItemPlan: Planned {
+    /// The transaction with its accounts and locks, as judged.
+    fn detail(&self) -> &TransactionDetail;
 
-    /// What this plan of one transaction would do run unforced: refused
-    /// first (its refusal), else run when it writes anything: a
-    /// procedure's step, or a lock release (the locks a terminal
-    /// transaction still holds are released by its rollback or recovery
-    /// too), else nothing to do.
-    pub fn would(&self) -> Would {
-        if let Some(r) = &self.refusal {
-            return Would::Refused(r.clone());
+    /// What it would do run unforced: refused first (its refusal), else
+    /// run when it writes anything: a procedure's step, or a lock release
+    /// (the locks a terminal transaction still holds are released by its
+    /// rollback or recovery too), else nothing to do.
+    fn would(&self) -> Would {
+        if let Some(r) = self.refusal() {
+            return Would::Refused(r);
         }
-        if self.runs_a_procedure() || !self.lock_releases.is_empty() {
+        if self.writes() {
             Would::Run
         } else {
             Would::NothingToDo
         }
     }
 
-    /// A previewed bulk plan by what each transaction would do: what the
-    /// dialog lists and `--dry-run` counts.
-    pub fn verdicts(&self) -> Verdicts {
+    /// Whether a run writes anything.
+    fn writes(&self) -> bool;
+
+    /// The locks it releases.
+    fn lock_releases(&self) -> Vec<String>;
+
+    /// The predicted balance change per account (non-zero only).
+    fn balance_change(&self) -> &[(String, i64)] {
+        &[]
+    }
+
+    /// The balance change in words, if it has one.
+    fn in_words(&self) -> Option<&BalanceEffect> {
+        None
+    }
+}
+
+impl ItemPlan for TxnPlan {
+    fn detail(&self) -> &TransactionDetail {
+        &self.detail
+    }
+
+    fn writes(&self) -> bool {
+        self.runs_a_procedure() || !self.lock_releases.is_empty()
+    }
+
+    fn lock_releases(&self) -> Vec<String> {
+        self.lock_releases.clone()
+    }
+
+    fn balance_change(&self) -> &[(String, i64)] {
+        &self.balance_change
+    }
+
+    fn in_words(&self) -> Option<&BalanceEffect> {
+        self.in_words.as_ref()
+    }
+}
+
+impl ItemPlan for LocksOfPlan {
+    fn detail(&self) -> &TransactionDetail {
+        &self.detail
+    }
+
+    fn writes(&self) -> bool {
+        !self.detail.locks.is_empty()
+    }
+
+    fn lock_releases(&self) -> Vec<String> {
+        LocksOfPlan::lock_releases(self)
+    }
+}
+
+/// Every lock the run of `items` releases, sorted: those of each that
+/// would run, then those of the closing `sweep`.
+fn released_locks<I: ItemPlan>(items: &[I], sweep: &[LockView]) -> Vec<String> {
+    let mut out: Vec<String> = items
+        .iter()
+        .filter(|i| i.would() == Would::Run)
+        .flat_map(|i| i.lock_releases())
+        .chain(sweep.iter().map(|l| l.info.resource.clone()))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+impl Verdicts {
+    /// `items` (with the ids the selection `left_out`, and the locks a
+    /// closing `sweep` releases) by what each transaction would do.
+    pub fn of<I: ItemPlan>(items: &[I], left_out: &[LeftOut], sweep: &[LockView]) -> Verdicts {
         let mut v = Verdicts {
-            left_out: self
-                .selected
-                .as_ref()
-                .map(|s| s.left_out.clone())
-                .unwrap_or_default(),
+            left_out: left_out.to_vec(),
             ..Verdicts::default()
         };
-        for item in &self.items {
-            let id = item.transactions.first().cloned().unwrap_or_default();
+        for item in items {
+            let id = item.detail().txn.id.clone();
             match item.would() {
                 Would::Refused(r) => v.refused.entry(r.kind()).or_default().push(id),
                 Would::NothingToDo => v.nothing_to_do.push(id),
                 Would::Run => {
-                    *v.by_state.entry(item.state()).or_default() += 1;
-                    for (acct, delta) in &item.balance_change {
+                    *v.by_state
+                        .entry(item.detail().txn.state.clone())
+                        .or_default() += 1;
+                    for (acct, delta) in item.balance_change() {
                         *v.balance_effect.entry(acct.clone()).or_default() += delta;
                     }
-                    if let Some(w) = item
-                        .in_words
-                        .as_ref()
-                        .filter(|w| w.kind != EffectKind::None)
-                    {
+                    if let Some(w) = item.in_words().filter(|w| w.kind != EffectKind::None) {
                         v.in_words.push((id.clone(), w.clone()));
                     }
                     v.run.push(id);
@@ -143,18 +200,8 @@ impl Plan {
             }
         }
         v.balance_effect.retain(|_, d| *d != 0);
-        v.lock_releases = self.released_locks();
+        v.lock_releases = released_locks(items, sweep);
         v
-    }
-
-    /// The state of the transaction a plan on its documents was judged on.
-    pub fn state(&self) -> Option<TxnState> {
-        match &self.documents {
-            Some(super::Documents::Procedure(_, d) | super::Documents::LocksOf(d)) => {
-                d.txn.state.clone()
-            }
-            _ => None,
-        }
     }
 }
 

@@ -6,10 +6,9 @@
 //! starting while the running ones finish, and for `recover --all-stuck`
 //! alone the sweep of the locks stale on evidence.
 
-use super::bulk::{BulkAct, Runner, Stop};
+use super::bulk::{BulkAct, Runner, SelectionPlan, Stop};
 use super::bulk_done::BulkDone;
-use super::plan::{Plan, PlanStep};
-use super::selection::{BulkOptions, BulkRun, Selected};
+use super::selection::{BulkOptions, BulkRun};
 use super::{Done, Report, Started};
 use crate::error::{Error, Result};
 use crate::protocol::jobs::{keep_alive, Checkpoints, Ended, MIN_TRANSACTIONS, SILENT_PERIODS};
@@ -22,29 +21,16 @@ use tokio::sync::{mpsc, oneshot};
 
 impl BulkAct {
     /// Resolves the selection: each transaction with its planned steps.
-    pub(super) async fn selection_plan(&self, p: &Protocol) -> Result<Plan> {
+    pub(super) async fn selection_plan(&self, p: &Protocol) -> Result<SelectionPlan> {
         let selected = p.select(&self.selection, self.allow_partial).await?;
-        let mut steps: Vec<PlanStep> = selected
-            .transactions
-            .iter()
-            .map(|t| PlanStep::Item {
-                txn: t.id.clone(),
-                steps: t
-                    .state
-                    .as_ref()
-                    .and_then(|s| crate::protocol::steps::plan(self.procedure, s).ok())
-                    .unwrap_or_default(),
-            })
-            .collect();
-        if self.sweeps() {
-            steps.push(PlanStep::Sweep);
-        }
-        Ok(Plan {
-            transactions: selected.ids(),
+        Ok(SelectionPlan {
+            procedure: self.procedure,
             targets: self.selection.describe(self.ids_source.as_deref()),
-            steps,
-            selected: Some(selected),
-            ..Plan::default()
+            selected,
+            sweeps: self.sweeps(),
+            items: Vec::new(),
+            sweep: Vec::new(),
+            locks_absent: false,
         })
     }
 }
@@ -61,10 +47,7 @@ impl Started<BulkAct> {
         F: FnMut(&ProcedureReport),
     {
         let b = self.intervention().act.clone();
-        let selected = self.plan().selected.clone().unwrap_or_else(|| Selected {
-            transactions: Vec::new(),
-            left_out: Vec::new(),
-        });
+        let selected = self.plan().selected.clone();
         let ids = selected.ids();
         // On a job's way back, its own last writes are not refused as recent.
         let with_own;

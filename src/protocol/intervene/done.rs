@@ -4,7 +4,7 @@
 //! record's id and whether it could be completed, and one sentence for
 //! people ([`fmt::Display`]).
 
-use super::Plan;
+use super::Planned;
 use crate::error::Error;
 use crate::protocol::trail::{ActOutcome, ActionKind, Ending, RecordId, TrailStep};
 use crate::protocol::{ProcedureReport, Protocol};
@@ -17,7 +17,7 @@ use std::fmt;
 pub trait Report: fmt::Debug + Send + 'static {
     /// How the record ends for it: outcome, summary, counts (a bulk
     /// run's) and steps. `plan` is the plan the record was begun with.
-    fn ending(&self, p: &Protocol, plan: &Plan) -> Ending;
+    fn ending(&self, p: &Protocol, plan: &dyn Planned) -> Ending;
 
     /// Whether it did what was asked (and nothing was refused or failed);
     /// `outcome` is how the record says it ended.
@@ -30,7 +30,7 @@ pub trait Report: fmt::Debug + Send + 'static {
 /// Whichever act's result, for a front end that holds any act
 /// ([`super::AnyAct`]).
 impl Report for Box<dyn Report> {
-    fn ending(&self, p: &Protocol, plan: &Plan) -> Ending {
+    fn ending(&self, p: &Protocol, plan: &dyn Planned) -> Ending {
         (**self).ending(p, plan)
     }
 
@@ -46,7 +46,7 @@ impl Report for Box<dyn Report> {
 /// The result of a rollback, a recovery and a transfer: the procedure's
 /// report.
 impl Report for ProcedureReport {
-    fn ending(&self, _: &Protocol, _: &Plan) -> Ending {
+    fn ending(&self, _: &Protocol, _: &dyn Planned) -> Ending {
         Ending::of(
             ActOutcome::from(&self.verdict),
             self.verdict.to_string(),

@@ -5,9 +5,13 @@
 //! and [`BulkAct`], a rollback/recovery over a selection) on its typed
 //! target, with the operator's [`Choices`] (force, reason, where from).
 //!
-//! - [`Intervention::plan`] previews it as a [`Plan`]: the steps (typed,
-//!   written once), the [`ActRefusal`] an unforced run would meet, the balance
-//!   change and the lock releases. The dashboard's dialog shows it,
+//! - [`Intervention::plan`] plans it as the act's own plan type
+//!   ([`Act::Plan`]: a rollback's [`ProcedurePlan`], a bulk act's
+//!   [`SelectionPlan`], ...; [`AnyPlan`] for [`AnyAct`]), holding only what
+//!   that act's plan has; every plan answers [`Planned`] (the steps, typed
+//!   and written once, the transactions and targets, the [`ActRefusal`] an
+//!   unforced run would meet). [`Intervention::preview`] makes the same plan
+//!   with the documents it was judged on. The dashboard's dialog shows it,
 //!   `--dry-run` prints it, and the audit record stores its step labels.
 //! - [`start`] and [`Started::run`] (or [`run`], both at once) perform the
 //!   act and record it: check the reason, open the trail, plan, write the
@@ -36,19 +40,23 @@ mod run;
 pub(crate) mod selection;
 
 pub use crate::protocol::report::Tally;
-pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Started, Subject};
+pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Runs, Started, Subject};
 pub use acts::{
-    AnyAct, AuditRepair, Recover, ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse,
-    Rollback, Transfer,
+    AnyAct, AnyPlan, AuditPlan, AuditRepair, JudgedOn, LockPlan, LocksOfActPlan, Recover,
+    ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse, Rollback, Transfer, TransferPlan,
 };
 pub use balance_effect::{BalanceEffect, EffectKind};
 pub use build::unforced_checks;
-pub use bulk::{BulkAct, Runner, Stop};
+pub use bulk::{BulkAct, Runner, SelectionPlan, Stop};
 pub use bulk_done::BulkDone;
-pub use bulk_preview::{Verdicts, Would};
+pub use bulk_preview::{ItemPlan, Verdicts, Would};
 pub use done::{Done, Report};
 pub use guard::Guard;
-pub use plan::{Documents, Plan, PlanStep, StepEffect, StepTarget, SWEEP_STEP};
+pub use plan::{
+    LocksOfPlan, PlanStep, Planned, Previewed, ProcedurePlan, StepEffect, StepTarget, TxnPlan,
+    SWEEP_STEP,
+};
 pub use refusal::{ActRefusal, ReadOnlyBy};
-pub use run::{job_reason, resume, run, start, NotStarted};
+pub use reverse_plan::{JudgedReversal, ReversalPlan};
+pub use run::{draft, job_reason, resume, run, start, NotStarted};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};

@@ -1,13 +1,15 @@
 //! What an act would do, as previewed from the documents as they are: the
-//! typed steps (each worded once, by [`PlanStep`]'s `Display`), the refusal
-//! an unforced run would meet, the balance change and the lock releases.
-//! How a plan is made is in `build.rs`.
+//! typed steps (each worded once, by [`PlanStep`]'s `Display`), what every
+//! act's own plan answers for its record ([`Planned`]: transactions,
+//! targets, steps, the refusal an unforced run would meet), and the plans
+//! acts share: a rollback's or recovery's on a transaction's documents
+//! ([`TxnPlan`], [`ProcedurePlan`]) and the release of a transaction's
+//! locks ([`LocksOfPlan`]). Each other act's plan type is in its own file
+//! (`acts/`, `bulk.rs`, `reverse_plan.rs`); how a plan is made is in
+//! `build.rs`.
 
-use super::selection::Selected;
 use super::{ActRefusal, BalanceEffect};
-use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
-use crate::protocol::locks::LockView;
 use crate::protocol::reverse::{CREATE_STEP, LINK_STEP};
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::{Preview, TransactionDetail};
@@ -185,132 +187,230 @@ impl StepEffect {
     }
 }
 
-/// What an act would do.
-#[derive(Debug, Clone, Default)]
-pub struct Plan {
+/// What the audit record keeps of any act's plan, and the refusal an
+/// unforced run would meet: what every act's own plan type answers (each
+/// act's `Act::Plan`; [`super::AnyPlan`] when a front end holds any act).
+pub trait Planned {
     /// The transactions concerned (what the record is filed under).
-    pub transactions: Vec<String>,
+    fn transactions(&self) -> Vec<String>;
+
     /// Other targets: lock resources, accounts, the selection's options.
-    pub targets: Vec<String>,
+    fn targets(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The steps in order.
-    pub steps: Vec<PlanStep>,
-    /// Why an unforced run would be refused, if it would.
-    pub refusal: Option<ActRefusal>,
-    /// The predicted balance change per account (non-zero only).
-    pub balance_change: Vec<(String, i64)>,
-    /// The balance change in words ([`BalanceEffect`]), for a rollback's
-    /// or recovery's plan on a transaction's documents.
-    pub in_words: Option<BalanceEffect>,
-    /// The locks released after the steps (for a bulk act previewed: by
-    /// every transaction that runs, and by the closing sweep).
-    pub lock_releases: Vec<String>,
-    /// For `recover --all-stuck` previewed ([`Intervention::preview`]):
-    /// the locks its closing sweep ([`PlanStep::Sweep`]) would release, as
-    /// judged now (stale on evidence, owner not in flight).
-    pub sweep: Vec<LockView>,
-    /// Previewed on a deployment without a locks index
-    /// ([`crate::protocol::read::Target::Absent`]): no lock is released
-    /// and the sweep has nothing to do, which the preview says.
-    pub locks_absent: bool,
-    /// What a bulk act's selection resolved to.
-    pub selected: Option<Selected>,
-    /// For a plan made from a transaction's documents
-    /// ([`Plan::on_transaction`]): one per step, in order, the document it
-    /// acts on and what it would do; empty otherwise.
-    pub effects: Vec<StepEffect>,
-    /// For a plan made from a transaction's documents: the state the run
-    /// would end in if nobody else interferes.
-    pub ends_in: Option<TxnState>,
-    /// The documents it was judged on, when previewed for an operator to
-    /// confirm ([`Intervention::preview`]; `None` from [`Intervention::plan`]).
-    pub documents: Option<Documents>,
-    /// A bulk act previewed ([`Intervention::preview`]): each selected
-    /// transaction's own plan on its documents, in selection order; empty
-    /// otherwise.
-    pub items: Vec<Plan>,
-    /// Previewed ([`Intervention::preview`]): the run would be refused
-    /// before its first write, whatever the documents, because the product
-    /// refuses the act's writes (field or document level security, an
-    /// index block, a mapping that rejects the fields, no write privilege)
-    /// or cannot take its audit record; in the words the run itself would
-    /// refuse with ([`Protocol::writes_refused`]). No force lifts it.
+    fn steps(&self) -> Vec<PlanStep>;
+
+    /// Why an unforced run would be refused, if it would (the acts that
+    /// are never refused when planned say `None`).
+    fn refusal(&self) -> Option<ActRefusal> {
+        None
+    }
+
+    /// The step labels, as the audit record stores them.
+    fn labels(&self) -> Vec<String> {
+        self.steps().iter().map(ToString::to_string).collect()
+    }
+}
+
+/// An act's own plan previewed for an operator to confirm (or `--dry-run`
+/// to print): the plan with the documents it was judged on, and the
+/// pre-flight every act's run makes before its first write, whatever the
+/// documents.
+#[derive(Debug, Clone)]
+pub struct Previewed<P> {
+    /// The act's own plan, judged on the documents re-read for it.
+    pub plan: P,
+    /// The run would be refused before its first write, whatever the
+    /// documents, because the product refuses the act's writes (field or
+    /// document level security, an index block, a mapping that rejects the
+    /// fields, no write privilege) or cannot take its audit record; in the
+    /// words the run itself would refuse with
+    /// ([`Protocol::writes_refused`]). No force lifts it.
     ///
     /// [`Protocol::writes_refused`]: crate::protocol::Protocol::writes_refused
     pub writes_refused: Option<crate::error::Error>,
 }
 
-/// The documents a preview was judged on, as re-read for it: what a front
-/// end shows beside the plan (the transaction with its balances now, the
-/// lock with its holder, the audit's findings, the original of a reversal
-/// and whatever sits under its reversal's id).
+/// A rollback's or recovery's plan on its transaction's documents as
+/// re-read ([`TxnPlan::on_transaction`], [`TxnPlan::of_detail`]): each
+/// step with the document it acts on and what it would write, the lock
+/// releases that follow, the balance change, the end state, and the
+/// refusal an unforced run would meet.
 #[derive(Debug, Clone)]
-pub enum Documents {
-    /// A rollback's or recovery's transaction with its accounts and locks.
-    Procedure(Procedure, Box<TransactionDetail>),
-    /// The transaction whose locks a release of them deletes, with its
-    /// accounts and locks.
-    LocksOf(Box<TransactionDetail>),
-    /// A lock as judged now (`None`: not held any more).
-    Lock(Option<Box<LockView>>),
-    /// A fresh audit (what its repair would address).
-    Audit(Box<AuditReport>),
-    /// The original of a reversal, and what sits under the reversal's id.
-    Reversal {
-        /// The original with its accounts and locks.
-        original: Box<TransactionDetail>,
-        /// An earlier attempt's reversal, if one exists.
-        existing: Option<Box<Transaction>>,
-    },
+pub struct TxnPlan {
+    /// Which procedure.
+    pub procedure: Procedure,
+    /// The transaction with its accounts and locks, as judged.
+    pub detail: Box<TransactionDetail>,
+    /// The steps in order (the procedure's, then the lock releases).
+    pub steps: Vec<PlanStep>,
+    /// One per step, in order: the document it acts on and what it would
+    /// do.
+    pub effects: Vec<StepEffect>,
+    /// Why an unforced run would be refused, if it would.
+    pub refusal: Option<ActRefusal>,
+    /// The predicted balance change per account (non-zero only).
+    pub balance_change: Vec<(String, i64)>,
+    /// The balance change in words, when the transaction names its
+    /// accounts and amount.
+    pub in_words: Option<BalanceEffect>,
+    /// The locks released after the steps.
+    pub lock_releases: Vec<String>,
+    /// The state the run would end in if nobody else interferes.
+    pub ends_in: Option<TxnState>,
 }
 
-impl Plan {
-    /// The step labels, as the audit record stores them.
-    pub fn labels(&self) -> Vec<String> {
-        self.steps.iter().map(ToString::to_string).collect()
+impl TxnPlan {
+    /// The transaction's id.
+    pub fn txn(&self) -> &str {
+        &self.detail.txn.id
     }
-}
 
-impl Plan {
-    /// Whether it runs any step of a transaction's procedure (lock releases
-    /// alone are not a run: a terminal transaction has nothing to do).
+    /// Whether it runs any step of the procedure (lock releases alone are
+    /// not a run: a terminal transaction has nothing to do).
     pub fn runs_a_procedure(&self) -> bool {
         self.steps
             .iter()
             .any(|s| matches!(s, PlanStep::Protocol { .. }))
     }
 
-    /// Each step with its document and effect (`None` for a plan not made
-    /// from a transaction's documents).
-    pub fn steps_in_full(&self) -> impl Iterator<Item = (&PlanStep, Option<&StepEffect>)> {
-        let mut effects = self.effects.iter();
-        self.steps.iter().map(move |s| (s, effects.next()))
+    /// Each step with its document and effect.
+    pub fn steps_in_full(&self) -> impl Iterator<Item = (&PlanStep, &StepEffect)> {
+        self.steps.iter().zip(&self.effects)
+    }
+}
+
+impl Planned for TxnPlan {
+    fn transactions(&self) -> Vec<String> {
+        vec![self.txn().to_string()]
+    }
+
+    fn steps(&self) -> Vec<PlanStep> {
+        self.steps.clone()
+    }
+
+    fn refusal(&self) -> Option<ActRefusal> {
+        self.refusal.clone()
+    }
+}
+
+/// A rollback's or recovery's plan (the plan of [`super::Rollback`] and
+/// [`super::Recover`]).
+#[derive(Debug, Clone)]
+pub enum ProcedurePlan {
+    /// Judged on the transaction's documents.
+    Judged(Box<TxnPlan>),
+    /// The transaction does not exist: refused, no step.
+    Missing(String),
+    /// Its documents could not be read when planned for the record (no
+    /// step; the run then says why it cannot act). A preview fails instead.
+    Unread(String),
+}
+
+impl Planned for ProcedurePlan {
+    fn transactions(&self) -> Vec<String> {
+        match self {
+            ProcedurePlan::Judged(p) => p.transactions(),
+            ProcedurePlan::Missing(id) | ProcedurePlan::Unread(id) => vec![id.clone()],
+        }
+    }
+
+    fn steps(&self) -> Vec<PlanStep> {
+        match self {
+            ProcedurePlan::Judged(p) => p.steps(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn refusal(&self) -> Option<ActRefusal> {
+        match self {
+            ProcedurePlan::Judged(p) => p.refusal(),
+            ProcedurePlan::Missing(id) => Some(ActRefusal::NoSuchTransaction(id.clone())),
+            ProcedurePlan::Unread(_) => None,
+        }
+    }
+}
+
+/// The release of every lock a transaction owns, judged on its documents
+/// as re-read: each lock it holds, refused while some are not stale.
+#[derive(Debug, Clone)]
+pub struct LocksOfPlan {
+    /// The transaction with its accounts and locks, as judged.
+    pub detail: Box<TransactionDetail>,
+}
+
+impl LocksOfPlan {
+    /// The transaction's id.
+    pub fn txn(&self) -> &str {
+        &self.detail.txn.id
+    }
+
+    /// The locks it would release (every lock the transaction holds).
+    pub fn lock_releases(&self) -> Vec<String> {
+        let locks = &self.detail.locks;
+        locks.iter().map(|l| l.info.resource.clone()).collect()
+    }
+}
+
+impl Planned for LocksOfPlan {
+    fn transactions(&self) -> Vec<String> {
+        vec![self.txn().to_string()]
+    }
+
+    fn steps(&self) -> Vec<PlanStep> {
+        vec![PlanStep::ReleaseLocksOf]
+    }
+
+    fn refusal(&self) -> Option<ActRefusal> {
+        let live: Vec<String> = self
+            .detail
+            .locks
+            .iter()
+            .filter(|l| !l.staleness.is_stale())
+            .map(|l| l.info.resource.clone())
+            .collect();
+        (!live.is_empty()).then_some(ActRefusal::LocksNotStale(live))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::intervene::{Choices, Intervention, Recover};
+    use crate::protocol::intervene::{draft, Choices, Intervention, Recover};
     use crate::protocol::trail::{ActionKind, Interface};
+
+    /// A plan of fixed steps, as any act's own plan answers for its record.
+    struct Fixed(Vec<PlanStep>);
+
+    impl Planned for Fixed {
+        fn transactions(&self) -> Vec<String> {
+            vec!["t1".into()]
+        }
+
+        fn targets(&self) -> Vec<String> {
+            vec!["--all-stuck".into()]
+        }
+
+        fn steps(&self) -> Vec<PlanStep> {
+            self.0.clone()
+        }
+    }
 
     #[test]
     fn each_step_is_worded_once_and_the_record_keeps_the_words() {
-        let plan = Plan {
-            transactions: vec!["t1".into()],
-            targets: vec!["--all-stuck".into()],
-            steps: vec![
-                PlanStep::Item {
-                    txn: "t1".into(),
-                    steps: vec![Step::Terminate, Step::UndoSource],
-                },
-                PlanStep::ReleaseLock {
-                    resource: "A".into(),
-                    held_by: Some(("txn t1".into(), "stale: owner ended".into())),
-                },
-                PlanStep::Sweep,
-            ],
-            ..Plan::default()
-        };
+        let plan = Fixed(vec![
+            PlanStep::Item {
+                txn: "t1".into(),
+                steps: vec![Step::Terminate, Step::UndoSource],
+            },
+            PlanStep::ReleaseLock {
+                resource: "A".into(),
+                held_by: Some(("txn t1".into(), "stale: owner ended".into())),
+            },
+            PlanStep::Sweep,
+        ]);
         assert_eq!(
             plan.labels(),
             vec![
@@ -327,13 +427,13 @@ mod tests {
             Recover::new("t1"),
             Choices::new(Interface::Dashboard, Some(" INC-1 ".into())).forced(true),
         );
-        let d = plan.draft(&i);
+        let d = draft(&plan, &i);
         assert_eq!(
             (d.action, d.forced, d.bulk),
             (ActionKind::Recover, true, false)
         );
         assert_eq!(d.reason.as_deref(), Some("INC-1"));
         assert_eq!(d.plan, plan.labels());
-        assert_eq!(d.targets, plan.targets);
+        assert_eq!(d.targets, plan.targets());
     }
 }

@@ -6,7 +6,7 @@
 //! recovery from where it stands, each step with the document it acts on
 //! and what it would write (or why nothing).
 
-use super::plan::{Documents, Plan, PlanStep, StepEffect, StepTarget};
+use super::plan::{PlanStep, Planned, StepEffect, StepTarget, TxnPlan};
 use super::ActRefusal;
 use crate::error::Result;
 use crate::protocol::executor::StepOutcome;
@@ -19,18 +19,14 @@ use std::collections::BTreeMap;
 
 /// The reversal of `id` previewed from the documents as they are now (the
 /// original with its accounts and locks, whatever sits under the
-/// reversal's id), kept in [`Plan::documents`].
+/// reversal's id); a read that fails is an error.
 pub(super) async fn reverse_preview(
     p: &Protocol,
     id: &str,
     finish_committed: bool,
-) -> Result<Plan> {
+) -> Result<ReversalPlan> {
     let Some(original) = p.transaction_detail(id).await? else {
-        return Ok(Plan {
-            transactions: vec![id.to_string(), reversal_id(id)],
-            refusal: Some(ActRefusal::NoSuchTransaction(id.to_string())),
-            ..Plan::default()
-        });
+        return Ok(ReversalPlan::Missing(id.to_string()));
     };
     let existing = p.read_transaction(&reversal_id(id)).await?.map(|(t, _)| t);
     let finishes = finish_committed
@@ -41,16 +37,112 @@ pub(super) async fn reverse_preview(
         .flatten()
         .map(|r| ActRefusal::Reverse(ReverseRefusal::Protocol(r)));
     let now = p.now().await;
-    Ok(Plan::on_reversal(
+    Ok(ReversalPlan::Judged(Box::new(JudgedReversal::on_reversal(
         original,
         existing,
         finish_committed,
         checked,
         now,
-    ))
+    ))))
 }
 
-impl Plan {
+/// A reversal's plan (the plan of [`super::Reverse`]).
+#[derive(Debug, Clone)]
+pub enum ReversalPlan {
+    /// Judged on the original and whatever sits under its reversal's id.
+    Judged(Box<JudgedReversal>),
+    /// The original does not exist: refused, no step.
+    Missing(String),
+    /// The documents could not be read when planned for the record (no
+    /// step; the run then says why it cannot act). A preview fails instead.
+    Unread(String),
+}
+
+/// Filed under the original and its reversal.
+impl Planned for ReversalPlan {
+    fn transactions(&self) -> Vec<String> {
+        match self {
+            ReversalPlan::Judged(j) => j.transactions(),
+            ReversalPlan::Missing(id) | ReversalPlan::Unread(id) => {
+                vec![id.clone(), reversal_id(id)]
+            }
+        }
+    }
+
+    fn targets(&self) -> Vec<String> {
+        match self {
+            ReversalPlan::Judged(j) => j.targets(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn steps(&self) -> Vec<PlanStep> {
+        match self {
+            ReversalPlan::Judged(j) => j.steps(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn refusal(&self) -> Option<ActRefusal> {
+        match self {
+            ReversalPlan::Judged(j) => j.refusal(),
+            ReversalPlan::Missing(id) => Some(ActRefusal::NoSuchTransaction(id.clone())),
+            ReversalPlan::Unread(_) => None,
+        }
+    }
+}
+
+/// The reversal of an original as re-read: every write a run of it makes,
+/// each with the document it acts on and what it would write, the balance
+/// change over both accounts, and the refusal an unforced run would meet.
+#[derive(Debug, Clone)]
+pub struct JudgedReversal {
+    /// The original with its accounts and locks.
+    pub original: TransactionDetail,
+    /// An earlier attempt's reversal, if one exists.
+    pub existing: Option<Transaction>,
+    /// The steps in order (none when refused by the admission rule).
+    pub steps: Vec<PlanStep>,
+    /// One per step, in order: the document it acts on and what it would
+    /// do.
+    pub effects: Vec<StepEffect>,
+    /// Why an unforced run would be refused, if it would.
+    pub refusal: Option<ActRefusal>,
+    /// The predicted balance change per account (non-zero only).
+    pub balance_change: Vec<(String, i64)>,
+    /// The original's two accounts, when admitted.
+    pub targets: Vec<String>,
+}
+
+impl Planned for JudgedReversal {
+    fn transactions(&self) -> Vec<String> {
+        vec![self.original.txn.id.clone(), self.reversal()]
+    }
+
+    fn targets(&self) -> Vec<String> {
+        self.targets.clone()
+    }
+
+    fn steps(&self) -> Vec<PlanStep> {
+        self.steps.clone()
+    }
+
+    fn refusal(&self) -> Option<ActRefusal> {
+        self.refusal.clone()
+    }
+}
+
+impl JudgedReversal {
+    /// The reversal's id.
+    pub fn reversal(&self) -> String {
+        reversal_id(&self.original.txn.id)
+    }
+
+    /// Each step with its document and effect.
+    pub fn steps_in_full(&self) -> impl Iterator<Item = (&PlanStep, &StepEffect)> {
+        self.steps.iter().zip(&self.effects)
+    }
+
     /// The plan of reversing `original` (as re-read), `existing` being what
     /// sits under the reversal's id; `checked`: the refusal of the checks
     /// an unforced finish of a committed original makes (the recovery
@@ -63,40 +155,37 @@ impl Plan {
         finish_committed: bool,
         checked: Option<ActRefusal>,
         now: DateTime<Utc>,
-    ) -> Plan {
+    ) -> JudgedReversal {
         let id = original.txn.id.clone();
-        let mut plan = Plan {
-            transactions: vec![id.clone(), reversal_id(&id)],
-            ..Plan::default()
+        let decided = decide(&original, existing.as_ref(), finish_committed, now);
+        let mut plan = JudgedReversal {
+            original,
+            existing,
+            steps: Vec::new(),
+            effects: Vec::new(),
+            refusal: None,
+            balance_change: Vec::new(),
+            targets: Vec::new(),
         };
-        match decide(&original, existing.as_ref(), finish_committed, now) {
+        match decided {
             Err(r) => plan.refusal = Some(ActRefusal::Reverse(r)),
             Ok(s) => {
                 let mut balance = BTreeMap::new();
                 if s.admitted.finish_first {
-                    plan.finish_first(&original, checked, &mut balance);
+                    plan.finish_first(checked, &mut balance);
                 }
                 plan.reverse(&id, &s, &mut balance);
             }
         }
-        plan.documents = Some(Documents::Reversal {
-            original: Box::new(original),
-            existing: existing.map(Box::new),
-        });
         plan
     }
 
-    /// Adds the recovery that finishes committed `original` first: its
+    /// Adds the recovery that finishes the committed original first: its
     /// steps, the locks it releases, its refusal (the procedure's own, else
     /// `checked`), its balance change into `balance`.
-    fn finish_first(
-        &mut self,
-        original: &TransactionDetail,
-        checked: Option<ActRefusal>,
-        balance: &mut BTreeMap<String, i64>,
-    ) {
-        let finish = Plan::of_detail(Procedure::Recover, original);
-        let txn = &original.txn.id;
+    fn finish_first(&mut self, checked: Option<ActRefusal>, balance: &mut BTreeMap<String, i64>) {
+        let finish = TxnPlan::of_detail(Procedure::Recover, self.original.clone());
+        let txn = self.original.txn.id.clone();
         self.steps
             .extend(finish.steps.into_iter().map(|step| match step {
                 PlanStep::Protocol { step, writes } => PlanStep::FinishFirst {
@@ -107,7 +196,6 @@ impl Plan {
                 other => other,
             }));
         self.effects.extend(finish.effects);
-        self.lock_releases = finish.lock_releases;
         let own = finish.refusal.map(|r| match r {
             ActRefusal::Procedure(r) => ActRefusal::Reverse(ReverseRefusal::Protocol(r)),
             other => other,

@@ -3,9 +3,9 @@
 //! run, fold the steps and the outcome into the record and finish it
 //! ([`Started::run`]). A refusal here means nothing was written at all.
 
-use super::act::{Act, Choices, Intervention, Resumed, Started};
+use super::act::{Act, Choices, Intervention, Resumed, Runs, Started};
 use super::done::Done;
-use super::{ActRefusal, BulkAct, Guard, Plan, Runner, Selection};
+use super::{ActRefusal, BulkAct, Guard, Planned, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
 use crate::protocol::trail::{ActionKind, RecordDraft, RecordId, Trail};
@@ -70,7 +70,7 @@ pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A
     let trail = open_trail(p).await?;
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
     guarded(p, &i, &plan)?;
-    let mut draft = plan.draft(&i);
+    let mut draft = draft(&plan, &i);
     draft.profile = p.config().profile.clone();
     draft.production = p.config().production;
     let (record, parts) = trail.begin_run(&draft).await.map_err(NotStarted::Record)?;
@@ -155,7 +155,7 @@ pub async fn resume(
         .resume(run_id, interface, forced.is_some(), life.to_string(), given)
         .await
         .map_err(NotStarted::Record)?;
-    tracing::info!(record = %run_id, left = plan.transactions.len(), ended = found.ended.len(),
+    tracing::info!(record = %run_id, left = plan.selected.transactions.len(), ended = found.ended.len(),
         own = own.len(), "resuming run");
     Ok(Started {
         trail,
@@ -173,24 +173,22 @@ pub async fn resume(
     })
 }
 
-impl Plan {
-    /// The unfinished record of `i` with this plan.
-    pub fn draft<A: Act>(&self, i: &Intervention<A>) -> RecordDraft {
-        let mut d = RecordDraft::new(i.action(), self.transactions.clone(), i.choices.interface);
-        d.targets = self.targets.clone();
-        d.reason = i.choices.reason_text().map(str::to_string);
-        d.forced = i.choices.force;
-        d.bulk = i.is_bulk();
-        d.plan = self.labels();
-        d
-    }
+/// The unfinished record of `i` with its `plan`.
+pub fn draft<A: Act>(plan: &impl Planned, i: &Intervention<A>) -> RecordDraft {
+    let mut d = RecordDraft::new(i.action(), plan.transactions(), i.choices.interface);
+    d.targets = plan.targets();
+    d.reason = i.choices.reason_text().map(str::to_string);
+    d.forced = i.choices.force;
+    d.bulk = i.is_bulk();
+    d.plan = plan.labels();
+    d
 }
 
 /// Refuses a bulk or forced act on a production profile that was not
 /// confirmed by typing what its [`Guard`] asks (the count from `plan`).
-fn guarded<A: Act>(p: &Protocol, i: &Intervention<A>, plan: &Plan) -> Result<(), NotStarted> {
+fn guarded<A: Act>(p: &Protocol, i: &Intervention<A>, plan: &A::Plan) -> Result<(), NotStarted> {
     let c = p.config();
-    let bulk = i.is_bulk().then_some(plan.transactions.len());
+    let bulk = i.is_bulk().then_some(plan.transactions().len());
     match Guard::of(c.profile.as_deref(), c.production, i.choices.force, bulk) {
         Some(g) if !g.accepts(i.choices.confirmed.as_deref()) => {
             Err(NotStarted::Refused(ActRefusal::Unconfirmed(g)))
@@ -201,6 +199,6 @@ fn guarded<A: Act>(p: &Protocol, i: &Intervention<A>, plan: &Plan) -> Result<(),
 
 /// [`start`], then [`Started::run`] on `p`: for callers that print
 /// nothing in between. The result is the act's own.
-pub async fn run<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Done<A::Result>, NotStarted> {
+pub async fn run<A: Runs>(p: &Protocol, i: Intervention<A>) -> Result<Done<A::Result>, NotStarted> {
     Ok(start(p, i).await?.run(p).await)
 }

@@ -84,6 +84,7 @@ mod tests {
             result: result.into(),
             detail: String::new(),
             wrote_state: wrote.map(str::to_string),
+            receipt: None,
         }
     }
 

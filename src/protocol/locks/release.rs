@@ -259,6 +259,7 @@ fn record_lock(
         label: crate::protocol::report::RELEASE_LOCK.into(),
         target,
         result,
+        receipt: None,
     };
     p.notify(&r);
     report.push(r);

@@ -365,6 +365,7 @@ fn push_step(
         label: label.to_string(),
         target: format!("{index}/{id}"),
         result,
+        receipt: None,
     };
     p.notify(&r);
     report.steps.push(r);

@@ -18,6 +18,10 @@
 //!   `u` is `updated`); any other is kept whole behind `=`. A target
 //!   `index/id` is `k/id`, `k` the index's position in the document's `ix`
 //!   list, or just `k` when the id is the group's transaction.
+//!   A step with a receipt (a balance write, `crate::protocol::receipt`)
+//!   ends with it as an array of numbers `[before, after, term, on, at]`
+//!   (`at` left out when the write's answer was lost); a reader that keeps
+//!   only a step's strings (records before receipts) passes over it.
 //! - `plan`: a line `TXN: label, label` of known labels is `[TXN, "c1 c2"]`;
 //!   any other line stays a string.
 //!
@@ -31,6 +35,7 @@
 
 use super::record::TrailStep;
 use crate::protocol::decide::Effect;
+use crate::protocol::receipt::Receipt;
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::steps::Step;
 use crate::protocol::transaction::TxnState;
@@ -156,13 +161,15 @@ impl Packer {
         let usual = s.result == "updated"
             && usual_detail(&s.label).as_deref() == Some(s.detail.as_str())
             && implied_state(&s.result, &s.detail) == s.wrote_state;
-        if usual {
-            return Value::Array(items);
+        if !usual {
+            items.push(Value::String(code_of(&RESULTS, &s.result)));
+            items.push(Value::String(s.detail.clone()));
+            if implied_state(&s.result, &s.detail) != s.wrote_state {
+                items.push(Value::String(s.wrote_state.clone().unwrap_or_default()));
+            }
         }
-        items.push(Value::String(code_of(&RESULTS, &s.result)));
-        items.push(Value::String(s.detail.clone()));
-        if implied_state(&s.result, &s.detail) != s.wrote_state {
-            items.push(Value::String(s.wrote_state.clone().unwrap_or_default()));
+        if let Some(r) = &s.receipt {
+            items.push(pack_receipt(r));
         }
         Value::Array(items)
     }
@@ -182,6 +189,31 @@ impl Packer {
             }
         }
         Value::Array(groups.into_iter().map(Value::Array).collect())
+    }
+}
+
+/// A receipt as `[before, after, term, on, at]` (`at` left out when unknown).
+fn pack_receipt(r: &Receipt) -> Value {
+    let mut n = vec![r.before, r.after, r.term, r.on];
+    n.extend(r.at);
+    json!(n)
+}
+
+/// The receipt a packed step ends with, if any.
+fn unpack_receipt(v: &Value) -> Result<Option<Receipt>> {
+    let Some(Value::Array(n)) = v.as_array().and_then(|a| a.last()) else {
+        return Ok(None);
+    };
+    let n: Option<Vec<i64>> = n.iter().map(Value::as_i64).collect();
+    match n.as_deref() {
+        Some(&[before, after, term, on]) => Ok(Some(Receipt::new(before, after, (on, term), None))),
+        Some(&[before, after, term, on, at]) => Ok(Some(Receipt::new(
+            before,
+            after,
+            (on, term),
+            Some((at, term)),
+        ))),
+        _ => Err(malformed(format!("bad receipt in step {v}"))),
     }
 }
 
@@ -287,6 +319,7 @@ fn unpack_step(v: &Value, txn: &str, indices: &[String]) -> Result<TrailStep> {
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
+    let receipt = unpack_receipt(v)?;
     if let [label, target] = items.as_slice() {
         let label = word_of(&labels(), label)?;
         let detail =
@@ -298,6 +331,7 @@ fn unpack_step(v: &Value, txn: &str, indices: &[String]) -> Result<TrailStep> {
             wrote_state: implied_state("updated", &detail),
             detail,
             label,
+            receipt,
         });
     }
     let [label, target, result, detail, rest @ ..] = items.as_slice() else {
@@ -316,6 +350,7 @@ fn unpack_step(v: &Value, txn: &str, indices: &[String]) -> Result<TrailStep> {
         result,
         detail: detail.to_string(),
         wrote_state,
+        receipt,
     })
 }
 
@@ -360,6 +395,7 @@ mod tests {
             result: result.into(),
             detail: detail.into(),
             wrote_state: implied_state(result, detail),
+            receipt: None,
         }
     }
 
@@ -375,13 +411,26 @@ mod tests {
                 "updated",
                 "state pending -> committed",
             ),
-            step(
-                "t1",
-                Step::ApplySource.label(),
-                "acc/a1",
-                "updated",
-                "applied -5",
-            ),
+            TrailStep {
+                receipt: Some(Receipt::new(100, 95, (41, 2), Some((44, 2)))),
+                ..step(
+                    "t1",
+                    Step::ApplySource.label(),
+                    "acc/a1",
+                    "updated",
+                    "applied -5",
+                )
+            },
+            TrailStep {
+                receipt: Some(Receipt::new(95, 100, (44, 2), None)),
+                ..step(
+                    "t1",
+                    Step::UndoSource.label(),
+                    "acc/a1",
+                    "updated",
+                    "undone +5",
+                )
+            },
             odd,
             step("", "repair", "", "updated", "fixed a1"),
             step("t2", "weird label", "nohost", "strange", "state x -> y"),
@@ -423,6 +472,16 @@ mod tests {
         assert_eq!(doc["plan"][0], json!(["t1", "c1 c4"]));
         assert_eq!(doc["st"][0][1], json!(["c4", "0"]), "{doc:#?}");
         assert_eq!(doc["st"][4][1], json!(["c5", "1/a1"]), "{doc:#?}");
+        assert_eq!(
+            doc["st"][0][2],
+            json!(["c2", "1/a1", "u", "applied -5", [100, 95, 2, 41, 44]]),
+            "{doc:#?}"
+        );
+        assert_eq!(
+            doc["st"][0][3],
+            json!(["r2", "1/a1", "u", "undone +5", [95, 100, 2, 44]]),
+            "{doc:#?}"
+        );
         assert_eq!(doc["st"][4][2], json!(["r4", "0"]), "{doc:#?}");
         assert_eq!(doc["plan"][3], json!(plan[3]));
         unpack(&mut doc).unwrap();

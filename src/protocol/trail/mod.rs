@@ -13,6 +13,7 @@ mod compact;
 pub mod file;
 mod history;
 pub mod pages;
+pub mod receipts;
 mod record;
 mod resume;
 

@@ -319,6 +319,7 @@ mod tests {
             result: "updated".into(),
             detail: "x".repeat(100),
             wrote_state: None,
+            receipt: None,
         }
     }
 

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::protocol::decide::Effect;
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::problem::{Problem, Problems};
+use crate::protocol::receipt::Receipt;
 use crate::protocol::report::{StepReport, StepResult, Tally, Verdict};
 use crate::protocol::reverse::ReverseVerdict;
 use chrono::{DateTime, Utc};
@@ -95,7 +96,7 @@ impl fmt::Display for Operator {
 
 /// The audit record of an intervention as it is written before its first
 /// step (built from the act and its plan by
-/// `intervene::Plan::draft`, in the act layer above).
+/// `intervene::draft`, in the act layer above).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordDraft {
     /// The action.
@@ -190,6 +191,11 @@ pub struct TrailStep {
     /// its own writes by (`protocol::jobs::OwnWrites`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrote_state: Option<String>,
+    /// What the step's balance write did to its account (an apply or undo
+    /// that changed the balance): the evidence `audit --receipts` checks
+    /// (`trail::receipts`). Records written before receipts have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Receipt>,
 }
 
 impl From<&StepReport> for TrailStep {
@@ -210,6 +216,7 @@ impl From<&StepReport> for TrailStep {
             result: result.into(),
             detail,
             wrote_state,
+            receipt: r.receipt,
         }
     }
 }
@@ -231,6 +238,7 @@ impl TrailStep {
             result: result.into(),
             detail,
             wrote_state: None,
+            receipt: None,
         }
     }
 
@@ -243,6 +251,7 @@ impl TrailStep {
             result: "updated".into(),
             detail: text.into(),
             wrote_state: None,
+            receipt: None,
         }
     }
 }

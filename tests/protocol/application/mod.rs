@@ -3,7 +3,8 @@
 //! write. The invariants: no live lock released, no two holders of one lock
 //! at once, no live worker's transaction moved under it, money conserved
 //! with each balance equal to its initial one plus its finished transfers,
-//! nothing pending at the end (after a final recovery), `audit` clean.
+//! nothing pending at the end (after a final recovery), `audit` clean,
+//! and `audit --receipts` verifies every record the operator left.
 //! A variant runs a Java-style application (camelCase fields, upper-case
 //! states) with the tool told its names by a schema map, and checks too that
 //! the tool wrote no field under the article's names into its documents.
@@ -119,6 +120,10 @@ async fn live_run(mut op: Operator, slots: u64, app_recovery: bool) {
     let drained = drain(&mut op).await;
     let final_findings = op.audit().await;
     let audit = op.bin.run(&["audit"]).await;
+    // Every record the operator left: its receipts verify, the
+    // application's own writes between them breaking no chain.
+    op.w.refresh().await;
+    let receipts = op.bin.run(&["audit", "--receipts"]).await;
     let end = w.end_state().await;
     println!("{}", w.stats);
     println!("{}", op.figures);
@@ -129,6 +134,11 @@ async fn live_run(mut op: Operator, slots: u64, app_recovery: bool) {
         audit.code,
         audit.stdout.trim_end()
     );
+    println!(
+        "estx-tui audit --receipts (exit {}):\n{}",
+        receipts.code,
+        receipts.stdout.trim_end()
+    );
     let violations = w.ledger.violations();
     println!("violations: {}", violations.len());
     assert!(violations.is_empty(), "{violations:#?}");
@@ -137,6 +147,7 @@ async fn live_run(mut op: Operator, slots: u64, app_recovery: bool) {
     assert!(end.foreign_times.is_empty(), "{:#?}", end.foreign_times);
     assert_eq!(final_findings, 0, "the final audit is clean");
     assert_eq!(audit.code, 0, "{audit:?}");
+    assert_eq!(receipts.code, 0, "{receipts:?}");
     assert!(w.stats.crashes() > 0, "crashes were injected");
     // Something was repaired: by the tool, or (the variant) by the
     // application's recovery loop, which gets to them first.

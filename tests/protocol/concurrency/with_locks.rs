@@ -10,6 +10,9 @@
 
 use super::actors::{account_id, Race, MAX_LOOP_ROUNDS};
 use crate::common::FaultProxy;
+use estx::protocol::trail::receipts::verify_steps;
+use estx::protocol::trail::TrailStep;
+use estx::protocol::ProcedureReport;
 use estx::protocol::{ProcedureRefusal, Protocol, StepResult, TxnState, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -142,6 +145,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
         let (fx, done) = (Arc::clone(&fx), Arc::clone(&done));
         tokio::spawn(async move {
             let (mut rounds, mut swept) = (0usize, 0usize);
+            let mut kept = Vec::new();
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 fx.refresh().await;
@@ -152,8 +156,9 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
                     }
                 }
                 swept += done.locks.unwrap().swept.len();
+                kept.push(as_record(format!("recovery-{rounds}"), &done.reports));
             }
-            (rounds, swept)
+            (rounds, swept, kept)
         })
     };
 
@@ -162,6 +167,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
         let mut rng = StdRng::seed_from_u64(seed ^ 0x0e7a);
         tokio::spawn(async move {
             let (mut rounds, mut rolled_back) = (0usize, 0usize);
+            let mut kept = Vec::new();
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 let id = format!(
@@ -176,9 +182,13 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
                     Verdict::Failed(e) => panic!("operator rollback of {id} failed: {e}"),
                     _ => {}
                 }
+                kept.push(as_record(
+                    format!("rollback-{rounds}"),
+                    std::slice::from_ref(&r),
+                ));
                 tokio::time::sleep(Duration::from_millis(rng.random_range(5..20))).await;
             }
-            (rounds, rolled_back)
+            (rounds, rolled_back, kept)
         })
     };
 
@@ -199,8 +209,8 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     }
     done.store(true, Ordering::SeqCst);
     chaos.await.unwrap();
-    let (recovery_rounds, swept) = recovery.await.unwrap();
-    let (operator_rounds, rolled_back) = operator.await.unwrap();
+    let (recovery_rounds, swept, recovered) = recovery.await.unwrap();
+    let (operator_rounds, rolled_back, rollbacks) = operator.await.unwrap();
 
     // Drain what is still in flight (forced), then the next recovery, as an
     // operator runs it: `recover --all-stuck` with the default window finds
@@ -255,6 +265,13 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     }
 
     race.assert_audit_clean().await;
+    // The receipts the recoveries' and rollbacks' records would keep
+    // verify, the workers' own writes (their answers lost now and then)
+    // between them breaking no chain.
+    let kept: Vec<(String, Vec<TrailStep>)> = recovered.into_iter().chain(rollbacks).collect();
+    let v = verify_steps(kept.iter().map(|(id, s)| (id.as_str(), s.as_slice())));
+    assert!(v.ok(), "{v:#?}");
+    println!("receipts: {} writes verified", v.writes);
     println!(
         "{} transfers {counts:?}; {} responses lost; {} stale lock(s) taken over, {} release(s) failed; recovery: {recovery_rounds} rounds, {swept} abandoned lock(s) swept; operator: {operator_rounds} rounds, {rolled_back} rolled back; final sweep: {}",
         said.len(),
@@ -263,4 +280,14 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
         events.failed_releases.load(Ordering::Relaxed),
         final_sweep.len()
     );
+}
+
+/// What the record of an intervention over `reports` would keep: its id
+/// and every step.
+fn as_record(id: String, reports: &[ProcedureReport]) -> (String, Vec<TrailStep>) {
+    let steps = reports
+        .iter()
+        .flat_map(|r| r.steps.iter().map(TrailStep::from))
+        .collect();
+    (id, steps)
 }

@@ -4,7 +4,7 @@
 
 use crate::error::Error;
 use crate::protocol::account::SettledOutcome;
-use crate::protocol::intervene::Plan;
+use crate::protocol::intervene::TxnPlan;
 use crate::protocol::rows::TransactionRow;
 use crate::protocol::steps::Step;
 use crate::protocol::views::TransactionDetail;
@@ -13,12 +13,12 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-/// The JSON of `procedure`'s plan on `d` ([`Plan::of_detail`]: the plan
+/// The JSON of `procedure`'s plan on `d` ([`TxnPlan::of_detail`]: the plan
 /// the dialog confirms and the dry run lists, lock releases included).
 /// `refused`: why any write would be refused before the first, whatever
 /// the documents (said when the plan has steps and no refusal of its own).
 pub fn preview_json(d: &TransactionDetail, procedure: Procedure, refused: Option<&Error>) -> Value {
-    let plan = Plan::of_detail(procedure, d);
+    let plan = TxnPlan::of_detail(procedure, d.clone());
     let p = d.preview(procedure);
     let refused = match (&plan.refusal, refused) {
         (Some(r), _) => Some(r.to_string()),
@@ -30,7 +30,7 @@ pub fn preview_json(d: &TransactionDetail, procedure: Procedure, refused: Option
         "steps": plan.steps_in_full().map(|(s, e)| json!({
             "step": s.to_string(),
             "outcome": format!("{}: {}", if s.writes() { "updated" } else { "noop" },
-                               e.map_or(String::new(), |e| e.effect.clone())),
+                               e.effect),
         })).collect::<Vec<_>>(),
         "balance_change": {"source": p.balance_change.0, "destination": p.balance_change.1},
         "balance_in_words": plan.in_words.as_ref().map(ToString::to_string),

@@ -9,7 +9,7 @@ use crate::dashboard::layers::DrawCx;
 use crate::dashboard::ui::theme::{amount_text, bold, datetime, route, signed, state_text, Theme};
 use crate::protocol::audit::AuditReport;
 use crate::protocol::executor::StepOutcome;
-use crate::protocol::intervene::{EffectKind, Plan, PlanStep};
+use crate::protocol::intervene::{EffectKind, PlanStep, TxnPlan};
 use crate::protocol::locks::LockView;
 use crate::protocol::locks::Staleness;
 use crate::protocol::views::{Preview, TransactionDetail};
@@ -112,13 +112,12 @@ fn staleness_text(th: &Theme, l: &LockView) -> (String, Style) {
 }
 
 /// A transaction's act: its state, amount and route, when it was modified,
-/// then what the act would write (a rollback's or recovery's `procedure`:
-/// the plan; the release of its locks, no procedure: the locks).
+/// then what the act would write (a rollback's or recovery's `plan`: its
+/// steps; the release of its locks, no plan: the locks).
 pub fn transaction_lines(
     cx: &DrawCx,
-    procedure: Option<Procedure>,
     det: &TransactionDetail,
-    plan: &Plan,
+    plan: Option<&TxnPlan>,
 ) -> Vec<Line<'static>> {
     let th = &cx.theme;
     let t = &det.txn;
@@ -138,11 +137,13 @@ pub fn transaction_lines(
         ));
     }
     out.push(Line::from(""));
-    match procedure {
-        Some(Procedure::Rollback) => {
+    match plan.map(|p| (p, p.procedure)) {
+        Some((plan, Procedure::Rollback)) => {
             out.extend(plan_lines(th, det, plan, &det.rollback, "rollback"))
         }
-        Some(Procedure::Recover) => out.extend(plan_lines(th, det, plan, &det.recover, "recovery")),
+        Some((plan, Procedure::Recover)) => {
+            out.extend(plan_lines(th, det, plan, &det.recover, "recovery"))
+        }
         None => out.extend(lock_lines(th, det)),
     }
     out
@@ -155,7 +156,7 @@ pub fn transaction_lines(
 fn plan_lines(
     th: &Theme,
     det: &TransactionDetail,
-    plan: &Plan,
+    plan: &TxnPlan,
     p: &Preview,
     what: &str,
 ) -> Vec<Line<'static>> {

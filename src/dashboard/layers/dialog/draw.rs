@@ -16,7 +16,7 @@ use crate::dashboard::layers::DrawCx;
 use crate::dashboard::load::Load;
 use crate::dashboard::ui::theme::{bold, wrapped_rows, Theme};
 use crate::dashboard::ui::theme::{more_hint, short_id};
-use crate::protocol::intervene::{Act, Documents, Guard};
+use crate::protocol::intervene::{Act, Guard, JudgedOn};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -203,16 +203,12 @@ fn text(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
                 ),
             ])];
             out.extend(refusal_lines(cx, d));
-            out.extend(match &plan.documents {
-                Some(Documents::Procedure(procedure, det)) => {
-                    transaction_lines(cx, Some(*procedure), det, plan)
-                }
-                Some(Documents::LocksOf(det)) => transaction_lines(cx, None, det, plan),
-                Some(Documents::Lock(l)) => lock_dialog(cx, l.as_deref()),
-                Some(Documents::Audit(r)) => audit_dialog(th, r),
-                Some(Documents::Reversal { original, existing }) => {
-                    super::reverse::dialog_lines(cx, plan, original, existing.as_deref())
-                }
+            out.extend(match plan.judged() {
+                Some(JudgedOn::Procedure(t)) => transaction_lines(cx, &t.detail, Some(t)),
+                Some(JudgedOn::LocksOf(l)) => transaction_lines(cx, &l.detail, None),
+                Some(JudgedOn::Lock(l)) => lock_dialog(cx, l.view.as_deref()),
+                Some(JudgedOn::Audit(r)) => audit_dialog(th, r),
+                Some(JudgedOn::Reversal(r)) => super::reverse::dialog_lines(cx, r),
                 None => Vec::new(),
             });
             out

@@ -9,7 +9,7 @@ use crate::dashboard::event::{Expected, ResumeConfirmed, Run};
 use crate::dashboard::keymap::{DialogOp, Op};
 use crate::dashboard::layers::{Context, Effect, Outcome};
 use crate::dashboard::log::LogLevel;
-use crate::protocol::intervene::{Documents, Plan};
+use crate::protocol::intervene::{JudgedOn, Planned};
 use crossterm::event::{KeyCode, KeyEvent};
 
 impl Dialog {
@@ -70,6 +70,12 @@ impl Dialog {
     /// refused, then opens the reason field (Enter in it runs).
     fn ask_reason(&mut self, cx: &Context, force: bool) -> Outcome {
         let title = self.title();
+        if !self.loaded() {
+            // Too early: the plan `y` would confirm is not shown yet; the
+            // dialog stays open for it.
+            let text = format!("{title}: the plan is still being read; confirm once it shows");
+            return Outcome::with(Effect::Log(LogLevel::Info, text));
+        }
         if !self.can_confirm() {
             let text = format!("{title}: nothing to confirm");
             return Outcome::with(Effect::Log(LogLevel::Error, text)).closing();
@@ -190,25 +196,23 @@ impl Dialog {
             state: t.state.clone(),
             modified: t.modification_time,
         };
-        let expected = match plan.and_then(|p| p.documents.as_ref()) {
-            Some(Documents::Procedure(_, det) | Documents::LocksOf(det)) => as_of(&det.txn),
-            Some(Documents::Reversal { original, .. }) => as_of(&original.txn),
-            Some(Documents::Lock(l)) => Expected {
-                state: l.as_ref().and_then(|l| l.owner_state.clone()),
-                modified: l.as_ref().and_then(|l| l.info.created_at),
+        let judged = plan.and_then(|p| p.judged());
+        let expected = match judged {
+            Some(JudgedOn::Procedure(t)) => as_of(&t.detail.txn),
+            Some(JudgedOn::LocksOf(l)) => as_of(&l.detail.txn),
+            Some(JudgedOn::Reversal(r)) => as_of(&r.original.txn),
+            Some(JudgedOn::Lock(l)) => Expected {
+                state: l.view.as_ref().and_then(|l| l.owner_state.clone()),
+                modified: l.view.as_ref().and_then(|l| l.info.created_at),
             },
-            Some(Documents::Audit(_)) | None => Expected {
+            Some(JudgedOn::Audit(_)) | None => Expected {
                 state: None,
                 modified: None,
             },
         };
         // A procedure's or a reversal's steps are reported as planned.
-        let compared = matches!(
-            plan.and_then(|p| p.documents.as_ref()),
-            Some(Documents::Procedure(..) | Documents::Reversal { .. })
-        );
-        let planned = match plan {
-            Some(p) if compared => planned_lines(p),
+        let planned = match (plan, judged) {
+            (Some(p), Some(JudgedOn::Procedure(_) | JudgedOn::Reversal(_))) => planned_lines(p),
             _ => Vec::new(),
         };
         (expected, planned)
@@ -218,8 +222,8 @@ impl Dialog {
 /// The lines a plan previews, in the form the log compares with the steps
 /// a run reports ("ran as previewed"): each step as the run reports it,
 /// `label: write|no-op`.
-pub fn planned_lines(plan: &Plan) -> Vec<String> {
-    plan.steps
+pub fn planned_lines(plan: &impl Planned) -> Vec<String> {
+    plan.steps()
         .iter()
         .map(|s| {
             let what = if s.writes() { "write" } else { "no-op" };

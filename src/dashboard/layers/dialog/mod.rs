@@ -18,12 +18,12 @@ pub mod reverse;
 
 pub use keys::planned_lines;
 
-use crate::dashboard::event::{titled, OnMarks, Run};
+use crate::dashboard::event::{titled, Marked, OnMarks, Run};
 use crate::dashboard::load::Load;
 use crate::dashboard::settings::Settings;
 use crate::protocol::audit::FindingKind;
 use crate::protocol::intervene::{
-    reason_missing, Act, AnyAct, Choices, Documents, Guard, Intervention, Plan,
+    reason_missing, Act, AnyAct, AnyPlan, Choices, Guard, Intervention, JudgedOn, Planned,
 };
 use crate::protocol::jobs::JobLife;
 use crate::protocol::trail::Interface;
@@ -39,7 +39,7 @@ pub struct Dialog {
     /// What the act would do, from the documents as re-read just now
     /// ([`Intervention::preview`]: steps, the refusal of an unforced run,
     /// balance change, lock releases, and the documents themselves).
-    pub preview: Load<Plan>,
+    pub preview: Load<AnyPlan>,
     /// `false`: Cancel has focus (the default); `true`: Confirm has.
     pub confirm_focused: bool,
     /// Lines its text is scrolled down (long previews at 80×24).
@@ -234,16 +234,16 @@ impl Dialog {
         let Some(plan) = self.preview.value() else {
             return false;
         };
-        match &plan.documents {
-            Some(Documents::Procedure(procedure, det)) => {
-                let p = det.preview(*procedure);
+        match plan.judged() {
+            Some(JudgedOn::Procedure(t)) => {
+                let p = t.detail.preview(t.procedure);
                 p.refusal.is_none() && !p.steps.is_empty()
             }
-            Some(Documents::LocksOf(_)) => !plan.lock_releases.is_empty(),
-            Some(Documents::Lock(l)) => l.is_some(),
+            Some(JudgedOn::LocksOf(l)) => !l.lock_releases().is_empty(),
+            Some(JudgedOn::Lock(l)) => l.view.is_some(),
             // Refused by the admission rule: no steps (nothing will run).
-            Some(Documents::Reversal { .. }) => !plan.steps.is_empty(),
-            Some(Documents::Audit(r)) => r
+            Some(JudgedOn::Reversal(r)) => !r.steps.is_empty(),
+            Some(JudgedOn::Audit(r)) => r
                 .findings
                 .iter()
                 .any(|f| f.kind == FindingKind::DanglingPending),
@@ -258,7 +258,7 @@ impl Dialog {
         if let Some(r) = self.resuming() {
             return !r.life.resumable(false);
         }
-        self.can_confirm() && self.preview.value().is_some_and(|p| p.refusal.is_some())
+        self.can_confirm() && self.preview.value().is_some_and(|p| p.refusal().is_some())
     }
 
     /// The refusal of an unforced run as of `now`, in the dashboard's
@@ -279,11 +279,11 @@ impl Dialog {
             ));
         }
         let plan = self.preview.value()?;
-        let said = plan.refusal.as_ref()?;
-        let (Some(_), Some(Documents::Procedure(_, det) | Documents::LocksOf(det))) =
-            (said.recent(), &plan.documents)
-        else {
-            return Some(said.explain(hint));
+        let said = plan.refusal()?;
+        let det = match (said.recent(), plan.judged()) {
+            (Some(_), Some(JudgedOn::Procedure(t))) => &t.detail,
+            (Some(_), Some(JudgedOn::LocksOf(l))) => &l.detail,
+            _ => return Some(said.explain(hint)),
         };
         Some(
             match crate::protocol::read::rules::recovery_refusal(&det.txn, now, window) {
@@ -336,15 +336,15 @@ pub struct Bulk {
     pub filtered: Vec<String>,
     /// Marks no longer listed: not included (named in the dialog).
     pub unlisted: Vec<String>,
-    /// The bulk act's plan over them as re-read ([`Plan::items`]: each
-    /// one's own plan), or why nothing can run.
-    pub preview: Load<Plan>,
+    /// The plan over them as re-read ([`Marked`]: each one's own plan),
+    /// or why nothing can run.
+    pub preview: Load<Marked>,
     /// What it would do, derived from the plan when it arrives.
     pub plan: Option<BulkPlan>,
 }
 
-/// What a bulk dialog would do, derived from the bulk act's plan
-/// ([`Plan::verdicts`], what `--dry-run` counts).
+/// What a bulk dialog would do, derived from the marks' plan
+/// ([`Marked::verdicts`], what `--dry-run` counts).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BulkPlan {
     /// The runs `y` starts, each carrying what was re-read.

@@ -7,7 +7,7 @@
 
 use crate::dashboard::layers::DrawCx;
 use crate::dashboard::ui::theme::{amount_text, bold, datetime, route, signed, state_text, Theme};
-use crate::protocol::intervene::{Plan, PlanStep};
+use crate::protocol::intervene::{JudgedReversal, PlanStep};
 use crate::protocol::transaction::{Transaction, Transfer};
 use crate::protocol::views::TransactionDetail;
 use ratatui::style::{Modifier, Style};
@@ -18,14 +18,10 @@ fn step_line(n: usize, label: &str, outcome: Span<'static>) -> Line<'static> {
 }
 
 /// The reverse dialog's body below its title line: the protocol's plan
-/// of the reversal ([`Plan::on_reversal`]) on the re-read `original` and
-/// whatever sits under the reversal's id (`existing`).
-pub fn dialog_lines(
-    cx: &DrawCx,
-    plan: &Plan,
-    original: &TransactionDetail,
-    existing: Option<&Transaction>,
-) -> Vec<Line<'static>> {
+/// of the reversal ([`JudgedReversal::on_reversal`]) on the re-read
+/// original and whatever sits under the reversal's id.
+pub fn dialog_lines(cx: &DrawCx, plan: &JudgedReversal) -> Vec<Line<'static>> {
+    let (original, existing) = (&plan.original, plan.existing.as_ref());
     let th = &cx.theme;
     let t = &original.txn;
     let mut out = original_lines(cx, t);
@@ -41,7 +37,7 @@ pub fn dialog_lines(
         out.push(Line::from("nothing will be changed."));
         return out;
     };
-    let reversal = plan.transactions.get(1).cloned().unwrap_or_default();
+    let reversal = plan.reversal();
     out.extend(compensating_lines(th, &reversal, existing, &tr));
     out.push(Line::styled("would write, in order:", bold()));
     if plan
@@ -58,7 +54,7 @@ pub fn dialog_lines(
         ));
     }
     for (n, (step, effect)) in plan.steps_in_full().enumerate() {
-        let effect = effect.map_or(String::new(), |e| e.effect.clone());
+        let effect = effect.effect.clone();
         let procedure_step = matches!(
             step,
             PlanStep::Protocol { .. } | PlanStep::FinishFirst { .. }
@@ -100,7 +96,7 @@ fn original_lines(cx: &DrawCx, t: &Transaction) -> Vec<Line<'static>> {
 /// The balance effect of the finish (if any) and the reversal on the
 /// original's source and destination, from the re-read balances.
 fn balance_lines(
-    plan: &Plan,
+    plan: &JudgedReversal,
     original: &TransactionDetail,
     src: &str,
     dest: &str,

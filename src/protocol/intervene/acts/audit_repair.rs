@@ -2,8 +2,8 @@
 //! finding acted on, if any; the repair covers every account), its plan
 //! and preview on a fresh audit, its run, and its result ([`Repaired`]).
 
-use super::super::{Documents, Done, Plan, PlanStep, Report, Started};
-use super::{Act, Subject};
+use super::super::{Done, PlanStep, Planned, Report, Started};
+use super::{Act, Runs, Subject};
 use crate::error::Result;
 use crate::protocol::audit::AuditReport;
 use crate::protocol::trail::{ActOutcome, ActionKind, Ending, TrailStep};
@@ -21,7 +21,7 @@ pub struct AuditRepair {
 }
 
 impl Act for AuditRepair {
-    type Result = Repaired;
+    type Plan = AuditPlan;
 
     fn action(&self) -> ActionKind {
         ActionKind::AuditRepair
@@ -35,26 +35,62 @@ impl Act for AuditRepair {
         Subject::Account(self.account.clone())
     }
 
-    async fn plan(&self, _: &Protocol) -> Result<Plan> {
-        Ok(Plan {
-            targets: self.account.iter().cloned().collect(),
-            steps: vec![PlanStep::Audit, PlanStep::Repair],
-            ..Plan::default()
+    async fn plan(&self, _: &Protocol) -> Result<AuditPlan> {
+        Ok(AuditPlan {
+            account: self.account.clone(),
+            report: None,
         })
     }
 
-    async fn preview(&self, p: &Protocol) -> Result<Plan> {
-        let mut plan = self.plan(p).await?;
+    async fn preview(&self, p: &Protocol) -> Result<AuditPlan> {
         let report = p.audit(None, false).await?;
-        plan.balance_change = repair_change(&report);
-        plan.documents = Some(Documents::Audit(Box::new(report)));
-        Ok(plan)
+        Ok(AuditPlan {
+            account: self.account.clone(),
+            report: Some(Box::new(report)),
+        })
     }
+}
+
+impl Runs for AuditRepair {
+    type Result = Repaired;
 
     async fn run(started: Started<AuditRepair>, p: &Protocol) -> Done<Repaired> {
         let a = &started.intervention().act;
         let repaired = p.audit_with(a.expect_total, true, a.allow_partial).await;
         started.finish(p, repaired).await
+    }
+}
+
+/// The audit's repair: an audit, then the repairs that are safe; previewed,
+/// on a fresh audit (what its repair would address and the money it moves).
+#[derive(Debug, Clone)]
+pub struct AuditPlan {
+    /// The account of the finding acted on.
+    pub account: Option<String>,
+    /// The fresh audit, when previewed (`None`: planned for the record,
+    /// which does not run the audit twice).
+    pub report: Option<Box<AuditReport>>,
+}
+
+impl AuditPlan {
+    /// The balance change per account (non-zero only) of the repairs the
+    /// previewed audit found unambiguous: what the repair would move.
+    pub fn balance_change(&self) -> Vec<(String, i64)> {
+        self.report.as_deref().map_or_else(Vec::new, repair_change)
+    }
+}
+
+impl Planned for AuditPlan {
+    fn transactions(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn targets(&self) -> Vec<String> {
+        self.account.iter().cloned().collect()
+    }
+
+    fn steps(&self) -> Vec<PlanStep> {
+        vec![PlanStep::Audit, PlanStep::Repair]
     }
 }
 
@@ -76,7 +112,7 @@ fn repair_change(report: &AuditReport) -> Vec<(String, i64)> {
 pub type Repaired = Result<AuditReport>;
 
 impl Report for Repaired {
-    fn ending(&self, _: &Protocol, _: &Plan) -> Ending {
+    fn ending(&self, _: &Protocol, _: &dyn Planned) -> Ending {
         match self {
             Ok(r) => {
                 let outcome = if r.repairs.is_empty() {

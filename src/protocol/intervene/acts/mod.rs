@@ -1,16 +1,22 @@
 //! Each operator act as its own type, one file each (after mini-redis's
-//! `cmd/`): the act's target, how it is planned and previewed, how it runs
-//! and its own result type. [`Act`] (in `act.rs`) is what every act implements;
-//! [`AnyAct`] holds whichever act a front end was given and only forwards.
+//! `cmd/`): the act's target, its own plan type and how it is planned and
+//! previewed, how it runs and its own result type. [`Act`] and [`Runs`] (in
+//! `act.rs`) are what every act implements; [`AnyAct`] holds whichever act
+//! a front end was given and only forwards: its plan is [`AnyPlan`] (one
+//! variant per act, holding that act's own plan), and it runs the act it
+//! holds as that act's own type ([`Intervention::run_any`]), so a plan is
+//! never matched with its act again.
 //!
-//! Why a trait with an associated result (and not one enum matched by
-//! role): a front end that builds a rollback gets a rollback's result
-//! back (`Done<ProcedureReport>`), so it never re-matches what it already
+//! Why traits with an associated plan and result (and not one enum matched
+//! by role): a front end that builds a rollback gets a rollback's plan and
+//! result back (`ProcedurePlan`, `Done<ProcedureReport>`), so it never
+//! probes what the act could not have set nor re-matches what it already
 //! knows; the recipe every act shares (reason, trail, record, guard) stays
-//! written once, generic over the act, in `run.rs`. The enum remains for
+//! written once, generic over the act, in `run.rs`. The enums remain for
 //! the one place that holds an act chosen at run time (the dashboard's
-//! dialog): its arms are generated from one list, so a new act is one
-//! line there.
+//! dialog): their arms are generated from one list, so a new act is one
+//! line there (and one arm in [`AnyPlan::judged`] if its preview reads
+//! documents to confirm).
 
 mod audit_repair;
 mod recover;
@@ -20,17 +26,22 @@ mod reverse;
 mod rollback;
 mod transfer;
 
-pub use audit_repair::{AuditRepair, Repaired};
+pub use audit_repair::{AuditPlan, AuditRepair, Repaired};
 pub use recover::Recover;
-pub use release_lock::{ReleaseLock, Released};
-pub use release_locks_of::ReleaseLocksOf;
+pub use release_lock::{LockPlan, ReleaseLock, Released};
+pub use release_locks_of::{LocksOfActPlan, ReleaseLocksOf};
 pub use reverse::Reverse;
 pub use rollback::Rollback;
-pub use transfer::Transfer;
+pub use transfer::{Transfer, TransferPlan};
 
-use super::act::{Act, Subject};
-use super::{BulkAct, Done, Plan, Report, Started};
+use super::act::{Act, Intervention, Runs, Subject};
+use super::plan::{LocksOfPlan, ProcedurePlan, TxnPlan};
+use super::plan::{PlanStep, Planned};
+use super::reverse_plan::{JudgedReversal, ReversalPlan};
+use super::run::{run, NotStarted};
+use super::{ActRefusal, BulkAct, Done, Report};
 use crate::error::Result;
+use crate::protocol::audit::AuditReport;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::Protocol;
 
@@ -53,8 +64,44 @@ macro_rules! any_act {
             }
         })*
 
+        /// Whichever act's plan (what [`AnyAct`] plans): each variant is
+        /// the plan of the act of the same name, its own type.
+        #[derive(Debug, Clone)]
+        pub enum AnyPlan {
+            $(
+                #[doc = concat!("A [`", stringify!($variant), "`]'s plan.")]
+                $variant(<$variant as Act>::Plan),
+            )*
+        }
+
+        impl Planned for AnyPlan {
+            fn transactions(&self) -> Vec<String> {
+                match self {
+                    $(AnyPlan::$variant(p) => p.transactions(),)*
+                }
+            }
+
+            fn targets(&self) -> Vec<String> {
+                match self {
+                    $(AnyPlan::$variant(p) => p.targets(),)*
+                }
+            }
+
+            fn steps(&self) -> Vec<PlanStep> {
+                match self {
+                    $(AnyPlan::$variant(p) => p.steps(),)*
+                }
+            }
+
+            fn refusal(&self) -> Option<ActRefusal> {
+                match self {
+                    $(AnyPlan::$variant(p) => p.refusal(),)*
+                }
+            }
+        }
+
         impl Act for AnyAct {
-            type Result = Box<dyn Report>;
+            type Plan = AnyPlan;
 
             fn action(&self) -> ActionKind {
                 match self {
@@ -98,27 +145,74 @@ macro_rules! any_act {
                 }
             }
 
-            async fn plan(&self, p: &Protocol) -> Result<Plan> {
+            async fn plan(&self, p: &Protocol) -> Result<AnyPlan> {
                 match self {
-                    $(AnyAct::$variant(a) => a.plan(p).await,)*
+                    $(AnyAct::$variant(a) => a.plan(p).await.map(AnyPlan::$variant),)*
                 }
             }
 
-            async fn preview(&self, p: &Protocol) -> Result<Plan> {
+            async fn preview(&self, p: &Protocol) -> Result<AnyPlan> {
                 match self {
-                    $(AnyAct::$variant(a) => a.preview(p).await,)*
+                    $(AnyAct::$variant(a) => a.preview(p).await.map(AnyPlan::$variant),)*
                 }
             }
+        }
 
-            async fn run(started: Started<AnyAct>, p: &Protocol) -> Done<Box<dyn Report>> {
-                match started.intervention().act.clone() {
+        impl Intervention<AnyAct> {
+            /// Starts and runs the act it holds as that act's own type
+            /// ([`super::run`]): planned, recorded and run as any act of
+            /// that type is; its result held as any act's.
+            pub async fn run_any(self, p: &Protocol) -> std::result::Result<Done<Box<dyn Report>>, NotStarted> {
+                let choices = self.choices;
+                match self.act {
                     $(AnyAct::$variant(a) => {
-                        $variant::run(started.with_act(a), p).await.boxed()
+                        run(p, Intervention::new(a, choices)).await.map(Done::boxed)
                     })*
                 }
             }
         }
     };
+}
+
+/// What a previewed plan was judged on, by act: what a front end shows
+/// and confirms beside the plan. `None` from [`AnyPlan::judged`]: nothing
+/// was read (the subject does not exist, or the act re-reads nothing).
+#[derive(Debug, Clone, Copy)]
+pub enum JudgedOn<'a> {
+    /// A rollback's or recovery's plan on its transaction's documents.
+    Procedure(&'a TxnPlan),
+    /// The release of a transaction's locks, on its documents.
+    LocksOf(&'a LocksOfPlan),
+    /// The release of one lock, on the lock as judged now.
+    Lock(&'a LockPlan),
+    /// The audit's repair, on a fresh audit.
+    Audit(&'a AuditReport),
+    /// A reversal, on the original and whatever sits under its
+    /// reversal's id.
+    Reversal(&'a JudgedReversal),
+}
+
+impl AnyPlan {
+    /// What it was judged on, if anything was read.
+    pub fn judged(&self) -> Option<JudgedOn<'_>> {
+        match self {
+            AnyPlan::Rollback(p) | AnyPlan::Recover(p) => match p {
+                ProcedurePlan::Judged(t) => Some(JudgedOn::Procedure(t)),
+                ProcedurePlan::Missing(_) | ProcedurePlan::Unread(_) => None,
+            },
+            AnyPlan::ReleaseLocksOf(p) => match p {
+                LocksOfActPlan::Judged(l) => Some(JudgedOn::LocksOf(l)),
+                LocksOfActPlan::Missing(_) | LocksOfActPlan::Unread(_) => None,
+            },
+            AnyPlan::ReleaseLock(l) => Some(JudgedOn::Lock(l)),
+            AnyPlan::AuditRepair(a) => a.report.as_deref().map(JudgedOn::Audit),
+            AnyPlan::Reverse(p) => match p {
+                ReversalPlan::Judged(j) => Some(JudgedOn::Reversal(j)),
+                ReversalPlan::Missing(_) | ReversalPlan::Unread(_) => None,
+            },
+            AnyPlan::Transfer(_) | AnyPlan::Bulk(_) => None,
+        }
+    }
 }
 
 /// The bulk act is declared beside its selection (`bulk.rs`).
@@ -163,5 +257,81 @@ mod tests {
         let one = AnyAct::from(ReleaseLock::new("A"));
         assert!(!one.is_bulk());
         assert_eq!(one.action(), ActionKind::ReleaseLock);
+    }
+
+    /// Each act's own plan, as the record stores it when nothing could be
+    /// judged (the subject missing, or not read for the record): the
+    /// transactions it is filed under, its targets, its step labels (the
+    /// words old records hold) and the refusal an unforced run meets.
+    #[test]
+    fn each_plan_records_what_the_one_plan_of_optional_parts_recorded() {
+        use crate::protocol::NewTransfer;
+        let no_such = |id: &str| Some(ActRefusal::NoSuchTransaction(id.into()));
+        let recorded = |p: &dyn Planned| (p.transactions(), p.targets(), p.labels(), p.refusal());
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let cases: Vec<(AnyPlan, _)> = vec![
+            (
+                AnyPlan::Rollback(ProcedurePlan::Missing("t".into())),
+                (s(&["t"]), s(&[]), s(&[]), no_such("t")),
+            ),
+            (
+                AnyPlan::Recover(ProcedurePlan::Unread("t".into())),
+                (s(&["t"]), s(&[]), s(&[]), None),
+            ),
+            (
+                AnyPlan::ReleaseLocksOf(LocksOfActPlan::Missing("t".into())),
+                (s(&["t"]), s(&[]), s(&["release lock"]), no_such("t")),
+            ),
+            (
+                AnyPlan::ReleaseLocksOf(LocksOfActPlan::Unread("t".into())),
+                (s(&["t"]), s(&[]), s(&["release lock"]), None),
+            ),
+            (
+                AnyPlan::ReleaseLock(LockPlan::on_lock("A", None)),
+                (s(&[]), s(&["A"]), s(&["release lock A"]), None),
+            ),
+            (
+                AnyPlan::AuditRepair(AuditPlan {
+                    account: Some("A".into()),
+                    report: None,
+                }),
+                (
+                    s(&[]),
+                    s(&["A"]),
+                    s(&["audit", "repair what is safe"]),
+                    None,
+                ),
+            ),
+            (
+                AnyPlan::Reverse(ReversalPlan::Missing("t".into())),
+                (s(&["t", "t-reversal"]), s(&[]), s(&[]), no_such("t")),
+            ),
+            (
+                AnyPlan::Transfer(TransferPlan {
+                    transfer: NewTransfer {
+                        id: Some("t".into()),
+                        src: "A".into(),
+                        dest: "B".into(),
+                        amount: 5,
+                    },
+                }),
+                (
+                    s(&["t"]),
+                    s(&["A", "B"]),
+                    crate::protocol::steps::plan(
+                        Procedure::Recover,
+                        &crate::protocol::TxnState::Created,
+                    )
+                    .unwrap()
+                    .iter()
+                    .map(|st| st.label().to_string())
+                    .collect(),
+                    None,
+                ),
+            ),
+        ];
+        for (plan, want) in cases {
+            assert_eq!(recorded(&plan), want, "{plan:?}");
+        }
     }
 }

@@ -2,9 +2,9 @@
 //! transaction's documents, its run, and its result (the procedure's
 //! [`ProcedureReport`]).
 
-use super::super::build::{detail_preview, procedure_plan};
-use super::super::{Done, Plan, Started};
-use super::{Act, Subject};
+use super::super::build::{procedure_plan, procedure_preview};
+use super::super::{Done, ProcedurePlan, Started};
+use super::{Act, Runs, Subject};
 use crate::error::Result;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::{Procedure, ProcedureReport, Protocol};
@@ -24,7 +24,7 @@ impl Recover {
 }
 
 impl Act for Recover {
-    type Result = ProcedureReport;
+    type Plan = ProcedurePlan;
 
     fn action(&self) -> ActionKind {
         ActionKind::Recover
@@ -42,13 +42,17 @@ impl Act for Recover {
         false
     }
 
-    async fn plan(&self, p: &Protocol) -> Result<Plan> {
+    async fn plan(&self, p: &Protocol) -> Result<ProcedurePlan> {
         Ok(procedure_plan(p, Procedure::Recover, &self.txn).await)
     }
 
-    async fn preview(&self, p: &Protocol) -> Result<Plan> {
-        detail_preview(p, Some(Procedure::Recover), &self.txn).await
+    async fn preview(&self, p: &Protocol) -> Result<ProcedurePlan> {
+        procedure_preview(p, Procedure::Recover, &self.txn).await
     }
+}
+
+impl Runs for Recover {
+    type Result = ProcedureReport;
 
     async fn run(started: Started<Recover>, p: &Protocol) -> Done<ProcedureReport> {
         let i = started.intervention();

@@ -2,9 +2,9 @@
 //! plan and preview on the transaction's documents and locks, and its run;
 //! its result is a lock release's ([`super::Released`]).
 
-use super::super::build::detail_preview;
-use super::super::{Done, Plan, PlanStep, Started};
-use super::{Act, Released, Subject};
+use super::super::build::locks_of_preview;
+use super::super::{ActRefusal, Done, LocksOfPlan, PlanStep, Planned, Started};
+use super::{Act, Released, Runs, Subject};
 use crate::error::Result;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::Protocol;
@@ -19,7 +19,7 @@ pub struct ReleaseLocksOf {
 }
 
 impl Act for ReleaseLocksOf {
-    type Result = Released;
+    type Plan = LocksOfActPlan;
 
     fn action(&self) -> ActionKind {
         ActionKind::ReleaseLock
@@ -37,17 +37,20 @@ impl Act for ReleaseLocksOf {
         false
     }
 
-    async fn plan(&self, _: &Protocol) -> Result<Plan> {
-        Ok(Plan {
-            transactions: vec![self.txn.clone()],
-            steps: vec![PlanStep::ReleaseLocksOf],
-            ..Plan::default()
-        })
+    async fn plan(&self, _: &Protocol) -> Result<LocksOfActPlan> {
+        Ok(LocksOfActPlan::Unread(self.txn.clone()))
     }
 
-    async fn preview(&self, p: &Protocol) -> Result<Plan> {
-        detail_preview(p, None, &self.txn).await
+    async fn preview(&self, p: &Protocol) -> Result<LocksOfActPlan> {
+        Ok(match locks_of_preview(p, &self.txn).await? {
+            Some(plan) => LocksOfActPlan::Judged(plan),
+            None => LocksOfActPlan::Missing(self.txn.clone()),
+        })
     }
+}
+
+impl Runs for ReleaseLocksOf {
+    type Result = Released;
 
     async fn run(started: Started<ReleaseLocksOf>, p: &Protocol) -> Done<Released> {
         let i = started.intervention();
@@ -55,5 +58,37 @@ impl Act for ReleaseLocksOf {
             .release_transaction_locks_allowing(&i.act.txn, i.choices.force, i.act.allow_partial)
             .await;
         started.finish(p, released).await
+    }
+}
+
+/// The release of a transaction's locks, as planned or previewed.
+#[derive(Debug, Clone)]
+pub enum LocksOfActPlan {
+    /// Judged on the transaction's documents (previewed).
+    Judged(LocksOfPlan),
+    /// The transaction does not exist: refused.
+    Missing(String),
+    /// Planned for the record without reading (the run finds its locks).
+    Unread(String),
+}
+
+impl Planned for LocksOfActPlan {
+    fn transactions(&self) -> Vec<String> {
+        match self {
+            LocksOfActPlan::Judged(p) => p.transactions(),
+            LocksOfActPlan::Missing(id) | LocksOfActPlan::Unread(id) => vec![id.clone()],
+        }
+    }
+
+    fn steps(&self) -> Vec<PlanStep> {
+        vec![PlanStep::ReleaseLocksOf]
+    }
+
+    fn refusal(&self) -> Option<ActRefusal> {
+        match self {
+            LocksOfActPlan::Judged(p) => p.refusal(),
+            LocksOfActPlan::Missing(id) => Some(ActRefusal::NoSuchTransaction(id.clone())),
+            LocksOfActPlan::Unread(_) => None,
+        }
     }
 }

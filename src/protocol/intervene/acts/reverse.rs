@@ -2,9 +2,9 @@
 //! (the original), its plan and preview on the original and whatever sits
 //! under its reversal's id, its run, and its result ([`ReverseReport`]).
 
-use super::super::reverse_plan::reverse_preview;
-use super::super::{Done, Plan, Report, Started};
-use super::{Act, Subject};
+use super::super::reverse_plan::{reverse_preview, ReversalPlan};
+use super::super::{Done, Planned, Report, Started};
+use super::{Act, Runs, Subject};
 use crate::error::Result;
 use crate::protocol::reverse::{reversal_id, ReverseOptions, ReverseReport, ReverseVerdict};
 use crate::protocol::trail::{ActOutcome, ActionKind, Ending, TrailStep};
@@ -20,7 +20,7 @@ pub struct Reverse {
 }
 
 impl Act for Reverse {
-    type Result = ReverseReport;
+    type Plan = ReversalPlan;
 
     fn action(&self) -> ActionKind {
         ActionKind::Reverse
@@ -38,24 +38,19 @@ impl Act for Reverse {
         txn == self.txn || txn == reversal_id(&self.txn)
     }
 
-    async fn plan(&self, p: &Protocol) -> Result<Plan> {
-        Ok(
-            match reverse_preview(p, &self.txn, self.finish_committed).await {
-                Ok(plan) => Plan {
-                    documents: None,
-                    ..plan
-                },
-                Err(_) => Plan {
-                    transactions: vec![self.txn.clone(), reversal_id(&self.txn)],
-                    ..Plan::default()
-                },
-            },
-        )
+    async fn plan(&self, p: &Protocol) -> Result<ReversalPlan> {
+        Ok(reverse_preview(p, &self.txn, self.finish_committed)
+            .await
+            .unwrap_or_else(|_| ReversalPlan::Unread(self.txn.clone())))
     }
 
-    async fn preview(&self, p: &Protocol) -> Result<Plan> {
+    async fn preview(&self, p: &Protocol) -> Result<ReversalPlan> {
         reverse_preview(p, &self.txn, self.finish_committed).await
     }
+}
+
+impl Runs for Reverse {
+    type Result = ReverseReport;
 
     async fn run(started: Started<Reverse>, p: &Protocol) -> Done<ReverseReport> {
         let i = started.intervention();
@@ -70,7 +65,7 @@ impl Act for Reverse {
 }
 
 impl Report for ReverseReport {
-    fn ending(&self, _: &Protocol, _: &Plan) -> Ending {
+    fn ending(&self, _: &Protocol, _: &dyn Planned) -> Ending {
         Ending::of(
             ActOutcome::from(&self.verdict),
             self.verdict.to_string(),

@@ -3,8 +3,8 @@
 //! (the procedure's [`ProcedureReport`]).
 
 use super::super::build::labels_from;
-use super::super::{Done, Plan, Started};
-use super::{Act, Subject};
+use super::super::{Done, PlanStep, Planned, Started};
+use super::{Act, Runs, Subject};
 use crate::error::Result;
 use crate::protocol::trail::ActionKind;
 use crate::protocol::{NewTransfer, Procedure, ProcedureReport, Protocol, RunLimits, TxnState};
@@ -19,7 +19,7 @@ pub struct Transfer {
 }
 
 impl Act for Transfer {
-    type Result = ProcedureReport;
+    type Plan = TransferPlan;
 
     fn action(&self) -> ActionKind {
         ActionKind::Transfer
@@ -40,23 +40,45 @@ impl Act for Transfer {
         false
     }
 
-    async fn plan(&self, _: &Protocol) -> Result<Plan> {
-        let t = &self.transfer;
-        Ok(Plan {
-            transactions: t.id.iter().cloned().collect(),
-            targets: vec![t.src.clone(), t.dest.clone()],
-            steps: labels_from(Procedure::Recover, &TxnState::Created),
-            ..Plan::default()
+    async fn plan(&self, _: &Protocol) -> Result<TransferPlan> {
+        Ok(TransferPlan {
+            transfer: self.transfer.clone(),
         })
     }
 
-    async fn preview(&self, p: &Protocol) -> Result<Plan> {
+    async fn preview(&self, p: &Protocol) -> Result<TransferPlan> {
         self.plan(p).await
     }
+}
+
+impl Runs for Transfer {
+    type Result = ProcedureReport;
 
     async fn run(started: Started<Transfer>, p: &Protocol) -> Done<ProcedureReport> {
         let a = &started.intervention().act;
         let report = p.transfer(&a.transfer, a.locks, RunLimits::default()).await;
         started.finish(p, report).await
+    }
+}
+
+/// A new transfer's plan: the recovery's steps from `created`, filed
+/// under its id (if set) and its two accounts; nothing to re-read.
+#[derive(Debug, Clone)]
+pub struct TransferPlan {
+    /// What to move.
+    pub transfer: NewTransfer,
+}
+
+impl Planned for TransferPlan {
+    fn transactions(&self) -> Vec<String> {
+        self.transfer.id.iter().cloned().collect()
+    }
+
+    fn targets(&self) -> Vec<String> {
+        vec![self.transfer.src.clone(), self.transfer.dest.clone()]
+    }
+
+    fn steps(&self) -> Vec<PlanStep> {
+        labels_from(Procedure::Recover, &TxnState::Created)
     }
 }

@@ -1,17 +1,17 @@
-//! The transaction table: mark, id, state, source → destination, amount,
+//! Drawing the transaction table: mark, id, state, source → destination, amount,
 //! age. Stuck rows are yellow and marked `!`, rows older than
 //! `investigate_after` red and `!!`, malformed or unknown-state rows `?`
 //! (the problem is spelled out in the detail pane). The title carries the
 //! row count, sort key and direction, the text filter (with a cursor while
 //! typing) and the state filter.
 
-use super::rows::{mark, severity, txn_age, txn_style};
-use super::theme::{
+use crate::dashboard::app::{App, Pane};
+use crate::dashboard::layers::OverlayKind;
+use crate::dashboard::ui::rows::{mark, severity, txn_age, txn_style};
+use crate::dashboard::ui::theme::{
     amount_text, fit_segments, grouped, more_hint, pane_block, route, route_in, short_id,
     state_text, Segment,
 };
-use crate::dashboard::app::{App, Pane};
-use crate::dashboard::layers::OverlayKind;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::transaction::{Transaction, TxnState};
 use ratatui::layout::{Alignment, Constraint, Rect};
@@ -24,12 +24,12 @@ use ratatui::Frame;
 /// filtered, sorted row list and the scroll offset).
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let th = &app.theme;
-    let v = &app.view;
+    let v = &app.view.table;
     let height = usize::from(area.height.saturating_sub(3)).max(1);
     let rows: Vec<&Transaction> = v
         .rows
         .iter()
-        .skip(v.table_offset)
+        .skip(v.offset)
         .take(height)
         .filter_map(|&i| snap.transactions.get(i))
         .collect();
@@ -91,7 +91,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .highlight_spacing(HighlightSpacing::Always);
     let selected = v
         .cursor
-        .and_then(|c| c.checked_sub(v.table_offset))
+        .and_then(|c| c.checked_sub(v.offset))
         .filter(|c| *c < rows.len());
     let mut state = TableState::default().with_selected(selected);
     frame.render_stateful_widget(table, area, &mut state);
@@ -109,9 +109,9 @@ fn empty_text(app: &App, snap: &Snapshot) -> String {
             "index `{}` does not exist — wrong cluster or name? (`estx-tui init` only for a new cluster)",
             app.settings.transactions_index
         )
-    } else if app.view.page.is_none() {
+    } else if app.view.table.page.is_none() {
         "loading the filter's matches… (polling now)".into()
-    } else if app.view.page.as_ref().is_some_and(|p| p.total > 0) {
+    } else if app.view.table.page.as_ref().is_some_and(|p| p.total > 0) {
         "no listed transaction matches the filter (Esc clears the text, s cycles states)".into()
     } else if let Some(s) = app.state_filter().filter(|s| s.is_terminal()) {
         format!("no {s} transaction")
@@ -217,7 +217,7 @@ fn title(
     let room =
         usize::from(width).saturating_sub(others + counts.chars().count() + "· group  ".len());
     let mut segs = vec![Segment::new(0, vec![Span::raw(counts)])];
-    let scroll = more_hint(app.view.table_offset, on_screen, matching);
+    let scroll = more_hint(app.view.table.offset, on_screen, matching);
     if !scroll.is_empty() {
         segs.push(Segment::new(2, vec![Span::raw(scroll)]));
     }
@@ -270,7 +270,7 @@ fn counts_text(app: &App, snap: &Snapshot, matching: usize, how: Counts) -> Stri
     } else {
         " "
     };
-    match &app.view.page {
+    match &app.view.table.page {
         Some(p) if how == Counts::Bare => format!(" {matching} of {} ", grouped(p.total)),
         Some(p) => {
             let reach = if p.beyond_reach() { "+" } else { "" };
@@ -297,7 +297,7 @@ fn mark_spans(app: &App) -> Vec<Span<'static>> {
     }
     // Marks no row shows are said, so the count never names unseen rows
     // silently (a bulk act leaves them out: see the bulk dialog).
-    let m = &app.view.marks;
+    let m = &app.view.table.marks;
     for (n, what) in [
         (m.filtered.len(), "hidden by the filter"),
         (m.unlisted.len(), "no longer listed"),

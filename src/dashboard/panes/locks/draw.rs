@@ -1,13 +1,13 @@
-//! The locks pane: resource, holder, owner state, age and whether the lock
+//! Drawing the locks pane: resource, holder, owner state, age and whether the lock
 //! is stale (yellow), live or of unknown holder. Panes of usual width show
 //! one line per lock (the owner state only when there is room); narrow ones
 //! two (holder and owner state on the second).
 //! The selected row (by resource) is highlighted; `L` releases that lock.
 //! The view keeps it on screen; the title says what is above and below.
 
-use super::theme::{bold, more_hint, pane_block, short_id, Theme};
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::layout::{lock_rows_that_fit, LOCK_WIDE};
+use crate::dashboard::ui::theme::{bold, more_hint, pane_block, short_id, Theme};
 use crate::protocol::locks::LockView;
 use crate::protocol::locks::Staleness;
 use crate::protocol::read::poll::Snapshot;
@@ -24,8 +24,8 @@ const WIDER: u16 = 64;
 /// Draws the locks pane.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let th = &app.theme;
-    let v = &app.view;
-    let skip = v.lock_offset;
+    let v = &app.view.locks;
+    let skip = v.offset;
     let height = lock_rows_that_fit(area);
     let shown = snap.locks.len().saturating_sub(skip).min(height);
     let stale = snap.locks.iter().filter(|l| l.staleness.is_stale()).count();
@@ -90,8 +90,7 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol("▶")
         .highlight_spacing(HighlightSpacing::Always);
-    let mut state =
-        TableState::default().with_selected(v.lock_cursor.and_then(|c| c.checked_sub(skip)));
+    let mut state = TableState::default().with_selected(v.cursor.and_then(|c| c.checked_sub(skip)));
     frame.render_stateful_widget(table, area, &mut state);
 }
 

@@ -1,22 +1,21 @@
-//! Detail of the selected transaction (derived in the view: from the last
-//! snapshot, or read by id once it left the list, saying what became of
-//! it — "now finished"): what it is,
-//! how old, what is wrong with it, where each account stands with it
-//! (by the one rule of [`crate::protocol::read::progress`]: "not applied
-//! yet", "applied (done)", "undone, or never applied", ...; missing or
-//! malformed), the next protocol step recovery would take, what `R`, `F`
-//! and `L` would do (the dialog re-reads before anything runs), its locks.
-//! Most important first; the pane scrolls (j/k when focused) with
-//! "+N more" in its title.
+//! What the detail of the selected transaction says, line by line (most
+//! important first): what became of it, what it is, how old, what is wrong
+//! with it, where each account stands with it (by the one rule of
+//! [`crate::protocol::read::progress`]: "not applied yet", "applied
+//! (done)", "undone, or never applied", ...; missing or malformed), the
+//! next protocol step recovery would take, what `R`, `F` and `L` would do
+//! (the dialog re-reads before anything runs), its locks and the
+//! interventions recorded on it. Drawn by `draw.rs`, and measured by
+//! `derive` (how far the pane scrolls), so the update never asks the
+//! drawing.
 
-use super::rows::{severity, txn_age, Severity};
-use super::theme::{
-    amount_text, bold, datetime, more_hint, pane_block, route, signed, state_text, wrapped_rows,
-    Theme,
-};
-use crate::dashboard::app::{App, Pane};
+use super::view::{DetailAccount, DetailView, Fate};
+use crate::dashboard::app::App;
 use crate::dashboard::keymap::Op;
-use crate::dashboard::view::{DetailAccount, DetailView, Fate};
+use crate::dashboard::ui::rows::{severity, txn_age, Severity};
+use crate::dashboard::ui::theme::{
+    amount_text, bold, datetime, route, signed, state_text, wrapped_rows, Theme,
+};
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::Staleness;
 use crate::protocol::read::poll::AccountEntry;
@@ -26,55 +25,12 @@ use crate::protocol::time::human_duration;
 use crate::protocol::trail::RecordStatus;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::views::Preview;
-use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
-use ratatui::Frame;
 
-/// Draws the detail pane, scrolled by `app.selection.detail_scroll` (bounded to its text).
-pub fn render(frame: &mut Frame, app: &App, area: Rect) {
-    let th = &app.theme;
-    let focused = app.focus == Pane::Detail;
-    let Some(d) = &app.view.detail else {
-        let text = match &app.selection.txn {
-            None => "no transaction selected".to_string(),
-            Some(id) => match &app.reads.looked_up {
-                Some((l, Ok(None))) if l == id => format!("{id}: no such transaction"),
-                Some((l, Err(e))) if l == id => format!("{id}: could not read it: {e}"),
-                _ => format!("{id}: reading it by id…"),
-            },
-        };
-        frame.render_widget(
-            Paragraph::new(text)
-                .style(th.dim_text())
-                .wrap(Wrap { trim: true })
-                .block(pane_block(th, " detail ", focused)),
-            area,
-        );
-        return;
-    };
-    let body = lines(app, d);
-    let inner_w = usize::from(area.width.saturating_sub(2)).max(1);
-    let total = wrapped_rows(&body, inner_w);
-    let height = usize::from(area.height.saturating_sub(2));
-    let scroll = app
-        .selection
-        .detail_scroll
-        .min(total.saturating_sub(height));
-    let mut title = format!(" detail: {} ", d.txn.id);
-    title.push_str(&more_hint(scroll, height.min(total), total));
-    frame.render_widget(
-        Paragraph::new(body)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll.min(usize::from(u16::MAX)) as u16, 0))
-            .block(pane_block(th, title, focused)),
-        area,
-    );
-}
-
-/// Lines of the detail of `d` (so `update` can bound the scroll).
-pub fn line_count(app: &App, d: &DetailView, width: u16) -> usize {
+/// Rows the detail of `d` takes in a pane `width` columns wide (borders
+/// included).
+pub fn rows(app: &App, d: &DetailView, width: u16) -> usize {
     wrapped_rows(&lines(app, d), usize::from(width.saturating_sub(2)).max(1))
 }
 
@@ -131,7 +87,8 @@ fn fate_line(app: &App, d: &DetailView) -> Option<Line<'static>> {
     Some(Line::styled(format!("{text} · {how}"), style))
 }
 
-fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
+/// The detail of `d`, most important first.
+pub fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     let th = &app.theme;
     let t = &d.txn;
     let mut out: Vec<Line<'static>> = fate_line(app, d).into_iter().collect();
@@ -167,7 +124,7 @@ fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     for p in &t.problems {
         out.push(Line::styled(format!("? {p}"), Style::new().fg(th.odd)));
     }
-    out.extend(super::reverse::link_lines(th, t));
+    out.extend(crate::dashboard::ui::reverse::link_lines(th, t));
     for a in &d.accounts {
         out.push(account_line(th, a, t));
     }

@@ -1,21 +1,24 @@
-//! The account drill-down (`Enter` in the accounts pane): it filters the
+//! The account drill-down (`Enter` in the accounts pane), shown in the
+//! detail pane's place: its view (`view.rs`: the account and the
+//! transactions naming it, derived once), its text (`text.rs`, drawn and
+//! measured), its keys and its drawing (`draw.rs`). Opening it filters the
 //! table to the account, and leaving it (`Esc`) puts back the filters that
 //! were in place before, so nothing opened later is hidden by a filter the
 //! operator never typed.
 
-use super::app::{App, Pane};
+pub mod draw;
+pub mod text;
+pub mod view;
+
+use crate::dashboard::app::{App, Pane};
 
 /// `Enter` on an account: the detail pane shows the account (balance,
 /// pending and settled records, the transactions naming it) and the table
 /// is filtered to the transactions naming it; `Esc` goes back, to the
 /// filters of before.
 pub fn open(app: &mut App) {
-    let Some(id) = app
-        .view
-        .account_cursor
-        .and_then(|i| app.view.accounts.get(i))
-        .cloned()
-    else {
+    let accounts = &app.view.accounts;
+    let Some(id) = accounts.cursor.and_then(|i| accounts.ids.get(i)).cloned() else {
         return;
     };
     if app.query.before_drill.is_none() {
@@ -23,7 +26,7 @@ pub fn open(app: &mut App) {
     }
     app.query.text = id.clone();
     app.query.state = None;
-    super::selection::follow::keep_selection_visible(app);
+    crate::dashboard::selection::follow::keep_selection_visible(app);
     app.selection.drill = Some(id);
     app.selection.detail_scroll = 0;
     app.focus = Pane::Detail;

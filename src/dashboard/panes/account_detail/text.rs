@@ -1,47 +1,20 @@
-//! The account drill-down (`Enter` in the accounts pane), drawn in the
-//! detail pane: balance, every pending entry (whole ids, with the state of
-//! that transaction when it is listed), the settled records the protocol
-//! keeps, and the listed transactions naming the account. Scrolls like the
-//! transaction detail; `Esc` goes back to the accounts.
+//! What the account drill-down says, line by line: balance, every pending
+//! entry (whole ids, with the state of that transaction when it is
+//! listed), the settled records the protocol keeps, and the listed
+//! transactions naming the account. Drawn by `draw.rs`, and measured by
+//! `derive` (how far the detail pane scrolls), so the update never asks
+//! the drawing.
 
-use super::theme::{bold, datetime, more_hint, pane_block, wrapped_rows, Theme};
-use crate::dashboard::app::{App, Pane};
-use crate::dashboard::view::AccountDetail;
+use super::view::AccountDetail;
+use crate::dashboard::ui::theme::{bold, datetime, wrapped_rows, Theme};
 use crate::protocol::read::poll::AccountEntry;
 use crate::protocol::transaction::TxnState;
-use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
-use ratatui::Frame;
 
-/// Draws the drill-down, scrolled by `app.selection.detail_scroll` (bounded to its text).
-pub fn render(frame: &mut Frame, app: &App, a: &AccountDetail, area: Rect) {
-    let th = &app.theme;
-    let body = lines(th, a);
-    let inner_w = usize::from(area.width.saturating_sub(2)).max(1);
-    let total = wrapped_rows(&body, inner_w);
-    let height = usize::from(area.height.saturating_sub(2));
-    let scroll = app
-        .selection
-        .detail_scroll
-        .min(total.saturating_sub(height));
-    let title = format!(
-        " account: {} {}",
-        a.id,
-        more_hint(scroll, height.min(total), total)
-    );
-    frame.render_widget(
-        Paragraph::new(body)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll.min(usize::from(u16::MAX)) as u16, 0))
-            .block(pane_block(th, title, app.focus == Pane::Detail)),
-        area,
-    );
-}
-
-/// Lines of the drill-down at `width`.
-pub fn line_count(a: &AccountDetail, width: u16) -> usize {
+/// Rows the drill-down takes in a detail pane `width` columns wide
+/// (borders included).
+pub fn rows(a: &AccountDetail, width: u16) -> usize {
     // Styles do not change how many rows the text takes.
     wrapped_rows(
         &lines(&Theme::default(), a),
@@ -56,7 +29,8 @@ fn state_word(th: &Theme, s: &Option<TxnState>) -> (String, Style) {
     }
 }
 
-fn lines(th: &Theme, a: &AccountDetail) -> Vec<Line<'static>> {
+/// The drill-down of `a`, styled by `th`.
+pub fn lines(th: &Theme, a: &AccountDetail) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let s = match &a.entry {
         Some(AccountEntry::Ok(s)) => s,

@@ -1,11 +1,11 @@
-//! The accounts pane: every account of the snapshot, those carrying
+//! Drawing the accounts pane: every account of the snapshot, those carrying
 //! pending transactions first, then malformed and missing ones (marked
 //! `?`), then the rest — id, balance, and the pending ids (count and the
 //! first). The selected row (by id) is highlighted; the view keeps it on
 //! screen and the title says what is above and below.
 
-use super::theme::{bold, more_hint, pane_block, short_id, Theme};
 use crate::dashboard::app::{App, Pane};
+use crate::dashboard::ui::theme::{bold, more_hint, pane_block, short_id, Theme};
 use crate::protocol::read::poll::{AccountEntry, Snapshot};
 use ratatui::layout::{Alignment, Constraint, Rect};
 use ratatui::style::{Modifier, Style};
@@ -16,20 +16,16 @@ use ratatui::Frame;
 /// Draws the accounts pane.
 pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let th = &app.theme;
-    let v = &app.view;
+    let v = &app.view.accounts;
     let height = usize::from(area.height.saturating_sub(3)).max(1);
-    let shown = v
-        .accounts
-        .len()
-        .saturating_sub(v.account_offset)
-        .min(height);
+    let shown = v.ids.len().saturating_sub(v.offset).min(height);
     let title = format!(
         " accounts {} {}",
-        v.accounts.len(),
-        more_hint(v.account_offset, shown, v.accounts.len())
+        v.ids.len(),
+        more_hint(v.offset, shown, v.ids.len())
     );
     let block = pane_block(th, title, app.focus == Pane::Accounts);
-    if v.accounts.is_empty() {
+    if v.ids.is_empty() {
         frame.render_widget(
             Paragraph::new("no accounts loaded")
                 .style(th.dim_text())
@@ -38,18 +34,13 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         );
         return;
     }
-    let shown_ids: Vec<&String> = v
-        .accounts
-        .iter()
-        .skip(v.account_offset)
-        .take(height)
-        .collect();
+    let shown_ids: Vec<&String> = v.ids.iter().skip(v.offset).take(height).collect();
     let (id_w, pending_id_w) = column_widths(snap, &shown_ids, area.width.saturating_sub(2));
     let rows: Vec<Row> = v
-        .accounts
+        .ids
         .iter()
         .enumerate()
-        .skip(v.account_offset)
+        .skip(v.offset)
         .take(height)
         .filter_map(|(_, id)| Some(row(th, id, snap.accounts.get(id)?, (id_w, pending_id_w))))
         .collect();
@@ -72,10 +63,8 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol("▶")
         .highlight_spacing(HighlightSpacing::Always);
-    let mut state = TableState::default().with_selected(
-        v.account_cursor
-            .and_then(|c| c.checked_sub(v.account_offset)),
-    );
+    let mut state =
+        TableState::default().with_selected(v.cursor.and_then(|c| c.checked_sub(v.offset)));
     frame.render_stateful_widget(table, area, &mut state);
 }
 

@@ -1,11 +1,11 @@
-//! The event log: newest line at the bottom, `HH:MM:SS` and the text,
+//! Drawing the event log: newest line at the bottom, `HH:MM:SS` and the text,
 //! coloured by level (updated green, no-op gray, error red, info plain).
 //! It follows the newest line until scrolled (k/↑ go to older lines, j/↓ to
 //! newer, G back to following); the view bounds the scroll. Long lines
 //! wrap (never cut at the edge).
 
-use super::theme::{clock, more_hint, pane_block, Theme};
 use crate::dashboard::app::{App, LogEntry, LogLevel, Pane};
+use crate::dashboard::ui::theme::{clock, more_hint, pane_block, Theme};
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -48,7 +48,7 @@ pub fn render(frame: &mut Frame, app: &App, area: Rect) {
             (start, len, used.saturating_sub(rows))
         }
         Some(_) => {
-            let start = app.view.log_top.min(len);
+            let start = app.view.log.top.min(len);
             let mut end = start;
             let mut used = 0;
             while end < len && (end == start || used + height(end) <= rows) {

@@ -1,0 +1,84 @@
+//! What the transaction table shows, derived once (by `derive`, never
+//! while drawing): the loaded rows its filter keeps, in its order, the page
+//! they come from, where the selection is among them, the first row on
+//! screen, and the marks by what the table shows of them. Pure: it imports
+//! nothing of the dashboard.
+
+use crate::protocol::read::poll::Snapshot;
+use crate::protocol::read::TablePage;
+use crate::protocol::transaction::Transaction;
+use std::collections::{BTreeSet, HashSet};
+
+/// The table's derived rows, page, cursor, scroll and marks.
+#[derive(Debug, Clone, Default)]
+pub struct TableView {
+    /// Indices into `snapshot.transactions`, filtered and sorted.
+    pub rows: Vec<usize>,
+    /// The page of the filter's matches the rows come from, with their
+    /// total (`None` while the poll asked for that filter or page runs).
+    pub page: Option<TablePage>,
+    /// The marks, by what the table shows of them.
+    pub marks: MarkedRows,
+    /// Position of the selected transaction among `rows`, if it is one.
+    pub cursor: Option<usize>,
+    /// First row of the table on screen.
+    pub offset: usize,
+}
+
+/// The marked transactions by what the table shows of them (each list by
+/// id). A bulk act acts on `shown` only; the others stay marked, are
+/// counted in the table's title and named in the bulk dialog as not
+/// included, so nothing the operator cannot see is acted on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MarkedRows {
+    /// Marked rows of the table.
+    pub shown: Vec<String>,
+    /// Marked and listed, but hidden by the filter.
+    pub filtered: Vec<String>,
+    /// Marked but no longer listed (they left the in-flight list).
+    pub unlisted: Vec<String>,
+}
+
+impl MarkedRows {
+    /// Marks the table does not show.
+    pub fn hidden(&self) -> usize {
+        self.filtered.len() + self.unlisted.len()
+    }
+}
+
+/// Splits `marks` by whether `rows` of `snap` show them.
+pub fn marked_rows(marks: &BTreeSet<String>, snap: &Snapshot, rows: &[usize]) -> MarkedRows {
+    let mut out = MarkedRows::default();
+    if marks.is_empty() {
+        return out;
+    }
+    let shown: HashSet<&str> = rows
+        .iter()
+        .filter_map(|&i| snap.transactions.get(i))
+        .map(|t| t.id.as_str())
+        .collect();
+    let listed: HashSet<&str> = snap.transactions.iter().map(|t| t.id.as_str()).collect();
+    for id in marks {
+        let list = if shown.contains(id.as_str()) {
+            &mut out.shown
+        } else if listed.contains(id.as_str()) {
+            &mut out.filtered
+        } else {
+            &mut out.unlisted
+        };
+        list.push(id.clone());
+    }
+    out
+}
+
+/// Text filter: id, state, source or destination contains `needle` (lowercase).
+pub fn matches_text(t: &Transaction, needle: &str) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    let has = |s: &str| s.to_lowercase().contains(needle);
+    has(&t.id)
+        || t.state.as_ref().is_some_and(|s| has(s.as_str()))
+        || t.src.as_deref().is_some_and(has)
+        || t.dest.as_deref().is_some_and(has)
+}

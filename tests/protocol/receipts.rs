@@ -1,0 +1,128 @@
+//! Receipts (issue 31): a rollback's, a recovery's and a batched bulk
+//! recovery's records keep every balance write they made, with the balance
+//! before and after and the versions, and `trail::receipts::verify_since`
+//! proves them; a record whose stored balance was edited by hand is caught,
+//! named by record, transaction and account.
+
+use crate::fixture::Fx;
+use crate::procedures::stage;
+use estx::protocol::intervene::{
+    self, BulkAct, Choices, Intervention, Recover, Rollback, Runner, Selection,
+};
+use estx::protocol::trail::receipts::verify_since;
+use estx::protocol::trail::{history, Interface, Trail};
+use estx::protocol::{Procedure, Step, TxnState};
+use serde_json::Value;
+
+fn cli(reason: &str) -> Choices {
+    Choices::new(Interface::Cli, Some(reason.to_string()))
+}
+
+async fn with_trail() -> Fx {
+    let fx = Fx::new().await;
+    fx.proto.ensure_indices().await.unwrap();
+    Trail::open(&fx.proto).await.unwrap();
+    fx
+}
+
+#[tokio::test]
+async fn a_rollback_a_recovery_and_a_batched_recovery_keep_receipts_that_verify() {
+    let fx = with_trail().await;
+    // Pending with the source applied (500 -> 400): the rollback undoes it.
+    let (rolled, src, _) = stage(&fx, "rr1", 2).await;
+    let i = Intervention::new(Rollback::new(rolled.clone()), cli("INC-1"));
+    intervene::run(&fx.proto, i).await.unwrap();
+    assert_eq!(fx.state(&rolled).await, TxnState::RolledBack);
+    // Pending, nothing applied: the recovery applies both sides.
+    let (recovered, _, _) = stage(&fx, "rr2", 1).await;
+    let i = Intervention::new(Recover::new(recovered.clone()), cli("INC-2"));
+    intervene::run(&fx.proto, i).await.unwrap();
+    assert_eq!(fx.state(&recovered).await, TxnState::Finished);
+    // A batched bulk recovery: one created, one with its source applied.
+    let (c, _, _) = stage(&fx, "rr3", 0).await;
+    let (h, _, _) = stage(&fx, "rr4", 2).await;
+    let act = BulkAct {
+        procedure: Procedure::Recover,
+        selection: Selection {
+            ids: Some(vec![c.clone(), h.clone()]),
+            ..Selection::default()
+        },
+        ids_source: Some("marks".into()),
+        allow_partial: false,
+        runner: Runner::Batched(Default::default()),
+    };
+    intervene::run(&fx.proto, Intervention::new(act, cli("INC-3")))
+        .await
+        .unwrap();
+    for id in [&c, &h] {
+        assert_eq!(fx.state(id).await, TxnState::Finished);
+    }
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+
+    let v = verify_since(&fx.proto, None).await.unwrap();
+    assert_eq!(v.mismatches, vec![], "{v:#?}");
+    // 1 undo + 2 applies + 2 applies + 1 apply, every record verified.
+    assert_eq!((v.records, v.verified, v.no_receipts), (3, 3, 0), "{v:#?}");
+    assert_eq!(v.writes, 6, "{v:#?}");
+
+    // The rollback's receipt says the undo took the source 400 -> 500 at a
+    // version after the one it was written on.
+    let r = &history(&fx.proto, &rolled).await.unwrap()[0];
+    let undo = r
+        .steps
+        .iter()
+        .find(|s| s.label == Step::UndoSource.label())
+        .unwrap();
+    assert_eq!(undo.target, format!("{}/{src}", fx.ix.accounts));
+    let rc = undo.receipt.expect("the undo's receipt");
+    assert_eq!((rc.before, rc.after), (400, 500));
+    assert!(rc.at.unwrap() > rc.on, "{rc:?}");
+    // The fence on the destination (never applied) wrote no balance.
+    let fence = r
+        .steps
+        .iter()
+        .find(|s| s.label == Step::UndoDestination.label())
+        .unwrap();
+    assert_eq!(fence.receipt, None, "{fence:?}");
+}
+
+/// The first receipt (an array of numbers in a packed step) in `v`, made
+/// to say its balance before was `by` more.
+fn edit_first_receipt(v: &mut Value, by: i64) -> bool {
+    match v {
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_i64) => {
+            items[0] = Value::from(items[0].as_i64().unwrap() + by);
+            true
+        }
+        Value::Array(items) => items.iter_mut().any(|i| edit_first_receipt(i, by)),
+        Value::Object(m) => m.values_mut().any(|i| edit_first_receipt(i, by)),
+        _ => false,
+    }
+}
+
+#[tokio::test]
+async fn a_balance_edited_in_the_stored_record_is_caught_and_named() {
+    let fx = with_trail().await;
+    let (id, src, _) = stage(&fx, "re1", 1).await;
+    let i = Intervention::new(Recover::new(id.clone()), cli("INC-4"));
+    let done = intervene::run(&fx.proto, i).await.unwrap();
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    assert!(verify_since(&fx.proto, None).await.unwrap().ok());
+
+    let record = done.record.0.clone();
+    let mut doc = Value::Object(fx.source(&fx.ix.audit, &record).await);
+    assert!(edit_first_receipt(&mut doc["st"], 7), "{doc:#}");
+    fx.put(&fx.ix.audit, &record, doc).await;
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+
+    let v = verify_since(&fx.proto, None).await.unwrap();
+    assert!(!v.ok());
+    assert_eq!(v.verified, 0, "{v:#?}");
+    let m = &v.mismatches[0];
+    assert_eq!(
+        (m.record.as_str(), m.txn.as_str(), m.account.as_str()),
+        (record.as_str(), id.as_str(), src.as_str()),
+        "{v:#?}"
+    );
+    assert_eq!(m.problem.kind(), "arithmetic", "{m}");
+}
