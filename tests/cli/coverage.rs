@@ -39,17 +39,7 @@ fn list_recover_and_audit_over_a_lost_shard_say_partial_and_act_on_nothing() {
 impl World {
     /// The state of every transaction (after a refresh).
     fn source_all_states(&self) -> Vec<String> {
-        common::refresh(&self.g.url, &self.ix.transactions);
-        let (status, body) = common::http(
-            "POST",
-            &self.url(&self.ix.transactions, "_search"),
-            Some(r#"{"size":10000,"query":{"match_all":{}}}"#),
-        );
-        assert_eq!(status, 200, "{body}");
-        let v: Value = serde_json::from_str(&body).unwrap();
-        v["hits"]["hits"]
-            .as_array()
-            .unwrap()
+        self.stored_hits(&self.ix.transactions, 10000)
             .iter()
             .map(|h| {
                 h["_source"]["transaction_state"]

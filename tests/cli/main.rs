@@ -224,20 +224,25 @@ impl World {
         self.backdate("t1", 10);
     }
 
+    /// Up to `size` documents of `index` as hits (`_id`, `_source`), read
+    /// from the server directly after a refresh: what the tests that look
+    /// at stored documents read.
+    fn stored_hits(&self, index: &str, size: usize) -> Vec<Value> {
+        common::refresh(&self.g.url, index);
+        let query = format!(r#"{{"size":{size},"query":{{"match_all":{{}}}}}}"#);
+        let (status, body) = common::http("POST", &self.url(index, "_search"), Some(&query));
+        assert_eq!(status, 200, "{body}");
+        let mut v: Value = serde_json::from_str(&body).unwrap();
+        match v["hits"]["hits"].take() {
+            Value::Array(hits) => hits,
+            other => panic!("no hits: {other}"),
+        }
+    }
+
     /// Every record in the audit index, read from the server directly
     /// (after a refresh), in the full form (`trail::unpacked`).
     fn audit_records(&self) -> Vec<Value> {
-        common::refresh(&self.g.url, &self.ix.audit);
-        let (status, body) = common::http(
-            "POST",
-            &self.url(&self.ix.audit, "_search"),
-            Some(r#"{"size":100,"query":{"match_all":{}}}"#),
-        );
-        assert_eq!(status, 200, "{body}");
-        let v: Value = serde_json::from_str(&body).unwrap();
-        v["hits"]["hits"]
-            .as_array()
-            .unwrap()
+        self.stored_hits(&self.ix.audit, 100)
             .iter()
             .map(|h| match h["_source"].clone() {
                 Value::Object(doc) => {

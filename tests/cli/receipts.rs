@@ -8,17 +8,7 @@ use super::*;
 impl World {
     /// The audit records (not their parts) as stored (packed), with their ids.
     fn stored_records(&self) -> Vec<(String, Value)> {
-        common::refresh(&self.g.url, &self.ix.audit);
-        let (status, body) = common::http(
-            "POST",
-            &self.url(&self.ix.audit, "_search"),
-            Some(r#"{"size":1000,"query":{"match_all":{}}}"#),
-        );
-        assert_eq!(status, 200, "{body}");
-        let v: Value = serde_json::from_str(&body).unwrap();
-        v["hits"]["hits"]
-            .as_array()
-            .unwrap()
+        self.stored_hits(&self.ix.audit, 1000)
             .iter()
             .filter(|h| h["_source"].get("run_id").is_none())
             .map(|h| (h["_id"].as_str().unwrap().to_string(), h["_source"].clone()))

@@ -30,17 +30,7 @@ fn stuck(w: &World, n: usize) {
 impl World {
     /// Every document of the audit index with its size in bytes (as JSON).
     fn audit_documents(&self) -> Vec<(String, Value, usize)> {
-        common::refresh(&self.g.url, &self.ix.audit);
-        let (status, body) = common::http(
-            "POST",
-            &self.url(&self.ix.audit, "_search"),
-            Some(r#"{"size":10000,"query":{"match_all":{}}}"#),
-        );
-        assert_eq!(status, 200, "{body}");
-        let v: Value = serde_json::from_str(&body).unwrap();
-        v["hits"]["hits"]
-            .as_array()
-            .unwrap()
+        self.stored_hits(&self.ix.audit, 10000)
             .iter()
             .map(|h| {
                 let source = h["_source"].clone();
