@@ -60,6 +60,17 @@ async fn stored(fx: &Fx, id: &str, src: &str, dest: &str) -> Stored {
     out
 }
 
+/// Asserts the audit index holds no record (`what` wrote one otherwise).
+async fn assert_no_record(fx: &Fx, what: &str) {
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    let records = fx
+        .cluster()
+        .scan(&fx.ix.audit, json!({"query": {"match_all": {}}}))
+        .await
+        .unwrap();
+    assert!(records.is_empty(), "{what} wrote a record: {records:?}");
+}
+
 fn show(label: &str, docs: &Stored) {
     println!("--- {label}");
     for (name, source) in docs {
@@ -364,13 +375,7 @@ async fn an_act_under_field_security_on_the_audit_index_writes_nothing() {
             other => panic!("not refused before its record: {other:?}\n{}", ctx()),
         }
         assert_eq!(stored(&fx, &id, &src, &dest).await, before, "{}", ctx());
-        fx.cluster().refresh(&fx.ix.audit).await.unwrap();
-        let records = fx
-            .cluster()
-            .scan(&fx.ix.audit, json!({"query": {"match_all": {}}}))
-            .await
-            .unwrap();
-        assert!(records.is_empty(), "no record: {records:?}");
+        assert_no_record(&fx, "an act refused before its record").await;
     }
 }
 
@@ -473,12 +478,6 @@ async fn a_preview_says_the_run_would_be_refused_before_its_first_write() {
             ctx()
         );
         assert_eq!(stored(&fx, &id, &src, &dest).await, before, "{}", ctx());
-        fx.cluster().refresh(&fx.ix.audit).await.unwrap();
-        let records = fx
-            .cluster()
-            .scan(&fx.ix.audit, json!({"query": {"match_all": {}}}))
-            .await
-            .unwrap();
-        assert!(records.is_empty(), "a preview wrote a record: {records:?}");
+        assert_no_record(&fx, "a preview").await;
     }
 }
