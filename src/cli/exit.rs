@@ -4,7 +4,7 @@
 //! | code | meaning |
 //! |------|---------|
 //! | 0 | done: the transaction is terminal (by this process or another), or nothing needed doing |
-//! | 1 | refused with nothing written (or a fact about the data: not found, malformed, invalid, audit findings; or the local server `demo`, `seed` and `--rehearse` need could not be found or started) |
+//! | 1 | refused with nothing written (or a fact about the data: not found, malformed, invalid, audit findings; or the local server `demo` and `--rehearse` start could not be found or started) |
 //! | 2 | usage error (clap's own, options checked after parsing, unusable credentials in the environment) |
 //! | 3 | cluster error: unreachable, authentication, HTTP errors, or a deployment a reader (`audit`, `check`, `doctor`) cannot read as it is; nothing known to have changed |
 //! | 4 | terminal failure (the dashboard could not drive the terminal) |
