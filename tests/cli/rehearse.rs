@@ -205,3 +205,40 @@ fn a_rehearsal_whose_server_cannot_start_says_so() {
         .stderr_has("nothing was done");
     assert_eq!(w.count(&w.ix.audit), 0, "{out}");
 }
+
+#[test]
+fn a_rehearsed_sweep_releases_the_locks_the_real_one_does() {
+    let w = World::new();
+    mess(&w);
+    w.run(&["transfer", "D", "E", "10", "--id", "fin"]).code(0);
+    let leased = |owner, expires_in| Lock::Leased {
+        owner,
+        process: "worker-1",
+        created: 30,
+        expires_in,
+    };
+    // Owner finished: stale; owner names nothing and its lease ran out:
+    // stale; owner in flight and not stuck: kept.
+    w.block(w.kit().lock("D", &leased("fin", 60)));
+    w.block(w.kit().lock("C", &leased("ghost", -25)));
+    w.block(w.kit().lock("H", &leased("fresh", 60)));
+    w.refresh();
+    let rehearsed = w.run(&["recover", "--all-stuck", "--rehearse", "--json"]);
+    let r = rehearsed.json();
+    assert_eq!(r["copied"]["locks"], 2, "the sweep's two: {rehearsed}");
+    let locks_before = w.count(&w.ix.locks);
+    let real = w.run(&["recover", "--all-stuck", "--format", "ndjson"]);
+    let released = locks_before - w.count(&w.ix.locks);
+    assert_eq!(released, 2, "{real}");
+    assert_eq!(r["locks_released"], json!(released), "{rehearsed}\n{real}");
+    let summary: Value = serde_json::from_str(real.stdout.lines().last().unwrap())
+        .unwrap_or_else(|e| panic!("{e}: {real}"));
+    assert_eq!(
+        r["outcomes"]["completed"], summary["completed"],
+        "{rehearsed}\n{real}"
+    );
+    assert_eq!(
+        r["outcomes"]["refused"], summary["refused"],
+        "{rehearsed}\n{real}"
+    );
+}
