@@ -85,6 +85,23 @@ fn a_rehearsal_writes_nothing_to_the_cluster_and_prints_its_json() {
     let proxy = common::FaultProxy::start(&w.g.url);
     let mut via = w.g.clone();
     via.url = proxy.url();
+    let text = via.run(&[
+        "recover",
+        "--state",
+        "created,pending,committed",
+        "--rehearse",
+    ]);
+    text.code(1)
+        .stdout_has(
+            "rehearsal: recover of 5 transactions selected by --state=created,pending,committed",
+        )
+        .stdout_has("copied: 5 transactions, 8 accounts, 0 locks")
+        .stdout_has("outcome on the copy: 4 completed, 0 done by another process")
+        .stdout_has("1 refused")
+        .stdout_has("net balance effect ")
+        .stdout_has("audit of the copy: every receipt verifies (1 record, ")
+        .stdout_has("estimated time: ")
+        .stdout_has("new _seq_no");
     let out = via.run(&[
         "recover",
         "--state",
