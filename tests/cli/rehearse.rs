@@ -240,7 +240,17 @@ fn a_rehearsed_sweep_releases_the_locks_the_real_one_does() {
     w.block(w.kit().lock("C", &leased("ghost", -25)));
     w.block(w.kit().lock("H", &leased("fresh", 60)));
     w.refresh();
-    let rehearsed = w.run(&["recover", "--all-stuck", "--rehearse", "--json"]);
+    // No reason needed, and allowed read-only: nothing real is written.
+    let rehearsed = w.g.run_env(
+        &[("ESTX_REASON", "")],
+        &[
+            "recover",
+            "--all-stuck",
+            "--rehearse",
+            "--json",
+            "--read-only",
+        ],
+    );
     let r = rehearsed.json();
     assert_eq!(r["copied"]["locks"], 2, "the sweep's two: {rehearsed}");
     let locks_before = w.count(&w.ix.locks);

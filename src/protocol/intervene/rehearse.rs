@@ -211,7 +211,7 @@ pub async fn rehearse(
     let cp = Protocol::new(copy, config);
     let before = balances(&cp, &set.accounts).await?;
     let mut i = i;
-    if i.choices.reason.is_none() {
+    if i.choices.reason_text().is_none() {
         i.choices.reason = Some(REHEARSAL_REASON.to_string());
     }
     let started = start(&cp, i).await.map_err(RehearsalError::NotStarted)?;
