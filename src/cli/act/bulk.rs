@@ -75,7 +75,8 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     }
     let i = Intervention::new(act, choices);
     if req.select.rehearse {
-        return super::rehearse::run(&p, i, format, &what).await;
+        let job = req.select.ids_job();
+        return super::rehearse::run(&p, i, format, &what, job).await;
     }
     if req.select.dry_run {
         let summary = req.job.summary.then(|| req.job.left_to.clone());
