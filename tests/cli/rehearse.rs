@@ -224,7 +224,7 @@ fn a_rehearsal_whose_server_cannot_start_says_so() {
 }
 
 #[test]
-fn a_rehearsed_sweep_releases_the_locks_the_real_one_does() {
+fn a_rehearsal_releases_the_locks_the_real_run_does() {
     let w = World::new();
     mess(&w);
     w.run(&["transfer", "D", "E", "10", "--id", "fin"]).code(0);
@@ -234,8 +234,10 @@ fn a_rehearsed_sweep_releases_the_locks_the_real_one_does() {
         created: 30,
         expires_in,
     };
-    // Owner finished: stale; owner names nothing and its lease ran out:
-    // stale; owner in flight and not stuck: kept.
+    // Owner stuck: released by its recovery; owner finished: stale; owner
+    // names nothing and its lease ran out: stale; owner in flight and not
+    // stuck: kept.
+    w.block(w.kit().lock("A", &leased("old-pending", 60)));
     w.block(w.kit().lock("D", &leased("fin", 60)));
     w.block(w.kit().lock("C", &leased("ghost", -25)));
     w.block(w.kit().lock("H", &leased("fresh", 60)));
@@ -252,11 +254,14 @@ fn a_rehearsed_sweep_releases_the_locks_the_real_one_does() {
         ],
     );
     let r = rehearsed.json();
-    assert_eq!(r["copied"]["locks"], 2, "the sweep's two: {rehearsed}");
+    assert_eq!(
+        r["copied"]["locks"], 3,
+        "old-pending's and the sweep's two: {rehearsed}"
+    );
     let locks_before = w.count(&w.ix.locks);
     let real = w.run(&["recover", "--all-stuck", "--format", "ndjson"]);
     let released = locks_before - w.count(&w.ix.locks);
-    assert_eq!(released, 2, "{real}");
+    assert_eq!(released, 3, "{real}");
     assert_eq!(r["locks_released"], json!(released), "{rehearsed}\n{real}");
     let summary: Value = serde_json::from_str(real.stdout.lines().last().unwrap())
         .unwrap_or_else(|e| panic!("{e}: {real}"));

@@ -121,7 +121,8 @@ pub struct RehearsalOutcome {
     pub outcomes: Tally,
     /// Ids the selection named that were not acted on.
     pub left_out: usize,
-    /// Locks the closing sweep released on the copy.
+    /// Locks the copy's run released (the transactions' own and the
+    /// closing sweep's).
     pub locks_released: usize,
     /// The copied accounts' balances summed before and after, and the net.
     pub balance: BalanceJson,
@@ -211,7 +212,7 @@ impl RehearsalOutcome {
             copied: r.copied,
             outcomes,
             left_out: v.left_out.len(),
-            locks_released: v.swept.iter().filter(|s| s.outcome.released()).count(),
+            locks_released: r.locks_released(),
             balance: r.balances.into(),
             audit,
             estimated_seconds: r.elapsed.as_secs_f64(),
@@ -247,12 +248,7 @@ fn print_text(o: &RehearsalOutcome, r: &Rehearsal, what: &str) {
     for l in &r.done.value.left_out {
         err(format_args!("{}: refused: {}", l.txn, l.why));
     }
-    if r.done.value.sweep {
-        out(format_args!(
-            "locks released by the sweep: {}",
-            o.locks_released
-        ));
-    }
+    out(format_args!("locks released: {}", o.locks_released));
     let b = &o.balance;
     out(format_args!(
         "net balance effect {:+} over {} (sum before {}, after {})",

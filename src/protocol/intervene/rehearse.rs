@@ -27,6 +27,7 @@ use crate::cluster::Cluster;
 use crate::error::Error;
 use crate::protocol::account::AccountState;
 use crate::protocol::read::IndexInfo;
+use crate::protocol::report::{StepResult, RELEASE_LOCK};
 use crate::protocol::setup::index_bodies;
 use crate::protocol::trail::receipts::{verify_since, Verification};
 use crate::protocol::{Protocol, ProtocolConfig};
@@ -155,6 +156,20 @@ pub struct Rehearsal {
 }
 
 impl Rehearsal {
+    /// The locks the copy's run released: each transaction's own after its
+    /// steps, and the closing sweep's (what a dry run counts as
+    /// `releases N locks`).
+    pub fn locks_released(&self) -> usize {
+        let v = &self.done.value;
+        let own = v
+            .reports
+            .iter()
+            .flat_map(|r| &r.steps)
+            .filter(|s| s.label == RELEASE_LOCK && matches!(s.result, StepResult::Updated(_)))
+            .count();
+        own + v.swept.iter().filter(|s| s.outcome.released()).count()
+    }
+
     /// The transactions the copy's run acted on or refused, plus those it
     /// left out or did not start: what the selection resolved to there.
     pub fn selected_on_copy(&self) -> usize {
