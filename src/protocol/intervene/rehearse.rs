@@ -188,7 +188,6 @@ pub async fn rehearse(
 ) -> Result<Rehearsal, RehearsalError> {
     let plan = i.act.preview(real).await.map_err(RehearsalError::Read)?;
     let set = CopySet::of(&plan);
-    let discovery = real.discovery().await.map_err(RehearsalError::Read)?;
     let copy = copy.with_clock_of(real.cluster());
     let config = copy_config(real.config());
     let mut notes = Vec::new();
@@ -199,30 +198,7 @@ pub async fn rehearse(
                 .to_string(),
         );
     }
-    let indices = [
-        &discovery.transactions,
-        &discovery.accounts,
-        &discovery.locks,
-    ];
-    make_indices(&copy, &config, indices).await?;
-    let ix = &config.indices;
-    let from = real.cluster().clone().with_boundary(None);
-    let raw = copy.clone().with_boundary(None);
-    let locks = if discovery.locks.exists() {
-        &set.locks[..]
-    } else {
-        &[]
-    };
-    let copied = Copied {
-        transactions: copy_docs(&from, &raw, &ix.transactions, &set.transactions).await?,
-        accounts: copy_docs(&from, &raw, &ix.accounts, &set.accounts).await?,
-        locks: copy_docs(&from, &raw, &ix.locks, locks).await?,
-    };
-    for index in [&ix.transactions, &ix.accounts, &ix.locks] {
-        if index != &ix.locks || discovery.locks.exists() {
-            raw.refresh(index).await.map_err(RehearsalError::Copy)?;
-        }
-    }
+    let copied = copy_selection(real, &copy, &config, &set).await?;
     let cp = Protocol::new(copy, config);
     let before = balances(&cp, &set.accounts).await?;
     let mut i = i;
@@ -254,6 +230,40 @@ pub async fn rehearse(
         elapsed,
         notes,
     })
+}
+
+/// Copies `set` from `real` into `copy`, each `_source` as stored (the
+/// schema map not applied), into indices made with the mappings discovery
+/// found, and makes it visible to search.
+async fn copy_selection(
+    real: &Protocol,
+    copy: &Cluster,
+    config: &ProtocolConfig,
+    set: &CopySet,
+) -> Result<Copied, RehearsalError> {
+    let discovery = real.discovery().await.map_err(RehearsalError::Read)?;
+    let found = [
+        &discovery.transactions,
+        &discovery.accounts,
+        &discovery.locks,
+    ];
+    make_indices(copy, config, found).await?;
+    let ix = &config.indices;
+    let from = real.cluster().clone().with_boundary(None);
+    let to = copy.clone().with_boundary(None);
+    let has_locks = discovery.locks.exists();
+    let locks = if has_locks { &set.locks[..] } else { &[] };
+    let copied = Copied {
+        transactions: copy_docs(&from, &to, &ix.transactions, &set.transactions).await?,
+        accounts: copy_docs(&from, &to, &ix.accounts, &set.accounts).await?,
+        locks: copy_docs(&from, &to, &ix.locks, locks).await?,
+    };
+    for index in [&ix.transactions, &ix.accounts, &ix.locks] {
+        if index != &ix.locks || has_locks {
+            to.refresh(index).await.map_err(RehearsalError::Copy)?;
+        }
+    }
+    Ok(copied)
 }
 
 /// The real settings for the copy: its record into the copy's own audit
