@@ -148,6 +148,13 @@ mod tests {
             assert!(ok(&[cmd, "--all-stuck", "--json", "--format", "ndjson"]).is_err());
             assert!(ok(&[cmd, "--state", "pendng"]).is_err());
             assert!(ok(&[cmd, "--older-than", "soon"]).is_err());
+            // A rehearsal writes to its own copy only: allowed read-only.
+            let rehearsal = ok(&[cmd, "--all-stuck", "--rehearse", "--json"]).unwrap();
+            assert!(!rehearsal.command.is_some_and(|c| c.writes()));
+            assert!(ok(&[cmd, "t1", "--rehearse"]).is_ok());
+            assert!(ok(&[cmd, "--rehearse"]).is_err());
+            assert!(ok(&[cmd, "--all-stuck", "--rehearse", "--dry-run"]).is_err());
+            assert!(ok(&[cmd, "--resume", "r1", "--rehearse"]).is_err());
         }
         assert!(ok(&["rollback", "t1", "--concurrency", "2"]).is_err());
         assert!(ok(&["rollback", "--all-stuck", "--concurrency", "0"]).is_err());

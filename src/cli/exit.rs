@@ -4,7 +4,7 @@
 //! | code | meaning |
 //! |------|---------|
 //! | 0 | done: the transaction is terminal (by this process or another), or nothing needed doing |
-//! | 1 | refused with nothing written (or a fact about the data: not found, malformed, invalid, audit findings) |
+//! | 1 | refused with nothing written (or a fact about the data: not found, malformed, invalid, audit findings; or the local server `demo` and `--rehearse` start could not be found or started) |
 //! | 2 | usage error (clap's own, options checked after parsing, unusable credentials in the environment) |
 //! | 3 | cluster error: unreachable, authentication, HTTP errors, or a deployment a reader (`audit`, `check`, `doctor`) cannot read as it is; nothing known to have changed |
 //! | 4 | terminal failure (the dashboard could not drive the terminal) |
@@ -19,6 +19,9 @@ use crate::protocol::{ProcedureReport, TxnState, Verdict};
 pub const DONE: i32 = 0;
 /// Refused with nothing written; or a fact about the data.
 pub const REFUSED: i32 = 1;
+/// The local `osmem-server` the demo or a rehearsal needs could not be
+/// found, installed or started (nothing was done).
+pub const SETUP: i32 = REFUSED;
 /// Usage error (what clap itself uses).
 pub const USAGE: i32 = 2;
 /// The cluster could not be talked to, or answered with an error.

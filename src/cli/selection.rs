@@ -1,6 +1,6 @@
 //! The bulk options `rollback` and `recover` share: which transactions
 //! (`--all-stuck`, `--state`, `--older-than`, `--ids-from`), `--dry-run`,
-//! `--format`, and reading the id list (one per line, `-` for stdin,
+//! `--rehearse`, `--format`, and reading the id list (one per line, `-` for stdin,
 //! blank lines and `#` comments ignored) into a
 //! [`crate::protocol::intervene::Selection`].
 
@@ -56,6 +56,13 @@ pub struct SelectionArgs {
     /// each selected transaction would go through, or why it is refused.
     #[arg(long)]
     pub dry_run: bool,
+    /// Rehearse instead: copy what the selection selects (its transactions,
+    /// their accounts and locks, the indices' mappings) into a local
+    /// in-memory osmem-server, run the act there, audit the copy, and print
+    /// the counts per outcome, the net balance effect, the audit's result
+    /// and the time it took (an estimate). Nothing is written to the cluster.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub rehearse: bool,
     /// How to print the outcome (`ndjson`: a line per transaction as it
     /// ends, then a summary line, for scripts).
     #[arg(long, value_enum, conflicts_with = "json")]

@@ -240,6 +240,9 @@ pub(super) struct Clock {
     pub(super) probing: Arc<tokio::sync::Mutex<()>>,
     /// Added to the machine's clock: lets tests play a machine whose clock is wrong.
     local_skew: ChronoDuration,
+    /// Read from another cluster's estimate ([`Clock::borrowed`]): this
+    /// handle's answers and probes do not move it.
+    borrowed: bool,
 }
 
 impl Clock {
@@ -248,6 +251,16 @@ impl Clock {
         Clock {
             local_skew: skew,
             ..Clock::default()
+        }
+    }
+
+    /// The same estimate, read only: a handle on another cluster (a
+    /// rehearsal's local copy) judges times by this cluster's clock, and
+    /// what that other cluster answers never moves it.
+    pub(super) fn borrowed(&self) -> Clock {
+        Clock {
+            borrowed: true,
+            ..self.clone()
         }
     }
 
@@ -263,6 +276,9 @@ impl Clock {
     /// Records an answer sent at `sent` and received at `received` (local
     /// times) carrying `date` (a `Date` header).
     pub(super) fn observe(&self, date: &str, sent: DateTime<Utc>, received: DateTime<Utc>) {
+        if self.borrowed {
+            return;
+        }
         let Ok(date) = httpdate::parse_http_date(date) else {
             return;
         };
@@ -277,6 +293,9 @@ impl Clock {
     /// Records the cluster's own `now` (epoch milliseconds) read from a
     /// request sent at `sent` and answered at `received` (local times).
     pub(super) fn observe_now(&self, now_ms: i64, sent: DateTime<Utc>, received: DateTime<Utc>) {
+        if self.borrowed {
+            return;
+        }
         let low = now_ms - received.timestamp_millis();
         let high = now_ms + 1 - sent.timestamp_millis();
         let mut s = self.state();
@@ -288,6 +307,9 @@ impl Clock {
 
     /// Records that asking the cluster's `now` failed, and why.
     pub(super) fn probe_failed(&self, at: DateTime<Utc>, why: String) {
+        if self.borrowed {
+            return;
+        }
         let mut s = self.state();
         s.probed_at = Some(at);
         s.probe_error = Some(why);
@@ -296,6 +318,9 @@ impl Clock {
     /// Whether the cluster's `now` should be asked (again): never asked, or
     /// last asked longer than `every` ago.
     pub(super) fn probe_due(&self, every: ChronoDuration) -> bool {
+        if self.borrowed {
+            return false;
+        }
         let now = self.local_now();
         self.state()
             .probed_at
@@ -432,5 +457,25 @@ mod tests {
         let status = clock.status();
         assert!(!status.is_from_cluster());
         assert!(status.to_string().contains("HTTP 403"), "{status}");
+    }
+
+    #[test]
+    fn a_borrowed_clock_reads_the_lenders_estimate_and_never_moves_it() {
+        let clock = Clock::default();
+        let base = 1_800_000_000_000i64;
+        clock.observe_now(base + 600_000 + 5, at(base), at(base + 12));
+        let borrowed = clock.borrowed();
+        assert_eq!(borrowed.offset(), clock.offset());
+        // The copy's own answers (a local server, no offset) are ignored.
+        borrowed.observe_now(base + 5, at(base), at(base + 12));
+        borrowed.observe(&http_date(at(base + 5)), at(base), at(base + 12));
+        borrowed.probe_failed(at(base), "refused".into());
+        assert!(!borrowed.probe_due(ChronoDuration::zero()));
+        let err = (borrowed.offset().num_milliseconds() - 600_000).abs();
+        assert!(err <= 12, "estimate off by {err} ms");
+        assert_eq!(clock.offset(), borrowed.offset());
+        // The lender's later evidence is read through.
+        clock.observe_now(base + 700_000 + 5, at(base + 100_000), at(base + 100_012));
+        assert_eq!(borrowed.offset(), clock.offset());
     }
 }

@@ -123,6 +123,17 @@ impl Cluster {
         }
     }
 
+    /// The same handle judging time by `other`'s clock: its estimate read
+    /// through, never moved by this handle's answers. A rehearsal's local
+    /// copy (`--rehearse`) judges "stuck" and the recovery window by the
+    /// real cluster's time, whatever the local server's clock says.
+    pub fn with_clock_of(&self, other: &Cluster) -> Cluster {
+        Cluster {
+            clock: other.clock.borrowed(),
+            ..self.clone()
+        }
+    }
+
     /// How long one read may be retried in all (`--retry-budget`).
     pub fn read_budget(&self) -> std::time::Duration {
         self.read_budget

@@ -434,6 +434,7 @@ mod packaging;
 mod procedures;
 mod profile;
 mod receipts;
+mod rehearse;
 mod reverse;
 mod reverse_links;
 mod same_plan;

@@ -1,5 +1,6 @@
 //! `rollback` and `recover` of a selection: resolve it through the read
-//! side, print the plan (`--dry-run`) or record one bulk intervention
+//! side, print the plan (`--dry-run`), rehearse it on a local copy
+//! (`--rehearse`, [`super::rehearse`]) or record one bulk intervention
 //! (reason required, flagged `bulk`), run each transaction through the same
 //! protocol procedure as one `rollback`/`recover` (rollbacks a few at a
 //! time; recoveries in batches unless `--sequential`), and report each as
@@ -73,6 +74,10 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         }
     }
     let i = Intervention::new(act, choices);
+    if req.select.rehearse {
+        let job = req.select.ids_job();
+        return super::rehearse::run(&p, i, format, &what, job).await;
+    }
     if req.select.dry_run {
         let summary = req.job.summary.then(|| req.job.left_to.clone());
         return match dry_run::plan_and_print(&p, &i, format, &what, summary).await {

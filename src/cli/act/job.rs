@@ -24,7 +24,7 @@ pub struct JobArgs {
     /// skipped, every other one is read and decided again; the run's own
     /// record is completed and says it was resumed.
     #[arg(long, value_name = "RUN_ID",
-          conflicts_with_all = ["id", "all_stuck", "states", "older_than", "ids_from", "dry_run"])]
+          conflicts_with_all = ["id", "all_stuck", "states", "older_than", "ids_from", "dry_run", "rehearse"])]
     pub resume: Option<String>,
     /// With a selection: at most N document writes the cluster accepts a
     /// second (both the batched and the one-at-a-time runs; a write it

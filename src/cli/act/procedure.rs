@@ -1,7 +1,8 @@
 //! `rollback` and `recover`, whichever the target: one transaction (its
 //! act started, run and printed), a selection ([`super::bulk`]), or the
 //! `--dry-run` of either ([`super::dry_run`]), which prints the act's plan
-//! and writes nothing.
+//! and writes nothing, or its `--rehearse` ([`super::rehearse`]) on a
+//! local copy.
 
 use super::request::Request;
 use super::start::{recorded, start};
@@ -23,7 +24,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     let Some(id) = req.id.filter(|_| !req.select.is_bulk()) else {
         return bulk::run(p, req).await;
     };
-    if req.select.dry_run {
+    if req.select.dry_run || req.select.rehearse {
         return dry_run_one(p, req, id).await;
     }
     match req.procedure {
@@ -53,8 +54,9 @@ where
     recorded(&done, &index, code)
 }
 
-/// `rollback ID --dry-run` / `recover ID --dry-run`: the plan of the act
-/// on a selection of that one id, printed as a selection's is.
+/// `rollback ID --dry-run` / `recover ID --dry-run` (or `--rehearse`): the
+/// plan of the act on a selection of that one id, printed (or rehearsed)
+/// as a selection's is.
 async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
     let selection = Selection {
         ids: Some(vec![id.to_string()]),
@@ -67,6 +69,10 @@ async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
         allow_partial: false,
         runner: req.runner,
     };
+    if req.select.rehearse {
+        let i = Intervention::new(act, req.why.choices());
+        return super::rehearse::run(&p, i, req.format(), id, None).await;
+    }
     let i = Intervention::new(act, Choices::new(Interface::Cli, None));
     let summary = req.job.summary.then(|| req.job.left_to.clone());
     match dry_run::plan_and_print(&p, &i, req.format(), id, summary).await {

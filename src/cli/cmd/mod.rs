@@ -123,9 +123,10 @@ impl CliCommand {
             | CliCommand::Transfer(_)
             | CliCommand::ReleaseLock(_)
             | CliCommand::Reverse(_) => true,
-            // A dry run reads and decides only.
-            CliCommand::Rollback(a) => !a.select.dry_run,
-            CliCommand::Recover(a) => !a.select.dry_run,
+            // A dry run reads and decides only; a rehearsal writes to its
+            // own local copy only.
+            CliCommand::Rollback(a) => !a.select.dry_run && !a.select.rehearse,
+            CliCommand::Recover(a) => !a.select.dry_run && !a.select.rehearse,
             CliCommand::Audit(a) => a.repair,
             _ => false,
         }

@@ -41,7 +41,7 @@ impl Size {
 }
 
 /// Exit code for demo failures that are not the cluster's (server not installed).
-pub(super) const EXIT_SETUP: i32 = 1;
+pub(super) const EXIT_SETUP: i32 = crate::cli::exit::SETUP;
 
 /// Prints a failure of the demo's set-up; returns its exit code.
 pub(super) fn demo_failure(e: &DemoError) -> i32 {

@@ -19,6 +19,9 @@
 //!   it. The result is a [`Done`] holding the act's own result type (its
 //!   [`Report`]), with one sentence for people.
 //!
+//! - [`rehearse`] runs a bulk act on a copy of what it selects, in a
+//!   cluster the caller started, and audits the copy (`--rehearse`).
+//!
 //! Front ends (the CLI and the dashboard) never build audit records or plan
 //! lines: they build an `Intervention` and print what comes back, so the
 //! same act leaves the same record whichever front end made it.
@@ -35,6 +38,7 @@ mod done;
 mod guard;
 mod plan;
 mod refusal;
+mod rehearse;
 mod reverse_plan;
 mod run;
 pub(crate) mod selection;
@@ -57,6 +61,9 @@ pub use plan::{
     SWEEP_STEP,
 };
 pub use refusal::{ActRefusal, ReadOnlyBy};
+pub use rehearse::{
+    rehearse, BalanceSums, Copied, CopySet, Rehearsal, RehearsalError, REHEARSAL_REASON,
+};
 pub use reverse_plan::{JudgedReversal, ReversalPlan};
 pub use run::{draft, job_reason, resume, run, start, NotStarted};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};
