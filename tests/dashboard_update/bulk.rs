@@ -149,6 +149,7 @@ fn progress_counts_items_by_outcome_and_the_stop_key_stops_starting_new_ones() {
             summary: "2 selected transactions: … · audit record r-1".into(),
             record: Some("audit record r-1".into()),
             left: None,
+            receipts: None,
         },
     );
     assert!(cmds.contains(&IoRequest::PollNow));
