@@ -8,9 +8,9 @@ use super::app::{App, Dialog, LogLevel};
 use super::event::{titled, ActionOutcome, IoRequest, OnMarks};
 use super::keymap::Op;
 pub use super::layers::dialog::planned_lines;
+use super::log::receipts_line;
 use crate::protocol::intervene::{Act, AnyAct, PlanStep, ReleaseLock};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
-use crate::protocol::trail::receipts::Verification;
 
 /// Opens the dialog for the act `act` makes of the transaction the
 /// operator can see selected ([`super::selection::target`]; otherwise says
@@ -135,34 +135,6 @@ pub fn step_seen(app: &mut App, r: &StepReport) {
     run.seen.push(format!("{label}: {what}"));
 }
 
-/// Logs what an act's receipts prove (`v`, the same verification as
-/// `audit --receipts`): "receipts verified: N writes", or the first
-/// mismatch and how many there are.
-pub fn log_receipts(app: &mut App, title: &str, v: &Verification) {
-    let writes = if v.writes == 1 { "write" } else { "writes" };
-    let (level, text) = match v.mismatches.first() {
-        None if v.no_receipts > 0 => (
-            LogLevel::Error,
-            "receipts missing: its balance writes kept none".to_string(),
-        ),
-        None => (
-            LogLevel::Info,
-            format!("receipts verified: {} {writes}", v.writes),
-        ),
-        Some(m) => {
-            let more = match v.mismatches.len() - 1 {
-                0 => String::new(),
-                n => format!(" (and {n} more)"),
-            };
-            (
-                LogLevel::Error,
-                format!("receipts do NOT verify: {m}{more}"),
-            )
-        }
-    };
-    app.push_log(level, format!("{title}: {text}"));
-}
-
 /// The end of an action: logs its outcome and whether it did what the
 /// dialog previewed; polls at once.
 pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<IoRequest> {
@@ -175,7 +147,8 @@ pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<IoRequest> {
     let title = titled(&outcome.act);
     app.push_log(level, format!("{title}: {}", outcome.summary));
     if let Some(v) = &outcome.receipts {
-        log_receipts(app, &title, v);
+        let (level, text) = receipts_line(&title, v);
+        app.push_log(level, text);
     }
     if let Some(run) = running.filter(|r| !r.planned.is_empty() && !r.seen.is_empty()) {
         if run.planned == run.seen {

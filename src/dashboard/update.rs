@@ -208,10 +208,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             receipts,
         } => {
             let said = record.unwrap_or(summary);
-            let mut cmds = super::bulk::done(app, on, not_started, &said, left);
-            if let Some(v) = &receipts {
-                super::confirm::log_receipts(app, &format!("bulk {}", on.verb()), v);
-            }
+            let mut cmds = super::bulk::done(app, on, not_started, &said, left, receipts);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }
