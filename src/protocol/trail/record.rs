@@ -241,19 +241,6 @@ impl TrailStep {
             receipt: None,
         }
     }
-
-    /// One repair made by `audit --repair`.
-    pub fn repair(text: &str) -> Self {
-        TrailStep {
-            txn: String::new(),
-            label: "repair".into(),
-            target: String::new(),
-            result: "updated".into(),
-            detail: text.into(),
-            wrote_state: None,
-            receipt: None,
-        }
-    }
 }
 
 /// The outcome and summary of releasing locks (`failed`: the release
