@@ -18,8 +18,10 @@ use super::event::{
 use super::keymap::Op;
 use super::layers::dialog::{Bulk, BulkPlan, Pending};
 use super::load::Load;
+use super::log::receipts_line;
 use super::progress::BulkProgress;
 use crate::protocol::intervene::{AnyAct, ItemPlan, Would};
+use crate::protocol::trail::receipts::Verification;
 use crate::protocol::trail::ActOutcome;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -256,14 +258,16 @@ pub fn item_done(app: &mut App, act: &AnyAct, summary: &str, outcome: ActOutcome
 
 /// The bulk run ended (`not_started`: items a stop kept from starting;
 /// `summary`: the one act's audit record, if it was one; `left`: the ids a
-/// stop left, as written). The log counts what ended by outcome and what
-/// was left; a stop asked by quitting quits now.
+/// stop left, as written; `receipts`: the one act's receipts verified).
+/// The log counts what ended by outcome and what was left, then says what
+/// the receipts prove; a stop asked by quitting quits now.
 pub fn done(
     app: &mut App,
     on: OnMarks,
     not_started: usize,
     summary: &str,
     left: Option<LeftIds>,
+    receipts: Option<Verification>,
 ) -> Vec<IoRequest> {
     let Some(b) = app.bulk.take() else {
         return vec![IoRequest::PollNow];
@@ -301,6 +305,10 @@ pub fn done(
         text.push_str(&format!(" · {summary}"));
     }
     app.push_log(level, text);
+    if let Some(v) = &receipts {
+        let (level, text) = receipts_line(&format!("bulk {}", on.verb()), v);
+        app.push_log(level, text);
+    }
     super::stop::ended(app, on, left, b.quit_when_stopped);
     app.reads.history_asked = None;
     vec![IoRequest::PollNow]

@@ -8,6 +8,7 @@ use super::app::{App, Dialog, LogLevel};
 use super::event::{titled, ActionOutcome, IoRequest, OnMarks};
 use super::keymap::Op;
 pub use super::layers::dialog::planned_lines;
+use super::log::receipts_line;
 use crate::protocol::intervene::{Act, AnyAct, PlanStep, ReleaseLock};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 
@@ -145,6 +146,10 @@ pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<IoRequest> {
     };
     let title = titled(&outcome.act);
     app.push_log(level, format!("{title}: {}", outcome.summary));
+    if let Some(v) = &outcome.receipts {
+        let (level, text) = receipts_line(&title, v);
+        app.push_log(level, text);
+    }
     if let Some(run) = running.filter(|r| !r.planned.is_empty() && !r.seen.is_empty()) {
         if run.planned == run.seen {
             app.push_log(

@@ -12,6 +12,7 @@ use crate::protocol::intervene::{
 };
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::report::StepReport;
+use crate::protocol::trail::receipts::Verification;
 use crate::protocol::trail::Interface;
 use crate::protocol::trail::{ActOutcome, Record};
 use crate::protocol::transaction::TxnState;
@@ -274,6 +275,9 @@ pub struct ActionOutcome {
     pub summary: String,
     /// Whether it did what was asked.
     pub ok: bool,
+    /// Its receipts verified (`None`: it did not run), for the log's line
+    /// after it.
+    pub receipts: Option<Verification>,
 }
 
 /// Everything that can wake the UI loop.
@@ -357,6 +361,9 @@ pub enum Event {
         /// part-way), written one id a line for `--ids-from`; `None` when
         /// none were left.
         left: Option<LeftIds>,
+        /// The one act's receipts verified (`None`: it did not run, or
+        /// each item was its own act, logged with its own line).
+        receipts: Option<Verification>,
     },
     /// SIGTERM, SIGHUP or SIGINT reached the dashboard: a bulk run is
     /// stopped cleanly first, then it quits.

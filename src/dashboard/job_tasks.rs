@@ -9,6 +9,7 @@ use super::event::runner_for;
 use super::event::{Event, LeftIds, OnMarks};
 use crate::protocol::intervene::{self, BulkAct, Choices, Stop};
 use crate::protocol::jobs::Pace;
+use crate::protocol::trail::receipts::Verification;
 use crate::protocol::trail::{ActOutcome, Interface};
 use crate::protocol::{Procedure, Protocol};
 use std::sync::Arc;
@@ -62,6 +63,7 @@ pub fn spawn_resume(
                     summary,
                     record: None,
                     left: None,
+                    receipts: None,
                 });
                 return;
             }
@@ -79,6 +81,7 @@ pub fn spawn_resume(
             summary: ended.summary,
             record: ended.record,
             left: ended.left,
+            receipts: ended.receipts,
         });
     });
 }
@@ -93,6 +96,8 @@ pub(super) struct RunEnded {
     pub record: Option<String>,
     /// The ids a stop left, as written for `--ids-from`.
     pub left: Option<LeftIds>,
+    /// The act's receipts verified, when it ran.
+    pub receipts: Option<Verification>,
 }
 
 impl RunEnded {
@@ -103,6 +108,7 @@ impl RunEnded {
             summary,
             record: None,
             left: None,
+            receipts: None,
         }
     }
 }
@@ -150,5 +156,6 @@ pub(super) async fn run_reporting(
         summary,
         record,
         left,
+        receipts: Some(done.receipts),
     }
 }

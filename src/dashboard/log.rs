@@ -1,5 +1,6 @@
 //! The event log's lines: what happened, when, and how it reads.
 
+use crate::protocol::trail::receipts::Verification;
 use chrono::{DateTime, Utc};
 
 /// Severity of a log line.
@@ -28,3 +29,31 @@ pub struct LogEntry {
 
 /// Most log lines kept.
 pub const LOG_CAPACITY: usize = 500;
+
+/// The line after act `title` saying what its receipts prove (`v`, the
+/// same check as `audit --receipts`): "receipts verified: N writes", or
+/// the first mismatch and how many more there are (an error).
+pub fn receipts_line(title: &str, v: &Verification) -> (LogLevel, String) {
+    let writes = if v.writes == 1 { "write" } else { "writes" };
+    let (level, text) = match v.mismatches.first() {
+        None if v.no_receipts > 0 => (
+            LogLevel::Error,
+            "receipts missing: its balance writes kept none".to_string(),
+        ),
+        None => (
+            LogLevel::Info,
+            format!("receipts verified: {} {writes}", v.writes),
+        ),
+        Some(m) => {
+            let more = match v.mismatches.len() - 1 {
+                0 => String::new(),
+                n => format!(" (and {n} more)"),
+            };
+            (
+                LogLevel::Error,
+                format!("receipts do NOT verify: {m}{more}"),
+            )
+        }
+    };
+    (level, format!("{title}: {text}"))
+}

@@ -33,6 +33,7 @@ use crate::protocol::intervene::{
 };
 use crate::protocol::jobs::Pace;
 use crate::protocol::report::StepReport;
+use crate::protocol::trail::receipts::Verification;
 use crate::protocol::trail::{ActOutcome, Interface, Trail};
 use crate::protocol::Protocol;
 use futures::StreamExt;
@@ -238,14 +239,15 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
         let proto = proto.with_observer(Arc::new(move |r: &StepReport| {
             let _ = step_events.send(Event::Step(r.clone()));
         }));
-        let (summary, ok) = match changed_since_dialog(&proto, &run).await {
-            Some(why) => (why, false),
+        let (summary, ok, receipts) = match changed_since_dialog(&proto, &run).await {
+            Some(why) => (why, false, None),
             None => execute(&proto, &run).await,
         };
         let _ = events.send(Event::ActionDone(ActionOutcome {
             act: run.intervention.act,
             summary,
             ok,
+            receipts,
         }));
     });
 }
@@ -299,12 +301,15 @@ async fn open_trail(proto: &Protocol) -> Result<(), NoPlan> {
 }
 
 /// Runs a confirmed act through [`Intervention::run_any`] (which records it):
-/// its sentence for the log (with the audit record), and whether it did
-/// what was asked and was recorded.
-async fn execute(proto: &Protocol, run: &Run) -> (String, bool) {
+/// its sentence for the log (with the audit record), whether it did what
+/// was asked and was recorded, and its receipts verified (if it ran).
+async fn execute(proto: &Protocol, run: &Run) -> (String, bool, Option<Verification>) {
     match run.intervention.clone().run_any(proto).await {
-        Ok(done) => (done.to_string(), done.ok() && done.record_error.is_none()),
-        Err(n) => (format!("not run: {n}"), false),
+        Ok(done) => {
+            let ok = done.ok() && done.record_error.is_none();
+            (done.to_string(), ok, Some(done.receipts))
+        }
+        Err(n) => (format!("not run: {n}"), false, None),
     }
 }
 
@@ -389,6 +394,7 @@ pub fn spawn_bulk_run(
             summary: ended.summary,
             record: ended.record,
             left: ended.left,
+            receipts: ended.receipts,
         });
     });
 }

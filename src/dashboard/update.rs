@@ -205,9 +205,10 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             summary,
             record,
             left,
+            receipts,
         } => {
             let said = record.unwrap_or(summary);
-            let mut cmds = super::bulk::done(app, on, not_started, &said, left);
+            let mut cmds = super::bulk::done(app, on, not_started, &said, left, receipts);
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }

@@ -202,6 +202,7 @@ fn counts_never_leave_a_narrow_header_and_banners_lead_with_the_cause() {
             coverage: Default::default(),
             findings: Vec::new(),
             repairs: Vec::new(),
+            repair_steps: Vec::new(),
         }));
     let s = screen(&a, 80, 24);
     let line = s.lines().nth(1).unwrap();

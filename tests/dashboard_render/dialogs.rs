@@ -332,6 +332,7 @@ fn audit_repair_dialog_names_its_balance_effect() {
             detail: "carries `t-rb` (rolled-back, amount 90): applied after its rollback".into(),
         }],
         repairs: vec![],
+        repair_steps: vec![],
         repair_effect: vec![RepairEffect {
             account: "alice".into(),
             txn: "t-rb".into(),

@@ -63,6 +63,7 @@ fn audit_findings_wrap_whole() {
             detail: detail.into(),
         }],
         repairs: vec![],
+        repair_steps: vec![],
     }));
     a.overlays
         .open(estx::dashboard::layers::Overlay::Audit(Default::default()));

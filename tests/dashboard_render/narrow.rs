@@ -197,7 +197,12 @@ fn the_jobs_view_wraps_each_job_at_80_columns() {
     dead.steps = ["t-1", "t-1", "t-2"]
         .map(|t| TrailStep {
             txn: t.into(),
-            ..TrailStep::repair("applied")
+            label: "repair".into(),
+            target: String::new(),
+            result: "updated".into(),
+            detail: "applied".into(),
+            wrote_state: None,
+            receipt: None,
         })
         .into();
     let mut jobs = estx::dashboard::layers::jobs::JobsView {

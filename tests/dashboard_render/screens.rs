@@ -200,6 +200,7 @@ fn audit_pane_lists_findings_and_the_header_counts_them() {
             ),
         ],
         repairs: vec![],
+        repair_steps: vec![],
     }));
     a.audit.asked_at = Some(crate::fixtures::now());
     a.overlays.open(estx::dashboard::layers::Overlay::Audit(

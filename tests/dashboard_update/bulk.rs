@@ -141,6 +141,12 @@ fn progress_counts_items_by_outcome_and_the_stop_key_stops_starting_new_ones() {
         app.overlays.is_empty(),
         "asked once: a stopping run is not asked about again"
     );
+    let verified = estx::protocol::trail::receipts::Verification {
+        records: 1,
+        verified: 1,
+        writes: 4,
+        ..Default::default()
+    };
     let cmds = update(
         &mut app,
         Event::BulkDone {
@@ -149,11 +155,21 @@ fn progress_counts_items_by_outcome_and_the_stop_key_stops_starting_new_ones() {
             summary: "2 selected transactions: … · audit record r-1".into(),
             record: Some("audit record r-1".into()),
             left: None,
+            receipts: Some(verified),
         },
     );
     assert!(cmds.contains(&IoRequest::PollNow));
     assert!(app.bulk.is_none());
-    let last = &app.log.back().unwrap().text;
+    // The run's line, then what its receipts prove.
+    let receipts = app.log.back().unwrap();
+    assert_eq!(
+        (receipts.level, receipts.text.as_str()),
+        (
+            LogLevel::Info,
+            "bulk roll back: receipts verified: 4 writes"
+        )
+    );
+    let last = &app.log.iter().rev().nth(1).unwrap().text;
     assert!(
         last.contains("2 of 3 ended (1 completed, 1 failed); 1 left (not started: 1)"),
         "{last}"

@@ -239,7 +239,12 @@ fn each_jobs_age_and_progress_are_derived_with_its_life() {
     r.steps = ["t-1", "t-1", "t-3"]
         .map(|t| TrailStep {
             txn: t.into(),
-            ..TrailStep::repair("applied")
+            label: "repair".into(),
+            target: String::new(),
+            result: "updated".into(),
+            detail: "applied".into(),
+            wrote_state: None,
+            receipt: None,
         })
         .into();
     update(&mut app, Event::Jobs(Ok(vec![r, job("run-2")])));

@@ -272,6 +272,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         act: recover("t-old"),
         summary: "completed".into(),
         ok: true,
+        receipts: None,
     };
     assert_eq!(
         update(&mut app, Event::ActionDone(done)),
@@ -649,12 +650,85 @@ fn the_log_says_whether_the_run_matched_the_preview() {
             act: rollback("t-old"),
             summary: "completed".into(),
             ok: true,
+            receipts: None,
         }),
     );
     let last = &app.log.back().unwrap().text;
     assert!(
         last.contains("differed from the preview at line 2"),
         "{last}"
+    );
+}
+
+#[test]
+fn the_log_says_after_each_act_what_its_receipts_prove() {
+    use estx::protocol::trail::receipts::{Mismatch, ReceiptProblem, Verification};
+    let done = |receipts| {
+        Event::ActionDone(ActionOutcome {
+            act: rollback("t-old"),
+            summary: "rolled back · audit record r-9".into(),
+            ok: true,
+            receipts,
+        })
+    };
+    let texts = |on: &App| -> Vec<(LogLevel, String)> {
+        on.log.iter().map(|e| (e.level, e.text.clone())).collect()
+    };
+    // Three balance writes that verify: one line, after the outcome's.
+    let mut quiet = app(false);
+    let verified = Verification {
+        records: 1,
+        verified: 1,
+        writes: 3,
+        ..Verification::default()
+    };
+    update(&mut quiet, done(Some(verified)));
+    let log = texts(&quiet);
+    let at = log
+        .iter()
+        .position(|(_, t)| t.ends_with("rolled back · audit record r-9"))
+        .unwrap();
+    assert_eq!(
+        log[at + 1],
+        (
+            LogLevel::Info,
+            "Roll back t-old: receipts verified: 3 writes".to_string()
+        ),
+        "{log:#?}"
+    );
+    // A mismatch: named by record, transaction and account, as an error.
+    let mismatch = Mismatch {
+        record: "r-9".into(),
+        txn: "t-old".into(),
+        account: "A".into(),
+        problem: ReceiptProblem::Arithmetic {
+            before: 400,
+            after: 450,
+            delta: 100,
+        },
+    };
+    let wrong = Verification {
+        records: 1,
+        writes: 2,
+        mismatches: vec![mismatch.clone(), mismatch],
+        ..Verification::default()
+    };
+    let mut caught = app(false);
+    update(&mut caught, done(Some(wrong)));
+    let log = texts(&caught);
+    let (level, text) = log.iter().find(|(_, t)| t.contains("receipts")).unwrap();
+    assert_eq!(*level, LogLevel::Error, "{log:#?}");
+    assert_eq!(
+        text,
+        "Roll back t-old: receipts do NOT verify: record r-9, transaction t-old, \
+         account A: balance 400 -> 450 is not a change of +100 (and 1 more)"
+    );
+    // An act that did not run says nothing of receipts.
+    update(&mut caught, done(None));
+    let said = texts(&caught);
+    assert_eq!(
+        said.iter().filter(|(_, t)| t.contains("receipts")).count(),
+        1
     );
 }
 
@@ -797,6 +871,7 @@ fn audit_report(findings: &[(&str, &str)]) -> estx::protocol::audit::AuditReport
             })
             .collect(),
         repairs: vec![],
+        repair_steps: vec![],
     }
 }
 

@@ -234,6 +234,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
             act: reverse("t-f"),
             summary: "reversed by t-f-reversal (B -> A, amount 100)".into(),
             ok: true,
+            receipts: None,
         }),
     );
     let log: Vec<&str> = app.log.iter().map(|e| e.text.as_str()).collect();

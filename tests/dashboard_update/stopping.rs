@@ -42,6 +42,7 @@ fn done(not_started: usize, left: Option<LeftIds>) -> Event {
         summary: "… · audit record r-1".into(),
         record: Some("audit record r-1".into()),
         left,
+        receipts: None,
     }
 }
 

@@ -2,17 +2,20 @@
 //! recovery's records keep every balance write they made, with the balance
 //! before and after and the versions, and `trail::receipts::verify_since`
 //! proves them; a record whose stored balance was edited by hand is caught,
-//! named by record, transaction and account.
+//! named by record, transaction and account. The audit's repair keeps the
+//! receipts of its undos as every other act does.
 
 use crate::fixture::Fx;
 use crate::procedures::stage;
+use chrono::Utc;
 use estx::protocol::intervene::{
-    self, BulkAct, Choices, Intervention, Recover, Rollback, Runner, Selection,
+    self, AuditRepair, BulkAct, Choices, Intervention, Recover, Rollback, Runner, Selection,
 };
+use estx::protocol::time::format_timestamp;
 use estx::protocol::trail::receipts::verify_since;
-use estx::protocol::trail::{history, Interface, Trail};
+use estx::protocol::trail::{history, records_since, Interface, Trail};
 use estx::protocol::{Procedure, Step, TxnState};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn cli(reason: &str) -> Choices {
     Choices::new(Interface::Cli, Some(reason.to_string()))
@@ -125,4 +128,81 @@ async fn a_balance_edited_in_the_stored_record_is_caught_and_named() {
         "{v:#?}"
     );
     assert_eq!(m.problem.kind(), "arithmetic", "{m}");
+}
+
+#[tokio::test]
+async fn the_audit_repairs_record_keeps_the_receipts_of_its_undos() {
+    let fx = with_trail().await;
+    let at = format_timestamp(Utc::now() - chrono::Duration::minutes(30));
+    let txn = |src: &str, dest: &str, amount: i64, state: &str| {
+        json!({"src_acct": src, "dest_acct": dest, "amount": amount,
+               "transaction_state": state, "creation_time": at, "modification_time": at})
+    };
+    // A rolled-back transfer a late worker applied to its source anyway
+    // (A 500 -> 400), and a finished one applied again on its source after
+    // the account had settled it (C 450 -> 400).
+    fx.put_txn("rpa", txn("RA", "RB", 100, "rolled-back")).await;
+    fx.put(
+        &fx.ix.accounts,
+        "RA",
+        json!({"balance": 400, "pending_transactions": ["rpa"]}),
+    )
+    .await;
+    fx.put(
+        &fx.ix.accounts,
+        "RB",
+        json!({"balance": 500, "pending_transactions": []}),
+    )
+    .await;
+    fx.put_txn("rpf", txn("RC", "RD", 50, "finished")).await;
+    fx.put(
+        &fx.ix.accounts,
+        "RC",
+        json!({"balance": 400, "pending_transactions": ["rpf"],
+               "settled_transactions": [{"id": "rpf", "outcome": "applied", "at": at}]}),
+    )
+    .await;
+    fx.put(
+        &fx.ix.accounts,
+        "RD",
+        json!({"balance": 550, "pending_transactions": []}),
+    )
+    .await;
+    fx.refresh().await;
+
+    let act = AuditRepair {
+        account: None,
+        expect_total: None,
+        allow_partial: false,
+    };
+    let done = intervene::run(&fx.proto, Intervention::new(act, cli("INC-6")))
+        .await
+        .unwrap();
+    let report = done.value.as_ref().unwrap();
+    assert_eq!(report.repairs.len(), 2, "{report:#?}");
+    assert_eq!(
+        (fx.acct("RA").await.balance, fx.acct("RC").await.balance),
+        (500, 450)
+    );
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+
+    let v = verify_since(&fx.proto, None).await.unwrap();
+    assert_eq!(v.mismatches, vec![], "{v:#?}");
+    assert_eq!((v.records, v.verified, v.no_receipts), (1, 1, 0), "{v:#?}");
+    assert_eq!(v.writes, 2, "{v:#?}");
+    let records = records_since(&fx.proto, chrono::DateTime::UNIX_EPOCH)
+        .await
+        .unwrap();
+    let record = records
+        .iter()
+        .find(|r| r.record_id == done.record.0)
+        .unwrap();
+    let undo = |acct: &str| {
+        let target = format!("{}/{acct}", fx.ix.accounts);
+        let s = record.steps.iter().find(|s| s.target == target);
+        s.and_then(|s| s.receipt)
+            .unwrap_or_else(|| panic!("no receipt for {acct}: {:#?}", record.steps))
+    };
+    assert_eq!((undo("RA").before, undo("RA").after), (400, 500));
+    assert_eq!((undo("RC").before, undo("RC").after), (400, 450));
 }

@@ -311,6 +311,7 @@ mod tests {
             in_flight_delta: 0,
             findings: vec![],
             repairs: vec![],
+            repair_steps: vec![],
             consistent_view: true,
             repair_effect: Vec::new(),
             coverage: Coverage::default(),

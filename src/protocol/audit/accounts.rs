@@ -15,7 +15,9 @@ use crate::error::Result;
 use crate::protocol::account::{AccountState, SettledOutcome};
 use crate::protocol::decide;
 use crate::protocol::executor::StepOutcome;
-use crate::protocol::steps;
+use crate::protocol::receipt::Receipt;
+use crate::protocol::report::{StepReport, StepResult};
+use crate::protocol::steps::{self, Step};
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
@@ -243,8 +245,9 @@ async fn judge_terminal_entry(
     );
     if repair && repairable {
         match undo_dangling(p, t, acct, e.on_source, *s == TxnState::Finished).await {
-            Ok((msg, delta)) => {
+            Ok((msg, delta, step)) => {
                 found.repairs.push(format!("{acct}: {msg}"));
+                found.repair_steps.push(step);
                 return delta;
             }
             Err(err) => found.findings.push(finding(
@@ -279,14 +282,15 @@ async fn judge_terminal_entry(
 /// a conditional write: for a rolled-back transaction with the same undo
 /// rollback uses; for a finished one (a duplicate apply after the account
 /// settled it) keeping the account's `applied` record. Returns what it
-/// did and the balance change it made.
+/// did, the balance change it made, and its step (the undo on that side,
+/// with the receipt of its balance write) for the repair's record.
 pub(super) async fn undo_dangling(
     p: &Protocol,
     t: &Transaction,
     acct: &str,
     on_source: bool,
     finished: bool,
-) -> Result<(String, i64)> {
+) -> Result<(String, i64, StepReport)> {
     let transfer = t.transfer()?;
     let applied = if on_source {
         -transfer.amount
@@ -294,26 +298,54 @@ pub(super) async fn undo_dangling(
         transfer.amount
     };
     let fencing = p.config.fencing;
+    let accounts = &p.config.indices.accounts;
+    // The balances of the last decision: the one the write that landed
+    // was decided on (as a procedure's step keeps them).
+    let mut balances = None;
     let ex = p
         .exec
-        .run("account", &p.config.indices.accounts, acct, |src| {
+        .run("account", accounts, acct, |src| {
             steps::account_doc(acct, src, |a| {
-                if finished {
+                let d = if finished {
                     decide::reverse_duplicate(a, &t.id, applied)
                 } else {
                     decide::undo(a, &t.id, applied, fencing)
-                }
+                };
+                balances = match &d {
+                    Ok(decide::Decision::Write(next, _)) => Some((a.balance, next.balance)),
+                    _ => None,
+                };
+                d
             })
         })
         .await?;
+    let receipt = match (&ex.outcome, ex.landing, balances) {
+        (StepOutcome::Updated(e), Some(l), Some((before, after))) if e.moves_balance() => {
+            Some(Receipt::new(before, after, l.on, l.at))
+        }
+        _ => None,
+    };
+    let step = if on_source {
+        Step::UndoSource
+    } else {
+        Step::UndoDestination
+    };
+    let report = StepReport {
+        txn: t.id.clone(),
+        step: Some(step),
+        label: step.label().to_string(),
+        target: format!("{accounts}/{acct}"),
+        result: StepResult::from(&ex.outcome),
+        receipt,
+    };
     Ok(match ex.outcome {
         StepOutcome::Updated(e) => {
             let delta = match e {
                 decide::Effect::Undone { delta } => delta,
                 _ => 0,
             };
-            (format!("`{}`: {e}", t.id), delta)
+            (format!("`{}`: {e}", t.id), delta, report)
         }
-        StepOutcome::Noop(r) => (format!("`{}`: {r}", t.id), 0),
+        StepOutcome::Noop(r) => (format!("`{}`: {r}", t.id), 0, report),
     })
 }

@@ -102,6 +102,7 @@ impl Protocol {
         let Found {
             mut findings,
             repairs,
+            repair_steps,
             repair_effect,
             coverage,
         } = found;
@@ -114,6 +115,7 @@ impl Protocol {
             in_flight_delta,
             findings,
             repairs,
+            repair_steps,
             repair_effect,
             consistent_view: scanned_view,
             coverage,

@@ -3,6 +3,7 @@
 //! `Found`, what the parts of a run collect ([`super`] runs them).
 
 use crate::protocol::read::Coverage;
+use crate::protocol::report::StepReport;
 use crate::protocol::transaction::TxnState;
 use serde::{Deserialize, Serialize};
 
@@ -104,6 +105,10 @@ pub struct AuditReport {
     pub findings: Vec<Finding>,
     /// Repairs made (with `repair`), in words.
     pub repairs: Vec<String>,
+    /// Each repair's write as a step (the undo on its side, with the
+    /// receipt of the balance it wrote): what the repair's record keeps,
+    /// so `audit --receipts` proves it as any act's.
+    pub repair_steps: Vec<StepReport>,
     /// Without `repair`: the balance change each unambiguous repair would
     /// make (what the repair's preview shows before it moves money).
     pub repair_effect: Vec<RepairEffect>,
@@ -161,6 +166,8 @@ pub(super) struct Found {
     pub findings: Vec<Finding>,
     /// Repairs made, in words.
     pub repairs: Vec<String>,
+    /// Repairs made, as steps with their receipts.
+    pub repair_steps: Vec<StepReport>,
     /// Repairs that would be made (without `repair`).
     pub repair_effect: Vec<RepairEffect>,
     /// Shards behind the searches so far.

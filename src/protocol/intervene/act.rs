@@ -7,12 +7,13 @@
 //! `run.rs`; this file imports neither it nor the acts, so the acts build
 //! on it without an import circle.
 
-use super::done::{Done, Report};
+use super::done::{receipts_of, Done, Report};
 use super::plan::Planned;
 use super::refusal::ActRefusal;
 use crate::error::Result;
 use crate::protocol::jobs::OwnWrites;
 use crate::protocol::report::Tally;
+use crate::protocol::trail::receipts::Verification;
 use crate::protocol::trail::{ActionKind, Ending, Interface, RecordId, Trail};
 use crate::protocol::Protocol;
 use std::fmt;
@@ -305,16 +306,20 @@ impl<A: Act> Started<A> {
     /// result says, [`Report::ending`]); the act's result with it.
     pub(super) async fn finish<R: Report>(self, p: &Protocol, value: R) -> Done<R> {
         let ending = value.ending(p, &self.plan);
-        self.finish_after(0, value, ending).await
+        let receipts = receipts_of(&self.record, &ending.steps);
+        self.finish_after(0, value, ending, receipts).await
     }
 
     /// [`Started::finish`] after `checkpoints` parts this run wrote as it
-    /// went (the parts of a resumed run's earlier checkpoints counted too).
+    /// went (the parts of a resumed run's earlier checkpoints counted too),
+    /// `receipts` the verification of every step this run made (a bulk
+    /// run's `ending` holds only those no checkpoint wrote).
     pub(super) async fn finish_after<R: Report>(
         self,
         checkpoints: u32,
         value: R,
         ending: Ending,
+        receipts: Verification,
     ) -> Done<R> {
         let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
         let (outcome, summary) = (ending.outcome, ending.summary.clone());
@@ -329,6 +334,7 @@ impl<A: Act> Started<A> {
             summary,
             record: self.record,
             record_error,
+            receipts,
             value,
         }
     }

@@ -8,6 +8,7 @@
 
 use super::bulk::{BulkAct, Runner, SelectionPlan, Stop};
 use super::bulk_done::BulkDone;
+use super::done::receipts_of;
 use super::selection::{BulkOptions, BulkRun};
 use super::{Done, Report, Started};
 use crate::error::{Error, Result};
@@ -110,12 +111,14 @@ impl Started<BulkAct> {
             return self.keep_resumable(p, checkpoints, done, from).await;
         }
         let mut ending = done.ending(p, self.plan());
+        let receipts = receipts_of(self.record(), &ending.steps);
         ending.steps = unsaved(&done, ending.steps, &checkpoints.saved());
         ending.summary = self.resumed_summary(ending.summary);
         if let (Some(counts), Some(r)) = (&mut ending.counts, &self.resumed) {
             counts.add(&r.earlier);
         }
-        self.finish_after(checkpoints.written, done, ending).await
+        self.finish_after(checkpoints.written, done, ending, receipts)
+            .await
     }
 
     /// When a resume some of whose transactions were refused as recent
@@ -174,6 +177,7 @@ impl Started<BulkAct> {
         Done {
             action: self.intervention().action(),
             outcome: ending.outcome,
+            receipts: receipts_of(self.record(), &ending.steps),
             summary: self.resumed_summary(ending.summary),
             record: self.record().clone(),
             record_error,

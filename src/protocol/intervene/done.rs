@@ -1,11 +1,12 @@
 //! What a performed act did: a [`Done`] holds the act's own result (its
 //! [`Report`]: a rollback's [`ProcedureReport`], a bulk act's
 //! [`super::BulkDone`], ...), how the audit record says it ended, the
-//! record's id and whether it could be completed, and one sentence for
-//! people ([`fmt::Display`]).
+//! record's id and whether it could be completed, its receipts verified,
+//! and one sentence for people ([`fmt::Display`]).
 
 use super::Planned;
 use crate::error::Error;
+use crate::protocol::trail::receipts::{self, Verification};
 use crate::protocol::trail::{ActOutcome, ActionKind, Ending, RecordId, TrailStep};
 use crate::protocol::{ProcedureReport, Protocol};
 use std::fmt;
@@ -76,8 +77,18 @@ pub struct Done<R = Box<dyn Report>> {
     pub record: RecordId,
     /// Why the record could not be completed (it stays unfinished).
     pub record_error: Option<Error>,
+    /// Its balance writes' receipts verified, as `audit --receipts`
+    /// verifies its record (the same pure check, over the steps this run
+    /// made): what a front end says after each act.
+    pub receipts: Verification,
     /// What it did: the act's own result.
     pub value: R,
+}
+
+/// The receipts of the steps one run of record `record` made, verified
+/// ([`receipts::verify_steps`]).
+pub(super) fn receipts_of(record: &RecordId, steps: &[TrailStep]) -> Verification {
+    receipts::verify_steps([(record.0.as_str(), steps)])
 }
 
 impl<R: Report> Done<R> {
@@ -99,6 +110,7 @@ impl<R: Report> Done<R> {
             summary: self.summary,
             record: self.record,
             record_error: self.record_error,
+            receipts: self.receipts,
             value: Box::new(self.value),
         }
     }

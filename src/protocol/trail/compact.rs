@@ -372,7 +372,44 @@ fn unpack_target(t: &str, txn: &str, indices: &[String]) -> Result<String> {
 
 /// What plan `line` costs packed, in bytes (what a page's budget counts).
 pub fn packed_line_size(line: &str) -> usize {
-    serde_json::to_vec(&pack_line(line)).map_or(0, |v| v.len()) + 1
+    json_len(&pack_line(line)) + 1
+}
+
+/// The bytes `item` takes as JSON, counted as it is written (nothing is
+/// kept: sizing a page item by item allocates nothing).
+pub fn json_len<T: serde::Serialize>(item: &T) -> usize {
+    let mut n = Bounded { left: usize::MAX };
+    match serde_json::to_writer(&mut n, item) {
+        Ok(()) => usize::MAX - n.left,
+        Err(_) => 0,
+    }
+}
+
+/// Whether `item` takes at most `budget` bytes as JSON; writing stops as
+/// soon as it is over (a bulk run's thousands of steps are not written out
+/// to learn that they do not fit in a record).
+pub fn json_fits<T: serde::Serialize>(item: &T, budget: usize) -> bool {
+    serde_json::to_writer(&mut Bounded { left: budget }, item).is_ok()
+}
+
+/// A writer that only counts down what it may still take, and fails once
+/// over it.
+struct Bounded {
+    left: usize,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.left = self
+            .left
+            .checked_sub(buf.len())
+            .ok_or_else(|| std::io::Error::other("over the budget"))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// About what `step` costs packed, in bytes (what a page's budget counts).
@@ -380,12 +417,22 @@ pub fn packed_size(step: &TrailStep) -> usize {
     let mut packer = Packer {
         indices: Vec::new(),
     };
-    serde_json::to_vec(&packer.step(step)).map_or(0, |v| v.len()) + 1
+    json_len(&packer.step(step)) + 1
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_is_sized_as_written_and_a_budget_check_stops_at_the_budget() {
+        let v = json!({"a": [1, "two", {"b": null}], "c": "d\"e"});
+        let len = serde_json::to_vec(&v).unwrap().len();
+        assert_eq!(json_len(&v), len);
+        assert!(json_fits(&v, len));
+        assert!(!json_fits(&v, len - 1));
+        assert!(!json_fits(&"x".repeat(100), 10));
+    }
 
     fn step(txn: &str, label: &str, target: &str, result: &str, detail: &str) -> TrailStep {
         TrailStep {

@@ -182,7 +182,7 @@ impl Pager {
 }
 
 fn size_of<T: Serialize>(item: &T) -> usize {
-    serde_json::to_vec(item).map_or(0, |v| v.len()) + 1
+    super::compact::json_len(item) + 1
 }
 
 /// The transactions and plan of an intervention as pages: the first for
@@ -238,7 +238,10 @@ pub fn ended_pages(ended: Vec<(String, EndedAs, Vec<TrailStep>)>, budget: usize)
 /// Whether `record` holding `steps` itself stays within the budget (a run
 /// without parts then keeps them inline, as records always did).
 pub fn fits_inline(record: &Record, steps: &[TrailStep], budget: usize) -> bool {
-    record.parts == 0 && size_of(record) + size_of(&steps) <= budget
+    // The steps are sized only up to what is left (a bulk run's do not
+    // fit, and are not written out whole to learn it).
+    let used = size_of(record) + 1;
+    record.parts == 0 && used <= budget && super::compact::json_fits(&steps, budget - used)
 }
 
 /// What a running job's checkpoints (the parts after its plan's) say

@@ -349,14 +349,18 @@ fn chain(a: &Link<'_>, b: &Link<'_>) -> Option<ReceiptProblem> {
 
 /// The checks within one record (see the module's notes).
 fn check_record(id: &str, all: &[TrailStep], v: &mut Verification) {
-    let mut txns: Vec<&str> = Vec::new();
+    // Each transaction's steps in record order, the transactions in the
+    // order they first appear (one pass: a bulk record holds thousands).
+    let mut txns: Vec<(&str, Vec<&TrailStep>)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
     for s in all {
-        if !txns.contains(&s.txn.as_str()) {
-            txns.push(&s.txn);
-        }
+        let i = *at.entry(&s.txn).or_insert_with(|| {
+            txns.push((&s.txn, Vec::new()));
+            txns.len() - 1
+        });
+        txns[i].1.push(s);
     }
-    for txn in txns {
-        let steps: Vec<&TrailStep> = all.iter().filter(|s| s.txn == txn).collect();
+    for (txn, steps) in txns {
         let mut amount: Option<i64> = None;
         let mut applied: HashMap<&str, bool> = HashMap::new();
         let mut undid = None;

@@ -219,21 +219,6 @@ impl From<&StepReport> for TrailStep {
     }
 }
 
-impl TrailStep {
-    /// One repair made by `audit --repair`.
-    pub fn repair(text: &str) -> Self {
-        TrailStep {
-            txn: String::new(),
-            label: "repair".into(),
-            target: String::new(),
-            result: "updated".into(),
-            detail: text.into(),
-            wrote_state: None,
-            receipt: None,
-        }
-    }
-}
-
 /// Whether the record was completed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

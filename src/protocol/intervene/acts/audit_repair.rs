@@ -125,7 +125,7 @@ impl Report for Repaired {
                     r.repairs.len(),
                     r.findings.len()
                 );
-                let steps = r.repairs.iter().map(|x| TrailStep::repair(x)).collect();
+                let steps = r.repair_steps.iter().map(TrailStep::from).collect();
                 Ending::of(outcome, summary, steps)
             }
             Err(e) => Ending::of(ActOutcome::Failed, format!("failed: {e}"), Vec::new()),
