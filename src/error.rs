@@ -1,6 +1,7 @@
 //! The library's error type: what can go wrong talking to the cluster or
 //! reading its documents, typed so callers can tell "refused" from "broken".
 
+use crate::protocol::problem::Problem;
 use std::time::Duration;
 use thiserror::Error;
 
@@ -167,6 +168,25 @@ pub enum Error {
 }
 
 impl Error {
+    /// The problem of another document an act needs, when this is the
+    /// failure of its read: its malformation or its absence; `None` for any
+    /// other error (the read failed, which says nothing about the document).
+    pub fn document_problem(&self) -> Option<Problem> {
+        match self {
+            Error::Malformed { kind, id, problems } => Some(Problem::Document {
+                kind,
+                id: id.clone(),
+                problems: problems.clone(),
+            }),
+            Error::NotFound { kind, index, id } => Some(Problem::NotFound {
+                kind,
+                index: index.clone(),
+                id: id.clone(),
+            }),
+            _ => None,
+        }
+    }
+
     /// True when the error means the cluster could not be talked to at all or
     /// failed in a way that a later retry may fix: no answer, or HTTP 429,
     /// 502, 503, 504 (whatever their body). For a write this also means the

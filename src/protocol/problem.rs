@@ -5,8 +5,7 @@
 //! ones until [`crate::protocol::schema::Schema::localize_problems`] gives
 //! them the application's names.
 
-use crate::protocol::integer::NotExact;
-use crate::protocol::transaction::MAX_AMOUNT;
+use crate::protocol::integer::{NotExact, MAX_AMOUNT};
 use serde::{Serialize, Serializer};
 use std::fmt;
 
@@ -127,25 +126,6 @@ impl Problem {
             | Problem::UnreadableRecord { field, .. }
             | Problem::UnknownState { field, .. } => vec![field],
             _ => Vec::new(),
-        }
-    }
-
-    /// The problem a failed read of another document an act needs is: its
-    /// malformation or its absence; `None` for any other error (the read
-    /// failed, which says nothing about the document).
-    pub fn of_error(e: &crate::error::Error) -> Option<Problem> {
-        match e {
-            crate::error::Error::Malformed { kind, id, problems } => Some(Problem::Document {
-                kind,
-                id: id.clone(),
-                problems: problems.clone(),
-            }),
-            crate::error::Error::NotFound { kind, index, id } => Some(Problem::NotFound {
-                kind,
-                index: index.clone(),
-                id: id.clone(),
-            }),
-            _ => None,
         }
     }
 }

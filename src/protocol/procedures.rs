@@ -9,7 +9,7 @@ use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
 use super::locks::acquire::lock_for_transfer;
 use super::locks::release::{release_leftover_locks, release_transfer_locks};
 use super::preflight::Preflight;
-use super::problem::{Problem, Problems};
+use super::problem::Problems;
 use super::read::rules::recovery_refusal;
 use super::receipt::Receipt;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
@@ -395,7 +395,7 @@ impl Protocol {
             return Ok(());
         }
         let (src, dest) = check_accounts(self, &t.src, &t.dest).await.map_err(|e| {
-            match Problem::of_error(&e) {
+            match e.document_problem() {
                 Some(p) => Verdict::Refused(ProcedureRefusal::Malformed(Problems::one(p))),
                 None => Verdict::Failed(e),
             }
