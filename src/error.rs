@@ -159,12 +159,56 @@ pub enum Error {
     /// and `doctor` do, with the cluster-side code, never with "findings".
     #[error("{0}")]
     Unreadable(String),
+    /// The writes an act is made of would be refused (mappings, blocks, a
+    /// lossy source, index names, time formats): found before the first
+    /// write, so nothing was written (`protocol::read::writes`).
+    #[error("{0}")]
+    WritesRefused(WriteRefusal),
     /// Invalid input from the caller (bad duration, bad amount, ...).
     #[error("{0}")]
     Invalid(String),
     /// A response body could not be decoded.
     #[error("unexpected response from the cluster: {0}")]
     Decode(String),
+}
+
+/// Why an act's writes would be refused, found before the first one: the
+/// moment it was found, and each problem in the words of the check that
+/// found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteRefusal {
+    /// Before a procedure's first write.
+    BeforeFirstWrite(Vec<String>),
+    /// Before taking a lock: the locks index does not exist (`index`), and
+    /// writing a lock would create it with the cluster's defaults.
+    LocksIndexMissing {
+        /// The locks index.
+        index: String,
+    },
+    /// Before taking a lock.
+    BeforeTakingLock(Vec<String>),
+}
+
+impl std::fmt::Display for WriteRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteRefusal::BeforeFirstWrite(problems) => {
+                write!(f, "refused before the first write: {}", problems.join("; "))
+            }
+            WriteRefusal::LocksIndexMissing { index } => write!(
+                f,
+                "refused before taking a lock (nothing written): the locks index `{index}` does not \
+                 exist, and `transfer --locks` is the one command that writes lock documents; \
+                 `estx-tui init` creates it (it needs the create_index privilege on `{index}`), or \
+                 transfer without --locks"
+            ),
+            WriteRefusal::BeforeTakingLock(problems) => write!(
+                f,
+                "refused before taking a lock (nothing written): {}",
+                problems.join("; ")
+            ),
+        }
+    }
 }
 
 impl Error {

@@ -16,7 +16,7 @@ use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, ProcedureRefusal, RunLimits, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, WriteRefusal};
 
 use super::batch::BatchOptions;
 use super::intervene::{BulkOptions, BulkRun};
@@ -655,9 +655,9 @@ impl Protocol {
         }
         let (times, now) = (self.time_fields().await?, self.now().await);
         if let Some(c) = times.creation_conflict() {
-            return Err(crate::error::Error::Invalid(format!(
-                "refused before the first write: {c}"
-            )));
+            return Err(Error::WritesRefused(WriteRefusal::BeforeFirstWrite(vec![
+                c.to_string(),
+            ])));
         }
         let doc: Map<String, Value> = json!({
             "src_acct": req.src,
