@@ -56,7 +56,7 @@ pub use plan::{
     LocksOfPlan, PlanStep, Planned, Previewed, ProcedurePlan, StepEffect, StepTarget, TxnPlan,
     SWEEP_STEP,
 };
-pub use refusal::{ActRefusal, ReadOnlyBy};
+pub use refusal::{ActRefusal, ReadOnlyBy, RefusalKind};
 pub use reverse_plan::{JudgedReversal, ReversalPlan};
 pub use run::{draft, job_reason, resume, run, start, NotStarted};
 pub use selection::{BulkOptions, BulkRun, LeftOut, Selected, Selection};
