@@ -1,6 +1,7 @@
 //! The library's error type: what can go wrong talking to the cluster or
 //! reading its documents, typed so callers can tell "refused" from "broken".
 
+use crate::protocol::problem::Problem;
 use std::time::Duration;
 use thiserror::Error;
 
@@ -158,6 +159,11 @@ pub enum Error {
     /// and `doctor` do, with the cluster-side code, never with "findings".
     #[error("{0}")]
     Unreadable(String),
+    /// The writes an act is made of would be refused (mappings, blocks, a
+    /// lossy source, index names, time formats): found before the first
+    /// write, so nothing was written (`protocol::read::writes`).
+    #[error("{0}")]
+    WritesRefused(WriteRefusal),
     /// Invalid input from the caller (bad duration, bad amount, ...).
     #[error("{0}")]
     Invalid(String),
@@ -166,7 +172,65 @@ pub enum Error {
     Decode(String),
 }
 
+/// Why an act's writes would be refused, found before the first one: the
+/// moment it was found, and each problem in the words of the check that
+/// found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteRefusal {
+    /// Before a procedure's first write.
+    BeforeFirstWrite(Vec<String>),
+    /// Before taking a lock: the locks index does not exist (`index`), and
+    /// writing a lock would create it with the cluster's defaults.
+    LocksIndexMissing {
+        /// The locks index.
+        index: String,
+    },
+    /// Before taking a lock.
+    BeforeTakingLock(Vec<String>),
+}
+
+impl std::fmt::Display for WriteRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteRefusal::BeforeFirstWrite(problems) => {
+                write!(f, "refused before the first write: {}", problems.join("; "))
+            }
+            WriteRefusal::LocksIndexMissing { index } => write!(
+                f,
+                "refused before taking a lock (nothing written): the locks index `{index}` does not \
+                 exist, and `transfer --locks` is the one command that writes lock documents; \
+                 `estx-tui init` creates it (it needs the create_index privilege on `{index}`), or \
+                 transfer without --locks"
+            ),
+            WriteRefusal::BeforeTakingLock(problems) => write!(
+                f,
+                "refused before taking a lock (nothing written): {}",
+                problems.join("; ")
+            ),
+        }
+    }
+}
+
 impl Error {
+    /// The problem of another document an act needs, when this is the
+    /// failure of its read: its malformation or its absence; `None` for any
+    /// other error (the read failed, which says nothing about the document).
+    pub fn document_problem(&self) -> Option<Problem> {
+        match self {
+            Error::Malformed { kind, id, problems } => Some(Problem::Document {
+                kind,
+                id: id.clone(),
+                problems: problems.clone(),
+            }),
+            Error::NotFound { kind, index, id } => Some(Problem::NotFound {
+                kind,
+                index: index.clone(),
+                id: id.clone(),
+            }),
+            _ => None,
+        }
+    }
+
     /// True when the error means the cluster could not be talked to at all or
     /// failed in a way that a later retry may fix: no answer, or HTTP 429,
     /// 502, 503, 504 (whatever their body). For a write this also means the

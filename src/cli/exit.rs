@@ -38,7 +38,10 @@ pub const STOPPED: i32 = 5;
 /// code of findings).
 pub fn of_error(e: &Error) -> i32 {
     match e {
-        Error::NotFound { .. } | Error::Malformed { .. } | Error::Invalid(_) => REFUSED,
+        Error::NotFound { .. }
+        | Error::Malformed { .. }
+        | Error::WritesRefused(_)
+        | Error::Invalid(_) => REFUSED,
         // Bad credentials in the environment: like a usage error, nothing was sent.
         Error::Credentials { .. } => USAGE,
         // Error::Unreadable (a deployment a reader cannot read) included.

@@ -148,6 +148,16 @@ impl Cluster {
         }
     }
 
+    /// A handle sharing everything with this one (client, clock, what was
+    /// learnt) whose requests are counted on a meter of its own
+    /// (`meter.rs`).
+    pub fn metered(&self) -> (Cluster, super::meter::RequestMeter) {
+        let meter = super::meter::RequestMeter::default();
+        let mut handle = self.clone();
+        handle.meter = Some(meter.clone());
+        (handle, meter)
+    }
+
     /// Marks this handle as waiting on the cluster (a write's throttle
     /// being waited out by a batch), until [`Self::done_waiting`].
     pub fn waiting_on(&self, cause: super::backoff::WaitCause) {

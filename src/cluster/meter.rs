@@ -1,9 +1,8 @@
 //! Counting the requests one piece of work sends: a metered handle
-//! ([`Cluster::metered`]) counts every request it (and its clones) sends,
+//! ([`Cluster::metered`](super::Cluster::metered)) counts every request it (and its clones) sends,
 //! so a background job such as the audit can say what it cost the cluster
 //! while the poll and the operator's acts go on beside it on other handles.
 
-use super::Cluster;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -21,16 +20,5 @@ impl RequestMeter {
 
     pub(super) fn count_one(&self) {
         self.0.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-impl Cluster {
-    /// A handle sharing everything with this one (client, clock, what was
-    /// learnt) whose requests are counted on a meter of its own.
-    pub fn metered(&self) -> (Cluster, RequestMeter) {
-        let meter = RequestMeter::default();
-        let mut handle = self.clone();
-        handle.meter = Some(meter.clone());
-        (handle, meter)
     }
 }

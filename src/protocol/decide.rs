@@ -203,11 +203,7 @@ pub enum Decision<T> {
     Noop(NoopReason),
 }
 
-/// A decision that cannot be taken because the document contradicts the
-/// protocol (e.g. undo of a transaction the account settled as committed, an
-/// amount edited after it was applied, a balance that would overflow).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Contradiction(pub String);
+pub use super::problem::Contradiction;
 
 /// `update_transaction_state`: move `from` -> `to` if the transaction is in `from`.
 pub fn transition(current: &TxnState, from: &TxnState, to: &TxnState) -> Decision<TxnState> {
@@ -290,9 +286,9 @@ pub fn undo(
         return Ok(Decision::Write(next, Effect::Undone { delta }));
     }
     if acct.settled_of(txn).map(|s| s.outcome) == Some(SettledOutcome::Applied) {
-        return Err(Contradiction(format!(
-            "account settled `{txn}` as committed; a rollback must not undo it"
-        )));
+        return Err(Contradiction::SettledAsCommitted {
+            txn: txn.to_string(),
+        });
     }
     Ok(match fencing {
         Fencing::On => Decision::Write(acct.clone(), Effect::Fenced),
@@ -323,10 +319,10 @@ pub fn reverse_duplicate(
 /// refusing when it differs from what the transaction says now.
 fn check_recorded(acct: &AccountState, txn: &str, expected: i64) -> Result<i64, Contradiction> {
     match acct.delta_of(txn) {
-        Some(recorded) if recorded != expected => Err(Contradiction(format!(
-            "amount changed after it was applied: applied {recorded:+}, document says {}",
-            expected.unsigned_abs()
-        ))),
+        Some(recorded) if recorded != expected => Err(Contradiction::AmountChanged {
+            applied: recorded,
+            document: expected.unsigned_abs(),
+        }),
         _ => Ok(expected),
     }
 }
@@ -341,13 +337,13 @@ fn drop_pending(acct: &AccountState, txn: &str) -> AccountState {
 fn add(balance: i64, delta: i64) -> Result<i64, Contradiction> {
     balance
         .checked_add(delta)
-        .ok_or_else(|| Contradiction(format!("balance {balance} {delta:+} overflows")))
+        .ok_or(Contradiction::Overflow { balance, delta })
 }
 
 fn negate(delta: i64) -> Result<i64, Contradiction> {
     delta
         .checked_neg()
-        .ok_or_else(|| Contradiction(format!("cannot negate {delta}")))
+        .ok_or(Contradiction::CannotNegate(delta))
 }
 
 #[cfg(test)]
@@ -459,7 +455,7 @@ mod tests {
     #[test]
     fn an_amount_edited_after_apply_is_refused() {
         let a = written(apply(&AccountState::new(500), "t", -90).unwrap());
-        let why = undo(&a, "t", -100, Fencing::On).unwrap_err().0;
+        let why = undo(&a, "t", -100, Fencing::On).unwrap_err().to_string();
         assert_eq!(
             why,
             "amount changed after it was applied: applied -90, document says 100"

@@ -13,6 +13,10 @@
 use serde_json::{Number, Value};
 use std::fmt;
 
+/// The largest amount one transaction may move (10^15 units). With it, no
+/// sum of a few amounts can overflow, and a balance change is checked anyway.
+pub const MAX_AMOUNT: i64 = 1_000_000_000_000_000;
+
 /// Why a stored value is not an integer the tool can compute with exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotExact {

@@ -98,7 +98,7 @@ impl Protocol {
     /// command (`show`) can say of a procedure's preview.
     pub async fn mappings_refuse_writes(&self) -> Option<Error> {
         match self.check_writable().await {
-            Err(e @ Error::Invalid(_)) => Some(e),
+            Err(e @ Error::WritesRefused(_)) => Some(e),
             Err(e) => {
                 tracing::warn!(error = %e, "write check of a preview inconclusive");
                 None

@@ -5,8 +5,7 @@
 //! ones until [`crate::protocol::schema::Schema::localize_problems`] gives
 //! them the application's names.
 
-use crate::protocol::integer::NotExact;
-use crate::protocol::transaction::MAX_AMOUNT;
+use crate::protocol::integer::{NotExact, MAX_AMOUNT};
 use serde::{Serialize, Serializer};
 use std::fmt;
 
@@ -81,9 +80,8 @@ pub enum Problem {
     AccountMissing,
     /// An account a transfer names is missing or malformed.
     AccountUnusable,
-    /// A step's decision found the documents contradict each other (in
-    /// `decide`'s words).
-    Contradiction(String),
+    /// A step's decision found the documents contradict each other.
+    Contradiction(Contradiction),
     /// Another document is unreadable (an account a transfer names).
     Document {
         /// What kind of document.
@@ -129,25 +127,6 @@ impl Problem {
             _ => Vec::new(),
         }
     }
-
-    /// The problem a failed read of another document an act needs is: its
-    /// malformation or its absence; `None` for any other error (the read
-    /// failed, which says nothing about the document).
-    pub fn of_error(e: &crate::error::Error) -> Option<Problem> {
-        match e {
-            crate::error::Error::Malformed { kind, id, problems } => Some(Problem::Document {
-                kind,
-                id: id.clone(),
-                problems: problems.clone(),
-            }),
-            crate::error::Error::NotFound { kind, index, id } => Some(Problem::NotFound {
-                kind,
-                index: index.clone(),
-                id: id.clone(),
-            }),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for Problem {
@@ -182,7 +161,7 @@ impl fmt::Display for Problem {
             Problem::Incomplete => f.write_str("incomplete"),
             Problem::AccountMissing => f.write_str("account does not exist"),
             Problem::AccountUnusable => f.write_str("an account it names is missing or malformed"),
-            Problem::Contradiction(why) => f.write_str(why),
+            Problem::Contradiction(why) => write!(f, "{why}"),
             Problem::Document { kind, id, problems } => {
                 write!(f, "{kind} `{id}` is malformed: {problems}")
             }
@@ -193,6 +172,56 @@ impl fmt::Display for Problem {
                 write!(f, "names {named} parts, {found} found")
             }
             Problem::Undecodable(why) => f.write_str(why),
+        }
+    }
+}
+
+/// A decision that cannot be taken because the documents contradict the
+/// protocol ([`super::decide`]'s refusals): a document problem of its own
+/// kind, so it is written here, below the decisions that find it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Contradiction {
+    /// An undo of a transaction the account settled as committed.
+    SettledAsCommitted {
+        /// The transaction.
+        txn: String,
+    },
+    /// The transaction's amount was edited after it was applied.
+    AmountChanged {
+        /// The delta the account recorded.
+        applied: i64,
+        /// The amount the transaction document says now.
+        document: u64,
+    },
+    /// The balance change would overflow.
+    Overflow {
+        /// The balance.
+        balance: i64,
+        /// The change.
+        delta: i64,
+    },
+    /// A recorded delta that cannot be reversed (`i64::MIN`).
+    CannotNegate(i64),
+    /// A step asked of an account that is not an account step (its label).
+    NotAnAccountStep(&'static str),
+}
+
+impl fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Contradiction::SettledAsCommitted { txn } => write!(
+                f,
+                "account settled `{txn}` as committed; a rollback must not undo it"
+            ),
+            Contradiction::AmountChanged { applied, document } => write!(
+                f,
+                "amount changed after it was applied: applied {applied:+}, document says {document}"
+            ),
+            Contradiction::Overflow { balance, delta } => {
+                write!(f, "balance {balance} {delta:+} overflows")
+            }
+            Contradiction::CannotNegate(delta) => write!(f, "cannot negate {delta}"),
+            Contradiction::NotAnAccountStep(step) => write!(f, "{step} is not an account step"),
         }
     }
 }

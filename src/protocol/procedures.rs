@@ -9,14 +9,14 @@ use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
 use super::locks::acquire::lock_for_transfer;
 use super::locks::release::{release_leftover_locks, release_transfer_locks};
 use super::preflight::Preflight;
-use super::problem::{Problem, Problems};
+use super::problem::Problems;
 use super::read::rules::recovery_refusal;
 use super::receipt::Receipt;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
 use super::steps::{self, next_after, plan, Next, Procedure, ProcedureRefusal, RunLimits, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, WriteRefusal};
 
 use super::batch::BatchOptions;
 use super::intervene::{BulkOptions, BulkRun};
@@ -395,7 +395,7 @@ impl Protocol {
             return Ok(());
         }
         let (src, dest) = check_accounts(self, &t.src, &t.dest).await.map_err(|e| {
-            match Problem::of_error(&e) {
+            match e.document_problem() {
                 Some(p) => Verdict::Refused(ProcedureRefusal::Malformed(Problems::one(p))),
                 None => Verdict::Failed(e),
             }
@@ -655,9 +655,9 @@ impl Protocol {
         }
         let (times, now) = (self.time_fields().await?, self.now().await);
         if let Some(c) = times.creation_conflict() {
-            return Err(crate::error::Error::Invalid(format!(
-                "refused before the first write: {c}"
-            )));
+            return Err(Error::WritesRefused(WriteRefusal::BeforeFirstWrite(vec![
+                c.to_string(),
+            ])));
         }
         let doc: Map<String, Value> = json!({
             "src_acct": req.src,

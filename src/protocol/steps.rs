@@ -357,7 +357,7 @@ where
         problems,
     })?;
     match decide(&state) {
-        Err(decide::Contradiction(why)) => Err(Error::Malformed {
+        Err(why) => Err(Error::Malformed {
             kind: "account",
             id: id.to_string(),
             problems: Problems::one(Problem::Contradiction(why)),
@@ -396,9 +396,7 @@ pub fn account_step(
         Step::RemoveSource | Step::RemoveDestination => Ok(decide::remove(acct, &t.id)),
         Step::UndoSource => decide::undo(acct, &t.id, -t.amount, fencing),
         Step::UndoDestination => decide::undo(acct, &t.id, t.amount, fencing),
-        other => Err(decide::Contradiction(format!(
-            "{other} is not an account step"
-        ))),
+        other => Err(decide::Contradiction::NotAnAccountStep(other.label())),
     }
 }
 
@@ -421,7 +419,7 @@ pub fn preflight(
         match account_step(step, t, &accts[k], fencing) {
             Ok(Decision::Write(next, _)) => accts[k] = next,
             Ok(Decision::Noop(_)) => {}
-            Err(decide::Contradiction(why)) => {
+            Err(why) => {
                 return Err(ProcedureRefusal::Unsafe(format!(
                     "`{}` on account `{id}`: {why}",
                     t.id

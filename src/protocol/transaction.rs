@@ -15,9 +15,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use std::fmt;
 
-/// The largest amount one transaction may move (10^15 units). With it, no
-/// sum of a few amounts can overflow, and a balance change is checked anyway.
-pub const MAX_AMOUNT: i64 = 1_000_000_000_000_000;
+pub use super::integer::MAX_AMOUNT;
 
 /// Why `amount` cannot be moved, if it cannot: amounts are positive and at
 /// most [`MAX_AMOUNT`].

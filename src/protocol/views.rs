@@ -180,7 +180,7 @@ pub fn preview(
                 Ok(Decision::Noop(r)) => StepOutcome::Noop(r),
                 Err(steps_err) => {
                     out.refusal = Some(ProcedureRefusal::Malformed(Problems::one(
-                        Problem::Contradiction(steps_err.0),
+                        Problem::Contradiction(steps_err),
                     )));
                     break;
                 }

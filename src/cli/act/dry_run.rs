@@ -129,7 +129,7 @@ fn plan_row(p: &Protocol, plan: &TxnPlan) -> PlanRow {
         Would::Refused(r) => {
             row.would = "refused";
             row.refusal = Some(r.to_string());
-            row.refusal_kind = Some(r.kind());
+            row.refusal_kind = Some(r.kind().to_string());
             row.exit_code = exit::REFUSED;
             return row;
         }
@@ -195,7 +195,7 @@ fn summarise(
         refused: v
             .refused
             .iter()
-            .map(|(k, ids)| (k.clone(), ids.len()))
+            .map(|(k, ids)| (k.to_string(), ids.len()))
             .collect(),
         left_out: left_out.len(),
         net_balance_effect,

@@ -97,7 +97,7 @@ mod phase;
 mod round;
 
 use super::locks::release::{release_owned_reported, release_transfer_locks};
-use super::problem::{Problem, Problems};
+use super::problem::Problems;
 use super::report::{ProcedureReport, Verdict};
 use super::steps::{self, plan, Procedure};
 use super::transaction::{Transaction, TxnState};
@@ -330,7 +330,7 @@ impl Protocol {
             };
             let todo: Vec<_> = it.todo.iter().copied().collect();
             let verdict = match (state_of(&it.t.src), state_of(&it.t.dest)) {
-                (Err(e), _) | (_, Err(e)) => Some(match Problem::of_error(&e) {
+                (Err(e), _) | (_, Err(e)) => Some(match e.document_problem() {
                     Some(p) => {
                         Verdict::Refused(steps::ProcedureRefusal::Malformed(Problems::one(p)))
                     }

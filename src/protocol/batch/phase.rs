@@ -10,7 +10,7 @@ use super::round::{not_found, send, RoundState};
 use crate::cluster::{Changes, CondWrite, ItemOutcome, VersionedDoc};
 use crate::error::Error;
 use crate::protocol::account::AccountState;
-use crate::protocol::decide::{Contradiction, Decision, Effect, Fencing};
+use crate::protocol::decide::{Decision, Effect, Fencing};
 use crate::protocol::executor::{DocDecision, StepOutcome};
 use crate::protocol::problem::{Problem, Problems};
 use crate::protocol::receipt::Receipt;
@@ -348,7 +348,7 @@ fn account_write(
         let it = &mut items[m];
         let Some(step) = it.step() else { continue };
         match steps::account_step(step, &it.t, &folded, fencing) {
-            Err(Contradiction(why)) => {
+            Err(why) => {
                 let e = Error::Malformed {
                     kind: "account",
                     id: acct.clone(),

@@ -9,7 +9,7 @@
 use super::build::unforced_checks;
 use super::bulk::{BulkAct, SelectionPlan};
 use super::plan::{LocksOfPlan, Planned, TxnPlan};
-use super::refusal::ActRefusal;
+use super::refusal::{ActRefusal, RefusalKind};
 use super::selection::LeftOut;
 use super::{BalanceEffect, EffectKind};
 use crate::error::Result;
@@ -214,7 +214,7 @@ pub struct Verdicts {
     pub nothing_to_do: Vec<String>,
     /// The ids that would be refused, by the refusal's kind
     /// ([`ActRefusal::kind`]).
-    pub refused: BTreeMap<String, Vec<String>>,
+    pub refused: BTreeMap<RefusalKind, Vec<String>>,
     /// The ids the selection named but leaves out, with why.
     pub left_out: Vec<LeftOut>,
     /// The runs by the state they were re-read in.

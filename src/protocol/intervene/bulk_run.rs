@@ -237,7 +237,7 @@ fn refused_before_writing(r: &ProcedureReport) -> bool {
             Error::UpdateRefused { .. }
                 | Error::Blocked { .. }
                 | Error::Auth { .. }
-                | Error::Invalid(_)
+                | Error::WritesRefused(_)
         )
     ) && !r.wrote()
 }

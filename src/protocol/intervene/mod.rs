@@ -60,7 +60,7 @@ pub use plan::{
     LocksOfPlan, PlanStep, Planned, Previewed, ProcedurePlan, StepEffect, StepTarget, TxnPlan,
     SWEEP_STEP,
 };
-pub use refusal::{ActRefusal, ReadOnlyBy};
+pub use refusal::{ActRefusal, ReadOnlyBy, RefusalKind};
 pub use rehearse::{
     rehearse, BalanceSums, Copied, CopySet, Rehearsal, RehearsalError, REHEARSAL_REASON,
 };

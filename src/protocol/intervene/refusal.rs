@@ -58,6 +58,65 @@ pub enum ActRefusal {
     },
 }
 
+/// What kind of refusal an [`ActRefusal`] is, for counts (`3 refused:
+/// committed`): the procedure's refusals many transactions share, by kind,
+/// and any other by itself. Shown in a few words ([`fmt::Display`]; the
+/// whole wording where it has no shorter kind), and ordered by those words,
+/// the order counts are printed in.
+#[derive(Debug, Clone)]
+pub enum RefusalKind {
+    /// The transaction is committed.
+    Committed,
+    /// Modified within the recovery window.
+    Recent,
+    /// In a state the tool does not know.
+    UnknownState,
+    /// The transaction (or an account it names) is malformed.
+    Malformed,
+    /// Any other refusal.
+    Other(Box<ActRefusal>),
+}
+
+impl RefusalKind {
+    fn words(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            RefusalKind::Committed => "committed".into(),
+            RefusalKind::Recent => "modified within the recovery window".into(),
+            RefusalKind::UnknownState => "unknown state".into(),
+            RefusalKind::Malformed => "malformed".into(),
+            RefusalKind::Other(r) => r.to_string().into(),
+        }
+    }
+}
+
+impl fmt::Display for RefusalKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words())
+    }
+}
+
+/// Kinds are equal when their words are: two refusals worded alike count
+/// together.
+impl PartialEq for RefusalKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.words() == other.words()
+    }
+}
+
+impl Eq for RefusalKind {}
+
+impl PartialOrd for RefusalKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for RefusalKind {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.words().cmp(&other.words())
+    }
+}
+
 /// What makes the tool read-only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReadOnlyBy {
@@ -89,19 +148,15 @@ impl ActRefusal {
         }
     }
 
-    /// Its kind in a few words, for counts (`3 refused: committed`); the
-    /// whole wording where it has no shorter kind.
-    pub fn kind(&self) -> String {
+    /// Its kind, for counts (`3 refused: committed`).
+    pub fn kind(&self) -> RefusalKind {
         match self {
-            ActRefusal::Procedure(ProcedureRefusal::Committed) => "committed",
-            ActRefusal::Procedure(ProcedureRefusal::Recent { .. }) => {
-                "modified within the recovery window"
-            }
-            ActRefusal::Procedure(ProcedureRefusal::UnknownState(_)) => "unknown state",
-            ActRefusal::Procedure(ProcedureRefusal::Malformed(_)) => "malformed",
-            other => return other.to_string(),
+            ActRefusal::Procedure(ProcedureRefusal::Committed) => RefusalKind::Committed,
+            ActRefusal::Procedure(ProcedureRefusal::Recent { .. }) => RefusalKind::Recent,
+            ActRefusal::Procedure(ProcedureRefusal::UnknownState(_)) => RefusalKind::UnknownState,
+            ActRefusal::Procedure(ProcedureRefusal::Malformed(_)) => RefusalKind::Malformed,
+            other => RefusalKind::Other(Box::new(other.clone())),
         }
-        .to_string()
     }
 
     /// The wording with `force` as the way past it where forcing can lift
@@ -175,6 +230,32 @@ impl fmt::Display for ActRefusal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusal_kinds_count_by_their_words_in_the_order_of_their_words() {
+        let gone = |id: &str| ActRefusal::NoSuchTransaction(id.into()).kind();
+        let kinds = [
+            ActRefusal::Procedure(ProcedureRefusal::UnknownState("x".into())).kind(),
+            gone("a"),
+            ActRefusal::Procedure(ProcedureRefusal::Committed).kind(),
+            gone("a"),
+            ActRefusal::Procedure(ProcedureRefusal::Malformed(Default::default())).kind(),
+        ];
+        let mut counts = std::collections::BTreeMap::new();
+        for k in kinds {
+            *counts.entry(k).or_insert(0) += 1;
+        }
+        let shown: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        assert_eq!(
+            shown,
+            [
+                "1 committed",
+                "1 malformed",
+                "2 transaction `a` no longer exists",
+                "1 unknown state"
+            ]
+        );
+    }
 
     #[test]
     fn the_window_refusal_is_typed_and_worded_for_each_front_end() {

@@ -67,6 +67,17 @@ impl Selection {
 
     /// The selection as the options that made it (the audit record's targets).
     pub fn describe(&self, ids_source: Option<&str>) -> Vec<String> {
+        let mut out = self.describe_filters();
+        if let Some(ids) = &self.ids {
+            let from = ids_source.unwrap_or("a list");
+            out.push(format!("--ids-from={from} ({} ids)", ids.len()));
+        }
+        out
+    }
+
+    /// The filters alone, as [`Self::describe`] words them (what a listed
+    /// id the filters do not match was not selected by).
+    pub fn describe_filters(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.all_stuck {
             out.push("--all-stuck".to_string());
@@ -76,10 +87,6 @@ impl Selection {
         }
         if let Some(d) = self.older_than {
             out.push(format!("--older-than={}", human_age(d.as_secs() as i64)));
-        }
-        if let Some(ids) = &self.ids {
-            let from = ids_source.unwrap_or("a list");
-            out.push(format!("--ids-from={from} ({} ids)", ids.len()));
         }
         out
     }

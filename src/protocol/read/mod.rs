@@ -642,11 +642,7 @@ impl Protocol {
                             txn: id.clone(),
                             why: format!(
                                 "not selected by {}: it is {state}, {age}",
-                                sel.describe(None)
-                                    .into_iter()
-                                    .filter(|d| !d.starts_with("--ids-from"))
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
+                                sel.describe_filters().join(" ")
                             ),
                         });
                     }

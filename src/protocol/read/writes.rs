@@ -8,7 +8,7 @@
 use super::discovery::Discovery;
 use super::index_info::{IndexBlock, IndexInfo};
 use crate::cluster::Cluster;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, WriteRefusal};
 use crate::protocol::setup::index_bodies;
 use crate::protocol::Indices;
 use elasticsearch::http::Method;
@@ -212,9 +212,8 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(Error::Invalid(format!(
-            "refused before the first write: {}",
-            problems.join("; ")
+        Err(Error::WritesRefused(WriteRefusal::BeforeFirstWrite(
+            problems,
         )))
     }
 }
@@ -226,13 +225,9 @@ pub fn check(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<()> {
 /// before anything is written.
 pub fn check_locks(ix: &Indices, d: &Discovery) -> Result<()> {
     if !d.locks.exists() {
-        return Err(Error::Invalid(format!(
-            "refused before taking a lock (nothing written): the locks index `{}` does not \
-             exist, and `transfer --locks` is the one command that writes lock documents; \
-             `estx-tui init` creates it (it needs the create_index privilege on `{}`), or \
-             transfer without --locks",
-            d.locks.name, d.locks.name
-        )));
+        return Err(Error::WritesRefused(WriteRefusal::LocksIndexMissing {
+            index: d.locks.name.clone(),
+        }));
     }
     let mut problems: Vec<String> = gaps_needed(ix, d, &[])?
         .into_iter()
@@ -250,9 +245,8 @@ pub fn check_locks(ix: &Indices, d: &Discovery) -> Result<()> {
     if problems.is_empty() {
         Ok(())
     } else {
-        Err(Error::Invalid(format!(
-            "refused before taking a lock (nothing written): {}",
-            problems.join("; ")
+        Err(Error::WritesRefused(WriteRefusal::BeforeTakingLock(
+            problems,
         )))
     }
 }

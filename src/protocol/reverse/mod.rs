@@ -19,7 +19,7 @@ use super::steps::{Procedure, ProcedureRefusal};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::{Protocol, RunLimits};
 use crate::cluster::Changes;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, WriteRefusal};
 use serde_json::{Map, Value};
 mod admit;
 pub mod link;
@@ -319,9 +319,9 @@ async fn create_reversal(p: &Protocol, rev: &str, t: &Transfer) -> Result<Create
     let index = &p.config.indices.transactions;
     let (times, now) = (p.time_fields().await?, p.now().await);
     if let Some(c) = times.creation_conflict() {
-        return Err(crate::error::Error::Invalid(format!(
-            "refused before the first write: {c}"
-        )));
+        return Err(Error::WritesRefused(WriteRefusal::BeforeFirstWrite(vec![
+            c.to_string(),
+        ])));
     }
     let doc = plan::source(t, times.creation.stamp(now), times.modification.stamp(now));
     Ok(match p.exec.create(index, rev, &doc).await? {

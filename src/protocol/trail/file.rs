@@ -193,7 +193,7 @@ fn whole(path: &Path, keep: impl Fn(&Record) -> bool) -> Result<Vec<(Record, Che
     let mut out = Vec::with_capacity(records.len());
     for mut r in records {
         let parts = parts.remove(&r.record_id).unwrap_or_default();
-        let checkpointed = super::history::checkpointed(&r, &parts);
+        let checkpointed = Checkpointed::of_record(&r, &parts);
         for part in parts {
             pages::merge(&mut r, part.page);
         }

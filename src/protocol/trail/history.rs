@@ -247,7 +247,7 @@ async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Resu
     let run = record.record_id.clone();
     let parts = parts_of(cluster, index, &run).await?;
     let found = parts.len() as u32;
-    let checkpointed = checkpointed(record, &parts);
+    let checkpointed = Checkpointed::of_record(record, &parts);
     for part in parts {
         merge(record, part.page);
     }
@@ -262,21 +262,6 @@ async fn read_parts(cluster: &Cluster, index: &str, record: &mut Record) -> Resu
         });
     }
     Ok(checkpointed)
-}
-
-/// What the checkpoints among `parts` of `record` say ended: those after
-/// the plan's parts of a record still running (a finished one's parts
-/// after its plan's are its steps).
-pub(super) fn checkpointed(record: &Record, parts: &[Part]) -> Checkpointed {
-    if record.status != RecordStatus::Running {
-        return Checkpointed::default();
-    }
-    Checkpointed::of(
-        parts
-            .iter()
-            .filter(|p| p.part > record.parts)
-            .map(|p| &p.page),
-    )
 }
 
 /// The parts of run `run`, in order, up to the first missing one.

@@ -14,7 +14,7 @@
 //! leaves the run record unfinished; they are read back in order up to the
 //! first missing one, and a completed record says how many there are.
 
-use super::record::{ActOutcome, Record, TrailStep};
+use super::record::{ActOutcome, Record, RecordStatus, TrailStep};
 use crate::protocol::report::Tally;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -272,6 +272,21 @@ impl Checkpointed {
             stopped: self.stopped,
             ..Tally::default()
         }
+    }
+
+    /// What the checkpoints among `parts` of `record` say ended: those after
+    /// the plan's parts of a record still running (a finished one's parts
+    /// after its plan's are its steps).
+    pub(super) fn of_record(record: &Record, parts: &[Part]) -> Checkpointed {
+        if record.status != RecordStatus::Running {
+            return Checkpointed::default();
+        }
+        Checkpointed::of(
+            parts
+                .iter()
+                .filter(|p| p.part > record.parts)
+                .map(|p| &p.page),
+        )
     }
 
     /// The tally of checkpoint `pages` (a transaction whose steps span two
