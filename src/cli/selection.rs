@@ -56,6 +56,10 @@ pub struct SelectionArgs {
     /// each selected transaction would go through, or why it is refused.
     #[arg(long)]
     pub dry_run: bool,
+    /// As --dry-run, and write the plan to FILE (JSON, with the versions of
+    /// the documents it was judged on and its hash) for `estx-tui apply`.
+    #[arg(long, value_name = "FILE")]
+    pub plan_out: Option<PathBuf>,
     /// How to print the outcome (`ndjson`: a line per transaction as it
     /// ends, then a summary line, for scripts).
     #[arg(long, value_enum, conflicts_with = "json")]
@@ -63,6 +67,12 @@ pub struct SelectionArgs {
 }
 
 impl SelectionArgs {
+    /// Whether it only plans (`--dry-run`, `--plan-out`): reads and
+    /// decides, writes nothing to the cluster.
+    pub fn plans_only(&self) -> bool {
+        self.dry_run || self.plan_out.is_some()
+    }
+
     /// Whether any selector is given (a bulk action, not one id).
     pub fn is_bulk(&self) -> bool {
         self.all_stuck

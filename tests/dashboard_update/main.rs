@@ -977,6 +977,7 @@ pub(crate) fn bulk_of(
         items,
         sweep: vec![],
         locks_absent: false,
+        versions: Default::default(),
     })
 }
 

@@ -130,6 +130,7 @@ mod tests {
             interface: Interface::Cli,
             profile: None,
             production: false,
+            approval: None,
             operator: Operator {
                 user: "u".into(),
                 source: OperatorSource::Os,
