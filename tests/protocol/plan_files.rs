@@ -188,12 +188,19 @@ async fn a_plan_from_another_cluster_an_expired_one_and_an_edited_one_are_refuse
         (&edited, "edited"),
     ] {
         let refused = intervene::prepare_apply(&fx.proto, plan, HOUR, runner(), choices()).await;
-        let ok = match (&refused, want) {
-            (Err(NotApplied::Refused(PlanRefusal::OtherCluster { .. })), "another cluster") => true,
-            (Err(NotApplied::Refused(PlanRefusal::Expired { .. })), "expired") => true,
-            (Err(NotApplied::Refused(PlanRefusal::Altered { .. })), "edited") => true,
-            _ => false,
-        };
+        let ok = matches!(
+            (&refused, want),
+            (
+                Err(NotApplied::Refused(PlanRefusal::OtherCluster { .. })),
+                "another cluster"
+            ) | (
+                Err(NotApplied::Refused(PlanRefusal::Expired { .. })),
+                "expired"
+            ) | (
+                Err(NotApplied::Refused(PlanRefusal::Altered { .. })),
+                "edited"
+            )
+        );
         assert!(ok, "{want}: {:?}", refused.map(|a| a.drifted));
     }
     fx.refresh().await;
