@@ -81,6 +81,10 @@ pub struct ProtocolConfig {
     pub job_heartbeat: Duration,
 }
 
+/// How often a running job rewrites its heartbeat, unless configured
+/// (`--job-heartbeat`; what the heartbeat says: `protocol::jobs::life`).
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(10);
+
 impl Default for ProtocolConfig {
     fn default() -> Self {
         ProtocolConfig {
@@ -97,7 +101,7 @@ impl Default for ProtocolConfig {
             production: false,
             approval: ApprovalRule::default(),
             audit_file: None,
-            job_heartbeat: crate::protocol::jobs::HEARTBEAT_EVERY,
+            job_heartbeat: HEARTBEAT_EVERY,
         }
     }
 }
