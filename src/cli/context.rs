@@ -83,6 +83,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
         schema: g.resolved.schema.clone(),
         profile: g.resolved.name.clone(),
         production: g.resolved.production,
+        approval: g.resolved.approval,
         audit_file: g.audit_trail.clone(),
         job_heartbeat: g.job_heartbeat,
         ..ProtocolConfig::default()

@@ -5,7 +5,7 @@
 //! |------|---------|
 //! | 0 | done: the transaction is terminal (by this process or another), or nothing needed doing |
 //! | 1 | refused with nothing written (or a fact about the data: not found, malformed, invalid, audit findings; or the local server `demo` and `--rehearse` start could not be found or started) |
-//! | 2 | usage error (clap's own, options checked after parsing, unusable credentials in the environment) |
+//! | 2 | usage error (clap's own, options checked after parsing, unusable credentials in the environment); `apply`: the plan refused whole (altered, another cluster, expired), or a second operator's approval missing |
 //! | 3 | cluster error: unreachable, authentication, HTTP errors, or a deployment a reader (`audit`, `check`, `doctor`) cannot read as it is; nothing known to have changed |
 //! | 4 | terminal failure (the dashboard could not drive the terminal) |
 //! | 5 | stopped part-way: something was written and the transaction is left for recovery (or a lock it held could not be released) |
@@ -24,6 +24,11 @@ pub const REFUSED: i32 = 1;
 pub const SETUP: i32 = REFUSED;
 /// Usage error (what clap itself uses).
 pub const USAGE: i32 = 2;
+/// A plan refused whole by `apply` (altered, from another cluster or
+/// indices, older than `--max-age`), or an act a profile with
+/// `approval = "second-operator"` refuses (no plan, or the planner's own):
+/// as a usage error, nothing was done.
+pub const REFUSED_WHOLE: i32 = USAGE;
 /// The cluster could not be talked to, or answered with an error.
 pub const CLUSTER: i32 = 3;
 /// The terminal itself failed (not a tty, I/O error).

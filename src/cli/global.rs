@@ -179,6 +179,8 @@ pub struct Resolved {
     pub name: Option<String>,
     /// Whether it is marked `production = true`.
     pub production: bool,
+    /// Who approves its interventions (`approval`).
+    pub approval: crate::protocol::ApprovalRule,
     /// The frame the dashboard draws for it (`label`, `colour`,
     /// `production`), if any.
     pub mark: Option<crate::dashboard::app::ProfileMark>,

@@ -56,6 +56,7 @@ pub async fn run(cli: Cli) -> i32 {
         CliCommand::Show(a) => on_cluster.run(|p| cmd::show::run(p, a)).await,
         CliCommand::Rollback(a) => on_cluster.run(|p| cmd::rollback::run(p, a)).await,
         CliCommand::Recover(a) => on_cluster.run(|p| cmd::recover::run(p, a)).await,
+        CliCommand::Apply(a) => on_cluster.run(|p| cmd::apply::run(p, a)).await,
         CliCommand::Locks(a) => on_cluster.run(|p| cmd::locks::run(p, a)).await,
         CliCommand::ReleaseLock(a) => on_cluster.run(|p| cmd::release_lock::run(p, a)).await,
         CliCommand::Audit(a) => on_cluster.run(|p| cmd::audit::run(p, a)).await,

@@ -20,6 +20,7 @@ use crate::dashboard::look::ThemeName;
 use crate::protocol::locks::LivenessSource;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
+use crate::protocol::ApprovalRule;
 use clap::parser::ValueSource;
 use clap::ArgMatches;
 use serde::Deserialize;
@@ -113,6 +114,11 @@ pub struct Profile {
     /// want a typed confirmation (`--confirm`).
     #[serde(default)]
     pub production: bool,
+    /// Who approves an intervention: `"second-operator"` runs acts only
+    /// from a plan file (`--plan-out`, then `estx-tui apply`) applied by
+    /// another identity than its planner.
+    #[serde(default)]
+    pub approval: ApprovalRule,
     /// The label on the frame the dashboard draws around the whole screen
     /// (`PRODUCTION` for a production profile, else the profile's name).
     pub label: Option<String>,
@@ -427,6 +433,7 @@ fn resolved(name: &str, profile: &Profile) -> Result<Resolved, ProfileError> {
     Ok(Resolved {
         name: Some(name.to_string()),
         production: profile.production,
+        approval: profile.approval,
         mark: mark(name, profile)?,
         password_env: profile.password_env.clone(),
         api_key_env: profile.api_key_env.clone(),

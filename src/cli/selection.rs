@@ -61,8 +61,12 @@ pub struct SelectionArgs {
     /// in-memory osmem-server, run the act there, audit the copy, and print
     /// the counts per outcome, the net balance effect, the audit's result
     /// and the time it took (an estimate). Nothing is written to the cluster.
-    #[arg(long, conflicts_with = "dry_run")]
+    #[arg(long, conflicts_with_all = ["dry_run", "plan_out"])]
     pub rehearse: bool,
+    /// As --dry-run, and write the plan to FILE (JSON, with the versions of
+    /// the documents it was judged on and its hash) for `estx-tui apply`.
+    #[arg(long, value_name = "FILE")]
+    pub plan_out: Option<PathBuf>,
     /// How to print the outcome (`ndjson`: a line per transaction as it
     /// ends, then a summary line, for scripts).
     #[arg(long, value_enum, conflicts_with = "json")]
@@ -70,6 +74,12 @@ pub struct SelectionArgs {
 }
 
 impl SelectionArgs {
+    /// Whether it only plans (`--dry-run`, `--plan-out`): reads and
+    /// decides, writes nothing to the cluster.
+    pub fn plans_only(&self) -> bool {
+        self.dry_run || self.plan_out.is_some()
+    }
+
     /// Whether any selector is given (a bulk action, not one id).
     pub fn is_bulk(&self) -> bool {
         self.all_stuck

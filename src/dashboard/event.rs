@@ -370,6 +370,9 @@ pub enum Event {
     Signal(crate::signals::StopSignal),
     /// The stuck transactions were counted by cause (`c`).
     Grouped(Result<Box<crate::protocol::read::Groups>, Error>),
+    /// A bulk dialog's plan was saved: the file and the plan's hash, or
+    /// why not.
+    PlanSaved(Result<(String, String), String>),
     /// The table was exported: the file and its row count, or why not.
     Exported(Result<(String, usize), String>),
     /// The unfinished bulk jobs were read (the jobs view).
@@ -430,6 +433,8 @@ pub enum IoRequest {
     Audit,
     /// Read the recorded interventions on a transaction (detail pane).
     LoadHistory(String),
+    /// Save a bulk dialog's plan as a plan file (`p`).
+    SavePlan(PlanToSave),
     /// Re-read the marked transactions for a bulk dialog.
     LoadBulkPreview(OnMarks, Vec<String>),
     /// Run confirmed bulk items (as one bulk act, or a few at a time).
@@ -472,3 +477,18 @@ pub struct ResumeConfirmed {
     /// Forced over a job not presumed dead.
     pub forced: bool,
 }
+
+/// A bulk dialog's plan as previewed, to be saved as a plan file
+/// ([`IoRequest::SavePlan`]). Requests compare (tests) by the procedure and
+/// the transactions planned: a plan holds documents, which do not compare.
+#[derive(Debug, Clone)]
+pub struct PlanToSave(pub Box<SelectionPlan>);
+
+impl PartialEq for PlanToSave {
+    fn eq(&self, other: &Self) -> bool {
+        use crate::protocol::intervene::Planned;
+        self.0.procedure == other.0.procedure && self.0.transactions() == other.0.transactions()
+    }
+}
+
+impl Eq for PlanToSave {}

@@ -140,12 +140,41 @@ impl Tasks {
                 }
             }
             IoRequest::Export(table) => super::export::spawn(proto, table, tx),
+            IoRequest::SavePlan(plan) => {
+                tokio::spawn(async move {
+                    let _ = tx.send(Event::PlanSaved(save_plan(&proto, &plan.0).await));
+                });
+            }
         }
     }
 
     fn steer(&self, c: PollControl) {
         let _ = self.poll.send(c);
     }
+}
+
+/// Writes the plan file of a bulk dialog's `plan`
+/// ([`crate::protocol::intervene::plan_file`], what `--plan-out` writes)
+/// under the state directory's `plans/`; the path and the plan's hash.
+async fn save_plan(
+    proto: &Protocol,
+    plan: &crate::protocol::intervene::SelectionPlan,
+) -> Result<(String, String), String> {
+    let file = crate::protocol::intervene::plan_file(proto, plan)
+        .await
+        .map_err(|e| e.to_string())?;
+    let name = file
+        .body
+        .planned_at
+        .format("plan-%Y%m%dT%H%M%SZ.json")
+        .to_string();
+    let path = crate::local_files::state_dir_from_env()
+        .ok_or("no state directory (set HOME)")?
+        .join("plans");
+    crate::local_files::private_dir(&path).map_err(|e| e.to_string())?;
+    let path = path.join(name);
+    std::fs::write(&path, file.to_text()).map_err(|e| e.to_string())?;
+    Ok((path.display().to_string(), file.hash))
 }
 
 /// Previews the dialog's act: the protocol's plan with the documents it

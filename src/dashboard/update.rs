@@ -98,6 +98,16 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             app.push_log(LogLevel::Updated, format!("exported {n} row(s) to {path}"));
             vec![]
         }
+        Event::PlanSaved(Ok((path, hash))) => {
+            let text =
+                format!("plan saved to {path} ({hash}): estx-tui apply {path} --reason TEXT");
+            app.push_log(LogLevel::Updated, text);
+            vec![]
+        }
+        Event::PlanSaved(Err(e)) => {
+            app.push_log(LogLevel::Error, format!("cannot save the plan: {e}"));
+            vec![]
+        }
         Event::Exported(Err(e)) => {
             app.push_log(LogLevel::Error, format!("export failed: {e}"));
             vec![]

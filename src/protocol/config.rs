@@ -69,6 +69,10 @@ pub struct ProtocolConfig {
     /// want a typed confirmation ([`crate::protocol::intervene::Guard`]),
     /// and its audit records say so.
     pub production: bool,
+    /// Who may approve an intervention (a profile's `approval`):
+    /// with [`ApprovalRule::SecondOperator`], only a plan file applied by
+    /// another operator than its planner runs.
+    pub approval: ApprovalRule,
     /// Record interventions in this local file instead of the audit index
     /// (`--audit-trail file:PATH`, `trail::file`).
     pub audit_file: Option<std::path::PathBuf>,
@@ -95,8 +99,22 @@ impl Default for ProtocolConfig {
             schema: Schema::default(),
             profile: None,
             production: false,
+            approval: ApprovalRule::default(),
             audit_file: None,
             job_heartbeat: HEARTBEAT_EVERY,
         }
     }
+}
+
+/// Who approves an intervention (a profile's `approval` key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ApprovalRule {
+    /// The operator who runs it (the default).
+    #[default]
+    Operator,
+    /// Another operator: interventions run only from a plan file
+    /// (`--plan-out`, then `estx-tui apply`), and `apply` by the planner's
+    /// own identity is refused.
+    SecondOperator,
 }

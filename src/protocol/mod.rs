@@ -59,7 +59,7 @@ pub mod trail;
 pub mod transaction;
 pub mod views;
 
-pub use config::{Indices, ProtocolConfig, RetryPolicy};
+pub use config::{ApprovalRule, Indices, ProtocolConfig, RetryPolicy};
 pub use create::NewTransfer;
 pub use handle::Protocol;
 pub use report::{ProcedureReport, ReachedBy, StepObserver, StepReport, StepResult, Verdict};

@@ -12,6 +12,7 @@ use super::steps::{account_step, next_after, plan, Next, Procedure, ProcedureRef
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::Result;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// An account as it concerns one transaction.
@@ -51,6 +52,29 @@ pub struct Preview {
     pub balance_change: (i64, i64),
     /// Where the run would end if nobody else interferes.
     pub ends_in: Option<TxnState>,
+}
+
+/// Which kind of document a [`DocVersion`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocKind {
+    /// A transaction document.
+    Transaction,
+    /// An account document.
+    Account,
+}
+
+/// A document a judgement was made on, with the `(_seq_no, _primary_term)`
+/// it was read at (`None`: it did not exist): what a plan file binds its
+/// approval to, so `apply` can tell a document that changed since.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocVersion {
+    /// Its kind (the index it lives in).
+    pub kind: DocKind,
+    /// Its id.
+    pub id: String,
+    /// `(_seq_no, _primary_term)` as read; `None` when missing.
+    pub version: Option<(i64, i64)>,
 }
 
 /// A transaction with everything an operator needs to decide.

@@ -431,6 +431,7 @@ mod jobs_list;
 mod locks;
 mod no_locks;
 mod packaging;
+mod plan_files;
 mod procedures;
 mod profile;
 mod receipts;

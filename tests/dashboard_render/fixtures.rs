@@ -430,6 +430,7 @@ pub(crate) fn job(
         tool_version: "0".into(),
         profile: Some("prod-eu".into()),
         production: true,
+        approval: None,
     }
 }
 
@@ -474,5 +475,6 @@ pub(crate) fn bulk_of(
         items,
         sweep: vec![],
         locks_absent: false,
+        versions: Default::default(),
     })
 }

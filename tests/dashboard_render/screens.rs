@@ -265,6 +265,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         tool_version: "0".into(),
         profile: None,
         production: false,
+        approval: None,
     };
     a.reads.history = estx::dashboard::load::Load::Loaded((
         "t-pend-1".into(),

@@ -250,3 +250,29 @@ fn e_exports_the_table_as_of_the_snapshot_and_logs_where() {
         .text
         .starts_with("export failed: /ro"));
 }
+
+/// `p` in the bulk dialog asks to save the plan it shows (once it
+/// arrived) as a plan file for `estx-tui apply`; the log names the file.
+#[test]
+fn the_bulk_dialog_saves_its_plan_to_a_file() {
+    let mut app = app(false);
+    update(&mut app, key('*'));
+    update(&mut app, key('R'));
+    assert!(update(&mut app, key('p')).is_empty(), "no plan yet");
+    bulk_loaded(&mut app, ROLLBACK);
+    let cmds = update(&mut app, key('p'));
+    let [IoRequest::SavePlan(plan)] = cmds.as_slice() else {
+        panic!("{cmds:?}")
+    };
+    assert_eq!(plan.0.items.len(), 3);
+    assert!(app.overlays.dialog().is_some(), "the dialog stays open");
+    update(
+        &mut app,
+        Event::PlanSaved(Ok(("/tmp/p.json".into(), "sha256:ab".into()))),
+    );
+    let last = &app.log.back().unwrap().text;
+    assert!(
+        last.contains("plan saved to /tmp/p.json (sha256:ab)"),
+        "{last}"
+    );
+}

@@ -46,6 +46,7 @@ pub(crate) fn job(id: &str) -> Record {
         tool_version: "0".into(),
         profile: None,
         production: false,
+        approval: None,
     }
 }
 

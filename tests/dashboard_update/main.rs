@@ -1052,6 +1052,7 @@ pub(crate) fn bulk_of(
         items,
         sweep: vec![],
         locks_absent: false,
+        versions: Default::default(),
     })
 }
 

@@ -24,6 +24,7 @@ mod lost_responses;
 mod malformed;
 mod mapped_times;
 mod mapped_values;
+mod plan_files;
 mod poll_requests;
 mod procedures;
 mod receipts;

@@ -78,9 +78,10 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
         let job = req.select.ids_job();
         return super::rehearse::run(&p, i, format, &what, job).await;
     }
-    if req.select.dry_run {
+    if req.select.plans_only() {
         let summary = req.job.summary.then(|| req.job.left_to.clone());
-        return match dry_run::plan_and_print(&p, &i, format, &what, summary).await {
+        let plan_out = req.select.plan_out.as_deref();
+        return match dry_run::plan_and_print(&p, &i, format, &what, summary, plan_out).await {
             Ok(code) => code,
             Err(e) => failed(&e, machine),
         };
@@ -107,7 +108,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
             )),
         }
     }
-    execute(p, req, started, format, &what).await
+    execute(p, req, started, format, &what, Vec::new()).await
 }
 
 /// `--resume RUN_ID`: continues the unfinished bulk run from its record
@@ -131,20 +132,23 @@ pub async fn resume(p: Protocol, req: Request<'_>, run: &str) -> i32 {
         ));
     }
     let what = format!("the unfinished run {run}");
-    execute(p, req, started, format, &what).await
+    execute(p, req, started, format, &what, Vec::new()).await
 }
 
 /// Runs a started bulk act as a job: says what runs and its id, runs it
 /// paced (`--max-rate`, and slower when the cluster throttles), showing its
 /// progress; SIGINT/SIGTERM stop new transactions from starting and a
 /// running batch before its next write. Prints the outcome in `format`, and
-/// writes the transactions left by a stop to a file.
-async fn execute(
+/// writes the transactions left by a stop to a file. `refused` are rows
+/// refused before the run (an `apply`'s drifted items), printed and
+/// counted with those the selection left out.
+pub async fn execute(
     p: Protocol,
     req: Request<'_>,
     started: Started<BulkAct>,
     format: OutcomeFormat,
     what: &str,
+    refused: Vec<LeftOutRow>,
 ) -> i32 {
     let machine = format != OutcomeFormat::Text;
     let act = started.intervention().act.clone();
@@ -154,6 +158,7 @@ async fn execute(
         .left_out
         .iter()
         .map(|l| LeftOutRow::new(&l.txn, &l.why))
+        .chain(refused)
         .collect();
     for l in &left_out {
         match format {

@@ -13,13 +13,13 @@ use crate::cli::output::bulk::{
 use crate::cli::output::{err, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    BulkAct, Intervention, ItemPlan, PlanStep, Previewed, SelectionPlan, StepEffect, StepTarget,
-    TxnPlan, Verdicts, Would, SWEEP_STEP,
+    self, BulkAct, Intervention, ItemPlan, PlanStep, Previewed, SelectionPlan, StepEffect,
+    StepTarget, TxnPlan, Verdicts, Would, SWEEP_STEP,
 };
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
 use crate::protocol::{Procedure, Protocol};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Plans the bulk act `i` as previewed ([`Intervention::preview`]: its
 /// selection resolved, each selected transaction re-read and planned, the
@@ -32,9 +32,30 @@ pub async fn plan_and_print(
     format: OutcomeFormat,
     what: &str,
     summary: Option<Option<PathBuf>>,
+    plan_out: Option<&Path>,
 ) -> crate::error::Result<i32> {
     let preview = i.preview(p).await?;
+    if let Some(path) = plan_out {
+        write_plan(p, &preview.plan, path).await?;
+    }
     Ok(print_plans(p, &preview, format, what, summary))
+}
+
+/// Writes the plan file of the previewed `plan` to `path`
+/// ([`intervene::plan_file`]) and says so on stderr.
+async fn write_plan(p: &Protocol, plan: &SelectionPlan, path: &Path) -> crate::error::Result<()> {
+    let file = intervene::plan_file(p, plan).await?;
+    std::fs::write(path, file.to_text()).map_err(|e| {
+        crate::error::Error::Invalid(format!("cannot write the plan to {}: {e}", path.display()))
+    })?;
+    err(format_args!(
+        "plan written to {} ({}, {} to run); apply it with `estx-tui apply {} --reason TEXT`",
+        path.display(),
+        file.hash,
+        plural(file.body.runs().count(), "transaction"),
+        path.display()
+    ));
+    Ok(())
 }
 
 /// Prints the previewed plan of its procedure over its selection; returns

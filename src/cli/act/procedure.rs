@@ -24,7 +24,7 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     let Some(id) = req.id.filter(|_| !req.select.is_bulk()) else {
         return bulk::run(p, req).await;
     };
-    if req.select.dry_run || req.select.rehearse {
+    if req.select.plans_only() || req.select.rehearse {
         return dry_run_one(p, req, id).await;
     }
     match req.procedure {
@@ -75,7 +75,8 @@ async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
     }
     let i = Intervention::new(act, Choices::new(Interface::Cli, None));
     let summary = req.job.summary.then(|| req.job.left_to.clone());
-    match dry_run::plan_and_print(&p, &i, req.format(), id, summary).await {
+    let plan_out = req.select.plan_out.as_deref();
+    match dry_run::plan_and_print(&p, &i, req.format(), id, summary, plan_out).await {
         Ok(code) => code,
         Err(e) => fail(&e),
     }

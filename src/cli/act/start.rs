@@ -4,7 +4,7 @@
 //! [`start`], then run the act and pass its [`Done`] to [`recorded`]; a
 //! refusal here means nothing was written at all.
 
-use crate::cli::exit::{REFUSED, USAGE};
+use crate::cli::exit::{REFUSED, REFUSED_WHOLE, USAGE};
 use crate::cli::output::{err, fail};
 use crate::protocol::intervene::{
     self, Act, ActRefusal, Choices, Done, Intervention, NotStarted, Report, Started,
@@ -71,6 +71,10 @@ pub fn not_started_code(n: &NotStarted) -> i32 {
                 g.profile
             ));
             USAGE
+        }
+        NotStarted::Refused(r @ (ActRefusal::NeedsPlan(_) | ActRefusal::OwnPlan { .. })) => {
+            err(format_args!("refused: {r}; nothing was done"));
+            REFUSED_WHOLE
         }
         NotStarted::Refused(r) => {
             err(format_args!("refused: {r}; nothing was done"));

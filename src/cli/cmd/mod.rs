@@ -5,6 +5,7 @@
 //! RESOURCE` / `--txn ID`), an argument group in its `Args` makes exactly one
 //! of them required.
 
+pub mod apply;
 pub mod audit;
 pub mod bundle;
 pub mod check;
@@ -56,6 +57,12 @@ pub enum CliCommand {
 
     /// Move a stuck transaction forward (or every stuck one with --all-stuck).
     Recover(recover::Args),
+
+    /// Run a plan file written by `rollback`/`recover --plan-out`: exactly
+    /// its items, each only if its documents are still at the planned
+    /// versions (else refused as drifted); refused whole when altered,
+    /// from another cluster, or older than --max-age.
+    Apply(apply::Args),
 
     /// List the locks with their owners and whether they are stale.
     Locks(locks::Args),
@@ -123,10 +130,11 @@ impl CliCommand {
             | CliCommand::Transfer(_)
             | CliCommand::ReleaseLock(_)
             | CliCommand::Reverse(_) => true,
-            // A dry run reads and decides only; a rehearsal writes to its
-            // own local copy only.
-            CliCommand::Rollback(a) => !a.select.dry_run && !a.select.rehearse,
-            CliCommand::Recover(a) => !a.select.dry_run && !a.select.rehearse,
+            // A dry run (and a plan written to a file) reads and decides
+            // only; a rehearsal writes to its own local copy only.
+            CliCommand::Rollback(a) => !a.select.plans_only() && !a.select.rehearse,
+            CliCommand::Recover(a) => !a.select.plans_only() && !a.select.rehearse,
+            CliCommand::Apply(_) => true,
             CliCommand::Audit(a) => a.repair,
             _ => false,
         }

@@ -119,6 +119,8 @@ pub enum DialogOp {
     ScrollDown,
     /// Scroll the dialog's text back.
     ScrollUp,
+    /// Save a bulk dialog's plan to a file (for `estx-tui apply`).
+    SavePlan,
 }
 
 /// An action as the config file names it.
@@ -182,6 +184,7 @@ impl Named for DialogOp {
             DialogOp::Press => "press",
             DialogOp::ScrollDown => "scroll_down",
             DialogOp::ScrollUp => "scroll_up",
+            DialogOp::SavePlan => "save_plan",
         }
     }
 }
@@ -584,6 +587,14 @@ pub const DIALOG: &[Binding<DialogOp>] = &[
         "↑ k",
         "scroll back",
         None,
+        Act,
+    ),
+    b(
+        DialogOp::SavePlan,
+        &[KeyCode::Char('p')],
+        "p",
+        "save the bulk plan to a file",
+        Some((1, "save plan")),
         Act,
     ),
 ];

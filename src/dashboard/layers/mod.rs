@@ -315,6 +315,7 @@ impl Overlay {
                 .dialog
                 .iter()
                 .filter(|b| b.op != DialogOp::Force || d.needs_force())
+                .filter(|b| b.op != DialogOp::SavePlan || d.selection_plan().is_some())
                 .filter_map(|b| b.bar.map(|(p, w)| (p, b.label.to_string(), w.to_string())))
                 .collect(),
             Overlay::Help(_) => help::Help::hints(keys),

@@ -14,8 +14,9 @@ use crate::error::Result;
 use crate::protocol::jobs::OwnWrites;
 use crate::protocol::report::Tally;
 use crate::protocol::trail::receipts::Verification;
-use crate::protocol::trail::{ActionKind, Ending, Interface, RecordId, Trail};
+use crate::protocol::trail::{ActionKind, Ending, Interface, Operator, RecordId, Trail};
 use crate::protocol::Protocol;
+use chrono::{DateTime, Utc};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -33,6 +34,23 @@ pub struct Choices {
     /// What the operator typed to confirm it (a production profile's
     /// [`super::Guard`]: the count or the profile's name).
     pub confirmed: Option<String>,
+    /// The plan file it runs (`apply`), which its record names.
+    pub plan: Option<FromPlan>,
+}
+
+/// The plan file an act runs (`estx-tui apply`): what its record names
+/// beside the approver, and what a profile with
+/// `approval = "second-operator"` checks (the planner is not the approver).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FromPlan {
+    /// The plan's hash.
+    pub hash: String,
+    /// Who made it.
+    pub planner: Operator,
+    /// When (the cluster's time).
+    pub planned_at: DateTime<Utc>,
+    /// Its items refused as drifted (not run).
+    pub drifted: Vec<String>,
 }
 
 impl Choices {
@@ -43,6 +61,7 @@ impl Choices {
             reason,
             interface,
             confirmed: None,
+            plan: None,
         }
     }
 

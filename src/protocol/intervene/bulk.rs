@@ -10,7 +10,9 @@ use crate::error::Result;
 use crate::protocol::batch::BatchOptions;
 use crate::protocol::locks::LockView;
 use crate::protocol::trail::ActionKind;
+use crate::protocol::views::DocVersion;
 use crate::protocol::{Procedure, Protocol};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -128,6 +130,10 @@ pub struct SelectionPlan {
     /// ([`crate::protocol::read::Target::Absent`]): no lock is released
     /// and the sweep has nothing to do, which the preview says.
     pub locks_absent: bool,
+    /// Previewed: each item's transaction and accounts with the version
+    /// they were judged at, by transaction id (what a plan file binds its
+    /// approval to, [`super::PlanFile`]).
+    pub versions: BTreeMap<String, Vec<DocVersion>>,
 }
 
 impl Planned for SelectionPlan {

@@ -33,17 +33,18 @@ impl BulkAct {
         p.sync_clock().await;
         let ids = plan.transactions();
         let details: Vec<_> = futures::stream::iter(ids)
-            .map(|id| async move { (id.clone(), p.transaction_detail(&id).await) })
+            .map(|id| async move { (id.clone(), p.transaction_detail_versioned(&id).await) })
             .buffered(READ_CONCURRENCY)
             .collect()
             .await;
         let mut gone = Vec::new();
         for (id, detail) in details {
             match detail? {
-                Some(d) => {
+                Some((d, versions)) => {
                     let checked = unforced_checks(p, &d.txn);
                     plan.items
                         .push(TxnPlan::on_transaction(self.procedure, d, checked));
+                    plan.versions.insert(id, versions);
                 }
                 None => gone.push(id),
             }

@@ -17,7 +17,7 @@ use crate::protocol::trail::pages::EndedAs;
 use crate::protocol::trail::{ActOutcome, TrailStep};
 use crate::protocol::{ProcedureRefusal, ProcedureReport, Protocol, RunLimits, Verdict};
 use chrono::{DateTime, Utc};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use tokio::sync::{mpsc, oneshot};
 
 impl BulkAct {
@@ -32,6 +32,7 @@ impl BulkAct {
             items: Vec::new(),
             sweep: Vec::new(),
             locks_absent: false,
+            versions: BTreeMap::new(),
         })
     }
 }

@@ -37,6 +37,8 @@ mod bulk_run;
 mod done;
 mod guard;
 mod plan;
+mod plan_apply;
+mod plan_file;
 mod refusal;
 mod rehearse;
 mod reverse_plan;
@@ -44,7 +46,9 @@ mod run;
 pub(crate) mod selection;
 
 pub use crate::protocol::report::Tally;
-pub use act::{reason_missing, Act, Choices, Intervention, Resumed, Runs, Started, Subject};
+pub use act::{
+    reason_missing, Act, Choices, FromPlan, Intervention, Resumed, Runs, Started, Subject,
+};
 pub use acts::{
     AnyAct, AnyPlan, AuditPlan, AuditRepair, JudgedOn, LockPlan, LocksOfActPlan, Recover,
     ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse, Rollback, Transfer, TransferPlan,
@@ -59,6 +63,11 @@ pub use guard::Guard;
 pub use plan::{
     LocksOfPlan, PlanStep, Planned, Previewed, ProcedurePlan, StepEffect, StepTarget, TxnPlan,
     SWEEP_STEP,
+};
+pub use plan_apply::{cluster_uuid, plan_file, prepare_apply, Applying, NotApplied};
+pub use plan_file::{
+    Current, Drift, Found, PlanBody, PlanFile, PlanHere, PlanIndices, PlanItem, PlanLeftOut,
+    PlanOrigin, PlanRefusal, PlannedAs, PlannedProcedure, PLAN_FORMAT,
 };
 pub use refusal::{ActRefusal, ReadOnlyBy, RefusalKind};
 pub use rehearse::{

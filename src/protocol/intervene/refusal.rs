@@ -11,7 +11,7 @@ use crate::protocol::jobs::JobLife;
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::ReverseRefusal;
 use crate::protocol::steps::ProcedureRefusal;
-use crate::protocol::trail::ActionKind;
+use crate::protocol::trail::{ActionKind, Operator};
 use std::fmt;
 
 /// Why an act will not run.
@@ -48,6 +48,17 @@ pub enum ActRefusal {
     /// A production profile's bulk or forced act was not confirmed by
     /// typing what its guard asks.
     Unconfirmed(super::Guard),
+    /// The profile wants a second operator's approval and the act runs
+    /// without a plan file (`estx-tui apply`).
+    NeedsPlan(String),
+    /// The profile wants a second operator's approval and the plan's
+    /// planner is the operator applying it.
+    OwnPlan {
+        /// The profile.
+        profile: String,
+        /// Who planned (and now applies) it.
+        planner: Operator,
+    },
     /// The job to resume is not presumed dead: its heartbeat is recent, or
     /// its record carries none (`jobs::job_life`).
     JobNotDead {
@@ -218,6 +229,16 @@ impl fmt::Display for ActRefusal {
             }
             ActRefusal::NoSuchTransaction(id) => write!(f, "transaction `{id}` no longer exists"),
             ActRefusal::Unconfirmed(g) => write!(f, "{g}"),
+            ActRefusal::NeedsPlan(profile) => write!(
+                f,
+                "profile `{profile}` wants a second operator's approval: write the plan with \
+                 --plan-out FILE, and have another operator run `estx-tui apply FILE`"
+            ),
+            ActRefusal::OwnPlan { profile, planner } => write!(
+                f,
+                "profile `{profile}` wants a second operator's approval: this plan was made by \
+                 {planner}, who may not apply it"
+            ),
             ActRefusal::Reverse(ReverseRefusal::Protocol(_)) => {
                 f.write_str(&self.explain("--force"))
             }

@@ -8,8 +8,8 @@ use super::done::Done;
 use super::{ActRefusal, BulkAct, Guard, Planned, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
-use crate::protocol::trail::{ActionKind, RecordDraft, RecordId, Trail};
-use crate::protocol::{Procedure, Protocol};
+use crate::protocol::trail::{ActionKind, Approval, Operator, RecordDraft, RecordId, Trail};
+use crate::protocol::{ApprovalRule, Procedure, Protocol};
 use std::fmt;
 use std::sync::Arc;
 
@@ -46,7 +46,7 @@ pub async fn job_reason(p: &Protocol, run: &str) -> Result<Option<String>, NotSt
 }
 
 /// Opens the trail, refusing when the audit index is missing.
-async fn open_trail(p: &Protocol) -> Result<Trail, NotStarted> {
+pub(super) async fn open_trail(p: &Protocol) -> Result<Trail, NotStarted> {
     match Trail::open(p).await {
         Ok(t) => Ok(t),
         Err(Error::IndexMissing(index)) => {
@@ -68,11 +68,19 @@ pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A
         return Err(NotStarted::Refused(r));
     }
     let trail = open_trail(p).await?;
+    approved(p, &i, trail.operator())?;
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
     guarded(p, &i, &plan)?;
     let mut draft = draft(&plan, &i);
     draft.profile = p.config().profile.clone();
     draft.production = p.config().production;
+    draft.approval = i.choices.plan.as_ref().map(|f| Approval {
+        plan_hash: f.hash.clone(),
+        planner: f.planner.clone(),
+        approver: trail.operator().clone(),
+        planned_at: f.planned_at,
+        drifted: f.drifted.clone(),
+    });
     let (record, parts) = trail.begin_run(&draft).await.map_err(NotStarted::Record)?;
     tracing::info!(record = %record, action = %i.action(), operator = %trail.operator(), "audit record written");
     Ok(Started {
@@ -182,6 +190,30 @@ pub fn draft<A: Act>(plan: &impl Planned, i: &Intervention<A>) -> RecordDraft {
     d.bulk = i.is_bulk();
     d.plan = plan.labels();
     d
+}
+
+/// Refuses, on a profile with `approval = "second-operator"`, an act that
+/// runs without a plan file, and one whose plan `operator` made himself.
+pub(super) fn approved<A: Act>(
+    p: &Protocol,
+    i: &Intervention<A>,
+    operator: &Operator,
+) -> Result<(), NotStarted> {
+    let c = p.config();
+    if c.approval != ApprovalRule::SecondOperator {
+        return Ok(());
+    }
+    let profile = c.profile.clone().unwrap_or_default();
+    match &i.choices.plan {
+        None => Err(NotStarted::Refused(ActRefusal::NeedsPlan(profile))),
+        Some(f) if f.planner.same_identity(operator) => {
+            Err(NotStarted::Refused(ActRefusal::OwnPlan {
+                profile,
+                planner: f.planner.clone(),
+            }))
+        }
+        Some(_) => Ok(()),
+    }
 }
 
 /// Refuses a bulk or forced act on a production profile that was not

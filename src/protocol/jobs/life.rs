@@ -125,6 +125,7 @@ mod tests {
             interface: Interface::Cli,
             profile: None,
             production: false,
+            approval: None,
             operator: Operator {
                 user: "u".into(),
                 source: OperatorSource::Os,

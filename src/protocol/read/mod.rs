@@ -85,6 +85,7 @@ use crate::protocol::views::locks_of;
 use crate::protocol::views::preview;
 use crate::protocol::views::AccountView;
 use crate::protocol::views::TransactionDetail;
+use crate::protocol::views::{DocKind, DocVersion};
 use doctor::security::security;
 use elasticsearch::http::Method;
 use poll::{AttentionCounts, DEFAULT_CAP};
@@ -406,15 +407,35 @@ impl Protocol {
 
     /// Reads a transaction, its two accounts and its locks (realtime).
     pub async fn transaction_detail(&self, id: &str) -> Result<Option<TransactionDetail>> {
-        let Some((txn, _)) = self.read_transaction(id).await? else {
+        Ok(self.transaction_detail_versioned(id).await?.map(|(d, _)| d))
+    }
+
+    /// [`Protocol::transaction_detail`], with the version each of its
+    /// transaction and account documents was read at (what a plan file
+    /// binds its approval to).
+    pub async fn transaction_detail_versioned(
+        &self,
+        id: &str,
+    ) -> Result<Option<(TransactionDetail, Vec<DocVersion>)>> {
+        let Some((txn, doc)) = self.read_transaction(id).await? else {
             return Ok(None);
         };
+        let mut versions = vec![DocVersion {
+            kind: DocKind::Transaction,
+            id: id.to_string(),
+            version: Some((doc.seq_no, doc.primary_term)),
+        }];
         let mut accounts = Vec::new();
         for acct in [&txn.src, &txn.dest].into_iter().flatten() {
             let doc = self
                 .cluster()
                 .get(&self.config.indices.accounts, acct)
                 .await?;
+            versions.push(DocVersion {
+                kind: DocKind::Account,
+                id: acct.clone(),
+                version: doc.as_ref().map(|d| (d.seq_no, d.primary_term)),
+            });
             accounts.push(match doc {
                 None => AccountView {
                     id: acct.clone(),
@@ -451,14 +472,15 @@ impl Protocol {
             .iter()
             .find(|s| matches!(s.outcome, StepOutcome::Updated(_)))
             .map(|s| s.step);
-        Ok(Some(TransactionDetail {
+        let detail = TransactionDetail {
             txn,
             accounts,
             locks,
             next_step,
             recover,
             rollback,
-        }))
+        };
+        Ok(Some((detail, versions)))
     }
 
     /// The stuck transactions grouped by cause (see the module).

@@ -96,14 +96,7 @@ impl Trail {
         // The records' times are the cluster's ([`Trail::now`]): asked of
         // it unless asked in the last minute.
         p.sync_clock().await;
-        let operator = match cluster.authenticated_user().await? {
-            Some(user) => Operator {
-                user,
-                source: OperatorSource::Cluster,
-                host: host_name(),
-            },
-            None => os_operator(),
-        };
+        let operator = operator_of(&cluster).await?;
         Ok(Trail {
             exec: p.exec.clone(),
             index,
@@ -169,6 +162,7 @@ impl Trail {
             interface: i.interface,
             profile: i.profile.clone(),
             production: i.production,
+            approval: i.approval.clone(),
             operator: self.operator.clone(),
             plan: first.plan,
             status: RecordStatus::Running,
@@ -540,6 +534,19 @@ fn to_map<T: Serialize>(doc: &T) -> Result<Map<String, Value>> {
         Ok(_) => Err(Error::Invalid("audit record is not an object".into())),
         Err(e) => Err(Error::Invalid(format!("audit record: {e}"))),
     }
+}
+
+/// Who the records name as the operator on `cluster`: the user it
+/// authenticated us as, else the OS user (also a plan file's planner).
+pub async fn operator_of(cluster: &crate::cluster::Cluster) -> Result<Operator> {
+    Ok(match cluster.authenticated_user().await? {
+        Some(user) => Operator {
+            user,
+            source: OperatorSource::Cluster,
+            host: host_name(),
+        },
+        None => os_operator(),
+    })
 }
 
 /// The OS user and host, for clusters without security.

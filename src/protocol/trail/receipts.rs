@@ -469,6 +469,7 @@ mod tests {
             interface: Interface::Cli,
             profile: None,
             production: false,
+            approval: None,
             operator: Operator {
                 user: "op".into(),
                 source: OperatorSource::Os,

@@ -82,6 +82,15 @@ pub struct Operator {
     pub host: String,
 }
 
+impl Operator {
+    /// Whether `other` is the same identity: the same user from the same
+    /// source (the host aside: one person may plan on one machine and
+    /// apply on another).
+    pub fn same_identity(&self, other: &Operator) -> bool {
+        self.user == other.user && self.source == other.source
+    }
+}
+
 impl fmt::Display for Operator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let via = match self.source {
@@ -117,6 +126,27 @@ pub struct RecordDraft {
     pub profile: Option<String>,
     /// Whether that profile is marked production.
     pub production: bool,
+    /// The plan file it ran (`apply`): its hash, who planned and who approved it.
+    pub approval: Option<Approval>,
+}
+
+/// What a record of `estx-tui apply` says of the plan file it ran: the
+/// plan's hash, who planned it and who approved it (the operator who ran
+/// `apply`), when it was planned, and the items refused as drifted (their
+/// documents changed since the plan was made).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    /// The plan's hash (`sha256:...`).
+    pub plan_hash: String,
+    /// Who made the plan (`--plan-out`).
+    pub planner: Operator,
+    /// Who ran it (`apply`).
+    pub approver: Operator,
+    /// When it was planned (the cluster's time).
+    pub planned_at: DateTime<Utc>,
+    /// The plan's transactions refused as drifted, not run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drifted: Vec<String>,
 }
 
 impl RecordDraft {
@@ -133,6 +163,7 @@ impl RecordDraft {
             interface,
             profile: None,
             production: false,
+            approval: None,
         }
     }
 
@@ -299,6 +330,10 @@ pub struct Record {
     /// Whether that profile is marked `production = true`.
     #[serde(default)]
     pub production: bool,
+    /// The plan file it ran (`apply`): its hash, planner and approver
+    /// (records of acts run without a plan have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Approval>,
     /// Who.
     pub operator: Operator,
     /// Step labels as previewed.

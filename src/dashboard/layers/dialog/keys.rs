@@ -5,7 +5,7 @@
 //! what the dialog showed, so it can check it is still the same.
 
 use super::{Dialog, RunChoice};
-use crate::dashboard::event::{Expected, ResumeConfirmed, Run};
+use crate::dashboard::event::{Expected, IoRequest, PlanToSave, ResumeConfirmed, Run};
 use crate::dashboard::keymap::{DialogOp, Op};
 use crate::dashboard::layers::{Context, Effect, Outcome};
 use crate::dashboard::log::LogLevel;
@@ -58,6 +58,12 @@ impl Dialog {
                 self.scroll = self.scroll.saturating_sub(1);
                 Outcome::stay()
             }
+            Some(DialogOp::SavePlan) => match self.selection_plan() {
+                Some(plan) => Outcome::with(Effect::Io(IoRequest::SavePlan(PlanToSave(Box::new(
+                    plan.clone(),
+                ))))),
+                None => Outcome::stay(),
+            },
             None => Outcome::stay(),
         }
     }

@@ -145,6 +145,15 @@ impl Dialog {
         }
     }
 
+    /// A bulk dialog's plan as previewed, once it arrived: what `p`
+    /// saves as a plan file.
+    pub fn selection_plan(&self) -> Option<&crate::protocol::intervene::SelectionPlan> {
+        match self.bulk()?.preview.value()? {
+            Marked::Bulk(plan) => Some(plan),
+            Marked::LocksOf { .. } => None,
+        }
+    }
+
     /// [`Dialog::bulk`], to keep its re-read in.
     pub fn bulk_mut(&mut self) -> Option<&mut Bulk> {
         match &mut self.pending {

@@ -1,0 +1,271 @@
+//! Plan files (issue 31 item 1) through the library: a recovery planned
+//! over 1,000 transactions, 10 of which the application writes before the
+//! plan is applied, runs exactly the 990 others and refuses the 10 as
+//! drifted, money conserved; a plan from another cluster, an expired one
+//! and an edited one are refused whole with nothing written; and with
+//! `approval = "second-operator"` the planner's own apply is refused and
+//! another operator's runs, its record naming both.
+
+use crate::fixture::Fx;
+use estx::protocol::batch::BatchOptions;
+use estx::protocol::intervene::{
+    self, ActRefusal, BulkAct, Choices, Found, Intervention, NotApplied, NotStarted, PlanFile,
+    PlanRefusal, Recover, Runner, Selection,
+};
+use estx::protocol::trail::{Interface, Record};
+use estx::protocol::{ApprovalRule, Procedure, Protocol, TxnState};
+use std::collections::HashMap;
+use std::time::Duration;
+
+const HOUR: Duration = Duration::from_secs(3600);
+
+/// Every transfer of `ids` is 100 between its own two accounts of 500.
+fn seeded_total(ids: &[String]) -> i64 {
+    1_000 * ids.len() as i64
+}
+
+/// `n` transfers stopped after the source's debit, 90 minutes ago.
+async fn half_applied(fx: &Fx, n: usize) -> Vec<String> {
+    fx.proto.ensure_indices().await.unwrap();
+    let ids = fx.kit().seed_half_applied("pf", n).await;
+    fx.refresh().await;
+    ids
+}
+
+/// The recovery of exactly `ids`, planned as `--plan-out` plans it.
+async fn planned(p: &Protocol, ids: &[String]) -> PlanFile {
+    let act = BulkAct {
+        procedure: Procedure::Recover,
+        selection: Selection {
+            ids: Some(ids.to_vec()),
+            ..Selection::default()
+        },
+        ids_source: None,
+        allow_partial: false,
+        runner: Runner::Batched(BatchOptions::default()),
+    };
+    let preview = Intervention::new(act, Choices::new(Interface::Cli, None))
+        .preview(p)
+        .await
+        .unwrap();
+    intervene::plan_file(p, &preview.plan).await.unwrap()
+}
+
+fn choices() -> Choices {
+    Choices::new(Interface::Cli, Some("INC-31 reviewed plan".into()))
+}
+
+fn runner() -> Runner {
+    Runner::Batched(BatchOptions::default())
+}
+
+/// The sum of balances with the transfers in flight completed (the
+/// audit's reckoning) is what was seeded.
+async fn assert_conserved(fx: &Fx, expected: i64) {
+    fx.refresh().await;
+    let audit = fx.proto.audit(Some(expected), false).await.unwrap();
+    assert_eq!(
+        audit.total_balance - audit.in_flight_delta,
+        expected,
+        "total not conserved: {audit:#?}"
+    );
+}
+
+/// Each transaction's and account's `(_seq_no, _primary_term)` now.
+async fn versions(fx: &Fx, ids: &[String]) -> HashMap<String, Option<(i64, i64)>> {
+    let mut out = HashMap::new();
+    let accounts: Vec<String> = ids
+        .iter()
+        .flat_map(|id| {
+            let i = id.trim_start_matches("pf-");
+            [format!("pf-src-{i}"), format!("pf-dst-{i}")]
+        })
+        .collect();
+    for (index, ids) in [
+        (&fx.ix.transactions, ids.to_vec()),
+        (&fx.ix.accounts, accounts),
+    ] {
+        let docs = fx.cluster().mget(index, &ids).await.unwrap();
+        for (id, d) in ids.into_iter().zip(docs) {
+            out.insert(id, d.map(|d| (d.seq_no, d.primary_term)));
+        }
+    }
+    out
+}
+
+/// The audit record `id`, as the trail reads it back (through the
+/// transaction `txn` it names).
+async fn record(fx: &Fx, txn: &str, id: &str) -> Record {
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    let records = estx::protocol::trail::history(&fx.proto, txn)
+        .await
+        .unwrap();
+    records
+        .into_iter()
+        .find(|r| r.record_id == id)
+        .unwrap_or_else(|| panic!("no record {id} on {txn}"))
+}
+
+#[tokio::test]
+async fn a_plan_runs_exactly_its_items_and_refuses_the_ones_the_application_moved() {
+    let fx = Fx::new().await;
+    let ids = half_applied(&fx, 1_000).await;
+    let plan = planned(&fx.proto, &ids).await;
+    assert_eq!(plan.body.runs().count(), 1_000, "every item planned to run");
+    // The application writes 10 of them after the plan was made (its own
+    // worker touching them: a direct write, not through the tool).
+    let moved: Vec<String> = ids.iter().step_by(100).cloned().collect();
+    for id in &moved {
+        let mut doc = fx.source(&fx.ix.transactions, id).await;
+        doc.insert(
+            "modification_time".into(),
+            serde_json::json!(chrono::Utc::now()),
+        );
+        fx.put_txn(id, serde_json::Value::Object(doc)).await;
+    }
+    let applying = intervene::prepare_apply(&fx.proto, &plan, HOUR, runner(), choices())
+        .await
+        .unwrap();
+    let mut drifted: Vec<String> = applying.drifted.iter().map(|(t, _)| t.clone()).collect();
+    drifted.sort();
+    let mut expected = moved.clone();
+    expected.sort();
+    assert_eq!(drifted, expected, "exactly the moved ones drifted");
+    assert!(applying
+        .drifted
+        .iter()
+        .all(|(_, d)| matches!(d.found, Found::At(Some(_)))));
+    let done = intervene::run(&fx.proto, applying.intervention)
+        .await
+        .unwrap_or_else(|n| panic!("{n}"));
+    assert_eq!(done.value.reports.len(), 990, "the 990 others ran");
+    fx.refresh().await;
+    for id in &ids {
+        let want = if moved.contains(id) {
+            TxnState::Pending
+        } else {
+            TxnState::Finished
+        };
+        assert_eq!(fx.state(id).await, want, "{id}");
+    }
+    assert_conserved(&fx, seeded_total(&ids)).await;
+    let ran = ids.iter().find(|id| !moved.contains(id)).unwrap();
+    let r = record(&fx, ran, &done.record.0).await;
+    let approval = r
+        .approval
+        .unwrap_or_else(|| panic!("no approval in {:?}", r.record_id));
+    assert_eq!(approval.plan_hash, plan.hash);
+    assert_eq!(approval.planner, plan.body.planner);
+    assert_eq!(approval.approver, r.operator);
+    let mut named = approval.drifted.clone();
+    named.sort();
+    assert_eq!(named, expected, "the record names the drifted items");
+}
+
+#[tokio::test]
+async fn a_plan_from_another_cluster_an_expired_one_and_an_edited_one_are_refused_whole() {
+    let fx = Fx::new().await;
+    let ids = half_applied(&fx, 20).await;
+    let plan = planned(&fx.proto, &ids).await;
+    let before = versions(&fx, &ids).await;
+    // Another cluster's: the uuid changed AND the hash made again, so only
+    // the uuid check can tell.
+    let mut other = plan.body.clone();
+    other.cluster_uuid = "another-cluster".into();
+    let other = PlanFile::seal(other);
+    // Planned two hours ago, sealed as such.
+    let mut old = plan.body.clone();
+    old.planned_at -= chrono::Duration::hours(2);
+    let old = PlanFile::seal(old);
+    // Edited by hand after sealing: an item's balance change.
+    let mut edited = plan.clone();
+    edited.body.items[0]
+        .balance_change
+        .insert("pf-dst-0".into(), 1_000_000);
+    for (plan, want) in [
+        (&other, "another cluster"),
+        (&old, "expired"),
+        (&edited, "edited"),
+    ] {
+        let refused = intervene::prepare_apply(&fx.proto, plan, HOUR, runner(), choices()).await;
+        let ok = matches!(
+            (&refused, want),
+            (
+                Err(NotApplied::Refused(PlanRefusal::OtherCluster { .. })),
+                "another cluster"
+            ) | (
+                Err(NotApplied::Refused(PlanRefusal::Expired { .. })),
+                "expired"
+            ) | (
+                Err(NotApplied::Refused(PlanRefusal::Altered { .. })),
+                "edited"
+            )
+        );
+        assert!(ok, "{want}: {:?}", refused.map(|a| a.drifted));
+    }
+    fx.refresh().await;
+    assert_eq!(versions(&fx, &ids).await, before, "nothing was written");
+    let records = estx::protocol::trail::history(&fx.proto, &ids[0])
+        .await
+        .unwrap();
+    assert!(records.is_empty(), "no record: {records:?}");
+    // The plan itself still applies.
+    let applying = intervene::prepare_apply(&fx.proto, &plan, HOUR, runner(), choices())
+        .await
+        .unwrap();
+    assert!(applying.drifted.is_empty());
+}
+
+#[tokio::test]
+async fn a_second_operator_applies_the_plan_the_planner_may_not() {
+    let fx = Fx::with(|c| {
+        c.approval = ApprovalRule::SecondOperator;
+        c.profile = Some("four-eyes".into());
+    })
+    .await;
+    let ids = half_applied(&fx, 5).await;
+    // Without a plan, no act runs.
+    let direct = intervene::run(
+        &fx.proto,
+        Intervention::new(Recover::new(&ids[0]), choices()),
+    )
+    .await;
+    assert!(
+        matches!(direct, Err(NotStarted::Refused(ActRefusal::NeedsPlan(_)))),
+        "{:?}",
+        direct.err()
+    );
+    let plan = planned(&fx.proto, &ids).await;
+    let before = versions(&fx, &ids).await;
+    // The planner applies his own plan: refused before anything is written.
+    let own = intervene::prepare_apply(&fx.proto, &plan, HOUR, runner(), choices()).await;
+    assert!(
+        matches!(
+            own,
+            Err(NotApplied::NotStarted(NotStarted::Refused(
+                ActRefusal::OwnPlan { .. }
+            )))
+        ),
+        "{:?}",
+        own.map(|a| a.drifted)
+    );
+    fx.refresh().await;
+    assert_eq!(versions(&fx, &ids).await, before, "nothing was written");
+    // The same plan made by another operator (sealed as such) runs.
+    let mut body = plan.body.clone();
+    body.planner.user = format!("{}-colleague", body.planner.user);
+    let theirs = PlanFile::seal(body);
+    let applying = intervene::prepare_apply(&fx.proto, &theirs, HOUR, runner(), choices())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let done = intervene::run(&fx.proto, applying.intervention)
+        .await
+        .unwrap_or_else(|n| panic!("{n}"));
+    assert_eq!(done.value.reports.len(), 5);
+    let r = record(&fx, &ids[0], &done.record.0).await;
+    let approval = r.approval.unwrap_or_else(|| panic!("no approval"));
+    assert_eq!(approval.planner, theirs.body.planner);
+    assert_eq!(approval.approver, r.operator);
+    assert!(!approval.planner.same_identity(&approval.approver));
+    assert_eq!(approval.plan_hash, theirs.hash);
+}
