@@ -17,9 +17,9 @@ use super::read::poll::{AttentionCounts, Snapshot, DEFAULT_CAP};
 use crate::error::Error;
 use crate::protocol::check::odd_count;
 use crate::protocol::check::stale_lock_count;
-use crate::protocol::check::stuck_ones;
 use crate::protocol::check::CheckCounts;
 use crate::protocol::check::CheckReading;
+use crate::protocol::check::{acked_stuck_counts, set_apart_acked, stuck_ones};
 use crate::protocol::setup::index_bodies;
 
 /// The entry point: a cluster, the settings, and an optional observer that
@@ -223,7 +223,7 @@ impl Protocol {
     /// their cost, see [`super::audit::pace`]), else running the audit.
     pub async fn check_reading_with(&self, audit_findings: Option<u64>) -> Result<CheckReading> {
         let now = self.now().await;
-        let stuck = stuck_ones(self, now).await?;
+        let (stuck, acked) = set_apart_acked(self, stuck_ones(self, now).await?, now).await?;
         let needs_investigation = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
         let odd_documents = odd_count(self).await?;
         let stale_locks = stale_lock_count(self).await?;
@@ -234,12 +234,17 @@ impl Protocol {
         let counts = CheckCounts {
             stuck: stuck.len() as u64,
             needs_investigation,
+            acked: acked.len() as u64,
             odd_documents,
             stale_locks,
             audit_findings,
             as_of: now,
         };
-        Ok(CheckReading { counts, stuck })
+        Ok(CheckReading {
+            counts,
+            stuck,
+            acked,
+        })
     }
 
     /// The counts `check` reports, taken from one dashboard poll, which a
@@ -262,16 +267,27 @@ impl Protocol {
         }
         let now = snap.taken_at;
         let attention = snap.read.attention;
-        let (stuck, needs_investigation, odd_documents) = match attention {
+        // The acknowledged stuck ones are listed by `check`, not counted.
+        let (stuck, needs_investigation, odd_documents, acked) = match attention {
             Some(AttentionCounts {
                 stuck: Some(stuck),
                 needs_investigation: Some(n),
                 odd,
-            }) => (stuck, n, odd),
+            }) => {
+                let (acked, acked_n) = acked_stuck_counts(self, &snap.acks, now).await?;
+                (
+                    stuck.saturating_sub(acked),
+                    n.saturating_sub(acked_n),
+                    odd,
+                    acked,
+                )
+            }
             _ => {
-                let stuck = stuck_ones(self, now).await?;
+                let (stuck, acked) =
+                    set_apart_acked(self, stuck_ones(self, now).await?, now).await?;
                 let n = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
-                (stuck.len() as u64, n, odd_count(self).await?)
+                let odd = odd_count(self).await?;
+                (stuck.len() as u64, n, odd, acked.len() as u64)
             }
         };
         let all_locks_judged =
@@ -284,6 +300,7 @@ impl Protocol {
         let counts = CheckCounts {
             stuck,
             needs_investigation,
+            acked,
             odd_documents,
             stale_locks,
             audit_findings,

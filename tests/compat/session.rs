@@ -85,6 +85,7 @@ impl Session {
             accounts: format!("{prefix}accounts"),
             locks: format!("{prefix}locks"),
             audit: format!("{prefix}audit"),
+            acks: format!("{prefix}acks"),
             locks_named: true,
         };
         let mut connect = ConnectOptions::new(url);

@@ -60,6 +60,7 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         locks: vec![],
         missing_indices: vec![],
         locks_absent: false,
+        acks: Default::default(),
         read: Default::default(),
     }
 }

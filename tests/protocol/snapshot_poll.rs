@@ -89,6 +89,7 @@ async fn a_poll_names_missing_indices() {
         accounts: fx.ix.accounts.clone(),
         locks: format!("{}-nope", fx.ix.locks),
         audit: fx.ix.audit.clone(),
+        acks: fx.ix.acks.clone(),
         locks_named: true,
     };
     let snap = poll::load(fx.cluster(), &ix, 500).await.unwrap();

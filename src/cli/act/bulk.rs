@@ -145,15 +145,14 @@ async fn execute(
     let act = started.intervention().act.clone();
     let selected = &started.plan().selected;
     let ids = selected.ids();
-    let left_out: Vec<LeftOutRow> = selected
-        .left_out
-        .iter()
-        .map(|l| LeftOutRow::new(&l.txn, &l.why))
-        .collect();
+    let left_out: Vec<LeftOutRow> = selected.left_out.iter().map(LeftOutRow::of).collect();
     for l in &left_out {
         match format {
             OutcomeFormat::Ndjson => Line::LeftOut(l).print(),
-            OutcomeFormat::Text => err(format_args!("{}: refused: {}", l.txn, l.verdict.message)),
+            OutcomeFormat::Text => err(format_args!(
+                "{}: {}: {}",
+                l.txn, l.verdict.kind, l.verdict.message
+            )),
             OutcomeFormat::Json => {}
         }
     }

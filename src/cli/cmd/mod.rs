@@ -5,6 +5,7 @@
 //! RESOURCE` / `--txn ID`), an argument group in its `Args` makes exactly one
 //! of them required.
 
+pub mod ack;
 pub mod audit;
 pub mod bundle;
 pub mod check;
@@ -62,6 +63,13 @@ pub enum CliCommand {
 
     /// Release a lock by resource, or every lock of a transaction.
     ReleaseLock(release_lock::Args),
+
+    /// Acknowledge transactions for a while (--for, --reason required):
+    /// `check` does not alert on them and bulk acts leave them out.
+    Ack(ack::AckArgs),
+
+    /// Take back the acknowledgement of transactions.
+    Unack(ack::UnackArgs),
 
     /// Check that money is conserved and that accounts and transactions agree.
     Audit(audit::Args),
@@ -122,6 +130,8 @@ impl CliCommand {
             | CliCommand::Seed(_)
             | CliCommand::Transfer(_)
             | CliCommand::ReleaseLock(_)
+            | CliCommand::Ack(_)
+            | CliCommand::Unack(_)
             | CliCommand::Reverse(_) => true,
             // A dry run reads and decides only.
             CliCommand::Rollback(a) => !a.select.dry_run,

@@ -607,8 +607,34 @@ impl Protocol {
     /// Resolves `sel` through the read side: the filters by one scan (a
     /// partial view refused unless `allow_partial`), the ids by one
     /// realtime multi-get each thousand (unknown ones left out, as are ids
-    /// the filters do not match).
+    /// the filters do not match), then, unless `sel.include_acked`, the
+    /// acknowledged ones left out, each named with who acknowledged it and
+    /// until when (their acks read by id: realtime, so an ack written a
+    /// moment ago counts).
     pub async fn select(&self, sel: &Selection, allow_partial: bool) -> Result<Selected> {
+        let mut selected = self.select_all(sel, allow_partial).await?;
+        if !sel.include_acked {
+            let now = self.now().await;
+            let acks = crate::protocol::acks::acks_on(self, &selected.ids(), now).await?;
+            if !acks.is_empty() {
+                selected.transactions.retain(|t| match acks.get(&t.id) {
+                    Some(ack) => {
+                        selected.left_out.push(LeftOut {
+                            txn: t.id.clone(),
+                            why: format!("{ack} (--include-acked takes it)"),
+                            acked: Some(Box::new(ack.clone())),
+                        });
+                        false
+                    }
+                    None => true,
+                });
+            }
+        }
+        Ok(selected)
+    }
+
+    /// [`Protocol::select`] with the acknowledged ones still in.
+    async fn select_all(&self, sel: &Selection, allow_partial: bool) -> Result<Selected> {
         if sel.is_empty() {
             return Err(Error::Invalid(
                 "nothing selected: give --all-stuck, --state, --older-than or --ids-from".into(),
@@ -645,10 +671,10 @@ impl Protocol {
             let docs = self.cluster().mget(index, chunk).await?;
             for (id, doc) in chunk.iter().zip(docs) {
                 let Some(doc) = doc else {
-                    out.left_out.push(LeftOut {
-                        txn: id.clone(),
-                        why: format!("no transaction `{id}` in `{index}`"),
-                    });
+                    out.left_out.push(LeftOut::refused(
+                        id.clone(),
+                        format!("no transaction `{id}` in `{index}`"),
+                    ));
                     continue;
                 };
                 let t = Transaction::from_source(id, &doc.source);
@@ -658,9 +684,9 @@ impl Protocol {
                         let age = t.age_seconds(now).map_or("undated".to_string(), |a| {
                             format!("last modified {} ago", human_age(a))
                         });
-                        out.left_out.push(LeftOut {
-                            txn: id.clone(),
-                            why: format!(
+                        out.left_out.push(LeftOut::refused(
+                            id.clone(),
+                            format!(
                                 "not selected by {}: it is {state}, {age}",
                                 sel.describe(None)
                                     .into_iter()
@@ -668,7 +694,7 @@ impl Protocol {
                                     .collect::<Vec<_>>()
                                     .join(" ")
                             ),
-                        });
+                        ));
                     }
                     _ => out.transactions.push(t),
                 }

@@ -155,6 +155,7 @@ mod tests {
             counts: CheckCounts {
                 stuck: 2,
                 needs_investigation: 1,
+                acked: 0,
                 odd_documents: 1,
                 stale_locks: 3,
                 audit_findings: 0,

@@ -18,6 +18,7 @@
 //! line there (and one arm in [`AnyPlan::judged`] if its preview reads
 //! documents to confirm).
 
+mod ack;
 mod audit_repair;
 mod recover;
 mod release_lock;
@@ -26,6 +27,7 @@ mod reverse;
 mod rollback;
 mod transfer;
 
+pub use ack::{AckOutcome, AckPlan, Acked, Acknowledge, Unacknowledge};
 pub use audit_repair::{AuditPlan, AuditRepair, Repaired};
 pub use recover::Recover;
 pub use release_lock::{LockPlan, ReleaseLock, Released};
@@ -210,7 +212,10 @@ impl AnyPlan {
                 ReversalPlan::Judged(j) => Some(JudgedOn::Reversal(j)),
                 ReversalPlan::Missing(_) | ReversalPlan::Unread(_) => None,
             },
-            AnyPlan::Transfer(_) | AnyPlan::Bulk(_) => None,
+            AnyPlan::Transfer(_)
+            | AnyPlan::Bulk(_)
+            | AnyPlan::Acknowledge(_)
+            | AnyPlan::Unacknowledge(_) => None,
         }
     }
 }
@@ -227,6 +232,8 @@ any_act!(
     Reverse,
     Transfer,
     Bulk,
+    Acknowledge,
+    Unacknowledge,
 );
 
 #[cfg(test)]
