@@ -10,6 +10,13 @@ use crate::protocol::time::{format_timestamp, human_age};
 use serde::Serialize;
 use std::fmt::Write as _;
 
+/// The gauge of the acknowledged stuck transactions (`check --format
+/// prometheus` and the exporter): its name and help.
+pub const ACKED_GAUGE: (&str, &str) = (
+    "estx_acked_transactions",
+    "Stuck transactions acknowledged (ack): listed, not counted as stuck, not alerting.",
+);
+
 /// `src -> dest`, `?` for what the document does not say (ASCII: monitoring
 /// systems mangle other bytes).
 fn route(s: &StuckOne) -> String {
@@ -139,11 +146,8 @@ pub fn prometheus(counts: Option<&CheckCounts>, st: Status) -> String {
         for m in &METRICS {
             gauge(m.prometheus, m.help, (m.value)(c));
         }
-        gauge(
-            "estx_check_acked_transactions",
-            "Stuck transactions acknowledged (ack): listed, not alerting.",
-            c.acked,
-        );
+        let (name, help) = ACKED_GAUGE;
+        gauge(name, help, c.acked);
         gauge(
             "estx_check_timestamp_seconds",
             "When the counts were taken (Unix time, the cluster's clock).",
