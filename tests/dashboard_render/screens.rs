@@ -121,7 +121,7 @@ fn read_only_mode() {
     let s = screen(&a, 100, 30);
     assert!(s.contains("READ-ONLY"), "{s}");
     assert!(s.contains("read-only: actions disabled"), "{s}");
-    assert!(s.contains("R F L V read-only"), "{s}");
+    assert!(s.contains("R F L V K read-only"), "{s}");
     assert_snapshot!("read_only", s);
 }
 

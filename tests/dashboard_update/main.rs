@@ -981,6 +981,7 @@ pub(crate) fn bulk_of(
     })
 }
 
+mod acks;
 mod audit_pace;
 mod bulk;
 mod groups;

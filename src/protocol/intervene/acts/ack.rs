@@ -113,11 +113,10 @@ impl Act for Acknowledge {
         "Acknowledge"
     }
 
+    /// Its transactions are named by its plan; nothing of them is
+    /// re-read before a confirmed run (an ack writes none of them).
     fn subject(&self) -> Subject {
-        match self.selection.ids.as_deref() {
-            Some([one]) if !self.selection.has_filters() => Subject::Transaction(one.clone()),
-            _ => Subject::Selection,
-        }
+        Subject::Selection
     }
 
     fn destructive(&self) -> bool {
@@ -155,11 +154,10 @@ impl Act for Unacknowledge {
         "Take back the acknowledgement of"
     }
 
+    /// Its transactions are named by its plan; nothing of them is
+    /// re-read before a confirmed run (an ack writes none of them).
     fn subject(&self) -> Subject {
-        match self.selection.ids.as_deref() {
-            Some([one]) if !self.selection.has_filters() => Subject::Transaction(one.clone()),
-            _ => Subject::Selection,
-        }
+        Subject::Selection
     }
 
     fn destructive(&self) -> bool {

@@ -192,6 +192,8 @@ pub enum JudgedOn<'a> {
     /// A reversal, on the original and whatever sits under its
     /// reversal's id.
     Reversal(&'a JudgedReversal),
+    /// An ack or unack, on the transactions selected and their acks now.
+    Acks(&'a AckPlan),
 }
 
 impl AnyPlan {
@@ -212,10 +214,8 @@ impl AnyPlan {
                 ReversalPlan::Judged(j) => Some(JudgedOn::Reversal(j)),
                 ReversalPlan::Missing(_) | ReversalPlan::Unread(_) => None,
             },
-            AnyPlan::Transfer(_)
-            | AnyPlan::Bulk(_)
-            | AnyPlan::Acknowledge(_)
-            | AnyPlan::Unacknowledge(_) => None,
+            AnyPlan::Acknowledge(a) | AnyPlan::Unacknowledge(a) => Some(JudgedOn::Acks(a)),
+            AnyPlan::Transfer(_) | AnyPlan::Bulk(_) => None,
         }
     }
 }
