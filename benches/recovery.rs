@@ -44,6 +44,7 @@ async fn fresh_indices(cluster: &Cluster, prefix: &str, tag: &str) -> Indices {
         accounts: format!("{prefix}{tag}accounts"),
         locks: format!("{prefix}{tag}locks"),
         audit: format!("{prefix}{tag}audit"),
+        acks: format!("{prefix}{tag}acks"),
         locks_named: true,
     };
     common::server::create_shipped_indices(cluster, &ix).await;

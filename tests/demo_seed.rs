@@ -40,6 +40,7 @@ fn world(adjust: impl FnOnce(&mut ProtocolConfig)) -> World {
             accounts: format!("{prefix}accounts"),
             locks: format!("{prefix}locks"),
             audit: format!("{prefix}audit"),
+            acks: format!("{prefix}acks"),
             locks_named: true,
         },
         ..ProtocolConfig::default()

@@ -75,6 +75,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
             accounts: g.accounts_index.clone(),
             locks: g.locks_index.clone(),
             audit: g.audit_index.clone(),
+            acks: g.acks_index.clone(),
             locks_named: g.locks_index_named,
         },
         recovery_window: g.recovery_window,

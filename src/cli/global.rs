@@ -118,6 +118,17 @@ pub struct GlobalArgs {
     )]
     pub audit_index: String,
 
+    /// Index holding the operators' acknowledgements (`ack`, `unack`;
+    /// created by `init`).
+    #[arg(
+        long,
+        global = true,
+        env = "ESTX_ACKS_INDEX",
+        default_value = "estx-acks",
+        value_name = "INDEX"
+    )]
+    pub acks_index: String,
+
     /// Record interventions in a local append-only JSON Lines file instead
     /// of the audit index: `file:PATH` (created 0600, never through a
     /// symlink). For a cluster without the audit index where you may not

@@ -59,6 +59,8 @@ pub async fn run(cli: Cli) -> i32 {
         CliCommand::Apply(a) => on_cluster.run(|p| cmd::apply::run(p, a)).await,
         CliCommand::Locks(a) => on_cluster.run(|p| cmd::locks::run(p, a)).await,
         CliCommand::ReleaseLock(a) => on_cluster.run(|p| cmd::release_lock::run(p, a)).await,
+        CliCommand::Ack(a) => on_cluster.run(|p| cmd::ack::run_ack(p, a)).await,
+        CliCommand::Unack(a) => on_cluster.run(|p| cmd::ack::run_unack(p, a)).await,
         CliCommand::Audit(a) => on_cluster.run(|p| cmd::audit::run(p, a)).await,
         CliCommand::History(a) => on_cluster.run(|p| cmd::history::run(p, a)).await,
         CliCommand::Jobs(a) => on_cluster.run(|p| cmd::jobs::run(p, a)).await,

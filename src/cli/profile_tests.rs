@@ -176,7 +176,7 @@ fn looks_come_from_the_flag_the_profile_then_the_file() {
     let d = looks(&["estx-tui"], None);
     assert_eq!(d.theme, Some(ThemeName::Light), "the file's");
     assert!(d.ascii && d.theme().ascii);
-    assert_eq!(d.keys.write_keys(), "Z F L V");
+    assert_eq!(d.keys.write_keys(), "Z F L V K");
     let d = looks(&["estx-tui"], Some(ThemeName::HighContrast));
     assert_eq!(d.theme, Some(ThemeName::HighContrast), "the profile's");
     let d = looks(

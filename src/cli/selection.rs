@@ -52,6 +52,10 @@ pub struct SelectionArgs {
     /// (transactions on them are left alone).
     #[arg(long, conflicts_with = "id")]
     pub allow_partial: bool,
+    /// Act on acknowledged transactions too (`ack`); without it they are
+    /// left out, each named with who acknowledged it and until when.
+    #[arg(long)]
+    pub include_acked: bool,
     /// Read and decide, write nothing (no audit record either): print what
     /// each selected transaction would go through, or why it is refused.
     #[arg(long)]
@@ -139,6 +143,7 @@ impl SelectionArgs {
             states: self.states.clone(),
             older_than: self.older_than,
             ids,
+            include_acked: self.include_acked,
         })
     }
 }

@@ -9,7 +9,7 @@ use super::event::{titled, ActionOutcome, IoRequest, OnMarks};
 use super::keymap::Op;
 pub use super::layers::dialog::planned_lines;
 use super::log::receipts_line;
-use crate::protocol::intervene::{Act, AnyAct, PlanStep, ReleaseLock};
+use crate::protocol::intervene::{Acknowledge, Act, AnyAct, PlanStep, ReleaseLock, Unacknowledge};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 
 /// Opens the dialog for the act `act` makes of the transaction the
@@ -101,6 +101,45 @@ pub fn open_bulk_dialog(app: &mut App, on: OnMarks) -> Vec<IoRequest> {
         return vec![];
     }
     super::bulk::open(app, on)
+}
+
+/// How long an ack made in the dashboard holds, unless its reason starts
+/// with a duration (`8h finance is on it`: the dialog's `ack_lasting`).
+pub const DASHBOARD_ACK: std::time::Duration = std::time::Duration::from_secs(4 * 3600);
+
+/// Opens the dialog acknowledging the marked rows the table shows
+/// (`bulk`), or the selected transaction, or taking its ack back when it
+/// has one.
+pub fn open_ack_dialog(app: &mut App, bulk: bool) -> Vec<IoRequest> {
+    if !may_act(app) {
+        return vec![];
+    }
+    let ack = |ids| Acknowledge::ids(ids, DASHBOARD_ACK, None).into();
+    if bulk {
+        let ids = app.view.table.marks.shown.clone();
+        if ids.is_empty() {
+            app.push_log(LogLevel::Info, "Acknowledge: no marked row is shown");
+            return vec![];
+        }
+        return show(app, ack(ids));
+    }
+    let id = match super::selection::target::transaction_target(app) {
+        Ok(id) => id,
+        Err(why) => {
+            app.push_log(LogLevel::Error, format!("Acknowledge: {why}"));
+            return vec![];
+        }
+    };
+    let acked = app
+        .snapshot
+        .as_ref()
+        .is_some_and(|s| s.acks.get(&id).is_some());
+    let act = if acked {
+        Unacknowledge::ids(vec![id]).into()
+    } else {
+        ack(vec![id])
+    };
+    show(app, act)
 }
 
 fn show(app: &mut App, act: AnyAct) -> Vec<IoRequest> {

@@ -218,6 +218,7 @@ fn on_op(app: &mut App, op: Op) -> Vec<IoRequest> {
         | Op::Release
         | Op::Audit
         | Op::ReverseTransfer
+        | Op::Ack
         | Op::Mark
         | Op::MarkAll
         | Op::ClearMarks => return on_act_op(app, op),
@@ -330,6 +331,7 @@ fn on_act_op(app: &mut App, op: Op) -> Vec<IoRequest> {
             return open_dialog(app, |id| release(id).into());
         }
         Op::ReverseTransfer => return super::reverse::open(app),
+        Op::Ack => return super::confirm::open_ack_dialog(app, bulk),
         Op::Audit => {
             let pane = app.overlays.take_kept::<Audit>().unwrap_or_default();
             app.overlays.open(Overlay::Audit(pane));

@@ -378,10 +378,7 @@ pub async fn bulk_preview(proto: &Protocol, on: OnMarks, ids: Vec<String>) -> Bu
     for (txn, plan) in previews {
         match plan {
             Ok(p) => items.push(p),
-            Err(e) => left_out.push(LeftOut {
-                txn,
-                why: format!("unreadable: {e}"),
-            }),
+            Err(e) => left_out.push(LeftOut::refused(txn, format!("unreadable: {e}"))),
         }
     }
     Ok(Marked::LocksOf { items, left_out })

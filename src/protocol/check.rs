@@ -6,9 +6,12 @@
 //! locks (the lock rule) and audit findings (the audit). A partial view
 //! (failed shards) is an error: a monitoring check must not say OK on half
 //! the data. The stuck transactions themselves come along, oldest first, so
-//! the check can say which ones to act on. Thresholds and output formats
-//! are the CLI's business.
+//! the check can say which ones to act on. Acknowledged stuck ones
+//! ([`super::acks`]) are not counted as stuck: they come apart, with
+//! their acks, so the check lists them without alerting on them.
+//! Thresholds and output formats are the CLI's business.
 
+use super::acks::{acks_on, Ack, Acks};
 use super::read::{urgency, Queries};
 use super::transaction::Transaction;
 use super::Protocol;
@@ -19,10 +22,13 @@ use serde::Serialize;
 /// What one check counted, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct CheckCounts {
-    /// In-flight transactions untouched for the recovery window.
+    /// In-flight transactions untouched for the recovery window, the
+    /// acknowledged ones not counted.
     pub stuck: u64,
     /// Of those, the ones stuck for longer than `investigate_after`.
     pub needs_investigation: u64,
+    /// Stuck transactions acknowledged (no alert on them).
+    pub acked: u64,
     /// Transactions with no state or a state this tool does not know.
     pub odd_documents: u64,
     /// Locks presumed abandoned.
@@ -39,8 +45,10 @@ pub struct CheckCounts {
 pub struct CheckReading {
     /// What was counted.
     pub counts: CheckCounts,
-    /// The stuck transactions, oldest first.
+    /// The stuck transactions not acknowledged, oldest first.
     pub stuck: Vec<StuckOne>,
+    /// The acknowledged stuck ones, oldest first, with their acks.
+    pub acked: Vec<(StuckOne, Ack)>,
 }
 
 /// One stuck transaction as the check saw it.
@@ -62,6 +70,51 @@ pub(crate) async fn stuck_ones(p: &Protocol, now: DateTime<Utc>) -> Result<Vec<S
             transaction,
         })
         .collect())
+}
+
+/// `stuck` split into those not acknowledged and those acknowledged at
+/// `now` (their acks read by id).
+pub(crate) async fn set_apart_acked(
+    p: &Protocol,
+    stuck: Vec<StuckOne>,
+    now: DateTime<Utc>,
+) -> Result<(Vec<StuckOne>, Vec<(StuckOne, Ack)>)> {
+    let ids: Vec<String> = stuck.iter().map(|s| s.transaction.id.clone()).collect();
+    let acks = acks_on(p, &ids, now).await?;
+    let (mut open, mut acked) = (Vec::new(), Vec::new());
+    for s in stuck {
+        match acks.get(&s.transaction.id) {
+            Some(a) => acked.push((s, a.clone())),
+            None => open.push(s),
+        }
+    }
+    Ok((open, acked))
+}
+
+/// Of the transactions `acks` name, how many are stuck and how many of
+/// those need investigation at `now` (read by id in one request, none
+/// when there are no acks): what a watcher takes off the poll's counts.
+pub(crate) async fn acked_stuck_counts(
+    p: &Protocol,
+    acks: &Acks,
+    now: DateTime<Utc>,
+) -> Result<(u64, u64)> {
+    if acks.is_empty() {
+        return Ok((0, 0));
+    }
+    let ids: Vec<String> = acks.iter().map(|a| a.txn.clone()).collect();
+    let docs = p
+        .cluster()
+        .mget(&p.config.indices.transactions, &ids)
+        .await?;
+    let (mut stuck, mut investigate) = (0, 0);
+    for (id, doc) in ids.iter().zip(docs) {
+        let Some(doc) = doc else { continue };
+        let u = urgency(&Transaction::from_source(id, &doc.source), now, &p.config);
+        stuck += u64::from(u.is_stuck());
+        investigate += u64::from(u.needs_investigation());
+    }
+    Ok((stuck, investigate))
 }
 
 /// Transactions in no state or one this tool does not know (a count).

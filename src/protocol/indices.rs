@@ -1,4 +1,5 @@
-//! The names of the four indices the tool reads and writes: a leaf that the
+//! The names of the indices the tool reads and writes (the application's
+//! three, and the tool's own audit trail and acknowledgements): a leaf that the
 //! settings, the schema boundary and the read side all name. The locks
 //! index alone may be absent (the article's own deployment has only
 //! `transactions` and `accounts`): see [`Indices::locks_named`].
@@ -14,6 +15,9 @@ pub struct Indices {
     pub locks: String,
     /// The operator audit trail (one document per intervention).
     pub audit: String,
+    /// The operators' acknowledgements (one document per acknowledged
+    /// transaction: `protocol::acks`), the tool's own like the audit index.
+    pub acks: String,
     /// The operator named the locks index (`--locks-index`, its variable,
     /// a profile). Only then is its absence a mistake (a typo, the wrong
     /// cluster) that refuses every act; the default name being absent is a
@@ -30,6 +34,7 @@ impl Default for Indices {
             accounts: "accounts".into(),
             locks: "locks".into(),
             audit: "estx-audit".into(),
+            acks: "estx-acks".into(),
             locks_named: false,
         }
     }

@@ -27,6 +27,7 @@
 //!   where documents cross into and out of the cluster.
 
 pub mod account;
+pub mod acks;
 pub mod audit;
 pub mod batch;
 pub mod check;

@@ -1,4 +1,4 @@
-//! Creating the indices (transactions, accounts, locks, audit trail) with the mappings the tool ships
+//! Creating the indices (transactions, accounts, locks, audit trail, acknowledgements) with the mappings the tool ships
 //! (`assets/mappings/`), idempotently. Used by `init`, `seed` and the demo.
 
 use super::schema::{Boundary, Schema};
@@ -15,6 +15,8 @@ pub const ACCOUNTS_MAPPING: &str = include_str!("../../assets/mappings/accounts.
 pub const LOCKS_MAPPING: &str = include_str!("../../assets/mappings/locks.json");
 /// Mapping of the operator audit-trail index.
 pub const AUDIT_MAPPING: &str = include_str!("../../assets/mappings/audit.json");
+/// Mapping of the acknowledgements index (`protocol::acks`).
+pub const ACKS_MAPPING: &str = include_str!("../../assets/mappings/acks.json");
 
 /// The index-creation bodies by index name, the protocol's fields under the
 /// names `schema` gives them.
@@ -25,6 +27,7 @@ pub fn index_bodies(ix: &Indices, schema: &Schema) -> Result<Vec<(String, Value)
         (&ix.accounts, ACCOUNTS_MAPPING),
         (&ix.locks, LOCKS_MAPPING),
         (&ix.audit, AUDIT_MAPPING),
+        (&ix.acks, ACKS_MAPPING),
     ]
     .into_iter()
     .map(|(name, text)| {

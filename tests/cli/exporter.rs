@@ -335,3 +335,31 @@ fn check_counts(w: &World) -> (Out, BTreeMap<String, u64>) {
         .collect();
     (check, counts)
 }
+
+/// Issue 30 item 3: an acknowledged stuck transaction is the exporter's
+/// `estx_acked_transactions`, not one of its `estx_stuck_transactions`
+/// (as `check` counts it).
+#[test]
+fn the_exporter_gauges_acked_stuck_transactions_apart() {
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    for (id, src, dest) in [("s1", "A", "B"), ("s2", "C", "D")] {
+        w.stage(id, src, dest, 10, 2);
+        w.backdate(id, 10);
+    }
+    w.refresh();
+    w.run(&["ack", "s1", "--for", "1h", "--reason", "known"])
+        .code(0);
+    common::refresh(&w.g.url, &w.ix.acks);
+    let r = start(&w.g);
+    common::wait_until_blocking(
+        "the first poll is published",
+        Duration::from_secs(60),
+        || up(&r) == Some(1.0),
+    );
+    let m = scrape(&r);
+    assert_eq!(m.get("estx_acked_transactions"), Some(&1.0), "{m:?}");
+    assert_eq!(m["estx_stuck_transactions"], 1.0, "{m:?}");
+}

@@ -54,6 +54,7 @@ const ESTX_ENV: &[&str] = &[
     "ESTX_INTERVAL",
     "ESTX_READ_ONLY",
     "ESTX_AUDIT_INDEX",
+    "ESTX_ACKS_INDEX",
     "ESTX_AUDIT_TRAIL",
     "ESTX_PROFILE",
     "ESTX_REASON",
@@ -137,6 +138,7 @@ struct Globals {
     accounts: String,
     locks: String,
     audit: String,
+    acks: String,
     log: PathBuf,
 }
 
@@ -147,6 +149,7 @@ impl Globals {
             accounts: self.accounts.clone(),
             locks: self.locks.clone(),
             audit: self.audit.clone(),
+            acks: self.acks.clone(),
             locks_named: true,
         };
         common::server::binary_args(&self.url, &ix, &self.log)
@@ -273,6 +276,7 @@ impl World {
                 accounts: ix.accounts.clone(),
                 locks: ix.locks.clone(),
                 audit: ix.audit.clone(),
+                acks: ix.acks.clone(),
                 log: dir.path().join("estx-tui.log"),
             },
             ix,
@@ -411,6 +415,7 @@ fn set(items: &[&str]) -> BTreeSet<String> {
     items.iter().map(ToString::to_string).collect()
 }
 
+mod acks;
 mod audit;
 mod blocks;
 mod bulk;

@@ -111,6 +111,8 @@ pub struct TestIndices {
     pub locks: String,
     /// `{prefix}audit`.
     pub audit: String,
+    /// `{prefix}acks`.
+    pub acks: String,
 }
 
 impl TestIndices {
@@ -121,6 +123,7 @@ impl TestIndices {
             accounts: self.accounts.clone(),
             locks: self.locks.clone(),
             audit: self.audit.clone(),
+            acks: self.acks.clone(),
             locks_named: true,
         }
     }
@@ -133,6 +136,7 @@ impl TestIndices {
             accounts: format!("{prefix}accounts"),
             locks: format!("{prefix}locks"),
             audit: format!("{prefix}audit"),
+            acks: format!("{prefix}acks"),
             prefix,
         }
     }
@@ -196,6 +200,8 @@ pub fn binary_args(url: &str, ix: &estx::protocol::Indices, log: &std::path::Pat
         &ix.locks,
         "--audit-index",
         &ix.audit,
+        "--acks-index",
+        &ix.acks,
         "--log-file",
         &log.display().to_string(),
     ]

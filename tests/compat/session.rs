@@ -85,6 +85,7 @@ impl Session {
             accounts: format!("{prefix}accounts"),
             locks: format!("{prefix}locks"),
             audit: format!("{prefix}audit"),
+            acks: format!("{prefix}acks"),
             locks_named: true,
         };
         let mut connect = ConnectOptions::new(url);
@@ -124,6 +125,7 @@ impl Session {
             .args(["--accounts-index", &ix.accounts])
             .args(["--locks-index", &ix.locks])
             .args(["--audit-index", &ix.audit])
+            .args(["--acks-index", &ix.acks])
             .arg("--log-file")
             .arg(self.log.path().join("estx-tui.log"))
             .args(args)

@@ -68,12 +68,12 @@ fn read_only_disables_the_actions() {
     let tui = w.dashboard("readonly", &["--read-only"]);
     let screen = tui.wait_for_all(&[&s.id, "READ-ONLY"]);
     assert!(screen.contains("read-only: actions disabled"), "{screen}");
-    assert!(screen.contains("R F L V read-only"), "{screen}");
+    assert!(screen.contains("R F L V K read-only"), "{screen}");
 
     for key in ["R", "F", "L"] {
         tui.keys(&[key]);
     }
-    let refused = "read-only mode: R rollback, F recover, L release, V reverse are disabled";
+    let refused = "read-only mode: R rollback, F recover, L release, V reverse, K ack are disabled";
     let screen = tui.wait_for(&format!("{refused:?} three times"), |s| {
         s.matches(refused).count() == 3
     });

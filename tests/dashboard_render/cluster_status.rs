@@ -101,6 +101,7 @@ fn missing_indices() {
         locks: vec![],
         missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],
         locks_absent: false,
+        acks: Default::default(),
         read: Default::default(),
     });
     let s = screen(&a, 100, 30);

@@ -220,6 +220,7 @@ pub(crate) fn snapshot() -> Snapshot {
         locks,
         missing_indices: vec![],
         locks_absent: false,
+        acks: Default::default(),
         read: Default::default(),
     }
 }

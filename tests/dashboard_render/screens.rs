@@ -121,7 +121,7 @@ fn read_only_mode() {
     let s = screen(&a, 100, 30);
     assert!(s.contains("READ-ONLY"), "{s}");
     assert!(s.contains("read-only: actions disabled"), "{s}");
-    assert!(s.contains("R F L V read-only"), "{s}");
+    assert!(s.contains("R F L V K read-only"), "{s}");
     assert_snapshot!("read_only", s);
 }
 
@@ -321,4 +321,29 @@ fn help_shows_every_description_whole() {
             assert!(text.contains(d), "{width} columns cut {d:?}:\n{text}");
         }
     }
+}
+
+/// Issue 30 item 3: an acknowledged transaction's row carries `~`, its
+/// ack is a line of the detail, and the header counts the acks.
+#[test]
+fn an_acked_row_is_marked_and_the_header_counts_it() {
+    use crate::fixtures::{ago, now};
+    use estx::protocol::acks::{Ack, Acks};
+    let mut a = app();
+    let ack = Ack {
+        txn: "t-pend-1".into(),
+        by: "ana".into(),
+        reason: "finance is on it".into(),
+        ticket: Some("https://t/9".into()),
+        since: ago(600),
+        until: ago(-3600),
+    };
+    a.snapshot.as_mut().unwrap().acks = Acks::live([ack], now());
+    a.refresh_view();
+    select(&mut a, "t-pend-1");
+    let s = screen(&a, 160, 48);
+    assert!(s.contains("~ acked 1"), "{s}");
+    assert!(s.contains("~ t-pend-1"), "{s}");
+    assert!(s.contains("~ acknowledged by ana until"), "{s}");
+    assert_snapshot!("acked_row_160x48", s);
 }

@@ -60,6 +60,7 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         locks: vec![],
         missing_indices: vec![],
         locks_absent: false,
+        acks: Default::default(),
         read: Default::default(),
     }
 }
@@ -1056,6 +1057,7 @@ pub(crate) fn bulk_of(
     })
 }
 
+mod acks;
 mod audit_pace;
 mod bulk;
 mod groups;

@@ -89,6 +89,7 @@ async fn a_poll_names_missing_indices() {
         accounts: fx.ix.accounts.clone(),
         locks: format!("{}-nope", fx.ix.locks),
         audit: fx.ix.audit.clone(),
+        acks: fx.ix.acks.clone(),
         locks_named: true,
     };
     let snap = poll::load(fx.cluster(), &ix, 500).await.unwrap();
@@ -220,4 +221,41 @@ async fn a_poll_of_a_deployment_without_a_locks_index_says_it_has_no_locks() {
     let snap = poll::load(fx.cluster(), &named, 500).await.unwrap();
     assert_eq!(snap.missing_indices, vec![named.locks.clone()]);
     assert!(!snap.locks_absent);
+}
+
+/// Issue 30 item 3: an ack made by one operator is in the next poll of
+/// any other (a second dashboard), read as one more search of the poll's
+/// `_msearch`: no request more than before it; taken back, it is gone
+/// from the next poll.
+#[tokio::test]
+async fn a_poll_sees_an_ack_within_one_poll_at_no_extra_request() {
+    use estx::protocol::intervene::{self, Acknowledge, Choices, Intervention, Unacknowledge};
+    use estx::protocol::trail::Interface;
+    let fx = Fx::new().await;
+    fx.proto.ensure_indices().await.unwrap();
+    let (id, _, _) = stage(&fx, "acked", 2).await;
+    fx.refresh().await;
+    let ix = fx.ix.indices();
+    let before = poll::load(fx.cluster(), &ix, 500).await.unwrap();
+    assert!(before.acks.is_empty());
+
+    let why = Choices::new(Interface::Cli, Some("finance is on it".into()));
+    let act = Acknowledge::ids(vec![id.clone()], std::time::Duration::from_secs(3600), None);
+    intervene::run(&fx.proto, Intervention::new(act, why.clone()))
+        .await
+        .unwrap();
+    fx.cluster().refresh(&ix.acks).await.unwrap();
+    let after = poll::load(fx.cluster(), &ix, 500).await.unwrap();
+    let ack = after.acks.get(&id).expect("the ack, in the next poll");
+    assert_eq!(ack.reason, "finance is on it");
+    assert_eq!(after.acks.total, 1);
+    assert_eq!(after.requests, before.requests, "requests per poll");
+
+    let act = Unacknowledge::ids(vec![id.clone()]);
+    intervene::run(&fx.proto, Intervention::new(act, why))
+        .await
+        .unwrap();
+    fx.cluster().refresh(&ix.acks).await.unwrap();
+    let gone = poll::load(fx.cluster(), &ix, 500).await.unwrap();
+    assert!(gone.acks.is_empty(), "{:?}", gone.acks);
 }

@@ -157,13 +157,16 @@ pub async fn execute(
     let left_out: Vec<LeftOutRow> = selected
         .left_out
         .iter()
-        .map(|l| LeftOutRow::new(&l.txn, &l.why))
+        .map(LeftOutRow::of)
         .chain(refused)
         .collect();
     for l in &left_out {
         match format {
             OutcomeFormat::Ndjson => Line::LeftOut(l).print(),
-            OutcomeFormat::Text => err(format_args!("{}: refused: {}", l.txn, l.verdict.message)),
+            OutcomeFormat::Text => err(format_args!(
+                "{}: {}: {}",
+                l.txn, l.verdict.kind, l.verdict.message
+            )),
             OutcomeFormat::Json => {}
         }
     }

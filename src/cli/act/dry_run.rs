@@ -73,11 +73,7 @@ fn print_plans(
     let procedure = plan.procedure;
     let action = action_name(procedure);
     let verdicts = plan.verdicts();
-    let left_out: Vec<LeftOutRow> = verdicts
-        .left_out
-        .iter()
-        .map(|l| LeftOutRow::new(&l.txn, &l.why))
-        .collect();
+    let left_out: Vec<LeftOutRow> = verdicts.left_out.iter().map(LeftOutRow::of).collect();
     let rows: Vec<PlanRow> = plan.items.iter().map(|item| plan_row(p, item)).collect();
     let mut summary = summarise(action, &verdicts, &rows, &left_out);
     summary.no_locks_index = plan.locks_absent.then(|| p.config().indices.locks.clone());

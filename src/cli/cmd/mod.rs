@@ -5,6 +5,7 @@
 //! RESOURCE` / `--txn ID`), an argument group in its `Args` makes exactly one
 //! of them required.
 
+pub mod ack;
 pub mod apply;
 pub mod audit;
 pub mod bundle;
@@ -70,6 +71,13 @@ pub enum CliCommand {
     /// Release a lock by resource, or every lock of a transaction.
     ReleaseLock(release_lock::Args),
 
+    /// Acknowledge transactions for a while (--for, --reason required):
+    /// `check` does not alert on them and bulk acts leave them out.
+    Ack(ack::AckArgs),
+
+    /// Take back the acknowledgement of transactions.
+    Unack(ack::UnackArgs),
+
     /// Check that money is conserved and that accounts and transactions agree.
     Audit(audit::Args),
 
@@ -129,6 +137,8 @@ impl CliCommand {
             | CliCommand::Seed(_)
             | CliCommand::Transfer(_)
             | CliCommand::ReleaseLock(_)
+            | CliCommand::Ack(_)
+            | CliCommand::Unack(_)
             | CliCommand::Reverse(_) => true,
             // A dry run (and a plan written to a file) reads and decides
             // only; a rehearsal writes to its own local copy only.

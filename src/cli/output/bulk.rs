@@ -22,6 +22,22 @@ pub struct LeftOutRow {
 }
 
 impl LeftOutRow {
+    /// The row of `l`: refused (exit 1), or `acked` (set aside on purpose
+    /// by an ack: exit 0).
+    pub fn of(l: &crate::protocol::intervene::LeftOut) -> LeftOutRow {
+        match &l.acked {
+            Some(_) => LeftOutRow {
+                txn: l.txn.clone(),
+                verdict: VerdictOutcome {
+                    kind: "acked",
+                    message: l.why.clone(),
+                },
+                exit_code: exit::DONE,
+            },
+            None => LeftOutRow::new(&l.txn, &l.why),
+        }
+    }
+
     /// The row of `txn`, left out because of `why`.
     pub fn new(txn: &str, why: &str) -> LeftOutRow {
         LeftOutRow {

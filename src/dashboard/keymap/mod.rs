@@ -154,10 +154,10 @@ mod tests {
     #[test]
     fn the_write_keys_come_from_the_table() {
         let keys = Keymap::default();
-        assert_eq!(keys.write_keys(), "R F L V");
+        assert_eq!(keys.write_keys(), "R F L V K");
         assert_eq!(
             keys.write_actions(),
-            "R rollback, F recover, L release, V reverse"
+            "R rollback, F recover, L release, V reverse, K ack"
         );
         assert_eq!(keys.force_hint(), "the force key !");
         assert_eq!(

@@ -197,7 +197,7 @@ mod tests {
         let keys = Keymap::with_overrides(&[o("rollback", &["Z"], 3)], &[]).unwrap();
         assert_eq!(keys.main_op(KeyCode::Char('Z')), Some(Op::Rollback));
         assert_eq!(keys.main_op(KeyCode::Char('R')), None);
-        assert_eq!(keys.write_keys(), "Z F L V");
+        assert_eq!(keys.write_keys(), "Z F L V K");
     }
 
     #[test]

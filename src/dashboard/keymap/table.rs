@@ -77,6 +77,9 @@ pub enum Op {
     Release,
     /// Reverse the selected finished transfer (compensating transfer).
     ReverseTransfer,
+    /// Acknowledge the selected transaction (or the marked ones) for a
+    /// while, or take the selected one's ack back.
+    Ack,
     /// Open / close the audit pane (and audit now).
     Audit,
     /// Pause / resume the bulk run in progress.
@@ -97,7 +100,7 @@ impl Op {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            Op::Rollback | Op::Recover | Op::Release | Op::ReverseTransfer
+            Op::Rollback | Op::Recover | Op::Release | Op::ReverseTransfer | Op::Ack
         )
     }
 }
@@ -164,6 +167,7 @@ impl Named for Op {
             Op::Recover => "recover",
             Op::Release => "release",
             Op::ReverseTransfer => "reverse_transfer",
+            Op::Ack => "ack",
             Op::Audit => "audit",
             Op::PauseJob => "pause_job",
             Op::StopJob => "stop_job",
@@ -475,6 +479,14 @@ pub const MAIN: &[Binding<Op>] = &[
         "V",
         "reverse a finished transfer",
         Some((3, "reverse")),
+        Act,
+    ),
+    b(
+        Op::Ack,
+        &[KeyCode::Char('K')],
+        "K",
+        "acknowledge for a while",
+        Some((3, "ack")),
         Act,
     ),
     b(

@@ -279,7 +279,21 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
                 th.warn,
             ),
         };
-        vec![
+        // Acknowledged transactions (`ack`), said only when there are some.
+        let acked = snap.acks.total;
+        let acked = (acked > 0).then(|| {
+            count_segment(
+                th,
+                0,
+                acked,
+                words(
+                    format!("~ acked {}", grouped(acked)),
+                    format!("~ {}", grouped(acked)),
+                ),
+                th.good,
+            )
+        });
+        let mut segs = vec![
             Segment::new(
                 0,
                 vec![Span::raw(words(
@@ -307,6 +321,9 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
                 ),
                 th.warn,
             ),
+        ];
+        segs.extend(acked);
+        segs.extend([
             count_segment(
                 th,
                 0,
@@ -325,7 +342,8 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
                 th.warn,
             ),
             audit,
-        ]
+        ]);
+        segs
     };
     let mut segs = Vec::new();
     if let Some(p) = snap.read.coverage.describe() {

@@ -360,7 +360,7 @@ impl<A: Act> Started<A> {
 }
 
 /// Whether `action` (forced or not, in bulk or not) may not run with
-/// `reason`: rollbacks and reversals always want one, any act forced or in
+/// `reason`: rollbacks, reversals and acks always want one, any act forced or in
 /// bulk does too. The rule, written once (the dashboard asks it before it
 /// has built the act, to keep its reason field open).
 pub fn reason_missing(
@@ -372,7 +372,10 @@ pub fn reason_missing(
     if reason.is_some_and(|r| !r.trim().is_empty()) {
         return None;
     }
-    let always = matches!(action, ActionKind::Rollback | ActionKind::Reverse);
+    let always = matches!(
+        action,
+        ActionKind::Rollback | ActionKind::Reverse | ActionKind::Ack
+    );
     (always || forced || bulk).then_some(ActRefusal::ReasonMissing {
         action,
         because_forced_or_bulk: !always,

@@ -61,8 +61,13 @@ impl BulkDone {
             plural(n, "selected transaction"),
             Tally::of(&self.reports)
         );
-        if !self.left_out.is_empty() {
-            s.push_str(&format!("; {} refused before reading", self.left_out.len()));
+        let acked = self.left_out.iter().filter(|l| l.acked.is_some()).count();
+        let refused = self.left_out.len() - acked;
+        if refused > 0 {
+            s.push_str(&format!("; {refused} refused before reading"));
+        }
+        if acked > 0 {
+            s.push_str(&format!("; {acked} acknowledged, left out"));
         }
         if let Some(by) = &self.stopped_by {
             s.push_str(&format!(
@@ -109,7 +114,8 @@ impl BulkDone {
     }
 
     /// The record's outcome: the worst verdict, stopped when some never
-    /// started, refused when ids were left out.
+    /// started, refused when ids were left out (not for being acknowledged:
+    /// that sets them aside on purpose).
     pub(super) fn outcome(&self) -> ActOutcome {
         if self.failed.is_some() {
             return ActOutcome::Failed;
@@ -117,7 +123,9 @@ impl BulkDone {
         match ActOutcome::worst(self.reports.iter().map(|r| &r.verdict)) {
             _ if !self.not_started.is_empty() => ActOutcome::Stopped,
             ActOutcome::NothingToDo if self.released() > 0 => ActOutcome::Completed,
-            ActOutcome::NothingToDo | ActOutcome::Completed if !self.left_out.is_empty() => {
+            ActOutcome::NothingToDo | ActOutcome::Completed
+                if self.left_out.iter().any(|l| l.acked.is_none()) =>
+            {
                 ActOutcome::Refused
             }
             o => o,

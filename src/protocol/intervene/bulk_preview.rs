@@ -56,10 +56,10 @@ impl BulkAct {
         if !gone.is_empty() {
             let s = &mut plan.selected;
             s.transactions.retain(|t| !gone.contains(&t.id));
-            s.left_out.extend(gone.into_iter().map(|txn| LeftOut {
-                txn,
-                why: "no longer exists".into(),
-            }));
+            s.left_out.extend(
+                gone.into_iter()
+                    .map(|txn| LeftOut::refused(txn, "no longer exists")),
+            );
         }
         Ok(plan)
     }

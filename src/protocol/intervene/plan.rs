@@ -81,6 +81,18 @@ pub enum PlanStep {
     },
     /// The abandoned-lock sweep of `recover --all-stuck` ([`SWEEP_STEP`]).
     Sweep,
+    /// Acknowledging a transaction for a while (`lasts`, in words).
+    Ack {
+        /// The transaction.
+        txn: String,
+        /// How long the ack holds.
+        lasts: String,
+    },
+    /// Taking a transaction's acknowledgement back.
+    Unack {
+        /// The transaction.
+        txn: String,
+    },
 }
 
 impl PlanStep {
@@ -138,6 +150,8 @@ impl fmt::Display for PlanStep {
                 write!(f, "{txn}: {}", labels.join(", "))
             }
             PlanStep::Sweep => f.write_str(SWEEP_STEP),
+            PlanStep::Ack { txn, lasts } => write!(f, "acknowledge {txn} for {lasts}"),
+            PlanStep::Unack { txn } => write!(f, "take back the ack on {txn}"),
         }
     }
 }

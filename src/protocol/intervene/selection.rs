@@ -26,6 +26,10 @@ pub struct Selection {
     pub older_than: Option<Duration>,
     /// Exactly these ids (in this order), unknown ones left out.
     pub ids: Option<Vec<String>>,
+    /// Acknowledged transactions too (`--include-acked`); else they are
+    /// left out, each named with who acknowledged it and until when
+    /// ([`crate::protocol::acks`]).
+    pub include_acked: bool,
 }
 
 /// A transaction a selection named but that will not be acted on.
@@ -35,6 +39,20 @@ pub struct LeftOut {
     pub txn: String,
     /// Why, in words.
     pub why: String,
+    /// Left out because it is acknowledged (its ack): set aside on
+    /// purpose, which refuses nothing.
+    pub acked: Option<Box<crate::protocol::acks::Ack>>,
+}
+
+impl LeftOut {
+    /// `txn` left out because of `why` (refused).
+    pub fn refused(txn: impl Into<String>, why: impl Into<String>) -> LeftOut {
+        LeftOut {
+            txn: txn.into(),
+            why: why.into(),
+            acked: None,
+        }
+    }
 }
 
 /// What a selection resolved to.

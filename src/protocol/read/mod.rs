@@ -61,7 +61,10 @@ use super::problem::{Problem, Problems};
 use super::steps::Procedure;
 use super::time::human_age;
 use crate::error::Error;
-use crate::protocol::check::{odd_count, stale_lock_count, stuck_ones, CheckCounts, CheckReading};
+use crate::protocol::check::{
+    acked_stuck_counts, odd_count, set_apart_acked, stale_lock_count, stuck_ones, CheckCounts,
+    CheckReading,
+};
 use crate::protocol::intervene::selection::select_by_filters;
 use crate::protocol::read::doctor::audit_index_check;
 use crate::protocol::read::doctor::check::Check;
@@ -609,8 +612,34 @@ impl Protocol {
     /// Resolves `sel` through the read side: the filters by one scan (a
     /// partial view refused unless `allow_partial`), the ids by one
     /// realtime multi-get each thousand (unknown ones left out, as are ids
-    /// the filters do not match).
+    /// the filters do not match), then, unless `sel.include_acked`, the
+    /// acknowledged ones left out, each named with who acknowledged it and
+    /// until when (their acks read by id: realtime, so an ack written a
+    /// moment ago counts).
     pub async fn select(&self, sel: &Selection, allow_partial: bool) -> Result<Selected> {
+        let mut selected = self.select_all(sel, allow_partial).await?;
+        if !sel.include_acked {
+            let now = self.now().await;
+            let acks = crate::protocol::acks::acks_on(self, &selected.ids(), now).await?;
+            if !acks.is_empty() {
+                selected.transactions.retain(|t| match acks.get(&t.id) {
+                    Some(ack) => {
+                        selected.left_out.push(LeftOut {
+                            txn: t.id.clone(),
+                            why: format!("{ack} (--include-acked takes it)"),
+                            acked: Some(Box::new(ack.clone())),
+                        });
+                        false
+                    }
+                    None => true,
+                });
+            }
+        }
+        Ok(selected)
+    }
+
+    /// [`Protocol::select`] with the acknowledged ones still in.
+    async fn select_all(&self, sel: &Selection, allow_partial: bool) -> Result<Selected> {
         if sel.is_empty() {
             return Err(Error::Invalid(
                 "nothing selected: give --all-stuck, --state, --older-than or --ids-from".into(),
@@ -647,10 +676,10 @@ impl Protocol {
             let docs = self.cluster().mget(index, chunk).await?;
             for (id, doc) in chunk.iter().zip(docs) {
                 let Some(doc) = doc else {
-                    out.left_out.push(LeftOut {
-                        txn: id.clone(),
-                        why: format!("no transaction `{id}` in `{index}`"),
-                    });
+                    out.left_out.push(LeftOut::refused(
+                        id.clone(),
+                        format!("no transaction `{id}` in `{index}`"),
+                    ));
                     continue;
                 };
                 let t = Transaction::from_source(id, &doc.source);
@@ -660,13 +689,13 @@ impl Protocol {
                         let age = t.age_seconds(now).map_or("undated".to_string(), |a| {
                             format!("last modified {} ago", human_age(a))
                         });
-                        out.left_out.push(LeftOut {
-                            txn: id.clone(),
-                            why: format!(
+                        out.left_out.push(LeftOut::refused(
+                            id.clone(),
+                            format!(
                                 "not selected by {}: it is {state}, {age}",
                                 sel.describe_filters().join(" ")
                             ),
-                        });
+                        ));
                     }
                     _ => out.transactions.push(t),
                 }
@@ -686,7 +715,7 @@ impl Protocol {
     /// their cost, see [`super::audit::pace`]), else running the audit.
     pub async fn check_reading_with(&self, audit_findings: Option<u64>) -> Result<CheckReading> {
         let now = self.now().await;
-        let stuck = stuck_ones(self, now).await?;
+        let (stuck, acked) = set_apart_acked(self, stuck_ones(self, now).await?, now).await?;
         let needs_investigation = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
         let odd_documents = odd_count(self).await?;
         let stale_locks = stale_lock_count(self).await?;
@@ -697,12 +726,17 @@ impl Protocol {
         let counts = CheckCounts {
             stuck: stuck.len() as u64,
             needs_investigation,
+            acked: acked.len() as u64,
             odd_documents,
             stale_locks,
             audit_findings,
             as_of: now,
         };
-        Ok(CheckReading { counts, stuck })
+        Ok(CheckReading {
+            counts,
+            stuck,
+            acked,
+        })
     }
 
     /// The counts `check` reports, taken from one dashboard poll, which a
@@ -725,16 +759,27 @@ impl Protocol {
         }
         let now = snap.taken_at;
         let attention = snap.read.attention;
-        let (stuck, needs_investigation, odd_documents) = match attention {
+        // The acknowledged stuck ones are listed by `check`, not counted.
+        let (stuck, needs_investigation, odd_documents, acked) = match attention {
             Some(AttentionCounts {
                 stuck: Some(stuck),
                 needs_investigation: Some(n),
                 odd,
-            }) => (stuck, n, odd),
+            }) => {
+                let (acked, acked_n) = acked_stuck_counts(self, &snap.acks, now).await?;
+                (
+                    stuck.saturating_sub(acked),
+                    n.saturating_sub(acked_n),
+                    odd,
+                    acked,
+                )
+            }
             _ => {
-                let stuck = stuck_ones(self, now).await?;
+                let (stuck, acked) =
+                    set_apart_acked(self, stuck_ones(self, now).await?, now).await?;
                 let n = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
-                (stuck.len() as u64, n, odd_count(self).await?)
+                let odd = odd_count(self).await?;
+                (stuck.len() as u64, n, odd, acked.len() as u64)
             }
         };
         let all_locks_judged =
@@ -747,6 +792,7 @@ impl Protocol {
         let counts = CheckCounts {
             stuck,
             needs_investigation,
+            acked,
             odd_documents,
             stale_locks,
             audit_findings,

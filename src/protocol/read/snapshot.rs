@@ -100,6 +100,9 @@ pub struct Snapshot {
     /// The deployment has no locks index ([`super::Target::Absent`]): the
     /// locks pane says so; no lock is held, none will be released.
     pub locks_absent: bool,
+    /// The live acknowledgements ([`crate::protocol::acks`]): the header
+    /// counts them, the table marks their rows.
+    pub acks: crate::protocol::acks::Acks,
     /// Completeness, totals behind caps, freshness, warnings.
     pub read: ReadStatus,
 }

@@ -27,6 +27,10 @@ pub enum ActionKind {
     Transfer,
     /// `reverse`: the compensating transfer of a finished one.
     Reverse,
+    /// `ack`: transactions acknowledged for a while (`protocol::acks`).
+    Ack,
+    /// `unack`: acknowledgements taken back.
+    Unack,
 }
 
 impl fmt::Display for ActionKind {
@@ -38,6 +42,8 @@ impl fmt::Display for ActionKind {
             ActionKind::AuditRepair => "audit-repair",
             ActionKind::Transfer => "transfer",
             ActionKind::Reverse => "reverse",
+            ActionKind::Ack => "ack",
+            ActionKind::Unack => "unack",
         })
     }
 }

@@ -1,13 +1,21 @@
 //! What `check` prints: the Nagios plugin output (status line, perfdata
 //! `label=value;warn;crit;min;max` with the ranges in force, then the long
-//! output naming the stuck transactions, oldest first), JSON, and the
-//! Prometheus text format. The thresholds and status are [`super::levels`].
+//! output naming the stuck transactions, oldest first, then the
+//! acknowledged ones, which do not alert), JSON, and the Prometheus text
+//! format. The thresholds and status are [`super::levels`].
 
 use super::levels::{Levels, Status, METRICS};
 use crate::protocol::check::{CheckCounts, CheckReading, StuckOne};
 use crate::protocol::time::{format_timestamp, human_age};
 use serde::Serialize;
 use std::fmt::Write as _;
+
+/// The gauge of the acknowledged stuck transactions (`check --format
+/// prometheus` and the exporter): its name and help.
+pub const ACKED_GAUGE: (&str, &str) = (
+    "estx_acked_transactions",
+    "Stuck transactions acknowledged (ack): listed, not counted as stuck, not alerting.",
+);
 
 /// `src -> dest`, `?` for what the document does not say (ASCII: monitoring
 /// systems mangle other bytes).
@@ -28,8 +36,38 @@ fn state(s: &StuckOne) -> String {
 }
 
 /// The long output: one line per stuck transaction (id, state, age, route),
-/// at most `top`, and how many more there are.
+/// at most `top`, and how many more there are; then the acknowledged ones
+/// (at most `top`), each with its ack.
 fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
+    let mut lines = stuck_lines(r, top);
+    if r.acked.is_empty() || top == 0 {
+        return lines;
+    }
+    lines.push(format!(
+        "acknowledged stuck transactions, not alerting ({} of {}):",
+        r.acked.len().min(top),
+        r.acked.len()
+    ));
+    for (s, ack) in r.acked.iter().take(top) {
+        let age = s
+            .transaction
+            .age_seconds(r.counts.as_of)
+            .map_or_else(|| "undated".into(), human_age);
+        lines.push(format!(
+            "{} {} {age} {} - {ack}",
+            s.transaction.id,
+            state(s),
+            route(s)
+        ));
+    }
+    if r.acked.len() > top {
+        lines.push(format!("... and {} more", r.acked.len() - top));
+    }
+    lines
+}
+
+/// The long output's stuck transactions not acknowledged.
+fn stuck_lines(r: &CheckReading, top: usize) -> Vec<String> {
     if r.stuck.is_empty() || top == 0 {
         return Vec::new();
     }
@@ -66,10 +104,13 @@ fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
 pub fn nagios(r: &CheckReading, levels: &[Levels; 5], top: usize) -> String {
     let c = &r.counts;
     let st = super::levels::status(c, levels);
-    let summary: Vec<String> = METRICS
+    let mut summary: Vec<String> = METRICS
         .iter()
         .map(|m| format!("{} {}", (m.value)(c), m.words))
         .collect();
+    if c.acked > 0 {
+        summary.push(format!("{} acknowledged", c.acked));
+    }
     let perf: Vec<String> = METRICS
         .iter()
         .zip(levels)
@@ -105,6 +146,8 @@ pub fn prometheus(counts: Option<&CheckCounts>, st: Status) -> String {
         for m in &METRICS {
             gauge(m.prometheus, m.help, (m.value)(c));
         }
+        let (name, help) = ACKED_GAUGE;
+        gauge(name, help, c.acked);
         gauge(
             "estx_check_timestamp_seconds",
             "When the counts were taken (Unix time, the cluster's clock).",
@@ -145,6 +188,18 @@ struct StuckJson {
     needs_investigation: bool,
 }
 
+/// One acknowledged stuck transaction in JSON: the stuck one, its ack.
+#[derive(Debug, Serialize)]
+struct AckedJson {
+    #[serde(flatten)]
+    stuck: StuckJson,
+    acked_by: String,
+    reason: String,
+    ticket: Option<String>,
+    acked_since: String,
+    acked_until: String,
+}
+
 /// What `check --format json` prints.
 #[derive(Debug, Serialize)]
 struct CheckJson {
@@ -154,6 +209,8 @@ struct CheckJson {
     error: Option<String>,
     metrics: Vec<MetricJson>,
     stuck: Vec<StuckJson>,
+    /// The acknowledged stuck ones (not counted in `stuck`, no alert).
+    acked: Vec<AckedJson>,
 }
 
 /// JSON: status, counts with the ranges in force, the first `top` stuck
@@ -177,17 +234,26 @@ pub fn json(
             })
             .collect()
     };
-    let stuck = |r: &CheckReading| {
-        r.stuck
+    let one = |r: &CheckReading, s: &StuckOne| StuckJson {
+        id: s.transaction.id.clone(),
+        state: state(s),
+        age_seconds: s.transaction.age_seconds(r.counts.as_of),
+        src: s.transaction.src.clone(),
+        dest: s.transaction.dest.clone(),
+        needs_investigation: s.needs_investigation,
+    };
+    let stuck = |r: &CheckReading| r.stuck.iter().take(top).map(|s| one(r, s)).collect();
+    let acked = |r: &CheckReading| {
+        r.acked
             .iter()
             .take(top)
-            .map(|s| StuckJson {
-                id: s.transaction.id.clone(),
-                state: state(s),
-                age_seconds: s.transaction.age_seconds(r.counts.as_of),
-                src: s.transaction.src.clone(),
-                dest: s.transaction.dest.clone(),
-                needs_investigation: s.needs_investigation,
+            .map(|(s, a)| AckedJson {
+                stuck: one(r, s),
+                acked_by: a.by.clone(),
+                reason: a.reason.clone(),
+                ticket: a.ticket.clone(),
+                acked_since: format_timestamp(a.since),
+                acked_until: format_timestamp(a.until),
             })
             .collect()
     };
@@ -198,6 +264,7 @@ pub fn json(
         error: reading.err().cloned(),
         metrics: reading.ok().map(|r| metrics(&r.counts)).unwrap_or_default(),
         stuck: reading.ok().map(stuck).unwrap_or_default(),
+        acked: reading.ok().map(acked).unwrap_or_default(),
     };
     // Plain data: serialising it cannot fail.
     serde_json::to_string_pretty(&j).unwrap_or_default() + "\n"

@@ -27,6 +27,7 @@ fn counts(n: [u64; 5]) -> CheckCounts {
     CheckCounts {
         stuck: n[0],
         needs_investigation: n[1],
+        acked: 0,
         odd_documents: n[2],
         stale_locks: n[3],
         audit_findings: n[4],
@@ -136,6 +137,7 @@ fn nagios_output_with_perfdata_and_long_output() {
     let r = CheckReading {
         counts: counts([2, 1, 0, 3, 0]),
         stuck: vec![stuck("old", 200, true), stuck("young", 10, false)],
+        acked: Vec::new(),
     };
     let l = levels(&["-w", "stale_locks=10:", "-c", "@5:9"]);
     assert_eq!(

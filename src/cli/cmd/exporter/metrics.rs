@@ -81,6 +81,8 @@ fn register_reading(registry: &mut Registry, r: &Reading) {
     for m in &METRICS {
         int(registry, m.prometheus, m.help, (m.value)(&r.counts));
     }
+    let (name, text) = crate::cli::cmd::check::output::ACKED_GAUGE;
+    int(registry, name, text, r.counts.acked);
     seconds(
         registry,
         "estx_audit_age",
@@ -155,6 +157,7 @@ mod tests {
             counts: CheckCounts {
                 stuck: 2,
                 needs_investigation: 1,
+                acked: 0,
                 odd_documents: 1,
                 stale_locks: 3,
                 audit_findings: 0,

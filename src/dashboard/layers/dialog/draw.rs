@@ -16,7 +16,8 @@ use crate::dashboard::layers::DrawCx;
 use crate::dashboard::load::Load;
 use crate::dashboard::ui::theme::{bold, wrapped_rows, Theme};
 use crate::dashboard::ui::theme::{more_hint, short_id};
-use crate::protocol::intervene::{Act, Guard, JudgedOn};
+use crate::protocol::intervene::{AckPlan, Act, Guard, JudgedOn};
+use crate::protocol::time::human_age;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -209,11 +210,42 @@ fn text(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
                 Some(JudgedOn::Lock(l)) => lock_dialog(cx, l.view.as_deref()),
                 Some(JudgedOn::Audit(r)) => audit_dialog(th, r),
                 Some(JudgedOn::Reversal(r)) => super::reverse::dialog_lines(cx, r),
+                Some(JudgedOn::Acks(a)) => ack_lines(th, a),
                 None => Vec::new(),
             });
             out
         }
     }
+}
+
+/// An ack's or unack's dialog: each transaction, its ack now, the ids
+/// left out, and how long a new ack holds.
+fn ack_lines(th: &Theme, a: &AckPlan) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = a
+        .ids
+        .iter()
+        .map(|id| match a.acks.get(id) {
+            Some(ack) => Line::from(format!("{id}: {ack}")),
+            None => Line::from(format!("{id}: not acknowledged")),
+        })
+        .collect();
+    for l in &a.left_out {
+        out.push(Line::styled(
+            format!("left out: {}: {}", l.txn, l.why),
+            th.dim_text(),
+        ));
+    }
+    if let Some(d) = a.lasts {
+        out.push(Line::styled(
+            format!(
+                "holds for {} (start the reason with a duration to change it: `8h why`); \
+                 check and the bulk acts leave them out meanwhile",
+                human_age(d.as_secs() as i64)
+            ),
+            th.dim_text(),
+        ));
+    }
+    out
 }
 
 /// The reason field: what was typed, whether the trail requires one (its

@@ -9,7 +9,7 @@ use crate::dashboard::event::{Expected, IoRequest, PlanToSave, ResumeConfirmed, 
 use crate::dashboard::keymap::{DialogOp, Op};
 use crate::dashboard::layers::{Context, Effect, Outcome};
 use crate::dashboard::log::LogLevel;
-use crate::protocol::intervene::{JudgedOn, Planned};
+use crate::protocol::intervene::{AnyAct, JudgedOn, Planned};
 use crossterm::event::{KeyCode, KeyEvent};
 
 impl Dialog {
@@ -182,6 +182,7 @@ impl Dialog {
         } else {
             "confirmed"
         };
+        let (act, reason) = ack_lasting(act, reason);
         let run = Run::new(act, force, reason, self.typed.clone(), expected);
         Outcome::with(Effect::Start { run, planned })
             .then(Effect::Log(
@@ -211,7 +212,7 @@ impl Dialog {
                 state: l.view.as_ref().and_then(|l| l.owner_state.clone()),
                 modified: l.view.as_ref().and_then(|l| l.info.created_at),
             },
-            Some(JudgedOn::Audit(_)) | None => Expected {
+            Some(JudgedOn::Audit(_) | JudgedOn::Acks(_)) | None => Expected {
                 state: None,
                 modified: None,
             },
@@ -236,4 +237,24 @@ pub fn planned_lines(plan: &impl Planned) -> Vec<String> {
             format!("{}: {what}", s.reported())
         })
         .collect()
+}
+
+/// `act` with the duration a confirmed ack's `reason` starts with (`8h
+/// why`: 8 hours, the reason `why`), and the reason without it; any
+/// other act, or a reason that starts with no duration, as they are.
+fn ack_lasting(act: AnyAct, reason: Option<String>) -> (AnyAct, Option<String>) {
+    let AnyAct::Acknowledge(mut a) = act else {
+        return (act, reason);
+    };
+    let Some(text) = reason.as_deref() else {
+        return (AnyAct::Acknowledge(a), reason);
+    };
+    let (first, rest) = text.split_once(' ').unwrap_or((text, ""));
+    match crate::protocol::time::parse_duration(first) {
+        Ok(d) if !d.is_zero() && !rest.trim().is_empty() => {
+            a.lasts = d;
+            (AnyAct::Acknowledge(a), Some(rest.trim().to_string()))
+        }
+        _ => (AnyAct::Acknowledge(a), reason),
+    }
 }

@@ -252,6 +252,7 @@ impl Dialog {
             Some(JudgedOn::Lock(l)) => l.view.is_some(),
             // Refused by the admission rule: no steps (nothing will run).
             Some(JudgedOn::Reversal(r)) => !r.steps.is_empty(),
+            Some(JudgedOn::Acks(a)) => !a.ids.is_empty(),
             Some(JudgedOn::Audit(r)) => r
                 .findings
                 .iter()

@@ -119,6 +119,7 @@ fn columns(cx: &DrawCx) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
         format!("investigate: untouched > {investigate}"),
     ));
     r.push(legend("?", th.odd, "malformed or unknown state".into()));
+    r.push(legend("~", th.good, "acknowledged (ack)".into()));
     r.push(Line::from(vec![
         Span::raw("locks: "),
         Span::styled("stale", Style::new().fg(th.warn)),

@@ -121,6 +121,9 @@ pub fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
         )),
         Severity::Odd | Severity::Normal => {}
     }
+    if let Some(ack) = app.snapshot.as_ref().and_then(|s| s.acks.get(&t.id)) {
+        out.push(Line::styled(format!("~ {ack}"), Style::new().fg(th.good)));
+    }
     for p in &t.problems {
         out.push(Line::styled(format!("? {p}"), Style::new().fg(th.odd)));
     }

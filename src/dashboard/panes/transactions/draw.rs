@@ -1,7 +1,8 @@
 //! Drawing the transaction table: mark, id, state, source → destination, amount,
 //! age. Stuck rows are yellow and marked `!`, rows older than
 //! `investigate_after` red and `!!`, malformed or unknown-state rows `?`
-//! (the problem is spelled out in the detail pane). The title carries the
+//! (the problem is spelled out in the detail pane); an acknowledged row's
+//! id carries `~` (its ack in the detail pane). The title carries the
 //! row count, sort key and direction, the text filter (with a cursor while
 //! typing) and the state filter.
 
@@ -134,10 +135,16 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
         .iter()
         .map(|t| {
             let m = mark(severity(app, t)).to_string();
-            let id = if app.selection.marks.contains(&t.id) {
-                format!("✓ {}", t.id)
-            } else {
-                t.id.clone()
+            let marked = app.selection.marks.contains(&t.id);
+            let acked = app
+                .snapshot
+                .as_ref()
+                .is_some_and(|s| s.acks.get(&t.id).is_some());
+            let id = match (marked, acked) {
+                (true, true) => format!("✓~ {}", t.id),
+                (true, false) => format!("✓ {}", t.id),
+                (false, true) => format!("~ {}", t.id),
+                (false, false) => t.id.clone(),
             };
             [
                 m,

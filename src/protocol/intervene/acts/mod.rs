@@ -18,6 +18,7 @@
 //! line there (and one arm in [`AnyPlan::judged`] if its preview reads
 //! documents to confirm).
 
+mod ack;
 mod audit_repair;
 mod recover;
 mod release_lock;
@@ -26,6 +27,7 @@ mod reverse;
 mod rollback;
 mod transfer;
 
+pub use ack::{AckOutcome, AckPlan, Acked, Acknowledge, Unacknowledge};
 pub use audit_repair::{AuditPlan, AuditRepair, Repaired};
 pub use recover::Recover;
 pub use release_lock::{LockPlan, ReleaseLock, Released};
@@ -190,6 +192,8 @@ pub enum JudgedOn<'a> {
     /// A reversal, on the original and whatever sits under its
     /// reversal's id.
     Reversal(&'a JudgedReversal),
+    /// An ack or unack, on the transactions selected and their acks now.
+    Acks(&'a AckPlan),
 }
 
 impl AnyPlan {
@@ -210,6 +214,7 @@ impl AnyPlan {
                 ReversalPlan::Judged(j) => Some(JudgedOn::Reversal(j)),
                 ReversalPlan::Missing(_) | ReversalPlan::Unread(_) => None,
             },
+            AnyPlan::Acknowledge(a) | AnyPlan::Unacknowledge(a) => Some(JudgedOn::Acks(a)),
             AnyPlan::Transfer(_) | AnyPlan::Bulk(_) => None,
         }
     }
@@ -227,6 +232,8 @@ any_act!(
     Reverse,
     Transfer,
     Bulk,
+    Acknowledge,
+    Unacknowledge,
 );
 
 #[cfg(test)]

@@ -10,12 +10,16 @@
 //! the accounts with pending entries and the locks (all in one `_msearch`,
 //! with their totals, so caps are shown), one multi-get (of two indices)
 //! for the accounts those transactions name and the locks' owners not
-//! listed, and the cluster health. Documents in unknown
+//! listed, and the cluster health; the live acknowledgements ride in the
+//! same `_msearch` (`acks.rs`). Documents in unknown
 //! states cost one more search, only when the counts show there are some.
 //! Every answer's shard coverage is kept: a partial poll says so.
 
+mod acks;
 mod msearch;
 mod named;
+
+use acks::AcksSearch;
 
 use super::coverage::Coverage;
 use super::discovery::Discovery;
@@ -27,6 +31,7 @@ pub use super::state_counts::{ordered, AttentionCounts, StateCount};
 use super::table::{TableFilter, TablePage};
 use crate::cluster::{Cluster, HealthProbe};
 use crate::error::Result;
+use crate::protocol::acks::Acks;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::{Indices, ProtocolConfig};
 
@@ -85,9 +90,10 @@ pub async fn load_with(
     // is capped): the queries `check` counts with.
     let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
     let page = table.page_search(&q, &d.fields, windows, cap);
-    let searches = p.searches(page, urgency.as_ref());
+    let acks_search = AcksSearch::new(taken_at);
+    let searches = p.searches(page, urgency.as_ref(), &acks_search);
     let answers = cluster.msearch(&searches).await?;
-    let a = p.answers(answers, urgency.iter().flatten().count())?;
+    let mut a = p.answers(answers, urgency.iter().flatten().count(), &acks_search)?;
     let (mut transactions, in_flight_total, table_page) =
         listed(table, cap, a.in_flight.as_ref(), a.page.as_ref())?;
     if !d.fields.ages_queryable() {
@@ -122,6 +128,7 @@ pub async fn load_with(
         locks: named.locks,
         missing_indices: p.missing.into_iter().collect(),
         locks_absent,
+        acks: std::mem::take(&mut a.acks),
         read,
     })
 }
@@ -168,6 +175,7 @@ struct Answers {
     locks: Option<Value>,
     attention: Option<AttentionCounts>,
     per_state: Vec<(TxnState, u64)>,
+    acks: Acks,
 }
 
 impl Poll<'_> {

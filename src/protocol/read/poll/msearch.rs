@@ -1,6 +1,9 @@
 //! The poll's one `_msearch`: the searches it asks, in order, and the
 //! answers read back in that order (a missing index is noted, every
-//! answer's shard coverage added).
+//! answer's shard coverage added). The acks' search is the last, read by
+//! its own type ([`AcksSearch`]).
+
+use super::acks::AcksSearch;
 
 use super::{Answers, Poll, LOCKS_CAP, PENDING_ACCOUNTS_CAP};
 use crate::error::{Error, Result};
@@ -17,6 +20,7 @@ impl Poll<'_> {
         &self,
         page: Value,
         urgency: Option<&[Value; 2]>,
+        acks: &AcksSearch,
     ) -> Vec<(String, Value)> {
         let (ix, q) = (self.ix, &self.q);
         let count = |query: Value| json!({"size": 0, "track_total_hits": true, "query": query});
@@ -57,6 +61,7 @@ impl Poll<'_> {
                 searches.push((ix.transactions.clone(), count(q.state_in(&[s]))));
             }
         }
+        searches.push(acks.search(ix));
         searches
     }
 
@@ -64,9 +69,19 @@ impl Poll<'_> {
     /// (`urgent`: how many urgency counts were asked).
     pub(super) fn answers(
         &mut self,
-        answers: Vec<Result<Value>>,
+        mut answers: Vec<Result<Value>>,
         urgent: usize,
+        acks_search: &AcksSearch,
     ) -> Result<Answers> {
+        let acks = match acks_search.read(answers.pop(), &mut self.coverage) {
+            Ok(acks) => acks,
+            Err(e) => {
+                tracing::warn!(error = %e, "acknowledgements unreadable");
+                self.warnings
+                    .push(format!("the acknowledgements could not be read ({e})"));
+                Default::default()
+            }
+        };
         let mut answers = answers.into_iter();
         let (coverage, missing) = (&mut self.coverage, &mut self.missing);
         let mut next = || -> Result<Option<Value>> {
@@ -122,6 +137,7 @@ impl Poll<'_> {
             locks,
             attention,
             per_state,
+            acks,
         })
     }
 }

@@ -1,0 +1,92 @@
+//! `K` (issue 30 item 3): acknowledge the selected transaction through the
+//! one confirmation flow, for the duration its reason starts with (4h
+//! without one), and, on a transaction a poll shows acknowledged, take
+//! the ack back.
+
+use super::*;
+use estx::dashboard::event::{ActionOutcome, Expected};
+use estx::protocol::acks::{Ack, Acks};
+use estx::protocol::intervene::{AckPlan, Acknowledge, AnyAct, AnyPlan, Unacknowledge};
+
+const HOUR: u64 = 3600;
+
+fn ack(lasts_hours: u64) -> AnyAct {
+    Acknowledge::ids(
+        vec!["t-old".into()],
+        Duration::from_secs(lasts_hours * HOUR),
+        None,
+    )
+    .into()
+}
+
+#[test]
+fn k_acknowledges_the_selection_for_the_duration_its_reason_starts_with_then_takes_it_back() {
+    let mut app = app(false);
+    let cmds = update(&mut app, key('K'));
+    assert_eq!(cmds, vec![IoRequest::LoadPreview(ack(4))]);
+    let plan = AckPlan {
+        lasts: Some(Duration::from_secs(4 * HOUR)),
+        targets: vec![],
+        ids: vec!["t-old".into()],
+        left_out: vec![],
+        acks: Acks::default(),
+    };
+    update(
+        &mut app,
+        Event::Preview {
+            act: ack(4),
+            plan: Ok(AnyPlan::Acknowledge(plan)),
+        },
+    );
+    assert!(app.overlays.dialog().unwrap().can_confirm());
+    update(&mut app, key('y'));
+    // An ack wants its reason: Enter on an empty one runs nothing.
+    assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
+    for c in "8h finance is on it".chars() {
+        update(&mut app, key(c));
+    }
+    let cmds = update(&mut app, code(KeyCode::Enter));
+    let expected = Expected {
+        state: None,
+        modified: None,
+    };
+    assert_eq!(
+        cmds,
+        vec![IoRequest::Run(Run::new(
+            ack(8),
+            false,
+            Some("finance is on it".into()),
+            None,
+            expected,
+        ))]
+    );
+    update(
+        &mut app,
+        Event::ActionDone(ActionOutcome {
+            act: ack(8),
+            summary: "1 acknowledged".into(),
+            ok: true,
+            receipts: None,
+        }),
+    );
+    // The next poll shows it acknowledged: K offers to take it back.
+    let mut snap = snapshot(vec![txn("t-old", "pending", 90)]);
+    let until = now() + chrono::Duration::hours(8);
+    let acked = Ack {
+        txn: "t-old".into(),
+        by: "ana".into(),
+        reason: "finance is on it".into(),
+        ticket: None,
+        since: now(),
+        until,
+    };
+    snap.acks = Acks::live([acked], now());
+    update(&mut app, Event::Polled(Ok(Box::new(snap))));
+    let cmds = update(&mut app, key('K'));
+    assert_eq!(
+        cmds,
+        vec![IoRequest::LoadPreview(
+            Unacknowledge::ids(vec!["t-old".into()]).into()
+        )]
+    );
+}
