@@ -194,13 +194,15 @@ pub fn draft<A: Act>(plan: &impl Planned, i: &Intervention<A>) -> RecordDraft {
 
 /// Refuses, on a profile with `approval = "second-operator"`, an act that
 /// runs without a plan file, and one whose plan `operator` made himself.
+/// Acts that update no transaction or account (lock releases,
+/// acknowledgements) move no money and need no second operator.
 pub(super) fn approved<A: Act>(
     p: &Protocol,
     i: &Intervention<A>,
     operator: &Operator,
 ) -> Result<(), NotStarted> {
     let c = p.config();
-    if c.approval != ApprovalRule::SecondOperator {
+    if c.approval != ApprovalRule::SecondOperator || !i.act.updates_documents() {
         return Ok(());
     }
     let profile = c.profile.clone().unwrap_or_default();
