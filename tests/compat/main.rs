@@ -60,7 +60,14 @@ fn under(p: Personality) {
     }
     let s = Session::as_user(&proxy.url(), p.name(), Some(USER), server.url());
     let ix = &s.ix;
-    let writable = [&ix.transactions, &ix.accounts, &ix.locks, &ix.audit].map(String::as_str);
+    let writable = [
+        &ix.transactions,
+        &ix.accounts,
+        &ix.locks,
+        &ix.audit,
+        &ix.acks,
+    ]
+    .map(String::as_str);
     let user = User::read_only(USER.0, USER.1, &writable)
         .with_backend_roles(&["arn:aws:iam::123456789012:role/estx-operator"]);
     proxy.secure(Realm::new(Product::OpenSearch, vec![user]));
@@ -75,7 +82,14 @@ fn alias_only(proxy: &FaultProxy, p: Personality, server: &str) {
     let s = Session::as_user(&proxy.url(), p.name(), Some(USER), server);
     s.behind_aliases();
     let ix = &s.ix;
-    let names = [&ix.transactions, &ix.accounts, &ix.locks, &ix.audit].map(String::as_str);
+    let names = [
+        &ix.transactions,
+        &ix.accounts,
+        &ix.locks,
+        &ix.audit,
+        &ix.acks,
+    ]
+    .map(String::as_str);
     let user = User::read_only(USER.0, USER.1, &names).reading_only(&names);
     proxy.secure(Realm::new(Product::Elasticsearch, vec![user]));
     session::run_in(&s, Some(p));
