@@ -18,7 +18,7 @@ use super::event::{
 use super::keymap::Op;
 use super::layers::dialog::{Bulk, BulkPlan, Pending};
 use super::load::Load;
-use super::log::receipts_line;
+use super::log::receipts_words;
 use super::progress::BulkProgress;
 use crate::protocol::intervene::{AnyAct, ItemPlan, Would};
 use crate::protocol::trail::receipts::Verification;
@@ -304,10 +304,15 @@ pub fn done(
     if !summary.is_empty() {
         text.push_str(&format!(" · {summary}"));
     }
+    // Receipts that verify ride on the run's line; a mismatch or a missing
+    // receipt is an error line of its own.
+    let receipts = receipts.as_ref().map(receipts_words);
+    if let Some((LogLevel::Info, words)) = &receipts {
+        text.push_str(&format!(" · {words}"));
+    }
     app.push_log(level, text);
-    if let Some(v) = &receipts {
-        let (level, text) = receipts_line(&format!("bulk {}", on.verb()), v);
-        app.push_log(level, text);
+    if let Some((LogLevel::Error, words)) = receipts {
+        app.push_log(LogLevel::Error, format!("bulk {}: {words}", on.verb()));
     }
     super::stop::ended(app, on, left, b.quit_when_stopped);
     app.reads.history_asked = None;

@@ -8,7 +8,7 @@ use super::app::{App, Dialog, LogLevel};
 use super::event::{titled, ActionOutcome, IoRequest, OnMarks};
 use super::keymap::Op;
 pub use super::layers::dialog::planned_lines;
-use super::log::receipts_line;
+use super::log::receipts_words;
 use crate::protocol::intervene::{Acknowledge, Act, AnyAct, PlanStep, ReleaseLock, Unacknowledge};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 
@@ -185,15 +185,25 @@ pub fn action_done(app: &mut App, outcome: ActionOutcome) -> Vec<IoRequest> {
     };
     let title = titled(&outcome.act);
     app.push_log(level, format!("{title}: {}", outcome.summary));
-    if let Some(v) = &outcome.receipts {
-        let (level, text) = receipts_line(&title, v);
-        app.push_log(level, text);
+    let compared = running.filter(|r| !r.planned.is_empty() && !r.seen.is_empty());
+    let as_previewed = compared.as_ref().is_some_and(|r| r.planned == r.seen);
+    let mut receipts = outcome.receipts.as_ref().map(receipts_words);
+    // Receipts that verify ride on the "ran as previewed" line; any other
+    // word on them is a line of its own.
+    if !matches!(&receipts, Some((LogLevel::Info, _)) if as_previewed) {
+        if let Some((level, text)) = receipts.take() {
+            app.push_log(level, format!("{title}: {text}"));
+        }
     }
-    if let Some(run) = running.filter(|r| !r.planned.is_empty() && !r.seen.is_empty()) {
-        if run.planned == run.seen {
+    if let Some(run) = compared {
+        if as_previewed {
+            let verified = receipts.map(|(_, t)| format!("; {t}")).unwrap_or_default();
             app.push_log(
                 LogLevel::Info,
-                format!("{title}: ran as previewed ({} lines)", run.planned.len()),
+                format!(
+                    "{title}: ran as previewed ({} lines){verified}",
+                    run.planned.len()
+                ),
             );
         } else {
             let at = run

@@ -30,12 +30,13 @@ pub struct LogEntry {
 /// Most log lines kept.
 pub const LOG_CAPACITY: usize = 500;
 
-/// The line after act `title` saying what its receipts prove (`v`, the
-/// same check as `audit --receipts`): "receipts verified: N writes", or
-/// the first mismatch and how many more there are (an error).
-pub fn receipts_line(title: &str, v: &Verification) -> (LogLevel, String) {
+/// What the receipts of an act prove (`v`, the same check as `audit
+/// --receipts`), in words without the act's title: "receipts verified: N
+/// writes" (info: it rides on the act's own line where there is one), or
+/// the first mismatch and how many more there are (an error line).
+pub fn receipts_words(v: &Verification) -> (LogLevel, String) {
     let writes = if v.writes == 1 { "write" } else { "writes" };
-    let (level, text) = match v.mismatches.first() {
+    match v.mismatches.first() {
         None if v.no_receipts > 0 => (
             LogLevel::Error,
             "receipts missing: its balance writes kept none".to_string(),
@@ -54,6 +55,5 @@ pub fn receipts_line(title: &str, v: &Verification) -> (LogLevel, String) {
                 format!("receipts do NOT verify: {m}{more}"),
             )
         }
-    };
-    (level, format!("{title}: {text}"))
+    }
 }
