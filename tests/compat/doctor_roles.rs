@@ -21,15 +21,7 @@ fn under_fgac_doctor_shows_the_users_roles_and_backend_roles() {
     proxy.personality(p);
     let user = ("estx-doc", "estx-doc-1");
     let s = Session::as_user(&proxy.url(), p.name(), Some(user), server.url());
-    let ix = &s.ix;
-    let writable = [
-        &ix.transactions,
-        &ix.accounts,
-        &ix.locks,
-        &ix.audit,
-        &ix.acks,
-    ]
-    .map(String::as_str);
+    let writable = s.index_names();
     let granted = User::read_only(user.0, user.1, &writable).with_backend_roles(&[ROLE_ARN]);
     proxy.secure(Realm::new(Product::OpenSearch, vec![granted]));
     s.init();

@@ -234,15 +234,7 @@ fn fine_grained_access_control_refusals_say_which_role_mapping_is_missing() {
     let proxy = FaultProxy::start(server.url());
     proxy.personality(p);
     let s = Session::as_user(&proxy.url(), p.name(), Some(("estx", "pw-1")), server.url());
-    let ix = &s.ix;
-    let writable = [
-        &ix.transactions,
-        &ix.accounts,
-        &ix.locks,
-        &ix.audit,
-        &ix.acks,
-    ]
-    .map(String::as_str);
+    let writable = s.index_names();
     let role = "arn:aws:iam::123456789012:role/estx-operator";
     let user = User::read_only("estx", "pw-1", &writable)
         .without_composite_actions()

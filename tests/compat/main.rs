@@ -59,15 +59,7 @@ fn under(p: Personality) {
         return;
     }
     let s = Session::as_user(&proxy.url(), p.name(), Some(USER), server.url());
-    let ix = &s.ix;
-    let writable = [
-        &ix.transactions,
-        &ix.accounts,
-        &ix.locks,
-        &ix.audit,
-        &ix.acks,
-    ]
-    .map(String::as_str);
+    let writable = s.index_names();
     let user = User::read_only(USER.0, USER.1, &writable)
         .with_backend_roles(&["arn:aws:iam::123456789012:role/estx-operator"]);
     proxy.secure(Realm::new(Product::OpenSearch, vec![user]));
@@ -81,15 +73,7 @@ fn under(p: Personality) {
 fn alias_only(proxy: &FaultProxy, p: Personality, server: &str) {
     let s = Session::as_user(&proxy.url(), p.name(), Some(USER), server);
     s.behind_aliases();
-    let ix = &s.ix;
-    let names = [
-        &ix.transactions,
-        &ix.accounts,
-        &ix.locks,
-        &ix.audit,
-        &ix.acks,
-    ]
-    .map(String::as_str);
+    let names = s.index_names();
     let user = User::read_only(USER.0, USER.1, &names).reading_only(&names);
     proxy.secure(Realm::new(Product::Elasticsearch, vec![user]));
     session::run_in(&s, Some(p));

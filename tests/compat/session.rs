@@ -147,6 +147,20 @@ impl Session {
         out
     }
 
+    /// The five indices the tool reads and writes (the application's three,
+    /// the audit and the acks index): what a role is granted on.
+    pub fn index_names(&self) -> [&str; 5] {
+        let ix = &self.ix;
+        [
+            &ix.transactions,
+            &ix.accounts,
+            &ix.locks,
+            &ix.audit,
+            &ix.acks,
+        ]
+        .map(String::as_str)
+    }
+
     pub fn http(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
         let text = body.map(Value::to_string);
         let (status, answer) = common::http(
