@@ -9,6 +9,7 @@
 //! the check can say which ones to act on. Thresholds and output formats
 //! are the CLI's business.
 
+use super::read::verdict::{self, Healing};
 use super::read::{urgency, Queries};
 use super::transaction::Transaction;
 use super::Protocol;
@@ -29,16 +30,21 @@ pub struct CheckCounts {
     pub stale_locks: u64,
     /// Findings of the audit (money, dangling entries, malformed documents).
     pub audit_findings: u64,
+    /// 1 when the application's own recovery has stalled or is not running
+    /// (the healing verdict: [`super::read::verdict::healing`]), else 0.
+    pub recovery_stalled: u64,
     /// When the counts were taken (the cluster's clock).
     pub as_of: DateTime<Utc>,
 }
 
-/// One check's reading: the counts, and the stuck transactions they count
-/// (oldest first), so an alert can name them.
+/// One check's reading: the counts, the healing verdict, and the stuck
+/// transactions they count (oldest first), so an alert can name them.
 #[derive(Debug, Clone)]
 pub struct CheckReading {
     /// What was counted.
     pub counts: CheckCounts,
+    /// Whether the application's own recovery is working.
+    pub healing: Healing,
     /// The stuck transactions, oldest first.
     pub stuck: Vec<StuckOne>,
 }
@@ -75,4 +81,20 @@ pub(crate) async fn odd_count(p: &Protocol) -> Result<u64> {
 pub(crate) async fn stale_lock_count(p: &Protocol) -> Result<u64> {
     let locks = p.list_locks().await?;
     Ok(locks.iter().filter(|l| l.staleness.is_stale()).count() as u64)
+}
+
+/// The healing verdict of a `check` at `now` over its `stuck` transactions
+/// (oldest first), and the count it gives.
+pub(crate) async fn healing(
+    p: &Protocol,
+    now: DateTime<Utc>,
+    stuck: &[StuckOne],
+) -> Result<(Healing, u64)> {
+    let oldest = stuck
+        .iter()
+        .filter_map(|s| s.transaction.modification_time)
+        .min();
+    let e = verdict::healing_evidence(p, now, stuck.len() as u64, oldest).await?;
+    let v = verdict::judge(&e, now, p.config.recovery_window);
+    Ok((v, u64::from(v.is_alarm())))
 }

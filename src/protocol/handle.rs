@@ -14,6 +14,7 @@ use crate::error::Result;
 use std::sync::Arc;
 
 use super::read::poll::{AttentionCounts, Snapshot, DEFAULT_CAP};
+use super::read::verdict::{rejudge, Previous};
 use crate::error::Error;
 use crate::protocol::check::odd_count;
 use crate::protocol::check::stale_lock_count;
@@ -231,15 +232,22 @@ impl Protocol {
             Some(n) => n,
             None => self.audit(None, false).await?.findings.len() as u64,
         };
+        let (healing, recovery_stalled) =
+            crate::protocol::check::healing(self, now, &stuck).await?;
         let counts = CheckCounts {
             stuck: stuck.len() as u64,
             needs_investigation,
             odd_documents,
             stale_locks,
             audit_findings,
+            recovery_stalled,
             as_of: now,
         };
-        Ok(CheckReading { counts, stuck })
+        Ok(CheckReading {
+            counts,
+            healing,
+            stuck,
+        })
     }
 
     /// The counts `check` reports, taken from one dashboard poll, which a
@@ -252,9 +260,15 @@ impl Protocol {
     /// cannot compare dates (or the transactions index is missing), the
     /// stale locks when there are more than the poll lists or some were
     /// judged without their owners or heartbeats. `audit_findings` comes
-    /// from the watcher's paced audit. A partial poll is an error.
-    pub async fn watch_reading(&self, audit_findings: u64) -> Result<(CheckCounts, Snapshot)> {
-        let snap = self.poll_snapshot(DEFAULT_CAP).await?;
+    /// from the watcher's paced audit. The healing verdict is judged again
+    /// with the watcher's `previous` poll (the snapshot carries it). A
+    /// partial poll is an error.
+    pub async fn watch_reading(
+        &self,
+        audit_findings: u64,
+        previous: Option<Previous>,
+    ) -> Result<(CheckCounts, Snapshot)> {
+        let mut snap = self.poll_snapshot(DEFAULT_CAP).await?;
         if let Some(partial) = snap.read.coverage.describe() {
             return Err(Error::Invalid(format!(
                 "a partial view ({partial}): no counts"
@@ -281,12 +295,19 @@ impl Protocol {
         } else {
             stale_lock_count(self).await?
         };
+        snap.healing = rejudge(
+            &snap.healing_evidence,
+            previous,
+            now,
+            self.config.recovery_window,
+        );
         let counts = CheckCounts {
             stuck,
             needs_investigation,
             odd_documents,
             stale_locks,
             audit_findings,
+            recovery_stalled: u64::from(snap.healing.is_alarm()),
             as_of: now,
         };
         Ok((counts, snap))

@@ -101,6 +101,8 @@ fn missing_indices() {
         locks: vec![],
         missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],
         locks_absent: false,
+        healing: Default::default(),
+        healing_evidence: Default::default(),
         read: Default::default(),
     });
     let s = screen(&a, 100, 30);

@@ -60,6 +60,8 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         locks: vec![],
         missing_indices: vec![],
         locks_absent: false,
+        healing: Default::default(),
+        healing_evidence: Default::default(),
         read: Default::default(),
     }
 }

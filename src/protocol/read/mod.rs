@@ -29,6 +29,7 @@ mod string_array;
 pub mod table;
 pub mod times;
 pub mod value_types;
+pub mod verdict;
 pub mod writes;
 
 pub use coverage::Coverage;

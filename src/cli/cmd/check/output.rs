@@ -3,7 +3,7 @@
 //! output naming the stuck transactions, oldest first), JSON, and the
 //! Prometheus text format. The thresholds and status are [`super::levels`].
 
-use super::levels::{Levels, Status, METRICS};
+use super::levels::{Levels, Status, COUNTS, METRICS};
 use crate::protocol::check::{CheckCounts, CheckReading, StuckOne};
 use crate::protocol::time::{format_timestamp, human_age};
 use serde::Serialize;
@@ -27,17 +27,31 @@ fn state(s: &StuckOne) -> String {
         .map_or_else(|| "(no state)".into(), ToString::to_string)
 }
 
-/// The long output: one line per stuck transaction (id, state, age, route),
-/// at most `top`, and how many more there are.
+/// The healing verdict's line: the verdict and its evidence in words.
+fn healing_line(r: &CheckReading) -> String {
+    format!(
+        "recovery: {} ({})",
+        r.healing.short(),
+        r.healing.evidence(r.counts.as_of)
+    )
+}
+
+/// The long output: the healing verdict's line, then one line per stuck
+/// transaction (id, state, age, route), at most `top`, and how many more
+/// there are; none at all under `--top 0` (the status line only).
 fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
-    if r.stuck.is_empty() || top == 0 {
+    if top == 0 {
         return Vec::new();
     }
-    let mut lines = vec![format!(
+    let mut lines = vec![healing_line(r)];
+    if r.stuck.is_empty() {
+        return lines;
+    }
+    lines.push(format!(
         "stuck transactions, oldest first ({} of {}):",
         r.stuck.len().min(top),
         r.stuck.len()
-    )];
+    ));
     for s in r.stuck.iter().take(top) {
         let age = s
             .transaction
@@ -63,7 +77,7 @@ fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
 
 /// The Nagios plugin output: status, summary and performance data on the
 /// first line, then the long output.
-pub fn nagios(r: &CheckReading, levels: &[Levels; 5], top: usize) -> String {
+pub fn nagios(r: &CheckReading, levels: &[Levels; COUNTS], top: usize) -> String {
     let c = &r.counts;
     let st = super::levels::status(c, levels);
     let summary: Vec<String> = METRICS
@@ -145,6 +159,15 @@ struct StuckJson {
     needs_investigation: bool,
 }
 
+/// The healing verdict in JSON: the verdict's fields (tagged `verdict`)
+/// and its evidence in words.
+#[derive(Debug, Serialize)]
+struct HealingJson {
+    #[serde(flatten)]
+    verdict: crate::protocol::read::verdict::Healing,
+    evidence: String,
+}
+
 /// What `check --format json` prints.
 #[derive(Debug, Serialize)]
 struct CheckJson {
@@ -153,6 +176,7 @@ struct CheckJson {
     as_of: Option<String>,
     error: Option<String>,
     metrics: Vec<MetricJson>,
+    healing: Option<HealingJson>,
     stuck: Vec<StuckJson>,
 }
 
@@ -160,7 +184,7 @@ struct CheckJson {
 /// transactions; or the error when the cluster could not be read.
 pub fn json(
     reading: Result<&CheckReading, &String>,
-    levels: &[Levels; 5],
+    levels: &[Levels; COUNTS],
     st: Status,
     top: usize,
 ) -> String {
@@ -197,6 +221,10 @@ pub fn json(
         as_of: reading.ok().map(|r| format_timestamp(r.counts.as_of)),
         error: reading.err().cloned(),
         metrics: reading.ok().map(|r| metrics(&r.counts)).unwrap_or_default(),
+        healing: reading.ok().map(|r| HealingJson {
+            verdict: r.healing,
+            evidence: r.healing.evidence(r.counts.as_of),
+        }),
         stuck: reading.ok().map(stuck).unwrap_or_default(),
     };
     // Plain data: serialising it cannot fail.

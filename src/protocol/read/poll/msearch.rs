@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::protocol::read::coverage::Coverage;
 use crate::protocol::read::scan::total_hits;
 use crate::protocol::read::state_counts::AttentionCounts;
+use crate::protocol::read::verdict::HealingSearch;
 use crate::protocol::transaction::TxnState;
 use serde_json::{json, Value};
 
@@ -17,6 +18,7 @@ impl Poll<'_> {
         &self,
         page: Value,
         urgency: Option<&[Value; 2]>,
+        healing: &[(HealingSearch, String, Value)],
     ) -> Vec<(String, Value)> {
         let (ix, q) = (self.ix, &self.q);
         let count = |query: Value| json!({"size": 0, "track_total_hits": true, "query": query});
@@ -57,15 +59,20 @@ impl Poll<'_> {
                 searches.push((ix.transactions.clone(), count(q.state_in(&[s]))));
             }
         }
+        // The healing verdict's evidence, last: each named, each read on
+        // its own (none fails the poll).
+        searches.extend(healing.iter().map(|(_, i, b)| (i.clone(), b.clone())));
         searches
     }
 
     /// Reads the `_msearch` answers in the order [`Self::searches`] asked
-    /// (`urgent`: how many urgency counts were asked).
+    /// (`urgent`: how many urgency counts were asked; `healing`: the
+    /// healing evidence's searches, last).
     pub(super) fn answers(
         &mut self,
         answers: Vec<Result<Value>>,
         urgent: usize,
+        healing: &[HealingSearch],
     ) -> Result<Answers> {
         let mut answers = answers.into_iter();
         let (coverage, missing) = (&mut self.coverage, &mut self.missing);
@@ -111,6 +118,20 @@ impl Poll<'_> {
                 }
             }
         }
+        let healing = healing
+            .iter()
+            .map(|s| {
+                let answer = answers.next().unwrap_or_else(|| {
+                    Err(Error::Decode(
+                        "msearch returned fewer answers than asked".into(),
+                    ))
+                });
+                if let Ok(v) = &answer {
+                    coverage.add(Coverage::of(v));
+                }
+                (*s, answer)
+            })
+            .collect();
         Ok(Answers {
             in_flight,
             page,
@@ -122,6 +143,7 @@ impl Poll<'_> {
             locks,
             attention,
             per_state,
+            healing,
         })
     }
 }
