@@ -985,6 +985,7 @@ pub(crate) fn bulk_of(
 mod audit_pace;
 mod bulk;
 mod groups;
+mod healing;
 mod jobs;
 mod marks;
 mod navigation;
