@@ -3,12 +3,15 @@
 //! ([`super::read::rules::urgency`], undated in-flight ones included), odd
 //! documents (no state, or one this tool does not know:
 //! [`super::read::Queries::odd_states`] on the discovered fields), stale
-//! locks (the lock rule) and audit findings (the audit). A partial view
+//! locks (the lock rule), audit findings (the audit) and the healing
+//! verdict ([`super::read::verdict::healing`], its evidence read in one
+//! `_msearch`). A partial view
 //! (failed shards) is an error: a monitoring check must not say OK on half
 //! the data. The stuck transactions themselves come along, oldest first, so
 //! the check can say which ones to act on. Thresholds and output formats
 //! are the CLI's business.
 
+use super::read::poll::{file_marks, healing_sources};
 use super::read::verdict::{self, Healing};
 use super::read::{urgency, Queries};
 use super::transaction::Transaction;
@@ -94,7 +97,40 @@ pub(crate) async fn healing(
         .iter()
         .filter_map(|s| s.transaction.modification_time)
         .min();
-    let e = verdict::healing_evidence(p, now, stuck.len() as u64, oldest).await?;
+    let e = healing_evidence(p, now, stuck.len() as u64, oldest).await?;
     let v = verdict::judge(&e, now, p.config.recovery_window);
     Ok((v, u64::from(v.is_alarm())))
+}
+
+/// The healing evidence `check` judges on at `now`, given what it
+/// counted (`stuck`, the oldest dated one's `oldest_stuck`): the
+/// evidence's searches in one `_msearch` (none of them fails the check:
+/// what cannot be read is unknown). A one-shot reading has no previous.
+async fn healing_evidence(
+    p: &Protocol,
+    now: DateTime<Utc>,
+    stuck: u64,
+    oldest_stuck: Option<DateTime<Utc>>,
+) -> Result<verdict::HealingEvidence> {
+    let d = p.discovery().await?;
+    let config = p.config();
+    let sources = healing_sources(config);
+    let named = verdict::evidence::searches(&d.fields, &sources, now);
+    let bodies: Vec<(String, serde_json::Value)> = named
+        .iter()
+        .map(|(_, index, body)| (index.clone(), body.clone()))
+        .collect();
+    let answers = match bodies.is_empty() {
+        true => Vec::new(),
+        false => p.cluster().msearch(&bodies).await?,
+    };
+    let answers = named.iter().map(|(s, _, _)| *s).zip(answers).collect();
+    let a = verdict::evidence::read(answers, file_marks(config, now), &sources);
+    Ok(verdict::HealingEvidence {
+        stuck: Some(stuck),
+        oldest_stuck,
+        recoveries: a.recoveries,
+        heartbeat: a.heartbeat,
+        previous: None,
+    })
 }

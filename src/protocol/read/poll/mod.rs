@@ -25,6 +25,7 @@ pub use super::snapshot::{AccountEntry, ReadStatus, Snapshot};
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, AttentionCounts, StateCount};
 use super::table::{TableFilter, TablePage};
+use super::verdict::evidence::Sources;
 use super::verdict::{self, HealingEvidence, HealingSearch, OperatorMark};
 use crate::cluster::{Cluster, HealthProbe};
 use crate::error::Result;
@@ -87,7 +88,7 @@ pub async fn load_with(
     // is capped): the queries `check` counts with.
     let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
     let page = table.page_search(&q, &d.fields, windows, cap);
-    let healing = verdict::evidence::searches(&d.fields, windows, taken_at);
+    let healing = verdict::evidence::searches(&d.fields, &healing_sources(windows), taken_at);
     let searches = p.searches(page, urgency.as_ref(), &healing);
     let answers = cluster.msearch(&searches).await?;
     let named_healing: Vec<HealingSearch> = healing.iter().map(|(s, _, _)| *s).collect();
@@ -139,6 +140,43 @@ pub async fn load_with(
     })
 }
 
+/// Where the healing evidence is read under `config` (for the poll and
+/// for `check`).
+pub(crate) fn healing_sources(config: &ProtocolConfig) -> Sources<'_> {
+    Sources {
+        transactions: &config.indices.transactions,
+        audit: config
+            .audit_file
+            .is_none()
+            .then_some(config.indices.audit.as_str()),
+        liveness: config.liveness.as_ref(),
+        window: config.recovery_window,
+    }
+}
+
+/// Under `--audit-trail file:PATH`, the operators' marks of the records in
+/// that file started within the healing lookback at `taken_at` (a file
+/// holds few: it is read whole); `None` for a trail in the audit index
+/// (searched in the `_msearch`).
+pub(crate) fn file_marks(
+    config: &ProtocolConfig,
+    taken_at: DateTime<Utc>,
+) -> Option<Result<Vec<OperatorMark>>> {
+    let path = config.audit_file.as_deref()?;
+    let since = verdict::evidence::lookback_start(taken_at, config.recovery_window);
+    Some(
+        crate::protocol::trail::file::records_since(path, since).map(|records| {
+            records
+                .into_iter()
+                .map(|r| OperatorMark {
+                    bulk_run: r.bulk.then_some((r.started_at, r.finished_at)),
+                    transactions: r.transactions,
+                })
+                .collect()
+        }),
+    )
+}
+
 /// The healing verdict's evidence of one poll: its searches' answers
 /// (`answers`), the stuck count (`read`) and the oldest in-flight
 /// modification time (`counts`) when it is older than the recovery window.
@@ -149,11 +187,8 @@ fn healing_evidence(
     taken_at: DateTime<Utc>,
     windows: &ProtocolConfig,
 ) -> HealingEvidence {
-    let file = windows
-        .audit_file
-        .as_deref()
-        .map(|path| OperatorMark::from_file(path, taken_at, windows.recovery_window));
-    let a = verdict::evidence::read(answers, file, windows);
+    let file = file_marks(windows, taken_at);
+    let a = verdict::evidence::read(answers, file, &healing_sources(windows));
     let oldest = counts
         .iter()
         .filter(|c| c.state.as_ref().is_some_and(TxnState::is_in_flight))

@@ -5,7 +5,8 @@
 //! that had been in flight for at least the recovery window (created that
 //! long before their last modification; the oldest created first, at most
 //! [`RECOVERED_CAP`]); the operator records active in the lookback (the
-//! audit index, or `--audit-trail file:PATH`) tell the operator's from the
+//! audit index, or the [`OperatorMark`]s the caller read from
+//! `--audit-trail file:PATH`) tell the operator's from the
 //! application's (listed in a record, or modified while an operator's bulk
 //! run was going); and the newest heartbeat of any instance in the
 //! application's heartbeat index, where the profile names one. None of
@@ -14,12 +15,12 @@
 
 use super::healing::{lookback, AppHeartbeat, Recoveries};
 use crate::error::{Error, Result};
+use crate::protocol::locks::LivenessSource;
 use crate::protocol::read::discovery::Fields;
 use crate::protocol::read::queries::Queries;
 use crate::protocol::schema::Field;
 use crate::protocol::time::{format_timestamp, parse_timestamp};
 use crate::protocol::transaction::Transaction;
-use crate::protocol::ProtocolConfig;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -42,13 +43,27 @@ pub enum HealingSearch {
     Heartbeat,
 }
 
+/// Where the evidence is read, from the settings in force.
+#[derive(Debug, Clone, Copy)]
+pub struct Sources<'a> {
+    /// The transactions index.
+    pub transactions: &'a str,
+    /// The audit index; `None` under `--audit-trail file:PATH` (the
+    /// caller reads the file's [`OperatorMark`]s).
+    pub audit: Option<&'a str>,
+    /// The application's heartbeat index, where a profile names one.
+    pub liveness: Option<&'a LivenessSource>,
+    /// The recovery window.
+    pub window: std::time::Duration,
+}
+
 /// The searches of the healing evidence at `taken_at`, each with its
 /// index and body: none for recoveries when the mapping cannot compare
 /// dates; none for records under a file trail (read from the file); none
 /// for heartbeats without a liveness source.
 pub fn searches(
     fields: &Fields,
-    config: &ProtocolConfig,
+    at: &Sources,
     taken_at: DateTime<Utc>,
 ) -> Vec<(HealingSearch, String, Value)> {
     let mut out = Vec::new();
@@ -56,33 +71,33 @@ pub fn searches(
         return out;
     }
     let q = Queries::new(fields);
-    let window = config.recovery_window;
+    let window = at.window;
     let since = since(taken_at, window);
     let created_before = taken_at - chrono::Duration::from_std(window).unwrap_or_default();
     let ct = fields.schema.name(Field::CreationTime).to_string();
     let mt = fields.modification_time.query_name().to_string();
     out.push((
         HealingSearch::Recovered,
-        config.indices.transactions.clone(),
+        at.transactions.to_string(),
         json!({"size": RECOVERED_CAP, "query": {"bool": {"filter": [
             q.state_in(&["finished", "rolled-back"]),
             {"range": {mt: {"gte": since.timestamp_millis(), "format": "epoch_millis"}}},
             {"range": {ct.clone(): {"lte": created_before.timestamp_millis(), "format": "epoch_millis"}}},
         ]}}, "sort": [{ct: {"order": "asc", "unmapped_type": "date"}}]}),
     ));
-    if config.audit_file.is_none() {
+    if let Some(audit) = at.audit {
         let from = format_timestamp(since);
         let active =
             ["started_at", "finished_at", "alive_at"].map(|f| json!({"range": {f: {"gte": from}}}));
         out.push((
             HealingSearch::OperatorRecords,
-            config.indices.audit.clone(),
+            audit.to_string(),
             json!({"size": RECORDS_CAP,
                 "_source": ["transactions", "bulk", "started_at", "finished_at"],
                 "query": {"bool": {"should": active, "minimum_should_match": 1}}}),
         ));
     }
-    if let Some(l) = &config.liveness {
+    if let Some(l) = at.liveness {
         out.push((
             HealingSearch::Heartbeat,
             l.index.clone(),
@@ -95,6 +110,12 @@ pub fn searches(
 /// The start of the lookback at `taken_at`.
 fn since(taken_at: DateTime<Utc>, window: std::time::Duration) -> DateTime<Utc> {
     taken_at - chrono::Duration::from_std(lookback(window)).unwrap_or_default()
+}
+
+/// The start of the lookback at `taken_at` (the records of a file trail
+/// started since are read).
+pub fn lookback_start(taken_at: DateTime<Utc>, window: std::time::Duration) -> DateTime<Utc> {
+    since(taken_at, window)
 }
 
 /// An operator's act as the evidence needs it: the transactions its record
@@ -128,23 +149,6 @@ impl OperatorMark {
             bulk_run,
         }
     }
-
-    /// The marks of the records of a file trail started within the
-    /// lookback (a file holds few: it is read whole).
-    pub fn from_file(
-        path: &std::path::Path,
-        taken_at: DateTime<Utc>,
-        window: std::time::Duration,
-    ) -> Result<Vec<OperatorMark>> {
-        let records = crate::protocol::trail::file::records_since(path, since(taken_at, window))?;
-        Ok(records
-            .into_iter()
-            .map(|r| OperatorMark {
-                transactions: r.transactions,
-                bulk_run: r.bulk.then_some((r.started_at, r.finished_at)),
-            })
-            .collect())
-    }
 }
 
 /// The answers of [`searches`], read into evidence.
@@ -161,7 +165,7 @@ pub struct Answered {
 pub fn read(
     answers: Vec<(HealingSearch, Result<Value>)>,
     file_marks: Option<Result<Vec<OperatorMark>>>,
-    config: &ProtocolConfig,
+    at: &Sources,
 ) -> Answered {
     let mut recovered: Option<Vec<Transaction>> = None;
     let mut marks: Option<Vec<OperatorMark>> = match file_marks {
@@ -172,7 +176,7 @@ pub fn read(
         }
         None => None,
     };
-    let mut heartbeat = match &config.liveness {
+    let mut heartbeat = match at.liveness {
         Some(_) => AppHeartbeat::Unreadable,
         None => AppHeartbeat::NotConfigured,
     };
@@ -208,7 +212,7 @@ pub fn read(
                 );
             }
             HealingSearch::Heartbeat => {
-                heartbeat = match (&config.liveness, hits.first()) {
+                heartbeat = match (at.liveness, hits.first()) {
                     (Some(l), Some(h)) => l
                         .latest(std::iter::once(h.source.clone()))
                         .values()
@@ -224,7 +228,7 @@ pub fn read(
         }
     }
     let recoveries = match (recovered, marks) {
-        (Some(r), Some(m)) => Some(recoveries(&r, &m, config.recovery_window)),
+        (Some(r), Some(m)) => Some(recoveries(&r, &m, at.window)),
         _ => None,
     };
     Answered {

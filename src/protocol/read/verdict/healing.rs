@@ -215,7 +215,8 @@ pub fn judge(e: &HealingEvidence, now: DateTime<Utc>, window: Duration) -> Heali
         return Healing::Healing { sign, stuck };
     }
     if let AppHeartbeat::Seen { at, timeout } = e.heartbeat {
-        if !crate::protocol::read::rules::within_window(at, now, timeout) {
+        let timeout = chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::MAX);
+        if now - at >= timeout {
             return Healing::NotRunning {
                 last_beat: at,
                 stuck,
