@@ -25,8 +25,8 @@ pub use super::snapshot::{AccountEntry, ReadStatus, Snapshot};
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, AttentionCounts, StateCount};
 use super::table::{TableFilter, TablePage};
-use super::verdict::evidence::Sources;
-use super::verdict::{self, HealingEvidence, HealingSearch, OperatorMark};
+use super::verdict::evidence::{FileMarks, Sources};
+use super::verdict::{self, HealingEvidence, HealingSearch};
 use crate::cluster::{Cluster, HealthProbe};
 use crate::error::Result;
 use crate::protocol::transaction::{Transaction, TxnState};
@@ -155,26 +155,16 @@ pub(crate) fn healing_sources(config: &ProtocolConfig) -> Sources<'_> {
 }
 
 /// Under `--audit-trail file:PATH`, the operators' marks of the records in
-/// that file started within the healing lookback at `taken_at` (a file
-/// holds few: it is read whole); `None` for a trail in the audit index
-/// (searched in the `_msearch`).
-pub(crate) fn file_marks(
-    config: &ProtocolConfig,
-    taken_at: DateTime<Utc>,
-) -> Option<Result<Vec<OperatorMark>>> {
-    let path = config.audit_file.as_deref()?;
-    let since = verdict::evidence::lookback_start(taken_at, config.recovery_window);
-    Some(
-        crate::protocol::trail::file::records_since(path, since).map(|records| {
-            records
-                .into_iter()
-                .map(|r| OperatorMark {
-                    bulk_run: r.bulk.then_some((r.started_at, r.finished_at)),
-                    transactions: r.transactions,
-                })
-                .collect()
-        }),
-    )
+/// that file started within the healing lookback at `taken_at`; none for a
+/// trail in the audit index (searched in the `_msearch`).
+pub(crate) fn file_marks(config: &ProtocolConfig, taken_at: DateTime<Utc>) -> FileMarks {
+    match config.audit_file.as_deref() {
+        None => FileMarks::NoFile,
+        Some(path) => FileMarks::read(
+            path,
+            verdict::evidence::lookback_start(taken_at, config.recovery_window),
+        ),
+    }
 }
 
 /// The healing verdict's evidence of one poll: its searches' answers

@@ -151,6 +151,72 @@ impl OperatorMark {
     }
 }
 
+/// The operators' marks of a file trail (`--audit-trail file:PATH`), read
+/// here from its lines rather than through the trail's reader (which would
+/// pull this module into the trail's import circle).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileMarks {
+    /// The trail is the audit index (searched in the `_msearch`).
+    NoFile,
+    /// The file's records started within the lookback.
+    Read(Vec<OperatorMark>),
+    /// The file could not be read (the recoveries are then unknown).
+    Unreadable,
+}
+
+impl FileMarks {
+    /// The marks of the file at `path` for records started at or after
+    /// `since`; opened without following a symlink, as the trail does.
+    pub fn read(path: &std::path::Path, since: DateTime<Utc>) -> FileMarks {
+        use std::io::Read as _;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut text = String::new();
+        let read = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+            .and_then(|mut f| f.read_to_string(&mut text));
+        match read {
+            Ok(_) => FileMarks::Read(marks_of_lines(&text, since)),
+            Err(e) => {
+                tracing::warn!(error = %e, path = %path.display(), "file trail unreadable");
+                FileMarks::Unreadable
+            }
+        }
+    }
+}
+
+/// The marks of a file trail's JSON Lines: each record as its last line
+/// says (the file appends the record as begun, then as completed), with
+/// the transactions of its parts (`run_id`); heartbeat lines and lines that
+/// are not JSON are passed over.
+pub fn marks_of_lines(text: &str, since: DateTime<Utc>) -> Vec<OperatorMark> {
+    let mut records: std::collections::BTreeMap<String, Value> = Default::default();
+    let mut parts: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for v in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        if let Some(id) = v["record_id"].as_str() {
+            records.insert(id.to_string(), v);
+        } else if let Some(run) = v["run_id"].as_str() {
+            parts
+                .entry(run.to_string())
+                .or_default()
+                .extend(OperatorMark::of(&v).transactions);
+        }
+    }
+    records
+        .into_iter()
+        .filter(|(_, v)| parse_timestamp(&v["started_at"]).is_some_and(|t| t >= since))
+        .map(|(id, v)| {
+            let mut m = OperatorMark::of(&v);
+            m.transactions.extend(parts.remove(&id).unwrap_or_default());
+            m
+        })
+        .collect()
+}
+
 /// The answers of [`searches`], read into evidence.
 #[derive(Debug, Clone, Default)]
 pub struct Answered {
@@ -164,17 +230,13 @@ pub struct Answered {
 /// operator marks of a file trail (`file_marks`) where there is one.
 pub fn read(
     answers: Vec<(HealingSearch, Result<Value>)>,
-    file_marks: Option<Result<Vec<OperatorMark>>>,
+    file_marks: FileMarks,
     at: &Sources,
 ) -> Answered {
     let mut recovered: Option<Vec<Transaction>> = None;
     let mut marks: Option<Vec<OperatorMark>> = match file_marks {
-        Some(Ok(m)) => Some(m),
-        Some(Err(e)) => {
-            tracing::warn!(error = %e, "operator records unreadable from the file trail");
-            None
-        }
-        None => None,
+        FileMarks::Read(m) => Some(m),
+        FileMarks::NoFile | FileMarks::Unreadable => None,
     };
     let mut heartbeat = match at.liveness {
         Some(_) => AppHeartbeat::Unreadable,
@@ -314,5 +376,29 @@ mod tests {
         let r = recoveries(&finished, &marks, w);
         assert_eq!((r.by_application, r.by_operator), (1, 2));
         assert_eq!(r.last, finished[1].modification_time);
+    }
+
+    /// A file trail: each record by its last line, with its parts'
+    /// transactions; those started before the lookback, heartbeats and
+    /// broken lines passed over.
+    #[test]
+    fn a_file_trails_marks_are_its_records_last_lines_and_parts() {
+        let now = Utc::now();
+        let t = |s: i64| format_timestamp(now - chrono::Duration::seconds(s));
+        let text = [
+            json!({"record_id": "old", "transactions": ["a"], "bulk": false, "started_at": t(900)}),
+            json!({"record_id": "run", "transactions": ["b"], "bulk": true, "started_at": t(60), "finished_at": null}),
+            json!({"alive_of": "run", "alive_at": t(50)}),
+            json!({"run_id": "run", "part": 1, "transactions": ["c"]}),
+            json!({"record_id": "run", "transactions": ["b"], "bulk": true, "started_at": t(60), "finished_at": t(40)}),
+        ]
+        .map(|v| v.to_string())
+        .join("\n")
+            + "\nnot json\n";
+        let marks = marks_of_lines(&text, now - chrono::Duration::seconds(300));
+        assert_eq!(marks.len(), 1, "{marks:?}");
+        assert_eq!(marks[0].transactions, vec!["b", "c"]);
+        let (from, to) = marks[0].bulk_run.unwrap();
+        assert_eq!(to.map(|to| (to - from).num_seconds()), Some(20));
     }
 }
