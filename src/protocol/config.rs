@@ -77,6 +77,10 @@ pub struct ProtocolConfig {
     pub job_heartbeat: Duration,
 }
 
+/// How often a running job rewrites its heartbeat, unless configured
+/// (`--job-heartbeat`; what the heartbeat says: `protocol::jobs::life`).
+pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(10);
+
 impl Default for ProtocolConfig {
     fn default() -> Self {
         ProtocolConfig {
@@ -92,7 +96,7 @@ impl Default for ProtocolConfig {
             profile: None,
             production: false,
             audit_file: None,
-            job_heartbeat: crate::protocol::jobs::HEARTBEAT_EVERY,
+            job_heartbeat: HEARTBEAT_EVERY,
         }
     }
 }

@@ -7,21 +7,12 @@ use super::config::ProtocolConfig;
 use super::executor::Executor;
 use super::read::cache::ReadCache;
 use super::report::{StepObserver, StepReport};
+use super::setup::index_bodies;
 use super::transaction::Transaction;
 use super::{account, schema};
 use crate::cluster::{Cluster, VersionedDoc};
 use crate::error::Result;
 use std::sync::Arc;
-
-use super::read::poll::{AttentionCounts, Snapshot, DEFAULT_CAP};
-use super::read::verdict::{rejudge, Previous};
-use crate::error::Error;
-use crate::protocol::check::odd_count;
-use crate::protocol::check::stale_lock_count;
-use crate::protocol::check::stuck_ones;
-use crate::protocol::check::CheckCounts;
-use crate::protocol::check::CheckReading;
-use crate::protocol::setup::index_bodies;
 
 /// The entry point: a cluster, the settings, and an optional observer that
 /// hears every step as it ends. Cheap to clone; clones share the observer.
@@ -211,106 +202,6 @@ impl Protocol {
         }
         self.rediscover().await?;
         Ok(out)
-    }
-
-    /// Counts everything `check` reports. Any read that fails fails the
-    /// whole check: a monitoring check must not report OK on half the data.
-    pub async fn check_reading(&self) -> Result<CheckReading> {
-        self.check_reading_with(None).await
-    }
-
-    /// Counts everything `check` reports, taking the audit's findings from
-    /// `audit_findings` when given (a watcher that paces its audits by
-    /// their cost, see [`super::audit::pace`]), else running the audit.
-    pub async fn check_reading_with(&self, audit_findings: Option<u64>) -> Result<CheckReading> {
-        let now = self.now().await;
-        let stuck = stuck_ones(self, now).await?;
-        let needs_investigation = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
-        let odd_documents = odd_count(self).await?;
-        let stale_locks = stale_lock_count(self).await?;
-        let audit_findings = match audit_findings {
-            Some(n) => n,
-            None => self.audit(None, false).await?.findings.len() as u64,
-        };
-        let (healing, recovery_stalled) =
-            crate::protocol::check::healing(self, now, &stuck).await?;
-        let counts = CheckCounts {
-            stuck: stuck.len() as u64,
-            needs_investigation,
-            odd_documents,
-            stale_locks,
-            audit_findings,
-            recovery_stalled,
-            as_of: now,
-        };
-        Ok(CheckReading {
-            counts,
-            healing,
-            stuck,
-        })
-    }
-
-    /// The counts `check` reports, taken from one dashboard poll, which a
-    /// watcher (the exporter) publishes with them: the poll counts the
-    /// stuck, those needing investigation and the odd ones over every
-    /// document with the same queries `check` counts with, and judges the
-    /// locks by the same rule, so a reading costs the poll's few requests
-    /// whatever the number of transactions. A count the poll could not take
-    /// is read as `check` reads it: the stuck and odd ones when the cluster
-    /// cannot compare dates (or the transactions index is missing), the
-    /// stale locks when there are more than the poll lists or some were
-    /// judged without their owners or heartbeats. `audit_findings` comes
-    /// from the watcher's paced audit. The healing verdict is judged again
-    /// with the watcher's `previous` poll (the snapshot carries it). A
-    /// partial poll is an error.
-    pub async fn watch_reading(
-        &self,
-        audit_findings: u64,
-        previous: Option<Previous>,
-    ) -> Result<(CheckCounts, Snapshot)> {
-        let mut snap = self.poll_snapshot(DEFAULT_CAP).await?;
-        if let Some(partial) = snap.read.coverage.describe() {
-            return Err(Error::Invalid(format!(
-                "a partial view ({partial}): no counts"
-            )));
-        }
-        let now = snap.taken_at;
-        let attention = snap.read.attention;
-        let (stuck, needs_investigation, odd_documents) = match attention {
-            Some(AttentionCounts {
-                stuck: Some(stuck),
-                needs_investigation: Some(n),
-                odd,
-            }) => (stuck, n, odd),
-            _ => {
-                let stuck = stuck_ones(self, now).await?;
-                let n = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
-                (stuck.len() as u64, n, odd_count(self).await?)
-            }
-        };
-        let all_locks_judged =
-            snap.locks.len() as u64 >= snap.read.locks_total && !snap.read.locks_judged_blind;
-        let stale_locks = if all_locks_judged {
-            snap.locks.iter().filter(|l| l.staleness.is_stale()).count() as u64
-        } else {
-            stale_lock_count(self).await?
-        };
-        snap.healing = rejudge(
-            &snap.healing_evidence,
-            previous,
-            now,
-            self.config.recovery_window,
-        );
-        let counts = CheckCounts {
-            stuck,
-            needs_investigation,
-            odd_documents,
-            stale_locks,
-            audit_findings,
-            recovery_stalled: u64::from(snap.healing.is_alarm()),
-            as_of: now,
-        };
-        Ok((counts, snap))
     }
 }
 

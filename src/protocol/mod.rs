@@ -62,7 +62,6 @@ pub mod views;
 pub use config::{Indices, ProtocolConfig, RetryPolicy};
 pub use create::NewTransfer;
 pub use handle::Protocol;
-pub use procedures::RunLimits;
 pub use report::{ProcedureReport, ReachedBy, StepObserver, StepReport, StepResult, Verdict};
-pub use steps::{Procedure, ProcedureRefusal, Step};
+pub use steps::{Procedure, ProcedureRefusal, RunLimits, Step};
 pub use transaction::{Transaction, Transfer, TxnState};

@@ -16,6 +16,16 @@ use super::transaction::Transfer;
 use super::Protocol;
 use crate::error::{Error, Result};
 
+/// Whether a procedure asks the partial-update pre-flight
+/// ([`Protocol::check_partial_updates`]) before its first write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Preflight {
+    /// Ask it.
+    Ask,
+    /// The caller asked it on the same indices, just before.
+    Asked,
+}
+
 impl Protocol {
     /// Refuses, with nothing written, when the product refuses partial
     /// updates of `t`'s documents to these credentials: the transaction

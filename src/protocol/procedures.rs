@@ -8,11 +8,12 @@ use super::decide::{Decision, Fencing};
 use super::executor::{ApplyGate, ClaimOn, Executed, StepOutcome};
 use super::locks::acquire::lock_for_transfer;
 use super::locks::release::{release_leftover_locks, release_transfer_locks};
+use super::preflight::Preflight;
 use super::problem::{Problem, Problems};
 use super::read::rules::recovery_refusal;
 use super::receipt::Receipt;
 use super::report::{ProcedureReport, StepReport, StepResult, Verdict};
-use super::steps::{self, next_after, plan, Next, Procedure, ProcedureRefusal, Step};
+use super::steps::{self, next_after, plan, Next, Procedure, ProcedureRefusal, RunLimits, Step};
 use super::transaction::{Transaction, Transfer, TxnState};
 use super::Protocol;
 use crate::error::{Error, Result};
@@ -34,23 +35,6 @@ use futures::stream::{self, StreamExt};
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-
-/// Limits on a run, to simulate a worker that dies (tests and the demo).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RunLimits {
-    /// Stop (as if the process died) after this many protocol steps.
-    pub max_steps: Option<usize>,
-}
-
-/// Whether a procedure asks the partial-update pre-flight
-/// ([`Protocol::check_partial_updates`]) before its first write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Preflight {
-    /// Ask it.
-    Ask,
-    /// The caller asked it on the same indices, just before.
-    Asked,
-}
 
 /// How many times a rollback may find the transaction elsewhere than planned.
 const MAX_REPLANS: usize = 3;
@@ -755,6 +739,19 @@ impl Protocol {
         };
         let locks = self.release_abandoned_locks_allowing(allow_partial).await;
         Ok(StuckRecovery { reports, locks })
+    }
+
+    /// Recovers every stuck transaction in batches (see [`super::batch`]);
+    /// one report per transaction, as [`Protocol::recover_all_stuck`] gives.
+    /// Refuses a partial view of them unless `allow_partial`, and mappings
+    /// that would reject the protocol's writes before anything is written.
+    pub async fn recover_all_stuck_batched(
+        &self,
+        opts: BatchOptions,
+        allow_partial: bool,
+    ) -> Result<Vec<ProcedureReport>> {
+        let ids = stuck_ids_to_recover(self, allow_partial).await?;
+        Ok(self.recover_batched(&ids, opts).await)
     }
 
     /// The locks the closing sweep of a recovery of every stuck transaction

@@ -16,6 +16,13 @@ use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use std::fmt;
 
+/// Limits on a run, to simulate a worker that dies (tests and the demo).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunLimits {
+    /// Stop (as if the process died) after this many protocol steps.
+    pub max_steps: Option<usize>,
+}
+
 /// One step of the reference protocol (numbered as in the article).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Step {

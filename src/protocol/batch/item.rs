@@ -1,5 +1,6 @@
 //! One transaction's progress through a batch: its remaining plan, its
-//! report, and the retry counters of its current step. Resolving a step here
+//! report, and the retry counters of its current step; and the batch
+//! holding them ([`Batch`]). Resolving a step here
 //! is where the batch applies the same rules as one-at-a-time recovery
 //! ([`next_after`]) and records the same [`StepReport`](super::super::StepReport)s.
 
@@ -13,11 +14,25 @@ use super::super::transaction::{Transfer, TxnState};
 use super::super::Protocol;
 use crate::cluster::Changes;
 use crate::error::Error;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::AtomicBool;
 
 /// A transition write whose outcome was never learned: the fields sent, what
 /// it does, and the `(_seq_no, _primary_term)` it was conditional on.
 pub(super) type UnsureTxn = (Changes, Effect, (i64, i64));
+
+/// An account write whose answer was lost: the fields sent and the
+/// `(_seq_no, _primary_term)` it was conditional on.
+type UnsureAccount = (Changes, (i64, i64));
+
+/// The transactions of one batch, the account writes whose answers were
+/// lost, by account id, and the flag that stops the batch between two
+/// writes (a job's Ctrl-C).
+pub(super) struct Batch<'a> {
+    pub(super) items: Vec<Item>,
+    pub(super) unsure_accounts: HashMap<String, UnsureAccount>,
+    pub(super) stop: &'a AtomicBool,
+}
 
 /// What to do about the transaction's locks once the batch is over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

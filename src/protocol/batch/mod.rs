@@ -104,10 +104,9 @@ use super::transaction::{Transaction, TxnState};
 use super::{Protocol, RunLimits};
 use crate::error::{Error, Result};
 use futures::stream::{self, StreamExt};
-use item::{Item, Release};
+use item::{Batch, Item, Release};
 use round::{read_many, round};
 
-use crate::protocol::stuck::stuck_ids_to_recover;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -138,36 +137,10 @@ impl Default for BatchOptions {
     }
 }
 
-/// An account write whose answer was lost: the fields sent and the
-/// `(_seq_no, _primary_term)` it was conditional on.
-type UnsureAccount = (crate::cluster::Changes, (i64, i64));
-
-/// The transactions of one batch, the account writes whose answers were
-/// lost, by account id, and the flag that stops the batch between two
-/// writes (a job's Ctrl-C).
-pub(super) struct Batch<'a> {
-    items: Vec<Item>,
-    unsure_accounts: HashMap<String, UnsureAccount>,
-    stop: &'a AtomicBool,
-}
-
 /// The stop flag of a batch nobody stops.
 static NEVER: AtomicBool = AtomicBool::new(false);
 
 impl Protocol {
-    /// Recovers every stuck transaction in batches (see the module docs);
-    /// one report per transaction, as [`Protocol::recover_all_stuck`] gives.
-    /// Refuses a partial view of them unless `allow_partial`, and mappings
-    /// that would reject the protocol's writes before anything is written.
-    pub async fn recover_all_stuck_batched(
-        &self,
-        opts: BatchOptions,
-        allow_partial: bool,
-    ) -> Result<Vec<ProcedureReport>> {
-        let ids = stuck_ids_to_recover(self, allow_partial).await?;
-        Ok(self.recover_batched(&ids, opts).await)
-    }
-
     /// Recovers `ids` (duplicates counted once) in batches of
     /// `opts.batch_size`, `opts.concurrency` batches at a time. Each
     /// transaction gets the report [`Protocol::recover`] would give it.

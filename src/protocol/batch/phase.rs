@@ -5,9 +5,8 @@
 //! sending only the fields it sets (`update` actions, see
 //! [`Changes`]) and conditional on that document's version.
 
-use super::item::{conflicted, fail, resolve, resolve_receipted, unknown, Item};
+use super::item::{conflicted, fail, resolve, resolve_receipted, unknown, Batch, Item};
 use super::round::{not_found, send, RoundState};
-use super::Batch;
 use crate::cluster::{Changes, CondWrite, ItemOutcome, VersionedDoc};
 use crate::error::Error;
 use crate::protocol::account::AccountState;

@@ -3,9 +3,8 @@
 //! in order, each live transaction taking as many steps of its plan as the
 //! phases allow (see the [module docs](super) for why that keeps the fence).
 
-use super::item::{fail, resolve, resolve_receipted, unknown, Item};
+use super::item::{fail, resolve, resolve_receipted, unknown, Batch, Item};
 use super::phase::{acct_phase, txn_phase};
-use super::Batch;
 use crate::cluster::{CondWrite, ItemOutcome, VersionedDoc};
 use crate::error::{Error, Result};
 use crate::protocol::executor::StepOutcome;

@@ -132,7 +132,7 @@ impl BulkDone {
             .flat_map(|r| r.steps.iter().map(TrailStep::from))
             .chain(self.swept.iter().map(|s| {
                 let owner = s.view.info.owner.clone().unwrap_or_default();
-                TrailStep::release(locks, &owner, &s.view.info.resource, &s.outcome)
+                s.outcome.trail_step(locks, &owner, &s.view.info.resource)
             }))
             .collect()
     }

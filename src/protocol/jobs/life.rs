@@ -16,11 +16,6 @@ use crate::protocol::time::human_age;
 use crate::protocol::trail::Record;
 use chrono::{DateTime, Utc};
 use std::fmt;
-use std::time::Duration;
-
-/// How often a running job rewrites its heartbeat, unless configured
-/// (`--job-heartbeat`).
-pub const HEARTBEAT_EVERY: Duration = Duration::from_secs(10);
 
 /// Heartbeat periods without one after which a job is presumed dead (its
 /// own period, as its record says: a job is judged by what it promised).

@@ -31,9 +31,10 @@ mod pace;
 mod progress;
 mod wait;
 
+pub use super::config::HEARTBEAT_EVERY;
 pub use alive::keep_alive;
 pub use checkpoint::{Checkpoints, Ended, MIN_TRANSACTIONS};
-pub use life::{job_life, JobLife, HEARTBEAT_EVERY, SILENT_PERIODS};
+pub use life::{job_life, JobLife, SILENT_PERIODS};
 pub use listing::{list_jobs, Job, JobState, SoFar};
 pub use own::OwnWrites;
 pub use pace::{Pace, PaceStats};

@@ -35,7 +35,9 @@ pub use info::LockInfo;
 pub use judge::{Owner, StaleReason, Staleness, UnknownReason};
 pub use liveness::{Heartbeat, Heartbeats, LivenessSource};
 pub use read::LockListing;
-pub use release::{ReleaseOutcome, ReleaseRefusal, Sweep, SweptLock, TxnLocksRelease};
+pub use release::{
+    release_outcome, ReleaseOutcome, ReleaseRefusal, Sweep, SweptLock, TxnLocksRelease,
+};
 pub use shape::{LockShape, ReleaseAction, TreeLock};
 pub use view::LockView;
 

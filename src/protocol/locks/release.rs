@@ -20,6 +20,7 @@ use crate::cluster::{Changes, DeleteOutcome, VersionedDoc, WriteOutcome};
 use crate::error::{Error, Result};
 use crate::protocol::read::Coverage;
 use crate::protocol::report::{ProcedureReport, StepResult};
+use crate::protocol::trail::{ActOutcome, TrailStep};
 use crate::protocol::transaction::{Transaction, Transfer, TxnState};
 
 use crate::protocol::Protocol;
@@ -144,6 +145,55 @@ impl ReleaseOutcome {
             ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. }
         )
     }
+
+    /// This release as a step of an audit record (`locks_index/resource`).
+    pub fn trail_step(&self, locks_index: &str, txn: &str, resource: &str) -> TrailStep {
+        let (result, detail) = match self {
+            ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. } => {
+                ("updated", self.to_string())
+            }
+            ReleaseOutcome::NotHeld => ("noop", "not held".to_string()),
+            ReleaseOutcome::Refused(why) => ("refused", why.to_string()),
+        };
+        TrailStep {
+            txn: txn.into(),
+            label: "release lock".into(),
+            target: format!("{locks_index}/{resource}"),
+            result: result.into(),
+            detail,
+            wrote_state: None,
+            receipt: None,
+        }
+    }
+}
+
+/// The outcome and summary of releasing locks (`failed`: the release
+/// itself failed before any outcome).
+pub fn release_outcome(
+    outcomes: &[(String, ReleaseOutcome)],
+    failed: bool,
+) -> (ActOutcome, String) {
+    let any = |f: fn(&ReleaseOutcome) -> bool| outcomes.iter().any(|(_, o)| f(o));
+    let outcome = if failed {
+        ActOutcome::Failed
+    } else if any(|o| matches!(o, ReleaseOutcome::Refused(_))) {
+        ActOutcome::Refused
+    } else if any(ReleaseOutcome::released) {
+        ActOutcome::Completed
+    } else {
+        ActOutcome::NothingToDo
+    };
+    let summary = outcomes
+        .iter()
+        .map(|(r, o)| format!("{r}: {o}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let summary = match (summary.is_empty(), failed) {
+        (false, _) => summary,
+        (true, true) => "failed before releasing anything".to_string(),
+        (true, false) => "no locks held".to_string(),
+    };
+    (outcome, summary)
 }
 
 /// A lock released (or not) by the sweep of abandoned locks.

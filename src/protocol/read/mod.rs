@@ -16,6 +16,7 @@ pub mod doctor;
 pub mod fetch;
 pub mod groups;
 pub mod index_info;
+pub mod listing;
 pub mod poll;
 pub mod progress;
 pub mod queries;
@@ -35,6 +36,7 @@ pub mod writes;
 pub use coverage::Coverage;
 pub use discovery::{Discovery, Fields, IndexInfo, Refresh, ResolvedField, Target};
 pub use groups::{Group, GroupKind, Groups};
+pub use listing::{ListScope, Listing};
 pub use progress::{account_progress, AccountProgress};
 pub use queries::Queries;
 pub use rules::{urgency, Urgency};
@@ -60,6 +62,7 @@ use super::problem::{Problem, Problems};
 use super::steps::Procedure;
 use super::time::human_age;
 use crate::error::Error;
+use crate::protocol::check::{odd_count, stale_lock_count, stuck_ones, CheckCounts, CheckReading};
 use crate::protocol::intervene::selection::select_by_filters;
 use crate::protocol::read::doctor::audit_index_check;
 use crate::protocol::read::doctor::check::Check;
@@ -79,39 +82,17 @@ use crate::protocol::read::groups::locks_groups;
 use crate::protocol::read::groups::state_age_groups;
 use crate::protocol::read::groups::transaction_aggs;
 use crate::protocol::read::groups::TOP;
+use crate::protocol::read::verdict::{rejudge, Previous};
 use crate::protocol::views::locks_of;
 use crate::protocol::views::preview;
 use crate::protocol::views::AccountView;
 use crate::protocol::views::TransactionDetail;
 use doctor::security::security;
 use elasticsearch::http::Method;
+use poll::{AttentionCounts, DEFAULT_CAP};
 use scan::total_hits;
 use serde_json::json;
 use std::collections::HashSet;
-
-/// Which transactions `list` shows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ListScope {
-    /// Everything not finished or rolled back (the default).
-    NotFinished,
-    /// The whole history.
-    All,
-    /// These states.
-    States(Vec<String>),
-    /// Stuck ones (see [`rules::urgency`]).
-    Stuck,
-    /// Ones needing investigation.
-    NeedsInvestigation,
-}
-
-/// Transactions found by a scan, with what the scan saw.
-#[derive(Debug, Clone)]
-pub struct Listing {
-    /// The transactions, in the query's order.
-    pub transactions: Vec<Transaction>,
-    /// Total, coverage, consistency.
-    pub summary: ScanSummary,
-}
 
 /// How old a discovery the write check before step 1 takes as it is: the
 /// mappings it checks are those of moments ago (the same run's planning
@@ -676,5 +657,105 @@ impl Protocol {
             }
         }
         Ok(out)
+    }
+
+    /// Counts everything `check` reports. Any read that fails fails the
+    /// whole check: a monitoring check must not report OK on half the data.
+    pub async fn check_reading(&self) -> Result<CheckReading> {
+        self.check_reading_with(None).await
+    }
+
+    /// Counts everything `check` reports, taking the audit's findings from
+    /// `audit_findings` when given (a watcher that paces its audits by
+    /// their cost, see [`super::audit::pace`]), else running the audit.
+    pub async fn check_reading_with(&self, audit_findings: Option<u64>) -> Result<CheckReading> {
+        let now = self.now().await;
+        let stuck = stuck_ones(self, now).await?;
+        let needs_investigation = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
+        let odd_documents = odd_count(self).await?;
+        let stale_locks = stale_lock_count(self).await?;
+        let audit_findings = match audit_findings {
+            Some(n) => n,
+            None => self.audit(None, false).await?.findings.len() as u64,
+        };
+        let (healing, recovery_stalled) =
+            crate::protocol::check::healing(self, now, &stuck).await?;
+        let counts = CheckCounts {
+            stuck: stuck.len() as u64,
+            needs_investigation,
+            odd_documents,
+            stale_locks,
+            audit_findings,
+            recovery_stalled,
+            as_of: now,
+        };
+        Ok(CheckReading {
+            counts,
+            healing,
+            stuck,
+        })
+    }
+
+    /// The counts `check` reports, taken from one dashboard poll, which a
+    /// watcher (the exporter) publishes with them: the poll counts the
+    /// stuck, those needing investigation and the odd ones over every
+    /// document with the same queries `check` counts with, and judges the
+    /// locks by the same rule, so a reading costs the poll's few requests
+    /// whatever the number of transactions. A count the poll could not take
+    /// is read as `check` reads it: the stuck and odd ones when the cluster
+    /// cannot compare dates (or the transactions index is missing), the
+    /// stale locks when there are more than the poll lists or some were
+    /// judged without their owners or heartbeats. `audit_findings` comes
+    /// from the watcher's paced audit. The healing verdict is judged again
+    /// with the watcher's `previous` poll (the snapshot carries it). A
+    /// partial poll is an error.
+    pub async fn watch_reading(
+        &self,
+        audit_findings: u64,
+        previous: Option<Previous>,
+    ) -> Result<(CheckCounts, Snapshot)> {
+        let mut snap = self.poll_snapshot(DEFAULT_CAP).await?;
+        if let Some(partial) = snap.read.coverage.describe() {
+            return Err(Error::Invalid(format!(
+                "a partial view ({partial}): no counts"
+            )));
+        }
+        let now = snap.taken_at;
+        let attention = snap.read.attention;
+        let (stuck, needs_investigation, odd_documents) = match attention {
+            Some(AttentionCounts {
+                stuck: Some(stuck),
+                needs_investigation: Some(n),
+                odd,
+            }) => (stuck, n, odd),
+            _ => {
+                let stuck = stuck_ones(self, now).await?;
+                let n = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
+                (stuck.len() as u64, n, odd_count(self).await?)
+            }
+        };
+        let all_locks_judged =
+            snap.locks.len() as u64 >= snap.read.locks_total && !snap.read.locks_judged_blind;
+        let stale_locks = if all_locks_judged {
+            snap.locks.iter().filter(|l| l.staleness.is_stale()).count() as u64
+        } else {
+            stale_lock_count(self).await?
+        };
+        snap.healing = rejudge(
+            &snap.healing_evidence,
+            previous,
+            now,
+            self.config.recovery_window,
+        );
+        let counts = CheckCounts {
+            stuck,
+            needs_investigation,
+            odd_documents,
+            stale_locks,
+            audit_findings,
+            recovery_stalled: u64::from(snap.healing.is_alarm()),
+            as_of: now,
+        };
+        Ok((counts, snap))
     }
 }

@@ -12,8 +12,8 @@
 
 use super::decide::{Effect, NoopReason};
 use super::executor::{Created, DocDecision};
+use super::preflight::Preflight;
 use super::problem::{Problem, Problems};
-use super::procedures::Preflight;
 use super::report::{StepReport, StepResult, Verdict};
 use super::steps::{Procedure, ProcedureRefusal};
 use super::transaction::{Transaction, Transfer, TxnState};

@@ -4,6 +4,7 @@
 use crate::error::Error;
 use crate::protocol::report::StepReport;
 use crate::protocol::steps::ProcedureRefusal;
+use crate::protocol::trail::ActOutcome;
 use crate::protocol::transaction::{Transfer, TxnState};
 use crate::protocol::RunLimits;
 use std::fmt;
@@ -134,5 +135,16 @@ impl ReverseReport {
             .map(|t| format!(" ({} -> {}, amount {})", t.dest, t.src, t.amount))
             .unwrap_or_default();
         format!("reversed by {}{how}", self.reversal)
+    }
+}
+
+impl From<&ReverseVerdict> for ActOutcome {
+    fn from(v: &ReverseVerdict) -> Self {
+        match v {
+            ReverseVerdict::Reversed => ActOutcome::Completed,
+            ReverseVerdict::Refused(_) => ActOutcome::Refused,
+            ReverseVerdict::Stopped(_) => ActOutcome::Stopped,
+            ReverseVerdict::Failed(_) => ActOutcome::Failed,
+        }
     }
 }

@@ -3,11 +3,9 @@
 
 use crate::error::{Error, Result};
 use crate::protocol::decide::Effect;
-use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::problem::{Problem, Problems};
 use crate::protocol::receipt::Receipt;
 use crate::protocol::report::{StepReport, StepResult, Tally, Verdict};
-use crate::protocol::reverse::ReverseVerdict;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -222,26 +220,6 @@ impl From<&StepReport> for TrailStep {
 }
 
 impl TrailStep {
-    /// A lock release as a step (`locks_index/resource`).
-    pub fn release(locks_index: &str, txn: &str, resource: &str, o: &ReleaseOutcome) -> Self {
-        let (result, detail) = match o {
-            ReleaseOutcome::Released | ReleaseOutcome::Decremented { .. } => {
-                ("updated", o.to_string())
-            }
-            ReleaseOutcome::NotHeld => ("noop", "not held".to_string()),
-            ReleaseOutcome::Refused(why) => ("refused", why.to_string()),
-        };
-        TrailStep {
-            txn: txn.into(),
-            label: "release lock".into(),
-            target: format!("{locks_index}/{resource}"),
-            result: result.into(),
-            detail,
-            wrote_state: None,
-            receipt: None,
-        }
-    }
-
     /// One repair made by `audit --repair`.
     pub fn repair(text: &str) -> Self {
         TrailStep {
@@ -254,35 +232,6 @@ impl TrailStep {
             receipt: None,
         }
     }
-}
-
-/// The outcome and summary of releasing locks (`failed`: the release
-/// itself failed before any outcome).
-pub fn release_outcome(
-    outcomes: &[(String, ReleaseOutcome)],
-    failed: bool,
-) -> (ActOutcome, String) {
-    let any = |f: fn(&ReleaseOutcome) -> bool| outcomes.iter().any(|(_, o)| f(o));
-    let outcome = if failed {
-        ActOutcome::Failed
-    } else if any(|o| matches!(o, ReleaseOutcome::Refused(_))) {
-        ActOutcome::Refused
-    } else if any(ReleaseOutcome::released) {
-        ActOutcome::Completed
-    } else {
-        ActOutcome::NothingToDo
-    };
-    let summary = outcomes
-        .iter()
-        .map(|(r, o)| format!("{r}: {o}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let summary = match (summary.is_empty(), failed) {
-        (false, _) => summary,
-        (true, true) => "failed before releasing anything".to_string(),
-        (true, false) => "no locks held".to_string(),
-    };
-    (outcome, summary)
 }
 
 /// Whether the record was completed.
@@ -321,17 +270,6 @@ impl From<&Verdict> for ActOutcome {
             Verdict::Refused(_) => ActOutcome::Refused,
             Verdict::Stopped(_) => ActOutcome::Stopped,
             Verdict::Failed(_) => ActOutcome::Failed,
-        }
-    }
-}
-
-impl From<&ReverseVerdict> for ActOutcome {
-    fn from(v: &ReverseVerdict) -> Self {
-        match v {
-            ReverseVerdict::Reversed => ActOutcome::Completed,
-            ReverseVerdict::Refused(_) => ActOutcome::Refused,
-            ReverseVerdict::Stopped(_) => ActOutcome::Stopped,
-            ReverseVerdict::Failed(_) => ActOutcome::Failed,
         }
     }
 }

@@ -5,8 +5,8 @@
 use super::super::{ActRefusal, Done, PlanStep, Planned, Report, Started};
 use super::{Act, Runs, Subject};
 use crate::error::Result;
-use crate::protocol::locks::{LockView, ReleaseOutcome, TxnLocksRelease};
-use crate::protocol::trail::{release_outcome, ActOutcome, ActionKind, Ending, TrailStep};
+use crate::protocol::locks::{release_outcome, LockView, ReleaseOutcome, TxnLocksRelease};
+use crate::protocol::trail::{ActOutcome, ActionKind, Ending};
 use crate::protocol::Protocol;
 
 /// Release the lock on a resource.
@@ -131,7 +131,7 @@ impl Report for Released {
         let outcomes = self.as_ref().map_or(&[][..], |r| r.released.as_slice());
         let steps = outcomes
             .iter()
-            .map(|(r, o)| TrailStep::release(locks, &owner, r, o))
+            .map(|(r, o)| o.trail_step(locks, &owner, r))
             .collect();
         let (outcome, summary) = release_outcome(outcomes, self.is_err());
         let summary = match self {
