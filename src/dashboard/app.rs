@@ -17,6 +17,7 @@ pub use super::settings::{MarkColour, ProfileMark, Settings};
 pub use super::sort::SortKey;
 use super::view::View;
 use crate::protocol::read::poll::Snapshot;
+use crate::protocol::read::verdict::Previous;
 use crate::protocol::read::{Group, TableFilter, TablePage};
 use crate::protocol::trail::Record;
 use crate::protocol::transaction::{Transaction, TxnState};
@@ -86,6 +87,9 @@ pub struct PollState {
     pub paused: bool,
     /// Poll interval.
     pub interval: Duration,
+    /// What the healing verdict remembers of the polls before the last
+    /// (the oldest stuck, the last recovery seen).
+    pub healing_memory: Option<Previous>,
 }
 
 /// What is selected, in one place: the transaction, account and lock
@@ -272,6 +276,7 @@ impl App {
                 running: false,
                 paused: false,
                 interval,
+                healing_memory: None,
             },
             focus: Pane::Transactions,
             selection: Selection::default(),

@@ -16,6 +16,7 @@ use super::layers::{groups::GroupsView, jobs::JobsView, Overlay, OverlayKind};
 use super::load::Load;
 use super::selection::navigation::follow_focus;
 use crate::protocol::read::poll::Snapshot;
+use crate::protocol::read::verdict::{rejudge, Previous};
 use crate::protocol::report::{StepReport, StepResult};
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
@@ -246,6 +247,32 @@ fn on_mouse(app: &mut App, m: MouseEvent) {
 
 /// A poll ended: its snapshot replaces the last (the first one selects the
 /// first row), or its failure is logged once and kept.
+/// The healing verdict of `snap`, judged again with what the dashboard
+/// remembers of its polls (the slope of the oldest stuck age, the last
+/// recovery seen), and a log line (its evidence in words) when it turns to
+/// an alarm or away from one.
+fn healing(app: &mut App, snap: &mut Snapshot) {
+    let memory = app.poll.healing_memory;
+    let window = app.settings.recovery_window;
+    snap.healing = rejudge(&snap.healing_evidence, memory, snap.taken_at, window);
+    app.poll.healing_memory = Some(Previous::after(memory, &snap.healing_evidence));
+    let before = app.snapshot.as_ref().map(|s| s.healing);
+    let changed = before.is_none_or(|b| b.word() != snap.healing.word());
+    let alarm = snap.healing.is_alarm() || before.is_some_and(|b| b.is_alarm());
+    if changed && alarm {
+        let text = format!(
+            "recovery {}: {}",
+            snap.healing.short(),
+            snap.healing.evidence(snap.taken_at)
+        );
+        let level = match snap.healing.is_alarm() {
+            true => LogLevel::Error,
+            false => LogLevel::Info,
+        };
+        app.push_log(level, text);
+    }
+}
+
 fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     app.poll.running = false;
     let snapshot = match result {
@@ -267,6 +294,8 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
         app.push_log(LogLevel::Info, "cluster reachable again");
     }
     app.now = app.now.max(snapshot.taken_at);
+    let mut snapshot = snapshot;
+    healing(app, &mut snapshot);
     let attention = app.attention(&snapshot);
     app.trends.record(&snapshot, attention);
     // The selection's interventions are read again when its document

@@ -3,7 +3,9 @@
 //! ([`super::read::rules::urgency`], undated in-flight ones included), odd
 //! documents (no state, or one this tool does not know:
 //! [`super::read::Queries::odd_states`] on the discovered fields), stale
-//! locks (the lock rule) and audit findings (the audit). A partial view
+//! locks (the lock rule), audit findings (the audit) and the healing
+//! verdict ([`super::read::verdict::healing`], its evidence read in one
+//! `_msearch`). A partial view
 //! (failed shards) is an error: a monitoring check must not say OK on half
 //! the data. The stuck transactions themselves come along, oldest first, so
 //! the check can say which ones to act on. Acknowledged stuck ones
@@ -12,6 +14,8 @@
 //! Thresholds and output formats are the CLI's business.
 
 use super::acks::{acks_on, Ack, Acks};
+use super::read::poll::{file_marks, healing_sources};
+use super::read::verdict::{self, Healing};
 use super::read::{urgency, Queries};
 use super::transaction::Transaction;
 use super::Protocol;
@@ -35,16 +39,21 @@ pub struct CheckCounts {
     pub stale_locks: u64,
     /// Findings of the audit (money, dangling entries, malformed documents).
     pub audit_findings: u64,
+    /// 1 when the application's own recovery has stalled or is not running
+    /// (the healing verdict: [`super::read::verdict::healing`]), else 0.
+    pub recovery_stalled: u64,
     /// When the counts were taken (the cluster's clock).
     pub as_of: DateTime<Utc>,
 }
 
-/// One check's reading: the counts, and the stuck transactions they count
-/// (oldest first), so an alert can name them.
+/// One check's reading: the counts, the healing verdict, and the stuck
+/// transactions they count (oldest first), so an alert can name them.
 #[derive(Debug, Clone)]
 pub struct CheckReading {
     /// What was counted.
     pub counts: CheckCounts,
+    /// Whether the application's own recovery is working.
+    pub healing: Healing,
     /// The stuck transactions not acknowledged, oldest first.
     pub stuck: Vec<StuckOne>,
     /// The acknowledged stuck ones, oldest first, with their acks.
@@ -128,4 +137,53 @@ pub(crate) async fn odd_count(p: &Protocol) -> Result<u64> {
 pub(crate) async fn stale_lock_count(p: &Protocol) -> Result<u64> {
     let locks = p.list_locks().await?;
     Ok(locks.iter().filter(|l| l.staleness.is_stale()).count() as u64)
+}
+
+/// The healing verdict of a `check` at `now` over its `stuck` transactions
+/// (oldest first), and the count it gives.
+pub(crate) async fn healing(
+    p: &Protocol,
+    now: DateTime<Utc>,
+    stuck: &[StuckOne],
+) -> Result<(Healing, u64)> {
+    let oldest = stuck
+        .iter()
+        .filter_map(|s| s.transaction.modification_time)
+        .min();
+    let e = healing_evidence(p, now, stuck.len() as u64, oldest).await?;
+    let v = verdict::judge(&e, now, p.config.recovery_window);
+    Ok((v, u64::from(v.is_alarm())))
+}
+
+/// The healing evidence `check` judges on at `now`, given what it
+/// counted (`stuck`, the oldest dated one's `oldest_stuck`): the
+/// evidence's searches in one `_msearch` (none of them fails the check:
+/// what cannot be read is unknown). A one-shot reading has no previous.
+async fn healing_evidence(
+    p: &Protocol,
+    now: DateTime<Utc>,
+    stuck: u64,
+    oldest_stuck: Option<DateTime<Utc>>,
+) -> Result<verdict::HealingEvidence> {
+    let d = p.discovery().await?;
+    let config = p.config();
+    let sources = healing_sources(config);
+    let named = verdict::evidence::searches(&d.fields, &sources, now);
+    let bodies: Vec<(String, serde_json::Value)> = named
+        .iter()
+        .map(|(_, index, body)| (index.clone(), body.clone()))
+        .collect();
+    let answers = match bodies.is_empty() {
+        true => Vec::new(),
+        false => p.cluster().msearch(&bodies).await?,
+    };
+    let answers = named.iter().map(|(s, _, _)| *s).zip(answers).collect();
+    let a = verdict::evidence::read(answers, file_marks(config, now), &sources);
+    Ok(verdict::HealingEvidence {
+        stuck: Some(stuck),
+        oldest_stuck,
+        recoveries: a.recoveries,
+        heartbeat: a.heartbeat,
+        previous: None,
+    })
 }

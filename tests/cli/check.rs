@@ -33,6 +33,8 @@ fn only<'a>(given: &[&'a str]) -> Vec<&'a str> {
         "-c=stale_locks=",
         "-w=audit_findings=",
         "-c=audit_findings=",
+        "-w=recovery_stalled=",
+        "-c=recovery_stalled=",
     ] {
         argv.push(off);
     }
@@ -81,12 +83,16 @@ fn every_count_and_exit_code_from_real_documents() {
 
     // Each count alone, by Monitoring Plugins ranges: n within the warning
     // range -> 0, above it -> 1, inside an @ critical range -> 2.
-    let cases: [(&str, u64); 5] = [
+    // Nobody recovers the stuck ones: the application's recovery reads
+    // stalled (s1 has waited longer than three recovery windows).
+    assert_eq!(c["recovery_stalled"], 1, "{out}");
+    let cases: [(&str, u64); 6] = [
         ("stuck", 2),
         ("needs_investigation", 1),
         ("odd_documents", 1),
         ("stale_locks", 1),
         ("audit_findings", c["audit_findings"]),
+        ("recovery_stalled", 1),
     ];
     for (key, n) in cases {
         let run = |flags: [String; 2]| {
@@ -189,4 +195,60 @@ fn an_unreadable_cluster_is_unknown() {
     let json = w.run(&["--timeout", "2s", "check", "--json"]);
     json.code(3);
     assert_eq!(json.json()["status"], "UNKNOWN");
+}
+
+/// The healing verdict from real documents: nothing stuck is idle (no
+/// alert); stuck ones nobody moves read stalled, with the evidence in the
+/// long output and the JSON; one the operator recovered is no healing; one
+/// the application moved out of its stuck state (no operator record) reads
+/// healing.
+#[test]
+fn the_healing_verdict_idle_stalled_then_healing() {
+    let w = World::new();
+    for a in ["A", "B"] {
+        w.account(a, 500);
+    }
+    let idle = w.run(&["check", "--json"]);
+    assert_eq!(idle.json()["healing"]["verdict"], "idle", "{idle}");
+    assert_eq!(counts(&idle)["recovery_stalled"], 0, "{idle}");
+    idle.code(0);
+    w.run(&["check"])
+        .code(0)
+        .stdout_has("\nrecovery: idle (nothing is stuck)");
+    // Three transfers stuck in `created` for 10 minutes (five recovery
+    // windows of the default 2 minutes), created then.
+    let stuck = || {
+        json!({"src_acct": "A", "dest_acct": "B", "amount": 1,
+            "transaction_state": "created", "creation_time": ago(10), "modification_time": ago(10)})
+    };
+    for id in ["by-op", "by-app", "left"] {
+        w.put(&w.ix.transactions, id, &stuck());
+    }
+    w.refresh();
+    let out = w.run(&["check", "-w=stuck="]);
+    out.code(1)
+        .stdout_has(", 1 recovery stalled | ")
+        .stdout_has("recovery_stalled=1;0;;0")
+        .stdout_has("\nrecovery: stalled since ")
+        .stdout_has("(3 stuck, none recovered by the application for 8m");
+    // The operator recovers one: an operator's record, no healing.
+    w.run(&["recover", "by-op"]).code(0);
+    w.refresh();
+    let j = w.run(&["check", "--json"]);
+    assert_eq!(j.json()["healing"]["verdict"], "stalled", "{j}");
+    // The application finishes another (no record of the tool's).
+    let mut done = stuck();
+    done["transaction_state"] = json!("finished");
+    done["modification_time"] = json!(ago(0));
+    w.put(&w.ix.transactions, "by-app", &done);
+    w.refresh();
+    let j = w.run(&["check", "--json"]);
+    let h = &j.json()["healing"];
+    assert_eq!(h["verdict"], "healing", "{j}");
+    assert_eq!(h["sign"], "recovered", "{j}");
+    assert_eq!(h["count"], 1, "only the application's: {j}");
+    assert_eq!(counts(&j)["recovery_stalled"], 0, "{j}");
+    w.run(&["check", "-w=stuck="]).code(0).stdout_has(
+        "\nrecovery: healing (1 transaction(s) left a stuck state with no operator record",
+    );
 }

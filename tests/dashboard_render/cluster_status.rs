@@ -101,6 +101,8 @@ fn missing_indices() {
         locks: vec![],
         missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],
         locks_absent: false,
+        healing: Default::default(),
+        healing_evidence: Default::default(),
         acks: Default::default(),
         read: Default::default(),
     });
@@ -221,4 +223,43 @@ fn counts_never_leave_a_narrow_header_and_banners_lead_with_the_cause() {
             .contains("STALE: cluster unreachable: Connection refused (os error 111)"),
         "{s}"
     );
+}
+
+/// The healing verdict in the header: an alarm (stalled since a time, not
+/// running) in words at a normal width; healing and idle too; nothing
+/// before a poll was judged.
+#[test]
+fn the_header_says_whether_the_application_is_healing() {
+    use estx::protocol::read::verdict::{Healing, HealingSign};
+    let mut a = app();
+    let s = screen(&a, 160, 30);
+    assert!(!s.contains("recovery"), "not judged yet: {s}");
+    a.snapshot.as_mut().unwrap().healing = Healing::Stalled {
+        since: ago(600),
+        stuck: 9,
+        last_recovery: None,
+    };
+    let s = screen(&a, 160, 30);
+    assert!(s.contains("recovery stalled since "), "{s}");
+    assert_snapshot!("header_recovery_stalled", s);
+    let set = |a: &mut App, h: Healing| {
+        a.snapshot.as_mut().unwrap().healing = h;
+        screen(a, 160, 30)
+    };
+    let healing = Healing::Healing {
+        sign: HealingSign::OldestLeft,
+        stuck: 9,
+    };
+    let not_running = Healing::NotRunning {
+        last_beat: ago(900),
+        stuck: 9,
+    };
+    for (h, words) in [
+        (healing, "recovery healing"),
+        (not_running, "recovery not running"),
+        (Healing::Idle, "recovery idle"),
+    ] {
+        let s = set(&mut a, h);
+        assert!(s.contains(words), "{words}: {s}");
+    }
 }

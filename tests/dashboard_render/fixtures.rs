@@ -220,6 +220,8 @@ pub(crate) fn snapshot() -> Snapshot {
         locks,
         missing_indices: vec![],
         locks_absent: false,
+        healing: Default::default(),
+        healing_evidence: Default::default(),
         acks: Default::default(),
         read: Default::default(),
     }

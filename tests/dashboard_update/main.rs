@@ -60,6 +60,8 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         locks: vec![],
         missing_indices: vec![],
         locks_absent: false,
+        healing: Default::default(),
+        healing_evidence: Default::default(),
         acks: Default::default(),
         read: Default::default(),
     }
@@ -1061,6 +1063,7 @@ mod acks;
 mod audit_pace;
 mod bulk;
 mod groups;
+mod healing;
 mod jobs;
 mod marks;
 mod navigation;

@@ -17,6 +17,7 @@ mod deployments;
 mod exact;
 mod field_security;
 mod fixture;
+mod healing;
 mod ids;
 mod locks;
 mod long_values;

@@ -21,7 +21,7 @@ use crate::protocol::Protocol;
 use clap::ValueEnum;
 use levels::{
     legacy_range, parse_threshold, status, Count, LegacyThresholds, Levels, Status, Threshold,
-    METRICS,
+    COUNTS, METRICS,
 };
 use output::{json, nagios, prometheus};
 use std::path::{Path, PathBuf};
@@ -54,7 +54,7 @@ pub struct Args {
     pub output: Option<PathBuf>,
     /// WARNING range of a count, `[COUNT=]RANGE`, repeatable. COUNT is
     /// stuck (the default), needs_investigation, odd_documents,
-    /// stale_locks or audit_findings; RANGE is the Monitoring Plugins
+    /// stale_locks, audit_findings or recovery_stalled; RANGE is the Monitoring Plugins
     /// syntax (10, 10:, ~:10, 10:20, @10:20; 0 alerts above 0); an empty
     /// RANGE (`stuck=`) turns the count's default off.
     #[arg(short = 'w', long = "warning", value_name = "[COUNT=]RANGE", value_parser = parse_threshold)]
@@ -73,7 +73,7 @@ pub struct Args {
 /// The ranges in force, one per metric in [`METRICS`] order: the defaults,
 /// then the old flags, then `-w`/`-c` in order (the last one for a count
 /// wins); and a deprecation line for each old flag used.
-pub fn in_force(a: &Args) -> ([Levels; 5], Vec<String>) {
+pub fn in_force(a: &Args) -> ([Levels; COUNTS], Vec<String>) {
     let mut levels = METRICS.map(|m| m.default);
     let mut notes = Vec::new();
     for (i, m) in METRICS.iter().enumerate() {

@@ -17,6 +17,7 @@ use crate::cli::exit;
 use crate::cli::output::err;
 use crate::cli::values;
 use crate::protocol::audit::pace::{MIN_GAP, REFERENCE_POLL};
+use crate::protocol::read::verdict::Previous;
 use crate::protocol::Protocol;
 use crate::signals::StopSignals;
 use metrics::{exposition, PollOutcome, Reading};
@@ -104,10 +105,11 @@ async fn poll_loop(p: &Protocol, every: Duration, shared: &Shared) -> Infallible
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_success = None;
     let mut audit = PacedAudit::default();
+    let mut previous = None;
     loop {
         ticks.tick().await;
         let started = Instant::now();
-        let reading = read(p, &mut audit).await;
+        let reading = read(p, &mut audit, &mut previous).await;
         match &reading {
             Ok(r) => last_success = Some(r.counts.as_of),
             Err(e) => tracing::warn!(error = %e, "exporter poll could not read the cluster"),
@@ -159,14 +161,26 @@ impl PacedAudit {
 /// One poll: the check's counts and the per-state counts, both from one
 /// dashboard poll (its cluster-side counts: a few requests at any scale;
 /// [`Protocol::watch_reading`]), the audit paced by its cost. A partial
-/// view is an error, as for `check`: no half counts.
-async fn read(p: &Protocol, audit: &mut PacedAudit) -> Result<Reading, String> {
+/// view is an error, as for `check`: no half counts. The healing verdict
+/// is judged with what the exporter remembers of its `previous` poll.
+async fn read(
+    p: &Protocol,
+    audit: &mut PacedAudit,
+    previous: &mut Option<Previous>,
+) -> Result<Reading, String> {
     let (findings, audit_age) = audit.findings(p, Instant::now()).await?;
-    let (counts, snapshot) = p.watch_reading(findings).await.map_err(|e| e.to_string())?;
+    let (counts, snapshot) = p
+        .watch_reading(findings, *previous)
+        .await
+        .map_err(|e| e.to_string())?;
+    let remembered = Previous::after(*previous, &snapshot.healing_evidence);
+    *previous = Some(remembered);
     Ok(Reading {
         counts,
         states: snapshot.state_counts,
         audit_age,
+        healing: snapshot.healing,
+        last_recovery: remembered.last_recovery,
     })
 }
 

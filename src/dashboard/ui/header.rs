@@ -10,6 +10,7 @@ use crate::dashboard::app::App;
 use crate::dashboard::event::PollFailure;
 use crate::dashboard::keymap::Op;
 use crate::protocol::read::poll::Snapshot;
+use crate::protocol::read::verdict::{Healing, Unknown};
 use crate::protocol::read::Refresh;
 use crate::protocol::time::human_age;
 use ratatui::layout::{Constraint, Rect};
@@ -121,6 +122,7 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
         if all_clear { 2 } else { 0 },
         vec![Span::styled(format!("● {text}"), Style::new().fg(colour))],
     ));
+    out.extend(healing_segment(th, &snap.healing));
     let ago = (app.now - snap.taken_at).num_seconds();
     let style = if app.poll.error.is_some() {
         Style::new().fg(th.warn).add_modifier(Modifier::BOLD)
@@ -167,6 +169,29 @@ fn snapshot_segments(app: &App, snap: &Snapshot) -> Vec<Segment<'static>> {
     ));
 
     out
+}
+
+/// The healing verdict on the application's own recovery: an alarm
+/// (stalled, not running) stays at any width in danger colour; healing in
+/// good colour, idle and unknown dim and first to give way; nothing before
+/// the first judged poll.
+fn healing_segment(th: &Theme, h: &Healing) -> Option<Segment<'static>> {
+    let (text, style, prio) = match h {
+        Healing::Unknown(Unknown::NotRead) => return None,
+        Healing::Stalled { since, .. } => (
+            format!("recovery stalled since {}", clock(*since)),
+            Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
+            0,
+        ),
+        Healing::NotRunning { .. } => (
+            "recovery not running".to_string(),
+            Style::new().fg(th.danger).add_modifier(Modifier::BOLD),
+            0,
+        ),
+        Healing::Healing { .. } => ("recovery healing".into(), Style::new().fg(th.good), 2),
+        Healing::Idle | Healing::Unknown(_) => (format!("recovery {}", h.word()), th.dim_text(), 4),
+    };
+    Some(Segment::new(prio, vec![Span::styled(text, style)]))
 }
 
 /// Where the tool's clock comes from: dim when it is the cluster's and

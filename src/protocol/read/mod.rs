@@ -30,6 +30,7 @@ mod string_array;
 pub mod table;
 pub mod times;
 pub mod value_types;
+pub mod verdict;
 pub mod writes;
 
 pub use coverage::Coverage;
@@ -84,6 +85,7 @@ use crate::protocol::read::groups::locks_groups;
 use crate::protocol::read::groups::state_age_groups;
 use crate::protocol::read::groups::transaction_aggs;
 use crate::protocol::read::groups::TOP;
+use crate::protocol::read::verdict::{rejudge, Previous};
 use crate::protocol::views::locks_of;
 use crate::protocol::views::preview;
 use crate::protocol::views::AccountView;
@@ -723,6 +725,8 @@ impl Protocol {
             Some(n) => n,
             None => self.audit(None, false).await?.findings.len() as u64,
         };
+        let (healing, recovery_stalled) =
+            crate::protocol::check::healing(self, now, &stuck).await?;
         let counts = CheckCounts {
             stuck: stuck.len() as u64,
             needs_investigation,
@@ -730,10 +734,12 @@ impl Protocol {
             odd_documents,
             stale_locks,
             audit_findings,
+            recovery_stalled,
             as_of: now,
         };
         Ok(CheckReading {
             counts,
+            healing,
             stuck,
             acked,
         })
@@ -749,9 +755,15 @@ impl Protocol {
     /// cannot compare dates (or the transactions index is missing), the
     /// stale locks when there are more than the poll lists or some were
     /// judged without their owners or heartbeats. `audit_findings` comes
-    /// from the watcher's paced audit. A partial poll is an error.
-    pub async fn watch_reading(&self, audit_findings: u64) -> Result<(CheckCounts, Snapshot)> {
-        let snap = self.poll_snapshot(DEFAULT_CAP).await?;
+    /// from the watcher's paced audit. The healing verdict is judged again
+    /// with the watcher's `previous` poll (the snapshot carries it). A
+    /// partial poll is an error.
+    pub async fn watch_reading(
+        &self,
+        audit_findings: u64,
+        previous: Option<Previous>,
+    ) -> Result<(CheckCounts, Snapshot)> {
+        let mut snap = self.poll_snapshot(DEFAULT_CAP).await?;
         if let Some(partial) = snap.read.coverage.describe() {
             return Err(Error::Invalid(format!(
                 "a partial view ({partial}): no counts"
@@ -789,6 +801,12 @@ impl Protocol {
         } else {
             stale_lock_count(self).await?
         };
+        snap.healing = rejudge(
+            &snap.healing_evidence,
+            previous,
+            now,
+            self.config.recovery_window,
+        );
         let counts = CheckCounts {
             stuck,
             needs_investigation,
@@ -796,6 +814,7 @@ impl Protocol {
             odd_documents,
             stale_locks,
             audit_findings,
+            recovery_stalled: u64::from(snap.healing.is_alarm()),
             as_of: now,
         };
         Ok((counts, snap))

@@ -7,6 +7,7 @@ use super::coverage::Coverage;
 use super::index_info::Refresh;
 use super::state_counts::{AttentionCounts, StateCount};
 use super::table::TablePage;
+use super::verdict::{Healing, HealingEvidence};
 use crate::cluster::ClockStatus;
 use crate::protocol::account::AccountState;
 use crate::protocol::locks::LockView;
@@ -100,6 +101,12 @@ pub struct Snapshot {
     /// The deployment has no locks index ([`super::Target::Absent`]): the
     /// locks pane says so; no lock is held, none will be released.
     pub locks_absent: bool,
+    /// Whether the application's own recovery is working, judged on this
+    /// poll alone (a watcher judges again with its previous poll: see
+    /// [`super::verdict::healing`]).
+    pub healing: Healing,
+    /// What `healing` was judged on.
+    pub healing_evidence: HealingEvidence,
     /// The live acknowledgements ([`crate::protocol::acks`]): the header
     /// counts them, the table marks their rows.
     pub acks: crate::protocol::acks::Acks,

@@ -45,6 +45,8 @@ pub enum Count {
     StaleLocks,
     /// Findings of the audit.
     AuditFindings,
+    /// The application's own recovery stalled or not running (1, else 0).
+    RecoveryStalled,
 }
 
 /// One `-w`/`-c` value: a count and its range (`None`: no threshold).
@@ -60,7 +62,7 @@ pub struct Threshold {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ThresholdError {
     /// The part before `=` names no count.
-    #[error("unknown count {0:?} (stuck, needs_investigation, odd_documents, stale_locks, audit_findings)")]
+    #[error("unknown count {0:?} (stuck, needs_investigation, odd_documents, stale_locks, audit_findings, recovery_stalled)")]
     UnknownCount(String),
     /// The range is malformed.
     #[error(transparent)]
@@ -179,8 +181,11 @@ impl Metric {
 
 const ABOVE_ZERO: Option<Range> = Some(Range::at_most(0.0));
 
+/// How many counts `check` has.
+pub const COUNTS: usize = 6;
+
 /// Every metric, in output order.
-pub const METRICS: [Metric; 5] = [
+pub const METRICS: [Metric; COUNTS] = [
     Metric {
         count: Count::Stuck,
         names: &["stuck"],
@@ -261,6 +266,20 @@ pub const METRICS: [Metric; 5] = [
             ]
         },
     },
+    Metric {
+        count: Count::RecoveryStalled,
+        names: &["recovery_stalled", "stalled"],
+        words: "recovery stalled",
+        prometheus: "estx_recovery_stalled",
+        help: "Whether the application's own recovery has stalled or is not running (1) or not (0): the healing verdict.",
+        value: |c| c.recovery_stalled,
+        default: Levels {
+            warn: ABOVE_ZERO,
+            crit: None,
+        },
+        // A new count: it never had the old flags.
+        legacy: |_| [("", None), ("", None)],
+    },
 ];
 
 /// The old meaning of `--warn-X N`/`--crit-X N`: alert at N or more (the
@@ -270,7 +289,7 @@ pub(super) fn legacy_range(n: u64) -> Option<Range> {
 }
 
 /// The worst level over every metric.
-pub fn status(c: &CheckCounts, levels: &[Levels; 5]) -> Status {
+pub fn status(c: &CheckCounts, levels: &[Levels; COUNTS]) -> Status {
     METRICS
         .iter()
         .zip(levels)

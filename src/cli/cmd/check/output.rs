@@ -4,7 +4,7 @@
 //! acknowledged ones, which do not alert), JSON, and the Prometheus text
 //! format. The thresholds and status are [`super::levels`].
 
-use super::levels::{Levels, Status, METRICS};
+use super::levels::{Levels, Status, COUNTS, METRICS};
 use crate::protocol::check::{CheckCounts, CheckReading, StuckOne};
 use crate::protocol::time::{format_timestamp, human_age};
 use serde::Serialize;
@@ -35,9 +35,19 @@ fn state(s: &StuckOne) -> String {
         .map_or_else(|| "(no state)".into(), ToString::to_string)
 }
 
-/// The long output: one line per stuck transaction (id, state, age, route),
-/// at most `top`, and how many more there are; then the acknowledged ones
-/// (at most `top`), each with its ack.
+/// The healing verdict's line: the verdict and its evidence in words.
+fn healing_line(r: &CheckReading) -> String {
+    format!(
+        "recovery: {} ({})",
+        r.healing.short(),
+        r.healing.evidence(r.counts.as_of)
+    )
+}
+
+/// The long output: the healing verdict's line, then one line per stuck
+/// transaction (id, state, age, route), at most `top`, and how many more
+/// there are; then the acknowledged ones (at most `top`), each with its
+/// ack; none at all under `--top 0` (the status line only).
 fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
     let mut lines = stuck_lines(r, top);
     if r.acked.is_empty() || top == 0 {
@@ -66,16 +76,20 @@ fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
     lines
 }
 
-/// The long output's stuck transactions not acknowledged.
+/// The long output's healing line and stuck transactions not acknowledged.
 fn stuck_lines(r: &CheckReading, top: usize) -> Vec<String> {
-    if r.stuck.is_empty() || top == 0 {
+    if top == 0 {
         return Vec::new();
     }
-    let mut lines = vec![format!(
+    let mut lines = vec![healing_line(r)];
+    if r.stuck.is_empty() {
+        return lines;
+    }
+    lines.push(format!(
         "stuck transactions, oldest first ({} of {}):",
         r.stuck.len().min(top),
         r.stuck.len()
-    )];
+    ));
     for s in r.stuck.iter().take(top) {
         let age = s
             .transaction
@@ -101,7 +115,7 @@ fn stuck_lines(r: &CheckReading, top: usize) -> Vec<String> {
 
 /// The Nagios plugin output: status, summary and performance data on the
 /// first line, then the long output.
-pub fn nagios(r: &CheckReading, levels: &[Levels; 5], top: usize) -> String {
+pub fn nagios(r: &CheckReading, levels: &[Levels; COUNTS], top: usize) -> String {
     let c = &r.counts;
     let st = super::levels::status(c, levels);
     let mut summary: Vec<String> = METRICS
@@ -188,6 +202,15 @@ struct StuckJson {
     needs_investigation: bool,
 }
 
+/// The healing verdict in JSON: the verdict's fields (tagged `verdict`)
+/// and its evidence in words.
+#[derive(Debug, Serialize)]
+struct HealingJson {
+    #[serde(flatten)]
+    verdict: crate::protocol::read::verdict::Healing,
+    evidence: String,
+}
+
 /// One acknowledged stuck transaction in JSON: the stuck one, its ack.
 #[derive(Debug, Serialize)]
 struct AckedJson {
@@ -208,6 +231,7 @@ struct CheckJson {
     as_of: Option<String>,
     error: Option<String>,
     metrics: Vec<MetricJson>,
+    healing: Option<HealingJson>,
     stuck: Vec<StuckJson>,
     /// The acknowledged stuck ones (not counted in `stuck`, no alert).
     acked: Vec<AckedJson>,
@@ -217,7 +241,7 @@ struct CheckJson {
 /// transactions; or the error when the cluster could not be read.
 pub fn json(
     reading: Result<&CheckReading, &String>,
-    levels: &[Levels; 5],
+    levels: &[Levels; COUNTS],
     st: Status,
     top: usize,
 ) -> String {
@@ -263,6 +287,10 @@ pub fn json(
         as_of: reading.ok().map(|r| format_timestamp(r.counts.as_of)),
         error: reading.err().cloned(),
         metrics: reading.ok().map(|r| metrics(&r.counts)).unwrap_or_default(),
+        healing: reading.ok().map(|r| HealingJson {
+            verdict: r.healing,
+            evidence: r.healing.evidence(r.counts.as_of),
+        }),
         stuck: reading.ok().map(stuck).unwrap_or_default(),
         acked: reading.ok().map(acked).unwrap_or_default(),
     };

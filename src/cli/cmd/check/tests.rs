@@ -6,6 +6,7 @@ use super::threshold::Range;
 use super::*;
 use crate::protocol::check::CheckCounts;
 use crate::protocol::check::{CheckReading, StuckOne};
+use crate::protocol::read::verdict::Healing;
 use crate::protocol::transaction::{Transaction, TxnState};
 use clap::Parser;
 
@@ -19,24 +20,27 @@ fn args(extra: &[&str]) -> Args {
     T::parse_from(std::iter::once("t").chain(extra.iter().copied())).a
 }
 
-fn levels(extra: &[&str]) -> [Levels; 5] {
+fn levels(extra: &[&str]) -> [Levels; COUNTS] {
     in_force(&args(extra)).0
 }
 
-fn counts(n: [u64; 5]) -> CheckCounts {
+/// Counts in [`METRICS`] order (those left out are 0).
+fn counts(n: &[u64]) -> CheckCounts {
+    let n = |i: usize| n.get(i).copied().unwrap_or(0);
     CheckCounts {
-        stuck: n[0],
-        needs_investigation: n[1],
+        stuck: n(0),
+        needs_investigation: n(1),
         acked: 0,
-        odd_documents: n[2],
-        stale_locks: n[3],
-        audit_findings: n[4],
+        odd_documents: n(2),
+        stale_locks: n(3),
+        audit_findings: n(4),
+        recovery_stalled: n(5),
         as_of: chrono::DateTime::from_timestamp(1_700_000_000, 0).unwrap_or_default(),
     }
 }
 
 fn stuck(id: &str, minutes: i64, needs_investigation: bool) -> StuckOne {
-    let as_of = counts([0; 5]).as_of;
+    let as_of = counts(&[0; 5]).as_of;
     StuckOne {
         transaction: Transaction {
             id: id.into(),
@@ -75,9 +79,9 @@ fn each_count_by_its_ranges() {
             (20, Status::Critical),
             (21, Status::Warning),
         ] {
-            let mut v = [0; 5];
+            let mut v = [0; COUNTS];
             v[i] = n;
-            assert_eq!(status(&counts(v), &l), expected, "{} {n}", m.key());
+            assert_eq!(status(&counts(&v), &l), expected, "{} {n}", m.key());
         }
     }
 }
@@ -85,9 +89,9 @@ fn each_count_by_its_ranges() {
 #[test]
 fn c_zero_is_critical_above_zero_and_a_bare_range_is_stuck() {
     let l = levels(&["-c", "0"]);
-    assert_eq!(status(&counts([0; 5]), &l), Status::Ok);
-    assert_eq!(status(&counts([1, 0, 0, 0, 0]), &l), Status::Critical);
-    assert_eq!(status(&counts([1, 0, 0, 0, 0]), &l).exit_code(), 2);
+    assert_eq!(status(&counts(&[0; 5]), &l), Status::Ok);
+    assert_eq!(status(&counts(&[1, 0, 0, 0, 0]), &l), Status::Critical);
+    assert_eq!(status(&counts(&[1, 0, 0, 0, 0]), &l).exit_code(), 2);
     let l = levels(&["-w", "10:", "-w", "stuck="]);
     assert_eq!(l[0].warn, None, "the last -w for a count wins");
     assert!(T::try_parse_from(["t", "-c", "20:10"]).is_err());
@@ -98,12 +102,12 @@ fn c_zero_is_critical_above_zero_and_a_bare_range_is_stuck() {
 #[test]
 fn defaults_are_the_old_defaults() {
     let d = levels(&[]);
-    assert_eq!(status(&counts([0; 5]), &d), Status::Ok);
-    assert_eq!(status(&counts([1, 0, 0, 0, 0]), &d), Status::Warning);
-    assert_eq!(status(&counts([1, 1, 0, 0, 0]), &d), Status::Critical);
-    assert_eq!(status(&counts([0, 0, 1, 0, 0]), &d), Status::Warning);
-    assert_eq!(status(&counts([0, 0, 0, 1, 0]), &d), Status::Warning);
-    assert_eq!(status(&counts([0, 0, 0, 0, 1]), &d), Status::Critical);
+    assert_eq!(status(&counts(&[0; 5]), &d), Status::Ok);
+    assert_eq!(status(&counts(&[1, 0, 0, 0, 0]), &d), Status::Warning);
+    assert_eq!(status(&counts(&[1, 1, 0, 0, 0]), &d), Status::Critical);
+    assert_eq!(status(&counts(&[0, 0, 1, 0, 0]), &d), Status::Warning);
+    assert_eq!(status(&counts(&[0, 0, 0, 1, 0]), &d), Status::Warning);
+    assert_eq!(status(&counts(&[0, 0, 0, 0, 1]), &d), Status::Critical);
     assert_eq!(Status::Unknown.exit_code(), 3);
 }
 
@@ -114,7 +118,7 @@ fn old_flags_map_to_ranges_with_a_deprecation_line() {
     let (l, notes) = in_force(&args(&["--warn-stuck", "3", "--crit-stuck", "5"]));
     assert_eq!(l[0].warn, Some(Range::at_most(2.0)));
     for (n, expected) in [(2, Status::Ok), (3, Status::Warning), (5, Status::Critical)] {
-        assert_eq!(status(&counts([n, 0, 0, 0, 0]), &l), expected, "{n}");
+        assert_eq!(status(&counts(&[n, 0, 0, 0, 0]), &l), expected, "{n}");
     }
     assert_eq!(notes.len(), 2, "{notes:?}");
     assert!(
@@ -134,8 +138,14 @@ fn old_flags_map_to_ranges_with_a_deprecation_line() {
 
 #[test]
 fn nagios_output_with_perfdata_and_long_output() {
+    let as_of = counts(&[]).as_of;
     let r = CheckReading {
-        counts: counts([2, 1, 0, 3, 0]),
+        counts: counts(&[2, 1, 0, 3, 0, 1]),
+        healing: Healing::Stalled {
+            since: as_of - chrono::Duration::minutes(20),
+            stuck: 2,
+            last_recovery: None,
+        },
         stuck: vec![stuck("old", 200, true), stuck("young", 10, false)],
         acked: Vec::new(),
     };
@@ -143,8 +153,10 @@ fn nagios_output_with_perfdata_and_long_output() {
     assert_eq!(
         nagios(&r, &l, 10),
         "ESTX CRITICAL - 2 stuck, 1 needing investigation, 0 odd documents, 3 stale locks, \
-         0 audit findings | stuck=2;0;@5:9;0 needs_investigation=1;;0;0 odd_documents=0;0;;0 \
-         stale_locks=3;10:;;0 audit_findings=0;;0;0\n\
+         0 audit findings, 1 recovery stalled | stuck=2;0;@5:9;0 needs_investigation=1;;0;0 \
+         odd_documents=0;0;;0 stale_locks=3;10:;;0 audit_findings=0;;0;0 recovery_stalled=1;0;;0\n\
+         recovery: stalled since 2023-11-14T21:53:20.000Z (2 stuck, none recovered by the \
+         application for 20m00s (no recovery by the application seen))\n\
          stuck transactions, oldest first (2 of 2):\n\
          old pending 3h20m A -> ? (needs investigation)\n\
          young pending 10m00s A -> ?\n"
@@ -163,11 +175,20 @@ fn nagios_output_with_perfdata_and_long_output() {
     assert_eq!(j["metrics"][3]["warn"], "10:", "{j}");
     assert_eq!(j["stuck"][0]["id"], "old", "{j}");
     assert_eq!(j["stuck"].as_array().map(Vec::len), Some(1), "{j}");
+    assert_eq!(j["healing"]["verdict"], "stalled", "{j}");
+    assert_eq!(j["healing"]["stuck"], 2, "{j}");
+    assert_eq!(j["metrics"][5]["key"], "recovery_stalled", "{j}");
+    assert!(
+        j["healing"]["evidence"]
+            .as_str()
+            .is_some_and(|e| e.contains("2 stuck")),
+        "{j}"
+    );
 }
 
 #[test]
 fn prometheus_text() {
-    let c = counts([2, 1, 0, 3, 0]);
+    let c = counts(&[2, 1, 0, 3, 0]);
     let text = prometheus(Some(&c), Status::Critical);
     for m in &METRICS {
         assert!(

@@ -10,6 +10,7 @@
 
 use crate::cli::cmd::check::levels::METRICS;
 use crate::protocol::check::CheckCounts;
+use crate::protocol::read::verdict::Healing;
 use crate::protocol::read::StateCount;
 use chrono::{DateTime, Utc};
 use prometheus_client::encoding::text::encode;
@@ -36,6 +37,10 @@ pub struct Reading {
     /// How old the audit behind `audit_findings` is (audits are paced by
     /// their cost: not every poll runs one).
     pub audit_age: Duration,
+    /// Whether the application's own recovery is working.
+    pub healing: Healing,
+    /// The last recovery by the application the exporter has seen.
+    pub last_recovery: Option<DateTime<Utc>>,
 }
 
 /// The outcome of one poll, as published.
@@ -89,6 +94,7 @@ fn register_reading(registry: &mut Registry, r: &Reading) {
         "How old the audit behind estx_audit_findings is (audits run as often as their cost allows).",
         r.audit_age.as_secs_f64(),
     );
+    register_healing(registry, r);
     let per_state = Family::<StateLabel, IntGauge>::default();
     let oldest = Family::<StateLabel, SecondsGauge>::default();
     for c in &r.states {
@@ -112,6 +118,33 @@ fn register_reading(registry: &mut Registry, r: &Reading) {
         Unit::Seconds,
         oldest,
     );
+}
+
+/// The healing verdict (one gauge per verdict, 1 for the one in force)
+/// and the age of the application's last observed recovery (left out
+/// until one is seen).
+fn register_healing(registry: &mut Registry, r: &Reading) {
+    let verdicts = Family::<StateLabel, IntGauge>::default();
+    for word in ["healing", "stalled", "not running", "idle", "unknown"] {
+        let on = i64::from(r.healing.word() == word);
+        verdicts
+            .get_or_create(&vec![("verdict", word.replace(' ', "_"))])
+            .set(on);
+    }
+    registry.register(
+        "estx_recovery_verdict",
+        "The healing verdict on the application's own recovery: 1 for the verdict in force",
+        verdicts,
+    );
+    if let Some(t) = r.last_recovery {
+        let age = (r.counts.as_of - t).num_milliseconds().max(0) as f64 / 1000.0;
+        seconds(
+            registry,
+            "estx_recovery_last_seen_age",
+            "Age of the last transaction the application itself moved out of a stuck state, as seen by this exporter.",
+            age,
+        );
+    }
 }
 
 /// The exposition of one poll's outcome.
@@ -161,6 +194,7 @@ mod tests {
                 odd_documents: 1,
                 stale_locks: 3,
                 audit_findings: 0,
+                recovery_stalled: 1,
                 as_of: now,
             },
             states: vec![
@@ -176,6 +210,12 @@ mod tests {
                 },
             ],
             audit_age: Duration::from_secs(75),
+            healing: Healing::Stalled {
+                since: now - chrono::Duration::seconds(300),
+                stuck: 2,
+                last_recovery: Some(now - chrono::Duration::seconds(600)),
+            },
+            last_recovery: Some(now - chrono::Duration::seconds(600)),
         }
     }
 
@@ -195,6 +235,10 @@ mod tests {
             "estx_oldest_transaction_age_seconds{state=\"pending\"} 90.0\n",
             "estx_poll_duration_seconds 0.25\n",
             "estx_audit_age_seconds 75.0\n",
+            "estx_recovery_stalled 1\n",
+            "estx_recovery_verdict{verdict=\"stalled\"} 1\n",
+            "estx_recovery_verdict{verdict=\"healing\"} 0\n",
+            "estx_recovery_last_seen_age_seconds 600.0\n",
             "# HELP estx_stuck_transactions Transactions in flight untouched for longer than the recovery window.\n",
             "# EOF\n",
         ] {

@@ -29,12 +29,15 @@ pub use super::snapshot::{AccountEntry, ReadStatus, Snapshot};
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, AttentionCounts, StateCount};
 use super::table::{TableFilter, TablePage};
+use super::verdict::evidence::{FileMarks, Sources};
+use super::verdict::{self, HealingEvidence, HealingSearch};
 use crate::cluster::{Cluster, HealthProbe};
 use crate::error::Result;
 use crate::protocol::acks::Acks;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::{Indices, ProtocolConfig};
 
+use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -90,10 +93,17 @@ pub async fn load_with(
     // is capped): the queries `check` counts with.
     let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
     let page = table.page_search(&q, &d.fields, windows, cap);
+    let healing = verdict::evidence::searches(&d.fields, &healing_sources(windows), taken_at);
     let acks_search = AcksSearch::new(taken_at);
-    let searches = p.searches(page, urgency.as_ref(), &acks_search);
+    let searches = p.searches(page, urgency.as_ref(), &healing, &acks_search);
     let answers = cluster.msearch(&searches).await?;
-    let mut a = p.answers(answers, urgency.iter().flatten().count(), &acks_search)?;
+    let named_healing: Vec<HealingSearch> = healing.iter().map(|(s, _, _)| *s).collect();
+    let mut a = p.answers(
+        answers,
+        urgency.iter().flatten().count(),
+        &named_healing,
+        &acks_search,
+    )?;
     let (mut transactions, in_flight_total, table_page) =
         listed(table, cap, a.in_flight.as_ref(), a.page.as_ref())?;
     if !d.fields.ages_queryable() {
@@ -111,6 +121,13 @@ pub async fn load_with(
 
     let health = health_label(health).await;
     let read = p.read_status(&a, named.locks_total, named.pending_accounts_total);
+    let healing_evidence = healing_evidence(
+        std::mem::take(&mut a.healing),
+        &read,
+        &state_counts,
+        taken_at,
+        windows,
+    );
     // A locks index discovery found absent (not named) is no locks, not a
     // missing index.
     let locks_absent = d.locks.is_absent() && p.missing.remove(&ix.locks);
@@ -128,9 +145,65 @@ pub async fn load_with(
         locks: named.locks,
         missing_indices: p.missing.into_iter().collect(),
         locks_absent,
+        healing: verdict::judge(&healing_evidence, taken_at, windows.recovery_window),
+        healing_evidence,
         acks: std::mem::take(&mut a.acks),
         read,
     })
+}
+
+/// Where the healing evidence is read under `config` (for the poll and
+/// for `check`).
+pub(crate) fn healing_sources(config: &ProtocolConfig) -> Sources<'_> {
+    Sources {
+        transactions: &config.indices.transactions,
+        audit: config
+            .audit_file
+            .is_none()
+            .then_some(config.indices.audit.as_str()),
+        liveness: config.liveness.as_ref(),
+        window: config.recovery_window,
+    }
+}
+
+/// Under `--audit-trail file:PATH`, the operators' marks of the records in
+/// that file started within the healing lookback at `taken_at`; none for a
+/// trail in the audit index (searched in the `_msearch`).
+pub(crate) fn file_marks(config: &ProtocolConfig, taken_at: DateTime<Utc>) -> FileMarks {
+    match config.audit_file.as_deref() {
+        None => FileMarks::NoFile,
+        Some(path) => FileMarks::read(
+            path,
+            verdict::evidence::lookback_start(taken_at, config.recovery_window),
+        ),
+    }
+}
+
+/// The healing verdict's evidence of one poll: its searches' answers
+/// (`answers`), the stuck count (`read`) and the oldest in-flight
+/// modification time (`counts`) when it is older than the recovery window.
+fn healing_evidence(
+    answers: Vec<(HealingSearch, Result<Value>)>,
+    read: &ReadStatus,
+    counts: &[StateCount],
+    taken_at: DateTime<Utc>,
+    windows: &ProtocolConfig,
+) -> HealingEvidence {
+    let file = file_marks(windows, taken_at);
+    let a = verdict::evidence::read(answers, file, &healing_sources(windows));
+    let oldest = counts
+        .iter()
+        .filter(|c| c.state.as_ref().is_some_and(TxnState::is_in_flight))
+        .filter_map(|c| c.oldest)
+        .min()
+        .filter(|m| !super::rules::within_window(*m, taken_at, windows.recovery_window));
+    HealingEvidence {
+        stuck: read.attention.and_then(|a| a.stuck),
+        oldest_stuck: oldest,
+        recoveries: a.recoveries,
+        heartbeat: a.heartbeat,
+        previous: None,
+    }
 }
 
 /// The cluster's health as the snapshot shows it, once the probe started
@@ -175,6 +248,9 @@ struct Answers {
     locks: Option<Value>,
     attention: Option<AttentionCounts>,
     per_state: Vec<(TxnState, u64)>,
+    /// The healing evidence's answers, each named.
+    healing: Vec<(HealingSearch, Result<Value>)>,
+    /// The live acknowledgements.
     acks: Acks,
 }
 

@@ -1,7 +1,8 @@
 //! The poll's one `_msearch`: the searches it asks, in order, and the
 //! answers read back in that order (a missing index is noted, every
-//! answer's shard coverage added). The acks' search is the last, read by
-//! its own type ([`AcksSearch`]).
+//! answer's shard coverage added). The healing evidence's searches come
+//! after the counts, and the acks' search is the last, read by its own
+//! type ([`AcksSearch`]).
 
 use super::acks::AcksSearch;
 
@@ -10,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::protocol::read::coverage::Coverage;
 use crate::protocol::read::scan::total_hits;
 use crate::protocol::read::state_counts::AttentionCounts;
+use crate::protocol::read::verdict::HealingSearch;
 use crate::protocol::transaction::TxnState;
 use serde_json::{json, Value};
 
@@ -20,6 +22,7 @@ impl Poll<'_> {
         &self,
         page: Value,
         urgency: Option<&[Value; 2]>,
+        healing: &[(HealingSearch, String, Value)],
         acks: &AcksSearch,
     ) -> Vec<(String, Value)> {
         let (ix, q) = (self.ix, &self.q);
@@ -61,16 +64,21 @@ impl Poll<'_> {
                 searches.push((ix.transactions.clone(), count(q.state_in(&[s]))));
             }
         }
+        // The healing verdict's evidence, last: each named, each read on
+        // its own (none fails the poll).
+        searches.extend(healing.iter().map(|(_, i, b)| (i.clone(), b.clone())));
         searches.push(acks.search(ix));
         searches
     }
 
     /// Reads the `_msearch` answers in the order [`Self::searches`] asked
-    /// (`urgent`: how many urgency counts were asked).
+    /// (`urgent`: how many urgency counts were asked; `healing`: the
+    /// healing evidence's searches, then the acks' search, last).
     pub(super) fn answers(
         &mut self,
         mut answers: Vec<Result<Value>>,
         urgent: usize,
+        healing: &[HealingSearch],
         acks_search: &AcksSearch,
     ) -> Result<Answers> {
         let acks = match acks_search.read(answers.pop(), &mut self.coverage) {
@@ -126,6 +134,20 @@ impl Poll<'_> {
                 }
             }
         }
+        let healing = healing
+            .iter()
+            .map(|s| {
+                let answer = answers.next().unwrap_or_else(|| {
+                    Err(Error::Decode(
+                        "msearch returned fewer answers than asked".into(),
+                    ))
+                });
+                if let Ok(v) = &answer {
+                    coverage.add(Coverage::of(v));
+                }
+                (*s, answer)
+            })
+            .collect();
         Ok(Answers {
             in_flight,
             page,
@@ -137,6 +159,7 @@ impl Poll<'_> {
             locks,
             attention,
             per_state,
+            healing,
             acks,
         })
     }

@@ -1,0 +1,146 @@
+//! The healing verdict beside the test application (`tests/common/app/`):
+//! its recovery loop stopped leaves stuck transactions that read stalled
+//! once the oldest has waited three recovery windows (backdated, never
+//! slept on), or not running when its heartbeats are old; one pass of the
+//! loop (restarted) reads healing at once, in `check` and in the poll;
+//! nothing stuck is idle, never an alarm, whatever the heartbeats say.
+
+use crate::common::app::names::ARTICLE;
+use crate::common::app::{recovery, AppConfig, AppIndices, World};
+use crate::common::{TestIndices, TestServer};
+use estx::cluster::{Cluster, ConnectOptions};
+use estx::protocol::locks::LivenessSource;
+use estx::protocol::read::poll::DEFAULT_CAP;
+use estx::protocol::read::verdict::Healing;
+use estx::protocol::time::format_timestamp;
+use estx::protocol::{Protocol, ProtocolConfig};
+use serde_json::json;
+use std::time::Duration;
+
+/// The tool's recovery window.
+const W: Duration = Duration::from_secs(60);
+
+fn ago(d: Duration) -> String {
+    format_timestamp(chrono::Utc::now() - chrono::Duration::from_std(d).unwrap())
+}
+
+/// The verdict `check` reads, and the one the dashboard's poll reads.
+async fn verdicts(p: &Protocol) -> (Healing, Healing) {
+    let check = p.check_reading().await.unwrap();
+    assert_eq!(
+        check.counts.recovery_stalled,
+        u64::from(check.healing.is_alarm())
+    );
+    let poll = p.poll_snapshot(DEFAULT_CAP).await.unwrap();
+    (check.healing, poll.healing)
+}
+
+#[tokio::test]
+async fn stopped_reads_stalled_restarted_reads_healing_idle_is_no_alarm() {
+    let server = TestServer::shared();
+    let ix = TestIndices::unique();
+    let app_ix = AppIndices {
+        transactions: ix.transactions.clone(),
+        accounts: ix.accounts.clone(),
+        locks: ix.locks.clone(),
+        heartbeats: format!("{}instances", ix.prefix),
+    };
+    // The application's own window is twice the tool's: what it leaves
+    // between the two is stuck for the tool and not yet for it.
+    let cfg = AppConfig {
+        accounts: 4,
+        initial_balance: 1000,
+        invoices: 0,
+        budget: Duration::from_secs(1),
+        crash_rate: 0.0,
+        lock_wait: Duration::from_millis(200),
+        heartbeat_every: Duration::from_millis(100),
+        heartbeat_timeout: Duration::from_secs(30),
+        recovery_window: W * 2,
+        recovery_every: W,
+    };
+    let w = World::setup(server.url(), app_ix.clone(), &ARTICLE, cfg).await;
+    let config = ProtocolConfig {
+        indices: ix.indices(),
+        recovery_window: W,
+        ..ProtocolConfig::default()
+    };
+    let cluster = || Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
+    let p = Protocol::new(cluster(), config.clone());
+    // The same, told where the application's heartbeats are.
+    let watched = Protocol::new(
+        cluster(),
+        ProtocolConfig {
+            liveness: Some(LivenessSource {
+                index: app_ix.heartbeats.clone(),
+                instance_field: format!("{}.keyword", ARTICLE.instance),
+                time_field: ARTICLE.heartbeat.into(),
+                timeout: Duration::from_secs(30),
+            }),
+            ..config
+        },
+    );
+    let n = &ARTICLE;
+    // The application's only instance beat 10 minutes ago: it is gone.
+    let beat = json!({n.instance: "i-1", n.heartbeat: ago(Duration::from_secs(600))});
+    w.cluster
+        .put(&app_ix.heartbeats, "i-1", &beat)
+        .await
+        .unwrap();
+    w.refresh().await;
+    // Nothing stuck: idle, even with the application's heartbeat dead.
+    for v in [verdicts(&p).await, verdicts(&watched).await] {
+        assert_eq!(v, (Healing::Idle, Healing::Idle));
+    }
+
+    // The loop stopped long ago: transfers stuck in `created` since just
+    // past three of the tool's windows, and one since one and a half.
+    let stuck = |age: Duration| {
+        json!({n.src: "acct-00", n.dest: "acct-01", n.amount: 5,
+            n.state: n.state_value(crate::common::app::names::State::Created),
+            n.creation_time: ago(age), n.modification_time: ago(age)})
+    };
+    for i in 0..3 {
+        let doc = stuck(W * 3 + Duration::from_secs(5 + i));
+        w.cluster
+            .put(&app_ix.transactions, &format!("old-{i}"), &doc)
+            .await
+            .unwrap();
+    }
+    let young = stuck(W + W / 2);
+    w.cluster
+        .put(&app_ix.transactions, "young", &young)
+        .await
+        .unwrap();
+    w.refresh().await;
+    let (check, poll) = verdicts(&p).await;
+    assert!(
+        matches!(check, Healing::Stalled { stuck: 4, .. }),
+        "{check:?}"
+    );
+    assert!(
+        matches!(poll, Healing::Stalled { stuck: 4, .. }),
+        "{poll:?}"
+    );
+    let (check, poll) = verdicts(&watched).await;
+    assert!(
+        matches!(check, Healing::NotRunning { stuck: 4, .. }),
+        "{check:?}"
+    );
+    assert_eq!(poll.word(), "not running", "{poll:?}");
+
+    // The loop restarted: one pass moves the old ones on (the young one
+    // is not yet stuck for it). Healing at once, heartbeats or not.
+    recovery::pass(&w, 1).await;
+    w.refresh().await;
+    for (check, poll) in [verdicts(&p).await, verdicts(&watched).await] {
+        for v in [check, poll] {
+            assert_eq!(v.word(), "healing", "{v:?}");
+            assert!(
+                v.evidence(chrono::Utc::now())
+                    .starts_with("3 transaction(s) left"),
+                "{v:?}"
+            );
+        }
+    }
+}
