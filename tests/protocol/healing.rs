@@ -4,6 +4,8 @@
 //! slept on), or not running when its heartbeats are old; one pass of the
 //! loop (restarted) reads healing at once, in `check` and in the poll;
 //! nothing stuck is idle, never an alarm, whatever the heartbeats say.
+//! An operator's own act is never read as the application healing, even
+//! before the audit index shows its record.
 
 use crate::common::app::names::ARTICLE;
 use crate::common::app::{recovery, AppConfig, AppIndices, World};
@@ -142,5 +144,83 @@ async fn stopped_reads_stalled_restarted_reads_healing_idle_is_no_alarm() {
                 "{v:?}"
             );
         }
+    }
+}
+
+/// The oldest stuck transaction leaving between two polls reads healing
+/// only while no operator acted: an operator's recovery of the oldest,
+/// on a transaction the recoveries' search cannot see (the application
+/// writes no creation time), leaves the verdict stalled for a watcher that
+/// remembers the poll before (the dashboard), whoever acted.
+#[tokio::test]
+async fn an_operators_act_on_the_oldest_is_not_read_as_healing() {
+    use estx::protocol::intervene::{self, Choices, Intervention, Recover};
+    use estx::protocol::read::verdict::{rejudge, Previous};
+    use estx::protocol::trail::Interface;
+    let server = TestServer::shared();
+    let ix = TestIndices::unique();
+    let app_ix = AppIndices {
+        transactions: ix.transactions.clone(),
+        accounts: ix.accounts.clone(),
+        locks: ix.locks.clone(),
+        heartbeats: format!("{}instances", ix.prefix),
+    };
+    let cfg = AppConfig {
+        accounts: 4,
+        initial_balance: 1000,
+        invoices: 0,
+        budget: Duration::from_secs(1),
+        crash_rate: 0.0,
+        lock_wait: Duration::from_millis(200),
+        heartbeat_every: Duration::from_millis(100),
+        heartbeat_timeout: Duration::from_secs(30),
+        recovery_window: W * 2,
+        recovery_every: W,
+    };
+    let w = World::setup(server.url(), app_ix.clone(), &ARTICLE, cfg).await;
+    let config = ProtocolConfig {
+        indices: ix.indices(),
+        recovery_window: W,
+        ..ProtocolConfig::default()
+    };
+    let cluster = || Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
+    let operator = Protocol::new(cluster(), config.clone());
+    let other = Protocol::new(cluster(), config);
+    operator.ensure_indices().await.unwrap();
+    let n = &ARTICLE;
+    for i in 0..3 {
+        let doc = json!({n.src: "acct-00", n.dest: "acct-01", n.amount: 5,
+            n.state: n.state_value(crate::common::app::names::State::Created),
+            n.modification_time: ago(W * 3 + Duration::from_secs(5 + i))});
+        w.cluster
+            .put(&app_ix.transactions, &format!("old-{i}"), &doc)
+            .await
+            .unwrap();
+    }
+    w.refresh().await;
+    let first = operator.poll_snapshot(DEFAULT_CAP).await.unwrap();
+    assert!(
+        matches!(first.healing, Healing::Stalled { stuck: 3, .. }),
+        "{:?}",
+        first.healing
+    );
+    let memory = Some(Previous::after(None, &first.healing_evidence));
+
+    // The operator recovers the oldest.
+    let choices = Choices::new(Interface::Dashboard, Some("INC-7 worker died".into()));
+    let done = intervene::run(&operator, Intervention::new(Recover::new("old-2"), choices))
+        .await
+        .unwrap();
+    assert!(done.record_error.is_none(), "{done}");
+    w.refresh().await;
+    for p in [&operator, &other] {
+        let snap = p.poll_snapshot(DEFAULT_CAP).await.unwrap();
+        let e = &snap.healing_evidence;
+        assert_eq!(e.stuck, Some(2));
+        let v = rejudge(e, memory, snap.taken_at, W);
+        assert!(
+            matches!(v, Healing::Stalled { stuck: 2, .. }),
+            "the operator's act read as {v:?} ({e:?})"
+        );
     }
 }

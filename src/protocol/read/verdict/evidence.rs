@@ -318,7 +318,10 @@ pub fn recoveries(
         })
     };
     let window = chrono::Duration::from_std(window).unwrap_or_default();
-    let mut r = Recoveries::default();
+    let mut r = Recoveries {
+        operator_records: u64::try_from(marks.len()).unwrap_or(u64::MAX),
+        ..Recoveries::default()
+    };
     for t in finished {
         let (Some(created), Some(modified)) = (t.creation_time, t.modification_time) else {
             continue;
@@ -375,6 +378,7 @@ mod tests {
         ];
         let r = recoveries(&finished, &marks, w);
         assert_eq!((r.by_application, r.by_operator), (1, 2));
+        assert_eq!(r.operator_records, 2);
         assert_eq!(r.last, finished[1].modification_time);
     }
 

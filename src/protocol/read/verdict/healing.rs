@@ -12,7 +12,8 @@
 //! 2. a transaction left a stuck state within `L` with no operator record
 //!    (finished or rolled back, in flight for at least `W`): healing;
 //! 3. the oldest stuck transaction left since the last poll (the slope of
-//!    the oldest stuck age turned down) with no operator record: healing;
+//!    the oldest stuck age turned down) and no operator record is active
+//!    within `L`: healing;
 //! 4. the application's heartbeat index (where the profile names one) says
 //!    no instance beat within its timeout: not running;
 //! 5. the oldest stuck transaction has waited for `L` past its window with
@@ -62,6 +63,11 @@ pub struct Recoveries {
     pub last: Option<DateTime<Utc>>,
     /// Left a stuck state under an operator's record (not counted as healing).
     pub by_operator: u64,
+    /// Operator records active within the lookback, whatever they touched:
+    /// while any is, the oldest stuck transaction leaving is no evidence of
+    /// healing (the operator may have moved it, and the recoveries' search
+    /// cannot see every transaction: one without a creation time, say).
+    pub operator_records: u64,
 }
 
 /// What one reading (a poll, a `check`) knows, and what the previous
@@ -205,7 +211,9 @@ pub fn judge(e: &HealingEvidence, now: DateTime<Utc>, window: Duration) -> Heali
         let sign = HealingSign::Recovered { count, last };
         return Healing::Healing { sign, stuck };
     }
-    let no_operator = e.recoveries.is_some_and(|r| r.by_operator == 0);
+    let no_operator = e
+        .recoveries
+        .is_some_and(|r| r.by_operator == 0 && r.operator_records == 0);
     let oldest_left = e
         .previous
         .and_then(|p| p.oldest_stuck)
@@ -313,8 +321,8 @@ impl Healing {
                 sign: HealingSign::OldestLeft,
                 stuck,
             } => format!(
-                "the oldest stuck transaction left since the last poll with no operator \
-                 record; {stuck} still stuck"
+                "the oldest stuck transaction left since the last poll and no operator \
+                 acted; {stuck} still stuck"
             ),
             Healing::Stalled {
                 since,
@@ -416,6 +424,7 @@ mod tests {
             by_application: 2,
             last: Some(at(5, now)),
             by_operator: 1,
+            operator_records: 1,
         });
         let v = judge(&e, now, W);
         assert_eq!(v.word(), "healing");
@@ -426,7 +435,9 @@ mod tests {
     }
 
     /// Recoveries by operators are no healing; the oldest leaving between
-    /// two polls is, unless an operator recovered something.
+    /// two polls is, unless an operator recovered something or any
+    /// operator record is active (it may be the operator's own act on a
+    /// transaction the recoveries' search does not see).
     #[test]
     fn operator_recoveries_are_not_healing_the_slope_is() {
         let now = Utc::now();
@@ -435,6 +446,7 @@ mod tests {
             by_application: 0,
             last: None,
             by_operator: 4,
+            operator_records: 1,
         });
         assert!(judge(&e, now, W).is_alarm());
         e.previous = Some(Previous {
@@ -444,6 +456,12 @@ mod tests {
         let v = judge(&e, now, W);
         assert!(v.is_alarm(), "an operator was at work: {v:?}");
         assert_eq!(v.last_recovery(), Some(at(700, now)));
+        e.recoveries = Some(Recoveries {
+            operator_records: 1,
+            ..Recoveries::default()
+        });
+        let v = judge(&e, now, W);
+        assert!(v.is_alarm(), "an operator's record is active: {v:?}");
         e.recoveries = Some(Recoveries::default());
         assert_eq!(
             judge(&e, now, W),
