@@ -37,36 +37,61 @@ async fn verdicts(p: &Protocol) -> (Healing, Healing) {
     (check.healing, poll.healing)
 }
 
+/// The test application beside the tool over the same indices. The
+/// application's own window is twice the tool's: what it leaves between
+/// the two is stuck for the tool and not yet for it.
+struct Setting {
+    server: &'static TestServer,
+    app_ix: AppIndices,
+    w: World,
+    config: ProtocolConfig,
+}
+
+impl Setting {
+    async fn new() -> Setting {
+        let server = TestServer::shared();
+        let ix = TestIndices::unique();
+        let app_ix = AppIndices {
+            transactions: ix.transactions.clone(),
+            accounts: ix.accounts.clone(),
+            locks: ix.locks.clone(),
+            heartbeats: format!("{}instances", ix.prefix),
+        };
+        let cfg = AppConfig {
+            accounts: 4,
+            initial_balance: 1000,
+            invoices: 0,
+            budget: Duration::from_secs(1),
+            crash_rate: 0.0,
+            lock_wait: Duration::from_millis(200),
+            heartbeat_every: Duration::from_millis(100),
+            heartbeat_timeout: Duration::from_secs(30),
+            recovery_window: W * 2,
+            recovery_every: W,
+        };
+        let w = World::setup(server.url(), app_ix.clone(), &ARTICLE, cfg).await;
+        let config = ProtocolConfig {
+            indices: ix.indices(),
+            recovery_window: W,
+            ..ProtocolConfig::default()
+        };
+        Setting {
+            server,
+            app_ix,
+            w,
+            config,
+        }
+    }
+}
+
 #[tokio::test]
 async fn stopped_reads_stalled_restarted_reads_healing_idle_is_no_alarm() {
-    let server = TestServer::shared();
-    let ix = TestIndices::unique();
-    let app_ix = AppIndices {
-        transactions: ix.transactions.clone(),
-        accounts: ix.accounts.clone(),
-        locks: ix.locks.clone(),
-        heartbeats: format!("{}instances", ix.prefix),
-    };
-    // The application's own window is twice the tool's: what it leaves
-    // between the two is stuck for the tool and not yet for it.
-    let cfg = AppConfig {
-        accounts: 4,
-        initial_balance: 1000,
-        invoices: 0,
-        budget: Duration::from_secs(1),
-        crash_rate: 0.0,
-        lock_wait: Duration::from_millis(200),
-        heartbeat_every: Duration::from_millis(100),
-        heartbeat_timeout: Duration::from_secs(30),
-        recovery_window: W * 2,
-        recovery_every: W,
-    };
-    let w = World::setup(server.url(), app_ix.clone(), &ARTICLE, cfg).await;
-    let config = ProtocolConfig {
-        indices: ix.indices(),
-        recovery_window: W,
-        ..ProtocolConfig::default()
-    };
+    let Setting {
+        server,
+        app_ix,
+        w,
+        config,
+    } = Setting::new().await;
     let cluster = || Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
     let p = Protocol::new(cluster(), config.clone());
     // The same, told where the application's heartbeats are.
@@ -157,32 +182,12 @@ async fn an_operators_act_on_the_oldest_is_not_read_as_healing() {
     use estx::protocol::intervene::{self, Choices, Intervention, Recover};
     use estx::protocol::read::verdict::{rejudge, Previous};
     use estx::protocol::trail::Interface;
-    let server = TestServer::shared();
-    let ix = TestIndices::unique();
-    let app_ix = AppIndices {
-        transactions: ix.transactions.clone(),
-        accounts: ix.accounts.clone(),
-        locks: ix.locks.clone(),
-        heartbeats: format!("{}instances", ix.prefix),
-    };
-    let cfg = AppConfig {
-        accounts: 4,
-        initial_balance: 1000,
-        invoices: 0,
-        budget: Duration::from_secs(1),
-        crash_rate: 0.0,
-        lock_wait: Duration::from_millis(200),
-        heartbeat_every: Duration::from_millis(100),
-        heartbeat_timeout: Duration::from_secs(30),
-        recovery_window: W * 2,
-        recovery_every: W,
-    };
-    let w = World::setup(server.url(), app_ix.clone(), &ARTICLE, cfg).await;
-    let config = ProtocolConfig {
-        indices: ix.indices(),
-        recovery_window: W,
-        ..ProtocolConfig::default()
-    };
+    let Setting {
+        server,
+        app_ix,
+        w,
+        config,
+    } = Setting::new().await;
     let cluster = || Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
     let operator = Protocol::new(cluster(), config.clone());
     let other = Protocol::new(cluster(), config);
