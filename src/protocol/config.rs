@@ -59,6 +59,9 @@ pub struct ProtocolConfig {
     /// Where the heartbeats of lock holders that are processes are read
     /// (none: such locks are judged unknown).
     pub liveness: Option<LivenessSource>,
+    /// The profile's runbook URL per cause (`[profiles.NAME.runbooks]`),
+    /// shown beside a cause verdict.
+    pub runbooks: crate::protocol::read::verdict::Runbooks,
     /// The application's names of fields and states (the article's by
     /// default; `[profiles.NAME.schema]`).
     pub schema: Schema,
@@ -96,6 +99,7 @@ impl Default for ProtocolConfig {
             lock_lease: Duration::from_secs(120),
             lock_wait: Duration::from_secs(10),
             liveness: None,
+            runbooks: Default::default(),
             schema: Schema::default(),
             profile: None,
             production: false,

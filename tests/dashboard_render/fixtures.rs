@@ -80,10 +80,12 @@ pub(crate) fn lock(resource: &str, doc: Value, owner_state: Option<TxnState>) ->
     let owner = Owner::from_lookup(owner_txn.as_ref());
     let config = estx::protocol::ProtocolConfig::default();
     let staleness = info.staleness(owner, Heartbeat::NotConfigured, ago(3), &config);
+    let holder = info.staleness(Owner::Missing, Heartbeat::NotConfigured, ago(3), &config);
     LockView {
         info,
         owner_state,
         staleness,
+        holder,
     }
 }
 

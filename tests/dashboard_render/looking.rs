@@ -222,6 +222,7 @@ fn the_view_by_cause() {
         label: label.into(),
         count,
         filter: TableFilter::default(),
+        cause: None,
     };
     let mut view = GroupsView {
         cursor: 3,

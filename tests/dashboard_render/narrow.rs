@@ -14,6 +14,7 @@ fn with_group(mut a: App, label: &str) -> App {
         label: label.into(),
         count: 5_400,
         filter: TableFilter::default(),
+        cause: None,
     });
     a.query.listing = a.table_filter();
     let snap = a.snapshot.as_mut().unwrap();
@@ -274,6 +275,7 @@ fn the_view_by_cause_says_what_is_below_and_groups_thousands() {
         label,
         count,
         filter: TableFilter::default(),
+        cause: None,
     };
     let mut groups = vec![
         g(GroupKind::StateAge, "pending · 1h–6h".into(), 4_200),

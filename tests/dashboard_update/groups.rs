@@ -18,6 +18,7 @@ fn groups() -> Groups {
                 kind: GroupKind::StateAge,
                 label: "pending · 1h–6h".into(),
                 count: 5,
+                cause: None,
                 filter: TableFilter {
                     state: Some(TxnState::Pending),
                     age: Some(AgeRange {
@@ -31,6 +32,7 @@ fn groups() -> Groups {
                 kind: GroupKind::Account,
                 label: "A".into(),
                 count: 7,
+                cause: None,
                 filter: TableFilter {
                     account: Some("A".into()),
                     ..stuck

@@ -16,6 +16,11 @@ pub struct LockView {
     pub owner_state: Option<TxnState>,
     /// Whether it can be presumed abandoned.
     pub staleness: Staleness,
+    /// Its holder's own liveness, by its lease and heartbeat alone (the
+    /// owner transaction's state left out): whether the process holding it
+    /// is dead or alive, which the cause verdict
+    /// ([`crate::protocol::read::verdict::cause`]) judges a stuck owner by.
+    pub holder: Staleness,
 }
 
 impl LockView {
@@ -36,11 +41,13 @@ impl LockView {
             None => Heartbeat::NotConfigured,
         };
         let staleness = info.staleness(Owner::from_lookup(found), beat, now, config);
+        let holder = info.staleness(Owner::Missing, beat, now, config);
         let owner_state = found.and_then(|t| t.state.clone());
         LockView {
             info,
             owner_state,
             staleness,
+            holder,
         }
     }
 }

@@ -7,11 +7,16 @@
 //! dates it cannot compare) is left out and named in
 //! [`Groups::unavailable`]. Each group carries the [`TableFilter`] that
 //! lists exactly its transactions, so opening it is the table's filter.
+//! Each group is then judged by the cause verdict ([`Groups::judge`],
+//! [`super::verdict::cause`]): its cause and safe act, the actionable
+//! groups first.
 
 use super::discovery::Fields;
 use super::index_info::ResolvedField;
 use super::queries::MISSING_STATE_KEY;
 use super::table::{AgeRange, TableFilter};
+use super::verdict::cause::{by_application, by_locks, Cause, CauseEvidence, UnknownCause};
+use super::verdict::HOT_ACCOUNT;
 use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
@@ -53,6 +58,9 @@ pub struct Group {
     pub count: u64,
     /// The table's filter listing its transactions.
     pub filter: TableFilter,
+    /// Why its transactions are stuck (`None` until judged:
+    /// [`Groups::judge`]).
+    pub cause: Option<Cause>,
 }
 
 /// The groups, with what could not be grouped and why.
@@ -65,6 +73,68 @@ pub struct Groups {
     pub groups: Vec<Group>,
     /// Groupings the mapping does not allow, in words.
     pub unavailable: Vec<String>,
+}
+
+/// The cause of a by-cause group: a lock holder's group by its locks'
+/// holder; an account's with at least [`HOT_ACCOUNT`] stuck is hot; any
+/// other by the application's state, else unknown (an undated group says
+/// so).
+fn judge_group(g: &Group, e: &CauseEvidence) -> Cause {
+    if g.kind == GroupKind::Process {
+        let held = e
+            .locks
+            .iter()
+            .filter(|l| l.info.holder_id() == Some(g.label.as_str()))
+            .map(|l| (l, true));
+        match by_locks(held) {
+            Ok(c) => return c,
+            Err(Some(u)) => return by_application(e.healing).unwrap_or(Cause::Unknown(u)),
+            Err(None) => {}
+        }
+    }
+    if let Some(c) = by_application(e.healing) {
+        return c;
+    }
+    if g.kind == GroupKind::Account && g.count >= HOT_ACCOUNT {
+        return Cause::HotAccount {
+            account: g.label.clone(),
+            stuck: g.count,
+        };
+    }
+    Cause::Unknown(if g.filter.undated {
+        UnknownCause::Undated
+    } else {
+        UnknownCause::NoEvidence
+    })
+}
+
+impl Groups {
+    /// Judges each group's cause on `e`, then puts the actionable groups
+    /// (their safe act recovers or releases) first: the groupings with one
+    /// before the others, and within a grouping, before the rest (each in
+    /// the order it had).
+    pub fn judge(&mut self, e: &CauseEvidence) {
+        for g in &mut self.groups {
+            g.cause = Some(judge_group(g, e));
+        }
+        let actionable = |g: &Group| {
+            g.cause
+                .as_ref()
+                .is_some_and(|c| c.safe_act().is_actionable())
+        };
+        let mut kinds: Vec<(GroupKind, bool)> = Vec::new();
+        for g in &self.groups {
+            match kinds.iter_mut().find(|(k, _)| *k == g.kind) {
+                Some((_, any)) => *any |= actionable(g),
+                None => kinds.push((g.kind, actionable(g))),
+            }
+        }
+        let rank = |g: &Group| {
+            let pos = kinds.iter().position(|(k, _)| *k == g.kind).unwrap_or(0);
+            (!kinds[pos].1, pos, !actionable(g))
+        };
+        self.groups.sort_by_key(rank);
+    }
 }
 
 /// The age buckets of the state × age histogram: at least `.0`, younger
@@ -168,6 +238,7 @@ pub(crate) fn state_age_groups(
             kind: GroupKind::StateAge,
             label,
             count,
+            cause: None,
             filter: TableFilter {
                 state: Some(state.clone()),
                 age,
@@ -225,6 +296,7 @@ pub(crate) fn locks_groups(locks: Option<Value>) -> Vec<Group> {
                 kind: GroupKind::Process,
                 label: p["key"].as_str().unwrap_or_default().to_string(),
                 count: count(p),
+                cause: None,
                 filter: TableFilter {
                     ids: Some(owners),
                     ..stuck_filter()
@@ -254,6 +326,7 @@ pub(crate) fn account_groups(aggs: &Value) -> Vec<Group> {
             kind: GroupKind::Account,
             label: account.clone(),
             count: n,
+            cause: None,
             filter: TableFilter {
                 account: Some(account),
                 ..stuck_filter()
@@ -272,6 +345,7 @@ pub(crate) fn band_groups(bands: &Value) -> Vec<Group> {
                 kind: GroupKind::Band,
                 label: format!("{}–{}", start.format("%m-%d %H:%M"), end.format("%H:%M")),
                 count: count(b),
+                cause: None,
                 filter: TableFilter {
                     modified: Some((start, end)),
                     ..stuck_filter()
@@ -317,5 +391,56 @@ mod tests {
         let got: Vec<(&str, u64)> = a.iter().map(|g| (g.label.as_str(), g.count)).collect();
         assert_eq!(got, vec![("hot", 7), ("b", 4)]);
         assert_eq!(a[0].filter.account.as_deref(), Some("hot"));
+    }
+
+    /// A holder's group is judged by its locks' holder, an account's by
+    /// its count; the actionable groups sort first.
+    #[test]
+    fn groups_are_judged_and_the_actionable_sort_first() {
+        use crate::protocol::read::verdict::cause::tests::{lock, STALLED};
+        use crate::protocol::read::verdict::{CauseKind, SafeAct};
+        use std::collections::BTreeMap;
+        let g = |kind, label: &str, count| Group {
+            kind,
+            label: label.into(),
+            count,
+            filter: Default::default(),
+            cause: None,
+        };
+        let by = BTreeMap::new();
+        let locks = [
+            lock("A", "t1", Some(5), false),
+            lock("C", "t2", Some(600), false),
+        ];
+        let e = CauseEvidence {
+            locks: &locks[..1],
+            healing: &STALLED,
+            stuck_by_account: &by,
+        };
+        let c = judge_group(&g(GroupKind::Process, "worker-1", 1), &e);
+        assert_eq!((c.word(), c.safe_act()), ("holder live", SafeAct::Wait));
+        let e = CauseEvidence {
+            locks: &locks[1..],
+            ..e
+        };
+        let c = judge_group(&g(GroupKind::Process, "worker-1", 1), &e);
+        assert_eq!(c.safe_act(), SafeAct::Recover);
+        let c = judge_group(&g(GroupKind::Account, "A", HOT_ACCOUNT), &e);
+        assert_eq!(c.kind(), CauseKind::HotAccount);
+        let c = judge_group(&g(GroupKind::Account, "A", 1), &e);
+        assert_eq!(c.kind(), CauseKind::Unknown);
+
+        let mut groups = Groups {
+            stuck: 9,
+            groups: vec![
+                g(GroupKind::Account, "A", 6),
+                g(GroupKind::Process, "other", 2),
+                g(GroupKind::Process, "worker-1", 1),
+            ],
+            unavailable: vec![],
+        };
+        groups.judge(&e);
+        let order: Vec<&str> = groups.groups.iter().map(|g| g.label.as_str()).collect();
+        assert_eq!(order, ["worker-1", "other", "A"]);
     }
 }

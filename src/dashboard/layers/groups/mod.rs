@@ -122,6 +122,7 @@ mod tests {
             label: label.into(),
             count: 1,
             filter: Default::default(),
+            cause: None,
         };
         view.counted(Ok(Groups {
             stuck: 2,
