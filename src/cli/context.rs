@@ -82,6 +82,7 @@ pub fn protocol_config(g: &GlobalArgs) -> ProtocolConfig {
         investigate_after: g.investigate_after,
         liveness: g.resolved.liveness.clone(),
         schema: g.resolved.schema.clone(),
+        runbooks: g.resolved.runbooks.clone(),
         profile: g.resolved.name.clone(),
         production: g.resolved.production,
         approval: g.resolved.approval,

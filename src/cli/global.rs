@@ -207,6 +207,8 @@ pub struct Resolved {
     pub liveness: Option<LivenessSource>,
     /// The schema map the profile names (the article's when it names none).
     pub schema: Schema,
+    /// The runbook URL per cause the profile names (`[profiles.NAME.runbooks]`).
+    pub runbooks: crate::protocol::read::verdict::Runbooks,
 }
 
 /// `--log-level`.

@@ -18,6 +18,7 @@ use super::looks::KeyTable;
 use crate::dashboard::app::{MarkColour, ProfileMark};
 use crate::dashboard::look::ThemeName;
 use crate::protocol::locks::LivenessSource;
+use crate::protocol::read::verdict::Runbooks;
 use crate::protocol::schema::Schema;
 use crate::protocol::time::parse_duration;
 use crate::protocol::ApprovalRule;
@@ -135,6 +136,11 @@ pub struct Profile {
     /// The application's names of fields and states
     /// (`[profiles.NAME.schema]`, see [`crate::protocol::schema`]).
     pub schema: Option<toml::Table>,
+    /// A runbook URL per cause of stuck transactions
+    /// (`[profiles.NAME.runbooks]`, keys the causes' snake_case names:
+    /// [`crate::protocol::read::verdict::CauseKind`]), shown beside each
+    /// cause; an unknown key is refused, naming the valid ones.
+    pub runbooks: Option<BTreeMap<String, String>>,
 }
 
 /// A heartbeat index as a profile names it.
@@ -428,7 +434,7 @@ fn apply_options(
 }
 
 /// What only a profile says (no flag does): its name, secrets' variables,
-/// liveness source and schema.
+/// liveness source, schema and runbooks.
 fn resolved(name: &str, profile: &Profile) -> Result<Resolved, ProfileError> {
     Ok(Resolved {
         name: Some(name.to_string()),
@@ -449,6 +455,11 @@ fn resolved(name: &str, profile: &Profile) -> Result<Resolved, ProfileError> {
                 Schema::from_table(t).map_err(|e| ProfileError(format!("profile `{name}`: {e}")))?
             }
             None => Schema::default(),
+        },
+        runbooks: match &profile.runbooks {
+            Some(t) => Runbooks::from_table(t)
+                .map_err(|e| ProfileError(format!("profile `{name}`: {e}")))?,
+            None => Runbooks::default(),
         },
     })
 }

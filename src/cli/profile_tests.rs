@@ -74,6 +74,45 @@ fn a_profile_names_its_heartbeat_index() {
     assert!(config_err(&unknown).contains("field"));
 }
 
+/// `[profiles.NAME.runbooks]` maps causes to URLs, reaching the
+/// protocol's configuration; an unknown cause is refused, naming the valid
+/// ones.
+#[test]
+fn a_profile_maps_causes_to_runbooks() {
+    use crate::protocol::read::verdict::CauseKind;
+    let text = format!(
+        "{PROD}\n[profiles.p.runbooks]\nholder_dead = \"https://rb/dead\"\n\
+         hot_account = \"https://rb/hot\"\n"
+    );
+    let cli = with(&text, &["estx-tui", "check"]);
+    let pc = crate::cli::context::protocol_config(&cli.global);
+    assert_eq!(
+        pc.runbooks.get(CauseKind::HolderDead),
+        Some("https://rb/dead")
+    );
+    assert_eq!(
+        pc.runbooks.get(CauseKind::HotAccount),
+        Some("https://rb/hot")
+    );
+    assert_eq!(pc.runbooks.get(CauseKind::Unknown), None);
+    let bad = format!("{PROD}\n[profiles.p.runbooks]\ndead_holder = \"https://rb\"\n");
+    let p = config(&bad).unwrap();
+    let m = Cli::command()
+        .try_get_matches_from(["estx-tui", "check"])
+        .unwrap();
+    let mut cli = Cli::from_arg_matches(&m).unwrap();
+    let err = apply(&mut cli.global, &mut cli.dashboard, &m, "p", &p)
+        .unwrap_err()
+        .0;
+    assert!(
+        err.contains("`dead_holder`")
+            && err.contains(
+                "holder_dead, holder_live, hot_account, refused, app_recovering, unknown"
+            ),
+        "{err}"
+    );
+}
+
 fn config_err(text: &str) -> String {
     config(text).unwrap_err().0
 }

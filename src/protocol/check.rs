@@ -14,14 +14,16 @@
 //! Thresholds and output formats are the CLI's business.
 
 use super::acks::{acks_on, Ack, Acks};
+use super::locks::LockView;
 use super::read::poll::{file_marks, healing_sources};
-use super::read::verdict::{self, Healing};
+use super::read::verdict::{self, Cause, CauseEvidence, Healing};
 use super::read::{urgency, Queries};
 use super::transaction::Transaction;
 use super::Protocol;
 use crate::error::Result;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// What one check counted, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -58,6 +60,8 @@ pub struct CheckReading {
     pub stuck: Vec<StuckOne>,
     /// The acknowledged stuck ones, oldest first, with their acks.
     pub acked: Vec<(StuckOne, Ack)>,
+    /// The profile's runbooks per cause, shown beside each cause.
+    pub runbooks: verdict::Runbooks,
 }
 
 /// One stuck transaction as the check saw it.
@@ -67,6 +71,44 @@ pub struct StuckOne {
     pub transaction: Transaction,
     /// Stuck for longer than `investigate_after` (the same rule as the count).
     pub needs_investigation: bool,
+    /// Why it is stuck and what is safe ([`super::read::verdict::cause`];
+    /// `None` until judged, once the locks and the healing verdict are read).
+    pub cause: Option<Cause>,
+}
+
+/// What causes are judged on, read once for a whole reading (`check`,
+/// `list --json`): every lock, the healing verdict, and the stuck
+/// transactions per account.
+#[derive(Debug, Clone, Default)]
+pub struct CauseReading {
+    /// Every lock, judged.
+    pub locks: Vec<LockView>,
+    /// The healing verdict.
+    pub healing: Healing,
+    /// Stuck transactions per account (source and destination).
+    pub stuck_by_account: BTreeMap<String, u64>,
+}
+
+impl CauseReading {
+    /// The evidence, borrowed.
+    pub fn evidence(&self) -> CauseEvidence<'_> {
+        CauseEvidence {
+            locks: &self.locks,
+            healing: &self.healing,
+            stuck_by_account: &self.stuck_by_account,
+        }
+    }
+
+    /// The cause of `t` at `now` under recovery window `window` (`None`:
+    /// not stuck).
+    pub fn cause_of(
+        &self,
+        t: &Transaction,
+        now: DateTime<Utc>,
+        window: std::time::Duration,
+    ) -> Option<Cause> {
+        verdict::cause::judge(t, &self.evidence(), now, window)
+    }
 }
 
 /// The stuck transactions (every in-flight one read), oldest first.
@@ -77,6 +119,7 @@ pub(crate) async fn stuck_ones(p: &Protocol, now: DateTime<Utc>) -> Result<Vec<S
         .map(|transaction| StuckOne {
             needs_investigation: urgency(&transaction, now, &p.config).needs_investigation(),
             transaction,
+            cause: None,
         })
         .collect())
 }
@@ -133,10 +176,30 @@ pub(crate) async fn odd_count(p: &Protocol) -> Result<u64> {
     p.cluster().count(&p.config.indices.transactions, odd).await
 }
 
-/// Locks stale on evidence, every lock read and judged.
-pub(crate) async fn stale_lock_count(p: &Protocol) -> Result<u64> {
-    let locks = p.list_locks().await?;
-    Ok(locks.iter().filter(|l| l.staleness.is_stale()).count() as u64)
+/// What the causes of `stuck` (every stuck transaction) are judged on at
+/// `now`, given `locks` (every lock) and the `healing` verdict.
+pub(crate) fn cause_reading<'a>(
+    stuck: impl Iterator<Item = &'a Transaction>,
+    locks: Vec<LockView>,
+    healing: Healing,
+) -> CauseReading {
+    CauseReading {
+        locks,
+        healing,
+        stuck_by_account: verdict::stuck_by_account(stuck),
+    }
+}
+
+/// Judges the cause of each of `stuck` on `reading` at `now`.
+pub(crate) fn judge_causes<'a>(
+    stuck: impl Iterator<Item = &'a mut StuckOne>,
+    reading: &CauseReading,
+    now: DateTime<Utc>,
+    window: std::time::Duration,
+) {
+    for s in stuck {
+        s.cause = reading.cause_of(&s.transaction, now, window);
+    }
 }
 
 /// The healing verdict of a `check` at `now` over its `stuck` transactions

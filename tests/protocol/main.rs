@@ -12,6 +12,7 @@ mod application;
 mod audit;
 mod batch;
 mod bulk;
+mod causes;
 mod concurrency;
 mod deployments;
 mod exact;

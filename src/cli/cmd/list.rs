@@ -132,13 +132,26 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let mut first = true;
     let table = a.format() == ListFormat::Table;
     let mut machine = (!table).then(|| MachineWriter::new(a.format(), format_timestamp(now)));
+    // JSON rows carry each stuck transaction's cause, judged on one reading
+    // of the locks and the healing verdict.
+    let causes = match a.format() {
+        ListFormat::Json | ListFormat::Ndjson => match p.cause_reading().await {
+            Ok((_, r)) => Some(r),
+            Err(e) => return fail(&e),
+        },
+        _ => None,
+    };
     let result = p
         .list_scope(&scope, a.older_than, a.allow_partial, |page| {
             for t in &page {
                 let row = TransactionRow::of(t, now, &c);
                 tally.add(&row);
                 if let Some(w) = machine.as_mut() {
-                    w.row(&row);
+                    let cause = causes
+                        .as_ref()
+                        .and_then(|r| r.cause_of(t, now, c.recovery_window))
+                        .map(|cause| cause.json(now, &c.runbooks));
+                    w.row(&row, cause);
                 } else {
                     if first {
                         out(format_args!(

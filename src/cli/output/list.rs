@@ -33,6 +33,11 @@ pub struct JsonRow<'a> {
     /// Every column of `list`.
     #[serde(flatten)]
     pub row: &'a TransactionRow,
+    /// A stuck transaction's cause (`cause`, `safe_act`, `evidence`,
+    /// `runbook`: [`crate::protocol::read::verdict::Cause::json`]); absent
+    /// when it is not stuck.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<serde_json::Value>,
 }
 
 /// Stdout that ignores a closed pipe (`list --format csv | head`).
@@ -73,11 +78,12 @@ impl MachineWriter {
         }
     }
 
-    /// Writes one row.
-    pub fn row(&mut self, row: &TransactionRow) {
+    /// Writes one row (with its cause, when stuck, in JSON and NDJSON).
+    pub fn row(&mut self, row: &TransactionRow, cause: Option<serde_json::Value>) {
         let j = JsonRow {
             as_of: &self.as_of,
             row,
+            cause,
         };
         match self.format {
             ListFormat::Json => {

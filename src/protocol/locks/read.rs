@@ -25,11 +25,19 @@ pub struct LockListing {
 }
 
 /// The holders whose heartbeat the judgement needs: those of locks whose
-/// `owner` is not a transaction found in `owners`.
+/// `owner` is not a transaction found in `owners` (their staleness), and
+/// those whose owner is in flight (the cause verdict asks whether the
+/// worker holding a stuck transaction's lock is alive: [`LockView::holder`]).
 pub fn holders_to_ask(infos: &[LockInfo], owners: &HashMap<String, Transaction>) -> Vec<String> {
     infos
         .iter()
-        .filter(|i| i.owner.as_ref().is_none_or(|o| !owners.contains_key(o)))
+        .filter(|i| {
+            i.owner.as_ref().is_none_or(|o| {
+                owners
+                    .get(o)
+                    .is_none_or(|t| t.state.as_ref().is_none_or(|s| !s.is_terminal()))
+            })
+        })
         .filter_map(|i| i.holder_id().map(str::to_string))
         .collect::<BTreeSet<_>>()
         .into_iter()

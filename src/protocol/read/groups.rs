@@ -418,7 +418,7 @@ mod tests {
             stuck_by_account: &by,
         };
         let c = judge_group(&g(GroupKind::Process, "worker-1", 1), &e);
-        assert_eq!((c.word(), c.safe_act()), ("holder live", SafeAct::Wait));
+        assert_eq!((c.word(), c.safe_act()), ("contention", SafeAct::Wait));
         let e = CauseEvidence {
             locks: &locks[1..],
             ..e

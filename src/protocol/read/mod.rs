@@ -63,8 +63,8 @@ use super::steps::Procedure;
 use super::time::human_age;
 use crate::error::Error;
 use crate::protocol::check::{
-    acked_stuck_counts, odd_count, set_apart_acked, stale_lock_count, stuck_ones, CheckCounts,
-    CheckReading,
+    acked_stuck_counts, cause_reading, judge_causes, odd_count, set_apart_acked, stuck_ones,
+    CauseReading, CheckCounts, CheckReading,
 };
 use crate::protocol::intervene::selection::select_by_filters;
 use crate::protocol::read::doctor::audit_index_check;
@@ -706,6 +706,18 @@ impl Protocol {
         Ok(out)
     }
 
+    /// What the causes of stuck transactions are judged on, read at once
+    /// (every stuck transaction, every lock, the healing verdict: what
+    /// `check` reads), and when: `list --json` gives each row its cause.
+    pub async fn cause_reading(&self) -> Result<(chrono::DateTime<chrono::Utc>, CauseReading)> {
+        let now = self.now().await;
+        let stuck = stuck_ones(self, now).await?;
+        let locks = self.list_locks().await?;
+        let (healing, _) = crate::protocol::check::healing(self, now, &stuck).await?;
+        let reading = cause_reading(stuck.iter().map(|s| &s.transaction), locks, healing);
+        Ok((now, reading))
+    }
+
     /// Counts everything `check` reports. Any read that fails fails the
     /// whole check: a monitoring check must not report OK on half the data.
     pub async fn check_reading(&self) -> Result<CheckReading> {
@@ -719,14 +731,21 @@ impl Protocol {
         let now = self.now().await;
         let (stuck, acked) = set_apart_acked(self, stuck_ones(self, now).await?, now).await?;
         let needs_investigation = stuck.iter().filter(|s| s.needs_investigation).count() as u64;
+        let (mut stuck, mut acked) = (stuck, acked);
         let odd_documents = odd_count(self).await?;
-        let stale_locks = stale_lock_count(self).await?;
+        let locks = self.list_locks().await?;
+        let stale_locks = locks.iter().filter(|l| l.staleness.is_stale()).count() as u64;
         let audit_findings = match audit_findings {
             Some(n) => n,
             None => self.audit(None, false).await?.findings.len() as u64,
         };
         let (healing, recovery_stalled) =
             crate::protocol::check::healing(self, now, &stuck).await?;
+        let all = stuck.iter().chain(acked.iter().map(|(s, _)| s));
+        let causes = cause_reading(all.map(|s| &s.transaction), locks, healing);
+        let window = self.config.recovery_window;
+        let all = stuck.iter_mut().chain(acked.iter_mut().map(|(s, _)| s));
+        judge_causes(all, &causes, now, window);
         let counts = CheckCounts {
             stuck: stuck.len() as u64,
             needs_investigation,
@@ -742,6 +761,7 @@ impl Protocol {
             healing,
             stuck,
             acked,
+            runbooks: self.config.runbooks.clone(),
         })
     }
 
@@ -799,7 +819,8 @@ impl Protocol {
         let stale_locks = if all_locks_judged {
             snap.locks.iter().filter(|l| l.staleness.is_stale()).count() as u64
         } else {
-            stale_lock_count(self).await?
+            let locks = self.list_locks().await?;
+            locks.iter().filter(|l| l.staleness.is_stale()).count() as u64
         };
         snap.healing = rejudge(
             &snap.healing_evidence,

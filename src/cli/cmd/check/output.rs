@@ -76,6 +76,19 @@ fn long_output(r: &CheckReading, top: usize) -> Vec<String> {
     lines
 }
 
+/// A stuck transaction's cause in the long output: ` - cause: holder dead
+/// (evidence): safe act: recover`, then the profile's runbook for it.
+fn cause_text(r: &CheckReading, s: &StuckOne) -> String {
+    let Some(c) = &s.cause else {
+        return String::new();
+    };
+    let mut text = format!(" - cause: {}", c.line(r.counts.as_of));
+    if let Some(url) = r.runbooks.get(c.kind()) {
+        let _ = write!(text, " - runbook: {url}");
+    }
+    text
+}
+
 /// The long output's healing line and stuck transactions not acknowledged.
 fn stuck_lines(r: &CheckReading, top: usize) -> Vec<String> {
     if top == 0 {
@@ -101,10 +114,11 @@ fn stuck_lines(r: &CheckReading, top: usize) -> Vec<String> {
             ""
         };
         lines.push(format!(
-            "{} {} {age} {}{flag}",
+            "{} {} {age} {}{flag}{}",
             s.transaction.id,
             state(s),
-            route(s)
+            route(s),
+            cause_text(r, s)
         ));
     }
     if r.stuck.len() > top {
@@ -200,6 +214,8 @@ struct StuckJson {
     src: Option<String>,
     dest: Option<String>,
     needs_investigation: bool,
+    /// Why it is stuck, its safe act, evidence and runbook.
+    cause: Option<serde_json::Value>,
 }
 
 /// The healing verdict in JSON: the verdict's fields (tagged `verdict`)
@@ -265,6 +281,10 @@ pub fn json(
         src: s.transaction.src.clone(),
         dest: s.transaction.dest.clone(),
         needs_investigation: s.needs_investigation,
+        cause: s
+            .cause
+            .as_ref()
+            .map(|c| c.json(r.counts.as_of, &r.runbooks)),
     };
     let stuck = |r: &CheckReading| r.stuck.iter().take(top).map(|s| one(r, s)).collect();
     let acked = |r: &CheckReading| {

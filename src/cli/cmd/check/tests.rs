@@ -6,7 +6,7 @@ use super::threshold::Range;
 use super::*;
 use crate::protocol::check::CheckCounts;
 use crate::protocol::check::{CheckReading, StuckOne};
-use crate::protocol::read::verdict::Healing;
+use crate::protocol::read::verdict::{Cause, CauseKind, Healing, Runbooks};
 use crate::protocol::transaction::{Transaction, TxnState};
 use clap::Parser;
 
@@ -55,6 +55,7 @@ fn stuck(id: &str, minutes: i64, needs_investigation: bool) -> StuckOne {
             problems: Default::default(),
         },
         needs_investigation,
+        cause: None,
     }
 }
 
@@ -146,8 +147,18 @@ fn nagios_output_with_perfdata_and_long_output() {
             stuck: 2,
             last_recovery: None,
         },
-        stuck: vec![stuck("old", 200, true), stuck("young", 10, false)],
+        stuck: vec![
+            StuckOne {
+                cause: Some(Cause::HotAccount {
+                    account: "A".into(),
+                    stuck: 7,
+                }),
+                ..stuck("old", 200, true)
+            },
+            stuck("young", 10, false),
+        ],
         acked: Vec::new(),
+        runbooks: Runbooks([(CauseKind::HotAccount, "https://rb/hot".to_string())].into()),
     };
     let l = levels(&["-w", "stale_locks=10:", "-c", "@5:9"]);
     assert_eq!(
@@ -158,14 +169,13 @@ fn nagios_output_with_perfdata_and_long_output() {
          recovery: stalled since 2023-11-14T21:53:20.000Z (2 stuck, none recovered by the \
          application for 20m00s (no recovery by the application seen))\n\
          stuck transactions, oldest first (2 of 2):\n\
-         old pending 3h20m A -> ? (needs investigation)\n\
+         old pending 3h20m A -> ? (needs investigation) - cause: hot account (7 stuck \
+         transactions on account A): safe act: investigate - runbook: https://rb/hot\n\
          young pending 10m00s A -> ?\n"
     );
     let one = nagios(&r, &l, 1);
     assert!(
-        one.ends_with(
-            "(1 of 2):\nold pending 3h20m A -> ? (needs investigation)\n... and 1 more\n"
-        ),
+        one.ends_with("safe act: investigate - runbook: https://rb/hot\n... and 1 more\n"),
         "{one}"
     );
     assert_eq!(nagios(&r, &l, 0).lines().count(), 1);
@@ -174,6 +184,9 @@ fn nagios_output_with_perfdata_and_long_output() {
     assert_eq!(j["metrics"][0]["crit"], "@5:9", "{j}");
     assert_eq!(j["metrics"][3]["warn"], "10:", "{j}");
     assert_eq!(j["stuck"][0]["id"], "old", "{j}");
+    assert_eq!(j["stuck"][0]["cause"]["cause"], "hot_account", "{j}");
+    assert_eq!(j["stuck"][0]["cause"]["safe_act"], "investigate", "{j}");
+    assert_eq!(j["stuck"][0]["cause"]["runbook"], "https://rb/hot", "{j}");
     assert_eq!(j["stuck"].as_array().map(Vec::len), Some(1), "{j}");
     assert_eq!(j["healing"]["verdict"], "stalled", "{j}");
     assert_eq!(j["healing"]["stuck"], 2, "{j}");

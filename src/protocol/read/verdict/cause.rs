@@ -173,12 +173,12 @@ impl Cause {
         }
     }
 
-    /// Its name in words (`holder dead`, `contention`, ...).
+    /// Its name in words (`holder dead`, `contention` for a live holder,
+    /// ...).
     pub fn word(&self) -> &'static str {
         match self {
             Cause::HolderDead(_) => "holder dead",
-            Cause::HolderLive { own: true, .. } => "holder live",
-            Cause::HolderLive { own: false, .. } => "contention",
+            Cause::HolderLive { .. } => "contention",
             Cause::HotAccount { .. } => "hot account",
             Cause::Refused(_) => "refused by the tool",
             Cause::AppRecovering => "application recovering",
