@@ -259,3 +259,81 @@ fn bad_looks_are_refused_naming_the_line() {
     );
     out.code(3);
 }
+
+/// A profile's `[runbooks]` map causes to URLs: `check`'s long output and
+/// JSON and `list --json` give each stuck transaction its cause, safe act
+/// and runbook (a worker whose heartbeat is old: holder dead, recover); an
+/// unknown cause in the table is refused, naming the valid ones.
+#[test]
+fn runbooks_show_beside_each_cause_in_check_and_list() {
+    let w = World::new();
+    let hb = format!("{}-heartbeats", w.ix.locks);
+    w.put(
+        &hb,
+        "worker-9",
+        &json!({"instance": "worker-9", "heartbeatDate": ago(30)}),
+    );
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("s1", "A", "B", 10, 2);
+    w.backdate("s1", 10);
+    w.put(
+        &w.ix.locks,
+        "A",
+        &json!({"owner": "s1", "process_id": "worker-9", "created_at": ago(12)}),
+    );
+    common::refresh(&w.g.url, &hb);
+    w.refresh();
+    let base = format!(
+        "[profiles.test]\nurl = \"{}\"\ntransactions_index = \"{}\"\naccounts_index = \"{}\"\n\
+         locks_index = \"{}\"\naudit_index = \"{}\"\n\
+         [profiles.test.liveness]\nindex = \"{hb}\"\ninstance_field = \"instance.keyword\"\n\
+         time_field = \"heartbeatDate\"\ntimeout = \"2m\"\n",
+        w.g.url, w.ix.transactions, w.ix.accounts, w.ix.locks, w.ix.audit
+    );
+    let text = format!(
+        "{base}[profiles.test.runbooks]\nholder_dead = \"https://runbooks.example/holder-dead\"\n"
+    );
+    let xdg = config(&w, &text);
+    let env = [
+        ("XDG_CONFIG_HOME", xdg.as_str()),
+        ("ESTX_PROFILE", "test"),
+        ("ESTX_ACKS_INDEX", w.ix.acks.as_str()),
+    ];
+    bare_run(&w, &env, &["check", "-w=stuck=", "-c=stuck="]).stdout_has(
+        "s1 pending 10m00s A -> B - cause: holder dead (its lock on A: txn s1 (worker-9) is dead: \
+             no heartbeat for 30m00s, longer than the 2m00s timeout): safe act: recover \
+             - runbook: https://runbooks.example/holder-dead",
+    );
+    let j = bare_run(&w, &env, &["check", "--format", "json"]).json();
+    let cause = &j["stuck"][0]["cause"];
+    assert_eq!(cause["cause"], "holder_dead", "{j}");
+    assert_eq!(cause["safe_act"], "recover", "{j}");
+    assert_eq!(
+        cause["runbook"], "https://runbooks.example/holder-dead",
+        "{j}"
+    );
+    let rows = bare_run(&w, &env, &["list", "--json"]).code(0).json();
+    let s1 = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "s1")
+        .unwrap_or_else(|| panic!("{rows}"));
+    assert_eq!(s1["cause"]["cause"], "holder_dead", "{rows}");
+    assert_eq!(s1["cause"]["safe_act"], "recover", "{rows}");
+    assert_eq!(
+        s1["cause"]["runbook"], "https://runbooks.example/holder-dead",
+        "{rows}"
+    );
+
+    let bad = config(
+        &w,
+        &format!("{base}[profiles.test.runbooks]\ndead = \"https://x\"\n"),
+    );
+    let env = [("XDG_CONFIG_HOME", bad.as_str()), ("ESTX_PROFILE", "test")];
+    bare_run(&w, &env, &["check"]).code(2).stderr_has(
+        "runbooks: unknown cause `dead` (valid: holder_dead, holder_live, hot_account, \
+         refused, app_recovering, unknown)",
+    );
+}

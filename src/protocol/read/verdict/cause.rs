@@ -447,7 +447,7 @@ pub(crate) mod tests {
     fn holders_dead_and_live() {
         let t = stuck_txn("t1", "A", "B", json!({}));
         let dead = lock("A", "t1", Some(600), false);
-        let c = judged(&t, &[dead.clone()], STALLED, &[]);
+        let c = judged(&t, std::slice::from_ref(&dead), STALLED, &[]);
         assert_eq!(
             (c.kind(), c.safe_act()),
             (CauseKind::HolderDead, SafeAct::Recover)
