@@ -46,6 +46,7 @@ pub fn measure(snap: &Snapshot, url: &str, transactions_index: &str) {
         transactions_index: transactions_index.to_string(),
         profile: None,
         mark: None,
+        runbooks: Default::default(),
     };
     let now = Utc::now();
     let at = |i: usize| now + ChronoDuration::seconds(i as i64);

@@ -102,6 +102,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<End
         transactions_index: config.indices.transactions.clone(),
         profile: opts.profile.clone(),
         mark: opts.mark.clone(),
+        runbooks: config.runbooks.clone(),
     };
     let mut app = App::new(settings, opts.interval, proto.cluster().now());
     app.theme = opts.theme;

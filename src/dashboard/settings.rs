@@ -23,6 +23,9 @@ pub struct Settings {
     /// How the profile marks the screen (a labelled, coloured frame) and
     /// whether it is production (typed confirmations); `None`: no frame.
     pub mark: Option<ProfileMark>,
+    /// The profile's runbook URL per cause, shown beside a cause (the
+    /// detail pane, the by-cause view).
+    pub runbooks: crate::protocol::read::verdict::Runbooks,
 }
 
 impl Settings {

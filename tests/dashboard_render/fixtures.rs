@@ -44,6 +44,7 @@ pub(crate) fn settings() -> Settings {
         transactions_index: "transactions".into(),
         profile: None,
         mark: None,
+        runbooks: Default::default(),
     }
 }
 

@@ -80,6 +80,46 @@ fn detail_of_half_applied_pending() {
     assert_snapshot!("detail_half_applied", s);
 }
 
+/// The detail says why a stuck transaction is stuck, the act that is
+/// safe, and the profile's runbook for the cause: its lock's lease ran out
+/// (holder dead: recover); once a live holder is on one of its locks,
+/// contention: wait.
+#[test]
+fn detail_says_the_cause_its_safe_act_and_runbook() {
+    use estx::protocol::locks::Staleness;
+    use estx::protocol::read::verdict::{CauseKind, Runbooks};
+    let mut a = app();
+    a.settings.runbooks = Runbooks(
+        [(
+            CauseKind::HolderDead,
+            "https://runbooks.example/holder-dead".to_string(),
+        )]
+        .into(),
+    );
+    a.focus = Pane::Detail;
+    select(&mut a, "t-pend-1");
+    let s = screen(&a, 100, 30);
+    assert!(
+        s.contains("cause: holder dead · safe act: recover · its lock on alice: lease expired"),
+        "{s}"
+    );
+    assert!(
+        s.contains("runbook: https://runbooks.example/holder-dead"),
+        "{s}"
+    );
+    assert_snapshot!("detail_cause_runbook", s);
+    let snap = a.snapshot.as_mut().expect("snapshot");
+    for l in snap.locks.iter_mut().filter(|l| l.info.resource == "bob") {
+        l.holder = Staleness::Live;
+    }
+    let s = screen(&a, 100, 30);
+    assert!(
+        s.contains("cause: contention · safe act: wait · its lock on bob is held by"),
+        "{s}"
+    );
+    assert!(!s.contains("runbook:"), "{s}");
+}
+
 #[test]
 fn detail_of_malformed_and_unknown() {
     let mut a = app();

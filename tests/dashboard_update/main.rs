@@ -76,6 +76,7 @@ fn app(read_only: bool) -> App {
         transactions_index: "transactions".into(),
         profile: None,
         mark: None,
+        runbooks: Default::default(),
     };
     let mut app = App::new(settings, Duration::from_secs(2), now());
     let cmds = update(

@@ -184,6 +184,7 @@ async fn the_polls_attention_counts_agree_with_check_past_the_listing_cap() {
         transactions_index: fx.ix.transactions.clone(),
         profile: None,
         mark: None,
+        runbooks: Default::default(),
     };
     let mut app = App::new(settings, std::time::Duration::from_secs(5), snap.taken_at);
     estx::dashboard::update::update(&mut app, Event::Polled(Ok(Box::new(snap))));

@@ -560,6 +560,7 @@ pub(crate) mod fixture {
                     transactions_index: "transactions".into(),
                     profile: None,
                     mark: None,
+                    runbooks: Default::default(),
                 },
                 audit: AuditState::default(),
                 theme: Theme::default(),

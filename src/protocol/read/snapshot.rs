@@ -7,6 +7,7 @@ use super::coverage::Coverage;
 use super::index_info::Refresh;
 use super::state_counts::{AttentionCounts, StateCount};
 use super::table::TablePage;
+use super::verdict::cause::{self, Cause, CauseEvidence};
 use super::verdict::{Healing, HealingEvidence};
 use crate::cluster::ClockStatus;
 use crate::protocol::account::AccountState;
@@ -112,4 +113,31 @@ pub struct Snapshot {
     pub acks: crate::protocol::acks::Acks,
     /// Completeness, totals behind caps, freshness, warnings.
     pub read: ReadStatus,
+}
+
+impl Snapshot {
+    /// Why `t` is stuck and what is safe for it
+    /// ([`super::verdict::cause`]), judged on this poll alone: its locks,
+    /// its healing verdict (as the watcher judged it again), and the stuck
+    /// per account (the stuck rows of the page, or an account's pending
+    /// list where longer). `None` when `t` is not stuck under `window`.
+    pub fn cause_of(&self, t: &Transaction, window: Duration) -> Option<Cause> {
+        let stuck = self
+            .transactions
+            .iter()
+            .filter(|x| super::rules::urgency_with(x, self.taken_at, window, window).is_stuck());
+        let mut by = cause::stuck_by_account(stuck);
+        for (id, entry) in &self.accounts {
+            if let AccountEntry::Ok(a) = entry {
+                let n = by.entry(id.clone()).or_insert(0);
+                *n = (*n).max(a.pending.len() as u64);
+            }
+        }
+        let e = CauseEvidence {
+            locks: &self.locks,
+            healing: &self.healing,
+            stuck_by_account: &by,
+        };
+        cause::judge(t, &e, self.taken_at, window)
+    }
 }

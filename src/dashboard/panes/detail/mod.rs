@@ -19,6 +19,16 @@ use view::{from_detail, from_snapshot, DetailView, Fate};
 /// there (`listed`: a row of the table), else from its read by id (the
 /// previous detail, marked as being re-read, until that read answers).
 pub fn derive(app: &App, listed: bool, prev: Option<DetailView>) -> Option<DetailView> {
+    let mut d = detail(app, listed, prev)?;
+    d.cause = app
+        .snapshot
+        .as_ref()
+        .and_then(|s| s.cause_of(&d.txn, app.settings.recovery_window));
+    Some(d)
+}
+
+/// [`derive`] before its cause is judged.
+fn detail(app: &App, listed: bool, prev: Option<DetailView>) -> Option<DetailView> {
     let id = app.selection.txn.as_ref()?;
     if let Some(snap) = &app.snapshot {
         if let Some(t) = snap.transactions.iter().find(|t| &t.id == id) {

@@ -19,6 +19,7 @@ use crate::dashboard::ui::theme::{
 use crate::protocol::executor::StepOutcome;
 use crate::protocol::locks::Staleness;
 use crate::protocol::read::poll::AccountEntry;
+use crate::protocol::read::verdict::SafeAct;
 use crate::protocol::read::{account_progress, AccountProgress};
 use crate::protocol::steps::ProcedureRefusal;
 use crate::protocol::time::human_duration;
@@ -121,6 +122,7 @@ pub fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
         )),
         Severity::Odd | Severity::Normal => {}
     }
+    out.extend(cause_lines(app, d));
     if let Some(ack) = app.snapshot.as_ref().and_then(|s| s.acks.get(&t.id)) {
         out.push(Line::styled(format!("~ {ack}"), Style::new().fg(th.good)));
     }
@@ -151,6 +153,30 @@ pub fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
         ));
     }
     out.extend(history_lines(app));
+    out
+}
+
+/// Why it is stuck, the act that is safe, and the profile's runbook for
+/// the cause.
+fn cause_lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
+    let th = &app.theme;
+    let Some(c) = &d.cause else {
+        return Vec::new();
+    };
+    let now = app.snapshot.as_ref().map_or(app.now, |s| s.taken_at);
+    let colour = match c.safe_act() {
+        SafeAct::Recover | SafeAct::ReleaseLock => th.warn,
+        SafeAct::Wait => th.good,
+        SafeAct::Investigate => th.odd,
+    };
+    let mut out = vec![Line::from(vec![
+        Span::styled(format!("cause: {}", c.word()), Style::new().fg(colour)),
+        Span::raw(format!(" · safe act: {}", c.safe_act().word())),
+        Span::styled(format!(" · {}", c.evidence(now)), th.dim_text()),
+    ])];
+    if let Some(url) = app.settings.runbooks.get(c.kind()) {
+        out.push(Line::styled(format!("runbook: {url}"), th.dim_text()));
+    }
     out
 }
 

@@ -8,6 +8,7 @@ use crate::protocol::decide::Fencing;
 use crate::protocol::locks::LockView;
 use crate::protocol::problem::Problem;
 use crate::protocol::read::poll::{AccountEntry, Snapshot};
+use crate::protocol::read::verdict::Cause;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::views::{preview, Preview, TransactionDetail};
 use crate::protocol::Procedure;
@@ -59,6 +60,9 @@ pub struct DetailView {
     /// Whether `V` may reverse it (`Some`), finishing it first
     /// (`Some(true)`: committed), by the protocol's admission rule.
     pub reverse: Option<bool>,
+    /// Why it is stuck and the act that is safe, judged on the snapshot
+    /// (`None`: not stuck, or no snapshot yet).
+    pub cause: Option<Cause>,
 }
 
 /// Whether `V` may reverse `t`, finishing it first (the protocol's rule).
@@ -98,6 +102,7 @@ pub fn from_snapshot(snap: &Snapshot, t: &Transaction, fate: Fate) -> DetailView
         recover: run(Procedure::Recover),
         rollback: run(Procedure::Rollback),
         reverse: reverse_of(t),
+        cause: None,
     }
 }
 
@@ -132,5 +137,6 @@ pub fn from_detail(d: &TransactionDetail) -> DetailView {
         recover: d.recover.clone(),
         rollback: d.rollback.clone(),
         reverse: reverse_of(&d.txn),
+        cause: None,
     }
 }
