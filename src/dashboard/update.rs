@@ -134,8 +134,13 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::Grouped(groups) => {
+            // Each group's cause, judged on the poll on screen.
+            let mut groups = groups.map(|g| *g).map_err(|e| e.to_string());
+            if let (Ok(g), Some(snap)) = (groups.as_mut(), app.snapshot.as_ref()) {
+                snap.judge_groups(g);
+            }
             if let Some(view) = app.overlays.state_mut::<GroupsView>() {
-                view.counted(groups.map(|g| *g).map_err(|e| e.to_string()));
+                view.counted(groups);
             }
             vec![]
         }

@@ -208,6 +208,71 @@ fn the_paged_title_says_the_total_and_the_page() {
     assert_snapshot!("paged_title_100x30", s);
 }
 
+/// Judged groups say their cause and safe act, the selected one its
+/// evidence and the profile's runbook for its cause.
+#[test]
+fn the_view_by_cause_says_each_groups_cause_and_runbook() {
+    use estx::dashboard::layers::{groups::GroupsView, Overlay};
+    use estx::dashboard::load::Load;
+    use estx::protocol::read::verdict::{Cause, CauseKind, Runbooks, UnknownCause};
+    use estx::protocol::read::{Group, GroupKind, Groups, TableFilter};
+    let mut a = app();
+    a.settings.runbooks = Runbooks(
+        [(
+            CauseKind::HotAccount,
+            "https://runbooks.example/hot-account".to_string(),
+        )]
+        .into(),
+    );
+    let g = |kind, label: &str, count, cause| Group {
+        kind,
+        label: label.into(),
+        count,
+        filter: TableFilter::default(),
+        cause: Some(cause),
+    };
+    let live = Cause::HolderLive {
+        lock: "acct-7".into(),
+        holder: "process worker-2".into(),
+        own: true,
+    };
+    let hot = Cause::HotAccount {
+        account: "acct-hot".into(),
+        stuck: 3_000,
+    };
+    let view = GroupsView {
+        cursor: 2,
+        counts: Load::Loaded(Groups {
+            stuck: 6_000,
+            groups: vec![
+                g(
+                    GroupKind::StateAge,
+                    "pending · 1h–6h",
+                    4_200,
+                    Cause::Unknown(UnknownCause::NoEvidence),
+                ),
+                g(GroupKind::Process, "worker-2", 5_400, live),
+                g(GroupKind::Account, "acct-hot", 3_000, hot),
+            ],
+            unavailable: vec![],
+        }),
+    };
+    a.overlays.open(Overlay::Groups(view));
+    a.refresh_view();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("contention · wait"), "{s}");
+    assert!(s.contains("hot account · investigate"), "{s}");
+    assert!(
+        s.contains("3000 stuck transactions on account acct-hot"),
+        "{s}"
+    );
+    assert!(
+        s.contains("runbook: https://runbooks.example/hot-account"),
+        "{s}"
+    );
+    assert_snapshot!("by_cause_judged_100x30", s);
+}
+
 /// The stuck transactions by cause (`c`): each grouping under its heading
 /// with counts and bars, the selected group highlighted, and a grouping
 /// the mapping cannot aggregate named, not silently missing.

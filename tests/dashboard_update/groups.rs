@@ -94,3 +94,64 @@ fn a_group_narrows_the_loaded_rows_by_state_and_age_until_its_page_comes() {
     assert_eq!(ids, vec!["t-old"], "pending, 90 minutes old");
     assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
 }
+
+/// The groups are judged on the poll on screen when their counts come: a
+/// lock holder whose lease ran out reads holder dead (recover) and comes
+/// first, before the hot account (investigate); Enter opens it.
+#[test]
+fn groups_are_judged_on_the_poll_and_the_actionable_come_first() {
+    use estx::dashboard::layers::groups::GroupsView;
+    use estx::protocol::locks::{LockInfo, LockView};
+    use estx::protocol::read::verdict::SafeAct;
+    let mut app = app(false);
+    let snap = app.snapshot.as_mut().expect("a poll");
+    let doc = serde_json::json!({"owner": "t-old", "process_id": "worker-dead",
+        "expires_at": "2020-01-01T00:00:00Z"});
+    let info = LockInfo::from_source("A", doc.as_object().unwrap());
+    let config = estx::protocol::ProtocolConfig::default();
+    let owners = Default::default();
+    let lock = LockView::judge(info, &owners, &Default::default(), snap.taken_at, &config);
+    snap.locks.push(lock);
+    update(&mut app, key('c'));
+    let mut g = groups();
+    g.groups.push(Group {
+        kind: GroupKind::Process,
+        label: "worker-dead".into(),
+        count: 1,
+        filter: TableFilter {
+            ids: Some(vec!["t-old".into()]),
+            stuck_only: true,
+            ..Default::default()
+        },
+        cause: None,
+    });
+    update(&mut app, Event::Grouped(Ok(Box::new(g))));
+    let view = app.overlays.state_mut::<GroupsView>().expect("open");
+    let judged: Vec<(&str, &str)> = view
+        .counts
+        .value()
+        .expect("counted")
+        .groups
+        .iter()
+        .map(|g| {
+            let act = g
+                .cause
+                .as_ref()
+                .map_or(SafeAct::Investigate, |c| c.safe_act());
+            (g.label.as_str(), act.word())
+        })
+        .collect();
+    assert_eq!(
+        judged,
+        [
+            ("worker-dead", "recover"),
+            ("pending · 1h–6h", "investigate"),
+            ("A", "investigate")
+        ]
+    );
+    let cmds = update(&mut app, code(KeyCode::Enter));
+    assert_eq!(
+        listings(&cmds)[0].ids.as_deref(),
+        Some(&["t-old".to_string()][..])
+    );
+}

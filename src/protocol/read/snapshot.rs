@@ -4,6 +4,7 @@
 //! how fresh the data is, discovery's warnings). Loaded by [`super::poll`].
 
 use super::coverage::Coverage;
+use super::groups::Groups;
 use super::index_info::Refresh;
 use super::state_counts::{AttentionCounts, StateCount};
 use super::table::TablePage;
@@ -139,5 +140,17 @@ impl Snapshot {
             stuck_by_account: &by,
         };
         cause::judge(t, &e, self.taken_at, window)
+    }
+
+    /// Judges each by-cause group's cause on this poll's locks and healing
+    /// verdict (a group's own count says whether its account is hot), the
+    /// actionable groups first ([`Groups::judge`]).
+    pub fn judge_groups(&self, groups: &mut Groups) {
+        let none = std::collections::BTreeMap::new();
+        groups.judge(&CauseEvidence {
+            locks: &self.locks,
+            healing: &self.healing,
+            stuck_by_account: &none,
+        });
     }
 }

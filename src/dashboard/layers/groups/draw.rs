@@ -9,6 +9,7 @@ use crate::dashboard::layers::DrawCx;
 use crate::dashboard::ui::theme::{
     bold, fit_segments, grouped, more_hint, short_id, Segment, Theme,
 };
+use crate::protocol::read::verdict::SafeAct;
 use crate::protocol::read::{Group, Groups};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
@@ -40,7 +41,7 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, view: &GroupsView, area: Rect) {
             ))],
             0,
         ),
-        Some(Ok(g)) => group_lines(th, g, view.cursor, body_w),
+        Some(Ok(g)) => group_lines(cx, g, view.cursor, body_w),
     };
     let first = (cursor_line + 1).saturating_sub(rows);
     let counted = |items: &[Item]| items.iter().filter(|i| i.counts()).count();
@@ -116,7 +117,8 @@ fn keys_hint(cx: &DrawCx, width: u16) -> Line<'static> {
 }
 
 /// The lines of the view and the line of the selected group.
-fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Item>, usize) {
+fn group_lines(cx: &DrawCx, g: &Groups, cursor: usize, width: usize) -> (Vec<Item>, usize) {
+    let th = cx.theme;
     let mut lines = Vec::new();
     let mut cursor_line = 0;
     let mut heading = None;
@@ -146,6 +148,9 @@ fn group_lines(th: &Theme, g: &Groups, cursor: usize, width: usize) -> (Vec<Item
             widest,
             width,
         )));
+        if i == cursor {
+            lines.extend(cause_lines(cx, group, width));
+        }
     }
     for why in &g.unavailable {
         let text = format!("not grouped: {why}");
@@ -181,9 +186,29 @@ pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// Under the selected group: its cause's evidence and the profile's
+/// runbook for it.
+fn cause_lines(cx: &DrawCx, g: &Group, width: usize) -> Vec<Item> {
+    let Some(c) = &g.cause else {
+        return Vec::new();
+    };
+    let mut text = vec![c.evidence(cx.now)];
+    if let Some(url) = cx.settings.runbooks.get(c.kind()) {
+        text.push(format!("runbook: {url}"));
+    }
+    text.iter()
+        .flat_map(|t| wrap_words(t, width.saturating_sub(4)))
+        .map(|l| Item::Other(Line::styled(format!("    {l}"), cx.theme.dim_text())))
+        .collect()
+}
+
+/// Width of a group's cause and safe act (`application recovering · wait`).
+const CAUSE_W: usize = 36;
+
 fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) -> Line<'static> {
     let bar = (g.count as usize * BAR).div_ceil(widest.max(1) as usize);
-    let label_w = width.saturating_sub(BAR + 12).max(8);
+    let cause_w = if g.cause.is_some() { CAUSE_W + 1 } else { 0 };
+    let label_w = width.saturating_sub(BAR + 12 + cause_w).max(8);
     // A process or account id keeps its distinguishing tail.
     let label = short_id(&g.label, label_w);
     let mut style = Style::new();
@@ -191,9 +216,23 @@ fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) 
         style = style.add_modifier(Modifier::REVERSED);
     }
     let mark = if selected { "▶ " } else { "  " };
-    Line::from(vec![
+    let mut spans = vec![
         Span::raw(mark),
         Span::styled(format!("{label:<label_w$} {:>7} ", grouped(g.count)), style),
         Span::styled("█".repeat(bar), Style::new().fg(th.warn)),
-    ])
+    ];
+    if let Some(c) = &g.cause {
+        spans.push(Span::raw(" ".repeat(BAR.saturating_sub(bar))));
+        let act = c.safe_act();
+        let colour = match act {
+            SafeAct::Recover | SafeAct::ReleaseLock => th.warn,
+            SafeAct::Wait => th.good,
+            SafeAct::Investigate => th.odd,
+        };
+        spans.push(Span::styled(
+            format!(" {} · {}", c.word(), act.word()),
+            Style::new().fg(colour),
+        ));
+    }
+    Line::from(spans)
 }
