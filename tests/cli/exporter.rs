@@ -338,7 +338,9 @@ fn check_counts(w: &World) -> (Out, BTreeMap<String, u64>) {
 
 /// Issue 30 item 3: an acknowledged stuck transaction is the exporter's
 /// `estx_acked_transactions`, not one of its `estx_stuck_transactions`
-/// (as `check` counts it).
+/// (as `check` counts it). Item 2: the stuck ones by cause
+/// (`estx_stuck_by_cause`): s2's worker's lease ran out, holder dead; the
+/// acknowledged s1 is not counted.
 #[test]
 fn the_exporter_gauges_acked_stuck_transactions_apart() {
     let w = World::new();
@@ -349,6 +351,11 @@ fn the_exporter_gauges_acked_stuck_transactions_apart() {
         w.stage(id, src, dest, 10, 2);
         w.backdate(id, 10);
     }
+    w.put(
+        &w.ix.locks,
+        "C",
+        &json!({"owner": "s2", "process_id": "w-1", "created_at": ago(12), "expires_at": ago(2)}),
+    );
     w.refresh();
     w.run(&["ack", "s1", "--for", "1h", "--reason", "known"])
         .code(0);
@@ -362,4 +369,14 @@ fn the_exporter_gauges_acked_stuck_transactions_apart() {
     let m = scrape(&r);
     assert_eq!(m.get("estx_acked_transactions"), Some(&1.0), "{m:?}");
     assert_eq!(m["estx_stuck_transactions"], 1.0, "{m:?}");
+    assert_eq!(
+        m.get("estx_stuck_by_cause{cause=\"holder_dead\"}"),
+        Some(&1.0),
+        "{m:?}"
+    );
+    assert_eq!(
+        m.get("estx_stuck_by_cause{cause=\"unknown\"}"),
+        Some(&0.0),
+        "{m:?}"
+    );
 }

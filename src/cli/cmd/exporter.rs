@@ -175,8 +175,10 @@ async fn read(
         .map_err(|e| e.to_string())?;
     let remembered = Previous::after(*previous, &snapshot.healing_evidence);
     *previous = Some(remembered);
+    let by_cause = snapshot.stuck_by_cause(p.config().recovery_window);
     Ok(Reading {
         counts,
+        by_cause,
         states: snapshot.state_counts,
         audit_age,
         healing: snapshot.healing,

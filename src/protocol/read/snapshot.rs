@@ -8,7 +8,7 @@ use super::groups::Groups;
 use super::index_info::Refresh;
 use super::state_counts::{AttentionCounts, StateCount};
 use super::table::TablePage;
-use super::verdict::cause::{self, Cause, CauseEvidence};
+use super::verdict::cause::{self, Cause, CauseEvidence, CauseKind};
 use super::verdict::{Healing, HealingEvidence};
 use crate::cluster::ClockStatus;
 use crate::protocol::account::AccountState;
@@ -120,9 +120,35 @@ impl Snapshot {
     /// Why `t` is stuck and what is safe for it
     /// ([`super::verdict::cause`]), judged on this poll alone: its locks,
     /// its healing verdict (as the watcher judged it again), and the stuck
-    /// per account (the stuck rows of the page, or an account's pending
-    /// list where longer). `None` when `t` is not stuck under `window`.
+    /// per account ([`Snapshot::stuck_by_account`]). `None` when `t` is not
+    /// stuck under `window`.
     pub fn cause_of(&self, t: &Transaction, window: Duration) -> Option<Cause> {
+        let by = self.stuck_by_account(window);
+        cause::judge(t, &self.cause_evidence(&by), self.taken_at, window)
+    }
+
+    /// The stuck transactions this poll lists (the oldest, acknowledged
+    /// ones left out, as `check` counts), by cause: what the exporter
+    /// publishes (`estx_stuck_by_cause`).
+    pub fn stuck_by_cause(&self, window: Duration) -> BTreeMap<CauseKind, u64> {
+        let by = self.stuck_by_account(window);
+        let e = self.cause_evidence(&by);
+        let mut out = BTreeMap::new();
+        for t in self
+            .transactions
+            .iter()
+            .filter(|t| self.acks.get(&t.id).is_none())
+        {
+            if let Some(c) = cause::judge(t, &e, self.taken_at, window) {
+                *out.entry(c.kind()).or_insert(0) += 1;
+            }
+        }
+        out
+    }
+
+    /// Stuck transactions per account on this poll: the stuck rows of the
+    /// page, or an account's pending list where longer.
+    fn stuck_by_account(&self, window: Duration) -> BTreeMap<String, u64> {
         let stuck = self
             .transactions
             .iter()
@@ -134,23 +160,21 @@ impl Snapshot {
                 *n = (*n).max(a.pending.len() as u64);
             }
         }
-        let e = CauseEvidence {
+        by
+    }
+
+    fn cause_evidence<'a>(&'a self, by: &'a BTreeMap<String, u64>) -> CauseEvidence<'a> {
+        CauseEvidence {
             locks: &self.locks,
             healing: &self.healing,
-            stuck_by_account: &by,
-        };
-        cause::judge(t, &e, self.taken_at, window)
+            stuck_by_account: by,
+        }
     }
 
     /// Judges each by-cause group's cause on this poll's locks and healing
     /// verdict (a group's own count says whether its account is hot), the
     /// actionable groups first ([`Groups::judge`]).
     pub fn judge_groups(&self, groups: &mut Groups) {
-        let none = std::collections::BTreeMap::new();
-        groups.judge(&CauseEvidence {
-            locks: &self.locks,
-            healing: &self.healing,
-            stuck_by_account: &none,
-        });
+        groups.judge(&self.cause_evidence(&BTreeMap::new()));
     }
 }

@@ -10,13 +10,14 @@
 
 use crate::cli::cmd::check::levels::METRICS;
 use crate::protocol::check::CheckCounts;
-use crate::protocol::read::verdict::Healing;
+use crate::protocol::read::verdict::{CauseKind, Healing};
 use crate::protocol::read::StateCount;
 use chrono::{DateTime, Utc};
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::{Registry, Unit};
+use std::collections::BTreeMap;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
@@ -41,6 +42,8 @@ pub struct Reading {
     pub healing: Healing,
     /// The last recovery by the application the exporter has seen.
     pub last_recovery: Option<DateTime<Utc>>,
+    /// The stuck transactions the poll lists (the oldest), by cause.
+    pub by_cause: BTreeMap<CauseKind, u64>,
 }
 
 /// The outcome of one poll, as published.
@@ -95,6 +98,18 @@ fn register_reading(registry: &mut Registry, r: &Reading) {
         r.audit_age.as_secs_f64(),
     );
     register_healing(registry, r);
+    let by_cause = Family::<StateLabel, IntGauge>::default();
+    for kind in CauseKind::ALL {
+        let n = r.by_cause.get(&kind).copied().unwrap_or(0);
+        by_cause
+            .get_or_create(&vec![("cause", kind.name().to_string())])
+            .set(i64::try_from(n).unwrap_or(i64::MAX));
+    }
+    registry.register(
+        "estx_stuck_by_cause",
+        "Stuck transactions by cause (holder dead or live, hot account, refused, application recovering, unknown), among the oldest the poll lists (at most 500), acknowledged ones left out",
+        by_cause,
+    );
     let per_state = Family::<StateLabel, IntGauge>::default();
     let oldest = Family::<StateLabel, SecondsGauge>::default();
     for c in &r.states {
@@ -216,6 +231,7 @@ mod tests {
                 last_recovery: Some(now - chrono::Duration::seconds(600)),
             },
             last_recovery: Some(now - chrono::Duration::seconds(600)),
+            by_cause: [(CauseKind::HolderDead, 2)].into(),
         }
     }
 
@@ -239,6 +255,8 @@ mod tests {
             "estx_recovery_verdict{verdict=\"stalled\"} 1\n",
             "estx_recovery_verdict{verdict=\"healing\"} 0\n",
             "estx_recovery_last_seen_age_seconds 600.0\n",
+            "estx_stuck_by_cause{cause=\"holder_dead\"} 2\n",
+            "estx_stuck_by_cause{cause=\"holder_live\"} 0\n",
             "# HELP estx_stuck_transactions Transactions in flight untouched for longer than the recovery window.\n",
             "# EOF\n",
         ] {
