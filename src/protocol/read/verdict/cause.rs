@@ -12,7 +12,8 @@
 //! 2. a lock it holds, or one on its accounts, has a live holder:
 //!    [`Cause::HolderLive`] (its worker, or contention), wait;
 //! 3. a lock it holds has a dead holder: [`Cause::HolderDead`], recover;
-//!    a lock another holds on its accounts has a dead holder: release it;
+//!    a lock another holds on its accounts has a dead holder (or an owner
+//!    transaction that ended): release it;
 //! 4. the application's heartbeats say no instance runs: holder dead,
 //!    recover;
 //! 5. the healing verdict says the application is recovering: wait;
@@ -265,7 +266,12 @@ enum Life {
     Unverified,
 }
 
-fn life(l: &LockView) -> Life {
+/// The life of `l`'s holder: by its lease and heartbeat; and for a lock
+/// another holds (not `own`), gone when its owner transaction ended.
+fn life(l: &LockView, own: bool) -> Life {
+    if let (false, Staleness::Stale(r @ StaleReason::OwnerEnded { .. })) = (own, &l.staleness) {
+        return Life::Dead(r.clone());
+    }
     match &l.holder {
         Staleness::Live => Life::Live,
         Staleness::Stale(r) => Life::Dead(r.clone()),
@@ -295,28 +301,30 @@ pub fn judge(
         let on_account = accounts.contains(&Some(l.info.resource.as_str()));
         (own || on_account).then_some((l, own))
     });
-    Some(by_locks(related).unwrap_or_else(|unverified| {
+    let unverified = match by_locks(related) {
+        Ok(c) => return Some(c),
+        Err(u) => u,
+    };
+    let hot = || {
+        let (account, stuck) = accounts
+            .into_iter()
+            .flatten()
+            .filter_map(|a| Some((a, *e.stuck_by_account.get(a)?)))
+            .filter(|(_, n)| *n >= HOT_ACCOUNT)
+            .max_by_key(|(_, n)| *n)?;
+        let account = account.to_string();
+        Some(Cause::HotAccount { account, stuck })
+    };
+    let unknown = match unverified {
+        _ if t.modification_time.is_none() => UnknownCause::Undated,
+        Some(u) => u,
+        None => UnknownCause::NoEvidence,
+    };
+    Some(
         by_application(e.healing)
-            .or_else(|| {
-                accounts
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|a| Some((a, *e.stuck_by_account.get(a)?)))
-                    .filter(|(_, n)| *n >= HOT_ACCOUNT)
-                    .max_by_key(|(_, n)| *n)
-                    .map(|(a, n)| Cause::HotAccount {
-                        account: a.to_string(),
-                        stuck: n,
-                    })
-            })
-            .unwrap_or_else(|| {
-                Cause::Unknown(match unverified {
-                    _ if t.modification_time.is_none() => UnknownCause::Undated,
-                    Some(u) => u,
-                    None => UnknownCause::NoEvidence,
-                })
-            })
-    }))
+            .or_else(hot)
+            .unwrap_or(Cause::Unknown(unknown)),
+    )
 }
 
 /// The cause the locks give (a live holder first, then a dead one of its
@@ -328,7 +336,7 @@ pub(crate) fn by_locks<'a>(
     for (l, own) in related {
         let lock = l.info.resource.clone();
         let holder = l.info.holder_label();
-        match life(l) {
+        match life(l, own) {
             Life::Live => return Ok(Cause::HolderLive { lock, holder, own }),
             Life::Dead(reason) => {
                 let slot = if own { &mut dead_own } else { &mut dead_other };
@@ -467,6 +475,14 @@ pub(crate) mod tests {
             "{c:?}"
         );
         assert_eq!(c.safe_act(), SafeAct::Investigate);
+        // Another's lock whose owner transaction ended: release it.
+        let mut ended = lock("B", "t9", None, false);
+        ended.staleness = Staleness::Stale(StaleReason::OwnerEnded {
+            txn: "t9".into(),
+            state: crate::protocol::transaction::TxnState::Finished,
+        });
+        let c = judged(&t, &[ended], STALLED, &[]);
+        assert_eq!(c.safe_act(), SafeAct::ReleaseLock, "{c:?}");
         let unrelated = lock("Z", "t7", Some(600), false);
         let c = judged(&t, &[unrelated], STALLED, &[]);
         assert_eq!(c, Cause::Unknown(UnknownCause::NoEvidence));
