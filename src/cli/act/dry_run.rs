@@ -72,7 +72,7 @@ fn print_plans(
     summary_to: Option<Option<PathBuf>>,
 ) -> i32 {
     let procedure = plan.procedure;
-    let action = action_name(procedure);
+    let action = procedure;
     let verdicts = plan.verdicts();
     let left_out: Vec<LeftOutRow> = verdicts.left_out.iter().map(LeftOutRow::of).collect();
     let rows: Vec<PlanRow> = plan.items.iter().map(|item| plan_row(p, item)).collect();
@@ -115,14 +115,6 @@ fn print_plans(
         },
     }
     summary.exit_code
-}
-
-/// `rollback` or `recover`.
-pub fn action_name(procedure: Procedure) -> &'static str {
-    match procedure {
-        Procedure::Rollback => "rollback",
-        Procedure::Recover => "recover",
-    }
 }
 
 /// The row of one transaction, from its plan in the bulk preview (decided
@@ -199,7 +191,7 @@ fn planned_step(p: &Protocol, step: &PlanStep, e: &StepEffect) -> PlannedStep {
 /// The counts, from the plan's [`Verdicts`] (what the dashboard's bulk
 /// dialog counts too).
 fn summarise(
-    action: &'static str,
+    action: Procedure,
     v: &Verdicts,
     rows: &[PlanRow],
     left_out: &[LeftOutRow],

@@ -84,11 +84,7 @@ fn by_state(rows: &[PlanRow]) -> BTreeMap<String, (usize, BTreeMap<&'static str,
 
 /// The last line of a dry run: the counts and the net balance effect.
 pub(super) fn counts_line(s: &PlanSummary) {
-    let verb = if s.action == "rollback" {
-        "roll back"
-    } else {
-        "recover"
-    };
+    let verb = s.action.verb();
     let mut parts = vec![format!("{} {verb}", s.would_run)];
     if s.nothing_to_do > 0 {
         parts.push(format!("{} nothing to do", s.nothing_to_do));
