@@ -21,6 +21,7 @@ use super::read::{urgency, Queries};
 use super::transaction::Transaction;
 use super::Protocol;
 use crate::error::Result;
+use crate::error::WriteRefusal;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -87,6 +88,9 @@ pub struct CauseReading {
     pub healing: Healing,
     /// Stuck transactions per account (source and destination).
     pub stuck_by_account: BTreeMap<String, u64>,
+    /// The write check's refusal, when the mappings would reject the
+    /// protocol's writes.
+    pub writes: Option<WriteRefusal>,
 }
 
 impl CauseReading {
@@ -96,6 +100,7 @@ impl CauseReading {
             locks: &self.locks,
             healing: &self.healing,
             stuck_by_account: &self.stuck_by_account,
+            writes: self.writes.as_ref(),
         }
     }
 
@@ -176,18 +181,22 @@ pub(crate) async fn odd_count(p: &Protocol) -> Result<u64> {
     p.cluster().count(&p.config.indices.transactions, odd).await
 }
 
-/// What the causes of `stuck` (every stuck transaction) are judged on at
-/// `now`, given `locks` (every lock) and the `healing` verdict.
-pub(crate) fn cause_reading<'a>(
+/// What the causes of `stuck` (every stuck transaction) are judged on,
+/// given `locks` (every lock) and the `healing` verdict: the write check's
+/// refusal is judged on discovery.
+pub(crate) async fn cause_reading<'a>(
+    p: &Protocol,
     stuck: impl Iterator<Item = &'a Transaction>,
     locks: Vec<LockView>,
     healing: Healing,
-) -> CauseReading {
-    CauseReading {
+) -> Result<CauseReading> {
+    let d = p.discovery().await?;
+    Ok(CauseReading {
         locks,
         healing,
         stuck_by_account: verdict::stuck_by_account(stuck),
-    }
+        writes: super::read::writes::refusal(&p.config.indices, &d),
+    })
 }
 
 /// Judges the cause of each of `stuck` on `reading` at `now`.

@@ -104,6 +104,7 @@ fn missing_indices() {
         healing: Default::default(),
         healing_evidence: Default::default(),
         acks: Default::default(),
+        writes_refused: None,
         read: Default::default(),
     });
     let s = screen(&a, 100, 30);

@@ -226,6 +226,7 @@ pub(crate) fn snapshot() -> Snapshot {
         healing: Default::default(),
         healing_evidence: Default::default(),
         acks: Default::default(),
+        writes_refused: None,
         read: Default::default(),
     }
 }

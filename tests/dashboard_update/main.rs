@@ -63,6 +63,7 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         healing: Default::default(),
         healing_evidence: Default::default(),
         acks: Default::default(),
+        writes_refused: None,
         read: Default::default(),
     }
 }

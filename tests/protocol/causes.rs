@@ -8,7 +8,7 @@ use crate::fixture::Fx;
 use crate::procedures::stage;
 use chrono::{Duration as ChronoDuration, Utc};
 use estx::protocol::locks::LivenessSource;
-use estx::protocol::read::verdict::{Cause, CauseKind, SafeAct, HOT_ACCOUNT};
+use estx::protocol::read::verdict::{Cause, CauseKind, Refusal, SafeAct, HOT_ACCOUNT};
 use estx::protocol::read::GroupKind;
 use estx::protocol::steps::ProcedureRefusal;
 use estx::protocol::time::format_timestamp;
@@ -104,7 +104,7 @@ async fn stuck_transactions_and_groups_read_their_cause_and_safe_act() {
     assert!(
         matches!(
             cause("tbad"),
-            Cause::Refused(ProcedureRefusal::Malformed(_))
+            Cause::Refused(Refusal::Procedure(ProcedureRefusal::Malformed(_)))
         ),
         "{by:#?}"
     );

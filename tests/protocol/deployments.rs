@@ -10,6 +10,8 @@ use crate::common::{TestIndices, TestServer};
 use chrono::{Duration as ChronoDuration, Utc};
 use elasticsearch::http::Method;
 use estx::cluster::{Cluster, ConnectOptions};
+use estx::error::WriteRefusal;
+use estx::protocol::read::verdict::{Cause, Refusal, SafeAct};
 use estx::protocol::read::Target;
 use estx::protocol::reverse::{ReverseOptions, ReverseVerdict};
 use estx::protocol::time::format_timestamp;
@@ -328,6 +330,25 @@ async fn a_strict_accounts_index_is_refused_up_front_then_upgraded() {
     let d = Deployed::new(Shape::StrictAccounts).await;
     d.seed_the_application(&d.ix.transactions).await;
     the_operator_sees_the_same(&d).await;
+    // Its cause says so before anything is tried: refused by the write
+    // check, with its refusal (the cause verdict, issue 30 item 2).
+    let cause = |r: &estx::protocol::check::CheckReading| {
+        r.stuck
+            .iter()
+            .find(|s| s.transaction.id == "stuck")
+            .and_then(|s| s.cause.clone())
+    };
+    let r = d.proto.check_reading().await.unwrap();
+    let refused = cause(&r);
+    assert!(
+        matches!(
+            &refused,
+            Some(Cause::Refused(Refusal::Writes(WriteRefusal::BeforeFirstWrite(p))))
+                if p.iter().any(|p| p.contains("dynamic: strict"))
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(refused.map(|c| c.safe_act()), Some(SafeAct::Investigate));
     let before = (
         d.sources(&d.ix.transactions, &["stuck"]).await,
         d.sources(&d.ix.accounts, &["A", "B"]).await,
@@ -357,6 +378,13 @@ async fn a_strict_accounts_index_is_refused_up_front_then_upgraded() {
     assert!(
         d.proto.upgrade_mappings().await.unwrap().is_empty(),
         "idempotent"
+    );
+    d.proto.rediscover().await.unwrap();
+    let r = d.proto.check_reading().await.unwrap();
+    assert!(
+        !matches!(cause(&r), Some(Cause::Refused(_))),
+        "upgraded: {:?}",
+        cause(&r)
     );
     recovers(&d).await;
 }

@@ -15,7 +15,9 @@ use super::discovery::Fields;
 use super::index_info::ResolvedField;
 use super::queries::MISSING_STATE_KEY;
 use super::table::{AgeRange, TableFilter};
-use super::verdict::cause::{by_application, by_locks, Cause, CauseEvidence, UnknownCause};
+use super::verdict::cause::{
+    by_application, by_locks, Cause, CauseEvidence, Refusal, UnknownCause,
+};
 use super::verdict::HOT_ACCOUNT;
 use crate::protocol::transaction::TxnState;
 use chrono::{DateTime, Utc};
@@ -75,11 +77,15 @@ pub struct Groups {
     pub unavailable: Vec<String>,
 }
 
-/// The cause of a by-cause group: a lock holder's group by its locks'
+/// The cause of a by-cause group: refused when the mappings would reject
+/// the protocol's writes; a lock holder's group by its locks'
 /// holder; an account's with at least [`HOT_ACCOUNT`] stuck is hot; any
 /// other by the application's state, else unknown (an undated group says
 /// so).
 fn judge_group(g: &Group, e: &CauseEvidence) -> Cause {
+    if let Some(r) = e.writes {
+        return Cause::Refused(Refusal::Writes(r.clone()));
+    }
     if g.kind == GroupKind::Process {
         let held = e
             .locks
@@ -416,6 +422,7 @@ mod tests {
             locks: &locks[..1],
             healing: &STALLED,
             stuck_by_account: &by,
+            writes: None,
         };
         let c = judge_group(&g(GroupKind::Process, "worker-1", 1), &e);
         assert_eq!((c.word(), c.safe_act()), ("contention", SafeAct::Wait));

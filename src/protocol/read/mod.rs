@@ -714,7 +714,8 @@ impl Protocol {
         let stuck = stuck_ones(self, now).await?;
         let locks = self.list_locks().await?;
         let (healing, _) = crate::protocol::check::healing(self, now, &stuck).await?;
-        let reading = cause_reading(stuck.iter().map(|s| &s.transaction), locks, healing);
+        let reading =
+            cause_reading(self, stuck.iter().map(|s| &s.transaction), locks, healing).await?;
         Ok((now, reading))
     }
 
@@ -742,7 +743,7 @@ impl Protocol {
         let (healing, recovery_stalled) =
             crate::protocol::check::healing(self, now, &stuck).await?;
         let all = stuck.iter().chain(acked.iter().map(|(s, _)| s));
-        let causes = cause_reading(all.map(|s| &s.transaction), locks, healing);
+        let causes = cause_reading(self, all.map(|s| &s.transaction), locks, healing).await?;
         let window = self.config.recovery_window;
         let all = stuck.iter_mut().chain(acked.iter_mut().map(|(s, _)| s));
         judge_causes(all, &causes, now, window);

@@ -112,6 +112,10 @@ pub struct Snapshot {
     /// The live acknowledgements ([`crate::protocol::acks`]): the header
     /// counts them, the table marks their rows.
     pub acks: crate::protocol::acks::Acks,
+    /// The write check's refusal, when the mappings would reject the
+    /// protocol's writes (judged on discovery, no request): every stuck
+    /// transaction's cause is then refused.
+    pub writes_refused: Option<crate::error::WriteRefusal>,
     /// Completeness, totals behind caps, freshness, warnings.
     pub read: ReadStatus,
 }
@@ -168,6 +172,7 @@ impl Snapshot {
             locks: &self.locks,
             healing: &self.healing,
             stuck_by_account: by,
+            writes: self.writes_refused.as_ref(),
         }
     }
 

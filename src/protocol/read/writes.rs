@@ -169,6 +169,16 @@ fn gaps_needed(ix: &Indices, d: &Discovery, needed: &[&str]) -> Result<Vec<Mappi
         .collect())
 }
 
+/// The write check's refusal on `d` (`None`: the protocol's writes would
+/// be accepted): what the cause verdict calls refused for every stuck
+/// transaction, judged on discovery alone (no request).
+pub fn refusal(ix: &Indices, d: &Discovery) -> Option<WriteRefusal> {
+    match check(ix, d, &[]) {
+        Err(Error::WritesRefused(r)) => Some(r),
+        _ => None,
+    }
+}
+
 /// `Ok` when a procedure can write all it writes (the fields every procedure
 /// writes, plus the optional ones it names in `needed`); otherwise the
 /// refusal, with the exact change to apply.

@@ -148,6 +148,7 @@ pub async fn load_with(
         healing: verdict::judge(&healing_evidence, taken_at, windows.recovery_window),
         healing_evidence,
         acks: std::mem::take(&mut a.acks),
+        writes_refused: super::writes::refusal(ix, d),
         read,
     })
 }

@@ -8,7 +8,8 @@
 //!
 //! The rules for one stuck transaction, in order:
 //! 1. the tool refuses the document (malformed beyond a missing
-//!    modification time): [`Cause::Refused`], investigate;
+//!    modification time), or the mappings would reject the protocol's
+//!    writes: [`Cause::Refused`] with the refusal, investigate;
 //! 2. a lock it holds, or one on its accounts, has a live holder:
 //!    [`Cause::HolderLive`] (its worker, or contention), wait;
 //! 3. a lock it holds has a dead holder: [`Cause::HolderDead`], recover;
@@ -23,6 +24,7 @@
 
 use super::healing::Healing;
 pub use super::runbooks::{CauseKind, Runbooks};
+use crate::error::WriteRefusal;
 use crate::protocol::locks::{LockView, StaleReason, Staleness};
 use crate::protocol::read::rules::{is_only_undated, urgency_with};
 use crate::protocol::steps::ProcedureRefusal;
@@ -31,6 +33,7 @@ use crate::protocol::transaction::Transaction;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::fmt;
 
 /// Stuck transactions on one account from which it is called hot.
 pub const HOT_ACCOUNT: u64 = 5;
@@ -44,6 +47,28 @@ pub struct CauseEvidence<'a> {
     pub healing: &'a Healing,
     /// Stuck transactions per account (as source or destination).
     pub stuck_by_account: &'a BTreeMap<String, u64>,
+    /// The write check's refusal, when the mappings would reject the
+    /// protocol's writes (judged on discovery: [`super::super::writes`]).
+    pub writes: Option<&'a WriteRefusal>,
+}
+
+/// Why the tool refuses to act on a stuck transaction: the procedure's
+/// refusal of the document, or the write check's of the indices.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// The procedure refuses the document (malformed, ...).
+    Procedure(ProcedureRefusal),
+    /// The mappings would reject a field the protocol writes.
+    Writes(WriteRefusal),
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::Procedure(r) => r.fmt(f),
+            Refusal::Writes(r) => r.fmt(f),
+        }
+    }
 }
 
 /// How a holder is known to be dead.
@@ -110,7 +135,7 @@ pub enum Cause {
         stuck: u64,
     },
     /// The tool refuses to act on it, and why.
-    Refused(ProcedureRefusal),
+    Refused(Refusal),
     /// The application's own recovery is working (the healing verdict).
     AppRecovering,
     /// Not enough evidence.
@@ -291,9 +316,11 @@ pub fn judge(
         return None;
     }
     if !t.problems.is_empty() && !is_only_undated(t) {
-        return Some(Cause::Refused(ProcedureRefusal::Malformed(
-            t.problems.clone(),
-        )));
+        let r = ProcedureRefusal::Malformed(t.problems.clone());
+        return Some(Cause::Refused(Refusal::Procedure(r)));
+    }
+    if let Some(r) = e.writes {
+        return Some(Cause::Refused(Refusal::Writes(r.clone())));
     }
     let accounts = [t.src.as_deref(), t.dest.as_deref()];
     let related = e.locks.iter().filter_map(|l| {
@@ -442,6 +469,7 @@ pub(crate) mod tests {
             locks,
             healing: &healing,
             stuck_by_account: &by,
+            writes: None,
         };
         judge(t, &e, Utc::now(), ProtocolConfig::default().recovery_window).expect("stuck")
     }
@@ -495,7 +523,7 @@ pub(crate) mod tests {
         let t = stuck_txn("t1", "A", "B", json!({"amount": "ten"}));
         let c = judged(&t, &[lock("A", "t1", Some(5), false)], STALLED, &[]);
         assert!(
-            matches!(&c, Cause::Refused(ProcedureRefusal::Malformed(p)) if !p.is_empty()),
+            matches!(&c, Cause::Refused(Refusal::Procedure(ProcedureRefusal::Malformed(p))) if !p.is_empty()),
             "{c:?}"
         );
         assert_eq!(
@@ -505,6 +533,22 @@ pub(crate) mod tests {
         let t = stuck_txn("t2", "A", "B", json!({"modification_time": null}));
         let c = judged(&t, &[], STALLED, &[]);
         assert_eq!(c, Cause::Unknown(UnknownCause::Undated));
+        // Mappings that would reject the protocol's writes refuse every one.
+        let refusal = WriteRefusal::BeforeFirstWrite(vec!["strict".into()]);
+        let by = BTreeMap::new();
+        let e = CauseEvidence {
+            locks: &[],
+            healing: &STALLED,
+            stuck_by_account: &by,
+            writes: Some(&refusal),
+        };
+        let c = judge(
+            &t,
+            &e,
+            Utc::now(),
+            ProtocolConfig::default().recovery_window,
+        );
+        assert_eq!(c, Some(Cause::Refused(Refusal::Writes(refusal))));
     }
 
     /// The application's state, then a hot account; a recent transaction
@@ -545,6 +589,7 @@ pub(crate) mod tests {
             locks: &[],
             healing: &STALLED,
             stuck_by_account: &by,
+            writes: None,
         };
         assert_eq!(
             judge(

@@ -11,8 +11,8 @@ pub mod healing;
 pub mod runbooks;
 
 pub use cause::{
-    stuck_by_account, Cause, CauseEvidence, CauseKind, DeadBy, Runbooks, SafeAct, UnknownCause,
-    HOT_ACCOUNT,
+    stuck_by_account, Cause, CauseEvidence, CauseKind, DeadBy, Refusal, Runbooks, SafeAct,
+    UnknownCause, HOT_ACCOUNT,
 };
 pub use evidence::{HealingSearch, OperatorMark};
 pub use healing::{
