@@ -157,7 +157,9 @@ fn every_count_and_exit_code_from_real_documents() {
 }
 
 /// The issue's done-when: `check -c 0` with one stuck transaction exits 2
-/// (0 alerts above 0), and the long output names it: id, state, age, route.
+/// (0 alerts above 0), and the long output names it: id, state, age, route
+/// and its cause (no lock, no hot account, the application not seen
+/// recovering: unknown, investigate).
 #[test]
 fn c_zero_with_one_stuck_transaction_is_critical_and_names_it() {
     let w = World::new();
@@ -171,10 +173,14 @@ fn c_zero_with_one_stuck_transaction_is_critical_and_names_it() {
         .stdout_has("ESTX CRITICAL - 1 stuck")
         .stdout_has("| stuck=1;0;0;0 ")
         .stdout_has("\nstuck transactions, oldest first (1 of 1):\nt-stuck pending 10m")
-        .stdout_has(" A -> B\n");
+        .stdout_has(
+            " A -> B - cause: unknown (no lock, no hot account, and the application is \
+             not seen recovering): safe act: investigate\n",
+        );
     let j = w.run(&["check", "--format", "json", "-c", "stuck=0"]);
     j.code(2);
     assert_eq!(j.json()["stuck"][0]["id"], "t-stuck", "{j}");
+    assert_eq!(j.json()["stuck"][0]["cause"]["cause"], "unknown", "{j}");
     assert_eq!(j.json()["metrics"][0]["crit"], "0", "{j}");
     // --top 0: the status line only.
     let short = w.run(&["check", "-c", "0", "--top", "0"]);

@@ -133,11 +133,15 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let table = a.format() == ListFormat::Table;
     let mut machine = (!table).then(|| MachineWriter::new(a.format(), format_timestamp(now)));
     // JSON rows carry each stuck transaction's cause, judged on one reading
-    // of the locks and the healing verdict.
+    // of the locks and the healing verdict; rows are listed without causes
+    // (said on stderr) when those cannot be read.
     let causes = match a.format() {
         ListFormat::Json | ListFormat::Ndjson => match p.cause_reading().await {
             Ok((_, r)) => Some(r),
-            Err(e) => return fail(&e),
+            Err(e) => {
+                err(format_args!("causes not judged: {e}"));
+                None
+            }
         },
         _ => None,
     };
