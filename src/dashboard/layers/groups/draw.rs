@@ -205,10 +205,15 @@ fn cause_lines(cx: &DrawCx, g: &Group, width: usize) -> Vec<Item> {
 /// Width of a group's cause and safe act (`application recovering · wait`).
 const CAUSE_W: usize = 36;
 
+/// The narrowest a group's label gets before its bar gives way.
+const LABEL_MIN: usize = 20;
+
 fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) -> Line<'static> {
-    let bar = (g.count as usize * BAR).div_ceil(widest.max(1) as usize);
     let cause_w = if g.cause.is_some() { CAUSE_W + 1 } else { 0 };
-    let label_w = width.saturating_sub(BAR + 12 + cause_w).max(8);
+    // On a narrow screen the bar gives way first, then the label.
+    let bar_w = width.saturating_sub(12 + cause_w + LABEL_MIN).clamp(4, BAR);
+    let bar = (g.count as usize * bar_w).div_ceil(widest.max(1) as usize);
+    let label_w = width.saturating_sub(bar_w + 12 + cause_w).max(8);
     // A process or account id keeps its distinguishing tail.
     let label = short_id(&g.label, label_w);
     let mut style = Style::new();
@@ -222,7 +227,7 @@ fn group_line(th: &Theme, g: &Group, selected: bool, widest: u64, width: usize) 
         Span::styled("█".repeat(bar), Style::new().fg(th.warn)),
     ];
     if let Some(c) = &g.cause {
-        spans.push(Span::raw(" ".repeat(BAR.saturating_sub(bar))));
+        spans.push(Span::raw(" ".repeat(bar_w.saturating_sub(bar))));
         let act = c.safe_act();
         let colour = match act {
             SafeAct::Recover | SafeAct::ReleaseLock => th.warn,
