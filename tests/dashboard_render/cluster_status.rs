@@ -104,6 +104,8 @@ fn missing_indices() {
         healing: Default::default(),
         healing_evidence: Default::default(),
         acks: Default::default(),
+        live_jobs: Default::default(),
+        others_acts: Vec::new(),
         read: Default::default(),
     });
     let s = screen(&a, 100, 30);

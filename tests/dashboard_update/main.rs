@@ -63,6 +63,8 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         healing: Default::default(),
         healing_evidence: Default::default(),
         acks: Default::default(),
+        live_jobs: Default::default(),
+        others_acts: Vec::new(),
         read: Default::default(),
     }
 }
