@@ -90,6 +90,9 @@ pub struct PollState {
     /// What the healing verdict remembers of the polls before the last
     /// (the oldest stuck, the last recovery seen).
     pub healing_memory: Option<Previous>,
+    /// What the dashboard remembers of the other operators: its own
+    /// records, the others' acts logged ([`super::others`]).
+    pub others: super::others::Others,
 }
 
 /// What is selected, in one place: the transaction, account and lock
@@ -277,6 +280,7 @@ impl App {
                 paused: false,
                 interval,
                 healing_memory: None,
+                others: Default::default(),
             },
             focus: Pane::Transactions,
             selection: Selection::default(),

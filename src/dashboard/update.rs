@@ -122,6 +122,9 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::ActionDone(outcome) => {
+            if let Some(r) = &outcome.record {
+                app.poll.others.own(r);
+            }
             app.reads.history_asked = None;
             // A selection read by id is read again: the action changed it.
             app.reads.lookup_asked = None;
@@ -177,6 +180,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::BulkStarted { run, left_file } => {
+            app.poll.others.own(&run);
             super::bulk::started(app, run, left_file);
             vec![]
         }
@@ -207,6 +211,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             total,
             left_file,
         } => {
+            app.poll.others.own(&run);
             super::bulk::resumed(app, &run, total, left_file);
             vec![]
         }
@@ -302,6 +307,7 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     // changed (an act, by anyone, moves it) or their last read is old.
     let before = app.selected_version();
     app.poll.retired = app.snapshot.replace(*snapshot);
+    super::others::log_acts(app);
     if app.selected_version() != before || app.history_is_old() {
         app.reads.history_asked = None;
     }
