@@ -6,6 +6,7 @@
 //! is the same row flattened (`protocol::rows::CsvRow`: problems joined by
 //! `; `, absent values empty).
 
+use crate::protocol::jobs::HeldBy;
 use crate::protocol::rows::{CsvWriter, TransactionRow};
 use clap::ValueEnum;
 use serde::Serialize;
@@ -33,6 +34,33 @@ pub struct JsonRow<'a> {
     /// Every column of `list`.
     #[serde(flatten)]
     pub row: &'a TransactionRow,
+    /// The live job (another operator's, or another process's) working on
+    /// it: `null` when none (`protocol::jobs::LiveJobs`).
+    pub in_job: Option<InJob<'a>>,
+}
+
+/// A live job holding a row, as `list --json` says it.
+#[derive(Debug, Serialize)]
+pub struct InJob<'a> {
+    /// Who runs it.
+    pub operator: &'a str,
+    /// The job's id (`jobs`, `--resume`).
+    pub job: &'a str,
+    /// What it does.
+    pub action: crate::protocol::trail::ActionKind,
+    /// Seconds since its last heartbeat.
+    pub heartbeat_age_s: i64,
+}
+
+impl<'a> InJob<'a> {
+    fn of(h: &'a HeldBy) -> InJob<'a> {
+        InJob {
+            operator: &h.operator.user,
+            job: &h.job,
+            action: h.action,
+            heartbeat_age_s: h.heartbeat_age_s,
+        }
+    }
 }
 
 /// Stdout that ignores a closed pipe (`list --format csv | head`).
@@ -73,11 +101,12 @@ impl MachineWriter {
         }
     }
 
-    /// Writes one row.
-    pub fn row(&mut self, row: &TransactionRow) {
+    /// Writes one row (`in_job`: the live job holding it, if any).
+    pub fn row(&mut self, row: &TransactionRow, in_job: Option<&HeldBy>) {
         let j = JsonRow {
             as_of: &self.as_of,
             row,
+            in_job: in_job.map(InJob::of),
         };
         match self.format {
             ListFormat::Json => {
