@@ -4,9 +4,8 @@
 //! being searchable, logs alice's act as it lands, and refuses his own
 //! act on the job's row without force, saying whose job it is.
 
-use crate::common;
 use crate::screen::filter_to;
-use crate::tmux::{self, Tmux};
+use crate::tmux::Tmux;
 use crate::world::{quit, World};
 use estx::protocol::TxnState;
 use std::time::Instant;
