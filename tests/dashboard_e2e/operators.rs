@@ -2,7 +2,8 @@
 //! two dashboards (alice's and bob's) and one CLI job on the same rows.
 //! Bob's dashboard marks the job's row within a poll of the job's record
 //! being searchable, logs alice's act as it lands, and refuses his own
-//! act on the job's row without force, saying whose job it is.
+//! act on the job's row without force, saying whose job it is; forced,
+//! with a reason, it runs and its record names the job it overrode.
 
 use crate::screen::filter_to;
 use crate::tmux::Tmux;
@@ -19,7 +20,7 @@ fn select_first(tui: &Tmux, id: &str) {
     });
 }
 
-/// R on the selected `id`, confirmed with `y` and `reason`.
+/// R on the selected `id` (its plan shown), confirmed with `y` and `reason`.
 fn roll_back(tui: &Tmux, id: &str, reason: &str) {
     tui.keys(&["R"]);
     tui.wait_for_all(&[
@@ -71,10 +72,32 @@ fn two_dashboards_and_a_cli_job_see_each_other_and_a_colliding_act_is_refused() 
         |s| s.contains(&line),
     );
 
-    // Bob's rollback of the job's row: refused, naming the job; not run.
-    roll_back(&bob, &held.id, "INC-9 me too");
-    bob.wait_for_all(&["not run:", "is held by", "live recover job"]);
+    // Bob's rollback of the job's row: the dialog says whose job holds
+    // it and only the force key acts; `y` is refused, nothing written.
+    let title = format!("Roll back {}?", held.id);
+    bob.keys(&["R"]);
+    bob.wait_for_all(&[&title, "y is refused:", "is held by", "[ FORCE (!) ]"]);
+    bob.keys(&["y"]);
+    let refused = format!("Roll back {}: refused: `{}` is held by", held.id, held.id);
+    bob.wait_for(&format!("{refused:?} with the dialog open"), |s| {
+        s.contains(&refused) && s.contains(&title)
+    });
     assert_eq!(w.state(&held.id), Some(TxnState::Pending));
+    // Forced, with a reason: it runs, and its record names the job.
+    bob.keys(&["!"]);
+    bob.type_text("INC-9 the job is wedged");
+    bob.keys(&["Enter"]);
+    bob.wait_for_all(&[&format!("Roll back {}: completed", held.id)]);
+    let records = w.history(&held.id);
+    let forced = records
+        .iter()
+        .find(|r| r.action == estx::protocol::trail::ActionKind::Rollback)
+        .unwrap_or_else(|| panic!("the forced rollback's record: {records:?}"));
+    assert!(forced.forced, "{forced:?}");
+    assert!(
+        forced.overrode.len() == 1 && forced.overrode[0].starts_with(&job),
+        "{forced:?}"
+    );
     // Alice's own act is not logged back to her as someone else's.
     let screen = alice.wait_for_all(&[&format!("Roll back {}: completed", other.id)]);
     assert!(!screen.contains(&line), "{screen}");
