@@ -313,6 +313,13 @@ impl App {
         self.poll.retired = None;
     }
 
+    /// The live job of another operator (or another process) holding
+    /// `txn`, as the last poll saw it; none for this dashboard's own job
+    /// (the table's `@`, the detail's line).
+    pub fn held_by(&self, txn: &str) -> Option<&crate::protocol::jobs::HeldBy> {
+        self.poll.others.held_by(self.snapshot.as_ref(), txn)
+    }
+
     /// Adds a log line, dropping the oldest past [`LOG_CAPACITY`].
     pub fn push_log(&mut self, level: LogLevel, text: impl Into<String>) {
         self.log.push_back(LogEntry {

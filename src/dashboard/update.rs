@@ -307,7 +307,11 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     // changed (an act, by anyone, moves it) or their last read is old.
     let before = app.selected_version();
     app.poll.retired = app.snapshot.replace(*snapshot);
-    super::others::log_acts(app);
+    if let Some(s) = app.snapshot.as_ref() {
+        for line in app.poll.others.news(s) {
+            app.push_log(LogLevel::Info, line);
+        }
+    }
     if app.selected_version() != before || app.history_is_old() {
         app.reads.history_asked = None;
     }

@@ -6,7 +6,6 @@
 
 use super::*;
 use estx::dashboard::event::ActionOutcome;
-use estx::dashboard::others::held_by;
 use estx::protocol::jobs::{LiveJobs, SeenAct};
 use estx::protocol::trail::{ActOutcome, ActionKind, Operator, OperatorSource};
 
@@ -110,8 +109,8 @@ fn a_row_anothers_live_job_holds_is_marked_this_dashboards_own_job_not() {
         },
     );
     polled(&mut app, vec![], jobs);
-    let by = held_by(&app, "t-old").expect("alice's job holds t-old");
+    let by = app.held_by("t-old").expect("alice's job holds t-old");
     assert_eq!(by.job, "job-a");
-    assert!(held_by(&app, "t-mid").is_none(), "this dashboard's own job");
-    assert!(held_by(&app, "t-new").is_none());
+    assert!(app.held_by("t-mid").is_none(), "this dashboard's own job");
+    assert!(app.held_by("t-new").is_none());
 }

@@ -140,7 +140,7 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
                 .snapshot
                 .as_ref()
                 .is_some_and(|s| s.acks.get(&t.id).is_some());
-            let held = crate::dashboard::others::held_by(app, &t.id).is_some();
+            let held = app.held_by(&t.id).is_some();
             let signs: String = [(marked, '✓'), (acked, '~'), (held, '@')]
                 .iter()
                 .filter(|(on, _)| *on)
