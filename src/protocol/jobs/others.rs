@@ -213,9 +213,13 @@ pub fn live_jobs_search(now: DateTime<Utc>) -> Value {
 }
 
 /// The live jobs of `p`'s audit trail now, read whole (their parts too):
-/// what an act checks its transactions against. A trail no one can read
-/// (no audit index yet) has none.
+/// what an act checks its transactions against. A trail not there yet
+/// (no audit index, a file trail not written yet) has none.
 pub async fn live_jobs(p: &Protocol) -> Result<LiveJobs> {
+    if p.config().audit_file.as_ref().is_some_and(|f| !f.exists()) {
+        // A file trail not written yet holds no job.
+        return Ok(LiveJobs::default());
+    }
     let records = match trail::unfinished_jobs(p).await {
         Ok(r) => r,
         Err(crate::error::Error::IndexMissing(_)) => return Ok(LiveJobs::default()),
