@@ -71,7 +71,7 @@ pub(super) async fn procedure_preview(
 /// ([`ActRefusal::HeldByJob`], which the run checks again before its
 /// record is written), so the dialog offers the force key and says whose
 /// job it is before anything runs. The running jobs unreadable: no such
-/// refusal here (the run asks again).
+/// refusal ([`crate::protocol::jobs::live_jobs_for_act`]).
 pub(super) async fn confirmable_preview(
     p: &Protocol,
     procedure: Procedure,
@@ -80,9 +80,7 @@ pub(super) async fn confirmable_preview(
     let mut plan = procedure_preview(p, procedure, id).await?;
     if let ProcedurePlan::Judged(t) = &mut plan {
         if t.refusal.is_none() {
-            let live = crate::protocol::jobs::live_jobs(p)
-                .await
-                .unwrap_or_default();
+            let live = crate::protocol::jobs::live_jobs_for_act(p).await;
             t.refusal = live.holding(id).map(|by| ActRefusal::HeldByJob {
                 txn: id.to_string(),
                 by: by.clone(),

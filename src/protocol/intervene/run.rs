@@ -240,9 +240,7 @@ async fn not_held<A: Act>(
     if txns.is_empty() {
         return Ok(Vec::new());
     }
-    let live = crate::protocol::jobs::live_jobs(p)
-        .await
-        .map_err(NotStarted::Plan)?;
+    let live = crate::protocol::jobs::live_jobs_for_act(p).await;
     let mut overrode: Vec<String> = Vec::new();
     for txn in &txns {
         let Some(by) = live.holding(txn) else {

@@ -641,7 +641,7 @@ impl Protocol {
             }
         }
         if !sel.include_held && !selected.transactions.is_empty() {
-            let held = crate::protocol::jobs::live_jobs(self).await?;
+            let held = crate::protocol::jobs::live_jobs_for_act(self).await;
             selected.transactions.retain(|t| match held.holding(&t.id) {
                 Some(by) => {
                     selected.left_out.push(LeftOut::refused(
