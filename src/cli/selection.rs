@@ -144,6 +144,7 @@ impl SelectionArgs {
             older_than: self.older_than,
             ids,
             include_acked: self.include_acked,
+            include_held: false,
         })
     }
 }

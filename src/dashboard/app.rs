@@ -90,6 +90,9 @@ pub struct PollState {
     /// What the healing verdict remembers of the polls before the last
     /// (the oldest stuck, the last recovery seen).
     pub healing_memory: Option<Previous>,
+    /// What the dashboard remembers of the other operators: its own
+    /// records, the others' acts logged ([`super::others`]).
+    pub others: super::others::Others,
 }
 
 /// What is selected, in one place: the transaction, account and lock
@@ -277,6 +280,7 @@ impl App {
                 paused: false,
                 interval,
                 healing_memory: None,
+                others: Default::default(),
             },
             focus: Pane::Transactions,
             selection: Selection::default(),
@@ -307,6 +311,13 @@ impl App {
     /// after drawing, so the frame does not wait for it.
     pub fn free_retired(&mut self) {
         self.poll.retired = None;
+    }
+
+    /// The live job of another operator (or another process) holding
+    /// `txn`, as the last poll saw it; none for this dashboard's own job
+    /// (the table's `@`, the detail's line).
+    pub fn held_by(&self, txn: &str) -> Option<&crate::protocol::jobs::HeldBy> {
+        self.poll.others.held_by(self.snapshot.as_ref(), txn)
     }
 
     /// Adds a log line, dropping the oldest past [`LOG_CAPACITY`].

@@ -278,6 +278,9 @@ pub struct ActionOutcome {
     /// Its receipts verified (`None`: it did not run), for the log's line
     /// after it.
     pub receipts: Option<Verification>,
+    /// Its audit record's id (`None`: it did not run): the dashboard's
+    /// own, which the others' acts it logs leave out.
+    pub record: Option<String>,
 }
 
 /// Everything that can wake the UI loop.

@@ -23,6 +23,7 @@ pub mod load;
 pub mod log;
 pub mod look;
 pub mod mouse;
+pub mod others;
 pub mod panes;
 pub mod poller;
 pub mod progress;

@@ -268,8 +268,8 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
         let proto = proto.with_observer(Arc::new(move |r: &StepReport| {
             let _ = step_events.send(Event::Step(r.clone()));
         }));
-        let (summary, ok, receipts) = match changed_since_dialog(&proto, &run).await {
-            Some(why) => (why, false, None),
+        let (summary, ok, receipts, record) = match changed_since_dialog(&proto, &run).await {
+            Some(why) => (why, false, None, None),
             None => execute(&proto, &run).await,
         };
         let _ = events.send(Event::ActionDone(ActionOutcome {
@@ -277,6 +277,7 @@ pub fn spawn_action(proto: Protocol, run: Run, events: UnboundedSender<Event>) {
             summary,
             ok,
             receipts,
+            record,
         }));
     });
 }
@@ -332,13 +333,17 @@ async fn open_trail(proto: &Protocol) -> Result<(), NoPlan> {
 /// Runs a confirmed act through [`Intervention::run_any`] (which records it):
 /// its sentence for the log (with the audit record), whether it did what
 /// was asked and was recorded, and its receipts verified (if it ran).
-async fn execute(proto: &Protocol, run: &Run) -> (String, bool, Option<Verification>) {
+async fn execute(
+    proto: &Protocol,
+    run: &Run,
+) -> (String, bool, Option<Verification>, Option<String>) {
     match run.intervention.clone().run_any(proto).await {
         Ok(done) => {
             let ok = done.ok() && done.record_error.is_none();
-            (done.to_string(), ok, Some(done.receipts))
+            let record = Some(done.record.0.clone());
+            (done.to_string(), ok, Some(done.receipts), record)
         }
-        Err(n) => (format!("not run: {n}"), false, None),
+        Err(n) => (format!("not run: {n}"), false, None, None),
     }
 }
 

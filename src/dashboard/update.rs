@@ -122,6 +122,9 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::ActionDone(outcome) => {
+            if let Some(r) = &outcome.record {
+                app.poll.others.own(r);
+            }
             app.reads.history_asked = None;
             // A selection read by id is read again: the action changed it.
             app.reads.lookup_asked = None;
@@ -182,6 +185,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             vec![]
         }
         Event::BulkStarted { run, left_file } => {
+            app.poll.others.own(&run);
             super::bulk::started(app, run, left_file);
             vec![]
         }
@@ -212,6 +216,7 @@ fn on_task_event(app: &mut App, event: Event) -> Vec<IoRequest> {
             total,
             left_file,
         } => {
+            app.poll.others.own(&run);
             super::bulk::resumed(app, &run, total, left_file);
             vec![]
         }
@@ -307,6 +312,11 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     // changed (an act, by anyone, moves it) or their last read is old.
     let before = app.selected_version();
     app.poll.retired = app.snapshot.replace(*snapshot);
+    if let Some(s) = app.snapshot.as_ref() {
+        for line in app.poll.others.news(s) {
+            app.push_log(LogLevel::Info, line);
+        }
+    }
     if app.selected_version() != before || app.history_is_old() {
         app.reads.history_asked = None;
     }

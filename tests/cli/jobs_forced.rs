@@ -12,8 +12,17 @@ use estx::protocol::trail::{ActionKind, Interface, RecordDraft, Trail};
 /// `proto`'s trail, as a job starting now does (its first heartbeat in it,
 /// ten seconds its period): a job that is live. Returns its id.
 fn live_job(w: &World, proto: &Protocol, n: usize) -> String {
+    let ids: Vec<String> = (0..n).map(|i| format!("job-{i}")).collect();
+    live_job_on(w, proto, ids)
+}
+
+/// [`live_job`] of the transactions `ids`, through the world's protocol.
+pub fn live_job_of(w: &World, ids: &[&str]) -> String {
+    live_job_on(w, &w.proto, ids.iter().map(|i| i.to_string()).collect())
+}
+
+fn live_job_on(w: &World, proto: &Protocol, ids: Vec<String>) -> String {
     let trail = w.block(Trail::open(proto)).unwrap();
-    let ids = (0..n).map(|i| format!("job-{i}")).collect();
     let mut draft = RecordDraft::new(ActionKind::Recover, ids, Interface::Cli);
     draft.bulk = true;
     draft.reason = Some("the first run's reason".into());

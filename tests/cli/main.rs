@@ -435,6 +435,7 @@ mod jobs_forced;
 mod jobs_list;
 mod locks;
 mod no_locks;
+mod operators;
 mod packaging;
 mod plan_files;
 mod procedures;

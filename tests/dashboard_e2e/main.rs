@@ -32,6 +32,7 @@ mod groups;
 mod jobs;
 mod looking;
 mod looks;
+mod operators;
 mod pause;
 mod production;
 mod reverse;

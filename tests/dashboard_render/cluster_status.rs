@@ -105,6 +105,8 @@ fn missing_indices() {
         healing_evidence: Default::default(),
         acks: Default::default(),
         writes_refused: None,
+        live_jobs: Default::default(),
+        others_acts: Vec::new(),
         read: Default::default(),
     });
     let s = screen(&a, 100, 30);

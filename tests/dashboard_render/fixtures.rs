@@ -227,6 +227,8 @@ pub(crate) fn snapshot() -> Snapshot {
         healing_evidence: Default::default(),
         acks: Default::default(),
         writes_refused: None,
+        live_jobs: Default::default(),
+        others_acts: Vec::new(),
         read: Default::default(),
     }
 }
@@ -434,6 +436,7 @@ pub(crate) fn job(
         alive_every_ms: beat.map(|_| 10_000),
         resumed: vec![],
         clock: None,
+        overrode: vec![],
         tool_version: "0".into(),
         profile: Some("prod-eu".into()),
         production: true,

@@ -302,6 +302,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
         alive_every_ms: None,
         resumed: vec![],
         clock: None,
+        overrode: vec![],
         tool_version: "0".into(),
         profile: None,
         production: false,

@@ -67,6 +67,7 @@ fn k_acknowledges_the_selection_for_the_duration_its_reason_starts_with_then_tak
             summary: "1 acknowledged".into(),
             ok: true,
             receipts: None,
+            record: None,
         }),
     );
     // The next poll shows it acknowledged: K offers to take it back.

@@ -43,6 +43,7 @@ pub(crate) fn job(id: &str) -> Record {
         alive_every_ms: Some(10_000),
         resumed: vec![],
         clock: None,
+        overrode: vec![],
         tool_version: "0".into(),
         profile: None,
         production: false,

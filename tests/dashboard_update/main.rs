@@ -64,6 +64,8 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         healing_evidence: Default::default(),
         acks: Default::default(),
         writes_refused: None,
+        live_jobs: Default::default(),
+        others_acts: Vec::new(),
         read: Default::default(),
     }
 }
@@ -278,6 +280,7 @@ fn confirming_a_loaded_dialog_runs_the_action_then_polls() {
         summary: "completed".into(),
         ok: true,
         receipts: None,
+        record: None,
     };
     assert_eq!(
         update(&mut app, Event::ActionDone(done)),
@@ -656,6 +659,7 @@ fn the_log_says_whether_the_run_matched_the_preview() {
             summary: "completed".into(),
             ok: true,
             receipts: None,
+            record: None,
         }),
     );
     let last = &app.log.back().unwrap().text;
@@ -674,6 +678,7 @@ fn the_log_says_after_each_act_what_its_receipts_prove() {
             summary: "rolled back · audit record r-9".into(),
             ok: true,
             receipts,
+            record: None,
         })
     };
     let texts = |on: &App| -> Vec<(LogLevel, String)> {
@@ -1069,6 +1074,7 @@ mod healing;
 mod jobs;
 mod marks;
 mod navigation;
+mod operators;
 mod overlays;
 mod paging;
 mod production;

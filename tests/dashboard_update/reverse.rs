@@ -235,6 +235,7 @@ fn confirming_needs_a_reason_and_the_run_is_compared_with_the_preview() {
             summary: "reversed by t-f-reversal (B -> A, amount 100)".into(),
             ok: true,
             receipts: None,
+            record: None,
         }),
     );
     let log: Vec<&str> = app.log.iter().map(|e| e.text.as_str()).collect();

@@ -152,13 +152,17 @@ async fn a_bulk_rollback_crashed_part_way_leaves_protocol_states_then_recovery_f
     assert_eq!(h[0].status, RecordStatus::Running);
     assert!(h[0].bulk);
 
-    // Recovering the same selection, in batches, finishes every one.
+    // Recovering the same selection, in batches, finishes every one. The
+    // crashed run's heartbeat is not silent yet (its process died a moment
+    // ago): its transactions read as held by a live job, which the
+    // operator overrides, as `--force` does.
     fx.refresh().await;
     let stuck = fx
         .proto
         .select(
             &Selection {
                 ids: Some(ids.clone()),
+                include_held: true,
                 ..Selection::default()
             },
             false,

@@ -26,6 +26,7 @@ mod lost_responses;
 mod malformed;
 mod mapped_times;
 mod mapped_values;
+mod operators;
 mod plan_files;
 mod poll_requests;
 mod procedures;

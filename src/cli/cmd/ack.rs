@@ -78,6 +78,7 @@ impl Target {
             older_than: self.older_than,
             ids: given.then_some(ids),
             include_acked: true,
+            include_held: true,
         };
         Ok((selection, source))
     }

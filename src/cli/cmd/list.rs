@@ -6,6 +6,7 @@
 use crate::cli::output::list::{ListFormat, MachineWriter};
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::values;
+use crate::protocol::jobs::{live_jobs, LiveJobs};
 use crate::protocol::read::ListScope;
 use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::parse_duration;
@@ -145,6 +146,18 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         },
         _ => None,
     };
+    // The rows live jobs hold (`in_job`), read once; unreadable: said, and
+    // every row's `in_job` is null.
+    let held = if table {
+        LiveJobs::default()
+    } else {
+        live_jobs(&p).await.unwrap_or_else(|e| {
+            err(format_args!(
+                "the running jobs could not be read ({e}): in_job is null"
+            ));
+            LiveJobs::default()
+        })
+    };
     let result = p
         .list_scope(&scope, a.older_than, a.allow_partial, |page| {
             for t in &page {
@@ -155,7 +168,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
                         .as_ref()
                         .and_then(|r| r.cause_of(t, now, c.recovery_window))
                         .map(|cause| cause.json(now, &c.runbooks));
-                    w.row(&row, cause);
+                    w.row(&row, cause, held.holding(&row.id));
                 } else {
                     if first {
                         out(format_args!(

@@ -6,6 +6,7 @@
 //! is the same row flattened (`protocol::rows::CsvRow`: problems joined by
 //! `; `, absent values empty).
 
+use crate::protocol::jobs::HeldBy;
 use crate::protocol::rows::{CsvWriter, TransactionRow};
 use clap::ValueEnum;
 use serde::Serialize;
@@ -38,6 +39,33 @@ pub struct JsonRow<'a> {
     /// when it is not stuck.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cause: Option<serde_json::Value>,
+    /// The live job (another operator's, or another process's) working on
+    /// it: `null` when none (`protocol::jobs::LiveJobs`).
+    pub in_job: Option<InJob<'a>>,
+}
+
+/// A live job holding a row, as `list --json` says it.
+#[derive(Debug, Serialize)]
+pub struct InJob<'a> {
+    /// Who runs it.
+    pub operator: &'a str,
+    /// The job's id (`jobs`, `--resume`).
+    pub job: &'a str,
+    /// What it does.
+    pub action: crate::protocol::trail::ActionKind,
+    /// Seconds since its last heartbeat.
+    pub heartbeat_age_s: i64,
+}
+
+impl<'a> InJob<'a> {
+    fn of(h: &'a HeldBy) -> InJob<'a> {
+        InJob {
+            operator: &h.operator.user,
+            job: &h.job,
+            action: h.action,
+            heartbeat_age_s: h.heartbeat_age_s,
+        }
+    }
 }
 
 /// Stdout that ignores a closed pipe (`list --format csv | head`).
@@ -78,12 +106,19 @@ impl MachineWriter {
         }
     }
 
-    /// Writes one row (with its cause, when stuck, in JSON and NDJSON).
-    pub fn row(&mut self, row: &TransactionRow, cause: Option<serde_json::Value>) {
+    /// Writes one row: its cause when stuck, and `in_job` (the live job
+    /// holding it, if any).
+    pub fn row(
+        &mut self,
+        row: &TransactionRow,
+        cause: Option<serde_json::Value>,
+        in_job: Option<&HeldBy>,
+    ) {
         let j = JsonRow {
             as_of: &self.as_of,
             row,
             cause,
+            in_job: in_job.map(InJob::of),
         };
         match self.format {
             ListFormat::Json => {

@@ -132,6 +132,12 @@ pub trait Act: fmt::Debug + Clone + Send + Sync + Sized + 'static {
         true
     }
 
+    /// Told whether the operator forces it: a bulk act's selection then
+    /// takes the transactions other live jobs hold (its record says it
+    /// overrode them), else leaves them out, named. Other acts are judged
+    /// on their one transaction by the run ([`super::start`]).
+    fn forced(&mut self, _forced: bool) {}
+
     /// Previews it from the documents as they are now. A target that
     /// cannot be read gives a plan without steps (the run then says why it
     /// cannot act); only a bulk act's selection fails here.
@@ -217,7 +223,8 @@ pub struct Intervention<A> {
 
 impl<A: Act> Intervention<A> {
     /// `act` with `choices`.
-    pub fn new(act: A, choices: Choices) -> Intervention<A> {
+    pub fn new(mut act: A, choices: Choices) -> Intervention<A> {
+        act.forced(choices.force);
         Intervention { act, choices }
     }
 

@@ -66,6 +66,30 @@ pub(super) async fn procedure_preview(
     })
 }
 
+/// [`procedure_preview`] for an operator to confirm: when nothing else
+/// refuses it, the refusal of another live job holding `id`
+/// ([`ActRefusal::HeldByJob`], which the run checks again before its
+/// record is written), so the dialog offers the force key and says whose
+/// job it is before anything runs. The running jobs unreadable: no such
+/// refusal ([`crate::protocol::jobs::live_jobs_for_act`]).
+pub(super) async fn confirmable_preview(
+    p: &Protocol,
+    procedure: Procedure,
+    id: &str,
+) -> Result<ProcedurePlan> {
+    let mut plan = procedure_preview(p, procedure, id).await?;
+    if let ProcedurePlan::Judged(t) = &mut plan {
+        if t.refusal.is_none() {
+            let live = crate::protocol::jobs::live_jobs_for_act(p).await;
+            t.refusal = live.holding(id).map(|by| ActRefusal::HeldByJob {
+                txn: id.to_string(),
+                by: by.clone(),
+            });
+        }
+    }
+    Ok(plan)
+}
+
 /// A rollback or recovery of `id`, planned from its documents; a read
 /// that fails gives a plan without steps ([`Intervention::plan`]).
 pub(super) async fn procedure_plan(p: &Protocol, procedure: Procedure, id: &str) -> ProcedurePlan {

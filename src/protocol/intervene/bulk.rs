@@ -86,6 +86,10 @@ impl Act for BulkAct {
         true
     }
 
+    fn forced(&mut self, forced: bool) {
+        self.selection.include_held = forced;
+    }
+
     async fn plan(&self, p: &Protocol) -> Result<SelectionPlan> {
         self.selection_plan(p).await
     }

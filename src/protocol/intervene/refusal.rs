@@ -7,7 +7,7 @@
 //! the command line prints after `refused: ` and the dashboard's dialog and
 //! log show, instead of sentences passed around and guessed back.
 
-use crate::protocol::jobs::JobLife;
+use crate::protocol::jobs::{HeldBy, JobLife};
 use crate::protocol::locks::LockView;
 use crate::protocol::reverse::ReverseRefusal;
 use crate::protocol::steps::ProcedureRefusal;
@@ -66,6 +66,15 @@ pub enum ActRefusal {
         run: String,
         /// What its record says of its process.
         life: JobLife,
+    },
+    /// The transaction is held by another live job (another operator's,
+    /// or another process's): acting on it unforced would collide with
+    /// that job's writes and confuse the records.
+    HeldByJob {
+        /// The transaction.
+        txn: String,
+        /// The job holding it: whose, which, how fresh.
+        by: HeldBy,
     },
 }
 
@@ -193,6 +202,10 @@ impl ActRefusal {
                      {force} with a reason if you know its process is gone"
                 )
             }
+            ActRefusal::HeldByJob { txn, by } => format!(
+                "`{txn}` is held by {by}: wait for it to end, or {force} with a reason to act \
+                 over it (the record says so)"
+            ),
             other => other.to_string(),
         }
     }

@@ -64,6 +64,8 @@ pub(super) async fn open_trail(p: &Protocol) -> Result<Trail, NotStarted> {
 /// Checks the reason, opens the trail (refusing when the audit index is
 /// missing), plans `i` and writes its unfinished record.
 pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A>, NotStarted> {
+    let mut i = i;
+    i.act.forced(i.choices.force);
     if let Some(r) = i.missing_reason() {
         return Err(NotStarted::Refused(r));
     }
@@ -71,7 +73,9 @@ pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A
     approved(p, &i, trail.operator())?;
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
     guarded(p, &i, &plan)?;
+    let overrode = not_held(p, &i, &plan).await?;
     let mut draft = draft(&plan, &i);
+    draft.overrode = overrode;
     draft.profile = p.config().profile.clone();
     draft.production = p.config().production;
     draft.approval = i.choices.plan.as_ref().map(|f| Approval {
@@ -216,6 +220,44 @@ pub(super) fn approved<A: Act>(
         }
         Some(_) => Ok(()),
     }
+}
+
+/// Refuses an act that updates transactions on one another live job holds
+/// (another operator's, or another process's: `jobs::LiveJobs`, its
+/// running records read by search), saying whose job it is, unless forced
+/// with a reason (checked before: [`Intervention::missing_reason`]); says
+/// which jobs a forced act overrode (`JOB (USER)`), for its record. A bulk
+/// act's selection left those out already unless forced.
+async fn not_held<A: Act>(
+    p: &Protocol,
+    i: &Intervention<A>,
+    plan: &A::Plan,
+) -> Result<Vec<String>, NotStarted> {
+    if !i.act.updates_documents() {
+        return Ok(Vec::new());
+    }
+    let txns = plan.transactions();
+    if txns.is_empty() {
+        return Ok(Vec::new());
+    }
+    let live = crate::protocol::jobs::live_jobs_for_act(p).await;
+    let mut overrode: Vec<String> = Vec::new();
+    for txn in &txns {
+        let Some(by) = live.holding(txn) else {
+            continue;
+        };
+        if !i.choices.force {
+            return Err(NotStarted::Refused(ActRefusal::HeldByJob {
+                txn: txn.clone(),
+                by: by.clone(),
+            }));
+        }
+        let named = format!("{} ({})", by.job, by.operator.user);
+        if !overrode.contains(&named) {
+            overrode.push(named);
+        }
+    }
+    Ok(overrode)
 }
 
 /// Refuses a bulk or forced act on a production profile that was not

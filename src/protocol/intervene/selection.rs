@@ -30,6 +30,10 @@ pub struct Selection {
     /// left out, each named with who acknowledged it and until when
     /// ([`crate::protocol::acks`]).
     pub include_acked: bool,
+    /// Transactions another live job holds too (a forced act, which its
+    /// record says it overrode); else they are left out, each named with
+    /// the job holding it ([`crate::protocol::jobs::LiveJobs`]).
+    pub include_held: bool,
 }
 
 /// A transaction a selection named but that will not be acted on.

@@ -43,7 +43,18 @@ pub enum JobLife {
 
 /// The life of `record` at `now` (the cluster's time): see [`JobLife`].
 pub fn job_life(record: &Record, now: DateTime<Utc>) -> JobLife {
-    let (Some(at), Some(every)) = (record.alive_at, record.alive_every_ms) else {
+    life_at(record.alive_at, record.alive_every_ms, now)
+}
+
+/// The life at `now` of a record whose last heartbeat was `alive_at`,
+/// promised every `alive_every_ms` (what [`job_life`] reads of a whole
+/// record, for a reader of its head alone).
+pub(super) fn life_at(
+    alive_at: Option<DateTime<Utc>>,
+    alive_every_ms: Option<u64>,
+    now: DateTime<Utc>,
+) -> JobLife {
+    let (Some(at), Some(every)) = (alive_at, alive_every_ms) else {
         return JobLife::Unknown;
     };
     let since = (now - at).max(chrono::Duration::zero());
@@ -144,6 +155,7 @@ mod tests {
             alive_every_ms: every_ms,
             resumed: vec![],
             clock: None,
+            overrode: vec![],
             tool_version: TOOL_VERSION.into(),
         }
     }

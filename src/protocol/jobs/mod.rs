@@ -13,6 +13,8 @@
 //!   resumed (only when presumed dead, unless forced);
 //! - [`list_jobs`]: the jobs of the audit trail, each with its life and
 //!   how far it got (`estx-tui jobs`);
+//! - [`LiveJobs`], [`SeenAct`]: what other operators' live jobs hold and
+//!   what their acts did lately (several operators at once);
 //! - [`OwnWrites`]: the transactions a job last wrote itself, on its
 //!   record's evidence, which its way back does not refuse as recent;
 //! - [`wait_unless`]: a wait that ends early when the job is stopped, so
@@ -26,6 +28,7 @@ mod alive;
 mod checkpoint;
 mod life;
 mod listing;
+mod others;
 mod own;
 mod pace;
 mod progress;
@@ -36,6 +39,10 @@ pub use alive::keep_alive;
 pub use checkpoint::{Checkpoints, Ended, MIN_TRANSACTIONS};
 pub use life::{job_life, JobLife, SILENT_PERIODS};
 pub use listing::{list_jobs, Job, JobState, SoFar};
+pub use others::{
+    live_jobs, live_jobs_for_act, live_jobs_search, recent_acts_search, seen_acts, HeldBy,
+    LiveJobs, SeenAct,
+};
 pub use own::OwnWrites;
 pub use pace::{Pace, PaceStats};
 pub use progress::{Progress, ProgressView};

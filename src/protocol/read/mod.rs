@@ -617,7 +617,10 @@ impl Protocol {
     /// the filters do not match), then, unless `sel.include_acked`, the
     /// acknowledged ones left out, each named with who acknowledged it and
     /// until when (their acks read by id: realtime, so an ack written a
-    /// moment ago counts).
+    /// moment ago counts), and unless `sel.include_held` those another
+    /// live job holds, each named with the job (its whose, id and
+    /// heartbeat; the running records read by search, so as fresh as the
+    /// audit index's refresh).
     pub async fn select(&self, sel: &Selection, allow_partial: bool) -> Result<Selected> {
         let mut selected = self.select_all(sel, allow_partial).await?;
         if !sel.include_acked {
@@ -636,6 +639,19 @@ impl Protocol {
                     None => true,
                 });
             }
+        }
+        if !sel.include_held && !selected.transactions.is_empty() {
+            let held = crate::protocol::jobs::live_jobs_for_act(self).await;
+            selected.transactions.retain(|t| match held.holding(&t.id) {
+                Some(by) => {
+                    selected.left_out.push(LeftOut::refused(
+                        t.id.clone(),
+                        format!("held by {by} (--force with a reason takes it)"),
+                    ));
+                    false
+                }
+                None => true,
+            });
         }
         Ok(selected)
     }

@@ -116,6 +116,12 @@ pub struct Snapshot {
     /// protocol's writes (judged on discovery, no request): every stuck
     /// transaction's cause is then refused.
     pub writes_refused: Option<crate::error::WriteRefusal>,
+    /// The jobs running with a fresh heartbeat (any operator's, this one's
+    /// too) and the transactions they hold: the table marks those rows.
+    pub live_jobs: crate::protocol::jobs::LiveJobs,
+    /// The acts finished in the last minutes (any operator's), oldest
+    /// first: the dashboard logs those that are not its own, once.
+    pub others_acts: Vec<crate::protocol::jobs::SeenAct>,
     /// Completeness, totals behind caps, freshness, warnings.
     pub read: ReadStatus,
 }

@@ -177,6 +177,7 @@ impl Trail {
             alive_every_ms: i.bulk.then(|| self.heartbeat_ms()),
             resumed: Vec::new(),
             clock: self.file.as_ref().map(|_| self.clock()),
+            overrode: i.overrode.clone(),
             tool_version: TOOL_VERSION.into(),
         };
         let parts = record.parts;

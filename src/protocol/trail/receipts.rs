@@ -488,6 +488,7 @@ mod tests {
             alive_every_ms: None,
             resumed: vec![],
             clock: None,
+            overrode: vec![],
             tool_version: "t".into(),
         }
     }

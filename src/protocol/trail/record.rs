@@ -134,6 +134,9 @@ pub struct RecordDraft {
     pub production: bool,
     /// The plan file it ran (`apply`): its hash, who planned and who approved it.
     pub approval: Option<Approval>,
+    /// The live jobs of other operators it acted over (forced, on
+    /// transactions they held): `JOB (USER)` each.
+    pub overrode: Vec<String>,
 }
 
 /// What a record of `estx-tui apply` says of the plan file it ran: the
@@ -170,6 +173,7 @@ impl RecordDraft {
             profile: None,
             production: false,
             approval: None,
+            overrode: Vec::new(),
         }
     }
 
@@ -389,6 +393,12 @@ pub struct Record {
     /// index is always in the cluster's time, as estimated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<TimesFrom>,
+    /// The live jobs of other operators it was forced over, on
+    /// transactions they held (`JOB (USER)` each;
+    /// `intervene::ActRefusal::HeldByJob`). Records written before
+    /// operators saw each other's jobs have none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrode: Vec<String>,
     /// The estx-tui version that intervened.
     pub tool_version: String,
 }

@@ -126,6 +126,12 @@ pub fn lines(app: &App, d: &DetailView) -> Vec<Line<'static>> {
     if let Some(ack) = app.snapshot.as_ref().and_then(|s| s.acks.get(&t.id)) {
         out.push(Line::styled(format!("~ {ack}"), Style::new().fg(th.good)));
     }
+    if let Some(by) = app.held_by(&t.id) {
+        out.push(Line::styled(
+            format!("@ held by {by}: acting on it needs force and a reason"),
+            Style::new().fg(th.warn),
+        ));
+    }
     for p in &t.problems {
         out.push(Line::styled(format!("? {p}"), Style::new().fg(th.odd)));
     }

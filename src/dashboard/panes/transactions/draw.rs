@@ -140,11 +140,16 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
                 .snapshot
                 .as_ref()
                 .is_some_and(|s| s.acks.get(&t.id).is_some());
-            let id = match (marked, acked) {
-                (true, true) => format!("✓~ {}", t.id),
-                (true, false) => format!("✓ {}", t.id),
-                (false, true) => format!("~ {}", t.id),
-                (false, false) => t.id.clone(),
+            let held = app.held_by(&t.id).is_some();
+            let signs: String = [(marked, '✓'), (acked, '~'), (held, '@')]
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, c)| *c)
+                .collect();
+            let id = if signs.is_empty() {
+                t.id.clone()
+            } else {
+                format!("{signs} {}", t.id)
             };
             [
                 m,

@@ -89,6 +89,7 @@ async fn resolve(
 ) -> Result<(Vec<String>, Vec<LeftOut>, Acks)> {
     let sel = Selection {
         include_acked: true,
+        include_held: true,
         ..sel.clone()
     };
     let selected = p.select(&sel, allow_partial).await?;

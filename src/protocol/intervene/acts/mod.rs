@@ -147,6 +147,12 @@ macro_rules! any_act {
                 }
             }
 
+            fn forced(&mut self, forced: bool) {
+                match self {
+                    $(AnyAct::$variant(a) => a.forced(forced),)*
+                }
+            }
+
             async fn plan(&self, p: &Protocol) -> Result<AnyPlan> {
                 match self {
                     $(AnyAct::$variant(a) => a.plan(p).await.map(AnyPlan::$variant),)*

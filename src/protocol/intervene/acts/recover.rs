@@ -2,7 +2,7 @@
 //! transaction's documents, its run, and its result (the procedure's
 //! [`ProcedureReport`]).
 
-use super::super::build::{procedure_plan, procedure_preview};
+use super::super::build::{confirmable_preview, procedure_plan};
 use super::super::{Done, ProcedurePlan, Started};
 use super::{Act, Runs, Subject};
 use crate::error::Result;
@@ -47,7 +47,7 @@ impl Act for Recover {
     }
 
     async fn preview(&self, p: &Protocol) -> Result<ProcedurePlan> {
-        procedure_preview(p, Procedure::Recover, &self.txn).await
+        confirmable_preview(p, Procedure::Recover, &self.txn).await
     }
 }
 

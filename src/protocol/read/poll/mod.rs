@@ -11,15 +11,18 @@
 //! with their totals, so caps are shown), one multi-get (of two indices)
 //! for the accounts those transactions name and the locks' owners not
 //! listed, and the cluster health; the live acknowledgements ride in the
-//! same `_msearch` (`acks.rs`). Documents in unknown
+//! same `_msearch` (`acks.rs`), as do the running jobs and the acts
+//! finished lately (`others.rs`). Documents in unknown
 //! states cost one more search, only when the counts show there are some.
 //! Every answer's shard coverage is kept: a partial poll says so.
 
 mod acks;
 mod msearch;
 mod named;
+mod others;
 
 use acks::AcksSearch;
+use others::{Others, OthersSearch};
 
 use super::coverage::Coverage;
 use super::discovery::Discovery;
@@ -95,13 +98,22 @@ pub async fn load_with(
     let page = table.page_search(&q, &d.fields, windows, cap);
     let healing = verdict::evidence::searches(&d.fields, &healing_sources(windows), taken_at);
     let acks_search = AcksSearch::new(taken_at);
-    let searches = p.searches(page, urgency.as_ref(), &healing, &acks_search);
+    let audit = windows.audit_file.is_none().then_some(ix.audit.as_str());
+    let others_search = OthersSearch::new(taken_at, audit);
+    let searches = p.searches(
+        page,
+        urgency.as_ref(),
+        &healing,
+        &others_search,
+        &acks_search,
+    );
     let answers = cluster.msearch(&searches).await?;
     let named_healing: Vec<HealingSearch> = healing.iter().map(|(s, _, _)| *s).collect();
     let mut a = p.answers(
         answers,
         urgency.iter().flatten().count(),
         &named_healing,
+        &others_search,
         &acks_search,
     )?;
     let (mut transactions, in_flight_total, table_page) =
@@ -149,6 +161,8 @@ pub async fn load_with(
         healing_evidence,
         acks: std::mem::take(&mut a.acks),
         writes_refused: super::writes::refusal(ix, d),
+        live_jobs: std::mem::take(&mut a.others.jobs),
+        others_acts: std::mem::take(&mut a.others.acts),
         read,
     })
 }
@@ -253,6 +267,8 @@ struct Answers {
     healing: Vec<(HealingSearch, Result<Value>)>,
     /// The live acknowledgements.
     acks: Acks,
+    /// The other operators' live jobs and acts.
+    others: Others,
 }
 
 impl Poll<'_> {

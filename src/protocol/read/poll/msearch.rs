@@ -1,10 +1,12 @@
 //! The poll's one `_msearch`: the searches it asks, in order, and the
 //! answers read back in that order (a missing index is noted, every
 //! answer's shard coverage added). The healing evidence's searches come
-//! after the counts, and the acks' search is the last, read by its own
-//! type ([`AcksSearch`]).
+//! after the counts, then the other operators' two ([`OthersSearch`]),
+//! and the acks' search is the last, each read by its own type
+//! ([`AcksSearch`]).
 
 use super::acks::AcksSearch;
+use super::others::OthersSearch;
 
 use super::{Answers, Poll, LOCKS_CAP, PENDING_ACCOUNTS_CAP};
 use crate::error::{Error, Result};
@@ -23,6 +25,7 @@ impl Poll<'_> {
         page: Value,
         urgency: Option<&[Value; 2]>,
         healing: &[(HealingSearch, String, Value)],
+        others: &OthersSearch,
         acks: &AcksSearch,
     ) -> Vec<(String, Value)> {
         let (ix, q) = (self.ix, &self.q);
@@ -67,6 +70,7 @@ impl Poll<'_> {
         // The healing verdict's evidence, last: each named, each read on
         // its own (none fails the poll).
         searches.extend(healing.iter().map(|(_, i, b)| (i.clone(), b.clone())));
+        searches.extend(others.searches());
         searches.push(acks.search(ix));
         searches
     }
@@ -79,6 +83,7 @@ impl Poll<'_> {
         mut answers: Vec<Result<Value>>,
         urgent: usize,
         healing: &[HealingSearch],
+        others_search: &OthersSearch,
         acks_search: &AcksSearch,
     ) -> Result<Answers> {
         let acks = match acks_search.read(answers.pop(), &mut self.coverage) {
@@ -87,6 +92,20 @@ impl Poll<'_> {
                 tracing::warn!(error = %e, "acknowledgements unreadable");
                 self.warnings
                     .push(format!("the acknowledgements could not be read ({e})"));
+                Default::default()
+            }
+        };
+        let (acts, jobs) = match others_search.asked() {
+            0 => (None, None),
+            _ => (answers.pop(), answers.pop()),
+        };
+        let others = match others_search.read(jobs, acts, &mut self.coverage) {
+            Ok(others) => others,
+            Err(e) => {
+                tracing::warn!(error = %e, "other operators' jobs and acts unreadable");
+                self.warnings.push(format!(
+                    "other operators' jobs and acts could not be read ({e})"
+                ));
                 Default::default()
             }
         };
@@ -161,6 +180,7 @@ impl Poll<'_> {
             per_state,
             healing,
             acks,
+            others,
         })
     }
 }

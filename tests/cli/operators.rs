@@ -1,0 +1,97 @@
+//! Several operators at once (issue 30 item 4), the command line's side:
+//! `list --json` says which live job holds a row (`in_job`); a rollback of
+//! a row another operator's live job holds is refused (exit 1, naming the
+//! job and its operator) and runs forced with a reason, its record naming
+//! the job; `recover --all-stuck` leaves the held row out, named; `jobs`
+//! lists every operator's jobs.
+
+use super::jobs_forced::live_job_of;
+use super::*;
+
+fn state(w: &World, id: &str) -> String {
+    w.source(&w.ix.transactions, id).unwrap()["transaction_state"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_row_anothers_live_job_holds_is_listed_in_job_refused_unforced_and_left_out_of_bulk() {
+    let w = World::new();
+    for a in ["A", "B", "C", "D"] {
+        w.account(a, 500);
+    }
+    for (id, src, dest) in [("s1", "A", "B"), ("s2", "C", "D")] {
+        w.stage(id, src, dest, 10, 2);
+        w.backdate(id, 10);
+    }
+    w.refresh();
+    let job = live_job_of(&w, &["s1"]);
+    common::refresh(&w.g.url, &w.ix.audit);
+    let me = w
+        .block(estx::protocol::trail::Trail::open(&w.proto))
+        .unwrap();
+    let user = me.operator().user.clone();
+
+    // `list --json`: in_job on the held row, null on the other.
+    let rows = w.run(&["list", "--json"]).code(0).json();
+    let row = |id: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .unwrap_or_else(|| panic!("{id}: {rows:#}"))
+            .clone()
+    };
+    assert_eq!(row("s1")["in_job"]["job"], job.as_str(), "{rows:#}");
+    assert_eq!(row("s1")["in_job"]["operator"], user.as_str(), "{rows:#}");
+    assert!(row("s1")["in_job"]["heartbeat_age_s"].is_i64(), "{rows:#}");
+    assert!(row("s2")["in_job"].is_null(), "{rows:#}");
+
+    // One act, unforced: refused, saying whose job it is; nothing done.
+    w.g.run_env(&[("USER", "bob")], &["rollback", "s1", "--reason", "INC-9"])
+        .code(1)
+        .stderr_has(&job)
+        .stderr_has(&format!("{user}'s live recover job"));
+    assert_eq!(state(&w, "s1"), "pending");
+
+    // A bulk selection leaves it out, named (a refusal: exit 1); the
+    // other runs.
+    w.run(&["recover", "--all-stuck", "--reason", "INC-9"])
+        .code(1)
+        .stderr_has(&format!(
+            "s1: refused: held by {user}'s live recover job `{job}`"
+        ));
+    assert_eq!(state(&w, "s1"), "pending");
+    assert_eq!(state(&w, "s2"), "finished");
+
+    // Forced, with a reason: it runs, and the record names the job.
+    w.g.run_env(
+        &[("USER", "bob")],
+        &[
+            "rollback",
+            "s1",
+            "--force",
+            "--reason",
+            "INC-9 the job is wedged",
+        ],
+    )
+    .code(0);
+    assert_eq!(state(&w, "s1"), "rolled-back");
+    let forced = w
+        .audit_records()
+        .into_iter()
+        .find(|r| r["action"] == "rollback" && r["transactions"][0] == "s1")
+        .expect("the forced rollback's record");
+    assert_eq!(
+        forced["overrode"][0],
+        format!("{job} ({user})"),
+        "{forced:#}"
+    );
+
+    // `jobs` lists the job whoever asks.
+    w.g.run_env(&[("USER", "bob")], &["jobs"])
+        .code(0)
+        .stdout_has(&job)
+        .stdout_has(&user);
+}

@@ -1,0 +1,116 @@
+//! Several operators at once (issue 30 item 4), the dashboard's side: the
+//! others' acts the polls show are logged once each, a bulk run as one
+//! line, never this dashboard's own nor those finished before it started;
+//! a row another operator's live job holds is marked, this dashboard's
+//! own job's rows are not.
+
+use super::*;
+use estx::dashboard::event::ActionOutcome;
+use estx::protocol::jobs::{LiveJobs, SeenAct};
+use estx::protocol::trail::{ActOutcome, ActionKind, Operator, OperatorSource};
+
+fn alice() -> Operator {
+    Operator {
+        user: "alice".into(),
+        source: OperatorSource::Os,
+        host: "h".into(),
+    }
+}
+
+fn act(id: &str, txn: &str, minutes_ago: i64) -> SeenAct {
+    SeenAct {
+        record_id: id.into(),
+        operator: alice(),
+        action: ActionKind::Rollback,
+        transactions: vec![txn.into()],
+        bulk: false,
+        forced: false,
+        overrode: vec![],
+        outcome: Some(ActOutcome::Completed),
+        counts: None,
+        reason: Some("INC-9".into()),
+        finished_at: Some(now() - chrono::Duration::minutes(minutes_ago)),
+    }
+}
+
+fn polled(app: &mut App, acts: Vec<SeenAct>, jobs: LiveJobs) {
+    let mut s = snapshot(vec![
+        txn("t-old", "pending", 90),
+        txn("t-mid", "committed", 10),
+        txn("t-new", "created", 1),
+    ]);
+    s.taken_at = app.now;
+    s.others_acts = acts;
+    s.live_jobs = jobs;
+    update(app, Event::Polled(Ok(Box::new(s))));
+}
+
+fn logged(app: &App) -> Vec<String> {
+    app.log
+        .iter()
+        .filter(|e| e.text.starts_with("alice:"))
+        .map(|e| e.text.clone())
+        .collect()
+}
+
+#[test]
+fn others_acts_are_logged_once_each_and_never_this_dashboards_own() {
+    let mut app = app(false);
+    // Finished before the dashboard's first poll: history, not news.
+    polled(
+        &mut app,
+        vec![act("r-old", "t-mid", 5)],
+        LiveJobs::default(),
+    );
+    assert!(logged(&app).is_empty(), "{:?}", app.log);
+    // This dashboard's own act, then one of alice's, seen by two polls.
+    update(
+        &mut app,
+        Event::ActionDone(ActionOutcome {
+            act: recover("t-new"),
+            summary: "completed".into(),
+            ok: true,
+            receipts: None,
+            record: Some("r-own".into()),
+        }),
+    );
+    app.now = now() + chrono::Duration::seconds(30);
+    let seen = vec![act("r-own", "t-new", 0), act("r-1", "t-old", 0)];
+    let seen: Vec<SeenAct> = seen
+        .into_iter()
+        .map(|mut a| {
+            a.finished_at = Some(now() + chrono::Duration::seconds(10));
+            a
+        })
+        .collect();
+    polled(&mut app, seen.clone(), LiveJobs::default());
+    polled(&mut app, seen, LiveJobs::default());
+    assert_eq!(logged(&app), ["alice: rollback of t-old completed (INC-9)"]);
+}
+
+#[test]
+fn a_row_anothers_live_job_holds_is_marked_this_dashboards_own_job_not() {
+    let mut app = app(false);
+    let beat = estx::protocol::time::format_timestamp(now());
+    let answer = serde_json::json!({"hits": {"hits": [
+        {"_id": "job-a", "_source": {"operator": alice(), "action": "recover",
+            "status": "running", "transactions": ["t-old"],
+            "alive_at": beat, "alive_every_ms": 10000}},
+        {"_id": "job-own", "_source": {"operator": alice(), "action": "recover",
+            "status": "running", "transactions": ["t-mid"],
+            "alive_at": beat, "alive_every_ms": 10000}},
+    ]}});
+    let jobs = LiveJobs::from_answer(&answer, now()).unwrap();
+    update(
+        &mut app,
+        Event::BulkStarted {
+            run: "job-own".into(),
+            left_file: None,
+        },
+    );
+    polled(&mut app, vec![], jobs);
+    let by = app.held_by("t-old").expect("alice's job holds t-old");
+    assert_eq!(by.job, "job-a");
+    assert!(app.held_by("t-mid").is_none(), "this dashboard's own job");
+    assert!(app.held_by("t-new").is_none());
+}
