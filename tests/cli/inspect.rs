@@ -199,7 +199,7 @@ fn show_json_of_a_half_applied_transfer() {
     );
     assert_eq!(
         without(&shown, &["age_seconds"]),
-        without(&listed, &["as_of", "in_job", "age_seconds"])
+        without(&listed, &["as_of", "in_job", "cause", "age_seconds"])
     );
     assert_eq!(shown["needs_investigation"], true, "{shown:#}");
     assert_eq!(shown["undated"], false, "{shown:#}");
