@@ -199,10 +199,18 @@ async fn main() {
     };
     let started = Instant::now();
     let trail = Trail::open(&proto).await.unwrap();
+    let opened = started.elapsed().as_secs_f64();
     let (replayed, _) = trail.begin_run(&draft).await.unwrap();
+    let begun = started.elapsed().as_secs_f64();
     trail.finish(&replayed, ending).await.unwrap();
     let alone = started.elapsed().as_secs_f64();
     let (replayed_docs, replayed_bytes) = stored(&cluster, &ix.audit, &replayed.0).await;
+    println!(
+        "record written alone, by phase: open {:.3} s, begin {:.3} s, finish {:.3} s",
+        opened,
+        begun - opened,
+        alone - begun
+    );
 
     let rate = |secs: f64| txns as f64 / secs;
     println!(

@@ -64,11 +64,14 @@ pub struct SelectionArgs {
     /// their accounts and locks, the indices' mappings) into a local
     /// in-memory osmem-server, run the act there, audit the copy, and print
     /// the counts per outcome, the net balance effect, the audit's result
-    /// and the time it took (an estimate). Nothing is written to the cluster.
-    #[arg(long, conflicts_with_all = ["dry_run", "plan_out"])]
+    /// and the time it took (an estimate), and the hash of the plan it
+    /// rehearsed (with --plan-out FILE, that plan is written for `estx-tui
+    /// apply`). Nothing is written to the cluster.
+    #[arg(long, conflicts_with = "dry_run")]
     pub rehearse: bool,
-    /// As --dry-run, and write the plan to FILE (JSON, with the versions of
-    /// the documents it was judged on and its hash) for `estx-tui apply`.
+    /// As --dry-run (or with --rehearse, the plan rehearsed), and write the
+    /// plan to FILE (JSON, with the versions of the documents it was judged
+    /// on and its hash) for `estx-tui apply`.
     #[arg(long, value_name = "FILE")]
     pub plan_out: Option<PathBuf>,
     /// How to print the outcome (`ndjson`: a line per transaction as it

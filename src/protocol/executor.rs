@@ -248,6 +248,41 @@ impl Executor {
         index: &str,
         id: &str,
         claim: Option<ClaimOn<'_>>,
+        decide: F,
+    ) -> Result<Executed>
+    where
+        F: FnMut(&Map<String, Value>) -> Result<DocDecision>,
+    {
+        self.run_from(kind, index, id, claim, None, decide).await
+    }
+
+    /// [`Executor::run`] on `doc`, the document as the caller has just
+    /// read it realtime (its `_seq_no`/`_primary_term` with it): decided
+    /// on without reading it again; a conflict or an unknown outcome reads
+    /// it afresh as any step does. For a caller that needed the document
+    /// before deciding what else to write (the trail's completion).
+    pub async fn run_read<F>(
+        &self,
+        kind: &'static str,
+        index: &str,
+        doc: VersionedDoc,
+        decide: F,
+    ) -> Result<Executed>
+    where
+        F: FnMut(&Map<String, Value>) -> Result<DocDecision>,
+    {
+        let id = doc.id.clone();
+        self.run_from(kind, index, &id, None, Some(doc), decide)
+            .await
+    }
+
+    async fn run_from<F>(
+        &self,
+        kind: &'static str,
+        index: &str,
+        id: &str,
+        claim: Option<ClaimOn<'_>>,
+        mut first: Option<VersionedDoc>,
         mut decide: F,
     ) -> Result<Executed>
     where
@@ -258,7 +293,10 @@ impl Executor {
         // was conditional on.
         let mut maybe_written: Option<Unsure> = None;
         loop {
-            let doc = self.read(kind, index, id, &mut tries).await?;
+            let doc = match first.take() {
+                Some(doc) => doc,
+                None => self.read(kind, index, id, &mut tries).await?,
+            };
             if let Some((changes, effect, at)) = maybe_written.take() {
                 // It landed only if the document moved past the version it
                 // was conditional on and holds every field it set (see

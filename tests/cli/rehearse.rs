@@ -274,3 +274,75 @@ fn a_rehearsal_releases_the_locks_the_real_run_does() {
         "{rehearsed}\n{real}"
     );
 }
+
+/// Issue 31 leftover: a rehearsal prints the hash of the plan it
+/// rehearsed (text and `--json`), and with `--plan-out FILE` writes that
+/// very plan (same hash), still writing nothing to the cluster; the plan
+/// then applies as any `--plan-out` plan.
+#[test]
+fn a_rehearsal_prints_the_hash_of_the_plan_it_rehearsed_and_can_write_it() {
+    let w = World::new();
+    mess(&w);
+    let versions = w.versions();
+    let plan = w.g.log.with_file_name("rehearsed-plan.json");
+    let plan_arg = plan.to_str().unwrap();
+    let selection = ["recover", "--state", "created,pending,committed"];
+    let text = w.run(&[&selection[..], &["--rehearse", "--plan-out", plan_arg]].concat());
+    text.code(1).stdout_has("plan rehearsed: sha256:");
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    let hash = written["hash"].as_str().unwrap().to_string();
+    text.stdout_has(&format!("plan rehearsed: {hash}"));
+    assert_eq!(w.versions(), versions, "no document moved: {text}");
+    assert_eq!(w.count(&w.ix.audit), 0, "no record on the cluster: {text}");
+    let json = w.run(&[&selection[..], &["--rehearse", "--json"]].concat());
+    let j = json.json();
+    assert!(
+        j["plan_hash"]
+            .as_str()
+            .is_some_and(|h| h.starts_with("sha256:")),
+        "{json}"
+    );
+    // The plan written is the one rehearsed: applied, it runs the same.
+    let applied = w.run(&["apply", plan_arg, "--reason", "INC-31 rehearsed"]);
+    assert_eq!(w.state("old-pending"), "finished", "{applied}");
+    let records = w.audit_records();
+    assert_eq!(records.len(), 1, "{applied}");
+    assert_eq!(
+        records[0]["approval"]["plan_hash"],
+        hash.as_str(),
+        "{applied}"
+    );
+}
+
+/// Issue 31 leftover: `apply` of a `recover --all-stuck` plan closes with
+/// the sweep that act runs (the locks stale on evidence, judged when
+/// applied): the same locks released as the act run directly.
+#[test]
+fn apply_of_an_all_stuck_plan_sweeps_as_the_act_does() {
+    let w = World::new();
+    mess(&w);
+    w.run(&["transfer", "D", "E", "10", "--id", "fin"]).code(0);
+    let leased = |owner, expires_in| Lock::Leased {
+        owner,
+        process: "worker-1",
+        created: 30,
+        expires_in,
+    };
+    w.block(w.kit().lock("A", &leased("old-pending", 60)));
+    w.block(w.kit().lock("D", &leased("fin", 60)));
+    w.block(w.kit().lock("C", &leased("ghost", -25)));
+    w.block(w.kit().lock("H", &leased("fresh", 60)));
+    w.refresh();
+    let plan = w.g.log.with_file_name("all-stuck-plan.json");
+    let plan_arg = plan.to_str().unwrap();
+    w.run(&["recover", "--all-stuck", "--plan-out", plan_arg])
+        .stderr_has("plan written to");
+    let locks_before = w.count(&w.ix.locks);
+    let applied = w.run(&["apply", plan_arg, "--reason", "INC-31 sweep"]);
+    w.refresh();
+    let released = locks_before - w.count(&w.ix.locks);
+    assert_eq!(
+        released, 3,
+        "old-pending's by its recovery, fin's and ghost's by the sweep: {applied}"
+    );
+}

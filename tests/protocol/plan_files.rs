@@ -269,3 +269,112 @@ async fn a_second_operator_applies_the_plan_the_planner_may_not() {
     assert!(!approval.planner.same_identity(&approval.approver));
     assert_eq!(approval.plan_hash, theirs.hash);
 }
+
+/// The bulk recovery of exactly `ids`, as a plan's apply or `--ids-from` runs it.
+fn recovery_of(ids: &[String]) -> BulkAct {
+    BulkAct {
+        procedure: Procedure::Recover,
+        selection: Selection {
+            ids: Some(ids.to_vec()),
+            ..Selection::default()
+        },
+        ids_source: None,
+        allow_partial: false,
+        runner: runner(),
+    }
+}
+
+/// Issue 31 leftover: under `approval = "second-operator"` a job's
+/// `--resume` moves money like a new run, so it needs what a new run
+/// needs: a job begun without a plan, or from a plan the resuming operator
+/// made, is refused with nothing written; one begun from another
+/// operator's plan resumes.
+#[tokio::test]
+async fn under_a_second_operator_a_job_resumes_only_from_another_operators_plan() {
+    let fx = Fx::new().await;
+    let ids = half_applied(&fx, 5).await;
+    let four_eyes = Protocol::new(
+        fx.cluster().clone(),
+        estx::protocol::ProtocolConfig {
+            approval: ApprovalRule::SecondOperator,
+            profile: Some("four-eyes".into()),
+            ..fx.proto.config().clone()
+        },
+    );
+    let forced = Choices {
+        force: true,
+        ..choices()
+    };
+    let resumed_entries = |r: &Record| r.resumed.len();
+    // A job begun without a plan (before the profile asked for one), its
+    // process gone before its first step: its record stays running.
+    let plain = intervene::start(&fx.proto, Intervention::new(recovery_of(&ids), choices()))
+        .await
+        .unwrap_or_else(|n| panic!("{n}"));
+    let run = plain.record().0.clone();
+    drop(plain);
+    let before = versions(&fx, &ids).await;
+    let refused = intervene::resume(&four_eyes, &run, runner(), forced.clone()).await;
+    assert!(
+        matches!(
+            refused,
+            Err(NotStarted::Refused(ActRefusal::ResumeNeedsPlan { .. }))
+        ),
+        "{:?}",
+        refused.err()
+    );
+    // A job begun from the resuming operator's own plan (applied where
+    // no approval was asked).
+    let own_plan = planned(&fx.proto, &ids).await;
+    let applying = intervene::prepare_apply(&fx.proto, &own_plan, HOUR, runner(), choices())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let own = intervene::start(&fx.proto, applying.intervention)
+        .await
+        .unwrap_or_else(|n| panic!("{n}"));
+    let own_run = own.record().0.clone();
+    drop(own);
+    let refused = intervene::resume(&four_eyes, &own_run, runner(), forced.clone()).await;
+    assert!(
+        matches!(
+            refused,
+            Err(NotStarted::Refused(ActRefusal::OwnPlan { .. }))
+        ),
+        "{:?}",
+        refused.err()
+    );
+    fx.refresh().await;
+    assert_eq!(
+        record(&fx, &ids[0], &run).await.resumed.len(),
+        0,
+        "the refused resume wrote nothing"
+    );
+    assert_eq!(resumed_entries(&record(&fx, &ids[0], &own_run).await), 0);
+    // The apply fenced the transactions (a write that sets nothing); no
+    // account was written.
+    let now = versions(&fx, &ids).await;
+    for (id, v) in now.iter().filter(|(id, _)| !ids.contains(id)) {
+        assert_eq!(before.get(id), Some(v), "account {id} written");
+    }
+    // A job begun from another operator's plan resumes under the profile.
+    let mut body = planned(&four_eyes, &ids).await.body;
+    body.planner.user = format!("{}-colleague", body.planner.user);
+    let theirs = PlanFile::seal(body);
+    let applying = intervene::prepare_apply(&four_eyes, &theirs, HOUR, runner(), choices())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let started = intervene::start(&four_eyes, applying.intervention)
+        .await
+        .unwrap_or_else(|n| panic!("{n}"));
+    let approved_run = started.record().0.clone();
+    drop(started);
+    let resumed = intervene::resume(&four_eyes, &approved_run, runner(), forced)
+        .await
+        .unwrap_or_else(|n| panic!("{n}"));
+    let done = resumed.run(&four_eyes).await;
+    assert_eq!(done.value.reports.len(), 5);
+    assert_conserved(&fx, seeded_total(&ids)).await;
+    let r = record(&fx, &ids[0], &approved_run).await;
+    assert_eq!(resumed_entries(&r), 1, "{r:?}");
+    assert_eq!(r.approval.map(|a| a.plan_hash), Some(theirs.hash));
+}

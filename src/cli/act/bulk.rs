@@ -76,7 +76,8 @@ pub async fn run(p: Protocol, req: Request<'_>) -> i32 {
     let i = Intervention::new(act, choices);
     if req.select.rehearse {
         let job = req.select.ids_job();
-        return super::rehearse::run(&p, i, format, &what, job).await;
+        let plan_out = req.select.plan_out.as_deref();
+        return super::rehearse::run(&p, i, format, &what, job, plan_out).await;
     }
     if req.select.plans_only() {
         let summary = req.job.summary.then(|| req.job.left_to.clone());

@@ -14,8 +14,8 @@ use crate::cli::output::bulk::{
 use crate::cli::output::{err, out, plural};
 use crate::cli::selection::OutcomeFormat;
 use crate::protocol::intervene::{
-    self, BulkAct, Intervention, ItemPlan, PlanStep, Previewed, SelectionPlan, StepEffect,
-    StepTarget, TxnPlan, Verdicts, Would, SWEEP_STEP,
+    self, BulkAct, Intervention, ItemPlan, PlanFile, PlanStep, Previewed, SelectionPlan,
+    StepEffect, StepTarget, TxnPlan, Verdicts, Would, SWEEP_STEP,
 };
 use crate::protocol::report::RELEASE_LOCK;
 use crate::protocol::time::human_age;
@@ -45,7 +45,12 @@ pub async fn plan_and_print(
 /// Writes the plan file of the previewed `plan` to `path`
 /// ([`intervene::plan_file`]) and says so on stderr.
 async fn write_plan(p: &Protocol, plan: &SelectionPlan, path: &Path) -> crate::error::Result<()> {
-    let file = intervene::plan_file(p, plan).await?;
+    save_plan(&intervene::plan_file(p, plan).await?, path)
+}
+
+/// Writes the sealed plan `file` to `path` and says so on stderr (also
+/// what `--rehearse --plan-out` writes: the plan it rehearsed).
+pub fn save_plan(file: &PlanFile, path: &Path) -> crate::error::Result<()> {
     std::fs::write(path, file.to_text()).map_err(|e| {
         crate::error::Error::Invalid(format!("cannot write the plan to {}: {e}", path.display()))
     })?;

@@ -71,7 +71,8 @@ async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
     };
     if req.select.rehearse {
         let i = Intervention::new(act, req.why.choices());
-        return super::rehearse::run(&p, i, req.format(), id, None).await;
+        let plan_out = req.select.plan_out.as_deref();
+        return super::rehearse::run(&p, i, req.format(), id, None, plan_out).await;
     }
     let i = Intervention::new(act, Choices::new(Interface::Cli, None));
     let summary = req.job.summary.then(|| req.job.left_to.clone());

@@ -18,6 +18,7 @@ use crate::protocol::intervene::{
 use crate::protocol::locks::ReleaseOutcome;
 use crate::protocol::{Procedure, Protocol};
 use serde::Serialize;
+use std::path::Path;
 
 /// What every rehearsal says of the copy's versions.
 const RE_PLANNED: &str = "the copy's documents have new _seq_no/_primary_term: the run \
@@ -41,6 +42,7 @@ pub async fn run(
     format: OutcomeFormat,
     what: &str,
     job: Option<String>,
+    plan_out: Option<&Path>,
 ) -> i32 {
     let procedure = i.act.procedure;
     let selection = i.act.selection.describe(i.act.ids_source.as_deref());
@@ -76,6 +78,11 @@ pub async fn run(
             return exit::SETUP;
         }
     };
+    if let Some(path) = plan_out {
+        if let Err(e) = super::dry_run::save_plan(&r.plan, path) {
+            return fail(&e);
+        }
+    }
     let mut report = RehearsalOutcome::new(procedure, selection, &r);
     if let Some(job) = job {
         report.notes.push(format!(
@@ -113,6 +120,9 @@ pub struct RehearsalOutcome {
     pub selection: Vec<String>,
     /// The transactions the selection resolved to on the cluster.
     pub selected: usize,
+    /// The hash of the plan rehearsed (the one `--plan-out` writes with
+    /// `--rehearse`, for `estx-tui apply`).
+    pub plan_hash: String,
     /// The transactions the same selection resolved to on the copy.
     pub selected_on_copy: usize,
     /// Documents copied.
@@ -208,6 +218,7 @@ impl RehearsalOutcome {
             action: procedure,
             selection,
             selected: r.selected,
+            plan_hash: r.plan.hash.clone(),
             selected_on_copy: r.selected_on_copy(),
             copied: r.copied,
             outcomes,
@@ -244,6 +255,11 @@ fn print_text(o: &RehearsalOutcome, r: &Rehearsal, what: &str) {
             plural(o.selected_on_copy, "transaction")
         ));
     }
+    out(format_args!(
+        "plan rehearsed: {} ({} to run; --plan-out FILE writes it for `estx-tui apply`)",
+        o.plan_hash,
+        plural(r.plan.body.runs().count(), "transaction")
+    ));
     out(format_args!("outcome on the copy: {}", o.outcomes));
     for l in &r.done.value.left_out {
         err(format_args!("{}: refused: {}", l.txn, l.why));

@@ -72,7 +72,11 @@ pub fn not_started_code(n: &NotStarted) -> i32 {
             ));
             USAGE
         }
-        NotStarted::Refused(r @ (ActRefusal::NeedsPlan(_) | ActRefusal::OwnPlan { .. })) => {
+        NotStarted::Refused(
+            r @ (ActRefusal::NeedsPlan(_)
+            | ActRefusal::OwnPlan { .. }
+            | ActRefusal::ResumeNeedsPlan { .. }),
+        ) => {
             err(format_args!("refused: {r}; nothing was done"));
             REFUSED_WHOLE
         }

@@ -51,6 +51,9 @@ pub struct FromPlan {
     pub planned_at: DateTime<Utc>,
     /// Its items refused as drifted (not run).
     pub drifted: Vec<String>,
+    /// Whether the act planned closes with the sweep of stale locks
+    /// (`recover --all-stuck`): the run of the plan's items does too.
+    pub sweep: bool,
 }
 
 impl Choices {

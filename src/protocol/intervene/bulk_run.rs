@@ -90,7 +90,15 @@ impl Started<BulkAct> {
         let (ran, checkpoints, ()) = tokio::join!(running, checkpoints.keep(rx), alive);
         let mut done = BulkDone {
             left_out: selected.left_out,
-            sweep: b.sweeps(),
+            // A plan's apply runs exactly its ids, and the sweep of the act
+            // it planned (`recover --all-stuck`).
+            sweep: b.sweeps()
+                || self
+                    .intervention()
+                    .choices
+                    .plan
+                    .as_ref()
+                    .is_some_and(|f| f.sweep),
             stopped_by: stop.by(),
             ..BulkDone::default()
         };

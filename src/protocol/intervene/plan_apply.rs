@@ -8,7 +8,9 @@
 //! its planned version, in one conditional `_bulk` (a transaction changed
 //! between the read and the fence conflicts, and is refused as drifted
 //! too). What is left runs as one bulk act of exactly those ids through
-//! the usual executor, its record naming the plan ([`prepare_apply`]).
+//! the usual executor, its record naming the plan ([`prepare_apply`]); a
+//! plan of `recover --all-stuck` closes with its sweep of stale locks, as
+//! that act does.
 
 use super::act::{Choices, FromPlan, Intervention};
 use super::bulk::{BulkAct, Runner};
@@ -116,6 +118,7 @@ pub async fn prepare_apply(
                 planner: body.planner.clone(),
                 planned_at: body.planned_at,
                 drifted: Vec::new(),
+                sweep: body.sweep,
             }),
             ..choices
         },

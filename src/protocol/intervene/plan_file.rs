@@ -179,12 +179,19 @@ pub struct PlanBody {
     pub left_out: Vec<PlanLeftOut>,
     /// The balance change of the items that run, per account (non-zero only).
     pub balance_effect: BTreeMap<String, i64>,
+    /// Whether the act planned is `recover --all-stuck`, which closes with
+    /// a sweep of the locks stale on evidence: `apply` runs it too, judging
+    /// the locks when applied as the act does when run (no lock is in the
+    /// plan). Left out when false, so plans of other acts, and those
+    /// written before it, keep their bytes and hash.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sweep: bool,
 }
 
 impl PlanBody {
     /// The plan file body of a previewed bulk `plan` made at `origin`.
-    /// The closing sweep of `recover --all-stuck` is not part of it (an
-    /// `apply` runs the items only).
+    /// The closing sweep of `recover --all-stuck` is named (`sweep`), not
+    /// planned: its locks are judged when the plan is applied.
     pub fn of(plan: &SelectionPlan, origin: PlanOrigin) -> PlanBody {
         let verdicts = plan.verdicts();
         let items = plan
@@ -227,6 +234,7 @@ impl PlanBody {
                 })
                 .collect(),
             balance_effect: verdicts.balance_effect,
+            sweep: plan.sweeps,
         }
     }
 
@@ -497,6 +505,7 @@ mod tests {
             }],
             left_out: vec![],
             balance_effect: BTreeMap::new(),
+            sweep: false,
         }
     }
 

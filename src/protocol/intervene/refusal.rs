@@ -59,6 +59,15 @@ pub enum ActRefusal {
         /// Who planned (and now applies) it.
         planner: Operator,
     },
+    /// The profile wants a second operator's approval and the job to
+    /// resume was not begun from an applied plan: its resume would move
+    /// money no second operator approved.
+    ResumeNeedsPlan {
+        /// The profile.
+        profile: String,
+        /// The run's id.
+        run: String,
+    },
     /// The job to resume is not presumed dead: its heartbeat is recent, or
     /// its record carries none (`jobs::job_life`).
     JobNotDead {
@@ -246,6 +255,13 @@ impl fmt::Display for ActRefusal {
                 f,
                 "profile `{profile}` wants a second operator's approval: write the plan with \
                  --plan-out FILE, and have another operator run `estx-tui apply FILE`"
+            ),
+            ActRefusal::ResumeNeedsPlan { profile, run } => write!(
+                f,
+                "profile `{profile}` wants a second operator's approval: job `{run}` was not \
+                 begun from an applied plan, so its resume needs one too: plan what it has left \
+                 (e.g. `recover --all-stuck --plan-out FILE`) and have another operator run \
+                 `estx-tui apply FILE`"
             ),
             ActRefusal::OwnPlan { profile, planner } => write!(
                 f,

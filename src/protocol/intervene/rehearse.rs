@@ -12,7 +12,9 @@
 //! local `osmem-server`; this module starts no process). The same act then
 //! runs there through the same [`Intervention`], executor and trail (its
 //! record in the copy's own audit index), and the copy's receipts are
-//! verified as `audit --receipts` verifies them.
+//! verified as `audit --receipts` verifies them. The plan rehearsed is
+//! sealed as `--plan-out` seals it ([`Rehearsal::plan`]): its hash names
+//! what was rehearsed, and the file `apply` runs it.
 //!
 //! The copy's documents get new `_seq_no`s: the run re-plans every
 //! transaction on the copy, as a real run re-reads before each step. Times
@@ -21,6 +23,8 @@
 //! the copy what they mean on the cluster.
 
 use super::bulk::{BulkAct, SelectionPlan, Stop};
+use super::plan_apply::plan_file;
+use super::plan_file::PlanFile;
 use super::run::{start, NotStarted};
 use super::{Act, BulkDone, Done, Intervention};
 use crate::cluster::Cluster;
@@ -139,6 +143,9 @@ impl BalanceSums {
 pub struct Rehearsal {
     /// The transactions the selection resolved to on the real cluster.
     pub selected: usize,
+    /// The plan rehearsed, sealed as `--plan-out` seals it (its hash is
+    /// what the rehearsal prints; `apply` runs exactly it).
+    pub plan: PlanFile,
     /// What was copied.
     pub copied: Copied,
     /// The act's run on the copy, with its record there.
@@ -187,6 +194,7 @@ pub async fn rehearse(
     i: Intervention<BulkAct>,
 ) -> Result<Rehearsal, RehearsalError> {
     let plan = i.act.preview(real).await.map_err(RehearsalError::Read)?;
+    let sealed = plan_file(real, &plan).await.map_err(RehearsalError::Read)?;
     let set = CopySet::of(&plan);
     let copy = copy.with_clock_of(real.cluster());
     let config = copy_config(real.config());
@@ -219,6 +227,7 @@ pub async fn rehearse(
         .map_err(RehearsalError::After)?;
     Ok(Rehearsal {
         selected: plan.selected.transactions.len(),
+        plan: sealed,
         copied,
         done,
         balances: BalanceSums {

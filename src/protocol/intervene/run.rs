@@ -8,7 +8,9 @@ use super::done::Done;
 use super::{ActRefusal, BulkAct, Guard, Planned, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
-use crate::protocol::trail::{ActionKind, Approval, Operator, RecordDraft, RecordId, Trail};
+use crate::protocol::trail::{
+    ActionKind, Approval, Operator, Record, RecordDraft, RecordId, Trail,
+};
 use crate::protocol::{ApprovalRule, Procedure, Protocol};
 use std::fmt;
 use std::sync::Arc;
@@ -146,6 +148,7 @@ pub async fn resume(
             ))))
         }
     };
+    resume_approved(p, run_id, &found.record, trail.operator())?;
     let act = BulkAct {
         procedure,
         selection: Selection {
@@ -258,6 +261,38 @@ async fn not_held<A: Act>(
         }
     }
     Ok(overrode)
+}
+
+/// Refuses, on a profile with `approval = "second-operator"`, the resume
+/// of job `run` (a bulk rollback or recovery: it moves money) unless its
+/// `record` was begun from an applied plan that `operator` did not make
+/// (the record's `approval`): the resume goes on with that plan's items,
+/// re-decided as any run is, under the approval the plan got. A job begun
+/// without one needs a plan of what it has left, as a new run would.
+fn resume_approved(
+    p: &Protocol,
+    run: &str,
+    record: &Record,
+    operator: &Operator,
+) -> Result<(), NotStarted> {
+    let c = p.config();
+    if c.approval != ApprovalRule::SecondOperator {
+        return Ok(());
+    }
+    let profile = c.profile.clone().unwrap_or_default();
+    match &record.approval {
+        None => Err(NotStarted::Refused(ActRefusal::ResumeNeedsPlan {
+            profile,
+            run: run.to_string(),
+        })),
+        Some(a) if a.planner.same_identity(operator) => {
+            Err(NotStarted::Refused(ActRefusal::OwnPlan {
+                profile,
+                planner: a.planner.clone(),
+            }))
+        }
+        Some(_) => Ok(()),
+    }
 }
 
 /// Refuses a bulk or forced act on a production profile that was not

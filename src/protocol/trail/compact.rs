@@ -272,10 +272,21 @@ pub fn pack(doc: &mut Map<String, Value>) {
         },
         _ => return,
     };
+    pack_steps(doc, &steps);
+}
+
+/// Puts `steps` into `doc` in the stored form [`pack`] gives them (`st`
+/// and `ix`, `steps` left empty), straight from the typed steps: a writer
+/// that has them does not serialise them in the full form to pack them.
+/// No steps leave `doc` as it is.
+pub fn pack_steps(doc: &mut Map<String, Value>, steps: &[TrailStep]) {
+    if steps.is_empty() {
+        return;
+    }
     let mut packer = Packer {
         indices: Vec::new(),
     };
-    let st = packer.steps(&steps);
+    let st = packer.steps(steps);
     doc.insert("steps".into(), Value::Array(Vec::new()));
     doc.insert("st".into(), st);
     doc.insert("ix".into(), json!(packer.indices));

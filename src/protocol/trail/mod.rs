@@ -25,6 +25,7 @@ pub use resume::{CheckpointsWritten, Unfinished};
 use super::decide::Effect;
 use super::executor::{Created, DocDecision, Executor};
 use super::handle::host_name;
+use super::report::Tally;
 use super::Protocol;
 use crate::cluster::ClockSource;
 use crate::cluster::{BulkCreated, Changes};
@@ -308,17 +309,16 @@ impl Trail {
         checkpoints: u32,
         ending: Ending,
     ) -> Result<()> {
-        let Ending {
-            outcome,
-            summary,
-            counts,
-            steps,
-        } = ending;
-        let stored = self.stored(&id.0).await?;
         if let Some(path) = &self.file {
             // A file has no size limit: the steps go inline, after the
             // checkpoints' lines.
-            let mut record = stored;
+            let mut record = self.stored(&id.0).await?;
+            let Ending {
+                outcome,
+                summary,
+                counts,
+                steps,
+            } = ending;
             for s in &steps {
                 if !s.txn.is_empty() && !record.transactions.contains(&s.txn) {
                     record.transactions.push(s.txn.clone());
@@ -333,36 +333,39 @@ impl Trail {
             record.finished_at = Some(self.now());
             return file::append(path, &record);
         }
-        let (inline, parts) =
-            if checkpoints == 0 && pages::fits_inline(&stored, &steps, PAGE_BUDGET) {
-                (steps, 0)
-            } else {
-                let first = stored.parts + checkpoints + 1;
-                let written = self
-                    .write_parts(&id.0, first, pages::step_pages(steps, PAGE_BUDGET))
-                    .await;
-                if let Some((_, e)) = written.failed {
-                    return Err(e);
-                }
-                (Vec::new(), written.next(first) - 1)
-            };
-        let finished_at = self.now();
+        // Read once: how many parts the plan took and whether the steps fit
+        // beside what the record holds decide where they go; the completion
+        // is then written conditional on this very read (a conflict reads
+        // it again, as any write does).
+        let doc = self.exec.get("audit record", &self.index, &id.0).await?;
+        let steps = ending.steps;
+        let plan_parts = stored_parts(&id.0, &doc.source)?;
+        let (inline, parts) = if checkpoints == 0
+            && plan_parts == 0
+            && pages::fits_inline(&doc.source, &steps, PAGE_BUDGET)
+        {
+            (steps, 0)
+        } else {
+            let first = plan_parts + checkpoints + 1;
+            let written = self
+                .write_parts(&id.0, first, pages::step_pages(steps, PAGE_BUDGET))
+                .await;
+            if let Some((_, e)) = written.failed {
+                return Err(e);
+            }
+            (Vec::new(), written.next(first) - 1)
+        };
+        let completion = Completion {
+            outcome: ending.outcome,
+            summary: ending.summary,
+            counts: ending.counts,
+            steps: inline,
+            parts,
+            finished_at: self.now(),
+        };
         self.exec
-            .run("audit record", &self.index, &id.0, |doc| {
-                let mut record = parse_record(&id.0, doc)?;
-                for s in &inline {
-                    if !s.txn.is_empty() && !record.transactions.contains(&s.txn) {
-                        record.transactions.push(s.txn.clone());
-                    }
-                }
-                record.status = RecordStatus::Finished;
-                record.outcome = Some(outcome);
-                record.summary = Some(summary.clone());
-                record.counts = counts;
-                record.steps = inline.clone();
-                record.parts = parts;
-                record.finished_at = Some(finished_at);
-                let changes = Changes::between(doc, &to_stored(&record)?);
+            .run_read("audit record", &self.index, doc, |doc| {
+                let changes = completion.changes(&id.0, doc)?;
                 Ok(DocDecision::Write(changes, Effect::Recorded))
             })
             .await
@@ -384,14 +387,7 @@ impl Trail {
             None => {
                 let docs = (first..)
                     .zip(&pages)
-                    .map(|(n, page)| {
-                        let part = Part {
-                            run_id: run.to_string(),
-                            part: n,
-                            page: page.clone(),
-                        };
-                        Ok((pages::part_id(run, n), to_stored(&part)?))
-                    })
+                    .map(|(n, page)| Ok((pages::part_id(run, n), stored_part(run, n, page)?)))
                     .collect::<Result<Vec<_>>>();
                 match docs {
                     Ok(docs) if !docs.is_empty() => self
@@ -427,22 +423,23 @@ impl Trail {
     /// run of the same job (a resume forced over a job whose process still
     /// ran), whose parts stay the record's. Returns the number written.
     pub(crate) async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<u32> {
-        let mut part = Part {
-            run_id: run.to_string(),
-            part: n,
-            page,
-        };
         if let Some(path) = &self.file {
+            let part = Part {
+                run_id: run.to_string(),
+                part: n,
+                page,
+            };
             file::append(path, &part)?;
             return Ok(n);
         }
+        let mut at = n;
         loop {
-            let id = pages::part_id(run, part.part);
-            let source = to_stored(&part)?;
+            let id = pages::part_id(run, at);
+            let source = stored_part(run, at, &page)?;
             match self.exec.create(&self.index, &id, &source).await? {
-                Created::Created => return Ok(part.part),
-                Created::Exists { doc, .. } if doc.source == source => return Ok(part.part),
-                Created::Exists { .. } if part.part - n < MAX_TAKEN_PARTS => part.part += 1,
+                Created::Created => return Ok(at),
+                Created::Exists { doc, .. } if doc.source == source => return Ok(at),
+                Created::Exists { .. } if at - n < MAX_TAKEN_PARTS => at += 1,
                 Created::Exists { .. } => {
                     return Err(Error::Invalid(format!(
                         "audit document `{id}` already exists, as do the {MAX_TAKEN_PARTS} \
@@ -494,6 +491,87 @@ impl Written {
     }
 }
 
+/// What completing a record writes into it ([`Trail::finish_after`]).
+struct Completion {
+    outcome: ActOutcome,
+    summary: String,
+    counts: Option<Tally>,
+    /// The steps kept in the record itself (none when they went to parts).
+    steps: Vec<TrailStep>,
+    /// How many parts the finished record has.
+    parts: u32,
+    finished_at: DateTime<Utc>,
+}
+
+impl Completion {
+    /// The fields of stored record `doc` (run `id`) the completion
+    /// changes, in their stored form, as [`to_stored`] of the completed
+    /// [`Record`] would hold them: status, outcome, summary, counts, parts,
+    /// the end time, the inline steps packed, and the transactions those
+    /// steps add to its list. Only these are sent (the record's lists are
+    /// neither read back into a [`Record`] nor packed again).
+    fn changes(&self, id: &str, doc: &Map<String, Value>) -> Result<Changes> {
+        if doc.get("record_id").and_then(Value::as_str) != Some(id) {
+            return Err(Error::Malformed {
+                kind: "audit record",
+                id: id.to_string(),
+                problems: crate::protocol::problem::Problems::one(
+                    crate::protocol::problem::Problem::Undecodable("no record_id naming it".into()),
+                ),
+            });
+        }
+        let mut after = Map::new();
+        after.insert("status".into(), value(&RecordStatus::Finished)?);
+        after.insert("outcome".into(), value(&self.outcome)?);
+        after.insert("summary".into(), Value::String(self.summary.clone()));
+        if let Some(counts) = &self.counts {
+            after.insert("counts".into(), value(counts)?);
+        }
+        after.insert("steps".into(), Value::Array(Vec::new()));
+        after.insert("parts".into(), self.parts.into());
+        after.insert("finished_at".into(), value(&self.finished_at)?);
+        compact::pack_steps(&mut after, &self.steps);
+        let listed: Vec<&str> = doc
+            .get("transactions")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut known: std::collections::HashSet<&str> = listed.iter().copied().collect();
+        let mut transactions: Vec<Value> = listed.iter().map(|t| Value::from(*t)).collect();
+        for s in &self.steps {
+            if !s.txn.is_empty() && known.insert(s.txn.as_str()) {
+                transactions.push(Value::String(s.txn.clone()));
+            }
+        }
+        if transactions.len() > listed.len() {
+            after.insert("transactions".into(), Value::Array(transactions));
+        }
+        Ok(Changes::between(doc, &after))
+    }
+}
+
+/// `v` as a JSON value.
+fn value<T: Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| Error::Invalid(format!("audit record: {e}")))
+}
+
+/// How many parts stored record `doc` (run `id`) says it has.
+fn stored_parts(id: &str, doc: &Map<String, Value>) -> Result<u32> {
+    match doc.get("parts") {
+        None | Some(Value::Null) => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| Error::Malformed {
+                kind: "audit record",
+                id: id.to_string(),
+                problems: crate::protocol::problem::Problems::one(
+                    crate::protocol::problem::Problem::Undecodable(format!("parts: {v}")),
+                ),
+            }),
+    }
+}
+
 /// How many part numbers in a row a part write skips as taken by another
 /// run of the same job before it gives up.
 const MAX_TAKEN_PARTS: u32 = 10_000;
@@ -520,6 +598,29 @@ pub fn unpacked(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
         ),
     })?;
     Ok(doc)
+}
+
+/// Part `n` of run `run`, holding `page`, as the audit index stores it:
+/// what [`to_stored`] makes of the [`Part`], its steps packed straight from
+/// the typed steps ([`compact::pack_steps`]: not serialised in the full
+/// form first, nor the page copied).
+fn stored_part(run: &str, n: u32, page: &Page) -> Result<Map<String, Value>> {
+    let bare = Part {
+        run_id: run.to_string(),
+        part: n,
+        page: Page {
+            transactions: page.transactions.clone(),
+            plan: page.plan.clone(),
+            steps: Vec::new(),
+            refused: page.refused.clone(),
+            failed: page.failed.clone(),
+            stopped: page.stopped.clone(),
+            at: page.at,
+        },
+    };
+    let mut map = to_stored(&bare)?;
+    compact::pack_steps(&mut map, &page.steps);
+    Ok(map)
 }
 
 /// A record or part as the audit index stores it ([`compact::pack`]).
@@ -579,4 +680,174 @@ fn passwd_user() -> Option<String> {
         let fields: Vec<&str> = l.split(':').collect();
         (fields.len() > 2 && fields[2] == uid).then(|| fields[0].to_string())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::receipt::Receipt;
+    use crate::protocol::steps::Step;
+
+    fn step(txn: &str, label: &str, target: &str, result: &str, detail: &str) -> TrailStep {
+        TrailStep {
+            txn: txn.into(),
+            label: label.into(),
+            target: target.into(),
+            result: result.into(),
+            detail: detail.into(),
+            wrote_state: None,
+            receipt: None,
+        }
+    }
+
+    /// Steps of every stored shape: usual, with a detail, unknown label,
+    /// a receipt, a state written that the detail does not say.
+    fn steps() -> Vec<TrailStep> {
+        let mut applied = step(
+            "t1",
+            Step::ApplySource.label(),
+            "ix-accounts/A",
+            "updated",
+            "applied -5",
+        );
+        applied.receipt = Some(Receipt::new(100, 95, (3, 1), Some((4, 1))));
+        let mut odd = step("t3", "custom", "elsewhere", "refused", "why not");
+        odd.wrote_state = Some("pending".into());
+        vec![
+            step(
+                "t1",
+                Step::Commit.label(),
+                "ix-transactions/t1",
+                "updated",
+                "state pending -> committed",
+            ),
+            applied,
+            step(
+                "t2",
+                Step::RemoveSource.label(),
+                "ix-accounts/B",
+                "noop",
+                "x",
+            ),
+            odd,
+        ]
+    }
+
+    fn running(id: &str) -> Record {
+        Record {
+            record_id: id.into(),
+            action: ActionKind::Recover,
+            transactions: vec!["t1".into(), "t2".into()],
+            targets: vec!["--all-stuck".into()],
+            reason: Some("why".into()),
+            forced: false,
+            bulk: true,
+            interface: Interface::Cli,
+            profile: None,
+            production: false,
+            approval: None,
+            overrode: vec![],
+            operator: Operator {
+                user: "op".into(),
+                source: OperatorSource::Os,
+                host: "h".into(),
+            },
+            plan: vec![format!("t1: {}", Step::Commit.label()), "odd line".into()],
+            status: RecordStatus::Running,
+            outcome: None,
+            summary: None,
+            counts: None,
+            steps: vec![],
+            parts: 0,
+            started_at: Utc::now(),
+            finished_at: None,
+            alive_at: Some(Utc::now()),
+            alive_every_ms: Some(1000),
+            resumed: vec![],
+            clock: None,
+            tool_version: "t".into(),
+        }
+    }
+
+    #[test]
+    fn a_part_is_stored_as_the_full_form_packed() {
+        let page = Page {
+            transactions: vec!["t1".into(), "t2".into(), "t3".into()],
+            plan: vec![format!("t1: {}", Step::Commit.label())],
+            steps: steps(),
+            refused: vec!["t3".into()],
+            failed: vec![],
+            stopped: vec!["t2".into()],
+            at: Some(Utc::now()),
+        };
+        let full = Part {
+            run_id: "r".into(),
+            part: 7,
+            page: page.clone(),
+        };
+        assert_eq!(
+            stored_part("r", 7, &page).unwrap(),
+            to_stored(&full).unwrap()
+        );
+        let bare = Page {
+            steps: vec![],
+            ..page
+        };
+        let full = Part {
+            run_id: "r".into(),
+            part: 2,
+            page: bare.clone(),
+        };
+        assert_eq!(
+            stored_part("r", 2, &bare).unwrap(),
+            to_stored(&full).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_completion_writes_what_the_completed_record_holds() {
+        let record = running("r1");
+        let stored = to_stored(&record).unwrap();
+        for (inline, parts, counts) in [(steps(), 0, Some(Tally::default())), (vec![], 3, None)] {
+            let at = Utc::now();
+            let c = Completion {
+                outcome: ActOutcome::Completed,
+                summary: "2 completed".into(),
+                counts,
+                steps: inline.clone(),
+                parts,
+                finished_at: at,
+            };
+            let changes = c.changes("r1", &stored).unwrap();
+            let mut done = record.clone();
+            for s in &inline {
+                if !done.transactions.contains(&s.txn) {
+                    done.transactions.push(s.txn.clone());
+                }
+            }
+            done.status = RecordStatus::Finished;
+            done.outcome = Some(ActOutcome::Completed);
+            done.summary = Some("2 completed".into());
+            done.counts = counts;
+            done.steps = inline;
+            done.parts = parts;
+            done.finished_at = Some(at);
+            let want = to_stored(&done).unwrap();
+            assert_eq!(changes.apply_to(&stored), want);
+            assert_eq!(
+                parse_record("r1", &changes.apply_to(&stored)).unwrap(),
+                done
+            );
+        }
+        assert!(Completion {
+            outcome: ActOutcome::Completed,
+            summary: String::new(),
+            counts: None,
+            steps: vec![],
+            parts: 0,
+            finished_at: Utc::now(),
+        }
+        .changes("another", &stored)
+        .is_err());
+    }
 }

@@ -17,6 +17,7 @@
 use super::record::{ActOutcome, Record, RecordStatus, TrailStep};
 use crate::protocol::report::Tally;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::collections::HashSet;
 
 /// The most bytes of list items one audit document holds as the index
@@ -235,13 +236,14 @@ pub fn ended_pages(ended: Vec<(String, EndedAs, Vec<TrailStep>)>, budget: usize)
         .collect()
 }
 
-/// Whether `record` holding `steps` itself stays within the budget (a run
-/// without parts then keeps them inline, as records always did).
-pub fn fits_inline(record: &Record, steps: &[TrailStep], budget: usize) -> bool {
+/// Whether the stored `record` (as the audit index holds it) holding
+/// `steps` itself stays within the budget (a run without parts then keeps
+/// them inline, as records always did).
+pub fn fits_inline(record: &Map<String, Value>, steps: &[TrailStep], budget: usize) -> bool {
     // The steps are sized only up to what is left (a bulk run's do not
     // fit, and are not written out whole to learn it).
     let used = size_of(record) + 1;
-    record.parts == 0 && used <= budget && super::compact::json_fits(&steps, budget - used)
+    used <= budget && super::compact::json_fits(&steps, budget - used)
 }
 
 /// What a running job's checkpoints (the parts after its plan's) say
