@@ -245,8 +245,6 @@ fn on_mouse(app: &mut App, m: MouseEvent) {
     follow_focus(app);
 }
 
-/// A poll ended: its snapshot replaces the last (the first one selects the
-/// first row), or its failure is logged once and kept.
 /// The healing verdict of `snap`, judged again with what the dashboard
 /// remembers of its polls (the slope of the oldest stuck age, the last
 /// recovery seen), and a log line (its evidence in words) when it turns to
@@ -273,6 +271,8 @@ fn healing(app: &mut App, snap: &mut Snapshot) {
     }
 }
 
+/// A poll ended: its snapshot replaces the last (the first one selects the
+/// first row), or its failure is logged once and kept.
 fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     app.poll.running = false;
     let snapshot = match result {

@@ -121,13 +121,39 @@ impl fmt::Display for Step {
     }
 }
 
-/// The two interventions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The two interventions. Serialized by their command's name (`recover`,
+/// `rollback`), as the CLI's JSON outputs say them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Procedure {
     /// Move the transaction forward from where it stopped (article's recovery).
     Recover,
     /// Undo the transaction.
     Rollback,
+}
+
+impl Procedure {
+    /// The command's name: `recover` or `rollback`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Procedure::Recover => "recover",
+            Procedure::Rollback => "rollback",
+        }
+    }
+
+    /// The verb a sentence uses: `recover` or `roll back`.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Procedure::Recover => "recover",
+            Procedure::Rollback => "roll back",
+        }
+    }
+}
+
+impl fmt::Display for Procedure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Why a procedure (rollback, recovery, a transfer's run) will not run on a

@@ -51,12 +51,7 @@ impl Setting {
     async fn new() -> Setting {
         let server = TestServer::shared();
         let ix = TestIndices::unique();
-        let app_ix = AppIndices {
-            transactions: ix.transactions.clone(),
-            accounts: ix.accounts.clone(),
-            locks: ix.locks.clone(),
-            heartbeats: format!("{}instances", ix.prefix),
-        };
+        let app_ix = AppIndices::of(&ix);
         let cfg = AppConfig {
             accounts: 4,
             initial_balance: 1000,
@@ -82,31 +77,29 @@ impl Setting {
             config,
         }
     }
+
+    /// A tool's handle (one process) under `config`.
+    fn tool(&self, config: ProtocolConfig) -> Protocol {
+        let cluster = Cluster::connect(&ConnectOptions::new(self.server.url())).unwrap();
+        Protocol::new(cluster, config)
+    }
 }
 
 #[tokio::test]
 async fn stopped_reads_stalled_restarted_reads_healing_idle_is_no_alarm() {
-    let Setting {
-        server,
-        app_ix,
-        w,
-        config,
-    } = Setting::new().await;
-    let cluster = || Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
-    let p = Protocol::new(cluster(), config.clone());
+    let s = Setting::new().await;
+    let (app_ix, w) = (&s.app_ix, &s.w);
+    let p = s.tool(s.config.clone());
     // The same, told where the application's heartbeats are.
-    let watched = Protocol::new(
-        cluster(),
-        ProtocolConfig {
-            liveness: Some(LivenessSource {
-                index: app_ix.heartbeats.clone(),
-                instance_field: format!("{}.keyword", ARTICLE.instance),
-                time_field: ARTICLE.heartbeat.into(),
-                timeout: Duration::from_secs(30),
-            }),
-            ..config
-        },
-    );
+    let watched = s.tool(ProtocolConfig {
+        liveness: Some(LivenessSource {
+            index: app_ix.heartbeats.clone(),
+            instance_field: format!("{}.keyword", ARTICLE.instance),
+            time_field: ARTICLE.heartbeat.into(),
+            timeout: Duration::from_secs(30),
+        }),
+        ..s.config.clone()
+    });
     let n = &ARTICLE;
     // The application's only instance beat 10 minutes ago: it is gone.
     let beat = json!({n.instance: "i-1", n.heartbeat: ago(Duration::from_secs(600))});
@@ -158,7 +151,7 @@ async fn stopped_reads_stalled_restarted_reads_healing_idle_is_no_alarm() {
 
     // The loop restarted: one pass moves the old ones on (the young one
     // is not yet stuck for it). Healing at once, heartbeats or not.
-    recovery::pass(&w, 1).await;
+    recovery::pass(w, 1).await;
     w.refresh().await;
     for (check, poll) in [verdicts(&p).await, verdicts(&watched).await] {
         for v in [check, poll] {
@@ -182,15 +175,10 @@ async fn an_operators_act_on_the_oldest_is_not_read_as_healing() {
     use estx::protocol::intervene::{self, Choices, Intervention, Recover};
     use estx::protocol::read::verdict::{rejudge, Previous};
     use estx::protocol::trail::Interface;
-    let Setting {
-        server,
-        app_ix,
-        w,
-        config,
-    } = Setting::new().await;
-    let cluster = || Cluster::connect(&ConnectOptions::new(server.url())).unwrap();
-    let operator = Protocol::new(cluster(), config.clone());
-    let other = Protocol::new(cluster(), config);
+    let s = Setting::new().await;
+    let (app_ix, w) = (&s.app_ix, &s.w);
+    let operator = s.tool(s.config.clone());
+    let other = s.tool(s.config.clone());
     operator.ensure_indices().await.unwrap();
     let n = &ARTICLE;
     for i in 0..3 {

@@ -10,7 +10,7 @@
 //! not started). `recover --all-stuck` alone also releases the locks whose
 //! owner ended, lease expired or holder dead (stale on evidence), as it always did.
 
-use super::dry_run::{self, action_name};
+use super::dry_run;
 use super::job;
 use super::request::Request;
 use super::start::{not_started_code, recorded};
@@ -210,7 +210,7 @@ pub async fn execute(
         job::report_pace(&job, &stats);
     }
     let b = &done.value;
-    let verb = action_name(req.procedure);
+    let verb = req.procedure.name();
     write_left(&job, verb, b, req.job.left_to.as_deref());
     let stopped_by = signal.lock().map(|s| *s).unwrap_or(None);
     let code = match &b.failed {
@@ -239,7 +239,7 @@ fn still_resumable(
         .iter()
         .filter(|r| matches!(r.verdict, Verdict::Refused(ProcedureRefusal::Recent { .. })))
         .count();
-    let verb = action_name(req.procedure);
+    let verb = req.procedure.name();
     let at = from.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     err(format_args!(
         "job {job} is not finished: {} modified within the recovery window, not shown by \
@@ -281,7 +281,7 @@ fn print_outcome(
     );
     match format {
         OutcomeFormat::Json => outcome::print(&BulkOutcome {
-            action: action_name(req.procedure),
+            action: req.procedure,
             selection: act.selection.describe(act.ids_source.as_deref()),
             recovery_window_seconds: p.config().recovery_window.as_secs_f64(),
             transactions: b.reports.iter().map(ProcedureOutcome::from).collect(),
@@ -299,7 +299,7 @@ fn print_outcome(
                 Line::Lock(l).print();
             }
             Line::Summary(&BulkSummary {
-                action: action_name(req.procedure),
+                action: req.procedure,
                 selected: b.reports.len() + b.not_started.len(),
                 tally: Tally::of(&b.reports),
                 left_out: left_out.len(),

@@ -5,6 +5,7 @@
 //! shows), per transaction and counted, writing nothing (not even an audit
 //! record).
 
+use super::dry_summary::{counts_line, sweep_lines};
 use crate::cli::exit;
 use crate::cli::output::bulk::{
     BalanceChange, DryRunOutcome, LeftOutRow, Line, PlanRow, PlanSummary, PlannedStep, SweepPlan,
@@ -71,7 +72,7 @@ fn print_plans(
     summary_to: Option<Option<PathBuf>>,
 ) -> i32 {
     let procedure = plan.procedure;
-    let action = action_name(procedure);
+    let action = procedure;
     let verdicts = plan.verdicts();
     let left_out: Vec<LeftOutRow> = verdicts.left_out.iter().map(LeftOutRow::of).collect();
     let rows: Vec<PlanRow> = plan.items.iter().map(|item| plan_row(p, item)).collect();
@@ -114,14 +115,6 @@ fn print_plans(
         },
     }
     summary.exit_code
-}
-
-/// `rollback` or `recover`.
-pub fn action_name(procedure: Procedure) -> &'static str {
-    match procedure {
-        Procedure::Rollback => "rollback",
-        Procedure::Recover => "recover",
-    }
 }
 
 /// The row of one transaction, from its plan in the bulk preview (decided
@@ -198,7 +191,7 @@ fn planned_step(p: &Protocol, step: &PlanStep, e: &StepEffect) -> PlannedStep {
 /// The counts, from the plan's [`Verdicts`] (what the dashboard's bulk
 /// dialog counts too).
 fn summarise(
-    action: &'static str,
+    action: Procedure,
     v: &Verdicts,
     rows: &[PlanRow],
     left_out: &[LeftOutRow],
@@ -226,66 +219,6 @@ fn summarise(
                 .map(|r| r.exit_code)
                 .chain(left_out.iter().map(|l| l.exit_code)),
         ),
-    }
-}
-
-/// The last line of a dry run: the counts and the net balance effect.
-pub(super) fn counts_line(s: &PlanSummary) {
-    let verb = if s.action == "rollback" {
-        "roll back"
-    } else {
-        "recover"
-    };
-    let mut parts = vec![format!("{} {verb}", s.would_run)];
-    if s.nothing_to_do > 0 {
-        parts.push(format!("{} nothing to do", s.nothing_to_do));
-    }
-    for (kind, n) in &s.refused {
-        parts.push(format!("{n} refused: {kind}"));
-    }
-    if s.left_out > 0 {
-        parts.push(format!("{} not selected or unknown", s.left_out));
-    }
-    let releases = match &s.no_locks_index {
-        Some(ix) => format!("releases no lock (no locks index `{ix}`)"),
-        None => format!("releases {}", plural(s.lock_releases.len(), "lock")),
-    };
-    out(format_args!(
-        "{}; net balance effect {:+} over {}; {releases}",
-        parts.join(", "),
-        s.net_balance_effect,
-        plural(s.balance_effect.len(), "account"),
-    ));
-    if let Some(e) = &s.writes_refused {
-        err(format_args!(
-            "the run would be refused before its first write, whatever the transactions: {e}"
-        ));
-    }
-}
-
-/// The closing sweep of `recover --all-stuck`, with each lock it would
-/// release (nothing for another act).
-pub(super) fn sweep_lines(s: &PlanSummary) {
-    let Some(sweep) = &s.sweep else {
-        return;
-    };
-    if let Some(ix) = &s.no_locks_index {
-        out(format_args!(
-            "then: {}: nothing to do, no locks index `{ix}`",
-            sweep.step
-        ));
-        return;
-    }
-    if sweep.locks.is_empty() {
-        out(format_args!("then: {}: none stale now", sweep.step));
-        return;
-    }
-    out(format_args!("then: {}:", sweep.step));
-    for l in &sweep.locks {
-        out(format_args!(
-            "    release lock {} held by {} ({})",
-            l.resource, l.holder, l.judged
-        ));
     }
 }
 

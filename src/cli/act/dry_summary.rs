@@ -3,7 +3,6 @@
 //! do, the balance effect per account (the largest first), and the ids
 //! that would run written to a file, one a line, for `--ids-from`.
 
-use super::dry_run::{counts_line, sweep_lines};
 use crate::cli::output::bulk::{LeftOutRow, PlanRow, PlanSummary};
 use crate::cli::output::{err, out, plural};
 use std::collections::BTreeMap;
@@ -81,4 +80,60 @@ fn by_state(rows: &[PlanRow]) -> BTreeMap<String, (usize, BTreeMap<&'static str,
         *entry.1.entry(r.would).or_default() += 1;
     }
     out
+}
+
+/// The last line of a dry run: the counts and the net balance effect.
+pub(super) fn counts_line(s: &PlanSummary) {
+    let verb = s.action.verb();
+    let mut parts = vec![format!("{} {verb}", s.would_run)];
+    if s.nothing_to_do > 0 {
+        parts.push(format!("{} nothing to do", s.nothing_to_do));
+    }
+    for (kind, n) in &s.refused {
+        parts.push(format!("{n} refused: {kind}"));
+    }
+    if s.left_out > 0 {
+        parts.push(format!("{} not selected or unknown", s.left_out));
+    }
+    let releases = match &s.no_locks_index {
+        Some(ix) => format!("releases no lock (no locks index `{ix}`)"),
+        None => format!("releases {}", plural(s.lock_releases.len(), "lock")),
+    };
+    out(format_args!(
+        "{}; net balance effect {:+} over {}; {releases}",
+        parts.join(", "),
+        s.net_balance_effect,
+        plural(s.balance_effect.len(), "account"),
+    ));
+    if let Some(e) = &s.writes_refused {
+        err(format_args!(
+            "the run would be refused before its first write, whatever the transactions: {e}"
+        ));
+    }
+}
+
+/// The closing sweep of `recover --all-stuck`, with each lock it would
+/// release (nothing for another act).
+pub(super) fn sweep_lines(s: &PlanSummary) {
+    let Some(sweep) = &s.sweep else {
+        return;
+    };
+    if let Some(ix) = &s.no_locks_index {
+        out(format_args!(
+            "then: {}: nothing to do, no locks index `{ix}`",
+            sweep.step
+        ));
+        return;
+    }
+    if sweep.locks.is_empty() {
+        out(format_args!("then: {}: none stale now", sweep.step));
+        return;
+    }
+    out(format_args!("then: {}:", sweep.step));
+    for l in &sweep.locks {
+        out(format_args!(
+            "    release lock {} held by {} ({})",
+            l.resource, l.holder, l.judged
+        ));
+    }
 }

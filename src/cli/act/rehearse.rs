@@ -108,7 +108,7 @@ pub struct RehearsalOutcome {
     /// Always true: this is a rehearsal, nothing was written to the cluster.
     pub rehearsal: bool,
     /// `rollback` or `recover`.
-    pub action: &'static str,
+    pub action: Procedure,
     /// The selection as the options that made it.
     pub selection: Vec<String>,
     /// The transactions the selection resolved to on the cluster.
@@ -205,7 +205,7 @@ impl RehearsalOutcome {
         notes.extend(r.notes.iter().cloned());
         RehearsalOutcome {
             rehearsal: true,
-            action: super::dry_run::action_name(procedure),
+            action: procedure,
             selection,
             selected: r.selected,
             selected_on_copy: r.selected_on_copy(),

@@ -6,6 +6,7 @@
 use super::outcome::{LockOutcome, ProcedureOutcome, VerdictOutcome};
 use crate::cli::exit;
 use crate::protocol::intervene::Tally;
+use crate::protocol::Procedure;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -55,7 +56,7 @@ impl LeftOutRow {
 #[derive(Debug, Serialize)]
 pub struct BulkOutcome {
     /// `rollback` or `recover`.
-    pub action: &'static str,
+    pub action: Procedure,
     /// The selection as given (`--all-stuck`, `--state=pending`, ...).
     pub selection: Vec<String>,
     /// The recovery window transactions were judged by, in seconds.
@@ -85,7 +86,7 @@ pub struct BulkOutcome {
 #[derive(Debug, Serialize)]
 pub struct BulkSummary {
     /// `rollback` or `recover`.
-    pub action: &'static str,
+    pub action: Procedure,
     /// Transactions selected (that exist and match).
     pub selected: usize,
     /// Verdict counts of those that ran.
@@ -154,10 +155,10 @@ pub struct PlanRow {
 }
 
 /// The counts of a dry run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct PlanSummary {
     /// `rollback` or `recover`.
-    pub action: &'static str,
+    pub action: Procedure,
     /// Transactions selected (that exist and match).
     pub selected: usize,
     /// How many would run.
@@ -264,7 +265,7 @@ mod tests {
         assert_eq!(v["txn"], "t9");
         assert_eq!(v["verdict"]["kind"], "refused");
         let s = BulkSummary {
-            action: "rollback",
+            action: Procedure::Rollback,
             selected: 2,
             tally: Tally {
                 completed: 2,

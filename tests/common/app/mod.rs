@@ -51,6 +51,19 @@ pub struct AppIndices {
     pub heartbeats: String,
 }
 
+impl AppIndices {
+    /// The tool's test indices, with the application's heartbeats beside
+    /// them (`{prefix}instances`).
+    pub fn of(ix: &crate::common::TestIndices) -> AppIndices {
+        AppIndices {
+            transactions: ix.transactions.clone(),
+            accounts: ix.accounts.clone(),
+            locks: ix.locks.clone(),
+            heartbeats: format!("{}instances", ix.prefix),
+        }
+    }
+}
+
 /// How the application behaves.
 #[derive(Debug, Clone)]
 pub struct AppConfig {

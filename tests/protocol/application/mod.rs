@@ -55,12 +55,7 @@ fn schema_of(names: &Names) -> Schema {
 async fn world(cfg: AppConfig, tool_window: Duration, names: &'static Names) -> Operator {
     let server = TestServer::shared();
     let ix = TestIndices::unique();
-    let app_ix = AppIndices {
-        transactions: ix.transactions.clone(),
-        accounts: ix.accounts.clone(),
-        locks: ix.locks.clone(),
-        heartbeats: format!("{}instances", ix.prefix),
-    };
+    let app_ix = AppIndices::of(&ix);
     let timeout = cfg.heartbeat_timeout;
     let w = Arc::new(World::setup(server.url(), app_ix.clone(), names, cfg).await);
     let schema = (*names != ARTICLE).then(|| schema_of(names));
