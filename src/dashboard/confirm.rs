@@ -103,8 +103,8 @@ pub fn open_bulk_dialog(app: &mut App, on: OnMarks) -> Vec<IoRequest> {
     super::bulk::open(app, on)
 }
 
-/// How long an ack made in the dashboard holds, unless its reason starts
-/// with a duration (`8h finance is on it`: the dialog's `ack_lasting`).
+/// How long an ack made in the dashboard holds unless the dialog's
+/// duration field is changed (`AckFor`).
 pub const DASHBOARD_ACK: std::time::Duration = std::time::Duration::from_secs(4 * 3600);
 
 /// Opens the dialog acknowledging the marked rows the table shows

@@ -91,6 +91,7 @@ impl World {
             "accounts" => &self.ix.accounts,
             "locks" => &self.ix.locks,
             "audit" => &self.ix.audit,
+            "acks" => &self.ix.acks,
             other => panic!("no index plays {other}"),
         }
     }
@@ -306,6 +307,46 @@ fn write_privilege_on_the_transactions_only_is_refused_before_step_one() {
         .code(0);
     assert_eq!(s.w.state("t1"), "rolled-back");
     assert_eq!((s.w.balance("A"), s.w.balance("B")), (500, 500));
+}
+
+/// The acks index (issue 30 item 3's leftover): every operator reads it
+/// (each poll, `check` and bulk selection leave acked transactions out),
+/// and an acting one writes it (`ack`, `unack`, the dashboard's `K`).
+#[test]
+fn doctor_names_the_privileges_the_acks_index_needs() {
+    // May write every index but the acks index: acknowledging is refused.
+    let s = Secured::new(
+        Product::Elasticsearch,
+        &["transactions", "accounts", "locks", "audit"],
+    );
+    let acks = s.w.index_of("acks").to_string();
+    let out = s.run_as(VIEWER, &["doctor"]);
+    out.code(1)
+        .stdout_has(&format!(
+            "warn  user `viewer` may read the acks index `{acks}`"
+        ))
+        .stdout_has("`ack` and `unack` (and the dashboard's K) are refused")
+        .stdout_has(&format!("grant [read, write] on `{acks}`"));
+    let j = s.run_as(VIEWER, &["doctor", "--json"]).json();
+    let granted = &j["security"]["indices"][&acks];
+    assert_eq!(granted["read"], true, "{j:#}");
+    assert_eq!(granted["write"], false, "{j:#}");
+
+    // May not read it: acked transactions would page and be selected again.
+    let s = Secured::with(Product::Elasticsearch, |w| {
+        let readable = ["transactions", "accounts", "locks", "audit"].map(|r| w.index_of(r));
+        vec![User::admin(ADMIN.0, ADMIN.1).reading_only(&readable)]
+    });
+    let acks = s.w.index_of("acks").to_string();
+    s.run_as(ADMIN, &["doctor"])
+        .code(3)
+        .stdout_has(&format!("user `ops` lacks read on the acks index `{acks}`"))
+        .stdout_has("grant read on");
+
+    // Every privilege: no line about the acks index.
+    let s = Secured::new(Product::Elasticsearch, &[]);
+    let out = s.run_as(ADMIN, &["doctor"]);
+    assert!(!out.stdout.contains("acks index"), "{out}");
 }
 
 #[test]

@@ -114,6 +114,7 @@ fn release_one_lock_dialog_names_the_holder() {
         reason: String::new(),
         reason_for: None,
         typed: None,
+        lasts: None,
         pending: Pending::One(AnyAct::ReleaseLock(ReleaseLock::new("bob"))),
     });
     let buf = draw(&a, 80, 24);
@@ -273,6 +274,7 @@ fn open_bulk(a: &mut estx::dashboard::app::App, procedure: estx::protocol::Proce
         reason: "outage".into(),
         reason_for: Some(RunChoice::Plain),
         typed: None,
+        lasts: None,
         pending: Pending::Bulk(Box::new(bulk)),
     });
 }
@@ -353,6 +355,7 @@ fn audit_repair_dialog_names_its_balance_effect() {
         reason: String::new(),
         reason_for: None,
         typed: None,
+        lasts: None,
         pending: Pending::One(AnyAct::AuditRepair(AuditRepair {
             account: Some("alice".into()),
             expect_total: None,
@@ -366,4 +369,42 @@ fn audit_repair_dialog_names_its_balance_effect() {
     ] {
         assert!(s.contains(want), "{want:?} missing:\n{s}");
     }
+}
+
+/// `K`'s dialog (issue 30 item 3's leftover): the ack's duration is a
+/// field of its own under the reason (4h to start with; Tab moves to
+/// it), and what is not a duration says so in place.
+#[test]
+fn ack_dialog_has_a_duration_field() {
+    use estx::protocol::acks::Acks;
+    use estx::protocol::intervene::{AckPlan, Acknowledge, AnyPlan};
+    use std::time::Duration;
+    let mut a = app();
+    let ack = |id: &str| -> AnyAct {
+        Acknowledge::ids(vec![id.into()], Duration::from_secs(4 * 3600), None).into()
+    };
+    open_dialog(&mut a, ack, "t-pend-1", false);
+    let d = a.overlays.dialog_mut().unwrap();
+    d.preview = Load::Loaded(AnyPlan::Acknowledge(AckPlan {
+        lasts: Some(Duration::from_secs(4 * 3600)),
+        targets: vec![],
+        ids: vec!["t-pend-1".into()],
+        left_out: vec![],
+        acks: Acks::default(),
+    }));
+    d.reason_for = Some(RunChoice::Plain);
+    d.reason = "finance is on it".into();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("finance is on it▏"), "{s}");
+    assert!(s.contains("for (how long the ack holds): 4h"), "{s}");
+    assert!(s.contains("Tab the duration"), "{s}");
+    assert_snapshot!("dialog_ack_duration", s);
+
+    let d = a.overlays.dialog_mut().unwrap();
+    let lasts = d.lasts.as_mut().unwrap();
+    lasts.focused = true;
+    lasts.text = "soon".into();
+    let s = screen(&a, 100, 30);
+    assert!(s.contains("for (how long the ack holds): soon▏"), "{s}");
+    assert!(s.contains("invalid duration `soon`"), "{s}");
 }

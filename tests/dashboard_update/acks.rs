@@ -1,7 +1,7 @@
 //! `K` (issue 30 item 3): acknowledge the selected transaction through the
-//! one confirmation flow, for the duration its reason starts with (4h
-//! without one), and, on a transaction a poll shows acknowledged, take
-//! the ack back.
+//! one confirmation flow, for the duration in the dialog's own field (4h
+//! unless changed; Tab moves between the reason and it), and, on a
+//! transaction a poll shows acknowledged, take the ack back.
 
 use super::*;
 use estx::dashboard::event::{ActionOutcome, Expected};
@@ -20,7 +20,7 @@ fn ack(lasts_hours: u64) -> AnyAct {
 }
 
 #[test]
-fn k_acknowledges_the_selection_for_the_duration_its_reason_starts_with_then_takes_it_back() {
+fn k_acknowledges_the_selection_for_the_duration_in_its_field_then_takes_it_back() {
     let mut app = app(false);
     let cmds = update(&mut app, key('K'));
     assert_eq!(cmds, vec![IoRequest::LoadPreview(ack(4))]);
@@ -42,9 +42,34 @@ fn k_acknowledges_the_selection_for_the_duration_its_reason_starts_with_then_tak
     update(&mut app, key('y'));
     // An ack wants its reason: Enter on an empty one runs nothing.
     assert!(update(&mut app, code(KeyCode::Enter)).is_empty());
-    for c in "8h finance is on it".chars() {
+    for c in "finance is on it".chars() {
         update(&mut app, key(c));
     }
+    // Tab to the duration field (4h to start with), typed over.
+    update(&mut app, code(KeyCode::Tab));
+    let lasts = |app: &App| app.overlays.dialog().unwrap().lasts.clone().unwrap();
+    assert_eq!(lasts(&app).text, "4h");
+    assert!(lasts(&app).focused);
+    for _ in 0..2 {
+        update(&mut app, code(KeyCode::Backspace));
+    }
+    // Not a duration: Enter runs nothing and the dialog stays.
+    for c in "soon".chars() {
+        update(&mut app, key(c));
+    }
+    let cmds = update(&mut app, code(KeyCode::Enter));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert!(app.overlays.dialog().is_some());
+    for _ in 0.."soon".len() {
+        update(&mut app, code(KeyCode::Backspace));
+    }
+    for c in "8h".chars() {
+        update(&mut app, key(c));
+    }
+    // Tab back: the reason is as typed, the duration kept.
+    update(&mut app, code(KeyCode::Tab));
+    assert!(!lasts(&app).focused);
+    assert_eq!(app.overlays.dialog().unwrap().reason, "finance is on it");
     let cmds = update(&mut app, code(KeyCode::Enter));
     let expected = Expected {
         state: None,

@@ -171,3 +171,68 @@ async fn a_scoped_poll_counts_every_request_the_cluster_answered() {
     assert!(sent > 3, "one request per index:\n{recent}");
     assert_eq!(snap.requests as usize, sent, "{recent}");
 }
+
+/// Issue 30 item 5: the fullest poll stays within its budget of four
+/// requests, counted at the proxy: documents in an unknown state, a lock
+/// whose holder's heartbeat must be read (its owner names no
+/// transaction), the healing verdict's searches (the application's
+/// heartbeat index named) and a live ack. Every further read the poll
+/// needs rides in the `_msearch` as a search of its own.
+#[tokio::test]
+async fn the_fullest_poll_stays_within_four_requests() {
+    use estx::protocol::intervene::{self, Acknowledge, Choices, Intervention};
+    use estx::protocol::locks::LivenessSource;
+    use estx::protocol::trail::Interface;
+    let beats = format!("{}beats", crate::common::server::unique_prefix());
+    let source = LivenessSource {
+        index: beats.clone(),
+        instance_field: "instance".into(),
+        time_field: "at".into(),
+        timeout: std::time::Duration::from_secs(30),
+    };
+    let fx = Fx::with(|c| c.liveness = Some(source)).await;
+    fx.proto.ensure_indices().await.unwrap();
+    seed(&fx).await;
+    let keyword = json!({"mappings": {"properties": {
+        "instance": {"type": "keyword"}, "at": {"type": "date"}}}});
+    fx.cluster().create_index(&beats, keyword).await.unwrap();
+    fx.put(
+        &beats,
+        "w2",
+        json!({"instance": "w:2", "at": "2026-01-01T00:00:00Z"}),
+    )
+    .await;
+    fx.put_txn("odd", json!({"state": "wibble", "amount": 1}))
+        .await;
+    let why = Choices::new(Interface::Cli, Some("finance is on it".into()));
+    let act = Acknowledge::ids(
+        vec!["tc0".into()],
+        std::time::Duration::from_secs(3600),
+        None,
+    );
+    intervene::run(&fx.proto, Intervention::new(act, why))
+        .await
+        .unwrap();
+    fx.cluster().refresh(&beats).await.unwrap();
+    fx.cluster().refresh(&fx.ix.acks).await.unwrap();
+    fx.refresh().await;
+    let proxy = FaultProxy::start(&fx.url);
+    let p = fx.proto_via(&proxy.url());
+    let (snap, sent) = steady_poll(&p, &proxy).await;
+    let log = proxy.log();
+    let recent = log[log.len() - sent..].join("\n");
+    assert!(sent <= 4, "{sent} requests:\n{recent}");
+    assert_eq!(snap.requests as usize, sent, "{recent}");
+    // What each read found, so none of them was skipped to fit.
+    assert!(snap.acks.get("tc0").is_some(), "{:?}", snap.acks);
+    assert!(
+        snap.transactions.iter().any(|t| t.id == "odd"),
+        "the odd document listed"
+    );
+    let held = lock(&snap, "Bc0");
+    assert!(
+        held.staleness.is_stale(),
+        "its holder's old heartbeat read: {:?}",
+        held.staleness
+    );
+}

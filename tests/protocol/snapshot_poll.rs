@@ -55,10 +55,10 @@ async fn a_poll_sees_every_state_in_a_fixed_number_of_requests() {
     assert!(matches!(snap.accounts.get("As2"), Some(AccountEntry::Ok(a)) if a.carries("ts2")));
     assert_eq!(snap.locks.len(), 1);
     assert!(snap.locks[0].staleness.is_stale(), "owner ts7 is finished");
-    // msearch, one mget (the accounts and the lock's owner), the odd-state
-    // search (there is one), health.
-    assert_eq!(snap.requests, 4, "requests per poll");
-    // Without odd documents or foreign lock owners, three requests.
+    // msearch (the odd document read in it), one mget (the accounts and
+    // the lock's owner), health.
+    assert_eq!(snap.requests, 3, "requests per poll");
+    // Without odd documents or foreign lock owners, the same three.
     fx.cluster()
         .put(
             &fx.ix.transactions,

@@ -549,8 +549,9 @@ impl Protocol {
         checks.extend(explicit_index_refused.as_deref().map(explicit_index_check));
         let audit = self.config.audit_file.is_none();
         let audit = audit.then_some(self.config.indices.audit.as_str());
-        let security = security(cluster, &d, audit).await?;
-        judge(&d, &indices, &security, &mut checks);
+        let acks = self.config.indices.acks.as_str();
+        let security = security(cluster, &d, audit, acks).await?;
+        judge(&d, &indices, &security, acks, &mut checks);
         checks.extend(audit_index_check(self).await?);
         self.sync_clock().await;
         let clock = ClockReport::of(&cluster.clock_status());

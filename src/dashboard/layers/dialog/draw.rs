@@ -10,7 +10,7 @@
 //! border and red Confirm button.
 
 use super::documents::{audit_dialog, lock_dialog, transaction_lines};
-use super::{Dialog, Pending, RunChoice};
+use super::{AckFor, Dialog, Pending, RunChoice};
 use crate::dashboard::keymap::DialogOp;
 use crate::dashboard::layers::DrawCx;
 use crate::dashboard::load::Load;
@@ -238,8 +238,8 @@ fn ack_lines(th: &Theme, a: &AckPlan) -> Vec<Line<'static>> {
     if let Some(d) = a.lasts {
         out.push(Line::styled(
             format!(
-                "holds for {} (start the reason with a duration to change it: `8h why`); \
-                 check and the bulk acts leave them out meanwhile",
+                "holds for {} unless the `for` field below says otherwise; check and \
+                 the bulk acts leave them out meanwhile",
                 human_age(d.as_secs() as i64)
             ),
             th.dim_text(),
@@ -261,7 +261,7 @@ fn reason_lines(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
     };
     let mut field = vec![Span::styled(label, bold())];
     match d.reason_for {
-        Some(_) if d.typed.is_none() => {
+        Some(_) if d.typed.is_none() && !d.lasts.as_ref().is_some_and(|l| l.focused) => {
             field.push(Span::styled(
                 format!("{}▏", d.reason),
                 Style::new().add_modifier(Modifier::UNDERLINED),
@@ -280,6 +280,7 @@ fn reason_lines(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
         _ => field.push(Span::raw(d.reason.clone())),
     }
     let mut out = vec![Line::from(""), Line::from(field)];
+    out.extend(d.lasts.as_ref().map(|l| lasts_line(d, l)));
     let guard = d.guard(cx.settings);
     match (d.reason_for.map(RunChoice::is_forced), &d.typed, &guard) {
         (Some(_), Some(typed), Some(g)) => out.extend(typed_lines(th, typed, g)),
@@ -289,14 +290,36 @@ fn reason_lines(cx: &DrawCx, d: &Dialog) -> Vec<Line<'static>> {
         )),
         (Some(force), _, _) => {
             let run = if force { "runs FORCED" } else { "runs" };
+            let tab = if d.lasts.is_some() {
+                " · Tab the duration"
+            } else {
+                ""
+            };
             out.push(Line::styled(
-                format!("type the reason · Enter {run} · Esc back"),
+                format!("type the reason{tab} · Enter {run} · Esc back"),
                 Style::new().fg(th.warn),
             ));
         }
         (None, _, _) => {}
     }
     out
+}
+
+/// An ack's duration field, under the reason: what was typed, a cursor
+/// while keys type into it, and why it is not a duration if it is not.
+fn lasts_line(d: &Dialog, l: &AckFor) -> Line<'static> {
+    let mut field = vec![Span::styled("for (how long the ack holds): ", bold())];
+    match d.reason_for {
+        Some(_) if d.typed.is_none() && l.focused => field.push(Span::styled(
+            format!("{}▏", l.text),
+            Style::new().add_modifier(Modifier::UNDERLINED),
+        )),
+        _ => field.push(Span::raw(l.text.clone())),
+    }
+    if let Err(why) = l.duration() {
+        field.push(Span::styled(format!("  {why}"), bold()));
+    }
+    Line::from(field)
 }
 
 /// The typed confirmation a production profile asks for after the reason:

@@ -29,13 +29,22 @@ impl Dialog {
             return Outcome::stay();
         }
         if let Some(force) = self.reason_for.map(RunChoice::is_forced) {
+            let field = match self.lasts.as_mut() {
+                Some(lasts) if lasts.focused => &mut lasts.text,
+                _ => &mut self.reason,
+            };
             match key.code {
                 KeyCode::Enter => return self.confirm(cx, force),
                 KeyCode::Esc => self.reason_for = None,
-                KeyCode::Backspace => {
-                    self.reason.pop();
+                KeyCode::Tab | KeyCode::BackTab => {
+                    if let Some(lasts) = self.lasts.as_mut() {
+                        lasts.focused = !lasts.focused;
+                    }
                 }
-                KeyCode::Char(c) => self.reason.push(c),
+                KeyCode::Backspace => {
+                    field.pop();
+                }
+                KeyCode::Char(c) => field.push(c),
                 _ => {}
             }
             return Outcome::stay();
@@ -182,7 +191,19 @@ impl Dialog {
         } else {
             "confirmed"
         };
-        let (act, reason) = ack_lasting(act, reason);
+        let act = match (act, &self.lasts) {
+            (AnyAct::Acknowledge(mut a), Some(lasts)) => match lasts.duration() {
+                Ok(d) => {
+                    a.lasts = d;
+                    AnyAct::Acknowledge(a)
+                }
+                Err(why) => {
+                    let text = format!("{title}: for: {why}; nothing done");
+                    return Outcome::with(Effect::Log(LogLevel::Error, text));
+                }
+            },
+            (act, _) => act,
+        };
         let run = Run::new(act, force, reason, self.typed.clone(), expected);
         Outcome::with(Effect::Start { run, planned })
             .then(Effect::Log(
@@ -237,24 +258,4 @@ pub fn planned_lines(plan: &impl Planned) -> Vec<String> {
             format!("{}: {what}", s.reported())
         })
         .collect()
-}
-
-/// `act` with the duration a confirmed ack's `reason` starts with (`8h
-/// why`: 8 hours, the reason `why`), and the reason without it; any
-/// other act, or a reason that starts with no duration, as they are.
-fn ack_lasting(act: AnyAct, reason: Option<String>) -> (AnyAct, Option<String>) {
-    let AnyAct::Acknowledge(mut a) = act else {
-        return (act, reason);
-    };
-    let Some(text) = reason.as_deref() else {
-        return (AnyAct::Acknowledge(a), reason);
-    };
-    let (first, rest) = text.split_once(' ').unwrap_or((text, ""));
-    match crate::protocol::time::parse_duration(first) {
-        Ok(d) if !d.is_zero() && !rest.trim().is_empty() => {
-            a.lasts = d;
-            (AnyAct::Acknowledge(a), Some(rest.trim().to_string()))
-        }
-        _ => (AnyAct::Acknowledge(a), reason),
-    }
 }

@@ -53,8 +53,43 @@ pub struct Dialog {
     /// typed so far to confirm a bulk or forced run (the count or the
     /// profile's name, [`Dialog::guard`]); `None` while not asked.
     pub typed: Option<String>,
+    /// An ack's duration field ([`AckFor`]); `None` for every other act.
+    pub lasts: Option<AckFor>,
     /// The act it confirms, one of its kinds ([`Pending`]).
     pub pending: Pending,
+}
+
+/// An ack's duration, a field of its own beside the reason (Tab moves
+/// between them): what was typed (the act's, 4h, to start with) and
+/// whether keys type into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AckFor {
+    /// The duration as typed so far (`30m`, `8h`, `1d`).
+    pub text: String,
+    /// Keys type into this field, not the reason.
+    pub focused: bool,
+}
+
+impl AckFor {
+    /// The field for `pending`'s ack, holding the act's duration; none
+    /// for any other act.
+    fn of(pending: &Pending) -> Option<AckFor> {
+        match pending {
+            Pending::One(AnyAct::Acknowledge(a)) => Some(AckFor {
+                text: crate::protocol::time::human_duration(a.lasts),
+                focused: false,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The duration typed, if it is one longer than zero; else why not.
+    pub fn duration(&self) -> Result<std::time::Duration, String> {
+        match crate::protocol::time::parse_duration(&self.text)? {
+            d if d.is_zero() => Err(format!("`{}` is zero", self.text.trim())),
+            d => Ok(d),
+        }
+    }
 }
 
 /// The one act a dialog confirms, by kind: each kind carries what it
@@ -125,6 +160,7 @@ impl Dialog {
             reason: String::new(),
             reason_for: None,
             typed: None,
+            lasts: AckFor::of(&pending),
             pending,
         }
     }

@@ -120,6 +120,20 @@ fn columns(cx: &DrawCx) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     ));
     r.push(legend("?", th.odd, "malformed or unknown state".into()));
     r.push(legend("~", th.good, "acknowledged (ack)".into()));
+    // The header's healing verdict, coloured as the header shows it (two
+    // short lines: the column stays narrow enough for two at 100×30).
+    r.push(Line::from(vec![
+        Span::raw("recovery: "),
+        Span::styled("healing", Style::new().fg(th.good)),
+        Span::raw(" "),
+        Span::styled("stalled", Style::new().fg(th.danger)),
+    ]));
+    r.push(Line::from(vec![
+        Span::raw("  "),
+        Span::styled("not running", Style::new().fg(th.danger)),
+        Span::raw(" "),
+        Span::styled("idle unknown", th.dim_text()),
+    ]));
     r.push(Line::from(vec![
         Span::raw("locks: "),
         Span::styled("stale", Style::new().fg(th.warn)),

@@ -311,6 +311,7 @@ pub(crate) fn judge(
     d: &Discovery,
     indices: &[IndexReport],
     security: &Security,
+    acks: &str,
     checks: &mut Vec<Check>,
 ) {
     let mut add = |severity, text: String| checks.push(Check { severity, text });
@@ -363,7 +364,7 @@ pub(crate) fn judge(
         };
         add(severity, w);
     }
-    security_checks(security, checks);
+    security_checks(security, acks, checks);
 }
 
 /// The audit index named when it is missing: every intervention is

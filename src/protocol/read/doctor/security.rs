@@ -53,6 +53,11 @@ pub const NEEDED_PRIVILEGES: [&str; 4] = ["read", "write", "delete", "view_index
 /// Privileges the tool needs on the audit index (records are created and
 /// completed, never deleted).
 pub const AUDIT_PRIVILEGES: [&str; 3] = ["read", "write", "view_index_metadata"];
+/// Privileges on the acks index: `read` for every operator (each poll,
+/// `check`, the exporter and bulk selections leave acked transactions
+/// out), `write` for one who acknowledges (`ack`, `unack`, the dashboard's
+/// `K`).
+pub const ACKS_PRIVILEGES: [&str; 2] = ["read", "write"];
 /// Cluster privileges the tool uses: `monitor` reads the cluster's health
 /// (the dashboard header, `doctor`) and its root banner (the product).
 pub const CLUSTER_PRIVILEGES: [&str; 1] = ["monitor"];
@@ -68,11 +73,13 @@ pub const COMPOSITE_ACTIONS: [&str; 2] = ["indices:data/read/mget", "indices:dat
 /// `init` has not created yet are asked too: Elasticsearch refuses an entry
 /// without names with a 400, which must not read as "security off"), else
 /// OpenSearch's account. An absent locks index (no locks) is not asked, nor
-/// the audit index (`audit`: `None`) when a file trail records instead.
+/// the audit index (`audit`: `None`) when a file trail records instead;
+/// the acks index (`acks`) always is.
 pub(crate) async fn security(
     cluster: &Cluster,
     d: &Discovery,
     audit: Option<&str>,
+    acks: &str,
 ) -> Result<Security> {
     let names: Vec<&str> = d
         .indices()
@@ -90,6 +97,7 @@ pub(crate) async fn security(
         .collect();
     let mut index = vec![json!({"names": names, "privileges": NEEDED_PRIVILEGES})];
     index.extend(audit.map(|a| json!({"names": [a], "privileges": AUDIT_PRIVILEGES})));
+    index.push(json!({"names": [acks], "privileges": ACKS_PRIVILEGES}));
     let concrete: Vec<&String> = behind_aliases.values().flatten().collect();
     if !concrete.is_empty() {
         index.push(json!({"names": concrete, "privileges": ["read"]}));
@@ -167,8 +175,9 @@ async fn composite_refusals(cluster: &Cluster, d: &Discovery) -> Result<Vec<Stri
     Ok(refused)
 }
 
-/// The checks judged from what the credentials may do.
-pub(crate) fn security_checks(security: &Security, checks: &mut Vec<Check>) {
+/// The checks judged from what the credentials may do (`acks`: the acks
+/// index, judged by what reading and writing it serve).
+pub(crate) fn security_checks(security: &Security, acks: &str, checks: &mut Vec<Check>) {
     let mut add = |severity, text: String| checks.push(Check { severity, text });
     match security {
         Security::Off => add(
@@ -201,6 +210,12 @@ pub(crate) fn security_checks(security: &Security, checks: &mut Vec<Check>) {
                     .map(|(alias, _)| alias.as_str())
             };
             for (index, privs) in indices {
+                if index == acks {
+                    if let Some(c) = acks_check(&who, acks, privs) {
+                        add(c.severity, c.text);
+                    }
+                    continue;
+                }
                 if let Some(alias) = alias_of(index) {
                     if privs.get("read") == Some(&false) {
                         add(Severity::Warning, alias_gap(&who, alias, index));
@@ -236,6 +251,33 @@ pub(crate) fn security_checks(security: &Security, checks: &mut Vec<Check>) {
             add(severity, text)
         }
     }
+}
+
+/// The acks index's line, if a privilege on it is missing: without `read`
+/// acked transactions page again and are selected by bulk acts (an
+/// error); without `write` only acknowledging is refused (a warning: a
+/// viewer needs only `read`).
+fn acks_check(who: &str, acks: &str, privs: &BTreeMap<String, bool>) -> Option<Check> {
+    let granted = |p: &str| privs.get(p) != Some(&false);
+    if !granted("read") {
+        return Some(Check {
+            severity: Severity::Error,
+            text: format!(
+                "{who} lacks read on the acks index `{acks}`: acknowledged transactions \
+                 cannot be told apart, so `check` alerts on them, bulk selections include \
+                 them and the dashboard does not mark them; grant read on `{acks}` to every \
+                 operator (and write to those who acknowledge)"
+            ),
+        });
+    }
+    (!granted("write")).then(|| Check {
+        severity: Severity::Warning,
+        text: format!(
+            "{who} may read the acks index `{acks}` but not write it: `ack` and `unack` (and \
+             the dashboard's K) are refused (HTTP 403); to acknowledge, grant [read, write] \
+             on `{acks}` (read is enough to watch)"
+        ),
+    })
 }
 
 /// A role granted on an alias but not on a concrete index behind it.
@@ -322,7 +364,7 @@ mod tests {
             .into(),
         };
         let mut checks = Vec::new();
-        security_checks(&security, &mut checks);
+        security_checks(&security, "acks", &mut checks);
         assert_eq!(checks.len(), 1, "{checks:?}");
         assert_eq!(checks[0].severity, Severity::Warning);
         let text = &checks[0].text;

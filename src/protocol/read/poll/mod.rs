@@ -12,8 +12,11 @@
 //! for the accounts those transactions name and the locks' owners not
 //! listed, and the cluster health; the live acknowledgements ride in the
 //! same `_msearch` (`acks.rs`), as do the running jobs and the acts
-//! finished lately (`others.rs`). Documents in unknown
-//! states cost one more search, only when the counts show there are some.
+//! finished lately (`others.rs`) and the documents in unknown states (the
+//! first [`ODD_CAP`], listed after the page). At most four requests: the
+//! `_msearch`, the `_mget`, the health, and the holders' heartbeats where
+//! a liveness source is configured and a lock's owner names no
+//! transaction (`tests/protocol/poll_requests.rs` counts them at a proxy).
 //! Every answer's shard coverage is kept: a partial poll says so.
 
 mod acks;
@@ -41,7 +44,7 @@ use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::{Indices, ProtocolConfig};
 
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -49,6 +52,8 @@ use std::time::Instant;
 pub const DEFAULT_CAP: usize = 500;
 /// Most locks one poll lists.
 pub const LOCKS_CAP: usize = 500;
+/// Most documents in unknown states (or with no state) one poll lists.
+pub const ODD_CAP: usize = 100;
 /// Most accounts with pending entries one poll lists.
 pub const PENDING_ACCOUNTS_CAP: usize = 200;
 
@@ -125,10 +130,12 @@ pub async fn load_with(
     let buckets = p.state_buckets(&a, &transactions);
     let total = a.total.as_ref().map(total_hits).unwrap_or(0);
     let odd_rows = table.is_unfiltered() && table.page == 0;
-    let state_counts = ordered(
-        p.add_odd(buckets, total, odd_rows.then_some(&mut transactions))
-            .await?,
-    );
+    let state_counts = ordered(p.add_odd(
+        buckets,
+        total,
+        a.odd.as_ref(),
+        odd_rows.then_some(&mut transactions),
+    )?);
     let named = p.named(&a, &transactions, windows, taken_at).await?;
 
     let health = health_label(health).await;
@@ -262,6 +269,9 @@ struct Answers {
     pending_accounts: Option<Value>,
     locks: Option<Value>,
     attention: Option<AttentionCounts>,
+    /// The documents in unknown states or with no state (the first
+    /// [`ODD_CAP`], their states aggregated where the field allows).
+    odd: Option<Value>,
     per_state: Vec<(TxnState, u64)>,
     /// The healing evidence's answers, each named.
     healing: Vec<(HealingSearch, Result<Value>)>,
@@ -354,30 +364,24 @@ impl Poll<'_> {
     }
 
     /// Documents in unknown states or with no state: whatever the counts
-    /// (`buckets`, of `total` documents) do not explain, fetched (and their
-    /// states counted) only when there are some; listed after the page
-    /// in `transactions` when given.
-    async fn add_odd(
-        &mut self,
+    /// (`buckets`, of `total` documents) do not explain, from the
+    /// `_msearch`'s odd search (`odd`) and their states counted, only when
+    /// there are some; listed after the page in `transactions` when given.
+    fn add_odd(
+        &self,
         mut buckets: Vec<StateCount>,
         total: u64,
+        odd: Option<&Value>,
         transactions: Option<&mut Vec<Transaction>>,
     ) -> Result<Vec<StateCount>> {
         let known: u64 = buckets.iter().map(|c| c.count).sum();
-        if total > known {
-            let mut query =
-                json!({"size": 100, "track_total_hits": true, "query": self.q.odd_states()});
-            if self.aggregate {
-                query["aggs"] = self.q.by_state_aggregation();
-            }
-            let odd = self.cluster.search(&self.ix.transactions, query).await?;
-            self.coverage.add(Coverage::of(&odd));
-            let odd_txns: Vec<Transaction> = crate::cluster::hits(&odd)?
+        if let Some(odd) = odd.filter(|_| total > known) {
+            let odd_txns: Vec<Transaction> = crate::cluster::hits(odd)?
                 .iter()
                 .map(|h| Transaction::from_source(&h.id, &h.source))
                 .collect();
             if self.aggregate {
-                buckets.extend(super::state_counts::buckets(&odd, self.q.schema()));
+                buckets.extend(super::state_counts::buckets(odd, self.q.schema()));
             } else {
                 buckets.extend(count_listed(&odd_txns));
             }

@@ -8,7 +8,7 @@
 use super::acks::AcksSearch;
 use super::others::OthersSearch;
 
-use super::{Answers, Poll, LOCKS_CAP, PENDING_ACCOUNTS_CAP};
+use super::{Answers, Poll, LOCKS_CAP, ODD_CAP, PENDING_ACCOUNTS_CAP};
 use crate::error::{Error, Result};
 use crate::protocol::read::coverage::Coverage;
 use crate::protocol::read::scan::total_hits;
@@ -57,7 +57,14 @@ impl Poll<'_> {
                 json!({"size": LOCKS_CAP, "track_total_hits": true, "sort": q.locks_sort()}),
             ),
         ];
-        searches.push((ix.transactions.clone(), count(q.odd_states())));
+        // Documents in unknown states or with no state: counted, and the
+        // first of them read (with their states counted) in the same search,
+        // so a poll that finds some costs no request more.
+        let mut odd = json!({"size": ODD_CAP, "track_total_hits": true, "query": q.odd_states()});
+        if self.aggregate {
+            odd["aggs"] = q.by_state_aggregation();
+        }
+        searches.push((ix.transactions.clone(), odd));
         for query in urgency.into_iter().flatten() {
             searches.push((ix.transactions.clone(), count(query.clone())));
         }
@@ -177,6 +184,7 @@ impl Poll<'_> {
             pending_accounts,
             locks,
             attention,
+            odd,
             per_state,
             healing,
             acks,
