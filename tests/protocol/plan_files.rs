@@ -44,10 +44,14 @@ async fn planned(p: &Protocol, ids: &[String]) -> PlanFile {
         allow_partial: false,
         runner: Runner::Batched(BatchOptions::default()),
     };
-    let preview = Intervention::new(act, Choices::new(Interface::Cli, None))
-        .preview(p)
-        .await
-        .unwrap();
+    // Planned as `--force` plans: the resume test's jobs, their processes
+    // gone, leave records whose heartbeats are not yet silent, so their
+    // transactions read as held by a live job.
+    let forced = Choices {
+        force: true,
+        ..Choices::new(Interface::Cli, None)
+    };
+    let preview = Intervention::new(act, forced).preview(p).await.unwrap();
     intervene::plan_file(p, &preview.plan).await.unwrap()
 }
 
@@ -326,7 +330,9 @@ async fn under_a_second_operator_a_job_resumes_only_from_another_operators_plan(
     // A job begun from the resuming operator's own plan (applied where
     // no approval was asked).
     let own_plan = planned(&fx.proto, &ids).await;
-    let applying = intervene::prepare_apply(&fx.proto, &own_plan, HOUR, runner(), choices())
+    // Forced: the job above left its record running and its heartbeat is
+    // not yet silent, so its transactions read as held by a live job.
+    let applying = intervene::prepare_apply(&fx.proto, &own_plan, HOUR, runner(), forced.clone())
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let own = intervene::start(&fx.proto, applying.intervention)
@@ -360,7 +366,7 @@ async fn under_a_second_operator_a_job_resumes_only_from_another_operators_plan(
     let mut body = planned(&four_eyes, &ids).await.body;
     body.planner.user = format!("{}-colleague", body.planner.user);
     let theirs = PlanFile::seal(body);
-    let applying = intervene::prepare_apply(&four_eyes, &theirs, HOUR, runner(), choices())
+    let applying = intervene::prepare_apply(&four_eyes, &theirs, HOUR, runner(), forced.clone())
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let started = intervene::start(&four_eyes, applying.intervention)
