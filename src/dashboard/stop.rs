@@ -110,8 +110,15 @@ pub fn question(app: &App) -> Vec<String> {
 /// are (with the line that carries on), and quits when the stop was asked
 /// by quitting (with the stopped code when some were left).
 pub fn ended(app: &mut App, on: OnMarks, left: Option<LeftIds>, quit: bool) {
-    // A question still open about a run that has ended asks nothing now.
-    app.overlays.close(OverlayKind::StopRun);
+    // A question still open about a run that has ended asks nothing now;
+    // when `q` asked it, the log says the key was not lost.
+    let asked_by_quit = app.overlays.stop_ask().is_some_and(|a| a.quit);
+    if app.overlays.close(OverlayKind::StopRun) && asked_by_quit && !quit {
+        app.push_log(
+            LogLevel::Info,
+            "the bulk run ended before the answer: nothing to stop; q quits now",
+        );
+    }
     if let Some(l) = &left {
         let text = match &l.file {
             Ok(file) => format!(

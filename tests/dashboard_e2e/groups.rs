@@ -53,6 +53,11 @@ fn a_group_opened_from_the_causes_view_is_rolled_back_in_bulk() {
             .iter()
             .all(|s| w.state(&s.id) == Some(TxnState::RolledBack))
     });
+    // The run ends (locks released, receipts verified) before `q`: a `q`
+    // during the run would ask whether to stop it.
+    tui.wait_for("the run's end line", |s| {
+        s.contains("bulk roll back: 3 of 3 ended (3 completed)")
+    });
     assert_eq!(
         w.state(&other.id),
         Some(TxnState::Committed),

@@ -118,6 +118,24 @@ fn q_during_a_run_asks_and_keep_running_keeps_it_running() {
 }
 
 #[test]
+fn a_quit_question_the_runs_own_end_closes_says_q_quits_now() {
+    let mut app = running(RECOVER, 1);
+    update(&mut app, key('q'));
+    assert!(app.overlays.stop_ask().unwrap().quit);
+    update(&mut app, item("t-1", ActOutcome::Completed));
+    update(&mut app, done(0, None));
+    assert!(app.overlays.is_empty() && !app.exit.quit);
+    let last = &app.log.back().unwrap().text;
+    assert!(
+        last.contains("the bulk run ended before the answer"),
+        "{last}"
+    );
+    assert!(last.contains("q quits now"), "{last}");
+    update(&mut app, key('q'));
+    assert!(app.exit.quit);
+}
+
+#[test]
 fn q_then_stop_quits_only_after_the_run_has_stopped_with_the_stopped_code() {
     let mut app = running(RECOVER, 4);
     update(&mut app, key('q'));
