@@ -215,6 +215,10 @@ pub struct TerminalState {
 pub struct Exit {
     /// Set when the operator quits.
     pub quit: bool,
+    /// Set by `q` while a single act runs: the session ends when the act
+    /// has ended (its record completed), not in the middle of it
+    /// ([`super::stop::quit`]).
+    pub after_act: bool,
     /// How the session ends, for the exit code: a plain quit, or a quit
     /// that stopped a bulk run first ([`super::stop`]).
     pub ending: Ending,
@@ -298,6 +302,7 @@ impl App {
             },
             exit: Exit {
                 quit: false,
+                after_act: false,
                 ending: Ending::Quit,
             },
             view: View::default(),

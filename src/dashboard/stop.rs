@@ -4,7 +4,8 @@
 //! quit only once the run has stopped cleanly (the session then ends with
 //! the command line's exit code for a stopped run); a stop signal (SIGTERM,
 //! SIGHUP: nobody may be there to answer) stops it cleanly, then quits.
-//! `Esc` never stops a run: it means back / clear filter / close. In the
+//! `Esc` never stops a run: it means back / clear filter / close. `q`
+//! during a single act quits once the act has ended (a second `q` at once). In the
 //! question, `y` stops, `n`, `Esc` and `q` (the dialog's cancel keys) keep
 //! it running, and Ctrl-C leaves the question open.
 //!
@@ -42,6 +43,23 @@ pub fn ask_stop(app: &mut App) -> Vec<IoRequest> {
 /// run is stopping, quits as soon as it has stopped.
 pub fn quit(app: &mut App) -> Vec<IoRequest> {
     match app.bulk.as_mut() {
+        // A single act is short: the session ends once it has (its writes
+        // and its record done); a second `q` does not wait.
+        None if app.running.is_some() && !app.exit.after_act => {
+            app.exit.after_act = true;
+            let what = app
+                .running
+                .as_ref()
+                .map(|r| super::event::titled(&r.act))
+                .unwrap_or_default();
+            app.push_log(
+                LogLevel::Info,
+                format!(
+                    "quitting once {what} has ended (its record completed); \
+                     q again quits at once, leaving its record unfinished"
+                ),
+            );
+        }
         None => app.exit.quit = true,
         Some(b) if b.stopping => {
             b.quit_when_stopped = true;

@@ -129,6 +129,11 @@ fn apply(app: &mut App, event: Event) -> Vec<IoRequest> {
             // A selection read by id is read again: the action changed it.
             app.reads.lookup_asked = None;
             let mut cmds = super::confirm::action_done(app, outcome);
+            if app.exit.after_act {
+                // `q` was pressed while it ran: the act has ended.
+                app.exit.quit = true;
+                return cmds;
+            }
             cmds.extend(super::audit::audit_if_due(app, true));
             cmds
         }

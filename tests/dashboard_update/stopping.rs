@@ -136,6 +136,43 @@ fn a_quit_question_the_runs_own_end_closes_says_q_quits_now() {
 }
 
 #[test]
+fn q_during_a_single_act_quits_once_it_has_ended_and_a_second_q_at_once() {
+    let running = |app: &mut App| {
+        app.running = Some(estx::dashboard::app::Running {
+            act: recover("t-1"),
+            forced: false,
+            planned: Vec::new(),
+            seen: Vec::new(),
+        });
+    };
+    let done = || {
+        Event::ActionDone(estx::dashboard::event::ActionOutcome {
+            act: recover("t-1"),
+            summary: "completed".into(),
+            ok: true,
+            receipts: None,
+            record: None,
+        })
+    };
+    let mut app = app(false);
+    running(&mut app);
+    assert!(update(&mut app, key('q')).is_empty());
+    assert!(!app.exit.quit, "not in the middle of the act");
+    let said = &app.log.back().unwrap().text;
+    assert!(said.contains("quitting once"), "{said}");
+    assert!(said.contains("q again quits at once"), "{said}");
+    assert!(update(&mut app, done()).contains(&IoRequest::PollNow));
+    assert!(app.exit.quit, "the act has ended: the session ends");
+    assert_eq!(app.exit.ending, Ending::Quit);
+
+    let mut app = super::app(false);
+    running(&mut app);
+    update(&mut app, key('q'));
+    update(&mut app, key('q'));
+    assert!(app.exit.quit, "a second q does not wait");
+}
+
+#[test]
 fn q_then_stop_quits_only_after_the_run_has_stopped_with_the_stopped_code() {
     let mut app = running(RECOVER, 4);
     update(&mut app, key('q'));
