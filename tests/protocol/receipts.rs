@@ -91,7 +91,7 @@ async fn a_rollback_a_recovery_and_a_batched_recovery_keep_receipts_that_verify(
 
 /// The first receipt (an array of numbers in a packed step) in `v`, made
 /// to say its balance before was `by` more.
-fn edit_first_receipt(v: &mut Value, by: i64) -> bool {
+pub(crate) fn edit_first_receipt(v: &mut Value, by: i64) -> bool {
     match v {
         Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_i64) => {
             items[0] = Value::from(items[0].as_i64().unwrap() + by);

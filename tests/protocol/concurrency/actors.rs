@@ -104,30 +104,31 @@ impl Race {
     /// as an operator would after the run; the number it completed. Panics
     /// when something is still in flight after ten passes.
     pub async fn drain(&self) -> usize {
-        let fx = &self.fx;
-        let non_terminal: Vec<String> = TxnState::NON_TERMINAL_NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
         let mut drained = 0;
         for _ in 0..10 {
-            fx.refresh().await;
-            let left = fx
-                .proto
-                .list_transactions(&non_terminal, None)
-                .await
-                .unwrap();
+            let left = self.in_flight().await;
             if left.is_empty() {
                 return drained;
             }
-            for t in left {
-                let report = fx.proto.recover(&t.id, true).await;
+            for id in left {
+                let report = self.fx.proto.recover(&id, true).await;
                 if matches!(report.verdict, Verdict::Completed(_)) {
                     drained += 1;
                 }
             }
         }
         panic!("transactions still in flight after draining");
+    }
+
+    /// The ids of the transactions not yet terminal (after a refresh).
+    pub async fn in_flight(&self) -> Vec<String> {
+        let non_terminal: Vec<String> = TxnState::NON_TERMINAL_NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        self.fx.refresh().await;
+        let left = self.fx.proto.list_transactions(&non_terminal, None).await;
+        left.unwrap().into_iter().map(|t| t.id).collect()
     }
 
     /// The invariants after a run: every transaction terminal; each account

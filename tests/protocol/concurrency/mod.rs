@@ -11,5 +11,6 @@ mod constant_size;
 mod ended_elsewhere;
 mod fencing;
 mod held_worker;
+mod recorded;
 mod stress;
 mod with_locks;
