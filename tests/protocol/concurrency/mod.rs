@@ -11,6 +11,6 @@ mod constant_size;
 mod ended_elsewhere;
 mod fencing;
 mod held_worker;
-mod recorded;
+pub mod recorded;
 mod stress;
 mod with_locks;

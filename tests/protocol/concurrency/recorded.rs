@@ -9,12 +9,15 @@
 use super::actors::Race;
 use crate::fixture::Fx;
 use estx::protocol::intervene::{
-    self, BulkAct, BulkDone, Choices, Done, Intervention, Recover, Rollback, Runner, Selection,
+    self, BulkAct, BulkDone, Choices, Done, Intervention, Recover, ReleaseLock, Rollback, Runner,
+    Selection,
 };
+use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::trail::receipts::{verify_since, Verification};
-use estx::protocol::trail::{Interface, RecordId};
+use estx::protocol::trail::{records_since, Interface, RecordId};
 use estx::protocol::{Procedure, ProcedureReport, Protocol, Verdict};
 use serde_json::Value;
+use std::collections::HashSet;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -29,14 +32,17 @@ pub struct Recorded {
     acts: AtomicUsize,
     /// Balance writes whose receipts each act's own `Done` verified.
     writes: AtomicUsize,
-    /// A one-transaction act's record with a balance write, to edit.
+    /// Every record the acts wrote.
+    records: Mutex<Vec<RecordId>>,
+    /// The first record with a balance write, to edit (its steps inline:
+    /// the acts here are small, far from a job's checkpoints).
     with_writes: Mutex<Option<RecordId>>,
 }
 
 impl Recorded {
-    /// Counts for `fx`'s world, whose audit index this creates.
-    pub async fn new(fx: &Fx) -> Arc<Recorded> {
-        fx.proto.ensure_indices().await.unwrap();
+    /// Counts for the world `p` acts on, whose audit index this creates.
+    pub async fn new(p: &Protocol) -> Arc<Recorded> {
+        p.ensure_indices().await.unwrap();
         Arc::default()
     }
 
@@ -54,17 +60,16 @@ impl Recorded {
         self.acts.fetch_add(1, Ordering::SeqCst);
         self.writes
             .fetch_add(done.receipts.writes, Ordering::SeqCst);
+        self.records.lock().unwrap().push(done.record.clone());
+        if done.receipts.writes > 0 {
+            let mut first = self.with_writes.lock().unwrap();
+            first.get_or_insert(done.record.clone());
+        }
     }
 
     /// A one-transaction act's run, counted; the procedure's report.
     fn single(&self, done: Done<ProcedureReport>) -> ProcedureReport {
         self.count(&done);
-        if done.receipts.writes > 0 {
-            self.with_writes
-                .lock()
-                .unwrap()
-                .get_or_insert(done.record.clone());
-        }
         done.value
     }
 
@@ -84,6 +89,18 @@ impl Recorded {
             .await
             .unwrap_or_else(|e| panic!("recovery of {id} not started: {e}"));
         self.single(done)
+    }
+
+    /// `release-lock RESOURCE [--force]` on `p`: what the release did.
+    pub async fn release_lock(&self, p: &Protocol, resource: &str, force: bool) -> ReleaseOutcome {
+        let i = Intervention::new(ReleaseLock::new(resource), Self::choices(force));
+        let done = intervene::run(p, i)
+            .await
+            .unwrap_or_else(|e| panic!("release of the lock on {resource} not started: {e}"));
+        self.count(&done);
+        let mut released = done.value.unwrap().released;
+        assert_eq!(released.len(), 1, "{released:?}");
+        released.remove(0).1
     }
 
     /// `recover --all-stuck` on `p` (its recovery window) run by `runner`,
@@ -136,28 +153,58 @@ impl Recorded {
         self.acts.load(Ordering::SeqCst)
     }
 
-    /// Verifies the receipts of every record in `fx`'s audit index: the
-    /// library's `audit --receipts` finds one record per act run, each
-    /// verified, holding the balance writes the acts' own checks counted;
-    /// then the binary's `audit --receipts` exits 0 naming the same counts.
-    /// Then one record's stored balance is edited by hand, and the binary
-    /// exits 1 naming it. Returns the library's verification.
-    pub async fn verify_every_record(&self, fx: &Fx) -> Verification {
+    /// Verifies the receipts of every record in `p`'s audit index, as the
+    /// library's `audit --receipts` does: one record per act run here and
+    /// `others` more (acts run elsewhere, e.g. by the binary), each
+    /// verified, none without receipts, every act's record among them,
+    /// holding at least the balance writes the acts' own checks counted
+    /// (exactly those when there are no others).
+    pub async fn verify_records(&self, p: &Protocol, others: usize) -> Verification {
         let acts = self.acts();
         let writes = self.writes.load(Ordering::SeqCst);
         assert!(acts > 0, "no act was run");
-        fx.cluster().refresh(&fx.ix.audit).await.unwrap();
-        let v = verify_since(&fx.proto, None).await.unwrap();
+        p.cluster()
+            .refresh(&p.config().indices.audit)
+            .await
+            .unwrap();
+        let v = verify_since(p, None).await.unwrap();
         assert_eq!(v.mismatches, vec![], "{v:#?}");
+        let all = acts + others;
         assert_eq!(
             (v.records, v.verified, v.no_receipts),
-            (acts, acts, 0),
-            "records read, verified, without receipts vs acts run"
+            (all, all, 0),
+            "records read, verified, without receipts vs acts run ({acts} here, {others} elsewhere)"
         );
-        assert_eq!(
-            v.writes, writes,
-            "balance writes in the records vs the acts'"
-        );
+        let read = records_since(p, chrono::DateTime::UNIX_EPOCH)
+            .await
+            .unwrap();
+        let read: HashSet<&str> = read.iter().map(|r| r.record_id.as_str()).collect();
+        for id in self.records.lock().unwrap().iter() {
+            assert!(read.contains(id.0.as_str()), "record {id} not read back");
+        }
+        if others == 0 {
+            assert_eq!(
+                v.writes, writes,
+                "balance writes in the records vs the acts'"
+            );
+        } else {
+            assert!(
+                v.writes >= writes,
+                "{} writes read, the acts made {writes}",
+                v.writes
+            );
+        }
+        v
+    }
+
+    /// [`Self::verify_records`] of every record in `fx`'s audit index, all
+    /// written by the acts counted here, at least one of them writing a
+    /// balance; then the binary's `audit --receipts` exits 0 naming the
+    /// same counts. Then one record's stored balance is edited by hand, and
+    /// the binary exits 1 naming it. Returns the library's verification.
+    pub async fn verify_every_record(&self, fx: &Fx) -> Verification {
+        let v = self.verify_records(&fx.proto, 0).await;
+        let (acts, writes) = (self.acts(), v.writes);
         assert!(writes > 0, "no act wrote a balance: nothing was proved");
 
         let (code, out) = audit_receipts(fx).await;
@@ -170,7 +217,7 @@ impl Recorded {
         );
 
         let record = self.with_writes.lock().unwrap().clone();
-        let record = record.expect("a one-transaction act wrote a balance").0;
+        let record = record.expect("an act wrote a balance").0;
         let mut doc = Value::Object(fx.source(&fx.ix.audit, &record).await);
         assert!(
             crate::receipts::edit_first_receipt(&mut doc["st"], 7),

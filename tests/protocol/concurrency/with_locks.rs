@@ -98,7 +98,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     let proxy = Arc::new(FaultProxy::start(&fx.url));
     let via_proxy = fx.proto_via(&proxy.url());
     let recoverer = race.racing(&fx.proto).with_holder("recoverer");
-    let recorded = Recorded::new(&fx).await;
+    let recorded = Recorded::new(&fx.proto).await;
     let done = Arc::new(AtomicBool::new(false));
     let said: Arc<Mutex<BTreeMap<String, Said>>> = Arc::default();
     let events = Arc::new(LockEvents::default());
