@@ -14,6 +14,7 @@ use estx::protocol::intervene::{
     self, ActRefusal, BulkAct, Choices, Found, Intervention, NotApplied, NotStarted, PlanFile,
     PlanRefusal, Recover, Runner, Selection,
 };
+use estx::protocol::trail::receipts::verify_since;
 use estx::protocol::trail::{ActOutcome, Interface, Record, RecordStatus};
 use estx::protocol::{ApprovalRule, Procedure, Protocol, TxnState};
 use std::collections::HashMap;
@@ -155,6 +156,12 @@ async fn a_plan_runs_exactly_its_items_and_refuses_the_ones_the_application_move
         assert_eq!(fx.state(id).await, want, "{id}");
     }
     assert_conserved(&fx, seeded_total(&ids)).await;
+    // The apply's one record proves it: the 990 credits of 100 each, every
+    // receipt verified (`audit --receipts`), none for the drifted 10.
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    let v = verify_since(&fx.proto, None).await.unwrap();
+    assert_eq!(v.mismatches, vec![], "{v:#?}");
+    assert_eq!((v.records, v.verified, v.writes), (1, 1, 990), "{v:#?}");
     let ran = ids.iter().find(|id| !moved.contains(id)).unwrap();
     let r = record(&fx, ran, &done.record.0).await;
     let approval = r
