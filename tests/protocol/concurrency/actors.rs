@@ -2,12 +2,11 @@
 //! `with_locks.rs`, `batch/fleet.rs`): a few accounts holding the same
 //! balance, a seed that can be replayed, a recovery process with no
 //! recovery window (it races live workers), the workers' random transfers,
-//! the forced drain at the end, and the invariants every one of them checks.
+//! what is still in flight at the end (for the drain, `recorded.rs`), and
+//! the invariants every one of them checks.
 
 use crate::fixture::Fx;
-use estx::protocol::{
-    NewTransfer, Protocol, ProtocolConfig, RunLimits, Transaction, TxnState, Verdict,
-};
+use estx::protocol::{NewTransfer, Protocol, ProtocolConfig, RunLimits, Transaction, TxnState};
 use rand::rngs::StdRng;
 use rand::Rng;
 use std::collections::BTreeMap;
@@ -98,26 +97,6 @@ impl Race {
             amount: rng.random_range(1..=50),
         };
         (req, limits)
-    }
-
-    /// Finishes (or undoes) everything still in flight, forced and directly,
-    /// as an operator would after the run; the number it completed. Panics
-    /// when something is still in flight after ten passes.
-    pub async fn drain(&self) -> usize {
-        let mut drained = 0;
-        for _ in 0..10 {
-            let left = self.in_flight().await;
-            if left.is_empty() {
-                return drained;
-            }
-            for id in left {
-                let report = self.fx.proto.recover(&id, true).await;
-                if matches!(report.verdict, Verdict::Completed(_)) {
-                    drained += 1;
-                }
-            }
-        }
-        panic!("transactions still in flight after draining");
     }
 
     /// The ids of the transactions not yet terminal (after a refresh).

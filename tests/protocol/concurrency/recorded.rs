@@ -129,8 +129,10 @@ impl Recorded {
         done
     }
 
-    /// [`Race::drain`] through recorded forced recoveries: finishes (or
-    /// undoes) everything still in flight; the number it completed.
+    /// Finishes (or undoes) everything still in flight in `race`, by
+    /// recorded forced recoveries, as an operator would after the run; the
+    /// number it completed. Panics when something is still in flight after
+    /// ten passes.
     pub async fn drain(&self, race: &Race) -> usize {
         let mut drained = 0;
         for _ in 0..10 {
