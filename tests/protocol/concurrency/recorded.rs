@@ -56,7 +56,7 @@ impl Recorded {
             done.record_error.is_none(),
             "record left unfinished: {done:#?}"
         );
-        assert!(done.receipts.ok(), "{:#?}", done.receipts);
+        assert!(done.receipts.ok(), "{:#?}\n{done:#?}", done.receipts);
         self.acts.fetch_add(1, Ordering::SeqCst);
         self.writes
             .fetch_add(done.receipts.writes, Ordering::SeqCst);
@@ -105,8 +105,23 @@ impl Recorded {
 
     /// `recover --all-stuck` on `p` (its recovery window) run by `runner`,
     /// with its closing sweep of the locks stale on evidence. Panics when
-    /// the run failed part-way.
+    /// it did not start or failed part-way.
     pub async fn recover_all_stuck(&self, p: &Protocol, runner: Runner) -> BulkDone {
+        self.try_recover_all_stuck(p, runner, false)
+            .await
+            .unwrap_or_else(|e| panic!("recover --all-stuck not started: {e}"))
+    }
+
+    /// [`Self::recover_all_stuck`], forced or not (forced, it takes the
+    /// transactions other live jobs hold, and its record names them), or
+    /// why it did not start (nothing written, nothing counted): a selection
+    /// whose search lost its answer.
+    pub async fn try_recover_all_stuck(
+        &self,
+        p: &Protocol,
+        runner: Runner,
+        force: bool,
+    ) -> Result<BulkDone, intervene::NotStarted> {
         let act = BulkAct {
             procedure: Procedure::Recover,
             selection: Selection {
@@ -117,16 +132,14 @@ impl Recorded {
             allow_partial: false,
             runner,
         };
-        let done = intervene::run(p, Intervention::new(act, Self::choices(false)))
-            .await
-            .unwrap_or_else(|e| panic!("recover --all-stuck not started: {e}"));
+        let done = intervene::run(p, Intervention::new(act, Self::choices(force))).await?;
         self.count(&done);
         let done = done.value;
         assert!(
             done.failed.is_none(),
             "recover --all-stuck failed: {done:#?}"
         );
-        done
+        Ok(done)
     }
 
     /// Finishes (or undoes) everything still in flight in `race`, by
