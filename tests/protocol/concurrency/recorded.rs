@@ -4,7 +4,9 @@
 //! every record the test wrote has its receipts verified, by the library
 //! call `audit --receipts` makes and by the binary itself, and the records
 //! verified must be exactly the acts run: a check that verifies no record,
-//! or fewer than were written, fails.
+//! or fewer than were written, fails. Used by the racing tests
+//! (`with_locks.rs`, `stress.rs`, `batch/fleet.rs`) and the application
+//! beside the tool (`application/`).
 
 use super::actors::Race;
 use crate::fixture::Fx;
@@ -34,9 +36,11 @@ pub struct Recorded {
     writes: AtomicUsize,
     /// Every record the acts wrote.
     records: Mutex<Vec<RecordId>>,
-    /// The first record with a balance write, to edit (its steps inline:
-    /// the acts here are small, far from a job's checkpoints).
-    with_writes: Mutex<Option<RecordId>>,
+    /// A record with a balance write, to edit (its steps inline: the acts
+    /// here are small, far from a job's checkpoints): a one-transaction
+    /// act's if any (`true`), so no write another transaction's folded
+    /// with it can be ordered otherwise by the edit; else a bulk act's.
+    with_writes: Mutex<Option<(bool, RecordId)>>,
 }
 
 impl Recorded {
@@ -51,7 +55,7 @@ impl Recorded {
     }
 
     /// Counts `done`: its record completed, its own receipts verified.
-    fn count<R: std::fmt::Debug>(&self, done: &Done<R>) {
+    fn count<R: std::fmt::Debug>(&self, done: &Done<R>, single: bool) {
         assert!(
             done.record_error.is_none(),
             "record left unfinished: {done:#?}"
@@ -61,15 +65,15 @@ impl Recorded {
         self.writes
             .fetch_add(done.receipts.writes, Ordering::SeqCst);
         self.records.lock().unwrap().push(done.record.clone());
-        if done.receipts.writes > 0 {
-            let mut first = self.with_writes.lock().unwrap();
-            first.get_or_insert(done.record.clone());
+        let mut kept = self.with_writes.lock().unwrap();
+        if done.receipts.writes > 0 && kept.as_ref().is_none_or(|(one, _)| single && !one) {
+            *kept = Some((single, done.record.clone()));
         }
     }
 
     /// A one-transaction act's run, counted; the procedure's report.
     fn single(&self, done: Done<ProcedureReport>) -> ProcedureReport {
-        self.count(&done);
+        self.count(&done, true);
         done.value
     }
 
@@ -97,7 +101,7 @@ impl Recorded {
         let done = intervene::run(p, i)
             .await
             .unwrap_or_else(|e| panic!("release of the lock on {resource} not started: {e}"));
-        self.count(&done);
+        self.count(&done, false);
         let mut released = done.value.unwrap().released;
         assert_eq!(released.len(), 1, "{released:?}");
         released.remove(0).1
@@ -133,7 +137,7 @@ impl Recorded {
             runner,
         };
         let done = intervene::run(p, Intervention::new(act, Self::choices(force))).await?;
-        self.count(&done);
+        self.count(&done, false);
         let done = done.value;
         assert!(
             done.failed.is_none(),
@@ -231,8 +235,8 @@ impl Recorded {
             "{out:#}"
         );
 
-        let record = self.with_writes.lock().unwrap().clone();
-        let record = record.expect("an act wrote a balance").0;
+        let kept = self.with_writes.lock().unwrap().clone();
+        let (_, RecordId(record)) = kept.expect("an act wrote a balance");
         let mut doc = Value::Object(fx.source(&fx.ix.audit, &record).await);
         assert!(
             crate::receipts::edit_first_receipt(&mut doc["st"], 7),
