@@ -2,8 +2,9 @@
 //! writes the plan and nothing to the cluster; `apply` runs it, refuses a
 //! drifted item (exit 1) and an edited file whole (exit 2); under a profile
 //! with `approval = "second-operator"` an act without a plan and the
-//! planner's own `apply` are refused (exit 2) and another operator's runs,
-//! its record naming the plan's hash, the planner and the approver.
+//! planner's own `apply` are refused (exit 2, the apply's refusal recorded)
+//! and another operator's runs, its record naming the plan's hash, the
+//! planner and the approver.
 
 use super::*;
 
@@ -126,16 +127,23 @@ fn a_second_operator_must_apply_the_plan() {
     for id in ["t1", "t2", "t3"] {
         assert_eq!(w.state(id), "finished", "{id}");
     }
-    let records: Vec<Value> = w
+    // Both recorded: alice's refused apply (no step) and bob's run.
+    let mut records: Vec<Value> = w
         .audit_records()
         .into_iter()
         .filter(|r| !r["approval"].is_null())
         .collect();
-    assert_eq!(
-        records.len(),
-        1,
-        "one approved record: the refusal is not recorded"
+    records.sort_by_key(|r| r["outcome"].to_string());
+    assert_eq!(records.len(), 2, "{records:#?}");
+    let refused = &records[1];
+    assert_eq!(refused["outcome"], "refused", "{refused:#}");
+    assert_eq!(refused["operator"]["user"], "alice", "{refused:#}");
+    assert_eq!(refused["approval"]["planner"]["user"], "alice");
+    assert!(
+        refused["steps"].as_array().is_none_or(Vec::is_empty),
+        "{refused:#}"
     );
+    assert_eq!(records[0]["outcome"], "completed", "{records:#?}");
     let a = &records[0]["approval"];
     assert_eq!(a["planner"]["user"], "alice", "{a:#}");
     assert_eq!(a["approver"]["user"], "bob", "{a:#}");

@@ -169,7 +169,14 @@ fn a_rehearsals_counts_and_net_effect_are_the_real_runs() {
     let ids = w._dir.path().join("ids");
     std::fs::write(&ids, TXNS.join("\n")).unwrap();
     let ids = ids.to_str().unwrap();
-    let rehearsed = w.run(&["rollback", "--ids-from", ids, "--rehearse", "--json"]);
+    // The rehearsal through a proxy that counts what reaches the cluster.
+    let proxy = common::FaultProxy::start(&w.g.url);
+    let mut via = w.g.clone();
+    via.url = proxy.url();
+    let rehearsed = via.run(&["rollback", "--ids-from", ids, "--rehearse", "--json"]);
+    let log = proxy.log();
+    assert!(!log.is_empty(), "the rehearsal read through the proxy");
+    assert_eq!(writes(&log), Vec::<&String>::new(), "{rehearsed}");
     let r = rehearsed.json();
     let before = w.total();
     let real = w.run(&["rollback", "--ids-from", ids, "--format", "ndjson"]);

@@ -4,7 +4,9 @@
 //! drifted, money conserved; a plan from another cluster, an expired one
 //! and an edited one are refused whole with nothing written; and with
 //! `approval = "second-operator"` the planner's own apply is refused and
-//! another operator's runs, its record naming both.
+//! another operator's runs, both recorded: the refusal as a record that
+//! ended refused with no step, the run's record naming planner and
+//! approver.
 
 use crate::fixture::Fx;
 use estx::protocol::batch::BatchOptions;
@@ -12,7 +14,8 @@ use estx::protocol::intervene::{
     self, ActRefusal, BulkAct, Choices, Found, Intervention, NotApplied, NotStarted, PlanFile,
     PlanRefusal, Recover, Runner, Selection,
 };
-use estx::protocol::trail::{Interface, Record};
+use estx::protocol::trail::receipts::verify_since;
+use estx::protocol::trail::{ActOutcome, Interface, Record, RecordStatus};
 use estx::protocol::{ApprovalRule, Procedure, Protocol, TxnState};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -153,6 +156,12 @@ async fn a_plan_runs_exactly_its_items_and_refuses_the_ones_the_application_move
         assert_eq!(fx.state(id).await, want, "{id}");
     }
     assert_conserved(&fx, seeded_total(&ids)).await;
+    // The apply's one record proves it: the 990 credits of 100 each, every
+    // receipt verified (`audit --receipts`), none for the drifted 10.
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    let v = verify_since(&fx.proto, None).await.unwrap();
+    assert_eq!(v.mismatches, vec![], "{v:#?}");
+    assert_eq!((v.records, v.verified, v.writes), (1, 1, 990), "{v:#?}");
     let ran = ids.iter().find(|id| !moved.contains(id)).unwrap();
     let r = record(&fx, ran, &done.record.0).await;
     let approval = r
@@ -254,7 +263,25 @@ async fn a_second_operator_applies_the_plan_the_planner_may_not() {
         own.map(|a| a.drifted)
     );
     fx.refresh().await;
-    assert_eq!(versions(&fx, &ids).await, before, "nothing was written");
+    assert_eq!(versions(&fx, &ids).await, before, "no document was written");
+    // The refusal is in the trail: a finished record that ended refused,
+    // no step, naming the plan, its planner the operator refused.
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    let trail = estx::protocol::trail::history(&fx.proto, &ids[0])
+        .await
+        .unwrap();
+    let [refusal] = trail.as_slice() else {
+        panic!("one record of the refused apply: {trail:#?}")
+    };
+    assert_eq!(
+        (refusal.status, refusal.outcome),
+        (RecordStatus::Finished, Some(ActOutcome::Refused)),
+        "{refusal:#?}"
+    );
+    assert!(refusal.steps.is_empty(), "{refusal:#?}");
+    let named = refusal.approval.as_ref().expect("the refused plan named");
+    assert_eq!(named.plan_hash, plan.hash);
+    assert!(named.planner.same_identity(&refusal.operator), "{named:#?}");
     // The same plan made by another operator (sealed as such) runs.
     let mut body = plan.body.clone();
     body.planner.user = format!("{}-colleague", body.planner.user);
@@ -272,6 +299,16 @@ async fn a_second_operator_applies_the_plan_the_planner_may_not() {
     assert_eq!(approval.approver, r.operator);
     assert!(!approval.planner.same_identity(&approval.approver));
     assert_eq!(approval.plan_hash, theirs.hash);
+    // Both in the trail: the refusal and the approved run.
+    let trail = estx::protocol::trail::history(&fx.proto, &ids[0])
+        .await
+        .unwrap();
+    let mut outcomes: Vec<_> = trail.iter().map(|r| r.outcome).collect();
+    outcomes.sort_by_key(|o| format!("{o:?}"));
+    assert_eq!(
+        outcomes,
+        [Some(ActOutcome::Completed), Some(ActOutcome::Refused)]
+    );
 }
 
 /// The bulk recovery of exactly `ids`, as a plan's apply or `--ids-from` runs it.

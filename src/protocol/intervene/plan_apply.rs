@@ -18,7 +18,7 @@ use super::plan_file::{
     Current, Drift, Found, PlanBody, PlanFile, PlanHere, PlanItem, PlanOrigin, PlanRefusal,
     PlannedAs,
 };
-use super::run::{approved, open_trail, NotStarted};
+use super::run::{approved_or_recorded, open_trail, NotStarted};
 use super::selection::Selection;
 use super::SelectionPlan;
 use crate::cluster::{Changes, CondWrite, ItemOutcome, VersionedDoc};
@@ -127,7 +127,9 @@ pub async fn prepare_apply(
         return Err(NotApplied::NotStarted(NotStarted::Refused(r)));
     }
     let trail = open_trail(p).await.map_err(NotApplied::NotStarted)?;
-    approved(p, &i, trail.operator()).map_err(NotApplied::NotStarted)?;
+    approved_or_recorded(p, &trail, &i)
+        .await
+        .map_err(NotApplied::NotStarted)?;
     let (current, txn_docs) = read_planned(p, &runs).await?;
     let mut drifted = Vec::new();
     let mut fence = Vec::new();

@@ -1,15 +1,17 @@
 //! Performing an act and recording it, the recipe written once: check the
 //! reason, open the trail, plan, write the unfinished record ([`start`]),
 //! run, fold the steps and the outcome into the record and finish it
-//! ([`Started::run`]). A refusal here means nothing was written at all.
+//! ([`Started::run`]). A refusal here means nothing was written at all,
+//! but for a plan's apply by its own planner under a second operator's
+//! approval, which is recorded as refused ([`record_own_plan`]).
 
-use super::act::{Act, Choices, Intervention, Resumed, Runs, Started};
+use super::act::{Act, Choices, FromPlan, Intervention, Resumed, Runs, Started};
 use super::done::Done;
 use super::{ActRefusal, BulkAct, Guard, Planned, Runner, Selection};
 use crate::error::Error;
 use crate::protocol::jobs::job_life;
 use crate::protocol::trail::{
-    ActionKind, Approval, Operator, Record, RecordDraft, RecordId, Trail,
+    ActOutcome, ActionKind, Approval, Ending, Operator, Record, RecordDraft, RecordId, Trail,
 };
 use crate::protocol::{ApprovalRule, Procedure, Protocol};
 use std::fmt;
@@ -72,7 +74,7 @@ pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A
         return Err(NotStarted::Refused(r));
     }
     let trail = open_trail(p).await?;
-    approved(p, &i, trail.operator())?;
+    approved_or_recorded(p, &trail, &i).await?;
     let plan = i.plan(p).await.map_err(NotStarted::Plan)?;
     guarded(p, &i, &plan)?;
     let overrode = not_held(p, &i, &plan).await?;
@@ -80,13 +82,11 @@ pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A
     draft.overrode = overrode;
     draft.profile = p.config().profile.clone();
     draft.production = p.config().production;
-    draft.approval = i.choices.plan.as_ref().map(|f| Approval {
-        plan_hash: f.hash.clone(),
-        planner: f.planner.clone(),
-        approver: trail.operator().clone(),
-        planned_at: f.planned_at,
-        drifted: f.drifted.clone(),
-    });
+    draft.approval = i
+        .choices
+        .plan
+        .as_ref()
+        .map(|f| approval(f, trail.operator()));
     let (record, parts) = trail.begin_run(&draft).await.map_err(NotStarted::Record)?;
     tracing::info!(record = %record, action = %i.action(), operator = %trail.operator(), "audit record written");
     Ok(Started {
@@ -98,6 +98,78 @@ pub async fn start<A: Act>(p: &Protocol, i: Intervention<A>) -> Result<Started<A
         resumed: None,
         own: None,
     })
+}
+
+/// What a record run from plan `f` by `approver` says of its approval.
+fn approval(f: &FromPlan, approver: &Operator) -> Approval {
+    Approval {
+        plan_hash: f.hash.clone(),
+        planner: f.planner.clone(),
+        approver: approver.clone(),
+        planned_at: f.planned_at,
+        drifted: f.drifted.clone(),
+    }
+}
+
+/// [`approved`], a plan's apply by its own planner recorded as refused
+/// ([`record_own_plan`]): what [`start`] and `apply`'s preparation ask.
+pub(super) async fn approved_or_recorded<A: Act>(
+    p: &Protocol,
+    trail: &Trail,
+    i: &Intervention<A>,
+) -> Result<(), NotStarted> {
+    match approved(p, i, trail.operator()) {
+        Ok(()) => Ok(()),
+        Err(refused) => Err(record_own_plan(p, trail, i, refused).await),
+    }
+}
+
+/// Passes `refused` on, first recording it when it is a plan's apply by
+/// its own planner under `approval = "second-operator"` (issue 31: the
+/// planner's refused apply and another operator's accepted one are both
+/// in the trail). The record ends `refused` with the refusal as its
+/// summary and no step, naming the plan (hash, planner) and the
+/// transactions it would have run; no document is written. The other
+/// refusals stay unrecorded: they ask the operator for something (a
+/// reason, a plan), where this one is the four-eyes rule kept. A record
+/// that cannot be written is logged; the refusal stands either way.
+async fn record_own_plan<A: Act>(
+    p: &Protocol,
+    trail: &Trail,
+    i: &Intervention<A>,
+    refused: NotStarted,
+) -> NotStarted {
+    let (NotStarted::Refused(ActRefusal::OwnPlan { .. }), Some(from)) = (&refused, &i.choices.plan)
+    else {
+        return refused;
+    };
+    let mut d = match i.plan(p).await {
+        Ok(plan) => draft(&plan, i),
+        Err(e) => {
+            tracing::warn!(error = %e, "the refused apply's transactions could not be read");
+            let mut d = RecordDraft::new(i.action(), Vec::new(), i.choices.interface);
+            d.reason = i.choices.reason_text().map(str::to_string);
+            d.bulk = i.is_bulk();
+            d
+        }
+    };
+    // Nothing was planned to run.
+    d.plan = Vec::new();
+    d.profile = p.config().profile.clone();
+    d.production = p.config().production;
+    d.approval = Some(approval(from, trail.operator()));
+    let ending = Ending::of(ActOutcome::Refused, refused.to_string(), Vec::new());
+    let written = match trail.begin(&d).await {
+        Ok(id) => trail.finish(&id, ending).await.map(|()| id),
+        Err(e) => Err(e),
+    };
+    match written {
+        Ok(id) => tracing::info!(record = %id, "the planner's own apply refused and recorded"),
+        Err(e) => {
+            tracing::warn!(error = %e, "the planner's own apply refused; its record could not be written")
+        }
+    }
+    refused
 }
 
 /// Continues the unfinished bulk run `run_id` (a job that crashed or was
@@ -203,7 +275,7 @@ pub fn draft<A: Act>(plan: &impl Planned, i: &Intervention<A>) -> RecordDraft {
 /// runs without a plan file, and one whose plan `operator` made himself.
 /// Acts that update no transaction or account (lock releases,
 /// acknowledgements) move no money and need no second operator.
-pub(super) fn approved<A: Act>(
+fn approved<A: Act>(
     p: &Protocol,
     i: &Intervention<A>,
     operator: &Operator,

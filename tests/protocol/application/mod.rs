@@ -84,6 +84,7 @@ async fn world(cfg: AppConfig, tool_window: Duration, names: &'static Names) -> 
     let bin = Binary::new(&profile).await;
     Operator {
         proto: Protocol::new(cluster, config),
+        rec: Arc::default(),
         bin,
         w,
         figures: Figures::default(),
@@ -115,15 +116,24 @@ async fn live_run(mut op: Operator, slots: u64, app_recovery: bool) {
     let drained = drain(&mut op).await;
     let final_findings = op.audit().await;
     let audit = op.bin.run(&["audit"]).await;
-    // Every record the operator left: its receipts verify, the
-    // application's own writes between them breaking no chain.
+    // Every record the operator left (one per act: the library's and the
+    // binary's): its receipts verify, the application's own writes between
+    // them breaking no chain.
     op.w.refresh().await;
-    let receipts = op.bin.run(&["audit", "--receipts"]).await;
+    let verified = op.rec.verify_records(&op.proto, op.figures.cli_runs).await;
+    let receipts = op.bin.run(&["audit", "--receipts", "--json"]).await;
     let end = w.end_state().await;
     println!("{}", w.stats);
     println!("{}", op.figures);
     println!("{end}");
     println!("final audit: {final_findings} findings; drained in {drained:?}");
+    println!(
+        "receipts: {} records ({} acts of the library, {} runs of the binary), {} writes verified",
+        verified.records,
+        op.rec.acts(),
+        op.figures.cli_runs,
+        verified.writes
+    );
     println!(
         "estx-tui audit (exit {}):\n{}",
         audit.code,
@@ -143,6 +153,9 @@ async fn live_run(mut op: Operator, slots: u64, app_recovery: bool) {
     assert_eq!(final_findings, 0, "the final audit is clean");
     assert_eq!(audit.code, 0, "{audit:?}");
     assert_eq!(receipts.code, 0, "{receipts:?}");
+    let out = receipts.json();
+    let all = serde_json::Value::from(verified.records);
+    assert_eq!((&out["records"], &out["verified"]), (&all, &all), "{out:#}");
     assert!(w.stats.crashes() > 0, "crashes were injected");
     // Something was repaired: by the tool, or (the variant) by the
     // application's recovery loop, which gets to them first.

@@ -4,11 +4,16 @@
 //! a bulk rollback of what is stuck in created, pending or terminating,
 //! `release-lock` without force on every lock listed, the dashboard's `R`
 //! and `F` on the youngest rows (live workers' transfers: they must be
-//! refused), and `audit`. Every lock the tool releases is checked against
-//! the ledger: its holder must be dead.
+//! refused), and `audit`. Every act but the audit is a recorded
+//! intervention (`concurrency::recorded`: the library's acts counted, the
+//! binary's runs too), so `audit --receipts` has every one of them to
+//! verify. Every lock the tool releases is checked against the ledger: its
+//! holder must be dead.
 
 use super::binary::Binary;
 use crate::common::app::World;
+use crate::concurrency::recorded::Recorded;
+use estx::protocol::intervene::Runner;
 use estx::protocol::{Protocol, TxnState, Verdict};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -54,6 +59,8 @@ fn acted(verdict: &Verdict) -> bool {
 /// The operator's tool and what it did.
 pub struct Operator {
     pub proto: Protocol,
+    /// The library's acts, recorded and counted.
+    pub rec: Arc<Recorded>,
     pub bin: Binary,
     pub w: Arc<World>,
     pub figures: Figures,
@@ -78,13 +85,16 @@ impl Operator {
 
     /// `recover --all-stuck`.
     pub async fn recover_all_stuck(&mut self) {
-        let r = self.proto.recover_all_stuck(2).await.unwrap();
+        let r = self
+            .rec
+            .recover_all_stuck(&self.proto, Runner::OneByOne(2))
+            .await;
         self.figures.recovered += r
             .reports
             .iter()
             .filter(|r| matches!(r.verdict, Verdict::Completed(_)))
             .count();
-        for l in r.locks.unwrap().swept {
+        for l in r.swept {
             if l.outcome.released() {
                 self.figures.swept += 1;
                 let owner = l.view.info.owner.clone().unwrap_or_default();
@@ -141,7 +151,7 @@ impl Operator {
             .await
             .unwrap();
         for t in ids {
-            let r = self.proto.rollback(&t.id, false).await;
+            let r = self.rec.rollback(&self.proto, &t.id, false).await;
             if matches!(r.verdict, Verdict::Completed(TxnState::RolledBack)) {
                 self.figures.rolled_back += 1;
             }
@@ -152,7 +162,7 @@ impl Operator {
     async fn release_every_lock(&mut self) {
         for view in self.proto.list_locks().await.unwrap() {
             let resource = &view.info.resource;
-            let outcome = self.proto.release_lock(resource, false).await.unwrap();
+            let outcome = self.rec.release_lock(&self.proto, resource, false).await;
             if outcome.released() {
                 self.figures.released += 1;
                 let owner = view.info.owner.clone().unwrap_or_default();
@@ -173,8 +183,8 @@ impl Operator {
         for t in rows.iter().rev().take(3) {
             let _ = self.proto.transaction_detail(&t.id).await.unwrap();
             for r in [
-                self.proto.rollback(&t.id, false).await,
-                self.proto.recover(&t.id, false).await,
+                self.rec.rollback(&self.proto, &t.id, false).await,
+                self.rec.recover(&self.proto, &t.id, false).await,
             ] {
                 if acted(&r.verdict) {
                     self.figures.dashboard_acted += 1;

@@ -2,14 +2,17 @@
 //! transfers (some dying mid-way), two batched recovery loops racing them and
 //! each other (one through a proxy that swallows `_bulk` answers after the
 //! server applied them, and crashing now and then), and an operator forcing
-//! rollbacks. At the end: every transaction terminal, each account moved by
-//! exactly the finished transfers naming it, nothing pending, total kept,
-//! audit clean.
+//! rollbacks. Every act of the tool is a recorded intervention. At the end:
+//! every transaction terminal, each account moved by exactly the finished
+//! transfers naming it, nothing pending, total kept, audit clean, and
+//! `audit --receipts` verifies one record per act.
 
 use crate::common::FaultProxy;
 use crate::concurrency::actors::{pick_recent, Race, MAX_LOOP_ROUNDS};
+use crate::concurrency::recorded::Recorded;
 use crate::fixture::Fx;
 use estx::protocol::batch::BatchOptions;
+use estx::protocol::intervene::{NotStarted, Runner};
 use estx::protocol::{Protocol, RunLimits, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -41,9 +44,11 @@ async fn worker(
     }
 }
 
-/// A batched recovery loop until `done`; returns (rounds, completed, failed).
+/// A batched recovery loop until `done`, each round `recover --all-stuck`
+/// recorded; returns (rounds, completed, failed).
 async fn recovery_loop(
     fx: Arc<Fx>,
+    rec: Arc<Recorded>,
     proto: Protocol,
     proxy: Option<Arc<FaultProxy>>,
     seed: u64,
@@ -66,9 +71,14 @@ async fn recovery_loop(
             },
             ..BatchOptions::default()
         };
-        match proto.recover_all_stuck_batched(opts, false).await {
-            Ok(reports) => {
-                for r in &reports {
+        // Forced over the other loop's live job (its record names it), so
+        // the two loops race on the same transactions as two operators
+        // forcing would: the fence, not the held-by-job rule, keeps them
+        // from moving money twice.
+        let run = rec.try_recover_all_stuck(&proto, Runner::Batched(opts), true);
+        match run.await {
+            Ok(done) => {
+                for r in &done.reports {
                     match &r.verdict {
                         Verdict::Completed(_) => completed += 1,
                         Verdict::Failed(e) => {
@@ -79,8 +89,8 @@ async fn recovery_loop(
                     }
                 }
             }
-            // A lost answer to the stuck search itself.
-            Err(e) if e.is_transient() => {}
+            // A lost answer to the stuck search itself: nothing written.
+            Err(NotStarted::Plan(e)) if e.is_transient() => {}
             Err(e) => {
                 failed += 1;
                 eprintln!("batched recovery round {rounds}: {e}");
@@ -100,10 +110,12 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     let done = Arc::new(AtomicBool::new(false));
     let recent: Arc<Mutex<Vec<String>>> = Arc::default();
     let worker_failures = Arc::new(AtomicUsize::new(0));
+    let rec = Recorded::new(&fx.proto).await;
 
     let loops = [
         tokio::spawn(recovery_loop(
             Arc::clone(&fx),
+            Arc::clone(&rec),
             lossy,
             Some(Arc::clone(&proxy)),
             base_seed ^ 1,
@@ -111,6 +123,7 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
         )),
         tokio::spawn(recovery_loop(
             Arc::clone(&fx),
+            Arc::clone(&rec),
             direct,
             None,
             base_seed ^ 2,
@@ -119,13 +132,14 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     ];
     let operator = {
         let (fx, done, recent) = (Arc::clone(&fx), Arc::clone(&done), Arc::clone(&recent));
+        let rec = Arc::clone(&rec);
         let mut rng = StdRng::seed_from_u64(base_seed ^ 3);
         tokio::spawn(async move {
             let (mut rounds, mut failed) = (0usize, 0usize);
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 if let Some(id) = pick_recent(&recent, &mut rng) {
-                    let report = fx.proto.rollback(&id, true).await;
+                    let report = rec.rollback(&fx.proto, &id, true).await;
                     match &report.verdict {
                         Verdict::Failed(estx::Error::NotFound { .. }) => {}
                         Verdict::Failed(e) => {
@@ -171,17 +185,12 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     let mut clean = false;
     for _ in 0..10 {
         fx.refresh().await;
-        let reports = drain
-            .recover_all_stuck_batched(
-                BatchOptions {
-                    force: true,
-                    ..BatchOptions::default()
-                },
-                false,
-            )
-            .await
-            .unwrap();
-        if reports.is_empty() {
+        let forced = BatchOptions {
+            force: true,
+            ..BatchOptions::default()
+        };
+        let done = rec.recover_all_stuck(&drain, Runner::Batched(forced)).await;
+        if done.reports.is_empty() {
             clean = true;
             break;
         }
@@ -192,6 +201,13 @@ async fn batched_recovery_racing_workers_keeps_every_invariant() {
     assert_eq!(all.len(), WORKERS * TRANSFERS_PER_WORKER);
     println!("{by_state:?}");
     race.assert_audit_clean().await;
+    let v = rec.verify_every_record(&fx).await;
+    println!(
+        "receipts: {} records of {} acts, {} writes verified",
+        v.verified,
+        rec.acts(),
+        v.writes
+    );
     assert_eq!(
         worker_failures.load(Ordering::Relaxed),
         0,

@@ -1,8 +1,11 @@
 //! The stress test: workers (some under locks, some dying mid-way), a
 //! recovery loop racing them and an operator forcing rollbacks, all at once on
-//! five accounts; then the invariants are checked.
+//! five accounts; then the invariants are checked. Every act of the tool is
+//! a recorded intervention, and `audit --receipts` verifies every record.
 
 use super::actors::{pick_recent, Race, MAX_LOOP_ROUNDS};
+use super::recorded::Recorded;
+use estx::protocol::intervene::Runner;
 use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::{ProcedureRefusal, TxnState, Verdict};
 use estx::Error;
@@ -79,33 +82,30 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
 
     // A recovery process with no recovery window: it races live workers.
     let recoverer = race.racing(&fx.proto).with_holder("recoverer");
+    let recorded = Recorded::new(&fx.proto).await;
     let done = Arc::new(AtomicBool::new(false));
     let recent: Arc<Mutex<Vec<String>>> = Arc::default();
     let tally = Arc::new(Tally::default());
 
     let recovery_loop = {
-        let (fx, done) = (Arc::clone(&fx), Arc::clone(&done));
+        let (fx, done, recorded) = (Arc::clone(&fx), Arc::clone(&done), Arc::clone(&recorded));
         tokio::spawn(async move {
             let (mut rounds, mut recovered, mut errors) = (0usize, 0usize, 0usize);
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 fx.refresh().await;
-                match recoverer.recover_all_stuck(4).await {
-                    Ok(done) => {
-                        for r in &done.reports {
-                            match &r.verdict {
-                                Verdict::Completed(_) => recovered += 1,
-                                Verdict::Failed(e) => {
-                                    errors += 1;
-                                    eprintln!("recovery of {} failed: {e}", r.txn);
-                                }
-                                _ => {}
-                            }
+                // A run that fails part-way panics here.
+                let done = recorded
+                    .recover_all_stuck(&recoverer, Runner::OneByOne(4))
+                    .await;
+                for r in &done.reports {
+                    match &r.verdict {
+                        Verdict::Completed(_) => recovered += 1,
+                        Verdict::Failed(e) => {
+                            errors += 1;
+                            eprintln!("recovery of {} failed: {e}", r.txn);
                         }
-                    }
-                    Err(e) => {
-                        errors += 1;
-                        eprintln!("recovery round {rounds}: {e}");
+                        _ => {}
                     }
                 }
             }
@@ -115,6 +115,7 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
 
     let operator = {
         let (fx, done, recent) = (Arc::clone(&fx), Arc::clone(&done), Arc::clone(&recent));
+        let recorded = Arc::clone(&recorded);
         let mut rng = StdRng::seed_from_u64(base_seed ^ 0x09e2_a7a7);
         tokio::spawn(async move {
             let (mut rounds, mut rolled_back, mut released, mut failed) =
@@ -129,11 +130,9 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
                     fx.refresh().await;
                     for lock in fx.proto.list_locks().await.unwrap() {
                         if lock.staleness.is_stale()
-                            && fx
-                                .proto
-                                .release_lock(&lock.info.resource, false)
+                            && recorded
+                                .release_lock(&fx.proto, &lock.info.resource, false)
                                 .await
-                                .unwrap()
                                 == ReleaseOutcome::Released
                         {
                             released += 1;
@@ -141,7 +140,7 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
                     }
                 }
                 if let Some(id) = pick_recent(&recent, &mut rng) {
-                    let report = fx.proto.rollback(&id, true).await;
+                    let report = recorded.rollback(&fx.proto, &id, true).await;
                     match &report.verdict {
                         Verdict::Completed(TxnState::RolledBack) => rolled_back += 1,
                         // Picked before its worker created it.
@@ -183,7 +182,7 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
 
     // Drain: finish everything still in flight (forced, directly); then
     // every transaction is terminal and the books balance.
-    let drained = race.drain().await;
+    let drained = recorded.drain(&race).await;
     let (all, by_state) = race.check_books().await;
     let finished = by_state.get("finished").copied().unwrap_or(0);
     let rolled_back = by_state.get("rolled-back").copied().unwrap_or(0);
@@ -202,16 +201,15 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
             crashed.contains(&owner) && lock.staleness.is_stale(),
             "lock left behind by a transfer that did not crash: {lock:#?}"
         );
-        let released = fx
-            .proto
-            .release_lock(&lock.info.resource, false)
-            .await
-            .unwrap();
+        let released = recorded
+            .release_lock(&fx.proto, &lock.info.resource, false)
+            .await;
         assert_eq!(released, ReleaseOutcome::Released, "{lock:#?}");
         left_by_the_dead += 1;
     }
 
     race.assert_audit_clean().await;
+    let v = recorded.verify_every_record(&fx).await;
 
     let t = &tally;
     println!(
@@ -228,6 +226,12 @@ async fn workers_recovery_and_forced_rollbacks_keep_every_invariant() {
         t.refused.load(Ordering::Relaxed),
         t.failed.load(Ordering::Relaxed),
         t.locked.load(Ordering::Relaxed),
+    );
+    println!(
+        "receipts: {} records of {} acts, {} writes verified",
+        v.verified,
+        recorded.acts(),
+        v.writes
     );
     println!(
         "recovery: {recovery_rounds} rounds, {recovered} completed, {recovery_errors} errors; operator: {operator_rounds} rounds, {operator_rollbacks} rolled back, {stale_released} stale lock(s) released, {operator_failures} failed; drain completed {drained}; {left_by_the_dead} lock(s) of crashed workers released at the end"

@@ -3,16 +3,19 @@
 //! keeps swallowing the answer of one write or lock read after another (lost
 //! responses); a recovery loop with no recovery window races them and sweeps
 //! abandoned locks, as `recover --all-stuck` does; an operator forces
-//! rollbacks. At the end, after the next recovery: no lock is held by a
-//! terminal (or missing) transaction, nothing is pending, the total is
-//! conserved, the audit is clean, and every worker's report says what really
-//! became of its transaction.
+//! rollbacks. Every act of the tool (the recoveries, the rollbacks, the
+//! drain) is a recorded intervention, as the CLI runs it. At the end, after
+//! the next recovery: no lock is held by a terminal (or missing)
+//! transaction, nothing is pending, the total is conserved, the audit is
+//! clean, every worker's report says what really became of its
+//! transaction, and `audit --receipts` verifies every record the acts left
+//! (one per act), the workers' own writes between them breaking no chain.
 
 use super::actors::{account_id, Race, MAX_LOOP_ROUNDS};
+use super::recorded::Recorded;
 use crate::common::FaultProxy;
-use estx::protocol::trail::receipts::verify_steps;
-use estx::protocol::trail::TrailStep;
-use estx::protocol::ProcedureReport;
+use estx::protocol::batch::BatchOptions;
+use estx::protocol::intervene::Runner;
 use estx::protocol::{ProcedureRefusal, Protocol, StepResult, TxnState, Verdict};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -95,6 +98,7 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     let proxy = Arc::new(FaultProxy::start(&fx.url));
     let via_proxy = fx.proto_via(&proxy.url());
     let recoverer = race.racing(&fx.proto).with_holder("recoverer");
+    let recorded = Recorded::new(&fx.proto).await;
     let done = Arc::new(AtomicBool::new(false));
     let said: Arc<Mutex<BTreeMap<String, Said>>> = Arc::default();
     let events = Arc::new(LockEvents::default());
@@ -142,32 +146,31 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     };
 
     let recovery = {
-        let (fx, done) = (Arc::clone(&fx), Arc::clone(&done));
+        let (fx, done, recorded) = (Arc::clone(&fx), Arc::clone(&done), Arc::clone(&recorded));
         tokio::spawn(async move {
             let (mut rounds, mut swept) = (0usize, 0usize);
-            let mut kept = Vec::new();
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 fx.refresh().await;
-                let done = recoverer.recover_all_stuck(4).await.unwrap();
+                let done = recorded
+                    .recover_all_stuck(&recoverer, Runner::OneByOne(4))
+                    .await;
                 for r in &done.reports {
                     if let Verdict::Failed(e) = &r.verdict {
                         panic!("recovery of {} failed: {e}\n{:#?}", r.txn, r.steps);
                     }
                 }
-                swept += done.locks.unwrap().swept.len();
-                kept.push(as_record(format!("recovery-{rounds}"), &done.reports));
+                swept += done.swept.len();
             }
-            (rounds, swept, kept)
+            (rounds, swept)
         })
     };
 
     let operator = {
-        let (fx, done) = (Arc::clone(&fx), Arc::clone(&done));
+        let (fx, done, recorded) = (Arc::clone(&fx), Arc::clone(&done), Arc::clone(&recorded));
         let mut rng = StdRng::seed_from_u64(seed ^ 0x0e7a);
         tokio::spawn(async move {
             let (mut rounds, mut rolled_back) = (0usize, 0usize);
-            let mut kept = Vec::new();
             while !done.load(Ordering::SeqCst) && rounds < MAX_LOOP_ROUNDS {
                 rounds += 1;
                 let id = format!(
@@ -175,20 +178,16 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
                     rng.random_range(0..WORKERS),
                     rng.random_range(0..TRANSFERS_PER_WORKER)
                 );
-                let r = fx.proto.rollback(&id, true).await;
+                let r = recorded.rollback(&fx.proto, &id, true).await;
                 match &r.verdict {
                     Verdict::Completed(TxnState::RolledBack) => rolled_back += 1,
                     Verdict::Failed(estx::Error::NotFound { .. }) => {}
                     Verdict::Failed(e) => panic!("operator rollback of {id} failed: {e}"),
                     _ => {}
                 }
-                kept.push(as_record(
-                    format!("rollback-{rounds}"),
-                    std::slice::from_ref(&r),
-                ));
                 tokio::time::sleep(Duration::from_millis(rng.random_range(5..20))).await;
             }
-            (rounds, rolled_back, kept)
+            (rounds, rolled_back)
         })
     };
 
@@ -209,17 +208,19 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     }
     done.store(true, Ordering::SeqCst);
     chaos.await.unwrap();
-    let (recovery_rounds, swept, recovered) = recovery.await.unwrap();
-    let (operator_rounds, rolled_back, rollbacks) = operator.await.unwrap();
+    let (recovery_rounds, swept) = recovery.await.unwrap();
+    let (operator_rounds, rolled_back) = operator.await.unwrap();
 
     // Drain what is still in flight (forced), then the next recovery, as an
     // operator runs it: `recover --all-stuck` with the default window finds
     // nothing stuck, and sweeps the abandoned locks.
-    race.drain().await;
+    recorded.drain(&race).await;
     fx.refresh().await;
-    let last = fx.proto.recover_all_stuck(2).await.unwrap();
+    let last = recorded
+        .recover_all_stuck(&fx.proto, Runner::Batched(BatchOptions::default()))
+        .await;
     assert!(last.reports.is_empty(), "{:#?}", last.reports);
-    let final_sweep = last.locks.unwrap().swept;
+    let final_sweep = last.swept;
 
     // No lock is left: every transaction is terminal, so any lock would be
     // held by a terminal transaction.
@@ -265,13 +266,15 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
     }
 
     race.assert_audit_clean().await;
-    // The receipts the recoveries' and rollbacks' records would keep
-    // verify, the workers' own writes (their answers lost now and then)
-    // between them breaking no chain.
-    let kept: Vec<(String, Vec<TrailStep>)> = recovered.into_iter().chain(rollbacks).collect();
-    let v = verify_steps(kept.iter().map(|(id, s)| (id.as_str(), s.as_slice())));
-    assert!(v.ok(), "{v:#?}");
-    println!("receipts: {} writes verified", v.writes);
+    // Every record the acts left verifies, the workers' own writes (their
+    // answers lost now and then) between them breaking no chain.
+    let v = recorded.verify_every_record(&fx).await;
+    println!(
+        "receipts: {} records of {} acts, {} writes verified",
+        v.verified,
+        recorded.acts(),
+        v.writes
+    );
     println!(
         "{} transfers {counts:?}; {} responses lost; {} stale lock(s) taken over, {} release(s) failed; recovery: {recovery_rounds} rounds, {swept} abandoned lock(s) swept; operator: {operator_rounds} rounds, {rolled_back} rolled back; final sweep: {}",
         said.len(),
@@ -280,14 +283,4 @@ async fn locked_transfers_with_crashes_and_lost_responses_leak_no_lock() {
         events.failed_releases.load(Ordering::Relaxed),
         final_sweep.len()
     );
-}
-
-/// What the record of an intervention over `reports` would keep: its id
-/// and every step.
-fn as_record(id: String, reports: &[ProcedureReport]) -> (String, Vec<TrailStep>) {
-    let steps = reports
-        .iter()
-        .flat_map(|r| r.steps.iter().map(TrailStep::from))
-        .collect();
-    (id, steps)
 }
