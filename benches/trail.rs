@@ -12,14 +12,21 @@
 //! 3. batched WITH its audit record, as `recover --all-stuck` runs it: an
 //!    `Intervention` started and run through `protocol::intervene` (the
 //!    unfinished record and its plan's parts, the job's checkpoints and
-//!    heartbeat, the completed record).
+//!    heartbeat, the completed record);
+//! 4. the same act with its record written to a local file
+//!    (`--audit-trail file:PATH`): the same planning, sweep of locks, steps
+//!    and receipts, without the record's writes to the audit index.
 //!
 //! Then the record of run 3 is replayed alone on a fresh record (the same
 //! draft, then the same ending with every step: `Trail::begin_run` and
 //! `Trail::finish`) to time the trail's writes without the work beside
 //! them, and the stored documents of run 3 (the record and its parts) are
-//! read back and measured in bytes. The trail's share is given both ways:
-//! the replay over run 3's time, and (run 3 − run 2) over run 3's time.
+//! read back and measured in bytes. The trail's share is given three ways:
+//! the replay over run 3's time (an upper bound: every step written at the
+//! end, nothing beside the work); (run 3 − run 4) over run 3's time (what
+//! recording to the index costs the act); and (run 3 − run 2) over run 3's
+//! time, which also counts what run 3 does and run 2 does not (the plan's
+//! reads, the closing sweep of stale locks).
 //! Every recovery is checked (every transaction completed, every balance as
 //! expected, nothing pending, total kept). Numbers go in BENCHMARKS.md;
 //! nothing here asserts on time.
@@ -36,7 +43,7 @@ use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::account::AccountState;
 use estx::protocol::batch::{BatchOptions, DEFAULT_BATCH_SIZE};
 use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Runner, Selection};
-use estx::protocol::trail::{Ending, Interface, Trail, TrailStep};
+use estx::protocol::trail::{Ending, Interface, RecordDraft, Trail, TrailStep};
 use estx::protocol::{Indices, Procedure, ProcedureReport, Protocol, ProtocolConfig, Verdict};
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -117,6 +124,34 @@ async fn stored(cluster: &Cluster, index: &str, id: &str) -> (usize, usize) {
     (hits.len(), bytes)
 }
 
+/// `recover --all-stuck` as the CLI runs it (an `Intervention` started and
+/// run through `protocol::intervene`): its time, its record's draft, and
+/// what it did.
+async fn recorded_run(
+    proto: &Protocol,
+    opts: BatchOptions,
+) -> (f64, RecordDraft, intervene::Done<intervene::BulkDone>) {
+    let act = BulkAct {
+        procedure: Procedure::Recover,
+        selection: Selection {
+            all_stuck: true,
+            ..Selection::default()
+        },
+        ids_source: None,
+        allow_partial: false,
+        runner: Runner::Batched(opts),
+    };
+    let choices = Choices::new(Interface::Cli, Some("bench: the trail's share".into()));
+    let started = Instant::now();
+    let i = Intervention::new(act, choices);
+    let begun = intervene::start(proto, i).await.unwrap();
+    let draft = intervene::draft(begun.plan(), begun.intervention());
+    let done = begun.run(proto).await;
+    let run = started.elapsed().as_secs_f64();
+    assert!(done.record_error.is_none(), "{:?}", done.record_error);
+    (run, draft, done)
+}
+
 #[tokio::main]
 async fn main() {
     let txns = env_usize("ESTX_BENCH_TXNS", 2_000);
@@ -162,26 +197,27 @@ async fn main() {
     let ix = fresh_indices(&cluster, &prefix, "rec").await;
     let seeded = seed::seed(&cluster, &ix, "r", txns, ACCOUNTS, 1_000_000).await;
     let proto = proto_on(&ix);
-    let act = BulkAct {
-        procedure: Procedure::Recover,
-        selection: Selection {
-            all_stuck: true,
-            ..Selection::default()
-        },
-        ids_source: None,
-        allow_partial: false,
-        runner: Runner::Batched(opts),
-    };
-    let choices = Choices::new(Interface::Cli, Some("bench: the trail's share".into()));
-    let started = Instant::now();
-    let i = Intervention::new(act, choices);
-    let begun = intervene::start(&proto, i).await.unwrap();
-    let draft = estx::protocol::intervene::draft(begun.plan(), begun.intervention());
-    let done = begun.run(&proto).await;
-    let run = started.elapsed().as_secs_f64();
-    assert!(done.record_error.is_none(), "{:?}", done.record_error);
+    let (run, draft, done) = recorded_run(&proto, opts).await;
+    check(&cluster, &ix, &seeded, &done.value.reports).await;
     let bulk = &done.value;
-    check(&cluster, &ix, &seeded, &bulk.reports).await;
+
+    // 4. The same act recorded to a local file (`--audit-trail file:PATH`):
+    // the same plan, sweep, steps and receipts, the record's writes to the
+    // audit index left out.
+    let fix = fresh_indices(&cluster, &prefix, "file").await;
+    let fseeded = seed::seed(&cluster, &fix, "f", txns, ACCOUNTS, 1_000_000).await;
+    let dir = tempfile::tempdir().unwrap();
+    let fproto = Protocol::new(
+        cluster.clone(),
+        ProtocolConfig {
+            indices: fix.clone(),
+            audit_file: Some(dir.path().join("audit.jsonl")),
+            ..ProtocolConfig::default()
+        },
+    );
+    let (filed, _, fdone) = recorded_run(&fproto, opts).await;
+    check(&cluster, &fix, &fseeded, &fdone.value.reports).await;
+
     let (docs, bytes) = stored(&cluster, &ix.audit, &done.record.0).await;
 
     // The same record written alone: its draft, then its ending.
@@ -235,7 +271,12 @@ async fn main() {
         100.0 * alone / run
     );
     println!(
-        "run with record - run without: {:.2} s: {:.1} % of the run",
+        "the same act recorded to a local file: {filed:.2} s; run with record - run recorded to a file: {:.2} s: {:.1} % of the run",
+        run - filed,
+        100.0 * (run - filed) / run
+    );
+    println!(
+        "run with record - batched run without (no plan, no sweep): {:.2} s: {:.1} % of the run",
         run - work,
         100.0 * (run - work) / run
     );
