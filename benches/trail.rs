@@ -17,7 +17,9 @@
 //!    (`--audit-trail file:PATH`): the same planning, sweep of locks, steps
 //!    and receipts, without the record's writes to the audit index. Runs 3
 //!    and 4 go `ESTX_BENCH_ROUNDS` rounds (default 2), in turn first, each
-//!    on a fresh seed; their times are the rounds' means.
+//!    on a fresh seed; their times are the rounds' means
+//!    (`ESTX_BENCH_PROXY=1`: through a counting proxy, their requests
+//!    printed by kind).
 //!
 //! Then the record of run 3 is replayed alone on a fresh record (the same
 //! draft, then the same ending with every step: `Trail::begin_run` and
@@ -40,7 +42,7 @@ mod common;
 #[path = "../tests/protocol/batch/seed.rs"]
 mod seed;
 
-use common::server;
+use common::{server, FaultProxy};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::account::AccountState;
 use estx::protocol::batch::{BatchOptions, DEFAULT_BATCH_SIZE};
@@ -203,6 +205,9 @@ async fn main() {
     // neither gains from going second; the first run 3's record is the one
     // measured and replayed.
     let rounds = env_usize("ESTX_BENCH_ROUNDS", 2).max(1);
+    // `ESTX_BENCH_PROXY=1`: runs 3 and 4 go through a counting proxy (its
+    // own cost in their times) and print their requests by kind.
+    let proxy = (env_usize("ESTX_BENCH_PROXY", 0) == 1).then(|| FaultProxy::start(server.url()));
     let dir = tempfile::tempdir().unwrap();
     let mut recorded: Vec<f64> = Vec::new();
     let mut filed: Vec<f64> = Vec::new();
@@ -212,15 +217,26 @@ async fn main() {
             let tag = format!("{}{round}", if to_file { "f" } else { "r" });
             let ix = fresh_indices(&cluster, &prefix, &tag).await;
             let seeded = seed::seed(&cluster, &ix, &tag, txns, ACCOUNTS, 1_000_000).await;
+            let via = proxy
+                .as_ref()
+                .map(|p| Cluster::connect(&ConnectOptions::new(p.url())).expect("client"));
             let proto = Protocol::new(
-                cluster.clone(),
+                via.unwrap_or_else(|| cluster.clone()),
                 ProtocolConfig {
                     indices: ix.clone(),
                     audit_file: to_file.then(|| dir.path().join(format!("{tag}.jsonl"))),
                     ..ProtocolConfig::default()
                 },
             );
+            let logged = proxy.as_ref().map_or(0, |p| p.log().len());
             let (secs, draft, done) = recorded_run(&proto, opts).await;
+            if let Some(p) = &proxy {
+                let to = if to_file { "a file" } else { "the index" };
+                println!(
+                    "recorded to {to}: {secs:.2} s; requests: {}",
+                    p.kinds_since(logged)
+                );
+            }
             check(&cluster, &ix, &seeded, &done.value.reports).await;
             if to_file {
                 filed.push(secs);
