@@ -332,28 +332,9 @@ fn watch(url: &str, ix: &Indices, window: Duration) {
         cpu / polls as u32,
         status_kib(pid, "VmHWM:")
     );
-    println!("requests in the window: {}", kinds(&proxy.log()[logged..]));
+    println!("requests in the window: {}", proxy.kinds_since(logged));
     println!("{}", tmux(&socket, &["capture-pane", "-p", "-t", "b"]));
     tmux(&socket, &["kill-server"]);
-}
-
-/// The requests of a proxy log by kind (`POST _msearch`: 12, ...).
-fn kinds(log: &[String]) -> String {
-    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
-    for line in log {
-        let mut words = line.split_whitespace();
-        let method = words.next().unwrap_or("?");
-        let path = words.next().unwrap_or("?").split('?').next().unwrap_or("?");
-        let kind = path
-            .split('/')
-            .find(|seg| seg.starts_with('_'))
-            .unwrap_or("(document)");
-        *by.entry(format!("{method} {kind}")).or_default() += 1;
-    }
-    by.iter()
-        .map(|(k, n)| format!("{k}: {n}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// How many audits the dashboard's log says it paced.

@@ -12,14 +12,25 @@
 //! 3. batched WITH its audit record, as `recover --all-stuck` runs it: an
 //!    `Intervention` started and run through `protocol::intervene` (the
 //!    unfinished record and its plan's parts, the job's checkpoints and
-//!    heartbeat, the completed record).
+//!    heartbeat, the completed record);
+//! 4. the same act with its record written to a local file
+//!    (`--audit-trail file:PATH`): the same planning, sweep of locks, steps
+//!    and receipts, without the record's writes to the audit index. Runs 3
+//!    and 4 go `ESTX_BENCH_ROUNDS` rounds (default 2), in turn first, each
+//!    on a fresh seed; their times are the rounds' means
+//!    (`ESTX_BENCH_PROXY=1`: through a counting proxy, their requests
+//!    printed by kind).
 //!
 //! Then the record of run 3 is replayed alone on a fresh record (the same
 //! draft, then the same ending with every step: `Trail::begin_run` and
 //! `Trail::finish`) to time the trail's writes without the work beside
 //! them, and the stored documents of run 3 (the record and its parts) are
-//! read back and measured in bytes. The trail's share is given both ways:
-//! the replay over run 3's time, and (run 3 − run 2) over run 3's time.
+//! read back and measured in bytes. The trail's share is given three ways:
+//! the replay over run 3's time (an upper bound: every step written at the
+//! end, nothing beside the work); (run 3 − run 4) over run 3's time (what
+//! recording to the index costs the act); and (run 3 − run 2) over run 3's
+//! time, which also counts what run 3 does and run 2 does not (the plan's
+//! reads, the closing sweep of stale locks).
 //! Every recovery is checked (every transaction completed, every balance as
 //! expected, nothing pending, total kept). Numbers go in BENCHMARKS.md;
 //! nothing here asserts on time.
@@ -31,12 +42,12 @@ mod common;
 #[path = "../tests/protocol/batch/seed.rs"]
 mod seed;
 
-use common::server;
+use common::{server, FaultProxy};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::account::AccountState;
 use estx::protocol::batch::{BatchOptions, DEFAULT_BATCH_SIZE};
 use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Runner, Selection};
-use estx::protocol::trail::{Ending, Interface, Trail, TrailStep};
+use estx::protocol::trail::{Ending, Interface, RecordDraft, Trail, TrailStep};
 use estx::protocol::{Indices, Procedure, ProcedureReport, Protocol, ProtocolConfig, Verdict};
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -117,6 +128,34 @@ async fn stored(cluster: &Cluster, index: &str, id: &str) -> (usize, usize) {
     (hits.len(), bytes)
 }
 
+/// `recover --all-stuck` as the CLI runs it (an `Intervention` started and
+/// run through `protocol::intervene`): its time, its record's draft, and
+/// what it did.
+async fn recorded_run(
+    proto: &Protocol,
+    opts: BatchOptions,
+) -> (f64, RecordDraft, intervene::Done<intervene::BulkDone>) {
+    let act = BulkAct {
+        procedure: Procedure::Recover,
+        selection: Selection {
+            all_stuck: true,
+            ..Selection::default()
+        },
+        ids_source: None,
+        allow_partial: false,
+        runner: Runner::Batched(opts),
+    };
+    let choices = Choices::new(Interface::Cli, Some("bench: the trail's share".into()));
+    let started = Instant::now();
+    let i = Intervention::new(act, choices);
+    let begun = intervene::start(proto, i).await.unwrap();
+    let draft = intervene::draft(begun.plan(), begun.intervention());
+    let done = begun.run(proto).await;
+    let run = started.elapsed().as_secs_f64();
+    assert!(done.record_error.is_none(), "{:?}", done.record_error);
+    (run, draft, done)
+}
+
 #[tokio::main]
 async fn main() {
     let txns = env_usize("ESTX_BENCH_TXNS", 2_000);
@@ -158,30 +197,61 @@ async fn main() {
     let work = started.elapsed().as_secs_f64();
     check(&cluster, &ix, &seeded, &reports).await;
 
-    // 3. Batched with its record: `recover --all-stuck` as the CLI runs it.
-    let ix = fresh_indices(&cluster, &prefix, "rec").await;
-    let seeded = seed::seed(&cluster, &ix, "r", txns, ACCOUNTS, 1_000_000).await;
-    let proto = proto_on(&ix);
-    let act = BulkAct {
-        procedure: Procedure::Recover,
-        selection: Selection {
-            all_stuck: true,
-            ..Selection::default()
-        },
-        ids_source: None,
-        allow_partial: false,
-        runner: Runner::Batched(opts),
-    };
-    let choices = Choices::new(Interface::Cli, Some("bench: the trail's share".into()));
-    let started = Instant::now();
-    let i = Intervention::new(act, choices);
-    let begun = intervene::start(&proto, i).await.unwrap();
-    let draft = estx::protocol::intervene::draft(begun.plan(), begun.intervention());
-    let done = begun.run(&proto).await;
-    let run = started.elapsed().as_secs_f64();
-    assert!(done.record_error.is_none(), "{:?}", done.record_error);
+    // 3. Batched with its record: `recover --all-stuck` as the CLI runs it;
+    // 4. the same act recorded to a local file (`--audit-trail file:PATH`):
+    // the same plan, sweep, steps and receipts, the record's writes to the
+    // audit index left out. `ESTX_BENCH_ROUNDS` rounds (default 2) of both,
+    // in turn first (3 then 4, then 4 then 3), each on a fresh seed, so
+    // neither gains from going second; the first run 3's record is the one
+    // measured and replayed.
+    let rounds = env_usize("ESTX_BENCH_ROUNDS", 2).max(1);
+    // `ESTX_BENCH_PROXY=1`: runs 3 and 4 go through a counting proxy (its
+    // own cost in their times) and print their requests by kind.
+    let proxy = (env_usize("ESTX_BENCH_PROXY", 0) == 1).then(|| FaultProxy::start(server.url()));
+    let dir = tempfile::tempdir().unwrap();
+    let mut recorded: Vec<f64> = Vec::new();
+    let mut filed: Vec<f64> = Vec::new();
+    let mut first = None;
+    for round in 0..rounds {
+        for to_file in [round % 2 == 1, round % 2 == 0] {
+            let tag = format!("{}{round}", if to_file { "f" } else { "r" });
+            let ix = fresh_indices(&cluster, &prefix, &tag).await;
+            let seeded = seed::seed(&cluster, &ix, &tag, txns, ACCOUNTS, 1_000_000).await;
+            let via = proxy
+                .as_ref()
+                .map(|p| Cluster::connect(&ConnectOptions::new(p.url())).expect("client"));
+            let proto = Protocol::new(
+                via.unwrap_or_else(|| cluster.clone()),
+                ProtocolConfig {
+                    indices: ix.clone(),
+                    audit_file: to_file.then(|| dir.path().join(format!("{tag}.jsonl"))),
+                    ..ProtocolConfig::default()
+                },
+            );
+            let logged = proxy.as_ref().map_or(0, |p| p.log().len());
+            let (secs, draft, done) = recorded_run(&proto, opts).await;
+            if let Some(p) = &proxy {
+                let to = if to_file { "a file" } else { "the index" };
+                println!(
+                    "recorded to {to}: {secs:.2} s; requests: {}",
+                    p.kinds_since(logged)
+                );
+            }
+            check(&cluster, &ix, &seeded, &done.value.reports).await;
+            if to_file {
+                filed.push(secs);
+            } else {
+                recorded.push(secs);
+                first.get_or_insert((ix, proto, draft, done));
+            }
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let filed_runs = filed.clone();
+    let (run, filed) = (mean(&recorded), mean(&filed));
+    let (ix, proto, draft, done) = first.unwrap();
     let bulk = &done.value;
-    check(&cluster, &ix, &seeded, &bulk.reports).await;
+
     let (docs, bytes) = stored(&cluster, &ix.audit, &done.record.0).await;
 
     // The same record written alone: its draft, then its ending.
@@ -222,7 +292,7 @@ async fn main() {
         rate(work)
     );
     println!(
-        "batched with its record (recover --all-stuck): {run:.2} s, {:.1} transactions/s: {:.1}x the article's loop",
+        "batched with its record (recover --all-stuck): {run:.2} s (mean of {recorded:.2?}), {:.1} transactions/s: {:.1}x the article's loop",
         rate(run),
         one_by_one / run
     );
@@ -235,7 +305,12 @@ async fn main() {
         100.0 * alone / run
     );
     println!(
-        "run with record - run without: {:.2} s: {:.1} % of the run",
+        "the same act recorded to a local file: {filed:.2} s (mean of {filed_runs:.2?}); run with record - run recorded to a file: {:.2} s: {:.1} % of the run",
+        run - filed,
+        100.0 * (run - filed) / run
+    );
+    println!(
+        "run with record - batched run without (no plan, no sweep): {:.2} s: {:.1} % of the run",
         run - work,
         100.0 * (run - work) / run
     );

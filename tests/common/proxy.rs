@@ -262,6 +262,27 @@ impl FaultProxy {
     pub fn log(&self) -> Vec<String> {
         lock(&self.shared.log).clone()
     }
+
+    /// The requests of [`FaultProxy::log`] from line `from` on, counted by
+    /// kind (`POST _msearch: 12, PUT (document): 3, ...`): what a bench
+    /// prints of a window.
+    pub fn kinds_since(&self, from: usize) -> String {
+        let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+        for line in lock(&self.shared.log).iter().skip(from) {
+            let mut words = line.split_whitespace();
+            let method = words.next().unwrap_or("?");
+            let path = words.next().unwrap_or("?").split('?').next().unwrap_or("?");
+            let kind = path
+                .split('/')
+                .find(|seg| seg.starts_with('_'))
+                .unwrap_or("(document)");
+            *by.entry(format!("{method} {kind}")).or_default() += 1;
+        }
+        by.iter()
+            .map(|(k, n)| format!("{k}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
 }
 
 impl Drop for FaultProxy {
