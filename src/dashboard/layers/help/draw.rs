@@ -120,6 +120,11 @@ fn columns(cx: &DrawCx) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
     ));
     r.push(legend("?", th.odd, "malformed or unknown state".into()));
     r.push(legend("~", th.good, "acknowledged (ack)".into()));
+    r.push(legend(
+        "@",
+        th.warn,
+        "held by another operator's live job".into(),
+    ));
     // The header's healing verdict, coloured as the header shows it (two
     // short lines: the column stays narrow enough for two at 100×30).
     r.push(Line::from(vec![
