@@ -9,7 +9,10 @@
 //!    filter runs over every in-flight document in the same `_msearch`),
 //!    the poll in full (issue 30 item 5): the healing verdict's searches
 //!    with the application's heartbeat index named (which also judges the
-//!    locks held by a worker), and [`ACKED`] live acks;
+//!    locks held by a worker), and [`ACKED`] live acks; then the fullest
+//!    poll: every named search of the `_msearch` answering with as much as
+//!    it may (the application's recoveries, operator records, another
+//!    operator's live jobs: [`fullest`]);
 //! 2. one background audit's cost and the gap its pace sets
 //!    (`protocol::audit::pace`), and so the poll plus its audit, per poll;
 //! 3. one frame at 160×48 (apply the snapshot, derive, render);
@@ -37,7 +40,7 @@ use estx::protocol::locks::LivenessSource;
 use estx::protocol::read::poll::{Snapshot, DEFAULT_CAP};
 use estx::protocol::read::TableFilter;
 use estx::protocol::time::format_timestamp;
-use estx::protocol::trail::Interface;
+use estx::protocol::trail::{ActOutcome, ActionKind, Ending, Interface, RecordDraft, Trail};
 use estx::protocol::Indices;
 use estx::protocol::Protocol;
 use frames::median;
@@ -52,6 +55,16 @@ const BULK: usize = 5_000;
 const POLLS: usize = 11;
 /// Stuck transactions acknowledged (their acks read by every poll).
 const ACKED: usize = 100;
+/// Transactions the application recovered within the healing lookback
+/// (the fullest poll: more than the recovered search reads).
+const RECOVERED: usize = 300;
+/// Operator records within the lookback (the fullest poll: the records
+/// search's cap), each naming [`RECORD_TXNS`] transactions.
+const RECORDS: usize = 500;
+const RECORD_TXNS: usize = 10;
+/// Another operator's live bulk jobs, over [`JOB_TXNS`] transactions each.
+const JOBS: usize = 3;
+const JOB_TXNS: usize = 5_000;
 /// Workers beating in the application's heartbeat index.
 const WORKERS: usize = 12;
 const IN_FLIGHT_STATES: [&str; 4] = ["created", "pending", "committed", "terminating"];
@@ -199,6 +212,59 @@ async fn acknowledge(p: &Protocol, ix: &Indices, flight: usize) {
         .await
         .expect("ack");
     p.cluster().refresh(&ix.acks).await.expect("refresh");
+}
+
+/// The fullest poll's evidence: [`RECOVERED`] transactions the application
+/// recovered within the healing lookback (in flight for an hour, finished
+/// half a minute ago), [`RECORDS`] operator records completed within it
+/// (each naming [`RECORD_TXNS`] transactions) and [`JOBS`] live bulk jobs
+/// of another operator over [`JOB_TXNS`] transactions each: every named
+/// search of the poll's `_msearch` then answers with as much as it may.
+async fn fullest(p: &Protocol, ix: &Indices, flight: usize) {
+    let now = Utc::now();
+    let created = format_timestamp(now - ChronoDuration::hours(1));
+    let modified = format_timestamp(now - ChronoDuration::seconds(30));
+    let mut batch: Vec<(String, Value)> = (0..RECOVERED)
+        .map(|i| {
+            (
+                format!("app-rec-{i:04}"),
+                json!({"src_acct": acct(i), "dest_acct": acct(i + 1), "amount": 1 + i % 50,
+                       "transaction_state": "finished", "creation_time": created,
+                       "modification_time": modified}),
+            )
+        })
+        .collect();
+    send(p.cluster(), &ix.transactions, &mut batch).await;
+    let trail = Trail::open(p).await.expect("trail");
+    let live = |from: usize, n: usize| -> Vec<String> {
+        (from..from + n)
+            .map(|i| format!("live-{:06}", i % flight.max(1)))
+            .collect()
+    };
+    for r in 0..RECORDS {
+        let mut d = RecordDraft::new(
+            ActionKind::Rollback,
+            live(r * RECORD_TXNS, RECORD_TXNS),
+            Interface::Cli,
+        );
+        d.reason = Some("the outage's rollbacks".into());
+        let id = trail.begin(&d).await.expect("record");
+        let ending = Ending::of(ActOutcome::Completed, "completed", Vec::new());
+        trail.finish(&id, ending).await.expect("finish");
+    }
+    for j in 0..JOBS {
+        let mut d = RecordDraft::new(
+            ActionKind::Recover,
+            live(j * JOB_TXNS, JOB_TXNS),
+            Interface::Cli,
+        );
+        d.reason = Some("another operator's recovery".into());
+        d.bulk = true;
+        trail.begin_run(&d).await.expect("job");
+    }
+    for index in [&ix.transactions, &ix.audit] {
+        p.cluster().refresh(index).await.expect("refresh");
+    }
 }
 
 /// Polls `POLLS` times listing `table`; prints and returns the last.
@@ -375,6 +441,18 @@ async fn main() {
         ..Default::default()
     };
     polls(&p, &by_account, "filter by account").await;
+    let started = Instant::now();
+    fullest(&p, &ix, flight).await;
+    println!(
+        "seeded the fullest poll's evidence ({RECOVERED} recovered by the application, {RECORDS} operator records, {JOBS} live jobs of {JOB_TXNS}) in {:.0?}",
+        started.elapsed()
+    );
+    polls(
+        &p,
+        &TableFilter::default(),
+        "fullest: recoveries, records, live jobs",
+    )
+    .await;
     let (report, cost) = p.audit_measured(None).await;
     let report = report.expect("audit");
     let gap = cost.next_gap(REFERENCE_POLL);
