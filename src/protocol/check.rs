@@ -65,6 +65,19 @@ pub struct CheckReading {
     pub runbooks: verdict::Runbooks,
 }
 
+impl CheckReading {
+    /// The stuck transactions listed (acknowledged ones left out), by
+    /// cause: what `check --format prometheus` publishes as the exporter
+    /// does (`estx_stuck_by_cause`). One not judged yet counts for none.
+    pub fn stuck_by_cause(&self) -> BTreeMap<verdict::CauseKind, u64> {
+        let mut out = BTreeMap::new();
+        for c in self.stuck.iter().filter_map(|s| s.cause.as_ref()) {
+            *out.entry(c.kind()).or_insert(0) += 1;
+        }
+        out
+    }
+}
+
 /// One stuck transaction as the check saw it.
 #[derive(Debug, Clone)]
 pub struct StuckOne {

@@ -135,7 +135,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let format = if a.json { CheckFormat::Json } else { a.format };
     let text = match (format, &reading) {
         (CheckFormat::Json, r) => json(r.as_ref(), &levels, st, a.top),
-        (CheckFormat::Prometheus, r) => prometheus(r.as_ref().ok().map(|r| &r.counts), st),
+        (CheckFormat::Prometheus, r) => prometheus(r.as_ref().ok(), st),
         (CheckFormat::Nagios, Ok(r)) => nagios(r, &levels, a.top),
         (CheckFormat::Nagios, Err(e)) => format!("ESTX UNKNOWN - cannot read the cluster: {e}\n"),
     };

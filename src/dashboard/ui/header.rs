@@ -304,20 +304,19 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
                 th.warn,
             ),
         };
+        // A count behind the table's mark for it: `!! investigate 3`, or
+        // `!! 3` where the words do not fit.
+        let marked = |mark: &str, word: &str, n: u64, colour: Color| {
+            let n_text = grouped(n);
+            let text = words(
+                format!("{mark} {word} {n_text}"),
+                format!("{mark} {n_text}"),
+            );
+            count_segment(th, 0, n, text, colour)
+        };
         // Acknowledged transactions (`ack`), said only when there are some.
         let acked = snap.acks.total;
-        let acked = (acked > 0).then(|| {
-            count_segment(
-                th,
-                0,
-                acked,
-                words(
-                    format!("~ acked {}", grouped(acked)),
-                    format!("~ {}", grouped(acked)),
-                ),
-                th.good,
-            )
-        });
+        let acked = (acked > 0).then(|| marked("~", "acked", acked, th.good));
         let mut segs = vec![
             Segment::new(
                 0,
@@ -326,39 +325,12 @@ fn summary_line(app: &App, snap: &Snapshot, width: u16) -> Line<'static> {
                     format!(" {in_flight_short} in flight"),
                 ))],
             ),
-            count_segment(
-                th,
-                0,
-                investigate,
-                words(
-                    format!("!! investigate {}", grouped(investigate)),
-                    format!("!! {}", grouped(investigate)),
-                ),
-                th.danger,
-            ),
-            count_segment(
-                th,
-                0,
-                stuck,
-                words(
-                    format!("! stuck {}", grouped(stuck)),
-                    format!("! {}", grouped(stuck)),
-                ),
-                th.warn,
-            ),
+            marked("!!", "investigate", investigate, th.danger),
+            marked("!", "stuck", stuck, th.warn),
         ];
         segs.extend(acked);
         segs.extend([
-            count_segment(
-                th,
-                0,
-                odd,
-                words(
-                    format!("? odd {}", grouped(odd)),
-                    format!("? {}", grouped(odd)),
-                ),
-                th.odd,
-            ),
+            marked("?", "odd", odd, th.odd),
             count_segment(
                 th,
                 0,

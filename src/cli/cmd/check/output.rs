@@ -6,6 +6,7 @@
 
 use super::levels::{Levels, Status, COUNTS, METRICS};
 use crate::protocol::check::{CheckCounts, CheckReading, StuckOne};
+use crate::protocol::read::verdict::CauseKind;
 use crate::protocol::time::{format_timestamp, human_age};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -15,6 +16,16 @@ use std::fmt::Write as _;
 pub const ACKED_GAUGE: (&str, &str) = (
     "estx_acked_transactions",
     "Stuck transactions acknowledged (ack): listed, not counted as stuck, not alerting.",
+);
+
+/// The gauge family of the stuck transactions by cause (`check --format
+/// prometheus` and the exporter): its name, help and label, one sample
+/// per cause ([`CauseKind::ALL`], zero included: a cause that appears is
+/// not a new series).
+pub const BY_CAUSE_GAUGE: (&str, &str, &str) = (
+    "estx_stuck_by_cause",
+    "Stuck transactions by cause (holder dead or live, hot account, refused, application recovering, unknown), among the oldest listed (at most 500), acknowledged ones left out",
+    "cause",
 );
 
 /// `src -> dest`, `?` for what the document does not say (ASCII: monitoring
@@ -162,37 +173,52 @@ pub fn nagios(r: &CheckReading, levels: &[Levels; COUNTS], top: usize) -> String
 }
 
 /// The Prometheus text format: HELP and TYPE lines and a gauge per count,
-/// then the status and whether the cluster could be read.
-pub fn prometheus(counts: Option<&CheckCounts>, st: Status) -> String {
+/// the stuck ones by cause (the exporter's family), then the status and
+/// whether the cluster could be read.
+pub fn prometheus(reading: Option<&CheckReading>, st: Status) -> String {
     let mut s = String::new();
-    let mut gauge = |name: &str, help: &str, value: u64| {
-        let _ = writeln!(s, "# HELP {name} {help}");
-        let _ = writeln!(s, "# TYPE {name} gauge");
-        let _ = writeln!(s, "{name} {value}");
-    };
-    if let Some(c) = counts {
+    if let Some(r) = reading {
+        let c = &r.counts;
         for m in &METRICS {
-            gauge(m.prometheus, m.help, (m.value)(c));
+            gauge(&mut s, m.prometheus, m.help, (m.value)(c));
         }
         let (name, help) = ACKED_GAUGE;
-        gauge(name, help, c.acked);
+        gauge(&mut s, name, help, c.acked);
         gauge(
+            &mut s,
             "estx_check_timestamp_seconds",
             "When the counts were taken (Unix time, the cluster's clock).",
             c.as_of.timestamp().max(0) as u64,
         );
+        let (name, help, label) = BY_CAUSE_GAUGE;
+        let by = r.stuck_by_cause();
+        let _ = writeln!(s, "# HELP {name} {help}");
+        let _ = writeln!(s, "# TYPE {name} gauge");
+        for kind in CauseKind::ALL {
+            let n = by.get(&kind).copied().unwrap_or(0);
+            let _ = writeln!(s, "{name}{{{label}=\"{}\"}} {n}", kind.name());
+        }
     }
     gauge(
+        &mut s,
         "estx_check_up",
         "Whether the cluster could be read (1) or not (0).",
-        u64::from(counts.is_some()),
+        u64::from(reading.is_some()),
     );
     gauge(
+        &mut s,
         "estx_check_status",
         "The check's status: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN.",
         st.exit_code() as u64,
     );
     s
+}
+
+/// One gauge in the Prometheus text format: its HELP, TYPE and sample.
+fn gauge(s: &mut String, name: &str, help: &str, value: u64) {
+    let _ = writeln!(s, "# HELP {name} {help}");
+    let _ = writeln!(s, "# TYPE {name} gauge");
+    let _ = writeln!(s, "{name} {value}");
 }
 
 /// One metric in JSON: its count, the ranges in force, its level.

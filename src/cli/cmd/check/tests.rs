@@ -201,8 +201,23 @@ fn nagios_output_with_perfdata_and_long_output() {
 
 #[test]
 fn prometheus_text() {
-    let c = counts(&[2, 1, 0, 3, 0]);
-    let text = prometheus(Some(&c), Status::Critical);
+    let r = CheckReading {
+        counts: counts(&[2, 1, 0, 3, 0]),
+        healing: Healing::Idle,
+        stuck: vec![
+            StuckOne {
+                cause: Some(Cause::HotAccount {
+                    account: "A".into(),
+                    stuck: 7,
+                }),
+                ..stuck("old", 200, true)
+            },
+            stuck("young", 10, false),
+        ],
+        acked: Vec::new(),
+        runbooks: Runbooks::default(),
+    };
+    let text = prometheus(Some(&r), Status::Critical);
     for m in &METRICS {
         assert!(
             text.contains(&format!("# HELP {} ", m.prometheus)),
@@ -216,7 +231,22 @@ fn prometheus_text() {
     assert!(text.contains("\nestx_stale_locks 3\n"), "{text}");
     assert!(text.contains("\nestx_check_status 2\n"), "{text}");
     assert!(text.contains("\nestx_check_up 1\n"), "{text}");
+    // The exporter's family, one sample per cause (issue 30): a judged one
+    // counted, the others zero; one not judged yet counts for none.
+    assert!(
+        text.contains("# TYPE estx_stuck_by_cause gauge\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nestx_stuck_by_cause{cause=\"hot_account\"} 1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nestx_stuck_by_cause{cause=\"holder_dead\"} 0\n"),
+        "{text}"
+    );
     let down = prometheus(None, Status::Unknown);
     assert!(down.contains("estx_check_up 0") && down.contains("estx_check_status 3"));
     assert!(!down.contains("estx_stuck_transactions"));
+    assert!(!down.contains("estx_stuck_by_cause"));
 }

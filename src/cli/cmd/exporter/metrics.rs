@@ -98,18 +98,15 @@ fn register_reading(registry: &mut Registry, r: &Reading) {
         r.audit_age.as_secs_f64(),
     );
     register_healing(registry, r);
+    let (name, text, label) = crate::cli::cmd::check::output::BY_CAUSE_GAUGE;
     let by_cause = Family::<StateLabel, IntGauge>::default();
     for kind in CauseKind::ALL {
         let n = r.by_cause.get(&kind).copied().unwrap_or(0);
         by_cause
-            .get_or_create(&vec![("cause", kind.name().to_string())])
+            .get_or_create(&vec![(label, kind.name().to_string())])
             .set(i64::try_from(n).unwrap_or(i64::MAX));
     }
-    registry.register(
-        "estx_stuck_by_cause",
-        "Stuck transactions by cause (holder dead or live, hot account, refused, application recovering, unknown), among the oldest the poll lists (at most 500), acknowledged ones left out",
-        by_cause,
-    );
+    registry.register(name, text, by_cause);
     let per_state = Family::<StateLabel, IntGauge>::default();
     let oldest = Family::<StateLabel, SecondsGauge>::default();
     for c in &r.states {
