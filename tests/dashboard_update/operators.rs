@@ -100,7 +100,9 @@ fn a_row_anothers_live_job_holds_is_marked_this_dashboards_own_job_not() {
             "status": "running", "transactions": ["t-mid"],
             "alive_at": beat, "alive_every_ms": 10000}},
     ]}});
-    let jobs = LiveJobs::from_answer(&answer, now()).unwrap();
+    // The heads and the lists in one answer (the poll asks them apart).
+    let lists = &mut estx::protocol::jobs::JobLists::default();
+    let jobs = LiveJobs::from_answers(&answer, &answer, lists, now()).unwrap();
     update(
         &mut app,
         Event::BulkStarted {

@@ -10,9 +10,10 @@
 //! - [`SeenAct`]: the acts recorded as finished lately (run records only),
 //!   which the dashboard logs when they are not its own.
 //!
-//! Both are read by search, as one search each in the poll's one
-//! `_msearch` ([`live_jobs_search`], [`recent_acts_search`]), and the live
-//! jobs by whole records (their parts too) for an act ([`live_jobs`]). A
+//! Both are read by search in the poll's one `_msearch` (the jobs' heads
+//! and the lists of jobs not seen before: [`live_jobs_searches`], kept in
+//! [`JobLists`]; [`recent_acts_search`]), and the live jobs by whole
+//! records (their parts too) for an act ([`live_jobs`]). A
 //! search reads only the run records' heads (`_source` filtered: the plan
 //! and steps are never read), so a job whose transactions overflow into
 //! parts is known by the poll for those its run record lists (the first
@@ -30,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 /// Most running jobs one poll reads.
 pub const JOBS_CAP: usize = 50;
@@ -146,19 +148,46 @@ impl LiveJobs {
         out
     }
 
-    /// The live jobs in the answer to [`live_jobs_search`], at `now`.
-    pub fn from_answer(answer: &Value, now: DateTime<Utc>) -> Result<LiveJobs> {
+    /// The live jobs in the answers to [`live_jobs_searches`] (`heads`,
+    /// and `lists` of the jobs `kept` did not hold), at `now`; `kept` then
+    /// holds the lists of the running jobs `heads` names, and no others. A
+    /// job whose list neither answer nor `kept` holds (it began between
+    /// the two searches) holds nothing this poll and is read again next.
+    pub fn from_answers(
+        heads: &Value,
+        lists: &Value,
+        kept: &mut JobLists,
+        now: DateTime<Utc>,
+    ) -> Result<LiveJobs> {
+        for h in crate::cluster::hits(lists)? {
+            let list: Vec<String> = match h.source.get("transactions") {
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .filter_map(|t| t.as_str().map(String::from))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            kept.by_job.insert(h.id.clone(), list.into());
+        }
         let mut out = LiveJobs::default();
-        for h in crate::cluster::hits(answer)? {
+        let mut running = std::collections::HashSet::new();
+        for h in crate::cluster::hits(heads)? {
+            running.insert(h.id.clone());
             let Ok(head) = serde_json::from_value::<Head>(Value::Object(h.source)) else {
                 tracing::debug!(record = %h.id, "a running record's head is unreadable");
                 continue;
             };
             if head.status == RecordStatus::Running {
                 let life = life_at(head.alive_at, head.alive_every_ms, now);
-                out.add(&h.id, &head.operator, head.action, life, &head.transactions);
+                let list = kept
+                    .by_job
+                    .get(&h.id)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::from([]));
+                out.add(&h.id, &head.operator, head.action, life, &list);
             }
         }
+        kept.by_job.retain(|id, _| running.contains(id));
         Ok(out)
     }
 
@@ -193,23 +222,71 @@ impl LiveJobs {
     }
 }
 
-/// The poll's search for the running jobs (run records of bulk acts still
-/// `running` whose heartbeat is at most an hour old at `now`): their heads
-/// only, newest first.
-pub fn live_jobs_search(now: DateTime<Utc>) -> Value {
+/// The filter of the poll's searches for the running jobs: run records of
+/// bulk acts still `running` whose heartbeat is at most an hour old at
+/// `now` (each is then judged by its own period).
+fn running_jobs(now: DateTime<Utc>) -> Value {
     json!({
-        "size": JOBS_CAP,
-        "query": {"bool": {
-            "filter": [
-                {"term": {"bulk": true}},
-                {"term": {"status": "running"}},
-                {"range": {"alive_at": {"gte": format_timestamp(now - HEARTBEAT_LOOKBACK)}}},
-            ],
-            "must_not": [{"exists": {"field": "run_id"}}],
-        }},
-        "sort": [{"started_at": {"order": "desc"}}],
-        "_source": ["operator", "action", "transactions", "status", "alive_at", "alive_every_ms"],
+        "filter": [
+            {"term": {"bulk": true}},
+            {"term": {"status": "running"}},
+            {"range": {"alive_at": {"gte": format_timestamp(now - HEARTBEAT_LOOKBACK)}}},
+        ],
+        "must_not": [{"exists": {"field": "run_id"}}],
     })
+}
+
+/// The poll's two searches for the running jobs at `now`: their heads
+/// (who, what, heartbeat: no transactions), newest first; and the
+/// transaction lists of those not in `known` (the lists an earlier poll
+/// read). A running record's list is written when it begins and only its
+/// end adds to it (`trail::Record`'s completion, after which it is no
+/// longer running), so a list read once holds while the job runs: the
+/// poll reads each job's list once, not every few seconds (issue 30 item
+/// 5: three jobs over 5 000 transactions were two thirds of the poll's
+/// answer).
+pub fn live_jobs_searches(now: DateTime<Utc>, known: &JobLists) -> [Value; 2] {
+    let heads = json!({
+        "size": JOBS_CAP,
+        "query": {"bool": running_jobs(now)},
+        "sort": [{"started_at": {"order": "desc"}}],
+        "_source": ["operator", "action", "status", "alive_at", "alive_every_ms"],
+    });
+    let mut unseen = running_jobs(now);
+    if !known.by_job.is_empty() {
+        let ids: Vec<&str> = known.by_job.keys().map(String::as_str).collect();
+        unseen["must_not"] = json!([
+            {"exists": {"field": "run_id"}},
+            {"ids": {"values": ids}},
+        ]);
+    }
+    let lists = json!({
+        "size": JOBS_CAP,
+        "query": {"bool": unseen},
+        "sort": [{"started_at": {"order": "desc"}}],
+        "_source": ["transactions"],
+    });
+    [heads, lists]
+}
+
+/// The transaction lists of the running jobs an earlier poll read, by
+/// run record id ([`live_jobs_searches`]): kept by the handle that polls,
+/// each dropped once its job is no longer among the running.
+#[derive(Debug, Clone, Default)]
+pub struct JobLists {
+    by_job: HashMap<String, Arc<[String]>>,
+}
+
+impl JobLists {
+    /// How many jobs' lists are kept.
+    pub fn len(&self) -> usize {
+        self.by_job.len()
+    }
+
+    /// Whether none is kept.
+    pub fn is_empty(&self) -> bool {
+        self.by_job.is_empty()
+    }
 }
 
 /// The live jobs of `p`'s audit trail now, read whole (their parts too):
@@ -370,11 +447,22 @@ mod tests {
                 "alive_at": format_timestamp(now - chrono::Duration::seconds(ago)),
                 "alive_every_ms": 1000})
         };
-        let answer = json!({"hits": {"total": {"value": 2}, "hits": [
+        let heads = json!({"hits": {"total": {"value": 2}, "hits": [
             {"_id": "live", "_source": beat(2)},
             {"_id": "dead", "_source": beat(30)},
         ]}});
-        let jobs = LiveJobs::from_answer(&answer, now).unwrap();
+        let lists = json!({"hits": {"hits": [
+            {"_id": "live", "_source": {"transactions": ["t-2"]}},
+            {"_id": "dead", "_source": {"transactions": ["t-30"]}},
+            {"_id": "gone", "_source": {"transactions": ["t-9"]}},
+        ]}});
+        let mut kept = JobLists::default();
+        let jobs = LiveJobs::from_answers(&heads, &lists, &mut kept, now).unwrap();
+        assert_eq!(
+            kept.len(),
+            2,
+            "the lists of the running records are kept, no other"
+        );
         let held = jobs.holding("t-2").expect("the live job's transaction");
         assert_eq!(held.job, "live");
         assert_eq!(held.heartbeat_age_s, 2);
@@ -384,6 +472,24 @@ mod tests {
         );
         assert!(jobs.holding("t-30").is_none(), "a dead job holds nothing");
         assert!(jobs.without("live").holding("t-2").is_none());
+
+        // The next poll: the lists kept are not asked again, and a job
+        // whose list no answer holds yet holds nothing until it is read.
+        let [_, ask] = live_jobs_searches(now, &kept);
+        let asked = ask.to_string();
+        assert!(
+            asked.contains(r#"{"ids":{"values":["#) && asked.contains("\"live\""),
+            "{asked}"
+        );
+        let heads = json!({"hits": {"hits": [
+            {"_id": "live", "_source": beat(1)},
+            {"_id": "new", "_source": beat(1)},
+        ]}});
+        let none = json!({"hits": {"hits": []}});
+        let jobs = LiveJobs::from_answers(&heads, &none, &mut kept, now).unwrap();
+        assert_eq!(jobs.holding("t-2").map(|h| h.job.as_str()), Some("live"));
+        assert_eq!(jobs.jobs().len(), 2);
+        assert_eq!(kept.len(), 1, "only the running job's list stays kept");
     }
 
     #[test]

@@ -147,7 +147,8 @@ impl Protocol {
     pub async fn poll_snapshot_listing(&self, cap: usize, table: &TableFilter) -> Result<Snapshot> {
         let d = self.discovery().await?;
         let ix = &self.config.indices;
-        poll::load_with(self.cluster(), ix, &d, cap, &self.config, table).await
+        let memory = &self.read_cache.poll;
+        poll::load_with(self.cluster(), ix, &d, cap, &self.config, table, memory).await
     }
 
     /// Refuses (before any write) when the mappings would reject a field a

@@ -17,7 +17,11 @@
 //! `_msearch`, the `_mget`, the health, and the holders' heartbeats where
 //! a liveness source is configured and a lock's owner names no
 //! transaction (`tests/protocol/poll_requests.rs` counts them at a proxy).
-//! Every answer's shard coverage is kept: a partial poll says so.
+//! Every answer's shard coverage is kept: a partial poll says so. What
+//! does not change once read (a running job's list of transactions, a
+//! finished operator record's) is read once and kept by the handle that
+//! polls ([`PollMemory`]), so that the answer a poll parses stays small
+//! while other operators run big jobs.
 
 mod acks;
 mod msearch;
@@ -35,11 +39,12 @@ pub use super::snapshot::{AccountEntry, ReadStatus, Snapshot};
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, AttentionCounts, StateCount};
 use super::table::{TableFilter, TablePage};
-use super::verdict::evidence::{FileMarks, Sources};
+use super::verdict::evidence::{FileMarks, FinishedMarks, Sources};
 use super::verdict::{self, HealingEvidence, HealingSearch};
 use crate::cluster::{Cluster, HealthProbe};
 use crate::error::Result;
 use crate::protocol::acks::Acks;
+use crate::protocol::jobs::JobLists;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::{Indices, ProtocolConfig};
 
@@ -65,13 +70,56 @@ pub const PENDING_ACCOUNTS_CAP: usize = 200;
 pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
     let d = super::fetch::discover(cluster, ix, &Default::default()).await?;
     let table = TableFilter::default();
-    load_with(cluster, ix, &d, cap, &ProtocolConfig::default(), &table).await
+    let config = ProtocolConfig::default();
+    load_with(
+        cluster,
+        ix,
+        &d,
+        cap,
+        &config,
+        &table,
+        &PollMemory::default(),
+    )
+    .await
+}
+
+/// What one handle's polls keep from one poll to the next: the lists that
+/// no longer change once read (a running job's transactions, a finished
+/// operator record's), so each is read once, not every poll.
+#[derive(Debug, Default)]
+pub struct PollMemory {
+    kept: std::sync::Mutex<Kept>,
+}
+
+/// [`PollMemory`]'s contents, taken out for a poll and put back after it
+/// (a poll that fails leaves it empty: the next reads every list again).
+#[derive(Debug, Default)]
+struct Kept {
+    jobs: JobLists,
+    records: FinishedMarks,
+}
+
+impl PollMemory {
+    fn take(&self) -> Kept {
+        std::mem::take(&mut *self.kept.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn keep(&self, kept: Kept) {
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+    }
+
+    /// How many lists are kept: running jobs', finished records' (tests).
+    pub fn kept(&self) -> (usize, usize) {
+        let k = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        (k.jobs.len(), k.records.len())
+    }
 }
 
 /// Loads a snapshot with queries built from `d`; the transactions listed
 /// are page `table.page` (of `cap` rows) of `table`'s matches (in the same
 /// `_msearch`); locks are judged stale by the stuck rule under `windows`'
-/// recovery window and investigation threshold.
+/// recovery window and investigation threshold; the lists `memory` keeps
+/// are not read again, and those read are kept there.
 pub async fn load_with(
     cluster: &Cluster,
     ix: &Indices,
@@ -79,6 +127,7 @@ pub async fn load_with(
     cap: usize,
     windows: &ProtocolConfig,
     table: &TableFilter,
+    memory: &PollMemory,
 ) -> Result<Snapshot> {
     let started = Instant::now();
     // Ages are judged on the cluster's own clock (asked once a minute, not
@@ -101,10 +150,16 @@ pub async fn load_with(
     // is capped): the queries `check` counts with.
     let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
     let page = table.page_search(&q, &d.fields, windows, cap);
-    let healing = verdict::evidence::searches(&d.fields, &healing_sources(windows), taken_at);
+    let mut kept = memory.take();
+    let healing = verdict::evidence::searches(
+        &d.fields,
+        &healing_sources(windows),
+        taken_at,
+        &mut kept.records,
+    );
     let acks_search = AcksSearch::new(taken_at);
     let audit = windows.audit_file.is_none().then_some(ix.audit.as_str());
-    let others_search = OthersSearch::new(taken_at, audit);
+    let others_search = OthersSearch::new(taken_at, audit, std::mem::take(&mut kept.jobs));
     let searches = p.searches(
         page,
         urgency.as_ref(),
@@ -118,7 +173,7 @@ pub async fn load_with(
         answers,
         urgency.iter().flatten().count(),
         &named_healing,
-        &others_search,
+        others_search,
         &acks_search,
     )?;
     let (mut transactions, in_flight_total, table_page) =
@@ -146,7 +201,10 @@ pub async fn load_with(
         &state_counts,
         taken_at,
         windows,
+        &mut kept.records,
     );
+    kept.jobs = std::mem::take(&mut a.others.lists);
+    memory.keep(kept);
     // A locks index discovery found absent (not named) is no locks, not a
     // missing index.
     let locks_absent = d.locks.is_absent() && p.missing.remove(&ix.locks);
@@ -210,9 +268,10 @@ fn healing_evidence(
     counts: &[StateCount],
     taken_at: DateTime<Utc>,
     windows: &ProtocolConfig,
+    kept: &mut FinishedMarks,
 ) -> HealingEvidence {
     let file = file_marks(windows, taken_at);
-    let a = verdict::evidence::read(answers, file, &healing_sources(windows));
+    let a = verdict::evidence::read(answers, file, &healing_sources(windows), kept);
     let oldest = counts
         .iter()
         .filter(|c| c.state.as_ref().is_some_and(TxnState::is_in_flight))

@@ -60,11 +60,14 @@ pub struct Sources<'a> {
 /// The searches of the healing evidence at `taken_at`, each with its
 /// index and body: none for recoveries when the mapping cannot compare
 /// dates; none for records under a file trail (read from the file); none
-/// for heartbeats without a liveness source.
+/// for heartbeats without a liveness source. The records `kept` holds
+/// (finished, read by an earlier poll) are not asked again; those that
+/// ended before the lookback are dropped from it first.
 pub fn searches(
     fields: &Fields,
     at: &Sources,
     taken_at: DateTime<Utc>,
+    kept: &mut FinishedMarks,
 ) -> Vec<(HealingSearch, String, Value)> {
     let mut out = Vec::new();
     if !fields.ages_queryable() {
@@ -76,25 +79,37 @@ pub fn searches(
     let created_before = taken_at - chrono::Duration::from_std(window).unwrap_or_default();
     let ct = fields.schema.name(Field::CreationTime).to_string();
     let mt = fields.modification_time.query_name().to_string();
+    // Only the two times are read of each (the application's names: the
+    // source filter runs before the schema's boundary renames).
+    let source = [
+        fields.schema.name(Field::CreationTime).to_string(),
+        fields.modification_time.name.clone(),
+    ];
     out.push((
         HealingSearch::Recovered,
         at.transactions.to_string(),
-        json!({"size": RECOVERED_CAP, "query": {"bool": {"filter": [
+        json!({"size": RECOVERED_CAP, "_source": source, "query": {"bool": {"filter": [
             q.state_in(&["finished", "rolled-back"]),
             {"range": {mt: {"gte": since.timestamp_millis(), "format": "epoch_millis"}}},
             {"range": {ct.clone(): {"lte": created_before.timestamp_millis(), "format": "epoch_millis"}}},
         ]}}, "sort": [{ct: {"order": "asc", "unmapped_type": "date"}}]}),
     ));
     if let Some(audit) = at.audit {
+        kept.by_record.retain(|_, (_, finished)| *finished >= since);
         let from = format_timestamp(since);
         let active =
             ["started_at", "finished_at", "alive_at"].map(|f| json!({"range": {f: {"gte": from}}}));
+        let mut query = json!({"should": active, "minimum_should_match": 1});
+        if !kept.by_record.is_empty() {
+            let ids: Vec<&str> = kept.by_record.keys().map(String::as_str).collect();
+            query["must_not"] = json!([{"ids": {"values": ids}}]);
+        }
         out.push((
             HealingSearch::OperatorRecords,
             audit.to_string(),
             json!({"size": RECORDS_CAP,
                 "_source": ["transactions", "bulk", "started_at", "finished_at"],
-                "query": {"bool": {"should": active, "minimum_should_match": 1}}}),
+                "query": {"bool": query}}),
         ));
     }
     if let Some(l) = at.liveness {
@@ -148,6 +163,29 @@ impl OperatorMark {
             transactions,
             bulk_run,
         }
+    }
+}
+
+/// The marks of the finished operator records an earlier poll read, by
+/// record id, each with its end: a finished record no longer changes (its
+/// completion was its last write), so the poll reads each once and keeps
+/// it while it ended within the lookback (issue 30 item 5: the records'
+/// lists were a fifth of the fullest poll's answer). A running record is
+/// read every poll (its end may add transactions).
+#[derive(Debug, Clone, Default)]
+pub struct FinishedMarks {
+    by_record: std::collections::HashMap<String, (OperatorMark, DateTime<Utc>)>,
+}
+
+impl FinishedMarks {
+    /// How many records' marks are kept.
+    pub fn len(&self) -> usize {
+        self.by_record.len()
+    }
+
+    /// Whether none is kept.
+    pub fn is_empty(&self) -> bool {
+        self.by_record.is_empty()
     }
 }
 
@@ -227,11 +265,13 @@ pub struct Answered {
 }
 
 /// Reads the answers of [`searches`] (`answers`, each named), with the
-/// operator marks of a file trail (`file_marks`) where there is one.
+/// operator marks of a file trail (`file_marks`) where there is one, or
+/// those `kept` holds (the finished records read now are added to it).
 pub fn read(
     answers: Vec<(HealingSearch, Result<Value>)>,
     file_marks: FileMarks,
     at: &Sources,
+    kept: &mut FinishedMarks,
 ) -> Answered {
     let mut recovered: Option<Vec<Transaction>> = None;
     let mut marks: Option<Vec<OperatorMark>> = match file_marks {
@@ -267,11 +307,19 @@ pub fn read(
                 );
             }
             HealingSearch::OperatorRecords => {
-                marks = Some(
-                    hits.iter()
-                        .map(|h| OperatorMark::of(&Value::Object(h.source.clone())))
-                        .collect(),
-                );
+                let mut read = Vec::new();
+                for h in hits {
+                    let src = Value::Object(h.source);
+                    let mark = OperatorMark::of(&src);
+                    match parse_timestamp(&src["finished_at"]) {
+                        Some(end) => {
+                            kept.by_record.insert(h.id, (mark, end));
+                        }
+                        None => read.push(mark),
+                    }
+                }
+                read.extend(kept.by_record.values().map(|(m, _)| m.clone()));
+                marks = Some(read);
             }
             HealingSearch::Heartbeat => {
                 heartbeat = match (at.liveness, hits.first()) {
