@@ -267,9 +267,16 @@ async fn fullest(p: &Protocol, ix: &Indices, flight: usize) {
     }
 }
 
-/// Polls `POLLS` times listing `table`; prints and returns the last.
+/// Polls `POLLS` times listing `table` after a first poll measured apart
+/// (the first reads what the handle's polls then keep: the running jobs'
+/// and finished records' lists); prints and returns the last.
 async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
     let mut latencies = Vec::new();
+    let cpu = process_cpu();
+    p.poll_snapshot_listing(DEFAULT_CAP, table)
+        .await
+        .expect("poll");
+    let first = process_cpu() - cpu;
     let cpu = process_cpu();
     let mut last = None;
     for _ in 0..POLLS {
@@ -284,8 +291,8 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
     let cpu = (process_cpu() - cpu) / POLLS as u32;
     let snap = last.expect("polls");
     println!(
-        "poll ({what}): {} requests, client CPU {cpu:.1?} per poll, median {:.0?} over {POLLS}; \
-         {} in flight, {} listed of {} matching; {} acked, healing {:?}",
+        "poll ({what}): {} requests, client CPU {cpu:.1?} per poll (the first {first:.1?}), \
+         median {:.0?} over {POLLS}; {} in flight, {} listed of {} matching; {} acked, healing {:?}",
         snap.requests,
         median(latencies),
         snap.in_flight_total,

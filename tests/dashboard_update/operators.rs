@@ -22,7 +22,7 @@ fn act(id: &str, txn: &str, minutes_ago: i64) -> SeenAct {
         record_id: id.into(),
         operator: alice(),
         action: ActionKind::Rollback,
-        transactions: vec![txn.into()],
+        transactions: vec![txn.to_string()].into(),
         bulk: false,
         forced: false,
         overrode: vec![],

@@ -2,8 +2,9 @@
 //! list of transactions and a finished operator record's do not change,
 //! so the handle that polls reads each once. Measured at a proxy: the next
 //! poll's `_msearch` answer is smaller by at least the lists, and what the
-//! snapshot says of the jobs and the records is the same; a job begun or a
-//! record finished later is read by the next poll, a job ended is gone.
+//! snapshot says of the jobs, the records and the acts finished lately is
+//! the same; a job begun or a record finished later is read by the next
+//! poll, a job ended is gone.
 
 use crate::common::FaultProxy;
 use crate::fixture::Fx;
@@ -114,8 +115,15 @@ async fn finished_operator_records_are_read_once_and_still_counted() {
     let (first, first_bytes) = poll(&p, &proxy).await;
     let (second, second_bytes) = poll(&p, &proxy).await;
     assert_eq!((records(&first), records(&second)), (20, 20));
+    let acts =
+        |s: &Snapshot| -> Vec<String> { s.others_acts.iter().map(|a| a.to_string()).collect() };
+    assert_eq!(acts(&first).len(), 20, "each finished act seen");
+    assert_eq!(acts(&first), acts(&second));
+    // Each list was read twice by the first poll (as an operator record
+    // of the healing evidence, as an act finished lately), by neither
+    // search of the second.
     assert!(
-        first_bytes >= second_bytes + list_bytes,
+        first_bytes >= second_bytes + 2 * list_bytes,
         "the second poll read the records' lists ({list_bytes} bytes) again: {first_bytes} then {second_bytes}"
     );
 
@@ -130,4 +138,6 @@ async fn finished_operator_records_are_read_once_and_still_counted() {
         21,
         "read once finished, not counted twice"
     );
+    assert_eq!(acts(&fourth).len(), 21, "the act finished since seen");
+    assert_eq!(acts(&fourth)[..20], acts(&first)[..], "oldest first");
 }

@@ -12,8 +12,9 @@
 //!
 //! Both are read by search in the poll's one `_msearch` (the jobs' heads
 //! and the lists of jobs not seen before: [`live_jobs_searches`], kept in
-//! [`JobLists`]; [`recent_acts_search`]), and the live jobs by whole
-//! records (their parts too) for an act ([`live_jobs`]). A
+//! [`JobLists`]; the acts not seen before: [`recent_acts_search`], kept in
+//! [`SeenActs`]), and the live jobs by whole records (their parts too) for
+//! an act ([`live_jobs`]). A
 //! search reads only the run records' heads (`_source` filtered: the plan
 //! and steps are never read), so a job whose transactions overflow into
 //! parts is known by the poll for those its run record lists (the first
@@ -277,18 +278,6 @@ pub struct JobLists {
     by_job: HashMap<String, Arc<[String]>>,
 }
 
-impl JobLists {
-    /// How many jobs' lists are kept.
-    pub fn len(&self) -> usize {
-        self.by_job.len()
-    }
-
-    /// Whether none is kept.
-    pub fn is_empty(&self) -> bool {
-        self.by_job.is_empty()
-    }
-}
-
 /// The live jobs of `p`'s audit trail now, read whole (their parts too):
 /// what an act checks its transactions against. A trail not there yet
 /// (no audit index, a file trail not written yet) has none.
@@ -326,8 +315,9 @@ pub struct SeenAct {
     pub operator: Operator,
     /// What.
     pub action: ActionKind,
-    /// On which transactions (a bulk run's first page of them).
-    pub transactions: Vec<String>,
+    /// On which transactions (a bulk run's first page of them; shared:
+    /// the poll keeps the act while it is recent).
+    pub transactions: Arc<[String]>,
     /// A bulk run.
     pub bulk: bool,
     /// Forced.
@@ -360,7 +350,7 @@ impl fmt::Display for SeenAct {
             let n = self.counts.map_or(self.transactions.len(), |c| c.total());
             write!(f, "{who}: bulk {action} of {n} transaction(s): {ended}")?;
         } else {
-            match self.transactions.as_slice() {
+            match &self.transactions[..] {
                 [] => write!(f, "{who}: {action} {ended}")?,
                 [one] => write!(f, "{who}: {action} of {one} {ended}")?,
                 [one, rest @ ..] => {
@@ -382,16 +372,23 @@ impl fmt::Display for SeenAct {
 }
 
 /// The poll's search for the acts finished since `ACTS_LOOKBACK` before
-/// `now` (run records only, finished, newest first; heads only).
-pub fn recent_acts_search(now: DateTime<Utc>) -> Value {
+/// `now` (run records only, finished, newest first; heads only), but those
+/// `known` holds: a finished record no longer changes, so each is read
+/// once (a bulk run's head lists up to a page of transactions).
+pub fn recent_acts_search(now: DateTime<Utc>, known: &SeenActs) -> Value {
+    let mut must_not = vec![json!({"exists": {"field": "run_id"}})];
+    if !known.by_record.is_empty() {
+        let ids: Vec<&str> = known.by_record.keys().map(String::as_str).collect();
+        must_not.push(json!({"ids": {"values": ids}}));
+    }
     json!({
         "size": ACTS_CAP,
         "query": {"bool": {
             "filter": [
                 {"term": {"status": "finished"}},
-                {"range": {"finished_at": {"gte": format_timestamp(now - ACTS_LOOKBACK)}}},
+                {"range": {"finished_at": {"gte": format_timestamp(since_acts(now))}}},
             ],
-            "must_not": [{"exists": {"field": "run_id"}}],
+            "must_not": must_not,
         }},
         "sort": [{"finished_at": {"order": "desc"}}],
         "_source": ["operator", "action", "transactions", "status", "reason", "bulk",
@@ -399,30 +396,52 @@ pub fn recent_acts_search(now: DateTime<Utc>) -> Value {
     })
 }
 
-/// The acts in the answer to [`recent_acts_search`], oldest first.
-pub fn seen_acts(answer: &Value) -> Result<Vec<SeenAct>> {
-    let mut out = Vec::new();
-    for h in crate::cluster::hits(answer)? {
-        let Ok(head) = serde_json::from_value::<Head>(Value::Object(h.source)) else {
-            tracing::debug!(record = %h.id, "a finished record's head is unreadable");
-            continue;
-        };
-        out.push(SeenAct {
-            record_id: h.id.clone(),
-            operator: head.operator,
-            action: head.action,
-            transactions: head.transactions,
-            bulk: head.bulk,
-            forced: head.forced,
-            overrode: head.overrode,
-            outcome: head.outcome,
-            counts: head.counts,
-            reason: head.reason,
-            finished_at: head.finished_at,
-        });
+/// The start of the acts' lookback at `now`.
+fn since_acts(now: DateTime<Utc>) -> DateTime<Utc> {
+    now - ACTS_LOOKBACK
+}
+
+/// The acts finished lately that earlier polls read, by record id
+/// ([`recent_acts_search`]): kept by the handle that polls while they
+/// finished within the lookback.
+#[derive(Debug, Clone, Default)]
+pub struct SeenActs {
+    by_record: HashMap<String, SeenAct>,
+}
+
+impl SeenActs {
+    /// The acts in the answer to [`recent_acts_search`] added to those
+    /// kept, at `now`: the last [`ACTS_CAP`] finished within the lookback,
+    /// oldest first; those finished before it are no longer kept.
+    pub fn add_answer(&mut self, answer: &Value, now: DateTime<Utc>) -> Result<Vec<SeenAct>> {
+        for h in crate::cluster::hits(answer)? {
+            let Ok(head) = serde_json::from_value::<Head>(Value::Object(h.source)) else {
+                tracing::debug!(record = %h.id, "a finished record's head is unreadable");
+                continue;
+            };
+            let act = SeenAct {
+                record_id: h.id.clone(),
+                operator: head.operator,
+                action: head.action,
+                transactions: head.transactions.into(),
+                bulk: head.bulk,
+                forced: head.forced,
+                overrode: head.overrode,
+                outcome: head.outcome,
+                counts: head.counts,
+                reason: head.reason,
+                finished_at: head.finished_at,
+            };
+            self.by_record.insert(h.id, act);
+        }
+        let since = since_acts(now);
+        self.by_record
+            .retain(|_, a| a.finished_at.is_some_and(|f| f >= since));
+        let mut acts: Vec<SeenAct> = self.by_record.values().cloned().collect();
+        acts.sort_by(|a, b| (a.finished_at, &a.record_id).cmp(&(b.finished_at, &b.record_id)));
+        let newest = acts.len().saturating_sub(ACTS_CAP);
+        Ok(acts.split_off(newest))
     }
-    out.reverse();
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -459,7 +478,7 @@ mod tests {
         let mut kept = JobLists::default();
         let jobs = LiveJobs::from_answers(&heads, &lists, &mut kept, now).unwrap();
         assert_eq!(
-            kept.len(),
+            kept.by_job.len(),
             2,
             "the lists of the running records are kept, no other"
         );
@@ -489,7 +508,44 @@ mod tests {
         let jobs = LiveJobs::from_answers(&heads, &none, &mut kept, now).unwrap();
         assert_eq!(jobs.holding("t-2").map(|h| h.job.as_str()), Some("live"));
         assert_eq!(jobs.jobs().len(), 2);
-        assert_eq!(kept.len(), 1, "only the running job's list stays kept");
+        assert_eq!(
+            kept.by_job.len(),
+            1,
+            "only the running job's list stays kept"
+        );
+    }
+
+    /// The acts read are kept and not asked again; those finished before
+    /// the lookback are dropped; the newest [`ACTS_CAP`], oldest first.
+    #[test]
+    fn acts_seen_are_kept_while_recent_and_not_asked_again() {
+        let now: DateTime<Utc> = "2026-01-01T10:00:00Z".parse().unwrap();
+        let act = |id: &str, ago_s: i64| {
+            json!({"_id": id, "_source": {"operator": alice(), "action": "rollback",
+                "status": "finished", "transactions": ["t"], "outcome": "completed",
+                "finished_at": format_timestamp(now - chrono::Duration::seconds(ago_s))}})
+        };
+        let mut kept = SeenActs::default();
+        let answer = json!({"hits": {"hits": [act("b", 60), act("a", 120)]}});
+        let acts = kept.add_answer(&answer, now).unwrap();
+        let ids = |acts: &[SeenAct]| acts.iter().map(|a| a.record_id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&acts), ["a", "b"]);
+        let asked = recent_acts_search(now, &kept).to_string();
+        assert!(asked.contains(r#""ids":{"values":["#), "{asked}");
+
+        // Nine minutes on, with none new: `a` has left the lookback.
+        let later = now + chrono::Duration::seconds(540);
+        let none = json!({"hits": {"hits": []}});
+        assert_eq!(ids(&kept.add_answer(&none, later).unwrap()), ["b"]);
+
+        let many: Vec<Value> = (0..ACTS_CAP + 5)
+            .map(|i| act(&format!("m{i:03}"), i as i64))
+            .collect();
+        let acts = kept
+            .add_answer(&json!({"hits": {"hits": many}}), now)
+            .unwrap();
+        assert_eq!(acts.len(), ACTS_CAP);
+        assert_eq!(acts.last().unwrap().record_id, "m000", "the newest last");
     }
 
     #[test]
@@ -498,7 +554,7 @@ mod tests {
             record_id: "r".into(),
             operator: alice(),
             action: ActionKind::Rollback,
-            transactions: vec!["e2e-x".into()],
+            transactions: vec!["e2e-x".to_string()].into(),
             bulk: false,
             forced: false,
             overrode: vec![],

@@ -29,7 +29,7 @@ mod named;
 mod others;
 
 use acks::AcksSearch;
-use others::{Others, OthersSearch};
+use others::{Known, Others, OthersSearch};
 
 use super::coverage::Coverage;
 use super::discovery::Discovery;
@@ -44,7 +44,6 @@ use super::verdict::{self, HealingEvidence, HealingSearch};
 use crate::cluster::{Cluster, HealthProbe};
 use crate::error::Result;
 use crate::protocol::acks::Acks;
-use crate::protocol::jobs::JobLists;
 use crate::protocol::transaction::{Transaction, TxnState};
 use crate::protocol::{Indices, ProtocolConfig};
 
@@ -83,9 +82,10 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     .await
 }
 
-/// What one handle's polls keep from one poll to the next: the lists that
-/// no longer change once read (a running job's transactions, a finished
-/// operator record's), so each is read once, not every poll.
+/// What one handle's polls keep from one poll to the next: what no longer
+/// changes once read (a running job's list of transactions, a finished
+/// operator record's, an act finished lately), so each is read once, not
+/// every poll.
 #[derive(Debug, Default)]
 pub struct PollMemory {
     kept: std::sync::Mutex<Kept>,
@@ -95,7 +95,7 @@ pub struct PollMemory {
 /// (a poll that fails leaves it empty: the next reads every list again).
 #[derive(Debug, Default)]
 struct Kept {
-    jobs: JobLists,
+    others: Known,
     records: FinishedMarks,
 }
 
@@ -106,12 +106,6 @@ impl PollMemory {
 
     fn keep(&self, kept: Kept) {
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;
-    }
-
-    /// How many lists are kept: running jobs', finished records' (tests).
-    pub fn kept(&self) -> (usize, usize) {
-        let k = self.kept.lock().unwrap_or_else(|e| e.into_inner());
-        (k.jobs.len(), k.records.len())
     }
 }
 
@@ -159,7 +153,7 @@ pub async fn load_with(
     );
     let acks_search = AcksSearch::new(taken_at);
     let audit = windows.audit_file.is_none().then_some(ix.audit.as_str());
-    let others_search = OthersSearch::new(taken_at, audit, std::mem::take(&mut kept.jobs));
+    let others_search = OthersSearch::new(taken_at, audit, std::mem::take(&mut kept.others));
     let searches = p.searches(
         page,
         urgency.as_ref(),
@@ -203,7 +197,7 @@ pub async fn load_with(
         windows,
         &mut kept.records,
     );
-    kept.jobs = std::mem::take(&mut a.others.lists);
+    kept.others = std::mem::take(&mut a.others.known);
     memory.keep(kept);
     // A locks index discovery found absent (not named) is no locks, not a
     // missing index.

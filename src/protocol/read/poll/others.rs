@@ -11,18 +11,27 @@
 
 use crate::error::{Error, Result};
 use crate::protocol::jobs::{
-    live_jobs_searches, recent_acts_search, seen_acts, JobLists, LiveJobs, SeenAct,
+    live_jobs_searches, recent_acts_search, JobLists, LiveJobs, SeenAct, SeenActs,
 };
 use crate::protocol::read::coverage::Coverage;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 /// The others' searches of the poll taken at `now`, on `audit` (none: a
-/// file trail), knowing the lists of the jobs `known` holds.
+/// file trail), knowing the lists of the jobs and the acts `known` holds.
 pub(super) struct OthersSearch {
     now: DateTime<Utc>,
     audit: Option<String>,
-    known: JobLists,
+    known: Known,
+}
+
+/// What earlier polls of the handle read of the others and keep.
+#[derive(Debug, Default)]
+pub(super) struct Known {
+    /// The running jobs' lists.
+    pub jobs: JobLists,
+    /// The acts finished lately.
+    pub acts: SeenActs,
 }
 
 /// What the poll read of the other operators.
@@ -32,14 +41,14 @@ pub(super) struct Others {
     pub jobs: LiveJobs,
     /// The acts finished lately, oldest first.
     pub acts: Vec<SeenAct>,
-    /// The running jobs' lists, for the next poll (none read: those known).
-    pub lists: JobLists,
+    /// What the next poll need not read again (none read: what was known).
+    pub known: Known,
 }
 
 impl OthersSearch {
     /// The searches for the jobs live and the acts finished at `now`, the
-    /// lists of the jobs in `known` not asked again.
-    pub(super) fn new(now: DateTime<Utc>, audit: Option<&str>, known: JobLists) -> OthersSearch {
+    /// lists of the jobs and the acts in `known` not asked again.
+    pub(super) fn new(now: DateTime<Utc>, audit: Option<&str>, known: Known) -> OthersSearch {
         OthersSearch {
             now,
             audit: audit.map(str::to_string),
@@ -53,11 +62,11 @@ impl OthersSearch {
         match &self.audit {
             None => Vec::new(),
             Some(ix) => {
-                let [heads, lists] = live_jobs_searches(self.now, &self.known);
+                let [heads, lists] = live_jobs_searches(self.now, &self.known.jobs);
                 vec![
                     (ix.clone(), heads),
                     (ix.clone(), lists),
-                    (ix.clone(), recent_acts_search(self.now)),
+                    (ix.clone(), recent_acts_search(self.now, &self.known.acts)),
                 ]
             }
         }
@@ -80,10 +89,7 @@ impl OthersSearch {
         answers: Vec<Result<Value>>,
         coverage: &mut Coverage,
     ) -> std::result::Result<Others, String> {
-        let mut out = Others {
-            lists: self.known,
-            ..Others::default()
-        };
+        let mut known = self.known;
         let mut read = Vec::new();
         for answer in answers {
             match answer {
@@ -95,15 +101,18 @@ impl OthersSearch {
                 Err(e) => return Err(e.to_string()),
             }
         }
+        let mut out = Others::default();
         if let [Some(heads), Some(lists), acts] = read.as_slice() {
-            let mut lists_kept = out.lists.clone();
-            out.jobs = LiveJobs::from_answers(heads, lists, &mut lists_kept, self.now)
+            out.jobs = LiveJobs::from_answers(heads, lists, &mut known.jobs, self.now)
                 .map_err(|e| e.to_string())?;
-            out.lists = lists_kept;
             if let Some(acts) = acts {
-                out.acts = seen_acts(acts).map_err(|e| e.to_string())?;
+                out.acts = known
+                    .acts
+                    .add_answer(acts, self.now)
+                    .map_err(|e| e.to_string())?;
             }
         }
+        out.known = known;
         Ok(out)
     }
 }

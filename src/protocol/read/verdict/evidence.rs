@@ -177,18 +177,6 @@ pub struct FinishedMarks {
     by_record: std::collections::HashMap<String, (OperatorMark, DateTime<Utc>)>,
 }
 
-impl FinishedMarks {
-    /// How many records' marks are kept.
-    pub fn len(&self) -> usize {
-        self.by_record.len()
-    }
-
-    /// Whether none is kept.
-    pub fn is_empty(&self) -> bool {
-        self.by_record.is_empty()
-    }
-}
-
 /// The operators' marks of a file trail (`--audit-trail file:PATH`), read
 /// here from its lines rather than through the trail's reader (which would
 /// pull this module into the trail's import circle).
