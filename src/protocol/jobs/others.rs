@@ -30,7 +30,7 @@ use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -77,8 +77,13 @@ impl fmt::Display for HeldBy {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LiveJobs {
     jobs: Vec<HeldBy>,
-    by_txn: HashMap<String, usize>,
+    /// Each job's transactions, in the order of `jobs`.
+    held: Vec<Held>,
 }
+
+/// One job's transactions, as a set shared with [`JobLists`] (which keeps
+/// it while the job runs: it is built once, not every poll).
+type Held = Arc<HashSet<String>>;
 
 /// The head of a run record: what the poll's searches read of it.
 #[derive(Debug, Deserialize)]
@@ -117,21 +122,18 @@ impl LiveJobs {
         operator: &Operator,
         action: ActionKind,
         life: JobLife,
-        txns: &[String],
+        txns: Held,
     ) {
         let JobLife::Live { since } = life else {
             return;
         };
-        let n = self.jobs.len();
         self.jobs.push(HeldBy {
             operator: operator.clone(),
             job: id.to_string(),
             action,
             heartbeat_age_s: since.num_seconds(),
         });
-        for t in txns {
-            self.by_txn.entry(t.clone()).or_insert(n);
-        }
+        self.held.push(txns);
     }
 
     /// The live jobs among whole records `records`, judged at `now`.
@@ -143,7 +145,8 @@ impl LiveJobs {
         for r in records {
             if r.status == RecordStatus::Running {
                 let life = life_at(r.alive_at, r.alive_every_ms, now);
-                out.add(&r.record_id, &r.operator, r.action, life, &r.transactions);
+                let txns = Arc::new(r.transactions.iter().cloned().collect());
+                out.add(&r.record_id, &r.operator, r.action, life, txns);
             }
         }
         out
@@ -160,18 +163,18 @@ impl LiveJobs {
         kept: &mut JobLists,
         now: DateTime<Utc>,
     ) -> Result<LiveJobs> {
-        for h in crate::cluster::hits(lists)? {
-            let list: Vec<String> = match h.source.get("transactions") {
+        for h in crate::cluster::hit_refs(lists)? {
+            let list: HashSet<String> = match h.source.get("transactions") {
                 Some(Value::Array(a)) => a
                     .iter()
                     .filter_map(|t| t.as_str().map(String::from))
                     .collect(),
-                _ => Vec::new(),
+                _ => HashSet::new(),
             };
-            kept.by_job.insert(h.id.clone(), list.into());
+            kept.by_job.insert(h.id.to_string(), Arc::new(list));
         }
         let mut out = LiveJobs::default();
-        let mut running = std::collections::HashSet::new();
+        let mut running = HashSet::new();
         for h in crate::cluster::hits(heads)? {
             running.insert(h.id.clone());
             let Ok(head) = serde_json::from_value::<Head>(Value::Object(h.source)) else {
@@ -180,12 +183,8 @@ impl LiveJobs {
             };
             if head.status == RecordStatus::Running {
                 let life = life_at(head.alive_at, head.alive_every_ms, now);
-                let list = kept
-                    .by_job
-                    .get(&h.id)
-                    .cloned()
-                    .unwrap_or_else(|| Arc::from([]));
-                out.add(&h.id, &head.operator, head.action, life, &list);
+                let list = kept.by_job.get(&h.id).cloned().unwrap_or_default();
+                out.add(&h.id, &head.operator, head.action, life, list);
             }
         }
         kept.by_job.retain(|id, _| running.contains(id));
@@ -194,7 +193,8 @@ impl LiveJobs {
 
     /// The live job holding `txn`, if any.
     pub fn holding(&self, txn: &str) -> Option<&HeldBy> {
-        self.by_txn.get(txn).map(|&n| &self.jobs[n])
+        let n = self.held.iter().position(|held| held.contains(txn))?;
+        Some(&self.jobs[n])
     }
 
     /// These live jobs without job `id` (an act's own run).
@@ -203,12 +203,7 @@ impl LiveJobs {
             return self;
         };
         self.jobs.remove(n);
-        self.by_txn.retain(|_, i| *i != n);
-        for i in self.by_txn.values_mut() {
-            if *i > n {
-                *i -= 1;
-            }
-        }
+        self.held.remove(n);
         self
     }
 
@@ -275,7 +270,7 @@ pub fn live_jobs_searches(now: DateTime<Utc>, known: &JobLists) -> [Value; 2] {
 /// each dropped once its job is no longer among the running.
 #[derive(Debug, Clone, Default)]
 pub struct JobLists {
-    by_job: HashMap<String, Arc<[String]>>,
+    by_job: HashMap<String, Held>,
 }
 
 /// The live jobs of `p`'s audit trail now, read whole (their parts too):

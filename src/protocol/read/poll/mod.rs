@@ -429,9 +429,9 @@ impl Poll<'_> {
     ) -> Result<Vec<StateCount>> {
         let known: u64 = buckets.iter().map(|c| c.count).sum();
         if let Some(odd) = odd.filter(|_| total > known) {
-            let odd_txns: Vec<Transaction> = crate::cluster::hits(odd)?
+            let odd_txns: Vec<Transaction> = crate::cluster::hit_refs(odd)?
                 .iter()
-                .map(|h| Transaction::from_source(&h.id, &h.source))
+                .map(|h| Transaction::from_source(h.id, h.source))
                 .collect();
             if self.aggregate {
                 buckets.extend(super::state_counts::buckets(odd, self.q.schema()));
@@ -460,9 +460,9 @@ fn listed(
     if let Some(v) = page {
         total = total_hits(v);
         transactions.extend(
-            crate::cluster::hits(v)?
+            crate::cluster::hit_refs(v)?
                 .iter()
-                .map(|h| Transaction::from_source(&h.id, &h.source)),
+                .map(|h| Transaction::from_source(h.id, h.source)),
         );
     }
     let table = TablePage {

@@ -22,7 +22,7 @@ use crate::protocol::schema::Field;
 use crate::protocol::time::{format_timestamp, parse_timestamp};
 use crate::protocol::transaction::Transaction;
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 
 /// Most recently finished transactions read to find those that left a
@@ -135,7 +135,7 @@ pub fn lookback_start(taken_at: DateTime<Utc>, window: std::time::Duration) -> D
 
 /// An operator's act as the evidence needs it: the transactions its record
 /// names, and, for a bulk run, when it ran (it may have changed others).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct OperatorMark {
     /// The transactions its record lists.
     pub transactions: Vec<String>,
@@ -145,8 +145,9 @@ pub struct OperatorMark {
 
 impl OperatorMark {
     /// The mark of a stored (or file) record's fields.
-    fn of(src: &Value) -> OperatorMark {
-        let transactions = src["transactions"]
+    fn of(src: &Map<String, Value>) -> OperatorMark {
+        let field = |k: &str| src.get(k).unwrap_or(&Value::Null);
+        let transactions = field("transactions")
             .as_array()
             .map(|a| {
                 a.iter()
@@ -154,11 +155,11 @@ impl OperatorMark {
                     .collect()
             })
             .unwrap_or_default();
-        let bulk = src["bulk"].as_bool().unwrap_or(false);
+        let bulk = field("bulk").as_bool().unwrap_or(false);
         let bulk_run = bulk
-            .then(|| parse_timestamp(&src["started_at"]))
+            .then(|| parse_timestamp(field("started_at")))
             .flatten()
-            .map(|from| (from, parse_timestamp(&src["finished_at"])));
+            .map(|from| (from, parse_timestamp(field("finished_at"))));
         OperatorMark {
             transactions,
             bulk_run,
@@ -226,17 +227,19 @@ pub fn marks_of_lines(text: &str, since: DateTime<Utc>) -> Vec<OperatorMark> {
         if let Some(id) = v["record_id"].as_str() {
             records.insert(id.to_string(), v);
         } else if let Some(run) = v["run_id"].as_str() {
-            parts
-                .entry(run.to_string())
-                .or_default()
-                .extend(OperatorMark::of(&v).transactions);
+            parts.entry(run.to_string()).or_default().extend(
+                v.as_object()
+                    .map(OperatorMark::of)
+                    .unwrap_or_default()
+                    .transactions,
+            );
         }
     }
     records
         .into_iter()
         .filter(|(_, v)| parse_timestamp(&v["started_at"]).is_some_and(|t| t >= since))
         .map(|(id, v)| {
-            let mut m = OperatorMark::of(&v);
+            let mut m = v.as_object().map(OperatorMark::of).unwrap_or_default();
             m.transactions.extend(parts.remove(&id).unwrap_or_default());
             m
         })
@@ -279,7 +282,14 @@ pub fn read(
             }
             Err(e) => Err(e),
         };
-        let hits = match answer.and_then(|v| crate::cluster::hits(&v)) {
+        let answer = match answer {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::debug!(error = %e, ?search, "healing evidence unreadable");
+                continue;
+            }
+        };
+        let hits = match crate::cluster::hit_refs(&answer) {
             Ok(h) => h,
             Err(e) => {
                 tracing::debug!(error = %e, ?search, "healing evidence unreadable");
@@ -290,18 +300,17 @@ pub fn read(
             HealingSearch::Recovered => {
                 recovered = Some(
                     hits.iter()
-                        .map(|h| Transaction::from_source(&h.id, &h.source))
+                        .map(|h| Transaction::from_source(h.id, h.source))
                         .collect(),
                 );
             }
             HealingSearch::OperatorRecords => {
                 let mut read = Vec::new();
                 for h in hits {
-                    let src = Value::Object(h.source);
-                    let mark = OperatorMark::of(&src);
-                    match parse_timestamp(&src["finished_at"]) {
+                    let mark = OperatorMark::of(h.source);
+                    match h.source.get("finished_at").and_then(parse_timestamp) {
                         Some(end) => {
-                            kept.by_record.insert(h.id, (mark, end));
+                            kept.by_record.insert(h.id.to_string(), (mark, end));
                         }
                         None => read.push(mark),
                     }
