@@ -1,6 +1,6 @@
 //! What a poll reads once and keeps (issue 30 item 5): a running job's
 //! list of transactions and a finished operator record's do not change,
-//! so the handle that polls reads each once. Measured at a proxy: the next
+//! so a poller (its `PollMemory`) reads each once. Measured at a proxy: the next
 //! poll's `_msearch` answer is smaller by at least the lists, and what the
 //! snapshot says of the jobs, the records and the acts finished lately is
 //! the same; a job begun or a record finished later is read by the next
@@ -9,7 +9,8 @@
 use crate::common::FaultProxy;
 use crate::fixture::Fx;
 use crate::procedures::stage;
-use estx::protocol::read::poll::Snapshot;
+use estx::protocol::read::poll::{PollMemory, Snapshot};
+use estx::protocol::read::TableFilter;
 use estx::protocol::trail::{
     ActOutcome, ActionKind, Ending, Interface, RecordDraft, RecordId, Trail,
 };
@@ -17,9 +18,10 @@ use estx::protocol::Protocol;
 
 /// A poll of `p` through `proxy`, with the size of its `_msearch` answer
 /// (the largest one it read: discovery's come first and are small).
-async fn poll(p: &Protocol, proxy: &FaultProxy) -> (Snapshot, usize) {
+async fn poll(p: &Protocol, memory: &PollMemory, proxy: &FaultProxy) -> (Snapshot, usize) {
     let from = proxy.answered().len();
-    let snap = p.poll_snapshot(500).await.unwrap();
+    let table = TableFilter::default();
+    let snap = p.poll_snapshot_listing(500, &table, memory).await.unwrap();
     let bytes = proxy.answered()[from..]
         .iter()
         .filter(|(line, _)| line.contains("_msearch"))
@@ -64,9 +66,10 @@ async fn a_live_jobs_list_is_read_once_and_its_rows_stay_marked() {
     let (trail, job) = begin(&fx, &txns, true).await;
     let proxy = FaultProxy::start(&fx.url);
     let p = fx.proto_via(&proxy.url());
+    let memory = PollMemory::default();
 
-    let (first, first_bytes) = poll(&p, &proxy).await;
-    let (second, second_bytes) = poll(&p, &proxy).await;
+    let (first, first_bytes) = poll(&p, &memory, &proxy).await;
+    let (second, second_bytes) = poll(&p, &memory, &proxy).await;
     for snap in [&first, &second] {
         let by = snap.live_jobs.holding(&held).expect("the job's row marked");
         assert_eq!(by.job, job.0);
@@ -80,7 +83,7 @@ async fn a_live_jobs_list_is_read_once_and_its_rows_stay_marked() {
     // A job begun since is read whole by the next poll; one ended is gone.
     let (_, job2) = begin(&fx, std::slice::from_ref(&later), true).await;
     finish(&fx, &trail, &job).await;
-    let (third, _) = poll(&p, &proxy).await;
+    let (third, _) = poll(&p, &memory, &proxy).await;
     assert_eq!(
         third.live_jobs.holding(&later).map(|b| b.job.clone()),
         Some(job2.0)
@@ -107,13 +110,14 @@ async fn finished_operator_records_are_read_once_and_still_counted() {
     }
     let proxy = FaultProxy::start(&fx.url);
     let p = fx.proto_via(&proxy.url());
+    let memory = PollMemory::default();
     let records = |s: &Snapshot| {
         let r = s.healing_evidence.recoveries.as_ref();
         r.expect("the recoveries read").operator_records
     };
 
-    let (first, first_bytes) = poll(&p, &proxy).await;
-    let (second, second_bytes) = poll(&p, &proxy).await;
+    let (first, first_bytes) = poll(&p, &memory, &proxy).await;
+    let (second, second_bytes) = poll(&p, &memory, &proxy).await;
     assert_eq!((records(&first), records(&second)), (20, 20));
     let acts =
         |s: &Snapshot| -> Vec<String> { s.others_acts.iter().map(|a| a.to_string()).collect() };
@@ -129,10 +133,10 @@ async fn finished_operator_records_are_read_once_and_still_counted() {
 
     // A record finished since is read by the next poll; a running one too.
     let (trail, id) = begin(&fx, &listed_only("new", 1), false).await;
-    let (third, _) = poll(&p, &proxy).await;
+    let (third, _) = poll(&p, &memory, &proxy).await;
     assert_eq!(records(&third), 21, "a running record counts");
     finish(&fx, &trail, &id).await;
-    let (fourth, _) = poll(&p, &proxy).await;
+    let (fourth, _) = poll(&p, &memory, &proxy).await;
     assert_eq!(
         records(&fourth),
         21,
@@ -140,4 +144,42 @@ async fn finished_operator_records_are_read_once_and_still_counted() {
     );
     assert_eq!(acts(&fourth).len(), 21, "the act finished since seen");
     assert_eq!(acts(&fourth)[..20], acts(&first)[..], "oldest first");
+}
+
+/// A job over a page of ids lists the rest in parts: the poll that first
+/// sees it marks the rows its record lists, the next the rows its parts
+/// list too, and the polls after read the parts no more.
+#[tokio::test]
+async fn a_big_jobs_rows_beyond_its_first_page_are_marked_from_the_next_poll() {
+    let fx = Fx::new().await;
+    fx.proto.ensure_indices().await.unwrap();
+    let (last, _, _) = stage(&fx, "last", 2).await;
+    fx.refresh().await;
+    // About 400 KB of ids: the record and one part.
+    let mut txns = listed_only("a-big-job-listing-a-transaction-id", 12_000);
+    txns.push(last.clone());
+    let (_, job) = begin(&fx, &txns, true).await;
+    let proxy = FaultProxy::start(&fx.url);
+    let p = fx.proto_via(&proxy.url());
+    let memory = PollMemory::default();
+
+    let (first, _) = poll(&p, &memory, &proxy).await;
+    let first_id = &txns[0];
+    assert_eq!(
+        first.live_jobs.holding(first_id).map(|b| b.job.clone()),
+        Some(job.0.clone())
+    );
+    let (second, second_bytes) = poll(&p, &memory, &proxy).await;
+    assert_eq!(
+        second.live_jobs.holding(&last).map(|b| b.job.clone()),
+        Some(job.0.clone()),
+        "the row its part lists, marked by the second poll"
+    );
+    assert!(second.live_jobs.holding(first_id).is_some());
+    let (third, third_bytes) = poll(&p, &memory, &proxy).await;
+    assert!(third.live_jobs.holding(&last).is_some());
+    assert!(
+        second_bytes > third_bytes + 100_000,
+        "the part read again: {second_bytes} then {third_bytes}"
+    );
 }

@@ -58,7 +58,8 @@ pub struct InJob<'a> {
 }
 
 impl<'a> InJob<'a> {
-    fn of(h: &'a HeldBy) -> InJob<'a> {
+    /// How `list --json` and `show --json` say live job `h`.
+    pub fn of(h: &'a HeldBy) -> InJob<'a> {
         InJob {
             operator: &h.operator.user,
             job: &h.job,

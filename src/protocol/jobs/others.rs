@@ -15,11 +15,13 @@
 //! [`JobLists`]; the acts not seen before: [`recent_acts_search`], kept in
 //! [`SeenActs`]), and the live jobs by whole records (their parts too) for
 //! an act ([`live_jobs`]). A
-//! search reads only the run records' heads (`_source` filtered: the plan
-//! and steps are never read), so a job whose transactions overflow into
-//! parts is known by the poll for those its run record lists (the first
-//! [`crate::protocol::trail::pages::PAGE_BUDGET`] of them); an act reads
-//! its parts too.
+//! search reads only the run records' heads and lists (`_source`
+//! filtered: the plan and steps are never read); a job whose transactions
+//! overflow into parts (past its first
+//! [`crate::protocol::trail::pages::PAGE_BUDGET`]) is known by the poll
+//! for those its run record lists when it first sees it, and for the rest
+//! from the next poll on (its parts, read once); an act reads every part
+//! before it acts.
 
 use super::life::{life_at, JobLife};
 use crate::error::Result;
@@ -164,14 +166,7 @@ impl LiveJobs {
         now: DateTime<Utc>,
     ) -> Result<LiveJobs> {
         for h in crate::cluster::hit_refs(lists)? {
-            let list: HashSet<String> = match h.source.get("transactions") {
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .filter_map(|t| t.as_str().map(String::from))
-                    .collect(),
-                _ => HashSet::new(),
-            };
-            kept.by_job.insert(h.id.to_string(), Arc::new(list));
+            kept.read(h.id, h.source);
         }
         let mut out = LiveJobs::default();
         let mut running = HashSet::new();
@@ -183,8 +178,14 @@ impl LiveJobs {
             };
             if head.status == RecordStatus::Running {
                 let life = life_at(head.alive_at, head.alive_every_ms, now);
-                let list = kept.by_job.get(&h.id).cloned().unwrap_or_default();
-                out.add(&h.id, &head.operator, head.action, life, list);
+                let list = kept.by_job.get(&h.id).map(|k| k.held.clone());
+                out.add(
+                    &h.id,
+                    &head.operator,
+                    head.action,
+                    life,
+                    list.unwrap_or_default(),
+                );
             }
         }
         kept.by_job.retain(|id, _| running.contains(id));
@@ -235,12 +236,15 @@ fn running_jobs(now: DateTime<Utc>) -> Value {
 /// The poll's two searches for the running jobs at `now`: their heads
 /// (who, what, heartbeat: no transactions), newest first; and the
 /// transaction lists of those not in `known` (the lists an earlier poll
-/// read). A running record's list is written when it begins and only its
-/// end adds to it (`trail::Record`'s completion, after which it is no
-/// longer running), so a list read once holds while the job runs: the
-/// poll reads each job's list once, not every few seconds (issue 30 item
-/// 5: three jobs over 5 000 transactions were two thirds of the poll's
-/// answer).
+/// read), with the parts `known` still lacks of the jobs it holds (a job
+/// over [`PAGE_BUDGET`](trail::pages::PAGE_BUDGET) of ids lists the rest in parts, at most
+/// [`PARTS_PER_POLL`] read per poll: a big job's rows beyond its first page
+/// are known from the next poll on). A running record's list and parts are
+/// written when it begins and only its end adds to them
+/// (`trail::Record`'s completion, after which it is no longer running), so
+/// what is read once holds while the job runs: the poll reads each job's
+/// list once, not every few seconds (issue 30 item 5: three jobs over
+/// 5 000 transactions were two thirds of the poll's answer).
 pub fn live_jobs_searches(now: DateTime<Utc>, known: &JobLists) -> [Value; 2] {
     let heads = json!({
         "size": JOBS_CAP,
@@ -256,21 +260,80 @@ pub fn live_jobs_searches(now: DateTime<Utc>, known: &JobLists) -> [Value; 2] {
             {"ids": {"values": ids}},
         ]);
     }
+    let parts = known.parts_wanted();
     let lists = json!({
-        "size": JOBS_CAP,
-        "query": {"bool": unseen},
-        "sort": [{"started_at": {"order": "desc"}}],
-        "_source": ["transactions"],
+        "size": JOBS_CAP + parts.len(),
+        "query": {"bool": {"should": [
+            {"bool": unseen},
+            {"ids": {"values": parts}},
+        ], "minimum_should_match": 1}},
+        "sort": [{"started_at": {"order": "desc", "unmapped_type": "date"}}],
+        "_source": ["transactions", "parts", "run_id", "part"],
     });
     [heads, lists]
 }
 
+/// Most parts of the running jobs' lists one poll reads (each holds up to
+/// [`PAGE_BUDGET`](trail::pages::PAGE_BUDGET) of ids).
+pub const PARTS_PER_POLL: usize = 4;
+
 /// The transaction lists of the running jobs an earlier poll read, by
-/// run record id ([`live_jobs_searches`]): kept by the handle that polls,
+/// run record id ([`live_jobs_searches`]): kept by the poller,
 /// each dropped once its job is no longer among the running.
 #[derive(Debug, Clone, Default)]
 pub struct JobLists {
-    by_job: HashMap<String, Held>,
+    by_job: HashMap<String, KeptList>,
+}
+
+/// One running job's list as read so far.
+#[derive(Debug, Clone, Default)]
+struct KeptList {
+    /// The transactions its record and the parts read list.
+    held: Held,
+    /// The numbers of its parts not read yet.
+    unread: Vec<u32>,
+}
+
+impl JobLists {
+    /// The ids of the parts to read next, at most [`PARTS_PER_POLL`].
+    fn parts_wanted(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .by_job
+            .iter()
+            .flat_map(|(run, l)| l.unread.iter().map(move |&n| trail::pages::part_id(run, n)))
+            .collect();
+        ids.sort();
+        ids.truncate(PARTS_PER_POLL);
+        ids
+    }
+
+    /// Reads one hit of the lists' search: a job's head (its first page
+    /// and how many parts follow) or one of its parts.
+    fn read(&mut self, id: &str, source: &serde_json::Map<String, Value>) {
+        let listed = source.get("transactions").and_then(Value::as_array);
+        let ids = listed.into_iter().flatten().filter_map(Value::as_str);
+        match (
+            source.get("run_id").and_then(Value::as_str),
+            source.get("part"),
+        ) {
+            (Some(run), Some(part)) => {
+                let Some(kept) = self.by_job.get_mut(run) else {
+                    return;
+                };
+                let n = part.as_u64().and_then(|n| u32::try_from(n).ok());
+                kept.unread.retain(|u| Some(*u) != n);
+                Arc::make_mut(&mut kept.held).extend(ids.map(String::from));
+            }
+            _ => {
+                let parts = source.get("parts").and_then(Value::as_u64).unwrap_or(0);
+                let parts = u32::try_from(parts).unwrap_or(0);
+                let held = Arc::new(ids.map(String::from).collect());
+                let unread = (1..=parts).collect();
+                self.by_job
+                    .insert(id.to_string(), KeptList { held, unread });
+            }
+        }
+    }
 }
 
 /// The live jobs of `p`'s audit trail now, read whole (their parts too):
@@ -397,7 +460,7 @@ fn since_acts(now: DateTime<Utc>) -> DateTime<Utc> {
 }
 
 /// The acts finished lately that earlier polls read, by record id
-/// ([`recent_acts_search`]): kept by the handle that polls while they
+/// ([`recent_acts_search`]): kept by the poller while they
 /// finished within the lookback.
 #[derive(Debug, Clone, Default)]
 pub struct SeenActs {

@@ -10,8 +10,8 @@ use std::time::Instant;
 use tokio::sync::Mutex;
 
 /// What the read side remembers between calls, shared by clones of a
-/// `Protocol`: the last discovery (kept once settled), whether the
-/// mappings were found to accept every write, and the lists the poll keeps.
+/// `Protocol`: the last discovery (kept once settled) and whether the
+/// mappings were found to accept every write.
 #[derive(Debug, Default)]
 pub struct ReadCache {
     /// The last discovery, and when it was made.
@@ -19,6 +19,4 @@ pub struct ReadCache {
     pub(super) writable: AtomicBool,
     /// The time formats of the last write check (or discovery).
     pub(super) times: std::sync::Mutex<Option<Arc<TimeFields>>>,
-    /// What the poll reads once and keeps (lists that no longer change).
-    pub(super) poll: super::poll::PollMemory,
 }

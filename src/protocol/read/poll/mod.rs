@@ -19,9 +19,9 @@
 //! transaction (`tests/protocol/poll_requests.rs` counts them at a proxy).
 //! Every answer's shard coverage is kept: a partial poll says so. What
 //! does not change once read (a running job's list of transactions, a
-//! finished operator record's) is read once and kept by the handle that
-//! polls ([`PollMemory`]), so that the answer a poll parses stays small
-//! while other operators run big jobs.
+//! finished operator record's, an act's) is read once and kept by the
+//! poller ([`PollMemory`], which the dashboard's poller owns), so that the
+//! answer a poll parses stays small while other operators run big jobs.
 
 mod acks;
 mod msearch;
@@ -82,7 +82,7 @@ pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapsho
     .await
 }
 
-/// What one handle's polls keep from one poll to the next: what no longer
+/// What one poller's polls keep from one poll to the next: what no longer
 /// changes once read (a running job's list of transactions, a finished
 /// operator record's, an act finished lately), so each is read once, not
 /// every poll.

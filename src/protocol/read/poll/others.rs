@@ -2,7 +2,7 @@
 //! ([`crate::protocol::jobs::LiveJobs`], [`crate::protocol::jobs::SeenAct`]):
 //! three more searches of the audit index in the poll's one `_msearch` (no
 //! request of their own: the running jobs' heads, the lists of the jobs no
-//! earlier poll of this handle read, kept in [`JobLists`], and the acts
+//! earlier poll of this poller read, kept in [`JobLists`], and the acts
 //! finished lately), asked just before the acks' search and read
 //! apart from the others: a missing audit index is no jobs and no acts,
 //! and one the user may not read leaves them unknown with a warning,
