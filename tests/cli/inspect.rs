@@ -178,17 +178,8 @@ fn show_json_of_a_half_applied_transfer() {
     // The transaction is `list --json`'s row, every column (undated too),
     // without the as-of time (the age may have ticked between the runs).
     w.backdate("half", 120);
-    let whole = w.run(&["show", "half", "--json"]).code(0).json();
-    let shown = whole["transaction"].clone();
+    let shown = w.run(&["show", "half", "--json"]).code(0).json()["transaction"].clone();
     let listed = w.run(&["list", "--json"]).code(0).json()[0].clone();
-    // Beside the row, its cause and the live job holding it, as listed.
-    assert_eq!(whole["cause"], listed["cause"], "{whole:#}");
-    assert!(whole["cause"]["safe_act"].is_string(), "{whole:#}");
-    assert_eq!(whole["in_job"], listed["in_job"], "{whole:#}");
-    assert!(
-        whole.as_object().unwrap().contains_key("in_job"),
-        "{whole:#}"
-    );
     let without = |v: &Value, drop: &[&str]| {
         let mut m = v.as_object().expect("an object").clone();
         for k in drop {

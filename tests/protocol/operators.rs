@@ -135,36 +135,3 @@ async fn an_act_on_a_row_a_live_job_holds_is_refused_unless_forced_and_the_recor
     assert!(forced.forced);
     assert_eq!(forced.overrode, [format!("{} ({user})", job.0)]);
 }
-
-/// An act reads a live job's every part before it acts: a transaction
-/// the job lists only beyond its first page (past `PAGE_BUDGET` of ids,
-/// in a part) is refused as held as much as one on the first page, and a
-/// forced act runs.
-#[tokio::test]
-async fn an_act_on_a_row_a_big_job_lists_only_in_a_part_is_refused_too() {
-    let fx = Fx::new().await;
-    fx.proto.ensure_indices().await.unwrap();
-    let (held, _, _) = stage(&fx, "held", 2).await;
-    fx.refresh().await;
-    // About 400 KB of ids: the record lists the first page, one part the rest.
-    let mut txns: Vec<String> = (0..12_000)
-        .map(|i| format!("a-big-job-listing-a-transaction-id-{i:06}"))
-        .collect();
-    txns.push(held.clone());
-    let txns: Vec<&str> = txns.iter().map(String::as_str).collect();
-    let (job, user) = live_job(&fx, &txns).await;
-
-    let i = Intervention::new(Rollback::new(held.clone()), cli("INC-9"));
-    match intervene::run(&fx.proto, i).await {
-        Err(NotStarted::Refused(r @ ActRefusal::HeldByJob { .. })) => {
-            let text = r.to_string();
-            assert!(text.contains(&job.0) && text.contains(&user), "{text}");
-        }
-        other => panic!("expected the job's refusal, got {other:?}"),
-    }
-    assert_eq!(fx.state(&held).await, TxnState::Pending);
-
-    let i = Intervention::new(Rollback::new(held.clone()), cli("INC-9").forced(true));
-    intervene::run(&fx.proto, i).await.unwrap();
-    assert_eq!(fx.state(&held).await, TxnState::RolledBack);
-}

@@ -5,12 +5,10 @@
 
 pub mod json;
 
-use crate::cli::output::list::InJob;
 use crate::cli::output::locks::lock_mark;
-use crate::cli::output::{cell, err, fail, out, print_json, Table};
+use crate::cli::output::{cell, fail, out, print_json, Table};
 use crate::error::Error;
 use crate::protocol::intervene::{EffectKind, TxnPlan};
-use crate::protocol::jobs::{live_jobs, HeldBy};
 use crate::protocol::locks::lock_json;
 use crate::protocol::read::account_progress;
 use crate::protocol::rows::TransactionRow;
@@ -51,48 +49,13 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let c = p.config();
     let windows = (c.recovery_window, c.investigate_after);
     if a.json {
-        let mut j = detail_json(&detail, now, windows, refused.as_ref());
-        let (cause, held) = cause_and_job(&p, &detail, now).await;
-        j["cause"] = cause.unwrap_or(serde_json::Value::Null);
-        j["in_job"] = serde_json::to_value(held.as_ref().map(InJob::of)).unwrap_or_default();
-        print_json(&j);
+        print_json(&detail_json(&detail, now, windows, refused.as_ref()));
     } else {
         for l in detail_lines(&detail, now, windows, refused.as_ref()) {
             out(l);
         }
     }
     0
-}
-
-/// What `show --json` says beside the transaction, as `list --json` says
-/// it of each row: its cause when stuck (judged on one reading of the
-/// locks, the healing verdict and the stuck per account), and the live job
-/// holding it. What cannot be read is said on stderr and left `null`.
-async fn cause_and_job(
-    p: &Protocol,
-    d: &TransactionDetail,
-    now: DateTime<Utc>,
-) -> (Option<serde_json::Value>, Option<HeldBy>) {
-    let c = p.config();
-    let cause = match p.cause_reading().await {
-        Ok((_, r)) => r
-            .cause_of(&d.txn, now, c.recovery_window)
-            .map(|cause| cause.json(now, &c.runbooks)),
-        Err(e) => {
-            err(format_args!("cause not judged: {e}"));
-            None
-        }
-    };
-    let held = match live_jobs(p).await {
-        Ok(jobs) => jobs.holding(&d.txn.id).cloned(),
-        Err(e) => {
-            err(format_args!(
-                "the running jobs could not be read ({e}): in_job is null"
-            ));
-            None
-        }
-    };
-    (cause, held)
 }
 
 /// The `show` text of one transaction; `refused`: why any write would be

@@ -58,8 +58,7 @@ pub struct InJob<'a> {
 }
 
 impl<'a> InJob<'a> {
-    /// How `list --json` and `show --json` say live job `h`.
-    pub fn of(h: &'a HeldBy) -> InJob<'a> {
+    fn of(h: &'a HeldBy) -> InJob<'a> {
         InJob {
             operator: &h.operator.user,
             job: &h.job,
