@@ -46,7 +46,7 @@ use common::{server, FaultProxy};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::account::AccountState;
 use estx::protocol::batch::{BatchOptions, DEFAULT_BATCH_SIZE};
-use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Runner, Selection};
+use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Runner};
 use estx::protocol::trail::{Ending, Interface, RecordDraft, Trail, TrailStep};
 use estx::protocol::{Indices, Procedure, ProcedureReport, Protocol, ProtocolConfig, Verdict};
 use serde_json::{json, Value};
@@ -135,16 +135,7 @@ async fn recorded_run(
     proto: &Protocol,
     opts: BatchOptions,
 ) -> (f64, RecordDraft, intervene::Done<intervene::BulkDone>) {
-    let act = BulkAct {
-        procedure: Procedure::Recover,
-        selection: Selection {
-            all_stuck: true,
-            ..Selection::default()
-        },
-        ids_source: None,
-        allow_partial: false,
-        runner: Runner::Batched(opts),
-    };
+    let act = BulkAct::all_stuck(Procedure::Recover, Runner::Batched(opts));
     let choices = Choices::new(Interface::Cli, Some("bench: the trail's share".into()));
     let started = Instant::now();
     let i = Intervention::new(act, choices);

@@ -129,7 +129,7 @@ mod tests {
                 Some(CliCommand::Recover(a)) => a.select,
                 _ => unreachable!(),
             };
-            assert_eq!(select.states, ["pending", "created", "committed"]);
+            assert_eq!(select.selectors.states, ["pending", "created", "committed"]);
             assert!(select.is_bulk());
             assert!(ok(&[
                 cmd,

@@ -1,5 +1,6 @@
 //! The bulk options `rollback` and `recover` share: which transactions
-//! (`--all-stuck`, `--state`, `--older-than`, `--ids-from`), `--dry-run`,
+//! (`--all-stuck`, `--state`, `--older-than`, `--ids-from`, the selectors
+//! `ack` and `unack` share too), `--dry-run`,
 //! `--rehearse`, `--format`, and reading the id list (one per line, `-` for stdin,
 //! blank lines and `#` comments ignored) into a
 //! [`crate::protocol::intervene::Selection`].
@@ -12,8 +13,8 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// The selectors, as an argument group's members (exactly one of a
-/// transaction id or any of these is required).
+/// The selectors ([`Selectors`]' arguments), as an argument group's
+/// members (exactly one of a transaction id or any of these is required).
 pub const SELECTORS: [&str; 4] = ["all_stuck", "states", "older_than", "ids_from"];
 
 /// How a command prints its outcome.
@@ -28,10 +29,15 @@ pub enum OutcomeFormat {
     Ndjson,
 }
 
-/// Which transactions a bulk `rollback`/`recover` acts on, and how.
+/// Which transactions, by filter or by a file of ids: the selectors the
+/// bulk acts ([`SelectionArgs`]) and `ack`/`unack` share, flattened into
+/// each. What differs stays beside it in each command's own arguments:
+/// the bulk acts take `--include-acked` and leave out what another job
+/// holds, `ack` takes ids as arguments too and acts on acked and held
+/// transactions alike; `--allow-partial` is worded (and conflicts) per
+/// command.
 #[derive(Debug, Clone, Default, Args)]
-#[command(next_help_heading = "Selection (bulk)")]
-pub struct SelectionArgs {
+pub struct Selectors {
     /// Every stuck transaction (in flight and untouched for the recovery
     /// window; with the other selectors, only the stuck ones they match).
     #[arg(long)]
@@ -45,9 +51,73 @@ pub struct SelectionArgs {
     pub older_than: Option<Duration>,
     /// The transactions listed in FILE, one id per line (`-`: standard
     /// input; blank lines and lines starting with # are ignored); unknown
-    /// ids are reported as refused.
+    /// ids are reported (as refused by rollback and recover, as left out
+    /// by ack; unack without filters still takes back their acks).
     #[arg(long, value_name = "FILE")]
     pub ids_from: Option<PathBuf>,
+}
+
+impl Selectors {
+    /// Whether any selector is given.
+    pub fn any(&self) -> bool {
+        self.all_stuck
+            || !self.states.is_empty()
+            || self.older_than.is_some()
+            || self.ids_from.is_some()
+    }
+
+    /// Where the ids come from, as said in records and messages.
+    pub fn ids_source(&self) -> Option<String> {
+        self.ids_from.as_ref().map(|p| {
+            if p.as_os_str() == "-" {
+                "stdin".to_string()
+            } else {
+                p.display().to_string()
+            }
+        })
+    }
+
+    /// The ids `--ids-from` lists (none without it); `Err` says why the
+    /// file cannot be read (a usage error: nothing was done).
+    pub fn read_ids(&self) -> Result<Option<Vec<String>>, String> {
+        let Some(path) = &self.ids_from else {
+            return Ok(None);
+        };
+        let text = if path.as_os_str() == "-" {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| format!("cannot read the ids from standard input: {e}"))?;
+            s
+        } else {
+            std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read --ids-from {}: {e}", path.display()))?
+        };
+        Ok(Some(parse_ids(&text)))
+    }
+
+    /// The selection of these filters and `ids` (as read, maybe with
+    /// others given), acked and held transactions left out: a command
+    /// that includes them says so.
+    pub fn selection(&self, ids: Option<Vec<String>>) -> Selection {
+        Selection {
+            all_stuck: self.all_stuck,
+            states: self.states.clone(),
+            older_than: self.older_than,
+            ids,
+            include_acked: false,
+            include_held: false,
+        }
+    }
+}
+
+/// Which transactions a bulk `rollback`/`recover` acts on, and how.
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Selection (bulk)")]
+pub struct SelectionArgs {
+    /// Which transactions.
+    #[command(flatten)]
+    pub selectors: Selectors,
     /// Act even when some shards failed to answer the selection's query
     /// (transactions on them are left alone).
     #[arg(long, conflicts_with = "id")]
@@ -89,10 +159,7 @@ impl SelectionArgs {
 
     /// Whether any selector is given (a bulk action, not one id).
     pub fn is_bulk(&self) -> bool {
-        self.all_stuck
-            || !self.states.is_empty()
-            || self.older_than.is_some()
-            || self.ids_from.is_some()
+        self.selectors.any()
     }
 
     /// The output format, `--json` meaning `json`.
@@ -106,48 +173,26 @@ impl SelectionArgs {
 
     /// Where the ids come from, as said in records and messages.
     pub fn ids_source(&self) -> Option<String> {
-        self.ids_from.as_ref().map(|p| {
-            if p.as_os_str() == "-" {
-                "stdin".to_string()
-            } else {
-                p.display().to_string()
-            }
-        })
+        self.selectors.ids_source()
     }
 
     /// The job an `--ids-from` file names (a stopped run's file of the
     /// transactions it left: `local_files::job_of`); none for standard input.
     pub fn ids_job(&self) -> Option<String> {
-        let path = self.ids_from.as_ref().filter(|p| p.as_os_str() != "-")?;
+        let path = self
+            .selectors
+            .ids_from
+            .as_ref()
+            .filter(|p| p.as_os_str() != "-")?;
         crate::local_files::job_of(&std::fs::read_to_string(path).ok()?)
     }
 
     /// The selection, reading `--ids-from`; `Err` says why the file
     /// cannot be read (a usage error: nothing was done).
     pub fn selection(&self) -> Result<Selection, String> {
-        let ids = match &self.ids_from {
-            None => None,
-            Some(path) => {
-                let text = if path.as_os_str() == "-" {
-                    let mut s = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut s)
-                        .map_err(|e| format!("cannot read the ids from standard input: {e}"))?;
-                    s
-                } else {
-                    std::fs::read_to_string(path)
-                        .map_err(|e| format!("cannot read --ids-from {}: {e}", path.display()))?
-                };
-                Some(parse_ids(&text))
-            }
-        };
         Ok(Selection {
-            all_stuck: self.all_stuck,
-            states: self.states.clone(),
-            older_than: self.older_than,
-            ids,
             include_acked: self.include_acked,
-            include_held: false,
+            ..self.selectors.selection(self.selectors.read_ids()?)
         })
     }
 }

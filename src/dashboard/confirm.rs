@@ -9,7 +9,7 @@ use super::event::{titled, ActionOutcome, IoRequest, OnMarks};
 use super::keymap::Op;
 pub use super::layers::dialog::planned_lines;
 use super::log::receipts_words;
-use crate::protocol::intervene::{Acknowledge, Act, AnyAct, PlanStep, ReleaseLock, Unacknowledge};
+use crate::protocol::intervene::{Acknowledge, Act, AnyAct, PlanStep, ReleaseLock};
 use crate::protocol::report::{StepReport, StepResult, RELEASE_LOCK};
 
 /// Opens the dialog for the act `act` makes of the transaction the
@@ -135,7 +135,7 @@ pub fn open_ack_dialog(app: &mut App, bulk: bool) -> Vec<IoRequest> {
         .as_ref()
         .is_some_and(|s| s.acks.get(&id).is_some());
     let act = if acked {
-        Unacknowledge::ids(vec![id]).into()
+        Acknowledge::take_back(vec![id]).into()
     } else {
         ack(vec![id])
     };

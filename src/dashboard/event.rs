@@ -83,14 +83,8 @@ impl OnMarks {
             return None;
         };
         let act = BulkAct {
-            procedure,
-            selection: Selection {
-                ids: Some(ids),
-                ..Selection::default()
-            },
             ids_source: Some(MARKS.into()),
-            allow_partial: false,
-            runner: runner_for(procedure),
+            ..BulkAct::on(procedure, Selection::ids(ids), runner_for(procedure))
         };
         Some(Intervention::new(act, choices))
     }

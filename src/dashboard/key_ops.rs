@@ -10,7 +10,7 @@ use super::confirm::{open_bulk_dialog, open_dialog, open_lock_dialog};
 use super::event::{IoRequest, OnMarks};
 use super::keymap::Op;
 use super::layers::audit::Audit;
-use super::layers::filter::FilterEdit;
+use super::layers::FilterEdit;
 use super::layers::{self, Context, Effect, Outcome, Overlay, OverlayKind};
 use super::panes;
 use super::selection::navigation::{cycle_focus, move_selection};

@@ -8,7 +8,6 @@ use estx::dashboard::app::App;
 use estx::dashboard::event::PollFailure;
 use estx::protocol::read::poll::Snapshot;
 use estx::Error;
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 #[test]
@@ -93,21 +92,8 @@ fn missing_indices() {
         duration: Duration::from_millis(7),
         requests: 2,
         health: Some("green".into()),
-        state_counts: vec![],
-        transactions: vec![],
-        in_flight_total: 0,
-        table: Default::default(),
-        accounts: BTreeMap::new(),
-        locks: vec![],
         missing_indices: vec!["accounts".into(), "locks".into(), "transactions".into()],
-        locks_absent: false,
-        healing: Default::default(),
-        healing_evidence: Default::default(),
-        acks: Default::default(),
-        writes_refused: None,
-        live_jobs: Default::default(),
-        others_acts: Vec::new(),
-        read: Default::default(),
+        ..Snapshot::default()
     });
     let s = screen(&a, 100, 30);
     assert!(

@@ -221,15 +221,7 @@ pub(crate) fn snapshot() -> Snapshot {
         in_flight_total: 9,
         accounts,
         locks,
-        missing_indices: vec![],
-        locks_absent: false,
-        healing: Default::default(),
-        healing_evidence: Default::default(),
-        acks: Default::default(),
-        writes_refused: None,
-        live_jobs: Default::default(),
-        others_acts: Vec::new(),
-        read: Default::default(),
+        ..Snapshot::default()
     }
 }
 
@@ -406,41 +398,24 @@ pub(crate) fn job(
     user: &str,
     beat: Option<i64>,
 ) -> estx::protocol::trail::Record {
-    use estx::protocol::trail::{
-        ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
+    use estx::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, Record};
+    let op = Operator {
+        user: user.into(),
+        source: OperatorSource::Cluster,
+        host: "bastion".into(),
     };
+    let started = now() - Age::minutes(minutes);
     Record {
-        record_id: id.into(),
-        action: ActionKind::Recover,
         transactions: (0..300).map(|i| format!("t-{i}")).collect(),
         targets: vec!["--all-stuck".into()],
         reason: Some("INC-5 outage".into()),
-        forced: false,
         bulk: true,
-        interface: Interface::Cli,
-        operator: Operator {
-            user: user.into(),
-            source: OperatorSource::Cluster,
-            host: "bastion".into(),
-        },
-        plan: vec![],
-        status: RecordStatus::Running,
-        outcome: None,
-        summary: None,
-        counts: None,
-        steps: vec![],
-        parts: 0,
-        started_at: now() - Age::minutes(minutes),
-        finished_at: None,
         alive_at: beat.map(|s| now() - Age::seconds(s)),
         alive_every_ms: beat.map(|_| 10_000),
-        resumed: vec![],
-        clock: None,
-        overrode: vec![],
         tool_version: "0".into(),
         profile: Some("prod-eu".into()),
         production: true,
-        approval: None,
+        ..Record::new(id, ActionKind::Recover, Interface::Cli, op, started)
     }
 }
 

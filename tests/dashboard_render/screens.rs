@@ -279,38 +279,28 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
     let mut a = app();
     select(&mut a, "t-pend-1");
     a.focus = Pane::Detail;
-    let record = |minutes: i64, action, status, outcome, reason: Option<&str>| Record {
-        record_id: format!("r{minutes}"),
-        action,
-        transactions: vec!["t-pend-1".into()],
-        targets: vec![],
-        reason: reason.map(str::to_string),
-        forced: action == ActionKind::Rollback,
-        bulk: false,
-        interface: Interface::Dashboard,
-        operator: Operator {
+    let record = |minutes: i64, action, status, outcome, reason: Option<&str>| {
+        let op = Operator {
             user: "ops-ann".into(),
             source: OperatorSource::Os,
             host: "bastion".into(),
-        },
-        plan: vec![],
-        status,
-        outcome,
-        summary: None,
-        counts: None,
-        steps: vec![],
-        parts: 0,
-        started_at: crate::fixtures::now() - chrono::Duration::minutes(minutes),
-        finished_at: None,
-        alive_at: None,
-        alive_every_ms: None,
-        resumed: vec![],
-        clock: None,
-        overrode: vec![],
-        tool_version: "0".into(),
-        profile: None,
-        production: false,
-        approval: None,
+        };
+        let started = crate::fixtures::now() - chrono::Duration::minutes(minutes);
+        Record {
+            transactions: vec!["t-pend-1".into()],
+            reason: reason.map(str::to_string),
+            forced: action == ActionKind::Rollback,
+            status,
+            outcome,
+            tool_version: "0".into(),
+            ..Record::new(
+                format!("r{minutes}"),
+                action,
+                Interface::Dashboard,
+                op,
+                started,
+            )
+        }
     };
     a.reads.history = estx::dashboard::load::Load::Loaded((
         "t-pend-1".into(),

@@ -6,7 +6,7 @@
 use super::*;
 use estx::dashboard::event::{ActionOutcome, Expected};
 use estx::protocol::acks::{Ack, Acks};
-use estx::protocol::intervene::{AckPlan, Acknowledge, AnyAct, AnyPlan, Unacknowledge};
+use estx::protocol::intervene::{AckPlan, Acknowledge, AnyAct, AnyPlan};
 
 const HOUR: u64 = 3600;
 
@@ -112,7 +112,7 @@ fn k_acknowledges_the_selection_for_the_duration_in_its_field_then_takes_it_back
     assert_eq!(
         cmds,
         vec![IoRequest::LoadPreview(
-            Unacknowledge::ids(vec!["t-old".into()]).into()
+            Acknowledge::take_back(vec!["t-old".into()]).into()
         )]
     );
 }

@@ -10,44 +10,25 @@ use estx::dashboard::event::ResumeConfirmed;
 use estx::dashboard::layers::jobs::JobsView;
 use estx::dashboard::layers::OverlayKind;
 use estx::protocol::jobs::JobLife;
-use estx::protocol::trail::{
-    ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
-};
+use estx::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, Record};
 
 /// A job whose heartbeat (every 10 s) stopped 19 minutes ago: presumed dead.
 pub(crate) fn job(id: &str) -> Record {
+    let op = Operator {
+        user: "ops-ann".into(),
+        source: OperatorSource::Cluster,
+        host: "bastion".into(),
+    };
+    let started = now() - chrono::Duration::minutes(20);
     Record {
-        record_id: id.into(),
-        action: ActionKind::Recover,
         transactions: vec!["t-1".into(), "t-2".into(), "t-3".into()],
         targets: vec!["--all-stuck".into()],
         reason: Some("INC-5".into()),
-        forced: false,
         bulk: true,
-        interface: Interface::Cli,
-        operator: Operator {
-            user: "ops-ann".into(),
-            source: OperatorSource::Cluster,
-            host: "bastion".into(),
-        },
-        plan: vec![],
-        status: RecordStatus::Running,
-        outcome: None,
-        summary: None,
-        counts: None,
-        steps: vec![],
-        parts: 0,
-        started_at: now() - chrono::Duration::minutes(20),
-        finished_at: None,
         alive_at: Some(now() - chrono::Duration::minutes(19)),
         alive_every_ms: Some(10_000),
-        resumed: vec![],
-        clock: None,
-        overrode: vec![],
         tool_version: "0".into(),
-        profile: None,
-        production: false,
-        approval: None,
+        ..Record::new(id, ActionKind::Recover, Interface::Cli, op, started)
     }
 }
 

@@ -47,7 +47,6 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         duration: Duration::from_millis(5),
         requests: 3,
         health: Some("green".into()),
-        state_counts: vec![],
         in_flight_total: txns.len() as u64,
         table: estx::protocol::read::TablePage {
             filter: Default::default(),
@@ -57,16 +56,7 @@ fn snapshot(txns: Vec<Transaction>) -> Snapshot {
         },
         transactions: txns,
         accounts,
-        locks: vec![],
-        missing_indices: vec![],
-        locks_absent: false,
-        healing: Default::default(),
-        healing_evidence: Default::default(),
-        acks: Default::default(),
-        writes_refused: None,
-        live_jobs: Default::default(),
-        others_acts: Vec::new(),
-        read: Default::default(),
+        ..Snapshot::default()
     }
 }
 

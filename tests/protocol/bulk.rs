@@ -75,13 +75,7 @@ async fn a_bulk_rollback_crashed_part_way_leaves_protocol_states_then_recovery_f
     // The selection, as `rollback --all-stuck` makes it: all fifty.
     let selected = fx
         .proto
-        .select(
-            &Selection {
-                all_stuck: true,
-                ..Selection::default()
-            },
-            false,
-        )
+        .select(&Selection::all_stuck(), false)
         .await
         .unwrap();
     let mut found = selected.ids();
@@ -205,9 +199,8 @@ async fn a_stopped_bulk_run_starts_nothing_new_and_filters_compose() {
         .proto
         .select(
             &Selection {
-                all_stuck: true,
                 states: vec!["pending".into()],
-                ..Selection::default()
+                ..Selection::all_stuck()
             },
             false,
         )

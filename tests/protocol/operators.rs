@@ -98,16 +98,11 @@ async fn an_act_on_a_row_a_live_job_holds_is_refused_unless_forced_and_the_recor
 
     // A bulk selection leaves the held row out, named; the other runs.
     let bulk = |force: bool| {
-        let act = BulkAct {
-            procedure: Procedure::Rollback,
-            selection: Selection {
-                ids: Some(vec![held.clone(), free.clone()]),
-                ..Selection::default()
-            },
-            ids_source: None,
-            allow_partial: false,
-            runner: Runner::OneByOne(1),
-        };
+        let act = BulkAct::on(
+            Procedure::Rollback,
+            Selection::ids(vec![held.clone(), free.clone()]),
+            Runner::OneByOne(1),
+        );
         Intervention::new(act, cli("INC-9").forced(force))
     };
     let done = intervene::run(&fx.proto, bulk(false)).await.unwrap();

@@ -37,16 +37,11 @@ async fn half_applied(fx: &Fx, n: usize) -> Vec<String> {
 
 /// The recovery of exactly `ids`, planned as `--plan-out` plans it.
 async fn planned(p: &Protocol, ids: &[String]) -> PlanFile {
-    let act = BulkAct {
-        procedure: Procedure::Recover,
-        selection: Selection {
-            ids: Some(ids.to_vec()),
-            ..Selection::default()
-        },
-        ids_source: None,
-        allow_partial: false,
-        runner: Runner::Batched(BatchOptions::default()),
-    };
+    let act = BulkAct::on(
+        Procedure::Recover,
+        Selection::ids(ids.to_vec()),
+        Runner::Batched(BatchOptions::default()),
+    );
     // Planned as `--force` plans: the resume test's jobs, their processes
     // gone, leave records whose heartbeats are not yet silent, so their
     // transactions read as held by a live job.
@@ -313,16 +308,7 @@ async fn a_second_operator_applies_the_plan_the_planner_may_not() {
 
 /// The bulk recovery of exactly `ids`, as a plan's apply or `--ids-from` runs it.
 fn recovery_of(ids: &[String]) -> BulkAct {
-    BulkAct {
-        procedure: Procedure::Recover,
-        selection: Selection {
-            ids: Some(ids.to_vec()),
-            ..Selection::default()
-        },
-        ids_source: None,
-        allow_partial: false,
-        runner: runner(),
-    }
+    BulkAct::on(Procedure::Recover, Selection::ids(ids.to_vec()), runner())
 }
 
 /// Issue 31 leftover: under `approval = "second-operator"` a job's

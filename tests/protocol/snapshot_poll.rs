@@ -230,7 +230,7 @@ async fn a_poll_of_a_deployment_without_a_locks_index_says_it_has_no_locks() {
 /// from the next poll.
 #[tokio::test]
 async fn a_poll_sees_an_ack_within_one_poll_at_no_extra_request() {
-    use estx::protocol::intervene::{self, Acknowledge, Choices, Intervention, Unacknowledge};
+    use estx::protocol::intervene::{self, Acknowledge, Choices, Intervention};
     use estx::protocol::trail::Interface;
     let fx = Fx::new().await;
     fx.proto.ensure_indices().await.unwrap();
@@ -252,7 +252,7 @@ async fn a_poll_sees_an_ack_within_one_poll_at_no_extra_request() {
     assert_eq!(after.acks.total, 1);
     assert_eq!(after.requests, before.requests, "requests per poll");
 
-    let act = Unacknowledge::ids(vec![id.clone()]);
+    let act = Acknowledge::take_back(vec![id.clone()]);
     intervene::run(&fx.proto, Intervention::new(act, why))
         .await
         .unwrap();

@@ -58,17 +58,11 @@ where
 /// plan of the act on a selection of that one id, printed (or rehearsed)
 /// as a selection's is.
 async fn dry_run_one(p: Protocol, req: Request<'_>, id: &str) -> i32 {
-    let selection = Selection {
-        ids: Some(vec![id.to_string()]),
-        ..Selection::default()
-    };
-    let act = BulkAct {
-        procedure: req.procedure,
-        selection,
-        ids_source: None,
-        allow_partial: false,
-        runner: req.runner,
-    };
+    let act = BulkAct::on(
+        req.procedure,
+        Selection::ids(vec![id.to_string()]),
+        req.runner,
+    );
     if req.select.rehearse {
         let i = Intervention::new(act, req.why.choices());
         let plan_out = req.select.plan_out.as_deref();

@@ -1,49 +1,37 @@
 //! `ack` and `unack`: acknowledge transactions for a while ("finance is
 //! investigating these"), so `check` does not alert on them and the bulk
 //! acts leave them out (`--include-acked` takes them), or take that back.
-//! Each is one act ([`Acknowledge`], [`Unacknowledge`]) recorded in the
-//! audit trail; the selection is the bulk acts' (ids, `--all-stuck`,
-//! `--state`, `--older-than`, `--ids-from`). Prints each transaction's
+//! Each is the one act [`Acknowledge`] going one way or the other
+//! ([`AckDirection`]), recorded in the audit trail; the selection is ids
+//! and the bulk acts' selectors (`--all-stuck`, `--state`,
+//! `--older-than`, `--ids-from`: [`Selectors`]). Prints each transaction's
 //! outcome (or, with `--json`, one document), then the ids left out.
 
 use crate::cli::act::{self, ReasonArgs};
 use crate::cli::exit;
 use crate::cli::output::{err, fail, out};
-use crate::cli::selection::parse_ids;
+use crate::cli::selection::{Selectors, SELECTORS};
 use crate::cli::values;
 use crate::error::Error;
-use crate::protocol::intervene::{
-    AckOutcome, AckPlan, Acked, Acknowledge, Done, Runs, Selection, Unacknowledge,
-};
-use crate::protocol::time::parse_duration;
+use crate::protocol::intervene::{AckDirection, AckOutcome, Acked, Acknowledge, Done, Selection};
 use crate::protocol::Protocol;
 use serde_json::json;
-use std::path::PathBuf;
 use std::time::Duration;
 
-/// Which transactions an ack or unack is about.
+/// Which transactions an ack or unack is about: ids, or the bulk acts'
+/// selectors ([`Selectors`]), or both; acked and held transactions
+/// alike (an ack renews, an unack takes back).
 #[derive(Debug, Clone, clap::Args)]
 #[command(group(clap::ArgGroup::new("target").required(true).multiple(true)
-    .args(["ids", "all_stuck", "states", "older_than", "ids_from"])))]
+    .arg("ids").args(SELECTORS)))]
 pub struct Target {
     /// Transaction ids (or select them with --all-stuck, --state,
     /// --older-than, --ids-from).
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
-    /// Every stuck transaction (with the other selectors, only the stuck
-    /// ones they match).
-    #[arg(long)]
-    pub all_stuck: bool,
-    /// Only transactions in this state (repeatable or a comma list).
-    #[arg(long = "state", value_name = "STATE", value_parser = values::state, value_delimiter = ',')]
-    pub states: Vec<String>,
-    /// Only transactions last modified longer ago than this (e.g. 1h30m).
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
-    pub older_than: Option<Duration>,
-    /// The transactions listed in FILE, one id per line (`-`: standard
-    /// input; blank lines and lines starting with # are ignored).
-    #[arg(long, value_name = "FILE")]
-    pub ids_from: Option<PathBuf>,
+    /// Which transactions, as the bulk acts select them.
+    #[command(flatten)]
+    pub selectors: Selectors,
     /// Select even when some shards failed to answer the selection's
     /// query (transactions on them are left alone).
     #[arg(long)]
@@ -54,33 +42,30 @@ pub struct Target {
 }
 
 impl Target {
-    /// The selection (ids given and `--ids-from` together), and where the
-    /// ids came from; `Err` says why the file cannot be read.
+    /// The selection (ids given and `--ids-from` together, acked and
+    /// held ones included), and where the ids came from; `Err` says why
+    /// the file cannot be read.
     fn selection(&self) -> Result<(Selection, Option<String>), String> {
-        let mut ids = self.ids.clone();
-        let mut source = None;
-        if let Some(path) = &self.ids_from {
-            let text = if path.as_os_str() == "-" {
-                source = Some("stdin".to_string());
-                std::io::read_to_string(std::io::stdin())
-                    .map_err(|e| format!("cannot read the ids from standard input: {e}"))?
-            } else {
-                source = Some(path.display().to_string());
-                std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read --ids-from {}: {e}", path.display()))?
-            };
-            ids.extend(parse_ids(&text));
-        }
-        let given = !ids.is_empty() || self.ids_from.is_some();
+        let listed = self.selectors.read_ids()?;
+        let given = !self.ids.is_empty() || listed.is_some();
+        let ids = self.ids.iter().cloned().chain(listed.into_iter().flatten());
         let selection = Selection {
-            all_stuck: self.all_stuck,
-            states: self.states.clone(),
-            older_than: self.older_than,
-            ids: given.then_some(ids),
             include_acked: true,
             include_held: true,
+            ..self.selectors.selection(given.then(|| ids.collect()))
         };
-        Ok((selection, source))
+        Ok((selection, self.selectors.ids_source()))
+    }
+
+    /// The act on this selection going `direction`.
+    fn act(&self, direction: AckDirection) -> Result<Acknowledge, String> {
+        let (selection, ids_source) = self.selection()?;
+        Ok(Acknowledge {
+            selection,
+            ids_source,
+            allow_partial: self.allow_partial,
+            direction,
+        })
     }
 }
 
@@ -117,32 +102,22 @@ pub struct UnackArgs {
 
 /// Acknowledges the selection; returns the exit code.
 pub async fn run_ack(p: Protocol, a: &AckArgs) -> i32 {
-    let (selection, ids_source) = match a.target.selection() {
-        Ok(s) => s,
-        Err(e) => return usage(&e),
-    };
-    let act = Acknowledge {
-        selection,
-        ids_source,
-        allow_partial: a.target.allow_partial,
+    let direction = AckDirection::Give {
         lasts: a.lasts,
         ticket: a.ticket.clone(),
     };
-    perform(p, act, &a.target, &a.why).await
+    match a.target.act(direction) {
+        Ok(act) => perform(p, act, &a.target, &a.why).await,
+        Err(e) => usage(&e),
+    }
 }
 
 /// Takes back the selection's acknowledgements; returns the exit code.
 pub async fn run_unack(p: Protocol, a: &UnackArgs) -> i32 {
-    let (selection, ids_source) = match a.target.selection() {
-        Ok(s) => s,
-        Err(e) => return usage(&e),
-    };
-    let act = Unacknowledge {
-        selection,
-        ids_source,
-        allow_partial: a.target.allow_partial,
-    };
-    perform(p, act, &a.target, &a.why).await
+    match a.target.act(AckDirection::TakeBack) {
+        Ok(act) => perform(p, act, &a.target, &a.why).await,
+        Err(e) => usage(&e),
+    }
 }
 
 fn usage(message: &str) -> i32 {
@@ -152,10 +127,7 @@ fn usage(message: &str) -> i32 {
 
 /// Starts and runs `act` (recorded), prints what it did and the ids its
 /// selection left out; returns the exit code.
-async fn perform<A>(p: Protocol, act: A, target: &Target, why: &ReasonArgs) -> i32
-where
-    A: Runs<Result = Acked, Plan = AckPlan>,
-{
+async fn perform(p: Protocol, act: Acknowledge, target: &Target, why: &ReasonArgs) -> i32 {
     let started = match act::start(&p, act, false, why).await {
         Ok(s) => s,
         Err(code) => return code,

@@ -1,21 +1,10 @@
 //! Typing the text filter (`/`): the table narrows as it is typed,
 //! starting at the top of its rows; Enter keeps the filter, Esc drops it.
 //! The text itself is shared (`App::query`, the table's query),
-//! so the layer says how it changes ([`Effect::Filter`]).
+//! so the layer says how it changes ([`Effect::Filter`], a [`FilterEdit`]).
 
-use super::{hint, Effect, Hint, Outcome};
+use super::{hint, Effect, FilterEdit, Hint, Outcome};
 use crossterm::event::{KeyCode, KeyEvent};
-
-/// How a key changes the text filter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FilterEdit {
-    /// A character typed at its end.
-    Push(char),
-    /// Its last character erased.
-    Pop,
-    /// Dropped (Esc).
-    Clear,
-}
 
 /// A key while typing the filter.
 pub fn key(key: KeyEvent) -> Outcome {

@@ -41,6 +41,24 @@ pub struct BulkAct {
 }
 
 impl BulkAct {
+    /// `procedure` on every stuck transaction (`recover --all-stuck`,
+    /// which also sweeps), run by `runner`.
+    pub fn all_stuck(procedure: Procedure, runner: Runner) -> BulkAct {
+        BulkAct::on(procedure, Selection::all_stuck(), runner)
+    }
+
+    /// `procedure` on `selection`, run by `runner`, on a whole view of
+    /// the transactions, naming no id source.
+    pub fn on(procedure: Procedure, selection: Selection, runner: Runner) -> BulkAct {
+        BulkAct {
+            procedure,
+            selection,
+            ids_source: None,
+            allow_partial: false,
+            runner,
+        }
+    }
+
     /// Whether this is `recover --all-stuck` and nothing else, which also
     /// sweeps the locks stale on evidence.
     pub fn sweeps(&self) -> bool {

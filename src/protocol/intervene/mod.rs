@@ -50,9 +50,9 @@ pub use act::{
     reason_missing, Act, Choices, FromPlan, Intervention, Resumed, Runs, Started, Subject,
 };
 pub use acts::{
-    AckOutcome, AckPlan, Acked, Acknowledge, AnyAct, AnyPlan, AuditPlan, AuditRepair, JudgedOn,
-    LockPlan, LocksOfActPlan, Recover, ReleaseLock, ReleaseLocksOf, Released, Repaired, Reverse,
-    Rollback, Transfer, TransferPlan, Unacknowledge,
+    AckDirection, AckOutcome, AckPlan, Acked, Acknowledge, AnyAct, AnyPlan, AuditPlan, AuditRepair,
+    JudgedOn, LockPlan, LocksOfActPlan, Recover, ReleaseLock, ReleaseLocksOf, Released, Repaired,
+    Reverse, Rollback, Transfer, TransferPlan,
 };
 pub use balance_effect::{BalanceEffect, EffectKind};
 pub use build::unforced_checks;

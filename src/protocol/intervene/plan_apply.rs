@@ -103,14 +103,12 @@ pub async fn prepare_apply(
     // (a fence moves the versions: the plan could not be applied again).
     let mut i = Intervention::new(
         BulkAct {
-            procedure: body.procedure.into(),
-            selection: Selection {
-                ids: Some(runs.iter().map(|i| i.txn.clone()).collect()),
-                ..Selection::default()
-            },
             ids_source: Some(format!("plan {}", plan.hash)),
-            allow_partial: false,
-            runner,
+            ..BulkAct::on(
+                body.procedure.into(),
+                Selection::ids(runs.iter().map(|i| i.txn.clone()).collect()),
+                runner,
+            )
         },
         Choices {
             plan: Some(FromPlan {

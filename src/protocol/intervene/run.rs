@@ -222,14 +222,8 @@ pub async fn resume(
     };
     resume_approved(p, run_id, &found.record, trail.operator())?;
     let act = BulkAct {
-        procedure,
-        selection: Selection {
-            ids: Some(found.left()),
-            ..Selection::default()
-        },
         ids_source: Some(format!("the unfinished run {run_id}")),
-        allow_partial: false,
-        runner,
+        ..BulkAct::on(procedure, Selection::ids(found.left()), runner)
     };
     let given = choices.reason_text().map(str::to_string);
     let reason = given.clone().or(found.record.reason.clone());

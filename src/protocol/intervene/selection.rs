@@ -77,6 +77,23 @@ impl Selected {
 }
 
 impl Selection {
+    /// Every stuck transaction (`--all-stuck` alone).
+    pub fn all_stuck() -> Selection {
+        Selection {
+            all_stuck: true,
+            ..Selection::default()
+        }
+    }
+
+    /// Exactly the transactions `ids`, in this order (unknown ones left
+    /// out).
+    pub fn ids(ids: Vec<String>) -> Selection {
+        Selection {
+            ids: Some(ids),
+            ..Selection::default()
+        }
+    }
+
     /// Whether any filter (as opposed to only a list of ids) is given.
     pub fn has_filters(&self) -> bool {
         self.all_stuck || !self.states.is_empty() || self.older_than.is_some()

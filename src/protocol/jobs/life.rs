@@ -120,43 +120,19 @@ impl fmt::Display for JobLife {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::trail::{
-        ActionKind, Interface, Operator, OperatorSource, RecordStatus, TOOL_VERSION,
-    };
+    use crate::protocol::trail::{ActionKind, Interface, Operator, OperatorSource};
 
     fn record(alive_at: Option<DateTime<Utc>>, every_ms: Option<u64>) -> Record {
+        let op = Operator {
+            user: "u".into(),
+            source: OperatorSource::Os,
+            host: "h".into(),
+        };
         Record {
-            record_id: "r".into(),
-            action: ActionKind::Recover,
-            transactions: vec![],
-            targets: vec![],
-            reason: None,
-            forced: false,
             bulk: true,
-            interface: Interface::Cli,
-            profile: None,
-            production: false,
-            approval: None,
-            operator: Operator {
-                user: "u".into(),
-                source: OperatorSource::Os,
-                host: "h".into(),
-            },
-            plan: vec![],
-            status: RecordStatus::Running,
-            outcome: None,
-            summary: None,
-            counts: None,
-            steps: vec![],
-            parts: 0,
-            started_at: Utc::now(),
-            finished_at: None,
             alive_at,
             alive_every_ms: every_ms,
-            resumed: vec![],
-            clock: None,
-            overrode: vec![],
-            tool_version: TOOL_VERSION.into(),
+            ..Record::new("r", ActionKind::Recover, Interface::Cli, op, Utc::now())
         }
     }
 

@@ -153,33 +153,27 @@ impl Trail {
             targets.push(format!("--audit-trail={}", file::describe(path)));
         }
         let record = Record {
-            record_id: id.clone(),
-            action: i.action,
             transactions: first.transactions,
             targets,
             reason: i.reason_text().map(str::to_string),
             forced: i.forced,
             bulk: i.bulk,
-            interface: i.interface,
             profile: i.profile.clone(),
             production: i.production,
             approval: i.approval.clone(),
-            operator: self.operator.clone(),
             plan: first.plan,
-            status: RecordStatus::Running,
-            outcome: None,
-            summary: None,
-            counts: None,
-            steps: Vec::new(),
             parts: count(rest.len())?,
-            started_at,
-            finished_at: None,
             alive_at: i.bulk.then_some(started_at),
             alive_every_ms: i.bulk.then(|| self.heartbeat_ms()),
-            resumed: Vec::new(),
             clock: self.file.as_ref().map(|_| self.clock()),
             overrode: i.overrode.clone(),
-            tool_version: TOOL_VERSION.into(),
+            ..Record::new(
+                id.clone(),
+                i.action,
+                i.interface,
+                self.operator.clone(),
+                started_at,
+            )
         };
         let parts = record.parts;
         self.create_own(&id, &record).await?;
@@ -734,38 +728,20 @@ mod tests {
     }
 
     fn running(id: &str) -> Record {
+        let op = Operator {
+            user: "op".into(),
+            source: OperatorSource::Os,
+            host: "h".into(),
+        };
         Record {
-            record_id: id.into(),
-            action: ActionKind::Recover,
             transactions: vec!["t1".into(), "t2".into()],
             targets: vec!["--all-stuck".into()],
             reason: Some("why".into()),
-            forced: false,
             bulk: true,
-            interface: Interface::Cli,
-            profile: None,
-            production: false,
-            approval: None,
-            overrode: vec![],
-            operator: Operator {
-                user: "op".into(),
-                source: OperatorSource::Os,
-                host: "h".into(),
-            },
             plan: vec![format!("t1: {}", Step::Commit.label()), "odd line".into()],
-            status: RecordStatus::Running,
-            outcome: None,
-            summary: None,
-            counts: None,
-            steps: vec![],
-            parts: 0,
-            started_at: Utc::now(),
-            finished_at: None,
             alive_at: Some(Utc::now()),
             alive_every_ms: Some(1000),
-            resumed: vec![],
-            clock: None,
-            tool_version: "t".into(),
+            ..Record::new(id, ActionKind::Recover, Interface::Cli, op, Utc::now())
         }
     }
 

@@ -502,38 +502,15 @@ mod tests {
     use crate::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, RecordStatus};
 
     fn record(id: &str, steps: Vec<TrailStep>) -> Record {
+        let op = Operator {
+            user: "op".into(),
+            source: OperatorSource::Os,
+            host: "h".into(),
+        };
         Record {
-            record_id: id.into(),
-            action: ActionKind::Recover,
-            transactions: vec![],
-            targets: vec![],
-            reason: None,
-            forced: false,
-            bulk: false,
-            interface: Interface::Cli,
-            profile: None,
-            production: false,
-            approval: None,
-            operator: Operator {
-                user: "op".into(),
-                source: OperatorSource::Os,
-                host: "h".into(),
-            },
-            plan: vec![],
             status: RecordStatus::Finished,
-            outcome: None,
-            summary: None,
-            counts: None,
             steps,
-            parts: 0,
-            started_at: Utc::now(),
-            finished_at: None,
-            alive_at: None,
-            alive_every_ms: None,
-            resumed: vec![],
-            clock: None,
-            overrode: vec![],
-            tool_version: "t".into(),
+            ..Record::new(id, ActionKind::Recover, Interface::Cli, op, Utc::now())
         }
     }
 

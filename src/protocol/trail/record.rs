@@ -434,6 +434,50 @@ pub enum TimesFrom {
 }
 
 impl Record {
+    /// A record of `action` as it begins: running, written by this
+    /// version of the tool, naming nothing else yet (no transactions,
+    /// targets, reason, plan, profile or heartbeat; neither forced nor
+    /// bulk). `begin_run` fills in what its draft says; tests build theirs
+    /// from it, setting only what they are about, so a new field is added
+    /// here once.
+    pub fn new(
+        record_id: impl Into<String>,
+        action: ActionKind,
+        interface: Interface,
+        operator: Operator,
+        started_at: DateTime<Utc>,
+    ) -> Record {
+        Record {
+            record_id: record_id.into(),
+            action,
+            transactions: Vec::new(),
+            targets: Vec::new(),
+            reason: None,
+            forced: false,
+            bulk: false,
+            interface,
+            profile: None,
+            production: false,
+            approval: None,
+            operator,
+            plan: Vec::new(),
+            status: RecordStatus::Running,
+            outcome: None,
+            summary: None,
+            counts: None,
+            steps: Vec::new(),
+            parts: 0,
+            started_at,
+            finished_at: None,
+            alive_at: None,
+            alive_every_ms: None,
+            resumed: Vec::new(),
+            clock: None,
+            overrode: Vec::new(),
+            tool_version: crate::VERSION.into(),
+        }
+    }
+
     /// Notes that the run was resumed as `r` says; a forced resume makes
     /// the whole record forced, as a forced act's record is, so a search
     /// for forced interventions finds it.

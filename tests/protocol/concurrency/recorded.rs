@@ -12,7 +12,6 @@ use super::actors::Race;
 use crate::fixture::Fx;
 use estx::protocol::intervene::{
     self, BulkAct, BulkDone, Choices, Done, Intervention, Recover, ReleaseLock, Rollback, Runner,
-    Selection,
 };
 use estx::protocol::locks::ReleaseOutcome;
 use estx::protocol::trail::receipts::{verify_since, Verification};
@@ -126,16 +125,7 @@ impl Recorded {
         runner: Runner,
         force: bool,
     ) -> Result<BulkDone, intervene::NotStarted> {
-        let act = BulkAct {
-            procedure: Procedure::Recover,
-            selection: Selection {
-                all_stuck: true,
-                ..Selection::default()
-            },
-            ids_source: None,
-            allow_partial: false,
-            runner,
-        };
+        let act = BulkAct::all_stuck(Procedure::Recover, runner);
         let done = intervene::run(p, Intervention::new(act, Self::choices(force))).await?;
         self.count(&done, false);
         let done = done.value;

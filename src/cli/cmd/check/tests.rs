@@ -59,6 +59,28 @@ fn stuck(id: &str, minutes: i64, needs_investigation: bool) -> StuckOne {
     }
 }
 
+/// A reading of two stuck transactions, oldest first: "old" (3h20m,
+/// needing investigation, on hot account A with 7 stuck) and "young"
+/// (10 minutes, no cause judged), nothing acked.
+fn two_stuck(counts: CheckCounts, healing: Healing, runbooks: Runbooks) -> CheckReading {
+    CheckReading {
+        counts,
+        healing,
+        stuck: vec![
+            StuckOne {
+                cause: Some(Cause::HotAccount {
+                    account: "A".into(),
+                    stuck: 7,
+                }),
+                ..stuck("old", 200, true)
+            },
+            stuck("young", 10, false),
+        ],
+        acked: Vec::new(),
+        runbooks,
+    }
+}
+
 /// Every count alone, under its own -w/-c ranges (every default off).
 #[test]
 fn each_count_by_its_ranges() {
@@ -140,26 +162,13 @@ fn old_flags_map_to_ranges_with_a_deprecation_line() {
 #[test]
 fn nagios_output_with_perfdata_and_long_output() {
     let as_of = counts(&[]).as_of;
-    let r = CheckReading {
-        counts: counts(&[2, 1, 0, 3, 0, 1]),
-        healing: Healing::Stalled {
-            since: as_of - chrono::Duration::minutes(20),
-            stuck: 2,
-            last_recovery: None,
-        },
-        stuck: vec![
-            StuckOne {
-                cause: Some(Cause::HotAccount {
-                    account: "A".into(),
-                    stuck: 7,
-                }),
-                ..stuck("old", 200, true)
-            },
-            stuck("young", 10, false),
-        ],
-        acked: Vec::new(),
-        runbooks: Runbooks([(CauseKind::HotAccount, "https://rb/hot".to_string())].into()),
+    let healing = Healing::Stalled {
+        since: as_of - chrono::Duration::minutes(20),
+        stuck: 2,
+        last_recovery: None,
     };
+    let runbooks = Runbooks([(CauseKind::HotAccount, "https://rb/hot".to_string())].into());
+    let r = two_stuck(counts(&[2, 1, 0, 3, 0, 1]), healing, runbooks);
     let l = levels(&["-w", "stale_locks=10:", "-c", "@5:9"]);
     assert_eq!(
         nagios(&r, &l, 10),
@@ -201,22 +210,7 @@ fn nagios_output_with_perfdata_and_long_output() {
 
 #[test]
 fn prometheus_text() {
-    let r = CheckReading {
-        counts: counts(&[2, 1, 0, 3, 0]),
-        healing: Healing::Idle,
-        stuck: vec![
-            StuckOne {
-                cause: Some(Cause::HotAccount {
-                    account: "A".into(),
-                    stuck: 7,
-                }),
-                ..stuck("old", 200, true)
-            },
-            stuck("young", 10, false),
-        ],
-        acked: Vec::new(),
-        runbooks: Runbooks::default(),
-    };
+    let r = two_stuck(counts(&[2, 1, 0, 3, 0]), Healing::Idle, Runbooks::default());
     let text = prometheus(Some(&r), Status::Critical);
     for m in &METRICS {
         assert!(

@@ -6,38 +6,15 @@
 //! (`dashboard::audit` paces it), and the header counts its findings.
 
 pub mod draw;
+mod state;
 
 use super::{hint, Context, Effect, Hint, Outcome};
 use crate::dashboard::keymap::{Keymap, Op};
-use crate::dashboard::load::Load;
 use crate::dashboard::log::LogLevel;
-use crate::protocol::audit::pace::AuditCost;
-use crate::protocol::audit::{AuditReport, Finding, FindingKind};
+use crate::protocol::audit::FindingKind;
 use crate::protocol::intervene::{AuditRepair, ReleaseLock};
-use chrono::{DateTime, Utc};
 use crossterm::event::KeyEvent;
-
-/// The invariant audit as the dashboard knows it (shared: on `App`).
-#[derive(Debug, Clone, Default)]
-pub struct AuditState {
-    /// The last audit's report, or why it failed; kept on screen while
-    /// the next one runs (one at a time).
-    pub report: Load<Box<AuditReport>>,
-    /// When the last audit was asked for.
-    pub asked_at: Option<DateTime<Utc>>,
-    /// What the last audit cost (requests, CPU, time): it sets the pace.
-    pub cost: Option<AuditCost>,
-    /// When the next background audit is due (paced by its cost, see
-    /// `protocol::audit::pace`); `None`: at once.
-    pub next_at: Option<DateTime<Utc>>,
-}
-
-impl AuditState {
-    /// The findings of the last good report.
-    pub fn findings(&self) -> &[Finding] {
-        self.report.value().map_or(&[], |r| &r.findings)
-    }
-}
+pub use state::AuditState;
 
 /// The audit pane's own state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use crate::dashboard::event::{Expected, IoRequest, PlanToSave, ResumeConfirmed, 
 use crate::dashboard::keymap::{DialogOp, Op};
 use crate::dashboard::layers::{Context, Effect, Outcome};
 use crate::dashboard::log::LogLevel;
-use crate::protocol::intervene::{AnyAct, JudgedOn, Planned};
+use crate::protocol::intervene::{AckDirection, AnyAct, JudgedOn, Planned};
 use crossterm::event::{KeyCode, KeyEvent};
 
 impl Dialog {
@@ -194,7 +194,9 @@ impl Dialog {
         let act = match (act, &self.lasts) {
             (AnyAct::Acknowledge(mut a), Some(lasts)) => match lasts.duration() {
                 Ok(d) => {
-                    a.lasts = d;
+                    if let AckDirection::Give { lasts, .. } = &mut a.direction {
+                        *lasts = d;
+                    }
                     AnyAct::Acknowledge(a)
                 }
                 Err(why) => {

@@ -75,8 +75,8 @@ impl AckFor {
     /// for any other act.
     fn of(pending: &Pending) -> Option<AckFor> {
         match pending {
-            Pending::One(AnyAct::Acknowledge(a)) => Some(AckFor {
-                text: crate::protocol::time::human_duration(a.lasts),
+            Pending::One(AnyAct::Acknowledge(a)) => a.direction.lasts().map(|lasts| AckFor {
+                text: crate::protocol::time::human_duration(lasts),
                 focused: false,
             }),
             _ => None,

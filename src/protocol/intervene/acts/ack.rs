@@ -1,11 +1,11 @@
 //! Acknowledging transactions and taking an acknowledgement back
-//! ([`crate::protocol::acks`]): the two acts over a selection (ids,
-//! `--state`, `--all-stuck`, as the bulk acts take it), their plan
-//! ([`AckPlan`]), their runs and their result ([`Acked`]). Each writes only
-//! the acks index (no transaction, no account): the pre-flight asks only
-//! of it and of the audit index, as a lock release asks only of what it
-//! writes. An ack wants a reason (it says why the transaction is left
-//! alone); an unack does not.
+//! ([`crate::protocol::acks`]): one act over a selection (ids, `--state`,
+//! `--all-stuck`, as the bulk acts take it) going one way or the other
+//! ([`AckDirection`]), its plan ([`AckPlan`]), its run and its result
+//! ([`Acked`]). It writes only the acks index (no transaction, no
+//! account): the pre-flight asks only of it and of the audit index, as a
+//! lock release asks only of what it writes. An ack wants a reason (it
+//! says why the transaction is left alone); an unack does not.
 
 use super::super::plan::{PlanStep, Planned};
 use super::super::selection::{LeftOut, Selection};
@@ -20,98 +20,103 @@ use chrono::{DateTime, Utc};
 use std::fmt;
 use std::time::Duration;
 
-/// Acknowledge the selected transactions for a while: bulk acts and
-/// `check` leave them out until it lapses or is taken back.
+/// Acknowledge the selected transactions for a while (bulk acts and
+/// `check` leave them out until it lapses or is taken back), or take
+/// their acknowledgements back: recorded as `ack` or `unack`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Acknowledge {
-    /// Which transactions (acked ones included: acking again renews).
+    /// Which transactions (acked ones included: acking again renews;
+    /// only the acked ones have one to take back).
     pub selection: Selection,
     /// Where `--ids-from` read its ids (the record names it).
     pub ids_source: Option<String>,
     /// Act on a partial view of the transactions (some shards failed).
     pub allow_partial: bool,
-    /// How long it holds.
-    pub lasts: Duration,
-    /// Where the work on them is tracked.
-    pub ticket: Option<String>,
+    /// Give an acknowledgement or take it back.
+    pub direction: AckDirection,
 }
 
-/// Take back the acknowledgements of the selected transactions.
+/// Which way an [`Acknowledge`] goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unacknowledge {
-    /// Which transactions (only the acked ones among them have one to
-    /// take back).
-    pub selection: Selection,
-    /// Where `--ids-from` read its ids (the record names it).
-    pub ids_source: Option<String>,
-    /// Act on a partial view of the transactions (some shards failed).
-    pub allow_partial: bool,
+pub enum AckDirection {
+    /// Acknowledge (`ack`): ids that name no transaction are left out.
+    Give {
+        /// How long it holds.
+        lasts: Duration,
+        /// Where the work on them is tracked.
+        ticket: Option<String>,
+    },
+    /// Take the acknowledgement back (`unack`): ids given that name no
+    /// transaction are kept (an ack may outlive its transaction).
+    TakeBack,
+}
+
+impl AckDirection {
+    /// How long the acks will hold (`None`: taken back).
+    pub fn lasts(&self) -> Option<Duration> {
+        match self {
+            AckDirection::Give { lasts, .. } => Some(*lasts),
+            AckDirection::TakeBack => None,
+        }
+    }
 }
 
 impl Acknowledge {
     /// Acknowledge the transactions `ids` for `lasts`.
     pub fn ids(ids: Vec<String>, lasts: Duration, ticket: Option<String>) -> Acknowledge {
-        Acknowledge {
-            selection: Selection {
-                ids: Some(ids),
-                ..Selection::default()
-            },
-            ids_source: None,
-            allow_partial: false,
-            lasts,
-            ticket,
-        }
+        Acknowledge::on_ids(ids, AckDirection::Give { lasts, ticket })
     }
-}
 
-impl Unacknowledge {
     /// Take back the acknowledgements of the transactions `ids`.
-    pub fn ids(ids: Vec<String>) -> Unacknowledge {
-        Unacknowledge {
-            selection: Selection {
-                ids: Some(ids),
-                ..Selection::default()
-            },
+    pub fn take_back(ids: Vec<String>) -> Acknowledge {
+        Acknowledge::on_ids(ids, AckDirection::TakeBack)
+    }
+
+    fn on_ids(ids: Vec<String>, direction: AckDirection) -> Acknowledge {
+        Acknowledge {
+            selection: Selection::ids(ids),
             ids_source: None,
             allow_partial: false,
+            direction,
         }
     }
-}
 
-/// The selection resolved (acked transactions included) and the acks on
-/// it now. Ids given that name no transaction are kept for an unack (an
-/// ack may outlive its transaction) and left out of an ack.
-async fn resolve(
-    p: &Protocol,
-    sel: &Selection,
-    allow_partial: bool,
-    keep_unknown: bool,
-) -> Result<(Vec<String>, Vec<LeftOut>, Acks)> {
-    let sel = Selection {
-        include_acked: true,
-        include_held: true,
-        ..sel.clone()
-    };
-    let selected = p.select(&sel, allow_partial).await?;
-    let mut ids = selected.ids();
-    let mut left_out = selected.left_out;
-    if keep_unknown && !sel.has_filters() {
-        ids = sel.ids.clone().unwrap_or_default();
-        left_out.clear();
+    /// The selection resolved (acked and held transactions included) and
+    /// the acks on it now. Ids given that name no transaction are kept
+    /// when taking back and left out when giving.
+    async fn resolve(&self, p: &Protocol) -> Result<(Vec<String>, Vec<LeftOut>, Acks)> {
+        let sel = Selection {
+            include_acked: true,
+            include_held: true,
+            ..self.selection.clone()
+        };
+        let selected = p.select(&sel, self.allow_partial).await?;
+        let mut ids = selected.ids();
+        let mut left_out = selected.left_out;
+        if self.direction == AckDirection::TakeBack && !sel.has_filters() {
+            ids = sel.ids.clone().unwrap_or_default();
+            left_out.clear();
+        }
+        let acks = acks_on(p, &ids, p.now().await).await?;
+        Ok((ids, left_out, acks))
     }
-    let acks = acks_on(p, &ids, p.now().await).await?;
-    Ok((ids, left_out, acks))
 }
 
 impl Act for Acknowledge {
     type Plan = AckPlan;
 
     fn action(&self) -> ActionKind {
-        ActionKind::Ack
+        match self.direction {
+            AckDirection::Give { .. } => ActionKind::Ack,
+            AckDirection::TakeBack => ActionKind::Unack,
+        }
     }
 
     fn title(&self) -> &'static str {
-        "Acknowledge"
+        match self.direction {
+            AckDirection::Give { .. } => "Acknowledge",
+            AckDirection::TakeBack => "Take back the acknowledgement of",
+        }
     }
 
     /// Its transactions are named by its plan; nothing of them is
@@ -129,50 +134,9 @@ impl Act for Acknowledge {
     }
 
     async fn plan(&self, p: &Protocol) -> Result<AckPlan> {
-        let (ids, left_out, acks) = resolve(p, &self.selection, self.allow_partial, false).await?;
+        let (ids, left_out, acks) = self.resolve(p).await?;
         Ok(AckPlan {
-            lasts: Some(self.lasts),
-            targets: self.selection.describe(self.ids_source.as_deref()),
-            ids,
-            left_out,
-            acks,
-        })
-    }
-
-    async fn preview(&self, p: &Protocol) -> Result<AckPlan> {
-        self.plan(p).await
-    }
-}
-
-impl Act for Unacknowledge {
-    type Plan = AckPlan;
-
-    fn action(&self) -> ActionKind {
-        ActionKind::Unack
-    }
-
-    fn title(&self) -> &'static str {
-        "Take back the acknowledgement of"
-    }
-
-    /// Its transactions are named by its plan; nothing of them is
-    /// re-read before a confirmed run (an ack writes none of them).
-    fn subject(&self) -> Subject {
-        Subject::Selection
-    }
-
-    fn destructive(&self) -> bool {
-        false
-    }
-
-    fn updates_documents(&self) -> bool {
-        false
-    }
-
-    async fn plan(&self, p: &Protocol) -> Result<AckPlan> {
-        let (ids, left_out, acks) = resolve(p, &self.selection, self.allow_partial, true).await?;
-        Ok(AckPlan {
-            lasts: None,
+            lasts: self.direction.lasts(),
             targets: self.selection.describe(self.ids_source.as_deref()),
             ids,
             left_out,
@@ -198,51 +162,47 @@ async fn acks_index_exists(p: &Protocol) -> Result<()> {
 impl Runs for Acknowledge {
     type Result = Acked;
 
+    /// Each planned transaction in turn: its ack written (made or
+    /// renewed, all until the same time) or removed.
     async fn run(started: Started<Acknowledge>, p: &Protocol) -> Done<Acked> {
         let result = async {
             acks_index_exists(p).await?;
             let i = started.intervention();
-            let since = p.now().await;
-            let lasts = chrono::Duration::from_std(i.act.lasts)
-                .map_err(|e| Error::Invalid(format!("--for is too long: {e}")))?;
-            let until = since + lasts;
-            let mut each = Vec::new();
-            for txn in &started.plan().ids {
-                let ack = Ack {
-                    txn: txn.clone(),
-                    by: started.trail.operator().user.clone(),
-                    reason: i.choices.reason_text().unwrap_or_default().to_string(),
-                    ticket: i.act.ticket.clone(),
-                    since,
-                    until,
-                };
-                let outcome = match put_ack(p, &ack).await {
-                    Ok(AckWrite::Acked) => AckOutcome::Acked { until },
-                    Ok(AckWrite::Renewed) => AckOutcome::Renewed { until },
-                    Err(e) => AckOutcome::Failed(e),
-                };
-                each.push((txn.clone(), outcome));
-            }
-            Ok(each)
-        }
-        .await;
-        started.finish(p, Acked(result)).await
-    }
-}
-
-impl Runs for Unacknowledge {
-    type Result = Acked;
-
-    async fn run(started: Started<Unacknowledge>, p: &Protocol) -> Done<Acked> {
-        let result = async {
-            acks_index_exists(p).await?;
             let now = p.now().await;
+            let given = match &i.act.direction {
+                AckDirection::Give { lasts, ticket } => {
+                    let lasts = chrono::Duration::from_std(*lasts)
+                        .map_err(|e| Error::Invalid(format!("--for is too long: {e}")))?;
+                    Some(Ack {
+                        txn: String::new(),
+                        by: started.trail.operator().user.clone(),
+                        reason: i.choices.reason_text().unwrap_or_default().to_string(),
+                        ticket: ticket.clone(),
+                        since: now,
+                        until: now + lasts,
+                    })
+                }
+                AckDirection::TakeBack => None,
+            };
             let mut each = Vec::new();
             for txn in &started.plan().ids {
-                let outcome = match remove_ack(p, txn, now).await {
-                    Ok(AckRemoval::Removed(was)) => AckOutcome::Removed(was),
-                    Ok(AckRemoval::NotAcked) => AckOutcome::NotAcked,
-                    Err(e) => AckOutcome::Failed(e),
+                let outcome = match &given {
+                    Some(ack) => {
+                        let ack = Ack {
+                            txn: txn.clone(),
+                            ..ack.clone()
+                        };
+                        match put_ack(p, &ack).await {
+                            Ok(AckWrite::Acked) => AckOutcome::Acked { until: ack.until },
+                            Ok(AckWrite::Renewed) => AckOutcome::Renewed { until: ack.until },
+                            Err(e) => AckOutcome::Failed(e),
+                        }
+                    }
+                    None => match remove_ack(p, txn, now).await {
+                        Ok(AckRemoval::Removed(was)) => AckOutcome::Removed(was),
+                        Ok(AckRemoval::NotAcked) => AckOutcome::NotAcked,
+                        Err(e) => AckOutcome::Failed(e),
+                    },
                 };
                 each.push((txn.clone(), outcome));
             }

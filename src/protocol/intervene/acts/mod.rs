@@ -27,7 +27,7 @@ mod reverse;
 mod rollback;
 mod transfer;
 
-pub use ack::{AckOutcome, AckPlan, Acked, Acknowledge, Unacknowledge};
+pub use ack::{AckDirection, AckOutcome, AckPlan, Acked, Acknowledge};
 pub use audit_repair::{AuditPlan, AuditRepair, Repaired};
 pub use recover::Recover;
 pub use release_lock::{LockPlan, ReleaseLock, Released};
@@ -220,7 +220,7 @@ impl AnyPlan {
                 ReversalPlan::Judged(j) => Some(JudgedOn::Reversal(j)),
                 ReversalPlan::Missing(_) | ReversalPlan::Unread(_) => None,
             },
-            AnyPlan::Acknowledge(a) | AnyPlan::Unacknowledge(a) => Some(JudgedOn::Acks(a)),
+            AnyPlan::Acknowledge(a) => Some(JudgedOn::Acks(a)),
             AnyPlan::Transfer(_) | AnyPlan::Bulk(_) => None,
         }
     }
@@ -239,7 +239,6 @@ any_act!(
     Transfer,
     Bulk,
     Acknowledge,
-    Unacknowledge,
 );
 
 #[cfg(test)]
@@ -253,13 +252,11 @@ mod tests {
     /// bulk act to the trail's rule: it wants a reason, and records as one.
     #[test]
     fn any_act_forwards_what_the_trail_asks_of_the_act_it_holds() {
-        let bulk = BulkAct {
-            procedure: Procedure::Rollback,
-            selection: Selection::default(),
-            ids_source: None,
-            allow_partial: false,
-            runner: Runner::OneByOne(1),
-        };
+        let bulk = BulkAct::on(
+            Procedure::Rollback,
+            Selection::default(),
+            Runner::OneByOne(1),
+        );
         let held = Intervention::new(
             AnyAct::from(bulk.clone()),
             Choices::new(Interface::Dashboard, None),
