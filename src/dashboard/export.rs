@@ -13,7 +13,7 @@
 use super::event::Event;
 use crate::local_files::{private_dir, state_dir_from_env};
 use crate::protocol::read::{row_notes, TableFilter};
-use crate::protocol::rows::{Beside, CsvWriter, TransactionRow};
+use crate::protocol::rows::{CsvWriter, TransactionRow};
 use crate::protocol::time::format_timestamp;
 use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
@@ -60,10 +60,7 @@ async fn export(proto: &Protocol, table: &TableFilter) -> Result<(String, usize)
         .scan_table(table, |page| {
             for t in &page {
                 let cause = notes.cause(t);
-                let beside = Beside {
-                    cause: cause.as_ref(),
-                    in_job: notes.in_job(&t.id),
-                };
+                let beside = notes.beside(&t.id, cause.as_ref());
                 if let Err(e) = w.row(&TransactionRow::of(t, as_of, config), beside) {
                     failed = Some(e.to_string());
                     return false;

@@ -10,7 +10,7 @@
 //! beside it ([`Beside`]: the stuck transaction's cause, the live job
 //! working on it).
 
-use super::jobs::HeldBy;
+use super::jobs::{HeldBy, OthersUnavailable};
 use super::read::rules::urgency_with;
 use super::read::verdict::Cause;
 use super::read::Urgency;
@@ -126,6 +126,9 @@ pub struct Beside<'a> {
     pub cause: Option<&'a Cause>,
     /// The live job holding it.
     pub in_job: Option<&'a HeldBy>,
+    /// Why other operators' jobs cannot be seen (`in_job` then names only
+    /// this trail's own), when they cannot.
+    pub others_unavailable: Option<OthersUnavailable>,
 }
 
 /// A CSV row: a [`TransactionRow`] read at `as_of`, flattened to one value

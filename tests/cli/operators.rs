@@ -48,6 +48,8 @@ fn a_row_anothers_live_job_holds_is_listed_in_job_refused_unforced_and_left_out_
     assert_eq!(row("s1")["in_job"]["operator"], user.as_str(), "{rows:#}");
     assert!(row("s1")["in_job"]["heartbeat_age_s"].is_i64(), "{rows:#}");
     assert!(row("s2")["in_job"].is_null(), "{rows:#}");
+    // The audit index is read: the others' jobs are seen, nothing said.
+    assert!(row("s2").get("others_unavailable").is_none(), "{rows:#}");
 
     // `show --json` carries the same two: the transaction is list's row.
     let shown = w.run(&["show", "s1", "--json"]).code(0).json()["transaction"].clone();
@@ -141,4 +143,34 @@ fn a_row_anothers_live_job_holds_is_listed_in_job_refused_unforced_and_left_out_
         .code(0)
         .stdout_has(&job)
         .stdout_has(&user);
+}
+
+#[test]
+fn with_a_file_trail_list_and_show_say_other_operators_jobs_are_unavailable() {
+    let w = World::new();
+    w.account("A", 500);
+    w.account("B", 500);
+    w.stage("s1", "A", "B", 10, 2);
+    w.backdate("s1", 10);
+    w.refresh();
+    let trail = format!("file:{}", w._dir.path().join("trail.jsonl").display());
+    let file = ["--audit-trail", trail.as_str()];
+
+    // Not silently empty: each row says why no other operator's job can
+    // show, and stderr says it in words.
+    let out = w.run(&[&["list", "--json"][..], &file[..]].concat());
+    out.code(0)
+        .stderr_has("other operators' jobs")
+        .stderr_has("file");
+    let rows = out.json();
+    let row = &rows[0];
+    assert_eq!(row["id"], "s1", "{rows:#}");
+    assert!(row["in_job"].is_null(), "{rows:#}");
+    assert_eq!(row["others_unavailable"], "file_trail", "{rows:#}");
+    let shown = w
+        .run(&[&["show", "s1", "--json"][..], &file[..]].concat())
+        .code(0)
+        .json()["transaction"]
+        .clone();
+    assert_eq!(shown["others_unavailable"], "file_trail", "{shown:#}");
 }

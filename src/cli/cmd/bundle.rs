@@ -24,7 +24,7 @@ use crate::cli::values::{parse_since, Since};
 use crate::local_files::KEPT;
 use crate::protocol::read::row_notes;
 use crate::protocol::read::verdict::Cause;
-use crate::protocol::rows::{to_csv, Beside, TransactionRow};
+use crate::protocol::rows::{to_csv, TransactionRow};
 use crate::protocol::time::format_timestamp;
 use crate::protocol::trail::{history, records_since, Record};
 use crate::protocol::Protocol;
@@ -149,13 +149,9 @@ async fn stuck(p: &Protocol, now: DateTime<Utc>, c: &mut Contents) {
         .iter()
         .map(|t| (TransactionRow::of(t, now, p.config()), notes.cause(t)))
         .collect();
-    let beside = rows.iter().map(|(row, cause)| {
-        let b = Beside {
-            cause: cause.as_ref(),
-            in_job: notes.in_job(&row.id),
-        };
-        (row, b)
-    });
+    let beside = rows
+        .iter()
+        .map(|(row, cause)| (row, notes.beside(&row.id, cause.as_ref())));
     c.add("stuck.csv", to_csv(beside, now));
     let mut taken = BTreeSet::new();
     for t in &stuck {

@@ -7,7 +7,7 @@ use crate::cli::output::list::{ListFormat, MachineWriter};
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::values;
 use crate::protocol::read::{row_notes, ListScope, RowNotes};
-use crate::protocol::rows::{Beside, TransactionRow};
+use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::parse_duration;
 use crate::protocol::time::{format_timestamp, human_age};
 use crate::protocol::Protocol;
@@ -143,6 +143,9 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         for u in unread {
             err(u);
         }
+        if let Some(why) = notes.others_unavailable() {
+            err(why);
+        }
         notes
     };
     let result = p
@@ -152,10 +155,7 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
                 tally.add(&row);
                 if let Some(w) = machine.as_mut() {
                     let cause = notes.cause(t);
-                    let beside = Beside {
-                        cause: cause.as_ref(),
-                        in_job: notes.in_job(&row.id),
-                    };
+                    let beside = notes.beside(&row.id, cause.as_ref());
                     w.row(&row, beside);
                 } else {
                     if first {

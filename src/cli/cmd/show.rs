@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::protocol::intervene::{EffectKind, TxnPlan};
 use crate::protocol::locks::lock_json;
 use crate::protocol::read::{account_progress, row_notes};
-use crate::protocol::rows::{Beside, TransactionRow};
+use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::human_age;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol};
@@ -55,11 +55,11 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
         for u in unread {
             err(u);
         }
+        if let Some(why) = notes.others_unavailable() {
+            err(why);
+        }
         let cause = notes.cause(&detail.txn);
-        let beside = Beside {
-            cause: cause.as_ref(),
-            in_job: notes.in_job(&detail.txn.id),
-        };
+        let beside = notes.beside(&detail.txn.id, cause.as_ref());
         let shown = Shown {
             now,
             windows,

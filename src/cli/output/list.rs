@@ -7,7 +7,7 @@
 //! a CSV row is the same row flattened (`protocol::rows::CsvRow`: problems
 //! joined by `; `, absent values empty).
 
-use crate::protocol::jobs::HeldBy;
+use crate::protocol::jobs::{HeldBy, OthersUnavailable};
 use crate::protocol::read::verdict::Runbooks;
 use crate::protocol::rows::{Beside, CsvWriter, TransactionRow};
 use crate::protocol::time::format_timestamp;
@@ -49,6 +49,10 @@ pub struct JsonRow<'a> {
     /// The live job (another operator's, or another process's) working on
     /// it: `null` when none (`protocol::jobs::LiveJobs`).
     pub in_job: Option<InJob<'a>>,
+    /// Why other operators' jobs cannot be seen (`file_trail`: `in_job`
+    /// names only the file trail's own jobs); absent when they can.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub others_unavailable: Option<OthersUnavailable>,
 }
 
 /// A live job holding a row, as `list --json` says it.
@@ -79,6 +83,7 @@ impl<'a> JsonRow<'a> {
             row,
             cause: beside.cause.map(|c| c.json(now, runbooks)),
             in_job: beside.in_job.map(InJob::of),
+            others_unavailable: beside.others_unavailable,
         }
     }
 }

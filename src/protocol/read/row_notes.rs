@@ -3,14 +3,16 @@
 //! bundle's `stuck.csv`): the cause of each stuck transaction, judged by
 //! the one pure verdict (`verdict::cause`) on one reading of the locks,
 //! the healing verdict and the stuck per account, and the live job
-//! working on each row (`jobs::LiveJobs`, each job's record read whole).
+//! working on each row (`jobs::LiveJobs`, each job's record read whole),
+//! or why other operators' jobs cannot be seen (a file trail).
 //! Read once per listing; a part that cannot be read is said and leaves
 //! its column empty, never stops the listing.
 
 use super::verdict::Cause;
 use crate::error::Error;
 use crate::protocol::check::CauseReading;
-use crate::protocol::jobs::{live_jobs, HeldBy, LiveJobs};
+use crate::protocol::jobs::{live_jobs, others_unavailable, HeldBy, LiveJobs, OthersUnavailable};
+use crate::protocol::rows::Beside;
 use crate::protocol::transaction::Transaction;
 use crate::protocol::Protocol;
 use chrono::{DateTime, Utc};
@@ -32,23 +34,41 @@ pub enum NotesUnread {
 pub struct RowNotes {
     causes: Option<CauseReading>,
     jobs: LiveJobs,
+    others: Option<OthersUnavailable>,
     now: DateTime<Utc>,
     window: Duration,
 }
 
 impl RowNotes {
-    /// Notes from what was read at `now` under recovery window `window`.
+    /// Notes from what was read at `now` under recovery window `window`;
+    /// `others`: why other operators' jobs cannot be seen, if so.
     pub fn new(
-        causes: Option<CauseReading>,
-        jobs: LiveJobs,
+        (causes, jobs): (Option<CauseReading>, LiveJobs),
+        others: Option<OthersUnavailable>,
         now: DateTime<Utc>,
         window: Duration,
     ) -> RowNotes {
         RowNotes {
             causes,
             jobs,
+            others,
             now,
             window,
+        }
+    }
+
+    /// Why other operators' jobs cannot be seen (a file trail), if so.
+    pub fn others_unavailable(&self) -> Option<OthersUnavailable> {
+        self.others
+    }
+
+    /// What is beside row `id`: its `cause` ([`RowNotes::cause`]), the
+    /// live job holding it, and why others' jobs cannot be seen.
+    pub fn beside<'a>(&'a self, id: &str, cause: Option<&'a Cause>) -> Beside<'a> {
+        Beside {
+            cause,
+            in_job: self.in_job(id),
+            others_unavailable: self.others,
         }
     }
 
@@ -80,6 +100,12 @@ pub async fn row_notes(p: &Protocol, now: DateTime<Utc>) -> (RowNotes, Vec<Notes
         unread.push(NotesUnread::Jobs(e));
         LiveJobs::default()
     });
-    let notes = RowNotes::new(causes, jobs, now, p.config().recovery_window);
+    let c = p.config();
+    let notes = RowNotes::new(
+        (causes, jobs),
+        others_unavailable(c),
+        now,
+        c.recovery_window,
+    );
     (notes, unread)
 }
