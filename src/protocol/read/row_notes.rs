@@ -40,23 +40,6 @@ pub struct RowNotes {
 }
 
 impl RowNotes {
-    /// Notes from what was read at `now` under recovery window `window`;
-    /// `others`: why other operators' jobs cannot be seen, if so.
-    pub fn new(
-        (causes, jobs): (Option<CauseReading>, LiveJobs),
-        others: Option<OthersUnavailable>,
-        now: DateTime<Utc>,
-        window: Duration,
-    ) -> RowNotes {
-        RowNotes {
-            causes,
-            jobs,
-            others,
-            now,
-            window,
-        }
-    }
-
     /// Why other operators' jobs cannot be seen (a file trail), if so.
     pub fn others_unavailable(&self) -> Option<OthersUnavailable> {
         self.others
@@ -101,11 +84,12 @@ pub async fn row_notes(p: &Protocol, now: DateTime<Utc>) -> (RowNotes, Vec<Notes
         LiveJobs::default()
     });
     let c = p.config();
-    let notes = RowNotes::new(
-        (causes, jobs),
-        others_unavailable(c),
+    let notes = RowNotes {
+        causes,
+        jobs,
+        others: others_unavailable(c),
         now,
-        c.recovery_window,
-    );
+        window: c.recovery_window,
+    };
     (notes, unread)
 }
