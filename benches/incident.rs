@@ -37,7 +37,7 @@ use estx::protocol::audit::pace::{process_cpu, REFERENCE_POLL};
 use estx::protocol::config::ProtocolConfig;
 use estx::protocol::intervene::{self, Acknowledge, Choices, Intervention};
 use estx::protocol::locks::LivenessSource;
-use estx::protocol::read::poll::{Snapshot, DEFAULT_CAP};
+use estx::protocol::read::poll::{PollMemory, Snapshot, DEFAULT_CAP};
 use estx::protocol::read::TableFilter;
 use estx::protocol::time::format_timestamp;
 use estx::protocol::trail::{ActOutcome, ActionKind, Ending, Interface, RecordDraft, Trail};
@@ -267,15 +267,23 @@ async fn fullest(p: &Protocol, ix: &Indices, flight: usize) {
     }
 }
 
-/// Polls `POLLS` times listing `table`; prints and returns the last.
+/// Polls `POLLS` times listing `table` after a first poll measured apart
+/// (the first reads what a poller then keeps: the running jobs' and
+/// finished records' lists, the acts); prints and returns the last.
 async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
     let mut latencies = Vec::new();
+    let memory = PollMemory::default();
+    let cpu = process_cpu();
+    p.poll_snapshot_listing(DEFAULT_CAP, table, &memory)
+        .await
+        .expect("poll");
+    let first = process_cpu() - cpu;
     let cpu = process_cpu();
     let mut last = None;
     for _ in 0..POLLS {
         let started = Instant::now();
         last = Some(
-            p.poll_snapshot_listing(DEFAULT_CAP, table)
+            p.poll_snapshot_listing(DEFAULT_CAP, table, &memory)
                 .await
                 .expect("poll"),
         );
@@ -284,8 +292,8 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
     let cpu = (process_cpu() - cpu) / POLLS as u32;
     let snap = last.expect("polls");
     println!(
-        "poll ({what}): {} requests, client CPU {cpu:.1?} per poll, median {:.0?} over {POLLS}; \
-         {} in flight, {} listed of {} matching; {} acked, healing {:?}",
+        "poll ({what}): {} requests, client CPU {cpu:.1?} per poll (the first {first:.1?}), \
+         median {:.0?} over {POLLS}; {} in flight, {} listed of {} matching; {} acked, healing {:?}",
         snap.requests,
         median(latencies),
         snap.in_flight_total,

@@ -59,7 +59,7 @@ pub use multi_get::{GroupDocs, MgetGroup};
 pub use options::ConnectOptions;
 pub use reason::{root_causes, RootCause};
 pub use response::error_from as error_of_answer;
-pub use search::hits;
+pub use search::{hit_refs, hits, HitRef};
 pub use sigv4::{AwsService, AwsSigning};
 pub use translate::Translate;
 

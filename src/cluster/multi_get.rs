@@ -127,12 +127,14 @@ impl Cluster {
                     .send()
             })
             .await?;
-        let answer = check(resp, names).await?;
-        answer
-            .get("docs")
-            .and_then(Value::as_array)
-            .cloned()
-            .ok_or_else(|| Error::Decode("mget answer without docs".into()))
+        // Taken out of the answer, not copied.
+        match check(resp, names).await? {
+            Value::Object(mut answer) => match answer.remove("docs") {
+                Some(Value::Array(docs)) => Ok(docs),
+                _ => Err(Error::Decode("mget answer without docs".into())),
+            },
+            _ => Err(Error::Decode("mget answer without docs".into())),
+        }
     }
 
     /// One group's items read: the first item error fails the group; misses

@@ -5,7 +5,7 @@ use super::response::{check, error_from};
 use super::{scope, Cluster, Hit};
 use crate::error::{Error, Result};
 use elasticsearch::{ClearScrollParts, CountParts, MsearchParts, ScrollParts, SearchParts};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 /// Page size for scans.
 const SCAN_PAGE: usize = 1000;
@@ -103,10 +103,15 @@ impl Cluster {
                     .send_read(|| self.client.msearch(parts()).body(lines()).send())
                     .await?;
                 let body = check(resp, path.unwrap_or("_msearch")).await?;
-                body.get("responses")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .ok_or_else(|| Error::Decode("msearch answer without responses".into()))
+                // Taken out of the answer, not copied: the poll's answer is
+                // its biggest read.
+                match body {
+                    Value::Object(mut answer) => match answer.remove("responses") {
+                        Some(Value::Array(responses)) => Ok(responses),
+                        _ => Err(Error::Decode("msearch answer without responses".into())),
+                    },
+                    _ => Err(Error::Decode("msearch answer without responses".into())),
+                }
             })
             .await?;
         Ok(searches
@@ -245,6 +250,36 @@ fn hits_of(page: &Value) -> Result<Vec<Hit>> {
 /// The hits of one search answer.
 pub fn hits(page: &Value) -> Result<Vec<Hit>> {
     hits_of(page)
+}
+
+/// One hit of a search answer as it stands in the answer (not copied).
+#[derive(Debug, Clone, Copy)]
+pub struct HitRef<'a> {
+    /// Document id.
+    pub id: &'a str,
+    /// `_source` (empty when not requested).
+    pub source: &'a Map<String, Value>,
+}
+
+/// The hits of one search answer, borrowed from it: what a reader that
+/// only looks at them needs (the poll reads hundreds each time; copying
+/// each `_source` out cost as much as parsing it).
+pub fn hit_refs(page: &Value) -> Result<Vec<HitRef<'_>>> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    let hits = page
+        .pointer("/hits/hits")
+        .and_then(Value::as_array)
+        .ok_or_else(|| Error::Decode("search answer without hits".into()))?;
+    Ok(hits
+        .iter()
+        .map(|h| HitRef {
+            id: h.get("_id").and_then(Value::as_str).unwrap_or_default(),
+            source: h
+                .get("_source")
+                .and_then(Value::as_object)
+                .unwrap_or_else(|| EMPTY.get_or_init(Map::new)),
+        })
+        .collect())
 }
 
 /// The status of one `_msearch` answer (500 when it names none).

@@ -6,6 +6,7 @@
 
 use super::event::{Event, PollFailure};
 use crate::error::Error;
+use crate::protocol::read::poll::PollMemory;
 use crate::protocol::read::TableFilter;
 use crate::protocol::Protocol;
 use std::time::Duration;
@@ -97,6 +98,9 @@ pub async fn run(
     events: UnboundedSender<Event>,
     mut control: UnboundedReceiver<PollControl>,
 ) {
+    // What the polls read once and keep (others' job lists, finished
+    // records, acts): this poller's, for as long as it runs.
+    let memory = PollMemory::default();
     let mut st = Steering {
         interval,
         paused: false,
@@ -115,7 +119,7 @@ pub async fn run(
             if events.send(Event::PollStarted).is_err() {
                 return;
             }
-            let result = proto.poll_snapshot_listing(cap, &st.listing).await;
+            let result = proto.poll_snapshot_listing(cap, &st.listing, &memory).await;
             let event = match result {
                 Ok(s) => {
                     st.backoff = None;

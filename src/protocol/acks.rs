@@ -129,11 +129,10 @@ impl Acks {
 
     /// The live acks of a search answer ([`live_search`]) at `now`.
     pub fn from_answer(answer: &Value, now: DateTime<Utc>) -> Result<Acks> {
-        let hits = crate::cluster::hits(answer)?;
+        let hits = crate::cluster::hit_refs(answer)?;
         let listed = hits.len() as u64;
         let mut acks = Acks::live(
-            hits.iter()
-                .filter_map(|h| Ack::from_source(&h.id, &h.source)),
+            hits.iter().filter_map(|h| Ack::from_source(h.id, h.source)),
             now,
         );
         // Beyond the listed ones, the search's total (by `until` too) is

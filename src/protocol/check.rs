@@ -253,7 +253,9 @@ async fn healing_evidence(
     let d = p.discovery().await?;
     let config = p.config();
     let sources = healing_sources(config);
-    let named = verdict::evidence::searches(&d.fields, &sources, now);
+    // One reading: nothing kept from an earlier one.
+    let mut kept = verdict::evidence::FinishedMarks::default();
+    let named = verdict::evidence::searches(&d.fields, &sources, now, &mut kept);
     let bodies: Vec<(String, serde_json::Value)> = named
         .iter()
         .map(|(_, index, body)| (index.clone(), body.clone()))
@@ -263,7 +265,7 @@ async fn healing_evidence(
         false => p.cluster().msearch(&bodies).await?,
     };
     let answers = named.iter().map(|(s, _, _)| *s).zip(answers).collect();
-    let a = verdict::evidence::read(answers, file_marks(config, now), &sources);
+    let a = verdict::evidence::read(answers, file_marks(config, now), &sources, &mut kept);
     Ok(verdict::HealingEvidence {
         stuck: Some(stuck),
         oldest_stuck,

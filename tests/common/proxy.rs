@@ -85,6 +85,8 @@ struct Shared {
     dropped: AtomicUsize,
     forwarded: AtomicUsize,
     log: Mutex<Vec<String>>,
+    /// Each forwarded request's log line with its answer's size in bytes.
+    answered: Mutex<Vec<(String, usize)>>,
     stopping: AtomicBool,
     next_conn_id: AtomicU64,
     clients: Mutex<HashMap<u64, TcpStream>>,
@@ -158,6 +160,7 @@ impl FaultProxy {
             dropped: AtomicUsize::new(0),
             forwarded: AtomicUsize::new(0),
             log: Mutex::new(Vec::new()),
+            answered: Mutex::new(Vec::new()),
             stopping: AtomicBool::new(false),
             next_conn_id: AtomicU64::new(0),
             clients: Mutex::new(HashMap::new()),
@@ -261,6 +264,13 @@ impl FaultProxy {
     /// useful in assertion messages.
     pub fn log(&self) -> Vec<String> {
         lock(&self.shared.log).clone()
+    }
+
+    /// Each request relayed with the cluster's answer, as its
+    /// [`FaultProxy::log`] line, with the answer's size in bytes (headers
+    /// included): what a poll had to read.
+    pub fn answered(&self) -> Vec<(String, usize)> {
+        lock(&self.shared.answered).clone()
     }
 
     /// The requests of [`FaultProxy::log`] from line `from` on, counted by
@@ -458,7 +468,9 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
         .nth(1)
         .unwrap_or("?")
         .to_string();
-    lock(&shared.log).push(format!("{} {path} -> {status}", request.method));
+    let line = format!("{} {path} -> {status}", request.method);
+    lock(&shared.answered).push((line.clone(), response.len()));
+    lock(&shared.log).push(line);
     shared.forwarded.fetch_add(1, Ordering::SeqCst);
     writer.write_all(&wire::ensure_connection_close(&response))?;
     writer.flush()?;

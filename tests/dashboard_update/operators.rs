@@ -22,7 +22,7 @@ fn act(id: &str, txn: &str, minutes_ago: i64) -> SeenAct {
         record_id: id.into(),
         operator: alice(),
         action: ActionKind::Rollback,
-        transactions: vec![txn.into()],
+        transactions: vec![txn.to_string()].into(),
         bulk: false,
         forced: false,
         overrode: vec![],
@@ -100,7 +100,9 @@ fn a_row_anothers_live_job_holds_is_marked_this_dashboards_own_job_not() {
             "status": "running", "transactions": ["t-mid"],
             "alive_at": beat, "alive_every_ms": 10000}},
     ]}});
-    let jobs = LiveJobs::from_answer(&answer, now()).unwrap();
+    // The heads and the lists in one answer (the poll asks them apart).
+    let lists = &mut estx::protocol::jobs::JobLists::default();
+    let jobs = LiveJobs::from_answers(&answer, &answer, lists, now()).unwrap();
     update(
         &mut app,
         Event::BulkStarted {
@@ -137,7 +139,9 @@ fn each_rows_signs_and_cause_are_derived_with_the_view_when_the_data_changes() {
             "status": "running", "transactions": ["t-old"],
             "alive_at": beat, "alive_every_ms": 10000}},
     ]}});
-    let jobs = LiveJobs::from_answer(&answer, now()).unwrap();
+    // The heads and the lists in one answer (the poll asks them apart).
+    let lists = &mut estx::protocol::jobs::JobLists::default();
+    let jobs = LiveJobs::from_answers(&answer, &answer, lists, now()).unwrap();
     // Five stuck on account A (a hot account), one young row not stuck.
     let mut rows: Vec<Transaction> = (1..=4)
         .map(|n| txn(&format!("t-hot{n}"), "pending", 30 + n))

@@ -7,7 +7,7 @@
 //! An operator's own act is never read as the application healing, even
 //! before the audit index shows its record.
 
-use crate::common::app::names::ARTICLE;
+use crate::common::app::names::{Names, ARTICLE, JAVA};
 use crate::common::app::{recovery, AppConfig, AppIndices, World};
 use crate::common::{TestIndices, TestServer};
 use estx::cluster::{Cluster, ConnectOptions};
@@ -41,6 +41,7 @@ async fn verdicts(p: &Protocol) -> (Healing, Healing) {
 /// application's own window is twice the tool's: what it leaves between
 /// the two is stuck for the tool and not yet for it.
 struct Setting {
+    names: &'static Names,
     server: &'static TestServer,
     app_ix: AppIndices,
     w: World,
@@ -48,7 +49,14 @@ struct Setting {
 }
 
 impl Setting {
+    /// The article's application.
     async fn new() -> Setting {
+        Setting::named(&ARTICLE).await
+    }
+
+    /// An application writing under `names`, the tool told them by a
+    /// schema map where they are not the article's.
+    async fn named(names: &'static Names) -> Setting {
         let server = TestServer::shared();
         let ix = TestIndices::unique();
         let app_ix = AppIndices::of(&ix);
@@ -64,13 +72,19 @@ impl Setting {
             recovery_window: W * 2,
             recovery_every: W,
         };
-        let w = World::setup(server.url(), app_ix.clone(), &ARTICLE, cfg).await;
+        let w = World::setup(server.url(), app_ix.clone(), names, cfg).await;
         let config = ProtocolConfig {
             indices: ix.indices(),
             recovery_window: W,
+            schema: if *names == ARTICLE {
+                Default::default()
+            } else {
+                crate::application::schema_of(names)
+            },
             ..ProtocolConfig::default()
         };
         Setting {
+            names,
             server,
             app_ix,
             w,
@@ -87,20 +101,31 @@ impl Setting {
 
 #[tokio::test]
 async fn stopped_reads_stalled_restarted_reads_healing_idle_is_no_alarm() {
-    let s = Setting::new().await;
+    stopped_then_restarted(&ARTICLE).await;
+}
+
+/// The same under an application's own names (the recoveries' search
+/// reads only their two times, by the application's names).
+#[tokio::test]
+async fn under_an_applications_own_names_too() {
+    stopped_then_restarted(&JAVA).await;
+}
+
+async fn stopped_then_restarted(names: &'static Names) {
+    let s = Setting::named(names).await;
     let (app_ix, w) = (&s.app_ix, &s.w);
     let p = s.tool(s.config.clone());
     // The same, told where the application's heartbeats are.
     let watched = s.tool(ProtocolConfig {
         liveness: Some(LivenessSource {
             index: app_ix.heartbeats.clone(),
-            instance_field: format!("{}.keyword", ARTICLE.instance),
-            time_field: ARTICLE.heartbeat.into(),
+            instance_field: format!("{}.keyword", s.names.instance),
+            time_field: s.names.heartbeat.into(),
             timeout: Duration::from_secs(30),
         }),
         ..s.config.clone()
     });
-    let n = &ARTICLE;
+    let n = s.names;
     // The application's only instance beat 10 minutes ago: it is gone.
     let beat = json!({n.instance: "i-1", n.heartbeat: ago(Duration::from_secs(600))});
     w.cluster

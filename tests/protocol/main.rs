@@ -28,6 +28,7 @@ mod mapped_times;
 mod mapped_values;
 mod operators;
 mod plan_files;
+mod poll_kept;
 mod poll_requests;
 mod procedures;
 mod receipts;

@@ -10,14 +10,18 @@
 //! - [`SeenAct`]: the acts recorded as finished lately (run records only),
 //!   which the dashboard logs when they are not its own.
 //!
-//! Both are read by search, as one search each in the poll's one
-//! `_msearch` ([`live_jobs_search`], [`recent_acts_search`]), and the live
-//! jobs by whole records (their parts too) for an act ([`live_jobs`]). A
-//! search reads only the run records' heads (`_source` filtered: the plan
-//! and steps are never read), so a job whose transactions overflow into
-//! parts is known by the poll for those its run record lists (the first
-//! [`crate::protocol::trail::pages::PAGE_BUDGET`] of them); an act reads
-//! its parts too.
+//! Both are read by search in the poll's one `_msearch` (the jobs' heads
+//! and the lists of jobs not seen before: [`live_jobs_searches`], kept in
+//! [`JobLists`]; the acts not seen before: [`recent_acts_search`], kept in
+//! [`SeenActs`]), and the live jobs by whole records (their parts too) for
+//! an act ([`live_jobs`]). A
+//! search reads only the run records' heads and lists (`_source`
+//! filtered: the plan and steps are never read); a job whose transactions
+//! overflow into parts (past its first
+//! [`crate::protocol::trail::pages::PAGE_BUDGET`]) is known by the poll
+//! for those its run record lists when it first sees it, and for the rest
+//! from the next poll on (its parts, read once); an act reads every part
+//! before it acts.
 
 use super::life::{life_at, JobLife};
 use crate::error::Result;
@@ -28,8 +32,9 @@ use crate::protocol::{Protocol, ProtocolConfig};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::Arc;
 
 /// Most running jobs one poll reads.
 pub const JOBS_CAP: usize = 50;
@@ -74,8 +79,13 @@ impl fmt::Display for HeldBy {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LiveJobs {
     jobs: Vec<HeldBy>,
-    by_txn: HashMap<String, usize>,
+    /// Each job's transactions, in the order of `jobs`.
+    held: Vec<Held>,
 }
+
+/// One job's transactions, as a set shared with [`JobLists`] (which keeps
+/// it while the job runs: it is built once, not every poll).
+type Held = Arc<HashSet<String>>;
 
 /// The head of a run record: what the poll's searches read of it.
 #[derive(Debug, Deserialize)]
@@ -114,21 +124,18 @@ impl LiveJobs {
         operator: &Operator,
         action: ActionKind,
         life: JobLife,
-        txns: &[String],
+        txns: Held,
     ) {
         let JobLife::Live { since } = life else {
             return;
         };
-        let n = self.jobs.len();
         self.jobs.push(HeldBy {
             operator: operator.clone(),
             job: id.to_string(),
             action,
             heartbeat_age_s: since.num_seconds(),
         });
-        for t in txns {
-            self.by_txn.entry(t.clone()).or_insert(n);
-        }
+        self.held.push(txns);
     }
 
     /// The live jobs among whole records `records`, judged at `now`.
@@ -140,31 +147,55 @@ impl LiveJobs {
         for r in records {
             if r.status == RecordStatus::Running {
                 let life = life_at(r.alive_at, r.alive_every_ms, now);
-                out.add(&r.record_id, &r.operator, r.action, life, &r.transactions);
+                let txns = Arc::new(r.transactions.iter().cloned().collect());
+                out.add(&r.record_id, &r.operator, r.action, life, txns);
             }
         }
         out
     }
 
-    /// The live jobs in the answer to [`live_jobs_search`], at `now`.
-    pub fn from_answer(answer: &Value, now: DateTime<Utc>) -> Result<LiveJobs> {
+    /// The live jobs in the answers to [`live_jobs_searches`] (`heads`,
+    /// and `lists` of the jobs `kept` did not hold), at `now`; `kept` then
+    /// holds the lists of the running jobs `heads` names, and no others. A
+    /// job whose list neither answer nor `kept` holds (it began between
+    /// the two searches) holds nothing this poll and is read again next.
+    pub fn from_answers(
+        heads: &Value,
+        lists: &Value,
+        kept: &mut JobLists,
+        now: DateTime<Utc>,
+    ) -> Result<LiveJobs> {
+        for h in crate::cluster::hit_refs(lists)? {
+            kept.read(h.id, h.source);
+        }
         let mut out = LiveJobs::default();
-        for h in crate::cluster::hits(answer)? {
+        let mut running = HashSet::new();
+        for h in crate::cluster::hits(heads)? {
+            running.insert(h.id.clone());
             let Ok(head) = serde_json::from_value::<Head>(Value::Object(h.source)) else {
                 tracing::debug!(record = %h.id, "a running record's head is unreadable");
                 continue;
             };
             if head.status == RecordStatus::Running {
                 let life = life_at(head.alive_at, head.alive_every_ms, now);
-                out.add(&h.id, &head.operator, head.action, life, &head.transactions);
+                let list = kept.by_job.get(&h.id).map(|k| k.held.clone());
+                out.add(
+                    &h.id,
+                    &head.operator,
+                    head.action,
+                    life,
+                    list.unwrap_or_default(),
+                );
             }
         }
+        kept.by_job.retain(|id, _| running.contains(id));
         Ok(out)
     }
 
     /// The live job holding `txn`, if any.
     pub fn holding(&self, txn: &str) -> Option<&HeldBy> {
-        self.by_txn.get(txn).map(|&n| &self.jobs[n])
+        let n = self.held.iter().position(|held| held.contains(txn))?;
+        Some(&self.jobs[n])
     }
 
     /// These live jobs without job `id` (an act's own run).
@@ -173,12 +204,7 @@ impl LiveJobs {
             return self;
         };
         self.jobs.remove(n);
-        self.by_txn.retain(|_, i| *i != n);
-        for i in self.by_txn.values_mut() {
-            if *i > n {
-                *i -= 1;
-            }
-        }
+        self.held.remove(n);
         self
     }
 
@@ -193,23 +219,121 @@ impl LiveJobs {
     }
 }
 
-/// The poll's search for the running jobs (run records of bulk acts still
-/// `running` whose heartbeat is at most an hour old at `now`): their heads
-/// only, newest first.
-pub fn live_jobs_search(now: DateTime<Utc>) -> Value {
+/// The filter of the poll's searches for the running jobs: run records of
+/// bulk acts still `running` whose heartbeat is at most an hour old at
+/// `now` (each is then judged by its own period).
+fn running_jobs(now: DateTime<Utc>) -> Value {
     json!({
-        "size": JOBS_CAP,
-        "query": {"bool": {
-            "filter": [
-                {"term": {"bulk": true}},
-                {"term": {"status": "running"}},
-                {"range": {"alive_at": {"gte": format_timestamp(now - HEARTBEAT_LOOKBACK)}}},
-            ],
-            "must_not": [{"exists": {"field": "run_id"}}],
-        }},
-        "sort": [{"started_at": {"order": "desc"}}],
-        "_source": ["operator", "action", "transactions", "status", "alive_at", "alive_every_ms"],
+        "filter": [
+            {"term": {"bulk": true}},
+            {"term": {"status": "running"}},
+            {"range": {"alive_at": {"gte": format_timestamp(now - HEARTBEAT_LOOKBACK)}}},
+        ],
+        "must_not": [{"exists": {"field": "run_id"}}],
     })
+}
+
+/// The poll's two searches for the running jobs at `now`: their heads
+/// (who, what, heartbeat: no transactions), newest first; and the
+/// transaction lists of those not in `known` (the lists an earlier poll
+/// read), with the parts `known` still lacks of the jobs it holds (a job
+/// over [`PAGE_BUDGET`](trail::pages::PAGE_BUDGET) of ids lists the rest in parts, at most
+/// [`PARTS_PER_POLL`] read per poll: a big job's rows beyond its first page
+/// are known from the next poll on). A running record's list and parts are
+/// written when it begins and only its end adds to them
+/// (`trail::Record`'s completion, after which it is no longer running), so
+/// what is read once holds while the job runs: the poll reads each job's
+/// list once, not every few seconds (issue 30 item 5: three jobs over
+/// 5 000 transactions were two thirds of the poll's answer).
+pub fn live_jobs_searches(now: DateTime<Utc>, known: &JobLists) -> [Value; 2] {
+    let heads = json!({
+        "size": JOBS_CAP,
+        "query": {"bool": running_jobs(now)},
+        "sort": [{"started_at": {"order": "desc"}}],
+        "_source": ["operator", "action", "status", "alive_at", "alive_every_ms"],
+    });
+    let mut unseen = running_jobs(now);
+    if !known.by_job.is_empty() {
+        let ids: Vec<&str> = known.by_job.keys().map(String::as_str).collect();
+        unseen["must_not"] = json!([
+            {"exists": {"field": "run_id"}},
+            {"ids": {"values": ids}},
+        ]);
+    }
+    let parts = known.parts_wanted();
+    let lists = json!({
+        "size": JOBS_CAP + parts.len(),
+        "query": {"bool": {"should": [
+            {"bool": unseen},
+            {"ids": {"values": parts}},
+        ], "minimum_should_match": 1}},
+        "sort": [{"started_at": {"order": "desc", "unmapped_type": "date"}}],
+        "_source": ["transactions", "parts", "run_id", "part"],
+    });
+    [heads, lists]
+}
+
+/// Most parts of the running jobs' lists one poll reads (each holds up to
+/// [`PAGE_BUDGET`](trail::pages::PAGE_BUDGET) of ids).
+pub const PARTS_PER_POLL: usize = 4;
+
+/// The transaction lists of the running jobs an earlier poll read, by
+/// run record id ([`live_jobs_searches`]): kept by the poller,
+/// each dropped once its job is no longer among the running.
+#[derive(Debug, Clone, Default)]
+pub struct JobLists {
+    by_job: HashMap<String, KeptList>,
+}
+
+/// One running job's list as read so far.
+#[derive(Debug, Clone, Default)]
+struct KeptList {
+    /// The transactions its record and the parts read list.
+    held: Held,
+    /// The numbers of its parts not read yet.
+    unread: Vec<u32>,
+}
+
+impl JobLists {
+    /// The ids of the parts to read next, at most [`PARTS_PER_POLL`].
+    fn parts_wanted(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .by_job
+            .iter()
+            .flat_map(|(run, l)| l.unread.iter().map(move |&n| trail::pages::part_id(run, n)))
+            .collect();
+        ids.sort();
+        ids.truncate(PARTS_PER_POLL);
+        ids
+    }
+
+    /// Reads one hit of the lists' search: a job's head (its first page
+    /// and how many parts follow) or one of its parts.
+    fn read(&mut self, id: &str, source: &serde_json::Map<String, Value>) {
+        let listed = source.get("transactions").and_then(Value::as_array);
+        let ids = listed.into_iter().flatten().filter_map(Value::as_str);
+        match (
+            source.get("run_id").and_then(Value::as_str),
+            source.get("part"),
+        ) {
+            (Some(run), Some(part)) => {
+                let Some(kept) = self.by_job.get_mut(run) else {
+                    return;
+                };
+                let n = part.as_u64().and_then(|n| u32::try_from(n).ok());
+                kept.unread.retain(|u| Some(*u) != n);
+                Arc::make_mut(&mut kept.held).extend(ids.map(String::from));
+            }
+            _ => {
+                let parts = source.get("parts").and_then(Value::as_u64).unwrap_or(0);
+                let parts = u32::try_from(parts).unwrap_or(0);
+                let held = Arc::new(ids.map(String::from).collect());
+                let unread = (1..=parts).collect();
+                self.by_job
+                    .insert(id.to_string(), KeptList { held, unread });
+            }
+        }
+    }
 }
 
 /// Why the other operators' jobs and acts cannot be seen: the dashboard's
@@ -281,8 +405,9 @@ pub struct SeenAct {
     pub operator: Operator,
     /// What.
     pub action: ActionKind,
-    /// On which transactions (a bulk run's first page of them).
-    pub transactions: Vec<String>,
+    /// On which transactions (a bulk run's first page of them; shared:
+    /// the poll keeps the act while it is recent).
+    pub transactions: Arc<[String]>,
     /// A bulk run.
     pub bulk: bool,
     /// Forced.
@@ -315,7 +440,7 @@ impl fmt::Display for SeenAct {
             let n = self.counts.map_or(self.transactions.len(), |c| c.total());
             write!(f, "{who}: bulk {action} of {n} transaction(s): {ended}")?;
         } else {
-            match self.transactions.as_slice() {
+            match &self.transactions[..] {
                 [] => write!(f, "{who}: {action} {ended}")?,
                 [one] => write!(f, "{who}: {action} of {one} {ended}")?,
                 [one, rest @ ..] => {
@@ -337,16 +462,23 @@ impl fmt::Display for SeenAct {
 }
 
 /// The poll's search for the acts finished since `ACTS_LOOKBACK` before
-/// `now` (run records only, finished, newest first; heads only).
-pub fn recent_acts_search(now: DateTime<Utc>) -> Value {
+/// `now` (run records only, finished, newest first; heads only), but those
+/// `known` holds: a finished record no longer changes, so each is read
+/// once (a bulk run's head lists up to a page of transactions).
+pub fn recent_acts_search(now: DateTime<Utc>, known: &SeenActs) -> Value {
+    let mut must_not = vec![json!({"exists": {"field": "run_id"}})];
+    if !known.by_record.is_empty() {
+        let ids: Vec<&str> = known.by_record.keys().map(String::as_str).collect();
+        must_not.push(json!({"ids": {"values": ids}}));
+    }
     json!({
         "size": ACTS_CAP,
         "query": {"bool": {
             "filter": [
                 {"term": {"status": "finished"}},
-                {"range": {"finished_at": {"gte": format_timestamp(now - ACTS_LOOKBACK)}}},
+                {"range": {"finished_at": {"gte": format_timestamp(since_acts(now))}}},
             ],
-            "must_not": [{"exists": {"field": "run_id"}}],
+            "must_not": must_not,
         }},
         "sort": [{"finished_at": {"order": "desc"}}],
         "_source": ["operator", "action", "transactions", "status", "reason", "bulk",
@@ -354,30 +486,52 @@ pub fn recent_acts_search(now: DateTime<Utc>) -> Value {
     })
 }
 
-/// The acts in the answer to [`recent_acts_search`], oldest first.
-pub fn seen_acts(answer: &Value) -> Result<Vec<SeenAct>> {
-    let mut out = Vec::new();
-    for h in crate::cluster::hits(answer)? {
-        let Ok(head) = serde_json::from_value::<Head>(Value::Object(h.source)) else {
-            tracing::debug!(record = %h.id, "a finished record's head is unreadable");
-            continue;
-        };
-        out.push(SeenAct {
-            record_id: h.id.clone(),
-            operator: head.operator,
-            action: head.action,
-            transactions: head.transactions,
-            bulk: head.bulk,
-            forced: head.forced,
-            overrode: head.overrode,
-            outcome: head.outcome,
-            counts: head.counts,
-            reason: head.reason,
-            finished_at: head.finished_at,
-        });
+/// The start of the acts' lookback at `now`.
+fn since_acts(now: DateTime<Utc>) -> DateTime<Utc> {
+    now - ACTS_LOOKBACK
+}
+
+/// The acts finished lately that earlier polls read, by record id
+/// ([`recent_acts_search`]): kept by the poller while they
+/// finished within the lookback.
+#[derive(Debug, Clone, Default)]
+pub struct SeenActs {
+    by_record: HashMap<String, SeenAct>,
+}
+
+impl SeenActs {
+    /// The acts in the answer to [`recent_acts_search`] added to those
+    /// kept, at `now`: the last [`ACTS_CAP`] finished within the lookback,
+    /// oldest first; those finished before it are no longer kept.
+    pub fn add_answer(&mut self, answer: &Value, now: DateTime<Utc>) -> Result<Vec<SeenAct>> {
+        for h in crate::cluster::hits(answer)? {
+            let Ok(head) = serde_json::from_value::<Head>(Value::Object(h.source)) else {
+                tracing::debug!(record = %h.id, "a finished record's head is unreadable");
+                continue;
+            };
+            let act = SeenAct {
+                record_id: h.id.clone(),
+                operator: head.operator,
+                action: head.action,
+                transactions: head.transactions.into(),
+                bulk: head.bulk,
+                forced: head.forced,
+                overrode: head.overrode,
+                outcome: head.outcome,
+                counts: head.counts,
+                reason: head.reason,
+                finished_at: head.finished_at,
+            };
+            self.by_record.insert(h.id, act);
+        }
+        let since = since_acts(now);
+        self.by_record
+            .retain(|_, a| a.finished_at.is_some_and(|f| f >= since));
+        let mut acts: Vec<SeenAct> = self.by_record.values().cloned().collect();
+        acts.sort_by(|a, b| (a.finished_at, &a.record_id).cmp(&(b.finished_at, &b.record_id)));
+        let newest = acts.len().saturating_sub(ACTS_CAP);
+        Ok(acts.split_off(newest))
     }
-    out.reverse();
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -402,11 +556,22 @@ mod tests {
                 "alive_at": format_timestamp(now - chrono::Duration::seconds(ago)),
                 "alive_every_ms": 1000})
         };
-        let answer = json!({"hits": {"total": {"value": 2}, "hits": [
+        let heads = json!({"hits": {"total": {"value": 2}, "hits": [
             {"_id": "live", "_source": beat(2)},
             {"_id": "dead", "_source": beat(30)},
         ]}});
-        let jobs = LiveJobs::from_answer(&answer, now).unwrap();
+        let lists = json!({"hits": {"hits": [
+            {"_id": "live", "_source": {"transactions": ["t-2"]}},
+            {"_id": "dead", "_source": {"transactions": ["t-30"]}},
+            {"_id": "gone", "_source": {"transactions": ["t-9"]}},
+        ]}});
+        let mut kept = JobLists::default();
+        let jobs = LiveJobs::from_answers(&heads, &lists, &mut kept, now).unwrap();
+        assert_eq!(
+            kept.by_job.len(),
+            2,
+            "the lists of the running records are kept, no other"
+        );
         let held = jobs.holding("t-2").expect("the live job's transaction");
         assert_eq!(held.job, "live");
         assert_eq!(held.heartbeat_age_s, 2);
@@ -416,6 +581,61 @@ mod tests {
         );
         assert!(jobs.holding("t-30").is_none(), "a dead job holds nothing");
         assert!(jobs.without("live").holding("t-2").is_none());
+
+        // The next poll: the lists kept are not asked again, and a job
+        // whose list no answer holds yet holds nothing until it is read.
+        let [_, ask] = live_jobs_searches(now, &kept);
+        let asked = ask.to_string();
+        assert!(
+            asked.contains(r#"{"ids":{"values":["#) && asked.contains("\"live\""),
+            "{asked}"
+        );
+        let heads = json!({"hits": {"hits": [
+            {"_id": "live", "_source": beat(1)},
+            {"_id": "new", "_source": beat(1)},
+        ]}});
+        let none = json!({"hits": {"hits": []}});
+        let jobs = LiveJobs::from_answers(&heads, &none, &mut kept, now).unwrap();
+        assert_eq!(jobs.holding("t-2").map(|h| h.job.as_str()), Some("live"));
+        assert_eq!(jobs.jobs().len(), 2);
+        assert_eq!(
+            kept.by_job.len(),
+            1,
+            "only the running job's list stays kept"
+        );
+    }
+
+    /// The acts read are kept and not asked again; those finished before
+    /// the lookback are dropped; the newest [`ACTS_CAP`], oldest first.
+    #[test]
+    fn acts_seen_are_kept_while_recent_and_not_asked_again() {
+        let now: DateTime<Utc> = "2026-01-01T10:00:00Z".parse().unwrap();
+        let act = |id: &str, ago_s: i64| {
+            json!({"_id": id, "_source": {"operator": alice(), "action": "rollback",
+                "status": "finished", "transactions": ["t"], "outcome": "completed",
+                "finished_at": format_timestamp(now - chrono::Duration::seconds(ago_s))}})
+        };
+        let mut kept = SeenActs::default();
+        let answer = json!({"hits": {"hits": [act("b", 60), act("a", 120)]}});
+        let acts = kept.add_answer(&answer, now).unwrap();
+        let ids = |acts: &[SeenAct]| acts.iter().map(|a| a.record_id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&acts), ["a", "b"]);
+        let asked = recent_acts_search(now, &kept).to_string();
+        assert!(asked.contains(r#""ids":{"values":["#), "{asked}");
+
+        // Nine minutes on, with none new: `a` has left the lookback.
+        let later = now + chrono::Duration::seconds(540);
+        let none = json!({"hits": {"hits": []}});
+        assert_eq!(ids(&kept.add_answer(&none, later).unwrap()), ["b"]);
+
+        let many: Vec<Value> = (0..ACTS_CAP + 5)
+            .map(|i| act(&format!("m{i:03}"), i as i64))
+            .collect();
+        let acts = kept
+            .add_answer(&json!({"hits": {"hits": many}}), now)
+            .unwrap();
+        assert_eq!(acts.len(), ACTS_CAP);
+        assert_eq!(acts.last().unwrap().record_id, "m000", "the newest last");
     }
 
     #[test]
@@ -424,7 +644,7 @@ mod tests {
             record_id: "r".into(),
             operator: alice(),
             action: ActionKind::Rollback,
-            transactions: vec!["e2e-x".into()],
+            transactions: vec!["e2e-x".to_string()].into(),
             bulk: false,
             forced: false,
             overrode: vec![],

@@ -95,7 +95,7 @@ use crate::protocol::views::TransactionDetail;
 use crate::protocol::views::{DocKind, DocVersion};
 use doctor::security::security;
 use elasticsearch::http::Method;
-use poll::{AttentionCounts, DEFAULT_CAP};
+use poll::{AttentionCounts, PollMemory, DEFAULT_CAP};
 use scan::total_hits;
 use serde_json::json;
 use std::collections::HashSet;
@@ -138,18 +138,27 @@ impl Protocol {
         self.discovery().await
     }
 
-    /// The dashboard's poll, through the cached discovery.
+    /// One poll, through the cached discovery, reading everything afresh
+    /// (a caller that polls again and again keeps a [`PollMemory`] and
+    /// calls [`Protocol::poll_snapshot_listing`]).
     pub async fn poll_snapshot(&self, cap: usize) -> Result<Snapshot> {
-        self.poll_snapshot_listing(cap, &TableFilter::default())
+        let memory = PollMemory::default();
+        self.poll_snapshot_listing(cap, &TableFilter::default(), &memory)
             .await
     }
 
     /// The dashboard's poll, listing page `table.page` (of `cap` rows) of
-    /// the table's filter run over every document.
-    pub async fn poll_snapshot_listing(&self, cap: usize, table: &TableFilter) -> Result<Snapshot> {
+    /// the table's filter run over every document; what `memory` keeps
+    /// from the poller's earlier polls is not read again.
+    pub async fn poll_snapshot_listing(
+        &self,
+        cap: usize,
+        table: &TableFilter,
+        memory: &PollMemory,
+    ) -> Result<Snapshot> {
         let d = self.discovery().await?;
         let ix = &self.config.indices;
-        poll::load_with(self.cluster(), ix, &d, cap, &self.config, table).await
+        poll::load_with(self.cluster(), ix, &d, cap, &self.config, table, memory).await
     }
 
     /// Refuses (before any write) when the mappings would reject a field a

@@ -44,7 +44,7 @@ fn app_config(recovery_window: Duration) -> AppConfig {
 }
 
 /// The tool's schema map for an application's names, as a profile gives it.
-fn schema_of(names: &Names) -> Schema {
+pub(crate) fn schema_of(names: &Names) -> Schema {
     let table: toml::Table = toml::from_str(&names.schema_toml("app")).unwrap();
     Schema::from_table(table["profiles"]["app"]["schema"].as_table().unwrap()).unwrap()
 }

@@ -17,7 +17,11 @@
 //! `_msearch`, the `_mget`, the health, and the holders' heartbeats where
 //! a liveness source is configured and a lock's owner names no
 //! transaction (`tests/protocol/poll_requests.rs` counts them at a proxy).
-//! Every answer's shard coverage is kept: a partial poll says so.
+//! Every answer's shard coverage is kept: a partial poll says so. What
+//! does not change once read (a running job's list of transactions, a
+//! finished operator record's, an act's) is read once and kept by the
+//! poller ([`PollMemory`], which the dashboard's poller owns), so that the
+//! answer a poll parses stays small while other operators run big jobs.
 
 mod acks;
 mod msearch;
@@ -25,7 +29,7 @@ mod named;
 mod others;
 
 use acks::AcksSearch;
-use others::{Others, OthersSearch};
+use others::{Known, Others, OthersSearch};
 
 use super::coverage::Coverage;
 use super::discovery::Discovery;
@@ -35,7 +39,7 @@ pub use super::snapshot::{AccountEntry, ReadStatus, Snapshot};
 use super::state_counts::{buckets, count_listed};
 pub use super::state_counts::{ordered, AttentionCounts, StateCount};
 use super::table::{TableFilter, TablePage};
-use super::verdict::evidence::{FileMarks, Sources};
+use super::verdict::evidence::{FileMarks, FinishedMarks, Sources};
 use super::verdict::{self, HealingEvidence, HealingSearch};
 use crate::cluster::{Cluster, HealthProbe};
 use crate::error::Result;
@@ -65,13 +69,51 @@ pub const PENDING_ACCOUNTS_CAP: usize = 200;
 pub async fn load(cluster: &Cluster, ix: &Indices, cap: usize) -> Result<Snapshot> {
     let d = super::fetch::discover(cluster, ix, &Default::default()).await?;
     let table = TableFilter::default();
-    load_with(cluster, ix, &d, cap, &ProtocolConfig::default(), &table).await
+    let config = ProtocolConfig::default();
+    load_with(
+        cluster,
+        ix,
+        &d,
+        cap,
+        &config,
+        &table,
+        &PollMemory::default(),
+    )
+    .await
+}
+
+/// What one poller's polls keep from one poll to the next: what no longer
+/// changes once read (a running job's list of transactions, a finished
+/// operator record's, an act finished lately), so each is read once, not
+/// every poll.
+#[derive(Debug, Default)]
+pub struct PollMemory {
+    kept: std::sync::Mutex<Kept>,
+}
+
+/// [`PollMemory`]'s contents, taken out for a poll and put back after it
+/// (a poll that fails leaves it empty: the next reads every list again).
+#[derive(Debug, Default)]
+struct Kept {
+    others: Known,
+    records: FinishedMarks,
+}
+
+impl PollMemory {
+    fn take(&self) -> Kept {
+        std::mem::take(&mut *self.kept.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn keep(&self, kept: Kept) {
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+    }
 }
 
 /// Loads a snapshot with queries built from `d`; the transactions listed
 /// are page `table.page` (of `cap` rows) of `table`'s matches (in the same
 /// `_msearch`); locks are judged stale by the stuck rule under `windows`'
-/// recovery window and investigation threshold.
+/// recovery window and investigation threshold; the lists `memory` keeps
+/// are not read again, and those read are kept there.
 pub async fn load_with(
     cluster: &Cluster,
     ix: &Indices,
@@ -79,6 +121,7 @@ pub async fn load_with(
     cap: usize,
     windows: &ProtocolConfig,
     table: &TableFilter,
+    memory: &PollMemory,
 ) -> Result<Snapshot> {
     let started = Instant::now();
     // Ages are judged on the cluster's own clock (asked once a minute, not
@@ -101,10 +144,16 @@ pub async fn load_with(
     // is capped): the queries `check` counts with.
     let urgency = super::rules::urgency_count_queries(&q, &d.fields, windows);
     let page = table.page_search(&q, &d.fields, windows, cap);
-    let healing = verdict::evidence::searches(&d.fields, &healing_sources(windows), taken_at);
+    let mut kept = memory.take();
+    let healing = verdict::evidence::searches(
+        &d.fields,
+        &healing_sources(windows),
+        taken_at,
+        &mut kept.records,
+    );
     let acks_search = AcksSearch::new(taken_at);
     let audit = windows.audit_file.is_none().then_some(ix.audit.as_str());
-    let others_search = OthersSearch::new(taken_at, audit);
+    let others_search = OthersSearch::new(taken_at, audit, std::mem::take(&mut kept.others));
     let searches = p.searches(
         page,
         urgency.as_ref(),
@@ -118,7 +167,7 @@ pub async fn load_with(
         answers,
         urgency.iter().flatten().count(),
         &named_healing,
-        &others_search,
+        others_search,
         &acks_search,
     )?;
     let (mut transactions, in_flight_total, table_page) =
@@ -146,7 +195,10 @@ pub async fn load_with(
         &state_counts,
         taken_at,
         windows,
+        &mut kept.records,
     );
+    kept.others = std::mem::take(&mut a.others.known);
+    memory.keep(kept);
     // A locks index discovery found absent (not named) is no locks, not a
     // missing index.
     let locks_absent = d.locks.is_absent() && p.missing.remove(&ix.locks);
@@ -210,9 +262,10 @@ fn healing_evidence(
     counts: &[StateCount],
     taken_at: DateTime<Utc>,
     windows: &ProtocolConfig,
+    kept: &mut FinishedMarks,
 ) -> HealingEvidence {
     let file = file_marks(windows, taken_at);
-    let a = verdict::evidence::read(answers, file, &healing_sources(windows));
+    let a = verdict::evidence::read(answers, file, &healing_sources(windows), kept);
     let oldest = counts
         .iter()
         .filter(|c| c.state.as_ref().is_some_and(TxnState::is_in_flight))
@@ -376,9 +429,9 @@ impl Poll<'_> {
     ) -> Result<Vec<StateCount>> {
         let known: u64 = buckets.iter().map(|c| c.count).sum();
         if let Some(odd) = odd.filter(|_| total > known) {
-            let odd_txns: Vec<Transaction> = crate::cluster::hits(odd)?
+            let odd_txns: Vec<Transaction> = crate::cluster::hit_refs(odd)?
                 .iter()
-                .map(|h| Transaction::from_source(&h.id, &h.source))
+                .map(|h| Transaction::from_source(h.id, h.source))
                 .collect();
             if self.aggregate {
                 buckets.extend(super::state_counts::buckets(odd, self.q.schema()));
@@ -407,9 +460,9 @@ fn listed(
     if let Some(v) = page {
         total = total_hits(v);
         transactions.extend(
-            crate::cluster::hits(v)?
+            crate::cluster::hit_refs(v)?
                 .iter()
-                .map(|h| Transaction::from_source(&h.id, &h.source)),
+                .map(|h| Transaction::from_source(h.id, h.source)),
         );
     }
     let table = TablePage {

@@ -1,7 +1,7 @@
 //! The poll's one `_msearch`: the searches it asks, in order, and the
 //! answers read back in that order (a missing index is noted, every
 //! answer's shard coverage added). The healing evidence's searches come
-//! after the counts, then the other operators' two ([`OthersSearch`]),
+//! after the counts, then the other operators' three ([`OthersSearch`]),
 //! and the acks' search is the last, each read by its own type
 //! ([`AcksSearch`]).
 
@@ -90,7 +90,7 @@ impl Poll<'_> {
         mut answers: Vec<Result<Value>>,
         urgent: usize,
         healing: &[HealingSearch],
-        others_search: &OthersSearch,
+        others_search: OthersSearch,
         acks_search: &AcksSearch,
     ) -> Result<Answers> {
         let acks = match acks_search.read(answers.pop(), &mut self.coverage) {
@@ -102,11 +102,8 @@ impl Poll<'_> {
                 Default::default()
             }
         };
-        let (acts, jobs) = match others_search.asked() {
-            0 => (None, None),
-            _ => (answers.pop(), answers.pop()),
-        };
-        let others = match others_search.read(jobs, acts, &mut self.coverage) {
+        let others_answers = answers.split_off(answers.len().saturating_sub(others_search.asked()));
+        let others = match others_search.read(others_answers, &mut self.coverage) {
             Ok(others) => others,
             Err(e) => {
                 tracing::warn!(error = %e, "other operators' jobs and acts unreadable");

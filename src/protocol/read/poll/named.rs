@@ -191,8 +191,8 @@ fn pending(answer: Option<&Value>) -> Result<(BTreeMap<String, AccountEntry>, u6
     let Some(v) = answer else {
         return Ok((accounts, 0));
     };
-    for h in crate::cluster::hits(v)? {
-        accounts.insert(h.id.clone(), entry(&h.source));
+    for h in crate::cluster::hit_refs(v)? {
+        accounts.insert(h.id.to_string(), entry(h.source));
     }
     Ok((accounts, total_hits(v)))
 }
@@ -202,9 +202,9 @@ fn lock_infos(answer: Option<&Value>) -> Result<(Vec<LockInfo>, u64)> {
     let Some(v) = answer else {
         return Ok((Vec::new(), 0));
     };
-    let infos = crate::cluster::hits(v)?
+    let infos = crate::cluster::hit_refs(v)?
         .iter()
-        .map(|h| LockInfo::from_source(&h.id, &h.source))
+        .map(|h| LockInfo::from_source(h.id, h.source))
         .collect();
     Ok((infos, total_hits(v)))
 }

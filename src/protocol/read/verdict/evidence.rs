@@ -22,7 +22,7 @@ use crate::protocol::schema::Field;
 use crate::protocol::time::{format_timestamp, parse_timestamp};
 use crate::protocol::transaction::Transaction;
 use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 
 /// Most recently finished transactions read to find those that left a
@@ -60,11 +60,14 @@ pub struct Sources<'a> {
 /// The searches of the healing evidence at `taken_at`, each with its
 /// index and body: none for recoveries when the mapping cannot compare
 /// dates; none for records under a file trail (read from the file); none
-/// for heartbeats without a liveness source.
+/// for heartbeats without a liveness source. The records `kept` holds
+/// (finished, read by an earlier poll) are not asked again; those that
+/// ended before the lookback are dropped from it first.
 pub fn searches(
     fields: &Fields,
     at: &Sources,
     taken_at: DateTime<Utc>,
+    kept: &mut FinishedMarks,
 ) -> Vec<(HealingSearch, String, Value)> {
     let mut out = Vec::new();
     if !fields.ages_queryable() {
@@ -76,25 +79,37 @@ pub fn searches(
     let created_before = taken_at - chrono::Duration::from_std(window).unwrap_or_default();
     let ct = fields.schema.name(Field::CreationTime).to_string();
     let mt = fields.modification_time.query_name().to_string();
+    // Only the two times are read of each (the application's names: the
+    // source filter runs before the schema's boundary renames).
+    let source = [
+        fields.schema.name(Field::CreationTime).to_string(),
+        fields.modification_time.name.clone(),
+    ];
     out.push((
         HealingSearch::Recovered,
         at.transactions.to_string(),
-        json!({"size": RECOVERED_CAP, "query": {"bool": {"filter": [
+        json!({"size": RECOVERED_CAP, "_source": source, "query": {"bool": {"filter": [
             q.state_in(&["finished", "rolled-back"]),
             {"range": {mt: {"gte": since.timestamp_millis(), "format": "epoch_millis"}}},
             {"range": {ct.clone(): {"lte": created_before.timestamp_millis(), "format": "epoch_millis"}}},
         ]}}, "sort": [{ct: {"order": "asc", "unmapped_type": "date"}}]}),
     ));
     if let Some(audit) = at.audit {
+        kept.by_record.retain(|_, (_, finished)| *finished >= since);
         let from = format_timestamp(since);
         let active =
             ["started_at", "finished_at", "alive_at"].map(|f| json!({"range": {f: {"gte": from}}}));
+        let mut query = json!({"should": active, "minimum_should_match": 1});
+        if !kept.by_record.is_empty() {
+            let ids: Vec<&str> = kept.by_record.keys().map(String::as_str).collect();
+            query["must_not"] = json!([{"ids": {"values": ids}}]);
+        }
         out.push((
             HealingSearch::OperatorRecords,
             audit.to_string(),
             json!({"size": RECORDS_CAP,
                 "_source": ["transactions", "bulk", "started_at", "finished_at"],
-                "query": {"bool": {"should": active, "minimum_should_match": 1}}}),
+                "query": {"bool": query}}),
         ));
     }
     if let Some(l) = at.liveness {
@@ -120,7 +135,7 @@ pub fn lookback_start(taken_at: DateTime<Utc>, window: std::time::Duration) -> D
 
 /// An operator's act as the evidence needs it: the transactions its record
 /// names, and, for a bulk run, when it ran (it may have changed others).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct OperatorMark {
     /// The transactions its record lists.
     pub transactions: Vec<String>,
@@ -130,8 +145,9 @@ pub struct OperatorMark {
 
 impl OperatorMark {
     /// The mark of a stored (or file) record's fields.
-    fn of(src: &Value) -> OperatorMark {
-        let transactions = src["transactions"]
+    fn of(src: &Map<String, Value>) -> OperatorMark {
+        let field = |k: &str| src.get(k).unwrap_or(&Value::Null);
+        let transactions = field("transactions")
             .as_array()
             .map(|a| {
                 a.iter()
@@ -139,16 +155,27 @@ impl OperatorMark {
                     .collect()
             })
             .unwrap_or_default();
-        let bulk = src["bulk"].as_bool().unwrap_or(false);
+        let bulk = field("bulk").as_bool().unwrap_or(false);
         let bulk_run = bulk
-            .then(|| parse_timestamp(&src["started_at"]))
+            .then(|| parse_timestamp(field("started_at")))
             .flatten()
-            .map(|from| (from, parse_timestamp(&src["finished_at"])));
+            .map(|from| (from, parse_timestamp(field("finished_at"))));
         OperatorMark {
             transactions,
             bulk_run,
         }
     }
+}
+
+/// The marks of the finished operator records an earlier poll read, by
+/// record id, each with its end: a finished record no longer changes (its
+/// completion was its last write), so the poll reads each once and keeps
+/// it while it ended within the lookback (issue 30 item 5: the records'
+/// lists were a fifth of the fullest poll's answer). A running record is
+/// read every poll (its end may add transactions).
+#[derive(Debug, Clone, Default)]
+pub struct FinishedMarks {
+    by_record: std::collections::HashMap<String, (OperatorMark, DateTime<Utc>)>,
 }
 
 /// The operators' marks of a file trail (`--audit-trail file:PATH`), read
@@ -200,17 +227,19 @@ pub fn marks_of_lines(text: &str, since: DateTime<Utc>) -> Vec<OperatorMark> {
         if let Some(id) = v["record_id"].as_str() {
             records.insert(id.to_string(), v);
         } else if let Some(run) = v["run_id"].as_str() {
-            parts
-                .entry(run.to_string())
-                .or_default()
-                .extend(OperatorMark::of(&v).transactions);
+            parts.entry(run.to_string()).or_default().extend(
+                v.as_object()
+                    .map(OperatorMark::of)
+                    .unwrap_or_default()
+                    .transactions,
+            );
         }
     }
     records
         .into_iter()
         .filter(|(_, v)| parse_timestamp(&v["started_at"]).is_some_and(|t| t >= since))
         .map(|(id, v)| {
-            let mut m = OperatorMark::of(&v);
+            let mut m = v.as_object().map(OperatorMark::of).unwrap_or_default();
             m.transactions.extend(parts.remove(&id).unwrap_or_default());
             m
         })
@@ -227,11 +256,13 @@ pub struct Answered {
 }
 
 /// Reads the answers of [`searches`] (`answers`, each named), with the
-/// operator marks of a file trail (`file_marks`) where there is one.
+/// operator marks of a file trail (`file_marks`) where there is one, or
+/// those `kept` holds (the finished records read now are added to it).
 pub fn read(
     answers: Vec<(HealingSearch, Result<Value>)>,
     file_marks: FileMarks,
     at: &Sources,
+    kept: &mut FinishedMarks,
 ) -> Answered {
     let mut recovered: Option<Vec<Transaction>> = None;
     let mut marks: Option<Vec<OperatorMark>> = match file_marks {
@@ -251,7 +282,14 @@ pub fn read(
             }
             Err(e) => Err(e),
         };
-        let hits = match answer.and_then(|v| crate::cluster::hits(&v)) {
+        let answer = match answer {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::debug!(error = %e, ?search, "healing evidence unreadable");
+                continue;
+            }
+        };
+        let hits = match crate::cluster::hit_refs(&answer) {
             Ok(h) => h,
             Err(e) => {
                 tracing::debug!(error = %e, ?search, "healing evidence unreadable");
@@ -262,16 +300,23 @@ pub fn read(
             HealingSearch::Recovered => {
                 recovered = Some(
                     hits.iter()
-                        .map(|h| Transaction::from_source(&h.id, &h.source))
+                        .map(|h| Transaction::from_source(h.id, h.source))
                         .collect(),
                 );
             }
             HealingSearch::OperatorRecords => {
-                marks = Some(
-                    hits.iter()
-                        .map(|h| OperatorMark::of(&Value::Object(h.source.clone())))
-                        .collect(),
-                );
+                let mut read = Vec::new();
+                for h in hits {
+                    let mark = OperatorMark::of(h.source);
+                    match h.source.get("finished_at").and_then(parse_timestamp) {
+                        Some(end) => {
+                            kept.by_record.insert(h.id.to_string(), (mark, end));
+                        }
+                        None => read.push(mark),
+                    }
+                }
+                read.extend(kept.by_record.values().map(|(m, _)| m.clone()));
+                marks = Some(read);
             }
             HealingSearch::Heartbeat => {
                 heartbeat = match (at.liveness, hits.first()) {
