@@ -47,6 +47,7 @@ pub fn measure(snap: &Snapshot, url: &str, transactions_index: &str) {
         profile: None,
         mark: None,
         runbooks: Default::default(),
+        others_unavailable: None,
     };
     let now = Utc::now();
     let at = |i: usize| now + ChronoDuration::seconds(i as i64);

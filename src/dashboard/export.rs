@@ -2,7 +2,8 @@
 //! read by the cluster, not only the rows loaded): one CSV
 //! row per transaction with full ids and every column of the CLI's `list`
 //! rows (the protocol's [`TransactionRow`] and its one CSV writer), each stamped with
-//! the as-of time of the snapshot it came from. Written off the UI loop to
+//! the as-of time of the snapshot it came from, and its `cause` and
+//! `in_job` columns (`protocol::read::RowNotes`). Written off the UI loop to
 //! the state directory `estx-tui paths` shows (`$XDG_STATE_HOME/estx-tui`,
 //! else `~/.local/state/estx-tui`; created private to the user, as the data
 //! names accounts and amounts), never the current directory, under a name
@@ -11,7 +12,7 @@
 
 use super::event::Event;
 use crate::local_files::{private_dir, state_dir_from_env};
-use crate::protocol::read::TableFilter;
+use crate::protocol::read::{row_notes, TableFilter};
 use crate::protocol::rows::{CsvWriter, TransactionRow};
 use crate::protocol::time::format_timestamp;
 use crate::protocol::Protocol;
@@ -47,13 +48,20 @@ async fn export(proto: &Protocol, table: &TableFilter) -> Result<(String, usize)
     let as_of = proto.now().await;
     let (path, file) = create(as_of)?;
     let config = proto.config();
+    // Each row with its cause and the live job holding it, as `list`'s CSV.
+    let (notes, unread) = row_notes(proto, as_of).await;
+    for u in unread {
+        tracing::warn!(error = %u, "export: a column left empty");
+    }
     let mut w = CsvWriter::new(std::io::BufWriter::new(file), format_timestamp(as_of));
     let mut failed = None;
     let mut rows = 0;
     let summary = proto
         .scan_table(table, |page| {
             for t in &page {
-                if let Err(e) = w.row(&TransactionRow::of(t, as_of, config)) {
+                let cause = notes.cause(t);
+                let beside = notes.beside(&t.id, cause.as_ref());
+                if let Err(e) = w.row(&TransactionRow::of(t, as_of, config), beside) {
                     failed = Some(e.to_string());
                     return false;
                 }
@@ -95,7 +103,7 @@ fn create(as_of: DateTime<Utc>) -> Result<(PathBuf, std::fs::File), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::rows::to_csv;
+    use crate::protocol::rows::{to_csv, Beside};
     use crate::protocol::{ProtocolConfig, Transaction};
     use chrono::TimeZone;
 
@@ -110,7 +118,7 @@ mod tests {
             .expect("object"),
         );
         let row = TransactionRow::of(&t, as_of, &ProtocolConfig::default());
-        let csv = to_csv(&[row], as_of);
+        let csv = to_csv([(&row, Beside::default())], as_of);
         let mut lines = csv.lines();
         let header = lines.next().expect("header");
         assert!(header.starts_with("as_of,id,state,src_acct,dest_acct,amount,"));

@@ -104,6 +104,7 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<End
         profile: opts.profile.clone(),
         mark: opts.mark.clone(),
         runbooks: config.runbooks.clone(),
+        others_unavailable: crate::protocol::jobs::others_unavailable(&config),
     };
     let mut app = App::new(settings, opts.interval, proto.cluster().now());
     app.theme = opts.theme;

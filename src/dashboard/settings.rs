@@ -1,6 +1,7 @@
 //! A dashboard session's fixed settings: the cluster, the windows the
 //! stuck rule uses, read-only, the profile in use and how it marks the
-//! screen (a labelled, coloured frame; production's typed confirmations).
+//! screen (a labelled, coloured frame; production's typed confirmations),
+//! and whether other operators can be seen (not with a file trail).
 
 use crate::protocol::intervene::Guard;
 use std::time::Duration;
@@ -26,6 +27,10 @@ pub struct Settings {
     /// The profile's runbook URL per cause, shown beside a cause (the
     /// detail pane, the by-cause view).
     pub runbooks: crate::protocol::read::verdict::Runbooks,
+    /// Why other operators' jobs and acts cannot be seen (a file audit
+    /// trail: the poll asks the cluster nothing of them), said in the jobs
+    /// view; `None`: they are read from the audit index.
+    pub others_unavailable: Option<crate::protocol::jobs::OthersUnavailable>,
 }
 
 impl Settings {

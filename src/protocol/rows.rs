@@ -6,9 +6,13 @@
 //!
 //! It lives below the CLI and the dashboard, which both use it. A CSV row is
 //! the same row flattened ([`CsvRow`]: problems joined by `; `, absent values
-//! empty, RFC 4180 quoting by the `csv` crate).
+//! empty, RFC 4180 quoting by the `csv` crate), with what a reading adds
+//! beside it ([`Beside`]: the stuck transaction's cause, the live job
+//! working on it).
 
+use super::jobs::{HeldBy, OthersUnavailable};
 use super::read::rules::urgency_with;
+use super::read::verdict::Cause;
 use super::read::Urgency;
 use super::time::format_timestamp;
 use super::{ProtocolConfig, Transaction};
@@ -112,8 +116,23 @@ impl TransactionRow {
     }
 }
 
+/// What a reading adds beside a row's columns in the machine formats and
+/// `show --json` (`protocol::read::RowNotes`): the cause of a stuck
+/// transaction and the live job (another operator's, or another
+/// process's) working on it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Beside<'a> {
+    /// Its cause, when it is stuck and causes were judged.
+    pub cause: Option<&'a Cause>,
+    /// The live job holding it.
+    pub in_job: Option<&'a HeldBy>,
+    /// Why other operators' jobs cannot be seen (`in_job` then names only
+    /// this trail's own), when they cannot.
+    pub others_unavailable: Option<OthersUnavailable>,
+}
+
 /// A CSV row: a [`TransactionRow`] read at `as_of`, flattened to one value
-/// per column.
+/// per column, with what the reading says [`Beside`] it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CsvRow {
     /// When the rows were read (the cluster's clock, RFC 3339).
@@ -146,11 +165,17 @@ pub struct CsvRow {
     pub reversed_by: Option<String>,
     /// What is malformed, joined by `; `.
     pub problems: String,
+    /// A stuck transaction's cause, by name (`holder_dead`, ...: `list
+    /// --json`'s `cause.cause`); empty when not stuck or not judged.
+    pub cause: Option<String>,
+    /// The live job working on it, `JOB_ID (operator)` (as a forced
+    /// record's `overrode` names it); empty when none.
+    pub in_job: Option<String>,
 }
 
 impl CsvRow {
-    /// The flat row of `row` read at `as_of`.
-    pub fn of(as_of: &str, row: &TransactionRow) -> CsvRow {
+    /// The flat row of `row` read at `as_of`, with what is `beside` it.
+    pub fn of(as_of: &str, row: &TransactionRow, beside: Beside<'_>) -> CsvRow {
         CsvRow {
             as_of: as_of.to_string(),
             id: row.id.clone(),
@@ -167,13 +192,17 @@ impl CsvRow {
             reverses: row.reverses.clone(),
             reversed_by: row.reversed_by.clone(),
             problems: row.problems.join("; "),
+            cause: beside.cause.map(|c| c.kind().name().to_string()),
+            in_job: beside
+                .in_job
+                .map(|h| format!("{} ({})", h.job, h.operator.user)),
         }
     }
 }
 
 /// The CSV header line's columns (the fields of [`CsvRow`]), written even
 /// when there is no row.
-pub fn csv_header() -> [&'static str; 15] {
+pub fn csv_header() -> [&'static str; 17] {
     [
         "as_of",
         "id",
@@ -190,6 +219,8 @@ pub fn csv_header() -> [&'static str; 15] {
         "reverses",
         "reversed_by",
         "problems",
+        "cause",
+        "in_job",
     ]
 }
 
@@ -210,10 +241,10 @@ impl<W: std::io::Write> CsvWriter<W> {
         }
     }
 
-    /// Writes one row.
-    pub fn row(&mut self, row: &TransactionRow) -> csv::Result<()> {
+    /// Writes one row, with what is `beside` it.
+    pub fn row(&mut self, row: &TransactionRow, beside: Beside<'_>) -> csv::Result<()> {
         self.rows += 1;
-        self.csv.serialize(CsvRow::of(&self.as_of, row))
+        self.csv.serialize(CsvRow::of(&self.as_of, row, beside))
     }
 
     /// Ends the output (a CSV with no rows still gets its header) and gives
@@ -228,11 +259,15 @@ impl<W: std::io::Write> CsvWriter<W> {
     }
 }
 
-/// The CSV text of `rows` as of `as_of` (header first; RFC 4180 quoting).
-pub fn to_csv(rows: &[TransactionRow], as_of: DateTime<Utc>) -> String {
+/// The CSV text of `rows` as of `as_of`, each with what is beside it
+/// (header first; RFC 4180 quoting).
+pub fn to_csv<'a>(
+    rows: impl IntoIterator<Item = (&'a TransactionRow, Beside<'a>)>,
+    as_of: DateTime<Utc>,
+) -> String {
     let mut w = CsvWriter::new(Vec::new(), format_timestamp(as_of));
-    for row in rows {
-        if let Err(e) = w.row(row) {
+    for (row, beside) in rows {
+        if let Err(e) = w.row(row, beside) {
             tracing::warn!(error = %e, "csv row not written");
         }
     }
@@ -273,7 +308,8 @@ mod tests {
     fn the_empty_header_matches_the_serialised_one() {
         let row = sample();
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.serialize(CsvRow::of("now", &row)).unwrap();
+        w.serialize(CsvRow::of("now", &row, Beside::default()))
+            .unwrap();
         let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let header = text.lines().next().unwrap();
         assert_eq!(header, csv_header().join(","));
@@ -281,24 +317,27 @@ mod tests {
             .deserialize()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(back, vec![CsvRow::of("now", &row)]);
+        assert_eq!(back, vec![CsvRow::of("now", &row, Beside::default())]);
     }
 
     #[test]
     fn no_rows_still_give_the_whole_header() {
         let as_of = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
-        assert_eq!(to_csv(&[], as_of), format!("{}\n", csv_header().join(",")));
+        assert_eq!(
+            to_csv(std::iter::empty(), as_of),
+            format!("{}\n", csv_header().join(","))
+        );
     }
 
     #[test]
     fn a_row_is_quoted_as_rfc_4180_wants_with_its_as_of_time() {
         let as_of = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
         assert_eq!(
-            to_csv(&[sample()], as_of),
+            to_csv([(&sample(), Beside::default())], as_of),
             format!(
                 "{}\n{}\n",
                 csv_header().join(","),
-                "2026-03-01T12:00:00.000Z,\"t, \"\"quoted\"\"\",pending,,B,5,,,,true,true,true,,t-reversal,a; b"
+                "2026-03-01T12:00:00.000Z,\"t, \"\"quoted\"\"\",pending,,B,5,,,,true,true,true,,t-reversal,a; b,,"
             )
         );
     }
@@ -307,6 +346,8 @@ mod tests {
     fn the_json_row_has_the_columns_of_the_csv_in_order() {
         let v = serde_json::to_value(sample()).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, csv_header()[1..]);
+        // The CSV adds what is beside the row (`cause`, `in_job`) last.
+        assert_eq!(keys, csv_header()[1..15]);
+        assert_eq!(csv_header()[15..], ["cause", "in_job"]);
     }
 }

@@ -30,6 +30,10 @@ fn flat(v: &Value) -> CsvRow {
             .map(|p| p.as_str().unwrap())
             .collect::<Vec<_>>()
             .join("; "),
+        cause: v["cause"]["cause"].as_str().map(str::to_string),
+        in_job: v["in_job"]["job"]
+            .as_str()
+            .map(|job| format!("{job} ({})", v["in_job"]["operator"].as_str().unwrap())),
     }
 }
 

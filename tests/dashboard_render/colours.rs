@@ -1,6 +1,6 @@
 //! Cell colours that carry meaning: destructive dialogs are red with Cancel
-//! focused, a focused Confirm is filled red, force recovery is yellow, and stuck
-//! transactions are coloured in the list.
+//! focused, a focused Confirm is filled red, force recovery is yellow, stuck
+//! transactions are coloured in the list, and an actionable cause is green.
 
 use crate::drawing::{assert_danger_dialog, draw, find, is_red};
 use crate::fixtures::{app, open_dialog, recover, release_locks_of, rollback};
@@ -61,4 +61,19 @@ fn stuck_rows_are_coloured() {
     assert_eq!(buf[(x, y)].fg, Color::Yellow, "stuck");
     let (x, y) = find(&buf, "t-created-1").unwrap();
     assert_eq!(buf[(x, y)].fg, Color::Reset, "fresh");
+}
+
+#[test]
+fn an_actionable_cause_is_green_in_its_row() {
+    let buf = draw(&app(), 100, 30);
+    // t-pend-1's lock has a dead holder: recover (the detail pane says so).
+    let (x, y) = find(&buf, "dead holder").unwrap();
+    let (_, row) = find(&buf, "▶!! t-pend-1").unwrap();
+    assert_eq!(y, row, "on t-pend-1's row");
+    assert_eq!(buf[(x, y)].fg, Color::Green, "dead holder");
+    // An unknown cause keeps its row's colour (stuck: yellow).
+    let (x, y) = find(&buf, "committed   ?").unwrap();
+    let q = x + "committed   ".len() as u16;
+    assert_eq!(buf[(q, y)].symbol(), "?");
+    assert_eq!(buf[(q, y)].fg, Color::Yellow, "unknown cause");
 }

@@ -45,6 +45,7 @@ pub(crate) fn settings() -> Settings {
         profile: None,
         mark: None,
         runbooks: Default::default(),
+        others_unavailable: None,
     }
 }
 

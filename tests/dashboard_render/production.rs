@@ -183,3 +183,31 @@ fn the_jobs_view_lists_unfinished_jobs_with_their_operators_and_lives() {
     assert!(s.contains("confirm: pr▏"), "{s}");
     assert_snapshot!("jobs_view_resuming_100x30", s);
 }
+
+#[test]
+fn with_a_file_trail_the_jobs_view_says_other_operators_jobs_are_not_seen() {
+    use estx::dashboard::layers::jobs::JobsView;
+    use estx::protocol::jobs::OthersUnavailable;
+    let mut a = app();
+    let open = |a: &mut estx::dashboard::app::App| {
+        let mut jobs = JobsView {
+            list: estx::dashboard::load::Load::Loaded(vec![]),
+            ..Default::default()
+        };
+        jobs.judge(a.now);
+        a.overlays
+            .open(estx::dashboard::layers::Overlay::Jobs(jobs));
+    };
+    open(&mut a);
+    let s = text(&draw(&a, 100, 30));
+    assert!(!s.contains("other operators"), "{s}");
+    // A file trail: one line says the view holds this file's jobs only.
+    a.settings.others_unavailable = Some(OthersUnavailable::FileTrail);
+    open(&mut a);
+    let s = text(&draw(&a, 100, 30));
+    assert!(
+        s.contains("other operators' jobs are not seen: the audit trail is a local file"),
+        "{s}"
+    );
+    assert!(s.contains("no unfinished bulk run"), "{s}");
+}

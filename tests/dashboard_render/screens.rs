@@ -151,8 +151,14 @@ fn help_overlay() {
         end.contains("mark row (R F L act on marks)") || end.contains("focused pane"),
         "{end}"
     );
-    // Every mark a row can carry is in the legend (issue 30: `@`).
-    for mark in ["acknowledged (ack)", "held by another operator's live job"] {
+    // Every mark a row can carry is in the legend (issue 30: `@`), and
+    // the cause column's words.
+    for mark in [
+        "acknowledged (ack)",
+        "held by another operator's live job",
+        "cause: dead holder contention",
+        "hot acct refused app recovering ?",
+    ] {
         assert!(end.contains(mark), "{mark:?} not in:\n{end}");
     }
 }

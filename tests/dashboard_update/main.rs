@@ -70,6 +70,7 @@ fn app(read_only: bool) -> App {
         profile: None,
         mark: None,
         runbooks: Default::default(),
+        others_unavailable: None,
     };
     let mut app = App::new(settings, Duration::from_secs(2), now());
     let cmds = update(

@@ -116,3 +116,66 @@ fn a_row_anothers_live_job_holds_is_marked_this_dashboards_own_job_not() {
     assert!(app.held_by("t-mid").is_none(), "this dashboard's own job");
     assert!(app.held_by("t-new").is_none());
 }
+
+/// The row view of transaction `id`: its signs and cause's words.
+fn row_note(app: &App, id: &str) -> (String, Option<&'static str>) {
+    let snap = app.snapshot.as_ref().unwrap();
+    let v = &app.view.table;
+    let at = v
+        .rows
+        .iter()
+        .position(|&i| snap.transactions[i].id == id)
+        .unwrap_or_else(|| panic!("{id} not a row"));
+    let note = &v.notes[at];
+    (note.signs(), note.cause_word())
+}
+
+#[test]
+fn each_rows_signs_and_cause_are_derived_with_the_view_when_the_data_changes() {
+    let mut app = app(false);
+    let beat = estx::protocol::time::format_timestamp(now());
+    let answer = serde_json::json!({"hits": {"hits": [
+        {"_id": "job-a", "_source": {"operator": alice(), "action": "recover",
+            "status": "running", "transactions": ["t-old"],
+            "alive_at": beat, "alive_every_ms": 10000}},
+    ]}});
+    // The heads and the lists in one answer (the poll asks them apart).
+    let lists = &mut estx::protocol::jobs::JobLists::default();
+    let jobs = LiveJobs::from_answers(&answer, &answer, lists, now()).unwrap();
+    // Five stuck on account A (a hot account), one young row not stuck.
+    let mut rows: Vec<Transaction> = (1..=4)
+        .map(|n| txn(&format!("t-hot{n}"), "pending", 30 + n))
+        .collect();
+    rows.push(txn("t-old", "pending", 90));
+    rows.push(txn("t-new", "created", 1));
+    let mut s = snapshot(rows);
+    s.taken_at = app.now;
+    s.live_jobs = jobs;
+    s.acks = estx::protocol::acks::Acks::live(
+        [estx::protocol::acks::Ack {
+            txn: "t-hot1".into(),
+            by: "alice".into(),
+            reason: "finance".into(),
+            ticket: None,
+            since: now(),
+            until: now() + chrono::Duration::hours(1),
+        }],
+        now(),
+    );
+    update(&mut app, Event::Polled(Ok(Box::new(s.clone()))));
+    assert_eq!(app.selection.txn.as_deref(), Some("t-old"));
+    update(&mut app, key(' '));
+
+    assert_eq!(row_note(&app, "t-old"), ("✓@".into(), Some("hot acct")));
+    assert_eq!(row_note(&app, "t-hot1"), ("~".into(), Some("hot acct")));
+    assert_eq!(row_note(&app, "t-hot2"), (String::new(), Some("hot acct")));
+    assert_eq!(row_note(&app, "t-new"), (String::new(), None));
+
+    // The next poll: the job has ended, two rows left; the view follows.
+    let mut s2 = s;
+    s2.transactions
+        .retain(|t| t.id != "t-hot3" && t.id != "t-hot4");
+    s2.live_jobs = LiveJobs::default();
+    update(&mut app, Event::Polled(Ok(Box::new(s2))));
+    assert_eq!(row_note(&app, "t-old"), ("✓".into(), Some("?")));
+}

@@ -3,12 +3,15 @@
 //! transactions, whose it is, its heartbeat), as are the acts finished
 //! since; an act on a transaction such a job holds is refused without
 //! force, a bulk selection leaves it out, named, and a forced act runs
-//! and its record says which job it overrode.
+//! and its record says which job it overrode. The act's check reads a
+//! job's record whole: a transaction listed only in a later part (beyond
+//! the run record's first page) is held as well.
 
 use crate::fixture::Fx;
 use crate::procedures::stage;
 use estx::protocol::intervene::{
-    self, ActRefusal, BulkAct, Choices, Intervention, NotStarted, Rollback, Runner, Selection,
+    self, ActRefusal, BulkAct, Choices, Intervention, NotStarted, Recover, Rollback, Runner,
+    Selection,
 };
 use estx::protocol::read::poll;
 use estx::protocol::trail::{history, ActionKind, Interface, RecordDraft, RecordId, Trail};
@@ -127,6 +130,62 @@ async fn an_act_on_a_row_a_live_job_holds_is_refused_unless_forced_and_the_recor
         .iter()
         .find(|r| r.action == ActionKind::Rollback)
         .expect("the forced rollback's record");
+    assert!(forced.forced);
+    assert_eq!(forced.overrode, [format!("{} ({user})", job.0)]);
+}
+
+#[tokio::test]
+async fn an_act_on_a_row_listed_only_beyond_a_live_jobs_first_page_is_refused_unless_forced() {
+    let fx = Fx::new().await;
+    fx.proto.ensure_indices().await.unwrap();
+    let (held, _, _) = stage(&fx, "deep", 2).await;
+    fx.refresh().await;
+    // Enough ids before it that the job's list fills the run record's
+    // first page (256 KB, the trail's `PAGE_BUDGET`) and more: `held`
+    // lands in a part (asserted below).
+    let filler: Vec<String> = (0..256 * 1024 / 40)
+        .map(|n| format!("night-run-transaction-{n:012}-padding"))
+        .collect();
+    let mut listed: Vec<&str> = filler.iter().map(String::as_str).collect();
+    listed.push(&held);
+    let (job, user) = live_job(&fx, &listed).await;
+
+    // The job's run record (its first page) does not list `held`; a part does.
+    let head = fx.cluster().get(&fx.ix.audit, &job.0).await.unwrap();
+    let head = head.expect("the job's run record").source;
+    let first: Vec<&str> = head["transactions"]
+        .as_array()
+        .expect("the first page's transactions")
+        .iter()
+        .filter_map(|t| t.as_str())
+        .collect();
+    assert!(!first.is_empty() && !first.contains(&held.as_str()));
+    assert!(
+        head["parts"].as_u64().unwrap_or(0) >= 1,
+        "{}",
+        head["parts"]
+    );
+
+    // Unforced: refused, naming the job and its operator; nothing written.
+    let i = Intervention::new(Recover::new(held.clone()), cli("INC-9"));
+    match intervene::run(&fx.proto, i).await {
+        Err(NotStarted::Refused(r @ ActRefusal::HeldByJob { .. })) => {
+            let text = r.to_string();
+            assert!(text.contains(&job.0) && text.contains(&user), "{text}");
+        }
+        other => panic!("expected the job's refusal, got {other:?}"),
+    }
+    assert_eq!(fx.state(&held).await, TxnState::Pending);
+
+    // Forced, with a reason: it runs, and its record names the job.
+    let i = Intervention::new(Recover::new(held.clone()), cli("INC-9").forced(true));
+    intervene::run(&fx.proto, i).await.unwrap();
+    assert_ne!(fx.state(&held).await, TxnState::Pending);
+    let records = history(&fx.proto, &held).await.unwrap();
+    let forced = records
+        .iter()
+        .find(|r| r.action == ActionKind::Recover && !r.bulk)
+        .expect("the forced recovery's record");
     assert!(forced.forced);
     assert_eq!(forced.overrode, [format!("{} ({user})", job.0)]);
 }

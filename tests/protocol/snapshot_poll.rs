@@ -185,6 +185,7 @@ async fn the_polls_attention_counts_agree_with_check_past_the_listing_cap() {
         profile: None,
         mark: None,
         runbooks: Default::default(),
+        others_unavailable: None,
     };
     let mut app = App::new(settings, std::time::Duration::from_secs(5), snap.taken_at);
     estx::dashboard::update::update(&mut app, Event::Polled(Ok(Box::new(snap))));

@@ -22,6 +22,8 @@ use crate::cli::output::{err, out};
 use crate::cli::profile::config_path;
 use crate::cli::values::{parse_since, Since};
 use crate::local_files::KEPT;
+use crate::protocol::read::row_notes;
+use crate::protocol::read::verdict::Cause;
 use crate::protocol::rows::{to_csv, TransactionRow};
 use crate::protocol::time::format_timestamp;
 use crate::protocol::trail::{history, records_since, Record};
@@ -138,11 +140,19 @@ async fn stuck(p: &Protocol, now: DateTime<Utc>, c: &mut Contents) {
         Ok(s) => s,
         Err(e) => return c.part("stuck.csv", Err(e.to_string())),
     };
-    let rows: Vec<TransactionRow> = stuck
+    // Each row with its cause and the live job holding it, as `list`'s CSV.
+    let (notes, unread) = row_notes(p, now).await;
+    for u in unread {
+        tracing::warn!(error = %u, "stuck.csv: a column left empty");
+    }
+    let rows: Vec<(TransactionRow, Option<Cause>)> = stuck
         .iter()
-        .map(|t| TransactionRow::of(t, now, p.config()))
+        .map(|t| (TransactionRow::of(t, now, p.config()), notes.cause(t)))
         .collect();
-    c.add("stuck.csv", to_csv(&rows, now));
+    let beside = rows
+        .iter()
+        .map(|(row, cause)| (row, notes.beside(&row.id, cause.as_ref())));
+    c.add("stuck.csv", to_csv(beside, now));
     let mut taken = BTreeSet::new();
     for t in &stuck {
         let name = file_name(&t.id, &mut taken);

@@ -6,8 +6,7 @@
 use crate::cli::output::list::{ListFormat, MachineWriter};
 use crate::cli::output::{err, fail, out, plural};
 use crate::cli::values;
-use crate::protocol::jobs::{live_jobs, LiveJobs};
-use crate::protocol::read::ListScope;
+use crate::protocol::read::{row_notes, ListScope, RowNotes};
 use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::parse_duration;
 use crate::protocol::time::{format_timestamp, human_age};
@@ -132,31 +131,22 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let mut tally = ListCounts::default();
     let mut first = true;
     let table = a.format() == ListFormat::Table;
-    let mut machine = (!table).then(|| MachineWriter::new(a.format(), format_timestamp(now)));
-    // JSON rows carry each stuck transaction's cause, judged on one reading
-    // of the locks and the healing verdict; rows are listed without causes
-    // (said on stderr) when those cannot be read.
-    let causes = match a.format() {
-        ListFormat::Json | ListFormat::Ndjson => match p.cause_reading().await {
-            Ok((_, r)) => Some(r),
-            Err(e) => {
-                err(format_args!("causes not judged: {e}"));
-                None
-            }
-        },
-        _ => None,
-    };
-    // The rows live jobs hold (`in_job`), read once; unreadable: said, and
-    // every row's `in_job` is null.
-    let held = if table {
-        LiveJobs::default()
+    let mut machine = (!table).then(|| MachineWriter::new(a.format(), now, c.runbooks.clone()));
+    // Machine rows carry each stuck transaction's cause, judged on one
+    // reading of the locks and the healing verdict, and the live job
+    // holding each (`in_job`); what cannot be read is said on stderr and
+    // leaves its column empty.
+    let notes = if table {
+        RowNotes::default()
     } else {
-        live_jobs(&p).await.unwrap_or_else(|e| {
-            err(format_args!(
-                "the running jobs could not be read ({e}): in_job is null"
-            ));
-            LiveJobs::default()
-        })
+        let (notes, unread) = row_notes(&p, now).await;
+        for u in unread {
+            err(u);
+        }
+        if let Some(why) = notes.others_unavailable() {
+            err(why);
+        }
+        notes
     };
     let result = p
         .list_scope(&scope, a.older_than, a.allow_partial, |page| {
@@ -164,11 +154,9 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
                 let row = TransactionRow::of(t, now, &c);
                 tally.add(&row);
                 if let Some(w) = machine.as_mut() {
-                    let cause = causes
-                        .as_ref()
-                        .and_then(|r| r.cause_of(t, now, c.recovery_window))
-                        .map(|cause| cause.json(now, &c.runbooks));
-                    w.row(&row, cause, held.holding(&row.id));
+                    let cause = notes.cause(t);
+                    let beside = notes.beside(&row.id, cause.as_ref());
+                    w.row(&row, beside);
                 } else {
                     if first {
                         out(format_args!(

@@ -6,17 +6,17 @@
 pub mod json;
 
 use crate::cli::output::locks::lock_mark;
-use crate::cli::output::{cell, fail, out, print_json, Table};
+use crate::cli::output::{cell, err, fail, out, print_json, Table};
 use crate::error::Error;
 use crate::protocol::intervene::{EffectKind, TxnPlan};
 use crate::protocol::locks::lock_json;
-use crate::protocol::read::account_progress;
+use crate::protocol::read::{account_progress, row_notes};
 use crate::protocol::rows::TransactionRow;
 use crate::protocol::time::human_age;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::{Procedure, Protocol};
 use chrono::{DateTime, Utc};
-use json::detail_json;
+use json::{detail_json, Shown};
 use std::time::Duration;
 
 /// `show ID`.
@@ -49,7 +49,25 @@ pub async fn run(p: Protocol, a: &Args) -> i32 {
     let c = p.config();
     let windows = (c.recovery_window, c.investigate_after);
     if a.json {
-        print_json(&detail_json(&detail, now, windows, refused.as_ref()));
+        // The row carries its cause and `in_job` as `list --json`'s does,
+        // judged on the same reading (what cannot be read: said, left out).
+        let (notes, unread) = row_notes(&p, now).await;
+        for u in unread {
+            err(u);
+        }
+        if let Some(why) = notes.others_unavailable() {
+            err(why);
+        }
+        let cause = notes.cause(&detail.txn);
+        let beside = notes.beside(&detail.txn.id, cause.as_ref());
+        let shown = Shown {
+            now,
+            windows,
+            refused: refused.as_ref(),
+            beside,
+            runbooks: &c.runbooks,
+        };
+        print_json(&detail_json(&detail, &shown));
     } else {
         for l in detail_lines(&detail, now, windows, refused.as_ref()) {
             out(l);

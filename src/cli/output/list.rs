@@ -2,12 +2,16 @@
 //! reports and scripts, written page by page as they are read. Every format
 //! carries the full ids and every column; the machine formats carry the
 //! as-of time on each row (the table says it under the rows). JSON and
-//! NDJSON rows have one shape, the protocol's [`TransactionRow`]; a CSV row
-//! is the same row flattened (`protocol::rows::CsvRow`: problems joined by
-//! `; `, absent values empty).
+//! NDJSON rows have one shape, the protocol's [`TransactionRow`] with its
+//! `cause` and `in_job` ([`JsonRow`], also `show --json`'s `transaction`);
+//! a CSV row is the same row flattened (`protocol::rows::CsvRow`: problems
+//! joined by `; `, absent values empty).
 
-use crate::protocol::jobs::HeldBy;
-use crate::protocol::rows::{CsvWriter, TransactionRow};
+use crate::protocol::jobs::{HeldBy, OthersUnavailable};
+use crate::protocol::read::verdict::Runbooks;
+use crate::protocol::rows::{Beside, CsvWriter, TransactionRow};
+use crate::protocol::time::format_timestamp;
+use chrono::{DateTime, Utc};
 use clap::ValueEnum;
 use serde::Serialize;
 use std::io::Write;
@@ -26,11 +30,14 @@ pub enum ListFormat {
     Csv,
 }
 
-/// A row of the machine formats: the `list` row and when it was read.
+/// A row of the machine formats: the `list` row, when it was read and
+/// what the reading says beside it; without `as_of`, `show --json`'s
+/// `transaction`.
 #[derive(Debug, Serialize)]
 pub struct JsonRow<'a> {
     /// When the rows were read (the cluster's clock, RFC 3339).
-    pub as_of: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub as_of: Option<&'a str>,
     /// Every column of `list`.
     #[serde(flatten)]
     pub row: &'a TransactionRow,
@@ -42,6 +49,10 @@ pub struct JsonRow<'a> {
     /// The live job (another operator's, or another process's) working on
     /// it: `null` when none (`protocol::jobs::LiveJobs`).
     pub in_job: Option<InJob<'a>>,
+    /// Why other operators' jobs cannot be seen (`file_trail`: `in_job`
+    /// names only the file trail's own jobs); absent when they can.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub others_unavailable: Option<OthersUnavailable>,
 }
 
 /// A live job holding a row, as `list --json` says it.
@@ -55,6 +66,26 @@ pub struct InJob<'a> {
     pub action: crate::protocol::trail::ActionKind,
     /// Seconds since its last heartbeat.
     pub heartbeat_age_s: i64,
+}
+
+impl<'a> JsonRow<'a> {
+    /// `row` with what is `beside` it at `now` (the cause's evidence in
+    /// words, its runbook from `runbooks`), read `as_of`.
+    pub fn new(
+        as_of: Option<&'a str>,
+        row: &'a TransactionRow,
+        beside: Beside<'a>,
+        now: DateTime<Utc>,
+        runbooks: &Runbooks,
+    ) -> JsonRow<'a> {
+        JsonRow {
+            as_of,
+            row,
+            cause: beside.cause.map(|c| c.json(now, runbooks)),
+            in_job: beside.in_job.map(InJob::of),
+            others_unavailable: beside.others_unavailable,
+        }
+    }
 }
 
 impl<'a> InJob<'a> {
@@ -90,36 +121,32 @@ impl Write for Stdout {
 /// Writes rows of one machine format as they come.
 pub struct MachineWriter {
     format: ListFormat,
+    now: DateTime<Utc>,
     as_of: String,
+    runbooks: Runbooks,
     rows: usize,
     csv: CsvWriter<Stdout>,
 }
 
 impl MachineWriter {
-    /// A writer of `format` (not `Table`) for rows read at `as_of`.
-    pub fn new(format: ListFormat, as_of: String) -> MachineWriter {
+    /// A writer of `format` (not `Table`) for rows read at `now`, causes
+    /// linked to the profile's `runbooks`.
+    pub fn new(format: ListFormat, now: DateTime<Utc>, runbooks: Runbooks) -> MachineWriter {
+        let as_of = format_timestamp(now);
         MachineWriter {
             format,
+            now,
             csv: CsvWriter::new(Stdout, as_of.clone()),
             as_of,
+            runbooks,
             rows: 0,
         }
     }
 
-    /// Writes one row: its cause when stuck, and `in_job` (the live job
-    /// holding it, if any).
-    pub fn row(
-        &mut self,
-        row: &TransactionRow,
-        cause: Option<serde_json::Value>,
-        in_job: Option<&HeldBy>,
-    ) {
-        let j = JsonRow {
-            as_of: &self.as_of,
-            row,
-            cause,
-            in_job: in_job.map(InJob::of),
-        };
+    /// Writes one row with what is `beside` it: its cause when stuck, and
+    /// `in_job` (the live job holding it, if any).
+    pub fn row(&mut self, row: &TransactionRow, beside: Beside<'_>) {
+        let j = JsonRow::new(Some(&self.as_of), row, beside, self.now, &self.runbooks);
         match self.format {
             ListFormat::Json => {
                 let text = serde_json::to_string_pretty(&j).unwrap_or_default();
@@ -130,7 +157,7 @@ impl MachineWriter {
                 super::print::out(serde_json::to_string(&j).unwrap_or_default());
             }
             ListFormat::Csv => {
-                if let Err(e) = self.csv.row(row) {
+                if let Err(e) = self.csv.row(row, beside) {
                     tracing::warn!(error = %e, "csv row not written");
                 }
             }

@@ -406,6 +406,7 @@ pub(crate) mod fixture {
                     profile: None,
                     mark: None,
                     runbooks: Default::default(),
+                    others_unavailable: None,
                 },
                 audit: AuditState::default(),
                 theme: Theme::default(),

@@ -28,7 +28,7 @@ use crate::error::Result;
 use crate::protocol::report::Tally;
 use crate::protocol::time::{format_timestamp, human_age};
 use crate::protocol::trail::{self, ActOutcome, ActionKind, Operator, RecordStatus};
-use crate::protocol::Protocol;
+use crate::protocol::{Protocol, ProtocolConfig};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -334,6 +334,38 @@ impl JobLists {
             }
         }
     }
+}
+
+/// Why the other operators' jobs and acts cannot be seen: the dashboard's
+/// jobs view says it, `list --json` and `show --json` carry it on each row
+/// (`others_unavailable`), never an empty view that reads as "nobody".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OthersUnavailable {
+    /// The audit trail is a local file (`--audit-trail file:PATH`): it
+    /// holds this machine's records only, and the poll asks the cluster
+    /// nothing of the others.
+    FileTrail,
+}
+
+impl fmt::Display for OthersUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OthersUnavailable::FileTrail => f.write_str(
+                "other operators' jobs are not seen: the audit trail is a local file \
+                 (--audit-trail file:PATH), only its own jobs are",
+            ),
+        }
+    }
+}
+
+/// Why the other operators' jobs cannot be seen under `config` (`None`:
+/// they can, from the audit index).
+pub fn others_unavailable(config: &ProtocolConfig) -> Option<OthersUnavailable> {
+    config
+        .audit_file
+        .is_some()
+        .then_some(OthersUnavailable::FileTrail)
 }
 
 /// The live jobs of `p`'s audit trail now, read whole (their parts too):

@@ -137,6 +137,20 @@ impl Snapshot {
         cause::judge(t, &self.cause_evidence(&by), self.taken_at, window)
     }
 
+    /// [`Snapshot::cause_of`] of each of `ts`, in order, the stuck per
+    /// account counted once (the table's rows: `dashboard::panes::transactions`).
+    pub fn causes_of<'a>(
+        &'a self,
+        ts: impl IntoIterator<Item = &'a Transaction>,
+        window: Duration,
+    ) -> Vec<Option<Cause>> {
+        let by = self.stuck_by_account(window);
+        let e = self.cause_evidence(&by);
+        ts.into_iter()
+            .map(|t| cause::judge(t, &e, self.taken_at, window))
+            .collect()
+    }
+
     /// The stuck transactions this poll lists (the oldest, acknowledged
     /// ones left out, as `check` counts), by cause: what the exporter
     /// publishes (`estx_stuck_by_cause`).

@@ -2,10 +2,12 @@
 //! the CLI (the protocol module returns read models, not JSON). The
 //! transaction is the protocol's [`TransactionRow`], the row `list` prints.
 
+use crate::cli::output::list::JsonRow;
 use crate::error::Error;
 use crate::protocol::account::SettledOutcome;
 use crate::protocol::intervene::TxnPlan;
-use crate::protocol::rows::TransactionRow;
+use crate::protocol::read::verdict::Runbooks;
+use crate::protocol::rows::{Beside, TransactionRow};
 use crate::protocol::steps::Step;
 use crate::protocol::views::TransactionDetail;
 use crate::protocol::Procedure;
@@ -38,15 +40,29 @@ pub fn preview_json(d: &TransactionDetail, procedure: Procedure, refused: Option
     })
 }
 
-/// The JSON of `show --json`.
-pub fn detail_json(
-    d: &TransactionDetail,
-    now: DateTime<Utc>,
-    (recovery_window, investigate_after): (Duration, Duration),
-    refused: Option<&Error>,
-) -> Value {
+/// What `show --json` judges a transaction with besides its documents.
+pub struct Shown<'a> {
+    /// The cluster's time.
+    pub now: DateTime<Utc>,
+    /// The recovery window and the investigate-after age.
+    pub windows: (Duration, Duration),
+    /// Why any write would be refused before the first, whatever the
+    /// documents.
+    pub refused: Option<&'a Error>,
+    /// Its cause and the live job holding it (`list --json`'s).
+    pub beside: Beside<'a>,
+    /// The profile's runbooks (the cause's link).
+    pub runbooks: &'a Runbooks,
+}
+
+/// The JSON of `show --json`: its `transaction` is `list --json`'s row
+/// (cause and `in_job` included) without the as-of time.
+pub fn detail_json(d: &TransactionDetail, s: &Shown<'_>) -> Value {
+    let (now, refused) = (s.now, s.refused);
+    let (recovery_window, investigate_after) = s.windows;
+    let row = TransactionRow::with_windows(&d.txn, now, recovery_window, investigate_after);
     json!({
-        "transaction": TransactionRow::with_windows(&d.txn, now, recovery_window, investigate_after),
+        "transaction": JsonRow::new(None, &row, s.beside, now, s.runbooks),
         "accounts": d.accounts.iter().map(|a| json!({
             "id": a.id,
             "balance": a.state.as_ref().map(|s| s.balance),

@@ -125,6 +125,13 @@ fn columns(cx: &DrawCx) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
         th.warn,
         "held by another operator's live job".into(),
     ));
+    // The table's cause column (`panes::transactions::view::RowNote`).
+    r.push(Line::from(vec![
+        Span::raw("cause: "),
+        Span::styled("dead holder", Style::new().fg(th.good)),
+        Span::raw(" contention"),
+    ]));
+    r.push(Line::raw("  hot acct refused app recovering ?"));
     // The header's healing verdict, coloured as the header shows it (two
     // short lines: the column stays narrow enough for two at 100×30).
     r.push(Line::from(vec![

@@ -2,7 +2,8 @@
 //! runs whose audit record is still `running`, newest first, each with its
 //! life (live, presumed dead, unknown: its heartbeat), action, size, where
 //! it was started from, by whom and when (Enter asks to resume the selected
-//! one in the confirmation dialog).
+//! one in the confirmation dialog). With a file audit trail its first line
+//! says that other operators' jobs are not seen.
 
 use crate::dashboard::keymap::Op;
 use crate::dashboard::layers::jobs::{JobRow, JobsView};
@@ -48,7 +49,7 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, j: &JobsView, area: Rect) {
         Constraint::Min(0),
         Constraint::Length(prompt_h),
     ]));
-    let lines = match j.list.last() {
+    let mut lines = match j.list.last() {
         None => vec![Line::styled(
             "reading the audit trail…",
             cx.theme.dim_text(),
@@ -63,6 +64,14 @@ pub fn render(frame: &mut Frame, cx: &DrawCx, j: &JobsView, area: Rect) {
         )],
         Some(Ok(_)) => per_job.into_iter().skip(offset).flatten().collect(),
     };
+    // With a file trail the list is that file's jobs only: said first, so
+    // an empty list never reads as "no other operator is acting".
+    if let Some(why) = cx.settings.others_unavailable {
+        lines.insert(
+            0,
+            Line::styled(why.to_string(), Style::new().fg(cx.theme.warn)),
+        );
+    }
     frame.render_widget(Paragraph::new(lines), body);
     frame.render_widget(Paragraph::new(prompt(cx)).wrap(Wrap { trim: false }), keys);
 }

@@ -1,11 +1,14 @@
-//! Drawing the transaction table: mark, id, state, source → destination, amount,
-//! age. Stuck rows are yellow and marked `!`, rows older than
-//! `investigate_after` red and `!!`, malformed or unknown-state rows `?`
-//! (the problem is spelled out in the detail pane); an acknowledged row's
-//! id carries `~` (its ack in the detail pane). The title carries the
+//! Drawing the transaction table: mark, id, state, cause, source →
+//! destination, amount, age. Stuck rows are yellow and marked `!`, rows
+//! older than `investigate_after` red and `!!`, malformed or unknown-state
+//! rows `?` (the problem is spelled out in the detail pane); a row's id
+//! carries its signs (`✓` marked, `~` acknowledged, `@` held by another's
+//! job) and a stuck row its cause in short words (green when an operator
+//! can act on it: a dead holder), both from the view (`view::RowNote`). The title carries the
 //! row count, sort key and direction, the text filter (with a cursor while
 //! typing) and the state filter.
 
+use super::view::RowNote;
 use crate::dashboard::app::{App, Pane};
 use crate::dashboard::layers::OverlayKind;
 use crate::dashboard::ui::rows::{mark, severity, txn_age, txn_style};
@@ -27,12 +30,13 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     let th = &app.theme;
     let v = &app.view.table;
     let height = usize::from(area.height.saturating_sub(3)).max(1);
-    let rows: Vec<&Transaction> = v
+    let rows: Vec<(&Transaction, &RowNote)> = v
         .rows
         .iter()
+        .zip(&v.notes)
         .skip(v.offset)
         .take(height)
-        .filter_map(|&i| snap.transactions.get(i))
+        .filter_map(|(&i, note)| snap.transactions.get(i).map(|t| (t, note)))
         .collect();
     let block = pane_block(
         th,
@@ -58,24 +62,31 @@ pub fn render(frame: &mut Frame, app: &App, snap: &Snapshot, area: Rect) {
     }
     let (texts, cols) = cells_text(app, &rows, area.width.saturating_sub(3));
     let right = |text: &str| Cell::from(Line::from(text.to_string()).alignment(Alignment::Right));
-    let header = Row::new(
-        cols.keep(["", "id", "state", "src → dest", "amount", "age"].map(|h| {
+    let header = Row::new(cols.keep(
+        ["", "id", "state", "cause", "src → dest", "amount", "age"].map(|h| {
             if h == "amount" || h == "age" {
                 right(h)
             } else {
                 Cell::from(h)
             }
-        })),
-    )
+        }),
+    ))
     .style(Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED));
     let body: Vec<Row> = rows
         .iter()
         .zip(texts)
-        .map(|(t, [m, id, state, route, amount, age])| {
+        .map(|((t, note), [m, id, state, cause, route, amount, age])| {
+            // A cause an operator can act on now stands out of its row.
+            let cause = if note.actionable() {
+                Cell::from(Span::styled(cause, Style::new().fg(th.good)))
+            } else {
+                Cell::from(cause)
+            };
             let cells = [
                 Cell::from(m),
                 Cell::from(id),
                 Cell::from(state),
+                cause,
                 Cell::from(route),
                 right(&amount),
                 right(&age),
@@ -128,24 +139,19 @@ fn empty_text(app: &App, snap: &Snapshot) -> String {
     }
 }
 
-/// The text of each row's cells (mark, id, state, route, amount, age),
-/// fitted to the columns the table's `inner` width keeps.
-fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>, Columns) {
-    let texts: Vec<[String; 6]> = rows
+/// The text of each row's cells (mark, id with its signs, state, cause,
+/// route, amount, age), fitted to the columns the table's `inner` width
+/// keeps.
+fn cells_text(
+    app: &App,
+    rows: &[(&Transaction, &RowNote)],
+    inner: u16,
+) -> (Vec<[String; 7]>, Columns) {
+    let texts: Vec<[String; 7]> = rows
         .iter()
-        .map(|t| {
+        .map(|(t, note)| {
             let m = mark(severity(app, t)).to_string();
-            let marked = app.selection.marks.contains(&t.id);
-            let acked = app
-                .snapshot
-                .as_ref()
-                .is_some_and(|s| s.acks.get(&t.id).is_some());
-            let held = app.held_by(&t.id).is_some();
-            let signs: String = [(marked, '✓'), (acked, '~'), (held, '@')]
-                .iter()
-                .filter(|(on, _)| *on)
-                .map(|(_, c)| *c)
-                .collect();
+            let signs = note.signs();
             let id = if signs.is_empty() {
                 t.id.clone()
             } else {
@@ -155,6 +161,7 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
                 m,
                 id,
                 table_state(t),
+                note.cause_word().unwrap_or_default().to_string(),
                 route(t),
                 amount_text(t),
                 txn_age(app, t),
@@ -169,24 +176,36 @@ fn cells_text(app: &App, rows: &[&Transaction], inner: u16) -> (Vec<[String; 6]>
             .unwrap_or(0)
             .clamp(min, max) as u16
     };
-    let (state_w, amount_w, age_w) = (widest(2, 5, 11), widest(4, 6, 12), widest(5, 3, 6));
+    let (state_w, amount_w, age_w) = (widest(2, 5, 11), widest(5, 6, 12), widest(6, 3, 6));
+    // No stuck row on screen: no cause column.
+    let cause_w = if texts.iter().all(|r| r[3].is_empty()) {
+        0
+    } else {
+        widest(3, 5, 14)
+    };
     // Ids are what the operator types into `/` and `--ids-from`: they get
     // their width first, beside the mark, state and age (the route and
     // then the amount give way); only a screen too narrow for that
     // shortens them, keeping their head and (distinguishing) tail.
     let room = inner.saturating_sub(2 + state_w + age_w + 3);
     let id_w = widest(1, 2, 32).min(room.max(12));
-    let cols = columns(inner, id_w, state_w, amount_w, age_w);
+    let cols = columns(inner, id_w, state_w, age_w, (cause_w, amount_w));
     // What the route column gets: the rest, less the spaces between columns.
+    let optional = |on: bool, w: u16| if on { w + 1 } else { 0 };
     let route_w = usize::from(inner.saturating_sub(
-        2 + id_w + state_w + age_w + 4 + if cols.amount { amount_w + 1 } else { 0 },
+        2 + id_w
+            + state_w
+            + age_w
+            + 4
+            + optional(cols.amount, amount_w)
+            + optional(cols.cause, cause_w),
     ));
-    let texts: Vec<[String; 6]> = texts
+    let texts: Vec<[String; 7]> = texts
         .into_iter()
         .zip(rows)
-        .map(|(mut r, t)| {
+        .map(|(mut r, (t, _))| {
             r[1] = short_id(&r[1], usize::from(id_w));
-            r[3] = route_in(t, route_w);
+            r[4] = route_in(t, route_w);
             r
         })
         .collect();
@@ -366,18 +385,24 @@ fn filter_spans(app: &App) -> Vec<Segment<'static>> {
     segs.into_iter().map(|s| Segment::new(0, vec![s])).collect()
 }
 
-/// The columns that fit: mark, id, state and age always; the route and
-/// then the amount are dropped when the table is too narrow for them.
+/// The columns that fit: mark, id, state and age always; the route, the
+/// cause (when a row on screen is stuck) and the amount as room allows,
+/// given in that order (so the amount is dropped first, then the cause,
+/// then the route, as the table narrows).
 struct Columns {
     widths: Vec<Constraint>,
+    cause: bool,
     route: bool,
     amount: bool,
 }
 
 impl Columns {
-    fn keep<T>(&self, cells: [T; 6]) -> Vec<T> {
-        let [mark, id, state, route, amount, age] = cells;
+    fn keep<T>(&self, cells: [T; 7]) -> Vec<T> {
+        let [mark, id, state, cause, route, amount, age] = cells;
         let mut out = vec![mark, id, state];
+        if self.cause {
+            out.push(cause);
+        }
         if self.route {
             out.push(route);
         }
@@ -392,15 +417,26 @@ impl Columns {
 /// Smallest useful width of the route column.
 const ROUTE_MIN: u16 = 10;
 
-fn columns(inner: u16, id: u16, state: u16, amount: u16, age: u16) -> Columns {
+/// The columns of a table `inner` wide: mark, id, state and age of these
+/// widths; the optional `cause` (0: no stuck row) and `amount` widths.
+fn columns(inner: u16, id: u16, state: u16, age: u16, (cause, amount): (u16, u16)) -> Columns {
     // Mark, id, state, age and the spaces between them.
     let base = 2 + id + state + age + 3;
     let rest = inner.saturating_sub(base);
-    let (route, amount_shown) = if rest > ROUTE_MIN + amount + 2 {
-        (true, true)
-    } else {
-        (rest > ROUTE_MIN, false)
+    let route = rest > ROUTE_MIN;
+    // What is left once the route has its least, each optional column
+    // taking its width and a space.
+    let mut left = rest.saturating_sub(ROUTE_MIN + 1);
+    let mut take = |w: u16| {
+        let fits = route && w > 0 && left > w + 1;
+        if fits {
+            left -= w + 1;
+        }
+        fits
     };
+    // In order: a column that does not fit leaves out those after it.
+    let cause_shown = take(cause);
+    let amount_shown = (cause_shown || cause == 0) && take(amount);
     // The id takes the slack when there is no route to take it.
     let id_width = if route {
         Constraint::Length(id)
@@ -408,6 +444,9 @@ fn columns(inner: u16, id: u16, state: u16, amount: u16, age: u16) -> Columns {
         Constraint::Fill(1)
     };
     let mut widths = vec![Constraint::Length(2), id_width, Constraint::Length(state)];
+    if cause_shown {
+        widths.push(Constraint::Length(cause));
+    }
     if route {
         widths.push(Constraint::Fill(1));
     }
@@ -417,6 +456,7 @@ fn columns(inner: u16, id: u16, state: u16, amount: u16, age: u16) -> Columns {
     widths.push(Constraint::Length(age));
     Columns {
         widths,
+        cause: cause_shown,
         route,
         amount: amount_shown,
     }
@@ -428,5 +468,31 @@ fn table_state(t: &Transaction) -> String {
     match &t.state {
         Some(TxnState::Unknown(s)) => s.clone(),
         _ => state_text(t),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::columns;
+
+    /// The columns kept at `inner` for ids of 12, states of 11, ages of
+    /// 6, causes of `cause` (0: no stuck row) and amounts of 6.
+    fn kept(inner: u16, cause: u16) -> Vec<&'static str> {
+        let cols = columns(inner, 12, 11, 6, (cause, 6));
+        cols.keep(["", "id", "state", "cause", "route", "amount", "age"])
+    }
+
+    #[test]
+    fn as_the_table_narrows_the_amount_goes_then_the_cause_then_the_route() {
+        let all = ["", "id", "state", "cause", "route", "amount", "age"];
+        assert_eq!(kept(65, 11), all);
+        assert_eq!(kept(64, 11), ["", "id", "state", "cause", "route", "age"]);
+        assert_eq!(kept(58, 11), ["", "id", "state", "cause", "route", "age"]);
+        assert_eq!(kept(57, 11), ["", "id", "state", "route", "age"]);
+        assert_eq!(kept(45, 11), ["", "id", "state", "route", "age"]);
+        assert_eq!(kept(44, 11), ["", "id", "state", "age"]);
+        // No stuck row on screen: no cause column, the amount as before.
+        assert_eq!(kept(53, 0), ["", "id", "state", "route", "amount", "age"]);
+        assert_eq!(kept(52, 0), ["", "id", "state", "route", "age"]);
     }
 }

@@ -1,6 +1,7 @@
 //! The transaction table: the loaded rows of the filter in force, in the
-//! sort's order, a page at a time. Its view (`view.rs`: the rows, the page,
-//! the cursor, the scroll and the marks, derived once), its derive step,
+//! sort's order, a page at a time. Its view (`view.rs`: the rows with their
+//! signs and causes, the page, the cursor, the scroll and the marks,
+//! derived once), its derive step,
 //! the keys only it handles (moving among the rows; `Enter` opens the
 //! detail; the filters, the state cycle, paging and the sort, which change
 //! what it lists) and its drawing (`draw.rs`).
@@ -16,7 +17,7 @@ use crate::dashboard::selection::follow;
 use crate::dashboard::sort::SortKey;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::transaction::TxnState;
-use view::{marked_rows, matches_text, TableView};
+use view::{marked_rows, matches_text, RowNote, TableView};
 
 /// The table's view of `snap`: its rows, page and marks, the selection's
 /// row kept on screen in `fit` rows, scrolled as little as possible from
@@ -28,12 +29,33 @@ pub fn derive(app: &App, snap: &Snapshot, prev_offset: usize, fit: usize) -> Tab
             .position(|&i| snap.transactions.get(i).is_some_and(|t| &t.id == id))
     });
     TableView {
+        notes: row_notes(app, snap, &rows),
         page: app.table_page().cloned(),
         marks: marked_rows(&app.selection.marks, snap, &rows),
         cursor,
         offset: keep_visible(prev_offset, cursor, rows.len(), fit),
         rows,
     }
+}
+
+/// What each of `rows` shows beside its documents: its signs (marked,
+/// acknowledged, held by another's live job) and its cause, judged on the
+/// poll for all rows at once.
+fn row_notes(app: &App, snap: &Snapshot, rows: &[usize]) -> Vec<RowNote> {
+    let txns: Vec<_> = rows
+        .iter()
+        .filter_map(|&i| snap.transactions.get(i))
+        .collect();
+    let causes = snap.causes_of(txns.iter().copied(), app.settings.recovery_window);
+    txns.iter()
+        .zip(causes)
+        .map(|(t, cause)| RowNote {
+            marked: app.selection.marks.contains(&t.id),
+            acked: snap.acks.get(&t.id).is_some(),
+            held: app.held_by(&t.id).is_some(),
+            cause: cause.map(|c| c.kind()),
+        })
+        .collect()
 }
 
 /// The loaded rows the filter keeps, sorted: the cluster already ran

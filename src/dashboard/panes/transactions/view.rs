@@ -1,10 +1,12 @@
 //! What the transaction table shows, derived once (by `derive`, never
 //! while drawing): the loaded rows its filter keeps, in its order, the page
-//! they come from, where the selection is among them, the first row on
-//! screen, and the marks by what the table shows of them. Pure: it imports
-//! nothing of the dashboard.
+//! they come from, what each row shows beside its documents (its signs and
+//! cause), where the selection is among them, the first row on screen, and
+//! the marks by what the table shows of them. Pure: it imports nothing of
+//! the dashboard.
 
 use crate::protocol::read::poll::Snapshot;
+use crate::protocol::read::verdict::CauseKind;
 use crate::protocol::read::TablePage;
 use crate::protocol::transaction::Transaction;
 use std::collections::{BTreeSet, HashSet};
@@ -14,6 +16,8 @@ use std::collections::{BTreeSet, HashSet};
 pub struct TableView {
     /// Indices into `snapshot.transactions`, filtered and sorted.
     pub rows: Vec<usize>,
+    /// What each of `rows` shows beside its documents, in the same order.
+    pub notes: Vec<RowNote>,
     /// The page of the filter's matches the rows come from, with their
     /// total (`None` while the poll asked for that filter or page runs).
     pub page: Option<TablePage>,
@@ -23,6 +27,53 @@ pub struct TableView {
     pub cursor: Option<usize>,
     /// First row of the table on screen.
     pub offset: usize,
+}
+
+/// What a row shows beside its documents, derived with the view when the
+/// data, marks or poll change (never while drawing): the signs before its
+/// id and its cause.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowNote {
+    /// Marked for a bulk act (`✓`).
+    pub marked: bool,
+    /// Acknowledged (`~`).
+    pub acked: bool,
+    /// Held by another operator's live job (`@`).
+    pub held: bool,
+    /// A stuck row's cause, judged on the poll
+    /// (`Snapshot::causes_of`); `None` when it is not stuck.
+    pub cause: Option<CauseKind>,
+}
+
+impl RowNote {
+    /// The signs before the id, in order: `✓` marked, `~` acknowledged,
+    /// `@` held by another's job (empty when none).
+    pub fn signs(&self) -> String {
+        [(self.marked, '✓'), (self.acked, '~'), (self.held, '@')]
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, c)| *c)
+            .collect()
+    }
+
+    /// Whether its cause is one an operator can act on now (a dead
+    /// holder: recover, or release its lock), as the view by cause sorts
+    /// first.
+    pub fn actionable(&self) -> bool {
+        self.cause == Some(CauseKind::HolderDead)
+    }
+
+    /// The cause column's short words (`None`: not stuck).
+    pub fn cause_word(&self) -> Option<&'static str> {
+        self.cause.map(|k| match k {
+            CauseKind::HolderDead => "dead holder",
+            CauseKind::HolderLive => "contention",
+            CauseKind::HotAccount => "hot acct",
+            CauseKind::Refused => "refused",
+            CauseKind::AppRecovering => "app recovering",
+            CauseKind::Unknown => "?",
+        })
+    }
 }
 
 /// The marked transactions by what the table shows of them (each list by
