@@ -31,7 +31,7 @@ mod common;
 mod frames;
 
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
-use common::{server, FaultProxy};
+use common::{cpu_of, server, FaultProxy};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::audit::pace::{process_cpu, REFERENCE_POLL};
 use estx::protocol::config::ProtocolConfig;
@@ -313,15 +313,6 @@ fn status_kib(pid: u32, field: &str) -> u64 {
         .find_map(|l| l.strip_prefix(field))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .expect("field")
-}
-
-/// User + system CPU of process `pid` so far (clock ticks of 10 ms).
-fn cpu_of(pid: u32) -> Duration {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
-    let f: Vec<&str> = stat[stat.rfind(')').expect("comm") + 2..]
-        .split_whitespace()
-        .collect();
-    Duration::from_millis((f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap()) * 10)
 }
 
 fn tmux(socket: &Path, args: &[&str]) -> String {

@@ -42,9 +42,10 @@ mod common;
 #[path = "../tests/protocol/batch/seed.rs"]
 mod seed;
 
-use common::{server, FaultProxy};
+use common::{cpu_of, server, FaultProxy};
 use estx::cluster::{Cluster, ConnectOptions};
 use estx::protocol::account::AccountState;
+use estx::protocol::audit::pace::process_cpu;
 use estx::protocol::batch::{BatchOptions, DEFAULT_BATCH_SIZE};
 use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Runner};
 use estx::protocol::trail::{Ending, Interface, RecordDraft, Trail, TrailStep};
@@ -199,6 +200,11 @@ async fn main() {
     // `ESTX_BENCH_PROXY=1`: runs 3 and 4 go through a counting proxy (its
     // own cost in their times) and print their requests by kind.
     let proxy = (env_usize("ESTX_BENCH_PROXY", 0) == 1).then(|| FaultProxy::start(server.url()));
+    // `ESTX_BENCH_SERVER_PID`: the server's process (with `ESTX_TEST_URL`),
+    // whose CPU each of runs 3 and 4 is printed with, beside this one's.
+    let server_pid: Option<u32> = std::env::var("ESTX_BENCH_SERVER_PID")
+        .ok()
+        .and_then(|p| p.parse().ok());
     let dir = tempfile::tempdir().unwrap();
     let mut recorded: Vec<f64> = Vec::new();
     let mut filed: Vec<f64> = Vec::new();
@@ -220,7 +226,17 @@ async fn main() {
                 },
             );
             let logged = proxy.as_ref().map_or(0, |p| p.log().len());
+            let (cpu, server_cpu) = (process_cpu(), server_pid.map(cpu_of));
             let (secs, draft, done) = recorded_run(&proto, opts).await;
+            let server_cpu = server_pid.map(cpu_of).zip(server_cpu).map(|(b, a)| b - a);
+            println!(
+                "round {round}, recorded to {}: {secs:.2} s; this process's CPU {:.2?}{}",
+                if to_file { "a file" } else { "the index" },
+                process_cpu() - cpu,
+                server_cpu
+                    .map(|c| format!(", the server's {c:.2?}"))
+                    .unwrap_or_default(),
+            );
             if let Some(p) = &proxy {
                 let to = if to_file { "a file" } else { "the index" };
                 println!(

@@ -93,6 +93,8 @@ pub struct PollState {
     /// What the dashboard remembers of the other operators: its own
     /// records, the others' acts logged ([`super::others`]).
     pub others: super::others::Others,
+    /// The snapshot's stuck rows' causes, judged once per poll.
+    pub causes: super::panes::transactions::RowCauses,
 }
 
 /// What is selected, in one place: the transaction, account and lock
@@ -285,6 +287,7 @@ impl App {
                 interval,
                 healing_memory: None,
                 others: Default::default(),
+                causes: Default::default(),
             },
             focus: Pane::Transactions,
             selection: Selection::default(),

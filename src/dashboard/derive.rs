@@ -22,6 +22,8 @@ impl App {
         let prev = std::mem::take(&mut self.view);
         let mut v = View::default();
         if let Some(snap) = &self.snapshot {
+            // A snapshot set without a poll (tests, a replay) is judged here.
+            self.poll.causes.follow(snap, self.settings.recovery_window);
             v.table = panes::transactions::derive(self, snap, prev.table.offset, fit.table);
             v.attention = self.attention(snap);
             v.accounts = panes::accounts::view::derive(

@@ -318,6 +318,7 @@ fn polled(app: &mut App, result: Result<Box<Snapshot>, PollFailure>) {
     let before = app.selected_version();
     app.poll.retired = app.snapshot.replace(*snapshot);
     if let Some(s) = app.snapshot.as_ref() {
+        app.poll.causes.judge(s, app.settings.recovery_window);
         for line in app.poll.others.news(s) {
             app.push_log(LogLevel::Info, line);
         }

@@ -249,3 +249,14 @@ fn base64(input: &[u8]) -> String {
     }
     out
 }
+
+/// User + system CPU of process `pid` so far (clock ticks of 10 ms): what
+/// the benches measure another process (the dashboard, the server) by.
+pub fn cpu_of(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+    let f: Vec<&str> = stat[stat.rfind(')').expect("comm") + 2..]
+        .split_whitespace()
+        .collect();
+    let ticks = f[11].parse::<u64>().unwrap() + f[12].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10)
+}

@@ -17,6 +17,7 @@ use crate::dashboard::selection::follow;
 use crate::dashboard::sort::SortKey;
 use crate::protocol::read::poll::Snapshot;
 use crate::protocol::transaction::TxnState;
+pub use view::RowCauses;
 use view::{marked_rows, matches_text, RowNote, TableView};
 
 /// The table's view of `snap`: its rows, page and marks, the selection's
@@ -39,21 +40,16 @@ pub fn derive(app: &App, snap: &Snapshot, prev_offset: usize, fit: usize) -> Tab
 }
 
 /// What each of `rows` shows beside its documents: its signs (marked,
-/// acknowledged, held by another's live job) and its cause, judged on the
-/// poll for all rows at once.
+/// acknowledged, held by another's live job) and its cause, judged once
+/// per poll ([`RowCauses`], in `app.poll`).
 fn row_notes(app: &App, snap: &Snapshot, rows: &[usize]) -> Vec<RowNote> {
-    let txns: Vec<_> = rows
-        .iter()
+    rows.iter()
         .filter_map(|&i| snap.transactions.get(i))
-        .collect();
-    let causes = snap.causes_of(txns.iter().copied(), app.settings.recovery_window);
-    txns.iter()
-        .zip(causes)
-        .map(|(t, cause)| RowNote {
+        .map(|t| RowNote {
             marked: app.selection.marks.contains(&t.id),
             acked: snap.acks.get(&t.id).is_some(),
             held: app.held_by(&t.id).is_some(),
-            cause: cause.map(|c| c.kind()),
+            cause: app.poll.causes.get(&t.id),
         })
         .collect()
 }

@@ -9,7 +9,9 @@ use crate::protocol::read::poll::Snapshot;
 use crate::protocol::read::verdict::CauseKind;
 use crate::protocol::read::TablePage;
 use crate::protocol::transaction::Transaction;
-use std::collections::{BTreeSet, HashSet};
+use chrono::{DateTime, Utc};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::time::Duration;
 
 /// The table's derived rows, page, cursor, scroll and marks.
 #[derive(Debug, Clone, Default)]
@@ -27,6 +29,44 @@ pub struct TableView {
     pub cursor: Option<usize>,
     /// First row of the table on screen.
     pub offset: usize,
+}
+
+/// The causes of a snapshot's stuck rows, judged once per snapshot (every
+/// row against its locks and the stuck per account), not at every event:
+/// a bulk run's progress redraws the table many times a second.
+#[derive(Debug, Clone, Default)]
+pub struct RowCauses {
+    /// The snapshot judged: when it was taken, how many rows it lists.
+    of: Option<(DateTime<Utc>, usize)>,
+    by_id: HashMap<String, CauseKind>,
+}
+
+impl RowCauses {
+    /// Judges `snap`'s rows under the recovery `window` unless they are
+    /// the ones judged last.
+    pub fn follow(&mut self, snap: &Snapshot, window: Duration) {
+        let of = Some((snap.taken_at, snap.transactions.len()));
+        if self.of != of {
+            self.judge(snap, window);
+        }
+    }
+
+    /// Judges `snap`'s rows under the recovery `window` (a new poll).
+    pub fn judge(&mut self, snap: &Snapshot, window: Duration) {
+        let causes = snap.causes_of(&snap.transactions, window);
+        self.by_id = snap
+            .transactions
+            .iter()
+            .zip(causes)
+            .filter_map(|(t, c)| Some((t.id.clone(), c?.kind())))
+            .collect();
+        self.of = Some((snap.taken_at, snap.transactions.len()));
+    }
+
+    /// The cause of row `id` (`None`: not stuck, or not listed).
+    pub fn get(&self, id: &str) -> Option<CauseKind> {
+        self.by_id.get(id).copied()
+    }
 }
 
 /// What a row shows beside its documents, derived with the view when the
