@@ -145,27 +145,20 @@ impl Snapshot {
         window: Duration,
     ) -> Vec<Option<Cause>> {
         let by = self.stuck_by_account(window);
-        let e = self.cause_evidence(&by);
-        ts.into_iter()
-            .map(|t| cause::judge(t, &e, self.taken_at, window))
-            .collect()
+        cause::judge_each(ts, &self.cause_evidence(&by), self.taken_at, window)
     }
 
     /// The stuck transactions this poll lists (the oldest, acknowledged
     /// ones left out, as `check` counts), by cause: what the exporter
     /// publishes (`estx_stuck_by_cause`).
     pub fn stuck_by_cause(&self, window: Duration) -> BTreeMap<CauseKind, u64> {
-        let by = self.stuck_by_account(window);
-        let e = self.cause_evidence(&by);
-        let mut out = BTreeMap::new();
-        for t in self
+        let unacked = self
             .transactions
             .iter()
-            .filter(|t| self.acks.get(&t.id).is_none())
-        {
-            if let Some(c) = cause::judge(t, &e, self.taken_at, window) {
-                *out.entry(c.kind()).or_insert(0) += 1;
-            }
+            .filter(|t| self.acks.get(&t.id).is_none());
+        let mut out = BTreeMap::new();
+        for c in self.causes_of(unacked, window).into_iter().flatten() {
+            *out.entry(c.kind()).or_insert(0) += 1;
         }
         out
     }

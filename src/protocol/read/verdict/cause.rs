@@ -354,6 +354,35 @@ pub fn judge(
     )
 }
 
+/// [`judge`] of each of `ts`, in order, on the same evidence: the locks
+/// are looked through only for a transaction one of them names (as its
+/// owner, or by one of its accounts as the resource), so a page of rows
+/// costs one pass over the locks, not one per row (500 rows against 300
+/// locks took most of a dashboard frame).
+pub fn judge_each<'t>(
+    ts: impl IntoIterator<Item = &'t Transaction>,
+    e: &CauseEvidence,
+    now: DateTime<Utc>,
+    window: std::time::Duration,
+) -> Vec<Option<Cause>> {
+    let named: std::collections::HashSet<&str> = e
+        .locks
+        .iter()
+        .flat_map(|l| [l.info.owner.as_deref(), Some(l.info.resource.as_str())])
+        .flatten()
+        .collect();
+    let lockless = CauseEvidence { locks: &[], ..*e };
+    ts.into_iter()
+        .map(|t| {
+            let named_here = [Some(t.id.as_str()), t.src.as_deref(), t.dest.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(|k| named.contains(k));
+            judge(t, if named_here { e } else { &lockless }, now, window)
+        })
+        .collect()
+}
+
 /// The cause the locks give (a live holder first, then a dead one of its
 /// own, then another's), or the first unverified holder seen.
 pub(crate) fn by_locks<'a>(
@@ -514,6 +543,43 @@ pub(crate) mod tests {
         let unrelated = lock("Z", "t7", Some(600), false);
         let c = judged(&t, &[unrelated], STALLED, &[]);
         assert_eq!(c, Cause::Unknown(UnknownCause::NoEvidence));
+    }
+
+    /// Judged together, each row reads as judged alone: the locks are
+    /// looked through only for the rows they name.
+    #[test]
+    fn judged_together_each_reads_as_judged_alone() {
+        let ts = [
+            stuck_txn("t1", "A", "B", json!({})),
+            stuck_txn("t2", "C", "D", json!({})),
+            stuck_txn("t3", "E", "F", json!({})),
+            stuck_txn("t4", "G", "H", json!({})),
+        ];
+        let locks = [
+            lock("A", "t1", Some(600), false),
+            lock("D", "t9", Some(5), false),
+            lock("Z", "t4", Some(600), false),
+        ];
+        let (healing, by) = (STALLED, BTreeMap::new());
+        let e = CauseEvidence {
+            locks: &locks,
+            healing: &healing,
+            stuck_by_account: &by,
+            writes: None,
+        };
+        let (now, w) = (Utc::now(), ProtocolConfig::default().recovery_window);
+        let alone: Vec<_> = ts.iter().map(|t| judge(t, &e, now, w)).collect();
+        assert_eq!(judge_each(&ts, &e, now, w), alone);
+        let kinds: Vec<_> = alone.iter().flatten().map(Cause::kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                CauseKind::HolderDead,
+                CauseKind::HolderLive,
+                CauseKind::Unknown,
+                CauseKind::HolderDead
+            ]
+        );
     }
 
     /// A malformed document is refused (with its problems), before any
