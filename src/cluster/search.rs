@@ -226,23 +226,11 @@ pub(super) fn whole(answer: &Value, index: &str) -> Result<()> {
 }
 
 fn hits_of(page: &Value) -> Result<Vec<Hit>> {
-    let hits = page
-        .pointer("/hits/hits")
-        .and_then(Value::as_array)
-        .ok_or_else(|| Error::Decode("search answer without hits".into()))?;
-    Ok(hits
-        .iter()
+    Ok(hit_refs(page)?
+        .into_iter()
         .map(|h| Hit {
-            id: h
-                .get("_id")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-            source: h
-                .get("_source")
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default(),
+            id: h.id.to_string(),
+            source: h.source.clone(),
         })
         .collect())
 }
