@@ -88,21 +88,28 @@ fn others_acts_are_logged_once_each_and_never_this_dashboards_own() {
     assert_eq!(logged(&app), ["alice: rollback of t-old completed (INC-9)"]);
 }
 
+/// Alice's live recover jobs, each `(job, the transaction it holds)`, as
+/// the poll reads them (the heads and the lists in one answer here; the
+/// poll asks them apart).
+fn alices_live_jobs(jobs: &[(&str, &str)]) -> LiveJobs {
+    let beat = estx::protocol::time::format_timestamp(now());
+    let hits: Vec<serde_json::Value> = jobs
+        .iter()
+        .map(|(id, txn)| {
+            serde_json::json!({"_id": id, "_source": {"operator": alice(),
+                "action": "recover", "status": "running", "transactions": [txn],
+                "alive_at": beat, "alive_every_ms": 10000}})
+        })
+        .collect();
+    let answer = serde_json::json!({"hits": {"hits": hits}});
+    let lists = &mut estx::protocol::jobs::JobLists::default();
+    LiveJobs::from_answers(&answer, &answer, lists, now()).unwrap()
+}
+
 #[test]
 fn a_row_anothers_live_job_holds_is_marked_this_dashboards_own_job_not() {
     let mut app = app(false);
-    let beat = estx::protocol::time::format_timestamp(now());
-    let answer = serde_json::json!({"hits": {"hits": [
-        {"_id": "job-a", "_source": {"operator": alice(), "action": "recover",
-            "status": "running", "transactions": ["t-old"],
-            "alive_at": beat, "alive_every_ms": 10000}},
-        {"_id": "job-own", "_source": {"operator": alice(), "action": "recover",
-            "status": "running", "transactions": ["t-mid"],
-            "alive_at": beat, "alive_every_ms": 10000}},
-    ]}});
-    // The heads and the lists in one answer (the poll asks them apart).
-    let lists = &mut estx::protocol::jobs::JobLists::default();
-    let jobs = LiveJobs::from_answers(&answer, &answer, lists, now()).unwrap();
+    let jobs = alices_live_jobs(&[("job-a", "t-old"), ("job-own", "t-mid")]);
     update(
         &mut app,
         Event::BulkStarted {
@@ -133,15 +140,7 @@ fn row_note(app: &App, id: &str) -> (String, Option<&'static str>) {
 #[test]
 fn each_rows_signs_and_cause_are_derived_with_the_view_when_the_data_changes() {
     let mut app = app(false);
-    let beat = estx::protocol::time::format_timestamp(now());
-    let answer = serde_json::json!({"hits": {"hits": [
-        {"_id": "job-a", "_source": {"operator": alice(), "action": "recover",
-            "status": "running", "transactions": ["t-old"],
-            "alive_at": beat, "alive_every_ms": 10000}},
-    ]}});
-    // The heads and the lists in one answer (the poll asks them apart).
-    let lists = &mut estx::protocol::jobs::JobLists::default();
-    let jobs = LiveJobs::from_answers(&answer, &answer, lists, now()).unwrap();
+    let jobs = alices_live_jobs(&[("job-a", "t-old")]);
     // Five stuck on account A (a hot account), one young row not stuck.
     let mut rows: Vec<Transaction> = (1..=4)
         .map(|n| txn(&format!("t-hot{n}"), "pending", 30 + n))

@@ -38,6 +38,17 @@ async fn live_job(fx: &Fx, txns: &[&str]) -> (RecordId, String) {
     (id, trail.operator().user.clone())
 }
 
+/// `run` was refused as held by `user`'s live job `job`, naming both.
+fn refused_as_held<T: std::fmt::Debug>(run: Result<T, NotStarted>, job: &RecordId, user: &str) {
+    match run {
+        Err(NotStarted::Refused(r @ ActRefusal::HeldByJob { .. })) => {
+            let text = r.to_string();
+            assert!(text.contains(&job.0) && text.contains(user), "{text}");
+        }
+        other => panic!("expected the job's refusal, got {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn a_poll_sees_another_processs_live_job_and_finished_act_within_one_poll_at_no_extra_request(
 ) {
@@ -86,13 +97,7 @@ async fn an_act_on_a_row_a_live_job_holds_is_refused_unless_forced_and_the_recor
 
     // One act, unforced: refused, saying whose job; nothing written.
     let i = Intervention::new(Rollback::new(held.clone()), cli("INC-9"));
-    match intervene::run(&fx.proto, i).await {
-        Err(NotStarted::Refused(r @ ActRefusal::HeldByJob { .. })) => {
-            let text = r.to_string();
-            assert!(text.contains(&job.0) && text.contains(&user), "{text}");
-        }
-        other => panic!("expected the job's refusal, got {other:?}"),
-    }
+    refused_as_held(intervene::run(&fx.proto, i).await, &job, &user);
     assert_eq!(fx.state(&held).await, TxnState::Pending);
     assert!(
         history(&fx.proto, &held).await.unwrap().len() == 1,
@@ -168,13 +173,7 @@ async fn an_act_on_a_row_listed_only_beyond_a_live_jobs_first_page_is_refused_un
 
     // Unforced: refused, naming the job and its operator; nothing written.
     let i = Intervention::new(Recover::new(held.clone()), cli("INC-9"));
-    match intervene::run(&fx.proto, i).await {
-        Err(NotStarted::Refused(r @ ActRefusal::HeldByJob { .. })) => {
-            let text = r.to_string();
-            assert!(text.contains(&job.0) && text.contains(&user), "{text}");
-        }
-        other => panic!("expected the job's refusal, got {other:?}"),
-    }
+    refused_as_held(intervene::run(&fx.proto, i).await, &job, &user);
     assert_eq!(fx.state(&held).await, TxnState::Pending);
 
     // Forced, with a reason: it runs, and its record names the job.

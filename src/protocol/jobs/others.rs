@@ -221,15 +221,20 @@ impl LiveJobs {
 
 /// The filter of the poll's searches for the running jobs: run records of
 /// bulk acts still `running` whose heartbeat is at most an hour old at
-/// `now` (each is then judged by its own period).
-fn running_jobs(now: DateTime<Utc>) -> Value {
+/// `now` (each is then judged by its own period), but those of `known`.
+fn running_jobs<'a>(now: DateTime<Utc>, known: impl ExactSizeIterator<Item = &'a String>) -> Value {
+    let mut must_not = vec![json!({"exists": {"field": "run_id"}})];
+    if known.len() > 0 {
+        let ids: Vec<&String> = known.collect();
+        must_not.push(json!({"ids": {"values": ids}}));
+    }
     json!({
         "filter": [
             {"term": {"bulk": true}},
             {"term": {"status": "running"}},
             {"range": {"alive_at": {"gte": format_timestamp(now - HEARTBEAT_LOOKBACK)}}},
         ],
-        "must_not": [{"exists": {"field": "run_id"}}],
+        "must_not": must_not,
     })
 }
 
@@ -248,18 +253,11 @@ fn running_jobs(now: DateTime<Utc>) -> Value {
 pub fn live_jobs_searches(now: DateTime<Utc>, known: &JobLists) -> [Value; 2] {
     let heads = json!({
         "size": JOBS_CAP,
-        "query": {"bool": running_jobs(now)},
+        "query": {"bool": running_jobs(now, std::iter::empty())},
         "sort": [{"started_at": {"order": "desc"}}],
         "_source": ["operator", "action", "status", "alive_at", "alive_every_ms"],
     });
-    let mut unseen = running_jobs(now);
-    if !known.by_job.is_empty() {
-        let ids: Vec<&str> = known.by_job.keys().map(String::as_str).collect();
-        unseen["must_not"] = json!([
-            {"exists": {"field": "run_id"}},
-            {"ids": {"values": ids}},
-        ]);
-    }
+    let unseen = running_jobs(now, known.by_job.keys());
     let parts = known.parts_wanted();
     let lists = json!({
         "size": JOBS_CAP + parts.len(),

@@ -81,10 +81,7 @@ pub fn searches(
     let mt = fields.modification_time.query_name().to_string();
     // Only the two times are read of each (the application's names: the
     // source filter runs before the schema's boundary renames).
-    let source = [
-        fields.schema.name(Field::CreationTime).to_string(),
-        fields.modification_time.name.clone(),
-    ];
+    let source = [ct.clone(), fields.modification_time.name.clone()];
     out.push((
         HealingSearch::Recovered,
         at.transactions.to_string(),
