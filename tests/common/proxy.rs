@@ -87,6 +87,10 @@ struct Shared {
     log: Mutex<Vec<String>>,
     /// Each forwarded request's log line with its answer's size in bytes.
     answered: Mutex<Vec<(String, usize)>>,
+    /// Each request received, with its body's size ([`FaultProxy::sent`]).
+    sent: Mutex<Vec<Sent>>,
+    /// What [`Sent::watched`] looks for in each body.
+    watched: Mutex<Option<Vec<u8>>>,
     stopping: AtomicBool,
     next_conn_id: AtomicU64,
     clients: Mutex<HashMap<u64, TcpStream>>,
@@ -107,6 +111,17 @@ struct Shared {
     shed: shed::Rule,
     lost_shard: AtomicBool,
     fls: Mutex<fls::Rules>,
+}
+
+/// One request the proxy received ([`FaultProxy::sent`]).
+#[derive(Debug, Clone)]
+pub struct Sent {
+    /// `METHOD path`.
+    pub line: String,
+    /// Its body's size in bytes (as received: still chunked if it was).
+    pub bytes: usize,
+    /// Its body holds what [`FaultProxy::watch_bodies_for`] named.
+    pub watched: bool,
 }
 
 /// "Swallow the responses to the next `remaining` matching requests."
@@ -161,6 +176,8 @@ impl FaultProxy {
             forwarded: AtomicUsize::new(0),
             log: Mutex::new(Vec::new()),
             answered: Mutex::new(Vec::new()),
+            sent: Mutex::new(Vec::new()),
+            watched: Mutex::new(None),
             stopping: AtomicBool::new(false),
             next_conn_id: AtomicU64::new(0),
             clients: Mutex::new(HashMap::new()),
@@ -273,6 +290,18 @@ impl FaultProxy {
         lock(&self.shared.answered).clone()
     }
 
+    /// Each request received (past the security gates), in arrival order:
+    /// what a client had to send, as [`FaultProxy::answered`] is what it
+    /// had to read.
+    pub fn sent(&self) -> Vec<Sent> {
+        lock(&self.shared.sent).clone()
+    }
+
+    /// From now on, each [`Sent`] says whether its body holds `needle`.
+    pub fn watch_bodies_for(&self, needle: &str) {
+        *lock(&self.shared.watched) = Some(needle.as_bytes().to_vec());
+    }
+
     /// The requests of [`FaultProxy::log`] from line `from` on, counted by
     /// kind (`POST _msearch: 12, PUT (document): 3, ...`): what a bench
     /// prints of a window.
@@ -373,6 +402,17 @@ fn serve_connection(client: TcpStream, shared: &Shared) -> io::Result<()> {
             return close_gracefully(&writer, &mut reader);
         }
     };
+    lock(&shared.sent).push(Sent {
+        line: format!("{} {path}", request.method),
+        bytes: request.body.len(),
+        watched: lock(&shared.watched).as_ref().is_some_and(|needle| {
+            !needle.is_empty()
+                && request
+                    .body
+                    .windows(needle.len())
+                    .any(|w| w == needle.as_slice())
+        }),
+    });
     if let Some(bytes) = rewrite::body_too_large(shared, &request.method, &path, request.body.len())
     {
         writer.write_all(&finish(shared, bytes, None))?;

@@ -29,6 +29,7 @@ mod mapped_values;
 mod operators;
 mod plan_files;
 mod poll_kept;
+mod poll_kept_bound;
 mod poll_requests;
 mod procedures;
 mod receipts;

@@ -18,7 +18,11 @@ use estx::protocol::Protocol;
 
 /// A poll of `p` through `proxy`, with the size of its `_msearch` answer
 /// (the largest one it read: discovery's come first and are small).
-async fn poll(p: &Protocol, memory: &PollMemory, proxy: &FaultProxy) -> (Snapshot, usize) {
+pub(crate) async fn poll(
+    p: &Protocol,
+    memory: &PollMemory,
+    proxy: &FaultProxy,
+) -> (Snapshot, usize) {
     let from = proxy.answered().len();
     let table = TableFilter::default();
     let snap = p.poll_snapshot_listing(500, &table, memory).await.unwrap();
@@ -32,13 +36,13 @@ async fn poll(p: &Protocol, memory: &PollMemory, proxy: &FaultProxy) -> (Snapsho
 }
 
 /// `n` transaction ids no document has, `width` bytes long each.
-fn listed_only(prefix: &str, n: usize) -> Vec<String> {
+pub(crate) fn listed_only(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}-{i:06}")).collect()
 }
 
 /// A record of `txns` begun as another process would (bulk: running with
 /// a fresh heartbeat), the audit index refreshed.
-async fn begin(fx: &Fx, txns: &[String], bulk: bool) -> (Trail, RecordId) {
+pub(crate) async fn begin(fx: &Fx, txns: &[String], bulk: bool) -> (Trail, RecordId) {
     let trail = Trail::open(&fx.proto).await.unwrap();
     let mut draft = RecordDraft::new(ActionKind::Recover, txns.to_vec(), Interface::Cli);
     draft.bulk = bulk;
@@ -47,7 +51,7 @@ async fn begin(fx: &Fx, txns: &[String], bulk: bool) -> (Trail, RecordId) {
     (trail, id)
 }
 
-async fn finish(fx: &Fx, trail: &Trail, id: &RecordId) {
+pub(crate) async fn finish(fx: &Fx, trail: &Trail, id: &RecordId) {
     let ending = Ending::of(ActOutcome::Completed, "completed", Vec::new());
     trail.finish(id, ending).await.unwrap();
     fx.cluster().refresh(&fx.ix.audit).await.unwrap();

@@ -41,7 +41,7 @@ pub use life::{job_life, JobLife, SILENT_PERIODS};
 pub use listing::{list_jobs, Job, JobState, SoFar};
 pub use others::{
     live_jobs, live_jobs_for_act, live_jobs_searches, others_unavailable, recent_acts_search,
-    HeldBy, JobLists, LiveJobs, OthersUnavailable, SeenAct, SeenActs,
+    HeldBy, JobLists, LiveJobs, OthersUnavailable, SeenAct, SeenActs, PART_ASKS,
 };
 pub use own::OwnWrites;
 pub use pace::{Pace, PaceStats};

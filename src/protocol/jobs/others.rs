@@ -20,13 +20,15 @@
 //! overflow into parts (past its first
 //! [`crate::protocol::trail::pages::PAGE_BUDGET`]) is known by the poll
 //! for those its run record lists when it first sees it, and for the rest
-//! from the next poll on (its parts, read once); an act reads every part
+//! from the next poll on (its parts, read once; one missing for
+//! [`PART_ASKS`] polls is no longer asked); an act reads every part
 //! before it acts.
 
 use super::life::{life_at, JobLife};
 use crate::error::Result;
+use crate::protocol::read::kept_ids::{leave_out, ReadThrough};
 use crate::protocol::report::Tally;
-use crate::protocol::time::{format_timestamp, human_age};
+use crate::protocol::time::{format_timestamp, human_age, parse_timestamp};
 use crate::protocol::trail::{self, ActOutcome, ActionKind, Operator, RecordStatus};
 use crate::protocol::{Protocol, ProtocolConfig};
 use chrono::{DateTime, Utc};
@@ -165,8 +167,16 @@ impl LiveJobs {
         kept: &mut JobLists,
         now: DateTime<Utc>,
     ) -> Result<LiveJobs> {
-        for h in crate::cluster::hit_refs(lists)? {
+        let asked = kept.parts_wanted();
+        let listed = crate::cluster::hit_refs(lists)?;
+        // A full answer may have cut the parts (sorted last): unanswered
+        // only when it was not.
+        let full = listed.len() >= JOBS_CAP + asked.len();
+        for h in listed {
             kept.read(h.id, h.source);
+        }
+        if !full {
+            kept.unanswered(&asked);
         }
         let mut out = LiveJobs::default();
         let mut running = HashSet::new();
@@ -222,12 +232,11 @@ impl LiveJobs {
 /// The filter of the poll's searches for the running jobs: run records of
 /// bulk acts still `running` whose heartbeat is at most an hour old at
 /// `now` (each is then judged by its own period), but those of `known`.
-fn running_jobs<'a>(now: DateTime<Utc>, known: impl ExactSizeIterator<Item = &'a String>) -> Value {
+fn running_jobs<'a>(now: DateTime<Utc>, known: impl Iterator<Item = &'a String>) -> Value {
     let mut must_not = vec![json!({"exists": {"field": "run_id"}})];
-    if known.len() > 0 {
-        let ids: Vec<&String> = known.collect();
-        must_not.push(json!({"ids": {"values": ids}}));
-    }
+    // By id only: the lists kept are those of the running jobs the heads'
+    // search names, at most `JOBS_CAP`, far below the ids' cap.
+    must_not.extend(leave_out(known.map(|id| (id.as_str(), None)), None));
     json!({
         "filter": [
             {"term": {"bulk": true}},
@@ -244,7 +253,8 @@ fn running_jobs<'a>(now: DateTime<Utc>, known: impl ExactSizeIterator<Item = &'a
 /// read), with the parts `known` still lacks of the jobs it holds (a job
 /// over [`PAGE_BUDGET`](trail::pages::PAGE_BUDGET) of ids lists the rest in parts, at most
 /// [`PARTS_PER_POLL`] read per poll: a big job's rows beyond its first page
-/// are known from the next poll on). A running record's list and parts are
+/// are known from the next poll on; a part missing [`PART_ASKS`] polls is
+/// given up). A running record's list and parts are
 /// written when it begins and only its end adds to them
 /// (`trail::Record`'s completion, after which it is no longer running), so
 /// what is read once holds while the job runs: the poll reads each job's
@@ -275,6 +285,18 @@ pub fn live_jobs_searches(now: DateTime<Utc>, known: &JobLists) -> [Value; 2] {
 /// [`PAGE_BUDGET`](trail::pages::PAGE_BUDGET) of ids).
 pub const PARTS_PER_POLL: usize = 4;
 
+/// How many polls may ask a running job's part and find it missing before
+/// the poller stops asking it (issue 30 item 5): a part that never arrives
+/// (its write failed, its process died between the record and its parts)
+/// would otherwise take one of the [`PARTS_PER_POLL`] places every poll,
+/// for as long as the job runs. A job's parts are written just after its
+/// record, so one that is late is late by the refresh interval, a poll or
+/// two. The rows a part given up lists are then not marked as the job's
+/// (the poll says so in its warnings, [`JobLists::warnings`]); an act
+/// still reads every part of every live job before it acts
+/// ([`live_jobs`]), so this costs a mark, never a collision unchecked.
+pub const PART_ASKS: u32 = 5;
+
 /// The transaction lists of the running jobs an earlier poll read, by
 /// run record id ([`live_jobs_searches`]): kept by the poller,
 /// each dropped once its job is no longer among the running.
@@ -288,8 +310,12 @@ pub struct JobLists {
 struct KeptList {
     /// The transactions its record and the parts read list.
     held: Held,
-    /// The numbers of its parts not read yet.
-    unread: Vec<u32>,
+    /// The numbers of its parts not read yet, each with how many polls
+    /// asked it and found it missing.
+    unread: Vec<(u32, u32)>,
+    /// The numbers of its parts no longer asked: missing [`PART_ASKS`]
+    /// times.
+    given_up: Vec<u32>,
 }
 
 impl JobLists {
@@ -298,11 +324,55 @@ impl JobLists {
         let mut ids: Vec<String> = self
             .by_job
             .iter()
-            .flat_map(|(run, l)| l.unread.iter().map(move |&n| trail::pages::part_id(run, n)))
+            .flat_map(|(run, l)| {
+                l.unread
+                    .iter()
+                    .map(move |&(n, _)| trail::pages::part_id(run, n))
+            })
             .collect();
         ids.sort();
         ids.truncate(PARTS_PER_POLL);
         ids
+    }
+
+    /// Counts a poll that asked the parts `asked` and found those still
+    /// unread missing; gives up on each missing [`PART_ASKS`] times.
+    fn unanswered(&mut self, asked: &[String]) {
+        if asked.is_empty() {
+            return;
+        }
+        for (run, l) in &mut self.by_job {
+            l.unread.retain_mut(|(n, misses)| {
+                if asked.contains(&trail::pages::part_id(run, *n)) {
+                    *misses += 1;
+                }
+                if *misses < PART_ASKS {
+                    return true;
+                }
+                tracing::warn!(job = %run, part = *n, "a running job's part never arrived: no longer asked");
+                l.given_up.push(*n);
+                false
+            });
+        }
+    }
+
+    /// What the poll says of the parts given up: one line a job (the
+    /// rows they list are not marked as its).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self
+            .by_job
+            .iter()
+            .filter(|(_, l)| !l.given_up.is_empty())
+            .map(|(run, l)| {
+                format!(
+                    "job `{run}`: {} part(s) of its list of transactions never arrived \
+                     (asked {PART_ASKS} polls): the rows they list are not marked as its",
+                    l.given_up.len()
+                )
+            })
+            .collect();
+        lines.sort();
+        lines
     }
 
     /// Reads one hit of the lists' search: a job's head (its first page
@@ -319,16 +389,20 @@ impl JobLists {
                     return;
                 };
                 let n = part.as_u64().and_then(|n| u32::try_from(n).ok());
-                kept.unread.retain(|u| Some(*u) != n);
+                kept.unread.retain(|(u, _)| Some(*u) != n);
                 Arc::make_mut(&mut kept.held).extend(ids.map(String::from));
             }
             _ => {
                 let parts = source.get("parts").and_then(Value::as_u64).unwrap_or(0);
                 let parts = u32::try_from(parts).unwrap_or(0);
                 let held = Arc::new(ids.map(String::from).collect());
-                let unread = (1..=parts).collect();
-                self.by_job
-                    .insert(id.to_string(), KeptList { held, unread });
+                let unread = (1..=parts).map(|n| (n, 0)).collect();
+                let list = KeptList {
+                    held,
+                    unread,
+                    given_up: Vec::new(),
+                };
+                self.by_job.insert(id.to_string(), list);
             }
         }
     }
@@ -460,15 +534,19 @@ impl fmt::Display for SeenAct {
 }
 
 /// The poll's search for the acts finished since `ACTS_LOOKBACK` before
-/// `now` (run records only, finished, newest first; heads only), but those
+/// `now` (run records only, finished, oldest first; heads only), but those
 /// `known` holds: a finished record no longer changes, so each is read
-/// once (a bulk run's head lists up to a page of transactions).
-pub fn recent_acts_search(now: DateTime<Utc>, known: &SeenActs) -> Value {
+/// once (a bulk run's head lists up to a page of transactions). Those
+/// known are left out by id, the older ones by time past a cap
+/// ([`ReadThrough`]: oldest first, so that a burst of acts is read whole
+/// and one searchable late is still read), which `known` notes as asked.
+pub fn recent_acts_search(now: DateTime<Utc>, known: &mut SeenActs) -> Value {
     let mut must_not = vec![json!({"exists": {"field": "run_id"}})];
-    if !known.by_record.is_empty() {
-        let ids: Vec<&str> = known.by_record.keys().map(String::as_str).collect();
-        must_not.push(json!({"ids": {"values": ids}}));
-    }
+    let kept = known
+        .by_record
+        .iter()
+        .filter_map(|(id, a)| Some((id.as_str(), a.finished_at?)));
+    must_not.extend(known.read.leave_out("finished_at", kept, now));
     json!({
         "size": ACTS_CAP,
         "query": {"bool": {
@@ -478,7 +556,7 @@ pub fn recent_acts_search(now: DateTime<Utc>, known: &SeenActs) -> Value {
             ],
             "must_not": must_not,
         }},
-        "sort": [{"finished_at": {"order": "desc"}}],
+        "sort": ReadThrough::oldest_first("finished_at"),
         "_source": ["operator", "action", "transactions", "status", "reason", "bulk",
             "forced", "outcome", "counts", "finished_at", "overrode"],
     })
@@ -491,18 +569,29 @@ fn since_acts(now: DateTime<Utc>) -> DateTime<Utc> {
 
 /// The acts finished lately that earlier polls read, by record id
 /// ([`recent_acts_search`]): kept by the poller while they
-/// finished within the lookback.
+/// finished within the lookback, with how far back every act has been
+/// read ([`ReadThrough`]).
 #[derive(Debug, Clone, Default)]
 pub struct SeenActs {
     by_record: HashMap<String, SeenAct>,
+    read: ReadThrough,
 }
 
 impl SeenActs {
     /// The acts in the answer to [`recent_acts_search`] added to those
     /// kept, at `now`: the last [`ACTS_CAP`] finished within the lookback,
-    /// oldest first; those finished before it are no longer kept.
+    /// and any older read by this answer (a burst read oldest first, or
+    /// one searchable late: each reaches the log once), oldest first;
+    /// those finished before the lookback are no longer kept.
     pub fn add_answer(&mut self, answer: &Value, now: DateTime<Utc>) -> Result<Vec<SeenAct>> {
-        for h in crate::cluster::hits(answer)? {
+        let hits = crate::cluster::hits(answer)?;
+        let times: Vec<Option<DateTime<Utc>>> = hits
+            .iter()
+            .map(|h| h.source.get("finished_at").and_then(parse_timestamp))
+            .collect();
+        self.read.answered(ACTS_CAP, &times);
+        let mut read_now = HashSet::new();
+        for h in hits {
             let Ok(head) = serde_json::from_value::<Head>(Value::Object(h.source)) else {
                 tracing::debug!(record = %h.id, "a finished record's head is unreadable");
                 continue;
@@ -520,15 +609,21 @@ impl SeenActs {
                 reason: head.reason,
                 finished_at: head.finished_at,
             };
+            read_now.insert(h.id.clone());
             self.by_record.insert(h.id, act);
         }
         let since = since_acts(now);
         self.by_record
             .retain(|_, a| a.finished_at.is_some_and(|f| f >= since));
-        let mut acts: Vec<SeenAct> = self.by_record.values().cloned().collect();
+        let mut acts: Vec<&SeenAct> = self.by_record.values().collect();
         acts.sort_by(|a, b| (a.finished_at, &a.record_id).cmp(&(b.finished_at, &b.record_id)));
         let newest = acts.len().saturating_sub(ACTS_CAP);
-        Ok(acts.split_off(newest))
+        Ok(acts
+            .iter()
+            .enumerate()
+            .filter(|(n, a)| *n >= newest || read_now.contains(&a.record_id))
+            .map(|(_, a)| (*a).clone())
+            .collect())
     }
 }
 
@@ -603,8 +698,42 @@ mod tests {
         );
     }
 
+    /// A part asked [`PART_ASKS`] polls and never answered is asked no
+    /// more, and the poll says so; the parts answered stay read.
+    #[test]
+    fn a_part_missing_for_a_few_polls_is_given_up() {
+        let now: DateTime<Utc> = "2026-01-01T10:00:00Z".parse().unwrap();
+        let heads = json!({"hits": {"hits": [{"_id": "big", "_source": {
+            "operator": alice(), "action": "recover", "status": "running",
+            "alive_at": format_timestamp(now), "alive_every_ms": 1000}}]}});
+        let first = json!({"hits": {"hits": [
+            {"_id": "big", "_source": {"transactions": ["t1"], "parts": 2}}]}});
+        let part = |n| trail::pages::part_id("big", n);
+        let one = json!({"hits": {"hits": [{"_id": part(1), "_source":
+            {"run_id": "big", "part": 1, "transactions": ["t2"]}}]}});
+        let none = json!({"hits": {"hits": []}});
+        let mut kept = JobLists::default();
+        LiveJobs::from_answers(&heads, &first, &mut kept, now).unwrap();
+        assert_eq!(kept.parts_wanted(), [part(1), part(2)]);
+        LiveJobs::from_answers(&heads, &one, &mut kept, now).unwrap();
+        for _ in 1..PART_ASKS {
+            assert_eq!(kept.parts_wanted(), [part(2)]);
+            assert!(kept.warnings().is_empty());
+            LiveJobs::from_answers(&heads, &none, &mut kept, now).unwrap();
+        }
+        assert!(kept.parts_wanted().is_empty(), "given up");
+        let jobs = LiveJobs::from_answers(&heads, &none, &mut kept, now).unwrap();
+        assert!(jobs.holding("t2").is_some() && jobs.holding("t1").is_some());
+        let warned = kept.warnings();
+        assert!(
+            warned.len() == 1 && warned[0].contains("`big`"),
+            "{warned:?}"
+        );
+    }
+
     /// The acts read are kept and not asked again; those finished before
-    /// the lookback are dropped; the newest [`ACTS_CAP`], oldest first.
+    /// the lookback are dropped; the newest [`ACTS_CAP`] and those just
+    /// read, oldest first.
     #[test]
     fn acts_seen_are_kept_while_recent_and_not_asked_again() {
         let now: DateTime<Utc> = "2026-01-01T10:00:00Z".parse().unwrap();
@@ -618,7 +747,7 @@ mod tests {
         let acts = kept.add_answer(&answer, now).unwrap();
         let ids = |acts: &[SeenAct]| acts.iter().map(|a| a.record_id.clone()).collect::<Vec<_>>();
         assert_eq!(ids(&acts), ["a", "b"]);
-        let asked = recent_acts_search(now, &kept).to_string();
+        let asked = recent_acts_search(now, &mut kept).to_string();
         assert!(asked.contains(r#""ids":{"values":["#), "{asked}");
 
         // Nine minutes on, with none new: `a` has left the lookback.
@@ -632,8 +761,11 @@ mod tests {
         let acts = kept
             .add_answer(&json!({"hits": {"hits": many}}), now)
             .unwrap();
-        assert_eq!(acts.len(), ACTS_CAP);
+        assert_eq!(acts.len(), ACTS_CAP + 5, "each act read reaches the log");
         assert_eq!(acts.last().unwrap().record_id, "m000", "the newest last");
+        let acts = kept.add_answer(&none, now).unwrap();
+        assert_eq!(acts.len(), ACTS_CAP);
+        assert_eq!(acts[0].record_id, "m049");
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod doctor;
 pub mod fetch;
 pub mod groups;
 pub mod index_info;
+pub mod kept_ids;
 pub mod listing;
 pub mod poll;
 pub mod progress;

@@ -188,6 +188,7 @@ pub async fn load_with(
     let named = p.named(&a, &transactions, windows, taken_at).await?;
 
     let health = health_label(health).await;
+    p.warnings.append(&mut a.others.warnings);
     let read = p.read_status(&a, named.locks_total, named.pending_accounts_total);
     let healing_evidence = healing_evidence(
         std::mem::take(&mut a.healing),

@@ -23,6 +23,9 @@ pub(super) struct OthersSearch {
     now: DateTime<Utc>,
     audit: Option<String>,
     known: Known,
+    /// The acts' search (none for a file trail), built once: `known`
+    /// notes it asked.
+    acts: Option<Value>,
 }
 
 /// What earlier polls of the handle read of the others and keep.
@@ -43,32 +46,36 @@ pub(super) struct Others {
     pub acts: Vec<SeenAct>,
     /// What the next poll need not read again (none read: what was known).
     pub known: Known,
+    /// What the poll says of them (a job's parts given up).
+    pub warnings: Vec<String>,
 }
 
 impl OthersSearch {
     /// The searches for the jobs live and the acts finished at `now`, the
     /// lists of the jobs and the acts in `known` not asked again.
-    pub(super) fn new(now: DateTime<Utc>, audit: Option<&str>, known: Known) -> OthersSearch {
+    pub(super) fn new(now: DateTime<Utc>, audit: Option<&str>, mut known: Known) -> OthersSearch {
+        let acts = audit.map(|_| recent_acts_search(now, &mut known.acts));
         OthersSearch {
             now,
             audit: audit.map(str::to_string),
             known,
+            acts,
         }
     }
 
     /// Their places in the `_msearch` (none for a file trail): the jobs'
     /// heads, the lists of those not known, then the acts'.
     pub(super) fn searches(&self) -> Vec<(String, Value)> {
-        match &self.audit {
-            None => Vec::new(),
-            Some(ix) => {
+        match (&self.audit, &self.acts) {
+            (Some(ix), Some(acts)) => {
                 let [heads, lists] = live_jobs_searches(self.now, &self.known.jobs);
                 vec![
                     (ix.clone(), heads),
                     (ix.clone(), lists),
-                    (ix.clone(), recent_acts_search(self.now, &self.known.acts)),
+                    (ix.clone(), acts.clone()),
                 ]
             }
+            _ => Vec::new(),
         }
     }
 
@@ -112,6 +119,7 @@ impl OthersSearch {
                     .map_err(|e| e.to_string())?;
             }
         }
+        out.warnings = known.jobs.warnings();
         out.known = known;
         Ok(out)
     }

@@ -17,6 +17,7 @@ use super::healing::{lookback, AppHeartbeat, Recoveries};
 use crate::error::{Error, Result};
 use crate::protocol::locks::LivenessSource;
 use crate::protocol::read::discovery::Fields;
+use crate::protocol::read::kept_ids::ReadThrough;
 use crate::protocol::read::queries::Queries;
 use crate::protocol::schema::Field;
 use crate::protocol::time::{format_timestamp, parse_timestamp};
@@ -62,7 +63,8 @@ pub struct Sources<'a> {
 /// dates; none for records under a file trail (read from the file); none
 /// for heartbeats without a liveness source. The records `kept` holds
 /// (finished, read by an earlier poll) are not asked again; those that
-/// ended before the lookback are dropped from it first.
+/// ended before the lookback are dropped from it first, and it notes the
+/// search asked.
 pub fn searches(
     fields: &Fields,
     at: &Sources,
@@ -97,16 +99,23 @@ pub fn searches(
         let active =
             ["started_at", "finished_at", "alive_at"].map(|f| json!({"range": {f: {"gte": from}}}));
         let mut query = json!({"should": active, "minimum_should_match": 1});
-        if !kept.by_record.is_empty() {
-            let ids: Vec<&str> = kept.by_record.keys().map(String::as_str).collect();
-            query["must_not"] = json!([{"ids": {"values": ids}}]);
+        let records = kept
+            .by_record
+            .iter()
+            .map(|(id, (_, end))| (id.as_str(), *end));
+        let leave_out = kept.read.leave_out("finished_at", records, taken_at);
+        if !leave_out.is_empty() {
+            query["must_not"] = Value::Array(leave_out);
         }
+        // Oldest finished first, the running ones (no end) before them:
+        // read every poll, never cut by the finished ones.
         out.push((
             HealingSearch::OperatorRecords,
             audit.to_string(),
             json!({"size": RECORDS_CAP,
                 "_source": ["transactions", "bulk", "started_at", "finished_at"],
-                "query": {"bool": query}}),
+                "query": {"bool": query},
+                "sort": ReadThrough::oldest_first("finished_at")}),
         ));
     }
     if let Some(l) = at.liveness {
@@ -169,10 +178,14 @@ impl OperatorMark {
 /// completion was its last write), so the poll reads each once and keeps
 /// it while it ended within the lookback (issue 30 item 5: the records'
 /// lists were a fifth of the fullest poll's answer). A running record is
-/// read every poll (its end may add transactions).
+/// read every poll (its end may add transactions). Those kept are left out
+/// of the next search by id, the older ones by time past a cap
+/// ([`ReadThrough`]): one missed would credit the application with an
+/// operator's recovery.
 #[derive(Debug, Clone, Default)]
 pub struct FinishedMarks {
     by_record: std::collections::HashMap<String, (OperatorMark, DateTime<Utc>)>,
+    read: ReadThrough,
 }
 
 /// The operators' marks of a file trail (`--audit-trail file:PATH`), read
@@ -303,15 +316,19 @@ pub fn read(
             }
             HealingSearch::OperatorRecords => {
                 let mut read = Vec::new();
+                let mut ends = Vec::with_capacity(hits.len());
                 for h in hits {
                     let mark = OperatorMark::of(h.source);
-                    match h.source.get("finished_at").and_then(parse_timestamp) {
+                    let end = h.source.get("finished_at").and_then(parse_timestamp);
+                    ends.push(end);
+                    match end {
                         Some(end) => {
                             kept.by_record.insert(h.id.to_string(), (mark, end));
                         }
                         None => read.push(mark),
                     }
                 }
+                kept.read.answered(RECORDS_CAP, &ends);
                 read.extend(kept.by_record.values().map(|(m, _)| m.clone()));
                 marks = Some(read);
             }
