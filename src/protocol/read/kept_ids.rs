@@ -16,15 +16,20 @@ use serde_json::{json, Value};
 ///
 /// An `ids` query has no count limit of its own: Elasticsearch turns it
 /// into one terms-in-set query on `_id` (`IdsQueryBuilder::doToQuery`
-/// calls the id field's `termsQuery`), so neither `index.max_terms_count`
-/// (65 536 by default, checked by the `terms` query only) nor
-/// `indices.query.bool.max_clause_count` (one clause, whatever its count)
-/// refuses it. What a long list meets is the limit on the request body,
-/// sent every poll: nginx answers 413 past `client_max_body_size` (1 MiB
-/// by default), Amazon OpenSearch Service past its instance type's
-/// payload limit (10 MiB on the smallest), and the three searches that
-/// leave ids out ride in the same `_msearch`. A thousand ids keep the
-/// three under 150 KB whatever the audit index holds.
+/// calls the id field's `termsQuery`,
+/// `server/src/main/java/org/elasticsearch/index/query/IdsQueryBuilder.java`;
+/// OpenSearch's is the same), so neither `index.max_terms_count` (65 536
+/// by default, checked by `TermsQueryBuilder::doToQuery`, the `terms`
+/// query only) nor `indices.query.bool.max_clause_count` (one clause,
+/// whatever its count) refuses it. What a long list meets is the limit on
+/// the request body, sent every poll: nginx answers 413 past
+/// `client_max_body_size` (1 MiB by default,
+/// <https://nginx.org/en/docs/http/ngx_http_core_module.html#client_max_body_size>),
+/// Amazon OpenSearch Service past 10 MiB on small instance types
+/// (<https://docs.aws.amazon.com/opensearch-service/latest/developerguide/limits.html#network-limits>),
+/// and the three searches that leave ids out ride in the same `_msearch`.
+/// A thousand ids keep the three under 100 KB whatever the audit index
+/// holds.
 pub const KEPT_IDS_CAP: usize = 1_000;
 
 /// How long after its time (`finished_at`, written on the cluster's clock
