@@ -537,9 +537,10 @@ impl fmt::Display for SeenAct {
 /// `now` (run records only, finished, oldest first; heads only), but those
 /// `known` holds: a finished record no longer changes, so each is read
 /// once (a bulk run's head lists up to a page of transactions). Those
-/// known are left out by id, the older ones by time past a cap
-/// ([`ReadThrough`]: oldest first, so that a burst of acts is read whole
-/// and one searchable late is still read), which `known` notes as asked.
+/// known are left out by time as far back as all were read, the others by
+/// id up to a cap ([`ReadThrough`]: oldest first, so that a burst of acts
+/// is read whole and one searchable late is still read), which `known`
+/// notes as asked.
 pub fn recent_acts_search(now: DateTime<Utc>, known: &mut SeenActs) -> Value {
     let mut must_not = vec![json!({"exists": {"field": "run_id"}})];
     let kept = known

@@ -2,11 +2,11 @@
 //! poll read it and the poller keeps it (a running job's list, a finished
 //! operator record's marks, an act finished lately:
 //! [`super::poll::PollMemory`]), the clause written once for the three
-//! searches that leave something out ([`leave_out`]). Left out by id while
-//! few; past [`KEPT_IDS_CAP`] of them, the older ones by time, and only as
-//! far back as the poller has read every record ([`ReadThrough`]), so that
-//! every poll's request stays small without losing a record that becomes
-//! searchable late.
+//! searches that leave something out ([`leave_out`]). Left out by time
+//! what is older than all the poller has read whole, a minute past the
+//! refresh lag ([`ReadThrough`]), and by id the rest, at most
+//! [`KEPT_IDS_CAP`] of them, so that every poll's request stays small
+//! without losing a record that becomes searchable late.
 
 use crate::protocol::time::format_timestamp;
 use chrono::{DateTime, Utc};

@@ -179,9 +179,9 @@ impl OperatorMark {
 /// it while it ended within the lookback (issue 30 item 5: the records'
 /// lists were a fifth of the fullest poll's answer). A running record is
 /// read every poll (its end may add transactions). Those kept are left out
-/// of the next search by id, the older ones by time past a cap
-/// ([`ReadThrough`]): one missed would credit the application with an
-/// operator's recovery.
+/// of the next search by time as far back as all were read, the others by
+/// id up to a cap ([`ReadThrough`]): one missed would credit the
+/// application with an operator's recovery.
 #[derive(Debug, Clone, Default)]
 pub struct FinishedMarks {
     by_record: std::collections::HashMap<String, (OperatorMark, DateTime<Utc>)>,
