@@ -21,7 +21,8 @@
 //!    its CPU per poll and its peak RSS (`VmHWM`).
 //!
 //! Knobs: `ESTX_BENCH_FINISHED` (1 000 000), `ESTX_BENCH_IN_FLIGHT`
-//! (10 000), `ESTX_BENCH_WINDOW` (seconds watched, 240). Figures go to
+//! (10 000), `ESTX_BENCH_WINDOW` (seconds watched, 240), `ESTX_BENCH_POLLS`
+//! (polls measured per filter, 11). Figures go to
 //! BENCHMARKS.md; nothing here asserts on time.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -52,6 +53,7 @@ use std::time::{Duration, Instant};
 const ACCOUNTS: usize = 1_000;
 const LOCKS: usize = 300;
 const BULK: usize = 5_000;
+/// Polls measured per filter (`ESTX_BENCH_POLLS` to change: more for a profile).
 const POLLS: usize = 11;
 /// Stuck transactions acknowledged (their acks read by every poll).
 const ACKED: usize = 100;
@@ -280,7 +282,8 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
     let first = process_cpu() - cpu;
     let cpu = process_cpu();
     let mut last = None;
-    for _ in 0..POLLS {
+    let polls = knob("ESTX_BENCH_POLLS", POLLS);
+    for _ in 0..polls {
         let started = Instant::now();
         last = Some(
             p.poll_snapshot_listing(DEFAULT_CAP, table, &memory)
@@ -289,11 +292,11 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
         );
         latencies.push(started.elapsed());
     }
-    let cpu = (process_cpu() - cpu) / POLLS as u32;
+    let cpu = (process_cpu() - cpu) / polls as u32;
     let snap = last.expect("polls");
     println!(
         "poll ({what}): {} requests, client CPU {cpu:.1?} per poll (the first {first:.1?}), \
-         median {:.0?} over {POLLS}; {} in flight, {} listed of {} matching; {} acked, healing {:?}",
+         median {:.0?} over {polls}; {} in flight, {} listed of {} matching; {} acked, healing {:?}",
         snap.requests,
         median(latencies),
         snap.in_flight_total,

@@ -45,7 +45,7 @@ impl Cluster {
             return Ok(None);
         }
         let body = answer.into_json(index)?;
-        Ok(Some(versioned(id, &body)?))
+        Ok(Some(versioned(id, body)?))
     }
 
     /// Realtime multi-GET; one entry per id, `None` where missing (the

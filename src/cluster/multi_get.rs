@@ -86,11 +86,11 @@ impl Cluster {
                 self.mget_items(MgetParts::None, body, &names)
             })
             .await?;
-        let mut items = answered.iter();
+        let mut items = answered.into_iter();
         let mut out = Vec::with_capacity(groups.len());
         for g in groups {
-            let answered: Vec<&Value> = items.by_ref().take(g.ids.len()).collect();
-            out.push(self.group_docs(g, &answered).await);
+            let answered: Vec<Value> = items.by_ref().take(g.ids.len()).collect();
+            out.push(self.group_docs(g, answered).await);
         }
         Ok(out)
     }
@@ -107,8 +107,7 @@ impl Cluster {
                 self.mget_items(MgetParts::Index(g.index), json!({ "ids": ids }), g.index)
             })
             .await?;
-        let items: Vec<&Value> = answered.iter().collect();
-        Ok(self.group_docs(g, &items).await)
+        Ok(self.group_docs(g, answered).await)
     }
 
     /// One realtime `_mget` of `body`: its `docs`, one per item asked.
@@ -123,7 +122,7 @@ impl Cluster {
                 self.client
                     .mget(parts.clone())
                     .realtime(true)
-                    .body(body.clone())
+                    .body(&body)
                     .send()
             })
             .await?;
@@ -139,11 +138,11 @@ impl Cluster {
 
     /// One group's items read: the first item error fails the group; misses
     /// are confirmed (routing), then the documents translated.
-    async fn group_docs(&self, g: &MgetGroup<'_>, items: &[&Value]) -> GroupDocs {
+    async fn group_docs(&self, g: &MgetGroup<'_>, items: Vec<Value>) -> GroupDocs {
         let mut docs = Vec::with_capacity(items.len());
         for (id, item) in g.ids.iter().zip(items) {
             if item.get("error").is_some() {
-                return Err(mget_item_error(item, g.index));
+                return Err(mget_item_error(&item, g.index));
             }
             docs.push(if item.get("found") == Some(&Value::Bool(true)) {
                 Some(versioned(id, item)?)

@@ -105,19 +105,24 @@ pub(super) struct Answer {
     pub(super) status: u16,
     retry_after: Option<Duration>,
     pub(super) json: Value,
+    /// The body as text where it is not JSON (empty where it is: the
+    /// poll's answers are big, and only a body that did not parse is
+    /// shown as text).
     text: String,
 }
 
 impl Answer {
     /// Reads the whole answer; fails only when the connection breaks.
+    /// JSON is parsed from the bytes as they came (UTF-8 by the products'
+    /// content type), not from a copy decoded to text first.
     pub(super) async fn read(resp: Response) -> Result<Answer> {
         let status = resp.status_code().as_u16();
         let retry_after = retry_after(resp.headers());
-        let text = resp.text().await.map_err(transport)?;
-        let json = if text.trim().is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(&text).unwrap_or(Value::Null)
+        let body = resp.bytes().await.map_err(transport)?;
+        let json = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let text = match json {
+            Value::Null => String::from_utf8_lossy(&body).into_owned(),
+            _ => String::new(),
         };
         Ok(Answer {
             status,
@@ -341,10 +346,19 @@ pub(super) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
-pub(super) fn versioned(id: &str, body: &Value) -> Result<VersionedDoc> {
+pub(super) fn versioned(id: &str, mut body: Value) -> Result<VersionedDoc> {
     let seq_no = body.get("_seq_no").and_then(Value::as_i64);
     let primary_term = body.get("_primary_term").and_then(Value::as_i64);
-    let source = body.get("_source").and_then(Value::as_object).cloned();
+    // Taken out of the answer, not copied (an `_mget` of the poll reads a
+    // thousand documents).
+    let source = match body.get_mut("_source").map(Value::take) {
+        Some(Value::Object(source)) => Some(source),
+        Some(other) => {
+            body["_source"] = other;
+            None
+        }
+        None => None,
+    };
     match (seq_no, primary_term, source) {
         (Some(seq_no), Some(primary_term), Some(source)) => Ok(VersionedDoc {
             id: id.to_string(),

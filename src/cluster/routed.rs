@@ -80,14 +80,19 @@ impl Cluster {
         // Untranslated: the caller translates what it keeps (`read_doc`).
         let answer = self.search_untranslated(index, body).await?;
         whole(&answer, index)?;
-        let hits = answer
-            .pointer("/hits/hits")
-            .and_then(Value::as_array)
-            .ok_or_else(|| Error::Decode("search answer without hits".into()))?;
+        let mut answer = answer;
+        let hits = match answer.pointer_mut("/hits/hits").map(Value::take) {
+            Some(Value::Array(hits)) => hits,
+            _ => return Err(Error::Decode("search answer without hits".into())),
+        };
         let mut docs: Vec<VersionedDoc> = Vec::with_capacity(hits.len());
         for h in hits {
-            let id = h.get("_id").and_then(Value::as_str).unwrap_or_default();
-            let doc = versioned(id, h)?;
+            let id = h
+                .get("_id")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            let doc = versioned(&id, h)?;
             if let Some(twin) = docs.iter().find(|d| d.id == doc.id) {
                 return Err(ambiguous(index, twin, &doc));
             }
@@ -125,14 +130,18 @@ impl Cluster {
                 },
             )
             .await?;
-        docs.iter()
+        docs.into_iter()
             .map(|d| {
                 if d.get("error").is_some() {
-                    return Err(super::response::mget_item_error(d, index));
+                    return Err(super::response::mget_item_error(&d, index));
                 }
                 if d.get("found") == Some(&Value::Bool(true)) {
-                    let id = d.get("_id").and_then(Value::as_str).unwrap_or_default();
-                    versioned(id, d).map(Some)
+                    let id = d
+                        .get("_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
+                    versioned(&id, d).map(Some)
                 } else {
                     Ok(None)
                 }

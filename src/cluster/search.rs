@@ -87,15 +87,20 @@ impl Cluster {
         // Searches answered busy (a per-item 429) are asked again on their own.
         let answers = self
             .per_item(searches.len(), busy, |at: Vec<usize>| async move {
+                let headers: Vec<Value> = at
+                    .iter()
+                    .map(|&i| match path {
+                        Some(_) => json!({}),
+                        None => json!({ "index": searches[i].0 }),
+                    })
+                    .collect();
+                // The searches are borrowed, not copied, at each try.
                 let lines = || {
-                    let mut lines: Vec<elasticsearch::http::request::JsonBody<Value>> = Vec::new();
-                    for &i in &at {
-                        let (index, body) = &searches[i];
-                        lines.push(match path {
-                            Some(_) => json!({}).into(),
-                            None => json!({ "index": index }).into(),
-                        });
-                        lines.push(body.clone().into());
+                    let mut lines: Vec<elasticsearch::http::request::JsonBody<&Value>> =
+                        Vec::with_capacity(2 * at.len());
+                    for (&i, header) in at.iter().zip(&headers) {
+                        lines.push(header.into());
+                        lines.push((&searches[i].1).into());
                     }
                     lines
                 };

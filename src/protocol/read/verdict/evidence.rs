@@ -275,9 +275,11 @@ pub fn read(
     kept: &mut FinishedMarks,
 ) -> Answered {
     let mut recovered: Option<Vec<Transaction>> = None;
-    let mut marks: Option<Vec<OperatorMark>> = match file_marks {
-        FileMarks::Read(m) => Some(m),
-        FileMarks::NoFile | FileMarks::Unreadable => None,
+    // The marks read now (a file trail's, or the running records'), and
+    // whether those `kept` holds count too (a trail in the index).
+    let (mut marks, mut with_kept): (Option<Vec<OperatorMark>>, bool) = match file_marks {
+        FileMarks::Read(m) => (Some(m), false),
+        FileMarks::NoFile | FileMarks::Unreadable => (None, false),
     };
     let mut heartbeat = match at.liveness {
         Some(_) => AppHeartbeat::Unreadable,
@@ -329,8 +331,8 @@ pub fn read(
                     }
                 }
                 kept.read.answered(RECORDS_CAP, &ends);
-                read.extend(kept.by_record.values().map(|(m, _)| m.clone()));
                 marks = Some(read);
+                with_kept = true;
             }
             HealingSearch::Heartbeat => {
                 heartbeat = match (at.liveness, hits.first()) {
@@ -348,8 +350,10 @@ pub fn read(
             }
         }
     }
+    let kept_marks = kept.by_record.values().map(|(m, _)| m);
+    let kept_marks = kept_marks.filter(|_| with_kept);
     let recoveries = match (recovered, marks) {
-        (Some(r), Some(m)) => Some(recoveries(&r, &m, at.window)),
+        (Some(r), Some(m)) => Some(recoveries(&r, m.iter().chain(kept_marks), at.window)),
         _ => None,
     };
     Answered {
@@ -360,34 +364,47 @@ pub fn read(
 
 /// Of `finished` (finished or rolled back within the lookback), those that
 /// left a stuck state (in flight for at least `window`), told apart by the
-/// operators' `marks`.
-pub fn recoveries(
+/// operators' `marks` (borrowed: the poller keeps hundreds of finished
+/// records' marks, read through once per poll, never copied).
+pub fn recoveries<'a>(
     finished: &[Transaction],
-    marks: &[OperatorMark],
+    marks: impl IntoIterator<Item = &'a OperatorMark>,
     window: std::time::Duration,
 ) -> Recoveries {
-    let named: HashSet<&str> = marks
-        .iter()
-        .flat_map(|m| m.transactions.iter().map(String::as_str))
-        .collect();
-    let during_bulk = |at: DateTime<Utc>| {
-        marks.iter().any(|m| {
-            m.bulk_run
-                .is_some_and(|(from, to)| from <= at && to.is_none_or(|to| at <= to))
-        })
-    };
     let window = chrono::Duration::from_std(window).unwrap_or_default();
+    // Only the transactions that left a stuck state are looked up in the
+    // marks (the few the recovered search read, not the marks' thousands).
+    let recovered: HashSet<&str> = finished
+        .iter()
+        .filter(|t| left_stuck(t, window))
+        .map(|t| t.id.as_str())
+        .collect();
+    let mut named: HashSet<&str> = HashSet::new();
+    let mut bulk_runs = Vec::new();
+    let mut records = 0u64;
+    for m in marks {
+        records += 1;
+        bulk_runs.extend(m.bulk_run);
+        named.extend(
+            m.transactions
+                .iter()
+                .map(String::as_str)
+                .filter(|t| recovered.contains(t)),
+        );
+    }
+    let during_bulk = |at: DateTime<Utc>| {
+        bulk_runs
+            .iter()
+            .any(|(from, to)| *from <= at && to.is_none_or(|to| at <= to))
+    };
     let mut r = Recoveries {
-        operator_records: u64::try_from(marks.len()).unwrap_or(u64::MAX),
+        operator_records: records,
         ..Recoveries::default()
     };
-    for t in finished {
-        let (Some(created), Some(modified)) = (t.creation_time, t.modification_time) else {
+    for t in finished.iter().filter(|t| left_stuck(t, window)) {
+        let Some(modified) = t.modification_time else {
             continue;
         };
-        if modified - created < window {
-            continue;
-        }
         if named.contains(t.id.as_str()) || during_bulk(modified) {
             r.by_operator += 1;
         } else {
@@ -396,6 +413,15 @@ pub fn recoveries(
         }
     }
     r
+}
+
+/// Whether `t` (finished or rolled back) was in flight for at least
+/// `window`: it left a stuck state, so someone recovered it.
+fn left_stuck(t: &Transaction, window: chrono::Duration) -> bool {
+    match (t.creation_time, t.modification_time) {
+        (Some(created), Some(modified)) => modified - created >= window,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
