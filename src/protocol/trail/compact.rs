@@ -26,7 +26,7 @@
 //!   any other line stays a string.
 //!
 //! - `planned` (a part's): those of the part's transactions its run's plan
-//!   lists (`super::pages::Listed`), kept apart from `transactions` so as
+//!   lists (`super::listed::Listed`), kept apart from `transactions` so as
 //!   to be stored without being indexed: the run record and its plan's
 //!   parts index them already. Read back, they are the part's
 //!   `transactions` again (before the others).
@@ -39,7 +39,7 @@
 //! <https://docs.opensearch.org/latest/mappings/mapping-parameters/enabled/>).
 //! An index mapped by an earlier `init` maps `st` and `ix` dynamically.
 
-use super::pages::Listed;
+use super::listed::Listed;
 use super::record::TrailStep;
 use crate::protocol::decide::Effect;
 use crate::protocol::receipt::Receipt;

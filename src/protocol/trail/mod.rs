@@ -12,6 +12,7 @@
 mod compact;
 pub mod file;
 mod history;
+mod listed;
 pub mod pages;
 pub mod receipts;
 mod record;

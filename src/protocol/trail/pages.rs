@@ -23,6 +23,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
+pub use super::listed::Listed;
+
 /// The most bytes of list items one audit document holds as the index
 /// stores it (packed, `super::compact`; a page takes at least one item,
 /// whatever its size). Well under nginx's 1 MiB default. (A file trail
@@ -40,34 +42,6 @@ pub const PAGE_BUDGET: usize = 256 * 1024;
 /// more on every rewrite. A single act's lists, and a small bulk run's,
 /// stay whole in the record as they always did.
 pub const RECORD_BUDGET: usize = 8 * 1024;
-
-/// The transactions a run's record and its plan's parts list, and so
-/// index (`history ID` finds the run by them). The parts written after
-/// them (a job's checkpoints, the pages of steps its completion writes)
-/// keep their own list of these stored but not indexed (`planned`,
-/// `super::compact`) and index only the others (a lock's owner a sweep
-/// released): each transaction of a run is indexed once, not once per
-/// document that names it. Empty ([`Listed::default`]): every part
-/// indexes its whole list.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Listed(std::sync::Arc<HashSet<String>>);
-
-impl Listed {
-    /// The transactions `ids` (a run's plan) as listed.
-    pub fn of<'a>(ids: impl IntoIterator<Item = &'a String>) -> Listed {
-        Listed(std::sync::Arc::new(ids.into_iter().cloned().collect()))
-    }
-
-    /// Whether the run's record or plan's parts list `txn`.
-    pub fn contains(&self, txn: &str) -> bool {
-        self.0.contains(txn)
-    }
-
-    /// Whether none is listed.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
 
 /// The lists of one audit document.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
