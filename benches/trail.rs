@@ -48,6 +48,7 @@ use estx::protocol::account::AccountState;
 use estx::protocol::audit::pace::process_cpu;
 use estx::protocol::batch::{BatchOptions, DEFAULT_BATCH_SIZE};
 use estx::protocol::intervene::{self, BulkAct, Choices, Intervention, Runner};
+use estx::protocol::trail::pages::Listed;
 use estx::protocol::trail::{Ending, Interface, RecordDraft, Trail, TrailStep};
 use estx::protocol::{Indices, Procedure, ProcedureReport, Protocol, ProtocolConfig, Verdict};
 use serde_json::{json, Value};
@@ -279,7 +280,13 @@ async fn main() {
     let opened = started.elapsed().as_secs_f64();
     let (replayed, _) = trail.begin_run(&draft).await.unwrap();
     let begun = started.elapsed().as_secs_f64();
-    trail.finish(&replayed, ending).await.unwrap();
+    // As the act completes it: the steps' parts index only what the plan
+    // did not list.
+    let listed = Listed::of(&draft.transactions);
+    trail
+        .finish_after(&replayed, 0, ending, &listed)
+        .await
+        .unwrap();
     let alone = started.elapsed().as_secs_f64();
     let (replayed_docs, replayed_bytes) = stored(&cluster, &ix.audit, &replayed.0).await;
     println!(

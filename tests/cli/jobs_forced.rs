@@ -242,7 +242,7 @@ fn a_job_killed_with_sigkill_and_resumed_at_once_stays_resumable_until_it_finish
 /// counts every part, which all read back.
 #[test]
 fn a_part_number_another_run_of_the_job_took_is_skipped_not_fatal() {
-    use estx::protocol::trail::pages::Page;
+    use estx::protocol::trail::pages::{Listed, Page};
     use estx::protocol::trail::{ActOutcome, Ending, RecordId, TrailStep};
     let w = World::new();
     stuck(&w, 3);
@@ -273,6 +273,7 @@ fn a_part_number_another_run_of_the_job_took_is_skipped_not_fatal() {
         &id,
         1,
         Ending::of(ActOutcome::Completed, "done", vec![step]),
+        &Listed::default(),
     ))
     .unwrap();
     let (records, parts): (Vec<Value>, Vec<Value>) = w

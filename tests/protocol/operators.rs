@@ -146,8 +146,8 @@ async fn an_act_on_a_row_listed_only_beyond_a_live_jobs_first_page_is_refused_un
     let (held, _, _) = stage(&fx, "deep", 2).await;
     fx.refresh().await;
     // Enough ids before it that the job's list fills the run record's
-    // first page (256 KB, the trail's `PAGE_BUDGET`) and more: `held`
-    // lands in a part (asserted below).
+    // first page (the trail's `RECORD_BUDGET`) and a part's (256 KB,
+    // `PAGE_BUDGET`): `held` lands in a later part (asserted below).
     let filler: Vec<String> = (0..256 * 1024 / 40)
         .map(|n| format!("night-run-transaction-{n:012}-padding"))
         .collect();

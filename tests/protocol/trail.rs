@@ -305,3 +305,143 @@ async fn an_audit_index_with_the_old_mapping_takes_and_gives_back_the_packed_rec
     assert_eq!(r.plan, draft.plan);
     assert_eq!(r.steps, steps);
 }
+
+/// Issue 31 item 4, the trail's share: a bulk run's record indexes each of
+/// its transactions once. The run record is rewritten by its heartbeat and
+/// its completion, and each rewrite indexes its lists again, so it keeps
+/// only a small first page (`RECORD_BUDGET`) and its plan's parts the
+/// rest; the job's checkpoints keep the planned transactions they list
+/// unindexed (`planned`). What `history` reads back is whole all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bulk_runs_record_indexes_each_of_its_transactions_once() {
+    use estx::protocol::batch::BatchOptions;
+    use estx::protocol::trail::pages::RECORD_BUDGET;
+    use serde_json::json;
+    let fx = Fx::new().await;
+    fx.proto.ensure_indices().await.unwrap();
+    let n = 300;
+    let seeded =
+        crate::batch::seed::seed(fx.cluster(), &fx.ix.indices(), "once", n, 20, 10_000).await;
+    let act = BulkAct::all_stuck(Procedure::Recover, Runner::Batched(BatchOptions::default()));
+    let i = Intervention::new(act, dashboard(Some("INC-31")));
+    let begun = intervene::start(&fx.proto, i).await.unwrap();
+    let done = begun.run(&fx.proto).await;
+    assert!(done.record_error.is_none(), "{:?}", done.record_error);
+    assert_eq!(done.value.reports.len(), n);
+    let run = done.record.0.clone();
+
+    // The run's documents as the index holds them.
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    let query = json!({"bool": {"should": [
+        {"term": {"record_id": run}},
+        {"term": {"run_id": run}},
+    ]}});
+    let docs = fx
+        .cluster()
+        .scan(&fx.ix.audit, json!({"query": query, "size": 100}))
+        .await
+        .unwrap();
+    // The record, its plan's part, its steps' parts.
+    assert!(docs.len() >= 3, "{}", docs.len());
+    let mut indexed: std::collections::HashMap<&str, usize> = Default::default();
+    for d in &docs {
+        for t in d.source["transactions"].as_array().into_iter().flatten() {
+            *indexed.entry(t.as_str().unwrap()).or_default() += 1;
+        }
+    }
+    for t in &seeded.txns {
+        assert_eq!(
+            indexed.get(t.as_str()),
+            Some(&1),
+            "{t} indexed once: {indexed:?}"
+        );
+    }
+    let record = &docs.iter().find(|d| d.id == run).unwrap().source;
+    let lists = serde_json::to_vec(&[&record["transactions"], &record["plan"]]).unwrap();
+    assert!(lists.len() <= RECORD_BUDGET + 1024, "{}", lists.len());
+    assert!(
+        record["parts"].as_u64().unwrap() >= 1,
+        "{:#}",
+        record["parts"]
+    );
+    // Found by any of them, whole: every transaction, every step.
+    let last = seeded.txns.last().unwrap();
+    assert_eq!(
+        fx.cluster()
+            .count(&fx.ix.audit, json!({"term": {"transactions": last}}))
+            .await
+            .unwrap(),
+        1
+    );
+    let rs = records(&fx, last).await;
+    assert_eq!(rs.len(), 1);
+    let r = &rs[0];
+    assert_eq!(r.status, RecordStatus::Finished);
+    let mut listed = r.transactions.clone();
+    listed.sort();
+    let mut want = seeded.txns.clone();
+    want.sort();
+    assert_eq!(listed, want);
+    let steps: usize = done.value.reports.iter().map(|p| p.steps.len()).sum();
+    assert_eq!(r.steps.len(), steps);
+}
+
+/// A job's checkpoints list the planned transactions they ended without
+/// indexing them (`planned`), and read back as they were written: a
+/// resume skips every one of them, and a transaction the plan did not
+/// list is indexed there, found by `history`.
+#[tokio::test]
+async fn a_checkpoint_keeps_its_planned_transactions_unindexed_and_reads_them_back() {
+    use estx::protocol::trail::pages::{EndedAs, Listed};
+    use serde_json::json;
+    let (fx, trail) = with_trail().await;
+    let mut draft = RecordDraft::new(ActionKind::Recover, Vec::new(), Interface::Cli);
+    draft.bulk = true;
+    draft.reason = Some("INC-31".into());
+    draft.transactions = (0..1000).map(|k| format!("ck-{k}")).collect();
+    let (id, plan_parts) = trail.begin_run(&draft).await.unwrap();
+    assert!(plan_parts >= 1, "past the record's first page");
+    let step = |t: &str| TrailStep {
+        txn: t.to_string(),
+        label: Step::Finish.label().into(),
+        target: format!("{}/{t}", fx.ix.transactions),
+        result: "updated".into(),
+        detail: "state committed -> finished".into(),
+        wrote_state: Some("finished".into()),
+        receipt: None,
+    };
+    let mut ended: Vec<_> = draft.transactions[..600]
+        .iter()
+        .map(|t| (t.clone(), EndedAs::Done, vec![step(t)]))
+        .collect();
+    ended.push(("stray".to_string(), EndedAs::Refused, vec![step("stray")]));
+    let listed = Listed::of(&draft.transactions);
+    let pages = trail.checkpoint_pages(ended);
+    let w = trail.checkpoints(&id, plan_parts + 1, pages, &listed).await;
+    assert!(w.error.is_none(), "{:?}", w.error);
+    let raw = fx
+        .source(
+            &fx.ix.audit,
+            &estx::protocol::trail::pages::part_id(&id.0, plan_parts + 1),
+        )
+        .await;
+    assert_eq!(raw["transactions"], json!(["stray"]), "{:?}", raw.keys());
+    assert_eq!(raw["planned"].as_array().map(Vec::len), Some(600));
+    fx.cluster().refresh(&fx.ix.audit).await.unwrap();
+    for (txn, docs) in [("ck-3", 1), ("ck-999", 1), ("stray", 1)] {
+        let q = json!({"term": {"transactions": txn}});
+        assert_eq!(
+            fx.cluster().count(&fx.ix.audit, q).await.unwrap(),
+            docs,
+            "{txn}"
+        );
+    }
+    let back = trail.unfinished(&id.0).await.unwrap();
+    assert_eq!(back.ended.len(), 601);
+    assert!(back.ended.contains("ck-0") && back.ended.contains("stray"));
+    assert_eq!(back.left(), draft.transactions[600..].to_vec());
+    assert_eq!(back.earlier.refused, 1);
+    let rs = records(&fx, "stray").await;
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].transactions.len(), 1001);
+}

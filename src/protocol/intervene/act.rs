@@ -13,6 +13,7 @@ use super::refusal::ActRefusal;
 use crate::error::Result;
 use crate::protocol::jobs::OwnWrites;
 use crate::protocol::report::Tally;
+use crate::protocol::trail::pages::Listed;
 use crate::protocol::trail::receipts::Verification;
 use crate::protocol::trail::{ActionKind, Ending, Interface, Operator, RecordId, Trail};
 use crate::protocol::Protocol;
@@ -285,6 +286,13 @@ pub struct Resumed {
 }
 
 impl<A: Act> Started<A> {
+    /// The transactions the record (and its plan's parts) lists, indexed
+    /// there: the parts written after them store these unindexed
+    /// ([`Listed`]). A resumed run's are among its record's.
+    pub(super) fn listed(&self) -> Listed {
+        Listed::of(&self.plan.transactions())
+    }
+
     /// The record written.
     pub fn record(&self) -> &RecordId {
         &self.record
@@ -354,7 +362,7 @@ impl<A: Act> Started<A> {
         let (outcome, summary) = (ending.outcome, ending.summary.clone());
         let record_error = self
             .trail
-            .finish_after(&self.record, earlier + checkpoints, ending)
+            .finish_after(&self.record, earlier + checkpoints, ending, &self.listed())
             .await
             .err();
         Done {

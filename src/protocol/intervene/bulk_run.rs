@@ -61,7 +61,12 @@ impl Started<BulkAct> {
             None => p,
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<Ended>();
-        let checkpoints = Checkpoints::new(self.trail.clone(), self.record().clone(), self.parts);
+        let checkpoints = Checkpoints::new(
+            self.trail.clone(),
+            self.record().clone(),
+            self.parts,
+            self.listed(),
+        );
         if ids.len() < MIN_TRANSACTIONS {
             rx.close();
         }

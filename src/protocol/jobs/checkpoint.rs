@@ -8,7 +8,7 @@
 //! the same content; what could not be written by the end is left to the
 //! record's completion, which writes the rest of the steps.
 
-use crate::protocol::trail::pages::{EndedAs, Page};
+use crate::protocol::trail::pages::{EndedAs, Listed, Page};
 use crate::protocol::trail::{RecordId, Trail, TrailStep};
 use std::collections::{HashSet, VecDeque};
 use std::time::Duration;
@@ -32,6 +32,9 @@ pub type Ended = (String, EndedAs, Vec<TrailStep>);
 pub struct Checkpoints {
     trail: Trail,
     record: RecordId,
+    /// The transactions the run's record and plan's parts list (indexed
+    /// there, stored unindexed in the checkpoints: [`Listed`]).
+    listed: Listed,
     /// The number the next part gets.
     next: u32,
     /// Parts written by this run.
@@ -43,11 +46,13 @@ pub struct Checkpoints {
 }
 
 impl Checkpoints {
-    /// The checkpoints of run `record`, whose parts so far number `parts`.
-    pub fn new(trail: Trail, record: RecordId, parts: u32) -> Checkpoints {
+    /// The checkpoints of run `record`, whose parts so far number `parts`
+    /// and whose plan lists `listed`.
+    pub fn new(trail: Trail, record: RecordId, parts: u32, listed: Listed) -> Checkpoints {
         Checkpoints {
             trail,
             record,
+            listed,
             next: parts + 1,
             written: 0,
             saved: HashSet::new(),
@@ -91,7 +96,10 @@ impl Checkpoints {
             return;
         }
         let pages: Vec<Page> = self.unwritten.iter().cloned().collect();
-        let w = self.trail.checkpoints(&self.record, self.next, pages).await;
+        let w = self
+            .trail
+            .checkpoints(&self.record, self.next, pages, &self.listed)
+            .await;
         for page in self.unwritten.drain(..w.written) {
             self.saved.extend(page.transactions);
         }

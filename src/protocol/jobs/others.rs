@@ -17,8 +17,8 @@
 //! an act ([`live_jobs`]). A
 //! search reads only the run records' heads and lists (`_source`
 //! filtered: the plan and steps are never read); a job whose transactions
-//! overflow into parts (past its first
-//! [`crate::protocol::trail::pages::PAGE_BUDGET`]) is known by the poll
+//! overflow into parts (past its run record's first
+//! [`crate::protocol::trail::pages::RECORD_BUDGET`]) is known by the poll
 //! for those its run record lists when it first sees it, and for the rest
 //! from the next poll on (its parts, read once; one missing for
 //! [`PART_ASKS`] polls is no longer asked); an act reads every part
@@ -251,7 +251,7 @@ fn running_jobs<'a>(now: DateTime<Utc>, known: impl Iterator<Item = &'a String>)
 /// (who, what, heartbeat: no transactions), newest first; and the
 /// transaction lists of those not in `known` (the lists an earlier poll
 /// read), with the parts `known` still lacks of the jobs it holds (a job
-/// over [`PAGE_BUDGET`](trail::pages::PAGE_BUDGET) of ids lists the rest in parts, at most
+/// over [`RECORD_BUDGET`](trail::pages::RECORD_BUDGET) of ids lists the rest in parts, at most
 /// [`PARTS_PER_POLL`] read per poll: a big job's rows beyond its first page
 /// are known from the next poll on; a part missing [`PART_ASKS`] polls is
 /// given up). A running record's list and parts are

@@ -25,6 +25,12 @@
 //! - `plan`: a line `TXN: label, label` of known labels is `[TXN, "c1 c2"]`;
 //!   any other line stays a string.
 //!
+//! - `planned` (a part's): those of the part's transactions its run's plan
+//!   lists (`super::listed::Listed`), kept apart from `transactions` so as
+//!   to be stored without being indexed: the run record and its plan's
+//!   parts index them already. Read back, they are the part's
+//!   `transactions` again (before the others).
+//!
 //! `steps` stays (empty) beside `st`, so a reader of the old shape finds
 //! the field. The audit index's mapping stores `st`, `ix`, `steps` and
 //! `plan` without indexing them (`assets/mappings/audit.json`: objects with
@@ -33,6 +39,7 @@
 //! <https://docs.opensearch.org/latest/mappings/mapping-parameters/enabled/>).
 //! An index mapped by an earlier `init` maps `st` and `ix` dynamically.
 
+use super::listed::Listed;
 use super::record::TrailStep;
 use crate::protocol::decide::Effect;
 use crate::protocol::receipt::Receipt;
@@ -292,10 +299,39 @@ pub fn pack_steps(doc: &mut Map<String, Value>, steps: &[TrailStep]) {
     doc.insert("ix".into(), json!(packer.indices));
 }
 
-/// The document as [`pack`] was given it: `st` back into `steps`, plan
-/// lines back into strings. A document in the old (full) form is left as
-/// it is.
+/// Moves those of part `doc`'s `transactions` that `listed` holds into
+/// `planned` (see the module's notes), in order; none listed leaves `doc`
+/// as it is.
+pub fn unindex_listed(doc: &mut Map<String, Value>, listed: &Listed) {
+    if listed.is_empty() {
+        return;
+    }
+    let Some(Value::Array(all)) = doc.remove("transactions") else {
+        return;
+    };
+    let (planned, others): (Vec<Value>, Vec<Value>) = all
+        .into_iter()
+        .partition(|t| t.as_str().is_some_and(|t| listed.contains(t)));
+    doc.insert("transactions".into(), Value::Array(others));
+    if !planned.is_empty() {
+        doc.insert("planned".into(), Value::Array(planned));
+    }
+}
+
+/// The document as [`pack`] (and [`unindex_listed`]) was given it: `st`
+/// back into `steps`, plan lines back into strings, a part's `planned`
+/// back into its `transactions`. A document in the old (full) form is left
+/// as it is.
 pub fn unpack(doc: &mut Map<String, Value>) -> Result<()> {
+    if let Some(planned) = doc.remove("planned") {
+        let Value::Array(mut planned) = planned else {
+            return Err(malformed(format!("planned: {planned}")));
+        };
+        if let Some(Value::Array(others)) = doc.remove("transactions") {
+            planned.extend(others);
+        }
+        doc.insert("transactions".into(), Value::Array(planned));
+    }
     if let Some(Value::Array(plan)) = doc.get_mut("plan") {
         for line in plan.iter_mut() {
             if !line.is_string() {
@@ -544,6 +580,29 @@ mod tests {
         assert_eq!(doc["plan"][3], json!(plan[3]));
         unpack(&mut doc).unwrap();
         assert_eq!(doc, original);
+    }
+
+    #[test]
+    fn a_parts_planned_transactions_are_kept_apart_and_read_back_first() {
+        let mut doc = Map::new();
+        doc.insert("transactions".into(), json!(["t1", "x", "t2", "y"]));
+        let listed = Listed::of(&["t1".to_string(), "t2".to_string(), "t9".to_string()]);
+        let mut none = doc.clone();
+        unindex_listed(&mut none, &Listed::default());
+        assert_eq!(none, doc);
+        unindex_listed(&mut doc, &listed);
+        assert_eq!(doc["transactions"], json!(["x", "y"]));
+        assert_eq!(doc["planned"], json!(["t1", "t2"]));
+        unpack(&mut doc).unwrap();
+        assert_eq!(doc["transactions"], json!(["t1", "t2", "x", "y"]));
+        assert!(!doc.contains_key("planned"));
+        // All planned: no list left to index.
+        let mut all = Map::new();
+        all.insert("transactions".into(), json!(["t1"]));
+        unindex_listed(&mut all, &listed);
+        assert_eq!(all["transactions"], json!([]));
+        unpack(&mut all).unwrap();
+        assert_eq!(all["transactions"], json!(["t1"]));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 mod compact;
 pub mod file;
 mod history;
+mod listed;
 pub mod pages;
 pub mod receipts;
 mod record;
@@ -31,7 +32,7 @@ use crate::cluster::ClockSource;
 use crate::cluster::{BulkCreated, Changes};
 use crate::error::{Error, Result};
 use chrono::{DateTime, Utc};
-use pages::{Page, Part, PAGE_BUDGET};
+use pages::{Listed, Page, Part, PAGE_BUDGET, RECORD_BUDGET};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -145,7 +146,8 @@ impl Trail {
             i.action,
             rand::random::<u32>()
         );
-        let mut pages = pages::plan_pages(&i.transactions, &i.plan, PAGE_BUDGET).into_iter();
+        let mut pages =
+            pages::plan_pages(&i.transactions, &i.plan, RECORD_BUDGET, PAGE_BUDGET).into_iter();
         let first = pages.next().unwrap_or_default();
         let rest: Vec<Page> = pages.collect();
         let mut targets = i.targets.clone();
@@ -180,7 +182,7 @@ impl Trail {
         if let Written {
             failed: Some((_, e)),
             ..
-        } = self.write_parts(&id, 1, rest).await
+        } = self.write_parts(&id, 1, rest, &Listed::default()).await
         {
             return Err(e);
         }
@@ -291,17 +293,20 @@ impl Trail {
     /// Transactions found while running (e.g. by `recover --all-stuck`) are
     /// added to the record's list (or listed by the steps' parts).
     pub async fn finish(&self, id: &RecordId, ending: Ending) -> Result<()> {
-        self.finish_after(id, 0, ending).await
+        self.finish_after(id, 0, ending, &Listed::default()).await
     }
 
     /// [`Trail::finish`] of a run that has already written `checkpoints`
     /// parts of steps after its plan's (a job's checkpoints,
-    /// `protocol::jobs`): `steps` are the rest, written after them.
+    /// `protocol::jobs`): `steps` are the rest, written after them. The
+    /// steps' parts index only the transactions the run's plan did not
+    /// list (`listed`, [`Listed`]).
     pub async fn finish_after(
         &self,
         id: &RecordId,
         checkpoints: u32,
         ending: Ending,
+        listed: &Listed,
     ) -> Result<()> {
         if let Some(path) = &self.file {
             // A file has no size limit: the steps go inline, after the
@@ -342,7 +347,7 @@ impl Trail {
         } else {
             let first = plan_parts + checkpoints + 1;
             let written = self
-                .write_parts(&id.0, first, pages::step_pages(steps, PAGE_BUDGET))
+                .write_parts(&id.0, first, pages::step_pages(steps, PAGE_BUDGET), listed)
                 .await;
             if let Some((_, e)) = written.failed {
                 return Err(e);
@@ -373,15 +378,25 @@ impl Trail {
     /// same job) is written again alone ([`Trail::write_part`]: one found
     /// holding exactly our page is ours; a number taken moves the page to
     /// the first free one after). Stops at the first page that cannot be
-    /// written. A file trail appends them in order.
-    pub(crate) async fn write_parts(&self, run: &str, first: u32, pages: Vec<Page>) -> Written {
+    /// written. A file trail appends them in order. Of each page's
+    /// transactions, those of `listed` are stored unindexed ([`Listed`]).
+    pub(crate) async fn write_parts(
+        &self,
+        run: &str,
+        first: u32,
+        pages: Vec<Page>,
+        listed: &Listed,
+    ) -> Written {
         let mut written = Written::default();
         let created = match &self.file {
             Some(_) => None,
             None => {
                 let docs = (first..)
                     .zip(&pages)
-                    .map(|(n, page)| Ok((pages::part_id(run, n), stored_part(run, n, page)?)))
+                    .map(|(n, page)| {
+                        let stored = stored_part(run, n, page, listed)?;
+                        Ok((pages::part_id(run, n), stored))
+                    })
                     .collect::<Result<Vec<_>>>();
                 match docs {
                     Ok(docs) if !docs.is_empty() => self
@@ -401,7 +416,7 @@ impl Trail {
                 written.numbers.push(n);
                 continue;
             }
-            match self.write_part(run, n, page).await {
+            match self.write_part(run, n, page, listed).await {
                 Ok(at) => written.numbers.push(at),
                 Err(e) => {
                     written.failed = Some((n, e));
@@ -416,7 +431,13 @@ impl Trail {
     /// it that is free: a number holding another page was taken by another
     /// run of the same job (a resume forced over a job whose process still
     /// ran), whose parts stay the record's. Returns the number written.
-    pub(crate) async fn write_part(&self, run: &str, n: u32, page: Page) -> Result<u32> {
+    pub(crate) async fn write_part(
+        &self,
+        run: &str,
+        n: u32,
+        page: Page,
+        listed: &Listed,
+    ) -> Result<u32> {
         if let Some(path) = &self.file {
             let part = Part {
                 run_id: run.to_string(),
@@ -429,7 +450,7 @@ impl Trail {
         let mut at = n;
         loop {
             let id = pages::part_id(run, at);
-            let source = stored_part(run, at, &page)?;
+            let source = stored_part(run, at, &page, listed)?;
             match self.exec.create(&self.index, &id, &source).await? {
                 Created::Created => return Ok(at),
                 Created::Exists { doc, .. } if doc.source == source => return Ok(at),
@@ -597,8 +618,9 @@ pub fn unpacked(mut doc: Map<String, Value>) -> Result<Map<String, Value>> {
 /// Part `n` of run `run`, holding `page`, as the audit index stores it:
 /// what [`to_stored`] makes of the [`Part`], its steps packed straight from
 /// the typed steps ([`compact::pack_steps`]: not serialised in the full
-/// form first, nor the page copied).
-fn stored_part(run: &str, n: u32, page: &Page) -> Result<Map<String, Value>> {
+/// form first, nor the page copied), the transactions its run's plan lists
+/// (`listed`) stored unindexed ([`compact::unindex_listed`]).
+fn stored_part(run: &str, n: u32, page: &Page, listed: &Listed) -> Result<Map<String, Value>> {
     let bare = Part {
         run_id: run.to_string(),
         part: n,
@@ -614,6 +636,7 @@ fn stored_part(run: &str, n: u32, page: &Page) -> Result<Map<String, Value>> {
     };
     let mut map = to_stored(&bare)?;
     compact::pack_steps(&mut map, &page.steps);
+    compact::unindex_listed(&mut map, listed);
     Ok(map)
 }
 
@@ -762,7 +785,7 @@ mod tests {
             page: page.clone(),
         };
         assert_eq!(
-            stored_part("r", 7, &page).unwrap(),
+            stored_part("r", 7, &page, &Listed::default()).unwrap(),
             to_stored(&full).unwrap()
         );
         let bare = Page {
@@ -775,9 +798,28 @@ mod tests {
             page: bare.clone(),
         };
         assert_eq!(
-            stored_part("r", 2, &bare).unwrap(),
+            stored_part("r", 2, &bare, &Listed::default()).unwrap(),
             to_stored(&full).unwrap()
         );
+    }
+
+    #[test]
+    fn a_part_stores_its_planned_transactions_unindexed_and_reads_back_whole() {
+        let page = Page {
+            transactions: vec!["t1".into(), "t2".into(), "t3".into()],
+            steps: steps(),
+            refused: vec!["t3".into()],
+            at: Some(Utc::now()),
+            ..Page::default()
+        };
+        let listed = Listed::of(&["t1".to_string(), "t3".to_string()]);
+        let stored = stored_part("r", 4, &page, &listed).unwrap();
+        assert_eq!(stored["transactions"], serde_json::json!(["t2"]));
+        assert_eq!(stored["planned"], serde_json::json!(["t1", "t3"]));
+        let back: Part = serde_json::from_value(Value::Object(unpacked(stored).unwrap())).unwrap();
+        assert_eq!(back.page.transactions, ["t1", "t3", "t2"]);
+        assert_eq!(back.page.steps, page.steps);
+        assert_eq!(back.page.refused, page.refused);
     }
 
     #[test]

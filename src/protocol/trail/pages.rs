@@ -5,14 +5,17 @@
 //! `client_max_body_size` is 1 MiB by default; Amazon OpenSearch Service
 //! takes 10 MiB on small instances), leaving the record unfinished.
 //!
-//! So the run record holds the first [`PAGE_BUDGET`] of its lists, and the
-//! rest go into *parts*: documents `{run id}-part-{n}`, numbered from 1 in
+//! So the run record holds the first [`RECORD_BUDGET`] of its lists (it is
+//! rewritten while the run goes on: kept small), and the rest go into
+//! *parts*: documents `{run id}-part-{n}`, numbered from 1 in
 //! the order they are written, each holding under [`PAGE_BUDGET`] of items,
 //! the run's id (`run_id`) and the transactions it concerns (what `history
 //! ID` finds it by). The plan's parts are written right after the run
 //! record, the steps' parts right before it is completed, so a crash
 //! leaves the run record unfinished; they are read back in order up to the
-//! first missing one, and a completed record says how many there are.
+//! first missing one, and a completed record says how many there are. A
+//! part after the plan's stores the planned transactions it lists without
+//! indexing them ([`Listed`]): each transaction of a run is indexed once.
 
 use super::record::{ActOutcome, Record, RecordStatus, TrailStep};
 use crate::protocol::report::Tally;
@@ -20,11 +23,25 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
+pub use super::listed::Listed;
+
 /// The most bytes of list items one audit document holds as the index
 /// stores it (packed, `super::compact`; a page takes at least one item,
 /// whatever its size). Well under nginx's 1 MiB default. (A file trail
 /// writes the same pages in the full form, which has no such limit.)
 pub const PAGE_BUDGET: usize = 256 * 1024;
+
+/// The most bytes of lists (transactions, plan) the run record itself
+/// holds; a run's lists past it go into its plan's parts. The run record
+/// is the document rewritten while the run goes on (each heartbeat, a
+/// resume, its completion), and a partial update re-indexes the whole
+/// document, its `transactions` with it
+/// (<https://www.elastic.co/docs/api/doc/elasticsearch/operation/operation-update>:
+/// the update "gets the document, updates it, and reindexes the
+/// result"): a bulk run's ids are indexed once, in its parts, not once
+/// more on every rewrite. A single act's lists, and a small bulk run's,
+/// stay whole in the record as they always did.
+pub const RECORD_BUDGET: usize = 8 * 1024;
 
 /// The lists of one audit document.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -109,9 +126,11 @@ pub fn part_id(run: &str, n: u32) -> String {
     format!("{run}-part-{n:05}")
 }
 
-/// Fills pages in order, each under a byte budget.
+/// Fills pages in order, each under a byte budget (the first under its own).
 struct Pager {
     budget: usize,
+    /// The first page's budget.
+    first: usize,
     pages: Vec<Page>,
     used: usize,
     /// The transactions the current page lists for its steps.
@@ -120,8 +139,13 @@ struct Pager {
 
 impl Pager {
     fn new(budget: usize) -> Pager {
+        Pager::with_first(budget, budget)
+    }
+
+    fn with_first(first: usize, budget: usize) -> Pager {
         Pager {
             budget,
+            first,
             pages: vec![Page::default()],
             used: 0,
             listed: HashSet::new(),
@@ -132,7 +156,12 @@ impl Pager {
     /// one is full).
     fn room(&mut self, size: usize) -> &mut Page {
         let full = self.pages.last().is_some_and(|p| !p.is_empty());
-        if full && self.used + size > self.budget {
+        let budget = if self.pages.len() == 1 {
+            self.first
+        } else {
+            self.budget
+        };
+        if full && self.used + size > budget {
             self.pages.push(Page::default());
             self.used = 0;
             self.listed.clear();
@@ -186,10 +215,16 @@ fn size_of<T: Serialize>(item: &T) -> usize {
     super::compact::json_len(item) + 1
 }
 
-/// The transactions and plan of an intervention as pages: the first for
-/// the run record, the others for its parts.
-pub fn plan_pages(transactions: &[String], plan: &[String], budget: usize) -> Vec<Page> {
-    let mut pager = Pager::new(budget);
+/// The transactions and plan of an intervention as pages: the first, under
+/// `first` bytes, for the run record ([`RECORD_BUDGET`]), the others,
+/// each under `budget`, for its parts.
+pub fn plan_pages(
+    transactions: &[String],
+    plan: &[String],
+    first: usize,
+    budget: usize,
+) -> Vec<Page> {
+    let mut pager = Pager::with_first(first, budget);
     for t in transactions {
         pager.transaction(t.clone());
     }
@@ -397,13 +432,28 @@ mod tests {
     }
 
     #[test]
+    fn the_run_records_page_holds_its_own_budget_and_the_parts_the_rest() {
+        let ids: Vec<String> = (0..2000).map(|n| format!("txn-{n:06}")).collect();
+        let plan: Vec<String> = ids.iter().map(|t| format!("{t}: x")).collect();
+        let pages = plan_pages(&ids, &plan, 1024, 16 * 1024);
+        let size = |p: &Page| serde_json::to_vec(p).unwrap().len();
+        assert!(size(&pages[0]) <= 1024 + 128, "{}", size(&pages[0]));
+        assert!(pages[1..].iter().all(|p| size(p) <= 16 * 1024 + 128));
+        assert!(pages.len() > 2, "{}", pages.len());
+        let back: Vec<String> = pages.iter().flat_map(|p| p.transactions.clone()).collect();
+        assert_eq!(back, ids);
+        let back: Vec<String> = pages.iter().flat_map(|p| p.plan.clone()).collect();
+        assert_eq!(back, plan);
+    }
+
+    #[test]
     fn a_small_plan_is_one_page_and_an_item_over_budget_gets_its_own() {
         let ids = vec!["t1".to_string(), "t2".to_string()];
-        let pages = plan_pages(&ids, &["terminate".into()], 4096);
+        let pages = plan_pages(&ids, &["terminate".into()], 4096, 4096);
         assert_eq!(pages.len(), 1);
         assert_eq!(pages[0].transactions, ids);
         let big = "y".repeat(10_000);
-        let pages = plan_pages(&ids, &[big.clone(), "after".into()], 4096);
+        let pages = plan_pages(&ids, &[big.clone(), "after".into()], 4096, 4096);
         assert_eq!(pages.len(), 3, "{pages:?}");
         assert_eq!(pages[1].plan, vec![big]);
         assert_eq!(pages[2].plan, vec!["after".to_string()]);

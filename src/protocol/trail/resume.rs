@@ -9,7 +9,7 @@
 //! listed there ended, and a resumed run skips them.
 
 use super::history::parts_of;
-use super::pages::{self, Checkpointed, EndedAs, Page, PAGE_BUDGET};
+use super::pages::{self, Checkpointed, EndedAs, Listed, Page, PAGE_BUDGET};
 use super::record::{Record, RecordStatus, TrailStep};
 use super::{RecordId, Trail};
 use crate::error::{Error, Result};
@@ -62,18 +62,26 @@ impl Trail {
     }
 
     /// Writes checkpoint part `n` of run `id` (or the first free number
-    /// after it: [`Trail::write_part`]); returns the number written.
+    /// after it: [`Trail::write_part`]), every transaction of it indexed;
+    /// returns the number written.
     pub async fn checkpoint(&self, id: &RecordId, n: u32, page: Page) -> Result<u32> {
-        self.write_part(&id.0, n, page).await
+        self.write_part(&id.0, n, page, &Listed::default()).await
     }
 
     /// Writes checkpoint pages as parts `n`, `n + 1`, ... of run `id`, in
     /// one `_bulk` ([`Trail::write_parts`]): how many were written, in
     /// order, the number the next part goes under, and why the first not
     /// written was not (it, and those after it, are to be written again
-    /// from that number, unchanged).
-    pub async fn checkpoints(&self, id: &RecordId, n: u32, pages: Vec<Page>) -> CheckpointsWritten {
-        let w = self.write_parts(&id.0, n, pages).await;
+    /// from that number, unchanged). The transactions of `listed` (the
+    /// run's plan) are stored unindexed ([`Listed`]).
+    pub async fn checkpoints(
+        &self,
+        id: &RecordId,
+        n: u32,
+        pages: Vec<Page>,
+        listed: &Listed,
+    ) -> CheckpointsWritten {
+        let w = self.write_parts(&id.0, n, pages, listed).await;
         CheckpointsWritten {
             written: w.numbers.len(),
             next: w.next(n),
