@@ -400,11 +400,7 @@ pub(crate) fn job(
     beat: Option<i64>,
 ) -> estx::protocol::trail::Record {
     use estx::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, Record};
-    let op = Operator {
-        user: user.into(),
-        source: OperatorSource::Cluster,
-        host: "bastion".into(),
-    };
+    let op = Operator::cluster(user, "bastion");
     let started = now() - Age::minutes(minutes);
     Record {
         transactions: (0..300).map(|i| format!("t-{i}")).collect(),

@@ -157,7 +157,7 @@ fn help_overlay() {
         "acknowledged (ack)",
         "held by another operator's live job",
         "cause: dead holder contention",
-        "hot acct refused app recovering ?",
+        "hot acct refused app recovering unknown",
     ] {
         assert!(end.contains(mark), "{mark:?} not in:\n{end}");
     }
@@ -286,11 +286,7 @@ fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
     select(&mut a, "t-pend-1");
     a.focus = Pane::Detail;
     let record = |minutes: i64, action, status, outcome, reason: Option<&str>| {
-        let op = Operator {
-            user: "ops-ann".into(),
-            source: OperatorSource::Os,
-            host: "bastion".into(),
-        };
+        let op = Operator::os("ops-ann", "bastion");
         let started = crate::fixtures::now() - chrono::Duration::minutes(minutes);
         Record {
             transactions: vec!["t-pend-1".into()],

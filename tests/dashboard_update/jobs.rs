@@ -14,11 +14,7 @@ use estx::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, Rec
 
 /// A job whose heartbeat (every 10 s) stopped 19 minutes ago: presumed dead.
 pub(crate) fn job(id: &str) -> Record {
-    let op = Operator {
-        user: "ops-ann".into(),
-        source: OperatorSource::Cluster,
-        host: "bastion".into(),
-    };
+    let op = Operator::cluster("ops-ann", "bastion");
     let started = now() - chrono::Duration::minutes(20);
     Record {
         transactions: vec!["t-1".into(), "t-2".into(), "t-3".into()],

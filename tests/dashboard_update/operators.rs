@@ -10,11 +10,7 @@ use estx::protocol::jobs::{LiveJobs, SeenAct};
 use estx::protocol::trail::{ActOutcome, ActionKind, Operator, OperatorSource};
 
 fn alice() -> Operator {
-    Operator {
-        user: "alice".into(),
-        source: OperatorSource::Os,
-        host: "h".into(),
-    }
+    Operator::os("alice", "h")
 }
 
 fn act(id: &str, txn: &str, minutes_ago: i64) -> SeenAct {

@@ -455,11 +455,7 @@ mod tests {
     use crate::protocol::trail::OperatorSource;
 
     fn op(user: &str) -> Operator {
-        Operator {
-            user: user.into(),
-            source: OperatorSource::Os,
-            host: "h".into(),
-        }
+        Operator::os(user, "h")
     }
 
     fn indices() -> PlanIndices {

@@ -123,11 +123,7 @@ mod tests {
     use crate::protocol::trail::{ActionKind, Interface, Operator, OperatorSource};
 
     fn record(alive_at: Option<DateTime<Utc>>, every_ms: Option<u64>) -> Record {
-        let op = Operator {
-            user: "u".into(),
-            source: OperatorSource::Os,
-            host: "h".into(),
-        };
+        let op = Operator::os("u", "h");
         Record {
             bulk: true,
             alive_at,

@@ -634,11 +634,7 @@ mod tests {
     use crate::protocol::trail::OperatorSource;
 
     fn alice() -> Operator {
-        Operator {
-            user: "alice".into(),
-            source: OperatorSource::Os,
-            host: "h".into(),
-        }
+        Operator::os("alice", "h")
     }
 
     #[test]

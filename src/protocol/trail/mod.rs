@@ -659,11 +659,7 @@ fn to_map<T: Serialize>(doc: &T) -> Result<Map<String, Value>> {
 /// authenticated us as, else the OS user (also a plan file's planner).
 pub async fn operator_of(cluster: &crate::cluster::Cluster) -> Result<Operator> {
     Ok(match cluster.authenticated_user().await? {
-        Some(user) => Operator {
-            user,
-            source: OperatorSource::Cluster,
-            host: host_name(),
-        },
+        Some(user) => Operator::cluster(user, host_name()),
         None => os_operator(),
     })
 }
@@ -675,11 +671,7 @@ pub fn os_operator() -> Operator {
         .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
         .or_else(passwd_user)
         .unwrap_or_else(|| "unknown".into());
-    Operator {
-        user,
-        source: OperatorSource::Os,
-        host: host_name(),
-    }
+    Operator::os(user, host_name())
 }
 
 /// The name of this process's user in `/etc/passwd` (Linux; when `USER`
@@ -751,11 +743,7 @@ mod tests {
     }
 
     fn running(id: &str) -> Record {
-        let op = Operator {
-            user: "op".into(),
-            source: OperatorSource::Os,
-            host: "h".into(),
-        };
+        let op = Operator::os("op", "h");
         Record {
             transactions: vec!["t1".into(), "t2".into()],
             targets: vec!["--all-stuck".into()],

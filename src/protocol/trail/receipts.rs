@@ -502,11 +502,7 @@ mod tests {
     use crate::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, RecordStatus};
 
     fn record(id: &str, steps: Vec<TrailStep>) -> Record {
-        let op = Operator {
-            user: "op".into(),
-            source: OperatorSource::Os,
-            host: "h".into(),
-        };
+        let op = Operator::os("op", "h");
         Record {
             status: RecordStatus::Finished,
             steps,

@@ -89,6 +89,24 @@ pub struct Operator {
 }
 
 impl Operator {
+    /// `user` of the operating system on `host` (security off).
+    pub fn os(user: impl Into<String>, host: impl Into<String>) -> Operator {
+        Operator {
+            user: user.into(),
+            source: OperatorSource::Os,
+            host: host.into(),
+        }
+    }
+
+    /// `user` as the cluster authenticated it, on `host`.
+    pub fn cluster(user: impl Into<String>, host: impl Into<String>) -> Operator {
+        Operator {
+            user: user.into(),
+            source: OperatorSource::Cluster,
+            host: host.into(),
+        }
+    }
+
     /// Whether `other` is the same identity: the same user from the same
     /// source (the host aside: one person may plan on one machine and
     /// apply on another).

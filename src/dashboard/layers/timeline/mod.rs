@@ -114,11 +114,7 @@ mod tests {
             record_id: id.into(),
             started_at: format!("2026-01-01T12:{minute:02}:00Z").parse().unwrap(),
             finished_at: None,
-            operator: Operator {
-                user: "alice".into(),
-                source: OperatorSource::Os,
-                host: "ops-1".into(),
-            },
+            operator: Operator::os("alice", "ops-1"),
             interface: Interface::Dashboard,
             action: crate::protocol::trail::ActionKind::Rollback,
             forced: false,
