@@ -399,7 +399,7 @@ pub(crate) fn job(
     user: &str,
     beat: Option<i64>,
 ) -> estx::protocol::trail::Record {
-    use estx::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, Record};
+    use estx::protocol::trail::{ActionKind, Interface, Operator, Record};
     let op = Operator::cluster(user, "bastion");
     let started = now() - Age::minutes(minutes);
     Record {

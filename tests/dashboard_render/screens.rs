@@ -280,7 +280,7 @@ fn the_header_names_the_profile() {
 #[test]
 fn detail_lists_the_recorded_interventions_and_marks_the_unfinished() {
     use estx::protocol::trail::{
-        ActOutcome, ActionKind, Interface, Operator, OperatorSource, Record, RecordStatus,
+        ActOutcome, ActionKind, Interface, Operator, Record, RecordStatus,
     };
     let mut a = app();
     select(&mut a, "t-pend-1");

@@ -10,7 +10,7 @@ use estx::dashboard::event::ResumeConfirmed;
 use estx::dashboard::layers::jobs::JobsView;
 use estx::dashboard::layers::OverlayKind;
 use estx::protocol::jobs::JobLife;
-use estx::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, Record};
+use estx::protocol::trail::{ActionKind, Interface, Operator, Record};
 
 /// A job whose heartbeat (every 10 s) stopped 19 minutes ago: presumed dead.
 pub(crate) fn job(id: &str) -> Record {

@@ -7,7 +7,7 @@
 use super::*;
 use estx::dashboard::event::ActionOutcome;
 use estx::protocol::jobs::{LiveJobs, SeenAct};
-use estx::protocol::trail::{ActOutcome, ActionKind, Operator, OperatorSource};
+use estx::protocol::trail::{ActOutcome, ActionKind, Operator};
 
 fn alice() -> Operator {
     Operator::os("alice", "h")

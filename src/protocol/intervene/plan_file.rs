@@ -452,7 +452,6 @@ impl fmt::Display for Drift {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::trail::OperatorSource;
 
     fn op(user: &str) -> Operator {
         Operator::os(user, "h")

@@ -120,7 +120,7 @@ impl fmt::Display for JobLife {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::trail::{ActionKind, Interface, Operator, OperatorSource};
+    use crate::protocol::trail::{ActionKind, Interface, Operator};
 
     fn record(alive_at: Option<DateTime<Utc>>, every_ms: Option<u64>) -> Record {
         let op = Operator::os("u", "h");

@@ -631,7 +631,6 @@ impl SeenActs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::trail::OperatorSource;
 
     fn alice() -> Operator {
         Operator::os("alice", "h")

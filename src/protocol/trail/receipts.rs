@@ -499,7 +499,7 @@ fn check_record(id: &str, all: &[TrailStep], v: &mut Verification) {
 mod tests {
     use super::*;
     use crate::protocol::receipt::Receipt;
-    use crate::protocol::trail::{ActionKind, Interface, Operator, OperatorSource, RecordStatus};
+    use crate::protocol::trail::{ActionKind, Interface, Operator, RecordStatus};
 
     fn record(id: &str, steps: Vec<TrailStep>) -> Record {
         let op = Operator::os("op", "h");

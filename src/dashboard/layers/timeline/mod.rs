@@ -106,7 +106,7 @@ impl TimelineView {
 mod tests {
     use super::super::fixture::{key, Shared};
     use super::*;
-    use crate::protocol::trail::{Interface, Operator, OperatorSource, RecordStatus};
+    use crate::protocol::trail::{Interface, Operator, RecordStatus};
     use crossterm::event::KeyCode;
 
     pub(super) fn entry(id: &str, minute: u32) -> Entry {
