@@ -111,7 +111,7 @@ impl RowNote {
             CauseKind::HotAccount => "hot acct",
             CauseKind::Refused => "refused",
             CauseKind::AppRecovering => "app recovering",
-            CauseKind::Unknown => "unknown",
+            CauseKind::Unknown => "?",
         })
     }
 }
