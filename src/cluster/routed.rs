@@ -78,9 +78,8 @@ impl Cluster {
             "seq_no_primary_term": true,
         });
         // Untranslated: the caller translates what it keeps (`read_doc`).
-        let answer = self.search_untranslated(index, body).await?;
+        let mut answer = self.search_untranslated(index, body).await?;
         whole(&answer, index)?;
-        let mut answer = answer;
         let hits = match answer.pointer_mut("/hits/hits").map(Value::take) {
             Some(Value::Array(hits)) => hits,
             _ => return Err(Error::Decode("search answer without hits".into())),
