@@ -21,11 +21,10 @@ use serde_json::Value;
 /// file trail), knowing the lists of the jobs and the acts `known` holds.
 pub(super) struct OthersSearch {
     now: DateTime<Utc>,
-    audit: Option<String>,
+    /// The audit index and the acts' search on it, built once (`known`
+    /// notes it asked); none for a file trail.
+    audit: Option<(String, Value)>,
     known: Known,
-    /// The acts' search (none for a file trail), built once: `known`
-    /// notes it asked.
-    acts: Option<Value>,
 }
 
 /// What earlier polls of the handle read of the others and keep.
@@ -54,20 +53,16 @@ impl OthersSearch {
     /// The searches for the jobs live and the acts finished at `now`, the
     /// lists of the jobs and the acts in `known` not asked again.
     pub(super) fn new(now: DateTime<Utc>, audit: Option<&str>, mut known: Known) -> OthersSearch {
-        let acts = audit.map(|_| recent_acts_search(now, &mut known.acts));
-        OthersSearch {
-            now,
-            audit: audit.map(str::to_string),
-            known,
-            acts,
-        }
+        let audit = audit.map(|ix| (ix.to_string(), recent_acts_search(now, &mut known.acts)));
+        OthersSearch { now, audit, known }
     }
 
     /// Their places in the `_msearch` (none for a file trail): the jobs'
     /// heads, the lists of those not known, then the acts'.
     pub(super) fn searches(&self) -> Vec<(String, Value)> {
-        match (&self.audit, &self.acts) {
-            (Some(ix), Some(acts)) => {
+        match &self.audit {
+            None => Vec::new(),
+            Some((ix, acts)) => {
                 let [heads, lists] = live_jobs_searches(self.now, &self.known.jobs);
                 vec![
                     (ix.clone(), heads),
@@ -75,7 +70,6 @@ impl OthersSearch {
                     (ix.clone(), acts.clone()),
                 ]
             }
-            _ => Vec::new(),
         }
     }
 

@@ -276,11 +276,12 @@ pub fn read(
 ) -> Answered {
     let mut recovered: Option<Vec<Transaction>> = None;
     // The marks read now (a file trail's, or the running records'), and
-    // whether those `kept` holds count too (a trail in the index).
-    let (mut marks, mut with_kept): (Option<Vec<OperatorMark>>, bool) = match file_marks {
-        FileMarks::Read(m) => (Some(m), false),
-        FileMarks::NoFile | FileMarks::Unreadable => (None, false),
+    // whether those `kept` holds count too (a trail in the index, read).
+    let mut marks: Option<Vec<OperatorMark>> = match file_marks {
+        FileMarks::Read(m) => Some(m),
+        FileMarks::NoFile | FileMarks::Unreadable => None,
     };
+    let mut with_kept = false;
     let mut heartbeat = match at.liveness {
         Some(_) => AppHeartbeat::Unreadable,
         None => AppHeartbeat::NotConfigured,
@@ -374,11 +375,8 @@ pub fn recoveries<'a>(
     let window = chrono::Duration::from_std(window).unwrap_or_default();
     // Only the transactions that left a stuck state are looked up in the
     // marks (the few the recovered search read, not the marks' thousands).
-    let recovered: HashSet<&str> = finished
-        .iter()
-        .filter(|t| left_stuck(t, window))
-        .map(|t| t.id.as_str())
-        .collect();
+    let left: Vec<&Transaction> = finished.iter().filter(|t| left_stuck(t, window)).collect();
+    let recovered: HashSet<&str> = left.iter().map(|t| t.id.as_str()).collect();
     let mut named: HashSet<&str> = HashSet::new();
     let mut bulk_runs = Vec::new();
     let mut records = 0u64;
@@ -401,7 +399,7 @@ pub fn recoveries<'a>(
         operator_records: records,
         ..Recoveries::default()
     };
-    for t in finished.iter().filter(|t| left_stuck(t, window)) {
+    for t in left {
         let Some(modified) = t.modification_time else {
             continue;
         };
