@@ -69,6 +69,8 @@ const JOBS: usize = 3;
 const JOB_TXNS: usize = 5_000;
 /// Workers beating in the application's heartbeat index.
 const WORKERS: usize = 12;
+/// The dashboard's default time between polls (`--interval`).
+const DASHBOARD_INTERVAL: Duration = Duration::from_secs(2);
 const IN_FLIGHT_STATES: [&str; 4] = ["created", "pending", "committed", "terminating"];
 
 fn knob(name: &str, default: usize) -> usize {
@@ -275,12 +277,13 @@ async fn fullest(p: &Protocol, ix: &Indices, flight: usize) {
 async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
     let mut latencies = Vec::new();
     let memory = PollMemory::default();
-    let cpu = process_cpu();
+    let (cpu, faults) = (process_cpu(), minor_faults());
     p.poll_snapshot_listing(DEFAULT_CAP, table, &memory)
         .await
         .expect("poll");
     let first = process_cpu() - cpu;
-    let cpu = process_cpu();
+    let first_faults = minor_faults() - faults;
+    let (cpu, faults) = (process_cpu(), minor_faults());
     let mut last = None;
     let polls = knob("ESTX_BENCH_POLLS", POLLS);
     for _ in 0..polls {
@@ -293,10 +296,11 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
         latencies.push(started.elapsed());
     }
     let cpu = (process_cpu() - cpu) / polls as u32;
+    let faults = (minor_faults() - faults) / polls as i64;
     let snap = last.expect("polls");
     println!(
         "poll ({what}): {} requests, client CPU {cpu:.1?} per poll (the first {first:.1?}), \
-         median {:.0?} over {polls}; {} in flight, {} listed of {} matching; {} acked, healing {:?}",
+         page faults {faults} per poll (the first {first_faults}), median {:.0?} over {polls}; {} in flight, {} listed of {} matching; {} acked, healing {:?}",
         snap.requests,
         median(latencies),
         snap.in_flight_total,
@@ -306,6 +310,18 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
         snap.healing,
     );
     snap
+}
+
+/// The process's minor page faults so far: memory the allocator gave back
+/// to the system and took again (BENCHMARKS.md, "The first poll's page
+/// faults").
+fn minor_faults() -> i64 {
+    // SAFETY: getrusage writes into the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    match unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } {
+        0 => usage.ru_minflt,
+        _ => 0,
+    }
 }
 
 /// `field` of `/proc/<pid>/status` in KiB.
@@ -413,8 +429,18 @@ fn audits_in(log: &Path) -> String {
         .map_or("(none paced)".into(), |l| l.to_string())
 }
 
-#[tokio::main]
-async fn main() {
+/// Holds freed memory as the binary does (before the runtime's threads
+/// start), then runs the bench.
+fn main() {
+    estx::allocator::hold_freed_memory(DASHBOARD_INTERVAL);
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(bench());
+}
+
+async fn bench() {
     let finished = knob("ESTX_BENCH_FINISHED", 1_000_000);
     let flight = knob("ESTX_BENCH_IN_FLIGHT", 10_000);
     let window = Duration::from_secs(knob("ESTX_BENCH_WINDOW", 240) as u64);

@@ -12,6 +12,7 @@
 //! - [`cli`]: the headless commands, which call the protocol module.
 //! - [`signals`]: SIGTERM/SIGHUP/SIGINT as something to wait for and stop on.
 
+pub mod allocator;
 pub mod cli;
 pub mod cluster;
 pub mod dashboard;
@@ -22,14 +23,6 @@ pub mod protocol;
 pub mod signals;
 
 pub use error::{Error, Result};
-
-/// The allocator of every program built on this library (the binary, its
-/// tests and benches alike): reading a cluster's answers builds and drops
-/// tens of thousands of small JSON values per poll, and the system
-/// allocator's bookkeeping was about 40 % of a poll's instructions
-/// (BENCHMARKS.md, "The poll's allocations").
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The version with the commit it was built from (`0.1.0 (abc1234)`), or
 /// the bare version when built outside a git checkout (see `build.rs`):

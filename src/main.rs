@@ -18,6 +18,8 @@ fn main() {
             std::process::exit(cli::EXIT_USAGE);
         }
     };
+    // Before the runtime's threads start: a poller reuses its memory.
+    estx::allocator::hold_freed_memory(cli.dashboard.interval);
     let target = cli.log_target();
     if target == LogTarget::NoHome {
         cli::output::err("warning: neither XDG_STATE_HOME nor HOME is set; not logging");
