@@ -16,11 +16,10 @@
 //! `--ascii`/`ESTX_ASCII` turn ASCII on whatever the file says.
 
 use super::global::DashboardArgs;
-use super::profile::{ConfigFile, ProfileError};
-use crate::dashboard::keymap::{KeyOverride, Keymap};
+use crate::dashboard::keymap::{KeyConfigError, KeyOverride, Keymap};
+use crate::dashboard::look::ThemeName;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// An action's keys as the file writes them: one name or a list.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -35,20 +34,34 @@ pub enum KeyNames {
 /// A `[keys]` or `[dialog_keys]` table, each value with where it is.
 pub type KeyTable = BTreeMap<String, toml::Spanned<KeyNames>>;
 
+/// What the config file says of the dashboard's looks: its top-level
+/// `theme`, `ascii`, `[keys]` and `[dialog_keys]`
+/// ([`ConfigFile::looks`](super::profile::ConfigFile::looks)).
+#[derive(Debug, Clone, Copy)]
+pub struct FileLooks<'a> {
+    /// The theme (a profile's or `--theme` wins).
+    pub theme: Option<ThemeName>,
+    /// Draw in ASCII.
+    pub ascii: Option<bool>,
+    /// Main-screen key rebindings.
+    pub keys: &'a KeyTable,
+    /// Confirmation-dialog key rebindings.
+    pub dialog_keys: &'a KeyTable,
+}
+
 /// Applies the file's looks (`text` is the file, for line numbers) to
-/// what the command line and the profile left unset.
+/// what the command line and the profile left unset; a rebinding it
+/// cannot make is named with its line.
 pub fn apply(
     dashboard: &mut DashboardArgs,
-    config: &ConfigFile,
+    looks: FileLooks<'_>,
     text: &str,
-    path: &Path,
-) -> Result<(), ProfileError> {
-    dashboard.theme = dashboard.theme.or(config.theme);
-    dashboard.ascii |= config.ascii.unwrap_or(false);
-    let main = overrides(&config.keys, text);
-    let dialog = overrides(&config.dialog_keys, text);
-    dashboard.keys = Keymap::with_overrides(&main, &dialog)
-        .map_err(|e| ProfileError(format!("config file {}, {e}", path.display())))?;
+) -> Result<(), KeyConfigError> {
+    dashboard.theme = dashboard.theme.or(looks.theme);
+    dashboard.ascii |= looks.ascii.unwrap_or(false);
+    let main = overrides(looks.keys, text);
+    let dialog = overrides(looks.dialog_keys, text);
+    dashboard.keys = Keymap::with_overrides(&main, &dialog)?;
     Ok(())
 }
 

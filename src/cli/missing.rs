@@ -6,24 +6,13 @@
 //! indices and aliases with a close name), the index options and profile in
 //! force, the likely causes, and `init` last.
 
-use crate::cli::output::err;
+use crate::cli::output::{err, print};
 use crate::protocol::Protocol;
-use std::sync::Mutex;
 
-/// The missing index the command's error named (`output::fail`), for the
-/// advice printed once the command is over ([`advise`]).
-static MISSING: Mutex<Option<String>> = Mutex::new(None);
-
-/// Notes that `index` does not exist (the advice follows the command).
-pub fn noted(index: &str) {
-    if let Ok(mut slot) = MISSING.lock() {
-        slot.get_or_insert_with(|| index.to_string());
-    }
-}
-
-/// Prints the advice for the missing index the command noted, if any.
+/// Prints the advice for the missing index the command's error named
+/// ([`print::fail`] noted it), if any.
 pub async fn advise(p: &Protocol, profile: Option<&str>) {
-    let Some(missing) = MISSING.lock().ok().and_then(|mut s| s.take()) else {
+    let Some(missing) = print::missing_index() else {
         return;
     };
     for line in advice(p, &missing, profile).await {

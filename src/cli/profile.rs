@@ -14,7 +14,7 @@
 //! confirmation ([`crate::protocol::intervene::Guard`]).
 
 use super::global::{DashboardArgs, GlobalArgs, Resolved};
-use super::looks::KeyTable;
+use super::looks::{FileLooks, KeyTable};
 use crate::dashboard::app::{MarkColour, ProfileMark};
 use crate::dashboard::look::ThemeName;
 use crate::protocol::locks::LivenessSource;
@@ -214,6 +214,16 @@ pub fn parse(text: &str, path: &Path) -> Result<ConfigFile, ProfileError> {
 }
 
 impl ConfigFile {
+    /// What it says of the dashboard's looks ([`super::looks::apply`]).
+    pub fn looks(&self) -> FileLooks<'_> {
+        FileLooks {
+            theme: self.theme,
+            ascii: self.ascii,
+            keys: &self.keys,
+            dialog_keys: &self.dialog_keys,
+        }
+    }
+
     /// The profile `name`; refuses secret-looking keys and credentials in
     /// its URL before anything else, then unknown keys and bad values.
     pub fn profile(&self, name: &str, path: &Path) -> Result<Profile, ProfileError> {
@@ -314,7 +324,8 @@ pub fn apply_chosen(
         apply_named(global, dashboard, matches, &name, file.as_ref(), path)?;
     }
     match &file {
-        Some((path, config, text)) => super::looks::apply(dashboard, config, text, path),
+        Some((path, config, text)) => super::looks::apply(dashboard, config.looks(), text)
+            .map_err(|e| ProfileError(format!("config file {}, {e}", path.display()))),
         None => Ok(()),
     }
 }

@@ -209,7 +209,7 @@ fn looks_come_from_the_flag_the_profile_then_the_file() {
         if profile_theme.is_none() {
             cli.dashboard.theme = None;
         }
-        crate::cli::looks::apply(&mut cli.dashboard, &file, text, path).unwrap();
+        crate::cli::looks::apply(&mut cli.dashboard, file.looks(), text).unwrap();
         cli.dashboard
     };
     let d = looks(&["estx-tui"], None);

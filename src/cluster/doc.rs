@@ -34,6 +34,21 @@ pub enum WriteOutcome {
     Conflict,
 }
 
+impl WriteOutcome {
+    /// The version a write answer (a document API's, or a `_bulk` item's)
+    /// says the document is at now (a `noop` answer gives the version it
+    /// stayed at); `-1` where the answer does not say.
+    pub(super) fn of_answer(body: &Value) -> WriteOutcome {
+        WriteOutcome::Written {
+            seq_no: body.get("_seq_no").and_then(Value::as_i64).unwrap_or(-1),
+            primary_term: body
+                .get("_primary_term")
+                .and_then(Value::as_i64)
+                .unwrap_or(-1),
+        }
+    }
+}
+
 /// Outcome of an `op_type=create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CreateOutcome {

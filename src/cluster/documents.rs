@@ -101,7 +101,7 @@ impl Cluster {
         if resp.status_code().as_u16() == 409 {
             return Ok(WriteOutcome::Conflict);
         }
-        Ok(written(&check(resp, index).await?))
+        Ok(WriteOutcome::of_answer(&check(resp, index).await?))
     }
 
     /// Writes `changes` (only the fields a step sets) into the document,
@@ -140,7 +140,7 @@ impl Cluster {
         if resp.status_code().as_u16() == 409 {
             return Ok(WriteOutcome::Conflict);
         }
-        Ok(written(&check(resp, index).await?))
+        Ok(WriteOutcome::of_answer(&check(resp, index).await?))
     }
 
     /// Asks whether the product accepts a partial update of `id` in `index`
@@ -285,17 +285,5 @@ impl Cluster {
                 Ok(DeleteOutcome::Deleted)
             }
         }
-    }
-}
-
-/// The version a write answer says the document is at now (a `noop` answer
-/// gives the version it stayed at); `-1` where the answer does not say.
-pub(super) fn written(body: &Value) -> WriteOutcome {
-    WriteOutcome::Written {
-        seq_no: body.get("_seq_no").and_then(Value::as_i64).unwrap_or(-1),
-        primary_term: body
-            .get("_primary_term")
-            .and_then(Value::as_i64)
-            .unwrap_or(-1),
     }
 }

@@ -112,7 +112,7 @@ impl Cluster {
     ) -> Result<WriteOutcome> {
         match self.bulk_one(index, id, action).await? {
             (409, _) => Ok(WriteOutcome::Conflict),
-            (s, item) if (200..300).contains(&s) => Ok(super::documents::written(&item)),
+            (s, item) if (200..300).contains(&s) => Ok(WriteOutcome::of_answer(&item)),
             (s, item) => Err(error_from(s, &item, index)),
         }
     }

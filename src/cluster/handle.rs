@@ -193,6 +193,13 @@ impl Cluster {
         self.shards.remember(index, shards);
     }
 
+    /// Whether this handle sends one multi request per index, having seen
+    /// the cluster refuse an index named in a body (see `scope`; `doctor`
+    /// says so).
+    pub fn index_scoped(&self) -> bool {
+        self.scope.per_index()
+    }
+
     /// Whether a read by id that missed in `index` has looked on every
     /// shard: only when the index is known to have exactly one.
     pub(super) fn miss_is_final(&self, index: &str) -> bool {

@@ -1,20 +1,22 @@
 //! Raw JSON requests for what the typed client calls do not cover and the
 //! read side needs to learn about a cluster it did not create: the root
 //! banner, mappings, settings, alias resolution, shard health, privileges,
-//! point-in-time contexts and mapping upgrades. [`Cluster::raw`] returns
+//! point-in-time contexts and mapping upgrades; and whether it refuses an
+//! index named in a multi-request body (`scope`). [`Cluster::raw`] returns
 //! every answer with its HTTP status so callers can tell "not supported
 //! here" (no security plugin, no `_resolve`) from a failure; the others
 //! type errors as every request does. Reads go through the same busy-retry
 //! and clock as the typed calls.
 
-use super::response::Answer;
+use super::response::{check, Answer};
 use super::Cluster;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use elasticsearch::http::headers::HeaderMap;
 use elasticsearch::http::request::JsonBody;
 use elasticsearch::http::response::Response;
 use elasticsearch::http::Method;
-use serde_json::Value;
+use elasticsearch::MgetParts;
+use serde_json::{json, Value};
 
 impl Cluster {
     /// Sends `method path`; a `GET`/`HEAD`, or any request the caller says
@@ -112,5 +114,32 @@ impl Cluster {
     /// The typed error for a non-2xx `status` and `body` (for [`Self::raw`] callers).
     pub fn error_for(&self, status: u16, body: &Value, what: &str) -> crate::Error {
         super::response::error_from(status, body, what)
+    }
+
+    /// Asks whether the cluster refuses an index named in a multi-request
+    /// body (`rest.action.multi.allow_explicit_index: false`, see `scope`),
+    /// with a harmless realtime `_mget` of one id that does not exist
+    /// naming `index` in its body; a refusal is remembered as a refused
+    /// request would be. `Some(reason)`: refused, with the product's words.
+    pub async fn probe_explicit_index(&self, index: &str) -> Result<Option<String>> {
+        let body = json!({"docs": [{"_index": index, "_id": "estx-doctor-probe"}]});
+        let resp = self
+            .send_read(|| {
+                self.client
+                    .mget(MgetParts::None)
+                    .realtime(true)
+                    .body(body.clone())
+                    .send()
+            })
+            .await?;
+        match check(resp, index).await {
+            Err(Error::ExplicitIndexRefused { reason }) => {
+                self.scope.refused();
+                Ok(Some(reason))
+            }
+            // Any other refusal (a missing index, a role) is not this
+            // setting, and other checks name it.
+            _ => Ok(None),
+        }
     }
 }

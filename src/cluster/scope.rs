@@ -12,12 +12,10 @@
 //! cluster refuses it once; the refusal is remembered here, on the handle
 //! and its clones, and from then on such requests go as one per index
 //! (the refused one is sent again that way, which is safe since nothing
-//! of it ran).
+//! of it ran). `doctor` asks ahead with
+//! [`Cluster::probe_explicit_index`](super::Cluster::probe_explicit_index)
+//! (in `introspect`).
 
-use super::response::check;
-use crate::error::{Error, Result};
-use elasticsearch::MgetParts;
-use serde_json::json;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -58,40 +56,6 @@ pub(super) fn by_index<'a, T>(
         }
     }
     groups
-}
-
-impl super::Cluster {
-    /// Whether this handle sends one multi request per index, having seen
-    /// the cluster refuse an index named in a body (`doctor` says so).
-    pub fn index_scoped(&self) -> bool {
-        self.scope.per_index()
-    }
-
-    /// Asks whether the cluster refuses an index named in a multi-request
-    /// body, with a harmless realtime `_mget` of one id that does not exist
-    /// naming `index` in its body; a refusal is remembered as a refused
-    /// request would be. `Some(reason)`: refused, with the product's words.
-    pub async fn probe_explicit_index(&self, index: &str) -> Result<Option<String>> {
-        let body = json!({"docs": [{"_index": index, "_id": "estx-doctor-probe"}]});
-        let resp = self
-            .send_read(|| {
-                self.client
-                    .mget(MgetParts::None)
-                    .realtime(true)
-                    .body(body.clone())
-                    .send()
-            })
-            .await?;
-        match check(resp, index).await {
-            Err(Error::ExplicitIndexRefused { reason }) => {
-                self.scope.refused();
-                Ok(Some(reason))
-            }
-            // Any other refusal (a missing index, a role) is not this
-            // setting, and other checks name it.
-            _ => Ok(None),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -47,8 +47,12 @@ use crossterm::event::{Event as TermEvent, EventStream};
 use event::Event;
 use futures::StreamExt;
 use poller::PollControl;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
+
+/// Longest the loop applies queued events before drawing again (20 frames
+/// a second while events keep coming).
+const FRAME: Duration = Duration::from_millis(50);
 
 /// How the dashboard runs.
 #[derive(Debug, Clone)]
@@ -166,10 +170,9 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<End
                 }
             };
             let mut requests = update::update(&mut app, first);
-            // Apply everything already queued before drawing again.
-            while let Ok(ev) = rx.try_recv() {
+            apply_queued(&mut rx, FRAME, |ev| {
                 requests.extend(update::update(&mut app, ev));
-            }
+            });
             for io in requests {
                 tasks.start(io);
             }
@@ -186,6 +189,18 @@ pub async fn run(proto: Protocol, opts: DashboardOptions) -> std::io::Result<End
         (None, app::Ending::RunStopped) => Ended::RunStopped,
         (None, app::Ending::Quit) => Ended::Quit,
     })
+}
+
+/// Applies the events already queued on `rx` before the screen is drawn
+/// again, for at most `frame`: a fast bulk run's steps arrive as quickly
+/// as they are applied, and must not keep the screen (its bar, the stop
+/// question) from being drawn until the run ends.
+fn apply_queued<T>(rx: &mut mpsc::UnboundedReceiver<T>, frame: Duration, mut apply: impl FnMut(T)) {
+    let frame_ends = Instant::now() + frame;
+    while Instant::now() < frame_ends {
+        let Ok(ev) = rx.try_recv() else { return };
+        apply(ev);
+    }
 }
 
 /// Ticks once a second with the cluster's time, so ages on screen are
@@ -221,4 +236,39 @@ fn spawn_input(tx: mpsc::UnboundedSender<Event>) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Events that keep coming faster than they are applied leave the
+    /// rest queued once the frame is up: the screen is drawn between.
+    #[test]
+    fn queued_events_wait_for_the_next_frame_once_one_is_up() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for i in 0..1000 {
+            tx.send(i).unwrap();
+        }
+        let mut applied = 0;
+        // Each event takes a millisecond to apply: all of them, a second.
+        apply_queued(&mut rx, Duration::from_millis(10), |_| {
+            applied += 1;
+            std::thread::sleep(Duration::from_millis(1));
+        });
+        assert!(applied > 0, "the first ones are applied");
+        assert!(!rx.is_empty(), "{applied} applied: the rest wait");
+    }
+
+    /// With nothing more queued it returns at once, every event applied.
+    #[test]
+    fn every_queued_event_is_applied_when_they_fit_in_a_frame() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        for i in 0..3 {
+            tx.send(i).unwrap();
+        }
+        let mut applied = Vec::new();
+        apply_queued(&mut rx, Duration::from_secs(60), |ev| applied.push(ev));
+        assert_eq!(applied, [0, 1, 2]);
+    }
 }

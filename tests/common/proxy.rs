@@ -12,7 +12,8 @@
 //!
 //! Rules in [`rewrite`] make it answer as real deployments do (canned 401s,
 //! HTML 502s, 429 with `Retry-After`, slow requests, a shifted or no `Date`
-//! ([`FaultProxy::strip_date`]), 413 for a body over nginx's limit), and it
+//! ([`FaultProxy::strip_date`]), 413 for a body over nginx's limit), held
+//! requests ([`hold`]: past the first few, until the test lets them go), and it
 //! also serves as an HTTP forward proxy (`HTTP_PROXY`). [`security`] makes it
 //! a cluster with security on (Basic auth and bearer tokens, users,
 //! privileges); [`sigv4`] makes it check AWS SigV4 signatures as Amazon
@@ -28,6 +29,7 @@
 //! Only `std` is used: one thread accepts, one thread serves each connection.
 
 mod fls;
+mod hold;
 mod iam;
 mod lost_shard;
 mod partial;
@@ -43,6 +45,7 @@ mod sigv4;
 mod wire;
 
 pub use fls::FlsProduct;
+pub use hold::Gate;
 pub use partial::partial_search;
 pub use personality::{Difference, Personality, TABLE as PERSONALITY_TABLE};
 pub use rewrite::Canned;

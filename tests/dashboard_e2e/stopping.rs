@@ -9,19 +9,39 @@
 //!   file in the state directory, and that file carries on with
 //!   `rollback --ids-from` until every transfer is rolled back;
 //! - closing the terminal (SIGHUP) stops it cleanly before the end.
+//!
+//! Each run is held (see [`run_under_way`]): the dashboard talks to the
+//! cluster through a proxy that, past the run's first transactions, holds
+//! every write of a transaction's state until the test lets the run go on,
+//! after the key under test. So the key lands while the run is certainly
+//! under way, however fast the run or loaded the machine.
 
 use crate::common;
+use crate::common::proxy::Gate;
+use crate::common::FaultProxy;
 use crate::tmux::Tmux;
 use crate::world::World;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Transfers in the run: one table page (a bulk act takes the marked rows
-/// the table shows), enough that it runs for several seconds.
+/// the table shows).
 const N: usize = 500;
+
+/// Writes of a transaction's state the proxy lets through before it holds
+/// the run: each transfer writes its state twice (`pending` to
+/// `terminating`, then to `rolled-back`) and at most 4 run at once, so
+/// between 8 and 10 of them end before the run waits.
+const PASSED_WRITES: usize = 20;
 
 /// How long a whole run may take (the debug build rolls back some 50 a
 /// second on a busy machine).
 const RUN_DEADLINE: Duration = Duration::from_secs(90);
+
+/// A request the proxy holds outlives the time the test needs before it
+/// lets the run go on, however loaded the machine: no write times out (a
+/// timed-out write is retried, which these tests are not about).
+const REQUEST_TIMEOUT: &str = "90s";
 
 /// The "bulk roll back D/T" count of the progress bar.
 fn bar_done(screen: &str) -> Option<usize> {
@@ -30,13 +50,34 @@ fn bar_done(screen: &str) -> Option<usize> {
     done.parse().ok()
 }
 
-/// Seeds `N` half-applied transfers, starts the dashboard (with `env`),
-/// marks them all and confirms their rollback; returns once it is under
-/// way (some rolled back, not all).
-fn run_under_way(w: &World, tag: &str, env: &[(&str, &str)]) -> Tmux {
+/// A bulk run under way in the dashboard, held at the proxy until
+/// [`UnderWay::go_on`].
+struct UnderWay {
+    /// The dashboard (dropped first: it talks through the proxy).
+    tui: Tmux,
+    /// Where the run's writes wait.
+    gate: Arc<Gate>,
+    /// Between the dashboard and the cluster.
+    _proxy: FaultProxy,
+}
+
+impl UnderWay {
+    /// Lets the held writes go: the run goes on as the keys pressed since
+    /// left it (to its end, or to a clean stop).
+    fn go_on(&self) {
+        self.gate.open();
+    }
+}
+
+/// Seeds `N` half-applied transfers, starts the dashboard (with `env`)
+/// behind a proxy, marks them all and confirms their rollback; returns
+/// once the run is under way and held: some rolled back (the bar shows
+/// them), the others waiting for [`UnderWay::go_on`].
+fn run_under_way(w: &World, tag: &str, env: &[(&str, &str)]) -> UnderWay {
     w.seed_half_applied(tag, N);
     w.refresh();
-    let tui = w.dashboard_with_env(tag, &[], env);
+    let proxy = w.proxy();
+    let tui = w.dashboard_behind(&proxy, tag, &["--timeout", REQUEST_TIMEOUT], env);
     tui.wait_for_all(&[&format!("transactions {N} of {N}")]);
     tui.keys(&["*"]);
     tui.wait_for_all(&[&format!("marked {N} row(s) of the filter; {N} marked")]);
@@ -45,11 +86,19 @@ fn run_under_way(w: &World, tag: &str, env: &[(&str, &str)]) -> Tmux {
     tui.keys(&["y"]);
     tui.wait_for_all(&["reason (required"]);
     tui.type_text("INC-11 rollback");
+    let gate = proxy.hold_after("POST", &w.transaction_writes(), PASSED_WRITES);
     tui.keys(&["Enter"]);
+    common::wait_until_blocking("the run waits at the proxy", crate::tmux::DEADLINE, || {
+        gate.held() > 0
+    });
     tui.wait_for("the run under way", |s| {
         bar_done(s).is_some_and(|d| d > 0 && d < N)
     });
-    tui
+    UnderWay {
+        tui,
+        gate,
+        _proxy: proxy,
+    }
 }
 
 /// Waits until every transfer is rolled back and the log says the run
@@ -70,7 +119,8 @@ fn runs_to_the_end(w: &World, tui: &Tmux) {
 fn q_during_a_bulk_run_asks_and_keep_running_keeps_it_running() {
     let started = Instant::now();
     let w = World::new();
-    let tui = run_under_way(&w, "qkeep", &[]);
+    let run = run_under_way(&w, "qkeep", &[]);
+    let tui = &run.tui;
     tui.keys(&["q"]);
     let screen = tui.wait_for_all(&[
         "Quit during a bulk run?",
@@ -86,7 +136,8 @@ fn q_during_a_bulk_run_asks_and_keep_running_keeps_it_running() {
     tui.wait_for("the question closed, the dashboard still up", |s| {
         !s.contains("Quit during a bulk run?") && !s.contains("EXITED=")
     });
-    runs_to_the_end(&w, &tui);
+    run.go_on();
+    runs_to_the_end(&w, tui);
     tui.keys(&["q"]);
     assert_eq!(tui.wait_exit(), 0, "the run had ended: q quits at once");
     eprintln!(
@@ -99,10 +150,22 @@ fn q_during_a_bulk_run_asks_and_keep_running_keeps_it_running() {
 fn esc_during_a_bulk_run_changes_nothing() {
     let started = Instant::now();
     let w = World::new();
-    let tui = run_under_way(&w, "esc", &[]);
+    let run = run_under_way(&w, "esc", &[]);
+    let tui = &run.tui;
     tui.keys(&["Escape"]);
     tui.keys(&["Escape"]);
-    runs_to_the_end(&w, &tui);
+    // Held, the run is still under way when the next poll lands (long
+    // after the keys were read): nothing stops it.
+    let before = poll_clock(&tui.screen());
+    let screen = tui.wait_for("the next poll", |s| {
+        poll_clock(s).is_some() && poll_clock(s) != before
+    });
+    assert!(
+        bar_done(&screen).is_some_and(|d| d < N) && !screen.contains("stopping"),
+        "{screen}"
+    );
+    run.go_on();
+    runs_to_the_end(&w, tui);
     let screen = tui.screen();
     assert!(!screen.contains("stopping"), "{screen}");
     assert!(!screen.contains("left ("), "{screen}");
@@ -121,7 +184,8 @@ fn the_stop_key_stops_cleanly_writes_the_ids_left_and_they_carry_on() {
     let state = w.dir("state");
     let state_s = state.display().to_string();
     let env = [("XDG_STATE_HOME", state_s.as_str())];
-    let tui = run_under_way(&w, "stop", &env);
+    let run = run_under_way(&w, "stop", &env);
+    let tui = &run.tui;
     tui.keys(&["S"]);
     tui.wait_for_all(&[
         "Stop the bulk run?",
@@ -130,6 +194,8 @@ fn the_stop_key_stops_cleanly_writes_the_ids_left_and_they_carry_on() {
         "[ Stop (y) ]",
     ]);
     tui.keys(&["y"]);
+    tui.wait_for_all(&["stopping: started items reach their next state"]);
+    run.go_on();
     // The counts' line first, as it lands: the lines after it (receipts,
     // the ids file on two lines, a background audit's) can scroll it out
     // of the log's four lines before both show at once.
@@ -214,10 +280,13 @@ fn q_then_stop_quits_once_the_run_has_stopped_with_the_stopped_code() {
     let w = World::new();
     let state = w.dir("state");
     let state_s = state.display().to_string();
-    let tui = run_under_way(&w, "qstop", &[("XDG_STATE_HOME", state_s.as_str())]);
+    let run = run_under_way(&w, "qstop", &[("XDG_STATE_HOME", state_s.as_str())]);
+    let tui = &run.tui;
     tui.keys(&["q"]);
     tui.wait_for_all(&["[ Stop and quit (y) ]"]);
     tui.keys(&["y"]);
+    tui.wait_for_all(&["stopping, then quitting"]);
+    run.go_on();
     assert_eq!(
         tui.wait_exit(),
         5,
@@ -246,8 +315,19 @@ fn closing_the_terminal_during_a_bulk_run_stops_it_cleanly() {
     let w = World::new();
     let state = w.dir("state");
     let state_s = state.display().to_string();
-    let tui = run_under_way(&w, "hup", &[("XDG_STATE_HOME", state_s.as_str())]);
-    tui.close_window();
+    let run = run_under_way(&w, "hup", &[("XDG_STATE_HOME", state_s.as_str())]);
+    run.tui.close_window();
+    // No screen to read any more: its log says when it began to stop.
+    common::wait_until_blocking(
+        "the dashboard stopping the run",
+        crate::tmux::DEADLINE,
+        || {
+            let log = std::fs::read_to_string(w.log_file()).unwrap_or_default();
+            log.contains("stopping on a signal")
+                || log.contains("cannot draw: stopping the bulk run")
+        },
+    );
+    run.go_on();
     common::wait_until_blocking("the run's record completed", RUN_DEADLINE, || {
         w.history("hup-0")
             .first()
@@ -271,6 +351,12 @@ fn closing_the_terminal_during_a_bulk_run_stops_it_cleanly() {
         Some(r.record_id.clone()),
         "{text}"
     );
+}
+
+/// The poll clock of the header ("as of HH:MM:SS"), if shown.
+fn poll_clock(screen: &str) -> Option<String> {
+    let at = screen.find("as of ")? + "as of ".len();
+    screen.get(at..at + 8).map(str::to_string)
 }
 
 /// The ids an ids file lists (its comment line naming the job aside).

@@ -358,6 +358,19 @@ impl World {
         self.tmp.path().join("estx-tui.log")
     }
 
+    /// A proxy in front of this world's server, for a dashboard to talk
+    /// through ([`World::dashboard_behind`]).
+    pub(crate) fn proxy(&self) -> common::FaultProxy {
+        common::FaultProxy::start(&self.url)
+    }
+
+    /// What the path of every write of a transaction's state holds
+    /// (`POST /{transactions}/_update/{id}`): what a proxy rule matches to
+    /// hold a run between two transactions.
+    pub(crate) fn transaction_writes(&self) -> String {
+        format!("/{}/_update/", self.ix.transactions)
+    }
+
     /// The dashboard on this world's indices, polling every second.
     pub(crate) fn dashboard(&self, tag: &str, extra: &[&str]) -> Tmux {
         start_dashboard(tag, &self.url, &self.ix, &self.log_file(), extra)
@@ -372,6 +385,18 @@ impl World {
         env: &[(&str, &str)],
     ) -> Tmux {
         start_dashboard_with_env(tag, &self.url, &self.ix, &self.log_file(), extra, env)
+    }
+
+    /// [`World::dashboard_with_env`] talking to the server through `proxy`.
+    pub(crate) fn dashboard_behind(
+        &self,
+        proxy: &common::FaultProxy,
+        tag: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Tmux {
+        let url = proxy.url();
+        start_dashboard_with_env(tag, &url, &self.ix, &self.log_file(), extra, env)
     }
 }
 

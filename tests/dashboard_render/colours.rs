@@ -72,8 +72,8 @@ fn an_actionable_cause_is_green_in_its_row() {
     assert_eq!(y, row, "on t-pend-1's row");
     assert_eq!(buf[(x, y)].fg, Color::Green, "dead holder");
     // An unknown cause keeps its row's colour (stuck: yellow).
-    let (x, y) = find(&buf, "committed   ?").unwrap();
+    let (x, y) = find(&buf, "committed   unkn.").unwrap();
     let q = x + "committed   ".len() as u16;
-    assert_eq!(buf[(q, y)].symbol(), "?");
+    assert_eq!(buf[(q, y)].symbol(), "u");
     assert_eq!(buf[(q, y)].fg, Color::Yellow, "unknown cause");
 }

@@ -157,7 +157,7 @@ fn help_overlay() {
         "acknowledged (ack)",
         "held by another operator's live job",
         "cause: dead holder contention",
-        "hot acct refused app recovering ?",
+        "hot acct refused app recovering unkn.",
     ] {
         assert!(end.contains(mark), "{mark:?} not in:\n{end}");
     }

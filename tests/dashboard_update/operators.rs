@@ -172,5 +172,5 @@ fn each_rows_signs_and_cause_are_derived_with_the_view_when_the_data_changes() {
         .retain(|t| t.id != "t-hot3" && t.id != "t-hot4");
     s2.live_jobs = LiveJobs::default();
     update(&mut app, Event::Polled(Ok(Box::new(s2))));
-    assert_eq!(row_note(&app, "t-old"), ("✓".into(), Some("?")));
+    assert_eq!(row_note(&app, "t-old"), ("✓".into(), Some("unkn.")));
 }

@@ -1,13 +1,20 @@
 //! Writing to the terminal: stdout lines that never panic on a closed pipe,
-//! one-line `estx-tui: ...` messages on stderr, pretty JSON.
+//! one-line `estx-tui: ...` messages on stderr, pretty JSON; and the
+//! missing index a failure named, kept for the advice after the command
+//! (`cli::missing`, which reads it here: this leaf imports nothing of it).
 
 use crate::error::Error;
 use serde_json::Value;
 use std::fmt::Display;
 use std::io::Write;
+use std::sync::Mutex;
 
 /// Prefix of every message on stderr.
 pub const PROGRAM: &str = "estx-tui";
+
+/// The missing index a command's error named ([`fail`]), for the advice
+/// printed once the command is over (`cli::missing::advise`).
+static MISSING: Mutex<Option<String>> = Mutex::new(None);
 
 /// Writes one line to stdout; a closed pipe is ignored, not a panic.
 pub fn out(line: impl Display) {
@@ -27,14 +34,23 @@ pub fn fail(e: &Error) -> i32 {
         Error::Unreachable(_) => err(format_args!(
             "{e} (is --url / ESTX_URL right, and the cluster up?)"
         )),
-        // What exists and the likely causes follow the command (`missing`).
+        // What exists and the likely causes follow the command
+        // (`cli::missing`).
         Error::IndexMissing(index) => {
-            crate::cli::missing::noted(index);
+            if let Ok(mut slot) = MISSING.lock() {
+                slot.get_or_insert_with(|| index.to_string());
+            }
             err(e)
         }
         _ => err(e),
     }
     crate::cli::exit::of_error(e)
+}
+
+/// The missing index a failure reported named, if any: taken, so its
+/// advice is printed once.
+pub fn missing_index() -> Option<String> {
+    MISSING.lock().ok().and_then(|mut slot| slot.take())
 }
 
 /// Prints a JSON value, pretty, to stdout.

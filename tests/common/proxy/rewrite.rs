@@ -5,8 +5,10 @@
 //! over `client_max_body_size`, and HTTP forward-proxy requests
 //! (`GET http://host/path`, as clients send through `HTTP_PROXY`).
 
-use super::{lock, FaultProxy, Shared};
+use super::hold::Gate;
+use super::{lock, FaultProxy, Shared, IO_TIMEOUT};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A canned HTTP answer.
@@ -158,6 +160,8 @@ enum Action {
     AnswerAfterForwarding(Canned),
     /// Wait this long, then forward as usual.
     Delay(Duration),
+    /// Wait at this gate (past its first few), then forward as usual.
+    Hold(Arc<Gate>),
 }
 
 /// "Do `action` to the next `remaining` matching requests."
@@ -224,6 +228,18 @@ impl FaultProxy {
     /// Holds the next `count` matching requests for `delay` before forwarding.
     pub fn delay(&self, method: &str, path_contains: &str, count: usize, delay: Duration) {
         self.push_rule(method, path_contains, count, Action::Delay(delay));
+    }
+
+    /// Lets the first `pass` matching requests through, then holds every
+    /// later one before forwarding until the returned gate is opened
+    /// ([`Gate::open`]): a run that cannot go past that point before the
+    /// test lets it. Removed by [`FaultProxy::clear_answers`] (which does
+    /// not free the requests already held: open the gate).
+    pub fn hold_after(&self, method: &str, path_contains: &str, pass: usize) -> Arc<Gate> {
+        let gate = Arc::new(Gate::new(pass));
+        let action = Action::Hold(Arc::clone(&gate));
+        self.push_rule(method, path_contains, usize::MAX, action);
+        gate
     }
 
     /// Refuses every request whose body is over `bytes` with nginx's 413
@@ -341,6 +357,10 @@ pub(super) fn before_forwarding(shared: &Shared, method: &str, path: &str) -> Pl
             while std::time::Instant::now() < until && !shared.stopping.load(Ordering::SeqCst) {
                 std::thread::sleep(Duration::from_millis(20));
             }
+            Plan::Forward
+        }
+        Action::Hold(gate) => {
+            gate.pass_or_wait(&shared.stopping, IO_TIMEOUT);
             Plan::Forward
         }
     }

@@ -131,7 +131,7 @@ fn columns(cx: &DrawCx) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
         Span::styled("dead holder", Style::new().fg(th.good)),
         Span::raw(" contention"),
     ]));
-    r.push(Line::raw("  hot acct refused app recovering ?"));
+    r.push(Line::raw("  hot acct refused app recovering unkn."));
     // The header's healing verdict, coloured as the header shows it (two
     // short lines: the column stays narrow enough for two at 100×30).
     r.push(Line::from(vec![

@@ -103,7 +103,10 @@ impl RowNote {
         self.cause == Some(CauseKind::HolderDead)
     }
 
-    /// The cause column's short words (`None`: not stuck).
+    /// The cause column's short words (`None`: not stuck). An unknown
+    /// cause is `unkn.`: not `?`, the mark of a malformed row, and no wider
+    /// than the column's least (5), so no narrow table loses its amount
+    /// to it.
     pub fn cause_word(&self) -> Option<&'static str> {
         self.cause.map(|k| match k {
             CauseKind::HolderDead => "dead holder",
@@ -111,7 +114,7 @@ impl RowNote {
             CauseKind::HotAccount => "hot acct",
             CauseKind::Refused => "refused",
             CauseKind::AppRecovering => "app recovering",
-            CauseKind::Unknown => "?",
+            CauseKind::Unknown => "unkn.",
         })
     }
 }
