@@ -432,7 +432,7 @@ fn audits_in(log: &Path) -> String {
 /// Holds freed memory as the binary does (before the runtime's threads
 /// start), then runs the bench.
 fn main() {
-    estx::allocator::hold_freed_memory(DASHBOARD_INTERVAL);
+    estx::allocator::set_up(DASHBOARD_INTERVAL);
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

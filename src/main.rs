@@ -19,7 +19,7 @@ fn main() {
         }
     };
     // Before the runtime's threads start: a poller reuses its memory.
-    estx::allocator::hold_freed_memory(cli.dashboard.interval);
+    estx::allocator::set_up(cli.dashboard.interval);
     let target = cli.log_target();
     if target == LogTarget::NoHome {
         cli::output::err("warning: neither XDG_STATE_HOME nor HOME is set; not logging");
