@@ -445,3 +445,119 @@ async fn a_checkpoint_keeps_its_planned_transactions_unindexed_and_reads_them_ba
     assert_eq!(rs.len(), 1);
     assert_eq!(rs[0].transactions.len(), 1001);
 }
+
+/// Issue 31 item 4, the trail's share on the test server: a record's
+/// steps are stored as ONE string (`st`), not as a tree of small arrays
+/// (osmem keeps every stored document parsed, and its collector walks that
+/// tree on every collection for as long as the record lives: a bulk run's
+/// 8 600 steps made some 40 000 objects). Every step reads back exactly,
+/// receipts and the characters the string separates with included.
+#[tokio::test]
+async fn a_runs_steps_are_stored_as_one_string_and_read_back_exactly() {
+    use estx::protocol::receipt::Receipt;
+    let (fx, trail) = with_trail().await;
+    let mut draft = RecordDraft::new(ActionKind::Recover, Vec::new(), Interface::Cli);
+    draft.bulk = true;
+    draft.reason = Some("INC-31".into());
+    draft.transactions = (0..1500).map(|k| format!("s#{k};%")).collect();
+    let (id, plan_parts) = trail.begin_run(&draft).await.unwrap();
+    let step = |t: &str, k: usize| TrailStep {
+        txn: t.to_string(),
+        label: Step::ApplySource.label().into(),
+        target: format!("{}/a|{k}$", fx.ix.accounts),
+        result: "updated".into(),
+        detail: format!("applied -{k}; odd|chars#here$%24"),
+        wrote_state: None,
+        receipt: Some(Receipt::new(100, 100 - k as i64, (7, 1), Some((9, 1)))),
+    };
+    let steps: Vec<TrailStep> = draft
+        .transactions
+        .iter()
+        .enumerate()
+        .flat_map(|(k, t)| {
+            let finish = TrailStep {
+                txn: t.clone(),
+                label: Step::Finish.label().into(),
+                target: format!("{}/{t}", fx.ix.transactions),
+                result: "updated".into(),
+                detail: "state committed -> finished".into(),
+                wrote_state: Some("finished".into()),
+                receipt: None,
+            };
+            [step(t, k), finish]
+        })
+        .collect();
+    let ending = Ending::of(ActOutcome::Completed, "recovered", steps.clone());
+    trail.finish(&id, ending).await.unwrap();
+    let part = estx::protocol::trail::pages::part_id(&id.0, plan_parts + 1);
+    let raw = fx.source(&fx.ix.audit, &part).await;
+    assert!(raw["st"].is_string(), "{:.300}", raw["st"].to_string());
+    let rs = records(&fx, "s#1499;%").await;
+    assert_eq!(rs.len(), 1);
+    assert_eq!(rs[0].steps, steps);
+}
+
+/// A record written before the steps were one string (`st` as arrays of
+/// arrays, a receipt an array of numbers) reads as it was written.
+#[tokio::test]
+async fn a_record_with_its_steps_stored_as_arrays_reads_as_written() {
+    use serde_json::json;
+    let (fx, _trail) = with_trail().await;
+    let (txn, _, _) = stage(&fx, "arr", 3).await;
+    let i = Intervention::new(Recover::new(txn.clone()), dashboard(None));
+    let run = intervene::run(&fx.proto, i).await.unwrap();
+    let id = run.record.0.clone();
+    let mut raw = serde_json::Value::Object(fx.source(&fx.ix.audit, &id).await);
+    raw["ix"] = json!([fx.ix.transactions, fx.ix.accounts]);
+    raw["st"] = json!([[
+        txn,
+        ["c4", "0"],
+        ["c2", "1/a|1", "u", "applied -5; #1", [100, 95, 2, 41, 44]],
+        ["c5", "1/a1", "n", "not in pending_transactions"]
+    ]]);
+    fx.put(&fx.ix.audit, &id, raw).await;
+    let rs = records(&fx, &txn).await;
+    assert_eq!(rs.len(), 1);
+    let steps: Vec<(&str, &str, &str, &str)> = rs[0]
+        .steps
+        .iter()
+        .map(|s| {
+            (
+                s.label.as_str(),
+                s.target.as_str(),
+                s.result.as_str(),
+                s.detail.as_str(),
+            )
+        })
+        .collect();
+    let (t, a) = (
+        format!("{}/{txn}", fx.ix.transactions),
+        format!("{}/a|1", fx.ix.accounts),
+    );
+    let a1 = format!("{}/a1", fx.ix.accounts);
+    assert_eq!(
+        steps,
+        [
+            (
+                Step::Commit.label(),
+                t.as_str(),
+                "updated",
+                "state pending -> committed"
+            ),
+            (
+                Step::ApplySource.label(),
+                a.as_str(),
+                "updated",
+                "applied -5; #1"
+            ),
+            (
+                Step::RemoveSource.label(),
+                a1.as_str(),
+                "noop",
+                "not in pending_transactions"
+            ),
+        ]
+    );
+    let receipt = rs[0].steps[1].receipt.as_ref().expect("the receipt");
+    assert_eq!((receipt.before, receipt.after), (100, 95));
+}

@@ -288,7 +288,9 @@ pub struct Resumed {
 impl<A: Act> Started<A> {
     /// The transactions the record (and its plan's parts) lists, indexed
     /// there: the parts written after them store these unindexed
-    /// ([`Listed`]). A resumed run's are among its record's.
+    /// ([`Listed`]). A resumed run's are among its record's. A set of the
+    /// plan's ids (a bulk run's thousands): built once per run and passed
+    /// on, to its checkpoints and to its completion ([`Started::finish_after`]).
     pub(super) fn listed(&self) -> Listed {
         Listed::of(&self.plan.transactions())
     }
@@ -344,25 +346,28 @@ impl<A: Act> Started<A> {
     pub(super) async fn finish<R: Report>(self, p: &Protocol, value: R) -> Done<R> {
         let ending = value.ending(p, &self.plan);
         let receipts = receipts_of(&self.record, &ending.steps);
-        self.finish_after(0, value, ending, receipts).await
+        let listed = self.listed();
+        self.finish_after(0, value, ending, receipts, &listed).await
     }
 
     /// [`Started::finish`] after `checkpoints` parts this run wrote as it
     /// went (the parts of a resumed run's earlier checkpoints counted too),
     /// `receipts` the verification of every step this run made (a bulk
-    /// run's `ending` holds only those no checkpoint wrote).
+    /// run's `ending` holds only those no checkpoint wrote), `listed` the
+    /// plan's transactions ([`Started::listed`], as the run built it).
     pub(super) async fn finish_after<R: Report>(
         self,
         checkpoints: u32,
         value: R,
         ending: Ending,
         receipts: Verification,
+        listed: &Listed,
     ) -> Done<R> {
         let earlier = self.resumed.as_ref().map_or(0, |r| r.checkpoints);
         let (outcome, summary) = (ending.outcome, ending.summary.clone());
         let record_error = self
             .trail
-            .finish_after(&self.record, earlier + checkpoints, ending, &self.listed())
+            .finish_after(&self.record, earlier + checkpoints, ending, listed)
             .await
             .err();
         Done {

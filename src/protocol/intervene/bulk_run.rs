@@ -61,11 +61,14 @@ impl Started<BulkAct> {
             None => p,
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<Ended>();
+        // The plan's ids as a set, once: the checkpoints and the completion
+        // store those they list unindexed.
+        let listed = self.listed();
         let checkpoints = Checkpoints::new(
             self.trail.clone(),
             self.record().clone(),
             self.parts,
-            self.listed(),
+            listed.clone(),
         );
         if ids.len() < MIN_TRANSACTIONS {
             rx.close();
@@ -131,7 +134,7 @@ impl Started<BulkAct> {
         if let (Some(counts), Some(r)) = (&mut ending.counts, &self.resumed) {
             counts.add(&r.earlier);
         }
-        self.finish_after(checkpoints.written, done, ending, receipts)
+        self.finish_after(checkpoints.written, done, ending, receipts, &listed)
             .await
     }
 

@@ -17,6 +17,7 @@ pub mod pages;
 pub mod receipts;
 mod record;
 mod resume;
+mod st_text;
 
 pub use history::{history, jobs, records_since, timeline, unfinished_jobs, Entry};
 use record::parse_record;
