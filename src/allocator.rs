@@ -33,7 +33,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 /// The least time freed memory is held, whatever the interval.
-pub const HOLD_AT_LEAST: Duration = Duration::from_secs(10);
+const HOLD_AT_LEAST: Duration = Duration::from_secs(10);
 
 /// Sets the allocator up for a program that repeats its work `poll_every`
 /// so often (a poller): it holds the memory it frees for

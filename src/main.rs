@@ -18,7 +18,8 @@ fn main() {
             std::process::exit(cli::EXIT_USAGE);
         }
     };
-    // Before the runtime's threads start: a poller reuses its memory.
+    // Before the runtime's threads start: a poller reuses its memory and
+    // takes no huge pages (`estx::allocator`).
     estx::allocator::set_up(cli.dashboard.interval);
     let target = cli.log_target();
     if target == LogTarget::NoHome {
