@@ -16,31 +16,6 @@ impl World {
     }
 }
 
-/// The first receipt (a packed step's array of numbers, or `$n,...` in
-/// steps stored as one string) in `v`, made to say its balance before was
-/// `by` more.
-fn edit_first_receipt(v: &mut Value, by: i64) -> bool {
-    match v {
-        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_i64) => {
-            items[0] = json!(items[0].as_i64().unwrap() + by);
-            true
-        }
-        // Steps stored as one string: a receipt is `$before,after,...`.
-        Value::String(text) => {
-            let Some(at) = text.find('$') else {
-                return false;
-            };
-            let end = text[at..].find(',').map_or(text.len(), |e| at + e);
-            let before: i64 = text[at + 1..end].parse().unwrap();
-            text.replace_range(at + 1..end, &(before + by).to_string());
-            true
-        }
-        Value::Array(items) => items.iter_mut().any(|i| edit_first_receipt(i, by)),
-        Value::Object(m) => m.values_mut().any(|i| edit_first_receipt(i, by)),
-        _ => false,
-    }
-}
-
 #[test]
 fn audit_receipts_verifies_after_acts_and_names_an_edited_record() {
     let w = World::new();
@@ -72,7 +47,10 @@ fn audit_receipts_verifies_after_acts_and_names_an_edited_record() {
         .into_iter()
         .find(|(_, r)| r["action"] == "rollback")
         .expect("the rollback's record");
-    assert!(edit_first_receipt(&mut doc["st"], 1), "{doc:#}");
+    assert!(
+        common::tamper::edit_first_receipt(&mut doc["st"], 1),
+        "{doc:#}"
+    );
     w.put(&w.ix.audit, &id, &doc);
     w.refresh();
     common::refresh(&w.g.url, &w.ix.audit);

@@ -16,6 +16,8 @@
 //!   end-to-end tests of the dashboard (`dashboard_e2e`, `cli`).
 //! - [`FaultProxy`]: an HTTP/1.1 proxy that can swallow responses, for
 //!   "the write was applied but the client never heard about it" tests.
+//! - [`tamper::edit_first_receipt`]: a stored record edited by hand, for
+//!   the tests that prove `audit --receipts` catches it.
 //! - [`tls::TlsFront`]: HTTPS in front of the server, signed by a throwaway CA.
 //! - [`wait_until`] / [`wait_until_blocking`]: polling with a deadline, so
 //!   that no test synchronises by sleeping.
@@ -32,6 +34,7 @@
 pub mod app;
 pub mod proxy;
 pub mod server;
+pub mod tamper;
 pub mod tls;
 pub mod tmux;
 pub mod world;

@@ -131,31 +131,6 @@ async fn a_batched_recovery_folding_two_credits_to_one_account_verifies() {
     assert_eq!((v.records, v.verified, v.writes), (1, 1, 4), "{v:#?}");
 }
 
-/// The first receipt (an array of numbers in a packed step, or `$n,...`
-/// in steps stored as one string) in `v`, made to say its balance before
-/// was `by` more.
-pub(crate) fn edit_first_receipt(v: &mut Value, by: i64) -> bool {
-    match v {
-        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_i64) => {
-            items[0] = Value::from(items[0].as_i64().unwrap() + by);
-            true
-        }
-        // Steps stored as one string: a receipt is `$before,after,...`.
-        Value::String(text) => {
-            let Some(at) = text.find('$') else {
-                return false;
-            };
-            let end = text[at..].find(',').map_or(text.len(), |e| at + e);
-            let before: i64 = text[at + 1..end].parse().unwrap();
-            text.replace_range(at + 1..end, &(before + by).to_string());
-            true
-        }
-        Value::Array(items) => items.iter_mut().any(|i| edit_first_receipt(i, by)),
-        Value::Object(m) => m.values_mut().any(|i| edit_first_receipt(i, by)),
-        _ => false,
-    }
-}
-
 #[tokio::test]
 async fn a_balance_edited_in_the_stored_record_is_caught_and_named() {
     let fx = with_trail().await;
@@ -167,7 +142,10 @@ async fn a_balance_edited_in_the_stored_record_is_caught_and_named() {
 
     let record = done.record.0.clone();
     let mut doc = Value::Object(fx.source(&fx.ix.audit, &record).await);
-    assert!(edit_first_receipt(&mut doc["st"], 7), "{doc:#}");
+    assert!(
+        crate::common::tamper::edit_first_receipt(&mut doc["st"], 7),
+        "{doc:#}"
+    );
     fx.put(&fx.ix.audit, &record, doc).await;
     fx.cluster().refresh(&fx.ix.audit).await.unwrap();
 

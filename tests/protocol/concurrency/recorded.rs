@@ -229,7 +229,7 @@ impl Recorded {
         let (_, RecordId(record)) = kept.expect("an act wrote a balance");
         let mut doc = Value::Object(fx.source(&fx.ix.audit, &record).await);
         assert!(
-            crate::receipts::edit_first_receipt(&mut doc["st"], 7),
+            crate::common::tamper::edit_first_receipt(&mut doc["st"], 7),
             "{doc:#}"
         );
         fx.put(&fx.ix.audit, &record, doc).await;
