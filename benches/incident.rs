@@ -34,7 +34,7 @@ mod frames;
 use chrono::{DateTime, Duration as ChronoDuration, Utc};
 use common::{cpu_of, server, FaultProxy};
 use estx::cluster::{Cluster, ConnectOptions};
-use estx::protocol::audit::pace::{process_cpu, REFERENCE_POLL};
+use estx::protocol::audit::pace::{process_cpu, process_minor_faults, REFERENCE_POLL};
 use estx::protocol::config::ProtocolConfig;
 use estx::protocol::intervene::{self, Acknowledge, Choices, Intervention};
 use estx::protocol::locks::LivenessSource;
@@ -277,13 +277,13 @@ async fn fullest(p: &Protocol, ix: &Indices, flight: usize) {
 async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
     let mut latencies = Vec::new();
     let memory = PollMemory::default();
-    let (cpu, faults) = (process_cpu(), minor_faults());
+    let (cpu, faults) = (process_cpu(), process_minor_faults());
     p.poll_snapshot_listing(DEFAULT_CAP, table, &memory)
         .await
         .expect("poll");
     let first = process_cpu() - cpu;
-    let first_faults = minor_faults() - faults;
-    let (cpu, faults) = (process_cpu(), minor_faults());
+    let first_faults = process_minor_faults() - faults;
+    let (cpu, faults) = (process_cpu(), process_minor_faults());
     let mut last = None;
     let polls = knob("ESTX_BENCH_POLLS", POLLS);
     for _ in 0..polls {
@@ -296,7 +296,7 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
         latencies.push(started.elapsed());
     }
     let cpu = (process_cpu() - cpu) / polls as u32;
-    let faults = (minor_faults() - faults) / polls as i64;
+    let faults = (process_minor_faults() - faults) / polls as u64;
     let snap = last.expect("polls");
     println!(
         "poll ({what}): {} requests, client CPU {cpu:.1?} per poll (the first {first:.1?}), \
@@ -310,18 +310,6 @@ async fn polls(p: &Protocol, table: &TableFilter, what: &str) -> Snapshot {
         snap.healing,
     );
     snap
-}
-
-/// The process's minor page faults so far: memory the allocator gave back
-/// to the system and took again (BENCHMARKS.md, "The first poll's page
-/// faults").
-fn minor_faults() -> i64 {
-    // SAFETY: getrusage writes into the zeroed struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    match unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } {
-        0 => usage.ru_minflt,
-        _ => 0,
-    }
 }
 
 /// `field` of `/proc/<pid>/status` in KiB.

@@ -76,18 +76,33 @@ impl std::fmt::Display for AuditCost {
 /// platform does not say (the gap then rests on requests and duration).
 pub fn process_cpu() -> Duration {
     #[cfg(unix)]
-    {
-        // SAFETY: getrusage writes into the zeroed struct it is given.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0 {
-            let tv = |t: libc::timeval| {
-                Duration::from_secs(t.tv_sec.max(0) as u64)
-                    + Duration::from_micros(t.tv_usec.max(0) as u64)
-            };
-            return tv(usage.ru_utime) + tv(usage.ru_stime);
-        }
+    if let Some(usage) = usage() {
+        let tv = |t: libc::timeval| {
+            Duration::from_secs(t.tv_sec.max(0) as u64)
+                + Duration::from_micros(t.tv_usec.max(0) as u64)
+        };
+        return tv(usage.ru_utime) + tv(usage.ru_stime);
     }
     Duration::ZERO
+}
+
+/// This process's minor page faults so far (memory the allocator took from
+/// the system, or gave back and took again: BENCHMARKS.md, "The first
+/// poll's page faults"); zero where the platform does not say.
+pub fn process_minor_faults() -> u64 {
+    #[cfg(unix)]
+    if let Some(usage) = usage() {
+        return u64::try_from(usage.ru_minflt).unwrap_or(0);
+    }
+    0
+}
+
+/// This process's resource usage, as `getrusage` reports it.
+#[cfg(unix)]
+fn usage() -> Option<libc::rusage> {
+    // SAFETY: getrusage writes into the zeroed struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    (unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0).then_some(usage)
 }
 
 #[cfg(test)]
